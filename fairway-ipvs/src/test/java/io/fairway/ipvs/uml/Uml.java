@@ -285,6 +285,13 @@ public final class Uml {
     return "'" + s.replace("'", "'\\''") + "'";
   }
 
+  /** Deletes a previous run's output directory, so stale files cannot pass for fresh ones. */
+  public static void clean(Path dir) {
+    if (Files.exists(dir)) {
+      deleteQuietly(dir);
+    }
+  }
+
   private static void deleteQuietly(Path dir) {
     try (var files = Files.walk(dir)) {
       files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
