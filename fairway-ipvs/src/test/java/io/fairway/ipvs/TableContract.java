@@ -31,7 +31,7 @@ public abstract class TableContract {
     table = newTable();
   }
 
-  static InetAddress ip(String s) {
+  public static InetAddress ip(String s) {
     try {
       return InetAddress.getByName(s);
     } catch (UnknownHostException e) {

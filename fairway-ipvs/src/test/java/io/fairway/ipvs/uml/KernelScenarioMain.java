@@ -89,7 +89,7 @@ public final class KernelScenarioMain {
   }
 
   /** A table with one of everything ipvsadm can show. */
-  static List<TableOp> sampleTable() throws IOException {
+  public static List<TableOp> sampleTable() throws IOException {
     List<TableOp> ops = new ArrayList<>();
     ServiceKey web = ServiceKey.of(Protocol.TCP, ip("10.16.0.1"), 80);
     ops.add(new TableOp.AddService(Service.of(web, "rr")));
@@ -218,7 +218,7 @@ public final class KernelScenarioMain {
     }
   }
 
-  static InetAddress ip(String s) throws IOException {
+  public static InetAddress ip(String s) throws IOException {
     return InetAddress.getByName(s);
   }
 }
