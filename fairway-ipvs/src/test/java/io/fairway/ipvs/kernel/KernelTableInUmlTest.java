@@ -27,7 +27,14 @@ class KernelTableInUmlTest {
     Uml.assumeAvailable();
     Path out = Path.of("target", "uml", "kernel-table");
     Uml.clean(out);
-    run = Uml.builder().javaMain(KernelScenarioMain.class).outputDir(out).timeout(Duration.ofMinutes(5)).run();
+    String cp = Uml.testClasspath();
+    String scenario = Uml.javaCommand(cp, KernelScenarioMain.class.getName());
+    Uml.Staged staged = Uml.stageClasspath(cp, "/run/nobody");
+    String asNobody = staged.shell() + " && setpriv --reuid=65534 --regid=65534 --clear-groups "
+        + Uml.javaCommand(staged.classpath(), KernelScenarioMain.class.getName(), "unprivileged")
+        + " > /run/out/unprivileged.txt 2>&1";
+    run = Uml.builder().command(scenario + " && " + asNobody).outputDir(out)
+        .timeout(Duration.ofMinutes(5)).run();
     assertThat(run.timedOut()).as(run.diagnostics()).isFalse();
     assertThat(run.exitCode()).as(run.diagnostics()).isZero();
   }
@@ -64,6 +71,12 @@ class KernelTableInUmlTest {
   void whatIpvsadmInstallsReadsBackTheSame() {
     String readBack = run.file("readback-save.txt");
     assertThat(readBack).isNotBlank().isEqualTo(run.file("fairway-save.txt"));
+  }
+
+  @Test
+  void withoutCapNetAdminTheOperatorGetsOneClearLine() {
+    assertThat(run.file("unprivileged.txt").lines().toList()).containsExactly(
+        "PERMISSION", "IPVS info: permission denied: managing IPVS needs CAP_NET_ADMIN (EPERM)");
   }
 
   private static List<String> sorted(String s) {

@@ -53,6 +53,7 @@ public final class KernelScenarioMain {
         case "contract" -> runContract();
         case "formats" -> formats();
         case "capture" -> capture();
+        case "unprivileged" -> unprivileged();
         default -> throw new IllegalArgumentException("unknown step " + step);
       }
     }
@@ -158,6 +159,16 @@ public final class KernelScenarioMain {
       t.flush();
     }
     Files.write(OUT.resolve("formats.txt"), report);
+  }
+
+  /** Run as an unprivileged user: what the operator sees without CAP_NET_ADMIN, on stdout. */
+  private static void unprivileged() {
+    try (IpvsKernelTable t = IpvsKernelTable.open()) {
+      System.out.println("opened without privileges: " + t.info().headerLine());
+    } catch (io.fairway.ipvs.TableException e) {
+      System.out.println(e.reason());
+      System.out.println(e.getMessage());
+    }
   }
 
   /** Raw kernel replies, for the codec's unit tests (copied to src/test/resources/captured). */
