@@ -2,14 +2,21 @@ package io.fairway.ipvs.kernel;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fairway.ipvs.MemoryTable;
+import io.fairway.ipvs.RandomOps;
 import io.fairway.ipvs.TableContract;
+import io.fairway.ipvs.TableException;
+import io.fairway.ipvs.TableOp;
 import io.fairway.ipvs.uml.KernelScenarioMain;
 import io.fairway.ipvs.uml.Uml;
 import java.lang.reflect.Method;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -25,6 +32,8 @@ class KernelTableInUmlTest {
   @BeforeAll
   void boot() throws Exception {
     Uml.assumeAvailable();
+    Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/sbin/ipvsadm")),
+        "ipvsadm not installed (apt-get install ipvsadm): it is what the formats are compared with");
     Path out = Path.of("target", "uml", "kernel-table");
     Uml.clean(out);
     String cp = Uml.testClasspath();
@@ -71,6 +80,25 @@ class KernelTableInUmlTest {
   void whatIpvsadmInstallsReadsBackTheSame() {
     String readBack = run.file("readback-save.txt");
     assertThat(readBack).isNotBlank().isEqualTo(run.file("fairway-save.txt"));
+  }
+
+  @Test
+  void randomOperationsGiveTheSameResultsOnTheKernelAndOnMemoryTable() {
+    List<TableOp> ops = RandomOps.generate(KernelScenarioMain.DIFF_SEED, KernelScenarioMain.DIFF_OPS);
+    MemoryTable memory = new MemoryTable();
+    List<TableException> results = new ArrayList<>();
+    for (TableOp op : ops) {
+      results.addAll(memory.apply(List.of(op)));
+    }
+    List<String> kernel = run.file("differential-results.txt").lines().toList();
+    assertThat(kernel).hasSize(ops.size());
+    List<String> ours = RandomOps.describe(results);
+    for (int i = 0; i < ops.size(); i++) {
+      assertThat(ours.get(i)).as("op %d: %s", i, ops.get(i)).isEqualTo(kernel.get(i));
+    }
+    // the run must have exercised failures of every kind, or it proves little
+    assertThat(String.join("\n", kernel)).contains("EXISTS", "NOT_FOUND", "NO_SERVICE", "RANGE", "INVALID");
+    assertThat(RandomOps.dump(memory.list())).isEqualTo(run.file("differential-table.txt").lines().toList());
   }
 
   @Test

@@ -47,13 +47,14 @@ public final class KernelScenarioMain {
   static final Path OUT = Path.of(Uml.OUT);
 
   public static void main(String[] args) throws Exception {
-    List<String> steps = args.length > 0 ? List.of(args) : List.of("contract", "formats", "capture");
+    List<String> steps = args.length > 0 ? List.of(args) : List.of("contract", "formats", "differential", "capture");
     for (String step : steps) {
       switch (step) {
         case "contract" -> runContract();
         case "formats" -> formats();
         case "capture" -> capture();
         case "unprivileged" -> unprivileged();
+        case "differential" -> differential();
         default -> throw new IllegalArgumentException("unknown step " + step);
       }
     }
@@ -159,6 +160,32 @@ public final class KernelScenarioMain {
       t.flush();
     }
     Files.write(OUT.resolve("formats.txt"), report);
+  }
+
+  /** Seed and length of the differential run; the host replays them on MemoryTable. */
+  public static final long DIFF_SEED = 20261129L;
+  public static final int DIFF_OPS = 3000;
+
+  /**
+   * The random operations of {@link io.fairway.ipvs.RandomOps} against the kernel, in batches of
+   * random size (so batch boundaries fall everywhere), recording each result and the final table.
+   */
+  private static void differential() throws Exception {
+    List<TableOp> ops = io.fairway.ipvs.RandomOps.generate(DIFF_SEED, DIFF_OPS);
+    List<io.fairway.ipvs.TableException> results = new ArrayList<>();
+    java.util.Random sizes = new java.util.Random(DIFF_SEED);
+    try (IpvsKernelTable t = IpvsKernelTable.open()) {
+      t.flush();
+      int i = 0;
+      while (i < ops.size()) {
+        int n = Math.min(ops.size() - i, 1 + sizes.nextInt(40));
+        results.addAll(t.apply(ops.subList(i, i + n)));
+        i += n;
+      }
+      Files.write(OUT.resolve("differential-results.txt"), io.fairway.ipvs.RandomOps.describe(results));
+      Files.write(OUT.resolve("differential-table.txt"), io.fairway.ipvs.RandomOps.dump(t.list()));
+      t.flush();
+    }
   }
 
   /** Run as an unprivileged user: what the operator sees without CAP_NET_ADMIN, on stdout. */
