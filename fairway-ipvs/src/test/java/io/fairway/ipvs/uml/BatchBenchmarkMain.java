@@ -53,7 +53,9 @@ public final class BatchBenchmarkMain {
             long start = System.nanoTime();
             List<TableException> results = t.apply(ops);
             batched = System.nanoTime() - start;
+            start = System.nanoTime();
             check(results, t, rules, services);
+            System.out.printf("read-back (list) of %d rules: %d ms%n", rules, ms(System.nanoTime() - start));
           }
         } else {
           long start = System.nanoTime();
