@@ -53,15 +53,21 @@ public record Dest(
   }
 
   /**
-   * This destination as the kernel reads it back: a {@link ForwardingMethod#TUNNEL} destination
-   * with explicit plain {@link Tunnel#IPIP} settings has {@code null} tunnel settings, which mean
-   * the same. Compare normalized destinations when diffing what was written with what is read.
+   * This destination as the kernel reads it back. Tunnel settings the kernel does not keep are
+   * dropped: plain IPIP (whatever its port or checksum) is {@code null}, which means the same, and
+   * a GRE tunnel has no port. Compare normalized destinations when diffing what was written with
+   * what is read.
    */
   public Dest normalized() {
-    if (forwarding == ForwardingMethod.TUNNEL && Tunnel.IPIP.equals(tunnel)) {
-      return new Dest(address, port, forwarding, weight, upperThreshold, lowerThreshold, null);
+    if (forwarding != ForwardingMethod.TUNNEL || tunnel == null) {
+      return this;
     }
-    return this;
+    Tunnel t = switch (tunnel.type()) {
+      case IPIP -> null;
+      case GRE -> tunnel.port() == 0 ? tunnel : new Tunnel(Tunnel.Type.GRE, 0, tunnel.checksum());
+      case GUE -> tunnel;
+    };
+    return t == tunnel ? this : new Dest(address, port, forwarding, weight, upperThreshold, lowerThreshold, t);
   }
 
   public Dest withWeight(int w) {

@@ -199,11 +199,18 @@ public abstract class TableContract {
     Dest gre = new Dest(ip("2001:db8::4"), 80, ForwardingMethod.TUNNEL, 1, 0, 0,
         new Tunnel(Tunnel.Type.GRE, 0, Tunnel.Checksum.CSUM));
     Dest ipip = new Dest(ip("2001:db8::5"), 80, ForwardingMethod.TUNNEL, 1, 0, 0, Tunnel.IPIP);
-    table.addDest(WEB6, gue);
-    table.addDest(WEB6, gre);
-    table.addDest(WEB6, ipip);
-    assertThat(only(WEB6).dests()).extracting(DestEntry::dest)
-        .containsExactlyInAnyOrder(gue, gre, ipip.normalized());
+    // settings the kernel does not keep: read back as Dest.normalized() says
+    Dest ipipCsum = new Dest(ip("2001:db8::6"), 80, ForwardingMethod.TUNNEL, 1, 0, 0,
+        new Tunnel(Tunnel.Type.IPIP, 0, Tunnel.Checksum.CSUM));
+    Dest grePort = new Dest(ip("2001:db8::7"), 80, ForwardingMethod.TUNNEL, 1, 0, 0,
+        new Tunnel(Tunnel.Type.GRE, 999, Tunnel.Checksum.REMCSUM));
+    for (Dest d : List.of(gue, gre, ipip, ipipCsum, grePort)) {
+      table.addDest(WEB6, d);
+    }
+    assertThat(only(WEB6).dests()).extracting(DestEntry::dest).containsExactlyInAnyOrder(
+        gue, gre, ipip.normalized(), ipipCsum.normalized(), grePort.normalized());
+    assertThat(ipip.normalized().tunnel()).isNull();
+    assertThat(grePort.normalized().tunnel()).isEqualTo(new Tunnel(Tunnel.Type.GRE, 0, Tunnel.Checksum.REMCSUM));
   }
 
   @Test
