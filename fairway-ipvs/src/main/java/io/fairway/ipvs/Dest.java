@@ -52,6 +52,24 @@ public record Dest(
     return new DestKey(address, port);
   }
 
+  /**
+   * This destination as the kernel reads it back. Tunnel settings the kernel does not keep are
+   * dropped: plain IPIP (whatever its port or checksum) is {@code null}, which means the same, and
+   * a GRE tunnel has no port. Compare normalized destinations when diffing what was written with
+   * what is read.
+   */
+  public Dest normalized() {
+    if (forwarding != ForwardingMethod.TUNNEL || tunnel == null) {
+      return this;
+    }
+    Tunnel t = switch (tunnel.type()) {
+      case IPIP -> null;
+      case GRE -> tunnel.port() == 0 ? tunnel : new Tunnel(Tunnel.Type.GRE, 0, tunnel.checksum());
+      case GUE -> tunnel;
+    };
+    return t == tunnel ? this : new Dest(address, port, forwarding, weight, upperThreshold, lowerThreshold, t);
+  }
+
   public Dest withWeight(int w) {
     return new Dest(address, port, forwarding, w, upperThreshold, lowerThreshold, tunnel);
   }
