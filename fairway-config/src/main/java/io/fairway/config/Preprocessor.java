@@ -212,7 +212,9 @@ final class Preprocessor {
       return;
     }
     for (String l : lines) {
-      String d = l.equals(t) ? l : decomment(l, file, lineNo);
+      // Substituted text is not decommented again: ${_HASH} and ${_BANG} exist to produce a
+      // literal '#' or '!', and definitions were decommented where they were written.
+      String d = l.strip();
       if (d == null || d.isEmpty()) {
         continue;
       }
