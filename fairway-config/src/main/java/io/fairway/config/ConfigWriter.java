@@ -76,8 +76,9 @@ final class ConfigWriter {
 
   /** Quotes a word if keepalived would otherwise split or cut it. */
   static String q(String s) {
-    if (s.isEmpty()) {
-      return "\"\"";
+    // A leading $, @ or ~ would make the line a definition, a conditional or a repeater.
+    if (s.isEmpty() || s.charAt(0) == '$' || s.charAt(0) == '@' || s.charAt(0) == '~') {
+      return "\"" + s + "\"";
     }
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);
