@@ -36,6 +36,7 @@ final class Preprocessor {
   private static final int MAX_OUTPUT_LINES = 2_000_000;
   private static final Pattern DEFINITION = Pattern.compile("\\$([A-Za-z_][A-Za-z0-9_]*)=[ \t]*(.*)");
   private static final Pattern INCLUDE = Pattern.compile("include[rmwba]?");
+  private static final Pattern ALONE = Pattern.compile("\\$\\{?([A-Za-z_][A-Za-z0-9_]*)\\}?");
 
   /** A logical line: the text of one keyword line, or a lone brace. */
   record Line(String file, int line, String text) {}
@@ -286,7 +287,7 @@ final class Preprocessor {
       return List.of(t);
     }
     String trimmed = t.strip();
-    Matcher alone = Pattern.compile("\\$\\{?([A-Za-z_][A-Za-z0-9_]*)\\}?").matcher(trimmed);
+    Matcher alone = ALONE.matcher(trimmed);
     if (alone.matches()) {
       List<String> def = definitions.get(alone.group(1));
       if (def != null && def.size() > 1

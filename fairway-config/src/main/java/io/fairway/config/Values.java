@@ -18,6 +18,10 @@ final class Values {
       Pattern.compile("(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)(\\.(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)){3}");
   private static final Pattern IPV6_CHARS = Pattern.compile("[0-9A-Fa-f:.]+");
   private static final Pattern TIMER = Pattern.compile("\\d{1,10}(\\.\\d{1,6})?|\\.\\d{1,6}");
+  private static final Pattern DECIMAL =
+      Pattern.compile("[+-]?(\\d{1,12}(\\.\\d{0,9})?|\\.\\d{1,9})");
+  private static final Pattern DEC_LONG = Pattern.compile("[+-]?\\d{1,19}");
+  private static final Pattern HEX_LONG = Pattern.compile("0[xX][0-9A-Fa-f]{1,15}");
 
   private final Diagnostics diags;
 
@@ -82,10 +86,10 @@ final class Values {
 
   static Long parseLong(String s) {
     try {
-      if (s.matches("[+-]?\\d{1,19}")) {
+      if (DEC_LONG.matcher(s).matches()) {
         return Long.parseLong(s);
       }
-      if (s.matches("0[xX][0-9A-Fa-f]{1,15}")) {
+      if (HEX_LONG.matcher(s).matches()) {
         return Long.parseLong(s.substring(2), 16);
       }
     } catch (NumberFormatException e) {
@@ -130,7 +134,7 @@ final class Values {
       return null;
     }
     String s = n.arg(i);
-    if (!s.matches("[+-]?(\\d{1,12}(\\.\\d{0,9})?|\\.\\d{1,9})")) {
+    if (!DECIMAL.matcher(s).matches()) {
       error(n, n.keyword() + ": " + what + " '" + s + "' is not a number");
       return null;
     }
