@@ -30,7 +30,7 @@ class ExternalSamplesTest {
     for (Path p : samples) {
       ParseResult r = KeepalivedConfig.parse(p, Fixtures.OPTIONS);
       assertThat(r.config().virtualServers()).as(p.toString()).isNotEmpty();
-      DumpProperties.assertRoundTrip(r.config());
+      DumpRoundTripTest.assertRoundTrip(r.config());
     }
   }
 }

@@ -17,10 +17,10 @@ import net.jqwik.api.Provide;
  * Mutated configurations either load or fail with {@link ConfigException}; nothing else escapes.
  *
  * <p>CI runs {@code jqwik.tries.default} (200) cases per property. For a longer local run:
- * {@code mvn -o -B -pl fairway-config -am test -Dtest='FuzzProperties'
+ * {@code mvn -o -B -pl fairway-config -am test -Dtest=FuzzTest
  * -Dsurefire.failIfNoSpecifiedTests=false -Djqwik.tries.default=50000}.
  */
-class FuzzProperties {
+class FuzzTest {
 
   static final List<String> SOURCES = Fixtures.ALL.stream()
       .filter(f -> !f.contains("include"))

@@ -11,7 +11,7 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 
 /** {@code --dump} is canonical: parsing it gives the same model, and dumping that is a no-op. */
-class DumpProperties {
+class DumpRoundTripTest {
 
   static final List<String> KERNEL = List.of("rr", "wrr", "lc", "wlc", "lblc", "lblcr", "sh",
       "dh", "mh", "sed", "nq", "fo", "ovf", "twos");
