@@ -6,7 +6,13 @@ import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
+import io.fairway.config.model.AddressFamily;
+import io.fairway.config.model.Location;
+import io.fairway.config.model.Script;
+import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -198,4 +204,74 @@ final class Values {
     }
     return true;
   }
+
+  static final long UINT32_MAX = 0xffffffffL;
+  static final long INT32_MAX = Integer.MAX_VALUE;
+
+  static Location loc(Node n) {
+    return new Location(n.line.file(), n.line.line());
+  }
+
+  /** Reports an unknown keyword, suggesting the closest known one. */
+  void unknown(Node n, Set<String> known, String where) {
+    Optional<String> s = Keywords.suggest(n.keyword(), known);
+    error(n, "unknown keyword '" + n.keyword() + "' in " + where
+        + s.map(x -> " (did you mean '" + x + "'?)").orElse(""));
+  }
+
+  Long signed(Node n, int i, long min, long max, String what) {
+    if (i > n.argc()) {
+      error(n, n.keyword() + ": missing " + what);
+      return null;
+    }
+    Long x = parseLong(n.arg(i));
+    if (x == null) {
+      error(n, n.keyword() + ": " + what + " '" + n.arg(i) + "' is not an integer");
+      return null;
+    }
+    if (x < min || x > max) {
+      error(n, n.keyword() + ": " + what + " " + x + " is out of range " + min + ".." + max);
+      return null;
+    }
+    return x;
+  }
+
+  AddressFamily family(Node n, String s) {
+    switch (s) {
+      case "inet":
+        return AddressFamily.INET;
+      case "inet6":
+        return AddressFamily.INET6;
+      default:
+        error(n, "'" + s + "' is not an address family (inet or inet6)");
+        return null;
+    }
+  }
+
+  Script script(Node c) {
+    if (c.hasBlock()) {
+      error(c, "'" + c.keyword() + "' does not take a { } block");
+      return null;
+    }
+    List<String> words = Tokenizer.quotedWords(c.line.text());
+    if (words.size() < 2) {
+      error(c, c.keyword() + " needs a command");
+      return null;
+    }
+    if (words.size() > 4) {
+      error(c, c.keyword() + ": after the command only 'user [group]' may follow; quote the "
+          + "command if it has arguments");
+      return null;
+    }
+    String cmd = words.get(1);
+    List<String> argv = Tokenizer.argv(cmd);
+    if (argv.isEmpty()) {
+      error(c, c.keyword() + " needs a command");
+      return null;
+    }
+    return new Script(cmd, argv, words.size() > 2 ? Optional.of(words.get(2)) : Optional.empty(),
+        words.size() > 3 ? Optional.of(words.get(3)) : Optional.empty());
+  }
+
+  /** keepalived's real server port rules, extended to the userspace data plane. */
 }
