@@ -2,7 +2,6 @@ package io.fairway.config;
 
 import io.fairway.config.model.AddressFamily;
 import io.fairway.config.model.Addresses;
-import io.fairway.config.model.Checker;
 import io.fairway.config.model.Config;
 import io.fairway.config.model.DirectorSpec;
 import io.fairway.config.model.Forwarding;
@@ -80,7 +79,7 @@ final class ModelBuilder {
   }
 
   @SafeVarargs
-  private static <T> Set<T> union(Set<T>... sets) {
+  static <T> Set<T> union(Set<T>... sets) {
     Set<T> all = new HashSet<>();
     for (Set<T> s : sets) {
       all.addAll(s);
@@ -108,7 +107,7 @@ final class ModelBuilder {
               v.warn(n, "second global_defs block: its settings are merged into the first");
             }
             sawGlobal = true;
-            globals = globalDefs(n, globals);
+            globals = new GlobalDefsParser(v).globalDefs(n, globals);
           }
           break;
         case "virtual_server":
@@ -119,11 +118,11 @@ final class ModelBuilder {
           break;
         case "track_file":
         case "vrrp_track_file":
-          trackFile(n);
+          new TrackFileParser(v, trackFiles).trackFile(n);
           break;
         case "SSL":
           if (v.block(n)) {
-            ssl = Optional.of(ssl(n));
+            ssl = Optional.of(new GlobalDefsParser(v).ssl(n));
           }
           break;
         default:
@@ -192,247 +191,7 @@ final class ModelBuilder {
     return Addresses.formatWithPort(a.address(), a.port());
   }
 
-  // --- global_defs -----------------------------------------------------------------------------
-
-  private GlobalDefs globalDefs(Node block, GlobalDefs g) {
-    Optional<String> routerId = g.routerId();
-    List<String> emails = new ArrayList<>(g.notificationEmails());
-    Optional<String> from = g.notificationEmailFrom();
-    Optional<String> smtpServer = g.smtpServer();
-    Duration smtpTimeout = g.smtpConnectTimeout();
-    boolean smtpAlert = g.smtpAlert();
-    boolean flush = g.lvsFlush();
-    boolean flushOnStop = g.lvsFlushOnStop();
-    Optional<Duration> tcp = g.lvsTimeoutTcp();
-    Optional<Duration> tcpFin = g.lvsTimeoutTcpFin();
-    Optional<Duration> udp = g.lvsTimeoutUdp();
-    boolean logAll = g.checkerLogAllFailures();
-    boolean rsInit = g.rsInitNotifies();
-    boolean noEmails = g.noCheckerEmails();
-    Optional<String> scriptUser = g.scriptUser();
-    boolean security = g.enableScriptSecurity();
-    for (Node n : block.children) {
-      String k = n.keyword();
-      switch (k) {
-        case "router_id":
-          if (v.args(n, 1, 1)) {
-            routerId = Optional.of(n.arg(1));
-          }
-          break;
-        case "notification_email":
-          if (v.block(n)) {
-            for (Node e : n.children) {
-              emails.addAll(e.words);
-            }
-          }
-          break;
-        case "notification_email_from":
-          if (v.args(n, 1, 1)) {
-            from = Optional.of(n.arg(1));
-          }
-          break;
-        case "smtp_server":
-          if (v.args(n, 1, 2) && v.address(n, 1, "address") != null
-              && (n.argc() < 2 || v.port(n, 2) != null)) {
-            smtpServer = Optional.of(String.join(" ", n.words.subList(1, n.words.size())));
-          }
-          break;
-        case "smtp_connect_timeout": {
-          Long t = v.args(n, 1, 1) ? v.number(n, 1, 1, INT32_MAX, "seconds") : null;
-          if (t != null) {
-            smtpTimeout = Duration.ofSeconds(t);
-          }
-          break;
-        }
-        case "smtp_alert": {
-          Boolean b = v.args(n, 0, 1) ? v.bool(n, 1) : null;
-          if (b != null) {
-            smtpAlert = b;
-          }
-          break;
-        }
-        case "lvs_flush":
-          if (v.args(n, 0, 0)) {
-            flush = true;
-          }
-          break;
-        case "lvs_flush_on_stop":
-          if (v.args(n, 0, 1)) {
-            if (n.argc() == 1 && !n.arg(1).equals("VS")) {
-              v.error(n, "lvs_flush_on_stop takes only 'VS'");
-            }
-            flushOnStop = true;
-          }
-          break;
-        case "lvs_timeouts":
-          if (v.args(n, 2, 6)) {
-            for (int i = 1; i + 1 <= n.argc(); i += 2) {
-              Long secs = v.number(n, i + 1, 1, 86400L * 365, n.arg(i) + " seconds");
-              if (secs == null) {
-                continue;
-              }
-              Optional<Duration> d = Optional.of(Duration.ofSeconds(secs));
-              switch (n.arg(i)) {
-                case "tcp": tcp = d; break;
-                case "tcpfin": tcpFin = d; break;
-                case "udp": udp = d; break;
-                default: v.error(n, "lvs_timeouts: unknown protocol '" + n.arg(i)
-                    + "' (tcp, tcpfin or udp)");
-              }
-            }
-            if (n.argc() % 2 != 0) {
-              v.error(n, "lvs_timeouts: '" + n.arg(n.argc()) + "' needs a value");
-            }
-          }
-          break;
-        case "checker_log_all_failures": {
-          Boolean b = v.args(n, 0, 1) ? v.bool(n, 1) : null;
-          if (b != null) {
-            logAll = b;
-          }
-          break;
-        }
-        case "rs_init_notifies":
-          if (v.args(n, 0, 0)) {
-            rsInit = true;
-          }
-          break;
-        case "no_checker_emails":
-          if (v.args(n, 0, 0)) {
-            noEmails = true;
-          }
-          break;
-        case "script_user":
-          if (v.args(n, 1, 2)) {
-            scriptUser = Optional.of(String.join(" ", n.words.subList(1, n.words.size())));
-          }
-          break;
-        case "enable_script_security":
-          if (v.args(n, 0, 0)) {
-            security = true;
-          }
-          break;
-        default:
-          if (Keywords.IGNORED_GLOBAL.contains(k) || k.startsWith("vrrp_")) {
-            v.warn(n, "global_defs '" + k + "' is not used by Fairway; ignored");
-          } else {
-            unknown(n, union(GLOBAL, Keywords.IGNORED_GLOBAL), "global_defs");
-          }
-      }
-    }
-    return new GlobalDefs(routerId, emails, from, smtpServer, smtpTimeout, smtpAlert, flush,
-        flushOnStop, tcp, tcpFin, udp, logAll, rsInit, noEmails, scriptUser, security);
-  }
-
-  private SslContext ssl(Node block) {
-    Map<String, String> m = new HashMap<>();
-    for (Node n : block.children) {
-      switch (n.keyword()) {
-        case "password":
-        case "ca":
-        case "certificate":
-        case "key":
-          if (v.args(n, 1, 1)) {
-            m.put(n.keyword(), n.arg(1));
-          }
-          break;
-        default:
-          unknown(n, Set.of("password", "ca", "certificate", "key"), "SSL");
-      }
-    }
-    return new SslContext(Optional.ofNullable(m.get("password")), Optional.ofNullable(m.get("ca")),
-        Optional.ofNullable(m.get("certificate")), Optional.ofNullable(m.get("key")));
-  }
-
-  // --- track_file ------------------------------------------------------------------------------
-
-  private void trackFile(Node n) {
-    if (n.argc() != 1) {
-      v.error(n, n.keyword() + " needs exactly one name");
-      return;
-    }
-    if (!v.block(n)) {
-      return;
-    }
-    if (n.keyword().equals("vrrp_track_file")) {
-      v.warn(n, "vrrp_track_file is keepalived's old name for track_file");
-    }
-    String name = n.arg(1);
-    String file = null;
-    int weight = 1;
-    boolean reverse = false;
-    Optional<Long> init = Optional.empty();
-    boolean overwrite = false;
-    for (Node c : n.children) {
-      switch (c.keyword()) {
-        case "file":
-          if (v.args(c, 1, 1)) {
-            file = c.arg(1);
-          }
-          break;
-        case "weight": {
-          if (!v.args(c, 1, 2)) {
-            break;
-          }
-          Long w = v.signed(c, 1, -254, 254, "weight");
-          if (w != null) {
-            weight = w.intValue();
-          }
-          if (c.argc() == 2) {
-            if (c.arg(2).equals("reverse")) {
-              reverse = true;
-            } else if (!c.arg(2).equals("noreverse")) {
-              v.error(c, "weight: expected 'reverse' or 'noreverse', got '" + c.arg(2) + "'");
-            }
-          }
-          break;
-        }
-        case "init_file": {
-          if (!v.args(c, 0, 2)) {
-            break;
-          }
-          long val = 0;
-          for (int i = 1; i <= c.argc(); i++) {
-            if (c.arg(i).equals("overwrite")) {
-              overwrite = true;
-            } else {
-              Long x = v.signed(c, i, Integer.MIN_VALUE, Integer.MAX_VALUE, "value");
-              if (x != null) {
-                val = x;
-              }
-            }
-          }
-          init = Optional.of(val);
-          break;
-        }
-        default:
-          unknown(c, Set.of("file", "weight", "init_file"), "track_file");
-      }
-    }
-    if (file == null) {
-      v.error(n, "track_file " + name + " has no 'file'");
-      return;
-    }
-    if (trackFiles.containsKey(name)) {
-      v.error(n, "duplicate track_file '" + name + "'");
-      return;
-    }
-    trackFiles.put(name, new TrackFile(loc(n), name, file, weight, reverse, init, overwrite));
-  }
-
   // --- virtual_server --------------------------------------------------------------------------
-
-  /** What a virtual_server passes down to its real servers and checkers. */
-  private record VsContext(
-      Scheduler scheduler,
-      Forwarding forwarding,
-      boolean fwmarkOrGroup,
-      int port,
-      AddressFamily family,
-      double weight,
-      boolean inhibit,
-      InheritedTiming timing,
-      String virtualhost) {}
 
   private VirtualServer virtualServer(Node n) {
     VirtualServerId.Address addrId = null;
@@ -529,7 +288,7 @@ final class ModelBuilder {
           break;
         case "lb_kind":
         case "lvs_method":
-          forwarding = forwarding(c);
+          forwarding = ForwardingParser.parse(c, v);
           forwardingNode = c;
           break;
         case "persistence_timeout":
@@ -636,7 +395,7 @@ final class ModelBuilder {
           break;
         }
         case "sorry_server_lvs_method":
-          sorryForwarding = forwarding(c);
+          sorryForwarding = ForwardingParser.parse(c, v);
           break;
         case "ha_suspend":
           if (v.args(c, 0, 0)) {
@@ -766,7 +525,9 @@ final class ModelBuilder {
       v.error(weightNode, "weight must be an integer for lb_algo " + scheduler.keyword());
     }
 
-    VsContext ctx = new VsContext(scheduler, forwarding, fwmark != null || groupName != null,
+    RealServerParser rsParser =
+        new RealServerParser(v, trackFiles, globals.checkerLogAllFailures());
+    RealServerParser.VsContext ctx = new RealServerParser.VsContext(scheduler, forwarding, fwmark != null || groupName != null,
         vsPort, addrId == null ? null : AddressFamily.of(addrId.address()),
         weight == null ? 1 : weight, inhibit, timing, virtualhost);
     List<RealServer> reals = new ArrayList<>();
@@ -774,7 +535,7 @@ final class ModelBuilder {
     Map<String, RealServer> names = new HashMap<>();
     Map<String, RealServer> idents = new HashMap<>();
     for (Node rn : rsNodes) {
-      RealServer rs = realServer(rn, ctx);
+      RealServer rs = rsParser.realServer(rn, ctx);
       if (rs == null) {
         continue;
       }
@@ -816,7 +577,7 @@ final class ModelBuilder {
       Integer p = sorryNode.argc() == 2 ? v.port(sorryNode, 2) : Integer.valueOf(0);
       if (a != null && p != null) {
         Forwarding sf = sorryForwarding != null ? sorryForwarding : forwarding;
-        int port = effectivePort(sorryNode, p, sf, ctx);
+        int port = rsParser.effectivePort(sorryNode, p, sf, ctx);
         RealServerId sid = new RealServerId(a, port);
         for (RealServer rs : reals) {
           if (rs.id().equals(sid)) {
@@ -891,82 +652,6 @@ final class ModelBuilder {
     return s.get();
   }
 
-  /** {@code lb_kind NAT|DR|TUN [type ipip|gue|gre] [port N] [nocsum|csum|remcsum]|PROXY|HTTP}. */
-  private Forwarding forwarding(Node c) {
-    if (c.hasBlock() || c.argc() < 1) {
-      v.args(c, 1, 6);
-      return null;
-    }
-    Optional<ForwardingMethod> m = ForwardingMethod.byKeyword(c.arg(1));
-    if (m.isEmpty()) {
-      v.error(c, "unknown forwarding method '" + c.arg(1) + "'" + Keywords.suggest(c.arg(1),
-          List.of("NAT", "DR", "TUN", "PROXY", "HTTP")).map(x -> " (did you mean '" + x + "'?)")
-          .orElse("") + "; known: NAT DR TUN PROXY HTTP");
-      return null;
-    }
-    if (m.get() != ForwardingMethod.TUN) {
-      if (c.argc() > 1) {
-        v.error(c, c.keyword() + " " + m.get() + " takes no options, got '" + c.arg(2) + "'");
-        return null;
-      }
-      return Forwarding.of(m.get());
-    }
-    Forwarding.TunnelType type = Forwarding.TunnelType.IPIP;
-    int port = 0;
-    Forwarding.TunnelChecksum csum = Forwarding.TunnelChecksum.NONE;
-    for (int i = 2; i <= c.argc(); i++) {
-      String o = c.arg(i);
-      switch (o) {
-        case "type":
-          if (i + 1 > c.argc()) {
-            v.error(c, "type needs ipip, gue or gre");
-            return null;
-          }
-          switch (c.arg(++i)) {
-            case "ipip": type = Forwarding.TunnelType.IPIP; break;
-            case "gue": type = Forwarding.TunnelType.GUE; break;
-            case "gre": type = Forwarding.TunnelType.GRE; break;
-            default:
-              v.error(c, "unknown tunnel type '" + c.arg(i) + "' (ipip, gue or gre)");
-              return null;
-          }
-          break;
-        case "port": {
-          Long p = v.number(c, ++i, 1, 65535, "tunnel port");
-          if (p == null) {
-            return null;
-          }
-          port = p.intValue();
-          break;
-        }
-        case "nocsum": csum = Forwarding.TunnelChecksum.NOCSUM; break;
-        case "csum": csum = Forwarding.TunnelChecksum.CSUM; break;
-        case "remcsum": csum = Forwarding.TunnelChecksum.REMCSUM; break;
-        default:
-          v.error(c, "unknown tunnel option '" + o + "'");
-          return null;
-      }
-    }
-    if (type == Forwarding.TunnelType.GUE && port == 0) {
-      v.error(c, "tunnel type gue needs a port");
-      return null;
-    }
-    if (type != Forwarding.TunnelType.GUE && port != 0) {
-      v.error(c, "only tunnel type gue takes a port");
-      return null;
-    }
-    if (type == Forwarding.TunnelType.IPIP && csum != Forwarding.TunnelChecksum.NONE) {
-      v.error(c, "tunnel type ipip takes no checksum option");
-      return null;
-    }
-    if (type == Forwarding.TunnelType.GRE && csum == Forwarding.TunnelChecksum.REMCSUM) {
-      v.error(c, "tunnel type gre does not support remcsum");
-      return null;
-    }
-    return new Forwarding(ForwardingMethod.TUN, type, port, csum);
-  }
-
-  /** An IPv4 netmask (contiguous) or a prefix length; stored as the prefix length. */
   private Integer granularity(Node c) {
     String s = c.arg(1);
     InetAddress mask = Values.address(s);
@@ -988,176 +673,4 @@ final class ModelBuilder {
     }
     return p.intValue();
   }
-
-  private int effectivePort(Node n, int written, Forwarding f, VsContext vs) {
-    ForwardingMethod m = f.method();
-    if (m == ForwardingMethod.DR || m == ForwardingMethod.TUN) {
-      if (vs.fwmarkOrGroup()) {
-        if (written != 0) {
-          v.warn(n, m + " real server under a fwmark/group virtual_server: port " + written
-              + " is ignored, as keepalived does");
-        }
-        return 0;
-      }
-      if (written != 0 && written != vs.port()) {
-        v.warn(n, m + " real server port " + written + " differs from the virtual server port "
-            + vs.port() + "; using " + vs.port() + ", as keepalived does");
-      }
-      return vs.port();
-    }
-    return written == 0 ? vs.port() : written;
-  }
-
-  // --- real_server -----------------------------------------------------------------------------
-
-  private RealServer realServer(Node n, VsContext vs) {
-    if (n.argc() < 1 || n.argc() > 2) {
-      v.error(n, "expected 'real_server IP [PORT]'");
-      return null;
-    }
-    InetAddress a = v.address(n, 1, "address");
-    Integer written = n.argc() == 2 ? v.port(n, 2) : Integer.valueOf(0);
-    if (a == null || written == null || !v.block(n)) {
-      return null;
-    }
-    String name = null;
-    String ident = null;
-    Node identNode = null;
-    double weight = vs.weight();
-    Forwarding forwarding = vs.forwarding();
-    Node forwardingNode = null;
-    long upper = 0;
-    long lower = 0;
-    Node thresholdNode = null;
-    boolean inhibit = vs.inhibit();
-    Optional<Script> up = Optional.empty();
-    Optional<Script> down = Optional.empty();
-    InheritedTiming timing = new InheritedTiming();
-    String virtualhost = null;
-    List<Node> checkerNodes = new ArrayList<>();
-    for (Node c : n.children) {
-      String k = c.keyword();
-      if (InheritedTiming.read(c, timing, false, v)) {
-        continue;
-      }
-      switch (k) {
-        case "name":
-          if (v.args(c, 1, 1)) {
-            name = c.arg(1);
-          }
-          break;
-        case "ident":
-          if (v.args(c, 1, 1)) {
-            ident = c.arg(1);
-            identNode = c;
-          }
-          break;
-        case "weight":
-          if (v.args(c, 1, 1)) {
-            Double w = v.decimal(c, 1, 0, INT32_MAX, "weight");
-            if (w != null) {
-              if (vs.scheduler() != null && vs.scheduler().isKernel() && w != Math.rint(w)) {
-                v.error(c, "weight must be an integer for lb_algo " + vs.scheduler().keyword()
-                    + " (decimals are for the Varnish directors)");
-              }
-              weight = w;
-            }
-          }
-          break;
-        case "lvs_method": {
-          Forwarding f = forwarding(c);
-          if (f != null) {
-            forwarding = f;
-            forwardingNode = c;
-          }
-          break;
-        }
-        case "lb_kind":
-          v.error(c, "lb_kind is not valid in a real_server (keepalived uses lvs_method there)");
-          break;
-        case "uthreshold":
-          if (v.args(c, 1, 1)) {
-            Long u = v.number(c, 1, 0, UINT32_MAX, "uthreshold");
-            if (u != null) {
-              upper = u;
-              thresholdNode = c;
-            }
-          }
-          break;
-        case "lthreshold":
-          if (v.args(c, 1, 1)) {
-            Long l = v.number(c, 1, 0, UINT32_MAX, "lthreshold");
-            if (l != null) {
-              lower = l;
-              thresholdNode = c;
-            }
-          }
-          break;
-        case "inhibit_on_failure": {
-          Boolean b = v.args(c, 0, 1) ? v.bool(c, 1) : null;
-          if (b != null) {
-            inhibit = b;
-          }
-          break;
-        }
-        case "notify_up":
-          up = Optional.ofNullable(v.script(c));
-          break;
-        case "notify_down":
-          down = Optional.ofNullable(v.script(c));
-          break;
-        case "virtualhost":
-          if (v.args(c, 1, 1)) {
-            virtualhost = c.arg(1);
-          }
-          break;
-        case "smtp_alert":
-        case "snmp_name":
-          v.warn(c, "'" + k + "' is not supported by Fairway yet; ignored");
-          break;
-        default:
-          if (CheckerParser.CHECKERS.contains(k)) {
-            checkerNodes.add(c);
-          } else {
-            unknown(c, RS, "real_server");
-          }
-      }
-    }
-    if (forwardingNode != null && vs.forwarding() != null
-        && forwarding.method().isKernel() != vs.forwarding().method().isKernel()) {
-      v.error(forwardingNode, "a real_server cannot use " + forwarding.method()
-          + " under a virtual_server with lb_kind " + vs.forwarding().method());
-    }
-    if (lower > upper) {
-      v.error(thresholdNode, upper == 0
-          ? "lthreshold " + lower + " without uthreshold (the kernel rejects it)"
-          : "lthreshold " + lower + " is above uthreshold " + upper);
-    }
-    if (vs.family() != null && AddressFamily.of(a) != vs.family()
-        && forwarding.method() != ForwardingMethod.TUN) {
-      v.error(n, "real_server " + Addresses.format(a) + " is " + AddressFamily.of(a).keyword()
-          + " but the virtual_server is " + vs.family().keyword()
-          + " (only tunnelled real servers may differ)");
-    }
-    int port = effectivePort(n, written, forwarding, vs);
-    if (!forwarding.method().isKernel() && port == 0) {
-      v.error(n, "real_server needs a port with lb_kind " + forwarding.method());
-    }
-    RealServerId id = new RealServerId(a, port);
-    String rsName = name != null ? name : id.toString();
-    if (identNode != null && vs.scheduler() != Scheduler.SHARD) {
-      v.warn(identNode, "ident is only used by lb_algo shard");
-    }
-    InheritedTiming effective = timing.over(vs.timing());
-    String vhost = virtualhost != null ? virtualhost : vs.virtualhost();
-    List<Checker> checkers = new ArrayList<>();
-    CheckerParser checkerParser =
-        new CheckerParser(v, trackFiles, globals.checkerLogAllFailures());
-    for (Node c : checkerNodes) {
-      checkers.addAll(checkerParser.checker(c, a, port, effective, vhost));
-    }
-    return new RealServer(loc(n), id, rsName, ident != null ? ident : rsName, weight, forwarding,
-        upper, lower, inhibit, up, down, checkers);
-  }
-
 }
