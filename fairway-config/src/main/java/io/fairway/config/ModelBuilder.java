@@ -399,7 +399,12 @@ final class ModelBuilder {
           break;
         case "ha_suspend":
           if (v.args(c, 0, 0)) {
-            haSuspend = true;
+            if (fwmark != null || groupName != null) {
+              // There is no address whose presence could be watched (keepalived refuses it too).
+              v.warn(c, "ha_suspend needs a virtual server address; ignored for fwmark and group");
+            } else {
+              haSuspend = true;
+            }
           }
           break;
         case "virtualhost":
