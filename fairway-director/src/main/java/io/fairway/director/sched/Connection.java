@@ -3,8 +3,9 @@ package io.fairway.director.sched;
 /**
  * One scheduled connection, as the data plane reports its life: {@link #established()} when the handshake
  * completes, {@link #closing()} on FIN or reset, {@link #expire()} when it is gone. The counts move exactly as the
- * kernel's TCP state machine moves them: a connection is <em>inactive</em> until established and again once
- * closing, <em>active</em> in between; UDP connections are active for their whole life.
+ * kernel's TCP state machine moves them (ip_vs_proto_tcp.c {@code tcp_state_active}): a connection is
+ * <em>active</em> from its first packet through the handshake and while established, <em>inactive</em> once it is
+ * closing (FIN, RST, TIME_WAIT) until it expires; UDP connections are active for their whole life.
  *
  * <p>Expiry decrements the server's count and may clear its OVERLOAD flag (lower threshold, or the 3/4 rule), so the
  * next new connection can leave the sorry server and return to the pool.
@@ -32,7 +33,7 @@ public final class Connection {
     /** True when every real server was overloaded or quiesced and the connection overflowed to the sorry server. */
     public boolean toSorryServer() { return sorry; }
 
-    /** TCP handshake completed: the connection now counts as active. */
+    /** TCP handshake completed (or data seen again after a half-close): the connection counts as active. */
     public synchronized void established() {
         if (expired) return;
         dest.move(kind, Dest.ConnKind.ACTIVE);

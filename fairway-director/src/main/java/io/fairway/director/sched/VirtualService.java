@@ -176,17 +176,12 @@ public final class VirtualService {
         return d != null && d == sorry;
     }
 
-    /** Schedules and counts a new TCP connection (inactive until {@link Connection#established()}); null if refused. */
+    /**
+     * Schedules and counts a new connection; null if refused. It counts as active from the first packet: since
+     * Linux 4.8 the kernel counts the handshake states (SYN_SENT, SYN_RECV) as active, so a SYN flood shows up in lc.
+     */
     public Connection open(Flow flow) {
-        return open(flow, Dest.ConnKind.INACTIVE);
-    }
-
-    /** Schedules and counts a new UDP "connection" (active for its whole life); null if refused. */
-    public Connection openDatagram(Flow flow) {
-        return open(flow, Dest.ConnKind.ACTIVE);
-    }
-
-    private Connection open(Flow flow, Dest.ConnKind kind) {
+        Dest.ConnKind kind = Dest.ConnKind.ACTIVE;
         long now = clockMillis.getAsLong();
         PersistenceTemplates.Template t = null;
         Dest d;
