@@ -57,6 +57,10 @@ final class SourceHashing implements KernelScheduler {
         return hashKey(flow.clientFold(), usePort ? flow.clientPort() : 0, 0);
     }
 
+    Dest[] lookupTable() {
+        return buckets.clone();
+    }
+
     @Override
     public Dest pick(int clientFold, int clientPort, int destinationFold) {
         Dest[] b = buckets;
