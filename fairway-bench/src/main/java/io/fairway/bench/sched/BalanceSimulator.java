@@ -2,6 +2,8 @@ package io.fairway.bench.sched;
 
 import io.fairway.director.Backend;
 import io.fairway.director.Member;
+import io.fairway.director.Request;
+import io.fairway.director.sched.BoundedLoadDirector;
 import io.fairway.director.sched.Dest;
 import io.fairway.director.sched.DestSpec;
 import io.fairway.director.sched.Flow;
@@ -62,6 +64,9 @@ public final class BalanceSimulator {
                     mh(n, 65537, 125, n / 2, skewed));
             skewRow("mh bounded-load 110% (M=65537)", n, skewed, mh(n, 65537, 110, -1, skewed),
                     mh(n, 65537, 110, n / 2, skewed));
+            skewRow("shard, 67 replicas", n, skewed, shard(n, -1, skewed), shard(n, n / 2, skewed));
+            skewRow("shard bounded-load 125%", n, skewed, boundedShard(n, -1, skewed, 125),
+                    boundedShard(n, n / 2, skewed, 125));
         }
     }
 
@@ -123,6 +128,17 @@ public final class BalanceSimulator {
         String[] out = new String[clients.length];
         for (int i = 0; i < clients.length; i++) {
             out[i] = sd.pick(Integer.toUnsignedLong(clients[i]), 0, ShardParams.DEFAULTS).name();
+        }
+        return out;
+    }
+
+    private static String[] boundedShard(int n, int removed, int[] clients, int factor) {
+        ShardDirector sd = new ShardDirector("sim");
+        for (DestSpec d : servers(n, removed)) sd.add(Member.of(Backend.named(d.name())));
+        BoundedLoadDirector bl = new BoundedLoadDirector(sd, factor);
+        String[] out = new String[clients.length];
+        for (int i = 0; i < clients.length; i++) {
+            out[i] = bl.open(Request.ofKey(Integer.toUnsignedLong(clients[i]))).backend().name();
         }
         return out;
     }
