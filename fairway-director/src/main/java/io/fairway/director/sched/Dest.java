@@ -103,11 +103,6 @@ public final class Dest implements Backend {
 
     void markRemoved() { available = false; }
 
-    void markAdded(DestSpec spec) {
-        available = true;
-        lastWeight = spec.weight();
-    }
-
     /** {@code ip_vs_bind_dest}: a connection (or template) now points here. */
     void bind(ConnKind kind) {
         switch (kind) {
