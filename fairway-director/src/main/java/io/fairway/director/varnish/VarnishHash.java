@@ -15,6 +15,15 @@ public final class VarnishHash {
   private static final ThreadLocal<MessageDigest> SHA256 =
       ThreadLocal.withInitial(VarnishHash::newSha256);
 
+  /** Per-thread buffers so hashing an ASCII key allocates nothing. */
+  private static final class Scratch {
+    final MessageDigest md = newSha256();
+    byte[] in = new byte[256];
+    final byte[] out = new byte[32];
+  }
+
+  private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
+
   private VarnishHash() {}
 
   private static MessageDigest newSha256() {
@@ -44,12 +53,36 @@ public final class VarnishHash {
 
   /** {@link #hashStrands32(String...)} of a single string. */
   public static long hash32(String s) {
-    MessageDigest md = SHA256.get();
+    Scratch sc = SCRATCH.get();
+    MessageDigest md = sc.md;
     md.reset();
     if (s != null && !s.isEmpty()) {
-      md.update(s.getBytes(StandardCharsets.UTF_8));
+      int n = s.length();
+      if (sc.in.length < n) {
+        sc.in = new byte[Math.max(n, sc.in.length * 2)];
+      }
+      byte[] in = sc.in;
+      boolean ascii = true;
+      for (int i = 0; i < n; i++) {
+        char c = s.charAt(i);
+        if (c >= 0x80) {
+          ascii = false;
+          break;
+        }
+        in[i] = (byte) c;
+      }
+      if (ascii) {
+        md.update(in, 0, n);
+      } else {
+        md.update(s.getBytes(StandardCharsets.UTF_8));
+      }
     }
-    return lastFourLittleEndian(md.digest());
+    try {
+      md.digest(sc.out, 0, 32);
+    } catch (java.security.DigestException e) {
+      throw new IllegalStateException("SHA-256 digest into a 32-byte buffer failed", e);
+    }
+    return lastFourLittleEndian(sc.out);
   }
 
   /** {@link #hashStrands32} of raw bytes (for callers that already hold the request bytes). */

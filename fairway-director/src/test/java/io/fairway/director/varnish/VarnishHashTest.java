@@ -63,6 +63,18 @@ class VarnishHashTest {
   }
 
   @Test
+  void nonAsciiKeysHashTheirUtf8Bytes() throws Exception {
+    String s = "/caf\u00e9/\u65e5\u672c";
+    byte[] d = java.security.MessageDigest.getInstance("SHA-256")
+        .digest(s.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    long expected = (d[28] & 0xFFL) | (d[29] & 0xFFL) << 8 | (d[30] & 0xFFL) << 16 | (d[31] & 0xFFL) << 24;
+    assertThat(VarnishHash.hash32(s)).isEqualTo(expected).isEqualTo(VarnishHash.hashStrands32("/caf\u00e9", "/\u65e5\u672c"));
+    // a long key grows the scratch buffer and still hashes like the strands version
+    String longKey = "/x".repeat(400);
+    assertThat(VarnishHash.hash32(longKey)).isEqualTo(VarnishHash.hashStrands32(longKey.substring(0, 7), longKey.substring(7)));
+  }
+
+  @Test
   void blobKeys() {
     assertThat(VarnishHash.blobKey(null)).isZero();
     assertThat(VarnishHash.blobKey(new byte[0])).isZero();
