@@ -90,11 +90,7 @@ public final class ShardRing {
   }
 
   private static int[] hashPoints(String ident, int count) {
-    int[] raw = new int[count];
-    for (int j = 0; j < count; j++) {
-      raw[j] = (int) VarnishHash.ringPoint(ident, j);
-    }
-    return raw;
+    return VarnishHash.ringPoints(ident, count);
   }
 
   /** Number of points on the ring. */

@@ -99,6 +99,36 @@ public final class VarnishHash {
   }
 
   /**
+   * Ring points {@code 0 .. count-1} of one ident, as {@link #ringPoint} gives them, hashing the
+   * ident's bytes followed by the replica's decimal digits without building strings.
+   */
+  static int[] ringPoints(String ident, int count) {
+    Scratch sc = SCRATCH.get();
+    MessageDigest md = sc.md;
+    byte[] id = ident.getBytes(StandardCharsets.UTF_8);
+    byte[] digits = new byte[11];
+    int[] out = new int[count];
+    try {
+      for (int j = 0; j < count; j++) {
+        md.reset();
+        md.update(id, 0, id.length);
+        int p = digits.length;
+        int v = j;
+        do {
+          digits[--p] = (byte) ('0' + v % 10);
+          v /= 10;
+        } while (v != 0);
+        md.update(digits, p, digits.length - p);
+        md.digest(sc.out, 0, 32);
+        out[j] = (int) lastFourLittleEndian(sc.out);
+      }
+    } catch (java.security.DigestException e) {
+      throw new IllegalStateException("SHA-256 digest into a 32-byte buffer failed", e);
+    }
+    return out;
+  }
+
+  /**
    * Shard {@code by=HASH} in backend context: the first 4 bytes, big-endian, of the request digest
    * the builtin {@code vcl_hash} makes, {@code SHA256(url "\0" host "\0")}.
    */

@@ -46,6 +46,14 @@ class VarnishHashTest {
   }
 
   @Test
+  void bulkRingPointsEqualOneByOne() {
+    int[] pts = VarnishHash.ringPoints("node-\u00e9", 120);
+    for (int j = 0; j < pts.length; j++) {
+      assertThat(Integer.toUnsignedLong(pts[j])).isEqualTo(VarnishHash.ringPoint("node-\u00e9", j));
+    }
+  }
+
+  @Test
   void singlePointIdentsC00010() {
     assertThat(VarnishHash.ringPoint("s1", 0)).isEqualTo(0xf08ad325L);
     assertThat(VarnishHash.ringPoint("s2", 0)).isEqualTo(0x6e040182L);
