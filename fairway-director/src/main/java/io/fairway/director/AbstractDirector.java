@@ -32,6 +32,7 @@ public abstract class AbstractDirector<S extends AbstractDirector.State> impleme
   public abstract static class State {
     private final Snapshot snapshot;
 
+    /** A state derived from this snapshot. */
     protected State(Snapshot snapshot) {
       this.snapshot = snapshot;
     }
@@ -53,6 +54,13 @@ public abstract class AbstractDirector<S extends AbstractDirector.State> impleme
   private volatile S state;
   private final CopyOnWriteArrayList<AbstractDirector<?>> parents = new CopyOnWriteArrayList<>();
 
+  /**
+   * A director with no members yet.
+   *
+   * @param name how configuration and other directors refer to it
+   * @param algorithm the algorithm's configured name, e.g. {@code shard}
+   * @param clock nanoseconds for health change times; {@code null} for {@link System#nanoTime()}
+   */
   protected AbstractDirector(String name, String algorithm, LongSupplier clock) {
     if (name == null || name.isEmpty()) {
       throw new IllegalArgumentException("director name must not be empty");
