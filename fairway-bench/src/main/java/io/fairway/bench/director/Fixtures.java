@@ -30,11 +30,20 @@ final class Fixtures {
     return d;
   }
 
+  /** Members with weights 1..3, so weighted walks are not degenerate. */
   static List<Member> members(int n) {
     List<Member> l = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
-      // weights 1..3 so weighted walks are not degenerate
       l.add(Member.of(Backend.named("backend-" + i), 1 + (i % 3)));
+    }
+    return l;
+  }
+
+  /** Members with weight 1: a shard ring of exactly n x replicas points. */
+  static List<Member> unitMembers(int n) {
+    List<Member> l = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      l.add(Member.of(Backend.named("backend-" + i), 1));
     }
     return l;
   }

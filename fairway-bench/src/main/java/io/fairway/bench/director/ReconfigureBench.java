@@ -37,7 +37,7 @@ public class ReconfigureBench {
 
   @Setup(Level.Trial)
   public void setup() {
-    all = Fixtures.members(members);
+    all = Fixtures.unitMembers(members);
     live = new ShardDirector("live");
     live.replaceAll(all.subList(0, members - 1));
     extra = all.get(members - 1);
