@@ -1,5 +1,6 @@
 package io.fairway.director.sched;
 
+import io.fairway.director.Backend;
 import java.net.InetAddress;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -13,7 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * through {@link Connection} (the data plane's accounting calls) and {@link LoadSnapshot} (the operator's
  * "what if" snapshot).
  */
-public final class Dest {
+public final class Dest implements Backend {
     private final String name;
     private final InetAddress address;
     private final int port;
@@ -26,6 +27,9 @@ public final class Dest {
     private volatile boolean overloaded;
     /** Cleared when the server leaves the service: persistence templates pointing here become invalid. */
     private volatile boolean available = true;
+
+    /** What a {@link io.fairway.director.Director} hands back for this server: the caller's own backend object. */
+    private volatile Backend backend = this;
 
     private final AtomicInteger activeConns = new AtomicInteger();
     private final AtomicInteger inactiveConns = new AtomicInteger();
@@ -47,7 +51,13 @@ public final class Dest {
     }
 
     /** The name printed for this server: its configured name, or {@code IP:PORT}. */
+    @Override
     public String name() { return name; }
+
+    /** The backend object this server stands for ({@link SchedDirector}); itself when used standalone. */
+    public Backend backend() { return backend; }
+
+    void backend(Backend b) { backend = b == null ? this : b; }
     public InetAddress address() { return address; }
     public int port() { return port; }
     public int weight() { return weight; }

@@ -41,7 +41,7 @@ final class PowerOfTwoChoices extends ListScheduler {
     }
 
     @Override
-    public Dest schedule(Flow flow) {
+    public Dest pick(int clientFold, int clientPort, int destinationFold) {
         Dest[] d = dests;
         long[] c = cumulative;
         if (d.length == 0 || c[c.length - 1] == 0) return null;
