@@ -86,6 +86,19 @@ class SnapshotTest {
   }
 
   @Test
+  void reloadKeepsChangeTimesOfUnchangedMembers() {
+    java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong(100);
+    io.fairway.director.varnish.RoundRobinDirector d =
+        new io.fairway.director.varnish.RoundRobinDirector("d", clock::get);
+    d.replaceAll(List.of(Member.of(Backend.named("a")), Member.of(Backend.named("b"))));
+    clock.set(200);
+    d.replaceAll(List.of(Member.of(Backend.named("a"), 3), Member.of(Backend.named("b")).withHealth(false, 0),
+        Member.of(Backend.named("c"))));
+    assertThat(d.members()).extracting(Member::changedNanos).containsExactly(100L, 200L, 200L);
+    assertThat(d.members().get(0).weight()).isEqualTo(3);
+  }
+
+  @Test
   void healthFlipKeepsChangedTimeOnlyWhenItFlips() {
     Member m = Member.of(Backend.named("a")).withChanged(10);
     assertThat(m.withHealth(true, 99).changedNanos()).isEqualTo(10);
