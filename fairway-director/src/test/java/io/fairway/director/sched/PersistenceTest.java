@@ -86,14 +86,12 @@ class PersistenceTest {
     @Test
     void anOverloadedServerKeepsItsStickyClientsAsInTheKernel() {
         VirtualService s = new VirtualService(Schedulers.create("rr", List.of()), Persistence.seconds(60), now::get);
-        s.add(DestSpec.of("10.0.0.1", 80, 1).withThresholds(1, 0));
         s.add(DestSpec.of("10.0.0.2", 80, 1));
-        Dest first = s.open(from("192.0.2.1", 1)).dest();
-        if (first.upperThreshold() == 0) first = s.open(from("192.0.2.7", 1)).dest();
-        assertThat(first.overloaded()).isTrue();
-        Flow sticky = first.address().getHostAddress().equals("10.0.0.1")
-                && s.pick(from("192.0.2.1", 9)) == first ? from("192.0.2.1", 9) : from("192.0.2.7", 9);
-        assertThat(s.open(sticky).dest()).isSameAs(first);
+        Dest limited = s.add(DestSpec.of("10.0.0.1", 80, 1).withThresholds(1, 0)); // head of the kernel list
+        assertThat(s.open(from("192.0.2.1", 1)).dest()).isSameAs(limited);
+        assertThat(limited.overloaded()).isTrue();
+        assertThat(s.open(from("192.0.2.1", 2)).dest()).as("the template wins over OVERLOAD").isSameAs(limited);
+        assertThat(s.open(from("192.0.2.2", 1)).dest()).as("new clients avoid it").isNotSameAs(limited);
     }
 
     @Test
