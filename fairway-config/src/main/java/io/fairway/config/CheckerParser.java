@@ -103,7 +103,8 @@ final class CheckerParser {
     }
   }
 
-  private Endpoint resolve(Node n, EndpointDraft e, InetAddress rsAddr, int rsPort, boolean needPort) {
+  private Endpoint resolve(Node n, EndpointDraft e, InetAddress rsAddr, int rsPort,
+      boolean needPort) {
     int port = e.port != null ? e.port : rsPort;
     if (needPort && port == 0) {
       v.error(n, n.keyword() + " has no port to check: the real_server has none, set connect_port");
@@ -471,10 +472,12 @@ final class CheckerParser {
         if (tf == null) {
           Optional<String> s = Keywords.suggest(trackFile, trackFiles.keySet());
           v.error(trackNode, "track_file '" + trackFile + "' is not defined (define it at the top "
-              + "level; keepalived needs it before use)" + s.map(x -> " (did you mean '" + x + "'?)").orElse(""));
+              + "level; keepalived needs it before use)"
+              + s.map(x -> " (did you mean '" + x + "'?)").orElse(""));
           return List.of();
         }
-        return List.of(new FileCheck(l, ct, trackFile, fileWeight != null ? fileWeight : tf.weight(),
+        return List.of(new FileCheck(l, ct, trackFile,
+            fileWeight != null ? fileWeight : tf.weight(),
             reverse != null ? reverse : tf.reverse()));
       }
       case "BFD_CHECK":

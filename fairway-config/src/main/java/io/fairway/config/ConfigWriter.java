@@ -210,8 +210,7 @@ final class ConfigWriter {
     } else {
       open("virtual_server group " + q(((VirtualServerId.Group) id).name()));
     }
-    if (!(id instanceof VirtualServerId.Address a && vs.name().startsWith(ModelBuilder.defaultName(a)))
-        && !vs.name().equals(defaultName(id))) {
+    if (!isDefaultName(vs)) {
       line("name " + q(vs.name()));
     }
     line("lb_algo " + vs.scheduler().keyword());
@@ -244,6 +243,16 @@ final class ConfigWriter {
       realServer(rs);
     }
     close();
+  }
+
+  /** Default names are not printed, so that keepalived can read the dump. */
+  private static boolean isDefaultName(VirtualServer vs) {
+    if (vs.id() instanceof VirtualServerId.Address a) {
+      String d = ModelBuilder.defaultName(a);
+      return vs.name().equals(d)
+          || vs.name().equals(d + "/" + a.protocol().name().toLowerCase(java.util.Locale.ROOT));
+    }
+    return vs.name().equals(defaultName(vs.id()));
   }
 
   private static String defaultName(VirtualServerId id) {

@@ -143,7 +143,8 @@ final class GlobalDefsParser {
           if (Keywords.IGNORED_GLOBAL.contains(k) || k.startsWith("vrrp_")) {
             v.warn(n, "global_defs '" + k + "' is not used by Fairway; ignored");
           } else {
-            v.unknown(n, ModelBuilder.union(ModelBuilder.GLOBAL, Keywords.IGNORED_GLOBAL), "global_defs");
+            v.unknown(n, ModelBuilder.union(ModelBuilder.GLOBAL, Keywords.IGNORED_GLOBAL),
+                "global_defs");
           }
       }
     }

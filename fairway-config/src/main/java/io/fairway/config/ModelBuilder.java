@@ -56,14 +56,16 @@ final class ModelBuilder {
       "no_checker_emails", "script_user", "enable_script_security");
   static final Set<String> TIMING = Set.of("delay_loop", "connect_timeout", "retry",
       "delay_before_retry", "warmup", "alpha");
-  static final Set<String> VS = union(TIMING, Set.of("lb_algo", "lvs_sched", "lb_kind", "lvs_method",
+  static final Set<String> VS = union(TIMING, Set.of("lb_algo", "lvs_sched", "lb_kind",
+      "lvs_method",
       "persistence_timeout", "persistence_granularity", "persistence_engine", "protocol", "ops",
       "flag-1", "flag-2", "flag-3", "sh-port", "sh-fallback", "mh-port", "mh-fallback", "hashed",
       "ip_family", "inhibit_on_failure", "omega", "quorum", "hysteresis", "quorum_up",
       "quorum_down", "weight", "sorry_server", "sorry_server_inhibit", "sorry_server_lvs_method",
       "ha_suspend", "virtualhost", "smtp_alert", "snmp_name", "real_server", "name", "shard",
       "fallback", "hash", "hash_balance_factor", "quorum_max"));
-  static final Set<String> RS = union(union(TIMING, CheckerParser.CHECKERS), Set.of("weight", "lvs_method",
+  static final Set<String> RS = union(union(TIMING, CheckerParser.CHECKERS), Set.of("weight",
+      "lvs_method",
       "uthreshold", "lthreshold", "inhibit_on_failure", "notify_up", "notify_down", "smtp_alert",
       "virtualhost", "snmp_name", "name", "ident"));
 
@@ -128,7 +130,8 @@ final class ModelBuilder {
         default:
           if (Keywords.IGNORED_TOP_BLOCKS.contains(n.keyword())
               || Keywords.IGNORED_TOP_KEYWORDS.contains(n.keyword())) {
-            v.warn(n, "'" + n.keyword() + "' is keepalived's VRRP/BFD/system part; Fairway ignores it");
+            v.warn(n, "'" + n.keyword()
+                + "' is keepalived's VRRP/BFD/system part; Fairway ignores it");
           } else {
             unknown(n, union(TOP, Keywords.IGNORED_TOP_BLOCKS, Keywords.IGNORED_TOP_KEYWORDS),
                 "the top level");
@@ -399,7 +402,12 @@ final class ModelBuilder {
           break;
         case "ha_suspend":
           if (v.args(c, 0, 0)) {
-            haSuspend = true;
+            if (fwmark != null || groupName != null) {
+              // There is no address whose presence could be watched (keepalived refuses it too).
+              v.warn(c, "ha_suspend needs a virtual server address; ignored for fwmark and group");
+            } else {
+              haSuspend = true;
+            }
           }
           break;
         case "virtualhost":
@@ -426,7 +434,8 @@ final class ModelBuilder {
           if (v.args(c, 1, 1)) {
             Long f = v.number(c, 1, 0, 100_000, "factor");
             if (f != null && f != 0 && f <= 100) {
-              v.error(c, "hash_balance_factor must be 0 (off) or above 100 (percent of the mean load)");
+              v.error(c, "hash_balance_factor must be 0 (off) or above 100 (percent of the "
+                  + "mean load)");
             } else if (f != null) {
               hashBalance = f.intValue();
               hashBalanceNode = c;
@@ -485,10 +494,12 @@ final class ModelBuilder {
     }
     for (SchedulerFlag f : flags) {
       Node fn = flagNodes.get(f);
-      if ((f == SchedulerFlag.SH_PORT || f == SchedulerFlag.SH_FALLBACK) && scheduler != Scheduler.SH) {
+      boolean sh = f == SchedulerFlag.SH_PORT || f == SchedulerFlag.SH_FALLBACK;
+      boolean mh = f == SchedulerFlag.MH_PORT || f == SchedulerFlag.MH_FALLBACK;
+      if (sh && scheduler != Scheduler.SH) {
         v.error(fn, f.keyword() + " needs lb_algo sh (it is " + scheduler.keyword() + ")");
       }
-      if ((f == SchedulerFlag.MH_PORT || f == SchedulerFlag.MH_FALLBACK) && scheduler != Scheduler.MH) {
+      if (mh && scheduler != Scheduler.MH) {
         v.error(fn, f.keyword() + " needs lb_algo mh (it is " + scheduler.keyword() + ")");
       }
       if (f == SchedulerFlag.OPS && protocol != Protocol.UDP) {
@@ -499,7 +510,8 @@ final class ModelBuilder {
       v.error(hashBalanceNode, "hash_balance_factor applies to lb_algo mh or shard, not "
           + scheduler.keyword());
     }
-    DirectorSpec director = new DirectorParser(v).director(scheduler, directorBlocks, forwarding.method());
+    DirectorSpec director =
+        new DirectorParser(v).director(scheduler, directorBlocks, forwarding.method());
 
     VirtualServerId id;
     int vsPort = 0;
@@ -527,7 +539,8 @@ final class ModelBuilder {
 
     RealServerParser rsParser =
         new RealServerParser(v, trackFiles, globals.checkerLogAllFailures());
-    RealServerParser.VsContext ctx = new RealServerParser.VsContext(scheduler, forwarding, fwmark != null || groupName != null,
+    RealServerParser.VsContext ctx = new RealServerParser.VsContext(scheduler, forwarding,
+        fwmark != null || groupName != null,
         vsPort, addrId == null ? null : AddressFamily.of(addrId.address()),
         weight == null ? 1 : weight, inhibit, timing, virtualhost);
     List<RealServer> reals = new ArrayList<>();

@@ -34,7 +34,8 @@ final class Preprocessor {
   private static final int MAX_INCLUDE_DEPTH = 32;
   private static final int MAX_EXPANSION_DEPTH = 32;
   private static final int MAX_OUTPUT_LINES = 2_000_000;
-  private static final Pattern DEFINITION = Pattern.compile("\\$([A-Za-z_][A-Za-z0-9_]*)=[ \t]*(.*)");
+  private static final Pattern DEFINITION =
+      Pattern.compile("\\$([A-Za-z_][A-Za-z0-9_]*)=[ \t]*(.*)");
   private static final Pattern INCLUDE = Pattern.compile("include[rmwba]?");
   private static final Pattern ALONE = Pattern.compile("\\$\\{?([A-Za-z_][A-Za-z0-9_]*)\\}?");
 
@@ -121,7 +122,8 @@ final class Preprocessor {
 
   /** More than keepalived's MAXBUF in UTF-8 (counted only when it could be). */
   private static boolean tooLong(String s) {
-    return s.length() > MAX_LINE_BYTES / 3 && s.getBytes(StandardCharsets.UTF_8).length > MAX_LINE_BYTES;
+    return s.length() > MAX_LINE_BYTES / 3
+        && s.getBytes(StandardCharsets.UTF_8).length > MAX_LINE_BYTES;
   }
 
   private static String stripCr(String s) {
@@ -431,7 +433,8 @@ final class Preprocessor {
     boolean hex = t.startsWith("~SEQx");
     int open = t.indexOf('(');
     String keyword = t.substring(0, open < 0 ? Math.min(t.length(), 5) : open);
-    if (open < 0 || !(keyword.equals("~SEQ") || keyword.equals("~SEQx") || keyword.equals("~LST"))) {
+    boolean known = keyword.equals("~SEQ") || keyword.equals("~SEQx") || keyword.equals("~LST");
+    if (open < 0 || !known) {
       diags.error(file, lineNo, "expected ~SEQ(...), ~SEQx(...) or ~LST(...)", t);
       return;
     }

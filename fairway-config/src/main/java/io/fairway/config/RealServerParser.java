@@ -43,6 +43,11 @@ final class RealServerParser {
     this.logAllFailures = logAllFailures;
   }
 
+  /**
+   * keepalived's real server port rules: NAT without a port takes the service's; DR and TUN cannot
+   * change the port, so it is forced to the service's (and cleared for fwmark/group services).
+   * Fairway's proxies follow the NAT rule.
+   */
   int effectivePort(Node n, int written, Forwarding f, VsContext vs) {
     ForwardingMethod m = f.method();
     if (m == ForwardingMethod.DR || m == ForwardingMethod.TUN) {
@@ -203,12 +208,11 @@ final class RealServerParser {
     InheritedTiming effective = timing.over(vs.timing());
     String vhost = virtualhost != null ? virtualhost : vs.virtualhost();
     List<Checker> checkers = new ArrayList<>();
-    CheckerParser checkerParser =
-        new CheckerParser(v, trackFiles, logAllFailures);
+    CheckerParser checkerParser = new CheckerParser(v, trackFiles, logAllFailures);
     for (Node c : checkerNodes) {
       checkers.addAll(checkerParser.checker(c, a, port, effective, vhost));
     }
-    return new RealServer(Values.loc(n), id, rsName, ident != null ? ident : rsName, weight, forwarding,
-        upper, lower, inhibit, up, down, checkers);
+    return new RealServer(Values.loc(n), id, rsName, ident != null ? ident : rsName, weight,
+        forwarding, upper, lower, inhibit, up, down, checkers);
   }
 }

@@ -89,6 +89,7 @@ final class TrackFileParser {
       v.error(n, "duplicate track_file '" + name + "'");
       return;
     }
-    trackFiles.put(name, new TrackFile(Values.loc(n), name, file, weight, reverse, init, overwrite));
+    trackFiles.put(name,
+        new TrackFile(Values.loc(n), name, file, weight, reverse, init, overwrite));
   }
 }

@@ -21,7 +21,8 @@ import java.util.regex.Pattern;
  */
 final class Values {
   private static final Pattern IPV4 =
-      Pattern.compile("(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)(\\.(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)){3}");
+      Pattern.compile("(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)"
+          + "(\\.(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)){3}");
   private static final Pattern IPV6_CHARS = Pattern.compile("[0-9A-Fa-f:.]+");
   private static final Pattern TIMER = Pattern.compile("\\d{1,10}(\\.\\d{1,6})?|\\.\\d{1,6}");
   private static final Pattern DECIMAL =
@@ -172,7 +173,8 @@ final class Values {
       case "no":
         return Boolean.FALSE;
       default:
-        error(n, n.keyword() + ": '" + n.arg(i) + "' is not a boolean (on/off, true/false, yes/no)");
+        error(n, n.keyword() + ": '" + n.arg(i)
+            + "' is not a boolean (on/off, true/false, yes/no)");
         return null;
     }
   }

@@ -132,4 +132,23 @@ class SyntaxTest {
         .anyMatch(m -> m.startsWith("test.conf:3: warning: 'smtp_alert' is not supported"))
         .anyMatch(m -> m.startsWith("test.conf:6: warning: regex_options is not supported"));
   }
+
+  @Test
+  void haSuspendNeedsAnAddress() {
+    ParseResult r = Fixtures.parse("virtual_server fwmark 3 {\n ha_suspend\n"
+        + " real_server 127.0.0.2 80 { }\n}\nvirtual_server 127.0.0.1 80 {\n protocol TCP\n"
+        + " ha_suspend\n real_server 127.0.0.2 80 { }\n}\n");
+    assertThat(r.config().virtualServers()).extracting(VirtualServer::haSuspend)
+        .containsExactly(false, true);
+    assertThat(r.warnings()).extracting(Diagnostic::line).containsExactly(2);
+  }
+
+  @Test
+  void pwdIsTheDirectoryOfTheFileBeingRead(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+      throws Exception {
+    java.nio.file.Files.writeString(dir.resolve("k.conf"),
+        "global_defs {\n router_id ${_PWD}\n}\n");
+    assertThat(KeepalivedConfig.parse(dir.resolve("k.conf"), Fixtures.OPTIONS).config()
+        .globalDefs().routerId()).contains(dir.toAbsolutePath().toString());
+  }
 }

@@ -88,7 +88,12 @@ public class ConfigParseBenchmark {
     return sb.toString();
   }
 
-  /** A quick single-shot measurement without JMH: {@code java -cp benchmarks.jar ...Main}. */
+  /**
+   * Cold and warm measurement without JMH, reporting thread CPU time next to wall time (on a
+   * loaded machine the wall time mostly measures the neighbours):
+   * {@code java -cp fairway-bench/target/benchmarks.jar io.fairway.bench.config.ConfigParseBenchmark
+   * 10000 15}.
+   */
   public static void main(String[] args) throws IOException {
     int n = args.length > 0 ? Integer.parseInt(args[0]) : 10_000;
     Path f = Files.createTempFile("fairway-bench", ".conf");
@@ -105,6 +110,21 @@ public class ConfigParseBenchmark {
       System.out.printf("cold parse of %d real servers (%d bytes): %.1f ms wall, %.1f ms cpu,"
           + " %d virtual servers%n", n, Files.size(f), (t1 - t0) / 1e6, (c1 - c0) / 1e6,
           r.config().virtualServers().size());
+      int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 15;
+      long[] cpu = new long[rounds];
+      long[] wall = new long[rounds];
+      for (int i = 0; i < rounds; i++) {
+        long w0 = System.nanoTime();
+        long u0 = mx.getCurrentThreadCpuTime();
+        KeepalivedConfig.parse(f, o);
+        cpu[i] = mx.getCurrentThreadCpuTime() - u0;
+        wall[i] = System.nanoTime() - w0;
+      }
+      java.util.Arrays.sort(cpu);
+      java.util.Arrays.sort(wall);
+      System.out.printf("warm parse (%d rounds): median %.1f ms cpu (min %.1f), median %.1f ms wall"
+          + " (min %.1f)%n", rounds, cpu[rounds / 2] / 1e6, cpu[0] / 1e6, wall[rounds / 2] / 1e6,
+          wall[0] / 1e6);
     } catch (UncheckedIOException e) {
       throw e.getCause();
     } finally {
