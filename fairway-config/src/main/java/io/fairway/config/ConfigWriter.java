@@ -76,8 +76,9 @@ final class ConfigWriter {
 
   /** Quotes a word if keepalived would otherwise split or cut it. */
   static String q(String s) {
-    if (s.isEmpty()) {
-      return "\"\"";
+    // A leading $, @ or ~ would make the line a definition, a conditional or a repeater.
+    if (s.isEmpty() || s.charAt(0) == '$' || s.charAt(0) == '@' || s.charAt(0) == '~') {
+      return "\"" + s + "\"";
     }
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);
@@ -209,7 +210,9 @@ final class ConfigWriter {
     } else {
       open("virtual_server group " + q(((VirtualServerId.Group) id).name()));
     }
-    line("name " + q(vs.name()));
+    if (!isDefaultName(vs)) {
+      line("name " + q(vs.name()));
+    }
     line("lb_algo " + vs.scheduler().keyword());
     director(vs.director());
     if (vs.hashBalanceFactor() != 0) {
@@ -240,6 +243,26 @@ final class ConfigWriter {
       realServer(rs);
     }
     close();
+  }
+
+  /** Default names are not printed, so that keepalived can read the dump. */
+  private static boolean isDefaultName(VirtualServer vs) {
+    if (vs.id() instanceof VirtualServerId.Address a) {
+      String d = ModelBuilder.defaultName(a);
+      return vs.name().equals(d)
+          || vs.name().equals(d + "/" + a.protocol().name().toLowerCase(java.util.Locale.ROOT));
+    }
+    return vs.name().equals(defaultName(vs.id()));
+  }
+
+  private static String defaultName(VirtualServerId id) {
+    if (id instanceof VirtualServerId.Fwmark f) {
+      return "fwmark:" + f.fwmark();
+    }
+    if (id instanceof VirtualServerId.Group g) {
+      return "group:" + g.name();
+    }
+    return "";
   }
 
   private static String mask(int prefix) {
@@ -280,7 +303,10 @@ final class ConfigWriter {
 
   private void realServer(RealServer rs) {
     open("real_server " + Addresses.format(rs.id().address()) + " " + rs.id().port());
-    line("name " + q(rs.name()));
+    // Fairway's extensions are written only when used, so that keepalived reads the dump too.
+    if (!rs.name().equals(rs.id().toString())) {
+      line("name " + q(rs.name()));
+    }
     if (!rs.ident().equals(rs.name())) {
       line("ident " + q(rs.ident()));
     }
@@ -301,9 +327,11 @@ final class ConfigWriter {
     close();
   }
 
-  private void timing(CheckerTiming t) {
+  private void timing(CheckerTiming t, boolean connects) {
     line("delay_loop " + time(t.delayLoop()));
-    line("connect_timeout " + time(t.connectTimeout()));
+    if (connects) {
+      line("connect_timeout " + time(t.connectTimeout()));
+    }
     line("retry " + t.retry());
     line("delay_before_retry " + time(t.delayBeforeRetry()));
     line("warmup " + time(t.warmup()));
@@ -326,7 +354,11 @@ final class ConfigWriter {
 
   private void checker(Checker c) {
     open(c.keyword());
-    timing(c.timing());
+    if (c instanceof BfdCheck) {
+      line("alpha " + onOff(c.alpha()));
+    } else if (!(c instanceof FileCheck)) {
+      timing(c.timing(), !(c instanceof MiscCheck));
+    }
     if (c instanceof TcpCheck t) {
       endpoint(t.endpoint());
     } else if (c instanceof PingCheck p) {

@@ -36,6 +36,9 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>varnishd never fetches: {@code vcl_recv} resolves the directors (resolve=NOW) for the keys in
  * headers {@code k0..k15}, writes the chosen backend names into a header and returns a synthetic
  * response. Health is set with {@code varnishadm backend.set_health}; the backends have no probe.
+ *
+ * <p>The random director is compared too: after {@code varnishadm debug.srandom 4242}, 2,000
+ * resolutions in sequence with two members sick must match {@link Vrnd} seeded with 4242.
  */
 class VarnishdOracleTest {
 
@@ -97,11 +100,21 @@ class VarnishdOracleTest {
       v.append(", weight=").append(s.weight()).append(");\n");
     }
     v.append("  vd.reconfigure(replicas=").append(REPLICAS).append(");\n");
+    v.append("  new vr = directors.random();\n");
+    for (Spec s : SPECS) {
+      v.append("  vr.add_backend(").append(s.name()).append(", ").append(s.weight()).append(");\n");
+    }
     v.append("  new vh = directors.hash();\n");
     for (Spec s : SPECS) {
       v.append("  vh.add_backend(").append(s.name()).append(", ").append(s.weight()).append(");\n");
     }
     v.append("}\n\nsub vcl_recv {\n");
+    // random: one draw per resolve, in statement order, after varnishadm debug.srandom
+    v.append("  if (req.http.x-mode == \"random\") {\n    set req.http.r0 = \"\"");
+    for (int k = 0; k < KEYS_PER_REQUEST; k++) {
+      v.append(" + vr.backend().resolve() + \",\"");
+    }
+    v.append(";\n    return (synth(200));\n  }\n");
     for (int k = 0; k < KEYS_PER_REQUEST; k++) {
       v.append("  set req.http.r").append(k).append(" = \"\"");
       for (String h : HEALTHY) {
@@ -183,12 +196,26 @@ class VarnishdOracleTest {
     return b.GET().build();
   }
 
-  static void setHealth(String backend, boolean healthy) throws Exception {
-    Process p = new ProcessBuilder("varnishadm", "-T", "127.0.0.1:" + adminPort,
-        "-S", dir.resolve("secret").toString(), "backend.set_health", backend, healthy ? "healthy" : "sick")
-        .redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(p.waitFor()).as("varnishadm: %s", out).isZero();
+  /**
+   * Sets every backend's admin health. One varnishadm per command, run side by side: fed several
+   * commands on stdin, varnishadm may exit at end of input before it has sent them all.
+   */
+  static void setHealth(Set<String> sick) throws Exception {
+    List<Process> ps = new ArrayList<>();
+    for (Spec s : SPECS) {
+      ps.add(admProcess("backend.set_health", s.name(), sick.contains(s.name()) ? "sick" : "healthy"));
+    }
+    for (Process p : ps) {
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertThat(p.waitFor()).as("varnishadm: %s", out).isZero();
+    }
+  }
+
+  static Process admProcess(String... command) throws IOException {
+    List<String> cmd = new ArrayList<>(List.of("varnishadm", "-T", "127.0.0.1:" + adminPort,
+        "-S", dir.resolve("secret").toString()));
+    cmd.addAll(List.of(command));
+    return new ProcessBuilder(cmd).redirectErrorStream(true).start();
   }
 
   static List<String> randomKeys(int n, long seed) {
@@ -220,9 +247,9 @@ class VarnishdOracleTest {
     int compared = 0;
     List<String> mismatches = new ArrayList<>();
     for (Set<String> sick : SICK_STATES) {
+      setHealth(sick);
       for (Spec s : SPECS) {
         boolean up = !sick.contains(s.name());
-        setHealth(s.name(), up);
         shard.setHealthy(s.name(), up);
         hash.setHealthy(s.name(), up);
       }
@@ -242,6 +269,36 @@ class VarnishdOracleTest {
     }
     assertThat(mismatches).as("first mismatches").isEmpty();
     assertThat(compared).isEqualTo(SICK_STATES.size() * KEYS * (HEALTHY.length * ALTS + 1));
+  }
+
+  @Test
+  void randomWithTheSameSeedDrawsTheSameSequence() throws Exception {
+    RandomDirector mine = new RandomDirector("vr", new Vrnd(4242), null);
+    for (Spec s : SPECS) {
+      mine.add(Member.of(Backend.named(s.name()), s.weight()));
+    }
+    Set<String> sick = Set.of("b1", "b4");
+    setHealth(sick);
+    for (String b : sick) {
+      mine.setHealthy(b, false);
+    }
+    Process seed = admProcess("debug.srandom", "4242");
+    assertThat(seed.waitFor()).isZero();
+    List<String> theirs = new ArrayList<>();
+    for (int i = 0; i < 125; i++) { // one request at a time: draws must stay in order
+      HttpRequest r = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + "/"))
+          .header("x-mode", "random").timeout(Duration.ofSeconds(10)).GET().build();
+      String line = http.send(r, HttpResponse.BodyHandlers.ofString()).headers().firstValue("r0").orElse("");
+      List<String> got = List.of(line.split(",", -1));
+      theirs.addAll(got.subList(0, KEYS_PER_REQUEST));
+    }
+    List<String> ours = new ArrayList<>();
+    for (int i = 0; i < theirs.size(); i++) {
+      Backend b = mine.pick(Request.EMPTY);
+      ours.add(b == null ? "" : b.name());
+    }
+    assertThat(ours).isEqualTo(theirs);
+    assertThat(ours).doesNotContain("b1", "b4").contains("b0", "b2", "b3", "b5", "b6");
   }
 
   static int check(ShardDirector shard, HashDirector hash, Set<String> sick, List<String> batch,
