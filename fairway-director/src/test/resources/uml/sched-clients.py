@@ -1,6 +1,9 @@
-# Opens one TCP connection (a SYN is enough: IPVS schedules on the first packet) per input line
-# "MARK SRC SPORT DST DPORT", in order, and keeps them open until all are sent.
-import socket, sys, time
+# Sends one TCP SYN (IPVS schedules on the first packet) per input line "MARK SRC SPORT DST DPORT", in order.
+# Each socket is closed right after its SYN left: a socket in SYN_SENT closes silently, and must, because a SYN
+# the kernel refused ("no destination available") would otherwise be retransmitted a second later and scheduled
+# against whatever the table has become by then. The kernel's connection entry outlives the socket. A line "! COMMAND" runs
+# COMMAND (an ipvsadm change) at that point of the sequence.
+import os, socket, sys, time
 
 IP_FREEBIND = 15
 # Without IP_TRANSPARENT an IPv4 route lookup with a source address that is not local fails (ENETUNREACH).
@@ -9,6 +12,11 @@ IPV6_TRANSPARENT = 75
 SO_MARK = 36
 socks = []
 for line in open(sys.argv[1]):
+    if line.startswith('!'):
+        rc = os.system(line[1:].strip())
+        if rc != 0:
+            print("command failed:", line.strip(), rc)
+        continue
     mark, src, sport, dst, dport = line.split()
     fam = socket.AF_INET6 if ':' in dst else socket.AF_INET
     s = socket.socket(fam, socket.SOCK_STREAM)
@@ -25,6 +33,7 @@ for line in open(sys.argv[1]):
     err = s.connect_ex((dst, int(dport)))
     if err not in (0, 115):
         print("connect", src, sport, dst, dport, "failed:", err)
-    socks.append(s)
+    s.close()
+    socks.append(sport)
 time.sleep(0.5)
 print("sent", len(socks))

@@ -110,6 +110,13 @@ public final class Dest implements Backend {
 
     void markRemoved() { available = false; }
 
+    /** Back in the service (the kernel revives a dest from its trash): the spec applies as on add. */
+    void revive(DestSpec spec) {
+        update(spec);
+        lastWeight = spec.weight();
+        available = true;
+    }
+
     /** {@code ip_vs_bind_dest}: a connection (or template) now points here. */
     void bind(ConnKind kind) {
         switch (kind) {

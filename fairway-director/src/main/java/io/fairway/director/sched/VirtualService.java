@@ -26,6 +26,11 @@ public final class VirtualService {
     /** Servers in the order they were added (keepalived: config order). The kernel's list is the reverse. */
     private volatile List<Dest> addOrder = List.of();
     private volatile Dest sorry;
+    /**
+     * Removed servers, kept like the kernel's dest trash: re-adding the same address:port revives the same object,
+     * so connections that outlived the removal are still counted against its thresholds.
+     */
+    private final java.util.Map<String, Dest> trash = new java.util.HashMap<>();
 
     public VirtualService(KernelScheduler scheduler, Persistence persistence, LongSupplier clockMillis) {
         this.scheduler = scheduler;
@@ -59,7 +64,7 @@ public final class VirtualService {
             throw new IllegalArgumentException("real_server " + spec.name() + " is listed twice");
         }
         checkNotSorry(spec, sorry);
-        Dest d = new Dest(spec);
+        Dest d = revive(spec);
         List<Dest> next = new ArrayList<>(addOrder);
         next.add(d);
         publish(next);
@@ -80,9 +85,22 @@ public final class VirtualService {
         Dest d = find(address, port);
         if (d == null) return;
         d.markRemoved();
+        trash.put(key(d.address(), d.port()), d);
         List<Dest> next = new ArrayList<>(addOrder);
         next.remove(d);
         publish(next);
+    }
+
+    private static String key(InetAddress a, int port) {
+        return a.getHostAddress() + "|" + port;
+    }
+
+    /** A new server, or the removed one with this address:port brought back with its live counts. */
+    private Dest revive(DestSpec spec) {
+        Dest old = trash.remove(key(spec.address(), spec.port()));
+        if (old == null || old.totalConns() + old.persistConns() == 0) return new Dest(spec);
+        old.revive(spec);
+        return old;
     }
 
     /**
@@ -103,13 +121,14 @@ public final class VirtualService {
             DestSpec s = specs.stream().filter(x -> x.sameServer(d.address(), d.port())).findFirst().orElse(null);
             if (s == null) {
                 d.markRemoved();
+                trash.put(key(d.address(), d.port()), d);
             } else {
                 d.update(s);
                 next.add(d);
             }
         }
         for (DestSpec s : specs) {
-            if (next.stream().noneMatch(d -> s.sameServer(d.address(), d.port()))) next.add(new Dest(s));
+            if (next.stream().noneMatch(d -> s.sameServer(d.address(), d.port()))) next.add(revive(s));
         }
         publish(next);
     }

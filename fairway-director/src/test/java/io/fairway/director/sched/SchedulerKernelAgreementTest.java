@@ -19,18 +19,24 @@ import org.junit.jupiter.api.io.TempDir;
  * The strongest check of kernel exactness: boots user-mode Linux, lets the real IPVS schedule connections from many
  * client addresses (sh, mh — IPv4 and IPv6, with and without -port/-fallback flags —, dh on a fwmark service, and
  * sequences for rr wrr lc wlc sed nq fo ovf with thresholds, sh/mh whose servers fill up, persistent services with
- * a /24 granularity), reads /proc/net/ip_vs_conn and requires Fairway's
+ * a /24 granularity, and services changed between connections), reads /proc/net/ip_vs_conn and requires Fairway's
  * schedulers to choose the same real server for every single connection, and to refuse exactly where the kernel
  * created no connection.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SchedulerKernelAgreementTest {
 
+    /** A change made between two connections: 'a'dd, 'e'dit or 'd'elete a real server. */
+    record Change(char op, DestSpec dest) {}
+
+    /**
+     * @param steps the connections in order, with {@link Change}s between them (a step is a Flow or a Change)
+     */
     record Scenario(String name, String sched, List<String> flags, String vip, int vport, int fwmark,
-                    List<DestSpec> adds, List<DestSpec> edits, List<Flow> flows, Persistence persistence) {
+                    List<DestSpec> adds, List<DestSpec> edits, List<?> steps, Persistence persistence) {
         Scenario(String name, String sched, List<String> flags, String vip, int vport, int fwmark,
-                 List<DestSpec> adds, List<DestSpec> edits, List<Flow> flows) {
-            this(name, sched, flags, vip, vport, fwmark, adds, edits, flows, Persistence.NONE);
+                 List<DestSpec> adds, List<DestSpec> edits, List<?> steps) {
+            this(name, sched, flags, vip, vport, fwmark, adds, edits, steps, Persistence.NONE);
         }
     }
 
@@ -53,7 +59,17 @@ class SchedulerKernelAgreementTest {
                             + maskText(s.persistence().ipv4Mask()) : "").append('\n');
             for (DestSpec d : s.adds()) plan.append("ipvsadm -a ").append(destArgs(svc, d, s.fwmark())).append('\n');
             for (DestSpec d : s.edits()) plan.append("ipvsadm -e ").append(destArgs(svc, d, s.fwmark())).append('\n');
-            for (Flow f : s.flows()) {
+            for (Object step : s.steps()) {
+                if (step instanceof Change c) {
+                    String cmd = switch (c.op()) {
+                        case 'a' -> "ipvsadm -a " + destArgs(svc, c.dest(), s.fwmark());
+                        case 'e' -> "ipvsadm -e " + destArgs(svc, c.dest(), s.fwmark());
+                        default -> "ipvsadm -d " + svc + " -r " + hostPort(c.dest().address(), c.dest().port());
+                    };
+                    clients.add("! " + cmd);
+                    continue;
+                }
+                Flow f = (Flow) step;
                 clients.add(s.fwmark() + " " + f.client().getHostAddress() + " " + f.clientPort() + " "
                         + (s.fwmark() > 0 ? f.destination().getHostAddress() : s.vip()) + " " + s.vport());
             }
@@ -161,6 +177,41 @@ class SchedulerKernelAgreementTest {
                         DestSpec.of("10.16.7.3", 80, 2)),
                 List.of(), sticky, Persistence.seconds(300)));
 
+        // Changes between connections: the cursors of rr/wrr, mh's table and persistence templates must follow
+        // removals, additions and weight changes exactly as the kernel's do.
+        DestSpec d1 = DestSpec.of("10.16.8.1", 80, 4), d2 = DestSpec.of("10.16.8.2", 80, 3),
+                d3 = DestSpec.of("10.16.8.3", 80, 2), d4 = DestSpec.of("10.16.8.4", 80, 5);
+        String[] dyn = {"rr", "wrr", "wlc", "mh", "sh"};
+        for (int i = 0; i < dyn.length; i++) {
+            List<Object> steps = new ArrayList<>();
+            String client = "10.17.10." + (i + 1);
+            int port = 50000;
+            boolean hash = dyn[i].equals("mh") || dyn[i].equals("sh");
+            List<Flow> hashClients = hash ? v4Clients(rnd, 60) : List.of();
+            Change[] changes = {new Change('d', d2), new Change('e', d1.withWeight(1)), new Change('a', d4),
+                    new Change('e', d3.withWeight(0)), new Change('a', d2.withWeight(2)), new Change('d', d4)};
+            for (int round = 0; round <= changes.length; round++) {
+                if (round > 0) steps.add(changes[round - 1]);
+                if (hash) {
+                    for (Flow f : hashClients) steps.add(new Flow(f.client(), port++, null, 80));
+                } else {
+                    for (int k = 0; k < 9; k++) steps.add(new Flow(ip(client), port++, null, 80));
+                }
+            }
+            scenarios.add(new Scenario(dyn[i] + "-changes", dyn[i], List.of(), "10.16.0." + (50 + i), 80, 0,
+                    List.of(d1, d2, d3), List.of(), steps));
+        }
+        // Persistence across quiescing and removal: sticky clients stay on a weight-0 server, move off a removed one.
+        List<Object> pst = new ArrayList<>();
+        int pport = 51000;
+        for (int round = 0; round < 3; round++) {
+            if (round == 1) pst.add(new Change('e', d1.withWeight(0)));
+            if (round == 2) pst.add(new Change('d', d2));
+            for (int c = 1; c <= 6; c++) pst.add(new Flow(ip("10.17.11." + c), pport++, null, 80));
+        }
+        scenarios.add(new Scenario("rr-persistent-changes", "rr", List.of(), "10.16.0.60", 80, 0,
+                List.of(d1, d2, d3), List.of(), pst, Persistence.seconds(300)));
+
         // wrr with a weight change in the middle of nowhere: gcd 2 steps.
         scenarios.add(new Scenario("wrr-gcd", "wrr", List.of(), "10.16.0.30", 80, 0,
                 List.of(DestSpec.of("10.16.5.1", 80, 4), DestSpec.of("10.16.5.2", 80, 6), DestSpec.of("10.16.5.3", 80, 2)),
@@ -209,7 +260,16 @@ class SchedulerKernelAgreementTest {
                     () -> 1_000_000L); // the whole run is far shorter than the persistence timeout
             for (DestSpec d : s.adds()) vs.add(d);
             for (DestSpec d : s.edits()) vs.edit(d);
-            for (Flow f : s.flows()) {
+            for (Object step : s.steps()) {
+                if (step instanceof Change ch) {
+                    switch (ch.op()) {
+                        case 'a' -> vs.add(ch.dest());
+                        case 'e' -> vs.edit(ch.dest());
+                        default -> vs.remove(ch.dest().address(), ch.dest().port());
+                    }
+                    continue;
+                }
+                Flow f = (Flow) step;
                 InetAddress vaddr = s.fwmark() > 0 ? f.destination() : ip(s.vip());
                 Flow flow = s.fwmark() > 0 ? f : new Flow(f.client(), f.clientPort(), vaddr, s.vport());
                 Connection c = vs.open(flow);

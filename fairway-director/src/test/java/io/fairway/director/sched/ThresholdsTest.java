@@ -94,4 +94,23 @@ class ThresholdsTest {
                 .hasMessageContaining("uthreshold -1 is negative");
         assertThatThrownBy(() -> DestSpec.of("10.0.0.1", 80, -1)).hasMessageContaining("weight -1");
     }
+
+    @Test
+    void aServerRemovedAndAddedBackStillCountsTheConnectionsThatOutlivedItsRemoval() {
+        VirtualService vs = Schedulers.service("rr", List.of(),
+                List.of(DestSpec.of("10.0.0.1", 80, 1).withThresholds(3, 0), DestSpec.of("10.0.0.2", 80, 1)));
+        Dest a = vs.dests().get(0);
+        List<Connection> conns = new ArrayList<>();
+        for (int i = 0; i < 4; i++) conns.add(vs.open(client(i))); // two each
+        vs.remove(a.address(), a.port());                            // health check failed: removed
+        Dest back = vs.add(DestSpec.of("10.0.0.1", 80, 1).withThresholds(3, 0)); // and back
+        assertThat(back).as("revived, like the kernel's trash").isSameAs(a);
+        assertThat(back.activeConns()).isEqualTo(2);
+        vs.open(client(10));
+        vs.open(client(11));
+        assertThat(back.totalConns()).isEqualTo(3);
+        assertThat(back.overloaded()).isTrue();
+        conns.forEach(Connection::expire);
+        assertThat(back.totalConns()).isEqualTo(1);
+    }
 }
