@@ -76,8 +76,10 @@ final class ConfigWriter {
 
   /** Quotes a word if keepalived would otherwise split or cut it. */
   static String q(String s) {
-    // A leading $, @ or ~ would make the line a definition, a conditional or a repeater.
-    if (s.isEmpty() || s.charAt(0) == '$' || s.charAt(0) == '@' || s.charAt(0) == '~') {
+    // A leading $, @ or ~ (or a lone include) would make the line a definition, a conditional,
+    // a repeater or an include.
+    if (s.isEmpty() || s.charAt(0) == '$' || s.charAt(0) == '@' || s.charAt(0) == '~'
+        || Preprocessor.isInclude(s)) {
       return "\"" + s + "\"";
     }
     for (int i = 0; i < s.length(); i++) {

@@ -241,15 +241,21 @@ final class Preprocessor {
             head(d));
         continue;
       }
-      if (d.startsWith("include") || d.startsWith("\"include")) {
-        String[] words = Tokenizer.tokens(d).toArray(String[]::new);
-        if (words.length > 0 && INCLUDE.matcher(words[0]).matches()) {
-          include(words, d, file, lineNo, baseDir);
-          continue;
-        }
+      // Only a bare first word counts, as in keepalived: a quoted "include" is a value.
+      if (d.startsWith("include") && isInclude(d)) {
+        include(Tokenizer.tokens(d).toArray(String[]::new), d, file, lineNo, baseDir);
+        continue;
       }
       splitBraces(d, file, lineNo);
     }
+  }
+
+  static boolean isInclude(String line) {
+    int end = 0;
+    while (end < line.length() && !isBlank(line.charAt(end)) && line.charAt(end) != '"') {
+      end++;
+    }
+    return INCLUDE.matcher(line.substring(0, end)).matches();
   }
 
   /** Text before the first unquoted brace is one line, the brace another, and so on. */

@@ -31,6 +31,16 @@ class DumpRoundTripTest {
     }
   }
 
+  @Example
+  void valuesThatLookLikeDirectivesAreQuoted() {
+    // Found by FuzzTest: these were printed bare and read back as a definition or an include.
+    Config c = Fixtures.parse("global_defs {\n notification_email {\n \"$X=1\"\n \"include\"\n"
+        + " \"@x\"\n \"~SEQ(a, 1)\"\n }\n}\n").config();
+    assertThat(c.globalDefs().notificationEmails())
+        .containsExactly("$X=1", "include", "@x", "~SEQ(a, 1)");
+    assertRoundTrip(c);
+  }
+
   @Property
   void generatedConfigsRoundTrip(@ForAll long seed) {
     String text = generate(new Random(seed));

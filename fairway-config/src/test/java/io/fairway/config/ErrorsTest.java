@@ -93,7 +93,35 @@ class ErrorsTest {
         Arguments.of("bad digest", VS + RS + "        HTTP_GET {\n            url {\n"
             + "                path /\n                digest xyz\n            }\n"
             + "        }\n    }\n}\n", 7, "not an MD5"),
-        Arguments.of("brace before keyword", "{\n}\n", 1, "'{' without a keyword"));
+        Arguments.of("brace before keyword", "{\n}\n", 1, "'{' without a keyword"),
+        Arguments.of("group host bits", "virtual_server_group G {\n    10.0.0.1/30 80\n}\n", 2,
+            "has host bits set"),
+        Arguments.of("group range backwards", "virtual_server_group G {\n    10.0.0.9-3 80\n}\n",
+            2, "ends before it starts"),
+        Arguments.of("group mixed families need fwmark family", "virtual_server_group G {\n"
+            + "    10.0.0.1 80\n    fd00::1 80\n    fwmark 3\n}\n", 4, "needs a family"),
+        Arguments.of("gue without port", VS + "    lb_kind TUN type gue\n" + RS + "    }\n}\n", 3,
+            "tunnel type gue needs a port"),
+        Arguments.of("misc without path", VS + RS + "        MISC_CHECK {\n            misc_timeout 3\n"
+            + "        }\n    }\n}\n", 4, "MISC_CHECK needs misc_path"),
+        Arguments.of("file check of unknown track_file", "track_file maint {\n    file /tmp/m\n}\n"
+            + VS + RS + "        FILE_CHECK {\n            track_file mant\n        }\n    }\n}\n",
+            8, "(did you mean 'maint'?)"),
+        Arguments.of("duplicate virtual server", VS + RS + "    }\n}\n" + VS + RS + "    }\n}\n", 6,
+            "duplicate virtual_server TCP 127.0.0.1:80"),
+        Arguments.of("family mismatch", VS + "    real_server fd00::2 80 {\n    }\n}\n", 3,
+            "is inet6 but the virtual_server is inet"),
+        Arguments.of("proxy without TCP", VS.replace("TCP", "UDP") + "    lb_kind PROXY\n" + RS
+            + "    }\n}\n", 2, "proxies TCP only"),
+        Arguments.of("connect_timeout in MISC_CHECK", VS + RS + "        MISC_CHECK {\n"
+            + "            misc_path /bin/true\n            connect_timeout 3\n        }\n    }\n}\n",
+            6, "unknown keyword 'connect_timeout' in MISC_CHECK"),
+        Arguments.of("bad boolean", VS + "    omega maybe\n" + RS + "    }\n}\n", 3,
+            "'maybe' is not a boolean"),
+        Arguments.of("too many decimals", VS + "    delay_loop 1.1234567\n" + RS + "    }\n}\n", 3,
+            "up to 6 decimals"),
+        Arguments.of("unterminated SEQ", VS + "    ~SEQ(I, 3 real_server 127.0.0.$I 80 { }\n}\n", 3,
+            "missing ')'"));
   }
 
   @ParameterizedTest(name = "{0}")

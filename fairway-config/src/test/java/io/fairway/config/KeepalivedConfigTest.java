@@ -266,6 +266,54 @@ class KeepalivedConfigTest {
     assertThat(vsB.realServers().get(1)).isNotEqualTo(vsA.realServers().get(1));
   }
 
+  @Test
+  void globalTimeoutsSslAndDroppedServices() {
+    ParseResult r = Fixtures.parse("""
+        global_defs {
+            lvs_timeouts tcp 900 tcpfin 120 udp 300
+            lvs_flush
+            checker_log_all_failures
+        }
+        SSL {
+            ca /etc/ssl/ca.pem
+            certificate /etc/ssl/client.pem
+        }
+        virtual_server 127.0.0.1 443 {
+            protocol TCP
+            real_server 127.0.0.2 443 {
+                SSL_GET {
+                }
+                TCP_CHECK {
+                }
+            }
+            real_server 127.0.0.2 443 {
+                weight 9
+            }
+        }
+        virtual_server 127.0.0.1 444 {
+            protocol TCP
+        }
+        """);
+    Config c = r.config();
+    assertThat(c.globalDefs().lvsTimeoutTcp()).contains(Duration.ofSeconds(900));
+    assertThat(c.globalDefs().lvsTimeoutTcpFin()).contains(Duration.ofSeconds(120));
+    assertThat(c.globalDefs().lvsTimeoutUdp()).contains(Duration.ofSeconds(300));
+    assertThat(c.globalDefs().lvsFlush()).isTrue();
+    assertThat(c.ssl().orElseThrow().ca()).contains("/etc/ssl/ca.pem");
+    assertThat(c.ssl().orElseThrow().key()).isEmpty();
+    assertThat(c.virtualServers()).singleElement().satisfies(vs -> {
+      assertThat(vs.realServers()).singleElement().satisfies(rs -> {
+        assertThat(rs.weight()).isEqualTo(1.0); // the duplicate (weight 9) was dropped
+        assertThat(rs.checkers()).singleElement().isInstanceOfSatisfying(TcpCheck.class,
+            t -> assertThat(t.timing().logAllFailures()).isTrue()); // SSL_GET without url dropped
+      });
+    });
+    assertThat(r.warnings()).extracting(Diagnostic::message)
+        .anyMatch(m -> m.contains("SSL_GET has no url"))
+        .anyMatch(m -> m.contains("duplicate real_server 127.0.0.2:443"))
+        .anyMatch(m -> m.contains("has no real_server - ignored"));
+  }
+
   static String read(String fixture) {
     try {
       return java.nio.file.Files.readString(Fixtures.path(fixture));
