@@ -109,12 +109,13 @@ public final class BalancerFactory {
                 java.time.Duration.ZERO);
     ShardHealthy healthy =
         options.healthy() != null ? options.healthy() : ShardHealthy.valueOf(s.healthy().name());
-    ShardParams params =
-        new ShardParams(by(s.by()), healthy, true, -1, 0);
     try {
+      // warmup as a parameter (Varnish's backend(warmup=...)) rather than set_warmup(), which
+      // refuses 1.0: "always warm the next server" is a valid operator choice.
+      ShardParams params = new ShardParams(by(s.by()), healthy, true, s.warmup(), 0);
       double rampup = s.rampup().toNanos() / 1e9;
       return new ShardDirector(
-          vs.name(), new ShardDirector.Settings(s.replicas(), s.warmup(), rampup, params), null, null);
+          vs.name(), new ShardDirector.Settings(s.replicas(), 0, rampup, params), null, null);
     } catch (IllegalArgumentException e) {
       throw new BalanceException(vs.location() + ": shard: " + e.getMessage());
     }

@@ -38,6 +38,26 @@ class BalancerFactoryTest {
   }
 
   @Test
+  void warmupOneAlwaysWarmsTheNextServer() throws Exception {
+    String text = String.join("\n",
+        "virtual_server 127.0.0.1 8080 {",
+        "  name web", "  lb_algo shard", "  lb_kind PROXY",
+        "  shard {", "    warmup 1.0", "  }",
+        "  real_server 127.0.0.1 9001 {", "  }",
+        "  real_server 127.0.0.1 9002 {", "  }",
+        "  real_server 127.0.0.1 9003 {", "  }",
+        "}", "");
+    Config c = KeepalivedConfig.parse("warm.conf", text, Path.of("."),
+        io.fairway.config.ParseOptions.defaults()).config();
+    Balancer warm = BalancerFactory.build(c.virtualServer("web").orElseThrow(), BalancerFactory.Options.NONE);
+    Balancer alt1 = BalancerFactory.build(c.virtualServer("web").orElseThrow(),
+        new BalancerFactory.Options(null, null, 1));
+    for (int i = 0; i < 300; i++) {
+      assertThat(warm.pick("k" + i)).isEqualTo(alt1.pick("k" + i));
+    }
+  }
+
+  @Test
   void kernelSchedulerFromConfig() throws Exception {
     Balancer b = BalancerFactory.build(config().virtualServer("kernel-rr").orElseThrow(), BalancerFactory.Options.NONE);
     assertThat(b).isInstanceOf(SchedulerBalancer.class);
