@@ -8,6 +8,8 @@ import io.fairway.config.model.VirtualServer;
 import io.fairway.daemon.balance.BalanceException;
 import io.fairway.daemon.balance.Balancer;
 import io.fairway.daemon.balance.BalancerFactory;
+import io.fairway.daemon.balance.SchedulerBalancer;
+import io.fairway.director.sched.LoadSnapshot;
 import io.fairway.director.varnish.ShardHealthy;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -77,6 +79,11 @@ public final class PickCommand implements Callable<Integer> {
       description = "read keys from FILE, or '-' for standard input (default)")
   String keys;
 
+  @Option(names = "--conns", paramLabel = "NAME=N[/I],...",
+      description = "kernel schedulers: the current connection counts (active, optionally"
+          + " /inactive); each key then asks which server a new connection would get right now")
+  String conns;
+
   @Option(names = "--stats", description = "print each server's share instead of one line per key;"
       + " with --down, also how many keys moved compared with every server up")
   boolean stats;
@@ -130,6 +137,21 @@ public final class PickCommand implements Callable<Integer> {
       if (!b.setUp(d, false)) {
         return fail("--down: no real_server named '" + d + "' in virtual_server " + v.name()
             + " (have: " + String.join(", ", b.servers()) + ")");
+      }
+    }
+    if (conns != null) {
+      try {
+        LoadSnapshot snapshot = LoadSnapshot.parse(conns);
+        if (!(b instanceof SchedulerBalancer sb)) {
+          return fail("--conns applies to the kernel schedulers; virtual_server " + v.name()
+              + " uses " + v.scheduler().keyword());
+        }
+        sb.setLoad(snapshot);
+        if (allUp instanceof SchedulerBalancer all) {
+          all.setLoad(snapshot);
+        }
+      } catch (IllegalArgumentException e) {
+        return fail(e.getMessage());
       }
     }
     BufferedReader in;

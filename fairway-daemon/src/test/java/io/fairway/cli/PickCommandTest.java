@@ -178,6 +178,46 @@ class PickCommandTest {
         "<stdin>:2", "not-an-ip");
   }
 
+  @Test
+  void connsSnapshotAnswersWhereTheNextConnectionGoesRightNow() {
+    // wlc: the less loaded server takes every new connection while the load is held fixed.
+    Run wlc = run("1\n2\n3\n", "-f", conf(), "--vs", "kernel-wlc", "--conns", "a=3,b=1");
+    assertThat(wlc.code()).as(wlc.err()).isZero();
+    assertThat(wlc.lines()).containsExactly("b", "b", "b");
+    // Without the snapshot each key is one more open connection, so they spread.
+    Run spread = run("1\n2\n3\n4\n", "-f", conf(), "--vs", "kernel-wlc");
+    assertThat(spread.lines()).containsExactlyInAnyOrder("a", "a", "b", "b");
+    // Every server at its uthreshold: overflow goes to the sorry server, not nowhere.
+    Run full = run("1\n", "-f", conf(), "--vs", "kernel-wlc", "--conns", "a=4,b=2/2");
+    assertThat(full.code()).as(full.err()).isZero();
+    assertThat(full.lines()).containsExactly("127.0.0.1:9009");
+    // One server below its uthreshold has room, so the pool takes the connection again.
+    Run room = run("1\n", "-f", conf(), "--vs", "kernel-wlc", "--conns", "a=4,b=2");
+    assertThat(room.lines()).containsExactly("b");
+  }
+
+  @Test
+  void connsErrorsAreOneLine() {
+    assertOneLineError(run("1\n", "-f", conf(), "--vs", "kernel-wlc", "--conns", "zed=1"),
+        "--conns", "zed");
+    assertOneLineError(run("1\n", "-f", conf(), "--vs", "kernel-wlc", "--conns", "a=-1"),
+        "--conns", "a=-1");
+    assertOneLineError(run("1\n", "-f", conf(), "--vs", "web", "--conns", "a=1"),
+        "--conns", "kernel schedulers");
+  }
+
+  @Test
+  void dhReadsTheDestinationAddress() {
+    Run dh = run("10.1.0.1\n10.1.0.1\n10.1.0.2\n10.1.0.3\n10.1.0.4\n", "-f", conf(),
+        "--vs", "kernel-dh");
+    assertThat(dh.code()).as(dh.err()).isZero();
+    assertThat(dh.lines()).hasSize(5);
+    assertThat(dh.lines().get(0)).isEqualTo(dh.lines().get(1));
+    // The same destination picks the same server whatever the client port, as dh ignores it.
+    Run again = run("10.1.0.2:1234\n", "-f", conf(), "--vs", "kernel-dh");
+    assertThat(again.lines()).containsExactly(dh.lines().get(2));
+  }
+
   static Stream<Arguments> badConfigs() {
     return Stream.of(
         Arguments.of("dup-ident.conf", ":9:", "ident"),

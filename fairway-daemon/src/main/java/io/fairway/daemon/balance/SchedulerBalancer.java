@@ -3,9 +3,11 @@ package io.fairway.daemon.balance;
 import io.fairway.director.sched.Connection;
 import io.fairway.director.sched.DestSpec;
 import io.fairway.director.sched.Flow;
+import io.fairway.director.sched.Flows;
+import io.fairway.director.sched.LoadSnapshot;
 import io.fairway.director.sched.VirtualService;
 import java.net.InetAddress;
-import java.net.UnknownHostException;
+import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -28,6 +30,7 @@ public final class SchedulerBalancer implements Balancer {
   private final InetAddress vip;
   private final int vport;
   private final Flow anonymous;
+  private LoadSnapshot load;
 
   private static final java.util.Set<String> HASHING = java.util.Set.of("sh", "dh", "mh");
 
@@ -93,6 +96,16 @@ public final class SchedulerBalancer implements Balancer {
     service.reconcile(l);
   }
 
+  /**
+   * Fixes every server's connection counts to a load snapshot; each later {@link #pick} then asks
+   * which server a new connection would get with exactly that load, instead of adding its own
+   * connection to the count.
+   */
+  public void setLoad(LoadSnapshot snapshot) {
+    snapshot.applyTo(service);
+    this.load = snapshot;
+  }
+
   @Override
   public String pick(String key) {
     Flow f;
@@ -104,61 +117,24 @@ public final class SchedulerBalancer implements Balancer {
       }
       f = anonymous; // the others do not look at the client (without persistence)
     }
+    if (load != null) {
+      load.applyTo(service); // "right now": the previous key's connection is not counted
+    }
     Connection c = service.open(f);
     return c == null ? null : c.dest().name();
   }
 
-  /** {@code IP}, {@code IP:PORT}, {@code [IPv6]:PORT} or a bare IPv6 literal; never DNS. */
+  /**
+   * The flow a key line stands for: the client address for every scheduler but dh, for which it is
+   * the destination address (dh hashes the destination). {@code IP}, {@code IP:PORT}, {@code
+   * [IPv6]:PORT} or a bare IPv6 literal; never DNS.
+   */
   Flow flow(String key) {
-    String s = key.strip();
-    String host = s;
-    int port = 0;
-    if (s.startsWith("[")) {
-      int close = s.indexOf(']');
-      if (close < 0) {
-        throw new IllegalArgumentException("'" + key + "' is not IP, IP:PORT or [IPv6]:PORT");
-      }
-      host = s.substring(1, close);
-      if (close + 1 < s.length()) {
-        port = port(key, s.substring(close + 1));
-      }
-    } else if (s.indexOf(':') == s.lastIndexOf(':') && s.indexOf(':') >= 0) {
-      host = s.substring(0, s.indexOf(':'));
-      port = port(key, s.substring(s.indexOf(':')));
+    if ("dh".equals(algorithm)) {
+      InetSocketAddress d = Flows.parseHostPort(key, "destination");
+      return new Flow(InetAddress.getLoopbackAddress(), 0, d.getAddress(), d.getPort());
     }
-    return new Flow(literal(key, host), port, vip, vport);
-  }
-
-  private static int port(String key, String colonPort) {
-    try {
-      if (!colonPort.startsWith(":")) {
-        throw new NumberFormatException();
-      }
-      int p = Integer.parseInt(colonPort.substring(1));
-      if (p < 0 || p > 65535) {
-        throw new NumberFormatException();
-      }
-      return p;
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("'" + key + "' has no valid port");
-    }
-  }
-
-  private static InetAddress literal(String key, String host) {
-    boolean v4 = host.matches("\\d{1,3}(\\.\\d{1,3}){3}");
-    boolean v6 = host.indexOf(':') >= 0 && host.matches("[0-9A-Fa-f:.]+");
-    if (v4) {
-      for (String part : host.split("\\.")) {
-        v4 &= Integer.parseInt(part) <= 255;
-      }
-    }
-    if (!v4 && !v6) {
-      throw new IllegalArgumentException("'" + key + "' is not a client address (IP or IP:PORT)");
-    }
-    try {
-      return InetAddress.getByName(host); // a literal: no lookup happens
-    } catch (UnknownHostException e) {
-      throw new IllegalArgumentException("'" + key + "' is not a client address (IP or IP:PORT)");
-    }
+    InetSocketAddress c = Flows.parseHostPort(key, "client");
+    return new Flow(c.getAddress(), c.getPort(), vip, vport);
   }
 }
