@@ -12,7 +12,10 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.function.Consumer;
 
-/** TCP_CHECK: success when a connection completes within connect_timeout; the connection is closed at once. */
+/**
+ * TCP_CHECK: success when a connection completes within connect_timeout; the connection is closed at once, with a
+ * reset.
+ */
 final class TcpChecker implements Checker {
     /** The connection is closed as soon as it is up; it never carries data. */
     @ChannelHandler.Sharable
@@ -29,6 +32,9 @@ final class TcpChecker implements Checker {
         this.timeout = timeout;
         this.bootstrap = new Bootstrap().group(group).channel(channel)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.max(1, timeout.toMillis()))
+                // Close with RST, as HAProxy does for its checks: a probe that carried no data needs no FIN
+                // handshake, and 10,000 checks a second must not leave 600,000 sockets in TIME_WAIT.
+                .option(ChannelOption.SO_LINGER, 0)
                 .handler(NOTHING);
     }
 

@@ -86,7 +86,8 @@ public final class CheckSpecs {
         VirtualServerSpec spec = VirtualServerSpec.of(vs.name(), servers, vs.quorum(), vs.hysteresis());
         return spec.withScripts(script(vs.quorumUp().orElse(null), validator, vs.location() + ": quorum_up"),
                         script(vs.quorumDown().orElse(null), validator, vs.location() + ": quorum_down"))
-                .withSorryServer(vs.sorryServer().isPresent());
+                .withSorryServer(vs.sorryServer().isPresent())
+                .withOmega(vs.omega());
     }
 
     private static ScriptSpec script(Script s, ScriptExecutor validator, String where) {

@@ -34,6 +34,8 @@ import java.util.random.RandomGenerator;
  * }</pre>
  */
 public final class CheckEngine implements AutoCloseable {
+    /** How long {@link #close()} waits for omega scripts. */
+    public static final Duration OMEGA_WAIT = Duration.ofSeconds(10);
     private final VerdictListener listener;
     private final RandomGenerator random;
     private final ScriptExecutor scripts;
@@ -140,11 +142,24 @@ public final class CheckEngine implements AutoCloseable {
         return copy.stream().map(VirtualServerState::status).toList();
     }
 
-    /** Stops every checker and releases threads and sockets. */
+    /**
+     * Stops every checker and releases threads and sockets. Virtual servers with {@code omega} run their
+     * notify_down and quorum_down scripts first; close waits for them up to {@link #OMEGA_WAIT}.
+     */
     @Override
     public synchronized void close() {
         runners.forEach(CheckerRunner::close);
         runners.clear();
+        List<java.util.concurrent.CompletableFuture<?>> scriptsDone = new ArrayList<>();
+        states.forEach(vs -> scriptsDone.addAll(vs.shutdown()));
+        try {
+            java.util.concurrent.CompletableFuture.allOf(scriptsDone.toArray(java.util.concurrent.CompletableFuture[]::new))
+                    .get(OMEGA_WAIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            // logged by the script executor; shutting down anyway
+        }
         if (network != null) {
             network.close();
         }

@@ -153,10 +153,31 @@ final class VirtualServerState {
         }
     }
 
-    private void run(ScriptSpec script) {
+    private java.util.concurrent.CompletableFuture<?> run(ScriptSpec script) {
         if (script != null && scripts != null) {
-            scripts.notify(script, spec.name());
+            return scripts.notify(script, spec.name());
         }
+        return java.util.concurrent.CompletableFuture.completedFuture(null);
+    }
+
+    /**
+     * Checking stops. With omega, keepalived tells the scripts: notify_down for every alive server, then
+     * quorum_down if quorum was up. Returns when those scripts are done (or have been given up on).
+     */
+    synchronized List<java.util.concurrent.CompletableFuture<?>> shutdown() {
+        if (!spec.omega()) {
+            return List.of();
+        }
+        List<java.util.concurrent.CompletableFuture<?>> done = new java.util.ArrayList<>();
+        for (RealServerState rs : servers) {
+            if (rs.alive) {
+                done.add(run(rs.spec.notifyDown()));
+            }
+        }
+        if (quorumUp) {
+            done.add(run(spec.quorumDown()));
+        }
+        return done;
     }
 
     private void safely(Runnable r) {

@@ -145,8 +145,8 @@ public final class ScriptExecutor implements AutoCloseable {
     }
 
     /** Fire-and-forget for notify_up/down and quorum_up/down; failures are logged. */
-    public void notify(ScriptSpec script, String where) {
-        run(script, NOTIFY_TIMEOUT).thenAccept(o -> {
+    public CompletableFuture<Void> notify(ScriptSpec script, String where) {
+        return run(script, NOTIFY_TIMEOUT).thenAccept(o -> {
             if (!o.ran() || o.exitCode() != 0) {
                 log.warn("{}: notify script {}: {}", where, script, o.describe());
             }

@@ -20,7 +20,8 @@ import java.util.Objects;
  *                       down" at start, otherwise it says nothing until quorum is first gained
  */
 public record VirtualServerSpec(String name, List<RealServerSpec> realServers, long quorum, long hysteresis,
-                                ScriptSpec quorumUp, ScriptSpec quorumDown, boolean hasSorryServer) {
+                                ScriptSpec quorumUp, ScriptSpec quorumDown, boolean hasSorryServer,
+                                boolean omega) {
     public VirtualServerSpec {
         Objects.requireNonNull(name, "name");
         realServers = List.copyOf(realServers);
@@ -47,14 +48,19 @@ public record VirtualServerSpec(String name, List<RealServerSpec> realServers, l
         long total = realServers.stream().mapToLong(RealServerSpec::weight).sum();
         long q = Math.max(1, Math.min(quorum, Math.max(total, 1)));
         long h = Math.max(0, Math.min(hysteresis, q - 1));
-        return new VirtualServerSpec(name, realServers, q, h, null, null, false);
+        return new VirtualServerSpec(name, realServers, q, h, null, null, false, false);
     }
 
     public VirtualServerSpec withScripts(ScriptSpec up, ScriptSpec down) {
-        return new VirtualServerSpec(name, realServers, quorum, hysteresis, up, down, hasSorryServer);
+        return new VirtualServerSpec(name, realServers, quorum, hysteresis, up, down, hasSorryServer, omega);
     }
 
     public VirtualServerSpec withSorryServer(boolean sorry) {
-        return new VirtualServerSpec(name, realServers, quorum, hysteresis, quorumUp, quorumDown, sorry);
+        return new VirtualServerSpec(name, realServers, quorum, hysteresis, quorumUp, quorumDown, sorry, omega);
+    }
+
+    public VirtualServerSpec withOmega(boolean newOmega) {
+        return new VirtualServerSpec(name, realServers, quorum, hysteresis, quorumUp, quorumDown, hasSorryServer,
+                newOmega);
     }
 }

@@ -156,6 +156,32 @@ class EngineIntegrationTest {
     }
 
     @Test
+    void omegaRunsNotifyDownAndQuorumDownAtShutdownAndOnlyWithOmega() throws Exception {
+        Path dir = Files.createDirectories(tmp.resolve("o"));
+        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
+        Path log = dir.resolve("log");
+        Path script = dir.resolve("note.sh");
+        Files.writeString(script, "#!/bin/sh\necho \"$1\" >> " + log + "\n");
+        Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwxr-xr-x"));
+        for (boolean omega : new boolean[]{false, true}) {
+            Files.deleteIfExists(log);
+            var rs = new RealServerSpec("web1", 1, List.of(), null, ScriptSpec.of(script.toString(), "rs-down"));
+            var vs = VirtualServerSpec.of("vs", List.of(rs), 1, 0)
+                    .withScripts(null, ScriptSpec.of(script.toString(), "quorum-down")).withOmega(omega);
+            try (CheckEngine engine = CheckEngine.builder().listener(new Recorder(new ManualScheduler()))
+                    .scheduler(new ManualScheduler()).build()) {
+                engine.start(List.of(vs));
+            }
+            if (omega) {
+                assertThat(Files.readAllLines(log)).containsExactlyInAnyOrder("rs-down", "quorum-down");
+            } else {
+                assertThat(log).doesNotExist();
+            }
+        }
+    }
+
+    @Test
     void badInputIsRejectedBeforeAnythingStarts() {
         Recorder rec = new Recorder(new ManualScheduler());
         CheckTiming t = CheckTiming.of(Duration.ofSeconds(1), Duration.ofSeconds(1));
