@@ -146,6 +146,20 @@ class ScriptCheckersTest {
     }
 
     @Test
+    void aSaturatedScriptPoolFailsChecksInsteadOfQueueingForever() throws Exception {
+        Path dir = Programs.openDir(tmp, "pool");
+        Path slow = Programs.script(dir, "slow.sh", "sleep 1");
+        try (var pool = new io.fairway.check.script.ScriptExecutor(1, 1)) {
+            var running = pool.run(ScriptSpec.of(slow.toString()), Duration.ofSeconds(5));
+            var queued = pool.run(ScriptSpec.of(slow.toString()), Duration.ofSeconds(5));
+            var rejected = pool.run(ScriptSpec.of(slow.toString()), Duration.ofSeconds(5));
+            assertThat(rejected.get().describe()).isEqualTo("script pool saturated");
+            assertThat(running.get().exitCode()).isZero();
+            assertThat(queued.get().exitCode()).isZero();
+        }
+    }
+
+    @Test
     void trackFileValueTimesWeight() {
         assertThat(FileChecker.evaluate("0\n", 10, false).weightDelta().getAsLong()).isZero();
         assertThat(FileChecker.evaluate("5", 10, false).weightDelta().getAsLong()).isEqualTo(50);
