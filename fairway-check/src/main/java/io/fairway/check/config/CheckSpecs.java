@@ -110,6 +110,12 @@ public final class CheckSpecs {
 
     private static CheckSpec checker(Config config, Checker c, RealServer rs, ScriptExecutor validator) {
         String where = c.location() + ": " + c.keyword();
+        Endpoint ep = endpoint(c);
+        if (ep != null && (ep.bindTo().isPresent() || ep.bindPort() != 0 || ep.bindInterface().isPresent()
+                || ep.fwmark() != 0)) {
+            // Refused rather than ignored: a check from the wrong source address can pass where traffic fails.
+            throw new CheckConfigException(where + ": bindto/bind_port/bind_if/fwmark are not supported yet");
+        }
         try {
             CheckTiming t = timing(c.timing());
             if (c instanceof TcpCheck k) {
@@ -137,6 +143,23 @@ public final class CheckSpecs {
         } catch (IllegalArgumentException e) {
             throw new CheckConfigException(where + ": " + e.getMessage());
         }
+    }
+
+    private static Endpoint endpoint(Checker c) {
+        if (c instanceof TcpCheck k) {
+            return k.endpoint();
+        } else if (c instanceof HttpCheck k) {
+            return k.endpoint();
+        } else if (c instanceof DnsCheck k) {
+            return k.endpoint();
+        } else if (c instanceof SmtpCheck k) {
+            return k.endpoint();
+        } else if (c instanceof UdpCheck k) {
+            return k.endpoint();
+        } else if (c instanceof PingCheck k) {
+            return k.endpoint();
+        }
+        return null;
     }
 
     private static HttpCheckSpec http(Config config, HttpCheck k, CheckTiming t, String where) {

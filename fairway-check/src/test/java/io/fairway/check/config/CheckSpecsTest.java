@@ -94,6 +94,22 @@ class CheckSpecsTest {
     }
 
     @Test
+    void bindtoIsRefusedRatherThanIgnored() throws Exception {
+        Config c = parse("""
+                virtual_server 127.0.0.1 80 {
+                  protocol TCP
+                  real_server 127.0.0.1 8080 {
+                    TCP_CHECK {
+                      bindto 127.0.0.5
+                    }
+                  }
+                }
+                """);
+        assertThatThrownBy(() -> CheckSpecs.from(c)).isInstanceOf(CheckConfigException.class)
+                .hasMessage("test.conf:4: TCP_CHECK: bindto/bind_port/bind_if/fwmark are not supported yet");
+    }
+
+    @Test
     void unsupportedUrlRegexIsAnErrorNotSilentlyIgnored() throws Exception {
         Config c = parse("""
                 virtual_server 127.0.0.1 80 {
