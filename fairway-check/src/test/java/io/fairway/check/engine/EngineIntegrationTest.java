@@ -33,7 +33,9 @@ class EngineIntegrationTest {
     Path tmp;
 
     @Test
-    void aListenerThatDiesIsDeclaredDeadWithinDelayLoopPlusConnectTimeout() throws Exception {
+    void aListenerThatDiesIsDeclaredDead() throws Exception {
+        // The latency bound (delay_loop + connect_timeout) is measured by bench/check-tcp-10k.sh, not asserted here:
+        // a shared CI machine makes wall-clock bounds flaky. The scheduling rule itself is exact in EngineRulesTest.
         CheckTiming t = new CheckTiming(Duration.ofMillis(200), Duration.ofMillis(300), 0, Duration.ofMillis(100),
                 Duration.ofMillis(200), false, 1);
         Recorder rec = new Recorder(new ExecutorScheduler(null));
@@ -42,6 +44,7 @@ class EngineIntegrationTest {
             while (true) {
                 try {
                     s.accept().close();
+                    accepted.incrementAndGet();
                 } catch (Exception e) {
                     return;
                 }
@@ -51,13 +54,10 @@ class EngineIntegrationTest {
         var rs = RealServerSpec.of("web1", 1, new TcpCheckSpec(new InetSocketAddress("127.0.0.1", s.getLocalPort()), t));
         try (CheckEngine engine = CheckEngine.builder().listener(rec).build()) {
             engine.start(List.of(VirtualServerSpec.of("vs", List.of(rs), 1, 0)));
-            Thread.sleep(1500); // first check at 1 s + warmup: it passes, nothing happens
+            await().atMost(Duration.ofSeconds(10)).until(() -> accepted.get() >= 2);
             assertThat(rec.events).isEmpty();
-            long died = System.nanoTime();
             s.close();
-            await().atMost(Duration.ofSeconds(3)).until(() -> !rec.of(ServerStateChanged.class).isEmpty());
-            long verdict = rec.at(ServerStateChanged.class).get(0).nanos();
-            assertThat(Duration.ofNanos(verdict - died)).isLessThanOrEqualTo(Duration.ofMillis(500 + 100));
+            await().atMost(Duration.ofSeconds(10)).until(() -> !rec.of(ServerStateChanged.class).isEmpty());
             ServerStateChanged e = rec.of(ServerStateChanged.class).get(0);
             assertThat(e.alive()).isFalse();
             assertThat(e.reason().observation()).isEqualTo("connection refused");
@@ -65,6 +65,9 @@ class EngineIntegrationTest {
         }
         acceptor.join(1000);
     }
+
+    /** Connections the test listener accepted: proof that checks ran and passed before the listener dies. */
+    private final java.util.concurrent.atomic.AtomicInteger accepted = new java.util.concurrent.atomic.AtomicInteger();
 
     @Test
     void rewritingATrackFileDrainsAndRestoresTheServer() throws Exception {
