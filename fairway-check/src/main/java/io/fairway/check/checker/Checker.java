@@ -16,6 +16,14 @@ public interface Checker extends AutoCloseable {
     /** How long an attempt may take before the engine declares it failed. */
     Duration deadline();
 
+    /**
+     * The event loop this checker's I/O runs on, if any. The engine schedules the checker's timers on the same loop,
+     * so an attempt, its callbacks and its next run never hop between threads.
+     */
+    default java.util.concurrent.ScheduledExecutorService eventLoop() {
+        return null;
+    }
+
     /** Releases resources held between attempts. */
     @Override
     default void close() {

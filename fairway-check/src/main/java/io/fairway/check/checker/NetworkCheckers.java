@@ -14,6 +14,7 @@ import io.fairway.check.spec.TcpCheckSpec;
 import io.fairway.check.spec.UdpCheckSpec;
 import io.fairway.check.spec.VirtualServerSpec;
 import io.netty.channel.Channel;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.epoll.Epoll;
@@ -59,6 +60,35 @@ public final class NetworkCheckers implements CheckerFactory, AutoCloseable {
     @Override
     public Checker create(VirtualServerSpec vs, RealServerSpec rs, CheckSpec spec) {
         String where = vs.name() + " " + rs.name() + " " + spec.describe();
+        EventLoop loop = group.next();
+        Checker network = network(spec, loop, where);
+        return network != null ? new Pinned(network, loop) : other(vs, rs, spec, where);
+    }
+
+    /** A network checker bound to one event loop for its whole life. */
+    private record Pinned(Checker checker, EventLoop loop) implements Checker {
+        @Override
+        public void check(java.util.function.Consumer<CheckResult> done) {
+            checker.check(done);
+        }
+
+        @Override
+        public java.time.Duration deadline() {
+            return checker.deadline();
+        }
+
+        @Override
+        public java.util.concurrent.ScheduledExecutorService eventLoop() {
+            return loop;
+        }
+
+        @Override
+        public void close() {
+            checker.close();
+        }
+    }
+
+    private Checker network(CheckSpec spec, EventLoop group, String where) {
         if (spec instanceof TcpCheckSpec s) {
             return new TcpChecker(resolved(s.target(), where), s.timing().connectTimeout(), group, socketChannel);
         } else if (spec instanceof HttpCheckSpec s) {
@@ -69,7 +99,12 @@ public final class NetworkCheckers implements CheckerFactory, AutoCloseable {
             return new DnsChecker(s, resolved(s.target(), where), group, datagramChannel);
         } else if (spec instanceof UdpCheckSpec s) {
             return new UdpChecker(s, resolved(s.target(), where), group, datagramChannel);
-        } else if (spec instanceof PingCheckSpec s) {
+        }
+        return null;
+    }
+
+    private Checker other(VirtualServerSpec vs, RealServerSpec rs, CheckSpec spec, String where) {
+        if (spec instanceof PingCheckSpec s) {
             return pinger.checker(s, where);
         } else if (spec instanceof MiscCheckSpec s) {
             scripts.validate(s.script(), where);

@@ -42,6 +42,7 @@ public final class CheckEngine implements AutoCloseable {
     private final NetworkCheckers network;
     private final CheckerFactory factory;
     private final Scheduler scheduler;
+    private final boolean injectedScheduler;
     private final List<VirtualServerState> states = new ArrayList<>();
     private final List<CheckerRunner> runners = new ArrayList<>();
     private boolean started;
@@ -50,6 +51,7 @@ public final class CheckEngine implements AutoCloseable {
         this.listener = Objects.requireNonNull(b.listener, "listener");
         this.random = b.random != null ? b.random : RandomGenerator.getDefault();
         this.scripts = new ScriptExecutor(b.scriptThreads, 1024);
+        this.injectedScheduler = b.scheduler != null;
         if (b.factory != null && b.scheduler != null) {
             this.network = null;
             this.factory = b.factory;
@@ -104,7 +106,10 @@ public final class CheckEngine implements AutoCloseable {
         states.addAll(created);
         states.forEach(VirtualServerState::init);
         for (Pending p : pending) {
-            CheckerRunner r = new CheckerRunner(p.vs(), p.rs(), p.c(), p.checker(), scheduler);
+            // Real time: a checker's timers live on the event loop its I/O runs on, so nothing hops threads.
+            Scheduler s = !injectedScheduler && p.checker().eventLoop() != null
+                    ? new ExecutorScheduler(p.checker().eventLoop()) : scheduler;
+            CheckerRunner r = new CheckerRunner(p.vs(), p.rs(), p.c(), p.checker(), s);
             runners.add(r);
             r.start(firstDelay(p.c().spec));
         }
