@@ -40,6 +40,12 @@ public record VirtualServerSpec(String name, List<RealServerSpec> realServers, l
         }
     }
 
+    /** Without omega (the form before omega existed; kept so callers written against it still compile). */
+    public VirtualServerSpec(String name, List<RealServerSpec> realServers, long quorum, long hysteresis,
+                             ScriptSpec quorumUp, ScriptSpec quorumDown, boolean hasSorryServer) {
+        this(name, realServers, quorum, hysteresis, quorumUp, quorumDown, hasSorryServer, false);
+    }
+
     /**
      * A virtual server with keepalived's validation applied: quorum capped to the total configured weight (at
      * least 1) and hysteresis to {@code quorum - 1}.
