@@ -34,7 +34,7 @@ import java.util.random.RandomGenerator;
  * }</pre>
  */
 public final class CheckEngine implements AutoCloseable {
-    /** How long {@link #close()} waits for omega scripts. */
+    /** How long {@link #shutdown()} waits for omega scripts. */
     public static final Duration OMEGA_WAIT = Duration.ofSeconds(10);
     private final VerdictListener listener;
     private final RandomGenerator random;
@@ -148,11 +148,11 @@ public final class CheckEngine implements AutoCloseable {
     }
 
     /**
-     * Stops every checker and releases threads and sockets. Virtual servers with {@code omega} run their
-     * notify_down and quorum_down scripts first; close waits for them up to {@link #OMEGA_WAIT}.
+     * Final stop at daemon exit: like {@link #close()}, but virtual servers with {@code omega} first run notify_down
+     * for every alive server and quorum_down if quorum was up (keepalived's behaviour at shutdown). Waits for those
+     * scripts up to {@link #OMEGA_WAIT}. Not for a reload that replaces the engine: nothing went away then.
      */
-    @Override
-    public synchronized void close() {
+    public synchronized void shutdown() {
         runners.forEach(CheckerRunner::close);
         runners.clear();
         List<java.util.concurrent.CompletableFuture<?>> scriptsDone = new ArrayList<>();
@@ -165,6 +165,17 @@ public final class CheckEngine implements AutoCloseable {
         } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
             // logged by the script executor; shutting down anyway
         }
+        close();
+    }
+
+    /**
+     * Stops every checker and releases threads and sockets, without running any script: this is also what a
+     * reload that replaces the engine calls, and a reload must not announce every server as down.
+     */
+    @Override
+    public synchronized void close() {
+        runners.forEach(CheckerRunner::close);
+        runners.clear();
         if (network != null) {
             network.close();
         }

@@ -159,7 +159,7 @@ class EngineIntegrationTest {
     }
 
     @Test
-    void omegaRunsNotifyDownAndQuorumDownAtShutdownAndOnlyWithOmega() throws Exception {
+    void omegaRunsNotifyDownAndQuorumDownAtShutdownOnlyWithOmegaAndNeverOnClose() throws Exception {
         Path dir = Files.createDirectories(tmp.resolve("o"));
         Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
@@ -176,6 +176,11 @@ class EngineIntegrationTest {
                     .scheduler(new ManualScheduler()).build()) {
                 engine.start(List.of(vs));
             }
+            assertThat(log).as("close() (a reload) runs no script").doesNotExist();
+            CheckEngine engine = CheckEngine.builder().listener(new Recorder(new ManualScheduler()))
+                    .scheduler(new ManualScheduler()).build();
+            engine.start(List.of(vs));
+            engine.shutdown();
             if (omega) {
                 assertThat(Files.readAllLines(log)).containsExactlyInAnyOrder("rs-down", "quorum-down");
             } else {
