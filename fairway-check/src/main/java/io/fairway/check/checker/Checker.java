@@ -24,6 +24,14 @@ public interface Checker extends AutoCloseable {
         return null;
     }
 
+    /**
+     * A result known before the first scheduled attempt, or empty. A track file is read at load, as keepalived does,
+     * so a server an operator put into maintenance is not added to the table for the first second after a restart.
+     */
+    default java.util.Optional<CheckResult> initial() {
+        return java.util.Optional.empty();
+    }
+
     /** Releases resources held between attempts. */
     @Override
     default void close() {

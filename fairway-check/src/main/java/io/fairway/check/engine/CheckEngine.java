@@ -102,6 +102,12 @@ public final class CheckEngine implements AutoCloseable {
             pending.forEach(p -> p.checker().close());
             throw e;
         }
+        for (Pending p : pending) {
+            p.checker().initial().ifPresent(r -> {
+                p.c().preset(r);
+                p.rs().alive = p.rs().failedCheckers() == 0;
+            });
+        }
         started = true;
         states.addAll(created);
         states.forEach(VirtualServerState::init);
@@ -133,6 +139,11 @@ public final class CheckEngine implements AutoCloseable {
     }
 
     private Duration firstDelay(CheckSpec spec) {
+        if (spec instanceof io.fairway.check.spec.FileCheckSpec) {
+            // Read at load already; after that it is watched at its poll interval, no warmup spread.
+            Duration loop = spec.timing().delayLoop();
+            return loop.compareTo(Duration.ofSeconds(1)) < 0 ? loop : Duration.ofSeconds(1);
+        }
         long warmup = spec.timing().warmup().toNanos();
         long spread = warmup <= 0 ? 0 : random.nextLong(warmup + 1);
         return CheckerRunner.BOOTSTRAP.plusNanos(spread);

@@ -84,6 +84,14 @@ final class CheckerState {
         return new Step(Verdict.STAY, delayLoop, first);
     }
 
+    /** The state at load, from a result known before any attempt (a track file). */
+    void preset(io.fairway.check.checker.CheckResult r) {
+        up = r.success();
+        hasRun = true;
+        retryIt = 0;
+        weightDelta = r.weightDelta().orElse(0);
+    }
+
     void commit(Verdict v) {
         if (v == Verdict.UP) {
             up = true;

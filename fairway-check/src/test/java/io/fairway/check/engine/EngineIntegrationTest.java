@@ -101,6 +101,30 @@ class EngineIntegrationTest {
     }
 
     @Test
+    void aTrackFileIsReadAtLoadSoAServerInMaintenanceNeverStartsInThePool() throws Exception {
+        ManualScheduler clock = new ManualScheduler();
+        Recorder rec = new Recorder(clock);
+        Path fault = tmp.resolve("fault");
+        Files.writeString(fault, "1\n");
+        Path drained = tmp.resolve("drained");
+        Files.writeString(drained, "-1\n");
+        CheckTiming t = CheckTiming.of(Duration.ofSeconds(5), Duration.ofSeconds(1));
+        var down = RealServerSpec.of("down", 5, new FileCheckSpec("fault", fault, 0, false, t));
+        var zero = RealServerSpec.of("zero", 5, new FileCheckSpec("drained", drained, 5, false, t));
+        try (CheckEngine engine = CheckEngine.builder().listener(rec).scheduler(clock).build()) {
+            engine.start(List.of(VirtualServerSpec.of("vs", List.of(down, zero), 1, 0)));
+            assertThat(rec.initial.get(0).servers()).containsExactly(
+                    new io.fairway.check.RealServerStatus("down", false, 5),
+                    new io.fairway.check.RealServerStatus("zero", true, 0));
+            assertThat(rec.initial.get(0).quorumUp()).isFalse();
+            Files.writeString(fault, "0\n");
+            clock.advance(Duration.ofSeconds(3));
+            assertThat(rec.of(ServerStateChanged.class)).singleElement().extracting(ServerStateChanged::alive)
+                    .isEqualTo(true);
+        }
+    }
+
+    @Test
     void miscDynamicScriptMovesTheWeight() throws Exception {
         ManualScheduler clock = new ManualScheduler();
         Recorder rec = new Recorder(clock);
