@@ -10,8 +10,8 @@ import java.util.Objects;
  * down. Writing {@code -1} to a file with weight 254, say, drains the server to weight 0 without editing the
  * configuration or touching the application.
  *
- * <p>The file is re-read every {@code min(delay_loop, 1 s)}; it has no retries and no alpha (keepalived reacts to
- * the file at once).
+ * <p>The file is read at load, so a drained server never starts in the pool, then re-read every
+ * {@code min(delay_loop, 1 s)}; it has no retries and no alpha (keepalived reacts to the file at once).
  *
  * @param name    the track_file name, for logs
  * @param file    the file's path

@@ -53,6 +53,23 @@ class ProtocolCheckersTest {
     }
 
     @Test
+    void tcpOverIpv6Loopback() throws Exception {
+        InetAddress v6 = InetAddress.getByName("::1");
+        ServerSocket s;
+        try {
+            s = new ServerSocket(0, 50, v6);
+        } catch (java.io.IOException e) {
+            org.junit.jupiter.api.Assumptions.assumeTrue(false, "no IPv6 loopback here: " + e.getMessage());
+            return;
+        }
+        try (s) {
+            var spec = new TcpCheckSpec(new InetSocketAddress(v6, s.getLocalPort()), T);
+            assertThat(spec.describe()).isEqualTo("TCP_CHECK [0:0:0:0:0:0:0:1]:" + s.getLocalPort());
+            assertThat(harness.once(spec).success()).isTrue();
+        }
+    }
+
+    @Test
     void unresolvableHostIsALoadError() {
         var spec = new TcpCheckSpec(InetSocketAddress.createUnresolved("no-such-host.invalid", 80), T);
         assertThatThrownBy(() -> harness.create(spec, 1)).isInstanceOf(CheckConfigException.class)
