@@ -46,7 +46,7 @@ final class DnsChecker implements Checker {
         this.timeout = spec.timing().connectTimeout();
         this.type = recordType(spec);
         this.name = spec.name().endsWith(".") ? spec.name() : spec.name() + ".";
-        this.bootstrap = new Bootstrap().group(group).channel(channel);
+        this.bootstrap = Resolved.bootstrap(group).channel(channel);
     }
 
     private static DnsRecordType recordType(DnsCheckSpec spec) {

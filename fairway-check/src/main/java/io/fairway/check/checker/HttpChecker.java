@@ -61,7 +61,7 @@ final class HttpChecker implements Checker {
         this.target = target;
         this.timeout = spec.timing().connectTimeout();
         this.ssl = spec.tls() ? sslContext(spec) : null;
-        this.bootstrap = new Bootstrap().group(group).channel(channel)
+        this.bootstrap = Resolved.bootstrap(group).channel(channel)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.max(1, timeout.toMillis()));
     }
 

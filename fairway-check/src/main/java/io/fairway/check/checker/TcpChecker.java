@@ -30,7 +30,7 @@ final class TcpChecker implements Checker {
     TcpChecker(InetSocketAddress target, Duration timeout, EventLoopGroup group, Class<? extends Channel> channel) {
         this.target = target;
         this.timeout = timeout;
-        this.bootstrap = new Bootstrap().group(group).channel(channel)
+        this.bootstrap = Resolved.bootstrap(group).channel(channel)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.max(1, timeout.toMillis()))
                 // Close with RST, as HAProxy does for its checks: a probe that carried no data needs no FIN
                 // handshake, and 10,000 checks a second must not leave 600,000 sockets in TIME_WAIT.
