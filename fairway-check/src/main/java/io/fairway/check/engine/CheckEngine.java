@@ -46,6 +46,7 @@ public final class CheckEngine implements AutoCloseable {
     private final List<VirtualServerState> states = new ArrayList<>();
     private final List<CheckerRunner> runners = new ArrayList<>();
     private boolean started;
+    private boolean closed;
 
     private CheckEngine(Builder b) {
         this.listener = Objects.requireNonNull(b.listener, "listener");
@@ -110,7 +111,12 @@ public final class CheckEngine implements AutoCloseable {
         }
         started = true;
         states.addAll(created);
-        states.forEach(VirtualServerState::init);
+        try {
+            states.forEach(VirtualServerState::init);
+        } catch (RuntimeException e) {
+            pending.forEach(p -> p.checker().close());
+            throw e;
+        }
         for (Pending p : pending) {
             // Real time: a checker's timers live on the event loop its I/O runs on, so nothing hops threads.
             Scheduler s = !injectedScheduler && p.checker().eventLoop() != null
@@ -185,6 +191,10 @@ public final class CheckEngine implements AutoCloseable {
      */
     @Override
     public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
         runners.forEach(CheckerRunner::close);
         runners.clear();
         if (network != null) {
