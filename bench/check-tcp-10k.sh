@@ -11,4 +11,4 @@ mvn -o -q -B -pl fairway-check -am package dependency:build-classpath -DskipTest
 cp="fairway-check/target/classes:$(tr ':' '\n' < fairway-check/target/check-bench.cp \
     | grep -v -e logback -e junit -e jqwik -e assertj -e awaitility -e opentest4j -e byte-buddy -e apiguardian \
     -e hamcrest | paste -sd:)"
-exec java -Xmx1g -cp "$cp" bench/check-tcp-10k.java "$@"
+exec java ${JAVA_OPTS:-} -Xmx1g -cp "$cp" bench/check-tcp-10k.java "$@"
