@@ -12,6 +12,7 @@ public record PingCheckSpec(InetAddress target, CheckTiming timing) implements C
 
     @Override
     public String describe() {
-        return "PING_CHECK " + target.getHostAddress();
+        return "PING_CHECK " + (target instanceof java.net.Inet6Address v6 ? Targets.compact(v6)
+                : target.getHostAddress());
     }
 }

@@ -64,7 +64,7 @@ class ProtocolCheckersTest {
         }
         try (s) {
             var spec = new TcpCheckSpec(new InetSocketAddress(v6, s.getLocalPort()), T);
-            assertThat(spec.describe()).isEqualTo("TCP_CHECK [0:0:0:0:0:0:0:1]:" + s.getLocalPort());
+            assertThat(spec.describe()).isEqualTo("TCP_CHECK [::1]:" + s.getLocalPort());
             assertThat(harness.once(spec).success()).isTrue();
         }
     }
