@@ -91,6 +91,15 @@ public final class ScriptExecutor implements AutoCloseable {
                 throw new CheckConfigException(where + ": script " + p + " is not executable by user "
                         + userOf(script) + " (scripts run unprivileged; chmod o+x, or set a user)");
             }
+            if (root && runAs(script) != null) {
+                // Otherwise the script fails at every run with "exit 126", far from the cause.
+                for (Path d = p.getParent(); d != null; d = d.getParent()) {
+                    if (!Files.getPosixFilePermissions(d).contains(PosixFilePermission.OTHERS_EXECUTE)) {
+                        throw new CheckConfigException(where + ": script " + p + " is in " + d
+                                + ", which user " + userOf(script) + " cannot enter (scripts run unprivileged)");
+                    }
+                }
+            }
         } catch (IOException | UnsupportedOperationException e) {
             throw new CheckConfigException(where + ": cannot read permissions of " + p + ": " + e.getMessage());
         }

@@ -141,6 +141,13 @@ class ScriptCheckersTest {
         Files.setPosixFilePermissions(writable, PosixFilePermissions.fromString("rwxrwxrwx"));
         assertThatThrownBy(() -> harness.create(misc(writable, false), 1))
                 .hasMessageContaining("writable by others");
+        if ("root".equals(System.getProperty("user.name"))) {
+            Path closed = Files.createDirectories(tmp.resolve("closed"));
+            Files.setPosixFilePermissions(closed, PosixFilePermissions.fromString("rwx------"));
+            Path hidden = Programs.script(closed, "hidden.sh", "exit 0");
+            assertThatThrownBy(() -> harness.create(misc(hidden, false), 1))
+                    .hasMessageContaining("is in " + closed + ", which user nobody cannot enter");
+        }
         var relative = new MiscCheckSpec(ScriptSpec.of("check.sh"), Duration.ofSeconds(1), false, T);
         assertThatThrownBy(() -> harness.create(relative, 1)).hasMessageContaining("must be an absolute path");
     }

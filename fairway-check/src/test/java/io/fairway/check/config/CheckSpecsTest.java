@@ -33,6 +33,7 @@ class CheckSpecsTest {
         Files.writeString(script, "#!/bin/sh\nexit 0\n");
         Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwxr-xr-x"));
         Files.writeString(dir.resolve("maint"), "0\n");
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
         String conf = text.replace("@DIR@", dir.toString());
         return KeepalivedConfig.parse("test.conf", conf, dir, ParseOptions.defaults()).config();
     }
