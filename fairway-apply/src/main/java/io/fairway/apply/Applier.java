@@ -43,6 +43,16 @@ public final class Applier {
     }
   }
 
+  /** Whether {@link #init} has run for the virtual server. */
+  public synchronized boolean initialized(String vsName) throws UnknownServerException {
+    return vs(vsName).initialized;
+  }
+
+  /** The last verdict recorded for a real server. */
+  public synchronized boolean alive(String vsName, String rsName) throws UnknownServerException {
+    return rs(vs(vsName), rsName).alive;
+  }
+
   /** The table this applier writes to. */
   public Table table() {
     return table.raw();
@@ -82,8 +92,14 @@ public final class Applier {
       LOG.info("{}: starting with quorum down", vsName);
       sorryIn(vs);
     }
+    for (String rsName : initial.weights().keySet()) {
+      if (!vs.servers.containsKey(rsName)) {
+        throw new UnknownServerException(vsName, rsName);
+      }
+    }
     for (RsState rs : vs.servers.values()) {
       rs.alive = initial.alive().contains(rs.config.name());
+      rs.weight = Math.max(0, initial.weights().getOrDefault(rs.config.name(), rs.weight));
       if ((rs.alive && vs.mayChangeServers()) || (rs.config.inhibit() && !rs.present)) {
         serverIn(vs, rs);
       }

@@ -76,6 +76,15 @@ class ApplierSequencingTest {
     assertThat(table.drain()).containsExactly(set("10.16.1.2", 5));
   }
 
+  @Test
+  void initUsesTheFrameworksEffectiveWeights() throws Exception {
+    Applier a = applier(web(rs("a", "10.16.1.1", 1), rs("b", "10.16.1.2", 1)));
+    a.init("web", new InitialState(java.util.Set.of("a"), Map.of("a", 7, "b", 3), true));
+    assertThat(table.drain()).containsExactly(new TableOp.AddService(WEB_SVC), add("10.16.1.1", 7));
+    a.setAlive("web", "b", true);
+    assertThat(table.drain()).containsExactly(add("10.16.1.2", 3));
+  }
+
   // Init: "A virtual server that starts below quorum gets its sorry server here."
 
   @Test
