@@ -53,6 +53,14 @@ public final class Applier {
     return rs(vs(vsName), rsName).alive;
   }
 
+  /**
+   * Reads the table back, serialised with every other call, since a table is used by one thread
+   * at a time.
+   */
+  public synchronized List<io.fairway.ipvs.ServiceEntry> readBack() throws TableException {
+    return table.raw().list();
+  }
+
   /** The table this applier writes to. */
   public Table table() {
     return table.raw();
