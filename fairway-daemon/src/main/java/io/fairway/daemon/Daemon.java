@@ -214,6 +214,16 @@ public final class Daemon implements AutoCloseable {
     }
   }
 
+  /** Stops checking and leaves the table as it is (keepalived's {@code -I}). */
+  public synchronized void detach() {
+    if (drift != null) {
+      drift.shutdownNow();
+    }
+    if (engine != null) {
+      engine.close();
+    }
+  }
+
   @Override
   public void close() {
     stop();
