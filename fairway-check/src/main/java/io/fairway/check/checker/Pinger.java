@@ -119,7 +119,12 @@ final class Pinger implements AutoCloseable {
     private static boolean widenGroupRange() {
         try {
             int gid = C.INSTANCE.getegid();
-            String[] cur = Files.readString(GROUP_RANGE).trim().split("\\s+");
+            String line;
+            // Not Files.readString: it trusts procfs's size of 0 and returns a truncated read.
+            try (var r = Files.newBufferedReader(GROUP_RANGE)) {
+                line = r.readLine();
+            }
+            String[] cur = line.trim().split("\\s+");
             long lo = Long.parseLong(cur[0]);
             long hi = Long.parseLong(cur[1]);
             long newLo = lo > hi ? gid : Math.min(lo, gid);
@@ -128,6 +133,7 @@ final class Pinger implements AutoCloseable {
             log.info("widened net.ipv4.ping_group_range to {} {} for PING_CHECK", newLo, newHi);
             return true;
         } catch (IOException | RuntimeException e) {
+            log.warn("cannot widen net.ipv4.ping_group_range: {}", e.toString());
             return false;
         }
     }

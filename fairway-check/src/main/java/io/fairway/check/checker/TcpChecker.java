@@ -3,6 +3,7 @@ package io.fairway.check.checker;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
@@ -13,6 +14,12 @@ import java.util.function.Consumer;
 
 /** TCP_CHECK: success when a connection completes within connect_timeout; the connection is closed at once. */
 final class TcpChecker implements Checker {
+    /** The connection is closed as soon as it is up; it never carries data. */
+    @ChannelHandler.Sharable
+    private static final class Nothing extends ChannelInboundHandlerAdapter {
+    }
+
+    private static final ChannelHandler NOTHING = new Nothing();
     private final Bootstrap bootstrap;
     private final InetSocketAddress target;
     private final Duration timeout;
@@ -22,7 +29,7 @@ final class TcpChecker implements Checker {
         this.timeout = timeout;
         this.bootstrap = new Bootstrap().group(group).channel(channel)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.max(1, timeout.toMillis()))
-                .handler(new ChannelInboundHandlerAdapter());
+                .handler(NOTHING);
     }
 
     @Override
