@@ -6,7 +6,7 @@ import io.fairway.daemon.AdminServer;
 import io.fairway.daemon.Daemon;
 import io.fairway.daemon.KeepalivedLoader;
 import io.fairway.daemon.Loader;
-import io.fairway.daemon.SpecBinding;
+import io.fairway.check.config.CheckSpecs;
 import io.fairway.ipvs.Table;
 import io.fairway.ipvs.TableException;
 import io.fairway.ipvs.kernel.IpvsKernelTable;
@@ -83,7 +83,7 @@ public final class RunCommand implements Callable<Integer> {
       err.println("fairway: " + e.getMessage());
       return 1;
     }
-    Loader loader = new KeepalivedLoader(userspace, SpecBinding::specs);
+    Loader loader = new KeepalivedLoader(userspace, CheckSpecs::from);
     Daemon daemon = new Daemon(file, loader, table, CheckEngine::builder,
         Duration.ofMillis((long) (driftSeconds * 1000)), Clock.systemUTC());
     try {

@@ -3,13 +3,7 @@ package io.fairway.daemon;
 import io.fairway.apply.Applier;
 import io.fairway.apply.UnknownServerException;
 import io.fairway.check.CheckConfigException;
-import io.fairway.check.QuorumChanged;
-import io.fairway.check.ServerStateChanged;
-import io.fairway.check.VerdictListener;
-import io.fairway.check.VirtualServerStatus;
-import io.fairway.check.WeightChanged;
 import io.fairway.check.engine.CheckEngine;
-import io.fairway.check.engine.ManualScheduler;
 import io.fairway.check.spec.VirtualServerSpec;
 import io.fairway.ipvs.ServiceEntry;
 import io.fairway.ipvs.Table;
@@ -80,7 +74,6 @@ public final class Daemon implements AutoCloseable {
   public synchronized void start() throws Loader.LoadException, TableException {
     Loaded loaded = loader.load(file);
     loaded.warnings().forEach(w -> LOG.warn("{}", w));
-    validateCheckers(loaded.specs());
     applier = new Applier(table, loaded.bindings());
     listener = new ApplyingListener(applier, clock);
     engine = engines.get().listener(listener).build();
@@ -112,8 +105,7 @@ public final class Daemon implements AutoCloseable {
     Loaded loaded;
     try {
       loaded = loader.load(file);
-      validateCheckers(loaded.specs());
-    } catch (Loader.LoadException | CheckConfigException e) {
+    } catch (Loader.LoadException e) {
       LOG.error("reload refused, still running the previous configuration: {}", e.getMessage());
       return e.getMessage();
     }
@@ -132,6 +124,9 @@ public final class Daemon implements AutoCloseable {
       engine.start(specs);
     } catch (ApplyingListener.TableFailure e) {
       LOG.warn("reload: table refused part of the change: {}", e.getMessage());
+    } catch (CheckConfigException e) {
+      // The loader validated scripts and files; this is a checker that failed to start anyway.
+      LOG.error("reload: a checker cannot start: {}", e.getMessage());
     }
     reloads++;
     LOG.info("reloaded {} ({} virtual servers)", file, loaded.bindings().size());
@@ -228,28 +223,4 @@ public final class Daemon implements AutoCloseable {
   public void close() {
     stop();
   }
-
-  /**
-   * Checks that every checker of a configuration can work (scripts exist, names resolve) without
-   * running any: an engine on a clock that never advances is started and closed.
-   */
-  private void validateCheckers(List<VirtualServerSpec> specs) {
-    try (CheckEngine dry = CheckEngine.builder().listener(NOOP).scheduler(new ManualScheduler()).build()) {
-      dry.start(specs);
-    }
-  }
-
-  private static final VerdictListener NOOP = new VerdictListener() {
-    @Override
-    public void initialState(VirtualServerStatus status) {}
-
-    @Override
-    public void serverStateChanged(ServerStateChanged event) {}
-
-    @Override
-    public void weightChanged(WeightChanged event) {}
-
-    @Override
-    public void quorumChanged(QuorumChanged event) {}
-  };
 }

@@ -42,10 +42,10 @@ public final class KeepalivedLoader implements Loader {
     try {
       return new Loaded(TableBinding.bind(r.config(), userspace), specs.apply(r.config()),
           r.warnings().stream().map(Diagnostic::format).toList());
-    } catch (TableBinding.BindingException e) {
+    } catch (TableBinding.BindingException | io.fairway.check.CheckConfigException e) {
       throw new LoadException(e.getMessage(), e);
     } catch (RuntimeException e) {
-      // The spec binding validates (e.g. a real server name twice); its messages name the server.
+      // A spec refusing a value the parser let through; name the file at least.
       throw new LoadException(file + ": " + e.getMessage(), e);
     }
   }

@@ -3,6 +3,7 @@ package io.fairway.daemon;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fairway.check.checker.CheckResult;
+import io.fairway.check.config.CheckSpecs;
 import io.fairway.check.checker.Checker;
 import io.fairway.check.engine.CheckEngine;
 import io.fairway.check.engine.ManualScheduler;
@@ -34,7 +35,7 @@ class DaemonTest {
   Daemon daemon(String conf) throws Exception {
     Path file = dir.resolve("keepalived.conf");
     Files.writeString(file, conf);
-    daemon = new Daemon(file, new KeepalivedLoader(false, SpecBinding::specs), table,
+    daemon = new Daemon(file, new KeepalivedLoader(false, CheckSpecs::from), table,
         () -> CheckEngine.builder().scheduler(clock).checkerFactory((vs, rs, spec) -> scripted(spec)),
         Duration.ZERO, Clock.systemUTC());
     return daemon;
