@@ -130,11 +130,22 @@ public final class GenericNetlink implements Closeable {
   public Ack[] batch(byte[] batch, int length, int firstSeq, int count) throws IOException {
     Ack[] acks = new Ack[count];
     socket.send(batch, length);
-    int missing = count;
-    while (missing > 0) {
-      ByteBuffer received;
+    int[] missing = {count};
+    while (missing[0] > 0) {
       try {
-        received = socket.receive();
+        socket.receiveMany(received -> {
+          for (NetlinkMessage m : NetlinkMessage.parseAll(received)) {
+            if (!m.isError()) {
+              continue;
+            }
+            int i = m.seq() - firstSeq;
+            if (i < 0 || i >= count || acks[i] != null) {
+              continue;
+            }
+            acks[i] = new Ack(m.errno(), m.extAckMessage());
+            missing[0]--;
+          }
+        });
       } catch (NetlinkTimeoutException e) {
         break;
       } catch (NetlinkException e) {
@@ -143,17 +154,6 @@ public final class GenericNetlink implements Closeable {
           continue;
         }
         throw e;
-      }
-      for (NetlinkMessage m : NetlinkMessage.parseAll(received)) {
-        if (!m.isError()) {
-          continue;
-        }
-        int i = m.seq() - firstSeq;
-        if (i < 0 || i >= count || acks[i] != null) {
-          continue;
-        }
-        acks[i] = new Ack(m.errno(), m.extAckMessage());
-        missing--;
       }
     }
     for (int i = 0; i < count; i++) {

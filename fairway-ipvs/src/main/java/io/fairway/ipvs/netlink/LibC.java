@@ -3,6 +3,7 @@ package io.fairway.ipvs.netlink;
 import com.sun.jna.LastErrorException;
 import com.sun.jna.Native;
 import com.sun.jna.NativeLibrary;
+import com.sun.jna.Pointer;
 import java.nio.ByteBuffer;
 
 /**
@@ -41,4 +42,10 @@ final class LibC {
   static native long recv(int fd, ByteBuffer buf, long len, int flags) throws LastErrorException;
 
   static native int close(int fd) throws LastErrorException;
+
+  /** {@code recvmmsg(2)}: many datagrams in one system call. */
+  static native int recvmmsg(int fd, Pointer msgvec, int vlen, int flags, Pointer timeout)
+      throws LastErrorException;
+
+  static final int MSG_WAITFORONE = 0x10000;
 }

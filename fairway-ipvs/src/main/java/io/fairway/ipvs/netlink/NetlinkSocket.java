@@ -1,6 +1,9 @@
 package io.fairway.ipvs.netlink;
 
 import com.sun.jna.LastErrorException;
+import com.sun.jna.Memory;
+import com.sun.jna.Platform;
+import com.sun.jna.Pointer;
 import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -130,6 +133,78 @@ public final class NetlinkSocket implements Closeable {
       recvBuffer.limit((int) n);
       return recvBuffer;
     }
+  }
+
+  // recvmmsg layout on LP64 Linux: struct mmsghdr is a 56-byte msghdr plus msg_len, padded to 64;
+  // struct iovec is base + len, 16 bytes.
+  private static final int MMSGHDR = 64;
+  private static final int IOVEC = 16;
+  private static final int MSGHDR_IOV = 16;
+  private static final int MSGHDR_IOVLEN = 24;
+  private static final int MSGHDR_FLAGS = 48;
+  private static final int MMSG_LEN = 56;
+  private static final int SLOT = 512;
+  private static final int SLOTS = 1024;
+  private Memory many;
+
+  /**
+   * Receives up to {@value #SLOTS} small datagrams (acks) in one {@code recvmmsg} call: waits
+   * for the first, then takes whatever else is already queued. Under user-mode Linux, where each
+   * system call is expensive, this is what makes a batch of ten thousand acks cheap to read.
+   * Datagrams longer than 512 bytes are cut (their header and errno survive).
+   *
+   * @param each called with each datagram, valid only during the call
+   * @return the number of datagrams received
+   * @throws NetlinkTimeoutException when nothing arrives within the timeout
+   */
+  public int receiveMany(java.util.function.Consumer<ByteBuffer> each) throws IOException {
+    if (!Platform.is64Bit() || !Platform.isLinux()) {
+      each.accept(receive());
+      return 1;
+    }
+    if (many == null) {
+      many = new Memory((long) SLOTS * (MMSGHDR + IOVEC + SLOT));
+      many.clear();
+      long iovBase = (long) SLOTS * MMSGHDR;
+      long slotBase = iovBase + (long) SLOTS * IOVEC;
+      for (int i = 0; i < SLOTS; i++) {
+        long iov = iovBase + (long) i * IOVEC;
+        many.setLong(iov, Pointer.nativeValue(many.share(slotBase + (long) i * SLOT)));
+        many.setLong(iov + 8, SLOT);
+        long hdr = (long) i * MMSGHDR;
+        many.setLong(hdr + MSGHDR_IOV, Pointer.nativeValue(many.share(iov)));
+        many.setLong(hdr + MSGHDR_IOVLEN, 1);
+      }
+    }
+    int n;
+    while (true) {
+      try {
+        n = LibC.recvmmsg(fd, many, SLOTS, LibC.MSG_WAITFORONE, null);
+        break;
+      } catch (LastErrorException e) {
+        if (e.getErrorCode() == EINTR) {
+          continue;
+        }
+        if (e.getErrorCode() == EAGAIN) {
+          throw new NetlinkTimeoutException();
+        }
+        throw new NetlinkException(e.getErrorCode(), "recvmmsg(netlink) failed");
+      }
+    }
+    long slotBase = (long) SLOTS * (MMSGHDR + IOVEC);
+    for (int i = 0; i < n; i++) {
+      int len = Math.min(SLOT, many.getInt((long) i * MMSGHDR + MMSG_LEN));
+      ByteBuffer b = many.getByteBuffer(slotBase + (long) i * SLOT, len).order(ByteOrder.nativeOrder());
+      if (len >= Netlink.NLMSG_HDRLEN && b.getInt(0) > len) {
+        // cut at SLOT bytes: keep header + errno, drop the rest, so the message still parses
+        int keep = Math.min(len, Netlink.NLMSG_HDRLEN + 4 + Netlink.NLMSG_HDRLEN);
+        b.putInt(0, keep);
+        b.putShort(6, (short) (b.getShort(6) & ~Netlink.NLM_F_ACK_TLVS));
+        b.limit(keep);
+      }
+      each.accept(b);
+    }
+    return n;
   }
 
   @Override

@@ -104,6 +104,47 @@ public final class Uml {
     return cp != null && !cp.isBlank() ? cp : System.getProperty("java.class.path");
   }
 
+  /**
+   * The shell words that start {@code mainClass} in a JVM inside UML, for composing a
+   * {@link Builder#command} that runs several steps (e.g. one as an unprivileged user).
+   */
+  public static String javaCommand(String classpath, String mainClass, String... args) {
+    StringBuilder sb = new StringBuilder();
+    sb.append(quote(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+    for (String o : JVM_OPTIONS) {
+      sb.append(' ').append(quote(o));
+    }
+    sb.append(" -cp ").append(quote(classpath)).append(' ').append(quote(mainClass));
+    for (String a : args) {
+      sb.append(' ').append(quote(a));
+    }
+    return sb.toString();
+  }
+
+  /**
+   * Shell commands that copy a classpath into {@code dir} inside UML (a tmpfs), and the classpath
+   * of the copies. For running a JVM as an unprivileged user: the host's Maven repository usually
+   * lives under {@code /root}, which such a user cannot read.
+   */
+  public static Staged stageClasspath(String classpath, String dir) {
+    StringBuilder shell = new StringBuilder("mkdir -p " + quote(dir) + " && chmod 755 " + quote(dir));
+    List<String> copies = new ArrayList<>();
+    String[] entries = classpath.split(File.pathSeparator);
+    for (int i = 0; i < entries.length; i++) {
+      if (entries[i].isBlank()) {
+        continue;
+      }
+      String target = dir + "/" + i + (entries[i].endsWith(".jar") ? ".jar" : "");
+      shell.append(" && cp -r ").append(quote(entries[i])).append(' ').append(quote(target));
+      copies.add(target);
+    }
+    shell.append(" && chmod -R a+rX ").append(quote(dir));
+    return new Staged(shell.toString(), String.join(File.pathSeparator, copies));
+  }
+
+  /** A classpath copied by {@link #stageClasspath}: run {@code shell} first, then use {@code classpath}. */
+  public record Staged(String shell, String classpath) {}
+
   public static Builder builder() {
     return new Builder();
   }
@@ -130,16 +171,7 @@ public final class Uml {
 
     /** Runs a main class with the given classpath in a JVM inside. */
     public Builder javaMain(String classpath, String mainClass, String... args) {
-      StringBuilder sb = new StringBuilder();
-      sb.append(quote(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
-      for (String o : JVM_OPTIONS) {
-        sb.append(' ').append(quote(o));
-      }
-      sb.append(" -cp ").append(quote(classpath)).append(' ').append(quote(mainClass));
-      for (String a : args) {
-        sb.append(' ').append(quote(a));
-      }
-      this.command = sb.toString();
+      this.command = javaCommand(classpath, mainClass, args);
       return this;
     }
 
@@ -213,7 +245,7 @@ public final class Uml {
       s.append("mount -t proc proc /proc\n");
       s.append("mount -t sysfs sysfs /sys\n");
       s.append("mount -t tmpfs tmpfs /run\n");
-      s.append("mkdir -p /run/out /run/tmp\n");
+      s.append("mkdir -p /run/out /run/tmp && chmod 1777 /run/tmp\n");
       s.append("mount -t hostfs none /run/out -o ").append(quote(out.toAbsolutePath().toString())).append('\n');
       s.append("{\n");
       for (String m : modules) {
@@ -281,8 +313,15 @@ public final class Uml {
   }
 
   /** Single-quotes a word for /bin/sh. */
-  static String quote(String s) {
+  public static String quote(String s) {
     return "'" + s.replace("'", "'\\''") + "'";
+  }
+
+  /** Deletes a previous run's output directory, so stale files cannot pass for fresh ones. */
+  public static void clean(Path dir) {
+    if (Files.exists(dir)) {
+      deleteQuietly(dir);
+    }
   }
 
   private static void deleteQuietly(Path dir) {
