@@ -76,6 +76,14 @@ public final class RunCommand implements Callable<Integer> {
         return Main.EXIT_USAGE;
       }
     }
+    Loader loader = new KeepalivedLoader(userspace, CheckSpecs::from);
+    try {
+      // Refuse a bad file before touching the table.
+      loader.load(file);
+    } catch (Loader.LoadException e) {
+      e.getMessage().lines().forEach(l -> err.println("fairway: " + l));
+      return 1;
+    }
     Table table;
     try {
       table = openTable();
@@ -83,7 +91,6 @@ public final class RunCommand implements Callable<Integer> {
       err.println("fairway: " + e.getMessage());
       return 1;
     }
-    Loader loader = new KeepalivedLoader(userspace, CheckSpecs::from);
     Daemon daemon = new Daemon(file, loader, table, CheckEngine::builder,
         Duration.ofMillis((long) (driftSeconds * 1000)), Clock.systemUTC());
     try {

@@ -107,7 +107,7 @@ public final class Daemon implements AutoCloseable {
       loaded = loader.load(file);
     } catch (Loader.LoadException e) {
       // One log line, however many errors the file has.
-      String oneLine = e.getMessage().replace('\n', ';').replace(";", "; ").replace(";  ", "; ");
+      String oneLine = String.join("; ", e.getMessage().lines().toList());
       LOG.error("reload refused, still running the previous configuration: {}", oneLine);
       return oneLine;
     }
