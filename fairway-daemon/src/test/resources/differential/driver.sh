@@ -37,18 +37,23 @@ reload() {
 
 table() { ipvsadm -Sn | sort; }
 
-# Waits until the table has not changed for 4 s (at most 60 s): checks run every second and
-# time out after one, so every verdict of a step has landed by then.
+# Waits until the table has not changed for 4 s (at most 60 s) and writes that table to $1:
+# checks run every second and a stopped backend refuses at once, so every verdict of a step has
+# landed by then. The stable table itself is written, not a later read that could catch a flap.
 settle() {
   prev=$(table); same=0; polls=0
   while [ $polls -lt 120 ]; do
     sleep 0.5
     cur=$(table)
     if [ "$cur" = "$prev" ]; then same=$((same + 1)); else same=0; prev=$cur; fi
-    [ $same -ge 8 ] && return 0
+    if [ $same -ge 8 ]; then
+      echo "$cur" > "$1"
+      return 0
+    fi
     polls=$((polls + 1))
   done
-  echo "table did not settle" >> "$OUT/$SUBJECT/notes.txt"
+  echo "$1: table did not settle" >> "$OUT/$SUBJECT/notes.txt"
+  echo "$cur" > "$1"
 }
 
 run_subject() {
@@ -76,13 +81,11 @@ run_subject() {
   # Started when the first service is in the table (a JVM in UML takes several seconds).
   waited=0
   while [ -z "$(table)" ] && [ $waited -lt 600 ]; do sleep 0.1; waited=$((waited + 1)); done
-  settle
-  table > "$OUT/$SUBJECT/step-0.txt"
+  settle "$OUT/$SUBJECT/step-0.txt"
   step=1
   while [ $step -le "$STEPS" ]; do
     "step_$step"
-    settle
-    table > "$OUT/$SUBJECT/step-$step.txt"
+    settle "$OUT/$SUBJECT/step-$step.txt"
     step=$((step + 1))
   done
   kill -TERM "$PID"

@@ -87,7 +87,8 @@ class FairwayRunTest {
 
   @Test
   void driftIsRepaired() {
-    assertThat(lines("4-drifted.txt")).containsExactly("-A -t 10.16.0.1:80 -s rr");
+    // (4-drifted.txt may already be repaired: the pass runs every second.) The log proves the
+    // deletion was seen and converged.
     assertThat(lines("5-repaired.txt")).isEqualTo(BOTH.subList(0, 2));
     assertThat(r.file("run.log")).contains("drift: TCP 10.16.0.1:80 -> 10.16.1.1:80: missing dest");
   }

@@ -14,6 +14,9 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -21,7 +24,7 @@ import org.junit.jupiter.api.Test;
  * The differential test against keepalived 2.2.7: the same keepalived.conf and the same scripted
  * backend failures, HTTP status changes, script exit codes and reload (resources/differential), run
  * once under {@code keepalived -C -n -l -f} and once under {@code fairway run} inside user-mode
- * Linux, comparing the sorted {@code ipvsadm -Sn} after every step.
+ * Linux (two boots, in parallel), comparing the sorted {@code ipvsadm -Sn} after every step.
  *
  * <p>The scenario covers quorum with hysteresis and a sorry server, inhibit_on_failure, alpha and a
  * cold start against a dead pool with an inhibit sorry server, HTTP status changes, misc_dynamic
@@ -52,15 +55,20 @@ class KeepalivedDifferentialTest {
     int steps = Integer.parseInt(Files.readAllLines(scenario.resolve("steps.sh")).stream()
         .filter(l -> l.startsWith("STEPS=")).findFirst().orElseThrow().substring(6).trim());
 
+    // One boot per subject, both at once: they share nothing but the scenario files, and the
+    // test's wall time halves on a two-core machine.
     Path out = Path.of("target", "uml-differential").toAbsolutePath();
     Uml.clean(out);
-    Uml.Result r = Uml.builder()
-        .command("sh " + Uml.quote(scenario.resolve("driver.sh").toString()) + " "
-            + Uml.quote(scenario.toString()) + " keepalived fairway")
-        .outputDir(out)
-        .timeout(Duration.ofMinutes(10))
-        .run();
-    assertThat(r.exitCode()).as(r.diagnostics()).isZero();
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    try {
+      Future<Uml.Result> keepalivedRun = pool.submit(() -> boot(scenario, out, "keepalived"));
+      Future<Uml.Result> fairwayRun = pool.submit(() -> boot(scenario, out, "fairway"));
+      keepalivedRun.get();
+      fairwayRun.get();
+    } finally {
+      pool.shutdownNow();
+    }
+    Uml.Result r = new Uml.Result(0, false, out, Duration.ZERO);
 
     String context = "\n--- keepalived log tail:\n" + tail(r.file("keepalived/log.txt"))
         + "\n--- fairway log tail:\n" + tail(r.file("fairway/log.txt"));
@@ -80,6 +88,19 @@ class KeepalivedDifferentialTest {
     // keepalived 2.2.7 leaves a virtual_server_group's address services behind at shutdown;
     // fairway removes everything it installed.
     assertThat(r.file("fairway/after-stop.txt")).as("fairway's table after SIGTERM").isEmpty();
+  }
+
+  private static Uml.Result boot(Path scenario, Path out, String subject) throws Exception {
+    Uml.Result r = Uml.builder()
+        .command("sh " + Uml.quote(scenario.resolve("driver.sh").toString()) + " "
+            + Uml.quote(scenario.toString()) + " " + subject)
+        .outputDir(out.resolve("boot-" + subject))
+        .timeout(Duration.ofMinutes(8))
+        .run();
+    assertThat(r.exitCode()).as(subject + ": " + r.diagnostics()).isZero();
+    // The driver writes to /run/out/SUBJECT; gather both under one directory.
+    Files.move(r.outDir().resolve(subject), out.resolve(subject));
+    return r;
   }
 
   private static String pythonExecutable() throws IOException, InterruptedException {
