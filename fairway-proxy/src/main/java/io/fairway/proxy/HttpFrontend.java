@@ -25,6 +25,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.ReferenceCountUtil;
@@ -57,6 +58,8 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
       List.of("connection", "keep-alive", "proxy-connection", "te", "trailer", "upgrade");
   private static final Set<HttpMethod> IDEMPOTENT =
       Set.of(HttpMethod.GET, HttpMethod.HEAD, HttpMethod.OPTIONS, HttpMethod.TRACE, HttpMethod.PUT, HttpMethod.DELETE);
+
+  private static final long LINGER_MS = 1000;
 
   private final VirtualService vs;
   private final ProxyOptions options;
@@ -561,9 +564,22 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
     }
     closed = true;
     encoder.headRequest = false;
-    client.config().setAutoRead(false);
-    client.writeAndFlush(ErrorPages.page(status, detail, true)).addListener(ChannelFutureListener.CLOSE);
     releaseQueued();
+    // Lingering close, as nginx does: closing with unread request bytes in the socket makes the
+    // kernel send a reset that can destroy the error page before the client reads it. So: send
+    // the page, half-close, and drain (discard) what the client still sends for a moment.
+    client.config().setAutoRead(true);
+    client
+        .writeAndFlush(ErrorPages.page(status, detail, true))
+        .addListener(
+            f -> {
+              if (f.isSuccess() && client instanceof SocketChannel sc) {
+                sc.shutdownOutput();
+                client.eventLoop().schedule(() -> client.close(), LINGER_MS, TimeUnit.MILLISECONDS);
+              } else {
+                client.close();
+              }
+            });
   }
 
   private void closeClient() {
