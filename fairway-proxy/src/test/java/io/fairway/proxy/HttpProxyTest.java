@@ -276,9 +276,8 @@ class HttpProxyTest {
         HttpResponse<String> r = get(t.boundAddress(k), "/");
         assertThat(r.statusCode()).isEqualTo(200);
         assertThat(r.body()).isEqualTo("rude");
-        Thread.sleep(50);
       }
-      assertThat(rude.connections.get()).isGreaterThanOrEqualTo(5);
+      assertThat(rude.swallowed.get()).as("requests that met a dead pooled connection").isGreaterThanOrEqualTo(3);
     }
   }
 
