@@ -1,0 +1,389 @@
+package io.fairway.config;
+
+import io.fairway.config.model.Addresses;
+import io.fairway.config.model.BfdCheck;
+import io.fairway.config.model.Checker;
+import io.fairway.config.model.CheckerTiming;
+import io.fairway.config.model.Config;
+import io.fairway.config.model.DirectorSpec;
+import io.fairway.config.model.DnsCheck;
+import io.fairway.config.model.Endpoint;
+import io.fairway.config.model.FileCheck;
+import io.fairway.config.model.Forwarding;
+import io.fairway.config.model.ForwardingMethod;
+import io.fairway.config.model.GlobalDefs;
+import io.fairway.config.model.GroupEntry;
+import io.fairway.config.model.HttpCheck;
+import io.fairway.config.model.MiscCheck;
+import io.fairway.config.model.PingCheck;
+import io.fairway.config.model.RealServer;
+import io.fairway.config.model.SchedulerFlag;
+import io.fairway.config.model.Script;
+import io.fairway.config.model.SmtpCheck;
+import io.fairway.config.model.SorryServer;
+import io.fairway.config.model.SslContext;
+import io.fairway.config.model.StatusRange;
+import io.fairway.config.model.TcpCheck;
+import io.fairway.config.model.TrackFile;
+import io.fairway.config.model.UdpCheck;
+import io.fairway.config.model.UrlCheck;
+import io.fairway.config.model.VirtualServer;
+import io.fairway.config.model.VirtualServerGroup;
+import io.fairway.config.model.VirtualServerId;
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+/**
+ * Prints a {@link Config} as keepalived.conf text with every effective value spelled out, so an
+ * operator sees exactly what Fairway will do (and parsing it back gives the same model).
+ */
+final class ConfigWriter {
+  private final StringBuilder out = new StringBuilder();
+  private int indent;
+
+  String write(Config c) {
+    line("# Effective configuration written by fairway check-config --dump.");
+    line("# Includes, definitions and repeaters are expanded; defaults are explicit.");
+    global(c.globalDefs());
+    c.ssl().ifPresent(this::ssl);
+    for (TrackFile t : c.trackFiles()) {
+      trackFile(t);
+    }
+    for (VirtualServerGroup g : c.groups()) {
+      group(g);
+    }
+    for (VirtualServer vs : c.virtualServers()) {
+      virtualServer(vs);
+    }
+    return out.toString();
+  }
+
+  private void line(String s) {
+    out.append("    ".repeat(indent)).append(s).append('\n');
+  }
+
+  private void open(String s) {
+    line(s + " {");
+    indent++;
+  }
+
+  private void close() {
+    indent--;
+    line("}");
+  }
+
+  /** Quotes a word if keepalived would otherwise split or cut it. */
+  static String q(String s) {
+    if (s.isEmpty()) {
+      return "\"\"";
+    }
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (Preprocessor.isBlank(c) || c == '#' || c == '!' || c == '{' || c == '}' || c == '"') {
+        return "\"" + s + "\"";
+      }
+    }
+    return s;
+  }
+
+  static String time(Duration d) {
+    return new BigDecimal(d.toNanos()).movePointLeft(9).stripTrailingZeros().toPlainString();
+  }
+
+  static String number(double d) {
+    if (d == Math.rint(d)) {
+      return Long.toString((long) d);
+    }
+    return BigDecimal.valueOf(d).stripTrailingZeros().toPlainString();
+  }
+
+  private static String onOff(boolean b) {
+    return b ? "on" : "off";
+  }
+
+  private static String script(Script s) {
+    String cmd = s.command();
+    String quoted = cmd.indexOf('"') >= 0 ? "'" + cmd + "'" : "\"" + cmd + "\"";
+    StringBuilder sb = new StringBuilder(quoted);
+    s.user().ifPresent(u -> sb.append(' ').append(q(u)));
+    s.group().ifPresent(g -> sb.append(' ').append(q(g)));
+    return sb.toString();
+  }
+
+  private void global(GlobalDefs g) {
+    open("global_defs");
+    g.routerId().ifPresent(r -> line("router_id " + q(r)));
+    if (!g.notificationEmails().isEmpty()) {
+      open("notification_email");
+      g.notificationEmails().forEach(e -> line(q(e)));
+      close();
+    }
+    g.notificationEmailFrom().ifPresent(f -> line("notification_email_from " + q(f)));
+    g.smtpServer().ifPresent(s -> line("smtp_server " + s));
+    line("smtp_connect_timeout " + g.smtpConnectTimeout().toSeconds());
+    line("smtp_alert " + onOff(g.smtpAlert()));
+    if (g.lvsFlush()) {
+      line("lvs_flush");
+    }
+    if (g.lvsFlushOnStop()) {
+      line("lvs_flush_on_stop");
+    }
+    StringBuilder t = new StringBuilder();
+    g.lvsTimeoutTcp().ifPresent(d -> t.append(" tcp ").append(d.toSeconds()));
+    g.lvsTimeoutTcpFin().ifPresent(d -> t.append(" tcpfin ").append(d.toSeconds()));
+    g.lvsTimeoutUdp().ifPresent(d -> t.append(" udp ").append(d.toSeconds()));
+    if (t.length() > 0) {
+      line("lvs_timeouts" + t);
+    }
+    line("checker_log_all_failures " + onOff(g.checkerLogAllFailures()));
+    if (g.rsInitNotifies()) {
+      line("rs_init_notifies");
+    }
+    if (g.noCheckerEmails()) {
+      line("no_checker_emails");
+    }
+    g.scriptUser().ifPresent(u -> line("script_user " + u));
+    if (g.enableScriptSecurity()) {
+      line("enable_script_security");
+    }
+    close();
+  }
+
+  private void ssl(SslContext s) {
+    open("SSL");
+    s.password().ifPresent(p -> line("password " + q(p)));
+    s.ca().ifPresent(p -> line("ca " + q(p)));
+    s.certificate().ifPresent(p -> line("certificate " + q(p)));
+    s.key().ifPresent(p -> line("key " + q(p)));
+    close();
+  }
+
+  private void trackFile(TrackFile t) {
+    open("track_file " + q(t.name()));
+    line("file " + q(t.file()));
+    line("weight " + t.weight() + (t.reverse() ? " reverse" : ""));
+    t.initValue().ifPresent(v -> line("init_file " + v + (t.overwrite() ? " overwrite" : "")));
+    close();
+  }
+
+  private void group(VirtualServerGroup g) {
+    open("virtual_server_group " + q(g.name()));
+    for (GroupEntry e : g.entries()) {
+      if (e instanceof GroupEntry.Fwmark f) {
+        line("fwmark " + f.fwmark() + " " + f.family().keyword());
+      } else {
+        GroupEntry.AddressRange r = (GroupEntry.AddressRange) e;
+        String a = Addresses.format(r.first());
+        if (!r.first().equals(r.last())) {
+          a += "-" + Addresses.format(r.last());
+        }
+        line(a + " " + r.port());
+      }
+    }
+    close();
+  }
+
+  private static String forwarding(Forwarding f) {
+    StringBuilder sb = new StringBuilder(f.method().name());
+    if (f.method() == ForwardingMethod.TUN) {
+      sb.append(" type ").append(f.tunnelType().name().toLowerCase(java.util.Locale.ROOT));
+      if (f.tunnelPort() != 0) {
+        sb.append(" port ").append(f.tunnelPort());
+      }
+      if (f.checksum() != Forwarding.TunnelChecksum.NONE) {
+        sb.append(' ').append(f.checksum().name().toLowerCase(java.util.Locale.ROOT));
+      }
+    }
+    return sb.toString();
+  }
+
+  private void virtualServer(VirtualServer vs) {
+    VirtualServerId id = vs.id();
+    if (id instanceof VirtualServerId.Address a) {
+      open("virtual_server " + Addresses.format(a.address()) + " " + a.port());
+    } else if (id instanceof VirtualServerId.Fwmark f) {
+      open("virtual_server fwmark " + f.fwmark());
+      line("ip_family " + f.family().keyword());
+    } else {
+      open("virtual_server group " + q(((VirtualServerId.Group) id).name()));
+    }
+    line("name " + q(vs.name()));
+    line("lb_algo " + vs.scheduler().keyword());
+    director(vs.director());
+    if (vs.hashBalanceFactor() != 0) {
+      line("hash_balance_factor " + vs.hashBalanceFactor());
+    }
+    line("lb_kind " + forwarding(vs.forwarding()));
+    if (id instanceof VirtualServerId.Address a) {
+      line("protocol " + a.protocol());
+    } else if (id instanceof VirtualServerId.Group g) {
+      line("protocol " + g.protocol());
+    }
+    vs.flags().stream().map(SchedulerFlag::keyword).sorted().forEach(this::line);
+    if (vs.persistent()) {
+      line("persistence_timeout " + vs.persistenceTimeout().toSeconds());
+    }
+    vs.persistenceGranularity().ifPresent(p -> line("persistence_granularity " + mask(p)));
+    vs.persistenceEngine().ifPresent(e -> line("persistence_engine " + q(e)));
+    if (vs.haSuspend()) {
+      line("ha_suspend");
+    }
+    line("omega " + onOff(vs.omega()));
+    line("quorum " + vs.quorum());
+    line("hysteresis " + vs.hysteresis());
+    vs.quorumUp().ifPresent(s -> line("quorum_up " + script(s)));
+    vs.quorumDown().ifPresent(s -> line("quorum_down " + script(s)));
+    vs.sorryServer().ifPresent(this::sorry);
+    for (RealServer rs : vs.realServers()) {
+      realServer(rs);
+    }
+    close();
+  }
+
+  private static String mask(int prefix) {
+    if (prefix > 32) {
+      return Integer.toString(prefix);
+    }
+    long m = prefix == 0 ? 0 : (0xffffffffL << (32 - prefix)) & 0xffffffffL;
+    return (m >> 24 & 0xff) + "." + (m >> 16 & 0xff) + "." + (m >> 8 & 0xff) + "." + (m & 0xff);
+  }
+
+  private void director(DirectorSpec d) {
+    if (d instanceof DirectorSpec.Fallback f) {
+      open("fallback");
+      line("sticky " + onOff(f.sticky()));
+      close();
+    } else if (d instanceof DirectorSpec.Hash h) {
+      open("hash");
+      line("by " + h.by().kind() + h.by().name().map(n -> " " + q(n)).orElse(""));
+      close();
+    } else if (d instanceof DirectorSpec.Shard s) {
+      open("shard");
+      line("replicas " + s.replicas());
+      line("by " + s.by().kind() + s.by().name().map(n -> " " + q(n)).orElse(""));
+      line("healthy " + s.healthy());
+      line("warmup " + number(s.warmup()));
+      line("rampup " + time(s.rampup()));
+      close();
+    }
+  }
+
+  private void sorry(SorryServer s) {
+    line("sorry_server " + Addresses.format(s.id().address()) + " " + s.id().port());
+    line("sorry_server_lvs_method " + forwarding(s.forwarding()));
+    if (s.inhibit()) {
+      line("sorry_server_inhibit");
+    }
+  }
+
+  private void realServer(RealServer rs) {
+    open("real_server " + Addresses.format(rs.id().address()) + " " + rs.id().port());
+    line("name " + q(rs.name()));
+    if (!rs.ident().equals(rs.name())) {
+      line("ident " + q(rs.ident()));
+    }
+    line("weight " + number(rs.weight()));
+    line("lvs_method " + forwarding(rs.forwarding()));
+    if (rs.upperThreshold() != 0) {
+      line("uthreshold " + rs.upperThreshold());
+    }
+    if (rs.lowerThreshold() != 0) {
+      line("lthreshold " + rs.lowerThreshold());
+    }
+    line("inhibit_on_failure " + onOff(rs.inhibitOnFailure()));
+    rs.notifyUp().ifPresent(s -> line("notify_up " + script(s)));
+    rs.notifyDown().ifPresent(s -> line("notify_down " + script(s)));
+    for (Checker c : rs.checkers()) {
+      checker(c);
+    }
+    close();
+  }
+
+  private void timing(CheckerTiming t) {
+    line("delay_loop " + time(t.delayLoop()));
+    line("connect_timeout " + time(t.connectTimeout()));
+    line("retry " + t.retry());
+    line("delay_before_retry " + time(t.delayBeforeRetry()));
+    line("warmup " + time(t.warmup()));
+    line("alpha " + onOff(t.alpha()));
+    line("log_all_failures " + onOff(t.logAllFailures()));
+  }
+
+  private void endpoint(Endpoint e) {
+    line("connect_ip " + Addresses.format(e.address()));
+    line("connect_port " + e.port());
+    e.bindTo().ifPresent(b -> line("bindto " + Addresses.format(b)));
+    if (e.bindPort() != 0) {
+      line("bind_port " + e.bindPort());
+    }
+    e.bindInterface().ifPresent(i -> line("bind_if " + q(i)));
+    if (e.fwmark() != 0) {
+      line("fwmark " + e.fwmark());
+    }
+  }
+
+  private void checker(Checker c) {
+    open(c.keyword());
+    timing(c.timing());
+    if (c instanceof TcpCheck t) {
+      endpoint(t.endpoint());
+    } else if (c instanceof PingCheck p) {
+      endpoint(p.endpoint());
+    } else if (c instanceof HttpCheck h) {
+      endpoint(h.endpoint());
+      line("http_protocol " + h.httpVersion());
+      line("fast_recovery " + onOff(h.fastRecovery()));
+      if (h.ssl()) {
+        line("enable_sni " + onOff(h.enableSni()));
+      }
+      h.sniName().ifPresent(s -> line("sni_name " + q(s)));
+      for (UrlCheck u : h.urls()) {
+        url(u);
+      }
+    } else if (c instanceof MiscCheck m) {
+      line("misc_path " + script(new Script(m.script().command(), m.script().argv(),
+          Optional.empty(), Optional.empty())));
+      m.script().user().ifPresent(u -> line("user " + q(u)
+          + m.script().group().map(g -> " " + q(g)).orElse("")));
+      line("misc_timeout " + time(m.timeout()));
+      line("misc_dynamic " + onOff(m.dynamic()));
+    } else if (c instanceof DnsCheck d) {
+      endpoint(d.endpoint());
+      line("type " + d.type());
+      line("name " + q(d.name()));
+    } else if (c instanceof SmtpCheck s) {
+      endpoint(s.endpoint());
+      line("helo_name " + q(s.heloName()));
+    } else if (c instanceof UdpCheck u) {
+      endpoint(u.endpoint());
+      if (!u.payload().isEmpty()) {
+        line("payload " + u.payload());
+      }
+      u.requireReply().ifPresent(r -> line(r.isEmpty() ? "require_reply" : "require_reply " + r));
+      line("min_reply_length " + u.minReplyLength());
+      line("max_reply_length " + u.maxReplyLength());
+    } else if (c instanceof FileCheck f) {
+      line("track_file " + q(f.trackFile()));
+      line("weight " + f.weight() + (f.reverse() ? " reverse" : " noreverse"));
+    } else if (c instanceof BfdCheck b) {
+      line("name " + q(b.name()));
+    }
+    close();
+  }
+
+  private void url(UrlCheck u) {
+    open("url");
+    line("path " + q(u.path()));
+    u.digest().ifPresent(d -> line("digest " + d));
+    line("status_code " + u.statusCodes().stream().map(StatusRange::toString)
+        .collect(Collectors.joining(" ")));
+    u.virtualhost().ifPresent(v -> line("virtualhost " + q(v)));
+    u.regex().ifPresent(r -> line("regex " + q(r)));
+    if (u.regexNoMatch()) {
+      line("regex_no_match");
+    }
+    close();
+  }
+}

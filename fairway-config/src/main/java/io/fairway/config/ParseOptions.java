@@ -1,0 +1,45 @@
+package io.fairway.config;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Inputs to parsing besides the file.
+ *
+ * @param configId the id that {@code @ID} / {@code @^ID} lines are compared with (keepalived's
+ *     {@code --config-id}; default: the host name up to the first dot)
+ * @param environment what {@code ${_ENV NAME}} reads
+ */
+public record ParseOptions(String configId, Map<String, String> environment) {
+  public ParseOptions {
+    Objects.requireNonNull(configId, "configId");
+    environment = Map.copyOf(environment);
+  }
+
+  /** The host's short name and environment, as keepalived would use them. */
+  public static ParseOptions defaults() {
+    return new ParseOptions(shortHostname(), System.getenv());
+  }
+
+  /** Defaults with another config id. */
+  public ParseOptions withConfigId(String id) {
+    return new ParseOptions(id, environment);
+  }
+
+  static String shortHostname() {
+    String name = null;
+    try {
+      name = Files.readString(Path.of("/proc/sys/kernel/hostname")).strip();
+    } catch (IOException | RuntimeException e) {
+      name = System.getenv("HOSTNAME");
+    }
+    if (name == null || name.isEmpty()) {
+      return "localhost";
+    }
+    int dot = name.indexOf('.');
+    return dot > 0 ? name.substring(0, dot) : name;
+  }
+}

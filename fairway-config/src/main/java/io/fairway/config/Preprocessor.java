@@ -1,0 +1,701 @@
+package io.fairway.config;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.nio.file.PathMatcher;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Turns keepalived.conf files into logical lines, as keepalived's lib/parser.c does before any
+ * keyword is looked at: comments, {@code @id} conditional lines, {@code $NAME=value} definitions
+ * and their substitution, {@code ~SEQ}/{@code ~LST} repeaters, {@code include} and splitting
+ * {@code {}} and {@code }} onto lines of their own.
+ *
+ * <p>Everything that can explode (recursive definitions, repeaters, include loops) is bounded, so
+ * hostile input ends in an error, not in memory exhaustion.
+ */
+final class Preprocessor {
+
+  /** keepalived's MAXBUF is 1024 bytes including the terminating NUL. */
+  static final int MAX_LINE_BYTES = 1023;
+
+  private static final int MAX_INCLUDE_DEPTH = 32;
+  private static final int MAX_EXPANSION_DEPTH = 32;
+  private static final int MAX_OUTPUT_LINES = 2_000_000;
+  private static final Pattern DEFINITION = Pattern.compile("\\$([A-Za-z_][A-Za-z0-9_]*)=[ \t]*(.*)");
+  private static final Pattern INCLUDE = Pattern.compile("include[rmwba]?");
+
+  /** A logical line: the text of one keyword line, or a lone brace. */
+  record Line(String file, int line, String text) {}
+
+  private final ParseOptions options;
+  private final Diagnostics diags;
+  private final Map<String, List<String>> definitions = new HashMap<>();
+  private final List<Line> out = new ArrayList<>();
+  private int includeDepth;
+  private boolean truncated;
+
+  Preprocessor(ParseOptions options, Diagnostics diags) {
+    this.options = options;
+    this.diags = diags;
+  }
+
+  /** Reads a file (and what it includes) into logical lines. */
+  List<Line> read(Path file, String displayName) {
+    String text;
+    try {
+      text = decode(Files.readAllBytes(file));
+    } catch (IOException | SecurityException e) {
+      diags.error(displayName, 0, "cannot read file: " + reason(e), "");
+      return out;
+    }
+    readText(text, displayName, file.toAbsolutePath().getParent());
+    return out;
+  }
+
+  /** Reads configuration text; {@code baseDir} anchors relative includes and {@code ${_PWD}}. */
+  List<Line> readText(String text, String displayName, Path baseDir) {
+    String[] physical = text.split("\n", -1);
+    for (int i = 0; i < physical.length && !truncated; i++) {
+      String raw = stripCr(physical[i]);
+      int lineNo = i + 1;
+      if (raw.getBytes(StandardCharsets.UTF_8).length > MAX_LINE_BYTES) {
+        diags.error(displayName, lineNo,
+            "line longer than keepalived's limit of " + MAX_LINE_BYTES + " bytes", head(raw));
+        continue;
+      }
+      String t = decomment(raw, displayName, lineNo);
+      if (t == null || t.isEmpty()) {
+        continue;
+      }
+      t = conditional(t);
+      if (t == null || t.isEmpty()) {
+        continue;
+      }
+      Matcher def = DEFINITION.matcher(t);
+      if (def.matches()) {
+        String name = def.group(1);
+        String value = def.group(2);
+        List<String> lines = new ArrayList<>();
+        if (value.endsWith("\\")) {
+          lines.add(value.substring(0, value.length() - 1).strip());
+          while (i + 1 < physical.length) {
+            i++;
+            String next = decomment(stripCr(physical[i]), displayName, i + 1);
+            if (next == null) {
+              next = "";
+            }
+            boolean more = next.endsWith("\\");
+            lines.add(more ? next.substring(0, next.length() - 1).strip() : next);
+            if (!more) {
+              break;
+            }
+          }
+          lines.removeIf(String::isEmpty);
+        } else {
+          lines.add(value);
+        }
+        if (lines.isEmpty()) {
+          lines.add("");
+        }
+        definitions.put(name, List.copyOf(lines));
+        continue;
+      }
+      expand(t, displayName, lineNo, baseDir, 0);
+    }
+    return out;
+  }
+
+  private static String stripCr(String s) {
+    return s.endsWith("\r") ? s.substring(0, s.length() - 1) : s;
+  }
+
+  private static String decode(byte[] bytes) {
+    try {
+      return StandardCharsets.UTF_8.newDecoder()
+          .onMalformedInput(CodingErrorAction.REPLACE)
+          .onUnmappableCharacter(CodingErrorAction.REPLACE)
+          .decode(ByteBuffer.wrap(bytes))
+          .toString();
+    } catch (java.nio.charset.CharacterCodingException e) {
+      return new String(bytes, StandardCharsets.ISO_8859_1);
+    }
+  }
+
+  /**
+   * keepalived's decomment: leading blanks go, {@code #} or {@code !} outside double quotes ends
+   * the line, {@code \#}/{@code \!} are literal, trailing blanks go. Returns null after reporting
+   * an unterminated quote (keepalived 2.2.7 crashes on one; we say where it is).
+   */
+  String decomment(String raw, String file, int lineNo) {
+    StringBuilder sb = new StringBuilder(raw.length());
+    boolean inQuote = false;
+    int i = 0;
+    while (i < raw.length() && isBlank(raw.charAt(i))) {
+      i++;
+    }
+    for (; i < raw.length(); i++) {
+      char c = raw.charAt(i);
+      if (c == '"') {
+        inQuote = !inQuote;
+      } else if (!inQuote && (c == '#' || c == '!')) {
+        break;
+      } else if (!inQuote && c == '\\' && i + 1 < raw.length()
+          && (raw.charAt(i + 1) == '#' || raw.charAt(i + 1) == '!')) {
+        sb.append(raw.charAt(++i));
+        continue;
+      }
+      sb.append(c);
+    }
+    if (inQuote) {
+      diags.error(file, lineNo, "unterminated quoted string", raw);
+      return null;
+    }
+    int end = sb.length();
+    while (end > 0 && isBlank(sb.charAt(end - 1))) {
+      end--;
+    }
+    return sb.substring(0, end);
+  }
+
+  static boolean isBlank(char c) {
+    return c == ' ' || c == '\t' || c == '\f' || c == '\u000b' || c == '\r' || c == '\n';
+  }
+
+  /** {@code @ID rest} keeps rest only on the host whose config id is ID; {@code @^ID} elsewhere. */
+  private String conditional(String t) {
+    while (t.startsWith("@")) {
+      int sp = 1;
+      while (sp < t.length() && !isBlank(t.charAt(sp))) {
+        sp++;
+      }
+      String id = t.substring(1, sp);
+      boolean negate = id.startsWith("^");
+      if (negate) {
+        id = id.substring(1);
+      }
+      boolean match = id.equals(options.configId());
+      if (match == negate) {
+        return null;
+      }
+      t = t.substring(sp).strip();
+    }
+    return t;
+  }
+
+  private void expand(String t, String file, int lineNo, Path baseDir, int depth) {
+    if (truncated) {
+      return;
+    }
+    if (depth > MAX_EXPANSION_DEPTH) {
+      diags.error(file, lineNo, "repeaters or definitions nested too deeply", t);
+      return;
+    }
+    if (t.startsWith("~SEQ") || t.startsWith("~LST")) {
+      repeat(t, file, lineNo, baseDir, depth);
+      return;
+    }
+    List<String> lines = substitute(t, file, lineNo);
+    if (lines == null) {
+      return;
+    }
+    for (String l : lines) {
+      String d = l.equals(t) ? l : decomment(l, file, lineNo);
+      if (d == null || d.isEmpty()) {
+        continue;
+      }
+      if (!d.equals(t)) {
+        d = conditional(d);
+        if (d == null || d.isEmpty()) {
+          continue;
+        }
+        if (d.startsWith("~SEQ") || d.startsWith("~LST")) {
+          expand(d, file, lineNo, baseDir, depth + 1);
+          continue;
+        }
+      }
+      if (d.getBytes(StandardCharsets.UTF_8).length > MAX_LINE_BYTES) {
+        diags.error(file, lineNo, "line longer than " + MAX_LINE_BYTES + " bytes after expansion",
+            head(d));
+        continue;
+      }
+      String[] words = Tokenizer.tokens(d).toArray(String[]::new);
+      if (words.length > 0 && INCLUDE.matcher(words[0]).matches()) {
+        include(words, d, file, lineNo, baseDir);
+        continue;
+      }
+      splitBraces(d, file, lineNo);
+    }
+  }
+
+  /** Text before the first unquoted brace is one line, the brace another, and so on. */
+  private void splitBraces(String d, String file, int lineNo) {
+    boolean inQuote = false;
+    int start = 0;
+    for (int i = 0; i < d.length(); i++) {
+      char c = d.charAt(i);
+      if (c == '"') {
+        inQuote = !inQuote;
+      } else if (!inQuote && (c == '{' || c == '}')) {
+        emit(d.substring(start, i), file, lineNo);
+        emit(String.valueOf(c), file, lineNo);
+        start = i + 1;
+      }
+    }
+    emit(d.substring(start), file, lineNo);
+  }
+
+  private void emit(String text, String file, int lineNo) {
+    String s = text.strip();
+    if (s.isEmpty()) {
+      return;
+    }
+    if (out.size() >= MAX_OUTPUT_LINES) {
+      if (!truncated) {
+        diags.error(file, lineNo, "configuration expands to more than " + MAX_OUTPUT_LINES
+            + " lines", s);
+        truncated = true;
+      }
+      return;
+    }
+    out.add(new Line(file, lineNo, s));
+  }
+
+  // --- $NAME substitution --------------------------------------------------------------------
+
+  /**
+   * Replaces {@code $NAME} and {@code ${NAME}}; a multi-line definition used alone on a line
+   * becomes several lines. Returns null after reporting an error.
+   */
+  private List<String> substitute(String t, String file, int lineNo) {
+    if (t.indexOf('$') < 0) {
+      return List.of(t);
+    }
+    String trimmed = t.strip();
+    Matcher alone = Pattern.compile("\\$\\{?([A-Za-z_][A-Za-z0-9_]*)\\}?").matcher(trimmed);
+    if (alone.matches()) {
+      List<String> def = definitions.get(alone.group(1));
+      if (def != null && def.size() > 1
+          && (trimmed.charAt(1) != '{' || trimmed.endsWith("}"))) {
+        List<String> result = new ArrayList<>();
+        for (String l : def) {
+          String s = replace(l, file, lineNo, 1);
+          if (s == null) {
+            return null;
+          }
+          result.add(s);
+        }
+        return result;
+      }
+    }
+    String s = replace(t, file, lineNo, 0);
+    return s == null ? null : List.of(s);
+  }
+
+  private String replace(String t, String file, int lineNo, int depth) {
+    if (depth > MAX_EXPANSION_DEPTH) {
+      diags.error(file, lineNo, "definition expands into itself (more than " + MAX_EXPANSION_DEPTH
+          + " levels)", t);
+      return null;
+    }
+    StringBuilder sb = new StringBuilder();
+    int i = 0;
+    while (i < t.length()) {
+      char c = t.charAt(i);
+      if (sb.length() > 4 * MAX_LINE_BYTES) {
+        diags.error(file, lineNo, "line longer than " + MAX_LINE_BYTES + " bytes after expansion",
+            head(t));
+        return null;
+      }
+      if (c != '$' || i + 1 >= t.length()) {
+        sb.append(c);
+        i++;
+        continue;
+      }
+      if (t.charAt(i + 1) == '{') {
+        int close = t.indexOf('}', i + 2);
+        if (close < 0) {
+          sb.append(c);
+          i++;
+          continue;
+        }
+        String inside = t.substring(i + 2, close).strip();
+        String[] parts = inside.split("[ \t]+");
+        String value = builtinOrDefinition(parts, file);
+        if (value == null) {
+          sb.append(t, i, close + 1);
+        } else {
+          String r = replace(value, file, lineNo, depth + 1);
+          if (r == null) {
+            return null;
+          }
+          sb.append(r);
+        }
+        i = close + 1;
+        continue;
+      }
+      int j = i + 1;
+      while (j < t.length()
+          && (Character.isLetterOrDigit(t.charAt(j)) && t.charAt(j) < 128 || t.charAt(j) == '_')) {
+        j++;
+      }
+      String name = t.substring(i + 1, j);
+      boolean boundary = j == t.length() || isBlank(t.charAt(j)) || t.charAt(j) == ','
+          || t.charAt(j) == ')';
+      List<String> def = name.isEmpty() || Character.isDigit(name.charAt(0)) || !boundary
+          ? null : definitions.get(name);
+      if (def == null) {
+        // Undefined names stay as written, as in keepalived.
+        sb.append(t, i, j);
+        i = j;
+        continue;
+      }
+      String r = replace(String.join(" ", def), file, lineNo, depth + 1);
+      if (r == null) {
+        return null;
+      }
+      sb.append(r);
+      i = j;
+    }
+    return sb.toString();
+  }
+
+  private String builtinOrDefinition(String[] parts, String file) {
+    String name = parts[0];
+    switch (name) {
+      case "_PWD":
+        return currentDir(file);
+      case "_INSTANCE":
+        return options.configId();
+      case "_HASH":
+        return "#";
+      case "_BANG":
+        return "!";
+      case "_ENV":
+        return parts.length > 1 ? options.environment().getOrDefault(parts[1], "") : "";
+      case "_RANDOM":
+        long min = 0;
+        long max = 32767;
+        try {
+          if (parts.length > 1) {
+            min = Long.parseLong(parts[1]);
+          }
+          if (parts.length > 2) {
+            max = Long.parseLong(parts[2]);
+          }
+        } catch (NumberFormatException e) {
+          return null;
+        }
+        if (max < min) {
+          return null;
+        }
+        return Long.toString(min + ThreadLocalRandom.current().nextLong(max - min + 1));
+      default:
+        List<String> def = definitions.get(name);
+        return def == null ? null : String.join(" ", def);
+    }
+  }
+
+  private final Map<String, String> dirs = new HashMap<>();
+
+  private String currentDir(String file) {
+    return dirs.getOrDefault(file, ".");
+  }
+
+  // --- ~SEQ / ~LST ----------------------------------------------------------------------------
+
+  private void repeat(String t, String file, int lineNo, Path baseDir, int depth) {
+    boolean seq = t.startsWith("~SEQ");
+    boolean hex = t.startsWith("~SEQx");
+    int open = t.indexOf('(');
+    String keyword = t.substring(0, open < 0 ? Math.min(t.length(), 5) : open);
+    if (open < 0 || !(keyword.equals("~SEQ") || keyword.equals("~SEQx") || keyword.equals("~LST"))) {
+      diags.error(file, lineNo, "expected ~SEQ(...), ~SEQx(...) or ~LST(...)", t);
+      return;
+    }
+    int close = matchingParen(t, open);
+    if (close < 0) {
+      diags.error(file, lineNo, "missing ')' in " + keyword, t);
+      return;
+    }
+    String args = t.substring(open + 1, close);
+    String rest = t.substring(close + 1).strip();
+    if (rest.isEmpty()) {
+      diags.warn(file, lineNo, keyword + " with nothing to repeat", t);
+      return;
+    }
+    if (seq) {
+      String[] a = args.split(",", -1);
+      if (a.length < 2 || a.length > 4 || !a[0].strip().matches("[A-Za-z_][A-Za-z0-9_]*")) {
+        diags.error(file, lineNo, keyword + " takes (var, [start,] [step,] end)", t);
+        return;
+      }
+      long start;
+      long step;
+      long end;
+      try {
+        long[] n = new long[a.length - 1];
+        for (int k = 1; k < a.length; k++) {
+          n[k - 1] = Long.decode(a[k].strip());
+        }
+        end = n[n.length - 1];
+        start = n.length >= 2 ? n[0] : (end >= 0 ? 1 : -1);
+        step = n.length == 3 ? n[1] : (end >= start ? 1 : -1);
+      } catch (NumberFormatException e) {
+        diags.error(file, lineNo, keyword + " needs integer start, step and end", t);
+        return;
+      }
+      if (step == 0 || (step > 0 && end < start) || (step < 0 && end > start)) {
+        diags.error(file, lineNo, keyword + " never reaches its end (step " + step + ")", t);
+        return;
+      }
+      long count = (end - start) / step + 1;
+      if (count > MAX_OUTPUT_LINES) {
+        diags.error(file, lineNo, keyword + " repeats more than " + MAX_OUTPUT_LINES + " times", t);
+        return;
+      }
+      String var = a[0].strip();
+      for (long v = start; step > 0 ? v <= end : v >= end; v += step) {
+        String value = hex ? Long.toHexString(v) : Long.toString(v);
+        withDefinitions(Map.of(var, value), rest, file, lineNo, baseDir, depth);
+        if (truncated) {
+          return;
+        }
+      }
+    } else {
+      List<Map<String, String>> rows = listRows(args, file, lineNo, t);
+      if (rows == null) {
+        return;
+      }
+      for (Map<String, String> row : rows) {
+        withDefinitions(row, rest, file, lineNo, baseDir, depth);
+        if (truncated) {
+          return;
+        }
+      }
+    }
+  }
+
+  private void withDefinitions(Map<String, String> vars, String rest, String file, int lineNo,
+      Path baseDir, int depth) {
+    Map<String, List<String>> saved = new HashMap<>();
+    vars.forEach((k, v) -> saved.put(k, definitions.put(k, List.of(v))));
+    expand(rest, file, lineNo, baseDir, depth + 1);
+    saved.forEach((k, v) -> {
+      if (v == null) {
+        definitions.remove(k);
+      } else {
+        definitions.put(k, v);
+      }
+    });
+  }
+
+  private static int matchingParen(String t, int open) {
+    int level = 0;
+    for (int i = open; i < t.length(); i++) {
+      if (t.charAt(i) == '(') {
+        level++;
+      } else if (t.charAt(i) == ')' && --level == 0) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  /** {@code var, v1, v2} or {@code {a,b}, {1,2}, {3,4}}. */
+  private List<Map<String, String>> listRows(String args, String file, int lineNo, String t) {
+    List<List<String>> groups = new ArrayList<>();
+    String s = args.strip();
+    if (s.startsWith("{")) {
+      int i = 0;
+      while (i < s.length()) {
+        while (i < s.length() && (isBlank(s.charAt(i)) || s.charAt(i) == ',')) {
+          i++;
+        }
+        if (i >= s.length()) {
+          break;
+        }
+        if (s.charAt(i) != '{') {
+          diags.error(file, lineNo, "~LST with {...} groups needs every value in {...}", t);
+          return null;
+        }
+        int close = s.indexOf('}', i);
+        if (close < 0) {
+          diags.error(file, lineNo, "missing '}' in ~LST", t);
+          return null;
+        }
+        groups.add(splitList(s.substring(i + 1, close)));
+        i = close + 1;
+      }
+    } else {
+      List<String> all = splitList(s);
+      groups.add(List.of(all.get(0)));
+      for (String v : all.subList(1, all.size())) {
+        groups.add(List.of(v));
+      }
+    }
+    if (groups.size() < 2) {
+      diags.error(file, lineNo, "~LST needs a variable and at least one value", t);
+      return null;
+    }
+    List<String> vars = groups.get(0);
+    for (String v : vars) {
+      if (!v.matches("[A-Za-z_][A-Za-z0-9_]*")) {
+        diags.error(file, lineNo, "bad ~LST variable name '" + v + "'", t);
+        return null;
+      }
+    }
+    List<Map<String, String>> rows = new ArrayList<>();
+    for (List<String> g : groups.subList(1, groups.size())) {
+      if (g.size() != vars.size()) {
+        diags.error(file, lineNo, "~LST value group " + g + " does not match variables " + vars, t);
+        return null;
+      }
+      Map<String, String> row = new HashMap<>();
+      for (int k = 0; k < vars.size(); k++) {
+        row.put(vars.get(k), g.get(k));
+      }
+      rows.add(row);
+    }
+    return rows;
+  }
+
+  private static List<String> splitList(String s) {
+    List<String> r = new ArrayList<>();
+    for (String p : s.split(",", -1)) {
+      r.add(p.strip());
+    }
+    return r;
+  }
+
+  // --- include ---------------------------------------------------------------------------------
+
+  private void include(String[] words, String text, String file, int lineNo, Path baseDir) {
+    if (words.length < 2) {
+      diags.error(file, lineNo, "include needs a file name or pattern", text);
+      return;
+    }
+    if (includeDepth >= MAX_INCLUDE_DEPTH) {
+      diags.error(file, lineNo, "includes nested more than " + MAX_INCLUDE_DEPTH
+          + " deep (does a file include itself?)", text);
+      return;
+    }
+    for (int w = 1; w < words.length; w++) {
+      String pattern = words[w];
+      List<Path> matches;
+      try {
+        matches = glob(baseDir, pattern);
+      } catch (InvalidPathException | IOException | SecurityException
+          | java.util.regex.PatternSyntaxException e) {
+        diags.error(file, lineNo, "bad include pattern '" + pattern + "': " + reason(e), text);
+        continue;
+      }
+      if (matches.isEmpty()) {
+        diags.error(file, lineNo, "include: no file matches '" + pattern + "'", text);
+        continue;
+      }
+      for (Path p : matches) {
+        if (!Files.isRegularFile(p)) {
+          diags.error(file, lineNo, "include: '" + p + "' is not a regular file", text);
+          continue;
+        }
+        String shown = displayName(p);
+        String content;
+        try {
+          content = decode(Files.readAllBytes(p));
+        } catch (IOException | SecurityException e) {
+          diags.error(file, lineNo, "include: cannot read '" + p + "': " + reason(e), text);
+          continue;
+        }
+        Path dir = p.toAbsolutePath().getParent();
+        dirs.put(shown, dir.toString());
+        includeDepth++;
+        try {
+          readText(content, shown, dir);
+        } finally {
+          includeDepth--;
+        }
+      }
+    }
+  }
+
+  private static String displayName(Path p) {
+    Path cwd = Path.of("").toAbsolutePath();
+    Path abs = p.toAbsolutePath().normalize();
+    return abs.startsWith(cwd) ? cwd.relativize(abs).toString() : abs.toString();
+  }
+
+  /** glob(3) with braces, relative to the including file's directory, results sorted. */
+  static List<Path> glob(Path baseDir, String pattern) throws IOException {
+    Path base = baseDir == null ? Path.of("").toAbsolutePath() : baseDir;
+    Path pat = Path.of(pattern);
+    Path root = pat.isAbsolute() ? pat.getRoot() : base;
+    List<Path> current = List.of(root);
+    for (Path component : pat) {
+      String c = component.toString();
+      List<Path> next = new ArrayList<>();
+      boolean wild = c.indexOf('*') >= 0 || c.indexOf('?') >= 0 || c.indexOf('[') >= 0
+          || c.indexOf('{') >= 0;
+      for (Path dir : current) {
+        if (!wild) {
+          Path p = dir.resolve(c);
+          if (Files.exists(p)) {
+            next.add(p);
+          }
+          continue;
+        }
+        if (!Files.isDirectory(dir)) {
+          continue;
+        }
+        PathMatcher m = dir.getFileSystem().getPathMatcher("glob:" + c);
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
+          for (Path p : ds) {
+            String n = p.getFileName().toString();
+            if (m.matches(p.getFileName()) && (!n.startsWith(".") || c.startsWith("."))) {
+              next.add(p);
+            }
+          }
+        }
+      }
+      next.sort(null);
+      current = next;
+      if (current.isEmpty()) {
+        break;
+      }
+    }
+    return current;
+  }
+
+  private static String reason(Exception e) {
+    String m = e.getMessage();
+    if (e instanceof java.nio.file.NoSuchFileException) {
+      return "no such file";
+    }
+    if (e instanceof java.nio.file.AccessDeniedException) {
+      return "permission denied";
+    }
+    return m == null ? e.getClass().getSimpleName() : m;
+  }
+
+  private static String head(String s) {
+    return s.length() > 80 ? s.substring(0, 77) + "..." : s;
+  }
+
+  void registerTopDir(String displayName, Path dir) {
+    if (dir != null) {
+      dirs.put(displayName, dir.toString());
+    }
+  }
+}

@@ -1,0 +1,197 @@
+package io.fairway.config;
+
+import java.math.BigDecimal;
+import java.net.Inet4Address;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.regex.Pattern;
+
+/**
+ * Readers for keepalived's value types. Each returns null after reporting the error at the node,
+ * so that one bad value doesn't hide the next one.
+ */
+final class Values {
+  private static final Pattern IPV4 =
+      Pattern.compile("(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)(\\.(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)){3}");
+  private static final Pattern IPV6_CHARS = Pattern.compile("[0-9A-Fa-f:.]+");
+  private static final Pattern TIMER = Pattern.compile("\\d{1,10}(\\.\\d{1,6})?|\\.\\d{1,6}");
+
+  private final Diagnostics diags;
+
+  Values(Diagnostics diags) {
+    this.diags = diags;
+  }
+
+  void error(Node n, String message) {
+    diags.error(n.line.file(), n.line.line(), message, n.line.text());
+  }
+
+  void warn(Node n, String message) {
+    diags.warn(n.line.file(), n.line.line(), message, n.line.text());
+  }
+
+  /** A literal IPv4 or IPv6 address; never a host name (and never a DNS lookup). */
+  static InetAddress address(String s) {
+    try {
+      if (IPV4.matcher(s).matches()) {
+        return InetAddress.getByName(s);
+      }
+      if (s.indexOf(':') >= 0 && IPV6_CHARS.matcher(s).matches()) {
+        InetAddress a = InetAddress.getByName(s);
+        return a instanceof Inet6Address || a instanceof Inet4Address ? a : null;
+      }
+    } catch (UnknownHostException | RuntimeException e) {
+      return null;
+    }
+    return null;
+  }
+
+  InetAddress address(Node n, int i, String what) {
+    if (i > n.argc()) {
+      error(n, n.keyword() + ": missing " + what);
+      return null;
+    }
+    InetAddress a = address(n.arg(i));
+    if (a == null) {
+      error(n, n.keyword() + ": '" + n.arg(i) + "' is not an IPv4 or IPv6 address");
+    }
+    return a;
+  }
+
+  /** An unsigned integer in [min, max] (decimal, or 0x hex as strtoul with base 0 would). */
+  Long number(Node n, int i, long min, long max, String what) {
+    if (i > n.argc()) {
+      error(n, n.keyword() + ": missing " + what);
+      return null;
+    }
+    String s = n.arg(i);
+    Long v = parseLong(s);
+    if (v == null) {
+      error(n, n.keyword() + ": " + what + " '" + s + "' is not a number");
+      return null;
+    }
+    if (v < min || v > max) {
+      error(n, n.keyword() + ": " + what + " " + s + " is out of range " + min + ".." + max);
+      return null;
+    }
+    return v;
+  }
+
+  static Long parseLong(String s) {
+    try {
+      if (s.matches("[+-]?\\d{1,19}")) {
+        return Long.parseLong(s);
+      }
+      if (s.matches("0[xX][0-9A-Fa-f]{1,15}")) {
+        return Long.parseLong(s.substring(2), 16);
+      }
+    } catch (NumberFormatException e) {
+      return null;
+    }
+    return null;
+  }
+
+  Integer port(Node n, int i) {
+    Long v = number(n, i, 0, 65535, "port");
+    return v == null ? null : v.intValue();
+  }
+
+  /** A TIMER: decimal seconds with up to 6 decimals. */
+  Duration timer(Node n, int i, boolean allowZero) {
+    if (i > n.argc()) {
+      error(n, n.keyword() + ": missing a time in seconds");
+      return null;
+    }
+    String s = n.arg(i);
+    if (!TIMER.matcher(s).matches()) {
+      error(n, n.keyword() + ": '" + s + "' is not a time in seconds (up to 6 decimals)");
+      return null;
+    }
+    BigDecimal sec = new BigDecimal(s);
+    if (sec.compareTo(BigDecimal.valueOf(Integer.MAX_VALUE)) > 0) {
+      error(n, n.keyword() + ": " + s + " seconds is too long");
+      return null;
+    }
+    Duration d = Duration.ofNanos(sec.movePointRight(9).longValueExact());
+    if (!allowZero && d.isZero()) {
+      error(n, n.keyword() + ": must be more than 0 seconds");
+      return null;
+    }
+    return d;
+  }
+
+  /** A decimal (weights, warmup). */
+  Double decimal(Node n, int i, double min, double max, String what) {
+    if (i > n.argc()) {
+      error(n, n.keyword() + ": missing " + what);
+      return null;
+    }
+    String s = n.arg(i);
+    if (!s.matches("[+-]?(\\d{1,12}(\\.\\d{0,9})?|\\.\\d{1,9})")) {
+      error(n, n.keyword() + ": " + what + " '" + s + "' is not a number");
+      return null;
+    }
+    double v = Double.parseDouble(s);
+    if (v < min || v > max) {
+      error(n, n.keyword() + ": " + what + " " + s + " is out of range " + fmt(min) + ".."
+          + fmt(max));
+      return null;
+    }
+    return v;
+  }
+
+  private static String fmt(double d) {
+    return d == Math.rint(d) && Math.abs(d) < 1e15 ? Long.toString((long) d) : Double.toString(d);
+  }
+
+  /** {@code on|off|true|false|yes|no}; a bare keyword means true. */
+  Boolean bool(Node n, int i) {
+    if (i > n.argc()) {
+      return Boolean.TRUE;
+    }
+    switch (n.arg(i).toLowerCase(Locale.ROOT)) {
+      case "on":
+      case "true":
+      case "yes":
+        return Boolean.TRUE;
+      case "off":
+      case "false":
+      case "no":
+        return Boolean.FALSE;
+      default:
+        error(n, n.keyword() + ": '" + n.arg(i) + "' is not a boolean (on/off, true/false, yes/no)");
+        return null;
+    }
+  }
+
+  /** Checks the argument count; reports and returns false if it is wrong. */
+  boolean args(Node n, int min, int max) {
+    if (n.hasBlock()) {
+      error(n, "'" + n.keyword() + "' does not take a { } block");
+      return false;
+    }
+    if (n.argc() < min) {
+      error(n, "'" + n.keyword() + "' needs " + (min == max ? "" : "at least ") + min
+          + " argument" + (min == 1 ? "" : "s"));
+      return false;
+    }
+    if (n.argc() > max) {
+      error(n, "'" + n.keyword() + "' takes at most " + max + " argument" + (max == 1 ? "" : "s")
+          + ", extra: '" + n.arg(max + 1) + "'");
+      return false;
+    }
+    return true;
+  }
+
+  /** Checks that the keyword opened a block. */
+  boolean block(Node n) {
+    if (!n.hasBlock()) {
+      error(n, "'" + n.keyword() + "' needs a { } block");
+      return false;
+    }
+    return true;
+  }
+}

@@ -1,0 +1,13 @@
+package io.fairway.config.model;
+
+/**
+ * {@code BFD_CHECK}: follows a BFD session's state instead of polling.
+ *
+ * @param name the {@code bfd_instance} followed
+ */
+public record BfdCheck(Location location, CheckerTiming timing, String name) implements Checker {
+  @Override
+  public String keyword() {
+    return "BFD_CHECK";
+  }
+}

@@ -1,0 +1,17 @@
+package io.fairway.config.model;
+
+/**
+ * {@code SMTP_CHECK}: expects a 220 banner, sends HELO and expects 250, then QUIT.
+ *
+ * @param heloName the HELO argument (default {@code smtpchecker.keepalived.org})
+ */
+public record SmtpCheck(Location location, CheckerTiming timing, Endpoint endpoint, String heloName)
+    implements Checker {
+  /** keepalived's default HELO name. */
+  public static final String DEFAULT_HELO = "smtpchecker.keepalived.org";
+
+  @Override
+  public String keyword() {
+    return "SMTP_CHECK";
+  }
+}

@@ -1,0 +1,77 @@
+package io.fairway.config.model;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * A {@code virtual_server} with keepalived's defaults and load-time adjustments applied (quorum
+ * capped to the weight sum, hysteresis to quorum-1, persistence forced for port 0, real server
+ * ports filled in, duplicate real servers dropped).
+ *
+ * @param id the service's identity across reloads
+ * @param name {@code name} (a Fairway extension); default {@code IP:PORT}, {@code fwmark:N} or
+ *     {@code group:NAME}
+ * @param scheduler {@code lb_algo} (default wlc)
+ * @param director the Varnish director's parameters, {@link DirectorSpec.None} otherwise
+ * @param hashBalanceFactor bounded-load factor in percent for mh/shard ({@code
+ *     hash_balance_factor}); 0 = off, otherwise above 100
+ * @param forwarding {@code lb_kind} (default NAT; PROXY for Varnish directors)
+ * @param flags scheduler flags ({@code flag-N}, {@code sh-port}, {@code ops}, ...)
+ * @param persistenceTimeout {@code persistence_timeout}; zero when not persistent
+ * @param persistenceGranularity netmask prefix length of {@code persistence_granularity}, if set
+ * @param persistenceEngine {@code persistence_engine}, if set
+ * @param haSuspend suspend checkers while the address is not local ({@code ha_suspend})
+ * @param omega run notify_down/quorum_down scripts at shutdown too
+ * @param quorum minimum weight sum of alive real servers (effective: capped to the weight sum)
+ * @param hysteresis quorum hysteresis (effective: at most quorum - 1)
+ * @param quorumUp script run when quorum is gained
+ * @param quorumDown script run when quorum is lost
+ * @param sorryServer the server used while quorum is lost
+ * @param realServers the real servers, in file order
+ */
+public record VirtualServer(
+    Location location,
+    VirtualServerId id,
+    String name,
+    Scheduler scheduler,
+    DirectorSpec director,
+    int hashBalanceFactor,
+    Forwarding forwarding,
+    Set<SchedulerFlag> flags,
+    Duration persistenceTimeout,
+    Optional<Integer> persistenceGranularity,
+    Optional<String> persistenceEngine,
+    boolean haSuspend,
+    boolean omega,
+    long quorum,
+    long hysteresis,
+    Optional<Script> quorumUp,
+    Optional<Script> quorumDown,
+    Optional<SorryServer> sorryServer,
+    List<RealServer> realServers) {
+  public VirtualServer {
+    flags = Set.copyOf(flags);
+    realServers = List.copyOf(realServers);
+  }
+
+  /** True if persistence is on. */
+  public boolean persistent() {
+    return !persistenceTimeout.isZero();
+  }
+
+  /** The real server with this id, if any. */
+  public Optional<RealServer> realServer(RealServerId rsId) {
+    return realServers.stream().filter(rs -> rs.id().equals(rsId)).findFirst();
+  }
+
+  /** The OR of the IP_VS_SVC_F_* bits of {@link #flags()} (persistence not included). */
+  public int flagBits() {
+    int bits = 0;
+    for (SchedulerFlag f : flags) {
+      bits |= f.bits();
+    }
+    return bits;
+  }
+}
