@@ -87,6 +87,7 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
   private final Set<RealServer> tried = new HashSet<>(2);
   private final ArrayDeque<HttpContent> pendingBody = new ArrayDeque<>();
   private RealServer server;
+  private Lease lease;
   private Channel backend;
   private ScheduledFuture<?> responseTimer;
 
@@ -241,8 +242,8 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
 
   /** Chooses a server and gets a connection to it; {@code fresh} skips pooled connections. */
   private void acquire(boolean fresh) {
-    RealServer rs = vs.select(clientAddress, key, tried);
-    if (rs == null) {
+    Lease l = vs.select(clientAddress, key, tried);
+    if (l == null) {
       boolean none = tried.isEmpty();
       log.warn(
           "{}: {} for {} {}",
@@ -256,8 +257,9 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
           none ? "No server is available to handle this request." : "The server could not be reached.");
       return;
     }
+    RealServer rs = l.server;
     server = rs;
-    rs.bind();
+    lease = l;
     Channel pooled = fresh ? null : rs.pool.poll(client.eventLoop());
     if (pooled != null) {
       attach(pooled);
@@ -266,8 +268,8 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
     ChannelFuture f = connect(rs);
     f.addListener(
         x -> {
-          if (closed || request == null || server != rs) {
-            rs.unbind();
+          if (closed || request == null || lease != l) {
+            l.close();
             f.channel().close();
             return;
           }
@@ -275,7 +277,8 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
             attach(f.channel());
           } else {
             log.warn("{}: connect to {} failed: {}", vs.service().key(), rs, TcpFrontend.reason(f.cause()));
-            rs.unbind();
+            l.close();
+            lease = null;
             server = null;
             tried.add(rs);
             acquire(fresh);
@@ -460,8 +463,10 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
         b.close();
       }
     }
+    if (lease != null) {
+      lease.close();
+    }
     if (rs != null) {
-      rs.unbind();
       rs.established.remove(client);
     }
     HttpContent c;
@@ -469,6 +474,7 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
       c.release();
     }
     server = null;
+    lease = null;
     backend = null;
     request = null;
   }
@@ -497,7 +503,8 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
       if (b != null) {
         b.close();
       }
-      rs.unbind();
+      lease.close();
+      lease = null;
       rs.established.remove(client);
       // A fresh connection: other pooled connections to a server that just died are likely dead too.
       acquire(true);

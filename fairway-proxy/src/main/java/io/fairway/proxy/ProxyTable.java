@@ -73,6 +73,8 @@ public final class ProxyTable implements Table {
   private final EventLoopGroup ioGroup;
   private final Map<ServiceKey, VirtualService> services = new LinkedHashMap<>();
   private final ScheduledFuture<?> purger;
+  private final ScheduledFuture<?> expirer;
+  private final ConnectionExpiry expiry;
 
   /**
    * A table with its own event loops.
@@ -87,8 +89,9 @@ public final class ProxyTable implements Table {
     this.specs = specs == null ? k -> null : specs;
     this.acceptGroup = Transport.group(1);
     this.ioGroup = Transport.group(options.ioThreads());
-    this.purger =
-        ioGroup.scheduleAtFixedRate(this::purgeTemplates, 10, 10, TimeUnit.SECONDS);
+    this.purger = ioGroup.scheduleAtFixedRate(this::purgeTemplates, 10, 10, TimeUnit.SECONDS);
+    this.expiry = new ConnectionExpiry(options.inactiveExpiry().toNanos());
+    this.expirer = ioGroup.scheduleAtFixedRate(expiry::sweep, 250, 250, TimeUnit.MILLISECONDS);
     log.info("userspace data plane started ({} transport)", Transport.name());
   }
 
@@ -131,7 +134,7 @@ public final class ProxyTable implements Table {
       throw new TableException(Reason.EXISTS, key + ": service already exists");
     }
     checkScheduler(service);
-    VirtualService vs = new VirtualService(service, specFor(key), options);
+    VirtualService vs = new VirtualService(service, specFor(key), options, expiry);
     InetSocketAddress addr = new InetSocketAddress(key.address(), key.port());
     ChannelFuture bind = serverBootstrap(vs).bind(addr).awaitUninterruptibly();
     if (!bind.isSuccess()) {
@@ -189,7 +192,7 @@ public final class ProxyTable implements Table {
   }
 
   private static void checkScheduler(Service s) throws TableException {
-    if (!Pickers.known(s.scheduler())) {
+    if (!VirtualService.known(s.scheduler())) {
       throw new TableException(Reason.NOT_FOUND, s.key() + ": unknown scheduler '" + s.scheduler() + "'");
     }
   }
@@ -307,6 +310,10 @@ public final class ProxyTable implements Table {
     }
     for (VirtualService vs : l) {
       vs.persistence.purge(now);
+      VirtualService.Pool p = vs.pool();
+      if (p.kernel() != null) {
+        p.kernel().expireTemplates();
+      }
     }
   }
 
@@ -317,6 +324,7 @@ public final class ProxyTable implements Table {
       flush();
     } finally {
       purger.cancel(false);
+      expirer.cancel(false);
       acceptGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS);
       ioGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
     }

@@ -40,6 +40,8 @@ final class RealServer implements io.fairway.director.Backend {
   final Set<Channel> established = ConcurrentHashMap.newKeySet();
   /** Idle keep-alive backend connections (HTTP), per event loop. */
   final BackendPool pool = new BackendPool();
+  /** This server in the kernel-scheduler model, when the service runs a kernel scheduler. */
+  volatile io.fairway.director.sched.Dest kernelDest;
 
   RealServer(Dest dest, int inactiveExpirySeconds) {
     this.dest = dest;
@@ -100,11 +102,6 @@ final class RealServer implements io.fairway.director.Backend {
     return !clear;
   }
 
-  /** Whether a new connection may be scheduled here. */
-  boolean available() {
-    return !removed && dest.weight() > 0 && !overloaded();
-  }
-
   boolean removed() {
     return removed;
   }
@@ -131,7 +128,9 @@ final class RealServer implements io.fairway.director.Backend {
 
   DestEntry entry() {
     Stats s = new Stats(connections.sum(), 0, 0, inBytes.sum(), outBytes.sum(), 0, 0, 0, 0, 0);
-    return new DestEntry(dest, active(), inactive(), persistent.get(), s);
+    io.fairway.director.sched.Dest kd = kernelDest;
+    int templates = kd != null ? kd.persistConns() : persistent.get();
+    return new DestEntry(dest, active(), inactive(), templates, s);
   }
 
   @Override

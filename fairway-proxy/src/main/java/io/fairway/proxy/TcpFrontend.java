@@ -26,7 +26,6 @@ final class TcpFrontend extends ChannelInboundHandlerAdapter {
   private final VirtualService vs;
   private final ProxyOptions options;
   private final Set<RealServer> tried = new HashSet<>(2);
-  private RealServer server;
 
   TcpFrontend(VirtualService vs, ProxyOptions options) {
     this.vs = vs;
@@ -40,8 +39,8 @@ final class TcpFrontend extends ChannelInboundHandlerAdapter {
 
   private void connect(Channel client) {
     InetSocketAddress ca = (InetSocketAddress) client.remoteAddress();
-    RealServer rs = vs.select(ca, null, tried);
-    if (rs == null) {
+    Lease lease = vs.select(ca, null, tried);
+    if (lease == null) {
       log.warn(
           "{}: no destination available for {}{}",
           vs.service().key(),
@@ -50,7 +49,7 @@ final class TcpFrontend extends ChannelInboundHandlerAdapter {
       client.close();
       return;
     }
-    rs.bind();
+    RealServer rs = lease.server;
     Bootstrap b =
         new Bootstrap()
             .group(client.eventLoop())
@@ -63,7 +62,7 @@ final class TcpFrontend extends ChannelInboundHandlerAdapter {
     f.addListener(
         x -> {
           if (!f.isSuccess()) {
-            rs.unbind();
+            lease.close();
             tried.add(rs);
             log.warn("{}: connect to {} failed: {}", vs.service().key(), rs, reason(f.cause()));
             if (client.isActive()) {
@@ -73,15 +72,14 @@ final class TcpFrontend extends ChannelInboundHandlerAdapter {
           }
           Channel backend = f.channel();
           if (!client.isActive()) {
-            rs.unbind();
+            lease.close();
             backend.close();
             return;
           }
-          server = rs;
           rs.established.add(client);
           client.closeFuture().addListener(c -> {
             rs.established.remove(client);
-            rs.unbind();
+            lease.close();
           });
           client.pipeline().addLast(new Relay(backend, rs.inBytes));
           client.pipeline().remove(this);
