@@ -9,6 +9,7 @@ import io.fairway.director.varnish.HashDirector;
 import io.fairway.director.varnish.RandomDirector;
 import io.fairway.director.varnish.RoundRobinDirector;
 import io.fairway.director.varnish.ShardDirector;
+import io.fairway.director.varnish.ShardHealthy;
 import io.fairway.director.varnish.ShardParams;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -44,11 +45,16 @@ final class VarnishPicker {
                       (int) num(params, "replicas", 67),
                       num(params, "warmup", 0),
                       num(params, "rampup", 0),
-                      ShardParams.DEFAULTS),
+                      ShardParams.DEFAULTS.withHealthy(healthy(params))),
                   null,
                   null);
           default -> throw new IllegalArgumentException("unknown director '" + algorithm + "'");
         };
+  }
+
+  private static ShardHealthy healthy(Map<String, String> p) {
+    String v = p.get("healthy");
+    return v == null ? ShardParams.DEFAULTS.healthy() : ShardHealthy.valueOf(v.trim().toUpperCase(Locale.ROOT));
   }
 
   private static boolean bool(Map<String, String> p, String k) {
