@@ -45,8 +45,10 @@ import org.slf4j.LoggerFactory;
  * pooled keep-alive backend connection and streams the response back.
  *
  * <p>One exchange at a time. Pipelined requests wait in a queue whose size is bounded by one read,
- * because the client is not read while a response is outstanding. Bodies stream both ways with
- * backpressure: the side being written to decides whether the other side is read.
+ * because the client stops being read once a request arrives while another is outstanding. Bodies
+ * stream both ways with backpressure: the side being written to decides whether the other side is
+ * read. Reading is only switched off when one of these limits is actually hit: each switch is a
+ * system call, and an ordinary keep-alive client never needs one.
  *
  * <p>Everything here runs on the client channel's event loop; backend connections are opened on
  * the same loop, so no state is shared across threads.
@@ -68,7 +70,10 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
   private InetSocketAddress clientAddress;
   private boolean closed;
   private final ArrayDeque<Object> queued = new ArrayDeque<>();
-  private ScheduledFuture<?> headerTimer;
+  /** Deadlines (System.nanoTime) checked by one ticker per connection; 0 = none. */
+  private long headerDeadline;
+  private long responseDeadline;
+  private ScheduledFuture<?> ticker;
   /** Set by {@link ReadMarker} when bytes arrive; tells a slow client from an idle keep-alive one. */
   boolean sawBytes;
 
@@ -89,7 +94,6 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
   private RealServer server;
   private Lease lease;
   private Channel backend;
-  private ScheduledFuture<?> responseTimer;
 
   HttpFrontend(VirtualService vs, ProxyOptions options, ProxyResponseEncoder encoder) {
     this.vs = vs;
@@ -117,6 +121,11 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
     client = ctx.channel();
     clientAddress = (InetSocketAddress) client.remoteAddress();
     armHeaderTimer();
+    long period = Math.min(options.clientHeaderTimeout().toMillis(), options.backendResponseTimeout().toMillis()) / 4;
+    period = Math.max(10, Math.min(1000, period));
+    // One periodic check per connection instead of a timer per request: arming and cancelling two
+    // timers for every request costs more than this at keep-alive request rates.
+    ticker = client.eventLoop().scheduleAtFixedRate(this::tick, period, period, TimeUnit.MILLISECONDS);
     ctx.fireChannelActive();
   }
 
@@ -127,7 +136,10 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
       return;
     }
     if (request != null && requestComplete) {
-      queued.add(msg); // pipelined: waits for the current response
+      // Pipelined: waits for the current response, and the client is not read meanwhile, so the
+      // queue never holds more than one read's worth.
+      queued.add(msg);
+      client.config().setAutoRead(false);
       return;
     }
     onClientMessage(msg);
@@ -135,7 +147,7 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
 
   private void onClientMessage(Object msg) {
     if (msg instanceof HttpRequest req) {
-      cancel(headerTimer);
+      headerDeadline = 0;
       if (req.decoderResult().isFailure()) {
         Throwable cause = req.decoderResult().cause();
         ReferenceCountUtil.release(msg);
@@ -166,6 +178,9 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
       }
       if (backend == null) {
         pendingBody.add(c);
+        if (pendingBody.size() > 1) {
+          client.config().setAutoRead(false); // until the backend connection exists
+        }
       } else {
         writeBody(c);
       }
@@ -209,7 +224,6 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
     tried.clear();
     key = vs.spec().keySource().extract(req);
     prepareRequestHead(req);
-    client.config().setAutoRead(false);
     acquire(false);
   }
 
@@ -319,8 +333,8 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
       writeBody(LastHttpContent.EMPTY_LAST_CONTENT);
     }
     ch.flush();
-    if (!requestComplete) {
-      client.config().setAutoRead(ch.isWritable());
+    if (!requestComplete && ch.isWritable()) {
+      client.config().setAutoRead(true);
     }
   }
 
@@ -333,7 +347,6 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
     if (last) {
       requestSent = true;
       backend.flush();
-      client.config().setAutoRead(false);
       armResponseTimer();
     } else if (!backend.isWritable()) {
       client.config().setAutoRead(false);
@@ -367,7 +380,7 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
 
   void onBackendMessage(Object msg) {
     if (msg instanceof HttpResponse resp) {
-      cancel(responseTimer);
+      responseDeadline = 0;
       if (resp.decoderResult().isFailure()) {
         String why = TcpFrontend.reason(resp.decoderResult().cause());
         ReferenceCountUtil.release(msg);
@@ -450,7 +463,7 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
 
   /** Ends the current exchange: releases the server, pools or closes the backend connection. */
   private void endExchange(boolean reuseBackend) {
-    cancel(responseTimer);
+    responseDeadline = 0;
     RealServer rs = server;
     Channel b = backend;
     if (b != null) {
@@ -484,7 +497,7 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
     if (request == null || closed) {
       return;
     }
-    cancel(responseTimer);
+    responseDeadline = 0;
     RealServer rs = server;
     if (responseStarted) {
       log.warn("{}: {} failed mid-response ({}); closing client {}", vs.service().key(), rs, why, clientAddress);
@@ -525,44 +538,39 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
   }
 
   private void armResponseTimer() {
-    cancel(responseTimer);
-    long ms = options.backendResponseTimeout().toMillis();
-    responseTimer =
-        client
-            .eventLoop()
-            .schedule(
-                () -> {
-                  if (request != null && !responseStarted && !closed) {
-                    log.warn("{}: {} did not answer {} {} within {} ms", vs.service().key(), server, request.method(), request.uri(), ms);
-                    endExchange(false);
-                    sendErrorAndClose(HttpResponseStatus.GATEWAY_TIMEOUT, "The server did not answer in time.");
-                  }
-                },
-                ms,
-                TimeUnit.MILLISECONDS);
+    responseDeadline = System.nanoTime() + options.backendResponseTimeout().toNanos();
   }
 
   private void armHeaderTimer() {
-    cancel(headerTimer);
-    long ms = options.clientHeaderTimeout().toMillis();
-    headerTimer =
-        client
-            .eventLoop()
-            .schedule(
-                () -> {
-                  if (request != null || closed) {
-                    return;
-                  }
-                  if (sawBytes) {
-                    log.info("{}: client {} sent no complete request within {} ms; closing", vs.service().key(), clientAddress, ms);
-                    sendErrorAndClose(HttpResponseStatus.REQUEST_TIMEOUT, "The request did not arrive in time.");
-                  } else {
-                    log.debug("{}: idle client {} closed after {} ms", vs.service().key(), clientAddress, ms);
-                    closeClient();
-                  }
-                },
-                ms,
-                TimeUnit.MILLISECONDS);
+    headerDeadline = System.nanoTime() + options.clientHeaderTimeout().toNanos();
+  }
+
+  private void tick() {
+    if (closed) {
+      return;
+    }
+    long now = System.nanoTime();
+    if (responseDeadline != 0 && now - responseDeadline >= 0) {
+      responseDeadline = 0;
+      if (request != null && !responseStarted) {
+        log.warn("{}: {} did not answer {} {} within {}", vs.service().key(), server, request.method(), request.uri(), options.backendResponseTimeout());
+        endExchange(false);
+        sendErrorAndClose(HttpResponseStatus.GATEWAY_TIMEOUT, "The server did not answer in time.");
+        return;
+      }
+    }
+    if (headerDeadline != 0 && now - headerDeadline >= 0) {
+      headerDeadline = 0;
+      if (request == null) {
+        if (sawBytes) {
+          log.info("{}: client {} sent no complete request within {}; closing", vs.service().key(), clientAddress, options.clientHeaderTimeout());
+          sendErrorAndClose(HttpResponseStatus.REQUEST_TIMEOUT, "The request did not arrive in time.");
+        } else {
+          log.debug("{}: idle client {} closed after {}", vs.service().key(), clientAddress, options.clientHeaderTimeout());
+          closeClient();
+        }
+      }
+    }
   }
 
   private void sendErrorAndClose(HttpResponseStatus status, String detail) {
@@ -608,7 +616,8 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
     closed = true;
-    cancel(headerTimer);
+    headerDeadline = 0;
+    cancel(ticker);
     if (request != null) {
       endExchange(false);
     }
