@@ -209,7 +209,10 @@ final class ConfigWriter {
     } else {
       open("virtual_server group " + q(((VirtualServerId.Group) id).name()));
     }
-    line("name " + q(vs.name()));
+    if (!(id instanceof VirtualServerId.Address a && vs.name().startsWith(ModelBuilder.defaultName(a)))
+        && !vs.name().equals(defaultName(id))) {
+      line("name " + q(vs.name()));
+    }
     line("lb_algo " + vs.scheduler().keyword());
     director(vs.director());
     if (vs.hashBalanceFactor() != 0) {
@@ -240,6 +243,16 @@ final class ConfigWriter {
       realServer(rs);
     }
     close();
+  }
+
+  private static String defaultName(VirtualServerId id) {
+    if (id instanceof VirtualServerId.Fwmark f) {
+      return "fwmark:" + f.fwmark();
+    }
+    if (id instanceof VirtualServerId.Group g) {
+      return "group:" + g.name();
+    }
+    return "";
   }
 
   private static String mask(int prefix) {
@@ -280,7 +293,10 @@ final class ConfigWriter {
 
   private void realServer(RealServer rs) {
     open("real_server " + Addresses.format(rs.id().address()) + " " + rs.id().port());
-    line("name " + q(rs.name()));
+    // Fairway's extensions are written only when used, so that keepalived reads the dump too.
+    if (!rs.name().equals(rs.id().toString())) {
+      line("name " + q(rs.name()));
+    }
     if (!rs.ident().equals(rs.name())) {
       line("ident " + q(rs.ident()));
     }
@@ -301,9 +317,11 @@ final class ConfigWriter {
     close();
   }
 
-  private void timing(CheckerTiming t) {
+  private void timing(CheckerTiming t, boolean connects) {
     line("delay_loop " + time(t.delayLoop()));
-    line("connect_timeout " + time(t.connectTimeout()));
+    if (connects) {
+      line("connect_timeout " + time(t.connectTimeout()));
+    }
     line("retry " + t.retry());
     line("delay_before_retry " + time(t.delayBeforeRetry()));
     line("warmup " + time(t.warmup()));
@@ -326,7 +344,11 @@ final class ConfigWriter {
 
   private void checker(Checker c) {
     open(c.keyword());
-    timing(c.timing());
+    if (c instanceof BfdCheck) {
+      line("alpha " + onOff(c.alpha()));
+    } else if (!(c instanceof FileCheck)) {
+      timing(c.timing(), !(c instanceof MiscCheck));
+    }
     if (c instanceof TcpCheck t) {
       endpoint(t.endpoint());
     } else if (c instanceof PingCheck p) {

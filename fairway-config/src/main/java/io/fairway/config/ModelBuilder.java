@@ -490,6 +490,22 @@ final class ModelBuilder {
       v.error(n, "virtual_server_group " + n.arg(1) + " is empty");
       return;
     }
+    boolean v4 = false;
+    boolean v6 = false;
+    for (GroupEntry g : entries) {
+      if (g instanceof GroupEntry.AddressRange r) {
+        v4 |= r.first() instanceof Inet4Address;
+        v6 |= r.first() instanceof Inet6Address;
+      }
+    }
+    if (v4 && v6) {
+      for (Node e : n.children) {
+        if (e.keyword().equals("fwmark") && e.argc() == 1) {
+          v.error(e, "virtual_server_group " + n.arg(1) + " has IPv4 and IPv6 addresses, so its "
+              + "fwmark needs a family (inet or inet6), as keepalived requires");
+        }
+      }
+    }
     if (groups.containsKey(n.arg(1))) {
       v.error(n, "duplicate virtual_server_group '" + n.arg(1) + "'");
       return;
@@ -1404,7 +1420,11 @@ final class ModelBuilder {
     ForwardingMethod m = f.method();
     if (m == ForwardingMethod.DR || m == ForwardingMethod.TUN) {
       if (vs.fwmarkOrGroup()) {
-        return vs.port() == 0 ? written : vs.port();
+        if (written != 0) {
+          v.warn(n, m + " real server under a fwmark/group virtual_server: port " + written
+              + " is ignored, as keepalived does");
+        }
+        return 0;
       }
       if (written != 0 && written != vs.port()) {
         v.warn(n, m + " real server port " + written + " differs from the virtual server port "
@@ -1692,13 +1712,21 @@ final class ModelBuilder {
 
     for (Node c : n.children) {
       String k = c.keyword();
-      if (timing(c, own, true)) {
+      // keepalived's FILE_CHECK and BFD_CHECK are event driven and take no timing (BFD: alpha
+      // only); MISC_CHECK has misc_timeout instead of connect_timeout.
+      boolean timed = switch (type) {
+        case "FILE_CHECK" -> false;
+        case "BFD_CHECK" -> k.equals("alpha");
+        case "MISC_CHECK" -> !k.equals("connect_timeout");
+        default -> true;
+      };
+      if (timed && timing(c, own, true)) {
         continue;
       }
       if (network && endpoint(c, ep)) {
         continue;
       }
-      if (k.equals("log_all_failures")) {
+      if (k.equals("log_all_failures") && !type.equals("FILE_CHECK") && !type.equals("BFD_CHECK")) {
         if (v.args(c, 0, 1)) {
           logAll = v.bool(c, 1);
         }
@@ -1889,6 +1917,13 @@ final class ModelBuilder {
     }
 
     Timing t = own.over(inherited);
+    if (type.equals("FILE_CHECK") || type.equals("BFD_CHECK")) {
+      // Nothing is polled, so inherited polling values would only be noise.
+      t = own;
+      t.alpha = type.equals("BFD_CHECK") ? (own.alpha != null ? own.alpha : inherited.alpha) : null;
+    } else if (type.equals("MISC_CHECK")) {
+      t.connectTimeout = null;
+    }
     CheckerTiming ct = resolveTiming(t, type);
     if (logAll != null) {
       ct = new CheckerTiming(ct.delayLoop(), ct.connectTimeout(), ct.retry(),
@@ -1968,7 +2003,7 @@ final class ModelBuilder {
         if (tf == null) {
           Optional<String> s = Keywords.suggest(trackFile, trackFiles.keySet());
           v.error(trackNode, "track_file '" + trackFile + "' is not defined (define it at the top "
-              + "level, before use)" + s.map(x -> " (did you mean '" + x + "'?)").orElse(""));
+              + "level; keepalived needs it before use)" + s.map(x -> " (did you mean '" + x + "'?)").orElse(""));
           return List.of();
         }
         return List.of(new FileCheck(l, ct, trackFile, fileWeight != null ? fileWeight : tf.weight(),
@@ -1987,6 +2022,13 @@ final class ModelBuilder {
 
   private static Set<String> checkerKeywords(String type) {
     Set<String> base = new HashSet<>(CHECKER_COMMON);
+    if (type.equals("FILE_CHECK")) {
+      base.clear();
+    } else if (type.equals("BFD_CHECK")) {
+      base = new HashSet<>(Set.of("alpha"));
+    } else if (type.equals("MISC_CHECK")) {
+      base.remove("connect_timeout");
+    }
     if (!Set.of("MISC_CHECK", "FILE_CHECK", "BFD_CHECK").contains(type)) {
       base.addAll(ENDPOINT);
     }

@@ -16,7 +16,12 @@ import java.io.PrintWriter;
     mixinStandardHelpOptions = true,
     versionProvider = Main.Version.class,
     description = "A load balancer that reads keepalived.conf.",
-    subcommands = {CommandLine.HelpCommand.class})
+    subcommands = {
+      CommandLine.HelpCommand.class,
+      CheckConfigCommand.class,
+      RunCommand.class,
+      StatusCommand.class
+    })
 public final class Main implements Runnable {
 
   /** Exit code for bad input (usage, config, key file). */

@@ -52,6 +52,18 @@ public record Dest(
     return new DestKey(address, port);
   }
 
+  /**
+   * This destination as the kernel reads it back: a {@link ForwardingMethod#TUNNEL} destination
+   * with explicit plain {@link Tunnel#IPIP} settings has {@code null} tunnel settings, which mean
+   * the same. Compare normalized destinations when diffing what was written with what is read.
+   */
+  public Dest normalized() {
+    if (forwarding == ForwardingMethod.TUNNEL && Tunnel.IPIP.equals(tunnel)) {
+      return new Dest(address, port, forwarding, weight, upperThreshold, lowerThreshold, null);
+    }
+    return this;
+  }
+
   public Dest withWeight(int w) {
     return new Dest(address, port, forwarding, w, upperThreshold, lowerThreshold, tunnel);
   }

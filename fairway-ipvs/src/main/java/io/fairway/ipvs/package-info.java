@@ -11,5 +11,12 @@
  * port, or by firewall mark; a destination by address and port. Everything else (scheduler,
  * weight, thresholds) is state that {@code set} operations change without removing the entry,
  * because removing an entry is what drops established connections.
+ *
+ * <p>{@link io.fairway.ipvs.MemoryTable} is the kernel's behaviour without the kernel: the same
+ * validation and the same errors, proven by running one contract test suite against both (the
+ * kernel's inside user-mode Linux). The apply layer's sequencing tests run on it.
+ * {@link io.fairway.ipvs.TableFormat} prints any table the way {@code ipvsadm -Ln} and
+ * {@code ipvsadm -Sn} do, byte for byte, so operators read the output they know and tests can
+ * compare Fairway's table with keepalived's.
  */
 package io.fairway.ipvs;

@@ -1,0 +1,177 @@
+package io.fairway.check.config;
+
+import io.fairway.check.CheckConfigException;
+import io.fairway.check.script.ScriptExecutor;
+import io.fairway.check.spec.CheckSpec;
+import io.fairway.check.spec.CheckTiming;
+import io.fairway.check.spec.DnsCheckSpec;
+import io.fairway.check.spec.FileCheckSpec;
+import io.fairway.check.spec.HttpCheckSpec;
+import io.fairway.check.spec.MiscCheckSpec;
+import io.fairway.check.spec.PingCheckSpec;
+import io.fairway.check.spec.RealServerSpec;
+import io.fairway.check.spec.ScriptSpec;
+import io.fairway.check.spec.SmtpCheckSpec;
+import io.fairway.check.spec.StatusRange;
+import io.fairway.check.spec.TcpCheckSpec;
+import io.fairway.check.spec.UdpCheckSpec;
+import io.fairway.check.spec.UrlSpec;
+import io.fairway.check.spec.VirtualServerSpec;
+import io.fairway.config.model.BfdCheck;
+import io.fairway.config.model.Checker;
+import io.fairway.config.model.CheckerTiming;
+import io.fairway.config.model.Config;
+import io.fairway.config.model.DnsCheck;
+import io.fairway.config.model.Endpoint;
+import io.fairway.config.model.FileCheck;
+import io.fairway.config.model.HttpCheck;
+import io.fairway.config.model.MiscCheck;
+import io.fairway.config.model.PingCheck;
+import io.fairway.config.model.RealServer;
+import io.fairway.config.model.Script;
+import io.fairway.config.model.SmtpCheck;
+import io.fairway.config.model.TcpCheck;
+import io.fairway.config.model.TrackFile;
+import io.fairway.config.model.UdpCheck;
+import io.fairway.config.model.UrlCheck;
+import io.fairway.config.model.VirtualServer;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Turns a parsed {@code keepalived.conf} into the engine's specs, checking at load what can be checked (scripts,
+ * track files, unsupported keywords) so every error names {@code file:line}.
+ *
+ * <p>Names: a virtual server is named by {@link VirtualServer#name()} and a real server by
+ * {@link RealServer#name()} (both default to {@code IP:PORT}); those are the names in every verdict event.
+ */
+public final class CheckSpecs {
+    private CheckSpecs() {
+    }
+
+    /**
+     * Converts every virtual server.
+     *
+     * @throws CheckConfigException with a {@code file:line:} prefix for the first checker that cannot work
+     */
+    public static List<VirtualServerSpec> from(Config config) {
+        ScriptExecutor validator = new ScriptExecutor(1, 1);
+        try {
+            List<VirtualServerSpec> out = new ArrayList<>();
+            for (VirtualServer vs : config.virtualServers()) {
+                out.add(virtualServer(config, vs, validator));
+            }
+            return out;
+        } finally {
+            validator.close();
+        }
+    }
+
+    private static VirtualServerSpec virtualServer(Config config, VirtualServer vs, ScriptExecutor validator) {
+        List<RealServerSpec> servers = new ArrayList<>();
+        for (RealServer rs : vs.realServers()) {
+            List<CheckSpec> checks = new ArrayList<>();
+            for (Checker c : rs.checkers()) {
+                checks.add(checker(config, c, rs, validator));
+            }
+            ScriptSpec up = script(rs.notifyUp().orElse(null), validator, rs.location() + ": notify_up");
+            ScriptSpec down = script(rs.notifyDown().orElse(null), validator, rs.location() + ": notify_down");
+            servers.add(new RealServerSpec(rs.name(), rs.intWeight(), checks, up, down));
+        }
+        VirtualServerSpec spec = VirtualServerSpec.of(vs.name(), servers, vs.quorum(), vs.hysteresis());
+        return spec.withScripts(script(vs.quorumUp().orElse(null), validator, vs.location() + ": quorum_up"),
+                        script(vs.quorumDown().orElse(null), validator, vs.location() + ": quorum_down"))
+                .withSorryServer(vs.sorryServer().isPresent());
+    }
+
+    private static ScriptSpec script(Script s, ScriptExecutor validator, String where) {
+        if (s == null) {
+            return null;
+        }
+        ScriptSpec spec = new ScriptSpec(s.argv(), s.user().orElse(null), s.group().orElse(null));
+        validator.validate(spec, where);
+        return spec;
+    }
+
+    static CheckTiming timing(CheckerTiming t) {
+        return new CheckTiming(t.delayLoop(), t.connectTimeout(), t.retry(), t.delayBeforeRetry(), t.warmup(),
+                t.alpha(), 1);
+    }
+
+    private static InetSocketAddress target(Endpoint e) {
+        return new InetSocketAddress(e.address(), e.port());
+    }
+
+    private static CheckSpec checker(Config config, Checker c, RealServer rs, ScriptExecutor validator) {
+        String where = c.location() + ": " + c.keyword();
+        try {
+            CheckTiming t = timing(c.timing());
+            if (c instanceof TcpCheck k) {
+                return new TcpCheckSpec(target(k.endpoint()), t);
+            } else if (c instanceof HttpCheck k) {
+                return http(config, k, t, where);
+            } else if (c instanceof MiscCheck k) {
+                ScriptSpec s = script(k.script(), validator, where);
+                return new MiscCheckSpec(s, k.timeout(), k.dynamic(), t);
+            } else if (c instanceof DnsCheck k) {
+                return new DnsCheckSpec(target(k.endpoint()), k.type(), k.name(), t);
+            } else if (c instanceof SmtpCheck k) {
+                return new SmtpCheckSpec(target(k.endpoint()), k.heloName(), t);
+            } else if (c instanceof UdpCheck k) {
+                return new UdpCheckSpec(target(k.endpoint()), k.payload(), k.requireReply().orElse(null),
+                        k.minReplyLength(), k.maxReplyLength(), t);
+            } else if (c instanceof PingCheck k) {
+                return new PingCheckSpec(k.endpoint().address(), t);
+            } else if (c instanceof FileCheck k) {
+                return file(config, k, t, where);
+            } else if (c instanceof BfdCheck) {
+                throw new CheckConfigException(where + " is not supported (Fairway has no BFD)");
+            }
+            throw new CheckConfigException(where + " is not supported");
+        } catch (IllegalArgumentException e) {
+            throw new CheckConfigException(where + ": " + e.getMessage());
+        }
+    }
+
+    private static HttpCheckSpec http(Config config, HttpCheck k, CheckTiming t, String where) {
+        List<UrlSpec> urls = new ArrayList<>();
+        for (UrlCheck u : k.urls()) {
+            if (u.regex().isPresent()) {
+                throw new CheckConfigException(where + ": url " + u.path() + ": regex is not supported yet");
+            }
+            List<StatusRange> codes = u.statusCodes().stream().map(r -> new StatusRange(r.from(), r.to())).toList();
+            urls.add(new UrlSpec(u.path(), u.digest().orElse(null), codes, u.virtualhost().orElse(null)));
+        }
+        // keepalived's enable_sni sends sni_name, else the virtualhost.
+        String sni = null;
+        if (k.ssl() && k.enableSni()) {
+            sni = k.sniName().orElse(urls.isEmpty() ? null : urls.get(0).virtualHost());
+        }
+        Path ca = config.ssl().flatMap(s -> s.ca()).map(Path::of).orElse(null);
+        return new HttpCheckSpec(target(k.endpoint()), k.ssl(), urls, null, sni, false, ca,
+                "1.1".equals(k.httpVersion()), t);
+    }
+
+    private static FileCheckSpec file(Config config, FileCheck k, CheckTiming t, String where) {
+        TrackFile tf = config.trackFile(k.trackFile())
+                .orElseThrow(() -> new CheckConfigException(where + ": track_file " + k.trackFile() + " is not defined"));
+        Path p = Path.of(tf.file());
+        if (tf.initValue().isPresent() && (tf.overwrite() || !Files.exists(p))) {
+            try {
+                Files.writeString(p, tf.initValue().get() + "\n");
+            } catch (IOException e) {
+                throw new CheckConfigException(tf.location() + ": track_file " + tf.name() + ": cannot write init_file "
+                        + p + ": " + e.getMessage());
+            }
+        }
+        if (!Files.isRegularFile(p) || !Files.isReadable(p)) {
+            throw new CheckConfigException(where + ": track_file " + tf.name() + ": cannot read " + p);
+        }
+        return new FileCheckSpec(tf.name(), p, k.weight(), k.reverse(), t);
+    }
+}

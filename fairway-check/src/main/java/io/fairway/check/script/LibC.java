@@ -1,0 +1,13 @@
+package io.fairway.check.script;
+
+import com.sun.jna.Library;
+import com.sun.jna.Native;
+
+/** The few libc calls the JDK has no API for: signalling a whole process group. */
+interface LibC extends Library {
+    LibC INSTANCE = Native.load("c", LibC.class);
+
+    int kill(int pid, int sig);
+
+    int geteuid();
+}

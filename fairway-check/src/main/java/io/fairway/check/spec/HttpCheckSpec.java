@@ -1,0 +1,40 @@
+package io.fairway.check.spec;
+
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * {@code HTTP_GET} ({@code tls == false}) or {@code SSL_GET} ({@code tls == true}): every url must answer with an
+ * accepted status and, if a digest is given, a body whose MD5 matches.
+ *
+ * @param target            where to connect
+ * @param tls               SSL_GET
+ * @param urls              at least one url
+ * @param virtualHost       Host header when a url has none; {@code null} sends {@code ip:port} like keepalived
+ * @param sniName           TLS server name to send, or {@code null} for no SNI (keepalived's default)
+ * @param verifyCertificate verify the server certificate against the JDK trust store (keepalived never does;
+ *                          off by default for compatibility)
+ * @param caFile            PEM file of trusted CAs for verification (keepalived's {@code SSL { ca }}), or
+ *                          {@code null} for the JDK's trust store
+ * @param http11            send {@code HTTP/1.1} with {@code Connection: close} instead of {@code HTTP/1.0}
+ * @param timing            timing
+ */
+public record HttpCheckSpec(InetSocketAddress target, boolean tls, List<UrlSpec> urls, String virtualHost,
+                            String sniName, boolean verifyCertificate, Path caFile, boolean http11, CheckTiming timing)
+        implements CheckSpec {
+    public HttpCheckSpec {
+        Objects.requireNonNull(target, "target");
+        Objects.requireNonNull(timing, "timing");
+        urls = List.copyOf(urls);
+        if (urls.isEmpty()) {
+            throw new IllegalArgumentException((tls ? "SSL_GET" : "HTTP_GET") + " needs at least one url");
+        }
+    }
+
+    @Override
+    public String describe() {
+        return (tls ? "SSL_GET " : "HTTP_GET ") + Targets.format(target);
+    }
+}

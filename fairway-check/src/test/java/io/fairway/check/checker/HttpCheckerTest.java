@@ -1,0 +1,198 @@
+package io.fairway.check.checker;
+
+import io.fairway.check.CheckConfigException;
+import io.fairway.check.spec.CheckTiming;
+import io.fairway.check.spec.HttpCheckSpec;
+import io.fairway.check.spec.StatusRange;
+import io.fairway.check.spec.UrlSpec;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** HTTP_GET and SSL_GET against a real nginx on loopback, TLS with a self-signed certificate made at test time. */
+class HttpCheckerTest {
+    @TempDir
+    static Path dir;
+    static Process nginx;
+    static int http;
+    static int https;
+    static Path cert;
+    static final CheckerHarness harness = new CheckerHarness();
+    static final CheckTiming T = CheckTiming.of(Duration.ofSeconds(1), Duration.ofSeconds(2));
+
+    @BeforeAll
+    static void startNginx() throws Exception {
+        Path bin = Programs.require("nginx");
+        Path openssl = Programs.require("openssl");
+        cert = dir.resolve("cert.pem");
+        Path key = dir.resolve("key.pem");
+        Process gen = new ProcessBuilder(openssl.toString(), "req", "-x509", "-newkey", "rsa:2048", "-nodes",
+                "-keyout", key.toString(), "-out", cert.toString(), "-days", "2", "-subj", "/CN=check.test",
+                "-addext", "subjectAltName=DNS:check.test").redirectErrorStream(true)
+                .redirectOutput(dir.resolve("openssl.log").toFile()).start();
+        assertThat(gen.waitFor()).as(Programs.tail(dir.resolve("openssl.log"))).isZero();
+        Files.createDirectories(dir.resolve("www/static"));
+        Files.writeString(dir.resolve("www/static/page.html"), "hello fairway\n");
+        http = Programs.freePort();
+        https = Programs.freePort();
+        String locations = """
+                    location = /health { return 200 "ok\\n"; }
+                    location = /fail { return 503 "down\\n"; }
+                    location = /host { return 200 "$host"; }
+                    location = /sni { return 200 "sni=$ssl_server_name"; }
+                    location = /slow { return 200 "x"; limit_rate 1; }
+                    location /static/ { root %s; }
+                """.formatted(dir.resolve("www"));
+        String conf = """
+                daemon off;
+                master_process off;
+                worker_processes 1;
+                pid %1$s/nginx.pid;
+                error_log %1$s/error.log;
+                events { worker_connections 64; }
+                http {
+                  access_log off;
+                  client_body_temp_path %1$s/body; proxy_temp_path %1$s/proxy; fastcgi_temp_path %1$s/fcgi;
+                  uwsgi_temp_path %1$s/uwsgi; scgi_temp_path %1$s/scgi;
+                  server { listen 127.0.0.1:%2$d; %4$s }
+                  server { listen 127.0.0.1:%3$d ssl; server_name check.test;
+                           ssl_certificate %5$s; ssl_certificate_key %6$s; %4$s }
+                }
+                """.formatted(dir, http, https, locations, cert, key);
+        Files.writeString(dir.resolve("nginx.conf"), conf);
+        Path log = dir.resolve("nginx.out");
+        nginx = Programs.start(log, bin.toString(), "-p", dir.toString(), "-c", dir.resolve("nginx.conf").toString());
+        Programs.awaitTcp(http, nginx, dir.resolve("error.log"));
+        Programs.awaitTcp(https, nginx, dir.resolve("error.log"));
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        harness.close();
+        Programs.stop(nginx);
+    }
+
+    static HttpCheckSpec get(int port, boolean tls, UrlSpec... urls) {
+        return new HttpCheckSpec(new InetSocketAddress("127.0.0.1", port), tls, List.of(urls), null, null, false,
+                null, false, T);
+    }
+
+    static String md5(String s) throws Exception {
+        return HexFormat.of().formatHex(MessageDigest.getInstance("MD5").digest(s.getBytes()));
+    }
+
+    @Test
+    void healthyUrlPasses() throws Exception {
+        CheckResult r = harness.once(get(http, false, UrlSpec.path("/health")));
+        assertThat(r.success()).as(r.observation()).isTrue();
+    }
+
+    @Test
+    void statusOutsideTheAcceptedRangesFails() throws Exception {
+        CheckResult r = harness.once(get(http, false, UrlSpec.path("/fail")));
+        assertThat(r.success()).isFalse();
+        assertThat(r.observation()).isEqualTo("/fail: status 503, expected 200-299");
+        var accept503 = new UrlSpec("/fail", null, List.of(new StatusRange(500, 503)), null);
+        assertThat(harness.once(get(http, false, accept503)).success()).isTrue();
+        assertThat(harness.once(get(http, false, UrlSpec.path("/missing"))).observation()).contains("status 404");
+    }
+
+    @Test
+    void digestIsTheMd5OfTheBody() throws Exception {
+        var good = new UrlSpec("/static/page.html", md5("hello fairway\n"), List.of(), null);
+        assertThat(harness.once(get(http, false, good)).success()).isTrue();
+        var bad = new UrlSpec("/static/page.html", md5("something else"), List.of(), null);
+        CheckResult r = harness.once(get(http, false, bad));
+        assertThat(r.success()).isFalse();
+        assertThat(r.observation()).contains("digest " + md5("hello fairway\n"));
+    }
+
+    @Test
+    void everyUrlMustPass() throws Exception {
+        assertThat(harness.once(get(http, false, UrlSpec.path("/health"), UrlSpec.path("/static/page.html")))
+                .success()).isTrue();
+        CheckResult r = harness.once(get(http, false, UrlSpec.path("/health"), UrlSpec.path("/fail")));
+        assertThat(r.success()).isFalse();
+        assertThat(r.observation()).startsWith("/fail:");
+    }
+
+    @Test
+    void virtualHostIsSentAsHostAndDefaultsToIpPort() throws Exception {
+        var withHost = new UrlSpec("/host", md5("www.example.test"), List.of(), "www.example.test");
+        assertThat(harness.once(get(http, false, withHost)).success()).isTrue();
+        var noHost = new UrlSpec("/host", md5("127.0.0.1"), List.of(), null); // nginx's $host drops the port
+        assertThat(harness.once(get(http, false, noHost)).success()).isTrue();
+    }
+
+    @Test
+    void sslGetWithoutVerificationAcceptsASelfSignedCertificate() throws Exception {
+        CheckResult r = harness.once(get(https, true, UrlSpec.path("/health")));
+        assertThat(r.success()).as(r.observation()).isTrue();
+    }
+
+    @Test
+    void sniNameIsSentOnlyWhenConfigured() throws Exception {
+        var sni = new UrlSpec("/sni", md5("sni=check.test"), List.of(), null);
+        var spec = new HttpCheckSpec(new InetSocketAddress("127.0.0.1", https), true, List.of(sni), null,
+                "check.test", false, null, false, T);
+        assertThat(harness.once(spec).success()).isTrue();
+        var noSni = new UrlSpec("/sni", md5("sni="), List.of(), null);
+        assertThat(harness.once(get(https, true, noSni)).success()).isTrue();
+    }
+
+    @Test
+    void verificationRejectsAnUntrustedCertificateAndAcceptsItsCa() throws Exception {
+        var untrusted = new HttpCheckSpec(new InetSocketAddress("127.0.0.1", https), true,
+                List.of(UrlSpec.path("/health")), null, "check.test", true, null, false, T);
+        CheckResult r = harness.once(untrusted);
+        assertThat(r.success()).isFalse();
+        assertThat(r.observation()).containsIgnoringCase("certif");
+        var trusted = new HttpCheckSpec(new InetSocketAddress("127.0.0.1", https), true,
+                List.of(UrlSpec.path("/health")), null, "check.test", true, cert, false, T);
+        CheckResult ok = harness.once(trusted);
+        assertThat(ok.success()).as(ok.observation()).isTrue();
+        var wrongName = new HttpCheckSpec(new InetSocketAddress("127.0.0.1", https), true,
+                List.of(UrlSpec.path("/health")), null, "other.test", true, cert, false, T);
+        assertThat(harness.once(wrongName).success()).isFalse();
+    }
+
+    @Test
+    void http11SendsConnectionClose() throws Exception {
+        var spec = new HttpCheckSpec(new InetSocketAddress("127.0.0.1", http), false,
+                List.of(UrlSpec.path("/health")), null, null, false, null, true, T);
+        assertThat(harness.once(spec).success()).isTrue();
+    }
+
+    @Test
+    void refusedConnectionAndSlowResponseFail() throws Exception {
+        CheckResult refused = harness.once(get(Programs.freePort(), false, UrlSpec.path("/health")));
+        assertThat(refused.success()).isFalse();
+        assertThat(refused.observation()).isEqualTo("/health: connection refused");
+        var slow = new HttpCheckSpec(new InetSocketAddress("127.0.0.1", http), false,
+                List.of(UrlSpec.path("/slow")), null, null, false, null, false,
+                CheckTiming.of(Duration.ofSeconds(1), Duration.ofMillis(300)));
+        // limit_rate 1 delays the body by a second: longer than the 300 ms timeout.
+        CheckResult r = harness.once(slow);
+        assertThat(r.success()).as(r.observation()).isFalse();
+    }
+
+    @Test
+    void unreadableCaFileIsALoadError() {
+        var spec = new HttpCheckSpec(new InetSocketAddress("127.0.0.1", https), true,
+                List.of(UrlSpec.path("/health")), null, null, true, dir.resolve("nope.pem"), false, T);
+        assertThatThrownBy(() -> harness.create(spec, 1)).isInstanceOf(CheckConfigException.class)
+                .hasMessageContaining("cannot read CA file");
+    }
+}

@@ -1,0 +1,114 @@
+package io.fairway.check.config;
+
+import io.fairway.check.CheckConfigException;
+import io.fairway.check.spec.DnsCheckSpec;
+import io.fairway.check.spec.FileCheckSpec;
+import io.fairway.check.spec.HttpCheckSpec;
+import io.fairway.check.spec.MiscCheckSpec;
+import io.fairway.check.spec.RealServerSpec;
+import io.fairway.check.spec.TcpCheckSpec;
+import io.fairway.check.spec.VirtualServerSpec;
+import io.fairway.config.KeepalivedConfig;
+import io.fairway.config.ParseOptions;
+import io.fairway.config.model.Config;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** keepalived.conf → engine specs, on fixtures written at test time (scripts must be real files). */
+class CheckSpecsTest {
+    @TempDir
+    Path dir;
+
+    Config parse(String text) throws Exception {
+        Path script = dir.resolve("check.sh");
+        Files.writeString(script, "#!/bin/sh\nexit 0\n");
+        Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Files.writeString(dir.resolve("maint"), "0\n");
+        String conf = text.replace("@DIR@", dir.toString());
+        return KeepalivedConfig.parse("test.conf", conf, dir, ParseOptions.defaults()).config();
+    }
+
+    @Test
+    void convertsVirtualServersRealServersAndCheckers() throws Exception {
+        String text = new String(getClass().getResourceAsStream("/checks.conf").readAllBytes());
+        List<VirtualServerSpec> specs = CheckSpecs.from(parse(text));
+        assertThat(specs).hasSize(1);
+        VirtualServerSpec vs = specs.get(0);
+        assertThat(vs.quorum()).isEqualTo(2);
+        assertThat(vs.hysteresis()).isEqualTo(1);
+        assertThat(vs.hasSorryServer()).isTrue();
+        assertThat(vs.quorumUp().argv()).containsExactly(dir.resolve("check.sh").toString(), "up");
+        assertThat(vs.realServers()).extracting(RealServerSpec::name)
+                .containsExactly("127.0.0.1:8080", "127.0.0.2:8080");
+        RealServerSpec web1 = vs.realServers().get(0);
+        assertThat(web1.weight()).isEqualTo(3);
+        assertThat(web1.checkers()).hasSize(4);
+        TcpCheckSpec tcp = (TcpCheckSpec) web1.checkers().get(0);
+        assertThat(tcp.target().getPort()).isEqualTo(8080);
+        assertThat(tcp.timing().delayLoop()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(tcp.timing().connectTimeout()).isEqualTo(Duration.ofSeconds(3));
+        assertThat(tcp.timing().retry()).isEqualTo(1);
+        HttpCheckSpec http = (HttpCheckSpec) web1.checkers().get(1);
+        assertThat(http.urls()).singleElement().satisfies(u -> {
+            assertThat(u.path()).isEqualTo("/health");
+            assertThat(u.accepts(204)).isTrue();
+            assertThat(u.accepts(200)).isFalse();
+            assertThat(u.virtualHost()).isEqualTo("www.example.test");
+        });
+        MiscCheckSpec misc = (MiscCheckSpec) web1.checkers().get(2);
+        assertThat(misc.dynamic()).isTrue();
+        assertThat(misc.timeout()).isEqualTo(Duration.ofSeconds(4));
+        assertThat(misc.timing().retry()).isZero(); // keepalived's MISC_CHECK default
+        FileCheckSpec file = (FileCheckSpec) web1.checkers().get(3);
+        assertThat(file.weight()).isEqualTo(10);
+        assertThat(file.file()).isEqualTo(dir.resolve("maint"));
+        DnsCheckSpec dns = (DnsCheckSpec) vs.realServers().get(1).checkers().get(0);
+        assertThat(dns.timing().retry()).isEqualTo(3); // keepalived's DNS_CHECK default
+        assertThat(dns.timing().alpha()).isTrue();
+        assertThat(dns.type()).isEqualTo("A");
+    }
+
+    @Test
+    void missingScriptIsAnErrorWithFileAndLine() throws Exception {
+        Config c = parse("""
+                virtual_server 127.0.0.1 80 {
+                  protocol TCP
+                  real_server 127.0.0.1 8080 {
+                    MISC_CHECK {
+                      misc_path "/nonexistent/check.sh"
+                    }
+                  }
+                }
+                """);
+        assertThatThrownBy(() -> CheckSpecs.from(c)).isInstanceOf(CheckConfigException.class)
+                .hasMessage("test.conf:4: MISC_CHECK: script /nonexistent/check.sh does not exist");
+    }
+
+    @Test
+    void unsupportedUrlRegexIsAnErrorNotSilentlyIgnored() throws Exception {
+        Config c = parse("""
+                virtual_server 127.0.0.1 80 {
+                  protocol TCP
+                  real_server 127.0.0.1 8080 {
+                    HTTP_GET {
+                      url {
+                        path /
+                        regex "ok"
+                      }
+                    }
+                  }
+                }
+                """);
+        assertThatThrownBy(() -> CheckSpecs.from(c)).isInstanceOf(CheckConfigException.class)
+                .hasMessage("test.conf:4: HTTP_GET: url /: regex is not supported yet");
+    }
+}

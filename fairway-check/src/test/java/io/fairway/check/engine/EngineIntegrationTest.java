@@ -1,0 +1,171 @@
+package io.fairway.check.engine;
+
+import io.fairway.check.CheckConfigException;
+import io.fairway.check.QuorumChanged;
+import io.fairway.check.ServerStateChanged;
+import io.fairway.check.WeightChanged;
+import io.fairway.check.spec.CheckTiming;
+import io.fairway.check.spec.FileCheckSpec;
+import io.fairway.check.spec.MiscCheckSpec;
+import io.fairway.check.spec.RealServerSpec;
+import io.fairway.check.spec.ScriptSpec;
+import io.fairway.check.spec.TcpCheckSpec;
+import io.fairway.check.spec.VirtualServerSpec;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/** The whole engine with real checkers: real sockets, real files, real scripts. */
+class EngineIntegrationTest {
+    @TempDir
+    Path tmp;
+
+    @Test
+    void aListenerThatDiesIsDeclaredDeadWithinDelayLoopPlusConnectTimeout() throws Exception {
+        CheckTiming t = new CheckTiming(Duration.ofMillis(200), Duration.ofMillis(300), 0, Duration.ofMillis(100),
+                Duration.ofMillis(200), false, 1);
+        Recorder rec = new Recorder(new ExecutorScheduler(null));
+        ServerSocket s = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        Thread acceptor = new Thread(() -> {
+            while (true) {
+                try {
+                    s.accept().close();
+                } catch (Exception e) {
+                    return;
+                }
+            }
+        });
+        acceptor.start();
+        var rs = RealServerSpec.of("web1", 1, new TcpCheckSpec(new InetSocketAddress("127.0.0.1", s.getLocalPort()), t));
+        try (CheckEngine engine = CheckEngine.builder().listener(rec).build()) {
+            engine.start(List.of(VirtualServerSpec.of("vs", List.of(rs), 1, 0)));
+            Thread.sleep(1500); // first check at 1 s + warmup: it passes, nothing happens
+            assertThat(rec.events).isEmpty();
+            long died = System.nanoTime();
+            s.close();
+            await().atMost(Duration.ofSeconds(3)).until(() -> !rec.of(ServerStateChanged.class).isEmpty());
+            long verdict = rec.at(ServerStateChanged.class).get(0).nanos();
+            assertThat(Duration.ofNanos(verdict - died)).isLessThanOrEqualTo(Duration.ofMillis(500 + 100));
+            ServerStateChanged e = rec.of(ServerStateChanged.class).get(0);
+            assertThat(e.alive()).isFalse();
+            assertThat(e.reason().observation()).isEqualTo("connection refused");
+            assertThat(rec.of(QuorumChanged.class)).singleElement().extracting(QuorumChanged::up).isEqualTo(false);
+        }
+        acceptor.join(1000);
+    }
+
+    @Test
+    void rewritingATrackFileDrainsAndRestoresTheServer() throws Exception {
+        ManualScheduler clock = new ManualScheduler();
+        Recorder rec = new Recorder(clock);
+        Path f = tmp.resolve("maint");
+        Files.writeString(f, "0\n");
+        CheckTiming t = CheckTiming.of(Duration.ofSeconds(5), Duration.ofSeconds(1));
+        var rs = RealServerSpec.of("web1", 100, new FileCheckSpec("maint", f, 100, false, t));
+        try (CheckEngine engine = CheckEngine.builder().listener(rec).scheduler(clock).build()) {
+            engine.start(List.of(VirtualServerSpec.of("vs", List.of(rs), 1, 0)));
+            clock.advance(Duration.ofSeconds(7));
+            assertThat(rec.events).isEmpty();
+            Files.writeString(f, "-1\n"); // drain: 100 + (-1 x 100) = 0
+            clock.advance(Duration.ofSeconds(1)); // track files are re-read every min(delay_loop, 1 s)
+            assertThat(rec.of(WeightChanged.class)).singleElement().satisfies(w -> {
+                assertThat(w.weight()).isZero();
+                assertThat(w.alive()).isTrue();
+                assertThat(w.reason().observation()).isEqualTo("value -1: weight -100");
+            });
+            Files.writeString(f, "-2147483648\n"); // fault: down at once, no retries
+            clock.advance(Duration.ofSeconds(1));
+            assertThat(rec.of(ServerStateChanged.class)).singleElement().extracting(ServerStateChanged::alive)
+                    .isEqualTo(false);
+            Files.writeString(f, "0\n"); // back in service
+            clock.advance(Duration.ofSeconds(1));
+            assertThat(rec.of(ServerStateChanged.class)).extracting(ServerStateChanged::alive)
+                    .containsExactly(false, true);
+            assertThat(engine.status().get(0).servers().get(0).weight()).isEqualTo(100);
+        }
+    }
+
+    @Test
+    void miscDynamicScriptMovesTheWeight() throws Exception {
+        ManualScheduler clock = new ManualScheduler();
+        Recorder rec = new Recorder(clock);
+        Path dir = Files.createDirectories(tmp.resolve("s"));
+        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
+        Path code = dir.resolve("code");
+        Files.writeString(code, "7");
+        Files.setPosixFilePermissions(code, PosixFilePermissions.fromString("rw-rw-rw-"));
+        Path script = dir.resolve("weight.sh");
+        Files.writeString(script, "#!/bin/sh\nexit $(cat " + code + ")\n");
+        Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwxr-xr-x"));
+        CheckTiming t = CheckTiming.of(Duration.ofSeconds(5), Duration.ofSeconds(1)).withRetry(0);
+        var rs = RealServerSpec.of("app", 1,
+                new MiscCheckSpec(ScriptSpec.of(script.toString()), Duration.ofSeconds(5), true, t));
+        try (CheckEngine engine = CheckEngine.builder().listener(rec).scheduler(clock).build()) {
+            engine.start(List.of(VirtualServerSpec.of("vs", List.of(rs), 1, 0)));
+            clock.advance(Duration.ofSeconds(6)); // starts the script on the pool
+            await().atMost(Duration.ofSeconds(5)).until(() -> !rec.of(WeightChanged.class).isEmpty());
+            assertThat(rec.of(WeightChanged.class).get(0).weight()).isEqualTo(5);
+            Files.writeString(code, "1");
+            clock.advance(Duration.ofSeconds(6));
+            await().atMost(Duration.ofSeconds(5)).until(() -> !rec.of(ServerStateChanged.class).isEmpty());
+            assertThat(rec.of(ServerStateChanged.class).get(0).reason().observation()).isEqualTo("exit 1");
+        }
+    }
+
+    @Test
+    void quorumAndNotifyScriptsRun() throws Exception {
+        ManualScheduler clock = new ManualScheduler();
+        Recorder rec = new Recorder(clock);
+        Path dir = Files.createDirectories(tmp.resolve("n"));
+        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
+        Path log = dir.resolve("log");
+        Path script = dir.resolve("note.sh");
+        Files.writeString(script, "#!/bin/sh\necho \"$1\" >> " + log + "\n");
+        Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path f = dir.resolve("maint");
+        Files.writeString(f, "0");
+        CheckTiming t = CheckTiming.of(Duration.ofSeconds(1), Duration.ofSeconds(1));
+        var rs = new RealServerSpec("web1", 1, List.of(new FileCheckSpec("m", f, 0, false, t)),
+                ScriptSpec.of(script.toString(), "rs-up"), ScriptSpec.of(script.toString(), "rs-down"));
+        var vs = VirtualServerSpec.of("vs", List.of(rs), 1, 0)
+                .withScripts(ScriptSpec.of(script.toString(), "quorum-up"), ScriptSpec.of(script.toString(),
+                        "quorum-down"));
+        try (CheckEngine engine = CheckEngine.builder().listener(rec).scheduler(clock).build()) {
+            engine.start(List.of(vs));
+            await().atMost(Duration.ofSeconds(5)).until(() -> Files.exists(log)
+                    && Files.readString(log).contains("quorum-up"));
+            Files.writeString(f, "1");
+            clock.advance(Duration.ofSeconds(2));
+            await().atMost(Duration.ofSeconds(5)).until(() -> Files.readString(log).contains("quorum-down"));
+            assertThat(Files.readAllLines(log)).contains("quorum-up", "rs-down", "quorum-down");
+        }
+    }
+
+    @Test
+    void badInputIsRejectedBeforeAnythingStarts() {
+        Recorder rec = new Recorder(new ManualScheduler());
+        CheckTiming t = CheckTiming.of(Duration.ofSeconds(1), Duration.ofSeconds(1));
+        var good = RealServerSpec.of("ok", 1, new TcpCheckSpec(new InetSocketAddress("127.0.0.1", 9), t));
+        var bad = new RealServerSpec("bad", 1, List.of(), null, ScriptSpec.of("/nonexistent/notify.sh"));
+        try (CheckEngine engine = CheckEngine.builder().listener(rec).build()) {
+            assertThatThrownBy(() -> engine.start(List.of(VirtualServerSpec.of("vs", List.of(good, bad), 1, 0))))
+                    .isInstanceOf(CheckConfigException.class)
+                    .hasMessage("vs bad notify_down: script /nonexistent/notify.sh does not exist");
+            assertThat(rec.initial).isEmpty();
+        }
+    }
+}

@@ -1,0 +1,63 @@
+package io.fairway.check.engine;
+
+import io.fairway.check.checker.CheckResult;
+import io.fairway.check.checker.Checker;
+import io.fairway.check.checker.CheckerFactory;
+import io.fairway.check.spec.CheckSpec;
+import io.fairway.check.spec.RealServerSpec;
+import io.fairway.check.spec.VirtualServerSpec;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * A checker factory whose checkers answer what the test says, synchronously, and record when they ran. A fake
+ * for pure sequencing tests of the rules; real checkers are tested against real servers elsewhere.
+ */
+final class ScriptedCheckers implements CheckerFactory {
+    /** An answer meaning "never call back". */
+    static final CheckResult NEVER = CheckResult.fail("never");
+    private final Map<String, Integer> created = new HashMap<>();
+    /** What the checker of one real server answers next; {@link #NEVER} = never answer. */
+    final Map<String, CheckResult> answer = new HashMap<>();
+    final Map<String, List<Long>> ranAt = new HashMap<>();
+    private final Scheduler clock;
+
+    ScriptedCheckers(Scheduler clock) {
+        this.clock = clock;
+    }
+
+    void set(String rs, boolean ok) {
+        answer.put(rs, ok ? CheckResult.ok("ok") : CheckResult.fail("refused"));
+    }
+
+    void set(String rs, CheckResult r) {
+        answer.put(rs, r);
+    }
+
+    @Override
+    public Checker create(VirtualServerSpec vs, RealServerSpec rs, CheckSpec spec) {
+        int index = created.merge(rs.name(), 1, Integer::sum) - 1;
+        String key = rs.checkers().size() == 1 ? rs.name() : rs.name() + "#" + index;
+        answer.putIfAbsent(key, CheckResult.ok("ok"));
+        return new Checker() {
+            @Override
+            public void check(Consumer<CheckResult> done) {
+                ranAt.computeIfAbsent(key, k -> new ArrayList<>()).add(clock.nanoTime());
+                CheckResult r = answer.get(key);
+                if (r != NEVER) {
+                    done.accept(r);
+                }
+            }
+
+            @Override
+            public Duration deadline() {
+                return spec.timing().connectTimeout();
+            }
+        };
+    }
+}

@@ -1,0 +1,85 @@
+package io.fairway.ipvs.kernel;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fairway.ipvs.TableContract;
+import io.fairway.ipvs.uml.KernelScenarioMain;
+import io.fairway.ipvs.uml.Uml;
+import java.lang.reflect.Method;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * The kernel table against the real Linux IPVS: one user-mode Linux boot runs
+ * {@link KernelScenarioMain} inside, and these tests check what it wrote.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class KernelTableInUmlTest {
+  private Uml.Result run;
+
+  @BeforeAll
+  void boot() throws Exception {
+    Uml.assumeAvailable();
+    Path out = Path.of("target", "uml", "kernel-table");
+    Uml.clean(out);
+    String cp = Uml.testClasspath();
+    String scenario = Uml.javaCommand(cp, KernelScenarioMain.class.getName());
+    Uml.Staged staged = Uml.stageClasspath(cp, "/run/nobody");
+    String asNobody = staged.shell() + " && setpriv --reuid=65534 --regid=65534 --clear-groups "
+        + Uml.javaCommand(staged.classpath(), KernelScenarioMain.class.getName(), "unprivileged")
+        + " > /run/out/unprivileged.txt 2>&1";
+    run = Uml.builder().command(scenario + " && " + asNobody).outputDir(out)
+        .timeout(Duration.ofMinutes(5)).run();
+    assertThat(run.timedOut()).as(run.diagnostics()).isFalse();
+    assertThat(run.exitCode()).as(run.diagnostics()).isZero();
+  }
+
+  @Test
+  void theWholeTableContractPassesAgainstTheKernel() {
+    List<String> lines = run.file("contract.txt").lines().toList();
+    long contractTests = Arrays.stream(TableContract.class.getDeclaredMethods())
+        .filter(m -> m.isAnnotationPresent(Test.class))
+        .map(Method::getName)
+        .count();
+    assertThat(lines).as(run.diagnostics()).allMatch(l -> l.startsWith("PASS "));
+    assertThat(lines).hasSize((int) contractTests);
+  }
+
+  @Test
+  void saveFormatIsIpvsadmsByteForByte() {
+    String ours = run.file("fairway-save.txt");
+    String theirs = run.file("ipvsadm-save.txt");
+    assertThat(run.file("formats.txt")).as("install errors").isEmpty();
+    assertThat(ours).isNotBlank();
+    assertThat(sorted(ours)).isEqualTo(sorted(theirs));
+    assertThat(ours).isEqualTo(theirs);
+  }
+
+  @Test
+  void listFormatIsIpvsadmsByteForByte() {
+    String ours = run.file("fairway-list.txt");
+    assertThat(ours.lines().count()).isGreaterThan(10);
+    assertThat(ours).isEqualTo(run.file("ipvsadm-list.txt"));
+  }
+
+  @Test
+  void whatIpvsadmInstallsReadsBackTheSame() {
+    String readBack = run.file("readback-save.txt");
+    assertThat(readBack).isNotBlank().isEqualTo(run.file("fairway-save.txt"));
+  }
+
+  @Test
+  void withoutCapNetAdminTheOperatorGetsOneClearLine() {
+    assertThat(run.file("unprivileged.txt").lines().toList()).containsExactly(
+        "PERMISSION", "IPVS info: permission denied: managing IPVS needs CAP_NET_ADMIN (EPERM)");
+  }
+
+  private static List<String> sorted(String s) {
+    return s.lines().sorted().toList();
+  }
+}

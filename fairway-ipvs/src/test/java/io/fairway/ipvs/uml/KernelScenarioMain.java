@@ -1,0 +1,235 @@
+package io.fairway.ipvs.uml;
+
+import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
+
+import io.fairway.ipvs.AddressFamily;
+import io.fairway.ipvs.Dest;
+import io.fairway.ipvs.ForwardingMethod;
+import io.fairway.ipvs.KernelTableContractTest;
+import io.fairway.ipvs.Protocol;
+import io.fairway.ipvs.Service;
+import io.fairway.ipvs.ServiceEntry;
+import io.fairway.ipvs.ServiceFlag;
+import io.fairway.ipvs.ServiceKey;
+import io.fairway.ipvs.TableFormat;
+import io.fairway.ipvs.TableOp;
+import io.fairway.ipvs.Tunnel;
+import io.fairway.ipvs.kernel.IpvsCodec;
+import io.fairway.ipvs.kernel.IpvsKernelTable;
+import io.fairway.ipvs.netlink.GenericNetlink;
+import io.fairway.ipvs.netlink.MessageBuilder;
+import io.fairway.ipvs.netlink.Netlink;
+import io.fairway.ipvs.netlink.NetlinkMessage;
+import io.fairway.ipvs.netlink.NetlinkSocket;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.junit.platform.engine.TestExecutionResult;
+import org.junit.platform.launcher.Launcher;
+import org.junit.platform.launcher.TestExecutionListener;
+import org.junit.platform.launcher.TestIdentifier;
+import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
+import org.junit.platform.launcher.core.LauncherFactory;
+
+/**
+ * Runs inside user-mode Linux (booted by {@code KernelTableInUmlTest}): the table contract
+ * against the kernel, then Fairway's ipvsadm renderings next to real ipvsadm's for the same
+ * table, then raw kernel replies for the codec's unit tests. Everything lands in /run/out.
+ */
+public final class KernelScenarioMain {
+  static final Path OUT = Path.of(Uml.OUT);
+
+  public static void main(String[] args) throws Exception {
+    List<String> steps = args.length > 0 ? List.of(args) : List.of("contract", "formats", "capture");
+    for (String step : steps) {
+      switch (step) {
+        case "contract" -> runContract();
+        case "formats" -> formats();
+        case "capture" -> capture();
+        case "unprivileged" -> unprivileged();
+        default -> throw new IllegalArgumentException("unknown step " + step);
+      }
+    }
+  }
+
+  private static void runContract() throws IOException {
+    List<String> lines = new ArrayList<>();
+    Launcher launcher = LauncherFactory.create();
+    launcher.execute(
+        LauncherDiscoveryRequestBuilder.request().selectors(selectClass(KernelTableContractTest.class)).build(),
+        new TestExecutionListener() {
+          @Override
+          public void executionFinished(TestIdentifier id, TestExecutionResult result) {
+            if (!id.isTest()) {
+              if (result.getStatus() != TestExecutionResult.Status.SUCCESSFUL) {
+                lines.add("FAIL " + id.getDisplayName() + ": " + result.getThrowable().map(Throwable::toString).orElse(""));
+              }
+              return;
+            }
+            String name = id.getDisplayName().replace("()", "");
+            switch (result.getStatus()) {
+              case SUCCESSFUL -> lines.add("PASS " + name);
+              default -> lines.add("FAIL " + name + ": "
+                  + result.getThrowable().map(t -> t.toString().replace('\n', ' ')).orElse(""));
+            }
+          }
+
+          @Override
+          public void executionSkipped(TestIdentifier id, String reason) {
+            lines.add("SKIP " + id.getDisplayName() + ": " + reason);
+          }
+        });
+    Files.write(OUT.resolve("contract.txt"), lines);
+  }
+
+  /** A table with one of everything ipvsadm can show. */
+  public static List<TableOp> sampleTable() throws IOException {
+    List<TableOp> ops = new ArrayList<>();
+    ServiceKey web = ServiceKey.of(Protocol.TCP, ip("10.16.0.1"), 80);
+    ops.add(new TableOp.AddService(Service.of(web, "rr")));
+    ops.add(new TableOp.AddDest(web, Dest.of(ip("10.16.1.1"), 80, 1)));
+    ops.add(new TableOp.AddDest(web, new Dest(ip("10.16.1.2"), 8080, ForwardingMethod.MASQ, 0, 100, 50, null)));
+    ops.add(new TableOp.AddDest(web, Dest.of(ip("10.20.1.2"), 80, 2)));
+    ops.add(new TableOp.AddDest(web, Dest.of(ip("10.16.1.10"), 80, 2)));
+    ServiceKey tls = ServiceKey.of(Protocol.TCP, ip("10.16.0.2"), 443);
+    ops.add(new TableOp.AddService(new Service(tls, "wlc", Set.of(ServiceFlag.PERSISTENT), 300, 24, null)));
+    ops.add(new TableOp.AddDest(tls, new Dest(ip("10.16.1.3"), 443, ForwardingMethod.DROUTE, 5, 0, 0, null)));
+    ops.add(new TableOp.AddDest(tls, new Dest(ip("10.16.1.4"), 443, ForwardingMethod.TUNNEL, 2, 0, 0, null)));
+    ServiceKey dns = ServiceKey.of(Protocol.UDP, ip("10.16.0.3"), 53);
+    ops.add(new TableOp.AddService(new Service(dns, "sh",
+        Set.of(ServiceFlag.SCHED1, ServiceFlag.SCHED2, ServiceFlag.ONE_PACKET, ServiceFlag.PERSISTENT), 20, 16, null)));
+    ops.add(new TableOp.AddDest(dns, Dest.of(ip("10.16.1.5"), 53, 1)));
+    ServiceKey sip = ServiceKey.of(Protocol.UDP, ip("10.16.0.6"), 5060);
+    ops.add(new TableOp.AddService(new Service(sip, "rr", Set.of(ServiceFlag.PERSISTENT), 60, 32, "sip")));
+    ServiceKey sctp = ServiceKey.of(Protocol.SCTP, ip("10.16.0.4"), 9);
+    ops.add(new TableOp.AddService(Service.of(sctp, "fo")));
+    ops.add(new TableOp.AddDest(sctp, Dest.of(ip("10.16.1.7"), 9, 65535)));
+    ServiceKey any = ServiceKey.of(Protocol.TCP, ip("10.16.0.5"), 0);
+    ops.add(new TableOp.AddService(Service.of(any, "lc").withPersistence(30, 32)));
+    ServiceKey none = ServiceKey.of(Protocol.TCP, ip("10.16.0.7"), 80);
+    ops.add(new TableOp.AddService(Service.of(none, "none")));
+    ServiceKey mark = ServiceKey.fwmark(AddressFamily.INET, 7);
+    ops.add(new TableOp.AddService(new Service(mark, "mh", Set.of(ServiceFlag.SCHED1), 0, 32, null)));
+    ops.add(new TableOp.AddDest(mark, new Dest(ip("10.16.1.6"), 0, ForwardingMethod.DROUTE, 3, 0, 0, null)));
+    ServiceKey mark6 = ServiceKey.fwmark(AddressFamily.INET6, 8);
+    ops.add(new TableOp.AddService(Service.of(mark6, "rr").withPersistence(60, 128)));
+    ops.add(new TableOp.AddDest(mark6, new Dest(ip("2001:db8::5"), 0, ForwardingMethod.DROUTE, 1, 0, 0, null)));
+    ServiceKey web6 = ServiceKey.of(Protocol.TCP, ip("2001:db8::1"), 80);
+    ops.add(new TableOp.AddService(new Service(web6, "wrr", Set.of(ServiceFlag.PERSISTENT, ServiceFlag.SCHED3), 10, 64, null)));
+    ops.add(new TableOp.AddDest(web6, Dest.of(ip("2001:db8::2"), 80, 7)));
+    ops.add(new TableOp.AddDest(web6, new Dest(ip("2001:db8::3"), 80, ForwardingMethod.TUNNEL, 1, 0, 0,
+        new Tunnel(Tunnel.Type.GUE, 6080, Tunnel.Checksum.NOCSUM))));
+    ops.add(new TableOp.AddDest(web6, new Dest(ip("2001:db8::4"), 80, ForwardingMethod.TUNNEL, 1, 0, 0,
+        new Tunnel(Tunnel.Type.GRE, 0, Tunnel.Checksum.CSUM))));
+    ops.add(new TableOp.AddDest(web6, new Dest(ip("2001:db8:0:1::4"), 80, ForwardingMethod.TUNNEL, 1, 0, 0,
+        new Tunnel(Tunnel.Type.GUE, 6081, Tunnel.Checksum.REMCSUM))));
+    ops.add(new TableOp.AddDest(web, new Dest(ip("2001:db8::9"), 80, ForwardingMethod.TUNNEL, 1, 0, 0, null)));
+    return ops;
+  }
+
+  private static void formats() throws Exception {
+    List<String> report = new ArrayList<>();
+    try (IpvsKernelTable t = IpvsKernelTable.open()) {
+      t.flush();
+      List<TableOp> ops = sampleTable();
+      var results = t.apply(ops);
+      for (int i = 0; i < ops.size(); i++) {
+        if (results.get(i) != null) {
+          report.add("install failed: " + results.get(i).getMessage());
+        }
+      }
+      List<ServiceEntry> installed = t.list();
+      Files.writeString(OUT.resolve("fairway-save.txt"), TableFormat.save(installed));
+      Files.writeString(OUT.resolve("fairway-list.txt"),
+          TableFormat.list(installed, t.info().headerLine(), (s, d) -> ""));
+      sh("ipvsadm -Sn > /run/out/ipvsadm-save.txt");
+      sh("ipvsadm -Ln > /run/out/ipvsadm-list.txt");
+      // The other direction: ipvsadm installs, Fairway reads back.
+      t.flush();
+      sh("ipvsadm -R < /run/out/fairway-save.txt");
+      List<ServiceEntry> readBack = t.list();
+      Files.writeString(OUT.resolve("readback-save.txt"), TableFormat.save(readBack));
+      t.flush();
+    }
+    Files.write(OUT.resolve("formats.txt"), report);
+  }
+
+  /** Run as an unprivileged user: what the operator sees without CAP_NET_ADMIN, on stdout. */
+  private static void unprivileged() {
+    try (IpvsKernelTable t = IpvsKernelTable.open()) {
+      System.out.println("opened without privileges: " + t.info().headerLine());
+    } catch (io.fairway.ipvs.TableException e) {
+      System.out.println(e.reason());
+      System.out.println(e.getMessage());
+    }
+  }
+
+  /** Raw kernel replies, for the codec's unit tests (copied to src/test/resources/captured). */
+  private static void capture() throws Exception {
+    try (IpvsKernelTable t = IpvsKernelTable.open()) {
+      t.flush();
+      t.apply(sampleTable());
+    }
+    try (NetlinkSocket sock = NetlinkSocket.open(Netlink.NETLINK_GENERIC, 1 << 20, 5000)) {
+      GenericNetlink g = new GenericNetlink(sock);
+      int family = g.resolveFamily("IPVS").orElseThrow();
+      MessageBuilder b = new MessageBuilder();
+      int seq = g.nextSeq();
+      IpvsCodec.encodeServiceDump(b, family, seq);
+      Files.write(OUT.resolve("capture-services.hex"), rawExchange(sock, b.toByteArray()));
+      b.reset();
+      seq = g.nextSeq();
+      IpvsCodec.encodeDestDump(b, family, seq, ServiceKey.of(Protocol.TCP, ip("2001:db8::1"), 80));
+      Files.write(OUT.resolve("capture-dests6.hex"), rawExchange(sock, b.toByteArray()));
+      b.reset();
+      seq = g.nextSeq();
+      IpvsCodec.encode(b, family, seq, new TableOp.AddDest(
+          ServiceKey.of(Protocol.TCP, ip("10.16.0.1"), 80), Dest.of(ip("10.16.1.1"), 80, 1)));
+      Files.write(OUT.resolve("capture-eexist.hex"), rawExchange(sock, b.toByteArray()));
+      Files.writeString(OUT.resolve("capture-family.txt"), Integer.toString(family));
+    }
+    sh("ipvsadm -C");
+  }
+
+  /** Sends one request and returns the request and every reply datagram as hex lines. */
+  private static List<String> rawExchange(NetlinkSocket sock, byte[] request) throws IOException {
+    List<String> lines = new ArrayList<>();
+    lines.add("> " + HexFormat.of().formatHex(request));
+    sock.send(request, request.length);
+    boolean done = false;
+    while (!done) {
+      ByteBuffer got;
+      try {
+        got = sock.receive();
+      } catch (io.fairway.ipvs.netlink.NetlinkTimeoutException e) {
+        lines.add("! timeout");
+        return lines;
+      }
+      byte[] raw = new byte[got.remaining()];
+      got.duplicate().get(raw);
+      lines.add("< " + HexFormat.of().formatHex(raw));
+      for (NetlinkMessage m : NetlinkMessage.parseAll(got)) {
+        done |= m.isDone() || m.isError();
+      }
+    }
+    return lines;
+  }
+
+  private static void sh(String cmd) throws IOException, InterruptedException {
+    Process p = new ProcessBuilder("/bin/sh", "-c", cmd).inheritIO().start();
+    if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+      throw new IOException("failed: " + cmd);
+    }
+  }
+
+  public static InetAddress ip(String s) throws IOException {
+    return InetAddress.getByName(s);
+  }
+}
