@@ -62,7 +62,7 @@ build_fairway() {
 start_fairway() {
   local mode=$1 port=$2; shift 2
   mkfifo "$WORK/fairway-$mode.in"
-  java -Xms256m -Xmx512m -Dio.netty.leakDetection.level=disabled -Dfairway.threads="${FAIRWAY_THREADS:-2}" \
+  java ${FAIRWAY_JAVA_OPTS:--Xms256m -Xmx512m} -Dio.netty.leakDetection.level=disabled -Dfairway.threads="${FAIRWAY_THREADS:-2}" \
     -cp "$FAIRWAY_CP" io.fairway.proxy.ProxyMain "$mode" "$port" "$@" \
     <"$WORK/fairway-$mode.in" >"$WORK/fairway-$mode.out" 2>&1 &
   PIDS+=($!)

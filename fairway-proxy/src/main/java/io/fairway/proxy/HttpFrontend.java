@@ -68,6 +68,7 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
   private final ProxyResponseEncoder encoder;
   private Channel client;
   private InetSocketAddress clientAddress;
+  private String clientIp;
   private boolean closed;
   private final ArrayDeque<Object> queued = new ArrayDeque<>();
   /** Deadlines (System.nanoTime) checked by one ticker per connection; 0 = none. */
@@ -120,6 +121,7 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
   public void channelActive(ChannelHandlerContext ctx) {
     client = ctx.channel();
     clientAddress = (InetSocketAddress) client.remoteAddress();
+    clientIp = clientAddress.getAddress().getHostAddress();
     armHeaderTimer();
     long period = Math.min(options.clientHeaderTimeout().toMillis(), options.backendResponseTimeout().toMillis()) / 4;
     period = Math.max(10, Math.min(1000, period));
@@ -230,7 +232,7 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
   private void prepareRequestHead(HttpRequest req) {
     HttpHeaders h = req.headers();
     stripHopByHop(h);
-    String ip = clientAddress.getAddress().getHostAddress();
+    String ip = clientIp;
     String xff = h.get("X-Forwarded-For");
     h.set("X-Forwarded-For", xff == null ? ip : xff + ", " + ip);
     if (!h.contains("X-Forwarded-Proto")) {
@@ -241,6 +243,9 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
   }
 
   private static void stripHopByHop(HttpHeaders h) {
+    if (h.isEmpty()) {
+      return;
+    }
     for (String c : h.getAll(HttpHeaderNames.CONNECTION)) {
       for (String token : c.split(",")) {
         String t = token.trim().toLowerCase(Locale.ROOT);
@@ -321,7 +326,7 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
 
   private void attach(Channel ch) {
     backend = ch;
-    ch.pipeline().get(HttpBackendHandler.class).frontend = this;
+    ((HttpBackendHandler) ch.pipeline().last()).frontend = this;
     server.established.add(client);
     ch.write(request);
     HttpContent c;
@@ -467,7 +472,7 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
     RealServer rs = server;
     Channel b = backend;
     if (b != null) {
-      HttpBackendHandler h = b.pipeline().get(HttpBackendHandler.class);
+      HttpBackendHandler h = (HttpBackendHandler) b.pipeline().last();
       if (h != null) {
         h.frontend = null;
       }
