@@ -2,6 +2,7 @@ package io.fairway.proxy;
 
 import io.fairway.ipvs.Dest;
 import io.fairway.ipvs.DestKey;
+import io.fairway.ipvs.Endpoints;
 import io.fairway.ipvs.ForwardingMethod;
 import io.fairway.ipvs.Protocol;
 import io.fairway.ipvs.Service;
@@ -145,7 +146,7 @@ public final class ProxyTable implements Table {
       }
       throw new TableException(
           c != null && why.contains("in use") ? Reason.EXISTS : Reason.OTHER,
-          key + ": cannot listen on " + addr + ": " + why,
+          key + ": cannot listen on " + Endpoints.format(addr.getAddress(), addr.getPort()) + ": " + why,
           c);
     }
     vs.listener = bind.channel();

@@ -249,6 +249,21 @@ class TcpProxyTest {
   }
 
   @Test
+  void servesAnIpv6VirtualAddress() throws Exception {
+    java.net.InetAddress v6 = java.net.InetAddress.getByName("::1");
+    try (ServerSocket probe = new ServerSocket(0, 1, v6)) {
+      // ::1 is there
+    } catch (IOException e) {
+      org.junit.jupiter.api.Assumptions.assumeTrue(false, "no IPv6 loopback here: " + e.getMessage());
+    }
+    ProxyTable t = table(ProxyOptions.defaults(), null);
+    ServiceKey k = ServiceKey.of(Protocol.TCP, v6, 0);
+    InetSocketAddress vip = serve(t, k, "wlc", b1, b2);
+    assertThat(vip.getAddress()).isEqualTo(v6);
+    assertThat(spread(vip, 4)).containsOnlyKeys("b1", "b2");
+  }
+
+  @Test
   void addressInUseIsAOneLineError() throws Exception {
     try (ServerSocket taken = new ServerSocket(0, 1, Fixtures.LO)) {
       ProxyTable t = table(ProxyOptions.defaults(), null);
