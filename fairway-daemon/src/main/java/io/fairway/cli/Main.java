@@ -20,6 +20,7 @@ import java.io.PrintWriter;
       CommandLine.HelpCommand.class,
       CheckConfigCommand.class,
       RunCommand.class,
+      DemoCommand.class,
       StatusCommand.class
     })
 public final class Main implements Runnable {

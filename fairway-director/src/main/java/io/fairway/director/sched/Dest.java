@@ -1,0 +1,165 @@
+package io.fairway.director.sched;
+
+import java.net.InetAddress;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One real server of a virtual service, with the live state the kernel keeps in {@code struct ip_vs_dest}:
+ * weight, thresholds, the OVERLOAD flag and the active / inactive / persistent connection counters.
+ *
+ * <p>A {@code Dest} keeps its identity across reconfigurations (weight or threshold changes), exactly as the kernel
+ * keeps one {@code ip_vs_dest} per address:port, so connection counts survive a reload. Counters are only changed
+ * through {@link Connection} (the data plane's accounting calls) and {@link LoadSnapshot} (the operator's
+ * "what if" snapshot).
+ */
+public final class Dest {
+    private final String name;
+    private final InetAddress address;
+    private final int port;
+
+    private volatile int weight;
+    /** Last non-zero weight (or the weight it was added with): mh builds its table from it so quiescing does not reshuffle. */
+    private volatile int lastWeight;
+    private volatile int upperThreshold;
+    private volatile int lowerThreshold;
+    private volatile boolean overloaded;
+    /** Cleared when the server leaves the service: persistence templates pointing here become invalid. */
+    private volatile boolean available = true;
+
+    private final AtomicInteger activeConns = new AtomicInteger();
+    private final AtomicInteger inactiveConns = new AtomicInteger();
+    private final AtomicInteger persistConns = new AtomicInteger();
+
+    Dest(DestSpec spec) {
+        this.name = spec.name();
+        this.address = spec.address();
+        this.port = spec.port();
+        this.weight = spec.weight();
+        this.lastWeight = spec.weight();
+        this.upperThreshold = spec.upperThreshold();
+        this.lowerThreshold = spec.lowerThreshold();
+    }
+
+    /** Creates a free-standing server (for tests, simulators and {@code fairway pick}). */
+    public static Dest of(DestSpec spec) {
+        return new Dest(spec);
+    }
+
+    /** The name printed for this server: its configured name, or {@code IP:PORT}. */
+    public String name() { return name; }
+    public InetAddress address() { return address; }
+    public int port() { return port; }
+    public int weight() { return weight; }
+    int lastWeight() { return lastWeight; }
+    public int upperThreshold() { return upperThreshold; }
+    public int lowerThreshold() { return lowerThreshold; }
+    /** The kernel's {@code IP_VS_DEST_F_OVERLOAD}: no new connections until the count falls below the lower mark. */
+    public boolean overloaded() { return overloaded; }
+    public boolean available() { return available; }
+    public int activeConns() { return activeConns.get(); }
+    public int inactiveConns() { return inactiveConns.get(); }
+    public int persistConns() { return persistConns.get(); }
+
+    /** {@code ip_vs_dest_totalconns}: what the thresholds compare against (templates are not counted). */
+    public int totalConns() { return activeConns.get() + inactiveConns.get(); }
+
+    /** {@code ip_vs_dest_conn_overhead}: active connections cost 256 times an inactive one (lc, wlc). */
+    long connOverhead() { return ((long) activeConns.get() << 8) + inactiveConns.get(); }
+
+    /** The spec this server is configured with now. */
+    public DestSpec spec() {
+        return new DestSpec(name, address, port, weight, upperThreshold, lowerThreshold);
+    }
+
+    /**
+     * {@code __ip_vs_update_dest}: a weight/threshold change. OVERLOAD is cleared at once when the upper threshold is
+     * removed or raised; lowering it does not set the flag until the next connection is bound.
+     */
+    void update(DestSpec spec) {
+        if (!spec.sameServer(address, port)) {
+            throw new IllegalArgumentException("cannot change the address of " + name);
+        }
+        weight = spec.weight();
+        if (spec.weight() != 0) {
+            lastWeight = spec.weight();
+        }
+        if (spec.upperThreshold() == 0 || spec.upperThreshold() > upperThreshold) {
+            overloaded = false;
+        }
+        upperThreshold = spec.upperThreshold();
+        lowerThreshold = spec.lowerThreshold();
+    }
+
+    void markRemoved() { available = false; }
+
+    void markAdded(DestSpec spec) {
+        available = true;
+        lastWeight = spec.weight();
+    }
+
+    /** {@code ip_vs_bind_dest}: a connection (or template) now points here. */
+    void bind(ConnKind kind) {
+        switch (kind) {
+            case ACTIVE -> activeConns.incrementAndGet();
+            case INACTIVE -> inactiveConns.incrementAndGet();
+            case TEMPLATE -> persistConns.incrementAndGet();
+        }
+        int u = upperThreshold;
+        if (u != 0 && totalConns() >= u) {
+            overloaded = true;
+        }
+    }
+
+    /** {@code ip_vs_unbind_dest}: the connection expired. Clears OVERLOAD by the lower mark, or the 3/4 rule. */
+    void unbind(ConnKind kind) {
+        switch (kind) {
+            case ACTIVE -> activeConns.decrementAndGet();
+            case INACTIVE -> inactiveConns.decrementAndGet();
+            case TEMPLATE -> persistConns.decrementAndGet();
+        }
+        int l = lowerThreshold;
+        int u = upperThreshold;
+        int total = totalConns();
+        if (l != 0) {
+            if (total < l) overloaded = false;
+        } else if (u != 0) {
+            if ((long) total * 4 < (long) u * 3) overloaded = false;
+        } else {
+            overloaded = false;
+        }
+    }
+
+    /** A TCP state change between "established" (active) and any other state (inactive). */
+    void move(ConnKind from, ConnKind to) {
+        if (from == to) return;
+        (from == ConnKind.ACTIVE ? activeConns : inactiveConns).decrementAndGet();
+        (to == ConnKind.ACTIVE ? activeConns : inactiveConns).incrementAndGet();
+    }
+
+    /** Sets the counters directly (operator snapshot); the flag follows as if the connections had just been bound. */
+    void setLoad(int active, int inactive) {
+        activeConns.set(active);
+        inactiveConns.set(inactive);
+        int u = upperThreshold;
+        overloaded = u != 0 && totalConns() >= u;
+    }
+
+    enum ConnKind { ACTIVE, INACTIVE, TEMPLATE }
+
+    @Override
+    public String toString() {
+        return name + "(w=" + weight + ",a=" + activeConns.get() + ",i=" + inactiveConns.get()
+                + (overloaded ? ",OVERLOAD" : "") + ")";
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return this == o;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(address, port);
+    }
+}

@@ -1,0 +1,26 @@
+package io.fairway.director.sched;
+
+/**
+ * {@code nq} (ip_vs_nq.c): the first idle server (no active connection) in list order; when none is idle, the
+ * {@code sed} rule.
+ */
+final class NeverQueue extends ListScheduler {
+    @Override
+    public String name() { return "nq"; }
+
+    @Override
+    public Dest schedule(Flow flow) {
+        Dest least = null;
+        long loh = 0;
+        for (Dest d : dests) {
+            if (d.overloaded() || d.weight() == 0) continue;
+            long doh = d.activeConns() + 1L;
+            if (d.activeConns() == 0) return d;
+            if (least == null || loh * d.weight() > doh * least.weight()) {
+                least = d;
+                loh = doh;
+            }
+        }
+        return least;
+    }
+}

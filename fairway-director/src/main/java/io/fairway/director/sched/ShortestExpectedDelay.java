@@ -1,0 +1,15 @@
+package io.fairway.director.sched;
+
+/**
+ * {@code sed} (ip_vs_sed.c): the lowest (active + 1) / weight — the delay a new connection would expect.
+ * Inactive connections are ignored.
+ */
+final class ShortestExpectedDelay extends ListScheduler {
+    @Override
+    public String name() { return "sed"; }
+
+    @Override
+    public Dest schedule(Flow flow) {
+        return WeightedLeastConnection.pickWeighted(dests, true);
+    }
+}

@@ -1,0 +1,45 @@
+package io.fairway.director.sched;
+
+/**
+ * {@code wlc} (ip_vs_wlc.c): the lowest overhead/weight, compared by cross-multiplication. The first usable server
+ * seeds the search; later weight-0 servers are visited but can never win the comparison.
+ */
+final class WeightedLeastConnection extends ListScheduler {
+    @Override
+    public String name() { return "wlc"; }
+
+    @Override
+    public Dest schedule(Flow flow) {
+        return pickWeighted(dests, false);
+    }
+
+    /** Shared by wlc and sed: they differ only in how the overhead is counted. */
+    static Dest pickWeighted(Dest[] dests, boolean sed) {
+        int n = dests.length;
+        int i = 0;
+        Dest least = null;
+        for (; i < n; i++) {
+            Dest d = dests[i];
+            if (!d.overloaded() && d.weight() > 0) {
+                least = d;
+                break;
+            }
+        }
+        if (least == null) return null;
+        long loh = overhead(least, sed);
+        for (i++; i < n; i++) {
+            Dest d = dests[i];
+            if (d.overloaded()) continue;
+            long doh = overhead(d, sed);
+            if (loh * d.weight() > doh * least.weight()) {
+                least = d;
+                loh = doh;
+            }
+        }
+        return least;
+    }
+
+    private static long overhead(Dest d, boolean sed) {
+        return sed ? d.activeConns() + 1L : d.connOverhead();
+    }
+}

@@ -1,0 +1,21 @@
+package io.fairway.director.sched;
+
+/**
+ * {@code ovf} (ip_vs_ovf.c): the highest-weight server whose active connections do not exceed its weight — the
+ * weight is a connection budget, and traffic overflows to the next server once it is spent.
+ */
+final class WeightedOverflow extends ListScheduler {
+    @Override
+    public String name() { return "ovf"; }
+
+    @Override
+    public Dest schedule(Flow flow) {
+        Dest h = null;
+        for (Dest d : dests) {
+            int w = d.weight();
+            if (d.overloaded() || d.activeConns() > w || w == 0) continue;
+            if (h == null || w > h.weight()) h = d;
+        }
+        return h;
+    }
+}

@@ -1,0 +1,84 @@
+package io.fairway.director.sched;
+
+import java.util.List;
+
+/**
+ * {@code wrr} (ip_vs_wrr.c): interleaved weighted round robin. Each pass admits servers whose weight is at least the
+ * current weight {@code cw}; {@code cw} steps down by the gcd of the weights from the maximum to 1. The maximum is
+ * lowered by {@code gcd - 1} so the last pass is always {@code cw = 1}, as the kernel does to catch weights that
+ * changed under it.
+ */
+final class WeightedRoundRobin implements KernelScheduler {
+    private Dest[] dests = new Dest[0];
+    private int cl = -1; // current dest index, -1 = list head
+    private int cw;
+    private int mw;
+    private int di = 1;
+
+    @Override
+    public String name() { return "wrr"; }
+
+    @Override
+    public synchronized void update(List<Dest> kernelOrder) {
+        dests = kernelOrder.toArray(new Dest[0]);
+        cl = -1;
+        int g = 0;
+        int max = 0;
+        for (Dest d : dests) {
+            int w = d.weight();
+            if (w > 0) g = g > 0 ? gcd(w, g) : w;
+            if (w > max) max = w;
+        }
+        di = g == 0 ? 1 : g;
+        mw = max - (di - 1);
+        if (cw > mw || cw == 0) {
+            cw = mw;
+        } else if (di > 1) {
+            cw = (cw / di) * di + 1;
+        }
+    }
+
+    static int gcd(int a, int b) {
+        while (b != 0) { int t = a % b; a = b; b = t; }
+        return a;
+    }
+
+    @Override
+    public synchronized Dest schedule(Flow flow) {
+        Dest[] d = dests;
+        int n = d.length;
+        int dest = cl;
+        if (mw == 0) return null;
+        int last = dest;
+        int stop = Integer.MIN_VALUE;
+        boolean lastPass = false;
+        boolean restarted = false;
+        while (true) {
+            for (int i = dest + 1; i < n; i++) {
+                Dest x = d[i];
+                if (!x.overloaded() && x.weight() >= cw) {
+                    cl = i;
+                    return x;
+                }
+                if (i == stop) {
+                    cl = i;
+                    return null;
+                }
+            }
+            dest = -1;
+            cw -= di;
+            if (cw <= 0) {
+                cw = mw;
+                if (lastPass || last == -1) {
+                    cl = -1;
+                    return null;
+                }
+                restarted = true;
+            }
+            lastPass = cw <= di;
+            if (lastPass && restarted && last != -1) {
+                stop = last;
+            }
+        }
+    }
+}

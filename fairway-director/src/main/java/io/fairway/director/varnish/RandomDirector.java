@@ -1,0 +1,53 @@
+package io.fairway.director.varnish;
+
+import io.fairway.director.AbstractDirector;
+import io.fairway.director.Backend;
+import io.fairway.director.RandomSource;
+import io.fairway.director.Request;
+import io.fairway.director.Snapshot;
+import java.util.function.LongSupplier;
+
+/**
+ * Varnish's {@code random}: each up member gets {@code weight / sum(weights of up members)} of
+ * the picks. One 31-bit draw per pick, {@code r = draw * 2^-31}, then the weighted walk of {@link
+ * Snapshot#pickWeighted(double)}, as {@code vdir_pick_be}.
+ *
+ * <p>The random source is injectable: {@link Vrnd} seeded like {@code debug.srandom} reproduces
+ * varnishd's exact sequence; production uses a per-thread generator that never contends.
+ */
+public final class RandomDirector extends AbstractDirector<RandomDirector.Plain> {
+
+  /** Published state: just the snapshot. */
+  public static final class Plain extends AbstractDirector.State {
+    Plain(Snapshot s) {
+      super(s);
+    }
+  }
+
+  private final RandomSource random;
+
+  /** A random director with a per-thread random source. */
+  public RandomDirector(String name) {
+    this(name, RandomSource.threadLocal(), null);
+  }
+
+  /** A random director with the given random source and clock. */
+  public RandomDirector(String name, RandomSource random, LongSupplier clock) {
+    super(name, "random", clock);
+    this.random = random == null ? RandomSource.threadLocal() : random;
+    start();
+  }
+
+  @Override
+  protected Plain derive(Snapshot snapshot, Plain previous) {
+    return new Plain(snapshot);
+  }
+
+  @Override
+  public Backend choose(Request request) {
+    Snapshot s = state().snapshot();
+    // Draw even when nothing is up, as Varnish does, so a seeded sequence stays in step.
+    int i = s.pickWeighted(random.next31() * 0x1p-31);
+    return i < 0 ? null : s.backend(i);
+  }
+}

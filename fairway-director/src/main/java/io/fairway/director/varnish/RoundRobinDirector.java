@@ -1,0 +1,75 @@
+package io.fairway.director.varnish;
+
+import io.fairway.director.AbstractDirector;
+import io.fairway.director.Backend;
+import io.fairway.director.Request;
+import io.fairway.director.Snapshot;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
+
+/**
+ * Varnish's {@code round_robin}: members in add order, skipping those that are down; the cursor
+ * moves just past the member chosen. Weights are ignored.
+ *
+ * <p>Deviations from Varnish, both on purpose:
+ *
+ * <ul>
+ *   <li>Varnish advances its cursor under a read lock without atomics, so concurrent picks can
+ *       return the same backend twice (accepted upstream, varnish-cache#3474). Here the cursor
+ *       moves by compare-and-set, so every pick takes its own turn: strict rotation under any
+ *       concurrency, still without locks.
+ *   <li>After {@code remove_backend} Varnish can read a stale slot past the end of its array (and
+ *       panic if it is NULL). Here the cursor is taken modulo the current member count.
+ * </ul>
+ */
+public final class RoundRobinDirector extends AbstractDirector<RoundRobinDirector.Plain> {
+
+  /** Published state: just the snapshot. */
+  public static final class Plain extends AbstractDirector.State {
+    Plain(Snapshot s) {
+      super(s);
+    }
+  }
+
+  private final AtomicInteger next = new AtomicInteger();
+
+  /** A round-robin director with the system clock. */
+  public RoundRobinDirector(String name) {
+    this(name, null);
+  }
+
+  /** A round-robin director with a given clock (nanoseconds). */
+  public RoundRobinDirector(String name, LongSupplier clock) {
+    super(name, "round_robin", clock);
+    start();
+  }
+
+  @Override
+  protected Plain derive(Snapshot snapshot, Plain previous) {
+    return new Plain(snapshot);
+  }
+
+  @Override
+  public Backend choose(Request request) {
+    Snapshot s = state().snapshot();
+    int n = s.size();
+    if (n == 0 || !s.anyUp()) {
+      return null;
+    }
+    while (true) {
+      int cur = next.get();
+      int i = Math.floorMod(cur, n);
+      for (int u = 0; u < n; u++) {
+        if (s.up(i)) {
+          if (next.compareAndSet(cur, i + 1 == n ? 0 : i + 1)) {
+            return s.backend(i);
+          }
+          break; // someone else took this turn: start over from the new cursor
+        }
+        if (++i == n) {
+          i = 0;
+        }
+      }
+    }
+  }
+}

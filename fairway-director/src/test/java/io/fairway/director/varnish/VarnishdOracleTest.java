@@ -1,0 +1,278 @@
+package io.fairway.director.varnish;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.fairway.director.Backend;
+import io.fairway.director.Member;
+import io.fairway.director.Request;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The oracle: a real varnishd on loopback, configured with the same backends, idents, weights and
+ * replicas, answers which backend its shard and hash directors choose for 10,000 random keys,
+ * under four health states, three {@code healthy} modes and four {@code alt} values; every one of
+ * the 520,000 answers must equal ours.
+ *
+ * <p>varnishd never fetches: {@code vcl_recv} resolves the directors (resolve=NOW) for the keys in
+ * headers {@code k0..k15}, writes the chosen backend names into a header and returns a synthetic
+ * response. Health is set with {@code varnishadm backend.set_health}; the backends have no probe.
+ */
+class VarnishdOracleTest {
+
+  static final int KEYS_PER_REQUEST = 16;
+  static final int KEYS = 10_000;
+  static final int REPLICAS = 37;
+  static final String[] HEALTHY = {"CHOSEN", "IGNORE", "ALL"};
+  static final int ALTS = 4;
+
+  /** name, ident (null = name), weight: idents, a decimal weight and a weight below 1. */
+  record Spec(String name, String ident, double weight) {}
+
+  static final List<Spec> SPECS =
+      List.of(
+          new Spec("b0", "node-1", 1),
+          new Spec("b1", null, 2),
+          new Spec("b2", "alpha", 1.5),
+          new Spec("b3", null, 1),
+          new Spec("b4", null, 3),
+          new Spec("b5", "b5x", 0.5),
+          new Spec("b6", null, 1));
+
+  static final List<Set<String>> SICK_STATES =
+      List.of(Set.of(), Set.of("b1"), Set.of("b0", "b2", "b5"), Set.of("b0", "b1", "b2", "b3", "b5", "b6"));
+
+  @TempDir static Path dir;
+  static Process varnishd;
+  static int httpPort;
+  static int adminPort;
+  static HttpClient http;
+
+  static String varnishdPath() {
+    for (String p : List.of("/usr/sbin/varnishd", "/usr/local/sbin/varnishd")) {
+      if (Files.isExecutable(Path.of(p))) {
+        return p;
+      }
+    }
+    return null;
+  }
+
+  static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
+  }
+
+  static String vcl() {
+    StringBuilder v = new StringBuilder("vcl 4.1;\nimport directors;\n\n");
+    for (Spec s : SPECS) {
+      // port 9 (discard) on loopback: never contacted, varnishd only needs an address
+      v.append("backend ").append(s.name()).append(" { .host = \"127.0.0.1\"; .port = \"9\"; }\n");
+    }
+    v.append("\nsub vcl_init {\n  new vd = directors.shard();\n");
+    for (Spec s : SPECS) {
+      v.append("  vd.add_backend(").append(s.name());
+      if (s.ident() != null) {
+        v.append(", ident=\"").append(s.ident()).append('"');
+      }
+      v.append(", weight=").append(s.weight()).append(");\n");
+    }
+    v.append("  vd.reconfigure(replicas=").append(REPLICAS).append(");\n");
+    v.append("  new vh = directors.hash();\n");
+    for (Spec s : SPECS) {
+      v.append("  vh.add_backend(").append(s.name()).append(", ").append(s.weight()).append(");\n");
+    }
+    v.append("}\n\nsub vcl_recv {\n");
+    for (int k = 0; k < KEYS_PER_REQUEST; k++) {
+      v.append("  set req.http.r").append(k).append(" = \"\"");
+      for (String h : HEALTHY) {
+        for (int alt = 0; alt < ALTS; alt++) {
+          v.append(" + vd.backend(by=KEY, key=vd.key(req.http.k").append(k).append("), alt=")
+              .append(alt).append(", healthy=").append(h).append(") + \",\"");
+        }
+      }
+      v.append(" + vh.backend(req.http.k").append(k).append(");\n");
+    }
+    v.append("  return (synth(200));\n}\n\nsub vcl_synth {\n");
+    for (int k = 0; k < KEYS_PER_REQUEST; k++) {
+      v.append("  set resp.http.r").append(k).append(" = req.http.r").append(k).append(";\n");
+    }
+    v.append("  return (deliver);\n}\n");
+    return v.toString();
+  }
+
+  @BeforeAll
+  static void startVarnishd() throws Exception {
+    String bin = varnishdPath();
+    assumeTrue(bin != null, "varnishd is not installed (Debian package varnish); skipping the oracle");
+    Files.writeString(dir.resolve("oracle.vcl"), vcl());
+    Files.writeString(dir.resolve("secret"), "fairway-oracle-secret\n");
+    httpPort = freePort();
+    adminPort = freePort();
+    List<String> cmd = new ArrayList<>(List.of(
+        bin, "-F", "-n", dir.resolve("work").toString(),
+        "-a", "127.0.0.1:" + httpPort, "-T", "127.0.0.1:" + adminPort,
+        "-S", dir.resolve("secret").toString(), "-f", dir.resolve("oracle.vcl").toString(),
+        "-s", "malloc,16m", "-p", "thread_pools=1", "-p", "thread_pool_min=5"));
+    // As root varnishd wants to drop privileges to its own users; none is simpler in a test.
+    if ("root".equals(System.getProperty("user.name"))) {
+      cmd.addAll(1, List.of("-j", "none"));
+    }
+    varnishd =
+        new ProcessBuilder(cmd)
+            .redirectErrorStream(true)
+            .redirectOutput(dir.resolve("varnishd.log").toFile())
+            .start();
+    http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+        .connectTimeout(Duration.ofSeconds(2)).build();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (true) {
+      if (!varnishd.isAlive()) {
+        throw new IllegalStateException("varnishd exited: " + Files.readString(dir.resolve("varnishd.log")));
+      }
+      try {
+        HttpResponse<String> r = http.send(get(List.of("x")), HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() == 200) {
+          break;
+        }
+      } catch (IOException notYet) {
+        // still starting
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("varnishd did not answer within 60 s: " + Files.readString(dir.resolve("varnishd.log")));
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  @AfterAll
+  static void stopVarnishd() throws Exception {
+    if (varnishd != null) {
+      varnishd.destroy();
+      if (!varnishd.waitFor(10, TimeUnit.SECONDS)) {
+        varnishd.destroyForcibly();
+      }
+    }
+  }
+
+  static HttpRequest get(List<String> keys) {
+    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + "/"))
+        .timeout(Duration.ofSeconds(10));
+    for (int k = 0; k < keys.size(); k++) {
+      b.header("k" + k, keys.get(k));
+    }
+    return b.GET().build();
+  }
+
+  static void setHealth(String backend, boolean healthy) throws Exception {
+    Process p = new ProcessBuilder("varnishadm", "-T", "127.0.0.1:" + adminPort,
+        "-S", dir.resolve("secret").toString(), "backend.set_health", backend, healthy ? "healthy" : "sick")
+        .redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor()).as("varnishadm: %s", out).isZero();
+  }
+
+  static List<String> randomKeys(int n, long seed) {
+    Random r = new Random(seed);
+    String alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/_-.?=&%";
+    List<String> keys = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      int len = 1 + r.nextInt(48);
+      StringBuilder s = new StringBuilder(len);
+      for (int j = 0; j < len; j++) {
+        s.append(alphabet.charAt(r.nextInt(alphabet.length())));
+      }
+      keys.add(s.toString());
+    }
+    return keys;
+  }
+
+  @Test
+  void shardAndHashChooseExactlyWhatVarnishdChooses() throws Exception {
+    ShardDirector shard = new ShardDirector(
+        "vd", new ShardDirector.Settings(REPLICAS, 0, 0, ShardParams.DEFAULTS), null, null);
+    HashDirector hash = new HashDirector("vh");
+    for (Spec s : SPECS) {
+      Backend b = Backend.named(s.name());
+      shard.add(Member.of(b, s.weight()).withIdent(s.ident()));
+      hash.add(Member.of(b, s.weight()));
+    }
+    List<String> keys = randomKeys(KEYS, 20261129L);
+    int compared = 0;
+    List<String> mismatches = new ArrayList<>();
+    for (Set<String> sick : SICK_STATES) {
+      for (Spec s : SPECS) {
+        boolean up = !sick.contains(s.name());
+        setHealth(s.name(), up);
+        shard.setHealthy(s.name(), up);
+        hash.setHealthy(s.name(), up);
+      }
+      List<CompletableFuture<HttpResponse<String>>> inFlight = new ArrayList<>();
+      List<List<String>> batches = new ArrayList<>();
+      for (int i = 0; i < keys.size(); i += KEYS_PER_REQUEST) {
+        List<String> batch = keys.subList(i, Math.min(keys.size(), i + KEYS_PER_REQUEST));
+        batches.add(batch);
+        inFlight.add(http.sendAsync(get(batch), HttpResponse.BodyHandlers.ofString()));
+        if (inFlight.size() >= 8) {
+          compared += check(shard, hash, sick, batches.remove(0), inFlight.remove(0).join(), mismatches);
+        }
+      }
+      while (!inFlight.isEmpty()) {
+        compared += check(shard, hash, sick, batches.remove(0), inFlight.remove(0).join(), mismatches);
+      }
+    }
+    assertThat(mismatches).as("first mismatches").isEmpty();
+    assertThat(compared).isEqualTo(SICK_STATES.size() * KEYS * (HEALTHY.length * ALTS + 1));
+  }
+
+  static int check(ShardDirector shard, HashDirector hash, Set<String> sick, List<String> batch,
+      HttpResponse<String> resp, List<String> mismatches) {
+    assertThat(resp.statusCode()).isEqualTo(200);
+    int n = 0;
+    for (int k = 0; k < batch.size(); k++) {
+      String line = resp.headers().firstValue("r" + k).orElse("");
+      String[] got = line.split(",", -1);
+      assertThat(got).as("answers for key %s: %s", batch.get(k), line).hasSize(HEALTHY.length * ALTS + 1);
+      int g = 0;
+      for (String h : HEALTHY) {
+        for (int alt = 0; alt < ALTS; alt++) {
+          ShardParams p = ShardParams.DEFAULTS.withBy(ShardBy.KEY).withHealthy(ShardHealthy.valueOf(h));
+          Backend mine = shard.pick(Request.ofString(batch.get(k)).withAlt(alt).withParams(p));
+          String want = got[g++];
+          if (!want.equals(mine == null ? "" : mine.name()) && mismatches.size() < 20) {
+            mismatches.add("shard key=" + batch.get(k) + " sick=" + sick + " healthy=" + h + " alt=" + alt
+                + ": varnishd " + want + ", fairway " + (mine == null ? "none" : mine.name()));
+          }
+          n++;
+        }
+      }
+      Backend mine = hash.pick(Request.ofString(batch.get(k)));
+      String want = got[g];
+      if (!want.equals(mine == null ? "" : mine.name()) && mismatches.size() < 20) {
+        mismatches.add("hash key=" + batch.get(k) + " sick=" + sick + ": varnishd " + want
+            + ", fairway " + (mine == null ? "none" : mine.name()));
+      }
+      n++;
+    }
+    return n;
+  }
+}
