@@ -25,9 +25,12 @@ class FairwayRunTest {
   @BeforeAll
   static void boot() throws Exception {
     Uml.assumeAvailable();
-    Process p = new ProcessBuilder("python3", "-c", "import sys; print(sys.executable)").start();
-    String python = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-    assumeTrue(p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0, "python3 not installed");
+    String python = "/usr/bin/python3";
+    if (!Files.isExecutable(Path.of(python))) {
+      Process p = new ProcessBuilder("python3", "-c", "import sys; print(sys.executable)").start();
+      python = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+      assumeTrue(p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0, "python3 not installed");
+    }
 
     Path scenario = Files.createTempDirectory("fairway-run-");
     for (String f : List.of("good.conf", "bad.conf", "run.sh")) {
