@@ -16,7 +16,14 @@ import java.io.PrintWriter;
     mixinStandardHelpOptions = true,
     versionProvider = Main.Version.class,
     description = "A load balancer that reads keepalived.conf.",
-    subcommands = {CommandLine.HelpCommand.class, CheckConfigCommand.class, PickCommand.class})
+    subcommands = {
+      CommandLine.HelpCommand.class,
+      RunCommand.class,
+      StatusCommand.class,
+      CheckConfigCommand.class,
+      PickCommand.class,
+      DemoCommand.class
+    })
 public final class Main implements Runnable {
 
   /** Exit code for bad input (usage, config, key file). */

@@ -1,0 +1,88 @@
+# Shared helpers for bench/proxy-*.sh: nginx backends, the Fairway data plane, wrk parsing.
+# Everything listens on 127.0.0.1 only, on ports the kernel says are free.
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+WORK="$(mktemp -d /tmp/fairway-bench.XXXXXX)"
+PIDS=()
+
+cleanup() {
+  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+
+wait_port() { # port [seconds]
+  local deadline=$((SECONDS + ${2:-20}))
+  until (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null; do
+    ((SECONDS < deadline)) || { echo "port $1 did not open" >&2; return 1; }
+    sleep 0.1
+  done
+}
+
+# start_nginx NAME PORT -> pid in NGINX_PID
+start_nginx() {
+  local name=$1 port=$2 dir="$WORK/nginx-$1"
+  mkdir -p "$dir/logs"
+  cat >"$dir/nginx.conf" <<CONF
+worker_processes 1;
+error_log $dir/logs/error.log warn;
+pid $dir/nginx.pid;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  client_body_temp_path $dir/body; proxy_temp_path $dir/proxy;
+  fastcgi_temp_path $dir/fcgi; uwsgi_temp_path $dir/uwsgi; scgi_temp_path $dir/scgi;
+  keepalive_requests 1000000;
+  keepalive_timeout 120s;
+  server {
+    listen 127.0.0.1:$port reuseport;
+    location / { default_type text/plain; return 200 '$name\n'; }
+  }
+}
+CONF
+  /usr/sbin/nginx -p "$dir" -c "$dir/nginx.conf" -g 'daemon off;' &
+  NGINX_PID=$!
+  PIDS+=("$NGINX_PID")
+  wait_port "$port"
+}
+
+# The data plane's classpath (built offline from this checkout, nothing installed).
+build_fairway() {
+  (cd "$ROOT" && mvn -o -q -B -pl fairway-proxy -am test-compile dependency:build-classpath \
+      -Dmdep.outputFile=target/cp.txt -Dmdep.includeScope=test >&2)
+  FAIRWAY_CP="$ROOT/fairway-proxy/target/test-classes:$ROOT/fairway-proxy/target/classes:$(cat "$ROOT/fairway-proxy/target/cp.txt")"
+}
+
+# start_fairway MODE PORT SCHED BACKENDS... ; commands go to fd 7, output in $WORK/fairway-MODE.out
+start_fairway() {
+  local mode=$1 port=$2; shift 2
+  mkfifo "$WORK/fairway-$mode.in"
+  java ${FAIRWAY_JAVA_OPTS:--Xms256m -Xmx512m} -Dio.netty.leakDetection.level=disabled -Dfairway.threads="${FAIRWAY_THREADS:-2}" \
+    -cp "$FAIRWAY_CP" io.fairway.proxy.ProxyMain "$mode" "$port" "$@" \
+    <"$WORK/fairway-$mode.in" >"$WORK/fairway-$mode.out" 2>&1 &
+  PIDS+=($!)
+  FAIRWAY_PID=$!
+  exec 7>"$WORK/fairway-$mode.in"
+  wait_port "$port"
+}
+
+fairway_cmd() { echo "$*" >&7; }
+
+# wrk_run URL SECONDS CONNECTIONS -> prints "rps p50 p90 p99 errors non2xx" (latencies in ms)
+wrk_run() {
+  local out
+  out=$(wrk -t2 -c"$3" -d"$2"s --latency "$1" 2>&1)
+  echo "$out" >>"$WORK/wrk.log"
+  echo "$out" | awk '
+    function ms(v) { if (v ~ /us$/) return v/1000; if (v ~ /ms$/) return v+0; if (v ~ /s$/) return v*1000; return v }
+    /Requests\/sec/ { rps=$2 }
+    /^ +50%/ { p50=ms($2) } /^ +90%/ { p90=ms($2) } /^ +99%/ { p99=ms($2) }
+    /Socket errors/ { gsub(",", ""); err=$4+$6+$8+$10 }
+    /Non-2xx/ { non2xx=$5 }
+    END { printf "%s %.3f %.3f %.3f %d %d\n", rps, p50, p90, p99, err, non2xx }'
+}

@@ -1,0 +1,735 @@
+package io.fairway.apply;
+
+import io.fairway.ipvs.Dest;
+import io.fairway.ipvs.DestKey;
+import io.fairway.ipvs.ForwardingMethod;
+import io.fairway.ipvs.Service;
+import io.fairway.ipvs.ServiceKey;
+import io.fairway.ipvs.Table;
+import io.fairway.ipvs.TableException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes verdicts into the table, with keepalived's ordering and tolerance rules.
+ *
+ * <p>Per real server it keeps the last verdict ({@code alive}) and whether a destination is in
+ * the table ({@code present}) separately, as keepalived keeps {@code alive} and {@code set}: with
+ * {@code inhibit_on_failure} a failed server is present at weight 0, and while the sorry server
+ * serves an alive server is absent.
+ *
+ * <p>All methods are synchronized; verdicts from many checker threads are applied one at a time.
+ */
+public final class Applier {
+  private static final Logger LOG = LoggerFactory.getLogger(Applier.class);
+
+  private final TolerantTable table;
+  private final Map<String, VsState> vss = new LinkedHashMap<>();
+
+  /**
+   * An applier for the given virtual servers, keyed by name. Nothing is written until {@link
+   * #init}.
+   */
+  public Applier(Table table, Map<String, VirtualServer> vs) {
+    this.table = new TolerantTable(Objects.requireNonNull(table, "table"));
+    for (Map.Entry<String, VirtualServer> e : vs.entrySet()) {
+      vss.put(e.getKey(), new VsState(e.getValue()));
+    }
+  }
+
+  /** Whether {@link #init} has run for the virtual server. */
+  public synchronized boolean initialized(String vsName) throws UnknownServerException {
+    return vs(vsName).initialized;
+  }
+
+  /** The last verdict recorded for a real server. */
+  public synchronized boolean alive(String vsName, String rsName) throws UnknownServerException {
+    return rs(vs(vsName), rsName).alive;
+  }
+
+  /**
+   * Reads the table back, serialised with every other call, since a table is used by one thread
+   * at a time.
+   */
+  public synchronized List<io.fairway.ipvs.ServiceEntry> readBack() throws TableException {
+    return table.raw().list();
+  }
+
+  /** The table this applier writes to. */
+  public Table table() {
+    return table.raw();
+  }
+
+  /**
+   * Installs a virtual server's services and every real server that starts up.
+   *
+   * <p>A server that starts <em>down</em> — alpha mode — is not installed at all. Adding it and
+   * immediately removing it would put it in the table for however long the two syscalls take, and
+   * traffic scheduled in that window goes to a backend nobody has checked. (With {@code
+   * inhibit_on_failure} it is installed at weight 0, which schedules nothing.)
+   *
+   * <p>A virtual server that starts <em>below quorum</em> gets its sorry server here. keepalived
+   * arranges the same thing by calling update_quorum_state with init true at the end of
+   * init_service_vs (ipwrapper.c:659), whose losing branch has a second disjunct for exactly this
+   * state (ipwrapper.c:552-553). Without it the sorry server appears only after a backend has come
+   * up and gone down again — so a cold start against a dead pool, the case it most exists for,
+   * serves connection-refused. Unlike keepalived, the alive servers of such a virtual server are
+   * not added and then withdrawn: they are simply not added.
+   */
+  public synchronized void init(String vsName, InitialState initial)
+      throws TableException, UnknownServerException {
+    VsState vs = vs(vsName);
+    for (String rsName : initial.alive()) {
+      if (!vs.servers.containsKey(rsName)) {
+        throw new UnknownServerException(vsName, rsName);
+      }
+    }
+    for (String rsName : initial.weights().keySet()) {
+      if (!vs.servers.containsKey(rsName)) {
+        throw new UnknownServerException(vsName, rsName);
+      }
+    }
+    table.begin();
+    try {
+      initBatched(vs, initial);
+    } finally {
+      table.commit();
+    }
+  }
+
+  private void initBatched(VsState vs, InitialState initial) throws TableException {
+    String vsName = vs.config.name();
+    for (Service s : vs.config.services()) {
+      LOG.info("Adding service {} ({})", s.key(), vs.config.name());
+      table.addService(s);
+    }
+    vs.initialized = true;
+    vs.quorumUp = initial.quorumUp();
+    if (!vs.quorumUp && vs.config.sorryServer() != null && !vs.sorryServing) {
+      LOG.info("{}: starting with quorum down", vsName);
+      sorryIn(vs);
+    }
+    for (RsState rs : vs.servers.values()) {
+      rs.alive = initial.alive().contains(rs.config.name());
+      rs.weight = Math.max(0, initial.weights().getOrDefault(rs.config.name(), rs.weight));
+      if ((rs.alive && vs.mayChangeServers()) || (rs.config.inhibit() && !rs.present)) {
+        serverIn(vs, rs);
+      }
+    }
+    sorryInhibitAtZero(vs);
+  }
+
+  /**
+   * Applies one real server's verdict.
+   *
+   * <p>While the sorry server is serving the table is not touched at all. keepalived guards the
+   * same way — "Change only if we have quorum or no sorry server" (ipwrapper.c:612-616) — and
+   * without it a backend recovering during a quorum outage would be added back alongside the sorry
+   * server, undoing the pool withdrawal one server at a time. The verdict is still recorded, so the
+   * pool restored when quorum returns is the one that is healthy then, not the one that was
+   * healthy when it was withdrawn.
+   *
+   * <p>If the table refuses the change the verdict is not recorded, so the same verdict applied
+   * again retries it.
+   */
+  public synchronized void setAlive(String vsName, String rsName, boolean alive)
+      throws TableException, UnknownServerException {
+    VsState vs = vs(vsName);
+    RsState rs = rs(vs, rsName);
+    if (rs.alive == alive) {
+      return;
+    }
+    if (vs.initialized && vs.mayChangeServers()) {
+      if (alive) {
+        rs.alive = true;
+        try {
+          serverIn(vs, rs);
+        } catch (TableException e) {
+          rs.alive = false;
+          throw e;
+        }
+      } else {
+        serverOut(vs, rs, false);
+      }
+    } else if (vs.initialized) {
+      LOG.info(
+          "{}: {} is {} (sorry server serving, table unchanged)",
+          vsName,
+          rsName,
+          alive ? "up" : "down");
+    }
+    rs.alive = alive;
+  }
+
+  /**
+   * Changes a real server's effective weight, for a weighted tracker (MISC_CHECK misc_dynamic,
+   * track_file) that moved without the server going down. The weight is clamped to 0..{@link
+   * Integer#MAX_VALUE} as keepalived's real_weight does. The table changes only if the server is
+   * present, alive, and the sorry server is not serving (ipwrapper.c:718-720); otherwise the weight
+   * is recorded and used when the server next goes in.
+   */
+  public synchronized void setWeight(String vsName, String rsName, long weight)
+      throws TableException, UnknownServerException {
+    VsState vs = vs(vsName);
+    RsState rs = rs(vs, rsName);
+    int clamped = (int) Math.max(0, Math.min(Integer.MAX_VALUE, weight));
+    if (clamped == rs.weight) {
+      return;
+    }
+    int old = rs.weight;
+    rs.weight = clamped;
+    if (vs.initialized && rs.present && rs.alive && vs.mayChangeServers()) {
+      LOG.info("{}: weight of {} {} -> {}", vsName, rsName, old, clamped);
+      try {
+        forEachService(vs, s -> table.setDest(s.key(), destFor(s, rs.config.dest(), clamped)));
+      } catch (TableException e) {
+        rs.weight = old;
+        throw e;
+      }
+    }
+  }
+
+  /**
+   * Applies a quorum transition.
+   *
+   * <p>The sorry server goes in <em>before</em> the real servers come out and comes out
+   * <em>after</em> they go back in. Ordering it the other way leaves a window with no destination
+   * at all, and a virtual server with no destinations refuses connections — which is precisely
+   * the failure the sorry server exists to replace with something controlled.
+   */
+  public synchronized void quorum(String vsName, boolean up)
+      throws TableException, UnknownServerException {
+    VsState vs = vs(vsName);
+    if (vs.quorumUp == up) {
+      return;
+    }
+    vs.quorumUp = up;
+    LOG.info("{}: quorum {}", vsName, up ? "gained" : "lost");
+    if (!vs.initialized || vs.config.sorryServer() == null) {
+      return;
+    }
+    table.begin();
+    try {
+      swapSorry(vs, up);
+    } finally {
+      table.commit();
+    }
+  }
+
+  private void swapSorry(VsState vs, boolean up) throws TableException {
+    if (up && vs.sorryServing) {
+      for (RsState rs : vs.servers.values()) {
+        if (rs.alive) {
+          serverIn(vs, rs);
+        }
+      }
+      sorryOut(vs, false);
+    } else if (!up && !vs.sorryServing) {
+      sorryIn(vs);
+      for (RsState rs : vs.servers.values()) {
+        if (rs.alive) {
+          serverOut(vs, rs, false);
+        }
+      }
+    }
+  }
+
+  /** Whether a destination for the real server is currently in the table. */
+  public synchronized boolean present(String vsName, String rsName) throws UnknownServerException {
+    return rs(vs(vsName), rsName).present;
+  }
+
+  /** Whether the virtual server's sorry server is serving (installed because quorum is lost). */
+  public synchronized boolean sorryInstalled(String vsName) throws UnknownServerException {
+    return vs(vsName).sorryServing;
+  }
+
+  /** The names of the configured virtual servers, in configuration order. */
+  public synchronized List<String> names() {
+    return List.copyOf(vss.keySet());
+  }
+
+  /** The virtual servers as currently configured. */
+  public synchronized Map<String, VirtualServer> config() {
+    Map<String, VirtualServer> m = new LinkedHashMap<>();
+    vss.forEach((k, v) -> m.put(k, v.config));
+    return m;
+  }
+
+  /** What the applier believes, for status output. */
+  public synchronized List<VirtualServerStatus> status() {
+    List<VirtualServerStatus> out = new ArrayList<>();
+    for (VsState vs : vss.values()) {
+      List<VirtualServerStatus.RealServerStatus> servers = new ArrayList<>();
+      for (RsState rs : vs.servers.values()) {
+        servers.add(
+            new VirtualServerStatus.RealServerStatus(
+                rs.config.name(),
+                rs.config.dest(),
+                rs.alive,
+                rs.present,
+                rs.weight,
+                rs.config.inhibit()));
+      }
+      out.add(
+          new VirtualServerStatus(
+              vs.config.name(),
+              vs.config.services(),
+              vs.initialized,
+              vs.quorumUp,
+              vs.config.sorryServer(),
+              vs.sorryServing,
+              servers));
+    }
+    return out;
+  }
+
+  /**
+   * Swaps in a new configuration after a reload, changing the table by difference.
+   *
+   * <p>The presence tracking is <em>kept</em>, not reset. It records what is actually in the
+   * kernel's table, and a reload does not empty the table — that is the whole point of diffing
+   * rather than rebuilding. Resetting it would make the next verdict on a surviving backend use
+   * an add where the destination already exists.
+   *
+   * <p>Entries for virtual servers that no longer exist are dropped (after their services are
+   * deleted), so the map does not grow across reloads on a daemon that is up for months.
+   *
+   * <p>Virtual servers are matched by name, real servers by address and port (keepalived's
+   * identity, so renaming one keeps its state). Deletions come first, as in keepalived's
+   * clear_diff_services. A kept real server keeps its verdict and dynamic weight contribution; a
+   * changed configured weight, forwarding method or threshold is pushed with a set. A new real
+   * server starts down and not present (at weight 0 if inhibit): the framework's first verdict
+   * brings it in, so a failed one is not re-added by a reload. A new virtual server is registered
+   * but not installed until {@link #init}.
+   */
+  public synchronized void replace(Map<String, VirtualServer> newConfig) throws TableException {
+    table.begin();
+    try {
+      replaceBatched(newConfig);
+    } finally {
+      table.commit();
+    }
+  }
+
+  private void replaceBatched(Map<String, VirtualServer> newConfig) throws TableException {
+    for (VsState old : List.copyOf(vss.values())) {
+      if (!newConfig.containsKey(old.config.name())) {
+        LOG.info("{}: removed from the configuration", old.config.name());
+        if (old.initialized) {
+          removeAll(old);
+        }
+        vss.remove(old.config.name());
+      }
+    }
+    Map<String, VsState> next = new LinkedHashMap<>();
+    for (Map.Entry<String, VirtualServer> e : newConfig.entrySet()) {
+      VsState old = vss.get(e.getKey());
+      if (old == null) {
+        next.put(e.getKey(), new VsState(e.getValue()));
+      } else {
+        next.put(e.getKey(), old.initialized ? reconcile(old, e.getValue()) : new VsState(e.getValue()));
+      }
+    }
+    vss.clear();
+    vss.putAll(next);
+  }
+
+  /**
+   * Removes everything this applier installed: sorry servers, real servers and services. keepalived
+   * does the same at shutdown unless told not to (clear_services, ipwrapper.c:372-398). Sent as
+   * one batch: every operation is attempted and the first failure is rethrown at the end.
+   */
+  public synchronized void removeAll() throws TableException {
+    table.begin();
+    try {
+      for (VsState vs : vss.values()) {
+        if (vs.initialized) {
+          removeAll(vs);
+        }
+      }
+    } finally {
+      table.commit();
+    }
+  }
+
+  /**
+   * The table this applier wants: for every initialized virtual server, its services and the
+   * destinations that should be in them at the weights they should have. Drift repair compares
+   * the table with this.
+   */
+  public synchronized Map<ServiceKey, DesiredService> desired() {
+    Map<ServiceKey, DesiredService> out = new LinkedHashMap<>();
+    for (VsState vs : vss.values()) {
+      if (!vs.initialized) {
+        continue;
+      }
+      for (Service s : vs.config.services()) {
+        Map<DestKey, Dest> dests = new LinkedHashMap<>();
+        for (RsState rs : vs.servers.values()) {
+          Integer w = desiredWeight(vs, rs);
+          if (w != null) {
+            Dest d = destFor(s, rs.config.dest(), w);
+            dests.put(d.key(), d);
+          }
+        }
+        Dest sorry = vs.config.sorryServer();
+        if (sorry != null && (vs.sorryServing || vs.config.sorryServerInhibit())) {
+          Dest d = destFor(s, sorry, vs.sorryServing ? sorry.weight() : 0);
+          dests.put(d.key(), d);
+        }
+        out.put(s.key(), new DesiredService(s, dests));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Compares the table with {@link #desired()} and converges it: someone ran {@code ipvsadm}, or a
+   * table call failed half way. Each difference is logged at WARN and returned. Services this
+   * applier does not own are left alone.
+   */
+  public synchronized List<Drift> repairDrift() throws TableException {
+    Map<ServiceKey, DesiredService> want = desired();
+    List<Drift> drifts = DriftRepair.repair(table, want);
+    for (Drift d : drifts) {
+      LOG.warn("drift: {}", d);
+    }
+    // After convergence the table is what desired() says, so presence follows from it.
+    for (VsState vs : vss.values()) {
+      if (!vs.initialized) {
+        continue;
+      }
+      for (RsState rs : vs.servers.values()) {
+        rs.present = desiredWeight(vs, rs) != null;
+      }
+      vs.sorryPresent =
+          vs.config.sorryServer() != null && (vs.sorryServing || vs.config.sorryServerInhibit());
+    }
+    return drifts;
+  }
+
+  /** One service as the applier wants it. */
+  public record DesiredService(Service service, Map<DestKey, Dest> dests) {
+    public DesiredService {
+      dests = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(dests));
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  /** The weight a server should have in the table, or null when it should be absent. */
+  private static Integer desiredWeight(VsState vs, RsState rs) {
+    boolean serving = rs.alive && !vs.sorryServing;
+    if (serving) {
+      return rs.weight;
+    }
+    if (rs.config.inhibit()) {
+      return 0;
+    }
+    return null;
+  }
+
+  private VsState reconcile(VsState old, VirtualServer cfg) throws TableException {
+    VsState vs = new VsState(cfg);
+    vs.initialized = true;
+    vs.quorumUp = old.quorumUp;
+    String name = cfg.name();
+
+    Map<ServiceKey, Service> oldServices = new LinkedHashMap<>();
+    old.config.services().forEach(s -> oldServices.put(s.key(), s));
+    Map<ServiceKey, Service> newServices = new LinkedHashMap<>();
+    cfg.services().forEach(s -> newServices.put(s.key(), s));
+    for (ServiceKey k : oldServices.keySet()) {
+      if (!newServices.containsKey(k)) {
+        LOG.info("{}: removing service {}", name, k);
+        table.delService(k);
+      }
+    }
+    for (Service s : cfg.services()) {
+      Service was = oldServices.get(s.key());
+      if (was != null && !was.equals(s)) {
+        LOG.info("{}: changing service {} -> {}", name, was, s);
+        table.setService(s);
+      }
+    }
+
+    for (Service s : cfg.services()) {
+      if (!oldServices.containsKey(s.key())) {
+        LOG.info("{}: adding service {}", name, s.key());
+        table.addService(s);
+      }
+    }
+
+    // Real servers by identity: address and configured port.
+    Map<DestKey, RsState> oldByKey = new HashMap<>();
+    old.servers.values().forEach(rs -> oldByKey.put(rs.config.dest().key(), rs));
+    Map<DestKey, RealServer> newByKey = new HashMap<>();
+    cfg.servers().values().forEach(rs -> newByKey.put(rs.dest().key(), rs));
+    for (RsState rs : old.servers.values()) {
+      if (!newByKey.containsKey(rs.config.dest().key()) && rs.present) {
+        LOG.info("{}: removing {} (gone from the configuration)", name, rs.config.name());
+        for (Service s : old.config.services()) {
+          if (newServices.containsKey(s.key())) {
+            table.delDest(s.key(), destFor(s, rs.config.dest(), 0).key());
+          }
+        }
+      }
+    }
+
+    // The sorry server goes in before real servers come out and out after they are back.
+    Dest oldSorry = old.config.sorryServer();
+    Dest newSorry = cfg.sorryServer();
+    boolean sameSorry =
+        oldSorry != null && newSorry != null && oldSorry.key().equals(newSorry.key());
+    boolean dropOldSorry = false;
+    if (sameSorry) {
+      vs.sorryServing = old.sorryServing;
+      vs.sorryPresent = old.sorryPresent;
+      if (vs.sorryPresent && !vs.sorryServing && !cfg.sorryServerInhibit()) {
+        forEachService(vs, s -> table.delDest(s.key(), destFor(s, newSorry, 0).key()));
+        vs.sorryPresent = false;
+      } else if (vs.sorryPresent && !oldSorry.equals(newSorry)) {
+        int w = vs.sorryServing ? newSorry.weight() : 0;
+        forEachService(vs, s -> table.setDest(s.key(), destFor(s, newSorry, w)));
+      }
+    } else {
+      dropOldSorry = oldSorry != null && old.sorryPresent;
+      // A virtual server below quorum gets its (new) sorry server, as keepalived's init disjunct.
+      if (newSorry != null && (old.sorryServing || !vs.quorumUp)) {
+        sorryIn(vs);
+      }
+    }
+
+    for (RealServer rc : cfg.servers().values()) {
+      RsState was = oldByKey.get(rc.dest().key());
+      RsState rs = new RsState(rc);
+      vs.servers.put(rc.name(), rs);
+      if (was == null) {
+        if (rc.inhibit()) {
+          serverIn(vs, rs);
+        }
+        continue;
+      }
+      rs.alive = was.alive;
+      rs.present = was.present;
+      long w = (long) was.weight + rc.weight() - was.config.weight();
+      rs.weight = (int) Math.max(0, Math.min(Integer.MAX_VALUE, w));
+      Integer want = desiredWeight(vs, rs);
+      Integer have = rs.present ? desiredWeight(old, was) : null;
+      if (rs.present && want == null) {
+        serverOut(vs, rs, true);
+      } else if (!rs.present && want != null) {
+        serverIn(vs, rs);
+      } else if (rs.present
+          && (!sameDest(was.config.dest(), rc.dest()) || !Objects.equals(want, have))) {
+        LOG.info("{}: changing {} (weight {})", name, rc.name(), want);
+        int ww = want;
+        forEachService(vs, s -> table.setDest(s.key(), destFor(s, rc.dest(), ww)));
+      }
+    }
+
+    if (dropOldSorry) {
+      LOG.info("{}: removing sorry server {}", name, oldSorry.key());
+      for (Service s : cfg.services()) {
+        if (oldServices.containsKey(s.key())) {
+          table.delDest(s.key(), destFor(s, oldSorry, 0).key());
+        }
+      }
+    }
+
+    // Services new to this virtual server (a group that grew) get every destination present;
+    // those the steps above already wrote are set again, harmlessly.
+    for (Service s : cfg.services()) {
+      if (!oldServices.containsKey(s.key())) {
+        for (RsState rs : vs.servers.values()) {
+          Integer w = desiredWeight(vs, rs);
+          if (w != null && rs.present) {
+            table.addDest(s.key(), destFor(s, rs.config.dest(), w));
+          }
+        }
+        if (vs.sorryPresent) {
+          table.addDest(s.key(), destFor(s, newSorry, vs.sorryServing ? newSorry.weight() : 0));
+        }
+      }
+    }
+    sorryInhibitAtZero(vs);
+    return vs;
+  }
+
+  private static boolean sameDest(Dest a, Dest b) {
+    return a.forwarding() == b.forwarding()
+        && a.upperThreshold() == b.upperThreshold()
+        && a.lowerThreshold() == b.lowerThreshold()
+        && Objects.equals(a.tunnel(), b.tunnel());
+  }
+
+  private void removeAll(VsState vs) throws TableException {
+    // Deleting a service deletes its destinations in the kernel; sorry and real servers go first
+    // anyway so a table that shares nothing else behaves like keepalived's clear_service_vs.
+    Dest sorry = vs.config.sorryServer();
+    for (Service s : vs.config.services()) {
+      if (sorry != null && vs.sorryPresent) {
+        table.delDest(s.key(), destFor(s, sorry, 0).key());
+      }
+      for (RsState rs : vs.servers.values()) {
+        if (rs.present) {
+          table.delDest(s.key(), destFor(s, rs.config.dest(), 0).key());
+        }
+      }
+      LOG.info("Removing service {} ({})", s.key(), vs.config.name());
+      table.delService(s.key());
+    }
+    vs.sorryPresent = false;
+    vs.sorryServing = false;
+    vs.servers.values().forEach(rs -> rs.present = false);
+  }
+
+  /** keepalived's ADD_DEST for a real server, with the inhibit rewrite (ipvswrapper.c:569-577). */
+  private void serverIn(VsState vs, RsState rs) throws TableException {
+    boolean serving = rs.alive && vs.mayChangeServers();
+    int w = serving ? rs.weight : 0;
+    if (rs.present) {
+      if (!rs.config.inhibit()) {
+        return;
+      }
+      LOG.info("{}: enabling {} (weight {})", vs.config.name(), rs.config.name(), w);
+      forEachService(vs, s -> table.setDest(s.key(), destFor(s, rs.config.dest(), w)));
+    } else {
+      LOG.info("{}: adding {} (weight {})", vs.config.name(), rs.config.name(), w);
+      forEachService(vs, s -> table.addDest(s.key(), destFor(s, rs.config.dest(), w)));
+      rs.present = true;
+    }
+  }
+
+  /**
+   * keepalived's DEL_DEST for a real server: an inhibit server is drained to weight 0 unless the
+   * removal is forced (the server left the configuration).
+   */
+  private void serverOut(VsState vs, RsState rs, boolean force) throws TableException {
+    if (rs.config.inhibit() && !force) {
+      LOG.info("{}: disabling {} (weight 0)", vs.config.name(), rs.config.name());
+      forEachService(vs, s -> table.setDest(s.key(), destFor(s, rs.config.dest(), 0)));
+      rs.present = true;
+      return;
+    }
+    LOG.info("{}: removing {}", vs.config.name(), rs.config.name());
+    forEachService(vs, s -> table.delDest(s.key(), destFor(s, rs.config.dest(), 0).key()));
+    rs.present = false;
+  }
+
+  private void sorryIn(VsState vs) throws TableException {
+    Dest sorry = vs.config.sorryServer();
+    LOG.info("{}: {} sorry server {}", vs.config.name(), vs.sorryPresent ? "enabling" : "adding", sorry.key());
+    if (vs.sorryPresent) {
+      forEachService(vs, s -> table.setDest(s.key(), destFor(s, sorry, sorry.weight())));
+    } else {
+      forEachService(vs, s -> table.addDest(s.key(), destFor(s, sorry, sorry.weight())));
+    }
+    vs.sorryPresent = true;
+    vs.sorryServing = true;
+  }
+
+  private void sorryOut(VsState vs, boolean force) throws TableException {
+    Dest sorry = vs.config.sorryServer();
+    if (vs.config.sorryServerInhibit() && !force) {
+      LOG.info("{}: disabling sorry server {} (weight 0)", vs.config.name(), sorry.key());
+      forEachService(vs, s -> table.setDest(s.key(), destFor(s, sorry, 0)));
+    } else {
+      LOG.info("{}: removing sorry server {}", vs.config.name(), sorry.key());
+      forEachService(vs, s -> table.delDest(s.key(), destFor(s, sorry, 0).key()));
+      vs.sorryPresent = false;
+    }
+    vs.sorryServing = false;
+  }
+
+  /** An inhibit sorry server sits in the table at weight 0 from startup (ipwrapper.c:661-673). */
+  private void sorryInhibitAtZero(VsState vs) throws TableException {
+    Dest sorry = vs.config.sorryServer();
+    if (sorry != null && vs.config.sorryServerInhibit() && !vs.sorryPresent) {
+      forEachService(vs, s -> table.addDest(s.key(), destFor(s, sorry, 0)));
+      vs.sorryPresent = true;
+    }
+  }
+
+  /**
+   * The destination as the kernel gets it for one service: direct routing and tunnelling cannot
+   * change the port, so their destinations take the service's (0 for a fwmark service), as
+   * keepalived's ipvs_cmd does (ipvswrapper.c:601-621).
+   */
+  static Dest destFor(Service s, Dest d, int weight) {
+    int port = d.port();
+    if (d.forwarding() != ForwardingMethod.MASQ) {
+      port = s.key().isFwmark() ? 0 : s.key().port();
+    }
+    return new Dest(
+        d.address(), port, d.forwarding(), weight, d.upperThreshold(), d.lowerThreshold(), d.tunnel());
+  }
+
+  private interface ServiceOp {
+    void apply(Service s) throws TableException;
+  }
+
+  private static void forEachService(VsState vs, ServiceOp op) throws TableException {
+    for (Service s : vs.config.services()) {
+      op.apply(s);
+    }
+  }
+
+  private VsState vs(String name) throws UnknownServerException {
+    VsState vs = vss.get(name);
+    if (vs == null) {
+      throw new UnknownServerException(name, null);
+    }
+    return vs;
+  }
+
+  private static RsState rs(VsState vs, String name) throws UnknownServerException {
+    RsState rs = vs.servers.get(name);
+    if (rs == null) {
+      throw new UnknownServerException(vs.config.name(), name);
+    }
+    return rs;
+  }
+
+  private static final class VsState {
+    final VirtualServer config;
+    final Map<String, RsState> servers = new LinkedHashMap<>();
+    boolean initialized;
+    boolean quorumUp;
+    /** The sorry server is in the table at its weight because quorum is lost. */
+    boolean sorryServing;
+    /** The sorry server is in the table at all (at weight 0 when inhibit and not serving). */
+    boolean sorryPresent;
+
+    VsState(VirtualServer config) {
+      this.config = config;
+      for (RealServer rs : config.servers().values()) {
+        servers.put(rs.name(), new RsState(rs));
+      }
+    }
+
+    /** "Change only if we have quorum or no sorry server" (ipwrapper.c:612-616). */
+    boolean mayChangeServers() {
+      return quorumUp || config.sorryServer() == null || !sorryServing;
+    }
+  }
+
+  private static final class RsState {
+    final RealServer config;
+    boolean alive;
+    boolean present;
+    int weight;
+
+    RsState(RealServer config) {
+      this.config = config;
+      this.weight = config.weight();
+    }
+  }
+}

@@ -1,0 +1,67 @@
+package io.fairway.apply;
+
+import io.fairway.ipvs.Dest;
+import io.fairway.ipvs.Service;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Binds a framework virtual server to its IPVS services.
+ *
+ * <p>A plain {@code virtual_server} is one service. A {@code virtual_server group} is one service
+ * per member address and fwmark, and every real-server change fans out to all of them, as
+ * keepalived's {@code ipvs_group_cmd} does; quorum and the sorry server stay per virtual server.
+ *
+ * @param name the name the health-check framework reports verdicts under
+ * @param services the kernel services (at least one)
+ * @param servers the real servers by name, in configuration order
+ * @param sorryServer installed while quorum is lost, so clients get a controlled response instead
+ *     of a connection refused; {@code null} when there is none
+ * @param sorryServerInhibit drain the sorry server instead of removing it, the same distinction the
+ *     package comment draws for a real server. It changes when the destination exists as well as
+ *     how it leaves: an inhibit sorry server sits in the table from startup at weight zero, so that
+ *     losing quorum raises a weight rather than inserting an entry (keepalived ipwrapper.c:661-673)
+ * @param trackedFiles the real_server track_file entries, so the file watcher can find which
+ *     backend each belongs to
+ */
+public record VirtualServer(
+    String name,
+    List<Service> services,
+    Map<String, RealServer> servers,
+    Dest sorryServer,
+    boolean sorryServerInhibit,
+    List<TrackedFile> trackedFiles) {
+
+  public VirtualServer {
+    Objects.requireNonNull(name, "name");
+    services = List.copyOf(services);
+    if (services.isEmpty()) {
+      throw new IllegalArgumentException(name + ": a virtual server needs at least one service");
+    }
+    servers = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(servers));
+    trackedFiles = List.copyOf(trackedFiles);
+  }
+
+  /** A single-service virtual server without sorry server or tracked files. */
+  public static VirtualServer of(String name, Service service, List<RealServer> servers) {
+    return new VirtualServer(name, List.of(service), byName(servers), null, false, List.of());
+  }
+
+  /** The servers keyed by name, preserving order. */
+  public static Map<String, RealServer> byName(List<RealServer> servers) {
+    Map<String, RealServer> m = new LinkedHashMap<>();
+    for (RealServer rs : servers) {
+      if (m.put(rs.name(), rs) != null) {
+        throw new IllegalArgumentException("duplicate real server name " + rs.name());
+      }
+    }
+    return m;
+  }
+
+  /** This virtual server with a sorry server. */
+  public VirtualServer withSorryServer(Dest sorry, boolean inhibit) {
+    return new VirtualServer(name, services, servers, sorry, inhibit, trackedFiles);
+  }
+}

@@ -1,0 +1,44 @@
+package io.fairway.apply;
+
+import io.fairway.ipvs.Dest;
+import io.fairway.ipvs.Service;
+import java.util.List;
+
+/**
+ * What the applier believes about one virtual server, for {@code fairway status} and logs.
+ *
+ * @param name the virtual server's name
+ * @param services its kernel services
+ * @param initialized whether {@link Applier#init} has run for it
+ * @param quorumUp whether it has quorum
+ * @param sorryServer the sorry server, or {@code null}
+ * @param sorryServing whether the sorry server is serving (quorum lost)
+ * @param servers its real servers in configuration order
+ */
+public record VirtualServerStatus(
+    String name,
+    List<Service> services,
+    boolean initialized,
+    boolean quorumUp,
+    Dest sorryServer,
+    boolean sorryServing,
+    List<RealServerStatus> servers) {
+
+  public VirtualServerStatus {
+    services = List.copyOf(services);
+    servers = List.copyOf(servers);
+  }
+
+  /**
+   * One real server.
+   *
+   * @param name the real server's name
+   * @param dest its configured destination
+   * @param alive the last verdict
+   * @param present whether a destination for it is in the table
+   * @param weight its effective weight (configured plus dynamic contributions, clamped)
+   * @param inhibit whether it drains instead of being removed
+   */
+  public record RealServerStatus(
+      String name, Dest dest, boolean alive, boolean present, int weight, boolean inhibit) {}
+}

@@ -1,0 +1,48 @@
+/**
+ * Turns health-check verdicts into IPVS table changes.
+ *
+ * <p>It is the seam between the health-check framework ({@code io.fairway.check}), which decides
+ * whether a backend is usable, and the table ({@code io.fairway.ipvs}), which can write the
+ * kernel's IPVS or the userspace data plane. Neither knows about the other, and this is the only
+ * place that knows both.
+ *
+ * <h2>Removing a server and draining a server are different operations</h2>
+ *
+ * <p>A failed real server can be handled two ways, and the difference decides whether existing
+ * connections survive:
+ *
+ * <ul>
+ *   <li><b>Remove</b> it from the table. Established connections to it are dropped immediately,
+ *       because the kernel no longer has an entry to route them by.
+ *   <li><b>Set its weight to zero</b> ({@code inhibit_on_failure}). No <em>new</em> connections are
+ *       scheduled to it, and existing ones continue until they close.
+ * </ul>
+ *
+ * <p>Draining is almost always what an operator wants for a server that failed a health check but
+ * is still answering — an application that is slow is not an application that should have every
+ * in-flight request killed. Removal is what they want for one that is genuinely gone.
+ *
+ * <h2>What the layer guarantees</h2>
+ *
+ * <ul>
+ *   <li>A server that starts down (alpha) is not installed at start: adding it and immediately
+ *       removing it would put an unchecked backend in the table for the length of two syscalls.
+ *       (An {@code inhibit_on_failure} server that starts down is installed at weight 0, as
+ *       keepalived does: weight 0 schedules nothing, so the concern does not arise, and its
+ *       recovery is then a weight change rather than an insertion.)
+ *   <li>A virtual server that starts below quorum gets its sorry server at {@link
+ *       io.fairway.apply.Applier#init init}: a cold start against a dead pool is the case the sorry
+ *       server most exists for.
+ *   <li>The sorry server goes in <em>before</em> the real servers come out and comes out
+ *       <em>after</em> they go back, so there is never a window with no destination.
+ *   <li>While the sorry server serves, verdicts are recorded but the table is not touched, so the
+ *       pool restored when quorum returns is the one healthy then.
+ *   <li>A reload diffs rather than rebuilds, and keeps presence tracking: it records what is in
+ *       the kernel, and the kernel's table survives a reload.
+ * </ul>
+ *
+ * <p>Table calls follow keepalived's {@code ipvs_talk} tolerance: an add that finds the entry
+ * already there and a delete that finds it gone are success, and a weight change that finds no
+ * destination adds it ({@link io.fairway.apply.TolerantTable}).
+ */
+package io.fairway.apply;

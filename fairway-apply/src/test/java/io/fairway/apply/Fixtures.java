@@ -1,0 +1,79 @@
+package io.fairway.apply;
+
+import io.fairway.ipvs.Dest;
+import io.fairway.ipvs.DestKey;
+import io.fairway.ipvs.ForwardingMethod;
+import io.fairway.ipvs.Protocol;
+import io.fairway.ipvs.Service;
+import io.fairway.ipvs.ServiceKey;
+import io.fairway.ipvs.TableOp;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/** Small builders for sequencing tests. */
+final class Fixtures {
+  private Fixtures() {}
+
+  static InetAddress ip(String s) {
+    try {
+      return InetAddress.getByName(s);
+    } catch (UnknownHostException e) {
+      throw new IllegalArgumentException(e);
+    }
+  }
+
+  static final ServiceKey WEB = ServiceKey.of(Protocol.TCP, ip("10.16.0.1"), 80);
+  static final Service WEB_SVC = Service.of(WEB, "rr");
+  static final Dest SORRY = Dest.of(ip("10.16.9.9"), 80, 1);
+
+  static RealServer rs(String name, String addr, int weight) {
+    return new RealServer(name, Dest.of(ip(addr), 80, weight), false, weight);
+  }
+
+  static RealServer inhibit(String name, String addr, int weight) {
+    return new RealServer(name, Dest.of(ip(addr), 80, weight), true, weight);
+  }
+
+  static DestKey key(String addr) {
+    return new DestKey(ip(addr), 80);
+  }
+
+  static VirtualServer web(RealServer... servers) {
+    return VirtualServer.of("web", WEB_SVC, List.of(servers));
+  }
+
+  static Map<String, VirtualServer> config(VirtualServer... vss) {
+    java.util.LinkedHashMap<String, VirtualServer> m = new java.util.LinkedHashMap<>();
+    for (VirtualServer v : vss) {
+      m.put(v.name(), v);
+    }
+    return m;
+  }
+
+  static InitialState up(String... alive) {
+    return new InitialState(Set.of(alive), true);
+  }
+
+  static InitialState belowQuorum(String... alive) {
+    return new InitialState(Set.of(alive), false);
+  }
+
+  static TableOp add(String addr, int w) {
+    return new TableOp.AddDest(WEB, Dest.of(ip(addr), 80, w));
+  }
+
+  static TableOp set(String addr, int w) {
+    return new TableOp.SetDest(WEB, Dest.of(ip(addr), 80, w));
+  }
+
+  static TableOp del(String addr) {
+    return new TableOp.DelDest(WEB, key(addr));
+  }
+
+  static Dest dr(String addr, int port) {
+    return new Dest(ip(addr), port, ForwardingMethod.DROUTE, 1, 0, 0, null);
+  }
+}

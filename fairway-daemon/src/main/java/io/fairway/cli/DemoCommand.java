@@ -1,0 +1,314 @@
+package io.fairway.cli;
+
+import com.sun.net.httpserver.HttpServer;
+import io.fairway.check.config.CheckSpecs;
+import io.fairway.check.engine.CheckEngine;
+import io.fairway.config.KeepalivedConfig;
+import io.fairway.config.model.Config;
+import io.fairway.daemon.AdminServer;
+import io.fairway.daemon.Daemon;
+import io.fairway.daemon.KeepalivedLoader;
+import io.fairway.daemon.Loaded;
+import io.fairway.daemon.Loader;
+import io.fairway.ipvs.Service;
+import io.fairway.ipvs.ServiceKey;
+import io.fairway.proxy.ListenerSpec;
+import io.fairway.proxy.ListenerSpecs;
+import io.fairway.proxy.ProxyOptions;
+import io.fairway.proxy.ProxyTable;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.io.PrintWriter;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code fairway demo}: the quick start. Starts a few demo HTTP backends on loopback, writes a
+ * keepalived.conf with a shard director and health checks in front of them, and runs it through
+ * the ordinary daemon (config, checks, apply) on the userspace data plane — no root, no kernel
+ * IPVS. Typed commands stop and start backends so a newcomer can watch verdicts change the table.
+ */
+@Command(
+    name = "demo",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Start demo backends on loopback and a virtual server in front of them (shard director,",
+      "health checks, Fairway's userspace proxy), then print what to try. No root needed."
+    })
+public final class DemoCommand implements Callable<Integer> {
+
+  @Spec CommandSpec spec;
+
+  @Option(names = "--port", defaultValue = "8080", paramLabel = "PORT",
+      description = "loopback port of the virtual server (default ${DEFAULT-VALUE}; 0 = any free port)")
+  int port;
+
+  @Option(names = "--backends", defaultValue = "3", paramLabel = "N",
+      description = "number of demo backends, 1 to 9 (default ${DEFAULT-VALUE})")
+  int backends;
+
+  @Option(names = "--duration", defaultValue = "0", paramLabel = "SECONDS",
+      description = "stop after SECONDS (default: run until Ctrl-C or 'quit')")
+  long durationSeconds;
+
+  @Option(names = "--admin", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:0",
+      description = "loopback address for fairway status (default: a free port, printed)")
+  String admin;
+
+  private final List<DemoBackend> demoBackends = new ArrayList<>();
+
+  @Override
+  public Integer call() throws Exception {
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    if (backends < 1 || backends > 9) {
+      err.println("fairway: --backends must be 1 to 9, got " + backends);
+      return Main.EXIT_USAGE;
+    }
+    if (port < 0 || port > 65535) {
+      err.println("fairway: --port must be 0 to 65535, got " + port);
+      return Main.EXIT_USAGE;
+    }
+    InetSocketAddress adminAddress;
+    try {
+      adminAddress = StatusCommand.parseAddress(admin);
+    } catch (IllegalArgumentException e) {
+      err.println("fairway: --admin: " + e.getMessage());
+      return Main.EXIT_USAGE;
+    }
+    int vip = port == 0 ? freePort() : port;
+    Path dir = Files.createTempDirectory("fairway-demo-");
+    Path conf = dir.resolve("keepalived.conf");
+    ProxyTable table = null;
+    Daemon daemon = null;
+    AdminServer adminServer = null;
+    try {
+      for (int i = 1; i <= backends; i++) {
+        demoBackends.add(new DemoBackend("backend-" + i));
+      }
+      Files.writeString(conf, config(vip));
+      AtomicReference<Map<ServiceKey, ListenerSpec>> specs = new AtomicReference<>(Map.of());
+      table = new ProxyTable(ProxyOptions.defaults().withIoThreads(2), k -> specs.get().get(k));
+      daemon = new Daemon(conf, new SpecLoader(new KeepalivedLoader(true, CheckSpecs::from), specs),
+          table, CheckEngine::builder, Duration.ZERO, Clock.systemUTC());
+      try {
+        daemon.start();
+      } catch (Loader.LoadException | io.fairway.ipvs.TableException e) {
+        err.println("fairway: demo: " + e.getMessage());
+        return 1;
+      }
+      Daemon d = daemon;
+      adminServer = AdminServer.start(adminAddress, d::status);
+      printWhatToTry(out, vip, conf, adminServer.address());
+      CountDownLatch stop = new CountDownLatch(1);
+      Signals.on("INT", stop::countDown);
+      Signals.on("TERM", stop::countDown);
+      Thread input = new Thread(() -> readCommands(out, stop), "demo-input");
+      input.setDaemon(true);
+      input.start();
+      if (durationSeconds > 0) {
+        stop.await(durationSeconds, TimeUnit.SECONDS);
+      } else {
+        stop.await();
+      }
+      out.println("demo: stopping");
+      return 0;
+    } finally {
+      if (adminServer != null) {
+        adminServer.close();
+      }
+      if (daemon != null) {
+        daemon.stop();
+      }
+      if (table != null) {
+        table.close();
+      }
+      for (DemoBackend b : demoBackends) {
+        b.stop();
+      }
+      Files.deleteIfExists(conf);
+      Files.deleteIfExists(dir);
+    }
+  }
+
+  private String config(int vip) {
+    StringBuilder c = new StringBuilder();
+    c.append("# Generated by 'fairway demo'. An ordinary keepalived.conf: the same file runs on the\n")
+        .append("# kernel's IPVS with lb_kind NAT and a kernel scheduler.\n")
+        .append("virtual_server 127.0.0.1 ").append(vip).append(" {\n")
+        .append("    name demo\n")
+        .append("    delay_loop 1\n")
+        .append("    lb_algo shard          # Varnish's consistent hashing director\n")
+        .append("    lb_kind HTTP           # Fairway's HTTP reverse proxy\n")
+        .append("    shard {\n")
+        .append("        by URL             # the same URL always lands on the same backend\n")
+        .append("    }\n");
+    for (DemoBackend b : demoBackends) {
+      c.append("    real_server 127.0.0.1 ").append(b.port).append(" {\n")
+          .append("        name ").append(b.name).append('\n')
+          .append("        weight 1\n")
+          .append("        TCP_CHECK {\n")
+          .append("            connect_timeout 1\n")
+          .append("        }\n")
+          .append("    }\n");
+    }
+    return c.append("}\n").toString();
+  }
+
+  private void printWhatToTry(PrintWriter out, int vip, Path conf, InetSocketAddress adminAddress) {
+    String url = "http://127.0.0.1:" + vip;
+    out.println();
+    out.println("Fairway demo is running: virtual server " + url + " -> " + demoBackends.size()
+        + " backends (shard director by URL, TCP health checks every second).");
+    out.println("Configuration: " + conf);
+    out.println();
+    out.println("Try:");
+    out.println("  curl " + url + "/some/page        # the same URL always answers from the same backend");
+    out.println("  for i in 1 2 3 4 5 6; do curl -s " + url + "/item/$i; done   # URLs spread over the backends");
+    out.println("  stop 1        (type it here) stop backend-1; within ~2 s its health check fails and it leaves the table");
+    out.println("  start 1       (type it here) bring it back; its URLs return to it");
+    out.println("  ./fairway status --admin " + adminAddress.getHostString() + ":" + adminAddress.getPort()
+        + "     # verdicts and the table as the daemon sees them");
+    out.println("  quit          (or Ctrl-C) stop the demo");
+    out.println();
+    out.flush();
+  }
+
+  private void readCommands(PrintWriter out, CountDownLatch stop) {
+    try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+      String line;
+      while ((line = in.readLine()) != null) {
+        String[] w = line.trim().split("\\s+");
+        if (w[0].isEmpty()) {
+          continue;
+        }
+        if (w[0].equals("quit") || w[0].equals("exit")) {
+          stop.countDown();
+          return;
+        }
+        int n;
+        try {
+          n = w.length == 2 ? Integer.parseInt(w[1]) : -1;
+        } catch (NumberFormatException e) {
+          n = -1;
+        }
+        if (n < 1 || n > demoBackends.size() || !(w[0].equals("stop") || w[0].equals("start"))) {
+          out.println("demo: commands are 'stop N', 'start N' (N = 1.." + demoBackends.size() + ") and 'quit'");
+        } else if (w[0].equals("stop")) {
+          demoBackends.get(n - 1).stop();
+          out.println("demo: backend-" + n + " stopped; watch for its health check to fail");
+        } else {
+          demoBackends.get(n - 1).start();
+          out.println("demo: backend-" + n + " started; watch for its health check to succeed");
+        }
+        out.flush();
+      }
+    } catch (IOException e) {
+      // stdin closed: keep running until a signal or --duration
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
+  }
+
+  /**
+   * The daemon's loader, also publishing each loaded configuration's listener specs (mode, key
+   * source, director parameters, sorry server) for the table's resolver.
+   */
+  static final class SpecLoader implements Loader {
+    private final Loader delegate;
+    private final AtomicReference<Map<ServiceKey, ListenerSpec>> specs;
+
+    SpecLoader(Loader delegate, AtomicReference<Map<ServiceKey, ListenerSpec>> specs) {
+      this.delegate = delegate;
+      this.specs = specs;
+    }
+
+    @Override
+    public Loaded load(Path file) throws LoadException {
+      Loaded loaded = delegate.load(file);
+      Config config;
+      try {
+        config = KeepalivedConfig.parse(file).config();
+      } catch (RuntimeException e) {
+        throw new LoadException(file + ": " + e.getMessage(), e);
+      }
+      Map<ServiceKey, ListenerSpec> m = new HashMap<>();
+      for (io.fairway.config.model.VirtualServer vs : config.virtualServers()) {
+        io.fairway.apply.VirtualServer bound = loaded.bindings().get(vs.name());
+        if (bound != null) {
+          for (Service s : bound.services()) {
+            m.put(s.key(), ListenerSpecs.from(vs));
+          }
+        }
+      }
+      specs.set(Map.copyOf(m));
+      return loaded;
+    }
+  }
+
+  /** A tiny HTTP server on loopback that says who it is; stop and start it to fail its check. */
+  static final class DemoBackend {
+    final String name;
+    final int port;
+    private HttpServer server;
+
+    DemoBackend(String name) throws IOException {
+      this.name = name;
+      this.port = freePort();
+      start();
+    }
+
+    synchronized void start() {
+      if (server != null) {
+        return;
+      }
+      try {
+        HttpServer s = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 64);
+        s.createContext("/", ex -> {
+          byte[] body = ("hello from " + name + " (127.0.0.1:" + port + ") for " + ex.getRequestURI() + "\n")
+              .getBytes(StandardCharsets.UTF_8);
+          ex.getResponseHeaders().set("Content-Type", "text/plain; charset=utf-8");
+          ex.sendResponseHeaders(200, body.length);
+          try (OutputStream os = ex.getResponseBody()) {
+            os.write(body);
+          }
+        });
+        s.start();
+        server = s;
+      } catch (IOException e) {
+        throw new IllegalStateException(name + ": cannot listen on 127.0.0.1:" + port + ": " + e.getMessage(), e);
+      }
+    }
+
+    synchronized void stop() {
+      if (server != null) {
+        server.stop(0);
+        server = null;
+      }
+    }
+  }
+}

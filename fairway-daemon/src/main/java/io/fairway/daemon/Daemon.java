@@ -1,0 +1,228 @@
+package io.fairway.daemon;
+
+import io.fairway.apply.Applier;
+import io.fairway.apply.UnknownServerException;
+import io.fairway.check.CheckConfigException;
+import io.fairway.check.engine.CheckEngine;
+import io.fairway.check.spec.VirtualServerSpec;
+import io.fairway.ipvs.ServiceEntry;
+import io.fairway.ipvs.Table;
+import io.fairway.ipvs.TableException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The running load balancer: configuration → check engine → applier → table.
+ *
+ * <p>Lifecycle: {@link #start} loads the file and installs it; {@link #reload} (SIGHUP) loads the
+ * file again and changes the table by difference, refusing an invalid file while the running
+ * configuration keeps working; {@link #stop} (SIGTERM) removes what Fairway installed, as
+ * keepalived does at shutdown. A periodic read-back repairs drift (someone ran {@code ipvsadm}).
+ *
+ * <p>Reload, start and stop are serialised by this object's monitor.
+ */
+public final class Daemon implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Daemon.class);
+
+  private final Path file;
+  private final Loader loader;
+  private final Table table;
+  private final Supplier<CheckEngine.Builder> engines;
+  private final Duration driftInterval;
+  private final Clock clock;
+
+  private Applier applier;
+  private ApplyingListener listener;
+  private CheckEngine engine;
+  private ScheduledExecutorService drift;
+  private volatile int reloads;
+
+  /**
+   * @param file the keepalived.conf to run
+   * @param loader reads it
+   * @param table where the table goes (the kernel's IPVS or the userspace proxy)
+   * @param engines makes a check engine builder (the daemon sets the listener); tests inject
+   *     scripted checkers here
+   * @param driftInterval how often to read the table back and repair drift; zero disables
+   */
+  public Daemon(Path file, Loader loader, Table table, Supplier<CheckEngine.Builder> engines,
+      Duration driftInterval, Clock clock) {
+    this.file = Objects.requireNonNull(file);
+    this.loader = Objects.requireNonNull(loader);
+    this.table = Objects.requireNonNull(table);
+    this.engines = Objects.requireNonNull(engines);
+    this.driftInterval = Objects.requireNonNull(driftInterval);
+    this.clock = clock;
+  }
+
+  /**
+   * Loads the configuration, installs it and starts checking.
+   *
+   * @throws Loader.LoadException the file is invalid (nothing was installed)
+   * @throws TableException the table refused the initial installation
+   * @throws CheckConfigException a checker cannot work (missing script, unresolvable name)
+   */
+  public synchronized void start() throws Loader.LoadException, TableException {
+    Loaded loaded = loader.load(file);
+    loaded.warnings().forEach(w -> LOG.warn("{}", w));
+    applier = new Applier(table, loaded.bindings());
+    listener = new ApplyingListener(applier, clock);
+    engine = engines.get().listener(listener).build();
+    try {
+      engine.start(loaded.specs());
+    } catch (ApplyingListener.TableFailure e) {
+      engine.close();
+      throw (TableException) e.getCause();
+    }
+    LOG.info("running {} ({} virtual servers)", file, loaded.bindings().size());
+    if (!driftInterval.isZero()) {
+      drift = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "fairway-drift");
+        t.setDaemon(true);
+        return t;
+      });
+      long ms = driftInterval.toMillis();
+      drift.scheduleWithFixedDelay(this::repairDrift, ms, ms, TimeUnit.MILLISECONDS);
+    }
+  }
+
+  /**
+   * Loads the file again and applies the difference. An invalid file is refused: the running
+   * configuration, its checkers and the table stay as they are.
+   *
+   * @return null when the reload was applied, else the one-line reason it was refused
+   */
+  public synchronized String reload() {
+    Loaded loaded;
+    try {
+      loaded = loader.load(file);
+    } catch (Loader.LoadException e) {
+      // One log line, however many errors the file has.
+      String oneLine = String.join("; ", e.getMessage().lines().toList());
+      LOG.error("reload refused, still running the previous configuration: {}", oneLine);
+      return oneLine;
+    }
+    loaded.warnings().forEach(w -> LOG.warn("{}", w));
+    List<VirtualServerSpec> specs = AlphaOverride.apply(loaded.specs(), this::knownVerdict);
+    engine.close();
+    try {
+      applier.replace(loaded.bindings());
+      listener.retain(loaded.bindings().keySet());
+    } catch (TableException e) {
+      // The new configuration is in place; drift repair converges what the table refused.
+      LOG.warn("reload: table refused part of the change: {}", e.getMessage());
+    }
+    engine = engines.get().listener(listener).build();
+    try {
+      engine.start(specs);
+    } catch (ApplyingListener.TableFailure e) {
+      LOG.warn("reload: table refused part of the change: {}", e.getMessage());
+    } catch (CheckConfigException e) {
+      // The loader validated scripts and files; this is a checker that failed to start anyway.
+      LOG.error("reload: a checker cannot start: {}", e.getMessage());
+    }
+    reloads++;
+    LOG.info("reloaded {} ({} virtual servers)", file, loaded.bindings().size());
+    return null;
+  }
+
+  /** How many reloads were applied. */
+  public int reloads() {
+    return reloads;
+  }
+
+  private Boolean knownVerdict(String vs, String rs) {
+    try {
+      return applier.alive(vs, rs);
+    } catch (UnknownServerException e) {
+      return null;
+    }
+  }
+
+  /** One drift-repair pass; logged, never thrown (the next pass retries). */
+  public void repairDrift() {
+    Applier a;
+    synchronized (this) {
+      a = applier;
+    }
+    if (a == null) {
+      return;
+    }
+    try {
+      a.repairDrift();
+    } catch (TableException | RuntimeException e) {
+      LOG.warn("drift repair failed: {}", e.getMessage());
+    }
+  }
+
+  /** The applier (for status and tests). */
+  public synchronized Applier applier() {
+    return applier;
+  }
+
+  /** Each server's last verdict and reason. */
+  public synchronized ApplyingListener listener() {
+    return listener;
+  }
+
+  /** What {@code fairway status} prints. */
+  public String status() {
+    Applier a;
+    ApplyingListener l;
+    synchronized (this) {
+      a = applier;
+      l = listener;
+    }
+    List<ServiceEntry> entries;
+    try {
+      entries = a.readBack();
+    } catch (TableException e) {
+      return "fairway: cannot read the table: " + e.getMessage() + "\n";
+    }
+    return StatusFormat.render(entries, a.status(), l.health());
+  }
+
+  /**
+   * Stops checking and removes what Fairway installed (sorry servers, real servers, services).
+   */
+  public synchronized void stop() {
+    if (drift != null) {
+      drift.shutdownNow();
+    }
+    if (engine != null) {
+      engine.close();
+    }
+    if (applier != null) {
+      try {
+        applier.removeAll();
+        LOG.info("removed every service Fairway installed");
+      } catch (TableException e) {
+        LOG.warn("could not remove everything at shutdown: {}", e.getMessage());
+      }
+    }
+  }
+
+  /** Stops checking and leaves the table as it is (keepalived's {@code -I}). */
+  public synchronized void detach() {
+    if (drift != null) {
+      drift.shutdownNow();
+    }
+    if (engine != null) {
+      engine.close();
+    }
+  }
+
+  @Override
+  public void close() {
+    stop();
+  }
+}

@@ -1,0 +1,52 @@
+package io.fairway.daemon;
+
+import io.fairway.config.ConfigException;
+import io.fairway.config.Diagnostic;
+import io.fairway.config.KeepalivedConfig;
+import io.fairway.config.ParseResult;
+import io.fairway.check.spec.VirtualServerSpec;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.function.Function;
+
+/**
+ * Loads a keepalived.conf: the parser's model, bound to the table ({@link TableBinding}) and to
+ * the check engine's specs.
+ */
+public final class KeepalivedLoader implements Loader {
+  private final boolean userspace;
+  private final Function<io.fairway.config.model.Config, List<VirtualServerSpec>> specs;
+
+  /**
+   * @param userspace whether the table is the userspace proxy
+   * @param specs turns the model into the check engine's specs
+   */
+  public KeepalivedLoader(boolean userspace,
+      Function<io.fairway.config.model.Config, List<VirtualServerSpec>> specs) {
+    this.userspace = userspace;
+    this.specs = specs;
+  }
+
+  @Override
+  public Loaded load(Path file) throws LoadException {
+    if (!Files.isReadable(file)) {
+      throw new LoadException(file + ": cannot read the configuration file");
+    }
+    ParseResult r;
+    try {
+      r = KeepalivedConfig.parse(file);
+    } catch (ConfigException e) {
+      throw new LoadException(e.getMessage(), e);
+    }
+    try {
+      return new Loaded(TableBinding.bind(r.config(), userspace), specs.apply(r.config()),
+          r.warnings().stream().map(Diagnostic::format).toList());
+    } catch (TableBinding.BindingException | io.fairway.check.CheckConfigException e) {
+      throw new LoadException(e.getMessage(), e);
+    } catch (RuntimeException e) {
+      // A spec refusing a value the parser let through; name the file at least.
+      throw new LoadException(file + ": " + e.getMessage(), e);
+    }
+  }
+}

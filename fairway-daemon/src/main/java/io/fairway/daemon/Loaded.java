@@ -1,0 +1,23 @@
+package io.fairway.daemon;
+
+import io.fairway.apply.VirtualServer;
+import io.fairway.check.spec.VirtualServerSpec;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A configuration ready to run: what the applier installs and what the check engine checks, under
+ * the same virtual and real server names.
+ *
+ * @param bindings the applier's virtual servers by name
+ * @param specs the check engine's virtual servers, same names
+ * @param warnings load warnings ({@code FILE:LINE: message}), logged at start and reload
+ */
+public record Loaded(Map<String, VirtualServer> bindings, List<VirtualServerSpec> specs, List<String> warnings) {
+  public Loaded {
+    bindings = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(bindings));
+    specs = List.copyOf(specs);
+    warnings = List.copyOf(warnings);
+  }
+}

@@ -1,0 +1,127 @@
+package io.fairway.daemon;
+
+import io.fairway.apply.VirtualServerStatus;
+import io.fairway.apply.VirtualServerStatus.RealServerStatus;
+import io.fairway.ipvs.Dest;
+import io.fairway.ipvs.DestEntry;
+import io.fairway.ipvs.Endpoints;
+import io.fairway.ipvs.ForwardingMethod;
+import io.fairway.ipvs.Service;
+import io.fairway.ipvs.ServiceEntry;
+import io.fairway.ipvs.ServiceFlag;
+import io.fairway.ipvs.ServiceKey;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Renders {@code fairway status}: the table as {@code ipvsadm -Ln} shows it, read back from the
+ * forwarder (so counters are real), with each server's health and the reason for it. Servers that
+ * are configured but not in the table (down, or withdrawn while the sorry server serves) are listed
+ * too, since "why is this backend missing" is the question status exists to answer.
+ */
+final class StatusFormat {
+  private StatusFormat() {}
+
+  static String render(
+      List<ServiceEntry> table, List<VirtualServerStatus> vss, Map<String, Map<String, Health>> health) {
+    Map<ServiceKey, ServiceEntry> byKey = new HashMap<>();
+    table.forEach(e -> byKey.put(e.service().key(), e));
+    StringBuilder out = new StringBuilder();
+    out.append("Prot LocalAddress:Port Scheduler Flags\n");
+    out.append(String.format(Locale.ROOT, "  -> %-28s %-7s %-6s %-10s %-10s %-5s %s%n",
+        "RemoteAddress:Port", "Forward", "Weight", "ActiveConn", "InActConn", "State", "Reason"));
+    for (VirtualServerStatus vs : vss) {
+      Map<String, Health> h = health.getOrDefault(vs.name(), Map.of());
+      for (Service configured : vs.services()) {
+        ServiceEntry entry = byKey.get(configured.key());
+        Service s = entry == null ? configured : entry.service();
+        out.append(serviceLine(s));
+        out.append("  # ").append(vs.name()).append(": quorum ").append(vs.quorumUp() ? "up" : "down");
+        if (vs.sorryServing()) {
+          out.append(", sorry server serving");
+        }
+        if (entry == null) {
+          out.append(", NOT IN TABLE");
+        }
+        out.append('\n');
+        Map<String, Boolean> shown = new HashMap<>();
+        if (entry != null) {
+          for (DestEntry d : entry.dests()) {
+            RealServerStatus rs = match(vs, d.dest());
+            String state;
+            String reason;
+            if (rs != null) {
+              shown.put(rs.name(), true);
+              Health hh = h.get(rs.name());
+              state = rs.alive() ? "up" : "down";
+              reason = rs.name() + (hh == null ? "" : ": " + hh.reason());
+            } else if (vs.sorryServer() != null && sameHost(vs.sorryServer(), d.dest())) {
+              state = vs.sorryServing() ? "sorry" : "idle";
+              reason = "sorry server";
+            } else {
+              state = "?";
+              reason = "not configured (drift)";
+            }
+            out.append(destLine(d.dest(), d.activeConnections(), d.inactiveConnections(), state, reason));
+          }
+        }
+        for (RealServerStatus rs : vs.servers()) {
+          if (!shown.containsKey(rs.name())) {
+            Health hh = h.get(rs.name());
+            out.append(String.format(Locale.ROOT, "  -- %-28s %-7s %-6s %-10s %-10s %-5s %s%n",
+                Endpoints.format(rs.dest().address(), rs.dest().port()), "-", "-", "-", "-",
+                rs.alive() ? "up" : "down",
+                rs.name() + (hh == null ? "" : ": " + hh.reason()) + (rs.alive() ? " (withdrawn: sorry server serving)" : "")));
+          }
+        }
+      }
+    }
+    return out.toString();
+  }
+
+  /** A service header as ipvsadm -Ln prints it. */
+  static String serviceLine(Service s) {
+    StringBuilder b = new StringBuilder();
+    ServiceKey k = s.key();
+    if (k.isFwmark()) {
+      b.append("FWM  ").append(k.fwmark()).append(k.family() == io.fairway.ipvs.AddressFamily.INET6 ? " IPv6" : "");
+    } else {
+      b.append(String.format(Locale.ROOT, "%-4s %s", k.protocol().name(), Endpoints.format(k.address(), k.port())));
+    }
+    b.append(' ').append(s.scheduler());
+    if (s.flags().contains(ServiceFlag.PERSISTENT)) {
+      b.append(" persistent ").append(s.timeout());
+      int full = k.family() == io.fairway.ipvs.AddressFamily.INET6 ? 128 : 32;
+      if (s.netmask() != full) {
+        b.append(" mask ").append(s.netmask());
+      }
+    }
+    if (s.flags().contains(ServiceFlag.ONE_PACKET)) {
+      b.append(" ops");
+    }
+    return b.toString();
+  }
+
+  static String destLine(Dest d, int active, int inactive, String state, String reason) {
+    return String.format(Locale.ROOT, "  -> %-28s %-7s %-6d %-10d %-10d %-5s %s%n",
+        Endpoints.format(d.address(), d.port()), d.forwarding().ipvsadmName(), d.weight(), active, inactive,
+        state, reason);
+  }
+
+  private static RealServerStatus match(VirtualServerStatus vs, Dest d) {
+    for (RealServerStatus rs : vs.servers()) {
+      if (sameHost(rs.dest(), d)) {
+        return rs;
+      }
+    }
+    return null;
+  }
+
+  /** Same address, and same port unless the port is the service's (DR/TUN). */
+  private static boolean sameHost(Dest configured, Dest actual) {
+    return configured.address().equals(actual.address())
+        && (configured.port() == actual.port() || configured.forwarding() != ForwardingMethod.MASQ);
+  }
+}

@@ -1,0 +1,163 @@
+package io.fairway.daemon;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fairway.check.checker.CheckResult;
+import io.fairway.check.config.CheckSpecs;
+import io.fairway.check.checker.Checker;
+import io.fairway.check.engine.CheckEngine;
+import io.fairway.check.engine.ManualScheduler;
+import io.fairway.check.spec.CheckSpec;
+import io.fairway.check.spec.TcpCheckSpec;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The daemon end to end on a keepalived.conf file, with scripted checker answers on a manual clock
+ * and an in-memory table: start, verdicts, reload by diff, an invalid reload refused, shutdown.
+ */
+class DaemonTest {
+  @TempDir Path dir;
+  final MapTable table = new MapTable();
+  final ManualScheduler clock = new ManualScheduler();
+  /** TCP_CHECK answers by "address:port"; missing = up. */
+  final Map<String, Boolean> up = new ConcurrentHashMap<>();
+  Daemon daemon;
+
+  Daemon daemon(String conf) throws Exception {
+    Path file = dir.resolve("keepalived.conf");
+    Files.writeString(file, conf);
+    daemon = new Daemon(file, new KeepalivedLoader(false, CheckSpecs::from), table,
+        () -> CheckEngine.builder().scheduler(clock).checkerFactory((vs, rs, spec) -> scripted(spec)),
+        Duration.ZERO, Clock.systemUTC());
+    return daemon;
+  }
+
+  Checker scripted(CheckSpec spec) {
+    String target = ((TcpCheckSpec) spec).target().getAddress().getHostAddress() + ":"
+        + ((TcpCheckSpec) spec).target().getPort();
+    return new Checker() {
+      @Override
+      public void check(Consumer<CheckResult> done) {
+        done.accept(up.getOrDefault(target, true) ? CheckResult.ok("connected") : CheckResult.fail("connection refused"));
+      }
+
+      @Override
+      public Duration deadline() {
+        return Duration.ofSeconds(1);
+      }
+    };
+  }
+
+  void rewrite(String conf) throws Exception {
+    Files.writeString(dir.resolve("keepalived.conf"), conf);
+  }
+
+  void tick() {
+    clock.advance(Duration.ofSeconds(30));
+  }
+
+  @AfterEach
+  void stop() {
+    if (daemon != null) {
+      daemon.stop();
+    }
+  }
+
+  static String conf(String extra, String servers) {
+    return """
+        virtual_server 10.16.0.1 80 {
+            delay_loop 5
+            lb_algo rr
+            lb_kind NAT
+            protocol TCP
+            %s
+            %s
+        }
+        """.formatted(extra, servers);
+  }
+
+  static String rs(String addr, int weight) {
+    return """
+        real_server %s 80 {
+            weight %d
+            TCP_CHECK {
+                connect_timeout 1
+            }
+        }
+        """.formatted(addr, weight);
+  }
+
+  @Test
+  void startInstallsVerdictsFlowAndStopRemovesEverything() throws Exception {
+    daemon(conf("", rs("10.16.1.1", 1) + rs("10.16.1.2", 2))).start();
+    assertThat(table.lines()).containsExactly(
+        "TCP 10.16.0.1:80 -> 10.16.1.1:80 w=1", "TCP 10.16.0.1:80 -> 10.16.1.2:80 w=2", "TCP 10.16.0.1:80 rr");
+
+    up.put("10.16.1.1:80", false);
+    tick();
+    assertThat(table.lines()).containsExactly("TCP 10.16.0.1:80 -> 10.16.1.2:80 w=2", "TCP 10.16.0.1:80 rr");
+    assertThat(daemon.status()).contains("10.16.1.1:80").contains("down").contains("connection refused");
+
+    daemon.stop();
+    assertThat(table.lines()).isEmpty();
+  }
+
+  @Test
+  void anInvalidReloadIsRefusedAndTheRunningConfigurationKeepsWorking() throws Exception {
+    daemon(conf("", rs("10.16.1.1", 1) + rs("10.16.1.2", 1))).start();
+    rewrite(conf("lb_algo nosuch", rs("10.16.1.1", 1)));
+
+    String refused = daemon.reload();
+
+    assertThat(refused).contains("keepalived.conf:").doesNotContain("\n");
+    assertThat(daemon.reloads()).isZero();
+    up.put("10.16.1.2:80", false);
+    tick();
+    assertThat(table.lines()).containsExactly("TCP 10.16.0.1:80 -> 10.16.1.1:80 w=1", "TCP 10.16.0.1:80 rr");
+  }
+
+  @Test
+  void aReloadAppliesTheDifferenceAndAFailedServerStaysOutUntilItPasses() throws Exception {
+    daemon(conf("", rs("10.16.1.1", 1) + rs("10.16.1.2", 1) + rs("10.16.1.3", 1))).start();
+    up.put("10.16.1.2:80", false);
+    tick();
+
+    // Change a weight, drop .3, add .4 (up) and keep the failed .2.
+    rewrite(conf("", rs("10.16.1.1", 5) + rs("10.16.1.2", 1) + rs("10.16.1.4", 1)));
+    assertThat(daemon.reload()).isNull();
+    assertThat(table.lines()).containsExactly(
+        "TCP 10.16.0.1:80 -> 10.16.1.1:80 w=5", "TCP 10.16.0.1:80 -> 10.16.1.4:80 w=1", "TCP 10.16.0.1:80 rr");
+
+    up.put("10.16.1.2:80", true);
+    tick();
+    assertThat(table.lines()).contains("TCP 10.16.0.1:80 -> 10.16.1.2:80 w=1");
+  }
+
+  @Test
+  void coldStartAgainstADeadPoolServesTheSorryServer() throws Exception {
+    up.put("10.16.1.1:80", false);
+    daemon(conf("sorry_server 10.16.9.9 80\n alpha", rs("10.16.1.1", 1))).start();
+    assertThat(table.lines()).containsExactly("TCP 10.16.0.1:80 -> 10.16.9.9:80 w=1", "TCP 10.16.0.1:80 rr");
+
+    up.put("10.16.1.1:80", true);
+    tick();
+    assertThat(table.lines()).containsExactly("TCP 10.16.0.1:80 -> 10.16.1.1:80 w=1", "TCP 10.16.0.1:80 rr");
+  }
+
+  @Test
+  void driftIsRepaired() throws Exception {
+    daemon(conf("", rs("10.16.1.1", 1))).start();
+    table.dests.values().forEach(Map::clear);
+    daemon.repairDrift();
+    assertThat(table.lines()).contains("TCP 10.16.0.1:80 -> 10.16.1.1:80 w=1");
+  }
+}

@@ -1,0 +1,114 @@
+package io.fairway.proxy;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Data-plane settings that apply to every service of a {@link ProxyTable}.
+ *
+ * @param ioThreads event-loop threads; 0 means one per core
+ * @param connectTimeout how long a backend connect may take before the next server is tried
+ * @param idleTimeout an established L4 connection, or an HTTP exchange, with no traffic either
+ *     way for this long is closed
+ * @param clientHeaderTimeout how long an HTTP client may take to send a complete request head
+ *     (and how long a keep-alive client may sit idle); a client that never sends is closed then
+ * @param backendResponseTimeout how long a backend may take to start its response before the
+ *     client gets a 504
+ * @param keepConnectionsOnRemove what the kernel's {@code expire_nodest_conn=0} does: deleting a
+ *     destination leaves its established connections running instead of closing them
+ * @param inactiveExpiry how long a closed connection still counts as inactive for the schedulers
+ *     and thresholds (the kernel keeps it in TIME_WAIT/CLOSE for its state timeout)
+ * @param maxInitialLineLength longest HTTP request line accepted (else 414-class 400)
+ * @param maxHeaderSize largest HTTP header block accepted (else 400 and close)
+ * @param maxIdleBackendConnections idle keep-alive connections kept per backend and event loop
+ * @param backendKeepAlive how long an idle pooled backend connection is kept
+ */
+public record ProxyOptions(
+    int ioThreads,
+    Duration connectTimeout,
+    Duration idleTimeout,
+    Duration clientHeaderTimeout,
+    Duration backendResponseTimeout,
+    boolean keepConnectionsOnRemove,
+    Duration inactiveExpiry,
+    int maxInitialLineLength,
+    int maxHeaderSize,
+    int maxIdleBackendConnections,
+    Duration backendKeepAlive) {
+
+  public ProxyOptions {
+    Objects.requireNonNull(connectTimeout, "connectTimeout");
+    Objects.requireNonNull(idleTimeout, "idleTimeout");
+    Objects.requireNonNull(clientHeaderTimeout, "clientHeaderTimeout");
+    Objects.requireNonNull(backendResponseTimeout, "backendResponseTimeout");
+    Objects.requireNonNull(inactiveExpiry, "inactiveExpiry");
+    Objects.requireNonNull(backendKeepAlive, "backendKeepAlive");
+    if (ioThreads < 0 || maxInitialLineLength < 64 || maxHeaderSize < 256 || maxIdleBackendConnections < 0) {
+      throw new IllegalArgumentException("proxy option out of range");
+    }
+  }
+
+  /** Defaults suited to a small production box. */
+  public static ProxyOptions defaults() {
+    return new ProxyOptions(
+        0,
+        Duration.ofSeconds(3),
+        Duration.ofSeconds(300),
+        Duration.ofSeconds(15),
+        Duration.ofSeconds(60),
+        false,
+        Duration.ofSeconds(60),
+        8192,
+        16384,
+        256,
+        Duration.ofSeconds(30));
+  }
+
+  public ProxyOptions withIoThreads(int n) {
+    return new ProxyOptions(n, connectTimeout, idleTimeout, clientHeaderTimeout, backendResponseTimeout,
+        keepConnectionsOnRemove, inactiveExpiry, maxInitialLineLength, maxHeaderSize,
+        maxIdleBackendConnections, backendKeepAlive);
+  }
+
+  public ProxyOptions withConnectTimeout(Duration d) {
+    return new ProxyOptions(ioThreads, d, idleTimeout, clientHeaderTimeout, backendResponseTimeout,
+        keepConnectionsOnRemove, inactiveExpiry, maxInitialLineLength, maxHeaderSize,
+        maxIdleBackendConnections, backendKeepAlive);
+  }
+
+  public ProxyOptions withIdleTimeout(Duration d) {
+    return new ProxyOptions(ioThreads, connectTimeout, d, clientHeaderTimeout, backendResponseTimeout,
+        keepConnectionsOnRemove, inactiveExpiry, maxInitialLineLength, maxHeaderSize,
+        maxIdleBackendConnections, backendKeepAlive);
+  }
+
+  public ProxyOptions withClientHeaderTimeout(Duration d) {
+    return new ProxyOptions(ioThreads, connectTimeout, idleTimeout, d, backendResponseTimeout,
+        keepConnectionsOnRemove, inactiveExpiry, maxInitialLineLength, maxHeaderSize,
+        maxIdleBackendConnections, backendKeepAlive);
+  }
+
+  public ProxyOptions withBackendResponseTimeout(Duration d) {
+    return new ProxyOptions(ioThreads, connectTimeout, idleTimeout, clientHeaderTimeout, d,
+        keepConnectionsOnRemove, inactiveExpiry, maxInitialLineLength, maxHeaderSize,
+        maxIdleBackendConnections, backendKeepAlive);
+  }
+
+  public ProxyOptions withKeepConnectionsOnRemove(boolean keep) {
+    return new ProxyOptions(ioThreads, connectTimeout, idleTimeout, clientHeaderTimeout, backendResponseTimeout,
+        keep, inactiveExpiry, maxInitialLineLength, maxHeaderSize,
+        maxIdleBackendConnections, backendKeepAlive);
+  }
+
+  public ProxyOptions withInactiveExpiry(Duration d) {
+    return new ProxyOptions(ioThreads, connectTimeout, idleTimeout, clientHeaderTimeout, backendResponseTimeout,
+        keepConnectionsOnRemove, d, maxInitialLineLength, maxHeaderSize,
+        maxIdleBackendConnections, backendKeepAlive);
+  }
+
+  public ProxyOptions withMaxHeaderSize(int n) {
+    return new ProxyOptions(ioThreads, connectTimeout, idleTimeout, clientHeaderTimeout, backendResponseTimeout,
+        keepConnectionsOnRemove, inactiveExpiry, maxInitialLineLength, n,
+        maxIdleBackendConnections, backendKeepAlive);
+  }
+}

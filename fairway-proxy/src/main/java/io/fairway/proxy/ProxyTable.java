@@ -1,0 +1,333 @@
+package io.fairway.proxy;
+
+import io.fairway.ipvs.Dest;
+import io.fairway.ipvs.DestKey;
+import io.fairway.ipvs.Endpoints;
+import io.fairway.ipvs.ForwardingMethod;
+import io.fairway.ipvs.Protocol;
+import io.fairway.ipvs.Service;
+import io.fairway.ipvs.ServiceEntry;
+import io.fairway.ipvs.ServiceKey;
+import io.fairway.ipvs.Table;
+import io.fairway.ipvs.TableException;
+import io.fairway.ipvs.TableException.Reason;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.handler.timeout.IdleStateHandler;
+import java.net.BindException;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The userspace data plane behind the {@link Table} interface: every virtual service is a
+ * listening socket on its own address and port, every destination a backend Fairway connects to
+ * itself. The apply layer drives it exactly as it drives the kernel's IPVS.
+ *
+ * <p>What the table operations do here:
+ *
+ * <ul>
+ *   <li>{@code addService} binds the listener (TCP relay or HTTP proxy, per the {@link
+ *       ListenerSpec} the resolver gives for that service). A port already in use fails with
+ *       {@link Reason#EXISTS} and a message naming the address.
+ *   <li>{@code setService} changes the scheduler or persistence in place: the listener and every
+ *       established connection stay.
+ *   <li>{@code addDest}/{@code setDest} publish a new pool; new connections see it at once.
+ *       Weight 0 drains: established connections and HTTP keep-alive sessions continue, nothing
+ *       new is scheduled there.
+ *   <li>{@code delDest} closes the destination's established connections, unless {@link
+ *       ProxyOptions#keepConnectionsOnRemove()} (the kernel's {@code expire_nodest_conn=0}).
+ *   <li>{@code list} reports live counters: active connections (HTTP: requests in flight),
+ *       inactive ones that closed less than {@link ProxyOptions#inactiveExpiry()} ago, persistence
+ *       templates.
+ * </ul>
+ *
+ * <p>Only TCP address services can be served; firewall-mark, UDP and SCTP services are refused with
+ * {@link Reason#INVALID}. The forwarding method of a destination (NAT, DR, TUN) is kept for
+ * read-back but makes no difference: everything is proxied, which is what lets {@code fairway run
+ * --userspace} try a production configuration on a laptop.
+ *
+ * <p>Thread-safety: table operations are serialised on this object; connections are handled on
+ * Netty event loops that read immutable snapshots.
+ */
+public final class ProxyTable implements Table {
+  private static final Logger log = LoggerFactory.getLogger(ProxyTable.class);
+
+  private final ProxyOptions options;
+  private final Function<ServiceKey, ListenerSpec> specs;
+  private final EventLoopGroup acceptGroup;
+  private final EventLoopGroup ioGroup;
+  private final Map<ServiceKey, VirtualService> services = new LinkedHashMap<>();
+  private final ScheduledFuture<?> purger;
+  private final ScheduledFuture<?> expirer;
+  private final ConnectionExpiry expiry;
+
+  /**
+   * A table with its own event loops.
+   *
+   * @param options data-plane settings
+   * @param specs the listener spec of each service (mode, key source, director parameters, sorry
+   *     server), consulted when a service is added or set; {@code null} from it, or a {@code null}
+   *     function, means a TCP relay with the service's scheduler
+   */
+  public ProxyTable(ProxyOptions options, Function<ServiceKey, ListenerSpec> specs) {
+    this.options = Objects.requireNonNull(options, "options");
+    this.specs = specs == null ? k -> null : specs;
+    this.acceptGroup = Transport.group(1);
+    this.ioGroup = Transport.group(options.ioThreads());
+    this.purger = ioGroup.scheduleAtFixedRate(this::purgeTemplates, 10, 10, TimeUnit.SECONDS);
+    this.expiry = new ConnectionExpiry(options.inactiveExpiry().toNanos());
+    this.expirer = ioGroup.scheduleAtFixedRate(expiry::sweep, 250, 250, TimeUnit.MILLISECONDS);
+    log.info("userspace data plane started ({} transport)", Transport.name());
+  }
+
+  /** A table with default options where every service is a TCP relay. */
+  public static ProxyTable tcpOnly() {
+    return new ProxyTable(ProxyOptions.defaults(), null);
+  }
+
+  private ListenerSpec specFor(ServiceKey key) {
+    ListenerSpec s = specs.apply(key);
+    return s == null ? ListenerSpec.tcp() : s;
+  }
+
+  /**
+   * Replaces the listener spec of a running service, e.g. after a reload changed its key source,
+   * director parameters or mode. The listening socket and established connections stay; new
+   * connections use the new spec.
+   */
+  public synchronized void updateSpec(ServiceKey key, ListenerSpec spec) throws TableException {
+    service(key).setSpec(Objects.requireNonNull(spec, "spec"));
+  }
+
+  /**
+   * The address a service's listener is bound to: its own address and port, or the port the
+   * system chose for a service on port 0. {@code null} for an unknown service.
+   */
+  public synchronized InetSocketAddress boundAddress(ServiceKey key) {
+    VirtualService vs = services.get(key);
+    return vs == null ? null : vs.vip;
+  }
+
+  @Override
+  public synchronized void addService(Service service) throws TableException {
+    ServiceKey key = service.key();
+    if (key.isFwmark() || key.protocol() != Protocol.TCP) {
+      throw new TableException(
+          Reason.INVALID, key + ": the userspace data plane serves TCP address services only");
+    }
+    if (services.containsKey(key)) {
+      throw new TableException(Reason.EXISTS, key + ": service already exists");
+    }
+    checkScheduler(service);
+    VirtualService vs = new VirtualService(service, specFor(key), options, expiry);
+    InetSocketAddress addr = new InetSocketAddress(key.address(), key.port());
+    ChannelFuture bind = serverBootstrap(vs).bind(addr).awaitUninterruptibly();
+    if (!bind.isSuccess()) {
+      Throwable c = bind.cause();
+      String why = c instanceof BindException ? "address already in use or not local" : TcpFrontend.reason(c);
+      if (c != null && c.getMessage() != null && c.getMessage().contains("in use")) {
+        why = "address already in use";
+      }
+      throw new TableException(
+          c != null && why.contains("in use") ? Reason.EXISTS : Reason.OTHER,
+          key + ": cannot listen on " + Endpoints.format(addr.getAddress(), addr.getPort()) + ": " + why,
+          c);
+    }
+    vs.listener = bind.channel();
+    vs.vip = (InetSocketAddress) bind.channel().localAddress();
+    services.put(key, vs);
+    log.info("{}: listening on {} ({}, {})", key, vs.vip, vs.spec().mode(), service.scheduler());
+  }
+
+  private ServerBootstrap serverBootstrap(VirtualService vs) {
+    return new ServerBootstrap()
+        .group(acceptGroup, ioGroup)
+        .channel(Transport.serverChannel())
+        .option(ChannelOption.SO_BACKLOG, 4096)
+        .option(ChannelOption.SO_REUSEADDR, true)
+        .childOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
+        .childOption(ChannelOption.TCP_NODELAY, true)
+        .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(32 * 1024, 64 * 1024))
+        .childHandler(
+            new ChannelInitializer<Channel>() {
+              @Override
+              protected void initChannel(Channel ch) {
+                initClient(vs, ch);
+              }
+            });
+  }
+
+  /** Builds an accepted connection's pipeline from the service's spec as of now. */
+  private void initClient(VirtualService vs, Channel ch) {
+    ChannelPipeline p = ch.pipeline();
+    long idle = options.idleTimeout().toMillis();
+    if (vs.spec().mode() == Mode.HTTP) {
+      ProxyResponseEncoder encoder = new ProxyResponseEncoder();
+      HttpFrontend frontend = new HttpFrontend(vs, options, encoder);
+      p.addLast(new HttpFrontend.ReadMarker(frontend))
+          .addLast(new IdleStateHandler(0, 0, idle, TimeUnit.MILLISECONDS))
+          .addLast(new StrictRequestDecoder(options))
+          .addLast(encoder)
+          .addLast(frontend);
+    } else {
+      ch.config().setAutoRead(false);
+      p.addLast(new IdleStateHandler(0, 0, idle, TimeUnit.MILLISECONDS))
+          .addLast(new TcpFrontend(vs, options));
+    }
+  }
+
+  private static void checkScheduler(Service s) throws TableException {
+    if (!VirtualService.known(s.scheduler())) {
+      throw new TableException(Reason.NOT_FOUND, s.key() + ": unknown scheduler '" + s.scheduler() + "'");
+    }
+  }
+
+  @Override
+  public synchronized void setService(Service service) throws TableException {
+    VirtualService vs = service(service.key());
+    checkScheduler(service);
+    vs.setService(service);
+    ListenerSpec fresh = specs.apply(service.key());
+    if (fresh != null && !fresh.equals(vs.spec())) {
+      vs.setSpec(fresh);
+    }
+  }
+
+  @Override
+  public synchronized void delService(ServiceKey key) throws TableException {
+    VirtualService vs = service(key);
+    services.remove(key);
+    vs.listener.close().awaitUninterruptibly();
+    for (RealServer rs : vs.all()) {
+      vs.delDest(rs.key);
+      closeConnections(rs);
+    }
+    vs.persistence.clear();
+    log.info("{}: service deleted", key);
+  }
+
+  @Override
+  public synchronized void addDest(ServiceKey service, Dest dest) throws TableException {
+    VirtualService vs = service(service);
+    checkDest(service, dest);
+    if (vs.hasDest(dest.key())) {
+      throw new TableException(Reason.EXISTS, service + ": destination " + dest.key() + " already exists");
+    }
+    vs.addDest(dest);
+  }
+
+  @Override
+  public synchronized void setDest(ServiceKey service, Dest dest) throws TableException {
+    VirtualService vs = service(service);
+    checkDest(service, dest);
+    if (!vs.hasDest(dest.key())) {
+      throw new TableException(Reason.NOT_FOUND, service + ": no destination " + dest.key());
+    }
+    vs.setDest(dest);
+  }
+
+  @Override
+  public synchronized void delDest(ServiceKey service, DestKey dest) throws TableException {
+    VirtualService vs = service(service);
+    if (!vs.hasDest(dest)) {
+      throw new TableException(Reason.NOT_FOUND, service + ": no destination " + dest);
+    }
+    RealServer rs = vs.delDest(dest);
+    closeConnections(rs);
+  }
+
+  private void closeConnections(RealServer rs) {
+    rs.pool.closeAll();
+    if (options.keepConnectionsOnRemove()) {
+      return;
+    }
+    int n = 0;
+    for (Channel ch : rs.established) {
+      ch.close();
+      n++;
+    }
+    if (n > 0) {
+      log.info("{}: removed; closed {} established connection(s)", rs, n);
+    }
+  }
+
+  private static void checkDest(ServiceKey service, Dest dest) throws TableException {
+    if (dest.upperThreshold() != 0 && dest.lowerThreshold() > dest.upperThreshold()) {
+      throw new TableException(Reason.RANGE, service + ": " + dest.key() + " lthreshold above uthreshold");
+    }
+    if (dest.port() == 0) {
+      throw new TableException(Reason.INVALID, service + ": destination " + dest.key() + " needs a port to be proxied to");
+    }
+    if (dest.forwarding() != ForwardingMethod.MASQ) {
+      log.debug("{}: {} forwarding {} is proxied like NAT in userspace", service, dest.key(), dest.forwarding());
+    }
+  }
+
+  private VirtualService service(ServiceKey key) throws TableException {
+    VirtualService vs = services.get(key);
+    if (vs == null) {
+      throw new TableException(Reason.NO_SERVICE, key + ": no such service");
+    }
+    return vs;
+  }
+
+  @Override
+  public synchronized List<ServiceEntry> list() {
+    List<ServiceEntry> out = new ArrayList<>(services.size());
+    for (VirtualService vs : services.values()) {
+      out.add(vs.entry());
+    }
+    return out;
+  }
+
+  @Override
+  public synchronized void flush() throws TableException {
+    for (ServiceKey k : new ArrayList<>(services.keySet())) {
+      delService(k);
+    }
+  }
+
+  private void purgeTemplates() {
+    long now = System.nanoTime();
+    List<VirtualService> l;
+    synchronized (this) {
+      l = new ArrayList<>(services.values());
+    }
+    for (VirtualService vs : l) {
+      vs.persistence.purge(now);
+      VirtualService.Pool p = vs.pool();
+      if (p.kernel() != null) {
+        p.kernel().expireTemplates();
+      }
+    }
+  }
+
+  /** Closes every listener and connection and stops the event loops. */
+  @Override
+  public void close() throws TableException {
+    try {
+      flush();
+    } finally {
+      purger.cancel(false);
+      expirer.cancel(false);
+      acceptGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+      ioGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+    }
+  }
+}

@@ -1,0 +1,110 @@
+package io.fairway.proxy;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
+import io.netty.handler.timeout.IdleStateEvent;
+import java.net.InetSocketAddress;
+import java.util.HashSet;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An accepted L4 client connection: chooses a server, connects (trying the next server when a
+ * connect fails), then relays both ways until either side closes.
+ *
+ * <p>The client channel is accepted with auto-read off, so nothing is read (and nothing buffered)
+ * until the backend connection exists.
+ */
+final class TcpFrontend extends ChannelInboundHandlerAdapter {
+  private static final Logger log = LoggerFactory.getLogger(TcpFrontend.class);
+
+  private final VirtualService vs;
+  private final ProxyOptions options;
+  private final Set<RealServer> tried = new HashSet<>(2);
+
+  TcpFrontend(VirtualService vs, ProxyOptions options) {
+    this.vs = vs;
+    this.options = options;
+  }
+
+  @Override
+  public void channelActive(ChannelHandlerContext ctx) {
+    connect(ctx.channel());
+  }
+
+  private void connect(Channel client) {
+    InetSocketAddress ca = (InetSocketAddress) client.remoteAddress();
+    Lease lease = vs.select(ca, null, tried);
+    if (lease == null) {
+      log.warn(
+          "{}: no destination available for {}{}",
+          vs.service().key(),
+          ca,
+          tried.isEmpty() ? "" : " (connect failed to " + tried + ")");
+      client.close();
+      return;
+    }
+    RealServer rs = lease.server;
+    Bootstrap b =
+        new Bootstrap()
+            .group(client.eventLoop())
+            .channel(Transport.socketChannel())
+            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) options.connectTimeout().toMillis())
+            .option(ChannelOption.AUTO_READ, false)
+            .option(ChannelOption.TCP_NODELAY, true)
+            .handler(new Relay(client, rs.outBytes));
+    ChannelFuture f = b.connect(rs.address);
+    f.addListener(
+        x -> {
+          if (!f.isSuccess()) {
+            lease.close();
+            tried.add(rs);
+            log.warn("{}: connect to {} failed: {}", vs.service().key(), rs, reason(f.cause()));
+            if (client.isActive()) {
+              connect(client);
+            }
+            return;
+          }
+          Channel backend = f.channel();
+          if (!client.isActive()) {
+            lease.close();
+            backend.close();
+            return;
+          }
+          rs.established.add(client);
+          client.closeFuture().addListener(c -> {
+            rs.established.remove(client);
+            lease.close();
+          });
+          client.pipeline().addLast(new Relay(backend, rs.inBytes));
+          client.pipeline().remove(this);
+          client.config().setAutoRead(true);
+          backend.config().setAutoRead(true);
+        });
+  }
+
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+    if (evt instanceof IdleStateEvent) {
+      ctx.close();
+    }
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    ctx.close();
+  }
+
+  static String reason(Throwable t) {
+    if (t == null) {
+      return "unknown";
+    }
+    String m = t.getMessage();
+    return m == null ? t.getClass().getSimpleName() : m;
+  }
+}

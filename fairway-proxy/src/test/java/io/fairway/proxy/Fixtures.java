@@ -1,0 +1,72 @@
+package io.fairway.proxy;
+
+import io.fairway.ipvs.Dest;
+import io.fairway.ipvs.DestKey;
+import io.fairway.ipvs.ForwardingMethod;
+import io.fairway.ipvs.Protocol;
+import io.fairway.ipvs.ServiceKey;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+
+/** Small helpers shared by the data-plane tests. */
+final class Fixtures {
+  private Fixtures() {}
+
+  static final InetAddress LO = InetAddress.getLoopbackAddress();
+
+  /** A service key on loopback with port 0: the listener gets a free port. */
+  static ServiceKey anyPort() {
+    return ServiceKey.of(Protocol.TCP, LO, 0);
+  }
+
+  static Dest dest(InetSocketAddress a, int weight) {
+    return Dest.of(a.getAddress(), a.getPort(), weight);
+  }
+
+  static Dest dest(InetSocketAddress a, int weight, int upper, int lower) {
+    return new Dest(a.getAddress(), a.getPort(), ForwardingMethod.MASQ, weight, upper, lower, null);
+  }
+
+  static DestKey key(InetSocketAddress a) {
+    return new DestKey(a.getAddress(), a.getPort());
+  }
+
+  /** A loopback port nothing listens on (bound, then released). */
+  static int deadPort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0, 1, LO)) {
+      return s.getLocalPort();
+    }
+  }
+
+  /** An L4 client connection that reads the echo backend's greeting. */
+  static final class Conn implements AutoCloseable {
+    final Socket socket;
+    final BufferedReader in;
+    final String backend;
+
+    Conn(InetSocketAddress to) throws IOException {
+      socket = new Socket();
+      socket.connect(to, 2000);
+      socket.setSoTimeout(3000);
+      in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII));
+      backend = in.readLine();
+    }
+
+    String echo(String line) throws IOException {
+      socket.getOutputStream().write((line + "\n").getBytes(StandardCharsets.US_ASCII));
+      socket.getOutputStream().flush();
+      return in.readLine();
+    }
+
+    @Override
+    public void close() throws IOException {
+      socket.close();
+    }
+  }
+}

@@ -1,0 +1,97 @@
+package io.fairway.proxy;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A small JDK HTTP backend on loopback: answers with its name, and on {@code /headers} with the
+ * request headers it received; {@code /slow?ms=N} waits first, {@code /big?kb=N} sends N KiB.
+ */
+final class HttpBackend implements AutoCloseable {
+  static {
+    // Without it the JDK server's header and body writes meet Nagle and delayed ACKs: 40 ms a request.
+    System.setProperty("sun.net.httpserver.nodelay", "true");
+  }
+
+  final String name;
+  private final HttpServer server;
+  private final ExecutorService pool = Executors.newCachedThreadPool(r -> {
+    Thread t = new Thread(r, "http-backend");
+    t.setDaemon(true);
+    return t;
+  });
+  final AtomicInteger requests = new AtomicInteger();
+  final List<Map<String, List<String>>> seenHeaders = new CopyOnWriteArrayList<>();
+  final Map<String, Integer> byPath = new ConcurrentHashMap<>();
+
+  HttpBackend(String name) throws IOException {
+    this.name = name;
+    server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 200);
+    server.setExecutor(pool);
+    server.createContext("/", this::handle);
+    server.start();
+  }
+
+  int port() {
+    return server.getAddress().getPort();
+  }
+
+  InetSocketAddress address() {
+    return server.getAddress();
+  }
+
+  private void handle(HttpExchange ex) throws IOException {
+    requests.incrementAndGet();
+    seenHeaders.add(Map.copyOf(ex.getRequestHeaders()));
+    String path = ex.getRequestURI().getPath();
+    byPath.merge(path, 1, Integer::sum);
+    String q = ex.getRequestURI().getQuery();
+    byte[] body = ex.getRequestBody().readAllBytes();
+    try {
+      if (path.equals("/slow") && q != null) {
+        Thread.sleep(Long.parseLong(q.substring(q.indexOf('=') + 1)));
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    byte[] out;
+    if (path.equals("/headers")) {
+      StringBuilder sb = new StringBuilder();
+      ex.getRequestHeaders().forEach((k, v) -> sb.append(k.toLowerCase()).append(": ").append(String.join(",", v)).append('\n'));
+      out = sb.toString().getBytes(StandardCharsets.UTF_8);
+    } else if (path.equals("/big") && q != null) {
+      out = new byte[Integer.parseInt(q.substring(q.indexOf('=') + 1)) * 1024];
+      java.util.Arrays.fill(out, (byte) 'x');
+    } else if (path.equals("/echo")) {
+      out = body;
+    } else {
+      out = name.getBytes(StandardCharsets.UTF_8);
+    }
+    ex.getResponseHeaders().set("X-Backend", name);
+    boolean head = ex.getRequestMethod().equals("HEAD");
+    ex.sendResponseHeaders(200, head ? -1 : out.length == 0 ? -1 : out.length);
+    try (OutputStream os = ex.getResponseBody()) {
+      if (!head) {
+        os.write(out);
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+    pool.shutdownNow();
+  }
+}

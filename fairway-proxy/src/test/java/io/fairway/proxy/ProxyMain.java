@@ -1,0 +1,84 @@
+package io.fairway.proxy;
+
+import io.fairway.ipvs.Dest;
+import io.fairway.ipvs.Protocol;
+import io.fairway.ipvs.Service;
+import io.fairway.ipvs.ServiceEntry;
+import io.fairway.ipvs.ServiceKey;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The data plane alone, for the scripts under {@code bench/}: one service in front of the given
+ * backends, driven by commands on stdin the way the apply layer drives the table.
+ *
+ * <pre>
+ * java -cp ... io.fairway.proxy.ProxyMain http|tcp LISTEN_PORT SCHEDULER HOST:PORT...
+ * stdin: drain I | restore I | remove I | add I | reload | list | quit   (I = backend index from 0)
+ * </pre>
+ *
+ * {@code reload} applies what the apply layer applies when a reload changed a service: a new
+ * scheduler and a changed weight, as table diffs on the running listener.
+ */
+public final class ProxyMain {
+  public static void main(String[] args) throws Exception {
+    if (args.length < 4) {
+      System.err.println("usage: ProxyMain http|tcp LISTEN_PORT SCHEDULER HOST:PORT...");
+      System.exit(2);
+    }
+    ListenerSpec spec = args[0].equals("http") ? ListenerSpec.http(KeySource.CLIENT) : ListenerSpec.tcp();
+    int threads = Integer.getInteger("fairway.threads", 0);
+    ProxyTable t = new ProxyTable(ProxyOptions.defaults().withIoThreads(threads), k -> spec);
+    ServiceKey k = ServiceKey.of(Protocol.TCP, InetAddress.getLoopbackAddress(), Integer.parseInt(args[1]));
+    String sched = args[2];
+    t.addService(Service.of(k, sched));
+    List<InetSocketAddress> backends = new ArrayList<>();
+    for (int i = 3; i < args.length; i++) {
+      String[] hp = args[i].split(":");
+      InetSocketAddress a = new InetSocketAddress(hp[0], Integer.parseInt(hp[1]));
+      backends.add(a);
+      t.addDest(k, Dest.of(a.getAddress(), a.getPort(), 1));
+    }
+    System.out.println("READY " + t.boundAddress(k).getPort());
+    System.out.flush();
+    BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
+    String line;
+    int reloads = 0;
+    while ((line = in.readLine()) != null) {
+      String[] w = line.trim().split("\\s+");
+      try {
+        switch (w[0]) {
+          case "drain" -> t.setDest(k, Dest.of(backends.get(Integer.parseInt(w[1])).getAddress(), backends.get(Integer.parseInt(w[1])).getPort(), 0));
+          case "restore" -> t.setDest(k, Dest.of(backends.get(Integer.parseInt(w[1])).getAddress(), backends.get(Integer.parseInt(w[1])).getPort(), 1));
+          case "remove" -> t.delDest(k, Fixtures.key(backends.get(Integer.parseInt(w[1]))));
+          case "add" -> t.addDest(k, Dest.of(backends.get(Integer.parseInt(w[1])).getAddress(), backends.get(Integer.parseInt(w[1])).getPort(), 1));
+          case "reload" -> {
+            reloads++;
+            t.setService(Service.of(k, reloads % 2 == 1 ? "wrr" : sched));
+            InetSocketAddress b = backends.get(backends.size() > 1 ? 1 : 0);
+            t.setDest(k, Dest.of(b.getAddress(), b.getPort(), 1 + reloads % 2));
+          }
+          case "list" -> {
+            for (ServiceEntry e : t.list()) {
+              System.out.println(e.service() + " " + e.dests());
+            }
+          }
+          case "quit" -> {
+            t.close();
+            System.exit(0);
+          }
+          default -> System.out.println("unknown command: " + line);
+        }
+        System.out.println("OK " + line);
+      } catch (Exception e) {
+        System.out.println("ERR " + line + ": " + e.getMessage());
+      }
+      System.out.flush();
+    }
+    t.close();
+  }
+}

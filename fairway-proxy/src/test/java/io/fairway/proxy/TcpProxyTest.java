@@ -1,0 +1,328 @@
+package io.fairway.proxy;
+
+import static io.fairway.proxy.Fixtures.anyPort;
+import static io.fairway.proxy.Fixtures.dest;
+import static io.fairway.proxy.Fixtures.key;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.fairway.ipvs.DestEntry;
+import io.fairway.ipvs.Protocol;
+import io.fairway.ipvs.Service;
+import io.fairway.ipvs.ServiceKey;
+import io.fairway.ipvs.TableException;
+import io.fairway.proxy.Fixtures.Conn;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The L4 relay over loopback with real TCP backends: table semantics made observable. */
+class TcpProxyTest {
+  private final List<AutoCloseable> closeables = new ArrayList<>();
+  private EchoServer b1;
+  private EchoServer b2;
+  private EchoServer b3;
+
+  @BeforeEach
+  void backends() throws IOException {
+    b1 = track(new EchoServer("b1"));
+    b2 = track(new EchoServer("b2"));
+    b3 = track(new EchoServer("b3"));
+  }
+
+  @AfterEach
+  void close() throws Exception {
+    for (AutoCloseable c : closeables) {
+      c.close();
+    }
+  }
+
+  private <T extends AutoCloseable> T track(T c) {
+    closeables.add(0, c);
+    return c;
+  }
+
+  private ProxyTable table(ProxyOptions o, ListenerSpec spec) {
+    return track(new ProxyTable(o.withIoThreads(2), k -> spec));
+  }
+
+  private InetSocketAddress serve(ProxyTable t, ServiceKey k, String sched, EchoServer... servers) throws TableException {
+    t.addService(Service.of(k, sched));
+    for (EchoServer s : servers) {
+      t.addDest(k, dest(s.address(), 1));
+    }
+    return t.boundAddress(k);
+  }
+
+  private static Map<String, Integer> spread(InetSocketAddress vip, int n) throws IOException {
+    Map<String, Integer> m = new HashMap<>();
+    for (int i = 0; i < n; i++) {
+      try (Conn c = new Conn(vip)) {
+        m.merge(c.backend, 1, Integer::sum);
+        assertThat(c.echo("ping " + i)).isEqualTo("ping " + i);
+      }
+    }
+    return m;
+  }
+
+  @Test
+  void relaysBytesBothWaysAndSpreadsNewConnections() throws Exception {
+    ProxyTable t = table(ProxyOptions.defaults(), null);
+    InetSocketAddress vip = serve(t, anyPort(), "rr", b1, b2, b3);
+    assertThat(spread(vip, 30)).containsOnlyKeys("b1", "b2", "b3").allSatisfy((k, v) -> assertThat(v).isEqualTo(10));
+  }
+
+  @Test
+  void drainKeepsEstablishedConnectionWhileNewOnesAvoidTheServer() throws Exception {
+    ProxyTable t = table(ProxyOptions.defaults(), null);
+    ServiceKey k = anyPort();
+    InetSocketAddress vip = serve(t, k, "rr", b1, b2);
+    List<Conn> first = new ArrayList<>();
+    Conn onB1 = null;
+    while (onB1 == null) {
+      Conn c = track(new Conn(vip));
+      if (c.backend.equals("b1")) {
+        onB1 = c;
+      }
+    }
+    t.setDest(k, dest(b1.address(), 0));
+    assertThat(spread(vip, 10)).containsOnlyKeys("b2");
+    assertThat(onB1.echo("still here")).isEqualTo("still here");
+    DestEntry e = entry(t, k, b1.address());
+    assertThat(e.activeConnections()).isEqualTo(1);
+    assertThat(e.dest().weight()).isZero();
+    first.add(onB1);
+  }
+
+  @Test
+  void removalClosesEstablishedConnections() throws Exception {
+    ProxyTable t = table(ProxyOptions.defaults(), null);
+    ServiceKey k = anyPort();
+    InetSocketAddress vip = serve(t, k, "rr", b1);
+    Conn c = track(new Conn(vip));
+    assertThat(c.echo("x")).isEqualTo("x");
+    t.delDest(k, key(b1.address()));
+    assertThat(c.in.read()).isEqualTo(-1);
+  }
+
+  @Test
+  void removalKeepsConnectionsWhenAskedTo() throws Exception {
+    ProxyTable t = table(ProxyOptions.defaults().withKeepConnectionsOnRemove(true), null);
+    ServiceKey k = anyPort();
+    InetSocketAddress vip = serve(t, k, "rr", b1, b2);
+    Conn c = track(new Conn(vip));
+    t.delDest(k, key(c.backend.equals("b1") ? b1.address() : b2.address()));
+    assertThat(c.echo("kept")).isEqualTo("kept");
+  }
+
+  @Test
+  void failedConnectGoesToTheNextServer() throws Exception {
+    ProxyTable t = table(ProxyOptions.defaults(), null);
+    ServiceKey k = anyPort();
+    t.addService(Service.of(k, "rr"));
+    InetSocketAddress dead = new InetSocketAddress(Fixtures.LO, Fixtures.deadPort());
+    t.addDest(k, dest(dead, 1));
+    t.addDest(k, dest(b1.address(), 1));
+    assertThat(spread(t.boundAddress(k), 6)).containsOnlyKeys("b1").containsEntry("b1", 6);
+  }
+
+  @Test
+  void noServerClosesTheClient() throws Exception {
+    ProxyTable t = table(ProxyOptions.defaults(), null);
+    ServiceKey k = anyPort();
+    t.addService(Service.of(k, "rr"));
+    try (java.net.Socket s = new java.net.Socket()) {
+      s.connect(t.boundAddress(k), 2000);
+      s.setSoTimeout(3000);
+      assertThat(s.getInputStream().read()).isEqualTo(-1);
+    }
+  }
+
+  @Test
+  void overflowGoesToTheSorryServerAndComesBack() throws Exception {
+    EchoServer sorry = track(new EchoServer("sorry"));
+    ProxyOptions o = ProxyOptions.defaults().withInactiveExpiry(Duration.ofSeconds(1));
+    ProxyTable t = table(o, ListenerSpec.tcp().withSorryServer(sorry.address()));
+    ServiceKey k = anyPort();
+    t.addService(Service.of(k, "rr"));
+    t.addDest(k, dest(b1.address(), 1, 1, 0));
+    Conn c1 = track(new Conn(t.boundAddress(k)));
+    assertThat(c1.backend).isEqualTo("b1");
+    // b1 is at its uthreshold of 1: the next client overflows.
+    try (Conn c2 = new Conn(t.boundAddress(k))) {
+      assertThat(c2.backend).isEqualTo("sorry");
+    }
+    c1.close();
+    // Closed connections count as inactive until they expire; then b1 takes new clients again.
+    await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+      try (Conn c3 = new Conn(t.boundAddress(k))) {
+        assertThat(c3.backend).isEqualTo("b1");
+      }
+    });
+  }
+
+  @Test
+  void drainedPoolOverflowsToTheSorryServer() throws Exception {
+    EchoServer sorry = track(new EchoServer("sorry"));
+    ProxyTable t = table(ProxyOptions.defaults(), ListenerSpec.tcp().withSorryServer(sorry.address()));
+    ServiceKey k = anyPort();
+    InetSocketAddress vip = serve(t, k, "wlc", b1, b2);
+    t.setDest(k, dest(b1.address(), 0));
+    t.setDest(k, dest(b2.address(), 0));
+    assertThat(spread(vip, 3)).containsOnlyKeys("sorry");
+    t.setDest(k, dest(b2.address(), 5));
+    assertThat(spread(vip, 3)).containsOnlyKeys("b2");
+  }
+
+  @Test
+  void quorumLossSorryServerInstalledByApplyServesAndLeaves() throws Exception {
+    EchoServer sorry = track(new EchoServer("sorry"));
+    ProxyTable t = table(ProxyOptions.defaults(), ListenerSpec.tcp().withSorryServer(sorry.address()));
+    ServiceKey k = anyPort();
+    InetSocketAddress vip = serve(t, k, "rr", b1, b2);
+    // What apply does on quorum loss: sorry server in first, then the real servers out.
+    t.addDest(k, dest(sorry.address(), 1));
+    t.delDest(k, key(b1.address()));
+    t.delDest(k, key(b2.address()));
+    assertThat(spread(vip, 3)).containsOnlyKeys("sorry");
+    // Quorum back: real servers in, then the sorry server out.
+    t.addDest(k, dest(b1.address(), 1));
+    t.addDest(k, dest(b2.address(), 1));
+    assertThat(spread(vip, 4)).containsOnlyKeys("b1", "b2");
+    t.delDest(k, key(sorry.address()));
+    assertThat(spread(vip, 4)).containsOnlyKeys("b1", "b2");
+  }
+
+  @Test
+  void countsActiveThenInactiveConnections() throws Exception {
+    ProxyTable t = table(ProxyOptions.defaults(), null);
+    ServiceKey k = anyPort();
+    InetSocketAddress vip = serve(t, k, "rr", b1);
+    Conn c = track(new Conn(vip));
+    assertThat(entry(t, k, b1.address()).activeConnections()).isEqualTo(1);
+    c.close();
+    await().atMost(Duration.ofSeconds(3)).untilAsserted(() -> {
+      DestEntry e = entry(t, k, b1.address());
+      assertThat(e.activeConnections()).isZero();
+      assertThat(e.inactiveConnections()).isEqualTo(1);
+      assertThat(e.stats().connections()).isEqualTo(1);
+    });
+  }
+
+  @Test
+  void persistenceKeepsAClientOnOneServer() throws Exception {
+    ProxyTable t = table(ProxyOptions.defaults(), null);
+    ServiceKey k = anyPort();
+    t.addService(Service.of(k, "rr").withPersistence(60, 32));
+    t.addDest(k, dest(b1.address(), 1));
+    t.addDest(k, dest(b2.address(), 1));
+    t.addDest(k, dest(b3.address(), 1));
+    Map<String, Integer> m = spread(t.boundAddress(k), 9);
+    assertThat(m).hasSize(1);
+    assertThat(entry(t, k, Fixtures.dest(m.keySet().iterator().next().equals("b1") ? b1.address()
+        : m.containsKey("b2") ? b2.address() : b3.address(), 1).key()).persistentConnections()).isEqualTo(1);
+  }
+
+  @Test
+  void reloadLikeChangesKeepTheListenerAndConnections() throws Exception {
+    ProxyTable t = table(ProxyOptions.defaults(), null);
+    ServiceKey k = anyPort();
+    InetSocketAddress vip = serve(t, k, "rr", b1, b2);
+    Conn c = track(new Conn(vip));
+    t.setService(Service.of(k, "wlc"));
+    t.addDest(k, dest(b3.address(), 3));
+    t.delDest(k, key(b2.address()));
+    t.delDest(k, key(b1.address()));
+    assertThat(spread(vip, 3)).containsOnlyKeys("b3");
+    assertThat(t.boundAddress(k)).isEqualTo(vip);
+    assertThat(c.socket.isClosed()).isFalse();
+  }
+
+  @Test
+  void servesAnIpv6VirtualAddress() throws Exception {
+    java.net.InetAddress v6 = java.net.InetAddress.getByName("::1");
+    try (ServerSocket probe = new ServerSocket(0, 1, v6)) {
+      // ::1 is there
+    } catch (IOException e) {
+      org.junit.jupiter.api.Assumptions.assumeTrue(false, "no IPv6 loopback here: " + e.getMessage());
+    }
+    ProxyTable t = table(ProxyOptions.defaults(), null);
+    ServiceKey k = ServiceKey.of(Protocol.TCP, v6, 0);
+    InetSocketAddress vip = serve(t, k, "wlc", b1, b2);
+    assertThat(vip.getAddress()).isEqualTo(v6);
+    assertThat(spread(vip, 4)).containsOnlyKeys("b1", "b2");
+  }
+
+  @Test
+  void addressInUseIsAOneLineError() throws Exception {
+    try (ServerSocket taken = new ServerSocket(0, 1, Fixtures.LO)) {
+      ProxyTable t = table(ProxyOptions.defaults(), null);
+      ServiceKey k = ServiceKey.of(Protocol.TCP, Fixtures.LO, taken.getLocalPort());
+      assertThatThrownBy(() -> t.addService(Service.of(k, "rr")))
+          .isInstanceOf(TableException.class)
+          .hasMessageContaining("127.0.0.1:" + taken.getLocalPort())
+          .hasMessageContaining("in use");
+      assertThat(t.list()).isEmpty();
+    }
+  }
+
+  @Test
+  void kernelStyleErrors() throws Exception {
+    ProxyTable t = table(ProxyOptions.defaults(), null);
+    ServiceKey k = anyPort();
+    t.addService(Service.of(k, "rr"));
+    assertThat(reason(() -> t.addService(Service.of(k, "rr")))).isEqualTo(TableException.Reason.EXISTS);
+    assertThat(reason(() -> t.setService(Service.of(k, "nosuch")))).isEqualTo(TableException.Reason.NOT_FOUND);
+    assertThat(reason(() -> t.setDest(k, dest(b1.address(), 1)))).isEqualTo(TableException.Reason.NOT_FOUND);
+    assertThat(reason(() -> t.delService(ServiceKey.of(Protocol.TCP, Fixtures.LO, 1)))).isEqualTo(TableException.Reason.NO_SERVICE);
+    assertThat(reason(() -> t.addService(Service.of(ServiceKey.of(Protocol.UDP, Fixtures.LO, 0), "rr")))).isEqualTo(TableException.Reason.INVALID);
+    t.addDest(k, dest(b1.address(), 1));
+    assertThat(reason(() -> t.addDest(k, dest(b1.address(), 2)))).isEqualTo(TableException.Reason.EXISTS);
+    assertThat(reason(() -> t.addDest(k, dest(b2.address(), 1, 5, 10)))).isEqualTo(TableException.Reason.RANGE);
+  }
+
+  private interface Op {
+    void run() throws TableException;
+  }
+
+  private static TableException.Reason reason(Op op) {
+    try {
+      op.run();
+      return null;
+    } catch (TableException e) {
+      return e.reason();
+    }
+  }
+
+  private static DestEntry entry(ProxyTable t, ServiceKey k, InetSocketAddress a) {
+    return entry(t, k, key(a));
+  }
+
+  private static DestEntry entry(ProxyTable t, ServiceKey k, io.fairway.ipvs.DestKey dk) {
+    return t.list().stream()
+        .filter(s -> s.service().key().equals(k))
+        .flatMap(s -> s.dests().stream())
+        .filter(d -> d.dest().key().equals(dk))
+        .findFirst()
+        .orElseThrow();
+  }
+
+  @SuppressWarnings("unused")
+  private static boolean timesOut(Conn c) throws IOException {
+    try {
+      return c.in.read() < 0;
+    } catch (SocketTimeoutException e) {
+      return true;
+    }
+  }
+}
