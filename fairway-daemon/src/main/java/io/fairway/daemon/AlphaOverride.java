@@ -51,7 +51,7 @@ final class AlphaOverride {
         servers.add(new RealServerSpec(rs.name(), rs.weight(), checks, rs.notifyUp(), rs.notifyDown()));
       }
       out.add(new VirtualServerSpec(vs.name(), servers, vs.quorum(), vs.hysteresis(), vs.quorumUp(),
-          vs.quorumDown(), vs.hasSorryServer()));
+          vs.quorumDown(), vs.hasSorryServer(), vs.omega()));
     }
     return out;
   }

@@ -199,7 +199,9 @@ public final class Daemon implements AutoCloseable {
       drift.shutdownNow();
     }
     if (engine != null) {
-      engine.close();
+      // shutdown(), not close(): with omega the operator asked for notify_down and quorum_down
+      // scripts when the service goes away, and this is the only place it does.
+      engine.shutdown();
     }
     if (applier != null) {
       try {

@@ -11,6 +11,7 @@ import io.fairway.check.spec.CheckSpec;
 import io.fairway.check.spec.TcpCheckSpec;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
@@ -109,6 +110,32 @@ class DaemonTest {
 
     daemon.stop();
     assertThat(table.lines()).isEmpty();
+  }
+
+  @Test
+  void omegaScriptsRunWhenTheDaemonStopsButNotOnReload() throws Exception {
+    Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+    Path scripts = Files.createDirectories(dir.resolve("scripts"));
+    Files.setPosixFilePermissions(scripts, PosixFilePermissions.fromString("rwxrwxrwx"));
+    Path log = scripts.resolve("log");
+    Path note = scripts.resolve("note.sh");
+    Files.writeString(note, "#!/bin/sh\necho \"$1\" >> " + log + "\n");
+    Files.setPosixFilePermissions(note, PosixFilePermissions.fromString("rwxr-xr-x"));
+    String conf = conf("omega\n    quorum_down \"" + note + " quorum-down\"", """
+        real_server 10.16.1.1 80 {
+            notify_down "%s rs-down"
+            TCP_CHECK {
+                connect_timeout 1
+            }
+        }
+        """.formatted(note));
+    daemon(conf).start();
+    rewrite(conf.replace("delay_loop 5", "delay_loop 6"));
+    daemon.reload();
+    assertThat(log).as("a reload announces nothing").doesNotExist();
+
+    daemon.stop();
+    assertThat(Files.readAllLines(log)).containsExactlyInAnyOrder("rs-down", "quorum-down");
   }
 
   @Test
