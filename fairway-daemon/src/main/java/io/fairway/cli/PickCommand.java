@@ -51,7 +51,7 @@ public final class PickCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
 
-  @Option(names = {"-f", "--config"}, required = true, paramLabel = "FILE",
+  @Option(names = {"-f", "--use-file", "--config"}, required = true, paramLabel = "FILE",
       description = "keepalived.conf to read")
   Path config;
 

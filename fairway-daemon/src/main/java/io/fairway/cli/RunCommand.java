@@ -37,10 +37,10 @@ import picocli.CommandLine.Model.CommandSpec;
     name = "run",
     mixinStandardHelpOptions = true,
     description = {
-      "Run the load balancer: health-check the real servers of a keepalived.conf and keep the",
-      "kernel's IPVS table (or, with --userspace, Fairway's proxy) in step.",
-      "SIGHUP reloads the file (an invalid file is refused, the running one keeps working);",
-      "SIGTERM removes what Fairway installed and exits 0."
+      "Run the load balancer on a keepalived.conf.",
+      "Health-checks the real servers and keeps the kernel's IPVS table (or, with --userspace,"
+          + " Fairway's proxy) in step. SIGHUP reloads the file (an invalid file is refused, the"
+          + " running one keeps working); SIGTERM removes what Fairway installed and exits 0."
     })
 public final class RunCommand implements Callable<Integer> {
 

@@ -21,8 +21,8 @@ import picocli.CommandLine.Model.CommandSpec;
     name = "status",
     mixinStandardHelpOptions = true,
     description = {
-      "Print the table of a running 'fairway run' like ipvsadm -Ln, with each real server's",
-      "health and the reason for it (the checker and what it saw)."
+      "Print the table of a running 'fairway run' like ipvsadm -Ln.",
+      "Each real server shows its health and the reason for it (the checker and what it saw)."
     })
 public final class StatusCommand implements Callable<Integer> {
 
