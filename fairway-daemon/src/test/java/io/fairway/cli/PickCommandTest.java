@@ -207,6 +207,24 @@ class PickCommandTest {
   }
 
   @Test
+  void hashBalanceFactorBoundsAHotClientsLoadOnMh() {
+    String hot = "10.0.0.1\n".repeat(100);
+    Run bounded = run(hot, "-f", conf(), "--vs", "kernel-mh-bounded", "--stats");
+    assertThat(bounded.code()).as(bounded.err()).isZero();
+    // 100 connections over 4 servers: none may hold more than 125% of the mean (31.25).
+    for (String server : List.of("127.0.0.1:9001", "127.0.0.1:9002", "127.0.0.1:9003",
+        "127.0.0.1:9004")) {
+      String row = bounded.lines().stream().filter(l -> l.startsWith(server)).findFirst()
+          .orElseThrow();
+      long keys = Long.parseLong(row.trim().split("\\s+")[1]);
+      assertThat(keys).as(row).isBetween(1L, 32L);
+    }
+    // Without a bound, source hashing sends one client's every connection to one server.
+    Run plain = run(hot, "-f", conf(), "--vs", "kernel-sh");
+    assertThat(Set(plain.lines())).hasSize(1);
+  }
+
+  @Test
   void dhReadsTheDestinationAddress() {
     Run dh = run("10.1.0.1\n10.1.0.1\n10.1.0.2\n10.1.0.3\n10.1.0.4\n", "-f", conf(),
         "--vs", "kernel-dh");

@@ -148,7 +148,10 @@ public final class BalancerFactory {
           p = p.withIpv4Mask(bits >= 32 ? 0xffffffff : bits <= 0 ? 0 : (int) (0xffffffffL << (32 - bits)));
         }
       }
-      service = new VirtualService(Schedulers.create(algo, flags), p, System::currentTimeMillis);
+      Schedulers.Options options =
+          new Schedulers.Options(Schedulers.Options.KERNEL.mhTableSize(), vs.hashBalanceFactor());
+      service = new VirtualService(Schedulers.create(algo, flags, options), p,
+          System::currentTimeMillis);
     } catch (IllegalArgumentException e) {
       throw new BalanceException(vs.location() + ": " + e.getMessage());
     }
