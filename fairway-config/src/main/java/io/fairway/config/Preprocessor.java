@@ -298,8 +298,17 @@ final class Preprocessor {
    * becomes several lines. Returns null after reporting an error.
    */
   private List<String> substitute(String t, String file, int lineNo) {
+    return substitute(t, file, lineNo, 0);
+  }
+
+  private List<String> substitute(String t, String file, int lineNo, int depth) {
     if (t.indexOf('$') < 0) {
       return List.of(t);
+    }
+    if (depth > MAX_EXPANSION_DEPTH) {
+      diags.error(file, lineNo, "definition expands into itself (more than " + MAX_EXPANSION_DEPTH
+          + " levels)", t);
+      return null;
     }
     String trimmed = t.strip();
     Matcher alone = ALONE.matcher(trimmed);
@@ -307,18 +316,20 @@ final class Preprocessor {
       List<String> def = definitions.get(alone.group(1));
       if (def != null && def.size() > 1
           && (trimmed.charAt(1) != '{' || trimmed.endsWith("}"))) {
+        // A line of the definition may itself be a multi-line definition used alone, which
+        // keepalived expands into lines too rather than joining them into one.
         List<String> result = new ArrayList<>();
         for (String l : def) {
-          String s = replace(l, file, lineNo, 1);
+          List<String> s = substitute(l, file, lineNo, depth + 1);
           if (s == null) {
             return null;
           }
-          result.add(s);
+          result.addAll(s);
         }
         return result;
       }
     }
-    String s = replace(t, file, lineNo, 0);
+    String s = replace(t, file, lineNo, depth);
     return s == null ? null : List.of(s);
   }
 

@@ -65,6 +65,18 @@ class SyntaxTest {
   }
 
   @Test
+  void multiLineDefinitionInsideAnotherExpandsIntoLinesToo() {
+    // keepalived accepts this: $CHK stands alone on a line of $RS, so it becomes two lines.
+    String text = "$CHK=connect_timeout 2 \\\nretry 4\n"
+        + "$RS=real_server 10.16.1.1 80 { \\\n TCP_CHECK { \\\n $CHK \\\n } \\\n}\n"
+        + "virtual_server 10.16.0.1 80 {\n lb_algo rr\n lb_kind NAT\n protocol TCP\n $RS\n}\n";
+    var checker = Fixtures.parse(text).config().virtualServers().get(0).realServers().get(0)
+        .checkers().get(0);
+    assertThat(checker.connectTimeout()).hasSeconds(2);
+    assertThat(checker.retry()).isEqualTo(4);
+  }
+
+  @Test
   void conditionalLines() {
     assertThat(routerId("global_defs {\n@testhost router_id mine\n@^testhost router_id theirs\n}"))
         .isEqualTo("mine");
