@@ -90,6 +90,21 @@ public final class Applier {
         throw new UnknownServerException(vsName, rsName);
       }
     }
+    for (String rsName : initial.weights().keySet()) {
+      if (!vs.servers.containsKey(rsName)) {
+        throw new UnknownServerException(vsName, rsName);
+      }
+    }
+    table.begin();
+    try {
+      initBatched(vs, initial);
+    } finally {
+      table.commit();
+    }
+  }
+
+  private void initBatched(VsState vs, InitialState initial) throws TableException {
+    String vsName = vs.config.name();
     for (Service s : vs.config.services()) {
       LOG.info("Adding service {} ({})", s.key(), vs.config.name());
       table.addService(s);
@@ -99,11 +114,6 @@ public final class Applier {
     if (!vs.quorumUp && vs.config.sorryServer() != null && !vs.sorryServing) {
       LOG.info("{}: starting with quorum down", vsName);
       sorryIn(vs);
-    }
-    for (String rsName : initial.weights().keySet()) {
-      if (!vs.servers.containsKey(rsName)) {
-        throw new UnknownServerException(vsName, rsName);
-      }
     }
     for (RsState rs : vs.servers.values()) {
       rs.alive = initial.alive().contains(rs.config.name());
@@ -204,6 +214,15 @@ public final class Applier {
     if (!vs.initialized || vs.config.sorryServer() == null) {
       return;
     }
+    table.begin();
+    try {
+      swapSorry(vs, up);
+    } finally {
+      table.commit();
+    }
+  }
+
+  private void swapSorry(VsState vs, boolean up) throws TableException {
     if (up && vs.sorryServing) {
       for (RsState rs : vs.servers.values()) {
         if (rs.alive) {
@@ -291,6 +310,15 @@ public final class Applier {
    * but not installed until {@link #init}.
    */
   public synchronized void replace(Map<String, VirtualServer> newConfig) throws TableException {
+    table.begin();
+    try {
+      replaceBatched(newConfig);
+    } finally {
+      table.commit();
+    }
+  }
+
+  private void replaceBatched(Map<String, VirtualServer> newConfig) throws TableException {
     for (VsState old : List.copyOf(vss.values())) {
       if (!newConfig.containsKey(old.config.name())) {
         LOG.info("{}: removed from the configuration", old.config.name());
@@ -315,24 +343,19 @@ public final class Applier {
 
   /**
    * Removes everything this applier installed: sorry servers, real servers and services. keepalived
-   * does the same at shutdown unless told not to (clear_services, ipwrapper.c:372-398). Every
-   * virtual server is attempted; the first failure is rethrown at the end.
+   * does the same at shutdown unless told not to (clear_services, ipwrapper.c:372-398). Sent as
+   * one batch: every operation is attempted and the first failure is rethrown at the end.
    */
   public synchronized void removeAll() throws TableException {
-    TableException first = null;
-    for (VsState vs : vss.values()) {
-      if (!vs.initialized) {
-        continue;
+    table.begin();
+    try {
+      for (VsState vs : vss.values()) {
+        if (vs.initialized) {
+          removeAll(vs);
+        }
       }
-      try {
-        removeAll(vs);
-      } catch (TableException e) {
-        LOG.warn("{}: {}", vs.config.name(), e.getMessage());
-        first = first == null ? e : first;
-      }
-    }
-    if (first != null) {
-      throw first;
+    } finally {
+      table.commit();
     }
   }
 

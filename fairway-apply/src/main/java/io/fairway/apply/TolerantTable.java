@@ -7,9 +7,13 @@ import io.fairway.ipvs.ServiceKey;
 import io.fairway.ipvs.Table;
 import io.fairway.ipvs.TableException;
 import io.fairway.ipvs.TableException.Reason;
+import io.fairway.ipvs.TableOp;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
- * keepalived's {@code ipvs_talk} rules around a {@link Table} (ipvswrapper.c:206-227).
+ * keepalived's {@code ipvs_talk} rules around a {@link Table} (ipvswrapper.c:206-227), with
+ * batching.
  *
  * <p>The applier's idea of what is in the table can be stale — an operator ran {@code ipvsadm}, a
  * previous Fairway left entries behind, a reload raced a verdict. An add that finds the entry
@@ -18,9 +22,18 @@ import io.fairway.ipvs.TableException.Reason;
  * keepalived: an add that finds the destination present also sets it, so a leftover entry at a
  * stale weight is corrected rather than trusted; and a service add that finds the service present
  * sets it, for the same reason.
+ *
+ * <p>Between {@link #begin} and {@link #commit} operations are collected and sent with {@link
+ * Table#apply}, which the kernel table turns into a few datagrams instead of one round trip per
+ * entry: installing a virtual server with a thousand real servers, or withdrawing them all when
+ * quorum is lost, takes milliseconds rather than seconds. The kernel processes a batch in order,
+ * so ordering guarantees (sorry server in before the pool out) hold within it; refusals are
+ * tolerated afterwards by the same rules.
  */
 final class TolerantTable {
   private final Table table;
+  private List<TableOp> batch;
+  private int depth;
 
   TolerantTable(Table table) {
     this.table = table;
@@ -30,69 +43,99 @@ final class TolerantTable {
     return table;
   }
 
-  void addService(Service s) throws TableException {
-    try {
-      table.addService(s);
-    } catch (TableException e) {
-      if (e.reason() != Reason.EXISTS) {
-        throw e;
-      }
-      table.setService(s);
+  /** Starts collecting operations; nests (only the outermost commit sends). */
+  void begin() {
+    if (depth++ == 0) {
+      batch = new ArrayList<>();
     }
+  }
+
+  /**
+   * Sends what was collected since the outermost {@link #begin}. Every operation is attempted;
+   * the first one that stays refused after tolerance is rethrown.
+   */
+  void commit() throws TableException {
+    if (--depth > 0) {
+      return;
+    }
+    List<TableOp> ops = batch;
+    batch = null;
+    if (ops.isEmpty()) {
+      return;
+    }
+    List<TableException> results = table.apply(ops);
+    TableException first = null;
+    for (int i = 0; i < ops.size(); i++) {
+      TableException e = results.get(i);
+      if (e == null) {
+        continue;
+      }
+      try {
+        tolerate(ops.get(i), e);
+      } catch (TableException refused) {
+        first = first == null ? refused : first;
+      }
+    }
+    if (first != null) {
+      throw first;
+    }
+  }
+
+  void addService(Service s) throws TableException {
+    run(new TableOp.AddService(s));
   }
 
   void setService(Service s) throws TableException {
-    try {
-      table.setService(s);
-    } catch (TableException e) {
-      if (e.reason() != Reason.NO_SERVICE) {
-        throw e;
-      }
-      table.addService(s);
-    }
+    run(new TableOp.SetService(s));
   }
 
   void delService(ServiceKey key) throws TableException {
-    try {
-      table.delService(key);
-    } catch (TableException e) {
-      if (e.reason() != Reason.NO_SERVICE && e.reason() != Reason.NOT_FOUND) {
-        throw e;
-      }
-    }
+    run(new TableOp.DelService(key));
   }
 
   void addDest(ServiceKey s, Dest d) throws TableException {
-    try {
-      table.addDest(s, d);
-    } catch (TableException e) {
-      if (e.reason() != Reason.EXISTS) {
-        throw e;
-      }
-      table.setDest(s, d);
-    }
+    run(new TableOp.AddDest(s, d));
   }
 
   /** A set that finds no destination is retried as an add (ipvswrapper.c:206-212). */
   void setDest(ServiceKey s, Dest d) throws TableException {
-    try {
-      table.setDest(s, d);
-    } catch (TableException e) {
-      if (e.reason() != Reason.NOT_FOUND) {
-        throw e;
-      }
-      table.addDest(s, d);
-    }
+    run(new TableOp.SetDest(s, d));
   }
 
   void delDest(ServiceKey s, DestKey d) throws TableException {
+    run(new TableOp.DelDest(s, d));
+  }
+
+  private void run(TableOp op) throws TableException {
+    if (batch != null) {
+      batch.add(op);
+      return;
+    }
     try {
-      table.delDest(s, d);
+      op.applyTo(table);
     } catch (TableException e) {
+      tolerate(op, e);
+    }
+  }
+
+  /** Applies the tolerance rules to a refused operation: succeeds, falls back, or rethrows. */
+  private void tolerate(TableOp op, TableException e) throws TableException {
+    Reason r = e.reason();
+    if (op instanceof TableOp.AddService o && r == Reason.EXISTS) {
+      table.setService(o.service());
+    } else if (op instanceof TableOp.SetService o && r == Reason.NO_SERVICE) {
+      table.addService(o.service());
+    } else if (op instanceof TableOp.DelService && (r == Reason.NO_SERVICE || r == Reason.NOT_FOUND)) {
+      return;
+    } else if (op instanceof TableOp.AddDest o && r == Reason.EXISTS) {
+      table.setDest(o.service(), o.dest());
+    } else if (op instanceof TableOp.SetDest o && r == Reason.NOT_FOUND) {
+      table.addDest(o.service(), o.dest());
+    } else if (op instanceof TableOp.DelDest && (r == Reason.NOT_FOUND || r == Reason.NO_SERVICE)) {
       // A missing service has no destinations either: the delete's outcome holds.
-      if (e.reason() != Reason.NOT_FOUND && e.reason() != Reason.NO_SERVICE) {
-        throw e;
-      }
+      return;
+    } else {
+      throw e;
     }
   }
 }

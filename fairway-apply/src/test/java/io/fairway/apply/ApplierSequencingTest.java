@@ -282,6 +282,41 @@ class ApplierSequencingTest {
     assertThat(table.drain()).isEmpty();
   }
 
+  // Batching and ipvs_talk's tolerance.
+
+  @Test
+  void initAndQuorumSwapsAreSentAsOneBatchEach() throws Exception {
+    Applier a =
+        applier(web(rs("a", "10.16.1.1", 1), rs("b", "10.16.1.2", 1), rs("c", "10.16.1.3", 1))
+            .withSorryServer(SORRY, false));
+    a.init("web", up("a", "b", "c"));
+    a.quorum("web", false);
+    assertThat(table.batches).containsExactly(4, 4);
+    a.setAlive("web", "a", true); // a single verdict is a single call
+    assertThat(table.batches).hasSize(2);
+  }
+
+  @Test
+  void leftoversFromAPreviousRunAreCorrectedNotTrusted() throws Exception {
+    // keepalived treats EEXIST on add as success and keeps a stale weight; Fairway sets it.
+    table.addService(io.fairway.ipvs.Service.of(WEB, "wlc"));
+    table.addDest(WEB, io.fairway.ipvs.Dest.of(ip("10.16.1.1"), 80, 9));
+    Applier a = applier(web(rs("a", "10.16.1.1", 1)));
+    a.init("web", up("a"));
+    assertThat(table.services.get(WEB).scheduler()).isEqualTo("rr");
+    assertThat(table.weight(WEB, key("10.16.1.1"))).isEqualTo(1);
+  }
+
+  @Test
+  void aSetThatFindsNoDestinationAdds() throws Exception {
+    Applier a = applier(web(inhibit("a", "10.16.1.1", 2)));
+    a.init("web", up("a"));
+    table.dests.get(WEB).clear(); // removed behind our back
+    table.drain();
+    a.setAlive("web", "a", false); // inhibit: SET weight 0 -> ENOENT -> ADD
+    assertThat(table.drain()).containsExactly(add("10.16.1.1", 0));
+  }
+
   // Direct routing and tunnelling take the service's port (ipvs_cmd).
 
   @Test

@@ -25,6 +25,8 @@ final class RecordingTable implements Table {
   final List<TableOp> ops = new ArrayList<>();
   final Map<ServiceKey, Service> services = new LinkedHashMap<>();
   final Map<ServiceKey, Map<DestKey, Dest>> dests = new LinkedHashMap<>();
+  /** Sizes of the batches sent with {@link #apply}. */
+  final List<Integer> batches = new ArrayList<>();
   /** Refused calls, with their reason, in order. */
   final List<String> refused = new ArrayList<>();
 
@@ -83,6 +85,12 @@ final class RecordingTable implements Table {
       throw refuse(Reason.NOT_FOUND, "del dest " + s + " " + d);
     }
     ops.add(new TableOp.DelDest(s, d));
+  }
+
+  @Override
+  public List<TableException> apply(List<TableOp> batch) {
+    batches.add(batch.size());
+    return Table.super.apply(batch);
   }
 
   @Override

@@ -7,6 +7,7 @@ import io.fairway.daemon.Daemon;
 import io.fairway.daemon.KeepalivedLoader;
 import io.fairway.daemon.Loader;
 import io.fairway.check.config.CheckSpecs;
+import io.fairway.ipvs.ServiceKey;
 import io.fairway.ipvs.Table;
 import io.fairway.ipvs.TableException;
 import io.fairway.ipvs.kernel.IpvsKernelTable;
@@ -15,6 +16,11 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import io.fairway.proxy.ListenerSpec;
+import io.fairway.proxy.ProxyOptions;
+import io.fairway.proxy.ProxyTable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -45,7 +51,7 @@ public final class RunCommand implements Callable<Integer> {
   Path file;
 
   @Option(names = "--userspace",
-      description = "forward with Fairway's userspace proxy instead of the kernel's IPVS")
+      description = "forward with Fairway's userspace proxy instead of the kernel's IPVS (no root needed)")
   boolean userspace;
 
   @Option(names = "--admin", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:9107",
@@ -76,14 +82,28 @@ public final class RunCommand implements Callable<Integer> {
         return Main.EXIT_USAGE;
       }
     }
+    // The userspace proxy also needs each service's listener spec (mode, key source, director
+    // parameters), published by the loader on every successful load.
+    AtomicReference<Map<ServiceKey, ListenerSpec>> listenerSpecs = new AtomicReference<>(Map.of());
+    Loader loader = userspace
+        ? new DemoCommand.SpecLoader(new KeepalivedLoader(true, CheckSpecs::from), listenerSpecs)
+        : new KeepalivedLoader(false, CheckSpecs::from);
+    try {
+      // Refuse a bad file before touching the table.
+      loader.load(file);
+    } catch (Loader.LoadException e) {
+      e.getMessage().lines().forEach(l -> err.println("fairway: " + l));
+      return 1;
+    }
     Table table;
     try {
-      table = openTable();
+      table = userspace
+          ? new ProxyTable(ProxyOptions.defaults(), k -> listenerSpecs.get().get(k))
+          : IpvsKernelTable.open();
     } catch (TableException e) {
       err.println("fairway: " + e.getMessage());
       return 1;
     }
-    Loader loader = new KeepalivedLoader(userspace, CheckSpecs::from);
     Daemon daemon = new Daemon(file, loader, table, CheckEngine::builder,
         Duration.ofMillis((long) (driftSeconds * 1000)), Clock.systemUTC());
     try {
@@ -129,14 +149,5 @@ public final class RunCommand implements Callable<Integer> {
       daemon.stop();
     }
     table.close();
-  }
-
-  private Table openTable() throws TableException {
-    if (userspace) {
-      // TODO(proxy): the proxy engineer's ProxyTable (fairway-proxy) plugs in here.
-      throw new TableException(TableException.Reason.UNAVAILABLE,
-          "--userspace: the userspace data plane is not part of this build yet");
-    }
-    return IpvsKernelTable.open();
   }
 }

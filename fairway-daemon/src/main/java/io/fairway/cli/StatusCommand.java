@@ -45,7 +45,8 @@ public final class StatusCommand implements Callable<Integer> {
     if (host.contains(":")) {
       host = "[" + host + "]";
     }
-    HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
+    HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+        .proxy(java.net.ProxySelector.of(null)).connectTimeout(Duration.ofSeconds(3)).build();
     HttpRequest req = HttpRequest.newBuilder(URI.create("http://" + host + ":" + address.getPort() + "/status"))
         .timeout(Duration.ofSeconds(10)).GET().build();
     try {

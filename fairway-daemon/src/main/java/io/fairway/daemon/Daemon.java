@@ -106,8 +106,10 @@ public final class Daemon implements AutoCloseable {
     try {
       loaded = loader.load(file);
     } catch (Loader.LoadException e) {
-      LOG.error("reload refused, still running the previous configuration: {}", e.getMessage());
-      return e.getMessage();
+      // One log line, however many errors the file has.
+      String oneLine = String.join("; ", e.getMessage().lines().toList());
+      LOG.error("reload refused, still running the previous configuration: {}", oneLine);
+      return oneLine;
     }
     loaded.warnings().forEach(w -> LOG.warn("{}", w));
     List<VirtualServerSpec> specs = AlphaOverride.apply(loaded.specs(), this::knownVerdict);

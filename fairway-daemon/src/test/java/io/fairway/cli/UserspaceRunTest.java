@@ -1,0 +1,138 @@
+package io.fairway.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code fairway run --userspace} as a process on loopback, no root: traffic flows through the
+ * proxy to health-checked backends, {@code fairway status} shows them, SIGHUP adds a backend, an
+ * invalid SIGHUP is refused while traffic keeps flowing, SIGTERM exits 0 and closes the listener.
+ */
+class UserspaceRunTest {
+  @TempDir Path dir;
+  final List<HttpServer> backends = new ArrayList<>();
+  Process fairway;
+
+  @AfterEach
+  void cleanUp() throws Exception {
+    if (fairway != null && fairway.isAlive()) {
+      fairway.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+    }
+    backends.forEach(b -> b.stop(0));
+  }
+
+  int backend(String name) throws IOException {
+    HttpServer s = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
+    s.createContext("/", ex -> {
+      byte[] body = name.getBytes(StandardCharsets.UTF_8);
+      ex.sendResponseHeaders(200, body.length);
+      ex.getResponseBody().write(body);
+      ex.close();
+    });
+    s.start();
+    backends.add(s);
+    return s.getAddress().getPort();
+  }
+
+  static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
+  }
+
+  static String conf(int vip, int... ports) {
+    StringBuilder sb = new StringBuilder("virtual_server 127.0.0.1 " + vip + " {\n"
+        + "    delay_loop 1\n    lb_algo rr\n    lb_kind PROXY\n    protocol TCP\n");
+    for (int p : ports) {
+      sb.append("    real_server 127.0.0.1 ").append(p).append(" {\n        weight 1\n"
+          + "        TCP_CHECK {\n            connect_timeout 1\n        }\n    }\n");
+    }
+    return sb.append("}\n").toString();
+  }
+
+  /** One request on a fresh connection (an L4 proxy balances connections, not requests). */
+  static String get(int port) {
+    try (Socket s = new Socket()) {
+      s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 3000);
+      s.setSoTimeout(3000);
+      s.getOutputStream().write("GET / HTTP/1.0\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+      String response = new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      int body = response.indexOf("\r\n\r\n");
+      return body < 0 ? "" : response.substring(body + 4);
+    } catch (IOException e) {
+      return "";
+    }
+  }
+
+  void signal(String sig) throws Exception {
+    assertThat(new ProcessBuilder("kill", "-" + sig, Long.toString(fairway.pid())).start().waitFor()).isZero();
+  }
+
+  @Test
+  void runsReloadsAndStopsOnTheUserspaceProxy() throws Exception {
+    int b1 = backend("b1");
+    int b2 = backend("b2");
+    int vip = freePort();
+    int admin = freePort();
+    Path conf = dir.resolve("keepalived.conf");
+    Files.writeString(conf, conf(vip, b1));
+    String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    Path log = dir.resolve("fairway.log");
+    fairway = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-cp", cp, "io.fairway.cli.Main", "run", "--userspace", "-f", conf.toString(),
+        "--admin", "127.0.0.1:" + admin)
+        .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+
+    await().atMost(Duration.ofSeconds(60)).until(() -> get(vip).equals("b1"));
+
+    StringWriter out = new StringWriter();
+    int code = Main.execute(new String[] {"status", "--admin", "127.0.0.1:" + admin},
+        new PrintWriter(out, true), new PrintWriter(new StringWriter(), true));
+    assertThat(code).isZero();
+    assertThat(out.toString()).contains("TCP  127.0.0.1:" + vip + " rr").contains("127.0.0.1:" + b1);
+
+    Files.writeString(conf, conf(vip, b1, b2));
+    signal("HUP");
+    Set<String> seen = new HashSet<>();
+    await().atMost(Duration.ofSeconds(30)).until(() -> {
+      seen.add(get(vip));
+      return seen.containsAll(Set.of("b1", "b2"));
+    });
+
+    Files.writeString(conf, "virtual_server 127.0.0.1 " + vip + " {\n    lb_algo nosuch\n");
+    signal("HUP");
+    await().atMost(Duration.ofSeconds(30)).until(() -> Files.readString(log).contains("reload refused"));
+    assertThat(get(vip)).isIn("b1", "b2");
+
+    fairway.destroy(); // SIGTERM
+    assertThat(fairway.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    assertThat(fairway.exitValue()).as(Files.readString(log)).isZero();
+    assertThat(Files.readString(log)).doesNotContain("\tat ");
+    try (Socket s = new Socket()) {
+      org.assertj.core.api.Assertions.assertThatThrownBy(
+          () -> s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), vip), 1000))
+          .isInstanceOf(IOException.class);
+    }
+  }
+}

@@ -1,0 +1,59 @@
+# The scripted backend failures and reloads, run identically under keepalived and fairway.
+# Each step_N is followed by a settle and a dump of the sorted `ipvsadm -Sn`.
+STEPS=8
+
+initial_state() {
+  for a in 1 2 3 4 8 9 10; do backend_start 10.16.1.$a 80; done
+  misc a 0
+}
+
+# .1 fails (quorum holds: 2 is not below 3-1); .3 answers 500 (inhibit: weight 0);
+# the script exits 7 (weight 5); .5 comes up for the first time (alpha pool gains quorum).
+step_1() {
+  backend_stop 10.16.1.1 80
+  http_status 10.16.1.3 80 500
+  misc a 7
+  backend_start 10.16.1.5 80
+}
+
+# .2 fails: quorum lost, the sorry server takes over; .3 recovers; the script fails.
+step_2() {
+  backend_stop 10.16.1.2 80
+  http_status 10.16.1.3 80 200
+  misc a 1
+}
+
+# .1 recovers but 2 < 3+1: still no quorum, the table must not change for it; the script passes.
+step_3() {
+  backend_start 10.16.1.1 80
+  misc a 0
+}
+
+# .2 recovers: quorum regained, the pool goes back and the sorry server leaves.
+step_4() {
+  backend_start 10.16.1.2 80
+}
+
+# The fwmark and group backends fail; .4 answers 404.
+step_5() {
+  backend_stop 10.16.1.8 80
+  backend_stop 10.16.1.9 80
+  http_status 10.16.1.4 80 404
+}
+
+# .9 and .4 recover.
+step_6() {
+  backend_start 10.16.1.9 80
+  http_status 10.16.1.4 80 200
+}
+
+# Reload: a server removed, one changed, one added; a scheduler changed; a service removed, one
+# added; the group grows.
+step_7() {
+  reload conf-1.conf
+}
+
+# .4 fails: it leaves both services that use it.
+step_8() {
+  backend_stop 10.16.1.4 80
+}

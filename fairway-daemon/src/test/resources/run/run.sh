@@ -1,0 +1,52 @@
+#!/bin/sh
+# fairway run inside user-mode Linux: the no-IPVS line, status, a refused reload, a failure after
+# it, drift repair, SIGTERM. Usage: run.sh SCENARIO_DIR
+S=$1
+OUT=/run/out
+PY=$(cat "$S/python")
+FW="sh $S/fairway.sh"
+table() { ipvsadm -Sn | sort; }
+
+# 1. No IPVS: the module is not loaded and cannot be (modprobe disabled).
+echo /bin/false > /proc/sys/kernel/modprobe
+$FW run -f "$S/good.conf" --admin off > "$OUT/noipvs.out" 2> "$OUT/noipvs.err"
+echo $? > "$OUT/noipvs.code"
+echo /sbin/modprobe > /proc/sys/kernel/modprobe
+modprobe ip_vs && modprobe ip_vs_rr
+
+# 2. Run with two healthy backends.
+for a in 1 2; do
+  ip addr add 10.16.1.$a/32 dev lo
+  "$PY" -m http.server --bind 10.16.1.$a 80 > /dev/null 2>&1 &
+  echo $! > /run/backend-$a
+done
+cp "$S/good.conf" /run/k.conf
+$FW run -f /run/k.conf --admin 127.0.0.1:9107 --drift-interval 1 > "$OUT/run.out" 2> "$OUT/run.log" &
+PID=$!
+i=0
+while [ -z "$(table)" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+sleep 4
+table > "$OUT/1-started.txt"
+$FW status > "$OUT/status.txt" 2> "$OUT/status.err"
+echo $? > "$OUT/status.code"
+
+# 3. An invalid file on SIGHUP is refused; the running configuration keeps working.
+cp "$S/bad.conf" /run/k.conf
+kill -HUP $PID
+sleep 3
+table > "$OUT/2-after-bad-reload.txt"
+kill "$(cat /run/backend-2)"
+sleep 5
+table > "$OUT/3-after-failure.txt"
+
+# 4. Drift: a destination deleted behind fairway's back comes back.
+ipvsadm -d -t 10.16.0.1:80 -r 10.16.1.1:80
+table > "$OUT/4-drifted.txt"
+sleep 4
+table > "$OUT/5-repaired.txt"
+
+# 5. SIGTERM removes what fairway installed and exits 0.
+kill -TERM $PID
+wait $PID
+echo $? > "$OUT/run.code"
+table > "$OUT/6-after-stop.txt"
