@@ -76,8 +76,9 @@ final class ConfigWriter {
 
   /** Quotes a word if keepalived would otherwise split or cut it. */
   static String q(String s) {
-    if (s.isEmpty()) {
-      return "\"\"";
+    // A leading $, @ or ~ would make the line a definition, a conditional or a repeater.
+    if (s.isEmpty() || s.charAt(0) == '$' || s.charAt(0) == '@' || s.charAt(0) == '~') {
+      return "\"" + s + "\"";
     }
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);
@@ -209,8 +210,7 @@ final class ConfigWriter {
     } else {
       open("virtual_server group " + q(((VirtualServerId.Group) id).name()));
     }
-    if (!(id instanceof VirtualServerId.Address a && vs.name().startsWith(ModelBuilder.defaultName(a)))
-        && !vs.name().equals(defaultName(id))) {
+    if (!isDefaultName(vs)) {
       line("name " + q(vs.name()));
     }
     line("lb_algo " + vs.scheduler().keyword());
@@ -243,6 +243,16 @@ final class ConfigWriter {
       realServer(rs);
     }
     close();
+  }
+
+  /** Default names are not printed, so that keepalived can read the dump. */
+  private static boolean isDefaultName(VirtualServer vs) {
+    if (vs.id() instanceof VirtualServerId.Address a) {
+      String d = ModelBuilder.defaultName(a);
+      return vs.name().equals(d)
+          || vs.name().equals(d + "/" + a.protocol().name().toLowerCase(java.util.Locale.ROOT));
+    }
+    return vs.name().equals(defaultName(vs.id()));
   }
 
   private static String defaultName(VirtualServerId id) {

@@ -1,6 +1,7 @@
 package io.fairway.config;
 
 import java.util.Collection;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 
@@ -63,7 +64,7 @@ final class Keywords {
       if (Math.abs(c.length() - word.length()) > limit) {
         continue;
       }
-      int d = distance(word.toLowerCase(java.util.Locale.ROOT), c.toLowerCase(java.util.Locale.ROOT));
+      int d = distance(word.toLowerCase(Locale.ROOT), c.toLowerCase(Locale.ROOT));
       if (d < bestD || (d == bestD && best != null && c.compareTo(best) < 0)) {
         bestD = d;
         best = c;
@@ -85,7 +86,9 @@ final class Keywords {
       for (int j = 1; j <= b.length(); j++) {
         int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
         d[i][j] = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
-        if (i > 1 && j > 1 && a.charAt(i - 1) == b.charAt(j - 2) && a.charAt(i - 2) == b.charAt(j - 1)) {
+        boolean swapped = i > 1 && j > 1 && a.charAt(i - 1) == b.charAt(j - 2)
+            && a.charAt(i - 2) == b.charAt(j - 1);
+        if (swapped) {
           d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
         }
       }

@@ -34,8 +34,10 @@ final class Preprocessor {
   private static final int MAX_INCLUDE_DEPTH = 32;
   private static final int MAX_EXPANSION_DEPTH = 32;
   private static final int MAX_OUTPUT_LINES = 2_000_000;
-  private static final Pattern DEFINITION = Pattern.compile("\\$([A-Za-z_][A-Za-z0-9_]*)=[ \t]*(.*)");
+  private static final Pattern DEFINITION =
+      Pattern.compile("\\$([A-Za-z_][A-Za-z0-9_]*)=[ \t]*(.*)");
   private static final Pattern INCLUDE = Pattern.compile("include[rmwba]?");
+  private static final Pattern ALONE = Pattern.compile("\\$\\{?([A-Za-z_][A-Za-z0-9_]*)\\}?");
 
   /** A logical line: the text of one keyword line, or a lone brace. */
   record Line(String file, int line, String text) {}
@@ -71,7 +73,7 @@ final class Preprocessor {
     for (int i = 0; i < physical.length && !truncated; i++) {
       String raw = stripCr(physical[i]);
       int lineNo = i + 1;
-      if (raw.getBytes(StandardCharsets.UTF_8).length > MAX_LINE_BYTES) {
+      if (tooLong(raw)) {
         diags.error(displayName, lineNo,
             "line longer than keepalived's limit of " + MAX_LINE_BYTES + " bytes", head(raw));
         continue;
@@ -84,8 +86,8 @@ final class Preprocessor {
       if (t == null || t.isEmpty()) {
         continue;
       }
-      Matcher def = DEFINITION.matcher(t);
-      if (def.matches()) {
+      Matcher def = t.charAt(0) == '$' ? DEFINITION.matcher(t) : null;
+      if (def != null && def.matches()) {
         String name = def.group(1);
         String value = def.group(2);
         List<String> lines = new ArrayList<>();
@@ -116,6 +118,12 @@ final class Preprocessor {
       expand(t, displayName, lineNo, baseDir, 0);
     }
     return out;
+  }
+
+  /** More than keepalived's MAXBUF in UTF-8 (counted only when it could be). */
+  private static boolean tooLong(String s) {
+    return s.length() > MAX_LINE_BYTES / 3
+        && s.getBytes(StandardCharsets.UTF_8).length > MAX_LINE_BYTES;
   }
 
   private static String stripCr(String s) {
@@ -212,7 +220,9 @@ final class Preprocessor {
       return;
     }
     for (String l : lines) {
-      String d = l.equals(t) ? l : decomment(l, file, lineNo);
+      // Substituted text is not decommented again: ${_HASH} and ${_BANG} exist to produce a
+      // literal '#' or '!', and definitions were decommented where they were written.
+      String d = l.strip();
       if (d == null || d.isEmpty()) {
         continue;
       }
@@ -226,15 +236,17 @@ final class Preprocessor {
           continue;
         }
       }
-      if (d.getBytes(StandardCharsets.UTF_8).length > MAX_LINE_BYTES) {
+      if (tooLong(d)) {
         diags.error(file, lineNo, "line longer than " + MAX_LINE_BYTES + " bytes after expansion",
             head(d));
         continue;
       }
-      String[] words = Tokenizer.tokens(d).toArray(String[]::new);
-      if (words.length > 0 && INCLUDE.matcher(words[0]).matches()) {
-        include(words, d, file, lineNo, baseDir);
-        continue;
+      if (d.startsWith("include") || d.startsWith("\"include")) {
+        String[] words = Tokenizer.tokens(d).toArray(String[]::new);
+        if (words.length > 0 && INCLUDE.matcher(words[0]).matches()) {
+          include(words, d, file, lineNo, baseDir);
+          continue;
+        }
       }
       splitBraces(d, file, lineNo);
     }
@@ -284,7 +296,7 @@ final class Preprocessor {
       return List.of(t);
     }
     String trimmed = t.strip();
-    Matcher alone = Pattern.compile("\\$\\{?([A-Za-z_][A-Za-z0-9_]*)\\}?").matcher(trimmed);
+    Matcher alone = ALONE.matcher(trimmed);
     if (alone.matches()) {
       List<String> def = definitions.get(alone.group(1));
       if (def != null && def.size() > 1
@@ -421,7 +433,8 @@ final class Preprocessor {
     boolean hex = t.startsWith("~SEQx");
     int open = t.indexOf('(');
     String keyword = t.substring(0, open < 0 ? Math.min(t.length(), 5) : open);
-    if (open < 0 || !(keyword.equals("~SEQ") || keyword.equals("~SEQx") || keyword.equals("~LST"))) {
+    boolean known = keyword.equals("~SEQ") || keyword.equals("~SEQx") || keyword.equals("~LST");
+    if (open < 0 || !known) {
       diags.error(file, lineNo, "expected ~SEQ(...), ~SEQx(...) or ~LST(...)", t);
       return;
     }

@@ -6,7 +6,13 @@ import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
+import io.fairway.config.model.AddressFamily;
+import io.fairway.config.model.Location;
+import io.fairway.config.model.Script;
+import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -15,9 +21,14 @@ import java.util.regex.Pattern;
  */
 final class Values {
   private static final Pattern IPV4 =
-      Pattern.compile("(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)(\\.(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)){3}");
+      Pattern.compile("(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)"
+          + "(\\.(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)){3}");
   private static final Pattern IPV6_CHARS = Pattern.compile("[0-9A-Fa-f:.]+");
   private static final Pattern TIMER = Pattern.compile("\\d{1,10}(\\.\\d{1,6})?|\\.\\d{1,6}");
+  private static final Pattern DECIMAL =
+      Pattern.compile("[+-]?(\\d{1,12}(\\.\\d{0,9})?|\\.\\d{1,9})");
+  private static final Pattern DEC_LONG = Pattern.compile("[+-]?\\d{1,19}");
+  private static final Pattern HEX_LONG = Pattern.compile("0[xX][0-9A-Fa-f]{1,15}");
 
   private final Diagnostics diags;
 
@@ -82,10 +93,10 @@ final class Values {
 
   static Long parseLong(String s) {
     try {
-      if (s.matches("[+-]?\\d{1,19}")) {
+      if (DEC_LONG.matcher(s).matches()) {
         return Long.parseLong(s);
       }
-      if (s.matches("0[xX][0-9A-Fa-f]{1,15}")) {
+      if (HEX_LONG.matcher(s).matches()) {
         return Long.parseLong(s.substring(2), 16);
       }
     } catch (NumberFormatException e) {
@@ -130,7 +141,7 @@ final class Values {
       return null;
     }
     String s = n.arg(i);
-    if (!s.matches("[+-]?(\\d{1,12}(\\.\\d{0,9})?|\\.\\d{1,9})")) {
+    if (!DECIMAL.matcher(s).matches()) {
       error(n, n.keyword() + ": " + what + " '" + s + "' is not a number");
       return null;
     }
@@ -162,7 +173,8 @@ final class Values {
       case "no":
         return Boolean.FALSE;
       default:
-        error(n, n.keyword() + ": '" + n.arg(i) + "' is not a boolean (on/off, true/false, yes/no)");
+        error(n, n.keyword() + ": '" + n.arg(i)
+            + "' is not a boolean (on/off, true/false, yes/no)");
         return null;
     }
   }
@@ -194,4 +206,74 @@ final class Values {
     }
     return true;
   }
+
+  static final long UINT32_MAX = 0xffffffffL;
+  static final long INT32_MAX = Integer.MAX_VALUE;
+
+  static Location loc(Node n) {
+    return new Location(n.line.file(), n.line.line());
+  }
+
+  /** Reports an unknown keyword, suggesting the closest known one. */
+  void unknown(Node n, Set<String> known, String where) {
+    Optional<String> s = Keywords.suggest(n.keyword(), known);
+    error(n, "unknown keyword '" + n.keyword() + "' in " + where
+        + s.map(x -> " (did you mean '" + x + "'?)").orElse(""));
+  }
+
+  Long signed(Node n, int i, long min, long max, String what) {
+    if (i > n.argc()) {
+      error(n, n.keyword() + ": missing " + what);
+      return null;
+    }
+    Long x = parseLong(n.arg(i));
+    if (x == null) {
+      error(n, n.keyword() + ": " + what + " '" + n.arg(i) + "' is not an integer");
+      return null;
+    }
+    if (x < min || x > max) {
+      error(n, n.keyword() + ": " + what + " " + x + " is out of range " + min + ".." + max);
+      return null;
+    }
+    return x;
+  }
+
+  AddressFamily family(Node n, String s) {
+    switch (s) {
+      case "inet":
+        return AddressFamily.INET;
+      case "inet6":
+        return AddressFamily.INET6;
+      default:
+        error(n, "'" + s + "' is not an address family (inet or inet6)");
+        return null;
+    }
+  }
+
+  Script script(Node c) {
+    if (c.hasBlock()) {
+      error(c, "'" + c.keyword() + "' does not take a { } block");
+      return null;
+    }
+    List<String> words = Tokenizer.quotedWords(c.line.text());
+    if (words.size() < 2) {
+      error(c, c.keyword() + " needs a command");
+      return null;
+    }
+    if (words.size() > 4) {
+      error(c, c.keyword() + ": after the command only 'user [group]' may follow; quote the "
+          + "command if it has arguments");
+      return null;
+    }
+    String cmd = words.get(1);
+    List<String> argv = Tokenizer.argv(cmd);
+    if (argv.isEmpty()) {
+      error(c, c.keyword() + " needs a command");
+      return null;
+    }
+    return new Script(cmd, argv, words.size() > 2 ? Optional.of(words.get(2)) : Optional.empty(),
+        words.size() > 3 ? Optional.of(words.get(3)) : Optional.empty());
+  }
+
+  /** keepalived's real server port rules, extended to the userspace data plane. */
 }

@@ -69,7 +69,9 @@ public final class CheckConfigCommand implements Callable<Integer> {
       return EXIT_INVALID;
     }
     for (Diagnostic w : result.warnings()) {
-      err.println(w.format());
+      // With --strict a warning is an error, and is shown as one.
+      err.println(strict ? new Diagnostic(w.file(), w.line(), Diagnostic.Severity.ERROR,
+          w.message(), w.text()).format() : w.format());
     }
     err.flush();
     if (dump) {

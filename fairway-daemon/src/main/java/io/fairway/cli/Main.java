@@ -21,7 +21,8 @@ import java.io.PrintWriter;
       CheckConfigCommand.class,
       RunCommand.class,
       DemoCommand.class,
-      StatusCommand.class
+      StatusCommand.class,
+      PickCommand.class
     })
 public final class Main implements Runnable {
 

@@ -32,6 +32,7 @@ public abstract class AbstractDirector<S extends AbstractDirector.State> impleme
   public abstract static class State {
     private final Snapshot snapshot;
 
+    /** A state derived from this snapshot. */
     protected State(Snapshot snapshot) {
       this.snapshot = snapshot;
     }
@@ -53,6 +54,13 @@ public abstract class AbstractDirector<S extends AbstractDirector.State> impleme
   private volatile S state;
   private final CopyOnWriteArrayList<AbstractDirector<?>> parents = new CopyOnWriteArrayList<>();
 
+  /**
+   * A director with no members yet.
+   *
+   * @param name how configuration and other directors refer to it
+   * @param algorithm the algorithm's configured name, e.g. {@code shard}
+   * @param clock nanoseconds for health change times; {@code null} for {@link System#nanoTime()}
+   */
   protected AbstractDirector(String name, String algorithm, LongSupplier clock) {
     if (name == null || name.isEmpty()) {
       throw new IllegalArgumentException("director name must not be empty");
@@ -146,10 +154,27 @@ public abstract class AbstractDirector<S extends AbstractDirector.State> impleme
         });
   }
 
-  /** Replaces all members at once (one snapshot), stamping each with the current time. */
+  /**
+   * Replaces all members at once (one snapshot), as a configuration reload does. A member that
+   * was already present with the same health keeps its health change time, so a reload does not
+   * restart anyone's rampup; new members and members whose health flips are stamped now.
+   */
   public final void replaceAll(List<Member> next) {
     long now = now();
-    update(cur -> next.stream().map(m -> m.withChanged(now)).toList());
+    update(
+        cur -> {
+          java.util.Map<String, Member> old = new java.util.HashMap<>();
+          for (Member m : cur) {
+            old.put(m.name(), m);
+          }
+          List<Member> l = new ArrayList<>(next.size());
+          for (Member m : next) {
+            Member was = old.get(m.name());
+            boolean same = was != null && was.healthy() == m.healthy();
+            l.add(m.withChanged(same ? was.changedNanos() : now));
+          }
+          return l;
+        });
   }
 
   /** Removes the member with this name; returns whether it was present. */

@@ -20,6 +20,7 @@ public interface Backend {
 
   /** The backend {@link #named(String)} returns. */
   record Named(String name) implements Backend {
+    /** Checks the name is not empty. */
     public Named {
       if (name == null || name.isEmpty()) {
         throw new IllegalArgumentException("backend name must not be empty");

@@ -139,16 +139,14 @@ public final class Snapshot {
     }
     double target = w * total;
     double[] c = upCumulative;
-    // first k with target < c[k]
+    // first k with target < c[k]; branch-free, so a random target costs no mispredictions. The
+    // last running sum equals the total and w < 1, so such a k always exists.
     int lo = 0;
-    int hi = upCount - 1;
-    while (lo < hi) {
-      int mid = (lo + hi) >>> 1;
-      if (target < c[mid]) {
-        hi = mid;
-      } else {
-        lo = mid + 1;
-      }
+    int len = upCount;
+    while (len > 1) {
+      int half = len >>> 1;
+      lo = c[lo + half - 1] <= target ? lo + half : lo;
+      len -= half;
     }
     return upIndex[lo];
   }

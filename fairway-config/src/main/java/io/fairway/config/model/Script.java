@@ -11,7 +11,8 @@ import java.util.Optional;
  * @param user the user to run it as, if given after the command
  * @param group the group to run it as, if given after the user
  */
-public record Script(String command, List<String> argv, Optional<String> user, Optional<String> group) {
+public record Script(
+    String command, List<String> argv, Optional<String> user, Optional<String> group) {
   public Script {
     argv = List.copyOf(argv);
   }

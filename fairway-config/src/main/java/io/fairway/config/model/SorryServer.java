@@ -7,4 +7,5 @@ package io.fairway.config.model;
  *
  * @param inhibit {@code sorry_server_inhibit}: weight 0 instead of removal when quorum returns
  */
-public record SorryServer(Location location, RealServerId id, Forwarding forwarding, boolean inhibit) {}
+public record SorryServer(
+    Location location, RealServerId id, Forwarding forwarding, boolean inhibit) {}

@@ -1,8 +1,9 @@
 package io.fairway.director.sched;
 
+import io.fairway.director.Backend;
 import java.net.InetAddress;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 /**
  * One real server of a virtual service, with the live state the kernel keeps in {@code struct ip_vs_dest}:
@@ -13,7 +14,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * through {@link Connection} (the data plane's accounting calls) and {@link LoadSnapshot} (the operator's
  * "what if" snapshot).
  */
-public final class Dest {
+public final class Dest implements Backend {
     private final String name;
     private final InetAddress address;
     private final int port;
@@ -27,9 +28,19 @@ public final class Dest {
     /** Cleared when the server leaves the service: persistence templates pointing here become invalid. */
     private volatile boolean available = true;
 
-    private final AtomicInteger activeConns = new AtomicInteger();
-    private final AtomicInteger inactiveConns = new AtomicInteger();
-    private final AtomicInteger persistConns = new AtomicInteger();
+    /** What a {@link io.fairway.director.Director} hands back for this server: the caller's own backend object. */
+    private volatile Backend backend = this;
+
+    // Counters live in the object itself (not in AtomicIntegers) so an lc/wlc scan touches one cache line per server.
+    private volatile int activeConns;
+    private volatile int inactiveConns;
+    private volatile int persistConns;
+    private static final AtomicIntegerFieldUpdater<Dest> ACTIVE =
+            AtomicIntegerFieldUpdater.newUpdater(Dest.class, "activeConns");
+    private static final AtomicIntegerFieldUpdater<Dest> INACTIVE =
+            AtomicIntegerFieldUpdater.newUpdater(Dest.class, "inactiveConns");
+    private static final AtomicIntegerFieldUpdater<Dest> PERSIST =
+            AtomicIntegerFieldUpdater.newUpdater(Dest.class, "persistConns");
 
     Dest(DestSpec spec) {
         this.name = spec.name();
@@ -47,7 +58,13 @@ public final class Dest {
     }
 
     /** The name printed for this server: its configured name, or {@code IP:PORT}. */
+    @Override
     public String name() { return name; }
+
+    /** The backend object this server stands for ({@link SchedDirector}); itself when used standalone. */
+    public Backend backend() { return backend; }
+
+    void backend(Backend b) { backend = b == null ? this : b; }
     public InetAddress address() { return address; }
     public int port() { return port; }
     public int weight() { return weight; }
@@ -57,15 +74,15 @@ public final class Dest {
     /** The kernel's {@code IP_VS_DEST_F_OVERLOAD}: no new connections until the count falls below the lower mark. */
     public boolean overloaded() { return overloaded; }
     public boolean available() { return available; }
-    public int activeConns() { return activeConns.get(); }
-    public int inactiveConns() { return inactiveConns.get(); }
-    public int persistConns() { return persistConns.get(); }
+    public int activeConns() { return activeConns; }
+    public int inactiveConns() { return inactiveConns; }
+    public int persistConns() { return persistConns; }
 
     /** {@code ip_vs_dest_totalconns}: what the thresholds compare against (templates are not counted). */
-    public int totalConns() { return activeConns.get() + inactiveConns.get(); }
+    public int totalConns() { return activeConns + inactiveConns; }
 
     /** {@code ip_vs_dest_conn_overhead}: active connections cost 256 times an inactive one (lc, wlc). */
-    long connOverhead() { return ((long) activeConns.get() << 8) + inactiveConns.get(); }
+    long connOverhead() { return ((long) activeConns << 8) + inactiveConns; }
 
     /** The spec this server is configured with now. */
     public DestSpec spec() {
@@ -93,17 +110,12 @@ public final class Dest {
 
     void markRemoved() { available = false; }
 
-    void markAdded(DestSpec spec) {
-        available = true;
-        lastWeight = spec.weight();
-    }
-
     /** {@code ip_vs_bind_dest}: a connection (or template) now points here. */
     void bind(ConnKind kind) {
         switch (kind) {
-            case ACTIVE -> activeConns.incrementAndGet();
-            case INACTIVE -> inactiveConns.incrementAndGet();
-            case TEMPLATE -> persistConns.incrementAndGet();
+            case ACTIVE -> ACTIVE.incrementAndGet(this);
+            case INACTIVE -> INACTIVE.incrementAndGet(this);
+            case TEMPLATE -> PERSIST.incrementAndGet(this);
         }
         int u = upperThreshold;
         if (u != 0 && totalConns() >= u) {
@@ -114,9 +126,9 @@ public final class Dest {
     /** {@code ip_vs_unbind_dest}: the connection expired. Clears OVERLOAD by the lower mark, or the 3/4 rule. */
     void unbind(ConnKind kind) {
         switch (kind) {
-            case ACTIVE -> activeConns.decrementAndGet();
-            case INACTIVE -> inactiveConns.decrementAndGet();
-            case TEMPLATE -> persistConns.decrementAndGet();
+            case ACTIVE -> ACTIVE.decrementAndGet(this);
+            case INACTIVE -> INACTIVE.decrementAndGet(this);
+            case TEMPLATE -> PERSIST.decrementAndGet(this);
         }
         int l = lowerThreshold;
         int u = upperThreshold;
@@ -133,14 +145,14 @@ public final class Dest {
     /** A TCP state change between "established" (active) and any other state (inactive). */
     void move(ConnKind from, ConnKind to) {
         if (from == to) return;
-        (from == ConnKind.ACTIVE ? activeConns : inactiveConns).decrementAndGet();
-        (to == ConnKind.ACTIVE ? activeConns : inactiveConns).incrementAndGet();
+        (from == ConnKind.ACTIVE ? ACTIVE : INACTIVE).decrementAndGet(this);
+        (to == ConnKind.ACTIVE ? ACTIVE : INACTIVE).incrementAndGet(this);
     }
 
     /** Sets the counters directly (operator snapshot); the flag follows as if the connections had just been bound. */
     void setLoad(int active, int inactive) {
-        activeConns.set(active);
-        inactiveConns.set(inactive);
+        activeConns = active;
+        inactiveConns = inactive;
         int u = upperThreshold;
         overloaded = u != 0 && totalConns() >= u;
     }
@@ -149,7 +161,7 @@ public final class Dest {
 
     @Override
     public String toString() {
-        return name + "(w=" + weight + ",a=" + activeConns.get() + ",i=" + inactiveConns.get()
+        return name + "(w=" + weight + ",a=" + activeConns + ",i=" + inactiveConns
                 + (overloaded ? ",OVERLOAD" : "") + ")";
     }
 

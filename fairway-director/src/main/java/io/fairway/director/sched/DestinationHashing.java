@@ -23,8 +23,8 @@ final class DestinationHashing implements KernelScheduler {
     }
 
     @Override
-    public Dest schedule(Flow flow) {
-        Dest d = buckets[KernelHash.hash32(flow.destinationFold(), SourceHashing.TAB_BITS)];
+    public Dest pick(int clientFold, int clientPort, int destinationFold) {
+        Dest d = buckets[KernelHash.hash32(destinationFold, SourceHashing.TAB_BITS)];
         if (d == null || !d.available() || d.weight() <= 0 || d.overloaded()) return null;
         return d;
     }

@@ -31,11 +31,6 @@ public final class Flow {
         return new Flow(client, clientPort, null, 0);
     }
 
-    /** A flow to {@code destination} from an unspecified client (what dh looks at). */
-    public static Flow toDestination(InetAddress destination) {
-        return new Flow(destination, 0, destination, 0);
-    }
-
     private static int checkPort(int p) {
         if (p < 0 || p > 65535) throw new IllegalArgumentException("port " + p + " is out of range 0..65535");
         return p;

@@ -22,5 +22,22 @@ public interface KernelScheduler {
     void update(List<Dest> kernelOrder);
 
     /** The server for a new connection, or {@code null} when the kernel would answer "no destination available". */
-    Dest schedule(Flow flow);
+    default Dest schedule(Flow flow) {
+        return pick(flow.clientFold(), flow.clientPort(), flow.destinationFold());
+    }
+
+    /**
+     * {@link #schedule(Flow)} on the flow's precomputed parts, so a caller holding them allocates nothing.
+     *
+     * @param clientFold      the client address folded as the kernel does ({@link Flow})
+     * @param clientPort      the client's source port (sh-port, mh-port)
+     * @param destinationFold the packet's destination address, folded (dh)
+     */
+    Dest pick(int clientFold, int clientPort, int destinationFold);
+
+    /** The kernel's address fold of {@code a}: IPv4 as a number, IPv6 as the XOR of its four 32-bit words. */
+    static int fold(java.net.InetAddress a) {
+        // Inet4Address.hashCode() is the address itself: no copy of the bytes on the hot path.
+        return a instanceof java.net.Inet4Address ? a.hashCode() : Addresses.fold(a);
+    }
 }

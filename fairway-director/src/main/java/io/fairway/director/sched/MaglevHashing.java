@@ -128,11 +128,11 @@ final class MaglevHashing implements KernelScheduler {
     }
 
     @Override
-    public Dest schedule(Flow flow) {
+    public Dest pick(int clientFold, int clientPort, int destinationFold) {
         State s = state;
         Dest[] lookup = s.lookup;
-        int fold = flow.clientFold();
-        int port = usePort ? flow.clientPort() : 0;
+        int fold = clientFold;
+        int port = usePort ? clientPort : 0;
         int ihash = slot(hashKey(fold, port, KEY1, 0));
         Dest d = lookup[ihash];
         if (d == null) return null;

@@ -9,7 +9,7 @@ final class NeverQueue extends ListScheduler {
     public String name() { return "nq"; }
 
     @Override
-    public Dest schedule(Flow flow) {
+    public Dest pick(int clientFold, int clientPort, int destinationFold) {
         Dest least = null;
         long loh = 0;
         for (Dest d : dests) {

@@ -127,9 +127,4 @@ final class PersistenceTemplates {
     }
 
     synchronized int size() { return templates.size(); }
-
-    synchronized Dest destOf(InetAddress client) {
-        Template t = templates.get(key(client));
-        return t == null ? null : t.dest;
-    }
 }

@@ -11,10 +11,13 @@ import java.util.function.IntUnaryOperator;
  * when several Fairway nodes balance the same pool without sharing counts. Userspace data plane only (Linux 6.1's
  * IPVS has no such scheduler).
  */
-final class PowerOfTwoChoices extends ListScheduler {
+final class PowerOfTwoChoices implements KernelScheduler {
     /** Random int in [0, bound); replaceable for deterministic tests. */
     private final IntUnaryOperator random;
-    private volatile long[] cumulative = new long[0];
+    /** Servers and their running weight sums, published together so a pick never pairs one with the other's size. */
+    private record Table(Dest[] dests, long[] cumulative) {}
+
+    private volatile Table table = new Table(new Dest[0], new long[0]);
 
     PowerOfTwoChoices() {
         this(bound -> ThreadLocalRandom.current().nextInt(bound));
@@ -29,21 +32,21 @@ final class PowerOfTwoChoices extends ListScheduler {
 
     @Override
     public void update(List<Dest> kernelOrder) {
-        super.update(kernelOrder);
-        Dest[] d = dests;
+        Dest[] d = kernelOrder.toArray(new Dest[0]);
         long[] c = new long[d.length];
         long sum = 0;
         for (int i = 0; i < d.length; i++) {
             sum += Math.max(d[i].weight(), 0);
             c[i] = sum;
         }
-        cumulative = c;
+        table = new Table(d, c);
     }
 
     @Override
-    public Dest schedule(Flow flow) {
-        Dest[] d = dests;
-        long[] c = cumulative;
+    public Dest pick(int clientFold, int clientPort, int destinationFold) {
+        Table t = table;
+        Dest[] d = t.dests;
+        long[] c = t.cumulative;
         if (d.length == 0 || c[c.length - 1] == 0) return null;
         Dest a = draw(d, c);
         Dest b = draw(d, c);

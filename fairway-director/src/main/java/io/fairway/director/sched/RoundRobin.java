@@ -33,7 +33,7 @@ final class RoundRobin implements KernelScheduler {
     }
 
     @Override
-    public synchronized Dest schedule(Flow flow) {
+    public synchronized Dest pick(int clientFold, int clientPort, int destinationFold) {
         Dest[] d = dests;
         int n = d.length;
         // From the server after the cursor, around the list, ending with the cursor itself.

@@ -100,6 +100,18 @@ public final class Schedulers {
         return out;
     }
 
+    /**
+     * How many slots of its lookup table each server owns, for sh and mh (the exact share of clients it gets under
+     * uniform hashing); empty for the other schedulers. For simulators and operators' "is this balanced" checks.
+     */
+    public static java.util.Map<Dest, Integer> tableSlots(KernelScheduler s) {
+        Dest[] table = s instanceof MaglevHashing m ? m.lookupTable()
+                : s instanceof SourceHashing h ? h.lookupTable() : new Dest[0];
+        java.util.Map<Dest, Integer> out = new java.util.LinkedHashMap<>();
+        for (Dest d : table) if (d != null) out.merge(d, 1, Integer::sum);
+        return out;
+    }
+
     /** A service using {@code name} with the given real servers, listed in the order they are added. */
     public static VirtualService service(String name, Collection<String> flags, List<DestSpec> servers) {
         VirtualService vs = new VirtualService(create(name, flags));

@@ -9,7 +9,7 @@ final class ShortestExpectedDelay extends ListScheduler {
     public String name() { return "sed"; }
 
     @Override
-    public Dest schedule(Flow flow) {
+    public Dest pick(int clientFold, int clientPort, int destinationFold) {
         return WeightedLeastConnection.pickWeighted(dests, true);
     }
 }

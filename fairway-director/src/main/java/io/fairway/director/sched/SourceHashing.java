@@ -57,11 +57,15 @@ final class SourceHashing implements KernelScheduler {
         return hashKey(flow.clientFold(), usePort ? flow.clientPort() : 0, 0);
     }
 
+    Dest[] lookupTable() {
+        return buckets.clone();
+    }
+
     @Override
-    public Dest schedule(Flow flow) {
+    public Dest pick(int clientFold, int clientPort, int destinationFold) {
         Dest[] b = buckets;
-        int fold = flow.clientFold();
-        int port = usePort ? flow.clientPort() : 0;
+        int fold = clientFold;
+        int port = usePort ? clientPort : 0;
         int ihash = hashKey(fold, port, 0);
         Dest d = b[ihash];
         if (d == null) return null;

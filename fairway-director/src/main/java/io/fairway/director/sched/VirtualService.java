@@ -158,11 +158,16 @@ public final class VirtualService {
      * client has a valid one, else the scheduler's choice, else the sorry server, else {@code null} (refused).
      */
     public Dest pick(Flow flow) {
-        if (templates != null) {
-            PersistenceTemplates.Template t = templates.lookup(templates.key(flow.client()), clockMillis.getAsLong());
+        return pick(flow.client(), flow.clientFold(), flow.clientPort(), flow.destinationFold());
+    }
+
+    /** {@link #pick(Flow)} on precomputed folds ({@link KernelScheduler#fold}); allocates nothing without persistence. */
+    public Dest pick(InetAddress client, int clientFold, int clientPort, int destinationFold) {
+        if (templates != null && client != null) {
+            PersistenceTemplates.Template t = templates.lookup(templates.key(client), clockMillis.getAsLong());
             if (t != null) return t.dest;
         }
-        Dest d = scheduler.schedule(flow);
+        Dest d = scheduler.pick(clientFold, clientPort, destinationFold);
         return d != null ? d : overflow();
     }
 

@@ -9,7 +9,7 @@ final class WeightedFailover extends ListScheduler {
     public String name() { return "fo"; }
 
     @Override
-    public Dest schedule(Flow flow) {
+    public Dest pick(int clientFold, int clientPort, int destinationFold) {
         Dest best = null;
         int hw = 0;
         for (Dest d : dests) {

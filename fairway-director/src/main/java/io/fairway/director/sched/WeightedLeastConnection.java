@@ -9,7 +9,7 @@ final class WeightedLeastConnection extends ListScheduler {
     public String name() { return "wlc"; }
 
     @Override
-    public Dest schedule(Flow flow) {
+    public Dest pick(int clientFold, int clientPort, int destinationFold) {
         return pickWeighted(dests, false);
     }
 

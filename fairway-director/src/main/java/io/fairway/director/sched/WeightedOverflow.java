@@ -9,7 +9,7 @@ final class WeightedOverflow extends ListScheduler {
     public String name() { return "ovf"; }
 
     @Override
-    public Dest schedule(Flow flow) {
+    public Dest pick(int clientFold, int clientPort, int destinationFold) {
         Dest h = null;
         for (Dest d : dests) {
             int w = d.weight();

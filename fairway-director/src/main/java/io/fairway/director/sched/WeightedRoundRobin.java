@@ -44,7 +44,7 @@ final class WeightedRoundRobin implements KernelScheduler {
     }
 
     @Override
-    public synchronized Dest schedule(Flow flow) {
+    public synchronized Dest pick(int clientFold, int clientPort, int destinationFold) {
         Dest[] d = dests;
         int n = d.length;
         int dest = cl;

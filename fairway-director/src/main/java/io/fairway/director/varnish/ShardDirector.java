@@ -195,9 +195,18 @@ public final class ShardDirector extends AbstractDirector<ShardDirector.Ring> {
 
   private Backend walk(
       Ring st, int idx, int alt, double warmup, boolean rampup, ShardHealthy healthy) {
-    Snapshot s = st.snapshot();
     Walk w = walks.get();
     w.reset(st, idx);
+    try {
+      return walkFrom(w, st, alt, warmup, rampup, healthy);
+    } finally {
+      w.st = null; // do not keep an old ring alive from a thread-local
+    }
+  }
+
+  private Backend walkFrom(
+      Walk w, Ring st, int alt, double warmup, boolean rampup, ShardHealthy healthy) {
+    Snapshot s = st.snapshot();
     if (alt > 0 && w.next(alt - 1, healthy == ShardHealthy.ALL) == -1) {
       return w.previous >= 0 ? s.backend(w.previous) : null;
     }

@@ -10,9 +10,9 @@ import java.util.Map;
  * {@code j} (from 0) is {@code HashStrands32(ident + j)}, sorted as unsigned values; equal points
  * keep (host, replica) order, as glibc's stable qsort does.
  *
- * <p>Points are stored with the top bit flipped so that a signed {@code int} comparison orders
- * them as unsigned: the lookup is a plain binary search over an {@code int[]}, which is as cheap
- * as a ring lookup can be.
+ * <p>Points are stored with the top bit flipped so that a signed comparison orders them as
+ * unsigned, each in one {@code long} with its host: the lookup is a branch-free binary search over
+ * one array, and the host comes from the entry it lands on.
  *
  * <p>Immutable. Each host's points depend only on its ident and replica count, so they are cached
  * across rebuilds: adding one host to a thousand hashes only the new host's points.
@@ -21,16 +21,16 @@ public final class ShardRing {
 
   private static final int BIAS = 0x8000_0000;
 
-  private final int[] points; // biased
-  private final int[] hosts;
+  // One long per point: the biased point in the high half, the host index in the low half. The
+  // sort order of these longs is exactly Varnish's ring order (point, then host), and a lookup
+  // reads the point and its host from the same cache line.
+  private final long[] entries;
   private final String[] idents;
   private final int[] replicas;
   private final Map<String, int[]> pointCache; // ident -> raw points for j = 0..len-1
 
-  private ShardRing(
-      int[] points, int[] hosts, String[] idents, int[] replicas, Map<String, int[]> cache) {
-    this.points = points;
-    this.hosts = hosts;
+  private ShardRing(long[] entries, String[] idents, int[] replicas, Map<String, int[]> cache) {
+    this.entries = entries;
     this.idents = idents;
     this.replicas = replicas;
     this.pointCache = cache;
@@ -80,64 +80,80 @@ public final class ShardRing {
       }
     }
     Arrays.sort(keyed);
-    int[] pts = new int[keyed.length];
-    int[] hs = new int[keyed.length];
     for (int i = 0; i < keyed.length; i++) {
-      pts[i] = (int) (keyed[i] >> 32);
-      hs[i] = hostOfSeq[(int) keyed[i]];
+      keyed[i] = (keyed[i] & 0xFFFF_FFFF_0000_0000L) | hostOfSeq[(int) keyed[i]];
     }
-    return new ShardRing(pts, hs, idents.clone(), replicas.clone(), cache);
+    return new ShardRing(keyed, idents.clone(), replicas.clone(), cache);
   }
 
   private static int[] hashPoints(String ident, int count) {
-    int[] raw = new int[count];
-    for (int j = 0; j < count; j++) {
-      raw[j] = (int) VarnishHash.ringPoint(ident, j);
-    }
-    return raw;
+    return VarnishHash.ringPoints(ident, count);
   }
 
   /** Number of points on the ring. */
   public int size() {
-    return points.length;
+    return entries.length;
   }
 
   /** The i-th point as an unsigned value. */
   public long point(int i) {
-    return Integer.toUnsignedLong(points[i] ^ BIAS);
+    return Integer.toUnsignedLong((int) (entries[i] >> 32) ^ BIAS);
   }
 
   /** The host index (position in the director's member list) owning the i-th point. */
   public int host(int i) {
-    return hosts[i];
-  }
-
-  /** The raw ring arrays, for benchmarks comparing against a bare binary search. */
-  int[] biasedPoints() {
-    return points;
+    return (int) entries[i];
   }
 
   /**
-   * Varnish's {@code shard_lookup}, ported literally: the first point {@code >= key}, but a key
-   * above every point gives the <em>last</em> index (no wrap to 0), and a ring of exactly two
-   * points always gives index 1. {@code key} is unsigned 32-bit. The ring must not be empty.
+   * Varnish's {@code shard_lookup}: the first point {@code >= key}, but a key above every point
+   * gives the <em>last</em> index (no wrap to 0), and a ring of exactly two points always gives
+   * index 1. {@code key} is unsigned 32-bit. The ring must not be empty.
+   *
+   * <p>For distinct points that is a lower bound, done here without data-dependent branches so the
+   * CPU does not mispredict half the steps. Only when the key equals a point that occurs more than
+   * once does Varnish's answer depend on its probe order; then the literal port decides.
    */
   public int lookup(long key) {
-    final int[] p = points;
+    final long[] e = entries;
     final int k = (int) key ^ BIAS;
-    final int n = p.length;
+    final long k64 = (long) k << 32; // the smallest entry whose point is >= key
+    final int n = e.length;
+    if (n == 2) {
+      return 1;
+    }
+    int lo = 0;
+    int len = n;
+    while (len > 1) {
+      int half = len >>> 1;
+      lo = e[lo + half - 1] < k64 ? lo + half : lo;
+      len -= half;
+    }
+    // lo is now the lower bound, or n-1 when every point is below the key
+    if ((int) (e[lo] >> 32) == k
+        && ((lo + 1 < n && (int) (e[lo + 1] >> 32) == k) || (lo > 0 && (int) (e[lo - 1] >> 32) == k))) {
+      return literalLookup(key);
+    }
+    return lo;
+  }
+
+  /** Varnish's {@code shard_lookup}, ported literally (the reference for {@link #lookup}). */
+  int literalLookup(long key) {
+    final long[] e = entries;
+    final int k = (int) key ^ BIAS;
+    final int n = e.length;
     int low = 0;
     int high = n;
     while (true) {
       int i = (high + low) >>> 1;
-      int pi = p[i];
+      int pi = (int) (e[i] >> 32);
       if (pi == k) {
         return i;
       }
       if (i == n - 1) {
         return n - 1;
       }
-      if (pi < k && p[i + 1] >= k) {
+      if (pi < k && (int) (e[i + 1] >> 32) >= k) {
         return i + 1;
       }
       if (pi > k) {
@@ -149,5 +165,15 @@ public final class ShardRing {
         low = i;
       }
     }
+  }
+
+  /** A ring over raw points (unsorted input is sorted), for tests of the lookup. */
+  static ShardRing ofPoints(long[] rawPoints) {
+    long[] keyed = new long[rawPoints.length];
+    for (int i = 0; i < rawPoints.length; i++) {
+      keyed[i] = ((long) ((int) rawPoints[i] ^ BIAS) << 32) | i;
+    }
+    java.util.Arrays.sort(keyed);
+    return new ShardRing(keyed, new String[0], new int[0], Map.of());
   }
 }

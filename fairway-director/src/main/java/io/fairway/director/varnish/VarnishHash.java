@@ -15,6 +15,15 @@ public final class VarnishHash {
   private static final ThreadLocal<MessageDigest> SHA256 =
       ThreadLocal.withInitial(VarnishHash::newSha256);
 
+  /** Per-thread buffers so hashing an ASCII key allocates nothing. */
+  private static final class Scratch {
+    final MessageDigest md = newSha256();
+    byte[] in = new byte[256];
+    final byte[] out = new byte[32];
+  }
+
+  private static final ThreadLocal<Scratch> SCRATCH = ThreadLocal.withInitial(Scratch::new);
+
   private VarnishHash() {}
 
   private static MessageDigest newSha256() {
@@ -44,12 +53,36 @@ public final class VarnishHash {
 
   /** {@link #hashStrands32(String...)} of a single string. */
   public static long hash32(String s) {
-    MessageDigest md = SHA256.get();
+    Scratch sc = SCRATCH.get();
+    MessageDigest md = sc.md;
     md.reset();
     if (s != null && !s.isEmpty()) {
-      md.update(s.getBytes(StandardCharsets.UTF_8));
+      int n = s.length();
+      if (sc.in.length < n) {
+        sc.in = new byte[Math.max(n, sc.in.length * 2)];
+      }
+      byte[] in = sc.in;
+      boolean ascii = true;
+      for (int i = 0; i < n; i++) {
+        char c = s.charAt(i);
+        if (c >= 0x80) {
+          ascii = false;
+          break;
+        }
+        in[i] = (byte) c;
+      }
+      if (ascii) {
+        md.update(in, 0, n);
+      } else {
+        md.update(s.getBytes(StandardCharsets.UTF_8));
+      }
     }
-    return lastFourLittleEndian(md.digest());
+    try {
+      md.digest(sc.out, 0, 32);
+    } catch (java.security.DigestException e) {
+      throw new IllegalStateException("SHA-256 digest into a 32-byte buffer failed", e);
+    }
+    return lastFourLittleEndian(sc.out);
   }
 
   /** {@link #hashStrands32} of raw bytes (for callers that already hold the request bytes). */
@@ -63,6 +96,36 @@ public final class VarnishHash {
   /** A shard ring point: {@code HashStrands32(ident, "%d" of replica)}. */
   static long ringPoint(String ident, int replica) {
     return hash32(ident + replica);
+  }
+
+  /**
+   * Ring points {@code 0 .. count-1} of one ident, as {@link #ringPoint} gives them, hashing the
+   * ident's bytes followed by the replica's decimal digits without building strings.
+   */
+  static int[] ringPoints(String ident, int count) {
+    Scratch sc = SCRATCH.get();
+    MessageDigest md = sc.md;
+    byte[] id = ident.getBytes(StandardCharsets.UTF_8);
+    byte[] digits = new byte[11];
+    int[] out = new int[count];
+    try {
+      for (int j = 0; j < count; j++) {
+        md.reset();
+        md.update(id, 0, id.length);
+        int p = digits.length;
+        int v = j;
+        do {
+          digits[--p] = (byte) ('0' + v % 10);
+          v /= 10;
+        } while (v != 0);
+        md.update(digits, p, digits.length - p);
+        md.digest(sc.out, 0, 32);
+        out[j] = (int) lastFourLittleEndian(sc.out);
+      }
+    } catch (java.security.DigestException e) {
+      throw new IllegalStateException("SHA-256 digest into a 32-byte buffer failed", e);
+    }
+    return out;
   }
 
   /**

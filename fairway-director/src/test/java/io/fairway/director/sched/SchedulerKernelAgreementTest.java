@@ -18,7 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The strongest check of kernel exactness: boots user-mode Linux, lets the real IPVS schedule connections from many
  * client addresses (sh, mh — IPv4 and IPv6, with and without -port/-fallback flags —, dh on a fwmark service, and
- * sequences for rr wrr lc wlc sed nq fo ovf with thresholds), reads /proc/net/ip_vs_conn and requires Fairway's
+ * sequences for rr wrr lc wlc sed nq fo ovf with thresholds, sh/mh whose servers fill up, persistent services with
+ * a /24 granularity), reads /proc/net/ip_vs_conn and requires Fairway's
  * schedulers to choose the same real server for every single connection, and to refuse exactly where the kernel
  * created no connection.
  */
@@ -26,7 +27,12 @@ import org.junit.jupiter.api.io.TempDir;
 class SchedulerKernelAgreementTest {
 
     record Scenario(String name, String sched, List<String> flags, String vip, int vport, int fwmark,
-                    List<DestSpec> adds, List<DestSpec> edits, List<Flow> flows) {}
+                    List<DestSpec> adds, List<DestSpec> edits, List<Flow> flows, Persistence persistence) {
+        Scenario(String name, String sched, List<String> flags, String vip, int vport, int fwmark,
+                 List<DestSpec> adds, List<DestSpec> edits, List<Flow> flows) {
+            this(name, sched, flags, vip, vport, fwmark, adds, edits, flows, Persistence.NONE);
+        }
+    }
 
     private final List<Scenario> scenarios = new ArrayList<>();
     private Map<String, UmlIpvs.Conn> kernel;
@@ -42,7 +48,9 @@ class SchedulerKernelAgreementTest {
         for (Scenario s : scenarios) {
             String svc = s.fwmark() > 0 ? "-f " + s.fwmark() : "-t " + hostPort(ip(s.vip()), s.vport());
             plan.append("ipvsadm -A ").append(svc).append(" -s ").append(s.sched())
-                    .append(s.flags().isEmpty() ? "" : " -b " + String.join(",", s.flags())).append('\n');
+                    .append(s.flags().isEmpty() ? "" : " -b " + String.join(",", s.flags()))
+                    .append(s.persistence().enabled() ? " -p " + s.persistence().timeoutMillis() / 1000 + " -M "
+                            + maskText(s.persistence().ipv4Mask()) : "").append('\n');
             for (DestSpec d : s.adds()) plan.append("ipvsadm -a ").append(destArgs(svc, d, s.fwmark())).append('\n');
             for (DestSpec d : s.edits()) plan.append("ipvsadm -e ").append(destArgs(svc, d, s.fwmark())).append('\n');
             for (Flow f : s.flows()) {
@@ -62,6 +70,10 @@ class SchedulerKernelAgreementTest {
         String r = fwmark > 0 ? (d.address() instanceof Inet6Address ? "[" + d.address().getHostAddress() + "]"
                 : d.address().getHostAddress()) : hostPort(d.address(), d.port());
         return svc + " -r " + r + " -g -w " + d.weight() + " -x " + d.upperThreshold() + " -y " + d.lowerThreshold();
+    }
+
+    private static String maskText(int m) {
+        return (m >>> 24) + "." + ((m >>> 16) & 255) + "." + ((m >>> 8) & 255) + "." + (m & 255);
     }
 
     private static String hostPort(InetAddress a, int port) {
@@ -122,6 +134,33 @@ class SchedulerKernelAgreementTest {
             scenarios.add(new Scenario(seq[i] + "-sequence", seq[i], List.of(), "10.16.0." + (20 + i), 80, 0, pool,
                     List.of(), flows));
         }
+        // Hash schedulers with thresholds: servers fill up as the clients arrive, then fallback (or refusal) begins.
+        List<DestSpec> small = List.of(DestSpec.of("10.16.6.1", 80, 1).withThresholds(6, 2),
+                DestSpec.of("10.16.6.2", 80, 2).withThresholds(10, 0), DestSpec.of("10.16.6.3", 80, 1).withThresholds(4, 0),
+                DestSpec.of("10.16.6.4", 80, 3));
+        scenarios.add(hashScenario("mh-fallback-thresholds", "mh", List.of("mh-fallback"), "10.16.0.40", small,
+                List.of(), v4Clients(rnd, 80)));
+        scenarios.add(hashScenario("sh-fallback-thresholds", "sh", List.of("sh-fallback"), "10.16.0.41", small,
+                List.of(), v4Clients(rnd, 80)));
+        scenarios.add(hashScenario("sh-thresholds", "sh", List.of(), "10.16.0.42", small, List.of(), v4Clients(rnd, 80)));
+
+        // Persistence with /24 granularity: clients of three networks, each connecting several times, interleaved.
+        List<Flow> sticky = new ArrayList<>();
+        for (int round = 0; round < 4; round++) {
+            for (int net = 0; net < 3; net++) {
+                for (int host = 1; host <= 5; host++) {
+                    sticky.add(new Flow(ip("10.17." + (200 + net) + "." + (host * 7 + round)), 20000 + round * 100 + net * 10 + host, null, 80));
+                }
+            }
+        }
+        scenarios.add(new Scenario("rr-persistent-24", "rr", List.of(), "10.16.0.43", 80, 0,
+                List.of(DestSpec.of("10.16.7.1", 80, 1), DestSpec.of("10.16.7.2", 80, 1), DestSpec.of("10.16.7.3", 80, 1)),
+                List.of(), sticky, Persistence.seconds(300).withIpv4Mask(0xffffff00)));
+        scenarios.add(new Scenario("wlc-persistent", "wlc", List.of(), "10.16.0.44", 80, 0,
+                List.of(DestSpec.of("10.16.7.1", 80, 1), DestSpec.of("10.16.7.2", 80, 3).withThresholds(8, 0),
+                        DestSpec.of("10.16.7.3", 80, 2)),
+                List.of(), sticky, Persistence.seconds(300)));
+
         // wrr with a weight change in the middle of nowhere: gcd 2 steps.
         scenarios.add(new Scenario("wrr-gcd", "wrr", List.of(), "10.16.0.30", 80, 0,
                 List.of(DestSpec.of("10.16.5.1", 80, 4), DestSpec.of("10.16.5.2", 80, 6), DestSpec.of("10.16.5.3", 80, 2)),
@@ -166,7 +205,8 @@ class SchedulerKernelAgreementTest {
         int compared = 0;
         int refused = 0;
         for (Scenario s : scenarios) {
-            VirtualService vs = new VirtualService(Schedulers.create(s.sched(), s.flags()));
+            VirtualService vs = new VirtualService(Schedulers.create(s.sched(), s.flags()), s.persistence(),
+                    () -> 1_000_000L); // the whole run is far shorter than the persistence timeout
             for (DestSpec d : s.adds()) vs.add(d);
             for (DestSpec d : s.edits()) vs.edit(d);
             for (Flow f : s.flows()) {

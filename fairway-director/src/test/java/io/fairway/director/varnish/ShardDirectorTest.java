@@ -247,6 +247,27 @@ class ShardDirectorTest {
   }
 
   @Test
+  void warmupSendsItsShareToTheNextHost() {
+    ShardDirector d =
+        new ShardDirector(
+            "vd", new ShardDirector.Settings(25, 0.3, 0, ShardParams.DEFAULTS), new Vrnd(9), null);
+    d.replaceAll(List.of(Member.of(S1), Member.of(S2), Member.of(S3)));
+    long key = 1756955383L; // order s1, s2, s3
+    int s2 = 0;
+    for (int i = 0; i < 20000; i++) {
+      Backend b = d.pick(key, 0, ShardParams.DEFAULTS);
+      assertThat(b).isIn(S1, S2);
+      if (b == S2) {
+        s2++;
+      }
+    }
+    assertThat(s2 / 20000.0).isBetween(0.28, 0.32);
+    // per-request warmup 0 turns it off; alt > 0 never warms
+    assertThat(d.pick(key, 0, ShardParams.DEFAULTS.withWarmup(0))).isSameAs(S1);
+    assertThat(d.pick(key, 1, ShardParams.DEFAULTS)).isSameAs(S2);
+  }
+
+  @Test
   void healthIgnoreSkipsRampupAndPrecomputedKeyWins() {
     ShardDirector d = shard(25, Member.of(S1), Member.of(S2), Member.of(S3));
     d.setHealthy("s1", false);

@@ -46,6 +46,14 @@ class VarnishHashTest {
   }
 
   @Test
+  void bulkRingPointsEqualOneByOne() {
+    int[] pts = VarnishHash.ringPoints("node-\u00e9", 120);
+    for (int j = 0; j < pts.length; j++) {
+      assertThat(Integer.toUnsignedLong(pts[j])).isEqualTo(VarnishHash.ringPoint("node-\u00e9", j));
+    }
+  }
+
+  @Test
   void singlePointIdentsC00010() {
     assertThat(VarnishHash.ringPoint("s1", 0)).isEqualTo(0xf08ad325L);
     assertThat(VarnishHash.ringPoint("s2", 0)).isEqualTo(0x6e040182L);
@@ -60,6 +68,18 @@ class VarnishHashTest {
     assertThat(VarnishHash.digestKey("/b/c/hash/def", "127.0.0.1")).isEqualTo(0xdf9a465fL);
     assertThat(VarnishHash.digestKey("/b/c/hash/hash", "127.0.0.1")).isEqualTo(0x0eb35bc1L);
     assertThat(VarnishHash.digestKey("/b/c/hash/blob", "127.0.0.1")).isEqualTo(0xd7eecc0aL);
+  }
+
+  @Test
+  void nonAsciiKeysHashTheirUtf8Bytes() throws Exception {
+    String s = "/caf\u00e9/\u65e5\u672c";
+    byte[] d = java.security.MessageDigest.getInstance("SHA-256")
+        .digest(s.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    long expected = (d[28] & 0xFFL) | (d[29] & 0xFFL) << 8 | (d[30] & 0xFFL) << 16 | (d[31] & 0xFFL) << 24;
+    assertThat(VarnishHash.hash32(s)).isEqualTo(expected).isEqualTo(VarnishHash.hashStrands32("/caf\u00e9", "/\u65e5\u672c"));
+    // a long key grows the scratch buffer and still hashes like the strands version
+    String longKey = "/x".repeat(400);
+    assertThat(VarnishHash.hash32(longKey)).isEqualTo(VarnishHash.hashStrands32(longKey.substring(0, 7), longKey.substring(7)));
   }
 
   @Test

@@ -36,6 +36,11 @@ import org.junit.jupiter.api.io.TempDir;
  * <p>varnishd never fetches: {@code vcl_recv} resolves the directors (resolve=NOW) for the keys in
  * headers {@code k0..k15}, writes the chosen backend names into a header and returns a synthetic
  * response. Health is set with {@code varnishadm backend.set_health}; the backends have no probe.
+ *
+ * <p>The random director is compared too: after {@code varnishadm debug.srandom 4242}, 2,000
+ * resolutions in sequence with two members sick must match {@link Vrnd} seeded with 4242. So is
+ * shard warmup (probability 0.4, one member sick): 1,600 picks whose dice come from the same
+ * seeded generator.
  */
 class VarnishdOracleTest {
 
@@ -97,11 +102,36 @@ class VarnishdOracleTest {
       v.append(", weight=").append(s.weight()).append(");\n");
     }
     v.append("  vd.reconfigure(replicas=").append(REPLICAS).append(");\n");
+    v.append("  new vw = directors.shard();\n");
+    for (Spec s : SPECS) {
+      v.append("  vw.add_backend(").append(s.name());
+      if (s.ident() != null) {
+        v.append(", ident=\"").append(s.ident()).append('"');
+      }
+      v.append(", weight=").append(s.weight()).append(");\n");
+    }
+    v.append("  vw.set_warmup(0.4);\n  vw.reconfigure(replicas=").append(REPLICAS).append(");\n");
+    v.append("  new vr = directors.random();\n");
+    for (Spec s : SPECS) {
+      v.append("  vr.add_backend(").append(s.name()).append(", ").append(s.weight()).append(");\n");
+    }
     v.append("  new vh = directors.hash();\n");
     for (Spec s : SPECS) {
       v.append("  vh.add_backend(").append(s.name()).append(", ").append(s.weight()).append(");\n");
     }
     v.append("}\n\nsub vcl_recv {\n");
+    // random: one draw per resolve, in statement order, after varnishadm debug.srandom
+    v.append("  if (req.http.x-mode == \"random\") {\n    set req.http.r0 = \"\"");
+    for (int k = 0; k < KEYS_PER_REQUEST; k++) {
+      v.append(" + vr.backend().resolve() + \",\"");
+    }
+    v.append(";\n    return (synth(200));\n  }\n");
+    // shard warmup: the dice (two draws each) are rolled in statement order
+    v.append("  if (req.http.x-mode == \"warmup\") {\n    set req.http.r0 = \"\"");
+    for (int k = 0; k < KEYS_PER_REQUEST; k++) {
+      v.append(" + vw.backend(by=KEY, key=vw.key(req.http.k").append(k).append(")) + \",\"");
+    }
+    v.append(";\n    return (synth(200));\n  }\n");
     for (int k = 0; k < KEYS_PER_REQUEST; k++) {
       v.append("  set req.http.r").append(k).append(" = \"\"");
       for (String h : HEALTHY) {
@@ -183,12 +213,26 @@ class VarnishdOracleTest {
     return b.GET().build();
   }
 
-  static void setHealth(String backend, boolean healthy) throws Exception {
-    Process p = new ProcessBuilder("varnishadm", "-T", "127.0.0.1:" + adminPort,
-        "-S", dir.resolve("secret").toString(), "backend.set_health", backend, healthy ? "healthy" : "sick")
-        .redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(p.waitFor()).as("varnishadm: %s", out).isZero();
+  /**
+   * Sets every backend's admin health. One varnishadm per command, run side by side: fed several
+   * commands on stdin, varnishadm may exit at end of input before it has sent them all.
+   */
+  static void setHealth(Set<String> sick) throws Exception {
+    List<Process> ps = new ArrayList<>();
+    for (Spec s : SPECS) {
+      ps.add(admProcess("backend.set_health", s.name(), sick.contains(s.name()) ? "sick" : "healthy"));
+    }
+    for (Process p : ps) {
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertThat(p.waitFor()).as("varnishadm: %s", out).isZero();
+    }
+  }
+
+  static Process admProcess(String... command) throws IOException {
+    List<String> cmd = new ArrayList<>(List.of("varnishadm", "-T", "127.0.0.1:" + adminPort,
+        "-S", dir.resolve("secret").toString()));
+    cmd.addAll(List.of(command));
+    return new ProcessBuilder(cmd).redirectErrorStream(true).start();
   }
 
   static List<String> randomKeys(int n, long seed) {
@@ -220,9 +264,9 @@ class VarnishdOracleTest {
     int compared = 0;
     List<String> mismatches = new ArrayList<>();
     for (Set<String> sick : SICK_STATES) {
+      setHealth(sick);
       for (Spec s : SPECS) {
         boolean up = !sick.contains(s.name());
-        setHealth(s.name(), up);
         shard.setHealthy(s.name(), up);
         hash.setHealthy(s.name(), up);
       }
@@ -242,6 +286,82 @@ class VarnishdOracleTest {
     }
     assertThat(mismatches).as("first mismatches").isEmpty();
     assertThat(compared).isEqualTo(SICK_STATES.size() * KEYS * (HEALTHY.length * ALTS + 1));
+  }
+
+  @Test
+  void randomWithTheSameSeedDrawsTheSameSequence() throws Exception {
+    RandomDirector mine = new RandomDirector("vr", new Vrnd(4242), null);
+    for (Spec s : SPECS) {
+      mine.add(Member.of(Backend.named(s.name()), s.weight()));
+    }
+    Set<String> sick = Set.of("b1", "b4");
+    setHealth(sick);
+    for (String b : sick) {
+      mine.setHealthy(b, false);
+    }
+    Process seed = admProcess("debug.srandom", "4242");
+    assertThat(seed.waitFor()).isZero();
+    List<String> theirs = new ArrayList<>();
+    for (int i = 0; i < 125; i++) { // one request at a time: draws must stay in order
+      HttpRequest r = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + "/"))
+          .header("x-mode", "random").timeout(Duration.ofSeconds(10)).GET().build();
+      String line = http.send(r, HttpResponse.BodyHandlers.ofString()).headers().firstValue("r0").orElse("");
+      List<String> got = List.of(line.split(",", -1));
+      theirs.addAll(got.subList(0, KEYS_PER_REQUEST));
+    }
+    List<String> ours = new ArrayList<>();
+    for (int i = 0; i < theirs.size(); i++) {
+      Backend b = mine.pick(Request.EMPTY);
+      ours.add(b == null ? "" : b.name());
+    }
+    assertThat(ours).isEqualTo(theirs);
+    assertThat(ours).doesNotContain("b1", "b4").contains("b0", "b2", "b3", "b5", "b6");
+  }
+
+  @Test
+  void shardWarmupRollsTheSameDiceAsVarnishd() throws Exception {
+    ShardDirector mine = new ShardDirector(
+        "vw", new ShardDirector.Settings(REPLICAS, 0.4, 0, ShardParams.DEFAULTS), new Vrnd(77), null);
+    for (Spec s : SPECS) {
+      mine.add(Member.of(Backend.named(s.name()), s.weight()).withIdent(s.ident()));
+    }
+    Set<String> sick = Set.of("b2");
+    setHealth(sick);
+    mine.setHealthy("b2", false);
+    Process seed = admProcess("debug.srandom", "77");
+    assertThat(seed.waitFor()).isZero();
+    List<String> keys = randomKeys(KEYS_PER_REQUEST * 100, 99L);
+    List<String> theirs = new ArrayList<>();
+    for (int i = 0; i < keys.size(); i += KEYS_PER_REQUEST) {
+      List<String> batch = keys.subList(i, i + KEYS_PER_REQUEST);
+      HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + "/"))
+          .header("x-mode", "warmup").timeout(Duration.ofSeconds(10));
+      for (int k = 0; k < batch.size(); k++) {
+        b.header("k" + k, batch.get(k));
+      }
+      String line = http.send(b.GET().build(), HttpResponse.BodyHandlers.ofString())
+          .headers().firstValue("r0").orElse("");
+      theirs.addAll(List.of(line.split(",", -1)).subList(0, KEYS_PER_REQUEST));
+    }
+    List<String> ours = new ArrayList<>();
+    int moved = 0;
+    ShardDirector noWarmup = new ShardDirector(
+        "plain", new ShardDirector.Settings(REPLICAS, 0, 0, ShardParams.DEFAULTS), null, null);
+    for (Spec s : SPECS) {
+      noWarmup.add(Member.of(Backend.named(s.name()), s.weight()).withIdent(s.ident()));
+    }
+    noWarmup.setHealthy("b2", false);
+    for (String k : keys) {
+      Request r = Request.ofString(k).withParams(ShardParams.DEFAULTS.withBy(ShardBy.KEY));
+      Backend b = mine.pick(r);
+      ours.add(b == null ? "" : b.name());
+      if (!java.util.Objects.equals(b, noWarmup.pick(r))) { // records: equal by name
+        moved++;
+      }
+    }
+    assertThat(ours).isEqualTo(theirs);
+    // about 40% of the picks went to the next server: the dice were really rolled
+    assertThat(moved).isBetween(keys.size() * 30 / 100, keys.size() * 50 / 100);
   }
 
   static int check(ShardDirector shard, HashDirector hash, Set<String> sick, List<String> batch,

@@ -1,0 +1,625 @@
+package io.fairway.config;
+
+import io.fairway.config.model.BfdCheck;
+import io.fairway.config.model.Checker;
+import io.fairway.config.model.CheckerTiming;
+import io.fairway.config.model.DnsCheck;
+import io.fairway.config.model.Endpoint;
+import io.fairway.config.model.FileCheck;
+import io.fairway.config.model.HttpCheck;
+import io.fairway.config.model.Location;
+import io.fairway.config.model.MiscCheck;
+import io.fairway.config.model.PingCheck;
+import io.fairway.config.model.Script;
+import io.fairway.config.model.SmtpCheck;
+import io.fairway.config.model.StatusRange;
+import io.fairway.config.model.TcpCheck;
+import io.fairway.config.model.TrackFile;
+import io.fairway.config.model.UdpCheck;
+import io.fairway.config.model.UrlCheck;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The checker blocks of a real_server. Each checker leaves here with its effective timing and
+ * endpoint resolved (checker, else real_server, else virtual_server, else the checker type's
+ * default), so the check engine never looks further than the checker itself.
+ */
+final class CheckerParser {
+  static final Set<String> CHECKERS = Set.of("TCP_CHECK", "HTTP_GET", "SSL_GET", "MISC_CHECK",
+      "DNS_CHECK", "SMTP_CHECK", "UDP_CHECK", "PING_CHECK", "FILE_CHECK", "BFD_CHECK");
+  static final Set<String> ENDPOINT = Set.of("connect_ip", "connect_port", "bindto", "bind_port",
+      "bind_if", "fwmark");
+  static final Set<String> CHECKER_COMMON = Set.of("delay_loop", "connect_timeout", "retry",
+      "delay_before_retry", "warmup", "alpha", "log_all_failures", "nb_get_retry");
+  static final Set<String> URL = Set.of("path", "digest", "status_code", "virtualhost", "regex",
+      "regex_no_match", "regex_options", "regex_min_offset", "regex_max_offset", "regex_stack");
+  static final Set<String> DNS_TYPES = Set.of("A", "NS", "CNAME", "SOA", "MX", "TXT", "AAAA",
+      "RRSIG", "DNSKEY");
+
+  private final Values v;
+  private final Map<String, TrackFile> trackFiles;
+  private final boolean logAllFailures;
+
+  CheckerParser(Values v, Map<String, TrackFile> trackFiles, boolean logAllFailures) {
+    this.v = v;
+    this.trackFiles = trackFiles;
+    this.logAllFailures = logAllFailures;
+  }
+
+  private static final class EndpointDraft {
+    InetAddress ip;
+    Integer port;
+    InetAddress bindTo;
+    int bindPort;
+    String bindIf;
+    long fwmark;
+  }
+
+  private boolean endpoint(Node c, EndpointDraft e) {
+    switch (c.keyword()) {
+      case "connect_ip":
+        if (v.args(c, 1, 1)) {
+          e.ip = v.address(c, 1, "address");
+        }
+        return true;
+      case "connect_port":
+        if (v.args(c, 1, 1)) {
+          e.port = v.port(c, 1);
+        }
+        return true;
+      case "bindto":
+        if (v.args(c, 1, 1)) {
+          e.bindTo = v.address(c, 1, "address");
+        }
+        return true;
+      case "bind_port":
+        if (v.args(c, 1, 1)) {
+          Integer p = v.port(c, 1);
+          e.bindPort = p == null ? 0 : p;
+        }
+        return true;
+      case "bind_if":
+        if (v.args(c, 1, 1)) {
+          e.bindIf = c.arg(1);
+        }
+        return true;
+      case "fwmark":
+        if (v.args(c, 1, 1)) {
+          Long m = v.number(c, 1, 0, Values.UINT32_MAX, "fwmark");
+          e.fwmark = m == null ? 0 : m;
+        }
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  private Endpoint resolve(Node n, EndpointDraft e, InetAddress rsAddr, int rsPort,
+      boolean needPort) {
+    int port = e.port != null ? e.port : rsPort;
+    if (needPort && port == 0) {
+      v.error(n, n.keyword() + " has no port to check: the real_server has none, set connect_port");
+    }
+    return new Endpoint(e.ip != null ? e.ip : rsAddr, port, Optional.ofNullable(e.bindTo),
+        e.bindPort, Optional.ofNullable(e.bindIf), e.fwmark);
+  }
+
+  private CheckerTiming resolveTiming(InheritedTiming t, String type) {
+    Duration delayLoop = t.delayLoop != null ? t.delayLoop : ModelBuilder.DEFAULT_DELAY_LOOP;
+    long retryDefault = switch (type) {
+      case "DNS_CHECK" -> 3;
+      case "MISC_CHECK" -> 0;
+      default -> 1;
+    };
+    Duration dbrDefault = switch (type) {
+      case "HTTP_GET", "SSL_GET" -> Duration.ofSeconds(3);
+      case "DNS_CHECK" -> delayLoop;
+      default -> Duration.ofSeconds(1);
+    };
+    long retry = t.retry != null ? t.retry : retryDefault;
+    Duration dbr = t.delayBeforeRetry != null ? t.delayBeforeRetry : dbrDefault;
+    if (type.equals("DNS_CHECK") && dbr.isZero()) {
+      dbr = delayLoop;
+    }
+    return new CheckerTiming(delayLoop,
+        t.connectTimeout != null ? t.connectTimeout : ModelBuilder.DEFAULT_CONNECT_TIMEOUT,
+        (int) Math.min(Integer.MAX_VALUE, retry),
+        dbr,
+        t.warmup != null ? t.warmup : delayLoop,
+        t.alpha != null && t.alpha,
+        logAllFailures);
+  }
+
+  List<Checker> checker(Node n, InetAddress rsAddr, int rsPort, InheritedTiming inherited,
+      String vhost) {
+    String type = n.keyword();
+    if (!v.block(n)) {
+      return List.of();
+    }
+    if (n.argc() > 0) {
+      v.error(n, type + " takes no arguments before its { } block");
+    }
+    InheritedTiming own = new InheritedTiming();
+    EndpointDraft ep = new EndpointDraft();
+    boolean network = !type.equals("MISC_CHECK") && !type.equals("FILE_CHECK")
+        && !type.equals("BFD_CHECK");
+    Boolean logAll = null;
+    // type-specific state
+    String httpVersion = "1.0";
+    boolean fastRecovery = false;
+    boolean enableSni = false;
+    Optional<String> sniName = Optional.empty();
+    String checkerVhost = null;
+    List<Node> urls = new ArrayList<>();
+    Script misc = null;
+    Duration miscTimeout = null;
+    boolean dynamic = false;
+    String miscUser = null;
+    String miscGroup = null;
+    String dnsType = "SOA";
+    String dnsName = ".";
+    String helo = SmtpCheck.DEFAULT_HELO;
+    List<Node> smtpHosts = new ArrayList<>();
+    String payload = "";
+    Optional<String> requireReply = Optional.empty();
+    int minReply = 0;
+    int maxReply = 255;
+    String trackFile = null;
+    Integer fileWeight = null;
+    Boolean reverse = null;
+    Node trackNode = null;
+    String bfdName = null;
+
+    for (Node c : n.children) {
+      String k = c.keyword();
+      // keepalived's FILE_CHECK and BFD_CHECK are event driven and take no timing (BFD: alpha
+      // only); MISC_CHECK has misc_timeout instead of connect_timeout.
+      boolean timed = switch (type) {
+        case "FILE_CHECK" -> false;
+        case "BFD_CHECK" -> k.equals("alpha");
+        case "MISC_CHECK" -> !k.equals("connect_timeout");
+        default -> true;
+      };
+      if (timed && InheritedTiming.read(c, own, true, v)) {
+        continue;
+      }
+      if (network && endpoint(c, ep)) {
+        continue;
+      }
+      if (k.equals("log_all_failures") && !type.equals("FILE_CHECK") && !type.equals("BFD_CHECK")) {
+        if (v.args(c, 0, 1)) {
+          logAll = v.bool(c, 1);
+        }
+        continue;
+      }
+      boolean handled = true;
+      switch (type) {
+        case "HTTP_GET":
+        case "SSL_GET":
+          switch (k) {
+            case "url":
+              if (v.block(c)) {
+                urls.add(c);
+              }
+              break;
+            case "http_protocol":
+              if (v.args(c, 1, 1)) {
+                String p = c.arg(1);
+                if (p.equals("1.0") || p.equals("1.1") || p.equalsIgnoreCase("1.0C")) {
+                  httpVersion = p.toUpperCase(Locale.ROOT);
+                } else {
+                  v.error(c, "http_protocol: '" + p + "' is not 1.0, 1.0C or 1.1");
+                }
+              }
+              break;
+            case "virtualhost":
+              if (v.args(c, 1, 1)) {
+                checkerVhost = c.arg(1);
+              }
+              break;
+            case "fast_recovery": {
+              Boolean b = v.args(c, 0, 1) ? v.bool(c, 1) : null;
+              fastRecovery = b != null && b;
+              break;
+            }
+            case "enable_sni": {
+              Boolean b = v.args(c, 0, 1) ? v.bool(c, 1) : null;
+              enableSni = b != null && b;
+              break;
+            }
+            case "sni_name":
+              if (v.args(c, 1, 1)) {
+                sniName = Optional.of(c.arg(1));
+              }
+              break;
+            case "tls_compliant":
+              v.warn(c, "tls_compliant is not supported by Fairway yet; ignored");
+              break;
+            default:
+              handled = false;
+          }
+          break;
+        case "MISC_CHECK":
+          switch (k) {
+            case "misc_path":
+              misc = v.script(c);
+              break;
+            case "misc_timeout":
+              if (v.args(c, 1, 1)) {
+                miscTimeout = v.timer(c, 1, false);
+              }
+              break;
+            case "misc_dynamic": {
+              Boolean b = v.args(c, 0, 1) ? v.bool(c, 1) : null;
+              dynamic = b != null && b;
+              break;
+            }
+            case "user":
+              if (v.args(c, 1, 2)) {
+                miscUser = c.arg(1);
+                miscGroup = c.argc() > 1 ? c.arg(2) : null;
+              }
+              break;
+            default:
+              handled = false;
+          }
+          break;
+        case "DNS_CHECK":
+          switch (k) {
+            case "type":
+              if (v.args(c, 1, 1)) {
+                String t = c.arg(1).toUpperCase(Locale.ROOT);
+                if (DNS_TYPES.contains(t)) {
+                  dnsType = t;
+                } else {
+                  v.error(c, "DNS_CHECK type '" + c.arg(1) + "' is not one of "
+                      + new TreeSet<>(DNS_TYPES));
+                }
+              }
+              break;
+            case "name":
+              if (v.args(c, 1, 1)) {
+                dnsName = c.arg(1);
+              }
+              break;
+            default:
+              handled = false;
+          }
+          break;
+        case "SMTP_CHECK":
+          switch (k) {
+            case "helo_name":
+              if (v.args(c, 1, 1)) {
+                helo = c.arg(1);
+              }
+              break;
+            case "host":
+              if (v.block(c)) {
+                v.warn(c, "SMTP_CHECK host { } is deprecated; it becomes a separate SMTP check");
+                smtpHosts.add(c);
+              }
+              break;
+            default:
+              handled = false;
+          }
+          break;
+        case "UDP_CHECK":
+          switch (k) {
+            case "payload":
+              if (v.args(c, 1, 1)) {
+                payload = hex(c, c.arg(1), false);
+              }
+              break;
+            case "require_reply":
+              if (v.args(c, 0, 1)) {
+                requireReply = Optional.of(c.argc() == 0 ? "" : hex(c, c.arg(1), true));
+              }
+              break;
+            case "min_reply_length":
+              if (v.args(c, 1, 1)) {
+                Long l = v.number(c, 1, 0, 65535, "length");
+                minReply = l == null ? minReply : l.intValue();
+              }
+              break;
+            case "max_reply_length":
+              if (v.args(c, 1, 1)) {
+                Long l = v.number(c, 1, 0, 65535, "length");
+                maxReply = l == null ? maxReply : l.intValue();
+              }
+              break;
+            default:
+              handled = false;
+          }
+          break;
+        case "FILE_CHECK":
+          switch (k) {
+            case "track_file":
+            case "file":
+              if (v.args(c, 1, 1)) {
+                trackFile = c.arg(1);
+                trackNode = c;
+              }
+              break;
+            case "weight":
+              if (v.args(c, 1, 2)) {
+                Long w = v.signed(c, 1, -Values.INT32_MAX, Values.INT32_MAX, "weight");
+                fileWeight = w == null ? null : w.intValue();
+                if (c.argc() == 2) {
+                  if (c.arg(2).equals("reverse")) {
+                    reverse = true;
+                  } else if (c.arg(2).equals("noreverse")) {
+                    reverse = false;
+                  } else {
+                    v.error(c, "weight: expected 'reverse' or 'noreverse', got '" + c.arg(2) + "'");
+                  }
+                }
+              }
+              break;
+            default:
+              handled = false;
+          }
+          break;
+        case "BFD_CHECK":
+          if (k.equals("name")) {
+            if (v.args(c, 1, 1)) {
+              bfdName = c.arg(1);
+            }
+          } else {
+            handled = false;
+          }
+          break;
+        default:
+          handled = false;
+      }
+      if (!handled) {
+        v.unknown(c, checkerKeywords(type), type);
+      }
+    }
+
+    InheritedTiming t = own.over(inherited);
+    if (type.equals("FILE_CHECK") || type.equals("BFD_CHECK")) {
+      // Nothing is polled, so inherited polling values would only be noise.
+      t = own;
+      t.alpha = type.equals("BFD_CHECK") ? (own.alpha != null ? own.alpha : inherited.alpha) : null;
+    } else if (type.equals("MISC_CHECK")) {
+      t.connectTimeout = null;
+    }
+    CheckerTiming ct = resolveTiming(t, type);
+    if (logAll != null) {
+      ct = new CheckerTiming(ct.delayLoop(), ct.connectTimeout(), ct.retry(),
+          ct.delayBeforeRetry(), ct.warmup(), ct.alpha(), logAll);
+    }
+    Location l = Values.loc(n);
+    switch (type) {
+      case "TCP_CHECK":
+        return List.of(new TcpCheck(l, ct, resolve(n, ep, rsAddr, rsPort, true)));
+      case "PING_CHECK":
+        return List.of(new PingCheck(l, ct, resolve(n, ep, rsAddr, rsPort, false)));
+      case "HTTP_GET":
+      case "SSL_GET": {
+        String vh = checkerVhost != null ? checkerVhost : vhost;
+        List<UrlCheck> us = new ArrayList<>();
+        for (Node u : urls) {
+          UrlCheck uc = url(u, vh);
+          if (uc != null) {
+            us.add(uc);
+          }
+        }
+        if (urls.isEmpty()) {
+          v.warn(n, type + " has no url - checker ignored, as keepalived does");
+          return List.of();
+        }
+        return List.of(new HttpCheck(l, ct, resolve(n, ep, rsAddr, rsPort, true),
+            type.equals("SSL_GET"), httpVersion, us, fastRecovery, enableSni, sniName));
+      }
+      case "MISC_CHECK":
+        if (misc == null) {
+          v.error(n, "MISC_CHECK needs misc_path");
+          return List.of();
+        }
+        if (miscUser != null) {
+          misc = new Script(misc.command(), misc.argv(), Optional.of(miscUser),
+              Optional.ofNullable(miscGroup));
+        }
+        return List.of(new MiscCheck(l, ct, misc, miscTimeout != null ? miscTimeout
+            : ct.delayLoop(), dynamic));
+      case "DNS_CHECK":
+        return List.of(new DnsCheck(l, ct, resolve(n, ep, rsAddr, rsPort, true), dnsType, dnsName));
+      case "SMTP_CHECK": {
+        List<Checker> out = new ArrayList<>();
+        if (smtpHosts.isEmpty()) {
+          out.add(new SmtpCheck(l, ct, resolve(n, ep, rsAddr, rsPort, true), helo));
+        }
+        for (Node h : smtpHosts) {
+          EndpointDraft he = new EndpointDraft();
+          he.ip = ep.ip;
+          he.port = ep.port;
+          he.bindTo = ep.bindTo;
+          he.bindPort = ep.bindPort;
+          he.bindIf = ep.bindIf;
+          he.fwmark = ep.fwmark;
+          for (Node c : h.children) {
+            if (!endpoint(c, he)) {
+              v.unknown(c, ENDPOINT, "SMTP_CHECK host");
+            }
+          }
+          out.add(new SmtpCheck(Values.loc(h), ct, resolve(h, he, rsAddr, rsPort, true), helo));
+        }
+        return out;
+      }
+      case "UDP_CHECK":
+        if (minReply > maxReply) {
+          v.error(n, "UDP_CHECK min_reply_length " + minReply + " is above max_reply_length "
+              + maxReply);
+        }
+        return List.of(new UdpCheck(l, ct, resolve(n, ep, rsAddr, rsPort, true), payload,
+            requireReply, minReply, maxReply));
+      case "FILE_CHECK": {
+        if (trackFile == null) {
+          v.error(n, "FILE_CHECK needs track_file NAME");
+          return List.of();
+        }
+        TrackFile tf = trackFiles.get(trackFile);
+        if (tf == null) {
+          Optional<String> s = Keywords.suggest(trackFile, trackFiles.keySet());
+          v.error(trackNode, "track_file '" + trackFile + "' is not defined (define it at the top "
+              + "level; keepalived needs it before use)"
+              + s.map(x -> " (did you mean '" + x + "'?)").orElse(""));
+          return List.of();
+        }
+        return List.of(new FileCheck(l, ct, trackFile,
+            fileWeight != null ? fileWeight : tf.weight(),
+            reverse != null ? reverse : tf.reverse()));
+      }
+      case "BFD_CHECK":
+        if (bfdName == null) {
+          v.error(n, "BFD_CHECK needs name BFD_INSTANCE");
+          return List.of();
+        }
+        return List.of(new BfdCheck(l, ct, bfdName));
+      default:
+        return List.of();
+    }
+  }
+
+  private static Set<String> checkerKeywords(String type) {
+    Set<String> base = new HashSet<>(CHECKER_COMMON);
+    if (type.equals("FILE_CHECK")) {
+      base.clear();
+    } else if (type.equals("BFD_CHECK")) {
+      base = new HashSet<>(Set.of("alpha"));
+    } else if (type.equals("MISC_CHECK")) {
+      base.remove("connect_timeout");
+    }
+    if (!Set.of("MISC_CHECK", "FILE_CHECK", "BFD_CHECK").contains(type)) {
+      base.addAll(ENDPOINT);
+    }
+    base.addAll(switch (type) {
+      case "HTTP_GET", "SSL_GET" -> Set.of("url", "http_protocol", "virtualhost", "fast_recovery",
+          "enable_sni", "sni_name", "tls_compliant");
+      case "MISC_CHECK" -> Set.of("misc_path", "misc_timeout", "misc_dynamic", "user");
+      case "DNS_CHECK" -> Set.of("type", "name");
+      case "SMTP_CHECK" -> Set.of("helo_name", "host");
+      case "UDP_CHECK" -> Set.of("payload", "require_reply", "min_reply_length",
+          "max_reply_length");
+      case "FILE_CHECK" -> Set.of("track_file", "weight");
+      case "BFD_CHECK" -> Set.of("name");
+      default -> Set.of();
+    });
+    return base;
+  }
+
+  private String hex(Node c, String s, boolean wildcards) {
+    String h = s.toLowerCase(Locale.ROOT);
+    if (h.startsWith("0x")) {
+      h = h.substring(2);
+    }
+    if (!h.matches(wildcards ? "[0-9a-fx]*" : "[0-9a-f]*") || h.length() % 2 != 0) {
+      v.error(c, c.keyword() + ": '" + s + "' is not an even number of hex digits"
+          + (wildcards ? " (x for any nibble)" : ""));
+      return "";
+    }
+    return h;
+  }
+
+  private UrlCheck url(Node u, String vhost) {
+    if (u.argc() > 0) {
+      v.error(u, "url takes no arguments before its { } block");
+    }
+    String path = null;
+    Optional<String> digest = Optional.empty();
+    List<StatusRange> codes = new ArrayList<>();
+    String urlVhost = null;
+    Optional<String> regex = Optional.empty();
+    boolean noMatch = false;
+    for (Node c : u.children) {
+      switch (c.keyword()) {
+        case "path":
+          if (v.args(c, 1, 1)) {
+            path = c.arg(1);
+          }
+          break;
+        case "digest":
+          if (v.args(c, 1, 1)) {
+            if (c.arg(1).matches("[0-9A-Fa-f]{32}")) {
+              digest = Optional.of(c.arg(1).toLowerCase(Locale.ROOT));
+            } else {
+              v.error(c, "digest: '" + c.arg(1) + "' is not an MD5 in hex (32 digits)");
+            }
+          }
+          break;
+        case "status_code":
+          if (v.args(c, 1, 100)) {
+            for (int i = 1; i <= c.argc(); i++) {
+              StatusRange r = status(c, c.arg(i));
+              if (r != null) {
+                codes.add(r);
+              }
+            }
+          }
+          break;
+        case "virtualhost":
+          if (v.args(c, 1, 1)) {
+            urlVhost = c.arg(1);
+          }
+          break;
+        case "regex":
+          if (v.args(c, 1, 1)) {
+            try {
+              java.util.regex.Pattern.compile(c.arg(1));
+              regex = Optional.of(c.arg(1));
+            } catch (java.util.regex.PatternSyntaxException e) {
+              v.error(c, "regex: " + e.getDescription());
+            }
+          }
+          break;
+        case "regex_no_match": {
+          Boolean b = v.args(c, 0, 1) ? v.bool(c, 1) : null;
+          noMatch = b != null && b;
+          break;
+        }
+        case "regex_options":
+        case "regex_min_offset":
+        case "regex_max_offset":
+        case "regex_stack":
+          v.warn(c, c.keyword() + " is not supported by Fairway yet; ignored");
+          break;
+        default:
+          v.unknown(c, URL, "url");
+      }
+    }
+    if (path == null) {
+      v.error(u, "url needs a path");
+      return null;
+    }
+    if (codes.isEmpty()) {
+      codes.add(StatusRange.DEFAULT);
+    }
+    return new UrlCheck(path, digest, codes,
+        Optional.ofNullable(urlVhost != null ? urlVhost : vhost), regex, noMatch);
+  }
+
+  private StatusRange status(Node c, String s) {
+    String[] p = s.split("-", -1);
+    if (p.length > 2) {
+      v.error(c, "status_code: '" + s + "' is not CODE or FROM-TO");
+      return null;
+    }
+    Long a = Values.parseLong(p[0]);
+    Long b = p.length == 2 ? Values.parseLong(p[1]) : a;
+    if (a == null || b == null || a < 100 || b > 599 || a > b) {
+      v.error(c, "status_code: '" + s + "' is not a status code or range within 100-599");
+      return null;
+    }
+    return new StatusRange(a.intValue(), b.intValue());
+  }
+}

@@ -1,0 +1,70 @@
+package io.fairway.config;
+
+import java.time.Duration;
+
+/**
+ * Checker timing as written at one level (virtual_server, real_server or checker); null means
+ * "not written here". keepalived resolves a checker's values from the nearest level that sets
+ * them, so each level is kept apart until the checker is built.
+ */
+final class InheritedTiming {
+  Duration delayLoop;
+  Duration connectTimeout;
+  Long retry;
+  Duration delayBeforeRetry;
+  Duration warmup;
+  Boolean alpha;
+
+  InheritedTiming over(InheritedTiming parent) {
+    InheritedTiming t = new InheritedTiming();
+    t.delayLoop = delayLoop != null ? delayLoop : parent.delayLoop;
+    t.connectTimeout = connectTimeout != null ? connectTimeout : parent.connectTimeout;
+    t.retry = retry != null ? retry : parent.retry;
+    t.delayBeforeRetry = delayBeforeRetry != null ? delayBeforeRetry : parent.delayBeforeRetry;
+    t.warmup = warmup != null ? warmup : parent.warmup;
+    t.alpha = alpha != null ? alpha : parent.alpha;
+    return t;
+  }
+
+  /** Handles a timing keyword; returns false if {@code n} is not one. */
+  static boolean read(Node n, InheritedTiming t, boolean checker, Values v) {
+    switch (n.keyword()) {
+      case "delay_loop":
+        if (v.args(n, 1, 1)) {
+          t.delayLoop = v.timer(n, 1, false);
+        }
+        return true;
+      case "connect_timeout":
+        if (v.args(n, 1, 1)) {
+          t.connectTimeout = v.timer(n, 1, false);
+        }
+        return true;
+      case "retry":
+      case "nb_get_retry":
+        if (n.keyword().equals("nb_get_retry")) {
+          v.warn(n, "nb_get_retry is deprecated; use retry");
+        }
+        if (v.args(n, 1, 1)) {
+          t.retry = v.number(n, 1, checker ? 0 : 1, Values.UINT32_MAX, "retry count");
+        }
+        return true;
+      case "delay_before_retry":
+        if (v.args(n, 1, 1)) {
+          t.delayBeforeRetry = v.timer(n, 1, true);
+        }
+        return true;
+      case "warmup":
+        if (v.args(n, 1, 1)) {
+          t.warmup = v.timer(n, 1, true);
+        }
+        return true;
+      case "alpha":
+        if (v.args(n, 0, 1)) {
+          t.alpha = v.bool(n, 1);
+        }
+        return true;
+      default:
+        return false;
+    }
+  }
+}

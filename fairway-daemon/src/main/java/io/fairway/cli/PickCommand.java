@@ -1,0 +1,242 @@
+package io.fairway.cli;
+
+import io.fairway.config.ConfigException;
+import io.fairway.config.KeepalivedConfig;
+import io.fairway.config.model.Config;
+import io.fairway.config.model.Scheduler;
+import io.fairway.config.model.VirtualServer;
+import io.fairway.daemon.balance.BalanceException;
+import io.fairway.daemon.balance.Balancer;
+import io.fairway.daemon.balance.BalancerFactory;
+import io.fairway.director.varnish.ShardHealthy;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code fairway pick}: which real server a virtual server's director chooses for each key, and
+ * with {@code --stats --down} how many keys would move if those servers went down: the question
+ * an operator asks before taking a server out.
+ */
+@Command(
+    name = "pick",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Print, for each key read (one per line), the real server the virtual server's director"
+          + " chooses ('-' when none).",
+      "shard hashes a key as shard.key(string), hash as hash.backend(string); sh/dh/mh read a"
+          + " client IP or IP:PORT; other algorithms treat each key as one more connection."
+    })
+public final class PickCommand implements Callable<Integer> {
+
+  /** Where {@code --keys -} reads from; tests replace it. */
+  static InputStream stdin = System.in;
+
+  @Spec CommandSpec spec;
+
+  @Option(names = {"-f", "--config"}, required = true, paramLabel = "FILE",
+      description = "keepalived.conf to read")
+  Path config;
+
+  @Option(names = "--vs", required = true, paramLabel = "NAME",
+      description = "the virtual_server, by its name (default name IP:PORT)")
+  String vs;
+
+  @Option(names = "--down", split = ",", paramLabel = "NAME",
+      description = "real servers to treat as down (comma-separated names)")
+  List<String> down = new ArrayList<>();
+
+  @Option(names = "--alt", paramLabel = "N", defaultValue = "0",
+      description = "shard: return the N-th alternative (default 0)")
+  int alt;
+
+  @Option(names = "--healthy", paramLabel = "MODE",
+      description = "shard: CHOSEN, IGNORE or ALL (default: the configured one)")
+  String healthy;
+
+  @Option(names = "--seed", paramLabel = "N",
+      description = "random: seed the generator like varnishadm debug.srandom N")
+  Long seed;
+
+  @Option(names = "--keys", paramLabel = "FILE", defaultValue = "-",
+      description = "read keys from FILE, or '-' for standard input (default)")
+  String keys;
+
+  @Option(names = "--stats", description = "print each server's share instead of one line per key;"
+      + " with --down, also how many keys moved compared with every server up")
+  boolean stats;
+
+  private int fail(String message) {
+    spec.commandLine().getErr().println("fairway: " + message);
+    return Main.EXIT_USAGE;
+  }
+
+  @Override
+  public Integer call() throws IOException {
+    if (alt < 0) {
+      return fail("--alt: must be 0 or more, got " + alt);
+    }
+    ShardHealthy mode = null;
+    if (healthy != null) {
+      try {
+        mode = ShardHealthy.parse(healthy);
+      } catch (IllegalArgumentException e) {
+        return fail("--healthy: " + e.getMessage());
+      }
+    }
+    Config cfg;
+    try {
+      cfg = KeepalivedConfig.parse(config).config();
+    } catch (ConfigException e) {
+      return fail(e.getMessage());
+    }
+    VirtualServer v = cfg.virtualServer(vs).orElse(null);
+    if (v == null) {
+      List<String> names = cfg.virtualServers().stream().map(VirtualServer::name).toList();
+      return fail("--vs: no virtual_server named '" + vs + "' in " + config
+          + (names.isEmpty() ? "" : " (have: " + String.join(", ", names) + ")"));
+    }
+    if (mode != null && v.scheduler() != Scheduler.SHARD) {
+      return fail("--healthy applies to lb_algo shard only; virtual_server " + v.name() + " uses "
+          + v.scheduler().keyword());
+    }
+    BalancerFactory.Options opts = new BalancerFactory.Options(seed, mode, alt);
+    Balancer b;
+    Balancer allUp = null;
+    try {
+      b = BalancerFactory.build(v, opts);
+      if (stats && !down.isEmpty()) {
+        allUp = BalancerFactory.build(v, opts);
+      }
+    } catch (BalanceException e) {
+      return fail(e.getMessage());
+    }
+    for (String d : down) {
+      if (!b.setUp(d, false)) {
+        return fail("--down: no real_server named '" + d + "' in virtual_server " + v.name()
+            + " (have: " + String.join(", ", b.servers()) + ")");
+      }
+    }
+    BufferedReader in;
+    String source = keys.equals("-") ? "<stdin>" : keys;
+    try {
+      InputStream is = keys.equals("-") ? stdin : Files.newInputStream(Path.of(keys));
+      in = new BufferedReader(new InputStreamReader(is, StandardCharsets.UTF_8), 1 << 16);
+    } catch (IOException | RuntimeException e) {
+      return fail("--keys " + keys + ": cannot read (" + reason(e) + ")");
+    }
+    PrintWriter out = spec.commandLine().getOut();
+    Map<String, long[]> counts = new LinkedHashMap<>();
+    for (String s : b.servers()) {
+      counts.put(s, new long[2]);
+    }
+    counts.put("-", new long[2]);
+    long total = 0;
+    long moved = 0;
+    StringBuilder buf = new StringBuilder(1 << 16);
+    try (in) {
+      String line;
+      while ((line = in.readLine()) != null) {
+        total++;
+        String name;
+        String base = null;
+        try {
+          name = b.pick(line);
+          if (allUp != null) {
+            base = allUp.pick(line);
+          }
+        } catch (IllegalArgumentException e) {
+          out.write(buf.toString());
+          out.flush();
+          return fail(source + ":" + total + ": " + e.getMessage());
+        }
+        name = name == null ? "-" : name;
+        if (stats) {
+          counts.get(name)[0]++;
+          if (allUp != null) {
+            base = base == null ? "-" : base;
+            counts.get(base)[1]++;
+            if (!base.equals(name)) {
+              moved++;
+            }
+          }
+        } else {
+          buf.append(name).append('\n');
+          if (buf.length() > 60_000) {
+            out.write(buf.toString());
+            buf.setLength(0);
+          }
+        }
+      }
+    } catch (IOException e) {
+      return fail("--keys " + keys + ": cannot read (" + reason(e) + ")");
+    }
+    out.write(buf.toString());
+    if (stats) {
+      printStats(out, v, counts, total, allUp != null, moved);
+    }
+    out.flush();
+    return 0;
+  }
+
+  private void printStats(PrintWriter out, VirtualServer v, Map<String, long[]> counts, long total,
+      boolean compare, long moved) {
+    int w = Math.max(6, counts.keySet().stream().mapToInt(String::length).max().orElse(6));
+    out.printf(Locale.ROOT, "virtual_server %s (lb_algo %s), %d keys%s%n", v.name(),
+        v.scheduler().keyword(), total, down.isEmpty() ? "" : ", down: " + String.join(",", down));
+    if (compare) {
+      out.printf(Locale.ROOT, "%-" + w + "s %10s %8s %12s %8s%n", "server", "keys", "share",
+          "all-up keys", "share");
+    } else {
+      out.printf(Locale.ROOT, "%-" + w + "s %10s %8s%n", "server", "keys", "share");
+    }
+    for (Map.Entry<String, long[]> e : counts.entrySet()) {
+      long[] c = e.getValue();
+      if (e.getKey().equals("-") && c[0] == 0 && c[1] == 0) {
+        continue; // the "no server" row only when some key had none
+      }
+      if (compare) {
+        out.printf(Locale.ROOT, "%-" + w + "s %10d %7.2f%% %12d %7.2f%%%n", e.getKey(), c[0],
+            pct(c[0], total), c[1], pct(c[1], total));
+      } else {
+        out.printf(Locale.ROOT, "%-" + w + "s %10d %7.2f%%%n", e.getKey(), c[0], pct(c[0], total));
+      }
+    }
+    if (compare) {
+      out.printf(Locale.ROOT, "moved: %d of %d keys (%.2f%%) compared with every server up%n",
+          moved, total, pct(moved, total));
+    }
+  }
+
+  private static double pct(long n, long total) {
+    return total == 0 ? 0 : 100.0 * n / total;
+  }
+
+  private static String reason(Exception e) {
+    if (e instanceof java.nio.file.NoSuchFileException) {
+      return "no such file";
+    }
+    if (e instanceof java.nio.file.AccessDeniedException) {
+      return "permission denied";
+    }
+    if (e instanceof java.nio.file.FileSystemException f && f.getReason() != null) {
+      return f.getReason();
+    }
+    return e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+  }
+}

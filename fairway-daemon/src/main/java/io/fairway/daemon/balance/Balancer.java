@@ -1,0 +1,32 @@
+package io.fairway.daemon.balance;
+
+import java.util.List;
+
+/**
+ * One virtual server's selection: which real server a key goes to, with real servers marked up or
+ * down. Implemented over a Varnish director ({@link DirectorBalancer}) or a kernel scheduler
+ * ({@link SchedulerBalancer}).
+ */
+public interface Balancer {
+
+  /** The virtual server's name. */
+  String name();
+
+  /** The {@code lb_algo} keyword. */
+  String algorithm();
+
+  /** The real servers' names, in configuration order. */
+  List<String> servers();
+
+  /** Marks a real server up or down; returns whether it exists. */
+  boolean setUp(String server, boolean up);
+
+  /**
+   * The name of the real server chosen for one key, or {@code null} when none is. What a key is
+   * depends on the algorithm: for shard the string hashed as {@code shard.key(string)}; for hash
+   * the string hashed as {@code hash.backend(string)}; for sh/dh/mh a client address {@code IP} or
+   * {@code IP:PORT}; round_robin, fallback, random and the other kernel schedulers ignore it (each
+   * key is one more connection).
+   */
+  String pick(String key);
+}

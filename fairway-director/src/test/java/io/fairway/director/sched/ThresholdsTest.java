@@ -1,0 +1,97 @@
+package io.fairway.director.sched;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The kernel's OVERLOAD rules (ip_vs_conn.c bind/unbind, ip_vs_ctl.c update). */
+class ThresholdsTest {
+
+    private static Flow client(int i) {
+        return Flow.fromClient(Addresses.parse("192.0.2." + (i % 250 + 1)), 1024 + i);
+    }
+
+    @Test
+    void overloadIsSetWhenTheCountReachesTheUpperThresholdAndClearedBelowTheLowerOne() {
+        VirtualService vs = Schedulers.service("rr", List.of(),
+                List.of(DestSpec.of("10.0.0.1", 80, 1).withThresholds(4, 2)));
+        Dest d = vs.dests().get(0);
+        List<Connection> conns = new ArrayList<>();
+        for (int i = 0; i < 3; i++) conns.add(vs.open(client(i)));
+        assertThat(d.overloaded()).isFalse();
+        conns.add(vs.open(client(3)));
+        assertThat(d.overloaded()).as("4 >= uthreshold 4").isTrue();
+        assertThat(vs.open(client(4))).as("no sorry server: refused").isNull();
+        conns.remove(0).expire();
+        assertThat(d.overloaded()).as("3 is not below lthreshold 2").isTrue();
+        conns.remove(0).expire();
+        assertThat(d.overloaded()).as("2 is not below 2").isTrue();
+        conns.remove(0).expire();
+        assertThat(d.overloaded()).as("1 < 2").isFalse();
+        assertThat(vs.open(client(5))).isNotNull();
+    }
+
+    @Test
+    void withoutLowerThresholdTheFlagClearsBelowThreeQuarters() {
+        VirtualService vs = Schedulers.service("rr", List.of(),
+                List.of(DestSpec.of("10.0.0.1", 80, 1).withThresholds(8, 0)));
+        Dest d = vs.dests().get(0);
+        List<Connection> conns = new ArrayList<>();
+        for (int i = 0; i < 8; i++) conns.add(vs.open(client(i)));
+        assertThat(d.overloaded()).isTrue();
+        conns.remove(0).expire(); // 7*4=28 < 24? no
+        conns.remove(0).expire(); // 6*4=24 < 24? no
+        assertThat(d.overloaded()).isTrue();
+        conns.remove(0).expire(); // 5*4=20 < 24
+        assertThat(d.overloaded()).isFalse();
+    }
+
+    @Test
+    void inactiveConnectionsCountTowardsTheThresholdAndClosingMovesThem() {
+        VirtualService vs = Schedulers.service("rr", List.of(),
+                List.of(DestSpec.of("10.0.0.1", 80, 1).withThresholds(2, 0)));
+        Dest d = vs.dests().get(0);
+        Connection a = vs.open(client(1));
+        a.closing();
+        assertThat(d.activeConns()).isZero();
+        assertThat(d.inactiveConns()).isEqualTo(1);
+        vs.open(client(2));
+        assertThat(d.overloaded()).isTrue();
+        a.expire();
+        a.expire(); // idempotent
+        assertThat(d.totalConns()).isEqualTo(1);
+        assertThat(d.overloaded()).as("1*4 < 2*3").isFalse();
+    }
+
+    @Test
+    void raisingOrRemovingTheUpperThresholdClearsTheFlagAtOnceButLoweringItWaitsForTheNextConnection() {
+        VirtualService vs = Schedulers.service("rr", List.of(),
+                List.of(DestSpec.of("10.0.0.1", 80, 1).withThresholds(2, 0)));
+        Dest d = vs.dests().get(0);
+        vs.open(client(1));
+        vs.open(client(2));
+        assertThat(d.overloaded()).isTrue();
+        vs.edit(DestSpec.of("10.0.0.1", 80, 1).withThresholds(3, 0));
+        assertThat(d.overloaded()).isFalse();
+        vs.edit(DestSpec.of("10.0.0.1", 80, 1).withThresholds(1, 0));
+        assertThat(d.overloaded()).as("lowering does not set it").isFalse();
+        vs.open(client(3));
+        assertThat(d.overloaded()).isTrue();
+        vs.edit(DestSpec.of("10.0.0.1", 80, 1));
+        assertThat(d.overloaded()).as("uthreshold 0 clears").isFalse();
+    }
+
+    @Test
+    void invertedOrNegativeThresholdsAreConfigurationErrors() {
+        assertThatThrownBy(() -> DestSpec.of("10.0.0.1", 80, 1).withThresholds(10, 20))
+                .hasMessage("lthreshold 20 is greater than uthreshold 10");
+        assertThatThrownBy(() -> DestSpec.of("10.0.0.1", 80, 1).withThresholds(0, 5))
+                .hasMessage("lthreshold 5 is greater than uthreshold 0 (set uthreshold too)");
+        assertThatThrownBy(() -> DestSpec.of("10.0.0.1", 80, 1).withThresholds(-1, 0))
+                .hasMessageContaining("uthreshold -1 is negative");
+        assertThatThrownBy(() -> DestSpec.of("10.0.0.1", 80, -1)).hasMessageContaining("weight -1");
+    }
+}
