@@ -293,7 +293,7 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
     f.addListener(
         x -> {
           if (closed || request == null || lease != l) {
-            l.close();
+            l.closeRequest();
             f.channel().close();
             return;
           }
@@ -302,7 +302,7 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
             attach(f.channel());
           } else {
             log.warn("{}: connect to {} failed: {}", vs.service().key(), rs, TcpFrontend.reason(f.cause()));
-            l.close();
+            l.closeRequest();
             lease = null;
             server = null;
             tried.add(rs);
@@ -488,7 +488,7 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
       }
     }
     if (lease != null) {
-      lease.close();
+      lease.closeRequest();
     }
     if (rs != null) {
       rs.established.remove(client);
@@ -537,7 +537,7 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
       if (b != null) {
         b.close();
       }
-      lease.close();
+      lease.closeRequest();
       lease = null;
       rs.established.remove(client);
       // A fresh connection: other pooled connections to a server that just died are likely dead too.
