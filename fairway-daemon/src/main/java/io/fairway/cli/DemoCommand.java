@@ -189,6 +189,8 @@ public final class DemoCommand implements Callable<Integer> {
     out.println("  start 1       (type it here) bring it back; its URLs return to it");
     out.println("  ./fairway status --admin " + adminAddress.getHostString() + ":" + adminAddress.getPort()
         + "     # verdicts and the table as the daemon sees them");
+    out.println("  seq 1 1000 | sed 's#^#/item/#' | ./fairway pick -f " + conf + " --vs demo --stats --down backend-1");
+    out.println("                # what-if: which share of URLs would move if backend-1 went down");
     out.println("  quit          (or Ctrl-C) stop the demo");
     out.println();
     out.flush();

@@ -89,7 +89,10 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
   private boolean responseStarted;
   private boolean backendReusable;
   private boolean interim;
-  private boolean retried;
+  /** Retries of the current request: one after a dead pooled connection, one after a failing server. */
+  private boolean retriedPooled;
+  private boolean retriedFresh;
+  private boolean reusedConnection;
   private final Set<RealServer> tried = new HashSet<>(2);
   private final ArrayDeque<HttpContent> pendingBody = new ArrayDeque<>();
   private RealServer server;
@@ -222,7 +225,8 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
     responseStarted = false;
     backendReusable = false;
     interim = false;
-    retried = false;
+    retriedPooled = false;
+    retriedFresh = false;
     tried.clear();
     key = vs.spec().keySource().extract(req);
     prepareRequestHead(req);
@@ -281,6 +285,7 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
     lease = l;
     Channel pooled = fresh ? null : rs.pool.poll(client.eventLoop());
     if (pooled != null) {
+      reusedConnection = true;
       attach(pooled);
       return;
     }
@@ -288,15 +293,16 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
     f.addListener(
         x -> {
           if (closed || request == null || lease != l) {
-            l.close();
+            l.closeRequest();
             f.channel().close();
             return;
           }
           if (f.isSuccess()) {
+            reusedConnection = false;
             attach(f.channel());
           } else {
             log.warn("{}: connect to {} failed: {}", vs.service().key(), rs, TcpFrontend.reason(f.cause()));
-            l.close();
+            l.closeRequest();
             lease = null;
             server = null;
             tried.add(rs);
@@ -482,7 +488,7 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
       }
     }
     if (lease != null) {
-      lease.close();
+      lease.closeRequest();
     }
     if (rs != null) {
       rs.established.remove(client);
@@ -510,10 +516,20 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
       closeClient();
       return;
     }
-    boolean canRetry = !retried && requestComplete && !bodyBytes && IDEMPOTENT.contains(request.method());
+    // A pooled connection the backend closed is the keep-alive race: retry on a fresh connection,
+    // the same server allowed. A fresh connection failing means the server is failing (being
+    // killed, restarting): retry once on another server.
+    boolean replayable = requestComplete && !bodyBytes && IDEMPOTENT.contains(request.method());
+    boolean canRetry = replayable && (reusedConnection ? !retriedPooled : !retriedFresh);
     if (canRetry) {
-      log.info("{}: {} failed before responding ({}); retrying {} {} once", vs.service().key(), rs, why, request.method(), request.uri());
-      retried = true;
+      log.info("{}: {} failed before responding ({}); retrying {} {}{}", vs.service().key(), rs, why,
+          request.method(), request.uri(), reusedConnection ? " on a fresh connection" : " on another server");
+      if (reusedConnection) {
+        retriedPooled = true;
+      } else {
+        retriedFresh = true;
+        tried.add(rs);
+      }
       Channel b = backend;
       backend = null;
       server = null;
@@ -521,7 +537,7 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
       if (b != null) {
         b.close();
       }
-      lease.close();
+      lease.closeRequest();
       lease = null;
       rs.established.remove(client);
       // A fresh connection: other pooled connections to a server that just died are likely dead too.

@@ -187,6 +187,7 @@ public final class ProxyTable implements Table {
           .addLast(frontend);
     } else {
       ch.config().setAutoRead(false);
+      ch.config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
       p.addLast(new IdleStateHandler(0, 0, idle, TimeUnit.MILLISECONDS))
           .addLast(new TcpFrontend(vs, options));
     }

@@ -120,6 +120,11 @@ final class RealServer implements io.fairway.director.Backend {
     }
   }
 
+  /** An HTTP request finished: it stops counting at once. */
+  void release() {
+    active.decrementAndGet();
+  }
+
   /** That connection closed: from now on it counts as inactive until it expires. */
   void unbind() {
     active.decrementAndGet();

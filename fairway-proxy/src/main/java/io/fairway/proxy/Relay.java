@@ -6,6 +6,8 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.channel.socket.DuplexChannel;
 import io.netty.handler.timeout.IdleStateEvent;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -44,7 +46,9 @@ final class Relay extends ChannelInboundHandlerAdapter {
   @Override
   public void channelWritabilityChanged(ChannelHandlerContext ctx) {
     // Our own writability gates the peer's reading.
-    if (ctx.channel().isWritable()) {
+    // (A peer whose input is already shut down has nothing left to read, and re-arming its read
+    // interest after a FIN fails in the epoll transport.)
+    if (ctx.channel().isWritable() && !(peer instanceof DuplexChannel d && d.isInputShutdown())) {
       peer.config().setAutoRead(true);
     }
     ctx.fireChannelWritabilityChanged();
@@ -59,6 +63,17 @@ final class Relay extends ChannelInboundHandlerAdapter {
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
     if (evt instanceof IdleStateEvent) {
       ctx.close();
+    } else if (evt instanceof ChannelInputShutdownEvent) {
+      // Half-close: this side sent FIN; pass it on once what it sent is written, and keep
+      // relaying the other way (a client that shuts down writing still wants its answer).
+      if (peer instanceof DuplexChannel d && peer.isActive()) {
+        peer.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(f -> d.shutdownOutput());
+      } else {
+        closeOnFlush(peer);
+      }
+      if (ctx.channel() instanceof DuplexChannel self && self.isOutputShutdown()) {
+        ctx.close(); // both directions are done
+      }
     } else {
       ctx.fireUserEventTriggered(evt);
     }

@@ -7,7 +7,13 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.channel.socket.DuplexChannel;
+import io.netty.util.ReferenceCountUtil;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.HashSet;
 import java.util.Set;
 import org.slf4j.Logger;
@@ -26,6 +32,9 @@ final class TcpFrontend extends ChannelInboundHandlerAdapter {
   private final VirtualService vs;
   private final ProxyOptions options;
   private final Set<RealServer> tried = new HashSet<>(2);
+  /** What the client sent (or its FIN) before the backend connection existed. */
+  private final List<Object> early = new ArrayList<>(1);
+  private boolean inputShutdown;
 
   TcpFrontend(VirtualService vs, ProxyOptions options) {
     this.vs = vs;
@@ -57,6 +66,7 @@ final class TcpFrontend extends ChannelInboundHandlerAdapter {
             .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) options.connectTimeout().toMillis())
             .option(ChannelOption.AUTO_READ, false)
             .option(ChannelOption.TCP_NODELAY, true)
+            .option(ChannelOption.ALLOW_HALF_CLOSURE, true)
             .handler(new Relay(client, rs.outBytes));
     ChannelFuture f = b.connect(rs.address);
     f.addListener(
@@ -81,18 +91,46 @@ final class TcpFrontend extends ChannelInboundHandlerAdapter {
             rs.established.remove(client);
             lease.close();
           });
+          for (Object m : early) {
+            backend.write(m, backend.voidPromise());
+          }
+          early.clear();
+          if (inputShutdown && backend instanceof DuplexChannel d) {
+            backend.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(w -> d.shutdownOutput());
+          } else {
+            backend.flush();
+          }
           client.pipeline().addLast(new Relay(backend, rs.inBytes));
           client.pipeline().remove(this);
-          client.config().setAutoRead(true);
+          if (!inputShutdown) {
+            client.config().setAutoRead(true); // after a FIN there is nothing left to read
+          }
           backend.config().setAutoRead(true);
         });
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    // Auto-read is off until the backend is connected, but a FIN (EPOLLRDHUP) makes the
+    // transport read what is there; it is kept and sent first.
+    early.add(msg);
   }
 
   @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
     if (evt instanceof IdleStateEvent) {
       ctx.close();
+    } else if (evt instanceof ChannelInputShutdownEvent) {
+      inputShutdown = true;
     }
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    for (Object m : early) {
+      ReferenceCountUtil.release(m);
+    }
+    early.clear();
   }
 
   @Override

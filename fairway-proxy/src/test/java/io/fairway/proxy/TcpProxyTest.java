@@ -249,6 +249,24 @@ class TcpProxyTest {
   }
 
   @Test
+  void halfCloseStillGetsTheAnswer() throws Exception {
+    ProxyTable t = table(ProxyOptions.defaults(), null);
+    InetSocketAddress vip = serve(t, anyPort(), "rr", b1);
+    for (int i = 0; i < 20; i++) {
+      try (java.net.Socket s = new java.net.Socket()) {
+        s.connect(vip, 2000);
+        s.setSoTimeout(3000);
+        // Send, then FIN at once (like `printf ... | nc -N`): the echo must still come back whole.
+        String payload = "line " + i + "\n" + "x".repeat(20000) + "\n";
+        s.getOutputStream().write(payload.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        s.shutdownOutput();
+        String all = new String(s.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII);
+        assertThat(all).isEqualTo("b1\n" + payload);
+      }
+    }
+  }
+
+  @Test
   void servesAnIpv6VirtualAddress() throws Exception {
     java.net.InetAddress v6 = java.net.InetAddress.getByName("::1");
     try (ServerSocket probe = new ServerSocket(0, 1, v6)) {
