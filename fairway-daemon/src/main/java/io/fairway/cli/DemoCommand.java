@@ -52,8 +52,8 @@ import picocli.CommandLine.Spec;
     name = "demo",
     mixinStandardHelpOptions = true,
     description = {
-      "Start demo backends on loopback and a virtual server in front of them (shard director,",
-      "health checks, Fairway's userspace proxy), then print what to try. No root needed."
+      "Start a demo: backends on loopback behind a virtual server, no root needed.",
+      "A shard director, health checks and Fairway's userspace proxy; prints what to try."
     })
 public final class DemoCommand implements Callable<Integer> {
 

@@ -41,6 +41,9 @@ public final class ListenerSpecs {
     } else if (d instanceof DirectorSpec.Fallback f) {
       params.put("sticky", Boolean.toString(f.sticky()));
     }
+    if (vs.hashBalanceFactor() > 0) {
+      params.put("hash_balance_factor", Integer.toString(vs.hashBalanceFactor()));
+    }
     if (mode == Mode.TCP) {
       key = KeySource.CLIENT; // L4 has no request to take a key from
     }

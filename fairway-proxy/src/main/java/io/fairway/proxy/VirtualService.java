@@ -174,7 +174,7 @@ final class VirtualService {
       varnish = new VarnishPicker(name, spec.directorParams());
     } else {
       varnish = null;
-      KernelScheduler ks = Schedulers.create(name, flags(s));
+      KernelScheduler ks = Schedulers.create(name, flags(s), schedulerOptions(spec));
       kernel = new io.fairway.director.sched.VirtualService(ks, persistence(s), System::currentTimeMillis);
       InetSocketAddress sorry = spec.sorryServer();
       if (sorry != null) {
@@ -185,6 +185,14 @@ final class VirtualService {
       }
     }
     republish();
+  }
+
+  /** The kernel's mh table, bounded by {@code hash_balance_factor} when the config sets one. */
+  private static Schedulers.Options schedulerOptions(ListenerSpec spec) {
+    String factor = spec.directorParams().get("hash_balance_factor");
+    return factor == null
+        ? Schedulers.Options.KERNEL
+        : new Schedulers.Options(Schedulers.Options.KERNEL.mhTableSize(), Integer.parseInt(factor));
   }
 
   private static List<String> flags(Service s) {

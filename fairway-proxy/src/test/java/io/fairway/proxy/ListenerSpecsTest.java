@@ -68,6 +68,19 @@ class ListenerSpecsTest {
   }
 
   @Test
+  void carriesTheHashBalanceFactor() {
+    String conf = "virtual_server 127.0.0.1 8080 {\n lb_algo mh\n lb_kind PROXY\n protocol TCP\n"
+        + " hash_balance_factor 150\n real_server 127.0.0.1 9001 {\n }\n}\n";
+    Config c = KeepalivedConfig.parse("t.conf", conf, Path.of("."), ParseOptions.defaults()).config();
+    assertThat(ListenerSpecs.from(c.virtualServers().get(0)).directorParams())
+        .containsEntry("hash_balance_factor", "150");
+    Config off = KeepalivedConfig.parse("t.conf", conf.replace(" hash_balance_factor 150\n", ""),
+        Path.of("."), ParseOptions.defaults()).config();
+    assertThat(ListenerSpecs.from(off.virtualServers().get(0)).directorParams())
+        .doesNotContainKey("hash_balance_factor");
+  }
+
+  @Test
   void keySourceParsesTheConfigForm() {
     assertThat(KeySource.parse("by URL")).isEqualTo(KeySource.URL);
     assertThat(KeySource.parse("by header X-User")).isEqualTo(KeySource.header("X-User"));

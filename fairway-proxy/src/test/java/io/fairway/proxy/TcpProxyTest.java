@@ -83,6 +83,24 @@ class TcpProxyTest {
   }
 
   @Test
+  void hashBalanceFactorSpreadsAHotClientOverMh() throws Exception {
+    // Every connection comes from 127.0.0.1: plain mh sends them all to one server.
+    ProxyTable plain = table(ProxyOptions.defaults(), null);
+    assertThat(spread(serve(plain, anyPort(), "mh", b1, b2, b3), 12)).hasSize(1);
+
+    ListenerSpec bounded = ListenerSpec.tcp().withDirectorParams(Map.of("hash_balance_factor", "125"));
+    ProxyTable t = table(ProxyOptions.defaults(), bounded);
+    InetSocketAddress vip = serve(t, anyPort(), "mh", b1, b2, b3);
+    Map<String, Integer> m = new HashMap<>();
+    for (int i = 0; i < 12; i++) {
+      Conn c = track(new Conn(vip)); // held open: each one is load the bound must see
+      m.merge(c.backend, 1, Integer::sum);
+    }
+    // 12 connections over 3 servers: none may hold more than 125% of the mean of 4.
+    assertThat(m).containsOnlyKeys("b1", "b2", "b3").allSatisfy((k, v) -> assertThat(v).isLessThanOrEqualTo(5));
+  }
+
+  @Test
   void drainKeepsEstablishedConnectionWhileNewOnesAvoidTheServer() throws Exception {
     ProxyTable t = table(ProxyOptions.defaults(), null);
     ServiceKey k = anyPort();
