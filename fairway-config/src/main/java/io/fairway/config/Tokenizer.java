@@ -46,11 +46,32 @@ final class Tokenizer {
    * adjacent quoted and unquoted pieces join into one word, no escapes.
    */
   static List<String> quotedWords(String line) {
+    return words(line, false);
+  }
+
+  /**
+   * Splits a script command into argv as keepalived's notify code does: quotes group, and
+   * backslash escapes ({@code \n \t \xHH \NNN}, {@code \C} = C) are processed.
+   */
+  static List<String> argv(String command) {
+    return words(command, true);
+  }
+
+  /** Both quote characters group and adjacent pieces join; with {@code escapes}, backslashes too. */
+  private static List<String> words(String text, boolean escapes) {
     List<String> words = new ArrayList<>();
     StringBuilder cur = null;
     char quote = 0;
-    for (int i = 0; i < line.length(); i++) {
-      char c = line.charAt(i);
+    int n = text.length();
+    for (int i = 0; i < n; i++) {
+      char c = text.charAt(i);
+      if (escapes && c == '\\' && i + 1 < n && quote != '\'') {
+        if (cur == null) {
+          cur = new StringBuilder();
+        }
+        i = escape(text, i + 1, cur);
+        continue;
+      }
       if (quote != 0) {
         if (c == quote) {
           quote = 0;
@@ -78,53 +99,6 @@ final class Tokenizer {
       words.add(cur.toString());
     }
     return words;
-  }
-
-  /**
-   * Splits a script command into argv as keepalived's notify code does: quotes group, and
-   * backslash escapes ({@code \n \t \xHH \NNN}, {@code \C} = C) are processed.
-   */
-  static List<String> argv(String command) {
-    List<String> args = new ArrayList<>();
-    StringBuilder cur = null;
-    char quote = 0;
-    int n = command.length();
-    for (int i = 0; i < n; i++) {
-      char c = command.charAt(i);
-      if (c == '\\' && i + 1 < n && quote != '\'') {
-        if (cur == null) {
-          cur = new StringBuilder();
-        }
-        i = escape(command, i + 1, cur);
-        continue;
-      }
-      if (quote != 0) {
-        if (c == quote) {
-          quote = 0;
-        } else {
-          cur.append(c);
-        }
-      } else if (c == '"' || c == '\'') {
-        if (cur == null) {
-          cur = new StringBuilder();
-        }
-        quote = c;
-      } else if (Preprocessor.isBlank(c)) {
-        if (cur != null) {
-          args.add(cur.toString());
-          cur = null;
-        }
-      } else {
-        if (cur == null) {
-          cur = new StringBuilder();
-        }
-        cur.append(c);
-      }
-    }
-    if (cur != null) {
-      args.add(cur.toString());
-    }
-    return args;
   }
 
   /** Appends the escape starting at {@code i} (after the backslash); returns its last index. */
