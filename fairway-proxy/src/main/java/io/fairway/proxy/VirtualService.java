@@ -326,6 +326,29 @@ final class VirtualService {
     }
   }
 
+  /**
+   * Bounded-load consistent hashing ({@code hash_balance_factor}, as HAProxy and Envoy offer it):
+   * a server may take a new connection only while its load stays under factor% of the mean, so
+   * a hot key spills to the next server on the ring instead of melting its own. Without a factor
+   * there is no bound.
+   */
+  private long loadBound(Pool p) {
+    String f = spec.directorParams().get("hash_balance_factor");
+    if (f == null) {
+      return Long.MAX_VALUE;
+    }
+    long factor = Long.parseLong(f);
+    long total = 0;
+    long up = 0;
+    for (RealServer rs : p.servers()) {
+      if (rs.weight() > 0) {
+        up++;
+        total += rs.active() + rs.inactive();
+      }
+    }
+    return up == 0 ? Long.MAX_VALUE : ((total + 1) * factor + 100 * up - 1) / (100 * up);
+  }
+
   private Lease varnishPick(Pool p, InetSocketAddress client, String key) {
     Service s = service;
     boolean persistent = s.flags().contains(ServiceFlag.PERSISTENT) && s.timeout() > 0;
@@ -339,15 +362,26 @@ final class VirtualService {
       }
     }
     RealServer chosen = null;
+    RealServer firstEligible = null;
     int n = p.servers().size();
+    long bound = loadBound(p);
     for (int alt = 0; alt < n && chosen == null; alt++) {
       RealServer rs = p.varnish().pick(client, vip, key, alt);
       if (rs == null) {
         break;
       }
       if (rs.weight() > 0 && !rs.overloaded()) {
-        chosen = rs;
+        if (firstEligible == null) {
+          firstEligible = rs;
+        }
+        if (rs.active() + rs.inactive() < bound) {
+          chosen = rs;
+        }
       }
+    }
+    if (chosen == null) {
+      // Everybody eligible is at the bounded-load limit: the key stays where it belongs.
+      chosen = firstEligible;
     }
     if (chosen == null) {
       RealServer sorry = p.sorry();

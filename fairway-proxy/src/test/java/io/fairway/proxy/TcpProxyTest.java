@@ -25,6 +25,8 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The L4 relay over loopback with real TCP backends: table semantics made observable. */
 class TcpProxyTest {
@@ -82,15 +84,16 @@ class TcpProxyTest {
     assertThat(spread(vip, 30)).containsOnlyKeys("b1", "b2", "b3").allSatisfy((k, v) -> assertThat(v).isEqualTo(10));
   }
 
-  @Test
-  void hashBalanceFactorSpreadsAHotClientOverMh() throws Exception {
-    // Every connection comes from 127.0.0.1: plain mh sends them all to one server.
+  @ParameterizedTest
+  @ValueSource(strings = {"mh", "shard"})
+  void hashBalanceFactorSpreadsAHotClient(String algorithm) throws Exception {
+    // Every connection comes from 127.0.0.1: plain mh or shard sends them all to one server.
     ProxyTable plain = table(ProxyOptions.defaults(), null);
-    assertThat(spread(serve(plain, anyPort(), "mh", b1, b2, b3), 12)).hasSize(1);
+    assertThat(spread(serve(plain, anyPort(), algorithm, b1, b2, b3), 12)).hasSize(1);
 
     ListenerSpec bounded = ListenerSpec.tcp().withDirectorParams(Map.of("hash_balance_factor", "125"));
     ProxyTable t = table(ProxyOptions.defaults(), bounded);
-    InetSocketAddress vip = serve(t, anyPort(), "mh", b1, b2, b3);
+    InetSocketAddress vip = serve(t, anyPort(), algorithm, b1, b2, b3);
     Map<String, Integer> m = new HashMap<>();
     for (int i = 0; i < 12; i++) {
       Conn c = track(new Conn(vip)); // held open: each one is load the bound must see
