@@ -55,6 +55,16 @@ public abstract class AbstractDirector<S extends AbstractDirector.State> impleme
   private final CopyOnWriteArrayList<AbstractDirector<?>> parents = new CopyOnWriteArrayList<>();
 
   /**
+   * The class of the last backend {@link #pick(Request)} returned, which is known not to be a
+   * {@link Director}. Checking {@code instanceof Director} (an interface) on a class that does
+   * not implement it walks the class's secondary supertypes on every call: about 18 ns of a
+   * 20 ns pick. Whether a backend is a director depends only on its class, so one class
+   * comparison answers it for the usual case of one backend type. Racy on purpose: any value a
+   * thread sees is a class that was checked, so a stale one only costs a slow-path check.
+   */
+  private Class<?> plainBackendClass;
+
+  /**
    * A director with no members yet.
    *
    * @param name how configuration and other directors refer to it
@@ -98,6 +108,33 @@ public abstract class AbstractDirector<S extends AbstractDirector.State> impleme
   @Override
   public final String algorithm() {
     return algorithm;
+  }
+
+  /**
+   * As {@link Director#pick(Request)}, with the same result; only the check whether the chosen
+   * backend is itself a director is cached by class.
+   */
+  @Override
+  public Backend pick(Request request) {
+    Backend b = choose(request);
+    if (b == null || b.getClass() == plainBackendClass) {
+      return b;
+    }
+    if (!(b instanceof Director)) {
+      plainBackendClass = b.getClass();
+      return b;
+    }
+    return resolve((Director) b, request);
+  }
+
+  /** The rest of {@link Director#pick(Request)} once a pick chose a nested director. */
+  private static Backend resolve(Director nested, Request request) {
+    Backend b = nested;
+    // Same loop and bound as Director.pick: the first choose already happened, at depth 0.
+    for (int depth = 0; b instanceof Director d && depth < 64; depth++) {
+      b = d.choose(request);
+    }
+    return b instanceof Director ? null : b;
   }
 
   @Override

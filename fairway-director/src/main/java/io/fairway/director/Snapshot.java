@@ -25,6 +25,7 @@ public final class Snapshot {
   private final int[] upIndex; // member index of the k-th up member
   private final double[] upCumulative; // running weight sum after the k-th up member
   private final double totalUpWeight;
+  private final CumulativeIndex cumulative; // bucket index over upCumulative, for pickWeighted
   private final Map<String, Integer> byName;
   private final long version;
 
@@ -61,6 +62,7 @@ public final class Snapshot {
     upIndex = Arrays.copyOf(ui, k);
     upCumulative = Arrays.copyOf(uc, k);
     totalUpWeight = a;
+    cumulative = new CumulativeIndex(upCumulative);
   }
 
   /** A snapshot of these members; throws {@link IllegalArgumentException} on duplicate names. */
@@ -108,6 +110,11 @@ public final class Snapshot {
     return upCount > 0;
   }
 
+  /** The index of the first up member in add order, or {@code -1} when none is up. */
+  public int firstUp() {
+    return upCount > 0 ? upIndex[0] : -1;
+  }
+
   /** Sum of the weights of the up members. */
   public double totalUpWeight() {
     return totalUpWeight;
@@ -129,25 +136,17 @@ public final class Snapshot {
    * order) whose running weight sum exceeds {@code w * total}. Returns its index, or {@code -1}
    * when no member is up or the up weight is 0. Zero-weight members are never chosen.
    *
-   * <p>Binary search over the precomputed running sums gives the same member as Varnish's linear
-   * walk, because the sums are accumulated in the same order with the same doubles.
+   * <p>The bucket index over the precomputed running sums ({@link CumulativeIndex}) gives the
+   * same member as Varnish's linear walk, because the sums are accumulated in the same order with
+   * the same doubles and compared with the same {@code <}.
    */
   public int pickWeighted(double w) {
     double total = totalUpWeight;
     if (!(total > 0.0)) {
       return -1;
     }
-    double target = w * total;
-    double[] c = upCumulative;
-    // first k with target < c[k]; branch-free, so a random target costs no mispredictions. The
-    // last running sum equals the total and w < 1, so such a k always exists.
-    int lo = 0;
-    int len = upCount;
-    while (len > 1) {
-      int half = len >>> 1;
-      lo = c[lo + half - 1] <= target ? lo + half : lo;
-      len -= half;
-    }
-    return upIndex[lo];
+    // The last running sum equals the total and w < 1, so some sum exceeds the target; should
+    // rounding say otherwise, the last up member is the answer, as it always was here.
+    return upIndex[cumulative.firstAbove(w * total)];
   }
 }

@@ -8,6 +8,7 @@ import io.fairway.director.varnish.HashDirector;
 import io.fairway.director.varnish.RandomDirector;
 import io.fairway.director.varnish.RoundRobinDirector;
 import io.fairway.director.varnish.ShardDirector;
+import io.fairway.director.varnish.Vrnd;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -22,6 +23,9 @@ final class Fixtures {
           case "round_robin" -> new RoundRobinDirector("d");
           case "fallback" -> new FallbackDirector("d");
           case "random" -> new RandomDirector("d");
+          // varnishd's seeded generator behind its lock (the testable mode); not in the default
+          // parameter list, pass -p director=random_vrnd
+          case "random_vrnd" -> new RandomDirector("d", new Vrnd(1), null);
           case "hash" -> new HashDirector("d");
           case "shard" -> new ShardDirector("d");
           default -> throw new IllegalArgumentException(kind);

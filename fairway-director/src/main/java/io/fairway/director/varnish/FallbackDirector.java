@@ -80,15 +80,20 @@ public final class FallbackDirector extends AbstractDirector<FallbackDirector.St
   public Backend choose(Request request) {
     Sticky st = state();
     Snapshot s = st.snapshot();
+    if (!sticky) {
+      // Without stickiness the walk always starts at 0, so its answer was known at publish.
+      int i = s.firstUp();
+      return i < 0 ? null : s.backend(i);
+    }
     int n = s.size();
-    int start = sticky ? st.cur.get() : 0;
+    int start = st.cur.get();
     if (start >= n) {
       start = 0;
     }
     int i = start;
     for (int u = 0; u < n; u++) {
       if (s.up(i)) {
-        if (sticky && i != start) {
+        if (i != start) {
           st.cur.set(i);
         }
         return s.backend(i);

@@ -58,7 +58,10 @@ public final class RoundRobinDirector extends AbstractDirector<RoundRobinDirecto
     }
     while (true) {
       int cur = next.get();
-      int i = Math.floorMod(cur, n);
+      // The cursor is only ever set to 0 .. n-1 of some snapshot, so it is non-negative and
+      // below n unless members were removed since; the modulo (an integer division) is only
+      // needed then.
+      int i = cur < n ? cur : cur % n;
       for (int u = 0; u < n; u++) {
         if (s.up(i)) {
           if (next.compareAndSet(cur, i + 1 == n ? 0 : i + 1)) {
