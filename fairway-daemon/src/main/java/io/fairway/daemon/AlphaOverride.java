@@ -1,16 +1,7 @@
 package io.fairway.daemon;
 
 import io.fairway.check.spec.CheckSpec;
-import io.fairway.check.spec.CheckTiming;
-import io.fairway.check.spec.DnsCheckSpec;
-import io.fairway.check.spec.FileCheckSpec;
-import io.fairway.check.spec.HttpCheckSpec;
-import io.fairway.check.spec.MiscCheckSpec;
-import io.fairway.check.spec.PingCheckSpec;
 import io.fairway.check.spec.RealServerSpec;
-import io.fairway.check.spec.SmtpCheckSpec;
-import io.fairway.check.spec.TcpCheckSpec;
-import io.fairway.check.spec.UdpCheckSpec;
 import io.fairway.check.spec.VirtualServerSpec;
 import java.util.ArrayList;
 import java.util.List;
@@ -57,26 +48,6 @@ final class AlphaOverride {
   }
 
   static CheckSpec withAlpha(CheckSpec c, boolean alpha) {
-    CheckTiming t = c.timing().withAlpha(alpha);
-    if (c instanceof TcpCheckSpec s) {
-      return new TcpCheckSpec(s.target(), t);
-    } else if (c instanceof HttpCheckSpec s) {
-      return new HttpCheckSpec(s.target(), s.tls(), s.urls(), s.virtualHost(), s.sniName(),
-          s.verifyCertificate(), s.caFile(), s.http11(), t);
-    } else if (c instanceof MiscCheckSpec s) {
-      return new MiscCheckSpec(s.script(), s.timeout(), s.dynamic(), t);
-    } else if (c instanceof DnsCheckSpec s) {
-      return new DnsCheckSpec(s.target(), s.type(), s.name(), t);
-    } else if (c instanceof SmtpCheckSpec s) {
-      return new SmtpCheckSpec(s.target(), s.heloName(), t);
-    } else if (c instanceof UdpCheckSpec s) {
-      return new UdpCheckSpec(s.target(), s.payloadHex(), s.requireReply(), s.minReplyLength(),
-          s.maxReplyLength(), t);
-    } else if (c instanceof PingCheckSpec s) {
-      return new PingCheckSpec(s.target(), t);
-    } else if (c instanceof FileCheckSpec s) {
-      return new FileCheckSpec(s.name(), s.file(), s.weight(), s.reverse(), t);
-    }
-    throw new IllegalArgumentException("unknown checker " + c.describe());
+    return c.withTiming(c.timing().withAlpha(alpha));
   }
 }

@@ -113,7 +113,8 @@ public final class Daemon implements AutoCloseable {
     }
     loaded.warnings().forEach(w -> LOG.warn("{}", w));
     List<VirtualServerSpec> specs = AlphaOverride.apply(loaded.specs(), this::knownVerdict);
-    engine.close();
+    CheckEngine previous = engine;
+    previous.close();
     try {
       applier.replace(loaded.bindings());
       listener.retain(loaded.bindings().keySet());
@@ -123,7 +124,7 @@ public final class Daemon implements AutoCloseable {
     }
     engine = engines.get().listener(listener).build();
     try {
-      engine.start(specs);
+      engine.start(specs, previous);
     } catch (ApplyingListener.TableFailure e) {
       LOG.warn("reload: table refused part of the change: {}", e.getMessage());
     } catch (CheckConfigException e) {

@@ -31,6 +31,8 @@ class DaemonTest {
   final ManualScheduler clock = new ManualScheduler();
   /** TCP_CHECK answers by "address:port"; missing = up. */
   final Map<String, Boolean> up = new ConcurrentHashMap<>();
+  /** Dynamic weight contributions by "address:port", as misc_dynamic would report them. */
+  final Map<String, Long> weights = new ConcurrentHashMap<>();
   Daemon daemon;
 
   Daemon daemon(String conf) throws Exception {
@@ -48,7 +50,10 @@ class DaemonTest {
     return new Checker() {
       @Override
       public void check(Consumer<CheckResult> done) {
-        done.accept(up.getOrDefault(target, true) ? CheckResult.ok("connected") : CheckResult.fail("connection refused"));
+        CheckResult ok = weights.containsKey(target)
+            ? CheckResult.ok("connected").withWeightDelta(weights.get(target))
+            : CheckResult.ok("connected");
+        done.accept(up.getOrDefault(target, true) ? ok : CheckResult.fail("connection refused"));
       }
 
       @Override
@@ -136,6 +141,20 @@ class DaemonTest {
 
     daemon.stop();
     assertThat(Files.readAllLines(log)).containsExactlyInAnyOrder("rs-down", "quorum-down");
+  }
+
+  @Test
+  void aReloadKeepsADynamicWeightInsteadOfResettingIt() throws Exception {
+    String conf = conf("", rs("10.16.1.1", 1) + rs("10.16.1.2", 2));
+    daemon(conf).start();
+    weights.put("10.16.1.2:80", 3L);
+    tick();
+    assertThat(table.lines()).contains("TCP 10.16.0.1:80 -> 10.16.1.2:80 w=5");
+
+    rewrite(conf.replace("delay_loop 5", "delay_loop 6"));
+    assertThat(daemon.reload()).isNull();
+    // Right after the reload, before any check ran again: the weight the checker reported stays.
+    assertThat(table.lines()).contains("TCP 10.16.0.1:80 -> 10.16.1.2:80 w=5");
   }
 
   @Test

@@ -75,6 +75,19 @@ public final class CheckEngine implements AutoCloseable {
      * @throws IllegalStateException if already started
      */
     public synchronized void start(List<VirtualServerSpec> virtualServers) {
+        start(virtualServers, null);
+    }
+
+    /**
+     * Starts after a reload: like {@link #start(List)}, but a checker that checks the same thing
+     * (its timing may differ) at the same place of a kept real server inherits the dynamic weight the
+     * previous engine's checker last reported, as keepalived's migrate step carries it over. Without
+     * it a {@code misc_dynamic} server would fall back to its configured weight until its script
+     * ran again, a table change the operator never asked for.
+     *
+     * @param previous the engine this one replaces, already closed; {@code null} for a cold start
+     */
+    public synchronized void start(List<VirtualServerSpec> virtualServers, CheckEngine previous) {
         if (started) {
             throw new IllegalStateException("already started");
         }
@@ -103,6 +116,9 @@ public final class CheckEngine implements AutoCloseable {
             pending.forEach(p -> p.checker().close());
             throw e;
         }
+        if (previous != null) {
+            inheritWeights(created, previous);
+        }
         for (Pending p : pending) {
             p.checker().initial().ifPresent(r -> {
                 p.c().preset(r);
@@ -124,6 +140,34 @@ public final class CheckEngine implements AutoCloseable {
             CheckerRunner r = new CheckerRunner(p.vs(), p.rs(), p.c(), p.checker(), s);
             runners.add(r);
             r.start(firstDelay(p.c().spec));
+        }
+    }
+
+    private static void inheritWeights(List<VirtualServerState> created, CheckEngine previous) {
+        java.util.Map<String, CheckerState> old = new java.util.HashMap<>();
+        List<VirtualServerState> before;
+        synchronized (previous) {
+            before = List.copyOf(previous.states);
+        }
+        for (VirtualServerState vs : before) {
+            synchronized (vs) {
+                for (RealServerState rs : vs.servers) {
+                    for (int i = 0; i < rs.checkers.size(); i++) {
+                        old.put(vs.spec.name() + '\0' + rs.spec.name() + '\0' + i, rs.checkers.get(i));
+                    }
+                }
+            }
+        }
+        for (VirtualServerState vs : created) {
+            for (RealServerState rs : vs.servers) {
+                for (int i = 0; i < rs.checkers.size(); i++) {
+                    CheckerState now = rs.checkers.get(i);
+                    CheckerState was = old.get(vs.spec.name() + '\0' + rs.spec.name() + '\0' + i);
+                    if (was != null && was.hasRun && now.spec.sameCheckAs(was.spec)) {
+                        now.weightDelta = was.weightDelta;
+                    }
+                }
+            }
         }
     }
 

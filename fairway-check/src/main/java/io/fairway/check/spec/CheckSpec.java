@@ -13,4 +13,35 @@ public sealed interface CheckSpec
 
     /** A short name for logs and verdict reasons, e.g. {@code "TCP_CHECK 10.0.0.1:80"}. */
     String describe();
+
+    /** The same checker with other timing (a reload uses it to start a kept server's checkers down). */
+    default CheckSpec withTiming(CheckTiming t) {
+        if (this instanceof TcpCheckSpec s) {
+            return new TcpCheckSpec(s.target(), t);
+        } else if (this instanceof HttpCheckSpec s) {
+            return new HttpCheckSpec(s.target(), s.tls(), s.urls(), s.virtualHost(), s.sniName(),
+                    s.verifyCertificate(), s.caFile(), s.http11(), t);
+        } else if (this instanceof MiscCheckSpec s) {
+            return new MiscCheckSpec(s.script(), s.timeout(), s.dynamic(), t);
+        } else if (this instanceof DnsCheckSpec s) {
+            return new DnsCheckSpec(s.target(), s.type(), s.name(), t);
+        } else if (this instanceof SmtpCheckSpec s) {
+            return new SmtpCheckSpec(s.target(), s.heloName(), t);
+        } else if (this instanceof UdpCheckSpec s) {
+            return new UdpCheckSpec(s.target(), s.payloadHex(), s.requireReply(), s.minReplyLength(),
+                    s.maxReplyLength(), t);
+        } else if (this instanceof PingCheckSpec s) {
+            return new PingCheckSpec(s.target(), t);
+        }
+        FileCheckSpec s = (FileCheckSpec) this;
+        return new FileCheckSpec(s.name(), s.file(), s.weight(), s.reverse(), t);
+    }
+
+    /**
+     * Whether two specs check the same thing the same way, whatever their timing: keepalived's
+     * per-checker {@code compare()}, which decides whether a reload carries a checker's state over.
+     */
+    default boolean sameCheckAs(CheckSpec other) {
+        return other != null && withTiming(other.timing()).equals(other);
+    }
 }

@@ -285,6 +285,30 @@ class EngineRulesTest {
     }
 
     @Test
+    void aReloadKeepsTheDynamicWeightOfAnUnchangedCheckerButNotOfAChangedOne() {
+        RealServerSpec a = new RealServerSpec("a", 10, List.of(tcp(T)), null, null);
+        RealServerSpec b = new RealServerSpec("b", 10, List.of(tcp(T)), null, null);
+        startOne(a, b);
+        checkers.set("a", CheckResult.ok("exit 5").withWeightDelta(-7));
+        checkers.set("b", CheckResult.ok("exit 5").withWeightDelta(-7));
+        clock.advance(Duration.ofSeconds(1));
+        assertThat(engine.status().get(0).servers()).extracting(s -> s.weight()).containsExactly(3, 3);
+
+        engine.close();
+        CheckEngine previous = engine;
+        Recorder after = new Recorder(clock);
+        engine = CheckEngine.builder().listener(after).scheduler(clock).checkerFactory(checkers)
+                .random(new Random(1)).build();
+        // a's checker checks the same thing (only its timing changed); b's checks another port.
+        RealServerSpec a2 = new RealServerSpec("a", 10, List.of(tcp(T.withAlpha(true).withRetry(4))), null, null);
+        RealServerSpec b2 = new RealServerSpec("b", 10,
+                List.of(new TcpCheckSpec(InetSocketAddress.createUnresolved("rs", 81), T)), null, null);
+        engine.start(List.of(VirtualServerSpec.of("vs", List.of(a2, b2), 1, 0)), previous);
+        assertThat(after.initial).singleElement().satisfies(s ->
+                assertThat(s.servers()).extracting(r -> r.weight()).containsExactly(3, 10));
+    }
+
+    @Test
     void aWeightChangeThatClampsToTheSameValueIsNotAnEvent() {
         RealServerSpec one = new RealServerSpec("a", 1, List.of(tcp(T)), null, null);
         startOne(one);
