@@ -1,11 +1,10 @@
 package io.fairway.cli;
 
+import static io.fairway.cli.CliRun.run;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fairway.config.KeepalivedConfig;
 import io.fairway.config.ParseOptions;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -13,14 +12,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 class CheckConfigCommandTest {
 
-  record Run(int code, String out, String err) {}
-
-  static Run run(String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    int code = Main.execute(args, new PrintWriter(out, true), new PrintWriter(err, true));
-    return new Run(code, out.toString(), err.toString());
-  }
 
   static final String GOOD = """
       global_defs {
@@ -46,7 +37,7 @@ class CheckConfigCommandTest {
   @Test
   void validFileExitsZeroWithWarningsOnStderr(@TempDir Path dir) throws Exception {
     Path f = Files.writeString(dir.resolve("k.conf"), GOOD);
-    Run r = run("check-config", "-f", f.toString());
+    CliRun r = run("check-config", "-f", f.toString());
     assertThat(r.code()).isZero();
     assertThat(r.out()).isEmpty();
     assertThat(r.err().strip().lines()).singleElement().asString()
@@ -56,7 +47,7 @@ class CheckConfigCommandTest {
   @Test
   void strictTurnsWarningsIntoFailure(@TempDir Path dir) throws Exception {
     Path f = Files.writeString(dir.resolve("k.conf"), GOOD);
-    Run r = run("check-config", "--strict", "-f", f.toString());
+    CliRun r = run("check-config", "--strict", "-f", f.toString());
     assertThat(r.code()).isEqualTo(CheckConfigCommand.EXIT_INVALID);
     assertThat(r.err()).contains(f + ":4: 'vrrp_instance'").doesNotContain("warning:");
   }
@@ -65,7 +56,7 @@ class CheckConfigCommandTest {
   void dumpPrintsTheEffectiveConfigurationWhichLoadsToTheSameModel(@TempDir Path dir)
       throws Exception {
     Path f = Files.writeString(dir.resolve("k.conf"), GOOD);
-    Run r = run("check-config", "--dump", "--config-id", "special", "-f", f.toString());
+    CliRun r = run("check-config", "--dump", "--config-id", "special", "-f", f.toString());
     assertThat(r.code()).isZero();
     assertThat(r.out()).contains("virtual_server 127.0.0.1 8080 {")
         .contains("real_server 127.0.0.3 8080 {")
@@ -87,7 +78,7 @@ class CheckConfigCommandTest {
                 lthreshold 6
             }
         """);
-    Run r = run("check-config", "-f", f.toString());
+    CliRun r = run("check-config", "-f", f.toString());
     assertThat(r.code()).isEqualTo(1);
     assertThat(r.err().lines()).allMatch(l -> l.startsWith(f + ":"));
     assertThat(r.err()).contains(f + ":2: unknown scheduler 'rrr' (did you mean 'rr'?)")
@@ -101,14 +92,14 @@ class CheckConfigCommandTest {
   @Test
   void unterminatedQuoteIsAnErrorNotACrash(@TempDir Path dir) throws Exception {
     Path f = Files.writeString(dir.resolve("q.conf"), "global_defs {\n  router_id \"oops\n}\n");
-    Run r = run("check-config", "-f", f.toString());
+    CliRun r = run("check-config", "-f", f.toString());
     assertThat(r.code()).isEqualTo(1);
     assertThat(r.err()).startsWith(f + ":2: unterminated quoted string");
   }
 
   @Test
   void missingFileIsOneLine(@TempDir Path dir) {
-    Run r = run("check-config", "-f", dir.resolve("none.conf").toString());
+    CliRun r = run("check-config", "-f", dir.resolve("none.conf").toString());
     assertThat(r.code()).isEqualTo(1);
     assertThat(r.err().strip().lines()).singleElement().asString()
         .contains("none.conf: cannot read file");
@@ -116,7 +107,7 @@ class CheckConfigCommandTest {
 
   @Test
   void usageErrorsExitTwo() {
-    Run r = run("check-config");
+    CliRun r = run("check-config");
     assertThat(r.code()).isEqualTo(Main.EXIT_USAGE);
     assertThat(r.err().strip().lines()).hasSize(1);
     assertThat(r.err()).contains("--use-file");

@@ -9,8 +9,6 @@ import io.fairway.director.varnish.ShardDirector;
 import io.fairway.director.varnish.ShardParams;
 import io.fairway.director.varnish.VarnishHash;
 import java.io.ByteArrayInputStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -29,12 +27,6 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 class PickCommandTest {
 
-  record Run(int code, String out, String err) {
-    List<String> lines() {
-      return out.lines().toList();
-    }
-  }
-
   @TempDir Path tmp;
 
   static Path fixture(String name) {
@@ -45,22 +37,19 @@ class PickCommandTest {
     }
   }
 
-  static Run run(String stdin, String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
+  static CliRun run(String stdin, String... args) {
     PickCommand.stdin = new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8));
     String[] full = new String[args.length + 1];
     full[0] = "pick";
     System.arraycopy(args, 0, full, 1, args.length);
-    int code = Main.execute(full, new PrintWriter(out, true), new PrintWriter(err, true));
-    return new Run(code, out.toString(), err.toString());
+    return CliRun.run(full);
   }
 
   static String conf() {
     return fixture("directors.conf").toString();
   }
 
-  static void assertOneLineError(Run r, String... contains) {
+  static void assertOneLineError(CliRun r, String... contains) {
     assertThat(r.code()).isEqualTo(Main.EXIT_USAGE);
     assertThat(r.err().strip().lines()).as(r.err()).hasSize(1);
     assertThat(r.err()).startsWith("fairway: ").doesNotContain("Exception").doesNotContain("\tat ");
@@ -87,7 +76,7 @@ class PickCommandTest {
     d.add(Member.of(Backend.named("b2"), 1.5).withIdent("alpha"));
     d.add(Member.of(Backend.named("b3"), 1));
     List<String> keys = randomKeys(2000);
-    Run r = run(String.join("\n", keys) + "\n", "-f", conf(), "--vs", "web");
+    CliRun r = run(String.join("\n", keys) + "\n", "-f", conf(), "--vs", "web");
     assertThat(r.code()).as(r.err()).isZero();
     List<String> expected =
         keys.stream().map(k -> d.pick(Request.ofKey(VarnishHash.hash32(k))).name()).toList();
@@ -122,7 +111,7 @@ class PickCommandTest {
     Files.write(file, keys);
     List<String> before = run("", "-f", conf(), "--vs", "web", "--keys", file.toString()).lines();
     long onB2 = before.stream().filter("b2"::equals).count();
-    Run r = run("", "-f", conf(), "--vs", "web", "--keys", file.toString(), "--down", "b2", "--stats");
+    CliRun r = run("", "-f", conf(), "--vs", "web", "--keys", file.toString(), "--down", "b2", "--stats");
     assertThat(r.code()).as(r.err()).isZero();
     assertThat(r.out()).contains("20000 keys").contains("down: b2");
     assertThat(r.out()).contains("moved: " + onB2 + " of 20000 keys");
@@ -133,7 +122,7 @@ class PickCommandTest {
 
   @Test
   void statsWithoutDownPrintsShares() {
-    Run r = run(String.join("\n", randomKeys(4000)) + "\n", "-f", conf(), "--vs", "hashed", "--stats");
+    CliRun r = run(String.join("\n", randomKeys(4000)) + "\n", "-f", conf(), "--vs", "hashed", "--stats");
     assertThat(r.code()).isZero();
     Map<String, String> rows = r.lines().stream().skip(2)
         .map(l -> l.split("\\s+")).collect(Collectors.toMap(a -> a[0], a -> a[1]));
@@ -144,13 +133,13 @@ class PickCommandTest {
 
   @Test
   void hashDirectorVectorsB00003() {
-    Run r = run("/1\n/3\n/13\n/8\n\n127.0.0.1\n", "-f", conf(), "--vs", "hashed");
+    CliRun r = run("/1\n/3\n/13\n/8\n\n127.0.0.1\n", "-f", conf(), "--vs", "hashed");
     assertThat(r.lines()).containsExactly("s2", "s1", "s1", "s2", "s1", "s2");
   }
 
   @Test
   void randomWithSeedOneIsVarnishC00000() {
-    Run r = run("a\nb\nc\nd\ne\nf\ng\nh\ni\nj\n", "-f", conf(), "--vs", "rnd", "--seed", "1");
+    CliRun r = run("a\nb\nc\nd\ne\nf\ng\nh\ni\nj\n", "-f", conf(), "--vs", "rnd", "--seed", "1");
     assertThat(r.lines()).containsExactly("s3", "s4", "s1", "s1", "s2", "s2", "s3", "s4", "s3", "s3");
   }
 
@@ -167,11 +156,11 @@ class PickCommandTest {
 
   @Test
   void kernelSchedulers() {
-    Run sh = run("10.0.0.1\n10.0.0.1:4000\n[2001:db8::1]:80\n", "-f", conf(), "--vs", "kernel-sh");
+    CliRun sh = run("10.0.0.1\n10.0.0.1:4000\n[2001:db8::1]:80\n", "-f", conf(), "--vs", "kernel-sh");
     assertThat(sh.code()).as(sh.err()).isZero();
     assertThat(sh.lines()).hasSize(3);
     assertThat(sh.lines().get(0)).isEqualTo(sh.lines().get(1)); // sh ignores the port by default
-    Run rr = run("a\nb\nc\nd\n", "-f", conf(), "--vs", "kernel-rr");
+    CliRun rr = run("a\nb\nc\nd\n", "-f", conf(), "--vs", "kernel-rr");
     assertThat(rr.lines()).hasSize(4).containsOnly("127.0.0.1:9001", "127.0.0.1:9002");
     assertThat(rr.lines().get(0)).isNotEqualTo(rr.lines().get(1));
     assertOneLineError(run("10.0.0.1\nnot-an-ip\n", "-f", conf(), "--vs", "kernel-sh"),
@@ -181,18 +170,18 @@ class PickCommandTest {
   @Test
   void connsSnapshotAnswersWhereTheNextConnectionGoesRightNow() {
     // wlc: the less loaded server takes every new connection while the load is held fixed.
-    Run wlc = run("1\n2\n3\n", "-f", conf(), "--vs", "kernel-wlc", "--conns", "a=3,b=1");
+    CliRun wlc = run("1\n2\n3\n", "-f", conf(), "--vs", "kernel-wlc", "--conns", "a=3,b=1");
     assertThat(wlc.code()).as(wlc.err()).isZero();
     assertThat(wlc.lines()).containsExactly("b", "b", "b");
     // Without the snapshot each key is one more open connection, so they spread.
-    Run spread = run("1\n2\n3\n4\n", "-f", conf(), "--vs", "kernel-wlc");
+    CliRun spread = run("1\n2\n3\n4\n", "-f", conf(), "--vs", "kernel-wlc");
     assertThat(spread.lines()).containsExactlyInAnyOrder("a", "a", "b", "b");
     // Every server at its uthreshold: overflow goes to the sorry server, not nowhere.
-    Run full = run("1\n", "-f", conf(), "--vs", "kernel-wlc", "--conns", "a=4,b=2/2");
+    CliRun full = run("1\n", "-f", conf(), "--vs", "kernel-wlc", "--conns", "a=4,b=2/2");
     assertThat(full.code()).as(full.err()).isZero();
     assertThat(full.lines()).containsExactly("127.0.0.1:9009");
     // One server below its uthreshold has room, so the pool takes the connection again.
-    Run room = run("1\n", "-f", conf(), "--vs", "kernel-wlc", "--conns", "a=4,b=2");
+    CliRun room = run("1\n", "-f", conf(), "--vs", "kernel-wlc", "--conns", "a=4,b=2");
     assertThat(room.lines()).containsExactly("b");
   }
 
@@ -209,7 +198,7 @@ class PickCommandTest {
   @Test
   void hashBalanceFactorBoundsAHotClientsLoadOnMh() {
     String hot = "10.0.0.1\n".repeat(100);
-    Run bounded = run(hot, "-f", conf(), "--vs", "kernel-mh-bounded", "--stats");
+    CliRun bounded = run(hot, "-f", conf(), "--vs", "kernel-mh-bounded", "--stats");
     assertThat(bounded.code()).as(bounded.err()).isZero();
     // 100 connections over 4 servers: none may hold more than 125% of the mean (31.25).
     for (String server : List.of("127.0.0.1:9001", "127.0.0.1:9002", "127.0.0.1:9003",
@@ -220,19 +209,19 @@ class PickCommandTest {
       assertThat(keys).as(row).isBetween(1L, 32L);
     }
     // Without a bound, source hashing sends one client's every connection to one server.
-    Run plain = run(hot, "-f", conf(), "--vs", "kernel-sh");
+    CliRun plain = run(hot, "-f", conf(), "--vs", "kernel-sh");
     assertThat(Set(plain.lines())).hasSize(1);
   }
 
   @Test
   void dhReadsTheDestinationAddress() {
-    Run dh = run("10.1.0.1\n10.1.0.1\n10.1.0.2\n10.1.0.3\n10.1.0.4\n", "-f", conf(),
+    CliRun dh = run("10.1.0.1\n10.1.0.1\n10.1.0.2\n10.1.0.3\n10.1.0.4\n", "-f", conf(),
         "--vs", "kernel-dh");
     assertThat(dh.code()).as(dh.err()).isZero();
     assertThat(dh.lines()).hasSize(5);
     assertThat(dh.lines().get(0)).isEqualTo(dh.lines().get(1));
     // The same destination picks the same server whatever the client port, as dh ignores it.
-    Run again = run("10.1.0.2:1234\n", "-f", conf(), "--vs", "kernel-dh");
+    CliRun again = run("10.1.0.2:1234\n", "-f", conf(), "--vs", "kernel-dh");
     assertThat(again.lines()).containsExactly(dh.lines().get(2));
   }
 
@@ -249,7 +238,7 @@ class PickCommandTest {
   @ParameterizedTest
   @MethodSource("badConfigs")
   void badConfigIsOneLineNamingFileAndLine(String file, String line, String word) {
-    Run r = run("x\n", "-f", fixture(file).toString(), "--vs", "web");
+    CliRun r = run("x\n", "-f", fixture(file).toString(), "--vs", "web");
     assertOneLineError(r, file + line, word);
   }
 

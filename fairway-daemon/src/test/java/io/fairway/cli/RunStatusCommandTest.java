@@ -1,10 +1,9 @@
 package io.fairway.cli;
 
+import static io.fairway.cli.CliRun.run;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fairway.daemon.AdminServer;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -21,18 +20,10 @@ import org.junit.jupiter.api.io.TempDir;
 class RunStatusCommandTest {
   @TempDir Path dir;
 
-  record Run(int code, String out, String err) {}
-
-  static Run run(String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    int code = Main.execute(args, new PrintWriter(out, true), new PrintWriter(err, true));
-    return new Run(code, out.toString(), err.toString());
-  }
 
   @Test
   void runWithoutAFileIsAUsageError() {
-    Run r = run("run");
+    CliRun r = run("run");
     assertThat(r.code()).isEqualTo(Main.EXIT_USAGE);
     assertThat(r.err().strip().lines()).hasSize(1);
     assertThat(r.err()).contains("--use-file");
@@ -42,14 +33,14 @@ class RunStatusCommandTest {
   void runRefusesAnInvalidFileWithFileAndLine() throws Exception {
     Path conf = dir.resolve("bad.conf");
     Files.writeString(conf, "virtual_server 10.16.0.1 80 {\n  lb_algo nosuch\n  real_server 10.16.1.1 80 {\n  }\n}\n");
-    Run r = run("run", "-f", conf.toString(), "--admin", "off");
+    CliRun r = run("run", "-f", conf.toString(), "--admin", "off");
     assertThat(r.code()).isEqualTo(1);
     assertThat(r.err()).contains("bad.conf:2:").contains("nosuch").doesNotContain("Exception");
   }
 
   @Test
   void runRefusesAMissingFile() {
-    Run r = run("run", "-f", dir.resolve("nope.conf").toString(), "--admin", "off");
+    CliRun r = run("run", "-f", dir.resolve("nope.conf").toString(), "--admin", "off");
     assertThat(r.code()).isEqualTo(1);
     assertThat(r.err().strip()).isEqualTo("fairway: " + dir.resolve("nope.conf") + ": cannot read the configuration file");
   }
@@ -59,7 +50,7 @@ class RunStatusCommandTest {
     Path conf = dir.resolve("shard.conf");
     Files.writeString(conf, "virtual_server 127.0.0.1 8080 {\n  lb_algo shard\n  lb_kind PROXY\n"
         + "  real_server 127.0.0.1 9001 {\n  }\n}\n");
-    Run r = run("run", "-f", conf.toString(), "--admin", "off");
+    CliRun r = run("run", "-f", conf.toString(), "--admin", "off");
     assertThat(r.code()).isEqualTo(1);
     assertThat(r.err().strip().lines()).hasSize(1);
     assertThat(r.err()).contains("shard.conf:1").contains("--userspace");
@@ -78,7 +69,7 @@ class RunStatusCommandTest {
     try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       port = s.getLocalPort();
     }
-    Run r = run("status", "--admin", "127.0.0.1:" + port);
+    CliRun r = run("status", "--admin", "127.0.0.1:" + port);
     assertThat(r.code()).isEqualTo(1);
     assertThat(r.err().strip().lines()).hasSize(1);
     assertThat(r.err()).contains("no fairway run is answering on 127.0.0.1:" + port);
@@ -88,7 +79,7 @@ class RunStatusCommandTest {
   void statusPrintsWhatTheDaemonServes() throws Exception {
     try (AdminServer server = AdminServer.start(
         new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), () -> "TCP  10.16.0.1:80 rr\n")) {
-      Run r = run("status", "--admin", "127.0.0.1:" + server.address().getPort());
+      CliRun r = run("status", "--admin", "127.0.0.1:" + server.address().getPort());
       assertThat(r.code()).as(r.err()).isZero();
       assertThat(r.out()).isEqualTo("TCP  10.16.0.1:80 rr\n");
     }

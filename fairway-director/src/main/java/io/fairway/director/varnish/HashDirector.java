@@ -1,6 +1,6 @@
 package io.fairway.director.varnish;
 
-import io.fairway.director.AbstractDirector;
+import io.fairway.director.PlainDirector;
 import io.fairway.director.Backend;
 import io.fairway.director.Request;
 import io.fairway.director.Snapshot;
@@ -22,14 +22,8 @@ import java.util.function.LongSupplier;
  * it always counts as healthy. Here it is healthy when any member is up, like every other
  * director, so a parent can fall back when all its members are down.
  */
-public final class HashDirector extends AbstractDirector<HashDirector.Plain> {
+public final class HashDirector extends PlainDirector {
 
-  /** Published state: just the snapshot. */
-  public static final class Plain extends AbstractDirector.State {
-    Plain(Snapshot s) {
-      super(s);
-    }
-  }
 
   /** A hash director with the system clock. */
   public HashDirector(String name) {
@@ -40,11 +34,6 @@ public final class HashDirector extends AbstractDirector<HashDirector.Plain> {
   public HashDirector(String name, LongSupplier clock) {
     super(name, "hash", clock);
     start();
-  }
-
-  @Override
-  protected Plain derive(Snapshot snapshot, Plain previous) {
-    return new Plain(snapshot);
   }
 
   @Override

@@ -1,6 +1,6 @@
 package io.fairway.director.varnish;
 
-import io.fairway.director.AbstractDirector;
+import io.fairway.director.PlainDirector;
 import io.fairway.director.Backend;
 import io.fairway.director.RandomSource;
 import io.fairway.director.Request;
@@ -15,14 +15,8 @@ import java.util.function.LongSupplier;
  * <p>The random source is injectable: {@link Vrnd} seeded like {@code debug.srandom} reproduces
  * varnishd's exact sequence; production uses a per-thread generator that never contends.
  */
-public final class RandomDirector extends AbstractDirector<RandomDirector.Plain> {
+public final class RandomDirector extends PlainDirector {
 
-  /** Published state: just the snapshot. */
-  public static final class Plain extends AbstractDirector.State {
-    Plain(Snapshot s) {
-      super(s);
-    }
-  }
 
   private final RandomSource random;
 
@@ -36,11 +30,6 @@ public final class RandomDirector extends AbstractDirector<RandomDirector.Plain>
     super(name, "random", clock);
     this.random = random == null ? RandomSource.threadLocal() : random;
     start();
-  }
-
-  @Override
-  protected Plain derive(Snapshot snapshot, Plain previous) {
-    return new Plain(snapshot);
   }
 
   @Override

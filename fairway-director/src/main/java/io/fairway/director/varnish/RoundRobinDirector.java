@@ -1,6 +1,6 @@
 package io.fairway.director.varnish;
 
-import io.fairway.director.AbstractDirector;
+import io.fairway.director.PlainDirector;
 import io.fairway.director.Backend;
 import io.fairway.director.Request;
 import io.fairway.director.Snapshot;
@@ -22,14 +22,8 @@ import java.util.function.LongSupplier;
  *       panic if it is NULL). Here the cursor is taken modulo the current member count.
  * </ul>
  */
-public final class RoundRobinDirector extends AbstractDirector<RoundRobinDirector.Plain> {
+public final class RoundRobinDirector extends PlainDirector {
 
-  /** Published state: just the snapshot. */
-  public static final class Plain extends AbstractDirector.State {
-    Plain(Snapshot s) {
-      super(s);
-    }
-  }
 
   private final AtomicInteger next = new AtomicInteger();
 
@@ -42,11 +36,6 @@ public final class RoundRobinDirector extends AbstractDirector<RoundRobinDirecto
   public RoundRobinDirector(String name, LongSupplier clock) {
     super(name, "round_robin", clock);
     start();
-  }
-
-  @Override
-  protected Plain derive(Snapshot snapshot, Plain previous) {
-    return new Plain(snapshot);
   }
 
   @Override

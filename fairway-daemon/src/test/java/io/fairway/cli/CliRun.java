@@ -1,0 +1,20 @@
+package io.fairway.cli;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.List;
+
+/** One {@code fairway} command line run in-process, with what it printed and its exit code. */
+record CliRun(int code, String out, String err) {
+
+  static CliRun run(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int code = Main.execute(args, new PrintWriter(out, true), new PrintWriter(err, true));
+    return new CliRun(code, out.toString(), err.toString());
+  }
+
+  List<String> lines() {
+    return out.lines().toList();
+  }
+}
