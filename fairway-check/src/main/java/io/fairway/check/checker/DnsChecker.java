@@ -87,18 +87,14 @@ final class DnsChecker implements Checker {
     private final class Reply extends SimpleChannelInboundHandler<DatagramDnsResponse> {
         private final int id;
         private final Consumer<CheckResult> done;
-        private boolean finished;
 
         Reply(int id, Consumer<CheckResult> done) {
             this.id = id;
-            this.done = done;
+            this.done = new FirstResult(done);
         }
 
         void finish(CheckResult r) {
-            if (!finished) {
-                finished = true;
-                done.accept(r);
-            }
+            done.accept(r);
         }
 
         @Override

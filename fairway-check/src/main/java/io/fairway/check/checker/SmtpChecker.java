@@ -58,18 +58,14 @@ final class SmtpChecker implements Checker {
 
     private final class Conversation extends SimpleChannelInboundHandler<String> {
         private final Consumer<CheckResult> done;
-        private boolean finished;
         private boolean greeted;
 
         Conversation(Consumer<CheckResult> done) {
-            this.done = done;
+            this.done = new FirstResult(done);
         }
 
         void finish(CheckResult r) {
-            if (!finished) {
-                finished = true;
-                done.accept(r);
-            }
+            done.accept(r);
         }
 
         @Override

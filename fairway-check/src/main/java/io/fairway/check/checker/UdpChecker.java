@@ -81,20 +81,16 @@ final class UdpChecker implements Checker {
 
     private final class Reply extends SimpleChannelInboundHandler<DatagramPacket> {
         private final Consumer<CheckResult> done;
-        private boolean finished;
 
         Reply(Consumer<CheckResult> done) {
-            this.done = done;
+            this.done = new FirstResult(done);
         }
 
         void finish(Channel ch, CheckResult r) {
             if (ch != null) {
                 ch.close();
             }
-            if (!finished) {
-                finished = true;
-                done.accept(r);
-            }
+            done.accept(r);
         }
 
         @Override
