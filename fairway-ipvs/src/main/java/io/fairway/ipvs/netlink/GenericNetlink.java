@@ -71,32 +71,18 @@ public final class GenericNetlink implements Closeable {
    * @throws NetlinkException with the kernel's errno when the request failed
    */
   public List<NetlinkMessage> request(byte[] message, int seq) throws IOException {
-    socket.send(message, message.length);
-    List<NetlinkMessage> replies = new ArrayList<>();
-    while (true) {
-      for (NetlinkMessage m : NetlinkMessage.parseAll(socket.receive())) {
-        if (m.seq() != seq) {
-          continue;
-        }
-        if (m.isError()) {
-          int errno = m.errno();
-          if (errno != 0) {
-            throw new KernelError(errno, m.extAckMessage());
-          }
-          return replies;
-        }
-        if (m.isDone()) {
-          return replies;
-        }
-        replies.add(copy(m));
-      }
-    }
+    return exchange(message, seq);
   }
 
   /**
    * Sends a dump request ({@code NLM_F_DUMP}) and collects every reply up to {@code NLMSG_DONE}.
    */
   public List<NetlinkMessage> dump(byte[] message, int seq) throws IOException {
+    return exchange(message, seq);
+  }
+
+  /** Replies to {@code seq} until its ack or {@code NLMSG_DONE}, whichever ends the exchange. */
+  private List<NetlinkMessage> exchange(byte[] message, int seq) throws IOException {
     socket.send(message, message.length);
     List<NetlinkMessage> replies = new ArrayList<>();
     while (true) {
@@ -104,14 +90,14 @@ public final class GenericNetlink implements Closeable {
         if (m.seq() != seq) {
           continue;
         }
-        if (m.isDone()) {
-          return replies;
-        }
         if (m.isError()) {
           int errno = m.errno();
           if (errno != 0) {
             throw new KernelError(errno, m.extAckMessage());
           }
+          return replies;
+        }
+        if (m.isDone()) {
           return replies;
         }
         replies.add(copy(m));
