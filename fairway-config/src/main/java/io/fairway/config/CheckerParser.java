@@ -10,6 +10,7 @@ import io.fairway.config.model.HttpCheck;
 import io.fairway.config.model.Location;
 import io.fairway.config.model.MiscCheck;
 import io.fairway.config.model.PingCheck;
+import io.fairway.config.model.RegexOption;
 import io.fairway.config.model.Script;
 import io.fairway.config.model.SmtpCheck;
 import io.fairway.config.model.StatusRange;
@@ -20,13 +21,17 @@ import io.fairway.config.model.UrlCheck;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
 
 /**
  * The checker blocks of a real_server. Each checker leaves here with its effective timing and
@@ -39,7 +44,7 @@ final class CheckerParser {
   static final Set<String> ENDPOINT = Set.of("connect_ip", "connect_port", "bindto", "bind_port",
       "bind_if", "fwmark");
   static final Set<String> CHECKER_COMMON = Set.of("delay_loop", "connect_timeout", "retry",
-      "delay_before_retry", "warmup", "alpha", "log_all_failures", "nb_get_retry");
+      "delay_before_retry", "warmup", "alpha", "log_all_failures", "nb_get_retry", "rise", "fall");
   static final Set<String> URL = Set.of("path", "digest", "status_code", "virtualhost", "regex",
       "regex_no_match", "regex_options", "regex_min_offset", "regex_max_offset", "regex_stack");
   static final Set<String> DNS_TYPES = Set.of("A", "NS", "CNAME", "SOA", "MX", "TXT", "AAAA",
@@ -136,7 +141,8 @@ final class CheckerParser {
         dbr,
         t.warmup != null ? t.warmup : delayLoop,
         t.alpha != null && t.alpha,
-        logAllFailures);
+        logAllFailures,
+        t.rise != null ? t.rise.intValue() : 1);
   }
 
   List<Checker> checker(Node n, InetAddress rsAddr, int rsPort, InheritedTiming inherited,
@@ -158,6 +164,10 @@ final class CheckerParser {
     boolean fastRecovery = false;
     boolean enableSni = false;
     Optional<String> sniName = Optional.empty();
+    boolean verifyCert = false;
+    Node verifyNode = null;
+    Optional<String> caFile = Optional.empty();
+    Node caNode = null;
     String checkerVhost = null;
     List<Node> urls = new ArrayList<>();
     Script misc = null;
@@ -242,7 +252,22 @@ final class CheckerParser {
               }
               break;
             case "tls_compliant":
-              v.warn(c, "tls_compliant is not supported by Fairway yet; ignored");
+              // keepalived's opt-in to end TLS with close_notify: Fairway's TLS (Netty) always does.
+              if (v.args(c, 0, 1)) {
+                v.bool(c, 1);
+              }
+              break;
+            case "verify_cert": {
+              Boolean b = v.args(c, 0, 1) ? v.bool(c, 1) : null;
+              verifyCert = b != null && b;
+              verifyNode = c;
+              break;
+            }
+            case "ca_file":
+              if (v.args(c, 1, 1)) {
+                caFile = Optional.of(c.arg(1));
+                caNode = c;
+              }
               break;
             default:
               handled = false;
@@ -396,7 +421,7 @@ final class CheckerParser {
     CheckerTiming ct = resolveTiming(t, type);
     if (logAll != null) {
       ct = new CheckerTiming(ct.delayLoop(), ct.connectTimeout(), ct.retry(),
-          ct.delayBeforeRetry(), ct.warmup(), ct.alpha(), logAll);
+          ct.delayBeforeRetry(), ct.warmup(), ct.alpha(), logAll, ct.rise());
     }
     Location l = Values.loc(n);
     switch (type) {
@@ -414,12 +439,21 @@ final class CheckerParser {
             us.add(uc);
           }
         }
+        if (!type.equals("SSL_GET") && (verifyNode != null || caNode != null)) {
+          v.error(verifyNode != null ? verifyNode : caNode,
+              "verify_cert and ca_file apply to SSL_GET only; HTTP_GET has no certificate");
+        }
+        if (caNode != null && !verifyCert) {
+          v.warn(caNode, "ca_file without verify_cert: the certificate is not verified (keepalived"
+              + " never does); add verify_cert to use it");
+        }
         if (urls.isEmpty()) {
           v.warn(n, type + " has no url - checker ignored, as keepalived does");
           return List.of();
         }
         return List.of(new HttpCheck(l, ct, resolve(n, ep, rsAddr, rsPort, true),
-            type.equals("SSL_GET"), httpVersion, us, fastRecovery, enableSni, sniName));
+            type.equals("SSL_GET"), httpVersion, us, fastRecovery, enableSni, sniName,
+            verifyCert, caFile));
       }
       case "MISC_CHECK":
         if (misc == null) {
@@ -505,7 +539,7 @@ final class CheckerParser {
     }
     base.addAll(switch (type) {
       case "HTTP_GET", "SSL_GET" -> Set.of("url", "http_protocol", "virtualhost", "fast_recovery",
-          "enable_sni", "sni_name", "tls_compliant");
+          "enable_sni", "sni_name", "tls_compliant", "verify_cert", "ca_file");
       case "MISC_CHECK" -> Set.of("misc_path", "misc_timeout", "misc_dynamic", "user");
       case "DNS_CHECK" -> Set.of("type", "name");
       case "SMTP_CHECK" -> Set.of("helo_name", "host");
@@ -540,7 +574,12 @@ final class CheckerParser {
     List<StatusRange> codes = new ArrayList<>();
     String urlVhost = null;
     Optional<String> regex = Optional.empty();
+    Node regexNode = null;
     boolean noMatch = false;
+    Set<RegexOption> options = EnumSet.noneOf(RegexOption.class);
+    long minOffset = 0;
+    OptionalLong maxOffset = OptionalLong.empty();
+    Node maxNode = null;
     for (Node c : u.children) {
       switch (c.keyword()) {
         case "path":
@@ -574,12 +613,8 @@ final class CheckerParser {
           break;
         case "regex":
           if (v.args(c, 1, 1)) {
-            try {
-              java.util.regex.Pattern.compile(c.arg(1));
-              regex = Optional.of(c.arg(1));
-            } catch (java.util.regex.PatternSyntaxException e) {
-              v.error(c, "regex: " + e.getDescription());
-            }
+            regex = Optional.of(c.arg(1));
+            regexNode = c;
           }
           break;
         case "regex_no_match": {
@@ -588,10 +623,28 @@ final class CheckerParser {
           break;
         }
         case "regex_options":
+          if (v.args(c, 1, 100)) {
+            for (int i = 1; i <= c.argc(); i++) {
+              regexOption(c, c.arg(i), options);
+            }
+          }
+          break;
         case "regex_min_offset":
+          if (v.args(c, 1, 1)) {
+            Long o = v.number(c, 1, 0, Long.MAX_VALUE - 1, "offset");
+            minOffset = o == null ? minOffset : o;
+          }
+          break;
         case "regex_max_offset":
+          if (v.args(c, 1, 1)) {
+            Long o = v.number(c, 1, 0, Long.MAX_VALUE - 1, "offset");
+            maxOffset = o == null ? maxOffset : OptionalLong.of(o);
+            maxNode = c;
+          }
+          break;
         case "regex_stack":
-          v.warn(c, c.keyword() + " is not supported by Fairway yet; ignored");
+          // PCRE2's JIT stack size: java.util.regex has no such knob (its stack is the thread's).
+          v.warn(c, "regex_stack has no meaning for Java regular expressions; ignored");
           break;
         default:
           v.unknown(c, URL, "url");
@@ -604,8 +657,59 @@ final class CheckerParser {
     if (codes.isEmpty()) {
       codes.add(StatusRange.DEFAULT);
     }
+    if (regexNode != null) {
+      int flags = 0;
+      for (RegexOption o : options) {
+        flags |= o.javaFlags();
+      }
+      try {
+        Pattern.compile(regex.get(), flags);
+      } catch (PatternSyntaxException e) {
+        v.error(regexNode, "regex: " + e.getDescription() + " near index " + e.getIndex()
+            + " of '" + regex.get() + "'");
+      }
+    } else if (noMatch || !options.isEmpty() || minOffset != 0 || maxOffset.isPresent()) {
+      // keepalived drops these with a log line; say so where the operator can see it.
+      v.warn(u, "regex_no_match/regex_options/regex_*_offset without regex; ignored");
+      noMatch = false;
+      options.clear();
+      minOffset = 0;
+      maxOffset = OptionalLong.empty();
+    }
+    if (maxOffset.isPresent() && minOffset > maxOffset.getAsLong()) {
+      v.error(maxNode, "regex_max_offset " + maxOffset.getAsLong() + " is below regex_min_offset "
+          + minOffset + ": no match could ever start in between");
+    }
     return new UrlCheck(path, digest, codes,
-        Optional.ofNullable(urlVhost != null ? urlVhost : vhost), regex, noMatch);
+        Optional.ofNullable(urlVhost != null ? urlVhost : vhost), regex, noMatch, options,
+        minOffset, maxOffset);
+  }
+
+  private void regexOption(Node c, String name, Set<RegexOption> into) {
+    Optional<RegexOption> o = RegexOption.of(name);
+    if (o.isEmpty()) {
+      List<String> all = new ArrayList<>();
+      for (RegexOption x : RegexOption.values()) {
+        all.add(x.keyword());
+      }
+      v.error(c, "regex_options: unknown option '" + name + "'"
+          + Keywords.suggest(name, all).map(x -> " (did you mean '" + x + "'?)").orElse(""));
+    } else if (!o.get().supported()) {
+      v.error(c, "regex_options: '" + name + "' has no Java equivalent; Fairway supports "
+          + supportedOptions());
+    } else {
+      into.add(o.get());
+    }
+  }
+
+  private static String supportedOptions() {
+    List<String> out = new ArrayList<>();
+    for (RegexOption x : RegexOption.values()) {
+      if (x.supported()) {
+        out.add(x.keyword());
+      }
+    }
+    return String.join(" ", out);
   }
 
   private StatusRange status(Node c, String s) {

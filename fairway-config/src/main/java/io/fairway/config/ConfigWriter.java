@@ -17,6 +17,7 @@ import io.fairway.config.model.HttpCheck;
 import io.fairway.config.model.MiscCheck;
 import io.fairway.config.model.PingCheck;
 import io.fairway.config.model.RealServer;
+import io.fairway.config.model.RegexOption;
 import io.fairway.config.model.SchedulerFlag;
 import io.fairway.config.model.Script;
 import io.fairway.config.model.SmtpCheck;
@@ -335,6 +336,10 @@ final class ConfigWriter {
       line("connect_timeout " + time(t.connectTimeout()));
     }
     line("retry " + t.retry());
+    if (t.rise() != 1) {
+      // Only when set: a dump of a plain keepalived.conf stays readable by keepalived.
+      line("rise " + t.rise());
+    }
     line("delay_before_retry " + time(t.delayBeforeRetry()));
     line("warmup " + time(t.warmup()));
     line("alpha " + onOff(t.alpha()));
@@ -373,6 +378,11 @@ final class ConfigWriter {
         line("enable_sni " + onOff(h.enableSni()));
       }
       h.sniName().ifPresent(s -> line("sni_name " + q(s)));
+      // Fairway extensions: written only when used, so a plain keepalived.conf dumps as one.
+      if (h.verifyCert()) {
+        line("verify_cert");
+      }
+      h.caFile().ifPresent(f -> line("ca_file " + q(f)));
       for (UrlCheck u : h.urls()) {
         url(u);
       }
@@ -418,6 +428,14 @@ final class ConfigWriter {
     if (u.regexNoMatch()) {
       line("regex_no_match");
     }
+    if (!u.regexOptions().isEmpty()) {
+      line("regex_options " + u.regexOptions().stream().map(RegexOption::keyword)
+          .collect(Collectors.joining(" ")));
+    }
+    if (u.regexMinOffset() != 0) {
+      line("regex_min_offset " + u.regexMinOffset());
+    }
+    u.regexMaxOffset().ifPresent(m -> line("regex_max_offset " + m));
     close();
   }
 }

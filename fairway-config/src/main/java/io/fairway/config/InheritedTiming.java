@@ -14,6 +14,10 @@ final class InheritedTiming {
   Duration delayBeforeRetry;
   Duration warmup;
   Boolean alpha;
+  /** Fairway extension (HAProxy's rise): consecutive successes before a down checker comes up. */
+  Long rise;
+  /** True when {@link #retry} came from {@code fall N} (= retry N-1), to refuse both in one block. */
+  boolean retryFromFall;
 
   InheritedTiming over(InheritedTiming parent) {
     InheritedTiming t = new InheritedTiming();
@@ -23,6 +27,7 @@ final class InheritedTiming {
     t.delayBeforeRetry = delayBeforeRetry != null ? delayBeforeRetry : parent.delayBeforeRetry;
     t.warmup = warmup != null ? warmup : parent.warmup;
     t.alpha = alpha != null ? alpha : parent.alpha;
+    t.rise = rise != null ? rise : parent.rise;
     return t;
   }
 
@@ -44,8 +49,31 @@ final class InheritedTiming {
         if (n.keyword().equals("nb_get_retry")) {
           v.warn(n, "nb_get_retry is deprecated; use retry");
         }
+        if (t.retryFromFall) {
+          v.error(n, n.keyword() + ": this block already has fall (fall N is retry N-1); keep one");
+          return true;
+        }
         if (v.args(n, 1, 1)) {
           t.retry = v.number(n, 1, checker ? 0 : 1, Values.UINT32_MAX, "retry count");
+        }
+        return true;
+      case "fall":
+        // HAProxy's "fall N": N consecutive failures take the checker down, keepalived's retry N-1.
+        if (t.retry != null && !t.retryFromFall) {
+          v.error(n, "fall: this block already has retry (fall N is retry N-1); keep one");
+          return true;
+        }
+        if (v.args(n, 1, 1)) {
+          Long f = v.number(n, 1, 1, Integer.MAX_VALUE, "count");
+          if (f != null) {
+            t.retry = f - 1;
+            t.retryFromFall = true;
+          }
+        }
+        return true;
+      case "rise":
+        if (v.args(n, 1, 1)) {
+          t.rise = v.number(n, 1, 1, Integer.MAX_VALUE, "count");
         }
         return true;
       case "delay_before_retry":

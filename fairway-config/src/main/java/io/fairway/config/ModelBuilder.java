@@ -55,7 +55,7 @@ final class ModelBuilder {
       "lvs_flush_on_stop", "lvs_timeouts", "checker_log_all_failures", "rs_init_notifies",
       "no_checker_emails", "script_user", "enable_script_security");
   static final Set<String> TIMING = Set.of("delay_loop", "connect_timeout", "retry",
-      "delay_before_retry", "warmup", "alpha");
+      "delay_before_retry", "warmup", "alpha", "rise", "fall");
   static final Set<String> VS = union(TIMING, Set.of("lb_algo", "lvs_sched", "lb_kind",
       "lvs_method",
       "persistence_timeout", "persistence_granularity", "persistence_engine", "protocol", "ops",

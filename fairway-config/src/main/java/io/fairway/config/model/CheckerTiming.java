@@ -13,6 +13,9 @@ import java.time.Duration;
  * @param warmup upper bound of the random delay before the first check (default = delayLoop)
  * @param alpha true if the checker starts down (the real server is added only after a success)
  * @param logAllFailures log every failure, not only state changes
+ * @param rise consecutive successes a down checker needs to come up (Fairway extension, HAProxy's
+ *     {@code rise}; keepalived's behaviour is 1). HAProxy's {@code fall N} is parsed into
+ *     {@code retry N-1}, so it needs no field of its own.
  */
 public record CheckerTiming(
     Duration delayLoop,
@@ -21,4 +24,11 @@ public record CheckerTiming(
     Duration delayBeforeRetry,
     Duration warmup,
     boolean alpha,
-    boolean logAllFailures) {}
+    boolean logAllFailures,
+    int rise) {
+  public CheckerTiming {
+    if (rise < 1) {
+      throw new IllegalArgumentException("rise must be >= 1, got " + rise);
+    }
+  }
+}

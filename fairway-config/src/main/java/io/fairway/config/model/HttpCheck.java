@@ -13,6 +13,10 @@ import java.util.Optional;
  * @param fastRecovery re-check at once after a success while recovering ({@code fast_recovery})
  * @param enableSni send SNI (SSL_GET)
  * @param sniName the SNI name, if not the virtualhost
+ * @param verifyCert verify the server's certificate chain and host name (Fairway extension
+ *     {@code verify_cert}; keepalived never verifies, so it is off unless asked for)
+ * @param caFile PEM file of the CAs to trust for {@code verify_cert} ({@code ca_file}); empty means
+ *     the top-level {@code SSL { ca }}, else the JDK's trust store
  */
 public record HttpCheck(
     Location location,
@@ -23,7 +27,9 @@ public record HttpCheck(
     List<UrlCheck> urls,
     boolean fastRecovery,
     boolean enableSni,
-    Optional<String> sniName)
+    Optional<String> sniName,
+    boolean verifyCert,
+    Optional<String> caFile)
     implements Checker {
   public HttpCheck {
     urls = List.copyOf(urls);

@@ -1,7 +1,11 @@
 package io.fairway.config.model;
 
+import java.util.Collections;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.Set;
 
 /**
  * One {@code url { }} of an HTTP_GET/SSL_GET checker.
@@ -13,6 +17,11 @@ import java.util.Optional;
  *     virtual server {@code virtualhost}; empty means {@code IP:PORT}
  * @param regex a regular expression the body must match ({@code regex}), if any
  * @param regexNoMatch true if the body must NOT match the regex
+ * @param regexOptions keepalived's {@code regex_options}, all {@link RegexOption#supported()}
+ * @param regexMinOffset the match may start no earlier than this byte of the body
+ *     ({@code regex_min_offset}, 0 = from the start)
+ * @param regexMaxOffset the match must start at or before this byte of the body
+ *     ({@code regex_max_offset}), empty for no limit
  */
 public record UrlCheck(
     String path,
@@ -20,9 +29,21 @@ public record UrlCheck(
     List<StatusRange> statusCodes,
     Optional<String> virtualhost,
     Optional<String> regex,
-    boolean regexNoMatch) {
+    boolean regexNoMatch,
+    Set<RegexOption> regexOptions,
+    long regexMinOffset,
+    OptionalLong regexMaxOffset) {
   public UrlCheck {
     statusCodes = List.copyOf(statusCodes);
+    regexOptions = regexOptions.isEmpty() ? Set.of() : Collections.unmodifiableSet(
+        EnumSet.copyOf(regexOptions));
+  }
+
+  /** A url without regex offsets or options. */
+  public UrlCheck(String path, Optional<String> digest, List<StatusRange> statusCodes,
+      Optional<String> virtualhost, Optional<String> regex, boolean regexNoMatch) {
+    this(path, digest, statusCodes, virtualhost, regex, regexNoMatch, Set.of(), 0,
+        OptionalLong.empty());
   }
 
   /** True if {@code status} is accepted. */
