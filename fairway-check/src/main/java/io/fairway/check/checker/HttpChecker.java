@@ -26,11 +26,15 @@ import io.netty.handler.ssl.util.InsecureTrustManagerFactory;
 import io.netty.handler.timeout.ReadTimeoutHandler;
 
 import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLParameters;
 import java.net.Inet6Address;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.security.cert.CertPathBuilderException;
+import java.security.cert.CertPathValidatorException;
+import java.security.cert.CertificateException;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
@@ -40,10 +44,17 @@ import java.util.stream.Collectors;
 
 /**
  * HTTP_GET / SSL_GET: each url is fetched on its own connection, in order; the check passes when every url
- * answers with an accepted status and, where a digest is configured, a body whose MD5 matches.
+ * answers with an accepted status and, where configured, a body whose MD5 matches and that matches (or, with
+ * {@code regex_no_match}, does not match) the url's regex.
  *
  * <p>keepalived checks one url per delay_loop tick; we check them all in one attempt, which reaches the same
- * verdict sooner and keeps the per-checker state machine uniform.
+ * verdict sooner and keeps the per-checker state machine uniform. That is keepalived's {@code fast_recovery}
+ * behaviour for every checker. What we keep from keepalived's url cursor is that the url that failed last is
+ * fetched first on the next attempt: while it is still broken an attempt costs the server one request, not all.
+ *
+ * <p>With {@code verify_cert} (a Fairway extension: keepalived never verifies), the chain is checked against the
+ * CA file or the JDK's trust store and the certificate must name the SNI name, else the url's virtualhost, else the
+ * address connected to.
  */
 final class HttpChecker implements Checker {
     /** Bodies larger than this fail the check rather than exhaust memory; health pages are small. */
@@ -54,6 +65,9 @@ final class HttpChecker implements Checker {
     private final Bootstrap bootstrap;
     private final SslContext ssl;
     private final Duration timeout;
+    private final BodyRegex[] regexes;
+    /** The url that failed last attempt, fetched first next time; -1 after a passing attempt. */
+    private volatile int failedFirst = -1;
 
     HttpChecker(HttpCheckSpec spec, InetSocketAddress target, EventLoopGroup group,
                 Class<? extends Channel> channel) {
@@ -61,6 +75,8 @@ final class HttpChecker implements Checker {
         this.target = target;
         this.timeout = spec.timing().connectTimeout();
         this.ssl = spec.tls() ? sslContext(spec) : null;
+        this.regexes = spec.urls().stream().map(u -> u.regex() == null ? null : new BodyRegex(u.regex()))
+                .toArray(BodyRegex[]::new);
         this.bootstrap = Resolved.bootstrap(group).channel(channel)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.max(1, timeout.toMillis()));
     }
@@ -88,35 +104,53 @@ final class HttpChecker implements Checker {
 
     @Override
     public void check(Consumer<CheckResult> done) {
-        fetch(0, done);
+        int first = failedFirst;
+        Consumer<CheckResult> track = r -> {
+            if (r.success()) {
+                failedFirst = -1;
+            }
+            done.accept(r);
+        };
+        fetch(0, first, track);
     }
 
-    private void fetch(int index, Consumer<CheckResult> done) {
-        if (index == spec.urls().size()) {
+    /** The index of the {@code step}-th url to fetch: the last failed url first, then the others in order. */
+    static int urlAt(int step, int failedFirst) {
+        if (failedFirst < 0) {
+            return step;
+        }
+        if (step == 0) {
+            return failedFirst;
+        }
+        return step <= failedFirst ? step - 1 : step;
+    }
+
+    private void fetch(int step, int first, Consumer<CheckResult> done) {
+        if (step == spec.urls().size()) {
             done.accept(CheckResult.ok(spec.urls().size() == 1 ? "url " + spec.urls().get(0).path() + " ok"
                     : "all " + spec.urls().size() + " urls ok"));
             return;
         }
+        int index = urlAt(step, first);
         UrlSpec url = spec.urls().get(index);
+        Consumer<CheckResult> failed = r -> {
+            failedFirst = index;
+            done.accept(r);
+        };
         Bootstrap b = bootstrap.clone().handler(new ChannelInitializer<>() {
             @Override
             protected void initChannel(Channel ch) {
                 if (ssl != null) {
-                    SslHandler h = spec.sniName() != null
-                            ? ssl.newHandler(ch.alloc(), spec.sniName(), target.getPort())
-                            : spec.verifyCertificate()
-                            ? ssl.newHandler(ch.alloc(), target.getHostString(), target.getPort())
-                            : ssl.newHandler(ch.alloc());
-                    h.setHandshakeTimeoutMillis(timeout.toMillis());
-                    ch.pipeline().addLast(h);
+                    ch.pipeline().addLast(sslHandler(ch, url));
                 }
                 ch.pipeline().addLast(new ReadTimeoutHandler(timeout.toMillis(), TimeUnit.MILLISECONDS),
-                        new HttpClientCodec(), new HttpObjectAggregator(MAX_BODY), new Response(url, index, done));
+                        new HttpClientCodec(), new HttpObjectAggregator(MAX_BODY),
+                        new Response(url, index, step, first, done, failed));
             }
         });
         b.connect(target).addListener((ChannelFuture f) -> {
             if (!f.isSuccess()) {
-                done.accept(CheckResult.fail(url.path() + ": " + Failures.describe(f.cause(), timeout)));
+                failed.accept(CheckResult.fail(url.path() + ": " + Failures.describe(f.cause(), timeout)));
                 return;
             }
             var req = new DefaultFullHttpRequest(spec.http11() ? HttpVersion.HTTP_1_1 : HttpVersion.HTTP_1_0,
@@ -128,6 +162,37 @@ final class HttpChecker implements Checker {
             }
             f.channel().writeAndFlush(req);
         });
+    }
+
+    private SslHandler sslHandler(Channel ch, UrlSpec url) {
+        SslHandler h;
+        if (spec.sniName() != null) {
+            h = ssl.newHandler(ch.alloc(), spec.sniName(), target.getPort());
+        } else if (spec.verifyCertificate()) {
+            // The name to verify, but without enable_sni none is sent: keepalived's wire behaviour stays.
+            h = ssl.newHandler(ch.alloc(), verifyName(url), target.getPort());
+            SSLParameters p = h.engine().getSSLParameters();
+            p.setServerNames(List.of());
+            h.engine().setSSLParameters(p);
+        } else {
+            h = ssl.newHandler(ch.alloc());
+        }
+        h.setHandshakeTimeoutMillis(timeout.toMillis());
+        return h;
+    }
+
+    /** The name the certificate must carry when there is no SNI name: the virtualhost without port, else the IP. */
+    private String verifyName(UrlSpec url) {
+        String vh = url.virtualHost() != null ? url.virtualHost() : spec.virtualHost();
+        if (vh == null) {
+            return target.getAddress().getHostAddress();
+        }
+        if (vh.startsWith("[")) {
+            int close = vh.indexOf(']');
+            return close > 0 ? vh.substring(1, close) : vh;
+        }
+        int colon = vh.indexOf(':');
+        return colon >= 0 && vh.indexOf(':', colon + 1) < 0 ? vh.substring(0, colon) : vh;
     }
 
     /** keepalived's precedence: url virtualhost, then the checker's, then {@code ip:port}. */
@@ -145,13 +210,20 @@ final class HttpChecker implements Checker {
     private final class Response extends SimpleChannelInboundHandler<FullHttpResponse> {
         private final UrlSpec url;
         private final int index;
+        private final int step;
+        private final int first;
         private final Consumer<CheckResult> done;
+        private final Consumer<CheckResult> failed;
         private boolean answered;
 
-        Response(UrlSpec url, int index, Consumer<CheckResult> done) {
+        Response(UrlSpec url, int index, int step, int first, Consumer<CheckResult> done,
+                 Consumer<CheckResult> failed) {
             this.url = url;
             this.index = index;
+            this.step = step;
+            this.first = first;
             this.done = done;
+            this.failed = failed;
         }
 
         @Override
@@ -159,23 +231,30 @@ final class HttpChecker implements Checker {
             answered = true;
             ctx.close();
             if (!res.decoderResult().isSuccess()) {
-                done.accept(CheckResult.fail(url.path() + ": bad response: " + res.decoderResult().cause()));
+                failed.accept(CheckResult.fail(url.path() + ": bad response: " + res.decoderResult().cause()));
                 return;
             }
             int status = res.status().code();
             if (!url.accepts(status)) {
-                done.accept(CheckResult.fail(url.path() + ": status " + status + ", expected "
+                failed.accept(CheckResult.fail(url.path() + ": status " + status + ", expected "
                         + url.statusCodes().stream().map(Object::toString).collect(Collectors.joining(","))));
                 return;
             }
             if (url.digest() != null) {
                 String got = md5(res.content());
                 if (!got.equals(url.digest())) {
-                    done.accept(CheckResult.fail(url.path() + ": digest " + got + ", expected " + url.digest()));
+                    failed.accept(CheckResult.fail(url.path() + ": digest " + got + ", expected " + url.digest()));
                     return;
                 }
             }
-            fetch(index + 1, done);
+            if (regexes[index] != null) {
+                String why = regexes[index].check(res.content());
+                if (why != null) {
+                    failed.accept(CheckResult.fail(url.path() + ": " + why));
+                    return;
+                }
+            }
+            fetch(step + 1, first, done);
         }
 
         @Override
@@ -183,7 +262,7 @@ final class HttpChecker implements Checker {
             ctx.close();
             if (!answered) {
                 answered = true;
-                done.accept(CheckResult.fail(url.path() + ": " + Failures.describe(cause, timeout)));
+                failed.accept(CheckResult.fail(url.path() + ": " + describe(cause)));
             }
         }
 
@@ -191,9 +270,30 @@ final class HttpChecker implements Checker {
         public void channelInactive(ChannelHandlerContext ctx) {
             if (!answered) {
                 answered = true;
-                done.accept(CheckResult.fail(url.path() + ": connection closed without a response"));
+                failed.accept(CheckResult.fail(url.path() + ": connection closed without a response"));
             }
         }
+    }
+
+    /** A refused certificate reads as what the operator must fix, not as a generic handshake error. */
+    private String describe(Throwable cause) {
+        if (spec.verifyCertificate()) {
+            for (Throwable t = cause; t != null; t = t.getCause()) {
+                if (t instanceof CertificateException || t instanceof CertPathValidatorException
+                        || t instanceof CertPathBuilderException) {
+                    Throwable root = t;
+                    while (root.getCause() != null && root.getCause() != root) {
+                        root = root.getCause();
+                    }
+                    return "certificate verify failed: " + (root.getMessage() != null ? root.getMessage()
+                            : t.getMessage());
+                }
+                if (t.getCause() == t) {
+                    break;
+                }
+            }
+        }
+        return Failures.describe(cause, timeout);
     }
 
     static String md5(ByteBuf body) {

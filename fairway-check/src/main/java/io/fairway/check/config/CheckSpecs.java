@@ -28,6 +28,7 @@ import io.fairway.config.model.HttpCheck;
 import io.fairway.config.model.MiscCheck;
 import io.fairway.config.model.PingCheck;
 import io.fairway.config.model.RealServer;
+import io.fairway.config.model.RegexOption;
 import io.fairway.config.model.Script;
 import io.fairway.config.model.SmtpCheck;
 import io.fairway.config.model.TcpCheck;
@@ -101,7 +102,7 @@ public final class CheckSpecs {
 
     static CheckTiming timing(CheckerTiming t) {
         return new CheckTiming(t.delayLoop(), t.connectTimeout(), t.retry(), t.delayBeforeRetry(), t.warmup(),
-                t.alpha(), 1);
+                t.alpha(), t.rise());
     }
 
     private static InetSocketAddress target(Endpoint e) {
@@ -165,20 +166,32 @@ public final class CheckSpecs {
     private static HttpCheckSpec http(Config config, HttpCheck k, CheckTiming t, String where) {
         List<UrlSpec> urls = new ArrayList<>();
         for (UrlCheck u : k.urls()) {
-            if (u.regex().isPresent()) {
-                throw new CheckConfigException(where + ": url " + u.path() + ": regex is not supported yet");
-            }
             List<StatusRange> codes = u.statusCodes().stream().map(r -> new StatusRange(r.from(), r.to())).toList();
-            urls.add(new UrlSpec(u.path(), u.digest().orElse(null), codes, u.virtualhost().orElse(null)));
+            urls.add(new UrlSpec(u.path(), u.digest().orElse(null), codes, u.virtualhost().orElse(null),
+                    u.regex().map(r -> regex(u, r)).orElse(null)));
         }
         // keepalived's enable_sni sends sni_name, else the virtualhost.
         String sni = null;
         if (k.ssl() && k.enableSni()) {
             sni = k.sniName().orElse(urls.isEmpty() ? null : urls.get(0).virtualHost());
         }
-        Path ca = config.ssl().flatMap(s -> s.ca()).map(Path::of).orElse(null);
-        return new HttpCheckSpec(target(k.endpoint()), k.ssl(), urls, null, sni, false, ca,
+        // verify_cert's CA: the checker's ca_file, else keepalived's global SSL { ca }, else the JDK's store.
+        Path ca = k.caFile().or(() -> config.ssl().flatMap(s -> s.ca())).map(Path::of).orElse(null);
+        if (k.verifyCert() && ca != null && !Files.isReadable(ca)) {
+            throw new CheckConfigException(where + ": cannot read CA file " + ca + " for verify_cert");
+        }
+        return new HttpCheckSpec(target(k.endpoint()), k.ssl(), urls, null, sni, k.verifyCert(), ca,
                 "1.1".equals(k.httpVersion()), t);
+    }
+
+    private static UrlSpec.Regex regex(UrlCheck u, String pattern) {
+        int flags = 0;
+        for (RegexOption o : u.regexOptions()) {
+            flags |= o.javaFlags();
+        }
+        return new UrlSpec.Regex(pattern, flags, u.regexNoMatch(), u.regexMinOffset(),
+                u.regexMaxOffset().orElse(-1), u.regexOptions().contains(RegexOption.UTF),
+                u.regexOptions().contains(RegexOption.FIRSTLINE));
     }
 
     private static FileCheckSpec file(Config config, FileCheck k, CheckTiming t, String where) {

@@ -111,21 +111,75 @@ class CheckSpecsTest {
     }
 
     @Test
-    void unsupportedUrlRegexIsAnErrorNotSilentlyIgnored() throws Exception {
+    void urlRegexRiseFallAndVerifyCertReachTheSpec() throws Exception {
+        Files.writeString(dir.resolve("ca.pem"), "not read until the checker starts\n");
         Config c = parse("""
+                SSL {
+                  ca @DIR@/global-ca.pem
+                }
                 virtual_server 127.0.0.1 80 {
                   protocol TCP
+                  rise 3
                   real_server 127.0.0.1 8080 {
-                    HTTP_GET {
+                    SSL_GET {
+                      fall 2
+                      verify_cert
+                      ca_file @DIR@/ca.pem
                       url {
                         path /
-                        regex "ok"
+                        regex "ok|fine"
+                        regex_options caseless firstline
+                        regex_min_offset 2
+                        regex_max_offset 9
+                        regex_no_match
                       }
                     }
                   }
                 }
                 """);
-        assertThatThrownBy(() -> CheckSpecs.from(c)).isInstanceOf(CheckConfigException.class)
-                .hasMessage("test.conf:4: HTTP_GET: url /: regex is not supported yet");
+        HttpCheckSpec http = (HttpCheckSpec) CheckSpecs.from(c).get(0).realServers().get(0).checkers().get(0);
+        assertThat(http.timing().rise()).isEqualTo(3);
+        assertThat(http.timing().retry()).isEqualTo(1);
+        assertThat(http.verifyCertificate()).isTrue();
+        assertThat(http.caFile()).isEqualTo(dir.resolve("ca.pem"));
+        var r = http.urls().get(0).regex();
+        assertThat(r.pattern()).isEqualTo("ok|fine");
+        assertThat(r.flags()).isEqualTo(java.util.regex.Pattern.CASE_INSENSITIVE);
+        assertThat(r.firstLine()).isTrue();
+        assertThat(r.utf()).isFalse();
+        assertThat(r.noMatch()).isTrue();
+        assertThat(r.minOffset()).isEqualTo(2);
+        assertThat(r.maxOffset()).isEqualTo(9);
+    }
+
+    @Test
+    void verifyCertWithAnUnreadableCaIsALoadErrorAndTheGlobalCaIsTheFallback() throws Exception {
+        String text = """
+                SSL {
+                  ca @DIR@/missing-ca.pem
+                }
+                virtual_server 127.0.0.1 80 {
+                  protocol TCP
+                  real_server 127.0.0.1 8080 {
+                    SSL_GET {
+                      verify_cert
+                      url {
+                        path /
+                      }
+                    }
+                  }
+                }
+                """;
+        assertThatThrownBy(() -> CheckSpecs.from(parse(text))).isInstanceOf(CheckConfigException.class)
+                .hasMessage("test.conf:7: SSL_GET: cannot read CA file " + dir.resolve("missing-ca.pem")
+                        + " for verify_cert");
+        Files.writeString(dir.resolve("missing-ca.pem"), "x\n");
+        HttpCheckSpec http = (HttpCheckSpec) CheckSpecs.from(parse(text)).get(0).realServers().get(0)
+                .checkers().get(0);
+        assertThat(http.caFile()).isEqualTo(dir.resolve("missing-ca.pem"));
+        // keepalived never verifies: without verify_cert the CA is not required to exist.
+        HttpCheckSpec off = (HttpCheckSpec) CheckSpecs.from(parse(text.replace("verify_cert", "")
+                .replace("missing-ca", "absent-ca"))).get(0).realServers().get(0).checkers().get(0);
+        assertThat(off.verifyCertificate()).isFalse();
     }
 }
