@@ -17,11 +17,18 @@ import java.util.regex.Pattern;
  *
  * <p>A backtracking pattern can take exponential time on a hostile or merely unlucky body, and the event loop that
  * runs it serves every other checker: reads of the body are therefore counted and a match that needs more than
- * {@link #MAX_STEPS} fails the check with a reason instead of stalling the loop.
+ * {@link #budget(int)} of them fails the check with a reason instead of stalling the loop.
  */
 final class BodyRegex {
-    /** Body characters the matcher may read per check: about 10-50 ms of work, far more than any sane pattern. */
-    static final long MAX_STEPS = 20_000_000L;
+    /** Character reads always allowed: about 10-50 ms of matching, far more than a sane pattern needs. */
+    static final long BASE_STEPS = 1_000_000L;
+    /** Further reads per body character: a linear scan reads each about once, a little backtracking a few times. */
+    static final long STEPS_PER_CHAR = 8;
+
+    /** How many character reads a match over {@code length} characters may take. */
+    static long budget(int length) {
+        return BASE_STEPS + STEPS_PER_CHAR * length;
+    }
 
     private final UrlSpec.Regex spec;
     private final Pattern pattern;
@@ -36,7 +43,7 @@ final class BodyRegex {
         String text = body.toString(spec.utf() ? StandardCharsets.UTF_8 : StandardCharsets.ISO_8859_1);
         Boolean found = find(text);
         if (found == null) {
-            return "regex '" + spec.pattern() + "' gave up after " + MAX_STEPS + " steps";
+            return "regex '" + spec.pattern() + "' gave up after " + budget(text.length()) + " steps";
         }
         if (found == spec.noMatch()) {
             return found ? "body matches regex '" + spec.pattern() + "' (regex_no_match)"
@@ -66,7 +73,7 @@ final class BodyRegex {
                 last = Math.min(last, nl);
             }
         }
-        Matcher m = pattern.matcher(new Budget(text));
+        Matcher m = pattern.matcher(new Budget(text, budget(len)));
         m.useTransparentBounds(true).useAnchoringBounds(false).region(from, len);
         try {
             // find() returns the leftmost match, so if it starts too late no acceptable one exists.
@@ -85,15 +92,17 @@ final class BodyRegex {
         }
 
         private final String text;
+        private final long max;
         private long steps;
 
-        Budget(String text) {
+        Budget(String text, long max) {
             this.text = text;
+            this.max = max;
         }
 
         @Override
         public char charAt(int index) {
-            if (++steps > MAX_STEPS) {
+            if (++steps > max) {
                 throw new Exhausted();
             }
             return text.charAt(index);

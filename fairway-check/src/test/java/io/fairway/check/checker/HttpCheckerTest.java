@@ -29,6 +29,9 @@ class HttpCheckerTest {
     static int http;
     static int https;
     static Path cert;
+    /** A second self-signed certificate: a CA that did not sign nginx's certificate. */
+    static Path otherCa;
+    static Path access;
     static final CheckerHarness harness = new CheckerHarness();
     static final CheckTiming T = CheckTiming.of(Duration.ofSeconds(1), Duration.ofSeconds(2));
 
@@ -43,6 +46,13 @@ class HttpCheckerTest {
                 "-addext", "subjectAltName=DNS:check.test").redirectErrorStream(true)
                 .redirectOutput(dir.resolve("openssl.log").toFile()).start();
         assertThat(gen.waitFor()).as(Programs.tail(dir.resolve("openssl.log"))).isZero();
+        otherCa = dir.resolve("other-ca.pem");
+        Process gen2 = new ProcessBuilder(openssl.toString(), "req", "-x509", "-newkey", "rsa:2048", "-nodes",
+                "-keyout", dir.resolve("other-key.pem").toString(), "-out", otherCa.toString(), "-days", "2",
+                "-subj", "/CN=check.test", "-addext", "subjectAltName=DNS:check.test").redirectErrorStream(true)
+                .redirectOutput(dir.resolve("openssl2.log").toFile()).start();
+        assertThat(gen2.waitFor()).as(Programs.tail(dir.resolve("openssl2.log"))).isZero();
+        access = dir.resolve("counted.log");
         Files.createDirectories(dir.resolve("www/static"));
         Files.writeString(dir.resolve("www/static/page.html"), "hello fairway\n");
         http = Programs.freePort();
@@ -54,7 +64,10 @@ class HttpCheckerTest {
                     location = /sni { return 200 "sni=$ssl_server_name"; }
                     location = /slow { return 200 "x"; limit_rate 1; }
                     location /static/ { root %s; }
-                """.formatted(dir.resolve("www"));
+                    location = /body { return 200 "status: ok\\nversion: 1.2.3\\n"; }
+                    location = /aaaa { return 200 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"; }
+                    location = /counted { access_log %s; return 200 "counted\\n"; }
+                """.formatted(dir.resolve("www"), dir.resolve("counted.log"));
         String conf = """
                 daemon off;
                 master_process off;
@@ -194,5 +207,130 @@ class HttpCheckerTest {
                 List.of(UrlSpec.path("/health")), null, null, true, dir.resolve("nope.pem"), false, T);
         assertThatThrownBy(() -> harness.create(spec, 1)).isInstanceOf(CheckConfigException.class)
                 .hasMessageContaining("cannot read CA file");
+    }
+
+    // ---- verify_cert (a Fairway extension) ----
+
+    static final CheckTiming SLOW_OK = CheckTiming.of(Duration.ofSeconds(1), Duration.ofSeconds(8));
+
+    static HttpCheckSpec verifying(String sni, Path ca, UrlSpec url) {
+        return new HttpCheckSpec(new InetSocketAddress("127.0.0.1", https), true, List.of(url), null, sni, true, ca,
+                false, SLOW_OK);
+    }
+
+    @Test
+    void verifyCertPassesWithTheRightCaAndFailsWithAWrongOne() throws Exception {
+        CheckResult ok = harness.once(verifying("check.test", cert, UrlSpec.path("/health")));
+        assertThat(ok.success()).as(ok.observation()).isTrue();
+        CheckResult wrong = harness.once(verifying("check.test", otherCa, UrlSpec.path("/health")));
+        assertThat(wrong.success()).isFalse();
+        assertThat(wrong.observation()).startsWith("/health: certificate verify failed: ");
+    }
+
+    @Test
+    void verifyCertChecksTheHostName() throws Exception {
+        CheckResult sni = harness.once(verifying("other.test", cert, UrlSpec.path("/health")));
+        assertThat(sni.observation())
+                .isEqualTo("/health: certificate verify failed: No subject alternative DNS name matching other.test found.");
+        // Without enable_sni, the virtualhost (port dropped) is the name to verify, and still no SNI is sent.
+        var vhost = new UrlSpec("/sni", md5("sni="), List.of(), "check.test:443");
+        CheckResult byVhost = harness.once(verifying(null, cert, vhost));
+        assertThat(byVhost.success()).as(byVhost.observation()).isTrue();
+        var otherHost = new UrlSpec("/health", null, List.of(), "other.test");
+        assertThat(harness.once(verifying(null, cert, otherHost)).observation())
+                .startsWith("/health: certificate verify failed: No subject alternative DNS name matching other.test");
+        // No name at all: the certificate must carry the IP connected to, and this one does not.
+        assertThat(harness.once(verifying(null, cert, UrlSpec.path("/health"))).observation())
+                .startsWith("/health: certificate verify failed: No subject alternative names matching IP address 127.0.0.1");
+    }
+
+    // ---- url regex, against real bodies: "status: ok\nversion: 1.2.3\n" ("ok" starts at byte 8) ----
+
+    static CheckResult regex(UrlSpec.Regex r) throws Exception {
+        return harness.once(get(http, false, new UrlSpec("/body", null, List.of(), null, r)));
+    }
+
+    static UrlSpec.Regex re(String pattern, int flags, boolean noMatch, long min, long max) {
+        return new UrlSpec.Regex(pattern, flags, noMatch, min, max, false, false);
+    }
+
+    @Test
+    void regexMustMatchTheBody() throws Exception {
+        assertThat(regex(UrlSpec.Regex.of("version: \\d+\\.\\d+")).success()).isTrue();
+        CheckResult r = regex(UrlSpec.Regex.of("status: down"));
+        assertThat(r.success()).isFalse();
+        assertThat(r.observation()).isEqualTo("/body: regex 'status: down' not found");
+        // The status line and headers are not part of the subject.
+        assertThat(regex(UrlSpec.Regex.of("HTTP/1")).success()).isFalse();
+    }
+
+    @Test
+    void regexNoMatchInvertsTheSense() throws Exception {
+        assertThat(regex(re("error", 0, true, 0, -1)).success()).isTrue();
+        CheckResult r = regex(re("ok", 0, true, 0, -1));
+        assertThat(r.success()).isFalse();
+        assertThat(r.observation()).isEqualTo("/body: body matches regex 'ok' (regex_no_match)");
+    }
+
+    @Test
+    void offsetsBoundWhereTheMatchStarts() throws Exception {
+        assertThat(regex(re("ok", 0, false, 8, -1)).success()).isTrue();
+        CheckResult late = regex(re("ok", 0, false, 9, -1));
+        assertThat(late.success()).isFalse();
+        assertThat(late.observation()).isEqualTo("/body: regex 'ok' not found starting at offset 9..end");
+        assertThat(regex(re("ok", 0, false, 0, 8)).success()).isTrue();
+        assertThat(regex(re("ok", 0, false, 0, 7)).success()).isFalse();
+        // The match may run past the max offset; only its start is bounded.
+        assertThat(regex(re("ok\\nversion", 0, false, 8, 8)).success()).isTrue();
+        // Text before the min offset is visible to look-behind, as with PCRE2's start offset...
+        assertThat(regex(re("(?<=status: )ok", 0, false, 8, -1)).success()).isTrue();
+        // ...and the min offset is not a line start.
+        assertThat(regex(re("^ok", 0, false, 8, -1)).success()).isFalse();
+        assertThat(regex(re("ok", 0, false, 10_000, -1)).success()).isFalse();
+    }
+
+    @Test
+    void regexOptionsChangeTheMatch() throws Exception {
+        assertThat(regex(UrlSpec.Regex.of("STATUS: OK")).success()).isFalse();
+        assertThat(regex(re("STATUS: OK", java.util.regex.Pattern.CASE_INSENSITIVE, false, 0, -1)).success())
+                .isTrue();
+        assertThat(regex(UrlSpec.Regex.of("^version")).success()).isFalse();
+        assertThat(regex(re("^version", java.util.regex.Pattern.MULTILINE, false, 0, -1)).success()).isTrue();
+        assertThat(regex(UrlSpec.Regex.of("ok.version")).success()).isFalse();
+        assertThat(regex(re("ok.version", java.util.regex.Pattern.DOTALL, false, 0, -1)).success()).isTrue();
+        // firstline: the match must start on the first line.
+        assertThat(regex(new UrlSpec.Regex("version", 0, false, 0, -1, false, true)).success()).isFalse();
+        assertThat(regex(new UrlSpec.Regex("ok", 0, false, 0, -1, false, true)).success()).isTrue();
+    }
+
+    @Test
+    void aCatastrophicRegexFailsTheCheckInsteadOfStallingTheLoop() throws Exception {
+        // (a+)+\1b against 64 a's backtracks 2^64 ways (the back reference defeats Java's loop memoization):
+        // the step budget stops it.
+        long t0 = System.nanoTime();
+        CheckResult r = harness.once(get(http, false,
+                new UrlSpec("/aaaa", null, List.of(), null, UrlSpec.Regex.of("(a+)+\\1b"))));
+        assertThat(r.success()).isFalse();
+        assertThat(r.observation()).isEqualTo("/aaaa: regex '(a+)+\\1b' gave up after " + BodyRegex.budget(64) + " steps");
+        assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(30));
+    }
+
+    // ---- url order ----
+
+    @Test
+    void theUrlThatFailedIsFetchedFirstNextTime() throws Exception {
+        Checker c = harness.create(get(http, false, UrlSpec.path("/counted"), UrlSpec.path("/missing")), 1);
+        long before = Files.exists(access) ? Files.readAllLines(access).size() : 0;
+        assertThat(CheckerHarness.once(c).observation()).startsWith("/missing: status 404");
+        assertThat(Files.readAllLines(access)).hasSize((int) before + 1);
+        // While /missing stays broken, an attempt costs one request: /counted is not fetched again.
+        assertThat(CheckerHarness.once(c).observation()).startsWith("/missing: status 404");
+        assertThat(CheckerHarness.once(c).observation()).startsWith("/missing: status 404");
+        assertThat(Files.readAllLines(access)).hasSize((int) before + 1);
+        assertThat(HttpChecker.urlAt(0, 1)).isEqualTo(1);
+        assertThat(HttpChecker.urlAt(1, 1)).isZero();
+        assertThat(HttpChecker.urlAt(2, 1)).isEqualTo(2);
+        assertThat(HttpChecker.urlAt(1, -1)).isEqualTo(1);
+        c.close();
     }
 }
