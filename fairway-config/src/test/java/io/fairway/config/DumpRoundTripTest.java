@@ -181,6 +181,9 @@ class DumpRoundTripTest {
       if (r.nextBoolean()) {
         sb.append("      warmup ").append(r.nextInt(5)).append('\n');
       }
+      if (r.nextInt(3) == 0) {
+        sb.append("      rise ").append(1 + r.nextInt(5)).append('\n');
+      }
     }
     switch (type) {
       case "HTTP_GET", "SSL_GET" -> {
@@ -191,7 +194,28 @@ class DumpRoundTripTest {
         if (r.nextBoolean()) {
           sb.append("        digest 0123456789abcdef0123456789ABCDEF\n");
         }
+        if (r.nextBoolean()) {
+          sb.append("        regex \"ok|fine ").append(r.nextInt(9)).append("\"\n");
+          if (r.nextBoolean()) {
+            sb.append("        regex_options ").append(pick(r, List.of("caseless", "dotall multiline",
+                "utf ucp", "firstline extended"))).append('\n');
+          }
+          if (r.nextBoolean()) {
+            int min = r.nextInt(100);
+            sb.append("        regex_min_offset ").append(min).append("\n        regex_max_offset ")
+                .append(min + r.nextInt(100)).append('\n');
+          }
+          if (r.nextBoolean()) {
+            sb.append("        regex_no_match\n");
+          }
+        }
         sb.append("      }\n");
+        if (type.equals("SSL_GET") && r.nextBoolean()) {
+          sb.append("      verify_cert\n");
+          if (r.nextBoolean()) {
+            sb.append("      ca_file /etc/ssl/ca").append(r.nextInt(3)).append(".pem\n");
+          }
+        }
         if (r.nextBoolean()) {
           sb.append("      virtualhost h").append(r.nextInt(3)).append(".test\n");
         }
