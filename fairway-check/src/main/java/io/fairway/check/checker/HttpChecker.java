@@ -19,6 +19,7 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.ssl.SslCloseCompletionEvent;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
@@ -255,6 +256,17 @@ final class HttpChecker implements Checker {
                 }
             }
             fetch(step + 1, first, done);
+        }
+
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+            // The server's close_notify ends the response, as SSL_read's zero return does for keepalived. A
+            // TLS 1.3 server may wait for our close_notify before closing TCP, and an HTTP/1.0 body without
+            // Content-Length only ends when the connection does: closing here completes it.
+            if (evt instanceof SslCloseCompletionEvent) {
+                ctx.close();
+            }
+            ctx.fireUserEventTriggered(evt);
         }
 
         @Override

@@ -333,4 +333,32 @@ class HttpCheckerTest {
         assertThat(HttpChecker.urlAt(1, -1)).isEqualTo(1);
         c.close();
     }
+
+    @Test
+    void sslGetEndsTheSessionWithCloseNotify() throws Exception {
+        // keepalived's tls_compliant asks for this; Fairway always does it. openssl -msg logs every TLS record
+        // it reads ("<<<"), so a close_notify alert read from the checker shows up in its output.
+        Path openssl = Programs.require("openssl");
+        int port = Programs.freePort();
+        Path out = dir.resolve("s_server.out");
+        // stdin from /dev/null: with an open pipe there, s_server also waits on it and answers late.
+        Process server = new ProcessBuilder(openssl.toString(), "s_server", "-accept", "127.0.0.1:" + port,
+                "-cert", cert.toString(), "-key", dir.resolve("key.pem").toString(), "-www", "-msg")
+                .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+                .redirectErrorStream(true).redirectOutput(out.toFile()).start();
+        try {
+            // s_server serves one connection at a time: wait for its ACCEPT line rather than probing the port.
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+                    .until(() -> Programs.tail(out).contains("ACCEPT") || !server.isAlive());
+            var spec = new HttpCheckSpec(new InetSocketAddress("127.0.0.1", port), true, List.of(UrlSpec.path("/")),
+                    null, null, false, null, false, SLOW_OK);
+            CheckResult r = harness.once(spec);
+            assertThat(r.success()).as(r.observation()).isTrue();
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+                    .until(() -> Programs.tail(out).contains("<<< TLS 1.3, Alert [length 0002], warning close_notify")
+                            || Programs.tail(out).contains("<<< TLS 1.2, Alert [length 0002], warning close_notify"));
+        } finally {
+            Programs.stop(server);
+        }
+    }
 }
