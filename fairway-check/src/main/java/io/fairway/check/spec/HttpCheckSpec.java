@@ -7,15 +7,15 @@ import java.util.Objects;
 
 /**
  * {@code HTTP_GET} ({@code tls == false}) or {@code SSL_GET} ({@code tls == true}): every url must answer with an
- * accepted status and, if a digest is given, a body whose MD5 matches.
+ * accepted status and, if given, a body whose MD5 matches and that matches the url's regex.
  *
  * @param target            where to connect
  * @param tls               SSL_GET
  * @param urls              at least one url
  * @param virtualHost       Host header when a url has none; {@code null} sends {@code ip:port} like keepalived
  * @param sniName           TLS server name to send, or {@code null} for no SNI (keepalived's default)
- * @param verifyCertificate verify the server certificate against the JDK trust store (keepalived never does;
- *                          off by default for compatibility)
+ * @param verifyCertificate verify the server's chain and host name (the SNI name, else the url's virtualhost,
+ *                          else the IP); keepalived never does, so only with the {@code verify_cert} extension
  * @param caFile            PEM file of trusted CAs for verification (keepalived's {@code SSL { ca }}), or
  *                          {@code null} for the JDK's trust store
  * @param http11            send {@code HTTP/1.1} with {@code Connection: close} instead of {@code HTTP/1.0}
