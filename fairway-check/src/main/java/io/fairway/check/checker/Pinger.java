@@ -254,8 +254,10 @@ final class Pinger implements AutoCloseable {
                     try {
                         C.INSTANCE.bind(s, sockaddr(bind, source.port(), 0), v6 ? SOCKADDR_IN6 : 16);
                     } catch (LastErrorException e) {
-                        throw new SocketOptions.SourceException("bind" + source.describe() + ": "
-                                + SocketOptions.reason(e.getErrorCode()));
+                        String host = bind instanceof Inet6Address v6 ? "[" + v6.getHostAddress() + "]"
+                                : bind.getHostAddress();
+                        throw new SocketOptions.SourceException("cannot bind to " + host + ":" + source.port()
+                                + ": " + SocketOptions.reason(e.getErrorCode()));
                     }
                 }
             } catch (RuntimeException | java.net.UnknownHostException e) {

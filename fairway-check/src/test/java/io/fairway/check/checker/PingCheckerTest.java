@@ -62,7 +62,7 @@ class PingCheckerTest {
         for (int i = 0; i < 2; i++) {
             CheckResult r = CheckerHarness.once(c);
             assertThat(r.success()).isFalse();
-            assertThat(r.observation()).isEqualTo("bind from 192.0.2.1: Cannot assign requested address");
+            assertThat(r.observation()).isEqualTo("cannot bind to 192.0.2.1:0: Cannot assign requested address");
         }
     }
 
