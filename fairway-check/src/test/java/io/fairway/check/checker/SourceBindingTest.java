@@ -166,6 +166,40 @@ class SourceBindingTest {
     }
 
     @Test
+    void udpOverIpv6LeavesFromBindPort() throws Exception {
+        InetAddress v6 = addr("::1");
+        DatagramSocket server;
+        try {
+            server = new DatagramSocket(0, v6);
+        } catch (java.net.SocketException e) {
+            assumeTrue(false, "no IPv6 loopback here: " + e.getMessage());
+            return;
+        }
+        int port = Programs.freeUdpPort();
+        try (server) {
+            CompletableFuture<SocketAddress> seen = new CompletableFuture<>();
+            Thread t = new Thread(() -> {
+                try {
+                    DatagramPacket p = new DatagramPacket(new byte[64], 64);
+                    server.receive(p);
+                    seen.complete(p.getSocketAddress());
+                    server.send(new DatagramPacket(p.getData(), p.getLength(), p.getSocketAddress()));
+                } catch (Exception ignored) {
+                    // closed
+                }
+            });
+            t.setDaemon(true);
+            t.start();
+            var spec = new UdpCheckSpec(new InetSocketAddress(v6, server.getLocalPort()), from(null, port), "beef",
+                    "beef", 0, 255, T);
+            assertThat(spec.describe()).endsWith(" from *:" + port);
+            CheckResult r = harness.once(spec);
+            assertThat(r.success()).as(r.observation()).isTrue();
+            assertThat(seen.get(5, TimeUnit.SECONDS)).isEqualTo(new InetSocketAddress(v6, port));
+        }
+    }
+
+    @Test
     void aBindPortInUseFailsTheCheckWithTheReasonAndTheNextAttemptRunsAgain() throws Exception {
         try (UdpServer echo = echo(); DatagramSocket squatter = new DatagramSocket(0, LO2)) {
             var spec = new UdpCheckSpec(echo.address(), from(LO2, squatter.getLocalPort()), "cafe", "cafe", 0, 255, T);
