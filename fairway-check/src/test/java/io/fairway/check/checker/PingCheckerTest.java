@@ -100,32 +100,88 @@ class PingCheckerTest {
             run(ip.toString(), "netns", "exec", ns, ip.toString(), "link", "set", "lo", "up");
             run(ip.toString(), "netns", "exec", ns, ip.toString(), "-6", "addr", "add", "fd00:fa1::1/64", "dev",
                     "lo", "nodad");
-            CompletableFuture<CheckResult[]> results = new CompletableFuture<>();
-            Thread t = new Thread(() -> {
-                int fd = Ns.INSTANCE.open("/run/netns/" + ns, 0);
-                if (fd < 0 || Ns.INSTANCE.setns(fd, Ns.CLONE_NEWNET) != 0) {
-                    results.completeExceptionally(new IllegalStateException("cannot enter netns " + ns));
-                    return;
-                }
-                Ns.INSTANCE.close(fd);
-                // Sockets belong to the namespace of the thread that creates them: a harness of our own, so
-                // its ping sockets are made here.
-                try (CheckerHarness inside = new CheckerHarness()) {
-                    results.complete(new CheckResult[]{
-                            inside.once(new PingCheckSpec(InetAddress.getByName("fd00:fa1::1"), FAST)),
-                            inside.once(new PingCheckSpec(InetAddress.getByName("fd00:fa1::2"), FAST))});
-                } catch (Exception e) {
-                    results.completeExceptionally(e);
-                }
-            });
-            t.start();
-            CheckResult[] r = results.get(20, TimeUnit.SECONDS);
+            CheckResult[] r = inNetns(ns, inside -> new CheckResult[]{
+                    inside.once(new PingCheckSpec(InetAddress.getByName("fd00:fa1::1"), FAST)),
+                    inside.once(new PingCheckSpec(InetAddress.getByName("fd00:fa1::2"), FAST))});
             assertThat(r[0].success()).as(r[0].observation()).isTrue();
             assertThat(r[1].success()).isFalse();
             assertThat(r[1].observation()).isEqualTo("no echo reply within 300 ms");
         } finally {
             run(ip.toString(), "netns", "del", ns);
         }
+    }
+
+    /**
+     * bind_if's reason to exist: a link-local IPv6 target, reachable only through one interface. Two namespaces of
+     * our own joined by a veth pair (fe80::a on one end, fe80::b on the other); nothing leaves this host.
+     */
+    @Test
+    void linkLocalTargetThroughBindIf() throws Exception {
+        Programs.requireRoot("network namespaces");
+        String ip = Programs.require("ip").toString();
+        String tag = Long.toString(ProcessHandle.current().pid() % 100000);
+        String a = "fwcka-" + tag;
+        String b = "fwckb-" + tag;
+        String va = "fwva" + tag;
+        String vb = "fwvb" + tag;
+        run(ip, "netns", "add", a);
+        try {
+            run(ip, "netns", "add", b);
+            try {
+                run(ip, "-n", a, "link", "add", va, "type", "veth", "peer", "name", vb, "netns", b);
+                run(ip, "-n", a, "link", "set", "lo", "up");
+                run(ip, "-n", a, "link", "set", va, "up");
+                run(ip, "-n", a, "-6", "addr", "add", "fe80::a/64", "dev", va, "nodad");
+                run(ip, "-n", b, "link", "set", vb, "up");
+                run(ip, "-n", b, "-6", "addr", "add", "fe80::b/64", "dev", vb, "nodad");
+                CheckSource via = new CheckSource(null, 0, va, 0);
+                InetAddress target = InetAddress.getByName("fe80::b");
+                CheckResult[] r = inNetns(a, inside -> {
+                    CheckResult ping = null;
+                    for (int i = 0; i < 20 && (ping == null || !ping.success()); i++) {
+                        ping = inside.once(new PingCheckSpec(target, via, FAST)); // the link may take a moment
+                    }
+                    // Nothing listens on port 9 over there: the port unreachable proves the datagram got there.
+                    CheckResult udp = inside.once(new io.fairway.check.spec.UdpCheckSpec(
+                            new java.net.InetSocketAddress(target, 9), via, "00", null, 0, 255, T));
+                    return new CheckResult[]{ping, udp};
+                });
+                assertThat(r[0].success()).as(r[0].observation()).isTrue();
+                assertThat(r[1].observation()).isEqualTo("port unreachable (ICMP)");
+            } finally {
+                run(ip, "netns", "del", b);
+            }
+        } finally {
+            run(ip, "netns", "del", a);
+        }
+    }
+
+    interface InNs<T> {
+        T run(CheckerHarness inside) throws Exception;
+    }
+
+    /**
+     * Runs {@code body} on a thread that has entered network namespace {@code ns}, with a harness of its own:
+     * sockets belong to the namespace of the thread that creates them, and checkers create theirs on the thread
+     * that calls them.
+     */
+    static <T> T inNetns(String ns, InNs<T> body) throws Exception {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        Thread t = new Thread(() -> {
+            int fd = Ns.INSTANCE.open("/run/netns/" + ns, 0);
+            if (fd < 0 || Ns.INSTANCE.setns(fd, Ns.CLONE_NEWNET) != 0) {
+                result.completeExceptionally(new IllegalStateException("cannot enter netns " + ns));
+                return;
+            }
+            Ns.INSTANCE.close(fd);
+            try (CheckerHarness inside = new CheckerHarness()) {
+                result.complete(body.run(inside));
+            } catch (Exception e) {
+                result.completeExceptionally(e);
+            }
+        });
+        t.start();
+        return result.get(60, TimeUnit.SECONDS);
     }
 
     static void run(String... cmd) throws Exception {
