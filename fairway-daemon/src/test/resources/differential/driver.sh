@@ -29,6 +29,7 @@ backend_stop() {
 
 http_status() { echo "$3" > "/run/status/$1_$2"; }
 misc() { echo "$2" > "/run/misc/$1"; }
+track() { echo "$2" > "/run/track/$1"; }
 
 reload() {
   cp "$S/$1" /run/keepalived.conf
@@ -60,8 +61,8 @@ run_subject() {
   SUBJECT=$1
   mkdir -p "$OUT/$SUBJECT"
   for p in /run/pids/*; do [ -f "$p" ] && kill "$(cat "$p")"; done
-  rm -rf /run/pids /run/status /run/misc
-  mkdir -p /run/pids /run/status /run/misc
+  rm -rf /run/pids /run/status /run/misc /run/track
+  mkdir -p /run/pids /run/status /run/misc /run/track
   printf '#!/bin/sh\nexit $(cat /run/misc/$1)\n' > /run/misc/check.sh
   chmod 755 /run/misc/check.sh
   ipvsadm -C

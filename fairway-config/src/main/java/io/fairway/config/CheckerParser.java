@@ -1,5 +1,6 @@
 package io.fairway.config;
 
+import io.fairway.config.model.Addresses;
 import io.fairway.config.model.BfdCheck;
 import io.fairway.config.model.Checker;
 import io.fairway.config.model.CheckerTiming;
@@ -18,7 +19,10 @@ import io.fairway.config.model.TcpCheck;
 import io.fairway.config.model.TrackFile;
 import io.fairway.config.model.UdpCheck;
 import io.fairway.config.model.UrlCheck;
+import java.net.Inet6Address;
 import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -64,10 +68,14 @@ final class CheckerParser {
     InetAddress ip;
     Integer port;
     InetAddress bindTo;
+    Node bindToNode;
     int bindPort;
     String bindIf;
     long fwmark;
   }
+
+  /** Linux's IFNAMSIZ less the terminating NUL; keepalived refuses longer names too. */
+  static final int MAX_IFNAME = 15;
 
   private boolean endpoint(Node c, EndpointDraft e) {
     switch (c.keyword()) {
@@ -84,17 +92,30 @@ final class CheckerParser {
       case "bindto":
         if (v.args(c, 1, 1)) {
           e.bindTo = v.address(c, 1, "address");
+          e.bindToNode = c;
         }
         return true;
       case "bind_port":
         if (v.args(c, 1, 1)) {
-          Integer p = v.port(c, 1);
-          e.bindPort = p == null ? 0 : p;
+          // keepalived's range: 0 would mean "any port", which is what leaving bind_port out says.
+          Long p = v.number(c, 1, 1, 65535, "bind_port");
+          e.bindPort = p == null ? 0 : p.intValue();
         }
         return true;
       case "bind_if":
         if (v.args(c, 1, 1)) {
-          e.bindIf = c.arg(1);
+          String name = c.arg(1);
+          if (name.isEmpty() || name.length() > MAX_IFNAME || name.contains("/")) {
+            v.error(c, "bind_if '" + name + "' is not an interface name (at most " + MAX_IFNAME
+                + " characters, no '/')");
+          } else {
+            e.bindIf = name;
+            if (!interfaceExists(name)) {
+              // A warning, not an error: a VLAN or tunnel interface may come up after we start; until
+              // it does, every check on it fails with "No such device".
+              v.warn(c, "bind_if " + name + ": no such interface on this host now");
+            }
+          }
         }
         return true;
       case "fwmark":
@@ -114,8 +135,28 @@ final class CheckerParser {
     if (needPort && port == 0) {
       v.error(n, n.keyword() + " has no port to check: the real_server has none, set connect_port");
     }
-    return new Endpoint(e.ip != null ? e.ip : rsAddr, port, Optional.ofNullable(e.bindTo),
+    InetAddress target = e.ip != null ? e.ip : rsAddr;
+    if (e.bindTo != null && target != null
+        && (e.bindTo instanceof Inet6Address) != (target instanceof Inet6Address)) {
+      // keepalived reports this and drops the bindto; a check from another source than configured
+      // could pass where traffic fails, so we refuse it.
+      v.error(e.bindToNode, "bindto " + Addresses.format(e.bindTo) + " is not of the address family of "
+          + "the check's target " + Addresses.format(target));
+    }
+    if (target instanceof Inet6Address t6 && t6.isLinkLocalAddress() && t6.getScopeId() == 0
+        && e.bindIf == null) {
+      v.error(n, n.keyword() + ": link-local target " + Addresses.format(target) + " needs bind_if");
+    }
+    return new Endpoint(target, port, Optional.ofNullable(e.bindTo),
         e.bindPort, Optional.ofNullable(e.bindIf), e.fwmark);
+  }
+
+  private static boolean interfaceExists(String name) {
+    try {
+      return NetworkInterface.getByName(name) != null;
+    } catch (SocketException | RuntimeException e) {
+      return true; // cannot tell: say nothing rather than warn wrongly
+    }
   }
 
   private CheckerTiming resolveTiming(InheritedTiming t, String type) {
@@ -478,6 +519,7 @@ final class CheckerParser {
           he.ip = ep.ip;
           he.port = ep.port;
           he.bindTo = ep.bindTo;
+          he.bindToNode = ep.bindToNode;
           he.bindPort = ep.bindPort;
           he.bindIf = ep.bindIf;
           he.fwmark = ep.fwmark;

@@ -35,6 +35,7 @@ final class DnsChecker implements Checker {
     private final DnsCheckSpec spec;
     private final InetSocketAddress target;
     private final Bootstrap bootstrap;
+    private final InetSocketAddress local;
     private final Duration timeout;
     private final DnsRecordType type;
     private final String name;
@@ -46,7 +47,10 @@ final class DnsChecker implements Checker {
         this.timeout = spec.timing().connectTimeout();
         this.type = recordType(spec);
         this.name = spec.name().endsWith(".") ? spec.name() : spec.name() + ".";
-        this.bootstrap = Resolved.bootstrap(group).channel(channel);
+        this.bootstrap = Resolved.bootstrap(group, channel, spec.source(), target);
+        // Unconnected, as keepalived's DNS check: bound to the source if there is one, else to any port.
+        InetSocketAddress source = spec.source().localAddress(target.getAddress());
+        this.local = source != null ? source : new InetSocketAddress(0);
     }
 
     private static DnsRecordType recordType(DnsCheckSpec spec) {
@@ -67,7 +71,7 @@ final class DnsChecker implements Checker {
                 ch.pipeline().addLast(new ReadTimeoutHandler(timeout.toMillis(), TimeUnit.MILLISECONDS),
                         new DatagramDnsQueryEncoder(), new DatagramDnsResponseDecoder(), reply);
             }
-        }).bind(0).addListener((ChannelFuture f) -> {
+        }).bind(local).addListener((ChannelFuture f) -> {
             if (!f.isSuccess()) {
                 reply.finish(CheckResult.fail(Failures.describe(f.cause(), timeout)));
                 return;

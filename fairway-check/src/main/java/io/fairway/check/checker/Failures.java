@@ -22,6 +22,9 @@ final class Failures {
         if (t instanceof PortUnreachableException) {
             return "port unreachable (ICMP)";
         }
+        if (t instanceof SocketOptions.SourceException) {
+            return t.getMessage();
+        }
         String m = t.getMessage();
         if (t instanceof ConnectException && m != null && m.toLowerCase().contains("refused")) {
             return "connection refused";

@@ -6,16 +6,21 @@ import com.sun.jna.Memory;
 import com.sun.jna.Native;
 import com.sun.jna.Pointer;
 import io.fairway.check.CheckConfigException;
+import io.fairway.check.spec.CheckSource;
 import io.fairway.check.spec.PingCheckSpec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.io.IOException;
-import java.net.Inet4Address;
+import java.net.Inet6Address;
 import java.net.InetAddress;
+import java.net.NetworkInterface;
+import java.net.SocketException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -23,22 +28,34 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 
 /**
- * PING_CHECK over one ICMP "ping socket" ({@code SOCK_DGRAM, IPPROTO_ICMP}) shared by every ping checker, with
- * one receiver thread matching echo replies to requests by sequence number. No raw socket, no {@code ping} process
- * per check: the kernel fills in the ICMP id and checksum and hands us only our own replies.
+ * PING_CHECK over ICMP "ping sockets" ({@code SOCK_DGRAM, IPPROTO_ICMP} or {@code IPPROTO_ICMPV6}): one socket per
+ * address family and {@link CheckSource}, shared by every ping checker that leaves from there, each with one
+ * receiver thread matching echo replies to requests by sequence number. No raw socket, no {@code ping} process per
+ * check: the kernel fills in the ICMP id and checksum and hands us only our own replies.
  *
- * <p>Ping sockets are allowed only to groups in {@code net.ipv4.ping_group_range}, which is empty on many
- * distributions. Like keepalived, we widen it to include our group if we may (we run as root), and otherwise
- * refuse PING_CHECK at load with a message that says so.
+ * <p>Ping sockets of both families are allowed only to groups in {@code net.ipv4.ping_group_range}, which is
+ * empty on many distributions. Like keepalived, we widen it to include our group if we may (we run as root), and
+ * otherwise refuse PING_CHECK at load with a message that says so.
+ *
+ * <p>A source the kernel refuses (a {@code bindto} address we do not have, a missing {@code bind_if}, a
+ * {@code fwmark} without CAP_NET_ADMIN) is not a load error: the interface may come up later. Every attempt
+ * fails with the kernel's reason until the socket can be opened.
  */
 final class Pinger implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Pinger.class);
     private static final int AF_INET = 2;
+    private static final int AF_INET6 = 10;
     private static final int SOCK_DGRAM = 2;
     private static final int IPPROTO_ICMP = 1;
+    private static final int IPPROTO_ICMPV6 = 58;
     private static final int SOL_SOCKET = 1;
     private static final int SO_RCVTIMEO = 20;
     private static final int EACCES = 13;
+    private static final int ICMP_ECHO = 8;
+    private static final int ICMP_ECHOREPLY = 0;
+    private static final int ICMPV6_ECHO_REQUEST = 128;
+    private static final int ICMPV6_ECHO_REPLY = 129;
+    private static final int SOCKADDR_IN6 = 28;
     private static final Path GROUP_RANGE = Path.of("/proc/sys/net/ipv4/ping_group_range");
 
     interface C extends Library {
@@ -47,6 +64,8 @@ final class Pinger implements AutoCloseable {
         int socket(int domain, int type, int protocol) throws LastErrorException;
 
         int setsockopt(int fd, int level, int name, Pointer value, int len) throws LastErrorException;
+
+        int bind(int fd, Pointer addr, int addrLen) throws LastErrorException;
 
         long sendto(int fd, Pointer buf, long len, int flags, Pointer addr, int addrLen) throws LastErrorException;
 
@@ -57,29 +76,46 @@ final class Pinger implements AutoCloseable {
         int getegid();
     }
 
+    private record Key(boolean v6, CheckSource source) {
+    }
+
     private record Pending(byte[] target, long sentAt, long deadline, Consumer<CheckResult> done, Duration timeout) {
     }
 
-    private final Map<Integer, Pending> pending = new ConcurrentHashMap<>();
-    private final AtomicInteger sequence = new AtomicInteger();
-    private volatile int fd = -1;
-    private volatile boolean closed;
-    private Thread receiver;
+    private final Map<Key, Socket> sockets = new HashMap<>();
+    private boolean closed;
 
     synchronized Checker checker(PingCheckSpec spec, String where) {
-        if (!(spec.target() instanceof Inet4Address)) {
-            throw new CheckConfigException(where + ": PING_CHECK supports IPv4 targets only");
+        boolean v6 = spec.target() instanceof Inet6Address;
+        InetAddress bind = spec.source().address();
+        if (bind != null && (bind instanceof Inet6Address) != v6) {
+            throw new CheckConfigException(where + ": bindto " + bind.getHostAddress()
+                    + " is not of the target's address family");
         }
-        if (fd < 0) {
-            fd = open(where);
-            receiver = new Thread(this::receive, "fairway-ping");
-            receiver.setDaemon(true);
-            receiver.start();
+        if (v6 && spec.target().isLinkLocalAddress() && ((Inet6Address) spec.target()).getScopeId() == 0
+                && spec.source().bindInterface() == null) {
+            throw new CheckConfigException(where + ": a link-local target needs bind_if");
+        }
+        Key key = new Key(v6, spec.source());
+        if (!sockets.containsKey(key)) {
+            checkAllowed(v6, where);
+            try {
+                socket(key);
+            } catch (SocketOptions.SourceException e) {
+                log.warn("{}: {}; every ping fails until it can be opened", where, e.getMessage());
+            }
         }
         return new Checker() {
             @Override
             public void check(Consumer<CheckResult> done) {
-                send(spec.target(), spec.timing().connectTimeout(), done);
+                Socket s;
+                try {
+                    s = socket(key);
+                } catch (SocketOptions.SourceException e) {
+                    done.accept(CheckResult.fail(e.getMessage()));
+                    return;
+                }
+                s.send(spec, done);
             }
 
             @Override
@@ -89,26 +125,42 @@ final class Pinger implements AutoCloseable {
         };
     }
 
-    private static int open(String where) {
+    private synchronized Socket socket(Key key) {
+        Socket s = sockets.get(key);
+        if (s == null) {
+            if (closed) {
+                throw new SocketOptions.SourceException("ping sockets are closed");
+            }
+            s = new Socket(key);
+            sockets.put(key, s);
+        }
+        return s;
+    }
+
+    /** Fails at load if ping sockets of this family are not allowed to us at all (ping_group_range). */
+    private static void checkAllowed(boolean v6, String where) {
         try {
-            return openSocket();
+            C.INSTANCE.close(openSocket(v6));
         } catch (LastErrorException e) {
             if (e.getErrorCode() == EACCES && widenGroupRange()) {
                 try {
-                    return openSocket();
+                    C.INSTANCE.close(openSocket(v6));
+                    return;
                 } catch (LastErrorException again) {
                     e = again;
                 }
             }
-            throw new CheckConfigException(where + ": cannot open an ICMP ping socket (errno " + e.getErrorCode()
+            throw new CheckConfigException(where + ": cannot open an ICMP" + (v6 ? "v6" : "")
+                    + " ping socket (" + SocketOptions.reason(e.getErrorCode())
                     + "); allow our group in net.ipv4.ping_group_range");
         } catch (UnsatisfiedLinkError e) {
             throw new CheckConfigException(where + ": ICMP ping sockets need Linux libc: " + e.getMessage());
         }
     }
 
-    private static int openSocket() {
-        int s = C.INSTANCE.socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP);
+    private static int openSocket(boolean v6) {
+        int s = v6 ? C.INSTANCE.socket(AF_INET6, SOCK_DGRAM, IPPROTO_ICMPV6)
+                : C.INSTANCE.socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP);
         Memory tv = new Memory(16);
         tv.setLong(0, 0);
         tv.setLong(8, 100_000); // 100 ms: how often the receiver wakes to expire unanswered requests
@@ -138,75 +190,163 @@ final class Pinger implements AutoCloseable {
         }
     }
 
-    private void send(InetAddress target, Duration timeout, Consumer<CheckResult> done) {
-        int seq = sequence.incrementAndGet() & 0xffff;
-        long now = System.nanoTime();
-        byte[] addr = target.getAddress();
-        pending.put(seq, new Pending(addr, now, now + timeout.toNanos(), done, timeout));
-        Memory pkt = new Memory(16);
-        pkt.clear();
-        pkt.setByte(0, (byte) 8); // echo request; the kernel sets id and checksum
-        pkt.setByte(6, (byte) (seq >> 8));
-        pkt.setByte(7, (byte) seq);
-        pkt.setLong(8, now);
-        Memory sa = new Memory(16);
+    /** A {@code struct sockaddr_in} or {@code sockaddr_in6} for {@code a}, port (ping: echo id) {@code port}. */
+    private static Memory sockaddr(InetAddress a, int port, int scopeId) {
+        byte[] addr = a.getAddress();
+        Memory sa = new Memory(SOCKADDR_IN6);
         sa.clear();
-        sa.setShort(0, (short) AF_INET);
-        sa.write(4, addr, 0, 4);
-        try {
-            C.INSTANCE.sendto(fd, pkt, 16, 0, sa, 16);
-        } catch (LastErrorException e) {
-            Pending p = pending.remove(seq);
-            if (p != null) {
-                p.done().accept(CheckResult.fail("cannot send echo request (errno " + e.getErrorCode() + ")"));
-            }
+        sa.setShort(0, (short) (addr.length == 16 ? AF_INET6 : AF_INET));
+        sa.setByte(2, (byte) (port >> 8));
+        sa.setByte(3, (byte) port);
+        if (addr.length == 16) {
+            sa.write(8, addr, 0, 16);
+            sa.setInt(24, scopeId);
+        } else {
+            sa.write(4, addr, 0, 4);
         }
+        return sa;
     }
 
-    private void receive() {
-        Memory buf = new Memory(1500);
-        Memory from = new Memory(16);
-        Memory fromLen = new Memory(4);
-        while (!closed) {
-            fromLen.setInt(0, 16);
-            long n = C.INSTANCE.recvfrom(fd, buf, 1500, 0, from, fromLen);
-            if (n >= 8 && buf.getByte(0) == 0) {
-                int seq = ((buf.getByte(6) & 0xff) << 8) | (buf.getByte(7) & 0xff);
-                Pending p = pending.get(seq);
-                if (p != null && java.util.Arrays.equals(p.target(), from.getByteArray(4, 4))
-                        && pending.remove(seq, p)) {
-                    long micros = (System.nanoTime() - p.sentAt()) / 1000;
-                    p.done().accept(CheckResult.ok("echo reply in " + micros / 1000.0 + " ms"));
+    private static int scopeId(InetAddress target, CheckSource source) {
+        if (target instanceof Inet6Address v6 && v6.isLinkLocalAddress()) {
+            if (v6.getScopeId() != 0) {
+                return v6.getScopeId();
+            }
+            try {
+                NetworkInterface nif = NetworkInterface.getByName(source.bindInterface());
+                if (nif != null) {
+                    return nif.getIndex();
+                }
+            } catch (SocketException e) {
+                // The send then fails with the kernel's reason.
+            }
+        }
+        return 0;
+    }
+
+    /** One ping socket, its receiver thread and its outstanding requests. */
+    private static final class Socket {
+        private final boolean v6;
+        private final CheckSource source;
+        private final int fd;
+        private final Map<Integer, Pending> pending = new ConcurrentHashMap<>();
+        private final AtomicInteger sequence = new AtomicInteger();
+        private final Thread receiver;
+        private volatile boolean closed;
+
+        Socket(Key key) {
+            this.v6 = key.v6();
+            this.source = key.source();
+            int s;
+            try {
+                s = openSocket(v6);
+            } catch (LastErrorException e) {
+                throw new SocketOptions.SourceException("cannot open a ping socket: "
+                        + SocketOptions.reason(e.getErrorCode()));
+            }
+            try {
+                SocketOptions.apply(s, source);
+                if (source.address() != null || source.port() != 0) {
+                    InetAddress bind = source.address();
+                    if (bind == null) {
+                        bind = InetAddress.getByAddress(new byte[v6 ? 16 : 4]);
+                    }
+                    try {
+                        C.INSTANCE.bind(s, sockaddr(bind, source.port(), 0), v6 ? SOCKADDR_IN6 : 16);
+                    } catch (LastErrorException e) {
+                        String host = bind instanceof Inet6Address v6 ? "[" + v6.getHostAddress() + "]"
+                                : bind.getHostAddress();
+                        throw new SocketOptions.SourceException("cannot bind to " + host + ":" + source.port()
+                                + ": " + SocketOptions.reason(e.getErrorCode()));
+                    }
+                }
+            } catch (RuntimeException | java.net.UnknownHostException e) {
+                C.INSTANCE.close(s);
+                if (e instanceof SocketOptions.SourceException se) {
+                    throw se;
+                }
+                throw new IllegalStateException(e);
+            }
+            this.fd = s;
+            this.receiver = new Thread(this::receive, "fairway-ping" + (v6 ? "6" : "") + source.describe());
+            receiver.setDaemon(true);
+            receiver.start();
+        }
+
+        void send(PingCheckSpec spec, Consumer<CheckResult> done) {
+            Duration timeout = spec.timing().connectTimeout();
+            int seq = sequence.incrementAndGet() & 0xffff;
+            long now = System.nanoTime();
+            InetAddress target = spec.target();
+            pending.put(seq, new Pending(target.getAddress(), now, now + timeout.toNanos(), done, timeout));
+            Memory pkt = new Memory(16);
+            pkt.clear();
+            // echo request; the kernel sets id and checksum
+            pkt.setByte(0, (byte) (v6 ? ICMPV6_ECHO_REQUEST : ICMP_ECHO));
+            pkt.setByte(6, (byte) (seq >> 8));
+            pkt.setByte(7, (byte) seq);
+            pkt.setLong(8, now);
+            Memory sa = sockaddr(target, 0, scopeId(target, source));
+            try {
+                C.INSTANCE.sendto(fd, pkt, 16, 0, sa, v6 ? SOCKADDR_IN6 : 16);
+            } catch (LastErrorException e) {
+                Pending p = pending.remove(seq);
+                if (p != null) {
+                    p.done().accept(CheckResult.fail("cannot send echo request: "
+                            + SocketOptions.reason(e.getErrorCode())));
                 }
             }
-            expire();
         }
-    }
 
-    private void expire() {
-        long now = System.nanoTime();
-        for (Iterator<Map.Entry<Integer, Pending>> it = pending.entrySet().iterator(); it.hasNext(); ) {
-            Pending p = it.next().getValue();
-            if (now - p.deadline() > 0) {
-                it.remove();
-                p.done().accept(CheckResult.fail("no echo reply within " + p.timeout().toMillis() + " ms"));
+        private void receive() {
+            Memory buf = new Memory(1500);
+            Memory from = new Memory(SOCKADDR_IN6);
+            Memory fromLen = new Memory(4);
+            int reply = v6 ? ICMPV6_ECHO_REPLY : ICMP_ECHOREPLY;
+            while (!closed) {
+                fromLen.setInt(0, SOCKADDR_IN6);
+                long n = C.INSTANCE.recvfrom(fd, buf, 1500, 0, from, fromLen);
+                if (n >= 8 && (buf.getByte(0) & 0xff) == reply) {
+                    int seq = ((buf.getByte(6) & 0xff) << 8) | (buf.getByte(7) & 0xff);
+                    Pending p = pending.get(seq);
+                    byte[] sender = v6 ? from.getByteArray(8, 16) : from.getByteArray(4, 4);
+                    if (p != null && Arrays.equals(p.target(), sender) && pending.remove(seq, p)) {
+                        long micros = (System.nanoTime() - p.sentAt()) / 1000;
+                        p.done().accept(CheckResult.ok("echo reply in " + micros / 1000.0 + " ms"));
+                    }
+                }
+                expire();
             }
+        }
+
+        private void expire() {
+            long now = System.nanoTime();
+            for (Iterator<Map.Entry<Integer, Pending>> it = pending.entrySet().iterator(); it.hasNext(); ) {
+                Pending p = it.next().getValue();
+                if (now - p.deadline() > 0) {
+                    it.remove();
+                    p.done().accept(CheckResult.fail("no echo reply within " + p.timeout().toMillis() + " ms"));
+                }
+            }
+        }
+
+        void close() {
+            closed = true;
+            try {
+                receiver.join(1000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            C.INSTANCE.close(fd);
         }
     }
 
     @Override
     public synchronized void close() {
         closed = true;
-        if (receiver != null) {
-            try {
-                receiver.join(1000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+        for (Socket s : sockets.values()) {
+            s.close();
         }
-        if (fd >= 0) {
-            C.INSTANCE.close(fd);
-            fd = -1;
-        }
+        sockets.clear();
     }
 }

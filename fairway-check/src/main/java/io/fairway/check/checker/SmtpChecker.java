@@ -35,7 +35,7 @@ final class SmtpChecker implements Checker {
         this.spec = spec;
         this.target = target;
         this.timeout = spec.timing().connectTimeout();
-        this.bootstrap = Resolved.bootstrap(group).channel(channel)
+        this.bootstrap = Resolved.bootstrap(group, channel, spec.source(), target)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.max(1, timeout.toMillis()));
     }
 

@@ -39,7 +39,7 @@ final class UdpChecker implements Checker {
         this.target = target;
         this.timeout = spec.timing().connectTimeout();
         this.payload = HexFormat.of().parseHex(spec.payloadHex());
-        this.bootstrap = Resolved.bootstrap(group).channel(channel);
+        this.bootstrap = Resolved.bootstrap(group, channel, spec.source(), target);
     }
 
     @Override

@@ -17,21 +17,21 @@ public sealed interface CheckSpec
     /** The same checker with other timing (a reload uses it to start a kept server's checkers down). */
     default CheckSpec withTiming(CheckTiming t) {
         if (this instanceof TcpCheckSpec s) {
-            return new TcpCheckSpec(s.target(), t);
+            return new TcpCheckSpec(s.target(), s.source(), t);
         } else if (this instanceof HttpCheckSpec s) {
             return new HttpCheckSpec(s.target(), s.tls(), s.urls(), s.virtualHost(), s.sniName(),
                     s.verifyCertificate(), s.caFile(), s.http11(), t);
         } else if (this instanceof MiscCheckSpec s) {
             return new MiscCheckSpec(s.script(), s.timeout(), s.dynamic(), t);
         } else if (this instanceof DnsCheckSpec s) {
-            return new DnsCheckSpec(s.target(), s.type(), s.name(), t);
+            return new DnsCheckSpec(s.target(), s.source(), s.type(), s.name(), t);
         } else if (this instanceof SmtpCheckSpec s) {
-            return new SmtpCheckSpec(s.target(), s.heloName(), t);
+            return new SmtpCheckSpec(s.target(), s.source(), s.heloName(), t);
         } else if (this instanceof UdpCheckSpec s) {
-            return new UdpCheckSpec(s.target(), s.payloadHex(), s.requireReply(), s.minReplyLength(),
+            return new UdpCheckSpec(s.target(), s.source(), s.payloadHex(), s.requireReply(), s.minReplyLength(),
                     s.maxReplyLength(), t);
         } else if (this instanceof PingCheckSpec s) {
-            return new PingCheckSpec(s.target(), t);
+            return new PingCheckSpec(s.target(), s.source(), t);
         }
         FileCheckSpec s = (FileCheckSpec) this;
         return new FileCheckSpec(s.name(), s.file(), s.weight(), s.reverse(), t);

@@ -9,18 +9,25 @@ import java.util.Objects;
  *
  * @param type DNS record type name (A, NS, CNAME, SOA, MX, TXT, AAAA, ...); keepalived's default is SOA
  * @param name the query name; keepalived's default is the root {@code "."}
+ * @param source where the query leaves from ({@code bindto}, {@code bind_port}, {@code bind_if}, {@code fwmark})
  */
-public record DnsCheckSpec(InetSocketAddress target, String type, String name, CheckTiming timing)
-        implements CheckSpec {
+public record DnsCheckSpec(InetSocketAddress target, CheckSource source, String type, String name,
+                           CheckTiming timing) implements CheckSpec {
     public DnsCheckSpec {
         Objects.requireNonNull(target, "target");
         Objects.requireNonNull(timing, "timing");
+        source = source == null ? CheckSource.NONE : source;
         type = type == null ? "SOA" : type;
         name = name == null ? "." : name;
     }
 
+    /** A query from wherever the kernel chooses. */
+    public DnsCheckSpec(InetSocketAddress target, String type, String name, CheckTiming timing) {
+        this(target, CheckSource.NONE, type, name, timing);
+    }
+
     @Override
     public String describe() {
-        return "DNS_CHECK " + Targets.format(target) + " " + type + " " + name;
+        return "DNS_CHECK " + Targets.format(target) + source.describe() + " " + type + " " + name;
     }
 }

@@ -11,12 +11,15 @@ import java.util.Objects;
  *
  * @param payloadHex   hex bytes to send; empty sends an empty datagram
  * @param requireReply hex pattern (X/x = wildcard nibble), or {@code null} to not require a reply
+ * @param source       where the datagram leaves from ({@code bindto}, {@code bind_port}, {@code bind_if},
+ *                     {@code fwmark})
  */
-public record UdpCheckSpec(InetSocketAddress target, String payloadHex, String requireReply, int minReplyLength,
-                           int maxReplyLength, CheckTiming timing) implements CheckSpec {
+public record UdpCheckSpec(InetSocketAddress target, CheckSource source, String payloadHex, String requireReply,
+                           int minReplyLength, int maxReplyLength, CheckTiming timing) implements CheckSpec {
     public UdpCheckSpec {
         Objects.requireNonNull(target, "target");
         Objects.requireNonNull(timing, "timing");
+        source = source == null ? CheckSource.NONE : source;
         payloadHex = payloadHex == null ? "" : payloadHex;
         if (!payloadHex.matches("([0-9a-fA-F]{2})*")) {
             throw new IllegalArgumentException("UDP_CHECK payload must be an even number of hex digits");
@@ -29,8 +32,14 @@ public record UdpCheckSpec(InetSocketAddress target, String payloadHex, String r
         }
     }
 
+    /** A check from wherever the kernel chooses. */
+    public UdpCheckSpec(InetSocketAddress target, String payloadHex, String requireReply, int minReplyLength,
+                        int maxReplyLength, CheckTiming timing) {
+        this(target, CheckSource.NONE, payloadHex, requireReply, minReplyLength, maxReplyLength, timing);
+    }
+
     @Override
     public String describe() {
-        return "UDP_CHECK " + Targets.format(target);
+        return "UDP_CHECK " + Targets.format(target) + source.describe();
     }
 }

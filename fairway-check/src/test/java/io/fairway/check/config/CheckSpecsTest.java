@@ -1,6 +1,8 @@
 package io.fairway.check.config;
 
 import io.fairway.check.CheckConfigException;
+import io.fairway.check.spec.CheckSource;
+import io.fairway.check.spec.CheckSpec;
 import io.fairway.check.spec.DnsCheckSpec;
 import io.fairway.check.spec.FileCheckSpec;
 import io.fairway.check.spec.HttpCheckSpec;
@@ -14,6 +16,7 @@ import io.fairway.config.model.Config;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -107,7 +110,64 @@ class CheckSpecsTest {
                 }
                 """);
         assertThatThrownBy(() -> CheckSpecs.from(c)).isInstanceOf(CheckConfigException.class)
-                .hasMessage("test.conf:4: TCP_CHECK: bindto/bind_port/bind_if/fwmark are not supported yet");
+                .hasMessage("test.conf:4: TCP_CHECK: bindto/bind_port/bind_if/fwmark are not supported for"
+                        + " TCP_CHECK yet");
+    }
+
+    @Test
+    void sourceReachesTheSpecsOfTheChecksThatHonourIt() throws Exception {
+        Config c = parse("""
+                virtual_server 127.0.0.1 53 {
+                  protocol UDP
+                  real_server 127.0.0.1 53 {
+                    DNS_CHECK {
+                      bindto 127.0.0.2
+                      bind_port 5353
+                    }
+                    UDP_CHECK {
+                      bind_if lo
+                      fwmark 7
+                    }
+                    SMTP_CHECK {
+                      connect_port 25
+                      bindto 127.0.0.3
+                    }
+                    PING_CHECK {
+                      bindto 127.0.0.4
+                    }
+                  }
+                }
+                """);
+        List<CheckSpec> checks = CheckSpecs.from(c).get(0).realServers().get(0).checkers();
+        assertThat(checks).extracting(CheckSpec::describe).containsExactly(
+                "DNS_CHECK 127.0.0.1:53 from 127.0.0.2:5353 SOA .",
+                "UDP_CHECK 127.0.0.1:53 dev lo fwmark 7",
+                "SMTP_CHECK 127.0.0.1:25 from 127.0.0.3",
+                "PING_CHECK 127.0.0.1 from 127.0.0.4");
+        DnsCheckSpec dns = (DnsCheckSpec) checks.get(0);
+        assertThat(dns.source()).isEqualTo(new CheckSource(InetAddress.getByName("127.0.0.2"), 5353, null, 0));
+        // a reload's withTiming keeps the source, so a kept checker still leaves from it
+        assertThat(checks).allSatisfy(k -> assertThat(k.withTiming(k.timing())).isEqualTo(k));
+    }
+
+    @Test
+    void httpWithASourceIsRefusedRatherThanIgnored() throws Exception {
+        Config c = parse("""
+                virtual_server 127.0.0.1 80 {
+                  protocol TCP
+                  real_server 127.0.0.1 8080 {
+                    HTTP_GET {
+                      fwmark 3
+                      url {
+                        path /
+                      }
+                    }
+                  }
+                }
+                """);
+        assertThatThrownBy(() -> CheckSpecs.from(c)).isInstanceOf(CheckConfigException.class)
+                .hasMessage("test.conf:4: HTTP_GET: bindto/bind_port/bind_if/fwmark are not supported for"
+                        + " HTTP_GET yet");
     }
 
     @Test

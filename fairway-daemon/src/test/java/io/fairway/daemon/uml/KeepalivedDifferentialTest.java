@@ -30,9 +30,9 @@ import org.junit.jupiter.api.Test;
  * cold start against a dead pool with an inhibit sorry server, HTTP status changes, misc_dynamic
  * weights, a reload that removes, changes and adds servers and services, a fwmark service with
  * direct routing and persistence, a virtual_server_group with an address range and a fwmark, and
- * and macros (definitions, a multi-line definition, a ~SEQ repeater). Not yet: track_file — the
- * check engine reads a FILE_CHECK first after a random warmup of up to the default delay_loop
- * (60 s) instead of at once as keepalived does, so its steps would be timing-dependent.
+ * and macros (definitions, a multi-line definition, a ~SEQ repeater), and a track_file whose value
+ * raises a server's weight, drains it to 0, brings it back, and still moves it after the reload
+ * (riding on existing steps, so it costs no settle time of its own).
  */
 class KeepalivedDifferentialTest {
   private static final List<String> FILES =
