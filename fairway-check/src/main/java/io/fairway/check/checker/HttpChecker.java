@@ -78,7 +78,7 @@ final class HttpChecker implements Checker {
         this.ssl = spec.tls() ? sslContext(spec) : null;
         this.regexes = spec.urls().stream().map(u -> u.regex() == null ? null : new BodyRegex(u.regex()))
                 .toArray(BodyRegex[]::new);
-        this.bootstrap = Resolved.bootstrap(group).channel(channel)
+        this.bootstrap = Resolved.bootstrap(group, channel, spec.source(), target)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.max(1, timeout.toMillis()));
     }
 

@@ -115,10 +115,10 @@ public final class CheckSpecs {
         Endpoint ep = endpoint(c);
         try {
             CheckSource src = ep == null ? CheckSource.NONE : source(ep);
-            if (src.isSet() && (c instanceof TcpCheck || c instanceof HttpCheck)) {
-                // TODO(merge): TCP_CHECK takes the source once the new TcpChecker (branch check-lean) does, and
-                // HTTP_GET/SSL_GET once HttpCheckSpec carries it (branch check-http). Until then, refused rather
-                // than ignored: a check from the wrong source address can pass where traffic fails.
+            if (src.isSet() && c instanceof TcpCheck) {
+                // TODO(merge): TCP_CHECK takes the source once the new TcpChecker (branch check-lean) does. Until
+                // then, refused rather than ignored: a check from the wrong source address can pass where traffic
+                // fails.
                 throw new CheckConfigException(where + ": bindto/bind_port/bind_if/fwmark are not supported for "
                         + c.keyword() + " yet");
             }
@@ -126,7 +126,7 @@ public final class CheckSpecs {
             if (c instanceof TcpCheck k) {
                 return new TcpCheckSpec(target(k.endpoint()), src, t);
             } else if (c instanceof HttpCheck k) {
-                return http(config, k, t, where);
+                return http(config, k, src, t, where);
             } else if (c instanceof MiscCheck k) {
                 ScriptSpec s = script(k.script(), validator, where);
                 return new MiscCheckSpec(s, k.timeout(), k.dynamic(), t);
@@ -178,7 +178,7 @@ public final class CheckSpecs {
         return null;
     }
 
-    private static HttpCheckSpec http(Config config, HttpCheck k, CheckTiming t, String where) {
+    private static HttpCheckSpec http(Config config, HttpCheck k, CheckSource src, CheckTiming t, String where) {
         List<UrlSpec> urls = new ArrayList<>();
         for (UrlCheck u : k.urls()) {
             List<StatusRange> codes = u.statusCodes().stream().map(r -> new StatusRange(r.from(), r.to())).toList();
@@ -196,7 +196,7 @@ public final class CheckSpecs {
             throw new CheckConfigException(where + ": cannot read CA file " + ca + " for verify_cert");
         }
         return new HttpCheckSpec(target(k.endpoint()), k.ssl(), urls, null, sni, k.verifyCert(), ca,
-                "1.1".equals(k.httpVersion()), t);
+                "1.1".equals(k.httpVersion()), src, t);
     }
 
     private static UrlSpec.Regex regex(UrlCheck u, String pattern) {

@@ -19,22 +19,32 @@ import java.util.Objects;
  * @param caFile            PEM file of trusted CAs for verification (keepalived's {@code SSL { ca }}), or
  *                          {@code null} for the JDK's trust store
  * @param http11            send {@code HTTP/1.1} with {@code Connection: close} instead of {@code HTTP/1.0}
+ * @param source            where the connection leaves from ({@code bindto}, {@code bind_port}, {@code bind_if},
+ *                          {@code fwmark})
  * @param timing            timing
  */
 public record HttpCheckSpec(InetSocketAddress target, boolean tls, List<UrlSpec> urls, String virtualHost,
-                            String sniName, boolean verifyCertificate, Path caFile, boolean http11, CheckTiming timing)
+                            String sniName, boolean verifyCertificate, Path caFile, boolean http11,
+                            CheckSource source, CheckTiming timing)
         implements CheckSpec {
     public HttpCheckSpec {
         Objects.requireNonNull(target, "target");
         Objects.requireNonNull(timing, "timing");
+        source = source == null ? CheckSource.NONE : source;
         urls = List.copyOf(urls);
         if (urls.isEmpty()) {
             throw new IllegalArgumentException((tls ? "SSL_GET" : "HTTP_GET") + " needs at least one url");
         }
     }
 
+    /** A check from wherever the kernel chooses. */
+    public HttpCheckSpec(InetSocketAddress target, boolean tls, List<UrlSpec> urls, String virtualHost,
+                         String sniName, boolean verifyCertificate, Path caFile, boolean http11, CheckTiming timing) {
+        this(target, tls, urls, virtualHost, sniName, verifyCertificate, caFile, http11, CheckSource.NONE, timing);
+    }
+
     @Override
     public String describe() {
-        return (tls ? "SSL_GET " : "HTTP_GET ") + Targets.format(target);
+        return (tls ? "SSL_GET " : "HTTP_GET ") + Targets.format(target) + source.describe();
     }
 }

@@ -4,9 +4,11 @@ import io.fairway.check.CheckConfigException;
 import io.fairway.check.spec.CheckSource;
 import io.fairway.check.spec.CheckTiming;
 import io.fairway.check.spec.DnsCheckSpec;
+import io.fairway.check.spec.HttpCheckSpec;
 import io.fairway.check.spec.SmtpCheckSpec;
 import io.fairway.check.spec.TcpCheckSpec;
 import io.fairway.check.spec.UdpCheckSpec;
+import io.fairway.check.spec.UrlSpec;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
@@ -29,6 +31,7 @@ import java.net.Socket;
 import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -133,6 +136,37 @@ class SourceBindingTest {
             t.start();
             var spec = new SmtpCheckSpec(new InetSocketAddress(LO1, s.getLocalPort()), from(LO2, port), null, T);
             assertThat(spec.describe()).isEqualTo("SMTP_CHECK 127.0.0.1:" + s.getLocalPort() + " from 127.0.0.2:" + port);
+            CheckResult r = harness.once(spec);
+            assertThat(r.success()).as(r.observation()).isTrue();
+            assertThat(seen.get(5, TimeUnit.SECONDS)).isEqualTo(new InetSocketAddress(LO2, port));
+            t.join(2000);
+        }
+    }
+
+    @Test
+    void httpLeavesFromBindtoAndBindPort() throws Exception {
+        int port = Programs.freePort();
+        CompletableFuture<SocketAddress> seen = new CompletableFuture<>();
+        try (ServerSocket s = new ServerSocket(0, 50, LO1)) {
+            Thread t = new Thread(() -> {
+                try (Socket c = s.accept()) {
+                    seen.complete(c.getRemoteSocketAddress());
+                    var in = new BufferedReader(new InputStreamReader(c.getInputStream(), StandardCharsets.US_ASCII));
+                    String line;
+                    while ((line = in.readLine()) != null && !line.isEmpty()) {
+                        // the request head
+                    }
+                    OutputStream out = c.getOutputStream();
+                    out.write("HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok".getBytes(StandardCharsets.US_ASCII));
+                    out.flush();
+                } catch (Exception ignored) {
+                    // test server
+                }
+            });
+            t.start();
+            var spec = new HttpCheckSpec(new InetSocketAddress(LO1, s.getLocalPort()), false,
+                    List.of(UrlSpec.path("/")), null, null, false, null, false, from(LO2, port), T);
+            assertThat(spec.describe()).isEqualTo("HTTP_GET 127.0.0.1:" + s.getLocalPort() + " from 127.0.0.2:" + port);
             CheckResult r = harness.once(spec);
             assertThat(r.success()).as(r.observation()).isTrue();
             assertThat(seen.get(5, TimeUnit.SECONDS)).isEqualTo(new InetSocketAddress(LO2, port));

@@ -151,12 +151,14 @@ class CheckSpecsTest {
     }
 
     @Test
-    void httpWithASourceIsRefusedRatherThanIgnored() throws Exception {
+    void httpTakesItsSourceFromTheConfig() throws Exception {
         Config c = parse("""
                 virtual_server 127.0.0.1 80 {
                   protocol TCP
                   real_server 127.0.0.1 8080 {
                     HTTP_GET {
+                      bindto 127.0.0.2
+                      bind_port 4100
                       fwmark 3
                       url {
                         path /
@@ -165,9 +167,9 @@ class CheckSpecsTest {
                   }
                 }
                 """);
-        assertThatThrownBy(() -> CheckSpecs.from(c)).isInstanceOf(CheckConfigException.class)
-                .hasMessage("test.conf:4: HTTP_GET: bindto/bind_port/bind_if/fwmark are not supported for"
-                        + " HTTP_GET yet");
+        HttpCheckSpec http = (HttpCheckSpec) CheckSpecs.from(c).get(0).realServers().get(0).checkers().get(0);
+        assertThat(http.source().describe()).isEqualTo(" from 127.0.0.2:4100 fwmark 3");
+        assertThat(http.withTiming(http.timing())).isEqualTo(http);
     }
 
     @Test
