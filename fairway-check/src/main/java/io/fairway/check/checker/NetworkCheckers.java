@@ -90,7 +90,7 @@ public final class NetworkCheckers implements CheckerFactory, AutoCloseable {
 
     private Checker network(CheckSpec spec, EventLoop group, String where) {
         if (spec instanceof TcpCheckSpec s) {
-            return new TcpChecker(resolved(s.target(), where), s.timing().connectTimeout(), group, socketChannel);
+            return TcpChecker.create(resolved(s.target(), where), null, s.timing().connectTimeout(), group, socketChannel);
         } else if (spec instanceof HttpCheckSpec s) {
             return new HttpChecker(s, resolved(s.target(), where), group, socketChannel);
         } else if (spec instanceof SmtpCheckSpec s) {

@@ -7,6 +7,8 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.IoEventLoop;
+import io.netty.channel.epoll.EpollSocketChannel;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -14,7 +16,8 @@ import java.util.function.Consumer;
 
 /**
  * TCP_CHECK: success when a connection completes within connect_timeout; the connection is closed at once, with a
- * reset.
+ * reset. This is the portable version on a Netty channel (NIO); on Linux {@link #create} picks the lean
+ * {@link EpollTcpChecker}, which does the same with a fraction of the CPU.
  */
 final class TcpChecker implements Checker {
     /** The connection is closed as soon as it is up; it never carries data. */
@@ -25,10 +28,31 @@ final class TcpChecker implements Checker {
     private static final ChannelHandler NOTHING = new Nothing();
     private final Bootstrap bootstrap;
     private final InetSocketAddress target;
+    private final InetSocketAddress source;
     private final Duration timeout;
 
+    /**
+     * The cheapest TCP_CHECK the event loop supports.
+     *
+     * @param source address to bind before connecting (keepalived's bindto/bind_port), or null
+     */
+    static Checker create(InetSocketAddress target, InetSocketAddress source, Duration timeout, EventLoopGroup loop,
+                          Class<? extends Channel> channel) {
+        if (channel == EpollSocketChannel.class && loop instanceof IoEventLoop io
+                && io.isCompatible(EpollTcpChecker.Pending.class)) {
+            return new EpollTcpChecker(target, source, timeout, io);
+        }
+        return new TcpChecker(target, source, timeout, loop, channel);
+    }
+
     TcpChecker(InetSocketAddress target, Duration timeout, EventLoopGroup group, Class<? extends Channel> channel) {
+        this(target, null, timeout, group, channel);
+    }
+
+    TcpChecker(InetSocketAddress target, InetSocketAddress source, Duration timeout, EventLoopGroup group,
+               Class<? extends Channel> channel) {
         this.target = target;
+        this.source = source;
         this.timeout = timeout;
         this.bootstrap = Resolved.bootstrap(group).channel(channel)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.max(1, timeout.toMillis()))
@@ -36,12 +60,16 @@ final class TcpChecker implements Checker {
                 // handshake, and 10,000 checks a second must not leave 600,000 sockets in TIME_WAIT.
                 .option(ChannelOption.SO_LINGER, 0)
                 .handler(NOTHING);
+        if (source != null && source.getPort() != 0) {
+            bootstrap.option(ChannelOption.SO_REUSEADDR, true);
+        }
     }
 
     @Override
     public void check(Consumer<CheckResult> done) {
         long start = System.nanoTime();
-        bootstrap.connect(target).addListener((ChannelFuture f) -> {
+        ChannelFuture connect = source == null ? bootstrap.connect(target) : bootstrap.connect(target, source);
+        connect.addListener((ChannelFuture f) -> {
             if (f.isSuccess()) {
                 f.channel().close();
                 done.accept(CheckResult.ok("connected in " + (System.nanoTime() - start) / 1_000_000 + " ms"));
