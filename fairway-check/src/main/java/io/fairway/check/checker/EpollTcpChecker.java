@@ -5,11 +5,13 @@ import io.netty.channel.IoEventLoop;
 import io.netty.channel.IoRegistration;
 import io.netty.channel.epoll.EpollIoHandle;
 import io.netty.channel.epoll.EpollIoOps;
+import io.netty.channel.epoll.LinuxSocket;
 import io.netty.channel.unix.FileDescriptor;
 import io.netty.channel.unix.Socket;
 import io.netty.util.concurrent.Future;
 
 import java.io.IOException;
+import java.net.Inet6Address;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -61,6 +63,7 @@ final class EpollTcpChecker implements Checker {
     private final long timeoutNanos;
     private final CheckResult timedOut;
     private final Duration deadline;
+    private final boolean ipv6;
 
     /**
      * @param source address (and port, 0 = any) to bind before connecting, keepalived's bindto/bind_port; null to
@@ -72,6 +75,7 @@ final class EpollTcpChecker implements Checker {
         this.source = source;
         this.timeout = timeout;
         this.timeoutNanos = Math.max(1, timeout.toNanos());
+        this.ipv6 = target.getAddress() instanceof Inet6Address;
         this.timedOut = CheckResult.fail("connect timed out after " + timeout.toMillis() + " ms");
         // The connect timeout is this checker's own; the engine's guard only catches a bug here.
         this.deadline = timeout.plusSeconds(1);
@@ -100,7 +104,8 @@ final class EpollTcpChecker implements Checker {
         long begin = System.nanoTime();
         Socket socket;
         try {
-            socket = Socket.newSocketStream();
+            // A socket of the target's own family: a dual-stack socket costs an extra setsockopt(IPV6_V6ONLY).
+            socket = LinuxSocket.newSocketStream(ipv6);
         } catch (RuntimeException e) {
             done.accept(CheckResult.fail(Failures.describe(e, timeout)));
             return;
