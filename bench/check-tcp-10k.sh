@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Check-engine benchmark: 10,000 real servers with TCP_CHECK at delay_loop 1 s.
-# Usage: [NETNS=1] [BASELINE_N=100000] bench/check-tcp-10k.sh [servers=10000] [measure-seconds=30] [kills=20] [event-loop-threads=1]
+# Usage: [NETNS=1 [HOST_RPS=1]] [BASELINE_N=100000] bench/check-tcp-10k.sh [servers=10000] [measure-seconds=30] [kills=20] [event-loop-threads=1]
 # Prints checks/s, CPU of the engine process, false DOWNs, death->verdict latency, then the bare-socket floor
 # (bench/check-baseline.java, BASELINE_N connections; 0 skips it) in the same setup.
 #
@@ -38,7 +38,9 @@ if [[ "${NETNS:-0}" == 1 ]]; then
         # every 10.200.x.y is local inside the namespace, so 10,000 listeners need no 10,000 addresses
         ip route add local 10.200.0.0/16 dev lo
         echo 2 > /sys/class/net/$peer/queues/rx-0/rps_cpus"
-    echo 1 > "/sys/class/net/$host/queues/rx-0/rps_cpus"
+    # HOST_RPS=0 leaves the replies where they arrive (CPU 1): the checker then pays only its system calls and
+    # transmits, a lower bound rather than a remote host.
+    [[ "${HOST_RPS:-1}" == 0 ]] || echo 1 > "/sys/class/net/$host/queues/rx-0/rps_cpus"
     props=(-Dbench.prefix=10.200 -Dbench.netns="$ns")
     pin=(taskset -c 0)
 fi
