@@ -135,6 +135,8 @@ final class EpollTcpChecker implements Checker {
 
     /** The outcome if the handshake is over, or null while it is still in progress. */
     private CheckResult settled(Socket socket, long begin) throws IOException {
+        // Reading TCP_INFO into an int copies its first four bytes; tcpi_state is the first, the low byte on the
+        // little-endian machines Netty's native epoll ships for (x86_64, aarch64).
         int state = socket.getIntOpt(IPPROTO_TCP, TCP_INFO) & 0xff;
         if (state == TCP_SYN_SENT) {
             return null;
