@@ -46,6 +46,8 @@ final class EpollTcpChecker implements Checker {
     private static final int TCP_INFO = 11;
     private static final int TCP_SYN_SENT = 2;
     private static final int TCP_CLOSE = 7;
+    /** The engine's timer granularity (ExecutorScheduler.TICK_NANOS). */
+    private static final long TICK_NANOS = 10_000_000L;
     private static final CheckResult REFUSED = CheckResult.fail("connection refused");
     /** "connected in N ms" for the common small N, built once. */
     private static final CheckResult[] CONNECTED = new CheckResult[100];
@@ -204,8 +206,11 @@ final class EpollTcpChecker implements Checker {
                 finish(CheckResult.fail(Failures.describe(e, timeout)));
                 return;
             }
-            long left = timeoutNanos - (System.nanoTime() - begin);
-            timer = loop.schedule(this, Math.max(0, left), TimeUnit.NANOSECONDS);
+            // Rounded up to the engine's 10 ms tick: when a whole pool of servers drops SYNs, thousands of
+            // timeouts a second then share ~100 event-loop wake-ups instead of one each.
+            long at = begin + timeoutNanos;
+            long aligned = Math.floorDiv(at + TICK_NANOS - 1, TICK_NANOS) * TICK_NANOS;
+            timer = loop.schedule(this, Math.max(0, aligned - System.nanoTime()), TimeUnit.NANOSECONDS);
         }
 
         @Override
