@@ -4,6 +4,8 @@ import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.net.StandardSocketOptions;
 import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Random;
 
 /**
@@ -12,12 +14,20 @@ import java.util.Random;
  * handshake in the connecting process's context, so this is the floor any TCP checker pays here.
  */
 public class CheckBaseline {
+    static final String PREFIX = System.getProperty("bench.prefix", "127.1");
+
     public static void main(String[] args) throws Exception {
         int n = args.length > 0 ? Integer.parseInt(args[0]) : 10_000;
         int total = args.length > 1 ? Integer.parseInt(args[1]) : 100_000;
         int port = 20000 + new Random().nextInt(20000);
-        Process listeners = new ProcessBuilder("java", "bench/check-listeners.java", Integer.toString(n),
-                Integer.toString(port)).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        List<String> cmd = new ArrayList<>();
+        String ns = System.getProperty("bench.netns", "");
+        if (!ns.isEmpty()) {
+            // the servers' own CPU: this process is pinned to CPU 0 (see check-tcp-10k.sh)
+            cmd.addAll(List.of("taskset", "-c", "1", "ip", "netns", "exec", ns));
+        }
+        cmd.addAll(List.of("java", "bench/check-listeners.java", Integer.toString(n), Integer.toString(port), PREFIX));
+        Process listeners = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         BufferedReader lin = new BufferedReader(new InputStreamReader(listeners.getInputStream()));
         PrintWriter lout = new PrintWriter(listeners.getOutputStream(), true);
         if (!lin.readLine().startsWith("ready")) {
@@ -31,9 +41,9 @@ public class CheckBaseline {
             long w1 = System.nanoTime();
             long[] t1 = ticks();
             double us = ((t1[0] - t0[0]) + (t1[1] - t0[1])) * 10_000.0 / total;
-            System.out.printf("bare connect+RST-close: %d connections in %.1f s, %.1f us CPU each "
+            System.out.printf("[%s] bare connect+RST-close: %d connections in %.1f s, %.1f us CPU each "
                             + "(user %.1f, system %.1f) => %.0f%% of one core at 10,000/s%n",
-                    total, (w1 - w0) / 1e9, us, (t1[0] - t0[0]) * 10_000.0 / total,
+                    ns.isEmpty() ? "loopback" : "netns " + ns, total, (w1 - w0) / 1e9, us, (t1[0] - t0[0]) * 10_000.0 / total,
                     (t1[1] - t0[1]) * 10_000.0 / total, us * 10_000 / 1e6 * 100);
         } finally {
             listeners.destroy();
@@ -45,7 +55,7 @@ public class CheckBaseline {
             int k = i % n;
             try (SocketChannel c = SocketChannel.open()) {
                 c.setOption(StandardSocketOptions.SO_LINGER, 0);
-                c.connect(new InetSocketAddress("127.1." + (k / 250) + "." + (k % 250 + 1), port));
+                c.connect(new InetSocketAddress(PREFIX + "." + (k / 250) + "." + (k % 250 + 1), port));
             }
         }
     }

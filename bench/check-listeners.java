@@ -9,16 +9,18 @@ import java.nio.channels.SocketChannel;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The "real servers" of the check benchmark: N TCP listeners on distinct loopback addresses
- * (127.1.x.y:port), accepting and closing every connection on one selector thread.
+ * The "real servers" of the check benchmark: N TCP listeners on distinct addresses (prefix.x.y:port; prefix 127.1
+ * on loopback by default, 10.200 inside the benchmark's network namespace), accepting and closing every
+ * connection on one selector thread.
  * Commands on stdin: "close I" closes listener I and prints "closed I <System.nanoTime()>" (CLOCK_MONOTONIC,
  * comparable with the driver's); "accepts" prints the number of connections accepted so far.
- * Loopback only: nothing here can send traffic anywhere else.
+ * Usage: check-listeners.java N port [prefix]. It only listens: it never sends traffic anywhere.
  */
 public class CheckListeners {
     public static void main(String[] args) throws Exception {
         int n = Integer.parseInt(args[0]);
         int port = Integer.parseInt(args[1]);
+        prefix = args.length > 2 ? args[2] : "127.1";
         Selector selector = Selector.open();
         ServerSocketChannel[] listeners = new ServerSocketChannel[n];
         for (int i = 0; i < n; i++) {
@@ -80,7 +82,9 @@ public class CheckListeners {
         }
     }
 
+    static String prefix;
+
     static String address(int i) {
-        return "127.1." + (i / 250) + "." + (i % 250 + 1);
+        return prefix + "." + (i / 250) + "." + (i % 250 + 1);
     }
 }

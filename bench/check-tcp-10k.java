@@ -36,8 +36,8 @@ public class CheckTcp10k {
         int threads = args.length > 3 ? Integer.parseInt(args[3]) : 1;
         int port = 20000 + new Random().nextInt(20000);
         String cp = System.getProperty("java.class.path");
-        Process listeners = new ProcessBuilder("java", "-Xss256k", "bench/check-listeners.java",
-                Integer.toString(n), Integer.toString(port)).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        Process listeners = new ProcessBuilder(listenerCommand(n, port)).redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
         BufferedReader lin = new BufferedReader(new InputStreamReader(listeners.getInputStream()));
         PrintWriter lout = new PrintWriter(listeners.getOutputStream(), true);
         String ready = lin.readLine();
@@ -118,7 +118,11 @@ public class CheckTcp10k {
                 }
             }
             Collections.sort(lat);
-            System.out.printf("servers=%d event-loop-threads=%d measured=%ds%n", n, threads, measure);
+            System.out.printf("servers=%d (%s.x.y%s) event-loop-threads=%d measured=%ds%n", n, PREFIX,
+                    System.getProperty("bench.netns", "").isEmpty() ? ", loopback" : ", netns+veth+RPS, pinned to CPU 0",
+                    threads, measure);
+            System.out.printf("CPU per check: %.1f us (process CPU / checks)%n",
+                    (cpu1 - cpu0) / 1e3 / Math.max(1, acc1 - acc0));
             System.out.printf("checks/s=%.0f (expected %d)  cpu=%.1f%% of one core  (%d cores)%n", rate, n, cpuPct,
                     Runtime.getRuntime().availableProcessors());
             System.out.printf("  user=%.1f%% system=%.1f%% (of one core); load average before/after: %s%n",
@@ -151,7 +155,22 @@ public class CheckTcp10k {
         return Long.parseLong(in.readLine().split(" ")[1]);
     }
 
+    static final String PREFIX = System.getProperty("bench.prefix", "127.1");
+
     static String address(int i) {
-        return "127.1." + (i / 250) + "." + (i % 250 + 1);
+        return PREFIX + "." + (i / 250) + "." + (i % 250 + 1);
+    }
+
+    /** The listeners, inside the benchmark's network namespace if there is one (see check-tcp-10k.sh). */
+    static List<String> listenerCommand(int n, int port) {
+        List<String> cmd = new ArrayList<>();
+        String ns = System.getProperty("bench.netns", "");
+        if (!ns.isEmpty()) {
+            // the servers' own CPU: this process is pinned to CPU 0 (see check-tcp-10k.sh)
+            cmd.addAll(List.of("taskset", "-c", "1", "ip", "netns", "exec", ns));
+        }
+        cmd.addAll(List.of("java", "-Xss256k", "bench/check-listeners.java", Integer.toString(n),
+                Integer.toString(port), PREFIX));
+        return cmd;
     }
 }

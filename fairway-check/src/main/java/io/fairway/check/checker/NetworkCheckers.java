@@ -98,13 +98,8 @@ public final class NetworkCheckers implements CheckerFactory, AutoCloseable {
 
     private Checker networkChecker(CheckSpec spec, EventLoop group, String where) {
         if (spec instanceof TcpCheckSpec s) {
-            if (s.source().isSet()) {
-                // TODO(merge): pass s.source() to the new TcpChecker (branch check-lean). Until then, refused
-                // rather than ignored: a check from the wrong source address can pass where traffic fails.
-                throw new CheckConfigException(where + ": bindto/bind_port/bind_if/fwmark are not supported for"
-                        + " TCP_CHECK yet");
-            }
-            return new TcpChecker(resolved(s.target(), where), s.timing().connectTimeout(), group, socketChannel);
+            return TcpChecker.create(resolved(s.target(), where), s.source(), s.timing().connectTimeout(), group,
+                    socketChannel);
         } else if (spec instanceof HttpCheckSpec s) {
             return new HttpChecker(s, resolved(s.target(), where), group, socketChannel);
         } else if (spec instanceof SmtpCheckSpec s) {

@@ -115,13 +115,6 @@ public final class CheckSpecs {
         Endpoint ep = endpoint(c);
         try {
             CheckSource src = ep == null ? CheckSource.NONE : source(ep);
-            if (src.isSet() && c instanceof TcpCheck) {
-                // TODO(merge): TCP_CHECK takes the source once the new TcpChecker (branch check-lean) does. Until
-                // then, refused rather than ignored: a check from the wrong source address can pass where traffic
-                // fails.
-                throw new CheckConfigException(where + ": bindto/bind_port/bind_if/fwmark are not supported for "
-                        + c.keyword() + " yet");
-            }
             CheckTiming t = timing(c.timing());
             if (c instanceof TcpCheck k) {
                 return new TcpCheckSpec(target(k.endpoint()), src, t);

@@ -7,6 +7,7 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 
 /**
  * Drives one checker through time: first run at 1 s + random(0..warmup), then at whatever interval the state
@@ -43,24 +44,56 @@ final class CheckerRunner {
         if (closed) {
             return;
         }
-        AtomicBoolean done = new AtomicBoolean();
-        Duration deadline = checker.deadline();
-        Scheduler.Cancellable guard = scheduler.schedule(
-                () -> finish(done, CheckResult.fail("no result within " + deadline.toMillis() + " ms")), deadline);
+        Attempt a = new Attempt();
         try {
-            checker.check(r -> {
-                guard.cancel();
-                finish(done, r);
-            });
+            checker.check(a);
         } catch (RuntimeException e) {
-            guard.cancel();
             log.warn("{} {}: {} threw: {}", vs.spec.name(), rs.spec.name(), state.name, e.toString());
-            finish(done, CheckResult.fail("checker error: " + e.getMessage()));
+            a.accept(CheckResult.fail("checker error: " + e.getMessage()));
+            return;
+        }
+        // A checker that answered while check() ran (a refused or completed loopback connect) needs no guard:
+        // not scheduling one saves a timer insert and cancel per check.
+        if (!a.get()) {
+            a.guard(scheduler.schedule(a, checker.deadline()));
         }
     }
 
-    private void finish(AtomicBoolean done, CheckResult r) {
-        if (!done.compareAndSet(false, true) || closed) {
+    /**
+     * One attempt: the result callback and the deadline guard in one object. Whichever comes first wins; the other
+     * is ignored.
+     */
+    private final class Attempt extends AtomicBoolean implements Consumer<CheckResult>, Runnable {
+        private volatile Scheduler.Cancellable guard;
+
+        void guard(Scheduler.Cancellable g) {
+            guard = g;
+            if (get()) { // the result came in while the guard was being scheduled
+                g.cancel();
+            }
+        }
+
+        @Override
+        public void accept(CheckResult r) {
+            if (!compareAndSet(false, true)) {
+                return;
+            }
+            Scheduler.Cancellable g = guard;
+            if (g != null) {
+                g.cancel();
+            }
+            finish(r);
+        }
+
+        /** The deadline passed without a result. */
+        @Override
+        public void run() {
+            accept(CheckResult.fail("no result within " + checker.deadline().toMillis() + " ms"));
+        }
+    }
+
+    private void finish(CheckResult r) {
+        if (closed) {
             return;
         }
         Duration delay;

@@ -307,10 +307,29 @@ class SourceBindingTest {
     }
 
     @Test
-    void tcpWithASourceIsRefusedUntilTheTcpCheckerTakesIt() {
-        var spec = new TcpCheckSpec(new InetSocketAddress(LO1, 9), from(LO2, 0), FAST);
-        assertThatThrownBy(() -> harness.create(spec, 1)).isInstanceOf(CheckConfigException.class)
-                .hasMessageContaining("not supported for TCP_CHECK yet");
+    void tcpLeavesFromBindtoBindPortAndBindIf() throws Exception {
+        assumeTrue(Epoll.isAvailable(), "bind_if needs the epoll transport");
+        int port = Programs.freePort();
+        try (ServerSocket s = new ServerSocket(0, 50, LO1)) {
+            CompletableFuture<SocketAddress> seen = new CompletableFuture<>();
+            Thread t = new Thread(() -> {
+                try (Socket c = s.accept()) {
+                    seen.complete(c.getRemoteSocketAddress());
+                } catch (Exception ignored) {
+                    // test server
+                }
+            });
+            t.start();
+            var target = new InetSocketAddress(LO1, s.getLocalPort());
+            var spec = new TcpCheckSpec(target, new CheckSource(LO2, port, "lo", 0), T);
+            CheckResult r = harness.once(spec);
+            assertThat(r.success()).as(r.observation()).isTrue();
+            assertThat(seen.get(5, TimeUnit.SECONDS)).isEqualTo(new InetSocketAddress(LO2, port));
+            t.join(2000);
+            CheckResult missing = harness.once(new TcpCheckSpec(target, new CheckSource(null, 0, "fwnosuch0", 0), T));
+            assertThat(missing.success()).isFalse();
+            assertThat(missing.observation()).isEqualTo("bind_if fwnosuch0: No such device (no such interface)");
+        }
     }
 
     @Test

@@ -98,20 +98,20 @@ class CheckSpecsTest {
     }
 
     @Test
-    void bindtoIsRefusedRatherThanIgnored() throws Exception {
+    void tcpTakesItsSourceFromTheConfig() throws Exception {
         Config c = parse("""
                 virtual_server 127.0.0.1 80 {
                   protocol TCP
                   real_server 127.0.0.1 8080 {
                     TCP_CHECK {
                       bindto 127.0.0.5
+                      bind_if lo
                     }
                   }
                 }
                 """);
-        assertThatThrownBy(() -> CheckSpecs.from(c)).isInstanceOf(CheckConfigException.class)
-                .hasMessage("test.conf:4: TCP_CHECK: bindto/bind_port/bind_if/fwmark are not supported for"
-                        + " TCP_CHECK yet");
+        TcpCheckSpec tcp = (TcpCheckSpec) CheckSpecs.from(c).get(0).realServers().get(0).checkers().get(0);
+        assertThat(tcp.describe()).isEqualTo("TCP_CHECK 127.0.0.1:8080 from 127.0.0.5 dev lo");
     }
 
     @Test
