@@ -26,7 +26,7 @@ class DemoCommandTest {
     StringWriter err = new StringWriter();
     AtomicInteger code = new AtomicInteger(-1);
     Thread demo = new Thread(() -> code.set(Main.execute(
-        new String[] {"demo", "--port", "0", "--duration", "5"}, new PrintWriter(out, true), new PrintWriter(err, true))));
+        new String[] {"demo", "--port", "0", "--duration", "15"}, new PrintWriter(out, true), new PrintWriter(err, true))));
     demo.start();
     Pattern vip = Pattern.compile("virtual server (http://127\\.0\\.0\\.1:\\d+)");
     await().atMost(Duration.ofSeconds(20)).until(() -> vip.matcher(out.toString()).find());
@@ -35,16 +35,17 @@ class DemoCommandTest {
     String url = m.group(1);
     assertThat(out.toString()).contains("stop 1").contains("fairway status --admin 127.0.0.1:");
 
-    HttpClient client = HttpClient.newHttpClient();
+    // A bounded client: on a starved machine a request must fail the test, not hang it past the demo's end.
+    HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     Set<String> backends = new HashSet<>();
     for (int i = 0; i < 24; i++) {
-      HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create(url + "/item/" + i)).build(),
+      HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create(url + "/item/" + i)).timeout(Duration.ofSeconds(5)).build(),
           HttpResponse.BodyHandlers.ofString());
       assertThat(r.statusCode()).isEqualTo(200);
       assertThat(r.body()).startsWith("hello from backend-");
       backends.add(r.body().substring(0, r.body().indexOf(' ', 11)));
       // shard by URL: asking again gives the same backend
-      assertThat(client.send(HttpRequest.newBuilder(URI.create(url + "/item/" + i)).build(),
+      assertThat(client.send(HttpRequest.newBuilder(URI.create(url + "/item/" + i)).timeout(Duration.ofSeconds(5)).build(),
           HttpResponse.BodyHandlers.ofString()).body()).isEqualTo(r.body());
     }
     assertThat(backends).hasSizeGreaterThan(1);

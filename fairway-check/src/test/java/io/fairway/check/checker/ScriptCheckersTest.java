@@ -83,7 +83,7 @@ class ScriptCheckersTest {
         CheckResult r = CheckerHarness.once(harness.create(spec, 1));
         assertThat(r.success()).isFalse();
         assertThat(r.observation()).isEqualTo("timed out after 500 ms, process group killed");
-        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(60)); // far below the script's 300 s, whatever the load
         long child = Long.parseLong(Files.readString(pidFile).trim());
         long until = System.nanoTime() + 2_000_000_000L;
         while (running(child) && System.nanoTime() < until) {

@@ -177,7 +177,9 @@ class EngineIntegrationTest {
                     && Files.readString(log).contains("quorum-up"));
             Files.writeString(f, "1");
             clock.advance(Duration.ofSeconds(2));
-            await().atMost(Duration.ofSeconds(5)).until(() -> Files.readString(log).contains("quorum-down"));
+            // rs-down and quorum-down are two scripts started together on the pool: wait for both.
+            await().atMost(Duration.ofSeconds(10)).until(() -> Files.readAllLines(log)
+                    .containsAll(List.of("rs-down", "quorum-down")));
             assertThat(Files.readAllLines(log)).contains("quorum-up", "rs-down", "quorum-down");
         }
     }
