@@ -39,21 +39,24 @@ for i in "${!VARIANTS[@]}"; do
 done
 
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+user_ticks() { awk '{ print $14 }' "/proc/$1/stat"; }
 HZ=$(getconf CLK_TCK)
 for i in "${!VARIANTS[@]}"; do # warm up the JIT
   wrk -t2 -c"$CONNS" -d5s "http://127.0.0.1:${PORTS[$i]}/" >/dev/null
 done
-echo "variant round req/s requests cpu_s us_per_req p99_ms loadavg"
+echo "variant round req/s requests cpu_s us_per_req user_us_per_req p99_ms loadavg"
 for ((round = 1; round <= ROUNDS; round++)); do
   for i in "${!VARIANTS[@]}"; do
     before=$(cpu_ticks "${JPIDS[$i]}")
+    ubefore=$(user_ticks "${JPIDS[$i]}")
     out=$(wrk -t2 -c"$CONNS" -d"$DUR"s --latency "http://127.0.0.1:${PORTS[$i]}/")
     after=$(cpu_ticks "${JPIDS[$i]}")
+    uafter=$(user_ticks "${JPIDS[$i]}")
     reqs=$(echo "$out" | awk '/requests in/ { print $1 }')
     rps=$(echo "$out" | awk '/Requests\/sec/ { print $2 }')
     p99=$(echo "$out" | awk '/^ +99%/ { v=$2; if (v ~ /us$/) v=v/1000; else if (v ~ /ms$/) v=v+0; else if (v ~ /s$/) v=v*1000; print v }')
     bad=$(echo "$out" | awk '/Non-2xx|Socket errors/ { printf "%s ", $0 }')
-    awk -v v="$i" -v r="$round" -v rps="$rps" -v n="$reqs" -v t=$((after - before)) -v hz="$HZ" -v p99="$p99" -v la="$(cut -d' ' -f1-3 /proc/loadavg)" -v bad="$bad" \
-      'BEGIN { printf "%s %d %s %d %.2f %.2f %s %s %s\n", v, r, rps, n, t / hz, t / hz / n * 1e6, p99, la, bad }'
+    awk -v v="$i" -v r="$round" -v rps="$rps" -v n="$reqs" -v t=$((after - before)) -v u=$((uafter - ubefore)) -v hz="$HZ" -v p99="$p99" -v la="$(cut -d' ' -f1-3 /proc/loadavg)" -v bad="$bad" \
+      'BEGIN { printf "%s %d %s %d %.2f %.2f %.2f %s %s %s\n", v, r, rps, n, t / hz, t / hz / n * 1e6, u / hz / n * 1e6, p99, la, bad }'
   done
 done
