@@ -12,7 +12,6 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -62,6 +61,13 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
   private ScheduledFuture<?> ticker;
   /** Set by {@link ReadMarker} when bytes arrive; tells a slow client from an idle keep-alive one. */
   boolean sawBytes;
+  /**
+   * Something was read from the client or the backend since the last tick. The ticker turns this
+   * into {@link #lastActivity} for the idle timeout: cheaper than an IdleStateHandler, which
+   * reads the clock on every read and allocates a promise for every write it watches.
+   */
+  boolean active;
+  private long lastActivity;
 
   // The exchange in progress; request == null when there is none.
   private HttpHead request;
@@ -105,6 +111,7 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
       frontend.sawBytes = true;
+      frontend.active = true;
       ctx.fireChannelRead(msg);
     }
   }
@@ -115,6 +122,7 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
     clientAddress = (InetSocketAddress) client.remoteAddress();
     clientIp = clientAddress.getAddress().getHostAddress().getBytes(StandardCharsets.ISO_8859_1);
     armHeaderTimer();
+    lastActivity = System.nanoTime();
     long period = Math.min(options.clientHeaderTimeout().toMillis(), options.backendResponseTimeout().toMillis()) / 4;
     period = Math.max(10, Math.min(1000, period));
     // One periodic check per connection instead of a timer per request: arming and cancelling two
@@ -262,7 +270,9 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
                 ResponseDecoder decoder = new ResponseDecoder(options.maxHeaderSize() * 2 + 4096);
                 ch.pipeline()
                     .addLast(decoder)
-                    .addLast(new IdleStateHandler(0, 0, options.backendKeepAlive().toMillis(), TimeUnit.MILLISECONDS))
+                    // Reader idle only: an idle pooled connection neither reads nor writes, and
+                    // watching writes would cost a promise per write.
+                    .addLast(new IdleStateHandler(options.backendKeepAlive().toMillis(), 0, 0, TimeUnit.MILLISECONDS))
                     .addLast(new HttpBackendHandler(rs, decoder));
               }
             })
@@ -276,7 +286,8 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
     h.frontend = this;
     h.decoder.expect(request.isHead(), clientHttp10);
     server.established.add(client);
-    ch.write(upstreamHead.retainedDuplicate(), ch.voidPromise());
+    // The kept head itself, not a duplicate: a retry rewinds it (writing moved its reader index).
+    ch.write(upstreamHead.retain().readerIndex(0), ch.voidPromise());
     Object m;
     while ((m = pendingBody.poll()) != null) {
       writeBody(m);
@@ -337,6 +348,7 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
   }
 
   void onBackendMessage(Object msg) {
+    active = true;
     if (msg instanceof HttpHead h) {
       responseHead(h);
     } else if (msg == StrictRequestDecoder.END) {
@@ -528,6 +540,17 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
       return;
     }
     long now = System.nanoTime();
+    if (active) {
+      active = false;
+      lastActivity = now;
+    } else if (now - lastActivity >= options.idleTimeout().toNanos()) {
+      if (request != null) {
+        log.info("{}: exchange with {} idle for {}; closing", vs.service().key(), clientAddress, options.idleTimeout());
+      }
+      closed = true;
+      client.close();
+      return;
+    }
     if (responseDeadline != 0 && now - responseDeadline >= 0) {
       responseDeadline = 0;
       if (request != null && !responseStarted) {
@@ -600,18 +623,6 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
     }
     releaseQueued();
     ctx.fireChannelInactive();
-  }
-
-  @Override
-  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-    if (evt instanceof IdleStateEvent) {
-      if (request != null) {
-        log.info("{}: exchange with {} idle for {}; closing", vs.service().key(), clientAddress, options.idleTimeout());
-      }
-      ctx.close();
-      return;
-    }
-    ctx.fireUserEventTriggered(evt);
   }
 
   @Override

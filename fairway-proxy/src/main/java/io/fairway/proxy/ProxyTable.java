@@ -179,8 +179,8 @@ public final class ProxyTable implements Table {
     long idle = options.idleTimeout().toMillis();
     if (vs.spec().mode() == Mode.HTTP) {
       HttpFrontend frontend = new HttpFrontend(vs, options);
+      // HttpFrontend keeps the idle timeout itself (its ticker), so no IdleStateHandler here.
       p.addLast(new HttpFrontend.ReadMarker(frontend))
-          .addLast(new IdleStateHandler(0, 0, idle, TimeUnit.MILLISECONDS))
           .addLast(new StrictRequestDecoder(options))
           .addLast(frontend);
     } else {

@@ -179,6 +179,26 @@ class HttpFramingTest {
   }
 
   @Test
+  void anExchangeWithNoTrafficEitherWayIsClosedAfterTheIdleTimeout() throws Exception {
+    try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+      ProxyTable t = new ProxyTable(ProxyOptions.defaults().withIoThreads(1).withIdleTimeout(java.time.Duration.ofMillis(800)),
+          k -> ListenerSpec.http(KeySource.CLIENT));
+      closeables.add(0, t);
+      ServiceKey k = anyPort();
+      t.addService(Service.of(k, "rr"));
+      t.addDest(k, dest(new InetSocketAddress(InetAddress.getLoopbackAddress(), silent.getLocalPort()), 1));
+      try (Socket s = new Socket()) {
+        s.connect(t.boundAddress(k), 2000);
+        s.setSoTimeout(5000);
+        long start = System.nanoTime();
+        s.getOutputStream().write("GET / HTTP/1.1\r\nHost: h\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+        assertThat(s.getInputStream().read()).as("closed without a response").isEqualTo(-1);
+        assertThat((System.nanoTime() - start) / 1_000_000).isBetween(700L, 4000L);
+      }
+    }
+  }
+
+  @Test
   void malformedResponseIs502() throws Exception {
     InetSocketAddress vip = proxyTo(new Scripted("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\nok", false));
     assertThat(exchange(vip, "GET / HTTP/1.1\r\nHost: h\r\n\r\n")).startsWith("HTTP/1.1 502 Bad Gateway\r\n").endsWith("<closed>");
