@@ -3,8 +3,10 @@
 # /proc/PID/stat) divided by the requests wrk completed. On a shared machine wall-clock req/s
 # swing with other load; CPU per request barely does, so it is how two builds are compared.
 #
-#   bench/proxy-http-cpu.sh [DURATION=10] [CONNECTIONS=64] [ROUNDS=3] [CLASSES_DIR...]
+#   bench/proxy-http-cpu.sh [DURATION=10] [CONNECTIONS=64] [ROUNDS=3] [CLASSES_DIR|haproxy...]
 #
+# The word haproxy as a variant measures HAProxy (nbthread 2, mode http, keep-alive both sides)
+# in front of the same backends, for a reference.
 # Each CLASSES_DIR holds classes/ and test-classes/ of one build (copy them from
 # fairway-proxy/target); none means this checkout. All variants run at once, each its own JVM on
 # two event loops in front of the same two nginx backends, and the rounds alternate between them
@@ -27,6 +29,31 @@ declare -a PORTS JPIDS
 for i in "${!VARIANTS[@]}"; do
   v=${VARIANTS[$i]}
   port=$(free_port)
+  if [[ $v == haproxy ]]; then
+    cat >"$WORK/haproxy.cfg" <<CFG
+global
+  maxconn 4000
+  nbthread 2
+defaults
+  timeout connect 3s
+  timeout client 60s
+  timeout server 60s
+listen http
+  bind 127.0.0.1:$port
+  mode http
+  option http-keep-alive
+  http-reuse safe
+  balance roundrobin
+  server n1 127.0.0.1:$N1
+  server n2 127.0.0.1:$N2
+CFG
+    haproxy -f "$WORK/haproxy.cfg" -db >"$WORK/haproxy.out" 2>&1 &
+    JPIDS[$i]=$!
+    PIDS+=($!)
+    PORTS[$i]=$port
+    wait_port "$port"
+    continue
+  fi
   mkfifo "$WORK/in-$i"
   java ${FAIRWAY_JAVA_OPTS:--Xms256m -Xmx512m} -Dio.netty.leakDetection.level=disabled -Dfairway.threads=2 \
     -cp "$v/test-classes:$v/classes:$DEPS" io.fairway.proxy.ProxyMain http "$port" rr "127.0.0.1:$N1" "127.0.0.1:$N2" \
