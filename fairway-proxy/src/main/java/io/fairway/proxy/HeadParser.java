@@ -353,7 +353,11 @@ final class HeadParser {
       return false;
     }
     for (int i = 0; i < n; i++) {
-      if ((b[s + i] | 0x20) != lower.charAt(i)) {
+      int c = b[s + i];
+      if (c >= 'A' && c <= 'Z') {
+        c += 'a' - 'A';
+      }
+      if (c != lower.charAt(i)) {
         return false;
       }
     }
