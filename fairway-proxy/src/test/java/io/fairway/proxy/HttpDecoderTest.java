@@ -220,7 +220,7 @@ class HttpDecoderTest {
     assertThat(again.header("x-forwarded-for")).endsWith("127.0.0.1");
   }
 
-  @Property(tries = 1000)
+  @Property(tries = 500)
   void corruptedRequestsNeverCrashAndNeverFrameAmbiguously(
       @ForAll("validRequests") String a, @ForAll @IntRange(min = 0, max = 10_000) int where, @ForAll byte what,
       @ForAll @IntRange(min = 0, max = 2) int how) {
