@@ -2,12 +2,7 @@ package io.fairway.proxy;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
-import io.netty.handler.codec.http.DefaultFullHttpResponse;
-import io.netty.handler.codec.http.FullHttpResponse;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import io.netty.handler.codec.http.HttpVersion;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -18,25 +13,26 @@ import java.nio.charset.StandardCharsets;
 final class ErrorPages {
   private ErrorPages() {}
 
-  static FullHttpResponse page(HttpResponseStatus status, String detail, boolean close) {
+  /** A complete response (head and body) with the given status. */
+  static ByteBuf page(int status, String detail, boolean close) {
+    String st = HttpResponseStatus.valueOf(status).toString();
     String html =
         "<!DOCTYPE html>\n<html><head><title>"
-            + status
+            + st
             + "</title></head><body><h1>"
-            + status
+            + st
             + "</h1><p>"
             + escape(detail)
             + "</p><hr><p>fairway</p></body></html>\n";
-    ByteBuf body = Unpooled.copiedBuffer(html, StandardCharsets.UTF_8);
-    FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, body);
-    r.headers()
-        .set(HttpHeaderNames.CONTENT_TYPE, "text/html; charset=utf-8")
-        .setInt(HttpHeaderNames.CONTENT_LENGTH, body.readableBytes())
-        .set(HttpHeaderNames.CACHE_CONTROL, HttpHeaderValues.NO_CACHE);
-    if (close) {
-      r.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-    }
-    return r;
+    byte[] body = html.getBytes(StandardCharsets.UTF_8);
+    String head =
+        "HTTP/1.1 " + st + "\r\n"
+            + "content-type: text/html; charset=utf-8\r\n"
+            + "content-length: " + body.length + "\r\n"
+            + "cache-control: no-cache\r\n"
+            + (close ? "connection: close\r\n" : "")
+            + "\r\n";
+    return Unpooled.wrappedBuffer(head.getBytes(StandardCharsets.ISO_8859_1), body);
   }
 
   private static String escape(String s) {

@@ -11,11 +11,14 @@ import io.netty.util.ReferenceCountUtil;
  */
 final class HttpBackendHandler extends ChannelInboundHandlerAdapter {
   private final RealServer server;
+  /** This connection's response decoder, told by each exchange what it asked for. */
+  final ResponseDecoder decoder;
   /** The exchange using this connection, {@code null} while it sits idle in the pool. */
   HttpFrontend frontend;
 
-  HttpBackendHandler(RealServer server) {
+  HttpBackendHandler(RealServer server, ResponseDecoder decoder) {
     this.server = server;
+    this.decoder = decoder;
   }
 
   @Override

@@ -1,6 +1,8 @@
 package io.fairway.proxy;
 
+import io.fairway.proxy.StrictRequestDecoder.Malformed;
 import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -9,32 +11,14 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
-import io.netty.handler.codec.http.HttpClientCodec;
-import io.netty.handler.codec.http.HttpContent;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
-import io.netty.handler.codec.http.HttpHeaders;
-import io.netty.handler.codec.http.HttpMethod;
-import io.netty.handler.codec.http.HttpObject;
-import io.netty.handler.codec.http.HttpRequest;
-import io.netty.handler.codec.http.HttpResponse;
-import io.netty.handler.codec.http.HttpResponseStatus;
-import io.netty.handler.codec.http.HttpStatusClass;
-import io.netty.handler.codec.http.HttpUtil;
-import io.netty.handler.codec.http.HttpVersion;
-import io.netty.handler.codec.http.LastHttpContent;
-import io.netty.handler.codec.http.TooLongHttpHeaderException;
-import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.HashSet;
-import java.util.List;
-import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -50,26 +34,26 @@ import org.slf4j.LoggerFactory;
  * read. Reading is only switched off when one of these limits is actually hit: each switch is a
  * system call, and an ordinary keep-alive client never needs one.
  *
+ * <p>Messages are the lean ones of {@link StrictRequestDecoder} and {@link ResponseDecoder}: heads
+ * as parsed bytes, rewritten by {@link HeadWriter} with byte copies, bodies as the received slices.
+ * Per request that is a few small arrays, instead of a header map, its strings and a re-encoding.
+ *
  * <p>Everything here runs on the client channel's event loop; backend connections are opened on
  * the same loop, so no state is shared across threads.
  */
 final class HttpFrontend extends ChannelInboundHandlerAdapter {
   private static final Logger log = LoggerFactory.getLogger(HttpFrontend.class);
-
-  private static final List<String> HOP_BY_HOP =
-      List.of("connection", "keep-alive", "proxy-connection", "te", "trailer", "upgrade");
-  private static final Set<HttpMethod> IDEMPOTENT =
-      Set.of(HttpMethod.GET, HttpMethod.HEAD, HttpMethod.OPTIONS, HttpMethod.TRACE, HttpMethod.PUT, HttpMethod.DELETE);
-
   private static final long LINGER_MS = 1000;
+  private static final byte[] LAST_CHUNK = "0\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1);
 
   private final VirtualService vs;
   private final ProxyOptions options;
-  private final ProxyResponseEncoder encoder;
   private Channel client;
   private InetSocketAddress clientAddress;
-  private String clientIp;
+  private byte[] clientIp;
   private boolean closed;
+  /** Inside a read of the client: its channelReadComplete flushes the backend, nothing else need. */
+  private boolean inClientRead;
   private final ArrayDeque<Object> queued = new ArrayDeque<>();
   /** Deadlines (System.nanoTime) checked by one ticker per connection; 0 = none. */
   private long headerDeadline;
@@ -77,10 +61,19 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
   private ScheduledFuture<?> ticker;
   /** Set by {@link ReadMarker} when bytes arrive; tells a slow client from an idle keep-alive one. */
   boolean sawBytes;
+  /**
+   * Something was read from the client or the backend since the last tick. The ticker turns this
+   * into {@link #lastActivity} for the idle timeout: cheaper than an IdleStateHandler, which
+   * reads the clock on every read and allocates a promise for every write it watches.
+   */
+  boolean active;
+  private long lastActivity;
 
   // The exchange in progress; request == null when there is none.
-  private HttpRequest request;
-  private HttpVersion clientVersion;
+  private HttpHead request;
+  /** The request head as the backend gets it, kept until the exchange ends for a retry. */
+  private ByteBuf upstreamHead;
+  private boolean clientHttp10;
   private boolean clientKeepAlive;
   private String key;
   private boolean requestComplete;
@@ -88,21 +81,23 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
   private boolean bodyBytes;
   private boolean responseStarted;
   private boolean backendReusable;
-  private boolean interim;
+  /** The response body is close-delimited and the proxy chunks it for the client. */
+  private boolean chunkResponse;
   /** Retries of the current request: one after a dead pooled connection, one after a failing server. */
   private boolean retriedPooled;
   private boolean retriedFresh;
   private boolean reusedConnection;
   private final Set<RealServer> tried = new HashSet<>(2);
-  private final ArrayDeque<HttpContent> pendingBody = new ArrayDeque<>();
+  /** Body slices and END received before the backend connection exists. */
+  private final ArrayDeque<Object> pendingBody = new ArrayDeque<>();
   private RealServer server;
   private Lease lease;
   private Channel backend;
+  private HttpBackendHandler backendHandler;
 
-  HttpFrontend(VirtualService vs, ProxyOptions options, ProxyResponseEncoder encoder) {
+  HttpFrontend(VirtualService vs, ProxyOptions options) {
     this.vs = vs;
     this.options = options;
-    this.encoder = encoder;
   }
 
   /** Notes that the client sent bytes, before the decoder sees them. */
@@ -116,6 +111,7 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
       frontend.sawBytes = true;
+      frontend.active = true;
       ctx.fireChannelRead(msg);
     }
   }
@@ -124,8 +120,9 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
   public void channelActive(ChannelHandlerContext ctx) {
     client = ctx.channel();
     clientAddress = (InetSocketAddress) client.remoteAddress();
-    clientIp = clientAddress.getAddress().getHostAddress();
+    clientIp = clientAddress.getAddress().getHostAddress().getBytes(StandardCharsets.ISO_8859_1);
     armHeaderTimer();
+    lastActivity = System.nanoTime();
     long period = Math.min(options.clientHeaderTimeout().toMillis(), options.backendResponseTimeout().toMillis()) / 4;
     period = Math.max(10, Math.min(1000, period));
     // One periodic check per connection instead of a timer per request: arming and cancelling two
@@ -147,120 +144,68 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
       client.config().setAutoRead(false);
       return;
     }
+    inClientRead = true;
     onClientMessage(msg);
   }
 
   private void onClientMessage(Object msg) {
-    if (msg instanceof HttpRequest req) {
+    if (msg instanceof HttpHead h) {
       headerDeadline = 0;
-      if (req.decoderResult().isFailure()) {
-        Throwable cause = req.decoderResult().cause();
-        ReferenceCountUtil.release(msg);
-        rejectClient(cause);
-        return;
-      }
-      String te = req.headers().get(HttpHeaderNames.TRANSFER_ENCODING);
-      if (te != null && !te.trim().equalsIgnoreCase("chunked")) {
-        ReferenceCountUtil.release(msg);
-        rejectClient(new IllegalArgumentException("unsupported Transfer-Encoding: " + te));
-        return;
-      }
-      startExchange(req);
-    }
-    if (msg instanceof HttpContent c) {
+      startExchange(h);
+    } else if (msg instanceof Malformed m) {
+      headerDeadline = 0;
       if (request == null) {
-        c.release(); // the rest of a request already answered
-        return;
+        log.warn("{}: bad request from {}: {}", vs.service().key(), clientAddress, m.reason());
+        sendErrorAndClose(m.status(), m.reason());
+      } else {
+        abortOnBadBody(m.reason());
       }
-      if (c.decoderResult().isFailure()) {
-        Throwable cause = c.decoderResult().cause();
-        c.release();
-        abortOnBadBody(cause);
-        return;
-      }
-      if (c instanceof LastHttpContent) {
+    } else if (request == null) {
+      ReferenceCountUtil.release(msg); // the rest of a request already answered
+    } else {
+      if (msg == StrictRequestDecoder.END) {
         requestComplete = true;
       }
       if (backend == null) {
-        pendingBody.add(c);
+        pendingBody.add(msg);
         if (pendingBody.size() > 1) {
           client.config().setAutoRead(false); // until the backend connection exists
         }
       } else {
-        writeBody(c);
+        writeBody(msg);
       }
     }
   }
 
-  private void rejectClient(Throwable cause) {
-    HttpResponseStatus status = HttpResponseStatus.BAD_REQUEST;
-    String what = TcpFrontend.reason(cause);
-    if (cause instanceof TooLongHttpHeaderException) {
-      what = "request header fields too large";
-    } else if (cause instanceof TooLongHttpLineException) {
-      what = "request line too long";
-    }
-    log.warn("{}: bad request from {}: {}", vs.service().key(), clientAddress, what);
-    sendErrorAndClose(status, what);
-  }
-
-  private void abortOnBadBody(Throwable cause) {
-    log.warn("{}: malformed request body from {}: {}", vs.service().key(), clientAddress, TcpFrontend.reason(cause));
+  private void abortOnBadBody(String why) {
+    log.warn("{}: malformed request body from {}: {}", vs.service().key(), clientAddress, why);
     boolean answered = responseStarted;
     endExchange(false);
     if (answered) {
       closeClient();
     } else {
-      sendErrorAndClose(HttpResponseStatus.BAD_REQUEST, "malformed request body");
+      sendErrorAndClose(400, "malformed request body");
     }
   }
 
-  private void startExchange(HttpRequest req) {
-    request = req;
-    clientVersion = req.protocolVersion();
-    clientKeepAlive = HttpUtil.isKeepAlive(req);
+  private void startExchange(HttpHead h) {
+    request = h;
+    clientHttp10 = h.http10;
+    clientKeepAlive = h.keepAlive();
     requestComplete = false;
     requestSent = false;
     bodyBytes = false;
     responseStarted = false;
     backendReusable = false;
-    interim = false;
+    chunkResponse = false;
     retriedPooled = false;
     retriedFresh = false;
-    tried.clear();
-    key = vs.spec().keySource().extract(req);
-    prepareRequestHead(req);
+    if (!tried.isEmpty()) {
+      tried.clear();
+    }
+    key = vs.spec().keySource().extract(h);
+    upstreamHead = HeadWriter.request(client.alloc(), h, clientIp);
     acquire(false);
-  }
-
-  private void prepareRequestHead(HttpRequest req) {
-    HttpHeaders h = req.headers();
-    stripHopByHop(h);
-    String ip = clientIp;
-    String xff = h.get("X-Forwarded-For");
-    h.set("X-Forwarded-For", xff == null ? ip : xff + ", " + ip);
-    if (!h.contains("X-Forwarded-Proto")) {
-      h.set("X-Forwarded-Proto", "http");
-    }
-    // Host is kept as the client sent it: backends route virtual hosts by it.
-    req.setProtocolVersion(HttpVersion.HTTP_1_1);
-  }
-
-  private static void stripHopByHop(HttpHeaders h) {
-    if (h.isEmpty()) {
-      return;
-    }
-    for (String c : h.getAll(HttpHeaderNames.CONNECTION)) {
-      for (String token : c.split(",")) {
-        String t = token.trim().toLowerCase(Locale.ROOT);
-        if (!t.isEmpty() && !t.equals("close") && !t.equals("keep-alive")) {
-          h.remove(t);
-        }
-      }
-    }
-    for (String name : HOP_BY_HOP) {
-      h.remove(name);
-    }
   }
 
   /** Chooses a server and gets a connection to it; {@code fresh} skips pooled connections. */
@@ -273,10 +218,10 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
           vs.service().key(),
           none ? "no destination available" : "every destination failed " + tried,
           request.method(),
-          request.uri());
+          request.target());
       endExchange(false);
       sendErrorAndClose(
-          none ? HttpResponseStatus.SERVICE_UNAVAILABLE : HttpResponseStatus.BAD_GATEWAY,
+          none ? 503 : 502,
           none ? "No server is available to handle this request." : "The server could not be reached.");
       return;
     }
@@ -299,6 +244,7 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
           }
           if (f.isSuccess()) {
             reusedConnection = false;
+            inClientRead = false;
             attach(f.channel());
           } else {
             log.warn("{}: connect to {} failed: {}", vs.service().key(), rs, TcpFrontend.reason(f.cause()));
@@ -321,10 +267,13 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
             new ChannelInitializer<Channel>() {
               @Override
               protected void initChannel(Channel ch) {
+                ResponseDecoder decoder = new ResponseDecoder(options.maxHeaderSize() * 2 + 4096);
                 ch.pipeline()
-                    .addLast(new HttpClientCodec(4096, options.maxHeaderSize() * 2, 16384, false, true))
-                    .addLast(new IdleStateHandler(0, 0, options.backendKeepAlive().toMillis(), TimeUnit.MILLISECONDS))
-                    .addLast(new HttpBackendHandler(rs));
+                    .addLast(decoder)
+                    // Reader idle only: an idle pooled connection neither reads nor writes, and
+                    // watching writes would cost a promise per write.
+                    .addLast(new IdleStateHandler(options.backendKeepAlive().toMillis(), 0, 0, TimeUnit.MILLISECONDS))
+                    .addLast(new HttpBackendHandler(rs, decoder));
               }
             })
         .connect(rs.address);
@@ -332,40 +281,49 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
 
   private void attach(Channel ch) {
     backend = ch;
-    ((HttpBackendHandler) ch.pipeline().last()).frontend = this;
+    HttpBackendHandler h = (HttpBackendHandler) ch.pipeline().last();
+    backendHandler = h;
+    h.frontend = this;
+    h.decoder.expect(request.isHead(), clientHttp10);
     server.established.add(client);
-    ch.write(request);
-    HttpContent c;
-    while ((c = pendingBody.poll()) != null) {
-      writeBody(c);
+    // The kept head itself, not a duplicate: a retry rewinds it (writing moved its reader index).
+    ch.write(upstreamHead.retain().readerIndex(0), ch.voidPromise());
+    Object m;
+    while ((m = pendingBody.poll()) != null) {
+      writeBody(m);
     }
     if (requestComplete && !requestSent) {
       // A retry of a bodiless request: the original end-of-request was already consumed.
-      writeBody(LastHttpContent.EMPTY_LAST_CONTENT);
+      requestSent = true;
+      armResponseTimer();
     }
-    ch.flush();
-    if (!requestComplete && ch.isWritable()) {
+    if (!inClientRead) {
+      ch.flush();
+    }
+    if (!requestComplete && ch.isWritable() && !client.config().isAutoRead()) {
       client.config().setAutoRead(true);
     }
   }
 
-  private void writeBody(HttpContent c) {
-    if (c.content().isReadable()) {
-      bodyBytes = true;
-    }
-    boolean last = c instanceof LastHttpContent;
-    backend.write(c, backend.voidPromise());
-    if (last) {
+  private void writeBody(Object m) {
+    if (m == StrictRequestDecoder.END) {
       requestSent = true;
-      backend.flush();
+      if (!inClientRead) {
+        backend.flush();
+      }
       armResponseTimer();
-    } else if (!backend.isWritable()) {
+      return;
+    }
+    bodyBytes = true;
+    backend.write(m, backend.voidPromise());
+    if (!backend.isWritable()) {
       client.config().setAutoRead(false);
     }
   }
 
   @Override
   public void channelReadComplete(ChannelHandlerContext ctx) {
+    inClientRead = false;
     if (backend != null) {
       backend.flush();
     }
@@ -390,68 +348,71 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
   }
 
   void onBackendMessage(Object msg) {
-    if (msg instanceof HttpResponse resp) {
-      responseDeadline = 0;
-      if (resp.decoderResult().isFailure()) {
-        String why = TcpFrontend.reason(resp.decoderResult().cause());
-        ReferenceCountUtil.release(msg);
-        backendBroken("malformed response from " + server + ": " + why);
-        return;
+    active = true;
+    if (msg instanceof HttpHead h) {
+      responseHead(h);
+    } else if (msg == StrictRequestDecoder.END) {
+      if (chunkResponse) {
+        client.write(Unpooled.wrappedBuffer(LAST_CHUNK), client.voidPromise());
       }
-      if (resp.status().codeClass() == HttpStatusClass.INFORMATIONAL) {
-        // 100 Continue and friends: passed on; the real response follows.
-        interim = true;
-        stripHopByHop(resp.headers());
-        encoder.headRequest = false;
-        client.write(resp);
-        return;
+      finishExchange();
+    } else if (msg instanceof Malformed m) {
+      backendBroken("malformed response from " + server + ": " + m.reason());
+    } else {
+      ByteBuf b = (ByteBuf) msg;
+      if (chunkResponse) {
+        client.write(HeadWriter.chunkHeader(client.alloc(), b.readableBytes()), client.voidPromise());
+        client.write(b, client.voidPromise());
+        client.write(Unpooled.wrappedBuffer(HeadWriter.CRLF), client.voidPromise());
+      } else {
+        client.write(b, client.voidPromise());
       }
-      responseStarted = true;
-      backendReusable = HttpUtil.isKeepAlive(resp);
-      HttpHeaders h = resp.headers();
-      stripHopByHop(h);
-      boolean head = request.method().equals(HttpMethod.HEAD);
-      int code = resp.status().code();
-      boolean bodyPossible = !head && code != 204 && code != 304;
-      if (bodyPossible && !HttpUtil.isContentLengthSet(resp) && !HttpUtil.isTransferEncodingChunked(resp)) {
+      if (!client.isWritable()) {
+        backend.config().setAutoRead(false);
+      }
+    }
+  }
+
+  private void responseHead(HttpHead h) {
+    responseDeadline = 0;
+    if (h.status < 200) {
+      // 100 Continue and friends: passed on, the real response follows. Not to an HTTP/1.0
+      // client, which cannot know them (RFC 9110 15.2).
+      if (!clientHttp10) {
+        client.write(HeadWriter.response(client.alloc(), h, false, false, HeadWriter.Connection.UNCHANGED), client.voidPromise());
+      }
+      return;
+    }
+    responseStarted = true;
+    backendReusable = h.keepAlive();
+    int code = h.status;
+    boolean bodyPossible = !request.isHead() && code != 204 && code != 304;
+    boolean dechunk = false;
+    boolean addChunked = false;
+    if (bodyPossible) {
+      if (h.chunked) {
+        if (clientHttp10) {
+          // The decoder passes the chunk data alone; the end of the body is the close.
+          dechunk = true;
+          clientKeepAlive = false;
+        }
+      } else if (h.transferEncoding || h.contentLength < 0) {
         // Close-delimited body from the backend: chunk it for an HTTP/1.1 client, or end the
         // client connection after it for an HTTP/1.0 one.
         backendReusable = false;
-        if (clientVersion.equals(HttpVersion.HTTP_1_1)) {
-          h.set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+        if (!clientHttp10 && !h.transferEncoding && clientKeepAlive) {
+          addChunked = true;
+          chunkResponse = true;
         } else {
           clientKeepAlive = false;
         }
       }
-      if (!clientKeepAlive) {
-        h.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
-      } else if (clientVersion.equals(HttpVersion.HTTP_1_0)) {
-        h.set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
-      }
-      encoder.headRequest = head;
-      client.write(resp);
     }
-    if (msg instanceof HttpContent c) {
-      if (interim) {
-        if (c instanceof LastHttpContent) {
-          interim = false;
-        }
-        c.release();
-        return;
-      }
-      if (c.decoderResult().isFailure()) {
-        String why = TcpFrontend.reason(c.decoderResult().cause());
-        c.release();
-        backendBroken("malformed response body from " + server + ": " + why);
-        return;
-      }
-      client.write(c);
-      if (c instanceof LastHttpContent) {
-        finishExchange();
-      } else if (!client.isWritable()) {
-        backend.config().setAutoRead(false);
-      }
-    }
+    HeadWriter.Connection c =
+        !clientKeepAlive
+            ? HeadWriter.Connection.CLOSE
+            : clientHttp10 ? HeadWriter.Connection.KEEP_ALIVE : HeadWriter.Connection.UNCHANGED;
+    client.write(HeadWriter.response(client.alloc(), h, dechunk, addChunked, c), client.voidPromise());
   }
 
   private void finishExchange() {
@@ -462,7 +423,9 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
       return;
     }
     client.flush();
-    client.config().setAutoRead(true);
+    if (!client.config().isAutoRead()) {
+      client.config().setAutoRead(true);
+    }
     while (!closed && !queued.isEmpty() && !(request != null && requestComplete)) {
       onClientMessage(queued.poll());
     }
@@ -478,11 +441,10 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
     RealServer rs = server;
     Channel b = backend;
     if (b != null) {
-      HttpBackendHandler h = (HttpBackendHandler) b.pipeline().last();
-      if (h != null) {
-        h.frontend = null;
+      backendHandler.frontend = null;
+      if (!b.config().isAutoRead()) {
+        b.config().setAutoRead(true);
       }
-      b.config().setAutoRead(true);
       if (!(reuseBackend && rs != null && !rs.removed() && rs.pool.offer(b, options.maxIdleBackendConnections()))) {
         b.close();
       }
@@ -493,13 +455,18 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
     if (rs != null) {
       rs.established.remove(client);
     }
-    HttpContent c;
-    while ((c = pendingBody.poll()) != null) {
-      c.release();
+    Object m;
+    while ((m = pendingBody.poll()) != null) {
+      ReferenceCountUtil.release(m);
+    }
+    if (upstreamHead != null) {
+      upstreamHead.release();
+      upstreamHead = null;
     }
     server = null;
     lease = null;
     backend = null;
+    backendHandler = null;
     request = null;
   }
 
@@ -519,11 +486,11 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
     // A pooled connection the backend closed is the keep-alive race: retry on a fresh connection,
     // the same server allowed. A fresh connection failing means the server is failing (being
     // killed, restarting): retry once on another server.
-    boolean replayable = requestComplete && !bodyBytes && IDEMPOTENT.contains(request.method());
+    boolean replayable = requestComplete && !bodyBytes && request.idempotent();
     boolean canRetry = replayable && (reusedConnection ? !retriedPooled : !retriedFresh);
     if (canRetry) {
       log.info("{}: {} failed before responding ({}); retrying {} {}{}", vs.service().key(), rs, why,
-          request.method(), request.uri(), reusedConnection ? " on a fresh connection" : " on another server");
+          request.method(), request.target(), reusedConnection ? " on a fresh connection" : " on another server");
       if (reusedConnection) {
         retriedPooled = true;
       } else {
@@ -532,6 +499,7 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
       }
       Channel b = backend;
       backend = null;
+      backendHandler = null;
       server = null;
       requestSent = false;
       if (b != null) {
@@ -540,6 +508,7 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
       lease.closeRequest();
       lease = null;
       rs.established.remove(client);
+      inClientRead = false;
       // A fresh connection: other pooled connections to a server that just died are likely dead too.
       acquire(true);
       return;
@@ -554,7 +523,7 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
     if (answered) {
       closeClient();
     } else {
-      sendErrorAndClose(HttpResponseStatus.BAD_GATEWAY, "The server sent no valid response.");
+      sendErrorAndClose(502, "The server sent no valid response.");
     }
   }
 
@@ -571,12 +540,23 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
       return;
     }
     long now = System.nanoTime();
+    if (active) {
+      active = false;
+      lastActivity = now;
+    } else if (now - lastActivity >= options.idleTimeout().toNanos()) {
+      if (request != null) {
+        log.info("{}: exchange with {} idle for {}; closing", vs.service().key(), clientAddress, options.idleTimeout());
+      }
+      closed = true;
+      client.close();
+      return;
+    }
     if (responseDeadline != 0 && now - responseDeadline >= 0) {
       responseDeadline = 0;
       if (request != null && !responseStarted) {
-        log.warn("{}: {} did not answer {} {} within {}", vs.service().key(), server, request.method(), request.uri(), options.backendResponseTimeout());
+        log.warn("{}: {} did not answer {} {} within {}", vs.service().key(), server, request.method(), request.target(), options.backendResponseTimeout());
         endExchange(false);
-        sendErrorAndClose(HttpResponseStatus.GATEWAY_TIMEOUT, "The server did not answer in time.");
+        sendErrorAndClose(504, "The server did not answer in time.");
         return;
       }
     }
@@ -585,7 +565,7 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
       if (request == null) {
         if (sawBytes) {
           log.info("{}: client {} sent no complete request within {}; closing", vs.service().key(), clientAddress, options.clientHeaderTimeout());
-          sendErrorAndClose(HttpResponseStatus.REQUEST_TIMEOUT, "The request did not arrive in time.");
+          sendErrorAndClose(408, "The request did not arrive in time.");
         } else {
           log.debug("{}: idle client {} closed after {}", vs.service().key(), clientAddress, options.clientHeaderTimeout());
           closeClient();
@@ -594,12 +574,11 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
     }
   }
 
-  private void sendErrorAndClose(HttpResponseStatus status, String detail) {
+  private void sendErrorAndClose(int status, String detail) {
     if (closed) {
       return;
     }
     closed = true;
-    encoder.headRequest = false;
     releaseQueued();
     // Lingering close, as nginx does: closing with unread request bytes in the socket makes the
     // kernel send a reset that can destroy the error page before the client reads it. So: send
@@ -644,18 +623,6 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
     }
     releaseQueued();
     ctx.fireChannelInactive();
-  }
-
-  @Override
-  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-    if (evt instanceof IdleStateEvent) {
-      if (request != null) {
-        log.info("{}: exchange with {} idle for {}; closing", vs.service().key(), clientAddress, options.idleTimeout());
-      }
-      ctx.close();
-      return;
-    }
-    ctx.fireUserEventTriggered(evt);
   }
 
   @Override

@@ -1,7 +1,5 @@
 package io.fairway.proxy;
 
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.cookie.Cookie;
 import io.netty.handler.codec.http.cookie.ServerCookieDecoder;
 import java.util.Locale;
@@ -88,17 +86,19 @@ public record KeySource(Kind kind, String name) {
   }
 
   /** The key of this request, or {@code null} when it has none (use the client address). */
-  public String extract(HttpRequest request) {
+  String extract(HttpHead request) {
     switch (kind) {
       case URL:
-        return request.uri();
+        return request.target();
       case HEADER:
-        return request.headers().get(name);
+        return request.header(name.toLowerCase(Locale.ROOT));
       case COOKIE:
-        for (String h : request.headers().getAll(HttpHeaderNames.COOKIE)) {
-          for (Cookie c : ServerCookieDecoder.LAX.decodeAll(h)) {
-            if (c.name().equals(name)) {
-              return c.value();
+        for (int i = 0; i < request.count; i++) {
+          if (request.nameIs(i, "cookie")) {
+            for (Cookie c : ServerCookieDecoder.LAX.decodeAll(request.value(i))) {
+              if (c.name().equals(name)) {
+                return c.value();
+              }
             }
           }
         }

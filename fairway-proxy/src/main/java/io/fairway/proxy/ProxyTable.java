@@ -178,12 +178,10 @@ public final class ProxyTable implements Table {
     ChannelPipeline p = ch.pipeline();
     long idle = options.idleTimeout().toMillis();
     if (vs.spec().mode() == Mode.HTTP) {
-      ProxyResponseEncoder encoder = new ProxyResponseEncoder();
-      HttpFrontend frontend = new HttpFrontend(vs, options, encoder);
+      HttpFrontend frontend = new HttpFrontend(vs, options);
+      // HttpFrontend keeps the idle timeout itself (its ticker), so no IdleStateHandler here.
       p.addLast(new HttpFrontend.ReadMarker(frontend))
-          .addLast(new IdleStateHandler(0, 0, idle, TimeUnit.MILLISECONDS))
           .addLast(new StrictRequestDecoder(options))
-          .addLast(encoder)
           .addLast(frontend);
     } else {
       ch.config().setAutoRead(false);

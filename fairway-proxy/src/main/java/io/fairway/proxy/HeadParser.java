@@ -1,0 +1,385 @@
+package io.fairway.proxy;
+
+/**
+ * Parses and checks an HTTP/1.1 message head (RFC 9112) into an {@link HttpHead}.
+ *
+ * <p>A proxy sits between two parsers, and every place where two HTTP implementations may read
+ * the same bytes differently is a way to smuggle a request past one of them. So this parser
+ * refuses, rather than repairs, anything ambiguous: bare LF or CR, obs-fold (a line starting with
+ * whitespace), whitespace before the colon, control characters, a second Content-Length, a
+ * Transfer-Encoding a request may not have, both Content-Length and Transfer-Encoding on a request,
+ * Transfer-Encoding on an HTTP/1.0 request, several Host headers. That is what HAProxy and nginx do.
+ *
+ * <p>Input: the whole head, ending with its blank line (CRLF CRLF), as found by the decoders.
+ */
+final class HeadParser {
+  private static final boolean[] TCHAR = new boolean[256];
+  /** Bytes allowed in a field value: VCHAR, obs-text, SP and HTAB. */
+  private static final boolean[] VALUE = new boolean[256];
+
+  static {
+    for (int c = '0'; c <= '9'; c++) {
+      TCHAR[c] = true;
+    }
+    for (int c = 'a'; c <= 'z'; c++) {
+      TCHAR[c] = true;
+      TCHAR[c - 32] = true;
+    }
+    for (char c : "!#$%&'*+-.^_`|~".toCharArray()) {
+      TCHAR[c] = true;
+    }
+    for (int c = 0x20; c < 256; c++) {
+      VALUE[c] = c != 0x7f;
+    }
+    VALUE['\t'] = true;
+  }
+
+  private HeadParser() {}
+
+  static boolean isTchar(byte b) {
+    return TCHAR[b & 0xff];
+  }
+
+  static HttpHead parseRequest(byte[] b, int len) throws BadMessage {
+    HttpHead h = new HttpHead(b, len, true);
+    int p = 0;
+    while (p < len && isTchar(b[p])) {
+      p++;
+    }
+    if (p == 0 || p >= len || b[p] != ' ') {
+      throw bad("malformed request line");
+    }
+    h.methodEnd = p;
+    int t = ++p;
+    while (p < len && (b[p] & 0xff) > 0x20 && b[p] != 0x7f) {
+      p++;
+    }
+    if (p == t || p >= len || b[p] != ' ') {
+      throw bad("malformed request line");
+    }
+    h.targetStart = t;
+    h.targetEnd = p;
+    p = version(h, b, p + 1, len);
+    if (p + 1 >= len || b[p] != '\r' || b[p + 1] != '\n') {
+      throw bad("malformed request line");
+    }
+    h.startLineEnd = p + 2;
+    headers(h, b, p + 2, len, 400);
+    return h;
+  }
+
+  static HttpHead parseResponse(byte[] b, int len) throws BadMessage {
+    HttpHead h = new HttpHead(b, len, false);
+    int p = version(h, b, 0, len);
+    if (p + 4 > len || b[p] != ' ' || !digit(b[p + 1]) || !digit(b[p + 2]) || !digit(b[p + 3])) {
+      throw new BadMessage(502, "malformed status line");
+    }
+    h.status = (b[p + 1] - '0') * 100 + (b[p + 2] - '0') * 10 + (b[p + 3] - '0');
+    p += 4;
+    if (b[p] == ' ') {
+      p++;
+      while (p < len && VALUE[b[p] & 0xff]) {
+        p++;
+      }
+    }
+    if (p + 1 >= len || b[p] != '\r' || b[p + 1] != '\n' || h.status < 100) {
+      throw new BadMessage(502, "malformed status line");
+    }
+    h.startLineEnd = p + 2;
+    headers(h, b, p + 2, len, 502);
+    return h;
+  }
+
+  /** Reads "HTTP/1.0" or "HTTP/1.1" at {@code p}; returns the index after it. */
+  private static int version(HttpHead h, byte[] b, int p, int len) throws BadMessage {
+    int status = h.request ? 400 : 502;
+    if (p + 8 > len || b[p] != 'H' || b[p + 1] != 'T' || b[p + 2] != 'T' || b[p + 3] != 'P' || b[p + 4] != '/'
+        || !digit(b[p + 5]) || b[p + 6] != '.' || !digit(b[p + 7])) {
+      throw new BadMessage(status, h.request ? "malformed request line" : "malformed status line");
+    }
+    if (b[p + 5] != '1' || (b[p + 7] != '0' && b[p + 7] != '1')) {
+      throw new BadMessage(h.request ? 505 : 502, "unsupported HTTP version");
+    }
+    h.http10 = b[p + 7] == '0';
+    return p + 8;
+  }
+
+  private static void headers(HttpHead h, byte[] b, int p, int len, int status) throws BadMessage {
+    int hosts = 0;
+    int te = -1;
+    int connections = 0;
+    while (true) {
+      if (p + 1 >= len) {
+        throw new BadMessage(status, "truncated header block");
+      }
+      if (b[p] == '\r') {
+        if (b[p + 1] != '\n' || p + 2 != len) {
+          throw new BadMessage(status, "malformed end of header block");
+        }
+        break;
+      }
+      int ns = p;
+      while (p < len && TCHAR[b[p] & 0xff]) {
+        p++;
+      }
+      if (p == ns) {
+        throw new BadMessage(status, b[p] == ' ' || b[p] == '\t' ? "obsolete line folding" : "malformed header name");
+      }
+      if (p >= len || b[p] != ':') {
+        throw new BadMessage(status, "malformed header line (whitespace or control character in the name)");
+      }
+      int ne = p++;
+      while (p < len && (b[p] == ' ' || b[p] == '\t')) {
+        p++;
+      }
+      int vs = p;
+      while (p < len && VALUE[b[p] & 0xff]) {
+        p++;
+      }
+      if (p + 1 >= len || b[p] != '\r' || b[p + 1] != '\n') {
+        throw new BadMessage(status, "control character or bare CR/LF in a header");
+      }
+      int ve = p;
+      while (ve > vs && (b[ve - 1] == ' ' || b[ve - 1] == '\t')) {
+        ve--;
+      }
+      p += 2;
+      int i = add(h, ns, ne, vs, ve, p);
+      switch (ne - ns) {
+        case 4 -> {
+          if (equalsLower(b, ns, 4, "host")) {
+            hosts++;
+          }
+        }
+        case 2 -> {
+          if (equalsLower(b, ns, 2, "te")) {
+            dropHeader(h, i);
+          }
+        }
+        case 7 -> {
+          if (equalsLower(b, ns, 7, "trailer") || equalsLower(b, ns, 7, "upgrade")) {
+            dropHeader(h, i);
+          }
+        }
+        case 10 -> {
+          if (equalsLower(b, ns, 10, "connection")) {
+            dropHeader(h, i);
+            connections++;
+            connectionTokens(h, i);
+          } else if (equalsLower(b, ns, 10, "keep-alive")) {
+            dropHeader(h, i);
+          }
+        }
+        case 14 -> {
+          if (equalsLower(b, ns, 14, "content-length")) {
+            if (h.contentLength >= 0) {
+              throw new BadMessage(status, "more than one Content-Length");
+            }
+            h.contentLength = contentLength(b, vs, ve, status);
+          }
+        }
+        case 15 -> {
+          if (equalsLower(b, ns, 15, "x-forwarded-for")) {
+            h.lastForwardedFor = i;
+          }
+        }
+        case 16 -> {
+          if (equalsLower(b, ns, 16, "proxy-connection")) {
+            dropHeader(h, i);
+          }
+        }
+        case 17 -> {
+          if (equalsLower(b, ns, 17, "transfer-encoding")) {
+            if (te >= 0 && h.request) {
+              throw new BadMessage(status, "more than one Transfer-Encoding");
+            }
+            te = i;
+          } else if (equalsLower(b, ns, 17, "x-forwarded-proto")) {
+            h.forwardedProto = true;
+          }
+        }
+        default -> {}
+      }
+    }
+    if (te >= 0) {
+      h.transferEncoding = true;
+      int vs = h.field(te, HttpHead.VALUE);
+      int ve = h.field(te, HttpHead.VALUE_END);
+      if (h.request) {
+        if (!(ve - vs == 7 && equalsLower(b, vs, 7, "chunked"))) {
+          throw new BadMessage(status, "unsupported Transfer-Encoding: " + h.value(te));
+        }
+        h.chunked = true;
+        if (h.http10) {
+          throw new BadMessage(status, "Transfer-Encoding in an HTTP/1.0 request");
+        }
+      } else {
+        // The body is chunked only if chunked is the final coding; otherwise it runs to the close.
+        int s = ve;
+        while (s > vs && b[s - 1] != ',' && b[s - 1] != ' ' && b[s - 1] != '\t') {
+          s--;
+        }
+        h.chunked = ve - s == 7 && equalsLower(b, s, 7, "chunked");
+      }
+      if (h.contentLength >= 0) {
+        throw new BadMessage(status, "both Content-Length and Transfer-Encoding present (request smuggling attempt)");
+      }
+    }
+    if (hosts > 1 && h.request) {
+      throw new BadMessage(status, "more than one Host");
+    }
+    if (connections > 0) {
+      dropConnectionListed(h);
+      int dropped = 0;
+      int c = -1;
+      for (int i = 0; i < h.count; i++) {
+        if (h.drop[i]) {
+          dropped++;
+          c = i;
+        }
+      }
+      h.onlyKeepAlive = dropped == 1 && connections == 1 && h.nameIs(c, "connection")
+          && h.field(c, HttpHead.VALUE_END) - h.field(c, HttpHead.VALUE) == 10
+          && equalsLower(b, h.field(c, HttpHead.VALUE), 10, "keep-alive");
+    }
+  }
+
+  private static int add(HttpHead h, int ns, int ne, int vs, int ve, int lineEnd) {
+    int i = h.count++;
+    if ((i + 1) * HttpHead.STRIDE > h.fields.length) {
+      h.fields = java.util.Arrays.copyOf(h.fields, h.fields.length * 2);
+      h.drop = java.util.Arrays.copyOf(h.drop, h.drop.length * 2);
+    }
+    int o = i * HttpHead.STRIDE;
+    h.fields[o] = ns;
+    h.fields[o + 1] = ne;
+    h.fields[o + 2] = vs;
+    h.fields[o + 3] = ve;
+    h.fields[o + 4] = lineEnd;
+    return i;
+  }
+
+  private static void dropHeader(HttpHead h, int i) {
+    h.drop[i] = true;
+    h.dropsAny = true;
+  }
+
+  private static long contentLength(byte[] b, int vs, int ve, int status) throws BadMessage {
+    if (ve == vs || ve - vs > 18) {
+      throw new BadMessage(status, "invalid Content-Length");
+    }
+    long n = 0;
+    for (int i = vs; i < ve; i++) {
+      if (!digit(b[i])) {
+        throw new BadMessage(status, "invalid Content-Length");
+      }
+      n = n * 10 + (b[i] - '0');
+    }
+    return n;
+  }
+
+  /** Notes close / keep-alive in a Connection header. */
+  private static void connectionTokens(HttpHead h, int i) {
+    byte[] b = h.bytes;
+    int p = h.field(i, HttpHead.VALUE);
+    int end = h.field(i, HttpHead.VALUE_END);
+    while (p < end) {
+      int s = p;
+      while (p < end && b[p] != ',') {
+        p++;
+      }
+      int e = p;
+      p++;
+      while (s < e && (b[s] == ' ' || b[s] == '\t')) {
+        s++;
+      }
+      while (e > s && (b[e - 1] == ' ' || b[e - 1] == '\t')) {
+        e--;
+      }
+      if (e - s == 5 && equalsLower(b, s, 5, "close")) {
+        h.connectionClose = true;
+      } else if (e - s == 10 && equalsLower(b, s, 10, "keep-alive")) {
+        h.connectionKeepAlive = true;
+      }
+    }
+  }
+
+  /** Drops the headers a Connection header names (RFC 9110 7.6.1): they are for this hop only. */
+  private static void dropConnectionListed(HttpHead h) {
+    byte[] b = h.bytes;
+    for (int c = 0; c < h.count; c++) {
+      if (!h.nameIs(c, "connection")) {
+        continue;
+      }
+      int p = h.field(c, HttpHead.VALUE);
+      int end = h.field(c, HttpHead.VALUE_END);
+      while (p < end) {
+        int s = p;
+        while (p < end && b[p] != ',') {
+          p++;
+        }
+        int e = p;
+        p++;
+        while (s < e && (b[s] == ' ' || b[s] == '\t')) {
+          s++;
+        }
+        while (e > s && (b[e - 1] == ' ' || b[e - 1] == '\t')) {
+          e--;
+        }
+        if (e == s || (e - s == 5 && equalsLower(b, s, 5, "close")) || (e - s == 10 && equalsLower(b, s, 10, "keep-alive"))) {
+          continue;
+        }
+        for (int i = 0; i < h.count; i++) {
+          int ns = h.field(i, HttpHead.NAME);
+          int n = h.field(i, HttpHead.NAME_END) - ns;
+          if (n == e - s && equalsIgnoreCase(b, ns, s, n) && !isFraming(h, i)) {
+            dropHeader(h, i);
+          }
+        }
+      }
+    }
+  }
+
+  /**
+   * Framing headers stay whatever Connection says: dropping Content-Length or Transfer-Encoding
+   * would change where the next message starts for the backend.
+   */
+  private static boolean isFraming(HttpHead h, int i) {
+    return h.nameIs(i, "content-length") || h.nameIs(i, "transfer-encoding") || h.nameIs(i, "host");
+  }
+
+  static boolean equalsLower(byte[] b, int s, int n, String lower) {
+    if (n != lower.length()) {
+      return false;
+    }
+    for (int i = 0; i < n; i++) {
+      int c = b[s + i];
+      if (c >= 'A' && c <= 'Z') {
+        c += 'a' - 'A';
+      }
+      if (c != lower.charAt(i)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean equalsIgnoreCase(byte[] b, int x, int y, int n) {
+    for (int i = 0; i < n; i++) {
+      int c = b[x + i];
+      int d = b[y + i];
+      if (c != d && ((c | 0x20) != (d | 0x20) || (c | 0x20) < 'a' || (c | 0x20) > 'z')) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean digit(byte c) {
+    return c >= '0' && c <= '9';
+  }
+
+  private static BadMessage bad(String reason) {
+    return new BadMessage(400, reason);
+  }
+}
