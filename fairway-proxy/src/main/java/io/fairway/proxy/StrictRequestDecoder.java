@@ -15,7 +15,7 @@ import java.util.List;
  * discarded: once framing is in doubt, no later byte can be trusted to start a request.
  *
  * <p>Limits as configured: a request line longer than {@code maxInitialLineLength} is refused
- * with 414, header lines adding up to more than {@code maxHeaderSize} with 400.
+ * with 414, header lines adding up to more than {@code maxHeaderSize} with 431.
  */
 final class StrictRequestDecoder extends ByteToMessageDecoder {
   /** The end of a request body. */
@@ -119,12 +119,12 @@ final class StrictRequestDecoder extends ByteToMessageDecoder {
         throw new BadMessage(414, "request line too long");
       }
       if (lineStart > 0 && scanned - firstLineEnd > maxHeaders) {
-        throw new BadMessage(400, "request header fields too large");
+        throw new BadMessage(431, "request header fields too large");
       }
       return;
     }
     if (end - firstLineEnd > maxHeaders + 2) {
-      throw new BadMessage(400, "request header fields too large");
+      throw new BadMessage(431, "request header fields too large");
     }
     scanned = 0;
     lineStart = 0;

@@ -105,12 +105,12 @@ class HttpDecoderTest {
   }
 
   @Test
-  void tooLongRequestLineIs414AndTooManyHeaderBytes400() {
+  void tooLongRequestLineIs414AndTooManyHeaderBytes431() {
     // Defaults: 8192 for the request line, 16384 for the header lines.
     assertThat(decodeRequests(bytes("GET /" + "a".repeat(8100) + " HTTP/1.1\r\n\r\n"))).containsExactly("H:GET /" + "a".repeat(8100) + " HTTP/1.1\r\n\r\n", "END");
     assertThat(decodeRequests(bytes("GET /" + "a".repeat(9000) + " HTTP/1.1\r\n\r\n"))).containsExactly("BAD:414");
     assertThat(decodeRequests(bytes("GET /" + "a".repeat(9000)), 100, 5000)).containsExactly("BAD:414");
-    assertThat(decodeRequests(bytes("GET / HTTP/1.1\r\nX: " + "a".repeat(17000) + "\r\n\r\n"))).containsExactly("BAD:400");
+    assertThat(decodeRequests(bytes("GET / HTTP/1.1\r\nX: " + "a".repeat(17000) + "\r\n\r\n"))).containsExactly("BAD:431");
     assertThat(decodeRequests(bytes("GET / HTTP/1.1\r\n" + "X: a\r\n".repeat(3000)), 100, 1000)).containsExactly("BAD:400");
     assertThat(decodeRequests(bytes("GET / HTTP/1.1\r\n" + "X: a\r\n".repeat(2500) + "\r\n"))).hasSize(2).last().isEqualTo("END");
   }

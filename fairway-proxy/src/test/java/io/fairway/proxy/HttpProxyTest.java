@@ -161,7 +161,7 @@ class HttpProxyTest {
     ProxyTable t = table(ProxyOptions.defaults().withMaxHeaderSize(1024), ListenerSpec.http(KeySource.CLIENT));
     InetSocketAddress vip = serve(t, anyPort(), b1);
     String resp = raw(vip, "GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + "a".repeat(4000) + "\r\n\r\n");
-    assertThat(resp).startsWith("HTTP/1.1 400").contains("too large").doesNotContain("<timeout>");
+    assertThat(resp).startsWith("HTTP/1.1 431").contains("too large").doesNotContain("<timeout>");
   }
 
   @Test
