@@ -111,7 +111,7 @@ class HttpDecoderTest {
     assertThat(decodeRequests(bytes("GET /" + "a".repeat(9000) + " HTTP/1.1\r\n\r\n"))).containsExactly("BAD:414");
     assertThat(decodeRequests(bytes("GET /" + "a".repeat(9000)), 100, 5000)).containsExactly("BAD:414");
     assertThat(decodeRequests(bytes("GET / HTTP/1.1\r\nX: " + "a".repeat(17000) + "\r\n\r\n"))).containsExactly("BAD:431");
-    assertThat(decodeRequests(bytes("GET / HTTP/1.1\r\n" + "X: a\r\n".repeat(3000)), 100, 1000)).containsExactly("BAD:400");
+    assertThat(decodeRequests(bytes("GET / HTTP/1.1\r\n" + "X: a\r\n".repeat(3000)), 100, 1000)).containsExactly("BAD:431");
     assertThat(decodeRequests(bytes("GET / HTTP/1.1\r\n" + "X: a\r\n".repeat(2500) + "\r\n"))).hasSize(2).last().isEqualTo("END");
   }
 
