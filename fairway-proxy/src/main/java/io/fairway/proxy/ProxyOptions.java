@@ -22,6 +22,10 @@ import java.util.Objects;
  * @param maxHeaderSize largest HTTP header block accepted (else 400 and close)
  * @param maxIdleBackendConnections idle keep-alive connections kept per backend and event loop
  * @param backendKeepAlive how long an idle pooled backend connection is kept
+ * @param spliceThreshold L4 relays only: after this many bytes have been relayed in one direction
+ *     of a connection, that direction moves kernel-to-kernel with splice(2) instead of being
+ *     copied through the JVM; 0 splices from the first byte, -1 never splices (the default).
+ *     Needs the native epoll transport; ignored otherwise
  */
 public record ProxyOptions(
     int ioThreads,
@@ -34,7 +38,8 @@ public record ProxyOptions(
     int maxInitialLineLength,
     int maxHeaderSize,
     int maxIdleBackendConnections,
-    Duration backendKeepAlive) {
+    Duration backendKeepAlive,
+    long spliceThreshold) {
 
   public ProxyOptions {
     Objects.requireNonNull(connectTimeout, "connectTimeout");
@@ -43,7 +48,8 @@ public record ProxyOptions(
     Objects.requireNonNull(backendResponseTimeout, "backendResponseTimeout");
     Objects.requireNonNull(inactiveExpiry, "inactiveExpiry");
     Objects.requireNonNull(backendKeepAlive, "backendKeepAlive");
-    if (ioThreads < 0 || maxInitialLineLength < 64 || maxHeaderSize < 256 || maxIdleBackendConnections < 0) {
+    if (ioThreads < 0 || maxInitialLineLength < 64 || maxHeaderSize < 256 || maxIdleBackendConnections < 0
+        || spliceThreshold < -1) {
       throw new IllegalArgumentException("proxy option out of range");
     }
   }
@@ -61,54 +67,66 @@ public record ProxyOptions(
         8192,
         16384,
         256,
-        Duration.ofSeconds(30));
+        Duration.ofSeconds(30),
+        -1);
   }
 
   public ProxyOptions withIoThreads(int n) {
     return new ProxyOptions(n, connectTimeout, idleTimeout, clientHeaderTimeout, backendResponseTimeout,
         keepConnectionsOnRemove, inactiveExpiry, maxInitialLineLength, maxHeaderSize,
-        maxIdleBackendConnections, backendKeepAlive);
+        maxIdleBackendConnections, backendKeepAlive, spliceThreshold);
   }
 
   public ProxyOptions withConnectTimeout(Duration d) {
     return new ProxyOptions(ioThreads, d, idleTimeout, clientHeaderTimeout, backendResponseTimeout,
         keepConnectionsOnRemove, inactiveExpiry, maxInitialLineLength, maxHeaderSize,
-        maxIdleBackendConnections, backendKeepAlive);
+        maxIdleBackendConnections, backendKeepAlive, spliceThreshold);
   }
 
   public ProxyOptions withIdleTimeout(Duration d) {
     return new ProxyOptions(ioThreads, connectTimeout, d, clientHeaderTimeout, backendResponseTimeout,
         keepConnectionsOnRemove, inactiveExpiry, maxInitialLineLength, maxHeaderSize,
-        maxIdleBackendConnections, backendKeepAlive);
+        maxIdleBackendConnections, backendKeepAlive, spliceThreshold);
   }
 
   public ProxyOptions withClientHeaderTimeout(Duration d) {
     return new ProxyOptions(ioThreads, connectTimeout, idleTimeout, d, backendResponseTimeout,
         keepConnectionsOnRemove, inactiveExpiry, maxInitialLineLength, maxHeaderSize,
-        maxIdleBackendConnections, backendKeepAlive);
+        maxIdleBackendConnections, backendKeepAlive, spliceThreshold);
   }
 
   public ProxyOptions withBackendResponseTimeout(Duration d) {
     return new ProxyOptions(ioThreads, connectTimeout, idleTimeout, clientHeaderTimeout, d,
         keepConnectionsOnRemove, inactiveExpiry, maxInitialLineLength, maxHeaderSize,
-        maxIdleBackendConnections, backendKeepAlive);
+        maxIdleBackendConnections, backendKeepAlive, spliceThreshold);
   }
 
   public ProxyOptions withKeepConnectionsOnRemove(boolean keep) {
     return new ProxyOptions(ioThreads, connectTimeout, idleTimeout, clientHeaderTimeout, backendResponseTimeout,
         keep, inactiveExpiry, maxInitialLineLength, maxHeaderSize,
-        maxIdleBackendConnections, backendKeepAlive);
+        maxIdleBackendConnections, backendKeepAlive, spliceThreshold);
   }
 
   public ProxyOptions withInactiveExpiry(Duration d) {
     return new ProxyOptions(ioThreads, connectTimeout, idleTimeout, clientHeaderTimeout, backendResponseTimeout,
         keepConnectionsOnRemove, d, maxInitialLineLength, maxHeaderSize,
-        maxIdleBackendConnections, backendKeepAlive);
+        maxIdleBackendConnections, backendKeepAlive, spliceThreshold);
   }
 
   public ProxyOptions withMaxHeaderSize(int n) {
     return new ProxyOptions(ioThreads, connectTimeout, idleTimeout, clientHeaderTimeout, backendResponseTimeout,
         keepConnectionsOnRemove, inactiveExpiry, maxInitialLineLength, n,
-        maxIdleBackendConnections, backendKeepAlive);
+        maxIdleBackendConnections, backendKeepAlive, spliceThreshold);
+  }
+
+  public ProxyOptions withSpliceThreshold(long bytes) {
+    return new ProxyOptions(ioThreads, connectTimeout, idleTimeout, clientHeaderTimeout, backendResponseTimeout,
+        keepConnectionsOnRemove, inactiveExpiry, maxInitialLineLength, maxHeaderSize,
+        maxIdleBackendConnections, backendKeepAlive, bytes);
+  }
+
+  /** Whether L4 relays may splice: a threshold is set and the transport can do it. */
+  boolean splices() {
+    return spliceThreshold >= 0 && Transport.EPOLL;
   }
 }

@@ -20,6 +20,8 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.epoll.EpollChannelOption;
+import io.netty.channel.epoll.EpollMode;
 import io.netty.handler.timeout.IdleStateHandler;
 import java.net.BindException;
 import java.net.InetSocketAddress;
@@ -156,7 +158,12 @@ public final class ProxyTable implements Table {
   }
 
   private ServerBootstrap serverBootstrap(VirtualService vs) {
-    return new ServerBootstrap()
+    ServerBootstrap b = new ServerBootstrap();
+    if (options.splices()) {
+      // spliceTo needs level-triggered channels, and the mode is fixed before registration.
+      b.childOption(EpollChannelOption.EPOLL_MODE, EpollMode.LEVEL_TRIGGERED);
+    }
+    return b
         .group(acceptGroup, ioGroup)
         .channel(Transport.serverChannel())
         .option(ChannelOption.SO_BACKLOG, 4096)
@@ -186,10 +193,13 @@ public final class ProxyTable implements Table {
           .addLast(encoder)
           .addLast(frontend);
     } else {
+      // The idle timeout of an L4 connection is an IdleWatch fed by the meters, which also see
+      // spliced bytes (an IdleStateHandler would not, and costs a listener per write).
       ch.config().setAutoRead(false);
       ch.config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
-      p.addLast(new IdleStateHandler(0, 0, idle, TimeUnit.MILLISECONDS))
-          .addLast(new TcpFrontend(vs, options));
+      TrafficMeter meter = new TrafficMeter(ch.config().getRecvByteBufAllocator());
+      ch.config().setRecvByteBufAllocator(meter);
+      p.addLast(new TcpFrontend(vs, options, meter));
     }
   }
 

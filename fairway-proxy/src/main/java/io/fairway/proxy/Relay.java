@@ -6,36 +6,81 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.epoll.AbstractEpollStreamChannel;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.DuplexChannel;
-import io.netty.handler.timeout.IdleStateEvent;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Copies bytes from its channel to a peer channel, one of the two halves of an L4 connection.
+ * Moves bytes from its channel to a peer channel, one of the two halves of an L4 connection:
+ * copied through the JVM, or, past {@link ProxyOptions#spliceThreshold()}, spliced
+ * kernel-to-kernel through a pipe (the epoll transport's {@code spliceTo}).
  *
  * <p>Backpressure: when the peer's outbound buffer passes its high-water mark this side stops
  * reading, and resumes when the peer drains; a fast sender in front of a slow receiver therefore
- * never makes the proxy buffer more than the water marks allow.
+ * never makes the proxy buffer more than the water marks allow. A splicing direction gets the
+ * same from the transport: it stops reading while the pipe's content is not yet written out, so
+ * at most one pipe (64 KiB) is in flight.
+ *
+ * <p>Bytes are counted by the channel's {@link TrafficMeter}, not here: spliced bytes never pass
+ * through the pipeline.
  */
 final class Relay extends ChannelInboundHandlerAdapter {
   private final Channel peer;
-  private final LongAdder bytes;
+  /** Bytes still to copy before this direction splices; negative: never. */
+  private long copyBudget;
 
-  Relay(Channel peer, LongAdder bytes) {
+  /**
+   * @param peer where this channel's bytes go
+   * @param spliceThreshold bytes to copy before splicing, 0 to splice at once, -1 never (the
+   *     caller has checked that both channels are epoll channels in level-triggered mode)
+   */
+  Relay(Channel peer, long spliceThreshold) {
     this.peer = peer;
-    this.bytes = bytes;
+    this.copyBudget = spliceThreshold;
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    if (copyBudget == 0 && ctx.channel().isActive()) {
+      splice(ctx);
+    }
+  }
+
+  @Override
+  public void channelActive(ChannelHandlerContext ctx) {
+    if (copyBudget == 0) {
+      splice(ctx);
+    }
+    ctx.fireChannelActive();
   }
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
-    if (msg instanceof ByteBuf b) {
-      bytes.add(b.readableBytes());
+    if (copyBudget > 0 && msg instanceof ByteBuf b && (copyBudget -= b.readableBytes()) <= 0) {
+      copyBudget = 0;
+      // Queued behind this buffer in the peer's outbound buffer, so the order holds; the read
+      // loop takes the splice path from its next iteration.
+      peer.write(msg, peer.voidPromise());
+      splice(ctx);
+      return;
     }
     peer.write(msg, peer.voidPromise());
     if (!peer.isWritable()) {
       ctx.channel().config().setAutoRead(false);
     }
+  }
+
+  private void splice(ChannelHandlerContext ctx) {
+    copyBudget = -1; // started once
+    ((AbstractEpollStreamChannel) ctx.channel())
+        .spliceTo((AbstractEpollStreamChannel) peer, Integer.MAX_VALUE)
+        .addListener(
+            f -> {
+              // An endless splice only ends by failing: either side closed or broke.
+              if (!f.isSuccess()) {
+                ctx.close();
+              }
+            });
   }
 
   @Override
@@ -61,9 +106,7 @@ final class Relay extends ChannelInboundHandlerAdapter {
 
   @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-    if (evt instanceof IdleStateEvent) {
-      ctx.close();
-    } else if (evt instanceof ChannelInputShutdownEvent) {
+    if (evt instanceof ChannelInputShutdownEvent) {
       // Half-close: this side sent FIN; pass it on once what it sent is written, and keep
       // relaying the other way (a client that shuts down writing still wants its answer).
       if (peer instanceof DuplexChannel d && peer.isActive()) {

@@ -17,7 +17,7 @@ import java.util.List;
  * backends, driven by commands on stdin the way the apply layer drives the table.
  *
  * <pre>
- * java -cp ... io.fairway.proxy.ProxyMain http|tcp LISTEN_PORT SCHEDULER HOST:PORT...
+ * java -cp ... io.fairway.proxy.ProxyMain http|tcp|tcp-splice LISTEN_PORT SCHEDULER HOST:PORT...
  * stdin: drain I | restore I | remove I | add I | reload | list | quit   (I = backend index from 0)
  * </pre>
  *
@@ -32,7 +32,11 @@ public final class ProxyMain {
     }
     ListenerSpec spec = args[0].equals("http") ? ListenerSpec.http(KeySource.CLIENT) : ListenerSpec.tcp();
     int threads = Integer.getInteger("fairway.threads", 0);
-    ProxyTable t = new ProxyTable(ProxyOptions.defaults().withIoThreads(threads), k -> spec);
+    ProxyOptions options = ProxyOptions.defaults().withIoThreads(threads);
+    if (args[0].equals("tcp-splice")) {
+      options = options.withSpliceThreshold(Long.getLong("fairway.spliceThreshold", 0));
+    }
+    ProxyTable t = new ProxyTable(options, k -> spec);
     ServiceKey k = ServiceKey.of(Protocol.TCP, InetAddress.getLoopbackAddress(), Integer.parseInt(args[1]));
     String sched = args[2];
     t.addService(Service.of(k, sched));
