@@ -9,6 +9,8 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.epoll.AbstractEpollStreamChannel;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.DuplexChannel;
+import io.netty.channel.unix.FileDescriptor;
+import java.io.IOException;
 
 /**
  * Moves bytes from its channel to a peer channel, one of the two halves of an L4 connection:
@@ -26,8 +28,9 @@ import io.netty.channel.socket.DuplexChannel;
  */
 final class Relay extends ChannelInboundHandlerAdapter {
   private final Channel peer;
-  /** Bytes still to copy before this direction splices; negative: never. */
+  /** Bytes still to copy before this direction splices; negative: never, or already splicing. */
   private long copyBudget;
+  private boolean splicing;
 
   /**
    * @param peer where this channel's bytes go
@@ -72,6 +75,7 @@ final class Relay extends ChannelInboundHandlerAdapter {
 
   private void splice(ChannelHandlerContext ctx) {
     copyBudget = -1; // started once
+    splicing = true;
     ((AbstractEpollStreamChannel) ctx.channel())
         .spliceTo((AbstractEpollStreamChannel) peer, Integer.MAX_VALUE)
         .addListener(
@@ -107,6 +111,9 @@ final class Relay extends ChannelInboundHandlerAdapter {
   @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
     if (evt instanceof ChannelInputShutdownEvent) {
+      if (splicing) {
+        drainAfterFin(ctx);
+      }
       // Half-close: this side sent FIN; pass it on once what it sent is written, and keep
       // relaying the other way (a client that shuts down writing still wants its answer).
       if (peer instanceof DuplexChannel d && peer.isActive()) {
@@ -119,6 +126,42 @@ final class Relay extends ChannelInboundHandlerAdapter {
       }
     } else {
       ctx.fireUserEventTriggered(evt);
+    }
+  }
+
+  /**
+   * The epoll transport's splice stops at the FIN notification (EPOLLRDHUP) after one pipe's
+   * worth, although the data that arrived before the FIN may still sit in the receive queue; that
+   * tail is read here and sent after what was spliced, or a download ending in FIN would lose
+   * up to a receive buffer of its end. Bounded by the socket's receive buffer.
+   */
+  private void drainAfterFin(ChannelHandlerContext ctx) {
+    FileDescriptor fd = ((AbstractEpollStreamChannel) ctx.channel()).fd();
+    TrafficMeter meter = ctx.channel().config().getRecvByteBufAllocator() instanceof TrafficMeter m ? m : null;
+    for (;;) {
+      ByteBuf buf = ctx.alloc().directBuffer(65536);
+      int n;
+      try {
+        if (buf.hasMemoryAddress()) {
+          n = fd.readAddress(buf.memoryAddress(), 0, buf.capacity());
+        } else {
+          java.nio.ByteBuffer nio = buf.internalNioBuffer(0, buf.capacity());
+          n = fd.read(nio, nio.position(), nio.limit());
+        }
+      } catch (IOException e) {
+        buf.release();
+        ctx.close();
+        return;
+      }
+      if (n <= 0) { // 0: nothing queued any more, -1: at the FIN
+        buf.release();
+        return;
+      }
+      buf.writerIndex(n);
+      if (meter != null) {
+        meter.count(n);
+      }
+      peer.write(buf, peer.voidPromise());
     }
   }
 

@@ -36,6 +36,17 @@ final class TrafficMeter implements RecvByteBufAllocator {
     return lastActivity;
   }
 
+  /** Bytes read past the allocator (the tail a splice left behind at a FIN). */
+  void count(int n) {
+    LongAdder s = sink;
+    if (s != null) {
+      s.add(n);
+    } else {
+      unclaimed += n;
+    }
+    lastActivity = System.nanoTime();
+  }
+
   @Override
   public Handle newHandle() {
     return new Counting((ExtendedHandle) sizing.newHandle());
