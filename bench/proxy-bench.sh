@@ -10,7 +10,9 @@
 # small (default): a tiny `return 200` response, TCP and HTTP mode.
 # large: nginx serves a 64 KiB and a 1 MiB static file; TCP mode only, reports MB/s and CPU per MB.
 # SPLICE=1 adds the target fairway-splice (the L4 relay with splice on) to the small scenario;
-# the large scenario always has it.
+# the large scenario always has it. B_JAVA_OPTS="..." adds the target fairway-b: the TCP relay
+# in a JVM with those flags instead, measured in the same rounds (an A/B of runtime settings).
+# TARGETS_ONLY="haproxy-tcp fairway-tcp ..." measures only those.
 #
 # Both proxies get the same two nginx backends (one worker each), round robin, and two threads
 # (HAProxy nbthread 2, Fairway two event loops); wrk runs two threads on the same 2-core machine.
@@ -66,10 +68,14 @@ URL[nginx]="http://127.0.0.1:$N1"; PID[nginx]=""
 URL[haproxy-tcp]="http://127.0.0.1:$HT"; PID[haproxy-tcp]=$HAPROXY_PID
 URL[haproxy-http]="http://127.0.0.1:$HH"; PID[haproxy-http]=$HAPROXY_PID
 QUIT_FDS=()
-fairway_target() { # target mode
+fairway_target() { # target mode [java-opts]
   local port fd
   port=$(free_port)
-  start_fairway "$2" "$port" rr "127.0.0.1:$N1" "127.0.0.1:$N2"
+  if [[ -n ${3:-} ]]; then
+    FAIRWAY_JAVA_OPTS="$3" start_fairway "$2" "$port" rr "127.0.0.1:$N1" "127.0.0.1:$N2"
+  else
+    start_fairway "$2" "$port" rr "127.0.0.1:$N1" "127.0.0.1:$N2"
+  fi
   exec {fd}>&7
   QUIT_FDS+=("$fd")
   URL[$1]="http://127.0.0.1:$port"; PID[$1]=$FAIRWAY_PID
@@ -89,6 +95,13 @@ else
     TARGETS+=(fairway-splice)
     fairway_target fairway-splice tcp-splice
   fi
+fi
+if [[ -n ${B_JAVA_OPTS:-} ]]; then
+  TARGETS+=(fairway-b)
+  fairway_target fairway-b tcp "$B_JAVA_OPTS"
+fi
+if [[ -n ${TARGETS_ONLY:-} ]]; then
+  read -r -a TARGETS <<<"$TARGETS_ONLY"
 fi
 
 declare -A R
@@ -129,7 +142,7 @@ ratio() { # a b
   if [[ $1 == - || $2 == - ]]; then echo -; else awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b ? a / b : 0 }'; fi
 }
 haproxy_of() { # target -> the HAProxy target it is compared with, or nothing
-  case $1 in fairway-tcp | fairway-splice) echo haproxy-tcp ;; fairway-http) echo haproxy-http ;; esac
+  case $1 in fairway-tcp | fairway-splice | fairway-b) echo haproxy-tcp ;; fairway-http) echo haproxy-http ;; esac
 }
 
 echo

@@ -1,7 +1,7 @@
 # Shared helpers for bench/proxy-*.sh: nginx backends, the Fairway data plane, wrk parsing.
 # Everything listens on 127.0.0.1 only, on ports the kernel says are free.
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ROOT="${FAIRWAY_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
 WORK="$(mktemp -d /tmp/fairway-bench.XXXXXX)"
 PIDS=()
 
@@ -63,6 +63,7 @@ build_fairway() {
 
 # make_files: $WORK/www/64k and $WORK/www/1m (random bytes), served by start_nginx under /files/.
 make_files() {
+  chmod 755 "$WORK" # nginx's worker (nobody, when started as root) must read them
   mkdir -p "$WORK/www"
   head -c 65536 /dev/urandom >"$WORK/www/64k"
   head -c 1048576 /dev/urandom >"$WORK/www/1m"
@@ -78,18 +79,18 @@ fairway_jvm_opts() {
   fi
 }
 
-# start_fairway MODE PORT SCHED BACKENDS... ; commands go to fd 7, output in $WORK/fairway-MODE.out
+# start_fairway MODE PORT SCHED BACKENDS... ; commands go to fd 7, output in $WORK/fairway-PORT.out
 # MODE is http, tcp or tcp-splice.
 start_fairway() {
   local mode=$1 port=$2; shift 2
-  mkfifo "$WORK/fairway-$mode.in"
+  mkfifo "$WORK/fairway-$port.in"
   # shellcheck disable=SC2046
-  java $(fairway_jvm_opts) -Dfairway.threads="${FAIRWAY_THREADS:-2}" \
+  java $(fairway_jvm_opts) -Dfairway.threads="${FAIRWAY_THREADS:-2}" -Dfairway.spliceThreshold="${SPLICE_THRESHOLD:-0}" \
     -cp "$FAIRWAY_CP" io.fairway.proxy.ProxyMain "$mode" "$port" "$@" \
-    <"$WORK/fairway-$mode.in" >"$WORK/fairway-$mode.out" 2>&1 &
+    <"$WORK/fairway-$port.in" >"$WORK/fairway-$port.out" 2>&1 &
   PIDS+=($!)
   FAIRWAY_PID=$!
-  exec 7>"$WORK/fairway-$mode.in"
+  exec 7>"$WORK/fairway-$port.in"
   wait_port "$port"
 }
 

@@ -22,10 +22,11 @@ import java.util.Objects;
  * @param maxHeaderSize largest HTTP header block accepted (else 400 and close)
  * @param maxIdleBackendConnections idle keep-alive connections kept per backend and event loop
  * @param backendKeepAlive how long an idle pooled backend connection is kept
- * @param spliceThreshold L4 relays only: after this many bytes have been relayed in one direction
- *     of a connection, that direction moves kernel-to-kernel with splice(2) instead of being
- *     copied through the JVM; 0 splices from the first byte, -1 never splices (the default).
- *     Needs the native epoll transport; ignored otherwise
+ * @param spliceThreshold L4 relays only: a single read of at least this many bytes (a bulk
+ *     transfer is streaming; reads are at most 64 KiB) makes that direction of the connection
+ *     move its next MiB kernel-to-kernel with splice(2) instead of copying it through the JVM,
+ *     then look again; 0 splices everything from the first byte, -1 never splices. Needs the
+ *     native epoll transport; ignored otherwise
  */
 public record ProxyOptions(
     int ioThreads,

@@ -12,7 +12,6 @@ import io.fairway.ipvs.Table;
 import io.fairway.ipvs.TableException;
 import io.fairway.ipvs.TableException.Reason;
 import io.netty.bootstrap.ServerBootstrap;
-import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
@@ -168,7 +167,6 @@ public final class ProxyTable implements Table {
         .channel(Transport.serverChannel())
         .option(ChannelOption.SO_BACKLOG, 4096)
         .option(ChannelOption.SO_REUSEADDR, true)
-        .childOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
         .childOption(ChannelOption.TCP_NODELAY, true)
         .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(32 * 1024, 64 * 1024))
         .childHandler(

@@ -14,8 +14,9 @@ import java.io.IOException;
 
 /**
  * Moves bytes from its channel to a peer channel, one of the two halves of an L4 connection:
- * copied through the JVM, or, past {@link ProxyOptions#spliceThreshold()}, spliced
- * kernel-to-kernel through a pipe (the epoll transport's {@code spliceTo}).
+ * copied through the JVM, or, while a bulk transfer streams (see {@link
+ * ProxyOptions#spliceThreshold()}), spliced kernel-to-kernel through a pipe (the epoll
+ * transport's {@code spliceTo}).
  *
  * <p>Backpressure: when the peer's outbound buffer passes its high-water mark this side stops
  * reading, and resumes when the peer drains; a fast sender in front of a slow receiver therefore
@@ -27,62 +28,71 @@ import java.io.IOException;
  * through the pipeline.
  */
 final class Relay extends ChannelInboundHandlerAdapter {
+  /** How much a bulk read lets splice move before the relay looks at the traffic again. */
+  static final int SPLICE_BURST = 1 << 20;
+
+  /** Splices started in this JVM (a diagnostic: tests check that a mode really splices). */
+  static final java.util.concurrent.atomic.LongAdder SPLICES = new java.util.concurrent.atomic.LongAdder();
+
   private final Channel peer;
-  /** Bytes still to copy before this direction splices; negative: never, or already splicing. */
-  private long copyBudget;
+  private final long spliceAbove;
   private boolean splicing;
 
   /**
    * @param peer where this channel's bytes go
-   * @param spliceThreshold bytes to copy before splicing, 0 to splice at once, -1 never (the
-   *     caller has checked that both channels are epoll channels in level-triggered mode)
+   * @param spliceAbove a read of at least this many bytes makes this direction splice its next
+   *     {@link #SPLICE_BURST} bytes; 0 splices everything, -1 never (the caller has checked that
+   *     both channels are epoll channels in level-triggered mode)
    */
-  Relay(Channel peer, long spliceThreshold) {
+  Relay(Channel peer, long spliceAbove) {
     this.peer = peer;
-    this.copyBudget = spliceThreshold;
+    this.spliceAbove = spliceAbove;
   }
 
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) {
-    if (copyBudget == 0 && ctx.channel().isActive()) {
-      splice(ctx);
+    if (spliceAbove == 0 && ctx.channel().isActive()) {
+      splice(ctx, Integer.MAX_VALUE);
     }
   }
 
   @Override
   public void channelActive(ChannelHandlerContext ctx) {
-    if (copyBudget == 0) {
-      splice(ctx);
+    if (spliceAbove == 0) {
+      splice(ctx, Integer.MAX_VALUE);
     }
     ctx.fireChannelActive();
   }
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
-    if (copyBudget > 0 && msg instanceof ByteBuf b && (copyBudget -= b.readableBytes()) <= 0) {
-      copyBudget = 0;
-      // Queued behind this buffer in the peer's outbound buffer, so the order holds; the read
-      // loop takes the splice path from its next iteration.
-      peer.write(msg, peer.voidPromise());
-      splice(ctx);
-      return;
-    }
+    boolean bulk = spliceAbove > 0 && !splicing && msg instanceof ByteBuf b && b.readableBytes() >= spliceAbove;
     peer.write(msg, peer.voidPromise());
+    if (bulk) {
+      // A full read: a transfer is streaming. The splice is queued behind this buffer in the
+      // peer's outbound buffer, so the order holds; the read loop takes the splice path from
+      // its next iteration, and copies again once the burst is through.
+      splice(ctx, SPLICE_BURST);
+    }
     if (!peer.isWritable()) {
       ctx.channel().config().setAutoRead(false);
     }
   }
 
-  private void splice(ChannelHandlerContext ctx) {
-    copyBudget = -1; // started once
+  private void splice(ChannelHandlerContext ctx, int len) {
+    if (splicing) {
+      return;
+    }
     splicing = true;
+    SPLICES.increment();
     ((AbstractEpollStreamChannel) ctx.channel())
-        .spliceTo((AbstractEpollStreamChannel) peer, Integer.MAX_VALUE)
+        .spliceTo((AbstractEpollStreamChannel) peer, len)
         .addListener(
             f -> {
-              // An endless splice only ends by failing: either side closed or broke.
-              if (!f.isSuccess()) {
-                ctx.close();
+              if (f.isSuccess()) {
+                splicing = false; // the burst is through
+              } else {
+                ctx.close(); // either side closed or broke
               }
             });
   }
