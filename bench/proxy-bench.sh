@@ -9,8 +9,9 @@
 #
 # small (default): a tiny `return 200` response, TCP and HTTP mode.
 # large: nginx serves a 64 KiB and a 1 MiB static file; TCP mode only, reports MB/s and CPU per MB.
-# SPLICE=1 adds the target fairway-splice (the L4 relay with splice on) to the small scenario;
-# the large scenario always has it. B_JAVA_OPTS="..." adds the target fairway-b: the TCP relay
+# fairway-tcp is the L4 relay as `fairway run` has it (default options: bulk transfers spliced);
+# SPLICE=1 adds fairway-copy (never splices) and fairway-splice (splices after SPLICE_THRESHOLD
+# bytes read at once, default 0: always) to the small scenario; the large scenario always has them. B_JAVA_OPTS="..." adds the target fairway-b: the TCP relay
 # in a JVM with those flags instead, measured in the same rounds (an A/B of runtime settings).
 # TARGETS_ONLY="haproxy-tcp fairway-tcp ..." measures only those.
 #
@@ -82,9 +83,10 @@ fairway_target() { # target mode [java-opts]
 }
 
 if [[ $SCENARIO == large ]]; then
-  TARGETS=(nginx haproxy-tcp fairway-tcp fairway-splice)
+  TARGETS=(nginx haproxy-tcp fairway-tcp fairway-copy fairway-splice)
   PATHS=(/files/64k /files/1m)
   fairway_target fairway-tcp tcp
+  fairway_target fairway-copy tcp-copy
   fairway_target fairway-splice tcp-splice
 else
   TARGETS=(nginx haproxy-tcp fairway-tcp haproxy-http fairway-http)
@@ -92,7 +94,8 @@ else
   fairway_target fairway-tcp tcp
   fairway_target fairway-http http
   if [[ ${SPLICE:-0} == 1 ]]; then
-    TARGETS+=(fairway-splice)
+    TARGETS+=(fairway-copy fairway-splice)
+    fairway_target fairway-copy tcp-copy
     fairway_target fairway-splice tcp-splice
   fi
 fi
@@ -142,7 +145,7 @@ ratio() { # a b
   if [[ $1 == - || $2 == - ]]; then echo -; else awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b ? a / b : 0 }'; fi
 }
 haproxy_of() { # target -> the HAProxy target it is compared with, or nothing
-  case $1 in fairway-tcp | fairway-splice | fairway-b) echo haproxy-tcp ;; fairway-http) echo haproxy-http ;; esac
+  case $1 in fairway-tcp | fairway-copy | fairway-splice | fairway-b) echo haproxy-tcp ;; fairway-http) echo haproxy-http ;; esac
 }
 
 echo

@@ -2,6 +2,7 @@ package io.fairway.proxy;
 
 import java.time.Duration;
 import java.util.Objects;
+import org.slf4j.LoggerFactory;
 
 /**
  * Data-plane settings that apply to every service of a {@link ProxyTable}.
@@ -25,8 +26,8 @@ import java.util.Objects;
  * @param spliceThreshold L4 relays only: a single read of at least this many bytes (a bulk
  *     transfer is streaming; reads are at most 64 KiB) makes that direction of the connection
  *     move its next MiB kernel-to-kernel with splice(2) instead of copying it through the JVM,
- *     then look again; 0 splices everything from the first byte, -1 never splices. Needs the
- *     native epoll transport; ignored otherwise
+ *     then look again; 0 splices everything from the first byte, -1 never splices. Default
+ *     {@link #defaultSpliceThreshold()}. Needs the native epoll transport; ignored otherwise
  */
 public record ProxyOptions(
     int ioThreads,
@@ -55,6 +56,35 @@ public record ProxyOptions(
     }
   }
 
+  /**
+   * The default {@link #spliceThreshold()}: the system property {@code
+   * fairway.proxy.spliceThreshold} if set (how an operator of {@code fairway run} changes it),
+   * else {@value #SPLICE_THRESHOLD} bytes.
+   */
+  public static long defaultSpliceThreshold() {
+    String v = System.getProperty("fairway.proxy.spliceThreshold");
+    if (v == null || v.isBlank()) {
+      return SPLICE_THRESHOLD;
+    }
+    try {
+      long n = Long.parseLong(v.trim());
+      if (n >= -1) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    LoggerFactory.getLogger(ProxyOptions.class).warn(
+        "-Dfairway.proxy.spliceThreshold={}: not a byte count, 0 or -1; using {}", v, SPLICE_THRESHOLD);
+    return SPLICE_THRESHOLD;
+  }
+
+  /**
+   * Reads of 32 KiB and more only happen while a sender streams faster than the relay reads (a
+   * read takes what is queued, at most 64 KiB); that is where splice measured cheaper.
+   */
+  static final long SPLICE_THRESHOLD = 32768;
+
   /** Defaults suited to a small production box. */
   public static ProxyOptions defaults() {
     return new ProxyOptions(
@@ -69,7 +99,7 @@ public record ProxyOptions(
         16384,
         256,
         Duration.ofSeconds(30),
-        -1);
+        defaultSpliceThreshold());
   }
 
   public ProxyOptions withIoThreads(int n) {

@@ -158,8 +158,9 @@ public final class ProxyTable implements Table {
 
   private ServerBootstrap serverBootstrap(VirtualService vs) {
     ServerBootstrap b = new ServerBootstrap();
-    if (options.splices()) {
+    if (options.splices() && vs.spec().mode() == Mode.TCP) {
       // spliceTo needs level-triggered channels, and the mode is fixed before registration.
+      // (A listener whose spec later turns into an L4 relay just copies.)
       b.childOption(EpollChannelOption.EPOLL_MODE, EpollMode.LEVEL_TRIGGERED);
     }
     return b

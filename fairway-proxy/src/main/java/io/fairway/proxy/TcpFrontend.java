@@ -7,6 +7,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
+import io.netty.channel.epoll.EpollChannelConfig;
 import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollMode;
 import io.netty.buffer.Unpooled;
@@ -64,7 +65,12 @@ final class TcpFrontend extends ChannelInboundHandlerAdapter {
     }
     RealServer rs = lease.server;
     TrafficMeter backendMeter = new TrafficMeter(new AdaptiveRecvByteBufAllocator());
-    long splice = options.splices() ? options.spliceThreshold() : -1;
+    long splice =
+        options.splices()
+                && client.config() instanceof EpollChannelConfig c
+                && c.getEpollMode() == EpollMode.LEVEL_TRIGGERED
+            ? options.spliceThreshold()
+            : -1;
     Bootstrap b =
         new Bootstrap()
             .group(client.eventLoop())

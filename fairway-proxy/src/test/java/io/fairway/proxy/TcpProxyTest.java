@@ -57,9 +57,9 @@ class TcpProxyTest {
     return c;
   }
 
-  /** The options every test starts from. */
+  /** The options every test starts from: here the relay only copies. */
   ProxyOptions options() {
-    return ProxyOptions.defaults();
+    return ProxyOptions.defaults().withSpliceThreshold(-1);
   }
 
   private ProxyTable table(ProxyOptions o, ListenerSpec spec) {
