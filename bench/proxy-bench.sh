@@ -132,7 +132,10 @@ done
 median() { # column
   awk -v c="$1" 'NF { print $c }' | sort -g | awk '
     { v[NR] = $1 }
-    END { if (v[1] == "-") print "-"; else print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+    END { if (v[1] == "-") print "-"; else printf "%.3f\n", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+two() { # number or "-" -> two decimals or "-"
+  if [[ $1 == - ]]; then echo -; else printf '%.2f' "$1"; fi
 }
 summary() { # "target path" -> "rps p50 p90 p99 errors us/req MB/s ms/MB"
   local rows="${R[$1]}" errs
@@ -160,7 +163,7 @@ if [[ $SCENARIO == large ]]; then
         read -r _ _ _ _ _ _ hmbs hcpm <<<"$(summary "$h $p")"
         r=$(ratio "$mbs" "$hmbs"); c=$(ratio "$cpm" "$hcpm")
       fi
-      printf '%-14s %5s %9.0f %9.1f %9.2f %7s %10s %12s %12s\n' "$t" "${p##*/}" "$rps" "$mbs" "$p99" "$err" "$cpm" "$r" "$c"
+      printf '%-14s %5s %9.0f %9.1f %9.2f %7s %10s %12s %12s\n' "$t" "${p##*/}" "$rps" "$mbs" "$p99" "$err" "$(two "$cpm")" "$r" "$c"
     done
   done
 else
@@ -172,7 +175,7 @@ else
       read -r hr _ _ hp _ hc _ _ <<<"$(summary "$h /")"
       ratio1=$(ratio "$rps" "$hr"); pratio=$(ratio "$p99" "$hp"); cratio=$(ratio "$cpr" "$hc")
     fi
-    printf '%-14s %12.0f %9.2f %9.2f %9.2f %7s %12s %12s %11s %12s\n' "$t" "$rps" "$p50" "$p90" "$p99" "$err" "$ratio1" "$pratio" "$cpr" "$cratio"
+    printf '%-14s %12.0f %9.2f %9.2f %9.2f %7s %12s %12s %11s %12s\n' "$t" "$rps" "$p50" "$p90" "$p99" "$err" "$ratio1" "$pratio" "$(two "$cpr")" "$cratio"
   done
 fi
 
