@@ -121,7 +121,9 @@ final class Relay extends ChannelInboundHandlerAdapter {
   @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
     if (evt instanceof ChannelInputShutdownEvent) {
-      if (splicing) {
+      if (spliceAbove >= 0) {
+        // Not only while splicing: a burst that ends on the read that saw the FIN has already
+        // reported completion when the transport shuts the input down.
         drainAfterFin(ctx);
       }
       // Half-close: this side sent FIN; pass it on once what it sent is written, and keep

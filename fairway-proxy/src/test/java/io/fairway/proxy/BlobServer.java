@@ -14,9 +14,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A loopback TCP backend for bulk transfers: reads one line holding a byte count N, sends N
- * bytes of {@link #pattern} and closes (a download ending in FIN, like an HTTP/1.0 response).
- * {@link #sent} is what its writes have handed to the kernel so far.
+ * A loopback TCP backend for bulk transfers: for every line holding a byte count N it sends N
+ * bytes of {@link #pattern} (keep-alive style); after a line "N close", or when the client has
+ * shut down its side, it closes after the answer (a download ending in FIN, like an HTTP/1.0 response). {@link
+ * #sent} is what its writes have handed to the kernel so far.
  */
 final class BlobServer implements AutoCloseable {
   private final ServerSocket server;
@@ -56,19 +57,26 @@ final class BlobServer implements AutoCloseable {
   private void serve(Socket s) {
     try (s) {
       BufferedReader in = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.US_ASCII));
-      long n = Long.parseLong(in.readLine().trim());
       OutputStream out = s.getOutputStream();
       byte[] buf = new byte[16384];
-      for (long off = 0; off < n; ) {
-        int len = (int) Math.min(buf.length, n - off);
-        for (int i = 0; i < len; i++) {
-          buf[i] = pattern(off + i);
+      String line;
+      while ((line = in.readLine()) != null) {
+        String[] w = line.trim().split(" ");
+        long n = Long.parseLong(w[0]);
+        for (long off = 0; off < n; ) {
+          int len = (int) Math.min(buf.length, n - off);
+          for (int i = 0; i < len; i++) {
+            buf[i] = pattern(off + i);
+          }
+          out.write(buf, 0, len);
+          off += len;
+          sent.addAndGet(len);
         }
-        out.write(buf, 0, len);
-        off += len;
-        sent.addAndGet(len);
+        out.flush();
+        if (w.length > 1 && w[1].equals("close")) {
+          break;
+        }
       }
-      out.flush();
     } catch (IOException | RuntimeException e) {
       // the test closed it
     } finally {
