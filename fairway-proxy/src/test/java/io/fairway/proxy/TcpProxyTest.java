@@ -462,7 +462,9 @@ class TcpProxyTest {
   @org.junit.jupiter.api.Disabled(
       "known bug, found late and not yet understood: a client that half-closes right after its "
           + "request and then does not read for 1.5 s gets EOF after about 4 MB of a 96 MiB "
-          + "download, copying and splicing alike")
+          + "download, copying and splicing alike. What a debug print showed: the proxy's client "
+          + "channel never sees ChannelInputShutdownEvent; a send to the client fails "
+          + "(ChannelOutputShutdownException) and the relay closes both sides")
   @Test
   void halfClosedSlowReaderGetsTheWholeDownload() throws Exception {
     BlobServer blob = track(new BlobServer());
