@@ -1,21 +1,36 @@
 #!/usr/bin/env bash
-# wrk against nginx directly, through HAProxy and through Fairway's userspace data plane, for TCP
-# and HTTP, in one run on this machine; prints requests/s, latency percentiles and Fairway's ratio
-# to HAProxy. Bounded: about ROUNDS x 5 x (WARMUP + DURATION) seconds.
+# wrk against nginx directly, through HAProxy and through Fairway's userspace data plane, in one
+# run on this machine; prints requests/s, latency percentiles, each proxy's CPU cost and Fairway's
+# ratios to HAProxy. Bounded: about ROUNDS x targets x (WARMUP + DURATION) seconds (x 2 sizes
+# for the large scenario).
 #
-#   [ROUNDS=3] [WARMUP=3] [FAIRWAY_JAVA_OPTS=...] bench/proxy-bench.sh [DURATION_SECONDS=15] [CONNECTIONS=64]
+#   [SCENARIO=small|large] [SPLICE=1] [ROUNDS=3] [WARMUP=3] [FAIRWAY_JAVA_OPTS=...] \
+#     bench/proxy-bench.sh [DURATION_SECONDS=15] [CONNECTIONS=64]
+#
+# small (default): a tiny `return 200` response, TCP and HTTP mode.
+# large: nginx serves a 64 KiB and a 1 MiB static file; TCP mode only, reports MB/s and CPU per MB.
+# fairway-tcp is the L4 relay as `fairway run` has it (default options: bulk transfers spliced);
+# SPLICE=1 adds fairway-copy (never splices) and fairway-splice (splices after SPLICE_THRESHOLD
+# bytes read at once, default 0: always) to the small scenario; the large scenario always has them. B_JAVA_OPTS="..." adds the target fairway-b: the TCP relay
+# in a JVM with those flags instead, measured in the same rounds (an A/B of runtime settings).
+# TARGETS_ONLY="haproxy-tcp fairway-tcp ..." measures only those.
 #
 # Both proxies get the same two nginx backends (one worker each), round robin, and two threads
 # (HAProxy nbthread 2, Fairway two event loops); wrk runs two threads on the same 2-core machine.
+# CPU columns are the proxy process's user+system time (/proc/PID/stat) over the measured run
+# divided by the work done: they stay meaningful when other load on the machine moves req/s.
+# Fairway runs with the JVM flags of the ./fairway launcher unless FAIRWAY_JAVA_OPTS is set.
 set -euo pipefail
 source "$(dirname "$0")/proxy-lib.sh"
 DUR=${1:-15}
 CONNS=${2:-64}
 WARMUP=${WARMUP:-3}
 ROUNDS=${ROUNDS:-3}
+SCENARIO=${SCENARIO:-small}
 
 for b in wrk haproxy /usr/sbin/nginx java; do command -v "$b" >/dev/null || { echo "missing $b" >&2; exit 1; }; done
 build_fairway
+make_files
 
 N1=$(free_port); N2=$(free_port)
 start_nginx n1 "$N1"; start_nginx n2 "$N2"
@@ -45,55 +60,124 @@ listen http
   server n2 127.0.0.1:$N2
 CFG
 haproxy -f "$WORK/haproxy.cfg" -db &
-PIDS+=($!)
+HAPROXY_PID=$!
+PIDS+=("$HAPROXY_PID")
 wait_port "$HT"; wait_port "$HH"
 
-FT=$(free_port)
-start_fairway tcp "$FT" rr "127.0.0.1:$N1" "127.0.0.1:$N2"
-exec 8>&7
-FH=$(free_port)
-start_fairway http "$FH" rr "127.0.0.1:$N1" "127.0.0.1:$N2"
+declare -A URL PID
+URL[nginx]="http://127.0.0.1:$N1"; PID[nginx]=""
+URL[haproxy-tcp]="http://127.0.0.1:$HT"; PID[haproxy-tcp]=$HAPROXY_PID
+URL[haproxy-http]="http://127.0.0.1:$HH"; PID[haproxy-http]=$HAPROXY_PID
+QUIT_FDS=()
+fairway_target() { # target mode [java-opts]
+  local port fd
+  port=$(free_port)
+  if [[ -n ${3:-} ]]; then
+    FAIRWAY_JAVA_OPTS="$3" start_fairway "$2" "$port" rr "127.0.0.1:$N1" "127.0.0.1:$N2"
+  else
+    start_fairway "$2" "$port" rr "127.0.0.1:$N1" "127.0.0.1:$N2"
+  fi
+  exec {fd}>&7
+  QUIT_FDS+=("$fd")
+  URL[$1]="http://127.0.0.1:$port"; PID[$1]=$FAIRWAY_PID
+}
+
+if [[ $SCENARIO == large ]]; then
+  TARGETS=(nginx haproxy-tcp fairway-tcp fairway-copy fairway-splice)
+  PATHS=(/files/64k /files/1m)
+  fairway_target fairway-tcp tcp
+  fairway_target fairway-copy tcp-copy
+  fairway_target fairway-splice tcp-splice
+else
+  TARGETS=(nginx haproxy-tcp fairway-tcp haproxy-http fairway-http)
+  PATHS=(/)
+  fairway_target fairway-tcp tcp
+  fairway_target fairway-http http
+  if [[ ${SPLICE:-0} == 1 ]]; then
+    TARGETS+=(fairway-copy fairway-splice)
+    fairway_target fairway-copy tcp-copy
+    fairway_target fairway-splice tcp-splice
+  fi
+fi
+if [[ -n ${B_JAVA_OPTS:-} ]]; then
+  TARGETS+=(fairway-b)
+  fairway_target fairway-b tcp "$B_JAVA_OPTS"
+fi
+if [[ -n ${TARGETS_ONLY:-} ]]; then
+  read -r -a TARGETS <<<"$TARGETS_ONLY"
+fi
 
 declare -A R
-run() { # label url -> appends "rps p50 p90 p99 errors" of one measured run
-  wrk_run "$2" "$WARMUP" "$CONNS" >/dev/null
-  R[$1]+="$(wrk_run "$2" "$DUR" "$CONNS")"$'\n'
+run() { # target path -> appends "rps p50 p90 p99 errors non2xx requests bytes us/req ms/MB"
+  local url="${URL[$1]}$2" pid="${PID[$1]}" row t0 t1
+  wrk_run "$url" "$WARMUP" "$CONNS" >/dev/null
+  [[ -z $pid ]] || t0=$(cpu_ticks "$pid")
+  row=$(wrk_run "$url" "$DUR" "$CONNS")
+  [[ -z $pid ]] || t1=$(cpu_ticks "$pid")
+  if [[ -n $pid ]]; then
+    row+=" $(echo "$row" | awk -v c=$((t1 - t0)) -v hz="$CLK_TCK" \
+      '{ s = c / hz; printf "%.2f %.2f", $7 ? s * 1e6 / $7 : 0, $8 ? s * 1000 / ($8 / 1048576) : 0 }')"
+  else
+    row+=" - -"
+  fi
+  R[$1 $2]+="$row"$'\n'
 }
 # Rounds alternate the targets so that load from anything else on the machine hits all of them
 # alike; the table reports each target's median over the rounds.
 for ((round = 1; round <= ROUNDS; round++)); do
-  run nginx "http://127.0.0.1:$N1/"
-  run haproxy-tcp "http://127.0.0.1:$HT/"
-  run fairway-tcp "http://127.0.0.1:$FT/"
-  run haproxy-http "http://127.0.0.1:$HH/"
-  run fairway-http "http://127.0.0.1:$FH/"
+  for p in "${PATHS[@]}"; do
+    for t in "${TARGETS[@]}"; do run "$t" "$p"; done
+  done
 done
 median() { # column
-  awk -v c="$1" 'NF { print $c }' | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+  awk -v c="$1" 'NF { print $c }' | sort -g | awk '
+    { v[NR] = $1 }
+    END { if (v[1] == "-") print "-"; else printf "%.3f\n", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
-summary() { # label -> "rps p50 p90 p99 errors"
+two() { # number or "-" -> two decimals or "-"
+  if [[ $1 == - ]]; then echo -; else printf '%.2f' "$1"; fi
+}
+summary() { # "target path" -> "rps p50 p90 p99 errors us/req MB/s ms/MB"
   local rows="${R[$1]}" errs
   errs=$(echo "$rows" | awk 'NF { e += $5 + $6 } END { print e + 0 }')
-  echo "$(echo "$rows" | median 1) $(echo "$rows" | median 2) $(echo "$rows" | median 3) $(echo "$rows" | median 4) $errs"
+  local mbs
+  mbs=$(echo "$rows" | awk -v d="$DUR" 'NF { print $8 / 1048576 / d }' | median 1)
+  echo "$(echo "$rows" | median 1) $(echo "$rows" | median 2) $(echo "$rows" | median 3) $(echo "$rows" | median 4) $errs $(echo "$rows" | median 9) $mbs $(echo "$rows" | median 10)"
+}
+ratio() { # a b
+  if [[ $1 == - || $2 == - ]]; then echo -; else awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b ? a / b : 0 }'; fi
+}
+haproxy_of() { # target -> the HAProxy target it is compared with, or nothing
+  case $1 in fairway-tcp | fairway-copy | fairway-splice | fairway-b) echo haproxy-tcp ;; fairway-http) echo haproxy-http ;; esac
 }
 
 echo
-echo "wrk -t2 -c$CONNS -d${DUR}s --latency, median of $ROUNDS alternating rounds (each after a ${WARMUP}s warm-up), $(nproc) cores, $(date -u +%FT%TZ)"
-printf '%-14s %12s %9s %9s %9s %7s %12s %12s\n' target "req/s" "p50 ms" "p90 ms" "p99 ms" errors "rps/haproxy" "p99/haproxy"
-for t in nginx haproxy-tcp fairway-tcp haproxy-http fairway-http; do
-  read -r rps p50 p90 p99 err <<<"$(summary "$t")"
-  ratio="-"; pratio="-"; hr=""; hp=""
-  case $t in
-    fairway-tcp) read -r hr _ _ hp _ <<<"$(summary haproxy-tcp)" ;;
-    fairway-http) read -r hr _ _ hp _ <<<"$(summary haproxy-http)" ;;
-  esac
-  if [[ -n $hr ]]; then
-    ratio=$(awk -v a="$rps" -v b="$hr" 'BEGIN{printf "%.2f", a/b}')
-    pratio=$(awk -v a="$p99" -v b="$hp" 'BEGIN{printf "%.2f", a/b}')
-  fi
-  printf '%-14s %12.0f %9.2f %9.2f %9.2f %7s %12s %12s\n' "$t" "$rps" "$p50" "$p90" "$p99" "$err" "$ratio" "$pratio"
-done
+echo "wrk -t2 -c$CONNS -d${DUR}s --latency, median of $ROUNDS alternating rounds (each after a ${WARMUP}s warm-up), $(nproc) cores, $(date -u +%FT%TZ), loadavg $(cut -d' ' -f1-3 /proc/loadavg)"
+if [[ $SCENARIO == large ]]; then
+  printf '%-14s %5s %9s %9s %9s %7s %10s %12s %12s\n' target size "req/s" "MB/s" "p99 ms" errors "cpu ms/MB" "MB/s/haproxy" "cpu/haproxy"
+  for p in "${PATHS[@]}"; do
+    for t in "${TARGETS[@]}"; do
+      read -r rps _ _ p99 err _ mbs cpm <<<"$(summary "$t $p")"
+      h=$(haproxy_of "$t"); r="-"; c="-"
+      if [[ -n $h ]]; then
+        read -r _ _ _ _ _ _ hmbs hcpm <<<"$(summary "$h $p")"
+        r=$(ratio "$mbs" "$hmbs"); c=$(ratio "$cpm" "$hcpm")
+      fi
+      printf '%-14s %5s %9.0f %9.1f %9.2f %7s %10s %12s %12s\n' "$t" "${p##*/}" "$rps" "$mbs" "$p99" "$err" "$(two "$cpm")" "$r" "$c"
+    done
+  done
+else
+  printf '%-14s %12s %9s %9s %9s %7s %12s %12s %11s %12s\n' target "req/s" "p50 ms" "p90 ms" "p99 ms" errors "rps/haproxy" "p99/haproxy" "cpu us/req" "cpu/haproxy"
+  for t in "${TARGETS[@]}"; do
+    read -r rps p50 p90 p99 err cpr _ _ <<<"$(summary "$t /")"
+    h=$(haproxy_of "$t"); ratio1="-"; pratio="-"; cratio="-"
+    if [[ -n $h ]]; then
+      read -r hr _ _ hp _ hc _ _ <<<"$(summary "$h /")"
+      ratio1=$(ratio "$rps" "$hr"); pratio=$(ratio "$p99" "$hp"); cratio=$(ratio "$cpr" "$hc")
+    fi
+    printf '%-14s %12.0f %9.2f %9.2f %9.2f %7s %12s %12s %11s %12s\n' "$t" "$rps" "$p50" "$p90" "$p99" "$err" "$ratio1" "$pratio" "$(two "$cpr")" "$cratio"
+  done
+fi
 
 if [[ ${VERBOSE:-0} == 1 ]]; then cat "$WORK/wrk.log"; fi
-echo "quit" >&7 || true
-echo "quit" >&8 || true
+for fd in "${QUIT_FDS[@]}"; do echo "quit" >&"$fd" || true; done

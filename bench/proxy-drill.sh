@@ -52,7 +52,7 @@ drill() { # HTTP|PROXY
   local vip admin conf="$WORK/$kind.conf" log="$WORK/fairway-$kind.log"
   vip=$(free_port); admin=$(free_port)
   write_conf "$conf" "$kind" "$vip" wlc 1 1 "${ports[@]}"
-  java ${FAIRWAY_JAVA_OPTS:--Xms256m -Xmx512m} -Dio.netty.leakDetection.level=disabled -jar "$JAR" \
+  java $(fairway_jvm_opts) -jar "$JAR" \
     run --userspace -f "$conf" --admin "127.0.0.1:$admin" --drift-interval 0 2>"$log" &
   local fw=$!
   PIDS+=("$fw")

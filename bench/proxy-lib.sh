@@ -1,7 +1,7 @@
 # Shared helpers for bench/proxy-*.sh: nginx backends, the Fairway data plane, wrk parsing.
 # Everything listens on 127.0.0.1 only, on ports the kernel says are free.
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ROOT="${FAIRWAY_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
 WORK="$(mktemp -d /tmp/fairway-bench.XXXXXX)"
 PIDS=()
 
@@ -39,9 +39,12 @@ http {
   fastcgi_temp_path $dir/fcgi; uwsgi_temp_path $dir/uwsgi; scgi_temp_path $dir/scgi;
   keepalive_requests 1000000;
   keepalive_timeout 120s;
+  sendfile on;
   server {
     listen 127.0.0.1:$port reuseport;
     location / { default_type text/plain; return 200 '$name\n'; }
+    # Static files for the large-transfer scenario (make_files), served with sendfile.
+    location /files/ { alias $WORK/www/; default_type application/octet-stream; }
   }
 }
 CONF
@@ -58,22 +61,49 @@ build_fairway() {
   FAIRWAY_CP="$ROOT/fairway-proxy/target/test-classes:$ROOT/fairway-proxy/target/classes:$(cat "$ROOT/fairway-proxy/target/cp.txt")"
 }
 
-# start_fairway MODE PORT SCHED BACKENDS... ; commands go to fd 7, output in $WORK/fairway-MODE.out
+# make_files: $WORK/www/64k and $WORK/www/1m (random bytes), served by start_nginx under /files/.
+make_files() {
+  chmod 755 "$WORK" # nginx's worker (nobody, when started as root) must read them
+  mkdir -p "$WORK/www"
+  head -c 65536 /dev/urandom >"$WORK/www/64k"
+  head -c 1048576 /dev/urandom >"$WORK/www/1m"
+}
+
+# The JVM flags `fairway run` gets from the launcher (./fairway), so that the benchmark measures
+# what operators run; FAIRWAY_JAVA_OPTS replaces them, as it does for the launcher.
+fairway_jvm_opts() {
+  if [[ -n ${FAIRWAY_JAVA_OPTS:-} ]]; then
+    echo "$FAIRWAY_JAVA_OPTS"
+  else
+    sed -n 's/^default_opts="\(.*\)"$/\1/p' "$ROOT/fairway"
+  fi
+}
+
+# start_fairway MODE PORT SCHED BACKENDS... ; commands go to fd 7, output in $WORK/fairway-PORT.out
+# MODE is http, tcp or tcp-splice.
 start_fairway() {
   local mode=$1 port=$2; shift 2
-  mkfifo "$WORK/fairway-$mode.in"
-  java ${FAIRWAY_JAVA_OPTS:--Xms256m -Xmx512m} -Dio.netty.leakDetection.level=disabled -Dfairway.threads="${FAIRWAY_THREADS:-2}" \
+  mkfifo "$WORK/fairway-$port.in"
+  # shellcheck disable=SC2046
+  java $(fairway_jvm_opts) -Dfairway.threads="${FAIRWAY_THREADS:-2}" -Dfairway.spliceThreshold="${SPLICE_THRESHOLD:-0}" \
     -cp "$FAIRWAY_CP" io.fairway.proxy.ProxyMain "$mode" "$port" "$@" \
-    <"$WORK/fairway-$mode.in" >"$WORK/fairway-$mode.out" 2>&1 &
+    <"$WORK/fairway-$port.in" >"$WORK/fairway-$port.out" 2>&1 &
   PIDS+=($!)
   FAIRWAY_PID=$!
-  exec 7>"$WORK/fairway-$mode.in"
+  exec 7>"$WORK/fairway-$port.in"
   wait_port "$port"
 }
 
+# cpu_ticks PID -> user+system CPU time of the process so far, in clock ticks
+cpu_ticks() {
+  awk '{ print $14 + $15 }' "/proc/$1/stat"
+}
+CLK_TCK=$(getconf CLK_TCK)
+
 fairway_cmd() { echo "$*" >&7; }
 
-# wrk_run URL SECONDS CONNECTIONS -> prints "rps p50 p90 p99 errors non2xx" (latencies in ms)
+# wrk_run URL SECONDS CONNECTIONS -> prints "rps p50 p90 p99 errors non2xx requests bytes"
+# (latencies in ms)
 wrk_run() {
   local out
   out=$(wrk -t2 -c"$3" -d"$2"s --latency "$1" 2>&1)
@@ -84,5 +114,7 @@ wrk_run() {
     /^ +50%/ { p50=ms($2) } /^ +90%/ { p90=ms($2) } /^ +99%/ { p99=ms($2) }
     /Socket errors/ { gsub(",", ""); err=$4+$6+$8+$10 }
     /Non-2xx/ { non2xx=$5 }
-    END { printf "%s %.3f %.3f %.3f %d %d\n", rps, p50, p90, p99, err, non2xx }'
+    / requests in / { reqs=$1; b=$5; bytes=b+0
+      if (b ~ /KB$/) bytes*=1024; else if (b ~ /MB$/) bytes*=1048576; else if (b ~ /GB$/) bytes*=1073741824 }
+    END { printf "%s %.3f %.3f %.3f %d %d %d %.0f\n", rps, p50, p90, p99, err, non2xx, reqs, bytes }'
 }

@@ -2,6 +2,7 @@ package io.fairway.proxy;
 
 import java.time.Duration;
 import java.util.Objects;
+import org.slf4j.LoggerFactory;
 
 /**
  * Data-plane settings that apply to every service of a {@link ProxyTable}.
@@ -22,6 +23,11 @@ import java.util.Objects;
  * @param maxHeaderSize largest HTTP header block accepted (else 400 and close)
  * @param maxIdleBackendConnections idle keep-alive connections kept per backend and event loop
  * @param backendKeepAlive how long an idle pooled backend connection is kept
+ * @param spliceThreshold L4 relays only: a single read of at least this many bytes (a bulk
+ *     transfer is streaming; reads are at most 64 KiB) makes that direction of the connection
+ *     move its next MiB kernel-to-kernel with splice(2) instead of copying it through the JVM,
+ *     then look again; 0 splices everything from the first byte, -1 never splices. Default
+ *     {@link #defaultSpliceThreshold()}. Needs the native epoll transport; ignored otherwise
  */
 public record ProxyOptions(
     int ioThreads,
@@ -34,7 +40,8 @@ public record ProxyOptions(
     int maxInitialLineLength,
     int maxHeaderSize,
     int maxIdleBackendConnections,
-    Duration backendKeepAlive) {
+    Duration backendKeepAlive,
+    long spliceThreshold) {
 
   public ProxyOptions {
     Objects.requireNonNull(connectTimeout, "connectTimeout");
@@ -43,10 +50,40 @@ public record ProxyOptions(
     Objects.requireNonNull(backendResponseTimeout, "backendResponseTimeout");
     Objects.requireNonNull(inactiveExpiry, "inactiveExpiry");
     Objects.requireNonNull(backendKeepAlive, "backendKeepAlive");
-    if (ioThreads < 0 || maxInitialLineLength < 64 || maxHeaderSize < 256 || maxIdleBackendConnections < 0) {
+    if (ioThreads < 0 || maxInitialLineLength < 64 || maxHeaderSize < 256 || maxIdleBackendConnections < 0
+        || spliceThreshold < -1) {
       throw new IllegalArgumentException("proxy option out of range");
     }
   }
+
+  /**
+   * The default {@link #spliceThreshold()}: the system property {@code
+   * fairway.proxy.spliceThreshold} if set (how an operator of {@code fairway run} changes it),
+   * else {@value #SPLICE_THRESHOLD} bytes.
+   */
+  public static long defaultSpliceThreshold() {
+    String v = System.getProperty("fairway.proxy.spliceThreshold");
+    if (v == null || v.isBlank()) {
+      return SPLICE_THRESHOLD;
+    }
+    try {
+      long n = Long.parseLong(v.trim());
+      if (n >= -1) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    LoggerFactory.getLogger(ProxyOptions.class).warn(
+        "-Dfairway.proxy.spliceThreshold={}: not a byte count, 0 or -1; using {}", v, SPLICE_THRESHOLD);
+    return SPLICE_THRESHOLD;
+  }
+
+  /**
+   * Reads of 32 KiB and more only happen while a sender streams faster than the relay reads (a
+   * read takes what is queued, at most 64 KiB); that is where splice measured cheaper.
+   */
+  static final long SPLICE_THRESHOLD = 32768;
 
   /** Defaults suited to a small production box. */
   public static ProxyOptions defaults() {
@@ -61,54 +98,66 @@ public record ProxyOptions(
         8192,
         16384,
         256,
-        Duration.ofSeconds(30));
+        Duration.ofSeconds(30),
+        defaultSpliceThreshold());
   }
 
   public ProxyOptions withIoThreads(int n) {
     return new ProxyOptions(n, connectTimeout, idleTimeout, clientHeaderTimeout, backendResponseTimeout,
         keepConnectionsOnRemove, inactiveExpiry, maxInitialLineLength, maxHeaderSize,
-        maxIdleBackendConnections, backendKeepAlive);
+        maxIdleBackendConnections, backendKeepAlive, spliceThreshold);
   }
 
   public ProxyOptions withConnectTimeout(Duration d) {
     return new ProxyOptions(ioThreads, d, idleTimeout, clientHeaderTimeout, backendResponseTimeout,
         keepConnectionsOnRemove, inactiveExpiry, maxInitialLineLength, maxHeaderSize,
-        maxIdleBackendConnections, backendKeepAlive);
+        maxIdleBackendConnections, backendKeepAlive, spliceThreshold);
   }
 
   public ProxyOptions withIdleTimeout(Duration d) {
     return new ProxyOptions(ioThreads, connectTimeout, d, clientHeaderTimeout, backendResponseTimeout,
         keepConnectionsOnRemove, inactiveExpiry, maxInitialLineLength, maxHeaderSize,
-        maxIdleBackendConnections, backendKeepAlive);
+        maxIdleBackendConnections, backendKeepAlive, spliceThreshold);
   }
 
   public ProxyOptions withClientHeaderTimeout(Duration d) {
     return new ProxyOptions(ioThreads, connectTimeout, idleTimeout, d, backendResponseTimeout,
         keepConnectionsOnRemove, inactiveExpiry, maxInitialLineLength, maxHeaderSize,
-        maxIdleBackendConnections, backendKeepAlive);
+        maxIdleBackendConnections, backendKeepAlive, spliceThreshold);
   }
 
   public ProxyOptions withBackendResponseTimeout(Duration d) {
     return new ProxyOptions(ioThreads, connectTimeout, idleTimeout, clientHeaderTimeout, d,
         keepConnectionsOnRemove, inactiveExpiry, maxInitialLineLength, maxHeaderSize,
-        maxIdleBackendConnections, backendKeepAlive);
+        maxIdleBackendConnections, backendKeepAlive, spliceThreshold);
   }
 
   public ProxyOptions withKeepConnectionsOnRemove(boolean keep) {
     return new ProxyOptions(ioThreads, connectTimeout, idleTimeout, clientHeaderTimeout, backendResponseTimeout,
         keep, inactiveExpiry, maxInitialLineLength, maxHeaderSize,
-        maxIdleBackendConnections, backendKeepAlive);
+        maxIdleBackendConnections, backendKeepAlive, spliceThreshold);
   }
 
   public ProxyOptions withInactiveExpiry(Duration d) {
     return new ProxyOptions(ioThreads, connectTimeout, idleTimeout, clientHeaderTimeout, backendResponseTimeout,
         keepConnectionsOnRemove, d, maxInitialLineLength, maxHeaderSize,
-        maxIdleBackendConnections, backendKeepAlive);
+        maxIdleBackendConnections, backendKeepAlive, spliceThreshold);
   }
 
   public ProxyOptions withMaxHeaderSize(int n) {
     return new ProxyOptions(ioThreads, connectTimeout, idleTimeout, clientHeaderTimeout, backendResponseTimeout,
         keepConnectionsOnRemove, inactiveExpiry, maxInitialLineLength, n,
-        maxIdleBackendConnections, backendKeepAlive);
+        maxIdleBackendConnections, backendKeepAlive, spliceThreshold);
+  }
+
+  public ProxyOptions withSpliceThreshold(long bytes) {
+    return new ProxyOptions(ioThreads, connectTimeout, idleTimeout, clientHeaderTimeout, backendResponseTimeout,
+        keepConnectionsOnRemove, inactiveExpiry, maxInitialLineLength, maxHeaderSize,
+        maxIdleBackendConnections, backendKeepAlive, bytes);
+  }
+
+  /** Whether L4 relays may splice: a threshold is set and the transport can do it. */
+  boolean splices() {
+    return spliceThreshold >= 0 && Transport.EPOLL;
   }
 }

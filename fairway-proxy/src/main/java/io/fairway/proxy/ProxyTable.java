@@ -12,7 +12,6 @@ import io.fairway.ipvs.Table;
 import io.fairway.ipvs.TableException;
 import io.fairway.ipvs.TableException.Reason;
 import io.netty.bootstrap.ServerBootstrap;
-import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
@@ -20,6 +19,8 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.epoll.EpollChannelOption;
+import io.netty.channel.epoll.EpollMode;
 import io.netty.handler.timeout.IdleStateHandler;
 import java.net.BindException;
 import java.net.InetSocketAddress;
@@ -156,12 +157,17 @@ public final class ProxyTable implements Table {
   }
 
   private ServerBootstrap serverBootstrap(VirtualService vs) {
-    return new ServerBootstrap()
+    ServerBootstrap b = new ServerBootstrap();
+    if (options.splices() && vs.spec().mode() == Mode.TCP) {
+      // spliceTo needs level-triggered channels, and the mode is fixed before registration.
+      // (A listener whose spec later turns into an L4 relay just copies.)
+      b.childOption(EpollChannelOption.EPOLL_MODE, EpollMode.LEVEL_TRIGGERED);
+    }
+    return b
         .group(acceptGroup, ioGroup)
         .channel(Transport.serverChannel())
         .option(ChannelOption.SO_BACKLOG, 4096)
         .option(ChannelOption.SO_REUSEADDR, true)
-        .childOption(ChannelOption.ALLOCATOR, PooledByteBufAllocator.DEFAULT)
         .childOption(ChannelOption.TCP_NODELAY, true)
         .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(32 * 1024, 64 * 1024))
         .childHandler(
@@ -184,10 +190,13 @@ public final class ProxyTable implements Table {
           .addLast(new StrictRequestDecoder(options))
           .addLast(frontend);
     } else {
+      // The idle timeout of an L4 connection is an IdleWatch fed by the meters, which also see
+      // spliced bytes (an IdleStateHandler would not, and costs a listener per write).
       ch.config().setAutoRead(false);
       ch.config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
-      p.addLast(new IdleStateHandler(0, 0, idle, TimeUnit.MILLISECONDS))
-          .addLast(new TcpFrontend(vs, options));
+      TrafficMeter meter = new TrafficMeter(ch.config().getRecvByteBufAllocator());
+      ch.config().setRecvByteBufAllocator(meter);
+      p.addLast(new TcpFrontend(vs, options, meter));
     }
   }
 

@@ -6,36 +6,95 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.epoll.AbstractEpollStreamChannel;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.DuplexChannel;
-import io.netty.handler.timeout.IdleStateEvent;
-import java.util.concurrent.atomic.LongAdder;
+import io.netty.channel.unix.FileDescriptor;
+import java.io.IOException;
 
 /**
- * Copies bytes from its channel to a peer channel, one of the two halves of an L4 connection.
+ * Moves bytes from its channel to a peer channel, one of the two halves of an L4 connection:
+ * copied through the JVM, or, while a bulk transfer streams (see {@link
+ * ProxyOptions#spliceThreshold()}), spliced kernel-to-kernel through a pipe (the epoll
+ * transport's {@code spliceTo}).
  *
  * <p>Backpressure: when the peer's outbound buffer passes its high-water mark this side stops
  * reading, and resumes when the peer drains; a fast sender in front of a slow receiver therefore
- * never makes the proxy buffer more than the water marks allow.
+ * never makes the proxy buffer more than the water marks allow. A splicing direction gets the
+ * same from the transport: it stops reading while the pipe's content is not yet written out, so
+ * at most one pipe (64 KiB) is in flight.
+ *
+ * <p>Bytes are counted by the channel's {@link TrafficMeter}, not here: spliced bytes never pass
+ * through the pipeline.
  */
 final class Relay extends ChannelInboundHandlerAdapter {
-  private final Channel peer;
-  private final LongAdder bytes;
+  /** How much a bulk read lets splice move before the relay looks at the traffic again. */
+  static final int SPLICE_BURST = 1 << 20;
 
-  Relay(Channel peer, LongAdder bytes) {
+  /** Splices started in this JVM (a diagnostic: tests check that a mode really splices). */
+  static final java.util.concurrent.atomic.LongAdder SPLICES = new java.util.concurrent.atomic.LongAdder();
+
+  private final Channel peer;
+  private final long spliceAbove;
+  private boolean splicing;
+
+  /**
+   * @param peer where this channel's bytes go
+   * @param spliceAbove a read of at least this many bytes makes this direction splice its next
+   *     {@link #SPLICE_BURST} bytes; 0 splices everything, -1 never (the caller has checked that
+   *     both channels are epoll channels in level-triggered mode)
+   */
+  Relay(Channel peer, long spliceAbove) {
     this.peer = peer;
-    this.bytes = bytes;
+    this.spliceAbove = spliceAbove;
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    if (spliceAbove == 0 && ctx.channel().isActive()) {
+      splice(ctx, Integer.MAX_VALUE);
+    }
+  }
+
+  @Override
+  public void channelActive(ChannelHandlerContext ctx) {
+    if (spliceAbove == 0) {
+      splice(ctx, Integer.MAX_VALUE);
+    }
+    ctx.fireChannelActive();
   }
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
-    if (msg instanceof ByteBuf b) {
-      bytes.add(b.readableBytes());
-    }
+    boolean bulk = spliceAbove > 0 && !splicing && msg instanceof ByteBuf b && b.readableBytes() >= spliceAbove;
     peer.write(msg, peer.voidPromise());
+    if (bulk) {
+      // A full read: a transfer is streaming. The splice is queued behind this buffer in the
+      // peer's outbound buffer, so the order holds; the read loop takes the splice path from
+      // its next iteration, and copies again once the burst is through.
+      splice(ctx, SPLICE_BURST);
+    }
     if (!peer.isWritable()) {
       ctx.channel().config().setAutoRead(false);
     }
+  }
+
+  private void splice(ChannelHandlerContext ctx, int len) {
+    if (splicing) {
+      return;
+    }
+    splicing = true;
+    SPLICES.increment();
+    ((AbstractEpollStreamChannel) ctx.channel())
+        .spliceTo((AbstractEpollStreamChannel) peer, len)
+        .addListener(
+            f -> {
+              if (f.isSuccess()) {
+                splicing = false; // the burst is through
+              } else {
+                ctx.close(); // either side closed or broke
+              }
+            });
   }
 
   @Override
@@ -61,9 +120,12 @@ final class Relay extends ChannelInboundHandlerAdapter {
 
   @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-    if (evt instanceof IdleStateEvent) {
-      ctx.close();
-    } else if (evt instanceof ChannelInputShutdownEvent) {
+    if (evt instanceof ChannelInputShutdownEvent) {
+      if (spliceAbove >= 0) {
+        // Not only while splicing: a burst that ends on the read that saw the FIN has already
+        // reported completion when the transport shuts the input down.
+        drainAfterFin(ctx);
+      }
       // Half-close: this side sent FIN; pass it on once what it sent is written, and keep
       // relaying the other way (a client that shuts down writing still wants its answer).
       if (peer instanceof DuplexChannel d && peer.isActive()) {
@@ -76,6 +138,42 @@ final class Relay extends ChannelInboundHandlerAdapter {
       }
     } else {
       ctx.fireUserEventTriggered(evt);
+    }
+  }
+
+  /**
+   * The epoll transport's splice stops at the FIN notification (EPOLLRDHUP) after one pipe's
+   * worth, although the data that arrived before the FIN may still sit in the receive queue; that
+   * tail is read here and sent after what was spliced, or a download ending in FIN would lose
+   * up to a receive buffer of its end. Bounded by the socket's receive buffer.
+   */
+  private void drainAfterFin(ChannelHandlerContext ctx) {
+    FileDescriptor fd = ((AbstractEpollStreamChannel) ctx.channel()).fd();
+    TrafficMeter meter = ctx.channel().config().getRecvByteBufAllocator() instanceof TrafficMeter m ? m : null;
+    for (;;) {
+      ByteBuf buf = ctx.alloc().directBuffer(65536);
+      int n;
+      try {
+        if (buf.hasMemoryAddress()) {
+          n = fd.readAddress(buf.memoryAddress(), 0, buf.capacity());
+        } else {
+          java.nio.ByteBuffer nio = buf.internalNioBuffer(0, buf.capacity());
+          n = fd.read(nio, nio.position(), nio.limit());
+        }
+      } catch (IOException e) {
+        buf.release();
+        ctx.close();
+        return;
+      }
+      if (n <= 0) { // 0: nothing queued any more, -1: at the FIN
+        buf.release();
+        return;
+      }
+      buf.writerIndex(n);
+      if (meter != null) {
+        meter.count(n);
+      }
+      peer.write(buf, peer.voidPromise());
     }
   }
 

