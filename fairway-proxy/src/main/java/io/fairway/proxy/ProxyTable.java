@@ -194,6 +194,7 @@ public final class ProxyTable implements Table {
       // spliced bytes (an IdleStateHandler would not, and costs a listener per write).
       ch.config().setAutoRead(false);
       ch.config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
+      KeptEpollChannels.keep(ch); // a half-closed client must stay in epoll (Netty 4.2.18)
       TrafficMeter meter = new TrafficMeter(ch.config().getRecvByteBufAllocator());
       ch.config().setRecvByteBufAllocator(meter);
       p.addLast(new TcpFrontend(vs, options, meter));

@@ -71,16 +71,18 @@ final class TcpFrontend extends ChannelInboundHandlerAdapter {
                 && c.getEpollMode() == EpollMode.LEVEL_TRIGGERED
             ? options.spliceThreshold()
             : -1;
-    Bootstrap b =
-        new Bootstrap()
-            .group(client.eventLoop())
-            .channel(Transport.socketChannel())
-            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) options.connectTimeout().toMillis())
-            .option(ChannelOption.AUTO_READ, false)
-            .option(ChannelOption.TCP_NODELAY, true)
-            .option(ChannelOption.ALLOW_HALF_CLOSURE, true)
-            .option(ChannelOption.RCVBUF_ALLOCATOR, backendMeter)
-            .handler(new Relay(client, splice));
+    Bootstrap b = new Bootstrap().group(client.eventLoop());
+    if (Transport.EPOLL) {
+      b.channelFactory(KeptEpollChannels.SOCKETS);
+    } else {
+      b.channel(Transport.socketChannel());
+    }
+    b.option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) options.connectTimeout().toMillis())
+        .option(ChannelOption.AUTO_READ, false)
+        .option(ChannelOption.TCP_NODELAY, true)
+        .option(ChannelOption.ALLOW_HALF_CLOSURE, true)
+        .option(ChannelOption.RCVBUF_ALLOCATOR, backendMeter)
+        .handler(new Relay(client, splice));
     if (splice >= 0) {
       b.option(EpollChannelOption.EPOLL_MODE, EpollMode.LEVEL_TRIGGERED); // spliceTo needs it
     }

@@ -1,0 +1,70 @@
+package io.fairway.proxy;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFactory;
+import io.netty.channel.epoll.AbstractEpollStreamChannel;
+import io.netty.channel.epoll.EpollIoOps;
+import io.netty.channel.epoll.EpollSocketChannel;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.lang.reflect.Method;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Epoll socket channels that never leave the kernel's epoll set while they are open.
+ *
+ * <p>Why: Netty 4.2.18 removes a descriptor from epoll ({@code EPOLL_CTL_DEL}) when its interest
+ * set becomes empty, but later re-arms it with {@code EPOLL_CTL_MOD}, which fails with ENOENT. An
+ * L4 relay reaches exactly that state when a client half-closes (no more read interest) and is
+ * then slow to read its download: the moment its send buffer fills, arming EPOLLOUT fails, the
+ * channel is closed and the client gets a truncated stream. Keeping EPOLLERR in the interest set
+ * changes nothing the kernel reports (epoll always reports errors), but the set is never empty, so
+ * the descriptor is never deleted and re-arming works.
+ *
+ * <p>Netty's channel classes are final and the flag setter is protected, so the flag is set
+ * reflectively; if a later Netty hides it, the relay still works, without the fix, and says so
+ * once in the log.
+ */
+final class KeptEpollChannels {
+  private static final Logger log = LoggerFactory.getLogger(KeptEpollChannels.class);
+  private static final int EPOLLERR = EpollIoOps.EPOLLERR.value();
+  private static final MethodHandle SET_FLAG = setFlag();
+
+  private KeptEpollChannels() {}
+
+  private static MethodHandle setFlag() {
+    try {
+      Method m =
+          Class.forName("io.netty.channel.epoll.AbstractEpollChannel")
+              .getDeclaredMethod("setFlag", int.class);
+      m.setAccessible(true);
+      return MethodHandles.lookup()
+          .unreflect(m)
+          .asType(MethodType.methodType(void.class, AbstractEpollStreamChannel.class, int.class));
+    } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+      log.warn("cannot keep L4 connections in epoll ({}); a half-closed slow reader may get a truncated stream", e.toString());
+      return null;
+    }
+  }
+
+  /** Backend connections of an L4 relay, kept from their creation (no extra system call). */
+  static final ChannelFactory<EpollSocketChannel> SOCKETS =
+      () -> {
+        EpollSocketChannel ch = new EpollSocketChannel();
+        keep(ch);
+        return ch;
+      };
+
+  /** Keeps {@code ch} in the epoll set; for an accepted connection, costs one epoll_ctl. */
+  static void keep(Channel ch) {
+    if (SET_FLAG != null && ch instanceof AbstractEpollStreamChannel e) {
+      try {
+        SET_FLAG.invokeExact(e, EPOLLERR);
+      } catch (Throwable t) {
+        log.debug("cannot keep {} in epoll: {}", ch, t.toString());
+      }
+    }
+  }
+}
