@@ -278,8 +278,14 @@ final class HeadParser {
     return n;
   }
 
-  /** Notes close / keep-alive in a Connection header. */
-  private static void connectionTokens(HttpHead h, int i) {
+  /** Receives one token of a comma-separated header value: bytes {@code [start, end)}, trimmed. */
+  @FunctionalInterface
+  private interface TokenVisitor {
+    void token(int start, int end);
+  }
+
+  /** Splits header {@code i}'s value at commas and trims each token of spaces and tabs. */
+  private static void forEachToken(HttpHead h, int i, TokenVisitor v) {
     byte[] b = h.bytes;
     int p = h.field(i, HttpHead.VALUE);
     int end = h.field(i, HttpHead.VALUE_END);
@@ -296,12 +302,28 @@ final class HeadParser {
       while (e > s && (b[e - 1] == ' ' || b[e - 1] == '\t')) {
         e--;
       }
-      if (e - s == 5 && equalsLower(b, s, 5, "close")) {
+      v.token(s, e);
+    }
+  }
+
+  private static boolean isClose(byte[] b, int s, int e) {
+    return e - s == 5 && equalsLower(b, s, 5, "close");
+  }
+
+  private static boolean isKeepAlive(byte[] b, int s, int e) {
+    return e - s == 10 && equalsLower(b, s, 10, "keep-alive");
+  }
+
+  /** Notes close / keep-alive in a Connection header. */
+  private static void connectionTokens(HttpHead h, int i) {
+    byte[] b = h.bytes;
+    forEachToken(h, i, (s, e) -> {
+      if (isClose(b, s, e)) {
         h.connectionClose = true;
-      } else if (e - s == 10 && equalsLower(b, s, 10, "keep-alive")) {
+      } else if (isKeepAlive(b, s, e)) {
         h.connectionKeepAlive = true;
       }
-    }
+    });
   }
 
   /** Drops the headers a Connection header names (RFC 9110 7.6.1): they are for this hop only. */
@@ -311,23 +333,9 @@ final class HeadParser {
       if (!h.nameIs(c, "connection")) {
         continue;
       }
-      int p = h.field(c, HttpHead.VALUE);
-      int end = h.field(c, HttpHead.VALUE_END);
-      while (p < end) {
-        int s = p;
-        while (p < end && b[p] != ',') {
-          p++;
-        }
-        int e = p;
-        p++;
-        while (s < e && (b[s] == ' ' || b[s] == '\t')) {
-          s++;
-        }
-        while (e > s && (b[e - 1] == ' ' || b[e - 1] == '\t')) {
-          e--;
-        }
-        if (e == s || (e - s == 5 && equalsLower(b, s, 5, "close")) || (e - s == 10 && equalsLower(b, s, 10, "keep-alive"))) {
-          continue;
+      forEachToken(h, c, (s, e) -> {
+        if (e == s || isClose(b, s, e) || isKeepAlive(b, s, e)) {
+          return;
         }
         for (int i = 0; i < h.count; i++) {
           int ns = h.field(i, HttpHead.NAME);
@@ -336,7 +344,7 @@ final class HeadParser {
             dropHeader(h, i);
           }
         }
-      }
+      });
     }
   }
 
