@@ -53,13 +53,14 @@ class HttpRiseFallTest {
                 http {
                   access_log off;
                   log_format st '$uri $status';
+                  log_format timed '$uri $status $msec';
                   client_body_temp_path %1$s/body; proxy_temp_path %1$s/proxy; fastcgi_temp_path %1$s/fcgi;
                   uwsgi_temp_path %1$s/uwsgi; scgi_temp_path %1$s/scgi;
                   server {
                     listen 127.0.0.1:%2$d;
-                    location / { root %1$s/www; access_log %1$s/access.log st; }
-                    location = /a { access_log %1$s/access.log st; return 200 "a"; }
-                    location = /b { access_log %1$s/access.log st; return 200 "b"; }
+                    location / { root %1$s/www; access_log %1$s/access.log st; access_log %1$s/timed.log timed; }
+                    location = /a { access_log %1$s/access.log st; access_log %1$s/timed.log timed; return 200 "a"; }
+                    location = /b { access_log %1$s/access.log st; access_log %1$s/timed.log timed; return 200 "b"; }
                   }
                 }
                 """.formatted(dir, port);
@@ -114,11 +115,35 @@ class HttpRiseFallTest {
         return all.subList(Math.min(mark, all.size()), all.size());
     }
 
+    /** The timed log's lines, from index {@code from}: {@code "<uri> <status> <seconds.millis>"}. */
+    static List<String> timed(int from) {
+        try {
+            Path p = dir.resolve("timed.log");
+            List<String> all = Files.exists(p) ? Files.readAllLines(p) : List.of();
+            return all.subList(Math.min(from, all.size()), all.size());
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** Milliseconds between the log times of two timed lines. */
+    static long gapMillis(String a, String b) {
+        return Math.round((ms(b) - ms(a)) * 1000);
+    }
+
+    private static double ms(String line) {
+        return Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+    }
+
     static CheckEngine start(Listener l, String checker) throws Exception {
+        return start(l, checker, "0.2");
+    }
+
+    static CheckEngine start(Listener l, String checker, String delayLoop) throws Exception {
         String text = """
                 virtual_server 127.0.0.1 80 {
                   protocol TCP
-                  delay_loop 0.2
+                  delay_loop %s
                   real_server 127.0.0.1 %d {
                     HTTP_GET {
                       connect_timeout 5
@@ -128,7 +153,7 @@ class HttpRiseFallTest {
                     }
                   }
                 }
-                """.formatted(port, checker);
+                """.formatted(delayLoop, port, checker);
         var specs = CheckSpecs.from(KeepalivedConfig.parse("test.conf", text, dir, ParseOptions.defaults()).config());
         CheckEngine engine = CheckEngine.builder().listener(l).build();
         engine.start(specs);
@@ -136,12 +161,13 @@ class HttpRiseFallTest {
     }
 
     @Test
-    void fallTwoNeedsTwoFailuresAndRiseThreeNeedsThreeSuccesses() throws Exception {
+    void fallTwoNeedsTwoFailuresAndRiseThreeNeedsThreeCompleteWalks() throws Exception {
         Path page = dir.resolve("www/toggle.html");
         Files.writeString(page, "up\n");
         Listener l = new Listener();
+        int start = log().size(); // other tests share the log
         try (CheckEngine engine = start(l, "      rise 3\n      fall 2\n      url {\n        path /toggle.html\n      }")) {
-            await().atMost(Duration.ofSeconds(20)).until(() -> log().size() >= 2);
+            await().atMost(Duration.ofSeconds(20)).until(() -> since(start).size() >= 2);
             assertThat(l.verdicts).isEmpty(); // up from the start (no alpha), and staying up
 
             l.mark = log().size();
@@ -158,37 +184,75 @@ class HttpRiseFallTest {
             await().atMost(Duration.ofSeconds(20)).until(() -> l.verdicts.size() >= 2);
             Verdict up = l.verdicts.get(1);
             assertThat(up.alive()).isTrue();
-            assertThat(up.log()).endsWith("/toggle.html 200", "/toggle.html 200", "/toggle.html 200");
-            assertThat(up.log().stream().filter(s -> s.endsWith("200"))).hasSize(3);
+            // keepalived first needs the failed url to pass (which only restarts the walk), then rise 3 = three
+            // complete walks: four passes in all.
+            assertThat(up.log()).endsWith("/toggle.html 200", "/toggle.html 200", "/toggle.html 200",
+                    "/toggle.html 200");
+            assertThat(up.log().stream().filter(s -> s.endsWith("200"))).hasSize(4);
         }
     }
 
+    static final String THREE_URLS = "      url {\n        path /a\n      }\n      url {\n        path /mid.html\n      }\n"
+            + "      url {\n        path /b\n      }";
+
     @Test
-    void aRecoveredUrlBringsTheServerBackInOneAttemptWithTheFailedUrlFirst() throws Exception {
-        // keepalived with fast_recovery re-checks every url at once after the failed one passes; Fairway's
-        // HTTP_GET always does (all urls in one attempt), so recovery costs one attempt whatever the flag.
+    void oneUrlPerDelayLoopAndTheFailedUrlAloneWhileDownThenEveryUrlAgain() throws Exception {
         Path page = dir.resolve("www/mid.html");
         Files.deleteIfExists(page);
         Listener l = new Listener();
-        String urls = "      url {\n        path /a\n      }\n      url {\n        path /mid.html\n      }\n"
-                + "      url {\n        path /b\n      }";
         l.mark = log().size();
-        try (CheckEngine engine = start(l, "      retry 0\n" + urls)) {
+        int timedMark = timed(0).size();
+        try (CheckEngine engine = start(l, "      retry 0\n" + THREE_URLS)) {
             await().atMost(Duration.ofSeconds(20)).until(() -> !l.verdicts.isEmpty());
             assertThat(l.verdicts.get(0).alive()).isFalse();
+            // One url per run: /a, then /mid.html a delay_loop later; its failure is final on the first walk.
             assertThat(l.verdicts.get(0).log()).containsExactly("/a 200", "/mid.html 404");
-            // While down, each attempt stops at the failed url, fetched first: /a is not polled again.
+            // While down, only the failed url is polled.
             int before = log().size();
             await().atMost(Duration.ofSeconds(20)).until(() -> log().size() >= before + 2);
             assertThat(since(before)).allMatch(s -> s.equals("/mid.html 404"));
 
             l.mark = log().size();
+            int upMark = timed(0).size();
             Files.writeString(page, "up\n");
             await().atMost(Duration.ofSeconds(20)).until(() -> l.verdicts.size() >= 2);
             Verdict up = l.verdicts.get(1);
             assertThat(up.alive()).isTrue();
-            List<String> tail = up.log().subList(up.log().size() - 3, up.log().size());
-            assertThat(tail).containsExactly("/mid.html 200", "/a 200", "/b 200");
+            // The failed url passes, then every url is checked again from the first, one per delay_loop.
+            List<String> tail = up.log().subList(up.log().size() - 4, up.log().size());
+            assertThat(tail).containsExactly("/mid.html 200", "/a 200", "/mid.html 200", "/b 200");
+            List<String> t = timed(upMark);
+            List<String> walk = t.subList(t.size() - 4, t.size());
+            for (int i = 1; i < walk.size(); i++) {
+                // Timers never fire early; 10 ms of slack for the log's millisecond rounding.
+                assertThat(gapMillis(walk.get(i - 1), walk.get(i))).as(walk.toString()).isGreaterThanOrEqualTo(190);
+            }
+            assertThat(timed(timedMark).get(0)).startsWith("/a 200");
+        }
+    }
+
+    @Test
+    void fastRecoveryChecksEveryUrlAtOnceOnceTheFailedUrlPasses() throws Exception {
+        // delay_loop 3 s: without fast_recovery the three urls after the failed one would take 9 s.
+        Path page = dir.resolve("www/mid.html");
+        Files.deleteIfExists(page);
+        Listener l = new Listener();
+        l.mark = log().size();
+        try (CheckEngine engine = start(l, "      retry 0\n      fast_recovery\n" + THREE_URLS, "3")) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> !l.verdicts.isEmpty());
+            // The first walk does not wait between urls either.
+            assertThat(l.verdicts.get(0).log()).containsExactly("/a 200", "/mid.html 404");
+
+            l.mark = log().size();
+            int upMark = timed(0).size();
+            Files.writeString(page, "up\n");
+            await().atMost(Duration.ofSeconds(20)).until(() -> l.verdicts.size() >= 2);
+            Verdict up = l.verdicts.get(1);
+            assertThat(up.alive()).isTrue();
+            assertThat(up.log()).containsExactly("/mid.html 200", "/a 200", "/mid.html 200", "/b 200");
+            List<String> walk = timed(upMark);
+            assertThat(walk).hasSize(4);
+            assertThat(gapMillis(walk.get(0), walk.get(3))).as(walk.toString()).isLessThan(3000);
         }
     }
 }
