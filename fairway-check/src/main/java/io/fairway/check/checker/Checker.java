@@ -13,6 +13,15 @@ public interface Checker extends AutoCloseable {
     /** Starts one attempt; {@code done} is called once with the result, on any thread. */
     void check(Consumer<CheckResult> done);
 
+    /**
+     * Starts one attempt at one part of the check. keepalived's HTTP_GET/SSL_GET fetch one url per run, so the engine
+     * walks the urls itself and asks for url number {@code part} (0-based, in configuration order); a checker with
+     * a single probe has only part 0 and ignores the number.
+     */
+    default void check(int part, Consumer<CheckResult> done) {
+        check(done);
+    }
+
     /** How long an attempt may take before the engine declares it failed. */
     Duration deadline();
 

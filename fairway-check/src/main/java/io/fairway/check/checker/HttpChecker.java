@@ -44,14 +44,14 @@ import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
 /**
- * HTTP_GET / SSL_GET: each url is fetched on its own connection, in order; the check passes when every url
- * answers with an accepted status and, where configured, a body whose MD5 matches and that matches (or, with
- * {@code regex_no_match}, does not match) the url's regex.
+ * HTTP_GET / SSL_GET: each url is fetched on its own connection; a url passes when it answers with an accepted
+ * status and, where configured, a body whose MD5 matches and that matches (or, with {@code regex_no_match}, does
+ * not match) the url's regex.
  *
- * <p>keepalived checks one url per delay_loop tick; we check them all in one attempt, which reaches the same
- * verdict sooner and keeps the per-checker state machine uniform. That is keepalived's {@code fast_recovery}
- * behaviour for every checker. What we keep from keepalived's url cursor is that the url that failed last is
- * fetched first on the next attempt: while it is still broken an attempt costs the server one request, not all.
+ * <p>The engine runs this checker like keepalived does, one url per run ({@link #check(int, Consumer)}), and owns
+ * the cursor, the retry count and the delays between urls (see {@code UrlCycle}): which url comes next depends on
+ * the verdict, and the verdict lives in the engine. {@link #check(Consumer)} fetches every url in order, for a
+ * one-shot check.
  *
  * <p>With {@code verify_cert} (a Fairway extension: keepalived never verifies), the chain is checked against the
  * CA file or the JDK's trust store and the certificate must name the SNI name, else the url's virtualhost, else the
@@ -67,8 +67,6 @@ final class HttpChecker implements Checker {
     private final SslContext ssl;
     private final Duration timeout;
     private final BodyRegex[] regexes;
-    /** The url that failed last attempt, fetched first next time; -1 after a passing attempt. */
-    private volatile int failedFirst = -1;
 
     HttpChecker(HttpCheckSpec spec, InetSocketAddress target, EventLoopGroup group,
                 Class<? extends Channel> channel) {
@@ -103,41 +101,36 @@ final class HttpChecker implements Checker {
         }
     }
 
+    /** Every url in order, stopping at the first that fails: a one-shot check of the whole configuration. */
     @Override
     public void check(Consumer<CheckResult> done) {
-        int first = failedFirst;
-        Consumer<CheckResult> track = r -> {
-            if (r.success()) {
-                failedFirst = -1;
+        fetchFrom(0, done);
+    }
+
+    private void fetchFrom(int index, Consumer<CheckResult> done) {
+        fetch(index, r -> {
+            if (!r.success()) {
+                done.accept(r);
+            } else if (index + 1 < spec.urls().size()) {
+                fetchFrom(index + 1, done);
+            } else {
+                done.accept(spec.urls().size() == 1 ? r : CheckResult.ok("all " + spec.urls().size() + " urls ok"));
             }
-            done.accept(r);
-        };
-        fetch(0, first, track);
+        });
     }
 
-    /** The index of the {@code step}-th url to fetch: the last failed url first, then the others in order. */
-    static int urlAt(int step, int failedFirst) {
-        if (failedFirst < 0) {
-            return step;
-        }
-        if (step == 0) {
-            return failedFirst;
-        }
-        return step <= failedFirst ? step - 1 : step;
-    }
-
-    private void fetch(int step, int first, Consumer<CheckResult> done) {
-        if (step == spec.urls().size()) {
-            done.accept(CheckResult.ok(spec.urls().size() == 1 ? "url " + spec.urls().get(0).path() + " ok"
-                    : "all " + spec.urls().size() + " urls ok"));
+    /** One url, as keepalived fetches per run; the engine owns the cursor over the urls. */
+    @Override
+    public void check(int part, Consumer<CheckResult> done) {
+        if (part < 0 || part >= spec.urls().size()) {
+            done.accept(CheckResult.fail("no url number " + part + " (" + spec.urls().size() + " configured)"));
             return;
         }
-        int index = urlAt(step, first);
+        fetch(part, done);
+    }
+
+    private void fetch(int index, Consumer<CheckResult> done) {
         UrlSpec url = spec.urls().get(index);
-        Consumer<CheckResult> failed = r -> {
-            failedFirst = index;
-            done.accept(r);
-        };
         Bootstrap b = bootstrap.clone().handler(new ChannelInitializer<>() {
             @Override
             protected void initChannel(Channel ch) {
@@ -146,12 +139,12 @@ final class HttpChecker implements Checker {
                 }
                 ch.pipeline().addLast(new ReadTimeoutHandler(timeout.toMillis(), TimeUnit.MILLISECONDS),
                         new HttpClientCodec(), new HttpObjectAggregator(MAX_BODY),
-                        new Response(url, index, step, first, done, failed));
+                        new Response(url, index, done));
             }
         });
         b.connect(target).addListener((ChannelFuture f) -> {
             if (!f.isSuccess()) {
-                failed.accept(CheckResult.fail(url.path() + ": " + Failures.describe(f.cause(), timeout)));
+                done.accept(CheckResult.fail(url.path() + ": " + Failures.describe(f.cause(), timeout)));
                 return;
             }
             var req = new DefaultFullHttpRequest(spec.http11() ? HttpVersion.HTTP_1_1 : HttpVersion.HTTP_1_0,
@@ -211,20 +204,13 @@ final class HttpChecker implements Checker {
     private final class Response extends SimpleChannelInboundHandler<FullHttpResponse> {
         private final UrlSpec url;
         private final int index;
-        private final int step;
-        private final int first;
         private final Consumer<CheckResult> done;
-        private final Consumer<CheckResult> failed;
         private boolean answered;
 
-        Response(UrlSpec url, int index, int step, int first, Consumer<CheckResult> done,
-                 Consumer<CheckResult> failed) {
+        Response(UrlSpec url, int index, Consumer<CheckResult> done) {
             this.url = url;
             this.index = index;
-            this.step = step;
-            this.first = first;
             this.done = done;
-            this.failed = failed;
         }
 
         @Override
@@ -232,30 +218,30 @@ final class HttpChecker implements Checker {
             answered = true;
             ctx.close();
             if (!res.decoderResult().isSuccess()) {
-                failed.accept(CheckResult.fail(url.path() + ": bad response: " + res.decoderResult().cause()));
+                done.accept(CheckResult.fail(url.path() + ": bad response: " + res.decoderResult().cause()));
                 return;
             }
             int status = res.status().code();
             if (!url.accepts(status)) {
-                failed.accept(CheckResult.fail(url.path() + ": status " + status + ", expected "
+                done.accept(CheckResult.fail(url.path() + ": status " + status + ", expected "
                         + url.statusCodes().stream().map(Object::toString).collect(Collectors.joining(","))));
                 return;
             }
             if (url.digest() != null) {
                 String got = md5(res.content());
                 if (!got.equals(url.digest())) {
-                    failed.accept(CheckResult.fail(url.path() + ": digest " + got + ", expected " + url.digest()));
+                    done.accept(CheckResult.fail(url.path() + ": digest " + got + ", expected " + url.digest()));
                     return;
                 }
             }
             if (regexes[index] != null) {
                 String why = regexes[index].check(res.content());
                 if (why != null) {
-                    failed.accept(CheckResult.fail(url.path() + ": " + why));
+                    done.accept(CheckResult.fail(url.path() + ": " + why));
                     return;
                 }
             }
-            fetch(step + 1, first, done);
+            done.accept(CheckResult.ok("url " + url.path() + " ok"));
         }
 
         @Override
@@ -274,7 +260,7 @@ final class HttpChecker implements Checker {
             ctx.close();
             if (!answered) {
                 answered = true;
-                failed.accept(CheckResult.fail(url.path() + ": " + describe(cause)));
+                done.accept(CheckResult.fail(url.path() + ": " + describe(cause)));
             }
         }
 
@@ -282,7 +268,7 @@ final class HttpChecker implements Checker {
         public void channelInactive(ChannelHandlerContext ctx) {
             if (!answered) {
                 answered = true;
-                failed.accept(CheckResult.fail(url.path() + ": connection closed without a response"));
+                done.accept(CheckResult.fail(url.path() + ": connection closed without a response"));
             }
         }
     }
@@ -320,8 +306,8 @@ final class HttpChecker implements Checker {
 
     @Override
     public Duration deadline() {
-        // connect + TLS handshake + response, per url.
-        return timeout.multipliedBy(2L * spec.urls().size()).plusSeconds(1);
+        // connect + TLS handshake + response of one url: the engine fetches one url per attempt.
+        return timeout.multipliedBy(2L).plusSeconds(1);
     }
 
 }

@@ -73,6 +73,11 @@ public final class NetworkCheckers implements CheckerFactory, AutoCloseable {
         }
 
         @Override
+        public void check(int part, java.util.function.Consumer<CheckResult> done) {
+            checker.check(part, done);
+        }
+
+        @Override
         public java.time.Duration deadline() {
             return checker.deadline();
         }

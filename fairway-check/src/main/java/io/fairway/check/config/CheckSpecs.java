@@ -189,7 +189,7 @@ public final class CheckSpecs {
             throw new CheckConfigException(where + ": cannot read CA file " + ca + " for verify_cert");
         }
         return new HttpCheckSpec(target(k.endpoint()), k.ssl(), urls, null, sni, k.verifyCert(), ca,
-                "1.1".equals(k.httpVersion()), src, t);
+                "1.1".equals(k.httpVersion()), src, t, k.fastRecovery());
     }
 
     private static UrlSpec.Regex regex(UrlCheck u, String pattern) {

@@ -26,6 +26,8 @@ final class CheckerRunner {
     private final Scheduler scheduler;
     private volatile boolean closed;
     private volatile Scheduler.Cancellable next;
+    /** The part of the check the next attempt runs (an HTTP_GET's url), as the last result decided. */
+    private volatile int part;
 
     CheckerRunner(VirtualServerState vs, RealServerState rs, CheckerState state, Checker checker,
                   Scheduler scheduler) {
@@ -46,7 +48,7 @@ final class CheckerRunner {
         }
         Attempt a = new Attempt();
         try {
-            checker.check(a);
+            checker.check(part, a);
         } catch (RuntimeException e) {
             log.warn("{} {}: {} threw: {}", vs.spec.name(), rs.spec.name(), state.name, e.toString());
             a.accept(CheckResult.fail("checker error: " + e.getMessage()));
@@ -98,7 +100,9 @@ final class CheckerRunner {
         }
         Duration delay;
         try {
-            delay = vs.onResult(rs, state, r);
+            CheckerState.Step step = vs.onResult(rs, state, r);
+            delay = step.next();
+            part = step.part();
         } catch (RuntimeException e) {
             log.error("{} {}: {}: result handling failed: {}", vs.spec.name(), rs.spec.name(), state.name,
                     e.toString());

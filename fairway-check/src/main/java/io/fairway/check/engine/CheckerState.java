@@ -3,12 +3,13 @@ package io.fairway.check.engine;
 import io.fairway.check.spec.CheckSpec;
 import io.fairway.check.spec.CheckTiming;
 import io.fairway.check.spec.FileCheckSpec;
+import io.fairway.check.spec.HttpCheckSpec;
 
 import java.time.Duration;
 
 /**
  * One checker's up/down state and retry counters: keepalived's {@code tcp_epilog} plus the {@code rise}
- * extension. Not thread safe; guarded by the owning virtual server.
+ * extension, or, for HTTP_GET/SSL_GET, keepalived's url walk ({@link UrlCycle}). Not thread safe; guarded by the owning virtual server.
  *
  * <p>{@link #step} only <em>proposes</em> a transition; {@link #commit} applies it once the real server's state
  * change was accepted, so a refused transition is proposed again on the next result.
@@ -18,8 +19,19 @@ final class CheckerState {
     /** What a result means for the checker. */
     enum Verdict { STAY, UP, DOWN }
 
-    /** A proposed transition and when to check next. */
-    record Step(Verdict verdict, Duration next, boolean firstRun) {
+    /**
+     * A proposed transition and when to check next.
+     *
+     * @param verdict  the transition proposed, {@link Verdict#STAY} when this result settles nothing yet (a url
+     *                 that passed in the middle of an HTTP_GET's walk)
+     * @param next     when to run the next attempt
+     * @param firstRun whether this result is the checker's first verdict since start
+     * @param part     which part of the check the next attempt runs (an HTTP_GET's url; 0 for other checkers)
+     */
+    record Step(Verdict verdict, Duration next, boolean firstRun, int part) {
+        Step(Verdict verdict, Duration next, boolean firstRun) {
+            this(verdict, next, firstRun, 0);
+        }
     }
 
     final CheckSpec spec;
@@ -29,6 +41,8 @@ final class CheckerState {
     private final Duration delayLoop;
     private final Duration delayBeforeRetry;
     final boolean alpha;
+    /** HTTP_GET/SSL_GET's walk over its urls, or {@code null} for a checker with a single probe. */
+    private final UrlCycle urls;
 
     boolean up;
     boolean hasRun;
@@ -47,6 +61,7 @@ final class CheckerState {
         this.alpha = !file && t.alpha();
         this.delayLoop = file ? min(t.delayLoop(), Duration.ofSeconds(1)) : t.delayLoop();
         this.delayBeforeRetry = t.delayBeforeRetry();
+        this.urls = spec instanceof HttpCheckSpec h ? new UrlCycle(h.urls().size(), h.fastRecovery()) : null;
         this.up = !alpha;
         // keepalived pre-sets the retry counter, so the first failure after start is final.
         this.retryIt = retry;
@@ -56,7 +71,20 @@ final class CheckerState {
         return a.compareTo(b) <= 0 ? a : b;
     }
 
+    /** Which part of the check runs next (an HTTP_GET's url number; 0 for other checkers). */
+    int part() {
+        return urls == null ? 0 : urls.cursor();
+    }
+
+    /** The url an HTTP_GET knows to be failing, or -1. */
+    int failedPart() {
+        return urls == null ? -1 : urls.failed();
+    }
+
     Step step(boolean success) {
+        if (urls != null) {
+            return urls.step(this, success, retry, rise, delayLoop, delayBeforeRetry);
+        }
         boolean first = !hasRun;
         hasRun = true;
         if (success) {

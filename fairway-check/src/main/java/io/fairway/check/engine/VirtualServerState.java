@@ -68,8 +68,8 @@ final class VirtualServerState {
         return sum;
     }
 
-    /** Applies one check result and returns when the checker should run next. */
-    synchronized Duration onResult(RealServerState rs, CheckerState c, CheckResult result) {
+    /** Applies one check result and returns the step taken: when the checker should run next, and on what. */
+    synchronized CheckerState.Step onResult(RealServerState rs, CheckerState c, CheckResult result) {
         CheckerState.Step step = c.step(result.success());
         Reason reason = new Reason(c.name, result.observation());
         if (!result.success() && step.verdict() == CheckerState.Verdict.STAY && c.up) {
@@ -119,7 +119,7 @@ final class VirtualServerState {
         if (changed) {
             updateQuorum(reason);
         }
-        return step.next();
+        return step;
     }
 
     private boolean setAlive(RealServerState rs, boolean alive, Reason reason) {

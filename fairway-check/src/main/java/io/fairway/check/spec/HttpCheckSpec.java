@@ -22,10 +22,12 @@ import java.util.Objects;
  * @param source            where the connection leaves from ({@code bindto}, {@code bind_port}, {@code bind_if},
  *                          {@code fwmark})
  * @param timing            timing
+ * @param fastRecovery      keepalived's {@code fast_recovery}: while the checker has not run yet, or is down with no
+ *                          url known to be failing, fetch the next url at once instead of a {@code delay_loop} later
  */
 public record HttpCheckSpec(InetSocketAddress target, boolean tls, List<UrlSpec> urls, String virtualHost,
                             String sniName, boolean verifyCertificate, Path caFile, boolean http11,
-                            CheckSource source, CheckTiming timing)
+                            CheckSource source, CheckTiming timing, boolean fastRecovery)
         implements CheckSpec {
     public HttpCheckSpec {
         Objects.requireNonNull(target, "target");
@@ -37,10 +39,24 @@ public record HttpCheckSpec(InetSocketAddress target, boolean tls, List<UrlSpec>
         }
     }
 
+    /** Without {@code fast_recovery} (keepalived's default). */
+    public HttpCheckSpec(InetSocketAddress target, boolean tls, List<UrlSpec> urls, String virtualHost,
+                         String sniName, boolean verifyCertificate, Path caFile, boolean http11, CheckSource source,
+                         CheckTiming timing) {
+        this(target, tls, urls, virtualHost, sniName, verifyCertificate, caFile, http11, source, timing, false);
+    }
+
     /** A check from wherever the kernel chooses. */
     public HttpCheckSpec(InetSocketAddress target, boolean tls, List<UrlSpec> urls, String virtualHost,
                          String sniName, boolean verifyCertificate, Path caFile, boolean http11, CheckTiming timing) {
-        this(target, tls, urls, virtualHost, sniName, verifyCertificate, caFile, http11, CheckSource.NONE, timing);
+        this(target, tls, urls, virtualHost, sniName, verifyCertificate, caFile, http11, CheckSource.NONE, timing,
+                false);
+    }
+
+    /** The same check with {@code fast_recovery} on or off. */
+    public HttpCheckSpec withFastRecovery(boolean on) {
+        return new HttpCheckSpec(target, tls, urls, virtualHost, sniName, verifyCertificate, caFile, http11, source,
+                timing, on);
     }
 
     @Override

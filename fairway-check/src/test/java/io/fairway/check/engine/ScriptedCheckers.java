@@ -25,6 +25,10 @@ final class ScriptedCheckers implements CheckerFactory {
     /** What the checker of one real server answers next; {@link #NEVER} = never answer. */
     final Map<String, CheckResult> answer = new HashMap<>();
     final Map<String, List<Long>> ranAt = new HashMap<>();
+    /** Per url (part) answers of a real server's checker; a part without one answers as {@link #answer}. */
+    final Map<String, Map<Integer, CheckResult>> partAnswer = new HashMap<>();
+    /** Which part each attempt ran, in order, as {@code "<seconds>s:<part>"}. */
+    final Map<String, List<String>> ranParts = new HashMap<>();
     private final Scheduler clock;
 
     ScriptedCheckers(Scheduler clock) {
@@ -37,6 +41,11 @@ final class ScriptedCheckers implements CheckerFactory {
 
     void set(String rs, CheckResult r) {
         answer.put(rs, r);
+    }
+
+    void set(String rs, int part, boolean ok) {
+        partAnswer.computeIfAbsent(rs, k -> new HashMap<>())
+                .put(part, ok ? CheckResult.ok("url " + part + " ok") : CheckResult.fail("url " + part + " 503"));
     }
 
     @Override
@@ -52,6 +61,20 @@ final class ScriptedCheckers implements CheckerFactory {
                 if (r != NEVER) {
                     done.accept(r);
                 }
+            }
+
+            @Override
+            public void check(int part, Consumer<CheckResult> done) {
+                long now = clock.nanoTime();
+                String at = now % 1_000_000_000L == 0 ? Long.toString(now / 1_000_000_000L) : Double.toString(now / 1e9);
+                ranParts.computeIfAbsent(key, k -> new ArrayList<>()).add(at + "s:" + part);
+                CheckResult r = partAnswer.getOrDefault(key, Map.of()).get(part);
+                if (r == null) {
+                    check(done);
+                    return;
+                }
+                ranAt.computeIfAbsent(key, k -> new ArrayList<>()).add(now);
+                done.accept(r);
             }
 
             @Override
