@@ -151,7 +151,7 @@ final class HttpChecker implements Checker {
                     HttpMethod.GET, url.path());
             req.headers().set(HttpHeaderNames.USER_AGENT, "KeepAliveClient");
             req.headers().set(HttpHeaderNames.HOST, host(url));
-            if (spec.http11()) {
+            if (spec.connectionClose()) {
                 req.headers().set(HttpHeaderNames.CONNECTION, "close");
             }
             f.channel().writeAndFlush(req);

@@ -189,7 +189,7 @@ public final class CheckSpecs {
             throw new CheckConfigException(where + ": cannot read CA file " + ca + " for verify_cert");
         }
         return new HttpCheckSpec(target(k.endpoint()), k.ssl(), urls, null, sni, k.verifyCert(), ca,
-                "1.1".equals(k.httpVersion()), src, t, k.fastRecovery());
+                "1.1".equals(k.httpVersion()), src, t, k.fastRecovery(), !"1.0".equals(k.httpVersion()));
     }
 
     private static UrlSpec.Regex regex(UrlCheck u, String pattern) {

@@ -20,7 +20,8 @@ public sealed interface CheckSpec
             return new TcpCheckSpec(s.target(), s.source(), t);
         } else if (this instanceof HttpCheckSpec s) {
             return new HttpCheckSpec(s.target(), s.tls(), s.urls(), s.virtualHost(), s.sniName(),
-                    s.verifyCertificate(), s.caFile(), s.http11(), s.source(), t, s.fastRecovery());
+                    s.verifyCertificate(), s.caFile(), s.http11(), s.source(), t, s.fastRecovery(),
+                    s.connectionClose());
         } else if (this instanceof MiscCheckSpec s) {
             return new MiscCheckSpec(s.script(), s.timeout(), s.dynamic(), t);
         } else if (this instanceof DnsCheckSpec s) {

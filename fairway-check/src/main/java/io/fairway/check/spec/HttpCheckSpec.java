@@ -24,10 +24,11 @@ import java.util.Objects;
  * @param timing            timing
  * @param fastRecovery      keepalived's {@code fast_recovery}: while the checker has not run yet, or is down with no
  *                          url known to be failing, fetch the next url at once instead of a {@code delay_loop} later
+ * @param connectionClose   send {@code Connection: close} (keepalived's {@code http_protocol 1.0C} and {@code 1.1})
  */
 public record HttpCheckSpec(InetSocketAddress target, boolean tls, List<UrlSpec> urls, String virtualHost,
                             String sniName, boolean verifyCertificate, Path caFile, boolean http11,
-                            CheckSource source, CheckTiming timing, boolean fastRecovery)
+                            CheckSource source, CheckTiming timing, boolean fastRecovery, boolean connectionClose)
         implements CheckSpec {
     public HttpCheckSpec {
         Objects.requireNonNull(target, "target");
@@ -37,6 +38,14 @@ public record HttpCheckSpec(InetSocketAddress target, boolean tls, List<UrlSpec>
         if (urls.isEmpty()) {
             throw new IllegalArgumentException((tls ? "SSL_GET" : "HTTP_GET") + " needs at least one url");
         }
+    }
+
+    /** {@code Connection: close} exactly with HTTP/1.1, as {@code http_protocol 1.0} and {@code 1.1} send. */
+    public HttpCheckSpec(InetSocketAddress target, boolean tls, List<UrlSpec> urls, String virtualHost,
+                         String sniName, boolean verifyCertificate, Path caFile, boolean http11, CheckSource source,
+                         CheckTiming timing, boolean fastRecovery) {
+        this(target, tls, urls, virtualHost, sniName, verifyCertificate, caFile, http11, source, timing, fastRecovery,
+                http11);
     }
 
     /** Without {@code fast_recovery} (keepalived's default). */
@@ -56,7 +65,13 @@ public record HttpCheckSpec(InetSocketAddress target, boolean tls, List<UrlSpec>
     /** The same check with {@code fast_recovery} on or off. */
     public HttpCheckSpec withFastRecovery(boolean on) {
         return new HttpCheckSpec(target, tls, urls, virtualHost, sniName, verifyCertificate, caFile, http11, source,
-                timing, on);
+                timing, on, connectionClose);
+    }
+
+    /** The same check with or without {@code Connection: close} ({@code http_protocol 1.0C} is 1.0 with it). */
+    public HttpCheckSpec withConnectionClose(boolean on) {
+        return new HttpCheckSpec(target, tls, urls, virtualHost, sniName, verifyCertificate, caFile, http11, source,
+                timing, fastRecovery, on);
     }
 
     @Override

@@ -109,6 +109,49 @@ class HttpCheckerTest {
     }
 
     @Test
+    void requestHeadIsKeepalivedsForEachHttpProtocol() throws Exception {
+        // http_protocol 1.0 / 1.0C / 1.1: version and Connection: close as keepalived's check_http.c sends them.
+        for (var c : List.of(new Object[]{false, false, "GET / HTTP/1.0", false},
+                new Object[]{false, true, "GET / HTTP/1.0", true}, new Object[]{true, true, "GET / HTTP/1.1", true})) {
+            try (java.net.ServerSocket server = new java.net.ServerSocket(0, 5,
+                    java.net.InetAddress.getByName("127.0.0.1"))) {
+                CompletableFuture<List<String>> head = new CompletableFuture<>();
+                Thread t = new Thread(() -> {
+                    try (java.net.Socket s = server.accept()) {
+                        var in = new java.io.BufferedReader(new java.io.InputStreamReader(s.getInputStream(),
+                                java.nio.charset.StandardCharsets.US_ASCII));
+                        List<String> lines = new java.util.ArrayList<>();
+                        for (String l; (l = in.readLine()) != null && !l.isEmpty(); ) {
+                            lines.add(l);
+                        }
+                        head.complete(lines);
+                        s.getOutputStream().write("HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok"
+                                .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+                    } catch (Exception e) {
+                        head.completeExceptionally(e);
+                    }
+                });
+                t.start();
+                var spec = new HttpCheckSpec(new InetSocketAddress("127.0.0.1", server.getLocalPort()), false,
+                        List.of(UrlSpec.path("/")), null, null, false, null, (boolean) c[0], T)
+                        .withConnectionClose((boolean) c[1]);
+                assertThat(harness.once(spec).success()).isTrue();
+                List<String> lines = head.get(5, TimeUnit.SECONDS);
+                assertThat(lines.get(0)).isEqualTo(c[2]);
+                // Header names are case-insensitive; Netty writes them in lower case.
+                List<String> lower = lines.stream().map(l -> l.toLowerCase(java.util.Locale.ROOT)).toList();
+                assertThat(lower).contains("user-agent: keepaliveclient");
+                if ((boolean) c[3]) {
+                    assertThat(lower).contains("connection: close");
+                } else {
+                    assertThat(lower).noneMatch(l -> l.startsWith("connection:"));
+                }
+                t.join(2000);
+            }
+        }
+    }
+
+    @Test
     void healthyUrlPasses() throws Exception {
         CheckResult r = harness.once(get(http, false, UrlSpec.path("/health")));
         assertThat(r.success()).as(r.observation()).isTrue();

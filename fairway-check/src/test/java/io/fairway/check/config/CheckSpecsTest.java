@@ -98,6 +98,28 @@ class CheckSpecsTest {
     }
 
     @Test
+    void httpProtocolSetsVersionAndConnectionClose() throws Exception {
+        for (String[] c : new String[][]{{"1.0", "false", "false"}, {"1.0C", "false", "true"}, {"1.1", "true", "true"}}) {
+            Config conf = parse("""
+                    virtual_server 127.0.0.1 80 {
+                      protocol TCP
+                      real_server 127.0.0.1 8080 {
+                        HTTP_GET {
+                          http_protocol %s
+                          url {
+                            path /
+                          }
+                        }
+                      }
+                    }
+                    """.formatted(c[0]));
+            HttpCheckSpec http = (HttpCheckSpec) CheckSpecs.from(conf).get(0).realServers().get(0).checkers().get(0);
+            assertThat(http.http11()).as(c[0]).isEqualTo(Boolean.parseBoolean(c[1]));
+            assertThat(http.connectionClose()).as(c[0]).isEqualTo(Boolean.parseBoolean(c[2]));
+        }
+    }
+
+    @Test
     void tcpTakesItsSourceFromTheConfig() throws Exception {
         Config c = parse("""
                 virtual_server 127.0.0.1 80 {
