@@ -70,10 +70,11 @@ class DatagramCloseInReadTest {
     /** Answers every datagram on 127.0.0.1 with {@code reply(query)}, on a thread of its own. */
     static final class Responder implements AutoCloseable {
         final DatagramSocket socket;
+        final Thread thread;
 
         Responder(UnaryOperator<byte[]> reply) throws Exception {
             socket = new DatagramSocket(0, LO);
-            Thread t = new Thread(() -> {
+            thread = new Thread(() -> {
                 byte[] buf = new byte[1500];
                 try {
                     while (true) {
@@ -86,8 +87,8 @@ class DatagramCloseInReadTest {
                     // closed: test over
                 }
             }, "responder");
-            t.setDaemon(true);
-            t.start();
+            thread.setDaemon(true);
+            thread.start();
         }
 
         InetSocketAddress address() {
@@ -95,8 +96,10 @@ class DatagramCloseInReadTest {
         }
 
         @Override
-        public void close() {
+        public void close() throws InterruptedException {
             socket.close();
+            // The JDK releases the descriptor only when the blocked receive returns: leave nothing behind.
+            thread.join(2000);
         }
     }
 
