@@ -81,7 +81,7 @@ final class DnsChecker implements Checker {
             q.addRecord(DnsSection.QUESTION, new DefaultDnsQuestion(name, type));
             f.channel().writeAndFlush(q).addListener((ChannelFuture w) -> {
                 if (!w.isSuccess()) {
-                    w.channel().close();
+                    DatagramClose.later(w.channel());
                     reply.finish(CheckResult.fail("send failed: " + Failures.describe(w.cause(), timeout)));
                 }
             });
@@ -106,7 +106,7 @@ final class DnsChecker implements Checker {
             if (res.id() != id || !res.sender().equals(target)) {
                 return; // not ours: keep waiting for the real answer until the timeout
             }
-            ctx.close();
+            DatagramClose.later(ctx.channel());
             if (res.code() == DnsResponseCode.NOERROR) {
                 finish(CheckResult.ok(type.name() + " " + name + ": NOERROR, "
                         + res.count(DnsSection.ANSWER) + " answer(s)"));
@@ -117,7 +117,7 @@ final class DnsChecker implements Checker {
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            ctx.close();
+            DatagramClose.later(ctx.channel());
             finish(CheckResult.fail(Failures.describe(cause, timeout)));
         }
 

@@ -51,6 +51,7 @@ final class Pinger implements AutoCloseable {
     private static final int SOL_SOCKET = 1;
     private static final int SO_RCVTIMEO = 20;
     private static final int EACCES = 13;
+    private static final int SHUT_RDWR = 2;
     private static final int ICMP_ECHO = 8;
     private static final int ICMP_ECHOREPLY = 0;
     private static final int ICMPV6_ECHO_REQUEST = 128;
@@ -72,6 +73,8 @@ final class Pinger implements AutoCloseable {
         long recvfrom(int fd, Pointer buf, long len, int flags, Pointer addr, Pointer addrLen);
 
         int close(int fd);
+
+        int shutdown(int fd, int how);
 
         int getegid();
     }
@@ -164,7 +167,12 @@ final class Pinger implements AutoCloseable {
         Memory tv = new Memory(16);
         tv.setLong(0, 0);
         tv.setLong(8, 100_000); // 100 ms: how often the receiver wakes to expire unanswered requests
-        C.INSTANCE.setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, tv, 16);
+        try {
+            C.INSTANCE.setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, tv, 16);
+        } catch (LastErrorException e) {
+            C.INSTANCE.close(s);
+            throw e;
+        }
         return s;
     }
 
@@ -332,10 +340,20 @@ final class Pinger implements AutoCloseable {
 
         void close() {
             closed = true;
+            // Wakes a receiver blocked in recvfrom at once (on a datagram socket the call reports ENOTCONN, but
+            // it does wake the reader) instead of at the next SO_RCVTIMEO tick.
+            C.INSTANCE.shutdown(fd, SHUT_RDWR);
             try {
                 receiver.join(1000);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
+            }
+            if (receiver.isAlive()) {
+                // Stuck in a result callback. Closing now would free the number while it still calls recvfrom
+                // on it, and the next socket opened anywhere in the process would be read by this thread
+                // (datagrams stolen, or blocked forever on a blocking socket). Leaking one descriptor is better.
+                log.warn("ping receiver {} did not stop; leaving its socket open", receiver.getName());
+                return;
             }
             C.INSTANCE.close(fd);
         }

@@ -88,7 +88,8 @@ final class UdpChecker implements Checker {
 
         void finish(Channel ch, CheckResult r) {
             if (ch != null) {
-                ch.close();
+                // Not ch.close(): this may run inside the epoll read loop, which would then read a freed fd.
+                DatagramClose.later(ch);
             }
             done.accept(r);
         }
