@@ -44,11 +44,8 @@ final class ResponseDecoder extends ByteToMessageDecoder {
       switch (state) {
         case HEAD -> head(in, out);
         case LENGTH -> {
-          int n = (int) Math.min(in.readableBytes(), remaining);
-          out.add(in.readRetainedSlice(n));
-          remaining -= n;
+          remaining = StrictRequestDecoder.lengthBody(in, out, remaining);
           if (remaining == 0) {
-            out.add(StrictRequestDecoder.END);
             state = State.HEAD;
           }
         }

@@ -52,11 +52,8 @@ final class StrictRequestDecoder extends ByteToMessageDecoder {
       switch (state) {
         case HEAD -> head(in, out);
         case LENGTH -> {
-          int n = (int) Math.min(in.readableBytes(), remaining);
-          out.add(in.readRetainedSlice(n));
-          remaining -= n;
+          remaining = lengthBody(in, out, remaining);
           if (remaining == 0) {
-            out.add(END);
             state = State.HEAD;
           }
         }
@@ -74,6 +71,20 @@ final class StrictRequestDecoder extends ByteToMessageDecoder {
       in.skipBytes(in.readableBytes());
       out.add(new Malformed(e.status, e.getMessage()));
     }
+  }
+
+  /**
+   * Passes on what is readable of a Content-Length body, up to {@code remaining} bytes, as one
+   * slice (and the end marker once the body is complete); returns the bytes still to come.
+   */
+  static long lengthBody(ByteBuf in, List<Object> out, long remaining) {
+    int n = (int) Math.min(in.readableBytes(), remaining);
+    out.add(in.readRetainedSlice(n));
+    remaining -= n;
+    if (remaining == 0) {
+      out.add(END);
+    }
+    return remaining;
   }
 
   private void head(ByteBuf in, List<Object> out) throws BadMessage {
