@@ -36,14 +36,7 @@ N1=$(free_port); N2=$(free_port)
 start_nginx n1 "$N1"; start_nginx n2 "$N2"
 
 HT=$(free_port); HH=$(free_port)
-cat >"$WORK/haproxy.cfg" <<CFG
-global
-  maxconn 4000
-  nbthread 2
-defaults
-  timeout connect 3s
-  timeout client 60s
-  timeout server 60s
+{ haproxy_globals; cat <<CFG; } >"$WORK/haproxy.cfg"
 listen tcp
   bind 127.0.0.1:$HT
   mode tcp

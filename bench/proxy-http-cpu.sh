@@ -30,14 +30,7 @@ for i in "${!VARIANTS[@]}"; do
   v=${VARIANTS[$i]}
   port=$(free_port)
   if [[ $v == haproxy ]]; then
-    cat >"$WORK/haproxy.cfg" <<CFG
-global
-  maxconn 4000
-  nbthread 2
-defaults
-  timeout connect 3s
-  timeout client 60s
-  timeout server 60s
+    { haproxy_globals; cat <<CFG; } >"$WORK/haproxy.cfg"
 listen http
   bind 127.0.0.1:$port
   mode http

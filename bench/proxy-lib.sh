@@ -25,6 +25,18 @@ wait_port() { # port [seconds]
 }
 
 # start_nginx NAME PORT -> pid in NGINX_PID
+haproxy_globals() { # the global and defaults sections every benchmark's HAProxy uses
+  cat <<'CFG'
+global
+  maxconn 4000
+  nbthread 2
+defaults
+  timeout connect 3s
+  timeout client 60s
+  timeout server 60s
+CFG
+}
+
 start_nginx() {
   local name=$1 port=$2 dir="$WORK/nginx-$1"
   mkdir -p "$dir/logs"
