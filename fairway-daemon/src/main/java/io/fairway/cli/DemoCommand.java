@@ -18,6 +18,7 @@ import io.fairway.proxy.ProxyOptions;
 import io.fairway.proxy.ProxyTable;
 import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.io.PrintWriter;
@@ -40,6 +41,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 /**
@@ -59,6 +61,9 @@ public final class DemoCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
 
+  /** Typed commands come from the standard input {@link Main} was given. */
+  @ParentCommand Main main;
+
   @Option(names = "--port", defaultValue = "8080", paramLabel = "PORT",
       description = "loopback port of the virtual server (default ${DEFAULT-VALUE}; 0 = any free port)")
   int port;
@@ -74,6 +79,9 @@ public final class DemoCommand implements Callable<Integer> {
   @Option(names = "--admin", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:0",
       description = "loopback address for fairway status (default: a free port, printed)")
   String admin;
+
+  /** How soon a typed command is seen, and how soon the reader notices the demo stopped. */
+  private static final Duration COMMAND_POLL = Duration.ofMillis(100);
 
   private final List<DemoBackend> demoBackends = new ArrayList<>();
 
@@ -102,6 +110,9 @@ public final class DemoCommand implements Callable<Integer> {
     ProxyTable table = null;
     Daemon daemon = null;
     AdminServer adminServer = null;
+    List<Signals.Restore> signals = new ArrayList<>();
+    CountDownLatch stop = new CountDownLatch(1);
+    Thread reader = null;
     try {
       for (int i = 1; i <= backends; i++) {
         demoBackends.add(new DemoBackend("backend-" + i));
@@ -120,12 +131,11 @@ public final class DemoCommand implements Callable<Integer> {
       Daemon d = daemon;
       adminServer = AdminServer.start(adminAddress, d::status);
       printWhatToTry(out, vip, conf, adminServer.address());
-      CountDownLatch stop = new CountDownLatch(1);
-      Signals.on("INT", stop::countDown);
-      Signals.on("TERM", stop::countDown);
-      Thread input = new Thread(() -> readCommands(out, stop), "demo-input");
-      input.setDaemon(true);
-      input.start();
+      signals.add(Signals.on("INT", stop::countDown));
+      signals.add(Signals.on("TERM", stop::countDown));
+      reader = new Thread(() -> readCommands(main.in(), out, stop), "demo-input");
+      reader.setDaemon(true);
+      reader.start();
       if (durationSeconds > 0) {
         stop.await(durationSeconds, TimeUnit.SECONDS);
       } else {
@@ -134,6 +144,8 @@ public final class DemoCommand implements Callable<Integer> {
       out.println("demo: stopping");
       return 0;
     } finally {
+      stop.countDown(); // --duration ended it, or an error: tells the reader too
+      signals.forEach(Signals.Restore::close);
       if (adminServer != null) {
         adminServer.close();
       }
@@ -148,6 +160,9 @@ public final class DemoCommand implements Callable<Integer> {
       }
       Files.deleteIfExists(conf);
       Files.deleteIfExists(dir);
+      if (reader != null) {
+        reader.join(2 * COMMAND_POLL.toMillis() + 1000);
+      }
     }
   }
 
@@ -196,38 +211,64 @@ public final class DemoCommand implements Callable<Integer> {
     out.flush();
   }
 
-  private void readCommands(PrintWriter out, CountDownLatch stop) {
-    try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
-      String line;
-      while ((line = in.readLine()) != null) {
-        String[] w = line.trim().split("\\s+");
-        if (w[0].isEmpty()) {
+  /**
+   * Reads typed commands until the demo stops. It reads only what is already there and otherwise
+   * waits on {@code stop}: a thread blocked in {@code read} cannot be woken in Java, and one left
+   * blocked on the input outlives the demo — in a test JVM it even holds the lock of the stdin
+   * Maven's fork uses to hear the build say goodbye, holding the fork up for 30 s.
+   */
+  private void readCommands(InputStream input, PrintWriter out, CountDownLatch stop) {
+    BufferedReader in = new BufferedReader(new InputStreamReader(input, StandardCharsets.UTF_8));
+    try {
+      while (true) {
+        if (!in.ready()) {
+          if (stop.await(COMMAND_POLL.toMillis(), TimeUnit.MILLISECONDS)) {
+            return;
+          }
           continue;
         }
-        if (w[0].equals("quit") || w[0].equals("exit")) {
+        String line = in.readLine();
+        if (line == null) {
+          return; // end of input: keep running until a signal or --duration
+        }
+        if (!command(line, out)) {
           stop.countDown();
           return;
         }
-        int n;
-        try {
-          n = w.length == 2 ? Integer.parseInt(w[1]) : -1;
-        } catch (NumberFormatException e) {
-          n = -1;
-        }
-        if (n < 1 || n > demoBackends.size() || !(w[0].equals("stop") || w[0].equals("start"))) {
-          out.println("demo: commands are 'stop N', 'start N' (N = 1.." + demoBackends.size() + ") and 'quit'");
-        } else if (w[0].equals("stop")) {
-          demoBackends.get(n - 1).stop();
-          out.println("demo: backend-" + n + " stopped; watch for its health check to fail");
-        } else {
-          demoBackends.get(n - 1).start();
-          out.println("demo: backend-" + n + " started; watch for its health check to succeed");
-        }
-        out.flush();
       }
     } catch (IOException e) {
-      // stdin closed: keep running until a signal or --duration
+      // input closed: keep running until a signal or --duration
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
+  }
+
+  /** Carries out one typed command; false for 'quit'. */
+  private boolean command(String line, PrintWriter out) {
+    String[] w = line.trim().split("\\s+");
+    if (w[0].isEmpty()) {
+      return true;
+    }
+    if (w[0].equals("quit") || w[0].equals("exit")) {
+      return false;
+    }
+    int n;
+    try {
+      n = w.length == 2 ? Integer.parseInt(w[1]) : -1;
+    } catch (NumberFormatException e) {
+      n = -1;
+    }
+    if (n < 1 || n > demoBackends.size() || !(w[0].equals("stop") || w[0].equals("start"))) {
+      out.println("demo: commands are 'stop N', 'start N' (N = 1.." + demoBackends.size() + ") and 'quit'");
+    } else if (w[0].equals("stop")) {
+      demoBackends.get(n - 1).stop();
+      out.println("demo: backend-" + n + " stopped; watch for its health check to fail");
+    } else {
+      demoBackends.get(n - 1).start();
+      out.println("demo: backend-" + n + " started; watch for its health check to succeed");
+    }
+    out.flush();
+    return true;
   }
 
   private static int freePort() throws IOException {

@@ -3,6 +3,7 @@ package io.fairway.cli;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
+import java.io.InputStream;
 import java.io.PrintWriter;
 
 /**
@@ -31,25 +32,47 @@ public final class Main implements Runnable {
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
+  /**
+   * What subcommands read as standard input ({@code pick --keys -}, the demo's typed commands).
+   * Only {@link #main} hands them the process's {@code System.in}: a command run in-process
+   * (tests, an embedding program) must not read, or hold the lock of, a stdin it does not own —
+   * Maven's test fork, for one, talks to its parent over it.
+   */
+  private final InputStream in;
+
+  private Main(InputStream in) {
+    this.in = in;
+  }
+
+  /** Standard input as the caller of {@link #execute} gave it. */
+  InputStream in() {
+    return in;
+  }
+
   @Override
   public void run() {
     spec.commandLine().usage(spec.commandLine().getOut());
   }
 
   public static void main(String[] args) {
-    System.exit(execute(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+    System.exit(execute(args, System.in, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+  }
+
+  /** Runs the command line with the given streams and an empty standard input; returns the exit code. */
+  public static int execute(String[] args, PrintWriter out, PrintWriter err) {
+    return execute(args, InputStream.nullInputStream(), out, err);
   }
 
   /** Runs the command line with the given streams; returns the exit code. */
-  public static int execute(String[] args, PrintWriter out, PrintWriter err) {
-    CommandLine cl = commandLine();
+  public static int execute(String[] args, InputStream in, PrintWriter out, PrintWriter err) {
+    CommandLine cl = commandLine(in);
     cl.setOut(out);
     cl.setErr(err);
     return cl.execute(args);
   }
 
-  static CommandLine commandLine() {
-    CommandLine cl = new CommandLine(new Main());
+  static CommandLine commandLine(InputStream in) {
+    CommandLine cl = new CommandLine(new Main(in));
     // A mistyped option is the user's error, not ours: one line and the usage exit code.
     cl.setParameterExceptionHandler(
         (ex, args) -> {

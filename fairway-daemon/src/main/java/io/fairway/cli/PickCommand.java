@@ -28,6 +28,7 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 /**
@@ -46,10 +47,10 @@ import picocli.CommandLine.Spec;
     })
 public final class PickCommand implements Callable<Integer> {
 
-  /** Where {@code --keys -} reads from; tests replace it. */
-  static InputStream stdin = System.in;
-
   @Spec CommandSpec spec;
+
+  /** Where {@code --keys -} reads from: the standard input {@link Main} was given. */
+  @ParentCommand Main main;
 
   @Option(names = {"-f", "--use-file", "--config"}, required = true, paramLabel = "FILE",
       description = "keepalived.conf to read")
@@ -157,7 +158,7 @@ public final class PickCommand implements Callable<Integer> {
     BufferedReader in;
     String source = keys.equals("-") ? "<stdin>" : keys;
     try {
-      InputStream is = keys.equals("-") ? stdin : Files.newInputStream(Path.of(keys));
+      InputStream is = keys.equals("-") ? main.in() : Files.newInputStream(Path.of(keys));
       in = new BufferedReader(new InputStreamReader(is, StandardCharsets.UTF_8), 1 << 16);
     } catch (IOException | RuntimeException e) {
       return fail("--keys " + keys + ": cannot read (" + reason(e) + ")");

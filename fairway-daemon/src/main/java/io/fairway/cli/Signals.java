@@ -9,11 +9,24 @@ package io.fairway.cli;
 final class Signals {
   private Signals() {}
 
+  /** Puts back the handler that {@link #on} replaced. */
+  interface Restore extends AutoCloseable {
+    @Override
+    void close();
+  }
+
+  /**
+   * Runs {@code action} on a new thread for each {@code SIG<name>}. A command that returns while
+   * the JVM lives on (run in-process, as tests and {@code fairway demo} do) closes the result:
+   * otherwise the JVM's own Ctrl-C and SIGTERM handling would stay replaced by a dead command's.
+   */
   @SuppressWarnings("sunapi")
-  static void on(String name, Runnable action) {
-    sun.misc.Signal.handle(new sun.misc.Signal(name), s -> {
+  static Restore on(String name, Runnable action) {
+    sun.misc.Signal signal = new sun.misc.Signal(name);
+    sun.misc.SignalHandler previous = sun.misc.Signal.handle(signal, s -> {
       Thread t = new Thread(action, "fairway-SIG" + name);
       t.start();
     });
+    return () -> sun.misc.Signal.handle(signal, previous);
   }
 }

@@ -1,5 +1,6 @@
 package io.fairway.cli;
 
+import java.io.InputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.List;
@@ -8,9 +9,14 @@ import java.util.List;
 record CliRun(int code, String out, String err) {
 
   static CliRun run(String... args) {
+    return run(InputStream.nullInputStream(), args);
+  }
+
+  /** With {@code in} as the command's standard input. */
+  static CliRun run(InputStream in, String... args) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
-    int code = Main.execute(args, new PrintWriter(out, true), new PrintWriter(err, true));
+    int code = Main.execute(args, in, new PrintWriter(out, true), new PrintWriter(err, true));
     return new CliRun(code, out.toString(), err.toString());
   }
 

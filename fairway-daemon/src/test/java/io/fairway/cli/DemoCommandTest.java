@@ -3,12 +3,16 @@ package io.fairway.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.fairway.daemon.ThreadLeaks;
+import java.io.PipedInputStream;
+import java.io.PipedOutputStream;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
@@ -20,20 +24,52 @@ import org.junit.jupiter.api.Test;
 /** The quick start: demo backends, a generated config, the daemon and the userspace proxy. */
 class DemoCommandTest {
 
+  static final Pattern VIP = Pattern.compile("virtual server (http://127\\.0\\.0\\.1:\\d+)");
+
+  /** The demo run in-process on another thread, reading its typed commands from a pipe. */
+  static final class Demo {
+    final PipedOutputStream typed = new PipedOutputStream();
+    final StringWriter out = new StringWriter();
+    final StringWriter err = new StringWriter();
+    final AtomicInteger code = new AtomicInteger(-1);
+    final Thread thread;
+
+    Demo(String... options) throws Exception {
+      PipedInputStream in = new PipedInputStream(typed);
+      String[] args = new String[options.length + 1];
+      args[0] = "demo";
+      System.arraycopy(options, 0, args, 1, options.length);
+      thread = new Thread(() -> code.set(Main.execute(args, in, new PrintWriter(out, true), new PrintWriter(err, true))),
+          "demo-test");
+      thread.start();
+      await().atMost(Duration.ofSeconds(20)).until(() -> VIP.matcher(out.toString()).find());
+    }
+
+    String url() {
+      Matcher m = VIP.matcher(out.toString());
+      assertThat(m.find()).isTrue();
+      return m.group(1);
+    }
+
+    void type(String line) throws Exception {
+      typed.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+      typed.flush();
+    }
+
+    /** Waits for the demo to return, then checks it stopped cleanly. */
+    void assertStopped() throws InterruptedException {
+      thread.join(30_000);
+      assertThat(thread.isAlive()).as("the demo returned").isFalse();
+      assertThat(code.get()).as(err.toString()).isZero();
+      assertThat(out.toString()).contains("demo: stopping");
+    }
+  }
+
   @Test
-  void servesThroughTheShardDirectorAndStopsByItself() throws Exception {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    AtomicInteger code = new AtomicInteger(-1);
-    Thread demo = new Thread(() -> code.set(Main.execute(
-        new String[] {"demo", "--port", "0", "--duration", "15"}, new PrintWriter(out, true), new PrintWriter(err, true))));
-    demo.start();
-    Pattern vip = Pattern.compile("virtual server (http://127\\.0\\.0\\.1:\\d+)");
-    await().atMost(Duration.ofSeconds(20)).until(() -> vip.matcher(out.toString()).find());
-    Matcher m = vip.matcher(out.toString());
-    assertThat(m.find()).isTrue();
-    String url = m.group(1);
-    assertThat(out.toString()).contains("stop 1").contains("fairway status --admin 127.0.0.1:");
+  void servesThroughTheShardDirectorAndQuitsWhenTold() throws Exception {
+    Demo demo = new Demo("--port", "0", "--duration", "60");
+    String url = demo.url();
+    assertThat(demo.out.toString()).contains("stop 1").contains("fairway status --admin 127.0.0.1:");
 
     // A bounded client: on a starved machine a request must fail the test, not hang it past the demo's end.
     HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
@@ -49,9 +85,26 @@ class DemoCommandTest {
           HttpResponse.BodyHandlers.ofString()).body()).isEqualTo(r.body());
     }
     assertThat(backends).hasSizeGreaterThan(1);
-    demo.join(30_000);
-    assertThat(code.get()).as(err.toString()).isZero();
-    assertThat(out.toString()).contains("demo: stopping");
+
+    demo.type("quit");
+    demo.assertStopped();
+  }
+
+  /**
+   * Typed commands come from the input the demo is given (here a pipe; never the test JVM's own
+   * stdin, Maven's line to its test fork). When --duration ends the demo, the reader still waiting
+   * on that input ends too, and so does every other thread the demo started.
+   */
+  @Test
+  void stopsByItselfAndNoThreadOutlivesIt() throws Exception {
+    Set<Thread> before = ThreadLeaks.snapshot();
+    Demo demo = new Demo("--port", "0", "--backends", "2", "--duration", "4");
+    demo.type("stop 1");
+    await().atMost(Duration.ofSeconds(10)).until(() -> demo.out.toString().contains("demo: backend-1 stopped"));
+
+    demo.assertStopped();
+
+    ThreadLeaks.assertAllEnded(before, Duration.ofSeconds(10));
   }
 
   @Test

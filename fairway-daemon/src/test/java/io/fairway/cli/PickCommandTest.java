@@ -38,11 +38,10 @@ class PickCommandTest {
   }
 
   static CliRun run(String stdin, String... args) {
-    PickCommand.stdin = new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8));
     String[] full = new String[args.length + 1];
     full[0] = "pick";
     System.arraycopy(args, 0, full, 1, args.length);
-    return CliRun.run(full);
+    return CliRun.run(new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)), full);
   }
 
   static String conf() {
