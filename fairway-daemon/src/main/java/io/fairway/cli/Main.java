@@ -55,6 +55,8 @@ public final class Main implements Runnable {
   }
 
   public static void main(String[] args) {
+    // Before any command touches Netty: its allocators read the level as they create buffers.
+    LeakDetection.configure();
     System.exit(execute(args, System.in, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
   }
 
