@@ -188,8 +188,9 @@ public final class CheckSpecs {
         if (k.verifyCert() && ca != null && !Files.isReadable(ca)) {
             throw new CheckConfigException(where + ": cannot read CA file " + ca + " for verify_cert");
         }
-        return new HttpCheckSpec(target(k.endpoint()), k.ssl(), urls, null, sni, k.verifyCert(), ca,
-                "1.1".equals(k.httpVersion()), src, t, k.fastRecovery(), !"1.0".equals(k.httpVersion()));
+        return HttpCheckSpec.builder(target(k.endpoint()), t).tls(k.ssl()).urls(urls).sniName(sni)
+                .verifyCertificate(k.verifyCert()).caFile(ca).http11("1.1".equals(k.httpVersion())).source(src)
+                .fastRecovery(k.fastRecovery()).connectionClose(!"1.0".equals(k.httpVersion())).build();
     }
 
     private static UrlSpec.Regex regex(UrlCheck u, String pattern) {

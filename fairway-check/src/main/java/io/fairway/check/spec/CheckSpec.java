@@ -19,9 +19,7 @@ public sealed interface CheckSpec
         if (this instanceof TcpCheckSpec s) {
             return new TcpCheckSpec(s.target(), s.source(), t);
         } else if (this instanceof HttpCheckSpec s) {
-            return new HttpCheckSpec(s.target(), s.tls(), s.urls(), s.virtualHost(), s.sniName(),
-                    s.verifyCertificate(), s.caFile(), s.http11(), s.source(), t, s.fastRecovery(),
-                    s.connectionClose());
+            return s.toBuilder().timing(t).build();
         } else if (this instanceof MiscCheckSpec s) {
             return new MiscCheckSpec(s.script(), s.timeout(), s.dynamic(), t);
         } else if (this instanceof DnsCheckSpec s) {

@@ -100,8 +100,7 @@ class HttpCheckerTest {
     }
 
     static HttpCheckSpec get(int port, boolean tls, UrlSpec... urls) {
-        return new HttpCheckSpec(new InetSocketAddress("127.0.0.1", port), tls, List.of(urls), null, null, false,
-                null, false, T);
+        return HttpCheckSpec.builder(new InetSocketAddress("127.0.0.1", port), T).tls(tls).urls(urls).build();
     }
 
     static String md5(String s) throws Exception {
@@ -132,9 +131,8 @@ class HttpCheckerTest {
                     }
                 });
                 t.start();
-                var spec = new HttpCheckSpec(new InetSocketAddress("127.0.0.1", server.getLocalPort()), false,
-                        List.of(UrlSpec.path("/")), null, null, false, null, (boolean) c[0], T)
-                        .withConnectionClose((boolean) c[1]);
+                var spec = HttpCheckSpec.builder(new InetSocketAddress("127.0.0.1", server.getLocalPort()), T)
+                        .urls(UrlSpec.path("/")).http11((boolean) c[0]).connectionClose((boolean) c[1]).build();
                 assertThat(harness.once(spec).success()).isTrue();
                 List<String> lines = head.get(5, TimeUnit.SECONDS);
                 assertThat(lines.get(0)).isEqualTo(c[2]);
@@ -203,8 +201,8 @@ class HttpCheckerTest {
     @Test
     void sniNameIsSentOnlyWhenConfigured() throws Exception {
         var sni = new UrlSpec("/sni", md5("sni=check.test"), List.of(), null);
-        var spec = new HttpCheckSpec(new InetSocketAddress("127.0.0.1", https), true, List.of(sni), null,
-                "check.test", false, null, false, T);
+        var spec = HttpCheckSpec.builder(new InetSocketAddress("127.0.0.1", https), T).tls(true).urls(sni)
+                .sniName("check.test").build();
         assertThat(harness.once(spec).success()).isTrue();
         var noSni = new UrlSpec("/sni", md5("sni="), List.of(), null);
         assertThat(harness.once(get(https, true, noSni)).success()).isTrue();
@@ -212,24 +210,22 @@ class HttpCheckerTest {
 
     @Test
     void verificationRejectsAnUntrustedCertificateAndAcceptsItsCa() throws Exception {
-        var untrusted = new HttpCheckSpec(new InetSocketAddress("127.0.0.1", https), true,
-                List.of(UrlSpec.path("/health")), null, "check.test", true, null, false, T);
+        var untrusted = HttpCheckSpec.builder(new InetSocketAddress("127.0.0.1", https), T).tls(true)
+                .urls(UrlSpec.path("/health")).sniName("check.test").verifyCertificate(true).build();
         CheckResult r = harness.once(untrusted);
         assertThat(r.success()).isFalse();
         assertThat(r.observation()).containsIgnoringCase("certif");
-        var trusted = new HttpCheckSpec(new InetSocketAddress("127.0.0.1", https), true,
-                List.of(UrlSpec.path("/health")), null, "check.test", true, cert, false, T);
+        var trusted = untrusted.toBuilder().caFile(cert).build();
         CheckResult ok = harness.once(trusted);
         assertThat(ok.success()).as(ok.observation()).isTrue();
-        var wrongName = new HttpCheckSpec(new InetSocketAddress("127.0.0.1", https), true,
-                List.of(UrlSpec.path("/health")), null, "other.test", true, cert, false, T);
+        var wrongName = trusted.toBuilder().sniName("other.test").build();
         assertThat(harness.once(wrongName).success()).isFalse();
     }
 
     @Test
     void http11SendsConnectionClose() throws Exception {
-        var spec = new HttpCheckSpec(new InetSocketAddress("127.0.0.1", http), false,
-                List.of(UrlSpec.path("/health")), null, null, false, null, true, T);
+        var spec = HttpCheckSpec.builder(new InetSocketAddress("127.0.0.1", http), T).urls(UrlSpec.path("/health"))
+                .http11(true).build();
         assertThat(harness.once(spec).success()).isTrue();
     }
 
@@ -238,9 +234,8 @@ class HttpCheckerTest {
         CheckResult refused = harness.once(get(Programs.freePort(), false, UrlSpec.path("/health")));
         assertThat(refused.success()).isFalse();
         assertThat(refused.observation()).isEqualTo("/health: connection refused");
-        var slow = new HttpCheckSpec(new InetSocketAddress("127.0.0.1", http), false,
-                List.of(UrlSpec.path("/slow")), null, null, false, null, false,
-                CheckTiming.of(Duration.ofSeconds(1), Duration.ofMillis(300)));
+        var slow = HttpCheckSpec.builder(new InetSocketAddress("127.0.0.1", http),
+                CheckTiming.of(Duration.ofSeconds(1), Duration.ofMillis(300))).urls(UrlSpec.path("/slow")).build();
         // limit_rate 1 delays the body by a second: longer than the 300 ms timeout.
         CheckResult r = harness.once(slow);
         assertThat(r.success()).as(r.observation()).isFalse();
@@ -248,8 +243,8 @@ class HttpCheckerTest {
 
     @Test
     void unreadableCaFileIsALoadError() {
-        var spec = new HttpCheckSpec(new InetSocketAddress("127.0.0.1", https), true,
-                List.of(UrlSpec.path("/health")), null, null, true, dir.resolve("nope.pem"), false, T);
+        var spec = HttpCheckSpec.builder(new InetSocketAddress("127.0.0.1", https), T).tls(true)
+                .urls(UrlSpec.path("/health")).verifyCertificate(true).caFile(dir.resolve("nope.pem")).build();
         assertThatThrownBy(() -> harness.create(spec, 1)).isInstanceOf(CheckConfigException.class)
                 .hasMessageContaining("cannot read CA file");
     }
@@ -259,8 +254,8 @@ class HttpCheckerTest {
     static final CheckTiming SLOW_OK = CheckTiming.of(Duration.ofSeconds(1), Duration.ofSeconds(8));
 
     static HttpCheckSpec verifying(String sni, Path ca, UrlSpec url) {
-        return new HttpCheckSpec(new InetSocketAddress("127.0.0.1", https), true, List.of(url), null, sni, true, ca,
-                false, SLOW_OK);
+        return HttpCheckSpec.builder(new InetSocketAddress("127.0.0.1", https), SLOW_OK).tls(true).urls(url).sniName(sni)
+                .verifyCertificate(true).caFile(ca).build();
     }
 
     @Test
@@ -400,8 +395,8 @@ class HttpCheckerTest {
             // s_server serves one connection at a time: wait for its ACCEPT line rather than probing the port.
             org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
                     .until(() -> Programs.tail(out).contains("ACCEPT") || !server.isAlive());
-            var spec = new HttpCheckSpec(new InetSocketAddress("127.0.0.1", port), true, List.of(UrlSpec.path("/")),
-                    null, null, false, null, false, SLOW_OK);
+            var spec = HttpCheckSpec.builder(new InetSocketAddress("127.0.0.1", port), SLOW_OK).tls(true)
+                    .urls(UrlSpec.path("/")).build();
             CheckResult r = harness.once(spec);
             assertThat(r.success()).as(r.observation()).isTrue();
             org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))

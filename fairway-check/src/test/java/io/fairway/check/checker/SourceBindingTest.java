@@ -31,7 +31,6 @@ import java.net.Socket;
 import java.net.SocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -164,8 +163,8 @@ class SourceBindingTest {
                 }
             });
             t.start();
-            var spec = new HttpCheckSpec(new InetSocketAddress(LO1, s.getLocalPort()), false,
-                    List.of(UrlSpec.path("/")), null, null, false, null, false, from(LO2, port), T);
+            var spec = HttpCheckSpec.builder(new InetSocketAddress(LO1, s.getLocalPort()), T).urls(UrlSpec.path("/"))
+                    .source(from(LO2, port)).build();
             assertThat(spec.describe()).isEqualTo("HTTP_GET 127.0.0.1:" + s.getLocalPort() + " from 127.0.0.2:" + port);
             CheckResult r = harness.once(spec);
             assertThat(r.success()).as(r.observation()).isTrue();

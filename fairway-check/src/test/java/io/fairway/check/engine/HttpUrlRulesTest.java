@@ -40,9 +40,8 @@ class HttpUrlRulesTest {
     }
 
     static HttpCheckSpec http(int urls, CheckTiming t) {
-        return new HttpCheckSpec(InetSocketAddress.createUnresolved("rs", 80), false,
-                IntStream.range(0, urls).mapToObj(i -> UrlSpec.path("/u" + i)).toList(), null, null, false, null,
-                false, t);
+        return HttpCheckSpec.builder(InetSocketAddress.createUnresolved("rs", 80), t)
+                .urls(IntStream.range(0, urls).mapToObj(i -> UrlSpec.path("/u" + i)).toList()).build();
     }
 
     void start(HttpCheckSpec spec) {
