@@ -10,14 +10,12 @@ import io.fairway.check.spec.CheckTiming;
 import io.fairway.check.spec.RealServerSpec;
 import io.fairway.check.spec.TcpCheckSpec;
 import io.fairway.check.spec.VirtualServerSpec;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Random;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -25,22 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * keepalived's rules, one test each, driven by a manual clock and scripted checker answers so that every
  * statement about time is exact.
  */
-class EngineRulesTest {
-    static final Duration LOOP = Duration.ofSeconds(10);
-    static final Duration DBR = Duration.ofSeconds(1);
-    static final CheckTiming T = new CheckTiming(LOOP, Duration.ofSeconds(2), 1, DBR, Duration.ZERO, false, 1);
-
-    final ManualScheduler clock = new ManualScheduler();
-    final ScriptedCheckers checkers = new ScriptedCheckers(clock);
-    final Recorder rec = new Recorder(clock);
-    CheckEngine engine;
-
-    @AfterEach
-    void close() {
-        if (engine != null) {
-            engine.close();
-        }
-    }
+class EngineRulesTest extends ScriptedEngineFixture {
 
     static CheckSpec tcp(CheckTiming t) {
         return new TcpCheckSpec(InetSocketAddress.createUnresolved("rs", 80), t);
@@ -50,22 +33,12 @@ class EngineRulesTest {
         return RealServerSpec.of(name, weight, tcp(t));
     }
 
-    void start(VirtualServerSpec... vs) {
-        engine = CheckEngine.builder().listener(rec).scheduler(clock).checkerFactory(checkers)
-                .random(new Random(1)).build();
-        engine.start(List.of(vs));
-    }
-
     void startOne(RealServerSpec... servers) {
         start(VirtualServerSpec.of("vs", List.of(servers), 1, 0));
     }
 
     long secs(double s) {
         return (long) (s * 1e9);
-    }
-
-    List<ServerStateChanged> states() {
-        return rec.of(ServerStateChanged.class);
     }
 
     @Test
@@ -297,8 +270,7 @@ class EngineRulesTest {
         engine.close();
         CheckEngine previous = engine;
         Recorder after = new Recorder(clock);
-        engine = CheckEngine.builder().listener(after).scheduler(clock).checkerFactory(checkers)
-                .random(new Random(1)).build();
+        engine = newEngine(after);
         // a's checker checks the same thing (only its timing changed); b's checks another port.
         RealServerSpec a2 = new RealServerSpec("a", 10, List.of(tcp(T.withAlpha(true).withRetry(4))), null, null);
         RealServerSpec b2 = new RealServerSpec("b", 10,

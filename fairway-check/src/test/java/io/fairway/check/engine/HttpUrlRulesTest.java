@@ -6,13 +6,11 @@ import io.fairway.check.spec.HttpCheckSpec;
 import io.fairway.check.spec.RealServerSpec;
 import io.fairway.check.spec.UrlSpec;
 import io.fairway.check.spec.VirtualServerSpec;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
-import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 
@@ -22,22 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * keepalived's HTTP_GET/SSL_GET url rules (check_http.c {@code epilog}/{@code timeout_epilog}), one test each, on a
  * manual clock with scripted per-url answers: which url ran when, and when the verdicts came.
  */
-class HttpUrlRulesTest {
-    static final Duration LOOP = Duration.ofSeconds(10);
-    static final Duration DBR = Duration.ofSeconds(1);
-    static final CheckTiming T = new CheckTiming(LOOP, Duration.ofSeconds(2), 1, DBR, Duration.ZERO, false, 1);
-
-    final ManualScheduler clock = new ManualScheduler();
-    final ScriptedCheckers checkers = new ScriptedCheckers(clock);
-    final Recorder rec = new Recorder(clock);
-    CheckEngine engine;
-
-    @AfterEach
-    void close() {
-        if (engine != null) {
-            engine.close();
-        }
-    }
+class HttpUrlRulesTest extends ScriptedEngineFixture {
 
     static HttpCheckSpec http(int urls, CheckTiming t) {
         return HttpCheckSpec.builder(InetSocketAddress.createUnresolved("rs", 80), t)
@@ -45,18 +28,12 @@ class HttpUrlRulesTest {
     }
 
     void start(HttpCheckSpec spec) {
-        engine = CheckEngine.builder().listener(rec).scheduler(clock).checkerFactory(checkers)
-                .random(new Random(1)).build();
-        engine.start(List.of(VirtualServerSpec.of("vs", List.of(RealServerSpec.of("a", 1, spec)), 1, 0)));
+        start(VirtualServerSpec.of("vs", List.of(RealServerSpec.of("a", 1, spec)), 1, 0));
     }
 
     /** Advances the clock to {@code t} seconds since start. */
     void to(long seconds) {
         clock.advance(Duration.ofNanos(seconds * 1_000_000_000L - clock.nanoTime()));
-    }
-
-    List<ServerStateChanged> states() {
-        return rec.of(ServerStateChanged.class);
     }
 
     /** The verdicts as {@code "<seconds>s:UP|DOWN"}. */
