@@ -49,14 +49,20 @@ class DaemonThreadsTest {
       ProxyTable table = new ProxyTable(ProxyOptions.defaults().withIoThreads(1), k -> null);
       Daemon daemon = new Daemon(conf, new KeepalivedLoader(true, CheckSpecs::from), table,
           CheckEngine::builder, Duration.ofMillis(200), Clock.systemUTC());
-      daemon.start();
-      AdminServer admin = AdminServer.start(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), daemon::status);
-      await().atMost(Duration.ofSeconds(20)).until(() -> daemon.status().contains("127.0.0.1:" + backend.getLocalPort()));
-      assertThat(ThreadLeaks.startedSince(before)).as("the daemon runs threads of its own").isNotEmpty();
-
-      admin.close();
-      daemon.stop();
-      table.close();
+      AdminServer admin = null;
+      try {
+        daemon.start();
+        admin = AdminServer.start(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), daemon::status);
+        await().atMost(Duration.ofSeconds(20)).until(() -> daemon.status().contains("127.0.0.1:" + backend.getLocalPort()));
+        assertThat(ThreadLeaks.startedSince(before)).as("the daemon runs threads of its own").isNotEmpty();
+      } finally {
+        // fairway run's order at SIGTERM
+        if (admin != null) {
+          admin.close();
+        }
+        daemon.stop();
+        table.close();
+      }
 
       ThreadLeaks.assertAllEnded(before, Duration.ofSeconds(10));
     }
