@@ -43,6 +43,8 @@ public final class LvsHousekeeping {
   private LvsGlobals globals = LvsGlobals.NONE;
   /** The timeouts found before Fairway first changed them; null until then. */
   private Timeouts original;
+  /** Set by {@link #stop}: a second stop (close after stop) must not flush the table again. */
+  private boolean stopped;
 
   /**
    * @param table the table the daemon runs; when it is also a {@link TimeoutControl} (the
@@ -60,6 +62,7 @@ public final class LvsHousekeeping {
    */
   public synchronized void start(LvsGlobals g) throws TableException {
     globals = Objects.requireNonNull(g);
+    stopped = false;
     if (kernel == null) {
       if (g.flush()) {
         LOG.info("lvs_flush does not apply to the userspace data plane: it starts empty");
@@ -111,6 +114,10 @@ public final class LvsHousekeeping {
    * Both are attempted; the first failure is rethrown.
    */
   public synchronized void stop(Applier applier) throws TableException {
+    if (stopped) {
+      return;
+    }
+    stopped = true;
     TableException failure = null;
     try {
       if (applier != null) {

@@ -164,6 +164,9 @@ class LvsHousekeepingTest {
     h.stop(a);
     assertThat(k.t.ops).containsExactly(new TableOp.Flush());
     assertThat(k.t.services).isEmpty();
+    k.addService(Service.of(FOREIGN, "rr"));
+    h.stop(a); // close() after stop(): once is enough
+    assertThat(k.t.services).containsOnlyKeys(FOREIGN);
   }
 
   @Test
