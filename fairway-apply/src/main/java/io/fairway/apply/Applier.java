@@ -360,6 +360,52 @@ public final class Applier {
   }
 
   /**
+   * {@code lvs_flush_on_stop VS}: deletes each service this applier installed, leaving the kernel
+   * to take its destinations with it (no per-destination deletes), as keepalived's
+   * clear_service_vs does in that mode. One batch; the first failure is rethrown at the end.
+   */
+  public synchronized void removeServices() throws TableException {
+    table.begin();
+    try {
+      for (VsState vs : vss.values()) {
+        if (!vs.initialized) {
+          continue;
+        }
+        for (Service s : vs.config.services()) {
+          LOG.info("Removing service {} ({})", s.key(), vs.config.name());
+          table.delService(s.key());
+        }
+        forget(vs);
+      }
+    } finally {
+      table.commit();
+    }
+  }
+
+  /**
+   * {@code lvs_flush_on_stop}: one flush of the whole table, services Fairway did not install
+   * included. keepalived flushes only when its configuration has virtual servers (clear_services
+   * returns early otherwise), and so does this.
+   *
+   * @return whether the table was flushed
+   */
+  public synchronized boolean flushTable() throws TableException {
+    if (vss.isEmpty()) {
+      return false;
+    }
+    LOG.info("Flushing the whole table (lvs_flush_on_stop)");
+    table.raw().flush();
+    vss.values().forEach(Applier::forget);
+    return true;
+  }
+
+  private static void forget(VsState vs) {
+    vs.sorryPresent = false;
+    vs.sorryServing = false;
+    vs.servers.values().forEach(rs -> rs.present = false);
+  }
+
+  /**
    * The table this applier wants: for every initialized virtual server, its services and the
    * destinations that should be in them at the weights they should have. Drift repair compares
    * the table with this.

@@ -131,8 +131,10 @@ final class ConfigWriter {
     if (g.lvsFlush()) {
       line("lvs_flush");
     }
-    if (g.lvsFlushOnStop()) {
-      line("lvs_flush_on_stop");
+    switch (g.lvsFlushOnStop()) {
+      case FULL -> line("lvs_flush_on_stop");
+      case VS -> line("lvs_flush_on_stop VS");
+      case NONE -> { }
     }
     StringBuilder t = new StringBuilder();
     g.lvsTimeoutTcp().ifPresent(d -> t.append(" tcp ").append(d.toSeconds()));

@@ -29,7 +29,7 @@ final class GlobalDefsParser {
     Duration smtpTimeout = g.smtpConnectTimeout();
     boolean smtpAlert = g.smtpAlert();
     boolean flush = g.lvsFlush();
-    boolean flushOnStop = g.lvsFlushOnStop();
+    GlobalDefs.FlushOnStop flushOnStop = g.lvsFlushOnStop();
     Optional<Duration> tcp = g.lvsTimeoutTcp();
     Optional<Duration> tcpFin = g.lvsTimeoutTcpFin();
     Optional<Duration> udp = g.lvsTimeoutUdp();
@@ -88,7 +88,7 @@ final class GlobalDefsParser {
             if (n.argc() == 1 && !n.arg(1).equals("VS")) {
               v.error(n, "lvs_flush_on_stop takes only 'VS'");
             }
-            flushOnStop = true;
+            flushOnStop = n.argc() == 1 ? GlobalDefs.FlushOnStop.VS : GlobalDefs.FlushOnStop.FULL;
           }
           break;
         case "lvs_timeouts":

@@ -3,6 +3,7 @@ package io.fairway.config;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fairway.config.model.Config;
+import io.fairway.config.model.GlobalDefs;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Random;
@@ -41,6 +42,16 @@ class DumpRoundTripTest {
     assertRoundTrip(c);
   }
 
+  @Example
+  void lvsFlushOnStopKeepsWhetherItIsTheWholeTableOrTheServices() {
+    String vs = "virtual_server 127.0.0.1 80 {\n protocol TCP\n real_server 127.0.0.2 80 {\n }\n}\n";
+    assertThat(Fixtures.parse("global_defs {\n lvs_flush_on_stop\n}\n" + vs).config().globalDefs()
+        .lvsFlushOnStop()).isEqualTo(GlobalDefs.FlushOnStop.FULL);
+    Config c = Fixtures.parse("global_defs {\n lvs_flush_on_stop VS\n}\n" + vs).config();
+    assertThat(c.globalDefs().lvsFlushOnStop()).isEqualTo(GlobalDefs.FlushOnStop.VS);
+    assertRoundTrip(c);
+  }
+
   @Property
   void generatedConfigsRoundTrip(@ForAll long seed) {
     String text = generate(new Random(seed));
@@ -56,6 +67,7 @@ class DumpRoundTripTest {
     if (r.nextBoolean()) {
       sb.append("  checker_log_all_failures\n");
     }
+    sb.append(pick(r, List.of("", "  lvs_flush_on_stop\n", "  lvs_flush_on_stop VS\n")));
     sb.append("}\n");
     sb.append("track_file tf {\n  file /tmp/tf\n  weight ").append(r.nextInt(21) - 10).append("\n}\n");
     int nvs = 1 + r.nextInt(3);

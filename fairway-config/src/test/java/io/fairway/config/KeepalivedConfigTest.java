@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fairway.config.model.AddressFamily;
 import io.fairway.config.model.BfdCheck;
 import io.fairway.config.model.Config;
+import io.fairway.config.model.GlobalDefs;
 import io.fairway.config.model.DirectorSpec;
 import io.fairway.config.model.DnsCheck;
 import io.fairway.config.model.FileCheck;
@@ -299,6 +300,7 @@ class KeepalivedConfigTest {
     assertThat(c.globalDefs().lvsTimeoutTcpFin()).contains(Duration.ofSeconds(120));
     assertThat(c.globalDefs().lvsTimeoutUdp()).contains(Duration.ofSeconds(300));
     assertThat(c.globalDefs().lvsFlush()).isTrue();
+    assertThat(c.globalDefs().lvsFlushOnStop()).isEqualTo(GlobalDefs.FlushOnStop.NONE);
     assertThat(c.ssl().orElseThrow().ca()).contains("/etc/ssl/ca.pem");
     assertThat(c.ssl().orElseThrow().key()).isEmpty();
     assertThat(c.virtualServers()).singleElement().satisfies(vs -> {

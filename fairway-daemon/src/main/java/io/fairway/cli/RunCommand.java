@@ -88,9 +88,10 @@ public final class RunCommand implements Callable<Integer> {
     Loader loader = userspace
         ? new DemoCommand.SpecLoader(new KeepalivedLoader(true, CheckSpecs::from), listenerSpecs)
         : new KeepalivedLoader(false, CheckSpecs::from);
+    io.fairway.daemon.Loaded first;
     try {
       // Refuse a bad file before touching the table.
-      loader.load(file);
+      first = loader.load(file);
     } catch (Loader.LoadException e) {
       e.getMessage().lines().forEach(l -> err.println("fairway: " + l));
       return 1;
@@ -98,7 +99,7 @@ public final class RunCommand implements Callable<Integer> {
     Table table;
     try {
       table = userspace
-          ? new ProxyTable(ProxyOptions.defaults(), k -> listenerSpecs.get().get(k))
+          ? new ProxyTable(proxyOptions(first), k -> listenerSpecs.get().get(k))
           : IpvsKernelTable.open();
     } catch (TableException e) {
       err.println("fairway: " + e.getMessage());
@@ -140,6 +141,16 @@ public final class RunCommand implements Callable<Integer> {
     }
     stop(daemon, table);
     return 0;
+  }
+
+  /**
+   * The proxy's options: {@code lvs_timeouts tcp N}, the kernel's idle timeout for established
+   * connections, becomes the proxy's idle timeout, so a file tuned for IPVS behaves alike.
+   */
+  static ProxyOptions proxyOptions(io.fairway.daemon.Loaded loaded) {
+    ProxyOptions o = ProxyOptions.defaults();
+    int tcp = loaded.lvs().timeouts().tcp();
+    return tcp > 0 ? o.withIdleTimeout(Duration.ofSeconds(tcp)) : o;
   }
 
   private void stop(Daemon daemon, Table table) throws TableException {

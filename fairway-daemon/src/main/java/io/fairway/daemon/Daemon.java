@@ -1,6 +1,7 @@
 package io.fairway.daemon;
 
 import io.fairway.apply.Applier;
+import io.fairway.apply.LvsHousekeeping;
 import io.fairway.apply.UnknownServerException;
 import io.fairway.check.CheckConfigException;
 import io.fairway.check.engine.CheckEngine;
@@ -39,6 +40,8 @@ public final class Daemon implements AutoCloseable {
   private final Supplier<CheckEngine.Builder> engines;
   private final Duration driftInterval;
   private final Clock clock;
+  /** lvs_timeouts, lvs_flush, lvs_flush_on_stop: around the applier, not inside it. */
+  private final LvsHousekeeping lvs;
 
   private Applier applier;
   private ApplyingListener listener;
@@ -62,6 +65,7 @@ public final class Daemon implements AutoCloseable {
     this.engines = Objects.requireNonNull(engines);
     this.driftInterval = Objects.requireNonNull(driftInterval);
     this.clock = clock;
+    this.lvs = new LvsHousekeeping(table);
   }
 
   /**
@@ -74,6 +78,8 @@ public final class Daemon implements AutoCloseable {
   public synchronized void start() throws Loader.LoadException, TableException {
     Loaded loaded = loader.load(file);
     loaded.warnings().forEach(w -> LOG.warn("{}", w));
+    // keepalived's order: timeouts, then lvs_flush, then the first service.
+    lvs.start(loaded.lvs());
     applier = new Applier(table, loaded.bindings());
     listener = new ApplyingListener(applier, clock);
     engine = engines.get().listener(listener).build();
@@ -112,6 +118,11 @@ public final class Daemon implements AutoCloseable {
       return oneLine;
     }
     loaded.warnings().forEach(w -> LOG.warn("{}", w));
+    try {
+      lvs.reload(loaded.lvs());
+    } catch (TableException e) {
+      LOG.error("reload: {}", e.getMessage());
+    }
     List<VirtualServerSpec> specs = AlphaOverride.apply(loaded.specs(), this::knownVerdict);
     CheckEngine previous = engine;
     previous.close();
@@ -193,7 +204,8 @@ public final class Daemon implements AutoCloseable {
   }
 
   /**
-   * Stops checking and removes what Fairway installed (sorry servers, real servers, services).
+   * Stops checking and removes what Fairway installed (sorry servers, real servers, services), or
+   * what {@code lvs_flush_on_stop} says, then puts back timeouts {@code lvs_timeouts} changed.
    */
   public synchronized void stop() {
     if (drift != null) {
@@ -204,13 +216,10 @@ public final class Daemon implements AutoCloseable {
       // scripts when the service goes away, and this is the only place it does.
       engine.shutdown();
     }
-    if (applier != null) {
-      try {
-        applier.removeAll();
-        LOG.info("removed every service Fairway installed");
-      } catch (TableException e) {
-        LOG.warn("could not remove everything at shutdown: {}", e.getMessage());
-      }
+    try {
+      lvs.stop(applier);
+    } catch (TableException e) {
+      LOG.warn("could not remove everything at shutdown: {}", e.getMessage());
     }
   }
 
@@ -221,6 +230,11 @@ public final class Daemon implements AutoCloseable {
     }
     if (engine != null) {
       engine.close();
+    }
+    try {
+      lvs.detach();
+    } catch (TableException e) {
+      LOG.warn("{}", e.getMessage());
     }
   }
 

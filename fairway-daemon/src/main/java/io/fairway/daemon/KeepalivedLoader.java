@@ -41,7 +41,8 @@ public final class KeepalivedLoader implements Loader {
     }
     try {
       return new Loaded(TableBinding.bind(r.config(), userspace), specs.apply(r.config()),
-          r.warnings().stream().map(Diagnostic::format).toList());
+          r.warnings().stream().map(Diagnostic::format).toList(),
+          io.fairway.apply.LvsGlobals.from(r.config().globalDefs()));
     } catch (TableBinding.BindingException | io.fairway.check.CheckConfigException e) {
       throw new LoadException(e.getMessage(), e);
     } catch (RuntimeException e) {

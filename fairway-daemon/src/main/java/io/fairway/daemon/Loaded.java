@@ -1,5 +1,6 @@
 package io.fairway.daemon;
 
+import io.fairway.apply.LvsGlobals;
 import io.fairway.apply.VirtualServer;
 import io.fairway.check.spec.VirtualServerSpec;
 import java.util.LinkedHashMap;
@@ -13,11 +14,20 @@ import java.util.Map;
  * @param bindings the applier's virtual servers by name
  * @param specs the check engine's virtual servers, same names
  * @param warnings load warnings ({@code FILE:LINE: message}), logged at start and reload
+ * @param lvs the global LVS keywords ({@code lvs_flush}, {@code lvs_flush_on_stop},
+ *     {@code lvs_timeouts})
  */
-public record Loaded(Map<String, VirtualServer> bindings, List<VirtualServerSpec> specs, List<String> warnings) {
+public record Loaded(Map<String, VirtualServer> bindings, List<VirtualServerSpec> specs, List<String> warnings,
+    LvsGlobals lvs) {
   public Loaded {
     bindings = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(bindings));
     specs = List.copyOf(specs);
     warnings = List.copyOf(warnings);
+    java.util.Objects.requireNonNull(lvs, "lvs");
+  }
+
+  /** A configuration without global LVS keywords. */
+  public Loaded(Map<String, VirtualServer> bindings, List<VirtualServerSpec> specs, List<String> warnings) {
+    this(bindings, specs, warnings, LvsGlobals.NONE);
   }
 }

@@ -17,7 +17,7 @@ import java.util.Set;
  *
  * <p>It forwards nothing, so its counters are always zero. Not thread-safe, like the kernel table.
  */
-public final class MemoryTable implements Table {
+public final class MemoryTable implements Table, TimeoutControl {
   /** The schedulers a stock kernel with all ip_vs_* modules loaded knows, plus {@code none}. */
   public static final Set<String> KERNEL_SCHEDULERS = Set.of(
       "rr", "wrr", "lc", "wlc", "lblc", "lblcr", "dh", "sh", "sed", "nq", "fo", "ovf", "mh", "none");
@@ -27,6 +27,7 @@ public final class MemoryTable implements Table {
   private final Set<String> schedulers;
   private final Set<String> engines;
   private final Map<ServiceKey, Entry> services = new LinkedHashMap<>();
+  private Timeouts timeouts = Timeouts.KERNEL_DEFAULTS;
 
   private static final class Entry {
     Service service;
@@ -138,6 +139,17 @@ public final class MemoryTable implements Table {
   @Override
   public void flush() {
     services.clear();
+  }
+
+  @Override
+  public Timeouts timeouts() {
+    return timeouts;
+  }
+
+  /** As the kernel: zero fields are left as they are. */
+  @Override
+  public void setTimeouts(Timeouts t) {
+    timeouts = t.over(timeouts);
   }
 
   private Entry find(ServiceKey key, TableOp op) throws TableException {

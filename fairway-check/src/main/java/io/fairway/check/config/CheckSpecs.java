@@ -103,7 +103,7 @@ public final class CheckSpecs {
 
     static CheckTiming timing(CheckerTiming t) {
         return new CheckTiming(t.delayLoop(), t.connectTimeout(), t.retry(), t.delayBeforeRetry(), t.warmup(),
-                t.alpha(), t.rise());
+                t.alpha(), t.rise(), t.logAllFailures());
     }
 
     private static InetSocketAddress target(Endpoint e) {
@@ -115,7 +115,12 @@ public final class CheckSpecs {
         Endpoint ep = endpoint(c);
         try {
             CheckSource src = ep == null ? CheckSource.NONE : source(ep);
+            // keepalived tests checker_log_all_failures || log_all_failures at every failure, so the global
+            // keyword turns it on even for a checker that says "log_all_failures off".
             CheckTiming t = timing(c.timing());
+            if (config.globalDefs().checkerLogAllFailures()) {
+                t = t.withLogAllFailures(true);
+            }
             if (c instanceof TcpCheck k) {
                 return new TcpCheckSpec(target(k.endpoint()), src, t);
             } else if (c instanceof HttpCheck k) {

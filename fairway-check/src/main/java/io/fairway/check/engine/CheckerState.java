@@ -41,6 +41,8 @@ final class CheckerState {
     private final Duration delayLoop;
     private final Duration delayBeforeRetry;
     final boolean alpha;
+    /** keepalived's log_all_failures: every failed attempt while up is logged, not only the transition. */
+    final boolean logAllFailures;
     /** HTTP_GET/SSL_GET's walk over its urls, or {@code null} for a checker with a single probe. */
     private final UrlCycle urls;
 
@@ -59,6 +61,7 @@ final class CheckerState {
         this.retry = file ? 0 : t.retry();
         this.rise = file ? 1 : t.rise();
         this.alpha = !file && t.alpha();
+        this.logAllFailures = !file && t.logAllFailures();
         this.delayLoop = file ? min(t.delayLoop(), Duration.ofSeconds(1)) : t.delayLoop();
         this.delayBeforeRetry = t.delayBeforeRetry();
         this.urls = spec instanceof HttpCheckSpec h ? new UrlCycle(h.urls().size(), h.fastRecovery()) : null;
@@ -79,6 +82,11 @@ final class CheckerState {
     /** The url an HTTP_GET knows to be failing, or -1. */
     int failedPart() {
         return urls == null ? -1 : urls.failed();
+    }
+
+    /** Failed attempts a down transition takes ({@code retry + 1}). */
+    int attempts() {
+        return retry + 1;
     }
 
     Step step(boolean success) {

@@ -72,9 +72,8 @@ final class VirtualServerState {
     synchronized CheckerState.Step onResult(RealServerState rs, CheckerState c, CheckResult result) {
         CheckerState.Step step = c.step(result.success());
         Reason reason = new Reason(c.name, result.observation());
-        if (!result.success() && step.verdict() == CheckerState.Verdict.STAY && c.up) {
-            log.debug("{} {}: {} failed, retry {}: {}", spec.name(), rs.spec.name(), c.name, c.retryIt,
-                    result.observation());
+        if (!result.success() && c.up) {
+            logFailure(rs, c, step, result);
         }
         boolean changed = false;
         if (result.weightDelta().isPresent() && result.weightDelta().getAsLong() != c.weightDelta) {
@@ -120,6 +119,23 @@ final class VirtualServerState {
             updateQuorum(reason);
         }
         return step;
+    }
+
+    /**
+     * A failed attempt of a checker that is still up. keepalived logs these only with log_all_failures (its
+     * "TCP connection to ... failed." lines, check_tcp.c and the other checkers), so an operator chasing an
+     * intermittent backend can see the failures that retries absorbed; without it only the state change shows.
+     * Failures of a checker already down are never logged: they are the expected result.
+     */
+    private void logFailure(RealServerState rs, CheckerState c, CheckerState.Step step, CheckResult result) {
+        if (c.logAllFailures) {
+            int attempt = step.verdict() == CheckerState.Verdict.STAY ? c.retryIt : c.attempts();
+            log.info("{} {}: {} failed (attempt {} of {}): {}", spec.name(), rs.spec.name(), c.name, attempt,
+                    c.attempts(), result.observation());
+        } else if (step.verdict() == CheckerState.Verdict.STAY) {
+            log.debug("{} {}: {} failed, retry {}: {}", spec.name(), rs.spec.name(), c.name, c.retryIt,
+                    result.observation());
+        }
     }
 
     private boolean setAlive(RealServerState rs, boolean alive, Reason reason) {

@@ -22,9 +22,17 @@ import java.util.Objects;
  * @param warmup           the first check runs at 1 s + random(0..warmup), spreading many checkers over the loop
  * @param alpha            start down: the server is not used until this checker has passed once
  * @param rise             consecutive successes needed to bring a down checker up (keepalived: 1)
+ * @param logAllFailures   log every failed attempt while the checker is up, not only the transition to down
+ *                         (keepalived's {@code log_all_failures} / {@code checker_log_all_failures})
  */
 public record CheckTiming(Duration delayLoop, Duration connectTimeout, int retry, Duration delayBeforeRetry,
-                          Duration warmup, boolean alpha, int rise) {
+                          Duration warmup, boolean alpha, int rise, boolean logAllFailures) {
+
+    /** Timing that logs only state changes (keepalived's default). */
+    public CheckTiming(Duration delayLoop, Duration connectTimeout, int retry, Duration delayBeforeRetry,
+                       Duration warmup, boolean alpha, int rise) {
+        this(delayLoop, connectTimeout, retry, delayBeforeRetry, warmup, alpha, rise, false);
+    }
 
     /** keepalived's defaults for TCP_CHECK: delay_loop 60 s, connect_timeout 5 s, retry 1, delay_before_retry 1 s. */
     public static final CheckTiming DEFAULT = new CheckTiming(Duration.ofSeconds(60), Duration.ofSeconds(5), 1,
@@ -58,7 +66,7 @@ public record CheckTiming(Duration delayLoop, Duration connectTimeout, int retry
     }
 
     public CheckTiming withRetry(int newRetry) {
-        return new CheckTiming(delayLoop, connectTimeout, newRetry, delayBeforeRetry, warmup, alpha, rise);
+        return new CheckTiming(delayLoop, connectTimeout, newRetry, delayBeforeRetry, warmup, alpha, rise, logAllFailures);
     }
 
     /** HAProxy's {@code fall N}: N consecutive failures bring the checker down, i.e. {@code retry N-1}. */
@@ -70,18 +78,22 @@ public record CheckTiming(Duration delayLoop, Duration connectTimeout, int retry
     }
 
     public CheckTiming withRise(int newRise) {
-        return new CheckTiming(delayLoop, connectTimeout, retry, delayBeforeRetry, warmup, alpha, newRise);
+        return new CheckTiming(delayLoop, connectTimeout, retry, delayBeforeRetry, warmup, alpha, newRise, logAllFailures);
     }
 
     public CheckTiming withAlpha(boolean newAlpha) {
-        return new CheckTiming(delayLoop, connectTimeout, retry, delayBeforeRetry, warmup, newAlpha, rise);
+        return new CheckTiming(delayLoop, connectTimeout, retry, delayBeforeRetry, warmup, newAlpha, rise, logAllFailures);
     }
 
     public CheckTiming withDelayBeforeRetry(Duration d) {
-        return new CheckTiming(delayLoop, connectTimeout, retry, d, warmup, alpha, rise);
+        return new CheckTiming(delayLoop, connectTimeout, retry, d, warmup, alpha, rise, logAllFailures);
+    }
+
+    public CheckTiming withLogAllFailures(boolean on) {
+        return new CheckTiming(delayLoop, connectTimeout, retry, delayBeforeRetry, warmup, alpha, rise, on);
     }
 
     public CheckTiming withWarmup(Duration d) {
-        return new CheckTiming(delayLoop, connectTimeout, retry, delayBeforeRetry, d, alpha, rise);
+        return new CheckTiming(delayLoop, connectTimeout, retry, delayBeforeRetry, d, alpha, rise, logAllFailures);
     }
 }

@@ -15,7 +15,7 @@ import java.util.Optional;
  * @param smtpConnectTimeout {@code smtp_connect_timeout} (default 30 s)
  * @param smtpAlert {@code smtp_alert}
  * @param lvsFlush flush the whole IPVS table at startup ({@code lvs_flush})
- * @param lvsFlushOnStop remove services at shutdown ({@code lvs_flush_on_stop})
+ * @param lvsFlushOnStop what to remove at shutdown ({@code lvs_flush_on_stop [VS]})
  * @param lvsTimeoutTcp {@code lvs_timeouts tcp}
  * @param lvsTimeoutTcpFin {@code lvs_timeouts tcpfin}
  * @param lvsTimeoutUdp {@code lvs_timeouts udp}
@@ -33,7 +33,7 @@ public record GlobalDefs(
     Duration smtpConnectTimeout,
     boolean smtpAlert,
     boolean lvsFlush,
-    boolean lvsFlushOnStop,
+    FlushOnStop lvsFlushOnStop,
     Optional<Duration> lvsTimeoutTcp,
     Optional<Duration> lvsTimeoutTcpFin,
     Optional<Duration> lvsTimeoutUdp,
@@ -46,11 +46,21 @@ public record GlobalDefs(
     notificationEmails = List.copyOf(notificationEmails);
   }
 
+  /** keepalived's {@code lvs_flush_on_stop} (global_parser.c: LVS_NO_FLUSH, LVS_FLUSH_FULL, LVS_FLUSH_VS). */
+  public enum FlushOnStop {
+    /** Not given: each real server, sorry server and service is deleted one by one. */
+    NONE,
+    /** {@code lvs_flush_on_stop}: one flush of the whole IPVS table, other services included. */
+    FULL,
+    /** {@code lvs_flush_on_stop VS}: the configuration's services are deleted, their destinations with them. */
+    VS
+  }
+
   /** The defaults of a file without global_defs. */
   public static GlobalDefs defaults() {
     return new GlobalDefs(
         Optional.empty(), List.of(), Optional.empty(), Optional.empty(), Duration.ofSeconds(30),
-        false, false, false, Optional.empty(), Optional.empty(), Optional.empty(), false, false,
+        false, false, FlushOnStop.NONE, Optional.empty(), Optional.empty(), Optional.empty(), false, false,
         false, Optional.empty(), false);
   }
 }

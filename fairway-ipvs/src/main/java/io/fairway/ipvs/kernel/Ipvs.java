@@ -15,6 +15,8 @@ final class Ipvs {
   static final int CMD_SET_DEST = 6;
   static final int CMD_DEL_DEST = 7;
   static final int CMD_GET_DEST = 8;
+  static final int CMD_SET_CONFIG = 12;
+  static final int CMD_GET_CONFIG = 13;
   static final int CMD_SET_INFO = 14;
   static final int CMD_GET_INFO = 15;
   static final int CMD_ZERO = 16;
@@ -22,6 +24,9 @@ final class Ipvs {
 
   static final int CMD_ATTR_SERVICE = 1;
   static final int CMD_ATTR_DEST = 2;
+  static final int CMD_ATTR_TIMEOUT_TCP = 4;
+  static final int CMD_ATTR_TIMEOUT_TCP_FIN = 5;
+  static final int CMD_ATTR_TIMEOUT_UDP = 6;
 
   static final int SVC_ATTR_AF = 1;
   static final int SVC_ATTR_PROTOCOL = 2;

@@ -11,6 +11,7 @@ import io.fairway.ipvs.ServiceFlag;
 import io.fairway.ipvs.ServiceKey;
 import io.fairway.ipvs.Stats;
 import io.fairway.ipvs.TableOp;
+import io.fairway.ipvs.Timeouts;
 import io.fairway.ipvs.Tunnel;
 import io.fairway.ipvs.netlink.Attributes;
 import io.fairway.ipvs.netlink.MalformedMessageException;
@@ -90,6 +91,38 @@ public final class IpvsCodec {
     b.begin(familyId, Netlink.NLM_F_REQUEST | Netlink.NLM_F_ACK, seq)
         .genlHeader(Ipvs.CMD_GET_INFO, Ipvs.VERSION)
         .end();
+  }
+
+  /** A GET_CONFIG request: the reply (command SET_CONFIG) carries the three timeouts. */
+  public static void encodeGetConfig(MessageBuilder b, int familyId, int seq) {
+    b.begin(familyId, Netlink.NLM_F_REQUEST | Netlink.NLM_F_ACK, seq)
+        .genlHeader(Ipvs.CMD_GET_CONFIG, Ipvs.VERSION)
+        .end();
+  }
+
+  /**
+   * A SET_CONFIG request with only the non-zero timeouts: the kernel starts from the timeouts in
+   * force and replaces those whose attribute is present (ip_vs_genl_set_config).
+   */
+  public static void encodeSetConfig(MessageBuilder b, int familyId, int seq, Timeouts t) {
+    b.begin(familyId, Netlink.NLM_F_REQUEST | Netlink.NLM_F_ACK, seq)
+        .genlHeader(Ipvs.CMD_SET_CONFIG, Ipvs.VERSION);
+    if (t.tcp() != 0) {
+      b.putU32(Ipvs.CMD_ATTR_TIMEOUT_TCP, t.tcp());
+    }
+    if (t.tcpFin() != 0) {
+      b.putU32(Ipvs.CMD_ATTR_TIMEOUT_TCP_FIN, t.tcpFin());
+    }
+    if (t.udp() != 0) {
+      b.putU32(Ipvs.CMD_ATTR_TIMEOUT_UDP, t.udp());
+    }
+    b.end();
+  }
+
+  /** The timeouts in a GET_CONFIG reply (absent ones read as 0: the protocol is not built in). */
+  public static Timeouts decodeTimeouts(Attributes a) {
+    return new Timeouts(a.u32(Ipvs.CMD_ATTR_TIMEOUT_TCP, 0), a.u32(Ipvs.CMD_ATTR_TIMEOUT_TCP_FIN, 0),
+        a.u32(Ipvs.CMD_ATTR_TIMEOUT_UDP, 0));
   }
 
   private static void putServiceKey(MessageBuilder b, ServiceKey k) {

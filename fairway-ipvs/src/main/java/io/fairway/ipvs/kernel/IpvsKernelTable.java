@@ -10,6 +10,8 @@ import io.fairway.ipvs.Table;
 import io.fairway.ipvs.TableErrors;
 import io.fairway.ipvs.TableException;
 import io.fairway.ipvs.TableOp;
+import io.fairway.ipvs.TimeoutControl;
+import io.fairway.ipvs.Timeouts;
 import io.fairway.ipvs.netlink.Attributes;
 import io.fairway.ipvs.netlink.GenericNetlink;
 import io.fairway.ipvs.netlink.MalformedMessageException;
@@ -33,7 +35,7 @@ import java.util.OptionalInt;
  *
  * <p>Not thread-safe; the apply layer serialises.
  */
-public final class IpvsKernelTable implements Table {
+public final class IpvsKernelTable implements Table, TimeoutControl {
   /** The one line shown when the kernel has no IPVS. */
   public static final String NO_IPVS =
       "this kernel has no IPVS (generic netlink family IPVS not found); use --userspace";
@@ -117,6 +119,48 @@ public final class IpvsKernelTable implements Table {
       throw failure("IPVS info", e);
     } catch (IOException | MalformedMessageException e) {
       throw new TableException(TableException.Reason.OTHER, "IPVS info: " + e.getMessage(), e);
+    }
+  }
+
+  /** GET_CONFIG: the connection-state timeouts in force ({@code ipvsadm -L --timeout}). */
+  @Override
+  public Timeouts timeouts() throws TableException {
+    int seq = genl.nextSeq();
+    builder.reset();
+    IpvsCodec.encodeGetConfig(builder, family, seq);
+    try {
+      for (NetlinkMessage m : genl.request(builder.toByteArray(), seq)) {
+        return IpvsCodec.decodeTimeouts(m.genlAttributes());
+      }
+      throw new TableException(TableException.Reason.OTHER, "IPVS timeouts: no reply");
+    } catch (NetlinkException e) {
+      throw failure("IPVS timeouts", e);
+    } catch (IOException | MalformedMessageException e) {
+      throw new TableException(TableException.Reason.OTHER, "IPVS timeouts: " + e.getMessage(), e);
+    }
+  }
+
+  /** SET_CONFIG with the non-zero fields ({@code ipvsadm --set}); zero fields are left alone. */
+  @Override
+  public void setTimeouts(Timeouts timeouts) throws TableException {
+    if (timeouts.isEmpty()) {
+      return;
+    }
+    int seq = genl.nextSeq();
+    builder.reset();
+    IpvsCodec.encodeSetConfig(builder, family, seq, timeouts);
+    try {
+      genl.request(builder.toByteArray(), seq);
+    } catch (NetlinkException e) {
+      if (e.errno() == TableErrors.EINVAL) {
+        // ip_vs_set_timeout refuses a value above INT_MAX / HZ seconds.
+        throw new TableException(TableException.Reason.INVALID, e.errno(),
+            "IPVS set timeouts " + timeouts.tcp() + " " + timeouts.tcpFin() + " " + timeouts.udp()
+                + ": refused: a timeout is too large for this kernel (EINVAL)");
+      }
+      throw failure("IPVS set timeouts", e);
+    } catch (IOException e) {
+      throw new TableException(TableException.Reason.OTHER, "IPVS set timeouts: " + e.getMessage(), e);
     }
   }
 

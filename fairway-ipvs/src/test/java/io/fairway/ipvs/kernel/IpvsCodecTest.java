@@ -190,4 +190,26 @@ class IpvsCodecTest {
     assertThat(ack.flags() & Netlink.NLM_F_CAPPED).as("NETLINK_CAP_ACK honoured").isNotZero();
     assertThat(ack.ackedSeq()).isEqualTo(ack.seq());
   }
+
+  @Test
+  void setConfigSendsOnlyTheTimeoutsGiven() {
+    MessageBuilder b = new MessageBuilder();
+    IpvsCodec.encodeSetConfig(b, FAMILY, 9, new io.fairway.ipvs.Timeouts(1000, 0, 400));
+    NetlinkMessage m = NetlinkMessage.parseAll(ByteBuffer.wrap(b.toByteArray())).get(0);
+    assertThat(m.flags()).isEqualTo(Netlink.NLM_F_REQUEST | Netlink.NLM_F_ACK);
+    assertThat(b.toByteArray()[16]).as("genl command").isEqualTo((byte) Ipvs.CMD_SET_CONFIG);
+    Attributes a = m.genlAttributes();
+    assertThat(a.u32(Ipvs.CMD_ATTR_TIMEOUT_TCP)).isEqualTo(1000);
+    assertThat(a.has(Ipvs.CMD_ATTR_TIMEOUT_TCP_FIN)).as("0 = leave as it is: not sent").isFalse();
+    assertThat(a.u32(Ipvs.CMD_ATTR_TIMEOUT_UDP)).isEqualTo(400);
+    assertThat(IpvsCodec.decodeTimeouts(a)).isEqualTo(new io.fairway.ipvs.Timeouts(1000, 0, 400));
+  }
+
+  @Test
+  void getConfigIsABareRequest() {
+    MessageBuilder b = new MessageBuilder();
+    IpvsCodec.encodeGetConfig(b, FAMILY, 10);
+    assertThat(b.toByteArray()).hasSize(20);
+    assertThat(b.toByteArray()[16]).isEqualTo((byte) Ipvs.CMD_GET_CONFIG);
+  }
 }

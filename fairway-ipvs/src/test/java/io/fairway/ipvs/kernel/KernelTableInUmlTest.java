@@ -102,6 +102,24 @@ class KernelTableInUmlTest {
   }
 
   @Test
+  void timeoutsReadAndSetAsIpvsadmShowsThemAndFlushEmptiesTheTable() throws Exception {
+    long services = KernelScenarioMain.sampleTable().stream()
+        .filter(o -> o instanceof TableOp.AddService).count();
+    List<String> lines = run.file("timeouts.txt").lines().toList();
+    assertThat(lines).as(run.diagnostics()).containsExactly(
+        "boot fairway Timeout (tcp tcpfin udp): 900 120 300",
+        "boot ipvsadm Timeout (tcp tcpfin udp): 900 120 300",
+        "set-all ipvsadm Timeout (tcp tcpfin udp): 901 121 301",
+        // a zero field is not sent, so the kernel keeps what it had
+        "set-tcpfin ipvsadm Timeout (tcp tcpfin udp): 901 55 301",
+        "ipvsadm-set fairway Timeout (tcp tcpfin udp): 700 70 170",
+        "huge INVALID IPVS set timeouts 2147483647 0 0: refused: a timeout is too large for this"
+            + " kernel (EINVAL)",
+        "before-flush services " + services,
+        "after-flush ipvsadm []");
+  }
+
+  @Test
   void withoutCapNetAdminTheOperatorGetsOneClearLine() {
     assertThat(run.file("unprivileged.txt").lines().toList()).containsExactly(
         "PERMISSION", "IPVS info: permission denied: managing IPVS needs CAP_NET_ADMIN (EPERM)");

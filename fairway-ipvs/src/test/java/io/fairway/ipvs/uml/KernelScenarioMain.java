@@ -47,7 +47,7 @@ public final class KernelScenarioMain {
   static final Path OUT = Path.of(Uml.OUT);
 
   public static void main(String[] args) throws Exception {
-    List<String> steps = args.length > 0 ? List.of(args) : List.of("contract", "formats", "differential", "capture");
+    List<String> steps = args.length > 0 ? List.of(args) : List.of("contract", "formats", "differential", "capture", "timeouts");
     for (String step : steps) {
       switch (step) {
         case "contract" -> runContract();
@@ -55,6 +55,7 @@ public final class KernelScenarioMain {
         case "capture" -> capture();
         case "unprivileged" -> unprivileged();
         case "differential" -> differential();
+        case "timeouts" -> timeouts();
         default -> throw new IllegalArgumentException("unknown step " + step);
       }
     }
@@ -186,6 +187,46 @@ public final class KernelScenarioMain {
       Files.write(OUT.resolve("differential-table.txt"), io.fairway.ipvs.RandomOps.dump(t.list()));
       t.flush();
     }
+  }
+
+  /**
+   * Timeouts and flush against ipvsadm, both directions: what Fairway reads is what {@code ipvsadm
+   * -L --timeout} shows, what it sets ipvsadm shows, a zero field is left alone, and what a flush
+   * leaves is what {@code ipvsadm -C} leaves. One line per observation in timeouts.txt.
+   */
+  private static void timeouts() throws Exception {
+    List<String> lines = new ArrayList<>();
+    try (IpvsKernelTable t = IpvsKernelTable.open()) {
+      lines.add("boot fairway " + t.timeouts().ipvsadmLine());
+      lines.add("boot ipvsadm " + shOut("ipvsadm -L --timeout"));
+      t.setTimeouts(new io.fairway.ipvs.Timeouts(901, 121, 301));
+      lines.add("set-all ipvsadm " + shOut("ipvsadm -L --timeout"));
+      t.setTimeouts(new io.fairway.ipvs.Timeouts(0, 55, 0));
+      lines.add("set-tcpfin ipvsadm " + shOut("ipvsadm -L --timeout"));
+      sh("ipvsadm --set 700 70 170");
+      lines.add("ipvsadm-set fairway " + t.timeouts().ipvsadmLine());
+      try {
+        t.setTimeouts(new io.fairway.ipvs.Timeouts(Integer.MAX_VALUE, 0, 0));
+        lines.add("huge accepted " + shOut("ipvsadm -L --timeout"));
+      } catch (io.fairway.ipvs.TableException e) {
+        lines.add("huge " + e.reason() + " " + e.getMessage());
+      }
+      t.setTimeouts(io.fairway.ipvs.Timeouts.KERNEL_DEFAULTS);
+      t.apply(sampleTable());
+      lines.add("before-flush services " + t.list().size());
+      t.flush();
+      lines.add("after-flush ipvsadm [" + shOut("ipvsadm -Sn") + "]");
+    }
+    Files.write(OUT.resolve("timeouts.txt"), lines);
+  }
+
+  private static String shOut(String cmd) throws IOException, InterruptedException {
+    Process p = new ProcessBuilder("/bin/sh", "-c", cmd).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+      throw new IOException("failed: " + cmd + ": " + out);
+    }
+    return out.strip();
   }
 
   /** Run as an unprivileged user: what the operator sees without CAP_NET_ADMIN, on stdout. */
