@@ -5,6 +5,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.epoll.AbstractEpollStreamChannel;
@@ -41,6 +42,8 @@ final class Relay extends ChannelInboundHandlerAdapter {
   private final Socket peerSocket;
   private final long spliceAbove;
   private boolean splicing;
+  /** This direction has spliced at some point, so a FIN may leave bytes behind (drainAfterFin). */
+  private boolean spliced;
   /** Something went through the peer's outbound buffer since the last flush. */
   private boolean queued;
 
@@ -127,6 +130,11 @@ final class Relay extends ChannelInboundHandlerAdapter {
       return;
     }
     splicing = true;
+    spliced = true;
+    // A splice can leave bytes behind at the FIN, which only the input-shutdown event lets
+    // drainAfterFin collect: the channel must see its FIN as a half-close (see
+    // shutdownOutputAfterFlush).
+    ctx.channel().config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
     SPLICES.increment();
     ((AbstractEpollStreamChannel) ctx.channel())
         .spliceTo((AbstractEpollStreamChannel) peer, len)
@@ -167,15 +175,16 @@ final class Relay extends ChannelInboundHandlerAdapter {
   @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
     if (evt instanceof ChannelInputShutdownEvent) {
-      if (spliceAbove >= 0) {
+      if (spliced) {
         // Not only while splicing: a burst that ends on the read that saw the FIN has already
-        // reported completion when the transport shuts the input down.
+        // reported completion when the transport shuts the input down. (A direction that never
+        // spliced read everything up to the FIN through the ordinary read loop.)
         drainAfterFin(ctx);
       }
       // Half-close: this side sent FIN; pass it on once what it sent is written, and keep
       // relaying the other way (a client that shuts down writing still wants its answer).
-      if (peer instanceof DuplexChannel d && peer.isActive()) {
-        peer.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(f -> d.shutdownOutput());
+      if (peer instanceof DuplexChannel && peer.isActive()) {
+        shutdownOutputAfterFlush(peer);
       } else {
         closeOnFlush(peer);
       }
@@ -227,6 +236,26 @@ final class Relay extends ChannelInboundHandlerAdapter {
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
     // Resets and broken pipes are how TCP connections end; they need no stack trace.
     ctx.close();
+  }
+
+  /**
+   * Sends {@code ch} a FIN once what is queued for it is written. From then on the connection
+   * only waits for the other side's FIN, which closes it; unless {@code ch}'s own direction has
+   * spliced, half-closure is turned off, so the transport closes the channel at that FIN instead
+   * of shutting down the input of a socket the kernel has already closed — in Netty 4.2.18 that
+   * fails with ENOTCONN and costs an exception with a stack trace, once for nearly every
+   * connection that ends with the server closing first.
+   */
+  static void shutdownOutputAfterFlush(Channel ch) {
+    ch.writeAndFlush(Unpooled.EMPTY_BUFFER)
+        .addListener(
+            f -> {
+              Relay r = ch.pipeline().get(Relay.class);
+              if (r == null || !r.spliced) {
+                ch.config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, false);
+              }
+              ((DuplexChannel) ch).shutdownOutput();
+            });
   }
 
   static void closeOnFlush(Channel ch) {
