@@ -4,9 +4,13 @@
 # ratios to HAProxy. Bounded: about ROUNDS x targets x (WARMUP + DURATION) seconds (x 2 sizes
 # for the large scenario).
 #
-#   [SCENARIO=small|large] [SPLICE=1] [ROUNDS=3] [WARMUP=3] [FAIRWAY_JAVA_OPTS=...] \
+#   [SCENARIO=small|large] [CLOSE=1] [SPLICE=1] [ROUNDS=3] [WARMUP=3] [PREWARM=0] [FAIRWAY_JAVA_OPTS=...] \
 #     bench/proxy-bench.sh [DURATION_SECONDS=15] [CONNECTIONS=64]
 #
+# CLOSE=1 sends "Connection: close" with every request: a new TCP connection per request, which
+# measures the accept and connect path instead of relaying. PREWARM=N runs each target once for
+# N seconds before the rounds (JIT warm-up of the whole path; CLOSE=1 defaults it to 20: the
+# connection path takes ~15 s of load to be compiled).
 # small (default): a tiny `return 200` response, TCP and HTTP mode.
 # large: nginx serves a 64 KiB and a 1 MiB static file; TCP mode only, reports MB/s and CPU per MB.
 # fairway-tcp is the L4 relay as `fairway run` has it (default options: bulk transfers spliced);
@@ -27,6 +31,11 @@ CONNS=${2:-64}
 WARMUP=${WARMUP:-3}
 ROUNDS=${ROUNDS:-3}
 SCENARIO=${SCENARIO:-small}
+if [[ ${CLOSE:-0} == 1 ]]; then
+  export WRK_HEADER="Connection: close"
+  PREWARM=${PREWARM:-20}
+fi
+PREWARM=${PREWARM:-0}
 
 for b in wrk haproxy /usr/sbin/nginx java; do command -v "$b" >/dev/null || { echo "missing $b" >&2; exit 1; }; done
 build_fairway
@@ -115,6 +124,11 @@ run() { # target path -> appends "rps p50 p90 p99 errors non2xx requests bytes u
   fi
   R[$1 $2]+="$row"$'\n'
 }
+if ((PREWARM > 0)); then
+  for p in "${PATHS[@]}"; do
+    for t in "${TARGETS[@]}"; do wrk_run "${URL[$t]}$p" "$PREWARM" "$CONNS" >/dev/null; done
+  done
+fi
 # Rounds alternate the targets so that load from anything else on the machine hits all of them
 # alike; the table reports each target's median over the rounds.
 for ((round = 1; round <= ROUNDS; round++)); do
@@ -145,7 +159,7 @@ haproxy_of() { # target -> the HAProxy target it is compared with, or nothing
 }
 
 echo
-echo "wrk -t2 -c$CONNS -d${DUR}s --latency, median of $ROUNDS alternating rounds (each after a ${WARMUP}s warm-up), $(nproc) cores, $(date -u +%FT%TZ), loadavg $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "wrk -t2 -c$CONNS -d${DUR}s --latency${WRK_HEADER:+ -H \"$WRK_HEADER\"}, median of $ROUNDS alternating rounds (each after a ${WARMUP}s warm-up), $(nproc) cores, $(date -u +%FT%TZ), loadavg $(cut -d' ' -f1-3 /proc/loadavg)"
 if [[ $SCENARIO == large ]]; then
   printf '%-14s %5s %9s %9s %9s %7s %10s %12s %12s\n' target size "req/s" "MB/s" "p99 ms" errors "cpu ms/MB" "MB/s/haproxy" "cpu/haproxy"
   for p in "${PATHS[@]}"; do

@@ -115,10 +115,11 @@ CLK_TCK=$(getconf CLK_TCK)
 fairway_cmd() { echo "$*" >&7; }
 
 # wrk_run URL SECONDS CONNECTIONS -> prints "rps p50 p90 p99 errors non2xx requests bytes"
+# (WRK_HEADER="Name: value" adds a request header, e.g. "Connection: close")
 # (latencies in ms)
 wrk_run() {
   local out
-  out=$(wrk -t2 -c"$3" -d"$2"s --latency "$1" 2>&1)
+  out=$(wrk -t2 -c"$3" -d"$2"s --latency ${WRK_HEADER:+-H "$WRK_HEADER"} "$1" 2>&1)
   echo "$out" >>"$WORK/wrk.log"
   echo "$out" | awk '
     function ms(v) { if (v ~ /us$/) return v/1000; if (v ~ /ms$/) return v+0; if (v ~ /s$/) return v*1000; return v }

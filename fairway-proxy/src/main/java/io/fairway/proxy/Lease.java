@@ -38,6 +38,29 @@ final class Lease {
     }
   }
 
+  /**
+   * This lease is a UDP flow: from now on it counts as inactive, as the kernel counts a UDP
+   * connection from its first datagram. Call once, right after the pick.
+   */
+  void toFlow() {
+    server.bindFlow();
+    if (connection != null) {
+      connection.closing();
+    }
+  }
+
+  /** The UDP flow expired or was closed: it stops counting at once. Idempotent. */
+  void closeFlow() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    server.unbindFlow();
+    if (connection != null) {
+      connection.expire();
+    }
+  }
+
   /** The L4 connection ended: inactive until it expires, as in the kernel. Idempotent. */
   void close() {
     if (closed) {

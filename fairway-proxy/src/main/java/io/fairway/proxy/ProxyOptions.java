@@ -28,6 +28,12 @@ import org.slf4j.LoggerFactory;
  *     move its next MiB kernel-to-kernel with splice(2) instead of copying it through the JVM,
  *     then look again; 0 splices everything from the first byte, -1 never splices. Default
  *     {@link #defaultSpliceThreshold()}. Needs the native epoll transport; ignored otherwise
+ * @param udpTimeout a UDP flow (one client address and port, bound to the server its first
+ *     datagram went to) ends this long after its last datagram either way; the kernel's {@code
+ *     udp} timeout, 300 s by default ({@code lvs_timeouts udp})
+ * @param maxUdpFlows UDP flows kept at once, over all services; each is a socket (a file
+ *     descriptor), so a flood of new client addresses is refused here rather than at the
+ *     process's descriptor limit, where TCP would suffer too
  */
 public record ProxyOptions(
     int ioThreads,
@@ -41,9 +47,12 @@ public record ProxyOptions(
     int maxHeaderSize,
     int maxIdleBackendConnections,
     Duration backendKeepAlive,
-    long spliceThreshold) {
+    long spliceThreshold,
+    Duration udpTimeout,
+    int maxUdpFlows) {
 
   public ProxyOptions {
+    Objects.requireNonNull(udpTimeout, "udpTimeout");
     Objects.requireNonNull(connectTimeout, "connectTimeout");
     Objects.requireNonNull(idleTimeout, "idleTimeout");
     Objects.requireNonNull(clientHeaderTimeout, "clientHeaderTimeout");
@@ -51,7 +60,7 @@ public record ProxyOptions(
     Objects.requireNonNull(inactiveExpiry, "inactiveExpiry");
     Objects.requireNonNull(backendKeepAlive, "backendKeepAlive");
     if (ioThreads < 0 || maxInitialLineLength < 64 || maxHeaderSize < 256 || maxIdleBackendConnections < 0
-        || spliceThreshold < -1) {
+        || spliceThreshold < -1 || maxUdpFlows < 1 || udpTimeout.isNegative() || udpTimeout.isZero()) {
       throw new IllegalArgumentException("proxy option out of range");
     }
   }
@@ -99,61 +108,75 @@ public record ProxyOptions(
         16384,
         256,
         Duration.ofSeconds(30),
-        defaultSpliceThreshold());
+        defaultSpliceThreshold(),
+        Duration.ofSeconds(300),
+        65536);
   }
 
   public ProxyOptions withIoThreads(int n) {
     return new ProxyOptions(n, connectTimeout, idleTimeout, clientHeaderTimeout, backendResponseTimeout,
         keepConnectionsOnRemove, inactiveExpiry, maxInitialLineLength, maxHeaderSize,
-        maxIdleBackendConnections, backendKeepAlive, spliceThreshold);
+        maxIdleBackendConnections, backendKeepAlive, spliceThreshold, udpTimeout, maxUdpFlows);
   }
 
   public ProxyOptions withConnectTimeout(Duration d) {
     return new ProxyOptions(ioThreads, d, idleTimeout, clientHeaderTimeout, backendResponseTimeout,
         keepConnectionsOnRemove, inactiveExpiry, maxInitialLineLength, maxHeaderSize,
-        maxIdleBackendConnections, backendKeepAlive, spliceThreshold);
+        maxIdleBackendConnections, backendKeepAlive, spliceThreshold, udpTimeout, maxUdpFlows);
   }
 
   public ProxyOptions withIdleTimeout(Duration d) {
     return new ProxyOptions(ioThreads, connectTimeout, d, clientHeaderTimeout, backendResponseTimeout,
         keepConnectionsOnRemove, inactiveExpiry, maxInitialLineLength, maxHeaderSize,
-        maxIdleBackendConnections, backendKeepAlive, spliceThreshold);
+        maxIdleBackendConnections, backendKeepAlive, spliceThreshold, udpTimeout, maxUdpFlows);
   }
 
   public ProxyOptions withClientHeaderTimeout(Duration d) {
     return new ProxyOptions(ioThreads, connectTimeout, idleTimeout, d, backendResponseTimeout,
         keepConnectionsOnRemove, inactiveExpiry, maxInitialLineLength, maxHeaderSize,
-        maxIdleBackendConnections, backendKeepAlive, spliceThreshold);
+        maxIdleBackendConnections, backendKeepAlive, spliceThreshold, udpTimeout, maxUdpFlows);
   }
 
   public ProxyOptions withBackendResponseTimeout(Duration d) {
     return new ProxyOptions(ioThreads, connectTimeout, idleTimeout, clientHeaderTimeout, d,
         keepConnectionsOnRemove, inactiveExpiry, maxInitialLineLength, maxHeaderSize,
-        maxIdleBackendConnections, backendKeepAlive, spliceThreshold);
+        maxIdleBackendConnections, backendKeepAlive, spliceThreshold, udpTimeout, maxUdpFlows);
   }
 
   public ProxyOptions withKeepConnectionsOnRemove(boolean keep) {
     return new ProxyOptions(ioThreads, connectTimeout, idleTimeout, clientHeaderTimeout, backendResponseTimeout,
         keep, inactiveExpiry, maxInitialLineLength, maxHeaderSize,
-        maxIdleBackendConnections, backendKeepAlive, spliceThreshold);
+        maxIdleBackendConnections, backendKeepAlive, spliceThreshold, udpTimeout, maxUdpFlows);
   }
 
   public ProxyOptions withInactiveExpiry(Duration d) {
     return new ProxyOptions(ioThreads, connectTimeout, idleTimeout, clientHeaderTimeout, backendResponseTimeout,
         keepConnectionsOnRemove, d, maxInitialLineLength, maxHeaderSize,
-        maxIdleBackendConnections, backendKeepAlive, spliceThreshold);
+        maxIdleBackendConnections, backendKeepAlive, spliceThreshold, udpTimeout, maxUdpFlows);
   }
 
   public ProxyOptions withMaxHeaderSize(int n) {
     return new ProxyOptions(ioThreads, connectTimeout, idleTimeout, clientHeaderTimeout, backendResponseTimeout,
         keepConnectionsOnRemove, inactiveExpiry, maxInitialLineLength, n,
-        maxIdleBackendConnections, backendKeepAlive, spliceThreshold);
+        maxIdleBackendConnections, backendKeepAlive, spliceThreshold, udpTimeout, maxUdpFlows);
   }
 
   public ProxyOptions withSpliceThreshold(long bytes) {
     return new ProxyOptions(ioThreads, connectTimeout, idleTimeout, clientHeaderTimeout, backendResponseTimeout,
         keepConnectionsOnRemove, inactiveExpiry, maxInitialLineLength, maxHeaderSize,
-        maxIdleBackendConnections, backendKeepAlive, bytes);
+        maxIdleBackendConnections, backendKeepAlive, bytes, udpTimeout, maxUdpFlows);
+  }
+
+  public ProxyOptions withUdpTimeout(Duration d) {
+    return new ProxyOptions(ioThreads, connectTimeout, idleTimeout, clientHeaderTimeout, backendResponseTimeout,
+        keepConnectionsOnRemove, inactiveExpiry, maxInitialLineLength, maxHeaderSize,
+        maxIdleBackendConnections, backendKeepAlive, spliceThreshold, d, maxUdpFlows);
+  }
+
+  public ProxyOptions withMaxUdpFlows(int n) {
+    return new ProxyOptions(ioThreads, connectTimeout, idleTimeout, clientHeaderTimeout, backendResponseTimeout,
+        keepConnectionsOnRemove, inactiveExpiry, maxInitialLineLength, maxHeaderSize,
+        maxIdleBackendConnections, backendKeepAlive, spliceThreshold, udpTimeout, n);
   }
 
   /** Whether L4 relays may splice: a threshold is set and the transport can do it. */

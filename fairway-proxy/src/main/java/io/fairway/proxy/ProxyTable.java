@@ -11,6 +11,7 @@ import io.fairway.ipvs.ServiceKey;
 import io.fairway.ipvs.Table;
 import io.fairway.ipvs.TableException;
 import io.fairway.ipvs.TableException.Reason;
+import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -18,6 +19,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollMode;
@@ -31,6 +33,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,8 +61,9 @@ import org.slf4j.LoggerFactory;
  *       templates.
  * </ul>
  *
- * <p>Only TCP address services can be served; firewall-mark, UDP and SCTP services are refused with
- * {@link Reason#INVALID}. The forwarding method of a destination (NAT, DR, TUN) is kept for
+ * <p>TCP and UDP address services can be served (UDP: a flow per client address, see {@link
+ * UdpRelay}); firewall-mark and SCTP services are refused with {@link Reason#INVALID}, and so is
+ * {@code lb_kind HTTP} over UDP. The forwarding method of a destination (NAT, DR, TUN) is kept for
  * read-back but makes no difference: everything is proxied, which is what lets {@code fairway run
  * --userspace} try a production configuration on a laptop.
  *
@@ -77,6 +81,8 @@ public final class ProxyTable implements Table {
   private final ScheduledFuture<?> purger;
   private final ScheduledFuture<?> expirer;
   private final ConnectionExpiry expiry;
+  /** Live UDP flows of all services, bounded by {@link ProxyOptions#maxUdpFlows()}. */
+  private final AtomicInteger udpFlows = new AtomicInteger();
 
   /**
    * A table with its own event loops.
@@ -128,17 +134,23 @@ public final class ProxyTable implements Table {
   @Override
   public synchronized void addService(Service service) throws TableException {
     ServiceKey key = service.key();
-    if (key.isFwmark() || key.protocol() != Protocol.TCP) {
+    if (key.isFwmark() || key.protocol() == Protocol.SCTP) {
       throw new TableException(
-          Reason.INVALID, key + ": the userspace data plane serves TCP address services only");
+          Reason.INVALID, key + ": the userspace data plane serves TCP and UDP address services only");
+    }
+    ListenerSpec spec = specFor(key);
+    if (key.protocol() == Protocol.UDP && spec.mode() == Mode.HTTP) {
+      throw new TableException(Reason.INVALID, key + ": lb_kind HTTP needs protocol TCP");
     }
     if (services.containsKey(key)) {
       throw new TableException(Reason.EXISTS, key + ": service already exists");
     }
     checkScheduler(service);
-    VirtualService vs = new VirtualService(service, specFor(key), options, expiry);
+    VirtualService vs = new VirtualService(service, spec, options, expiry);
     InetSocketAddress addr = new InetSocketAddress(key.address(), key.port());
-    ChannelFuture bind = serverBootstrap(vs).bind(addr).awaitUninterruptibly();
+    ChannelFuture bind =
+        (key.protocol() == Protocol.UDP ? datagramBootstrap(vs).bind(addr) : serverBootstrap(vs).bind(addr))
+            .awaitUninterruptibly();
     if (!bind.isSuccess()) {
       Throwable c = bind.cause();
       String why = c instanceof BindException ? "address already in use or not local" : TcpFrontend.reason(c);
@@ -153,7 +165,8 @@ public final class ProxyTable implements Table {
     vs.listener = bind.channel();
     vs.vip = (InetSocketAddress) bind.channel().localAddress();
     services.put(key, vs);
-    log.info("{}: listening on {} ({}, {})", key, vs.vip, vs.spec().mode(), service.scheduler());
+    log.info("{}: listening on {} ({}, {})", key, vs.vip,
+        key.protocol() == Protocol.UDP ? "UDP flows" : vs.spec().mode(), service.scheduler());
   }
 
   private ServerBootstrap serverBootstrap(VirtualService vs) {
@@ -177,6 +190,19 @@ public final class ProxyTable implements Table {
                 initClient(vs, ch);
               }
             });
+  }
+
+  /** A UDP service: one socket on the virtual address, a flow per client (see {@link UdpRelay}). */
+  private Bootstrap datagramBootstrap(VirtualService vs) {
+    return new Bootstrap()
+        .group(ioGroup)
+        .channel(Transport.datagramChannel())
+        // No SO_REUSEADDR: for UDP it would let a second socket bind the same address and
+        // silently share its datagrams, instead of failing with "address already in use".
+        .option(ChannelOption.SO_RCVBUF, 1 << 20) // absorbs a burst while the loop is busy
+        .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(UdpRelay.MAX_DATAGRAM))
+        .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 512 * 1024))
+        .handler(new UdpRelay(vs, options, udpFlows));
   }
 
   /** Builds an accepted connection's pipeline from the service's spec as of now. */

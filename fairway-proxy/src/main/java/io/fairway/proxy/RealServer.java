@@ -32,6 +32,8 @@ final class RealServer implements io.fairway.director.Backend {
   private volatile boolean removed;
   private final AtomicInteger active = new AtomicInteger();
   private final ExpiringCount inactive;
+  /** Live UDP flows: inactive for their whole life, as the kernel counts UDP connections. */
+  private final AtomicInteger flows = new AtomicInteger();
   final AtomicInteger persistent = new AtomicInteger();
   private final LongAdder connections = new LongAdder();
   final LongAdder inBytes = new LongAdder();
@@ -78,7 +80,7 @@ final class RealServer implements io.fairway.director.Backend {
   }
 
   int inactive() {
-    return inactive.count(System.nanoTime());
+    return inactive.count(System.nanoTime()) + flows.get();
   }
 
   /** Whether the thresholds currently keep new connections away. */
@@ -123,6 +125,17 @@ final class RealServer implements io.fairway.director.Backend {
   /** An HTTP request finished: it stops counting at once. */
   void release() {
     active.decrementAndGet();
+  }
+
+  /** The connection just bound is a UDP flow: it counts as inactive until the flow ends. */
+  void bindFlow() {
+    active.decrementAndGet();
+    flows.incrementAndGet();
+  }
+
+  /** A UDP flow expired or was closed: it stops counting at once (no closing state to wait out). */
+  void unbindFlow() {
+    flows.decrementAndGet();
   }
 
   /** That connection closed: from now on it counts as inactive until it expires. */

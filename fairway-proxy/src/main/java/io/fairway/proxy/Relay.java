@@ -5,11 +5,14 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelOutboundBuffer;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.epoll.AbstractEpollStreamChannel;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.DuplexChannel;
 import io.netty.channel.unix.FileDescriptor;
+import io.netty.channel.unix.Socket;
 import java.io.IOException;
 
 /**
@@ -35,8 +38,14 @@ final class Relay extends ChannelInboundHandlerAdapter {
   static final java.util.concurrent.atomic.LongAdder SPLICES = new java.util.concurrent.atomic.LongAdder();
 
   private final Channel peer;
+  /** The peer's socket when it is an epoll channel, for writing without queueing; else null. */
+  private final Socket peerSocket;
   private final long spliceAbove;
   private boolean splicing;
+  /** This direction has spliced at some point, so a FIN may leave bytes behind (drainAfterFin). */
+  private boolean spliced;
+  /** Something went through the peer's outbound buffer since the last flush. */
+  private boolean queued;
 
   /**
    * @param peer where this channel's bytes go
@@ -46,6 +55,7 @@ final class Relay extends ChannelInboundHandlerAdapter {
    */
   Relay(Channel peer, long spliceAbove) {
     this.peer = peer;
+    this.peerSocket = peer instanceof AbstractEpollStreamChannel e && e.fd() instanceof Socket s ? s : null;
     this.spliceAbove = spliceAbove;
   }
 
@@ -66,12 +76,16 @@ final class Relay extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
-    boolean bulk = spliceAbove > 0 && !splicing && msg instanceof ByteBuf b && b.readableBytes() >= spliceAbove;
-    peer.write(msg, peer.voidPromise());
+    ByteBuf b = (ByteBuf) msg;
+    boolean bulk = spliceAbove > 0 && !splicing && b.readableBytes() >= spliceAbove;
+    if (!sendNow(b)) {
+      peer.write(b, peer.voidPromise());
+      queued = true;
+    }
     if (bulk) {
-      // A full read: a transfer is streaming. The splice is queued behind this buffer in the
-      // peer's outbound buffer, so the order holds; the read loop takes the splice path from
-      // its next iteration, and copies again once the burst is through.
+      // A full read: a transfer is streaming. Whatever of this buffer is still queued is ahead
+      // of the splice in the peer's outbound buffer, so the order holds; the read loop takes the
+      // splice path from its next iteration, and copies again once the burst is through.
       splice(ctx, SPLICE_BURST);
     }
     if (!peer.isWritable()) {
@@ -79,11 +93,48 @@ final class Relay extends ChannelInboundHandlerAdapter {
     }
   }
 
+  /**
+   * Writes {@code b} to the peer's socket right away when nothing is queued for the peer, which
+   * is the usual case for request/response traffic: it saves the outbound buffer's bookkeeping
+   * and a flush per read, the largest Java cost left on that path. Whatever the socket does not
+   * take stays in {@code b} for the queued path, so the bytes keep their order.
+   *
+   * @return whether all of {@code b} was written (and released)
+   */
+  private boolean sendNow(ByteBuf b) {
+    Socket s = peerSocket;
+    if (s == null || !b.hasMemoryAddress() || !peer.isActive()) {
+      return false;
+    }
+    ChannelOutboundBuffer out = peer.unsafe().outboundBuffer();
+    // Entries of zero bytes (the empty write before a half-close) still count here.
+    if (out == null || out.totalPendingWriteBytes() != 0 || ((DuplexChannel) peer).isOutputShutdown()) {
+      return false;
+    }
+    try {
+      int n = s.sendAddress(b.memoryAddress(), b.readerIndex(), b.writerIndex());
+      b.skipBytes(n);
+    } catch (IOException e) {
+      // A reset or broken pipe: the queued path reports it the way Netty always does.
+      return false;
+    }
+    if (b.isReadable()) {
+      return false;
+    }
+    b.release();
+    return true;
+  }
+
   private void splice(ChannelHandlerContext ctx, int len) {
     if (splicing) {
       return;
     }
     splicing = true;
+    spliced = true;
+    // A splice can leave bytes behind at the FIN, which only the input-shutdown event lets
+    // drainAfterFin collect: the channel must see its FIN as a half-close (see
+    // shutdownOutputAfterFlush).
+    ctx.channel().config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
     SPLICES.increment();
     ((AbstractEpollStreamChannel) ctx.channel())
         .spliceTo((AbstractEpollStreamChannel) peer, len)
@@ -99,7 +150,10 @@ final class Relay extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelReadComplete(ChannelHandlerContext ctx) {
-    peer.flush();
+    if (queued) {
+      queued = false;
+      peer.flush();
+    }
   }
 
   @Override
@@ -121,15 +175,16 @@ final class Relay extends ChannelInboundHandlerAdapter {
   @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
     if (evt instanceof ChannelInputShutdownEvent) {
-      if (spliceAbove >= 0) {
+      if (spliced) {
         // Not only while splicing: a burst that ends on the read that saw the FIN has already
-        // reported completion when the transport shuts the input down.
+        // reported completion when the transport shuts the input down. (A direction that never
+        // spliced read everything up to the FIN through the ordinary read loop.)
         drainAfterFin(ctx);
       }
       // Half-close: this side sent FIN; pass it on once what it sent is written, and keep
       // relaying the other way (a client that shuts down writing still wants its answer).
-      if (peer instanceof DuplexChannel d && peer.isActive()) {
-        peer.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(f -> d.shutdownOutput());
+      if (peer instanceof DuplexChannel && peer.isActive()) {
+        shutdownOutputAfterFlush(peer);
       } else {
         closeOnFlush(peer);
       }
@@ -181,6 +236,26 @@ final class Relay extends ChannelInboundHandlerAdapter {
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
     // Resets and broken pipes are how TCP connections end; they need no stack trace.
     ctx.close();
+  }
+
+  /**
+   * Sends {@code ch} a FIN once what is queued for it is written. From then on the connection
+   * only waits for the other side's FIN, which closes it; unless {@code ch}'s own direction has
+   * spliced, half-closure is turned off, so the transport closes the channel at that FIN instead
+   * of shutting down the input of a socket the kernel has already closed — in Netty 4.2.18 that
+   * fails with ENOTCONN and costs an exception with a stack trace, once for nearly every
+   * connection that ends with the server closing first.
+   */
+  static void shutdownOutputAfterFlush(Channel ch) {
+    ch.writeAndFlush(Unpooled.EMPTY_BUFFER)
+        .addListener(
+            f -> {
+              Relay r = ch.pipeline().get(Relay.class);
+              if (r == null || !r.spliced) {
+                ch.config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, false);
+              }
+              ((DuplexChannel) ch).shutdownOutput();
+            });
   }
 
   static void closeOnFlush(Channel ch) {

@@ -116,8 +116,8 @@ final class TcpFrontend extends ChannelInboundHandlerAdapter {
             backend.write(m, backend.voidPromise());
           }
           early.clear();
-          if (inputShutdown && backend instanceof DuplexChannel d) {
-            backend.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(w -> d.shutdownOutput());
+          if (inputShutdown && backend instanceof DuplexChannel) {
+            Relay.shutdownOutputAfterFlush(backend);
           } else {
             backend.flush();
           }

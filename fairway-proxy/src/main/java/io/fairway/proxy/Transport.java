@@ -5,11 +5,14 @@ import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollDatagramChannel;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.DatagramChannel;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioDatagramChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 
@@ -33,6 +36,10 @@ final class Transport {
 
   static Class<? extends SocketChannel> socketChannel() {
     return EPOLL ? EpollSocketChannel.class : NioSocketChannel.class;
+  }
+
+  static Class<? extends DatagramChannel> datagramChannel() {
+    return EPOLL ? EpollDatagramChannel.class : NioDatagramChannel.class;
   }
 
   static String name() {

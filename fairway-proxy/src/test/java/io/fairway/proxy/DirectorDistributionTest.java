@@ -93,8 +93,10 @@ class DirectorDistributionTest {
     List<String> got = new ArrayList<>();
     List<String> expected = new ArrayList<>();
     for (int i = 0; i < 18; i++) {
-      // Different loopback source addresses, so the hashing schedulers have something to hash.
-      InetAddress src = InetAddress.getByAddress(new byte[] {127, 0, 0, (byte) (1 + i % 6)});
+      // Different loopback source addresses, so the hashing schedulers have something to hash;
+      // 9 of them, twice each: mh's table depends on the servers' (random) ports, and with only a
+      // few sources all of them could land on one server.
+      InetAddress src = InetAddress.getByAddress(new byte[] {127, 0, 0, (byte) (1 + i % 9)});
       Connection c = model.open(new Flow(src, 0, vip.getAddress(), vip.getPort()));
       expected.add(c.dest().name());
       c.closing();

@@ -332,7 +332,7 @@ class TcpProxyTest {
     assertThat(reason(() -> t.setService(Service.of(k, "nosuch")))).isEqualTo(TableException.Reason.NOT_FOUND);
     assertThat(reason(() -> t.setDest(k, dest(b1.address(), 1)))).isEqualTo(TableException.Reason.NOT_FOUND);
     assertThat(reason(() -> t.delService(ServiceKey.of(Protocol.TCP, Fixtures.LO, 1)))).isEqualTo(TableException.Reason.NO_SERVICE);
-    assertThat(reason(() -> t.addService(Service.of(ServiceKey.of(Protocol.UDP, Fixtures.LO, 0), "rr")))).isEqualTo(TableException.Reason.INVALID);
+    assertThat(reason(() -> t.addService(Service.of(ServiceKey.of(Protocol.SCTP, Fixtures.LO, 0), "rr")))).isEqualTo(TableException.Reason.INVALID);
     t.addDest(k, dest(b1.address(), 1));
     assertThat(reason(() -> t.addDest(k, dest(b1.address(), 2)))).isEqualTo(TableException.Reason.EXISTS);
     assertThat(reason(() -> t.addDest(k, dest(b2.address(), 1, 5, 10)))).isEqualTo(TableException.Reason.RANGE);

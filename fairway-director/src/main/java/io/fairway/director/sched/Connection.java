@@ -5,7 +5,9 @@ package io.fairway.director.sched;
  * completes, {@link #closing()} on FIN or reset, {@link #expire()} when it is gone. The counts move exactly as the
  * kernel's TCP state machine moves them (ip_vs_proto_tcp.c {@code tcp_state_active}): a connection is
  * <em>active</em> from its first packet through the handshake and while established, <em>inactive</em> once it is
- * closing (FIN, RST, TIME_WAIT) until it expires; UDP connections are active for their whole life.
+ * closing (FIN, RST, TIME_WAIT) until it expires. A UDP connection has no states: the kernel binds every new
+ * connection with the destination's IP_VS_CONN_F_INACTIVE flag and only TCP and SCTP transitions clear it, so a UDP
+ * connection is inactive for its whole life ({@link #closing()} right after {@code open}).
  *
  * <p>Expiry decrements the server's count and may clear its OVERLOAD flag (lower threshold, or the 3/4 rule), so the
  * next new connection can leave the sorry server and return to the pool.

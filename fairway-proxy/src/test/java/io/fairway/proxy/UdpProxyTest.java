@@ -1,0 +1,440 @@
+package io.fairway.proxy;
+
+import static io.fairway.proxy.Fixtures.dest;
+import static io.fairway.proxy.Fixtures.key;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.fairway.ipvs.DestEntry;
+import io.fairway.ipvs.Protocol;
+import io.fairway.ipvs.Service;
+import io.fairway.ipvs.ServiceFlag;
+import io.fairway.ipvs.ServiceKey;
+import io.fairway.ipvs.TableException;
+import java.io.IOException;
+import java.net.DatagramPacket;
+import java.net.DatagramSocket;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * UDP virtual services on the userspace data plane, over loopback with real UDP servers: flows
+ * per client address as IPVS keeps them, answers from the virtual address, the table's drain and
+ * removal semantics, expiry, one-packet scheduling, and dnsmasq behind it as a real DNS service.
+ */
+class UdpProxyTest {
+  private static final InetAddress LO = InetAddress.getLoopbackAddress();
+  private final List<AutoCloseable> closeables = new ArrayList<>();
+
+  @AfterEach
+  void close() throws Exception {
+    for (AutoCloseable c : closeables) {
+      c.close();
+    }
+  }
+
+  private <T extends AutoCloseable> T track(T c) {
+    closeables.add(0, c);
+    return c;
+  }
+
+  private ProxyTable table(ProxyOptions o) {
+    return track(new ProxyTable(o.withIoThreads(2), null));
+  }
+
+  private static ServiceKey udp(InetAddress a) {
+    return ServiceKey.of(Protocol.UDP, a, 0);
+  }
+
+  private InetSocketAddress serve(ProxyTable t, Service s, UdpEchoServer... servers) throws TableException {
+    t.addService(s);
+    for (UdpEchoServer u : servers) {
+      t.addDest(s.key(), dest(u.address(), 1));
+    }
+    return t.boundAddress(s.key());
+  }
+
+  private UdpEchoServer echo(String name) throws IOException {
+    return track(new UdpEchoServer(name));
+  }
+
+  /** A client socket of its own: one flow. */
+  private Client client() throws IOException {
+    return track(new Client(LO));
+  }
+
+  static final class Client implements AutoCloseable {
+    final DatagramSocket socket;
+    InetSocketAddress lastFrom;
+
+    Client(InetAddress bind) throws IOException {
+      socket = new DatagramSocket(new InetSocketAddress(bind, 0));
+      socket.setSoTimeout(2000);
+    }
+
+    /** Sends {@code text} and returns the answer ("server:text"). */
+    String ask(InetSocketAddress to, String text) throws IOException {
+      byte[] b = text.getBytes(StandardCharsets.US_ASCII);
+      return new String(exchange(to, b), StandardCharsets.US_ASCII);
+    }
+
+    byte[] exchange(InetSocketAddress to, byte[] b) throws IOException {
+      socket.send(new DatagramPacket(b, b.length, to));
+      DatagramPacket p = new DatagramPacket(new byte[65535], 65535);
+      socket.receive(p);
+      lastFrom = (InetSocketAddress) p.getSocketAddress();
+      return Arrays.copyOf(p.getData(), p.getLength());
+    }
+
+    @Override
+    public void close() {
+      socket.close();
+    }
+  }
+
+  private static String server(String answer) {
+    return answer.substring(0, answer.indexOf(':'));
+  }
+
+  @Test
+  void eachClientIsAFlowThatKeepsItsServerAndHearsBackFromTheVirtualAddress() throws Exception {
+    UdpEchoServer b1 = echo("b1");
+    UdpEchoServer b2 = echo("b2");
+    ProxyTable t = table(ProxyOptions.defaults());
+    InetSocketAddress vip = serve(t, Service.of(udp(LO), "rr"), b1, b2);
+
+    Map<String, Integer> perServer = new HashMap<>();
+    for (int i = 0; i < 4; i++) {
+      Client c = client();
+      String first = c.ask(vip, "hello " + i);
+      assertThat(first).endsWith(":hello " + i);
+      assertThat(c.lastFrom).isEqualTo(vip); // the answer comes from where the client sent
+      for (int j = 0; j < 3; j++) {
+        assertThat(server(c.ask(vip, "again " + j))).isEqualTo(server(first));
+      }
+      perServer.merge(server(first), 1, Integer::sum);
+    }
+    assertThat(perServer).containsEntry("b1", 2).containsEntry("b2", 2);
+
+    // As the kernel counts UDP: every flow is an inactive connection, none active.
+    List<DestEntry> dests = t.list().get(0).dests();
+    assertThat(dests).allSatisfy(d -> {
+      assertThat(d.activeConnections()).isZero();
+      assertThat(d.inactiveConnections()).isEqualTo(2);
+      assertThat(d.stats().connections()).isEqualTo(2);
+      assertThat(d.stats().inBytes()).isPositive();
+      assertThat(d.stats().outBytes()).isGreaterThan(d.stats().inBytes()); // the echo adds its name
+    });
+  }
+
+  @Test
+  void drainKeepsFlowsAndRemovalEndsThem() throws Exception {
+    Map<String, UdpEchoServer> byName = new HashMap<>();
+    byName.put("b1", echo("b1"));
+    byName.put("b2", echo("b2"));
+    ProxyTable t = table(ProxyOptions.defaults());
+    Service s = Service.of(udp(LO), "rr");
+    InetSocketAddress vip = serve(t, s, byName.get("b1"), byName.get("b2"));
+    Client c = client();
+    String mine = server(c.ask(vip, "x"));
+    String otherName = mine.equals("b1") ? "b2" : "b1";
+    assertThat(server(client().ask(vip, "x"))).isEqualTo(otherName);
+
+    t.setDest(s.key(), dest(byName.get(mine).address(), 0)); // drain
+    assertThat(server(c.ask(vip, "still"))).isEqualTo(mine);
+    for (int i = 0; i < 3; i++) {
+      assertThat(server(client().ask(vip, "new"))).isEqualTo(otherName);
+    }
+
+    t.delDest(s.key(), key(byName.get(mine).address()));
+    // The flow went with its server: the same client is scheduled again, to the other one.
+    await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(server(c.ask(vip, "moved"))).isEqualTo(otherName));
+  }
+
+  @Test
+  void keepConnectionsOnRemoveLeavesTheFlowRunning() throws Exception {
+    UdpEchoServer b1 = echo("b1");
+    UdpEchoServer b2 = echo("b2");
+    ProxyTable t = table(ProxyOptions.defaults().withKeepConnectionsOnRemove(true));
+    Service s = Service.of(udp(LO), "rr");
+    InetSocketAddress vip = serve(t, s, b1, b2);
+    Client c = client();
+    String mine = server(c.ask(vip, "x"));
+    t.delDest(s.key(), key((mine.equals("b1") ? b1 : b2).address()));
+    assertThat(server(c.ask(vip, "after removal"))).isEqualTo(mine);
+    assertThat(server(client().ask(vip, "new client"))).isNotEqualTo(mine);
+  }
+
+  @Test
+  void anIdleFlowExpiresAndTheClientIsScheduledAgain() throws Exception {
+    UdpEchoServer b1 = echo("b1");
+    UdpEchoServer b2 = echo("b2");
+    ProxyTable t = table(ProxyOptions.defaults().withUdpTimeout(Duration.ofMillis(400)));
+    InetSocketAddress vip = serve(t, Service.of(udp(LO), "rr"), b1, b2);
+    Client c = client();
+    String mine = server(c.ask(vip, "x"));
+    // Traffic keeps it alive past the timeout...
+    for (int i = 0; i < 6; i++) {
+      Thread.sleep(150);
+      assertThat(server(c.ask(vip, "keep " + i))).isEqualTo(mine);
+    }
+    // ...silence ends it: no inactive connection left, and rr moves the client on.
+    await().atMost(Duration.ofSeconds(5)).until(() -> inactive(t) == 0);
+    assertThat(server(c.ask(vip, "back"))).isNotEqualTo(mine);
+  }
+
+  private static int inactive(ProxyTable t) {
+    return t.list().get(0).dests().stream().mapToInt(DestEntry::inactiveConnections).sum();
+  }
+
+  @Test
+  void onePacketSchedulingSpreadsEveryDatagramAndEndsTheFlowAtTheAnswer() throws Exception {
+    UdpEchoServer b1 = echo("b1");
+    UdpEchoServer b2 = echo("b2");
+    ProxyTable t = table(ProxyOptions.defaults());
+    Service ops = new Service(udp(LO), "rr", Set.of(ServiceFlag.ONE_PACKET), 0, 32, null);
+    InetSocketAddress vip = serve(t, ops, b1, b2);
+    Client c = client();
+    List<String> seen = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      seen.add(server(c.ask(vip, "q" + i)));
+    }
+    // One client, every datagram scheduled on its own: rr alternates.
+    for (int i = 1; i < seen.size(); i++) {
+      assertThat(seen.get(i)).as("datagram %d", i).isNotEqualTo(seen.get(i - 1));
+    }
+    await().atMost(Duration.ofSeconds(5)).until(() -> inactive(t) == 0);
+  }
+
+  @Test
+  void anUnansweredOnePacketFlowEndsAfterTheConnectTimeout() throws Exception {
+    UdpEchoServer mute = track(new UdpEchoServer("mute", LO, true));
+    ProxyTable t = table(ProxyOptions.defaults().withConnectTimeout(Duration.ofMillis(300)));
+    Service ops = new Service(udp(LO), "rr", Set.of(ServiceFlag.ONE_PACKET), 0, 32, null);
+    InetSocketAddress vip = serve(t, ops, mute);
+    Client c = client();
+    c.socket.send(new DatagramPacket(new byte[] {1}, 1, vip));
+    c.socket.send(new DatagramPacket(new byte[] {2}, 1, vip));
+    await().atMost(Duration.ofSeconds(2)).until(() -> mute.received() == 2);
+    assertThat(inactive(t)).isEqualTo(2); // one flow per datagram
+    await().atMost(Duration.ofSeconds(3)).until(() -> inactive(t) == 0);
+  }
+
+  @Test
+  void noServerAnsweringEndsTheFlowAndTheNextDatagramIsScheduledAgain() throws Exception {
+    UdpEchoServer live = echo("live");
+    InetSocketAddress dead = new InetSocketAddress(LO, Fixtures.deadPort());
+    ProxyTable t = table(ProxyOptions.defaults());
+    Service s = Service.of(udp(LO), "rr");
+    t.addService(s);
+    t.addDest(s.key(), Fixtures.dest(dead, 1));
+    InetSocketAddress vip = t.boundAddress(s.key());
+    Client c = client();
+    // The datagram goes to the dead port: ICMP port unreachable, no answer, the flow ends.
+    c.socket.setSoTimeout(500);
+    assertThatThrownBy(() -> c.ask(vip, "anyone?")).isInstanceOf(SocketTimeoutException.class);
+    await().atMost(Duration.ofSeconds(5)).until(() -> inactive(t) == 0);
+    // Drain the dead server and add a live one: a flow that was still open would stay on the
+    // drained server; the ended one lets the retry be scheduled afresh.
+    t.setDest(s.key(), Fixtures.dest(dead, 0));
+    t.addDest(s.key(), dest(live.address(), 1));
+    c.socket.setSoTimeout(2000);
+    assertThat(server(c.ask(vip, "retry"))).isEqualTo("live");
+  }
+
+  @Test
+  void largeAndEmptyDatagramsPassUnchanged() throws Exception {
+    UdpEchoServer b1 = echo("b1");
+    ProxyTable t = table(ProxyOptions.defaults());
+    InetSocketAddress vip = serve(t, Service.of(udp(LO), "rr"), b1);
+    Client c = client();
+    for (int size : new int[] {1, 1472, 9000, 60000}) {
+      byte[] payload = new byte[size];
+      for (int i = 0; i < size; i++) {
+        payload[i] = (byte) (i * 31 + size);
+      }
+      byte[] answer;
+      try {
+        answer = c.exchange(vip, payload);
+      } catch (SocketTimeoutException e) {
+        throw new AssertionError("no answer to a datagram of " + size + " bytes", e);
+      }
+      assertThat(answer.length).as("size %d", size).isEqualTo(size + 3);
+      assertThat(Arrays.copyOfRange(answer, 3, answer.length)).isEqualTo(payload);
+    }
+  }
+
+  @Test
+  void anEmptyDatagramReachesTheServer() throws Exception {
+    UdpEchoServer b1 = echo("b1");
+    ProxyTable t = table(ProxyOptions.defaults());
+    InetSocketAddress vip = serve(t, Service.of(udp(LO), "rr"), b1);
+    Client c = client();
+    // (Netty skips empty writes; the relay sends them itself.) The echo answers "b1:".
+    assertThat(c.exchange(vip, new byte[0])).isEqualTo("b1:".getBytes(StandardCharsets.US_ASCII));
+    assertThat(c.exchange(vip, new byte[0])).isEqualTo("b1:".getBytes(StandardCharsets.US_ASCII));
+    assertThat(b1.received()).isEqualTo(2);
+  }
+
+  @Test
+  void ipv6VirtualAddress() throws Exception {
+    InetAddress v6 = InetAddress.getByName("::1");
+    UdpEchoServer b1 = track(new UdpEchoServer("b1", v6, false));
+    ProxyTable t = table(ProxyOptions.defaults());
+    InetSocketAddress vip = serve(t, Service.of(udp(v6), "wlc"), b1);
+    Client c = track(new Client(v6));
+    assertThat(c.ask(vip, "six")).isEqualTo("b1:six");
+    assertThat(c.lastFrom).isEqualTo(vip);
+  }
+
+  @Test
+  void overflowGoesToTheSorryServerWhenEveryServerIsDrained() throws Exception {
+    UdpEchoServer b1 = echo("b1");
+    UdpEchoServer sorry = echo("sorry");
+    ProxyTable t =
+        track(new ProxyTable(ProxyOptions.defaults().withIoThreads(1), k -> ListenerSpec.tcp().withSorryServer(sorry.address())));
+    Service s = Service.of(udp(LO), "rr");
+    InetSocketAddress vip = serve(t, s, b1);
+    assertThat(server(client().ask(vip, "x"))).isEqualTo("b1");
+    t.setDest(s.key(), dest(b1.address(), 0));
+    assertThat(server(client().ask(vip, "x"))).isEqualTo("sorry");
+    t.setDest(s.key(), dest(b1.address(), 1));
+    assertThat(server(client().ask(vip, "x"))).isEqualTo("b1");
+  }
+
+  @Test
+  void flowsBeyondTheLimitAreDroppedUntilOneEnds() throws Exception {
+    UdpEchoServer b1 = echo("b1");
+    ProxyTable t = table(ProxyOptions.defaults().withMaxUdpFlows(2).withUdpTimeout(Duration.ofMillis(600)));
+    InetSocketAddress vip = serve(t, Service.of(udp(LO), "rr"), b1);
+    Client a = client();
+    Client b = client();
+    Client third = client();
+    a.ask(vip, "a");
+    b.ask(vip, "b");
+    third.socket.setSoTimeout(300);
+    assertThatThrownBy(() -> third.ask(vip, "c")).isInstanceOf(SocketTimeoutException.class);
+    assertThat(a.ask(vip, "a again")).isEqualTo("b1:a again"); // existing flows are unaffected
+    await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(200)).ignoreExceptions()
+        .untilAsserted(() -> assertThat(third.ask(vip, "c")).isEqualTo("b1:c"));
+  }
+
+  @Test
+  void aPortInUseAndHttpOverUdpAreRefused() throws Exception {
+    try (DatagramSocket taken = new DatagramSocket(0, LO)) {
+      ProxyTable t = table(ProxyOptions.defaults());
+      ServiceKey k = ServiceKey.of(Protocol.UDP, LO, taken.getLocalPort());
+      assertThatThrownBy(() -> t.addService(Service.of(k, "rr")))
+          .isInstanceOf(TableException.class)
+          .hasMessageContaining("address already in use");
+      assertThat(t.list()).isEmpty();
+    }
+    ProxyTable http = track(new ProxyTable(ProxyOptions.defaults(), k -> ListenerSpec.http(KeySource.CLIENT)));
+    assertThatThrownBy(() -> http.addService(Service.of(udp(LO), "rr")))
+        .isInstanceOf(TableException.class)
+        .hasMessageContaining("lb_kind HTTP needs protocol TCP");
+  }
+
+  @Test
+  void closingTheTableClosesEveryFlowSocket() throws Exception {
+    UdpEchoServer b1 = echo("b1");
+    long before = openFds();
+    ProxyTable t = new ProxyTable(ProxyOptions.defaults().withIoThreads(1), null);
+    InetSocketAddress vip = serve(t, Service.of(udp(LO), "rr"), b1);
+    for (int i = 0; i < 20; i++) {
+      try (Client c = new Client(LO)) {
+        c.ask(vip, "x");
+      }
+    }
+    assertThat(openFds()).isGreaterThanOrEqualTo(before + 20);
+    t.close();
+    await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(openFds()).isLessThanOrEqualTo(before + 2));
+  }
+
+  private static long openFds() throws IOException {
+    try (var s = Files.list(Path.of("/proc/self/fd"))) {
+      return s.count();
+    }
+  }
+
+  /** dnsmasq behind the relay: a real DNS service, two servers answering differently. */
+  @Test
+  void dnsmasqBehindTheRelayAnswersQueries(@TempDir Path dir) throws Exception {
+    Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/sbin/dnsmasq")), "dnsmasq is not installed");
+    InetSocketAddress d1 = startDnsmasq(dir, "d1", "10.9.0.1");
+    InetSocketAddress d2 = startDnsmasq(dir, "d2", "10.9.0.2");
+    ProxyTable t = table(ProxyOptions.defaults());
+    Service s = Service.of(udp(LO), "rr");
+    t.addService(s);
+    t.addDest(s.key(), Fixtures.dest(d1, 1));
+    t.addDest(s.key(), Fixtures.dest(d2, 1));
+    InetSocketAddress vip = t.boundAddress(s.key());
+    Set<String> answers = new HashSet<>();
+    for (int i = 0; i < 4; i++) {
+      Client c = client();
+      int id = 0x1200 + i;
+      byte[] reply = c.exchange(vip, query(id, "www.fairway.test"));
+      assertThat(ByteBuffer.wrap(reply).getShort(0) & 0xffff).isEqualTo(id);
+      assertThat(reply[3] & 0x0f).as("RCODE").isZero();
+      byte[] ip = Arrays.copyOfRange(reply, reply.length - 4, reply.length);
+      answers.add(InetAddress.getByAddress(ip).getHostAddress());
+    }
+    assertThat(answers).containsExactlyInAnyOrder("10.9.0.1", "10.9.0.2");
+  }
+
+  private InetSocketAddress startDnsmasq(Path dir, String name, String answer) throws Exception {
+    int port;
+    try (DatagramSocket s = new DatagramSocket(0, LO)) {
+      port = s.getLocalPort();
+    }
+    Process p =
+        new ProcessBuilder(
+                "/usr/sbin/dnsmasq", "--no-daemon", "--port=" + port, "--listen-address=127.0.0.1",
+                "--bind-interfaces", "--no-resolv", "--no-hosts", "--conf-file=/dev/null",
+                "--user=" + System.getProperty("user.name"), "--address=/fairway.test/" + answer)
+            .redirectErrorStream(true)
+            .redirectOutput(dir.resolve(name + ".log").toFile())
+            .start();
+    track(() -> {
+      p.destroy();
+      p.waitFor(5, TimeUnit.SECONDS);
+    });
+    InetSocketAddress a = new InetSocketAddress(LO, port);
+    // Ready when it answers.
+    try (Client c = new Client(LO)) {
+      c.socket.setSoTimeout(200);
+      await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> c.exchange(a, query(1, "x.fairway.test")).length > 12);
+    }
+    return a;
+  }
+
+  /** A DNS query for an A record, recursion desired. */
+  static byte[] query(int id, String name) {
+    ByteBuffer b = ByteBuffer.allocate(512);
+    b.putShort((short) id).putShort((short) 0x0100).putShort((short) 1).putShort((short) 0).putShort((short) 0).putShort((short) 0);
+    for (String label : name.split("\\.")) {
+      b.put((byte) label.length()).put(label.getBytes(StandardCharsets.US_ASCII));
+    }
+    b.put((byte) 0).putShort((short) 1).putShort((short) 1);
+    return Arrays.copyOf(b.array(), b.position());
+  }
+}
