@@ -97,7 +97,7 @@ public final class LvsHousekeeping {
     globals = Objects.requireNonNull(g);
     if (kernel == null) {
       if (!g.timeouts().equals(before.timeouts())) {
-        LOG.info("lvs_timeouts changed; the userspace data plane takes its idle timeout at start,"
+        LOG.info("lvs_timeouts changed; the userspace data plane takes its idle and UDP flow timeouts at start,"
             + " so the change applies after a restart");
       }
       return;

@@ -145,12 +145,17 @@ public final class RunCommand implements Callable<Integer> {
 
   /**
    * The proxy's options: {@code lvs_timeouts tcp N}, the kernel's idle timeout for established
-   * connections, becomes the proxy's idle timeout, so a file tuned for IPVS behaves alike.
+   * connections, becomes the proxy's idle timeout, and {@code udp N} the lifetime of an idle UDP
+   * flow, so a file tuned for IPVS behaves alike.
    */
   static ProxyOptions proxyOptions(io.fairway.daemon.Loaded loaded) {
     ProxyOptions o = ProxyOptions.defaults();
     int tcp = loaded.lvs().timeouts().tcp();
-    return tcp > 0 ? o.withIdleTimeout(Duration.ofSeconds(tcp)) : o;
+    int udp = loaded.lvs().timeouts().udp();
+    if (tcp > 0) {
+      o = o.withIdleTimeout(Duration.ofSeconds(tcp));
+    }
+    return udp > 0 ? o.withUdpTimeout(Duration.ofSeconds(udp)) : o;
   }
 
   private void stop(Daemon daemon, Table table) throws TableException {

@@ -11,7 +11,7 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** lvs_timeouts tcp N on the userspace data plane: the relay's idle timeout. */
+/** lvs_timeouts on the userspace data plane: tcp N is the relay's idle timeout, udp N a UDP flow's. */
 class ProxyOptionsFromConfigTest {
   @TempDir Path dir;
 
@@ -29,8 +29,14 @@ class ProxyOptionsFromConfigTest {
   }
 
   @Test
+  void lvsTimeoutsUdpBecomesTheLifetimeOfAnIdleUdpFlow() throws Exception {
+    assertThat(options(" lvs_timeouts tcp 42 udp 7\n").udpTimeout()).isEqualTo(Duration.ofSeconds(7));
+  }
+
+  @Test
   void withoutItTheProxyKeepsItsDefault() throws Exception {
     assertThat(options(" lvs_timeouts udp 7\n").idleTimeout()).isEqualTo(ProxyOptions.defaults().idleTimeout());
+    assertThat(options(" lvs_timeouts tcp 42\n").udpTimeout()).isEqualTo(ProxyOptions.defaults().udpTimeout());
     assertThat(options("").idleTimeout()).isEqualTo(ProxyOptions.defaults().idleTimeout());
   }
 }
