@@ -37,7 +37,7 @@ final class HttpBackendHandler extends ChannelInboundHandlerAdapter {
   public void channelReadComplete(ChannelHandlerContext ctx) {
     HttpFrontend f = frontend;
     if (f != null) {
-      f.flushClient();
+      f.backendReadComplete();
     }
   }
 

@@ -118,7 +118,7 @@ class HttpDecoderTest {
   @Test
   void responsesFrameByRequestAndStatus() {
     EmbeddedChannel ch = new EmbeddedChannel(new ResponseDecoder(16384));
-    ((ResponseDecoder) ch.pipeline().first()).expect(true, false);
+    ((ResponseDecoder) ch.pipeline().first()).expect(true, false, false);
     assertThat(feed(ch, bytes("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n")))
         .as("HEAD: no body whatever Content-Length says").containsExactly("H:HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n", "END");
     ch = new EmbeddedChannel(new ResponseDecoder(16384));
@@ -133,7 +133,7 @@ class HttpDecoderTest {
   @Test
   void chunkedResponseIsDechunkedForAnHttp10Client() {
     EmbeddedChannel ch = new EmbeddedChannel(new ResponseDecoder(16384));
-    ((ResponseDecoder) ch.pipeline().first()).expect(false, true);
+    ((ResponseDecoder) ch.pipeline().first()).expect(false, true, false);
     assertThat(feed(ch, bytes("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n"), 50, 58))
         .containsExactly("H:HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", "B:hello world", "END");
   }
