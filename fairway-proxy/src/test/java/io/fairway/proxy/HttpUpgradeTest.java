@@ -287,5 +287,4 @@ class HttpUpgradeTest {
     assertThat(r).startsWith("HTTP/1.1 200 OK").endsWith("no");
     assertThat(b.heads.get(0)).doesNotContainIgnoringCase("upgrade");
   }
-
 }
