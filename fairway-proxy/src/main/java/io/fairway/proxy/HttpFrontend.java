@@ -143,7 +143,6 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
     decoder = ctx.pipeline().get(StrictRequestDecoder.class);
     // A FIN from the client ends its requests, not its interest in the answers.
     client.config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
-    KeptEpollChannels.keep(client); // a half-closed client must stay in epoll (Netty 4.2.18)
     clientAddress = (InetSocketAddress) client.remoteAddress();
     clientIp = clientAddress.getAddress().getHostAddress().getBytes(StandardCharsets.ISO_8859_1);
     armHeaderTimer();
@@ -240,6 +239,9 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
   @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
     if (evt instanceof ChannelInputShutdownEvent) {
+      // A half-closed client must stay in epoll to be written to (Netty 4.2.18, see
+      // KeptEpollChannels); set here, not for every connection, as it costs a system call.
+      KeptEpollChannels.keep(client);
       inputShutdown = true;
       if (!closed && request == null && queued.isEmpty()) {
         closeClient(); // nothing asked, nothing owed
@@ -580,8 +582,10 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
       l.close();
       cancel(ticker);
     });
+    // Half-close both ways, as in L4; either side may then have to be written to after its FIN.
     b.config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
     KeptEpollChannels.keep(b);
+    KeptEpollChannels.keep(client);
     ChannelPipeline bp = b.pipeline();
     bp.addLast(new ReadMarker(this), new Relay(client, -1));
     bp.remove(IdleStateHandler.class);

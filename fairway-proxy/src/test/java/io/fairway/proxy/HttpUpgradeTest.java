@@ -220,6 +220,15 @@ class HttpUpgradeTest {
       s.shutdownOutput();
       assertThat(HttpHalfCloseTest.readToClose(s.getInputStream())).isEqualTo("last words<eof>");
     }
+    // Half-closed, then slow to read a large download: all of it arrives.
+    try (Socket s = tunnel(vip)) {
+      send(s, "BIG");
+      s.shutdownOutput();
+      Thread.sleep(1500);
+      String r = HttpHalfCloseTest.readToClose(s.getInputStream());
+      assertThat(r.length()).isEqualTo(UpgradeBackend.BIG + 5);
+      assertThat(r).endsWith("<eof>");
+    }
     // Upgrade request, tunnel bytes and FIN all at once, before any answer.
     try (Socket s = connect(vip)) {
       send(s, UPGRADE + "early");

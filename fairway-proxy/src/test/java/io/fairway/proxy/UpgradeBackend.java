@@ -18,10 +18,12 @@ import java.util.regex.Pattern;
 /**
  * A raw-socket HTTP backend that switches protocols: it answers a request with {@code Upgrade}
  * with a 101 and {@code HELLO} in the same write, then echoes every byte it gets; on the
- * client's FIN it sends {@code <eof>} and closes; on {@code QUIT} it closes at once. When
+ * client's FIN it sends {@code <eof>} and closes; on {@code QUIT} it closes at once, on {@code
+ * BIG} it sends {@link #BIG} zero bytes instead of the echo. When
  * {@code refuse} is set it answers every request with a keep-alive {@code 200 no} instead.
  */
 final class UpgradeBackend implements AutoCloseable {
+  static final int BIG = 16 << 20;
   private final ServerSocket server = new ServerSocket(0, 50, Fixtures.LO);
   private final boolean refuse;
   /** Request heads as received, and the bodies read after them ("" when none). */
@@ -112,6 +114,10 @@ final class UpgradeBackend implements AutoCloseable {
         seen.write(buf, 0, n);
         if (seen.toString(StandardCharsets.ISO_8859_1).endsWith("QUIT")) {
           return; // closes without a word
+        }
+        if (seen.toString(StandardCharsets.ISO_8859_1).endsWith("BIG")) {
+          out.write(new byte[BIG]); // a download far larger than the socket buffers
+          continue;
         }
         out.write(buf, 0, n);
         out.flush();
