@@ -147,7 +147,8 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
     clientIp = clientAddress.getAddress().getHostAddress().getBytes(StandardCharsets.ISO_8859_1);
     armHeaderTimer();
     lastActivity = System.nanoTime();
-    long period = Math.min(options.clientHeaderTimeout().toMillis(), options.backendResponseTimeout().toMillis()) / 4;
+    long period = Math.min(Math.min(options.clientHeaderTimeout().toMillis(), options.backendResponseTimeout().toMillis()),
+        options.idleTimeout().toMillis()) / 4;
     period = Math.max(10, Math.min(1000, period));
     // One periodic check per connection instead of a timer per request: arming and cancelling two
     // timers for every request costs more than this at keep-alive request rates.
