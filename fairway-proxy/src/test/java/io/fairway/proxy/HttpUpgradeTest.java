@@ -172,6 +172,11 @@ class HttpUpgradeTest {
       assertThat(read(s, SWITCHED.length() + 10)).isEqualTo(SWITCHED + "HELLOEARLY");
       send(s, "ping");
       assertThat(read(s, 4)).isEqualTo("ping");
+      // The tunnel's backend connection is not in the pool: another client's request gets its own.
+      assertThat(HttpHalfCloseTest.sendThenFin(vip, "GET / HTTP/1.1\r\nHost: x\r\n\r\n", 0)).endsWith("\r\n\r\nno");
+      assertThat(b.connections.get()).isEqualTo(2);
+      send(s, "pong");
+      assertThat(read(s, 4)).isEqualTo("pong");
     }
     String head = b.heads.get(0);
     assertThat(head).contains("\r\nUpgrade: echo\r\n").contains("\r\nConnection: upgrade\r\n").doesNotContain("Connection: Upgrade");
