@@ -50,6 +50,11 @@ final class HeadParser {
       throw bad("malformed request line");
     }
     h.methodEnd = p;
+    if (p == 7 && b[0] == 'C' && new String(b, 0, 7, java.nio.charset.StandardCharsets.ISO_8859_1).equals("CONNECT")) {
+      // A reverse proxy is not a forward proxy: tunnelling to an address the client names is
+      // not what the operator configured.
+      throw new BadMessage(501, "CONNECT is not supported");
+    }
     int t = ++p;
     while (p < len && (b[p] & 0xff) > 0x20 && b[p] != 0x7f) {
       p++;
@@ -157,8 +162,11 @@ final class HeadParser {
           }
         }
         case 7 -> {
-          if (equalsLower(b, ns, 7, "trailer") || equalsLower(b, ns, 7, "upgrade")) {
+          if (equalsLower(b, ns, 7, "trailer")) {
             dropHeader(h, i);
+          } else if (equalsLower(b, ns, 7, "upgrade")) {
+            dropHeader(h, i);
+            h.upgradeHeader = true;
           }
         }
         case 10 -> {
@@ -225,11 +233,23 @@ final class HeadParser {
         throw new BadMessage(status, "both Content-Length and Transfer-Encoding present (request smuggling attempt)");
       }
     }
+    h.hasHost = hosts > 0;
     if (hosts > 1 && h.request) {
       throw new BadMessage(status, "more than one Host");
     }
     if (connections > 0) {
       dropConnectionListed(h);
+      if (h.request && h.connectionUpgrade && h.upgradeHeader && !h.http10) {
+        // RFC 9110 7.8: a protocol switch is asked hop by hop, and this proxy passes the
+        // question on (HeadWriter says "Connection: upgrade" again). An HTTP/1.0 request's
+        // Upgrade must be ignored, so it stays dropped there.
+        h.upgrade = true;
+        for (int i = 0; i < h.count; i++) {
+          if (h.nameIs(i, "upgrade")) {
+            h.drop[i] = false;
+          }
+        }
+      }
       int dropped = 0;
       int c = -1;
       for (int i = 0; i < h.count; i++) {
@@ -322,6 +342,8 @@ final class HeadParser {
         h.connectionClose = true;
       } else if (isKeepAlive(b, s, e)) {
         h.connectionKeepAlive = true;
+      } else if (e - s == 7 && equalsLower(b, s, 7, "upgrade")) {
+        h.connectionUpgrade = true;
       }
     });
   }

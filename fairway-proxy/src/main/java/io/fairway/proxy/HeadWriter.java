@@ -7,7 +7,8 @@ import java.nio.charset.StandardCharsets;
 /**
  * Writes the heads the proxy forwards, by copying byte ranges of the heads it received.
  *
- * <p>Upstream, a request loses its hop-by-hop headers (and those its Connection header lists),
+ * <p>Upstream, a request loses its hop-by-hop headers (and those its Connection header lists;
+ * a protocol-switch request keeps its Upgrade and says "Connection: upgrade" again),
  * gains the client's address at the end of X-Forwarded-For and an X-Forwarded-Proto when it has
  * none, and always says HTTP/1.1: the backend connection is ours and kept alive. Downstream, a
  * response loses its hop-by-hop headers and says what the client connection will do.
@@ -19,6 +20,8 @@ final class HeadWriter {
   private static final byte[] COMMA = ", ".getBytes(StandardCharsets.ISO_8859_1);
   static final byte[] CRLF = {'\r', '\n'};
   private static final byte[] CLOSE = "Connection: close\r\n".getBytes(StandardCharsets.ISO_8859_1);
+  private static final byte[] HOST = "Host: ".getBytes(StandardCharsets.ISO_8859_1);
+  private static final byte[] UPGRADE = "Connection: upgrade\r\n".getBytes(StandardCharsets.ISO_8859_1);
   private static final byte[] KEEP_ALIVE = "Connection: keep-alive\r\n".getBytes(StandardCharsets.ISO_8859_1);
   private static final byte[] CHUNKED = "Transfer-Encoding: chunked\r\n".getBytes(StandardCharsets.ISO_8859_1);
 
@@ -29,8 +32,18 @@ final class HeadWriter {
 
   /** The request as the backend gets it; {@code clientIp} is the client's address in ASCII. */
   static ByteBuf request(ByteBufAllocator alloc, HttpHead h, byte[] clientIp) {
+    return request(alloc, h, clientIp, null);
+  }
+
+  /**
+   * The request as the backend gets it, with {@code Host: host} added when it has no Host (an
+   * HTTP/1.0 request; it goes out as HTTP/1.1, which requires one) and {@code host} is given.
+   */
+  static ByteBuf request(ByteBufAllocator alloc, HttpHead h, byte[] clientIp, byte[] host) {
     byte[] b = h.bytes;
-    ByteBuf out = alloc.directBuffer(h.length + XFF.length + XFP.length + clientIp.length + 8);
+    boolean addHost = !h.hasHost && host != null;
+    ByteBuf out = alloc.directBuffer(h.length + XFF.length + XFP.length + clientIp.length + 8
+        + (h.upgrade ? UPGRADE.length : 0) + (addHost ? HOST.length + host.length + 2 : 0));
     out.writeBytes(b, 0, h.targetEnd);
     out.writeBytes(HTTP11);
     int run = h.startLineEnd; // start of a run of headers copied as they are
@@ -55,6 +68,12 @@ final class HeadWriter {
     }
     if (!h.forwardedProto) {
       out.writeBytes(XFP);
+    }
+    if (h.upgrade) {
+      out.writeBytes(UPGRADE);
+    }
+    if (addHost) {
+      out.writeBytes(HOST).writeBytes(host).writeBytes(CRLF);
     }
     return out.writeBytes(CRLF);
   }

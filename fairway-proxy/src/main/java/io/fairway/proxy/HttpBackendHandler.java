@@ -7,7 +7,8 @@ import io.netty.util.ReferenceCountUtil;
 
 /**
  * The end of a pooled backend connection: hands what the backend sends to the exchange currently
- * using the connection, and closes the connection when it misbehaves while idle.
+ * using the connection, and closes the connection when it misbehaves while idle. A protocol
+ * switch (101) removes it: the connection then belongs to the client's tunnel.
  */
 final class HttpBackendHandler extends ChannelInboundHandlerAdapter {
   private final RealServer server;
@@ -37,7 +38,7 @@ final class HttpBackendHandler extends ChannelInboundHandlerAdapter {
   public void channelReadComplete(ChannelHandlerContext ctx) {
     HttpFrontend f = frontend;
     if (f != null) {
-      f.flushClient();
+      f.backendReadComplete();
     }
   }
 

@@ -11,6 +11,9 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.channel.socket.DuplexChannel;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.ReferenceCountUtil;
@@ -38,6 +41,17 @@ import org.slf4j.LoggerFactory;
  * as parsed bytes, rewritten by {@link HeadWriter} with byte copies, bodies as the received slices.
  * Per request that is a few small arrays, instead of a header map, its strings and a re-encoding.
  *
+ * <p>Half-close: a client that shuts down its sending side after its request(s) still gets every
+ * answer, then the connection closes; one that does so in the middle of a request gets nothing
+ * (the request is never complete) and is closed.
+ *
+ * <p>Protocol switch (WebSocket and any {@code Connection: upgrade}): the request goes out with
+ * its Upgrade header; a 101 from the backend turns the exchange into a tunnel, the HTTP handlers
+ * leave both pipelines and an L4 {@link Relay} takes over each direction. The backend connection
+ * then belongs to that client for good (never pooled) and counts as an established connection of
+ * the server until it closes. Any other answer is an ordinary response, and what the client sent
+ * after its request is decoded as HTTP.
+ *
  * <p>Everything here runs on the client channel's event loop; backend connections are opened on
  * the same loop, so no state is shared across threads.
  */
@@ -49,6 +63,13 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
   private final VirtualService vs;
   private final ProxyOptions options;
   private Channel client;
+  private StrictRequestDecoder decoder;
+  /** The client shut down its sending side: answer what it asked, then close. */
+  private boolean inputShutdown;
+  /** A 101 arrived; the tunnel starts once the backend's current read is passed on. */
+  private boolean tunnelPending;
+  /** The backend of the tunnel this connection became, or {@code null}. */
+  private Channel tunnel;
   private InetSocketAddress clientAddress;
   private byte[] clientIp;
   private boolean closed;
@@ -119,11 +140,15 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
   @Override
   public void channelActive(ChannelHandlerContext ctx) {
     client = ctx.channel();
+    decoder = ctx.pipeline().get(StrictRequestDecoder.class);
+    // A FIN from the client ends its requests, not its interest in the answers.
+    client.config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
     clientAddress = (InetSocketAddress) client.remoteAddress();
     clientIp = clientAddress.getAddress().getHostAddress().getBytes(StandardCharsets.ISO_8859_1);
     armHeaderTimer();
     lastActivity = System.nanoTime();
-    long period = Math.min(options.clientHeaderTimeout().toMillis(), options.backendResponseTimeout().toMillis()) / 4;
+    long period = Math.min(Math.min(options.clientHeaderTimeout().toMillis(), options.backendResponseTimeout().toMillis()),
+        options.idleTimeout().toMillis()) / 4;
     period = Math.max(10, Math.min(1000, period));
     // One periodic check per connection instead of a timer per request: arming and cancelling two
     // timers for every request costs more than this at keep-alive request rates.
@@ -135,6 +160,10 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
     if (closed) {
       ReferenceCountUtil.release(msg);
+      return;
+    }
+    if (msg == StrictRequestDecoder.TRUNCATED) {
+      truncated();
       return;
     }
     if (request != null && requestComplete) {
@@ -165,6 +194,10 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
     } else {
       if (msg == StrictRequestDecoder.END) {
         requestComplete = true;
+        if (request.upgrade) {
+          // The decoder holds what follows until the answer; one read's worth at most.
+          client.config().setAutoRead(false);
+        }
       }
       if (backend == null) {
         pendingBody.add(msg);
@@ -174,6 +207,55 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
       } else {
         writeBody(msg);
       }
+    }
+  }
+
+  /** The client's input ended in the middle of a request, which therefore never completes. */
+  private void truncated() {
+    if (request != null && !requestComplete) {
+      // A backend that already has the head sees its connection close mid-request.
+      log.debug("{}: client {} half-closed in the middle of {} {}; closing", vs.service().key(), clientAddress,
+          request.method(), request.target());
+      endExchange(false);
+      closeClient();
+    } else if (request != null) {
+      // The current request is whole and gets its answer; the incomplete one queued behind it
+      // (if it got as far as a head) is dropped.
+      log.debug("{}: client {} half-closed in the middle of a pipelined request; answering the complete ones",
+          vs.service().key(), clientAddress);
+      Object last;
+      while ((last = queued.peekLast()) != null && last != StrictRequestDecoder.END) {
+        queued.pollLast();
+        ReferenceCountUtil.release(last);
+        if (last instanceof HttpHead) {
+          break;
+        }
+      }
+    } else {
+      log.debug("{}: client {} half-closed in the middle of a request head; closing", vs.service().key(), clientAddress);
+      closeClient();
+    }
+  }
+
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+    if (evt instanceof ChannelInputShutdownEvent) {
+      // A half-closed client must stay in epoll to be written to (Netty 4.2.18, see
+      // KeptEpollChannels); set here, not for every connection, as it costs a system call.
+      KeptEpollChannels.keep(client);
+      inputShutdown = true;
+      if (!closed && request == null && queued.isEmpty()) {
+        closeClient(); // nothing asked, nothing owed
+      }
+      return;
+    }
+    ctx.fireUserEventTriggered(evt);
+  }
+
+  /** Lets the client be read again, unless it has nothing more to send. */
+  private void readClient() {
+    if (!inputShutdown && !client.config().isAutoRead()) {
+      client.config().setAutoRead(true);
     }
   }
 
@@ -204,8 +286,19 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
       tried.clear();
     }
     key = vs.spec().keySource().extract(h);
-    upstreamHead = HeadWriter.request(client.alloc(), h, clientIp);
+    upstreamHead = HeadWriter.request(client.alloc(), h, clientIp, h.hasHost ? null : hostHeader());
     acquire(false);
+  }
+
+  /**
+   * The address the client connected to, as a Host value for a request without one (HTTP/1.0):
+   * the backend gets HTTP/1.1, where a missing Host is an error.
+   */
+  private byte[] hostHeader() {
+    InetSocketAddress a = (InetSocketAddress) client.localAddress();
+    String ip = a.getAddress().getHostAddress();
+    String v = (a.getAddress() instanceof java.net.Inet6Address ? "[" + ip + "]" : ip) + ":" + a.getPort();
+    return v.getBytes(StandardCharsets.ISO_8859_1);
   }
 
   /** Chooses a server and gets a connection to it; {@code fresh} skips pooled connections. */
@@ -284,7 +377,7 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
     HttpBackendHandler h = (HttpBackendHandler) ch.pipeline().last();
     backendHandler = h;
     h.frontend = this;
-    h.decoder.expect(request.isHead(), clientHttp10);
+    h.decoder.expect(request.isHead(), clientHttp10, request.upgrade);
     server.established.add(client);
     // The kept head itself, not a duplicate: a retry rewinds it (writing moved its reader index).
     ch.write(upstreamHead.retain().readerIndex(0), ch.voidPromise());
@@ -300,8 +393,8 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
     if (!inClientRead) {
       ch.flush();
     }
-    if (!requestComplete && ch.isWritable() && !client.config().isAutoRead()) {
-      client.config().setAutoRead(true);
+    if (!requestComplete && ch.isWritable()) {
+      readClient();
     }
   }
 
@@ -331,7 +424,7 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
 
   void backendWritabilityChanged(boolean writable) {
     if (request != null && !requestComplete && writable) {
-      client.config().setAutoRead(true);
+      readClient();
     }
   }
 
@@ -343,8 +436,13 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
     ctx.fireChannelWritabilityChanged();
   }
 
-  void flushClient() {
-    client.flush();
+  /** The backend's current read was passed on. */
+  void backendReadComplete() {
+    if (tunnelPending) {
+      startTunnel();
+    } else {
+      client.flush();
+    }
   }
 
   void onBackendMessage(Object msg) {
@@ -375,6 +473,17 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
 
   private void responseHead(HttpHead h) {
     responseDeadline = 0;
+    if (h.status == 101) { // the decoder lets one through only for a protocol-switch request
+      if (!requestComplete) {
+        backendBroken(server + " switched protocols before the request body ended");
+        return;
+      }
+      responseStarted = true;
+      tunnelPending = true;
+      // As it came: its Upgrade and Connection headers are the switch itself.
+      client.write(Unpooled.wrappedBuffer(h.bytes, 0, h.length), client.voidPromise());
+      return;
+    }
     if (h.status < 200) {
       // 100 Continue and friends: passed on, the real response follows. Not to an HTTP/1.0
       // client, which cannot know them (RFC 9110 15.2).
@@ -423,21 +532,95 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
       return;
     }
     client.flush();
-    if (!client.config().isAutoRead()) {
-      client.config().setAutoRead(true);
-    }
+    readClient();
     while (!closed && !queued.isEmpty() && !(request != null && requestComplete)) {
       onClientMessage(queued.poll());
     }
+    if (!closed && decoder.holding()) {
+      // The backend declined a protocol switch: what the client sent after its request is HTTP.
+      decoder.resume();
+      inClientRead = false;
+      if (backend != null) {
+        backend.flush();
+      }
+    }
     if (request == null && !closed) {
-      sawBytes = false;
-      armHeaderTimer();
+      if (inputShutdown) {
+        closeClient(); // every request it sent is answered
+      } else {
+        sawBytes = false;
+        armHeaderTimer();
+      }
+    }
+  }
+
+  /**
+   * The backend switched protocols: from here on the connection is a byte tunnel, relayed by
+   * {@link Relay} both ways with the L4 relay's backpressure and half-close. What each side sent
+   * after its HTTP message (held by the decoders) goes first.
+   */
+  private void startTunnel() {
+    tunnelPending = false;
+    Channel b = backend;
+    RealServer rs = server;
+    Lease l = lease;
+    log.debug("{}: {} switched protocols for {} {} from {}", vs.service().key(), rs, request.method(), request.target(), clientAddress);
+    backendHandler.frontend = null;
+    backend = null;
+    backendHandler = null;
+    server = null;
+    lease = null;
+    request = null;
+    if (upstreamHead != null) {
+      upstreamHead.release();
+      upstreamHead = null;
+    }
+    tunnel = b;
+    // Still in rs.established (since attach): removal closes the tunnel, drain leaves it be.
+    // It ends as an L4 connection ends: inactive until it expires.
+    client.closeFuture().addListener(f -> {
+      rs.established.remove(client);
+      l.close();
+      cancel(ticker);
+    });
+    // Half-close both ways, as in L4; either side may then have to be written to after its FIN.
+    b.config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
+    KeptEpollChannels.keep(b);
+    KeptEpollChannels.keep(client);
+    ChannelPipeline bp = b.pipeline();
+    bp.addLast(new ReadMarker(this), new Relay(client, -1));
+    bp.remove(IdleStateHandler.class);
+    bp.remove(HttpBackendHandler.class);
+    // Removed last, so what it holds (the backend's first tunnelled bytes, which may have come
+    // with the 101) goes to the relay, behind the 101.
+    bp.remove(ResponseDecoder.class);
+    ByteBuf atEof = decoder.takeHeldAtEof();
+    ChannelPipeline cp = client.pipeline();
+    cp.addLast(new Relay(b, -1));
+    cp.remove(this);
+    cp.remove(decoder); // likewise: what the client sent after its request goes to the backend
+    if (atEof != null) {
+      b.write(atEof, b.voidPromise());
+    }
+    client.flush();
+    if (inputShutdown && b instanceof DuplexChannel d) {
+      b.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(f -> d.shutdownOutput());
+    } else {
+      b.flush();
+      if (b.isWritable()) {
+        client.config().setAutoRead(true);
+      }
+    }
+    b.config().setAutoRead(client.isWritable());
+    if (rs.removed() && !options.keepConnectionsOnRemove()) {
+      client.close(); // removed while the switch was under way
     }
   }
 
   /** Ends the current exchange: releases the server, pools or closes the backend connection. */
   private void endExchange(boolean reuseBackend) {
     responseDeadline = 0;
+    tunnelPending = false;
     RealServer rs = server;
     Channel b = backend;
     if (b != null) {
@@ -544,11 +727,18 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
       active = false;
       lastActivity = now;
     } else if (now - lastActivity >= options.idleTimeout().toNanos()) {
-      if (request != null) {
-        log.info("{}: exchange with {} idle for {}; closing", vs.service().key(), clientAddress, options.idleTimeout());
+      if (request != null || tunnel != null) {
+        log.info("{}: {} with {} idle for {}; closing", vs.service().key(), tunnel != null ? "tunnel" : "exchange",
+            clientAddress, options.idleTimeout());
       }
       closed = true;
       client.close();
+      if (tunnel != null) {
+        tunnel.close();
+      }
+      return;
+    }
+    if (tunnel != null) {
       return;
     }
     if (responseDeadline != 0 && now - responseDeadline >= 0) {
@@ -580,6 +770,11 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
     }
     closed = true;
     releaseQueued();
+    if (inputShutdown) {
+      // Nothing more can arrive, so nothing to linger for.
+      client.writeAndFlush(ErrorPages.page(status, detail, true)).addListener(ChannelFutureListener.CLOSE);
+      return;
+    }
     // Lingering close, as nginx does: closing with unread request bytes in the socket makes the
     // kernel send a reset that can destroy the error page before the client reads it. So: send
     // the page, half-close, and drain (discard) what the client still sends for a moment.

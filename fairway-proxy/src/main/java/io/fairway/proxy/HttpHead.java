@@ -49,6 +49,17 @@ final class HttpHead {
   boolean chunked;
   boolean connectionClose;
   boolean connectionKeepAlive;
+  /** A Host header is present (an HTTP/1.0 request may have none). */
+  boolean hasHost;
+  /** An Upgrade header is present (request: dropped unless {@link #upgrade}). */
+  boolean upgradeHeader;
+  /** The Connection header lists the "upgrade" token. */
+  boolean connectionUpgrade;
+  /**
+   * An HTTP/1.1 request asking for a protocol switch (Upgrade, listed in Connection, RFC 9110
+   * 7.8): its Upgrade headers are forwarded and the backend may answer 101 and a tunnel.
+   */
+  boolean upgrade;
   /** Index of the last X-Forwarded-For header, or -1. */
   int lastForwardedFor = -1;
   boolean forwardedProto;

@@ -15,7 +15,7 @@ import java.util.List;
  * the exchange says what it sent through {@link #expect} before writing the request.
  */
 final class ResponseDecoder extends ByteToMessageDecoder {
-  private enum State { HEAD, LENGTH, CHUNKED, UNTIL_CLOSE, BAD }
+  private enum State { HEAD, LENGTH, CHUNKED, UNTIL_CLOSE, UPGRADED, BAD }
 
   private final int maxHead;
   private State state = State.HEAD;
@@ -24,18 +24,23 @@ final class ResponseDecoder extends ByteToMessageDecoder {
   private ChunkedBody chunked;
   private boolean headRequest;
   private boolean dechunk;
+  private boolean upgrade;
 
   ResponseDecoder(int maxHead) {
     this.maxHead = maxHead;
   }
 
   /**
-   * The next response answers a HEAD request ({@code headRequest}), and goes to a client that
-   * cannot read chunked bodies ({@code dechunk}: chunked bodies are passed as their data alone).
+   * The next response answers a HEAD request ({@code headRequest}), goes to a client that cannot
+   * read chunked bodies ({@code dechunk}: chunked bodies are passed as their data alone), and
+   * may be a 101 ({@code upgrade}: the request asked for a protocol switch). After a 101 nothing
+   * more is decoded: the bytes stay in the cumulation, which goes on to the tunnel's relay when
+   * this decoder is removed.
    */
-  void expect(boolean headRequest, boolean dechunk) {
+  void expect(boolean headRequest, boolean dechunk, boolean upgrade) {
     this.headRequest = headRequest;
     this.dechunk = dechunk;
+    this.upgrade = upgrade;
   }
 
   @Override
@@ -57,6 +62,7 @@ final class ResponseDecoder extends ByteToMessageDecoder {
           }
         }
         case UNTIL_CLOSE -> out.add(in.readRetainedSlice(in.readableBytes()));
+        case UPGRADED -> {} // the new protocol's bytes, for the tunnel
         case BAD -> in.skipBytes(in.readableBytes());
       }
     } catch (BadMessage e) {
@@ -111,7 +117,10 @@ final class ResponseDecoder extends ByteToMessageDecoder {
     int s = h.status;
     if (s < 200) {
       if (s == 101) {
-        throw new BadMessage(502, "unrequested protocol switch");
+        if (!upgrade) {
+          throw new BadMessage(502, "unrequested protocol switch");
+        }
+        state = State.UPGRADED;
       }
       return; // interim: the final response follows
     }

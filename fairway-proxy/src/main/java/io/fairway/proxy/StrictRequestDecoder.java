@@ -1,6 +1,7 @@
 package io.fairway.proxy;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import java.util.List;
@@ -14,6 +15,14 @@ import java.util.List;
  * the rules becomes one {@link Malformed} message, and everything after it on the connection is
  * discarded: once framing is in doubt, no later byte can be trusted to start a request.
  *
+ * <p>After a request that asks for a protocol switch ({@link HttpHead#upgrade}) the decoder holds
+ * what follows undecoded: it may be the new protocol's first bytes (sent before the 101, as
+ * WebSocket clients may) or the next HTTP request. The exchange decides: {@link #resume()} when
+ * the backend declined, or the decoder is removed and passes the bytes on to the tunnel.
+ *
+ * <p>When the client half-closes in the middle of a request (head or body), {@link #TRUNCATED}
+ * follows what was decoded of it: it will never be complete.
+ *
  * <p>Limits as configured: a request line longer than {@code maxInitialLineLength} is refused
  * with 414, header lines adding up to more than {@code maxHeaderSize} with 431.
  */
@@ -26,10 +35,18 @@ final class StrictRequestDecoder extends ByteToMessageDecoder {
     }
   };
 
+  /** The client's input ended in the middle of a request. */
+  static final Object TRUNCATED = new Object() {
+    @Override
+    public String toString() {
+      return "TRUNCATED";
+    }
+  };
+
   /** A request the proxy refuses: the status to answer with and why. */
   record Malformed(int status, String reason) {}
 
-  private enum State { HEAD, LENGTH, CHUNKED, BAD }
+  private enum State { HEAD, LENGTH, CHUNKED, HOLD, BAD }
 
   private final int maxLine;
   private final int maxHeaders;
@@ -40,10 +57,21 @@ final class StrictRequestDecoder extends ByteToMessageDecoder {
   private int firstLineEnd;
   private long remaining;
   private ChunkedBody chunked;
+  /** The request whose body is being decoded asked for a protocol switch. */
+  private boolean holdAfterBody;
+  /** What was held when the input ended (the cumulation is released then). */
+  private ByteBuf heldAtEof;
+  private boolean inputEnded;
+  private ChannelHandlerContext ctx;
 
   StrictRequestDecoder(ProxyOptions o) {
     this.maxLine = o.maxInitialLineLength();
     this.maxHeaders = o.maxHeaderSize();
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    this.ctx = ctx;
   }
 
   @Override
@@ -54,22 +82,86 @@ final class StrictRequestDecoder extends ByteToMessageDecoder {
         case LENGTH -> {
           remaining = lengthBody(in, out, remaining);
           if (remaining == 0) {
-            state = State.HEAD;
+            state = holdAfterBody ? State.HOLD : State.HEAD;
           }
         }
         case CHUNKED -> {
           if (chunked.decode(in, out, true)) {
             out.add(END);
             chunked = null;
-            state = State.HEAD;
+            state = holdAfterBody ? State.HOLD : State.HEAD;
           }
         }
+        case HOLD -> {} // left in the cumulation
         case BAD -> in.skipBytes(in.readableBytes());
       }
     } catch (BadMessage e) {
       state = State.BAD;
       in.skipBytes(in.readableBytes());
       out.add(new Malformed(e.status, e.getMessage()));
+    }
+  }
+
+  @Override
+  protected void decodeLast(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+    inputEnded = true;
+    if (in.isReadable()) {
+      decode(ctx, in, out);
+    }
+    if (state == State.HOLD) {
+      if (in.isReadable()) {
+        heldAtEof = in.readRetainedSlice(in.readableBytes());
+      }
+    } else if (state == State.LENGTH || state == State.CHUNKED || (state == State.HEAD && in.isReadable())) {
+      out.add(TRUNCATED);
+    }
+  }
+
+  /** Whether the bytes after a protocol-switch request are being held. */
+  boolean holding() {
+    return state == State.HOLD;
+  }
+
+  /**
+   * The backend declined the protocol switch: what was held is decoded as HTTP after all. Its
+   * messages reach the next handler before this returns. Call on the event loop.
+   */
+  void resume() {
+    if (state != State.HOLD) {
+      return;
+    }
+    state = State.HEAD;
+    ByteBuf held = heldAtEof;
+    heldAtEof = null;
+    try {
+      channelRead(ctx, held != null ? held : Unpooled.EMPTY_BUFFER);
+    } catch (Exception e) {
+      ctx.fireExceptionCaught(e);
+      return;
+    }
+    if (inputEnded && state != State.BAD) {
+      ByteBuf rest = internalBuffer();
+      if (state != State.HEAD || rest.isReadable()) {
+        ctx.fireChannelRead(TRUNCATED);
+      }
+    }
+  }
+
+  /**
+   * The bytes held when the client's input ended, for the tunnel (the caller owns them), or
+   * {@code null}. Bytes held before that are passed on when this decoder is removed.
+   */
+  ByteBuf takeHeldAtEof() {
+    ByteBuf b = heldAtEof;
+    heldAtEof = null;
+    return b;
+  }
+
+  @Override
+  protected void handlerRemoved0(ChannelHandlerContext ctx) {
+    if (heldAtEof != null) {
+      heldAtEof.release();
+      heldAtEof = null;
     }
   }
 
@@ -143,6 +235,7 @@ final class StrictRequestDecoder extends ByteToMessageDecoder {
     in.readBytes(bytes);
     HttpHead h = HeadParser.parseRequest(bytes, end);
     out.add(h);
+    holdAfterBody = h.upgrade;
     if (h.chunked) {
       chunked = new ChunkedBody(400);
       state = State.CHUNKED;
@@ -151,6 +244,9 @@ final class StrictRequestDecoder extends ByteToMessageDecoder {
       state = State.LENGTH;
     } else {
       out.add(END);
+      if (h.upgrade) {
+        state = State.HOLD;
+      }
     }
   }
 }

@@ -192,4 +192,39 @@ class HeadParserTest {
             HeadWriter.Connection.UNCHANGED))
         .isEqualTo("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
   }
+
+  @Test
+  void aProtocolSwitchRequestKeepsItsUpgradeAndSaysConnectionUpgradeAgain() throws BadMessage {
+    String ws = "GET /ws HTTP/1.1\r\nHost: x\r\nConnection: keep-alive, Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Key: k\r\n\r\n";
+    assertThat(request(ws).upgrade).isTrue();
+    assertThat(upstream(ws)).isEqualTo("GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nSec-WebSocket-Key: k\r\n"
+        + "X-Forwarded-For: 192.0.2.7\r\nX-Forwarded-Proto: http\r\nConnection: upgrade\r\n\r\n");
+    // Upgrade not listed in Connection, or Connection without an Upgrade header: no switch asked.
+    String unlisted = "GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n\r\n";
+    assertThat(request(unlisted).upgrade).isFalse();
+    assertThat(upstream(unlisted)).doesNotContainIgnoringCase("upgrade");
+    assertThat(request("GET / HTTP/1.1\r\nHost: x\r\nConnection: upgrade\r\n\r\n").upgrade).isFalse();
+    // RFC 9110 7.8: Upgrade in an HTTP/1.0 request is ignored.
+    String old = "GET / HTTP/1.0\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n\r\n";
+    assertThat(request(old).upgrade).isFalse();
+    assertThat(upstream(old)).doesNotContainIgnoringCase("upgrade");
+  }
+
+  @Test
+  void connectIsNotImplemented() {
+    assertThatThrownBy(() -> request("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n"))
+        .isInstanceOf(BadMessage.class).satisfies(e -> assertThat(((BadMessage) e).status).isEqualTo(501));
+  }
+
+  @Test
+  void aRequestWithoutHostGetsTheAddressTheClientReached() throws BadMessage {
+    byte[] host = "127.0.0.1:8080".getBytes(StandardCharsets.ISO_8859_1);
+    ByteBuf out = HeadWriter.request(UnpooledByteBufAllocator.DEFAULT, request("GET / HTTP/1.0\r\n\r\n"), IP, host);
+    assertThat(out.toString(StandardCharsets.ISO_8859_1))
+        .isEqualTo("GET / HTTP/1.1\r\nX-Forwarded-For: 192.0.2.7\r\nX-Forwarded-Proto: http\r\nHost: 127.0.0.1:8080\r\n\r\n");
+    out.release();
+    out = HeadWriter.request(UnpooledByteBufAllocator.DEFAULT, request("GET / HTTP/1.0\r\nHost: a\r\n\r\n"), IP, host);
+    assertThat(out.toString(StandardCharsets.ISO_8859_1)).containsOnlyOnce("Host:").contains("Host: a\r\n");
+    out.release();
+  }
 }

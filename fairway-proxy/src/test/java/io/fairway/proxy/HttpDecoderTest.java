@@ -116,9 +116,74 @@ class HttpDecoderTest {
   }
 
   @Test
+  void anInputEndingInTheMiddleOfARequestSaysSo() {
+    assertThat(decodeRequests(bytes("GET / HTTP/1.1\r\nHost: x\r\n"))).containsExactly("TRUNCATED");
+    assertThat(decodeRequests(bytes("POST / HTTP/1.1\r\nContent-Length: 5\r\n\r\nab")))
+        .containsExactly("H:POST / HTTP/1.1\r\nContent-Length: 5\r\n\r\n", "B:ab", "TRUNCATED");
+    assertThat(decodeRequests(bytes("POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nab\r\n")))
+        .last().isEqualTo("TRUNCATED");
+    assertThat(decodeRequests(bytes("GET / HTTP/1.1\r\n\r\n\r\n"))).as("a stray CRLF is no request")
+        .containsExactly("H:GET / HTTP/1.1\r\n\r\n", "END");
+  }
+
+  @Test
+  void whatFollowsAProtocolSwitchRequestIsHeldUntilTheAnswer() {
+    StrictRequestDecoder d = new StrictRequestDecoder(ProxyOptions.defaults());
+    EmbeddedChannel ch = new EmbeddedChannel(d);
+    String up = "GET /ws HTTP/1.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n";
+    ch.writeInbound(Unpooled.wrappedBuffer(bytes(up + "GET /a HTTP/1.1\r\n")));
+    ch.writeInbound(Unpooled.wrappedBuffer(bytes("\r\nGET /b")));
+    assertThat(drain(ch)).containsExactly("H:" + up, "END");
+    assertThat(d.holding()).isTrue();
+    // Declined: it was HTTP after all.
+    d.resume();
+    assertThat(drain(ch)).containsExactly("H:GET /a HTTP/1.1\r\n\r\n", "END");
+    // Held when the input ends, then declined: decoded, and the unfinished request reported.
+    d = new StrictRequestDecoder(ProxyOptions.defaults());
+    ch = new EmbeddedChannel(d);
+    ch.writeInbound(Unpooled.wrappedBuffer(bytes("POST /ws HTTP/1.1\r\nUpgrade: x\r\nConnection: upgrade\r\nContent-Length: 2\r\n\r\nokGET /a HTTP/1.1\r\n\r\nGET")));
+    ch.pipeline().fireUserEventTriggered(io.netty.channel.socket.ChannelInputShutdownEvent.INSTANCE);
+    assertThat(drain(ch)).containsExactly("H:POST /ws HTTP/1.1\r\nUpgrade: x\r\nConnection: upgrade\r\nContent-Length: 2\r\n\r\n", "B:ok", "END");
+    d.resume();
+    assertThat(drain(ch)).containsExactly("H:GET /a HTTP/1.1\r\n\r\n", "END", "TRUNCATED");
+    ch.finishAndReleaseAll();
+  }
+
+  private static List<String> drain(EmbeddedChannel ch) {
+    List<String> out = new ArrayList<>();
+    Object m;
+    while ((m = ch.readInbound()) != null) {
+      if (m instanceof ByteBuf b) {
+        out.add("B:" + b.toString(StandardCharsets.ISO_8859_1));
+        b.release();
+      } else if (m instanceof HttpHead h) {
+        out.add("H:" + new String(h.bytes, 0, h.length, StandardCharsets.ISO_8859_1));
+      } else {
+        out.add(String.valueOf(m));
+      }
+    }
+    return out;
+  }
+
+  @Test
+  void aSwitchAnsweredWith101LeavesTheRestUndecoded() {
+    ResponseDecoder d = new ResponseDecoder(16384);
+    EmbeddedChannel ch = new EmbeddedChannel(d);
+    d.expect(false, false, true);
+    ch.writeInbound(Unpooled.wrappedBuffer(bytes("HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\n\r\n\u0081\u0002hi")));
+    assertThat(drain(ch)).containsExactly("H:HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\n\r\n");
+    ch.pipeline().remove(d); // the tunnel's relay gets what came after the 101
+    assertThat(drain(ch)).containsExactly("B:\u0081\u0002hi");
+    // Without a switch asked for, a 101 is a broken backend.
+    ch = new EmbeddedChannel(new ResponseDecoder(16384));
+    ch.writeInbound(Unpooled.wrappedBuffer(bytes("HTTP/1.1 101 Switching Protocols\r\nUpgrade: x\r\n\r\n")));
+    assertThat(drain(ch)).last().isEqualTo("Malformed[status=502, reason=unrequested protocol switch]");
+  }
+
+  @Test
   void responsesFrameByRequestAndStatus() {
     EmbeddedChannel ch = new EmbeddedChannel(new ResponseDecoder(16384));
-    ((ResponseDecoder) ch.pipeline().first()).expect(true, false);
+    ((ResponseDecoder) ch.pipeline().first()).expect(true, false, false);
     assertThat(feed(ch, bytes("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n")))
         .as("HEAD: no body whatever Content-Length says").containsExactly("H:HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n", "END");
     ch = new EmbeddedChannel(new ResponseDecoder(16384));
@@ -133,7 +198,7 @@ class HttpDecoderTest {
   @Test
   void chunkedResponseIsDechunkedForAnHttp10Client() {
     EmbeddedChannel ch = new EmbeddedChannel(new ResponseDecoder(16384));
-    ((ResponseDecoder) ch.pipeline().first()).expect(false, true);
+    ((ResponseDecoder) ch.pipeline().first()).expect(false, true, false);
     assertThat(feed(ch, bytes("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n"), 50, 58))
         .containsExactly("H:HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", "B:hello world", "END");
   }

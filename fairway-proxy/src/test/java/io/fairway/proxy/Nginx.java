@@ -20,6 +20,11 @@ final class Nginx implements AutoCloseable {
   }
 
   Nginx(String name) throws IOException, InterruptedException {
+    this(name, "location / { default_type text/plain; return 200 '" + name + "'; }");
+  }
+
+  /** An nginx whose server block holds {@code locations} (e.g. a proxy_pass). */
+  Nginx(String name, String locations) throws IOException, InterruptedException {
     this.name = name;
     this.port = Fixtures.deadPort();
     this.dir = Files.createTempDirectory("fairway-nginx-");
@@ -36,7 +41,7 @@ final class Nginx implements AutoCloseable {
             + "  keepalive_requests 100000;\n"
             + "  server {\n"
             + "    listen 127.0.0.1:" + port + ";\n"
-            + "    location / { default_type text/plain; return 200 '" + name + "'; }\n"
+            + "    " + locations + "\n"
             + "  }\n"
             + "}\n";
     Path file = dir.resolve("nginx.conf");
