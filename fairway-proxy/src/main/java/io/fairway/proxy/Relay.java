@@ -142,9 +142,14 @@ final class Relay extends ChannelInboundHandlerAdapter {
             f -> {
               if (f.isSuccess()) {
                 splicing = false; // the burst is through
-              } else {
-                ctx.close(); // either side closed or broke
+              } else if (!peer.isActive()) {
+                // The other side is gone. Not a plain close: what the other direction queued
+                // for this channel (a download's tail) must still be written, or a slow reader
+                // loses it.
+                closeOnFlush(ctx.channel());
               }
+              // Otherwise this side's input ended (a FIN: userEventTriggered passes it on and
+              // the other direction carries on) or this channel broke (it is closing already).
             });
   }
 
