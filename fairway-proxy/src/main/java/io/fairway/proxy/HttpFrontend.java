@@ -240,9 +240,8 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
   @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
     if (evt instanceof ChannelInputShutdownEvent) {
-      // A half-closed client must stay in epoll to be written to (Netty 4.2.18, see
-      // KeptEpollChannels); set here, not for every connection, as it costs a system call.
-      KeptEpollChannels.keep(client);
+      // (A half-closed client stays in epoll to be written to: every accepted connection is
+      // kept from its accept, see KeptEpollChannels.ACCEPTED.)
       inputShutdown = true;
       if (!closed && request == null && queued.isEmpty()) {
         closeClient(); // nothing asked, nothing owed
@@ -355,7 +354,6 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
         .group(client.eventLoop())
         .channel(Transport.socketChannel())
         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) options.connectTimeout().toMillis())
-        .option(ChannelOption.TCP_NODELAY, true)
         .handler(
             new ChannelInitializer<Channel>() {
               @Override

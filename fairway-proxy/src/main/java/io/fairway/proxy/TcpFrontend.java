@@ -78,8 +78,6 @@ final class TcpFrontend extends ChannelInboundHandlerAdapter {
       b.channel(Transport.socketChannel());
     }
     b.option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) options.connectTimeout().toMillis())
-        .option(ChannelOption.AUTO_READ, false)
-        .option(ChannelOption.TCP_NODELAY, true)
         .option(ChannelOption.ALLOW_HALF_CLOSURE, true)
         .option(ChannelOption.RCVBUF_ALLOCATOR, backendMeter)
         .handler(new Relay(client, splice));
@@ -112,13 +110,14 @@ final class TcpFrontend extends ChannelInboundHandlerAdapter {
             rs.established.remove(client);
             lease.close();
           });
+          boolean sent = !early.isEmpty();
           for (Object m : early) {
             backend.write(m, backend.voidPromise());
           }
           early.clear();
           if (inputShutdown && backend instanceof DuplexChannel) {
             Relay.shutdownOutputAfterFlush(backend);
-          } else {
+          } else if (sent) {
             backend.flush();
           }
           client.pipeline().addLast(new Relay(backend, splice));
@@ -126,7 +125,8 @@ final class TcpFrontend extends ChannelInboundHandlerAdapter {
           if (!inputShutdown) {
             client.config().setAutoRead(true); // after a FIN there is nothing left to read
           }
-          backend.config().setAutoRead(true);
+          // The backend reads from the moment it is active (auto-read, EPOLLIN armed at
+          // registration): its relay to the client is there from its creation.
         });
   }
 

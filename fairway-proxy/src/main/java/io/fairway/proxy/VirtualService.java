@@ -66,7 +66,8 @@ final class VirtualService {
   private VarnishPicker varnish;
   /** Persistence for the Varnish directors (the kernel model has its own templates). */
   final Persistence persistence = new Persistence();
-  volatile Channel listener;
+  /** The listening sockets: one, or one per event loop (see ProxyTable#listen). */
+  volatile List<Channel> listeners = List.of();
   volatile InetSocketAddress vip;
 
   VirtualService(Service service, ListenerSpec spec, ProxyOptions options, ConnectionExpiry expiry) {
