@@ -18,17 +18,14 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
-import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollMode;
 import io.netty.handler.timeout.IdleStateHandler;
-import java.io.IOException;
 import java.net.BindException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -151,9 +148,9 @@ public final class ProxyTable implements Table {
     checkScheduler(service);
     VirtualService vs = new VirtualService(service, spec, options, expiry);
     InetSocketAddress addr = new InetSocketAddress(key.address(), key.port());
-    List<Channel> listeners;
+    Channel listener;
     try {
-      listeners = key.protocol() == Protocol.UDP ? List.of(bound(datagramBootstrap(vs).bind(addr))) : listen(vs, addr);
+      listener = bound(key.protocol() == Protocol.UDP ? datagramBootstrap(vs).bind(addr) : serverBootstrap(vs).bind(addr));
     } catch (BindFailure f) {
       Throwable c = f.getCause();
       String why = c instanceof BindException ? "address already in use or not local" : TcpFrontend.reason(c);
@@ -165,8 +162,8 @@ public final class ProxyTable implements Table {
           key + ": cannot listen on " + Endpoints.format(addr.getAddress(), addr.getPort()) + ": " + why,
           c);
     }
-    vs.listeners = listeners;
-    vs.vip = (InetSocketAddress) listeners.get(0).localAddress();
+    vs.listener = listener;
+    vs.vip = (InetSocketAddress) listener.localAddress();
     services.put(key, vs);
     log.info("{}: listening on {} ({}, {})", key, vs.vip,
         key.protocol() == Protocol.UDP ? "UDP flows" : vs.spec().mode(), service.scheduler());
@@ -187,48 +184,7 @@ public final class ProxyTable implements Table {
     return f.channel();
   }
 
-  /**
-   * The listening sockets of a TCP service. With epoll and more than one event loop, every loop
-   * gets its own socket on the address (SO_REUSEPORT) and keeps the connections it accepts: no
-   * hand-over from an acceptor thread to another loop for each new connection, which measured as
-   * the largest cost of a short connection after the kernel's own. Otherwise one acceptor hands
-   * connections to the loops in turn.
-   *
-   * <p>SO_REUSEPORT alone would let a second process of the same user bind the same address and
-   * silently take part of the traffic; a plain bind first, closed at once, keeps "address already
-   * in use" what it is for every other socket, including a second Fairway.
-   */
-  private List<Channel> listen(VirtualService vs, InetSocketAddress addr) throws BindFailure {
-    List<EventLoop> loops = new ArrayList<>();
-    ioGroup.forEach(e -> loops.add((EventLoop) e));
-    if (!Transport.EPOLL || loops.size() < 2) {
-      return List.of(bound(serverBootstrap(vs, acceptGroup, ioGroup).bind(addr)));
-    }
-    if (addr.getPort() != 0) {
-      try (ServerSocket probe = new ServerSocket()) {
-        probe.setReuseAddress(true); // as the listeners: a TIME_WAIT left over is no conflict
-        probe.bind(addr, 1);
-      } catch (IOException e) {
-        throw new BindFailure(e);
-      }
-    }
-    List<Channel> out = new ArrayList<>(loops.size());
-    InetSocketAddress at = addr;
-    try {
-      for (EventLoop loop : loops) {
-        ServerBootstrap b = serverBootstrap(vs, loop, loop).option(EpollChannelOption.SO_REUSEPORT, true);
-        Channel ch = bound(b.bind(at));
-        out.add(ch);
-        at = (InetSocketAddress) ch.localAddress(); // port 0: the others join the port the first got
-      }
-    } catch (BindFailure f) {
-      out.forEach(Channel::close);
-      throw f;
-    }
-    return List.copyOf(out);
-  }
-
-  private ServerBootstrap serverBootstrap(VirtualService vs, EventLoopGroup parent, EventLoopGroup child) {
+  private ServerBootstrap serverBootstrap(VirtualService vs) {
     ServerBootstrap b = new ServerBootstrap();
     if (options.splices() && vs.spec().mode() == Mode.TCP) {
       // spliceTo needs level-triggered channels, and the mode is fixed before registration.
@@ -238,7 +194,7 @@ public final class ProxyTable implements Table {
     // No TCP_NODELAY option: Netty's socket configs set it on every new socket already, and
     // setting it again costs a system call per connection.
     return b
-        .group(parent, child)
+        .group(acceptGroup, ioGroup)
         .channel(Transport.serverChannel())
         .option(ChannelOption.SO_BACKLOG, 4096)
         .option(ChannelOption.SO_REUSEADDR, true)
@@ -308,9 +264,7 @@ public final class ProxyTable implements Table {
   public synchronized void delService(ServiceKey key) throws TableException {
     VirtualService vs = service(key);
     services.remove(key);
-    for (Channel l : vs.listeners) {
-      l.close().awaitUninterruptibly();
-    }
+    vs.listener.close().awaitUninterruptibly();
     for (RealServer rs : vs.all()) {
       vs.delDest(rs.key);
       closeConnections(rs);

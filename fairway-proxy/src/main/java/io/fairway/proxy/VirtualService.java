@@ -66,8 +66,7 @@ final class VirtualService {
   private VarnishPicker varnish;
   /** Persistence for the Varnish directors (the kernel model has its own templates). */
   final Persistence persistence = new Persistence();
-  /** The listening sockets: one, or one per event loop (see ProxyTable#listen). */
-  volatile List<Channel> listeners = List.of();
+  volatile Channel listener;
   volatile InetSocketAddress vip;
 
   VirtualService(Service service, ListenerSpec spec, ProxyOptions options, ConnectionExpiry expiry) {

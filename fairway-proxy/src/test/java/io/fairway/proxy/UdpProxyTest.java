@@ -401,30 +401,47 @@ class UdpProxyTest {
     assertThat(answers).containsExactlyInAnyOrder("10.9.0.1", "10.9.0.2");
   }
 
+  /**
+   * Starts dnsmasq on a free port and waits until it answers; another free port if it exits at
+   * once (the port was taken between the check and its bind).
+   */
   private InetSocketAddress startDnsmasq(Path dir, String name, String answer) throws Exception {
-    int port;
-    try (DatagramSocket s = new DatagramSocket(0, LO)) {
-      port = s.getLocalPort();
+    Path log = dir.resolve(name + ".log");
+    for (int attempt = 0; ; attempt++) {
+      int port;
+      try (DatagramSocket s = new DatagramSocket(0, LO)) {
+        port = s.getLocalPort();
+      }
+      Process p =
+          new ProcessBuilder(
+                  "/usr/sbin/dnsmasq", "--no-daemon", "--port=" + port, "--listen-address=127.0.0.1",
+                  "--bind-interfaces", "--no-resolv", "--no-hosts", "--conf-file=/dev/null",
+                  "--user=" + System.getProperty("user.name"), "--address=/fairway.test/" + answer)
+              .redirectErrorStream(true)
+              .redirectOutput(log.toFile())
+              .start();
+      track(() -> {
+        p.destroy();
+        p.waitFor(5, TimeUnit.SECONDS);
+      });
+      InetSocketAddress a = new InetSocketAddress(LO, port);
+      try (Client c = new Client(LO)) {
+        c.socket.setSoTimeout(200);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (System.nanoTime() < deadline && p.isAlive()) {
+          try {
+            if (c.exchange(a, query(1, "x.fairway.test")).length > 12) {
+              return a;
+            }
+          } catch (SocketTimeoutException e) {
+            // not up yet
+          }
+        }
+      }
+      if (p.isAlive() || attempt == 2) {
+        throw new AssertionError("dnsmasq on port " + port + " did not answer: " + Files.readString(log));
+      }
     }
-    Process p =
-        new ProcessBuilder(
-                "/usr/sbin/dnsmasq", "--no-daemon", "--port=" + port, "--listen-address=127.0.0.1",
-                "--bind-interfaces", "--no-resolv", "--no-hosts", "--conf-file=/dev/null",
-                "--user=" + System.getProperty("user.name"), "--address=/fairway.test/" + answer)
-            .redirectErrorStream(true)
-            .redirectOutput(dir.resolve(name + ".log").toFile())
-            .start();
-    track(() -> {
-      p.destroy();
-      p.waitFor(5, TimeUnit.SECONDS);
-    });
-    InetSocketAddress a = new InetSocketAddress(LO, port);
-    // Ready when it answers.
-    try (Client c = new Client(LO)) {
-      c.socket.setSoTimeout(200);
-      await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> c.exchange(a, query(1, "x.fairway.test")).length > 12);
-    }
-    return a;
   }
 
   /** A DNS query for an A record, recursion desired. */
