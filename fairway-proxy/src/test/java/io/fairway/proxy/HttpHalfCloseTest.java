@@ -13,11 +13,9 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
@@ -27,22 +25,10 @@ import org.junit.jupiter.api.Test;
  * without a word when not.
  */
 class HttpHalfCloseTest {
-  private final List<AutoCloseable> closeables = new ArrayList<>();
-
-  @AfterEach
-  void close() throws Exception {
-    for (AutoCloseable c : closeables) {
-      c.close();
-    }
-  }
-
-  private <T extends AutoCloseable> T track(T c) {
-    closeables.add(0, c);
-    return c;
-  }
+  @AutoClose final Cleanup cleanup = new Cleanup();
 
   private InetSocketAddress serve(InetSocketAddress... backends) throws Exception {
-    ProxyTable t = track(new ProxyTable(ProxyOptions.defaults().withIoThreads(1), k -> ListenerSpec.http(KeySource.CLIENT)));
+    ProxyTable t = cleanup.track(new ProxyTable(ProxyOptions.defaults().withIoThreads(1), k -> ListenerSpec.http(KeySource.CLIENT)));
     ServiceKey k = anyPort();
     t.addService(Service.of(k, "rr"));
     for (InetSocketAddress b : backends) {
@@ -82,7 +68,7 @@ class HttpHalfCloseTest {
 
   @Test
   void requestThenFinGetsItsAnswerThenTheClose() throws Exception {
-    HttpBackend b = track(new HttpBackend("b1"));
+    HttpBackend b = cleanup.track(new HttpBackend("b1"));
     InetSocketAddress vip = serve(b.address());
     assertThat(sendThenFin(vip, "GET / HTTP/1.1\r\nHost: x\r\n\r\n", 0))
         .startsWith("HTTP/1.1 200").endsWith("\r\n\r\nb1");
@@ -93,7 +79,7 @@ class HttpHalfCloseTest {
 
   @Test
   void pipelinedRequestsSentBeforeTheFinAreAllAnsweredInOrder() throws Exception {
-    HttpBackend b = track(new HttpBackend("b1"));
+    HttpBackend b = cleanup.track(new HttpBackend("b1"));
     InetSocketAddress vip = serve(b.address());
     String r = sendThenFin(vip,
         "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\none"
@@ -108,7 +94,7 @@ class HttpHalfCloseTest {
 
   @Test
   void finInTheMiddleOfAHeadClosesWithoutAskingABackend() throws Exception {
-    UpgradeBackend b = track(new UpgradeBackend(true));
+    UpgradeBackend b = cleanup.track(new UpgradeBackend(true));
     InetSocketAddress vip = serve(b.address());
     assertThat(sendThenFin(vip, "GET / HTTP/1.1\r\nHost: x\r\n", 0)).isEmpty();
     assertThat(sendThenFin(vip, "GET / HTT", 0)).isEmpty();
@@ -118,7 +104,7 @@ class HttpHalfCloseTest {
 
   @Test
   void finInTheMiddleOfABodyClosesAndTheBackendNeverGetsARequestWhole() throws Exception {
-    UpgradeBackend b = track(new UpgradeBackend(true));
+    UpgradeBackend b = cleanup.track(new UpgradeBackend(true));
     InetSocketAddress vip = serve(b.address());
     assertThat(sendThenFin(vip, "POST /up HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc", 0)).isEmpty();
     // A complete request, then an incomplete pipelined one: the first is answered, the second dropped.
@@ -131,7 +117,7 @@ class HttpHalfCloseTest {
 
   @Test
   void halfClosedSlowReaderGetsAWholeLargeResponse() throws Exception {
-    HttpBackend b = track(new HttpBackend("b1"));
+    HttpBackend b = cleanup.track(new HttpBackend("b1"));
     InetSocketAddress vip = serve(b.address());
     // 16 MiB: far more than the socket buffers, so the proxy has to wait for the client to read
     // while the client sends nothing more.
@@ -145,7 +131,7 @@ class HttpHalfCloseTest {
   @Test
   void againstNginx() throws Exception {
     Assumptions.assumeTrue(Nginx.available(), "nginx is not installed (" + Nginx.BINARY + ")");
-    Nginx n = track(new Nginx("n1"));
+    Nginx n = cleanup.track(new Nginx("n1"));
     InetSocketAddress vip = serve(n.address());
     assertThat(sendThenFin(vip, "GET / HTTP/1.1\r\nHost: x\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n", 0))
         .startsWith("HTTP/1.1 200").endsWith("n1").satisfies(r -> assertThat(count(r, "HTTP/1.1 200")).isEqualTo(2));

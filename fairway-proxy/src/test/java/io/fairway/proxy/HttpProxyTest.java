@@ -25,13 +25,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** The HTTP reverse proxy over loopback with small real HTTP backends. */
 class HttpProxyTest {
-  private final List<AutoCloseable> closeables = new ArrayList<>();
+  @AutoClose final Cleanup cleanup = new Cleanup();
   private HttpBackend b1;
   private HttpBackend b2;
   private final HttpClient http =
@@ -39,24 +39,12 @@ class HttpProxyTest {
 
   @BeforeEach
   void backends() throws IOException {
-    b1 = track(new HttpBackend("b1"));
-    b2 = track(new HttpBackend("b2"));
-  }
-
-  @AfterEach
-  void close() throws Exception {
-    for (AutoCloseable c : closeables) {
-      c.close();
-    }
-  }
-
-  private <T extends AutoCloseable> T track(T c) {
-    closeables.add(0, c);
-    return c;
+    b1 = cleanup.track(new HttpBackend("b1"));
+    b2 = cleanup.track(new HttpBackend("b2"));
   }
 
   private ProxyTable table(ProxyOptions o, ListenerSpec spec) {
-    return track(new ProxyTable(o.withIoThreads(2), k -> spec));
+    return cleanup.track(new ProxyTable(o.withIoThreads(2), k -> spec));
   }
 
   private InetSocketAddress serve(ProxyTable t, ServiceKey k, HttpBackend... bs) throws Exception {
@@ -199,7 +187,7 @@ class HttpProxyTest {
 
   @Test
   void noServerIs503AndSorryServerTakesOver() throws Exception {
-    HttpBackend sorry = track(new HttpBackend("sorry"));
+    HttpBackend sorry = cleanup.track(new HttpBackend("sorry"));
     ServiceKey k = anyPort();
     ProxyTable plain = table(ProxyOptions.defaults(), ListenerSpec.http(KeySource.CLIENT));
     plain.addService(Service.of(k, "rr"));

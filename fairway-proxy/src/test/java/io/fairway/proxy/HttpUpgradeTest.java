@@ -17,13 +17,11 @@ import java.net.http.HttpClient;
 import java.net.http.WebSocket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
@@ -35,24 +33,12 @@ import org.junit.jupiter.api.Test;
 class HttpUpgradeTest {
   private static final String UPGRADE = "GET /chat HTTP/1.1\r\nHost: x\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\n";
   private static final String SWITCHED = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\n";
-  private final List<AutoCloseable> closeables = new ArrayList<>();
+  @AutoClose final Cleanup cleanup = new Cleanup();
   private ProxyTable table;
   private ServiceKey key;
 
-  @AfterEach
-  void close() throws Exception {
-    for (AutoCloseable c : closeables) {
-      c.close();
-    }
-  }
-
-  private <T extends AutoCloseable> T track(T c) {
-    closeables.add(0, c);
-    return c;
-  }
-
   private InetSocketAddress serve(ProxyOptions o, InetSocketAddress... backends) throws Exception {
-    table = track(new ProxyTable(o.withIoThreads(1), k -> ListenerSpec.http(KeySource.CLIENT)));
+    table = cleanup.track(new ProxyTable(o.withIoThreads(1), k -> ListenerSpec.http(KeySource.CLIENT)));
     key = anyPort();
     table.addService(Service.of(key, "rr"));
     for (InetSocketAddress b : backends) {
@@ -97,7 +83,7 @@ class HttpUpgradeTest {
 
   @Test
   void webSocketRoundTripThroughTheProxy() throws Exception {
-    WebSocketEchoServer ws = track(new WebSocketEchoServer());
+    WebSocketEchoServer ws = cleanup.track(new WebSocketEchoServer());
     InetSocketAddress vip = serve(ws.address());
     BlockingQueue<String> got = new LinkedBlockingQueue<>();
     WebSocket.Listener listener = new WebSocket.Listener() {
@@ -138,9 +124,9 @@ class HttpUpgradeTest {
   @Test
   void webSocketThroughFairwayAndNginx() throws Exception {
     Assumptions.assumeTrue(Nginx.available(), "nginx is not installed (" + Nginx.BINARY + ")");
-    WebSocketEchoServer ws = track(new WebSocketEchoServer());
+    WebSocketEchoServer ws = cleanup.track(new WebSocketEchoServer());
     // nginx switches only if the request reaching it asks to, and its own backend agrees.
-    Nginx n = track(new Nginx("ws", "location /ws { proxy_pass http://127.0.0.1:" + ws.address().getPort() + ";"
+    Nginx n = cleanup.track(new Nginx("ws", "location /ws { proxy_pass http://127.0.0.1:" + ws.address().getPort() + ";"
         + " proxy_http_version 1.1; proxy_set_header Upgrade $http_upgrade; proxy_set_header Connection \"upgrade\"; }"));
     InetSocketAddress vip = serve(n.address());
     BlockingQueue<String> got = new LinkedBlockingQueue<>();
@@ -163,7 +149,7 @@ class HttpUpgradeTest {
 
   @Test
   void bytesAroundThe101KeepTheirOrder() throws Exception {
-    UpgradeBackend b = track(new UpgradeBackend(false));
+    UpgradeBackend b = cleanup.track(new UpgradeBackend(false));
     InetSocketAddress vip = serve(b.address());
     try (Socket s = connect(vip)) {
       // The client's first tunnel bytes in the same packet as its request; the backend's in the
@@ -184,7 +170,7 @@ class HttpUpgradeTest {
 
   @Test
   void aDeclinedUpgradeIsAnOrdinaryResponseAndTheConnectionStaysHttp() throws Exception {
-    UpgradeBackend b = track(new UpgradeBackend(true));
+    UpgradeBackend b = cleanup.track(new UpgradeBackend(true));
     InetSocketAddress vip = serve(b.address());
     String ok = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nno";
     try (Socket s = connect(vip)) {
@@ -202,7 +188,7 @@ class HttpUpgradeTest {
 
   @Test
   void aTunnelClosedBySideClosesTheOther() throws Exception {
-    UpgradeBackend b = track(new UpgradeBackend(false));
+    UpgradeBackend b = cleanup.track(new UpgradeBackend(false));
     InetSocketAddress vip = serve(b.address());
     // The client closes: the backend sees the end.
     Socket s = tunnel(vip);
@@ -218,7 +204,7 @@ class HttpUpgradeTest {
 
   @Test
   void aHalfClosedTunnelStillCarriesTheAnswer() throws Exception {
-    UpgradeBackend b = track(new UpgradeBackend(false));
+    UpgradeBackend b = cleanup.track(new UpgradeBackend(false));
     InetSocketAddress vip = serve(b.address());
     try (Socket s = tunnel(vip)) {
       send(s, "last words");
@@ -244,7 +230,7 @@ class HttpUpgradeTest {
 
   @Test
   void drainKeepsATunnelAndRemovalClosesIt() throws Exception {
-    UpgradeBackend b = track(new UpgradeBackend(false));
+    UpgradeBackend b = cleanup.track(new UpgradeBackend(false));
     InetSocketAddress vip = serve(b.address());
     try (Socket s = tunnel(vip)) {
       table.setDest(key, dest(b.address(), 0));
@@ -259,7 +245,7 @@ class HttpUpgradeTest {
 
   @Test
   void anUpgradeWithABodySwitchesAfterTheBody() throws Exception {
-    UpgradeBackend b = track(new UpgradeBackend(false));
+    UpgradeBackend b = cleanup.track(new UpgradeBackend(false));
     InetSocketAddress vip = serve(b.address());
     try (Socket s = connect(vip)) {
       send(s, "POST /chat HTTP/1.1\r\nHost: x\r\nUpgrade: echo\r\nConnection: Upgrade\r\nContent-Length: 4\r\n\r\nbodyafter");
@@ -275,7 +261,7 @@ class HttpUpgradeTest {
 
   @Test
   void idleTunnelIsClosed() throws Exception {
-    UpgradeBackend b = track(new UpgradeBackend(false));
+    UpgradeBackend b = cleanup.track(new UpgradeBackend(false));
     InetSocketAddress vip = serve(ProxyOptions.defaults().withIdleTimeout(Duration.ofMillis(600)), b.address());
     try (Socket s = tunnel(vip)) {
       for (int i = 0; i < 4; i++) { // traffic keeps it open past the timeout
@@ -291,7 +277,7 @@ class HttpUpgradeTest {
 
   @Test
   void connectIsRefusedAndAnHttp10UpgradeIgnored() throws Exception {
-    UpgradeBackend b = track(new UpgradeBackend(false));
+    UpgradeBackend b = cleanup.track(new UpgradeBackend(false));
     InetSocketAddress vip = serve(b.address());
     String r = HttpHalfCloseTest.sendThenFin(vip, "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n", 0);
     assertThat(r).startsWith("HTTP/1.1 501 ").contains("CONNECT is not supported");

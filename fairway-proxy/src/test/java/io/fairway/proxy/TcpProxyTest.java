@@ -22,7 +22,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -33,28 +33,16 @@ import org.junit.jupiter.params.provider.ValueSource;
  * SplicingTcpProxyTest} runs every test again with the relay splicing.
  */
 class TcpProxyTest {
-  private final List<AutoCloseable> closeables = new ArrayList<>();
+  @AutoClose final Cleanup cleanup = new Cleanup();
   private EchoServer b1;
   private EchoServer b2;
   private EchoServer b3;
 
   @BeforeEach
   void backends() throws IOException {
-    b1 = track(new EchoServer("b1"));
-    b2 = track(new EchoServer("b2"));
-    b3 = track(new EchoServer("b3"));
-  }
-
-  @AfterEach
-  void close() throws Exception {
-    for (AutoCloseable c : closeables) {
-      c.close();
-    }
-  }
-
-  private <T extends AutoCloseable> T track(T c) {
-    closeables.add(0, c);
-    return c;
+    b1 = cleanup.track(new EchoServer("b1"));
+    b2 = cleanup.track(new EchoServer("b2"));
+    b3 = cleanup.track(new EchoServer("b3"));
   }
 
   /** The options every test starts from: here the relay only copies. */
@@ -63,7 +51,7 @@ class TcpProxyTest {
   }
 
   private ProxyTable table(ProxyOptions o, ListenerSpec spec) {
-    return track(new ProxyTable(o.withIoThreads(2), k -> spec));
+    return cleanup.track(new ProxyTable(o.withIoThreads(2), k -> spec));
   }
 
   private InetSocketAddress serve(ProxyTable t, ServiceKey k, String sched, EchoServer... servers) throws TableException {
@@ -104,7 +92,7 @@ class TcpProxyTest {
     InetSocketAddress vip = serve(t, anyPort(), algorithm, b1, b2, b3);
     Map<String, Integer> m = new HashMap<>();
     for (int i = 0; i < 12; i++) {
-      Conn c = track(new Conn(vip)); // held open: each one is load the bound must see
+      Conn c = cleanup.track(new Conn(vip)); // held open: each one is load the bound must see
       m.merge(c.backend, 1, Integer::sum);
     }
     // 12 connections over 3 servers: none may hold more than 125% of the mean of 4.
@@ -119,7 +107,7 @@ class TcpProxyTest {
     List<Conn> first = new ArrayList<>();
     Conn onB1 = null;
     while (onB1 == null) {
-      Conn c = track(new Conn(vip));
+      Conn c = cleanup.track(new Conn(vip));
       if (c.backend.equals("b1")) {
         onB1 = c;
       }
@@ -138,7 +126,7 @@ class TcpProxyTest {
     ProxyTable t = table(options(), null);
     ServiceKey k = anyPort();
     InetSocketAddress vip = serve(t, k, "rr", b1);
-    Conn c = track(new Conn(vip));
+    Conn c = cleanup.track(new Conn(vip));
     assertThat(c.echo("x")).isEqualTo("x");
     t.delDest(k, key(b1.address()));
     assertThat(c.in.read()).isEqualTo(-1);
@@ -149,7 +137,7 @@ class TcpProxyTest {
     ProxyTable t = table(options().withKeepConnectionsOnRemove(true), null);
     ServiceKey k = anyPort();
     InetSocketAddress vip = serve(t, k, "rr", b1, b2);
-    Conn c = track(new Conn(vip));
+    Conn c = cleanup.track(new Conn(vip));
     t.delDest(k, key(c.backend.equals("b1") ? b1.address() : b2.address()));
     assertThat(c.echo("kept")).isEqualTo("kept");
   }
@@ -179,13 +167,13 @@ class TcpProxyTest {
 
   @Test
   void overflowGoesToTheSorryServerAndComesBack() throws Exception {
-    EchoServer sorry = track(new EchoServer("sorry"));
+    EchoServer sorry = cleanup.track(new EchoServer("sorry"));
     ProxyOptions o = options().withInactiveExpiry(Duration.ofSeconds(1));
     ProxyTable t = table(o, ListenerSpec.tcp().withSorryServer(sorry.address()));
     ServiceKey k = anyPort();
     t.addService(Service.of(k, "rr"));
     t.addDest(k, dest(b1.address(), 1, 1, 0));
-    Conn c1 = track(new Conn(t.boundAddress(k)));
+    Conn c1 = cleanup.track(new Conn(t.boundAddress(k)));
     assertThat(c1.backend).isEqualTo("b1");
     // b1 is at its uthreshold of 1: the next client overflows.
     try (Conn c2 = new Conn(t.boundAddress(k))) {
@@ -202,7 +190,7 @@ class TcpProxyTest {
 
   @Test
   void drainedPoolOverflowsToTheSorryServer() throws Exception {
-    EchoServer sorry = track(new EchoServer("sorry"));
+    EchoServer sorry = cleanup.track(new EchoServer("sorry"));
     ProxyTable t = table(options(), ListenerSpec.tcp().withSorryServer(sorry.address()));
     ServiceKey k = anyPort();
     InetSocketAddress vip = serve(t, k, "wlc", b1, b2);
@@ -215,7 +203,7 @@ class TcpProxyTest {
 
   @Test
   void quorumLossSorryServerInstalledByApplyServesAndLeaves() throws Exception {
-    EchoServer sorry = track(new EchoServer("sorry"));
+    EchoServer sorry = cleanup.track(new EchoServer("sorry"));
     ProxyTable t = table(options(), ListenerSpec.tcp().withSorryServer(sorry.address()));
     ServiceKey k = anyPort();
     InetSocketAddress vip = serve(t, k, "rr", b1, b2);
@@ -237,7 +225,7 @@ class TcpProxyTest {
     ProxyTable t = table(options(), null);
     ServiceKey k = anyPort();
     InetSocketAddress vip = serve(t, k, "rr", b1);
-    Conn c = track(new Conn(vip));
+    Conn c = cleanup.track(new Conn(vip));
     assertThat(entry(t, k, b1.address()).activeConnections()).isEqualTo(1);
     c.close();
     await().atMost(Duration.ofSeconds(3)).untilAsserted(() -> {
@@ -267,7 +255,7 @@ class TcpProxyTest {
     ProxyTable t = table(options(), null);
     ServiceKey k = anyPort();
     InetSocketAddress vip = serve(t, k, "rr", b1, b2);
-    Conn c = track(new Conn(vip));
+    Conn c = cleanup.track(new Conn(vip));
     t.setService(Service.of(k, "wlc"));
     t.addDest(k, dest(b3.address(), 3));
     t.delDest(k, key(b2.address()));
@@ -386,7 +374,7 @@ class TcpProxyTest {
 
   @Test
   void bulkDownloadEndingInFinArrivesWholeAndIsCounted() throws Exception {
-    BlobServer blob = track(new BlobServer());
+    BlobServer blob = cleanup.track(new BlobServer());
     ProxyTable t = table(options(), null);
     ServiceKey k = anyPort();
     t.addService(Service.of(k, "rr"));
@@ -405,7 +393,7 @@ class TcpProxyTest {
 
   @Test
   void keepAliveExchangesOfMixedSizesStayInOrder() throws Exception {
-    BlobServer blob = track(new BlobServer());
+    BlobServer blob = cleanup.track(new BlobServer());
     ProxyTable t = table(options(), null);
     ServiceKey k = anyPort();
     t.addService(Service.of(k, "rr"));
@@ -437,7 +425,7 @@ class TcpProxyTest {
 
   @Test
   void slowReaderHoldsBackTheSenderInsteadOfBeingBuffered() throws Exception {
-    BlobServer blob = track(new BlobServer());
+    BlobServer blob = cleanup.track(new BlobServer());
     ProxyTable t = table(options(), null);
     ServiceKey k = anyPort();
     t.addService(Service.of(k, "rr"));
@@ -464,7 +452,7 @@ class TcpProxyTest {
 
   @Test
   void halfClosedDownloadArrivesWhole() throws Exception {
-    BlobServer blob = track(new BlobServer());
+    BlobServer blob = cleanup.track(new BlobServer());
     ProxyTable t = table(options(), null);
     ServiceKey k = anyPort();
     t.addService(Service.of(k, "rr"));
@@ -478,7 +466,7 @@ class TcpProxyTest {
    */
   @Test
   void halfClosedSlowReaderGetsTheWholeDownload() throws Exception {
-    BlobServer blob = track(new BlobServer());
+    BlobServer blob = cleanup.track(new BlobServer());
     ProxyTable t = table(options(), null);
     ServiceKey k = anyPort();
     t.addService(Service.of(k, "rr"));
@@ -490,8 +478,8 @@ class TcpProxyTest {
   void idleConnectionsCloseActiveOnesStay() throws Exception {
     ProxyTable t = table(options().withIdleTimeout(Duration.ofMillis(800)), null);
     InetSocketAddress vip = serve(t, anyPort(), "rr", b1);
-    Conn idle = track(new Conn(vip));
-    Conn busy = track(new Conn(vip));
+    Conn idle = cleanup.track(new Conn(vip));
+    Conn busy = cleanup.track(new Conn(vip));
     long start = System.nanoTime();
     for (int i = 0; i < 8; i++) {
       Thread.sleep(250);

@@ -31,7 +31,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -43,22 +43,10 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class UdpProxyTest {
   private static final InetAddress LO = InetAddress.getLoopbackAddress();
-  private final List<AutoCloseable> closeables = new ArrayList<>();
-
-  @AfterEach
-  void close() throws Exception {
-    for (AutoCloseable c : closeables) {
-      c.close();
-    }
-  }
-
-  private <T extends AutoCloseable> T track(T c) {
-    closeables.add(0, c);
-    return c;
-  }
+  @AutoClose final Cleanup cleanup = new Cleanup();
 
   private ProxyTable table(ProxyOptions o) {
-    return track(new ProxyTable(o.withIoThreads(2), null));
+    return cleanup.track(new ProxyTable(o.withIoThreads(2), null));
   }
 
   private static ServiceKey udp(InetAddress a) {
@@ -74,12 +62,12 @@ class UdpProxyTest {
   }
 
   private UdpEchoServer echo(String name) throws IOException {
-    return track(new UdpEchoServer(name));
+    return cleanup.track(new UdpEchoServer(name));
   }
 
   /** A client socket of its own: one flow. */
   private Client client() throws IOException {
-    return track(new Client(LO));
+    return cleanup.track(new Client(LO));
   }
 
   static final class Client implements AutoCloseable {
@@ -227,7 +215,7 @@ class UdpProxyTest {
 
   @Test
   void anUnansweredOnePacketFlowEndsAfterTheConnectTimeout() throws Exception {
-    UdpEchoServer mute = track(new UdpEchoServer("mute", LO, true));
+    UdpEchoServer mute = cleanup.track(new UdpEchoServer("mute", LO, true));
     ProxyTable t = table(ProxyOptions.defaults().withConnectTimeout(Duration.ofMillis(300)));
     Service ops = new Service(udp(LO), "rr", Set.of(ServiceFlag.ONE_PACKET), 0, 32, null);
     InetSocketAddress vip = serve(t, ops, mute);
@@ -298,10 +286,10 @@ class UdpProxyTest {
   @Test
   void ipv6VirtualAddress() throws Exception {
     InetAddress v6 = InetAddress.getByName("::1");
-    UdpEchoServer b1 = track(new UdpEchoServer("b1", v6, false));
+    UdpEchoServer b1 = cleanup.track(new UdpEchoServer("b1", v6, false));
     ProxyTable t = table(ProxyOptions.defaults());
     InetSocketAddress vip = serve(t, Service.of(udp(v6), "wlc"), b1);
-    Client c = track(new Client(v6));
+    Client c = cleanup.track(new Client(v6));
     assertThat(c.ask(vip, "six")).isEqualTo("b1:six");
     assertThat(c.lastFrom).isEqualTo(vip);
   }
@@ -311,7 +299,7 @@ class UdpProxyTest {
     UdpEchoServer b1 = echo("b1");
     UdpEchoServer sorry = echo("sorry");
     ProxyTable t =
-        track(new ProxyTable(ProxyOptions.defaults().withIoThreads(1), k -> ListenerSpec.tcp().withSorryServer(sorry.address())));
+        cleanup.track(new ProxyTable(ProxyOptions.defaults().withIoThreads(1), k -> ListenerSpec.tcp().withSorryServer(sorry.address())));
     Service s = Service.of(udp(LO), "rr");
     InetSocketAddress vip = serve(t, s, b1);
     assertThat(server(client().ask(vip, "x"))).isEqualTo("b1");
@@ -348,7 +336,7 @@ class UdpProxyTest {
           .hasMessageContaining("address already in use");
       assertThat(t.list()).isEmpty();
     }
-    ProxyTable http = track(new ProxyTable(ProxyOptions.defaults(), k -> ListenerSpec.http(KeySource.CLIENT)));
+    ProxyTable http = cleanup.track(new ProxyTable(ProxyOptions.defaults(), k -> ListenerSpec.http(KeySource.CLIENT)));
     assertThatThrownBy(() -> http.addService(Service.of(udp(LO), "rr")))
         .isInstanceOf(TableException.class)
         .hasMessageContaining("lb_kind HTTP needs protocol TCP");
@@ -420,7 +408,7 @@ class UdpProxyTest {
               .redirectErrorStream(true)
               .redirectOutput(log.toFile())
               .start();
-      track(() -> {
+      cleanup.track(() -> {
         p.destroy();
         p.waitFor(5, TimeUnit.SECONDS);
       });
