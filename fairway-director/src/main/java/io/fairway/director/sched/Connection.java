@@ -58,4 +58,16 @@ public final class Connection {
     }
 
     public synchronized boolean isActive() { return !expired && kind == Dest.ConnKind.ACTIVE; }
+
+    /**
+     * Hands this closing connection's expiry to a batch: it counts as expired for this object from
+     * now on, and the caller owes its destination one {@link Dest#expireInactive(int)} when the
+     * connection's time is up. Refused (false, nothing changes) for a connection that is not
+     * inactive or that holds a persistence template, whose release must happen one by one.
+     */
+    public synchronized boolean detachForBatchExpiry() {
+        if (expired || template != null || kind != Dest.ConnKind.INACTIVE) return false;
+        expired = true;
+        return true;
+    }
 }

@@ -137,6 +137,23 @@ public final class Dest implements Backend {
             case INACTIVE -> INACTIVE.decrementAndGet(this);
             case TEMPLATE -> PERSIST.decrementAndGet(this);
         }
+        relieve();
+    }
+
+    /**
+     * {@code n} inactive connections expired at once, each detached with {@link
+     * Connection#detachForBatchExpiry()}: what a data plane that expires closed connections in
+     * batches reports, instead of keeping every connection object alive until its own expiry
+     * (at tens of thousands of connections a second, a minute of them is millions of objects the
+     * garbage collector has to copy). OVERLOAD clears as for a single expiry.
+     */
+    public void expireInactive(int n) {
+        if (n <= 0) return;
+        INACTIVE.addAndGet(this, -n);
+        relieve();
+    }
+
+    private void relieve() {
         int l = lowerThreshold;
         int u = upperThreshold;
         int total = totalConns();

@@ -50,6 +50,45 @@ class ThresholdsTest {
     }
 
     @Test
+    void batchExpiryCountsAndClearsOverloadAsSingleExpiriesDo() {
+        VirtualService vs = Schedulers.service("rr", List.of(),
+                List.of(DestSpec.of("10.0.0.1", 80, 1).withThresholds(4, 2)));
+        Dest d = vs.dests().get(0);
+        List<Connection> closed = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            Connection c = vs.open(client(i));
+            c.closing();
+            closed.add(c);
+        }
+        assertThat(d.inactiveConns()).isEqualTo(4);
+        assertThat(d.overloaded()).isTrue();
+        for (Connection c : closed.subList(0, 2)) {
+            assertThat(c.detachForBatchExpiry()).isTrue();
+            assertThat(c.detachForBatchExpiry()).as("once").isFalse();
+            c.expire(); // detached: its expiry is the batch's, this must not count again
+        }
+        assertThat(d.inactiveConns()).as("detaching does not expire yet").isEqualTo(4);
+        d.expireInactive(2);
+        assertThat(d.inactiveConns()).isEqualTo(2);
+        assertThat(d.overloaded()).as("2 is not below lthreshold 2").isTrue();
+        closed.get(2).detachForBatchExpiry();
+        d.expireInactive(1);
+        assertThat(d.overloaded()).as("1 < 2").isFalse();
+    }
+
+    @Test
+    void onlyInactiveConnectionsWithoutATemplateCanBeExpiredInABatch() {
+        VirtualService vs = Schedulers.service("rr", List.of(), List.of(DestSpec.of("10.0.0.1", 80, 1)));
+        Connection active = vs.open(client(1));
+        assertThat(active.detachForBatchExpiry()).as("still active").isFalse();
+        VirtualService sticky = new VirtualService(Schedulers.create("rr", List.of()), Persistence.seconds(300), () -> 0L);
+        sticky.add(DestSpec.of("10.0.0.1", 80, 1));
+        Connection withTemplate = sticky.open(client(2));
+        withTemplate.closing();
+        assertThat(withTemplate.detachForBatchExpiry()).as("its template is released per connection").isFalse();
+    }
+
+    @Test
     void inactiveConnectionsCountTowardsTheThresholdAndClosingMovesThem() {
         VirtualService vs = Schedulers.service("rr", List.of(),
                 List.of(DestSpec.of("10.0.0.1", 80, 1).withThresholds(2, 0)));
