@@ -10,7 +10,6 @@ import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.epoll.EpollChannelConfig;
 import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollMode;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.DuplexChannel;
 import io.netty.util.ReferenceCountUtil;

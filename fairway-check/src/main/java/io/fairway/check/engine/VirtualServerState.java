@@ -12,7 +12,6 @@ import io.fairway.check.spec.VirtualServerSpec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.time.Duration;
 import java.util.List;
 
 /**
