@@ -9,14 +9,7 @@ build_fairway
 N1=$(free_port); N2=$(free_port)
 start_nginx n1 "$N1"; start_nginx n2 "$N2"
 HT=$(free_port)
-{ haproxy_globals; cat <<CFG; } >"$WORK/haproxy.cfg"
-listen tcp
-  bind 127.0.0.1:$HT
-  mode tcp
-  balance roundrobin
-  server n1 127.0.0.1:$N1
-  server n2 127.0.0.1:$N2
-CFG
+{ haproxy_globals; haproxy_tcp_listen "$HT" "$N1" "$N2"; } >"$WORK/haproxy.cfg"
 haproxy -f "$WORK/haproxy.cfg" -db &
 HP=$!; PIDS+=($HP)
 TARGETS=("haproxy $HT $HP")

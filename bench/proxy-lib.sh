@@ -24,6 +24,14 @@ wait_port() { # port [seconds]
   done
 }
 
+# haproxy_tcp_listen PORT BACKEND_PORT... -> the HAProxy `listen` section both benchmarks compare
+# Fairway's L4 relay with: TCP mode, round robin over the nginx backends on loopback
+haproxy_tcp_listen() {
+  local port=$1 i=0 b; shift
+  printf 'listen tcp\n  bind 127.0.0.1:%s\n  mode tcp\n  balance roundrobin\n' "$port"
+  for b in "$@"; do i=$((i + 1)); printf '  server n%d 127.0.0.1:%s\n' "$i" "$b"; done
+}
+
 # start_nginx NAME PORT -> pid in NGINX_PID
 haproxy_globals() { # the global and defaults sections every benchmark's HAProxy uses
   cat <<'CFG'
