@@ -23,7 +23,6 @@ import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollMode;
-import io.netty.handler.timeout.IdleStateHandler;
 import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -148,11 +147,11 @@ public final class ProxyTable implements Table {
     checkScheduler(service);
     VirtualService vs = new VirtualService(service, spec, options, expiry);
     InetSocketAddress addr = new InetSocketAddress(key.address(), key.port());
-    Channel listener;
-    try {
-      listener = bound(key.protocol() == Protocol.UDP ? datagramBootstrap(vs).bind(addr) : serverBootstrap(vs).bind(addr));
-    } catch (BindFailure f) {
-      Throwable c = f.getCause();
+    ChannelFuture bind =
+        (key.protocol() == Protocol.UDP ? datagramBootstrap(vs).bind(addr) : serverBootstrap(vs).bind(addr))
+            .awaitUninterruptibly();
+    if (!bind.isSuccess()) {
+      Throwable c = bind.cause();
       String why = c instanceof BindException ? "address already in use or not local" : TcpFrontend.reason(c);
       if (c != null && c.getMessage() != null && c.getMessage().contains("in use")) {
         why = "address already in use";
@@ -162,26 +161,11 @@ public final class ProxyTable implements Table {
           key + ": cannot listen on " + Endpoints.format(addr.getAddress(), addr.getPort()) + ": " + why,
           c);
     }
-    vs.listener = listener;
-    vs.vip = (InetSocketAddress) listener.localAddress();
+    vs.listener = bind.channel();
+    vs.vip = (InetSocketAddress) bind.channel().localAddress();
     services.put(key, vs);
     log.info("{}: listening on {} ({}, {})", key, vs.vip,
         key.protocol() == Protocol.UDP ? "UDP flows" : vs.spec().mode(), service.scheduler());
-  }
-
-  /** A bind that failed; its cause is what the socket layer said. */
-  private static final class BindFailure extends Exception {
-    BindFailure(Throwable cause) {
-      super(cause);
-    }
-  }
-
-  private static Channel bound(ChannelFuture f) throws BindFailure {
-    f.awaitUninterruptibly();
-    if (!f.isSuccess()) {
-      throw new BindFailure(f.cause());
-    }
-    return f.channel();
   }
 
   private ServerBootstrap serverBootstrap(VirtualService vs) {
@@ -225,7 +209,6 @@ public final class ProxyTable implements Table {
   /** Builds an accepted connection's pipeline from the service's spec as of now. */
   private void initClient(VirtualService vs, Channel ch) {
     ChannelPipeline p = ch.pipeline();
-    long idle = options.idleTimeout().toMillis();
     if (vs.spec().mode() == Mode.HTTP) {
       HttpFrontend frontend = new HttpFrontend(vs, options);
       // HttpFrontend keeps the idle timeout itself (its ticker), so no IdleStateHandler here.

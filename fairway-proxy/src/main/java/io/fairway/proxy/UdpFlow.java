@@ -113,7 +113,7 @@ final class UdpFlow {
       server.write(data, server.voidPromise());
     } else {
       data.release();
-      relay.drop("{}: send buffer to {} full; datagram dropped{}", lease.server, "");
+      relay.drop("send buffer full; dropped a datagram to", lease.server);
     }
   }
 
@@ -179,7 +179,7 @@ final class UdpFlow {
         wrote = true;
       } else {
         data.release();
-        relay.drop("{}: send buffer to clients full; answer to {} dropped", lease.server, client);
+        relay.drop("send buffer to clients full; dropped an answer to", client);
       }
       if (oneShot) {
         ctx.close();

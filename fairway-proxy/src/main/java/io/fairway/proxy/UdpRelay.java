@@ -89,13 +89,12 @@ final class UdpRelay extends ChannelInboundHandlerAdapter {
 
   private UdpFlow open(InetSocketAddress client, boolean oneShot) {
     if (flowsInTable.get() >= options.maxUdpFlows()) {
-      drop("{}: {} UDP flows open (maxUdpFlows); dropping datagrams from new clients such as {}",
-          options.maxUdpFlows(), client);
+      drop("UDP flows at maxUdpFlows; dropped a datagram from the new client", client);
       return null;
     }
     Lease lease = vs.select(client, null, Set.of());
     if (lease == null) {
-      drop("{}: no destination available for {}{}", client, "");
+      drop("no destination available; dropped a datagram from", client);
       return null;
     }
     lease.toFlow();
@@ -162,13 +161,17 @@ final class UdpRelay extends ChannelInboundHandlerAdapter {
     log.debug("{}: {}", vs.service().key(), cause.toString());
   }
 
-  /** A datagram is dropped; says so in the log at most every 10 s, with the count since. */
-  void drop(String format, Object a, Object b) {
+  /**
+   * A datagram is dropped; says so in the log at most every 10 s, with the count since.
+   *
+   * @param why what happened, ending in the words that {@code who} completes
+   */
+  void drop(String why, Object who) {
     dropped++;
     long now = System.nanoTime();
     if (now - lastWarning >= WARN_EVERY_NANOS) {
       lastWarning = now;
-      log.warn(format + " ({} datagram(s) dropped)", vs.service().key(), a, b, dropped);
+      log.warn("{}: {} {} ({} datagram(s) dropped since the last warning)", vs.service().key(), why, who, dropped);
       dropped = 0;
     }
   }

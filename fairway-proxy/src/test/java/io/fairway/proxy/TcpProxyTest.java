@@ -55,9 +55,14 @@ class TcpProxyTest {
   }
 
   private InetSocketAddress serve(ProxyTable t, ServiceKey k, String sched, EchoServer... servers) throws TableException {
+    return serve(t, k, sched, java.util.Arrays.stream(servers).map(EchoServer::address).toArray(InetSocketAddress[]::new));
+  }
+
+  private static InetSocketAddress serve(ProxyTable t, ServiceKey k, String sched, InetSocketAddress... backends)
+      throws TableException {
     t.addService(Service.of(k, sched));
-    for (EchoServer s : servers) {
-      t.addDest(k, dest(s.address(), 1));
+    for (InetSocketAddress b : backends) {
+      t.addDest(k, dest(b, 1));
     }
     return t.boundAddress(k);
   }
@@ -159,7 +164,7 @@ class TcpProxyTest {
     ServiceKey k = anyPort();
     t.addService(Service.of(k, "rr"));
     try (java.net.Socket s = new java.net.Socket()) {
-      s.connect(t.boundAddress(k), 2000);
+      s.connect(vip, 2000);
       s.setSoTimeout(3000);
       assertThat(s.getInputStream().read()).isEqualTo(-1);
     }
@@ -377,11 +382,10 @@ class TcpProxyTest {
     BlobServer blob = cleanup.track(new BlobServer());
     ProxyTable t = table(options(), null);
     ServiceKey k = anyPort();
-    t.addService(Service.of(k, "rr"));
-    t.addDest(k, dest(blob.address(), 1));
+    InetSocketAddress vip = serve(t, k, "rr", blob.address());
     long n = 6L << 20;
     for (int i = 0; i < 3; i++) {
-      download(t.boundAddress(k), n + i, 0);
+      download(vip, n + i, 0);
     }
     await().atMost(Duration.ofSeconds(3)).untilAsserted(() -> {
       io.fairway.ipvs.Stats st = entry(t, k, blob.address()).stats();
@@ -396,10 +400,9 @@ class TcpProxyTest {
     BlobServer blob = cleanup.track(new BlobServer());
     ProxyTable t = table(options(), null);
     ServiceKey k = anyPort();
-    t.addService(Service.of(k, "rr"));
-    t.addDest(k, dest(blob.address(), 1));
+    InetSocketAddress vip = serve(t, k, "rr", blob.address());
     try (java.net.Socket s = new java.net.Socket()) {
-      s.connect(t.boundAddress(k), 2000);
+      s.connect(vip, 2000);
       s.setSoTimeout(10000);
       java.io.InputStream in = s.getInputStream();
       java.util.Random sizes = new java.util.Random(42);
@@ -428,12 +431,11 @@ class TcpProxyTest {
     BlobServer blob = cleanup.track(new BlobServer());
     ProxyTable t = table(options(), null);
     ServiceKey k = anyPort();
-    t.addService(Service.of(k, "rr"));
-    t.addDest(k, dest(blob.address(), 1));
+    InetSocketAddress vip = serve(t, k, "rr", blob.address());
     long n = 96L << 20;
     Thread reader = new Thread(() -> {
       try {
-        download(t.boundAddress(k), n, 1500);
+        download(vip, n, 1500);
       } catch (Exception e) {
         throw new RuntimeException(e);
       }
@@ -455,9 +457,8 @@ class TcpProxyTest {
     BlobServer blob = cleanup.track(new BlobServer());
     ProxyTable t = table(options(), null);
     ServiceKey k = anyPort();
-    t.addService(Service.of(k, "rr"));
-    t.addDest(k, dest(blob.address(), 1));
-    download(t.boundAddress(k), 3L << 20, 0, true);
+    InetSocketAddress vip = serve(t, k, "rr", blob.address());
+    download(vip, 3L << 20, 0, true);
   }
 
   /**
@@ -469,9 +470,8 @@ class TcpProxyTest {
     BlobServer blob = cleanup.track(new BlobServer());
     ProxyTable t = table(options(), null);
     ServiceKey k = anyPort();
-    t.addService(Service.of(k, "rr"));
-    t.addDest(k, dest(blob.address(), 1));
-    download(t.boundAddress(k), 96L << 20, 1500, true);
+    InetSocketAddress vip = serve(t, k, "rr", blob.address());
+    download(vip, 96L << 20, 1500, true);
   }
 
   @Test

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.net.DatagramPacket;
@@ -110,29 +111,44 @@ class SourceBindingTest {
         return new UdpServer(q -> q);
     }
 
+    /** What a one-shot test server says on the connection it accepted. */
+    interface Dialog {
+        void talk(BufferedReader in, OutputStream out) throws IOException;
+    }
+
+    /**
+     * Accepts one connection on {@code s} in a thread of its own, completes {@code seen} with the
+     * address it came from, then runs {@code dialog}; the caller joins the thread.
+     */
+    static Thread acceptOnce(ServerSocket s, CompletableFuture<SocketAddress> seen, Dialog dialog) {
+        Thread t = new Thread(() -> {
+            try (Socket c = s.accept()) {
+                seen.complete(c.getRemoteSocketAddress());
+                dialog.talk(new BufferedReader(new InputStreamReader(c.getInputStream(), StandardCharsets.US_ASCII)),
+                        c.getOutputStream());
+            } catch (Exception ignored) {
+                // test server
+            }
+        });
+        t.start();
+        return t;
+    }
+
     @Test
     void smtpLeavesFromBindtoAndBindPort() throws Exception {
         int port = Programs.freePort();
         CompletableFuture<SocketAddress> seen = new CompletableFuture<>();
         try (ServerSocket s = new ServerSocket(0, 50, LO1)) {
-            Thread t = new Thread(() -> {
-                try (Socket c = s.accept()) {
-                    seen.complete(c.getRemoteSocketAddress());
-                    OutputStream out = c.getOutputStream();
-                    var in = new BufferedReader(new InputStreamReader(c.getInputStream(), StandardCharsets.US_ASCII));
-                    out.write("220 test ESMTP\r\n".getBytes(StandardCharsets.US_ASCII));
-                    out.flush();
-                    String helo = in.readLine();
-                    out.write(("250 hello " + helo + "\r\n").getBytes(StandardCharsets.US_ASCII));
-                    out.flush();
-                    in.readLine();
-                    out.write("221 bye\r\n".getBytes(StandardCharsets.US_ASCII));
-                    out.flush();
-                } catch (Exception ignored) {
-                    // test server
-                }
+            Thread t = acceptOnce(s, seen, (in, out) -> {
+                out.write("220 test ESMTP\r\n".getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                String helo = in.readLine();
+                out.write(("250 hello " + helo + "\r\n").getBytes(StandardCharsets.US_ASCII));
+                out.flush();
+                in.readLine();
+                out.write("221 bye\r\n".getBytes(StandardCharsets.US_ASCII));
+                out.flush();
             });
-            t.start();
             var spec = new SmtpCheckSpec(new InetSocketAddress(LO1, s.getLocalPort()), from(LO2, port), null, T);
             assertThat(spec.describe()).isEqualTo("SMTP_CHECK 127.0.0.1:" + s.getLocalPort() + " from 127.0.0.2:" + port);
             CheckResult r = harness.once(spec);
@@ -147,22 +163,14 @@ class SourceBindingTest {
         int port = Programs.freePort();
         CompletableFuture<SocketAddress> seen = new CompletableFuture<>();
         try (ServerSocket s = new ServerSocket(0, 50, LO1)) {
-            Thread t = new Thread(() -> {
-                try (Socket c = s.accept()) {
-                    seen.complete(c.getRemoteSocketAddress());
-                    var in = new BufferedReader(new InputStreamReader(c.getInputStream(), StandardCharsets.US_ASCII));
-                    String line;
-                    while ((line = in.readLine()) != null && !line.isEmpty()) {
-                        // the request head
-                    }
-                    OutputStream out = c.getOutputStream();
-                    out.write("HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok".getBytes(StandardCharsets.US_ASCII));
-                    out.flush();
-                } catch (Exception ignored) {
-                    // test server
+            Thread t = acceptOnce(s, seen, (in, out) -> {
+                String line;
+                while ((line = in.readLine()) != null && !line.isEmpty()) {
+                    // the request head
                 }
+                out.write("HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok".getBytes(StandardCharsets.US_ASCII));
+                out.flush();
             });
-            t.start();
             var spec = HttpCheckSpec.builder(new InetSocketAddress(LO1, s.getLocalPort()), T).urls(UrlSpec.path("/"))
                     .source(from(LO2, port)).build();
             assertThat(spec.describe()).isEqualTo("HTTP_GET 127.0.0.1:" + s.getLocalPort() + " from 127.0.0.2:" + port);
@@ -311,14 +319,7 @@ class SourceBindingTest {
         int port = Programs.freePort();
         try (ServerSocket s = new ServerSocket(0, 50, LO1)) {
             CompletableFuture<SocketAddress> seen = new CompletableFuture<>();
-            Thread t = new Thread(() -> {
-                try (Socket c = s.accept()) {
-                    seen.complete(c.getRemoteSocketAddress());
-                } catch (Exception ignored) {
-                    // test server
-                }
-            });
-            t.start();
+            Thread t = acceptOnce(s, seen, (in, out) -> { });
             var target = new InetSocketAddress(LO1, s.getLocalPort());
             var spec = new TcpCheckSpec(target, new CheckSource(LO2, port, "lo", 0), T);
             CheckResult r = harness.once(spec);
