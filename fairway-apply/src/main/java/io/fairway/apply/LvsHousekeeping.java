@@ -69,7 +69,7 @@ public final class LvsHousekeeping {
       }
       if (!g.timeouts().isEmpty()) {
         LOG.info("lvs_timeouts: the userspace data plane has no IPVS timeouts; tcp becomes its"
-            + " idle timeout when given, tcpfin and udp do not apply");
+            + " idle timeout and udp its UDP flow timeout when given; tcpfin does not apply");
       }
       return;
     }
