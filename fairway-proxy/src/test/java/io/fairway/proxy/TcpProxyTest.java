@@ -164,7 +164,7 @@ class TcpProxyTest {
     ServiceKey k = anyPort();
     t.addService(Service.of(k, "rr"));
     try (java.net.Socket s = new java.net.Socket()) {
-      s.connect(vip, 2000);
+      s.connect(t.boundAddress(k), 2000);
       s.setSoTimeout(3000);
       assertThat(s.getInputStream().read()).isEqualTo(-1);
     }
