@@ -45,16 +45,7 @@ N1=$(free_port); N2=$(free_port)
 start_nginx n1 "$N1"; start_nginx n2 "$N2"
 
 HT=$(free_port); HH=$(free_port)
-{ haproxy_globals; haproxy_tcp_listen "$HT" "$N1" "$N2"; cat <<CFG; } >"$WORK/haproxy.cfg"
-listen http
-  bind 127.0.0.1:$HH
-  mode http
-  option http-keep-alive
-  http-reuse safe
-  balance roundrobin
-  server n1 127.0.0.1:$N1
-  server n2 127.0.0.1:$N2
-CFG
+{ haproxy_globals; haproxy_tcp_listen "$HT" "$N1" "$N2"; haproxy_http_listen "$HH" "$N1" "$N2"; } >"$WORK/haproxy.cfg"
 haproxy -f "$WORK/haproxy.cfg" -db &
 HAPROXY_PID=$!
 PIDS+=("$HAPROXY_PID")
@@ -177,6 +168,26 @@ else
       ratio1=$(ratio "$rps" "$hr"); pratio=$(ratio "$p99" "$hp"); cratio=$(ratio "$cpr" "$hc")
     fi
     printf '%-14s %12.0f %9.2f %9.2f %9.2f %7s %12s %12s %11s %12s\n' "$t" "$rps" "$p50" "$p90" "$p99" "$err" "$ratio1" "$pratio" "$(two "$cpr")" "$cratio"
+  done
+fi
+
+# Each round measures Fairway and HAProxy back to back, so the ratio within a round is the fairer
+# comparison when load from elsewhere drifts between rounds; the spread shows the noise.
+if [[ $SCENARIO != large ]] && ((ROUNDS > 1)); then
+  echo
+  echo "per-round ratios to HAProxy: min / median / max (rounds where Fairway was better)"
+  for t in "${TARGETS[@]}"; do
+    h=$(haproxy_of "$t")
+    [[ -n $h && -n ${R[$h /]:-} ]] || continue
+    paste -d' ' <(echo "${R[$t /]}" | awk 'NF') <(echo "${R[$h /]}" | awk 'NF') | awk -v name="$t" -v n=$ROUNDS '
+      # columns: rps p50 p90 p99 errors non2xx requests bytes us/req ms/MB, Fairway then HAProxy
+      { r[NR] = $1 / $11; p[NR] = $4 / $14; c[NR] = $9 / $19
+        wr += r[NR] >= 1; wp += p[NR] <= 1; wc += c[NR] <= 1 }
+      function sort(a, k, i, j, t) { for (i = 2; i <= k; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t } }
+      function med(a, k) { return (k % 2) ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2 }
+      END { k = NR; sort(r, k); sort(p, k); sort(c, k)
+        printf "%-14s req/s %.2f / %.2f / %.2f (%d of %d)   p99 %.2f / %.2f / %.2f (%d of %d)   cpu %.2f / %.2f / %.2f (%d of %d)\n",
+          name, r[1], med(r, k), r[k], wr, k, p[1], med(p, k), p[k], wp, k, c[1], med(c, k), c[k], wc, k }'
   done
 fi
 

@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
-# User and system CPU, and context switches, per request: HAProxy (TCP mode) against the
-# Fairway L4 relay, alternating in rounds. B_CP=CLASSPATH (or B_OPTS=JVM flags) adds fairway-b,
+# User and system CPU, and context switches, per request: HAProxy against Fairway, alternating in
+# rounds; FMODE=tcp (default) compares the L4 relays, FMODE=http the HTTP proxies. B_CP=CLASSPATH (or B_OPTS=JVM flags) adds fairway-b,
 # a second relay from another build, for an A/B of code changes in the same sitting.
-#   [ROUNDS=3] [D=8] [PREWARM=0] [WRK_EXTRA="Connection: close"] [B_CP=...] bench/proxy-cpu-split.sh
+#   [FMODE=tcp|http] [ROUNDS=3] [D=8] [PREWARM=0] [WRK_EXTRA="Connection: close"] [B_CP=...] bench/proxy-cpu-split.sh
 set -euo pipefail
 source "$(dirname "$0")/proxy-lib.sh"
 build_fairway
 N1=$(free_port); N2=$(free_port)
 start_nginx n1 "$N1"; start_nginx n2 "$N2"
 HT=$(free_port)
-{ haproxy_globals; haproxy_tcp_listen "$HT" "$N1" "$N2"; } >"$WORK/haproxy.cfg"
+if [[ ${FMODE:-tcp} == http ]]; then
+  { haproxy_globals; haproxy_http_listen "$HT" "$N1" "$N2"; } >"$WORK/haproxy.cfg"
+else
+  { haproxy_globals; haproxy_tcp_listen "$HT" "$N1" "$N2"; } >"$WORK/haproxy.cfg"
+fi
 haproxy -f "$WORK/haproxy.cfg" -db &
 HP=$!; PIDS+=($HP)
 TARGETS=("haproxy $HT $HP")

@@ -32,7 +32,14 @@ haproxy_tcp_listen() {
   for b in "$@"; do i=$((i + 1)); printf '  server n%d 127.0.0.1:%s\n' "$i" "$b"; done
 }
 
-# start_nginx NAME PORT -> pid in NGINX_PID
+# haproxy_http_listen PORT BACKEND_PORT... -> the HAProxy `listen` section Fairway's HTTP proxy is
+# compared with: HTTP mode, keep-alive on both sides, backend connections reused
+haproxy_http_listen() {
+  local port=$1 i=0 b; shift
+  printf 'listen http\n  bind 127.0.0.1:%s\n  mode http\n  option http-keep-alive\n  http-reuse safe\n  balance roundrobin\n' "$port"
+  for b in "$@"; do i=$((i + 1)); printf '  server n%d 127.0.0.1:%s\n' "$i" "$b"; done
+}
+
 haproxy_globals() { # the global and defaults sections every benchmark's HAProxy uses
   cat <<'CFG'
 global
@@ -45,6 +52,7 @@ defaults
 CFG
 }
 
+# start_nginx NAME PORT -> pid in NGINX_PID
 start_nginx() {
   local name=$1 port=$2 dir="$WORK/nginx-$1"
   mkdir -p "$dir/logs"
