@@ -352,7 +352,8 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
   private ChannelFuture connect(RealServer rs) {
     return new Bootstrap()
         .group(client.eventLoop())
-        .channel(Transport.socketChannel())
+        .channelFactory(Transport.socketChannel(rs.address.getAddress()))
+        .option(ChannelOption.ALLOCATOR, Transport.ALLOCATOR)
         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) options.connectTimeout().toMillis())
         .handler(
             new ChannelInitializer<Channel>() {

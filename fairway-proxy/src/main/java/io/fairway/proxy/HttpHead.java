@@ -37,9 +37,9 @@ final class HttpHead {
   int startLineEnd;
 
   int count;
-  int[] fields = new int[STRIDE * 16];
+  int[] fields = new int[STRIDE * 8]; // grows; most heads have fewer
   /** Headers not to forward (hop-by-hop, or listed in Connection). */
-  boolean[] drop = new boolean[16];
+  boolean[] drop = new boolean[8];
 
   /** Content-Length, or -1 when absent. */
   long contentLength = -1;

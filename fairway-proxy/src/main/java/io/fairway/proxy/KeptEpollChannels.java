@@ -8,10 +8,12 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.epoll.AbstractEpollStreamChannel;
 import io.netty.channel.epoll.EpollIoOps;
 import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.socket.SocketProtocolFamily;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.lang.reflect.Method;
+import java.net.InetAddress;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -58,12 +60,14 @@ final class KeptEpollChannels {
    * their registration: the relay reads a backend from the moment it connects, and arming
    * EPOLLIN then would cost an epoll_ctl per connection that registering with it costs nothing.
    */
-  static final ChannelFactory<EpollSocketChannel> SOCKETS =
-      () -> {
-        EpollSocketChannel ch = new EpollSocketChannel();
-        setFlags(ch, EPOLLERR | EPOLLIN);
-        return ch;
-      };
+  static ChannelFactory<EpollSocketChannel> sockets(InetAddress to) {
+    SocketProtocolFamily family = Transport.family(to);
+    return () -> {
+      EpollSocketChannel ch = new EpollSocketChannel(family);
+      setFlags(ch, EPOLLERR | EPOLLIN);
+      return ch;
+    };
+  }
 
   /**
    * A listener's handler that keeps every accepted connection before it is registered, which

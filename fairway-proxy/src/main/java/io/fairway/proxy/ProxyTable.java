@@ -179,10 +179,11 @@ public final class ProxyTable implements Table {
     // setting it again costs a system call per connection.
     return b
         .group(acceptGroup, ioGroup)
-        .channel(Transport.serverChannel())
+        .channelFactory(Transport.serverChannel(vs.service().key().address()))
         .option(ChannelOption.SO_BACKLOG, 4096)
         .option(ChannelOption.SO_REUSEADDR, true)
         .handler(KeptEpollChannels.ACCEPTED)
+        .childOption(ChannelOption.ALLOCATOR, Transport.ALLOCATOR)
         .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(32 * 1024, 64 * 1024))
         .childHandler(
             new ChannelInitializer<Channel>() {
@@ -198,6 +199,7 @@ public final class ProxyTable implements Table {
     return new Bootstrap()
         .group(ioGroup)
         .channel(Transport.datagramChannel())
+        .option(ChannelOption.ALLOCATOR, Transport.ALLOCATOR)
         // No SO_REUSEADDR: for UDP it would let a second socket bind the same address and
         // silently share its datagrams, instead of failing with "address already in use".
         .option(ChannelOption.SO_RCVBUF, 1 << 20) // absorbs a burst while the loop is busy

@@ -71,12 +71,9 @@ final class TcpFrontend extends ChannelInboundHandlerAdapter {
             ? options.spliceThreshold()
             : -1;
     Bootstrap b = new Bootstrap().group(client.eventLoop());
-    if (Transport.EPOLL) {
-      b.channelFactory(KeptEpollChannels.SOCKETS);
-    } else {
-      b.channel(Transport.socketChannel());
-    }
-    b.option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) options.connectTimeout().toMillis())
+    b.channelFactory(Transport.EPOLL ? KeptEpollChannels.sockets(rs.address.getAddress()) : Transport.socketChannel(rs.address.getAddress()));
+    b.option(ChannelOption.ALLOCATOR, Transport.ALLOCATOR)
+        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) options.connectTimeout().toMillis())
         .option(ChannelOption.ALLOW_HALF_CLOSURE, true)
         .option(ChannelOption.RCVBUF_ALLOCATOR, backendMeter)
         .handler(new Relay(client, splice));

@@ -64,6 +64,7 @@ final class UdpFlow {
         new Bootstrap()
             .group(front.eventLoop())
             .channel(Transport.datagramChannel())
+            .option(ChannelOption.ALLOCATOR, Transport.ALLOCATOR)
             .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(UdpRelay.MAX_DATAGRAM))
             .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) timeout.toMillis())
             .handler(new FromServer())

@@ -37,6 +37,20 @@ final class Fixtures {
     return new DestKey(a.getAddress(), a.getPort());
   }
 
+  /**
+   * The sockets the kernel lists in /proc/net/{@code file} ("tcp" for IPv4, "tcp6" for IPv6) with
+   * the given local or remote port: whoever owns them, which is why tests ask about ports only
+   * this test's sockets use.
+   */
+  static long socketsWithPort(String file, boolean local, int port) throws IOException {
+    String hex = String.format(":%04X", port);
+    try (var lines = java.nio.file.Files.lines(java.nio.file.Path.of("/proc/net", file))) {
+      return lines.skip(1).map(String::trim).map(l -> l.split("\\s+"))
+          .filter(f -> f[local ? 1 : 2].endsWith(hex))
+          .count();
+    }
+  }
+
   /** A loopback port nothing listens on (bound, then released). */
   static int deadPort() throws IOException {
     try (ServerSocket s = new ServerSocket(0, 1, LO)) {

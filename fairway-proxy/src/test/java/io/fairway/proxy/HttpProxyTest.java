@@ -100,6 +100,19 @@ class HttpProxyTest {
   }
 
   @Test
+  void anIpv4ServiceUsesIpv4SocketsBothWays() throws Exception {
+    ProxyTable t = table(ProxyOptions.defaults(), ListenerSpec.http(KeySource.CLIENT));
+    InetSocketAddress vip = serve(t, anyPort(), b1);
+    assertThat(get(vip, "/").statusCode()).isEqualTo(200);
+    // The client's connection may be closed or kept; the listener and the pooled backend
+    // connection are there either way.
+    assertThat(Fixtures.socketsWithPort("tcp", true, vip.getPort())).isPositive();
+    assertThat(Fixtures.socketsWithPort("tcp6", true, vip.getPort())).isZero();
+    assertThat(Fixtures.socketsWithPort("tcp", false, b1.address().getPort())).isEqualTo(1);
+    assertThat(Fixtures.socketsWithPort("tcp6", false, b1.address().getPort())).isZero();
+  }
+
+  @Test
   void forwardsClientAddressAndKeepsHost() throws Exception {
     ProxyTable t = table(ProxyOptions.defaults(), ListenerSpec.http(KeySource.CLIENT));
     InetSocketAddress vip = serve(t, anyPort(), b1);

@@ -304,6 +304,21 @@ class TcpProxyTest {
   }
 
   @Test
+  void anIpv4ServiceUsesIpv4SocketsBothWays() throws Exception {
+    // An IPv6 socket would carry the same bytes (as ::ffff:127.0.0.1) through the kernel's IPv6
+    // socket layer on every call; /proc/net/tcp6 would list it.
+    ProxyTable t = table(options(), null);
+    InetSocketAddress vip = serve(t, anyPort(), "rr", b1);
+    try (Conn c = new Conn(vip)) {
+      assertThat(c.echo("x")).isEqualTo("x");
+      assertThat(Fixtures.socketsWithPort("tcp", true, vip.getPort())).as("listener and accepted").isEqualTo(2);
+      assertThat(Fixtures.socketsWithPort("tcp6", true, vip.getPort())).isZero();
+      assertThat(Fixtures.socketsWithPort("tcp", false, b1.address().getPort())).as("to the backend").isEqualTo(1);
+      assertThat(Fixtures.socketsWithPort("tcp6", false, b1.address().getPort())).isZero();
+    }
+  }
+
+  @Test
   void addressInUseIsAOneLineError() throws Exception {
     try (ServerSocket taken = new ServerSocket(0, 1, Fixtures.LO)) {
       ProxyTable t = table(options(), null);

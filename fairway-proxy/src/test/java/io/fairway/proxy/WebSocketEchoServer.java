@@ -28,7 +28,7 @@ final class WebSocketEchoServer implements AutoCloseable {
   WebSocketEchoServer() throws InterruptedException {
     server = new ServerBootstrap()
         .group(group)
-        .channel(Transport.serverChannel())
+        .channelFactory(Transport.serverChannel(Fixtures.LO))
         .childHandler(new ChannelInitializer<Channel>() {
           @Override
           protected void initChannel(Channel ch) {
