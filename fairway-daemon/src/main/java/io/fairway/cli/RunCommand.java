@@ -101,7 +101,7 @@ public final class RunCommand implements Callable<Integer> {
       table = userspace
           ? new ProxyTable(proxyOptions(first), k -> listenerSpecs.get().get(k))
           : IpvsKernelTable.open();
-    } catch (TableException e) {
+    } catch (TableException | IllegalStateException e) { // IllegalState: -Dfairway.proxy.transport
       err.println("fairway: " + e.getMessage());
       return 1;
     }

@@ -125,6 +125,9 @@ class UserspaceRunTest {
     await().atMost(Duration.ofSeconds(30)).until(() -> Files.readString(log).contains("reload refused"));
     assertThat(get(vip)).isIn("b1", "b2");
 
+    // Which transport carried the traffic: io_uring wherever the kernel allows it (auto).
+    assertThat(Files.readString(log)).containsPattern("userspace data plane started \\((io_uring|epoll|nio) transport\\)");
+
     fairway.destroy(); // SIGTERM
     assertThat(fairway.waitFor(30, TimeUnit.SECONDS)).isTrue();
     assertThat(fairway.exitValue()).as(Files.readString(log)).isZero();
@@ -134,5 +137,22 @@ class UserspaceRunTest {
           () -> s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), vip), 1000))
           .isInstanceOf(IOException.class);
     }
+  }
+
+  @Test
+  void aTransportThatCannotBeHadIsAOneLineErrorAtStart() throws Exception {
+    int vip = freePort();
+    Path conf = dir.resolve("keepalived.conf");
+    Files.writeString(conf, conf(vip, freePort()));
+    String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-Dfairway.proxy.transport=kqueue", "-cp", cp, "io.fairway.cli.Main", "run", "--userspace",
+        "-f", conf.toString(), "--admin", "off")
+        .redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    assertThat(p.exitValue()).as(out).isEqualTo(1);
+    assertThat(out).contains("fairway: fairway.proxy.transport=kqueue: expected auto, io_uring, epoll or nio")
+        .doesNotContain("\tat ");
   }
 }

@@ -76,6 +76,8 @@ public final class ProxyTable implements Table {
   private final Function<ServiceKey, ListenerSpec> specs;
   private final EventLoopGroup acceptGroup;
   private final EventLoopGroup ioGroup;
+  /** UDP's event loops: {@link #ioGroup}, unless TCP runs on a transport UDP does not use. */
+  private volatile EventLoopGroup udpGroup;
   private final Map<ServiceKey, VirtualService> services = new LinkedHashMap<>();
   private final ScheduledFuture<?> purger;
   private final ScheduledFuture<?> expirer;
@@ -90,10 +92,13 @@ public final class ProxyTable implements Table {
    * @param specs the listener spec of each service (mode, key source, director parameters, sorry
    *     server), consulted when a service is added or set; {@code null} from it, or a {@code null}
    *     function, means a TCP relay with the service's scheduler
+   * @throws IllegalStateException when {@code fairway.proxy.transport} names a transport that is
+   *     not available here (or none Fairway knows)
    */
   public ProxyTable(ProxyOptions options, Function<ServiceKey, ListenerSpec> specs) {
     this.options = Objects.requireNonNull(options, "options");
     this.specs = specs == null ? k -> null : specs;
+    Transport.requireValid();
     this.acceptGroup = Transport.group(1);
     this.ioGroup = Transport.group(options.ioThreads());
     this.purger = ioGroup.scheduleAtFixedRate(this::purgeTemplates, 10, 10, TimeUnit.SECONDS);
@@ -170,7 +175,7 @@ public final class ProxyTable implements Table {
 
   private ServerBootstrap serverBootstrap(VirtualService vs) {
     ServerBootstrap b = new ServerBootstrap();
-    if (options.splices() && vs.spec().mode() == Mode.TCP) {
+    if (options.splices() && Transport.EPOLL && vs.spec().mode() == Mode.TCP) {
       // spliceTo needs level-triggered channels, and the mode is fixed before registration.
       // (A listener whose spec later turns into an L4 relay just copies.)
       b.childOption(EpollChannelOption.EPOLL_MODE, EpollMode.LEVEL_TRIGGERED);
@@ -194,10 +199,17 @@ public final class ProxyTable implements Table {
             });
   }
 
+  private EventLoopGroup udpGroup() {
+    if (udpGroup == null) {
+      udpGroup = Transport.udpNeedsOwnGroup() ? Transport.udpGroup(options.ioThreads()) : ioGroup;
+    }
+    return udpGroup;
+  }
+
   /** A UDP service: one socket on the virtual address, a flow per client (see {@link UdpRelay}). */
   private Bootstrap datagramBootstrap(VirtualService vs) {
     return new Bootstrap()
-        .group(ioGroup)
+        .group(udpGroup())
         .channel(Transport.datagramChannel())
         .option(ChannelOption.ALLOCATOR, Transport.ALLOCATOR)
         // No SO_REUSEADDR: for UDP it would let a second socket bind the same address and
@@ -363,6 +375,10 @@ public final class ProxyTable implements Table {
       purger.cancel(false);
       expirer.cancel(false);
       acceptGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+      EventLoopGroup udp = udpGroup;
+      if (udp != null && udp != ioGroup) {
+        udp.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+      }
       ioGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
     }
   }
