@@ -77,6 +77,11 @@ public final class ProxyMain {
               System.out.println(e.service() + " " + e.dests());
             }
           }
+          case "mem" -> { // direct memory the proxy's buffers hold (bench/proxy-idle-memory.sh)
+            var m = ((io.netty.buffer.PooledByteBufAllocator) Transport.ALLOCATOR).metric();
+            long buffers = m.directArenas().stream().mapToLong(a -> a.numActiveAllocations()).sum();
+            System.out.println("MEM direct " + m.usedDirectMemory() + " buffers " + buffers);
+          }
           case "quit" -> {
             t.close();
             System.exit(0);
