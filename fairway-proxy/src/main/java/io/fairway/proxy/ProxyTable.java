@@ -175,7 +175,7 @@ public final class ProxyTable implements Table {
 
   private ServerBootstrap serverBootstrap(VirtualService vs) {
     ServerBootstrap b = new ServerBootstrap();
-    if (options.splices() && Transport.EPOLL && vs.spec().mode() == Mode.TCP) {
+    if (options.splices() && vs.spec().mode() == Mode.TCP) { // splices(): epoll only
       // spliceTo needs level-triggered channels, and the mode is fixed before registration.
       // (A listener whose spec later turns into an L4 relay just copies.)
       b.childOption(EpollChannelOption.EPOLL_MODE, EpollMode.LEVEL_TRIGGERED);
@@ -201,7 +201,7 @@ public final class ProxyTable implements Table {
 
   private EventLoopGroup udpGroup() {
     if (udpGroup == null) {
-      udpGroup = Transport.udpNeedsOwnGroup() ? Transport.udpGroup(options.ioThreads()) : ioGroup;
+      udpGroup = Transport.udpGroup(ioGroup, options.ioThreads());
     }
     return udpGroup;
   }

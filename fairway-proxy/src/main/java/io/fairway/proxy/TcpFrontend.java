@@ -71,7 +71,8 @@ final class TcpFrontend extends ChannelInboundHandlerAdapter {
             ? options.spliceThreshold()
             : -1;
     Bootstrap b = new Bootstrap().group(client.eventLoop());
-    b.channelFactory(Transport.EPOLL ? KeptEpollChannels.sockets(rs.address.getAddress()) : Transport.socketChannel(rs.address.getAddress()));
+    java.net.InetAddress to = rs.address.getAddress();
+    b.channelFactory(Transport.EPOLL ? KeptEpollChannels.sockets(to) : Transport.socketChannel(to));
     b.option(ChannelOption.ALLOCATOR, Transport.ALLOCATOR)
         .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) options.connectTimeout().toMillis())
         .option(ChannelOption.ALLOW_HALF_CLOSURE, true)

@@ -48,9 +48,16 @@ import java.net.InetAddress;
  */
 final class Transport {
   enum Kind {
-    IO_URING,
-    EPOLL,
-    NIO
+    IO_URING("io_uring"),
+    EPOLL("epoll"),
+    NIO("nio");
+
+    /** As {@code fairway.proxy.transport} and the log spell it. */
+    final String property;
+
+    Kind(String property) {
+      this.property = property;
+    }
   }
 
   /** Why the transport asked for cannot be had, or {@code null}; see {@link #requireValid()}. */
@@ -136,13 +143,14 @@ final class Transport {
     return threads > 0 ? threads : Runtime.getRuntime().availableProcessors();
   }
 
-  /** Whether UDP channels need event loops of their own (TCP's are not of their kind). */
-  static boolean udpNeedsOwnGroup() {
-    return KIND == Kind.IO_URING;
-  }
-
-  /** Event loops for UDP channels, when {@link #udpNeedsOwnGroup()}. */
-  static EventLoopGroup udpGroup(int threads) {
+  /**
+   * Event loops for UDP channels: {@code tcp}'s, unless TCP runs on io_uring, whose loops cannot
+   * take epoll's datagram channels; then new ones of {@code threads}.
+   */
+  static EventLoopGroup udpGroup(EventLoopGroup tcp, int threads) {
+    if (KIND != Kind.IO_URING) {
+      return tcp;
+    }
     return new MultiThreadIoEventLoopGroup(loops(threads), UDP_EPOLL ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
   }
 
@@ -181,10 +189,6 @@ final class Transport {
   }
 
   static String name() {
-    return switch (KIND) {
-      case IO_URING -> "io_uring";
-      case EPOLL -> "epoll";
-      case NIO -> "nio";
-    };
+    return KIND.property;
   }
 }

@@ -10,14 +10,18 @@ import org.junit.jupiter.api.Test;
 /** The kernel's OVERLOAD rules (ip_vs_conn.c bind/unbind, ip_vs_ctl.c update). */
 class ThresholdsTest {
 
+    /** rr over one server, 10.0.0.1:80 weight 1, with these thresholds. */
+    private static VirtualService oneServer(int upper, int lower) {
+        return Schedulers.service("rr", List.of(), List.of(DestSpec.of("10.0.0.1", 80, 1).withThresholds(upper, lower)));
+    }
+
     private static Flow client(int i) {
         return Flow.fromClient(Addresses.parse("192.0.2." + (i % 250 + 1)), 1024 + i);
     }
 
     @Test
     void overloadIsSetWhenTheCountReachesTheUpperThresholdAndClearedBelowTheLowerOne() {
-        VirtualService vs = Schedulers.service("rr", List.of(),
-                List.of(DestSpec.of("10.0.0.1", 80, 1).withThresholds(4, 2)));
+        VirtualService vs = oneServer(4, 2);
         Dest d = vs.dests().get(0);
         List<Connection> conns = new ArrayList<>();
         for (int i = 0; i < 3; i++) conns.add(vs.open(client(i)));
@@ -36,8 +40,7 @@ class ThresholdsTest {
 
     @Test
     void withoutLowerThresholdTheFlagClearsBelowThreeQuarters() {
-        VirtualService vs = Schedulers.service("rr", List.of(),
-                List.of(DestSpec.of("10.0.0.1", 80, 1).withThresholds(8, 0)));
+        VirtualService vs = oneServer(8, 0);
         Dest d = vs.dests().get(0);
         List<Connection> conns = new ArrayList<>();
         for (int i = 0; i < 8; i++) conns.add(vs.open(client(i)));
@@ -51,8 +54,7 @@ class ThresholdsTest {
 
     @Test
     void batchExpiryCountsAndClearsOverloadAsSingleExpiriesDo() {
-        VirtualService vs = Schedulers.service("rr", List.of(),
-                List.of(DestSpec.of("10.0.0.1", 80, 1).withThresholds(4, 2)));
+        VirtualService vs = oneServer(4, 2);
         Dest d = vs.dests().get(0);
         List<Connection> closed = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
@@ -90,8 +92,7 @@ class ThresholdsTest {
 
     @Test
     void inactiveConnectionsCountTowardsTheThresholdAndClosingMovesThem() {
-        VirtualService vs = Schedulers.service("rr", List.of(),
-                List.of(DestSpec.of("10.0.0.1", 80, 1).withThresholds(2, 0)));
+        VirtualService vs = oneServer(2, 0);
         Dest d = vs.dests().get(0);
         Connection a = vs.open(client(1));
         a.closing();
@@ -107,8 +108,7 @@ class ThresholdsTest {
 
     @Test
     void raisingOrRemovingTheUpperThresholdClearsTheFlagAtOnceButLoweringItWaitsForTheNextConnection() {
-        VirtualService vs = Schedulers.service("rr", List.of(),
-                List.of(DestSpec.of("10.0.0.1", 80, 1).withThresholds(2, 0)));
+        VirtualService vs = oneServer(2, 0);
         Dest d = vs.dests().get(0);
         vs.open(client(1));
         vs.open(client(2));
