@@ -1,12 +1,12 @@
 package io.fairway.apply;
 
-import io.fairway.ipvs.Dest;
-import io.fairway.ipvs.DestKey;
-import io.fairway.ipvs.ForwardingMethod;
-import io.fairway.ipvs.Service;
-import io.fairway.ipvs.ServiceKey;
-import io.fairway.ipvs.Table;
-import io.fairway.ipvs.TableException;
+import io.fairway.table.Dest;
+import io.fairway.table.DestKey;
+import io.fairway.table.ForwardingMethod;
+import io.fairway.table.Service;
+import io.fairway.table.ServiceKey;
+import io.fairway.table.Table;
+import io.fairway.table.TableException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -57,7 +57,7 @@ public final class Applier {
    * Reads the table back, serialised with every other call, since a table is used by one thread
    * at a time.
    */
-  public synchronized List<io.fairway.ipvs.ServiceEntry> readBack() throws TableException {
+  public synchronized List<io.fairway.table.ServiceEntry> readBack() throws TableException {
     return table.raw().list();
   }
 

@@ -1,7 +1,7 @@
 package io.fairway.apply;
 
-import io.fairway.ipvs.DestKey;
-import io.fairway.ipvs.ServiceKey;
+import io.fairway.table.DestKey;
+import io.fairway.table.ServiceKey;
 
 /**
  * One difference between the table and what the applier believes, found (and converged) by drift

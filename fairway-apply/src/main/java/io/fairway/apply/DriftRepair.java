@@ -1,13 +1,13 @@
 package io.fairway.apply;
 
 import io.fairway.apply.Applier.DesiredService;
-import io.fairway.ipvs.Dest;
-import io.fairway.ipvs.DestEntry;
-import io.fairway.ipvs.DestKey;
-import io.fairway.ipvs.Service;
-import io.fairway.ipvs.ServiceEntry;
-import io.fairway.ipvs.ServiceKey;
-import io.fairway.ipvs.TableException;
+import io.fairway.table.Dest;
+import io.fairway.table.DestEntry;
+import io.fairway.table.DestKey;
+import io.fairway.table.Service;
+import io.fairway.table.ServiceEntry;
+import io.fairway.table.ServiceKey;
+import io.fairway.table.TableException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

@@ -1,7 +1,7 @@
 package io.fairway.apply;
 
 import io.fairway.config.model.GlobalDefs;
-import io.fairway.ipvs.Timeouts;
+import io.fairway.table.Timeouts;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;

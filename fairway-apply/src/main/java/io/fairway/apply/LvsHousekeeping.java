@@ -1,9 +1,9 @@
 package io.fairway.apply;
 
-import io.fairway.ipvs.Table;
-import io.fairway.ipvs.TableException;
-import io.fairway.ipvs.TimeoutControl;
-import io.fairway.ipvs.Timeouts;
+import io.fairway.table.Table;
+import io.fairway.table.TableException;
+import io.fairway.table.TimeoutControl;
+import io.fairway.table.Timeouts;
 import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,6 +1,6 @@
 package io.fairway.apply;
 
-import io.fairway.ipvs.Dest;
+import io.fairway.table.Dest;
 import java.util.Objects;
 
 /**

@@ -1,13 +1,13 @@
 package io.fairway.apply;
 
-import io.fairway.ipvs.Dest;
-import io.fairway.ipvs.DestKey;
-import io.fairway.ipvs.Service;
-import io.fairway.ipvs.ServiceKey;
-import io.fairway.ipvs.Table;
-import io.fairway.ipvs.TableException;
-import io.fairway.ipvs.TableException.Reason;
-import io.fairway.ipvs.TableOp;
+import io.fairway.table.Dest;
+import io.fairway.table.DestKey;
+import io.fairway.table.Service;
+import io.fairway.table.ServiceKey;
+import io.fairway.table.Table;
+import io.fairway.table.TableException;
+import io.fairway.table.TableException.Reason;
+import io.fairway.table.TableOp;
 import java.util.ArrayList;
 import java.util.List;
 

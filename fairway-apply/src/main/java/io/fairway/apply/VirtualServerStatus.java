@@ -1,7 +1,7 @@
 package io.fairway.apply;
 
-import io.fairway.ipvs.Dest;
-import io.fairway.ipvs.Service;
+import io.fairway.table.Dest;
+import io.fairway.table.Service;
 import java.util.List;
 
 /**

@@ -3,8 +3,8 @@ package io.fairway.apply;
 import static io.fairway.apply.Fixtures.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fairway.ipvs.Dest;
-import io.fairway.ipvs.DestKey;
+import io.fairway.table.Dest;
+import io.fairway.table.DestKey;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;

@@ -3,12 +3,12 @@ package io.fairway.apply;
 import static io.fairway.apply.Fixtures.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fairway.ipvs.Dest;
-import io.fairway.ipvs.ForwardingMethod;
-import io.fairway.ipvs.Protocol;
-import io.fairway.ipvs.Service;
-import io.fairway.ipvs.ServiceKey;
-import io.fairway.ipvs.TableOp;
+import io.fairway.table.Dest;
+import io.fairway.table.ForwardingMethod;
+import io.fairway.table.Protocol;
+import io.fairway.table.Service;
+import io.fairway.table.ServiceKey;
+import io.fairway.table.TableOp;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -49,7 +49,7 @@ class ApplierReloadTest {
 
     assertThat(table.drain())
         .containsExactly(
-            new TableOp.DelDest(otherKey, new io.fairway.ipvs.DestKey(ip("10.16.2.1"), 80)),
+            new TableOp.DelDest(otherKey, new io.fairway.table.DestKey(ip("10.16.2.1"), 80)),
             new TableOp.DelService(otherKey));
     assertThat(a.names()).containsExactly("web");
     assertThat(a.status()).hasSize(1);

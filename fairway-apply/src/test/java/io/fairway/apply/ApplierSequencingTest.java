@@ -4,7 +4,7 @@ import static io.fairway.apply.Fixtures.*;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.fairway.ipvs.TableOp;
+import io.fairway.table.TableOp;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -299,8 +299,8 @@ class ApplierSequencingTest {
   @Test
   void leftoversFromAPreviousRunAreCorrectedNotTrusted() throws Exception {
     // keepalived treats EEXIST on add as success and keeps a stale weight; Fairway sets it.
-    table.addService(io.fairway.ipvs.Service.of(WEB, "wlc"));
-    table.addDest(WEB, io.fairway.ipvs.Dest.of(ip("10.16.1.1"), 80, 9));
+    table.addService(io.fairway.table.Service.of(WEB, "wlc"));
+    table.addDest(WEB, io.fairway.table.Dest.of(ip("10.16.1.1"), 80, 9));
     Applier a = applier(web(rs("a", "10.16.1.1", 1)));
     a.init("web", up("a"));
     assertThat(table.services.get(WEB).scheduler()).isEqualTo("rr");
@@ -324,7 +324,7 @@ class ApplierSequencingTest {
     RealServer dr = new RealServer("d", dr("10.16.1.5", 8080), false, 1);
     Applier a = applier(VirtualServer.of("web", WEB_SVC, java.util.List.of(dr)));
     a.init("web", up("d"));
-    assertThat(table.weight(WEB, new io.fairway.ipvs.DestKey(ip("10.16.1.5"), 80))).isEqualTo(1);
+    assertThat(table.weight(WEB, new io.fairway.table.DestKey(ip("10.16.1.5"), 80))).isEqualTo(1);
   }
 
   @Test
@@ -345,7 +345,7 @@ class ApplierSequencingTest {
     table.services.clear(); // the service vanished: the add is refused with ESRCH
     table.dests.clear();
     assertThatThrownBy(() -> a.setAlive("web", "a", true))
-        .isInstanceOf(io.fairway.ipvs.TableException.class);
+        .isInstanceOf(io.fairway.table.TableException.class);
     assertThat(a.present("web", "a")).isFalse();
     table.addService(WEB_SVC);
     a.setAlive("web", "a", true);

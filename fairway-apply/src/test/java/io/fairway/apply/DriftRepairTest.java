@@ -3,10 +3,10 @@ package io.fairway.apply;
 import static io.fairway.apply.Fixtures.*;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fairway.ipvs.Dest;
-import io.fairway.ipvs.Protocol;
-import io.fairway.ipvs.Service;
-import io.fairway.ipvs.ServiceKey;
+import io.fairway.table.Dest;
+import io.fairway.table.Protocol;
+import io.fairway.table.Service;
+import io.fairway.table.ServiceKey;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -1,12 +1,12 @@
 package io.fairway.apply;
 
-import io.fairway.ipvs.Dest;
-import io.fairway.ipvs.DestKey;
-import io.fairway.ipvs.ForwardingMethod;
-import io.fairway.ipvs.Protocol;
-import io.fairway.ipvs.Service;
-import io.fairway.ipvs.ServiceKey;
-import io.fairway.ipvs.TableOp;
+import io.fairway.table.Dest;
+import io.fairway.table.DestKey;
+import io.fairway.table.ForwardingMethod;
+import io.fairway.table.Protocol;
+import io.fairway.table.Service;
+import io.fairway.table.ServiceKey;
+import io.fairway.table.TableOp;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.List;

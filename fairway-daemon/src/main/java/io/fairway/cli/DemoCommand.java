@@ -10,8 +10,8 @@ import io.fairway.daemon.Daemon;
 import io.fairway.daemon.KeepalivedLoader;
 import io.fairway.daemon.Loaded;
 import io.fairway.daemon.Loader;
-import io.fairway.ipvs.Service;
-import io.fairway.ipvs.ServiceKey;
+import io.fairway.table.Service;
+import io.fairway.table.ServiceKey;
 import io.fairway.proxy.ListenerSpec;
 import io.fairway.proxy.ListenerSpecs;
 import io.fairway.proxy.ProxyOptions;
@@ -124,7 +124,7 @@ public final class DemoCommand implements Callable<Integer> {
           table, CheckEngine::builder, Duration.ZERO, Clock.systemUTC());
       try {
         daemon.start();
-      } catch (Loader.LoadException | io.fairway.ipvs.TableException e) {
+      } catch (Loader.LoadException | io.fairway.table.TableException e) {
         err.println("fairway: demo: " + e.getMessage());
         return 1;
       }

@@ -9,7 +9,7 @@ import io.fairway.check.ServerStateChanged;
 import io.fairway.check.VerdictListener;
 import io.fairway.check.VirtualServerStatus;
 import io.fairway.check.WeightChanged;
-import io.fairway.ipvs.TableException;
+import io.fairway.table.TableException;
 import java.time.Clock;
 import java.util.HashMap;
 import java.util.HashSet;

@@ -2,14 +2,14 @@ package io.fairway.daemon;
 
 import io.fairway.apply.VirtualServerStatus;
 import io.fairway.apply.VirtualServerStatus.RealServerStatus;
-import io.fairway.ipvs.Dest;
-import io.fairway.ipvs.DestEntry;
-import io.fairway.ipvs.Endpoints;
-import io.fairway.ipvs.ForwardingMethod;
-import io.fairway.ipvs.Service;
-import io.fairway.ipvs.ServiceEntry;
-import io.fairway.ipvs.ServiceFlag;
-import io.fairway.ipvs.ServiceKey;
+import io.fairway.table.Dest;
+import io.fairway.table.DestEntry;
+import io.fairway.table.Endpoints;
+import io.fairway.table.ForwardingMethod;
+import io.fairway.table.Service;
+import io.fairway.table.ServiceEntry;
+import io.fairway.table.ServiceFlag;
+import io.fairway.table.ServiceKey;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -86,14 +86,14 @@ final class StatusFormat {
     StringBuilder b = new StringBuilder();
     ServiceKey k = s.key();
     if (k.isFwmark()) {
-      b.append("FWM  ").append(k.fwmark()).append(k.family() == io.fairway.ipvs.AddressFamily.INET6 ? " IPv6" : "");
+      b.append("FWM  ").append(k.fwmark()).append(k.family() == io.fairway.table.AddressFamily.INET6 ? " IPv6" : "");
     } else {
       b.append(String.format(Locale.ROOT, "%-4s %s", k.protocol().name(), Endpoints.format(k.address(), k.port())));
     }
     b.append(' ').append(s.scheduler());
     if (s.flags().contains(ServiceFlag.PERSISTENT)) {
       b.append(" persistent ").append(s.timeout());
-      int full = k.family() == io.fairway.ipvs.AddressFamily.INET6 ? 128 : 32;
+      int full = k.family() == io.fairway.table.AddressFamily.INET6 ? 128 : 32;
       if (s.netmask() != full) {
         b.append(" mask ").append(s.netmask());
       }

@@ -1,6 +1,7 @@
 package io.fairway.ipvs;
 
 import io.fairway.ipvs.kernel.IpvsKernelTable;
+import io.fairway.table.*;
 import io.fairway.ipvs.uml.Uml;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;

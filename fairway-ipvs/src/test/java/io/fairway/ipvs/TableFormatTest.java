@@ -3,6 +3,7 @@ package io.fairway.ipvs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fairway.ipvs.uml.KernelScenarioMain;
+import io.fairway.table.*;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;

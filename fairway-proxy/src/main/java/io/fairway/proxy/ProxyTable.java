@@ -1,16 +1,16 @@
 package io.fairway.proxy;
 
-import io.fairway.ipvs.Dest;
-import io.fairway.ipvs.DestKey;
-import io.fairway.ipvs.Endpoints;
-import io.fairway.ipvs.ForwardingMethod;
-import io.fairway.ipvs.Protocol;
-import io.fairway.ipvs.Service;
-import io.fairway.ipvs.ServiceEntry;
-import io.fairway.ipvs.ServiceKey;
-import io.fairway.ipvs.Table;
-import io.fairway.ipvs.TableException;
-import io.fairway.ipvs.TableException.Reason;
+import io.fairway.table.Dest;
+import io.fairway.table.DestKey;
+import io.fairway.table.Endpoints;
+import io.fairway.table.ForwardingMethod;
+import io.fairway.table.Protocol;
+import io.fairway.table.Service;
+import io.fairway.table.ServiceEntry;
+import io.fairway.table.ServiceKey;
+import io.fairway.table.Table;
+import io.fairway.table.TableException;
+import io.fairway.table.TableException.Reason;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;

@@ -1,10 +1,10 @@
 package io.fairway.proxy;
 
-import io.fairway.ipvs.Dest;
-import io.fairway.ipvs.DestEntry;
-import io.fairway.ipvs.DestKey;
-import io.fairway.ipvs.Endpoints;
-import io.fairway.ipvs.Stats;
+import io.fairway.table.Dest;
+import io.fairway.table.DestEntry;
+import io.fairway.table.DestKey;
+import io.fairway.table.Endpoints;
+import io.fairway.table.Stats;
 import io.netty.channel.Channel;
 import java.net.InetSocketAddress;
 import java.util.Set;

@@ -1,6 +1,6 @@
 package io.fairway.proxy;
 
-import io.fairway.ipvs.ServiceFlag;
+import io.fairway.table.ServiceFlag;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;

@@ -1,10 +1,10 @@
 package io.fairway.proxy;
 
-import io.fairway.ipvs.Dest;
-import io.fairway.ipvs.DestKey;
-import io.fairway.ipvs.ForwardingMethod;
-import io.fairway.ipvs.Protocol;
-import io.fairway.ipvs.ServiceKey;
+import io.fairway.table.Dest;
+import io.fairway.table.DestKey;
+import io.fairway.table.ForwardingMethod;
+import io.fairway.table.Protocol;
+import io.fairway.table.ServiceKey;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

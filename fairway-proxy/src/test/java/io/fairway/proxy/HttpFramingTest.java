@@ -4,8 +4,8 @@ import static io.fairway.proxy.Fixtures.anyPort;
 import static io.fairway.proxy.Fixtures.dest;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fairway.ipvs.Service;
-import io.fairway.ipvs.ServiceKey;
+import io.fairway.table.Service;
+import io.fairway.table.ServiceKey;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;

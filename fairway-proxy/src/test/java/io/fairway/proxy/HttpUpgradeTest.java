@@ -6,9 +6,9 @@ import static io.fairway.proxy.Fixtures.key;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fairway.ipvs.DestEntry;
-import io.fairway.ipvs.Service;
-import io.fairway.ipvs.ServiceKey;
+import io.fairway.table.DestEntry;
+import io.fairway.table.Service;
+import io.fairway.table.ServiceKey;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;

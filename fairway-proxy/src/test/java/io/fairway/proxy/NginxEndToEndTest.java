@@ -5,8 +5,8 @@ import static io.fairway.proxy.Fixtures.dest;
 import static io.fairway.proxy.Fixtures.key;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fairway.ipvs.Service;
-import io.fairway.ipvs.ServiceKey;
+import io.fairway.table.Service;
+import io.fairway.table.ServiceKey;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -1,10 +1,10 @@
 package io.fairway.proxy;
 
-import io.fairway.ipvs.Dest;
-import io.fairway.ipvs.Protocol;
-import io.fairway.ipvs.Service;
-import io.fairway.ipvs.ServiceEntry;
-import io.fairway.ipvs.ServiceKey;
+import io.fairway.table.Dest;
+import io.fairway.table.Protocol;
+import io.fairway.table.Service;
+import io.fairway.table.ServiceEntry;
+import io.fairway.table.ServiceKey;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.InetAddress;

@@ -7,11 +7,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.fairway.ipvs.DestEntry;
-import io.fairway.ipvs.Protocol;
-import io.fairway.ipvs.Service;
-import io.fairway.ipvs.ServiceKey;
-import io.fairway.ipvs.TableException;
+import io.fairway.table.DestEntry;
+import io.fairway.table.Protocol;
+import io.fairway.table.Service;
+import io.fairway.table.ServiceKey;
+import io.fairway.table.TableException;
 import io.fairway.proxy.Fixtures.Conn;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -404,7 +404,7 @@ class TcpProxyTest {
       download(vip, n + i, 0);
     }
     await().atMost(Duration.ofSeconds(3)).untilAsserted(() -> {
-      io.fairway.ipvs.Stats st = entry(t, k, blob.address()).stats();
+      io.fairway.table.Stats st = entry(t, k, blob.address()).stats();
       assertThat(st.outBytes()).isEqualTo(3 * n + 3);
       // the three request lines: "6291456 close\n", "6291457 close\n", "6291458 close\n"
       assertThat(st.inBytes()).isEqualTo(3 * 14);
@@ -524,7 +524,7 @@ class TcpProxyTest {
     return entry(t, k, key(a));
   }
 
-  private static DestEntry entry(ProxyTable t, ServiceKey k, io.fairway.ipvs.DestKey dk) {
+  private static DestEntry entry(ProxyTable t, ServiceKey k, io.fairway.table.DestKey dk) {
     return t.list().stream()
         .filter(s -> s.service().key().equals(k))
         .flatMap(s -> s.dests().stream())

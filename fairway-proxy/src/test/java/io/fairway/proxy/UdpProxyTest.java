@@ -6,12 +6,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.fairway.ipvs.DestEntry;
-import io.fairway.ipvs.Protocol;
-import io.fairway.ipvs.Service;
-import io.fairway.ipvs.ServiceFlag;
-import io.fairway.ipvs.ServiceKey;
-import io.fairway.ipvs.TableException;
+import io.fairway.table.DestEntry;
+import io.fairway.table.Protocol;
+import io.fairway.table.Service;
+import io.fairway.table.ServiceFlag;
+import io.fairway.table.ServiceKey;
+import io.fairway.table.TableException;
 import java.io.IOException;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;

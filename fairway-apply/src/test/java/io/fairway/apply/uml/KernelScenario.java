@@ -5,12 +5,12 @@ import io.fairway.apply.Drift;
 import io.fairway.apply.InitialState;
 import io.fairway.apply.RealServer;
 import io.fairway.apply.VirtualServer;
-import io.fairway.ipvs.Dest;
-import io.fairway.ipvs.ForwardingMethod;
-import io.fairway.ipvs.Protocol;
-import io.fairway.ipvs.Service;
-import io.fairway.ipvs.ServiceKey;
-import io.fairway.ipvs.TableFormat;
+import io.fairway.table.Dest;
+import io.fairway.table.ForwardingMethod;
+import io.fairway.table.Protocol;
+import io.fairway.table.Service;
+import io.fairway.table.ServiceKey;
+import io.fairway.table.TableFormat;
 import io.fairway.ipvs.kernel.IpvsKernelTable;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
@@ -30,7 +30,7 @@ import java.util.Set;
  */
 public final class KernelScenario {
   private static final ServiceKey WEB = ServiceKey.of(Protocol.TCP, ip("10.16.0.1"), 80);
-  private static final ServiceKey DR = ServiceKey.fwmark(io.fairway.ipvs.AddressFamily.INET, 5);
+  private static final ServiceKey DR = ServiceKey.fwmark(io.fairway.table.AddressFamily.INET, 5);
   private static final ServiceKey V6 = ServiceKey.of(Protocol.UDP, ip("2001:db8::1"), 53);
 
   private final Path out;

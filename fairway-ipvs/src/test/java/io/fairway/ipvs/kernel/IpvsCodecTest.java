@@ -2,16 +2,16 @@ package io.fairway.ipvs.kernel;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fairway.ipvs.AddressFamily;
-import io.fairway.ipvs.Dest;
-import io.fairway.ipvs.DestEntry;
-import io.fairway.ipvs.ForwardingMethod;
-import io.fairway.ipvs.Protocol;
-import io.fairway.ipvs.Service;
-import io.fairway.ipvs.ServiceFlag;
-import io.fairway.ipvs.ServiceKey;
-import io.fairway.ipvs.TableOp;
-import io.fairway.ipvs.Tunnel;
+import io.fairway.table.AddressFamily;
+import io.fairway.table.Dest;
+import io.fairway.table.DestEntry;
+import io.fairway.table.ForwardingMethod;
+import io.fairway.table.Protocol;
+import io.fairway.table.Service;
+import io.fairway.table.ServiceFlag;
+import io.fairway.table.ServiceKey;
+import io.fairway.table.TableOp;
+import io.fairway.table.Tunnel;
 import io.fairway.ipvs.netlink.Attributes;
 import io.fairway.ipvs.netlink.MessageBuilder;
 import io.fairway.ipvs.netlink.Netlink;
@@ -108,7 +108,7 @@ class IpvsCodecTest {
   @Test
   void aDeleteSendsOnlyTheDestinationsIdentity() throws Exception {
     ServiceKey k = ServiceKey.fwmark(AddressFamily.INET, 1);
-    Attributes dest = encoded(new TableOp.DelDest(k, new io.fairway.ipvs.DestKey(
+    Attributes dest = encoded(new TableOp.DelDest(k, new io.fairway.table.DestKey(
         InetAddress.getByName("10.16.1.1"), 0))).nested(Ipvs.CMD_ATTR_DEST);
     assertThat(dest.has(Ipvs.DEST_ATTR_ADDR)).isTrue();
     assertThat(dest.has(Ipvs.DEST_ATTR_WEIGHT)).isFalse();
@@ -194,7 +194,7 @@ class IpvsCodecTest {
   @Test
   void setConfigSendsOnlyTheTimeoutsGiven() {
     MessageBuilder b = new MessageBuilder();
-    IpvsCodec.encodeSetConfig(b, FAMILY, 9, new io.fairway.ipvs.Timeouts(1000, 0, 400));
+    IpvsCodec.encodeSetConfig(b, FAMILY, 9, new io.fairway.table.Timeouts(1000, 0, 400));
     NetlinkMessage m = NetlinkMessage.parseAll(ByteBuffer.wrap(b.toByteArray())).get(0);
     assertThat(m.flags()).isEqualTo(Netlink.NLM_F_REQUEST | Netlink.NLM_F_ACK);
     assertThat(b.toByteArray()[16]).as("genl command").isEqualTo((byte) Ipvs.CMD_SET_CONFIG);
@@ -202,7 +202,7 @@ class IpvsCodecTest {
     assertThat(a.u32(Ipvs.CMD_ATTR_TIMEOUT_TCP)).isEqualTo(1000);
     assertThat(a.has(Ipvs.CMD_ATTR_TIMEOUT_TCP_FIN)).as("0 = leave as it is: not sent").isFalse();
     assertThat(a.u32(Ipvs.CMD_ATTR_TIMEOUT_UDP)).isEqualTo(400);
-    assertThat(IpvsCodec.decodeTimeouts(a)).isEqualTo(new io.fairway.ipvs.Timeouts(1000, 0, 400));
+    assertThat(IpvsCodec.decodeTimeouts(a)).isEqualTo(new io.fairway.table.Timeouts(1000, 0, 400));
   }
 
   @Test

@@ -2,7 +2,7 @@ package io.fairway.ipvs.kernel;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fairway.ipvs.TableException;
+import io.fairway.table.TableException;
 import io.fairway.ipvs.uml.Uml;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;

@@ -2,11 +2,11 @@ package io.fairway.ipvs.kernel;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fairway.ipvs.MemoryTable;
-import io.fairway.ipvs.RandomOps;
-import io.fairway.ipvs.TableContract;
-import io.fairway.ipvs.TableException;
-import io.fairway.ipvs.TableOp;
+import io.fairway.table.MemoryTable;
+import io.fairway.table.RandomOps;
+import io.fairway.table.TableContract;
+import io.fairway.table.TableException;
+import io.fairway.table.TableOp;
 import io.fairway.ipvs.uml.KernelScenarioMain;
 import io.fairway.ipvs.uml.Uml;
 import java.lang.reflect.Method;

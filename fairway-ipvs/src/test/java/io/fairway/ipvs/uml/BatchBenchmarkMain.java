@@ -1,14 +1,14 @@
 package io.fairway.ipvs.uml;
 
-import io.fairway.ipvs.Dest;
-import io.fairway.ipvs.MemoryTable;
-import io.fairway.ipvs.Protocol;
-import io.fairway.ipvs.Service;
-import io.fairway.ipvs.ServiceEntry;
-import io.fairway.ipvs.ServiceKey;
-import io.fairway.ipvs.TableException;
-import io.fairway.ipvs.TableFormat;
-import io.fairway.ipvs.TableOp;
+import io.fairway.table.Dest;
+import io.fairway.table.MemoryTable;
+import io.fairway.table.Protocol;
+import io.fairway.table.Service;
+import io.fairway.table.ServiceEntry;
+import io.fairway.table.ServiceKey;
+import io.fairway.table.TableException;
+import io.fairway.table.TableFormat;
+import io.fairway.table.TableOp;
 import io.fairway.ipvs.kernel.IpvsKernelTable;
 import java.io.IOException;
 import java.net.InetAddress;

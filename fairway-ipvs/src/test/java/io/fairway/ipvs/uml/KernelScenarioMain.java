@@ -2,18 +2,18 @@ package io.fairway.ipvs.uml;
 
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
 
-import io.fairway.ipvs.AddressFamily;
-import io.fairway.ipvs.Dest;
-import io.fairway.ipvs.ForwardingMethod;
+import io.fairway.table.AddressFamily;
+import io.fairway.table.Dest;
+import io.fairway.table.ForwardingMethod;
 import io.fairway.ipvs.KernelTableContractTest;
-import io.fairway.ipvs.Protocol;
-import io.fairway.ipvs.Service;
-import io.fairway.ipvs.ServiceEntry;
-import io.fairway.ipvs.ServiceFlag;
-import io.fairway.ipvs.ServiceKey;
-import io.fairway.ipvs.TableFormat;
-import io.fairway.ipvs.TableOp;
-import io.fairway.ipvs.Tunnel;
+import io.fairway.table.Protocol;
+import io.fairway.table.Service;
+import io.fairway.table.ServiceEntry;
+import io.fairway.table.ServiceFlag;
+import io.fairway.table.ServiceKey;
+import io.fairway.table.TableFormat;
+import io.fairway.table.TableOp;
+import io.fairway.table.Tunnel;
 import io.fairway.ipvs.kernel.IpvsCodec;
 import io.fairway.ipvs.kernel.IpvsKernelTable;
 import io.fairway.ipvs.netlink.GenericNetlink;
@@ -168,12 +168,12 @@ public final class KernelScenarioMain {
   public static final int DIFF_OPS = 3000;
 
   /**
-   * The random operations of {@link io.fairway.ipvs.RandomOps} against the kernel, in batches of
+   * The random operations of {@link io.fairway.table.RandomOps} against the kernel, in batches of
    * random size (so batch boundaries fall everywhere), recording each result and the final table.
    */
   private static void differential() throws Exception {
-    List<TableOp> ops = io.fairway.ipvs.RandomOps.generate(DIFF_SEED, DIFF_OPS);
-    List<io.fairway.ipvs.TableException> results = new ArrayList<>();
+    List<TableOp> ops = io.fairway.table.RandomOps.generate(DIFF_SEED, DIFF_OPS);
+    List<io.fairway.table.TableException> results = new ArrayList<>();
     java.util.Random sizes = new java.util.Random(DIFF_SEED);
     try (IpvsKernelTable t = IpvsKernelTable.open()) {
       t.flush();
@@ -183,8 +183,8 @@ public final class KernelScenarioMain {
         results.addAll(t.apply(ops.subList(i, i + n)));
         i += n;
       }
-      Files.write(OUT.resolve("differential-results.txt"), io.fairway.ipvs.RandomOps.describe(results));
-      Files.write(OUT.resolve("differential-table.txt"), io.fairway.ipvs.RandomOps.dump(t.list()));
+      Files.write(OUT.resolve("differential-results.txt"), io.fairway.table.RandomOps.describe(results));
+      Files.write(OUT.resolve("differential-table.txt"), io.fairway.table.RandomOps.dump(t.list()));
       t.flush();
     }
   }
@@ -199,19 +199,19 @@ public final class KernelScenarioMain {
     try (IpvsKernelTable t = IpvsKernelTable.open()) {
       lines.add("boot fairway " + t.timeouts().ipvsadmLine());
       lines.add("boot ipvsadm " + shOut("ipvsadm -L --timeout"));
-      t.setTimeouts(new io.fairway.ipvs.Timeouts(901, 121, 301));
+      t.setTimeouts(new io.fairway.table.Timeouts(901, 121, 301));
       lines.add("set-all ipvsadm " + shOut("ipvsadm -L --timeout"));
-      t.setTimeouts(new io.fairway.ipvs.Timeouts(0, 55, 0));
+      t.setTimeouts(new io.fairway.table.Timeouts(0, 55, 0));
       lines.add("set-tcpfin ipvsadm " + shOut("ipvsadm -L --timeout"));
       sh("ipvsadm --set 700 70 170");
       lines.add("ipvsadm-set fairway " + t.timeouts().ipvsadmLine());
       try {
-        t.setTimeouts(new io.fairway.ipvs.Timeouts(Integer.MAX_VALUE, 0, 0));
+        t.setTimeouts(new io.fairway.table.Timeouts(Integer.MAX_VALUE, 0, 0));
         lines.add("huge accepted " + shOut("ipvsadm -L --timeout"));
-      } catch (io.fairway.ipvs.TableException e) {
+      } catch (io.fairway.table.TableException e) {
         lines.add("huge " + e.reason() + " " + e.getMessage());
       }
-      t.setTimeouts(io.fairway.ipvs.Timeouts.KERNEL_DEFAULTS);
+      t.setTimeouts(io.fairway.table.Timeouts.KERNEL_DEFAULTS);
       t.apply(sampleTable());
       lines.add("before-flush services " + t.list().size());
       t.flush();
@@ -233,7 +233,7 @@ public final class KernelScenarioMain {
   private static void unprivileged() {
     try (IpvsKernelTable t = IpvsKernelTable.open()) {
       System.out.println("opened without privileges: " + t.info().headerLine());
-    } catch (io.fairway.ipvs.TableException e) {
+    } catch (io.fairway.table.TableException e) {
       System.out.println(e.reason());
       System.out.println(e.getMessage());
     }
