@@ -53,12 +53,14 @@ final class UmlIpvs {
         copy("uml/sched-init.sh", init);
         Files.setPosixFilePermissions(init, PosixFilePermissions.fromString("rwxr-xr-x"));
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxrwxrwx"));
-        Process p = new ProcessBuilder(LINUX_UML.toString(), "mem=512M", "rootfstype=hostfs", "rootflags=/", "ro",
+        ProcessBuilder pb = new ProcessBuilder(LINUX_UML.toString(), "mem=512M", "rootfstype=hostfs", "rootflags=/", "ro",
                 "init=" + init.toAbsolutePath(), "con=null", "con0=fd:0,fd:1", "FAIRWAY_OUT=" + dir.toAbsolutePath())
                 .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
                 .redirectErrorStream(true)
-                .redirectOutput(dir.resolve("console.log").toFile())
-                .start();
+                .redirectOutput(dir.resolve("console.log").toFile());
+        // The harness's ptrace shim: UML 6.1 cannot start a process on AMX hosts without it.
+        pb.environment().put("LD_PRELOAD", io.fairway.ipvs.uml.Uml.xstateShim().toString());
+        Process p = pb.start();
         if (!p.waitFor(180, TimeUnit.SECONDS)) {
             p.destroyForcibly();
             throw new AssertionError("user-mode Linux did not halt within 180 s; see " + dir);

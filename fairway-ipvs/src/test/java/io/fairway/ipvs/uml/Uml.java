@@ -71,6 +71,9 @@ public final class Uml {
     if (binary().isEmpty()) {
       return Optional.of("linux.uml not installed (apt-get install user-mode-linux)");
     }
+    if (!Files.isExecutable(Path.of("/usr/bin/gcc"))) {
+      return Optional.of("gcc not installed (it builds the harness's ptrace shim for linux.uml)");
+    }
     try (var dirs = Files.list(Path.of("/usr/lib/uml/modules"))) {
       for (Path d : (Iterable<Path>) dirs::iterator) {
         if (!Files.isDirectory(Path.of("/lib/modules").resolve(d.getFileName()))) {
@@ -88,6 +91,48 @@ public final class Uml {
   public static void assumeAvailable() {
     Optional<String> why = unavailableReason();
     Assumptions.assumeTrue(why.isEmpty(), () -> "user-mode Linux unavailable: " + why.orElse(""));
+  }
+
+  /**
+   * The shared library every {@code linux.uml} this harness starts is run with
+   * ({@code LD_PRELOAD}): without it UML 6.1 panics at its first process on hosts whose CPUs have
+   * AMX (see {@code uml/xstate-shim.c}). Built once per source version with gcc into the temp
+   * directory; concurrent builds race harmlessly (each moves a whole file into place).
+   */
+  public static synchronized Path xstateShim() throws IOException {
+    byte[] source;
+    try (var in = Uml.class.getResourceAsStream("/uml/xstate-shim.c")) {
+      if (in == null) {
+        throw new IOException("test resource uml/xstate-shim.c is missing");
+      }
+      source = in.readAllBytes();
+    }
+    String version = Integer.toHexString(java.util.Arrays.hashCode(source));
+    Path dir = Path.of(System.getProperty("java.io.tmpdir"));
+    Path so = dir.resolve("fairway-uml-xstate-" + version + ".so");
+    if (Files.isRegularFile(so)) {
+      return so;
+    }
+    Path c = Files.createTempFile(dir, "fairway-uml-xstate-", ".c");
+    Path tmp = Files.createTempFile(dir, "fairway-uml-xstate-", ".so.tmp");
+    try {
+      Files.write(c, source);
+      Process gcc = new ProcessBuilder("gcc", "-O2", "-shared", "-fPIC", "-o", tmp.toString(),
+          c.toString(), "-ldl").redirectErrorStream(true).start();
+      String out = new String(gcc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      if (!gcc.waitFor(60, TimeUnit.SECONDS) || gcc.exitValue() != 0) {
+        throw new IOException("gcc could not build the UML ptrace shim: " + out.strip());
+      }
+      Files.move(tmp, so, java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+          java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+      return so;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while building the UML ptrace shim", e);
+    } finally {
+      Files.deleteIfExists(c);
+      Files.deleteIfExists(tmp);
+    }
   }
 
   /** Whether this JVM runs inside a UML started by this harness. */
@@ -222,6 +267,7 @@ public final class Uml {
       pb.redirectErrorStream(true);
       pb.redirectOutput(console.toFile());
       pb.environment().put("TMPDIR", work.toString());
+      pb.environment().put("LD_PRELOAD", xstateShim().toString());
       long start = System.nanoTime();
       Process p = pb.start();
       boolean finished = p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
