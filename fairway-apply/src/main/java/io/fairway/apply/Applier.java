@@ -240,6 +240,30 @@ public final class Applier {
     }
   }
 
+  /**
+   * An operator's {@code maint}: the server is out of the table as a failed check without inhibit
+   * takes it out, whatever its {@code inhibit_on_failure}; cleared, an inhibit server that is not
+   * alive goes back in at weight 0. The verdict itself comes through {@link #setAlive} ({@link
+   * AdminApplier} sends both).
+   */
+  public synchronized void setMaint(String vsName, String rsName, boolean maint)
+      throws TableException, UnknownServerException {
+    VsState vs = vs(vsName);
+    RsState rs = rs(vs, rsName);
+    if (rs.maint == maint) {
+      return;
+    }
+    rs.maint = maint;
+    if (!vs.initialized) {
+      return;
+    }
+    if (maint && rs.present) {
+      serverOut(vs, rs, true);
+    } else if (!maint && !rs.present && desiredWeight(vs, rs) != null) {
+      serverIn(vs, rs);
+    }
+  }
+
   /** Whether a destination for the real server is currently in the table. */
   public synchronized boolean present(String vsName, String rsName) throws UnknownServerException {
     return rs(vs(vsName), rsName).present;
@@ -472,6 +496,9 @@ public final class Applier {
 
   /** The weight a server should have in the table, or null when it should be absent. */
   private static Integer desiredWeight(VsState vs, RsState rs) {
+    if (rs.maint) {
+      return null;
+    }
     boolean serving = rs.alive && !vs.sorryServing;
     if (serving) {
       return rs.weight;
@@ -565,6 +592,7 @@ public final class Applier {
       }
       rs.alive = was.alive;
       rs.present = was.present;
+      rs.maint = was.maint;
       long w = (long) was.weight + rc.weight() - was.config.weight();
       rs.weight = (int) Math.max(0, Math.min(Integer.MAX_VALUE, w));
       Integer want = desiredWeight(vs, rs);
@@ -639,6 +667,9 @@ public final class Applier {
 
   /** keepalived's ADD_DEST for a real server, with the inhibit rewrite (ipvswrapper.c:569-577). */
   private void serverIn(VsState vs, RsState rs) throws TableException {
+    if (rs.maint) {
+      return;
+    }
     boolean serving = rs.alive && vs.mayChangeServers();
     int w = serving ? rs.weight : 0;
     if (rs.present) {
@@ -772,6 +803,8 @@ public final class Applier {
     boolean alive;
     boolean present;
     int weight;
+    /** An operator's maint: out of the table even with inhibit. */
+    boolean maint;
 
     RsState(RealServer config) {
       this.config = config;

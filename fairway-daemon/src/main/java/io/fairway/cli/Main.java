@@ -21,6 +21,9 @@ import java.io.PrintWriter;
       CommandLine.HelpCommand.class,
       RunCommand.class,
       StatusCommand.class,
+      ServerCommand.class,
+      EventsCommand.class,
+      ReloadCommand.class,
       CheckConfigCommand.class,
       PickCommand.class,
       DemoCommand.class

@@ -2,7 +2,7 @@ package io.fairway.cli;
 
 import io.fairway.check.CheckConfigException;
 import io.fairway.check.engine.CheckEngine;
-import io.fairway.daemon.AdminServer;
+import io.fairway.daemon.admin.StateFile;
 import io.fairway.daemon.Daemon;
 import io.fairway.daemon.KeepalivedLoader;
 import io.fairway.daemon.Loader;
@@ -55,8 +55,16 @@ public final class RunCommand implements Callable<Integer> {
   boolean userspace;
 
   @Option(names = "--admin", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:9107",
-      description = "loopback address of the admin endpoint fairway status reads (default ${DEFAULT-VALUE}); 'off' disables it")
+      description = "address of the admin listener: runtime API, /metrics, status page (default ${DEFAULT-VALUE}); 'off' disables it. A non-loopback address needs --admin-token-file")
   String admin;
+
+  @Option(names = "--admin-token-file", paramLabel = "FILE",
+      description = "the bearer token every admin mutation must carry (default: a random one written to a 0600 file in the runtime directory, path logged)")
+  Path adminTokenFile;
+
+  @Option(names = "--state-file", paramLabel = "FILE",
+      description = "keep the operators' drain/maint/weight settings in FILE (written atomically on each change) and restore them at start")
+  Path stateFile;
 
   @Option(names = "--drift-interval", paramLabel = "SECONDS", defaultValue = "10",
       description = "read the table back and repair changes made behind Fairway's back every SECONDS (0 = never; default ${DEFAULT-VALUE})")
@@ -76,7 +84,7 @@ public final class RunCommand implements Callable<Integer> {
     InetSocketAddress adminAddress = null;
     if (!"off".equals(admin)) {
       try {
-        adminAddress = StatusCommand.parseAddress(admin);
+        adminAddress = AdminClient.parseAddress(admin, adminTokenFile != null);
       } catch (IllegalArgumentException e) {
         err.println("fairway: --admin: " + e.getMessage());
         return Main.EXIT_USAGE;
@@ -107,6 +115,16 @@ public final class RunCommand implements Callable<Integer> {
     }
     Daemon daemon = new Daemon(file, loader, table, CheckEngine::builder,
         Duration.ofMillis((long) (driftSeconds * 1000)), Clock.systemUTC());
+    StateFile state = stateFile == null ? null : new StateFile(stateFile);
+    if (state != null) {
+      try {
+        daemon.restoreAdmin(state.load());
+      } catch (IOException e) {
+        err.println("fairway: --state-file: " + e.getMessage());
+        table.close();
+        return 1;
+      }
+    }
     try {
       daemon.start();
     } catch (Loader.LoadException | CheckConfigException e) {
@@ -121,10 +139,10 @@ public final class RunCommand implements Callable<Integer> {
       table.close();
       return 1;
     }
-    AdminServer server = null;
+    AdminListener server = null;
     if (adminAddress != null) {
       try {
-        server = AdminServer.start(adminAddress, daemon::status);
+        server = AdminListener.start(adminAddress, adminTokenFile, state, daemon);
       } catch (IOException | IllegalArgumentException e) {
         err.println("fairway: --admin " + admin + ": " + e.getMessage());
         stop(daemon, table);
