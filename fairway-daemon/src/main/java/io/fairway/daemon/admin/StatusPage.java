@@ -20,7 +20,7 @@ final class StatusPage {
     StringBuilder b = new StringBuilder(4096);
     b.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
         .append("<meta name=\"viewport\" content=\"width=device-width\">")
-        .append("<title>Fairway status</title><link rel=\"stylesheet\" href=\"/static/status.css\">")
+        .append("<title>Fairway status</title><link rel=\"icon\" href=\"data:,\"><link rel=\"stylesheet\" href=\"/static/status.css\">")
         .append("</head><body><h1>Fairway</h1>\n")
         .append("<form id=\"auth\" hidden><label>Admin token <input id=\"token\" type=\"password\" autocomplete=\"off\">")
         .append("</label> <button type=\"submit\">Use</button> <span id=\"msg\"></span></form>\n")

@@ -83,13 +83,20 @@
     box.replaceChildren(frag);
   }
 
+  // One read at a time; an event during a read asks for one more, so no change is missed.
   var pending = false;
+  var again = false;
   function refresh() {
-    if (pending) { return; }
+    if (pending) { again = true; return; }
     pending = true;
-    fetch('/api/v1/services', { credentials: 'omit' }).then(function (r) { return r.json(); })
-      .then(function (s) { pending = false; draw(s); })
-      .catch(function () { pending = false; });
+    again = false;
+    fetch('/api/v1/services', { credentials: 'omit', cache: 'no-store' }).then(function (r) { return r.json(); })
+      .then(function (s) { draw(s); })
+      .catch(function () { })
+      .finally(function () {
+        pending = false;
+        if (again) { refresh(); }
+      });
   }
 
   auth.addEventListener('submit', function (e) {
