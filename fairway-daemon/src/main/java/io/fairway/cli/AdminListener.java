@@ -43,8 +43,8 @@ final class AdminListener implements AutoCloseable {
    * @throws IOException not bindable, or the token file cannot be read or written (the message
    *     says which file)
    */
-  static AdminListener start(InetSocketAddress address, Path tokenFile, StateFile state, Daemon daemon)
-      throws IOException {
+  static AdminListener start(InetSocketAddress address, Path tokenFile, StateFile state, Daemon daemon,
+      io.prometheus.metrics.model.registry.PrometheusRegistry registry) throws IOException {
     boolean loopback = address.getAddress().isLoopbackAddress();
     if (!loopback && tokenFile == null) {
       throw new IllegalArgumentException("a non-loopback address needs --admin-token-file (reads and"
@@ -57,7 +57,7 @@ final class AdminListener implements AutoCloseable {
         LOG.warn("{} is readable by group or others; chmod 600 it", tokenFile);
       }
     }
-    DaemonMetrics metrics = new DaemonMetrics(() -> ServicesView.of(daemon), daemon.events());
+    DaemonMetrics metrics = new DaemonMetrics(registry, () -> ServicesView.of(daemon), daemon.events());
     AdminApi api = new AdminApi(daemon, () -> save(state, daemon), metrics::scrape);
     AdminHttpServer server = AdminHttpServer.start(address, token::get, !loopback, REQUEST_TIMEOUT, api,
         daemon.events());

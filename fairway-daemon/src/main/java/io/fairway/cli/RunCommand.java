@@ -2,7 +2,9 @@ package io.fairway.cli;
 
 import io.fairway.check.CheckConfigException;
 import io.fairway.check.engine.CheckEngine;
+import io.fairway.daemon.admin.CheckMetrics;
 import io.fairway.daemon.admin.StateFile;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.fairway.daemon.Daemon;
 import io.fairway.daemon.KeepalivedLoader;
 import io.fairway.daemon.Loader;
@@ -113,7 +115,10 @@ public final class RunCommand implements Callable<Integer> {
       err.println("fairway: " + e.getMessage());
       return 1;
     }
-    Daemon daemon = new Daemon(file, loader, table, CheckEngine::builder,
+    // The checks' metrics are wired into the engine before the admin listener exists.
+    PrometheusRegistry registry = new PrometheusRegistry();
+    CheckMetrics checkMetrics = new CheckMetrics(registry);
+    Daemon daemon = new Daemon(file, loader, table, () -> CheckEngine.builder().observer(checkMetrics),
         Duration.ofMillis((long) (driftSeconds * 1000)), Clock.systemUTC());
     StateFile state = stateFile == null ? null : new StateFile(stateFile);
     if (state != null) {
@@ -142,7 +147,7 @@ public final class RunCommand implements Callable<Integer> {
     AdminListener server = null;
     if (adminAddress != null) {
       try {
-        server = AdminListener.start(adminAddress, adminTokenFile, state, daemon);
+        server = AdminListener.start(adminAddress, adminTokenFile, state, daemon, registry);
       } catch (IOException | IllegalArgumentException e) {
         err.println("fairway: --admin " + admin + ": " + e.getMessage());
         stop(daemon, table);

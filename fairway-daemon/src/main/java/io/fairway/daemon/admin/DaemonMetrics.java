@@ -28,7 +28,7 @@ public final class DaemonMetrics {
   private static final String VS = "virtual_server";
   private static final String RS = "real_server";
 
-  private final PrometheusRegistry registry = new PrometheusRegistry();
+  private final PrometheusRegistry registry;
   private final Supplier<List<VirtualServerView>> services;
   private final Counter reloads;
   private final Gauge lastReload;
@@ -36,6 +36,15 @@ public final class DaemonMetrics {
 
   /** @param services the runtime view, read once per scrape */
   public DaemonMetrics(Supplier<List<VirtualServerView>> services, EventHub events) {
+    this(new PrometheusRegistry(), services, events);
+  }
+
+  /**
+   * @param registry where these metrics go, with whatever else is registered there (the checks')
+   * @param services the runtime view, read once per scrape
+   */
+  public DaemonMetrics(PrometheusRegistry registry, Supplier<List<VirtualServerView>> services, EventHub events) {
+    this.registry = registry;
     this.services = services;
     JvmMetrics.builder().register(registry);
     reloads = Counter.builder().name("fairway_reloads").help("Reloads (SIGHUP or POST /api/v1/reload) by result")
