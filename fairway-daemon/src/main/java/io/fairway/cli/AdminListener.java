@@ -57,7 +57,8 @@ final class AdminListener implements AutoCloseable {
         LOG.warn("{} is readable by group or others; chmod 600 it", tokenFile);
       }
     }
-    DaemonMetrics metrics = new DaemonMetrics(registry, () -> ServicesView.of(daemon), daemon.events());
+    DaemonMetrics metrics = new DaemonMetrics(registry, () -> ServicesView.of(daemon), daemon.events())
+        .withProxyHttp(daemon);
     AdminApi api = new AdminApi(daemon, () -> save(state, daemon), metrics::scrape);
     AdminHttpServer server = AdminHttpServer.start(address, token::get, !loopback, REQUEST_TIMEOUT, api,
         daemon.events());

@@ -182,7 +182,7 @@ class UserspaceAdminRunTest {
     // Drain under wrk load (keep-alive connections): established connections carry on (drain is
     // weight 0, not removal), new connections go to b2 only, and drain --wait answers once wrk's
     // connections are gone. wrk sees no error.
-    Process load = wrk(vip, "4s");
+    Process load = wrk(vip, "10s");
     long atStart = hits.get("b1").get();
     await().atMost(Duration.ofSeconds(10)).until(() -> hits.get("b1").get() > atStart + 50);
     CliRun drain = cli("server", "drain", vs, b1);
@@ -193,7 +193,7 @@ class UserspaceAdminRunTest {
     }
     await().atMost(Duration.ofSeconds(10)).until(() -> hits.get("b1").get() > b1AtDrain + 50);
     assertThat(server(b1).get("active_connections").asInt()).as("wrk's connections to b1 continue").isPositive();
-    CliRun idle = cli("server", "drain", vs, b1, "--wait", "--timeout", "20s");
+    CliRun idle = cli("server", "drain", vs, b1, "--wait", "--timeout", "40s");
     assertThat(idle.code()).as(idle.err()).isZero();
     assertThat(idle.out()).contains("drained, no active connection left");
     assertThat(load.waitFor(30, TimeUnit.SECONDS)).isTrue();
@@ -266,5 +266,49 @@ class UserspaceAdminRunTest {
     assertThat(unknown.err()).contains("choices: " + b1 + ", " + p2s).hasLineCount(1);
 
     assertThat(Files.readString(log)).doesNotContain("\tat ");
+  }
+
+  static double sum(String scrape, String name, String labelFilter) {
+    double total = 0;
+    Matcher m = Pattern.compile("^" + Pattern.quote(name) + "\\{([^}]*)} (\\S+)$", Pattern.MULTILINE).matcher(scrape);
+    while (m.find()) {
+      if (m.group(1).contains(labelFilter)) {
+        total += Double.parseDouble(m.group(2));
+      }
+    }
+    return total;
+  }
+
+  @Test
+  void httpMetricsCountEveryRequestAndPassPromtool() throws Exception {
+    int p1 = backend("b1");
+    int p2 = backend("b2");
+    int vip = UserspaceRunTest.freePort();
+    admin = UserspaceRunTest.freePort();
+    Path conf = dir.resolve("keepalived.conf");
+    Files.writeString(conf, UserspaceRunTest.conf(vip, p1, p2).replace("lb_kind PROXY", "lb_kind HTTP"));
+    startFairway(conf, dir.resolve("state.json"));
+    HttpClient c = HttpClient.newBuilder().proxy(ProxySelector.of(null)).version(HttpClient.Version.HTTP_1_1).build();
+    HttpRequest req = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + vip + "/")).timeout(Duration.ofSeconds(5)).build();
+    await().atMost(Duration.ofSeconds(30)).until(() -> {
+      try {
+        return c.send(req, HttpResponse.BodyHandlers.ofString()).statusCode() == 200;
+      } catch (IOException e) {
+        return false;
+      }
+    });
+    String before = get("/metrics").body();
+    for (int i = 0; i < 30; i++) {
+      assertThat(c.send(req, HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+    }
+    String after = get("/metrics").body();
+    assertThat(sum(after, "fairway_http_responses_total", "class=\"2xx\"")
+        - sum(before, "fairway_http_responses_total", "class=\"2xx\"")).isEqualTo(30.0);
+    assertThat(sum(after, "fairway_http_request_duration_seconds_count", "")
+        - sum(before, "fairway_http_request_duration_seconds_count", "")).isEqualTo(30.0);
+    assertThat(sum(after, "fairway_http_backend_connect_seconds_count", "")).isPositive();
+    assertThat(after).containsPattern("fairway_http_request_duration_seconds_bucket\\{real_server=\"127.0.0.1:" + p1
+        + "\",virtual_server=\"[^\"]+\",le=\"\\+Inf\"} [1-9]");
+    Promtool.assertClean(after, dir);
   }
 }

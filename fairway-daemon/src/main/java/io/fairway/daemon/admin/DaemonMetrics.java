@@ -33,6 +33,8 @@ public final class DaemonMetrics {
   private final Counter reloads;
   private final Gauge lastReload;
   private volatile List<VirtualServerView> snapshot = List.of();
+  private ProxyHttpMetrics http;
+  private io.fairway.daemon.Daemon daemon;
 
   /** @param services the runtime view, read once per scrape */
   public DaemonMetrics(Supplier<List<VirtualServerView>> services, EventHub events) {
@@ -97,9 +99,19 @@ public final class DaemonMetrics {
         .callback(cb -> snapshot.forEach(v -> cb.call(v.sorryConnectionsTotal(), v.name()))).register(registry);
   }
 
+  /** Adds the userspace data plane's HTTP metrics, read from the daemon's proxy table at scrape. */
+  public DaemonMetrics withProxyHttp(io.fairway.daemon.Daemon d) {
+    this.daemon = d;
+    this.http = new ProxyHttpMetrics(registry);
+    return this;
+  }
+
   /** One scrape in the Prometheus text format. */
-  public AdminResponse scrape() {
+  public synchronized AdminResponse scrape() {
     snapshot = services.get();
+    if (http != null) {
+      http.refresh(daemon);
+    }
     ByteArrayOutputStream out = new ByteArrayOutputStream(8192);
     try {
       PrometheusTextFormatWriter w = PrometheusTextFormatWriter.create();
