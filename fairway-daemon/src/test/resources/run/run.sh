@@ -44,6 +44,23 @@ $FW server ready 10.16.0.1:80 10.16.1.2:80 >> "$OUT/admin.out" 2>> "$OUT/admin.e
 echo $? > "$OUT/ready.code"
 table > "$OUT/d-ready.txt"
 
+# 2c. Traffic through the kernel (a local client, NAT): the IPVS counters /metrics shows follow it.
+ip addr add 10.16.0.1/32 dev lo
+metrics() { "$PY" -c "import urllib.request; print(urllib.request.urlopen('http://127.0.0.1:9107/metrics').read().decode())"; }
+metrics > "$OUT/metrics-before.txt" 2>&1
+"$PY" -c "
+import urllib.request
+ok = 0
+for i in range(10):
+    try:
+        urllib.request.urlopen('http://10.16.0.1/', timeout=3).read(); ok += 1
+    except Exception as e:
+        print(e)
+print('ok', ok)
+" > "$OUT/traffic.txt" 2>&1
+metrics > "$OUT/metrics-after.txt" 2>&1
+ip addr del 10.16.0.1/32 dev lo
+
 # 3. An invalid file on SIGHUP is refused; the running configuration keeps working.
 cp "$S/bad.conf" /run/k.conf
 kill -HUP $PID

@@ -98,6 +98,18 @@ class FairwayRunTest {
     assertThat(r.file("admin.err")).isEmpty();
   }
 
+  private static double connections(String scrape) {
+    return scrape.lines().filter(l -> l.startsWith("fairway_server_connections_total{"))
+        .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
+  }
+
+  @Test
+  void theIpvsConnectionCountersFollowTraffic() {
+    assertThat(r.file("traffic.txt")).contains("ok 10");
+    assertThat(connections(r.file("metrics-after.txt")) - connections(r.file("metrics-before.txt")))
+        .as(r.file("metrics-after.txt")).isEqualTo(10.0);
+  }
+
   @Test
   void anInvalidReloadIsRefusedAndTheRunningConfigurationKeepsWorking() {
     assertThat(lines("2-after-bad-reload.txt")).isEqualTo(BOTH);
