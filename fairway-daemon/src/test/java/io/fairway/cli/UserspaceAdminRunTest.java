@@ -136,6 +136,17 @@ class UserspaceAdminRunTest {
     return new ProcessBuilder(wrk.toString(), "-t1", "-c4", "-d" + duration, "http://127.0.0.1:" + vip + "/").redirectErrorStream(true).start();
   }
 
+  /** Whether the other end closed the socket (end of stream), without blocking for long. */
+  static boolean closedByPeer(Socket k) {
+    try {
+      return k.getInputStream().read() == -1;
+    } catch (java.net.SocketTimeoutException e) {
+      return false;
+    } catch (IOException e) {
+      return true;
+    }
+  }
+
   static double metric(String scrape, String name, String rs) {
     Matcher m = Pattern.compile("^" + Pattern.quote(name) + "\\{real_server=\"" + Pattern.quote(rs)
         + "\",virtual_server=\"[^\"]+\"} (\\S+)$", Pattern.MULTILINE).matcher(scrape);
@@ -222,11 +233,21 @@ class UserspaceAdminRunTest {
         Socket k = new Socket();
         k.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), vip), 2000);
         held.add(k);
-        return server(p2s).get("active_connections").asInt() > 0;
+        return server(p2s).get("active_connections").asInt() > 0 && server(b1).get("active_connections").asInt() > 0;
       });
       CliRun timeout = cli("server", "drain", vs, p2s, "--wait", "--timeout", "1s");
       assertThat(timeout.code()).isEqualTo(1);
       assertThat(timeout.err()).startsWith("fairway: ").contains("active connection").doesNotContain("\n\tat");
+
+      // maint closes established connections as removal does (drain left them open).
+      for (Socket k : held) {
+        k.setSoTimeout(50);
+      }
+      assertThat(cli("server", "maint", vs, b1).code()).isZero();
+      await().atMost(Duration.ofSeconds(10)).until(() -> server(b1).get("active_connections").asInt() == 0);
+      await().atMost(Duration.ofSeconds(10)).until(() -> held.stream().anyMatch(UserspaceAdminRunTest::closedByPeer));
+      assertThat(server(p2s).get("active_connections").asInt()).as("the drained server's stay open").isPositive();
+      assertThat(cli("server", "ready", vs, b1).code()).isZero();
     } finally {
       for (Socket k : held) {
         k.close();
