@@ -44,7 +44,7 @@ final class StatusPage {
       b.append(" — sorry server ").append(esc(vs.sorryServer())).append(' ').append(esc(vs.sorryServerState()));
     }
     b.append("</caption>\n<thead><tr><th>server</th><th>state</th><th>admin</th><th>weight</th>")
-        .append("<th>active</th><th>inactive</th><th>connections</th><th>last check</th><th>since</th></tr></thead><tbody>");
+        .append("<th>active</th><th>inactive</th><th>connections</th><th>conn/s</th><th>last check</th><th>since</th></tr></thead><tbody>");
     for (RealServerView rs : vs.servers()) {
       b.append("<tr class=\"st-").append(esc(rs.state())).append("\" data-rs=\"").append(esc(rs.name())).append("\">")
           .append("<td>").append(esc(rs.name())).append("</td>")
@@ -54,6 +54,7 @@ final class StatusPage {
           .append("<td>").append(rs.activeConnections()).append("</td>")
           .append("<td>").append(rs.inactiveConnections()).append("</td>")
           .append("<td>").append(rs.connectionsTotal()).append("</td>")
+          .append("<td></td>") // a rate needs two reads: the script fills it in
           .append("<td>").append(rs.lastCheck() == null ? "" : esc(rs.lastCheck().reason())).append("</td>")
           .append("<td>").append(rs.lastCheck() == null ? "" : esc(rs.lastCheck().since())).append("</td></tr>");
     }

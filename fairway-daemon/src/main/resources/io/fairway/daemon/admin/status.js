@@ -11,6 +11,19 @@
 
   function token() { return sessionStorage.getItem('fairway-token'); }
 
+  // Connection rate per server from the totals of two successive reads.
+  var last = {};
+  function rate(vs, rs) {
+    var k = vs.name + ' ' + rs.name;
+    var now = Date.now();
+    var prev = last[k];
+    last[k] = { t: now, n: rs.connections_total };
+    if (!prev || now - prev.t < 500 || rs.connections_total < prev.n) { return prev && prev.r !== undefined ? prev.r : ''; }
+    var r = ((rs.connections_total - prev.n) * 1000 / (now - prev.t)).toFixed(1);
+    last[k].r = r;
+    return r;
+  }
+
   function cell(row, text) {
     var td = document.createElement('td');
     td.textContent = text;
@@ -46,7 +59,7 @@
         vs.sorry_server ? ' — sorry server ' + vs.sorry_server + ' ' + vs.sorry_server_state : '');
       t.appendChild(cap);
       var head = t.createTHead().insertRow();
-      ['server', 'state', 'admin', 'weight', 'active', 'inactive', 'connections', 'last check', 'since']
+      ['server', 'state', 'admin', 'weight', 'active', 'inactive', 'connections', 'conn/s', 'last check', 'since']
         .concat(token() ? ['action'] : []).forEach(function (h) {
           var th = document.createElement('th');
           th.textContent = h;
@@ -64,6 +77,7 @@
         cell(row, rs.active_connections);
         cell(row, rs.inactive_connections);
         cell(row, rs.connections_total);
+        cell(row, rate(vs, rs));
         cell(row, rs.last_check ? rs.last_check.reason : '');
         cell(row, rs.last_check ? rs.last_check.since : '');
         if (token()) {
