@@ -4,95 +4,69 @@ import io.fairway.director.AbstractDirector;
 import io.fairway.director.Backend;
 import io.fairway.director.Member;
 import io.fairway.director.Request;
-import io.fairway.director.varnish.FallbackDirector;
-import io.fairway.director.varnish.HashDirector;
-import io.fairway.director.varnish.RandomDirector;
-import io.fairway.director.varnish.RoundRobinDirector;
-import io.fairway.director.varnish.ShardDirector;
-import io.fairway.director.varnish.ShardHealthy;
-import io.fairway.director.varnish.ShardParams;
+import io.fairway.plan.Directors;
+import io.fairway.plan.MemberPlan;
+import io.fairway.plan.Selection;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 
 /**
- * A Varnish director (round_robin, fallback, random, hash, shard) over a service's real servers.
+ * A Varnish director (round_robin, fallback, random, hash, shard) over a service's real servers,
+ * built by the plan's {@link Directors}, the same code {@code fairway pick} uses, from the plan's
+ * names, idents and decimal weights.
  *
  * <p>Weight 0 is a drain here as everywhere in the table: the member is marked unhealthy, so the
  * director skips it exactly as Varnish skips a sick backend (shard walks to the next on the ring,
  * so only that server's keys move).
  */
 final class VarnishPicker {
-  static final Set<String> NAMES = Set.of("round_robin", "fallback", "random", "hash", "shard");
-
   private final AbstractDirector<?> director;
 
-  VarnishPicker(String algorithm, Map<String, String> params) {
-    String a = algorithm.toLowerCase(Locale.ROOT);
-    this.director =
-        switch (a) {
-          case "round_robin" -> new RoundRobinDirector("vs");
-          case "fallback" -> new FallbackDirector("vs", bool(params, "sticky"), null);
-          case "random" -> new RandomDirector("vs");
-          case "hash" -> new HashDirector("vs");
-          case "shard" ->
-              new ShardDirector(
-                  "vs",
-                  new ShardDirector.Settings(
-                      (int) num(params, "replicas", 67),
-                      num(params, "warmup", 0),
-                      num(params, "rampup", 0),
-                      ShardParams.DEFAULTS.withHealthy(healthy(params))),
-                  null,
-                  null);
-          default -> throw new IllegalArgumentException("unknown director '" + algorithm + "'");
-        };
-  }
-
-  private static ShardHealthy healthy(Map<String, String> p) {
-    String v = p.get("healthy");
-    return v == null ? ShardParams.DEFAULTS.healthy() : ShardHealthy.valueOf(v.trim().toUpperCase(Locale.ROOT));
-  }
-
-  private static boolean bool(Map<String, String> p, String k) {
-    String v = p.get(k);
-    return v != null && (v.equalsIgnoreCase("true") || v.equals("1") || v.equalsIgnoreCase("on"));
-  }
-
-  private static double num(Map<String, String> p, String k, double dflt) {
-    String v = p.get(k);
-    if (v == null) {
-      return dflt;
-    }
-    try {
-      return Double.parseDouble(v.trim());
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("director parameter " + k + " is not a number: " + v);
+  /**
+   * A picker for {@code selection}; members of {@code previous} that stay keep their health clock
+   * (rampup), so changing a director parameter on reload does not restart a rampup.
+   */
+  VarnishPicker(Selection.Varnish selection, VarnishPicker previous) {
+    this.director = Directors.create("vs", selection, null);
+    if (previous != null) {
+      List<Member> kept = previous.director.members();
+      director.update(cur -> kept); // as they were, health clocks included
     }
   }
 
-  /** Publishes the servers (in table order) as one snapshot, keeping rampup clocks of survivors. */
-  void update(List<RealServer> servers) {
+  /**
+   * Publishes the servers (in table order) as one snapshot, keeping rampup clocks of survivors.
+   * A member's weight is the plan's decimal while the table carries the plan's weight for it;
+   * a weight the table changed since (a dynamic checker weight) is taken as it is.
+   */
+  void update(List<RealServer> servers, Map<io.fairway.table.DestKey, MemberPlan> plan) {
     long now = director.now();
     director.update(
         cur -> {
+          Map<Backend, Member> old = new IdentityHashMap<>();
+          for (Member m : cur) {
+            old.put(m.backend(), m);
+          }
           List<Member> next = new ArrayList<>(servers.size());
           for (RealServer rs : servers) {
             boolean up = rs.weight() > 0;
-            Member old = null;
-            for (Member m : cur) {
-              if (m.backend() == rs) {
-                old = m;
-                break;
+            MemberPlan mp = plan.get(rs.key);
+            double weight = mp != null && rs.weight() == mp.tableWeight() ? mp.weight() : Math.max(rs.weight(), 0);
+            String ident = mp != null ? mp.ident() : null;
+            Member was = old.get(rs);
+            Member m;
+            if (was == null) {
+              m = new Member(rs, weight, up, now, ident, Double.NaN);
+            } else {
+              m = was.withWeight(weight).withHealth(up, now);
+              if (!java.util.Objects.equals(was.ident(), ident)) {
+                m = m.withIdent(ident);
               }
             }
-            next.add(
-                old == null
-                    ? new Member(rs, Math.max(rs.weight(), 0), up, now, null, Double.NaN)
-                    : old.withWeight(rs.weight()).withHealth(up, now));
+            next.add(m);
           }
           return next;
         });

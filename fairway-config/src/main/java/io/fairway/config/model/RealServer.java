@@ -18,6 +18,10 @@ import java.util.Optional;
  * @param notifyUp script run when the server comes up
  * @param notifyDown script run when it goes down
  * @param checkers its health checkers; empty means "always up"
+ * @param checkPort the port the checkers connect to unless they set {@code connect_port}:
+ *     keepalived's rule is the port written on the real_server, else the virtual server's. It
+ *     differs from {@code id().port()} (what IPVS gets) for DR/TUN real servers whose written port
+ *     is not the service's, and for DR/TUN real servers of fwmark and group services (IPVS port 0)
  */
 public record RealServer(
     Location location,
@@ -31,7 +35,8 @@ public record RealServer(
     boolean inhibitOnFailure,
     Optional<Script> notifyUp,
     Optional<Script> notifyDown,
-    List<Checker> checkers) {
+    List<Checker> checkers,
+    int checkPort) {
   public RealServer {
     checkers = List.copyOf(checkers);
   }
