@@ -180,19 +180,11 @@ public final class PlanBuilder {
   }
 
   private static MemberPlan member(VirtualServer vs, RealServer rs) {
-    int tableWeight = vs.scheduler().isKernel() ? rs.intWeight() : tableWeight(rs.weight());
+    int tableWeight = rs.intWeight();
     Dest dest = dest(rs.id().address(), rs.id().port(), rs.forwarding(), tableWeight,
         clamp(rs.upperThreshold()), clamp(rs.lowerThreshold()));
     return new MemberPlan(rs.location().toString(), rs.name(), rs.ident(), rs.weight(), dest,
         rs.checkPort(), rs.inhibitOnFailure());
-  }
-
-  /**
-   * A Varnish director's decimal weight in the table, where it only says up (above 0) or drained:
-   * rounded up, so 0.5 is up. The director uses the decimal.
-   */
-  static int tableWeight(double weight) {
-    return weight <= 0 ? 0 : (int) Math.min(Integer.MAX_VALUE, Math.ceil(weight));
   }
 
   private static SorryPlan sorry(SorryServer s) {

@@ -20,9 +20,11 @@ import java.util.Objects;
  * @param selection the scheduler or director with its typed parameters; {@code null}, or one
  *     whose algorithm is not the table service's scheduler (someone changed the table behind the
  *     plan), means the scheduler's defaults ({@link Selection#defaults})
- * @param members the plan's members by their destination in this service: name, ident and
- *     decimal weight, so a Varnish director here builds varnishd's ring. A destination without
- *     one is a member named {@code IP:PORT} at its table weight
+ * @param members the plan's members by their destination in this service, in plan order: name,
+ *     ident and decimal weight, so a Varnish director here builds varnishd's ring. A planned
+ *     member that is not in the table (down, or not yet checked) stays on the ring as a sick
+ *     backend, as in varnishd; a destination without a plan entry is a member named {@code
+ *     IP:PORT} at its table weight
  * @param sorryServer the virtual server's {@code sorry_server}, or {@code null}. The table uses it
  *     for <em>overflow</em>: when every real server is drained (weight 0) or over its {@code
  *     uthreshold}, new connections go here instead of being refused. When quorum is lost the
@@ -36,7 +38,10 @@ public record ListenerSpec(Mode mode, KeySource keySource, Selection selection,
   public ListenerSpec {
     Objects.requireNonNull(mode, "mode");
     keySource = keySource == null || mode == Mode.TCP ? KeySource.CLIENT : keySource;
-    members = members == null ? Map.of() : Map.copyOf(members);
+    // In plan order: the hash and fallback directors depend on it, and the table's order is the
+    // order the checkers happened to bring servers in.
+    members = members == null ? Map.of()
+        : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(members));
   }
 
   /** A plain L4 relay with no sorry server: the default for services the daemon did not describe. */

@@ -9,7 +9,8 @@ import io.fairway.plan.MemberPlan;
 import io.fairway.plan.Selection;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
-import java.util.IdentityHashMap;
+import java.util.HashMap;
+import io.fairway.table.DestKey;
 import java.util.List;
 import java.util.Map;
 
@@ -37,39 +38,55 @@ final class VarnishPicker {
     }
   }
 
+  /** A planned member that is not in the table: on the ring, never healthy. */
+  private record Absent(String name) implements Backend {}
+
+  private final Map<DestKey, Absent> absent = new HashMap<>();
+
   /**
-   * Publishes the servers (in table order) as one snapshot, keeping rampup clocks of survivors.
-   * A member's weight is the plan's decimal while the table carries the plan's weight for it;
-   * a weight the table changed since (a dynamic checker weight) is taken as it is.
+   * Publishes one snapshot: the planned members in plan order (those not in the table as sick
+   * backends, as varnishd keeps a sick backend on its ring), then any table destination the plan
+   * does not name. Survivors keep their health clocks; a member that comes back into the table
+   * starts its rampup then. A member's weight is the plan's decimal while the table carries the
+   * plan's weight for it; a weight the table changed since (a dynamic checker weight) is taken as
+   * it is.
    */
-  void update(List<RealServer> servers, Map<io.fairway.table.DestKey, MemberPlan> plan) {
+  void update(List<RealServer> servers, Map<DestKey, MemberPlan> plan) {
     long now = director.now();
+    Map<DestKey, RealServer> byKey = new HashMap<>();
+    for (RealServer rs : servers) {
+      byKey.put(rs.key, rs);
+    }
     director.update(
         cur -> {
-          Map<Backend, Member> old = new IdentityHashMap<>();
+          Map<String, Member> old = new HashMap<>();
           for (Member m : cur) {
-            old.put(m.backend(), m);
+            old.put(m.effectiveIdent(), m);
           }
-          List<Member> next = new ArrayList<>(servers.size());
+          List<Member> next = new ArrayList<>(servers.size() + plan.size());
+          for (Map.Entry<DestKey, MemberPlan> e : plan.entrySet()) {
+            MemberPlan mp = e.getValue();
+            RealServer rs = byKey.remove(e.getKey());
+            Backend b = rs != null ? rs : absent.computeIfAbsent(e.getKey(), k -> new Absent(mp.name()));
+            boolean up = rs != null && rs.weight() > 0;
+            double weight = rs == null || rs.weight() == mp.tableWeight() ? mp.weight() : rs.weight();
+            next.add(member(old.get(mp.ident()), b, weight, up, mp.ident(), now));
+          }
           for (RealServer rs : servers) {
-            boolean up = rs.weight() > 0;
-            MemberPlan mp = plan.get(rs.key);
-            double weight = mp != null && rs.weight() == mp.tableWeight() ? mp.weight() : Math.max(rs.weight(), 0);
-            String ident = mp != null ? mp.ident() : null;
-            Member was = old.get(rs);
-            Member m;
-            if (was == null) {
-              m = new Member(rs, weight, up, now, ident, Double.NaN);
-            } else {
-              m = was.withWeight(weight).withHealth(up, now);
-              if (!java.util.Objects.equals(was.ident(), ident)) {
-                m = m.withIdent(ident);
-              }
+            if (byKey.containsKey(rs.key)) {
+              next.add(member(old.get(rs.name()), rs, Math.max(rs.weight(), 0), rs.weight() > 0, null, now));
             }
-            next.add(m);
           }
           return next;
         });
+  }
+
+  private static Member member(Member was, Backend b, double weight, boolean up, String ident, long now) {
+    if (was == null) {
+      return new Member(b, weight, up, now, ident, Double.NaN);
+    }
+    long changed = was.healthy() == up ? was.changedNanos() : now;
+    return new Member(b, weight, up, changed, ident, was.rampupSeconds());
   }
 
   /**

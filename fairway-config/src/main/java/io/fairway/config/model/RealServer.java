@@ -41,8 +41,12 @@ public record RealServer(
     checkers = List.copyOf(checkers);
   }
 
-  /** The weight as the kernel takes it (truncated; only meaningful for kernel schedulers). */
+  /**
+   * The weight as the table and the checkers carry it: the configured integer for kernel
+   * schedulers; a Varnish director's decimal rounded up, so 0.5 is up (the director itself uses
+   * {@link #weight()}). Every consumer (table, checkers, quorum, plan) uses this one rounding.
+   */
   public int intWeight() {
-    return (int) Math.min(Integer.MAX_VALUE, Math.max(0, (long) weight));
+    return (int) Math.min(Integer.MAX_VALUE, Math.max(0, (long) Math.ceil(weight)));
   }
 }
