@@ -36,8 +36,12 @@ class PlanReloadTest {
   Backends backends;
   UserspaceDaemon fairway;
   int vip;
-  final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-      .connectTimeout(Duration.ofSeconds(2)).build();
+  HttpClient http = client();
+
+  static HttpClient client() {
+    return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+        .connectTimeout(Duration.ofSeconds(2)).build();
+  }
 
   /** The fields a test varies; everything else stays. */
   record Conf(String algo, String directorBlock, String lbKind, List<String> rsExtra,
@@ -194,7 +198,14 @@ class PlanReloadTest {
 
   @Test
   void keySource() throws Exception {
-    reloadFollowsPick(base(), base().director("shard {\n by HEADER X-Key\n }"), false, true);
+    run(base());
+    // Keyed by URL, one URL: every header value goes to the same server.
+    assertThat(new HashSet<>(through(true))).hasSize(1);
+    underTraffic(() -> assertThat(fairway.reload(text(base().director("shard {\n by HEADER X-Key\n }"))))
+        .isNull());
+    List<String> now = picks(true);
+    assertThat(new HashSet<>(now)).hasSizeGreaterThan(1);
+    assertThat(through(true)).isEqualTo(now);
   }
 
   @Test
@@ -267,6 +278,8 @@ class PlanReloadTest {
     Set<String> seen = new HashSet<>(through(false));
     assertThat(seen).hasSize(1);
     underTraffic(() -> assertThat(fairway.reload(text(base()))).isNull());
+    // Established connections stay L4 relays, as they must; new ones are the HTTP proxy.
+    http = client();
     assertThat(through(false)).isEqualTo(picks(false));
   }
 }
