@@ -23,7 +23,8 @@ import java.io.PrintWriter;
       StatusCommand.class,
       CheckConfigCommand.class,
       PickCommand.class,
-      DemoCommand.class
+      DemoCommand.class,
+      CompletionCommand.class
     })
 public final class Main implements Runnable {
 
@@ -71,6 +72,14 @@ public final class Main implements Runnable {
     cl.setOut(out);
     cl.setErr(err);
     return cl.execute(args);
+  }
+
+  /**
+   * The whole command tree with an empty standard input, for what is generated from it rather
+   * than run: man pages and the completion script (build time and {@code fairway completion}).
+   */
+  public static CommandLine commandTree() {
+    return commandLine(InputStream.nullInputStream());
   }
 
   static CommandLine commandLine(InputStream in) {
