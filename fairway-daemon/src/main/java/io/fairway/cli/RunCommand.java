@@ -6,6 +6,7 @@ import io.fairway.daemon.AdminServer;
 import io.fairway.daemon.Daemon;
 import io.fairway.daemon.KeepalivedLoader;
 import io.fairway.daemon.Loader;
+import io.fairway.daemon.systemd.SystemdNotifier;
 import io.fairway.check.config.CheckSpecs;
 import io.fairway.table.ServiceKey;
 import io.fairway.table.Table;
@@ -105,6 +106,8 @@ public final class RunCommand implements Callable<Integer> {
       err.println("fairway: " + e.getMessage());
       return 1;
     }
+    SystemdNotifier systemd = SystemdNotifier.fromEnvironment();
+    systemd.status("applying " + file);
     Daemon daemon = new Daemon(file, loader, table, CheckEngine::builder,
         Duration.ofMillis((long) (driftSeconds * 1000)), Clock.systemUTC());
     try {
@@ -132,15 +135,27 @@ public final class RunCommand implements Callable<Integer> {
       }
     }
     CountDownLatch stop = new CountDownLatch(1);
-    Signals.on("HUP", daemon::reload);
+    Signals.on("HUP", () -> reload(daemon, systemd));
     Signals.on("TERM", stop::countDown);
     Signals.on("INT", stop::countDown);
+    // daemon.start() returned: the table is applied and the listeners are bound.
+    systemd.ready("running " + file + " (" + first.bindings().size() + " virtual servers)");
     stop.await();
+    systemd.stopping("stopping: removing what Fairway installed");
     if (server != null) {
       server.close();
     }
     stop(daemon, table);
     return 0;
+  }
+
+  /** SIGHUP: reload by difference, with systemd told when it begins and when it is done. */
+  private void reload(Daemon daemon, SystemdNotifier systemd) {
+    systemd.reloading("reloading " + file);
+    String refused = daemon.reload();
+    systemd.ready(refused == null
+        ? "running " + file + " (reload " + daemon.reloads() + " applied)"
+        : "reload refused, still running the previous configuration: " + refused);
   }
 
   /**
