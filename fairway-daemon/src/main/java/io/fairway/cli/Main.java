@@ -58,6 +58,8 @@ public final class Main implements Runnable {
   public static void main(String[] args) {
     // Before any command touches Netty: its allocators read the level as they create buffers.
     LeakDetection.configure();
+    // Before JNA or Netty load a native library: where they may unpack it.
+    io.fairway.daemon.systemd.NativeWorkDir.configure();
     System.exit(execute(args, System.in, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
   }
 
