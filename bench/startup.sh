@@ -8,8 +8,9 @@
 #
 # Usage: bench/startup.sh [N...]          (default: 1 1000 10000)
 #   ROUNDS=5          rounds per variant and size (the median is printed)
-#   JVM variants: default launcher options; + -XX:TieredStopAtLevel=1; + an AppCDS archive made
-#   by a training run on the same size (-XX:ArchiveClassesAtExit); both.
+#   JVM variants: default launcher options; + -XX:TieredStopAtLevel=1 (c1); + an AppCDS archive
+#   made by a training run of `fairway run` on the same size (cds-run); + the archive the Debian
+#   package makes at install time, from a `check-config --dump` training run (cds-pkg).
 # Everything listens on loopback only. Prints one line per size and variant:
 #   variant N applied_ms served_ms
 set -euo pipefail
@@ -114,7 +115,7 @@ train_cds() { # N archive opts...
   local n=$1 jsa=$2 vip pid; shift 2
   vip=$(free_port)
   fairway_conf "$n" "$vip" > "$WORK/k.conf"
-  java -XX:ArchiveClassesAtExit="$jsa" "$@" -jar "$JAR" run --userspace -f "$WORK/k.conf" --admin off \
+  java -XX:ArchiveClassesAtExit="$jsa" -Xlog:cds=off -Xlog:cds+dynamic=off "$@" -jar "$JAR" run --userspace -f "$WORK/k.conf" --admin off \
     2> "$WORK/train.log" &
   pid=$!
   wait_served "$vip" "$(now_ms)" "$pid" > /dev/null || { grep -v 'cds\]' "$WORK/train.log" | tail -5 >&2; return 1; }
@@ -122,16 +123,27 @@ train_cds() { # N archive opts...
   [[ -f $jsa ]] || { echo "no CDS archive written" >&2; cat "$WORK/train.log" >&2; return 1; }
 }
 
+train_cds_pkg() { # N archive opts... -- the package's archive: postinst's check-config training
+  local n=$1 jsa=$2; shift 2
+  fairway_conf "$n" "$(free_port)" > "$WORK/k.conf"
+  java -XX:ArchiveClassesAtExit="$jsa" -Xlog:cds=off -Xlog:cds+dynamic=off "$@" -jar "$JAR" \
+    check-config --dump -f "$WORK/k.conf" > /dev/null 2>&1
+}
+
 BASE=(-Xms256m -Xmx512m -Dio.netty.leakDetection.level=disabled)
 echo "# $(date -u +%FT%TZ) $(nproc) cores, load average: $(cut -d' ' -f1-3 /proc/loadavg); rounds: $ROUNDS"
 echo "# variant servers applied_ms served_ms (medians, from exec)"
 for n in "${SIZES[@]}"; do
   jsa="$WORK/fairway-$n.jsa"
+  pkg="$WORK/fairway-pkg-$n.jsa"
   train_cds "$n" "$jsa" "${BASE[@]}"
+  train_cds_pkg "$n" "$pkg" "${BASE[@]}"
+  quiet=(-Xlog:cds=off -Xlog:cds+dynamic=off)
   run_fairway default "$n" "${BASE[@]}"
   run_fairway c1 "$n" "${BASE[@]}" -XX:TieredStopAtLevel=1
-  run_fairway cds "$n" "${BASE[@]}" -XX:SharedArchiveFile="$jsa"
-  run_fairway cds+c1 "$n" "${BASE[@]}" -XX:SharedArchiveFile="$jsa" -XX:TieredStopAtLevel=1
+  run_fairway cds-run "$n" "${BASE[@]}" "${quiet[@]}" -XX:SharedArchiveFile="$jsa"
+  run_fairway cds-run+c1 "$n" "${BASE[@]}" "${quiet[@]}" -XX:SharedArchiveFile="$jsa" -XX:TieredStopAtLevel=1
+  run_fairway cds-pkg+c1 "$n" "${BASE[@]}" "${quiet[@]}" -XX:SharedArchiveFile="$pkg" -XX:TieredStopAtLevel=1
   run_haproxy "$n"
 done
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
