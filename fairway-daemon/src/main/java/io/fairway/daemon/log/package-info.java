@@ -4,5 +4,8 @@
  * line itself and reads a leading {@code <N>} as the line's syslog priority: with it,
  * {@code journalctl -p warning -u fairway} shows warnings and errors only, and the time is not
  * printed twice. keepalived's {@code -S facility} sets the facility part of {@code N}.
+ *
+ * <p>The setup is code ({@link io.fairway.daemon.log.LogConfigurator}), not a logback.xml: the
+ * XML route costs a noticeable part of the start-up.
  */
 package io.fairway.daemon.log;
