@@ -12,7 +12,7 @@ rounds=${1:-3}; shift || true
 sizes=("${@:-1 1000 10000}")
 # One reactor run: sibling modules resolve to their target/classes (the last module written,
 # fairway-daemon, wins the output file).
-mvn -o -q -B -pl fairway-daemon -am test-compile dependency:build-classpath -Dmdep.includeScope=test \
+mvn -q -B -ntp -pl fairway-daemon -am test-compile dependency:build-classpath -Dmdep.includeScope=test \
   -Dmdep.outputFile="$PWD/fairway-daemon/target/startup-bench.classpath" >/dev/null
 cp="$(cd fairway-daemon && realpath -m target/classes):$(cd fairway-daemon && realpath -m target/test-classes):$(cat fairway-daemon/target/startup-bench.classpath)"
 echo "# $(date -u +%FT%TZ) load average: $(cut -d' ' -f1-3 /proc/loadavg); subject N ms"
