@@ -101,8 +101,10 @@ class VrrpInteropTest {
     return "global_defs {\n  router_id test\n  script_user root\n}\n";
   }
 
-  VrrpRouterProcess start(Kind kind, String ns, String config) throws Exception {
-    VrrpRouterProcess r = VrrpRouterProcess.start(kind, ns, dir, globals() + config);
+  VrrpRouterProcess start(Kind kind, String ns, String config, String... fairwayArgs)
+      throws Exception {
+    VrrpRouterProcess r = VrrpRouterProcess.start(kind, ns, dir, globals() + config,
+        fairwayArgs);
     routers.add(r);
     return r;
   }
@@ -306,6 +308,72 @@ class VrrpInteropTest {
     awaitHolds(net.b, VIP, Duration.ofSeconds(8));
     awaitHolds(net.b, VIP2, Duration.ofSeconds(8));
     assertThat(Netns.holds(net.a, VIP2)).isFalse();
+  }
+
+  @Test
+  void theUserspaceProxyListensOnTheAddressBeforeItHoldsItAndServesAfterFailover()
+      throws Exception {
+    // A backend in B; B runs fairway run --userspace as the VRRP backup with a virtual server on
+    // the virtual address (IP_FREEBIND: it listens although the address is A's); A is keepalived.
+    Process backend = new ProcessBuilder("ip", "netns", "exec", net.b, "/usr/bin/python3", "-m",
+        "http.server", "--bind", "10.99.0.2", "8081").redirectErrorStream(true)
+        .redirectOutput(dir.resolve("backend.log").toFile()).start();
+    try {
+      String vs = "virtual_server " + VIP + " 8080 {\n  delay_loop 1\n  lb_algo rr\n"
+          + "  lb_kind PROXY\n  protocol TCP\n  real_server 10.99.0.2 8081 {\n    weight 1\n"
+          + "    TCP_CHECK {\n      connect_timeout 1\n    }\n  }\n}\n";
+      VrrpRouterProcess high = start(Kind.KEEPALIVED, net.a,
+          instance("VI_1", 51, 150, "MASTER", "", VIP));
+      awaitHolds(net.a, VIP, Duration.ofSeconds(10));
+      VrrpRouterProcess low = start(Kind.FAIRWAY, net.b,
+          vs + instance("VI_1", 51, 100, "BACKUP", "", VIP), "--userspace");
+      await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100))
+          .until(() -> low.logText().contains("listening on"));
+      assertThat(low.alive()).isTrue();
+      assertThat(Netns.holds(net.b, VIP)).isFalse();
+      high.kill9();
+      long t0 = System.nanoTime();
+      await().atMost(MASTER_DOWN_LOW.plusSeconds(3)).pollInterval(Duration.ofMillis(50))
+          .until(() -> curl(net.a, "http://" + VIP + ":8080/"));
+      System.out.println("userspace proxy in B served " + VIP + " "
+          + (System.nanoTime() - t0) / 1_000_000 + " ms after the master was killed");
+      assertThat(low.logText()).doesNotContain("cannot listen");
+    } finally {
+      backend.destroyForcibly().waitFor();
+    }
+  }
+
+  @Test
+  void statusShowsEachInstance() throws Exception {
+    start(Kind.KEEPALIVED, net.b, instance("VI_1", 51, 100, "BACKUP", "", VIP)
+        + instance("VI_2", 52, 200, "BACKUP", "", VIP2));
+    start(Kind.FAIRWAY, net.a, instance("VI_1", 51, 150, "MASTER", "", VIP)
+        + instance("VI_2", 52, 100, "BACKUP", "", VIP2), "--admin", "127.0.0.1:9107");
+    awaitHolds(net.a, VIP, Duration.ofSeconds(15));
+    awaitHolds(net.b, VIP2, Duration.ofSeconds(15));
+    String cp = System.getProperty("surefire.test.class.path",
+        System.getProperty("java.class.path"));
+    await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(200)).until(() -> {
+      String out = Netns.sh("ip", "netns", "exec", net.a,
+          Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+          "-XX:TieredStopAtLevel=1", "-cp", cp, "io.fairway.cli.Main", "status", "--admin",
+          "127.0.0.1:9107");
+      System.out.println(out);
+      return out.lines().anyMatch(l -> l.matches("VI_1 +eth0 +51 +MASTER +150 +10\\.99\\.0\\.1 .*"))
+          && out.lines().anyMatch(l -> l.matches("VI_2 +eth0 +52 +BACKUP +100 +10\\.99\\.0\\.2 .*"));
+    });
+  }
+
+  static boolean curl(String ns, String url) {
+    try {
+      Process p = new ProcessBuilder("ip", "netns", "exec", ns, "curl", "-s", "-o", "/dev/null",
+          "-w", "%{http_code}", "--max-time", "1", url).start();
+      String code = new String(p.getInputStream().readAllBytes()).trim();
+      p.waitFor();
+      return code.equals("200");
+    } catch (Exception e) {
+      return false;
+    }
   }
 
   @Test

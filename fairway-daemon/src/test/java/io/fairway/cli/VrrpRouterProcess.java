@@ -25,8 +25,8 @@ final class VrrpRouterProcess implements AutoCloseable {
     this.process = process;
   }
 
-  static VrrpRouterProcess start(Kind kind, String ns, Path dir, String config)
-      throws IOException {
+  static VrrpRouterProcess start(Kind kind, String ns, Path dir, String config,
+      String... fairwayArgs) throws IOException {
     Path conf = dir.resolve(ns + ".conf");
     Files.writeString(conf, config);
     Path log = dir.resolve(ns + "-" + kind.name().toLowerCase() + ".log");
@@ -41,10 +41,14 @@ final class VrrpRouterProcess implements AutoCloseable {
     } else {
       String cp = System.getProperty("surefire.test.class.path",
           System.getProperty("java.class.path"));
-      cmd = List.of("ip", "netns", "exec", ns,
+      cmd = new java.util.ArrayList<>(List.of("ip", "netns", "exec", ns,
           Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx128m",
           "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", cp, "io.fairway.cli.Main", "run",
-          "-f", conf.toString(), "--admin", "off");
+          "-f", conf.toString()));
+      cmd.addAll(List.of(fairwayArgs));
+      if (!cmd.contains("--admin")) {
+        cmd.addAll(List.of("--admin", "off"));
+      }
     }
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
