@@ -512,6 +512,8 @@ final class VrrpParser {
         case "lvs_sync_daemon_interface" -> {
           if (v.args(c, 1, 1)) {
             syncIf = Optional.of(c.arg(1));
+            v.warn(c, "lvs_sync_daemon_interface: Fairway does not start the IPVS connection "
+                + "sync daemon yet; established connections are not copied to the backup");
           }
         }
         case "smtp_alert", "dont_track_primary" ->
