@@ -121,6 +121,11 @@ public final class RunCommand implements Callable<Integer> {
       e.getMessage().lines().forEach(l -> err.println("fairway: " + l));
       return 1;
     }
+    VrrpRun vrrp = VrrpRun.of(file);
+    if (vrrp.only()) {
+      // Only VRRP blocks: no table to open (no IPVS needed), no checkers.
+      return vrrp.runAlone(adminAddress, admin, err);
+    }
     Table table;
     try {
       table = userspace
@@ -161,12 +166,20 @@ public final class RunCommand implements Callable<Integer> {
       table.close();
       return 1;
     }
+    try {
+      vrrp.start();
+    } catch (IOException e) {
+      e.getMessage().lines().forEach(l -> err.println("fairway: " + l));
+      stop(daemon, table);
+      return 1;
+    }
     AdminServer server = null;
     if (adminAddress != null) {
       try {
-        server = AdminServer.start(adminAddress, daemon::status);
+        server = AdminServer.start(adminAddress, () -> daemon.status() + vrrp.status());
       } catch (IOException | IllegalArgumentException e) {
         err.println("fairway: --admin " + admin + ": " + e.getMessage());
+        vrrp.close();
         stop(daemon, table);
         return 1;
       }
@@ -180,6 +193,7 @@ public final class RunCommand implements Callable<Integer> {
     if (server != null) {
       server.close();
     }
+    vrrp.close(); // masters hand over (priority 0) before the table goes
     stop(daemon, table);
     return 0;
   }
