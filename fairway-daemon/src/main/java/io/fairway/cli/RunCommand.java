@@ -144,12 +144,12 @@ public final class RunCommand implements Callable<Integer> {
     CountDownLatch stop = new CountDownLatch(1);
     try (Signals.Restore term = Signals.on("TERM", stop::countDown);
         Signals.Restore interrupt = Signals.on("INT", stop::countDown)) {
-      return serve(daemon, table, adminAddress, systemd, stop, first.bindings().size());
+      return serve(daemon, table, vrrp, adminAddress, systemd, stop, first.bindings().size());
     }
   }
 
   /** Starts the daemon and the admin endpoint, serves until {@code stop}, then stops. */
-  private int serve(Daemon daemon, Table table, InetSocketAddress adminAddress,
+  private int serve(Daemon daemon, Table table, VrrpRun vrrp, InetSocketAddress adminAddress,
       SystemdNotifier systemd, CountDownLatch stop, int virtualServers) throws Exception {
     var err = spec.commandLine().getErr();
     try {
