@@ -236,19 +236,17 @@ public final class AdminApplier {
   /**
    * A reload: the applier gets the new configuration, and admin settings are kept for the servers
    * that still exist (by name), except an operator's weight on a server whose configured weight
-   * changed — the operator edited the file, so the file wins.
+   * changed — the operator edited the file, so the file wins. If the applier refuses the change,
+   * nothing here changes and the exception is thrown.
    */
   public synchronized void replace(Map<String, VirtualServer> config, Map<String, QuorumRule> rules)
       throws TableException {
     Map<String, VirtualServer> before = applier.config();
     Map<String, Map<String, Rs>> kept = new HashMap<>();
     vss.forEach((vn, vs) -> kept.put(vn, vs.servers));
-    TableException failed = null;
-    try {
-      applier.replace(config);
-    } catch (TableException e) {
-      failed = e;
-    }
+    // A refused change leaves this layer as it was: the caller rolls the applier back to the old
+    // configuration, which these settings still match.
+    applier.replace(config);
     Map<String, Map<String, Rs>> old = new HashMap<>();
     for (Map.Entry<String, Map<String, Rs>> e : kept.entrySet()) {
       VirtualServer nv = config.get(e.getKey());
@@ -289,9 +287,6 @@ public final class AdminApplier {
           throw new IllegalStateException(ex.getMessage(), ex);
         }
       }
-    }
-    if (failed != null) {
-      throw failed;
     }
   }
 

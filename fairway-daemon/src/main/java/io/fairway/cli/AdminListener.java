@@ -40,11 +40,14 @@ final class AdminListener implements AutoCloseable {
    * Starts the listener for a running daemon.
    *
    * @param tokenFile {@code --admin-token-file}, or null to generate one
+   * @param status the text of {@code GET /status}
+   * @param reload what {@code POST /api/v1/reload} does (SIGHUP's path), null or the refusal
    * @throws IOException not bindable, or the token file cannot be read or written (the message
    *     says which file)
    */
   static AdminListener start(InetSocketAddress address, Path tokenFile, StateFile state, Daemon daemon,
-      io.prometheus.metrics.model.registry.PrometheusRegistry registry) throws IOException {
+      io.prometheus.metrics.model.registry.PrometheusRegistry registry, java.util.function.Supplier<String> status,
+      java.util.function.Supplier<String> reload) throws IOException {
     boolean loopback = address.getAddress().isLoopbackAddress();
     if (!loopback && tokenFile == null) {
       throw new IllegalArgumentException("a non-loopback address needs --admin-token-file (reads and"
@@ -59,7 +62,7 @@ final class AdminListener implements AutoCloseable {
     }
     DaemonMetrics metrics = new DaemonMetrics(registry, () -> ServicesView.of(daemon), daemon.events())
         .withProxyHttp(daemon);
-    AdminApi api = new AdminApi(daemon, () -> save(state, daemon), metrics::scrape);
+    AdminApi api = new AdminApi(daemon, () -> save(state, daemon), metrics::scrape, status, reload);
     AdminHttpServer server = AdminHttpServer.start(address, token::get, !loopback, REQUEST_TIMEOUT, api,
         daemon.events());
     if (tokenFile == null) {

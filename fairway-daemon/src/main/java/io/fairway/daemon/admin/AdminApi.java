@@ -30,6 +30,8 @@ public final class AdminApi implements AdminRoutes, AutoCloseable {
   private final Daemon daemon;
   private final Runnable adminChanged;
   private final Supplier<AdminResponse> metrics;
+  private final Supplier<String> status;
+  private final Supplier<String> reload;
   private final ExecutorService work = Executors.newFixedThreadPool(2, named("fairway-admin-work"));
   private final ScheduledExecutorService waits = Executors.newSingleThreadScheduledExecutor(named("fairway-admin-wait"));
 
@@ -38,9 +40,21 @@ public final class AdminApi implements AdminRoutes, AutoCloseable {
    * @param metrics renders {@code GET /metrics}
    */
   public AdminApi(Daemon daemon, Runnable adminChanged, Supplier<AdminResponse> metrics) {
+    this(daemon, adminChanged, metrics, daemon::status, daemon::reload);
+  }
+
+  /**
+   * @param status the text of {@code GET /status} (the daemon's, plus VRRP's when it runs)
+   * @param reload what {@code POST /api/v1/reload} does: SIGHUP's path; null when applied, else
+   *     the refusal
+   */
+  public AdminApi(Daemon daemon, Runnable adminChanged, Supplier<AdminResponse> metrics, Supplier<String> status,
+      Supplier<String> reload) {
     this.daemon = daemon;
     this.adminChanged = adminChanged;
     this.metrics = metrics;
+    this.status = status;
+    this.reload = reload;
   }
 
   /** Only {@code GET /status}, for callers that have no daemon admin layer (tests, demo). */
@@ -71,7 +85,7 @@ public final class AdminApi implements AdminRoutes, AutoCloseable {
         return done(get ? StatusPage.render(services()) : notAllowed(r, "GET"));
       }
       if (p.equals(List.of("status"))) {
-        return done(get ? AdminResponse.text(200, daemon.status()) : notAllowed(r, "GET"));
+        return done(get ? AdminResponse.text(200, status.get()) : notAllowed(r, "GET"));
       }
       if (p.equals(List.of("readyz"))) {
         if (!get) {
@@ -103,7 +117,7 @@ public final class AdminApi implements AdminRoutes, AutoCloseable {
       if (!r.authorized()) {
         return done(unauthorized());
       }
-      String refused = daemon.reload();
+      String refused = reload.get();
       adminChanged.run();
       return done(refused == null ? AdminResponse.json(200, new Reload("ok", null))
           : AdminResponse.json(422, new Reload("refused", refused)));
