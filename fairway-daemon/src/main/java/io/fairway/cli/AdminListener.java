@@ -65,23 +65,22 @@ final class AdminListener implements AutoCloseable {
     AdminApi api = new AdminApi(daemon, () -> save(state, daemon), metrics::scrape, status, reload);
     AdminHttpServer server = AdminHttpServer.start(address, token::get, !loopback, REQUEST_TIMEOUT, api,
         daemon.events());
+    Path generated = null;
     if (tokenFile == null) {
-      Path generated = AdminToken.defaultFile(System.getenv(), server.address().getPort());
+      generated = AdminToken.defaultFile(System.getenv(), server.address().getPort());
       try {
         token.set(AdminToken.generate(generated));
+        LOG.info("admin token written to {} (mode 0600; fairway server/reload read it from there)", generated);
       } catch (IOException e) {
-        server.close();
-        api.close();
-        throw new IOException("cannot write the admin token to " + generated + ": " + e.getMessage()
-            + " (give --admin-token-file)", e);
+        // Reads still work; a read-only runtime directory must not stop the load balancer.
+        LOG.warn("cannot write the admin token to {}: {}; every admin mutation is refused (401) until"
+            + " fairway run is started with --admin-token-file", generated, e.getMessage());
+        generated = null;
       }
-      LOG.info("admin token written to {} (mode 0600; fairway server/reload read it from there)", generated);
     }
     LOG.info("admin listener on {}", server.address());
     AdminListener l = new AdminListener(server, api);
-    if (tokenFile == null) {
-      l.generated = AdminToken.defaultFile(System.getenv(), server.address().getPort());
-    }
+    l.generated = generated;
     return l;
   }
 
