@@ -70,8 +70,16 @@ final class AdminClient {
 
   /** POST a JSON body with the token; the answer's body on 2xx. */
   String post(String path, Object body, Duration timeout) throws Failure {
+    String token;
+    try {
+      token = token();
+    } catch (Failure noToken) {
+      // With nothing running there is no token either; say the first thing first.
+      get("/healthz");
+      throw noToken;
+    }
     HttpRequest req = HttpRequest.newBuilder(base.resolve(path)).timeout(timeout)
-        .header("Authorization", "Bearer " + token()).header("Content-Type", "application/json")
+        .header("Authorization", "Bearer " + token).header("Content-Type", "application/json")
         .POST(HttpRequest.BodyPublishers.ofByteArray(Json.bytes(body))).build();
     return check(send(req, HttpResponse.BodyHandlers.ofString()));
   }
