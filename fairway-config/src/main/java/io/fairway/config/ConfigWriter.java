@@ -244,8 +244,15 @@ final class ConfigWriter {
     vs.quorumUp().ifPresent(s -> line("quorum_up " + script(s)));
     vs.quorumDown().ifPresent(s -> line("quorum_down " + script(s)));
     vs.sorryServer().ifPresent(this::sorry);
+    // Fairway extensions, written only when used (keepalived reads the dump otherwise).
+    if (vs.overflowToSorryServer()) {
+      line("overflow_to_sorry_server");
+    }
+    if (!vs.slowStart().isZero()) {
+      line("slow_start " + time(vs.slowStart()));
+    }
     for (RealServer rs : vs.realServers()) {
-      realServer(rs);
+      realServer(rs, vs.slowStart());
     }
     close();
   }
@@ -306,7 +313,7 @@ final class ConfigWriter {
     }
   }
 
-  private void realServer(RealServer rs) {
+  private void realServer(RealServer rs, java.time.Duration inheritedSlowStart) {
     open("real_server " + Addresses.format(rs.id().address()) + " " + rs.id().port());
     // Fairway's extensions are written only when used, so that keepalived reads the dump too.
     if (!rs.name().equals(rs.id().toString())) {
@@ -324,6 +331,10 @@ final class ConfigWriter {
       line("lthreshold " + rs.lowerThreshold());
     }
     line("inhibit_on_failure " + onOff(rs.inhibitOnFailure()));
+    // Written when it differs from what it would inherit (an explicit 0 under a VS default too).
+    if (!rs.slowStart().equals(inheritedSlowStart)) {
+      line("slow_start " + time(rs.slowStart()));
+    }
     rs.notifyUp().ifPresent(s -> line("notify_up " + script(s)));
     rs.notifyDown().ifPresent(s -> line("notify_down " + script(s)));
     for (Checker c : rs.checkers()) {

@@ -18,7 +18,10 @@ import java.util.Map;
  *       HEADER and COOKIE their value, everything else the client address.
  *   <li>Shard's {@code replicas}, {@code warmup}, {@code rampup}, {@code healthy} and fallback's
  *       {@code sticky} become director parameters.
- *   <li>{@code sorry_server} is named, so the table can overflow to it.
+ *   <li>{@code sorry_server} is named when {@code overflow_to_sorry_server} is on, so the table
+ *       can overflow to it. Without the keyword the table refuses a connection nobody can take,
+ *       as the kernel does; the sorry server is then only the destination the apply layer
+ *       installs when quorum is lost, an ordinary one for the table.
  * </ul>
  */
 public final class ListenerSpecs {
@@ -49,6 +52,7 @@ public final class ListenerSpecs {
     }
     InetSocketAddress sorry =
         vs.sorryServer()
+            .filter(s -> vs.overflowToSorryServer())
             .map(s -> new InetSocketAddress(s.id().address(), s.id().port()))
             .orElse(null);
     return new ListenerSpec(mode, key, params, sorry);

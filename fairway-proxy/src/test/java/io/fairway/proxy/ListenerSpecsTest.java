@@ -24,6 +24,7 @@ class ListenerSpecsTest {
               rampup 30
           }
           sorry_server 127.0.0.1 9999
+          overflow_to_sorry_server
           real_server 127.0.0.1 9001 {
           }
       }
@@ -39,6 +40,7 @@ class ListenerSpecsTest {
       virtual_server 127.0.0.1 8082 {
           lb_algo wlc
           lb_kind NAT
+          sorry_server 127.0.0.1 9998
           real_server 127.0.0.1 9003 {
           }
       }
@@ -62,6 +64,8 @@ class ListenerSpecsTest {
     assertThat(ListenerSpecs.from(c.virtualServers().get(1)).keySource()).isEqualTo(KeySource.cookie("session"));
     ListenerSpec nat = ListenerSpecs.from(c.virtualServers().get(2));
     assertThat(nat.mode()).isEqualTo(Mode.TCP);
+    // A sorry server without overflow_to_sorry_server is for quorum loss only: the table must
+    // refuse what nobody can take, as the kernel does.
     assertThat(nat.sorryServer()).isNull();
     // shard on HTTP defaults to Varnish's HASH, which in client context is the URL.
     assertThat(ListenerSpecs.from(c.virtualServers().get(3)).keySource()).isEqualTo(KeySource.URL);

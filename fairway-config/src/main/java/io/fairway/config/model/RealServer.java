@@ -1,5 +1,6 @@
 package io.fairway.config.model;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 
@@ -18,6 +19,9 @@ import java.util.Optional;
  * @param notifyUp script run when the server comes up
  * @param notifyDown script run when it goes down
  * @param checkers its health checkers; empty means "always up"
+ * @param slowStart {@code slow_start} (a Fairway extension), its own or inherited from the
+ *     virtual server: a server that comes up after start takes its share progressively over this
+ *     time; {@link Duration#ZERO} = off
  */
 public record RealServer(
     Location location,
@@ -31,9 +35,11 @@ public record RealServer(
     boolean inhibitOnFailure,
     Optional<Script> notifyUp,
     Optional<Script> notifyDown,
-    List<Checker> checkers) {
+    List<Checker> checkers,
+    Duration slowStart) {
   public RealServer {
     checkers = List.copyOf(checkers);
+    slowStart = slowStart == null ? Duration.ZERO : slowStart;
   }
 
   /** The weight as the kernel takes it (truncated; only meaningful for kernel schedulers). */

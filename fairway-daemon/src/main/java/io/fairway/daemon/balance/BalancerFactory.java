@@ -175,7 +175,8 @@ public final class BalancerFactory {
         throw new BalanceException(rs.location() + ": real_server " + rs.name() + ": " + e.getMessage());
       }
     }
-    if (vs.sorryServer().isPresent()) {
+    // Overflow follows overflow_to_sorry_server, as on both data planes (docs/schedulers.md).
+    if (vs.sorryServer().isPresent() && vs.overflowToSorryServer()) {
       var ss = vs.sorryServer().get();
       try {
         service.setSorryServer(new DestSpec(null, ss.id().address(), ss.id().port(), 1, 0, 0));
