@@ -9,10 +9,12 @@ import io.fairway.table.Table;
 import io.fairway.table.TableException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -122,7 +124,7 @@ public final class Applier {
         serverIn(vs, rs);
       }
     }
-    sorryInhibitAtZero(vs);
+    sorryStandBy(vs);
   }
 
   /**
@@ -238,6 +240,52 @@ public final class Applier {
         }
       }
     }
+  }
+
+  /**
+   * Overflow to the sorry server ({@code overflow_to_sorry_server}) for one service of the
+   * virtual server: {@code full} raises the standing-by sorry server to its weight so the
+   * kernel's scheduler, finding every real server overloaded or quiesced, picks it; {@code !full}
+   * lowers it to 0 so new connections go to the pool again. Connections already on the sorry
+   * server stay there (a weight change moves nothing).
+   *
+   * <p>While quorum is lost the sorry server serves anyway and nothing is changed or recorded;
+   * when quorum returns the sorry server goes back to 0 and the next reading decides again (see
+   * docs/apply.md, "Quorum and overflow").
+   *
+   * @return whether the table was changed
+   */
+  public synchronized boolean overflow(String vsName, ServiceKey key, boolean full)
+      throws TableException, UnknownServerException {
+    VsState vs = vs(vsName);
+    Dest sorry = vs.config.sorryServer();
+    if (!vs.config.overflow() || !vs.initialized || !vs.sorryPresent || vs.sorryServing) {
+      return false;
+    }
+    Service service = null;
+    for (Service s : vs.config.services()) {
+      if (s.key().equals(key)) {
+        service = s;
+      }
+    }
+    if (service == null || full == vs.overflowing.contains(key)) {
+      return false;
+    }
+    table.setDest(key, destFor(service, sorry, full ? sorry.weight() : 0));
+    if (full) {
+      vs.overflowing.add(key);
+      LOG.info("{}: {}: every real server is full or drained; new connections to the sorry "
+          + "server {}", vsName, key, sorry.key());
+    } else {
+      vs.overflowing.remove(key);
+      LOG.info("{}: {}: a real server has room again; new connections to the pool", vsName, key);
+    }
+    return true;
+  }
+
+  /** The services of the virtual server whose new connections overflow to the sorry server. */
+  public synchronized Set<ServiceKey> overflowing(String vsName) throws UnknownServerException {
+    return Set.copyOf(vs(vsName).overflowing);
   }
 
   /** Whether a destination for the real server is currently in the table. */
@@ -402,6 +450,7 @@ public final class Applier {
   private static void forget(VsState vs) {
     vs.sorryPresent = false;
     vs.sorryServing = false;
+    vs.overflowing.clear();
     vs.servers.values().forEach(rs -> rs.present = false);
   }
 
@@ -426,8 +475,8 @@ public final class Applier {
           }
         }
         Dest sorry = vs.config.sorryServer();
-        if (sorry != null && (vs.sorryServing || vs.config.sorryServerInhibit())) {
-          Dest d = destFor(s, sorry, vs.sorryServing ? sorry.weight() : 0);
+        if (sorry != null && (vs.sorryServing || vs.config.sorryStandsBy())) {
+          Dest d = destFor(s, sorry, sorryWeight(vs, s));
           dests.put(d.key(), d);
         }
         out.put(s.key(), new DesiredService(s, dests));
@@ -456,7 +505,7 @@ public final class Applier {
         rs.present = desiredWeight(vs, rs) != null;
       }
       vs.sorryPresent =
-          vs.config.sorryServer() != null && (vs.sorryServing || vs.config.sorryServerInhibit());
+          vs.config.sorryServer() != null && (vs.sorryServing || vs.config.sorryStandsBy());
     }
     return drifts;
   }
@@ -469,6 +518,12 @@ public final class Applier {
   }
 
   // ---------------------------------------------------------------------------------------------
+
+  /** The sorry server's weight in one service: serving (quorum lost) or overflowing, else 0. */
+  private static int sorryWeight(VsState vs, Service s) {
+    boolean on = vs.sorryServing || vs.overflowing.contains(s.key());
+    return on ? vs.config.sorryServer().weight() : 0;
+  }
 
   /** The weight a server should have in the table, or null when it should be absent. */
   private static Integer desiredWeight(VsState vs, RsState rs) {
@@ -538,12 +593,25 @@ public final class Applier {
     if (sameSorry) {
       vs.sorryServing = old.sorryServing;
       vs.sorryPresent = old.sorryPresent;
-      if (vs.sorryPresent && !vs.sorryServing && !cfg.sorryServerInhibit()) {
+      if (cfg.overflow()) {
+        // Still overflowing where it was: the next reading lowers it if the pool has room.
+        old.overflowing.stream().filter(newServices::containsKey).forEach(vs.overflowing::add);
+      }
+      if (vs.sorryPresent && !vs.sorryServing && !cfg.sorryStandsBy()) {
         forEachService(vs, s -> table.delDest(s.key(), destFor(s, newSorry, 0).key()));
         vs.sorryPresent = false;
-      } else if (vs.sorryPresent && !oldSorry.equals(newSorry)) {
-        int w = vs.sorryServing ? newSorry.weight() : 0;
-        forEachService(vs, s -> table.setDest(s.key(), destFor(s, newSorry, w)));
+        vs.overflowing.clear();
+      } else if (vs.sorryPresent) {
+        for (Service s : cfg.services()) {
+          if (!oldServices.containsKey(s.key())) {
+            continue; // a new service: added with everything else below
+          }
+          int was = old.sorryServing || old.overflowing.contains(s.key()) ? oldSorry.weight() : 0;
+          int w = sorryWeight(vs, s);
+          if (w != was || !oldSorry.equals(newSorry)) {
+            table.setDest(s.key(), destFor(s, newSorry, w));
+          }
+        }
       }
     } else {
       dropOldSorry = oldSorry != null && old.sorryPresent;
@@ -601,11 +669,11 @@ public final class Applier {
           }
         }
         if (vs.sorryPresent) {
-          table.addDest(s.key(), destFor(s, newSorry, vs.sorryServing ? newSorry.weight() : 0));
+          table.addDest(s.key(), destFor(s, newSorry, sorryWeight(vs, s)));
         }
       }
     }
-    sorryInhibitAtZero(vs);
+    sorryStandBy(vs);
     return vs;
   }
 
@@ -634,6 +702,7 @@ public final class Applier {
     }
     vs.sorryPresent = false;
     vs.sorryServing = false;
+    vs.overflowing.clear();
     vs.servers.values().forEach(rs -> rs.present = false);
   }
 
@@ -680,11 +749,18 @@ public final class Applier {
     }
     vs.sorryPresent = true;
     vs.sorryServing = true;
+    // Quorum loss owns the sorry server now; overflow is decided afresh when quorum returns.
+    vs.overflowing.clear();
   }
 
+  /**
+   * The sorry server stops serving. Overflow starts again from "the pool has room": the real
+   * servers have just come back, and the counters read while they were out say nothing about them.
+   */
   private void sorryOut(VsState vs, boolean force) throws TableException {
     Dest sorry = vs.config.sorryServer();
-    if (vs.config.sorryServerInhibit() && !force) {
+    vs.overflowing.clear();
+    if (vs.config.sorryStandsBy() && !force) {
       LOG.info("{}: disabling sorry server {} (weight 0)", vs.config.name(), sorry.key());
       forEachService(vs, s -> table.setDest(s.key(), destFor(s, sorry, 0)));
     } else {
@@ -695,10 +771,13 @@ public final class Applier {
     vs.sorryServing = false;
   }
 
-  /** An inhibit sorry server sits in the table at weight 0 from startup (ipwrapper.c:661-673). */
-  private void sorryInhibitAtZero(VsState vs) throws TableException {
+  /**
+   * An inhibit sorry server sits in the table at weight 0 from startup (ipwrapper.c:661-673); so
+   * does one that takes overflow, so that overflowing is a weight change.
+   */
+  private void sorryStandBy(VsState vs) throws TableException {
     Dest sorry = vs.config.sorryServer();
-    if (sorry != null && vs.config.sorryServerInhibit() && !vs.sorryPresent) {
+    if (vs.config.sorryStandsBy() && !vs.sorryPresent) {
       forEachService(vs, s -> table.addDest(s.key(), destFor(s, sorry, 0)));
       vs.sorryPresent = true;
     }
@@ -753,6 +832,8 @@ public final class Applier {
     boolean sorryServing;
     /** The sorry server is in the table at all (at weight 0 when inhibit and not serving). */
     boolean sorryPresent;
+    /** Services whose pool is full, so the standing-by sorry server is at its weight. */
+    final Set<ServiceKey> overflowing = new HashSet<>();
 
     VsState(VirtualServer config) {
       this.config = config;

@@ -2,6 +2,7 @@ package io.fairway.daemon;
 
 import io.fairway.apply.Applier;
 import io.fairway.apply.LvsHousekeeping;
+import io.fairway.apply.OverflowWatch;
 import io.fairway.apply.UnknownServerException;
 import io.fairway.check.CheckConfigException;
 import io.fairway.check.engine.CheckEngine;
@@ -47,6 +48,10 @@ public final class Daemon implements AutoCloseable {
   private ApplyingListener listener;
   private CheckEngine engine;
   private ScheduledExecutorService drift;
+  /** overflow_to_sorry_server on a table that cannot overflow by itself; zero = not watched. */
+  private Duration overflowInterval = Duration.ZERO;
+  private ScheduledExecutorService overflow;
+  private boolean overflowFailing;
   private volatile int reloads;
 
   /**
@@ -66,6 +71,19 @@ public final class Daemon implements AutoCloseable {
     this.driftInterval = Objects.requireNonNull(driftInterval);
     this.clock = clock;
     this.lvs = new LvsHousekeeping(table);
+  }
+
+  /**
+   * How often to read the kernel's counters for {@code overflow_to_sorry_server} ({@link
+   * OverflowWatch}); zero (the default) for a table that overflows by itself, as the userspace
+   * proxy does. Set before {@link #start}.
+   */
+  public synchronized Daemon overflowInterval(Duration interval) {
+    if (interval.isNegative()) {
+      throw new IllegalArgumentException("overflow interval must be >= 0: " + interval);
+    }
+    this.overflowInterval = interval;
+    return this;
   }
 
   /**
@@ -98,6 +116,33 @@ public final class Daemon implements AutoCloseable {
       });
       long ms = driftInterval.toMillis();
       drift.scheduleWithFixedDelay(this::repairDrift, ms, ms, TimeUnit.MILLISECONDS);
+    }
+    if (!overflowInterval.isZero()) {
+      OverflowWatch watch = new OverflowWatch(applier);
+      overflow = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "fairway-overflow");
+        t.setDaemon(true);
+        return t;
+      });
+      long us = Math.max(1, overflowInterval.toNanos() / 1000);
+      overflow.scheduleWithFixedDelay(() -> watchOverflow(watch), us, us, TimeUnit.MICROSECONDS);
+    }
+  }
+
+  /** One overflow reading; a failure is logged once until the table answers again. */
+  private void watchOverflow(OverflowWatch watch) {
+    try {
+      watch.poll();
+      if (overflowFailing) {
+        LOG.info("overflow watch: reading the table again");
+      }
+      overflowFailing = false;
+    } catch (TableException | RuntimeException e) {
+      if (!overflowFailing) {
+        LOG.warn("overflow watch: cannot read the table, sorry servers stay as they are: {}",
+            e.getMessage());
+      }
+      overflowFailing = true;
     }
   }
 
@@ -211,6 +256,7 @@ public final class Daemon implements AutoCloseable {
     if (drift != null) {
       drift.shutdownNow();
     }
+    stopOverflowWatch();
     if (engine != null) {
       // shutdown(), not close(): with omega the operator asked for notify_down and quorum_down
       // scripts when the service goes away, and this is the only place it does.
@@ -228,6 +274,7 @@ public final class Daemon implements AutoCloseable {
     if (drift != null) {
       drift.shutdownNow();
     }
+    stopOverflowWatch();
     if (engine != null) {
       engine.close();
     }
@@ -235,6 +282,19 @@ public final class Daemon implements AutoCloseable {
       lvs.detach();
     } catch (TableException e) {
       LOG.warn("{}", e.getMessage());
+    }
+  }
+
+  /** Stops the watch and waits for a reading in progress, so shutdown's removals come last. */
+  private void stopOverflowWatch() {
+    if (overflow == null) {
+      return;
+    }
+    overflow.shutdownNow();
+    try {
+      overflow.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 

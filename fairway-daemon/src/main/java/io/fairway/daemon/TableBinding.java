@@ -90,7 +90,7 @@ final class TableBinding {
         sorryInhibit = s.inhibit();
       }
       if (out.put(vs.name(), new VirtualServer(vs.name(), services, VirtualServer.byName(servers), sorry,
-          sorryInhibit, tracked)) != null) {
+          sorryInhibit, tracked, sorry != null && vs.overflowToSorryServer())) != null) {
         throw new BindingException(where + ": a second virtual server has the same name");
       }
     }
