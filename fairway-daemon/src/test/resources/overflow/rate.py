@@ -1,0 +1,145 @@
+"""Overflow switch benchmark: opens connections at a fixed rate past the pool's capacity and back.
+
+Phase 1: connections at RATE/s, all held open, for FILL seconds: the pool (12 slots) fills, then
+the sorry server should take the rest. Phase 2: every pool connection is reset; once the kernel
+expires them (10 s for a reset connection) the pool has room again; connections go on at RATE/s
+for BACK seconds, so the pool fills a second time.
+
+usage: rate.py VIP PORT RATE FILL BACK SORRY TABLE_CMD OUT
+Writes key=value lines: counts, and the switch windows in milliseconds.
+"""
+import socket
+import struct
+import subprocess
+import sys
+import threading
+import time
+
+vip, port, rate, fill, back = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
+sorry, table_cmd, out = sys.argv[6], sys.argv[7], sys.argv[8]
+service = "%s:%d" % (vip, port)
+T0 = time.monotonic()
+
+
+def now_ms():
+    return (time.monotonic() - T0) * 1000.0
+
+
+def table():
+    text = subprocess.run(table_cmd, shell=True, capture_output=True, text=True).stdout
+    dests, inside = {}, False
+    for line in text.splitlines():
+        if not line.startswith(" "):
+            inside = line.split()[1:2] == [service] if line.split() else False
+            continue
+        f = line.split()
+        if inside and f and f[0] == "->" and len(f) >= 6 and f[3].isdigit():
+            dests[f[1]] = (int(f[3]), int(f[4]), int(f[5]))
+    return dests
+
+
+samples = []  # (ms, {dest: (w, a, i)})
+stop = threading.Event()
+
+
+def poll():
+    while not stop.is_set():
+        t = table()
+        samples.append((now_ms(), t))
+        time.sleep(0.005)
+
+
+events = []  # (start_ms, answer_ms, backend or None)
+held = []
+
+
+def connect():
+    start = now_ms()
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.settimeout(2)
+    try:
+        s.connect((vip, port))
+        line = b""
+        while not line.endswith(b"\n"):
+            chunk = s.recv(100)
+            if not chunk:
+                break
+            line += chunk
+        if line.endswith(b"\n"):
+            events.append((start, now_ms(), line.decode().strip()))
+            held.append((s, line.decode().strip()))
+            return
+    except OSError:
+        pass
+    s.close()
+    events.append((start, now_ms(), None))
+
+
+def paced(seconds):
+    n = int(seconds * rate)
+    base = time.monotonic()
+    for i in range(n):
+        delay = base + i / rate - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+        connect()
+
+
+poller = threading.Thread(target=poll, daemon=True)
+poller.start()
+paced(fill)
+reset_ms = now_ms()
+for s, b in list(held):
+    if b != sorry:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        s.close()
+        held.remove((s, b))
+paced(back)
+stop.set()
+poller.join()
+
+r = {"rate": rate, "connections": len(events), "refused": sum(1 for e in events if e[2] is None)}
+pool = [e for e in events if e[2] is not None and e[2] != sorry]
+r["pool_connections"] = len(pool)
+r["sorry_connections"] = sum(1 for e in events if e[2] == sorry)
+
+
+def switch(name, full_ms, until_ms):
+    """From the pool being full (answer of its 12th connection) to the first sorry answer."""
+    first = next((e for e in events if e[2] == sorry and e[0] >= full_ms and e[0] < until_ms), None)
+    r[name + "_pool_full_ms"] = round(full_ms, 1)
+    if first is None:
+        r[name + "_window_ms"] = "never"
+        return None
+    r[name + "_window_ms"] = round(first[1] - full_ms, 1)
+    r[name + "_refused_in_window"] = sum(1 for e in events if e[2] is None and full_ms <= e[0] <= first[0])
+    return first
+
+
+phase1 = [e for e in events if e[0] < reset_ms]
+pool1 = [e for e in phase1 if e[2] is not None and e[2] != sorry]
+if len(pool1) >= 12:
+    first = switch("switch1", pool1[11][1], reset_ms)
+    if first:
+        r["refused_steady_overflow"] = sum(1 for e in phase1 if e[2] is None and e[0] > first[0])
+# Back: the first sample after the reset in which a pool server has room (total <= 2 of 4).
+room = next((t for t, d in samples if t > reset_ms and any(
+    k != sorry and v[0] > 0 and v[1] + v[2] <= 2 for k, v in d.items())), None)
+phase2 = [e for e in events if e[0] >= reset_ms]
+back_first = next((e for e in phase2 if e[2] is not None and e[2] != sorry), None)
+if room is not None and back_first is not None:
+    r["back_room_seen_ms"] = round(room, 1)
+    r["back_window_ms"] = round(back_first[1] - room, 1)
+    r["back_sorry_after_room"] = sum(1 for e in phase2 if e[2] == sorry and room < e[0] < back_first[0])
+    pool2 = [e for e in phase2 if e[2] is not None and e[2] != sorry]
+    if len(pool2) >= 12:
+        switch("switch2", pool2[11][1], 1e18)
+r["refused_in_phase2"] = sum(1 for e in phase2 if e[2] is None)
+r["poll_samples"] = len(samples)
+if len(samples) > 1:
+    r["poll_period_ms"] = round((samples[-1][0] - samples[0][0]) / (len(samples) - 1), 1)
+with open(out, "w") as f:
+    for k, v in r.items():
+        f.write("%s=%s\n" % (k, v))
+for s, _ in held:
+    s.close()
