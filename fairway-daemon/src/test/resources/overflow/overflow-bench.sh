@@ -7,6 +7,9 @@ RATE=$2
 shift 2
 OUT=/run/out
 FW="sh $S/fairway.sh"
+# Every connection is held open, by the client and by the backends (started by topology.sh):
+# 15 s at RATE/s is thousands of sockets.
+ulimit -n 65536
 . "$S/topology.sh"
 P=100
 for I in "$@"; do
@@ -18,7 +21,7 @@ for I in "$@"; do
     > "$OUT/bench-$I.out" 2> "$OUT/bench-$I.log" &
   PID=$!
   started "$KTABLE"
-  ip netns exec ovf-cl python3 "$S/rate.py" 10.16.0.1 $P "$RATE" 2 13 10.17.1.9:80 "$KTABLE" \
+  ip netns exec ovf-cl python3 "$S/rate.py" 10.16.0.1 $P "$RATE" 2 13 10.17.1.9:80 proc \
     "$OUT/bench-$I.properties" > "$OUT/bench-$I.rate.log" 2>&1
   echo "interval=$I" >> "$OUT/bench-$I.properties"
   kill -TERM $PID

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,12 +34,20 @@ public final class Applier {
 
   private final TolerantTable table;
   private final Map<String, VsState> vss = new LinkedHashMap<>();
+  /** Nanoseconds, for slow start ramps. */
+  private final LongSupplier nanos;
 
   /**
    * An applier for the given virtual servers, keyed by name. Nothing is written until {@link
    * #init}.
    */
   public Applier(Table table, Map<String, VirtualServer> vs) {
+    this(table, vs, System::nanoTime);
+  }
+
+  /** The same, with the clock slow start ramps are timed by (tests drive it by hand). */
+  public Applier(Table table, Map<String, VirtualServer> vs, LongSupplier nanos) {
+    this.nanos = Objects.requireNonNull(nanos, "nanos");
     this.table = new TolerantTable(Objects.requireNonNull(table, "table"));
     for (Map.Entry<String, VirtualServer> e : vs.entrySet()) {
       vss.put(e.getKey(), new VsState(e.getValue()));
@@ -150,10 +159,14 @@ public final class Applier {
     if (vs.initialized && vs.mayChangeServers()) {
       if (alive) {
         rs.alive = true;
+        // Up after start: slow start (not at init, where every server would be "new").
+        long rampStart = rs.rampStart;
+        startRamp(rs);
         try {
           serverIn(vs, rs);
         } catch (TableException e) {
           rs.alive = false;
+          rs.rampStart = rampStart;
           throw e;
         }
       } else {
@@ -187,14 +200,104 @@ public final class Applier {
     int old = rs.weight;
     rs.weight = clamped;
     if (vs.initialized && rs.present && rs.alive && vs.mayChangeServers()) {
-      LOG.info("{}: weight of {} {} -> {}", vsName, rsName, old, clamped);
+      // A ramping server follows its ramp towards the new target.
+      int w = current(rs);
+      LOG.info("{}: weight of {} {} -> {}{}", vsName, rsName, old, clamped,
+          w == clamped ? "" : " (slow start: " + w + " now)");
       try {
-        forEachService(vs, s -> table.setDest(s.key(), destFor(s, rs.config.dest(), clamped)));
+        forEachService(vs, s -> table.setDest(s.key(), destFor(s, rs.config.dest(), w)));
+        rs.written = w;
       } catch (TableException e) {
         rs.weight = old;
         throw e;
       }
     }
+  }
+
+  /**
+   * Starts (or restarts) a real server's slow start now, from weight 1: the hook for "the server
+   * is back in service" events that are not a verdict, such as an operator's {@code ready} after
+   * maintenance. A server without {@code slow_start}, or not serving, is not changed.
+   *
+   * @return whether a ramp started
+   */
+  public synchronized boolean startSlowStart(String vsName, String rsName)
+      throws TableException, UnknownServerException {
+    VsState vs = vs(vsName);
+    RsState rs = rs(vs, rsName);
+    if (!vs.initialized || !rs.present || !rs.alive || !vs.mayChangeServers()
+        || rs.config.slowStart().isZero() || rs.weight <= 1) {
+      return false;
+    }
+    startRamp(rs);
+    int w = current(rs);
+    LOG.info("{}: {} slow start over {} (weight {} of {})", vsName, rsName,
+        rs.config.slowStart(), w, rs.weight);
+    forEachService(vs, s -> table.setDest(s.key(), destFor(s, rs.config.dest(), w)));
+    rs.written = w;
+    return true;
+  }
+
+  /**
+   * Steps the weights of ramping servers to where their slow start is now: called periodically
+   * (the daemon: every 50 ms). A server changes weight only when it enters a new step, so a ramp
+   * is at most {@link SlowStart#MAX_STEPS} calls per service.
+   *
+   * @return how many servers changed weight
+   */
+  public synchronized int stepSlowStarts() throws TableException {
+    int changed = 0;
+    for (VsState vs : vss.values()) {
+      if (!vs.initialized || !vs.mayChangeServers()) {
+        continue;
+      }
+      for (RsState rs : vs.servers.values()) {
+        if (rs.rampStart < 0 || !rs.present || !rs.alive) {
+          continue;
+        }
+        int w = current(rs);
+        if (w != rs.written) {
+          forEachService(vs, s -> table.setDest(s.key(), destFor(s, rs.config.dest(), w)));
+          rs.written = w;
+          changed++;
+          if (rs.rampStart < 0) {
+            LOG.info("{}: {} slow start done (weight {})", vs.config.name(), rs.config.name(), w);
+          }
+        }
+      }
+    }
+    return changed;
+  }
+
+  /** The weight a ramping real server has now, or null when it is not ramping. */
+  public synchronized Integer rampWeight(String vsName, String rsName)
+      throws UnknownServerException {
+    RsState rs = rs(vs(vsName), rsName);
+    if (rs.rampStart < 0) {
+      return null;
+    }
+    int w = current(rs);
+    return rs.rampStart < 0 ? null : w;
+  }
+
+  private void startRamp(RsState rs) {
+    rs.rampStart = rs.config.slowStart().isZero() ? -1 : nanos.getAsLong();
+  }
+
+  /**
+   * The weight the server should have now: its weight, or its ramp's step. Ends a finished ramp.
+   */
+  private int current(RsState rs) {
+    if (rs.rampStart < 0) {
+      return rs.weight;
+    }
+    long elapsed = nanos.getAsLong() - rs.rampStart;
+    long duration = rs.config.slowStart().toNanos();
+    if (SlowStart.done(rs.weight, elapsed, duration)) {
+      rs.rampStart = -1;
+      return rs.weight;
+    }
+    return SlowStart.weight(rs.weight, elapsed, duration);
   }
 
   /**
@@ -323,7 +426,8 @@ public final class Applier {
                 rs.alive,
                 rs.present,
                 rs.weight,
-                rs.config.inhibit()));
+                rs.config.inhibit(),
+                rs.rampStart >= 0 && rs.present && rs.alive ? Math.max(1, current(rs)) : 0));
       }
       out.add(
           new VirtualServerStatus(
@@ -529,7 +633,7 @@ public final class Applier {
   private static Integer desiredWeight(VsState vs, RsState rs) {
     boolean serving = rs.alive && !vs.sorryServing;
     if (serving) {
-      return rs.weight;
+      return rs.rampStart >= 0 ? rs.written : rs.weight;
     }
     if (rs.config.inhibit()) {
       return 0;
@@ -633,6 +737,8 @@ public final class Applier {
       }
       rs.alive = was.alive;
       rs.present = was.present;
+      rs.rampStart = was.rampStart;
+      rs.written = was.written;
       long w = (long) was.weight + rc.weight() - was.config.weight();
       rs.weight = (int) Math.max(0, Math.min(Integer.MAX_VALUE, w));
       Integer want = desiredWeight(vs, rs);
@@ -709,7 +815,11 @@ public final class Applier {
   /** keepalived's ADD_DEST for a real server, with the inhibit rewrite (ipvswrapper.c:569-577). */
   private void serverIn(VsState vs, RsState rs) throws TableException {
     boolean serving = rs.alive && vs.mayChangeServers();
-    int w = serving ? rs.weight : 0;
+    if (!serving) {
+      rs.rampStart = -1;
+    }
+    int w = serving ? current(rs) : 0;
+    rs.written = w;
     if (rs.present) {
       if (!rs.config.inhibit()) {
         return;
@@ -728,6 +838,7 @@ public final class Applier {
    * removal is forced (the server left the configuration).
    */
   private void serverOut(VsState vs, RsState rs, boolean force) throws TableException {
+    rs.rampStart = -1;
     if (rs.config.inhibit() && !force) {
       LOG.info("{}: disabling {} (weight 0)", vs.config.name(), rs.config.name());
       forEachService(vs, s -> table.setDest(s.key(), destFor(s, rs.config.dest(), 0)));
@@ -853,6 +964,10 @@ public final class Applier {
     boolean alive;
     boolean present;
     int weight;
+    /** When its slow start began (nanos), or -1 when it is not ramping. */
+    long rampStart = -1;
+    /** The weight last written for it while serving (the ramp's current step). */
+    int written;
 
     RsState(RealServer config) {
       this.config = config;

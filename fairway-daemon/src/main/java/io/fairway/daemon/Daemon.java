@@ -52,6 +52,8 @@ public final class Daemon implements AutoCloseable {
   private Duration overflowInterval = Duration.ZERO;
   private ScheduledExecutorService overflow;
   private boolean overflowFailing;
+  /** Steps slow start ramps (both planes: the table only sees weights). */
+  private ScheduledExecutorService slowStart;
   private volatile int reloads;
 
   /**
@@ -117,6 +119,12 @@ public final class Daemon implements AutoCloseable {
       long ms = driftInterval.toMillis();
       drift.scheduleWithFixedDelay(this::repairDrift, ms, ms, TimeUnit.MILLISECONDS);
     }
+    slowStart = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "fairway-slow-start");
+      t.setDaemon(true);
+      return t;
+    });
+    slowStart.scheduleWithFixedDelay(this::stepSlowStarts, 50, 50, TimeUnit.MILLISECONDS);
     if (!overflowInterval.isZero()) {
       OverflowWatch watch = new OverflowWatch(applier);
       overflow = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -126,6 +134,19 @@ public final class Daemon implements AutoCloseable {
       });
       long us = Math.max(1, overflowInterval.toNanos() / 1000);
       overflow.scheduleWithFixedDelay(() -> watchOverflow(watch), us, us, TimeUnit.MICROSECONDS);
+    }
+  }
+
+  private void stepSlowStarts() {
+    Applier a;
+    synchronized (this) {
+      a = applier;
+    }
+    try {
+      a.stepSlowStarts();
+    } catch (TableException | RuntimeException e) {
+      // The next step retries; drift repair converges what was missed.
+      LOG.debug("slow start: {}", e.getMessage());
     }
   }
 
@@ -287,6 +308,9 @@ public final class Daemon implements AutoCloseable {
 
   /** Stops the watch and waits for a reading in progress, so shutdown's removals come last. */
   private void stopOverflowWatch() {
+    if (slowStart != null) {
+      slowStart.shutdownNow();
+    }
     if (overflow == null) {
       return;
     }

@@ -56,7 +56,9 @@ final class StatusFormat {
               shown.put(rs.name(), true);
               Health hh = h.get(rs.name());
               state = rs.alive() ? "up" : "down";
-              reason = rs.name() + (hh == null ? "" : ": " + hh.reason());
+              reason = rs.name() + (hh == null ? "" : ": " + hh.reason())
+                  + (rs.ramping() ? " (slow start: weight " + rs.rampWeight() + " of "
+                      + rs.weight() + ")" : "");
             } else if (vs.sorryServer() != null && sameHost(vs.sorryServer(), d.dest())) {
               // The weight read back tells overflow (overflow_to_sorry_server raised it because
               // the pool is full) from standing by.

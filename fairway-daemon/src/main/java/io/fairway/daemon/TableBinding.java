@@ -72,7 +72,10 @@ final class TableBinding {
       for (io.fairway.config.model.RealServer rs : vs.realServers()) {
         Dest dest = dest(rs.id().address(), rs.id().port(), rs.forwarding(), rs.intWeight(),
             clamp(rs.upperThreshold()), clamp(rs.lowerThreshold()));
-        servers.add(new RealServer(rs.name(), dest, rs.inhibitOnFailure(), rs.intWeight()));
+        // shard ramps by itself (Varnish's rampup, which slow_start sets: ListenerSpecs).
+        java.time.Duration slow = vs.scheduler() == io.fairway.config.model.Scheduler.SHARD
+            ? java.time.Duration.ZERO : rs.slowStart();
+        servers.add(new RealServer(rs.name(), dest, rs.inhibitOnFailure(), rs.intWeight(), slow));
         for (io.fairway.config.model.Checker c : rs.checkers()) {
           if (c instanceof FileCheck f) {
             Optional<TrackFile> tf = config.trackFile(f.trackFile());

@@ -39,7 +39,9 @@ public final class ListenerSpecs {
       key = key(s.by());
       params.put("replicas", Integer.toString(s.replicas()));
       params.put("warmup", Double.toString(s.warmup()));
-      params.put("rampup", Double.toString(s.rampup().toNanos() / 1e9));
+      // slow_start on a shard service is Varnish's rampup, unchanged (rampup, if given, wins).
+      java.time.Duration rampup = s.rampup().isZero() ? slowStart(vs) : s.rampup();
+      params.put("rampup", Double.toString(rampup.toNanos() / 1e9));
       params.put("healthy", s.healthy().name());
     } else if (d instanceof DirectorSpec.Fallback f) {
       params.put("sticky", Boolean.toString(f.sticky()));
@@ -56,6 +58,17 @@ public final class ListenerSpecs {
             .map(s -> new InetSocketAddress(s.id().address(), s.id().port()))
             .orElse(null);
     return new ListenerSpec(mode, key, params, sorry);
+  }
+
+  /** The virtual server's slow_start, or the longest of its real servers' (shard has one rampup). */
+  private static java.time.Duration slowStart(VirtualServer vs) {
+    java.time.Duration d = vs.slowStart();
+    for (var rs : vs.realServers()) {
+      if (rs.slowStart().compareTo(d) > 0) {
+        d = rs.slowStart();
+      }
+    }
+    return d;
   }
 
   private static KeySource key(io.fairway.config.model.KeySource by) {
