@@ -17,9 +17,14 @@ while True:
     for key, _ in sel.select():
         s = key.fileobj
         if key.data == "listen":
-            c, _ = s.accept()
-            host, port = c.getsockname()[:2]
-            c.sendall(("%s:%d\n" % (host, port)).encode())
+            try:
+                c, _ = s.accept()
+                host, port = c.getsockname()[:2]
+                c.sendall(("%s:%d\n" % (host, port)).encode())
+            except OSError:
+                # A health checker connects and resets at once: not a reason to stop serving.
+                c.close()
+                continue
             sel.register(c, selectors.EVENT_READ, "conn")
         else:
             try:

@@ -28,6 +28,9 @@ D2=$!
 # The 13th connections are in ipvsadm -Lnc once both drivers have written their results.
 wait $D1 $D2
 ipvsadm -Lnc > "$OUT/kernel-conns.txt"
+# slow_start: the alpha server's backend starts now; its weight is read back as it steps.
+ip netns exec ovf-be python3 "$S/backend.py" 83 > /run/backend83.log 2>&1 &
+python3 "$S/weights.py" 10.16.0.1:82 10.17.1.2:83 10 30 > "$OUT/kernel-ramp.txt" 2>&1
 ipvsadm -Ln > "$OUT/kernel-table-end.txt"
 kill -TERM $PID
 wait $PID
@@ -37,9 +40,9 @@ echo $? > "$OUT/kernel-run.code"
 $FW run --userspace -f "$S/overflow.conf" --admin 127.0.0.1:9107 > "$OUT/user-run.out" 2> "$OUT/user-run.log" &
 PID=$!
 started "$UTABLE"
-drive user 80 "$UTABLE" &
+drive user 80 "$UTABLE" --settle 10.17.1.9:80 &
 D1=$!
-drive user 81 "$UTABLE" &
+drive user 81 "$UTABLE" --settle 10.17.1.9:81 &
 D2=$!
 wait $D1 $D2
 kill -TERM $PID
