@@ -260,9 +260,11 @@ public final class Applier {
           forEachService(vs, s -> table.setDest(s.key(), destFor(s, rs.config.dest(), w)));
           rs.written = w;
           changed++;
-          if (rs.rampStart < 0) {
-            LOG.info("{}: {} slow start done (weight {})", vs.config.name(), rs.config.name(), w);
-          }
+        }
+        // Over only once its last step is in the table.
+        if (rampOver(rs)) {
+          rs.rampStart = -1;
+          LOG.info("{}: {} slow start done (weight {})", vs.config.name(), rs.config.name(), w);
         }
       }
     }
@@ -273,11 +275,7 @@ public final class Applier {
   public synchronized Integer rampWeight(String vsName, String rsName)
       throws UnknownServerException {
     RsState rs = rs(vs(vsName), rsName);
-    if (rs.rampStart < 0) {
-      return null;
-    }
-    int w = current(rs);
-    return rs.rampStart < 0 ? null : w;
+    return rs.rampStart < 0 ? null : current(rs);
   }
 
   private void startRamp(RsState rs) {
@@ -285,19 +283,21 @@ public final class Applier {
   }
 
   /**
-   * The weight the server should have now: its weight, or its ramp's step. Ends a finished ramp.
+   * The weight the server should have now: its weight, or its ramp's step (its weight once the
+   * ramp's time is up). No side effect: only {@link #stepSlowStarts} ends a ramp, after writing
+   * its last step, so a status read in between cannot skip it.
    */
   private int current(RsState rs) {
     if (rs.rampStart < 0) {
       return rs.weight;
     }
-    long elapsed = nanos.getAsLong() - rs.rampStart;
-    long duration = rs.config.slowStart().toNanos();
-    if (SlowStart.done(rs.weight, elapsed, duration)) {
-      rs.rampStart = -1;
-      return rs.weight;
-    }
-    return SlowStart.weight(rs.weight, elapsed, duration);
+    return SlowStart.weight(rs.weight, nanos.getAsLong() - rs.rampStart,
+        rs.config.slowStart().toNanos());
+  }
+
+  private boolean rampOver(RsState rs) {
+    return rs.rampStart >= 0 && SlowStart.done(rs.weight, nanos.getAsLong() - rs.rampStart,
+        rs.config.slowStart().toNanos());
   }
 
   /**

@@ -81,6 +81,21 @@ class SlowStartTest {
   }
 
   @Test
+  void aStatusReadAfterTheRampsTimeDoesNotSkipItsLastStep() throws Exception {
+    Applier a = applier(rs("a", "10.16.1.1", 10), slow("b", "10.16.1.2", 10, 10));
+    a.init("web", up("a"));
+    a.setAlive("web", "b", true);
+    advance(11);
+    assertThat(a.status().get(0).servers().get(1).rampWeight()).isEqualTo(10);
+    assertThat(a.rampWeight("web", "b")).isEqualTo(10);
+    assertThat(table.weight(WEB, key("10.16.1.2"))).as("not written yet").isEqualTo(1);
+    assertThat(a.stepSlowStarts()).isEqualTo(1);
+    assertThat(table.weight(WEB, key("10.16.1.2"))).isEqualTo(10);
+    assertThat(a.rampWeight("web", "b")).isNull();
+    assertThat(a.repairDrift()).isEmpty();
+  }
+
+  @Test
   void notAtStartWhereEveryServerWouldBeNew() throws Exception {
     Applier a = applier(slow("a", "10.16.1.1", 10, 10), slow("b", "10.16.1.2", 10, 10));
     a.init("web", up("a", "b"));
