@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # One reactor run, so the other modules are their freshly compiled target/classes (never ~/.m2).
-mvn -o -q -B -pl fairway-daemon -am test-compile dependency:build-classpath \
+mvn -q -B -ntp -pl fairway-daemon -am test-compile dependency:build-classpath \
   -Dmdep.includeScope=test -Dmdep.outputFile=target/overflow-bench.classpath >/dev/null
 cp="$(cd fairway-daemon && realpath -m target/classes):$(cd fairway-daemon && realpath -m target/test-classes):$(cat fairway-daemon/target/overflow-bench.classpath)"
 cd fairway-daemon
