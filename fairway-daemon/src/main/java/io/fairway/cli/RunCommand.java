@@ -7,7 +7,6 @@ import io.fairway.daemon.Daemon;
 import io.fairway.daemon.KeepalivedLoader;
 import io.fairway.daemon.Loader;
 import io.fairway.check.config.CheckSpecs;
-import io.fairway.table.ServiceKey;
 import io.fairway.table.Table;
 import io.fairway.table.TableException;
 import io.fairway.ipvs.kernel.IpvsKernelTable;
@@ -16,9 +15,6 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Map;
-import java.util.concurrent.atomic.AtomicReference;
-import io.fairway.proxy.ListenerSpec;
 import io.fairway.proxy.ProxyOptions;
 import io.fairway.proxy.ProxyTable;
 import java.util.concurrent.CountDownLatch;
@@ -91,12 +87,8 @@ public final class RunCommand implements Callable<Integer> {
         return Main.EXIT_USAGE;
       }
     }
-    // The userspace proxy also needs each service's listener spec (mode, key source, director
-    // parameters), published by the loader on every successful load.
-    AtomicReference<Map<ServiceKey, ListenerSpec>> listenerSpecs = new AtomicReference<>(Map.of());
-    Loader loader = userspace
-        ? new DemoCommand.SpecLoader(new KeepalivedLoader(true, CheckSpecs::from), listenerSpecs)
-        : new KeepalivedLoader(false, CheckSpecs::from);
+    // One parse and one plan per load; the daemon hands the plan to the userspace proxy.
+    Loader loader = new KeepalivedLoader(userspace, CheckSpecs::from);
     io.fairway.daemon.Loaded first;
     try {
       // Refuse a bad file before touching the table.
@@ -108,7 +100,7 @@ public final class RunCommand implements Callable<Integer> {
     Table table;
     try {
       table = userspace
-          ? new ProxyTable(proxyOptions(first), k -> listenerSpecs.get().get(k))
+          ? new ProxyTable(proxyOptions(first), null)
           : IpvsKernelTable.open();
     } catch (TableException | IllegalStateException e) { // IllegalState: -Dfairway.proxy.transport
       err.println("fairway: " + e.getMessage());
