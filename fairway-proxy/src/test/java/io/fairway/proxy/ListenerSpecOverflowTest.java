@@ -65,6 +65,11 @@ class ListenerSpecOverflowTest {
     // nobody can take, as the kernel does.
     assertThat(ListenerSpec.of(without, without.services().get(0).key()).sorryServer()).isNull();
 
+    // check-config --dump shows both in the plan comment.
+    assertThat(io.fairway.plan.PlanFormat.comment(plan))
+        .contains("sorry_server 127.0.0.1:9999 overflow\n").contains("slow_start 20.0s")
+        .contains("sorry_server 127.0.0.1:9998\n");
+
     ServicePlan shard = plan.services().get(2);
     assertThat(((Selection.Shard) shard.selection()).rampup()).isEqualTo(Duration.ofSeconds(15));
     assertThat(shard.members().get(0).slowStart()).as("shard ramps in the director").isZero();
