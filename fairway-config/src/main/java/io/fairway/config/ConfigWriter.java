@@ -181,7 +181,9 @@ final class ConfigWriter {
     if (!g.gnaInterval().isZero()) {
       line("vrrp_gna_interval " + time(g.gnaInterval()));
     }
-    line("vrrp_lower_prio_no_advert " + g.lowerPrioNoAdvert());
+    if (g.lowerPrioNoAdvert()) {
+      line("vrrp_lower_prio_no_advert");
+    }
     line("vrrp_skip_check_adv_addr " + g.skipCheckAdvAddr());
     line("vrrp_strict " + g.strict());
     line("vrrp_mcast_group4 " + Addresses.format(g.mcastGroup4()));
