@@ -156,6 +156,10 @@ public final class AdminApplier {
       rs.weight = oldWeight;
       throw e;
     }
+    if (state == AdminState.NONE && oldState != AdminState.NONE) {
+      // Back in service after drain or maint: a slow_start server ramps up as after a verdict.
+      applier.startSlowStart(vsName, rsName);
+    }
     String what = state == AdminState.NONE ? "ready (back to the checkers)" : state.wire();
     LOG.info("{} {}: admin {}", vsName, rsName, what);
     events.accept(new AdminEvent(AdminEvent.Kind.ADMIN, vsName, rsName, "admin: " + what));
