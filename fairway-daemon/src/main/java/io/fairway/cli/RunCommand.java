@@ -9,7 +9,6 @@ import io.fairway.daemon.Loader;
 import io.fairway.daemon.systemd.NativeWorkDir;
 import io.fairway.daemon.systemd.SystemdNotifier;
 import io.fairway.check.config.CheckSpecs;
-import io.fairway.table.ServiceKey;
 import io.fairway.table.Table;
 import io.fairway.table.TableException;
 import io.fairway.ipvs.kernel.IpvsKernelTable;
@@ -18,9 +17,6 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Map;
-import java.util.concurrent.atomic.AtomicReference;
-import io.fairway.proxy.ListenerSpec;
 import io.fairway.proxy.ProxyOptions;
 import io.fairway.proxy.ProxyTable;
 import java.util.concurrent.CountDownLatch;
@@ -115,12 +111,8 @@ public final class RunCommand implements Callable<Integer> {
       err.println("fairway: " + jna.get());
       return 1;
     }
-    // The userspace proxy also needs each service's listener spec (mode, key source, director
-    // parameters), published by the loader on every successful load.
-    AtomicReference<Map<ServiceKey, ListenerSpec>> listenerSpecs = new AtomicReference<>(Map.of());
-    Loader loader = userspace
-        ? new DemoCommand.SpecLoader(new KeepalivedLoader(true, CheckSpecs::from), listenerSpecs)
-        : new KeepalivedLoader(false, CheckSpecs::from);
+    // One parse and one plan per load; the daemon hands the plan to the userspace proxy.
+    Loader loader = new KeepalivedLoader(userspace, CheckSpecs::from);
     io.fairway.daemon.Loaded first;
     try {
       // Refuse a bad file before touching the table.
@@ -129,10 +121,15 @@ public final class RunCommand implements Callable<Integer> {
       e.getMessage().lines().forEach(l -> err.println("fairway: " + l));
       return 1;
     }
+    VrrpRun vrrp = VrrpRun.of(file);
+    if (vrrp.only()) {
+      // Only VRRP blocks: no table to open (no IPVS needed), no checkers.
+      return vrrp.runAlone(adminAddress, admin, err);
+    }
     Table table;
     try {
       table = userspace
-          ? new ProxyTable(proxyOptions(first), k -> listenerSpecs.get().get(k))
+          ? new ProxyTable(proxyOptions(first), null)
           : IpvsKernelTable.open();
     } catch (TableException | IllegalStateException e) { // IllegalState: -Dfairway.proxy.transport
       err.println("fairway: " + e.getMessage());
@@ -147,12 +144,12 @@ public final class RunCommand implements Callable<Integer> {
     CountDownLatch stop = new CountDownLatch(1);
     try (Signals.Restore term = Signals.on("TERM", stop::countDown);
         Signals.Restore interrupt = Signals.on("INT", stop::countDown)) {
-      return serve(daemon, table, adminAddress, systemd, stop, first.bindings().size());
+      return serve(daemon, table, vrrp, adminAddress, systemd, stop, first.bindings().size());
     }
   }
 
   /** Starts the daemon and the admin endpoint, serves until {@code stop}, then stops. */
-  private int serve(Daemon daemon, Table table, InetSocketAddress adminAddress,
+  private int serve(Daemon daemon, Table table, VrrpRun vrrp, InetSocketAddress adminAddress,
       SystemdNotifier systemd, CountDownLatch stop, int virtualServers) throws Exception {
     var err = spec.commandLine().getErr();
     try {
@@ -169,12 +166,20 @@ public final class RunCommand implements Callable<Integer> {
       table.close();
       return 1;
     }
+    try {
+      vrrp.start();
+    } catch (IOException e) {
+      e.getMessage().lines().forEach(l -> err.println("fairway: " + l));
+      stop(daemon, table);
+      return 1;
+    }
     AdminServer server = null;
     if (adminAddress != null) {
       try {
-        server = AdminServer.start(adminAddress, daemon::status);
+        server = AdminServer.start(adminAddress, () -> daemon.status() + vrrp.status());
       } catch (IOException | IllegalArgumentException e) {
         err.println("fairway: --admin " + admin + ": " + e.getMessage());
+        vrrp.close();
         stop(daemon, table);
         return 1;
       }
@@ -188,6 +193,7 @@ public final class RunCommand implements Callable<Integer> {
     if (server != null) {
       server.close();
     }
+    vrrp.close(); // masters hand over (priority 0) before the table goes
     stop(daemon, table);
     return 0;
   }
