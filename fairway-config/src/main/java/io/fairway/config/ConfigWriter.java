@@ -382,8 +382,15 @@ final class ConfigWriter {
     vs.quorumUp().ifPresent(s -> line("quorum_up " + script(s)));
     vs.quorumDown().ifPresent(s -> line("quorum_down " + script(s)));
     vs.sorryServer().ifPresent(this::sorry);
+    // Fairway extensions, written only when used (keepalived reads the dump otherwise).
+    if (vs.overflowToSorryServer()) {
+      line("overflow_to_sorry_server");
+    }
+    if (!vs.slowStart().isZero()) {
+      line("slow_start " + time(vs.slowStart()));
+    }
     for (RealServer rs : vs.realServers()) {
-      realServer(rs);
+      realServer(rs, vs.slowStart());
     }
     close();
   }
@@ -444,7 +451,7 @@ final class ConfigWriter {
     }
   }
 
-  private void realServer(RealServer rs) {
+  private void realServer(RealServer rs, java.time.Duration inheritedSlowStart) {
     // The port as written: for DR/TUN the checkers check it while IPVS gets the service's, and
     // writing the forced port instead would move the checks.
     open("real_server " + Addresses.format(rs.id().address()) + " " + rs.checkPort());
@@ -464,6 +471,10 @@ final class ConfigWriter {
       line("lthreshold " + rs.lowerThreshold());
     }
     line("inhibit_on_failure " + onOff(rs.inhibitOnFailure()));
+    // Written when it differs from what it would inherit (an explicit 0 under a VS default too).
+    if (!rs.slowStart().equals(inheritedSlowStart)) {
+      line("slow_start " + time(rs.slowStart()));
+    }
     rs.notifyUp().ifPresent(s -> line("notify_up " + script(s)));
     rs.notifyDown().ifPresent(s -> line("notify_down " + script(s)));
     for (Checker c : rs.checkers()) {
