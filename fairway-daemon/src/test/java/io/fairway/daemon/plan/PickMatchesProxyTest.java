@@ -173,4 +173,11 @@ class PickMatchesProxyTest {
   void shard() throws Exception {
     byUrl("shard", "127.0.0.6", 5);
   }
+
+  @Test
+  void statusSaysHowThePlanSelects() {
+    assertThat(fairway.daemon.status())
+        .contains("# shard: selects by shard replicas 11 by URL healthy CHOSEN warmup 0.0 rampup 0.0s, key URL")
+        .contains("# mh: selects by mh, key CLIENT_IP");
+  }
 }
