@@ -248,9 +248,9 @@ public final class AdminApplier {
     Map<String, VirtualServer> before = applier.config();
     Map<String, Map<String, Rs>> kept = new HashMap<>();
     vss.forEach((vn, vs) -> kept.put(vn, vs.servers));
-    // A refused change leaves this layer as it was: the caller rolls the applier back to the old
-    // configuration, which these settings still match.
-    applier.replace(config);
+    // All or nothing: a refused change puts the applier's state back (and the table to it) and
+    // leaves this layer as it was, so the settings still match the running configuration.
+    applier.replaceOrRestore(config);
     Map<String, Map<String, Rs>> old = new HashMap<>();
     for (Map.Entry<String, Map<String, Rs>> e : kept.entrySet()) {
       VirtualServer nv = config.get(e.getKey());

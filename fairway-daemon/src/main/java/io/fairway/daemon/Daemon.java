@@ -22,7 +22,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -226,7 +225,6 @@ public final class Daemon implements AutoCloseable {
     loaded.warnings().forEach(w -> LOG.warn("{}", w));
     List<VirtualServerSpec> specs = AlphaOverride.apply(loaded.specs(), this::knownVerdict);
     Plan before = plan;
-    Map<String, io.fairway.apply.VirtualServer> oldBindings = applier.config();
     // The new plan's settings first, so services the applier adds start with them; every table
     // operation after this point is undone if one fails.
     if (table instanceof PlanTarget t) {
@@ -236,7 +234,9 @@ public final class Daemon implements AutoCloseable {
       // Through the admin layer: operators' settings of servers that still exist are kept.
       admin.replace(loaded.bindings(), quorumRules(loaded));
     } catch (TableException | RuntimeException e) {
-      rollBack(oldBindings, before);
+      if (table instanceof PlanTarget t) {
+        t.apply(before);
+      }
       // The old engine was never closed: it keeps checking the old plan, which keeps serving.
       return refuse("the table refused the change (" + e.getMessage() + "); rolled back");
     }
@@ -273,19 +273,6 @@ public final class Daemon implements AutoCloseable {
     LOG.error("reload refused, still running the previous configuration: {}", oneLine);
     events.publish(EventKind.RELOAD_REFUSED, null, null, oneLine);
     return oneLine;
-  }
-
-  /** Puts the previous plan and bindings back after a table refused part of a reload. */
-  private void rollBack(Map<String, io.fairway.apply.VirtualServer> oldBindings, Plan before) {
-    try {
-      applier.replace(oldBindings);
-    } catch (TableException | RuntimeException e) {
-      // Drift repair converges whatever the table still holds of the refused change.
-      LOG.warn("reload: rolling back left the table short: {}", e.getMessage());
-    }
-    if (table instanceof PlanTarget t) {
-      t.apply(before);
-    }
   }
 
   /** The plan being run. */
