@@ -62,6 +62,8 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
 
   private final VirtualService vs;
   private final ProxyOptions options;
+  /** This connection's timeouts: the service's as of the accept. */
+  private final Timeouts timeouts;
   private Channel client;
   private StrictRequestDecoder decoder;
   /** The client shut down its sending side: answer what it asked, then close. */
@@ -78,7 +80,11 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
   private final ArrayDeque<Object> queued = new ArrayDeque<>();
   /** Deadlines (System.nanoTime) checked by one ticker per connection; 0 = none. */
   private long headerDeadline;
+  /** Between requests of a kept-alive connection: headerDeadline is the keep-alive timeout. */
+  boolean keepAliveIdle;
   private long responseDeadline;
+  /** The request body must be complete by then (System.nanoTime); 0 = no body under way. */
+  private long bodyDeadline;
   private ScheduledFuture<?> ticker;
   /** Set by {@link ReadMarker} when bytes arrive; tells a slow client from an idle keep-alive one. */
   boolean sawBytes;
@@ -119,6 +125,7 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
   HttpFrontend(VirtualService vs, ProxyOptions options) {
     this.vs = vs;
     this.options = options;
+    this.timeouts = vs.timeouts();
   }
 
   /** Notes that the client sent bytes, before the decoder sees them. */
@@ -131,6 +138,9 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      if (!frontend.sawBytes && frontend.keepAliveIdle) {
+        frontend.nextRequestStarted();
+      }
       frontend.sawBytes = true;
       frontend.active = true;
       ctx.fireChannelRead(msg);
@@ -147,9 +157,7 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
     clientIp = clientAddress.getAddress().getHostAddress().getBytes(StandardCharsets.ISO_8859_1);
     armHeaderTimer();
     lastActivity = System.nanoTime();
-    long period = Math.min(Math.min(options.clientHeaderTimeout().toMillis(), options.backendResponseTimeout().toMillis()),
-        options.idleTimeout().toMillis()) / 4;
-    period = Math.max(10, Math.min(1000, period));
+    long period = Math.max(10, Math.min(1000, timeouts.shortestHttpMillis() / 4));
     // One periodic check per connection instead of a timer per request: arming and cancelling two
     // timers for every request costs more than this at keep-alive request rates.
     ticker = client.eventLoop().scheduleAtFixedRate(this::tick, period, period, TimeUnit.MILLISECONDS);
@@ -180,6 +188,14 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
   private void onClientMessage(Object msg) {
     if (msg instanceof HttpHead h) {
       headerDeadline = 0;
+      keepAliveIdle = false;
+      if (!h.http10 && !h.hasHost) {
+        // RFC 9112 3.2: a server must answer 400; making one up would hide the client's bug
+        // and let Fairway and the backend disagree about the host.
+        log.warn("{}: bad request from {}: HTTP/1.1 request without Host", vs.service().key(), clientAddress);
+        sendErrorAndClose(400, "HTTP/1.1 request without Host");
+        return;
+      }
       startExchange(h);
     } else if (msg instanceof Malformed m) {
       headerDeadline = 0;
@@ -194,10 +210,14 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
     } else {
       if (msg == StrictRequestDecoder.END) {
         requestComplete = true;
+        bodyDeadline = 0;
         if (request.upgrade) {
           // The decoder holds what follows until the answer; one read's worth at most.
           client.config().setAutoRead(false);
         }
+      } else if (bodyDeadline != 0 && timeouts.requestBodyMinRate() > 0) {
+        // Every minRate bytes earn the body one more second.
+        bodyDeadline += ((ByteBuf) msg).readableBytes() * 1_000_000_000L / timeouts.requestBodyMinRate();
       }
       if (backend == null) {
         pendingBody.add(msg);
@@ -284,8 +304,9 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
     if (!tried.isEmpty()) {
       tried.clear();
     }
+    bodyDeadline = h.chunked || h.contentLength > 0 ? System.nanoTime() + timeouts.requestBody().toNanos() : 0;
     key = vs.spec().keySource().extract(h);
-    upstreamHead = HeadWriter.request(client.alloc(), h, clientIp, h.hasHost ? null : hostHeader());
+    upstreamHead = HeadWriter.request(client.alloc(), h, clientIp, h.hasHost ? null : hostHeader(), vs.spec().forwarded());
     acquire(false);
   }
 
@@ -354,7 +375,7 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
         .group(client.eventLoop())
         .channelFactory(Transport.socketChannel(rs.address.getAddress()))
         .option(ChannelOption.ALLOCATOR, Transport.ALLOCATOR)
-        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) options.connectTimeout().toMillis())
+        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) timeouts.connect().toMillis())
         .handler(
             new ChannelInitializer<Channel>() {
               @Override
@@ -548,7 +569,8 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
         closeClient(); // every request it sent is answered
       } else {
         sawBytes = false;
-        armHeaderTimer();
+        keepAliveIdle = true;
+        headerDeadline = System.nanoTime() + timeouts.keepAlive().toNanos();
       }
     }
   }
@@ -710,11 +732,17 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
   }
 
   private void armResponseTimer() {
-    responseDeadline = System.nanoTime() + options.backendResponseTimeout().toNanos();
+    responseDeadline = System.nanoTime() + timeouts.firstByte().toNanos();
   }
 
   private void armHeaderTimer() {
-    headerDeadline = System.nanoTime() + options.clientHeaderTimeout().toNanos();
+    headerDeadline = System.nanoTime() + timeouts.requestHead().toNanos();
+  }
+
+  /** The first byte of the next request on a kept-alive connection: its head has requestHead. */
+  void nextRequestStarted() {
+    keepAliveIdle = false;
+    armHeaderTimer();
   }
 
   private void tick() {
@@ -725,10 +753,10 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
     if (active) {
       active = false;
       lastActivity = now;
-    } else if (now - lastActivity >= options.idleTimeout().toNanos()) {
+    } else if (now - lastActivity >= (tunnel != null ? timeouts.tunnel() : timeouts.idle()).toNanos()) {
       if (request != null || tunnel != null) {
         log.info("{}: {} with {} idle for {}; closing", vs.service().key(), tunnel != null ? "tunnel" : "exchange",
-            clientAddress, options.idleTimeout());
+            clientAddress, tunnel != null ? timeouts.tunnel() : timeouts.idle());
       }
       closed = true;
       client.close();
@@ -743,9 +771,25 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
     if (responseDeadline != 0 && now - responseDeadline >= 0) {
       responseDeadline = 0;
       if (request != null && !responseStarted) {
-        log.warn("{}: {} did not answer {} {} within {}", vs.service().key(), server, request.method(), request.target(), options.backendResponseTimeout());
+        log.warn("{}: {} did not answer {} {} within {}", vs.service().key(), server, request.method(), request.target(), timeouts.firstByte());
         endExchange(false);
         sendErrorAndClose(504, "The server did not answer in time.");
+        return;
+      }
+    }
+    if (bodyDeadline != 0 && now - bodyDeadline >= 0) {
+      bodyDeadline = 0;
+      if (request != null && !requestComplete) {
+        log.info("{}: client {} too slow sending the body of {} {} (request_body {}, min rate {} B/s); closing",
+            vs.service().key(), clientAddress, request.method(), request.target(), timeouts.requestBody(),
+            timeouts.requestBodyMinRate());
+        boolean answered = responseStarted;
+        endExchange(false); // the backend has half a request: its connection cannot be reused
+        if (answered) {
+          closeClient();
+        } else {
+          sendErrorAndClose(408, "The request body did not arrive in time.");
+        }
         return;
       }
     }
@@ -753,10 +797,11 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
       headerDeadline = 0;
       if (request == null) {
         if (sawBytes) {
-          log.info("{}: client {} sent no complete request within {}; closing", vs.service().key(), clientAddress, options.clientHeaderTimeout());
+          log.info("{}: client {} sent no complete request within {}; closing", vs.service().key(), clientAddress, timeouts.requestHead());
           sendErrorAndClose(408, "The request did not arrive in time.");
         } else {
-          log.debug("{}: idle client {} closed after {}", vs.service().key(), clientAddress, options.clientHeaderTimeout());
+          log.debug("{}: idle client {} closed after {}", vs.service().key(), clientAddress,
+              keepAliveIdle ? timeouts.keepAlive() : timeouts.requestHead());
           closeClient();
         }
       }

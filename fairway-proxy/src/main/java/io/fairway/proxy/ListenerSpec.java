@@ -1,5 +1,6 @@
 package io.fairway.proxy;
 
+import io.fairway.config.model.ProxySettings;
 import java.net.InetSocketAddress;
 import java.util.Map;
 import java.util.Objects;
@@ -19,14 +20,30 @@ import java.util.Objects;
  *     apply layer installs the same address as an ordinary destination, as keepalived does in the
  *     kernel; the table recognises it by this address and never schedules it alongside the real
  *     servers.
+ * @param proxy the virtual server's timeouts (those it does not set are the table's) and whether
+ *     HTTP requests also get an RFC 7239 {@code Forwarded} header
  */
 public record ListenerSpec(
-    Mode mode, KeySource keySource, Map<String, String> directorParams, InetSocketAddress sorryServer) {
+    Mode mode,
+    KeySource keySource,
+    Map<String, String> directorParams,
+    InetSocketAddress sorryServer,
+    ProxySettings proxy) {
 
   public ListenerSpec {
     Objects.requireNonNull(mode, "mode");
     keySource = keySource == null ? KeySource.CLIENT : keySource;
     directorParams = directorParams == null ? Map.of() : Map.copyOf(directorParams);
+    proxy = proxy == null ? ProxySettings.DEFAULTS : proxy;
+  }
+
+  public ListenerSpec(Mode mode, KeySource keySource, Map<String, String> directorParams, InetSocketAddress sorryServer) {
+    this(mode, keySource, directorParams, sorryServer, ProxySettings.DEFAULTS);
+  }
+
+  /** Whether HTTP requests get an RFC 7239 {@code Forwarded} header too. */
+  boolean forwarded() {
+    return proxy.forwarded();
   }
 
   /** A plain L4 relay with no sorry server: the default for services the daemon did not describe. */
@@ -40,10 +57,18 @@ public record ListenerSpec(
   }
 
   public ListenerSpec withSorryServer(InetSocketAddress sorry) {
-    return new ListenerSpec(mode, keySource, directorParams, sorry);
+    return new ListenerSpec(mode, keySource, directorParams, sorry, proxy);
   }
 
   public ListenerSpec withDirectorParams(Map<String, String> params) {
-    return new ListenerSpec(mode, keySource, params, sorryServer);
+    return new ListenerSpec(mode, keySource, params, sorryServer, proxy);
+  }
+
+  public ListenerSpec withProxy(ProxySettings p) {
+    return new ListenerSpec(mode, keySource, directorParams, sorryServer, p);
+  }
+
+  public ListenerSpec withTimeouts(ProxySettings.Timeouts t) {
+    return withProxy(new ProxySettings(t, proxy.forwarded()));
   }
 }

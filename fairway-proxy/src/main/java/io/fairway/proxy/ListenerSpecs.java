@@ -19,6 +19,7 @@ import java.util.Map;
  *   <li>Shard's {@code replicas}, {@code warmup}, {@code rampup}, {@code healthy} and fallback's
  *       {@code sticky} become director parameters.
  *   <li>{@code sorry_server} is named, so the table can overflow to it.
+ *   <li>{@code proxy_timeouts} and {@code http_forwarded} pass as they are.
  * </ul>
  */
 public final class ListenerSpecs {
@@ -51,7 +52,7 @@ public final class ListenerSpecs {
         vs.sorryServer()
             .map(s -> new InetSocketAddress(s.id().address(), s.id().port()))
             .orElse(null);
-    return new ListenerSpec(mode, key, params, sorry);
+    return new ListenerSpec(mode, key, params, sorry, vs.proxy());
   }
 
   private static KeySource key(io.fairway.config.model.KeySource by) {

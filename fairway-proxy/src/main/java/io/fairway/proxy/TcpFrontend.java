@@ -74,7 +74,7 @@ final class TcpFrontend extends ChannelInboundHandlerAdapter {
     java.net.InetAddress to = rs.address.getAddress();
     b.channelFactory(Transport.EPOLL ? KeptEpollChannels.sockets(to) : Transport.socketChannel(to));
     b.option(ChannelOption.ALLOCATOR, Transport.ALLOCATOR)
-        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) options.connectTimeout().toMillis())
+        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) vs.timeouts().connect().toMillis())
         .option(ChannelOption.ALLOW_HALF_CLOSURE, true)
         .option(ChannelOption.RCVBUF_ALLOCATOR, backendMeter)
         .handler(new Relay(client, splice));
@@ -101,7 +101,7 @@ final class TcpFrontend extends ChannelInboundHandlerAdapter {
           }
           clientMeter.countInto(rs.inBytes);
           backendMeter.countInto(rs.outBytes);
-          IdleWatch.start(client, clientMeter, backend, backendMeter, options.idleTimeout().toNanos());
+          IdleWatch.start(client, clientMeter, backend, backendMeter, vs.timeouts().idle().toNanos());
           rs.established.add(client);
           client.closeFuture().addListener(c -> {
             rs.established.remove(client);

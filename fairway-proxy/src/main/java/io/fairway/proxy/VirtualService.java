@@ -57,6 +57,7 @@ final class VirtualService {
   private final ConnectionExpiry expiry;
   private volatile Service service;
   private volatile ListenerSpec spec;
+  private volatile Timeouts timeouts;
   private volatile Pool pool;
   /** Destinations in table order; guarded by the table's lock. */
   private final Map<DestKey, RealServer> members = new LinkedHashMap<>();
@@ -73,6 +74,7 @@ final class VirtualService {
     this.service = service;
     this.spec = spec;
     this.options = options;
+    this.timeouts = Timeouts.of(options, spec.proxy().timeouts());
     this.expiry = expiry;
     rebuildAlgorithm();
   }
@@ -89,6 +91,11 @@ final class VirtualService {
 
   ListenerSpec spec() {
     return spec;
+  }
+
+  /** The timeouts as of the current spec. */
+  Timeouts timeouts() {
+    return timeouts;
   }
 
   Pool pool() {
@@ -108,6 +115,7 @@ final class VirtualService {
 
   void setSpec(ListenerSpec s) {
     ListenerSpec old = spec;
+    timeouts = Timeouts.of(options, s.proxy().timeouts());
     spec = s;
     if (!s.directorParams().equals(old.directorParams()) || !java.util.Objects.equals(s.sorryServer(), old.sorryServer())) {
       rebuildAlgorithm();

@@ -30,6 +30,8 @@ import java.util.Set;
  * @param quorumDown script run when quorum is lost
  * @param sorryServer the server used while quorum is lost
  * @param realServers the real servers, in file order
+ * @param proxy the userspace data plane's settings ({@code proxy_timeouts}, {@code
+ *     http_forwarded}; Fairway extensions)
  */
 public record VirtualServer(
     Location location,
@@ -50,8 +52,10 @@ public record VirtualServer(
     Optional<Script> quorumUp,
     Optional<Script> quorumDown,
     Optional<SorryServer> sorryServer,
-    List<RealServer> realServers) {
+    List<RealServer> realServers,
+    ProxySettings proxy) {
   public VirtualServer {
+    java.util.Objects.requireNonNull(proxy, "proxy");
     flags = Set.copyOf(flags);
     realServers = List.copyOf(realServers);
   }
