@@ -31,7 +31,7 @@ import picocli.CommandLine.Model.CommandSpec;
 /**
  * {@code fairway run -f keepalived.conf}: health-checks the real servers and keeps the table in
  * step, with keepalived's semantics. SIGHUP reloads, SIGTERM/SIGINT remove what Fairway installed
- * and exit 0.
+ * and exit 0; with {@code --userspace}, after a soft stop ({@link SoftStop}).
  */
 @Command(
     name = "run",
@@ -62,6 +62,11 @@ public final class RunCommand implements Callable<Integer> {
       description = "read the table back and repair changes made behind Fairway's back every SECONDS (0 = never; default ${DEFAULT-VALUE})")
   double driftSeconds;
 
+  @Option(names = "--grace-period", paramLabel = "SECONDS", defaultValue = "30",
+      description = "--userspace: at SIGTERM stop accepting and let connections in flight finish for up to SECONDS"
+          + " (a second SIGTERM stops at once; 0 = no grace; default ${DEFAULT-VALUE})")
+  double graceSeconds;
+
   @Option(names = {"-I", "--dont-release-ipvs"},
       description = "leave the table as it is at exit (keepalived's -I)")
   boolean dontRelease;
@@ -71,6 +76,10 @@ public final class RunCommand implements Callable<Integer> {
     var err = spec.commandLine().getErr();
     if (driftSeconds < 0) {
       err.println("fairway: --drift-interval must be >= 0, got " + driftSeconds);
+      return Main.EXIT_USAGE;
+    }
+    if (!(graceSeconds >= 0 && graceSeconds <= 86_400)) {
+      err.println("fairway: --grace-period must be between 0 and 86400 seconds, got " + graceSeconds);
       return Main.EXIT_USAGE;
     }
     InetSocketAddress adminAddress = null;
@@ -132,10 +141,16 @@ public final class RunCommand implements Callable<Integer> {
       }
     }
     CountDownLatch stop = new CountDownLatch(1);
+    CountDownLatch now = new CountDownLatch(1);
+    java.util.concurrent.atomic.AtomicInteger stops = new java.util.concurrent.atomic.AtomicInteger();
+    Runnable onStop = () -> (stops.incrementAndGet() == 1 ? stop : now).countDown();
     Signals.on("HUP", daemon::reload);
-    Signals.on("TERM", stop::countDown);
-    Signals.on("INT", stop::countDown);
+    Signals.on("TERM", onStop);
+    Signals.on("INT", onStop);
     stop.await();
+    if (table instanceof ProxyTable proxy && graceSeconds > 0) {
+      SoftStop.drain(proxy, Duration.ofMillis((long) (graceSeconds * 1000)), now);
+    }
     if (server != null) {
       server.close();
     }

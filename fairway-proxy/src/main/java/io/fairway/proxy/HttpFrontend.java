@@ -66,6 +66,8 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
   private final Timeouts timeouts;
   private Channel client;
   private StrictRequestDecoder decoder;
+  /** The table is stopping softly: finish the exchange under way, then close. */
+  private boolean draining;
   /** The client shut down its sending side: answer what it asked, then close. */
   private boolean inputShutdown;
   /** A 101 arrived; the tunnel starts once the backend's current read is passed on. */
@@ -259,6 +261,17 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
 
   @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+    if (evt == Drain.EVENT) {
+      // Soft stop: the exchange under way finishes and says Connection: close (or, if its head
+      // went out already, the connection closes after it); a connection between requests closes
+      // now, unless a request has started arriving, which is then answered the same way.
+      draining = true;
+      clientKeepAlive = false;
+      if (!closed && request == null && queued.isEmpty() && !sawBytes) {
+        closeClient();
+      }
+      return;
+    }
     if (evt instanceof ChannelInputShutdownEvent) {
       // (A half-closed client stays in epoll to be written to: every accepted connection is
       // kept from its accept, see KeptEpollChannels.ACCEPTED.)
@@ -292,7 +305,7 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
   private void startExchange(HttpHead h) {
     request = h;
     clientHttp10 = h.http10;
-    clientKeepAlive = h.keepAlive();
+    clientKeepAlive = h.keepAlive() && !draining;
     requestComplete = false;
     requestSent = false;
     bodyBytes = false;

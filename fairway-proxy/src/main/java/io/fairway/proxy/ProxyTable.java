@@ -82,6 +82,7 @@ public final class ProxyTable implements Table {
   private final ScheduledFuture<?> purger;
   private final ScheduledFuture<?> expirer;
   private final ConnectionExpiry expiry;
+  private final Drain drain = new Drain();
   /** Live UDP flows of all services, bounded by {@link ProxyOptions#maxUdpFlows()}. */
   private final AtomicInteger udpFlows = new AtomicInteger();
 
@@ -141,6 +142,9 @@ public final class ProxyTable implements Table {
     if (key.isFwmark() || key.protocol() == Protocol.SCTP) {
       throw new TableException(
           Reason.INVALID, key + ": the userspace data plane serves TCP and UDP address services only");
+    }
+    if (drain.draining()) {
+      throw new TableException(Reason.OTHER, key + ": the data plane is stopping; no new listener");
     }
     ListenerSpec spec = specFor(key);
     if (key.protocol() == Protocol.UDP && spec.mode() == Mode.HTTP) {
@@ -222,6 +226,7 @@ public final class ProxyTable implements Table {
 
   /** Builds an accepted connection's pipeline from the service's spec as of now. */
   private void initClient(VirtualService vs, Channel ch) {
+    drain.track(ch);
     ChannelPipeline p = ch.pipeline();
     if (vs.spec().mode() == Mode.HTTP) {
       HttpFrontend frontend = new HttpFrontend(vs, options);
@@ -364,6 +369,31 @@ public final class ProxyTable implements Table {
         p.kernel().expireTemplates();
       }
     }
+  }
+
+  /**
+   * Starts a soft stop: the TCP listeners close (new connections are refused by the kernel), HTTP
+   * connections finish the exchange under way and close, L4 connections and tunnels run on.
+   * UDP services keep their socket, so established flows keep working; the table's services stay
+   * (read-back, counters) until they are deleted. Watch {@link #openConnections()}, then delete
+   * the services or {@link #close()} the table.
+   *
+   * @return the client connections open when it started
+   */
+  public synchronized int stopAccepting() {
+    for (VirtualService vs : services.values()) {
+      if (vs.service().key().protocol() != Protocol.UDP) {
+        vs.listener.close().awaitUninterruptibly();
+      }
+    }
+    int open = drain.start();
+    log.info("soft stop: listeners closed, {} client connection(s) finishing", open);
+    return open;
+  }
+
+  /** TCP client connections open now (HTTP and L4, tunnels included). */
+  public int openConnections() {
+    return drain.open();
   }
 
   /** Closes every listener and connection and stops the event loops. */
