@@ -105,7 +105,8 @@ public final class Daemon implements AutoCloseable {
    * Loads the file again and applies the difference. An invalid file is refused: the running
    * configuration, its checkers and the table stay as they are.
    *
-   * @return null when the reload was applied, else the one-line reason it was refused
+   * @return null when the reload was applied, else the one-line reason it was refused (nothing
+   *     changed) or {@code partially applied; not applied: ...} (the table refused those parts)
    */
   public synchronized String reload() {
     Loaded loaded;
@@ -117,11 +118,20 @@ public final class Daemon implements AutoCloseable {
       LOG.error("reload refused, still running the previous configuration: {}", oneLine);
       return oneLine;
     }
+    List<String> cannotListen = ListenerPreflight.problems(table, loaded.bindings());
+    if (!cannotListen.isEmpty()) {
+      // Refused whole, before anything changed: half a reload is harder to reason about.
+      String oneLine = String.join("; ", cannotListen);
+      LOG.error("reload refused, still running the previous configuration: {}", oneLine);
+      return oneLine;
+    }
     loaded.warnings().forEach(w -> LOG.warn("{}", w));
+    List<String> refused = new java.util.ArrayList<>();
     try {
       lvs.reload(loaded.lvs());
     } catch (TableException e) {
       LOG.error("reload: {}", e.getMessage());
+      refused.add(e.getMessage());
     }
     List<VirtualServerSpec> specs = AlphaOverride.apply(loaded.specs(), this::knownVerdict);
     CheckEngine previous = engine;
@@ -132,17 +142,26 @@ public final class Daemon implements AutoCloseable {
     } catch (TableException e) {
       // The new configuration is in place; drift repair converges what the table refused.
       LOG.warn("reload: table refused part of the change: {}", e.getMessage());
+      refused.add(e.getMessage());
     }
     engine = engines.get().listener(listener).build();
     try {
       engine.start(specs, previous);
     } catch (ApplyingListener.TableFailure e) {
       LOG.warn("reload: table refused part of the change: {}", e.getMessage());
+      refused.add(e.getMessage());
     } catch (CheckConfigException e) {
       // The loader validated scripts and files; this is a checker that failed to start anyway.
       LOG.error("reload: a checker cannot start: {}", e.getMessage());
+      refused.add("a checker cannot start: " + e.getMessage());
     }
     reloads++;
+    if (!refused.isEmpty()) {
+      // Never "reloaded" when it was not: say which parts did not take.
+      String parts = String.join("; ", refused);
+      LOG.warn("reload of {} partially applied ({} virtual servers); not applied: {}", file, loaded.bindings().size(), parts);
+      return "partially applied; not applied: " + parts;
+    }
     LOG.info("reloaded {} ({} virtual servers)", file, loaded.bindings().size());
     return null;
   }

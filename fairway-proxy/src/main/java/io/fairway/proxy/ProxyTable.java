@@ -23,6 +23,7 @@ import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollMode;
+import java.io.IOException;
 import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -30,6 +31,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -160,21 +162,61 @@ public final class ProxyTable implements Table {
         (key.protocol() == Protocol.UDP ? datagramBootstrap(vs).bind(addr) : serverBootstrap(vs).bind(addr))
             .awaitUninterruptibly();
     if (!bind.isSuccess()) {
-      Throwable c = bind.cause();
-      String why = c instanceof BindException ? "address already in use or not local" : TcpFrontend.reason(c);
-      if (c != null && c.getMessage() != null && c.getMessage().contains("in use")) {
-        why = "address already in use";
-      }
-      throw new TableException(
-          why.contains("in use") ? Reason.EXISTS : Reason.OTHER,
-          key + ": cannot listen on " + Endpoints.format(addr.getAddress(), addr.getPort()) + ": " + why,
-          c);
+      // Not Reason.EXISTS: that means "the service is in the table already", which the apply
+      // layer rightly takes as success, and then failed on with "no such service".
+      throw new TableException(Reason.OTHER, cannotListen(key, addr, bind.cause()), bind.cause());
     }
     vs.listener = bind.channel();
     vs.vip = (InetSocketAddress) bind.channel().localAddress();
     services.put(key, vs);
     log.info("{}: listening on {} ({}, {})", key, vs.vip,
         key.protocol() == Protocol.UDP ? "UDP flows" : vs.spec().mode(), service.scheduler());
+  }
+
+  /** The one-line reason a listener cannot be had, naming the address and, if known, who holds it. */
+  private static String cannotListen(ServiceKey key, InetSocketAddress addr, Throwable c) {
+    String m = c == null || c.getMessage() == null ? "" : c.getMessage().toLowerCase(java.util.Locale.ROOT);
+    String why;
+    if (m.contains("in use")) {
+      why = "address already in use" + PortOwner.describe(key.protocol(), addr.getPort()).map(w -> " (" + w + ")").orElse("");
+    } else if (m.contains("assign requested address")) {
+      why = "address not local (cannot assign requested address)";
+    } else if (m.contains("permission denied") || m.contains("access denied")) {
+      why = "permission denied (a port below 1024 needs CAP_NET_BIND_SERVICE)";
+    } else if (c instanceof BindException) {
+      why = "address already in use or not local";
+    } else {
+      why = TcpFrontend.reason(c);
+    }
+    return key + ": cannot listen on " + Endpoints.format(addr.getAddress(), addr.getPort()) + ": " + why;
+  }
+
+  /**
+   * Whether the service's listener could be bound now, without changing anything: empty when it
+   * is in this table already or the address is free, else the reason {@link #addService} would
+   * give. For a reload that must be refused whole rather than half applied. (Another process may
+   * still take the port between this check and the bind.)
+   */
+  public synchronized Optional<String> checkListen(ServiceKey key) {
+    if (services.containsKey(key) || key.isFwmark() || key.protocol() == Protocol.SCTP || key.port() == 0) {
+      return Optional.empty();
+    }
+    InetSocketAddress addr = new InetSocketAddress(key.address(), key.port());
+    try {
+      if (key.protocol() == Protocol.UDP) {
+        try (java.net.DatagramSocket s = new java.net.DatagramSocket(null)) {
+          s.bind(addr);
+        }
+      } else {
+        try (java.net.ServerSocket s = new java.net.ServerSocket()) {
+          s.setReuseAddress(true); // as the listener does: a port in TIME_WAIT is free
+          s.bind(addr, 1);
+        }
+      }
+      return Optional.empty();
+    } catch (IOException e) {
+      return Optional.of(cannotListen(key, addr, e));
+    }
   }
 
   private ServerBootstrap serverBootstrap(VirtualService vs) {
