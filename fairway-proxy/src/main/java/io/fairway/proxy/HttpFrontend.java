@@ -57,6 +57,8 @@ import org.slf4j.LoggerFactory;
  */
 final class HttpFrontend extends ChannelInboundHandlerAdapter {
   private static final Logger log = LoggerFactory.getLogger(HttpFrontend.class);
+  /** Warnings a fault or a flood repeats per request: each kind once per 10 s, with counts. */
+  private static final RateLimitedLog warnings = new RateLimitedLog(log, java.time.Duration.ofSeconds(10));
   private static final long LINGER_MS = 1000;
   private static final byte[] LAST_CHUNK = "0\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1);
 
@@ -194,7 +196,7 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
       if (!h.http10 && !h.hasHost) {
         // RFC 9112 3.2: a server must answer 400; making one up would hide the client's bug
         // and let Fairway and the backend disagree about the host.
-        log.warn("{}: bad request from {}: HTTP/1.1 request without Host", vs.service().key(), clientAddress);
+        warnings.warn(vs.service().key(), "bad request: HTTP/1.1 request without Host", "from " + clientAddress);
         sendErrorAndClose(400, "HTTP/1.1 request without Host");
         return;
       }
@@ -202,7 +204,7 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
     } else if (msg instanceof Malformed m) {
       headerDeadline = 0;
       if (request == null) {
-        log.warn("{}: bad request from {}: {}", vs.service().key(), clientAddress, m.reason());
+        warnings.warn(vs.service().key(), "bad request: " + m.reason(), "from " + clientAddress);
         sendErrorAndClose(m.status(), m.reason());
       } else {
         abortOnBadBody(m.reason());
@@ -292,7 +294,7 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
   }
 
   private void abortOnBadBody(String why) {
-    log.warn("{}: malformed request body from {}: {}", vs.service().key(), clientAddress, why);
+    warnings.warn(vs.service().key(), "malformed request body: " + why, "from " + clientAddress);
     boolean answered = responseStarted;
     endExchange(false);
     if (answered) {
@@ -339,12 +341,8 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
     Lease l = vs.select(clientAddress, key, tried);
     if (l == null) {
       boolean none = tried.isEmpty();
-      log.warn(
-          "{}: {} for {} {}",
-          vs.service().key(),
-          none ? "no destination available" : "every destination failed " + tried,
-          request.method(),
-          request.target());
+      warnings.warn(vs.service().key(), none ? "no destination available" : "every destination failed",
+          (none ? "" : tried + " ") + request.method() + " " + request.target() + " from " + clientAddress);
       endExchange(false);
       sendErrorAndClose(
           none ? 503 : 502,
@@ -373,7 +371,7 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
             inClientRead = false;
             attach(f.channel());
           } else {
-            log.warn("{}: connect to {} failed: {}", vs.service().key(), rs, TcpFrontend.reason(f.cause()));
+            warnings.warn(vs.service().key(), "connect to " + rs + " failed: " + TcpFrontend.reason(f.cause()), null);
             l.closeRequest();
             lease = null;
             server = null;
@@ -695,7 +693,7 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
     responseDeadline = 0;
     RealServer rs = server;
     if (responseStarted) {
-      log.warn("{}: {} failed mid-response ({}); closing client {}", vs.service().key(), rs, why, clientAddress);
+      warnings.warn(vs.service().key(), rs + " failed mid-response (" + why + "); closing the client", clientAddress);
       endExchange(false);
       closeClient();
       return;
@@ -734,7 +732,7 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
   }
 
   private void backendBroken(String why) {
-    log.warn("{}: {}", vs.service().key(), why);
+    warnings.warn(vs.service().key(), why, null);
     boolean answered = responseStarted;
     endExchange(false);
     if (answered) {
@@ -784,7 +782,8 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
     if (responseDeadline != 0 && now - responseDeadline >= 0) {
       responseDeadline = 0;
       if (request != null && !responseStarted) {
-        log.warn("{}: {} did not answer {} {} within {}", vs.service().key(), server, request.method(), request.target(), timeouts.firstByte());
+        warnings.warn(vs.service().key(), server + " did not answer within " + timeouts.firstByte(),
+            request.method() + " " + request.target());
         endExchange(false);
         sendErrorAndClose(504, "The server did not answer in time.");
         return;
