@@ -90,4 +90,20 @@ class ListenerSpecsTest {
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> KeySource.parse("by BODY"))
         .hasMessageContaining("unknown key source");
   }
+
+  @Test
+  void proxyTimeoutsAndForwardedPassToTheSpecAndResolveOverTheTablesDefaults() {
+    String conf = "virtual_server 127.0.0.1 8080 {\n    lb_kind HTTP\n    http_forwarded\n"
+        + "    proxy_timeouts {\n        request_body 5\n        tunnel 3600\n    }\n"
+        + "    real_server 127.0.0.1 9001 {\n    }\n}\n";
+    Config c = KeepalivedConfig.parse("test.conf", conf, Path.of("."), ParseOptions.defaults()).config();
+    ListenerSpec spec = ListenerSpecs.from(c.virtualServers().get(0));
+    assertThat(spec.forwarded()).isTrue();
+    Timeouts t = Timeouts.of(ProxyOptions.defaults(), spec.proxy().timeouts());
+    assertThat(t.requestBody()).isEqualTo(java.time.Duration.ofSeconds(5));
+    assertThat(t.tunnel()).isEqualTo(java.time.Duration.ofHours(1));
+    assertThat(t.requestHead()).isEqualTo(ProxyOptions.defaults().clientHeaderTimeout());
+    assertThat(t.idle()).isEqualTo(ProxyOptions.defaults().idleTimeout());
+    assertThat(t.requestBodyMinRate()).isEqualTo(Timeouts.REQUEST_BODY_MIN_RATE);
+  }
 }

@@ -230,4 +230,22 @@ class ProxyTimeoutsTest {
     c.socket.setSoTimeout(30_000);
     await().atMost(bound(idle)).until(() -> c.in.read() == -1);
   }
+
+  @Test
+  void aTunnelHasItsOwnIdleTimeout() throws Exception {
+    UpgradeBackend b = cleanup.track(new UpgradeBackend(false));
+    Duration tunnel = Duration.ofMillis(500);
+    // The exchange idle timeout stays at 300 s: only the tunnel's applies once it is one.
+    InetSocketAddress vip = serve(ListenerSpec.http(KeySource.CLIENT).withTimeouts(with("tunnel", tunnel)), b.address());
+    try (Socket s = new Socket()) {
+      s.connect(vip, 2000);
+      s.setSoTimeout(30_000);
+      s.getOutputStream().write("GET /chat HTTP/1.1\r\nHost: x\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\n"
+          .getBytes(StandardCharsets.ISO_8859_1));
+      String switched = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\nHELLO";
+      byte[] got = s.getInputStream().readNBytes(switched.length());
+      assertThat(new String(got, StandardCharsets.ISO_8859_1)).isEqualTo(switched);
+      await().atMost(bound(tunnel)).until(() -> s.getInputStream().read() == -1);
+    }
+  }
 }
