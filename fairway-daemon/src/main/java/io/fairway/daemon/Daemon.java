@@ -155,6 +155,11 @@ public final class Daemon implements AutoCloseable {
       LOG.error("reload: a checker cannot start: {}", e.getMessage());
       refused.add("a checker cannot start: " + e.getMessage());
     }
+    if (table instanceof io.fairway.proxy.ProxyTable proxy) {
+      // Timeouts, key sources and director parameters live in the listener specs, which no
+      // table operation carries when nothing else about the service changed.
+      proxy.refreshSpecs();
+    }
     reloads++;
     if (!refused.isEmpty()) {
       // Never "reloaded" when it was not: say which parts did not take.

@@ -130,6 +130,22 @@ public final class ProxyTable implements Table {
   }
 
   /**
+   * Asks the resolver again for every service's spec and applies those that changed, as {@link
+   * #updateSpec} does: after a reload whose changes are only in the specs (timeouts, key source,
+   * director parameters), which no table operation would otherwise carry. A service the resolver
+   * no longer describes keeps its spec.
+   */
+  public synchronized void refreshSpecs() {
+    for (VirtualService vs : services.values()) {
+      ListenerSpec fresh = specs.apply(vs.service().key());
+      if (fresh != null && !fresh.equals(vs.spec())) {
+        vs.setSpec(fresh);
+        log.info("{}: listener spec changed ({})", vs.service().key(), fresh.mode());
+      }
+    }
+  }
+
+  /**
    * The address a service's listener is bound to: its own address and port, or the port the
    * system chose for a service on port 0. {@code null} for an unknown service.
    */
