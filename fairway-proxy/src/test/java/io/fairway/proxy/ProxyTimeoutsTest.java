@@ -17,6 +17,7 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.Executors;
@@ -246,6 +247,45 @@ class ProxyTimeoutsTest {
       byte[] got = s.getInputStream().readNBytes(switched.length());
       assertThat(new String(got, StandardCharsets.ISO_8859_1)).isEqualTo(switched);
       await().atMost(bound(tunnel)).until(() -> s.getInputStream().read() == -1);
+    }
+  }
+
+  @Test
+  void aBackendConnectHasTheServicesTimeout() throws Exception {
+    Duration connect = Duration.ofMillis(300);
+    // A loopback listener that never accepts, its queue full: the kernel drops further SYNs, so a
+    // connect to it hangs until the connect timeout (the default, 3 s, is beyond the bound).
+    try (java.net.ServerSocket stuck = new java.net.ServerSocket(0, 1, Fixtures.LO)) {
+      List<Socket> fill = new java.util.ArrayList<>();
+      try {
+        for (int i = 0; i < 4; i++) {
+          Socket f = new Socket();
+          try {
+            f.connect(stuck.getLocalSocketAddress(), 200);
+          } catch (IOException queueFull) {
+            f.close();
+            break;
+          }
+          fill.add(f);
+        }
+        InetSocketAddress vip = serve(ListenerSpec.http(KeySource.CLIENT).withTimeouts(with("connect", connect)),
+            (InetSocketAddress) stuck.getLocalSocketAddress());
+        try (Socket s = new Socket()) {
+          s.connect(vip, 2000);
+          s.setSoTimeout(30_000);
+          s.getOutputStream().write("GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+          AtomicReference<String> resp = new AtomicReference<>();
+          await().atMost(connect.plus(MARGIN)).until(() -> {
+            resp.set(readToClose(s));
+            return true;
+          });
+          assertThat(resp.get()).startsWith("HTTP/1.1 502");
+        }
+      } finally {
+        for (Socket f : fill) {
+          f.close();
+        }
+      }
     }
   }
 }
