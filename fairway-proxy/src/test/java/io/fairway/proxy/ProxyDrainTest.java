@@ -52,6 +52,7 @@ class ProxyDrainTest {
       busy.setSoTimeout(10_000);
       busy.getOutputStream().write("GET /slow?ms=1500 HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
       await().atMost(Duration.ofSeconds(5)).until(() -> b.requests.get() == 2); // in flight at the backend
+      await().atMost(Duration.ofSeconds(5)).until(() -> t.openConnections() == 2);
       assertThat(t.stopAccepting()).isEqualTo(2);
       assertThat(idle.getInputStream().read()).as("the idle keep-alive connection closes").isEqualTo(-1);
       assertThatThrownBy(() -> {
