@@ -57,7 +57,7 @@ import org.slf4j.LoggerFactory;
  */
 final class HttpFrontend extends ChannelInboundHandlerAdapter {
   private static final Logger log = LoggerFactory.getLogger(HttpFrontend.class);
-  /** Warnings a fault or a flood repeats per request: each kind once per 10 s, with counts. */
+  /** What a fault or a flood repeats per request: each kind once per 10 s, with counts. */
   private static final RateLimitedLog warnings = new RateLimitedLog(log, java.time.Duration.ofSeconds(10));
   private static final long LINGER_MS = 1000;
   private static final byte[] LAST_CHUNK = "0\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1);
@@ -704,8 +704,8 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
     boolean replayable = requestComplete && !bodyBytes && request.idempotent();
     boolean canRetry = replayable && (reusedConnection ? !retriedPooled : !retriedFresh);
     if (canRetry) {
-      log.info("{}: {} failed before responding ({}); retrying {} {}{}", vs.service().key(), rs, why,
-          request.method(), request.target(), reusedConnection ? " on a fresh connection" : " on another server");
+      warnings.info(vs.service().key(), rs + " failed before responding (" + why + "); retrying"
+          + (reusedConnection ? " on a fresh connection" : " on another server"), request.method() + " " + request.target());
       if (reusedConnection) {
         retriedPooled = true;
       } else {
@@ -766,8 +766,8 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
       lastActivity = now;
     } else if (now - lastActivity >= (tunnel != null ? timeouts.tunnel() : timeouts.idle()).toNanos()) {
       if (request != null || tunnel != null) {
-        log.info("{}: {} with {} idle for {}; closing", vs.service().key(), tunnel != null ? "tunnel" : "exchange",
-            clientAddress, tunnel != null ? timeouts.tunnel() : timeouts.idle());
+        warnings.info(vs.service().key(), (tunnel != null ? "tunnel idle for " + timeouts.tunnel() : "exchange idle for "
+            + timeouts.idle()) + "; closing", "client " + clientAddress);
       }
       closed = true;
       client.close();
@@ -792,9 +792,9 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
     if (bodyDeadline != 0 && now - bodyDeadline >= 0) {
       bodyDeadline = 0;
       if (request != null && !requestComplete) {
-        log.info("{}: client {} too slow sending the body of {} {} (request_body {}, min rate {} B/s); closing",
-            vs.service().key(), clientAddress, request.method(), request.target(), timeouts.requestBody(),
-            timeouts.requestBodyMinRate());
+        warnings.info(vs.service().key(), "client too slow sending a request body (request_body " + timeouts.requestBody()
+            + ", min rate " + timeouts.requestBodyMinRate() + " B/s); 408", clientAddress + " " + request.method() + " "
+            + request.target());
         boolean answered = responseStarted;
         endExchange(false); // the backend has half a request: its connection cannot be reused
         if (answered) {
@@ -809,7 +809,8 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
       headerDeadline = 0;
       if (request == null) {
         if (sawBytes) {
-          log.info("{}: client {} sent no complete request within {}; closing", vs.service().key(), clientAddress, timeouts.requestHead());
+          warnings.info(vs.service().key(), "client sent no complete request head within " + timeouts.requestHead() + "; 408",
+              clientAddress);
           sendErrorAndClose(408, "The request did not arrive in time.");
         } else {
           log.debug("{}: idle client {} closed after {}", vs.service().key(), clientAddress,

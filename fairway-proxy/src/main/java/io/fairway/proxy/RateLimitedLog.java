@@ -27,14 +27,14 @@ import org.slf4j.Logger;
 public final class RateLimitedLog {
   /** Distinct (subject, reason) pairs tracked at once. */
   static final int MAX_KINDS = 4096;
-  private static final Kind OVERFLOW = new Kind("(other)", "further kinds of warning");
+  private static final Kind OVERFLOW = new Kind("(other)", "further kinds of warning", false);
   private static final ScheduledExecutorService SWEEPER = Executors.newSingleThreadScheduledExecutor(r -> {
     Thread t = new Thread(r, "fairway-log-summary");
     t.setDaemon(true);
     return t;
   });
 
-  private record Kind(Object subject, String reason) {}
+  private record Kind(Object subject, String reason, boolean info) {}
 
   private static final class Count {
     long windowStart;
@@ -71,8 +71,29 @@ public final class RateLimitedLog {
 
   /** A warning {@code subject: reason[: detail]}, logged or counted. */
   public void warn(Object subject, String reason, Object detail) {
+    report(new Kind(subject, reason, false), detail);
+  }
+
+  /**
+   * The same at INFO level: what is normal one at a time but says something when it repeats per
+   * connection (a slow client cut off, a retried request while a backend dies).
+   */
+  public void info(Object subject, String reason, Object detail) {
+    if (log.isInfoEnabled()) {
+      report(new Kind(subject, reason, true), detail);
+    }
+  }
+
+  private void write(Kind k, String format, Object a, Object b) {
+    if (k.info()) {
+      log.info(format, a, b);
+    } else {
+      log.warn(format, a, b);
+    }
+  }
+
+  private void report(Kind k, Object detail) {
     long now = clock.getAsLong();
-    Kind k = new Kind(subject, reason);
     Count c = counts.get(k);
     if (c == null) {
       if (counts.size() >= MAX_KINDS) {
@@ -82,7 +103,7 @@ public final class RateLimitedLog {
       Count fresh = new Count(now);
       c = counts.putIfAbsent(k, fresh);
       if (c == null) {
-        log.warn("{}", line(k, detail));
+        write(k, "{}{}", line(k, detail), "");
         return;
       }
     }
@@ -98,7 +119,7 @@ public final class RateLimitedLog {
       c.lastDetail = null;
       c.windowStart = now;
     }
-    log.warn("{}{}", line(k, detail), suppressed == 0 ? "" : " " + more(suppressed));
+    write(k, "{}{}", line(k, detail), suppressed == 0 ? "" : " " + more(suppressed));
   }
 
   /** Writes the counts of windows that ended without a further occurrence; forgets idle kinds. */
@@ -125,8 +146,8 @@ public final class RateLimitedLog {
         c.lastDetail = null;
         c.windowStart = now;
       }
-      log.warn("{}: {} more in the last {}{}", line(e.getKey(), null), String.format(Locale.ROOT, "%,d", suppressed),
-          windowText, detail == null ? "" : " (the last: " + detail + ")");
+      write(e.getKey(), "{}: {}", line(e.getKey(), null), String.format(Locale.ROOT, "%,d more in the last %s%s",
+          suppressed, windowText, detail == null ? "" : " (the last: " + detail + ")"));
     }
   }
 

@@ -144,4 +144,44 @@ class RateLimitedLogTest {
     assertThat(warnings()).as(String.join("\n", warnings())).hasSizeLessThanOrEqualTo(4)
         .anyMatch(w -> w.contains("no destination available"));
   }
+
+  private List<String> infos(String containing) {
+    return events.list.stream().filter(e -> e.getLevel() == Level.INFO).map(ILoggingEvent::getFormattedMessage)
+        .filter(m -> m.contains(containing)).toList();
+  }
+
+  @Test
+  void aFloodOfSlowClientsWritesABoundedNumberOfInfoLines() throws Exception {
+    capture(HttpFrontend.class);
+    HttpBackend b = cleanup.track(new HttpBackend("b1"));
+    io.fairway.config.model.ProxySettings.Timeouts head = new io.fairway.config.model.ProxySettings.Timeouts(
+        java.util.Optional.of(Duration.ofMillis(300)), java.util.Optional.empty(), java.util.OptionalLong.empty(),
+        java.util.Optional.empty(), java.util.Optional.empty(), java.util.Optional.empty(), java.util.Optional.empty(),
+        java.util.Optional.empty());
+    ProxyTable t = cleanup.track(new ProxyTable(ProxyOptions.defaults().withIoThreads(1),
+        k -> ListenerSpec.http(KeySource.CLIENT).withTimeouts(head)));
+    ServiceKey k = anyPort();
+    t.addService(Service.of(k, "rr"));
+    t.addDest(k, dest(b.address(), 1));
+    InetSocketAddress vip = t.boundAddress(k);
+    List<Socket> slow = new java.util.ArrayList<>();
+    try {
+      for (int i = 0; i < 200; i++) { // a slowloris: part of a head each, then nothing
+        Socket s = new Socket();
+        s.connect(vip, 2000);
+        s.setSoTimeout(10_000);
+        s.getOutputStream().write("GET / HTTP/1.1\r\nHost: x\r\n".getBytes(StandardCharsets.ISO_8859_1));
+        slow.add(s);
+      }
+      for (Socket s : slow) {
+        assertThat(new String(s.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1)).startsWith("HTTP/1.1 408");
+      }
+    } finally {
+      for (Socket s : slow) {
+        s.close();
+      }
+    }
+    // 200 lines before; now the first, and the rest counted (their summary comes with the window).
+    assertThat(infos("no complete request head")).hasSize(1);
+  }
 }
