@@ -328,7 +328,9 @@ final class ConfigWriter {
   }
 
   private void realServer(RealServer rs) {
-    open("real_server " + Addresses.format(rs.id().address()) + " " + rs.id().port());
+    // The port as written: for DR/TUN the checkers check it while IPVS gets the service's, and
+    // writing the forced port instead would move the checks.
+    open("real_server " + Addresses.format(rs.id().address()) + " " + rs.checkPort());
     // Fairway's extensions are written only when used, so that keepalived reads the dump too.
     if (!rs.name().equals(rs.id().toString())) {
       line("name " + q(rs.name()));

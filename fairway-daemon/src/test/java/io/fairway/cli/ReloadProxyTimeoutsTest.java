@@ -11,10 +11,8 @@ import io.fairway.check.engine.CheckEngine;
 import io.fairway.check.engine.ManualScheduler;
 import io.fairway.daemon.Daemon;
 import io.fairway.daemon.KeepalivedLoader;
-import io.fairway.proxy.ListenerSpec;
 import io.fairway.proxy.ProxyOptions;
 import io.fairway.proxy.ProxyTable;
-import io.fairway.table.ServiceKey;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -23,8 +21,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Map;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -32,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A reload that only changes a virtual server's {@code proxy_timeouts} reaches the running
- * listener: no table operation carries it, so the daemon refreshes the specs.
+ * listener: no table operation carries it; the plan does.
  */
 class ReloadProxyTimeoutsTest {
   @TempDir Path dir;
@@ -86,9 +82,8 @@ class ReloadProxyTimeoutsTest {
     int b = backend.getAddress().getPort();
     Path file = dir.resolve("keepalived.conf");
     Files.writeString(file, conf(vip, b, ""));
-    AtomicReference<Map<ServiceKey, ListenerSpec>> specs = new AtomicReference<>(Map.of());
-    table = new ProxyTable(ProxyOptions.defaults().withIoThreads(1), k -> specs.get().get(k));
-    daemon = new Daemon(file, new DemoCommand.SpecLoader(new KeepalivedLoader(true, CheckSpecs::from), specs), table,
+    table = new ProxyTable(ProxyOptions.defaults().withIoThreads(1), null);
+    daemon = new Daemon(file, new KeepalivedLoader(true, CheckSpecs::from), table,
         () -> CheckEngine.builder().scheduler(new ManualScheduler()).checkerFactory((v, r, spec) -> up()),
         Duration.ZERO, Clock.systemUTC());
     daemon.start();

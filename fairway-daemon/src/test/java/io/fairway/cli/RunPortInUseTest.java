@@ -25,8 +25,9 @@ class RunPortInUseTest {
       int code = Main.execute(new String[] {"run", "--userspace", "-f", conf.toString(), "--admin", "off"},
           new PrintWriter(out, true), new PrintWriter(err, true));
       assertThat(code).isEqualTo(1);
-      assertThat(err.toString().strip()).startsWith("fairway: TCP 127.0.0.1:" + taken.getLocalPort()
-              + ": cannot listen on 127.0.0.1:" + taken.getLocalPort() + ": address already in use (held by ")
+      assertThat(err.toString().strip()).startsWith("fairway: " + conf + ":1: virtual_server ")
+          .contains("TCP 127.0.0.1:" + taken.getLocalPort() + ": cannot listen on 127.0.0.1:" + taken.getLocalPort()
+              + ": address already in use (held by ")
           .contains("(pid " + ProcessHandle.current().pid() + ")").doesNotContain("no such service")
           .doesNotContain("\n");
     }

@@ -288,4 +288,21 @@ class ProxyTimeoutsTest {
       }
     }
   }
+
+  @Test
+  void proxyTimeoutsAndForwardedReachTheSpecFromThePlanOverTheTablesDefaults() throws Exception {
+    String conf = "virtual_server 127.0.0.1 8080 {\n    lb_kind HTTP\n    http_forwarded\n"
+        + "    proxy_timeouts {\n        request_body 5\n        tunnel 3600\n    }\n"
+        + "    real_server 127.0.0.1 9001 {\n    }\n}\n";
+    io.fairway.plan.ServicePlan sp = io.fairway.plan.PlanBuilder.build(io.fairway.config.KeepalivedConfig.parse(
+        "test.conf", conf, java.nio.file.Path.of("."), io.fairway.config.ParseOptions.defaults()).config()).services().get(0);
+    ListenerSpec spec = ListenerSpec.of(sp, sp.services().get(0).key());
+    assertThat(spec.forwarded()).isTrue();
+    Timeouts t = Timeouts.of(ProxyOptions.defaults(), spec.proxy().timeouts());
+    assertThat(t.requestBody()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(t.tunnel()).isEqualTo(Duration.ofHours(1));
+    assertThat(t.requestHead()).isEqualTo(ProxyOptions.defaults().clientHeaderTimeout());
+    assertThat(t.idle()).isEqualTo(ProxyOptions.defaults().idleTimeout());
+    assertThat(t.requestBodyMinRate()).isEqualTo(Timeouts.REQUEST_BODY_MIN_RATE);
+  }
 }
