@@ -130,6 +130,11 @@ public final class RunCommand implements Callable<Integer> {
       e.getMessage().lines().forEach(l -> err.println("fairway: " + l));
       return 1;
     }
+    VrrpRun vrrp = VrrpRun.of(file);
+    if (vrrp.only()) {
+      // Only VRRP blocks: no table to open (no IPVS needed), no checkers.
+      return vrrp.runAlone(adminAddress, admin, err);
+    }
     Table table;
     try {
       table = userspace
@@ -152,7 +157,7 @@ public final class RunCommand implements Callable<Integer> {
     Runnable onStop = () -> (stops.incrementAndGet() == 1 ? stop : now).countDown();
     try (Signals.Restore term = Signals.on("TERM", onStop);
         Signals.Restore interrupt = Signals.on("INT", onStop)) {
-      return serve(daemon, table, adminAddress, systemd, stop, now, first.bindings().size());
+      return serve(daemon, table, vrrp, adminAddress, systemd, stop, now, first.bindings().size());
     }
   }
 
@@ -160,7 +165,7 @@ public final class RunCommand implements Callable<Integer> {
    * Starts the daemon and the admin endpoint, serves until {@code stop}, then stops: on the
    * userspace plane after a soft stop that {@code now} cuts short.
    */
-  private int serve(Daemon daemon, Table table, InetSocketAddress adminAddress,
+  private int serve(Daemon daemon, Table table, VrrpRun vrrp, InetSocketAddress adminAddress,
       SystemdNotifier systemd, CountDownLatch stop, CountDownLatch now, int virtualServers) throws Exception {
     var err = spec.commandLine().getErr();
     try {
@@ -177,12 +182,20 @@ public final class RunCommand implements Callable<Integer> {
       table.close();
       return 1;
     }
+    try {
+      vrrp.start();
+    } catch (IOException e) {
+      e.getMessage().lines().forEach(l -> err.println("fairway: " + l));
+      stop(daemon, table);
+      return 1;
+    }
     AdminServer server = null;
     if (adminAddress != null) {
       try {
-        server = AdminServer.start(adminAddress, daemon::status);
+        server = AdminServer.start(adminAddress, () -> daemon.status() + vrrp.status());
       } catch (IOException | IllegalArgumentException e) {
         err.println("fairway: --admin " + admin + ": " + e.getMessage());
+        vrrp.close();
         stop(daemon, table);
         return 1;
       }
@@ -200,6 +213,7 @@ public final class RunCommand implements Callable<Integer> {
     if (server != null) {
       server.close();
     }
+    vrrp.close(); // masters hand over (priority 0) before the table goes
     stop(daemon, table);
     return 0;
   }

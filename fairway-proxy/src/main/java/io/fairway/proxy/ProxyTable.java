@@ -15,6 +15,7 @@ import io.fairway.table.Table;
 import io.fairway.table.TableException;
 import io.fairway.table.TableException.Reason;
 import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.AbstractBootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -218,9 +219,10 @@ public final class ProxyTable implements Table, PlanTarget {
     checkScheduler(service);
     VirtualService vs = new VirtualService(service, spec, options, expiry);
     InetSocketAddress addr = new InetSocketAddress(key.address(), key.port());
-    ChannelFuture bind =
-        (key.protocol() == Protocol.UDP ? datagramBootstrap(vs).bind(addr) : serverBootstrap(vs).bind(addr))
-            .awaitUninterruptibly();
+    AbstractBootstrap<?, ?> boot = key.protocol() == Protocol.UDP ? datagramBootstrap(vs) : serverBootstrap(vs);
+    (key.protocol() == Protocol.UDP ? Transport.udpFreeBind() : Transport.freeBind())
+        .ifPresent(o -> boot.option(o, true)); // a VRRP backup listens before it holds the address
+    ChannelFuture bind = boot.bind(addr).awaitUninterruptibly();
     if (!bind.isSuccess()) {
       // Not Reason.EXISTS: that means "the service is in the table already", which the apply
       // layer rightly takes as success, and then failed on with "no such service".
