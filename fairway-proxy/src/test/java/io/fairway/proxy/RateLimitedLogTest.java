@@ -110,7 +110,8 @@ class RateLimitedLogTest {
   void aBackendOutageUnderLoadWritesABoundedNumberOfLines() throws Exception {
     capture(HttpFrontend.class);
     ProxyTable t = cleanup.track(new ProxyTable(ProxyOptions.defaults().withIoThreads(1), k -> ListenerSpec.http(KeySource.CLIENT)));
-    ServiceKey k = anyPort();
+    // An address of its own: the limiter is per service, and every other test's service is 127.0.0.1:0.
+    ServiceKey k = ServiceKey.of(io.fairway.table.Protocol.TCP, java.net.InetAddress.getByName("127.0.16.1"), 0);
     t.addService(Service.of(k, "rr"));
     t.addDest(k, dest(new InetSocketAddress(Fixtures.LO, Fixtures.deadPort()), 1));
     InetSocketAddress vip = t.boundAddress(k);
@@ -128,7 +129,8 @@ class RateLimitedLogTest {
   void anL4BackendOutageUnderLoadWritesABoundedNumberOfLines() throws Exception {
     capture(TcpFrontend.class);
     ProxyTable t = cleanup.track(new ProxyTable(ProxyOptions.defaults().withIoThreads(1), null));
-    ServiceKey k = anyPort();
+    // An address of its own: the limiter is per service, and every other test's service is 127.0.0.1:0.
+    ServiceKey k = ServiceKey.of(io.fairway.table.Protocol.TCP, java.net.InetAddress.getByName("127.0.16.2"), 0);
     t.addService(Service.of(k, "rr"));
     t.addDest(k, dest(new InetSocketAddress(Fixtures.LO, Fixtures.deadPort()), 1));
     InetSocketAddress vip = t.boundAddress(k);
@@ -160,7 +162,8 @@ class RateLimitedLogTest {
         java.util.Optional.empty());
     ProxyTable t = cleanup.track(new ProxyTable(ProxyOptions.defaults().withIoThreads(1),
         k -> ListenerSpec.http(KeySource.CLIENT).withTimeouts(head)));
-    ServiceKey k = anyPort();
+    // An address of its own: the limiter is per service, and every other test's service is 127.0.0.1:0.
+    ServiceKey k = ServiceKey.of(io.fairway.table.Protocol.TCP, java.net.InetAddress.getByName("127.0.16.3"), 0);
     t.addService(Service.of(k, "rr"));
     t.addDest(k, dest(b.address(), 1));
     InetSocketAddress vip = t.boundAddress(k);
