@@ -1,6 +1,7 @@
 package io.fairway.config;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
@@ -9,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.nio.file.PathMatcher;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -23,8 +25,10 @@ import java.util.regex.Pattern;
  * and their substitution, {@code ~SEQ}/{@code ~LST} repeaters, {@code include} and splitting
  * {@code {}} and {@code }} onto lines of their own.
  *
- * <p>Everything that can explode (recursive definitions, repeaters, include loops) is bounded, so
- * hostile input ends in an error, not in memory exhaustion.
+ * <p>Everything that can explode (recursive definitions, repeaters, include loops and fan-outs) is
+ * bounded by a {@link Budget} charged as each line is produced, so hostile input ends in one error
+ * at the line that started it, not in memory exhaustion: a ten-level definition or three nested
+ * repeaters stand for billions of lines in a few bytes.
  */
 final class Preprocessor {
 
@@ -33,7 +37,6 @@ final class Preprocessor {
 
   private static final int MAX_INCLUDE_DEPTH = 32;
   private static final int MAX_EXPANSION_DEPTH = 32;
-  private static final int MAX_OUTPUT_LINES = 2_000_000;
   private static final Pattern DEFINITION =
       Pattern.compile("\\$([A-Za-z_][A-Za-z0-9_]*)=[ \t]*(.*)");
   private static final Pattern INCLUDE = Pattern.compile("include[rmwba]?");
@@ -46,31 +49,66 @@ final class Preprocessor {
   private final Diagnostics diags;
   private final Map<String, List<String>> definitions = new HashMap<>();
   private final List<Line> out = new ArrayList<>();
+  private final Budget budget;
+  /** The includes, definitions and repeaters being expanded, outermost first. */
+  private final ArrayDeque<Construct> constructs = new ArrayDeque<>();
   private int includeDepth;
-  private boolean truncated;
+
+  /** What is being expanded, for the message when the budget runs out. */
+  private record Construct(String file, int line, String name, String text) {}
 
   Preprocessor(ParseOptions options, Diagnostics diags) {
     this.options = options;
     this.diags = diags;
+    this.budget = new Budget(options.limits());
+  }
+
+  /** Whether a limit was reached: the lines stop there, and the file does not load. */
+  boolean overBudget() {
+    return budget.exceeded();
   }
 
   /** Reads a file (and what it includes) into logical lines. */
   List<Line> read(Path file, String displayName) {
     String text;
     try {
-      text = decode(Files.readAllBytes(file));
+      text = readFile(file, false);
     } catch (IOException | SecurityException e) {
-      diags.error(displayName, 0, "cannot read file: " + reason(e), "");
+      diags.error(displayName, 0, "cannot read file: " + reason(e, file), "");
+      return out;
+    }
+    if (text == null) {
+      diags.error(displayName, 0, "cannot read file: it is larger than "
+          + budget.chargeInput(1, false), "");
       return out;
     }
     readText(text, displayName, file.toAbsolutePath().getParent());
     return out;
   }
 
+  /**
+   * The file's text, or null when it has more bytes than the budget has left. Reads at most one
+   * byte past what is left, so a huge file, {@code /dev/zero} or a fifo cannot fill the heap.
+   */
+  private String readFile(Path file, boolean included) throws IOException {
+    if (Files.isDirectory(file)) {
+      throw new IOException("is a directory");
+    }
+    long left = budget.inputLeft();
+    byte[] bytes;
+    try (InputStream in = Files.newInputStream(file)) {
+      bytes = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, left + 1));
+    }
+    if (budget.chargeInput(bytes.length, included) != null) {
+      return null;
+    }
+    return decode(bytes);
+  }
+
   /** Reads configuration text; {@code baseDir} anchors relative includes and {@code ${_PWD}}. */
   List<Line> readText(String text, String displayName, Path baseDir) {
     String[] physical = text.split("\n", -1);
-    for (int i = 0; i < physical.length && !truncated; i++) {
+    for (int i = 0; i < physical.length && !budget.exceeded(); i++) {
       String raw = stripCr(physical[i]);
       int lineNo = i + 1;
       if (tooLong(raw)) {
@@ -204,7 +242,7 @@ final class Preprocessor {
   }
 
   private void expand(String t, String file, int lineNo, Path baseDir, int depth) {
-    if (truncated) {
+    if (budget.exceeded()) {
       return;
     }
     if (depth > MAX_EXPANSION_DEPTH) {
@@ -220,6 +258,9 @@ final class Preprocessor {
       return;
     }
     for (String l : lines) {
+      if (budget.exceeded()) {
+        return;
+      }
       // Substituted text is not decommented again: ${_HASH} and ${_BANG} exist to produce a
       // literal '#' or '!', and definitions were decommented where they were written.
       String d = l.strip();
@@ -277,18 +318,55 @@ final class Preprocessor {
 
   private void emit(String text, String file, int lineNo) {
     String s = text.strip();
-    if (s.isEmpty()) {
-      return;
-    }
-    if (out.size() >= MAX_OUTPUT_LINES) {
-      if (!truncated) {
-        diags.error(file, lineNo, "configuration expands to more than " + MAX_OUTPUT_LINES
-            + " lines", s);
-        truncated = true;
-      }
+    if (s.isEmpty() || over(budget.chargeWords(words(s)), file, lineNo, s)) {
       return;
     }
     out.add(new Line(file, lineNo, s));
+  }
+
+  /** Blank-separated words, as the block tree will hold them (quotes do not matter here). */
+  private static int words(String s) {
+    int n = 0;
+    boolean in = false;
+    for (int i = 0; i < s.length(); i++) {
+      boolean blank = isBlank(s.charAt(i));
+      if (!blank && !in) {
+        n++;
+      }
+      in = !blank;
+    }
+    return n;
+  }
+
+  /**
+   * True when {@code limit} (a {@link Budget} answer) says the budget ran out; the first time, one
+   * error names the outermost construct being expanded (the line the operator wrote) and the
+   * limit, or the current line when nothing is being expanded.
+   */
+  private boolean over(String limit, String file, int lineNo, String text) {
+    if (limit == null) {
+      return false;
+    }
+    if (!budgetReported) {
+      budgetReported = true;
+      Construct c = constructs.isEmpty()
+          ? new Construct(file, lineNo, "the configuration", text) : constructs.getFirst();
+      diags.error(c.file(), c.line(), c.name() + " goes past " + limit
+          + " (see Limits in docs/config.md)", c.text());
+    }
+    return true;
+  }
+
+  private boolean budgetReported;
+
+  /** Runs {@code body} with {@code c} as the innermost construct being expanded. */
+  private void within(Construct c, Runnable body) {
+    constructs.addLast(c);
+    try {
+      body.run();
+    } finally {
+      constructs.removeLast();
+    }
   }
 
   // --- $NAME substitution --------------------------------------------------------------------
@@ -303,7 +381,7 @@ final class Preprocessor {
 
   private List<String> substitute(String t, String file, int lineNo, int depth) {
     if (t.indexOf('$') < 0) {
-      return List.of(t);
+      return over(budget.chargeLine(t.length()), file, lineNo, t) ? null : List.of(t);
     }
     if (depth > MAX_EXPANSION_DEPTH) {
       diags.error(file, lineNo, "definition expands into itself (more than " + MAX_EXPANSION_DEPTH
@@ -317,20 +395,34 @@ final class Preprocessor {
       if (def != null && def.size() > 1
           && (trimmed.charAt(1) != '{' || trimmed.endsWith("}"))) {
         // A line of the definition may itself be a multi-line definition used alone, which
-        // keepalived expands into lines too rather than joining them into one.
+        // keepalived expands into lines too rather than joining them into one. Each line is
+        // charged as it is produced (in the recursion), so the list stays within the budget.
         List<String> result = new ArrayList<>();
-        for (String l : def) {
-          List<String> s = substitute(l, file, lineNo, depth + 1);
-          if (s == null) {
-            return null;
+        boolean outermost = constructs.isEmpty();
+        if (outermost) {
+          constructs.addLast(new Construct(file, lineNo, "$" + alone.group(1), t));
+        }
+        try {
+          for (String l : def) {
+            List<String> s = substitute(l, file, lineNo, depth + 1);
+            if (s == null) {
+              return null;
+            }
+            result.addAll(s);
           }
-          result.addAll(s);
+        } finally {
+          if (outermost) {
+            constructs.removeLast();
+          }
         }
         return result;
       }
     }
     String s = replace(t, file, lineNo, depth);
-    return s == null ? null : List.of(s);
+    if (s == null || over(budget.chargeLine(s.length()), file, lineNo, s)) {
+      return null;
+    }
+    return List.of(s);
   }
 
   private String replace(String t, String file, int lineNo, int depth) {
@@ -491,30 +583,39 @@ final class Preprocessor {
         diags.error(file, lineNo, keyword + " never reaches its end (step " + step + ")", t);
         return;
       }
-      long count = (end - start) / step + 1;
-      if (count > MAX_OUTPUT_LINES) {
-        diags.error(file, lineNo, keyword + " repeats more than " + MAX_OUTPUT_LINES + " times", t);
-        return;
-      }
       String var = a[0].strip();
-      for (long v = start; step > 0 ? v <= end : v >= end; v += step) {
-        String value = hex ? Long.toHexString(v) : Long.toString(v);
-        withDefinitions(Map.of(var, value), rest, file, lineNo, baseDir, depth);
-        if (truncated) {
-          return;
+      long first = start;
+      long by = step;
+      long last = end;
+      within(new Construct(file, lineNo, keyword + "(" + args + ")", t), () -> {
+        for (long v = first; by > 0 ? v <= last : v >= last; v += by) {
+          String value = hex ? Long.toHexString(v) : Long.toString(v);
+          // Each round costs at least a line, so rounds that produce nothing still end.
+          if (over(budget.chargeLine(0), file, lineNo, t)) {
+            return;
+          }
+          withDefinitions(Map.of(var, value), rest, file, lineNo, baseDir, depth);
+          if (budget.exceeded() || v + by < v == by > 0) {
+            return; // budget spent, or the next value would overflow
+          }
         }
-      }
+      });
     } else {
       List<Map<String, String>> rows = listRows(args, file, lineNo, t);
       if (rows == null) {
         return;
       }
-      for (Map<String, String> row : rows) {
-        withDefinitions(row, rest, file, lineNo, baseDir, depth);
-        if (truncated) {
-          return;
+      within(new Construct(file, lineNo, keyword + "(" + args + ")", t), () -> {
+        for (Map<String, String> row : rows) {
+          if (over(budget.chargeLine(0), file, lineNo, t)) {
+            return;
+          }
+          withDefinitions(row, rest, file, lineNo, baseDir, depth);
+          if (budget.exceeded()) {
+            return;
+          }
         }
-      }
+      });
     }
   }
 
@@ -629,7 +730,8 @@ final class Preprocessor {
         matches = glob(baseDir, pattern);
       } catch (InvalidPathException | IOException | SecurityException
           | java.util.regex.PatternSyntaxException e) {
-        diags.error(file, lineNo, "bad include pattern '" + pattern + "': " + reason(e), text);
+        diags.error(file, lineNo, "bad include pattern '" + pattern + "': " + reason(e, null),
+            text);
         continue;
       }
       if (matches.isEmpty()) {
@@ -642,20 +744,31 @@ final class Preprocessor {
           continue;
         }
         String shown = displayName(p);
+        Construct here = new Construct(file, lineNo, "include " + pattern, text);
         String content;
         try {
-          content = decode(Files.readAllBytes(p));
+          constructs.addLast(here);
+          content = readFile(p, true);
+          if (content == null) {
+            over(budget.chargeInput(0, true), file, lineNo, text);
+            return;
+          }
         } catch (IOException | SecurityException e) {
-          diags.error(file, lineNo, "include: cannot read '" + p + "': " + reason(e), text);
+          diags.error(file, lineNo, "include: cannot read '" + p + "': " + reason(e, p), text);
           continue;
+        } finally {
+          constructs.removeLast();
         }
         Path dir = p.toAbsolutePath().getParent();
         dirs.put(shown, dir.toString());
         includeDepth++;
         try {
-          readText(content, shown, dir);
+          within(here, () -> readText(content, shown, dir));
         } finally {
           includeDepth--;
+        }
+        if (budget.exceeded()) {
+          return;
         }
       }
     }
@@ -708,14 +821,31 @@ final class Preprocessor {
     return current;
   }
 
-  private static String reason(Exception e) {
-    String m = e.getMessage();
+  /** Why a file cannot be read, as strerror(3) would say it, with the errno name. */
+  static String reason(Exception e, Path file) {
     if (e instanceof java.nio.file.NoSuchFileException) {
-      return "no such file";
+      return "no such file or directory (ENOENT)";
     }
     if (e instanceof java.nio.file.AccessDeniedException) {
-      return "permission denied";
+      return "permission denied (EACCES)";
     }
+    if (e instanceof java.nio.file.NotDirectoryException
+        || e instanceof java.nio.file.FileSystemException f && f.getReason() != null
+        && f.getReason().contains("Not a directory")) {
+      return "a part of the path is not a directory (ENOTDIR)";
+    }
+    if (e instanceof java.nio.file.FileSystemException f && f.getReason() != null
+        && f.getReason().contains("Too many levels of symbolic links")) {
+      return "too many levels of symbolic links (ELOOP)";
+    }
+    if ("is a directory".equals(e.getMessage())
+        || e.getMessage() != null && e.getMessage().contains("Is a directory")) {
+      return "it is a directory (EISDIR)";
+    }
+    if (e instanceof java.nio.file.FileSystemException f && f.getReason() != null) {
+      return f.getReason();
+    }
+    String m = e.getMessage();
     return m == null ? e.getClass().getSimpleName() : m;
   }
 
