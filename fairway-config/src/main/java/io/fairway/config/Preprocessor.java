@@ -821,32 +821,8 @@ final class Preprocessor {
     return current;
   }
 
-  /** Why a file cannot be read, as strerror(3) would say it, with the errno name. */
   static String reason(Exception e, Path file) {
-    if (e instanceof java.nio.file.NoSuchFileException) {
-      return "no such file or directory (ENOENT)";
-    }
-    if (e instanceof java.nio.file.AccessDeniedException) {
-      return "permission denied (EACCES)";
-    }
-    if (e instanceof java.nio.file.NotDirectoryException
-        || e instanceof java.nio.file.FileSystemException f && f.getReason() != null
-        && f.getReason().contains("Not a directory")) {
-      return "a part of the path is not a directory (ENOTDIR)";
-    }
-    if (e instanceof java.nio.file.FileSystemException f && f.getReason() != null
-        && f.getReason().contains("Too many levels of symbolic links")) {
-      return "too many levels of symbolic links (ELOOP)";
-    }
-    if ("is a directory".equals(e.getMessage())
-        || e.getMessage() != null && e.getMessage().contains("Is a directory")) {
-      return "it is a directory (EISDIR)";
-    }
-    if (e instanceof java.nio.file.FileSystemException f && f.getReason() != null) {
-      return f.getReason();
-    }
-    String m = e.getMessage();
-    return m == null ? e.getClass().getSimpleName() : m;
+    return FileErrors.why(e);
   }
 
   private static String head(String s) {

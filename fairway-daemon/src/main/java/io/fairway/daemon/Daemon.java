@@ -107,16 +107,35 @@ public final class Daemon implements AutoCloseable {
    *
    * @return null when the reload was applied, else the one-line reason it was refused
    */
-  public synchronized String reload() {
-    Loaded loaded;
-    try {
-      loaded = loader.load(file);
-    } catch (Loader.LoadException e) {
-      // One log line, however many errors the file has.
-      String oneLine = String.join("; ", e.getMessage().lines().toList());
-      LOG.error("reload refused, still running the previous configuration: {}", oneLine);
-      return oneLine;
+  public String reload() {
+    // One reload at a time, but the parse runs outside the daemon's lock: status, drift repair
+    // and the check engine's verdicts go on while a large (or hostile) file is read.
+    synchronized (reloading) {
+      Loaded loaded;
+      try {
+        loaded = loader.load(file);
+      } catch (Loader.LoadException e) {
+        return refused(String.join("; ", e.getMessage().lines().toList()));
+      } catch (OutOfMemoryError e) {
+        // The parse's garbage is unreachable once we are here: the running configuration is
+        // intact, and the budget (ParseLimits) makes this a bug, reported as one line.
+        return refused(file + ": out of memory while loading the file (" + e.getMessage() + ")");
+      }
+      synchronized (this) {
+        return apply(loaded);
+      }
     }
+  }
+
+  private final Object reloading = new Object();
+
+  /** One log line, however many errors the file has. */
+  private static String refused(String oneLine) {
+    LOG.error("reload refused, still running the previous configuration: {}", oneLine);
+    return oneLine;
+  }
+
+  private String apply(Loaded loaded) {
     loaded.warnings().forEach(w -> LOG.warn("{}", w));
     try {
       lvs.reload(loaded.lvs());
