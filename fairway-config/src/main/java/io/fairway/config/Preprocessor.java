@@ -39,6 +39,7 @@ final class Preprocessor {
   private static final int MAX_EXPANSION_DEPTH = 32;
   private static final Pattern DEFINITION =
       Pattern.compile("\\$([A-Za-z_][A-Za-z0-9_]*)=[ \t]*(.*)");
+  private static final Pattern NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
   private static final Pattern INCLUDE = Pattern.compile("include[rmwba]?");
   private static final Pattern ALONE = Pattern.compile("\\$\\{?([A-Za-z_][A-Za-z0-9_]*)\\}?");
 
@@ -560,7 +561,7 @@ final class Preprocessor {
     }
     if (seq) {
       String[] a = args.split(",", -1);
-      if (a.length < 2 || a.length > 4 || !a[0].strip().matches("[A-Za-z_][A-Za-z0-9_]*")) {
+      if (a.length < 2 || a.length > 4 || !NAME.matcher(a[0].strip()).matches()) {
         diags.error(file, lineNo, keyword + " takes (var, [start,] [step,] end)", t);
         return;
       }
@@ -590,8 +591,9 @@ final class Preprocessor {
       within(new Construct(file, lineNo, keyword + "(" + args + ")", t), () -> {
         for (long v = first; by > 0 ? v <= last : v >= last; v += by) {
           String value = hex ? Long.toHexString(v) : Long.toString(v);
-          // Each round costs at least a line, so rounds that produce nothing still end.
-          if (over(budget.chargeLine(0), file, lineNo, t)) {
+          // Each round costs the text it repeats, so rounds that produce nothing (or only an
+          // error) still end, and cost what they handle.
+          if (over(budget.chargeLine(rest.length()), file, lineNo, t)) {
             return;
           }
           withDefinitions(Map.of(var, value), rest, file, lineNo, baseDir, depth);
@@ -607,7 +609,7 @@ final class Preprocessor {
       }
       within(new Construct(file, lineNo, keyword + "(" + args + ")", t), () -> {
         for (Map<String, String> row : rows) {
-          if (over(budget.chargeLine(0), file, lineNo, t)) {
+          if (over(budget.chargeLine(rest.length()), file, lineNo, t)) {
             return;
           }
           withDefinitions(row, rest, file, lineNo, baseDir, depth);
@@ -683,7 +685,7 @@ final class Preprocessor {
     }
     List<String> vars = groups.get(0);
     for (String v : vars) {
-      if (!v.matches("[A-Za-z_][A-Za-z0-9_]*")) {
+      if (!NAME.matcher(v).matches()) {
         diags.error(file, lineNo, "bad ~LST variable name '" + v + "'", t);
         return null;
       }
