@@ -30,6 +30,13 @@ if [[ ${#targets[@]} -eq 0 ]]; then
     fairway-ipvs:NetlinkFuzzTest#ipvsReply
   )
 fi
+# The annotation's maxDuration (5m) bounds a run too; a libFuzzer flag given after it wins.
+case "$duration" in
+  *h) seconds=$(( ${duration%h} * 3600 )) ;;
+  *m) seconds=$(( ${duration%m} * 60 )) ;;
+  *s) seconds=${duration%s} ;;
+  *) seconds=$duration ;;
+esac
 mkdir -p target/fuzz
 status=0
 for t in "${targets[@]}"; do
@@ -41,6 +48,7 @@ for t in "${targets[@]}"; do
     -Dsurefire.failIfNoSpecifiedTests=false -DargLine="-Xmx1g -XX:-OmitStackTraceInFastThrow" \
     -Djazzer.max_duration="$duration" -Djazzer.internal.arg.0=fuzz \
     -Djazzer.internal.arg.1=-print_final_stats=1 -Djazzer.internal.arg.2=-timeout=30 \
+    -Djazzer.internal.arg.3=-max_total_time="$seconds" \
     >"$log" 2>&1
   rc=$?
   runs="$(grep -a 'stat::number_of_executed_units' "$log" | tail -1 | awk '{print $2}')"

@@ -6,6 +6,9 @@ package io.fairway.config;
  * expansion stops where it is instead of after the text exists.
  */
 final class Budget {
+  /** What the shortest line costs. */
+  static final int LINE_MIN = 24;
+
   private final ParseLimits limits;
   private long inputBytes;
   private int includes;
@@ -33,11 +36,16 @@ final class Budget {
     return Math.max(0, limits.inputBytes() - inputBytes);
   }
 
-  /** Null if a produced line of {@code chars} characters fits, else the limit it breaks. */
+  /**
+   * Null if a produced line of {@code chars} characters (plus a newline, and at least
+   * {@link #LINE_MIN} bytes) fits, else the limit it breaks.
+   */
   String chargeLine(int chars) {
-    // Every line counts, empty ones too (one newline): expansion that produces nothing still
-    // has to end.
-    if (exceeded == null && (expandedBytes += chars + 1L) > limits.expandedBytes()) {
+    // Every line counts, an empty one too, at least LINE_MIN bytes: handling a line costs
+    // about that much whatever its length, and expansion that produces nothing must still end
+    // soon (2^30 empty lines stop after 700,000 of them, not 16 million).
+    if (exceeded == null
+        && (expandedBytes += Math.max(LINE_MIN, chars + 1L)) > limits.expandedBytes()) {
       exceeded = "the limit of " + size(limits.expandedBytes()) + " of expanded text";
     }
     return exceeded;

@@ -16,6 +16,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -254,42 +255,41 @@ final class Preprocessor {
       repeat(t, file, lineNo, baseDir, depth);
       return;
     }
-    List<String> lines = substitute(t, file, lineNo);
-    if (lines == null) {
+    substitute(t, file, lineNo, 0, l -> expanded(l, t, file, lineNo, baseDir, depth));
+  }
+
+  /** One line that substitution produced from {@code t}. */
+  private void expanded(String l, String t, String file, int lineNo, Path baseDir, int depth) {
+    if (budget.exceeded()) {
       return;
     }
-    for (String l : lines) {
-      if (budget.exceeded()) {
+    // Substituted text is not decommented again: ${_HASH} and ${_BANG} exist to produce a
+    // literal '#' or '!', and definitions were decommented where they were written.
+    String d = l.strip();
+    if (d.isEmpty()) {
+      return;
+    }
+    if (!d.equals(t)) {
+      d = conditional(d);
+      if (d == null || d.isEmpty()) {
         return;
       }
-      // Substituted text is not decommented again: ${_HASH} and ${_BANG} exist to produce a
-      // literal '#' or '!', and definitions were decommented where they were written.
-      String d = l.strip();
-      if (d == null || d.isEmpty()) {
-        continue;
+      if (d.startsWith("~SEQ") || d.startsWith("~LST")) {
+        expand(d, file, lineNo, baseDir, depth + 1);
+        return;
       }
-      if (!d.equals(t)) {
-        d = conditional(d);
-        if (d == null || d.isEmpty()) {
-          continue;
-        }
-        if (d.startsWith("~SEQ") || d.startsWith("~LST")) {
-          expand(d, file, lineNo, baseDir, depth + 1);
-          continue;
-        }
-      }
-      if (tooLong(d)) {
-        diags.error(file, lineNo, "line longer than " + MAX_LINE_BYTES + " bytes after expansion",
-            head(d));
-        continue;
-      }
-      // Only a bare first word counts, as in keepalived: a quoted "include" is a value.
-      if (d.startsWith("include") && isInclude(d)) {
-        include(Tokenizer.tokens(d).toArray(String[]::new), d, file, lineNo, baseDir);
-        continue;
-      }
-      splitBraces(d, file, lineNo);
     }
+    if (tooLong(d)) {
+      diags.error(file, lineNo, "line longer than " + MAX_LINE_BYTES + " bytes after expansion",
+          head(d));
+      return;
+    }
+    // Only a bare first word counts, as in keepalived: a quoted "include" is a value.
+    if (d.startsWith("include") && isInclude(d)) {
+      include(Tokenizer.tokens(d).toArray(String[]::new), d, file, lineNo, baseDir);
+      return;
+    }
+    splitBraces(d, file, lineNo);
   }
 
   static boolean isInclude(String line) {
@@ -376,18 +376,15 @@ final class Preprocessor {
    * Replaces {@code $NAME} and {@code ${NAME}}; a multi-line definition used alone on a line
    * becomes several lines. Returns null after reporting an error.
    */
-  private List<String> substitute(String t, String file, int lineNo) {
-    return substitute(t, file, lineNo, 0);
-  }
-
-  private List<String> substitute(String t, String file, int lineNo, int depth) {
+  private boolean substitute(String t, String file, int lineNo, int depth,
+      Consumer<String> sink) {
     if (t.indexOf('$') < 0) {
-      return over(budget.chargeLine(t.length()), file, lineNo, t) ? null : List.of(t);
+      return produced(t, file, lineNo, sink);
     }
     if (depth > MAX_EXPANSION_DEPTH) {
       diags.error(file, lineNo, "definition expands into itself (more than " + MAX_EXPANSION_DEPTH
           + " levels)", t);
-      return null;
+      return false;
     }
     String trimmed = t.strip();
     Matcher alone = ALONE.matcher(trimmed);
@@ -396,34 +393,38 @@ final class Preprocessor {
       if (def != null && def.size() > 1
           && (trimmed.charAt(1) != '{' || trimmed.endsWith("}"))) {
         // A line of the definition may itself be a multi-line definition used alone, which
-        // keepalived expands into lines too rather than joining them into one. Each line is
-        // charged as it is produced (in the recursion), so the list stays within the budget.
-        List<String> result = new ArrayList<>();
+        // keepalived expands into lines too rather than joining them into one. Lines go to the
+        // sink one by one as they are produced (and charged): nothing holds a definition's
+        // expansion, which may stand for billions of lines.
         boolean outermost = constructs.isEmpty();
         if (outermost) {
           constructs.addLast(new Construct(file, lineNo, "$" + alone.group(1), t));
         }
         try {
           for (String l : def) {
-            List<String> s = substitute(l, file, lineNo, depth + 1);
-            if (s == null) {
-              return null;
+            if (!substitute(l, file, lineNo, depth + 1, sink) || budget.exceeded()) {
+              return false;
             }
-            result.addAll(s);
           }
         } finally {
           if (outermost) {
             constructs.removeLast();
           }
         }
-        return result;
+        return true;
       }
     }
     String s = replace(t, file, lineNo, depth);
-    if (s == null || over(budget.chargeLine(s.length()), file, lineNo, s)) {
-      return null;
+    return s != null && produced(s, file, lineNo, sink);
+  }
+
+  /** Charges a produced line and hands it on; false when the budget ran out. */
+  private boolean produced(String line, String file, int lineNo, Consumer<String> sink) {
+    if (over(budget.chargeLine(line.length()), file, lineNo, line)) {
+      return false;
     }
-    return List.of(s);
+    sink.accept(line);
+    return true;
   }
 
   private String replace(String t, String file, int lineNo, int depth) {

@@ -59,6 +59,6 @@ class BombTest {
     Files.writeString(f, bomb);
     int useLine = (int) bomb.lines().takeWhile(l -> !l.equals("$L10")).count() + 1;
     assertBounded(parseInSmallHeap(f),
-        f + ":" + useLine + ": $L10 goes past the limit of 16 MiB of expanded text");
+        f + ":" + useLine + ": $L10 goes past the limit of 1,000,000 words");
   }
 }
