@@ -119,18 +119,31 @@ class HttpFuzzTest {
     }
   }
 
+  /** Once every decoded message is released, no read's buffer may still be held (a leak). */
+  static void assertReleased(List<ByteBuf> reads) {
+    for (int i = 0; i < reads.size(); i++) {
+      assertThat(reads.get(i).refCnt()).as("references left on read %d", i).isZero();
+    }
+  }
+
   static void assertOneLine(String reason) {
     assertThat(reason).isNotBlank().doesNotContain("\r").doesNotContain("\n");
   }
 
-  /** Writes the input in reads of the sizes the fuzzer picks, then ends the input. */
-  static List<Object> feed(EmbeddedChannel ch, FuzzedDataProvider data, byte[] input) {
+  /**
+   * Writes the input in reads of the sizes the fuzzer picks (each read's buffer goes to
+   * {@code reads}), then ends the input.
+   */
+  static List<Object> feed(EmbeddedChannel ch, FuzzedDataProvider data, byte[] input,
+      List<ByteBuf> reads) {
     List<Object> out = new ArrayList<>();
     int from = 0;
     while (from < input.length) {
       int n = data.remainingBytes() > 0 ? data.consumeInt(1, input.length - from)
           : input.length - from;
-      ch.writeInbound(Unpooled.copiedBuffer(input, from, n));
+      ByteBuf read = Unpooled.copiedBuffer(input, from, n);
+      reads.add(read);
+      ch.writeInbound(read);
       from += n;
       drain(ch, out);
     }
@@ -146,7 +159,11 @@ class HttpFuzzTest {
     }
   }
 
-  /** Checks the decoded sequence and releases its buffers; returns the body bytes seen. */
+  /**
+   * Checks the decoded sequence and releases its buffers; returns the body bytes seen. (A slice
+   * shares its reference count with the cumulation, so its own release says nothing:
+   * {@link #assertReleased} checks the reads at the end.)
+   */
   static long checkSequence(List<Object> out, int inputLength, Set<Integer> statuses) {
     long body = 0;
     boolean bad = false;
@@ -168,7 +185,7 @@ class HttpFuzzTest {
     } finally {
       for (Object m : out) {
         if (m instanceof ByteBuf b) {
-          assertThat(b.release()).as("a body slice held elsewhere").isTrue();
+          b.release();
         }
       }
     }
@@ -183,12 +200,14 @@ class HttpFuzzTest {
     StrictRequestDecoder decoder = new StrictRequestDecoder(
         ProxyOptions.defaults().withMaxHeaderSize(1024));
     EmbeddedChannel ch = new EmbeddedChannel(decoder);
-    List<Object> out = feed(ch, data, input);
+    List<ByteBuf> reads = new ArrayList<>();
+    List<Object> out = feed(ch, data, input, reads);
     checkSequence(out, input.length, REQUEST_STATUSES);
     ByteBuf held = decoder.takeHeldAtEof();
     if (held != null) {
       held.release();
     }
+    assertReleased(reads);
     alloc(before, input.length);
   }
 
@@ -202,8 +221,10 @@ class HttpFuzzTest {
     ResponseDecoder decoder = new ResponseDecoder(2048);
     decoder.expect(headRequest, dechunk, upgrade);
     EmbeddedChannel ch = new EmbeddedChannel(decoder);
-    List<Object> out = feed(ch, data, input);
+    List<ByteBuf> reads = new ArrayList<>();
+    List<Object> out = feed(ch, data, input, reads);
     checkSequence(out, input.length, RESPONSE_STATUSES);
+    assertReleased(reads);
     alloc(before, input.length);
   }
 
