@@ -43,7 +43,7 @@ for t in "${targets[@]}"; do
   module="${t%%:*}"
   test="${t#*:}"
   log="target/fuzz/${test//#/.}.log"
-  before="$(git status --porcelain --untracked-files=all -- "$module" | grep -c 'crash-' || true)"
+  before="$(git status --porcelain --untracked-files=all -- "$module" | grep -c '^?? .*crash-' || true)"
   JAZZER_FUZZ=1 mvn ${MVN_FLAGS:--B} -pl "$module" -am test -Dtest="$test" \
     -Dsurefire.failIfNoSpecifiedTests=false -DargLine="-Xmx1g -XX:-OmitStackTraceInFastThrow" \
     -Djazzer.max_duration="$duration" -Djazzer.internal.arg.0=fuzz \
@@ -54,7 +54,7 @@ for t in "${targets[@]}"; do
   runs="$(grep -a 'stat::number_of_executed_units' "$log" | tail -1 | awk '{print $2}')"
   secs="$(grep -a -o 'Done [0-9]* runs in [0-9]* second' "$log" | tail -1 | awk '{print $5}')"
   cov="$(grep -a -o 'cov: [0-9]*' "$log" | tail -1 | awk '{print $2}')"
-  after="$(git status --porcelain --untracked-files=all -- "$module" | grep -c 'crash-' || true)"
+  after="$(git status --porcelain --untracked-files=all -- "$module" | grep -c '^?? .*crash-' || true)"
   line="$t: ${runs:-?} inputs in ${secs:-?} s, coverage ${cov:-?} edges, exit $rc, new crash files $((after - before))"
   echo "$line" | tee -a target/fuzz/summary.txt
   [[ $rc -eq 0 ]] || status=1
