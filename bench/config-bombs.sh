@@ -63,5 +63,6 @@ open(f"{d}/real-50k.conf", "w").write(gen(50000))
 PY
 for f in seq-8M seq-1G macro-1e10 empty-2e30 fan0 real-10k real-50k; do
   out="$(java -XX:+UseSerialGC -Xmx"${xmx}"m -cp "$cp" io.fairway.config.ParsePeakHeap "$dir/$f.conf" 2>&1 | head -2 | tr '\n' ' ' || true)"
-  echo "$f (-Xmx${xmx}m): ${out//$dir\//}" | cut -c1-260
+  # The error without the offending text it quotes (the bomb's line): name, limit, peak heap.
+  echo "$f (-Xmx${xmx}m): ${out//$dir\//}" | sed 's/  | .* \[/ [/'
 done

@@ -86,7 +86,9 @@ public record NetlinkMessage(int type, int flags, int seq, int pid, ByteBuffer p
       echoed = payload.getInt(4);
     }
     int tlvStart = 4 + Netlink.align(echoed);
-    if (tlvStart >= payload.limit()) {
+    // The echoed length is the sender's word: a negative or overflowing one (Jazzer found it)
+    // means there is no extended ack to read, not an IllegalArgumentException.
+    if (echoed < Netlink.NLMSG_HDRLEN || tlvStart < 0 || tlvStart >= payload.limit()) {
       return "";
     }
     try {
