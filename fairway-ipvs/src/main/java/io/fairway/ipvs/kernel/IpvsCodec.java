@@ -121,8 +121,13 @@ public final class IpvsCodec {
 
   /** The timeouts in a GET_CONFIG reply (absent ones read as 0: the protocol is not built in). */
   public static Timeouts decodeTimeouts(Attributes a) {
-    return new Timeouts(a.u32(Ipvs.CMD_ATTR_TIMEOUT_TCP, 0), a.u32(Ipvs.CMD_ATTR_TIMEOUT_TCP_FIN, 0),
-        a.u32(Ipvs.CMD_ATTR_TIMEOUT_UDP, 0));
+    try {
+      return new Timeouts(a.u32(Ipvs.CMD_ATTR_TIMEOUT_TCP, 0),
+          a.u32(Ipvs.CMD_ATTR_TIMEOUT_TCP_FIN, 0), a.u32(Ipvs.CMD_ATTR_TIMEOUT_UDP, 0));
+    } catch (IllegalArgumentException e) {
+      // A u32 past 2^31 - 1 seconds (Jazzer found it): not a timeout the table can hold.
+      throw new MalformedMessageException("timeouts: " + e.getMessage());
+    }
   }
 
   private static void putServiceKey(MessageBuilder b, ServiceKey k) {
