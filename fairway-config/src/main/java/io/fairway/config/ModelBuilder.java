@@ -74,10 +74,12 @@ final class ModelBuilder {
   private GlobalDefs globals = GlobalDefs.defaults();
   private final Map<String, VirtualServerGroup> groups = new LinkedHashMap<>();
   private final Map<String, TrackFile> trackFiles = new LinkedHashMap<>();
+  private final VrrpParser vrrp;
 
   ModelBuilder(Diagnostics diags) {
     this.diags = diags;
     this.v = new Values(diags);
+    this.vrrp = new VrrpParser(v);
   }
 
   @SafeVarargs
@@ -109,7 +111,7 @@ final class ModelBuilder {
               v.warn(n, "second global_defs block: its settings are merged into the first");
             }
             sawGlobal = true;
-            globals = new GlobalDefsParser(v).globalDefs(n, globals);
+            globals = new GlobalDefsParser(v, vrrp).globalDefs(n, globals);
           }
           break;
         case "virtual_server":
@@ -128,7 +130,9 @@ final class ModelBuilder {
           }
           break;
         default:
-          if (Keywords.IGNORED_TOP_BLOCKS.contains(n.keyword())
+          if (VrrpParser.isTopLevel(n.keyword())) {
+            vrrp.top(n);
+          } else if (Keywords.IGNORED_TOP_BLOCKS.contains(n.keyword())
               || Keywords.IGNORED_TOP_KEYWORDS.contains(n.keyword())) {
             v.warn(n, "'" + n.keyword()
                 + "' is keepalived's VRRP/BFD/system part; Fairway ignores it");
@@ -155,7 +159,7 @@ final class ModelBuilder {
     }
     servers = uniqueNames(servers);
     return new Config(globals, List.copyOf(groups.values()), servers,
-        List.copyOf(trackFiles.values()), ssl);
+        List.copyOf(trackFiles.values()), ssl, vrrp.build());
   }
 
   /** Default names may clash (same IP:PORT over TCP and UDP); explicit ones must not. */

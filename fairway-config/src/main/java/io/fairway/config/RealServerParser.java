@@ -53,18 +53,29 @@ final class RealServerParser {
     if (m == ForwardingMethod.DR || m == ForwardingMethod.TUN) {
       if (vs.fwmarkOrGroup()) {
         if (written != 0) {
-          v.warn(n, m + " real server under a fwmark/group virtual_server: port " + written
-              + " is ignored, as keepalived does");
+          v.warn(n, m + " real server under a fwmark/group virtual_server: IPVS gets no port;"
+              + " its checkers check port " + written + ", as keepalived's do");
         }
         return 0;
       }
       if (written != 0 && written != vs.port()) {
         v.warn(n, m + " real server port " + written + " differs from the virtual server port "
-            + vs.port() + "; using " + vs.port() + ", as keepalived does");
+            + vs.port() + "; IPVS gets " + vs.port() + " and the checkers check " + written
+            + ", as keepalived does");
       }
       return vs.port();
     }
     return written == 0 ? vs.port() : written;
+  }
+
+  /**
+   * The port keepalived's checkers connect to (without {@code connect_port}): the port written on
+   * the real_server, else the virtual server's. keepalived copies the real server's address into
+   * each checker while parsing, before check_data.c forces DR/TUN ports to the service's, so a
+   * DR real server written with another port is checked there.
+   */
+  static int checkPort(int written, VsContext vs) {
+    return written != 0 ? written : vs.port();
   }
 
   RealServer realServer(Node n, VsContext vs) {
@@ -197,6 +208,7 @@ final class RealServerParser {
           + " (only tunnelled real servers may differ)");
     }
     int port = effectivePort(n, written, forwarding, vs);
+    int checkPort = forwarding.method().isKernel() ? checkPort(written, vs) : port;
     if (!forwarding.method().isKernel() && port == 0) {
       v.error(n, "real_server needs a port with lb_kind " + forwarding.method());
     }
@@ -210,9 +222,9 @@ final class RealServerParser {
     List<Checker> checkers = new ArrayList<>();
     CheckerParser checkerParser = new CheckerParser(v, trackFiles, logAllFailures);
     for (Node c : checkerNodes) {
-      checkers.addAll(checkerParser.checker(c, a, port, effective, vhost));
+      checkers.addAll(checkerParser.checker(c, a, checkPort, effective, vhost));
     }
     return new RealServer(Values.loc(n), id, rsName, ident != null ? ident : rsName, weight,
-        forwarding, upper, lower, inhibit, up, down, checkers);
+        forwarding, upper, lower, inhibit, up, down, checkers, checkPort);
   }
 }

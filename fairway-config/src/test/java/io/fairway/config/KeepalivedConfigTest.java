@@ -141,9 +141,11 @@ class KeepalivedConfigTest {
     assertThat(bfd.name()).isEqualTo("bfd_lo");
     assertThat(bfd.alpha()).isTrue();
 
-    assertThat(r.warnings()).extracting(Diagnostic::message)
-        .anyMatch(m -> m.contains("vrrp_instance"))
-        .anyMatch(m -> m.contains("vrrp_script"));
+    assertThat(r.config().vrrp().instance("VI_TEST")).get()
+        .satisfies(i -> assertThat(i.priority()).isEqualTo(150))
+        .satisfies(i -> assertThat(i.interfaceName()).isEqualTo("lo"));
+    assertThat(r.config().vrrp().script("chk_something")).get()
+        .satisfies(s -> assertThat(s.interval()).isEqualTo(Duration.ofSeconds(2)));
   }
 
   @Test

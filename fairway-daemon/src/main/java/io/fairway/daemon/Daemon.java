@@ -6,6 +6,8 @@ import io.fairway.apply.UnknownServerException;
 import io.fairway.check.CheckConfigException;
 import io.fairway.check.engine.CheckEngine;
 import io.fairway.check.spec.VirtualServerSpec;
+import io.fairway.plan.Plan;
+import io.fairway.plan.PlanTarget;
 import io.fairway.table.ServiceEntry;
 import io.fairway.table.Table;
 import io.fairway.table.TableException;
@@ -13,6 +15,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -44,6 +47,8 @@ public final class Daemon implements AutoCloseable {
   private final LvsHousekeeping lvs;
 
   private Applier applier;
+  /** The plan being run; what a failed reload goes back to. */
+  private Plan plan = Plan.EMPTY;
   private ApplyingListener listener;
   private CheckEngine engine;
   private ScheduledExecutorService drift;
@@ -78,6 +83,14 @@ public final class Daemon implements AutoCloseable {
   public synchronized void start() throws Loader.LoadException, TableException {
     Loaded loaded = loader.load(file);
     loaded.warnings().forEach(w -> LOG.warn("{}", w));
+    if (table instanceof PlanTarget t) {
+      String why = t.refusal(loaded.plan());
+      if (why != null) {
+        throw new Loader.LoadException(why);
+      }
+      t.apply(loaded.plan());
+    }
+    plan = loaded.plan();
     // keepalived's order: timeouts, then lvs_flush, then the first service.
     lvs.start(loaded.lvs());
     applier = new Applier(table, loaded.bindings());
@@ -115,13 +128,17 @@ public final class Daemon implements AutoCloseable {
       try {
         loaded = loader.load(file);
       } catch (Loader.LoadException e) {
-        return refused(String.join("; ", e.getMessage().lines().toList()));
+        return refuse(e.getMessage());
       } catch (OutOfMemoryError e) {
         // The parse's garbage is unreachable once we are here: the running configuration is
         // intact, and the budget (ParseLimits) makes this a bug, reported as one line.
-        return refused(file + ": out of memory while loading the file (" + e.getMessage() + ")");
+        return refuse(file + ": out of memory while loading the file (" + e.getMessage() + ")");
       }
       synchronized (this) {
+        String why = table instanceof PlanTarget t ? t.refusal(loaded.plan()) : null;
+        if (why != null) {
+          return refuse(why);
+        }
         return apply(loaded);
       }
     }
@@ -129,29 +146,32 @@ public final class Daemon implements AutoCloseable {
 
   private final Object reloading = new Object();
 
-  /** One log line, however many errors the file has. */
-  private static String refused(String oneLine) {
-    LOG.error("reload refused, still running the previous configuration: {}", oneLine);
-    return oneLine;
-  }
-
   private String apply(Loaded loaded) {
     loaded.warnings().forEach(w -> LOG.warn("{}", w));
+    List<VirtualServerSpec> specs = AlphaOverride.apply(loaded.specs(), this::knownVerdict);
+    Plan before = plan;
+    Map<String, io.fairway.apply.VirtualServer> oldBindings = applier.config();
+    // The new plan's settings first, so services the applier adds start with them; every table
+    // operation after this point is undone if one fails.
+    if (table instanceof PlanTarget t) {
+      t.apply(loaded.plan());
+    }
+    try {
+      applier.replace(loaded.bindings());
+    } catch (TableException | RuntimeException e) {
+      rollBack(oldBindings, before);
+      // The old engine was never closed: it keeps checking the old plan, which keeps serving.
+      return refuse("the table refused the change (" + e.getMessage() + "); rolled back");
+    }
+    listener.retain(loaded.bindings().keySet());
     try {
       lvs.reload(loaded.lvs());
     } catch (TableException e) {
-      LOG.error("reload: {}", e.getMessage());
+      LOG.error("reload: lvs_timeouts: {}", e.getMessage());
     }
-    List<VirtualServerSpec> specs = AlphaOverride.apply(loaded.specs(), this::knownVerdict);
+    plan = loaded.plan();
     CheckEngine previous = engine;
     previous.close();
-    try {
-      applier.replace(loaded.bindings());
-      listener.retain(loaded.bindings().keySet());
-    } catch (TableException e) {
-      // The new configuration is in place; drift repair converges what the table refused.
-      LOG.warn("reload: table refused part of the change: {}", e.getMessage());
-    }
     engine = engines.get().listener(listener).build();
     try {
       engine.start(specs, previous);
@@ -162,8 +182,35 @@ public final class Daemon implements AutoCloseable {
       LOG.error("reload: a checker cannot start: {}", e.getMessage());
     }
     reloads++;
-    LOG.info("reloaded {} ({} virtual servers)", file, loaded.bindings().size());
+    List<String> changes = plan.changesSince(before);
+    LOG.info("reloaded {} ({} virtual servers{})", file, loaded.bindings().size(),
+        changes.isEmpty() ? ", plan unchanged" : ": " + String.join("; ", changes));
     return null;
+  }
+
+  /** One log line, however many errors; the running configuration stays. */
+  private static String refuse(String message) {
+    String oneLine = String.join("; ", message.lines().toList());
+    LOG.error("reload refused, still running the previous configuration: {}", oneLine);
+    return oneLine;
+  }
+
+  /** Puts the previous plan and bindings back after a table refused part of a reload. */
+  private void rollBack(Map<String, io.fairway.apply.VirtualServer> oldBindings, Plan before) {
+    try {
+      applier.replace(oldBindings);
+    } catch (TableException | RuntimeException e) {
+      // Drift repair converges whatever the table still holds of the refused change.
+      LOG.warn("reload: rolling back left the table short: {}", e.getMessage());
+    }
+    if (table instanceof PlanTarget t) {
+      t.apply(before);
+    }
+  }
+
+  /** The plan being run. */
+  public synchronized Plan plan() {
+    return plan;
   }
 
   /** How many reloads were applied. */
@@ -209,9 +256,11 @@ public final class Daemon implements AutoCloseable {
   public String status() {
     Applier a;
     ApplyingListener l;
+    Plan p;
     synchronized (this) {
       a = applier;
       l = listener;
+      p = plan;
     }
     List<ServiceEntry> entries;
     try {
@@ -219,7 +268,7 @@ public final class Daemon implements AutoCloseable {
     } catch (TableException e) {
       return "fairway: cannot read the table: " + e.getMessage() + "\n";
     }
-    return StatusFormat.render(entries, a.status(), l.health());
+    return StatusFormat.render(entries, a.status(), l.health(), p);
   }
 
   /**

@@ -26,6 +26,15 @@ final class StatusFormat {
 
   static String render(
       List<ServiceEntry> table, List<VirtualServerStatus> vss, Map<String, Map<String, Health>> health) {
+    return render(table, vss, health, io.fairway.plan.Plan.EMPTY);
+  }
+
+  /**
+   * As above, with a line per virtual server saying how the running plan selects (algorithm,
+   * typed parameters, key source): the choice {@code fairway pick} predicts.
+   */
+  static String render(List<ServiceEntry> table, List<VirtualServerStatus> vss,
+      Map<String, Map<String, Health>> health, io.fairway.plan.Plan plan) {
     Map<ServiceKey, ServiceEntry> byKey = new HashMap<>();
     table.forEach(e -> byKey.put(e.service().key(), e));
     StringBuilder out = new StringBuilder();
@@ -46,6 +55,9 @@ final class StatusFormat {
           out.append(", NOT IN TABLE");
         }
         out.append('\n');
+        plan.service(vs.name()).ifPresent(p -> out.append("  # ").append(vs.name())
+            .append(": selects by ").append(p.selection().describe()).append(", key ")
+            .append(p.key()).append('\n'));
         Map<String, Boolean> shown = new HashMap<>();
         if (entry != null) {
           for (DestEntry d : entry.dests()) {
