@@ -132,7 +132,7 @@ class BudgetTest {
 
   @Test
   void warningsAreCappedWithACount() {
-    String text = "global_defs {\n" + "  vrrp_garp_interval 1\n".repeat(150) + "}\n";
+    String text = "global_defs {\n" + "  process_monitor_rcv_bufs 1024\n".repeat(150) + "}\n";
     List<Diagnostic> w = KeepalivedConfig.parse("w.conf", text, Path.of("."), OPTIONS).warnings();
     assertThat(w).hasSize(Diagnostics.SHOWN + 1);
     assertThat(w.get(Diagnostics.SHOWN).format())

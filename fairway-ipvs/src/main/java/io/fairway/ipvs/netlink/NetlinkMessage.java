@@ -101,6 +101,9 @@ public record NetlinkMessage(int type, int flags, int seq, int pid, ByteBuffer p
 
   /** The generic-netlink command of this message. */
   public int genlCommand() {
+    if (payload.remaining() < Netlink.GENL_HDRLEN) {
+      throw new MalformedMessageException("generic netlink message without its header");
+    }
     return Byte.toUnsignedInt(payload.get(0));
   }
 
