@@ -24,7 +24,9 @@ public record NetlinkMessage(int type, int flags, int seq, int pid, ByteBuffer p
     while (b.remaining() >= Netlink.NLMSG_HDRLEN) {
       int start = b.position();
       int len = b.getInt(start);
-      if (len < Netlink.NLMSG_HDRLEN || start + len > b.limit()) {
+      // len > limit - start, not start + len > limit: a length near 2^31 (the header's u32
+      // read as an int) overflows the sum (Jazzer found it).
+      if (len < Netlink.NLMSG_HDRLEN || len > b.limit() - start) {
         throw new MalformedMessageException(
             "message of length " + len + " runs past the end (" + b.remaining() + " left)");
       }
