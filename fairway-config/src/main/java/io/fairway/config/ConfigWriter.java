@@ -181,7 +181,9 @@ final class ConfigWriter {
     if (!g.gnaInterval().isZero()) {
       line("vrrp_gna_interval " + time(g.gnaInterval()));
     }
-    line("vrrp_lower_prio_no_advert " + g.lowerPrioNoAdvert());
+    if (g.lowerPrioNoAdvert()) {
+      line("vrrp_lower_prio_no_advert");
+    }
     line("vrrp_skip_check_adv_addr " + g.skipCheckAdvAddr());
     line("vrrp_strict " + g.strict());
     line("vrrp_mcast_group4 " + Addresses.format(g.mcastGroup4()));
@@ -380,8 +382,15 @@ final class ConfigWriter {
     vs.quorumUp().ifPresent(s -> line("quorum_up " + script(s)));
     vs.quorumDown().ifPresent(s -> line("quorum_down " + script(s)));
     vs.sorryServer().ifPresent(this::sorry);
+    // Fairway extensions, written only when used (keepalived reads the dump otherwise).
+    if (vs.overflowToSorryServer()) {
+      line("overflow_to_sorry_server");
+    }
+    if (!vs.slowStart().isZero()) {
+      line("slow_start " + time(vs.slowStart()));
+    }
     for (RealServer rs : vs.realServers()) {
-      realServer(rs);
+      realServer(rs, vs.slowStart());
     }
     close();
   }
@@ -442,7 +451,7 @@ final class ConfigWriter {
     }
   }
 
-  private void realServer(RealServer rs) {
+  private void realServer(RealServer rs, java.time.Duration inheritedSlowStart) {
     // The port as written: for DR/TUN the checkers check it while IPVS gets the service's, and
     // writing the forced port instead would move the checks.
     open("real_server " + Addresses.format(rs.id().address()) + " " + rs.checkPort());
@@ -462,6 +471,10 @@ final class ConfigWriter {
       line("lthreshold " + rs.lowerThreshold());
     }
     line("inhibit_on_failure " + onOff(rs.inhibitOnFailure()));
+    // Written when it differs from what it would inherit (an explicit 0 under a VS default too).
+    if (!rs.slowStart().equals(inheritedSlowStart)) {
+      line("slow_start " + time(rs.slowStart()));
+    }
     rs.notifyUp().ifPresent(s -> line("notify_up " + script(s)));
     rs.notifyDown().ifPresent(s -> line("notify_down " + script(s)));
     for (Checker c : rs.checkers()) {

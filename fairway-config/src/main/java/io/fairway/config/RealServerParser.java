@@ -11,6 +11,7 @@ import io.fairway.config.model.Scheduler;
 import io.fairway.config.model.Script;
 import io.fairway.config.model.TrackFile;
 import java.net.InetAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -31,7 +32,8 @@ final class RealServerParser {
       double weight,
       boolean inhibit,
       InheritedTiming timing,
-      String virtualhost) {}
+      String virtualhost,
+      Duration slowStart) {}
 
   private final Values v;
   private final Map<String, TrackFile> trackFiles;
@@ -98,6 +100,7 @@ final class RealServerParser {
     long lower = 0;
     Node thresholdNode = null;
     boolean inhibit = vs.inhibit();
+    Duration slowStart = vs.slowStart();
     Optional<Script> up = Optional.empty();
     Optional<Script> down = Optional.empty();
     InheritedTiming timing = new InheritedTiming();
@@ -161,6 +164,13 @@ final class RealServerParser {
             }
           }
           break;
+        case "slow_start": {
+          Duration d = v.slowStart(c);
+          if (d != null) {
+            slowStart = d;
+          }
+          break;
+        }
         case "inhibit_on_failure": {
           Boolean b = v.args(c, 0, 1) ? v.bool(c, 1) : null;
           if (b != null) {
@@ -225,6 +235,6 @@ final class RealServerParser {
       checkers.addAll(checkerParser.checker(c, a, checkPort, effective, vhost));
     }
     return new RealServer(Values.loc(n), id, rsName, ident != null ? ident : rsName, weight,
-        forwarding, upper, lower, inhibit, up, down, checkers, checkPort);
+        forwarding, upper, lower, inhibit, up, down, checkers, checkPort, slowStart);
   }
 }

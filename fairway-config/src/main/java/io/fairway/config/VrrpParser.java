@@ -121,7 +121,14 @@ final class VrrpParser {
 
   // --- global_defs -----------------------------------------------------------------------------
 
+  /** Read into the model, not acted on yet: said so rather than silently ignored. */
+  private static final Set<String> NOT_ACTED_ON = Set.of("vrrp_garp_interval",
+      "vrrp_gna_interval", "vrrp_lower_prio_no_advert", "vrrp_startup_delay");
+
   void global(Node n) {
+    if (NOT_ACTED_ON.contains(n.keyword())) {
+      v.warn(n, "global_defs '" + n.keyword() + "' is read but Fairway does not act on it yet");
+    }
     VrrpGlobals g = globals;
     switch (n.keyword()) {
       case "vrrp_version" -> {
@@ -507,6 +514,8 @@ final class VrrpParser {
         case "no_accept" -> {
           if (v.args(c, 0, 0)) {
             accept = false;
+            v.warn(c, "no_accept: Fairway installs no firewall rules; packets to the virtual "
+                + "addresses are accepted as with 'accept'");
           }
         }
         case "lvs_sync_daemon_interface" -> {

@@ -60,6 +60,10 @@ public final class RunCommand implements Callable<Integer> {
       description = "read the table back and repair changes made behind Fairway's back every SECONDS (0 = never; default ${DEFAULT-VALUE})")
   double driftSeconds;
 
+  @Option(names = "--overflow-interval", paramLabel = "SECONDS", defaultValue = "0.01",
+      description = "kernel IPVS: read the connection counters for overflow_to_sorry_server every SECONDS (default ${DEFAULT-VALUE}); the userspace proxy overflows by itself")
+  double overflowSeconds;
+
   @Option(names = {"-I", "--dont-release-ipvs"},
       description = "leave the table as it is at exit (keepalived's -I)")
   boolean dontRelease;
@@ -93,6 +97,11 @@ public final class RunCommand implements Callable<Integer> {
     }
     if (driftSeconds < 0) {
       err.println("fairway: --drift-interval must be >= 0, got " + driftSeconds);
+      return Main.EXIT_USAGE;
+    }
+    if (!(overflowSeconds > 0) || overflowSeconds > 60) {
+      err.println("fairway: --overflow-interval must be above 0 and at most 60 seconds, got "
+          + overflowSeconds);
       return Main.EXIT_USAGE;
     }
     InetSocketAddress adminAddress = null;
@@ -139,6 +148,9 @@ public final class RunCommand implements Callable<Integer> {
     systemd.status("applying " + file);
     Daemon daemon = new Daemon(file, loader, table, CheckEngine::builder,
         Duration.ofMillis((long) (driftSeconds * 1000)), Clock.systemUTC());
+    if (!userspace) {
+      daemon.overflowInterval(Duration.ofNanos((long) (overflowSeconds * 1e9)));
+    }
     // SIGTERM from here on is a clean stop, even while the table is being installed (a default
     // JVM exit there would leave half a table behind and exit 143).
     CountDownLatch stop = new CountDownLatch(1);

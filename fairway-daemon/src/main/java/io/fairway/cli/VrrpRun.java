@@ -87,7 +87,12 @@ final class VrrpRun implements AutoCloseable {
         .warn("reload: VRRP changes take effect at the next start; nothing reloaded"));
     Signals.on("TERM", stop::countDown);
     Signals.on("INT", stop::countDown);
+    // Under Type=notify systemd waits for READY=1 here too, though there is no table.
+    io.fairway.daemon.systemd.SystemdNotifier systemd =
+        io.fairway.daemon.systemd.SystemdNotifier.fromEnvironment();
+    systemd.ready("running " + config.vrrp().instances().size() + " VRRP instances");
     stop.await();
+    systemd.stopping("stopping: VRRP masters hand over");
     if (server != null) {
       server.close();
     }

@@ -2,6 +2,7 @@ package io.fairway.daemon;
 
 import io.fairway.apply.Applier;
 import io.fairway.apply.LvsHousekeeping;
+import io.fairway.apply.OverflowWatch;
 import io.fairway.apply.UnknownServerException;
 import io.fairway.check.CheckConfigException;
 import io.fairway.check.engine.CheckEngine;
@@ -52,6 +53,12 @@ public final class Daemon implements AutoCloseable {
   private ApplyingListener listener;
   private CheckEngine engine;
   private ScheduledExecutorService drift;
+  /** overflow_to_sorry_server on a table that cannot overflow by itself; zero = not watched. */
+  private Duration overflowInterval = Duration.ZERO;
+  private ScheduledExecutorService overflow;
+  private boolean overflowFailing;
+  /** Steps slow start ramps (both planes: the table only sees weights). */
+  private ScheduledExecutorService slowStart;
   private volatile int reloads;
 
   /**
@@ -71,6 +78,19 @@ public final class Daemon implements AutoCloseable {
     this.driftInterval = Objects.requireNonNull(driftInterval);
     this.clock = clock;
     this.lvs = new LvsHousekeeping(table);
+  }
+
+  /**
+   * How often to read the kernel's counters for {@code overflow_to_sorry_server} ({@link
+   * OverflowWatch}); zero (the default) for a table that overflows by itself, as the userspace
+   * proxy does. Set before {@link #start}.
+   */
+  public synchronized Daemon overflowInterval(Duration interval) {
+    if (interval.isNegative()) {
+      throw new IllegalArgumentException("overflow interval must be >= 0: " + interval);
+    }
+    this.overflowInterval = interval;
+    return this;
   }
 
   /**
@@ -111,6 +131,52 @@ public final class Daemon implements AutoCloseable {
       });
       long ms = driftInterval.toMillis();
       drift.scheduleWithFixedDelay(this::repairDrift, ms, ms, TimeUnit.MILLISECONDS);
+    }
+    slowStart = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "fairway-slow-start");
+      t.setDaemon(true);
+      return t;
+    });
+    slowStart.scheduleWithFixedDelay(this::stepSlowStarts, 50, 50, TimeUnit.MILLISECONDS);
+    if (!overflowInterval.isZero()) {
+      OverflowWatch watch = new OverflowWatch(applier);
+      overflow = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "fairway-overflow");
+        t.setDaemon(true);
+        return t;
+      });
+      long us = Math.max(1, overflowInterval.toNanos() / 1000);
+      overflow.scheduleWithFixedDelay(() -> watchOverflow(watch), us, us, TimeUnit.MICROSECONDS);
+    }
+  }
+
+  private void stepSlowStarts() {
+    Applier a;
+    synchronized (this) {
+      a = applier;
+    }
+    try {
+      a.stepSlowStarts();
+    } catch (TableException | RuntimeException e) {
+      // The next step retries; drift repair converges what was missed.
+      LOG.debug("slow start: {}", e.getMessage());
+    }
+  }
+
+  /** One overflow reading; a failure is logged once until the table answers again. */
+  private void watchOverflow(OverflowWatch watch) {
+    try {
+      watch.poll();
+      if (overflowFailing) {
+        LOG.info("overflow watch: reading the table again");
+      }
+      overflowFailing = false;
+    } catch (TableException | RuntimeException e) {
+      if (!overflowFailing) {
+        LOG.warn("overflow watch: cannot read the table, sorry servers stay as they are: {}",
+            e.getMessage());
+      }
+      overflowFailing = true;
     }
   }
 
@@ -279,6 +345,7 @@ public final class Daemon implements AutoCloseable {
     if (drift != null) {
       drift.shutdownNow();
     }
+    stopOverflowWatch();
     if (engine != null) {
       // shutdown(), not close(): with omega the operator asked for notify_down and quorum_down
       // scripts when the service goes away, and this is the only place it does.
@@ -296,6 +363,7 @@ public final class Daemon implements AutoCloseable {
     if (drift != null) {
       drift.shutdownNow();
     }
+    stopOverflowWatch();
     if (engine != null) {
       engine.close();
     }
@@ -303,6 +371,22 @@ public final class Daemon implements AutoCloseable {
       lvs.detach();
     } catch (TableException e) {
       LOG.warn("{}", e.getMessage());
+    }
+  }
+
+  /** Stops the watch and waits for a reading in progress, so shutdown's removals come last. */
+  private void stopOverflowWatch() {
+    if (slowStart != null) {
+      slowStart.shutdownNow();
+    }
+    if (overflow == null) {
+      return;
+    }
+    overflow.shutdownNow();
+    try {
+      overflow.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 

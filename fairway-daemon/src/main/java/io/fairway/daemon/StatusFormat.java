@@ -68,10 +68,16 @@ final class StatusFormat {
               shown.put(rs.name(), true);
               Health hh = h.get(rs.name());
               state = rs.alive() ? "up" : "down";
-              reason = rs.name() + (hh == null ? "" : ": " + hh.reason());
+              reason = rs.name() + (hh == null ? "" : ": " + hh.reason())
+                  + (rs.ramping() ? " (slow start: weight " + rs.rampWeight() + " of "
+                      + rs.weight() + ")" : "");
             } else if (vs.sorryServer() != null && sameHost(vs.sorryServer(), d.dest())) {
-              state = vs.sorryServing() ? "sorry" : "idle";
-              reason = "sorry server";
+              // The weight read back tells overflow (overflow_to_sorry_server raised it because
+              // the pool is full) from standing by.
+              boolean overflowing = !vs.sorryServing() && d.dest().weight() > 0;
+              state = vs.sorryServing() ? "sorry" : overflowing ? "overflow" : "idle";
+              reason = overflowing ? "sorry server (pool full: new connections overflow here)"
+                  : "sorry server";
             } else {
               state = "?";
               reason = "not configured (drift)";

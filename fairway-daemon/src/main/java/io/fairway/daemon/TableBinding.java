@@ -54,12 +54,14 @@ final class TableBinding {
       }
       List<RealServer> servers = new ArrayList<>();
       for (MemberPlan m : sp.members()) {
-        servers.add(new RealServer(m.name(), m.dest(), m.inhibit(), m.tableWeight()));
+        servers.add(new RealServer(m.name(), m.dest(), m.inhibit(), m.tableWeight(),
+            m.slowStart()));
       }
       Dest sorry = sp.sorry().map(s -> s.dest()).orElse(null);
       boolean sorryInhibit = sp.sorry().map(s -> s.inhibit()).orElse(false);
+      boolean overflow = sp.sorry().map(s -> s.overflow()).orElse(false);
       out.put(sp.name(), new VirtualServer(sp.name(), sp.services(), VirtualServer.byName(servers),
-          sorry, sorryInhibit, tracked(config, sp.name())));
+          sorry, sorryInhibit, tracked(config, sp.name()), overflow));
     }
     return out;
   }

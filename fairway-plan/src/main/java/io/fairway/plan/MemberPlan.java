@@ -4,6 +4,7 @@ import io.fairway.table.Dest;
 import io.fairway.table.DestKey;
 import io.fairway.table.ServiceKey;
 import java.net.InetAddress;
+import java.time.Duration;
 import java.util.Objects;
 
 /**
@@ -18,10 +19,21 @@ import java.util.Objects;
  * @param checkPort the port the checkers connect to unless they set {@code connect_port}
  *     (keepalived: the port written on the real_server, else the service's)
  * @param inhibit drain instead of removing on failure
+ * @param slowStart {@code slow_start} (effective, 0 = off): when it comes up after start the
+ *     applier steps its table weight up over this time; zero for shard, which ramps by its
+ *     {@code rampup}
  */
 public record MemberPlan(String where, String name, String ident, double weight, Dest dest,
-    int checkPort, boolean inhibit) {
+    int checkPort, boolean inhibit, Duration slowStart) {
+
+  /** Without slow start. */
+  public MemberPlan(String where, String name, String ident, double weight, Dest dest,
+      int checkPort, boolean inhibit) {
+    this(where, name, ident, weight, dest, checkPort, inhibit, Duration.ZERO);
+  }
+
   public MemberPlan {
+    slowStart = slowStart == null ? Duration.ZERO : slowStart;
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(ident, "ident");
     Objects.requireNonNull(dest, "dest");

@@ -92,7 +92,7 @@ public final class PlanBuilder {
     for (RealServer rs : vs.realServers()) {
       members.add(member(vs, rs));
     }
-    Optional<SorryPlan> sorry = vs.sorryServer().map(PlanBuilder::sorry);
+    Optional<SorryPlan> sorry = vs.sorryServer().map(s -> sorry(s, vs.overflowToSorryServer()));
     validate(vs, where, selection, members, errors);
     return new ServicePlan(vs.location().toString(), vs.name(), vs.forwarding().method(), services,
         selection, key, members, sorry, vs.quorum(), vs.hysteresis());
@@ -134,7 +134,7 @@ public final class PlanBuilder {
       case RANDOM -> new Selection.Random();
       case FALLBACK -> new Selection.Fallback(spec instanceof DirectorSpec.Fallback f && f.sticky());
       case HASH -> new Selection.Hash();
-      case SHARD -> shard(spec, vs.hashBalanceFactor());
+      case SHARD -> shard(spec, vs.hashBalanceFactor(), slowStart(vs));
       default -> {
         List<String> flags = new ArrayList<>();
         for (SchedulerFlag f : vs.flags()) {
@@ -148,14 +148,29 @@ public final class PlanBuilder {
     };
   }
 
-  private static Selection.Shard shard(DirectorSpec spec, int hashBalanceFactor) {
+  /**
+   * slow_start on a shard service is Varnish's rampup, unchanged: {@code shard { rampup }} if
+   * given, else the longest slow_start of the service (the director has one rampup).
+   */
+  private static Selection.Shard shard(DirectorSpec spec, int hashBalanceFactor,
+      java.time.Duration slowStart) {
     if (!(spec instanceof DirectorSpec.Shard s)) {
       Selection.Shard d = (Selection.Shard) Selection.defaults("shard");
-      return new Selection.Shard(d.replicas(), d.by(), d.healthy(), d.warmup(), d.rampup(),
-          hashBalanceFactor);
+      return new Selection.Shard(d.replicas(), d.by(), d.healthy(), d.warmup(),
+          d.rampup().isZero() ? slowStart : d.rampup(), hashBalanceFactor);
     }
     return new Selection.Shard(s.replicas(), by(s.by()), ShardHealthy.valueOf(s.healthy().name()),
-        s.warmup(), s.rampup(), hashBalanceFactor);
+        s.warmup(), s.rampup().isZero() ? slowStart : s.rampup(), hashBalanceFactor);
+  }
+
+  private static java.time.Duration slowStart(VirtualServer vs) {
+    java.time.Duration d = vs.slowStart();
+    for (RealServer rs : vs.realServers()) {
+      if (rs.slowStart().compareTo(d) > 0) {
+        d = rs.slowStart();
+      }
+    }
+    return d;
   }
 
   /** Varnish's key modes map directly; Fairway's extra sources hash their string like KEY. */
@@ -183,14 +198,17 @@ public final class PlanBuilder {
     int tableWeight = rs.intWeight();
     Dest dest = dest(rs.id().address(), rs.id().port(), rs.forwarding(), tableWeight,
         clamp(rs.upperThreshold()), clamp(rs.lowerThreshold()));
+    // shard ramps in the director (Varnish's rampup, which slow_start sets): no weight steps.
+    java.time.Duration slow = vs.scheduler() == io.fairway.config.model.Scheduler.SHARD
+        ? java.time.Duration.ZERO : rs.slowStart();
     return new MemberPlan(rs.location().toString(), rs.name(), rs.ident(), rs.weight(), dest,
-        rs.checkPort(), rs.inhibitOnFailure());
+        rs.checkPort(), rs.inhibitOnFailure(), slow);
   }
 
-  private static SorryPlan sorry(SorryServer s) {
+  private static SorryPlan sorry(SorryServer s, boolean overflow) {
     // keepalived fixes the sorry server's weight at 1 (check_data.c:848-875).
     return new SorryPlan(s.location().toString(),
-        dest(s.id().address(), s.id().port(), s.forwarding(), 1, 0, 0), s.inhibit());
+        dest(s.id().address(), s.id().port(), s.forwarding(), 1, 0, 0), s.inhibit(), overflow);
   }
 
   private static List<ServiceKey> keys(Config config, VirtualServerId id, String where,

@@ -31,14 +31,16 @@ public final class PlanFormat {
       b.append("#   key ").append(s.key()).append('\n');
       for (MemberPlan m : s.members()) {
         b.append(String.format(Locale.ROOT,
-            "#   member %s ident %s weight %s address %s ipvs_port %d check_port %d %s%s%n",
+            "#   member %s ident %s weight %s address %s ipvs_port %d check_port %d %s%s%s%n",
             m.name(), m.ident(), trim(m.weight()),
             m.address().getHostAddress(),
-            m.tablePort(), m.checkPort(), m.dest().forwarding(), m.inhibit() ? " inhibit" : ""));
+            m.tablePort(), m.checkPort(), m.dest().forwarding(), m.inhibit() ? " inhibit" : "",
+            m.slowStart().isZero() ? "" : " slow_start " + m.slowStart().toMillis() / 1000.0 + "s"));
       }
       s.sorry().ifPresent(o -> b.append("#   sorry_server ")
           .append(Endpoints.format(o.dest().address(), o.dest().port()))
-          .append(o.inhibit() ? " inhibit" : "").append('\n'));
+          .append(o.inhibit() ? " inhibit" : "").append(o.overflow() ? " overflow" : "")
+          .append('\n'));
       b.append("#   quorum ").append(s.quorum()).append(" hysteresis ").append(s.hysteresis())
           .append('\n');
     }

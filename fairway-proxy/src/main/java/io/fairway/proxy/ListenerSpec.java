@@ -4,6 +4,7 @@ import io.fairway.config.model.ForwardingMethod;
 import io.fairway.plan.MemberPlan;
 import io.fairway.plan.Selection;
 import io.fairway.plan.ServicePlan;
+import io.fairway.plan.SorryPlan;
 import io.fairway.table.DestKey;
 import io.fairway.table.ServiceKey;
 import java.net.InetSocketAddress;
@@ -25,8 +26,8 @@ import java.util.Objects;
  *     member that is not in the table (down, or not yet checked) stays on the ring as a sick
  *     backend, as in varnishd; a destination without a plan entry is a member named {@code
  *     IP:PORT} at its table weight
- * @param sorryServer the virtual server's {@code sorry_server}, or {@code null}. The table uses it
- *     for <em>overflow</em>: when every real server is drained (weight 0) or over its {@code
+ * @param sorryServer the virtual server's {@code sorry_server} when {@code
+ *     overflow_to_sorry_server} is on, else {@code null}. The table uses it for <em>overflow</em>: when every real server is drained (weight 0) or over its {@code
  *     uthreshold}, new connections go here instead of being refused. When quorum is lost the
  *     apply layer installs the same address as an ordinary destination, as keepalived does in the
  *     kernel; the table recognises it by this address and never schedules it alongside the real
@@ -78,7 +79,10 @@ public record ListenerSpec(Mode mode, KeySource keySource, Selection selection,
     for (MemberPlan m : plan.members()) {
       members.put(m.keyIn(key), m);
     }
+    // The proxy overflows only with overflow_to_sorry_server, as the kernel plane does; without
+    // it the sorry server is only what the applier installs when quorum is lost.
     InetSocketAddress sorry = plan.sorry()
+        .filter(SorryPlan::overflow)
         .map(s -> new InetSocketAddress(s.dest().address(), s.dest().port()))
         .orElse(null);
     return new ListenerSpec(mode, key(plan.key()), plan.selection(), members, sorry);

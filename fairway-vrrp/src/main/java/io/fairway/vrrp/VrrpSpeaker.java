@@ -188,6 +188,7 @@ public final class VrrpSpeaker implements Closeable {
           i.initialState() == VrrpState.MASTER, source));
       Instance inst = new Instance(i, r, link);
       instances.add(inst);
+      byRouter.put(r, inst);
       routers.put(i.name(), r);
       String key = i.interfaceName() + "/" + i.family();
       VrrpSocket s = sockets.get(key);
@@ -217,8 +218,10 @@ public final class VrrpSpeaker implements Closeable {
     }
     loop.start();
     threads.forEach(Thread::start);
+    allVips = config.instances().stream().flatMap(i -> vipsOf(i).stream()).toList();
     inbox.add(() -> {
       long now = now();
+      cycleLinks.clear();
       for (Instance in : instances) {
         pollTracking(in, now, true);
       }
@@ -286,11 +289,12 @@ public final class VrrpSpeaker implements Closeable {
         }
         if (nextPoll <= now) {
           nextPoll = now + POLL_NANOS;
+          cycleLinks.clear();
           for (Instance in : instances) {
             pollTracking(in, now, false);
           }
+          publish();
         }
-        publish();
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -321,13 +325,14 @@ public final class VrrpSpeaker implements Closeable {
     publish();
   }
 
+  private final Map<Router, Instance> byRouter = new java.util.IdentityHashMap<>();
+
   private Instance instanceOf(Router r) {
-    for (Instance in : instances) {
-      if (in.router == r) {
-        return in;
-      }
+    Instance in = byRouter.get(r);
+    if (in == null) {
+      throw new IllegalStateException("unknown router " + r.name());
     }
-    throw new IllegalStateException("unknown router " + r.name());
+    return in;
   }
 
   private void send(Instance in, int priority) {
@@ -540,6 +545,7 @@ public final class VrrpSpeaker implements Closeable {
       if (st.record(ok)) {
         log.info("VRRP_Script({}) {}", s.name(), ok ? "succeeded" : "failed");
         long t = now();
+        cycleLinks.clear();
         for (Instance in : instances) {
           pollTracking(in, t, false);
         }
@@ -548,19 +554,31 @@ public final class VrrpSpeaker implements Closeable {
     }));
   }
 
+  /**
+   * Interfaces read in this poll cycle: reading one asks the kernel for every interface's
+   * addresses, so 100 instances on one interface read it once, not 100 times.
+   */
+  private final Map<String, Optional<Link>> cycleLinks = new HashMap<>();
+
+  private Optional<Link> link(String name) {
+    return cycleLinks.computeIfAbsent(name, n -> Link.read(n, allVips));
+  }
+
+  private List<InetAddress> allVips = List.of();
+
   /** Recomputes an instance's fault and effective priority from everything it tracks. */
   private void pollTracking(Instance in, long now, boolean initial) {
     VrrpInstance c = in.cfg;
     boolean fault = false;
     int sum = 0;
-    Optional<Link> link = Link.read(c.interfaceName(), vipsOf(c));
+    Optional<Link> link = link(c.interfaceName());
     if (link.isEmpty() || !link.get().up()) {
       fault = true;
     } else {
       in.link = link.get();
     }
     for (Track t : c.trackInterfaces()) {
-      boolean up = Link.read(t.name(), List.of()).map(Link::up).orElse(false);
+      boolean up = link(t.name()).map(Link::up).orElse(false);
       int w = t.weight().orElse(0);
       fault |= Priority.faults(w, t.reverse(), up);
       sum += Priority.contribution(w, t.reverse(), up);

@@ -1,5 +1,6 @@
 package io.fairway.config.model;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 
@@ -22,6 +23,9 @@ import java.util.Optional;
  *     keepalived's rule is the port written on the real_server, else the virtual server's. It
  *     differs from {@code id().port()} (what IPVS gets) for DR/TUN real servers whose written port
  *     is not the service's, and for DR/TUN real servers of fwmark and group services (IPVS port 0)
+ * @param slowStart {@code slow_start} (a Fairway extension), its own or inherited from the
+ *     virtual server: a server that comes up after start takes its share progressively over this
+ *     time; {@link Duration#ZERO} = off
  */
 public record RealServer(
     Location location,
@@ -36,9 +40,11 @@ public record RealServer(
     Optional<Script> notifyUp,
     Optional<Script> notifyDown,
     List<Checker> checkers,
-    int checkPort) {
+    int checkPort,
+    Duration slowStart) {
   public RealServer {
     checkers = List.copyOf(checkers);
+    slowStart = slowStart == null ? Duration.ZERO : slowStart;
   }
 
   /**

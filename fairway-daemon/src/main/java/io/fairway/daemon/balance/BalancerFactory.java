@@ -110,7 +110,8 @@ public final class BalancerFactory {
         throw new BalanceException(m.where() + ": real_server " + m.name() + ": " + e.getMessage());
       }
     }
-    if (vs.sorry().isPresent()) {
+    // Overflow follows overflow_to_sorry_server, as on both data planes (docs/schedulers.md).
+    if (vs.sorry().isPresent() && vs.sorry().get().overflow()) {
       Dest ss = vs.sorry().get().dest();
       try {
         service.setSorryServer(new DestSpec(null, ss.address(), ss.port(), 1, 0, 0));
