@@ -185,17 +185,33 @@ public final class Daemon implements AutoCloseable {
    *
    * @return null when the reload was applied, else the one-line reason it was refused
    */
-  public synchronized String reload() {
-    Loaded loaded;
-    try {
-      loaded = loader.load(file);
-    } catch (Loader.LoadException e) {
-      return refuse(e.getMessage());
+  public String reload() {
+    // One reload at a time, but the parse runs outside the daemon's lock: status, drift repair
+    // and the check engine's verdicts go on while a large (or hostile) file is read.
+    synchronized (reloading) {
+      Loaded loaded;
+      try {
+        loaded = loader.load(file);
+      } catch (Loader.LoadException e) {
+        return refuse(e.getMessage());
+      } catch (OutOfMemoryError e) {
+        // The parse's garbage is unreachable once we are here: the running configuration is
+        // intact, and the budget (ParseLimits) makes this a bug, reported as one line.
+        return refuse(file + ": out of memory while loading the file (" + e.getMessage() + ")");
+      }
+      synchronized (this) {
+        String why = table instanceof PlanTarget t ? t.refusal(loaded.plan()) : null;
+        if (why != null) {
+          return refuse(why);
+        }
+        return apply(loaded);
+      }
     }
-    String why = table instanceof PlanTarget t ? t.refusal(loaded.plan()) : null;
-    if (why != null) {
-      return refuse(why);
-    }
+  }
+
+  private final Object reloading = new Object();
+
+  private String apply(Loaded loaded) {
     loaded.warnings().forEach(w -> LOG.warn("{}", w));
     List<VirtualServerSpec> specs = AlphaOverride.apply(loaded.specs(), this::knownVerdict);
     Plan before = plan;
