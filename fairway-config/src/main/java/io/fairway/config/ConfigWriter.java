@@ -343,6 +343,26 @@ final class ConfigWriter {
     return sb.toString();
   }
 
+  private void proxySettings(io.fairway.config.model.ProxySettings p) {
+    if (p.forwarded()) {
+      line("http_forwarded");
+    }
+    io.fairway.config.model.ProxySettings.Timeouts t = p.timeouts();
+    if (t.equals(io.fairway.config.model.ProxySettings.Timeouts.NONE)) {
+      return;
+    }
+    open("proxy_timeouts");
+    t.requestHead().ifPresent(d -> line("request_head " + time(d)));
+    t.requestBody().ifPresent(d -> line("request_body " + time(d)));
+    t.requestBodyMinRate().ifPresent(r -> line("request_body_min_rate " + r));
+    t.connect().ifPresent(d -> line("connect " + time(d)));
+    t.firstByte().ifPresent(d -> line("first_byte " + time(d)));
+    t.keepAlive().ifPresent(d -> line("keepalive " + time(d)));
+    t.idle().ifPresent(d -> line("idle " + time(d)));
+    t.tunnel().ifPresent(d -> line("tunnel " + time(d)));
+    close();
+  }
+
   private void virtualServer(VirtualServer vs) {
     VirtualServerId id = vs.id();
     if (id instanceof VirtualServerId.Address a) {
@@ -362,6 +382,7 @@ final class ConfigWriter {
       line("hash_balance_factor " + vs.hashBalanceFactor());
     }
     line("lb_kind " + forwarding(vs.forwarding()));
+    proxySettings(vs.proxy());
     if (id instanceof VirtualServerId.Address a) {
       line("protocol " + a.protocol());
     } else if (id instanceof VirtualServerId.Group g) {

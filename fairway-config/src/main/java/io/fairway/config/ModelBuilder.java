@@ -9,6 +9,7 @@ import io.fairway.config.model.ForwardingMethod;
 import io.fairway.config.model.GlobalDefs;
 import io.fairway.config.model.Location;
 import io.fairway.config.model.Protocol;
+import io.fairway.config.model.ProxySettings;
 import io.fairway.config.model.RealServer;
 import io.fairway.config.model.RealServerId;
 import io.fairway.config.model.Scheduler;
@@ -64,7 +65,7 @@ final class ModelBuilder {
       "quorum_down", "weight", "sorry_server", "sorry_server_inhibit", "sorry_server_lvs_method",
       "ha_suspend", "virtualhost", "smtp_alert", "snmp_name", "real_server", "name", "shard",
       "fallback", "hash", "hash_balance_factor", "quorum_max", "overflow_to_sorry_server",
-      "slow_start"));
+      "slow_start", "proxy_timeouts", "http_forwarded"));
   static final Set<String> RS = union(union(TIMING, CheckerParser.CHECKERS), Set.of("weight",
       "lvs_method",
       "uthreshold", "lthreshold", "inhibit_on_failure", "notify_up", "notify_down", "smtp_alert",
@@ -193,7 +194,7 @@ final class ModelBuilder {
         s.hashBalanceFactor(), s.forwarding(), s.flags(), s.persistenceTimeout(),
         s.persistenceGranularity(), s.persistenceEngine(), s.haSuspend(), s.omega(), s.quorum(),
         s.hysteresis(), s.quorumUp(), s.quorumDown(), s.sorryServer(), s.realServers(),
-        s.overflowToSorryServer(), s.slowStart());
+        s.overflowToSorryServer(), s.slowStart(), s.proxy());
   }
 
   static String defaultName(VirtualServerId.Address a) {
@@ -278,6 +279,8 @@ final class ModelBuilder {
     Map<String, Node> directorBlocks = new LinkedHashMap<>();
     Integer hashBalance = null;
     Node hashBalanceNode = null;
+    ProxySettings.Timeouts proxyTimeouts = ProxySettings.Timeouts.NONE;
+    boolean httpForwarded = false;
     List<Node> rsNodes = new ArrayList<>();
 
     for (Node c : n.children) {
@@ -466,6 +469,21 @@ final class ModelBuilder {
             }
           }
           break;
+        case "proxy_timeouts":
+          if (v.block(c)) {
+            if (c.argc() > 0) {
+              v.error(c, "'proxy_timeouts' takes no arguments before its { } block");
+            }
+            proxyTimeouts = ProxySettingsParser.timeouts(c, v);
+          }
+          break;
+        case "http_forwarded": {
+          Boolean b = v.args(c, 0, 1) ? v.bool(c, 1) : null;
+          if (b != null) {
+            httpForwarded = b;
+          }
+          break;
+        }
         case "real_server":
           rsNodes.add(c);
           break;
@@ -677,7 +695,7 @@ final class ModelBuilder {
     return new VirtualServer(loc(n), id, vsName, scheduler, director,
         hashBalance == null ? 0 : hashBalance, forwarding, flags, persistence,
         Optional.ofNullable(granularity), engine, haSuspend, omega, q, h, quorumUp, quorumDown,
-        sorry, reals, overflow, slowStart);
+        sorry, reals, overflow, slowStart, new ProxySettings(proxyTimeouts, httpForwarded));
   }
 
   private Scheduler scheduler(Node c) {

@@ -31,7 +31,7 @@ import picocli.CommandLine.Model.CommandSpec;
 /**
  * {@code fairway run -f keepalived.conf}: health-checks the real servers and keeps the table in
  * step, with keepalived's semantics. SIGHUP reloads, SIGTERM/SIGINT remove what Fairway installed
- * and exit 0.
+ * and exit 0; with {@code --userspace}, after a soft stop ({@link SoftStop}).
  */
 @Command(
     name = "run",
@@ -70,6 +70,11 @@ public final class RunCommand implements Callable<Integer> {
       description = "read the table back and repair changes made behind Fairway's back every SECONDS (0 = never; default ${DEFAULT-VALUE})")
   double driftSeconds;
 
+  @Option(names = "--grace-period", paramLabel = "SECONDS", defaultValue = "30",
+      description = "--userspace: at SIGTERM stop accepting and let connections in flight finish for up to SECONDS"
+          + " (a second SIGTERM stops at once; 0 = no grace; default ${DEFAULT-VALUE})")
+  double graceSeconds;
+
   @Option(names = "--overflow-interval", paramLabel = "SECONDS", defaultValue = "0.01",
       description = "kernel IPVS: read the connection counters for overflow_to_sorry_server every SECONDS (default ${DEFAULT-VALUE}); the userspace proxy overflows by itself")
   double overflowSeconds;
@@ -107,6 +112,10 @@ public final class RunCommand implements Callable<Integer> {
     }
     if (driftSeconds < 0) {
       err.println("fairway: --drift-interval must be >= 0, got " + driftSeconds);
+      return Main.EXIT_USAGE;
+    }
+    if (!(graceSeconds >= 0 && graceSeconds <= 86_400)) {
+      err.println("fairway: --grace-period must be between 0 and 86400 seconds, got " + graceSeconds);
       return Main.EXIT_USAGE;
     }
     if (!(overflowSeconds > 0) || overflowSeconds > 60) {
@@ -176,17 +185,24 @@ public final class RunCommand implements Callable<Integer> {
     }
     // SIGTERM from here on is a clean stop, even while the table is being installed (a default
     // JVM exit there would leave half a table behind and exit 143).
+    // The first SIGTERM/SIGINT stops (softly on the userspace plane), a second one stops now.
     CountDownLatch stop = new CountDownLatch(1);
-    try (Signals.Restore term = Signals.on("TERM", stop::countDown);
-        Signals.Restore interrupt = Signals.on("INT", stop::countDown)) {
-      return serve(daemon, table, vrrp, adminAddress, systemd, stop, first.bindings().size(), state, registry);
+    CountDownLatch now = new CountDownLatch(1);
+    java.util.concurrent.atomic.AtomicInteger stops = new java.util.concurrent.atomic.AtomicInteger();
+    Runnable onStop = () -> (stops.incrementAndGet() == 1 ? stop : now).countDown();
+    try (Signals.Restore term = Signals.on("TERM", onStop);
+        Signals.Restore interrupt = Signals.on("INT", onStop)) {
+      return serve(daemon, table, vrrp, adminAddress, systemd, stop, now, first.bindings().size(), state, registry);
     }
   }
 
-  /** Starts the daemon and the admin endpoint, serves until {@code stop}, then stops. */
+  /**
+   * Starts the daemon and the admin endpoint, serves until {@code stop}, then stops: on the
+   * userspace plane after a soft stop that {@code now} cuts short.
+   */
   private int serve(Daemon daemon, Table table, VrrpRun vrrp, InetSocketAddress adminAddress,
-      SystemdNotifier systemd, CountDownLatch stop, int virtualServers, StateFile state, PrometheusRegistry registry)
-      throws Exception {
+      SystemdNotifier systemd, CountDownLatch stop, CountDownLatch now, int virtualServers, StateFile state,
+      PrometheusRegistry registry) throws Exception {
     var err = spec.commandLine().getErr();
     try {
       daemon.start();
@@ -225,6 +241,10 @@ public final class RunCommand implements Callable<Integer> {
     try (Signals.Restore hup = Signals.on("HUP", () -> reload(daemon, systemd))) {
       systemd.ready("running " + file + " (" + virtualServers + " virtual servers)");
       stop.await();
+    }
+    if (table instanceof ProxyTable proxy && graceSeconds > 0) {
+      systemd.stopping("stopping: letting connections in flight finish (up to " + graceSeconds + " s)");
+      SoftStop.drain(proxy, Duration.ofMillis((long) (graceSeconds * 1000)), now);
     }
     systemd.stopping("stopping: removing what Fairway installed");
     if (server != null) {

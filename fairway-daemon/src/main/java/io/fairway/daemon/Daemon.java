@@ -210,19 +210,37 @@ public final class Daemon implements AutoCloseable {
    * Loads the file again and applies the difference. An invalid file is refused: the running
    * configuration, its checkers and the table stay as they are.
    *
-   * @return null when the reload was applied, else the one-line reason it was refused
+   * @return null when the reload was applied, else the one-line reason it was refused (nothing
+   *     changed), or {@code partially applied; not applied: ...} when the table refused what the
+   *     new servers' first verdicts asked (the rest is in place)
    */
-  public synchronized String reload() {
-    Loaded loaded;
-    try {
-      loaded = loader.load(file);
-    } catch (Loader.LoadException e) {
-      return refuse(e.getMessage());
+  public String reload() {
+    // One reload at a time, but the parse runs outside the daemon's lock: status, drift repair
+    // and the check engine's verdicts go on while a large (or hostile) file is read.
+    synchronized (reloading) {
+      Loaded loaded;
+      try {
+        loaded = loader.load(file);
+      } catch (Loader.LoadException e) {
+        return refuse(e.getMessage());
+      } catch (OutOfMemoryError e) {
+        // The parse's garbage is unreachable once we are here: the running configuration is
+        // intact, and the budget (ParseLimits) makes this a bug, reported as one line.
+        return refuse(file + ": out of memory while loading the file (" + e.getMessage() + ")");
+      }
+      synchronized (this) {
+        String why = table instanceof PlanTarget t ? t.refusal(loaded.plan()) : null;
+        if (why != null) {
+          return refuse(why);
+        }
+        return apply(loaded);
+      }
     }
-    String why = table instanceof PlanTarget t ? t.refusal(loaded.plan()) : null;
-    if (why != null) {
-      return refuse(why);
-    }
+  }
+
+  private final Object reloading = new Object();
+
+  private String apply(Loaded loaded) {
     loaded.warnings().forEach(w -> LOG.warn("{}", w));
     List<VirtualServerSpec> specs = AlphaOverride.apply(loaded.specs(), this::knownVerdict);
     Plan before = plan;
@@ -242,10 +260,14 @@ public final class Daemon implements AutoCloseable {
       return refuse("the table refused the change (" + e.getMessage() + "); rolled back");
     }
     listener.retain(loaded.bindings().keySet());
+    // What the table refuses from here on (a server's first verdict adds it) is not rolled
+    // back; it is reported, never called "reloaded".
+    List<String> refused = new java.util.ArrayList<>();
     try {
       lvs.reload(loaded.lvs());
     } catch (TableException e) {
       LOG.error("reload: lvs_timeouts: {}", e.getMessage());
+      refused.add("lvs_timeouts: " + e.getMessage());
     }
     plan = loaded.plan();
     CheckEngine previous = engine;
@@ -255,11 +277,19 @@ public final class Daemon implements AutoCloseable {
       engine.start(specs, previous);
     } catch (ApplyingListener.TableFailure e) {
       LOG.warn("reload: table refused part of the change: {}", e.getMessage());
+      refused.add(e.getMessage());
     } catch (CheckConfigException e) {
       // The loader validated scripts and files; this is a checker that failed to start anyway.
       LOG.error("reload: a checker cannot start: {}", e.getMessage());
+      refused.add("a checker cannot start: " + e.getMessage());
     }
     reloads++;
+    if (!refused.isEmpty()) {
+      String parts = String.join("; ", refused);
+      LOG.warn("reload of {} partially applied ({} virtual servers); not applied: {}", file,
+          loaded.bindings().size(), parts);
+      return "partially applied; not applied: " + parts;
+    }
     List<String> changes = plan.changesSince(before);
     LOG.info("reloaded {} ({} virtual servers{})", file, loaded.bindings().size(),
         changes.isEmpty() ? ", plan unchanged" : ": " + String.join("; ", changes));

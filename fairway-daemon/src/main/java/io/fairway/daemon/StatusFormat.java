@@ -91,12 +91,30 @@ final class StatusFormat {
             out.append(String.format(Locale.ROOT, "  -- %-28s %-7s %-6s %-10s %-10s %-5s %s%n",
                 Endpoints.format(rs.dest().address(), rs.dest().port()), "-", "-", "-", "-",
                 rs.alive() ? "up" : "down",
-                rs.name() + (hh == null ? "" : ": " + hh.reason()) + (rs.alive() ? " (withdrawn: sorry server serving)" : "")));
+                rs.name() + (hh == null ? "" : ": " + hh.reason()) + missing(vs, rs, entry != null)));
           }
         }
       }
     }
     return out.toString();
+  }
+
+  /**
+   * Why an alive server is not in the table, as it is: its service is not there, the sorry server
+   * serves instead, or it is simply missing (refused by the table, or removed behind Fairway's
+   * back, which drift repair then puts back). Status never claims a state that does not exist.
+   */
+  private static String missing(VirtualServerStatus vs, RealServerStatus rs, boolean serviceInTable) {
+    if (!rs.alive()) {
+      return "";
+    }
+    if (!serviceInTable) {
+      return " (not in the table: its service is not)";
+    }
+    if (vs.sorryServing()) {
+      return " (withdrawn: sorry server serving)";
+    }
+    return " (missing from the table)";
   }
 
   /** A service header as ipvsadm -Ln prints it. */

@@ -19,6 +19,8 @@ class CheckConfigCommandTest {
       }
       vrrp_instance V {
           interface lo
+          virtual_router_id 51
+          no_accept
       }
       $P=8080
       virtual_server 127.0.0.1 $P {
@@ -41,7 +43,7 @@ class CheckConfigCommandTest {
     assertThat(r.code()).isZero();
     assertThat(r.out()).isEmpty();
     assertThat(r.err().strip().lines()).singleElement().asString()
-        .startsWith(f + ":4: warning: 'vrrp_instance'");
+        .startsWith(f + ":7: warning: no_accept:");
   }
 
   @Test
@@ -49,7 +51,7 @@ class CheckConfigCommandTest {
     Path f = Files.writeString(dir.resolve("k.conf"), GOOD);
     CliRun r = run("check-config", "--strict", "-f", f.toString());
     assertThat(r.code()).isEqualTo(CheckConfigCommand.EXIT_INVALID);
-    assertThat(r.err()).contains(f + ":4: 'vrrp_instance'").doesNotContain("warning:");
+    assertThat(r.err()).contains(f + ":7: no_accept:").doesNotContain("warning:");
   }
 
   @Test

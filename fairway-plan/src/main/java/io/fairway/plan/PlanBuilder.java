@@ -95,7 +95,7 @@ public final class PlanBuilder {
     Optional<SorryPlan> sorry = vs.sorryServer().map(s -> sorry(s, vs.overflowToSorryServer()));
     validate(vs, where, selection, members, errors);
     return new ServicePlan(vs.location().toString(), vs.name(), vs.forwarding().method(), services,
-        selection, key, members, sorry, vs.quorum(), vs.hysteresis());
+        selection, key, members, sorry, vs.quorum(), vs.hysteresis(), vs.proxy());
   }
 
   /** Builds the director or scheduler once, so what it refuses is refused with a location. */

@@ -2,6 +2,7 @@ package io.fairway.plan;
 
 import io.fairway.config.model.ForwardingMethod;
 import io.fairway.config.model.KeySource;
+import io.fairway.config.model.ProxySettings;
 import io.fairway.table.DestKey;
 import io.fairway.table.Service;
 import io.fairway.table.ServiceKey;
@@ -25,10 +26,11 @@ import java.util.Optional;
  * @param sorry the sorry server, if any
  * @param quorum minimum alive weight (effective)
  * @param hysteresis quorum hysteresis (effective)
+ * @param proxy the userspace data plane's timeouts and {@code http_forwarded}
  */
 public record ServicePlan(String where, String name, ForwardingMethod lbKind,
     List<Service> services, Selection selection, KeySource key, List<MemberPlan> members,
-    Optional<SorryPlan> sorry, long quorum, long hysteresis) {
+    Optional<SorryPlan> sorry, long quorum, long hysteresis, ProxySettings proxy) {
   public ServicePlan {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(lbKind, "lbKind");
@@ -37,6 +39,7 @@ public record ServicePlan(String where, String name, ForwardingMethod lbKind,
     Objects.requireNonNull(key, "key");
     members = List.copyOf(members);
     Objects.requireNonNull(sorry, "sorry");
+    proxy = proxy == null ? ProxySettings.DEFAULTS : proxy;
   }
 
   /** Whether the userspace data plane serves this as an HTTP reverse proxy. */

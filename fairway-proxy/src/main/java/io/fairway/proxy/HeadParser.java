@@ -64,6 +64,7 @@ final class HeadParser {
     }
     h.targetStart = t;
     h.targetEnd = p;
+    absoluteForm(h, b);
     p = version(h, b, p + 1, len);
     if (p + 1 >= len || b[p] != '\r' || b[p + 1] != '\n') {
       throw bad("malformed request line");
@@ -71,6 +72,44 @@ final class HeadParser {
     h.startLineEnd = p + 2;
     headers(h, b, p + 2, len, 400);
     return h;
+  }
+
+  /**
+   * Notes the authority of an absolute-form target (RFC 9112 3.2.2). Only http and https are
+   * schemes a reverse proxy can mean; an empty authority leaves no host to go to.
+   */
+  private static void absoluteForm(HttpHead h, byte[] b) throws BadMessage {
+    int t = h.targetStart;
+    int end = h.targetEnd;
+    if (b[t] == '/' || b[t] == '*') {
+      return;
+    }
+    int colon = t;
+    while (colon < end && b[colon] != ':') {
+      colon++;
+    }
+    if (colon + 2 >= end || b[colon + 1] != '/' || b[colon + 2] != '/') {
+      return; // not absolute-form; an origin server may still make sense of it, so leave it be
+    }
+    int n = colon - t;
+    if (!(equalsLower(b, t, n, "http") || equalsLower(b, t, n, "https"))) {
+      throw bad("unsupported scheme in the request target");
+    }
+    int a = colon + 3;
+    int e = a;
+    while (e < end && b[e] != '/' && b[e] != '?' && b[e] != '#') {
+      e++;
+    }
+    for (int i = a; i < e; i++) {
+      if (b[i] == '@') {
+        throw bad("userinfo in the request target");
+      }
+    }
+    if (e == a) {
+      throw bad("empty authority in the request target");
+    }
+    h.authorityStart = a;
+    h.authorityEnd = e;
   }
 
   static HttpHead parseResponse(byte[] b, int len) throws BadMessage {
@@ -184,6 +223,12 @@ final class HeadParser {
               throw new BadMessage(status, "more than one Content-Length");
             }
             h.contentLength = contentLength(b, vs, ve, status);
+            h.contentLengthHeader = i;
+          }
+        }
+        case 9 -> {
+          if (h.request && equalsLower(b, ns, 9, "forwarded")) {
+            h.lastForwarded = i;
           }
         }
         case 15 -> {
@@ -202,8 +247,9 @@ final class HeadParser {
               throw new BadMessage(status, "more than one Transfer-Encoding");
             }
             te = i;
-          } else if (equalsLower(b, ns, 17, "x-forwarded-proto")) {
-            h.forwardedProto = true;
+          } else if (h.request && equalsLower(b, ns, 17, "x-forwarded-proto")) {
+            // Fairway's own: the client cannot say which protocol it used to reach Fairway.
+            dropHeader(h, i);
           }
         }
         default -> {}
@@ -211,6 +257,7 @@ final class HeadParser {
     }
     if (te >= 0) {
       h.transferEncoding = true;
+      h.transferEncodingHeader = h.request ? te : -1;
       int vs = h.field(te, HttpHead.VALUE);
       int ve = h.field(te, HttpHead.VALUE_END);
       if (h.request) {
@@ -237,6 +284,14 @@ final class HeadParser {
     if (hosts > 1 && h.request) {
       throw new BadMessage(status, "more than one Host");
     }
+    if (h.request && h.absoluteForm()) {
+      // RFC 9112 3.2.2: the target's authority is the host; the writer sends it as Host.
+      for (int i = 0; i < h.count; i++) {
+        if (h.nameIs(i, "host")) {
+          dropHeader(h, i);
+        }
+      }
+    }
     if (connections > 0) {
       dropConnectionListed(h);
       if (h.request && h.connectionUpgrade && h.upgradeHeader && !h.http10) {
@@ -257,6 +312,12 @@ final class HeadParser {
           dropped++;
           c = i;
         }
+      }
+      if (h.lastForwardedFor >= 0 && h.drop[h.lastForwardedFor]) {
+        h.lastForwardedFor = -1; // every X-Forwarded-For has the same name, so all are dropped
+      }
+      if (h.lastForwarded >= 0 && h.drop[h.lastForwarded]) {
+        h.lastForwarded = -1;
       }
       h.onlyKeepAlive = dropped == 1 && connections == 1 && h.nameIs(c, "connection")
           && h.field(c, HttpHead.VALUE_END) - h.field(c, HttpHead.VALUE) == 10

@@ -9,14 +9,16 @@ import java.nio.charset.StandardCharsets;
  *
  * <p>Upstream, a request loses its hop-by-hop headers (and those its Connection header lists;
  * a protocol-switch request keeps its Upgrade and says "Connection: upgrade" again),
- * gains the client's address at the end of X-Forwarded-For and an X-Forwarded-Proto when it has
- * none, and always says HTTP/1.1: the backend connection is ours and kept alive. Downstream, a
+ * gains the client's address at the end of X-Forwarded-For and Fairway's X-Forwarded-Proto (the
+ * client's is removed), and always says HTTP/1.1: the backend connection is ours and kept alive. Downstream, a
  * response loses its hop-by-hop headers and says what the client connection will do.
  */
 final class HeadWriter {
   private static final byte[] HTTP11 = " HTTP/1.1\r\n".getBytes(StandardCharsets.ISO_8859_1);
   private static final byte[] XFF = "X-Forwarded-For: ".getBytes(StandardCharsets.ISO_8859_1);
   private static final byte[] XFP = "X-Forwarded-Proto: http\r\n".getBytes(StandardCharsets.ISO_8859_1);
+  private static final byte[] FORWARDED = "Forwarded: ".getBytes(StandardCharsets.ISO_8859_1);
+  private static final byte[] CONTENT_LENGTH = "Content-Length: ".getBytes(StandardCharsets.ISO_8859_1);
   private static final byte[] COMMA = ", ".getBytes(StandardCharsets.ISO_8859_1);
   static final byte[] CRLF = {'\r', '\n'};
   private static final byte[] CLOSE = "Connection: close\r\n".getBytes(StandardCharsets.ISO_8859_1);
@@ -32,18 +34,38 @@ final class HeadWriter {
 
   /** The request as the backend gets it; {@code clientIp} is the client's address in ASCII. */
   static ByteBuf request(ByteBufAllocator alloc, HttpHead h, byte[] clientIp) {
-    return request(alloc, h, clientIp, null);
+    return request(alloc, h, clientIp, null, false);
+  }
+
+  static ByteBuf request(ByteBufAllocator alloc, HttpHead h, byte[] clientIp, byte[] host) {
+    return request(alloc, h, clientIp, host, false);
   }
 
   /**
    * The request as the backend gets it, with {@code Host: host} added when it has no Host (an
    * HTTP/1.0 request; it goes out as HTTP/1.1, which requires one) and {@code host} is given.
+   *
+   * <p>Order matters: everything the client controls (its hop-by-hop headers, what its
+   * Connection header names, its X-Forwarded-Proto) is removed first, and Fairway's own headers
+   * are written after that, so no client header can remove or replace them. The client's
+   * X-Forwarded-For and Forwarded chains are kept and Fairway's hop is appended to the last one.
+   * Framing headers go out in canonical form ({@code Transfer-Encoding: chunked}, {@code
+   * Content-Length: N}), so the backend reads exactly the framing Fairway decided on.
+   *
+   * @param forwarded also append an RFC 7239 {@code Forwarded: for=...;proto=http}
    */
-  static ByteBuf request(ByteBufAllocator alloc, HttpHead h, byte[] clientIp, byte[] host) {
+  static ByteBuf request(ByteBufAllocator alloc, HttpHead h, byte[] clientIp, byte[] host, boolean forwarded) {
     byte[] b = h.bytes;
-    boolean addHost = !h.hasHost && host != null;
+    byte[] fwd = forwarded ? forwardedFor(clientIp) : null;
+    byte[] authority = null;
+    if (h.absoluteForm()) {
+      authority = java.util.Arrays.copyOfRange(b, h.authorityStart, h.authorityEnd);
+    } else if (!h.hasHost && host != null) {
+      authority = host;
+    }
     ByteBuf out = alloc.directBuffer(h.length + XFF.length + XFP.length + clientIp.length + 8
-        + (h.upgrade ? UPGRADE.length : 0) + (addHost ? HOST.length + host.length + 2 : 0));
+        + (h.upgrade ? UPGRADE.length : 0) + (authority != null ? HOST.length + authority.length + 2 : 0)
+        + (fwd != null ? FORWARDED.length + fwd.length + 4 : 0) + 40);
     out.writeBytes(b, 0, h.targetEnd);
     out.writeBytes(HTTP11);
     int run = h.startLineEnd; // start of a run of headers copied as they are
@@ -52,13 +74,22 @@ final class HeadWriter {
       if (h.drop[i]) {
         out.writeBytes(b, run, lineStart - run);
         run = h.field(i, HttpHead.LINE_END);
-      } else if (i == h.lastForwardedFor) {
+      } else if (i == h.lastForwardedFor || (fwd != null && i == h.lastForwarded)) {
         int ve = h.field(i, HttpHead.VALUE_END);
         out.writeBytes(b, run, ve - run);
         if (ve > h.field(i, HttpHead.VALUE)) {
           out.writeBytes(COMMA);
         }
-        out.writeBytes(clientIp).writeBytes(CRLF);
+        out.writeBytes(i == h.lastForwardedFor ? clientIp : fwd).writeBytes(CRLF);
+        run = h.field(i, HttpHead.LINE_END);
+      } else if (i == h.transferEncodingHeader || i == h.contentLengthHeader) {
+        out.writeBytes(b, run, lineStart - run);
+        if (i == h.transferEncodingHeader) {
+          out.writeBytes(CHUNKED);
+        } else {
+          out.writeBytes(CONTENT_LENGTH).writeBytes(Long.toString(h.contentLength).getBytes(StandardCharsets.ISO_8859_1))
+              .writeBytes(CRLF);
+        }
         run = h.field(i, HttpHead.LINE_END);
       }
     }
@@ -66,16 +97,24 @@ final class HeadWriter {
     if (h.lastForwardedFor < 0) {
       out.writeBytes(XFF).writeBytes(clientIp).writeBytes(CRLF);
     }
-    if (!h.forwardedProto) {
-      out.writeBytes(XFP);
+    if (fwd != null && h.lastForwarded < 0) {
+      out.writeBytes(FORWARDED).writeBytes(fwd).writeBytes(CRLF);
     }
+    out.writeBytes(XFP);
     if (h.upgrade) {
       out.writeBytes(UPGRADE);
     }
-    if (addHost) {
-      out.writeBytes(HOST).writeBytes(host).writeBytes(CRLF);
+    if (authority != null) {
+      out.writeBytes(HOST).writeBytes(authority).writeBytes(CRLF);
     }
     return out.writeBytes(CRLF);
+  }
+
+  /** An RFC 7239 forwarded-element for the client: an IPv6 address is quoted and bracketed. */
+  private static byte[] forwardedFor(byte[] clientIp) {
+    String ip = new String(clientIp, StandardCharsets.ISO_8859_1);
+    String node = ip.indexOf(':') >= 0 ? "\"[" + ip + "]\"" : ip;
+    return ("for=" + node + ";proto=http").getBytes(StandardCharsets.ISO_8859_1);
   }
 
   /**

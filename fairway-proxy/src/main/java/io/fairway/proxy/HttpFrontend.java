@@ -57,13 +57,19 @@ import org.slf4j.LoggerFactory;
  */
 final class HttpFrontend extends ChannelInboundHandlerAdapter {
   private static final Logger log = LoggerFactory.getLogger(HttpFrontend.class);
+  /** What a fault or a flood repeats per request: each kind once per 10 s, with counts. */
+  private static final RateLimitedLog warnings = new RateLimitedLog(log, java.time.Duration.ofSeconds(10));
   private static final long LINGER_MS = 1000;
   private static final byte[] LAST_CHUNK = "0\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1);
 
   private final VirtualService vs;
   private final ProxyOptions options;
+  /** This connection's timeouts: the service's as of the accept. */
+  private final Timeouts timeouts;
   private Channel client;
   private StrictRequestDecoder decoder;
+  /** The table is stopping softly: finish the exchange under way, then close. */
+  private boolean draining;
   /** The client shut down its sending side: answer what it asked, then close. */
   private boolean inputShutdown;
   /** A 101 arrived; the tunnel starts once the backend's current read is passed on. */
@@ -78,7 +84,11 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
   private final ArrayDeque<Object> queued = new ArrayDeque<>();
   /** Deadlines (System.nanoTime) checked by one ticker per connection; 0 = none. */
   private long headerDeadline;
+  /** Between requests of a kept-alive connection: headerDeadline is the keep-alive timeout. */
+  boolean keepAliveIdle;
   private long responseDeadline;
+  /** The request body must be complete by then (System.nanoTime); 0 = no body under way. */
+  private long bodyDeadline;
   private ScheduledFuture<?> ticker;
   /** Set by {@link ReadMarker} when bytes arrive; tells a slow client from an idle keep-alive one. */
   boolean sawBytes;
@@ -122,6 +132,7 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
   HttpFrontend(VirtualService vs, ProxyOptions options) {
     this.vs = vs;
     this.options = options;
+    this.timeouts = vs.timeouts();
   }
 
   /** Notes that the client sent bytes, before the decoder sees them. */
@@ -134,6 +145,9 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
+      if (!frontend.sawBytes && frontend.keepAliveIdle) {
+        frontend.nextRequestStarted();
+      }
       frontend.sawBytes = true;
       frontend.active = true;
       ctx.fireChannelRead(msg);
@@ -150,9 +164,7 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
     clientIp = clientAddress.getAddress().getHostAddress().getBytes(StandardCharsets.ISO_8859_1);
     armHeaderTimer();
     lastActivity = System.nanoTime();
-    long period = Math.min(Math.min(options.clientHeaderTimeout().toMillis(), options.backendResponseTimeout().toMillis()),
-        options.idleTimeout().toMillis()) / 4;
-    period = Math.max(10, Math.min(1000, period));
+    long period = Math.max(10, Math.min(1000, timeouts.shortestHttpMillis() / 4));
     // One periodic check per connection instead of a timer per request: arming and cancelling two
     // timers for every request costs more than this at keep-alive request rates.
     ticker = client.eventLoop().scheduleAtFixedRate(this::tick, period, period, TimeUnit.MILLISECONDS);
@@ -183,11 +195,19 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
   private void onClientMessage(Object msg) {
     if (msg instanceof HttpHead h) {
       headerDeadline = 0;
+      keepAliveIdle = false;
+      if (!h.http10 && !h.hasHost) {
+        // RFC 9112 3.2: a server must answer 400; making one up would hide the client's bug
+        // and let Fairway and the backend disagree about the host.
+        warnings.warn(vs.service().key(), "bad request: HTTP/1.1 request without Host", "from " + clientAddress);
+        sendErrorAndClose(400, "HTTP/1.1 request without Host");
+        return;
+      }
       startExchange(h);
     } else if (msg instanceof Malformed m) {
       headerDeadline = 0;
       if (request == null) {
-        log.warn("{}: bad request from {}: {}", vs.service().key(), clientAddress, m.reason());
+        warnings.warn(vs.service().key(), "bad request: " + m.reason(), "from " + clientAddress);
         sendErrorAndClose(m.status(), m.reason());
       } else {
         abortOnBadBody(m.reason());
@@ -197,10 +217,14 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
     } else {
       if (msg == StrictRequestDecoder.END) {
         requestComplete = true;
+        bodyDeadline = 0;
         if (request.upgrade) {
           // The decoder holds what follows until the answer; one read's worth at most.
           client.config().setAutoRead(false);
         }
+      } else if (bodyDeadline != 0 && timeouts.requestBodyMinRate() > 0) {
+        // Every minRate bytes earn the body one more second.
+        bodyDeadline += ((ByteBuf) msg).readableBytes() * 1_000_000_000L / timeouts.requestBodyMinRate();
       }
       if (backend == null) {
         pendingBody.add(msg);
@@ -242,6 +266,17 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
 
   @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+    if (evt == Drain.EVENT) {
+      // Soft stop: the exchange under way finishes and says Connection: close (or, if its head
+      // went out already, the connection closes after it); a connection between requests closes
+      // now, unless a request has started arriving, which is then answered the same way.
+      draining = true;
+      clientKeepAlive = false;
+      if (!closed && request == null && queued.isEmpty() && !sawBytes) {
+        closeClient();
+      }
+      return;
+    }
     if (evt instanceof ChannelInputShutdownEvent) {
       // (A half-closed client stays in epoll to be written to: every accepted connection is
       // kept from its accept, see KeptEpollChannels.ACCEPTED.)
@@ -262,7 +297,7 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
   }
 
   private void abortOnBadBody(String why) {
-    log.warn("{}: malformed request body from {}: {}", vs.service().key(), clientAddress, why);
+    warnings.warn(vs.service().key(), "malformed request body: " + why, "from " + clientAddress);
     boolean answered = responseStarted;
     endExchange(false);
     if (answered) {
@@ -276,7 +311,7 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
     request = h;
     exchangeStart = System.nanoTime();
     clientHttp10 = h.http10;
-    clientKeepAlive = h.keepAlive();
+    clientKeepAlive = h.keepAlive() && !draining;
     requestComplete = false;
     requestSent = false;
     bodyBytes = false;
@@ -288,8 +323,9 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
     if (!tried.isEmpty()) {
       tried.clear();
     }
+    bodyDeadline = h.chunked || h.contentLength > 0 ? System.nanoTime() + timeouts.requestBody().toNanos() : 0;
     key = vs.spec().keySource().extract(h);
-    upstreamHead = HeadWriter.request(client.alloc(), h, clientIp, h.hasHost ? null : hostHeader());
+    upstreamHead = HeadWriter.request(client.alloc(), h, clientIp, h.hasHost ? null : hostHeader(), vs.spec().forwarded());
     acquire(false);
   }
 
@@ -309,12 +345,8 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
     Lease l = vs.select(clientAddress, key, tried);
     if (l == null) {
       boolean none = tried.isEmpty();
-      log.warn(
-          "{}: {} for {} {}",
-          vs.service().key(),
-          none ? "no destination available" : "every destination failed " + tried,
-          request.method(),
-          request.target());
+      warnings.warn(vs.service().key(), none ? "no destination available" : "every destination failed",
+          (none ? "" : tried + " ") + request.method() + " " + request.target() + " from " + clientAddress);
       endExchange(false);
       sendErrorAndClose(
           none ? 503 : 502,
@@ -345,7 +377,7 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
             inClientRead = false;
             attach(f.channel());
           } else {
-            log.warn("{}: connect to {} failed: {}", vs.service().key(), rs, TcpFrontend.reason(f.cause()));
+            warnings.warn(vs.service().key(), "connect to " + rs + " failed: " + TcpFrontend.reason(f.cause()), null);
             l.closeRequest();
             lease = null;
             server = null;
@@ -360,7 +392,7 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
         .group(client.eventLoop())
         .channelFactory(Transport.socketChannel(rs.address.getAddress()))
         .option(ChannelOption.ALLOCATOR, Transport.ALLOCATOR)
-        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) options.connectTimeout().toMillis())
+        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) timeouts.connect().toMillis())
         .handler(
             new ChannelInitializer<Channel>() {
               @Override
@@ -558,7 +590,8 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
         closeClient(); // every request it sent is answered
       } else {
         sawBytes = false;
-        armHeaderTimer();
+        keepAliveIdle = true;
+        headerDeadline = System.nanoTime() + timeouts.keepAlive().toNanos();
       }
     }
   }
@@ -670,7 +703,7 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
     responseDeadline = 0;
     RealServer rs = server;
     if (responseStarted) {
-      log.warn("{}: {} failed mid-response ({}); closing client {}", vs.service().key(), rs, why, clientAddress);
+      warnings.warn(vs.service().key(), rs + " failed mid-response (" + why + "); closing the client", clientAddress);
       endExchange(false);
       closeClient();
       return;
@@ -681,8 +714,8 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
     boolean replayable = requestComplete && !bodyBytes && request.idempotent();
     boolean canRetry = replayable && (reusedConnection ? !retriedPooled : !retriedFresh);
     if (canRetry) {
-      log.info("{}: {} failed before responding ({}); retrying {} {}{}", vs.service().key(), rs, why,
-          request.method(), request.target(), reusedConnection ? " on a fresh connection" : " on another server");
+      warnings.info(vs.service().key(), rs + " failed before responding (" + why + "); retrying"
+          + (reusedConnection ? " on a fresh connection" : " on another server"), request.method() + " " + request.target());
       rs.http.retried();
       if (reusedConnection) {
         retriedPooled = true;
@@ -710,7 +743,7 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
   }
 
   private void backendBroken(String why) {
-    log.warn("{}: {}", vs.service().key(), why);
+    warnings.warn(vs.service().key(), why, null);
     boolean answered = responseStarted;
     endExchange(false);
     if (answered) {
@@ -721,11 +754,17 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
   }
 
   private void armResponseTimer() {
-    responseDeadline = System.nanoTime() + options.backendResponseTimeout().toNanos();
+    responseDeadline = System.nanoTime() + timeouts.firstByte().toNanos();
   }
 
   private void armHeaderTimer() {
-    headerDeadline = System.nanoTime() + options.clientHeaderTimeout().toNanos();
+    headerDeadline = System.nanoTime() + timeouts.requestHead().toNanos();
+  }
+
+  /** The first byte of the next request on a kept-alive connection: its head has requestHead. */
+  void nextRequestStarted() {
+    keepAliveIdle = false;
+    armHeaderTimer();
   }
 
   private void tick() {
@@ -736,10 +775,10 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
     if (active) {
       active = false;
       lastActivity = now;
-    } else if (now - lastActivity >= options.idleTimeout().toNanos()) {
+    } else if (now - lastActivity >= (tunnel != null ? timeouts.tunnel() : timeouts.idle()).toNanos()) {
       if (request != null || tunnel != null) {
-        log.info("{}: {} with {} idle for {}; closing", vs.service().key(), tunnel != null ? "tunnel" : "exchange",
-            clientAddress, options.idleTimeout());
+        warnings.info(vs.service().key(), (tunnel != null ? "tunnel idle for " + timeouts.tunnel() : "exchange idle for "
+            + timeouts.idle()) + "; closing", "client " + clientAddress);
       }
       closed = true;
       client.close();
@@ -754,9 +793,26 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
     if (responseDeadline != 0 && now - responseDeadline >= 0) {
       responseDeadline = 0;
       if (request != null && !responseStarted) {
-        log.warn("{}: {} did not answer {} {} within {}", vs.service().key(), server, request.method(), request.target(), options.backendResponseTimeout());
+        warnings.warn(vs.service().key(), server + " did not answer within " + timeouts.firstByte(),
+            request.method() + " " + request.target());
         endExchange(false);
         sendErrorAndClose(504, "The server did not answer in time.");
+        return;
+      }
+    }
+    if (bodyDeadline != 0 && now - bodyDeadline >= 0) {
+      bodyDeadline = 0;
+      if (request != null && !requestComplete) {
+        warnings.info(vs.service().key(), "client too slow sending a request body (request_body " + timeouts.requestBody()
+            + ", min rate " + timeouts.requestBodyMinRate() + " B/s); 408", clientAddress + " " + request.method() + " "
+            + request.target());
+        boolean answered = responseStarted;
+        endExchange(false); // the backend has half a request: its connection cannot be reused
+        if (answered) {
+          closeClient();
+        } else {
+          sendErrorAndClose(408, "The request body did not arrive in time.");
+        }
         return;
       }
     }
@@ -764,10 +820,12 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
       headerDeadline = 0;
       if (request == null) {
         if (sawBytes) {
-          log.info("{}: client {} sent no complete request within {}; closing", vs.service().key(), clientAddress, options.clientHeaderTimeout());
+          warnings.info(vs.service().key(), "client sent no complete request head within " + timeouts.requestHead() + "; 408",
+              clientAddress);
           sendErrorAndClose(408, "The request did not arrive in time.");
         } else {
-          log.debug("{}: idle client {} closed after {}", vs.service().key(), clientAddress, options.clientHeaderTimeout());
+          log.debug("{}: idle client {} closed after {}", vs.service().key(), clientAddress,
+              keepAliveIdle ? timeouts.keepAlive() : timeouts.requestHead());
           closeClient();
         }
       }

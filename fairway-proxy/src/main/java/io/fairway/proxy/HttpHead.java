@@ -60,9 +60,22 @@ final class HttpHead {
    * 7.8): its Upgrade headers are forwarded and the backend may answer 101 and a tunnel.
    */
   boolean upgrade;
-  /** Index of the last X-Forwarded-For header, or -1. */
+  /**
+   * Index of the last X-Forwarded-For header the request forwards, or -1 (none, or the client
+   * listed it in Connection, which drops it: Fairway's own is then added alone).
+   */
   int lastForwardedFor = -1;
-  boolean forwardedProto;
+  /** Index of the last RFC 7239 Forwarded header the request forwards, or -1. */
+  int lastForwarded = -1;
+  /** Request: the Transfer-Encoding and Content-Length headers, or -1; forwarded in canonical form. */
+  int transferEncodingHeader = -1;
+  int contentLengthHeader = -1;
+  /**
+   * Request with an absolute-form target ({@code http://authority/path}): where its authority
+   * is, else -1. RFC 9112 3.2.2: the authority is the request's host, whatever Host says.
+   */
+  int authorityStart = -1;
+  int authorityEnd = -1;
   /** Whether any header is dropped when forwarding. */
   boolean dropsAny;
   /**
@@ -129,8 +142,19 @@ final class HttpHead {
     return new String(bytes, s, field(i, VALUE_END) - s, StandardCharsets.ISO_8859_1);
   }
 
-  /** The first value of the named header, or {@code null}. */
+  /** Whether the target is in absolute form, whose authority overrides Host. */
+  boolean absoluteForm() {
+    return authorityStart >= 0;
+  }
+
+  /**
+   * The first value of the named header, or {@code null}. For {@code host} the request's host
+   * as forwarded: an absolute-form target's authority replaces any Host header.
+   */
   String header(String lowerName) {
+    if (authorityStart >= 0 && lowerName.equals("host")) {
+      return new String(bytes, authorityStart, authorityEnd - authorityStart, StandardCharsets.ISO_8859_1);
+    }
     for (int i = 0; i < count; i++) {
       if (nameIs(i, lowerName)) {
         return value(i);

@@ -1,6 +1,7 @@
 package io.fairway.proxy;
 
 import io.fairway.config.model.ForwardingMethod;
+import io.fairway.config.model.ProxySettings;
 import io.fairway.plan.MemberPlan;
 import io.fairway.plan.Selection;
 import io.fairway.plan.ServicePlan;
@@ -32,9 +33,11 @@ import java.util.Objects;
  *     apply layer installs the same address as an ordinary destination, as keepalived does in the
  *     kernel; the table recognises it by this address and never schedules it alongside the real
  *     servers.
+ * @param proxy the virtual server's timeouts (those it does not set are the table's) and whether
+ *     HTTP requests also get an RFC 7239 {@code Forwarded} header
  */
 public record ListenerSpec(Mode mode, KeySource keySource, Selection selection,
-    Map<DestKey, MemberPlan> members, InetSocketAddress sorryServer) {
+    Map<DestKey, MemberPlan> members, InetSocketAddress sorryServer, ProxySettings proxy) {
 
   public ListenerSpec {
     Objects.requireNonNull(mode, "mode");
@@ -43,6 +46,25 @@ public record ListenerSpec(Mode mode, KeySource keySource, Selection selection,
     // order the checkers happened to bring servers in.
     members = members == null ? Map.of()
         : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(members));
+    proxy = proxy == null ? ProxySettings.DEFAULTS : proxy;
+  }
+
+  public ListenerSpec(Mode mode, KeySource keySource, Selection selection,
+      Map<DestKey, MemberPlan> members, InetSocketAddress sorryServer) {
+    this(mode, keySource, selection, members, sorryServer, ProxySettings.DEFAULTS);
+  }
+
+  /** Whether HTTP requests get an RFC 7239 {@code Forwarded} header too. */
+  boolean forwarded() {
+    return proxy.forwarded();
+  }
+
+  public ListenerSpec withProxy(ProxySettings p) {
+    return new ListenerSpec(mode, keySource, selection, members, sorryServer, p);
+  }
+
+  public ListenerSpec withTimeouts(ProxySettings.Timeouts t) {
+    return withProxy(new ProxySettings(t, proxy.forwarded()));
   }
 
   /** A plain L4 relay with no sorry server: the default for services the daemon did not describe. */
@@ -56,11 +78,11 @@ public record ListenerSpec(Mode mode, KeySource keySource, Selection selection,
   }
 
   public ListenerSpec withSorryServer(InetSocketAddress sorry) {
-    return new ListenerSpec(mode, keySource, selection, members, sorry);
+    return new ListenerSpec(mode, keySource, selection, members, sorry, proxy);
   }
 
   public ListenerSpec withSelection(Selection s) {
-    return new ListenerSpec(mode, keySource, s, members, sorryServer);
+    return new ListenerSpec(mode, keySource, s, members, sorryServer, proxy);
   }
 
   /**
@@ -85,7 +107,7 @@ public record ListenerSpec(Mode mode, KeySource keySource, Selection selection,
         .filter(SorryPlan::overflow)
         .map(s -> new InetSocketAddress(s.dest().address(), s.dest().port()))
         .orElse(null);
-    return new ListenerSpec(mode, key(plan.key()), plan.selection(), members, sorry);
+    return new ListenerSpec(mode, key(plan.key()), plan.selection(), members, sorry, plan.proxy());
   }
 
   private static KeySource key(io.fairway.config.model.KeySource by) {

@@ -27,6 +27,7 @@ import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollMode;
+import java.io.IOException;
 import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -35,6 +36,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -89,6 +91,7 @@ public final class ProxyTable implements Table, PlanTarget {
   private final ScheduledFuture<?> purger;
   private final ScheduledFuture<?> expirer;
   private final ConnectionExpiry expiry;
+  private final Drain drain = new Drain();
   /** Live UDP flows of all services, bounded by {@link ProxyOptions#maxUdpFlows()}. */
   private final AtomicInteger udpFlows = new AtomicInteger();
 
@@ -145,6 +148,16 @@ public final class ProxyTable implements Table, PlanTarget {
         }
       }
     }
+    // Last, as it is the one check that touches the system: every listener the plan adds must
+    // be had, or the plan is refused before anything changes (a reload all or nothing).
+    for (ServicePlan sp : plan.services()) {
+      for (Service s : sp.services()) {
+        Optional<String> busy = checkListen(s.key());
+        if (busy.isPresent()) {
+          return sp.where() + ": virtual_server " + sp.name() + ": " + busy.get();
+        }
+      }
+    }
     return null;
   }
 
@@ -193,6 +206,9 @@ public final class ProxyTable implements Table, PlanTarget {
       throw new TableException(
           Reason.INVALID, key + ": the userspace data plane serves TCP and UDP address services only");
     }
+    if (drain.draining()) {
+      throw new TableException(Reason.OTHER, key + ": the data plane is stopping; no new listener");
+    }
     ListenerSpec spec = specFor(key);
     if (key.protocol() == Protocol.UDP && spec.mode() == Mode.HTTP) {
       throw new TableException(Reason.INVALID, key + ": lb_kind HTTP needs protocol TCP");
@@ -208,21 +224,61 @@ public final class ProxyTable implements Table, PlanTarget {
         .ifPresent(o -> boot.option(o, true)); // a VRRP backup listens before it holds the address
     ChannelFuture bind = boot.bind(addr).awaitUninterruptibly();
     if (!bind.isSuccess()) {
-      Throwable c = bind.cause();
-      String why = c instanceof BindException ? "address already in use or not local" : TcpFrontend.reason(c);
-      if (c != null && c.getMessage() != null && c.getMessage().contains("in use")) {
-        why = "address already in use";
-      }
-      throw new TableException(
-          why.contains("in use") ? Reason.EXISTS : Reason.OTHER,
-          key + ": cannot listen on " + Endpoints.format(addr.getAddress(), addr.getPort()) + ": " + why,
-          c);
+      // Not Reason.EXISTS: that means "the service is in the table already", which the apply
+      // layer rightly takes as success, and then failed on with "no such service".
+      throw new TableException(Reason.OTHER, cannotListen(key, addr, bind.cause()), bind.cause());
     }
     vs.listener = bind.channel();
     vs.vip = (InetSocketAddress) bind.channel().localAddress();
     services.put(key, vs);
     log.info("{}: listening on {} ({}, {})", key, vs.vip,
         key.protocol() == Protocol.UDP ? "UDP flows" : vs.spec().mode(), service.scheduler());
+  }
+
+  /** The one-line reason a listener cannot be had, naming the address and, if known, who holds it. */
+  private static String cannotListen(ServiceKey key, InetSocketAddress addr, Throwable c) {
+    String m = c == null || c.getMessage() == null ? "" : c.getMessage().toLowerCase(java.util.Locale.ROOT);
+    String why;
+    if (m.contains("in use")) {
+      why = "address already in use" + PortOwner.describe(key.protocol(), addr.getPort()).map(w -> " (" + w + ")").orElse("");
+    } else if (m.contains("assign requested address")) {
+      why = "address not local (cannot assign requested address)";
+    } else if (m.contains("permission denied") || m.contains("access denied")) {
+      why = "permission denied (a port below 1024 needs CAP_NET_BIND_SERVICE)";
+    } else if (c instanceof BindException) {
+      why = "address already in use or not local";
+    } else {
+      why = TcpFrontend.reason(c);
+    }
+    return key + ": cannot listen on " + Endpoints.format(addr.getAddress(), addr.getPort()) + ": " + why;
+  }
+
+  /**
+   * Whether the service's listener could be bound now, without changing anything: empty when it
+   * is in this table already or the address is free, else the reason {@link #addService} would
+   * give. For a reload that must be refused whole rather than half applied. (Another process may
+   * still take the port between this check and the bind.)
+   */
+  public synchronized Optional<String> checkListen(ServiceKey key) {
+    if (services.containsKey(key) || key.isFwmark() || key.protocol() == Protocol.SCTP || key.port() == 0) {
+      return Optional.empty();
+    }
+    InetSocketAddress addr = new InetSocketAddress(key.address(), key.port());
+    try {
+      if (key.protocol() == Protocol.UDP) {
+        try (java.net.DatagramSocket s = new java.net.DatagramSocket(null)) {
+          s.bind(addr);
+        }
+      } else {
+        try (java.net.ServerSocket s = new java.net.ServerSocket()) {
+          s.setReuseAddress(true); // as the listener does: a port in TIME_WAIT is free
+          s.bind(addr, 1);
+        }
+      }
+      return Optional.empty();
+    } catch (IOException e) {
+      return Optional.of(cannotListen(key, addr, e));
+    }
   }
 
   private ServerBootstrap serverBootstrap(VirtualService vs) {
@@ -274,6 +330,7 @@ public final class ProxyTable implements Table, PlanTarget {
 
   /** Builds an accepted connection's pipeline from the service's spec as of now. */
   private void initClient(VirtualService vs, Channel ch) {
+    drain.track(ch);
     ChannelPipeline p = ch.pipeline();
     if (vs.spec().mode() == Mode.HTTP) {
       HttpFrontend frontend = new HttpFrontend(vs, options);
@@ -416,6 +473,31 @@ public final class ProxyTable implements Table, PlanTarget {
         p.kernel().expireTemplates();
       }
     }
+  }
+
+  /**
+   * Starts a soft stop: the TCP listeners close (new connections are refused by the kernel), HTTP
+   * connections finish the exchange under way and close, L4 connections and tunnels run on.
+   * UDP services keep their socket, so established flows keep working; the table's services stay
+   * (read-back, counters) until they are deleted. Watch {@link #openConnections()}, then delete
+   * the services or {@link #close()} the table.
+   *
+   * @return the client connections open when it started
+   */
+  public synchronized int stopAccepting() {
+    for (VirtualService vs : services.values()) {
+      if (vs.service().key().protocol() != Protocol.UDP) {
+        vs.listener.close().awaitUninterruptibly();
+      }
+    }
+    int open = drain.start();
+    log.info("soft stop: listeners closed, {} client connection(s) finishing", open);
+    return open;
+  }
+
+  /** TCP client connections open now (HTTP and L4, tunnels included). */
+  public int openConnections() {
+    return drain.open();
   }
 
   /** Closes every listener and connection and stops the event loops. */

@@ -179,6 +179,17 @@ final class StrictRequestDecoder extends ByteToMessageDecoder {
     return remaining;
   }
 
+  /** Whether the request line [r, lf) has the three parts of HTTP/1.x: method, target, version. */
+  private static boolean hasVersion(ByteBuf in, int r, int lf) {
+    int spaces = 0;
+    for (int i = r; i < lf && spaces < 2; i++) {
+      if (in.getByte(i) == ' ') {
+        spaces++;
+      }
+    }
+    return spaces >= 2;
+  }
+
   private void head(ByteBuf in, List<Object> out) throws BadMessage {
     int r = in.readerIndex();
     int w = in.writerIndex();
@@ -211,6 +222,11 @@ final class StrictRequestDecoder extends ByteToMessageDecoder {
       }
       if (lineStart == 0) {
         firstLineEnd = scanned;
+        if (!hasVersion(in, r, lf)) {
+          // HTTP/0.9 ("GET /"): no headers follow, so waiting for the blank line would only
+          // end in a 408. Refused now, as HAProxy does.
+          throw new BadMessage(400, "request line without an HTTP version (HTTP/0.9 is not supported)");
+        }
       }
       lineStart = scanned;
       if (scanned - firstLineEnd > maxHeaders) {

@@ -30,6 +30,8 @@ import org.slf4j.LoggerFactory;
  */
 final class TcpFrontend extends ChannelInboundHandlerAdapter {
   private static final Logger log = LoggerFactory.getLogger(TcpFrontend.class);
+  /** Warnings a fault repeats per connection: each kind once per 10 s, with counts. */
+  private static final RateLimitedLog warnings = new RateLimitedLog(log, java.time.Duration.ofSeconds(10));
 
   private final VirtualService vs;
   private final ProxyOptions options;
@@ -54,11 +56,8 @@ final class TcpFrontend extends ChannelInboundHandlerAdapter {
     InetSocketAddress ca = (InetSocketAddress) client.remoteAddress();
     Lease lease = vs.select(ca, null, tried);
     if (lease == null) {
-      log.warn(
-          "{}: no destination available for {}{}",
-          vs.service().key(),
-          ca,
-          tried.isEmpty() ? "" : " (connect failed to " + tried + ")");
+      warnings.warn(vs.service().key(), "no destination available",
+          "for " + ca + (tried.isEmpty() ? "" : " (connect failed to " + tried + ")"));
       client.close();
       return;
     }
@@ -74,7 +73,7 @@ final class TcpFrontend extends ChannelInboundHandlerAdapter {
     java.net.InetAddress to = rs.address.getAddress();
     b.channelFactory(Transport.EPOLL ? KeptEpollChannels.sockets(to) : Transport.socketChannel(to));
     b.option(ChannelOption.ALLOCATOR, Transport.ALLOCATOR)
-        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) options.connectTimeout().toMillis())
+        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) vs.timeouts().connect().toMillis())
         .option(ChannelOption.ALLOW_HALF_CLOSURE, true)
         .option(ChannelOption.RCVBUF_ALLOCATOR, backendMeter)
         .handler(new Relay(client, splice));
@@ -87,7 +86,7 @@ final class TcpFrontend extends ChannelInboundHandlerAdapter {
           if (!f.isSuccess()) {
             lease.close();
             tried.add(rs);
-            log.warn("{}: connect to {} failed: {}", vs.service().key(), rs, reason(f.cause()));
+            warnings.warn(vs.service().key(), "connect to " + rs + " failed: " + reason(f.cause()), null);
             if (client.isActive()) {
               connect(client);
             }
@@ -101,7 +100,7 @@ final class TcpFrontend extends ChannelInboundHandlerAdapter {
           }
           clientMeter.countInto(rs.inBytes);
           backendMeter.countInto(rs.outBytes);
-          IdleWatch.start(client, clientMeter, backend, backendMeter, options.idleTimeout().toNanos());
+          IdleWatch.start(client, clientMeter, backend, backendMeter, vs.timeouts().idle().toNanos());
           rs.established.add(client);
           client.closeFuture().addListener(c -> {
             rs.established.remove(client);

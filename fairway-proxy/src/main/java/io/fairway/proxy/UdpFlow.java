@@ -114,7 +114,7 @@ final class UdpFlow {
       server.write(data, server.voidPromise());
     } else {
       data.release();
-      relay.drop("send buffer full; dropped a datagram to", lease.server);
+      relay.drop("send buffer full; dropped a datagram", "to " + lease.server);
     }
   }
 
@@ -180,7 +180,7 @@ final class UdpFlow {
         wrote = true;
       } else {
         data.release();
-        relay.drop("send buffer to clients full; dropped an answer to", client);
+        relay.drop("send buffer to clients full; dropped an answer", "to " + client);
       }
       if (oneShot) {
         ctx.close();

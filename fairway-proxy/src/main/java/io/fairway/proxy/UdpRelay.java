@@ -41,7 +41,8 @@ final class UdpRelay extends ChannelInboundHandlerAdapter {
   private static final Logger log = LoggerFactory.getLogger(UdpRelay.class);
   /** Largest UDP payload over IPv4 and IPv6 without jumbograms; reads are sized to it. */
   static final int MAX_DATAGRAM = 65535;
-  private static final long WARN_EVERY_NANOS = TimeUnit.SECONDS.toNanos(10);
+  /** Dropped datagrams: each kind once per 10 s per service, with counts. */
+  private static final RateLimitedLog warnings = new RateLimitedLog(log, java.time.Duration.ofSeconds(10));
 
   private final VirtualService vs;
   private final ProxyOptions options;
@@ -50,8 +51,6 @@ final class UdpRelay extends ChannelInboundHandlerAdapter {
   private final List<UdpFlow> oneShots = new ArrayList<>();
   private Channel front;
   private ScheduledFuture<?> sweeper;
-  private long lastWarning = System.nanoTime() - WARN_EVERY_NANOS;
-  private long dropped;
 
   /**
    * @param flowsInTable flows of every UDP service of the table, bounded by {@link
@@ -89,12 +88,12 @@ final class UdpRelay extends ChannelInboundHandlerAdapter {
 
   private UdpFlow open(InetSocketAddress client, boolean oneShot) {
     if (flowsInTable.get() >= options.maxUdpFlows()) {
-      drop("UDP flows at maxUdpFlows; dropped a datagram from the new client", client);
+      drop("UDP flows at maxUdpFlows; dropped a datagram from a new client", client);
       return null;
     }
     Lease lease = vs.select(client, null, Set.of());
     if (lease == null) {
-      drop("no destination available; dropped a datagram from", client);
+      drop("no destination available; dropped a datagram", "from " + client);
       return null;
     }
     lease.toFlow();
@@ -162,18 +161,13 @@ final class UdpRelay extends ChannelInboundHandlerAdapter {
   }
 
   /**
-   * A datagram is dropped; says so in the log at most every 10 s, with the count since.
+   * A datagram is dropped; says so in the log at most every 10 s per kind, with the count since.
    *
-   * @param why what happened, ending in the words that {@code who} completes
+   * @param why what happened
+   * @param who the datagram's client or server (varies; not part of the kind)
    */
   void drop(String why, Object who) {
-    dropped++;
-    long now = System.nanoTime();
-    if (now - lastWarning >= WARN_EVERY_NANOS) {
-      lastWarning = now;
-      log.warn("{}: {} {} ({} datagram(s) dropped since the last warning)", vs.service().key(), why, who, dropped);
-      dropped = 0;
-    }
+    warnings.warn(vs.service().key(), why, who);
   }
 
   /** Live flows of this service (one-packet flows included), for tests and diagnostics. */

@@ -59,6 +59,7 @@ final class VirtualService {
   private final ConnectionExpiry expiry;
   private volatile Service service;
   private volatile ListenerSpec spec;
+  private volatile Timeouts timeouts;
   private volatile Pool pool;
   /** Destinations in table order; guarded by the table's lock. */
   private final Map<DestKey, RealServer> members = new LinkedHashMap<>();
@@ -75,6 +76,7 @@ final class VirtualService {
     this.service = service;
     this.spec = spec;
     this.options = options;
+    this.timeouts = Timeouts.of(options, spec.proxy().timeouts());
     this.expiry = expiry;
     rebuildAlgorithm();
   }
@@ -103,6 +105,11 @@ final class VirtualService {
     return spec;
   }
 
+  /** The timeouts as of the current spec. */
+  Timeouts timeouts() {
+    return timeouts;
+  }
+
   Pool pool() {
     return pool;
   }
@@ -120,6 +127,7 @@ final class VirtualService {
 
   void setSpec(ListenerSpec s) {
     ListenerSpec old = spec;
+    timeouts = Timeouts.of(options, s.proxy().timeouts());
     spec = s;
     if (!java.util.Objects.equals(s.selection(), old.selection())
         || !java.util.Objects.equals(s.sorryServer(), old.sorryServer())) {

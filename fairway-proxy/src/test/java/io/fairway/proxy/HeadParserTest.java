@@ -152,8 +152,9 @@ class HeadParserTest {
 
   @Test
   void clientAddressGoesAtTheEndOfTheLastForwardedFor() throws BadMessage {
+    // The client's X-Forwarded-Proto is not believed: Fairway says what the client used.
     assertThat(upstream("GET / HTTP/1.1\r\nX-Forwarded-For: 10.0.0.1\r\nA: b\r\nx-forwarded-for: 10.0.0.2 \r\nX-Forwarded-Proto: https\r\n\r\n"))
-        .isEqualTo("GET / HTTP/1.1\r\nX-Forwarded-For: 10.0.0.1\r\nA: b\r\nx-forwarded-for: 10.0.0.2, 192.0.2.7\r\nX-Forwarded-Proto: https\r\n\r\n");
+        .isEqualTo("GET / HTTP/1.1\r\nX-Forwarded-For: 10.0.0.1\r\nA: b\r\nx-forwarded-for: 10.0.0.2, 192.0.2.7\r\nX-Forwarded-Proto: http\r\n\r\n");
     assertThat(upstream("GET / HTTP/1.1\r\nX-Forwarded-For:\r\nX-Forwarded-Proto: http\r\n\r\n"))
         .isEqualTo("GET / HTTP/1.1\r\nX-Forwarded-For:192.0.2.7\r\nX-Forwarded-Proto: http\r\n\r\n");
   }

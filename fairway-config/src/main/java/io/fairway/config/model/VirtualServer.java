@@ -36,6 +36,8 @@ import java.util.Set;
  *     as the kernel does
  * @param slowStart {@code slow_start} at virtual_server level (a Fairway extension), the default
  *     of its real servers; {@link Duration#ZERO} when not given
+ * @param proxy the userspace data plane's settings ({@code proxy_timeouts}, {@code
+ *     http_forwarded}; Fairway extensions)
  */
 public record VirtualServer(
     Location location,
@@ -58,8 +60,10 @@ public record VirtualServer(
     Optional<SorryServer> sorryServer,
     List<RealServer> realServers,
     boolean overflowToSorryServer,
-    Duration slowStart) {
+    Duration slowStart,
+    ProxySettings proxy) {
   public VirtualServer {
+    java.util.Objects.requireNonNull(proxy, "proxy");
     flags = Set.copyOf(flags);
     realServers = List.copyOf(realServers);
     slowStart = slowStart == null ? Duration.ZERO : slowStart;
