@@ -183,11 +183,11 @@ class UserspaceAdminRunTest {
         + metric(after, "fairway_server_connections_total", "127.0.0.1:" + p2)
         - metric(before, "fairway_server_connections_total", "127.0.0.1:" + p2);
     assertThat(delta).isEqualTo(20.0);
-    // Every check attempt is timed and counted by outcome.
-    assertThat(after).containsPattern("fairway_check_results_total\\{check=\"tcp\",outcome=\"success\",real_server=\""
+    // Every check attempt is timed and counted by outcome (once the first check has run).
+    await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(get("/metrics").body()).containsPattern("fairway_check_results_total\\{check=\"tcp\",outcome=\"success\",real_server=\""
         + Pattern.quote(b1) + "\",virtual_server=\"[^\"]+\"} [1-9]")
         .containsPattern("fairway_check_duration_seconds_count\\{check=\"tcp\",real_server=\"" + Pattern.quote(b1)
-        + "\",virtual_server=\"[^\"]+\"} [1-9]");
+        + "\",virtual_server=\"[^\"]+\"} [1-9]"));
     Promtool.assertClean(after, dir);
 
     // Drain under wrk load (keep-alive connections): established connections carry on (drain is
