@@ -10,7 +10,9 @@ import io.fairway.table.DestEntry;
 import io.fairway.table.Service;
 import io.fairway.table.ServiceKey;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -18,6 +20,7 @@ import java.net.http.WebSocket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -84,7 +87,8 @@ class HttpUpgradeTest {
   @Test
   void webSocketRoundTripThroughTheProxy() throws Exception {
     WebSocketEchoServer ws = cleanup.track(new WebSocketEchoServer());
-    InetSocketAddress vip = serve(ws.address());
+    Duration idle = Duration.ofSeconds(30);
+    InetSocketAddress vip = serve(ProxyOptions.defaults().withIdleTimeout(idle), ws.address());
     BlockingQueue<String> got = new LinkedBlockingQueue<>();
     WebSocket.Listener listener = new WebSocket.Listener() {
       private final StringBuilder text = new StringBuilder();
@@ -117,7 +121,11 @@ class HttpUpgradeTest {
     }
     assertThat(entry(ws.address()).activeConnections()).as("the tunnel is an established connection").isEqualTo(1);
     w.sendClose(WebSocket.NORMAL_CLOSURE, "bye").get(5, TimeUnit.SECONDS);
-    await().atMost(Duration.ofSeconds(5)).until(() -> ws.open.get() == 0 && entry(ws.address()).activeConnections() == 0);
+    // The close handshake ends with the two FINs crossing (see
+    // aTunnelWhoseFinsCrossIsClosedWhenBothSidesAreDone); only the idle timeout would close a
+    // tunnel left half-open, so well within it is the bound.
+    await().atMost(idle.dividedBy(2)).untilAsserted(() -> assertThat(new int[] {ws.open.get(), entry(ws.address()).activeConnections()})
+        .as("backend connections open, tunnels active").containsExactly(0, 0));
     assertThat(entry(ws.address()).inactiveConnections()).as("closed like an L4 connection").isEqualTo(1);
   }
 
@@ -200,6 +208,78 @@ class HttpUpgradeTest {
       assertThat(s2.getInputStream().read()).isEqualTo(-1);
     }
     await().atMost(Duration.ofSeconds(5)).until(() -> entry(b.address()).activeConnections() == 0);
+  }
+
+  /**
+   * The two FINs of a tunnel cross while the proxy still holds bytes for the client, as they may
+   * at the end of a WebSocket close handshake under load: the backend sends its last bytes and
+   * its FIN while the client is not reading, and the client's FIN arrives only after that. Once
+   * both directions have ended the proxy closes both connections, not the idle timeout (before
+   * the fix each side's output was shut after its input had ended, and nothing closed the pair:
+   * the tunnel held its backend connection and counted as active).
+   *
+   * <p>The client's FIN comes after an upload that the backend reads only once it has sent its
+   * own FIN. Whether the proxy has read the backend's FIN while bytes for the client are still
+   * queued depends on how much the kernel buffers on the way, so the downloads range over sizes
+   * around that (with epoll the 4 MiB one fails without the fix on this machine).
+   *
+   * <p>On io_uring the upload is left out: there an upload held back by backpressure after the
+   * backend's FIN stalls (the backend connection stops draining; seen in 5 of 7 runs here, an
+   * open finding of issue 20, not this fix), and io_uring's greedy reads do not give the order
+   * anyway; the test then checks only that a tunnel ended from both sides closes, with
+   * downloads the socket buffers take whole (io_uring's data plane buffers less than epoll's
+   * direct sends, and the client here reads only at the end).
+   */
+  @Test
+  void aTunnelWhoseFinsCrossIsClosedWhenBothSidesAreDone() throws Exception {
+    Duration idle = Duration.ofSeconds(30);
+    byte[] upload = new byte[Transport.EPOLL ? 4 << 20 : 0];
+    try (ServerSocket backend = new ServerSocket()) {
+      backend.setReceiveBufferSize(4096);
+      backend.bind(new InetSocketAddress(Fixtures.LO, 0), 1);
+      InetSocketAddress b = (InetSocketAddress) backend.getLocalSocketAddress();
+      InetSocketAddress vip = serve(ProxyOptions.defaults().withIdleTimeout(idle), b);
+      int tunnels = 0;
+      for (int size = 1 << 20; size <= 8 << 20; size *= 2) {
+        byte[] download = new byte[Transport.EPOLL ? size : size >> 6];
+        try (Socket c = new Socket()) {
+          c.setReceiveBufferSize(4096);
+          c.connect(vip, 2000);
+          c.setSoTimeout(10_000);
+          send(c, UPGRADE);
+          try (Socket s = backend.accept()) {
+            s.setSoTimeout(10_000);
+            assertThat(UpgradeBackend.readHead(s.getInputStream())).startsWith("GET /chat ");
+            s.getOutputStream().write(SWITCHED.getBytes(StandardCharsets.ISO_8859_1));
+            assertThat(read(c, SWITCHED.length())).isEqualTo(SWITCHED);
+            CompletableFuture<Void> uploaded = CompletableFuture.runAsync(() -> {
+              try {
+                c.getOutputStream().write(upload);
+                c.shutdownOutput();
+              } catch (IOException e) {
+                throw new UncheckedIOException(e);
+              }
+            });
+            CompletableFuture<Integer> downloaded = CompletableFuture.supplyAsync(() -> {
+              try {
+                s.getOutputStream().write(download);
+                s.shutdownOutput();
+                return s.getInputStream().readAllBytes().length;
+              } catch (IOException e) {
+                throw new UncheckedIOException(e);
+              }
+            });
+            assertThat(downloaded.get(20, TimeUnit.SECONDS)).as("the upload, then the client's FIN").isEqualTo(upload.length);
+            uploaded.get(20, TimeUnit.SECONDS);
+            assertThat(c.getInputStream().readAllBytes()).as("the download, then the backend's FIN").hasSize(download.length);
+          }
+        }
+        tunnels++;
+        // Bounded by the idle timeout it must not take: a stuck pair would be closed only by it.
+        await().atMost(idle.dividedBy(2)).until(() -> entry(b).activeConnections() == 0);
+        assertThat(entry(b).inactiveConnections()).isEqualTo(tunnels);
+      }
+    }
   }
 
   @Test
