@@ -21,9 +21,12 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -221,7 +224,8 @@ class HttpUpgradeTest {
    * <p>The client's FIN comes after an upload that the backend reads only once it has sent its
    * own FIN. Whether the proxy has read the backend's FIN while bytes for the client are still
    * queued depends on how much the kernel buffers on the way, so the downloads range over sizes
-   * around that (with epoll the 4 MiB one fails without the fix on this machine).
+   * around that (with epoll it failed without the fix in 3 of 4 runs on this machine; a size
+   * that does not fit is read early and just does not make the FINs cross).
    *
    * <p>On io_uring the upload is left out: there an upload held back by backpressure after the
    * backend's FIN stalls (the backend connection stops draining; seen in 5 of 7 runs here, an
@@ -234,6 +238,8 @@ class HttpUpgradeTest {
   void aTunnelWhoseFinsCrossIsClosedWhenBothSidesAreDone() throws Exception {
     Duration idle = Duration.ofSeconds(30);
     byte[] upload = new byte[Transport.EPOLL ? 4 << 20 : 0];
+    ExecutorService threads = Executors.newCachedThreadPool();
+    cleanup.<AutoCloseable>track(threads::shutdownNow);
     try (ServerSocket backend = new ServerSocket()) {
       backend.setReceiveBufferSize(4096);
       backend.bind(new InetSocketAddress(Fixtures.LO, 0), 1);
@@ -252,6 +258,7 @@ class HttpUpgradeTest {
             assertThat(UpgradeBackend.readHead(s.getInputStream())).startsWith("GET /chat ");
             s.getOutputStream().write(SWITCHED.getBytes(StandardCharsets.ISO_8859_1));
             assertThat(read(c, SWITCHED.length())).isEqualTo(SWITCHED);
+            AtomicLong written = new AtomicLong();
             CompletableFuture<Void> uploaded = CompletableFuture.runAsync(() -> {
               try {
                 c.getOutputStream().write(upload);
@@ -259,19 +266,44 @@ class HttpUpgradeTest {
               } catch (IOException e) {
                 throw new UncheckedIOException(e);
               }
-            });
-            CompletableFuture<Integer> downloaded = CompletableFuture.supplyAsync(() -> {
+            }, threads);
+            CompletableFuture<Integer> backendRead = CompletableFuture.supplyAsync(() -> {
               try {
-                s.getOutputStream().write(download);
+                for (int off = 0; off < download.length; off += 65536) {
+                  s.getOutputStream().write(download, off, Math.min(65536, download.length - off));
+                  written.addAndGet(Math.min(65536, download.length - off));
+                }
                 s.shutdownOutput();
+                written.set(-1); // the FIN is out
                 return s.getInputStream().readAllBytes().length;
               } catch (IOException e) {
                 throw new UncheckedIOException(e);
               }
+            }, threads);
+            // The client reads only once the backend's FIN is out, unless the download does not
+            // fit in the buffers on the way (the backend's writes stop): then it has to read
+            // first, and this size just does not make the FINs cross.
+            long[] last = {-2};
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).until(() -> {
+              long now = written.get();
+              boolean settled = now == -1 || now == last[0];
+              last[0] = now;
+              return settled;
             });
-            assertThat(downloaded.get(20, TimeUnit.SECONDS)).as("the upload, then the client's FIN").isEqualTo(upload.length);
-            uploaded.get(20, TimeUnit.SECONDS);
-            assertThat(c.getInputStream().readAllBytes()).as("the download, then the backend's FIN").hasSize(download.length);
+            if (written.get() == -1) {
+              // Everything fit: the client's FIN reaches the backend before the client reads.
+              assertThat(backendRead.get(30, TimeUnit.SECONDS)).as("the upload, then the client's FIN").isEqualTo(upload.length);
+            }
+            CompletableFuture<Integer> clientRead = CompletableFuture.supplyAsync(() -> {
+              try {
+                return c.getInputStream().readAllBytes().length;
+              } catch (IOException e) {
+                throw new UncheckedIOException(e);
+              }
+            }, threads);
+            assertThat(backendRead.get(30, TimeUnit.SECONDS)).as("the upload, then the client's FIN").isEqualTo(upload.length);
+            uploaded.get(30, TimeUnit.SECONDS);
+            assertThat(clientRead.get(30, TimeUnit.SECONDS)).as("the download, then the backend's FIN").isEqualTo(download.length);
           }
         }
         tunnels++;
