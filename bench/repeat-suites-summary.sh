@@ -14,14 +14,14 @@ per_class = collections.defaultdict(lambda: collections.Counter())
 messages = collections.defaultdict(set)
 for d in sorted(glob.glob(out + "/run*-*")):
     module = os.path.basename(d).split("-", 1)[1]
-    reports = glob.glob(d + "/surefire-reports/TEST-*.xml")
+    reports = glob.glob(d + "/surefire-reports*/TEST-*.xml")
     if not reports:
         continue
     runs[module] += 1
     job_red = False
     for p in reports:
         r = ET.parse(p).getroot()
-        cls = r.get("name")
+        cls = r.get("name") + (" (epoll)" if "surefire-reports-epoll" in p else "")
         for tc in r.iter("testcase"):
             for kind in ("failure", "error", "skipped"):
                 el = tc.find(kind)

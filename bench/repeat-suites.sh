@@ -13,8 +13,9 @@
 #
 # Environment: STOP_AT=HH:MM starts no job after that time; NICE (default 10) keeps other work on
 # the machine responsive; OUT (default /tmp/<branch>-repeat-<time>) gets one directory per job
-# (log, surefire reports) and summary.tsv: run, module, commit, seconds, exit, then one line per
-# failed or erroring test class. bench/repeat-suites-summary.sh OUT prints the per-class table.
+# (log, surefire reports) and summary.tsv (run, module, commit, seconds, exit code, tests,
+# failures, errors, skipped); fork-exit.txt lists jobs whose test fork had to be killed.
+# bench/repeat-suites-summary.sh OUT prints the per-class table.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
@@ -36,10 +37,15 @@ for ((r = 1; r <= runs; r++)); do
 done
 printf 'run\tmodule\tcommit\tseconds\texit\ttests\tfailures\terrors\tskipped\n' >"$out/summary.tsv"
 
-# The test classes of one module: its own package, so -am does not run the upstream suites.
+# The test classes of one module: the packages of its own test tree (fairway-daemon has
+# io.fairway.daemon and io.fairway.cli), so -am does not run the upstream suites.
 tests_of() {
-  local pkg=${1#fairway-}
-  echo "io/fairway/$pkg/**/*Test,io/fairway/$pkg/**/*Tests,io/fairway/$pkg/**/Test*"
+  local pkg patterns=()
+  for pkg in $(cd "$1/src/test/java" && ls -d io/fairway/*/); do
+    pkg=${pkg%/}
+    patterns+=("$pkg/**/*Test" "$pkg/**/*Tests" "$pkg/**/Test*")
+  done
+  (IFS=,; echo "${patterns[*]}")
 }
 
 # Totals of one job's surefire reports: tests failures errors skipped.
@@ -48,7 +54,7 @@ totals() {
   python3 - "$dir" <<'EOF'
 import sys, glob, xml.etree.ElementTree as ET
 t = f = e = s = 0
-for p in glob.glob(sys.argv[1] + "/*.xml"):
+for p in glob.glob(sys.argv[1] + "/surefire-reports*/TEST-*.xml"):
     r = ET.parse(p).getroot()
     t += int(r.get("tests", 0)); f += int(r.get("failures", 0)); e += int(r.get("errors", 0)); s += int(r.get("skipped", 0))
 print(f"{t}\t{f}\t{e}\t{s}")
@@ -80,8 +86,16 @@ worker() {
         -Dtest="$(tests_of "$module")" -Dsurefire.failIfNoSpecifiedTests=false
     ) >"$dir/mvn.log" 2>&1 || rc=$?
     local secs=$((SECONDS - t0))
-    cp -r "$clone/$module/target/surefire-reports" "$dir/" 2>/dev/null || true
-    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$run" "$module" "$commit" "$secs" "$rc" "$(totals "$dir/surefire-reports")" \
+    # Every execution's reports (fairway-proxy runs its suite a second time on epoll).
+    local reports
+    for reports in "$clone/$module"/target/surefire-reports*; do
+      [[ -d $reports ]] && cp -r "$reports" "$dir/"
+    done
+    rm -rf "$clone/$module"/target/surefire-reports*
+    if grep -q "Surefire is going to kill self fork JVM" "$dir/mvn.log"; then
+      echo "run $run $module: the test fork did not exit by itself" >>"$out/fork-exit.txt"
+    fi
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$run" "$module" "$commit" "$secs" "$rc" "$(totals "$dir")" \
       | flock "$out/summary.lock" tee -a "$out/summary.tsv" >&2
   done
 }
