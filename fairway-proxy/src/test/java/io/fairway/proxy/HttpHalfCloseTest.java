@@ -137,7 +137,7 @@ class HttpHalfCloseTest {
 
   @Test
   void againstNginx() throws Exception {
-    Assumptions.assumeTrue(Nginx.available(), "nginx is not installed (" + Nginx.BINARY + ")");
+    Nginx.require();
     Nginx n = cleanup.track(new Nginx("n1"));
     InetSocketAddress vip = serve(n.address());
     assertThat(sendThenFin(vip, "GET / HTTP/1.1\r\nHost: x\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n", 0))

@@ -134,7 +134,7 @@ class HttpUpgradeTest {
 
   @Test
   void webSocketThroughFairwayAndNginx() throws Exception {
-    Assumptions.assumeTrue(Nginx.available(), "nginx is not installed (" + Nginx.BINARY + ")");
+    Nginx.require();
     WebSocketEchoServer ws = cleanup.track(new WebSocketEchoServer());
     // nginx switches only if the request reaching it asks to, and its own backend agrees.
     Nginx n = cleanup.track(new Nginx("ws", "location /ws { proxy_pass http://127.0.0.1:" + ws.address().getPort() + ";"

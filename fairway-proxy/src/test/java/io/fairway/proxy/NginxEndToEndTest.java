@@ -38,7 +38,7 @@ class NginxEndToEndTest {
 
   @BeforeEach
   void start() throws Exception {
-    Assumptions.assumeTrue(Nginx.available(), "nginx is not installed (" + Nginx.BINARY + ")");
+    Nginx.require();
     for (int i = 1; i <= 3; i++) {
       nginx.add(new Nginx("n" + i));
     }

@@ -370,7 +370,7 @@ class UdpProxyTest {
   /** dnsmasq behind the relay: a real DNS service, two servers answering differently. */
   @Test
   void dnsmasqBehindTheRelayAnswersQueries(@TempDir Path dir) throws Exception {
-    Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/sbin/dnsmasq")), "dnsmasq is not installed");
+    ExternalPrograms.require("dnsmasq", "/usr/sbin/dnsmasq");
     InetSocketAddress d1 = startDnsmasq(dir, "d1", "10.9.0.1");
     InetSocketAddress d2 = startDnsmasq(dir, "d2", "10.9.0.2");
     ProxyTable t = table(ProxyOptions.defaults());

@@ -258,7 +258,7 @@ class EpollTcpCheckerTest {
             }
             assertThat(openFds()).isLessThanOrEqualTo(fds + 2); // the JVM may open a file or two meanwhile
             long tw = timeWait(a.address().getPort());
-            assumeTrue(tw >= 0, "ss (iproute2) is not installed");
+            ExternalPrograms.requireThat(tw >= 0, () -> "ss (iproute2) is not installed");
             assertThat(tw).as("sockets in TIME_WAIT on the listener's port").isLessThan(50);
         }
     }
