@@ -41,6 +41,18 @@ final class Programs {
         }
     }
 
+    /**
+     * A loopback TCP port that refuses connections for as long as the returned socket is open: the
+     * socket is bound to it without listening, so no other process can take the port meanwhile.
+     * (A port found free and released at once can be bound by a parallel test run before the
+     * check connects, and then "refused" is answered.)
+     */
+    static Socket refusingPort() throws IOException {
+        Socket s = new Socket();
+        s.bind(new InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0));
+        return s;
+    }
+
     static int freeUdpPort() {
         try (var s = new java.net.DatagramSocket(0, java.net.InetAddress.getLoopbackAddress())) {
             return s.getLocalPort();

@@ -16,6 +16,7 @@ import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -48,9 +49,11 @@ class ProtocolCheckersTest {
             assertThat(ok.success()).as(ok.observation()).isTrue();
             assertThat(ok.observation()).startsWith("connected in");
         }
-        CheckResult refused = harness.once(new TcpCheckSpec(local(Programs.freePort()), T));
-        assertThat(refused.success()).isFalse();
-        assertThat(refused.observation()).isEqualTo("connection refused");
+        try (Socket closed = Programs.refusingPort()) {
+            CheckResult refused = harness.once(new TcpCheckSpec(local(closed.getLocalPort()), T));
+            assertThat(refused.success()).isFalse();
+            assertThat(refused.observation()).isEqualTo("connection refused");
+        }
     }
 
     @Test
