@@ -5,6 +5,6 @@
 # Usage: bench/apply-batch.sh      (results: fairway-apply/target/bench-apply-batch/results.txt)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mvn -o -q -B -pl fairway-apply -am test -Dsurefire.failIfNoSpecifiedTests=false \
+mvn -q -B -ntp -pl fairway-apply -am test -Dsurefire.failIfNoSpecifiedTests=false \
   -Dtest=ApplyBatchBench -Dfairway.bench=true
 cat fairway-apply/target/bench-apply-batch/results.txt

@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
-mvn -o -q -B -pl fairway-check -am package dependency:build-classpath -DskipTests \
+mvn -q -B -ntp -pl fairway-check -am package dependency:build-classpath -DskipTests \
     -Dmdep.outputFile=target/check-bench.cp -Dmdep.includeScope=compile
 # Runtime classpath only: no test jars, so no logging binding (slf4j falls back to no-op).
 cp="fairway-check/target/classes:$(tr ':' '\n' < fairway-check/target/check-bench.cp \

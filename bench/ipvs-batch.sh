@@ -7,8 +7,8 @@
 #   bench/ipvs-batch.sh [services] [dests-per-service] [rounds]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mvn -o -q -B -pl fairway-ipvs -am test-compile
-mvn -o -q -B -pl fairway-ipvs dependency:build-classpath -Dmdep.includeScope=test \
+mvn -q -B -ntp -pl fairway-ipvs -am test-compile
+mvn -q -B -ntp -pl fairway-ipvs dependency:build-classpath -Dmdep.includeScope=test \
   -Dmdep.outputFile=target/ipvs-bench.classpath >/dev/null
 cp="$(cd fairway-ipvs && realpath -m target/classes):$(cd fairway-ipvs && realpath -m target/test-classes):$(cat fairway-ipvs/target/ipvs-bench.classpath)"
 exec java -cp "$cp" io.fairway.ipvs.uml.BatchBenchmark "${1:-10}" "${2:-1000}" "${3:-2}"

@@ -4,8 +4,11 @@
 # ratios to HAProxy. Bounded: about ROUNDS x targets x (WARMUP + DURATION) seconds (x 2 sizes
 # for the large scenario).
 #
-#   [SCENARIO=small|large] [CLOSE=1] [SPLICE=1] [ROUNDS=3] [WARMUP=3] [PREWARM=0] [FAIRWAY_JAVA_OPTS=...] \
-#     bench/proxy-bench.sh [DURATION_SECONDS=15] [CONNECTIONS=64]
+#   [SCENARIO=small|large] [CLOSE=1] [SPLICE=1] [ROUNDS=3] [WARMUP=3] [PREWARM=0] [WRK_THREADS=2] \
+#     [FAIRWAY_JAVA_OPTS=...] bench/proxy-bench.sh [DURATION_SECONDS=15] [CONNECTIONS=64]
+#
+# The second harness of issue 19 (wrk -t1 -c50, 5 s runs, three rounds) is
+#   WRK_THREADS=1 bench/proxy-bench.sh 5 50     (bench/proxy-bench-t1.sh does exactly that)
 #
 # CLOSE=1 sends "Connection: close" with every request: a new TCP connection per request, which
 # measures the accept and connect path instead of relaying. PREWARM=N runs each target once for
@@ -19,7 +22,9 @@
 # in a JVM with those flags instead, measured in the same rounds (an A/B of runtime settings).
 # TARGETS_ONLY="haproxy-tcp fairway-tcp ..." measures only those.
 #
-# Both proxies get the same two nginx backends (one worker each), round robin, and two threads
+# nginx is the second peer in the small scenario: nginx-tcp (stream module, Debian package
+# libnginx-mod-stream) and nginx-http (proxy_pass, upstream keepalive), 2 workers each.
+# Every proxy gets the same two nginx backends (one worker each), round robin, and two threads
 # (HAProxy nbthread 2, Fairway two event loops); wrk runs two threads on the same 2-core machine.
 # CPU columns are the proxy process's user+system time (/proc/PID/stat) over the measured run
 # divided by the work done: they stay meaningful when other load on the machine moves req/s.
@@ -38,6 +43,7 @@ fi
 PREWARM=${PREWARM:-0}
 
 for b in wrk haproxy /usr/sbin/nginx java; do command -v "$b" >/dev/null || { echo "missing $b" >&2; exit 1; }; done
+[[ -f /usr/lib/nginx/modules/ngx_stream_module.so ]] || { echo "missing nginx's stream module (apt-get install libnginx-mod-stream)" >&2; exit 1; }
 build_fairway
 make_files
 
@@ -76,8 +82,11 @@ if [[ $SCENARIO == large ]]; then
   fairway_target fairway-copy tcp-copy
   fairway_target fairway-splice tcp-splice
 else
-  TARGETS=(nginx haproxy-tcp fairway-tcp haproxy-http fairway-http)
+  TARGETS=(nginx haproxy-tcp nginx-tcp fairway-tcp haproxy-http nginx-http fairway-http)
   PATHS=(/)
+  NT=$(free_port); NH=$(free_port)
+  start_nginx_proxy proxy-tcp "$NT" tcp "$N1" "$N2"; URL[nginx-tcp]="http://127.0.0.1:$NT"; PID[nginx-tcp]=$NGINX_PID
+  start_nginx_proxy proxy-http "$NH" http "$N1" "$N2"; URL[nginx-http]="http://127.0.0.1:$NH"; PID[nginx-http]=$NGINX_PID
   fairway_target fairway-tcp tcp
   fairway_target fairway-http http
   if [[ ${SPLICE:-0} == 1 ]]; then
@@ -142,9 +151,12 @@ ratio() { # a b
 haproxy_of() { # target -> the HAProxy target it is compared with, or nothing
   case $1 in fairway-tcp | fairway-copy | fairway-splice | fairway-b) echo haproxy-tcp ;; fairway-http) echo haproxy-http ;; esac
 }
+nginx_of() { # target -> the nginx proxy target it is compared with, or nothing
+  case $1 in fairway-tcp | fairway-copy | fairway-splice | fairway-b) echo nginx-tcp ;; fairway-http) echo nginx-http ;; esac
+}
 
 echo
-echo "wrk -t2 -c$CONNS -d${DUR}s --latency${WRK_HEADER:+ -H \"$WRK_HEADER\"}, median of $ROUNDS alternating rounds (each after a ${WARMUP}s warm-up), $(nproc) cores, $(date -u +%FT%TZ), loadavg $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "wrk -t${WRK_THREADS:-2} -c$CONNS -d${DUR}s --latency${WRK_HEADER:+ -H \"$WRK_HEADER\"}, median of $ROUNDS alternating rounds (each after a ${WARMUP}s warm-up), $(nproc) cores, $(date -u +%FT%TZ), loadavg $(cut -d' ' -f1-3 /proc/loadavg)"
 if [[ $SCENARIO == large ]]; then
   printf '%-14s %5s %9s %9s %9s %7s %10s %12s %12s\n' target size "req/s" "MB/s" "p99 ms" errors "cpu ms/MB" "MB/s/haproxy" "cpu/haproxy"
   for p in "${PATHS[@]}"; do
@@ -159,15 +171,20 @@ if [[ $SCENARIO == large ]]; then
     done
   done
 else
-  printf '%-14s %12s %9s %9s %9s %7s %12s %12s %11s %12s\n' target "req/s" "p50 ms" "p90 ms" "p99 ms" errors "rps/haproxy" "p99/haproxy" "cpu us/req" "cpu/haproxy"
+  printf '%-14s %12s %9s %9s %9s %7s %11s %12s %12s %12s %10s %10s %10s\n' target "req/s" "p50 ms" "p90 ms" "p99 ms" errors "cpu us/req" \
+    "rps/haproxy" "p99/haproxy" "cpu/haproxy" "rps/nginx" "p99/nginx" "cpu/nginx"
   for t in "${TARGETS[@]}"; do
     read -r rps p50 p90 p99 err cpr _ _ <<<"$(summary "$t /")"
-    h=$(haproxy_of "$t"); ratio1="-"; pratio="-"; cratio="-"
-    if [[ -n $h ]]; then
-      read -r hr _ _ hp _ hc _ _ <<<"$(summary "$h /")"
-      ratio1=$(ratio "$rps" "$hr"); pratio=$(ratio "$p99" "$hp"); cratio=$(ratio "$cpr" "$hc")
-    fi
-    printf '%-14s %12.0f %9.2f %9.2f %9.2f %7s %12s %12s %11s %12s\n' "$t" "$rps" "$p50" "$p90" "$p99" "$err" "$ratio1" "$pratio" "$(two "$cpr")" "$cratio"
+    cols=()
+    for h in "$(haproxy_of "$t")" "$(nginx_of "$t")"; do
+      if [[ -n $h && -n ${R[$h /]:-} ]]; then
+        read -r hr _ _ hp _ hc _ _ <<<"$(summary "$h /")"
+        cols+=("$(ratio "$rps" "$hr")" "$(ratio "$p99" "$hp")" "$(ratio "$cpr" "$hc")")
+      else
+        cols+=(- - -)
+      fi
+    done
+    printf '%-14s %12.0f %9.2f %9.2f %9.2f %7s %11s %12s %12s %12s %10s %10s %10s\n' "$t" "$rps" "$p50" "$p90" "$p99" "$err" "$(two "$cpr")" "${cols[@]}"
   done
 fi
 
@@ -175,19 +192,20 @@ fi
 # comparison when load from elsewhere drifts between rounds; the spread shows the noise.
 if [[ $SCENARIO != large ]] && ((ROUNDS > 1)); then
   echo
-  echo "per-round ratios to HAProxy: min / median / max (rounds where Fairway was better)"
+  echo "per-round ratios to each peer: min / median / max (rounds where Fairway was better)"
   for t in "${TARGETS[@]}"; do
-    h=$(haproxy_of "$t")
+   for h in "$(haproxy_of "$t")" "$(nginx_of "$t")"; do
     [[ -n $h && -n ${R[$h /]:-} ]] || continue
-    paste -d' ' <(echo "${R[$t /]}" | awk 'NF') <(echo "${R[$h /]}" | awk 'NF') | awk -v name="$t" -v n=$ROUNDS '
+    paste -d' ' <(echo "${R[$t /]}" | awk 'NF') <(echo "${R[$h /]}" | awk 'NF') | awk -v name="$t/$h" -v n=$ROUNDS '
       # columns: rps p50 p90 p99 errors non2xx requests bytes us/req ms/MB, Fairway then HAProxy
       { r[NR] = $1 / $11; p[NR] = $4 / $14; c[NR] = $9 / $19
         wr += r[NR] >= 1; wp += p[NR] <= 1; wc += c[NR] <= 1 }
       function sort(a, k, i, j, t) { for (i = 2; i <= k; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t } }
       function med(a, k) { return (k % 2) ? a[(k + 1) / 2] : (a[k / 2] + a[k / 2 + 1]) / 2 }
       END { k = NR; sort(r, k); sort(p, k); sort(c, k)
-        printf "%-14s req/s %.2f / %.2f / %.2f (%d of %d)   p99 %.2f / %.2f / %.2f (%d of %d)   cpu %.2f / %.2f / %.2f (%d of %d)\n",
+        printf "%-26s req/s %.2f / %.2f / %.2f (%d of %d)   p99 %.2f / %.2f / %.2f (%d of %d)   cpu %.2f / %.2f / %.2f (%d of %d)\n",
           name, r[1], med(r, k), r[k], wr, k, p[1], med(p, k), p[k], wp, k, c[1], med(c, k), c[k], wc, k }'
+   done
   done
 fi
 

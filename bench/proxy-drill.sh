@@ -18,7 +18,7 @@ CONNS=${2:-32}
 ((DUR >= 12)) || { echo "DURATION must be at least 12 s" >&2; exit 2; }
 
 JAR="$ROOT/fairway-daemon/target/fairway.jar"
-(cd "$ROOT" && mvn -o -q -B -pl fairway-daemon -am package -DskipTests >&2)
+(cd "$ROOT" && mvn -q -B -ntp -pl fairway-daemon -am package -DskipTests >&2)
 
 write_conf() { # file kind vip sched w0 w1 ports...
   local f=$1 kind=$2 vip=$3 sched=$4 w0=$5 w1=$6; shift 6

@@ -82,9 +82,10 @@ CONF
   wait_port "$port"
 }
 
-# The data plane's classpath (built offline from this checkout, nothing installed).
+# The data plane's classpath (built from this checkout, nothing installed). Not offline (-o): on a
+# fresh machine the dependency plugin's own dependencies have never been downloaded.
 build_fairway() {
-  (cd "$ROOT" && mvn -o -q -B -pl fairway-proxy -am test-compile dependency:build-classpath \
+  (cd "$ROOT" && mvn -q -B -ntp -pl fairway-proxy -am test-compile dependency:build-classpath \
       -Dmdep.outputFile=target/cp.txt -Dmdep.includeScope=test >&2)
   FAIRWAY_CP="$ROOT/fairway-proxy/target/test-classes:$ROOT/fairway-proxy/target/classes:$(cat "$ROOT/fairway-proxy/target/cp.txt")"
 }
@@ -107,6 +108,47 @@ fairway_jvm_opts() {
   fi
 }
 
+# start_nginx_proxy NAME PORT MODE BACKEND_PORT... -> nginx as the second peer proxy, 2 workers:
+# MODE tcp is the stream module (libnginx-mod-stream), http is proxy_pass with upstream keepalive.
+# pid in NGINX_PID
+start_nginx_proxy() {
+  local name=$1 port=$2 mode=$3 dir="$WORK/nginx-$1" b servers=""; shift 3
+  for b in "$@"; do servers+="    server 127.0.0.1:$b;"$'\n'; done
+  mkdir -p "$dir/logs"
+  {
+    [[ $mode == tcp ]] && echo "load_module /usr/lib/nginx/modules/ngx_stream_module.so;"
+    cat <<CONF
+worker_processes 2;
+error_log $dir/logs/error.log warn;
+pid $dir/nginx.pid;
+events { worker_connections 8192; }
+CONF
+    if [[ $mode == tcp ]]; then
+      printf 'stream {\n  upstream b {\n%s  }\n  server { listen 127.0.0.1:%s; proxy_pass b; }\n}\n' "$servers" "$port"
+    else
+      cat <<CONF
+http {
+  access_log off;
+  client_body_temp_path $dir/body; proxy_temp_path $dir/proxy;
+  fastcgi_temp_path $dir/fcgi; uwsgi_temp_path $dir/uwsgi; scgi_temp_path $dir/scgi;
+  keepalive_requests 1000000;
+  upstream b {
+$servers    keepalive 64;
+  }
+  server {
+    listen 127.0.0.1:$port;
+    location / { proxy_pass http://b; proxy_http_version 1.1; proxy_set_header Connection ""; }
+  }
+}
+CONF
+    fi
+  } >"$dir/nginx.conf"
+  /usr/sbin/nginx -p "$dir" -c "$dir/nginx.conf" -g 'daemon off;' &
+  NGINX_PID=$!
+  PIDS+=("$NGINX_PID")
+  wait_port "$port"
+}
+
 # start_fairway MODE PORT SCHED BACKENDS... ; commands go to fd 7, output in $WORK/fairway-PORT.out
 # MODE is http, tcp or tcp-splice.
 start_fairway() {
@@ -122,9 +164,14 @@ start_fairway() {
   wait_port "$port"
 }
 
-# cpu_ticks PID -> user+system CPU time of the process so far, in clock ticks
+# cpu_ticks PID -> user+system CPU time of the process and its live children so far (nginx's
+# workers), in clock ticks
 cpu_ticks() {
-  awk '{ print $14 + $15 }' "/proc/$1/stat"
+  local p total=0
+  for p in "$1" $(cat /proc/"$1"/task/*/children 2>/dev/null); do
+    total=$((total + $(awk '{ print $14 + $15 }' "/proc/$p/stat" 2>/dev/null || echo 0)))
+  done
+  echo "$total"
 }
 CLK_TCK=$(getconf CLK_TCK)
 
@@ -135,7 +182,7 @@ fairway_cmd() { echo "$*" >&7; }
 # (latencies in ms)
 wrk_run() {
   local out
-  out=$(wrk -t2 -c"$3" -d"$2"s --latency ${WRK_HEADER:+-H "$WRK_HEADER"} "$1" 2>&1)
+  out=$(wrk -t"${WRK_THREADS:-2}" -c"$3" -d"$2"s --latency ${WRK_HEADER:+-H "$WRK_HEADER"} "$1" 2>&1)
   echo "$out" >>"$WORK/wrk.log"
   echo "$out" | awk '
     function ms(v) { if (v ~ /us$/) return v/1000; if (v ~ /ms$/) return v+0; if (v ~ /s$/) return v*1000; return v }

@@ -9,10 +9,13 @@ import io.fairway.table.Table;
 import io.fairway.table.TableException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,12 +34,20 @@ public final class Applier {
 
   private final TolerantTable table;
   private final Map<String, VsState> vss = new LinkedHashMap<>();
+  /** Nanoseconds, for slow start ramps. */
+  private final LongSupplier nanos;
 
   /**
    * An applier for the given virtual servers, keyed by name. Nothing is written until {@link
    * #init}.
    */
   public Applier(Table table, Map<String, VirtualServer> vs) {
+    this(table, vs, System::nanoTime);
+  }
+
+  /** The same, with the clock slow start ramps are timed by (tests drive it by hand). */
+  public Applier(Table table, Map<String, VirtualServer> vs, LongSupplier nanos) {
+    this.nanos = Objects.requireNonNull(nanos, "nanos");
     this.table = new TolerantTable(Objects.requireNonNull(table, "table"));
     for (Map.Entry<String, VirtualServer> e : vs.entrySet()) {
       vss.put(e.getKey(), new VsState(e.getValue()));
@@ -122,7 +133,7 @@ public final class Applier {
         serverIn(vs, rs);
       }
     }
-    sorryInhibitAtZero(vs);
+    sorryStandBy(vs);
   }
 
   /**
@@ -148,10 +159,14 @@ public final class Applier {
     if (vs.initialized && vs.mayChangeServers()) {
       if (alive) {
         rs.alive = true;
+        // Up after start: slow start (not at init, where every server would be "new").
+        long rampStart = rs.rampStart;
+        startRamp(rs);
         try {
           serverIn(vs, rs);
         } catch (TableException e) {
           rs.alive = false;
+          rs.rampStart = rampStart;
           throw e;
         }
       } else {
@@ -185,14 +200,104 @@ public final class Applier {
     int old = rs.weight;
     rs.weight = clamped;
     if (vs.initialized && rs.present && rs.alive && vs.mayChangeServers()) {
-      LOG.info("{}: weight of {} {} -> {}", vsName, rsName, old, clamped);
+      // A ramping server follows its ramp towards the new target.
+      int w = current(rs);
+      LOG.info("{}: weight of {} {} -> {}{}", vsName, rsName, old, clamped,
+          w == clamped ? "" : " (slow start: " + w + " now)");
       try {
-        forEachService(vs, s -> table.setDest(s.key(), destFor(s, rs.config.dest(), clamped)));
+        forEachService(vs, s -> table.setDest(s.key(), destFor(s, rs.config.dest(), w)));
+        rs.written = w;
       } catch (TableException e) {
         rs.weight = old;
         throw e;
       }
     }
+  }
+
+  /**
+   * Starts (or restarts) a real server's slow start now, from weight 1: the hook for "the server
+   * is back in service" events that are not a verdict, such as an operator's {@code ready} after
+   * maintenance. A server without {@code slow_start}, or not serving, is not changed.
+   *
+   * @return whether a ramp started
+   */
+  public synchronized boolean startSlowStart(String vsName, String rsName)
+      throws TableException, UnknownServerException {
+    VsState vs = vs(vsName);
+    RsState rs = rs(vs, rsName);
+    if (!vs.initialized || !rs.present || !rs.alive || !vs.mayChangeServers()
+        || rs.config.slowStart().isZero() || rs.weight <= 1) {
+      return false;
+    }
+    startRamp(rs);
+    int w = current(rs);
+    LOG.info("{}: {} slow start over {} (weight {} of {})", vsName, rsName,
+        rs.config.slowStart(), w, rs.weight);
+    forEachService(vs, s -> table.setDest(s.key(), destFor(s, rs.config.dest(), w)));
+    rs.written = w;
+    return true;
+  }
+
+  /**
+   * Steps the weights of ramping servers to where their slow start is now: called periodically
+   * (the daemon: every 50 ms). A server changes weight only when it enters a new step, so a ramp
+   * is at most {@link SlowStart#MAX_STEPS} calls per service.
+   *
+   * @return how many servers changed weight
+   */
+  public synchronized int stepSlowStarts() throws TableException {
+    int changed = 0;
+    for (VsState vs : vss.values()) {
+      if (!vs.initialized || !vs.mayChangeServers()) {
+        continue;
+      }
+      for (RsState rs : vs.servers.values()) {
+        if (rs.rampStart < 0 || !rs.present || !rs.alive) {
+          continue;
+        }
+        int w = current(rs);
+        if (w != rs.written) {
+          forEachService(vs, s -> table.setDest(s.key(), destFor(s, rs.config.dest(), w)));
+          rs.written = w;
+          changed++;
+        }
+        // Over only once its last step is in the table.
+        if (rampOver(rs)) {
+          rs.rampStart = -1;
+          LOG.info("{}: {} slow start done (weight {})", vs.config.name(), rs.config.name(), w);
+        }
+      }
+    }
+    return changed;
+  }
+
+  /** The weight a ramping real server has now, or null when it is not ramping. */
+  public synchronized Integer rampWeight(String vsName, String rsName)
+      throws UnknownServerException {
+    RsState rs = rs(vs(vsName), rsName);
+    return rs.rampStart < 0 ? null : current(rs);
+  }
+
+  private void startRamp(RsState rs) {
+    rs.rampStart = rs.config.slowStart().isZero() ? -1 : nanos.getAsLong();
+  }
+
+  /**
+   * The weight the server should have now: its weight, or its ramp's step (its weight once the
+   * ramp's time is up). No side effect: only {@link #stepSlowStarts} ends a ramp, after writing
+   * its last step, so a status read in between cannot skip it.
+   */
+  private int current(RsState rs) {
+    if (rs.rampStart < 0) {
+      return rs.weight;
+    }
+    return SlowStart.weight(rs.weight, nanos.getAsLong() - rs.rampStart,
+        rs.config.slowStart().toNanos());
+  }
+
+  private boolean rampOver(RsState rs) {
+    return rs.rampStart >= 0 && SlowStart.done(rs.weight, nanos.getAsLong() - rs.rampStart,
+        rs.config.slowStart().toNanos());
   }
 
   /**
@@ -240,6 +345,52 @@ public final class Applier {
     }
   }
 
+  /**
+   * Overflow to the sorry server ({@code overflow_to_sorry_server}) for one service of the
+   * virtual server: {@code full} raises the standing-by sorry server to its weight so the
+   * kernel's scheduler, finding every real server overloaded or quiesced, picks it; {@code !full}
+   * lowers it to 0 so new connections go to the pool again. Connections already on the sorry
+   * server stay there (a weight change moves nothing).
+   *
+   * <p>While quorum is lost the sorry server serves anyway and nothing is changed or recorded;
+   * when quorum returns the sorry server goes back to 0 and the next reading decides again (see
+   * docs/apply.md, "Quorum and overflow").
+   *
+   * @return whether the table was changed
+   */
+  public synchronized boolean overflow(String vsName, ServiceKey key, boolean full)
+      throws TableException, UnknownServerException {
+    VsState vs = vs(vsName);
+    Dest sorry = vs.config.sorryServer();
+    if (!vs.config.overflow() || !vs.initialized || !vs.sorryPresent || vs.sorryServing) {
+      return false;
+    }
+    Service service = null;
+    for (Service s : vs.config.services()) {
+      if (s.key().equals(key)) {
+        service = s;
+      }
+    }
+    if (service == null || full == vs.overflowing.contains(key)) {
+      return false;
+    }
+    table.setDest(key, destFor(service, sorry, full ? sorry.weight() : 0));
+    if (full) {
+      vs.overflowing.add(key);
+      LOG.info("{}: {}: every real server is full or drained; new connections to the sorry "
+          + "server {}", vsName, key, sorry.key());
+    } else {
+      vs.overflowing.remove(key);
+      LOG.info("{}: {}: a real server has room again; new connections to the pool", vsName, key);
+    }
+    return true;
+  }
+
+  /** The services of the virtual server whose new connections overflow to the sorry server. */
+  public synchronized Set<ServiceKey> overflowing(String vsName) throws UnknownServerException {
+    return Set.copyOf(vs(vsName).overflowing);
+  }
+
   /** Whether a destination for the real server is currently in the table. */
   public synchronized boolean present(String vsName, String rsName) throws UnknownServerException {
     return rs(vs(vsName), rsName).present;
@@ -275,7 +426,8 @@ public final class Applier {
                 rs.alive,
                 rs.present,
                 rs.weight,
-                rs.config.inhibit()));
+                rs.config.inhibit(),
+                rs.rampStart >= 0 && rs.present && rs.alive ? Math.max(1, current(rs)) : 0));
       }
       out.add(
           new VirtualServerStatus(
@@ -402,6 +554,7 @@ public final class Applier {
   private static void forget(VsState vs) {
     vs.sorryPresent = false;
     vs.sorryServing = false;
+    vs.overflowing.clear();
     vs.servers.values().forEach(rs -> rs.present = false);
   }
 
@@ -426,8 +579,8 @@ public final class Applier {
           }
         }
         Dest sorry = vs.config.sorryServer();
-        if (sorry != null && (vs.sorryServing || vs.config.sorryServerInhibit())) {
-          Dest d = destFor(s, sorry, vs.sorryServing ? sorry.weight() : 0);
+        if (sorry != null && (vs.sorryServing || vs.config.sorryStandsBy())) {
+          Dest d = destFor(s, sorry, sorryWeight(vs, s));
           dests.put(d.key(), d);
         }
         out.put(s.key(), new DesiredService(s, dests));
@@ -456,7 +609,7 @@ public final class Applier {
         rs.present = desiredWeight(vs, rs) != null;
       }
       vs.sorryPresent =
-          vs.config.sorryServer() != null && (vs.sorryServing || vs.config.sorryServerInhibit());
+          vs.config.sorryServer() != null && (vs.sorryServing || vs.config.sorryStandsBy());
     }
     return drifts;
   }
@@ -470,11 +623,17 @@ public final class Applier {
 
   // ---------------------------------------------------------------------------------------------
 
+  /** The sorry server's weight in one service: serving (quorum lost) or overflowing, else 0. */
+  private static int sorryWeight(VsState vs, Service s) {
+    boolean on = vs.sorryServing || vs.overflowing.contains(s.key());
+    return on ? vs.config.sorryServer().weight() : 0;
+  }
+
   /** The weight a server should have in the table, or null when it should be absent. */
   private static Integer desiredWeight(VsState vs, RsState rs) {
     boolean serving = rs.alive && !vs.sorryServing;
     if (serving) {
-      return rs.weight;
+      return rs.rampStart >= 0 ? rs.written : rs.weight;
     }
     if (rs.config.inhibit()) {
       return 0;
@@ -538,12 +697,25 @@ public final class Applier {
     if (sameSorry) {
       vs.sorryServing = old.sorryServing;
       vs.sorryPresent = old.sorryPresent;
-      if (vs.sorryPresent && !vs.sorryServing && !cfg.sorryServerInhibit()) {
+      if (cfg.overflow()) {
+        // Still overflowing where it was: the next reading lowers it if the pool has room.
+        old.overflowing.stream().filter(newServices::containsKey).forEach(vs.overflowing::add);
+      }
+      if (vs.sorryPresent && !vs.sorryServing && !cfg.sorryStandsBy()) {
         forEachService(vs, s -> table.delDest(s.key(), destFor(s, newSorry, 0).key()));
         vs.sorryPresent = false;
-      } else if (vs.sorryPresent && !oldSorry.equals(newSorry)) {
-        int w = vs.sorryServing ? newSorry.weight() : 0;
-        forEachService(vs, s -> table.setDest(s.key(), destFor(s, newSorry, w)));
+        vs.overflowing.clear();
+      } else if (vs.sorryPresent) {
+        for (Service s : cfg.services()) {
+          if (!oldServices.containsKey(s.key())) {
+            continue; // a new service: added with everything else below
+          }
+          int was = old.sorryServing || old.overflowing.contains(s.key()) ? oldSorry.weight() : 0;
+          int w = sorryWeight(vs, s);
+          if (w != was || !oldSorry.equals(newSorry)) {
+            table.setDest(s.key(), destFor(s, newSorry, w));
+          }
+        }
       }
     } else {
       dropOldSorry = oldSorry != null && old.sorryPresent;
@@ -565,6 +737,8 @@ public final class Applier {
       }
       rs.alive = was.alive;
       rs.present = was.present;
+      rs.rampStart = was.rampStart;
+      rs.written = was.written;
       long w = (long) was.weight + rc.weight() - was.config.weight();
       rs.weight = (int) Math.max(0, Math.min(Integer.MAX_VALUE, w));
       Integer want = desiredWeight(vs, rs);
@@ -601,11 +775,11 @@ public final class Applier {
           }
         }
         if (vs.sorryPresent) {
-          table.addDest(s.key(), destFor(s, newSorry, vs.sorryServing ? newSorry.weight() : 0));
+          table.addDest(s.key(), destFor(s, newSorry, sorryWeight(vs, s)));
         }
       }
     }
-    sorryInhibitAtZero(vs);
+    sorryStandBy(vs);
     return vs;
   }
 
@@ -634,13 +808,18 @@ public final class Applier {
     }
     vs.sorryPresent = false;
     vs.sorryServing = false;
+    vs.overflowing.clear();
     vs.servers.values().forEach(rs -> rs.present = false);
   }
 
   /** keepalived's ADD_DEST for a real server, with the inhibit rewrite (ipvswrapper.c:569-577). */
   private void serverIn(VsState vs, RsState rs) throws TableException {
     boolean serving = rs.alive && vs.mayChangeServers();
-    int w = serving ? rs.weight : 0;
+    if (!serving) {
+      rs.rampStart = -1;
+    }
+    int w = serving ? current(rs) : 0;
+    rs.written = w;
     if (rs.present) {
       if (!rs.config.inhibit()) {
         return;
@@ -659,6 +838,7 @@ public final class Applier {
    * removal is forced (the server left the configuration).
    */
   private void serverOut(VsState vs, RsState rs, boolean force) throws TableException {
+    rs.rampStart = -1;
     if (rs.config.inhibit() && !force) {
       LOG.info("{}: disabling {} (weight 0)", vs.config.name(), rs.config.name());
       forEachService(vs, s -> table.setDest(s.key(), destFor(s, rs.config.dest(), 0)));
@@ -680,11 +860,18 @@ public final class Applier {
     }
     vs.sorryPresent = true;
     vs.sorryServing = true;
+    // Quorum loss owns the sorry server now; overflow is decided afresh when quorum returns.
+    vs.overflowing.clear();
   }
 
+  /**
+   * The sorry server stops serving. Overflow starts again from "the pool has room": the real
+   * servers have just come back, and the counters read while they were out say nothing about them.
+   */
   private void sorryOut(VsState vs, boolean force) throws TableException {
     Dest sorry = vs.config.sorryServer();
-    if (vs.config.sorryServerInhibit() && !force) {
+    vs.overflowing.clear();
+    if (vs.config.sorryStandsBy() && !force) {
       LOG.info("{}: disabling sorry server {} (weight 0)", vs.config.name(), sorry.key());
       forEachService(vs, s -> table.setDest(s.key(), destFor(s, sorry, 0)));
     } else {
@@ -695,10 +882,13 @@ public final class Applier {
     vs.sorryServing = false;
   }
 
-  /** An inhibit sorry server sits in the table at weight 0 from startup (ipwrapper.c:661-673). */
-  private void sorryInhibitAtZero(VsState vs) throws TableException {
+  /**
+   * An inhibit sorry server sits in the table at weight 0 from startup (ipwrapper.c:661-673); so
+   * does one that takes overflow, so that overflowing is a weight change.
+   */
+  private void sorryStandBy(VsState vs) throws TableException {
     Dest sorry = vs.config.sorryServer();
-    if (sorry != null && vs.config.sorryServerInhibit() && !vs.sorryPresent) {
+    if (vs.config.sorryStandsBy() && !vs.sorryPresent) {
       forEachService(vs, s -> table.addDest(s.key(), destFor(s, sorry, 0)));
       vs.sorryPresent = true;
     }
@@ -753,6 +943,8 @@ public final class Applier {
     boolean sorryServing;
     /** The sorry server is in the table at all (at weight 0 when inhibit and not serving). */
     boolean sorryPresent;
+    /** Services whose pool is full, so the standing-by sorry server is at its weight. */
+    final Set<ServiceKey> overflowing = new HashSet<>();
 
     VsState(VirtualServer config) {
       this.config = config;
@@ -772,6 +964,10 @@ public final class Applier {
     boolean alive;
     boolean present;
     int weight;
+    /** When its slow start began (nanos), or -1 when it is not ramping. */
+    long rampStart = -1;
+    /** The weight last written for it while serving (the ramp's current step). */
+    int written;
 
     RsState(RealServer config) {
       this.config = config;

@@ -1,6 +1,7 @@
 package io.fairway.apply;
 
 import io.fairway.table.Dest;
+import java.time.Duration;
 import java.util.Objects;
 
 /**
@@ -10,13 +11,24 @@ import java.util.Objects;
  * @param dest the destination as configured; its weight is ignored in favour of {@code weight}
  * @param inhibit drain (weight 0) instead of removing on failure; see the package comment
  * @param weight the configured weight, restored when the server comes back
+ * @param slowStart {@code slow_start}: when the server comes up after start its weight is
+ *     stepped up to the target over this time ({@link SlowStart}); zero = off
  */
-public record RealServer(String name, Dest dest, boolean inhibit, int weight) {
+public record RealServer(String name, Dest dest, boolean inhibit, int weight, Duration slowStart) {
   public RealServer {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(dest, "dest");
     if (weight < 0) {
       throw new IllegalArgumentException("weight must be >= 0: " + weight);
     }
+    slowStart = slowStart == null ? Duration.ZERO : slowStart;
+    if (slowStart.isNegative()) {
+      throw new IllegalArgumentException("slow start must be >= 0: " + slowStart);
+    }
+  }
+
+  /** Without slow start. */
+  public RealServer(String name, Dest dest, boolean inhibit, int weight) {
+    this(name, dest, inhibit, weight, Duration.ZERO);
   }
 }

@@ -25,6 +25,9 @@ import java.util.Objects;
  *     losing quorum raises a weight rather than inserting an entry (keepalived ipwrapper.c:661-673)
  * @param trackedFiles the real_server track_file entries, so the file watcher can find which
  *     backend each belongs to
+ * @param overflow {@code overflow_to_sorry_server}: the sorry server also stands by in the table
+ *     at weight zero and takes new connections while the pool is full ({@link OverflowWatch}
+ *     raises and lowers it through {@link Applier#overflow}); it needs a sorry server
  */
 public record VirtualServer(
     String name,
@@ -32,7 +35,8 @@ public record VirtualServer(
     Map<String, RealServer> servers,
     Dest sorryServer,
     boolean sorryServerInhibit,
-    List<TrackedFile> trackedFiles) {
+    List<TrackedFile> trackedFiles,
+    boolean overflow) {
 
   public VirtualServer {
     Objects.requireNonNull(name, "name");
@@ -42,6 +46,28 @@ public record VirtualServer(
     }
     servers = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(servers));
     trackedFiles = List.copyOf(trackedFiles);
+    if (overflow && sorryServer == null) {
+      throw new IllegalArgumentException(name + ": overflow needs a sorry server");
+    }
+  }
+
+  /** Without overflow to the sorry server (keepalived's behaviour). */
+  public VirtualServer(
+      String name,
+      List<Service> services,
+      Map<String, RealServer> servers,
+      Dest sorryServer,
+      boolean sorryServerInhibit,
+      List<TrackedFile> trackedFiles) {
+    this(name, services, servers, sorryServer, sorryServerInhibit, trackedFiles, false);
+  }
+
+  /**
+   * Whether the sorry server sits in the table while it is not serving: at weight zero, so that
+   * serving (quorum lost, or overflow) is a weight change rather than a new entry.
+   */
+  public boolean sorryStandsBy() {
+    return sorryServer != null && (sorryServerInhibit || overflow);
   }
 
   /** A single-service virtual server without sorry server or tracked files. */
@@ -62,6 +88,13 @@ public record VirtualServer(
 
   /** This virtual server with a sorry server. */
   public VirtualServer withSorryServer(Dest sorry, boolean inhibit) {
-    return new VirtualServer(name, services, servers, sorry, inhibit, trackedFiles);
+    return new VirtualServer(name, services, servers, sorry, inhibit, trackedFiles,
+        overflow && sorry != null);
+  }
+
+  /** This virtual server with overflow to its sorry server on or off. */
+  public VirtualServer withOverflow(boolean on) {
+    return new VirtualServer(name, services, servers, sorryServer, sorryServerInhibit,
+        trackedFiles, on);
   }
 }

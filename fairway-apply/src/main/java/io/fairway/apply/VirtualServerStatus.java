@@ -38,7 +38,22 @@ public record VirtualServerStatus(
    * @param present whether a destination for it is in the table
    * @param weight its effective weight (configured plus dynamic contributions, clamped)
    * @param inhibit whether it drains instead of being removed
+   * @param rampWeight while its slow start runs, the weight it has now (at least 1); 0 when it is
+   *     not ramping
    */
   public record RealServerStatus(
-      String name, Dest dest, boolean alive, boolean present, int weight, boolean inhibit) {}
+      String name, Dest dest, boolean alive, boolean present, int weight, boolean inhibit,
+      int rampWeight) {
+
+    /** A server that is not ramping. */
+    public RealServerStatus(
+        String name, Dest dest, boolean alive, boolean present, int weight, boolean inhibit) {
+      this(name, dest, alive, present, weight, inhibit, 0);
+    }
+
+    /** Whether its slow start is running. */
+    public boolean ramping() {
+      return rampWeight > 0;
+    }
+  }
 }

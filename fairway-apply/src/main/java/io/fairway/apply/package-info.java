@@ -41,6 +41,22 @@
  *       the kernel, and the kernel's table survives a reload.
  * </ul>
  *
+ * <h2>Two Fairway extensions that only need weights</h2>
+ *
+ * <p>The kernel's table has no notion of "overflow" or "ramp", only weights, so both extensions
+ * are weight changes made from here, identical on every table:
+ *
+ * <ul>
+ *   <li>{@code overflow_to_sorry_server}: the sorry server stands by at weight 0, invisible to
+ *       every scheduler, and {@link io.fairway.apply.OverflowWatch} raises it only while the
+ *       kernel's counters say no real server can take a connection ({@link
+ *       io.fairway.apply.PoolRoom}). Raised earlier it would take connections the pool has room
+ *       for; any scheduler trick would change which real server gets each connection.
+ *   <li>{@code slow_start}: a server that comes up after start is stepped from a low weight to
+ *       its own in a bounded number of steps ({@link io.fairway.apply.SlowStart}), because every
+ *       step is a table call.
+ * </ul>
+ *
  * <p>Table calls follow keepalived's {@code ipvs_talk} tolerance: an add that finds the entry
  * already there and a delete that finds it gone are success, and a weight change that finds no
  * destination adds it ({@link io.fairway.apply.TolerantTable}).

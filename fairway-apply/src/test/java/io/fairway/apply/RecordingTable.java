@@ -29,6 +29,8 @@ final class RecordingTable implements Table {
   final List<Integer> batches = new ArrayList<>();
   /** Refused calls, with their reason, in order. */
   final List<String> refused = new ArrayList<>();
+  /** Connection counters {active, inactive} that {@link #list} reports, as the kernel's. */
+  final Map<DestKey, int[]> counters = new LinkedHashMap<>();
 
   @Override
   public void addService(Service s) throws TableException {
@@ -99,7 +101,8 @@ final class RecordingTable implements Table {
     for (Service s : services.values()) {
       List<DestEntry> des = new ArrayList<>();
       for (Dest d : dests.get(s.key()).values()) {
-        des.add(new DestEntry(d, 0, 0, 0, Stats.ZERO));
+        int[] c = counters.getOrDefault(d.key(), new int[2]);
+        des.add(new DestEntry(d, c[0], c[1], 0, Stats.ZERO));
       }
       out.add(new ServiceEntry(s, des, Stats.ZERO));
     }
@@ -111,6 +114,11 @@ final class RecordingTable implements Table {
     services.clear();
     dests.clear();
     ops.add(new TableOp.Flush());
+  }
+
+  /** Sets a destination's connection counters (in every service), as traffic would. */
+  void load(DestKey d, int active, int inactive) {
+    counters.put(d, new int[] {active, inactive});
   }
 
   /** The weight of a destination, or null when it is not in the table. */

@@ -1,5 +1,13 @@
 package io.fairway.config;
 
+import io.fairway.config.model.vrrp.Notify;
+import io.fairway.config.model.vrrp.SyncGroup;
+import io.fairway.config.model.vrrp.Track;
+import io.fairway.config.model.vrrp.VirtualAddress;
+import io.fairway.config.model.vrrp.VrrpConfig;
+import io.fairway.config.model.vrrp.VrrpGlobals;
+import io.fairway.config.model.vrrp.VrrpInstance;
+import io.fairway.config.model.vrrp.VrrpScript;
 import io.fairway.config.model.Addresses;
 import io.fairway.config.model.BfdCheck;
 import io.fairway.config.model.Checker;
@@ -47,7 +55,7 @@ final class ConfigWriter {
   String write(Config c) {
     line("# Effective configuration written by fairway check-config --dump.");
     line("# Includes, definitions and repeaters are expanded; defaults are explicit.");
-    global(c.globalDefs());
+    global(c.globalDefs(), c.vrrp().globals());
     c.ssl().ifPresent(this::ssl);
     for (TrackFile t : c.trackFiles()) {
       trackFile(t);
@@ -58,6 +66,7 @@ final class ConfigWriter {
     for (VirtualServer vs : c.virtualServers()) {
       virtualServer(vs);
     }
+    vrrp(c.vrrp());
     return out.toString();
   }
 
@@ -116,7 +125,7 @@ final class ConfigWriter {
     return sb.toString();
   }
 
-  private void global(GlobalDefs g) {
+  private void global(GlobalDefs g, VrrpGlobals vg) {
     open("global_defs");
     g.routerId().ifPresent(r -> line("router_id " + q(r)));
     if (!g.notificationEmails().isEmpty()) {
@@ -153,6 +162,135 @@ final class ConfigWriter {
     g.scriptUser().ifPresent(u -> line("script_user " + u));
     if (g.enableScriptSecurity()) {
       line("enable_script_security");
+    }
+    vrrpGlobals(vg);
+    close();
+  }
+
+  // --- VRRP ------------------------------------------------------------------------------------
+
+  private void vrrpGlobals(VrrpGlobals g) {
+    line("vrrp_version " + g.version());
+    line("vrrp_garp_master_delay " + time(g.garpMasterDelay()));
+    line("vrrp_garp_master_repeat " + g.garpMasterRepeat());
+    line("vrrp_garp_master_refresh " + g.garpMasterRefresh().map(ConfigWriter::time).orElse("0"));
+    line("vrrp_garp_master_refresh_repeat " + g.garpMasterRefreshRepeat());
+    if (!g.garpInterval().isZero()) {
+      line("vrrp_garp_interval " + time(g.garpInterval()));
+    }
+    if (!g.gnaInterval().isZero()) {
+      line("vrrp_gna_interval " + time(g.gnaInterval()));
+    }
+    if (g.lowerPrioNoAdvert()) {
+      line("vrrp_lower_prio_no_advert");
+    }
+    line("vrrp_skip_check_adv_addr " + g.skipCheckAdvAddr());
+    line("vrrp_strict " + g.strict());
+    line("vrrp_mcast_group4 " + Addresses.format(g.mcastGroup4()));
+    line("vrrp_mcast_group6 " + Addresses.format(g.mcastGroup6()));
+    g.startupDelay().ifPresent(d -> line("vrrp_startup_delay " + time(d)));
+  }
+
+  private void vrrp(VrrpConfig c) {
+    for (VrrpScript s : c.scripts()) {
+      open("vrrp_script " + q(s.name()));
+      String cmd = s.script().command();
+      line("script " + (cmd.indexOf('"') >= 0 ? "'" + cmd + "'" : "\"" + cmd + "\""));
+      line("interval " + time(s.interval()));
+      line("timeout " + time(s.timeout()));
+      line("weight " + s.weight() + (s.reverse() ? " reverse" : ""));
+      line("rise " + s.rise());
+      line("fall " + s.fall());
+      s.script().user().ifPresent(u -> line("user " + q(u)
+          + s.script().group().map(gr -> " " + q(gr)).orElse("")));
+      if (s.initFail()) {
+        line("init_fail");
+      }
+      close();
+    }
+    for (VrrpInstance i : c.instances()) {
+      vrrpInstance(i);
+    }
+    for (SyncGroup g : c.syncGroups()) {
+      open("vrrp_sync_group " + q(g.name()));
+      open("group");
+      g.members().forEach(m -> line(q(m)));
+      close();
+      notifyScripts(g.scripts());
+      tracks("track_script", g.trackScripts());
+      close();
+    }
+  }
+
+  private void vrrpInstance(VrrpInstance i) {
+    open("vrrp_instance " + q(i.name()));
+    line("state " + i.initialState());
+    line("interface " + q(i.interfaceName()));
+    line("virtual_router_id " + i.virtualRouterId());
+    line("priority " + i.priority());
+    line("advert_int " + time(i.advertInterval()));
+    line("version " + i.version());
+    addresses("virtual_ipaddress", i.virtualAddresses());
+    addresses("virtual_ipaddress_excluded", i.excludedAddresses());
+    line(i.preempt() ? "preempt" : "nopreempt");
+    if (!i.preemptDelay().isZero()) {
+      line("preempt_delay " + time(i.preemptDelay()));
+    }
+    i.unicastSource().ifPresent(a -> line("unicast_src_ip " + Addresses.format(a)));
+    if (i.unicast()) {
+      open("unicast_peer");
+      i.unicastPeers().forEach(a -> line(Addresses.format(a)));
+      close();
+    }
+    i.authPass().ifPresent(p -> {
+      open("authentication");
+      line("auth_type PASS");
+      line("auth_pass " + q(p));
+      close();
+    });
+    line("garp_master_delay " + time(i.garpMasterDelay()));
+    line("garp_master_repeat " + i.garpMasterRepeat());
+    line("garp_master_refresh " + i.garpMasterRefresh().map(ConfigWriter::time).orElse("0"));
+    notifyScripts(i.scripts());
+    tracks("track_script", i.trackScripts());
+    tracks("track_interface", i.trackInterfaces());
+    tracks("track_file", i.trackFiles());
+    line(i.accept() ? "accept" : "no_accept");
+    i.lvsSyncDaemonInterface().ifPresent(s -> line("lvs_sync_daemon_interface " + q(s)));
+    close();
+  }
+
+  private void addresses(String keyword, java.util.List<VirtualAddress> list) {
+    if (list.isEmpty()) {
+      return;
+    }
+    open(keyword);
+    for (VirtualAddress a : list) {
+      line(Addresses.format(a.address()) + "/" + a.prefixLength()
+          + a.device().map(d -> " dev " + q(d)).orElse("")
+          + a.label().map(l -> " label " + q(l)).orElse("")
+          + (a.scope() != 0 ? " scope " + a.scope() : "")
+          + (a.noTrack() ? " no_track" : ""));
+    }
+    close();
+  }
+
+  private void notifyScripts(Notify n) {
+    n.master().ifPresent(s -> line("notify_master " + script(s)));
+    n.backup().ifPresent(s -> line("notify_backup " + script(s)));
+    n.fault().ifPresent(s -> line("notify_fault " + script(s)));
+    n.stop().ifPresent(s -> line("notify_stop " + script(s)));
+    n.any().ifPresent(s -> line("notify " + script(s)));
+  }
+
+  private void tracks(String keyword, java.util.List<Track> list) {
+    if (list.isEmpty()) {
+      return;
+    }
+    open(keyword);
+    for (Track t : list) {
+      line(q(t.name()) + t.weight().map(w -> " weight " + w).orElse("")
+          + (t.reverse() ? " reverse" : ""));
     }
     close();
   }
@@ -244,8 +382,15 @@ final class ConfigWriter {
     vs.quorumUp().ifPresent(s -> line("quorum_up " + script(s)));
     vs.quorumDown().ifPresent(s -> line("quorum_down " + script(s)));
     vs.sorryServer().ifPresent(this::sorry);
+    // Fairway extensions, written only when used (keepalived reads the dump otherwise).
+    if (vs.overflowToSorryServer()) {
+      line("overflow_to_sorry_server");
+    }
+    if (!vs.slowStart().isZero()) {
+      line("slow_start " + time(vs.slowStart()));
+    }
     for (RealServer rs : vs.realServers()) {
-      realServer(rs);
+      realServer(rs, vs.slowStart());
     }
     close();
   }
@@ -306,8 +451,10 @@ final class ConfigWriter {
     }
   }
 
-  private void realServer(RealServer rs) {
-    open("real_server " + Addresses.format(rs.id().address()) + " " + rs.id().port());
+  private void realServer(RealServer rs, java.time.Duration inheritedSlowStart) {
+    // The port as written: for DR/TUN the checkers check it while IPVS gets the service's, and
+    // writing the forced port instead would move the checks.
+    open("real_server " + Addresses.format(rs.id().address()) + " " + rs.checkPort());
     // Fairway's extensions are written only when used, so that keepalived reads the dump too.
     if (!rs.name().equals(rs.id().toString())) {
       line("name " + q(rs.name()));
@@ -324,6 +471,10 @@ final class ConfigWriter {
       line("lthreshold " + rs.lowerThreshold());
     }
     line("inhibit_on_failure " + onOff(rs.inhibitOnFailure()));
+    // Written when it differs from what it would inherit (an explicit 0 under a VS default too).
+    if (!rs.slowStart().equals(inheritedSlowStart)) {
+      line("slow_start " + time(rs.slowStart()));
+    }
     rs.notifyUp().ifPresent(s -> line("notify_up " + script(s)));
     rs.notifyDown().ifPresent(s -> line("notify_down " + script(s)));
     for (Checker c : rs.checkers()) {

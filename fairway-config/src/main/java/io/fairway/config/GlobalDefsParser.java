@@ -16,9 +16,16 @@ import java.util.Set;
  */
 final class GlobalDefsParser {
   private final Values v;
+  private final VrrpParser vrrp;
 
   GlobalDefsParser(Values v) {
+    this(v, null);
+  }
+
+  /** With {@code vrrp}, the VRRP keywords go to it instead of being reported as ignored. */
+  GlobalDefsParser(Values v, VrrpParser vrrp) {
     this.v = v;
+    this.vrrp = vrrp;
   }
 
   GlobalDefs globalDefs(Node block, GlobalDefs g) {
@@ -140,7 +147,9 @@ final class GlobalDefsParser {
           }
           break;
         default:
-          if (Keywords.IGNORED_GLOBAL.contains(k) || k.startsWith("vrrp_")) {
+          if (vrrp != null && VrrpParser.GLOBAL.contains(k)) {
+            vrrp.global(n);
+          } else if (Keywords.IGNORED_GLOBAL.contains(k) || k.startsWith("vrrp_")) {
             v.warn(n, "global_defs '" + k + "' is not used by Fairway; ignored");
           } else {
             v.unknown(n, ModelBuilder.union(ModelBuilder.GLOBAL, Keywords.IGNORED_GLOBAL),

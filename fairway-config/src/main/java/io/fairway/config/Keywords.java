@@ -11,7 +11,7 @@ final class Keywords {
 
   /** Top-level blocks of keepalived's other daemons (VRRP, BFD): parsed, reported, skipped. */
   static final Set<String> IGNORED_TOP_BLOCKS = Set.of(
-      "vrrp_instance", "vrrp_sync_group", "vrrp_script", "vrrp_track_process", "bfd_instance",
+      "vrrp_track_process", "bfd_instance",
       "static_ipaddress", "static_routes", "static_rules", "garp_group", "linkbeat_interfaces");
 
   /** Top-level keywords of keepalived that do not concern Fairway. */

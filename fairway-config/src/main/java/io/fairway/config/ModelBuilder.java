@@ -63,21 +63,24 @@ final class ModelBuilder {
       "ip_family", "inhibit_on_failure", "omega", "quorum", "hysteresis", "quorum_up",
       "quorum_down", "weight", "sorry_server", "sorry_server_inhibit", "sorry_server_lvs_method",
       "ha_suspend", "virtualhost", "smtp_alert", "snmp_name", "real_server", "name", "shard",
-      "fallback", "hash", "hash_balance_factor", "quorum_max"));
+      "fallback", "hash", "hash_balance_factor", "quorum_max", "overflow_to_sorry_server",
+      "slow_start"));
   static final Set<String> RS = union(union(TIMING, CheckerParser.CHECKERS), Set.of("weight",
       "lvs_method",
       "uthreshold", "lthreshold", "inhibit_on_failure", "notify_up", "notify_down", "smtp_alert",
-      "virtualhost", "snmp_name", "name", "ident"));
+      "virtualhost", "snmp_name", "name", "ident", "slow_start"));
 
   private final Diagnostics diags;
   private final Values v;
   private GlobalDefs globals = GlobalDefs.defaults();
   private final Map<String, VirtualServerGroup> groups = new LinkedHashMap<>();
   private final Map<String, TrackFile> trackFiles = new LinkedHashMap<>();
+  private final VrrpParser vrrp;
 
   ModelBuilder(Diagnostics diags) {
     this.diags = diags;
     this.v = new Values(diags);
+    this.vrrp = new VrrpParser(v);
   }
 
   @SafeVarargs
@@ -109,7 +112,7 @@ final class ModelBuilder {
               v.warn(n, "second global_defs block: its settings are merged into the first");
             }
             sawGlobal = true;
-            globals = new GlobalDefsParser(v).globalDefs(n, globals);
+            globals = new GlobalDefsParser(v, vrrp).globalDefs(n, globals);
           }
           break;
         case "virtual_server":
@@ -128,7 +131,9 @@ final class ModelBuilder {
           }
           break;
         default:
-          if (Keywords.IGNORED_TOP_BLOCKS.contains(n.keyword())
+          if (VrrpParser.isTopLevel(n.keyword())) {
+            vrrp.top(n);
+          } else if (Keywords.IGNORED_TOP_BLOCKS.contains(n.keyword())
               || Keywords.IGNORED_TOP_KEYWORDS.contains(n.keyword())) {
             v.warn(n, "'" + n.keyword()
                 + "' is keepalived's VRRP/BFD/system part; Fairway ignores it");
@@ -155,7 +160,7 @@ final class ModelBuilder {
     }
     servers = uniqueNames(servers);
     return new Config(globals, List.copyOf(groups.values()), servers,
-        List.copyOf(trackFiles.values()), ssl);
+        List.copyOf(trackFiles.values()), ssl, vrrp.build());
   }
 
   /** Default names may clash (same IP:PORT over TCP and UDP); explicit ones must not. */
@@ -187,7 +192,8 @@ final class ModelBuilder {
     return new VirtualServer(s.location(), s.id(), name, s.scheduler(), s.director(),
         s.hashBalanceFactor(), s.forwarding(), s.flags(), s.persistenceTimeout(),
         s.persistenceGranularity(), s.persistenceEngine(), s.haSuspend(), s.omega(), s.quorum(),
-        s.hysteresis(), s.quorumUp(), s.quorumDown(), s.sorryServer(), s.realServers());
+        s.hysteresis(), s.quorumUp(), s.quorumDown(), s.sorryServer(), s.realServers(),
+        s.overflowToSorryServer(), s.slowStart());
   }
 
   static String defaultName(VirtualServerId.Address a) {
@@ -264,6 +270,9 @@ final class ModelBuilder {
     Node sorryNode = null;
     boolean sorryInhibit = false;
     Forwarding sorryForwarding = null;
+    boolean overflow = false;
+    Node overflowNode = null;
+    Duration slowStart = Duration.ZERO;
     boolean haSuspend = false;
     String virtualhost = null;
     Map<String, Node> directorBlocks = new LinkedHashMap<>();
@@ -400,6 +409,21 @@ final class ModelBuilder {
         case "sorry_server_lvs_method":
           sorryForwarding = ForwardingParser.parse(c, v);
           break;
+        case "overflow_to_sorry_server": {
+          Boolean b = v.args(c, 0, 1) ? v.bool(c, 1) : null;
+          if (b != null) {
+            overflow = b;
+            overflowNode = c;
+          }
+          break;
+        }
+        case "slow_start": {
+          Duration d = v.slowStart(c);
+          if (d != null) {
+            slowStart = d;
+          }
+          break;
+        }
         case "ha_suspend":
           if (v.args(c, 0, 0)) {
             if (fwmark != null || groupName != null) {
@@ -542,7 +566,7 @@ final class ModelBuilder {
     RealServerParser.VsContext ctx = new RealServerParser.VsContext(scheduler, forwarding,
         fwmark != null || groupName != null,
         vsPort, addrId == null ? null : AddressFamily.of(addrId.address()),
-        weight == null ? 1 : weight, inhibit, timing, virtualhost);
+        weight == null ? 1 : weight, inhibit, timing, virtualhost, slowStart);
     List<RealServer> reals = new ArrayList<>();
     Map<RealServerId, RealServer> seen = new HashMap<>();
     Map<String, RealServer> names = new HashMap<>();
@@ -603,6 +627,10 @@ final class ModelBuilder {
     } else if (sorryInhibit) {
       v.warn(n, "sorry_server_inhibit without sorry_server has no effect");
     }
+    if (overflow && sorryNode == null) {
+      v.error(overflowNode, "overflow_to_sorry_server needs a sorry_server in the same "
+          + "virtual_server (there is nowhere to overflow to)");
+    }
 
     if (reals.isEmpty()) {
       v.warn(n, "virtual_server " + (id == null ? "" : id + " ") + "has no real_server - ignored, "
@@ -649,7 +677,7 @@ final class ModelBuilder {
     return new VirtualServer(loc(n), id, vsName, scheduler, director,
         hashBalance == null ? 0 : hashBalance, forwarding, flags, persistence,
         Optional.ofNullable(granularity), engine, haSuspend, omega, q, h, quorumUp, quorumDown,
-        sorry, reals);
+        sorry, reals, overflow, slowStart);
   }
 
   private Scheduler scheduler(Node c) {

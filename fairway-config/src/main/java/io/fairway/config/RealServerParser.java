@@ -11,6 +11,7 @@ import io.fairway.config.model.Scheduler;
 import io.fairway.config.model.Script;
 import io.fairway.config.model.TrackFile;
 import java.net.InetAddress;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -31,7 +32,8 @@ final class RealServerParser {
       double weight,
       boolean inhibit,
       InheritedTiming timing,
-      String virtualhost) {}
+      String virtualhost,
+      Duration slowStart) {}
 
   private final Values v;
   private final Map<String, TrackFile> trackFiles;
@@ -53,18 +55,29 @@ final class RealServerParser {
     if (m == ForwardingMethod.DR || m == ForwardingMethod.TUN) {
       if (vs.fwmarkOrGroup()) {
         if (written != 0) {
-          v.warn(n, m + " real server under a fwmark/group virtual_server: port " + written
-              + " is ignored, as keepalived does");
+          v.warn(n, m + " real server under a fwmark/group virtual_server: IPVS gets no port;"
+              + " its checkers check port " + written + ", as keepalived's do");
         }
         return 0;
       }
       if (written != 0 && written != vs.port()) {
         v.warn(n, m + " real server port " + written + " differs from the virtual server port "
-            + vs.port() + "; using " + vs.port() + ", as keepalived does");
+            + vs.port() + "; IPVS gets " + vs.port() + " and the checkers check " + written
+            + ", as keepalived does");
       }
       return vs.port();
     }
     return written == 0 ? vs.port() : written;
+  }
+
+  /**
+   * The port keepalived's checkers connect to (without {@code connect_port}): the port written on
+   * the real_server, else the virtual server's. keepalived copies the real server's address into
+   * each checker while parsing, before check_data.c forces DR/TUN ports to the service's, so a
+   * DR real server written with another port is checked there.
+   */
+  static int checkPort(int written, VsContext vs) {
+    return written != 0 ? written : vs.port();
   }
 
   RealServer realServer(Node n, VsContext vs) {
@@ -87,6 +100,7 @@ final class RealServerParser {
     long lower = 0;
     Node thresholdNode = null;
     boolean inhibit = vs.inhibit();
+    Duration slowStart = vs.slowStart();
     Optional<Script> up = Optional.empty();
     Optional<Script> down = Optional.empty();
     InheritedTiming timing = new InheritedTiming();
@@ -150,6 +164,13 @@ final class RealServerParser {
             }
           }
           break;
+        case "slow_start": {
+          Duration d = v.slowStart(c);
+          if (d != null) {
+            slowStart = d;
+          }
+          break;
+        }
         case "inhibit_on_failure": {
           Boolean b = v.args(c, 0, 1) ? v.bool(c, 1) : null;
           if (b != null) {
@@ -197,6 +218,7 @@ final class RealServerParser {
           + " (only tunnelled real servers may differ)");
     }
     int port = effectivePort(n, written, forwarding, vs);
+    int checkPort = forwarding.method().isKernel() ? checkPort(written, vs) : port;
     if (!forwarding.method().isKernel() && port == 0) {
       v.error(n, "real_server needs a port with lb_kind " + forwarding.method());
     }
@@ -210,9 +232,9 @@ final class RealServerParser {
     List<Checker> checkers = new ArrayList<>();
     CheckerParser checkerParser = new CheckerParser(v, trackFiles, logAllFailures);
     for (Node c : checkerNodes) {
-      checkers.addAll(checkerParser.checker(c, a, port, effective, vhost));
+      checkers.addAll(checkerParser.checker(c, a, checkPort, effective, vhost));
     }
     return new RealServer(Values.loc(n), id, rsName, ident != null ? ident : rsName, weight,
-        forwarding, upper, lower, inhibit, up, down, checkers);
+        forwarding, upper, lower, inhibit, up, down, checkers, checkPort, slowStart);
   }
 }

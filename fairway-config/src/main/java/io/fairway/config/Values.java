@@ -134,6 +134,21 @@ final class Values {
     return d;
   }
 
+  /**
+   * {@code slow_start DURATION}: a TIMER, 0 = off. A negative value gets its own words, since
+   * "not a time" would leave the operator guessing what is wrong with {@code -5}.
+   */
+  Duration slowStart(Node n) {
+    if (!args(n, 1, 1)) {
+      return null;
+    }
+    if (n.arg(1).startsWith("-")) {
+      error(n, "slow_start: " + n.arg(1) + " is negative; give a time in seconds (0 = off)");
+      return null;
+    }
+    return timer(n, 1, true);
+  }
+
   /** A decimal (weights, warmup). */
   Double decimal(Node n, int i, double min, double max, String what) {
     if (i > n.argc()) {

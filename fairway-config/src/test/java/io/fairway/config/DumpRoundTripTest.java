@@ -144,6 +144,12 @@ class DumpRoundTripTest {
       int nrs = 1 + r.nextInt(5);
       if (r.nextBoolean() && kind != 1) {
         sb.append("  sorry_server 127.0.9.").append(v + 1).append(' ').append(vsPort).append('\n');
+        if (r.nextBoolean()) {
+          sb.append("  overflow_to_sorry_server\n");
+        }
+      }
+      if (r.nextBoolean()) {
+        sb.append("  slow_start ").append(r.nextInt(120)).append('.').append(r.nextInt(10)).append('\n');
       }
       for (int i = 0; i < nrs; i++) {
         String addr = kind == 1 ? "fd00::1:" + Integer.toHexString(i + 1) : "127.0.2." + (10 + i);
@@ -160,6 +166,9 @@ class DumpRoundTripTest {
         }
         if (r.nextBoolean()) {
           sb.append("    inhibit_on_failure\n");
+        }
+        if (r.nextInt(3) == 0) {
+          sb.append("    slow_start ").append(r.nextInt(60)).append('\n');
         }
         int nck = r.nextInt(3);
         for (int k = 0; k < nck; k++) {

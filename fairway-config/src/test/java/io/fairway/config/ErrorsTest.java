@@ -57,6 +57,17 @@ class ErrorsTest {
             "no file matches 'does-not-exist.conf'"),
         Arguments.of("sorry server is a real server", VS + "    sorry_server 127.0.0.2 80\n" + RS
             + "    }\n}\n", 3, "is also a real_server"),
+        Arguments.of("sorry server is a real server, with overflow", VS
+            + "    overflow_to_sorry_server\n    sorry_server 127.0.0.2 80\n" + RS + "    }\n}\n", 4,
+            "is also a real_server"),
+        Arguments.of("overflow without sorry server", VS + "    overflow_to_sorry_server\n" + RS
+            + "    }\n}\n", 3, "overflow_to_sorry_server needs a sorry_server"),
+        Arguments.of("negative slow_start", VS + "    slow_start -5\n" + RS + "    }\n}\n", 3,
+            "slow_start: -5 is negative"),
+        Arguments.of("slow_start not a duration", VS + RS + "        slow_start soon\n    }\n}\n", 4,
+            "slow_start: 'soon' is not a time in seconds"),
+        Arguments.of("slow_start without a value", VS + RS + "        slow_start\n    }\n}\n", 4,
+            "slow_start"),
         Arguments.of("duplicate names", VS + RS + "        name a\n    }\n"
             + "    real_server 127.0.0.3 80 {\n        name a\n    }\n}\n", 6,
             "duplicate real_server name 'a'"),

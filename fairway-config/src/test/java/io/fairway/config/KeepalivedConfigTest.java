@@ -141,9 +141,11 @@ class KeepalivedConfigTest {
     assertThat(bfd.name()).isEqualTo("bfd_lo");
     assertThat(bfd.alpha()).isTrue();
 
-    assertThat(r.warnings()).extracting(Diagnostic::message)
-        .anyMatch(m -> m.contains("vrrp_instance"))
-        .anyMatch(m -> m.contains("vrrp_script"));
+    assertThat(r.config().vrrp().instance("VI_TEST")).get()
+        .satisfies(i -> assertThat(i.priority()).isEqualTo(150))
+        .satisfies(i -> assertThat(i.interfaceName()).isEqualTo("lo"));
+    assertThat(r.config().vrrp().script("chk_something")).get()
+        .satisfies(s -> assertThat(s.interval()).isEqualTo(Duration.ofSeconds(2)));
   }
 
   @Test
@@ -186,6 +188,35 @@ class KeepalivedConfigTest {
     assertThat(group.id()).isEqualTo(new VirtualServerId.Group("WEB", Protocol.TCP));
     assertThat(group.forwarding()).isEqualTo(new Forwarding(ForwardingMethod.TUN,
         Forwarding.TunnelType.GUE, 6080, Forwarding.TunnelChecksum.CSUM));
+  }
+
+  @Test
+  void overflowAndSlowStartExtensions() throws Exception {
+    Config c = Fixtures.parse("virtual_server 10.0.0.1 80 {\n  protocol TCP\n"
+        + "  sorry_server 10.0.0.9 80\n  overflow_to_sorry_server\n  slow_start 30\n"
+        + "  real_server 10.0.0.2 80 {\n  }\n"
+        + "  real_server 10.0.0.3 80 {\n    slow_start 2.5\n  }\n"
+        + "  real_server 10.0.0.4 80 {\n    slow_start 0\n  }\n}\n"
+        + "virtual_server 10.0.0.1 81 {\n  protocol TCP\n  sorry_server 10.0.0.9 81\n"
+        + "  real_server 10.0.0.2 81 {\n  }\n}\n").config();
+    VirtualServer vs = c.virtualServers().get(0);
+    assertThat(vs.overflowToSorryServer()).isTrue();
+    assertThat(vs.slowStart()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(vs.realServers()).extracting(RealServer::slowStart).containsExactly(
+        Duration.ofSeconds(30), Duration.ofMillis(2500), Duration.ZERO);
+    VirtualServer plain = c.virtualServers().get(1);
+    assertThat(plain.overflowToSorryServer()).isFalse();
+    assertThat(plain.slowStart()).isZero();
+    assertThat(plain.realServers().get(0).slowStart()).isZero();
+
+    String dump = KeepalivedConfig.dump(c);
+    assertThat(dump).contains("overflow_to_sorry_server").contains("slow_start 30")
+        .contains("slow_start 2.5");
+    assertThat(Fixtures.parse(dump).config()).isEqualTo(c);
+    // Not used, not written: keepalived must still read the dump of a plain file.
+    assertThat(KeepalivedConfig.dump(Fixtures.parse("virtual_server 10.0.0.1 81 {\n"
+        + "  protocol TCP\n  sorry_server 10.0.0.9 81\n  real_server 10.0.0.2 81 {\n  }\n}\n")
+        .config())).doesNotContain("overflow").doesNotContain("slow_start");
   }
 
   @Test

@@ -131,9 +131,13 @@ class SyntaxTest {
   @Test
   void emptyAndVrrpOnlyFilesLoad() {
     assertThat(Fixtures.parse("").config().virtualServers()).isEmpty();
-    ParseResult r = Fixtures.parse("vrrp_instance X {\n state MASTER\n virtual_ipaddress {\n"
-        + "  10.0.0.1\n }\n}\nvrrp_sync_group G { group { X } }\n");
-    assertThat(r.warnings()).hasSize(2);
+    ParseResult r = Fixtures.parse("vrrp_instance X {\n state MASTER\n interface eth0\n"
+        + " virtual_router_id 7\n virtual_ipaddress {\n  10.0.0.1\n }\n}\n"
+        + "vrrp_sync_group G { group { X } }\n");
+    assertThat(r.warnings()).isEmpty();
+    assertThat(r.config().virtualServers()).isEmpty();
+    assertThat(r.config().vrrp().instances()).hasSize(1);
+    assertThat(r.config().vrrp().syncGroups().get(0).members()).containsExactly("X");
   }
 
   @Test

@@ -5,6 +5,10 @@ import io.fairway.config.Diagnostic;
 import io.fairway.config.KeepalivedConfig;
 import io.fairway.config.ParseOptions;
 import io.fairway.config.ParseResult;
+import io.fairway.plan.Plan;
+import io.fairway.plan.PlanBuilder;
+import io.fairway.plan.PlanException;
+import io.fairway.plan.PlanFormat;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -74,8 +78,19 @@ public final class CheckConfigCommand implements Callable<Integer> {
           w.message(), w.text()).format() : w.format());
     }
     err.flush();
+    Plan plan;
+    try {
+      // What run would refuse after parsing (a director parameter or member the director
+      // library rejects) is refused here too, with its file and line.
+      plan = PlanBuilder.build(result.config());
+    } catch (PlanException e) {
+      e.errors().forEach(err::println);
+      err.flush();
+      return EXIT_INVALID;
+    }
     if (dump) {
       out.print(KeepalivedConfig.dump(result.config()));
+      out.print(PlanFormat.comment(plan));
       out.flush();
     }
     if (strict && !result.warnings().isEmpty()) {

@@ -3,17 +3,10 @@ package io.fairway.cli;
 import com.sun.net.httpserver.HttpServer;
 import io.fairway.check.config.CheckSpecs;
 import io.fairway.check.engine.CheckEngine;
-import io.fairway.config.KeepalivedConfig;
-import io.fairway.config.model.Config;
 import io.fairway.daemon.AdminServer;
 import io.fairway.daemon.Daemon;
 import io.fairway.daemon.KeepalivedLoader;
-import io.fairway.daemon.Loaded;
 import io.fairway.daemon.Loader;
-import io.fairway.table.Service;
-import io.fairway.table.ServiceKey;
-import io.fairway.proxy.ListenerSpec;
-import io.fairway.proxy.ListenerSpecs;
 import io.fairway.proxy.ProxyOptions;
 import io.fairway.proxy.ProxyTable;
 import java.io.BufferedReader;
@@ -31,13 +24,10 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -118,9 +108,9 @@ public final class DemoCommand implements Callable<Integer> {
         demoBackends.add(new DemoBackend("backend-" + i));
       }
       Files.writeString(conf, config(vip));
-      AtomicReference<Map<ServiceKey, ListenerSpec>> specs = new AtomicReference<>(Map.of());
-      table = new ProxyTable(ProxyOptions.defaults().withIoThreads(2), k -> specs.get().get(k));
-      daemon = new Daemon(conf, new SpecLoader(new KeepalivedLoader(true, CheckSpecs::from), specs),
+      // The daemon hands the table each plan it runs (ProxyTable is a PlanTarget).
+      table = new ProxyTable(ProxyOptions.defaults().withIoThreads(2), null);
+      daemon = new Daemon(conf, new KeepalivedLoader(true, CheckSpecs::from),
           table, CheckEngine::builder, Duration.ZERO, Clock.systemUTC());
       try {
         daemon.start();
@@ -274,42 +264,6 @@ public final class DemoCommand implements Callable<Integer> {
   private static int freePort() throws IOException {
     try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       return s.getLocalPort();
-    }
-  }
-
-  /**
-   * The daemon's loader, also publishing each loaded configuration's listener specs (mode, key
-   * source, director parameters, sorry server) for the table's resolver.
-   */
-  static final class SpecLoader implements Loader {
-    private final Loader delegate;
-    private final AtomicReference<Map<ServiceKey, ListenerSpec>> specs;
-
-    SpecLoader(Loader delegate, AtomicReference<Map<ServiceKey, ListenerSpec>> specs) {
-      this.delegate = delegate;
-      this.specs = specs;
-    }
-
-    @Override
-    public Loaded load(Path file) throws LoadException {
-      Loaded loaded = delegate.load(file);
-      Config config;
-      try {
-        config = KeepalivedConfig.parse(file).config();
-      } catch (RuntimeException e) {
-        throw new LoadException(file + ": " + e.getMessage(), e);
-      }
-      Map<ServiceKey, ListenerSpec> m = new HashMap<>();
-      for (io.fairway.config.model.VirtualServer vs : config.virtualServers()) {
-        io.fairway.apply.VirtualServer bound = loaded.bindings().get(vs.name());
-        if (bound != null) {
-          for (Service s : bound.services()) {
-            m.put(s.key(), ListenerSpecs.from(vs));
-          }
-        }
-      }
-      specs.set(Map.copyOf(m));
-      return loaded;
     }
   }
 

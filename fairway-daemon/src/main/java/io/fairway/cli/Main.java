@@ -23,7 +23,8 @@ import java.io.PrintWriter;
       StatusCommand.class,
       CheckConfigCommand.class,
       PickCommand.class,
-      DemoCommand.class
+      DemoCommand.class,
+      CompletionCommand.class
     })
 public final class Main implements Runnable {
 
@@ -57,6 +58,8 @@ public final class Main implements Runnable {
   public static void main(String[] args) {
     // Before any command touches Netty: its allocators read the level as they create buffers.
     LeakDetection.configure();
+    // Before JNA or Netty load a native library: where they may unpack it.
+    io.fairway.daemon.systemd.NativeWorkDir.configure();
     System.exit(execute(args, System.in, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
   }
 
@@ -71,6 +74,14 @@ public final class Main implements Runnable {
     cl.setOut(out);
     cl.setErr(err);
     return cl.execute(args);
+  }
+
+  /**
+   * The whole command tree with an empty standard input, for what is generated from it rather
+   * than run: man pages and the completion script (build time and {@code fairway completion}).
+   */
+  public static CommandLine commandTree() {
+    return commandLine(InputStream.nullInputStream());
   }
 
   static CommandLine commandLine(InputStream in) {

@@ -2,15 +2,17 @@ package io.fairway.cli;
 
 import io.fairway.config.ConfigException;
 import io.fairway.config.KeepalivedConfig;
-import io.fairway.config.model.Config;
-import io.fairway.config.model.Scheduler;
-import io.fairway.config.model.VirtualServer;
 import io.fairway.daemon.balance.BalanceException;
 import io.fairway.daemon.balance.Balancer;
 import io.fairway.daemon.balance.BalancerFactory;
 import io.fairway.daemon.balance.SchedulerBalancer;
 import io.fairway.director.sched.LoadSnapshot;
 import io.fairway.director.varnish.ShardHealthy;
+import io.fairway.plan.Plan;
+import io.fairway.plan.PlanBuilder;
+import io.fairway.plan.PlanException;
+import io.fairway.plan.Selection;
+import io.fairway.plan.ServicePlan;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -107,21 +109,23 @@ public final class PickCommand implements Callable<Integer> {
         return fail("--healthy: " + e.getMessage());
       }
     }
-    Config cfg;
+    Plan plan;
     try {
-      cfg = KeepalivedConfig.parse(config).config();
+      plan = PlanBuilder.build(KeepalivedConfig.parse(config).config());
     } catch (ConfigException e) {
       return fail(e.getMessage());
+    } catch (PlanException e) {
+      return fail(e.errors().get(0));
     }
-    VirtualServer v = cfg.virtualServer(vs).orElse(null);
+    ServicePlan v = plan.service(vs).orElse(null);
     if (v == null) {
-      List<String> names = cfg.virtualServers().stream().map(VirtualServer::name).toList();
+      List<String> names = plan.services().stream().map(ServicePlan::name).toList();
       return fail("--vs: no virtual_server named '" + vs + "' in " + config
           + (names.isEmpty() ? "" : " (have: " + String.join(", ", names) + ")"));
     }
-    if (mode != null && v.scheduler() != Scheduler.SHARD) {
+    if (mode != null && !(v.selection() instanceof Selection.Shard)) {
       return fail("--healthy applies to lb_algo shard only; virtual_server " + v.name() + " uses "
-          + v.scheduler().keyword());
+          + v.selection().algorithm());
     }
     BalancerFactory.Options opts = new BalancerFactory.Options(seed, mode, alt);
     Balancer b;
@@ -145,7 +149,7 @@ public final class PickCommand implements Callable<Integer> {
         LoadSnapshot snapshot = LoadSnapshot.parse(conns);
         if (!(b instanceof SchedulerBalancer sb)) {
           return fail("--conns applies to the kernel schedulers; virtual_server " + v.name()
-              + " uses " + v.scheduler().keyword());
+              + " uses " + v.selection().algorithm());
         }
         sb.setLoad(snapshot);
         if (allUp instanceof SchedulerBalancer all) {
@@ -217,11 +221,11 @@ public final class PickCommand implements Callable<Integer> {
     return 0;
   }
 
-  private void printStats(PrintWriter out, VirtualServer v, Map<String, long[]> counts, long total,
+  private void printStats(PrintWriter out, ServicePlan v, Map<String, long[]> counts, long total,
       boolean compare, long moved) {
     int w = Math.max(6, counts.keySet().stream().mapToInt(String::length).max().orElse(6));
     out.printf(Locale.ROOT, "virtual_server %s (lb_algo %s), %d keys%s%n", v.name(),
-        v.scheduler().keyword(), total, down.isEmpty() ? "" : ", down: " + String.join(",", down));
+        v.selection().algorithm(), total, down.isEmpty() ? "" : ", down: " + String.join(",", down));
     if (compare) {
       out.printf(Locale.ROOT, "%-" + w + "s %10s %8s %12s %8s%n", "server", "keys", "share",
           "all-up keys", "share");

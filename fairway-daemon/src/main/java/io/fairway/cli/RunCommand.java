@@ -6,8 +6,9 @@ import io.fairway.daemon.AdminServer;
 import io.fairway.daemon.Daemon;
 import io.fairway.daemon.KeepalivedLoader;
 import io.fairway.daemon.Loader;
+import io.fairway.daemon.systemd.NativeWorkDir;
+import io.fairway.daemon.systemd.SystemdNotifier;
 import io.fairway.check.config.CheckSpecs;
-import io.fairway.table.ServiceKey;
 import io.fairway.table.Table;
 import io.fairway.table.TableException;
 import io.fairway.ipvs.kernel.IpvsKernelTable;
@@ -16,9 +17,6 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Map;
-import java.util.concurrent.atomic.AtomicReference;
-import io.fairway.proxy.ListenerSpec;
 import io.fairway.proxy.ProxyOptions;
 import io.fairway.proxy.ProxyTable;
 import java.util.concurrent.CountDownLatch;
@@ -62,15 +60,48 @@ public final class RunCommand implements Callable<Integer> {
       description = "read the table back and repair changes made behind Fairway's back every SECONDS (0 = never; default ${DEFAULT-VALUE})")
   double driftSeconds;
 
+  @Option(names = "--overflow-interval", paramLabel = "SECONDS", defaultValue = "0.01",
+      description = "kernel IPVS: read the connection counters for overflow_to_sorry_server every SECONDS (default ${DEFAULT-VALUE}); the userspace proxy overflows by itself")
+  double overflowSeconds;
+
   @Option(names = {"-I", "--dont-release-ipvs"},
       description = "leave the table as it is at exit (keepalived's -I)")
   boolean dontRelease;
 
+  @Option(names = {"-l", "--log-console"},
+      description = "log to the console (keepalived's -l; Fairway always logs to stderr, which systemd sends to the journal)")
+  boolean logConsole;
+
+  @Option(names = {"-D", "--log-detail"},
+      description = "detailed log messages (keepalived's -D): debug level for Fairway's own loggers, checker retries included")
+  boolean logDetail;
+
+  @Option(names = {"-S", "--log-facility"}, paramLabel = "N",
+      description = "syslog facility local0..local7 for the journal's priority prefix (keepalived's -S; default: none, the journal's own)")
+  Integer logFacility;
+
   @Override
   public Integer call() throws Exception {
     var err = spec.commandLine().getErr();
+    if (logFacility != null) {
+      try {
+        io.fairway.daemon.log.JournalFormat.localFacility(logFacility);
+      } catch (IllegalArgumentException e) {
+        err.println("fairway: -S: " + e.getMessage());
+        return Main.EXIT_USAGE;
+      }
+    }
+    if (logDetail) {
+      ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger("io.fairway"))
+          .setLevel(ch.qos.logback.classic.Level.DEBUG);
+    }
     if (driftSeconds < 0) {
       err.println("fairway: --drift-interval must be >= 0, got " + driftSeconds);
+      return Main.EXIT_USAGE;
+    }
+    if (!(overflowSeconds > 0) || overflowSeconds > 60) {
+      err.println("fairway: --overflow-interval must be above 0 and at most 60 seconds, got "
+          + overflowSeconds);
       return Main.EXIT_USAGE;
     }
     InetSocketAddress adminAddress = null;
@@ -82,12 +113,15 @@ public final class RunCommand implements Callable<Integer> {
         return Main.EXIT_USAGE;
       }
     }
-    // The userspace proxy also needs each service's listener spec (mode, key source, director
-    // parameters), published by the loader on every successful load.
-    AtomicReference<Map<ServiceKey, ListenerSpec>> listenerSpecs = new AtomicReference<>(Map.of());
-    Loader loader = userspace
-        ? new DemoCommand.SpecLoader(new KeepalivedLoader(true, CheckSpecs::from), listenerSpecs)
-        : new KeepalivedLoader(false, CheckSpecs::from);
+    // The loader (script checkers), netlink (the kernel table), PING and bindto checks and
+    // systemd's notify socket go through JNA: say what it needs now, not obscurely later.
+    var jna = NativeWorkDir.checkJna();
+    if (jna.isPresent()) {
+      err.println("fairway: " + jna.get());
+      return 1;
+    }
+    // One parse and one plan per load; the daemon hands the plan to the userspace proxy.
+    Loader loader = new KeepalivedLoader(userspace, CheckSpecs::from);
     io.fairway.daemon.Loaded first;
     try {
       // Refuse a bad file before touching the table.
@@ -96,17 +130,40 @@ public final class RunCommand implements Callable<Integer> {
       e.getMessage().lines().forEach(l -> err.println("fairway: " + l));
       return 1;
     }
+    VrrpRun vrrp = VrrpRun.of(file);
+    if (vrrp.only()) {
+      // Only VRRP blocks: no table to open (no IPVS needed), no checkers.
+      return vrrp.runAlone(adminAddress, admin, err);
+    }
     Table table;
     try {
       table = userspace
-          ? new ProxyTable(proxyOptions(first), k -> listenerSpecs.get().get(k))
+          ? new ProxyTable(proxyOptions(first), null)
           : IpvsKernelTable.open();
     } catch (TableException | IllegalStateException e) { // IllegalState: -Dfairway.proxy.transport
       err.println("fairway: " + e.getMessage());
       return 1;
     }
+    SystemdNotifier systemd = SystemdNotifier.fromEnvironment();
+    systemd.status("applying " + file);
     Daemon daemon = new Daemon(file, loader, table, CheckEngine::builder,
         Duration.ofMillis((long) (driftSeconds * 1000)), Clock.systemUTC());
+    if (!userspace) {
+      daemon.overflowInterval(Duration.ofNanos((long) (overflowSeconds * 1e9)));
+    }
+    // SIGTERM from here on is a clean stop, even while the table is being installed (a default
+    // JVM exit there would leave half a table behind and exit 143).
+    CountDownLatch stop = new CountDownLatch(1);
+    try (Signals.Restore term = Signals.on("TERM", stop::countDown);
+        Signals.Restore interrupt = Signals.on("INT", stop::countDown)) {
+      return serve(daemon, table, vrrp, adminAddress, systemd, stop, first.bindings().size());
+    }
+  }
+
+  /** Starts the daemon and the admin endpoint, serves until {@code stop}, then stops. */
+  private int serve(Daemon daemon, Table table, VrrpRun vrrp, InetSocketAddress adminAddress,
+      SystemdNotifier systemd, CountDownLatch stop, int virtualServers) throws Exception {
+    var err = spec.commandLine().getErr();
     try {
       daemon.start();
     } catch (Loader.LoadException | CheckConfigException e) {
@@ -121,26 +178,45 @@ public final class RunCommand implements Callable<Integer> {
       table.close();
       return 1;
     }
+    try {
+      vrrp.start();
+    } catch (IOException e) {
+      e.getMessage().lines().forEach(l -> err.println("fairway: " + l));
+      stop(daemon, table);
+      return 1;
+    }
     AdminServer server = null;
     if (adminAddress != null) {
       try {
-        server = AdminServer.start(adminAddress, daemon::status);
+        server = AdminServer.start(adminAddress, () -> daemon.status() + vrrp.status());
       } catch (IOException | IllegalArgumentException e) {
         err.println("fairway: --admin " + admin + ": " + e.getMessage());
+        vrrp.close();
         stop(daemon, table);
         return 1;
       }
     }
-    CountDownLatch stop = new CountDownLatch(1);
-    Signals.on("HUP", daemon::reload);
-    Signals.on("TERM", stop::countDown);
-    Signals.on("INT", stop::countDown);
-    stop.await();
+    // daemon.start() returned: the table is applied and the listeners are bound.
+    try (Signals.Restore hup = Signals.on("HUP", () -> reload(daemon, systemd))) {
+      systemd.ready("running " + file + " (" + virtualServers + " virtual servers)");
+      stop.await();
+    }
+    systemd.stopping("stopping: removing what Fairway installed");
     if (server != null) {
       server.close();
     }
+    vrrp.close(); // masters hand over (priority 0) before the table goes
     stop(daemon, table);
     return 0;
+  }
+
+  /** SIGHUP: reload by difference, with systemd told when it begins and when it is done. */
+  private void reload(Daemon daemon, SystemdNotifier systemd) {
+    systemd.reloading("reloading " + file);
+    String refused = daemon.reload();
+    systemd.ready(refused == null
+        ? "running " + file + " (reload " + daemon.reloads() + " applied)"
+        : "reload refused, still running the previous configuration: " + refused);
   }
 
   /**

@@ -2,10 +2,13 @@ package io.fairway.daemon;
 
 import io.fairway.apply.Applier;
 import io.fairway.apply.LvsHousekeeping;
+import io.fairway.apply.OverflowWatch;
 import io.fairway.apply.UnknownServerException;
 import io.fairway.check.CheckConfigException;
 import io.fairway.check.engine.CheckEngine;
 import io.fairway.check.spec.VirtualServerSpec;
+import io.fairway.plan.Plan;
+import io.fairway.plan.PlanTarget;
 import io.fairway.table.ServiceEntry;
 import io.fairway.table.Table;
 import io.fairway.table.TableException;
@@ -13,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -44,9 +48,17 @@ public final class Daemon implements AutoCloseable {
   private final LvsHousekeeping lvs;
 
   private Applier applier;
+  /** The plan being run; what a failed reload goes back to. */
+  private Plan plan = Plan.EMPTY;
   private ApplyingListener listener;
   private CheckEngine engine;
   private ScheduledExecutorService drift;
+  /** overflow_to_sorry_server on a table that cannot overflow by itself; zero = not watched. */
+  private Duration overflowInterval = Duration.ZERO;
+  private ScheduledExecutorService overflow;
+  private boolean overflowFailing;
+  /** Steps slow start ramps (both planes: the table only sees weights). */
+  private ScheduledExecutorService slowStart;
   private volatile int reloads;
 
   /**
@@ -69,6 +81,19 @@ public final class Daemon implements AutoCloseable {
   }
 
   /**
+   * How often to read the kernel's counters for {@code overflow_to_sorry_server} ({@link
+   * OverflowWatch}); zero (the default) for a table that overflows by itself, as the userspace
+   * proxy does. Set before {@link #start}.
+   */
+  public synchronized Daemon overflowInterval(Duration interval) {
+    if (interval.isNegative()) {
+      throw new IllegalArgumentException("overflow interval must be >= 0: " + interval);
+    }
+    this.overflowInterval = interval;
+    return this;
+  }
+
+  /**
    * Loads the configuration, installs it and starts checking.
    *
    * @throws Loader.LoadException the file is invalid (nothing was installed)
@@ -78,6 +103,14 @@ public final class Daemon implements AutoCloseable {
   public synchronized void start() throws Loader.LoadException, TableException {
     Loaded loaded = loader.load(file);
     loaded.warnings().forEach(w -> LOG.warn("{}", w));
+    if (table instanceof PlanTarget t) {
+      String why = t.refusal(loaded.plan());
+      if (why != null) {
+        throw new Loader.LoadException(why);
+      }
+      t.apply(loaded.plan());
+    }
+    plan = loaded.plan();
     // keepalived's order: timeouts, then lvs_flush, then the first service.
     lvs.start(loaded.lvs());
     applier = new Applier(table, loaded.bindings());
@@ -99,6 +132,52 @@ public final class Daemon implements AutoCloseable {
       long ms = driftInterval.toMillis();
       drift.scheduleWithFixedDelay(this::repairDrift, ms, ms, TimeUnit.MILLISECONDS);
     }
+    slowStart = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "fairway-slow-start");
+      t.setDaemon(true);
+      return t;
+    });
+    slowStart.scheduleWithFixedDelay(this::stepSlowStarts, 50, 50, TimeUnit.MILLISECONDS);
+    if (!overflowInterval.isZero()) {
+      OverflowWatch watch = new OverflowWatch(applier);
+      overflow = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "fairway-overflow");
+        t.setDaemon(true);
+        return t;
+      });
+      long us = Math.max(1, overflowInterval.toNanos() / 1000);
+      overflow.scheduleWithFixedDelay(() -> watchOverflow(watch), us, us, TimeUnit.MICROSECONDS);
+    }
+  }
+
+  private void stepSlowStarts() {
+    Applier a;
+    synchronized (this) {
+      a = applier;
+    }
+    try {
+      a.stepSlowStarts();
+    } catch (TableException | RuntimeException e) {
+      // The next step retries; drift repair converges what was missed.
+      LOG.debug("slow start: {}", e.getMessage());
+    }
+  }
+
+  /** One overflow reading; a failure is logged once until the table answers again. */
+  private void watchOverflow(OverflowWatch watch) {
+    try {
+      watch.poll();
+      if (overflowFailing) {
+        LOG.info("overflow watch: reading the table again");
+      }
+      overflowFailing = false;
+    } catch (TableException | RuntimeException e) {
+      if (!overflowFailing) {
+        LOG.warn("overflow watch: cannot read the table, sorry servers stay as they are: {}",
+            e.getMessage());
+      }
+      overflowFailing = true;
+    }
   }
 
   /**
@@ -112,27 +191,37 @@ public final class Daemon implements AutoCloseable {
     try {
       loaded = loader.load(file);
     } catch (Loader.LoadException e) {
-      // One log line, however many errors the file has.
-      String oneLine = String.join("; ", e.getMessage().lines().toList());
-      LOG.error("reload refused, still running the previous configuration: {}", oneLine);
-      return oneLine;
+      return refuse(e.getMessage());
+    }
+    String why = table instanceof PlanTarget t ? t.refusal(loaded.plan()) : null;
+    if (why != null) {
+      return refuse(why);
     }
     loaded.warnings().forEach(w -> LOG.warn("{}", w));
+    List<VirtualServerSpec> specs = AlphaOverride.apply(loaded.specs(), this::knownVerdict);
+    Plan before = plan;
+    Map<String, io.fairway.apply.VirtualServer> oldBindings = applier.config();
+    // The new plan's settings first, so services the applier adds start with them; every table
+    // operation after this point is undone if one fails.
+    if (table instanceof PlanTarget t) {
+      t.apply(loaded.plan());
+    }
+    try {
+      applier.replace(loaded.bindings());
+    } catch (TableException | RuntimeException e) {
+      rollBack(oldBindings, before);
+      // The old engine was never closed: it keeps checking the old plan, which keeps serving.
+      return refuse("the table refused the change (" + e.getMessage() + "); rolled back");
+    }
+    listener.retain(loaded.bindings().keySet());
     try {
       lvs.reload(loaded.lvs());
     } catch (TableException e) {
-      LOG.error("reload: {}", e.getMessage());
+      LOG.error("reload: lvs_timeouts: {}", e.getMessage());
     }
-    List<VirtualServerSpec> specs = AlphaOverride.apply(loaded.specs(), this::knownVerdict);
+    plan = loaded.plan();
     CheckEngine previous = engine;
     previous.close();
-    try {
-      applier.replace(loaded.bindings());
-      listener.retain(loaded.bindings().keySet());
-    } catch (TableException e) {
-      // The new configuration is in place; drift repair converges what the table refused.
-      LOG.warn("reload: table refused part of the change: {}", e.getMessage());
-    }
     engine = engines.get().listener(listener).build();
     try {
       engine.start(specs, previous);
@@ -143,8 +232,35 @@ public final class Daemon implements AutoCloseable {
       LOG.error("reload: a checker cannot start: {}", e.getMessage());
     }
     reloads++;
-    LOG.info("reloaded {} ({} virtual servers)", file, loaded.bindings().size());
+    List<String> changes = plan.changesSince(before);
+    LOG.info("reloaded {} ({} virtual servers{})", file, loaded.bindings().size(),
+        changes.isEmpty() ? ", plan unchanged" : ": " + String.join("; ", changes));
     return null;
+  }
+
+  /** One log line, however many errors; the running configuration stays. */
+  private static String refuse(String message) {
+    String oneLine = String.join("; ", message.lines().toList());
+    LOG.error("reload refused, still running the previous configuration: {}", oneLine);
+    return oneLine;
+  }
+
+  /** Puts the previous plan and bindings back after a table refused part of a reload. */
+  private void rollBack(Map<String, io.fairway.apply.VirtualServer> oldBindings, Plan before) {
+    try {
+      applier.replace(oldBindings);
+    } catch (TableException | RuntimeException e) {
+      // Drift repair converges whatever the table still holds of the refused change.
+      LOG.warn("reload: rolling back left the table short: {}", e.getMessage());
+    }
+    if (table instanceof PlanTarget t) {
+      t.apply(before);
+    }
+  }
+
+  /** The plan being run. */
+  public synchronized Plan plan() {
+    return plan;
   }
 
   /** How many reloads were applied. */
@@ -190,9 +306,11 @@ public final class Daemon implements AutoCloseable {
   public String status() {
     Applier a;
     ApplyingListener l;
+    Plan p;
     synchronized (this) {
       a = applier;
       l = listener;
+      p = plan;
     }
     List<ServiceEntry> entries;
     try {
@@ -200,7 +318,7 @@ public final class Daemon implements AutoCloseable {
     } catch (TableException e) {
       return "fairway: cannot read the table: " + e.getMessage() + "\n";
     }
-    return StatusFormat.render(entries, a.status(), l.health());
+    return StatusFormat.render(entries, a.status(), l.health(), p);
   }
 
   /**
@@ -211,6 +329,7 @@ public final class Daemon implements AutoCloseable {
     if (drift != null) {
       drift.shutdownNow();
     }
+    stopOverflowWatch();
     if (engine != null) {
       // shutdown(), not close(): with omega the operator asked for notify_down and quorum_down
       // scripts when the service goes away, and this is the only place it does.
@@ -228,6 +347,7 @@ public final class Daemon implements AutoCloseable {
     if (drift != null) {
       drift.shutdownNow();
     }
+    stopOverflowWatch();
     if (engine != null) {
       engine.close();
     }
@@ -235,6 +355,22 @@ public final class Daemon implements AutoCloseable {
       lvs.detach();
     } catch (TableException e) {
       LOG.warn("{}", e.getMessage());
+    }
+  }
+
+  /** Stops the watch and waits for a reading in progress, so shutdown's removals come last. */
+  private void stopOverflowWatch() {
+    if (slowStart != null) {
+      slowStart.shutdownNow();
+    }
+    if (overflow == null) {
+      return;
+    }
+    overflow.shutdownNow();
+    try {
+      overflow.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 

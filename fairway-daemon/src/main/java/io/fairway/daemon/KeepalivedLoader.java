@@ -5,14 +5,17 @@ import io.fairway.config.Diagnostic;
 import io.fairway.config.KeepalivedConfig;
 import io.fairway.config.ParseResult;
 import io.fairway.check.spec.VirtualServerSpec;
+import io.fairway.plan.Plan;
+import io.fairway.plan.PlanBuilder;
+import io.fairway.plan.PlanException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.function.Function;
 
 /**
- * Loads a keepalived.conf: the parser's model, bound to the table ({@link TableBinding}) and to
- * the check engine's specs.
+ * Loads a keepalived.conf: parsed once, planned once ({@link PlanBuilder}), the plan bound to the
+ * table ({@link TableBinding}) and the model to the check engine's specs.
  */
 public final class KeepalivedLoader implements Loader {
   private final boolean userspace;
@@ -39,10 +42,16 @@ public final class KeepalivedLoader implements Loader {
     } catch (ConfigException e) {
       throw new LoadException(e.getMessage(), e);
     }
+    Plan plan;
     try {
-      return new Loaded(TableBinding.bind(r.config(), userspace), specs.apply(r.config()),
+      plan = PlanBuilder.build(r.config());
+    } catch (PlanException e) {
+      throw new LoadException(e.getMessage(), e);
+    }
+    try {
+      return new Loaded(TableBinding.bind(plan, r.config(), userspace), specs.apply(r.config()),
           r.warnings().stream().map(Diagnostic::format).toList(),
-          io.fairway.apply.LvsGlobals.from(r.config().globalDefs()));
+          io.fairway.apply.LvsGlobals.from(r.config().globalDefs()), plan);
     } catch (TableBinding.BindingException | io.fairway.check.CheckConfigException e) {
       throw new LoadException(e.getMessage(), e);
     } catch (RuntimeException e) {

@@ -3,6 +3,7 @@ package io.fairway.daemon;
 import io.fairway.apply.LvsGlobals;
 import io.fairway.apply.VirtualServer;
 import io.fairway.check.spec.VirtualServerSpec;
+import io.fairway.plan.Plan;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -16,18 +17,27 @@ import java.util.Map;
  * @param warnings load warnings ({@code FILE:LINE: message}), logged at start and reload
  * @param lvs the global LVS keywords ({@code lvs_flush}, {@code lvs_flush_on_stop},
  *     {@code lvs_timeouts})
+ * @param plan the plan both were derived from, which data planes that read more than the table
+ *     ({@link io.fairway.plan.PlanTarget}) are given
  */
 public record Loaded(Map<String, VirtualServer> bindings, List<VirtualServerSpec> specs, List<String> warnings,
-    LvsGlobals lvs) {
+    LvsGlobals lvs, Plan plan) {
   public Loaded {
     bindings = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(bindings));
     specs = List.copyOf(specs);
     warnings = List.copyOf(warnings);
     java.util.Objects.requireNonNull(lvs, "lvs");
+    plan = plan == null ? Plan.EMPTY : plan;
+  }
+
+  /** A configuration with its global LVS keywords but no plan (tests of the table path). */
+  public Loaded(Map<String, VirtualServer> bindings, List<VirtualServerSpec> specs, List<String> warnings,
+      LvsGlobals lvs) {
+    this(bindings, specs, warnings, lvs, Plan.EMPTY);
   }
 
   /** A configuration without global LVS keywords. */
   public Loaded(Map<String, VirtualServer> bindings, List<VirtualServerSpec> specs, List<String> warnings) {
-    this(bindings, specs, warnings, LvsGlobals.NONE);
+    this(bindings, specs, warnings, LvsGlobals.NONE, Plan.EMPTY);
   }
 }

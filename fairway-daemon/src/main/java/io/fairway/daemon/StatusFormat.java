@@ -26,6 +26,15 @@ final class StatusFormat {
 
   static String render(
       List<ServiceEntry> table, List<VirtualServerStatus> vss, Map<String, Map<String, Health>> health) {
+    return render(table, vss, health, io.fairway.plan.Plan.EMPTY);
+  }
+
+  /**
+   * As above, with a line per virtual server saying how the running plan selects (algorithm,
+   * typed parameters, key source): the choice {@code fairway pick} predicts.
+   */
+  static String render(List<ServiceEntry> table, List<VirtualServerStatus> vss,
+      Map<String, Map<String, Health>> health, io.fairway.plan.Plan plan) {
     Map<ServiceKey, ServiceEntry> byKey = new HashMap<>();
     table.forEach(e -> byKey.put(e.service().key(), e));
     StringBuilder out = new StringBuilder();
@@ -46,6 +55,9 @@ final class StatusFormat {
           out.append(", NOT IN TABLE");
         }
         out.append('\n');
+        plan.service(vs.name()).ifPresent(p -> out.append("  # ").append(vs.name())
+            .append(": selects by ").append(p.selection().describe()).append(", key ")
+            .append(p.key()).append('\n'));
         Map<String, Boolean> shown = new HashMap<>();
         if (entry != null) {
           for (DestEntry d : entry.dests()) {
@@ -56,10 +68,16 @@ final class StatusFormat {
               shown.put(rs.name(), true);
               Health hh = h.get(rs.name());
               state = rs.alive() ? "up" : "down";
-              reason = rs.name() + (hh == null ? "" : ": " + hh.reason());
+              reason = rs.name() + (hh == null ? "" : ": " + hh.reason())
+                  + (rs.ramping() ? " (slow start: weight " + rs.rampWeight() + " of "
+                      + rs.weight() + ")" : "");
             } else if (vs.sorryServer() != null && sameHost(vs.sorryServer(), d.dest())) {
-              state = vs.sorryServing() ? "sorry" : "idle";
-              reason = "sorry server";
+              // The weight read back tells overflow (overflow_to_sorry_server raised it because
+              // the pool is full) from standing by.
+              boolean overflowing = !vs.sorryServing() && d.dest().weight() > 0;
+              state = vs.sorryServing() ? "sorry" : overflowing ? "overflow" : "idle";
+              reason = overflowing ? "sorry server (pool full: new connections overflow here)"
+                  : "sorry server";
             } else {
               state = "?";
               reason = "not configured (drift)";

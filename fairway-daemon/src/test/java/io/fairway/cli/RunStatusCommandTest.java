@@ -60,6 +60,13 @@ class RunStatusCommandTest {
   void badOptionsNameTheOption() {
     assertThat(run("run", "-f", "x", "--admin", "10.1.1.1:80").err()).contains("--admin").contains("loopback");
     assertThat(run("run", "-f", "x", "--drift-interval", "-1").err()).contains("--drift-interval");
+    for (String bad : new String[] {"0", "-0.01", "61", "NaN"}) {
+      CliRun r = run("run", "-f", "x", "--overflow-interval", bad);
+      assertThat(r.code()).as(bad).isEqualTo(Main.EXIT_USAGE);
+      assertThat(r.err().strip().lines())
+          .singleElement(org.assertj.core.api.InstanceOfAssertFactories.STRING)
+          .contains("--overflow-interval");
+    }
     assertThat(run("status", "--admin", "nonsense").code()).isEqualTo(Main.EXIT_USAGE);
   }
 

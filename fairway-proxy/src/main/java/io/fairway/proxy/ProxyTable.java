@@ -1,5 +1,8 @@
 package io.fairway.proxy;
 
+import io.fairway.plan.Plan;
+import io.fairway.plan.PlanTarget;
+import io.fairway.plan.ServicePlan;
 import io.fairway.table.Dest;
 import io.fairway.table.DestKey;
 import io.fairway.table.Endpoints;
@@ -12,6 +15,7 @@ import io.fairway.table.Table;
 import io.fairway.table.TableException;
 import io.fairway.table.TableException.Reason;
 import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.AbstractBootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -26,6 +30,7 @@ import io.netty.channel.epoll.EpollMode;
 import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -69,11 +74,13 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safety: table operations are serialised on this object; connections are handled on
  * Netty event loops that read immutable snapshots.
  */
-public final class ProxyTable implements Table {
+public final class ProxyTable implements Table, PlanTarget {
   private static final Logger log = LoggerFactory.getLogger(ProxyTable.class);
 
   private final ProxyOptions options;
   private final Function<ServiceKey, ListenerSpec> specs;
+  /** The specs of the running plan ({@link #apply}); consulted before {@link #specs}. */
+  private volatile Map<ServiceKey, ListenerSpec> planned = Map.of();
   private final EventLoopGroup acceptGroup;
   private final EventLoopGroup ioGroup;
   /** UDP's event loops: {@link #ioGroup}, unless TCP runs on a transport UDP does not use. */
@@ -113,8 +120,52 @@ public final class ProxyTable implements Table {
   }
 
   private ListenerSpec specFor(ServiceKey key) {
-    ListenerSpec s = specs.apply(key);
+    ListenerSpec s = planned.get(key);
+    if (s == null) {
+      s = specs.apply(key);
+    }
     return s == null ? ListenerSpec.tcp() : s;
+  }
+
+  @Override
+  public String refusal(Plan plan) {
+    for (ServicePlan sp : plan.services()) {
+      for (Service s : sp.services()) {
+        ServiceKey key = s.key();
+        if (key.isFwmark() || key.protocol() == Protocol.SCTP) {
+          return sp.where() + ": virtual_server " + sp.name() + ": " + key
+              + ": the userspace data plane serves TCP and UDP address services only";
+        }
+        if (key.protocol() == Protocol.UDP && sp.http()) {
+          return sp.where() + ": virtual_server " + sp.name() + ": lb_kind HTTP needs protocol TCP";
+        }
+        if (!VirtualService.known(s.scheduler())) {
+          return sp.where() + ": virtual_server " + sp.name() + ": unknown scheduler '"
+              + s.scheduler() + "'";
+        }
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Runs a plan: each running service of it takes its new spec at once (director type and
+   * parameters, key source, names, idents, weights, sorry server, mode); listeners, established
+   * connections and the state of members that stay are kept. Services added later read it.
+   */
+  @Override
+  public synchronized void apply(Plan plan) {
+    Map<ServiceKey, ListenerSpec> next = new HashMap<>();
+    plan.byKey().forEach((key, sp) -> next.put(key, ListenerSpec.of(sp, key)));
+    planned = Map.copyOf(next);
+    for (Map.Entry<ServiceKey, VirtualService> e : services.entrySet()) {
+      ListenerSpec fresh = next.get(e.getKey());
+      if (fresh != null && !fresh.equals(e.getValue().spec())) {
+        e.getValue().setSpec(fresh);
+        log.info("{}: now {} {}", e.getKey(), fresh.mode(),
+            fresh.selection() == null ? "" : fresh.selection().describe());
+      }
+    }
   }
 
   /**
@@ -152,9 +203,10 @@ public final class ProxyTable implements Table {
     checkScheduler(service);
     VirtualService vs = new VirtualService(service, spec, options, expiry);
     InetSocketAddress addr = new InetSocketAddress(key.address(), key.port());
-    ChannelFuture bind =
-        (key.protocol() == Protocol.UDP ? datagramBootstrap(vs).bind(addr) : serverBootstrap(vs).bind(addr))
-            .awaitUninterruptibly();
+    AbstractBootstrap<?, ?> boot = key.protocol() == Protocol.UDP ? datagramBootstrap(vs) : serverBootstrap(vs);
+    (key.protocol() == Protocol.UDP ? Transport.udpFreeBind() : Transport.freeBind())
+        .ifPresent(o -> boot.option(o, true)); // a VRRP backup listens before it holds the address
+    ChannelFuture bind = boot.bind(addr).awaitUninterruptibly();
     if (!bind.isSuccess()) {
       Throwable c = bind.cause();
       String why = c instanceof BindException ? "address already in use or not local" : TcpFrontend.reason(c);
@@ -251,8 +303,8 @@ public final class ProxyTable implements Table {
     VirtualService vs = service(service.key());
     checkScheduler(service);
     vs.setService(service);
-    ListenerSpec fresh = specs.apply(service.key());
-    if (fresh != null && !fresh.equals(vs.spec())) {
+    ListenerSpec fresh = specFor(service.key());
+    if (!fresh.equals(vs.spec())) {
       vs.setSpec(fresh);
     }
   }

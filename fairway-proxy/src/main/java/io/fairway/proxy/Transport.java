@@ -170,6 +170,25 @@ final class Transport {
     };
   }
 
+  /**
+   * {@code IP_FREEBIND} for listeners: a backup of a VRRP pair listens on the virtual address it
+   * does not hold yet, so it serves the moment it becomes master, without a rebind. Empty on NIO,
+   * where the JDK has no such option (there the listener needs the address to be local).
+   */
+  static java.util.Optional<io.netty.channel.ChannelOption<Boolean>> freeBind() {
+    return switch (KIND) {
+      case IO_URING -> java.util.Optional.of(io.netty.channel.uring.IoUringChannelOption.IP_FREEBIND);
+      case EPOLL -> java.util.Optional.of(io.netty.channel.epoll.EpollChannelOption.IP_FREEBIND);
+      default -> java.util.Optional.empty();
+    };
+  }
+
+  /** {@link #freeBind()} for UDP sockets, which are epoll or NIO. */
+  static java.util.Optional<io.netty.channel.ChannelOption<Boolean>> udpFreeBind() {
+    return UDP_EPOLL ? java.util.Optional.of(io.netty.channel.epoll.EpollChannelOption.IP_FREEBIND)
+        : java.util.Optional.empty();
+  }
+
   /** A socket to connect to {@code to}, of its family (see {@link #serverChannel}). */
   static ChannelFactory<SocketChannel> socketChannel(InetAddress to) {
     SocketProtocolFamily f = family(to);

@@ -5,6 +5,7 @@ import io.fairway.director.sched.DestSpec;
 import io.fairway.director.sched.Flow;
 import io.fairway.director.sched.KernelScheduler;
 import io.fairway.director.sched.Schedulers;
+import io.fairway.plan.Selection;
 import io.fairway.table.AddressFamily;
 import io.fairway.table.Dest;
 import io.fairway.table.DestEntry;
@@ -51,7 +52,8 @@ final class VirtualService {
       boolean sorryInTable,
       io.fairway.director.sched.VirtualService kernel,
       Map<io.fairway.director.sched.Dest, RealServer> byKernelDest,
-      VarnishPicker varnish) {}
+      VarnishPicker varnish,
+      int hashBalanceFactor) {}
 
   private final ProxyOptions options;
   private final ConnectionExpiry expiry;
@@ -80,7 +82,17 @@ final class VirtualService {
   /** Whether the table can run this scheduler name. */
   static boolean known(String scheduler) {
     String s = scheduler.toLowerCase(Locale.ROOT);
-    return Schedulers.isKnown(s) || VarnishPicker.NAMES.contains(s);
+    return Schedulers.isKnown(s) || Selection.defaults(s) instanceof Selection.Varnish;
+  }
+
+  /**
+   * The plan's selection while the table service runs the plan's algorithm; the algorithm's
+   * defaults when the table says another one (a change made behind the plan's back).
+   */
+  private Selection selection() {
+    String name = service.scheduler().toLowerCase(Locale.ROOT);
+    Selection planned = spec.selection();
+    return planned != null && planned.algorithm().equals(name) ? planned : Selection.defaults(name);
   }
 
   Service service() {
@@ -109,7 +121,8 @@ final class VirtualService {
   void setSpec(ListenerSpec s) {
     ListenerSpec old = spec;
     spec = s;
-    if (!s.directorParams().equals(old.directorParams()) || !java.util.Objects.equals(s.sorryServer(), old.sorryServer())) {
+    if (!java.util.Objects.equals(s.selection(), old.selection())
+        || !java.util.Objects.equals(s.sorryServer(), old.sorryServer())) {
       rebuildAlgorithm();
     } else {
       republish();
@@ -168,13 +181,14 @@ final class VirtualService {
    */
   private void rebuildAlgorithm() {
     Service s = service;
-    String name = s.scheduler().toLowerCase(Locale.ROOT);
-    if (VarnishPicker.NAMES.contains(name)) {
+    Selection sel = selection();
+    if (sel instanceof Selection.Varnish v) {
       kernel = null;
-      varnish = new VarnishPicker(name, spec.directorParams());
+      varnish = new VarnishPicker(v, varnish);
     } else {
       varnish = null;
-      KernelScheduler ks = Schedulers.create(name, flags(s), schedulerOptions(spec));
+      Selection.Kernel k = (Selection.Kernel) sel;
+      KernelScheduler ks = Schedulers.create(k.algorithm(), flags(s), schedulerOptions(k));
       kernel = new io.fairway.director.sched.VirtualService(ks, persistence(s), System::currentTimeMillis);
       InetSocketAddress sorry = spec.sorryServer();
       if (sorry != null) {
@@ -188,11 +202,10 @@ final class VirtualService {
   }
 
   /** The kernel's mh table, bounded by {@code hash_balance_factor} when the config sets one. */
-  private static Schedulers.Options schedulerOptions(ListenerSpec spec) {
-    String factor = spec.directorParams().get("hash_balance_factor");
-    return factor == null
+  private static Schedulers.Options schedulerOptions(Selection.Kernel k) {
+    return k.hashBalanceFactor() == 0
         ? Schedulers.Options.KERNEL
-        : new Schedulers.Options(Schedulers.Options.KERNEL.mhTableSize(), Integer.parseInt(factor));
+        : new Schedulers.Options(Schedulers.Options.KERNEL.mhTableSize(), k.hashBalanceFactor());
   }
 
   private static List<String> flags(Service s) {
@@ -256,9 +269,10 @@ final class VirtualService {
       }
     }
     if (varnish != null) {
-      varnish.update(real);
+      varnish.update(real, sp.members());
     }
-    pool = new Pool(List.copyOf(real), sorry, inTable, kernel, byDest, varnish);
+    int factor = selection() instanceof Selection.Shard sh ? sh.hashBalanceFactor() : 0;
+    pool = new Pool(List.copyOf(real), sorry, inTable, kernel, byDest, varnish, factor);
   }
 
   /**
@@ -333,11 +347,10 @@ final class VirtualService {
    * there is no bound.
    */
   private long loadBound(Pool p) {
-    String f = spec.directorParams().get("hash_balance_factor");
-    if (f == null) {
+    long factor = p.hashBalanceFactor();
+    if (factor == 0) {
       return Long.MAX_VALUE;
     }
-    long factor = Long.parseLong(f);
     long total = 0;
     long up = 0;
     for (RealServer rs : p.servers()) {

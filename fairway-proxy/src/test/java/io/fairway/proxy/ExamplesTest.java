@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fairway.config.KeepalivedConfig;
 import io.fairway.config.ParseResult;
 import io.fairway.config.model.VirtualServer;
+import io.fairway.plan.Plan;
+import io.fairway.plan.PlanBuilder;
+import io.fairway.plan.ServicePlan;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,7 +18,7 @@ import org.junit.jupiter.api.Test;
 /** Every file in examples/ loads without warnings and names its algorithm and data plane. */
 class ExamplesTest {
   @Test
-  void everyExampleLoadsCleanly() throws IOException {
+  void everyExampleLoadsCleanly() throws Exception {
     Path dir = Path.of("..", "examples");
     List<Path> files;
     try (Stream<Path> s = Files.list(dir)) {
@@ -28,7 +31,10 @@ class ExamplesTest {
       VirtualServer vs = r.config().virtualServers().get(0);
       String algo = f.getFileName().toString().replace(".conf", "");
       assertThat(vs.scheduler().keyword()).as(f.toString()).isEqualTo(algo);
-      ListenerSpec spec = ListenerSpecs.from(vs);
+      Plan plan = PlanBuilder.build(r.config());
+      ServicePlan sp = plan.services().get(0);
+      ListenerSpec spec = ListenerSpec.of(sp, sp.services().get(0).key());
+      assertThat(spec.selection()).as(f.toString()).isEqualTo(sp.selection());
       assertThat(spec.sorryServer()).as(f + " names its sorry server for overflow").isNotNull();
     }
   }

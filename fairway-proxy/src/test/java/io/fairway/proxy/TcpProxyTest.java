@@ -92,7 +92,11 @@ class TcpProxyTest {
     ProxyTable plain = table(options(), null);
     assertThat(spread(serve(plain, anyPort(), algorithm, b1, b2, b3), 12)).hasSize(1);
 
-    ListenerSpec bounded = ListenerSpec.tcp().withDirectorParams(Map.of("hash_balance_factor", "125"));
+    io.fairway.plan.Selection withBound = algorithm.equals("mh")
+        ? new io.fairway.plan.Selection.Kernel("mh", List.of(), 125)
+        : new io.fairway.plan.Selection.Shard(67, io.fairway.director.varnish.ShardBy.KEY,
+            io.fairway.director.varnish.ShardHealthy.CHOSEN, 0, java.time.Duration.ZERO, 125);
+    ListenerSpec bounded = ListenerSpec.tcp().withSelection(withBound);
     ProxyTable t = table(options(), bounded);
     InetSocketAddress vip = serve(t, anyPort(), algorithm, b1, b2, b3);
     Map<String, Integer> m = new HashMap<>();

@@ -13,17 +13,27 @@ import java.util.Optional;
  * @param virtualServers virtual_server blocks, in file order
  * @param trackFiles top-level track_file blocks (FILE_CHECK refers to them by name)
  * @param ssl the SSL block for SSL_GET checkers, if any
+ * @param vrrp the VRRP blocks ({@code vrrp_instance}, {@code vrrp_sync_group}, {@code
+ *     vrrp_script} and the VRRP keywords of global_defs)
  */
 public record Config(
     GlobalDefs globalDefs,
     List<VirtualServerGroup> groups,
     List<VirtualServer> virtualServers,
     List<TrackFile> trackFiles,
-    Optional<SslContext> ssl) {
+    Optional<SslContext> ssl,
+    io.fairway.config.model.vrrp.VrrpConfig vrrp) {
   public Config {
     groups = List.copyOf(groups);
     virtualServers = List.copyOf(virtualServers);
     trackFiles = List.copyOf(trackFiles);
+  }
+
+  /** A configuration without VRRP. */
+  public Config(GlobalDefs globalDefs, List<VirtualServerGroup> groups,
+      List<VirtualServer> virtualServers, List<TrackFile> trackFiles, Optional<SslContext> ssl) {
+    this(globalDefs, groups, virtualServers, trackFiles, ssl,
+        io.fairway.config.model.vrrp.VrrpConfig.empty());
   }
 
   /** The virtual server with this identity, if any. */

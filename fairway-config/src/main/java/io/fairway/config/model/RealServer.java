@@ -1,5 +1,6 @@
 package io.fairway.config.model;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 
@@ -18,6 +19,13 @@ import java.util.Optional;
  * @param notifyUp script run when the server comes up
  * @param notifyDown script run when it goes down
  * @param checkers its health checkers; empty means "always up"
+ * @param checkPort the port the checkers connect to unless they set {@code connect_port}:
+ *     keepalived's rule is the port written on the real_server, else the virtual server's. It
+ *     differs from {@code id().port()} (what IPVS gets) for DR/TUN real servers whose written port
+ *     is not the service's, and for DR/TUN real servers of fwmark and group services (IPVS port 0)
+ * @param slowStart {@code slow_start} (a Fairway extension), its own or inherited from the
+ *     virtual server: a server that comes up after start takes its share progressively over this
+ *     time; {@link Duration#ZERO} = off
  */
 public record RealServer(
     Location location,
@@ -31,13 +39,20 @@ public record RealServer(
     boolean inhibitOnFailure,
     Optional<Script> notifyUp,
     Optional<Script> notifyDown,
-    List<Checker> checkers) {
+    List<Checker> checkers,
+    int checkPort,
+    Duration slowStart) {
   public RealServer {
     checkers = List.copyOf(checkers);
+    slowStart = slowStart == null ? Duration.ZERO : slowStart;
   }
 
-  /** The weight as the kernel takes it (truncated; only meaningful for kernel schedulers). */
+  /**
+   * The weight as the table and the checkers carry it: the configured integer for kernel
+   * schedulers; a Varnish director's decimal rounded up, so 0.5 is up (the director itself uses
+   * {@link #weight()}). Every consumer (table, checkers, quorum, plan) uses this one rounding.
+   */
   public int intWeight() {
-    return (int) Math.min(Integer.MAX_VALUE, Math.max(0, (long) weight));
+    return (int) Math.min(Integer.MAX_VALUE, Math.max(0, (long) Math.ceil(weight)));
   }
 }

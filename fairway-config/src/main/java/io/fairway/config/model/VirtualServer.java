@@ -30,6 +30,12 @@ import java.util.Set;
  * @param quorumDown script run when quorum is lost
  * @param sorryServer the server used while quorum is lost
  * @param realServers the real servers, in file order
+ * @param overflowToSorryServer {@code overflow_to_sorry_server} (a Fairway extension): new
+ *     connections go to the sorry server while every real server is over its {@code uthreshold}
+ *     or quiesced, on the kernel's IPVS and on the userspace plane alike; off, both refuse them
+ *     as the kernel does
+ * @param slowStart {@code slow_start} at virtual_server level (a Fairway extension), the default
+ *     of its real servers; {@link Duration#ZERO} when not given
  */
 public record VirtualServer(
     Location location,
@@ -50,10 +56,13 @@ public record VirtualServer(
     Optional<Script> quorumUp,
     Optional<Script> quorumDown,
     Optional<SorryServer> sorryServer,
-    List<RealServer> realServers) {
+    List<RealServer> realServers,
+    boolean overflowToSorryServer,
+    Duration slowStart) {
   public VirtualServer {
     flags = Set.copyOf(flags);
     realServers = List.copyOf(realServers);
+    slowStart = slowStart == null ? Duration.ZERO : slowStart;
   }
 
   /** True if persistence is on. */

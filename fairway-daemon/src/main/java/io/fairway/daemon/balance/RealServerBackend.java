@@ -1,14 +1,14 @@
 package io.fairway.daemon.balance;
 
-import io.fairway.config.model.RealServer;
 import io.fairway.director.Backend;
+import io.fairway.plan.MemberPlan;
 
-/** A configured real server as a director member: the director returns this, with its address. */
-public record RealServerBackend(String name, RealServer realServer) implements Backend {
+/** A planned real server as a director member: the director returns this, with its address. */
+public record RealServerBackend(String name, MemberPlan member) implements Backend {
 
-  /** Wraps a configured real server under its configured name. */
-  public static RealServerBackend of(RealServer rs) {
-    return new RealServerBackend(rs.name(), rs);
+  /** Wraps a planned real server under its configured name. */
+  public static RealServerBackend of(MemberPlan m) {
+    return new RealServerBackend(m.name(), m);
   }
 
   @Override

@@ -3,25 +3,25 @@ package io.fairway.daemon.balance;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fairway.config.KeepalivedConfig;
-import io.fairway.config.model.Config;
+import io.fairway.plan.Plan;
+import io.fairway.plan.PlanBuilder;
 import io.fairway.director.Backend;
 import io.fairway.director.Request;
 import io.fairway.director.varnish.ShardDirector;
 import java.net.InetAddress;
-import java.net.URISyntaxException;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
 class BalancerFactoryTest {
 
-  static Config config() throws URISyntaxException {
-    return KeepalivedConfig.parse(Path.of(BalancerFactoryTest.class.getResource("/pick/directors.conf").toURI()))
-        .config();
+  static Plan config() throws Exception {
+    return PlanBuilder.build(KeepalivedConfig.parse(
+        Path.of(BalancerFactoryTest.class.getResource("/pick/directors.conf").toURI())).config());
   }
 
   @Test
   void shardFromConfigCarriesSettingsIdentsAndRealServers() throws Exception {
-    Balancer b = BalancerFactory.build(config().virtualServer("web").orElseThrow(), BalancerFactory.Options.NONE);
+    Balancer b = BalancerFactory.build(config().service("web").orElseThrow(), BalancerFactory.Options.NONE);
     assertThat(b).isInstanceOf(DirectorBalancer.class);
     assertThat(b.servers()).containsExactly("b0", "b1", "b2", "b3");
     ShardDirector d = (ShardDirector) ((DirectorBalancer) b).director();
@@ -33,7 +33,7 @@ class BalancerFactoryTest {
     assertThat(d.state().ring().size()).isEqualTo(37 + 74 + 55 + 37);
     Backend picked = d.pick(Request.ofString("/x"));
     assertThat(picked).isInstanceOf(RealServerBackend.class);
-    assertThat(((RealServerBackend) picked).realServer().id().address())
+    assertThat(((RealServerBackend) picked).member().address())
         .isEqualTo(InetAddress.getByName("127.0.0.1"));
   }
 
@@ -47,10 +47,10 @@ class BalancerFactoryTest {
         "  real_server 127.0.0.1 9002 {", "  }",
         "  real_server 127.0.0.1 9003 {", "  }",
         "}", "");
-    Config c = KeepalivedConfig.parse("warm.conf", text, Path.of("."),
-        io.fairway.config.ParseOptions.defaults()).config();
-    Balancer warm = BalancerFactory.build(c.virtualServer("web").orElseThrow(), BalancerFactory.Options.NONE);
-    Balancer alt1 = BalancerFactory.build(c.virtualServer("web").orElseThrow(),
+    Plan c = PlanBuilder.build(KeepalivedConfig.parse("warm.conf", text, Path.of("."),
+        io.fairway.config.ParseOptions.defaults()).config());
+    Balancer warm = BalancerFactory.build(c.service("web").orElseThrow(), BalancerFactory.Options.NONE);
+    Balancer alt1 = BalancerFactory.build(c.service("web").orElseThrow(),
         new BalancerFactory.Options(null, null, 1));
     for (int i = 0; i < 300; i++) {
       assertThat(warm.pick("k" + i)).isEqualTo(alt1.pick("k" + i));
@@ -59,7 +59,7 @@ class BalancerFactoryTest {
 
   @Test
   void kernelSchedulerFromConfig() throws Exception {
-    Balancer b = BalancerFactory.build(config().virtualServer("kernel-rr").orElseThrow(), BalancerFactory.Options.NONE);
+    Balancer b = BalancerFactory.build(config().service("kernel-rr").orElseThrow(), BalancerFactory.Options.NONE);
     assertThat(b).isInstanceOf(SchedulerBalancer.class);
     assertThat(b.algorithm()).isEqualTo("rr");
     assertThat(b.setUp("127.0.0.1:9001", false)).isTrue();

@@ -1,0 +1,963 @@
+package io.fairway.config;
+
+import io.fairway.config.model.AddressFamily;
+import io.fairway.config.model.Addresses;
+import io.fairway.config.model.Location;
+import io.fairway.config.model.Script;
+import io.fairway.config.model.vrrp.Notify;
+import io.fairway.config.model.vrrp.SyncGroup;
+import io.fairway.config.model.vrrp.Track;
+import io.fairway.config.model.vrrp.VirtualAddress;
+import io.fairway.config.model.vrrp.VrrpConfig;
+import io.fairway.config.model.vrrp.VrrpGlobals;
+import io.fairway.config.model.vrrp.VrrpInstance;
+import io.fairway.config.model.vrrp.VrrpScript;
+import io.fairway.config.model.vrrp.VrrpState;
+import java.net.Inet4Address;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * {@code vrrp_instance}, {@code vrrp_sync_group}, {@code vrrp_script} and the VRRP keywords of
+ * {@code global_defs}, read as keepalived 2.2's vrrp_parser.c and completed as its
+ * vrrp_complete_instance() does. Where keepalived silently resets a bad value, Fairway reports an
+ * error: a VRRP mistake moves addresses between machines.
+ */
+final class VrrpParser {
+  static final Set<String> GLOBAL = Set.of("vrrp_version", "vrrp_garp_master_delay",
+      "vrrp_garp_master_repeat", "vrrp_garp_master_refresh", "vrrp_garp_master_refresh_repeat",
+      "vrrp_garp_interval", "vrrp_gna_interval", "vrrp_lower_prio_no_advert",
+      "vrrp_skip_check_adv_addr", "vrrp_strict", "vrrp_mcast_group4", "vrrp_mcast_group6",
+      "vrrp_startup_delay");
+
+  static final Set<String> INSTANCE = Set.of("state", "interface", "virtual_router_id",
+      "priority", "advert_int", "virtual_ipaddress", "virtual_ipaddress_excluded", "nopreempt",
+      "preempt", "preempt_delay", "unicast_src_ip", "mcast_src_ip", "unicast_peer",
+      "authentication", "garp_master_delay", "garp_master_repeat", "garp_master_refresh",
+      "notify_master", "notify_backup", "notify_fault", "notify_stop", "notify", "track_script",
+      "track_interface", "track_file", "version", "accept", "no_accept",
+      "lvs_sync_daemon_interface", "smtp_alert", "dont_track_primary");
+
+  /** keepalived instance keywords Fairway refuses, with why. */
+  static final Map<String, String> REFUSED = Map.ofEntries(
+      Map.entry("use_vmac", "Fairway does not create macvlan interfaces; the virtual addresses "
+          + "go on the instance's interface itself (drop use_vmac)"),
+      Map.entry("use_vmac_addr", "Fairway does not create macvlan interfaces"),
+      Map.entry("vmac_xmit_base", "Fairway does not create macvlan interfaces"),
+      Map.entry("use_ipvlan", "Fairway does not create ipvlan interfaces"),
+      Map.entry("auth_hmac", "HMAC authentication is a keepalived extension Fairway does not "
+          + "implement"),
+      Map.entry("virtual_routes", "Fairway does not manage routes (use static routes)"),
+      Map.entry("virtual_rules", "Fairway does not manage policy routing rules"),
+      Map.entry("track_process", "process tracking is not implemented; use a vrrp_script"),
+      Map.entry("track_bfd", "BFD is not implemented"),
+      Map.entry("vrf", "VRF is not implemented"),
+      Map.entry("native_ipv6", "not implemented"),
+      Map.entry("mcast_dst_ip", "not implemented: adverts go to 224.0.0.18 / ff02::12"),
+      Map.entry("unicast_ttl", "not implemented: adverts are sent and checked with TTL 255"),
+      Map.entry("check_unicast_src", "not implemented"),
+      Map.entry("old_unicast_checksum", "not implemented"),
+      Map.entry("v3_checksum_as_v2", "not implemented"),
+      Map.entry("strict_mode", "not implemented per instance; use global_defs vrrp_strict"),
+      Map.entry("skip_check_adv_addr", "not implemented per instance; use global_defs "
+          + "vrrp_skip_check_adv_addr"),
+      Map.entry("promote_secondaries", "not implemented"),
+      Map.entry("no_virtual_ipaddress", "not implemented"),
+      Map.entry("garp_master_refresh_repeat", "not implemented per instance"),
+      Map.entry("garp_lower_prio_delay", "not implemented"),
+      Map.entry("garp_lower_prio_repeat", "not implemented"),
+      Map.entry("down_timer_adverts", "not implemented: the master down interval is RFC's 3"),
+      Map.entry("notify_deleted", "not implemented"),
+      Map.entry("notify_master_rx_lower_pri", "not implemented"),
+      Map.entry("notify_priority_changes", "not implemented"),
+      Map.entry("lower_prio_no_advert", "not implemented per instance"),
+      Map.entry("higher_prio_send_advert", "not implemented"),
+      Map.entry("owner_ignore_adverts", "not implemented"),
+      Map.entry("unicast_fault_no_peer", "not implemented"),
+      Map.entry("track_src_ip", "not implemented"),
+      Map.entry("linkbeat_use_polling", "not implemented"),
+      Map.entry("debug", "not implemented"),
+      Map.entry("kernel_rx_buf_size", "not implemented"),
+      Map.entry("timer_expired_backup", "not implemented"),
+      Map.entry("garp_extra_if", "not implemented"));
+
+  private static final Set<String> GROUP = Set.of("group", "notify_master", "notify_backup",
+      "notify_fault", "notify_stop", "notify", "track_script", "smtp_alert");
+  private static final Set<String> SCRIPT = Set.of("script", "interval", "timeout", "weight",
+      "rise", "fall", "user", "init_fail");
+
+  private final Values v;
+  private VrrpGlobals globals = VrrpGlobals.defaults();
+  private final List<Node> instanceNodes = new ArrayList<>();
+  private final List<Node> groupNodes = new ArrayList<>();
+  private final Map<String, VrrpScript> scripts = new LinkedHashMap<>();
+
+  VrrpParser(Values v) {
+    this.v = v;
+  }
+
+  /** True for the top-level blocks this parser reads. */
+  static boolean isTopLevel(String keyword) {
+    return keyword.equals("vrrp_instance") || keyword.equals("vrrp_sync_group")
+        || keyword.equals("vrrp_script");
+  }
+
+  /** Collects a top-level block; instances are resolved in {@link #build} (scripts first). */
+  void top(Node n) {
+    switch (n.keyword()) {
+      case "vrrp_instance" -> instanceNodes.add(n);
+      case "vrrp_sync_group" -> groupNodes.add(n);
+      case "vrrp_script" -> script(n);
+      default -> throw new IllegalArgumentException(n.keyword());
+    }
+  }
+
+  // --- global_defs -----------------------------------------------------------------------------
+
+  /** Read into the model, not acted on yet: said so rather than silently ignored. */
+  private static final Set<String> NOT_ACTED_ON = Set.of("vrrp_garp_interval",
+      "vrrp_gna_interval", "vrrp_lower_prio_no_advert", "vrrp_startup_delay");
+
+  void global(Node n) {
+    if (NOT_ACTED_ON.contains(n.keyword())) {
+      v.warn(n, "global_defs '" + n.keyword() + "' is read but Fairway does not act on it yet");
+    }
+    VrrpGlobals g = globals;
+    switch (n.keyword()) {
+      case "vrrp_version" -> {
+        Long x = v.args(n, 1, 1) ? v.number(n, 1, 2, 3, "version") : null;
+        if (x != null) {
+          g = new VrrpGlobals(x.intValue(), g.garpMasterDelay(), g.garpMasterRepeat(),
+              g.garpMasterRefresh(), g.garpMasterRefreshRepeat(), g.garpInterval(),
+              g.gnaInterval(), g.lowerPrioNoAdvert(), g.skipCheckAdvAddr(), g.strict(),
+              g.mcastGroup4(), g.mcastGroup6(), g.startupDelay());
+        }
+      }
+      case "vrrp_garp_master_delay" -> {
+        Duration d = v.args(n, 1, 1) ? seconds(n, 0, 255) : null;
+        if (d != null) {
+          g = new VrrpGlobals(g.version(), d, g.garpMasterRepeat(), g.garpMasterRefresh(),
+              g.garpMasterRefreshRepeat(), g.garpInterval(), g.gnaInterval(),
+              g.lowerPrioNoAdvert(), g.skipCheckAdvAddr(), g.strict(), g.mcastGroup4(),
+              g.mcastGroup6(), g.startupDelay());
+        }
+      }
+      case "vrrp_garp_master_repeat" -> {
+        Long x = v.args(n, 1, 1) ? v.number(n, 1, 1, 255, "repeat") : null;
+        if (x != null) {
+          g = new VrrpGlobals(g.version(), g.garpMasterDelay(), x.intValue(),
+              g.garpMasterRefresh(), g.garpMasterRefreshRepeat(), g.garpInterval(),
+              g.gnaInterval(), g.lowerPrioNoAdvert(), g.skipCheckAdvAddr(), g.strict(),
+              g.mcastGroup4(), g.mcastGroup6(), g.startupDelay());
+        }
+      }
+      case "vrrp_garp_master_refresh" -> {
+        Duration d = v.args(n, 1, 1) ? v.timer(n, 1, true) : null;
+        if (d != null) {
+          g = new VrrpGlobals(g.version(), g.garpMasterDelay(), g.garpMasterRepeat(),
+              d.isZero() ? Optional.empty() : Optional.of(d), g.garpMasterRefreshRepeat(),
+              g.garpInterval(), g.gnaInterval(), g.lowerPrioNoAdvert(), g.skipCheckAdvAddr(),
+              g.strict(), g.mcastGroup4(), g.mcastGroup6(), g.startupDelay());
+        }
+      }
+      case "vrrp_garp_master_refresh_repeat" -> {
+        Long x = v.args(n, 1, 1) ? v.number(n, 1, 1, 255, "repeat") : null;
+        if (x != null) {
+          g = new VrrpGlobals(g.version(), g.garpMasterDelay(), g.garpMasterRepeat(),
+              g.garpMasterRefresh(), x.intValue(), g.garpInterval(), g.gnaInterval(),
+              g.lowerPrioNoAdvert(), g.skipCheckAdvAddr(), g.strict(), g.mcastGroup4(),
+              g.mcastGroup6(), g.startupDelay());
+        }
+      }
+      case "vrrp_garp_interval", "vrrp_gna_interval" -> {
+        Duration d = v.args(n, 1, 1) ? seconds(n, 0, 1) : null;
+        if (d != null && d.isZero()) {
+          v.error(n, n.keyword() + ": must be more than 0 seconds (keepalived refuses 0)");
+        } else if (d != null) {
+          boolean garp = n.keyword().equals("vrrp_garp_interval");
+          g = new VrrpGlobals(g.version(), g.garpMasterDelay(), g.garpMasterRepeat(),
+              g.garpMasterRefresh(), g.garpMasterRefreshRepeat(), garp ? d : g.garpInterval(),
+              garp ? g.gnaInterval() : d, g.lowerPrioNoAdvert(), g.skipCheckAdvAddr(),
+              g.strict(), g.mcastGroup4(), g.mcastGroup6(), g.startupDelay());
+        }
+      }
+      case "vrrp_lower_prio_no_advert", "vrrp_skip_check_adv_addr", "vrrp_strict" -> {
+        Boolean b = v.args(n, 0, 1) ? v.bool(n, 1) : null;
+        if (b != null) {
+          String k = n.keyword();
+          g = new VrrpGlobals(g.version(), g.garpMasterDelay(), g.garpMasterRepeat(),
+              g.garpMasterRefresh(), g.garpMasterRefreshRepeat(), g.garpInterval(),
+              g.gnaInterval(), k.equals("vrrp_lower_prio_no_advert") ? b : g.lowerPrioNoAdvert(),
+              k.equals("vrrp_skip_check_adv_addr") ? b : g.skipCheckAdvAddr(),
+              k.equals("vrrp_strict") ? b : g.strict(), g.mcastGroup4(), g.mcastGroup6(),
+              g.startupDelay());
+        }
+      }
+      case "vrrp_mcast_group4", "vrrp_mcast_group6" -> {
+        InetAddress a = v.args(n, 1, 1) ? v.address(n, 1, "multicast group") : null;
+        boolean four = n.keyword().endsWith("4");
+        if (a != null && (!a.isMulticastAddress() || (a instanceof Inet4Address) != four)) {
+          v.error(n, n.keyword() + ": " + n.arg(1) + " is not an IPv" + (four ? "4" : "6")
+              + " multicast address");
+        } else if (a != null) {
+          g = new VrrpGlobals(g.version(), g.garpMasterDelay(), g.garpMasterRepeat(),
+              g.garpMasterRefresh(), g.garpMasterRefreshRepeat(), g.garpInterval(),
+              g.gnaInterval(), g.lowerPrioNoAdvert(), g.skipCheckAdvAddr(), g.strict(),
+              four ? a : g.mcastGroup4(), four ? g.mcastGroup6() : a, g.startupDelay());
+        }
+      }
+      case "vrrp_startup_delay" -> {
+        Duration d = v.args(n, 1, 1) ? seconds(n, 0, 3600) : null;
+        if (d != null) {
+          g = new VrrpGlobals(g.version(), g.garpMasterDelay(), g.garpMasterRepeat(),
+              g.garpMasterRefresh(), g.garpMasterRefreshRepeat(), g.garpInterval(),
+              g.gnaInterval(), g.lowerPrioNoAdvert(), g.skipCheckAdvAddr(), g.strict(),
+              g.mcastGroup4(), g.mcastGroup6(), Optional.of(d));
+        }
+      }
+      default -> throw new IllegalArgumentException(n.keyword());
+    }
+    globals = g;
+  }
+
+  private Duration seconds(Node n, long min, long max) {
+    Duration d = v.timer(n, 1, true);
+    if (d == null) {
+      return null;
+    }
+    if (d.compareTo(Duration.ofSeconds(min)) < 0 || d.compareTo(Duration.ofSeconds(max)) > 0) {
+      v.error(n, n.keyword() + ": " + n.arg(1) + " is out of range " + min + ".." + max
+          + " seconds");
+      return null;
+    }
+    return d;
+  }
+
+  // --- vrrp_script -----------------------------------------------------------------------------
+
+  private void script(Node n) {
+    if (n.argc() != 1) {
+      v.error(n, "vrrp_script needs exactly one name");
+      return;
+    }
+    if (!v.block(n)) {
+      return;
+    }
+    String name = n.arg(1);
+    Script script = null;
+    Duration interval = Duration.ofSeconds(1);
+    Duration timeout = null;
+    int weight = 0;
+    boolean reverse = false;
+    int rise = 1;
+    int fall = 1;
+    boolean initFail = false;
+    Optional<String> user = Optional.empty();
+    Optional<String> group = Optional.empty();
+    for (Node c : n.children) {
+      switch (c.keyword()) {
+        case "script" -> {
+          List<String> words = Tokenizer.quotedWords(c.line.text());
+          List<String> argv = words.size() == 2 ? Tokenizer.argv(words.get(1))
+              : words.subList(1, words.size());
+          if (c.hasBlock() || argv.isEmpty()) {
+            v.error(c, "script needs a command");
+          } else {
+            script = new Script(String.join(" ", words.subList(1, words.size())), argv,
+                Optional.empty(), Optional.empty());
+          }
+        }
+        case "interval", "timeout" -> {
+          Duration d = v.args(c, 1, 1) ? v.timer(c, 1, false) : null;
+          if (d != null && c.keyword().equals("interval")) {
+            interval = d;
+          } else if (d != null) {
+            timeout = d;
+          }
+        }
+        case "weight" -> {
+          if (v.args(c, 1, 2)) {
+            Long w = v.signed(c, 1, -253, 253, "weight");
+            if (w != null) {
+              weight = w.intValue();
+            }
+            if (c.argc() == 2) {
+              if (c.arg(2).equals("reverse")) {
+                reverse = true;
+              } else {
+                v.error(c, "weight: expected 'reverse', got '" + c.arg(2) + "'");
+              }
+            }
+          }
+        }
+        case "rise", "fall" -> {
+          Long x = v.args(c, 1, 1) ? v.number(c, 1, 1, Values.INT32_MAX, c.keyword()) : null;
+          if (x != null && c.keyword().equals("rise")) {
+            rise = x.intValue();
+          } else if (x != null) {
+            fall = x.intValue();
+          }
+        }
+        case "user" -> {
+          if (v.args(c, 1, 2)) {
+            user = Optional.of(c.arg(1));
+            group = c.argc() == 2 ? Optional.of(c.arg(2)) : Optional.empty();
+          }
+        }
+        case "init_fail" -> {
+          if (v.args(c, 0, 0)) {
+            initFail = true;
+          }
+        }
+        default -> v.unknown(c, SCRIPT, "vrrp_script");
+      }
+    }
+    if (script == null) {
+      v.error(n, "vrrp_script " + name + " has no 'script'");
+      return;
+    }
+    if (scripts.containsKey(name)) {
+      v.error(n, "duplicate vrrp_script '" + name + "' (first at "
+          + scripts.get(name).location() + ")");
+      return;
+    }
+    script = new Script(script.command(), script.argv(), user, group);
+    scripts.put(name, new VrrpScript(Values.loc(n), name, script, interval,
+        timeout == null ? interval : timeout, weight, reverse, rise, fall, initFail));
+  }
+
+  // --- vrrp_instance ---------------------------------------------------------------------------
+
+  private VrrpInstance instance(Node n) {
+    if (n.argc() != 1) {
+      v.error(n, "vrrp_instance needs exactly one name");
+      return null;
+    }
+    if (!v.block(n)) {
+      return null;
+    }
+    String name = n.arg(1);
+    VrrpState state = null;
+    String iface = null;
+    Integer vrid = null;
+    Integer priority = null;
+    Node priorityNode = null;
+    Duration advert = Duration.ofSeconds(1);
+    Node advertNode = null;
+    Integer version = null;
+    List<VirtualAddress> vips = new ArrayList<>();
+    List<VirtualAddress> excluded = new ArrayList<>();
+    boolean preempt = true;
+    Node nopreemptNode = null;
+    Duration preemptDelay = Duration.ZERO;
+    Node preemptDelayNode = null;
+    Optional<InetAddress> unicastSrc = Optional.empty();
+    List<InetAddress> peers = new ArrayList<>();
+    Optional<String> authPass = Optional.empty();
+    Node authNode = null;
+    Duration garpDelay = globals.garpMasterDelay();
+    int garpRepeat = globals.garpMasterRepeat();
+    Optional<Duration> garpRefresh = globals.garpMasterRefresh();
+    Map<String, Script> notify = new HashMap<>();
+    List<Track> trackScripts = new ArrayList<>();
+    List<Track> trackIfs = new ArrayList<>();
+    List<Track> trackFiles = new ArrayList<>();
+    boolean accept = !globals.strict();
+    Optional<String> syncIf = Optional.empty();
+    for (Node c : n.children) {
+      String k = c.keyword();
+      switch (k) {
+        case "state" -> {
+          if (v.args(c, 1, 1)) {
+            switch (c.arg(1)) {
+              case "MASTER" -> state = VrrpState.MASTER;
+              case "BACKUP" -> state = VrrpState.BACKUP;
+              default -> v.error(c, "state must be MASTER or BACKUP, not '" + c.arg(1) + "'");
+            }
+          }
+        }
+        case "interface" -> {
+          if (v.args(c, 1, 1)) {
+            if (c.arg(1).length() >= 16) {
+              v.error(c, "interface name '" + c.arg(1) + "' is longer than 15 characters");
+            } else {
+              iface = c.arg(1);
+            }
+          }
+        }
+        case "virtual_router_id" -> {
+          Long x = v.args(c, 1, 1) ? v.number(c, 1, 1, 255, "virtual_router_id") : null;
+          if (x != null) {
+            vrid = x.intValue();
+          }
+        }
+        case "priority" -> {
+          Long x = v.args(c, 1, 1) ? v.number(c, 1, 1, 255, "priority") : null;
+          if (x != null) {
+            priority = x.intValue();
+            priorityNode = c;
+          }
+        }
+        case "advert_int" -> {
+          Duration d = v.args(c, 1, 1) ? v.timer(c, 1, false) : null;
+          if (d != null && d.compareTo(Duration.ofSeconds(255)) > 0) {
+            v.error(c, "advert_int " + c.arg(1) + " is out of range 0.01..255 seconds");
+          } else if (d != null && d.compareTo(Duration.ofMillis(10)) < 0) {
+            v.error(c, "advert_int " + c.arg(1) + " is below 0.01 seconds");
+          } else if (d != null) {
+            advert = d;
+            advertNode = c;
+          }
+        }
+        case "version" -> {
+          Long x = v.args(c, 1, 1) ? v.number(c, 1, 2, 3, "version") : null;
+          if (x != null) {
+            version = x.intValue();
+          }
+        }
+        case "virtual_ipaddress", "virtual_ipaddress_excluded" -> {
+          if (v.block(c)) {
+            for (Node a : c.children) {
+              VirtualAddress va = virtualAddress(a);
+              if (va != null) {
+                (k.equals("virtual_ipaddress") ? vips : excluded).add(va);
+              }
+            }
+          }
+        }
+        case "nopreempt" -> {
+          if (v.args(c, 0, 0)) {
+            preempt = false;
+            nopreemptNode = c;
+          }
+        }
+        case "preempt" -> {
+          if (v.args(c, 0, 0)) {
+            preempt = true;
+          }
+        }
+        case "preempt_delay" -> {
+          Duration d = v.args(c, 1, 1) ? v.timer(c, 1, true) : null;
+          if (d != null && d.compareTo(Duration.ofSeconds(1000)) > 0) {
+            v.error(c, "preempt_delay " + c.arg(1) + " is out of range 0..1000 seconds");
+          } else if (d != null) {
+            preemptDelay = d;
+            preemptDelayNode = c;
+          }
+        }
+        case "unicast_src_ip", "mcast_src_ip" -> {
+          InetAddress a = v.args(c, 1, 1) ? v.address(c, 1, "address") : null;
+          if (a != null) {
+            unicastSrc = Optional.of(a);
+          }
+        }
+        case "unicast_peer" -> {
+          if (v.block(c)) {
+            for (Node p : c.children) {
+              if (p.hasBlock() || p.argc() > 0) {
+                v.error(p, "unicast_peer: one address per line (options such as min_ttl are "
+                    + "not implemented)");
+                continue;
+              }
+              InetAddress a = Values.address(p.keyword());
+              if (a == null) {
+                v.error(p, "unicast_peer: '" + p.keyword() + "' is not an IPv4 or IPv6 address");
+              } else if (peers.contains(a)) {
+                v.error(p, "unicast_peer: " + p.keyword() + " is listed twice");
+              } else {
+                peers.add(a);
+              }
+            }
+          }
+        }
+        case "authentication" -> {
+          if (v.block(c)) {
+            authNode = c;
+            authPass = authentication(c);
+          }
+        }
+        case "garp_master_delay" -> {
+          Duration d = v.args(c, 1, 1) ? seconds(c, 0, 255) : null;
+          if (d != null) {
+            garpDelay = d;
+          }
+        }
+        case "garp_master_repeat" -> {
+          Long x = v.args(c, 1, 1) ? v.number(c, 1, 1, 255, "repeat") : null;
+          if (x != null) {
+            garpRepeat = x.intValue();
+          }
+        }
+        case "garp_master_refresh" -> {
+          Duration d = v.args(c, 1, 1) ? v.timer(c, 1, true) : null;
+          if (d != null) {
+            garpRefresh = d.isZero() ? Optional.empty() : Optional.of(d);
+          }
+        }
+        case "notify_master", "notify_backup", "notify_fault", "notify_stop", "notify" ->
+            notifyScript(c, notify);
+        case "track_script" -> tracks(c, trackScripts, "track_script");
+        case "track_interface" -> tracks(c, trackIfs, "track_interface");
+        case "track_file" -> tracks(c, trackFiles, "track_file");
+        case "accept" -> {
+          if (v.args(c, 0, 0)) {
+            accept = true;
+          }
+        }
+        case "no_accept" -> {
+          if (v.args(c, 0, 0)) {
+            accept = false;
+            v.warn(c, "no_accept: Fairway installs no firewall rules; packets to the virtual "
+                + "addresses are accepted as with 'accept'");
+          }
+        }
+        case "lvs_sync_daemon_interface" -> {
+          if (v.args(c, 1, 1)) {
+            syncIf = Optional.of(c.arg(1));
+            v.warn(c, "lvs_sync_daemon_interface: Fairway does not start the IPVS connection "
+                + "sync daemon yet; established connections are not copied to the backup");
+          }
+        }
+        case "smtp_alert", "dont_track_primary" ->
+            v.warn(c, "'" + k + "' is not used by Fairway; ignored");
+        default -> {
+          if (REFUSED.containsKey(k)) {
+            v.error(c, "'" + k + "' is not supported: " + REFUSED.get(k));
+          } else {
+            v.unknown(c, INSTANCE, "vrrp_instance");
+          }
+        }
+      }
+    }
+    boolean ok = true;
+    if (iface == null) {
+      v.error(n, "vrrp_instance " + name + " has no 'interface'");
+      ok = false;
+    }
+    if (vrid == null) {
+      v.error(n, "vrrp_instance " + name + " has no 'virtual_router_id'");
+      ok = false;
+    }
+    // The family is the virtual addresses'; all of them must agree (keepalived refuses a mix).
+    AddressFamily family = null;
+    for (VirtualAddress a : vips) {
+      AddressFamily f = AddressFamily.of(a.address());
+      if (family == null) {
+        family = f;
+      } else if (f != family) {
+        v.error(lineOf(n, a.location()), "virtual_ipaddress " + Addresses.format(a.address())
+            + ": IPv4 and IPv6 addresses cannot be mixed in one vrrp_instance (use "
+            + "virtual_ipaddress_excluded, or a second instance)");
+        ok = false;
+      }
+    }
+    if (family == null && unicastSrc.isPresent()) {
+      family = AddressFamily.of(unicastSrc.get());
+    }
+    if (family == null) {
+      family = AddressFamily.INET;
+    }
+    for (InetAddress p : peers) {
+      if (AddressFamily.of(p) != family) {
+        v.error(n, "unicast_peer " + Addresses.format(p) + " is not of the instance's family "
+            + family.keyword());
+        ok = false;
+      }
+    }
+    if (unicastSrc.isPresent() && AddressFamily.of(unicastSrc.get()) != family) {
+      v.error(n, "unicast_src_ip " + Addresses.format(unicastSrc.get())
+          + " is not of the instance's family " + family.keyword());
+      ok = false;
+    }
+    int ver = version != null ? version : family == AddressFamily.INET6 ? 3 : globals.version();
+    if (family == AddressFamily.INET6 && ver == 2) {
+      v.error(n, "vrrp_instance " + name + ": VRRPv2 carries IPv4 only; IPv6 needs version 3");
+      ok = false;
+    }
+    if (authPass.isPresent() && ver == 3) {
+      v.error(authNode, "authentication is VRRPv2 only (RFC 5798 removed it); drop it or use "
+          + "version 2");
+      ok = false;
+    }
+    if (globals.strict() && authPass.isPresent()) {
+      v.error(authNode, "vrrp_strict forbids authentication");
+      ok = false;
+    }
+    if (globals.strict() && !peers.isEmpty()) {
+      v.error(n, "vrrp_strict forbids unicast_peer");
+      ok = false;
+    }
+    if (ver == 2 && advert.toNanos() % 1_000_000_000L != 0) {
+      v.error(advertNode, "advert_int " + advertNode.arg(1) + ": VRRPv2 advertises whole "
+          + "seconds");
+      ok = false;
+    } else if (ver == 3 && advert.toNanos() % 10_000_000L != 0) {
+      v.error(advertNode, "advert_int " + advertNode.arg(1) + ": VRRPv3 advertises in units of "
+          + "10 ms");
+      ok = false;
+    }
+    if (vips.size() > 255) {
+      v.error(n, "vrrp_instance " + name + " has " + vips.size() + " virtual_ipaddress; an advert"
+          + " carries at most 255 (use virtual_ipaddress_excluded)");
+      ok = false;
+    }
+    // keepalived derives whichever of state and priority is missing from the other.
+    int prio = priority != null ? priority
+        : state == VrrpState.MASTER ? VrrpInstance.OWNER_PRIORITY : 100;
+    if (state == null) {
+      state = prio == VrrpInstance.OWNER_PRIORITY ? VrrpState.MASTER : VrrpState.BACKUP;
+    }
+    if (prio == VrrpInstance.OWNER_PRIORITY && state == VrrpState.BACKUP) {
+      v.error(priorityNode, "priority 255 is the address owner, which is always MASTER; "
+          + "use state MASTER or a priority of 254 or less");
+      ok = false;
+    }
+    if (!preempt && state == VrrpState.MASTER) {
+      v.warn(nopreemptNode, "nopreempt does not work with state MASTER; keepalived clears it "
+          + "(use state BACKUP)");
+      preempt = true;
+    }
+    if (!preemptDelay.isZero() && state == VrrpState.MASTER) {
+      v.warn(preemptDelayNode, "preempt_delay does not work with state MASTER; keepalived "
+          + "clears it (use state BACKUP)");
+      preemptDelay = Duration.ZERO;
+    }
+    if (!preemptDelay.isZero() && !preempt) {
+      v.warn(preemptDelayNode, "preempt_delay does nothing with nopreempt; keepalived clears it");
+      preemptDelay = Duration.ZERO;
+    }
+    for (Track t : trackScripts) {
+      if (!scripts.containsKey(t.name())) {
+        v.error(n, "vrrp_instance " + name + ": track_script '" + t.name() + "' is not a "
+            + "vrrp_script" + Keywords.suggest(t.name(), scripts.keySet())
+                .map(s -> " (did you mean '" + s + "'?)").orElse(""));
+        ok = false;
+      }
+    }
+    if (!ok) {
+      return null;
+    }
+    Notify nf = new Notify(Optional.ofNullable(notify.get("notify_master")),
+        Optional.ofNullable(notify.get("notify_backup")),
+        Optional.ofNullable(notify.get("notify_fault")),
+        Optional.ofNullable(notify.get("notify_stop")), Optional.ofNullable(notify.get("notify")));
+    return new VrrpInstance(Values.loc(n), name, state, iface, vrid, prio, advert, ver, family,
+        vips, excluded, preempt, preemptDelay, unicastSrc, peers, authPass, garpDelay, garpRepeat,
+        garpRefresh, nf, trackScripts, trackIfs, trackFiles, accept, syncIf);
+  }
+
+  private static Node lineOf(Node parent, Location at) {
+    for (Node c : parent.children) {
+      if (c.children != null) {
+        for (Node a : c.children) {
+          if (a.line.line() == at.line() && a.line.file().equals(at.file())) {
+            return a;
+          }
+        }
+      }
+    }
+    return parent;
+  }
+
+  private Optional<String> authentication(Node c) {
+    String type = null;
+    String pass = null;
+    for (Node a : c.children) {
+      switch (a.keyword()) {
+        case "auth_type" -> {
+          if (v.args(a, 1, 1)) {
+            if (a.arg(1).equals("PASS")) {
+              type = "PASS";
+            } else if (a.arg(1).equals("AH")) {
+              v.error(a, "auth_type AH is not supported: RFC 3768 removed IPsec AH from VRRP "
+                  + "and Fairway does not implement it; use auth_type PASS or no authentication");
+            } else {
+              v.error(a, "auth_type must be PASS, not '" + a.arg(1) + "'");
+            }
+          }
+        }
+        case "auth_pass" -> {
+          if (v.args(a, 1, 1)) {
+            pass = a.arg(1);
+            if (pass.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 8) {
+              v.warn(a, "auth_pass is longer than 8 bytes; keepalived (and Fairway) use the "
+                  + "first 8");
+              pass = new String(java.util.Arrays.copyOf(
+                  pass.getBytes(java.nio.charset.StandardCharsets.UTF_8), 8),
+                  java.nio.charset.StandardCharsets.UTF_8);
+            }
+          }
+        }
+        default -> v.unknown(a, Set.of("auth_type", "auth_pass"), "authentication");
+      }
+    }
+    if ("PASS".equals(type) && pass == null) {
+      v.error(c, "auth_type PASS needs an auth_pass");
+    }
+    return "PASS".equals(type) && pass != null ? Optional.of(pass) : Optional.empty();
+  }
+
+  private VirtualAddress virtualAddress(Node a) {
+    if (a.hasBlock()) {
+      v.error(a, "a virtual address does not take a { } block");
+      return null;
+    }
+    String word = a.keyword();
+    int slash = word.indexOf('/');
+    InetAddress addr = Values.address(slash < 0 ? word : word.substring(0, slash));
+    if (addr == null) {
+      v.error(a, "'" + (slash < 0 ? word : word.substring(0, slash))
+          + "' is not an IPv4 or IPv6 address");
+      return null;
+    }
+    int max = addr instanceof Inet4Address ? 32 : 128;
+    int prefix = max;
+    if (slash >= 0) {
+      Long p = Values.parseLong(word.substring(slash + 1));
+      if (p == null || p < 0 || p > max || !word.substring(slash + 1).matches("\\d+")) {
+        v.error(a, "prefix '" + word.substring(slash + 1) + "' must be 0.." + max);
+        return null;
+      }
+      prefix = p.intValue();
+    }
+    Optional<String> dev = Optional.empty();
+    Optional<String> label = Optional.empty();
+    int scope = 0;
+    boolean noTrack = false;
+    for (int i = 1; i <= a.argc(); i++) {
+      String opt = a.arg(i);
+      switch (opt) {
+        case "dev", "label", "scope" -> {
+          if (i == a.argc()) {
+            v.error(a, "'" + opt + "' needs a value");
+            return null;
+          }
+          String val = a.arg(++i);
+          if (opt.equals("dev")) {
+            dev = Optional.of(val);
+          } else if (opt.equals("label")) {
+            if (!(addr instanceof Inet4Address)) {
+              v.error(a, "label applies to IPv4 addresses only");
+              return null;
+            }
+            label = Optional.of(val);
+          } else {
+            Integer s = scope(val);
+            if (s == null) {
+              v.error(a, "scope must be global, site, link, host, nowhere or 0..255, not '"
+                  + val + "'");
+              return null;
+            }
+            scope = s;
+          }
+        }
+        case "no_track" -> noTrack = true;
+        default -> {
+          v.error(a, "virtual address option '" + opt + "' is not supported (dev, label, "
+              + "scope and no_track are)");
+          return null;
+        }
+      }
+    }
+    return new VirtualAddress(Values.loc(a), addr, prefix, dev, label, scope, noTrack);
+  }
+
+  private static Integer scope(String s) {
+    switch (s) {
+      case "global":
+      case "universe":
+        return 0;
+      case "site":
+        return 200;
+      case "link":
+        return 253;
+      case "host":
+        return 254;
+      case "nowhere":
+        return 255;
+      default:
+        Long x = Values.parseLong(s);
+        return x != null && x >= 0 && x <= 255 ? x.intValue() : null;
+    }
+  }
+
+  private void notifyScript(Node c, Map<String, Script> into) {
+    Script s = v.script(c);
+    if (s == null) {
+      return;
+    }
+    if (into.containsKey(c.keyword())) {
+      v.error(c, c.keyword() + " is given twice");
+      return;
+    }
+    into.put(c.keyword(), s);
+  }
+
+  /** {@code track_X { NAME [weight N [reverse]] ... }}. */
+  private void tracks(Node c, List<Track> into, String what) {
+    if (!v.block(c)) {
+      return;
+    }
+    for (Node t : c.children) {
+      if (t.hasBlock()) {
+        v.error(t, what + ": an entry does not take a { } block");
+        continue;
+      }
+      Optional<Integer> weight = Optional.empty();
+      boolean reverse = false;
+      if (t.argc() > 0) {
+        if (!t.arg(1).equals("weight") || t.argc() < 2 || t.argc() > 3) {
+          v.error(t, what + ": expected 'NAME [weight N [reverse]]'");
+          continue;
+        }
+        Long w = v.signed(t, 2, -254, 254, "weight");
+        if (w == null) {
+          continue;
+        }
+        weight = Optional.of(w.intValue());
+        if (t.argc() == 3) {
+          if (!t.arg(3).equals("reverse")) {
+            v.error(t, what + ": expected 'reverse' after the weight, got '" + t.arg(3) + "'");
+            continue;
+          }
+          reverse = true;
+        }
+      }
+      into.add(new Track(t.keyword(), weight, reverse));
+    }
+  }
+
+  // --- vrrp_sync_group -------------------------------------------------------------------------
+
+  private SyncGroup syncGroup(Node n, Map<String, VrrpInstance> instances,
+      Map<String, String> memberOf) {
+    if (n.argc() != 1) {
+      v.error(n, "vrrp_sync_group needs exactly one name");
+      return null;
+    }
+    if (!v.block(n)) {
+      return null;
+    }
+    String name = n.arg(1);
+    List<String> members = null;
+    Map<String, Script> notify = new HashMap<>();
+    List<Track> trackScripts = new ArrayList<>();
+    boolean ok = true;
+    for (Node c : n.children) {
+      switch (c.keyword()) {
+        case "group" -> {
+          if (!v.block(c)) {
+            ok = false;
+            break;
+          }
+          if (members != null) {
+            v.error(c, "vrrp_sync_group " + name + ": 'group' is given twice");
+            ok = false;
+            break;
+          }
+          members = new ArrayList<>();
+          for (Node m : c.children) {
+            for (String word : m.words) {
+              if (!instances.containsKey(word)) {
+                v.error(m, "vrrp_sync_group " + name + ": '" + word + "' is not a "
+                    + "vrrp_instance" + Keywords.suggest(word, instances.keySet())
+                        .map(s -> " (did you mean '" + s + "'?)").orElse(""));
+                ok = false;
+              } else if (memberOf.containsKey(word)) {
+                v.error(m, "vrrp_instance " + word + " is already in vrrp_sync_group "
+                    + memberOf.get(word));
+                ok = false;
+              } else if (members.contains(word)) {
+                v.error(m, "vrrp_sync_group " + name + ": '" + word + "' is listed twice");
+                ok = false;
+              } else {
+                members.add(word);
+              }
+            }
+          }
+        }
+        case "notify_master", "notify_backup", "notify_fault", "notify_stop", "notify" ->
+            notifyScript(c, notify);
+        case "track_script" -> tracks(c, trackScripts, "track_script");
+        case "smtp_alert" -> v.warn(c, "'smtp_alert' is not used by Fairway; ignored");
+        default -> {
+          if (instances.containsKey(c.keyword())) {
+            v.error(c, "vrrp_sync_group " + name + ": instance names go inside "
+                + "'group { ... }' (keepalived 2.x syntax)");
+            ok = false;
+          } else {
+            v.unknown(c, GROUP, "vrrp_sync_group");
+            ok = false;
+          }
+        }
+      }
+    }
+    if (members == null || members.isEmpty()) {
+      v.error(n, "vrrp_sync_group " + name + " has no 'group { INSTANCE ... }'");
+      return null;
+    }
+    if (!ok) {
+      return null;
+    }
+    for (String m : members) {
+      memberOf.put(m, name);
+    }
+    Notify nf = new Notify(Optional.ofNullable(notify.get("notify_master")),
+        Optional.ofNullable(notify.get("notify_backup")),
+        Optional.ofNullable(notify.get("notify_fault")),
+        Optional.ofNullable(notify.get("notify_stop")), Optional.ofNullable(notify.get("notify")));
+    return new SyncGroup(Values.loc(n), name, members, nf, trackScripts);
+  }
+
+  // --- the whole ---------------------------------------------------------------------------
+
+  VrrpConfig build() {
+    Map<String, VrrpInstance> instances = new LinkedHashMap<>();
+    Map<String, VrrpInstance> byRouter = new HashMap<>();
+    for (Node n : instanceNodes) {
+      VrrpInstance i = instance(n);
+      if (i == null) {
+        continue;
+      }
+      if (instances.containsKey(i.name())) {
+        v.error(n, "duplicate vrrp_instance '" + i.name() + "' (first at "
+            + instances.get(i.name()).location() + ")");
+        continue;
+      }
+      // One router id per interface and family: two instances would answer each other's adverts.
+      String key = i.interfaceName() + "/" + i.family() + "/" + i.virtualRouterId();
+      VrrpInstance same = byRouter.get(key);
+      if (same != null && !i.unicast() && !same.unicast()) {
+        v.error(n, "vrrp_instance " + i.name() + ": virtual_router_id " + i.virtualRouterId()
+            + " is already used on interface " + i.interfaceName() + " by " + same.name()
+            + " (" + same.location() + ")");
+        continue;
+      }
+      byRouter.put(key, i);
+      instances.put(i.name(), i);
+    }
+    Map<String, String> memberOf = new HashMap<>();
+    List<SyncGroup> groups = new ArrayList<>();
+    Set<String> groupNames = new java.util.HashSet<>();
+    for (Node n : groupNodes) {
+      SyncGroup g = syncGroup(n, instances, memberOf);
+      if (g == null) {
+        continue;
+      }
+      if (!groupNames.add(g.name())) {
+        v.error(n, "duplicate vrrp_sync_group '" + g.name() + "'");
+        continue;
+      }
+      groups.add(g);
+    }
+    return new VrrpConfig(globals, List.copyOf(instances.values()), groups,
+        List.copyOf(scripts.values()));
+  }
+}

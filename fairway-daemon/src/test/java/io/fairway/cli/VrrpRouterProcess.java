@@ -1,0 +1,98 @@
+package io.fairway.cli;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** One VRRP router of a test, keepalived 2.2.7 or {@code fairway run}, inside a namespace. */
+final class VrrpRouterProcess implements AutoCloseable {
+  enum Kind { FAIRWAY, KEEPALIVED }
+
+  private static final java.util.concurrent.atomic.AtomicInteger STARTS =
+      new java.util.concurrent.atomic.AtomicInteger();
+
+  final Kind kind;
+  final String ns;
+  final Path log;
+  private final Process process;
+
+  private VrrpRouterProcess(Kind kind, String ns, Path log, Process process) {
+    this.kind = kind;
+    this.ns = ns;
+    this.log = log;
+    this.process = process;
+  }
+
+  static VrrpRouterProcess start(Kind kind, String ns, Path dir, String config,
+      String... fairwayArgs) throws IOException {
+    Path conf = dir.resolve(ns + ".conf");
+    Files.writeString(conf, config);
+    Path log = dir.resolve(ns + "-" + kind.name().toLowerCase() + ".log");
+    List<String> cmd;
+    if (kind == Kind.KEEPALIVED) {
+      // Fresh pid files per start: after a kill -9 keepalived may take a stale one for a
+      // running daemon.
+      int n = STARTS.incrementAndGet();
+      cmd = List.of("ip", "netns", "exec", ns, "keepalived", "-P", "-n", "-l", "-D", "-f",
+          conf.toString(), "-p", dir.resolve(ns + "-" + n + ".pid").toString(), "-r",
+          dir.resolve(ns + "-" + n + "-vrrp.pid").toString());
+    } else {
+      String cp = System.getProperty("surefire.test.class.path",
+          System.getProperty("java.class.path"));
+      cmd = new java.util.ArrayList<>(List.of("ip", "netns", "exec", ns,
+          Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx128m",
+          "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", cp, "io.fairway.cli.Main", "run",
+          "-f", conf.toString()));
+      cmd.addAll(List.of(fairwayArgs));
+      if (!cmd.contains("--admin")) {
+        cmd.addAll(List.of("--admin", "off"));
+      }
+    }
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+    return new VrrpRouterProcess(kind, ns, log, p);
+  }
+
+  /**
+   * A crash of the machine: every process of the router stopped and killed (no priority 0
+   * advert), and the virtual addresses it held gone with it, as they would be with the machine;
+   * a killed process alone leaves them on the interface, which would look like both holding them.
+   */
+  void kill9() throws IOException, InterruptedException {
+    Netns.killAll(ns, "KILL");
+    process.waitFor(10, TimeUnit.SECONDS);
+    Netns.sh("ip", "-n", ns, "-4", "addr", "flush", "dev", "eth0", "secondary");
+    Netns.sh("ip", "-n", ns, "-6", "addr", "flush", "dev", "eth0", "scope", "global");
+  }
+
+  /** SIGTERM: a clean stop, which sends priority 0. */
+  void term() throws InterruptedException {
+    process.destroy();
+    process.waitFor(10, TimeUnit.SECONDS);
+  }
+
+  boolean alive() {
+    return process.isAlive();
+  }
+
+  int exitCode() {
+    return process.exitValue();
+  }
+
+  String logText() {
+    try {
+      return Files.readString(log);
+    } catch (IOException e) {
+      return "";
+    }
+  }
+
+  @Override
+  public void close() throws IOException, InterruptedException {
+    if (process.isAlive()) {
+      kill9();
+    }
+  }
+}

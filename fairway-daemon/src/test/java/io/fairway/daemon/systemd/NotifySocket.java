@@ -1,0 +1,95 @@
+package io.fairway.daemon.systemd;
+
+import com.sun.jna.LastErrorException;
+import com.sun.jna.Library;
+import com.sun.jna.Native;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+
+/**
+ * What systemd is on the receiving side of NOTIFY_SOCKET: a bound AF_UNIX datagram socket that
+ * collects each message. A reader thread calls {@code onMessage} for each, in order, before it
+ * reads the next (so a test can look at the world at the moment a message arrived).
+ */
+public final class NotifySocket implements AutoCloseable {
+  interface LibC extends Library {
+    LibC INSTANCE = Native.load("c", LibC.class);
+
+    int socket(int domain, int type, int protocol) throws LastErrorException;
+
+    int bind(int fd, byte[] addr, int len) throws LastErrorException;
+
+    long recv(int fd, byte[] buf, long len, int flags) throws LastErrorException;
+
+    int setsockopt(int fd, int level, int name, byte[] value, int len) throws LastErrorException;
+
+    int close(int fd);
+  }
+
+  private static final int SOL_SOCKET = 1;
+  private static final int SO_RCVTIMEO = 20;
+  private static final int EAGAIN = 11;
+
+  private final String address;
+  private final int fd;
+  private final List<String> messages = new CopyOnWriteArrayList<>();
+  private final Thread reader;
+  private volatile boolean closed;
+
+  /** Binds {@code address} (a path, or {@code @name} in the abstract namespace). */
+  public NotifySocket(String address, Consumer<String> onMessage) throws IOException {
+    this.address = address;
+    LibC c = LibC.INSTANCE;
+    fd = c.socket(1, 2, 0);
+    try {
+      c.bind(fd, UnixDatagram.sockaddr(address), UnixDatagram.sockaddr(address).length);
+      // Wake up every 200 ms to notice close().
+      ByteBuffer tv = ByteBuffer.allocate(16).order(ByteOrder.nativeOrder());
+      tv.putLong(0).putLong(200_000);
+      c.setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, tv.array(), 16);
+    } catch (LastErrorException e) {
+      c.close(fd);
+      throw new IOException("bind " + address + ": errno " + e.getErrorCode(), e);
+    }
+    reader = new Thread(() -> {
+      byte[] buf = new byte[4096];
+      while (!closed) {
+        long n;
+        try {
+          n = c.recv(fd, buf, buf.length, 0);
+        } catch (LastErrorException e) {
+          if (e.getErrorCode() == EAGAIN) {
+            continue;
+          }
+          return;
+        }
+        String m = new String(buf, 0, (int) n, StandardCharsets.UTF_8);
+        onMessage.accept(m);
+        messages.add(m);
+      }
+    }, "notify-socket");
+    reader.setDaemon(true);
+    reader.start();
+  }
+
+  public String address() {
+    return address;
+  }
+
+  /** Every message received so far, in order. */
+  public List<String> messages() {
+    return List.copyOf(messages);
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    closed = true;
+    reader.join(5000);
+    LibC.INSTANCE.close(fd);
+  }
+}

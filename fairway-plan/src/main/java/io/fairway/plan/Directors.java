@@ -1,0 +1,54 @@
+package io.fairway.plan;
+
+import io.fairway.director.AbstractDirector;
+import io.fairway.director.Backend;
+import io.fairway.director.Member;
+import io.fairway.director.RandomSource;
+import io.fairway.director.varnish.FallbackDirector;
+import io.fairway.director.varnish.HashDirector;
+import io.fairway.director.varnish.RandomDirector;
+import io.fairway.director.varnish.RoundRobinDirector;
+import io.fairway.director.varnish.ShardDirector;
+import io.fairway.director.varnish.ShardParams;
+
+/**
+ * Builds the Varnish director a plan describes, and its members: the one place that turns a
+ * {@link Selection.Varnish} into a director, so {@code fairway pick}, the userspace data plane and
+ * the plan's own validation build the same ring from the same names, idents and weights.
+ */
+public final class Directors {
+  private Directors() {}
+
+  /**
+   * A director with no members.
+   *
+   * @param random the random director's generator ({@code null}: a per-thread one)
+   * @throws IllegalArgumentException a parameter the director library refuses
+   */
+  public static AbstractDirector<?> create(String name, Selection.Varnish s, RandomSource random) {
+    if (s instanceof Selection.RoundRobin) {
+      return new RoundRobinDirector(name);
+    }
+    if (s instanceof Selection.Random) {
+      return new RandomDirector(name, random == null ? RandomSource.threadLocal() : random, null);
+    }
+    if (s instanceof Selection.Fallback f) {
+      return new FallbackDirector(name, f.sticky(), null);
+    }
+    if (s instanceof Selection.Hash) {
+      return new HashDirector(name);
+    }
+    Selection.Shard sh = (Selection.Shard) s;
+    // warmup as the per-call parameter (Varnish's shard_param warmup=), which takes 0..1;
+    // set_warmup() would ignore 1.0 ("always warm the next member"), a valid operator choice.
+    ShardParams params = new ShardParams(sh.by(), sh.healthy(), true, sh.warmup(), 0);
+    return new ShardDirector(name,
+        new ShardDirector.Settings(sh.replicas(), 0, sh.rampupSeconds(), params), null, null);
+  }
+
+  /** A member as the plan describes it: its weight (decimal) and ring identity. */
+  public static Member member(MemberPlan m, Backend backend, boolean healthy) {
+    Member base = Member.of(backend, m.weight()).withIdent(m.ident());
+    return healthy ? base : base.withHealth(false, 0);
+  }
+}

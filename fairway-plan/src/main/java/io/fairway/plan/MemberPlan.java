@@ -1,0 +1,75 @@
+package io.fairway.plan;
+
+import io.fairway.table.Dest;
+import io.fairway.table.DestKey;
+import io.fairway.table.ServiceKey;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * One real server of a service, with everything that decides a choice.
+ *
+ * @param where {@code FILE:LINE} of its {@code real_server}
+ * @param name the name verdicts and {@code pick} use
+ * @param ident the shard ring identity (default: the name)
+ * @param weight the configured weight; a decimal for the Varnish directors
+ * @param dest the destination as the table gets it: address, IPVS port, forwarding method,
+ *     thresholds, tunnel, and the configured weight as an integer ({@link #tableWeight()})
+ * @param checkPort the port the checkers connect to unless they set {@code connect_port}
+ *     (keepalived: the port written on the real_server, else the service's)
+ * @param inhibit drain instead of removing on failure
+ * @param slowStart {@code slow_start} (effective, 0 = off): when it comes up after start the
+ *     applier steps its table weight up over this time; zero for shard, which ramps by its
+ *     {@code rampup}
+ */
+public record MemberPlan(String where, String name, String ident, double weight, Dest dest,
+    int checkPort, boolean inhibit, Duration slowStart) {
+
+  /** Without slow start. */
+  public MemberPlan(String where, String name, String ident, double weight, Dest dest,
+      int checkPort, boolean inhibit) {
+    this(where, name, ident, weight, dest, checkPort, inhibit, Duration.ZERO);
+  }
+
+  public MemberPlan {
+    slowStart = slowStart == null ? Duration.ZERO : slowStart;
+    Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(ident, "ident");
+    Objects.requireNonNull(dest, "dest");
+    if (!(weight >= 0)) {
+      throw new IllegalArgumentException("weight must be >= 0: " + weight);
+    }
+  }
+
+  public InetAddress address() {
+    return dest.address();
+  }
+
+  /** The port IPVS gets for a plain address service (for DR/TUN, the service's). */
+  public int tablePort() {
+    return dest.port();
+  }
+
+  /**
+   * The integer weight the table carries, which the applier moves between this and 0. A decimal
+   * weight of a Varnish director rounds up, so 0.5 is "up" in the table; the director itself uses
+   * {@link #weight()}.
+   */
+  public int tableWeight() {
+    return dest.weight();
+  }
+
+  /**
+   * The destination's key within one service: direct routing and tunnelling cannot change the
+   * port, so their destinations take the service's (0 for a fwmark service), as keepalived's
+   * ipvs_cmd does (ipvswrapper.c:601-621).
+   */
+  public DestKey keyIn(ServiceKey service) {
+    int port = dest.port();
+    if (dest.forwarding() != io.fairway.table.ForwardingMethod.MASQ) {
+      port = service.isFwmark() ? 0 : service.port();
+    }
+    return new DestKey(dest.address(), port);
+  }
+}

@@ -1,0 +1,109 @@
+package io.fairway.plan;
+
+import io.fairway.table.Service;
+import io.fairway.table.ServiceKey;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Everything one load of the configuration decided, service by service.
+ *
+ * @param services the virtual servers in file order, names unique
+ * @param timeouts the global idle timeouts ({@code lvs_timeouts})
+ */
+public record Plan(List<ServicePlan> services, Timeouts timeouts) {
+
+  /** The plan of an empty configuration. */
+  public static final Plan EMPTY = new Plan(List.of(), Timeouts.NONE);
+
+  /**
+   * {@code lvs_timeouts}: the kernel's; the userspace data plane reads {@code tcp} as its idle
+   * timeout for established connections and {@code udp} as a UDP flow's lifetime. Zero: unset.
+   */
+  public record Timeouts(Duration tcp, Duration tcpFin, Duration udp) {
+    public static final Timeouts NONE = new Timeouts(Duration.ZERO, Duration.ZERO, Duration.ZERO);
+
+    public Timeouts {
+      Objects.requireNonNull(tcp);
+      Objects.requireNonNull(tcpFin);
+      Objects.requireNonNull(udp);
+    }
+  }
+
+  public Plan {
+    services = List.copyOf(services);
+    Objects.requireNonNull(timeouts, "timeouts");
+  }
+
+  /** The service plan with this name. */
+  public Optional<ServicePlan> service(String name) {
+    return services.stream().filter(s -> s.name().equals(name)).findFirst();
+  }
+
+  /** The service plan that owns a table service. */
+  public Optional<ServicePlan> owner(ServiceKey key) {
+    for (ServicePlan s : services) {
+      for (Service t : s.services()) {
+        if (t.key().equals(key)) {
+          return Optional.of(s);
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** Every table service with the plan that owns it. */
+  public Map<ServiceKey, ServicePlan> byKey() {
+    Map<ServiceKey, ServicePlan> m = new LinkedHashMap<>();
+    for (ServicePlan s : services) {
+      for (Service t : s.services()) {
+        m.put(t.key(), s);
+      }
+    }
+    return m;
+  }
+
+  /**
+   * What differs from {@code before}, one line per service and field (reload logs it): services
+   * added and removed, and for kept ones which fields changed.
+   */
+  public List<String> changesSince(Plan before) {
+    List<String> out = new ArrayList<>();
+    for (ServicePlan old : before.services()) {
+      if (service(old.name()).isEmpty()) {
+        out.add(old.name() + ": removed");
+      }
+    }
+    for (ServicePlan now : services) {
+      Optional<ServicePlan> was = before.service(now.name());
+      if (was.isEmpty()) {
+        out.add(now.name() + ": added");
+        continue;
+      }
+      ServicePlan o = was.get();
+      diff(out, now.name(), "lb_kind", o.lbKind(), now.lbKind());
+      diff(out, now.name(), "services", o.services(), now.services());
+      diff(out, now.name(), "selection", o.selection().describe(), now.selection().describe());
+      diff(out, now.name(), "key", o.key(), now.key());
+      diff(out, now.name(), "members", o.members(), now.members());
+      diff(out, now.name(), "sorry_server", o.sorry(), now.sorry());
+      diff(out, now.name(), "quorum", o.quorum() + "/" + o.hysteresis(),
+          now.quorum() + "/" + now.hysteresis());
+    }
+    if (!before.timeouts().equals(timeouts)) {
+      out.add("lvs_timeouts: " + before.timeouts() + " -> " + timeouts);
+    }
+    return out;
+  }
+
+  private static void diff(List<String> out, String name, String field, Object a, Object b) {
+    if (!Objects.equals(a, b)) {
+      out.add(name + ": " + field + " changed");
+    }
+  }
+}

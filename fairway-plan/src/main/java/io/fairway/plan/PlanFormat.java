@@ -1,0 +1,58 @@
+package io.fairway.plan;
+
+import io.fairway.table.Endpoints;
+import io.fairway.table.Service;
+import java.util.Locale;
+
+/**
+ * The plan as text: what {@code check-config --dump} appends after the effective configuration,
+ * as comment lines so the dump still loads. One block per service: its table services, the
+ * selection with every parameter explicit, the key, each member's name, ident, weight and both
+ * ports (the one IPVS gets and the one the checkers check), and the sorry server.
+ */
+public final class PlanFormat {
+  private PlanFormat() {}
+
+  /** The plan as {@code #} comment lines. */
+  public static String comment(Plan plan) {
+    StringBuilder b = new StringBuilder();
+    b.append("# plan (what run, pick and status act on)\n");
+    for (ServicePlan s : plan.services()) {
+      b.append("# virtual_server ").append(s.name()).append(" (").append(s.where()).append(")\n");
+      for (Service t : s.services()) {
+        b.append("#   service ").append(t.key()).append(" scheduler ").append(t.scheduler());
+        if (t.timeout() > 0) {
+          b.append(" persistence ").append(t.timeout()).append("s/").append(t.netmask());
+        }
+        b.append('\n');
+      }
+      b.append("#   lb_kind ").append(s.lbKind()).append('\n');
+      b.append("#   selection ").append(s.selection().describe()).append('\n');
+      b.append("#   key ").append(s.key()).append('\n');
+      for (MemberPlan m : s.members()) {
+        b.append(String.format(Locale.ROOT,
+            "#   member %s ident %s weight %s address %s ipvs_port %d check_port %d %s%s%s%n",
+            m.name(), m.ident(), trim(m.weight()),
+            m.address().getHostAddress(),
+            m.tablePort(), m.checkPort(), m.dest().forwarding(), m.inhibit() ? " inhibit" : "",
+            m.slowStart().isZero() ? "" : " slow_start " + m.slowStart().toMillis() / 1000.0 + "s"));
+      }
+      s.sorry().ifPresent(o -> b.append("#   sorry_server ")
+          .append(Endpoints.format(o.dest().address(), o.dest().port()))
+          .append(o.inhibit() ? " inhibit" : "").append(o.overflow() ? " overflow" : "")
+          .append('\n'));
+      b.append("#   quorum ").append(s.quorum()).append(" hysteresis ").append(s.hysteresis())
+          .append('\n');
+    }
+    Plan.Timeouts t = plan.timeouts();
+    if (!t.equals(Plan.Timeouts.NONE)) {
+      b.append("# lvs_timeouts tcp ").append(t.tcp().toSeconds()).append(" tcpfin ")
+          .append(t.tcpFin().toSeconds()).append(" udp ").append(t.udp().toSeconds()).append('\n');
+    }
+    return b.toString();
+  }
+
+  private static String trim(double w) {
+    return w == Math.rint(w) ? Long.toString((long) w) : Double.toString(w);
+  }
+}

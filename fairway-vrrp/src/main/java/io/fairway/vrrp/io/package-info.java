@@ -1,0 +1,10 @@
+/**
+ * The kernel side of VRRP: raw IP protocol 112 sockets (multicast 224.0.0.18 / ff02::12 or
+ * unicast), virtual addresses over rtnetlink, gratuitous ARP over AF_PACKET and unsolicited
+ * neighbour advertisements over ICMPv6, all through JNA direct mapping as fairway-ipvs does.
+ *
+ * <p>Why JNA and not java.net: the JDK has no raw sockets, cannot read the received TTL or hop
+ * limit (RFC 3768/5798 require 255, which proves the sender is on the link), cannot send an
+ * Ethernet frame, and cannot add an address to an interface.
+ */
+package io.fairway.vrrp.io;
