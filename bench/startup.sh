@@ -8,6 +8,7 @@
 #
 # Usage: bench/startup.sh [N...]          (default: 1 1000 10000)
 #   ROUNDS=5          rounds per variant and size (the median is printed)
+#   VARIANTS="..."    which of: default c1 cds-run cds-run+c1 cds-pkg+c1 haproxy (default: all)
 #   JVM variants: default launcher options; + -XX:TieredStopAtLevel=1 (c1); + an AppCDS archive
 #   made by a training run of `fairway run` on the same size (cds-run); + the archive the Debian
 #   package makes at install time, from a `check-config --dump` training run (cds-pkg).
@@ -130,20 +131,28 @@ train_cds_pkg() { # N archive opts... -- the package's archive: postinst's check
     check-config --dump -f "$WORK/k.conf" > /dev/null 2>&1
 }
 
+want() { # variant... -> whether VARIANTS asks for any of them
+  local v
+  [[ -z ${VARIANTS:-} ]] && return 0
+  for v in "$@"; do [[ " $VARIANTS " == *" $v "* ]] && return 0; done
+  return 1
+}
+
 BASE=(-Xms256m -Xmx512m -Dio.netty.leakDetection.level=disabled)
 echo "# $(date -u +%FT%TZ) $(nproc) cores, load average: $(cut -d' ' -f1-3 /proc/loadavg); rounds: $ROUNDS"
 echo "# variant servers applied_ms served_ms (medians, from exec)"
 for n in "${SIZES[@]}"; do
   jsa="$WORK/fairway-$n.jsa"
   pkg="$WORK/fairway-pkg-$n.jsa"
-  train_cds "$n" "$jsa" "${BASE[@]}"
-  train_cds_pkg "$n" "$pkg" "${BASE[@]}"
   quiet=(-Xlog:cds=off -Xlog:cds+dynamic=off)
-  run_fairway default "$n" "${BASE[@]}"
-  run_fairway c1 "$n" "${BASE[@]}" -XX:TieredStopAtLevel=1
-  run_fairway cds-run "$n" "${BASE[@]}" "${quiet[@]}" -XX:SharedArchiveFile="$jsa"
-  run_fairway cds-run+c1 "$n" "${BASE[@]}" "${quiet[@]}" -XX:SharedArchiveFile="$jsa" -XX:TieredStopAtLevel=1
-  run_fairway cds-pkg+c1 "$n" "${BASE[@]}" "${quiet[@]}" -XX:SharedArchiveFile="$pkg" -XX:TieredStopAtLevel=1
-  run_haproxy "$n"
+  want cds-run cds-run+c1 && train_cds "$n" "$jsa" "${BASE[@]}"
+  want cds-pkg+c1 && { train_cds_pkg "$n" "$pkg" "${BASE[@]}" || true; }
+  want cds-pkg+c1 && [[ ! -f $pkg ]] && echo "# cds-pkg: no archive for $n (training failed)"
+  want default && run_fairway default "$n" "${BASE[@]}"
+  want c1 && run_fairway c1 "$n" "${BASE[@]}" -XX:TieredStopAtLevel=1
+  want cds-run && run_fairway cds-run "$n" "${BASE[@]}" "${quiet[@]}" -XX:SharedArchiveFile="$jsa"
+  want cds-run+c1 && run_fairway cds-run+c1 "$n" "${BASE[@]}" "${quiet[@]}" -XX:SharedArchiveFile="$jsa" -XX:TieredStopAtLevel=1
+  want cds-pkg+c1 && [[ -f $pkg ]] && run_fairway cds-pkg+c1 "$n" "${BASE[@]}" "${quiet[@]}" -XX:SharedArchiveFile="$pkg" -XX:TieredStopAtLevel=1
+  want haproxy && run_haproxy "$n"
 done
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -470,6 +470,31 @@ public final class Applier {
     }
   }
 
+  /**
+   * {@link #replace}, all or nothing: if the table refuses any part of the change (or throws), the
+   * applier's state goes back to what it was before and the table is converged back to it (drift
+   * repair from that state), so the previous configuration keeps serving; then the failure is
+   * rethrown. A table still refusing during the way back is logged, and the next drift repair
+   * retries.
+   */
+  public synchronized void replaceOrRestore(Map<String, VirtualServer> newConfig)
+      throws TableException {
+    Map<String, VsState> saved = new LinkedHashMap<>();
+    vss.forEach((k, v) -> saved.put(k, v.copy()));
+    try {
+      replace(newConfig);
+    } catch (TableException | RuntimeException e) {
+      vss.clear();
+      vss.putAll(saved);
+      try {
+        repairDrift();
+      } catch (TableException | RuntimeException again) {
+        LOG.warn("restoring the previous table after a refused change: {}", again.getMessage());
+      }
+      throw e;
+    }
+  }
+
   private void replaceBatched(Map<String, VirtualServer> newConfig) throws TableException {
     for (VsState old : List.copyOf(vss.values())) {
       if (!newConfig.containsKey(old.config.name())) {
@@ -953,6 +978,18 @@ public final class Applier {
       }
     }
 
+    /** An independent copy, to go back to when a change fails. */
+    VsState copy() {
+      VsState c = new VsState(config);
+      c.servers.clear();
+      servers.forEach((k, rs) -> c.servers.put(k, rs.copy()));
+      c.initialized = initialized;
+      c.quorumUp = quorumUp;
+      c.sorryServing = sorryServing;
+      c.sorryPresent = sorryPresent;
+      return c;
+    }
+
     /** "Change only if we have quorum or no sorry server" (ipwrapper.c:612-616). */
     boolean mayChangeServers() {
       return quorumUp || config.sorryServer() == null || !sorryServing;
@@ -972,6 +1009,14 @@ public final class Applier {
     RsState(RealServer config) {
       this.config = config;
       this.weight = config.weight();
+    }
+
+    RsState copy() {
+      RsState c = new RsState(config);
+      c.alive = alive;
+      c.present = present;
+      c.weight = weight;
+      return c;
     }
   }
 }

@@ -19,16 +19,19 @@ public record Diagnostic(String file, int line, Severity severity, String messag
     ERROR
   }
 
-  /** {@code FILE:LINE: message: text}, always one line. */
+  /**
+   * {@code FILE:LINE: message: text}, always one line, invisible characters shown escaped
+   * ({@link Printable}).
+   */
   public String format() {
-    String where = line > 0 ? file + ":" + line : file;
+    String where = Printable.escape(line > 0 ? file + ":" + line : file);
     String prefix = severity == Severity.WARNING ? "warning: " : "";
     String shown = text == null || text.isBlank() ? "" : "  | " + oneLine(text.strip());
     return where + ": " + prefix + oneLine(message) + shown;
   }
 
   private static String oneLine(String s) {
-    String t = s.replace('\n', ' ').replace('\r', ' ');
+    String t = Printable.escape(s);
     return t.length() > 200 ? t.substring(0, 197) + "..." : t;
   }
 

@@ -33,7 +33,7 @@ public final class KeepalivedConfig {
     Path dir = file.toAbsolutePath().getParent();
     pre.registerTopDir(shown, dir);
     List<Preprocessor.Line> lines = pre.read(file, shown);
-    return build(lines, diags);
+    return build(pre, lines, diags);
   }
 
   /**
@@ -45,10 +45,15 @@ public final class KeepalivedConfig {
     Preprocessor pre = new Preprocessor(options, diags);
     pre.registerTopDir(name, baseDir);
     List<Preprocessor.Line> lines = pre.readText(text, name, baseDir);
-    return build(lines, diags);
+    return build(pre, lines, diags);
   }
 
-  private static ParseResult build(List<Preprocessor.Line> lines, Diagnostics diags) {
+  private static ParseResult build(Preprocessor pre, List<Preprocessor.Line> lines,
+      Diagnostics diags) {
+    if (pre.overBudget()) {
+      // The lines stop mid-file: parsing them would only add follow-on errors (unclosed blocks).
+      diags.throwIfErrors();
+    }
     List<Node> tree = Node.tree(lines, diags);
     Config config = new ModelBuilder(diags).build(tree);
     diags.throwIfErrors();

@@ -12,11 +12,18 @@ import java.util.Objects;
  * @param configId the id that {@code @ID} / {@code @^ID} lines are compared with (keepalived's
  *     {@code --config-id}; default: the host name up to the first dot)
  * @param environment what {@code ${_ENV NAME}} reads
+ * @param limits how much text the file may expand to ({@link ParseLimits#defaults()})
  */
-public record ParseOptions(String configId, Map<String, String> environment) {
+public record ParseOptions(String configId, Map<String, String> environment, ParseLimits limits) {
   public ParseOptions {
     Objects.requireNonNull(configId, "configId");
     environment = Map.copyOf(environment);
+    Objects.requireNonNull(limits, "limits");
+  }
+
+  /** With the default limits. */
+  public ParseOptions(String configId, Map<String, String> environment) {
+    this(configId, environment, ParseLimits.defaults());
   }
 
   /** The host's short name and environment, as keepalived would use them. */
@@ -26,7 +33,12 @@ public record ParseOptions(String configId, Map<String, String> environment) {
 
   /** Defaults with another config id. */
   public ParseOptions withConfigId(String id) {
-    return new ParseOptions(id, environment);
+    return new ParseOptions(id, environment, limits);
+  }
+
+  /** The same with other limits. */
+  public ParseOptions withLimits(ParseLimits l) {
+    return new ParseOptions(configId, environment, l);
   }
 
   static String shortHostname() {

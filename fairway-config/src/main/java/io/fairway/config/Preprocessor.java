@@ -1,6 +1,7 @@
 package io.fairway.config;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
@@ -9,11 +10,13 @@ import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.nio.file.PathMatcher;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -23,8 +26,10 @@ import java.util.regex.Pattern;
  * and their substitution, {@code ~SEQ}/{@code ~LST} repeaters, {@code include} and splitting
  * {@code {}} and {@code }} onto lines of their own.
  *
- * <p>Everything that can explode (recursive definitions, repeaters, include loops) is bounded, so
- * hostile input ends in an error, not in memory exhaustion.
+ * <p>Everything that can explode (recursive definitions, repeaters, include loops and fan-outs) is
+ * bounded by a {@link Budget} charged as each line is produced, so hostile input ends in one error
+ * at the line that started it, not in memory exhaustion: a ten-level definition or three nested
+ * repeaters stand for billions of lines in a few bytes.
  */
 final class Preprocessor {
 
@@ -33,9 +38,9 @@ final class Preprocessor {
 
   private static final int MAX_INCLUDE_DEPTH = 32;
   private static final int MAX_EXPANSION_DEPTH = 32;
-  private static final int MAX_OUTPUT_LINES = 2_000_000;
   private static final Pattern DEFINITION =
       Pattern.compile("\\$([A-Za-z_][A-Za-z0-9_]*)=[ \t]*(.*)");
+  private static final Pattern NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
   private static final Pattern INCLUDE = Pattern.compile("include[rmwba]?");
   private static final Pattern ALONE = Pattern.compile("\\$\\{?([A-Za-z_][A-Za-z0-9_]*)\\}?");
 
@@ -46,31 +51,66 @@ final class Preprocessor {
   private final Diagnostics diags;
   private final Map<String, List<String>> definitions = new HashMap<>();
   private final List<Line> out = new ArrayList<>();
+  private final Budget budget;
+  /** The includes, definitions and repeaters being expanded, outermost first. */
+  private final ArrayDeque<Construct> constructs = new ArrayDeque<>();
   private int includeDepth;
-  private boolean truncated;
+
+  /** What is being expanded, for the message when the budget runs out. */
+  private record Construct(String file, int line, String name, String text) {}
 
   Preprocessor(ParseOptions options, Diagnostics diags) {
     this.options = options;
     this.diags = diags;
+    this.budget = new Budget(options.limits());
+  }
+
+  /** Whether a limit was reached: the lines stop there, and the file does not load. */
+  boolean overBudget() {
+    return budget.exceeded();
   }
 
   /** Reads a file (and what it includes) into logical lines. */
   List<Line> read(Path file, String displayName) {
     String text;
     try {
-      text = decode(Files.readAllBytes(file));
+      text = readFile(file, false);
     } catch (IOException | SecurityException e) {
-      diags.error(displayName, 0, "cannot read file: " + reason(e), "");
+      diags.error(displayName, 0, "cannot read file: " + reason(e, file), "");
+      return out;
+    }
+    if (text == null) {
+      diags.error(displayName, 0, "cannot read file: it is larger than "
+          + budget.chargeInput(1, false), "");
       return out;
     }
     readText(text, displayName, file.toAbsolutePath().getParent());
     return out;
   }
 
+  /**
+   * The file's text, or null when it has more bytes than the budget has left. Reads at most one
+   * byte past what is left, so a huge file, {@code /dev/zero} or a fifo cannot fill the heap.
+   */
+  private String readFile(Path file, boolean included) throws IOException {
+    if (Files.isDirectory(file)) {
+      throw new IOException("is a directory");
+    }
+    long left = budget.inputLeft();
+    byte[] bytes;
+    try (InputStream in = Files.newInputStream(file)) {
+      bytes = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, left + 1));
+    }
+    if (budget.chargeInput(bytes.length, included) != null) {
+      return null;
+    }
+    return decode(bytes);
+  }
+
   /** Reads configuration text; {@code baseDir} anchors relative includes and {@code ${_PWD}}. */
   List<Line> readText(String text, String displayName, Path baseDir) {
     String[] physical = text.split("\n", -1);
-    for (int i = 0; i < physical.length && !truncated; i++) {
+    for (int i = 0; i < physical.length && !budget.exceeded(); i++) {
       String raw = stripCr(physical[i]);
       int lineNo = i + 1;
       if (tooLong(raw)) {
@@ -204,7 +244,7 @@ final class Preprocessor {
   }
 
   private void expand(String t, String file, int lineNo, Path baseDir, int depth) {
-    if (truncated) {
+    if (budget.exceeded()) {
       return;
     }
     if (depth > MAX_EXPANSION_DEPTH) {
@@ -215,39 +255,41 @@ final class Preprocessor {
       repeat(t, file, lineNo, baseDir, depth);
       return;
     }
-    List<String> lines = substitute(t, file, lineNo);
-    if (lines == null) {
+    substitute(t, file, lineNo, 0, l -> expanded(l, t, file, lineNo, baseDir, depth));
+  }
+
+  /** One line that substitution produced from {@code t}. */
+  private void expanded(String l, String t, String file, int lineNo, Path baseDir, int depth) {
+    if (budget.exceeded()) {
       return;
     }
-    for (String l : lines) {
-      // Substituted text is not decommented again: ${_HASH} and ${_BANG} exist to produce a
-      // literal '#' or '!', and definitions were decommented where they were written.
-      String d = l.strip();
-      if (d == null || d.isEmpty()) {
-        continue;
-      }
-      if (!d.equals(t)) {
-        d = conditional(d);
-        if (d == null || d.isEmpty()) {
-          continue;
-        }
-        if (d.startsWith("~SEQ") || d.startsWith("~LST")) {
-          expand(d, file, lineNo, baseDir, depth + 1);
-          continue;
-        }
-      }
-      if (tooLong(d)) {
-        diags.error(file, lineNo, "line longer than " + MAX_LINE_BYTES + " bytes after expansion",
-            head(d));
-        continue;
-      }
-      // Only a bare first word counts, as in keepalived: a quoted "include" is a value.
-      if (d.startsWith("include") && isInclude(d)) {
-        include(Tokenizer.tokens(d).toArray(String[]::new), d, file, lineNo, baseDir);
-        continue;
-      }
-      splitBraces(d, file, lineNo);
+    // Substituted text is not decommented again: ${_HASH} and ${_BANG} exist to produce a
+    // literal '#' or '!', and definitions were decommented where they were written.
+    String d = l.strip();
+    if (d.isEmpty()) {
+      return;
     }
+    if (!d.equals(t)) {
+      d = conditional(d);
+      if (d == null || d.isEmpty()) {
+        return;
+      }
+      if (d.startsWith("~SEQ") || d.startsWith("~LST")) {
+        expand(d, file, lineNo, baseDir, depth + 1);
+        return;
+      }
+    }
+    if (tooLong(d)) {
+      diags.error(file, lineNo, "line longer than " + MAX_LINE_BYTES + " bytes after expansion",
+          head(d));
+      return;
+    }
+    // Only a bare first word counts, as in keepalived: a quoted "include" is a value.
+    if (d.startsWith("include") && isInclude(d)) {
+      include(Tokenizer.tokens(d).toArray(String[]::new), d, file, lineNo, baseDir);
+      return;
+    }
+    splitBraces(d, file, lineNo);
   }
 
   static boolean isInclude(String line) {
@@ -277,18 +319,55 @@ final class Preprocessor {
 
   private void emit(String text, String file, int lineNo) {
     String s = text.strip();
-    if (s.isEmpty()) {
-      return;
-    }
-    if (out.size() >= MAX_OUTPUT_LINES) {
-      if (!truncated) {
-        diags.error(file, lineNo, "configuration expands to more than " + MAX_OUTPUT_LINES
-            + " lines", s);
-        truncated = true;
-      }
+    if (s.isEmpty() || over(budget.chargeWords(words(s)), file, lineNo, s)) {
       return;
     }
     out.add(new Line(file, lineNo, s));
+  }
+
+  /** Blank-separated words, as the block tree will hold them (quotes do not matter here). */
+  private static int words(String s) {
+    int n = 0;
+    boolean in = false;
+    for (int i = 0; i < s.length(); i++) {
+      boolean blank = isBlank(s.charAt(i));
+      if (!blank && !in) {
+        n++;
+      }
+      in = !blank;
+    }
+    return n;
+  }
+
+  /**
+   * True when {@code limit} (a {@link Budget} answer) says the budget ran out; the first time, one
+   * error names the outermost construct being expanded (the line the operator wrote) and the
+   * limit, or the current line when nothing is being expanded.
+   */
+  private boolean over(String limit, String file, int lineNo, String text) {
+    if (limit == null) {
+      return false;
+    }
+    if (!budgetReported) {
+      budgetReported = true;
+      Construct c = constructs.isEmpty()
+          ? new Construct(file, lineNo, "the configuration", text) : constructs.getFirst();
+      diags.error(c.file(), c.line(), c.name() + " goes past " + limit
+          + " (see Limits in docs/config.md)", c.text());
+    }
+    return true;
+  }
+
+  private boolean budgetReported;
+
+  /** Runs {@code body} with {@code c} as the innermost construct being expanded. */
+  private void within(Construct c, Runnable body) {
+    constructs.addLast(c);
+    try {
+      body.run();
+    } finally {
+      constructs.removeLast();
+    }
   }
 
   // --- $NAME substitution --------------------------------------------------------------------
@@ -297,18 +376,15 @@ final class Preprocessor {
    * Replaces {@code $NAME} and {@code ${NAME}}; a multi-line definition used alone on a line
    * becomes several lines. Returns null after reporting an error.
    */
-  private List<String> substitute(String t, String file, int lineNo) {
-    return substitute(t, file, lineNo, 0);
-  }
-
-  private List<String> substitute(String t, String file, int lineNo, int depth) {
+  private boolean substitute(String t, String file, int lineNo, int depth,
+      Consumer<String> sink) {
     if (t.indexOf('$') < 0) {
-      return List.of(t);
+      return produced(t, file, lineNo, sink);
     }
     if (depth > MAX_EXPANSION_DEPTH) {
       diags.error(file, lineNo, "definition expands into itself (more than " + MAX_EXPANSION_DEPTH
           + " levels)", t);
-      return null;
+      return false;
     }
     String trimmed = t.strip();
     Matcher alone = ALONE.matcher(trimmed);
@@ -317,20 +393,38 @@ final class Preprocessor {
       if (def != null && def.size() > 1
           && (trimmed.charAt(1) != '{' || trimmed.endsWith("}"))) {
         // A line of the definition may itself be a multi-line definition used alone, which
-        // keepalived expands into lines too rather than joining them into one.
-        List<String> result = new ArrayList<>();
-        for (String l : def) {
-          List<String> s = substitute(l, file, lineNo, depth + 1);
-          if (s == null) {
-            return null;
-          }
-          result.addAll(s);
+        // keepalived expands into lines too rather than joining them into one. Lines go to the
+        // sink one by one as they are produced (and charged): nothing holds a definition's
+        // expansion, which may stand for billions of lines.
+        boolean outermost = constructs.isEmpty();
+        if (outermost) {
+          constructs.addLast(new Construct(file, lineNo, "$" + alone.group(1), t));
         }
-        return result;
+        try {
+          for (String l : def) {
+            if (!substitute(l, file, lineNo, depth + 1, sink) || budget.exceeded()) {
+              return false;
+            }
+          }
+        } finally {
+          if (outermost) {
+            constructs.removeLast();
+          }
+        }
+        return true;
       }
     }
     String s = replace(t, file, lineNo, depth);
-    return s == null ? null : List.of(s);
+    return s != null && produced(s, file, lineNo, sink);
+  }
+
+  /** Charges a produced line and hands it on; false when the budget ran out. */
+  private boolean produced(String line, String file, int lineNo, Consumer<String> sink) {
+    if (over(budget.chargeLine(line.length()), file, lineNo, line)) {
+      return false;
+    }
+    sink.accept(line);
+    return true;
   }
 
   private String replace(String t, String file, int lineNo, int depth) {
@@ -468,7 +562,7 @@ final class Preprocessor {
     }
     if (seq) {
       String[] a = args.split(",", -1);
-      if (a.length < 2 || a.length > 4 || !a[0].strip().matches("[A-Za-z_][A-Za-z0-9_]*")) {
+      if (a.length < 2 || a.length > 4 || !NAME.matcher(a[0].strip()).matches()) {
         diags.error(file, lineNo, keyword + " takes (var, [start,] [step,] end)", t);
         return;
       }
@@ -491,30 +585,40 @@ final class Preprocessor {
         diags.error(file, lineNo, keyword + " never reaches its end (step " + step + ")", t);
         return;
       }
-      long count = (end - start) / step + 1;
-      if (count > MAX_OUTPUT_LINES) {
-        diags.error(file, lineNo, keyword + " repeats more than " + MAX_OUTPUT_LINES + " times", t);
-        return;
-      }
       String var = a[0].strip();
-      for (long v = start; step > 0 ? v <= end : v >= end; v += step) {
-        String value = hex ? Long.toHexString(v) : Long.toString(v);
-        withDefinitions(Map.of(var, value), rest, file, lineNo, baseDir, depth);
-        if (truncated) {
-          return;
+      long first = start;
+      long by = step;
+      long last = end;
+      within(new Construct(file, lineNo, keyword + "(" + args + ")", t), () -> {
+        for (long v = first; by > 0 ? v <= last : v >= last; v += by) {
+          String value = hex ? Long.toHexString(v) : Long.toString(v);
+          // Each round costs the text it repeats, so rounds that produce nothing (or only an
+          // error) still end, and cost what they handle.
+          if (over(budget.chargeLine(rest.length()), file, lineNo, t)) {
+            return;
+          }
+          withDefinitions(Map.of(var, value), rest, file, lineNo, baseDir, depth);
+          if (budget.exceeded() || v + by < v == by > 0) {
+            return; // budget spent, or the next value would overflow
+          }
         }
-      }
+      });
     } else {
       List<Map<String, String>> rows = listRows(args, file, lineNo, t);
       if (rows == null) {
         return;
       }
-      for (Map<String, String> row : rows) {
-        withDefinitions(row, rest, file, lineNo, baseDir, depth);
-        if (truncated) {
-          return;
+      within(new Construct(file, lineNo, keyword + "(" + args + ")", t), () -> {
+        for (Map<String, String> row : rows) {
+          if (over(budget.chargeLine(rest.length()), file, lineNo, t)) {
+            return;
+          }
+          withDefinitions(row, rest, file, lineNo, baseDir, depth);
+          if (budget.exceeded()) {
+            return;
+          }
         }
-      }
+      });
     }
   }
 
@@ -582,7 +686,7 @@ final class Preprocessor {
     }
     List<String> vars = groups.get(0);
     for (String v : vars) {
-      if (!v.matches("[A-Za-z_][A-Za-z0-9_]*")) {
+      if (!NAME.matcher(v).matches()) {
         diags.error(file, lineNo, "bad ~LST variable name '" + v + "'", t);
         return null;
       }
@@ -629,7 +733,8 @@ final class Preprocessor {
         matches = glob(baseDir, pattern);
       } catch (InvalidPathException | IOException | SecurityException
           | java.util.regex.PatternSyntaxException e) {
-        diags.error(file, lineNo, "bad include pattern '" + pattern + "': " + reason(e), text);
+        diags.error(file, lineNo, "bad include pattern '" + pattern + "': " + reason(e, null),
+            text);
         continue;
       }
       if (matches.isEmpty()) {
@@ -642,20 +747,31 @@ final class Preprocessor {
           continue;
         }
         String shown = displayName(p);
+        Construct here = new Construct(file, lineNo, "include " + pattern, text);
         String content;
         try {
-          content = decode(Files.readAllBytes(p));
+          constructs.addLast(here);
+          content = readFile(p, true);
+          if (content == null) {
+            over(budget.chargeInput(0, true), file, lineNo, text);
+            return;
+          }
         } catch (IOException | SecurityException e) {
-          diags.error(file, lineNo, "include: cannot read '" + p + "': " + reason(e), text);
+          diags.error(file, lineNo, "include: cannot read '" + p + "': " + reason(e, p), text);
           continue;
+        } finally {
+          constructs.removeLast();
         }
         Path dir = p.toAbsolutePath().getParent();
         dirs.put(shown, dir.toString());
         includeDepth++;
         try {
-          readText(content, shown, dir);
+          within(here, () -> readText(content, shown, dir));
         } finally {
           includeDepth--;
+        }
+        if (budget.exceeded()) {
+          return;
         }
       }
     }
@@ -708,15 +824,8 @@ final class Preprocessor {
     return current;
   }
 
-  private static String reason(Exception e) {
-    String m = e.getMessage();
-    if (e instanceof java.nio.file.NoSuchFileException) {
-      return "no such file";
-    }
-    if (e instanceof java.nio.file.AccessDeniedException) {
-      return "permission denied";
-    }
-    return m == null ? e.getClass().getSimpleName() : m;
+  static String reason(Exception e, Path file) {
+    return FileErrors.why(e);
   }
 
   private static String head(String s) {

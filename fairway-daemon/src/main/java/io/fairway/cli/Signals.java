@@ -25,6 +25,9 @@ final class Signals {
     sun.misc.Signal signal = new sun.misc.Signal(name);
     sun.misc.SignalHandler previous = sun.misc.Signal.handle(signal, s -> {
       Thread t = new Thread(action, "fairway-SIG" + name);
+      // Whatever escapes the action (a bug) is one log line, not a stack trace on stderr.
+      t.setUncaughtExceptionHandler((th, e) -> org.slf4j.LoggerFactory.getLogger(Signals.class)
+          .error("{}: {}", th.getName(), e.toString()));
       t.start();
     });
     return () -> sun.misc.Signal.handle(signal, previous);

@@ -16,7 +16,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -186,30 +185,47 @@ public final class Daemon implements AutoCloseable {
    *
    * @return null when the reload was applied, else the one-line reason it was refused
    */
-  public synchronized String reload() {
-    Loaded loaded;
-    try {
-      loaded = loader.load(file);
-    } catch (Loader.LoadException e) {
-      return refuse(e.getMessage());
+  public String reload() {
+    // One reload at a time, but the parse runs outside the daemon's lock: status, drift repair
+    // and the check engine's verdicts go on while a large (or hostile) file is read.
+    synchronized (reloading) {
+      Loaded loaded;
+      try {
+        loaded = loader.load(file);
+      } catch (Loader.LoadException e) {
+        return refuse(e.getMessage());
+      } catch (OutOfMemoryError e) {
+        // The parse's garbage is unreachable once we are here: the running configuration is
+        // intact, and the budget (ParseLimits) makes this a bug, reported as one line.
+        return refuse(file + ": out of memory while loading the file (" + e.getMessage() + ")");
+      }
+      synchronized (this) {
+        String why = table instanceof PlanTarget t ? t.refusal(loaded.plan()) : null;
+        if (why != null) {
+          return refuse(why);
+        }
+        return apply(loaded);
+      }
     }
-    String why = table instanceof PlanTarget t ? t.refusal(loaded.plan()) : null;
-    if (why != null) {
-      return refuse(why);
-    }
+  }
+
+  private final Object reloading = new Object();
+
+  private String apply(Loaded loaded) {
     loaded.warnings().forEach(w -> LOG.warn("{}", w));
     List<VirtualServerSpec> specs = AlphaOverride.apply(loaded.specs(), this::knownVerdict);
     Plan before = plan;
-    Map<String, io.fairway.apply.VirtualServer> oldBindings = applier.config();
     // The new plan's settings first, so services the applier adds start with them; every table
     // operation after this point is undone if one fails.
     if (table instanceof PlanTarget t) {
       t.apply(loaded.plan());
     }
     try {
-      applier.replace(loaded.bindings());
+      applier.replaceOrRestore(loaded.bindings());
     } catch (TableException | RuntimeException e) {
-      rollBack(oldBindings, before);
+      if (table instanceof PlanTarget t) {
+        t.apply(before);
+      }
       // The old engine was never closed: it keeps checking the old plan, which keeps serving.
       return refuse("the table refused the change (" + e.getMessage() + "); rolled back");
     }
@@ -243,19 +259,6 @@ public final class Daemon implements AutoCloseable {
     String oneLine = String.join("; ", message.lines().toList());
     LOG.error("reload refused, still running the previous configuration: {}", oneLine);
     return oneLine;
-  }
-
-  /** Puts the previous plan and bindings back after a table refused part of a reload. */
-  private void rollBack(Map<String, io.fairway.apply.VirtualServer> oldBindings, Plan before) {
-    try {
-      applier.replace(oldBindings);
-    } catch (TableException | RuntimeException e) {
-      // Drift repair converges whatever the table still holds of the refused change.
-      LOG.warn("reload: rolling back left the table short: {}", e.getMessage());
-    }
-    if (table instanceof PlanTarget t) {
-      t.apply(before);
-    }
   }
 
   /** The plan being run. */

@@ -2,8 +2,10 @@ package io.fairway.daemon;
 
 import io.fairway.config.ConfigException;
 import io.fairway.config.Diagnostic;
+import io.fairway.config.FileErrors;
 import io.fairway.config.KeepalivedConfig;
 import io.fairway.config.ParseResult;
+import io.fairway.config.Printable;
 import io.fairway.check.spec.VirtualServerSpec;
 import io.fairway.plan.Plan;
 import io.fairway.plan.PlanBuilder;
@@ -33,8 +35,10 @@ public final class KeepalivedLoader implements Loader {
 
   @Override
   public Loaded load(Path file) throws LoadException {
-    if (!Files.isReadable(file)) {
-      throw new LoadException(file + ": cannot read the configuration file");
+    String unreadable = unreadable(file);
+    if (unreadable != null) {
+      throw new LoadException(Printable.escape(file.toString())
+          + ": cannot read the configuration file: " + unreadable);
     }
     ParseResult r;
     try {
@@ -57,6 +61,18 @@ public final class KeepalivedLoader implements Loader {
     } catch (RuntimeException e) {
       // A spec refusing a value the parser let through; name the file at least.
       throw new LoadException(file + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** Null if the file opens for reading, else why not ({@code ... (ENOENT)}). */
+  private static String unreadable(Path file) {
+    if (Files.isDirectory(file)) {
+      return "it is a directory (EISDIR)";
+    }
+    try (var in = Files.newByteChannel(file)) {
+      return null;
+    } catch (java.io.IOException | SecurityException e) {
+      return FileErrors.why(e);
     }
   }
 }

@@ -19,6 +19,8 @@ class CheckConfigCommandTest {
       }
       vrrp_instance V {
           interface lo
+          virtual_router_id 51
+          no_accept
       }
       $P=8080
       virtual_server 127.0.0.1 $P {
@@ -41,7 +43,7 @@ class CheckConfigCommandTest {
     assertThat(r.code()).isZero();
     assertThat(r.out()).isEmpty();
     assertThat(r.err().strip().lines()).singleElement().asString()
-        .startsWith(f + ":4: warning: 'vrrp_instance'");
+        .startsWith(f + ":7: warning: no_accept:");
   }
 
   @Test
@@ -49,7 +51,7 @@ class CheckConfigCommandTest {
     Path f = Files.writeString(dir.resolve("k.conf"), GOOD);
     CliRun r = run("check-config", "--strict", "-f", f.toString());
     assertThat(r.code()).isEqualTo(CheckConfigCommand.EXIT_INVALID);
-    assertThat(r.err()).contains(f + ":4: 'vrrp_instance'").doesNotContain("warning:");
+    assertThat(r.err()).contains(f + ":7: no_accept:").doesNotContain("warning:");
   }
 
   @Test
@@ -111,5 +113,34 @@ class CheckConfigCommandTest {
     assertThat(r.code()).isEqualTo(Main.EXIT_USAGE);
     assertThat(r.err().strip().lines()).hasSize(1);
     assertThat(r.err()).contains("--use-file");
+  }
+
+  @Test
+  void dumpEndsWithThePlanAsCommentsAndStillLoads(@TempDir Path dir) throws Exception {
+    Path f = Files.writeString(dir.resolve("k.conf"), """
+        virtual_server 127.0.0.1 8080 {
+          name web
+          lb_algo shard
+          lb_kind HTTP
+          shard {
+            by URL
+            replicas 25
+            warmup 1.0
+          }
+          real_server 127.0.0.1 9001 {
+            name b1
+            ident node-1
+            weight 1.5
+          }
+        }
+        """);
+    CliRun r = run("check-config", "--dump", "-f", f.toString());
+    assertThat(r.code()).isZero();
+    assertThat(r.out())
+        .contains("# virtual_server web (" + f + ":1)")
+        .contains("#   selection shard replicas 25 by URL healthy CHOSEN warmup 1.0 rampup 0.0s")
+        .contains("#   member b1 ident node-1 weight 1.5 address 127.0.0.1 ipvs_port 9001 check_port 9001");
+    Path again = Files.writeString(dir.resolve("dump.conf"), r.out());
+    assertThat(run("check-config", "-f", again.toString()).code()).isZero();
   }
 }

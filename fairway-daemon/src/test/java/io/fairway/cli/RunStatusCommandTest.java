@@ -42,7 +42,7 @@ class RunStatusCommandTest {
   void runRefusesAMissingFile() {
     CliRun r = run("run", "-f", dir.resolve("nope.conf").toString(), "--admin", "off");
     assertThat(r.code()).isEqualTo(1);
-    assertThat(r.err().strip()).isEqualTo("fairway: " + dir.resolve("nope.conf") + ": cannot read the configuration file");
+    assertThat(r.err().strip()).isEqualTo("fairway: " + dir.resolve("nope.conf") + ": cannot read the configuration file: no such file or directory (ENOENT)");
   }
 
   @Test

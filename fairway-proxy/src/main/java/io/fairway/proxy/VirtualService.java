@@ -280,13 +280,21 @@ final class VirtualService {
    *
    * @param key the HTTP key, or {@code null} to select by client address
    * @param tried servers whose connect already failed for this client (empty the first time);
-   *     they are not chosen again, and the choice among the rest is simply the first available in
-   *     table order (the kernel never retries, so there is no kernel answer to copy)
+   *     they are not chosen again. A Varnish director is asked for {@code alt = tried.size()}, the
+   *     seed's retry idiom ({@code alt=bereq.retries}): a retried key goes to its next ring
+   *     neighbour, which {@code fairway pick --alt N} predicts. Otherwise (a kernel scheduler, which
+   *     never retries, or an alternative that is unusable too) the first available in table order
    */
   Lease select(InetSocketAddress client, String key, Set<RealServer> tried) {
     Pool p = pool;
     if (tried.isEmpty()) {
       return p.kernel() != null ? kernelPick(p, client, key) : varnishPick(p, client, key);
+    }
+    if (p.varnish() != null) {
+      RealServer alt = p.varnish().pick(client, vip, key, tried.size());
+      if (alt != null && !tried.contains(alt) && alt.weight() > 0 && !overloaded(alt)) {
+        return new Lease(alt, null, expiry);
+      }
     }
     for (RealServer rs : p.servers()) {
       if (!tried.contains(rs) && rs.weight() > 0 && !overloaded(rs)) {

@@ -46,6 +46,11 @@ final class Backends implements AutoCloseable {
     }
   }
 
+  /** Closes one backend's listener: connecting to it is refused from now on. */
+  void stop(String name) {
+    servers.get(names.indexOf(name)).stop(0);
+  }
+
   int port(String name) {
     return ports.get(names.indexOf(name));
   }

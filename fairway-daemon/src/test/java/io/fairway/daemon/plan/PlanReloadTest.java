@@ -227,7 +227,8 @@ class PlanReloadTest {
         .rs(3, "  weight 0");
     run(drained);
     assertThat(get("/x", null)).isEqualTo("HTTP 503");
-    Conf withSorry = drained.vs(" sorry_server 127.0.0.1 " + backends.port("b4"));
+    Conf withSorry = drained.vs(" sorry_server 127.0.0.1 " + backends.port("b4")
+        + "\n overflow_to_sorry_server");
     assertThat(fairway.reload(text(withSorry))).isNull();
     assertThat(get("/x", null)).as("overflow to the new sorry server").isEqualTo("b4");
   }

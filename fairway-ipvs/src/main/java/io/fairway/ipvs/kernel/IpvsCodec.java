@@ -121,8 +121,13 @@ public final class IpvsCodec {
 
   /** The timeouts in a GET_CONFIG reply (absent ones read as 0: the protocol is not built in). */
   public static Timeouts decodeTimeouts(Attributes a) {
-    return new Timeouts(a.u32(Ipvs.CMD_ATTR_TIMEOUT_TCP, 0), a.u32(Ipvs.CMD_ATTR_TIMEOUT_TCP_FIN, 0),
-        a.u32(Ipvs.CMD_ATTR_TIMEOUT_UDP, 0));
+    try {
+      return new Timeouts(a.u32(Ipvs.CMD_ATTR_TIMEOUT_TCP, 0),
+          a.u32(Ipvs.CMD_ATTR_TIMEOUT_TCP_FIN, 0), a.u32(Ipvs.CMD_ATTR_TIMEOUT_UDP, 0));
+    } catch (IllegalArgumentException e) {
+      // A u32 past 2^31 - 1 seconds (Jazzer found it): not a timeout the table can hold.
+      throw new MalformedMessageException("timeouts: " + e.getMessage());
+    }
   }
 
   private static void putServiceKey(MessageBuilder b, ServiceKey k) {
@@ -201,8 +206,22 @@ public final class IpvsCodec {
     return Arrays.copyOf(a.getAddress(), 16);
   }
 
-  /** The service (identity and settings) in a GET_SERVICE reply's SERVICE nest. */
+  /**
+   * The service (identity and settings) in a GET_SERVICE reply's SERVICE nest.
+   *
+   * @throws MalformedMessageException for anything that is not a service Fairway can represent
+   *     (an unknown family, protocol or forwarding method, a value out of range), never another
+   *     exception: a reply comes from outside the JVM
+   */
   public static Service decodeService(Attributes svc) {
+    try {
+      return service(svc);
+    } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
+      throw new MalformedMessageException("service: " + e.getMessage());
+    }
+  }
+
+  private static Service service(Attributes svc) {
     AddressFamily af = AddressFamily.ofNumber(svc.u16(Ipvs.SVC_ATTR_AF));
     ServiceKey key;
     int fwmark = svc.u32(Ipvs.SVC_ATTR_FWMARK, 0);
@@ -227,8 +246,21 @@ public final class IpvsCodec {
         svc.optionalString(Ipvs.SVC_ATTR_PE_NAME).filter(s -> !s.isEmpty()).orElse(null));
   }
 
-  /** A destination in a GET_DEST reply's DEST nest; {@code serviceFamily} when ADDR_FAMILY is absent. */
+  /**
+   * A destination in a GET_DEST reply's DEST nest; {@code serviceFamily} when ADDR_FAMILY is
+   * absent.
+   *
+   * @throws MalformedMessageException as {@link #decodeService}
+   */
   public static DestEntry decodeDest(Attributes d, AddressFamily serviceFamily) {
+    try {
+      return dest(d, serviceFamily);
+    } catch (IllegalArgumentException | IndexOutOfBoundsException e) {
+      throw new MalformedMessageException("destination: " + e.getMessage());
+    }
+  }
+
+  private static DestEntry dest(Attributes d, AddressFamily serviceFamily) {
     AddressFamily af = d.has(Ipvs.DEST_ATTR_ADDR_FAMILY)
         ? AddressFamily.ofNumber(d.u16(Ipvs.DEST_ATTR_ADDR_FAMILY))
         : serviceFamily;

@@ -24,7 +24,9 @@ public record NetlinkMessage(int type, int flags, int seq, int pid, ByteBuffer p
     while (b.remaining() >= Netlink.NLMSG_HDRLEN) {
       int start = b.position();
       int len = b.getInt(start);
-      if (len < Netlink.NLMSG_HDRLEN || start + len > b.limit()) {
+      // len > limit - start, not start + len > limit: a length near 2^31 (the header's u32
+      // read as an int) overflows the sum (Jazzer found it).
+      if (len < Netlink.NLMSG_HDRLEN || len > b.limit() - start) {
         throw new MalformedMessageException(
             "message of length " + len + " runs past the end (" + b.remaining() + " left)");
       }
@@ -86,7 +88,9 @@ public record NetlinkMessage(int type, int flags, int seq, int pid, ByteBuffer p
       echoed = payload.getInt(4);
     }
     int tlvStart = 4 + Netlink.align(echoed);
-    if (tlvStart >= payload.limit()) {
+    // The echoed length is the sender's word: a negative or overflowing one (Jazzer found it)
+    // means there is no extended ack to read, not an IllegalArgumentException.
+    if (echoed < Netlink.NLMSG_HDRLEN || tlvStart < 0 || tlvStart >= payload.limit()) {
       return "";
     }
     try {
@@ -99,6 +103,9 @@ public record NetlinkMessage(int type, int flags, int seq, int pid, ByteBuffer p
 
   /** The generic-netlink command of this message. */
   public int genlCommand() {
+    if (payload.remaining() < Netlink.GENL_HDRLEN) {
+      throw new MalformedMessageException("generic netlink message without its header");
+    }
     return Byte.toUnsignedInt(payload.get(0));
   }
 
