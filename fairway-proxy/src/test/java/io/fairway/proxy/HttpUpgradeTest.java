@@ -228,7 +228,7 @@ class HttpUpgradeTest {
    * that does not fit is read early and just does not make the FINs cross).
    *
    * <p>On io_uring the upload is left out: there an upload held back by backpressure after the
-   * backend's FIN stalls (the backend connection stops draining; seen in 5 of 7 runs here, an
+   * backend's FIN stalls (the backend connection stops draining; seen in 11 of 28 runs here, an
    * open finding of issue 20, not this fix), and io_uring's greedy reads do not give the order
    * anyway; the test then checks only that a tunnel ended from both sides closes, with
    * downloads the socket buffers take whole (io_uring's data plane buffers less than epoll's
