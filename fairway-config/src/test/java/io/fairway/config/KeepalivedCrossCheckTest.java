@@ -54,7 +54,7 @@ class KeepalivedCrossCheckTest {
   @ValueSource(strings = {"full.conf", "ipv6.conf", "fwmark.conf", "macros.conf",
       "include/main.conf"})
   void keepalivedAcceptsFixturesAndTheirDumps(String fixture, @TempDir Path tmp) throws Exception {
-    assumeTrue(keepalived() != null, "keepalived is not installed");
+    ExternalPrograms.requireThat(keepalived() != null, () -> "keepalived is not installed");
     assertThat(complaints(Fixtures.path(fixture))).as("keepalived -t on " + fixture).isEmpty();
     Path dump = tmp.resolve("dump.conf");
     Files.writeString(dump, KeepalivedConfig.dump(Fixtures.load(fixture).config()));

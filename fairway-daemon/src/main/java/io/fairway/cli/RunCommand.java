@@ -226,19 +226,21 @@ public final class RunCommand implements Callable<Integer> {
       return 1;
     }
     AdminListener server = null;
-    if (adminAddress != null) {
-      try {
-        server = AdminListener.start(adminAddress, adminTokenFile, state, daemon, registry,
-            () -> daemon.status() + vrrp.status(), () -> reload(daemon, systemd));
-      } catch (IOException | IllegalArgumentException e) {
-        err.println("fairway: --admin " + admin + ": " + e.getMessage());
-        vrrp.close();
-        stop(daemon, table);
-        return 1;
-      }
-    }
-    // daemon.start() returned: the table is applied and the listeners are bound.
+    // daemon.start() returned: the table is applied and the listeners are bound. SIGHUP reloads
+    // from before the admin endpoint answers: whoever sees `fairway status` working may reload at
+    // once, and a SIGHUP without the handler is the JVM's default, exit 129.
     try (Signals.Restore hup = Signals.on("HUP", () -> reload(daemon, systemd))) {
+      if (adminAddress != null) {
+        try {
+          server = AdminListener.start(adminAddress, adminTokenFile, state, daemon, registry,
+              () -> daemon.status() + vrrp.status(), () -> reload(daemon, systemd));
+        } catch (IOException | IllegalArgumentException e) {
+          err.println("fairway: --admin " + admin + ": " + e.getMessage());
+          vrrp.close();
+          stop(daemon, table);
+          return 1;
+        }
+      }
       systemd.ready("running " + file + " (" + virtualServers + " virtual servers)");
       stop.await();
     }

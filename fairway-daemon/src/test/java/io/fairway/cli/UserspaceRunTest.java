@@ -118,10 +118,15 @@ class UserspaceRunTest {
     Files.writeString(conf, conf(vip, b1, b2));
     signal("HUP");
     Set<String> seen = new HashSet<>();
-    await().atMost(Duration.ofSeconds(30)).until(() -> {
-      seen.add(get(vip));
-      return seen.containsAll(Set.of("b1", "b2"));
-    });
+    try {
+      await().atMost(Duration.ofSeconds(30)).until(() -> {
+        seen.add(get(vip));
+        return seen.containsAll(Set.of("b1", "b2"));
+      });
+    } catch (org.awaitility.core.ConditionTimeoutException e) {
+      throw new AssertionError("after SIGHUP saw only " + seen + "; fairway "
+          + (fairway.isAlive() ? "still running" : "exited " + fairway.exitValue()) + ", its log:\n" + Files.readString(log), e);
+    }
 
     Files.writeString(conf, "virtual_server 127.0.0.1 " + vip + " {\n    lb_algo nosuch\n");
     signal("HUP");

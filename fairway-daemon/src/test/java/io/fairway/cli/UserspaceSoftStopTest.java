@@ -41,10 +41,7 @@ class UserspaceSoftStopTest {
 
   @BeforeEach
   void start() throws Exception {
-    if ("true".equals(System.getenv("CI"))) {
-      assertThat(Files.isExecutable(Path.of("/usr/bin/curl"))).as("curl is required under CI=true").isTrue();
-    }
-    org.junit.jupiter.api.Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/bin/curl")), "curl is not installed");
+    io.fairway.ipvs.uml.ExternalPrograms.require("curl", "/usr/bin/curl");
     backend = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
     backend.createContext("/", ex -> {
       byte[] chunk = new byte[64 * 1024];

@@ -1,5 +1,6 @@
 package io.fairway.cli;
 
+import io.fairway.ipvs.uml.ExternalPrograms;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -22,7 +23,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -107,7 +107,7 @@ class UserspaceUdpRunTest {
 
   @Test
   void dnsVirtualServerFailsOverWhenADnsServerDies() throws Exception {
-    Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/sbin/dnsmasq")), "dnsmasq is not installed");
+    ExternalPrograms.require("dnsmasq", "/usr/sbin/dnsmasq");
     int d1 = freeUdpPort();
     int d2 = freeUdpPort();
     Process first = dnsmasq(d1, "10.1.0.1");

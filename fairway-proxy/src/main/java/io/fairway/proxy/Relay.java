@@ -250,16 +250,25 @@ final class Relay extends ChannelInboundHandlerAdapter {
    * of shutting down the input of a socket the kernel has already closed — in Netty 4.2.18 that
    * fails with ENOTCONN and costs an exception with a stack trace, once for nearly every
    * connection that ends with the server closing first.
+   *
+   * <p>If that FIN has already come (the two FINs crossed while bytes for {@code ch} were still
+   * queued), both directions are done now and {@code ch} is closed here: no later event would
+   * close it, and the pair would hold its backend connection until the idle timeout.
    */
   static void shutdownOutputAfterFlush(Channel ch) {
     ch.writeAndFlush(Unpooled.EMPTY_BUFFER)
         .addListener(
             f -> {
+              DuplexChannel d = (DuplexChannel) ch;
+              if (d.isInputShutdown()) {
+                ch.close();
+                return;
+              }
               Relay r = ch.pipeline().get(Relay.class);
               if (r == null || !r.spliced) {
                 ch.config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, false);
               }
-              ((DuplexChannel) ch).shutdownOutput();
+              d.shutdownOutput();
             });
   }
 

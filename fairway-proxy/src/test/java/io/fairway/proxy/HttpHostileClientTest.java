@@ -16,7 +16,6 @@ import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.junit.jupiter.api.AutoClose;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -102,10 +101,7 @@ class HttpHostileClientTest {
 
   @Test
   void aTabbedTransferEncodingReachesNginxAsChunked() throws Exception {
-    if ("true".equals(System.getenv("CI"))) {
-      assertThat(Nginx.available()).as("nginx (" + Nginx.BINARY + ") is required under CI=true").isTrue();
-    }
-    Assumptions.assumeTrue(Nginx.available(), "nginx is not installed (" + Nginx.BINARY + ")");
+    Nginx.require();
     Nginx n = cleanup.track(new Nginx("n1", "location / { proxy_pass http://127.0.0.1:" + b1.port() + "; }"));
     String req = "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding:\tchunked\r\nConnection: close\r\n\r\n5\r\nhello\r\n0\r\n\r\n";
     // The premise: nginx itself refuses the tab (so a verbatim forward fails).

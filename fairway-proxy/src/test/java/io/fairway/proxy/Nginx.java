@@ -15,8 +15,9 @@ final class Nginx implements AutoCloseable {
   private final Process process;
   private final Path dir;
 
-  static boolean available() {
-    return Files.isExecutable(BINARY);
+  /** Skips the calling test without nginx, or fails it under CI=true (see {@link ExternalPrograms}). */
+  static void require() {
+    ExternalPrograms.require("nginx", BINARY.toString());
   }
 
   Nginx(String name) throws IOException, InterruptedException {

@@ -4,6 +4,7 @@ import static io.fairway.proxy.Fixtures.anyPort;
 import static io.fairway.proxy.Fixtures.dest;
 import static io.fairway.proxy.Fixtures.key;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.fairway.table.Service;
 import io.fairway.table.ServiceKey;
@@ -19,6 +20,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.IntSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
@@ -36,7 +38,7 @@ class NginxEndToEndTest {
 
   @BeforeEach
   void start() throws Exception {
-    Assumptions.assumeTrue(Nginx.available(), "nginx is not installed (" + Nginx.BINARY + ")");
+    Nginx.require();
     for (int i = 1; i <= 3; i++) {
       nginx.add(new Nginx("n" + i));
     }
@@ -102,24 +104,28 @@ class NginxEndToEndTest {
     }
     Nginx n1 = nginx.get(0);
     Nginx n3 = nginx.get(2);
-    Thread.sleep(300);
+    // Every phase lasts a number of answered requests, not a time, so a slow machine gives
+    // each the same traffic: the load is flowing and has reached n1...
+    IntSupplier answered = () -> seen.values().stream().mapToInt(Integer::intValue).sum() + failures.size();
+    awaitAnswered(answered, 30);
+    await().atMost(Duration.ofSeconds(30)).until(() -> seen.containsKey("n1"));
     table.setDest(k, dest(n1.address(), 0)); // drain
-    Thread.sleep(300);
+    awaitAnswered(answered, 30); // what was in flight to n1 has been answered
     int n1Before = seen.getOrDefault("n1", 0);
-    Thread.sleep(300);
+    awaitAnswered(answered, 60);
     int n1Drained = seen.getOrDefault("n1", 0) - n1Before;
     table.setDest(k, dest(n1.address(), 1)); // restore
     String[] scheds = {"rr", "wrr", "lc", "wlc", "sed"};
-    for (int i = 0; i < 10; i++) { // ten reload-like diffs
+    for (int i = 0; i < 10; i++) { // ten reload-like diffs, with requests between them
       table.setService(Service.of(k, scheds[i % scheds.length]));
       table.setDest(k, dest(nginx.get(1).address(), 1 + i % 3));
-      Thread.sleep(60);
+      awaitAnswered(answered, 5);
     }
-    // A backend dies; the checker would then remove it, as apply does.
+    // A backend dies; requests meet it until the checker would remove it, as apply does.
     n3.kill();
-    Thread.sleep(200);
+    awaitAnswered(answered, 10);
     table.delDest(k, key(n3.address()));
-    Thread.sleep(300);
+    awaitAnswered(answered, 30);
     stop.set(true);
     for (Thread t : load) {
       t.join(10_000);
@@ -135,5 +141,11 @@ class NginxEndToEndTest {
       assertThat(failures.size()).as("failed requests: " + failures).isLessThanOrEqualTo(3);
     }
     assertThat(seen.values().stream().mapToInt(Integer::intValue).sum()).isGreaterThan(100);
+  }
+
+  /** Waits until {@code n} more requests have been answered (or have failed) than now. */
+  private static void awaitAnswered(IntSupplier answered, int n) {
+    int target = answered.getAsInt() + n;
+    await().atMost(Duration.ofSeconds(30)).until(() -> answered.getAsInt() >= target);
   }
 }

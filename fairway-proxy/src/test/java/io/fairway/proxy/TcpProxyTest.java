@@ -364,12 +364,35 @@ class TcpProxyTest {
     assertThat(reason(() -> t.addDest(k, dest(b2.address(), 1, 5, 10)))).isEqualTo(TableException.Reason.RANGE);
   }
 
-  /** Downloads {@code n} bytes from a blob server through vip and checks every byte. */
-  private static void download(InetSocketAddress vip, long n, long pauseMillis) throws Exception {
-    download(vip, n, pauseMillis, false);
+  /**
+   * Downloads {@code n} bytes from a blob server through vip and checks every byte; with {@code
+   * stallFirst}, reads nothing until that server's writes have stopped (the reader is slow).
+   */
+  private static void download(InetSocketAddress vip, long n, BlobServer stallFirst) throws Exception {
+    download(vip, n, stallFirst, false);
   }
 
-  private static void download(InetSocketAddress vip, long n, long pauseMillis, boolean halfClose) throws Exception {
+  private static void download(InetSocketAddress vip, long n, BlobServer stallFirst, boolean halfClose) throws Exception {
+    download(vip, n, stallFirst, halfClose, null);
+  }
+
+  /**
+   * Waits until {@code blob}'s writes have stopped: two looks 200 ms apart see the same count, so
+   * its sends are blocked on full buffers (a starved sender can only make this return early,
+   * which makes no check that follows fail falsely).
+   */
+  private static void awaitStalled(BlobServer blob) {
+    long[] last = {-1};
+    await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).until(() -> {
+      long now = blob.sent.get();
+      boolean still = now > 0 && now == last[0];
+      last[0] = now;
+      return still;
+    });
+  }
+
+  private static void download(InetSocketAddress vip, long n, BlobServer stallFirst, boolean halfClose,
+      java.util.concurrent.CountDownLatch startReading) throws Exception {
     try (java.net.Socket s = new java.net.Socket()) {
       s.connect(vip, 2000);
       s.setSoTimeout(10000);
@@ -378,8 +401,11 @@ class TcpProxyTest {
       if (halfClose) {
         s.shutdownOutput(); // the answer must still come whole, then the server's FIN
       }
-      if (pauseMillis > 0) {
-        Thread.sleep(pauseMillis);
+      if (stallFirst != null) {
+        awaitStalled(stallFirst);
+      }
+      if (startReading != null) {
+        startReading.await();
       }
       java.io.InputStream in = s.getInputStream();
       byte[] buf = new byte[65536];
@@ -405,7 +431,7 @@ class TcpProxyTest {
     InetSocketAddress vip = serve(t, k, "rr", blob.address());
     long n = 6L << 20;
     for (int i = 0; i < 3; i++) {
-      download(vip, n + i, 0);
+      download(vip, n + i, null);
     }
     await().atMost(Duration.ofSeconds(3)).untilAsserted(() -> {
       io.fairway.table.Stats st = entry(t, k, blob.address()).stats();
@@ -453,9 +479,10 @@ class TcpProxyTest {
     ServiceKey k = anyPort();
     InetSocketAddress vip = serve(t, k, "rr", blob.address());
     long n = 96L << 20;
+    java.util.concurrent.CountDownLatch checked = new java.util.concurrent.CountDownLatch(1);
     Thread reader = new Thread(() -> {
       try {
-        download(vip, n, 1500);
+        download(vip, n, null, false, checked);
       } catch (Exception e) {
         throw new RuntimeException(e);
       }
@@ -463,10 +490,11 @@ class TcpProxyTest {
     java.util.concurrent.atomic.AtomicReference<Throwable> failed = new java.util.concurrent.atomic.AtomicReference<>();
     reader.setUncaughtExceptionHandler((th, e) -> failed.set(e));
     reader.start();
-    Thread.sleep(1200);
-    // The client has not read anything yet: only socket buffers (a few MiB on loopback) and the
-    // relay's water marks or one pipe may hold data, never the whole 96 MiB.
+    awaitStalled(blob);
+    // The client has not read anything yet and the sender has stopped: only socket buffers (a
+    // few MiB on loopback) and the relay's water marks or one pipe hold data, never 96 MiB.
     assertThat(blob.sent.get()).isLessThan(40L << 20);
+    checked.countDown();
     reader.join(30000);
     assertThat(failed.get()).isNull();
     assertThat(reader.isAlive()).isFalse();
@@ -478,7 +506,7 @@ class TcpProxyTest {
     ProxyTable t = table(options(), null);
     ServiceKey k = anyPort();
     InetSocketAddress vip = serve(t, k, "rr", blob.address());
-    download(vip, 3L << 20, 0, true);
+    download(vip, 3L << 20, null, true);
   }
 
   /**
@@ -491,23 +519,26 @@ class TcpProxyTest {
     ProxyTable t = table(options(), null);
     ServiceKey k = anyPort();
     InetSocketAddress vip = serve(t, k, "rr", blob.address());
-    download(vip, 96L << 20, 1500, true);
+    download(vip, 96L << 20, blob, true);
   }
 
   @Test
   void idleConnectionsCloseActiveOnesStay() throws Exception {
-    ProxyTable t = table(options().withIdleTimeout(Duration.ofMillis(800)), null);
+    Duration timeout = Duration.ofSeconds(2);
+    ProxyTable t = table(options().withIdleTimeout(timeout), null);
     InetSocketAddress vip = serve(t, anyPort(), "rr", b1);
     Conn idle = cleanup.track(new Conn(vip));
     Conn busy = cleanup.track(new Conn(vip));
     long start = System.nanoTime();
-    for (int i = 0; i < 8; i++) {
-      Thread.sleep(250);
+    // Traffic on the busy one every tenth of the timeout (paced traffic, not a wait for an
+    // event) until one and a half timeouts have passed: a stall would have to last more than
+    // 0.9 timeouts to close it.
+    for (int i = 0; System.nanoTime() - start < timeout.toNanos() * 3 / 2; i++) {
+      Thread.sleep(timeout.toMillis() / 10);
       assertThat(busy.echo("tick " + i)).isEqualTo("tick " + i);
     }
-    // 2 s have passed: the idle one was closed (after 0.8 s), the busy one is still relaying.
+    // The idle one was closed (after one timeout), the busy one is still relaying.
     assertThat(idle.in.read()).isEqualTo(-1);
-    assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThan(Duration.ofMillis(1900));
     assertThat(busy.echo("still")).isEqualTo("still");
   }
 

@@ -176,17 +176,20 @@ class UdpProxyTest {
   void anIdleFlowExpiresAndTheClientIsScheduledAgain() throws Exception {
     UdpEchoServer b1 = echo("b1");
     UdpEchoServer b2 = echo("b2");
-    ProxyTable t = table(ProxyOptions.defaults().withUdpTimeout(Duration.ofMillis(400)));
+    Duration timeout = Duration.ofSeconds(2);
+    ProxyTable t = table(ProxyOptions.defaults().withUdpTimeout(timeout));
     InetSocketAddress vip = serve(t, Service.of(udp(LO), "rr"), b1, b2);
     Client c = client();
     String mine = server(c.ask(vip, "x"));
-    // Traffic keeps it alive past the timeout...
-    for (int i = 0; i < 6; i++) {
-      Thread.sleep(150);
+    // Traffic every tenth of the timeout (paced, not a wait for an event) keeps it alive for
+    // one and a half timeouts...
+    long start = System.nanoTime();
+    for (int i = 0; System.nanoTime() - start < timeout.toNanos() * 3 / 2; i++) {
+      Thread.sleep(timeout.toMillis() / 10);
       assertThat(server(c.ask(vip, "keep " + i))).isEqualTo(mine);
     }
     // ...silence ends it: no inactive connection left, and rr moves the client on.
-    await().atMost(Duration.ofSeconds(5)).until(() -> inactive(t) == 0);
+    await().atMost(timeout.multipliedBy(3)).until(() -> inactive(t) == 0);
     assertThat(server(c.ask(vip, "back"))).isNotEqualTo(mine);
   }
 
@@ -367,7 +370,7 @@ class UdpProxyTest {
   /** dnsmasq behind the relay: a real DNS service, two servers answering differently. */
   @Test
   void dnsmasqBehindTheRelayAnswersQueries(@TempDir Path dir) throws Exception {
-    Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/sbin/dnsmasq")), "dnsmasq is not installed");
+    ExternalPrograms.require("dnsmasq", "/usr/sbin/dnsmasq");
     InetSocketAddress d1 = startDnsmasq(dir, "d1", "10.9.0.1");
     InetSocketAddress d2 = startDnsmasq(dir, "d2", "10.9.0.2");
     ProxyTable t = table(ProxyOptions.defaults());

@@ -246,19 +246,26 @@ class EpollTcpCheckerTest {
     /** 10,000 probes, successful and refused: no descriptor leaks, and resets leave no TIME_WAIT behind. */
     @Test
     void tenThousandChecksLeakNoDescriptorAndLeaveNoTimeWait() throws Exception {
-        try (Acceptor a = new Acceptor()) {
+        try (Acceptor a = new Acceptor(); java.net.Socket closed = Programs.refusingPort()) {
             var up = new EpollTcpChecker(a.address(), null, T, loop);
-            var down = new EpollTcpChecker(new InetSocketAddress("127.0.0.1", freePort()), null, T, loop);
+            var down = new EpollTcpChecker(new InetSocketAddress("127.0.0.1", closed.getLocalPort()), null, T, loop);
             once(up);
+            a.peers.take();
             once(down);
             int fds = openFds();
             for (int i = 0; i < 5_000; i++) {
-                assertThat(once(up).success()).isTrue();
-                assertThat(once(down).success()).isFalse();
+                CheckResult u = once(up);
+                assertThat(u.success()).as("probe %d of the listener: %s", i, u.observation()).isTrue();
+                // The next probe waits until the listener has taken this one: a probe completes at
+                // the handshake, so on a loaded machine they could outrun the accepting thread,
+                // fill the backlog and have a SYN dropped (retransmitted after the 1 s timeout).
+                assertThat(a.peers.poll(10, TimeUnit.SECONDS)).as("probe %d accepted", i).isNotNull();
+                CheckResult d = once(down);
+                assertThat(d.success()).as("probe %d of the closed port: %s", i, d.observation()).isFalse();
             }
             assertThat(openFds()).isLessThanOrEqualTo(fds + 2); // the JVM may open a file or two meanwhile
             long tw = timeWait(a.address().getPort());
-            assumeTrue(tw >= 0, "ss (iproute2) is not installed");
+            ExternalPrograms.requireThat(tw >= 0, () -> "ss (iproute2) is not installed");
             assertThat(tw).as("sockets in TIME_WAIT on the listener's port").isLessThan(50);
         }
     }

@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -231,9 +232,11 @@ class HttpCheckerTest {
 
     @Test
     void refusedConnectionAndSlowResponseFail() throws Exception {
-        CheckResult refused = harness.once(get(Programs.freePort(), false, UrlSpec.path("/health")));
-        assertThat(refused.success()).isFalse();
-        assertThat(refused.observation()).isEqualTo("/health: connection refused");
+        try (Socket closed = Programs.refusingPort()) {
+            CheckResult refused = harness.once(get(closed.getLocalPort(), false, UrlSpec.path("/health")));
+            assertThat(refused.success()).isFalse();
+            assertThat(refused.observation()).isEqualTo("/health: connection refused");
+        }
         var slow = HttpCheckSpec.builder(new InetSocketAddress("127.0.0.1", http),
                 CheckTiming.of(Duration.ofSeconds(1), Duration.ofMillis(300))).urls(UrlSpec.path("/slow")).build();
         // limit_rate 1 delays the body by a second: longer than the 300 ms timeout.

@@ -25,8 +25,8 @@ final class Programs {
                 return p;
             }
         }
-        assumeTrue(false, name + " is not installed (CI installs it via .ci/run)");
-        return null;
+        ExternalPrograms.missing(name + " is not installed (CI installs it via .ci/run)");
+        return null; // not reached
     }
 
     static void requireRoot(String why) {
@@ -39,6 +39,18 @@ final class Programs {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * A loopback TCP port that refuses connections for as long as the returned socket is open: the
+     * socket is bound to it without listening, so no other process can take the port meanwhile.
+     * (A port found free and released at once can be bound by a parallel test run before the
+     * check connects, and then "refused" is answered.)
+     */
+    static Socket refusingPort() throws IOException {
+        Socket s = new Socket();
+        s.bind(new InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0));
+        return s;
     }
 
     static int freeUdpPort() {

@@ -16,12 +16,14 @@ import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** TCP, SMTP, DNS, UDP and ICMP checkers against real servers on loopback. */
@@ -47,9 +49,11 @@ class ProtocolCheckersTest {
             assertThat(ok.success()).as(ok.observation()).isTrue();
             assertThat(ok.observation()).startsWith("connected in");
         }
-        CheckResult refused = harness.once(new TcpCheckSpec(local(Programs.freePort()), T));
-        assertThat(refused.success()).isFalse();
-        assertThat(refused.observation()).isEqualTo("connection refused");
+        try (Socket closed = Programs.refusingPort()) {
+            CheckResult refused = harness.once(new TcpCheckSpec(local(closed.getLocalPort()), T));
+            assertThat(refused.success()).isFalse();
+            assertThat(refused.observation()).isEqualTo("connection refused");
+        }
     }
 
     @Test
@@ -130,15 +134,12 @@ class ProtocolCheckersTest {
                 "--listen-address=127.0.0.1", "--bind-interfaces", "--no-resolv", "--no-hosts",
                 "--conf-file=/dev/null", "--user=root", "--address=/check.test/127.0.0.9", "--log-queries");
         try {
-            Thread.sleep(300);
-            CheckResult ok = null;
-            for (int i = 0; i < 20 && (ok == null || !ok.success()); i++) {
-                ok = harness.once(new DnsCheckSpec(local(port), "A", "www.check.test", T));
-                if (!ok.success()) {
-                    Thread.sleep(100);
-                }
-            }
-            assertThat(ok.success()).as(ok.observation() + Programs.tail(log)).isTrue();
+            // dnsmasq answers once it has bound its port: until then the check fails.
+            CheckResult[] last = new CheckResult[1];
+            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                    .failFast("dnsmasq exited: " + Programs.tail(log), () -> !p.isAlive())
+                    .until(() -> (last[0] = harness.once(new DnsCheckSpec(local(port), "A", "www.check.test", T))).success());
+            CheckResult ok = last[0];
             assertThat(ok.observation()).isEqualTo("A www.check.test.: NOERROR, 1 answer(s)");
             CheckResult refused = harness.once(new DnsCheckSpec(local(port), "SOA", null, T));
             assertThat(refused.success()).isFalse();

@@ -1,8 +1,8 @@
 package io.fairway.daemon.plan;
 
+import io.fairway.ipvs.uml.ExternalPrograms;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -91,7 +91,7 @@ class ProxyVarnishdOracleTest {
   @BeforeAll
   static void start(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
     String bin = Varnishd.binary();
-    assumeTrue(bin != null, "varnishd is not installed (Debian package varnish); skipping the oracle");
+    ExternalPrograms.requireThat(bin != null, () -> "varnishd is not installed (Debian package varnish)");
     backends = new Backends(BACKENDS, SICK);
     varnishd = new Varnishd(bin, dir, vcl());
     fairway = new UserspaceDaemon(dir.resolve("keepalived.conf"), conf());

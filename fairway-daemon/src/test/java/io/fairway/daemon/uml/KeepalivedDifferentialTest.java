@@ -1,7 +1,7 @@
 package io.fairway.daemon.uml;
 
+import io.fairway.ipvs.uml.ExternalPrograms;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.fairway.ipvs.uml.Uml;
 import java.io.IOException;
@@ -41,9 +41,9 @@ class KeepalivedDifferentialTest {
   @Test
   void keepalivedAndFairwayWriteTheSameTableAfterEveryStep() throws Exception {
     Uml.assumeAvailable();
-    assumeTrue(Files.isExecutable(Path.of("/usr/sbin/keepalived")), "keepalived not installed");
+    ExternalPrograms.require("keepalived", "/usr/sbin/keepalived");
     String python = pythonExecutable();
-    assumeTrue(python != null, "python3 not installed (the scenario's backends are python http.server)");
+    ExternalPrograms.requireThat(python != null, () -> "python3 is not installed (the scenario's backends are python http.server)");
 
     Path scenario = Files.createTempDirectory("fairway-differential-");
     for (String f : FILES) {

@@ -1,7 +1,7 @@
 package io.fairway.daemon.uml;
 
+import io.fairway.ipvs.uml.ExternalPrograms;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.fairway.ipvs.uml.Uml;
 import java.io.InputStream;
@@ -31,8 +31,8 @@ class LvsGlobalsDifferentialTest {
   @Test
   void keepalivedAndFairwayLeaveTheSameTimeoutsAndTable() throws Exception {
     Uml.assumeAvailable();
-    assumeTrue(Files.isExecutable(Path.of("/usr/sbin/keepalived")), "keepalived not installed");
-    assumeTrue(Files.isExecutable(Path.of("/usr/sbin/ipvsadm")), "ipvsadm not installed");
+    ExternalPrograms.require("keepalived", "/usr/sbin/keepalived");
+    ExternalPrograms.require("ipvsadm", "/usr/sbin/ipvsadm");
     Path scenario = Files.createTempDirectory("fairway-lvs-globals-");
     for (String f : FILES) {
       try (InputStream in = getClass().getResourceAsStream("/lvs-globals/" + f)) {

@@ -1,7 +1,7 @@
 package io.fairway.daemon.uml;
 
+import io.fairway.ipvs.uml.ExternalPrograms;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.fairway.ipvs.uml.Uml;
 import java.io.InputStream;
@@ -38,7 +38,8 @@ class ReadOnlyRootRunTest {
     if (!Files.isExecutable(Path.of(python))) {
       Process p = new ProcessBuilder("python3", "-c", "import sys; print(sys.executable)").start();
       python = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-      assumeTrue(p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0, "python3 not installed");
+      boolean found = p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
+      ExternalPrograms.requireThat(found, () -> "python3 is not installed");
     }
     Path scenario = Files.createTempDirectory("pkg-readonly-");
     for (String f : List.of("readonly.sh", "kernel.conf", "userspace.conf", "hello.txt")) {

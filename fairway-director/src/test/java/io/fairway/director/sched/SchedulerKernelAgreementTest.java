@@ -1,5 +1,6 @@
 package io.fairway.director.sched;
 
+import io.fairway.ipvs.uml.ExternalPrograms;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.Inet6Address;
@@ -9,7 +10,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -47,7 +47,7 @@ class SchedulerKernelAgreementTest {
     @BeforeAll
     void bootKernel(@TempDir Path dir) throws Exception {
         String reason = UmlIpvs.unavailableReason();
-        Assumptions.assumeTrue(reason == null, () -> "skipped: " + reason);
+        ExternalPrograms.requireThat(reason == null, () -> reason);
         buildScenarios();
         StringBuilder plan = new StringBuilder();
         List<String> clients = new ArrayList<>();

@@ -1,7 +1,7 @@
 package io.fairway.director.varnish;
 
+import io.fairway.ipvs.uml.ExternalPrograms;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.fairway.director.Backend;
 import io.fairway.director.Member;
@@ -153,7 +153,7 @@ class VarnishdOracleTest {
   @BeforeAll
   static void startVarnishd() throws Exception {
     String bin = varnishdPath();
-    assumeTrue(bin != null, "varnishd is not installed (Debian package varnish); skipping the oracle");
+    ExternalPrograms.requireThat(bin != null, () -> "varnishd is not installed (Debian package varnish)");
     Files.writeString(dir.resolve("oracle.vcl"), vcl());
     Files.writeString(dir.resolve("secret"), "fairway-oracle-secret\n");
     httpPort = freePort();

@@ -1,5 +1,6 @@
 package io.fairway.ipvs.kernel;
 
+import io.fairway.ipvs.uml.ExternalPrograms;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fairway.table.MemoryTable;
@@ -16,7 +17,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
@@ -32,8 +32,8 @@ class KernelTableInUmlTest {
   @BeforeAll
   void boot() throws Exception {
     Uml.assumeAvailable();
-    Assumptions.assumeTrue(Files.isExecutable(Path.of("/usr/sbin/ipvsadm")),
-        "ipvsadm not installed (apt-get install ipvsadm): it is what the formats are compared with");
+    // ipvsadm is what the formats are compared with.
+    ExternalPrograms.require("ipvsadm", "/usr/sbin/ipvsadm");
     Path out = Path.of("target", "uml", "kernel-table");
     Uml.clean(out);
     String cp = Uml.testClasspath();

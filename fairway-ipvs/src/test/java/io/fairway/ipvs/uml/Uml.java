@@ -12,7 +12,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Assumptions;
 
 /**
  * Boots a user-mode Linux kernel with IPVS, runs one command inside it, and returns what it left
@@ -87,10 +86,13 @@ public final class Uml {
     return Optional.empty();
   }
 
-  /** Skips the calling test (JUnit assumption) when UML cannot run here. */
+  /**
+   * Skips the calling test when UML cannot run here, or fails it under {@code CI=true} (see
+   * {@link ExternalPrograms}).
+   */
   public static void assumeAvailable() {
     Optional<String> why = unavailableReason();
-    Assumptions.assumeTrue(why.isEmpty(), () -> "user-mode Linux unavailable: " + why.orElse(""));
+    ExternalPrograms.requireThat(why.isEmpty(), () -> "user-mode Linux unavailable: " + why.orElse(""));
   }
 
   /**
