@@ -19,7 +19,8 @@
 # fairway-tcp is the L4 relay as `fairway run` has it (default options: bulk transfers spliced);
 # SPLICE=1 adds fairway-copy (never splices) and fairway-splice (splices after SPLICE_THRESHOLD
 # bytes read at once, default 0: always) to the small scenario; the large scenario always has them. B_JAVA_OPTS="..." adds the target fairway-b: the TCP relay
-# in a JVM with those flags instead, measured in the same rounds (an A/B of runtime settings).
+# in a JVM with those flags instead, measured in the same rounds (an A/B of runtime settings);
+# B_MODE=http makes fairway-b the HTTP proxy (e.g. B_JAVA_OPTS="... -Dfairway.proxy.httpMetrics=false").
 # TARGETS_ONLY="haproxy-tcp fairway-tcp ..." measures only those.
 #
 # nginx is the second peer in the small scenario: nginx-tcp (stream module, Debian package
@@ -97,7 +98,7 @@ else
 fi
 if [[ -n ${B_JAVA_OPTS:-} ]]; then
   TARGETS+=(fairway-b)
-  fairway_target fairway-b tcp "$B_JAVA_OPTS"
+  fairway_target fairway-b "${B_MODE:-tcp}" "$B_JAVA_OPTS"
 fi
 if [[ -n ${TARGETS_ONLY:-} ]]; then
   read -r -a TARGETS <<<"$TARGETS_ONLY"
@@ -149,7 +150,8 @@ ratio() { # a b
   if [[ $1 == - || $2 == - ]]; then echo -; else awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b ? a / b : 0 }'; fi
 }
 haproxy_of() { # target -> the HAProxy target it is compared with, or nothing
-  case $1 in fairway-tcp | fairway-copy | fairway-splice | fairway-b) echo haproxy-tcp ;; fairway-http) echo haproxy-http ;; esac
+  case $1 in fairway-b) [[ ${B_MODE:-tcp} == http ]] && echo haproxy-http || echo haproxy-tcp ;;
+    fairway-tcp | fairway-copy | fairway-splice) echo haproxy-tcp ;; fairway-http) echo haproxy-http ;; esac
 }
 nginx_of() { # target -> the nginx proxy target it is compared with, or nothing
   case $1 in fairway-tcp | fairway-copy | fairway-splice | fairway-b) echo nginx-tcp ;; fairway-http) echo nginx-http ;; esac

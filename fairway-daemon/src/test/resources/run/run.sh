@@ -1,6 +1,6 @@
 #!/bin/sh
-# fairway run inside user-mode Linux: the no-IPVS line, status, a refused reload, a failure after
-# it, drift repair, SIGTERM. Usage: run.sh SCENARIO_DIR
+# fairway run inside user-mode Linux: the no-IPVS line, status, drain / weight / maint / ready
+# through the CLI, a refused reload, a failure after it, drift repair, SIGTERM. Usage: run.sh SCENARIO_DIR
 S=$1
 OUT=/run/out
 PY=$(cat "$S/python")
@@ -29,6 +29,39 @@ sleep 4
 table > "$OUT/1-started.txt"
 $FW status > "$OUT/status.txt" 2> "$OUT/status.err"
 echo $? > "$OUT/status.code"
+
+# 2b. Operators' settings on the kernel table through the CLI (token from the runtime directory).
+$FW server drain 10.16.0.1:80 10.16.1.1:80 > "$OUT/admin.out" 2> "$OUT/admin.err"
+echo $? > "$OUT/drain.code"
+table > "$OUT/a-drained.txt"
+$FW server weight 10.16.0.1:80 10.16.1.2:80 5 >> "$OUT/admin.out" 2>> "$OUT/admin.err"
+table > "$OUT/b-weighted.txt"
+$FW server maint 10.16.0.1:80 10.16.1.1:80 >> "$OUT/admin.out" 2>> "$OUT/admin.err"
+table > "$OUT/c-maint.txt"
+"$PY" -c "import urllib.request; print(urllib.request.urlopen('http://127.0.0.1:9107/metrics').read().decode())" > "$OUT/metrics.txt" 2>&1
+$FW server ready 10.16.0.1:80 10.16.1.1:80 >> "$OUT/admin.out" 2>> "$OUT/admin.err"
+$FW server ready 10.16.0.1:80 10.16.1.2:80 >> "$OUT/admin.out" 2>> "$OUT/admin.err"
+echo $? > "$OUT/ready.code"
+table > "$OUT/d-ready.txt"
+
+# 2c. Traffic through the kernel (a local client, NAT): the IPVS counters /metrics shows follow it.
+ip addr add 10.16.0.1/32 dev lo
+metrics() { "$PY" -c "import urllib.request; print(urllib.request.urlopen('http://127.0.0.1:9107/metrics').read().decode())"; }
+metrics > "$OUT/metrics-before.txt" 2>&1
+"$PY" -c "
+import urllib.request
+ok = 0
+for i in range(10):
+    try:
+        urllib.request.urlopen('http://10.16.0.1/', timeout=3).read(); ok += 1
+    except Exception as e:
+        print(e)
+print('ok', ok)
+" > "$OUT/traffic.txt" 2>&1
+# The kernel folds its per-CPU counters into the stats netlink reports every 2 s (the estimator).
+sleep 3
+metrics > "$OUT/metrics-after.txt" 2>&1
+ip addr del 10.16.0.1/32 dev lo
 
 # 3. An invalid file on SIGHUP is refused; the running configuration keeps working.
 cp "$S/bad.conf" /run/k.conf

@@ -346,6 +346,30 @@ public final class Applier {
   }
 
   /**
+   * An operator's {@code maint}: the server is out of the table as a failed check without inhibit
+   * takes it out, whatever its {@code inhibit_on_failure}; cleared, an inhibit server that is not
+   * alive goes back in at weight 0. The verdict itself comes through {@link #setAlive} ({@link
+   * AdminApplier} sends both).
+   */
+  public synchronized void setMaint(String vsName, String rsName, boolean maint)
+      throws TableException, UnknownServerException {
+    VsState vs = vs(vsName);
+    RsState rs = rs(vs, rsName);
+    if (rs.maint == maint) {
+      return;
+    }
+    rs.maint = maint;
+    if (!vs.initialized) {
+      return;
+    }
+    if (maint && rs.present) {
+      serverOut(vs, rs, true);
+    } else if (!maint && !rs.present && desiredWeight(vs, rs) != null) {
+      serverIn(vs, rs);
+    }
+  }
+
+  /**
    * Overflow to the sorry server ({@code overflow_to_sorry_server}) for one service of the
    * virtual server: {@code full} raises the standing-by sorry server to its weight so the
    * kernel's scheduler, finding every real server overloaded or quiesced, picks it; {@code !full}
@@ -656,6 +680,9 @@ public final class Applier {
 
   /** The weight a server should have in the table, or null when it should be absent. */
   private static Integer desiredWeight(VsState vs, RsState rs) {
+    if (rs.maint) {
+      return null;
+    }
     boolean serving = rs.alive && !vs.sorryServing;
     if (serving) {
       return rs.rampStart >= 0 ? rs.written : rs.weight;
@@ -762,6 +789,7 @@ public final class Applier {
       }
       rs.alive = was.alive;
       rs.present = was.present;
+      rs.maint = was.maint;
       rs.rampStart = was.rampStart;
       rs.written = was.written;
       long w = (long) was.weight + rc.weight() - was.config.weight();
@@ -839,6 +867,9 @@ public final class Applier {
 
   /** keepalived's ADD_DEST for a real server, with the inhibit rewrite (ipvswrapper.c:569-577). */
   private void serverIn(VsState vs, RsState rs) throws TableException {
+    if (rs.maint) {
+      return;
+    }
     boolean serving = rs.alive && vs.mayChangeServers();
     if (!serving) {
       rs.rampStart = -1;
@@ -1001,6 +1032,8 @@ public final class Applier {
     boolean alive;
     boolean present;
     int weight;
+    /** An operator's maint: out of the table even with inhibit. */
+    boolean maint;
     /** When its slow start began (nanos), or -1 when it is not ramping. */
     long rampStart = -1;
     /** The weight last written for it while serving (the ramp's current step). */
@@ -1016,6 +1049,7 @@ public final class Applier {
       c.alive = alive;
       c.present = present;
       c.weight = weight;
+      c.maint = maint;
       return c;
     }
   }

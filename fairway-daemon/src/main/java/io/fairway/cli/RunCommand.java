@@ -2,10 +2,12 @@ package io.fairway.cli;
 
 import io.fairway.check.CheckConfigException;
 import io.fairway.check.engine.CheckEngine;
-import io.fairway.daemon.AdminServer;
 import io.fairway.daemon.Daemon;
 import io.fairway.daemon.KeepalivedLoader;
 import io.fairway.daemon.Loader;
+import io.fairway.daemon.admin.CheckMetrics;
+import io.fairway.daemon.admin.StateFile;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.fairway.daemon.systemd.NativeWorkDir;
 import io.fairway.daemon.systemd.SystemdNotifier;
 import io.fairway.check.config.CheckSpecs;
@@ -53,8 +55,16 @@ public final class RunCommand implements Callable<Integer> {
   boolean userspace;
 
   @Option(names = "--admin", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:9107",
-      description = "loopback address of the admin endpoint fairway status reads (default ${DEFAULT-VALUE}); 'off' disables it")
+      description = "address of the admin listener: runtime API, /metrics, status page (default ${DEFAULT-VALUE}); 'off' disables it. A non-loopback address needs --admin-token-file")
   String admin;
+
+  @Option(names = "--admin-token-file", paramLabel = "FILE",
+      description = "the bearer token every admin mutation must carry (default: a random one written to a 0600 file in the runtime directory, path logged)")
+  Path adminTokenFile;
+
+  @Option(names = "--state-file", paramLabel = "FILE",
+      description = "keep the operators' drain/maint/weight settings in FILE (written atomically on each change) and restore them at start")
+  Path stateFile;
 
   @Option(names = "--drift-interval", paramLabel = "SECONDS", defaultValue = "10",
       description = "read the table back and repair changes made behind Fairway's back every SECONDS (0 = never; default ${DEFAULT-VALUE})")
@@ -116,7 +126,7 @@ public final class RunCommand implements Callable<Integer> {
     InetSocketAddress adminAddress = null;
     if (!"off".equals(admin)) {
       try {
-        adminAddress = StatusCommand.parseAddress(admin);
+        adminAddress = AdminClient.parseAddress(admin, adminTokenFile != null);
       } catch (IllegalArgumentException e) {
         err.println("fairway: --admin: " + e.getMessage());
         return Main.EXIT_USAGE;
@@ -155,8 +165,21 @@ public final class RunCommand implements Callable<Integer> {
     }
     SystemdNotifier systemd = SystemdNotifier.fromEnvironment();
     systemd.status("applying " + file);
-    Daemon daemon = new Daemon(file, loader, table, CheckEngine::builder,
+    // The checks' metrics are wired into the engine before the admin listener exists.
+    PrometheusRegistry registry = new PrometheusRegistry();
+    CheckMetrics checkMetrics = new CheckMetrics(registry);
+    Daemon daemon = new Daemon(file, loader, table, () -> CheckEngine.builder().observer(checkMetrics),
         Duration.ofMillis((long) (driftSeconds * 1000)), Clock.systemUTC());
+    StateFile state = stateFile == null ? null : new StateFile(stateFile);
+    if (state != null) {
+      try {
+        daemon.restoreAdmin(state.load());
+      } catch (IOException e) {
+        err.println("fairway: --state-file: " + e.getMessage());
+        table.close();
+        return 1;
+      }
+    }
     if (!userspace) {
       daemon.overflowInterval(Duration.ofNanos((long) (overflowSeconds * 1e9)));
     }
@@ -169,7 +192,7 @@ public final class RunCommand implements Callable<Integer> {
     Runnable onStop = () -> (stops.incrementAndGet() == 1 ? stop : now).countDown();
     try (Signals.Restore term = Signals.on("TERM", onStop);
         Signals.Restore interrupt = Signals.on("INT", onStop)) {
-      return serve(daemon, table, vrrp, adminAddress, systemd, stop, now, first.bindings().size());
+      return serve(daemon, table, vrrp, adminAddress, systemd, stop, now, first.bindings().size(), state, registry);
     }
   }
 
@@ -178,7 +201,8 @@ public final class RunCommand implements Callable<Integer> {
    * userspace plane after a soft stop that {@code now} cuts short.
    */
   private int serve(Daemon daemon, Table table, VrrpRun vrrp, InetSocketAddress adminAddress,
-      SystemdNotifier systemd, CountDownLatch stop, CountDownLatch now, int virtualServers) throws Exception {
+      SystemdNotifier systemd, CountDownLatch stop, CountDownLatch now, int virtualServers, StateFile state,
+      PrometheusRegistry registry) throws Exception {
     var err = spec.commandLine().getErr();
     try {
       daemon.start();
@@ -201,14 +225,15 @@ public final class RunCommand implements Callable<Integer> {
       stop(daemon, table);
       return 1;
     }
-    AdminServer server = null;
+    AdminListener server = null;
     // daemon.start() returned: the table is applied and the listeners are bound. SIGHUP reloads
     // from before the admin endpoint answers: whoever sees `fairway status` working may reload at
     // once, and a SIGHUP without the handler is the JVM's default, exit 129.
     try (Signals.Restore hup = Signals.on("HUP", () -> reload(daemon, systemd))) {
       if (adminAddress != null) {
         try {
-          server = AdminServer.start(adminAddress, () -> daemon.status() + vrrp.status());
+          server = AdminListener.start(adminAddress, adminTokenFile, state, daemon, registry,
+              () -> daemon.status() + vrrp.status(), () -> reload(daemon, systemd));
         } catch (IOException | IllegalArgumentException e) {
           err.println("fairway: --admin " + admin + ": " + e.getMessage());
           vrrp.close();
@@ -233,12 +258,13 @@ public final class RunCommand implements Callable<Integer> {
   }
 
   /** SIGHUP: reload by difference, with systemd told when it begins and when it is done. */
-  private void reload(Daemon daemon, SystemdNotifier systemd) {
+  private String reload(Daemon daemon, SystemdNotifier systemd) {
     systemd.reloading("reloading " + file);
     String refused = daemon.reload();
     systemd.ready(refused == null
         ? "running " + file + " (reload " + daemon.reloads() + " applied)"
         : "reload refused, still running the previous configuration: " + refused);
+    return refused;
   }
 
   /**

@@ -1,23 +1,23 @@
 package io.fairway.daemon;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
+import io.fairway.daemon.admin.AdminApi;
+import io.fairway.daemon.admin.AdminHttpServer;
+import io.fairway.daemon.admin.EventHub;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.function.Supplier;
 
 /**
- * The admin endpoint {@code fairway status} talks to: plain HTTP on a loopback address.
- *
- * <p>Loopback only, because it answers without authentication; the address is checked, not
- * trusted. {@code GET /status} returns the status text.
+ * A status-only admin endpoint ({@code GET /status}) on loopback, for the demo and tests that
+ * have no full runtime API around them. {@code fairway run} serves the whole API ({@link
+ * io.fairway.daemon.admin.AdminApi}) on the same listener code.
  */
 public final class AdminServer implements AutoCloseable {
-  private final HttpServer server;
+  private final AdminHttpServer server;
 
-  private AdminServer(HttpServer server) {
+  private AdminServer(AdminHttpServer server) {
     this.server = server;
   }
 
@@ -31,30 +31,17 @@ public final class AdminServer implements AutoCloseable {
     if (address.isUnresolved() || !address.getAddress().isLoopbackAddress()) {
       throw new IllegalArgumentException("--admin must be a loopback address, got " + address);
     }
-    HttpServer server = HttpServer.create(address, 8);
-    server.createContext("/status", ex -> respond(ex, 200, status.get()));
-    server.createContext("/", ex -> respond(ex, 404, "not found; try /status\n"));
-    server.setExecutor(null);
-    server.start();
-    return new AdminServer(server);
+    return new AdminServer(AdminHttpServer.start(address, () -> null, false, Duration.ofSeconds(10),
+        AdminApi.statusOnly(status), new EventHub(Clock.systemUTC())));
   }
 
   /** The bound address (with the actual port when 0 was asked for). */
   public InetSocketAddress address() {
-    return server.getAddress();
-  }
-
-  private static void respond(HttpExchange ex, int code, String body) throws IOException {
-    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-    ex.getResponseHeaders().set("Content-Type", "text/plain; charset=utf-8");
-    ex.sendResponseHeaders(code, bytes.length);
-    try (OutputStream os = ex.getResponseBody()) {
-      os.write(bytes);
-    }
+    return server.address();
   }
 
   @Override
   public void close() {
-    server.stop(0);
+    server.close();
   }
 }

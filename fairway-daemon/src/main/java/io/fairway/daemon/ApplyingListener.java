@@ -1,5 +1,6 @@
 package io.fairway.daemon;
 
+import io.fairway.apply.AdminApplier;
 import io.fairway.apply.Applier;
 import io.fairway.apply.InitialState;
 import io.fairway.apply.UnknownServerException;
@@ -9,6 +10,8 @@ import io.fairway.check.ServerStateChanged;
 import io.fairway.check.VerdictListener;
 import io.fairway.check.VirtualServerStatus;
 import io.fairway.check.WeightChanged;
+import io.fairway.daemon.admin.EventHub;
+import io.fairway.daemon.admin.EventKind;
 import io.fairway.table.TableException;
 import java.time.Clock;
 import java.util.HashMap;
@@ -34,13 +37,16 @@ import org.slf4j.LoggerFactory;
 public final class ApplyingListener implements VerdictListener {
   private static final Logger LOG = LoggerFactory.getLogger("io.fairway.verdict");
 
-  private final Applier applier;
+  /** The applier behind the operators' admin settings: verdicts are recorded as the checkers'. */
+  private final AdminApplier applier;
   private final Clock clock;
+  private final EventHub events;
   private final Map<String, Map<String, Health>> health = new ConcurrentHashMap<>();
 
-  public ApplyingListener(Applier applier, Clock clock) {
+  public ApplyingListener(AdminApplier applier, Clock clock, EventHub events) {
     this.applier = applier;
     this.clock = clock;
+    this.events = events;
   }
 
   /** The last verdict and reason of each real server, by virtual server and real server name. */
@@ -110,6 +116,8 @@ public final class ApplyingListener implements VerdictListener {
       throw new IllegalStateException(ex.getMessage(), ex);
     }
     LOG.info("{} {}: {} ({})", e.virtualServer(), e.realServer(), e.alive() ? "UP" : "DOWN", e.reason());
+    events.publish(e.alive() ? EventKind.SERVER_UP : EventKind.SERVER_DOWN, e.virtualServer(), e.realServer(),
+        e.reason().toString());
     health.computeIfAbsent(e.virtualServer(), k -> new ConcurrentHashMap<>())
         .put(e.realServer(), new Health(e.alive(), e.reason().toString(), clock.instant()));
   }
@@ -125,6 +133,8 @@ public final class ApplyingListener implements VerdictListener {
       throw new IllegalStateException(ex.getMessage(), ex);
     }
     LOG.info("{} {}: weight {} -> {} ({})", e.virtualServer(), e.realServer(), e.previousWeight(), e.weight(), e.reason());
+    events.publish(EventKind.WEIGHT, e.virtualServer(), e.realServer(),
+        "weight " + e.previousWeight() + " -> " + e.weight() + " (" + e.reason() + ")");
   }
 
   @Override

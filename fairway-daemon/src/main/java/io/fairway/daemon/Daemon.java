@@ -1,12 +1,18 @@
 package io.fairway.daemon;
 
+import io.fairway.apply.AdminApplier;
+import io.fairway.apply.AdminEvent;
 import io.fairway.apply.Applier;
 import io.fairway.apply.LvsHousekeeping;
+import io.fairway.apply.QuorumRule;
+import io.fairway.apply.ServerAdmin;
 import io.fairway.apply.OverflowWatch;
 import io.fairway.apply.UnknownServerException;
 import io.fairway.check.CheckConfigException;
 import io.fairway.check.engine.CheckEngine;
 import io.fairway.check.spec.VirtualServerSpec;
+import io.fairway.daemon.admin.EventHub;
+import io.fairway.daemon.admin.EventKind;
 import io.fairway.plan.Plan;
 import io.fairway.plan.PlanTarget;
 import io.fairway.table.ServiceEntry;
@@ -16,6 +22,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -46,7 +53,11 @@ public final class Daemon implements AutoCloseable {
   /** lvs_timeouts, lvs_flush, lvs_flush_on_stop: around the applier, not inside it. */
   private final LvsHousekeeping lvs;
 
+  private final EventHub events;
+  private List<ServerAdmin> restoredAdmin = List.of();
   private Applier applier;
+  /** The operators' settings in front of the applier; verdicts go through it. */
+  private AdminApplier admin;
   /** The plan being run; what a failed reload goes back to. */
   private Plan plan = Plan.EMPTY;
   private ApplyingListener listener;
@@ -77,6 +88,17 @@ public final class Daemon implements AutoCloseable {
     this.driftInterval = Objects.requireNonNull(driftInterval);
     this.clock = clock;
     this.lvs = new LvsHousekeeping(table);
+    this.events = new EventHub(clock == null ? Clock.systemUTC() : clock);
+  }
+
+  /** The event stream: verdicts, weights, quorum, sorry server, reloads, admin actions. */
+  public EventHub events() {
+    return events;
+  }
+
+  /** Admin settings to apply at {@link #start} (from {@code --state-file}). */
+  public synchronized void restoreAdmin(List<ServerAdmin> saved) {
+    restoredAdmin = List.copyOf(saved);
   }
 
   /**
@@ -113,7 +135,12 @@ public final class Daemon implements AutoCloseable {
     // keepalived's order: timeouts, then lvs_flush, then the first service.
     lvs.start(loaded.lvs());
     applier = new Applier(table, loaded.bindings());
-    listener = new ApplyingListener(applier, clock);
+    admin = new AdminApplier(applier, quorumRules(loaded), this::adminEvent);
+    for (ServerAdmin unknown : admin.restore(restoredAdmin)) {
+      LOG.warn("state file: {} {} is not in the configuration, its admin state {} is dropped",
+          unknown.virtualServer(), unknown.realServer(), unknown.state().wire());
+    }
+    listener = new ApplyingListener(admin, clock, events);
     engine = engines.get().listener(listener).build();
     try {
       engine.start(loaded.specs());
@@ -223,7 +250,8 @@ public final class Daemon implements AutoCloseable {
       t.apply(loaded.plan());
     }
     try {
-      applier.replaceOrRestore(loaded.bindings());
+      // Through the admin layer: operators' settings of servers that still exist are kept.
+      admin.replace(loaded.bindings(), quorumRules(loaded));
     } catch (TableException | RuntimeException e) {
       if (table instanceof PlanTarget t) {
         t.apply(before);
@@ -265,13 +293,16 @@ public final class Daemon implements AutoCloseable {
     List<String> changes = plan.changesSince(before);
     LOG.info("reloaded {} ({} virtual servers{})", file, loaded.bindings().size(),
         changes.isEmpty() ? ", plan unchanged" : ": " + String.join("; ", changes));
+    events.publish(EventKind.RELOAD_OK, null, null, "reloaded " + file + " (" + loaded.bindings().size()
+        + " virtual servers" + (changes.isEmpty() ? ", plan unchanged" : ": " + String.join("; ", changes)) + ")");
     return null;
   }
 
   /** One log line, however many errors; the running configuration stays. */
-  private static String refuse(String message) {
+  private String refuse(String message) {
     String oneLine = String.join("; ", message.lines().toList());
     LOG.error("reload refused, still running the previous configuration: {}", oneLine);
+    events.publish(EventKind.RELOAD_REFUSED, null, null, oneLine);
     return oneLine;
   }
 
@@ -287,7 +318,7 @@ public final class Daemon implements AutoCloseable {
 
   private Boolean knownVerdict(String vs, String rs) {
     try {
-      return applier.alive(vs, rs);
+      return admin.alive(vs, rs);
     } catch (UnknownServerException e) {
       return null;
     }
@@ -312,6 +343,35 @@ public final class Daemon implements AutoCloseable {
   /** The applier (for status and tests). */
   public synchronized Applier applier() {
     return applier;
+  }
+
+  /** The operators' drain / maint / ready / weight in front of the applier. */
+  public synchronized AdminApplier admin() {
+    return admin;
+  }
+
+  /** Whether the configuration is loaded and the table installed. */
+  public synchronized boolean ready() {
+    return admin != null;
+  }
+
+  private static Map<String, QuorumRule> quorumRules(Loaded loaded) {
+    Map<String, QuorumRule> rules = new java.util.HashMap<>();
+    for (VirtualServerSpec s : loaded.specs()) {
+      rules.put(s.name(), new QuorumRule(s.quorum(), s.hysteresis()));
+    }
+    return rules;
+  }
+
+  private void adminEvent(AdminEvent e) {
+    EventKind k = switch (e.kind()) {
+      case ADMIN -> EventKind.ADMIN;
+      case QUORUM_UP -> EventKind.QUORUM_UP;
+      case QUORUM_DOWN -> EventKind.QUORUM_DOWN;
+      case SORRY_IN -> EventKind.SORRY_IN;
+      case SORRY_OUT -> EventKind.SORRY_OUT;
+    };
+    events.publish(k, e.virtualServer(), e.realServer(), e.reason());
   }
 
   /** Each server's last verdict and reason. */

@@ -102,6 +102,9 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
 
   // The exchange in progress; request == null when there is none.
   private HttpHead request;
+  /** When the current request's head arrived (System.nanoTime), and its response's status. */
+  private long exchangeStart;
+  private int responseStatus;
   /** The request head as the backend gets it, kept until the exchange ends for a retry. */
   private ByteBuf upstreamHead;
   private boolean clientHttp10;
@@ -306,6 +309,7 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
 
   private void startExchange(HttpHead h) {
     request = h;
+    exchangeStart = System.nanoTime();
     clientHttp10 = h.http10;
     clientKeepAlive = h.keepAlive() && !draining;
     requestComplete = false;
@@ -358,6 +362,7 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
       attach(pooled);
       return;
     }
+    long connectStart = System.nanoTime();
     ChannelFuture f = connect(rs);
     f.addListener(
         x -> {
@@ -367,6 +372,7 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
             return;
           }
           if (f.isSuccess()) {
+            rs.http.connected(System.nanoTime() - connectStart);
             reusedConnection = false;
             inClientRead = false;
             attach(f.channel());
@@ -526,6 +532,7 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
     responseStarted = true;
     backendReusable = h.keepAlive();
     int code = h.status;
+    responseStatus = code;
     boolean bodyPossible = !request.isHead() && code != 204 && code != 304;
     boolean dechunk = false;
     boolean addChunked = false;
@@ -556,6 +563,9 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
   }
 
   private void finishExchange() {
+    if (server != null) {
+      server.http.completed(responseStatus, System.nanoTime() - exchangeStart);
+    }
     boolean reuse = backendReusable && requestSent;
     endExchange(reuse);
     if (!clientKeepAlive) {
@@ -706,6 +716,7 @@ final class HttpFrontend extends ChannelInboundHandlerAdapter {
     if (canRetry) {
       warnings.info(vs.service().key(), rs + " failed before responding (" + why + "); retrying"
           + (reusedConnection ? " on a fresh connection" : " on another server"), request.method() + " " + request.target());
+      rs.http.retried();
       if (reusedConnection) {
         retriedPooled = true;
       } else {

@@ -516,4 +516,22 @@ public final class ProxyTable implements Table, PlanTarget {
       ioGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
     }
   }
+
+  /**
+   * The HTTP counters of every real server of every HTTP service, by service and destination;
+   * empty for L4 services. For metrics; read without stopping the data plane.
+   */
+  public synchronized Map<ServiceKey, Map<DestKey, HttpStats.Snapshot>> httpStats() {
+    Map<ServiceKey, Map<DestKey, HttpStats.Snapshot>> out = new LinkedHashMap<>();
+    services.forEach((k, vs) -> {
+      if (vs.spec().mode() == Mode.HTTP) {
+        Map<DestKey, HttpStats.Snapshot> m = new LinkedHashMap<>();
+        for (RealServer rs : vs.all()) {
+          m.put(rs.key, rs.http.snapshot());
+        }
+        out.put(k, m);
+      }
+    });
+    return out;
+  }
 }

@@ -40,6 +40,8 @@ final class RealServer implements io.fairway.director.Backend {
   final LongAdder outBytes = new LongAdder();
   /** Client-side channels whose traffic goes here, so removal can close them. */
   final Set<Channel> established = ConcurrentHashMap.newKeySet();
+  /** HTTP responses, durations, connect times and retries (HTTP services). */
+  final HttpStats http = new HttpStats();
   /** Idle keep-alive backend connections (HTTP), per event loop. */
   final BackendPool pool = new BackendPool();
   /** This server in the kernel-scheduler model, when the service runs a kernel scheduler. */

@@ -41,6 +41,7 @@ public final class CheckEngine implements AutoCloseable {
     private final ScriptExecutor scripts;
     private final NetworkCheckers network;
     private final CheckerFactory factory;
+    private final CheckObserver observer;
     private final Scheduler scheduler;
     private final boolean injectedScheduler;
     private final List<VirtualServerState> states = new ArrayList<>();
@@ -53,6 +54,7 @@ public final class CheckEngine implements AutoCloseable {
         this.random = b.random != null ? b.random : RandomGenerator.getDefault();
         this.scripts = new ScriptExecutor(b.scriptThreads, 1024);
         this.injectedScheduler = b.scheduler != null;
+        this.observer = b.observer;
         if (b.factory != null && b.scheduler != null) {
             this.network = null;
             this.factory = b.factory;
@@ -108,7 +110,11 @@ public final class CheckEngine implements AutoCloseable {
                 created.add(vs);
                 for (RealServerState rs : vs.servers) {
                     for (CheckerState c : rs.checkers) {
-                        pending.add(new Pending(vs, rs, c, factory.create(vsSpec, rs.spec, c.spec)));
+                        Checker checker = factory.create(vsSpec, rs.spec, c.spec);
+                        if (observer != null) {
+                            checker = new ObservedChecker(checker, vsSpec.name(), rs.spec.name(), c.spec, observer);
+                        }
+                        pending.add(new Pending(vs, rs, c, checker));
                     }
                 }
             }
@@ -252,6 +258,7 @@ public final class CheckEngine implements AutoCloseable {
         private VerdictListener listener;
         private Scheduler scheduler;
         private CheckerFactory factory;
+        private CheckObserver observer;
         private RandomGenerator random;
         private int eventLoopThreads = 1;
         private int scriptThreads = 4;
@@ -274,6 +281,12 @@ public final class CheckEngine implements AutoCloseable {
         /** Replaces the real checkers (tests of the rules). */
         public Builder checkerFactory(CheckerFactory f) {
             this.factory = f;
+            return this;
+        }
+
+        /** Told of every attempt's result and duration (metrics); none by default. */
+        public Builder observer(CheckObserver o) {
+            this.observer = o;
             return this;
         }
 

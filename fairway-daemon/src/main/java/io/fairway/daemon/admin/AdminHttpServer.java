@@ -1,0 +1,197 @@
+package io.fairway.daemon.admin;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.DefaultHttpResponse;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpMessage;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The admin listener: HTTP/1.1 on Netty, one small event loop of its own (never the data
+ * plane's), request heads bounded to 8 KiB, bodies to {@link #MAX_BODY} (413 beyond), and a
+ * request that does not arrive complete within the request timeout closed.
+ */
+public final class AdminHttpServer implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(AdminHttpServer.class);
+  /** The largest request body accepted. */
+  public static final int MAX_BODY = 64 * 1024;
+
+  private final EventLoopGroup group;
+  private final Channel channel;
+
+  private AdminHttpServer(EventLoopGroup group, Channel channel) {
+    this.group = group;
+    this.channel = channel;
+  }
+
+  /**
+   * Binds and starts serving.
+   *
+   * @param token checked on every mutation (null: every mutation is refused), and on reads too when {@code tokenForReads}
+   * @param requestTimeout how long a client has to send a whole request
+   * @throws java.io.IOException the address cannot be bound (in use, not local)
+   */
+  public static AdminHttpServer start(InetSocketAddress address, Supplier<AdminToken> token, boolean tokenForReads,
+      Duration requestTimeout, AdminRoutes routes, EventHub events) throws java.io.IOException {
+    Objects.requireNonNull(routes);
+    EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("fairway-admin", true),
+        NioIoHandler.newFactory());
+    ServerBootstrap b = new ServerBootstrap()
+        .group(group)
+        .channel(NioServerSocketChannel.class)
+        .option(ChannelOption.SO_BACKLOG, 128)
+        .childHandler(new ChannelInitializer<SocketChannel>() {
+          @Override
+          protected void initChannel(SocketChannel ch) {
+            ch.pipeline()
+                .addLast(new HttpServerCodec(4096, 8192, 8192))
+                .addLast(new RequestTimeout(requestTimeout))
+                .addLast(new Aggregator())
+                .addLast(new Handler(token, tokenForReads, routes, events));
+          }
+        });
+    var bound = b.bind(address).awaitUninterruptibly();
+    if (!bound.isSuccess()) {
+      group.shutdownGracefully(0, 0, java.util.concurrent.TimeUnit.MILLISECONDS);
+      Throwable c = bound.cause();
+      throw new java.io.IOException(c.getMessage() == null ? c.toString() : c.getMessage(), c);
+    }
+    return new AdminHttpServer(group, bound.channel());
+  }
+
+  /** The bound address (with the actual port when 0 was asked for). */
+  public InetSocketAddress address() {
+    return (InetSocketAddress) channel.localAddress();
+  }
+
+  @Override
+  public void close() {
+    channel.close().syncUninterruptibly();
+    group.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
+  }
+
+  /** Aggregates bodies up to {@link #MAX_BODY}; a larger one gets the JSON 413 and a close. */
+  private static final class Aggregator extends HttpObjectAggregator {
+    Aggregator() {
+      super(MAX_BODY, true);
+    }
+
+    @Override
+    protected void handleOversizedMessage(ChannelHandlerContext ctx, HttpMessage oversized) {
+      FullHttpResponse r = full(AdminResponse.error(413, "request body larger than " + MAX_BODY + " bytes"));
+      HttpUtil.setKeepAlive(r, false);
+      ctx.writeAndFlush(r).addListener(ChannelFutureListener.CLOSE);
+    }
+  }
+
+  private static final class Handler extends SimpleChannelInboundHandler<FullHttpRequest> {
+    private final Supplier<AdminToken> token;
+    private final boolean tokenForReads;
+    private final AdminRoutes routes;
+    private final EventHub events;
+
+    Handler(Supplier<AdminToken> token, boolean tokenForReads, AdminRoutes routes, EventHub events) {
+      this.token = token;
+      this.tokenForReads = tokenForReads;
+      this.routes = routes;
+      this.events = events;
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest req) {
+      boolean keepAlive = HttpUtil.isKeepAlive(req);
+      if (!req.decoderResult().isSuccess()) {
+        send(ctx, AdminResponse.error(400, "bad request: " + req.decoderResult().cause().getMessage()), false);
+        return;
+      }
+      QueryStringDecoder q = new QueryStringDecoder(req.uri());
+      List<String> path = new ArrayList<>();
+      for (String seg : q.rawPath().split("/")) {
+        if (!seg.isEmpty()) {
+          path.add(QueryStringDecoder.decodeComponent(seg));
+        }
+      }
+      AdminToken t = token.get();
+      boolean authorized = t != null && t.accepts(req.headers().get(HttpHeaderNames.AUTHORIZATION));
+      byte[] body = new byte[req.content().readableBytes()];
+      req.content().getBytes(req.content().readerIndex(), body);
+      AdminRequest r = new AdminRequest(req.method().name(), path, q.parameters(), body, authorized);
+      if (tokenForReads && !authorized) {
+        send(ctx, AdminResponse.error(401, "this admin listener needs 'Authorization: Bearer TOKEN' on every request"), keepAlive);
+        return;
+      }
+      routes.handle(r).whenComplete((resp, ex) -> ctx.executor().execute(() -> {
+        if (ex != null) {
+          LOG.warn("admin {} /{}: {}", r.method(), String.join("/", path), ex.toString());
+          send(ctx, AdminResponse.error(500, "internal error: " + ex.getMessage()), false);
+        } else if (resp.eventStream()) {
+          HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
+          head.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/event-stream; charset=utf-8")
+              .set(HttpHeaderNames.CACHE_CONTROL, "no-store")
+              .set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+          ctx.writeAndFlush(head);
+          events.subscribe(ctx.channel());
+        } else {
+          send(ctx, resp, keepAlive);
+        }
+      }));
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+      // A client that went away mid-answer; nothing to tell anybody.
+      LOG.debug("admin connection: {}", cause.toString());
+      ctx.close();
+    }
+
+    private static void send(ChannelHandlerContext ctx, AdminResponse resp, boolean keepAlive) {
+      FullHttpResponse r = full(resp);
+      HttpUtil.setKeepAlive(r, keepAlive);
+      var f = ctx.writeAndFlush(r);
+      if (!keepAlive) {
+        f.addListener(ChannelFutureListener.CLOSE);
+      }
+    }
+  }
+
+  static FullHttpResponse full(AdminResponse resp) {
+    FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(resp.status()),
+        Unpooled.wrappedBuffer(resp.body()));
+    r.headers().set(HttpHeaderNames.CONTENT_TYPE, resp.contentType())
+        .set(HttpHeaderNames.CONTENT_LENGTH, resp.body().length)
+        .set(HttpHeaderNames.CACHE_CONTROL, "no-store")
+        .set("X-Content-Type-Options", "nosniff");
+    return r;
+  }
+}

@@ -1,0 +1,28 @@
+package io.fairway.daemon.admin;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One request as the routes see it.
+ *
+ * @param method {@code GET}, {@code POST}, ...
+ * @param path the path's segments, each URL-decoded ({@code /api/v1/services/a%3A80} is {@code
+ *     [api, v1, services, a:80]})
+ * @param query query parameters
+ * @param body the request body (at most {@link AdminHttpServer#MAX_BODY} bytes)
+ * @param authorized whether it carried the admin token
+ */
+public record AdminRequest(
+    String method, List<String> path, Map<String, List<String>> query, byte[] body, boolean authorized) {
+  public AdminRequest {
+    path = List.copyOf(path);
+    query = Map.copyOf(query);
+  }
+
+  /** A query parameter's first value, or null. */
+  public String param(String name) {
+    List<String> v = query.get(name);
+    return v == null || v.isEmpty() ? null : v.get(0);
+  }
+}

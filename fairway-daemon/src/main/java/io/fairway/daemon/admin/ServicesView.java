@@ -1,0 +1,171 @@
+package io.fairway.daemon.admin;
+
+import io.fairway.apply.AdminApplier;
+import io.fairway.apply.AdminState;
+import io.fairway.apply.ServerAdmin;
+import io.fairway.apply.UnknownServerException;
+import io.fairway.apply.VirtualServerStatus;
+import io.fairway.apply.VirtualServerStatus.RealServerStatus;
+import io.fairway.daemon.Health;
+import io.fairway.table.Dest;
+import io.fairway.table.DestEntry;
+import io.fairway.table.Endpoints;
+import io.fairway.table.ForwardingMethod;
+import io.fairway.table.Service;
+import io.fairway.table.ServiceEntry;
+import io.fairway.table.ServiceKey;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The runtime API's view of the virtual servers: what the applier believes, what the checkers
+ * said and why, the operators' settings, and the counters read back from the table (so they are
+ * the forwarder's own, kernel or userspace).
+ */
+public final class ServicesView {
+  private ServicesView() {}
+
+  /** One virtual server. */
+  public record VirtualServerView(
+      String name,
+      String address,
+      List<String> services,
+      String protocol,
+      String scheduler,
+      String quorum,
+      String sorryServer,
+      String sorryServerState,
+      long sorryActiveConnections,
+      long sorryConnectionsTotal,
+      List<RealServerView> servers) {}
+
+  /** One real server. */
+  public record RealServerView(
+      String name,
+      String address,
+      String state,
+      String adminState,
+      boolean inTable,
+      int configuredWeight,
+      int effectiveWeight,
+      long activeConnections,
+      long inactiveConnections,
+      long connectionsTotal,
+      long bytesIn,
+      long bytesOut,
+      CheckView lastCheck) {}
+
+  /** The checkers' last verdict. */
+  public record CheckView(String result, String reason, String since) {}
+
+  /**
+   * Every virtual server of a running daemon, the table read back once.
+   *
+   * @throws IllegalStateException the table cannot be read
+   */
+  public static List<VirtualServerView> of(io.fairway.daemon.Daemon daemon) {
+    if (!daemon.ready()) {
+      return List.of();
+    }
+    try {
+      return all(daemon.applier().readBack(), daemon.applier().status(), daemon.admin(), daemon.listener().health());
+    } catch (io.fairway.table.TableException e) {
+      throw new IllegalStateException("cannot read the table: " + e.getMessage(), e);
+    }
+  }
+
+  /** Every virtual server, in configuration order. */
+  public static List<VirtualServerView> all(List<ServiceEntry> table, List<VirtualServerStatus> status,
+      AdminApplier admin, Map<String, Map<String, Health>> health) {
+    Map<ServiceKey, ServiceEntry> byKey = new HashMap<>();
+    table.forEach(e -> byKey.put(e.service().key(), e));
+    Map<String, io.fairway.apply.VirtualServer> config = admin.applier().config();
+    List<VirtualServerView> out = new ArrayList<>();
+    for (VirtualServerStatus vs : status) {
+      io.fairway.apply.VirtualServer c = config.get(vs.name());
+      if (c != null) {
+        out.add(one(vs, c, byKey, admin, health.getOrDefault(vs.name(), Map.of())));
+      }
+    }
+    return out;
+  }
+
+  private static VirtualServerView one(VirtualServerStatus vs, io.fairway.apply.VirtualServer config,
+      Map<ServiceKey, ServiceEntry> byKey,
+      AdminApplier admin, Map<String, Health> health) {
+    List<RealServerView> servers = new ArrayList<>();
+    for (RealServerStatus rs : vs.servers()) {
+      long active = 0;
+      long inactive = 0;
+      long conns = 0;
+      long in = 0;
+      long outB = 0;
+      for (Service s : vs.services()) {
+        ServiceEntry e = byKey.get(s.key());
+        if (e == null) {
+          continue;
+        }
+        for (DestEntry d : e.dests()) {
+          if (sameHost(rs.dest(), d.dest())) {
+            active += d.activeConnections();
+            inactive += d.inactiveConnections();
+            conns += d.stats().connections();
+            in += d.stats().inBytes();
+            outB += d.stats().outBytes();
+          }
+        }
+      }
+      ServerAdmin a;
+      AdminApplier.CheckerView view;
+      try {
+        a = admin.admin(vs.name(), rs.name());
+        view = admin.checkerView(vs.name(), rs.name());
+      } catch (UnknownServerException e) {
+        continue; // raced a reload; the next read has it
+      }
+      io.fairway.apply.RealServer rc = config.servers().get(rs.name());
+      Health h = health.get(rs.name());
+      String state = a.state() == AdminState.MAINT ? "maint"
+          : !view.checkerAlive() ? "down"
+          : a.state() == AdminState.DRAIN ? "drain" : "up";
+      CheckView check = h == null ? null
+          : new CheckView(h.alive() ? "up" : "down", h.reason(), h.since().toString());
+      servers.add(new RealServerView(rs.name(), Endpoints.format(rs.dest().address(), rs.dest().port()), state,
+          a.state().wire(), rs.present(), rc == null ? rs.weight() : rc.weight(), view.effectiveWeight(), active, inactive, conns,
+          in, outB, check));
+    }
+    long sorryActive = 0;
+    long sorryTotal = 0;
+    if (vs.sorryServer() != null) {
+      for (Service s : vs.services()) {
+        ServiceEntry e = byKey.get(s.key());
+        for (DestEntry d : e == null ? List.<DestEntry>of() : e.dests()) {
+          if (sameHost(vs.sorryServer(), d.dest())) {
+            sorryActive += d.activeConnections();
+            sorryTotal += d.stats().connections();
+          }
+        }
+      }
+    }
+    Service first = vs.services().get(0);
+    String sorry = vs.sorryServer() == null ? null
+        : Endpoints.format(vs.sorryServer().address(), vs.sorryServer().port());
+    return new VirtualServerView(vs.name(), address(first.key()),
+        vs.services().stream().map(s -> s.key().toString()).toList(),
+        first.key().isFwmark() ? "fwmark" : first.key().protocol().name().toLowerCase(java.util.Locale.ROOT),
+        first.scheduler(), vs.quorumUp() ? "up" : "down", sorry,
+        sorry == null ? "none" : vs.sorryServing() ? "serving" : "idle", sorryActive, sorryTotal, servers);
+  }
+
+  private static String address(ServiceKey k) {
+    return k.isFwmark() ? "fwmark " + k.fwmark() : Endpoints.format(k.address(), k.port());
+  }
+
+  /** Same address, and same port unless the port is the service's (DR/TUN). */
+  static boolean sameHost(Dest configured, Dest actual) {
+    return configured.address().equals(actual.address())
+        && (configured.port() == actual.port() || configured.forwarding() != ForwardingMethod.MASQ);
+  }
+}

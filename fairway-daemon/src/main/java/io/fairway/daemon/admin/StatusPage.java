@@ -1,0 +1,93 @@
+package io.fairway.daemon.admin;
+
+import io.fairway.daemon.admin.ServicesView.RealServerView;
+import io.fairway.daemon.admin.ServicesView.VirtualServerView;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/**
+ * {@code GET /}: one table per virtual server, rendered on the server so it reads without
+ * JavaScript; {@code status.js} (served from the jar, like everything the page uses) then follows
+ * the event stream and redraws the rows, and adds drain / maint / ready buttons once a token is
+ * entered.
+ */
+final class StatusPage {
+  private StatusPage() {}
+
+  static AdminResponse render(List<VirtualServerView> services) {
+    StringBuilder b = new StringBuilder(4096);
+    b.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
+        .append("<meta name=\"viewport\" content=\"width=device-width\">")
+        .append("<title>Fairway status</title><link rel=\"icon\" href=\"data:,\"><link rel=\"stylesheet\" href=\"/static/status.css\">")
+        .append("</head><body><h1>Fairway</h1>\n")
+        .append("<form id=\"auth\" hidden><label>Admin token <input id=\"token\" type=\"password\" autocomplete=\"off\">")
+        .append("</label> <button type=\"submit\">Use</button> <span id=\"msg\"></span></form>\n")
+        .append("<div id=\"services\">");
+    for (VirtualServerView vs : services) {
+      b.append(table(vs));
+    }
+    b.append("</div>\n<p class=\"foot\">Live from <a href=\"/api/v1/events\">/api/v1/events</a>; JSON at ")
+        .append("<a href=\"/api/v1/services\">/api/v1/services</a>; <a href=\"/metrics\">/metrics</a>.</p>\n")
+        .append("<script src=\"/static/status.js\"></script></body></html>\n");
+    return AdminResponse.of(200, "text/html; charset=utf-8", b.toString().getBytes(StandardCharsets.UTF_8));
+  }
+
+  static String table(VirtualServerView vs) {
+    StringBuilder b = new StringBuilder();
+    b.append("<table class=\"vs\" data-vs=\"").append(esc(vs.name())).append("\"><caption>")
+        .append(esc(vs.name())).append(" — ").append(esc(String.join(", ", vs.services()))).append(' ')
+        .append(esc(vs.scheduler())).append(" — quorum <span class=\"q-").append(esc(vs.quorum())).append("\">")
+        .append(esc(vs.quorum())).append("</span>");
+    if (vs.sorryServer() != null) {
+      b.append(" — sorry server ").append(esc(vs.sorryServer())).append(' ').append(esc(vs.sorryServerState()));
+    }
+    b.append("</caption>\n<thead><tr><th>server</th><th>state</th><th>admin</th><th>weight</th>")
+        .append("<th>active</th><th>inactive</th><th>connections</th><th>conn/s</th><th>last check</th><th>since</th></tr></thead><tbody>");
+    for (RealServerView rs : vs.servers()) {
+      b.append("<tr class=\"st-").append(esc(rs.state())).append("\" data-rs=\"").append(esc(rs.name())).append("\">")
+          .append("<td>").append(esc(rs.name())).append("</td>")
+          .append("<td class=\"state\">").append(esc(rs.state())).append("</td>")
+          .append("<td>").append(esc(rs.adminState())).append("</td>")
+          .append("<td>").append(rs.effectiveWeight()).append(" / ").append(rs.configuredWeight()).append("</td>")
+          .append("<td>").append(rs.activeConnections()).append("</td>")
+          .append("<td>").append(rs.inactiveConnections()).append("</td>")
+          .append("<td>").append(rs.connectionsTotal()).append("</td>")
+          .append("<td></td>") // a rate needs two reads: the script fills it in
+          .append("<td>").append(rs.lastCheck() == null ? "" : esc(rs.lastCheck().reason())).append("</td>")
+          .append("<td>").append(rs.lastCheck() == null ? "" : esc(rs.lastCheck().since())).append("</td></tr>");
+    }
+    return b.append("</tbody></table>\n").toString();
+  }
+
+  static AdminResponse asset(String name) {
+    String type = name.endsWith(".js") ? "text/javascript; charset=utf-8" : "text/css; charset=utf-8";
+    try (InputStream in = StatusPage.class.getResourceAsStream(name)) {
+      if (in == null) {
+        return AdminResponse.error(404, "no asset " + name);
+      }
+      return AdminResponse.of(200, type, in.readAllBytes());
+    } catch (IOException e) {
+      return AdminResponse.error(500, "cannot read " + name + ": " + e.getMessage());
+    }
+  }
+
+  static String esc(String s) {
+    if (s == null) {
+      return "";
+    }
+    StringBuilder b = new StringBuilder(s.length());
+    for (char c : s.toCharArray()) {
+      switch (c) {
+        case '<' -> b.append("&lt;");
+        case '>' -> b.append("&gt;");
+        case '&' -> b.append("&amp;");
+        case '"' -> b.append("&quot;");
+        case '\'' -> b.append("&#39;");
+        default -> b.append(c);
+      }
+    }
+    return b.toString();
+  }
+}

@@ -1,0 +1,135 @@
+// Follows /api/v1/events and redraws the tables from /api/v1/services; with a token entered
+// (kept in sessionStorage only, sent as the Authorization header, never as a cookie) each row
+// gets drain / maint / ready buttons.
+(function () {
+  'use strict';
+  var box = document.getElementById('services');
+  var auth = document.getElementById('auth');
+  var tokenInput = document.getElementById('token');
+  var msg = document.getElementById('msg');
+  auth.hidden = false;
+
+  function token() { return sessionStorage.getItem('fairway-token'); }
+
+  // Connection rate per server from the totals of two successive reads.
+  var last = {};
+  function rate(vs, rs) {
+    var k = vs.name + ' ' + rs.name;
+    var now = Date.now();
+    var prev = last[k];
+    last[k] = { t: now, n: rs.connections_total };
+    if (!prev || now - prev.t < 500 || rs.connections_total < prev.n) { return prev && prev.r !== undefined ? prev.r : ''; }
+    var r = ((rs.connections_total - prev.n) * 1000 / (now - prev.t)).toFixed(1);
+    last[k].r = r;
+    return r;
+  }
+
+  function cell(row, text) {
+    var td = document.createElement('td');
+    td.textContent = text;
+    row.appendChild(td);
+    return td;
+  }
+
+  function act(vs, rs, state) {
+    fetch('/api/v1/services/' + encodeURIComponent(vs) + '/servers/' + encodeURIComponent(rs) + '/state', {
+      method: 'POST',
+      credentials: 'omit',
+      headers: { 'Authorization': 'Bearer ' + token(), 'Content-Type': 'application/json' },
+      body: JSON.stringify({ state: state })
+    }).then(function (r) {
+      return r.json().then(function (j) {
+        msg.textContent = r.ok ? vs + ' ' + rs + ': ' + state : 'refused: ' + j.error;
+        refresh();
+      });
+    }).catch(function (e) { msg.textContent = 'request failed: ' + e; });
+  }
+
+  function draw(services) {
+    var frag = document.createDocumentFragment();
+    services.forEach(function (vs) {
+      var t = document.createElement('table');
+      t.className = 'vs';
+      t.dataset.vs = vs.name;
+      var cap = document.createElement('caption');
+      var q = document.createElement('span');
+      q.className = 'q-' + vs.quorum;
+      q.textContent = vs.quorum;
+      cap.append(vs.name + ' — ' + vs.services.join(', ') + ' ' + vs.scheduler + ' — quorum ', q,
+        vs.sorry_server ? ' — sorry server ' + vs.sorry_server + ' ' + vs.sorry_server_state : '');
+      t.appendChild(cap);
+      var head = t.createTHead().insertRow();
+      ['server', 'state', 'admin', 'weight', 'active', 'inactive', 'connections', 'conn/s', 'last check', 'since']
+        .concat(token() ? ['action'] : []).forEach(function (h) {
+          var th = document.createElement('th');
+          th.textContent = h;
+          head.appendChild(th);
+        });
+      var body = t.createTBody();
+      vs.servers.forEach(function (rs) {
+        var row = body.insertRow();
+        row.className = 'st-' + rs.state;
+        row.dataset.rs = rs.name;
+        cell(row, rs.name);
+        cell(row, rs.state).className = 'state';
+        cell(row, rs.admin_state);
+        cell(row, rs.effective_weight + ' / ' + rs.configured_weight);
+        cell(row, rs.active_connections);
+        cell(row, rs.inactive_connections);
+        cell(row, rs.connections_total);
+        cell(row, rate(vs, rs));
+        cell(row, rs.last_check ? rs.last_check.reason : '');
+        cell(row, rs.last_check ? rs.last_check.since : '');
+        if (token()) {
+          var td = cell(row, '');
+          ['drain', 'maint', 'ready'].forEach(function (s) {
+            var b = document.createElement('button');
+            b.className = 'act';
+            b.textContent = s;
+            b.dataset.action = s;
+            b.addEventListener('click', function () { act(vs.name, rs.name, s); });
+            td.appendChild(b);
+          });
+        }
+      });
+      frag.appendChild(t);
+    });
+    box.replaceChildren(frag);
+  }
+
+  // One read at a time; an event during a read asks for one more, so no change is missed.
+  var pending = false;
+  var again = false;
+  function refresh() {
+    if (pending) { again = true; return; }
+    pending = true;
+    again = false;
+    fetch('/api/v1/services', { credentials: 'omit', cache: 'no-store' }).then(function (r) { return r.json(); })
+      .then(function (s) { draw(s); })
+      .catch(function () { })
+      .finally(function () {
+        pending = false;
+        if (again) { refresh(); }
+      });
+  }
+
+  auth.addEventListener('submit', function (e) {
+    e.preventDefault();
+    if (tokenInput.value) {
+      sessionStorage.setItem('fairway-token', tokenInput.value);
+    } else {
+      sessionStorage.removeItem('fairway-token');
+    }
+    tokenInput.value = '';
+    msg.textContent = token() ? 'token set for this tab' : 'token cleared';
+    refresh();
+  });
+
+  var es = new EventSource('/api/v1/events');
+  ['server_up', 'server_down', 'weight', 'quorum_up', 'quorum_down', 'sorry_in', 'sorry_out', 'reload_ok',
+    'reload_refused', 'admin'].forEach(function (k) { es.addEventListener(k, refresh); });
+  es.onopen = refresh;
+  // Counters move without events; a slow poll keeps them honest.
+  setInterval(refresh, 5000);
+  refresh();
+}());
