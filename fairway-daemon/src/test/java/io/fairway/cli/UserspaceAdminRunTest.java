@@ -33,7 +33,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -126,13 +125,7 @@ class UserspaceAdminRunTest {
   }
 
   static Process wrk(int vip, String duration) throws IOException {
-    Path wrk = Path.of("/usr/bin/wrk");
-    if (!Files.isExecutable(wrk)) {
-      if ("true".equals(System.getenv("CI"))) {
-        throw new AssertionError("wrk is missing; CI must have it");
-      }
-      Assumptions.abort("wrk is not installed");
-    }
+    Path wrk = io.fairway.ipvs.uml.ExternalPrograms.require("wrk", "/usr/bin/wrk");
     return new ProcessBuilder(wrk.toString(), "-t1", "-c4", "-d" + duration, "http://127.0.0.1:" + vip + "/").redirectErrorStream(true).start();
   }
 

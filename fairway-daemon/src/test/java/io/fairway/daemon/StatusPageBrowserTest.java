@@ -27,7 +27,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.logging.Level;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
@@ -112,12 +111,8 @@ class StatusPageBrowserTest {
 
   @Test
   void thePageFollowsVerdictsAndDrainsThroughItsButtons() throws Exception {
-    if (!Files.isExecutable(CHROMIUM) || !Files.isExecutable(DRIVER)) {
-      if ("true".equals(System.getenv("CI"))) {
-        throw new AssertionError("chromium and chromium-driver are missing; CI must have them");
-      }
-      Assumptions.abort("chromium / chromium-driver not installed");
-    }
+    io.fairway.ipvs.uml.ExternalPrograms.requireThat(Files.isExecutable(CHROMIUM) && Files.isExecutable(DRIVER),
+        () -> "chromium / chromium-driver not installed (" + CHROMIUM + ", " + DRIVER + ")");
     b1 = listener();
     b2 = listener();
     Path file = dir.resolve("keepalived.conf");
