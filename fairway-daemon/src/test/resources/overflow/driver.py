@@ -113,7 +113,8 @@ if sorry:
 s, backend, cport = connect()
 attempts = 1
 while settle and backend in (settle, None) and attempts < 30:
-    s.close()
+    if s is not None:  # None: refused in that second, nothing to close
+        s.close()
     time.sleep(0.1)
     s, backend, cport = connect()
     attempts += 1
