@@ -28,6 +28,8 @@ if [[ ${#targets[@]} -eq 0 ]]; then
     fairway-proxy:HttpFuzzTest#responseDecoder
     fairway-proxy:HttpFuzzTest#chunkedBody
     fairway-ipvs:NetlinkFuzzTest#ipvsReply
+    fairway-vrrp:VrrpFuzzTest#ipv4Datagram
+    fairway-vrrp:VrrpFuzzTest#ipv6Payload
   )
 fi
 # The annotation's maxDuration (5m) bounds a run too; a libFuzzer flag given after it wins.
