@@ -74,7 +74,9 @@ class InstalledFairwayIT {
     Path runtime = Files.createDirectory(dir.resolve("run"));
     Path log = dir.resolve("fairway.log");
     ProcessBuilder pb = new ProcessBuilder(fw.toString(), "run", "--userspace", "-f", conf.toString(),
-        "--admin", "off").redirectErrorStream(true).redirectOutput(log.toFile());
+        "--admin", "off",
+        // The HTTP client keeps its connection: the soft stop would wait the default 30 s for it.
+        "--grace-period", "2").redirectErrorStream(true).redirectOutput(log.toFile());
     pb.environment().put("RUNTIME_DIRECTORY", runtime.toString()); // what the unit gives it
     fairway = pb.start();
 

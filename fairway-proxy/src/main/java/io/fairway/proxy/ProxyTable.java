@@ -277,8 +277,18 @@ public final class ProxyTable implements Table, PlanTarget {
       }
       return Optional.empty();
     } catch (IOException e) {
+      if (notLocal(e) && (key.protocol() == Protocol.UDP ? Transport.udpFreeBind() : Transport.freeBind()).isPresent()) {
+        // The listener binds with IP_FREEBIND (a VRRP backup listens on the virtual address
+        // before it holds it); java.net cannot set it, so only a port in use refuses the plan.
+        return Optional.empty();
+      }
       return Optional.of(cannotListen(key, addr, e));
     }
+  }
+
+  private static boolean notLocal(IOException e) {
+    return e instanceof BindException && e.getMessage() != null
+        && e.getMessage().toLowerCase(java.util.Locale.ROOT).contains("assign requested address");
   }
 
   private ServerBootstrap serverBootstrap(VirtualService vs) {
