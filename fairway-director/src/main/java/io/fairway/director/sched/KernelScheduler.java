@@ -21,6 +21,16 @@ public interface KernelScheduler {
      */
     void update(List<Dest> kernelOrder);
 
+    /**
+     * Many changes at once (a batch, {@link VirtualService#beginBatch}): the list they end with, and the changes in
+     * the order they were made. It must leave the scheduler exactly as one {@link #update(List)} per change would
+     * have. The default, one update on the result, is exact for every scheduler whose state is a function of the
+     * list alone; rr and wrr, whose cursor and current weight depend on every hook call, replay the changes.
+     */
+    default void update(List<Dest> kernelOrder, List<MemberChange> changes) {
+        update(kernelOrder);
+    }
+
     /** The server for a new connection, or {@code null} when the kernel would answer "no destination available". */
     default Dest schedule(Flow flow) {
         return pick(flow.clientFold(), flow.clientPort(), flow.destinationFold());

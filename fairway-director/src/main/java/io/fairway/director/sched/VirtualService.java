@@ -18,19 +18,33 @@ import java.util.function.LongSupplier;
  * connection goes back to the pool.
  *
  * <p>Membership changes are serialised; scheduling reads immutable copies and may run on any thread.
+ *
+ * <h2>Batches</h2>
+ * Each change on its own hands the scheduler the whole list again, as the kernel calls its hooks per change: fine
+ * for one verdict, O(n²) for installing n servers. Between {@link #beginBatch} and {@link #endBatch} changes are
+ * made at O(1) each and the scheduler gets the list once, with the changes in order
+ * ({@link KernelScheduler#update(List, List)}), so it ends as one update per change would have left it. Until then
+ * new connections are scheduled over the list as it was before the batch.
  */
 public final class VirtualService {
     private final KernelScheduler scheduler;
     private final PersistenceTemplates templates;
     private final LongSupplier clockMillis;
-    /** Servers in the order they were added (keepalived: config order). The kernel's list is the reverse. */
+    /** Servers in the order they were added (keepalived: config order), as last published. */
     private volatile List<Dest> addOrder = List.of();
+    /** The servers now, in the order they were added, by address:port; guarded by this. The kernel's list is the reverse. */
+    private final java.util.LinkedHashMap<At, Dest> members = new java.util.LinkedHashMap<>();
+    /** The changes of the batch under way, or null outside a batch. */
+    private List<MemberChange> batch;
     private volatile Dest sorry;
     /**
      * Removed servers, kept like the kernel's dest trash: re-adding the same address:port revives the same object,
      * so connections that outlived the removal are still counted against its thresholds.
      */
-    private final java.util.Map<String, Dest> trash = new java.util.HashMap<>();
+    private final java.util.Map<At, Dest> trash = new java.util.HashMap<>();
+
+    /** A server's address:port, the kernel's key of a destination within its service. */
+    private record At(InetAddress address, int port) {}
 
     public VirtualService(KernelScheduler scheduler, Persistence persistence, LongSupplier clockMillis) {
         this.scheduler = scheduler;
@@ -60,44 +74,63 @@ public final class VirtualService {
 
     /** Adds a real server, like the kernel's NEW_DEST (it goes to the head of the kernel's list). */
     public synchronized Dest add(DestSpec spec) {
-        if (find(spec.address(), spec.port()) != null) {
+        At at = new At(spec.address(), spec.port());
+        if (members.containsKey(at)) {
             throw new IllegalArgumentException("real_server " + spec.name() + " is listed twice");
         }
         checkNotSorry(spec, sorry);
         Dest d = revive(spec);
-        List<Dest> next = new ArrayList<>(addOrder);
-        next.add(d);
-        publish(next);
+        members.put(at, d);
+        changed(MemberChange.add(d));
         return d;
     }
 
     /** Changes weight/thresholds of an existing server (SET_DEST): counts are kept. */
     public synchronized Dest edit(DestSpec spec) {
-        Dest d = find(spec.address(), spec.port());
+        Dest d = members.get(new At(spec.address(), spec.port()));
         if (d == null) throw new IllegalArgumentException("no real_server " + spec.name());
+        int before = d.weight();
         d.update(spec);
-        publish(addOrder);
+        changed(MemberChange.edit(d, before));
         return d;
     }
 
     /** Removes a server (DEL_DEST). Its connections go on; templates pointing at it become invalid. */
     public synchronized void remove(InetAddress address, int port) {
-        Dest d = find(address, port);
+        At at = new At(address, port);
+        Dest d = members.remove(at);
         if (d == null) return;
         d.markRemoved();
-        trash.put(key(d.address(), d.port()), d);
-        List<Dest> next = new ArrayList<>(addOrder);
-        next.remove(d);
-        publish(next);
+        trash.put(at, d);
+        changed(MemberChange.delete(d));
     }
 
-    private static String key(InetAddress a, int port) {
-        return a.getHostAddress() + "|" + port;
+    /**
+     * Starts a batch: the changes until {@link #endBatch} reach the scheduler together. The caller serialises;
+     * a batch already under way goes on.
+     */
+    public synchronized void beginBatch() {
+        if (batch == null) batch = new ArrayList<>();
+    }
+
+    /** Ends the batch: the scheduler gets the resulting list and the changes, and new connections see them. */
+    public synchronized void endBatch() {
+        List<MemberChange> changes = batch;
+        batch = null;
+        if (changes != null && !changes.isEmpty()) publish(changes);
+    }
+
+    private void changed(MemberChange c) {
+        if (batch != null) {
+            batch.add(c);
+        } else {
+            publish(List.of(c));
+        }
     }
 
     /** A new server, or the removed one with this address:port brought back with its live counts. */
     private Dest revive(DestSpec spec) {
-        Dest old = trash.remove(key(spec.address(), spec.port()));
+        Dest old = trash.remove(new At(spec.address(), spec.port()));
         if (old == null || old.totalConns() + old.persistConns() == 0) return new Dest(spec);
         old.revive(spec);
         return old;
@@ -108,29 +141,35 @@ public final class VirtualService {
      * keep their counts and list position, removed ones go, new ones are added in the given order.
      */
     public synchronized void reconcile(List<DestSpec> specs) {
-        for (int i = 0; i < specs.size(); i++) {
-            for (int j = 0; j < i; j++) {
-                if (specs.get(j).sameServer(specs.get(i).address(), specs.get(i).port())) {
-                    throw new IllegalArgumentException("real_server " + specs.get(i).name() + " is listed twice");
-                }
-            }
-            checkNotSorry(specs.get(i), sorry);
-        }
-        List<Dest> next = new ArrayList<>();
-        for (Dest d : addOrder) {
-            DestSpec s = specs.stream().filter(x -> x.sameServer(d.address(), d.port())).findFirst().orElse(null);
-            if (s == null) {
-                d.markRemoved();
-                trash.put(key(d.address(), d.port()), d);
-            } else {
-                d.update(s);
-                next.add(d);
-            }
-        }
+        java.util.Map<At, DestSpec> wanted = new java.util.LinkedHashMap<>();
         for (DestSpec s : specs) {
-            if (next.stream().noneMatch(d -> s.sameServer(d.address(), d.port()))) next.add(revive(s));
+            if (wanted.putIfAbsent(new At(s.address(), s.port()), s) != null) {
+                throw new IllegalArgumentException("real_server " + s.name() + " is listed twice");
+            }
+            checkNotSorry(s, sorry);
         }
-        publish(next);
+        List<MemberChange> changes = batch != null ? batch : new ArrayList<>();
+        for (java.util.Iterator<java.util.Map.Entry<At, Dest>> it = members.entrySet().iterator(); it.hasNext(); ) {
+            java.util.Map.Entry<At, Dest> e = it.next();
+            Dest d = e.getValue();
+            DestSpec s = wanted.remove(e.getKey());
+            if (s == null) {
+                changes.add(MemberChange.delete(d));
+                d.markRemoved();
+                trash.put(e.getKey(), d);
+                it.remove();
+            } else {
+                int before = d.weight();
+                d.update(s);
+                changes.add(MemberChange.edit(d, before));
+            }
+        }
+        for (java.util.Map.Entry<At, DestSpec> e : wanted.entrySet()) {
+            Dest d = revive(e.getValue());
+            members.put(e.getKey(), d);
+            changes.add(MemberChange.add(d));
+        }
+        if (batch == null) publish(List.of()); // one update on the result, as a reconcile has always been
     }
 
     /** Sets or clears ({@code null}) the sorry server. It must not also be a real server. */
@@ -139,7 +178,7 @@ public final class VirtualService {
             sorry = null;
             return null;
         }
-        for (Dest d : addOrder) checkNotSorry(d.spec(), spec);
+        for (Dest d : members.values()) checkNotSorry(d.spec(), spec);
         Dest current = sorry;
         if (current != null && spec.sameServer(current.address(), current.port())) {
             current.update(spec);
@@ -160,16 +199,17 @@ public final class VirtualService {
         if (sorryDest != null) checkNotSorry(real, sorryDest.spec());
     }
 
-    private Dest find(InetAddress address, int port) {
-        for (Dest d : addOrder) if (d.address().equals(address) && d.port() == port) return d;
-        return null;
-    }
-
-    private void publish(List<Dest> next) {
-        addOrder = Collections.unmodifiableList(next);
+    /** Publishes the members: the scheduler replays {@code changes} (one or none: a plain update). */
+    private void publish(List<MemberChange> changes) {
+        List<Dest> next = List.copyOf(members.values());
+        addOrder = next;
         List<Dest> kernel = new ArrayList<>(next);
         Collections.reverse(kernel);
-        scheduler.update(kernel);
+        if (changes.size() <= 1) {
+            scheduler.update(kernel);
+        } else {
+            scheduler.update(kernel, changes);
+        }
     }
 
     /**

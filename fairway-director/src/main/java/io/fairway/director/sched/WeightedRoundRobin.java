@@ -29,6 +29,43 @@ final class WeightedRoundRobin implements KernelScheduler {
             if (w > 0) g = g > 0 ? gcd(w, g) : w;
             if (w > max) max = w;
         }
+        changed(g, max);
+    }
+
+    /**
+     * A batch: {@code cw} goes through the gcd and maximum weight after each change, as the kernel's
+     * {@code dest_changed} hook saw them, over a count of the weights rewound from the list the batch ends with.
+     * The final {@link #update(List)} repeats the last step, which changes nothing (the step is idempotent: the
+     * maximum is a multiple of the gcd).
+     */
+    @Override
+    public synchronized void update(List<Dest> kernelOrder, List<MemberChange> changes) {
+        java.util.TreeMap<Integer, Integer> weights = new java.util.TreeMap<>();
+        for (Dest d : kernelOrder) weights.merge(d.weight(), 1, Integer::sum);
+        for (int i = changes.size() - 1; i >= 0; i--) {
+            MemberChange c = changes.get(i);
+            if (c.kind() != MemberChange.Kind.DELETE) count(weights, c.weightAfter(), -1);
+            if (c.kind() != MemberChange.Kind.ADD) count(weights, c.weightBefore(), 1);
+        }
+        for (MemberChange c : changes) {
+            if (c.kind() != MemberChange.Kind.ADD) count(weights, c.weightBefore(), -1);
+            if (c.kind() != MemberChange.Kind.DELETE) count(weights, c.weightAfter(), 1);
+            int g = 0;
+            for (int w : weights.keySet()) {
+                if (w > 0) g = g > 0 ? gcd(w, g) : w;
+                if (g == 1) break; // the usual case with mixed weights: no need to look further
+            }
+            changed(g, weights.isEmpty() ? 0 : Math.max(weights.lastKey(), 0));
+        }
+        update(kernelOrder);
+    }
+
+    private static void count(java.util.TreeMap<Integer, Integer> weights, int w, int delta) {
+        weights.merge(w, delta, (a, b) -> a + b == 0 ? null : a + b);
+    }
+
+    /** {@code ip_vs_wrr_dest_changed} on the new gcd and maximum weight. */
+    private void changed(int g, int max) {
         di = g == 0 ? 1 : g;
         mw = max - (di - 1);
         if (cw > mw || cw == 0) {
