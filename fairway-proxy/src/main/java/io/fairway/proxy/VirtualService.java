@@ -67,6 +67,9 @@ final class VirtualService {
   private RealServer detachedSorry;
   private io.fairway.director.sched.VirtualService kernel;
   private VarnishPicker varnish;
+  /** Inside {@link #beginBatch}: member changes wait for {@link #endBatch} to be published. */
+  private boolean batching;
+  private boolean changedInBatch;
   /** Persistence for the Varnish directors (the kernel model has its own templates). */
   final Persistence persistence = new Persistence();
   volatile Channel listener;
@@ -133,7 +136,7 @@ final class VirtualService {
         || !java.util.Objects.equals(s.sorryServer(), old.sorryServer())) {
       rebuildAlgorithm();
     } else {
-      republish();
+      changed();
     }
   }
 
@@ -147,7 +150,7 @@ final class VirtualService {
     if (kernel != null && !isSorry(rs)) {
       rs.kernelDest = kernel.add(spec(d));
     }
-    republish();
+    changed();
   }
 
   void setDest(Dest d) {
@@ -156,7 +159,7 @@ final class VirtualService {
     if (kernel != null && !isSorry(rs)) {
       kernel.edit(spec(d));
     }
-    republish();
+    changed();
   }
 
   RealServer delDest(DestKey k) {
@@ -165,8 +168,40 @@ final class VirtualService {
     if (kernel != null && !isSorry(rs)) {
       kernel.remove(k.address(), k.port());
     }
-    republish();
+    changed();
     return rs;
+  }
+
+  /**
+   * Starts a batch of member changes ({@link ProxyTable#apply(List)}): each costs O(1) until {@link
+   * #endBatch}, which publishes the pool (and hands the kernel model its changes) once. Until then
+   * event loops schedule over the pool as it was. Nests into nothing: a batch under way goes on.
+   */
+  void beginBatch() {
+    batching = true;
+    if (kernel != null) {
+      kernel.beginBatch();
+    }
+  }
+
+  /** Ends the batch: one publication for all its changes. */
+  void endBatch() {
+    batching = false;
+    if (kernel != null) {
+      kernel.endBatch();
+    }
+    if (changedInBatch) {
+      changedInBatch = false;
+      republish();
+    }
+  }
+
+  private void changed() {
+    if (batching) {
+      changedInBatch = true;
+    } else {
+      republish();
+    }
   }
 
   List<RealServer> all() {
@@ -202,11 +237,15 @@ final class VirtualService {
       if (sorry != null) {
         kernel.setSorryServer(new DestSpec(null, sorry.getAddress(), sorry.getPort(), 1, 0, 0));
       }
+      kernel.beginBatch(); // n adds, one scheduler update
       for (RealServer rs : members.values()) {
         rs.kernelDest = isSorry(rs) ? null : kernel.add(spec(rs.dest()));
       }
+      if (!batching) {
+        kernel.endBatch();
+      }
     }
-    republish();
+    changed();
   }
 
   /** The kernel's mh table, bounded by {@code hash_balance_factor} when the config sets one. */
