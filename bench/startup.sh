@@ -11,9 +11,14 @@
 #   VARIANTS="..."    which of: default c1 cds-run cds-run+c1 cds-pkg+c1 haproxy (default: all)
 #   JVM variants: default launcher options; + -XX:TieredStopAtLevel=1 (c1); + an AppCDS archive
 #   made by a training run of `fairway run` on the same size (cds-run); + the archive the Debian
-#   package makes at install time, from a `check-config --dump` training run (cds-pkg).
+#   package makes at install time, from postinst's `fairway training-run` (cds-pkg: a short run
+#   on its own loopback backend that stops by itself; check-config's classes too).
 # Everything listens on loopback only. Prints one line per size and variant:
-#   variant N applied_ms served_ms
+#   variant N applied_ms served_ms main_cpu_ms process_cpu_ms
+# main_cpu_ms is the CPU time (user + system) of the JVM's main thread, which parses, plans and
+# installs the table, read once the table is applied: on a loaded machine it is the robust figure
+# (wall time there is mostly waiting for a core). process_cpu_ms is the whole JVM's at that moment
+# (JIT, GC, checkers and event loops included).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 JAR="$ROOT/fairway-daemon/target/fairway.jar"
@@ -81,9 +86,21 @@ applied_ms() {
 
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR + 1) / 2)]}'; }
 
+TICK=$(getconf CLK_TCK)
+# cpu_ms PID -> "main_thread_ms process_ms" (utime + stime from /proc; comm can hold spaces, so
+# the fields are counted after its closing parenthesis). The Java main thread is the first thread
+# the launcher starts, the lowest task id after the process's own (which only waits for it); its
+# native name stays "java", so it cannot be found by name.
+ticks_ms() { local stat; stat=$(cat "$1") && stat=${stat##*) } && awk -v k="$TICK" '{print int(($12 + $13) * 1000 / k)}' <<< "$stat"; }
+cpu_ms() {
+  local pid=$1 main
+  main=$(ls /proc/"$pid"/task | sort -n | awk -v p="$pid" '$1 != p {print; exit}')
+  echo "$(ticks_ms /proc/"$pid"/task/"$main"/stat) $(ticks_ms /proc/"$pid"/stat)"
+}
+
 run_fairway() { # variant N opts...
   local variant=$1 n=$2; shift 2
-  local applied=() served=() r vip log start pid
+  local applied=() served=() mains=() procs=() r vip log start pid cpu
   for ((r = 0; r < ROUNDS; r++)); do
     vip=$(free_port)
     fairway_conf "$n" "$vip" > "$WORK/k.conf"
@@ -93,9 +110,12 @@ run_fairway() { # variant N opts...
     pid=$!
     served+=("$(wait_served "$vip" "$start" "$pid" || tail -5 "$log" >&2)")
     applied+=("$(applied_ms "$log" "$start")")
+    read -r -a cpu <<< "$(cpu_ms "$pid")"
+    mains+=("${cpu[0]}"); procs+=("${cpu[1]}")
     kill -TERM "$pid"; wait "$pid" || true
   done
-  echo "$variant $n $(printf '%s\n' "${applied[@]}" | median) $(printf '%s\n' "${served[@]}" | median)"
+  echo "$variant $n $(printf '%s\n' "${applied[@]}" | median) $(printf '%s\n' "${served[@]}" | median)" \
+    "$(printf '%s\n' "${mains[@]}" | median) $(printf '%s\n' "${procs[@]}" | median)"
 }
 
 run_haproxy() { # N
@@ -124,11 +144,11 @@ train_cds() { # N archive opts...
   [[ -f $jsa ]] || { echo "no CDS archive written" >&2; cat "$WORK/train.log" >&2; return 1; }
 }
 
-train_cds_pkg() { # N archive opts... -- the package's archive: postinst's check-config training
-  local n=$1 jsa=$2; shift 2
-  fairway_conf "$n" "$(free_port)" > "$WORK/k.conf"
-  java -XX:ArchiveClassesAtExit="$jsa" -Xlog:cds=off -Xlog:cds+dynamic=off "$@" -jar "$JAR" \
-    check-config --dump -f "$WORK/k.conf" > /dev/null 2>&1
+train_cds_pkg() { # N archive opts... -- the package's archive: postinst's training run
+  local jsa=$2 d; shift 2
+  d=$(mktemp -d "$WORK/training.XXXXXX")
+  RUNTIME_DIRECTORY=$d timeout -k 10 120 java -XX:ArchiveClassesAtExit="$jsa" -Xlog:cds=off -Xlog:cds+dynamic=off \
+    "$@" -jar "$JAR" training-run --dir "$d" > /dev/null 2>&1
 }
 
 want() { # variant... -> whether VARIANTS asks for any of them
@@ -140,7 +160,7 @@ want() { # variant... -> whether VARIANTS asks for any of them
 
 BASE=(-Xms256m -Xmx512m -Dio.netty.leakDetection.level=disabled)
 echo "# $(date -u +%FT%TZ) $(nproc) cores, load average: $(cut -d' ' -f1-3 /proc/loadavg); rounds: $ROUNDS"
-echo "# variant servers applied_ms served_ms (medians, from exec)"
+echo "# variant servers applied_ms served_ms main_cpu_ms process_cpu_ms (medians; times from exec)"
 for n in "${SIZES[@]}"; do
   jsa="$WORK/fairway-$n.jsa"
   pkg="$WORK/fairway-pkg-$n.jsa"

@@ -27,7 +27,8 @@ import java.io.PrintWriter;
       CheckConfigCommand.class,
       PickCommand.class,
       DemoCommand.class,
-      CompletionCommand.class
+      CompletionCommand.class,
+      TrainingRunCommand.class
     })
 public final class Main implements Runnable {
 

@@ -95,6 +95,13 @@ public final class RunCommand implements Callable<Integer> {
       description = "syslog facility local0..local7 for the journal's priority prefix (keepalived's -S; default: none, the journal's own)")
   Integer logFacility;
 
+  /**
+   * Runs once the table is applied and the admin endpoint answers, and then the run stops as a
+   * SIGTERM would stop it; null (the command line) waits for the signal. For {@link
+   * TrainingRunCommand}.
+   */
+  java.util.function.Consumer<Table> whenReady;
+
   @Override
   public Integer call() throws Exception {
     var err = spec.commandLine().getErr();
@@ -242,7 +249,11 @@ public final class RunCommand implements Callable<Integer> {
         }
       }
       systemd.ready("running " + file + " (" + virtualServers + " virtual servers)");
-      stop.await();
+      if (whenReady != null) {
+        whenReady.accept(table);
+      } else {
+        stop.await();
+      }
     }
     if (table instanceof ProxyTable proxy && graceSeconds > 0) {
       systemd.stopping("stopping: letting connections in flight finish (up to " + graceSeconds + " s)");

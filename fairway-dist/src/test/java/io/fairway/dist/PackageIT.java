@@ -56,6 +56,7 @@ class PackageIT {
   private static Stream<String> names(CommandLine cl, String prefix) {
     return cl.getSubcommands().entrySet().stream()
         .filter(e -> e.getKey().equals(e.getValue().getCommandName())) // aliases share a page
+        .filter(e -> !e.getValue().getCommandSpec().usageMessage().hidden()) // training-run
         .flatMap(e -> {
           String name = prefix + "-" + e.getKey();
           return Stream.concat(Stream.of(name), names(e.getValue(), name));
