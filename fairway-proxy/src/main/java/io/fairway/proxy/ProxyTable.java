@@ -492,7 +492,9 @@ public final class ProxyTable implements Table, PlanTarget {
   }
 
   private static void checkDest(ServiceKey service, Dest dest) throws TableException {
-    if (dest.upperThreshold() != 0 && dest.lowerThreshold() > dest.upperThreshold()) {
+    // As the kernel (ERANGE), also without an upper threshold: the schedulers' model refuses it
+    // with an unchecked exception, which would cut a batch short.
+    if (dest.lowerThreshold() > dest.upperThreshold()) {
       throw new TableException(Reason.RANGE, service + ": " + dest.key() + " lthreshold above uthreshold");
     }
     if (dest.port() == 0) {

@@ -48,7 +48,7 @@ class ProxyTableBatchTest {
   void aBatchGivesEveryOperationTheResultOfOneCallAndEndsInTheSameTable() throws Exception {
     ProxyTable batched = cleanup.track(new ProxyTable(ProxyOptions.defaults().withIoThreads(1), null));
     ProxyTable single = cleanup.track(new ProxyTable(ProxyOptions.defaults().withIoThreads(1), null));
-    for (long seed = 1; seed <= 30; seed++) {
+    for (long seed = 1; seed <= 20; seed++) {
       Random r = new Random(seed);
       for (int round = 0; round < 4; round++) {
         List<TableOp> ops = ops(r, 10 + r.nextInt(60));
