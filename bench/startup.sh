@@ -8,11 +8,12 @@
 #
 # Usage: bench/startup.sh [N...]          (default: 1 1000 10000)
 #   ROUNDS=5          rounds per variant and size (the median is printed)
-#   VARIANTS="..."    which of: default c1 cds-run cds-run+c1 cds-pkg+c1 haproxy (default: all)
+#   VARIANTS="..."    which of: default c1 cds-run cds-run+c1 cds-pkg+c1 cds-check+c1 haproxy (default: all)
 #   JVM variants: default launcher options; + -XX:TieredStopAtLevel=1 (c1); + an AppCDS archive
 #   made by a training run of `fairway run` on the same size (cds-run); + the archive the Debian
 #   package makes at install time, from postinst's `fairway training-run` (cds-pkg: a short run
-#   on its own loopback backend that stops by itself; check-config's classes too).
+#   on its own loopback backend that stops by itself; check-config's classes too); + an archive
+#   trained on `check-config --dump` of the same size only, as the package did before (cds-check).
 # Everything listens on loopback only. Prints one line per size and variant:
 #   variant N applied_ms served_ms main_cpu_ms process_cpu_ms
 # main_cpu_ms is the CPU time (user + system) of the JVM's main thread, which parses, plans and
@@ -151,6 +152,13 @@ train_cds_pkg() { # N archive opts... -- the package's archive: postinst's train
     "$@" -jar "$JAR" training-run --dir "$d" > /dev/null 2>&1
 }
 
+train_cds_check() { # N archive opts... -- trained on check-config alone (the package before training-run)
+  local n=$1 jsa=$2; shift 2
+  fairway_conf "$n" "$(free_port)" > "$WORK/k.conf"
+  java -XX:ArchiveClassesAtExit="$jsa" -Xlog:cds=off -Xlog:cds+dynamic=off "$@" -jar "$JAR" \
+    check-config --dump -f "$WORK/k.conf" > /dev/null 2>&1
+}
+
 want() { # variant... -> whether VARIANTS asks for any of them
   local v
   [[ -z ${VARIANTS:-} ]] && return 0
@@ -168,11 +176,14 @@ for n in "${SIZES[@]}"; do
   want cds-run cds-run+c1 && train_cds "$n" "$jsa" "${BASE[@]}"
   want cds-pkg+c1 && { train_cds_pkg "$n" "$pkg" "${BASE[@]}" || true; }
   want cds-pkg+c1 && [[ ! -f $pkg ]] && echo "# cds-pkg: no archive for $n (training failed)"
+  chk="$WORK/fairway-check-$n.jsa"
+  want cds-check+c1 && { train_cds_check "$n" "$chk" "${BASE[@]}" || true; }
   want default && run_fairway default "$n" "${BASE[@]}"
   want c1 && run_fairway c1 "$n" "${BASE[@]}" -XX:TieredStopAtLevel=1
   want cds-run && run_fairway cds-run "$n" "${BASE[@]}" "${quiet[@]}" -XX:SharedArchiveFile="$jsa"
   want cds-run+c1 && run_fairway cds-run+c1 "$n" "${BASE[@]}" "${quiet[@]}" -XX:SharedArchiveFile="$jsa" -XX:TieredStopAtLevel=1
   want cds-pkg+c1 && [[ -f $pkg ]] && run_fairway cds-pkg+c1 "$n" "${BASE[@]}" "${quiet[@]}" -XX:SharedArchiveFile="$pkg" -XX:TieredStopAtLevel=1
+  want cds-check+c1 && [[ -f $chk ]] && run_fairway cds-check+c1 "$n" "${BASE[@]}" "${quiet[@]}" -XX:SharedArchiveFile="$chk" -XX:TieredStopAtLevel=1
   want haproxy && run_haproxy "$n"
 done
 echo "# load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
