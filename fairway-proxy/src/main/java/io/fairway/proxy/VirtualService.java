@@ -69,6 +69,8 @@ final class VirtualService {
   private VarnishPicker varnish;
   /** Persistence for the Varnish directors (the kernel model has its own templates). */
   final Persistence persistence = new Persistence();
+  /** The responses to requests no server could be chosen for (503): the proxy's own. */
+  final HttpStats http = new HttpStats();
   volatile Channel listener;
   volatile InetSocketAddress vip;
 
