@@ -158,7 +158,7 @@ class AdminSlowStartTest {
     JsonNode rs = Json.mapper().readTree(get(RS));
     assertThat(rs.get("slow_start_weight").asInt()).isBetween(1, 3);
     assertThat(rs.get("effective_weight").asInt()).isEqualTo(4);
-    assertThat(get("/status")).containsPattern("10\\.16\\.1\\.2:80: .*\\(slow start: weight [123] of 4\\)");
+    assertThat(get("/status")).containsPattern("10\\.16\\.1\\.2:80.*\\(slow start: weight [123] of 4\\)");
     List<Integer> seen = new ArrayList<>(List.of(first));
     await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(50)).until(() -> {
       int w = tableWeight();
