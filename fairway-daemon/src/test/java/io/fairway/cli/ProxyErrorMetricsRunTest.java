@@ -115,7 +115,7 @@ class ProxyErrorMetricsRunTest {
 
   HttpResponse<String> get(String path) throws IOException, InterruptedException {
     return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + admin + path))
-        .timeout(Duration.ofSeconds(5)).GET().build(), HttpResponse.BodyHandlers.ofString());
+        .timeout(Duration.ofSeconds(30)).GET().build(), HttpResponse.BodyHandlers.ofString());
   }
 
   /** The value of the one series of {@code name} whose labels include every one of {@code labels}. */

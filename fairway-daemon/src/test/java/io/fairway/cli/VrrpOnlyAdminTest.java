@@ -53,7 +53,7 @@ class VrrpOnlyAdminTest {
   record Answer(int code, String body) {}
 
   Answer curl(String... args) throws Exception {
-    List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", net.a, "curl", "-sS", "-m", "5", "-w",
+    List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", net.a, "curl", "-sS", "-m", "30", "-w",
         "\n%{http_code}"));
     cmd.addAll(List.of(args));
     String out = Netns.sh(cmd.toArray(String[]::new));

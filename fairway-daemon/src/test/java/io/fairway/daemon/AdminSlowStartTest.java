@@ -40,7 +40,7 @@ import org.junit.jupiter.api.io.TempDir;
  * An operator's {@code ready} after drain or maint starts the server's {@code slow_start}: through
  * the admin API on a running daemon (its slow start stepper in real time, an in-memory table), the
  * weight in the table, {@code GET /status} and the API's {@code slow_start_weight} climb from 1 to
- * the configured weight; a server without {@code slow_start} is back at its weight at once.
+ * the configured weight; a server without {@code slow_start} is back at its weight at once. (8 s ramps: steps of 2 s leave room for a loaded machine.)
  */
 class AdminSlowStartTest {
   static final String CONF = """
@@ -56,7 +56,7 @@ class AdminSlowStartTest {
           }
           real_server 10.16.1.2 80 {
               weight 4
-              slow_start 4
+              slow_start 8
               TCP_CHECK {
                   connect_timeout 1
               }
@@ -120,13 +120,13 @@ class AdminSlowStartTest {
   }
 
   HttpResponse<String> post(String path, String body) throws Exception {
-    return http.send(HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(5))
+    return http.send(HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(30))
         .header("Authorization", "Bearer " + AdminToken.readToken(token.file()))
         .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
   }
 
   String get(String path) throws Exception {
-    return http.send(HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(5)).GET().build(),
+    return http.send(HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(30)).GET().build(),
         HttpResponse.BodyHandlers.ofString()).body();
   }
 
@@ -152,7 +152,8 @@ class AdminSlowStartTest {
   void rampsUpAfterReady() throws Exception {
     HttpResponse<String> ready = post(RS + "/state", "{\"state\":\"ready\"}");
     assertThat(ready.statusCode()).as(ready.body()).isEqualTo(200);
-    // Steps of 1 s (4 s, weight 4): the first is weight 1, read back at once from all three places.
+    // Steps of 2 s (8 s, weight 4; long enough for a loaded machine): the first is weight 1, read back
+    // at once from all three places.
     int first = tableWeight();
     assertThat(first).as("the table right after ready").isBetween(1, 3);
     JsonNode rs = Json.mapper().readTree(get(RS));
@@ -160,7 +161,7 @@ class AdminSlowStartTest {
     assertThat(rs.get("effective_weight").asInt()).isEqualTo(4);
     assertThat(get("/status")).containsPattern("10\\.16\\.1\\.2:80.*\\(slow start: weight [123] of 4\\)");
     List<Integer> seen = new ArrayList<>(List.of(first));
-    await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(50)).until(() -> {
+    await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(50)).until(() -> {
       int w = tableWeight();
       if (w != seen.get(seen.size() - 1)) {
         seen.add(w);

@@ -88,7 +88,7 @@ class StatusPageSessionBrowserTest {
   }
 
   HttpResponse<String> send(HttpRequest.Builder b) throws Exception {
-    return http.send(b.timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
+    return http.send(b.timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
   }
 
   HttpRequest.Builder req(String path) {
