@@ -90,7 +90,7 @@ class InstalledFairwayIT {
     assertThat(installed.output()).contains("Status: install ok installed")
         .doesNotContain("no class data sharing archive")
         .contains("tmp: \n") // the training's throwaway directory is gone
-        .contains("archived: io.fairway.proxy.ProxyTable", "archived: io.fairway.apply.Applier",
+        .contains("archived: io.fairway.proxy.table.ProxyTable", "archived: io.fairway.apply.Applier",
             "archived: io.fairway.cli.TrainingRunCommand", "archived: io.fairway.cli.CheckConfigCommand")
         .containsPattern("io\\.fairway\\.cli\\.Main source: shared objects file \\(top\\)");
     assertThat(jsa).isNotEmptyFile();
