@@ -67,7 +67,8 @@ public final class TrainingRunCommand implements Callable<Integer> {
       java.io.PrintWriter discard = new java.io.PrintWriter(OutputStream.nullOutputStream());
       Main.execute(new String[] {"check-config", "--dump", "-f", conf.toString()}, discard, discard);
       RunCommand run = new RunCommand();
-      run.whenReady = table -> exercise(table, backend);
+      var err = spec.commandLine().getErr();
+      run.whenReady = table -> err.println("fairway training-run: " + exercise(table, backend));
       CommandLine cl = new CommandLine(run);
       cl.setOut(spec.commandLine().getOut());
       cl.setErr(spec.commandLine().getErr());
@@ -88,31 +89,43 @@ public final class TrainingRunCommand implements Callable<Integer> {
         + "      connect_timeout 1\n    }\n  }\n}\n";
   }
 
-  /** The checks reach the backend (bounded), then one request through each virtual server. */
-  private static void exercise(Table table, Backend backend) {
+  /**
+   * The checks reach the backend (bounded), then one request through each virtual server; says
+   * what happened. A failure means fewer classes in the archive, nothing else: the training goes
+   * on to a clean stop.
+   */
+  private static String exercise(Table table, Backend backend) {
     long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CHECKS_MS);
+    int relayed = 0;
+    int services = 0;
     try {
       backend.awaitRequests(2, end);
+      int checks = backend.connections();
       for (ServiceEntry e : table.list()) {
         InetSocketAddress vip = ((ProxyTable) table).boundAddress(e.service().key());
-        if (vip != null) {
-          request(vip);
+        services++;
+        if (vip != null && request(vip)) {
+          relayed++;
         }
       }
+      return checks + " check connection(s) reached the backend, " + relayed + " of " + services
+          + " virtual servers relayed a request";
     } catch (IOException | TableException e) {
-      // Fewer classes in the archive, nothing else: the training goes on to a clean stop.
+      return "stopped early: " + e.getMessage();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+      return "interrupted";
     }
   }
 
-  private static void request(InetSocketAddress vip) throws IOException {
+  /** One request through {@code vip}; whether the backend's answer came back. */
+  private static boolean request(InetSocketAddress vip) throws IOException {
     try (Socket s = new Socket()) {
       s.connect(vip, 2000);
       s.setSoTimeout(2000);
       s.getOutputStream().write(
           "GET / HTTP/1.1\r\nHost: training\r\nConnection: close\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-      s.getInputStream().readAllBytes();
+      return new String(s.getInputStream().readAllBytes(), StandardCharsets.US_ASCII).startsWith("HTTP/1.1 200");
     }
   }
 
@@ -134,6 +147,10 @@ public final class TrainingRunCommand implements Callable<Integer> {
 
     int port() {
       return socket.getLocalPort();
+    }
+
+    int connections() {
+      return connections.get();
     }
 
     private void serve() {
