@@ -206,6 +206,11 @@ public final class VrrpSocket implements Closeable {
     closed = true;
   }
 
+  /** True after {@link #close}: the receiving thread stops and releases the descriptor. */
+  public boolean isClosed() {
+    return closed;
+  }
+
   /** Closes the descriptor; only the receiving thread calls this, after {@link #receive} gave null. */
   public void release() {
     if (fdClosed.compareAndSet(false, true)) {
