@@ -11,7 +11,7 @@
 # IMPLS="keepalived fairway" (default) picks the implementations and their order; an entry
 # "fairway:PATH" runs the jar at PATH (A/B of two builds in one sitting, e.g.
 # IMPLS="fairway:/tmp/before.jar fairway:/tmp/after.jar fairway:/tmp/before.jar ...").
-# FAIRWAY_JAVA_OPTS adds JVM options (e.g. a JFR recording) to the Fairway runs.
+# WARMUP (seconds, default 5) before the CPU is read; FAIRWAY_JAVA_OPTS adds JVM options (e.g. a JFR recording) to the Fairway runs.
 set -euo pipefail
 N=${1:-100}
 SECS=${2:-30}
@@ -101,7 +101,7 @@ for impl in $IMPLS; do
   start $impl $B "$tmp/b.conf"
   start $impl $A "$tmp/a.conf"
   for _ in $(seq 1 300); do [[ $(holds $A) -ge $N ]] && break; sleep 0.1; done
-  sleep 5 # warm-up (JIT, ARP)
+  sleep "${WARMUP:-5}" # warm-up (JIT, ARP); on a loaded machine the JIT needs longer
   a0=$(cpu_ticks $A); b0=$(cpu_ticks $B); t0=$(date +%s%N)
   sleep "$SECS"
   a1=$(cpu_ticks $A); b1=$(cpu_ticks $B); t1=$(date +%s%N)

@@ -101,6 +101,7 @@ public final class VrrpSpeaker implements Closeable {
   private volatile List<GroupRuntime> publishedGroups = List.of();
   private io.fairway.vrrp.io.Addresses netlink;
   private Announcer announcer;
+  private io.fairway.vrrp.io.LinkWatch linkWatch;
   private volatile boolean running;
   private Thread loop;
   private final VrrpConfig initial;
@@ -125,6 +126,8 @@ public final class VrrpSpeaker implements Closeable {
     final VrrpInstance cfg;
     final Router router;
     final Counters counters;
+    /** The addresses its adverts carry, as received adverts are compared with them. */
+    final List<InetAddress> advertised;
     Link link;
     VrrpSocket socket;
     long garpDue = NEVER;
@@ -137,6 +140,7 @@ public final class VrrpSpeaker implements Closeable {
       this.router = router;
       this.link = link;
       this.counters = counters;
+      this.advertised = cfg.virtualAddresses().stream().map(VirtualAddress::address).toList();
     }
 
     InetAddress source() {
@@ -207,6 +211,7 @@ public final class VrrpSpeaker implements Closeable {
     Map<SocketKey, VrrpSocket> opened = openSockets(initial);
     netlink = io.fairway.vrrp.io.Addresses.open();
     announcer = Announcer.open();
+    linkWatch = io.fairway.vrrp.io.LinkWatch.open();
     running = true;
     loop = new Thread(this::runLoop, "fairway-vrrp");
     loop.setDaemon(true);
@@ -473,6 +478,7 @@ public final class VrrpSpeaker implements Closeable {
       }
     }
     cycleLinks.clear();
+    linkWatch.forget();
     for (Instance in : instances.values()) {
       pollTracking(in, now);
     }
@@ -652,8 +658,7 @@ public final class VrrpSpeaker implements Closeable {
       return;
     }
     Advert ad = new Advert(c.version(), c.virtualRouterId(), priority,
-        (int) (c.advertInterval().toMillis() / 10),
-        c.virtualAddresses().stream().map(VirtualAddress::address).toList(), c.authPass());
+        (int) (c.advertInterval().toMillis() / 10), in.advertised, c.authPass());
     List<InetAddress> to = c.unicast() ? c.unicastPeers()
         : List.of(c.family() == AddressFamily.INET ? config.globals().mcastGroup4()
             : config.globals().mcastGroup6());
@@ -844,8 +849,7 @@ public final class VrrpSpeaker implements Closeable {
         count(DropKind.INTERVAL_MISMATCH);
         continue;
       }
-      if (!config.globals().skipCheckAdvAddr() && !a.addresses().equals(
-          c.virtualAddresses().stream().map(VirtualAddress::address).toList())) {
+      if (!config.globals().skipCheckAdvAddr() && !a.addresses().equals(in.advertised)) {
         count(DropKind.ADDRESSES);
         continue;
       }
@@ -898,7 +902,7 @@ public final class VrrpSpeaker implements Closeable {
   private final Map<String, Optional<Link>> cycleLinks = new HashMap<>();
 
   private Optional<Link> link(String name) {
-    return cycleLinks.computeIfAbsent(name, n -> Link.read(n, allVips));
+    return cycleLinks.computeIfAbsent(name, n -> linkWatch.get(n, allVips, now()));
   }
 
   /** Recomputes an instance's fault and effective priority from everything it tracks. */
@@ -1046,6 +1050,9 @@ public final class VrrpSpeaker implements Closeable {
     }
     if (announcer != null) {
       announcer.close();
+    }
+    if (linkWatch != null) {
+      linkWatch.close();
     }
     if (ownsScripts) {
       scripts.close();
