@@ -10,6 +10,7 @@ import io.fairway.table.AddressFamily;
 import io.fairway.table.Dest;
 import io.fairway.table.DestEntry;
 import io.fairway.table.DestKey;
+import io.fairway.table.Ramp;
 import io.fairway.table.Service;
 import io.fairway.table.ServiceEntry;
 import io.fairway.table.ServiceFlag;
@@ -42,6 +43,10 @@ import java.util.concurrent.TimeUnit;
  * an immutable {@link Pool}; event loops read the pool once per connection without locking. A
  * {@link RealServer} lives as long as its destination, so a weight change or a reload keeps its
  * counters and its established connections.
+ *
+ * <p>Slow start runs in the algorithm itself: the apply layer hands each ramp over as a {@link
+ * Ramp} ({@link ProxyTable#ramp}) and writes the full weight; the kernel model or the Varnish
+ * director then gives the server its growing fraction of new connections (docs/schedulers.md).
  */
 final class VirtualService {
 
@@ -67,6 +72,16 @@ final class VirtualService {
   private RealServer detachedSorry;
   private io.fairway.director.sched.VirtualService kernel;
   private VarnishPicker varnish;
+  /**
+   * Slow starts handed over by the apply layer, by destination, on the {@link System#nanoTime}
+   * clock: kept while they run, so a rebuilt algorithm (a reload) ramps on where it was, and so a
+   * ramp given before its destination is added applies from the add. Guarded by the table's lock.
+   */
+  private final Map<DestKey, RampTimes> ramps = new java.util.HashMap<>();
+
+  /** One ramp: its start in {@link System#nanoTime} and its length. */
+  private record RampTimes(long start, long nanos) {}
+
   /** Persistence for the Varnish directors (the kernel model has its own templates). */
   final Persistence persistence = new Persistence();
   volatile Channel listener;
@@ -144,22 +159,66 @@ final class VirtualService {
   void addDest(Dest d) {
     RealServer rs = new RealServer(d, (int) options.inactiveExpiry().toSeconds());
     members.put(d.key(), rs);
+    // The director's ramp is by name and may precede the member; the kernel model's needs its
+    // Dest, so there the first microseconds after the add are not ramped.
+    rampVarnish(rs);
     if (kernel != null && !isSorry(rs)) {
       rs.kernelDest = kernel.add(spec(d));
+      rampKernel(rs);
     }
     republish();
   }
 
-  void setDest(Dest d) {
-    RealServer rs = members.get(d.key());
-    rs.update(d);
-    if (kernel != null && !isSorry(rs)) {
-      kernel.edit(spec(d));
+  /** Starts, moves or ends ({@link Ramp#NONE}) a destination's slow start; it may not be here yet. */
+  void ramp(DestKey k, Ramp r) {
+    if (r.active()) {
+      ramps.put(k, new RampTimes(System.nanoTime() - r.elapsed().toNanos(), r.duration().toNanos()));
+    } else {
+      ramps.remove(k);
     }
-    republish();
+    RealServer rs = members.get(k);
+    if (rs != null) {
+      RampTimes t = current(k);
+      long now = System.nanoTime();
+      long elapsed = t == null ? 0 : now - t.start();
+      long nanos = t == null ? 0 : t.nanos();
+      if (varnish != null && !isSorry(rs)) {
+        varnish.ramp(rs, elapsed, nanos);
+      }
+      if (kernel != null && rs.kernelDest != null) {
+        kernel.ramp(rs.kernelDest, elapsed, nanos);
+      }
+    }
+  }
+
+  /** The destination's ramp if it is still running (an ended one is forgotten), else null. */
+  private RampTimes current(DestKey k) {
+    RampTimes t = ramps.get(k);
+    if (t != null && System.nanoTime() - t.start() >= t.nanos()) {
+      ramps.remove(k);
+      return null;
+    }
+    return t;
+  }
+
+  /** A kernel-model server just (re)created takes its destination's running ramp, if any. */
+  private void rampKernel(RealServer rs) {
+    RampTimes t = kernel != null && rs.kernelDest != null ? current(rs.key) : null;
+    if (t != null) {
+      kernel.ramp(rs.kernelDest, System.nanoTime() - t.start(), t.nanos());
+    }
+  }
+
+  /** A Varnish director's member takes its destination's running ramp, if any (by name). */
+  private void rampVarnish(RealServer rs) {
+    RampTimes t = varnish != null && !isSorry(rs) ? current(rs.key) : null;
+    if (t != null) {
+      varnish.ramp(rs, System.nanoTime() - t.start(), t.nanos());
+    }
   }
 
   RealServer delDest(DestKey k) {
+    ramps.remove(k);
     RealServer rs = members.remove(k);
     rs.markRemoved();
     if (kernel != null && !isSorry(rs)) {
@@ -204,6 +263,12 @@ final class VirtualService {
       }
       for (RealServer rs : members.values()) {
         rs.kernelDest = isSorry(rs) ? null : kernel.add(spec(rs.dest()));
+        rampKernel(rs);
+      }
+    }
+    if (varnish != null) {
+      for (RealServer rs : members.values()) {
+        rampVarnish(rs);
       }
     }
     republish();
