@@ -217,6 +217,15 @@ final class VirtualService {
     }
   }
 
+  void setDest(Dest d) {
+    RealServer rs = members.get(d.key());
+    rs.update(d);
+    if (kernel != null && !isSorry(rs)) {
+      kernel.edit(spec(d));
+    }
+    republish();
+  }
+
   RealServer delDest(DestKey k) {
     ramps.remove(k);
     RealServer rs = members.remove(k);
