@@ -210,6 +210,11 @@ public final class Daemon implements AutoCloseable {
     }
   }
 
+  /** Whether the slow start step is scheduled now (it is only while a ramp runs). */
+  boolean slowStartTicking() {
+    return slowStartTicking.get();
+  }
+
   /** One overflow reading; a failure is logged once until the table answers again. */
   private void watchOverflow(OverflowWatch watch) {
     try {
