@@ -49,6 +49,15 @@ class PickRampingTest {
             real_server 10.18.0.2 82 { }
             real_server 10.18.0.3 82 { }
         }
+        virtual_server 10.18.0.1 84 {
+            name sharded
+            lb_algo shard
+            lb_kind PROXY
+            protocol TCP
+            slow_start 10
+            real_server 10.18.0.2 84 { }
+            real_server 10.18.0.3 84 { }
+        }
         virtual_server 10.18.0.1 83 {
             name plain
             lb_algo rr
@@ -96,6 +105,25 @@ class PickRampingTest {
     assertThat(r.lines().stream().filter(l -> l.equals("10.18.0.3:81")).count()).isBetween(16L, 20L);
     assertThat(r.err()).contains("ramping: 10.18.0.3:81 at 2s of 20s: 10% of its share"
         + " (effective weight 0.4 of 4; on the kernel, table weight 1)");
+  }
+
+  @Test
+  void shardTakesTheRampAsItsRampup() throws Exception {
+    List<String> keys = PickCommandTest.randomKeys(4000);
+    String in = String.join("\n", keys) + "\n";
+    CliRun plain = pick(in, "-f", conf().toString(), "--vs", "sharded", "--stats");
+    CliRun r = pick(in, "-f", conf().toString(), "--vs", "sharded", "--stats", "--seed", "1",
+        "--ramping", "10.18.0.3:84=2s");
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.out()).contains("ramping: 10.18.0.3:84 at 2s of 10s: 20% of its share"
+        + " (effective weight 0.2 of 1)");
+    assertThat(keys(r, "10.18.0.3:84")).as("fewer keys while it ramps up")
+        .isLessThan(keys(plain, "10.18.0.3:84") / 2);
+  }
+
+  static long keys(CliRun r, String server) {
+    return r.out().lines().filter(l -> l.startsWith(server + " "))
+        .mapToLong(l -> Long.parseLong(l.trim().split("\\s+")[1])).findFirst().orElseThrow();
   }
 
   @Test

@@ -7,6 +7,8 @@ import io.fairway.apply.InitialState;
 import io.fairway.apply.RealServer;
 import io.fairway.apply.VirtualServer;
 import io.fairway.apply.VirtualServerStatus;
+import io.fairway.plan.Selection;
+import io.fairway.proxy.ListenerSpec;
 import io.fairway.proxy.ProxyOptions;
 import io.fairway.proxy.ProxyTable;
 import io.fairway.table.Dest;
@@ -86,18 +88,28 @@ class SlowStartUserspaceTest {
 
   @Test
   void aServerThatComesUpAfterStartRampsAndServersPresentAtStartDoNot() throws Exception {
+    rampsThroughTheListener("rr", null);
+  }
+
+  @Test
+  void theSameThroughAVarnishRoundRobinDirector() throws Exception {
+    rampsThroughTheListener("round_robin",
+        ListenerSpec.tcp().withSelection(new Selection.RoundRobin()));
+  }
+
+  void rampsThroughTheListener(String scheduler, ListenerSpec spec) throws Exception {
     ServiceKey key = ServiceKey.of(Protocol.TCP, LO, 0);
     Duration ramp = Duration.ofMinutes(10);
     try (NamedBackend a = new NamedBackend("a");
         NamedBackend b = new NamedBackend("b");
         NamedBackend c = new NamedBackend("c");
-        ProxyTable table = new ProxyTable(ProxyOptions.defaults().withIoThreads(1), k -> null)) {
+        ProxyTable table = new ProxyTable(ProxyOptions.defaults().withIoThreads(1), k -> spec)) {
       List<RealServer> servers = List.of(
           new RealServer("a", Dest.of(LO, a.port(), 10), false, 10, ramp),
           new RealServer("b", Dest.of(LO, b.port(), 10), false, 10, ramp),
           new RealServer("c", Dest.of(LO, c.port(), 10), false, 10, ramp));
       Applier applier = new Applier(table,
-          Map.of("web", VirtualServer.of("web", Service.of(key, "rr"), servers)));
+          Map.of("web", VirtualServer.of("web", Service.of(key, scheduler), servers)));
       applier.init("web", new InitialState(Set.of("a", "b"), true));
       assertThat(applier.rampsActive()).as("nobody ramps at start").isFalse();
       applier.setAlive("web", "c", true);
