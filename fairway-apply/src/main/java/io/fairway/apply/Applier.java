@@ -865,6 +865,9 @@ public final class Applier {
       rs.maint = was.maint;
       rs.rampStart = was.rampStart;
       rs.written = was.written;
+      if (rs.rampStart >= 0 && !rc.slowStart().equals(was.config.slowStart())) {
+        handRamp(vs, rs); // the same ramp, with its new length
+      }
       long w = (long) was.weight + rc.weight() - was.config.weight();
       rs.weight = (int) Math.max(0, Math.min(Integer.MAX_VALUE, w));
       Integer want = desiredWeight(vs, rs);

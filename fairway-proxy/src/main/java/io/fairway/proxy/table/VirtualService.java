@@ -161,12 +161,18 @@ public final class VirtualService {
   void addDest(Dest d) {
     RealServer rs = new RealServer(d, (int) options.inactiveExpiry().toSeconds());
     members.put(d.key(), rs);
-    // The director's ramp is by name and may precede the member; the kernel model's needs its
-    // Dest, so there the first microseconds after the add are not ramped.
+    // The director's ramp is by name and may precede the member. The kernel model's needs its
+    // Dest: a ramping server goes in quiesced, takes its ramp, then its weight, so not one
+    // connection reaches it unramped.
     rampVarnish(rs);
     if (kernel != null && !isSorry(rs)) {
-      rs.kernelDest = kernel.add(spec(d));
-      rampKernel(rs);
+      if (current(d.key()) != null) {
+        rs.kernelDest = kernel.add(spec(d.withWeight(0)));
+        rampKernel(rs);
+        kernel.edit(spec(d));
+      } else {
+        rs.kernelDest = kernel.add(spec(d));
+      }
     }
     republish();
   }
