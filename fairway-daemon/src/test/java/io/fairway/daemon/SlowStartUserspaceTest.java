@@ -135,6 +135,8 @@ class SlowStartUserspaceTest {
       assertThat(cs.rampsInScheduler()).isTrue();
       assertThat(cs.rampDuration()).isEqualTo(ramp);
       assertThat(StatusFormat.rampNote(cs)).startsWith(" (slow start: 1% of its share, weight 0.1 of 10, ");
+      assertThat(io.fairway.daemon.admin.ServicesView.slowStartWeight(cs)).as("the API's figure")
+          .isEqualTo(0.1);
       assertThat(applier.status().get(0).servers().get(0).ramping()).as("a").isFalse();
     }
   }
