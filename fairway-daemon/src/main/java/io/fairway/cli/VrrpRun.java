@@ -21,6 +21,7 @@ import java.util.concurrent.CountDownLatch;
  */
 final class VrrpRun implements AutoCloseable {
   private final Config config;
+  private final java.util.List<VrrpSpeaker.StateListener> listeners = new java.util.ArrayList<>();
   private VrrpSpeaker speaker;
 
   private VrrpRun(Config config) {
@@ -30,6 +31,11 @@ final class VrrpRun implements AutoCloseable {
   /** The file was loaded once already, so it parses. */
   static VrrpRun of(Path file) {
     return new VrrpRun(KeepalivedConfig.parse(file).config());
+  }
+
+  /** Tells {@code l} of every instance's state changes (add before {@link #start}). */
+  void onStateChange(VrrpSpeaker.StateListener l) {
+    listeners.add(l);
   }
 
   /** A file with VRRP instances and no virtual servers. */
@@ -47,6 +53,7 @@ final class VrrpRun implements AutoCloseable {
       files.put(t.name(), Path.of(t.file()));
     }
     s.trackFiles(files);
+    listeners.forEach(s::onStateChange);
     try {
       s.start();
     } catch (IOException e) {
@@ -64,20 +71,23 @@ final class VrrpRun implements AutoCloseable {
     return Optional.ofNullable(speaker);
   }
 
-  int runAlone(InetSocketAddress adminAddress, String admin, PrintWriter err)
+  int runAlone(InetSocketAddress adminAddress, String admin, PrintWriter err, SyncRun sync)
       throws InterruptedException {
     try {
+      sync.start();
       start();
     } catch (IOException e) {
       e.getMessage().lines().forEach(l -> err.println("fairway: " + l));
+      sync.close();
       return 1;
     }
     AdminServer server = null;
     if (adminAddress != null) {
       try {
-        server = AdminServer.start(adminAddress, () -> status().stripLeading());
+        server = AdminServer.start(adminAddress, () -> (status() + sync.status()).stripLeading());
       } catch (IOException | IllegalArgumentException e) {
         err.println("fairway: --admin " + admin + ": " + e.getMessage());
+        sync.close();
         close();
         return 1;
       }
@@ -96,6 +106,7 @@ final class VrrpRun implements AutoCloseable {
     if (server != null) {
       server.close();
     }
+    sync.close(); // as keepalived: the sync daemon stops before the masters hand over
     close();
     return 0;
   }
