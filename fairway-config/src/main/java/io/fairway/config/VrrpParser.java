@@ -1086,6 +1086,7 @@ final class VrrpParser {
             v.error(n, "lvs_sync_daemon: unknown option '" + w + "' (inst, id, maxlen, port, "
                 + "ttl or group)");
             ok = false;
+            i = n.argc(); // its value, if it has one, is not another unknown option
           }
         }
       }

@@ -72,7 +72,7 @@ class SyncDaemonConfigTest {
     ParseResult r = Fixtures.parse(global("lvs_sync_daemon eth1 VI_1 9"));
     assertThat(r.config().vrrp().syncDaemon().orElseThrow().syncId()).isEqualTo(9);
     assertThat(r.warnings()).extracting(Diagnostic::format)
-        .anyMatch(w -> w.startsWith("test.conf:2: lvs_sync_daemon: write 'id 9'"));
+        .anyMatch(w -> w.startsWith("test.conf:2: warning: lvs_sync_daemon: write 'id 9'"));
   }
 
   @Test
@@ -86,7 +86,7 @@ class SyncDaemonConfigTest {
     assertThat(d.inInstance()).isTrue();
     assertThat(d.location().toString()).isEqualTo("test.conf:4");
     assertThat(r.warnings()).extracting(Diagnostic::format)
-        .anyMatch(w -> w.startsWith("test.conf:4: lvs_sync_daemon_interface in a vrrp_instance is"
+        .anyMatch(w -> w.startsWith("test.conf:4: warning: lvs_sync_daemon_interface in a vrrp_instance is"
             + " deprecated"));
   }
 

@@ -191,7 +191,8 @@ public final class ConnectionSync implements AutoCloseable {
     }
     worker.shutdown();
     try {
-      // A state change being applied finishes first, so what it started is stopped below.
+      // A change being applied finishes first, so what it started is stopped below; the ones
+      // still queued see the flag and do nothing (everything stops anyway).
       if (!worker.awaitTermination(10, TimeUnit.SECONDS)) {
         LOG.warn("lvs_sync_daemon: a sync daemon request did not finish within 10 s");
       }

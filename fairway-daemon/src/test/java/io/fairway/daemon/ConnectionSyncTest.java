@@ -95,6 +95,7 @@ class ConnectionSyncTest {
     s.instanceChanged("VI_1", State.FAULT, State.BACKUP); // a backup keeps its backup daemon
     s.instanceChanged("VI_1", State.BACKUP, State.MASTER);
     s.instanceChanged("VI_1", State.MASTER, State.BACKUP);
+    await().atMost(Duration.ofSeconds(5)).until(() -> k.calls().size() == 9);
     s.close();
     s.instanceChanged("VI_1", State.BACKUP, State.STOP); // shutdown: ignored, close stopped it
     assertThat(k.calls()).containsExactly("start backup", "stop backup", "start master",
