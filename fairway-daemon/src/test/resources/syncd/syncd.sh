@@ -1,8 +1,8 @@
 #!/bin/sh
 # The kernel's connection sync daemon in user-mode Linux (one kernel): the netlink commands
 # against ipvsadm, then `fairway run` starting and stopping the daemons: without a VRRP instance
-# (master and backup), following a VRRP instance (backup, then master), with --userspace (not
-# started) and with an interface that does not exist. Usage: syncd.sh SCENARIO_DIR
+# (master and backup), following a VRRP instance (backup, then master), and with an interface
+# that does not exist (--userspace: SyncUserspaceRunTest, on the host). Usage: syncd.sh SCENARIO_DIR
 S=$1
 OUT=/run/out
 FW="sh $S/fairway.sh"
@@ -53,17 +53,7 @@ wait $PID
 echo $? > "$OUT/vrrp.code"
 daemons > "$OUT/vrrp-after.txt"
 
-# 4. --userspace: said not to apply, nothing started.
-ip addr add 10.16.0.1/32 dev lo
-$FW run --userspace -f "$S/both.conf" > "$OUT/user.out" 2> "$OUT/user.log" &
-PID=$!
-until_status "$OUT/user-status.txt"
-daemons > "$OUT/user-daemons.txt"
-kill -TERM $PID
-wait $PID
-echo $? > "$OUT/user.code"
-
-# 5. An interface that does not exist: one line, exit 1, nothing left.
+# 4. An interface that does not exist: one line, exit 1, nothing left.
 $FW run -f "$S/nosuch.conf" > "$OUT/nosuch.out" 2> "$OUT/nosuch.err"
 echo $? > "$OUT/nosuch.code"
 daemons > "$OUT/nosuch-daemons.txt"

@@ -122,15 +122,6 @@ class SyncDaemonUmlTest {
   }
 
   @Test
-  void theUserspacePlaneSaysItDoesNotApply() {
-    assertThat(r.file("user.log")).contains("both.conf:3: lvs_sync_daemon does not apply to the "
-        + "userspace data plane (--userspace)");
-    assertThat(r.file("user-status.txt")).contains("IPVS sync daemon: not started");
-    assertThat(r.file("user-daemons.txt")).isEmpty();
-    assertThat(r.file("user.code").strip()).isEqualTo("0");
-  }
-
-  @Test
   void anInterfaceThatDoesNotExistIsOneLineAndExit1() {
     assertThat(r.file("nosuch.code").strip()).isEqualTo("1");
     assertThat(r.file("nosuch.err").lines().filter(l -> l.startsWith("fairway: ")))
