@@ -28,7 +28,8 @@ class NetlinkFuzzTest {
   static {
     // One-time class loading and initialisation (addresses, enums, formatting) is not what an
     // input costs: decode real replies once before any input is measured.
-    for (String seed : List.of("capture-services-0", "capture-dests6-0", "capture-eexist-0")) {
+    for (String seed : List.of("capture-services-0", "capture-dests6-0", "capture-eexist-0",
+        "daemon-master-0")) {
       try (var in = NetlinkFuzzTest.class.getResourceAsStream(
           "NetlinkFuzzTestInputs/ipvsReply/" + seed)) {
         decode(ByteBuffer.wrap(in.readAllBytes()).order(ByteOrder.nativeOrder()));
