@@ -20,7 +20,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import io.fairway.proxy.ProxyOptions;
-import io.fairway.proxy.ProxyTable;
+import io.fairway.proxy.table.ProxyTable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -154,7 +154,7 @@ public final class RunCommand implements Callable<Integer> {
     sync.follow(vrrp);
     if (vrrp.only()) {
       // Only VRRP blocks: no table to open (no IPVS needed unless lvs_sync_daemon), no checkers.
-      return vrrp.runAlone(adminAddress, admin, err, sync);
+      return vrrp.runAlone(file, loader, adminAddress, admin, adminTokenFile, err, sync);
     }
     Table table;
     try {
