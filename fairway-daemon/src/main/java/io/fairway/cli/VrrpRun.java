@@ -4,13 +4,11 @@ import io.fairway.config.ConfigException;
 import io.fairway.config.KeepalivedConfig;
 import io.fairway.config.model.Config;
 import io.fairway.config.model.TrackFile;
-import io.fairway.daemon.AdminServer;
 import io.fairway.daemon.VrrpStatusFormat;
 import io.fairway.daemon.admin.EventHub;
 import io.fairway.daemon.admin.EventKind;
 import io.fairway.daemon.vrrp.VrrpEvents;
 import io.fairway.daemon.vrrp.VrrpMetrics;
-import io.fairway.daemon.vrrp.VrrpOnlyRoutes;
 import io.fairway.daemon.vrrp.VrrpRoutes;
 import io.fairway.vrrp.VrrpSpeaker;
 import io.fairway.vrrp.view.VrrpSnapshot;
@@ -19,7 +17,6 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -39,6 +36,7 @@ final class VrrpRun implements AutoCloseable {
   private Config config;
   private volatile VrrpSpeaker speaker;
   private EventHub events;
+  private final java.util.List<VrrpSpeaker.StateListener> listeners = new java.util.ArrayList<>();
 
   private VrrpRun(Path file, Config config) {
     this.file = file;
@@ -48,6 +46,11 @@ final class VrrpRun implements AutoCloseable {
   /** The file was loaded once already, so it parses. */
   static VrrpRun of(Path file) {
     return new VrrpRun(file, KeepalivedConfig.parse(file).config());
+  }
+
+  /** Tells {@code l} of every instance's state changes (add before {@link #start}). */
+  void onStateChange(VrrpSpeaker.StateListener l) {
+    listeners.add(l);
   }
 
   /** A file with VRRP instances and no virtual servers. */
@@ -73,6 +76,7 @@ final class VrrpRun implements AutoCloseable {
     if (events != null) {
       s.onTransition(new VrrpEvents(events));
     }
+    listeners.forEach(s::onStateChange);
     try {
       s.start();
     } catch (IOException e) {
@@ -223,45 +227,53 @@ final class VrrpRun implements AutoCloseable {
     return new Refused(oneLine);
   }
 
-  int runAlone(InetSocketAddress adminAddress, String admin, PrintWriter err)
-      throws InterruptedException {
-    EventHub hub = new EventHub(Clock.systemUTC());
-    events(hub);
+  /**
+   * The VRRP-only mode: the speaker, and the same admin listener as {@code fairway run} (runtime
+   * API, token, {@code /metrics} with VRRP's, events, status page, {@code /api/v1/vrrp}) over a
+   * daemon with no virtual servers on an in-memory table, so everything that applies answers as
+   * it does with virtual servers, and what needs one answers a clear error (there is none to
+   * name). SIGHUP and {@code POST /api/v1/reload} reload VRRP by difference.
+   */
+  int runAlone(Path file, io.fairway.daemon.Loader loader, InetSocketAddress adminAddress, String admin,
+      Path adminTokenFile, PrintWriter err, SyncRun sync) throws InterruptedException {
+    io.fairway.daemon.Daemon daemon = new io.fairway.daemon.Daemon(file, loader, new io.fairway.table.MemoryTable(),
+        io.fairway.check.engine.CheckEngine::builder, java.time.Duration.ZERO, java.time.Clock.systemUTC());
+    events(daemon.events());
     try {
+      sync.start();
       start();
     } catch (IOException e) {
       e.getMessage().lines().forEach(l -> err.println("fairway: " + l));
+      sync.close();
       return 1;
     }
-    AdminServer server = null;
+    // Under Type=notify systemd waits for READY=1 here too, though there is no table.
+    io.fairway.daemon.systemd.SystemdNotifier systemd =
+        io.fairway.daemon.systemd.SystemdNotifier.fromEnvironment();
+    AdminListener server = null;
     if (adminAddress != null) {
-      PrometheusRegistry registry = new PrometheusRegistry();
-      io.prometheus.metrics.instrumentation.jvm.JvmMetrics.builder().register(registry);
-      VrrpMetrics.register(registry, this::snapshot);
       try {
-        server = AdminServer.start(adminAddress, new VrrpRoutes(
-            new VrrpOnlyRoutes(() -> status().stripLeading(), registry), this::snapshot), hub);
+        daemon.start();
+        PrometheusRegistry registry = new PrometheusRegistry();
+        VrrpMetrics.register(registry, this::snapshot);
+        server = AdminListener.start(adminAddress, adminTokenFile, null, daemon, registry,
+            () -> (status() + sync.status()).stripLeading(), () -> reloadAlone(systemd),
+            routes -> new VrrpRoutes(routes, this::snapshot));
+      } catch (io.fairway.daemon.Loader.LoadException | io.fairway.table.TableException e) {
+        err.println("fairway: " + e.getMessage());
+        sync.close();
+        close();
+        return 1;
       } catch (IOException | IllegalArgumentException e) {
         err.println("fairway: --admin " + admin + ": " + e.getMessage());
+        daemon.stop();
+        sync.close();
         close();
         return 1;
       }
     }
     CountDownLatch stop = new CountDownLatch(1);
-    // Under Type=notify systemd waits for READY=1 here too, though there is no table.
-    io.fairway.daemon.systemd.SystemdNotifier systemd =
-        io.fairway.daemon.systemd.SystemdNotifier.fromEnvironment();
-    Signals.on("HUP", () -> {
-      systemd.reloading("reloading " + file);
-      try {
-        prepare(true).apply();
-        systemd.ready("running " + config.vrrp().instances().size() + " VRRP instances");
-      } catch (Refused e) {
-        // logged and on the event stream
-        systemd.ready("reload refused, still running the previous configuration: "
-            + e.getMessage());
-      }
-    });
+    Signals.on("HUP", () -> reloadAlone(systemd));
     Signals.on("TERM", stop::countDown);
     Signals.on("INT", stop::countDown);
     systemd.ready("running " + config.vrrp().instances().size() + " VRRP instances");
@@ -269,9 +281,30 @@ final class VrrpRun implements AutoCloseable {
     systemd.stopping("stopping: VRRP masters hand over");
     if (server != null) {
       server.close();
+      daemon.stop();
     }
+    sync.close(); // as keepalived: the sync daemon stops before the masters hand over
     close();
     return 0;
+  }
+
+  /** A VRRP-only run's reload: null when applied, else the one-line refusal. */
+  private synchronized String reloadAlone(io.fairway.daemon.systemd.SystemdNotifier systemd) {
+    systemd.reloading("reloading " + file);
+    try {
+      prepare(true).apply();
+      LOG.info("reloaded {} (VRRP only)", file);
+      if (events != null) {
+        events.publish(EventKind.RELOAD_OK, null, null, "reloaded " + file + " (VRRP only)");
+      }
+      systemd.ready("running " + config.vrrp().instances().size() + " VRRP instances");
+      return null;
+    } catch (Refused e) {
+      // logged and on the event stream
+      systemd.ready("reload refused, still running the previous configuration: "
+          + e.getMessage());
+      return e.getMessage();
+    }
   }
 
   @Override

@@ -35,19 +35,6 @@ public final class AdminServer implements AutoCloseable {
         AdminApi.statusOnly(status), new EventHub(Clock.systemUTC())));
   }
 
-  /**
-   * Starts serving {@code routes} (a VRRP-only run's) on a loopback address, with {@code events}
-   * behind {@code /api/v1/events}.
-   */
-  public static AdminServer start(InetSocketAddress address, io.fairway.daemon.admin.AdminRoutes routes,
-      EventHub events) throws IOException {
-    if (address.isUnresolved() || !address.getAddress().isLoopbackAddress()) {
-      throw new IllegalArgumentException("--admin must be a loopback address, got " + address);
-    }
-    return new AdminServer(AdminHttpServer.start(address, () -> null, false, Duration.ofSeconds(10),
-        routes, events));
-  }
-
   /** The bound address (with the actual port when 0 was asked for). */
   public InetSocketAddress address() {
     return server.address();

@@ -190,6 +190,25 @@ public final class VrrpSpeaker implements Closeable {
     }
   }
 
+  /**
+   * Told of each instance's state changes, on the event thread, in the order they happen, after
+   * the change's addresses and notify scripts were started. Must not block for long (adverts wait).
+   */
+  @FunctionalInterface
+  public interface StateListener {
+    void changed(String instance, State from, State to);
+  }
+
+  /** Adds a listener of instance changes (not groups'); add it before {@link #start}. */
+  public void onStateChange(StateListener l) {
+    java.util.Objects.requireNonNull(l);
+    onTransition(t -> {
+      if (!t.group()) {
+        l.changed(t.name(), t.from(), t.to());
+      }
+    });
+  }
+
   /** Also tells {@code listener} of every state change (on the event thread: be quick). */
   public void onTransition(Consumer<VrrpTransition> listener) {
     listeners.add(listener);
