@@ -29,4 +29,13 @@ public interface Balancer {
    * key is one more connection).
    */
   String pick(String key);
+
+  /**
+   * What {@code fairway pick} prints for one key: the server's name, or for layered directors
+   * the directors the key passes through and the server, {@code primary/b3}; {@code null} when
+   * none is chosen.
+   */
+  default String route(String key) {
+    return pick(key);
+  }
 }
