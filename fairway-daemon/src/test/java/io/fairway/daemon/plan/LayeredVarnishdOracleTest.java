@@ -31,8 +31,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Layered directors and a shared shard_param, through the running HTTP proxy ({@code fairway run
  * --userspace} in this JVM), against a real varnishd whose VCL declares the same directors: every
  * request goes to both, and both must answer from the same backend (the backends answer with their
- * name). Here varnishd really fetches, since a fallback resolves its shards only at fetch time
- * ({@code resolve=LAZY}), so its choice is seen where it lands.
+ * name). For the fallback varnishd really fetches, since it resolves its shards only at fetch
+ * time ({@code resolve=LAZY}), so its choice is seen where it lands; the shard services resolve in
+ * {@code vcl_recv}, where varnishd names its choice for 16 keys per request.
  *
  * <ul>
  *   <li>{@code fb}: a fallback over two shards; the first shard's three members are down (their
@@ -53,6 +54,8 @@ class LayeredVarnishdOracleTest {
   static final List<String> SHARD_B = List.of("b3", "b4", "b5", "b6");
   static final List<String> PARAM_MEMBERS = List.of("b5", "b6", "b7", "b8", "b9", "b10", "b11");
   static final List<String> SETUPS = List.of("fb", "pa", "pb");
+  static final int CLIENTS = 6;
+  static final int BATCH = 16;
 
   static Backends backends;
   static Varnishd varnishd;
@@ -127,17 +130,43 @@ class LayeredVarnishdOracleTest {
     int port = fairway.port(setup);
     Map<Ask, String> viaFairway = new ConcurrentHashMap<>();
     Map<Ask, String> viaVarnish = new ConcurrentHashMap<>();
-    ExecutorService clients = Executors.newFixedThreadPool(4);
+    // Fairway and varnishd are asked at the same time, each by CLIENTS keep-alive clients. The
+    // fallback needs a real fetch through varnishd (it resolves its shards only then); the shard
+    // services resolve in vcl_recv, so varnishd answers BATCH keys per request without fetching.
+    ExecutorService clients = Executors.newFixedThreadPool(2 * CLIENTS);
     try {
       List<Future<?>> done = new ArrayList<>();
-      for (int c = 0; c < 4; c++) {
-        List<Ask> mine = asks.subList(c * REQUESTS / 4, (c + 1) * REQUESTS / 4);
+      for (int c = 0; c < CLIENTS; c++) {
+        List<Ask> mine = asks.subList(c * REQUESTS / CLIENTS, (c + 1) * REQUESTS / CLIENTS);
         HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(2)).build();
         done.add(clients.submit(() -> {
           for (Ask a : mine) {
             viaFairway.put(a, body(client, port, a, null));
-            viaVarnish.put(a, body(client, varnishd.port, a, setup));
+          }
+          return null;
+        }));
+        done.add(clients.submit(() -> {
+          if (setup.equals("fb")) {
+            for (Ask a : mine) {
+              viaVarnish.put(a, body(client, varnishd.port, a, setup));
+            }
+          } else {
+            for (int i = 0; i < mine.size(); i += BATCH) {
+              List<Ask> batch = mine.subList(i, Math.min(mine.size(), i + BATCH));
+              Map<String, String> h = new HashMap<>();
+              h.put("x-mode", setup);
+              for (int k = 0; k < batch.size(); k++) {
+                h.put("k" + k, batch.get(k).url());
+                if (batch.get(k).alt() != null) {
+                  h.put("a" + k, batch.get(k).alt());
+                }
+              }
+              HttpResponse<String> r = varnishd.ask(h);
+              for (int k = 0; k < batch.size(); k++) {
+                viaVarnish.put(batch.get(k), r.headers().firstValue("r" + k).orElse("none"));
+              }
+            }
           }
           return null;
         }));
@@ -240,17 +269,27 @@ class LayeredVarnishdOracleTest {
     v.append(";\n    return (synth(200));\n  }\n");
     v.append("  if (req.http.x-svc == \"fb\") {\n    set req.backend_hint = fb.backend();\n"
         + "    return (pass);\n  }\n");
+    // The shard services answer in vcl_recv: each key becomes req.url in turn (by=URL hashes
+    // req.url in client context) and its choice a response header.
     for (String[] s : new String[][] {{"pa", ""}, {"pb", "healthy=CHOSEN"}}) {
       String own = s[1];
-      v.append("  if (req.http.x-svc == \"").append(s[0]).append("\") {\n")
-          .append("    if (req.http.X-Alt) {\n      set req.backend_hint = ").append(s[0])
-          .append(".backend(").append(own.isEmpty() ? "" : own + ", ")
-          .append("alt=std.integer(req.http.X-Alt, 0));\n    } else {\n")
-          .append("      set req.backend_hint = ").append(s[0]).append(".backend(").append(own)
-          .append(");\n    }\n    return (pass);\n  }\n");
+      v.append("  if (req.http.x-mode == \"").append(s[0]).append("\") {\n");
+      for (int k = 0; k < BATCH; k++) {
+        v.append("    if (req.http.k").append(k).append(") {\n      set req.url = req.http.k")
+            .append(k).append(";\n      if (req.http.a").append(k).append(") {\n")
+            .append("        set req.http.r").append(k).append(" = \"\" + ").append(s[0])
+            .append(".backend(").append(own.isEmpty() ? "" : own + ", ")
+            .append("alt=std.integer(req.http.a").append(k).append(", 0));\n      } else {\n")
+            .append("        set req.http.r").append(k).append(" = \"\" + ").append(s[0])
+            .append(".backend(").append(own).append(");\n      }\n    }\n");
+      }
+      v.append("    return (synth(200));\n  }\n");
     }
-    v.append("  return (synth(404));\n}\n\nsub vcl_synth {\n"
-        + "  set resp.http.r0 = req.http.r0;\n  return (deliver);\n}\n");
+    v.append("  return (synth(404));\n}\n\nsub vcl_synth {\n");
+    for (int k = 0; k < BATCH; k++) {
+      v.append("  set resp.http.r").append(k).append(" = req.http.r").append(k).append(";\n");
+    }
+    v.append("  return (deliver);\n}\n");
     return v.toString();
   }
 
