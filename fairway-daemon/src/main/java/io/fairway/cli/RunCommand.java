@@ -20,7 +20,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import io.fairway.proxy.ProxyOptions;
-import io.fairway.proxy.ProxyTable;
+import io.fairway.proxy.table.ProxyTable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
