@@ -152,7 +152,7 @@ public final class RunCommand implements Callable<Integer> {
     VrrpRun vrrp = VrrpRun.of(file);
     if (vrrp.only()) {
       // Only VRRP blocks: no table to open (no IPVS needed), no checkers.
-      return vrrp.runAlone(adminAddress, admin, err);
+      return vrrp.runAlone(file, loader, adminAddress, admin, adminTokenFile, err);
     }
     Table table;
     try {
