@@ -1,6 +1,6 @@
 package io.fairway.cli;
 
-import io.fairway.ipvs.uml.ExternalPrograms;
+import io.fairway.testkit.ExternalPrograms;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
