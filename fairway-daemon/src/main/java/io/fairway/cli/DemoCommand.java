@@ -8,7 +8,7 @@ import io.fairway.daemon.Daemon;
 import io.fairway.daemon.KeepalivedLoader;
 import io.fairway.daemon.Loader;
 import io.fairway.proxy.ProxyOptions;
-import io.fairway.proxy.ProxyTable;
+import io.fairway.proxy.table.ProxyTable;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;

@@ -20,7 +20,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import io.fairway.proxy.ProxyOptions;
-import io.fairway.proxy.ProxyTable;
+import io.fairway.proxy.table.ProxyTable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -152,7 +152,7 @@ public final class RunCommand implements Callable<Integer> {
     VrrpRun vrrp = VrrpRun.of(file);
     if (vrrp.only()) {
       // Only VRRP blocks: no table to open (no IPVS needed), no checkers.
-      return vrrp.runAlone(adminAddress, admin, err);
+      return vrrp.runAlone(file, loader, adminAddress, admin, adminTokenFile, err);
     }
     Table table;
     try {

@@ -9,7 +9,7 @@ import io.fairway.check.config.CheckSpecs;
 import io.fairway.check.engine.CheckEngine;
 import io.fairway.check.engine.ManualScheduler;
 import io.fairway.proxy.ProxyOptions;
-import io.fairway.proxy.ProxyTable;
+import io.fairway.proxy.table.ProxyTable;
 import io.fairway.table.Dest;
 import io.fairway.table.DestKey;
 import io.fairway.table.Service;

@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * reflectively; if a later Netty hides it, the relay still works, without the fix, and says so
  * once in the log.
  */
-final class KeptEpollChannels {
+public final class KeptEpollChannels {
   private static final Logger log = LoggerFactory.getLogger(KeptEpollChannels.class);
   private static final int EPOLLERR = EpollIoOps.EPOLLERR.value();
   private static final int EPOLLIN = EpollIoOps.EPOLLIN.value();
@@ -60,7 +60,7 @@ final class KeptEpollChannels {
    * their registration: the relay reads a backend from the moment it connects, and arming
    * EPOLLIN then would cost an epoll_ctl per connection that registering with it costs nothing.
    */
-  static ChannelFactory<EpollSocketChannel> sockets(InetAddress to) {
+  public static ChannelFactory<EpollSocketChannel> sockets(InetAddress to) {
     SocketProtocolFamily family = Transport.family(to);
     return () -> {
       EpollSocketChannel ch = new EpollSocketChannel(family);
@@ -73,7 +73,7 @@ final class KeptEpollChannels {
    * A listener's handler that keeps every accepted connection before it is registered, which
    * costs no system call (the flag goes in with the registration).
    */
-  static final ChannelHandler ACCEPTED = new KeepAccepted();
+  public static final ChannelHandler ACCEPTED = new KeepAccepted();
 
   @ChannelHandler.Sharable
   private static final class KeepAccepted extends ChannelInboundHandlerAdapter {
@@ -87,7 +87,7 @@ final class KeptEpollChannels {
   }
 
   /** Keeps {@code ch} in the epoll set; on a registered channel, costs one epoll_ctl. */
-  static void keep(Channel ch) {
+  public static void keep(Channel ch) {
     setFlags(ch, EPOLLERR);
   }
 

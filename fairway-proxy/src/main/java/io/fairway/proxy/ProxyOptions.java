@@ -1,5 +1,6 @@
 package io.fairway.proxy;
 
+import io.fairway.proxy.table.ProxyTable;
 import java.time.Duration;
 import java.util.Objects;
 import org.slf4j.LoggerFactory;
@@ -180,7 +181,7 @@ public record ProxyOptions(
   }
 
   /** Whether L4 relays may splice: a threshold is set and the transport can do it. */
-  boolean splices() {
+  public boolean splices() {
     return spliceThreshold >= 0 && Transport.EPOLL;
   }
 }

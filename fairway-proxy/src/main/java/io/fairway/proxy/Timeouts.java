@@ -19,7 +19,7 @@ import java.time.Duration;
  * @param idle an L4 connection or an HTTP exchange without a byte either way
  * @param tunnel an upgraded connection without a byte either way
  */
-record Timeouts(
+public record Timeouts(
     Duration requestHead,
     Duration requestBody,
     long requestBodyMinRate,
@@ -33,7 +33,7 @@ record Timeouts(
   /** Apache's {@code RequestReadTimeout} MinRate default. */
   static final long REQUEST_BODY_MIN_RATE = 500;
 
-  static Timeouts of(ProxyOptions o, ProxySettings.Timeouts t) {
+  public static Timeouts of(ProxyOptions o, ProxySettings.Timeouts t) {
     return new Timeouts(
         t.requestHead().orElse(o.clientHeaderTimeout()),
         t.requestBody().orElse(REQUEST_BODY),
@@ -46,7 +46,7 @@ record Timeouts(
   }
 
   /** The shortest of the HTTP timeouts: how often a connection's ticker must look. */
-  long shortestHttpMillis() {
+  public long shortestHttpMillis() {
     long m = Math.min(requestHead.toMillis(), requestBody.toMillis());
     m = Math.min(m, Math.min(firstByte.toMillis(), keepAlive.toMillis()));
     return Math.min(m, Math.min(idle.toMillis(), tunnel.toMillis()));

@@ -46,7 +46,7 @@ import java.net.InetAddress;
  * <p>UDP stays on epoll (or NIO) in every case, on event loops of its own when TCP runs on
  * io_uring: its relay relies on epoll's handling of empty datagrams and ICMP errors.
  */
-final class Transport {
+public final class Transport {
   enum Kind {
     IO_URING("io_uring"),
     EPOLL("epoll"),
@@ -79,7 +79,7 @@ final class Transport {
   }
 
   /** TCP sockets are epoll's (splice, direct sends and the epoll workarounds apply). */
-  static final boolean EPOLL = KIND == Kind.EPOLL;
+  public static final boolean EPOLL = KIND == Kind.EPOLL;
   /** UDP sockets are epoll's. */
   static final boolean UDP_EPOLL = KIND != Kind.NIO && Epoll.isAvailable();
 
@@ -89,7 +89,7 @@ final class Transport {
    *
    * @throws IllegalStateException naming the property and why
    */
-  static void requireValid() {
+  public static void requireValid() {
     if (PROBLEM != null) {
       throw new IllegalStateException(PROBLEM);
     }
@@ -125,11 +125,11 @@ final class Transport {
    * CPU per keep-alive HTTP request in the same sitting (3.0 to 3.7 against 3.6 to 4.7 in all),
    * and a little less per relayed L4 request. See docs/benchmarks-proxy.md.
    */
-  static final ByteBufAllocator ALLOCATOR = PooledByteBufAllocator.DEFAULT;
+  public static final ByteBufAllocator ALLOCATOR = PooledByteBufAllocator.DEFAULT;
 
   private Transport() {}
 
-  static EventLoopGroup group(int threads) {
+  public static EventLoopGroup group(int threads) {
     IoHandlerFactory f = switch (KIND) {
       case IO_URING -> IoUringIoHandler.newFactory();
       case EPOLL -> EpollIoHandler.newFactory();
@@ -147,7 +147,7 @@ final class Transport {
    * Event loops for UDP channels: {@code tcp}'s, unless TCP runs on io_uring, whose loops cannot
    * take epoll's datagram channels; then new ones of {@code threads}.
    */
-  static EventLoopGroup udpGroup(EventLoopGroup tcp, int threads) {
+  public static EventLoopGroup udpGroup(EventLoopGroup tcp, int threads) {
     if (KIND != Kind.IO_URING) {
       return tcp;
     }
@@ -161,7 +161,7 @@ final class Transport {
    * IPv4 socket does not (about 1.5 % less CPU per relayed request with epoll, in an A/B).
    * Netty 4.2.18's io_uring channels have no such choice and are always IPv6.
    */
-  static ChannelFactory<ServerChannel> serverChannel(InetAddress bind) {
+  public static ChannelFactory<ServerChannel> serverChannel(InetAddress bind) {
     SocketProtocolFamily f = family(bind);
     return switch (KIND) {
       case IO_URING -> IoUringServerSocketChannel::new; // always IPv6 (dual-stack) in Netty 4.2.18
@@ -175,7 +175,7 @@ final class Transport {
    * does not hold yet, so it serves the moment it becomes master, without a rebind. Empty on NIO,
    * where the JDK has no such option (there the listener needs the address to be local).
    */
-  static java.util.Optional<io.netty.channel.ChannelOption<Boolean>> freeBind() {
+  public static java.util.Optional<io.netty.channel.ChannelOption<Boolean>> freeBind() {
     return switch (KIND) {
       case IO_URING -> java.util.Optional.of(io.netty.channel.uring.IoUringChannelOption.IP_FREEBIND);
       case EPOLL -> java.util.Optional.of(io.netty.channel.epoll.EpollChannelOption.IP_FREEBIND);
@@ -184,13 +184,13 @@ final class Transport {
   }
 
   /** {@link #freeBind()} for UDP sockets, which are epoll or NIO. */
-  static java.util.Optional<io.netty.channel.ChannelOption<Boolean>> udpFreeBind() {
+  public static java.util.Optional<io.netty.channel.ChannelOption<Boolean>> udpFreeBind() {
     return UDP_EPOLL ? java.util.Optional.of(io.netty.channel.epoll.EpollChannelOption.IP_FREEBIND)
         : java.util.Optional.empty();
   }
 
   /** A socket to connect to {@code to}, of its family (see {@link #serverChannel}). */
-  static ChannelFactory<SocketChannel> socketChannel(InetAddress to) {
+  public static ChannelFactory<SocketChannel> socketChannel(InetAddress to) {
     SocketProtocolFamily f = family(to);
     return switch (KIND) {
       case IO_URING -> IoUringSocketChannel::new;
@@ -203,11 +203,11 @@ final class Transport {
     return a instanceof Inet4Address ? SocketProtocolFamily.INET : SocketProtocolFamily.INET6;
   }
 
-  static Class<? extends DatagramChannel> datagramChannel() {
+  public static Class<? extends DatagramChannel> datagramChannel() {
     return UDP_EPOLL ? EpollDatagramChannel.class : NioDatagramChannel.class;
   }
 
-  static String name() {
+  public static String name() {
     return KIND.property;
   }
 }

@@ -8,6 +8,7 @@ import io.fairway.plan.Plan;
 import io.fairway.plan.PlanBuilder;
 import io.fairway.plan.Selection;
 import io.fairway.plan.ServicePlan;
+import io.fairway.proxy.table.ListenerSpec;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,5 +1,8 @@
 package io.fairway.proxy;
 
+import io.fairway.proxy.http.KeySource;
+import io.fairway.proxy.table.ListenerSpec;
+import io.fairway.proxy.table.ProxyTable;
 import io.fairway.table.Dest;
 import io.fairway.table.Protocol;
 import io.fairway.table.Service;

@@ -7,6 +7,9 @@ import static org.awaitility.Awaitility.await;
 
 import io.fairway.config.model.ProxySettings;
 import io.fairway.proxy.Fixtures.Conn;
+import io.fairway.proxy.http.KeySource;
+import io.fairway.proxy.table.ListenerSpec;
+import io.fairway.proxy.table.ProxyTable;
 import io.fairway.table.Service;
 import io.fairway.table.ServiceKey;
 import java.io.ByteArrayOutputStream;

@@ -1,5 +1,7 @@
 package io.fairway.proxy;
 
+import io.fairway.proxy.l4.Relay;
+
 /**
  * Every {@link TcpProxyTest} again with the relay switching: a read of 3000 bytes or more starts
  * a splice burst of {@link Relay#SPLICE_BURST}, after which it copies again, so the 6 MiB and

@@ -1,0 +1,180 @@
+package io.fairway.proxy.http;
+
+import io.netty.buffer.ByteBuf;
+import java.util.List;
+
+/**
+ * Follows a chunked body (RFC 9112 7.1) through the bytes as they arrive, checking its framing.
+ *
+ * <p>The proxy does not re-chunk: the body goes on as the very bytes that came in (one slice per
+ * read, no copy), or, for an HTTP/1.0 client that cannot read chunked, as the chunk data alone.
+ * What it must do is know exactly where the body ends and refuse a chunk size the next hop could
+ * read differently (a size that is not pure hex, an overflow, a bare LF, junk in an extension):
+ * those are how a second request is hidden inside a body.
+ */
+final class ChunkedBody {
+  private static final int MAX_LINE = 4096;
+  private static final int MAX_TRAILERS = 16384;
+
+  private enum State { SIZE, DATA, DATA_END, TRAILER, DONE }
+
+  private final int badStatus;
+  private State state = State.SIZE;
+  private long remaining;
+  private int trailerBytes;
+
+  ChunkedBody(int badStatus) {
+    this.badStatus = badStatus;
+  }
+
+  /**
+   * Consumes what it can of {@code in}, adding body slices to {@code out}: the bytes as they are
+   * when {@code verbatim}, only the chunk data otherwise.
+   *
+   * @return true once the body (with its trailers) is complete
+   */
+  boolean decode(ByteBuf in, List<Object> out, boolean verbatim) throws BadMessage {
+    int p = in.readerIndex();
+    int w = in.writerIndex();
+    int from = p;
+    loop:
+    while (state != State.DONE) {
+      switch (state) {
+        case SIZE -> {
+          int lf = in.indexOf(p, Math.min(w, p + MAX_LINE), (byte) '\n');
+          if (lf < 0) {
+            if (w - p >= MAX_LINE) {
+              throw new BadMessage(badStatus, "chunk size line too long");
+            }
+            break loop;
+          }
+          long size = size(in, p, lf);
+          p = lf + 1;
+          if (size == 0) {
+            state = State.TRAILER;
+          } else {
+            remaining = size;
+            state = State.DATA;
+          }
+        }
+        case DATA -> {
+          int n = (int) Math.min(w - p, remaining);
+          if (n == 0) {
+            break loop;
+          }
+          if (!verbatim) {
+            in.readerIndex(p);
+            out.add(in.readRetainedSlice(n));
+            from = p + n;
+          }
+          p += n;
+          remaining -= n;
+          if (remaining == 0) {
+            state = State.DATA_END;
+          }
+        }
+        case DATA_END -> {
+          if (w - p < 2) {
+            if (w > p && in.getByte(p) != '\r') {
+              throw new BadMessage(badStatus, "chunk data not followed by CRLF");
+            }
+            break loop;
+          }
+          if (in.getByte(p) != '\r' || in.getByte(p + 1) != '\n') {
+            throw new BadMessage(badStatus, "chunk data not followed by CRLF");
+          }
+          p += 2;
+          state = State.SIZE;
+        }
+        case TRAILER -> {
+          int lf = in.indexOf(p, w, (byte) '\n');
+          if (lf < 0) {
+            if (trailerBytes + (w - p) > MAX_TRAILERS) {
+              throw new BadMessage(badStatus, "trailer section too large");
+            }
+            break loop;
+          }
+          trailerLine(in, p, lf);
+          trailerBytes += lf + 1 - p;
+          if (trailerBytes > MAX_TRAILERS) {
+            throw new BadMessage(badStatus, "trailer section too large");
+          }
+          if (lf - p == 1) {
+            state = State.DONE;
+          }
+          p = lf + 1;
+        }
+        default -> throw new IllegalStateException();
+      }
+    }
+    if (verbatim) {
+      if (p > from) {
+        in.readerIndex(from);
+        out.add(in.readRetainedSlice(p - from));
+      }
+    } else {
+      in.readerIndex(p);
+    }
+    return state == State.DONE;
+  }
+
+  /** chunk-size [ chunk-ext ] CRLF, with {@code lf} the index of the LF. */
+  private long size(ByteBuf in, int p, int lf) throws BadMessage {
+    if (lf == p || in.getByte(lf - 1) != '\r') {
+      throw new BadMessage(badStatus, "chunk size line without CRLF");
+    }
+    int end = lf - 1;
+    long size = 0;
+    int i = p;
+    for (; i < end; i++) {
+      int d = Character.digit(in.getByte(i), 16);
+      if (d < 0) {
+        break;
+      }
+      if (i - p >= 15) {
+        throw new BadMessage(badStatus, "chunk size too large");
+      }
+      size = size << 4 | d;
+    }
+    if (i == p) {
+      throw new BadMessage(badStatus, "invalid chunk size");
+    }
+    // chunk-ext: BWS ";" ..., any visible characters but no controls.
+    while (i < end && (in.getByte(i) == ' ' || in.getByte(i) == '\t')) {
+      i++;
+    }
+    if (i < end && in.getByte(i) != ';') {
+      throw new BadMessage(badStatus, "invalid chunk size");
+    }
+    for (; i < end; i++) {
+      byte c = in.getByte(i);
+      if ((c >= 0 && c < 0x20 && c != '\t') || c == 0x7f) {
+        throw new BadMessage(badStatus, "control character in a chunk extension");
+      }
+    }
+    return size;
+  }
+
+  private void trailerLine(ByteBuf in, int p, int lf) throws BadMessage {
+    if (lf == p || in.getByte(lf - 1) != '\r') {
+      throw new BadMessage(badStatus, "trailer line without CRLF");
+    }
+    int end = lf - 1;
+    if (end == p) {
+      return; // the blank line ending the body
+    }
+    int i = p;
+    while (i < end && HeadParser.isTchar(in.getByte(i))) {
+      i++;
+    }
+    if (i == p || i == end || in.getByte(i) != ':') {
+      throw new BadMessage(badStatus, "malformed trailer line");
+    }
+    for (i++; i < end; i++) {
+      byte c = in.getByte(i);
+      if ((c >= 0 && c < 0x20 && c != '\t') || c == 0x7f) {
+        throw new BadMessage(badStatus, "control character in a trailer");
+      }
+    }
+  }
+}

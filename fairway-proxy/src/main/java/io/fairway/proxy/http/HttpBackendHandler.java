@@ -1,0 +1,84 @@
+package io.fairway.proxy.http;
+
+import io.fairway.proxy.l4.TcpFrontend;
+import io.fairway.proxy.table.RealServer;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.util.ReferenceCountUtil;
+
+/**
+ * The end of a pooled backend connection: hands what the backend sends to the exchange currently
+ * using the connection, and closes the connection when it misbehaves while idle. A protocol
+ * switch (101) removes it: the connection then belongs to the client's tunnel.
+ */
+final class HttpBackendHandler extends ChannelInboundHandlerAdapter {
+  private final RealServer server;
+  /** This connection's response decoder, told by each exchange what it asked for. */
+  final ResponseDecoder decoder;
+  /** The exchange using this connection, {@code null} while it sits idle in the pool. */
+  HttpFrontend frontend;
+
+  HttpBackendHandler(RealServer server, ResponseDecoder decoder) {
+    this.server = server;
+    this.decoder = decoder;
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    HttpFrontend f = frontend;
+    if (f == null) {
+      // Nobody asked: a backend talking on an idle keep-alive connection is out of sync.
+      ReferenceCountUtil.release(msg);
+      ctx.close();
+      return;
+    }
+    f.onBackendMessage(msg);
+  }
+
+  @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) {
+    HttpFrontend f = frontend;
+    if (f != null) {
+      f.backendReadComplete();
+    }
+  }
+
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    HttpFrontend f = frontend;
+    if (f != null) {
+      f.backendWritabilityChanged(ctx.channel().isWritable());
+    }
+    ctx.fireChannelWritabilityChanged();
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    server.pool.remove(ctx.channel());
+    HttpFrontend f = frontend;
+    frontend = null;
+    if (f != null) {
+      f.backendFailed("backend closed the connection");
+    }
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    HttpFrontend f = frontend;
+    frontend = null;
+    if (f != null) {
+      f.backendFailed(TcpFrontend.reason(cause));
+    }
+    ctx.close();
+  }
+
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+    if (evt instanceof IdleStateEvent && frontend == null) {
+      ctx.close();
+    } else {
+      ctx.fireUserEventTriggered(evt);
+    }
+  }
+}

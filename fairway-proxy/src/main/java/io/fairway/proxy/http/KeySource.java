@@ -1,0 +1,115 @@
+package io.fairway.proxy.http;
+
+import io.netty.handler.codec.http.cookie.Cookie;
+import io.netty.handler.codec.http.cookie.ServerCookieDecoder;
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * Where an HTTP service takes the key that hashing directors (hash, shard, sh, mh...) select by.
+ *
+ * <p>Operators pin a user or an object to one backend so its cache or session stays warm there:
+ * by URL for caches, by a header or cookie for sessions. When the request lacks the header or
+ * cookie, the client address is the key, so the request still lands somewhere stable.
+ *
+ * @param kind what the key comes from
+ * @param name the header or cookie name; {@code null} for {@link Kind#URL} and {@link
+ *     Kind#CLIENT}
+ */
+public record KeySource(Kind kind, String name) {
+
+  /** What the key comes from. */
+  public enum Kind {
+    /** The client's address (the only choice for L4). */
+    CLIENT,
+    /** The request target, path and query. */
+    URL,
+    /** A request header's value. */
+    HEADER,
+    /** A cookie's value. */
+    COOKIE
+  }
+
+  public static final KeySource CLIENT = new KeySource(Kind.CLIENT, null);
+  public static final KeySource URL = new KeySource(Kind.URL, null);
+
+  public KeySource {
+    Objects.requireNonNull(kind, "kind");
+    boolean named = kind == Kind.HEADER || kind == Kind.COOKIE;
+    if (named && (name == null || name.isBlank())) {
+      throw new IllegalArgumentException("by " + kind + " needs a name");
+    }
+    if (!named) {
+      name = null;
+    }
+  }
+
+  public static KeySource header(String name) {
+    return new KeySource(Kind.HEADER, name);
+  }
+
+  public static KeySource cookie(String name) {
+    return new KeySource(Kind.COOKIE, name);
+  }
+
+  /**
+   * Parses the configuration form: {@code by URL}, {@code by HEADER name}, {@code by COOKIE
+   * name}, {@code by CLIENT} (the leading {@code by} is optional, words are case-insensitive).
+   *
+   * @throws IllegalArgumentException with a one-line reason
+   */
+  public static KeySource parse(String text) {
+    String[] w = text.trim().split("\\s+");
+    int i = w.length > 0 && w[0].equalsIgnoreCase("by") ? 1 : 0;
+    if (i >= w.length) {
+      throw new IllegalArgumentException("expected URL, HEADER name, COOKIE name or CLIENT after 'by'");
+    }
+    String k = w[i].toUpperCase(Locale.ROOT);
+    int rest = w.length - i - 1;
+    switch (k) {
+      case "URL", "CLIENT" -> {
+        if (rest != 0) {
+          throw new IllegalArgumentException("'by " + k + "' takes no name");
+        }
+        return k.equals("URL") ? URL : CLIENT;
+      }
+      case "HEADER", "COOKIE" -> {
+        if (rest != 1) {
+          throw new IllegalArgumentException("'by " + k + "' needs exactly one name");
+        }
+        return new KeySource(Kind.valueOf(k), w[i + 1]);
+      }
+      default ->
+          throw new IllegalArgumentException(
+              "unknown key source '" + w[i] + "' (expected URL, HEADER, COOKIE or CLIENT)");
+    }
+  }
+
+  /** The key of this request, or {@code null} when it has none (use the client address). */
+  String extract(HttpHead request) {
+    switch (kind) {
+      case URL:
+        return request.target();
+      case HEADER:
+        return request.header(name.toLowerCase(Locale.ROOT));
+      case COOKIE:
+        for (int i = 0; i < request.count; i++) {
+          if (request.nameIs(i, "cookie")) {
+            for (Cookie c : ServerCookieDecoder.LAX.decodeAll(request.value(i))) {
+              if (c.name().equals(name)) {
+                return c.value();
+              }
+            }
+          }
+        }
+        return null;
+      default:
+        return null;
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "by " + kind + (name == null ? "" : " " + name);
+  }
+}

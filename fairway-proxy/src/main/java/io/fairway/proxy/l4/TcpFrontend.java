@@ -1,0 +1,170 @@
+package io.fairway.proxy.l4;
+
+import io.fairway.proxy.KeptEpollChannels;
+import io.fairway.proxy.ProxyOptions;
+import io.fairway.proxy.RateLimitedLog;
+import io.fairway.proxy.Transport;
+import io.fairway.proxy.table.Lease;
+import io.fairway.proxy.table.RealServer;
+import io.fairway.proxy.table.VirtualService;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
+import io.netty.channel.epoll.EpollChannelConfig;
+import io.netty.channel.epoll.EpollChannelOption;
+import io.netty.channel.epoll.EpollMode;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.channel.socket.DuplexChannel;
+import io.netty.util.ReferenceCountUtil;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.HashSet;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An accepted L4 client connection: chooses a server, connects (trying the next server when a
+ * connect fails), then relays both ways until either side closes.
+ *
+ * <p>The client channel is accepted with auto-read off, so nothing is read (and nothing buffered)
+ * until the backend connection exists.
+ */
+public final class TcpFrontend extends ChannelInboundHandlerAdapter {
+  private static final Logger log = LoggerFactory.getLogger(TcpFrontend.class);
+  /** Warnings a fault repeats per connection: each kind once per 10 s, with counts. */
+  private static final RateLimitedLog warnings = new RateLimitedLog(log, java.time.Duration.ofSeconds(10));
+
+  private final VirtualService vs;
+  private final ProxyOptions options;
+  private final TrafficMeter clientMeter;
+  private final Set<RealServer> tried = new HashSet<>(2);
+  /** What the client sent (or its FIN) before the backend connection existed. */
+  private final List<Object> early = new ArrayList<>(1);
+  private boolean inputShutdown;
+
+  public TcpFrontend(VirtualService vs, ProxyOptions options, TrafficMeter clientMeter) {
+    this.vs = vs;
+    this.options = options;
+    this.clientMeter = clientMeter;
+  }
+
+  @Override
+  public void channelActive(ChannelHandlerContext ctx) {
+    connect(ctx.channel());
+  }
+
+  private void connect(Channel client) {
+    InetSocketAddress ca = (InetSocketAddress) client.remoteAddress();
+    Lease lease = vs.select(ca, null, tried);
+    if (lease == null) {
+      warnings.warn(vs.service().key(), "no destination available",
+          "for " + ca + (tried.isEmpty() ? "" : " (connect failed to " + tried + ")"));
+      client.close();
+      return;
+    }
+    RealServer rs = lease.server;
+    TrafficMeter backendMeter = new TrafficMeter(new AdaptiveRecvByteBufAllocator());
+    long splice =
+        options.splices()
+                && client.config() instanceof EpollChannelConfig c
+                && c.getEpollMode() == EpollMode.LEVEL_TRIGGERED
+            ? options.spliceThreshold()
+            : -1;
+    Bootstrap b = new Bootstrap().group(client.eventLoop());
+    java.net.InetAddress to = rs.address.getAddress();
+    b.channelFactory(Transport.EPOLL ? KeptEpollChannels.sockets(to) : Transport.socketChannel(to));
+    b.option(ChannelOption.ALLOCATOR, Transport.ALLOCATOR)
+        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) vs.timeouts().connect().toMillis())
+        .option(ChannelOption.ALLOW_HALF_CLOSURE, true)
+        .option(ChannelOption.RCVBUF_ALLOCATOR, backendMeter)
+        .handler(new Relay(client, splice));
+    if (splice >= 0) {
+      b.option(EpollChannelOption.EPOLL_MODE, EpollMode.LEVEL_TRIGGERED); // spliceTo needs it
+    }
+    ChannelFuture f = b.connect(rs.address);
+    f.addListener(
+        x -> {
+          if (!f.isSuccess()) {
+            lease.close();
+            tried.add(rs);
+            warnings.warn(vs.service().key(), "connect to " + rs + " failed: " + reason(f.cause()), null);
+            if (client.isActive()) {
+              connect(client);
+            }
+            return;
+          }
+          Channel backend = f.channel();
+          if (!client.isActive()) {
+            lease.close();
+            backend.close();
+            return;
+          }
+          clientMeter.countInto(rs.inBytes);
+          backendMeter.countInto(rs.outBytes);
+          IdleWatch.start(client, clientMeter, backend, backendMeter, vs.timeouts().idle().toNanos());
+          rs.established.add(client);
+          client.closeFuture().addListener(c -> {
+            rs.established.remove(client);
+            lease.close();
+          });
+          boolean sent = !early.isEmpty();
+          for (Object m : early) {
+            backend.write(m, backend.voidPromise());
+          }
+          early.clear();
+          if (inputShutdown && backend instanceof DuplexChannel) {
+            Relay.shutdownOutputAfterFlush(backend);
+          } else if (sent) {
+            backend.flush();
+          }
+          client.pipeline().addLast(new Relay(backend, splice));
+          client.pipeline().remove(this);
+          if (!inputShutdown) {
+            client.config().setAutoRead(true); // after a FIN there is nothing left to read
+          }
+          // The backend reads from the moment it is active (auto-read, EPOLLIN armed at
+          // registration): its relay to the client is there from its creation.
+        });
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    // Auto-read is off until the backend is connected, but a FIN (EPOLLRDHUP) makes the
+    // transport read what is there; it is kept and sent first.
+    early.add(msg);
+  }
+
+  @Override
+  public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+    if (evt instanceof ChannelInputShutdownEvent) {
+      inputShutdown = true;
+    }
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    for (Object m : early) {
+      ReferenceCountUtil.release(m);
+    }
+    early.clear();
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    ctx.close();
+  }
+
+  public static String reason(Throwable t) {
+    if (t == null) {
+      return "unknown";
+    }
+    String m = t.getMessage();
+    return m == null ? t.getClass().getSimpleName() : m;
+  }
+}

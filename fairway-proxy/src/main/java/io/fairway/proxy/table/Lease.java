@@ -1,0 +1,76 @@
+package io.fairway.proxy.table;
+
+import io.fairway.director.sched.Connection;
+
+/**
+ * One scheduled connection (L4) or request (HTTP) on a real server, from the pick until it ends.
+ * Closing an L4 connection moves the server's count from active to inactive, and the
+ * kernel-scheduler accounting ({@link Connection}) expires it later through the table's {@link
+ * ConnectionExpiry}; an HTTP request expires when it completes.
+ */
+public final class Lease {
+  public final RealServer server;
+  private final Connection connection;
+  private final ConnectionExpiry expiry;
+  private boolean closed;
+
+  Lease(RealServer server, Connection connection, ConnectionExpiry expiry) {
+    this.server = server;
+    this.connection = connection;
+    this.expiry = expiry;
+    server.bind();
+  }
+
+  /**
+   * An HTTP request ended. It expires at once instead of lingering as inactive: a request is not
+   * a TCP connection, has no closing state to wait out, and at tens of thousands of requests a
+   * second a minute of inactive entries would be millions of live objects. Idempotent.
+   */
+  public void closeRequest() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    server.release();
+    if (connection != null) {
+      connection.closing();
+      connection.expire();
+    }
+  }
+
+  /**
+   * This lease is a UDP flow: from now on it counts as inactive, as the kernel counts a UDP
+   * connection from its first datagram. Call once, right after the pick.
+   */
+  public void toFlow() {
+    server.bindFlow();
+    if (connection != null) {
+      connection.closing();
+    }
+  }
+
+  /** The UDP flow expired or was closed: it stops counting at once. Idempotent. */
+  public void closeFlow() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    server.unbindFlow();
+    if (connection != null) {
+      connection.expire();
+    }
+  }
+
+  /** The L4 connection ended: inactive until it expires, as in the kernel. Idempotent. */
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    server.unbind();
+    if (connection != null) {
+      connection.closing();
+      expiry.expireLater(connection);
+    }
+  }
+}

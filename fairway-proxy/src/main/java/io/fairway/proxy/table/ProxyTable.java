@@ -1,0 +1,570 @@
+package io.fairway.proxy.table;
+
+import io.fairway.plan.Plan;
+import io.fairway.plan.PlanTarget;
+import io.fairway.plan.ServicePlan;
+import io.fairway.proxy.KeptEpollChannels;
+import io.fairway.proxy.ProxyOptions;
+import io.fairway.proxy.Transport;
+import io.fairway.proxy.http.HttpFrontend;
+import io.fairway.proxy.http.HttpStats;
+import io.fairway.proxy.http.StrictRequestDecoder;
+import io.fairway.proxy.l4.TcpFrontend;
+import io.fairway.proxy.l4.TrafficMeter;
+import io.fairway.proxy.udp.UdpRelay;
+import io.fairway.table.Dest;
+import io.fairway.table.DestKey;
+import io.fairway.table.Endpoints;
+import io.fairway.table.ForwardingMethod;
+import io.fairway.table.Protocol;
+import io.fairway.table.Service;
+import io.fairway.table.ServiceEntry;
+import io.fairway.table.ServiceKey;
+import io.fairway.table.Table;
+import io.fairway.table.TableException;
+import io.fairway.table.TableException.Reason;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.bootstrap.AbstractBootstrap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPipeline;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.FixedRecvByteBufAllocator;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.epoll.EpollChannelOption;
+import io.netty.channel.epoll.EpollMode;
+import java.io.IOException;
+import java.net.BindException;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The userspace data plane behind the {@link Table} interface: every virtual service is a
+ * listening socket on its own address and port, every destination a backend Fairway connects to
+ * itself. The apply layer drives it exactly as it drives the kernel's IPVS.
+ *
+ * <p>What the table operations do here:
+ *
+ * <ul>
+ *   <li>{@code addService} binds the listener (TCP relay or HTTP proxy, per the {@link
+ *       ListenerSpec} the resolver gives for that service). A port already in use fails with
+ *       {@link Reason#EXISTS} and a message naming the address.
+ *   <li>{@code setService} changes the scheduler or persistence in place: the listener and every
+ *       established connection stay.
+ *   <li>{@code addDest}/{@code setDest} publish a new pool; new connections see it at once.
+ *       Weight 0 drains: established connections and HTTP keep-alive sessions continue, nothing
+ *       new is scheduled there.
+ *   <li>{@code delDest} closes the destination's established connections, unless {@link
+ *       ProxyOptions#keepConnectionsOnRemove()} (the kernel's {@code expire_nodest_conn=0}).
+ *   <li>{@code list} reports live counters: active connections (HTTP: requests in flight),
+ *       inactive ones that closed less than {@link ProxyOptions#inactiveExpiry()} ago, persistence
+ *       templates.
+ * </ul>
+ *
+ * <p>TCP and UDP address services can be served (UDP: a flow per client address, see {@link
+ * UdpRelay}); firewall-mark and SCTP services are refused with {@link Reason#INVALID}, and so is
+ * {@code lb_kind HTTP} over UDP. The forwarding method of a destination (NAT, DR, TUN) is kept for
+ * read-back but makes no difference: everything is proxied, which is what lets {@code fairway run
+ * --userspace} try a production configuration on a laptop.
+ *
+ * <p>Thread-safety: table operations are serialised on this object; connections are handled on
+ * Netty event loops that read immutable snapshots.
+ */
+public final class ProxyTable implements Table, PlanTarget {
+  private static final Logger log = LoggerFactory.getLogger(ProxyTable.class);
+
+  private final ProxyOptions options;
+  private final Function<ServiceKey, ListenerSpec> specs;
+  /** The specs of the running plan ({@link #apply}); consulted before {@link #specs}. */
+  private volatile Map<ServiceKey, ListenerSpec> planned = Map.of();
+  private final EventLoopGroup acceptGroup;
+  private final EventLoopGroup ioGroup;
+  /** UDP's event loops: {@link #ioGroup}, unless TCP runs on a transport UDP does not use. */
+  private volatile EventLoopGroup udpGroup;
+  private final Map<ServiceKey, VirtualService> services = new LinkedHashMap<>();
+  private final ScheduledFuture<?> purger;
+  private final ScheduledFuture<?> expirer;
+  private final ConnectionExpiry expiry;
+  private final Drain drain = new Drain();
+  /** Live UDP flows of all services, bounded by {@link ProxyOptions#maxUdpFlows()}. */
+  private final AtomicInteger udpFlows = new AtomicInteger();
+
+  /**
+   * A table with its own event loops.
+   *
+   * @param options data-plane settings
+   * @param specs the listener spec of each service (mode, key source, director parameters, sorry
+   *     server), consulted when a service is added or set; {@code null} from it, or a {@code null}
+   *     function, means a TCP relay with the service's scheduler
+   * @throws IllegalStateException when {@code fairway.proxy.transport} names a transport that is
+   *     not available here (or none Fairway knows)
+   */
+  public ProxyTable(ProxyOptions options, Function<ServiceKey, ListenerSpec> specs) {
+    this.options = Objects.requireNonNull(options, "options");
+    this.specs = specs == null ? k -> null : specs;
+    Transport.requireValid();
+    this.acceptGroup = Transport.group(1);
+    this.ioGroup = Transport.group(options.ioThreads());
+    this.purger = ioGroup.scheduleAtFixedRate(this::purgeTemplates, 10, 10, TimeUnit.SECONDS);
+    this.expiry = new ConnectionExpiry(options.inactiveExpiry().toNanos());
+    this.expirer = ioGroup.scheduleAtFixedRate(expiry::sweep, 250, 250, TimeUnit.MILLISECONDS);
+    log.info("userspace data plane started ({} transport)", Transport.name());
+  }
+
+  /** A table with default options where every service is a TCP relay. */
+  public static ProxyTable tcpOnly() {
+    return new ProxyTable(ProxyOptions.defaults(), null);
+  }
+
+  private ListenerSpec specFor(ServiceKey key) {
+    ListenerSpec s = planned.get(key);
+    if (s == null) {
+      s = specs.apply(key);
+    }
+    return s == null ? ListenerSpec.tcp() : s;
+  }
+
+  @Override
+  public String refusal(Plan plan) {
+    for (ServicePlan sp : plan.services()) {
+      for (Service s : sp.services()) {
+        ServiceKey key = s.key();
+        if (key.isFwmark() || key.protocol() == Protocol.SCTP) {
+          return sp.where() + ": virtual_server " + sp.name() + ": " + key
+              + ": the userspace data plane serves TCP and UDP address services only";
+        }
+        if (key.protocol() == Protocol.UDP && sp.http()) {
+          return sp.where() + ": virtual_server " + sp.name() + ": lb_kind HTTP needs protocol TCP";
+        }
+        if (!VirtualService.known(s.scheduler())) {
+          return sp.where() + ": virtual_server " + sp.name() + ": unknown scheduler '"
+              + s.scheduler() + "'";
+        }
+      }
+    }
+    // Last, as it is the one check that touches the system: every listener the plan adds must
+    // be had, or the plan is refused before anything changes (a reload all or nothing).
+    for (ServicePlan sp : plan.services()) {
+      for (Service s : sp.services()) {
+        Optional<String> busy = checkListen(s.key());
+        if (busy.isPresent()) {
+          return sp.where() + ": virtual_server " + sp.name() + ": " + busy.get();
+        }
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Runs a plan: each running service of it takes its new spec at once (director type and
+   * parameters, key source, names, idents, weights, sorry server, mode); listeners, established
+   * connections and the state of members that stay are kept. Services added later read it.
+   */
+  @Override
+  public synchronized void apply(Plan plan) {
+    Map<ServiceKey, ListenerSpec> next = new HashMap<>();
+    plan.byKey().forEach((key, sp) -> next.put(key, ListenerSpec.of(sp, key)));
+    planned = Map.copyOf(next);
+    for (Map.Entry<ServiceKey, VirtualService> e : services.entrySet()) {
+      ListenerSpec fresh = next.get(e.getKey());
+      if (fresh != null && !fresh.equals(e.getValue().spec())) {
+        e.getValue().setSpec(fresh);
+        log.info("{}: now {} {}", e.getKey(), fresh.mode(),
+            fresh.selection() == null ? "" : fresh.selection().describe());
+      }
+    }
+  }
+
+  /**
+   * Replaces the listener spec of a running service, e.g. after a reload changed its key source,
+   * director parameters or mode. The listening socket and established connections stay; new
+   * connections use the new spec.
+   */
+  public synchronized void updateSpec(ServiceKey key, ListenerSpec spec) throws TableException {
+    service(key).setSpec(Objects.requireNonNull(spec, "spec"));
+  }
+
+  /**
+   * The address a service's listener is bound to: its own address and port, or the port the
+   * system chose for a service on port 0. {@code null} for an unknown service.
+   */
+  public synchronized InetSocketAddress boundAddress(ServiceKey key) {
+    VirtualService vs = services.get(key);
+    return vs == null ? null : vs.vip;
+  }
+
+  @Override
+  public synchronized void addService(Service service) throws TableException {
+    ServiceKey key = service.key();
+    if (key.isFwmark() || key.protocol() == Protocol.SCTP) {
+      throw new TableException(
+          Reason.INVALID, key + ": the userspace data plane serves TCP and UDP address services only");
+    }
+    if (drain.draining()) {
+      throw new TableException(Reason.OTHER, key + ": the data plane is stopping; no new listener");
+    }
+    ListenerSpec spec = specFor(key);
+    if (key.protocol() == Protocol.UDP && spec.mode() == Mode.HTTP) {
+      throw new TableException(Reason.INVALID, key + ": lb_kind HTTP needs protocol TCP");
+    }
+    if (services.containsKey(key)) {
+      throw new TableException(Reason.EXISTS, key + ": service already exists");
+    }
+    checkScheduler(service);
+    VirtualService vs = new VirtualService(service, spec, options, expiry);
+    InetSocketAddress addr = new InetSocketAddress(key.address(), key.port());
+    AbstractBootstrap<?, ?> boot = key.protocol() == Protocol.UDP ? datagramBootstrap(vs) : serverBootstrap(vs);
+    (key.protocol() == Protocol.UDP ? Transport.udpFreeBind() : Transport.freeBind())
+        .ifPresent(o -> boot.option(o, true)); // a VRRP backup listens before it holds the address
+    ChannelFuture bind = boot.bind(addr).awaitUninterruptibly();
+    if (!bind.isSuccess()) {
+      // Not Reason.EXISTS: that means "the service is in the table already", which the apply
+      // layer rightly takes as success, and then failed on with "no such service".
+      throw new TableException(Reason.OTHER, cannotListen(key, addr, bind.cause()), bind.cause());
+    }
+    vs.listener = bind.channel();
+    vs.vip = (InetSocketAddress) bind.channel().localAddress();
+    services.put(key, vs);
+    log.info("{}: listening on {} ({}, {})", key, vs.vip,
+        key.protocol() == Protocol.UDP ? "UDP flows" : vs.spec().mode(), service.scheduler());
+  }
+
+  /** The one-line reason a listener cannot be had, naming the address and, if known, who holds it. */
+  private static String cannotListen(ServiceKey key, InetSocketAddress addr, Throwable c) {
+    String m = c == null || c.getMessage() == null ? "" : c.getMessage().toLowerCase(java.util.Locale.ROOT);
+    String why;
+    if (m.contains("in use")) {
+      why = "address already in use" + PortOwner.describe(key.protocol(), addr.getPort()).map(w -> " (" + w + ")").orElse("");
+    } else if (m.contains("assign requested address")) {
+      why = "address not local (cannot assign requested address)";
+    } else if (m.contains("permission denied") || m.contains("access denied")) {
+      why = "permission denied (a port below 1024 needs CAP_NET_BIND_SERVICE)";
+    } else if (c instanceof BindException) {
+      why = "address already in use or not local";
+    } else {
+      why = TcpFrontend.reason(c);
+    }
+    return key + ": cannot listen on " + Endpoints.format(addr.getAddress(), addr.getPort()) + ": " + why;
+  }
+
+  /**
+   * Whether the service's listener could be bound now, without changing anything: empty when it
+   * is in this table already or the address is free, else the reason {@link #addService} would
+   * give. For a reload that must be refused whole rather than half applied. (Another process may
+   * still take the port between this check and the bind.)
+   */
+  public synchronized Optional<String> checkListen(ServiceKey key) {
+    if (services.containsKey(key) || key.isFwmark() || key.protocol() == Protocol.SCTP || key.port() == 0) {
+      return Optional.empty();
+    }
+    InetSocketAddress addr = new InetSocketAddress(key.address(), key.port());
+    try {
+      if (key.protocol() == Protocol.UDP) {
+        try (java.net.DatagramSocket s = new java.net.DatagramSocket(null)) {
+          s.bind(addr);
+        }
+      } else {
+        try (java.net.ServerSocket s = new java.net.ServerSocket()) {
+          s.setReuseAddress(true); // as the listener does: a port in TIME_WAIT is free
+          s.bind(addr, 1);
+        }
+      }
+      return Optional.empty();
+    } catch (IOException e) {
+      if (notLocal(e) && (key.protocol() == Protocol.UDP ? Transport.udpFreeBind() : Transport.freeBind()).isPresent()) {
+        // The listener binds with IP_FREEBIND (a VRRP backup listens on the virtual address
+        // before it holds it); java.net cannot set it, so only a port in use refuses the plan.
+        return Optional.empty();
+      }
+      return Optional.of(cannotListen(key, addr, e));
+    }
+  }
+
+  private static boolean notLocal(IOException e) {
+    return e instanceof BindException && e.getMessage() != null
+        && e.getMessage().toLowerCase(java.util.Locale.ROOT).contains("assign requested address");
+  }
+
+  private ServerBootstrap serverBootstrap(VirtualService vs) {
+    ServerBootstrap b = new ServerBootstrap();
+    if (options.splices() && vs.spec().mode() == Mode.TCP) { // splices(): epoll only
+      // spliceTo needs level-triggered channels, and the mode is fixed before registration.
+      // (A listener whose spec later turns into an L4 relay just copies.)
+      b.childOption(EpollChannelOption.EPOLL_MODE, EpollMode.LEVEL_TRIGGERED);
+    }
+    // No TCP_NODELAY option: Netty's socket configs set it on every new socket already, and
+    // setting it again costs a system call per connection.
+    return b
+        .group(acceptGroup, ioGroup)
+        .channelFactory(Transport.serverChannel(vs.service().key().address()))
+        .option(ChannelOption.SO_BACKLOG, 4096)
+        .option(ChannelOption.SO_REUSEADDR, true)
+        .handler(KeptEpollChannels.ACCEPTED)
+        .childOption(ChannelOption.ALLOCATOR, Transport.ALLOCATOR)
+        .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(32 * 1024, 64 * 1024))
+        .childHandler(
+            new ChannelInitializer<Channel>() {
+              @Override
+              protected void initChannel(Channel ch) {
+                initClient(vs, ch);
+              }
+            });
+  }
+
+  private EventLoopGroup udpGroup() {
+    if (udpGroup == null) {
+      udpGroup = Transport.udpGroup(ioGroup, options.ioThreads());
+    }
+    return udpGroup;
+  }
+
+  /** A UDP service: one socket on the virtual address, a flow per client (see {@link UdpRelay}). */
+  private Bootstrap datagramBootstrap(VirtualService vs) {
+    return new Bootstrap()
+        .group(udpGroup())
+        .channel(Transport.datagramChannel())
+        .option(ChannelOption.ALLOCATOR, Transport.ALLOCATOR)
+        // No SO_REUSEADDR: for UDP it would let a second socket bind the same address and
+        // silently share its datagrams, instead of failing with "address already in use".
+        .option(ChannelOption.SO_RCVBUF, 1 << 20) // absorbs a burst while the loop is busy
+        .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(UdpRelay.MAX_DATAGRAM))
+        .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 512 * 1024))
+        .handler(new UdpRelay(vs, options, udpFlows));
+  }
+
+  /** Builds an accepted connection's pipeline from the service's spec as of now. */
+  private void initClient(VirtualService vs, Channel ch) {
+    drain.track(ch);
+    ChannelPipeline p = ch.pipeline();
+    if (vs.spec().mode() == Mode.HTTP) {
+      HttpFrontend frontend = new HttpFrontend(vs, options);
+      // HttpFrontend keeps the idle timeout itself (its ticker), so no IdleStateHandler here.
+      p.addLast(new HttpFrontend.ReadMarker(frontend))
+          .addLast(new StrictRequestDecoder(options))
+          .addLast(frontend);
+    } else {
+      // The idle timeout of an L4 connection is an IdleWatch fed by the meters, which also see
+      // spliced bytes (an IdleStateHandler would not, and costs a listener per write).
+      ch.config().setAutoRead(false);
+      ch.config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
+      TrafficMeter meter = new TrafficMeter(ch.config().getRecvByteBufAllocator());
+      ch.config().setRecvByteBufAllocator(meter);
+      p.addLast(new TcpFrontend(vs, options, meter));
+    }
+  }
+
+  private static void checkScheduler(Service s) throws TableException {
+    if (!VirtualService.known(s.scheduler())) {
+      throw new TableException(Reason.NOT_FOUND, s.key() + ": unknown scheduler '" + s.scheduler() + "'");
+    }
+  }
+
+  @Override
+  public synchronized void setService(Service service) throws TableException {
+    VirtualService vs = service(service.key());
+    checkScheduler(service);
+    vs.setService(service);
+    ListenerSpec fresh = specFor(service.key());
+    if (!fresh.equals(vs.spec())) {
+      vs.setSpec(fresh);
+    }
+  }
+
+  @Override
+  public synchronized void delService(ServiceKey key) throws TableException {
+    VirtualService vs = service(key);
+    services.remove(key);
+    vs.listener.close().awaitUninterruptibly();
+    for (RealServer rs : vs.all()) {
+      vs.delDest(rs.key);
+      closeConnections(rs);
+    }
+    vs.persistence.clear();
+    log.info("{}: service deleted", key);
+  }
+
+  @Override
+  public synchronized void addDest(ServiceKey service, Dest dest) throws TableException {
+    VirtualService vs = service(service);
+    checkDest(service, dest);
+    if (vs.hasDest(dest.key())) {
+      throw new TableException(Reason.EXISTS, service + ": destination " + dest.key() + " already exists");
+    }
+    vs.addDest(dest);
+  }
+
+  @Override
+  public synchronized void setDest(ServiceKey service, Dest dest) throws TableException {
+    VirtualService vs = service(service);
+    checkDest(service, dest);
+    if (!vs.hasDest(dest.key())) {
+      throw new TableException(Reason.NOT_FOUND, service + ": no destination " + dest.key());
+    }
+    vs.setDest(dest);
+  }
+
+  @Override
+  public synchronized void delDest(ServiceKey service, DestKey dest) throws TableException {
+    VirtualService vs = service(service);
+    if (!vs.hasDest(dest)) {
+      throw new TableException(Reason.NOT_FOUND, service + ": no destination " + dest);
+    }
+    RealServer rs = vs.delDest(dest);
+    closeConnections(rs);
+  }
+
+  private void closeConnections(RealServer rs) {
+    rs.pool.closeAll();
+    if (options.keepConnectionsOnRemove()) {
+      return;
+    }
+    int n = 0;
+    for (Channel ch : rs.established) {
+      ch.close();
+      n++;
+    }
+    if (n > 0) {
+      log.info("{}: removed; closed {} established connection(s)", rs, n);
+    }
+  }
+
+  private static void checkDest(ServiceKey service, Dest dest) throws TableException {
+    if (dest.upperThreshold() != 0 && dest.lowerThreshold() > dest.upperThreshold()) {
+      throw new TableException(Reason.RANGE, service + ": " + dest.key() + " lthreshold above uthreshold");
+    }
+    if (dest.port() == 0) {
+      throw new TableException(Reason.INVALID, service + ": destination " + dest.key() + " needs a port to be proxied to");
+    }
+    if (dest.forwarding() != ForwardingMethod.MASQ) {
+      log.debug("{}: {} forwarding {} is proxied like NAT in userspace", service, dest.key(), dest.forwarding());
+    }
+  }
+
+  private VirtualService service(ServiceKey key) throws TableException {
+    VirtualService vs = services.get(key);
+    if (vs == null) {
+      throw new TableException(Reason.NO_SERVICE, key + ": no such service");
+    }
+    return vs;
+  }
+
+  @Override
+  public synchronized List<ServiceEntry> list() {
+    List<ServiceEntry> out = new ArrayList<>(services.size());
+    for (VirtualService vs : services.values()) {
+      out.add(vs.entry());
+    }
+    return out;
+  }
+
+  @Override
+  public synchronized void flush() throws TableException {
+    for (ServiceKey k : new ArrayList<>(services.keySet())) {
+      delService(k);
+    }
+  }
+
+  private void purgeTemplates() {
+    long now = System.nanoTime();
+    List<VirtualService> l;
+    synchronized (this) {
+      l = new ArrayList<>(services.values());
+    }
+    for (VirtualService vs : l) {
+      vs.persistence.purge(now);
+      VirtualService.Pool p = vs.pool();
+      if (p.kernel() != null) {
+        p.kernel().expireTemplates();
+      }
+    }
+  }
+
+  /**
+   * Starts a soft stop: the TCP listeners close (new connections are refused by the kernel), HTTP
+   * connections finish the exchange under way and close, L4 connections and tunnels run on.
+   * UDP services keep their socket, so established flows keep working; the table's services stay
+   * (read-back, counters) until they are deleted. Watch {@link #openConnections()}, then delete
+   * the services or {@link #close()} the table.
+   *
+   * @return the client connections open when it started
+   */
+  public synchronized int stopAccepting() {
+    for (VirtualService vs : services.values()) {
+      if (vs.service().key().protocol() != Protocol.UDP) {
+        vs.listener.close().awaitUninterruptibly();
+      }
+    }
+    int open = drain.start();
+    log.info("soft stop: listeners closed, {} client connection(s) finishing", open);
+    return open;
+  }
+
+  /** TCP client connections open now (HTTP and L4, tunnels included). */
+  public int openConnections() {
+    return drain.open();
+  }
+
+  /** Closes every listener and connection and stops the event loops. */
+  @Override
+  public void close() throws TableException {
+    try {
+      flush();
+    } finally {
+      purger.cancel(false);
+      expirer.cancel(false);
+      acceptGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS);
+      EventLoopGroup udp = udpGroup;
+      if (udp != null && udp != ioGroup) {
+        udp.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+      }
+      ioGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+    }
+  }
+
+  /**
+   * The HTTP counters of every real server of every HTTP service, by service and destination;
+   * empty for L4 services. For metrics; read without stopping the data plane.
+   */
+  public synchronized Map<ServiceKey, Map<DestKey, HttpStats.Snapshot>> httpStats() {
+    Map<ServiceKey, Map<DestKey, HttpStats.Snapshot>> out = new LinkedHashMap<>();
+    services.forEach((k, vs) -> {
+      if (vs.spec().mode() == Mode.HTTP) {
+        Map<DestKey, HttpStats.Snapshot> m = new LinkedHashMap<>();
+        for (RealServer rs : vs.all()) {
+          m.put(rs.key, rs.http.snapshot());
+        }
+        out.put(k, m);
+      }
+    });
+    return out;
+  }
+
+  /**
+   * The HTTP counters of every HTTP service for the requests it chose no real server for (the
+   * proxy's 503s), by service.
+   */
+  public synchronized Map<ServiceKey, HttpStats.Snapshot> httpServiceStats() {
+    Map<ServiceKey, HttpStats.Snapshot> out = new LinkedHashMap<>();
+    services.forEach((k, vs) -> {
+      if (vs.spec().mode() == Mode.HTTP) {
+        out.put(k, vs.http.snapshot());
+      }
+    });
+    return out;
+  }
+}

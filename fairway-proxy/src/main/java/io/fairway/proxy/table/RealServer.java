@@ -1,0 +1,163 @@
+package io.fairway.proxy.table;
+
+import io.fairway.proxy.ProxyOptions;
+import io.fairway.proxy.http.BackendPool;
+import io.fairway.proxy.http.HttpStats;
+import io.fairway.table.Dest;
+import io.fairway.table.DestEntry;
+import io.fairway.table.DestKey;
+import io.fairway.table.Endpoints;
+import io.fairway.table.Stats;
+import io.netty.channel.Channel;
+import java.net.InetSocketAddress;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * One destination of one service as the data plane sees it: its configuration (replaced in place
+ * by {@code setDest}, so its counters and connections survive a weight change) and its live
+ * connection accounting.
+ *
+ * <p>Accounting follows the kernel: a connection is active while established and inactive for
+ * {@link ProxyOptions#inactiveExpiry()} after it closes. The OVERLOAD flag is set when a new
+ * connection brings active+inactive to {@code uthreshold}, and cleared when the total falls below
+ * {@code lthreshold} (or below 3/4 of {@code uthreshold} when there is none) — evaluated lazily at
+ * pick time, which is when the kernel's expiry events would have been observed anyway.
+ */
+public final class RealServer implements io.fairway.director.Backend {
+  final DestKey key;
+  public final InetSocketAddress address;
+  private final String name;
+  private volatile Dest dest;
+  private volatile boolean overloaded;
+  private volatile boolean removed;
+  private final AtomicInteger active = new AtomicInteger();
+  private final ExpiringCount inactive;
+  /** Live UDP flows: inactive for their whole life, as the kernel counts UDP connections. */
+  private final AtomicInteger flows = new AtomicInteger();
+  final AtomicInteger persistent = new AtomicInteger();
+  private final LongAdder connections = new LongAdder();
+  public final LongAdder inBytes = new LongAdder();
+  public final LongAdder outBytes = new LongAdder();
+  /** Client-side channels whose traffic goes here, so removal can close them. */
+  public final Set<Channel> established = ConcurrentHashMap.newKeySet();
+  /** HTTP responses, durations, connect times and retries (HTTP services). */
+  public final HttpStats http = new HttpStats();
+  /** Idle keep-alive backend connections (HTTP), per event loop. */
+  public final BackendPool pool = new BackendPool();
+  /** This server in the kernel-scheduler model, when the service runs a kernel scheduler. */
+  volatile io.fairway.director.sched.Dest kernelDest;
+
+  RealServer(Dest dest, int inactiveExpirySeconds) {
+    this.dest = dest;
+    this.key = dest.key();
+    this.address = new InetSocketAddress(dest.address(), dest.port());
+    this.name = Endpoints.format(dest.address(), dest.port());
+    this.inactive = new ExpiringCount(inactiveExpirySeconds);
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  Dest dest() {
+    return dest;
+  }
+
+  int weight() {
+    return dest.weight();
+  }
+
+  /** {@code __ip_vs_update_dest}: raising or removing uthreshold clears OVERLOAD. */
+  void update(Dest d) {
+    Dest old = dest;
+    if (d.upperThreshold() == 0 || d.upperThreshold() > old.upperThreshold()) {
+      overloaded = false;
+    }
+    dest = d;
+  }
+
+  int active() {
+    return active.get();
+  }
+
+  int inactive() {
+    return inactive.count(System.nanoTime()) + flows.get();
+  }
+
+  /** Whether the thresholds currently keep new connections away. */
+  boolean overloaded() {
+    if (!overloaded) {
+      return false;
+    }
+    Dest d = dest;
+    int total = active() + inactive();
+    boolean clear;
+    if (d.lowerThreshold() != 0) {
+      clear = total < d.lowerThreshold();
+    } else if (d.upperThreshold() != 0) {
+      clear = total * 4L < d.upperThreshold() * 3L;
+    } else {
+      clear = true;
+    }
+    if (clear) {
+      overloaded = false;
+    }
+    return !clear;
+  }
+
+  public boolean removed() {
+    return removed;
+  }
+
+  void markRemoved() {
+    removed = true;
+  }
+
+  /** A new connection was scheduled here ({@code ip_vs_bind_dest}). */
+  void bind() {
+    connections.increment();
+    int a = active.incrementAndGet();
+    Dest d = dest;
+    if (d.upperThreshold() != 0 && a + inactive() >= d.upperThreshold()) {
+      overloaded = true;
+    }
+  }
+
+  /** An HTTP request finished: it stops counting at once. */
+  void release() {
+    active.decrementAndGet();
+  }
+
+  /** The connection just bound is a UDP flow: it counts as inactive until the flow ends. */
+  void bindFlow() {
+    active.decrementAndGet();
+    flows.incrementAndGet();
+  }
+
+  /** A UDP flow expired or was closed: it stops counting at once (no closing state to wait out). */
+  void unbindFlow() {
+    flows.decrementAndGet();
+  }
+
+  /** That connection closed: from now on it counts as inactive until it expires. */
+  void unbind() {
+    active.decrementAndGet();
+    inactive.record(System.nanoTime());
+  }
+
+  DestEntry entry() {
+    Stats s = new Stats(connections.sum(), 0, 0, inBytes.sum(), outBytes.sum(), 0, 0, 0, 0, 0);
+    io.fairway.director.sched.Dest kd = kernelDest;
+    int templates = kd != null ? kd.persistConns() : persistent.get();
+    return new DestEntry(dest, active(), inactive(), templates, s);
+  }
+
+  @Override
+  public String toString() {
+    return name;
+  }
+}

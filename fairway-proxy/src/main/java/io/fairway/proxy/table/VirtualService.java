@@ -1,0 +1,453 @@
+package io.fairway.proxy.table;
+
+import io.fairway.director.sched.Connection;
+import io.fairway.director.sched.DestSpec;
+import io.fairway.director.sched.Flow;
+import io.fairway.director.sched.KernelScheduler;
+import io.fairway.director.sched.Schedulers;
+import io.fairway.plan.Selection;
+import io.fairway.proxy.http.HttpStats;
+import io.fairway.proxy.ProxyOptions;
+import io.fairway.proxy.Timeouts;
+import io.fairway.table.AddressFamily;
+import io.fairway.table.Dest;
+import io.fairway.table.DestEntry;
+import io.fairway.table.DestKey;
+import io.fairway.table.Service;
+import io.fairway.table.ServiceEntry;
+import io.fairway.table.ServiceFlag;
+import io.fairway.table.Stats;
+import io.netty.channel.Channel;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One virtual service of the userspace table: its listener, its destinations and how a new
+ * connection or request chooses among them.
+ *
+ * <p>Two kinds of algorithm sit behind it. The kernel's schedulers (rr, wlc, sh, mh...) run in
+ * the director library's model of an IPVS service ({@code io.fairway.director.sched}), which also
+ * owns thresholds, persistence templates and overflow to the sorry server, so they decide exactly
+ * as the kernel would. The Varnish directors (round_robin, shard...) run over the same servers with
+ * the table's own thresholds, persistence and overflow.
+ *
+ * <p>Writers (the table, on the apply thread) change the members under the table's lock and publish
+ * an immutable {@link Pool}; event loops read the pool once per connection without locking. A
+ * {@link RealServer} lives as long as its destination, so a weight change or a reload keeps its
+ * counters and its established connections.
+ */
+public final class VirtualService {
+
+  /** What event loops read. Exactly one of {@code kernel} and {@code varnish} is set. */
+  record Pool(
+      List<RealServer> servers,
+      RealServer sorry,
+      boolean sorryInTable,
+      io.fairway.director.sched.VirtualService kernel,
+      Map<io.fairway.director.sched.Dest, RealServer> byKernelDest,
+      VarnishPicker varnish,
+      int hashBalanceFactor) {}
+
+  private final ProxyOptions options;
+  private final ConnectionExpiry expiry;
+  private volatile Service service;
+  private volatile ListenerSpec spec;
+  private volatile Timeouts timeouts;
+  private volatile Pool pool;
+  /** Destinations in table order; guarded by the table's lock. */
+  private final Map<DestKey, RealServer> members = new LinkedHashMap<>();
+  /** The spec's sorry server while it is not a destination of the table. */
+  private RealServer detachedSorry;
+  private io.fairway.director.sched.VirtualService kernel;
+  private VarnishPicker varnish;
+  /** Persistence for the Varnish directors (the kernel model has its own templates). */
+  final Persistence persistence = new Persistence();
+  /** The responses to requests no server could be chosen for (503): the proxy's own. */
+  public final HttpStats http = new HttpStats();
+  volatile Channel listener;
+  volatile InetSocketAddress vip;
+
+  VirtualService(Service service, ListenerSpec spec, ProxyOptions options, ConnectionExpiry expiry) {
+    this.service = service;
+    this.spec = spec;
+    this.options = options;
+    this.timeouts = Timeouts.of(options, spec.proxy().timeouts());
+    this.expiry = expiry;
+    rebuildAlgorithm();
+  }
+
+  /** Whether the table can run this scheduler name. */
+  static boolean known(String scheduler) {
+    String s = scheduler.toLowerCase(Locale.ROOT);
+    return Schedulers.isKnown(s) || Selection.defaults(s) instanceof Selection.Varnish;
+  }
+
+  /**
+   * The plan's selection while the table service runs the plan's algorithm; the algorithm's
+   * defaults when the table says another one (a change made behind the plan's back).
+   */
+  private Selection selection() {
+    String name = service.scheduler().toLowerCase(Locale.ROOT);
+    Selection planned = spec.selection();
+    return planned != null && planned.algorithm().equals(name) ? planned : Selection.defaults(name);
+  }
+
+  public Service service() {
+    return service;
+  }
+
+  public ListenerSpec spec() {
+    return spec;
+  }
+
+  /** The timeouts as of the current spec. */
+  public Timeouts timeouts() {
+    return timeouts;
+  }
+
+  Pool pool() {
+    return pool;
+  }
+
+  void setService(Service s) {
+    Service old = service;
+    service = s;
+    if (!s.equals(old)) {
+      if (old.timeout() != 0 && s.timeout() == 0) {
+        persistence.clear();
+      }
+      rebuildAlgorithm();
+    }
+  }
+
+  void setSpec(ListenerSpec s) {
+    ListenerSpec old = spec;
+    timeouts = Timeouts.of(options, s.proxy().timeouts());
+    spec = s;
+    if (!java.util.Objects.equals(s.selection(), old.selection())
+        || !java.util.Objects.equals(s.sorryServer(), old.sorryServer())) {
+      rebuildAlgorithm();
+    } else {
+      republish();
+    }
+  }
+
+  boolean hasDest(DestKey k) {
+    return members.containsKey(k);
+  }
+
+  void addDest(Dest d) {
+    RealServer rs = new RealServer(d, (int) options.inactiveExpiry().toSeconds());
+    members.put(d.key(), rs);
+    if (kernel != null && !isSorry(rs)) {
+      rs.kernelDest = kernel.add(spec(d));
+    }
+    republish();
+  }
+
+  void setDest(Dest d) {
+    RealServer rs = members.get(d.key());
+    rs.update(d);
+    if (kernel != null && !isSorry(rs)) {
+      kernel.edit(spec(d));
+    }
+    republish();
+  }
+
+  RealServer delDest(DestKey k) {
+    RealServer rs = members.remove(k);
+    rs.markRemoved();
+    if (kernel != null && !isSorry(rs)) {
+      kernel.remove(k.address(), k.port());
+    }
+    republish();
+    return rs;
+  }
+
+  List<RealServer> all() {
+    return new ArrayList<>(members.values());
+  }
+
+  private boolean isSorry(RealServer rs) {
+    InetSocketAddress s = spec.sorryServer();
+    return s != null && rs.address.equals(s);
+  }
+
+  private static DestSpec spec(Dest d) {
+    return new DestSpec(null, d.address(), d.port(), d.weight(), d.upperThreshold(), d.lowerThreshold());
+  }
+
+  /**
+   * A new scheduler model for a changed scheduler, flags, persistence or sorry server. The kernel
+   * model's counters start from zero (established connections continue and are still counted on
+   * the table's own counters, which {@code list} reports).
+   */
+  private void rebuildAlgorithm() {
+    Service s = service;
+    Selection sel = selection();
+    if (sel instanceof Selection.Varnish v) {
+      kernel = null;
+      varnish = new VarnishPicker(v, varnish);
+    } else {
+      varnish = null;
+      Selection.Kernel k = (Selection.Kernel) sel;
+      KernelScheduler ks = Schedulers.create(k.algorithm(), flags(s), schedulerOptions(k));
+      kernel = new io.fairway.director.sched.VirtualService(ks, persistence(s), System::currentTimeMillis);
+      InetSocketAddress sorry = spec.sorryServer();
+      if (sorry != null) {
+        kernel.setSorryServer(new DestSpec(null, sorry.getAddress(), sorry.getPort(), 1, 0, 0));
+      }
+      for (RealServer rs : members.values()) {
+        rs.kernelDest = isSorry(rs) ? null : kernel.add(spec(rs.dest()));
+      }
+    }
+    republish();
+  }
+
+  /** The kernel's mh table, bounded by {@code hash_balance_factor} when the config sets one. */
+  private static Schedulers.Options schedulerOptions(Selection.Kernel k) {
+    return k.hashBalanceFactor() == 0
+        ? Schedulers.Options.KERNEL
+        : new Schedulers.Options(Schedulers.Options.KERNEL.mhTableSize(), k.hashBalanceFactor());
+  }
+
+  private static List<String> flags(Service s) {
+    List<String> f = new ArrayList<>();
+    if (s.flags().contains(ServiceFlag.SCHED1)) {
+      f.add("flag-1");
+    }
+    if (s.flags().contains(ServiceFlag.SCHED2)) {
+      f.add("flag-2");
+    }
+    if (s.flags().contains(ServiceFlag.SCHED3)) {
+      f.add("flag-3");
+    }
+    return f;
+  }
+
+  private static io.fairway.director.sched.Persistence persistence(Service s) {
+    if (!s.flags().contains(ServiceFlag.PERSISTENT) || s.timeout() == 0) {
+      return io.fairway.director.sched.Persistence.NONE;
+    }
+    io.fairway.director.sched.Persistence p = io.fairway.director.sched.Persistence.seconds(s.timeout());
+    if (s.key().family() == AddressFamily.INET6) {
+      p = p.withIpv6Prefix(Math.max(1, s.netmask()));
+    } else {
+      int prefix = s.netmask();
+      p = p.withIpv4Mask(prefix == 0 ? 0 : (int) (0xffffffffL << (32 - prefix)));
+    }
+    // Drain means "no new connections", sticky clients included (see Persistence).
+    return p.withExpireQuiescentTemplate(true);
+  }
+
+  private void republish() {
+    ListenerSpec sp = spec;
+    InetSocketAddress sorryAddr = sp.sorryServer();
+    List<RealServer> real = new ArrayList<>(members.size());
+    RealServer sorry = null;
+    for (RealServer rs : members.values()) {
+      if (sorryAddr != null && rs.address.equals(sorryAddr)) {
+        sorry = rs;
+      } else {
+        real.add(rs);
+      }
+    }
+    boolean inTable = sorry != null;
+    if (sorry == null && sorryAddr != null) {
+      if (detachedSorry == null || !detachedSorry.address.equals(sorryAddr)) {
+        detachedSorry =
+            new RealServer(
+                Dest.of(sorryAddr.getAddress(), sorryAddr.getPort(), 1),
+                (int) options.inactiveExpiry().toSeconds());
+      }
+      sorry = detachedSorry;
+    }
+    Map<io.fairway.director.sched.Dest, RealServer> byDest = new IdentityHashMap<>();
+    if (kernel != null) {
+      for (RealServer rs : real) {
+        byDest.put(rs.kernelDest, rs);
+      }
+      if (kernel.sorryServer() != null && sorry != null) {
+        byDest.put(kernel.sorryServer(), sorry);
+      }
+    }
+    if (varnish != null) {
+      varnish.update(real, sp.members());
+    }
+    int factor = selection() instanceof Selection.Shard sh ? sh.hashBalanceFactor() : 0;
+    pool = new Pool(List.copyOf(real), sorry, inTable, kernel, byDest, varnish, factor);
+  }
+
+  /**
+   * Schedules a new connection or request, or returns {@code null} when there is no server.
+   *
+   * @param key the HTTP key, or {@code null} to select by client address
+   * @param tried servers whose connect already failed for this client (empty the first time);
+   *     they are not chosen again. A Varnish director is asked for {@code alt = tried.size()}, the
+   *     seed's retry idiom ({@code alt=bereq.retries}): a retried key goes to its next ring
+   *     neighbour, which {@code fairway pick --alt N} predicts. Otherwise (a kernel scheduler, which
+   *     never retries, or an alternative that is unusable too) the first available in table order
+   */
+  public Lease select(InetSocketAddress client, String key, Set<RealServer> tried) {
+    Pool p = pool;
+    if (tried.isEmpty()) {
+      return p.kernel() != null ? kernelPick(p, client, key) : varnishPick(p, client, key);
+    }
+    if (p.varnish() != null) {
+      RealServer alt = p.varnish().pick(client, vip, key, tried.size());
+      if (alt != null && !tried.contains(alt) && alt.weight() > 0 && !overloaded(alt)) {
+        return new Lease(alt, null, expiry);
+      }
+    }
+    for (RealServer rs : p.servers()) {
+      if (!tried.contains(rs) && rs.weight() > 0 && !overloaded(rs)) {
+        return new Lease(rs, null, expiry);
+      }
+    }
+    RealServer s = p.sorry();
+    if (s != null && !tried.contains(s) && !s.removed()) {
+      return new Lease(s, null, expiry);
+    }
+    return null;
+  }
+
+  private static boolean overloaded(RealServer rs) {
+    io.fairway.director.sched.Dest kd = rs.kernelDest;
+    return kd != null ? kd.overloaded() : rs.overloaded();
+  }
+
+  private Lease kernelPick(Pool p, InetSocketAddress client, String key) {
+    InetAddress ca = key == null ? client.getAddress() : keyAddress(key);
+    InetSocketAddress v = vip;
+    Connection c =
+        p.kernel().open(new Flow(ca, client.getPort(), v == null ? null : v.getAddress(), v == null ? 0 : v.getPort()));
+    if (c == null) {
+      return null;
+    }
+    RealServer rs = p.byKernelDest().get(c.dest());
+    if (rs == null) {
+      // Published between the pick and this lookup: count it gone and let the caller retry.
+      c.closing();
+      c.expire();
+      return null;
+    }
+    return new Lease(rs, c, expiry);
+  }
+
+  /**
+   * The key of an HTTP request as an address for the kernel's hashing schedulers (sh, mh, dh):
+   * a 32-bit hash of it in IPv4 form, so "sh by URL" spreads URLs as sh spreads clients.
+   */
+  static InetAddress keyAddress(String key) {
+    int h = key.hashCode() * 0x9E3779B1;
+    byte[] k = key.getBytes(StandardCharsets.UTF_8);
+    for (byte b : k) {
+      h = (h ^ b) * 0x01000193;
+    }
+    try {
+      return InetAddress.getByAddress(new byte[] {(byte) (h >>> 24), (byte) (h >>> 16), (byte) (h >>> 8), (byte) h});
+    } catch (UnknownHostException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  /**
+   * Bounded-load consistent hashing ({@code hash_balance_factor}, as HAProxy and Envoy offer it):
+   * a server may take a new connection only while its load stays under factor% of the mean, so
+   * a hot key spills to the next server on the ring instead of melting its own. Without a factor
+   * there is no bound.
+   */
+  private long loadBound(Pool p) {
+    long factor = p.hashBalanceFactor();
+    if (factor == 0) {
+      return Long.MAX_VALUE;
+    }
+    long total = 0;
+    long up = 0;
+    for (RealServer rs : p.servers()) {
+      if (rs.weight() > 0) {
+        up++;
+        total += rs.active() + rs.inactive();
+      }
+    }
+    return up == 0 ? Long.MAX_VALUE : ((total + 1) * factor + 100 * up - 1) / (100 * up);
+  }
+
+  private Lease varnishPick(Pool p, InetSocketAddress client, String key) {
+    Service s = service;
+    boolean persistent = s.flags().contains(ServiceFlag.PERSISTENT) && s.timeout() > 0;
+    long now = System.nanoTime();
+    long timeout = TimeUnit.SECONDS.toNanos(s.timeout());
+    InetAddress ca = client.getAddress();
+    if (persistent) {
+      RealServer rs = persistence.lookup(ca, s.netmask(), timeout, now);
+      if (rs != null && p.servers().contains(rs)) {
+        return new Lease(rs, null, expiry);
+      }
+    }
+    RealServer chosen = null;
+    RealServer firstEligible = null;
+    int n = p.servers().size();
+    long bound = loadBound(p);
+    for (int alt = 0; alt < n && chosen == null; alt++) {
+      RealServer rs = p.varnish().pick(client, vip, key, alt);
+      if (rs == null) {
+        break;
+      }
+      if (rs.weight() > 0 && !rs.overloaded()) {
+        if (firstEligible == null) {
+          firstEligible = rs;
+        }
+        if (rs.active() + rs.inactive() < bound) {
+          chosen = rs;
+        }
+      }
+    }
+    if (chosen == null) {
+      // Everybody eligible is at the bounded-load limit: the key stays where it belongs.
+      chosen = firstEligible;
+    }
+    if (chosen == null) {
+      RealServer sorry = p.sorry();
+      // Quorum lost (apply installed the sorry server) or overflow (every server drained or over
+      // its uthreshold): the sorry server answers instead of a refused connection.
+      return sorry != null && !sorry.removed() && !sorry.overloaded() ? new Lease(sorry, null, expiry) : null;
+    }
+    if (persistent) {
+      persistence.record(ca, s.netmask(), chosen, timeout, now);
+    }
+    return new Lease(chosen, null, expiry);
+  }
+
+  ServiceEntry entry() {
+    Pool p = pool;
+    List<DestEntry> dests = new ArrayList<>();
+    long conns = 0;
+    long in = 0;
+    long out = 0;
+    for (RealServer rs : members.values()) {
+      DestEntry e = rs.entry();
+      dests.add(e);
+      conns += e.stats().connections();
+      in += e.stats().inBytes();
+      out += e.stats().outBytes();
+    }
+    if (p.sorry() != null && !p.sorryInTable()) {
+      DestEntry e = p.sorry().entry();
+      conns += e.stats().connections();
+      in += e.stats().inBytes();
+      out += e.stats().outBytes();
+    }
+    return new ServiceEntry(service, dests, new Stats(conns, 0, 0, in, out, 0, 0, 0, 0, 0));
+  }
+}
