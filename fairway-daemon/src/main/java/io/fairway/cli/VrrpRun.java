@@ -20,6 +20,7 @@ import java.util.concurrent.CountDownLatch;
  */
 final class VrrpRun implements AutoCloseable {
   private final Config config;
+  private final java.util.List<VrrpSpeaker.StateListener> listeners = new java.util.ArrayList<>();
   private VrrpSpeaker speaker;
 
   private VrrpRun(Config config) {
@@ -29,6 +30,11 @@ final class VrrpRun implements AutoCloseable {
   /** The file was loaded once already, so it parses. */
   static VrrpRun of(Path file) {
     return new VrrpRun(KeepalivedConfig.parse(file).config());
+  }
+
+  /** Tells {@code l} of every instance's state changes (add before {@link #start}). */
+  void onStateChange(VrrpSpeaker.StateListener l) {
+    listeners.add(l);
   }
 
   /** A file with VRRP instances and no virtual servers. */
@@ -46,6 +52,7 @@ final class VrrpRun implements AutoCloseable {
       files.put(t.name(), Path.of(t.file()));
     }
     s.trackFiles(files);
+    listeners.forEach(s::onStateChange);
     try {
       s.start();
     } catch (IOException e) {
@@ -70,11 +77,13 @@ final class VrrpRun implements AutoCloseable {
    * what needs one answers a clear error (there is none to name).
    */
   int runAlone(Path file, io.fairway.daemon.Loader loader, InetSocketAddress adminAddress, String admin,
-      Path adminTokenFile, PrintWriter err) throws InterruptedException {
+      Path adminTokenFile, PrintWriter err, SyncRun sync) throws InterruptedException {
     try {
+      sync.start();
       start();
     } catch (IOException e) {
       e.getMessage().lines().forEach(l -> err.println("fairway: " + l));
+      sync.close();
       return 1;
     }
     io.fairway.daemon.Daemon daemon = new io.fairway.daemon.Daemon(file, loader, new io.fairway.table.MemoryTable(),
@@ -84,15 +93,17 @@ final class VrrpRun implements AutoCloseable {
       try {
         daemon.start();
         server = AdminListener.start(adminAddress, adminTokenFile, null, daemon,
-            new io.prometheus.metrics.model.registry.PrometheusRegistry(), () -> status().stripLeading(),
-            () -> VRRP_RELOAD);
+            new io.prometheus.metrics.model.registry.PrometheusRegistry(),
+            () -> (status() + sync.status()).stripLeading(), () -> VRRP_RELOAD);
       } catch (io.fairway.daemon.Loader.LoadException | io.fairway.table.TableException e) {
         err.println("fairway: " + e.getMessage());
+        sync.close();
         close();
         return 1;
       } catch (IOException | IllegalArgumentException e) {
         err.println("fairway: --admin " + admin + ": " + e.getMessage());
         daemon.stop();
+        sync.close();
         close();
         return 1;
       }
@@ -111,6 +122,7 @@ final class VrrpRun implements AutoCloseable {
       server.close();
       daemon.stop();
     }
+    sync.close(); // as keepalived: the sync daemon stops before the masters hand over
     close();
     return 0;
   }

@@ -29,4 +29,14 @@ public interface Balancer {
    * key is one more connection).
    */
   String pick(String key);
+
+  /**
+   * What-if slow start: the real server is {@code elapsed} into its ramp ({@code slow_start}; for
+   * shard its {@code rampup}), and stays there for the picks that follow (the balancer's clock
+   * does not move).
+   *
+   * @throws BalanceException when the server is unknown, has no ramp configured, or the algorithm
+   *     does not ramp (sh, dh, mh, hash: a ramp could only move keys)
+   */
+  RampView ramp(String server, java.time.Duration elapsed);
 }

@@ -37,7 +37,22 @@ public final class BalancerFactory {
     public static final Options NONE = new Options(null, null, 0);
   }
 
+  /**
+   * The what-if clock, in nanoseconds: it never moves, so a ramp put in place by {@link
+   * Balancer#ramp} stays where it was put for every pick.
+   */
+  static final long FROZEN_NANOS = 1L << 62;
+
   private BalancerFactory() {}
+
+  /** The slow start of each real server by name, as the plan gives it (zero: none). */
+  private static Map<String, java.time.Duration> slowStarts(ServicePlan vs) {
+    Map<String, java.time.Duration> m = new LinkedHashMap<>();
+    for (MemberPlan p : vs.members()) {
+      m.put(p.name(), p.slowStart());
+    }
+    return m;
+  }
 
   /**
    * Builds the balancer of a service plan, with the director or scheduler the data plane builds
@@ -61,7 +76,7 @@ public final class BalancerFactory {
     AbstractDirector<?> d;
     try {
       d = Directors.create(vs.name(), selection,
-          options.seed() == null ? null : new Vrnd(options.seed()));
+          options.seed() == null ? null : new Vrnd(options.seed()), () -> FROZEN_NANOS);
     } catch (IllegalArgumentException e) {
       throw new BalanceException(vs.where() + ": " + algo + ": " + e.getMessage());
     }
@@ -72,7 +87,8 @@ public final class BalancerFactory {
         throw new BalanceException(m.where() + ": real_server " + m.name() + ": " + e.getMessage());
       }
     }
-    return new DirectorBalancer(vs.name(), d, hashes, options.alt());
+    java.time.Duration rampup = selection instanceof Selection.Shard sh ? sh.rampup() : null;
+    return new DirectorBalancer(vs.name(), d, hashes, options.alt(), slowStarts(vs), rampup);
   }
 
   private static Balancer kernel(ServicePlan vs, Selection.Kernel k) {
@@ -91,7 +107,7 @@ public final class BalancerFactory {
       Schedulers.Options options =
           new Schedulers.Options(Schedulers.Options.KERNEL.mhTableSize(), k.hashBalanceFactor());
       service = new VirtualService(Schedulers.create(algo, k.flags(), options), p,
-          System::currentTimeMillis);
+          System::currentTimeMillis, () -> FROZEN_NANOS);
     } catch (IllegalArgumentException e) {
       throw new BalanceException(vs.where() + ": " + e.getMessage());
     }
@@ -122,7 +138,8 @@ public final class BalancerFactory {
     InetAddress vip = first.key().isFwmark() ? null : first.key().address();
     int vport = first.key().isFwmark() ? 0 : first.key().port();
     try {
-      return new SchedulerBalancer(vs.name(), algo, service, specs, inhibit, vip, vport);
+      return new SchedulerBalancer(vs.name(), algo, service, specs, inhibit, vip, vport)
+          .withSlowStarts(slowStarts(vs));
     } catch (IllegalArgumentException e) {
       throw new BalanceException(vs.where() + ": " + e.getMessage());
     }

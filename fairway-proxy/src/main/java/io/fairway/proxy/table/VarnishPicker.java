@@ -90,6 +90,14 @@ final class VarnishPicker {
   }
 
   /**
+   * A member's slow start, in the director ({@link AbstractDirector#ramp}); shard and hash do not
+   * ramp there (shard has its rampup, hash would move keys).
+   */
+  void ramp(RealServer rs, long elapsedNanos, long durationNanos) {
+    director.ramp(rs.name(), elapsedNanos, durationNanos);
+  }
+
+  /**
    * The {@code alt}-th choice for this client and key; {@code null} when the director finds none.
    * Without a key, hashing directors hash the client's address.
    */
