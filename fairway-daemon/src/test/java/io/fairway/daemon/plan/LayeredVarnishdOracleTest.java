@@ -3,7 +3,7 @@ package io.fairway.daemon.plan;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fairway.ipvs.uml.ExternalPrograms;
+import io.fairway.testkit.ExternalPrograms;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
