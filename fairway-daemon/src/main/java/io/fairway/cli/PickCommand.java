@@ -15,7 +15,6 @@ import io.fairway.director.varnish.ShardHealthy;
 import io.fairway.plan.Plan;
 import io.fairway.plan.PlanBuilder;
 import io.fairway.plan.PlanException;
-import io.fairway.plan.Selection;
 import io.fairway.plan.ServicePlan;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -70,9 +69,10 @@ public final class PickCommand implements Callable<Integer> {
       description = "real servers to treat as down (comma-separated names)")
   List<String> down = new ArrayList<>();
 
-  @Option(names = "--alt", paramLabel = "N", defaultValue = "0",
-      description = "shard: return the N-th alternative (default 0)")
-  int alt;
+  @Option(names = "--alt", paramLabel = "N",
+      description = "shard: return the N-th alternative, as a request's alt (default: the"
+          + " shard's own, 0 unless its shard_param sets one)")
+  Integer alt;
 
   @Option(names = "--healthy", paramLabel = "MODE",
       description = "shard: CHOSEN, IGNORE or ALL (default: the configured one)")
@@ -109,7 +109,7 @@ public final class PickCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws IOException {
-    if (alt < 0) {
+    if (alt != null && alt < 0) {
       return fail("--alt: must be 0 or more, got " + alt);
     }
     ShardHealthy mode = null;
@@ -134,11 +134,12 @@ public final class PickCommand implements Callable<Integer> {
       return fail("--vs: no virtual_server named '" + vs + "' in " + config
           + (names.isEmpty() ? "" : " (have: " + String.join(", ", names) + ")"));
     }
-    if (mode != null && !(v.selection() instanceof Selection.Shard)) {
+    if (mode != null && !BalancerFactory.hasShard(v.selection())) {
       return fail("--healthy applies to lb_algo shard only; virtual_server " + v.name() + " uses "
           + v.selection().algorithm());
     }
-    BalancerFactory.Options opts = new BalancerFactory.Options(seed, mode, alt);
+    BalancerFactory.Options opts =
+        new BalancerFactory.Options(seed, mode, alt == null ? -1 : alt);
     Balancer b;
     Balancer allUp = null;
     try {
@@ -214,7 +215,7 @@ public final class PickCommand implements Callable<Integer> {
         String name;
         String base = null;
         try {
-          name = b.pick(line);
+          name = stats ? b.pick(line) : b.route(line);
           if (allUp != null) {
             base = allUp.pick(line);
           }

@@ -15,6 +15,7 @@ import io.fairway.director.varnish.ShardParams;
  * Builds the Varnish director a plan describes, and its members: the one place that turns a
  * {@link Selection.Varnish} into a director, so {@code fairway pick}, the userspace data plane and
  * the plan's own validation build the same ring from the same names, idents and weights.
+ * {@link DirectorTree} builds a layered one from these.
  */
 public final class Directors {
   private Directors() {}
@@ -35,6 +36,10 @@ public final class Directors {
    */
   public static AbstractDirector<?> create(String name, Selection.Varnish s, RandomSource random,
       java.util.function.LongSupplier clock) {
+    if (s instanceof Selection.Layered l) {
+      // The top alone; DirectorTree builds the layers under it.
+      return create(name, l.top(), random, clock);
+    }
     if (s instanceof Selection.RoundRobin) {
       return new RoundRobinDirector(name, clock);
     }
@@ -50,7 +55,10 @@ public final class Directors {
     Selection.Shard sh = (Selection.Shard) s;
     // warmup as the per-call parameter (Varnish's shard_param warmup=), which takes 0..1;
     // set_warmup() would ignore 1.0 ("always warm the next member"), a valid operator choice.
-    ShardParams params = new ShardParams(sh.by(), sh.healthy(), true, sh.warmup(), 0);
+    // The associated set (already merged with the service's own settings) is the director's
+    // default parameter set, Varnish's associate(): a request's alt overrides its alt.
+    ShardParams params = new ShardParams(sh.by(), sh.healthy(), sh.rampupOn(), sh.warmup(),
+        sh.alt());
     return new ShardDirector(name,
         new ShardDirector.Settings(sh.replicas(), 0, sh.rampupSeconds(), params), null, clock);
   }

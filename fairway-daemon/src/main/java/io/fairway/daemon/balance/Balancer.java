@@ -39,4 +39,13 @@ public interface Balancer {
    *     does not ramp (sh, dh, mh, hash: a ramp could only move keys)
    */
   RampView ramp(String server, java.time.Duration elapsed);
+
+  /**
+   * What {@code fairway pick} prints for one key: the server's name, or for layered directors
+   * the directors the key passes through and the server, {@code primary/b3}; {@code null} when
+   * none is chosen.
+   */
+  default String route(String key) {
+    return pick(key);
+  }
 }

@@ -63,6 +63,9 @@ public final class VirtualService {
       VarnishPicker varnish,
       int hashBalanceFactor) {}
 
+  /** A request that asks a shard for no alt of its own: the shard's default applies. */
+  public static final int NO_ALT = -1;
+
   private final ProxyOptions options;
   private final ConnectionExpiry expiry;
   private volatile Service service;
@@ -379,12 +382,21 @@ public final class VirtualService {
    *     never retries, or an alternative that is unusable too) the first available in table order
    */
   public Lease select(InetSocketAddress client, String key, Set<RealServer> tried) {
+    return select(client, key, tried, NO_ALT);
+  }
+
+  /**
+   * As {@link #select(InetSocketAddress, String, Set)}, for a request that asks a shard for
+   * {@code askedAlt} ({@code alt_header}; {@link #NO_ALT}: the shard's own default). A retry then
+   * asks for the alternative after it: {@code askedAlt + retries}.
+   */
+  public Lease select(InetSocketAddress client, String key, Set<RealServer> tried, int askedAlt) {
     Pool p = pool;
     if (tried.isEmpty()) {
-      return p.kernel() != null ? kernelPick(p, client, key) : varnishPick(p, client, key);
+      return p.kernel() != null ? kernelPick(p, client, key) : varnishPick(p, client, key, askedAlt);
     }
     if (p.varnish() != null) {
-      RealServer alt = p.varnish().pick(client, vip, key, tried.size());
+      RealServer alt = p.varnish().pick(client, vip, key, baseAlt(askedAlt) + tried.size());
       if (alt != null && !tried.contains(alt) && alt.weight() > 0 && !overloaded(alt)) {
         return new Lease(alt, null, expiry);
       }
@@ -463,7 +475,15 @@ public final class VirtualService {
     return up == 0 ? Long.MAX_VALUE : ((total + 1) * factor + 100 * up - 1) / (100 * up);
   }
 
-  private Lease varnishPick(Pool p, InetSocketAddress client, String key) {
+  /** The alt a first pick used: the one asked for, else the shard's own default. */
+  private int baseAlt(int askedAlt) {
+    if (askedAlt >= 0) {
+      return askedAlt;
+    }
+    return selection() instanceof Selection.Shard sh ? sh.alt() : 0;
+  }
+
+  private Lease varnishPick(Pool p, InetSocketAddress client, String key, int askedAlt) {
     Service s = service;
     boolean persistent = s.flags().contains(ServiceFlag.PERSISTENT) && s.timeout() > 0;
     long now = System.nanoTime();
@@ -479,8 +499,11 @@ public final class VirtualService {
     RealServer firstEligible = null;
     int n = p.servers().size();
     long bound = loadBound(p);
-    for (int alt = 0; alt < n && chosen == null; alt++) {
-      RealServer rs = p.varnish().pick(client, vip, key, alt);
+    int base = baseAlt(askedAlt);
+    for (int i = 0; i < n && chosen == null; i++) {
+      // The first pick as asked (or the shard's default); then the next alternatives, skipping
+      // servers that cannot take it.
+      RealServer rs = p.varnish().pick(client, vip, key, i == 0 ? askedAlt : base + i);
       if (rs == null) {
         break;
       }
