@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.fairway.cli.VrrpRouterProcess.Kind;
 import io.fairway.daemon.Promtool;
 import io.fairway.daemon.admin.Json;
-import io.fairway.ipvs.uml.ExternalPrograms;
+import io.fairway.testkit.ExternalPrograms;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
