@@ -116,6 +116,11 @@ class VrrpOpsTest {
     if (net != null) {
       net.close();
     }
+    if (dir != null) {
+      try (var files = Files.walk(dir)) {
+        files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+      }
+    }
     System.out.println("VrrpOpsTest took " + (System.nanoTime() - started) / 1_000_000 + " ms");
   }
 
