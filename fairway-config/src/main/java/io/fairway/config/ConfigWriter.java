@@ -1,5 +1,6 @@
 package io.fairway.config;
 
+import io.fairway.config.model.vrrp.LvsSyncDaemon;
 import io.fairway.config.model.vrrp.Notify;
 import io.fairway.config.model.vrrp.SyncGroup;
 import io.fairway.config.model.vrrp.Track;
@@ -13,6 +14,8 @@ import io.fairway.config.model.BfdCheck;
 import io.fairway.config.model.Checker;
 import io.fairway.config.model.CheckerTiming;
 import io.fairway.config.model.Config;
+import io.fairway.config.model.DirectorGroup;
+import io.fairway.config.model.DirectorLayout;
 import io.fairway.config.model.DirectorSpec;
 import io.fairway.config.model.DnsCheck;
 import io.fairway.config.model.Endpoint;
@@ -27,6 +30,7 @@ import io.fairway.config.model.PingCheck;
 import io.fairway.config.model.RealServer;
 import io.fairway.config.model.RegexOption;
 import io.fairway.config.model.SchedulerFlag;
+import io.fairway.config.model.ShardParam;
 import io.fairway.config.model.Script;
 import io.fairway.config.model.SmtpCheck;
 import io.fairway.config.model.SorryServer;
@@ -55,13 +59,16 @@ final class ConfigWriter {
   String write(Config c) {
     line("# Effective configuration written by fairway check-config --dump.");
     line("# Includes, definitions and repeaters are expanded; defaults are explicit.");
-    global(c.globalDefs(), c.vrrp().globals());
+    global(c.globalDefs(), c.vrrp().globals(), c.vrrp().syncDaemon());
     c.ssl().ifPresent(this::ssl);
     for (TrackFile t : c.trackFiles()) {
       trackFile(t);
     }
     for (VirtualServerGroup g : c.groups()) {
       group(g);
+    }
+    for (ShardParam p : c.shardParams()) {
+      shardParam(p);
     }
     for (VirtualServer vs : c.virtualServers()) {
       virtualServer(vs);
@@ -125,7 +132,7 @@ final class ConfigWriter {
     return sb.toString();
   }
 
-  private void global(GlobalDefs g, VrrpGlobals vg) {
+  private void global(GlobalDefs g, VrrpGlobals vg, java.util.Optional<LvsSyncDaemon> sync) {
     open("global_defs");
     g.routerId().ifPresent(r -> line("router_id " + q(r)));
     if (!g.notificationEmails().isEmpty()) {
@@ -164,7 +171,20 @@ final class ConfigWriter {
       line("enable_script_security");
     }
     vrrpGlobals(vg);
+    sync.filter(d -> !d.inInstance()).ifPresent(this::syncDaemon);
     close();
+  }
+
+  /** Every value explicit, the instance positional (keepalived's documented form). */
+  private void syncDaemon(LvsSyncDaemon d) {
+    StringBuilder b = new StringBuilder("lvs_sync_daemon ").append(q(d.interfaceName()));
+    d.instance().ifPresent(i -> b.append(' ').append(q(i)));
+    b.append(" id ").append(d.syncId());
+    d.maxLen().ifPresent(x -> b.append(" maxlen ").append(x));
+    d.port().ifPresent(x -> b.append(" port ").append(x));
+    d.ttl().ifPresent(x -> b.append(" ttl ").append(x));
+    d.group().ifPresent(a -> b.append(" group ").append(Addresses.format(a)));
+    line(b.toString());
   }
 
   // --- VRRP ------------------------------------------------------------------------------------
@@ -378,6 +398,7 @@ final class ConfigWriter {
     }
     line("lb_algo " + vs.scheduler().keyword());
     director(vs.director());
+    layout(vs.layout());
     if (vs.hashBalanceFactor() != 0) {
       line("hash_balance_factor " + vs.hashBalanceFactor());
     }
@@ -460,8 +481,40 @@ final class ConfigWriter {
       line("healthy " + s.healthy());
       line("warmup " + number(s.warmup()));
       line("rampup " + time(s.rampup()));
+      if (s.alt() != 0) {
+        line("alt " + s.alt());
+      }
+      s.associate().ifPresent(p -> line("associate " + q(p)));
       close();
     }
+  }
+
+  /** A shard_param block with what it sets, nothing more: the rest is Varnish's defaults. */
+  private void shardParam(ShardParam p) {
+    open("shard_param " + q(p.name()));
+    p.by().ifPresent(b -> line("by " + b.kind() + b.name().map(n -> " " + q(n)).orElse("")));
+    p.healthy().ifPresent(h -> line("healthy " + h));
+    p.warmup().ifPresent(w -> line("warmup " + number(w)));
+    p.rampup().ifPresent(r -> line("rampup " + onOff(r)));
+    p.alt().ifPresent(a -> line("alt " + a));
+    close();
+  }
+
+  /** Layered directors: the named directors, then what the virtual_server's director holds. */
+  private void layout(DirectorLayout l) {
+    for (DirectorGroup g : l.groups()) {
+      open("director " + q(g.name()));
+      line("lb_algo " + g.scheduler().keyword());
+      director(g.director());
+      line("members " + g.members().stream().map(ConfigWriter::q)
+          .collect(Collectors.joining(" ")));
+      close();
+    }
+    if (!l.members().isEmpty()) {
+      line("members " + l.members().stream().map(ConfigWriter::q)
+          .collect(Collectors.joining(" ")));
+    }
+    l.altHeader().ifPresent(h -> line("alt_header " + q(h)));
   }
 
   private void sorry(SorryServer s) {

@@ -157,9 +157,11 @@ public final class RunCommand implements Callable<Integer> {
       return 1;
     }
     VrrpRun vrrp = VrrpRun.of(file);
+    SyncRun sync = SyncRun.of(first.plan(), userspace);
+    sync.follow(vrrp);
     if (vrrp.only()) {
-      // Only VRRP blocks: no table to open (no IPVS needed), no checkers.
-      return vrrp.runAlone(file, loader, adminAddress, admin, adminTokenFile, err);
+      // Only VRRP blocks: no table to open (no IPVS needed unless lvs_sync_daemon), no checkers.
+      return vrrp.runAlone(file, loader, adminAddress, admin, adminTokenFile, err, sync);
     }
     Table table;
     try {
@@ -175,6 +177,7 @@ public final class RunCommand implements Callable<Integer> {
     // The checks' metrics are wired into the engine before the admin listener exists.
     PrometheusRegistry registry = new PrometheusRegistry();
     CheckMetrics checkMetrics = new CheckMetrics(registry);
+    io.fairway.daemon.vrrp.VrrpMetrics.register(registry, vrrp::snapshot);
     Daemon daemon = new Daemon(file, loader, table, () -> CheckEngine.builder().observer(checkMetrics),
         Duration.ofMillis((long) (driftSeconds * 1000)), Clock.systemUTC());
     StateFile state = stateFile == null ? null : new StateFile(stateFile);
@@ -199,7 +202,7 @@ public final class RunCommand implements Callable<Integer> {
     Runnable onStop = () -> (stops.incrementAndGet() == 1 ? stop : now).countDown();
     try (Signals.Restore term = Signals.on("TERM", onStop);
         Signals.Restore interrupt = Signals.on("INT", onStop)) {
-      return serve(daemon, table, vrrp, adminAddress, systemd, stop, now, first.bindings().size(), state, registry);
+      return serve(daemon, table, vrrp, sync, adminAddress, systemd, stop, now, first.bindings().size(), state, registry);
     }
   }
 
@@ -207,7 +210,7 @@ public final class RunCommand implements Callable<Integer> {
    * Starts the daemon and the admin endpoint, serves until {@code stop}, then stops: on the
    * userspace plane after a soft stop that {@code now} cuts short.
    */
-  private int serve(Daemon daemon, Table table, VrrpRun vrrp, InetSocketAddress adminAddress,
+  private int serve(Daemon daemon, Table table, VrrpRun vrrp, SyncRun sync, InetSocketAddress adminAddress,
       SystemdNotifier systemd, CountDownLatch stop, CountDownLatch now, int virtualServers, StateFile state,
       PrometheusRegistry registry) throws Exception {
     var err = spec.commandLine().getErr();
@@ -226,9 +229,12 @@ public final class RunCommand implements Callable<Integer> {
       return 1;
     }
     try {
+      vrrp.events(daemon.events());
+      sync.start(); // the backup daemon before the instance it follows can become master
       vrrp.start();
     } catch (IOException e) {
       e.getMessage().lines().forEach(l -> err.println("fairway: " + l));
+      sync.close();
       stop(daemon, table);
       return 1;
     }
@@ -236,13 +242,15 @@ public final class RunCommand implements Callable<Integer> {
     // daemon.start() returned: the table is applied and the listeners are bound. SIGHUP reloads
     // from before the admin endpoint answers: whoever sees `fairway status` working may reload at
     // once, and a SIGHUP without the handler is the JVM's default, exit 129.
-    try (Signals.Restore hup = Signals.on("HUP", () -> reload(daemon, systemd))) {
+    try (Signals.Restore hup = Signals.on("HUP", () -> reload(daemon, vrrp, systemd))) {
       if (adminAddress != null) {
         try {
           server = AdminListener.start(adminAddress, adminTokenFile, state, daemon, registry,
-              () -> daemon.status() + vrrp.status(), () -> reload(daemon, systemd));
+              () -> daemon.status() + vrrp.status() + sync.status(), () -> reload(daemon, vrrp, systemd),
+              routes -> new io.fairway.daemon.vrrp.VrrpRoutes(routes, vrrp::snapshot));
         } catch (IOException | IllegalArgumentException e) {
           err.println("fairway: --admin " + admin + ": " + e.getMessage());
+          sync.close();
           vrrp.close();
           stop(daemon, table);
           return 1;
@@ -263,15 +271,31 @@ public final class RunCommand implements Callable<Integer> {
     if (server != null) {
       server.close();
     }
+    sync.close(); // keepalived stops the sync daemon before the masters hand over
     vrrp.close(); // masters hand over (priority 0) before the table goes
     stop(daemon, table);
     return 0;
   }
 
-  /** SIGHUP: reload by difference, with systemd told when it begins and when it is done. */
-  private String reload(Daemon daemon, SystemdNotifier systemd) {
+  /**
+   * SIGHUP: reload by difference, with systemd told when it begins and when it is done. VRRP's
+   * part is checked first and applied last, so a reload either side refuses changes nothing.
+   */
+  private synchronized String reload(Daemon daemon, VrrpRun vrrp, SystemdNotifier systemd) {
     systemd.reloading("reloading " + file);
-    String refused = daemon.reload();
+    String refused;
+    try {
+      VrrpRun.Step step = vrrp.prepare(false);
+      refused = daemon.reload();
+      // "partially applied": the new plan is in place, with parts the table refused.
+      if (refused == null || refused.startsWith("partially applied")) {
+        step.apply();
+      } else {
+        step.abandon();
+      }
+    } catch (VrrpRun.Refused e) {
+      refused = e.getMessage();
+    }
     systemd.ready(refused == null
         ? "running " + file + " (reload " + daemon.reloads() + " applied)"
         : "reload refused, still running the previous configuration: " + refused);

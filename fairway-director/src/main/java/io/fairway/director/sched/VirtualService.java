@@ -30,6 +30,9 @@ public final class VirtualService {
     private final KernelScheduler scheduler;
     private final PersistenceTemplates templates;
     private final LongSupplier clockMillis;
+    private final LongSupplier nanos;
+    /** When the next ramp step is due (the nanos clock); {@link Long#MAX_VALUE} while nobody ramps: a pick then reads only this. */
+    private volatile long nextRampStep = Long.MAX_VALUE;
     /** Servers in the order they were added (keepalived: config order), as last published. */
     private volatile List<Dest> addOrder = List.of();
     /** The servers now, in the order they were added, by address:port; guarded by this. The kernel's list is the reverse. */
@@ -47,6 +50,16 @@ public final class VirtualService {
     private record At(InetAddress address, int port) {}
 
     public VirtualService(KernelScheduler scheduler, Persistence persistence, LongSupplier clockMillis) {
+        this(scheduler, persistence, clockMillis, System::nanoTime);
+    }
+
+    /**
+     * @param clockMillis wall clock for persistence templates
+     * @param nanos       the clock slow start ramps are timed by ({@link #ramp}); tests and {@code fairway pick} fix it
+     */
+    public VirtualService(KernelScheduler scheduler, Persistence persistence, LongSupplier clockMillis,
+                          LongSupplier nanos) {
+        this.nanos = nanos;
         this.scheduler = scheduler;
         this.templates = persistence != null && persistence.enabled() ? new PersistenceTemplates(persistence) : null;
         this.clockMillis = clockMillis;
@@ -120,11 +133,26 @@ public final class VirtualService {
         if (changes != null && !changes.isEmpty()) publish(changes);
     }
 
+    /**
+     * A change: into the batch, or published now. While a slow start ramps anybody the weights the schedulers
+     * compare are scaled and ramped, which a replay of configured weights cannot follow, so changes are then
+     * published one by one, after what the batch holds.
+     */
     private void changed(MemberChange c) {
-        if (batch != null) {
+        if (batch != null && nextRampStep == Long.MAX_VALUE) {
             batch.add(c);
         } else {
+            flushBatch();
             publish(List.of(c));
+        }
+    }
+
+    /** Publishes what the batch under way holds so far (it goes on). */
+    private void flushBatch() {
+        if (batch != null && !batch.isEmpty()) {
+            List<MemberChange> changes = batch;
+            batch = new ArrayList<>();
+            publish(changes);
         }
     }
 
@@ -199,13 +227,66 @@ public final class VirtualService {
         if (sorryDest != null) checkNotSorry(real, sorryDest.spec());
     }
 
-    /** Publishes the members: the scheduler replays {@code changes} (one or none: a plain update). */
+    /**
+     * Slow start for one of this service's servers, in the scheduler itself: from now the server is {@code elapsed}
+     * into a ramp of {@code duration} and takes that fraction of its share ({@link io.fairway.director.SlowStart}).
+     * {@code duration <= 0}, or {@code elapsed >= duration}, ends a ramp. The hashing schedulers (sh, dh, mh) ignore
+     * ramps: a ramp could only be applied to them by moving clients between servers (docs/schedulers.md).
+     */
+    public synchronized void ramp(Dest d, long elapsedNanos, long durationNanos) {
+        flushBatch();
+        long now = nanos.getAsLong();
+        d.ramp(now - Math.max(0, elapsedNanos), durationNanos, now);
+        publish(List.of());
+    }
+
+    /** Moves every ramp to now: one volatile read while nobody ramps, a rebuild when a ramp enters its next step. */
+    private void tickRamps() {
+        long next = nextRampStep;
+        if (next != Long.MAX_VALUE) {
+            long now = nanos.getAsLong();
+            if (now - next >= 0) refreshRamps(now);
+        }
+    }
+
+    private synchronized void refreshRamps(long now) {
+        if (now - nextRampStep < 0) return; // another pick moved them already
+        boolean changed = false;
+        for (Dest d : addOrder) changed |= d.refreshRamp(now);
+        if (changed) {
+            flushBatch();
+            publish(List.of());
+        } else {
+            nextRampStep = nextStep(addOrder, now);
+        }
+    }
+
+    private static long nextStep(List<Dest> dests, long now) {
+        long next = Long.MAX_VALUE;
+        for (Dest d : dests) {
+            long at = d.nextRampStep(now);
+            if (at != Long.MAX_VALUE && (next == Long.MAX_VALUE || at - next < 0)) next = at;
+        }
+        return next;
+    }
+
+    /**
+     * Publishes the members: the scheduler replays {@code changes} (one or none: a plain update). With a ramp
+     * under way the weights are scaled, and a batch that brought one back (a revived server still ramping) gets a
+     * plain update: exact replays are for batches without slow start.
+     */
     private void publish(List<MemberChange> changes) {
         List<Dest> next = List.copyOf(members.values());
+        boolean ramping = false;
+        for (Dest d : next) ramping |= d.ramping();
+        // While anybody ramps every weight is scaled by 100, so a weight-1 server can take 1% of its share.
+        int scale = ramping ? io.fairway.director.SlowStart.STEPS : 1;
+        for (Dest d : next) d.weightScale(scale);
+        nextRampStep = ramping ? nextStep(next, nanos.getAsLong()) : Long.MAX_VALUE;
         addOrder = next;
         List<Dest> kernel = new ArrayList<>(next);
         Collections.reverse(kernel);
-        if (changes.size() <= 1) {
+        if (changes.size() <= 1 || ramping) {
             scheduler.update(kernel);
         } else {
             scheduler.update(kernel, changes);
@@ -222,6 +303,7 @@ public final class VirtualService {
 
     /** {@link #pick(Flow)} on precomputed folds ({@link KernelScheduler#fold}); allocates nothing without persistence. */
     public Dest pick(InetAddress client, int clientFold, int clientPort, int destinationFold) {
+        tickRamps();
         if (templates != null && client != null) {
             PersistenceTemplates.Template t = templates.lookup(templates.key(client), clockMillis.getAsLong());
             if (t != null) return t.dest;
@@ -245,6 +327,7 @@ public final class VirtualService {
      * Linux 4.8 the kernel counts the handshake states (SYN_SENT, SYN_RECV) as active, so a SYN flood shows up in lc.
      */
     public Connection open(Flow flow) {
+        tickRamps();
         Dest.ConnKind kind = Dest.ConnKind.ACTIVE;
         long now = clockMillis.getAsLong();
         PersistenceTemplates.Template t = null;
