@@ -324,13 +324,13 @@ public final class VirtualService {
         rs.kernelDest = isSorry(rs) ? null : kernel.add(spec(rs.dest()));
         rampKernel(rs);
       }
+      if (!batching) {
+        kernel.endBatch();
+      }
     }
     if (varnish != null) {
       for (RealServer rs : members.values()) {
         rampVarnish(rs);
-      }
-      if (!batching) {
-        kernel.endBatch();
       }
     }
     changed();
