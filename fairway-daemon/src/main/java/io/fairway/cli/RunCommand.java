@@ -200,9 +200,13 @@ public final class RunCommand implements Callable<Integer> {
     CountDownLatch now = new CountDownLatch(1);
     java.util.concurrent.atomic.AtomicInteger stops = new java.util.concurrent.atomic.AtomicInteger();
     Runnable onStop = () -> (stops.incrementAndGet() == 1 ? stop : now).countDown();
+    // SIGHUP is caught from here on too, and carried out once the daemon serves (DeferredSignal).
+    DeferredSignal hup = new DeferredSignal(() -> reload(daemon, vrrp, systemd));
     try (Signals.Restore term = Signals.on("TERM", onStop);
-        Signals.Restore interrupt = Signals.on("INT", onStop)) {
-      return serve(daemon, table, vrrp, sync, adminAddress, systemd, stop, now, first.bindings().size(), state, registry);
+        Signals.Restore interrupt = Signals.on("INT", onStop);
+        Signals.Restore hangUp = Signals.on("HUP", hup::signal)) {
+      return serve(daemon, table, vrrp, sync, adminAddress, systemd, stop, now, first.bindings().size(), state, registry,
+          hup);
     }
   }
 
@@ -212,7 +216,7 @@ public final class RunCommand implements Callable<Integer> {
    */
   private int serve(Daemon daemon, Table table, VrrpRun vrrp, SyncRun sync, InetSocketAddress adminAddress,
       SystemdNotifier systemd, CountDownLatch stop, CountDownLatch now, int virtualServers, StateFile state,
-      PrometheusRegistry registry) throws Exception {
+      PrometheusRegistry registry, DeferredSignal hup) throws Exception {
     var err = spec.commandLine().getErr();
     try {
       daemon.start();
@@ -241,28 +245,28 @@ public final class RunCommand implements Callable<Integer> {
     AdminListener server = null;
     // daemon.start() returned: the table is applied and the listeners are bound. SIGHUP reloads
     // from before the admin endpoint answers: whoever sees `fairway status` working may reload at
-    // once, and a SIGHUP without the handler is the JVM's default, exit 129.
-    try (Signals.Restore hup = Signals.on("HUP", () -> reload(daemon, vrrp, systemd))) {
-      if (adminAddress != null) {
-        try {
-          server = AdminListener.start(adminAddress, adminTokenFile, state, daemon, registry,
-              () -> daemon.status() + vrrp.status() + sync.status(), () -> reload(daemon, vrrp, systemd),
-              routes -> new io.fairway.daemon.vrrp.VrrpRoutes(routes, vrrp::snapshot));
-        } catch (IOException | IllegalArgumentException e) {
-          err.println("fairway: --admin " + admin + ": " + e.getMessage());
-          sync.close();
-          vrrp.close();
-          stop(daemon, table);
-          return 1;
-        }
-      }
-      systemd.ready("running " + file + " (" + virtualServers + " virtual servers)");
-      if (whenReady != null) {
-        whenReady.accept(table);
-      } else {
-        stop.await();
+    // once. One that came during the start is carried out now.
+    hup.open();
+    if (adminAddress != null) {
+      try {
+        server = AdminListener.start(adminAddress, adminTokenFile, state, daemon, registry,
+            () -> daemon.status() + vrrp.status() + sync.status(), () -> reload(daemon, vrrp, systemd),
+            routes -> new io.fairway.daemon.vrrp.VrrpRoutes(routes, vrrp::snapshot));
+      } catch (IOException | IllegalArgumentException e) {
+        err.println("fairway: --admin " + admin + ": " + e.getMessage());
+        sync.close();
+        vrrp.close();
+        stop(daemon, table);
+        return 1;
       }
     }
+    systemd.ready("running " + file + " (" + virtualServers + " virtual servers)");
+    if (whenReady != null) {
+      whenReady.accept(table);
+    } else {
+      stop.await();
+    }
+    hup.close(); // a SIGHUP while stopping reloads nothing
     if (table instanceof ProxyTable proxy && graceSeconds > 0) {
       systemd.stopping("stopping: letting connections in flight finish (up to " + graceSeconds + " s)");
       SoftStop.drain(proxy, Duration.ofMillis((long) (graceSeconds * 1000)), now);
