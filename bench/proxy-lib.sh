@@ -17,7 +17,7 @@ free_port() {
 }
 
 wait_port() { # port [seconds]
-  local deadline=$((SECONDS + ${2:-20}))
+  local deadline=$((SECONDS + ${2:-${WAIT_PORT_SECONDS:-60}}))
   until (exec 3<>/dev/tcp/127.0.0.1/"$1") 2>/dev/null; do
     ((SECONDS < deadline)) || { echo "port $1 did not open" >&2; return 1; }
     sleep 0.1
@@ -41,9 +41,9 @@ haproxy_http_listen() {
 }
 
 haproxy_globals() { # the global and defaults sections every benchmark's HAProxy uses
-  cat <<'CFG'
+  cat <<CFG
 global
-  maxconn 4000
+  maxconn ${HAPROXY_MAXCONN:-4000}
   nbthread 2
 defaults
   timeout connect 3s
@@ -60,7 +60,7 @@ start_nginx() {
 worker_processes 1;
 error_log $dir/logs/error.log warn;
 pid $dir/nginx.pid;
-events { worker_connections 4096; }
+events { worker_connections ${NGINX_WORKER_CONNECTIONS:-4096}; }
 http {
   access_log off;
   client_body_temp_path $dir/body; proxy_temp_path $dir/proxy;
@@ -121,7 +121,7 @@ start_nginx_proxy() {
 worker_processes 2;
 error_log $dir/logs/error.log warn;
 pid $dir/nginx.pid;
-events { worker_connections 8192; }
+events { worker_connections ${NGINX_PROXY_WORKER_CONNECTIONS:-8192}; }
 CONF
     if [[ $mode == tcp ]]; then
       printf 'stream {\n  upstream b {\n%s  }\n  server { listen 127.0.0.1:%s; proxy_pass b; }\n}\n' "$servers" "$port"

@@ -1,5 +1,6 @@
 package io.fairway.config;
 
+import io.fairway.config.model.vrrp.LvsSyncDaemon;
 import io.fairway.config.model.vrrp.Notify;
 import io.fairway.config.model.vrrp.SyncGroup;
 import io.fairway.config.model.vrrp.Track;
@@ -55,7 +56,7 @@ final class ConfigWriter {
   String write(Config c) {
     line("# Effective configuration written by fairway check-config --dump.");
     line("# Includes, definitions and repeaters are expanded; defaults are explicit.");
-    global(c.globalDefs(), c.vrrp().globals());
+    global(c.globalDefs(), c.vrrp().globals(), c.vrrp().syncDaemon());
     c.ssl().ifPresent(this::ssl);
     for (TrackFile t : c.trackFiles()) {
       trackFile(t);
@@ -125,7 +126,7 @@ final class ConfigWriter {
     return sb.toString();
   }
 
-  private void global(GlobalDefs g, VrrpGlobals vg) {
+  private void global(GlobalDefs g, VrrpGlobals vg, java.util.Optional<LvsSyncDaemon> sync) {
     open("global_defs");
     g.routerId().ifPresent(r -> line("router_id " + q(r)));
     if (!g.notificationEmails().isEmpty()) {
@@ -164,7 +165,20 @@ final class ConfigWriter {
       line("enable_script_security");
     }
     vrrpGlobals(vg);
+    sync.filter(d -> !d.inInstance()).ifPresent(this::syncDaemon);
     close();
+  }
+
+  /** Every value explicit, the instance positional (keepalived's documented form). */
+  private void syncDaemon(LvsSyncDaemon d) {
+    StringBuilder b = new StringBuilder("lvs_sync_daemon ").append(q(d.interfaceName()));
+    d.instance().ifPresent(i -> b.append(' ').append(q(i)));
+    b.append(" id ").append(d.syncId());
+    d.maxLen().ifPresent(x -> b.append(" maxlen ").append(x));
+    d.port().ifPresent(x -> b.append(" port ").append(x));
+    d.ttl().ifPresent(x -> b.append(" ttl ").append(x));
+    d.group().ifPresent(a -> b.append(" group ").append(Addresses.format(a)));
+    line(b.toString());
   }
 
   // --- VRRP ------------------------------------------------------------------------------------

@@ -149,11 +149,15 @@ final class GlobalDefsParser {
         default:
           if (vrrp != null && VrrpParser.GLOBAL.contains(k)) {
             vrrp.global(n);
+          } else if (k.equals("lvs_sync_daemon_interface")) {
+            v.error(n, "lvs_sync_daemon_interface is a vrrp_instance keyword (keepalived 2.2 does "
+                + "not know it in global_defs); here write lvs_sync_daemon INTERFACE "
+                + "[VRRP_INSTANCE]");
           } else if (Keywords.IGNORED_GLOBAL.contains(k) || k.startsWith("vrrp_")) {
             v.warn(n, "global_defs '" + k + "' is not used by Fairway; ignored");
           } else {
-            v.unknown(n, ModelBuilder.union(ModelBuilder.GLOBAL, Keywords.IGNORED_GLOBAL),
-                "global_defs");
+            v.unknown(n, ModelBuilder.union(ModelBuilder.GLOBAL, Keywords.IGNORED_GLOBAL,
+                VrrpParser.GLOBAL), "global_defs");
           }
       }
     }

@@ -22,7 +22,7 @@ final class Keywords {
   /** global_defs keywords Fairway does not act on (VRRP, SNMP, process tuning, ...). */
   static final Set<String> IGNORED_GLOBAL = Set.of(
       "smtp_helo_name", "smtp_alert_vrrp", "smtp_alert_checker", "default_interface",
-      "lvs_sync_daemon", "lvs_notify_fifo", "lvs_notify_fifo_script", "notify_fifo",
+      "lvs_notify_fifo", "lvs_notify_fifo_script", "notify_fifo",
       "notify_fifo_script", "vrrp_notify_fifo", "vrrp_notify_fifo_script",
       "lvs_netlink_cmd_rcv_bufs", "lvs_netlink_cmd_rcv_bufs_force",
       "lvs_netlink_monitor_rcv_bufs", "lvs_netlink_monitor_rcv_bufs_force",
@@ -53,7 +53,7 @@ final class Keywords {
       "vrrp_owner_ignore_adverts", "use_symlink_paths", "child_wait_time", "log_unknown_vrids",
       "include_check", "disable_local_igmp", "vmac_prefix", "vmac_addr_prefix",
       "linkbeat_use_polling", "net_namespace", "local_name", "vrrp_mcast_group", "lvs_id",
-      "lvs_sync_daemon_interface", "smtp_timeout", "cpu_affinity");
+      "smtp_timeout", "cpu_affinity");
 
   /** The closest candidate within a small edit distance, for "did you mean". */
   static Optional<String> suggest(String word, Collection<String> candidates) {

@@ -4,6 +4,7 @@ import io.fairway.config.model.AddressFamily;
 import io.fairway.config.model.Addresses;
 import io.fairway.config.model.Location;
 import io.fairway.config.model.Script;
+import io.fairway.config.model.vrrp.LvsSyncDaemon;
 import io.fairway.config.model.vrrp.Notify;
 import io.fairway.config.model.vrrp.SyncGroup;
 import io.fairway.config.model.vrrp.Track;
@@ -22,6 +23,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 
 /**
@@ -35,7 +37,7 @@ final class VrrpParser {
       "vrrp_garp_master_repeat", "vrrp_garp_master_refresh", "vrrp_garp_master_refresh_repeat",
       "vrrp_garp_interval", "vrrp_gna_interval", "vrrp_lower_prio_no_advert",
       "vrrp_skip_check_adv_addr", "vrrp_strict", "vrrp_mcast_group4", "vrrp_mcast_group6",
-      "vrrp_startup_delay");
+      "vrrp_startup_delay", "lvs_sync_daemon");
 
   static final Set<String> INSTANCE = Set.of("state", "interface", "virtual_router_id",
       "priority", "advert_int", "virtual_ipaddress", "virtual_ipaddress_excluded", "nopreempt",
@@ -98,6 +100,10 @@ final class VrrpParser {
   private final List<Node> instanceNodes = new ArrayList<>();
   private final List<Node> groupNodes = new ArrayList<>();
   private final Map<String, VrrpScript> scripts = new LinkedHashMap<>();
+  /** {@code lvs_sync_daemon} lines of global_defs, resolved in {@link #build} (instances first). */
+  private final List<Node> syncDaemonNodes = new ArrayList<>();
+  /** {@code lvs_sync_daemon_interface} lines by instance name. */
+  private final Map<String, Node> syncInterfaceNodes = new LinkedHashMap<>();
 
   VrrpParser(Values v) {
     this.v = v;
@@ -131,6 +137,7 @@ final class VrrpParser {
     }
     VrrpGlobals g = globals;
     switch (n.keyword()) {
+      case "lvs_sync_daemon" -> syncDaemonNodes.add(n);
       case "vrrp_version" -> {
         Long x = v.args(n, 1, 1) ? v.number(n, 1, 2, 3, "version") : null;
         if (x != null) {
@@ -519,10 +526,14 @@ final class VrrpParser {
           }
         }
         case "lvs_sync_daemon_interface" -> {
-          if (v.args(c, 1, 1)) {
+          if (v.args(c, 1, 1) && syncInterface(c, 1)) {
             syncIf = Optional.of(c.arg(1));
-            v.warn(c, "lvs_sync_daemon_interface: Fairway does not start the IPVS connection "
-                + "sync daemon yet; established connections are not copied to the backup");
+            if (n.argc() == 1) {
+              syncInterfaceNodes.putIfAbsent(n.arg(1), c);
+            }
+            v.warn(c, "lvs_sync_daemon_interface in a vrrp_instance is deprecated (keepalived "
+                + "says so too); use global_defs lvs_sync_daemon " + c.arg(1) + " "
+                + n.arg(1));
           }
         }
         case "smtp_alert", "dont_track_primary" ->
@@ -958,6 +969,148 @@ final class VrrpParser {
       groups.add(g);
     }
     return new VrrpConfig(globals, List.copyOf(instances.values()), groups,
-        List.copyOf(scripts.values()));
+        List.copyOf(scripts.values()), syncDaemon(instances));
+  }
+
+  // --- lvs_sync_daemon -------------------------------------------------------------------------
+
+  /** The sync daemon's interface name as keepalived checks it (shorter than IP_VS_IFNAME_MAXLEN). */
+  private boolean syncInterface(Node n, int i) {
+    if (n.arg(i).getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 15) {
+      v.error(n, n.keyword() + ": interface name '" + n.arg(i) + "' is longer than 15 "
+          + "characters");
+      return false;
+    }
+    return true;
+  }
+
+  /**
+   * One sync daemon from {@code lvs_sync_daemon} or {@code lvs_sync_daemon_interface}, resolved
+   * against the instances: keepalived's defaults (id = the instance's virtual_router_id, else 0)
+   * and bounds; where keepalived reports a bad value and goes on without it, Fairway refuses it.
+   */
+  private Optional<LvsSyncDaemon> syncDaemon(Map<String, VrrpInstance> instances) {
+    LvsSyncDaemon found = null;
+    for (Node n : syncDaemonNodes) {
+      if (found != null) {
+        v.error(n, "lvs_sync_daemon is given twice (first at " + found.location() + ")");
+        continue;
+      }
+      found = syncDaemonLine(n, instances);
+    }
+    for (Map.Entry<String, Node> e : syncInterfaceNodes.entrySet()) {
+      Node c = e.getValue();
+      if (found != null) {
+        v.error(c, "lvs_sync_daemon_interface: the sync daemon is already given (at "
+            + found.location() + "); keep one of them");
+        continue;
+      }
+      if (!instances.containsKey(e.getKey())) {
+        continue; // the instance itself was refused, and said why
+      }
+      found = new LvsSyncDaemon(Values.loc(c), c.arg(1), Optional.of(e.getKey()), 0,
+          OptionalInt.empty(), OptionalInt.empty(), OptionalInt.empty(), Optional.empty(), true);
+    }
+    return Optional.ofNullable(found);
+  }
+
+  private LvsSyncDaemon syncDaemonLine(Node n, Map<String, VrrpInstance> instances) {
+    if (!v.args(n, 1, Integer.MAX_VALUE) || !syncInterface(n, 1)) {
+      return null;
+    }
+    String instance = null;
+    Integer id = null;
+    OptionalInt maxLen = OptionalInt.empty();
+    OptionalInt port = OptionalInt.empty();
+    OptionalInt ttl = OptionalInt.empty();
+    Optional<InetAddress> group = Optional.empty();
+    boolean ok = true;
+    for (int i = 2; i <= n.argc(); i++) {
+      String w = n.arg(i);
+      boolean option = Set.of("inst", "id", "maxlen", "port", "ttl", "group").contains(w);
+      if (option && i == n.argc()) {
+        v.error(n, "lvs_sync_daemon: '" + w + "' needs a value");
+        ok = false;
+        continue;
+      }
+      switch (option ? w : "") {
+        case "inst" -> {
+          if (instance != null) {
+            v.error(n, "lvs_sync_daemon: the VRRP instance is given twice");
+            ok = false;
+          }
+          instance = n.arg(++i);
+        }
+        case "id" -> {
+          Long x = v.number(n, ++i, 0, 255, "id");
+          ok &= x != null;
+          id = x == null ? null : x.intValue();
+        }
+        case "maxlen" -> {
+          Long x = v.number(n, ++i, 1, LvsSyncDaemon.MAX_LEN, "maxlen");
+          ok &= x != null;
+          maxLen = x == null ? maxLen : OptionalInt.of(x.intValue());
+        }
+        case "port" -> {
+          Long x = v.number(n, ++i, 1, 65535, "port");
+          ok &= x != null;
+          port = x == null ? port : OptionalInt.of(x.intValue());
+        }
+        case "ttl" -> {
+          Long x = v.number(n, ++i, 1, 255, "ttl");
+          ok &= x != null;
+          ttl = x == null ? ttl : OptionalInt.of(x.intValue());
+        }
+        case "group" -> {
+          InetAddress a = v.address(n, ++i, "group");
+          if (a != null && !a.isMulticastAddress()) {
+            v.error(n, "lvs_sync_daemon: group " + n.arg(i) + " is not a multicast address");
+            a = null;
+          }
+          ok &= a != null;
+          group = Optional.ofNullable(a);
+        }
+        default -> {
+          // keepalived's older positional form: INTERFACE [VRRP_INSTANCE [SYNC_ID]].
+          if (i == 2) {
+            instance = w;
+          } else if (i == 3) {
+            Long x = v.number(n, i, 0, 255, "id");
+            ok &= x != null;
+            if (x != null) {
+              id = x.intValue();
+              v.warn(n, "lvs_sync_daemon: write 'id " + w + "' (keepalived asks for the "
+                  + "keyword before the sync id too)");
+            }
+          } else {
+            v.error(n, "lvs_sync_daemon: unknown option '" + w + "' (inst, id, maxlen, port, "
+                + "ttl or group)");
+            ok = false;
+            i = n.argc(); // its value, if it has one, is not another unknown option
+          }
+        }
+      }
+    }
+    VrrpInstance followed = null;
+    if (instance != null) {
+      followed = instances.get(instance);
+      if (followed == null) {
+        String name = instance;
+        boolean refused = instanceNodes.stream()
+            .anyMatch(x -> x.argc() == 1 && x.arg(1).equals(name));
+        if (!refused) {
+          v.error(n, "lvs_sync_daemon: '" + instance + "' is not a vrrp_instance"
+              + Keywords.suggest(instance, instances.keySet())
+                  .map(s -> " (did you mean '" + s + "'?)").orElse(""));
+        }
+        ok = false;
+      }
+    }
+    if (!ok) {
+      return null;
+    }
+    int syncId = id != null ? id : followed != null ? followed.virtualRouterId() : 0;
+    return new LvsSyncDaemon(Values.loc(n), n.arg(1), Optional.ofNullable(instance), syncId,
+        maxLen, port, ttl, group, false);
   }
 }

@@ -150,9 +150,11 @@ public final class RunCommand implements Callable<Integer> {
       return 1;
     }
     VrrpRun vrrp = VrrpRun.of(file);
+    SyncRun sync = SyncRun.of(first.plan(), userspace);
+    sync.follow(vrrp);
     if (vrrp.only()) {
-      // Only VRRP blocks: no table to open (no IPVS needed), no checkers.
-      return vrrp.runAlone(adminAddress, admin, err);
+      // Only VRRP blocks: no table to open (no IPVS needed unless lvs_sync_daemon), no checkers.
+      return vrrp.runAlone(file, loader, adminAddress, admin, adminTokenFile, err, sync);
     }
     Table table;
     try {
@@ -192,7 +194,7 @@ public final class RunCommand implements Callable<Integer> {
     Runnable onStop = () -> (stops.incrementAndGet() == 1 ? stop : now).countDown();
     try (Signals.Restore term = Signals.on("TERM", onStop);
         Signals.Restore interrupt = Signals.on("INT", onStop)) {
-      return serve(daemon, table, vrrp, adminAddress, systemd, stop, now, first.bindings().size(), state, registry);
+      return serve(daemon, table, vrrp, sync, adminAddress, systemd, stop, now, first.bindings().size(), state, registry);
     }
   }
 
@@ -200,7 +202,7 @@ public final class RunCommand implements Callable<Integer> {
    * Starts the daemon and the admin endpoint, serves until {@code stop}, then stops: on the
    * userspace plane after a soft stop that {@code now} cuts short.
    */
-  private int serve(Daemon daemon, Table table, VrrpRun vrrp, InetSocketAddress adminAddress,
+  private int serve(Daemon daemon, Table table, VrrpRun vrrp, SyncRun sync, InetSocketAddress adminAddress,
       SystemdNotifier systemd, CountDownLatch stop, CountDownLatch now, int virtualServers, StateFile state,
       PrometheusRegistry registry) throws Exception {
     var err = spec.commandLine().getErr();
@@ -219,9 +221,11 @@ public final class RunCommand implements Callable<Integer> {
       return 1;
     }
     try {
+      sync.start(); // the backup daemon before the instance it follows can become master
       vrrp.start();
     } catch (IOException e) {
       e.getMessage().lines().forEach(l -> err.println("fairway: " + l));
+      sync.close();
       stop(daemon, table);
       return 1;
     }
@@ -233,9 +237,10 @@ public final class RunCommand implements Callable<Integer> {
       if (adminAddress != null) {
         try {
           server = AdminListener.start(adminAddress, adminTokenFile, state, daemon, registry,
-              () -> daemon.status() + vrrp.status(), () -> reload(daemon, systemd));
+              () -> daemon.status() + vrrp.status() + sync.status(), () -> reload(daemon, systemd));
         } catch (IOException | IllegalArgumentException e) {
           err.println("fairway: --admin " + admin + ": " + e.getMessage());
+          sync.close();
           vrrp.close();
           stop(daemon, table);
           return 1;
@@ -252,6 +257,7 @@ public final class RunCommand implements Callable<Integer> {
     if (server != null) {
       server.close();
     }
+    sync.close(); // keepalived stops the sync daemon before the masters hand over
     vrrp.close(); // masters hand over (priority 0) before the table goes
     stop(daemon, table);
     return 0;

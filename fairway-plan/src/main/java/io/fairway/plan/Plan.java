@@ -2,6 +2,7 @@ package io.fairway.plan;
 
 import io.fairway.table.Service;
 import io.fairway.table.ServiceKey;
+import io.fairway.table.SyncDaemon;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -15,11 +16,52 @@ import java.util.Optional;
  *
  * @param services the virtual servers in file order, names unique
  * @param timeouts the global idle timeouts ({@code lvs_timeouts})
+ * @param sync the kernel's connection sync daemons ({@code lvs_sync_daemon}), if asked for
  */
-public record Plan(List<ServicePlan> services, Timeouts timeouts) {
+public record Plan(List<ServicePlan> services, Timeouts timeouts, Optional<Sync> sync) {
 
   /** The plan of an empty configuration. */
   public static final Plan EMPTY = new Plan(List.of(), Timeouts.NONE);
+
+  /** A plan without connection sync. */
+  public Plan(List<ServicePlan> services, Timeouts timeouts) {
+    this(services, timeouts, Optional.empty());
+  }
+
+  /**
+   * {@code lvs_sync_daemon} (or {@code lvs_sync_daemon_interface}): the kernel's IPVS connection
+   * sync daemons, with every value decided. A zero (or empty group) is the kernel's own default,
+   * which the request leaves out, as keepalived does.
+   *
+   * @param where {@code FILE:LINE} of the keyword
+   * @param interfaceName the multicast interface
+   * @param syncId 0..255
+   * @param maxLen the UDP payload size; 0: the kernel's
+   * @param port the UDP port; 0: the kernel's 8848
+   * @param ttl the multicast TTL; 0: the kernel's 1
+   * @param group the multicast group; empty: the kernel's 224.0.0.81
+   * @param instance the VRRP instance whose state the daemons follow (master while it is master,
+   *     backup otherwise); empty: a master and a backup daemon run the whole time
+   */
+  public record Sync(String where, String interfaceName, int syncId, int maxLen, int port,
+      int ttl, Optional<java.net.InetAddress> group, Optional<String> instance) {
+    public Sync {
+      Objects.requireNonNull(where);
+      Objects.requireNonNull(group);
+      Objects.requireNonNull(instance);
+      daemon(SyncDaemon.Role.MASTER, interfaceName, syncId, maxLen, port, ttl, group); // validates
+    }
+
+    /** The kernel request for a daemon of {@code role}. */
+    public SyncDaemon daemon(SyncDaemon.Role role) {
+      return daemon(role, interfaceName, syncId, maxLen, port, ttl, group);
+    }
+
+    private static SyncDaemon daemon(SyncDaemon.Role role, String ifname, int id, int maxLen,
+        int port, int ttl, Optional<java.net.InetAddress> group) {
+      return new SyncDaemon(role, ifname, id, maxLen, port, ttl, group.orElse(null));
+    }
+  }
 
   /**
    * {@code lvs_timeouts}: the kernel's; the userspace data plane reads {@code tcp} as its idle
@@ -38,6 +80,7 @@ public record Plan(List<ServicePlan> services, Timeouts timeouts) {
   public Plan {
     services = List.copyOf(services);
     Objects.requireNonNull(timeouts, "timeouts");
+    Objects.requireNonNull(sync, "sync");
   }
 
   /** The service plan with this name. */
@@ -97,6 +140,10 @@ public record Plan(List<ServicePlan> services, Timeouts timeouts) {
     }
     if (!before.timeouts().equals(timeouts)) {
       out.add("lvs_timeouts: " + before.timeouts() + " -> " + timeouts);
+    }
+    if (!before.sync().equals(sync)) {
+      // The daemons follow VRRP, which a reload does not change either: said so, not claimed.
+      out.add("lvs_sync_daemon changed (applies at the next start)");
     }
     return out;
   }

@@ -62,10 +62,24 @@ public final class PlanBuilder {
         errors.add(where + ": " + e.getMessage());
       }
     }
+    Optional<Plan.Sync> sync = sync(config, errors);
     if (!errors.isEmpty()) {
       throw new PlanException(errors);
     }
-    return new Plan(services, timeouts(config.globalDefs()));
+    return new Plan(services, timeouts(config.globalDefs()), sync);
+  }
+
+  private static Optional<Plan.Sync> sync(Config config, List<String> errors) {
+    return config.vrrp().syncDaemon().flatMap(d -> {
+      try {
+        return Optional.of(new Plan.Sync(d.location().toString(), d.interfaceName(), d.syncId(),
+            d.maxLen().orElse(0), d.port().orElse(0), d.ttl().orElse(0), d.group(),
+            d.instance()));
+      } catch (IllegalArgumentException e) {
+        errors.add(d.location() + ": lvs_sync_daemon: " + e.getMessage());
+        return Optional.empty();
+      }
+    });
   }
 
   private static Plan.Timeouts timeouts(GlobalDefs g) {

@@ -49,6 +49,15 @@ public final class PlanFormat {
       b.append("# lvs_timeouts tcp ").append(t.tcp().toSeconds()).append(" tcpfin ")
           .append(t.tcpFin().toSeconds()).append(" udp ").append(t.udp().toSeconds()).append('\n');
     }
+    plan.sync().ifPresent(y -> b.append("# lvs_sync_daemon interface ").append(y.interfaceName())
+        .append(" syncid ").append(y.syncId())
+        .append(" maxlen ").append(y.maxLen() == 0 ? "kernel" : Integer.toString(y.maxLen()))
+        .append(" port ").append(y.port() == 0 ? "8848" : Integer.toString(y.port()))
+        .append(" ttl ").append(y.ttl() == 0 ? "1" : Integer.toString(y.ttl()))
+        .append(" group ").append(y.group().map(Endpoints::formatAddress).orElse("224.0.0.81"))
+        .append(y.instance().map(i -> " follows vrrp_instance " + i)
+            .orElse(" master and backup always"))
+        .append('\n'));
     return b.toString();
   }
 

@@ -78,6 +78,23 @@ public final class VrrpSpeaker implements Closeable {
   private Thread loop;
   private final CountDownLatch stopped = new CountDownLatch(1);
 
+  /**
+   * Told of each instance's state changes, on the event thread, in the order they happen, after
+   * the change's addresses and notify scripts were started. Must not block for long (adverts wait).
+   */
+  @FunctionalInterface
+  public interface StateListener {
+    void changed(String instance, State from, State to);
+  }
+
+  private final List<StateListener> stateListeners =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
+
+  /** Adds a listener; add it before {@link #start} to see the first transitions. */
+  public void onStateChange(StateListener l) {
+    stateListeners.add(java.util.Objects.requireNonNull(l));
+  }
+
   /** One instance's state for {@code fairway status}. */
   public record InstanceStatus(String name, String state, int priority,
       Optional<InetAddress> master, Instant since, String interfaceName, int virtualRouterId) {}
@@ -386,6 +403,13 @@ public final class VrrpSpeaker implements Closeable {
     if (to != State.INIT) {
       notifyScripts(c.scripts(), to, "INSTANCE", c.name(), in.router.effectivePriority(),
           to == State.STOP);
+    }
+    for (StateListener l : stateListeners) {
+      try {
+        l.changed(c.name(), from, to);
+      } catch (RuntimeException e) {
+        log.warn("({}) state listener failed: {}", c.name(), e.toString());
+      }
     }
   }
 

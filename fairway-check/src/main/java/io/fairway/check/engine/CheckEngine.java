@@ -111,9 +111,6 @@ public final class CheckEngine implements AutoCloseable {
                 for (RealServerState rs : vs.servers) {
                     for (CheckerState c : rs.checkers) {
                         Checker checker = factory.create(vsSpec, rs.spec, c.spec);
-                        if (observer != null) {
-                            checker = new ObservedChecker(checker, vsSpec.name(), rs.spec.name(), c.spec, observer);
-                        }
                         pending.add(new Pending(vs, rs, c, checker));
                     }
                 }
@@ -143,7 +140,7 @@ public final class CheckEngine implements AutoCloseable {
             // Real time: a checker's timers live on the event loop its I/O runs on, so nothing hops threads.
             Scheduler s = !injectedScheduler && p.checker().eventLoop() != null
                     ? new ExecutorScheduler(p.checker().eventLoop()) : scheduler;
-            CheckerRunner r = new CheckerRunner(p.vs(), p.rs(), p.c(), p.checker(), s);
+            CheckerRunner r = new CheckerRunner(p.vs(), p.rs(), p.c(), p.checker(), s, observer);
             runners.add(r);
             r.start(firstDelay(p.c().spec));
         }

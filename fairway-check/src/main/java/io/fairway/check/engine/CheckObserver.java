@@ -3,11 +3,23 @@ package io.fairway.check.engine;
 import io.fairway.check.spec.CheckSpec;
 
 /**
- * Told of every check attempt's result and how long it took, for metrics. Called on the checker's
- * thread; must be quick. An attempt that never answers and that the engine abandons at its
- * deadline is not reported here (its failure is in the verdicts).
+ * Told of every check attempt's outcome and how long it took, for metrics: exactly once per
+ * attempt, whichever came first of the checker's answer and the engine's deadline. An attempt
+ * abandoned at its deadline is reported as {@link Outcome#TIMEOUT} with the time it was given (as
+ * measured, so at or just past the deadline); a checker that answers after that is not reported a
+ * second time. Called on the checker's thread; must be quick.
  */
 @FunctionalInterface
 public interface CheckObserver {
-  void observed(String virtualServer, String realServer, CheckSpec spec, boolean success, long nanos);
+  /** How an attempt ended. */
+  enum Outcome {
+    /** The checker answered: passed. */
+    SUCCESS,
+    /** The checker answered: failed (or threw). */
+    FAILURE,
+    /** No answer by the deadline: the engine abandoned the attempt and counted a failure. */
+    TIMEOUT
+  }
+
+  void observed(String virtualServer, String realServer, CheckSpec spec, Outcome outcome, long nanos);
 }

@@ -24,18 +24,21 @@ final class CheckerRunner {
     private final CheckerState state;
     private final Checker checker;
     private final Scheduler scheduler;
+    /** Told of each attempt's outcome; null = nobody. */
+    private final CheckObserver observer;
     private volatile boolean closed;
     private volatile Scheduler.Cancellable next;
     /** The part of the check the next attempt runs (an HTTP_GET's url), as the last result decided. */
     private volatile int part;
 
     CheckerRunner(VirtualServerState vs, RealServerState rs, CheckerState state, Checker checker,
-                  Scheduler scheduler) {
+                  Scheduler scheduler, CheckObserver observer) {
         this.vs = vs;
         this.rs = rs;
         this.state = state;
         this.checker = checker;
         this.scheduler = scheduler;
+        this.observer = observer;
     }
 
     void start(Duration firstDelay) {
@@ -51,7 +54,7 @@ final class CheckerRunner {
             checker.check(part, a);
         } catch (RuntimeException e) {
             log.warn("{} {}: {} threw: {}", vs.spec.name(), rs.spec.name(), state.name, e.toString());
-            a.accept(CheckResult.fail("checker error: " + e.getMessage()));
+            a.complete(CheckResult.fail("checker error: " + e.getMessage()), CheckObserver.Outcome.FAILURE);
             return;
         }
         // A checker that answered while check() ran (a refused or completed loopback connect) needs no guard:
@@ -63,9 +66,10 @@ final class CheckerRunner {
 
     /**
      * One attempt: the result callback and the deadline guard in one object. Whichever comes first wins; the other
-     * is ignored.
+     * is ignored. The winner is what the observer is told, so an abandoned attempt is counted once, as a timeout.
      */
     private final class Attempt extends AtomicBoolean implements Consumer<CheckResult>, Runnable {
+        private final long start = scheduler.nanoTime();
         private volatile Scheduler.Cancellable guard;
 
         void guard(Scheduler.Cancellable g) {
@@ -77,6 +81,17 @@ final class CheckerRunner {
 
         @Override
         public void accept(CheckResult r) {
+            complete(r, r.success() ? CheckObserver.Outcome.SUCCESS : CheckObserver.Outcome.FAILURE);
+        }
+
+        /** The deadline passed without a result. */
+        @Override
+        public void run() {
+            complete(CheckResult.fail("no result within " + checker.deadline().toMillis() + " ms"),
+                    CheckObserver.Outcome.TIMEOUT);
+        }
+
+        void complete(CheckResult r, CheckObserver.Outcome outcome) {
             if (!compareAndSet(false, true)) {
                 return;
             }
@@ -84,13 +99,20 @@ final class CheckerRunner {
             if (g != null) {
                 g.cancel();
             }
+            observe(outcome, scheduler.nanoTime() - start);
             finish(r);
         }
+    }
 
-        /** The deadline passed without a result. */
-        @Override
-        public void run() {
-            accept(CheckResult.fail("no result within " + checker.deadline().toMillis() + " ms"));
+    private void observe(CheckObserver.Outcome outcome, long nanos) {
+        if (observer == null) {
+            return;
+        }
+        try {
+            observer.observed(vs.spec.name(), rs.spec.name(), state.spec, outcome, nanos);
+        } catch (RuntimeException e) {
+            // metrics must never change a verdict
+            log.debug("check observer: {}", e.toString());
         }
     }
 

@@ -82,7 +82,7 @@ public final class AdminApi implements AdminRoutes, AutoCloseable {
     boolean get = r.method().equals("GET") || r.method().equals("HEAD");
     try {
       if (p.isEmpty()) {
-        return done(get ? StatusPage.render(services()) : notAllowed(r, "GET"));
+        return done(get ? StatusPage.render(services(), r.readsNeedToken()) : notAllowed(r, "GET"));
       }
       if (p.equals(List.of("status"))) {
         return done(get ? AdminResponse.text(200, status.get()) : notAllowed(r, "GET"));
@@ -130,8 +130,10 @@ public final class AdminApi implements AdminRoutes, AutoCloseable {
     }
     VirtualServerView vs = services().stream().filter(v -> v.name().equals(p.get(1))).findFirst().orElse(null);
     if (vs == null) {
-      return done(AdminResponse.error(404, "unknown virtual server '" + p.get(1) + "'; choices: "
-          + String.join(", ", services().stream().map(VirtualServerView::name).toList())));
+      List<VirtualServerView> all = services();
+      return done(AdminResponse.error(404, "unknown virtual server '" + p.get(1) + "'" + (all.isEmpty()
+          ? ": there is no virtual_server in this configuration"
+          : "; choices: " + String.join(", ", all.stream().map(VirtualServerView::name).toList()))));
     }
     if (p.size() == 2) {
       return done(get ? AdminResponse.json(200, vs) : notAllowed(r, "GET"));

@@ -20,6 +20,12 @@ import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMessage;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.cookie.Cookie;
+import io.netty.handler.codec.http.cookie.CookieHeaderNames;
+import io.netty.handler.codec.http.cookie.DefaultCookie;
+import io.netty.handler.codec.http.cookie.ServerCookieDecoder;
+import io.netty.handler.codec.http.cookie.ServerCookieEncoder;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -64,7 +70,18 @@ public final class AdminHttpServer implements AutoCloseable {
    */
   public static AdminHttpServer start(InetSocketAddress address, Supplier<AdminToken> token, boolean tokenForReads,
       Duration requestTimeout, AdminRoutes routes, EventHub events) throws java.io.IOException {
+    return start(address, token, tokenForReads, requestTimeout, routes, events, new AdminSessions());
+  }
+
+  /**
+   * Binds and starts serving, with the status page's read sessions kept in {@code sessions}.
+   *
+   * @see AdminSessions
+   */
+  public static AdminHttpServer start(InetSocketAddress address, Supplier<AdminToken> token, boolean tokenForReads,
+      Duration requestTimeout, AdminRoutes routes, EventHub events, AdminSessions sessions) throws java.io.IOException {
     Objects.requireNonNull(routes);
+    Objects.requireNonNull(sessions);
     EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("fairway-admin", true),
         NioIoHandler.newFactory());
     ServerBootstrap b = new ServerBootstrap()
@@ -78,7 +95,7 @@ public final class AdminHttpServer implements AutoCloseable {
                 .addLast(new HttpServerCodec(4096, 8192, 8192))
                 .addLast(new RequestTimeout(requestTimeout))
                 .addLast(new Aggregator())
-                .addLast(new Handler(token, tokenForReads, routes, events));
+                .addLast(new Handler(token, tokenForReads, routes, events, sessions));
           }
         });
     var bound = b.bind(address).awaitUninterruptibly();
@@ -115,17 +132,25 @@ public final class AdminHttpServer implements AutoCloseable {
     }
   }
 
+  private static final List<String> SESSION = List.of("api", "v1", "session");
+
+  /** {@code POST /api/v1/session}'s answer. */
+  record Session(long expiresInSeconds) {}
+
   private static final class Handler extends SimpleChannelInboundHandler<FullHttpRequest> {
     private final Supplier<AdminToken> token;
     private final boolean tokenForReads;
     private final AdminRoutes routes;
     private final EventHub events;
+    private final AdminSessions sessions;
 
-    Handler(Supplier<AdminToken> token, boolean tokenForReads, AdminRoutes routes, EventHub events) {
+    Handler(Supplier<AdminToken> token, boolean tokenForReads, AdminRoutes routes, EventHub events,
+        AdminSessions sessions) {
       this.token = token;
       this.tokenForReads = tokenForReads;
       this.routes = routes;
       this.events = events;
+      this.sessions = sessions;
     }
 
     @Override
@@ -146,9 +171,23 @@ public final class AdminHttpServer implements AutoCloseable {
       boolean authorized = t != null && t.accepts(req.headers().get(HttpHeaderNames.AUTHORIZATION));
       byte[] body = new byte[req.content().readableBytes()];
       req.content().getBytes(req.content().readerIndex(), body);
-      AdminRequest r = new AdminRequest(req.method().name(), path, q.parameters(), body, authorized);
-      if (tokenForReads && !authorized) {
-        send(ctx, AdminResponse.error(401, "this admin listener needs 'Authorization: Bearer TOKEN' on every request"), keepAlive);
+      if (path.equals(SESSION)) {
+        session(ctx, req, authorized, keepAlive);
+        return;
+      }
+      // A read session (the status page's cookie) lets a browser read; it never authorises a change.
+      long session = tokenForReads && !authorized ? sessions.remainingNanos(cookie(ctx, req)) : 0;
+      AdminRequest r = new AdminRequest(req.method().name(), path, q.parameters(), body, authorized, tokenForReads);
+      if (tokenForReads && !authorized && session <= 0) {
+        boolean get = req.method().equals(HttpMethod.GET) || req.method().equals(HttpMethod.HEAD);
+        if (get && path.isEmpty()) {
+          send(ctx, StatusPage.locked(), keepAlive); // the form and the script, nothing of the state
+        } else if (get && path.size() == 2 && path.get(0).equals("static") && StatusPage.ASSETS.contains(path.get(1))) {
+          send(ctx, StatusPage.asset(path.get(1)), keepAlive);
+        } else {
+          send(ctx, AdminResponse.error(401, "this admin listener needs 'Authorization: Bearer TOKEN' on every request"
+              + " (a browser: a session from POST /api/v1/session)"), keepAlive);
+        }
         return;
       }
       routes.handle(r).whenComplete((resp, ex) -> ctx.executor().execute(() -> {
@@ -162,10 +201,69 @@ public final class AdminHttpServer implements AutoCloseable {
               .set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
           ctx.writeAndFlush(head);
           events.subscribe(ctx.channel());
+          if (session > 0) {
+            // A stream read on a session ends with it; the page reconnects with a renewed one.
+            ctx.channel().eventLoop().schedule(() -> {
+              ctx.writeAndFlush(io.netty.handler.codec.http.LastHttpContent.EMPTY_LAST_CONTENT)
+                  .addListener(ChannelFutureListener.CLOSE);
+            }, session, java.util.concurrent.TimeUnit.NANOSECONDS);
+          }
         } else {
           send(ctx, resp, keepAlive);
         }
       }));
+    }
+
+    /**
+     * {@code POST /api/v1/session} with the token: a read session for this browser, as an
+     * HttpOnly, SameSite=Strict cookie named for this port, valid for the sessions' lifetime.
+     */
+    private void session(ChannelHandlerContext ctx, FullHttpRequest req, boolean authorized, boolean keepAlive) {
+      if (!req.method().equals(HttpMethod.POST)) {
+        send(ctx, AdminResponse.error(405, req.method().name() + " is not allowed on /api/v1/session; use POST"), keepAlive);
+        return;
+      }
+      if (!authorized) {
+        send(ctx, AdminResponse.error(401, "missing or wrong 'Authorization: Bearer TOKEN' (a session is minted only"
+            + " for the token)"), keepAlive);
+        return;
+      }
+      long seconds = sessions.lifetime().toSeconds();
+      FullHttpResponse r = full(AdminResponse.json(200, new Session(seconds)));
+      DefaultCookie c = new DefaultCookie(AdminSessions.cookieName(port(ctx)), sessions.mint());
+      c.setHttpOnly(true);
+      c.setPath("/");
+      c.setMaxAge(seconds);
+      c.setSameSite(CookieHeaderNames.SameSite.Strict);
+      r.headers().set(HttpHeaderNames.SET_COOKIE, ServerCookieEncoder.STRICT.encode(c));
+      HttpUtil.setKeepAlive(r, keepAlive);
+      var f = ctx.writeAndFlush(r);
+      if (!keepAlive) {
+        f.addListener(ChannelFutureListener.CLOSE);
+      }
+    }
+
+    /** This listener's session cookie in the request, or null. */
+    private static String cookie(ChannelHandlerContext ctx, FullHttpRequest req) {
+      String header = req.headers().get(HttpHeaderNames.COOKIE);
+      if (header == null) {
+        return null;
+      }
+      String name = AdminSessions.cookieName(port(ctx));
+      try {
+        for (Cookie c : ServerCookieDecoder.STRICT.decode(header)) {
+          if (c.name().equals(name)) {
+            return c.value();
+          }
+        }
+      } catch (RuntimeException e) {
+        return null; // a malformed Cookie header is no session
+      }
+      return null;
+    }
+
+    private static int port(ChannelHandlerContext ctx) {
+      return ((InetSocketAddress) ctx.channel().localAddress()).getPort();
     }
 
     @Override

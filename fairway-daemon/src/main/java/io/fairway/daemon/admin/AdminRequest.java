@@ -11,13 +11,21 @@ import java.util.Map;
  *     [api, v1, services, a:80]})
  * @param query query parameters
  * @param body the request body (at most {@link AdminHttpServer#MAX_BODY} bytes)
- * @param authorized whether it carried the admin token
+ * @param authorized whether it carried the admin token (the header: a session cookie never counts)
+ * @param readsNeedToken whether this listener's reads need the token or a session (non-loopback)
  */
 public record AdminRequest(
-    String method, List<String> path, Map<String, List<String>> query, byte[] body, boolean authorized) {
+    String method, List<String> path, Map<String, List<String>> query, byte[] body, boolean authorized,
+    boolean readsNeedToken) {
   public AdminRequest {
     path = List.copyOf(path);
     query = Map.copyOf(query);
+  }
+
+  /** On a listener whose reads are open (loopback). */
+  public AdminRequest(String method, List<String> path, Map<String, List<String>> query, byte[] body,
+      boolean authorized) {
+    this(method, path, query, body, authorized, false);
   }
 
   /** A query parameter's first value, or null. */

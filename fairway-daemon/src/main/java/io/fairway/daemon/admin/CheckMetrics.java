@@ -9,8 +9,12 @@ import java.util.Locale;
 
 /**
  * Per check: {@code fairway_check_duration_seconds} (histogram) and {@code
- * fairway_check_results_total{outcome="success|failure"}}, labelled by virtual server, real server
- * and checker kind ({@code tcp}, {@code http}, {@code misc}, ...): configuration-sized.
+ * fairway_check_results_total{outcome="success|failure|timeout"}}, labelled by virtual server, real
+ * server and checker kind ({@code tcp}, {@code http}, {@code misc}, ...): configuration-sized.
+ *
+ * <p>An attempt the engine abandons at its deadline is {@code outcome="timeout"} and is in the
+ * histogram with the time it was given, so it lands in the bucket at (or just above) its deadline:
+ * a server that stops answering shows as a pile-up there, not as a gap in the histogram.
  */
 public final class CheckMetrics implements CheckObserver {
   private final Histogram duration;
@@ -27,10 +31,10 @@ public final class CheckMetrics implements CheckObserver {
   }
 
   @Override
-  public void observed(String virtualServer, String realServer, CheckSpec spec, boolean success, long nanos) {
+  public void observed(String virtualServer, String realServer, CheckSpec spec, Outcome outcome, long nanos) {
     String kind = kind(spec);
     duration.labelValues(virtualServer, realServer, kind).observe(nanos / 1e9);
-    results.labelValues(virtualServer, realServer, kind, success ? "success" : "failure").inc();
+    results.labelValues(virtualServer, realServer, kind, outcome.name().toLowerCase(Locale.ROOT)).inc();
   }
 
   /** {@code TcpCheckSpec} is {@code tcp}. */

@@ -22,9 +22,17 @@ import java.util.function.Function;
 
 /**
  * The userspace data plane's HTTP metrics: {@code fairway_http_responses_total{class}}, {@code
- * fairway_http_request_duration_seconds}, {@code fairway_http_backend_connect_seconds} and {@code
- * fairway_http_retries_total}, per virtual and real server. The proxy counts in lock-free
+ * fairway_http_request_duration_seconds}, {@code fairway_http_backend_connect_seconds}, {@code
+ * fairway_http_retries_total}, {@code fairway_http_generated_responses_total{code}} and {@code
+ * fairway_http_backend_connect_failures_total}, per virtual and real server; {@code
+ * fairway_http_no_server_responses_total{code}} per virtual server. The proxy counts in lock-free
  * adders ({@link HttpStats}); this reads them once per scrape and names them.
+ *
+ * <p>A response the proxy makes up (502: the server failed or could not be reached, 504: it did
+ * not answer in time) is counted for the server the request was scheduled to, in the class
+ * counter and the duration histogram like a relayed one, and again by code among the generated
+ * ones. A request no server could be chosen for (503) has no server: it is counted per virtual
+ * server only. A server under several services (a virtual_server_group) is one series, summed.
  */
 final class ProxyHttpMetrics {
   private static final String[] CLASSES = {"1xx", "2xx", "3xx", "4xx", "5xx", "other"};
@@ -32,17 +40,46 @@ final class ProxyHttpMetrics {
   /** One real server's counters under its names. */
   record Row(String virtualServer, String realServer, HttpStats.Snapshot stats) {}
 
+  /** One virtual server's counters for the requests no real server was chosen for. */
+  record VsRow(String virtualServer, HttpStats.Snapshot stats) {}
+
   private volatile List<Row> rows = List.of();
+  private volatile List<VsRow> vsRows = List.of();
 
   ProxyHttpMetrics(PrometheusRegistry registry) {
     CounterWithCallback.builder().name("fairway_http_responses")
-        .help("HTTP responses relayed from the real server, by status class (userspace HTTP services)")
+        .help("HTTP responses to requests scheduled to the real server, by status class: relayed, and the proxy's"
+            + " own 502/504 for it (userspace HTTP services)")
         .labelNames("virtual_server", "real_server", "class")
         .callback(cb -> rows.forEach(r -> {
           for (int i = 0; i < CLASSES.length; i++) {
             cb.call(r.stats().byClass()[i], r.virtualServer(), r.realServer(), CLASSES[i]);
           }
         })).register(registry);
+    CounterWithCallback.builder().name("fairway_http_generated_responses")
+        .help("Of fairway_http_responses_total, the error responses the proxy generated itself, by code"
+            + " (502 no valid response or not reachable, 504 no answer in time)")
+        .labelNames("virtual_server", "real_server", "code")
+        .callback(cb -> rows.forEach(r -> {
+          for (int i = 0; i < HttpStats.GENERATED_CODES.length; i++) {
+            cb.call(r.stats().generated()[i], r.virtualServer(), r.realServer(),
+                Integer.toString(HttpStats.GENERATED_CODES[i]));
+          }
+        })).register(registry);
+    CounterWithCallback.builder().name("fairway_http_no_server_responses")
+        .help("Error responses the proxy generated for requests no real server could be chosen for, by code"
+            + " (503: none available)")
+        .labelNames("virtual_server", "code")
+        .callback(cb -> vsRows.forEach(r -> {
+          for (int i = 0; i < HttpStats.GENERATED_CODES.length; i++) {
+            cb.call(r.stats().generated()[i], r.virtualServer(), Integer.toString(HttpStats.GENERATED_CODES[i]));
+          }
+        })).register(registry);
+    CounterWithCallback.builder().name("fairway_http_backend_connect_failures")
+        .help("Connections to the real server that could not be established (refused, unreachable, timed out)")
+        .labelNames("virtual_server", "real_server")
+        .callback(cb -> rows.forEach(r -> cb.call(r.stats().connectFailures(), r.virtualServer(), r.realServer())))
+        .register(registry);
     CounterWithCallback.builder().name("fairway_http_retries")
         .help("Requests retried on a fresh connection or another server after the backend failed before answering")
         .labelNames("virtual_server", "real_server")
@@ -58,21 +95,39 @@ final class ProxyHttpMetrics {
   void refresh(Daemon daemon) {
     if (!daemon.ready() || !(daemon.applier().table() instanceof ProxyTable proxy)) {
       rows = List.of();
+      vsRows = List.of();
       return;
     }
     Map<ServiceKey, Map<DestKey, HttpStats.Snapshot>> stats = proxy.httpStats();
+    Map<ServiceKey, HttpStats.Snapshot> byService = proxy.httpServiceStats();
     List<Row> out = new ArrayList<>();
+    List<VsRow> vsOut = new ArrayList<>();
     for (VirtualServer vs : daemon.applier().config().values()) {
       for (RealServer rs : vs.servers().values()) {
+        HttpStats.Snapshot sum = null;
         for (Service s : vs.services()) {
           HttpStats.Snapshot snap = stats.getOrDefault(s.key(), Map.of()).get(rs.dest().key());
           if (snap != null) {
-            out.add(new Row(vs.name(), rs.name(), snap));
+            sum = sum == null ? snap : sum.plus(snap);
           }
         }
+        if (sum != null) {
+          out.add(new Row(vs.name(), rs.name(), sum));
+        }
+      }
+      HttpStats.Snapshot sum = null;
+      for (Service s : vs.services()) {
+        HttpStats.Snapshot snap = byService.get(s.key());
+        if (snap != null) {
+          sum = sum == null ? snap : sum.plus(snap);
+        }
+      }
+      if (sum != null) {
+        vsOut.add(new VsRow(vs.name(), sum));
       }
     }
     rows = out;
+    vsRows = vsOut;
   }
 
   private Collector histogram(String name, String help, Function<HttpStats.Snapshot, HttpStats.Buckets> which) {

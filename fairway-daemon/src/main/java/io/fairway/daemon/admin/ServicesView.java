@@ -41,7 +41,10 @@ public final class ServicesView {
       long sorryConnectionsTotal,
       List<RealServerView> servers) {}
 
-  /** One real server. */
+  /**
+   * One real server. {@code slowStartWeight}: while its {@code slow_start} ramp runs, the weight
+   * the table has now (on its way to {@code effectiveWeight}); null otherwise.
+   */
   public record RealServerView(
       String name,
       String address,
@@ -55,7 +58,8 @@ public final class ServicesView {
       long connectionsTotal,
       long bytesIn,
       long bytesOut,
-      CheckView lastCheck) {}
+      CheckView lastCheck,
+      Integer slowStartWeight) {}
 
   /** The checkers' last verdict. */
   public record CheckView(String result, String reason, String since) {}
@@ -134,7 +138,7 @@ public final class ServicesView {
           : new CheckView(h.alive() ? "up" : "down", h.reason(), h.since().toString());
       servers.add(new RealServerView(rs.name(), Endpoints.format(rs.dest().address(), rs.dest().port()), state,
           a.state().wire(), rs.present(), rc == null ? rs.weight() : rc.weight(), view.effectiveWeight(), active, inactive, conns,
-          in, outB, check));
+          in, outB, check, rs.ramping() ? rs.rampWeight() : null));
     }
     long sorryActive = 0;
     long sorryTotal = 0;

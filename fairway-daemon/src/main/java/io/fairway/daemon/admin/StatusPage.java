@@ -14,20 +14,44 @@ import java.util.List;
  * entered.
  */
 final class StatusPage {
+  /** What {@code /static/} serves. */
+  static final java.util.Set<String> ASSETS = java.util.Set.of("status.js", "status.css");
+
   private StatusPage() {}
 
   static AdminResponse render(List<VirtualServerView> services) {
+    return render(services, false);
+  }
+
+  /** @param readsNeedToken the listener's reads need the token: the script reads through a session */
+  static AdminResponse render(List<VirtualServerView> services, boolean readsNeedToken) {
+    StringBuilder tables = new StringBuilder();
+    for (VirtualServerView vs : services) {
+      tables.append(table(vs));
+    }
+    if (services.isEmpty()) {
+      tables.append("<p id=\"none\">There is no virtual_server in this configuration.</p>");
+    }
+    return page(tables.toString(), readsNeedToken);
+  }
+
+  /**
+   * The page without the state, for a browser without a credential on a listener whose reads need
+   * the token: the form to enter it, and the script that trades it for a session.
+   */
+  static AdminResponse locked() {
+    return page("<p id=\"locked\">This admin listener shows its state only with its token: enter it above.</p>", true);
+  }
+
+  private static AdminResponse page(String content, boolean readsNeedToken) {
     StringBuilder b = new StringBuilder(4096);
     b.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
         .append("<meta name=\"viewport\" content=\"width=device-width\">")
         .append("<title>Fairway status</title><link rel=\"icon\" href=\"data:,\"><link rel=\"stylesheet\" href=\"/static/status.css\">")
-        .append("</head><body><h1>Fairway</h1>\n")
+        .append("</head><body data-reads=\"").append(readsNeedToken ? "token" : "open").append("\"><h1>Fairway</h1>\n")
         .append("<form id=\"auth\" hidden><label>Admin token <input id=\"token\" type=\"password\" autocomplete=\"off\">")
         .append("</label> <button type=\"submit\">Use</button> <span id=\"msg\"></span></form>\n")
-        .append("<div id=\"services\">");
-    for (VirtualServerView vs : services) {
-      b.append(table(vs));
-    }
+        .append("<div id=\"services\">").append(content);
     b.append("</div>\n<p class=\"foot\">Live from <a href=\"/api/v1/events\">/api/v1/events</a>; JSON at ")
         .append("<a href=\"/api/v1/services\">/api/v1/services</a>; <a href=\"/metrics\">/metrics</a>.</p>\n")
         .append("<script src=\"/static/status.js\"></script></body></html>\n");
@@ -50,7 +74,7 @@ final class StatusPage {
           .append("<td>").append(esc(rs.name())).append("</td>")
           .append("<td class=\"state\">").append(esc(rs.state())).append("</td>")
           .append("<td>").append(esc(rs.adminState())).append("</td>")
-          .append("<td>").append(rs.effectiveWeight()).append(" / ").append(rs.configuredWeight()).append("</td>")
+          .append("<td>").append(weight(rs)).append("</td>")
           .append("<td>").append(rs.activeConnections()).append("</td>")
           .append("<td>").append(rs.inactiveConnections()).append("</td>")
           .append("<td>").append(rs.connectionsTotal()).append("</td>")
@@ -59,6 +83,12 @@ final class StatusPage {
           .append("<td>").append(rs.lastCheck() == null ? "" : esc(rs.lastCheck().since())).append("</td></tr>");
     }
     return b.append("</tbody></table>\n").toString();
+  }
+
+  /** Effective / configured, and the ramp's weight now while a slow start runs. */
+  static String weight(RealServerView rs) {
+    return (rs.slowStartWeight() == null ? "" : rs.slowStartWeight() + " (slow start) → ")
+        + rs.effectiveWeight() + " / " + rs.configuredWeight();
   }
 
   static AdminResponse asset(String name) {

@@ -1,9 +1,13 @@
 // Follows /api/v1/events and redraws the tables from /api/v1/services; with a token entered
 // (kept in sessionStorage only, sent as the Authorization header, never as a cookie) each row
-// gets drain / maint / ready buttons.
+// gets drain / maint / ready buttons. On a listener whose reads need the token (body
+// data-reads="token"), EventSource cannot send the header: the token buys a read session first
+// (POST /api/v1/session sets an HttpOnly cookie), renewed at half its lifetime; changes still go
+// with the header only.
 (function () {
   'use strict';
   var box = document.getElementById('services');
+  var readsNeedToken = document.body.dataset.reads === 'token';
   var auth = document.getElementById('auth');
   var tokenInput = document.getElementById('token');
   var msg = document.getElementById('msg');
@@ -47,6 +51,12 @@
 
   function draw(services) {
     var frag = document.createDocumentFragment();
+    if (!services.length) {
+      var none = document.createElement('p');
+      none.id = 'none';
+      none.textContent = 'There is no virtual_server in this configuration.';
+      frag.appendChild(none);
+    }
     services.forEach(function (vs) {
       var t = document.createElement('table');
       t.className = 'vs';
@@ -73,7 +83,8 @@
         cell(row, rs.name);
         cell(row, rs.state).className = 'state';
         cell(row, rs.admin_state);
-        cell(row, rs.effective_weight + ' / ' + rs.configured_weight);
+        cell(row, (rs.slow_start_weight != null ? rs.slow_start_weight + ' (slow start) → ' : '')
+          + rs.effective_weight + ' / ' + rs.configured_weight);
         cell(row, rs.active_connections);
         cell(row, rs.inactive_connections);
         cell(row, rs.connections_total);
@@ -104,7 +115,7 @@
     if (pending) { again = true; return; }
     pending = true;
     again = false;
-    fetch('/api/v1/services', { credentials: 'omit', cache: 'no-store' }).then(function (r) { return r.json(); })
+    fetch('/api/v1/services', { credentials: 'same-origin', cache: 'no-store' }).then(function (r) { return r.json(); })
       .then(function (s) { draw(s); })
       .catch(function () { })
       .finally(function () {
@@ -122,14 +133,51 @@
     }
     tokenInput.value = '';
     msg.textContent = token() ? 'token set for this tab' : 'token cleared';
-    refresh();
+    if (readsNeedToken) {
+      if (token()) { session().then(start, refused); }
+    } else {
+      refresh();
+    }
   });
 
-  var es = new EventSource('/api/v1/events');
-  ['server_up', 'server_down', 'weight', 'quorum_up', 'quorum_down', 'sorry_in', 'sorry_out', 'reload_ok',
-    'reload_refused', 'admin'].forEach(function (k) { es.addEventListener(k, refresh); });
-  es.onopen = refresh;
-  // Counters move without events; a slow poll keeps them honest.
-  setInterval(refresh, 5000);
-  refresh();
+  // A read session for this tab's token; renewed before it runs out.
+  var renewal = null;
+  function session() {
+    return fetch('/api/v1/session', {
+      method: 'POST',
+      credentials: 'same-origin',
+      headers: { 'Authorization': 'Bearer ' + token() }
+    }).then(function (r) {
+      return r.json().then(function (j) {
+        if (!r.ok) { throw new Error(j.error); }
+        clearTimeout(renewal);
+        renewal = setTimeout(function () { session().catch(refused); }, j.expires_in_seconds * 500);
+      });
+    });
+  }
+
+  function refused(e) {
+    msg.textContent = 'no read session: ' + (e && e.message ? e.message : e);
+  }
+
+  var es = null;
+  function start() {
+    if (es) { refresh(); return; }
+    es = new EventSource('/api/v1/events');
+    ['server_up', 'server_down', 'weight', 'quorum_up', 'quorum_down', 'sorry_in', 'sorry_out', 'reload_ok',
+      'reload_refused', 'admin'].forEach(function (k) { es.addEventListener(k, refresh); });
+    // Each (re)connection may have missed changes.
+    es.onopen = refresh;
+    // Counters move without events; a slow poll keeps them honest.
+    setInterval(refresh, 5000);
+    refresh();
+  }
+
+  if (!readsNeedToken) {
+    start();
+  } else if (token()) {
+    session().then(start, refused);
+  } else {
+    msg.textContent = 'this listener needs the admin token';
+  }
 }());

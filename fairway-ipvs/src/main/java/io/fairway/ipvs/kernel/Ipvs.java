@@ -15,6 +15,9 @@ final class Ipvs {
   static final int CMD_SET_DEST = 6;
   static final int CMD_DEL_DEST = 7;
   static final int CMD_GET_DEST = 8;
+  static final int CMD_NEW_DAEMON = 9;
+  static final int CMD_DEL_DAEMON = 10;
+  static final int CMD_GET_DAEMON = 11;
   static final int CMD_SET_CONFIG = 12;
   static final int CMD_GET_CONFIG = 13;
   static final int CMD_SET_INFO = 14;
@@ -24,6 +27,7 @@ final class Ipvs {
 
   static final int CMD_ATTR_SERVICE = 1;
   static final int CMD_ATTR_DEST = 2;
+  static final int CMD_ATTR_DAEMON = 3;
   static final int CMD_ATTR_TIMEOUT_TCP = 4;
   static final int CMD_ATTR_TIMEOUT_TCP_FIN = 5;
   static final int CMD_ATTR_TIMEOUT_UDP = 6;
@@ -67,6 +71,16 @@ final class Ipvs {
   static final int STATS_ATTR_OUTPPS = 8;
   static final int STATS_ATTR_INBPS = 9;
   static final int STATS_ATTR_OUTBPS = 10;
+
+  /** Inside CMD_ATTR_DAEMON (ip_vs_daemon_policy in ip_vs_ctl.c gives the types). */
+  static final int DAEMON_ATTR_STATE = 1; // u32: IP_VS_STATE_MASTER 1, _BACKUP 2
+  static final int DAEMON_ATTR_MCAST_IFN = 2; // NUL-terminated string, at most 15 bytes
+  static final int DAEMON_ATTR_SYNC_ID = 3; // u32
+  static final int DAEMON_ATTR_SYNC_MAXLEN = 4; // u16
+  static final int DAEMON_ATTR_MCAST_GROUP = 5; // u32, the address in network order
+  static final int DAEMON_ATTR_MCAST_GROUP6 = 6; // 16 bytes
+  static final int DAEMON_ATTR_MCAST_PORT = 7; // u16, host order
+  static final int DAEMON_ATTR_MCAST_TTL = 8; // u8
 
   static final int INFO_ATTR_VERSION = 1;
   static final int INFO_ATTR_CONN_TAB_SIZE = 2;

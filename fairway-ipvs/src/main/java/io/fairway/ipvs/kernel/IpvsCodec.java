@@ -10,6 +10,7 @@ import io.fairway.table.Service;
 import io.fairway.table.ServiceFlag;
 import io.fairway.table.ServiceKey;
 import io.fairway.table.Stats;
+import io.fairway.table.SyncDaemon;
 import io.fairway.table.TableOp;
 import io.fairway.table.Timeouts;
 import io.fairway.table.Tunnel;
@@ -127,6 +128,86 @@ public final class IpvsCodec {
     } catch (IllegalArgumentException e) {
       // A u32 past 2^31 - 1 seconds (Jazzer found it): not a timeout the table can hold.
       throw new MalformedMessageException("timeouts: " + e.getMessage());
+    }
+  }
+
+  /**
+   * A NEW_DAEMON request: state, interface and sync id always (the kernel refuses the request
+   * without them), the other attributes only when set, so the kernel applies its own defaults
+   * (ip_vs_genl_new_daemon, start_sync_thread), as keepalived's libipvs does.
+   */
+  public static void encodeNewDaemon(MessageBuilder b, int familyId, int seq, SyncDaemon d) {
+    b.begin(familyId, Netlink.NLM_F_REQUEST | Netlink.NLM_F_ACK, seq)
+        .genlHeader(Ipvs.CMD_NEW_DAEMON, Ipvs.VERSION);
+    int n = b.beginNested(Ipvs.CMD_ATTR_DAEMON);
+    b.putU32(Ipvs.DAEMON_ATTR_STATE, d.role().state());
+    b.putString(Ipvs.DAEMON_ATTR_MCAST_IFN, d.interfaceName());
+    b.putU32(Ipvs.DAEMON_ATTR_SYNC_ID, d.syncId());
+    if (d.maxLen() != 0) {
+      b.putU16(Ipvs.DAEMON_ATTR_SYNC_MAXLEN, d.maxLen());
+    }
+    if (d.group() instanceof Inet6Address) {
+      b.putBytes(Ipvs.DAEMON_ATTR_MCAST_GROUP6, d.group().getAddress());
+    } else if (d.group() != null) {
+      // nla_get_in_addr: the four address bytes as they are (network order).
+      b.putBytes(Ipvs.DAEMON_ATTR_MCAST_GROUP, d.group().getAddress());
+    }
+    if (d.port() != 0) {
+      b.putU16(Ipvs.DAEMON_ATTR_MCAST_PORT, d.port());
+    }
+    if (d.ttl() != 0) {
+      b.putU8(Ipvs.DAEMON_ATTR_MCAST_TTL, d.ttl());
+    }
+    b.endNested(n);
+    b.end();
+  }
+
+  /** A DEL_DAEMON request: the kernel reads only the state (ip_vs_genl_del_daemon). */
+  public static void encodeDelDaemon(MessageBuilder b, int familyId, int seq, SyncDaemon.Role role) {
+    b.begin(familyId, Netlink.NLM_F_REQUEST | Netlink.NLM_F_ACK, seq)
+        .genlHeader(Ipvs.CMD_DEL_DAEMON, Ipvs.VERSION);
+    int n = b.beginNested(Ipvs.CMD_ATTR_DAEMON);
+    b.putU32(Ipvs.DAEMON_ATTR_STATE, role.state());
+    b.endNested(n);
+    b.end();
+  }
+
+  /** A GET_DAEMON dump request: one NEW_DAEMON reply per running daemon, master first. */
+  public static void encodeDaemonDump(MessageBuilder b, int familyId, int seq) {
+    b.begin(familyId, Netlink.NLM_F_REQUEST | Netlink.NLM_F_DUMP, seq)
+        .genlHeader(Ipvs.CMD_GET_DAEMON, Ipvs.VERSION)
+        .end();
+  }
+
+  /**
+   * The daemon in a GET_DAEMON reply's attributes (its DAEMON nest).
+   *
+   * @throws MalformedMessageException for anything that is not a daemon the kernel could run (a
+   *     missing state or interface, an unknown state, a sync id past 255, a group that is not
+   *     multicast, a short attribute), never another exception
+   */
+  public static SyncDaemon decodeDaemon(Attributes genl) {
+    try {
+      Attributes d = genl.nested(Ipvs.CMD_ATTR_DAEMON);
+      InetAddress group = null;
+      if (d.has(Ipvs.DAEMON_ATTR_MCAST_GROUP6)) {
+        group = address(AddressFamily.INET6, d.bytes(Ipvs.DAEMON_ATTR_MCAST_GROUP6));
+      } else if (d.has(Ipvs.DAEMON_ATTR_MCAST_GROUP)) {
+        group = address(AddressFamily.INET, d.bytes(Ipvs.DAEMON_ATTR_MCAST_GROUP));
+      }
+      if (!d.has(Ipvs.DAEMON_ATTR_MCAST_IFN)) {
+        throw new MalformedMessageException("no interface");
+      }
+      return new SyncDaemon(
+          SyncDaemon.Role.ofState(d.u32(Ipvs.DAEMON_ATTR_STATE)),
+          d.string(Ipvs.DAEMON_ATTR_MCAST_IFN),
+          d.u32(Ipvs.DAEMON_ATTR_SYNC_ID, 0),
+          d.u16(Ipvs.DAEMON_ATTR_SYNC_MAXLEN, 0),
+          d.u16(Ipvs.DAEMON_ATTR_MCAST_PORT, 0),
+          d.has(Ipvs.DAEMON_ATTR_MCAST_TTL) ? d.u8(Ipvs.DAEMON_ATTR_MCAST_TTL) : 0,
+          group);
+    } catch (IllegalArgumentException | IndexOutOfBoundsException | MalformedMessageException e) {
+      throw new MalformedMessageException("sync daemon: " + e.getMessage());
     }
   }
 

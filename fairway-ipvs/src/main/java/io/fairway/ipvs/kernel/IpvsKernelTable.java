@@ -6,6 +6,8 @@ import io.fairway.table.DestKey;
 import io.fairway.table.Service;
 import io.fairway.table.ServiceEntry;
 import io.fairway.table.ServiceKey;
+import io.fairway.table.SyncDaemon;
+import io.fairway.table.SyncDaemonControl;
 import io.fairway.table.Table;
 import io.fairway.table.TableErrors;
 import io.fairway.table.TableException;
@@ -35,7 +37,7 @@ import java.util.OptionalInt;
  *
  * <p>Not thread-safe; the apply layer serialises.
  */
-public final class IpvsKernelTable implements Table, TimeoutControl {
+public final class IpvsKernelTable implements Table, TimeoutControl, SyncDaemonControl {
   /** The one line shown when the kernel has no IPVS. */
   public static final String NO_IPVS =
       "this kernel has no IPVS (generic netlink family IPVS not found); use --userspace";
@@ -163,6 +165,72 @@ public final class IpvsKernelTable implements Table, TimeoutControl {
       throw new TableException(TableException.Reason.OTHER, "IPVS set timeouts: " + e.getMessage(), e);
     }
   }
+
+  /** GET_DAEMON: the sync daemons running ({@code ipvsadm -L --daemon}). */
+  @Override
+  public List<SyncDaemon> syncDaemons() throws TableException {
+    int seq = genl.nextSeq();
+    builder.reset();
+    IpvsCodec.encodeDaemonDump(builder, family, seq);
+    try {
+      List<SyncDaemon> out = new ArrayList<>(2);
+      for (NetlinkMessage m : genl.dump(builder.toByteArray(), seq)) {
+        out.add(IpvsCodec.decodeDaemon(m.genlAttributes()));
+      }
+      return out;
+    } catch (NetlinkException e) {
+      throw failure("IPVS sync daemons", e);
+    } catch (IOException | MalformedMessageException e) {
+      throw new TableException(TableException.Reason.OTHER, "IPVS sync daemons: " + e.getMessage(), e);
+    }
+  }
+
+  /** NEW_DAEMON ({@code ipvsadm --start-daemon}). */
+  @Override
+  public void startSyncDaemon(SyncDaemon d) throws TableException {
+    int seq = genl.nextSeq();
+    builder.reset();
+    IpvsCodec.encodeNewDaemon(builder, family, seq, d);
+    String what = "IPVS start " + d.role().word() + " sync daemon on " + d.interfaceName();
+    try {
+      genl.request(builder.toByteArray(), seq);
+    } catch (NetlinkException e) {
+      throw switch (e.errno()) {
+        case TableErrors.EEXIST -> new TableException(TableException.Reason.EXISTS, e.errno(),
+            what + ": a " + d.role().word() + " sync daemon is running already (EEXIST)");
+        case ENODEV -> new TableException(TableException.Reason.NOT_FOUND, e.errno(),
+            what + ": no such interface (ENODEV)");
+        case TableErrors.EINVAL -> new TableException(TableException.Reason.INVALID, e.errno(),
+            what + ": refused (EINVAL; a service with destinations of another address family"
+                + " cannot be synchronised)");
+        default -> failure(what, e);
+      };
+    } catch (IOException e) {
+      throw new TableException(TableException.Reason.OTHER, what + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** DEL_DAEMON ({@code ipvsadm --stop-daemon}). */
+  @Override
+  public void stopSyncDaemon(SyncDaemon.Role role) throws TableException {
+    int seq = genl.nextSeq();
+    builder.reset();
+    IpvsCodec.encodeDelDaemon(builder, family, seq, role);
+    String what = "IPVS stop " + role.word() + " sync daemon";
+    try {
+      genl.request(builder.toByteArray(), seq);
+    } catch (NetlinkException e) {
+      if (e.errno() == TableErrors.ESRCH) {
+        throw new TableException(TableException.Reason.NO_SERVICE, e.errno(),
+            what + ": none is running (ESRCH)");
+      }
+      throw failure(what, e);
+    } catch (IOException e) {
+      throw new TableException(TableException.Reason.OTHER, what + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static final int ENODEV = 19;
 
   @Override
   public void addService(Service service) throws TableException {

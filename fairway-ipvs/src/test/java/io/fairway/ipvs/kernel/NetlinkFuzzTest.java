@@ -16,7 +16,7 @@ import java.util.List;
  * Coverage-guided fuzzing (Jazzer) of what the kernel sends back: a buffer of netlink messages,
  * split ({@link NetlinkMessage#parseAll}), each an error/ack (errno, acked sequence, extended-ack
  * text) or a generic-netlink IPVS reply decoded as the table reads it (service with its stats,
- * destination, timeouts). Invariants: only {@link MalformedMessageException} escapes (a kernel
+ * destination, timeouts, sync daemon). Invariants: only {@link MalformedMessageException} escapes (a kernel
  * or a hostile process on the socket must not crash the reader with anything else), and
  * allocation stays bounded by the input. The normal build replays the seeds once
  * (src/test/resources/io/fairway/ipvs/kernel/NetlinkFuzzTestInputs); {@code bench/fuzz.sh} fuzzes.
@@ -28,7 +28,8 @@ class NetlinkFuzzTest {
   static {
     // One-time class loading and initialisation (addresses, enums, formatting) is not what an
     // input costs: decode real replies once before any input is measured.
-    for (String seed : List.of("capture-services-0", "capture-dests6-0", "capture-eexist-0")) {
+    for (String seed : List.of("capture-services-0", "capture-dests6-0", "capture-eexist-0",
+        "daemon-master-0")) {
       try (var in = NetlinkFuzzTest.class.getResourceAsStream(
           "NetlinkFuzzTestInputs/ipvsReply/" + seed)) {
         decode(ByteBuffer.wrap(in.readAllBytes()).order(ByteOrder.nativeOrder()));
@@ -73,6 +74,9 @@ class NetlinkFuzzTest {
       }
       if (a.has(Ipvs.CMD_ATTR_DEST)) {
         IpvsCodec.decodeDest(a.nested(Ipvs.CMD_ATTR_DEST), AddressFamily.INET);
+      }
+      if (a.has(Ipvs.CMD_ATTR_DAEMON)) {
+        IpvsCodec.decodeDaemon(a);
       }
       IpvsCodec.decodeTimeouts(a);
     }

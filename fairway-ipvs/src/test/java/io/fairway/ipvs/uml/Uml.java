@@ -204,6 +204,7 @@ public final class Uml {
     private List<String> modules = DEFAULT_MODULES;
     private String memory = "1G";
     private final List<String> setup = new ArrayList<>();
+    private final List<String> kernelArgs = new ArrayList<>();
 
     /** A shell command line to run inside (run by {@code /bin/sh -c}). */
     public Builder command(String shellCommand) {
@@ -244,6 +245,15 @@ public final class Uml {
       return this;
     }
 
+    /**
+     * An extra word on the kernel's command line, e.g. {@code eth0=daemon,,unix,/tmp/x/ctl}
+     * (a network interface on a {@code uml_switch}) or {@code umid=NAME}.
+     */
+    public Builder kernelArg(String arg) {
+      kernelArgs.add(arg);
+      return this;
+    }
+
     /** UML memory, e.g. {@code 1G}. */
     public Builder memory(String m) {
       this.memory = m;
@@ -252,6 +262,14 @@ public final class Uml {
 
     /** Boots, runs the command, halts. */
     public Result run() throws IOException, InterruptedException {
+      return start().await();
+    }
+
+    /**
+     * Boots and returns at once, for running several kernels side by side (joined by a
+     * {@code uml_switch}, see {@link #kernelArg}); {@link Running#await} waits for the halt.
+     */
+    public Running start() throws IOException {
       if (command == null) {
         throw new IllegalStateException("no command");
       }
@@ -262,9 +280,11 @@ public final class Uml {
       Files.writeString(init, initScript(out), StandardCharsets.UTF_8);
       Files.setPosixFilePermissions(init, PosixFilePermissions.fromString("rwxr-xr-x"));
       Path console = out.resolve("console.txt");
-      ProcessBuilder pb = new ProcessBuilder(
+      List<String> argv = new ArrayList<>(List.of(
           uml.toString(), "mem=" + memory, "rootfstype=hostfs", "rootflags=/", "ro",
-          "init=" + init.toAbsolutePath(), "con=null", "con0=fd:0,fd:1");
+          "init=" + init.toAbsolutePath(), "con=null", "con0=fd:0,fd:1"));
+      argv.addAll(kernelArgs);
+      ProcessBuilder pb = new ProcessBuilder(argv);
       pb.redirectInput(new File("/dev/null"));
       pb.redirectErrorStream(true);
       pb.redirectOutput(console.toFile());
@@ -272,18 +292,7 @@ public final class Uml {
       pb.environment().put("LD_PRELOAD", xstateShim().toString());
       long start = System.nanoTime();
       Process p = pb.start();
-      boolean finished = p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
-      if (!finished) {
-        // UML runs as several host processes; end the whole tree we started.
-        p.descendants().forEach(ProcessHandle::destroyForcibly);
-        p.destroyForcibly();
-        p.waitFor(10, TimeUnit.SECONDS);
-      }
-      Duration took = Duration.ofNanos(System.nanoTime() - start);
-      deleteQuietly(work);
-      Path exit = out.resolve("exit-code");
-      int code = Files.exists(exit) ? Integer.parseInt(Files.readString(exit).trim()) : -1;
-      return new Result(code, !finished, out, took);
+      return new Running(p, start, timeout, out, work);
     }
 
     private String initScript(Path out) {
@@ -313,6 +322,55 @@ public final class Uml {
       s.append("sync\n");
       s.append("halt -f\n");
       return s.toString();
+    }
+  }
+
+  /** A kernel booted by {@link Builder#start}. */
+  public static final class Running {
+    private final Process process;
+    private final long start;
+    private final Duration timeout;
+    private final Path out;
+    private final Path work;
+
+    private Running(Process process, long start, Duration timeout, Path out, Path work) {
+      this.process = process;
+      this.start = start;
+      this.timeout = timeout;
+      this.out = out;
+      this.work = work;
+    }
+
+    /** The host directory that is {@link #OUT} inside. */
+    public Path outDir() {
+      return out;
+    }
+
+    /** Whether the kernel still runs. */
+    public boolean alive() {
+      return process.isAlive();
+    }
+
+    /** Pulls the plug: every host process of this UML ends at once (a machine that dies). */
+    public void kill() {
+      process.descendants().forEach(ProcessHandle::destroyForcibly);
+      process.destroyForcibly();
+    }
+
+    /** Waits for the halt (at most the builder's timeout from the boot, then kills it). */
+    public Result await() throws IOException, InterruptedException {
+      long left = timeout.toNanos() - (System.nanoTime() - start);
+      boolean finished = process.waitFor(Math.max(0, left), TimeUnit.NANOSECONDS);
+      if (!finished) {
+        // UML runs as several host processes; end the whole tree we started.
+        kill();
+        process.waitFor(10, TimeUnit.SECONDS);
+      }
+      Duration took = Duration.ofNanos(System.nanoTime() - start);
+      deleteQuietly(work);
+      Path exit = out.resolve("exit-code");
+      int code = Files.exists(exit) ? Integer.parseInt(Files.readString(exit).trim()) : -1;
+      return new Result(code, !finished, out, took);
     }
   }
 

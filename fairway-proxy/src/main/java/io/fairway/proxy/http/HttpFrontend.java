@@ -139,6 +139,8 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
   private boolean retriedFresh;
   private boolean reusedConnection;
   private final Set<RealServer> tried = new HashSet<>(2);
+  /** The last of {@link #tried} to fail: a 502 after every server failed is counted for it. */
+  private RealServer lastFailed;
   /** Body slices and END received before the backend connection exists. */
   private final ArrayDeque<Object> pendingBody = new ArrayDeque<>();
   private RealServer server;
@@ -366,6 +368,7 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
       warnings.warn(vs.service().key(), none ? "no destination available" : "every destination failed",
           (none ? "" : tried + " ") + request.method() + " " + request.target() + " from " + clientAddress);
       endExchange(false);
+      generated(none ? null : lastFailed, none ? 503 : 502);
       sendErrorAndClose(
           none ? 503 : 502,
           none ? "No server is available to handle this request." : "The server could not be reached.");
@@ -396,6 +399,8 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
             attach(f.channel());
           } else {
             warnings.warn(vs.service().key(), "connect to " + rs + " failed: " + TcpFrontend.reason(f.cause()), null);
+            rs.http.connectFailed();
+            lastFailed = rs;
             l.closeRequest();
             lease = null;
             server = null;
@@ -740,6 +745,7 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
       } else {
         retriedFresh = true;
         tried.add(rs);
+        lastFailed = rs;
       }
       Channel b = backend;
       backend = null;
@@ -763,10 +769,12 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
   private void backendBroken(String why) {
     warnings.warn(vs.service().key(), why, null);
     boolean answered = responseStarted;
+    RealServer rs = server;
     endExchange(false);
     if (answered) {
       closeClient();
     } else {
+      generated(rs, 502);
       sendErrorAndClose(502, "The server sent no valid response.");
     }
   }
@@ -814,6 +822,7 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
       if (request != null && !responseStarted) {
         warnings.warn(vs.service().key(), server + " did not answer within " + timeouts.firstByte(),
             request.method() + " " + request.target());
+        generated(server, 504);
         endExchange(false);
         sendErrorAndClose(504, "The server did not answer in time.");
         return;
@@ -849,6 +858,11 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
         }
       }
     }
+  }
+
+  /** Counts a response the proxy makes up: for the server the request went to, else the service. */
+  private void generated(RealServer rs, int status) {
+    (rs != null ? rs.http : vs.http).generated(status, System.nanoTime() - exchangeStart);
   }
 
   private void sendErrorAndClose(int status, String detail) {

@@ -5,7 +5,9 @@ import java.util.concurrent.atomic.LongAdder;
 /**
  * One real server's HTTP counters on the userspace data plane: responses by status class, the
  * request duration (request head in to response end out) and backend connect time as fixed-bucket
- * histograms, and retries.
+ * histograms, retries, failed backend connects, and the responses the proxy made up itself (502,
+ * 503, 504) among the responses. A virtual service has one too, for the requests it could choose
+ * no server for.
  *
  * <p>Built for the hot path: every record is a handful of {@link LongAdder} increments (striped,
  * no lock, no allocation once a stripe exists) and a scan of a dozen bucket bounds; nothing is
@@ -26,6 +28,10 @@ public final class HttpStats {
   /** 1xx..5xx at 0..4; anything else at 5. */
   private final LongAdder[] byClass = adders(6);
   private final LongAdder retries = new LongAdder();
+  /** The codes of {@link #generated}: what the proxy answers when a server fails or none is left. */
+  public static final int[] GENERATED_CODES = {502, 503, 504};
+  private final LongAdder[] generated = adders(GENERATED_CODES.length);
+  private final LongAdder connectFailures = new LongAdder();
 
   void completed(int status, long nanos) {
     if (!ENABLED) {
@@ -48,28 +54,67 @@ public final class HttpStats {
     }
   }
 
+  /**
+   * A response the proxy generated (its error page) instead of relaying one: a response like any
+   * other in the class counts and the duration, and counted by code.
+   */
+  void generated(int status, long nanos) {
+    if (!ENABLED) {
+      return;
+    }
+    completed(status, nanos);
+    for (int i = 0; i < GENERATED_CODES.length; i++) {
+      if (GENERATED_CODES[i] == status) {
+        generated[i].increment();
+      }
+    }
+  }
+
+  void connectFailed() {
+    if (ENABLED) {
+      connectFailures.increment();
+    }
+  }
+
   /** The counters now (each read on its own; a scrape is not a transaction). */
   public Snapshot snapshot() {
     long[] classes = new long[6];
     for (int i = 0; i < 6; i++) {
       classes[i] = byClass[i].sum();
     }
-    return new Snapshot(classes, duration.snapshot(), connect.snapshot(), retries.sum());
+    long[] made = new long[GENERATED_CODES.length];
+    for (int i = 0; i < made.length; i++) {
+      made[i] = generated[i].sum();
+    }
+    return new Snapshot(classes, duration.snapshot(), connect.snapshot(), retries.sum(), made, connectFailures.sum());
   }
 
   /**
-   * @param byClass responses by status class: 1xx..5xx, then other
+   * @param byClass responses by status class: 1xx..5xx, then other (generated ones included)
    * @param duration request durations
    * @param connect backend connect times
    * @param retries requests retried on a fresh connection or another server
+   * @param generated the responses the proxy generated, by {@link #GENERATED_CODES}
+   * @param connectFailures backend connects that failed (refused, unreachable, timed out)
    */
-  public record Snapshot(long[] byClass, Buckets duration, Buckets connect, long retries) {}
+  public record Snapshot(long[] byClass, Buckets duration, Buckets connect, long retries, long[] generated,
+      long connectFailures) {
+    /** Both added up (one server under several services of a virtual server group). */
+    public Snapshot plus(Snapshot o) {
+      return new Snapshot(add(byClass, o.byClass), duration.plus(o.duration), connect.plus(o.connect),
+          retries + o.retries, add(generated, o.generated), connectFailures + o.connectFailures);
+    }
+  }
 
   /**
    * A histogram's state: {@code counts[i]} observations in bucket {@code i} (not cumulative; the
    * last is above every bound), and their sum in seconds.
    */
   public record Buckets(double[] bounds, long[] counts, double sumSeconds) {
+    Buckets plus(Buckets o) {
+      return new Buckets(bounds, add(counts, o.counts), sumSeconds + o.sumSeconds);
+    }
+
     public long count() {
       long n = 0;
       for (long c : counts) {
@@ -77,6 +122,14 @@ public final class HttpStats {
       }
       return n;
     }
+  }
+
+  private static long[] add(long[] a, long[] b) {
+    long[] s = a.clone();
+    for (int i = 0; i < s.length; i++) {
+      s[i] += b[i];
+    }
+    return s;
   }
 
   private static LongAdder[] adders(int n) {

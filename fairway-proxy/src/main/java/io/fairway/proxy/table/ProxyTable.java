@@ -584,4 +584,18 @@ public final class ProxyTable implements Table, PlanTarget {
     });
     return out;
   }
+
+  /**
+   * The HTTP counters of every HTTP service for the requests it chose no real server for (the
+   * proxy's 503s), by service.
+   */
+  public synchronized Map<ServiceKey, HttpStats.Snapshot> httpServiceStats() {
+    Map<ServiceKey, HttpStats.Snapshot> out = new LinkedHashMap<>();
+    services.forEach((k, vs) -> {
+      if (vs.spec().mode() == Mode.HTTP) {
+        out.put(k, vs.http.snapshot());
+      }
+    });
+    return out;
+  }
 }

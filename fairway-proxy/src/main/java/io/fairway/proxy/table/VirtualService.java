@@ -6,6 +6,7 @@ import io.fairway.director.sched.Flow;
 import io.fairway.director.sched.KernelScheduler;
 import io.fairway.director.sched.Schedulers;
 import io.fairway.plan.Selection;
+import io.fairway.proxy.http.HttpStats;
 import io.fairway.proxy.ProxyOptions;
 import io.fairway.proxy.Timeouts;
 import io.fairway.proxy.l4.IdleWatch;
@@ -73,6 +74,8 @@ public final class VirtualService {
   private VarnishPicker varnish;
   /** Persistence for the Varnish directors (the kernel model has its own templates). */
   final Persistence persistence = new Persistence();
+  /** The responses to requests no server could be chosen for (503): the proxy's own. */
+  public final HttpStats http = new HttpStats();
   volatile Channel listener;
   volatile InetSocketAddress vip;
 

@@ -10,16 +10,26 @@ import java.util.Optional;
  * @param instances {@code vrrp_instance} blocks, in file order
  * @param syncGroups {@code vrrp_sync_group} blocks, in file order
  * @param scripts {@code vrrp_script} blocks, in file order
+ * @param syncDaemon the IPVS connection sync daemon ({@code lvs_sync_daemon} in global_defs or
+ *     {@code lvs_sync_daemon_interface} in an instance), if any
  */
 public record VrrpConfig(
     VrrpGlobals globals,
     List<VrrpInstance> instances,
     List<SyncGroup> syncGroups,
-    List<VrrpScript> scripts) {
+    List<VrrpScript> scripts,
+    Optional<LvsSyncDaemon> syncDaemon) {
   public VrrpConfig {
     instances = List.copyOf(instances);
     syncGroups = List.copyOf(syncGroups);
     scripts = List.copyOf(scripts);
+    java.util.Objects.requireNonNull(syncDaemon, "syncDaemon");
+  }
+
+  /** VRRP without a connection sync daemon. */
+  public VrrpConfig(VrrpGlobals globals, List<VrrpInstance> instances, List<SyncGroup> syncGroups,
+      List<VrrpScript> scripts) {
+    this(globals, instances, syncGroups, scripts, Optional.empty());
   }
 
   /** A file without VRRP. */

@@ -1,0 +1,145 @@
+package io.fairway.daemon;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.awaitility.Awaitility.await;
+
+import io.fairway.plan.Plan;
+import io.fairway.table.SyncDaemon;
+import io.fairway.table.SyncDaemon.Role;
+import io.fairway.table.SyncDaemonControl;
+import io.fairway.table.TableException;
+import io.fairway.vrrp.state.State;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The order of sync daemon requests, against a recording kernel that behaves as ip_vs_sync.c
+ * does (EEXIST for a second daemon of a role, ESRCH for stopping one that does not run), in
+ * keepalived 2.2.7's sequence for each VRRP state change.
+ */
+class ConnectionSyncTest {
+
+  /** Records every request; refuses what the kernel refuses. */
+  static final class Kernel implements SyncDaemonControl {
+    final List<String> calls = new ArrayList<>();
+    final Map<Role, SyncDaemon> running = new EnumMap<>(Role.class);
+    String refuseStart;
+
+    @Override
+    public synchronized List<SyncDaemon> syncDaemons() {
+      return List.copyOf(running.values());
+    }
+
+    @Override
+    public synchronized void startSyncDaemon(SyncDaemon d) throws TableException {
+      calls.add("start " + d.role().word());
+      if (refuseStart != null) {
+        throw new TableException(TableException.Reason.NOT_FOUND, 19, refuseStart);
+      }
+      if (running.containsKey(d.role())) {
+        throw new TableException(TableException.Reason.EXISTS, 17, "EEXIST");
+      }
+      running.put(d.role(), d);
+    }
+
+    @Override
+    public synchronized void stopSyncDaemon(Role role) throws TableException {
+      calls.add("stop " + role.word());
+      if (running.remove(role) == null) {
+        throw new TableException(TableException.Reason.NO_SERVICE, 3, "ESRCH");
+      }
+    }
+
+    synchronized List<String> calls() {
+      return List.copyOf(calls);
+    }
+  }
+
+  private static Plan.Sync plan(Optional<String> instance) {
+    return new Plan.Sync("k.conf:3", "eth0", 51, 0, 0, 0, Optional.empty(), instance);
+  }
+
+  @Test
+  void withoutAnInstanceMasterAndBackupRunFromStartToClose() throws Exception {
+    Kernel k = new Kernel();
+    ConnectionSync s = new ConnectionSync(plan(Optional.empty()), k);
+    s.start();
+    assertThat(k.running.keySet()).containsExactly(Role.MASTER, Role.BACKUP);
+    s.instanceChanged("VI_1", State.BACKUP, State.MASTER); // no instance followed: nothing
+    s.close();
+    assertThat(k.calls()).containsExactly("start master", "start backup", "stop master",
+        "stop backup");
+    assertThat(k.running).isEmpty();
+  }
+
+  @Test
+  void theDaemonsFollowTheInstanceAsKeepalivedDoes() throws Exception {
+    Kernel k = new Kernel();
+    ConnectionSync s = new ConnectionSync(plan(Optional.of("VI_1")), k);
+    s.start();
+    assertThat(k.running.keySet()).containsExactly(Role.BACKUP);
+    s.instanceChanged("VI_1", State.INIT, State.BACKUP);
+    s.instanceChanged("VI_2", State.BACKUP, State.MASTER); // another instance
+    s.instanceChanged("VI_1", State.BACKUP, State.MASTER);
+    await().atMost(Duration.ofSeconds(5)).until(() -> k.calls().size() == 3);
+    assertThat(k.running.keySet()).containsExactly(Role.MASTER);
+    assertThat(k.running.get(Role.MASTER)).isEqualTo(SyncDaemon.of(Role.MASTER, "eth0", 51));
+    s.instanceChanged("VI_1", State.MASTER, State.FAULT);
+    await().atMost(Duration.ofSeconds(5)).until(() -> k.calls().size() == 5);
+    s.instanceChanged("VI_1", State.FAULT, State.BACKUP); // a backup keeps its backup daemon
+    s.instanceChanged("VI_1", State.BACKUP, State.MASTER);
+    s.instanceChanged("VI_1", State.MASTER, State.BACKUP);
+    await().atMost(Duration.ofSeconds(5)).until(() -> k.calls().size() == 9);
+    s.close();
+    s.instanceChanged("VI_1", State.BACKUP, State.STOP); // shutdown: ignored, close stopped it
+    assertThat(k.calls()).containsExactly("start backup", "stop backup", "start master",
+        "stop master", "start backup", "stop backup", "start master", "stop master",
+        "start backup", "stop backup");
+    assertThat(k.running).isEmpty();
+  }
+
+  @Test
+  void whatAnEarlierRunLeftIsStoppedFirst() throws Exception {
+    Kernel k = new Kernel();
+    k.running.put(Role.MASTER, SyncDaemon.of(Role.MASTER, "eth9", 3));
+    ConnectionSync s = new ConnectionSync(plan(Optional.of("VI_1")), k);
+    s.start();
+    assertThat(k.calls()).containsExactly("stop master", "start backup");
+    s.close();
+  }
+
+  @Test
+  void aRefusedStartNamesTheKeywordAndLeavesNothingRunning() {
+    Kernel k = new Kernel();
+    k.refuseStart = "IPVS start master sync daemon on eth0: no such interface (ENODEV)";
+    ConnectionSync s = new ConnectionSync(plan(Optional.empty()), k);
+    TableException e = catchThrowableOfType(s::start, TableException.class);
+    assertThat(e.getMessage()).isEqualTo("k.conf:3: lvs_sync_daemon: IPVS start master sync "
+        + "daemon on eth0: no such interface (ENODEV)");
+    assertThat(k.running).isEmpty();
+  }
+
+  @Test
+  void statusReadsTheKernelAndSaysWhatWasRefused() throws Exception {
+    Kernel k = new Kernel();
+    ConnectionSync s = new ConnectionSync(plan(Optional.of("VI_1")), k);
+    s.start();
+    assertThat(s.status()).isEqualTo("IPVS sync daemon: eth0 syncid 51, follows VI_1 (INIT): "
+        + "wants backup\n  kernel: backup sync daemon (mcast=eth0, syncid=51)\n");
+    // Someone stops it behind Fairway's back and the next start is refused.
+    k.running.clear();
+    k.refuseStart = "IPVS start master sync daemon on eth0: refused (EINVAL)";
+    s.instanceChanged("VI_1", State.BACKUP, State.MASTER);
+    await().atMost(Duration.ofSeconds(5)).until(() -> s.status().contains("refused"));
+    assertThat(s.status()).isEqualTo("IPVS sync daemon: eth0 syncid 51, follows VI_1 (MASTER): "
+        + "wants master\n  kernel: no sync daemon running\n  last change refused: "
+        + "lvs_sync_daemon: IPVS start master sync daemon on eth0: refused (EINVAL)\n");
+    s.close();
+  }
+}

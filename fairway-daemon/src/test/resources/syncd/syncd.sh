@@ -1,0 +1,60 @@
+#!/bin/sh
+# The kernel's connection sync daemon in user-mode Linux (one kernel): the netlink commands
+# against ipvsadm, then `fairway run` starting and stopping the daemons: without a VRRP instance
+# (master and backup), following a VRRP instance (backup, then master), and with an interface
+# that does not exist (--userspace: SyncUserspaceRunTest, on the host). Usage: syncd.sh SCENARIO_DIR
+S=$1
+OUT=/run/out
+FW="sh $S/fairway.sh"
+daemons() { ipvsadm -L --daemon; }
+status() { python3 -c 'import urllib.request as u; print(u.urlopen("http://127.0.0.1:9107/status").read().decode())'; }
+until_status() { # FILE: wait until the admin endpoint answers (at most 60 s)
+  i=0
+  until status > "$1" 2>/dev/null || [ $i -ge 300 ]; do sleep 0.2; i=$((i + 1)); done
+}
+until_daemons() { # COUNT: wait until COUNT daemons run (at most 60 s)
+  i=0
+  while [ "$(daemons | wc -l)" -ne "$1" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+}
+set -x
+modprobe veth
+ip link add syd0 type veth peer name syd1
+ip addr add 10.99.0.1/24 dev syd0
+ip link set syd0 up
+ip link set syd1 up
+
+# 1. The netlink commands, step by step against ipvsadm.
+sh "$S/netlink.sh" syd0 > "$OUT/netlink.out" 2>&1
+echo $? > "$OUT/netlink.code"
+
+# 2. No VRRP instance: both daemons from start to SIGTERM.
+$FW run -f "$S/both.conf" > "$OUT/both.out" 2> "$OUT/both.log" &
+PID=$!
+until_daemons 2
+daemons > "$OUT/both-running.txt"
+until_status "$OUT/both-status.txt"
+kill -TERM $PID
+wait $PID
+echo $? > "$OUT/both.code"
+daemons > "$OUT/both-after.txt"
+
+# 3. Following VI_1: the backup daemon first, the master one once VI_1 is master.
+$FW run -f "$S/vrrp.conf" > "$OUT/vrrp.out" 2> "$OUT/vrrp.log" &
+PID=$!
+until_daemons 1
+daemons > "$OUT/vrrp-backup.txt"
+i=0
+while ! daemons | grep -q '^master' && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+daemons > "$OUT/vrrp-master.txt"
+ip -4 addr show dev syd0 > "$OUT/vrrp-addr.txt"
+status > "$OUT/vrrp-status.txt" 2>&1
+kill -TERM $PID
+wait $PID
+echo $? > "$OUT/vrrp.code"
+daemons > "$OUT/vrrp-after.txt"
+
+# 4. An interface that does not exist: one line, exit 1, nothing left.
+$FW run -f "$S/nosuch.conf" > "$OUT/nosuch.out" 2> "$OUT/nosuch.err"
+echo $? > "$OUT/nosuch.code"
+daemons > "$OUT/nosuch-daemons.txt"
+ipvsadm -Ln > "$OUT/nosuch-table.txt"
