@@ -6,11 +6,22 @@ OUT=/run/out
 PY=$(cat "$S/python")
 FW="sh $S/fairway.sh"
 table() { ipvsadm -Sn | sort; }
+# Waits until the shell condition $1 holds, for at most $2 seconds (0.1 s polls): each step waits
+# for the event it needs, not a fixed time (a JVM in UML is slow, but not always equally slow).
+uptime_s() { cut -d' ' -f1 /proc/uptime; }
+await() {
+  end=$(( $(uptime_s | cut -d. -f1) + $2 ))
+  while ! eval "$1" && [ "$(uptime_s | cut -d. -f1)" -lt $end ]; do sleep 0.1; done
+  echo "$(uptime_s) $1" >> "$OUT/waited.txt"
+}
+listening() { ss -ltnH "src $1 sport = :80" | grep -q .; }
+await true 0 # the time the scenario starts, in waited.txt
 
 # 1. No IPVS: the module is not loaded and cannot be (modprobe disabled).
 echo /bin/false > /proc/sys/kernel/modprobe
 $FW run -f "$S/good.conf" --admin off > "$OUT/noipvs.out" 2> "$OUT/noipvs.err"
 echo $? > "$OUT/noipvs.code"
+await true 0
 echo /sbin/modprobe > /proc/sys/kernel/modprobe
 modprobe ip_vs && modprobe ip_vs_rr
 
@@ -20,12 +31,12 @@ for a in 1 2; do
   "$PY" -m http.server --bind 10.16.1.$a 80 > /dev/null 2>&1 &
   echo $! > /run/backend-$a
 done
+# Both backends listen before fairway's first checks, so the table goes straight to both.
+await "listening 10.16.1.1 && listening 10.16.1.2" 60
 cp "$S/good.conf" /run/k.conf
 $FW run -f /run/k.conf --admin 127.0.0.1:9107 --drift-interval 1 > "$OUT/run.out" 2> "$OUT/run.log" &
 PID=$!
-i=0
-while [ -z "$(table)" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
-sleep 4
+await "[ \"\$(table | wc -l)\" -eq 3 ]" 60
 table > "$OUT/1-started.txt"
 $FW status > "$OUT/status.txt" 2> "$OUT/status.err"
 echo $? > "$OUT/status.code"
@@ -58,28 +69,31 @@ for i in range(10):
         print(e)
 print('ok', ok)
 " > "$OUT/traffic.txt" 2>&1
-# The kernel folds its per-CPU counters into the stats netlink reports every 2 s (the estimator).
-sleep 3
-metrics > "$OUT/metrics-after.txt" 2>&1
+# The kernel folds its per-CPU counters into the stats netlink reports every 2 s (the estimator):
+# read until the connections show (at most 10 s; the test checks the difference is exactly 10).
+conns() { awk '/^fairway_server_connections_total\{/ { s += $NF } END { print s + 0 }' "$1"; }
+before=$(conns "$OUT/metrics-before.txt")
+await "metrics > \"\$OUT/metrics-after.txt\" 2>&1; [ \"\$(conns \"\$OUT/metrics-after.txt\")\" != \"$before\" ]" 10
 ip addr del 10.16.0.1/32 dev lo
 
 # 3. An invalid file on SIGHUP is refused; the running configuration keeps working.
 cp "$S/bad.conf" /run/k.conf
 kill -HUP $PID
-sleep 3
+await "grep -q 'reload refused' \"\$OUT/run.log\"" 30
 table > "$OUT/2-after-bad-reload.txt"
 kill "$(cat /run/backend-2)"
-sleep 5
+await "! table | grep -q 10.16.1.2:80" 30
 table > "$OUT/3-after-failure.txt"
 
 # 4. Drift: a destination deleted behind fairway's back comes back.
 ipvsadm -d -t 10.16.0.1:80 -r 10.16.1.1:80
 table > "$OUT/4-drifted.txt"
-sleep 4
+await "table | grep -q 10.16.1.1:80" 30
 table > "$OUT/5-repaired.txt"
 
 # 5. SIGTERM removes what fairway installed and exits 0.
 kill -TERM $PID
 wait $PID
 echo $? > "$OUT/run.code"
+await true 0
 table > "$OUT/6-after-stop.txt"

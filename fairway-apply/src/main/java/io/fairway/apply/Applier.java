@@ -3,6 +3,8 @@ package io.fairway.apply;
 import io.fairway.table.Dest;
 import io.fairway.table.DestKey;
 import io.fairway.table.ForwardingMethod;
+import io.fairway.table.Ramp;
+import io.fairway.table.RampTarget;
 import io.fairway.table.Service;
 import io.fairway.table.ServiceKey;
 import io.fairway.table.Table;
@@ -36,6 +38,13 @@ public final class Applier {
   private final Map<String, VsState> vss = new LinkedHashMap<>();
   /** Nanoseconds, for slow start ramps. */
   private final LongSupplier nanos;
+  /**
+   * The table's own slow start (the userspace proxy ramps in its scheduler), or {@code null}: then
+   * ramps are weights stepped in the table ({@link SlowStart}), as the kernel needs. Never both.
+   */
+  private final RampTarget rampTarget;
+  /** Told when a ramp starts, so a periodic step runs only while ramps do; under this lock. */
+  private Runnable rampStarted = () -> {};
 
   /**
    * An applier for the given virtual servers, keyed by name. Nothing is written until {@link
@@ -49,6 +58,7 @@ public final class Applier {
   public Applier(Table table, Map<String, VirtualServer> vs, LongSupplier nanos) {
     this.nanos = Objects.requireNonNull(nanos, "nanos");
     this.table = new TolerantTable(Objects.requireNonNull(table, "table"));
+    this.rampTarget = table instanceof RampTarget t ? t : null;
     for (Map.Entry<String, VirtualServer> e : vs.entrySet()) {
       vss.put(e.getKey(), new VsState(e.getValue()));
     }
@@ -163,12 +173,15 @@ public final class Applier {
         long rampStart = rs.rampStart;
         startRamp(rs);
         try {
+          // Before the add, so that a ramping table's first connection is already ramped.
+          handRamp(vs, rs);
           serverIn(vs, rs);
         } catch (TableException e) {
           rs.alive = false;
           rs.rampStart = rampStart;
           throw e;
         }
+        rampMayHaveStarted(rs);
       } else {
         serverOut(vs, rs, false);
       }
@@ -226,15 +239,17 @@ public final class Applier {
     VsState vs = vs(vsName);
     RsState rs = rs(vs, rsName);
     if (!vs.initialized || !rs.present || !rs.alive || !vs.mayChangeServers()
-        || rs.config.slowStart().isZero() || rs.weight <= 1) {
+        || rs.config.slowStart().isZero() || (rampTarget == null && rs.weight <= 1)) {
       return false;
     }
     startRamp(rs);
+    handRamp(vs, rs);
     int w = current(rs);
-    LOG.info("{}: {} slow start over {} (weight {} of {})", vsName, rsName,
-        rs.config.slowStart(), w, rs.weight);
+    LOG.info("{}: {} slow start over {} (weight {} of {}{})", vsName, rsName,
+        rs.config.slowStart(), w, rs.weight, rampTarget == null ? "" : ", in the scheduler");
     forEachService(vs, s -> table.setDest(s.key(), destFor(s, rs.config.dest(), w)));
     rs.written = w;
+    rampMayHaveStarted(rs);
     return true;
   }
 
@@ -271,6 +286,53 @@ public final class Applier {
     return changed;
   }
 
+  /**
+   * Runs {@code r} (under this applier's lock: it must not block or take other locks) whenever a
+   * ramp starts, so the caller can run {@link #stepSlowStarts} only while {@link #rampsActive}.
+   */
+  public synchronized void onRampStart(Runnable r) {
+    rampStarted = Objects.requireNonNull(r, "r");
+  }
+
+  /** Whether any real server is in its slow start. */
+  public synchronized boolean rampsActive() {
+    for (VsState vs : vss.values()) {
+      for (RsState rs : vs.servers.values()) {
+        if (rs.rampStart >= 0) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /** Whether the table ramps in its own scheduler ({@link RampTarget}) rather than by weights. */
+  public boolean rampsInTable() {
+    return rampTarget != null;
+  }
+
+  private void rampMayHaveStarted(RsState rs) {
+    if (rs.rampStart >= 0) {
+      rampStarted.run();
+    }
+  }
+
+  /**
+   * Tells a ramping table where the server's ramp is (or that it has none): once per service, by
+   * the destination's key there. Nothing for a table that is given stepped weights.
+   */
+  private void handRamp(VsState vs, RsState rs) throws TableException {
+    if (rampTarget == null) {
+      return;
+    }
+    Ramp r = rs.rampStart < 0 ? Ramp.NONE
+        : new Ramp(java.time.Duration.ofNanos(Math.max(0, nanos.getAsLong() - rs.rampStart)),
+            rs.config.slowStart());
+    for (Service s : vs.config.services()) {
+      rampTarget.ramp(s.key(), destFor(s, rs.config.dest(), 0).key(), r);
+    }
+  }
+
   /** The weight a ramping real server has now, or null when it is not ramping. */
   public synchronized Integer rampWeight(String vsName, String rsName)
       throws UnknownServerException {
@@ -288,7 +350,7 @@ public final class Applier {
    * its last step, so a status read in between cannot skip it.
    */
   private int current(RsState rs) {
-    if (rs.rampStart < 0) {
+    if (rs.rampStart < 0 || rampTarget != null) {
       return rs.weight;
     }
     return SlowStart.weight(rs.weight, nanos.getAsLong() - rs.rampStart,
@@ -296,8 +358,13 @@ public final class Applier {
   }
 
   private boolean rampOver(RsState rs) {
-    return rs.rampStart >= 0 && SlowStart.done(rs.weight, nanos.getAsLong() - rs.rampStart,
-        rs.config.slowStart().toNanos());
+    if (rs.rampStart < 0) {
+      return false;
+    }
+    long elapsed = nanos.getAsLong() - rs.rampStart;
+    long duration = rs.config.slowStart().toNanos();
+    // The table's own ramp ends with its time; a stepped one also once its last step is written.
+    return rampTarget != null ? elapsed >= duration : SlowStart.done(rs.weight, elapsed, duration);
   }
 
   /**
@@ -443,6 +510,9 @@ public final class Applier {
     for (VsState vs : vss.values()) {
       List<VirtualServerStatus.RealServerStatus> servers = new ArrayList<>();
       for (RsState rs : vs.servers.values()) {
+        long now = nanos.getAsLong();
+        boolean rampingNow = rs.rampStart >= 0 && rs.present && rs.alive
+            && !(rampTarget != null && now - rs.rampStart >= rs.config.slowStart().toNanos());
         servers.add(
             new VirtualServerStatus.RealServerStatus(
                 rs.config.name(),
@@ -451,7 +521,10 @@ public final class Applier {
                 rs.present,
                 rs.weight,
                 rs.config.inhibit(),
-                rs.rampStart >= 0 && rs.present && rs.alive ? Math.max(1, current(rs)) : 0));
+                rampingNow && rampTarget == null ? Math.max(1, current(rs)) : 0,
+                rampingNow ? java.time.Duration.ofNanos(Math.max(0, now - rs.rampStart))
+                    : java.time.Duration.ZERO,
+                rampingNow ? rs.config.slowStart() : java.time.Duration.ZERO));
       }
       out.add(
           new VirtualServerStatus(
@@ -792,6 +865,9 @@ public final class Applier {
       rs.maint = was.maint;
       rs.rampStart = was.rampStart;
       rs.written = was.written;
+      if (rs.rampStart >= 0 && !rc.slowStart().equals(was.config.slowStart())) {
+        handRamp(vs, rs); // the same ramp, with its new length
+      }
       long w = (long) was.weight + rc.weight() - was.config.weight();
       rs.weight = (int) Math.max(0, Math.min(Integer.MAX_VALUE, w));
       Integer want = desiredWeight(vs, rs);
@@ -871,8 +947,9 @@ public final class Applier {
       return;
     }
     boolean serving = rs.alive && vs.mayChangeServers();
-    if (!serving) {
+    if (!serving && rs.rampStart >= 0) {
       rs.rampStart = -1;
+      handRamp(vs, rs);
     }
     int w = serving ? current(rs) : 0;
     rs.written = w;
@@ -894,7 +971,10 @@ public final class Applier {
    * removal is forced (the server left the configuration).
    */
   private void serverOut(VsState vs, RsState rs, boolean force) throws TableException {
-    rs.rampStart = -1;
+    if (rs.rampStart >= 0) {
+      rs.rampStart = -1;
+      handRamp(vs, rs);
+    }
     if (rs.config.inhibit() && !force) {
       LOG.info("{}: disabling {} (weight 0)", vs.config.name(), rs.config.name());
       forEachService(vs, s -> table.setDest(s.key(), destFor(s, rs.config.dest(), 0)));

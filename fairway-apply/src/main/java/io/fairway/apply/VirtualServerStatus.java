@@ -2,6 +2,7 @@ package io.fairway.apply;
 
 import io.fairway.table.Dest;
 import io.fairway.table.Service;
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -38,12 +39,21 @@ public record VirtualServerStatus(
    * @param present whether a destination for it is in the table
    * @param weight its effective weight (configured plus dynamic contributions, clamped)
    * @param inhibit whether it drains instead of being removed
-   * @param rampWeight while its slow start runs, the weight it has now (at least 1); 0 when it is
-   *     not ramping
+   * @param rampWeight while its slow start runs as weights stepped in the table (the kernel), the
+   *     weight it has there now (at least 1); 0 when it is not ramping or the table ramps in its
+   *     own scheduler
+   * @param rampElapsed while its slow start runs, how far into it the server is; zero otherwise
+   * @param rampDuration while its slow start runs, its length ({@code slow_start}); zero
+   *     otherwise
    */
   public record RealServerStatus(
       String name, Dest dest, boolean alive, boolean present, int weight, boolean inhibit,
-      int rampWeight) {
+      int rampWeight, Duration rampElapsed, Duration rampDuration) {
+
+    public RealServerStatus {
+      rampElapsed = rampElapsed == null ? Duration.ZERO : rampElapsed;
+      rampDuration = rampDuration == null ? Duration.ZERO : rampDuration;
+    }
 
     /** A server that is not ramping. */
     public RealServerStatus(
@@ -51,9 +61,21 @@ public record VirtualServerStatus(
       this(name, dest, alive, present, weight, inhibit, 0);
     }
 
+    /** A server whose ramp is a stepped table weight. */
+    public RealServerStatus(
+        String name, Dest dest, boolean alive, boolean present, int weight, boolean inhibit,
+        int rampWeight) {
+      this(name, dest, alive, present, weight, inhibit, rampWeight, null, null);
+    }
+
     /** Whether its slow start is running. */
     public boolean ramping() {
-      return rampWeight > 0;
+      return rampWeight > 0 || !rampDuration.isZero();
+    }
+
+    /** Whether it ramps in the table's scheduler rather than by a stepped weight. */
+    public boolean rampsInScheduler() {
+      return rampWeight == 0 && !rampDuration.isZero();
     }
   }
 }

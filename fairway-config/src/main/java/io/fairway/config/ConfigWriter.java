@@ -14,6 +14,8 @@ import io.fairway.config.model.BfdCheck;
 import io.fairway.config.model.Checker;
 import io.fairway.config.model.CheckerTiming;
 import io.fairway.config.model.Config;
+import io.fairway.config.model.DirectorGroup;
+import io.fairway.config.model.DirectorLayout;
 import io.fairway.config.model.DirectorSpec;
 import io.fairway.config.model.DnsCheck;
 import io.fairway.config.model.Endpoint;
@@ -28,6 +30,7 @@ import io.fairway.config.model.PingCheck;
 import io.fairway.config.model.RealServer;
 import io.fairway.config.model.RegexOption;
 import io.fairway.config.model.SchedulerFlag;
+import io.fairway.config.model.ShardParam;
 import io.fairway.config.model.Script;
 import io.fairway.config.model.SmtpCheck;
 import io.fairway.config.model.SorryServer;
@@ -63,6 +66,9 @@ final class ConfigWriter {
     }
     for (VirtualServerGroup g : c.groups()) {
       group(g);
+    }
+    for (ShardParam p : c.shardParams()) {
+      shardParam(p);
     }
     for (VirtualServer vs : c.virtualServers()) {
       virtualServer(vs);
@@ -392,6 +398,7 @@ final class ConfigWriter {
     }
     line("lb_algo " + vs.scheduler().keyword());
     director(vs.director());
+    layout(vs.layout());
     if (vs.hashBalanceFactor() != 0) {
       line("hash_balance_factor " + vs.hashBalanceFactor());
     }
@@ -474,8 +481,40 @@ final class ConfigWriter {
       line("healthy " + s.healthy());
       line("warmup " + number(s.warmup()));
       line("rampup " + time(s.rampup()));
+      if (s.alt() != 0) {
+        line("alt " + s.alt());
+      }
+      s.associate().ifPresent(p -> line("associate " + q(p)));
       close();
     }
+  }
+
+  /** A shard_param block with what it sets, nothing more: the rest is Varnish's defaults. */
+  private void shardParam(ShardParam p) {
+    open("shard_param " + q(p.name()));
+    p.by().ifPresent(b -> line("by " + b.kind() + b.name().map(n -> " " + q(n)).orElse("")));
+    p.healthy().ifPresent(h -> line("healthy " + h));
+    p.warmup().ifPresent(w -> line("warmup " + number(w)));
+    p.rampup().ifPresent(r -> line("rampup " + onOff(r)));
+    p.alt().ifPresent(a -> line("alt " + a));
+    close();
+  }
+
+  /** Layered directors: the named directors, then what the virtual_server's director holds. */
+  private void layout(DirectorLayout l) {
+    for (DirectorGroup g : l.groups()) {
+      open("director " + q(g.name()));
+      line("lb_algo " + g.scheduler().keyword());
+      director(g.director());
+      line("members " + g.members().stream().map(ConfigWriter::q)
+          .collect(Collectors.joining(" ")));
+      close();
+    }
+    if (!l.members().isEmpty()) {
+      line("members " + l.members().stream().map(ConfigWriter::q)
+          .collect(Collectors.joining(" ")));
+    }
+    l.altHeader().ifPresent(h -> line("alt_header " + q(h)));
   }
 
   private void sorry(SorryServer s) {

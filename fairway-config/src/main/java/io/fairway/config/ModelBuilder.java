@@ -3,6 +3,7 @@ package io.fairway.config;
 import io.fairway.config.model.AddressFamily;
 import io.fairway.config.model.Addresses;
 import io.fairway.config.model.Config;
+import io.fairway.config.model.DirectorLayout;
 import io.fairway.config.model.DirectorSpec;
 import io.fairway.config.model.Forwarding;
 import io.fairway.config.model.ForwardingMethod;
@@ -14,6 +15,7 @@ import io.fairway.config.model.RealServer;
 import io.fairway.config.model.RealServerId;
 import io.fairway.config.model.Scheduler;
 import io.fairway.config.model.SchedulerFlag;
+import io.fairway.config.model.ShardParam;
 import io.fairway.config.model.Script;
 import io.fairway.config.model.SorryServer;
 import io.fairway.config.model.SslContext;
@@ -50,7 +52,7 @@ final class ModelBuilder {
   static final long MAX_PERSISTENCE_SECONDS = 31L * 24 * 3600;
 
   static final Set<String> TOP = Set.of("global_defs", "virtual_server", "virtual_server_group",
-      "track_file", "vrrp_track_file", "SSL");
+      "track_file", "vrrp_track_file", "SSL", "shard_param");
   static final Set<String> GLOBAL = Set.of("router_id", "notification_email",
       "notification_email_from", "smtp_server", "smtp_connect_timeout", "smtp_alert", "lvs_flush",
       "lvs_flush_on_stop", "lvs_timeouts", "checker_log_all_failures", "rs_init_notifies",
@@ -65,7 +67,7 @@ final class ModelBuilder {
       "quorum_down", "weight", "sorry_server", "sorry_server_inhibit", "sorry_server_lvs_method",
       "ha_suspend", "virtualhost", "smtp_alert", "snmp_name", "real_server", "name", "shard",
       "fallback", "hash", "hash_balance_factor", "quorum_max", "overflow_to_sorry_server",
-      "slow_start", "proxy_timeouts", "http_forwarded"));
+      "slow_start", "proxy_timeouts", "http_forwarded", "director", "members", "alt_header"));
   static final Set<String> RS = union(union(TIMING, CheckerParser.CHECKERS), Set.of("weight",
       "lvs_method",
       "uthreshold", "lthreshold", "inhibit_on_failure", "notify_up", "notify_down", "smtp_alert",
@@ -76,6 +78,7 @@ final class ModelBuilder {
   private GlobalDefs globals = GlobalDefs.defaults();
   private final Map<String, VirtualServerGroup> groups = new LinkedHashMap<>();
   private final Map<String, TrackFile> trackFiles = new LinkedHashMap<>();
+  private final Map<String, ShardParam> shardParams = new LinkedHashMap<>();
   private final VrrpParser vrrp;
 
   ModelBuilder(Diagnostics diags) {
@@ -126,6 +129,9 @@ final class ModelBuilder {
         case "vrrp_track_file":
           new TrackFileParser(v, trackFiles).trackFile(n);
           break;
+        case "shard_param":
+          new ShardParamParser(v, shardParams).shardParam(n);
+          break;
         case "SSL":
           if (v.block(n)) {
             ssl = Optional.of(new GlobalDefsParser(v).ssl(n));
@@ -161,7 +167,7 @@ final class ModelBuilder {
     }
     servers = uniqueNames(servers);
     return new Config(globals, List.copyOf(groups.values()), servers,
-        List.copyOf(trackFiles.values()), ssl, vrrp.build());
+        List.copyOf(trackFiles.values()), ssl, vrrp.build(), List.copyOf(shardParams.values()));
   }
 
   /** Default names may clash (same IP:PORT over TCP and UDP); explicit ones must not. */
@@ -194,7 +200,7 @@ final class ModelBuilder {
         s.hashBalanceFactor(), s.forwarding(), s.flags(), s.persistenceTimeout(),
         s.persistenceGranularity(), s.persistenceEngine(), s.haSuspend(), s.omega(), s.quorum(),
         s.hysteresis(), s.quorumUp(), s.quorumDown(), s.sorryServer(), s.realServers(),
-        s.overflowToSorryServer(), s.slowStart(), s.proxy());
+        s.overflowToSorryServer(), s.slowStart(), s.proxy(), s.layout());
   }
 
   static String defaultName(VirtualServerId.Address a) {
@@ -282,6 +288,9 @@ final class ModelBuilder {
     ProxySettings.Timeouts proxyTimeouts = ProxySettings.Timeouts.NONE;
     boolean httpForwarded = false;
     List<Node> rsNodes = new ArrayList<>();
+    List<Node> groupNodes = new ArrayList<>();
+    Node membersNode = null;
+    Node altHeaderNode = null;
 
     for (Node c : n.children) {
       String k = c.keyword();
@@ -487,6 +496,19 @@ final class ModelBuilder {
         case "real_server":
           rsNodes.add(c);
           break;
+        case "director":
+          groupNodes.add(c);
+          break;
+        case "members":
+          if (membersNode != null) {
+            v.error(c, "a second 'members' line (the first is at line " + membersNode.line.line()
+                + ")");
+          }
+          membersNode = c;
+          break;
+        case "alt_header":
+          altHeaderNode = c;
+          break;
         default:
           if (k.equals("lthreshold") || k.equals("uthreshold")) {
             v.error(c, "'" + k + "' belongs in a real_server block");
@@ -553,7 +575,7 @@ final class ModelBuilder {
           + scheduler.keyword());
     }
     DirectorSpec director =
-        new DirectorParser(v).director(scheduler, directorBlocks, forwarding.method());
+        new DirectorParser(v, shardParams).director(scheduler, directorBlocks, forwarding.method());
 
     VirtualServerId id;
     int vsPort = 0;
@@ -616,6 +638,8 @@ final class ModelBuilder {
       idents.put(rs.ident(), rs);
       reals.add(rs);
     }
+    DirectorLayout layout = new LayoutParser(v, shardParams).layout(n, scheduler, director,
+        forwarding.method(), groupNodes, membersNode, altHeaderNode, reals);
     if (fwmark != null) {
       AddressFamily af = ipFamily;
       if (af == null) {
@@ -695,7 +719,8 @@ final class ModelBuilder {
     return new VirtualServer(loc(n), id, vsName, scheduler, director,
         hashBalance == null ? 0 : hashBalance, forwarding, flags, persistence,
         Optional.ofNullable(granularity), engine, haSuspend, omega, q, h, quorumUp, quorumDown,
-        sorry, reals, overflow, slowStart, new ProxySettings(proxyTimeouts, httpForwarded));
+        sorry, reals, overflow, slowStart, new ProxySettings(proxyTimeouts, httpForwarded),
+        layout);
   }
 
   private Scheduler scheduler(Node c) {

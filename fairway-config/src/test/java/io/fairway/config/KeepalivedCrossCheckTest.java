@@ -3,6 +3,7 @@ package io.fairway.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.fairway.testkit.ExternalPrograms;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

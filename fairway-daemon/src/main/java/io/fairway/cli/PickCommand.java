@@ -5,13 +5,16 @@ import io.fairway.config.KeepalivedConfig;
 import io.fairway.daemon.balance.BalanceException;
 import io.fairway.daemon.balance.Balancer;
 import io.fairway.daemon.balance.BalancerFactory;
+import io.fairway.daemon.balance.RampView;
 import io.fairway.daemon.balance.SchedulerBalancer;
+import io.fairway.daemon.admin.Durations;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import io.fairway.director.sched.LoadSnapshot;
 import io.fairway.director.varnish.ShardHealthy;
 import io.fairway.plan.Plan;
 import io.fairway.plan.PlanBuilder;
 import io.fairway.plan.PlanException;
-import io.fairway.plan.Selection;
 import io.fairway.plan.ServicePlan;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -66,9 +69,10 @@ public final class PickCommand implements Callable<Integer> {
       description = "real servers to treat as down (comma-separated names)")
   List<String> down = new ArrayList<>();
 
-  @Option(names = "--alt", paramLabel = "N", defaultValue = "0",
-      description = "shard: return the N-th alternative (default 0)")
-  int alt;
+  @Option(names = "--alt", paramLabel = "N",
+      description = "shard: return the N-th alternative, as a request's alt (default: the"
+          + " shard's own, 0 unless its shard_param sets one)")
+  Integer alt;
 
   @Option(names = "--healthy", paramLabel = "MODE",
       description = "shard: CHOSEN, IGNORE or ALL (default: the configured one)")
@@ -87,6 +91,13 @@ public final class PickCommand implements Callable<Integer> {
           + " /inactive); each key then asks which server a new connection would get right now")
   String conns;
 
+  @Option(names = "--ramping", split = ",", paramLabel = "NAME=ELAPSED",
+      description = "real servers in their slow start: NAME is ELAPSED (e.g. 3s, 500ms) into its"
+          + " slow_start (shard: its rampup), and stays there; each pick follows the ramp as the"
+          + " userspace scheduler applies it, and the ramp is shown (on standard error without"
+          + " --stats)")
+  List<String> ramping = new ArrayList<>();
+
   @Option(names = "--stats", description = "print each server's share instead of one line per key;"
       + " with --down, also how many keys moved compared with every server up")
   boolean stats;
@@ -98,7 +109,7 @@ public final class PickCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws IOException {
-    if (alt < 0) {
+    if (alt != null && alt < 0) {
       return fail("--alt: must be 0 or more, got " + alt);
     }
     ShardHealthy mode = null;
@@ -123,11 +134,12 @@ public final class PickCommand implements Callable<Integer> {
       return fail("--vs: no virtual_server named '" + vs + "' in " + config
           + (names.isEmpty() ? "" : " (have: " + String.join(", ", names) + ")"));
     }
-    if (mode != null && !(v.selection() instanceof Selection.Shard)) {
+    if (mode != null && !BalancerFactory.hasShard(v.selection())) {
       return fail("--healthy applies to lb_algo shard only; virtual_server " + v.name() + " uses "
           + v.selection().algorithm());
     }
-    BalancerFactory.Options opts = new BalancerFactory.Options(seed, mode, alt);
+    BalancerFactory.Options opts =
+        new BalancerFactory.Options(seed, mode, alt == null ? -1 : alt);
     Balancer b;
     Balancer allUp = null;
     try {
@@ -142,6 +154,26 @@ public final class PickCommand implements Callable<Integer> {
       if (!b.setUp(d, false)) {
         return fail("--down: no real_server named '" + d + "' in virtual_server " + v.name()
             + " (have: " + String.join(", ", b.servers()) + ")");
+      }
+    }
+    List<RampView> ramps = new ArrayList<>();
+    for (String r : ramping) {
+      int eq = r.lastIndexOf('=');
+      if (eq <= 0 || eq == r.length() - 1) {
+        return fail("--ramping: '" + r + "' is not NAME=ELAPSED (e.g. 10.0.0.2:80=3s)");
+      }
+      String server = r.substring(0, eq).strip();
+      if (down.contains(server)) {
+        return fail("--ramping: " + server + " is also in --down");
+      }
+      try {
+        java.time.Duration elapsed = Durations.parse(r.substring(eq + 1));
+        ramps.add(b.ramp(server, elapsed));
+        if (allUp != null) {
+          allUp.ramp(server, elapsed);
+        }
+      } catch (IllegalArgumentException | BalanceException e) {
+        return fail("--ramping: " + server + ": " + e.getMessage());
       }
     }
     if (conns != null) {
@@ -183,7 +215,7 @@ public final class PickCommand implements Callable<Integer> {
         String name;
         String base = null;
         try {
-          name = b.pick(line);
+          name = stats ? b.pick(line) : b.route(line);
           if (allUp != null) {
             base = allUp.pick(line);
           }
@@ -216,6 +248,9 @@ public final class PickCommand implements Callable<Integer> {
     out.write(buf.toString());
     if (stats) {
       printStats(out, v, counts, total, allUp != null, moved);
+      ramps.forEach(r -> out.println(describe(r)));
+    } else {
+      ramps.forEach(r -> spec.commandLine().getErr().println(describe(r)));
     }
     out.flush();
     return 0;
@@ -248,6 +283,17 @@ public final class PickCommand implements Callable<Integer> {
       out.printf(Locale.ROOT, "moved: %d of %d keys (%.2f%%) compared with every server up%n",
           moved, total, pct(moved, total));
     }
+  }
+
+  /** One ramping server: where its ramp is, and the share and weight it has there. */
+  static String describe(RampView r) {
+    String weight = BigDecimal.valueOf(r.weight()).multiply(BigDecimal.valueOf(r.fraction()))
+        .setScale(2, RoundingMode.HALF_UP).stripTrailingZeros().toPlainString();
+    String of = BigDecimal.valueOf(r.weight()).stripTrailingZeros().toPlainString();
+    return String.format(Locale.ROOT,
+        "ramping: %s at %s of %s: %.0f%% of its share (effective weight %s of %s%s)", r.server(),
+        Durations.format(r.elapsed()), Durations.format(r.duration()), 100 * r.fraction(), weight,
+        of, r.kernelWeight() == 0 ? "" : "; on the kernel, table weight " + r.kernelWeight());
   }
 
   private static double pct(long n, long total) {

@@ -62,13 +62,17 @@ public final class Daemon implements AutoCloseable {
   private Plan plan = Plan.EMPTY;
   private ApplyingListener listener;
   private CheckEngine engine;
-  private ScheduledExecutorService drift;
+  /**
+   * The daemon's periodic work on one thread: drift repair, the overflow watch and, only while a
+   * ramp runs, the slow start step. All three serialise on the applier anyway.
+   */
+  private ScheduledExecutorService timers;
   /** overflow_to_sorry_server on a table that cannot overflow by itself; zero = not watched. */
   private Duration overflowInterval = Duration.ZERO;
-  private ScheduledExecutorService overflow;
   private boolean overflowFailing;
-  /** Steps slow start ramps (both planes: the table only sees weights). */
-  private ScheduledExecutorService slowStart;
+  /** Whether the slow start step is scheduled (it reschedules itself while ramps run). */
+  private final java.util.concurrent.atomic.AtomicBoolean slowStartTicking =
+      new java.util.concurrent.atomic.AtomicBoolean();
   private volatile int reloads;
 
   /**
@@ -149,44 +153,66 @@ public final class Daemon implements AutoCloseable {
       throw (TableException) e.getCause();
     }
     LOG.info("running {} ({} virtual servers)", file, loaded.bindings().size());
-    if (!driftInterval.isZero()) {
-      drift = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "fairway-drift");
-        t.setDaemon(true);
-        return t;
-      });
-      long ms = driftInterval.toMillis();
-      drift.scheduleWithFixedDelay(this::repairDrift, ms, ms, TimeUnit.MILLISECONDS);
-    }
-    slowStart = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "fairway-slow-start");
+    timers = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "fairway-timers");
       t.setDaemon(true);
       return t;
     });
-    slowStart.scheduleWithFixedDelay(this::stepSlowStarts, 50, 50, TimeUnit.MILLISECONDS);
+    Applier a = applier;
+    if (!driftInterval.isZero()) {
+      long ms = driftInterval.toMillis();
+      // With the applier in hand, not through this object's lock: stop() holds it while it
+      // waits for the timers.
+      timers.scheduleWithFixedDelay(() -> repairDrift(a), ms, ms, TimeUnit.MILLISECONDS);
+    }
+    a.onRampStart(() -> startSlowStartTick(a));
+    if (a.rampsActive()) {
+      startSlowStartTick(a);
+    }
     if (!overflowInterval.isZero()) {
       OverflowWatch watch = new OverflowWatch(applier);
-      overflow = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "fairway-overflow");
-        t.setDaemon(true);
-        return t;
-      });
       long us = Math.max(1, overflowInterval.toNanos() / 1000);
-      overflow.scheduleWithFixedDelay(() -> watchOverflow(watch), us, us, TimeUnit.MICROSECONDS);
+      timers.scheduleWithFixedDelay(() -> watchOverflow(watch), us, us, TimeUnit.MICROSECONDS);
     }
   }
 
-  private void stepSlowStarts() {
-    Applier a;
-    synchronized (this) {
-      a = applier;
+  /** Schedules the slow start step unless it is: called under the applier's lock, never blocks. */
+  private void startSlowStartTick(Applier a) {
+    if (slowStartTicking.compareAndSet(false, true)) {
+      scheduleSlowStartTick(a);
     }
+  }
+
+  private void scheduleSlowStartTick(Applier a) {
+    try {
+      timers.schedule(() -> stepSlowStarts(a), 50, TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.RejectedExecutionException stopping) {
+      slowStartTicking.set(false);
+    }
+  }
+
+  /** One slow start step every 50 ms while a ramp runs; then the step stops until the next ramp. */
+  private void stepSlowStarts(Applier a) {
     try {
       a.stepSlowStarts();
     } catch (TableException | RuntimeException e) {
       // The next step retries; drift repair converges what was missed.
       LOG.debug("slow start: {}", e.getMessage());
     }
+    if (a.rampsActive()) {
+      scheduleSlowStartTick(a);
+      return;
+    }
+    slowStartTicking.set(false);
+    // A ramp that started between the check and the reset found the step still scheduled.
+    if (a.rampsActive() && slowStartTicking.compareAndSet(false, true)) {
+      scheduleSlowStartTick(a);
+    }
+  }
+
+  /** Whether the slow start step is scheduled now (it is only while a ramp runs). */
+  boolean slowStartTicking() {
+    return slowStartTicking.get();
   }
 
   /** One overflow reading; a failure is logged once until the table answers again. */
@@ -330,9 +356,12 @@ public final class Daemon implements AutoCloseable {
     synchronized (this) {
       a = applier;
     }
-    if (a == null) {
-      return;
+    if (a != null) {
+      repairDrift(a);
     }
+  }
+
+  private static void repairDrift(Applier a) {
     try {
       a.repairDrift();
     } catch (TableException | RuntimeException e) {
@@ -403,10 +432,7 @@ public final class Daemon implements AutoCloseable {
    * what {@code lvs_flush_on_stop} says, then puts back timeouts {@code lvs_timeouts} changed.
    */
   public synchronized void stop() {
-    if (drift != null) {
-      drift.shutdownNow();
-    }
-    stopOverflowWatch();
+    stopTimers();
     if (engine != null) {
       // shutdown(), not close(): with omega the operator asked for notify_down and quorum_down
       // scripts when the service goes away, and this is the only place it does.
@@ -421,10 +447,7 @@ public final class Daemon implements AutoCloseable {
 
   /** Stops checking and leaves the table as it is (keepalived's {@code -I}). */
   public synchronized void detach() {
-    if (drift != null) {
-      drift.shutdownNow();
-    }
-    stopOverflowWatch();
+    stopTimers();
     if (engine != null) {
       engine.close();
     }
@@ -435,17 +458,17 @@ public final class Daemon implements AutoCloseable {
     }
   }
 
-  /** Stops the watch and waits for a reading in progress, so shutdown's removals come last. */
-  private void stopOverflowWatch() {
-    if (slowStart != null) {
-      slowStart.shutdownNow();
-    }
-    if (overflow == null) {
+  /**
+   * Stops drift repair, the overflow watch and the slow start step, and waits for one in
+   * progress, so shutdown's removals come last.
+   */
+  private void stopTimers() {
+    if (timers == null) {
       return;
     }
-    overflow.shutdownNow();
+    timers.shutdownNow();
     try {
-      overflow.awaitTermination(5, TimeUnit.SECONDS);
+      timers.awaitTermination(5, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

@@ -69,8 +69,7 @@ final class StatusFormat {
               Health hh = h.get(rs.name());
               state = rs.alive() ? "up" : "down";
               reason = rs.name() + (hh == null ? "" : ": " + hh.reason())
-                  + (rs.ramping() ? " (slow start: weight " + rs.rampWeight() + " of "
-                      + rs.weight() + ")" : "");
+                  + rampNote(rs);
             } else if (vs.sorryServer() != null && sameHost(vs.sorryServer(), d.dest())) {
               // The weight read back tells overflow (overflow_to_sorry_server raised it because
               // the pool is full) from standing by.
@@ -159,5 +158,32 @@ final class StatusFormat {
   private static boolean sameHost(Dest configured, Dest actual) {
     return configured.address().equals(actual.address())
         && (configured.port() == actual.port() || configured.forwarding() != ForwardingMethod.MASQ);
+  }
+
+  /**
+   * A ramping server's note: on the kernel the weight stepped into the table; in the userspace
+   * scheduler the fraction of its share it takes now, with the same function the scheduler uses
+   * ({@link io.fairway.director.SlowStart#units}), and that fraction of its weight.
+   */
+  static String rampNote(RealServerStatus rs) {
+    if (!rs.ramping()) {
+      return "";
+    }
+    if (!rs.rampsInScheduler()) {
+      return " (slow start: weight " + rs.rampWeight() + " of " + rs.weight() + ")";
+    }
+    int units = io.fairway.director.SlowStart.units(rs.rampElapsed().toNanos(),
+        rs.rampDuration().toNanos());
+    return String.format(java.util.Locale.ROOT,
+        " (slow start: %d%% of its share, weight %s of %d, %s of %s)", units,
+        effective(rs.weight(), units), rs.weight(),
+        io.fairway.daemon.admin.Durations.format(rs.rampElapsed()),
+        io.fairway.daemon.admin.Durations.format(rs.rampDuration()));
+  }
+
+  /** {@code weight × units / 100}, printed without trailing zeros. */
+  static String effective(double weight, int units) {
+    return java.math.BigDecimal.valueOf(weight).multiply(java.math.BigDecimal.valueOf(units))
+        .movePointLeft(2).stripTrailingZeros().toPlainString();
   }
 }

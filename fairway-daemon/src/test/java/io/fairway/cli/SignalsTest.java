@@ -30,4 +30,18 @@ class SignalsTest {
       Signal.handle(winch, original);
     }
   }
+
+  @Test
+  void readsWhichSignalsAreIgnoredFromProcStatus() {
+    // nohup: SIGHUP (1) ignored; a background job of sh: SIGINT (2) and SIGQUIT (3).
+    String nohup = "Name:\tjava\nSigBlk:\t0000000000000000\nSigIgn:\t0000000000000001\n";
+    assertThat(Signals.ignored(nohup, 1)).isTrue();
+    assertThat(Signals.ignored(nohup, 15)).isFalse();
+    String background = "SigIgn:\t0000000000000006\nSigCgt:\t0000000000004000\n";
+    assertThat(Signals.ignored(background, 1)).isFalse();
+    assertThat(Signals.ignored(background, 2)).isTrue();
+    assertThat(Signals.ignored(background, 3)).isTrue();
+    assertThat(Signals.ignored("SigIgn:\t0000000000004000\n", 15)).isTrue();
+    assertThat(Signals.ignored("no such line", 1)).isFalse();
+  }
 }

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.sun.net.httpserver.HttpServer;
 import io.fairway.daemon.systemd.NotifySocket;
+import io.fairway.testkit.FairwayProcess;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -14,7 +15,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -28,12 +28,12 @@ import org.junit.jupiter.api.io.TempDir;
 class SystemdNotifyRunTest {
   @TempDir Path dir;
   HttpServer backend;
-  Process fairway;
+  FairwayProcess fairway;
 
   @AfterEach
   void cleanUp() throws Exception {
-    if (fairway != null && fairway.isAlive()) {
-      fairway.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+    if (fairway != null) {
+      fairway.close();
     }
     if (backend != null) {
       backend.stop(0);
@@ -60,38 +60,32 @@ class SystemdNotifyRunTest {
     String name = "@pkg-notify-run-" + ProcessHandle.current().pid();
     try (NotifySocket systemd = new NotifySocket(name,
         m -> servedWhen.put(m.lines().findFirst().orElse(""), UserspaceRunTest.get(vip)))) {
-      String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-      ProcessBuilder pb = new ProcessBuilder(
-          Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-          "-cp", cp, "io.fairway.cli.Main", "run", "--userspace", "-f", conf.toString(), "--admin", "off")
-          .redirectErrorStream(true).redirectOutput(dir.resolve("fairway.log").toFile());
-      pb.environment().put("NOTIFY_SOCKET", name);
-      fairway = pb.start();
+      fairway = FairwayProcess.fromTestClasspath().env("NOTIFY_SOCKET", name)
+          .log(dir.resolve("fairway.log"))
+          .start("run", "--userspace", "-f", conf.toString(), "--admin", "off");
 
       await().atMost(Duration.ofSeconds(60)).until(() -> has(systemd, "READY=1"));
       List<String> start = systemd.messages();
-      assertThat(start.get(0)).as(log()).startsWith("STATUS=applying " + conf);
+      assertThat(start.get(0)).as(fairway.log()).startsWith("STATUS=applying " + conf);
       assertThat(start).last().asString()
           .isEqualTo("READY=1\nSTATUS=running " + conf + " (1 virtual servers)");
       assertThat(servedWhen.get("STATUS=applying " + conf)).isEmpty();
       assertThat(servedWhen.get("READY=1")).isEqualTo("b1");
 
-      signal("HUP");
+      fairway.signal("HUP");
       await().atMost(Duration.ofSeconds(30)).until(() -> systemd.messages().size() >= start.size() + 2);
       List<String> reload = systemd.messages().subList(start.size(), start.size() + 2);
       assertThat(reload.get(0)).matches("RELOADING=1\nMONOTONIC_USEC=\\d+\nSTATUS=reloading " + conf);
       assertThat(reload.get(1)).isEqualTo("READY=1\nSTATUS=running " + conf + " (reload 1 applied)");
 
       Files.writeString(conf, "virtual_server 127.0.0.1 " + vip + " {\n    lb_algo nosuch\n");
-      signal("HUP");
+      fairway.signal("HUP");
       await().atMost(Duration.ofSeconds(30)).until(() -> systemd.messages().size() >= start.size() + 4);
       assertThat(systemd.messages().get(start.size() + 3))
           .startsWith("READY=1\nSTATUS=reload refused, still running the previous configuration: ")
           .contains("keepalived.conf:");
 
-      fairway.destroy(); // SIGTERM
-      assertThat(fairway.waitFor(30, TimeUnit.SECONDS)).isTrue();
-      assertThat(fairway.exitValue()).as(log()).isZero();
+      assertThat(fairway.stop(Duration.ofSeconds(30))).as(fairway.log()).isZero();
       assertThat(systemd.messages()).last().asString().startsWith("STOPPING=1\nSTATUS=stopping");
     }
   }
@@ -100,11 +94,4 @@ class SystemdNotifyRunTest {
     return s.messages().stream().anyMatch(m -> m.startsWith(first));
   }
 
-  private String log() throws Exception {
-    return Files.readString(dir.resolve("fairway.log"));
-  }
-
-  private void signal(String sig) throws Exception {
-    assertThat(new ProcessBuilder("kill", "-" + sig, Long.toString(fairway.pid())).start().waitFor()).isZero();
-  }
 }

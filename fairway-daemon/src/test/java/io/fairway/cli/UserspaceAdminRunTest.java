@@ -125,7 +125,7 @@ class UserspaceAdminRunTest {
   }
 
   static Process wrk(int vip, String duration) throws IOException {
-    Path wrk = io.fairway.ipvs.uml.ExternalPrograms.require("wrk", "/usr/bin/wrk");
+    Path wrk = io.fairway.testkit.ExternalPrograms.require("wrk", "/usr/bin/wrk");
     return new ProcessBuilder(wrk.toString(), "-t1", "-c4", "-d" + duration, "http://127.0.0.1:" + vip + "/").redirectErrorStream(true).start();
   }
 

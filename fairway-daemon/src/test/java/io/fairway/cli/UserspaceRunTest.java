@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.sun.net.httpserver.HttpServer;
+import io.fairway.testkit.FairwayProcess;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -19,7 +20,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,12 +32,12 @@ import org.junit.jupiter.api.io.TempDir;
 class UserspaceRunTest {
   @TempDir Path dir;
   final List<HttpServer> backends = new ArrayList<>();
-  Process fairway;
+  FairwayProcess fairway;
 
   @AfterEach
   void cleanUp() throws Exception {
-    if (fairway != null && fairway.isAlive()) {
-      fairway.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+    if (fairway != null) {
+      fairway.close();
     }
     backends.forEach(b -> b.stop(0));
   }
@@ -85,10 +85,6 @@ class UserspaceRunTest {
     }
   }
 
-  void signal(String sig) throws Exception {
-    assertThat(new ProcessBuilder("kill", "-" + sig, Long.toString(fairway.pid())).start().waitFor()).isZero();
-  }
-
   @Test
   void runsReloadsAndStopsOnTheUserspaceProxy() throws Exception {
     int b1 = backend("b1");
@@ -97,12 +93,8 @@ class UserspaceRunTest {
     int admin = freePort();
     Path conf = dir.resolve("keepalived.conf");
     Files.writeString(conf, conf(vip, b1));
-    String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-    Path log = dir.resolve("fairway.log");
-    fairway = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-cp", cp, "io.fairway.cli.Main", "run", "--userspace", "-f", conf.toString(),
-        "--admin", "127.0.0.1:" + admin)
-        .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    fairway = FairwayProcess.fromTestClasspath().log(dir.resolve("fairway.log"))
+        .start("run", "--userspace", "-f", conf.toString(), "--admin", "127.0.0.1:" + admin);
 
     await().atMost(Duration.ofSeconds(60)).until(() -> get(vip).equals("b1"));
 
@@ -116,7 +108,30 @@ class UserspaceRunTest {
     assertThat(out.toString()).contains("TCP  127.0.0.1:" + vip + " rr").contains("127.0.0.1:" + b1);
 
     Files.writeString(conf, conf(vip, b1, b2));
-    signal("HUP");
+    fairway.signal("HUP");
+    awaitBoth(vip);
+
+    Files.writeString(conf, "virtual_server 127.0.0.1 " + vip + " {\n    lb_algo nosuch\n");
+    fairway.signal("HUP");
+    await().atMost(Duration.ofSeconds(30)).until(() -> fairway.log().contains("reload refused"));
+    assertThat(get(vip)).isIn("b1", "b2");
+
+    // Which transport carried the traffic: io_uring wherever the kernel allows it (auto).
+    String transport = io.netty.channel.uring.IoUring.isAvailable() ? "io_uring"
+        : io.netty.channel.epoll.Epoll.isAvailable() ? "epoll" : "nio";
+    assertThat(fairway.log()).contains("userspace data plane started (" + transport + " transport)");
+
+    assertThat(fairway.stop(Duration.ofSeconds(30))).as(fairway.log()).isZero();
+    assertThat(fairway.log()).doesNotContain("\tat ");
+    try (Socket s = new Socket()) {
+      org.assertj.core.api.Assertions.assertThatThrownBy(
+          () -> s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), vip), 1000))
+          .isInstanceOf(IOException.class);
+    }
+  }
+
+  /** After a SIGHUP that added b2: both backends answer (rr over fresh connections). */
+  void awaitBoth(int vip) {
     Set<String> seen = new HashSet<>();
     try {
       await().atMost(Duration.ofSeconds(30)).until(() -> {
@@ -125,28 +140,37 @@ class UserspaceRunTest {
       });
     } catch (org.awaitility.core.ConditionTimeoutException e) {
       throw new AssertionError("after SIGHUP saw only " + seen + "; fairway "
-          + (fairway.isAlive() ? "still running" : "exited " + fairway.exitValue()) + ", its log:\n" + Files.readString(log), e);
+          + (fairway.alive() ? "still running" : "exited " + fairway.process().exitValue())
+          + ", its log:\n" + fairway.log(), e);
     }
+  }
 
-    Files.writeString(conf, "virtual_server 127.0.0.1 " + vip + " {\n    lb_algo nosuch\n");
-    signal("HUP");
-    await().atMost(Duration.ofSeconds(30)).until(() -> Files.readString(log).contains("reload refused"));
-    assertThat(get(vip)).isIn("b1", "b2");
+  /**
+   * Under {@code nohup} (SIGHUP inherited as ignored, which the JVM then refuses to handle), a
+   * SIGHUP still reloads. Before Signals took the signal back, it was silently dropped: the reload
+   * was never seen, as in this test's three failures in the repeated daemon suites.
+   */
+  @Test
+  void aSighupReloadsAlsoUnderNohup() throws Exception {
+    int b1 = backend("b1");
+    int b2 = backend("b2");
+    int vip = freePort();
+    Path conf = dir.resolve("keepalived.conf");
+    Files.writeString(conf, conf(vip, b1));
+    int admin = freePort();
+    fairway = FairwayProcess.fromTestClasspath().prefix("nohup").log(dir.resolve("fairway.log"))
+        .start("run", "--userspace", "-f", conf.toString(), "--admin", "127.0.0.1:" + admin);
+    await().atMost(Duration.ofSeconds(60)).until(() -> get(vip).equals("b1"));
+    // The admin endpoint answers once the SIGHUP handler is in place.
+    await().atMost(Duration.ofSeconds(30)).until(() -> Main.execute(
+        new String[] {"status", "--admin", "127.0.0.1:" + admin},
+        new PrintWriter(new StringWriter(), true), new PrintWriter(new StringWriter(), true)) == 0);
 
-    // Which transport carried the traffic: io_uring wherever the kernel allows it (auto).
-    String transport = io.netty.channel.uring.IoUring.isAvailable() ? "io_uring"
-        : io.netty.channel.epoll.Epoll.isAvailable() ? "epoll" : "nio";
-    assertThat(Files.readString(log)).contains("userspace data plane started (" + transport + " transport)");
-
-    fairway.destroy(); // SIGTERM
-    assertThat(fairway.waitFor(30, TimeUnit.SECONDS)).isTrue();
-    assertThat(fairway.exitValue()).as(Files.readString(log)).isZero();
-    assertThat(Files.readString(log)).doesNotContain("\tat ");
-    try (Socket s = new Socket()) {
-      org.assertj.core.api.Assertions.assertThatThrownBy(
-          () -> s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), vip), 1000))
-          .isInstanceOf(IOException.class);
-    }
+    Files.writeString(conf, conf(vip, b1, b2));
+    fairway.signal("HUP");
+    awaitBoth(vip);
+    assertThat(fairway.log()).contains("SIGHUP was ignored by whoever started fairway");
+    assertThat(fairway.stop(Duration.ofSeconds(30))).as(fairway.log()).isZero();
   }
 
   @Test
@@ -154,15 +178,11 @@ class UserspaceRunTest {
     int vip = freePort();
     Path conf = dir.resolve("keepalived.conf");
     Files.writeString(conf, conf(vip, freePort()));
-    String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-    Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Dfairway.proxy.transport=kqueue", "-cp", cp, "io.fairway.cli.Main", "run", "--userspace",
-        "-f", conf.toString(), "--admin", "off")
-        .redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-    assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
-    assertThat(p.exitValue()).as(out).isEqualTo(1);
-    assertThat(out).contains("fairway: fairway.proxy.transport=kqueue: expected auto, io_uring, epoll or nio")
+    fairway = FairwayProcess.fromTestClasspath("-Dfairway.proxy.transport=kqueue")
+        .log(dir.resolve("fairway.log"))
+        .start("run", "--userspace", "-f", conf.toString(), "--admin", "off");
+    assertThat(fairway.awaitExit(Duration.ofSeconds(30))).as(fairway.log()).isEqualTo(1);
+    assertThat(fairway.log()).contains("fairway: fairway.proxy.transport=kqueue: expected auto, io_uring, epoll or nio")
         .doesNotContain("\tat ");
   }
 }

@@ -41,7 +41,7 @@ class UserspaceSoftStopTest {
 
   @BeforeEach
   void start() throws Exception {
-    io.fairway.ipvs.uml.ExternalPrograms.require("curl", "/usr/bin/curl");
+    io.fairway.testkit.ExternalPrograms.require("curl", "/usr/bin/curl");
     backend = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
     backend.createContext("/", ex -> {
       byte[] chunk = new byte[64 * 1024];

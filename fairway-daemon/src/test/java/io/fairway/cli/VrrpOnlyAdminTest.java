@@ -35,7 +35,7 @@ class VrrpOnlyAdminTest {
   @BeforeAll
   static void available() {
     Netns.assumeAvailable();
-    io.fairway.ipvs.uml.ExternalPrograms.require("curl", "/usr/bin/curl");
+    io.fairway.testkit.ExternalPrograms.require("curl", "/usr/bin/curl");
   }
 
   @AfterEach

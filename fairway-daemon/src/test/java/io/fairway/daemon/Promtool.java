@@ -12,7 +12,7 @@ public final class Promtool {
   private Promtool() {}
 
   public static void assertClean(String scrape, Path dir) throws Exception {
-    Path promtool = io.fairway.ipvs.uml.ExternalPrograms.require("promtool (Debian package prometheus)", "/usr/bin/promtool");
+    Path promtool = io.fairway.testkit.ExternalPrograms.require("promtool (Debian package prometheus)", "/usr/bin/promtool");
     Path in = dir.resolve("scrape.txt");
     Files.writeString(in, scrape);
     Process p = new ProcessBuilder(promtool.toString(), "check", "metrics").redirectInput(in.toFile())

@@ -111,7 +111,7 @@ class StatusPageBrowserTest {
 
   @Test
   void thePageFollowsVerdictsAndDrainsThroughItsButtons() throws Exception {
-    io.fairway.ipvs.uml.ExternalPrograms.requireThat(Files.isExecutable(CHROMIUM) && Files.isExecutable(DRIVER),
+    io.fairway.testkit.ExternalPrograms.requireThat(Files.isExecutable(CHROMIUM) && Files.isExecutable(DRIVER),
         () -> "chromium / chromium-driver not installed (" + CHROMIUM + ", " + DRIVER + ")");
     b1 = listener();
     b2 = listener();

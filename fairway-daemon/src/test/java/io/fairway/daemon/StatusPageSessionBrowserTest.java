@@ -97,7 +97,7 @@ class StatusPageSessionBrowserTest {
 
   @Test
   void theTokenBuysAReadSessionAndThePageFollowsTheStreamAcrossRenewals() throws Exception {
-    io.fairway.ipvs.uml.ExternalPrograms.requireThat(Files.isExecutable(StatusPageBrowserTest.CHROMIUM)
+    io.fairway.testkit.ExternalPrograms.requireThat(Files.isExecutable(StatusPageBrowserTest.CHROMIUM)
         && Files.isExecutable(StatusPageBrowserTest.DRIVER), () -> "chromium / chromium-driver not installed");
     b1 = StatusPageBrowserTest.listener();
     b2 = StatusPageBrowserTest.listener();

@@ -53,6 +53,10 @@ public abstract class AbstractDirector<S extends AbstractDirector.State> impleme
   private long version; // guarded by writeLock
   private volatile S state;
   private final CopyOnWriteArrayList<AbstractDirector<?>> parents = new CopyOnWriteArrayList<>();
+  /** Slow starts by member name ({@link #ramp}); guarded by writeLock. */
+  private final java.util.Map<String, Ramps.Entry> rampByName = new java.util.HashMap<>();
+  /** The slow starts over the published snapshot; {@code null} while nobody ramps. */
+  private volatile Ramps ramps;
 
   /**
    * The class of the last backend {@link #pick(Request)} returned, which is known not to be a
@@ -173,6 +177,9 @@ public abstract class AbstractDirector<S extends AbstractDirector.State> impleme
       members = next;
       version++;
       state = s;
+      if (!rampByName.isEmpty()) {
+        rebuildRamps(now());
+      }
       isUp = s.snapshot().anyUp();
     }
     if (wasUp != isUp) {
@@ -257,6 +264,85 @@ public abstract class AbstractDirector<S extends AbstractDirector.State> impleme
           return found[0] ? l : cur;
         });
     return found[0];
+  }
+
+  // ---- slow start ----
+
+  /**
+   * Whether this algorithm applies slow starts in its picks ({@link #ramp}). round_robin, random
+   * and fallback do; hash does not (a ramp could only move keys), nor does shard, which has
+   * Varnish's own {@code rampup}.
+   */
+  protected boolean rampsInChoose() {
+    return false;
+  }
+
+  /**
+   * Slow start for a member, in the director itself: from now the member (by name; it may be
+   * added later) is {@code elapsed} into a ramp of {@code duration} and takes that fraction of
+   * its share ({@link SlowStart}); {@code duration <= 0} or {@code elapsed >= duration} ends it.
+   *
+   * @return whether this algorithm ramps ({@link #rampsInChoose}); when not, nothing changes
+   */
+  public final boolean ramp(String memberName, long elapsedNanos, long durationNanos) {
+    if (!rampsInChoose()) {
+      return false;
+    }
+    synchronized (writeLock) {
+      long now = now();
+      if (durationNanos <= 0 || elapsedNanos >= durationNanos) {
+        rampByName.remove(memberName);
+      } else {
+        rampByName.put(memberName, new Ramps.Entry(now - Math.max(0, elapsedNanos), durationNanos));
+      }
+      rebuildRamps(now);
+    }
+    return true;
+  }
+
+  /** The fraction of its share the member takes now: 1 unless it is ramping (or unknown). */
+  public final double rampFraction(String memberName) {
+    Ramps r = currentRamps();
+    if (r == null) {
+      return 1.0;
+    }
+    Snapshot s = state.snapshot();
+    int i = s.indexOf(memberName);
+    return i < 0 || r.version != s.version() ? 1.0 : SlowStart.fraction(r.units(i));
+  }
+
+  /** Whether any member ramps: one volatile read, for a pick to skip the ramp path. */
+  protected final boolean anyRamping() {
+    return ramps != null;
+  }
+
+  /**
+   * For picks: whether member {@code i} of {@code s} is admitted this turn. Always, unless it
+   * ramps; then on the fraction of its turns its ramp has reached. A declined turn should go to
+   * whoever the algorithm would have chosen without the member.
+   */
+  protected final boolean admit(Snapshot s, int i) {
+    Ramps r = currentRamps();
+    return r == null || r.version != s.version() || r.admit(i);
+  }
+
+  private Ramps currentRamps() {
+    Ramps r = ramps;
+    if (r != null && r.next != Long.MAX_VALUE && now() - r.next >= 0) {
+      synchronized (writeLock) {
+        r = ramps;
+        long now = now();
+        if (r != null && now - r.next >= 0) {
+          rebuildRamps(now);
+          r = ramps;
+        }
+      }
+    }
+    return r;
+  }
+
+  private void rebuildRamps(long now) {
+    ramps = rampByName.isEmpty() ? null : Ramps.of(state.snapshot(), rampByName, now);
   }
 
   // ---- layering ----

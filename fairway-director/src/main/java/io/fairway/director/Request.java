@@ -17,7 +17,7 @@ import java.net.InetSocketAddress;
 public final class Request {
 
   /** A request that carries nothing: enough for round_robin, fallback and random. */
-  public static final Request EMPTY = new Request(-1, null, null, null, null, 0, null);
+  public static final Request EMPTY = new Request(-1, null, null, null, null, 0, false, null);
 
   private final long key;
   private final String keyString;
@@ -25,6 +25,7 @@ public final class Request {
   private final InetSocketAddress client;
   private final InetSocketAddress destination;
   private final int alt;
+  private final boolean altGiven;
   private final Params params;
 
   private Request(
@@ -34,6 +35,7 @@ public final class Request {
       InetSocketAddress client,
       InetSocketAddress destination,
       int alt,
+      boolean altGiven,
       Params params) {
     this.key = key;
     this.keyString = keyString;
@@ -41,6 +43,7 @@ public final class Request {
     this.client = client;
     this.destination = destination;
     this.alt = alt;
+    this.altGiven = altGiven;
     this.params = params;
   }
 
@@ -62,7 +65,7 @@ public final class Request {
 
   /** A request from this client to this destination, for the address-hashing schedulers. */
   public static Request ofFlow(InetSocketAddress client, InetSocketAddress destination) {
-    return new Request(-1, null, null, client, destination, 0, null);
+    return new Request(-1, null, null, client, destination, 0, false, null);
   }
 
   /** This request with a precomputed unsigned 32-bit key. */
@@ -70,27 +73,27 @@ public final class Request {
     if (k < 0 || k > 0xFFFF_FFFFL) {
       throw new IllegalArgumentException("key must be in 0..4294967295, got " + k);
     }
-    return new Request(k, keyString, blob, client, destination, alt, params);
+    return new Request(k, keyString, blob, client, destination, alt, altGiven, params);
   }
 
   /** This request with a key string. */
   public Request withKeyString(String s) {
-    return new Request(key, s, blob, client, destination, alt, params);
+    return new Request(key, s, blob, client, destination, alt, altGiven, params);
   }
 
   /** This request with a key blob (shard {@code by=BLOB}); the array is not copied. */
   public Request withBlob(byte[] b) {
-    return new Request(key, keyString, b, client, destination, alt, params);
+    return new Request(key, keyString, b, client, destination, alt, altGiven, params);
   }
 
   /** This request with the client address and port. */
   public Request withClient(InetSocketAddress c) {
-    return new Request(key, keyString, blob, c, destination, alt, params);
+    return new Request(key, keyString, blob, c, destination, alt, altGiven, params);
   }
 
   /** This request with the destination (virtual server) address and port. */
   public Request withDestination(InetSocketAddress d) {
-    return new Request(key, keyString, blob, client, d, alt, params);
+    return new Request(key, keyString, blob, client, d, alt, altGiven, params);
   }
 
   /**
@@ -101,12 +104,12 @@ public final class Request {
     if (a < 0) {
       throw new IllegalArgumentException("invalid alt argument " + a);
     }
-    return new Request(key, keyString, blob, client, destination, a, params);
+    return new Request(key, keyString, blob, client, destination, a, true, params);
   }
 
   /** This request with algorithm-specific parameters overriding the director's defaults. */
   public Request withParams(Params p) {
-    return new Request(key, keyString, blob, client, destination, alt, p);
+    return new Request(key, keyString, blob, client, destination, alt, altGiven, p);
   }
 
   /** Whether {@link #key()} is set. */
@@ -137,6 +140,15 @@ public final class Request {
   /** The destination address, or {@code null}. */
   public InetSocketAddress destination() {
     return destination;
+  }
+
+  /**
+   * Whether this request asked for an alternative ({@link #withAlt}), even 0: a per-request
+   * {@code alt} overrides the director's default parameters (an associated shard_param's alt)
+   * as a VCL call's {@code alt=} argument does.
+   */
+  public boolean hasAlt() {
+    return altGiven;
   }
 
   /** The alternative asked for, 0 = first choice. */

@@ -22,6 +22,9 @@
  *   <li>{@link io.fairway.director.Director}: {@code choose} one member, {@code pick} resolves
  *       through layers to a real server.
  *   <li>{@link io.fairway.director.Directors}: lookup by name.
+ *   <li>{@link io.fairway.director.SlowStart}: slow start in the algorithm itself, one rule for
+ *       every family (a ramping member is scheduled as if its weight were {@code f·w}), so a
+ *       recovered server is not flooded even by algorithms that ignore weights.
  * </ul>
  *
  * <p>The Varnish algorithms live in {@code io.fairway.director.varnish}; the kernel's in {@code

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.sun.net.httpserver.HttpServer;
+import io.fairway.testkit.FairwayProcess;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -16,7 +17,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,12 +29,12 @@ import org.junit.jupiter.api.io.TempDir;
 class InstalledFairwayIT {
   @TempDir Path dir;
   HttpServer backend;
-  Process fairway;
+  FairwayProcess fairway;
 
   @AfterEach
   void cleanUp() throws Exception {
-    if (fairway != null && fairway.isAlive()) {
-      fairway.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+    if (fairway != null) {
+      fairway.close();
     }
     if (backend != null) {
       backend.stop(0);
@@ -72,13 +72,12 @@ class InstalledFairwayIT {
         + "    real_server 127.0.0.1 " + backend.getAddress().getPort() + " {\n"
         + "        TCP_CHECK {\n            connect_timeout 1\n        }\n    }\n}\n");
     Path runtime = Files.createDirectory(dir.resolve("run"));
-    Path log = dir.resolve("fairway.log");
-    ProcessBuilder pb = new ProcessBuilder(fw.toString(), "run", "--userspace", "-f", conf.toString(),
-        "--admin", "off",
-        // The HTTP client keeps its connection: the soft stop would wait the default 30 s for it.
-        "--grace-period", "2").redirectErrorStream(true).redirectOutput(log.toFile());
-    pb.environment().put("RUNTIME_DIRECTORY", runtime.toString()); // what the unit gives it
-    fairway = pb.start();
+    fairway = FairwayProcess.installed(fw)
+        .env("RUNTIME_DIRECTORY", runtime.toString()) // what the unit gives it
+        .log(dir.resolve("fairway.log"))
+        .start("run", "--userspace", "-f", conf.toString(), "--admin", "off",
+            // The HTTP client keeps its connection: the soft stop would wait the default 30 s for it.
+            "--grace-period", "2");
 
     HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     HttpRequest get = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + vip + "/"))
@@ -86,9 +85,7 @@ class InstalledFairwayIT {
     await().atMost(Duration.ofSeconds(60)).ignoreExceptions()
         .until(() -> http.send(get, HttpResponse.BodyHandlers.ofString()).body().equals("from the backend"));
 
-    fairway.destroy(); // SIGTERM
-    assertThat(fairway.waitFor(30, TimeUnit.SECONDS)).isTrue();
-    assertThat(fairway.exitValue()).as(Files.readString(log)).isZero();
-    assertThat(Files.readString(log)).contains("Daemon: running " + conf).doesNotContain("\tat ");
+    assertThat(fairway.stop(Duration.ofSeconds(30))).as(fairway.log()).isZero();
+    assertThat(fairway.log()).contains("Daemon: running " + conf).doesNotContain("\tat ");
   }
 }

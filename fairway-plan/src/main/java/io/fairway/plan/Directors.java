@@ -15,6 +15,7 @@ import io.fairway.director.varnish.ShardParams;
  * Builds the Varnish director a plan describes, and its members: the one place that turns a
  * {@link Selection.Varnish} into a director, so {@code fairway pick}, the userspace data plane and
  * the plan's own validation build the same ring from the same names, idents and weights.
+ * {@link DirectorTree} builds a layered one from these.
  */
 public final class Directors {
   private Directors() {}
@@ -26,24 +27,40 @@ public final class Directors {
    * @throws IllegalArgumentException a parameter the director library refuses
    */
   public static AbstractDirector<?> create(String name, Selection.Varnish s, RandomSource random) {
+    return create(name, s, random, null);
+  }
+
+  /**
+   * The same, on a given nanosecond clock (health change times, shard rampup, slow start): {@code
+   * fairway pick} fixes it so a what-if ramp stays where it was put; {@code null} for the system's.
+   */
+  public static AbstractDirector<?> create(String name, Selection.Varnish s, RandomSource random,
+      java.util.function.LongSupplier clock) {
+    if (s instanceof Selection.Layered l) {
+      // The top alone; DirectorTree builds the layers under it.
+      return create(name, l.top(), random, clock);
+    }
     if (s instanceof Selection.RoundRobin) {
-      return new RoundRobinDirector(name);
+      return new RoundRobinDirector(name, clock);
     }
     if (s instanceof Selection.Random) {
-      return new RandomDirector(name, random == null ? RandomSource.threadLocal() : random, null);
+      return new RandomDirector(name, random == null ? RandomSource.threadLocal() : random, clock);
     }
     if (s instanceof Selection.Fallback f) {
-      return new FallbackDirector(name, f.sticky(), null);
+      return new FallbackDirector(name, f.sticky(), clock);
     }
     if (s instanceof Selection.Hash) {
-      return new HashDirector(name);
+      return new HashDirector(name, clock);
     }
     Selection.Shard sh = (Selection.Shard) s;
     // warmup as the per-call parameter (Varnish's shard_param warmup=), which takes 0..1;
     // set_warmup() would ignore 1.0 ("always warm the next member"), a valid operator choice.
-    ShardParams params = new ShardParams(sh.by(), sh.healthy(), true, sh.warmup(), 0);
+    // The associated set (already merged with the service's own settings) is the director's
+    // default parameter set, Varnish's associate(): a request's alt overrides its alt.
+    ShardParams params = new ShardParams(sh.by(), sh.healthy(), sh.rampupOn(), sh.warmup(),
+        sh.alt());
     return new ShardDirector(name,
-        new ShardDirector.Settings(sh.replicas(), 0, sh.rampupSeconds(), params), null, null);
+        new ShardDirector.Settings(sh.replicas(), 0, sh.rampupSeconds(), params), null, clock);
   }
 
   /** A member as the plan describes it: its weight (decimal) and ring identity. */

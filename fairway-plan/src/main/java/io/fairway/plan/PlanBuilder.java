@@ -1,6 +1,8 @@
 package io.fairway.plan;
 
 import io.fairway.config.model.Config;
+import io.fairway.config.model.DirectorGroup;
+import io.fairway.config.model.DirectorLayout;
 import io.fairway.config.model.DirectorSpec;
 import io.fairway.config.model.Forwarding;
 import io.fairway.config.model.GlobalDefs;
@@ -124,6 +126,10 @@ public final class PlanBuilder {
       }
       return;
     }
+    if (selection instanceof Selection.Layered l) {
+      validateLayers(vs, where, l, members, errors);
+      return;
+    }
     AbstractDirector<?> d;
     try {
       d = Directors.create(vs.name(), (Selection.Varnish) selection, null);
@@ -141,14 +147,89 @@ public final class PlanBuilder {
     }
   }
 
+  /** Builds the layers with every member up, so what the library refuses names its director. */
+  private static void validateLayers(VirtualServer vs, String where, Selection.Layered l,
+      List<MemberPlan> members, List<String> errors) {
+    DirectorTree tree;
+    try {
+      tree = new DirectorTree(vs.name(), l, null);
+    } catch (IllegalArgumentException e) {
+      errors.add(where + ": " + e.getMessage());
+      return;
+    }
+    java.util.Map<String, MemberPlan> byName = new java.util.HashMap<>();
+    for (MemberPlan m : members) {
+      byName.put(m.name(), m);
+    }
+    try {
+      tree.update((d, name) -> {
+        MemberPlan m = byName.get(name);
+        return m == null ? null : Directors.member(m, m::name, true);
+      });
+    } catch (IllegalArgumentException e) {
+      errors.add(where + ": " + e.getMessage());
+    }
+  }
+
   private static Selection selection(VirtualServer vs) {
-    DirectorSpec spec = vs.director();
-    return switch (vs.scheduler()) {
+    Selection own = selection(vs, vs.scheduler(), vs.director(), vs.hashBalanceFactor());
+    DirectorLayout layout = vs.layout();
+    if (!layout.layered()) {
+      if (own instanceof Selection.Shard sh && layout.altHeader().isPresent()) {
+        return new Selection.Shard(sh.replicas(), sh.by(), sh.healthy(), sh.warmup(),
+            sh.rampup(), sh.hashBalanceFactor(), sh.alt(), sh.rampupOn(), sh.param(),
+            layout.altHeader());
+      }
+      return own;
+    }
+    // Leaves first: each director after every director it contains (the config refused cycles).
+    java.util.Map<String, DirectorGroup> byName = new java.util.LinkedHashMap<>();
+    for (DirectorGroup g : layout.groups()) {
+      byName.put(g.name(), g);
+    }
+    List<Selection.Layered.Group> ordered = new ArrayList<>();
+    Set<String> placed = new HashSet<>();
+    for (DirectorGroup g : layout.groups()) {
+      place(g, byName, placed, ordered, vs);
+    }
+    return new Selection.Layered((Selection.Varnish) own, refs(layout.members(), byName),
+        ordered, layout.altHeader());
+  }
+
+  private static void place(DirectorGroup g, java.util.Map<String, DirectorGroup> byName,
+      Set<String> placed, List<Selection.Layered.Group> out, VirtualServer vs) {
+    if (!placed.add(g.name())) {
+      return;
+    }
+    for (String m : g.members()) {
+      DirectorGroup inner = byName.get(m);
+      if (inner != null) {
+        place(inner, byName, placed, out, vs);
+      }
+    }
+    // A layer's shard ramps by the virtual_server's slow_start too; bounded load is top-level.
+    Selection.Varnish sel = (Selection.Varnish) selection(vs, g.scheduler(), g.director(), 0);
+    out.add(new Selection.Layered.Group(g.name(), sel, refs(g.members(), byName)));
+  }
+
+  private static List<Selection.Layered.Ref> refs(List<String> names,
+      java.util.Map<String, DirectorGroup> groups) {
+    List<Selection.Layered.Ref> out = new ArrayList<>();
+    for (String n : names) {
+      out.add(groups.containsKey(n) ? new Selection.Layered.Nested(n)
+          : new Selection.Layered.Server(n));
+    }
+    return out;
+  }
+
+  private static Selection selection(VirtualServer vs, io.fairway.config.model.Scheduler scheduler,
+      DirectorSpec spec, int hashBalanceFactor) {
+    return switch (scheduler) {
       case ROUND_ROBIN -> new Selection.RoundRobin();
       case RANDOM -> new Selection.Random();
       case FALLBACK -> new Selection.Fallback(spec instanceof DirectorSpec.Fallback f && f.sticky());
       case HASH -> new Selection.Hash();
-      case SHARD -> shard(spec, vs.hashBalanceFactor(), slowStart(vs));
+      case SHARD -> shard(spec, hashBalanceFactor, slowStart(vs));
       default -> {
         List<String> flags = new ArrayList<>();
         for (SchedulerFlag f : vs.flags()) {
@@ -174,7 +255,8 @@ public final class PlanBuilder {
           d.rampup().isZero() ? slowStart : d.rampup(), hashBalanceFactor);
     }
     return new Selection.Shard(s.replicas(), by(s.by()), ShardHealthy.valueOf(s.healthy().name()),
-        s.warmup(), s.rampup().isZero() ? slowStart : s.rampup(), hashBalanceFactor);
+        s.warmup(), s.rampup().isZero() ? slowStart : s.rampup(), hashBalanceFactor, s.alt(),
+        s.rampupOn(), s.associate(), java.util.Optional.empty());
   }
 
   private static java.time.Duration slowStart(VirtualServer vs) {
@@ -197,13 +279,23 @@ public final class PlanBuilder {
     };
   }
 
+  /**
+   * The key the data plane derives for each request: the hashing director's {@code by}; in a
+   * layered service, the first hashing director's, top first (the config made them agree).
+   */
   private static KeySource key(VirtualServer vs) {
-    DirectorSpec d = vs.director();
-    if (d instanceof DirectorSpec.Hash h) {
-      return h.by();
+    List<DirectorSpec> specs = new ArrayList<>();
+    specs.add(vs.director());
+    for (DirectorGroup g : vs.layout().groups()) {
+      specs.add(g.director());
     }
-    if (d instanceof DirectorSpec.Shard s) {
-      return s.by();
+    for (DirectorSpec d : specs) {
+      if (d instanceof DirectorSpec.Hash h) {
+        return h.by();
+      }
+      if (d instanceof DirectorSpec.Shard s) {
+        return s.by();
+      }
     }
     return KeySource.of(KeySource.Kind.CLIENT_IP);
   }
@@ -213,8 +305,10 @@ public final class PlanBuilder {
     Dest dest = dest(rs.id().address(), rs.id().port(), rs.forwarding(), tableWeight,
         clamp(rs.upperThreshold()), clamp(rs.lowerThreshold()));
     // shard ramps in the director (Varnish's rampup, which slow_start sets): no weight steps.
-    java.time.Duration slow = vs.scheduler() == io.fairway.config.model.Scheduler.SHARD
-        ? java.time.Duration.ZERO : rs.slowStart();
+    boolean shardRamps = vs.scheduler() == io.fairway.config.model.Scheduler.SHARD
+        || vs.layout().groups().stream()
+            .anyMatch(g -> g.scheduler() == io.fairway.config.model.Scheduler.SHARD);
+    java.time.Duration slow = shardRamps ? java.time.Duration.ZERO : rs.slowStart();
     return new MemberPlan(rs.location().toString(), rs.name(), rs.ident(), rs.weight(), dest,
         rs.checkPort(), rs.inhibitOnFailure(), slow);
   }

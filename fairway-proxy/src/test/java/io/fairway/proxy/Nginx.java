@@ -1,5 +1,6 @@
 package io.fairway.proxy;
 
+import io.fairway.testkit.ExternalPrograms;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;

@@ -15,6 +15,7 @@ import io.fairway.table.Service;
 import io.fairway.table.ServiceFlag;
 import io.fairway.table.ServiceKey;
 import io.fairway.table.TableException;
+import io.fairway.testkit.ExternalPrograms;
 import java.io.IOException;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;

@@ -23,5 +23,9 @@
  * {@link io.fairway.table.TableFormat} prints any table the way {@code ipvsadm -Ln} and
  * {@code ipvsadm -Sn} do, byte for byte, so operators read the output they know and tests can
  * compare Fairway's table with keepalived's.
+ *
+ * <p>The kernel has no slow start, only weights; a table that ramps in its own scheduler says so
+ * by implementing {@link io.fairway.table.RampTarget}, and is handed a typed {@link
+ * io.fairway.table.Ramp} per destination instead of a weight stepped over time.
  */
 package io.fairway.table;

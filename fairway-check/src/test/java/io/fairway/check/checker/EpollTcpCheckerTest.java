@@ -1,6 +1,7 @@
 package io.fairway.check.checker;
 
 import io.fairway.check.spec.CheckSource;
+import io.fairway.testkit.ExternalPrograms;
 import io.netty.channel.IoEventLoop;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.epoll.Epoll;

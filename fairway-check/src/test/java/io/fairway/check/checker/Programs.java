@@ -1,5 +1,6 @@
 package io.fairway.check.checker;
 
+import io.fairway.testkit.ExternalPrograms;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;

@@ -15,6 +15,7 @@ import java.util.Optional;
  * @param ssl the SSL block for SSL_GET checkers, if any
  * @param vrrp the VRRP blocks ({@code vrrp_instance}, {@code vrrp_sync_group}, {@code
  *     vrrp_script} and the VRRP keywords of global_defs)
+ * @param shardParams top-level {@code shard_param} blocks (a Fairway extension), in file order
  */
 public record Config(
     GlobalDefs globalDefs,
@@ -22,11 +23,25 @@ public record Config(
     List<VirtualServer> virtualServers,
     List<TrackFile> trackFiles,
     Optional<SslContext> ssl,
-    io.fairway.config.model.vrrp.VrrpConfig vrrp) {
+    io.fairway.config.model.vrrp.VrrpConfig vrrp,
+    List<ShardParam> shardParams) {
   public Config {
+    shardParams = shardParams == null ? List.of() : List.copyOf(shardParams);
     groups = List.copyOf(groups);
     virtualServers = List.copyOf(virtualServers);
     trackFiles = List.copyOf(trackFiles);
+  }
+
+  /** A configuration without shard_param blocks. */
+  public Config(GlobalDefs globalDefs, List<VirtualServerGroup> groups,
+      List<VirtualServer> virtualServers, List<TrackFile> trackFiles, Optional<SslContext> ssl,
+      io.fairway.config.model.vrrp.VrrpConfig vrrp) {
+    this(globalDefs, groups, virtualServers, trackFiles, ssl, vrrp, List.of());
+  }
+
+  /** The shard_param block with this name, if any. */
+  public Optional<ShardParam> shardParam(String name) {
+    return shardParams.stream().filter(p -> p.name().equals(name)).findFirst();
   }
 
   /** A configuration without VRRP. */

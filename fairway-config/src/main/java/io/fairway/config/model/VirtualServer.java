@@ -38,6 +38,8 @@ import java.util.Set;
  *     of its real servers; {@link Duration#ZERO} when not given
  * @param proxy the userspace data plane's settings ({@code proxy_timeouts}, {@code
  *     http_forwarded}; Fairway extensions)
+ * @param layout the director's layering: named directors, the members of the virtual_server's
+ *     director, the {@code alt_header} (Fairway extensions); {@link DirectorLayout#NONE} without
  */
 public record VirtualServer(
     Location location,
@@ -61,12 +63,28 @@ public record VirtualServer(
     List<RealServer> realServers,
     boolean overflowToSorryServer,
     Duration slowStart,
-    ProxySettings proxy) {
+    ProxySettings proxy,
+    DirectorLayout layout) {
   public VirtualServer {
     java.util.Objects.requireNonNull(proxy, "proxy");
+    layout = layout == null ? DirectorLayout.NONE : layout;
     flags = Set.copyOf(flags);
     realServers = List.copyOf(realServers);
     slowStart = slowStart == null ? Duration.ZERO : slowStart;
+  }
+
+  /** Without layering. */
+  public VirtualServer(Location location, VirtualServerId id, String name, Scheduler scheduler,
+      DirectorSpec director, int hashBalanceFactor, Forwarding forwarding,
+      Set<SchedulerFlag> flags, Duration persistenceTimeout,
+      Optional<Integer> persistenceGranularity, Optional<String> persistenceEngine,
+      boolean haSuspend, boolean omega, long quorum, long hysteresis, Optional<Script> quorumUp,
+      Optional<Script> quorumDown, Optional<SorryServer> sorryServer, List<RealServer> realServers,
+      boolean overflowToSorryServer, Duration slowStart, ProxySettings proxy) {
+    this(location, id, name, scheduler, director, hashBalanceFactor, forwarding, flags,
+        persistenceTimeout, persistenceGranularity, persistenceEngine, haSuspend, omega, quorum,
+        hysteresis, quorumUp, quorumDown, sorryServer, realServers, overflowToSorryServer,
+        slowStart, proxy, DirectorLayout.NONE);
   }
 
   /** True if persistence is on. */

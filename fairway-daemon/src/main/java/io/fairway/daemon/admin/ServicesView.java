@@ -43,7 +43,9 @@ public final class ServicesView {
 
   /**
    * One real server. {@code slowStartWeight}: while its {@code slow_start} ramp runs, the weight
-   * the table has now (on its way to {@code effectiveWeight}); null otherwise.
+   * it is scheduled with now (on its way to {@code effectiveWeight}): on the kernel the integer
+   * weight stepped into the table, in the userspace scheduler the decimal {@code weight × f} its
+   * ramp gives it ({@link io.fairway.director.SlowStart}); null otherwise.
    */
   public record RealServerView(
       String name,
@@ -59,7 +61,7 @@ public final class ServicesView {
       long bytesIn,
       long bytesOut,
       CheckView lastCheck,
-      Integer slowStartWeight) {}
+      Number slowStartWeight) {}
 
   /** The checkers' last verdict. */
   public record CheckView(String result, String reason, String since) {}
@@ -138,7 +140,7 @@ public final class ServicesView {
           : new CheckView(h.alive() ? "up" : "down", h.reason(), h.since().toString());
       servers.add(new RealServerView(rs.name(), Endpoints.format(rs.dest().address(), rs.dest().port()), state,
           a.state().wire(), rs.present(), rc == null ? rs.weight() : rc.weight(), view.effectiveWeight(), active, inactive, conns,
-          in, outB, check, rs.ramping() ? rs.rampWeight() : null));
+          in, outB, check, slowStartWeight(rs)));
     }
     long sorryActive = 0;
     long sorryTotal = 0;
@@ -171,5 +173,18 @@ public final class ServicesView {
   static boolean sameHost(Dest configured, Dest actual) {
     return configured.address().equals(actual.address())
         && (configured.port() == actual.port() || configured.forwarding() != ForwardingMethod.MASQ);
+  }
+
+  /** What {@code slow_start_weight} says: see {@link RealServerView}. */
+  public static Number slowStartWeight(VirtualServerStatus.RealServerStatus rs) {
+    if (!rs.ramping()) {
+      return null;
+    }
+    if (!rs.rampsInScheduler()) {
+      return rs.rampWeight();
+    }
+    int units = io.fairway.director.SlowStart.units(rs.rampElapsed().toNanos(),
+        rs.rampDuration().toNanos());
+    return rs.weight() * (double) units / io.fairway.director.SlowStart.STEPS;
   }
 }

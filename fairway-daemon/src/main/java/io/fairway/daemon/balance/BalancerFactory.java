@@ -7,6 +7,7 @@ import io.fairway.director.sched.Schedulers;
 import io.fairway.director.sched.VirtualService;
 import io.fairway.director.varnish.ShardHealthy;
 import io.fairway.director.varnish.Vrnd;
+import io.fairway.plan.DirectorTree;
 import io.fairway.plan.Directors;
 import io.fairway.plan.MemberPlan;
 import io.fairway.plan.Selection;
@@ -14,7 +15,9 @@ import io.fairway.plan.ServicePlan;
 import io.fairway.table.Dest;
 import io.fairway.table.Service;
 import java.net.InetAddress;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -30,14 +33,30 @@ public final class BalancerFactory {
    * @param seed seed for the random director's generator (as {@code debug.srandom}); {@code null}
    *     for a non-reproducible per-thread generator
    * @param healthy overrides the shard {@code healthy} mode; {@code null} keeps the configured one
-   * @param alt shard alternative to return, 0 for the first choice
+   * @param alt shard alternative to return, as a request's {@code alt} (it overrides an
+   *     associated shard_param's); negative: none asked for, the shard's own default
    */
   public record Options(Long seed, ShardHealthy healthy, int alt) {
     /** No overrides. */
-    public static final Options NONE = new Options(null, null, 0);
+    public static final Options NONE = new Options(null, null, -1);
   }
 
+  /**
+   * The what-if clock, in nanoseconds: it never moves, so a ramp put in place by {@link
+   * Balancer#ramp} stays where it was put for every pick.
+   */
+  static final long FROZEN_NANOS = 1L << 62;
+
   private BalancerFactory() {}
+
+  /** The slow start of each real server by name, as the plan gives it (zero: none). */
+  private static Map<String, java.time.Duration> slowStarts(ServicePlan vs) {
+    Map<String, java.time.Duration> m = new LinkedHashMap<>();
+    for (MemberPlan p : vs.members()) {
+      m.put(p.name(), p.slowStart());
+    }
+    return m;
+  }
 
   /**
    * Builds the balancer of a service plan, with the director or scheduler the data plane builds
@@ -45,7 +64,7 @@ public final class BalancerFactory {
    */
   public static Balancer build(ServicePlan vs, Options options) {
     String algo = vs.selection().algorithm();
-    if (options.alt() != 0 && !(vs.selection() instanceof Selection.Shard)) {
+    if (options.alt() >= 0 && !hasShard(vs.selection())) {
       throw new BalanceException("--alt applies to lb_algo shard only; virtual_server " + vs.name()
           + " uses " + algo);
     }
@@ -53,18 +72,36 @@ public final class BalancerFactory {
       return kernel(vs, k);
     }
     Selection.Varnish selection = (Selection.Varnish) vs.selection();
-    if (selection instanceof Selection.Shard s && options.healthy() != null) {
-      selection = new Selection.Shard(s.replicas(), s.by(), options.healthy(), s.warmup(),
-          s.rampup(), s.hashBalanceFactor());
+    if (options.healthy() != null) {
+      selection = withHealthy(selection, options.healthy());
     }
-    boolean hashes = selection instanceof Selection.Hash || selection instanceof Selection.Shard;
-    AbstractDirector<?> d;
+    boolean hashes = hashes(selection);
+    DirectorTree tree;
     try {
-      d = Directors.create(vs.name(), selection,
-          options.seed() == null ? null : new Vrnd(options.seed()));
+      tree = new DirectorTree(vs.name(), selection,
+          options.seed() == null ? null : new Vrnd(options.seed()), () -> FROZEN_NANOS);
     } catch (IllegalArgumentException e) {
       throw new BalanceException(vs.where() + ": " + algo + ": " + e.getMessage());
     }
+    List<String> servers = vs.members().stream().map(MemberPlan::name).toList();
+    if (tree.layered()) {
+      Map<String, MemberPlan> byName = new LinkedHashMap<>();
+      vs.members().forEach(m -> byName.put(m.name(), m));
+      Map<String, RealServerBackend> backends = new LinkedHashMap<>();
+      try {
+        tree.update((d, name) -> {
+          MemberPlan m = byName.get(name);
+          return m == null ? null
+              : Directors.member(m, backends.computeIfAbsent(name, n -> RealServerBackend.of(m)),
+                  true);
+        });
+      } catch (IllegalArgumentException e) {
+        throw new BalanceException(vs.where() + ": " + e.getMessage());
+      }
+      return new DirectorBalancer(vs.name(), tree, servers, hashes, options.alt(), slowStarts(vs),
+          null);
+    }
+    AbstractDirector<?> d = tree.top();
     for (MemberPlan m : vs.members()) {
       try {
         d.add(Directors.member(m, RealServerBackend.of(m), true));
@@ -72,7 +109,41 @@ public final class BalancerFactory {
         throw new BalanceException(m.where() + ": real_server " + m.name() + ": " + e.getMessage());
       }
     }
-    return new DirectorBalancer(vs.name(), d, hashes, options.alt());
+    java.time.Duration rampup = selection instanceof Selection.Shard sh ? sh.rampup() : null;
+    return new DirectorBalancer(vs.name(), tree, servers, hashes, options.alt(), slowStarts(vs),
+        rampup);
+  }
+
+  /** Whether a shard director chooses somewhere in this selection (where alt and healthy act). */
+  public static boolean hasShard(Selection s) {
+    if (s instanceof Selection.Layered l) {
+      return l.top() instanceof Selection.Shard
+          || l.groups().stream().anyMatch(g -> g.selection() instanceof Selection.Shard);
+    }
+    return s instanceof Selection.Shard;
+  }
+
+  private static boolean hashes(Selection.Varnish s) {
+    if (s instanceof Selection.Layered l) {
+      return hashes(l.top()) || l.groups().stream().anyMatch(g -> hashes(g.selection()));
+    }
+    return s instanceof Selection.Hash || s instanceof Selection.Shard;
+  }
+
+  /** {@code --healthy} for every shard of the selection, layers included. */
+  private static Selection.Varnish withHealthy(Selection.Varnish s, ShardHealthy h) {
+    if (s instanceof Selection.Shard sh) {
+      return sh.withHealthy(h);
+    }
+    if (s instanceof Selection.Layered l) {
+      List<Selection.Layered.Group> groups = new ArrayList<>();
+      for (Selection.Layered.Group g : l.groups()) {
+        groups.add(new Selection.Layered.Group(g.name(), withHealthy(g.selection(), h),
+            g.members()));
+      }
+      return new Selection.Layered(withHealthy(l.top(), h), l.members(), groups, l.altHeader());
+    }
+    return s;
   }
 
   private static Balancer kernel(ServicePlan vs, Selection.Kernel k) {
@@ -91,7 +162,7 @@ public final class BalancerFactory {
       Schedulers.Options options =
           new Schedulers.Options(Schedulers.Options.KERNEL.mhTableSize(), k.hashBalanceFactor());
       service = new VirtualService(Schedulers.create(algo, k.flags(), options), p,
-          System::currentTimeMillis);
+          System::currentTimeMillis, () -> FROZEN_NANOS);
     } catch (IllegalArgumentException e) {
       throw new BalanceException(vs.where() + ": " + e.getMessage());
     }
@@ -122,7 +193,8 @@ public final class BalancerFactory {
     InetAddress vip = first.key().isFwmark() ? null : first.key().address();
     int vport = first.key().isFwmark() ? 0 : first.key().port();
     try {
-      return new SchedulerBalancer(vs.name(), algo, service, specs, inhibit, vip, vport);
+      return new SchedulerBalancer(vs.name(), algo, service, specs, inhibit, vip, vport)
+          .withSlowStarts(slowStarts(vs));
     } catch (IllegalArgumentException e) {
       throw new BalanceException(vs.where() + ": " + e.getMessage());
     }

@@ -31,6 +31,7 @@ public final class SchedulerBalancer implements Balancer {
   private final int vport;
   private final Flow anonymous;
   private LoadSnapshot load;
+  private Map<String, java.time.Duration> slowStarts = Map.of();
 
   private static final java.util.Set<String> HASHING = java.util.Set.of("sh", "dh", "mh");
 
@@ -52,6 +53,37 @@ public final class SchedulerBalancer implements Balancer {
     this.anonymous = new Flow(InetAddress.getLoopbackAddress(), 0, vip, vport);
     specs.keySet().forEach(n -> up.put(n, true));
     reconcile();
+  }
+
+  /** This balancer with each real server's slow start, for {@link #ramp}. */
+  SchedulerBalancer withSlowStarts(Map<String, java.time.Duration> s) {
+    slowStarts = Map.copyOf(s);
+    return this;
+  }
+
+  @Override
+  public RampView ramp(String server, java.time.Duration elapsed) {
+    if (!specs.containsKey(server)) {
+      throw new BalanceException("no real_server named '" + server + "' in virtual_server " + name
+          + " (have: " + String.join(", ", specs.keySet()) + ")");
+    }
+    if (HASHING.contains(algorithm)) {
+      throw new BalanceException("lb_algo " + algorithm + " does not ramp in the scheduler (a"
+          + " ramp could only move clients between servers; see docs/schedulers.md)");
+    }
+    java.time.Duration d = slowStarts.getOrDefault(server, java.time.Duration.ZERO);
+    if (d.isZero()) {
+      throw new BalanceException("real_server " + server + " of virtual_server " + name
+          + " has no slow_start");
+    }
+    io.fairway.director.sched.Dest dest = service.byName(server);
+    if (dest == null) {
+      throw new BalanceException("--ramping: real_server " + server + " is down");
+    }
+    service.ramp(dest, elapsed.toNanos(), d.toNanos());
+    int w = specs.get(server).weight();
+    return new RampView(server, elapsed, d, dest.rampFraction(), w,
+        io.fairway.apply.SlowStart.weight(w, elapsed.toNanos(), d.toNanos()));
   }
 
   /** The scheduler service, for a data plane that schedules its own flows. */

@@ -1,6 +1,6 @@
 package io.fairway.daemon.plan;
 
-import io.fairway.ipvs.uml.ExternalPrograms;
+import io.fairway.testkit.ExternalPrograms;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 

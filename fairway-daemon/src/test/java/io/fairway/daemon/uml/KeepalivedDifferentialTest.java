@@ -1,6 +1,6 @@
 package io.fairway.daemon.uml;
 
-import io.fairway.ipvs.uml.ExternalPrograms;
+import io.fairway.testkit.ExternalPrograms;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fairway.ipvs.uml.Uml;

@@ -3,7 +3,7 @@ package io.fairway.daemon.uml;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fairway.ipvs.uml.ExternalPrograms;
+import io.fairway.testkit.ExternalPrograms;
 import io.fairway.ipvs.uml.Uml;
 import java.io.InputStream;
 import java.io.StringReader;

@@ -1,6 +1,7 @@
 package io.fairway.director.sched;
 
 import io.fairway.director.Backend;
+import io.fairway.director.SlowStart;
 import java.net.InetAddress;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
@@ -28,6 +29,23 @@ public final class Dest implements Backend {
     /** Cleared when the server leaves the service: persistence templates pointing here become invalid. */
     private volatile boolean available = true;
 
+    /**
+     * Slow start ({@link SlowStart}): when the ramp began, in its service's nanosecond clock, and how long it lasts;
+     * {@code rampNanos == 0} when the server is not ramping. Written under the service's lock.
+     */
+    private volatile long rampStart;
+    private volatile long rampNanos;
+    /** The ramp's progress, 1..STEPS; STEPS when not ramping (what a pick reads). */
+    private volatile int rampUnits = SlowStart.STEPS;
+    /** 1, or {@link SlowStart#STEPS} while anybody in the service ramps, so weight-1 servers can ramp. */
+    private int weightScale = 1;
+    /** The weight the weighted schedulers compare: {@link #weight}, scaled and ramped ({@link SlowStart#scaledWeight}). */
+    private volatile int eweight;
+    /** The turn-taking schedulers' ramp credit ({@link SlowStart#credit}). */
+    private volatile int rampCredit;
+    private static final AtomicIntegerFieldUpdater<Dest> CREDIT =
+            AtomicIntegerFieldUpdater.newUpdater(Dest.class, "rampCredit");
+
     /** What a {@link io.fairway.director.Director} hands back for this server: the caller's own backend object. */
     private volatile Backend backend = this;
 
@@ -50,6 +68,7 @@ public final class Dest implements Backend {
         this.lastWeight = spec.weight();
         this.upperThreshold = spec.upperThreshold();
         this.lowerThreshold = spec.lowerThreshold();
+        this.eweight = spec.weight();
     }
 
     /** Creates a free-standing server (for tests, simulators and {@code fairway pick}). */
@@ -71,6 +90,70 @@ public final class Dest implements Backend {
     int lastWeight() { return lastWeight; }
     public int upperThreshold() { return upperThreshold; }
     public int lowerThreshold() { return lowerThreshold; }
+
+    /** The weight wrr, wlc, sed, nq and twos compare: the weight, scaled while the service ramps anybody. */
+    int eweight() { return eweight; }
+
+    /** Whether this server is in its slow start. */
+    public boolean ramping() { return rampNanos != 0; }
+
+    /** The slow start's progress in hundredths (1..100); 100 when not ramping. */
+    public int rampUnits() { return rampUnits; }
+
+    /** The fraction of its share this server takes now: 1 unless it is ramping. */
+    public double rampFraction() { return SlowStart.fraction(rampUnits); }
+
+    /**
+     * For the turn-taking schedulers: whether this turn admits the server. Always for a server that is not ramping;
+     * for a ramping one on {@code units / 100} of its turns, by a credit ({@link SlowStart#credit}).
+     */
+    boolean admit() {
+        int u = rampUnits;
+        if (u >= SlowStart.STEPS) return true;
+        while (true) {
+            int c = rampCredit;
+            int r = SlowStart.credit(c, u);
+            if (CREDIT.compareAndSet(this, c, SlowStart.remaining(r))) return SlowStart.admitted(r);
+        }
+    }
+
+    /** Starts a ramp at {@code start} lasting {@code nanos}, or ends it ({@code nanos <= 0}). */
+    void ramp(long start, long nanos, long now) {
+        rampStart = start;
+        rampNanos = Math.max(0, nanos);
+        rampCredit = 0;
+        refreshRamp(now);
+    }
+
+    /** Moves the ramp's progress to {@code now}, ending it when its time is up; returns whether the progress changed. */
+    boolean refreshRamp(long now) {
+        long n = rampNanos;
+        int u = n == 0 ? SlowStart.STEPS : SlowStart.units(now - rampStart, n);
+        if (u >= SlowStart.STEPS) rampNanos = 0;
+        boolean changed = u != rampUnits;
+        rampUnits = u;
+        reweigh();
+        return changed;
+    }
+
+    /** When this server's ramp next moves (the service's clock), or {@link Long#MAX_VALUE}. */
+    long nextRampStep(long now) {
+        long n = rampNanos;
+        if (n == 0) return Long.MAX_VALUE;
+        long start = rampStart;
+        return start + SlowStart.nextStep(now - start, n);
+    }
+
+    /** The service's weight scale: 1 when nobody ramps, {@link SlowStart#STEPS} while anybody does. */
+    void weightScale(int scale) {
+        weightScale = scale;
+        reweigh();
+    }
+
+    private void reweigh() {
+        int w = weight;
+        eweight = weightScale == 1 && rampUnits >= SlowStart.STEPS ? w : SlowStart.scaledWeight(w, rampUnits);
+    }
     /** The kernel's {@code IP_VS_DEST_F_OVERLOAD}: no new connections until the count falls below the lower mark. */
     public boolean overloaded() { return overloaded; }
     public boolean available() { return available; }
@@ -106,9 +189,16 @@ public final class Dest implements Backend {
         }
         upperThreshold = spec.upperThreshold();
         lowerThreshold = spec.lowerThreshold();
+        reweigh();
     }
 
-    void markRemoved() { available = false; }
+    /** Out of the service: a ramp ends with it (coming back is a new ramp, if the caller starts one). */
+    void markRemoved() {
+        available = false;
+        rampNanos = 0;
+        rampUnits = SlowStart.STEPS;
+        reweigh();
+    }
 
     /** Back in the service (the kernel revives a dest from its trash): the spec applies as on add. */
     void revive(DestSpec spec) {

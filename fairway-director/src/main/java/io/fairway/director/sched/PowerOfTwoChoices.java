@@ -36,7 +36,7 @@ final class PowerOfTwoChoices implements KernelScheduler {
         long[] c = new long[d.length];
         long sum = 0;
         for (int i = 0; i < d.length; i++) {
-            sum += Math.max(d[i].weight(), 0);
+            sum += Math.max(d[i].eweight(), 0);
             c[i] = sum;
         }
         table = new Table(d, c);
@@ -56,7 +56,7 @@ final class PowerOfTwoChoices implements KernelScheduler {
         if (!aOk && !bOk) return WeightedLeastConnection.pickWeighted(d, false);
         if (!aOk) return b;
         if (!bOk) return a;
-        return a.connOverhead() * b.weight() <= b.connOverhead() * a.weight() ? a : b;
+        return a.connOverhead() * b.eweight() <= b.connOverhead() * a.eweight() ? a : b;
     }
 
     private Dest draw(Dest[] d, long[] c) {

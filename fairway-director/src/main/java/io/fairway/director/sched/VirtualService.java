@@ -23,6 +23,9 @@ public final class VirtualService {
     private final KernelScheduler scheduler;
     private final PersistenceTemplates templates;
     private final LongSupplier clockMillis;
+    private final LongSupplier nanos;
+    /** When the next ramp step is due (the nanos clock); {@link Long#MAX_VALUE} while nobody ramps: a pick then reads only this. */
+    private volatile long nextRampStep = Long.MAX_VALUE;
     /** Servers in the order they were added (keepalived: config order). The kernel's list is the reverse. */
     private volatile List<Dest> addOrder = List.of();
     private volatile Dest sorry;
@@ -33,6 +36,16 @@ public final class VirtualService {
     private final java.util.Map<String, Dest> trash = new java.util.HashMap<>();
 
     public VirtualService(KernelScheduler scheduler, Persistence persistence, LongSupplier clockMillis) {
+        this(scheduler, persistence, clockMillis, System::nanoTime);
+    }
+
+    /**
+     * @param clockMillis wall clock for persistence templates
+     * @param nanos       the clock slow start ramps are timed by ({@link #ramp}); tests and {@code fairway pick} fix it
+     */
+    public VirtualService(KernelScheduler scheduler, Persistence persistence, LongSupplier clockMillis,
+                          LongSupplier nanos) {
+        this.nanos = nanos;
         this.scheduler = scheduler;
         this.templates = persistence != null && persistence.enabled() ? new PersistenceTemplates(persistence) : null;
         this.clockMillis = clockMillis;
@@ -165,7 +178,54 @@ public final class VirtualService {
         return null;
     }
 
+    /**
+     * Slow start for one of this service's servers, in the scheduler itself: from now the server is {@code elapsed}
+     * into a ramp of {@code duration} and takes that fraction of its share ({@link io.fairway.director.SlowStart}).
+     * {@code duration <= 0}, or {@code elapsed >= duration}, ends a ramp. The hashing schedulers (sh, dh, mh) ignore
+     * ramps: a ramp could only be applied to them by moving clients between servers (docs/schedulers.md).
+     */
+    public synchronized void ramp(Dest d, long elapsedNanos, long durationNanos) {
+        long now = nanos.getAsLong();
+        d.ramp(now - Math.max(0, elapsedNanos), durationNanos, now);
+        publish(addOrder);
+    }
+
+    /** Moves every ramp to now: one volatile read while nobody ramps, a rebuild when a ramp enters its next step. */
+    private void tickRamps() {
+        long next = nextRampStep;
+        if (next != Long.MAX_VALUE) {
+            long now = nanos.getAsLong();
+            if (now - next >= 0) refreshRamps(now);
+        }
+    }
+
+    private synchronized void refreshRamps(long now) {
+        if (now - nextRampStep < 0) return; // another pick moved them already
+        boolean changed = false;
+        for (Dest d : addOrder) changed |= d.refreshRamp(now);
+        if (changed) {
+            publish(addOrder);
+        } else {
+            nextRampStep = nextStep(addOrder, now);
+        }
+    }
+
+    private static long nextStep(List<Dest> dests, long now) {
+        long next = Long.MAX_VALUE;
+        for (Dest d : dests) {
+            long at = d.nextRampStep(now);
+            if (at != Long.MAX_VALUE && (next == Long.MAX_VALUE || at - next < 0)) next = at;
+        }
+        return next;
+    }
+
     private void publish(List<Dest> next) {
+        boolean ramping = false;
+        for (Dest d : next) ramping |= d.ramping();
+        // While anybody ramps every weight is scaled by 100, so a weight-1 server can take 1% of its share.
+        int scale = ramping ? io.fairway.director.SlowStart.STEPS : 1;
+        for (Dest d : next) d.weightScale(scale);
+        nextRampStep = ramping ? nextStep(next, nanos.getAsLong()) : Long.MAX_VALUE;
         addOrder = Collections.unmodifiableList(next);
         List<Dest> kernel = new ArrayList<>(next);
         Collections.reverse(kernel);
@@ -182,6 +242,7 @@ public final class VirtualService {
 
     /** {@link #pick(Flow)} on precomputed folds ({@link KernelScheduler#fold}); allocates nothing without persistence. */
     public Dest pick(InetAddress client, int clientFold, int clientPort, int destinationFold) {
+        tickRamps();
         if (templates != null && client != null) {
             PersistenceTemplates.Template t = templates.lookup(templates.key(client), clockMillis.getAsLong());
             if (t != null) return t.dest;
@@ -205,6 +266,7 @@ public final class VirtualService {
      * Linux 4.8 the kernel counts the handshake states (SYN_SENT, SYN_RECV) as active, so a SYN flood shows up in lc.
      */
     public Connection open(Flow flow) {
+        tickRamps();
         Dest.ConnKind kind = Dest.ConnKind.ACTIVE;
         long now = clockMillis.getAsLong();
         PersistenceTemplates.Template t = null;

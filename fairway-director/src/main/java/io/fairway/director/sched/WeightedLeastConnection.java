@@ -3,6 +3,9 @@ package io.fairway.director.sched;
 /**
  * {@code wlc} (ip_vs_wlc.c): the lowest overhead/weight, compared by cross-multiplication. The first usable server
  * seeds the search; later weight-0 servers are visited but can never win the comparison.
+ *
+ * <p>Slow start: the comparison uses {@link Dest#eweight}, so a ramping server's overhead counts divided by the
+ * ramp's progress.
  */
 final class WeightedLeastConnection extends ListScheduler {
     @Override
@@ -20,7 +23,7 @@ final class WeightedLeastConnection extends ListScheduler {
         Dest least = null;
         for (; i < n; i++) {
             Dest d = dests[i];
-            if (!d.overloaded() && d.weight() > 0) {
+            if (!d.overloaded() && d.eweight() > 0) {
                 least = d;
                 break;
             }
@@ -31,7 +34,7 @@ final class WeightedLeastConnection extends ListScheduler {
             Dest d = dests[i];
             if (d.overloaded()) continue;
             long doh = overhead(d, sed);
-            if (loh * d.weight() > doh * least.weight()) {
+            if (loh * d.eweight() > doh * least.eweight()) {
                 least = d;
                 loh = doh;
             }

@@ -7,6 +7,9 @@ import java.util.List;
  * current weight {@code cw}; {@code cw} steps down by the gcd of the weights from the maximum to 1. The maximum is
  * lowered by {@code gcd - 1} so the last pass is always {@code cw = 1}, as the kernel does to catch weights that
  * changed under it.
+ *
+ * <p>Slow start: the passes compare {@link Dest#eweight}, the weight scaled by 100 while anybody ramps and by the
+ * ramp's progress for the ramping server; a common factor changes neither the gcd-reduced passes nor their order.
  */
 final class WeightedRoundRobin implements KernelScheduler {
     private Dest[] dests = new Dest[0];
@@ -25,7 +28,7 @@ final class WeightedRoundRobin implements KernelScheduler {
         int g = 0;
         int max = 0;
         for (Dest d : dests) {
-            int w = d.weight();
+            int w = d.eweight();
             if (w > 0) g = g > 0 ? gcd(w, g) : w;
             if (w > max) max = w;
         }
@@ -56,7 +59,7 @@ final class WeightedRoundRobin implements KernelScheduler {
         while (true) {
             for (int i = dest + 1; i < n; i++) {
                 Dest x = d[i];
-                if (!x.overloaded() && x.weight() >= cw) {
+                if (!x.overloaded() && x.eweight() >= cw) {
                     cl = i;
                     return x;
                 }

@@ -21,6 +21,10 @@
  * {@code sorry_server} instead and goes back to the pool as soon as a server has room
  * ({@link io.fairway.director.sched.OverflowDirector} does the same for the Varnish directors).
  *
+ * <p><b>Slow start.</b> The kernel has none (the apply layer steps weights for it); here
+ * {@link io.fairway.director.sched.VirtualService#ramp} ramps a server in the scheduler itself, also for rr and lc,
+ * which ignore weights ({@link io.fairway.director.SlowStart}; sh, dh and mh do not ramp, it would move clients).
+ *
  * <p><b>Entry points.</b> {@link io.fairway.director.sched.Schedulers#create} by name and flags;
  * {@link io.fairway.director.sched.SchedDirector} on the common {@link io.fairway.director.Director} API;
  * {@link io.fairway.director.sched.VirtualService#open} and {@link io.fairway.director.sched.Connection} for the

@@ -20,6 +20,11 @@ import java.util.function.LongSupplier;
  * vdir_remove_backend} moves it: down by the number of members removed before it, to 0 if it
  * falls off the end. Varnish offers no way to reset stickiness (PR #3652 is open); neither does
  * this, except re-creating the director.
+ *
+ * <p>Slow start ({@link #ramp}): a recovered member that ramps is chosen on a fraction of the
+ * requests that would go to it; the others go on down the list to the next member that is up, so
+ * the member that carried the traffic while it was away hands it back progressively. The sticky
+ * cursor does not move for a declined request.
  */
 public final class FallbackDirector extends AbstractDirector<FallbackDirector.Sticky> {
 
@@ -77,12 +82,32 @@ public final class FallbackDirector extends AbstractDirector<FallbackDirector.St
   }
 
   @Override
+  protected boolean rampsInChoose() {
+    return true;
+  }
+
+  /** A declined ramping member hands its request to the next member up after it, if any. */
+  private int rampedFrom(Snapshot s, int i) {
+    if (i < 0 || !anyRamping() || admit(s, i)) {
+      return i;
+    }
+    int n = s.size();
+    for (int k = 1; k < n; k++) {
+      int j = (i + k) % n;
+      if (s.up(j)) {
+        return j;
+      }
+    }
+    return i;
+  }
+
+  @Override
   public Backend choose(Request request) {
     Sticky st = state();
     Snapshot s = st.snapshot();
     if (!sticky) {
       // Without stickiness the walk always starts at 0, so its answer was known at publish.
-      int i = s.firstUp();
+      int i = rampedFrom(s, s.firstUp());
       return i < 0 ? null : s.backend(i);
     }
     int n = s.size();
@@ -96,7 +121,7 @@ public final class FallbackDirector extends AbstractDirector<FallbackDirector.St
         if (i != start) {
           st.cur.set(i);
         }
-        return s.backend(i);
+        return s.backend(rampedFrom(s, i));
       }
       if (++i == n) {
         i = 0;

@@ -21,6 +21,10 @@ import java.util.function.LongSupplier;
  *   <li>After {@code remove_backend} Varnish can read a stale slot past the end of its array (and
  *       panic if it is NULL). Here the cursor is taken modulo the current member count.
  * </ul>
+ *
+ * <p>Slow start ({@link #ramp}): a ramping member is admitted on a fraction of its turns; a
+ * declined turn goes to the next up member and the cursor moves past both, so the others keep
+ * their order. When no other member is up the ramping one is chosen anyway.
  */
 public final class RoundRobinDirector extends PlainDirector {
 
@@ -39,11 +43,19 @@ public final class RoundRobinDirector extends PlainDirector {
   }
 
   @Override
+  protected boolean rampsInChoose() {
+    return true;
+  }
+
+  @Override
   public Backend choose(Request request) {
     Snapshot s = state().snapshot();
     int n = s.size();
     if (n == 0 || !s.anyUp()) {
       return null;
+    }
+    if (anyRamping()) {
+      return chooseRamping(s, n);
     }
     while (true) {
       int cur = next.get();
@@ -61,6 +73,34 @@ public final class RoundRobinDirector extends PlainDirector {
         if (++i == n) {
           i = 0;
         }
+      }
+    }
+  }
+
+  /** {@link #choose} while a member ramps: the same walk, skipping the turns its ramp declines. */
+  private Backend chooseRamping(Snapshot s, int n) {
+    while (true) {
+      int cur = next.get();
+      int i = cur < n ? cur : cur % n;
+      int declined = -1;
+      int chosen = -1;
+      for (int u = 0; u < n; u++) {
+        if (s.up(i)) {
+          if (admit(s, i)) {
+            chosen = i;
+            break;
+          }
+          if (declined < 0) {
+            declined = i;
+          }
+        }
+        if (++i == n) {
+          i = 0;
+        }
+      }
+      int pick = chosen >= 0 ? chosen : declined;
+      if (next.compareAndSet(cur, pick + 1 == n ? 0 : pick + 1)) {
+        return s.backend(pick);
       }
     }
   }

@@ -145,7 +145,8 @@ public final class ShardDirector extends AbstractDirector<ShardDirector.Ring> {
     ShardParams p =
         request.params() instanceof ShardParams sp ? sp : settings.defaults();
     long key = request.hasKey() ? request.key() : key(p.by(), request);
-    int alt = request.alt() != 0 ? request.alt() : p.alt();
+    // A request's own alt (even 0) overrides the parameter set's, as a VCL alt= argument does.
+    int alt = request.hasAlt() ? request.alt() : p.alt();
     return pick(key, alt, p);
   }
 

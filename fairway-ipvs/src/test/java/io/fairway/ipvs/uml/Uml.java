@@ -1,5 +1,6 @@
 package io.fairway.ipvs.uml;
 
+import io.fairway.testkit.ExternalPrograms;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -127,6 +127,8 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
   private boolean clientHttp10;
   private boolean clientKeepAlive;
   private String key;
+  /** The shard alt this request asks for ({@code alt_header}), or {@link RequestAlt#NONE}. */
+  private int askedAlt = RequestAlt.NONE;
   private boolean requestComplete;
   private boolean requestSent;
   private boolean bodyBytes;
@@ -345,6 +347,7 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
     }
     bodyDeadline = h.chunked || h.contentLength > 0 ? System.nanoTime() + timeouts.requestBody().toNanos() : 0;
     key = vs.spec().keySource().extract(h);
+    askedAlt = RequestAlt.of(vs.spec().selection(), h);
     upstreamHead = HeadWriter.request(client.alloc(), h, clientIp, h.hasHost ? null : hostHeader(), vs.spec().forwarded());
     acquire(false);
   }
@@ -362,7 +365,7 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
 
   /** Chooses a server and gets a connection to it; {@code fresh} skips pooled connections. */
   private void acquire(boolean fresh) {
-    Lease l = vs.select(clientAddress, key, tried);
+    Lease l = vs.select(clientAddress, key, tried, askedAlt);
     if (l == null) {
       boolean none = tried.isEmpty();
       warnings.warn(vs.service().key(), none ? "no destination available" : "every destination failed",

@@ -17,6 +17,8 @@ import io.fairway.table.DestKey;
 import io.fairway.table.Endpoints;
 import io.fairway.table.ForwardingMethod;
 import io.fairway.table.Protocol;
+import io.fairway.table.Ramp;
+import io.fairway.table.RampTarget;
 import io.fairway.table.Service;
 import io.fairway.table.ServiceEntry;
 import io.fairway.table.ServiceKey;
@@ -71,6 +73,8 @@ import org.slf4j.LoggerFactory;
  *       new is scheduled there.
  *   <li>{@code delDest} closes the destination's established connections, unless {@link
  *       ProxyOptions#keepConnectionsOnRemove()} (the kernel's {@code expire_nodest_conn=0}).
+ *   <li>{@code ramp} ({@link RampTarget}) starts a destination's slow start in the scheduler
+ *       itself; the apply layer then writes its full weight instead of stepping it.
  *   <li>{@code list} reports live counters: active connections (HTTP: requests in flight),
  *       inactive ones that closed less than {@link ProxyOptions#inactiveExpiry()} ago, persistence
  *       templates.
@@ -85,7 +89,7 @@ import org.slf4j.LoggerFactory;
  * <p>Thread-safety: table operations are serialised on this object; connections are handled on
  * Netty event loops that read immutable snapshots.
  */
-public final class ProxyTable implements Table, PlanTarget {
+public final class ProxyTable implements Table, PlanTarget, RampTarget {
   private static final Logger log = LoggerFactory.getLogger(ProxyTable.class);
 
   /** The options the table was made with. */
@@ -447,6 +451,15 @@ public final class ProxyTable implements Table, PlanTarget {
       throw new TableException(Reason.NOT_FOUND, service + ": no destination " + dest.key());
     }
     vs.setDest(dest);
+  }
+
+  /**
+   * Slow start in the scheduler: the destination (now, or once it is added) takes the ramp's
+   * fraction of its share; see {@link RampTarget}.
+   */
+  @Override
+  public synchronized void ramp(ServiceKey service, DestKey dest, Ramp ramp) throws TableException {
+    service(service).ramp(dest, ramp);
   }
 
   @Override

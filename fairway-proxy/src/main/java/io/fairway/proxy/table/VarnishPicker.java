@@ -4,7 +4,7 @@ import io.fairway.director.AbstractDirector;
 import io.fairway.director.Backend;
 import io.fairway.director.Member;
 import io.fairway.director.Request;
-import io.fairway.plan.Directors;
+import io.fairway.plan.DirectorTree;
 import io.fairway.plan.MemberPlan;
 import io.fairway.plan.Selection;
 import java.net.InetSocketAddress;
@@ -16,7 +16,7 @@ import java.util.Map;
 
 /**
  * A Varnish director (round_robin, fallback, random, hash, shard) over a service's real servers,
- * built by the plan's {@link Directors}, the same code {@code fairway pick} uses, from the plan's
+ * built by the plan's {@link DirectorTree}, the same code {@code fairway pick} uses, from the plan's
  * names, idents and decimal weights.
  *
  * <p>Weight 0 is a drain here as everywhere in the table: the member is marked unhealthy, so the
@@ -24,22 +24,31 @@ import java.util.Map;
  * so only that server's keys move).
  */
 final class VarnishPicker {
+  private final DirectorTree tree;
   private final AbstractDirector<?> director;
+  /** A layered tree's members of the picker it replaces, by director name, until the first update. */
+  private Map<String, List<Member>> carried = Map.of();
 
   /**
    * A picker for {@code selection}; members of {@code previous} that stay keep their health clock
    * (rampup), so changing a director parameter on reload does not restart a rampup.
    */
   VarnishPicker(Selection.Varnish selection, VarnishPicker previous) {
-    this.director = Directors.create("vs", selection, null);
-    if (previous != null) {
+    this.tree = new DirectorTree("vs", selection, null);
+    this.director = tree.top();
+    if (previous == null) {
+      return;
+    }
+    if (tree.layered()) {
+      carried = LayeredMembers.carried(previous.tree);
+    } else if (!previous.tree.layered()) {
       List<Member> kept = previous.director.members();
       director.update(cur -> kept); // as they were, health clocks included
     }
   }
 
   /** A planned member that is not in the table: on the ring, never healthy. */
-  private record Absent(String name) implements Backend {}
+  record Absent(String name) implements Backend {}
 
   private final Map<DestKey, Absent> absent = new HashMap<>();
 
@@ -52,6 +61,11 @@ final class VarnishPicker {
    * it is.
    */
   void update(List<RealServer> servers, Map<DestKey, MemberPlan> plan) {
+    if (tree.layered()) {
+      LayeredMembers.publish(tree, servers, plan, carried, absent);
+      carried = Map.of();
+      return;
+    }
     long now = director.now();
     Map<DestKey, RealServer> byKey = new HashMap<>();
     for (RealServer rs : servers) {
@@ -81,7 +95,7 @@ final class VarnishPicker {
         });
   }
 
-  private static Member member(Member was, Backend b, double weight, boolean up, String ident, long now) {
+  static Member member(Member was, Backend b, double weight, boolean up, String ident, long now) {
     if (was == null) {
       return new Member(b, weight, up, now, ident, Double.NaN);
     }
@@ -90,13 +104,23 @@ final class VarnishPicker {
   }
 
   /**
+   * A member's slow start, in the director ({@link AbstractDirector#ramp}); shard and hash do not
+   * ramp there (shard has its rampup, hash would move keys).
+   */
+  void ramp(RealServer rs, long elapsedNanos, long durationNanos) {
+    director.ramp(rs.name(), elapsedNanos, durationNanos);
+  }
+
+  /**
    * The {@code alt}-th choice for this client and key; {@code null} when the director finds none.
-   * Without a key, hashing directors hash the client's address.
+   * Without a key, hashing directors hash the client's address. A negative {@code alt} asks for
+   * none, so a shard takes its own (its associated shard_param's) default; 0 or more overrides it.
+   * In a layered service the request resolves down the layers and the shard it reaches uses it.
    */
   RealServer pick(InetSocketAddress client, InetSocketAddress vip, String key, int alt) {
     String k = key != null ? key : client.getAddress().getHostAddress();
     Request r = Request.ofFlow(client, vip).withKeyString(k);
-    if (alt > 0) {
+    if (alt >= 0) {
       r = r.withAlt(alt);
     }
     Backend b = director.pick(r);

@@ -14,6 +14,7 @@ import io.fairway.table.AddressFamily;
 import io.fairway.table.Dest;
 import io.fairway.table.DestEntry;
 import io.fairway.table.DestKey;
+import io.fairway.table.Ramp;
 import io.fairway.table.Service;
 import io.fairway.table.ServiceEntry;
 import io.fairway.table.ServiceFlag;
@@ -46,6 +47,10 @@ import java.util.concurrent.TimeUnit;
  * an immutable {@link Pool}; event loops read the pool once per connection without locking. A
  * {@link RealServer} lives as long as its destination, so a weight change or a reload keeps its
  * counters and its established connections.
+ *
+ * <p>Slow start runs in the algorithm itself: the apply layer hands each ramp over as a {@link
+ * Ramp} ({@link ProxyTable#ramp}) and writes the full weight; the kernel model or the Varnish
+ * director then gives the server its growing fraction of new connections (docs/schedulers.md).
  */
 public final class VirtualService {
 
@@ -58,6 +63,9 @@ public final class VirtualService {
       Map<io.fairway.director.sched.Dest, RealServer> byKernelDest,
       VarnishPicker varnish,
       int hashBalanceFactor) {}
+
+  /** A request that asks a shard for no alt of its own: the shard's default applies. */
+  public static final int NO_ALT = -1;
 
   /** The table's options as of its running plan ({@code lvs_timeouts}). */
   private volatile ProxyOptions options;
@@ -72,6 +80,16 @@ public final class VirtualService {
   private RealServer detachedSorry;
   private io.fairway.director.sched.VirtualService kernel;
   private VarnishPicker varnish;
+  /**
+   * Slow starts handed over by the apply layer, by destination, on the {@link System#nanoTime}
+   * clock: kept while they run, so a rebuilt algorithm (a reload) ramps on where it was, and so a
+   * ramp given before its destination is added applies from the add. Guarded by the table's lock.
+   */
+  private final Map<DestKey, RampTimes> ramps = new java.util.HashMap<>();
+
+  /** One ramp: its start in {@link System#nanoTime} and its length. */
+  private record RampTimes(long start, long nanos) {}
+
   /** Persistence for the Varnish directors (the kernel model has its own templates). */
   final Persistence persistence = new Persistence();
   /** The responses to requests no server could be chosen for (503): the proxy's own. */
@@ -185,10 +203,68 @@ public final class VirtualService {
   void addDest(Dest d) {
     RealServer rs = new RealServer(d, (int) options.inactiveExpiry().toSeconds());
     members.put(d.key(), rs);
+    // The director's ramp is by name and may precede the member. The kernel model's needs its
+    // Dest: a ramping server goes in quiesced, takes its ramp, then its weight, so not one
+    // connection reaches it unramped.
+    rampVarnish(rs);
     if (kernel != null && !isSorry(rs)) {
-      rs.kernelDest = kernel.add(spec(d));
+      if (current(d.key()) != null) {
+        rs.kernelDest = kernel.add(spec(d.withWeight(0)));
+        rampKernel(rs);
+        kernel.edit(spec(d));
+      } else {
+        rs.kernelDest = kernel.add(spec(d));
+      }
     }
     republish();
+  }
+
+  /** Starts, moves or ends ({@link Ramp#NONE}) a destination's slow start; it may not be here yet. */
+  void ramp(DestKey k, Ramp r) {
+    if (r.active()) {
+      ramps.put(k, new RampTimes(System.nanoTime() - r.elapsed().toNanos(), r.duration().toNanos()));
+    } else {
+      ramps.remove(k);
+    }
+    RealServer rs = members.get(k);
+    if (rs != null) {
+      RampTimes t = current(k);
+      long now = System.nanoTime();
+      long elapsed = t == null ? 0 : now - t.start();
+      long nanos = t == null ? 0 : t.nanos();
+      if (varnish != null && !isSorry(rs)) {
+        varnish.ramp(rs, elapsed, nanos);
+      }
+      if (kernel != null && rs.kernelDest != null) {
+        kernel.ramp(rs.kernelDest, elapsed, nanos);
+      }
+    }
+  }
+
+  /** The destination's ramp if it is still running (an ended one is forgotten), else null. */
+  private RampTimes current(DestKey k) {
+    RampTimes t = ramps.get(k);
+    if (t != null && System.nanoTime() - t.start() >= t.nanos()) {
+      ramps.remove(k);
+      return null;
+    }
+    return t;
+  }
+
+  /** A kernel-model server just (re)created takes its destination's running ramp, if any. */
+  private void rampKernel(RealServer rs) {
+    RampTimes t = kernel != null && rs.kernelDest != null ? current(rs.key) : null;
+    if (t != null) {
+      kernel.ramp(rs.kernelDest, System.nanoTime() - t.start(), t.nanos());
+    }
+  }
+
+  /** A Varnish director's member takes its destination's running ramp, if any (by name). */
+  private void rampVarnish(RealServer rs) {
+    RampTimes t = varnish != null && !isSorry(rs) ? current(rs.key) : null;
+    if (t != null) {
+      varnish.ramp(rs, System.nanoTime() - t.start(), t.nanos());
+    }
   }
 
   void setDest(Dest d) {
@@ -201,6 +277,7 @@ public final class VirtualService {
   }
 
   RealServer delDest(DestKey k) {
+    ramps.remove(k);
     RealServer rs = members.remove(k);
     rs.markRemoved();
     if (kernel != null && !isSorry(rs)) {
@@ -245,6 +322,12 @@ public final class VirtualService {
       }
       for (RealServer rs : members.values()) {
         rs.kernelDest = isSorry(rs) ? null : kernel.add(spec(rs.dest()));
+        rampKernel(rs);
+      }
+    }
+    if (varnish != null) {
+      for (RealServer rs : members.values()) {
+        rampVarnish(rs);
       }
     }
     republish();
@@ -335,12 +418,21 @@ public final class VirtualService {
    *     never retries, or an alternative that is unusable too) the first available in table order
    */
   public Lease select(InetSocketAddress client, String key, Set<RealServer> tried) {
+    return select(client, key, tried, NO_ALT);
+  }
+
+  /**
+   * As {@link #select(InetSocketAddress, String, Set)}, for a request that asks a shard for
+   * {@code askedAlt} ({@code alt_header}; {@link #NO_ALT}: the shard's own default). A retry then
+   * asks for the alternative after it: {@code askedAlt + retries}.
+   */
+  public Lease select(InetSocketAddress client, String key, Set<RealServer> tried, int askedAlt) {
     Pool p = pool;
     if (tried.isEmpty()) {
-      return p.kernel() != null ? kernelPick(p, client, key) : varnishPick(p, client, key);
+      return p.kernel() != null ? kernelPick(p, client, key) : varnishPick(p, client, key, askedAlt);
     }
     if (p.varnish() != null) {
-      RealServer alt = p.varnish().pick(client, vip, key, tried.size());
+      RealServer alt = p.varnish().pick(client, vip, key, baseAlt(askedAlt) + tried.size());
       if (alt != null && !tried.contains(alt) && alt.weight() > 0 && !overloaded(alt)) {
         return new Lease(alt, null, expiry);
       }
@@ -419,7 +511,15 @@ public final class VirtualService {
     return up == 0 ? Long.MAX_VALUE : ((total + 1) * factor + 100 * up - 1) / (100 * up);
   }
 
-  private Lease varnishPick(Pool p, InetSocketAddress client, String key) {
+  /** The alt a first pick used: the one asked for, else the shard's own default. */
+  private int baseAlt(int askedAlt) {
+    if (askedAlt >= 0) {
+      return askedAlt;
+    }
+    return selection() instanceof Selection.Shard sh ? sh.alt() : 0;
+  }
+
+  private Lease varnishPick(Pool p, InetSocketAddress client, String key, int askedAlt) {
     Service s = service;
     boolean persistent = s.flags().contains(ServiceFlag.PERSISTENT) && s.timeout() > 0;
     long now = System.nanoTime();
@@ -435,8 +535,11 @@ public final class VirtualService {
     RealServer firstEligible = null;
     int n = p.servers().size();
     long bound = loadBound(p);
-    for (int alt = 0; alt < n && chosen == null; alt++) {
-      RealServer rs = p.varnish().pick(client, vip, key, alt);
+    int base = baseAlt(askedAlt);
+    for (int i = 0; i < n && chosen == null; i++) {
+      // The first pick as asked (or the shard's default); then the next alternatives, skipping
+      // servers that cannot take it.
+      RealServer rs = p.varnish().pick(client, vip, key, i == 0 ? askedAlt : base + i);
       if (rs == null) {
         break;
       }

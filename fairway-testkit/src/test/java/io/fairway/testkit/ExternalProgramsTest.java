@@ -1,4 +1,4 @@
-package io.fairway.ipvs.uml;
+package io.fairway.testkit;
 
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

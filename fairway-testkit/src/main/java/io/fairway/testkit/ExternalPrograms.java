@@ -1,4 +1,4 @@
-package io.fairway.ipvs.uml;
+package io.fairway.testkit;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -7,8 +7,7 @@ import org.junit.jupiter.api.Assumptions;
 
 /**
  * The one way a test says "this needs program X" (and user-mode Linux, which is one), for every
- * module that has this test-jar (ipvs, apply, director, daemon); fairway-proxy, fairway-check
- * and fairway-config, which do not, keep a copy of the same rule.
+ * module (each has fairway-testkit in test scope).
  *
  * <p>Why: on a developer's machine a missing varnishd or keepalived is a reason to skip, but CI
  * installs every program the tests talk to ({@code .ci/run}), so there a missing one means a
