@@ -7,15 +7,22 @@
 # a warm-up, the CPU time (utime + stime of every process in the namespace, /proc/PID/stat) is
 # read over SECONDS on both sides; then A is stopped with SIGSTOP + SIGKILL and the time until B
 # holds the first and the last of the N addresses is measured.
+#
+# IMPLS="keepalived fairway" (default) picks the implementations and their order; an entry
+# "fairway:PATH" runs the jar at PATH (A/B of two builds in one sitting, e.g.
+# IMPLS="fairway:/tmp/before.jar fairway:/tmp/after.jar fairway:/tmp/before.jar ...").
+# WARMUP (seconds, default 5) before the CPU is read; FAIRWAY_JAVA_OPTS adds JVM options (e.g. a JFR recording) to the Fairway runs.
 set -euo pipefail
 N=${1:-100}
 SECS=${2:-30}
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 jar="$here/fairway-daemon/target/fairway.jar"
-[[ -f $jar ]] || (cd "$here" && mvn -q -B -DskipTests package)
+IMPLS=${IMPLS:-keepalived fairway}
+[[ -f $jar || $IMPLS != *"fairway"* ]] || (cd "$here" && mvn -q -B -DskipTests package)
 tmp=$(mktemp -d /tmp/fwv-bench.XXXXXX)
-A=fwv-bench-a
-B=fwv-bench-b
+A=${NS_PREFIX:-fwv-bench}-a
+B=${NS_PREFIX:-fwv-bench}-b
+V=$(echo "${NS_PREFIX:-fwv-bench}" | tr -d -- - | cut -c1-13) # veth names, 15 characters at most
 hz=$(getconf CLK_TCK)
 
 cleanup() {
@@ -31,11 +38,11 @@ net() {
   cleanup
   ip netns add $A
   ip netns add $B
-  ip link add fwvbencha type veth peer name fwvbenchb
-  ip link set fwvbencha netns $A
-  ip link set fwvbenchb netns $B
-  ip -n $A link set fwvbencha name eth0
-  ip -n $B link set fwvbenchb name eth0
+  ip link add ${V}a type veth peer name ${V}b
+  ip link set ${V}a netns $A
+  ip link set ${V}b netns $B
+  ip -n $A link set ${V}a name eth0
+  ip -n $B link set ${V}b name eth0
   ip -n $A addr add 10.99.0.1/24 dev eth0
   ip -n $B addr add 10.99.0.2/24 dev eth0
   for ns in $A $B; do ip -n $ns link set lo up; ip -n $ns link set eth0 up; done
@@ -76,8 +83,9 @@ start() { # impl ns conf
     ip netns exec "$2" keepalived -P -n -l -f "$3" -p "$tmp/$2.pid" -r "$tmp/$2-vrrp.pid" \
       > "$tmp/$2.log" 2>&1 &
   else
-    ip netns exec "$2" java -Xms64m -Xmx128m -XX:+UseSerialGC -jar "$jar" run -f "$3" \
-      --admin off > "$tmp/$2.log" 2>&1 &
+    # shellcheck disable=SC2086
+    ip netns exec "$2" java -Xms64m -Xmx128m -XX:+UseSerialGC ${FAIRWAY_JAVA_OPTS:-} \
+      -jar "${1#fairway:}" run -f "$3" --admin off > "$tmp/$2.log" 2>&1 &
   fi
 }
 
@@ -87,12 +95,13 @@ conf 150 MASTER > "$tmp/a.conf"
 conf 100 BACKUP > "$tmp/b.conf"
 echo "# $N instances, advert_int 1, CPU over $SECS s after warm-up; $(date -u +%FT%TZ); load $(cut -d' ' -f1-3 /proc/loadavg)"
 printf "%-11s %14s %14s %16s %16s\n" impl "master CPU %" "backup CPU %" "first VIP (ms)" "all VIPs (ms)"
-for impl in keepalived fairway; do
+for impl in $IMPLS; do
+  [[ $impl == fairway ]] && impl="fairway:$jar"
   net
   start $impl $B "$tmp/b.conf"
   start $impl $A "$tmp/a.conf"
   for _ in $(seq 1 300); do [[ $(holds $A) -ge $N ]] && break; sleep 0.1; done
-  sleep 5 # warm-up (JIT, ARP)
+  sleep "${WARMUP:-5}" # warm-up (JIT, ARP); on a loaded machine the JIT needs longer
   a0=$(cpu_ticks $A); b0=$(cpu_ticks $B); t0=$(date +%s%N)
   sleep "$SECS"
   a1=$(cpu_ticks $A); b1=$(cpu_ticks $B); t1=$(date +%s%N)
@@ -109,5 +118,5 @@ for impl in keepalived fairway; do
     if [[ $h -ge $N ]]; then all=$(( ($(date +%s%N) - k) / 1000000 )); break; fi
     sleep 0.01
   done
-  printf "%-11s %14s %14s %16s %16s\n" $impl "$acpu" "$bcpu" "${first:-?}" "${all:-?}"
+  printf "%-11s %14s %14s %16s %16s\n" "${impl##*/}" "$acpu" "$bcpu" "${first:-?}" "${all:-?}"
 done

@@ -42,12 +42,14 @@ final class AdminListener implements AutoCloseable {
    * @param tokenFile {@code --admin-token-file}, or null to generate one
    * @param status the text of {@code GET /status}
    * @param reload what {@code POST /api/v1/reload} does (SIGHUP's path), null or the refusal
+   * @param extra wraps the API's routes with more in front (VRRP's)
    * @throws IOException not bindable, or the token file cannot be read or written (the message
    *     says which file)
    */
   static AdminListener start(InetSocketAddress address, Path tokenFile, StateFile state, Daemon daemon,
       io.prometheus.metrics.model.registry.PrometheusRegistry registry, java.util.function.Supplier<String> status,
-      java.util.function.Supplier<String> reload) throws IOException {
+      java.util.function.Supplier<String> reload,
+      java.util.function.UnaryOperator<io.fairway.daemon.admin.AdminRoutes> extra) throws IOException {
     boolean loopback = address.getAddress().isLoopbackAddress();
     if (!loopback && tokenFile == null) {
       throw new IllegalArgumentException("a non-loopback address needs --admin-token-file (reads and"
@@ -63,8 +65,8 @@ final class AdminListener implements AutoCloseable {
     DaemonMetrics metrics = new DaemonMetrics(registry, () -> ServicesView.of(daemon), daemon.events())
         .withProxyHttp(daemon);
     AdminApi api = new AdminApi(daemon, () -> save(state, daemon), metrics::scrape, status, reload);
-    AdminHttpServer server = AdminHttpServer.start(address, token::get, !loopback, REQUEST_TIMEOUT, api,
-        daemon.events());
+    AdminHttpServer server = AdminHttpServer.start(address, token::get, !loopback, REQUEST_TIMEOUT,
+        extra.apply(api), daemon.events());
     Path generated = null;
     if (tokenFile == null) {
       generated = AdminToken.defaultFile(System.getenv(), server.address().getPort());

@@ -170,6 +170,7 @@ public final class RunCommand implements Callable<Integer> {
     // The checks' metrics are wired into the engine before the admin listener exists.
     PrometheusRegistry registry = new PrometheusRegistry();
     CheckMetrics checkMetrics = new CheckMetrics(registry);
+    io.fairway.daemon.vrrp.VrrpMetrics.register(registry, vrrp::snapshot);
     Daemon daemon = new Daemon(file, loader, table, () -> CheckEngine.builder().observer(checkMetrics),
         Duration.ofMillis((long) (driftSeconds * 1000)), Clock.systemUTC());
     StateFile state = stateFile == null ? null : new StateFile(stateFile);
@@ -221,6 +222,7 @@ public final class RunCommand implements Callable<Integer> {
       return 1;
     }
     try {
+      vrrp.events(daemon.events());
       sync.start(); // the backup daemon before the instance it follows can become master
       vrrp.start();
     } catch (IOException e) {
@@ -233,11 +235,12 @@ public final class RunCommand implements Callable<Integer> {
     // daemon.start() returned: the table is applied and the listeners are bound. SIGHUP reloads
     // from before the admin endpoint answers: whoever sees `fairway status` working may reload at
     // once, and a SIGHUP without the handler is the JVM's default, exit 129.
-    try (Signals.Restore hup = Signals.on("HUP", () -> reload(daemon, systemd))) {
+    try (Signals.Restore hup = Signals.on("HUP", () -> reload(daemon, vrrp, systemd))) {
       if (adminAddress != null) {
         try {
           server = AdminListener.start(adminAddress, adminTokenFile, state, daemon, registry,
-              () -> daemon.status() + vrrp.status() + sync.status(), () -> reload(daemon, systemd));
+              () -> daemon.status() + vrrp.status() + sync.status(), () -> reload(daemon, vrrp, systemd),
+              routes -> new io.fairway.daemon.vrrp.VrrpRoutes(routes, vrrp::snapshot));
         } catch (IOException | IllegalArgumentException e) {
           err.println("fairway: --admin " + admin + ": " + e.getMessage());
           sync.close();
@@ -263,10 +266,25 @@ public final class RunCommand implements Callable<Integer> {
     return 0;
   }
 
-  /** SIGHUP: reload by difference, with systemd told when it begins and when it is done. */
-  private String reload(Daemon daemon, SystemdNotifier systemd) {
+  /**
+   * SIGHUP: reload by difference, with systemd told when it begins and when it is done. VRRP's
+   * part is checked first and applied last, so a reload either side refuses changes nothing.
+   */
+  private synchronized String reload(Daemon daemon, VrrpRun vrrp, SystemdNotifier systemd) {
     systemd.reloading("reloading " + file);
-    String refused = daemon.reload();
+    String refused;
+    try {
+      VrrpRun.Step step = vrrp.prepare(false);
+      refused = daemon.reload();
+      // "partially applied": the new plan is in place, with parts the table refused.
+      if (refused == null || refused.startsWith("partially applied")) {
+        step.apply();
+      } else {
+        step.abandon();
+      }
+    } catch (VrrpRun.Refused e) {
+      refused = e.getMessage();
+    }
     systemd.ready(refused == null
         ? "running " + file + " (reload " + daemon.reloads() + " applied)"
         : "reload refused, still running the previous configuration: " + refused);

@@ -15,7 +15,8 @@ import picocli.CommandLine.Model.CommandSpec;
     description = {
       "Print the table of a running 'fairway run' like ipvsadm -Ln.",
       "Each real server shows its health and the reason for it (the checker and what it saw).",
-      "--json prints the runtime API's view (GET /api/v1/services) instead."
+      "--json prints the runtime API's view (GET /api/v1/services) instead; --vrrp the VRRP"
+          + " instances, sync groups and counters as JSON (GET /api/v1/vrrp)."
     })
 public final class StatusCommand implements Callable<Integer> {
 
@@ -25,6 +26,9 @@ public final class StatusCommand implements Callable<Integer> {
 
   @Option(names = "--json", description = "every virtual and real server as JSON (state, admin state, weights, connections, last check)")
   boolean json;
+
+  @Option(names = "--vrrp", description = "the VRRP instances (state, priority, master, since, adverts, transitions), sync groups and error counters as JSON")
+  boolean vrrp;
 
   @Override
   public Integer call() {
@@ -36,8 +40,8 @@ public final class StatusCommand implements Callable<Integer> {
       return Main.EXIT_USAGE;
     }
     try {
-      String body = client.get(json ? "/api/v1/services" : "/status");
-      spec.commandLine().getOut().print(json ? body + "\n" : body);
+      String body = client.get(vrrp ? "/api/v1/vrrp" : json ? "/api/v1/services" : "/status");
+      spec.commandLine().getOut().print(json || vrrp ? body + "\n" : body);
       spec.commandLine().getOut().flush();
       return 0;
     } catch (AdminClient.Failure e) {

@@ -1,10 +1,18 @@
 package io.fairway.cli;
 
+import io.fairway.config.ConfigException;
 import io.fairway.config.KeepalivedConfig;
 import io.fairway.config.model.Config;
 import io.fairway.config.model.TrackFile;
 import io.fairway.daemon.VrrpStatusFormat;
+import io.fairway.daemon.admin.EventHub;
+import io.fairway.daemon.admin.EventKind;
+import io.fairway.daemon.vrrp.VrrpEvents;
+import io.fairway.daemon.vrrp.VrrpMetrics;
+import io.fairway.daemon.vrrp.VrrpRoutes;
 import io.fairway.vrrp.VrrpSpeaker;
+import io.fairway.vrrp.view.VrrpSnapshot;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
@@ -13,23 +21,31 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The VRRP side of {@code fairway run}: starts a {@link VrrpSpeaker} for the file's
- * vrrp_instance blocks next to the virtual servers, or alone for a file that has only VRRP.
+ * vrrp_instance blocks next to the virtual servers, or alone for a file that has only VRRP, and
+ * reloads it by difference at SIGHUP ({@link #prepare}).
  */
 final class VrrpRun implements AutoCloseable {
-  private final Config config;
-  private final java.util.List<VrrpSpeaker.StateListener> listeners = new java.util.ArrayList<>();
-  private VrrpSpeaker speaker;
+  private static final Logger LOG = LoggerFactory.getLogger(VrrpRun.class);
 
-  private VrrpRun(Config config) {
+  private final Path file;
+  private Config config;
+  private volatile VrrpSpeaker speaker;
+  private EventHub events;
+  private final java.util.List<VrrpSpeaker.StateListener> listeners = new java.util.ArrayList<>();
+
+  private VrrpRun(Path file, Config config) {
+    this.file = file;
     this.config = config;
   }
 
   /** The file was loaded once already, so it parses. */
   static VrrpRun of(Path file) {
-    return new VrrpRun(KeepalivedConfig.parse(file).config());
+    return new VrrpRun(file, KeepalivedConfig.parse(file).config());
   }
 
   /** Tells {@code l} of every instance's state changes (add before {@link #start}). */
@@ -42,16 +58,24 @@ final class VrrpRun implements AutoCloseable {
     return config.vrrp().isPresent() && config.virtualServers().isEmpty();
   }
 
+  /** State changes go to this stream ({@code vrrp_*} events), and reload refusals. */
+  void events(EventHub hub) {
+    this.events = hub;
+  }
+
   void start() throws IOException {
-    if (!config.vrrp().isPresent()) {
-      return;
+    speaker = startSpeaker(config);
+  }
+
+  private VrrpSpeaker startSpeaker(Config c) throws IOException {
+    if (!c.vrrp().isPresent()) {
+      return null;
     }
-    VrrpSpeaker s = new VrrpSpeaker(config.vrrp(), config.globalDefs().scriptUser(), null);
-    Map<String, Path> files = new HashMap<>();
-    for (TrackFile t : config.trackFiles()) {
-      files.put(t.name(), Path.of(t.file()));
+    VrrpSpeaker s = new VrrpSpeaker(c.vrrp(), c.globalDefs().scriptUser(), null);
+    s.trackFiles(trackFiles(c));
+    if (events != null) {
+      s.onTransition(new VrrpEvents(events));
     }
-    s.trackFiles(files);
     listeners.forEach(s::onStateChange);
     try {
       s.start();
@@ -59,25 +83,162 @@ final class VrrpRun implements AutoCloseable {
       s.close();
       throw e;
     }
-    speaker = s;
+    return s;
+  }
+
+  private static Map<String, Path> trackFiles(Config c) {
+    Map<String, Path> files = new HashMap<>();
+    for (TrackFile t : c.trackFiles()) {
+      files.put(t.name(), Path.of(t.file()));
+    }
+    return files;
   }
 
   String status() {
-    return speaker == null ? "" : "\n" + VrrpStatusFormat.render(speaker.status());
+    VrrpSpeaker s = speaker;
+    return s == null ? "" : "\n" + VrrpStatusFormat.render(s.status());
+  }
+
+  /** The running instances, or an empty snapshot when VRRP does not run. */
+  VrrpSnapshot snapshot() {
+    VrrpSpeaker s = speaker;
+    return s == null ? VrrpSnapshot.empty() : s.snapshot();
   }
 
   Optional<VrrpSpeaker> speaker() {
     return Optional.ofNullable(speaker);
   }
 
+  /** The VRRP half of a reload, checked against the running system; applied after the rest. */
+  interface Step {
+    void apply();
+
+    void abandon();
+  }
+
+  private static final Step NOTHING = new Step() {
+    @Override
+    public void apply() {}
+
+    @Override
+    public void abandon() {}
+  };
+
+  /** The VRRP half of a reload does not fit; nothing changed. */
+  static final class Refused extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    Refused(String oneLine) {
+      super(oneLine, null, false, false);
+    }
+  }
+
+  /**
+   * Reads the file again and checks its VRRP part against the running system (interfaces,
+   * addresses, sockets), so the reload is refused whole before anything changes. A file that does
+   * not parse is left to the daemon's reload, which refuses it with its own line (in a VRRP-only
+   * run, refused here).
+   *
+   * @param alone this run started with VRRP only: virtual servers cannot be added by a reload
+   * @throws Refused one line, already logged and on the event stream
+   */
+  Step prepare(boolean alone) throws Refused {
+    Config next;
+    try {
+      next = KeepalivedConfig.parse(file).config();
+    } catch (ConfigException e) {
+      if (alone) {
+        throw refuse(e.getMessage());
+      }
+      return NOTHING;
+    } catch (OutOfMemoryError e) {
+      if (alone) {
+        throw refuse(file + ": out of memory while loading the file (" + e.getMessage() + ")");
+      }
+      return NOTHING;
+    }
+    if (alone && !next.virtualServers().isEmpty()) {
+      throw refuse(file + ": virtual_server blocks need a restart: this fairway run started with"
+          + " VRRP only (no table)");
+    }
+    VrrpSpeaker running = speaker;
+    if (running == null && !next.vrrp().isPresent()) {
+      return step(next, () -> {}, () -> {});
+    }
+    if (running == null) {
+      try {
+        VrrpSpeaker.checkSystem(next.vrrp());
+      } catch (IOException e) {
+        throw refuse(e.getMessage());
+      }
+      return step(next, () -> {
+        try {
+          speaker = startSpeaker(next);
+          LOG.info("VRRP: started {} instances by the reload", next.vrrp().instances().size());
+        } catch (IOException e) {
+          LOG.error("VRRP: the reload's instances cannot start: {}",
+              String.join("; ", e.getMessage().lines().toList()));
+        }
+      }, () -> {});
+    }
+    if (!next.vrrp().isPresent()) {
+      return step(next, () -> {
+        LOG.info("VRRP: every vrrp_instance removed by the reload; masters hand over");
+        speaker = null;
+        running.close();
+      }, () -> {});
+    }
+    VrrpSpeaker.Prepared p;
+    try {
+      p = running.prepare(next.vrrp(), trackFiles(next));
+    } catch (IOException e) {
+      throw refuse(e.getMessage());
+    }
+    return step(next, () -> {
+      try {
+        p.apply();
+      } catch (IOException e) {
+        LOG.error("VRRP: {}", e.getMessage());
+      }
+    }, p::abandon);
+  }
+
+  private Step step(Config next, Runnable apply, Runnable abandon) {
+    return new Step() {
+      @Override
+      public void apply() {
+        apply.run();
+        config = next;
+      }
+
+      @Override
+      public void abandon() {
+        abandon.run();
+      }
+    };
+  }
+
+  private Refused refuse(String message) {
+    String oneLine = String.join("; ", message.lines().toList());
+    LOG.error("reload refused, still running the previous configuration: {}", oneLine);
+    if (events != null) {
+      events.publish(EventKind.RELOAD_REFUSED, null, null, oneLine);
+    }
+    return new Refused(oneLine);
+  }
+
   /**
    * The VRRP-only mode: the speaker, and the same admin listener as {@code fairway run} (runtime
-   * API, token, {@code /metrics}, events, status page) over a daemon with no virtual servers on
-   * an in-memory table, so everything that applies answers as it does with virtual servers, and
-   * what needs one answers a clear error (there is none to name).
+   * API, token, {@code /metrics} with VRRP's, events, status page, {@code /api/v1/vrrp}) over a
+   * daemon with no virtual servers on an in-memory table, so everything that applies answers as
+   * it does with virtual servers, and what needs one answers a clear error (there is none to
+   * name). SIGHUP and {@code POST /api/v1/reload} reload VRRP by difference.
    */
   int runAlone(Path file, io.fairway.daemon.Loader loader, InetSocketAddress adminAddress, String admin,
       Path adminTokenFile, PrintWriter err, SyncRun sync) throws InterruptedException {
+    io.fairway.daemon.Daemon daemon = new io.fairway.daemon.Daemon(file, loader, new io.fairway.table.MemoryTable(),
+        io.fairway.check.engine.CheckEngine::builder, java.time.Duration.ZERO, java.time.Clock.systemUTC());
+    events(daemon.events());
     try {
       sync.start();
       start();
@@ -86,15 +247,18 @@ final class VrrpRun implements AutoCloseable {
       sync.close();
       return 1;
     }
-    io.fairway.daemon.Daemon daemon = new io.fairway.daemon.Daemon(file, loader, new io.fairway.table.MemoryTable(),
-        io.fairway.check.engine.CheckEngine::builder, java.time.Duration.ZERO, java.time.Clock.systemUTC());
+    // Under Type=notify systemd waits for READY=1 here too, though there is no table.
+    io.fairway.daemon.systemd.SystemdNotifier systemd =
+        io.fairway.daemon.systemd.SystemdNotifier.fromEnvironment();
     AdminListener server = null;
     if (adminAddress != null) {
       try {
         daemon.start();
-        server = AdminListener.start(adminAddress, adminTokenFile, null, daemon,
-            new io.prometheus.metrics.model.registry.PrometheusRegistry(),
-            () -> (status() + sync.status()).stripLeading(), () -> VRRP_RELOAD);
+        PrometheusRegistry registry = new PrometheusRegistry();
+        VrrpMetrics.register(registry, this::snapshot);
+        server = AdminListener.start(adminAddress, adminTokenFile, null, daemon, registry,
+            () -> (status() + sync.status()).stripLeading(), () -> reloadAlone(systemd),
+            routes -> new VrrpRoutes(routes, this::snapshot));
       } catch (io.fairway.daemon.Loader.LoadException | io.fairway.table.TableException e) {
         err.println("fairway: " + e.getMessage());
         sync.close();
@@ -109,12 +273,9 @@ final class VrrpRun implements AutoCloseable {
       }
     }
     CountDownLatch stop = new CountDownLatch(1);
-    Signals.on("HUP", () -> org.slf4j.LoggerFactory.getLogger(VrrpRun.class).warn("reload: {}", VRRP_RELOAD));
+    Signals.on("HUP", () -> reloadAlone(systemd));
     Signals.on("TERM", stop::countDown);
     Signals.on("INT", stop::countDown);
-    // Under Type=notify systemd waits for READY=1 here too, though there is no table.
-    io.fairway.daemon.systemd.SystemdNotifier systemd =
-        io.fairway.daemon.systemd.SystemdNotifier.fromEnvironment();
     systemd.ready("running " + config.vrrp().instances().size() + " VRRP instances");
     stop.await();
     systemd.stopping("stopping: VRRP masters hand over");
@@ -127,13 +288,30 @@ final class VrrpRun implements AutoCloseable {
     return 0;
   }
 
-  /** What a reload answers in the VRRP-only mode (SIGHUP and {@code POST /api/v1/reload}). */
-  static final String VRRP_RELOAD = "VRRP changes take effect at the next start; nothing reloaded";
+  /** A VRRP-only run's reload: null when applied, else the one-line refusal. */
+  private synchronized String reloadAlone(io.fairway.daemon.systemd.SystemdNotifier systemd) {
+    systemd.reloading("reloading " + file);
+    try {
+      prepare(true).apply();
+      LOG.info("reloaded {} (VRRP only)", file);
+      if (events != null) {
+        events.publish(EventKind.RELOAD_OK, null, null, "reloaded " + file + " (VRRP only)");
+      }
+      systemd.ready("running " + config.vrrp().instances().size() + " VRRP instances");
+      return null;
+    } catch (Refused e) {
+      // logged and on the event stream
+      systemd.ready("reload refused, still running the previous configuration: "
+          + e.getMessage());
+      return e.getMessage();
+    }
+  }
 
   @Override
   public void close() {
-    if (speaker != null) {
-      speaker.close();
+    VrrpSpeaker s = speaker;
+    if (s != null) {
+      s.close();
       speaker = null;
     }
   }

@@ -1,7 +1,7 @@
 package io.fairway.daemon;
 
 import io.fairway.config.model.Addresses;
-import io.fairway.vrrp.VrrpSpeaker;
+import io.fairway.vrrp.view.InstanceStatus;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Locale;
@@ -13,14 +13,14 @@ import java.util.Locale;
 public final class VrrpStatusFormat {
   private VrrpStatusFormat() {}
 
-  public static String render(List<VrrpSpeaker.InstanceStatus> instances) {
+  public static String render(List<InstanceStatus> instances) {
     if (instances.isEmpty()) {
       return "";
     }
     StringBuilder out = new StringBuilder();
     out.append(String.format(Locale.ROOT, "%-16s %-10s %-6s %-8s %-4s %-28s %s%n", "VRRP instance",
         "Interface", "VRID", "State", "Prio", "Master", "Since"));
-    for (VrrpSpeaker.InstanceStatus s : instances) {
+    for (InstanceStatus s : instances) {
       out.append(String.format(Locale.ROOT, "%-16s %-10s %-6d %-8s %-4d %-28s %s%n", s.name(),
           s.interfaceName(), s.virtualRouterId(), s.state(), s.priority(),
           s.master().map(Addresses::format).orElse("-"),

@@ -40,8 +40,17 @@ final class Netns implements AutoCloseable {
   final String b;
 
   private Netns(String tag) {
-    this.a = "fwv-" + tag + "-a";
-    this.b = "fwv-" + tag + "-b";
+    this("fwv-" + tag + "-a", "fwv-" + tag + "-b");
+  }
+
+  private Netns(String a, String b) {
+    this.a = a;
+    this.b = b;
+  }
+
+  /** Two namespaces made elsewhere ({@link BridgedNetns}), for {@link VrrpInteropTest.Monitor}. */
+  static Netns of(String a, String b) {
+    return new Netns(a, b);
   }
 
   /**

@@ -353,27 +353,6 @@ class VrrpInteropTest {
   }
 
   @Test
-  void statusShowsEachInstance() throws Exception {
-    start(Kind.KEEPALIVED, net.b, instance("VI_1", 51, 100, "BACKUP", "", VIP)
-        + instance("VI_2", 52, 200, "BACKUP", "", VIP2));
-    start(Kind.FAIRWAY, net.a, instance("VI_1", 51, 150, "MASTER", "", VIP)
-        + instance("VI_2", 52, 100, "BACKUP", "", VIP2), "--admin", "127.0.0.1:9107");
-    awaitHolds(net.a, VIP, START);
-    awaitHolds(net.b, VIP2, START);
-    String cp = System.getProperty("surefire.test.class.path",
-        System.getProperty("java.class.path"));
-    await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(200)).until(() -> {
-      String out = Netns.sh("ip", "netns", "exec", net.a,
-          Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-          "-XX:TieredStopAtLevel=1", "-cp", cp, "io.fairway.cli.Main", "status", "--admin",
-          "127.0.0.1:9107");
-      System.out.println(out);
-      return out.lines().anyMatch(l -> l.matches("VI_1 +eth0 +51 +MASTER +150 +10\\.99\\.0\\.1 .*"))
-          && out.lines().anyMatch(l -> l.matches("VI_2 +eth0 +52 +BACKUP +100 +10\\.99\\.0\\.2 .*"));
-    });
-  }
-
-  @Test
   void aTrackedInterfaceGoingDownIsAFaultAndThePeerTakesOver() throws Exception {
     Netns.sh("ip", "-n", net.a, "link", "add", "fwvtrk0", "type", "veth", "peer", "name",
         "fwvtrk1");

@@ -22,7 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
  * admin listener serves the same runtime API as with virtual servers (status, health, readiness,
  * the empty service list, the event stream, {@code /metrics} clean under promtool, the status
  * page), the token guards mutations, and what needs a virtual server answers one clear 404 line;
- * a reload answers that VRRP changes wait for the next start.
+ * a reload of the unchanged file is applied (VRRP reloads by difference); VRRP's own JSON and
+ * metrics are there.
  */
 @Tag("netns")
 class VrrpOnlyAdminTest {
@@ -105,8 +106,11 @@ class VrrpOnlyAdminTest {
     assertThat(noToken.code()).isEqualTo(401);
     Answer reload = curl("-X", "POST", "-H", "Authorization: Bearer ops2-vrrp-only-token", "--data", "{}",
         ADMIN + "/api/v1/reload");
-    assertThat(reload.code()).isEqualTo(422);
-    assertThat(reload.body()).contains("\"result\":\"refused\"", "VRRP changes take effect at the next start");
+    assertThat(reload.code()).isEqualTo(200);
+    assertThat(reload.body()).contains("\"result\":\"ok\"");
+    assertThat(curl(ADMIN + "/api/v1/vrrp").body()).contains("\"name\":\"VI_1\"", "\"state\":\"master\"");
+    assertThat(curl(ADMIN + "/metrics").body())
+        .contains("fairway_vrrp_state{instance=\"VI_1\",state=\"master\"} 1", "fairway_reloads_total{result=\"ok\"} 1");
     Answer drain = curl("-X", "POST", "-H", "Authorization: Bearer ops2-vrrp-only-token", "--data",
         "{\"state\":\"drain\"}", state);
     assertThat(drain.code()).isEqualTo(404);

@@ -67,6 +67,16 @@ final class VrrpRouterProcess implements AutoCloseable {
     Netns.sh("ip", "-n", ns, "-6", "addr", "flush", "dev", "eth0", "scope", "global");
   }
 
+  /** SIGHUP: reload (after the test rewrote {@link #config}). */
+  void hup() throws IOException {
+    Netns.sh("kill", "-HUP", Long.toString(process.pid()));
+  }
+
+  /** The file this router runs ({@code ip netns exec} execs, so the pid is the router's). */
+  Path config() {
+    return log.resolveSibling(ns + ".conf");
+  }
+
   /** SIGTERM: a clean stop, which sends priority 0. */
   void term() throws InterruptedException {
     process.destroy();

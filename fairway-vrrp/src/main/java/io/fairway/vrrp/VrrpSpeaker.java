@@ -2,8 +2,8 @@ package io.fairway.vrrp;
 
 import io.fairway.check.script.ScriptExecutor;
 import io.fairway.check.spec.ScriptSpec;
-import io.fairway.config.model.Addresses;
 import io.fairway.config.model.AddressFamily;
+import io.fairway.config.model.Addresses;
 import io.fairway.config.model.Script;
 import io.fairway.config.model.vrrp.Notify;
 import io.fairway.config.model.vrrp.SyncGroup;
@@ -24,6 +24,11 @@ import io.fairway.vrrp.state.Priority;
 import io.fairway.vrrp.state.Router;
 import io.fairway.vrrp.state.ScriptStatus;
 import io.fairway.vrrp.state.State;
+import io.fairway.vrrp.view.DropKind;
+import io.fairway.vrrp.view.GroupStatus;
+import io.fairway.vrrp.view.InstanceStatus;
+import io.fairway.vrrp.view.VrrpSnapshot;
+import io.fairway.vrrp.view.VrrpTransition;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -33,50 +38,157 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Runs the VRRP instances of a configuration: one event thread owns every {@link Router} and
  * does all sends, address changes and notifications in the order the state machines ask; one
- * receive thread per (interface, family) socket, a poller for interfaces and track files, and
- * the script executor for vrrp_script and notify scripts post events to it.
+ * receive thread per (interface, family, group) socket, a poller for interfaces and track files,
+ * and the script executor for vrrp_script and notify scripts post events to it.
+ *
+ * <p>A reload ({@link #prepare}, then {@link Prepared#apply}) is applied by difference ({@link
+ * VrrpDiff}) on the event thread: unchanged instances are not touched, changed ones keep their
+ * state, removed masters hand over with priority 0. Everything that can fail against the running system (interfaces, addresses on
+ * other interfaces, sockets) is checked first, so a refused reload changes nothing.
  */
 public final class VrrpSpeaker implements Closeable {
   private static final Logger log = LoggerFactory.getLogger(VrrpSpeaker.class);
   private static final long POLL_NANOS = 200_000_000L;
+  private static final long NEVER = Long.MAX_VALUE;
 
-  private final VrrpConfig config;
   private final Optional<String> scriptUser;
   private final ScriptExecutor scripts;
   private final boolean ownsScripts;
   private final LinkedBlockingQueue<Runnable> inbox = new LinkedBlockingQueue<>();
-  private final List<Instance> instances = new ArrayList<>();
-  private final Map<String, VrrpSocket> sockets = new LinkedHashMap<>();
-  private final List<Thread> threads = new ArrayList<>();
-  private final Map<String, ScriptStatus> scriptStatus = new HashMap<>();
-  private final List<GroupRuntime> groups = new ArrayList<>();
-  private final Map<MalformedAdvertException.Kind, AtomicLong> malformed =
-      new EnumMap<>(MalformedAdvertException.Kind.class);
-  private final Map<String, AtomicLong> dropped = new java.util.concurrent.ConcurrentHashMap<>();
-  private final AtomicLong sent = new AtomicLong();
-  private final AtomicLong received = new AtomicLong();
+  private final Map<SocketKey, VrrpSocket> sockets = new ConcurrentHashMap<>();
+  private final List<Thread> threads = new CopyOnWriteArrayList<>();
+  private final EnumMap<DropKind, AtomicLong> errors = new EnumMap<>(DropKind.class);
+  private final AtomicLong packets = new AtomicLong();
+  private final List<Consumer<VrrpTransition>> listeners = new CopyOnWriteArrayList<>();
   private final long origin = System.nanoTime();
   private final Instant originWall = Instant.now();
+  private final CountDownLatch stopped = new CountDownLatch(1);
+
+  // --- owned by the event thread (set before it starts) ----------------------------------------
+  private VrrpConfig config = VrrpConfig.empty();
+  private final Map<String, Instance> instances = new LinkedHashMap<>();
+  private final Map<Router, Instance> byRouter = new IdentityHashMap<>();
+  private final Map<VrrpSocket, Map<Integer, List<Instance>>> byVrid = new IdentityHashMap<>();
+  private final Map<String, GroupRuntime> groups = new LinkedHashMap<>();
+  private final Map<String, ScriptRun> scriptRuns = new LinkedHashMap<>();
+  private Map<String, Path> trackFilePaths = Map.of();
+  private List<InetAddress> allVips = List.of();
+  private long nextPoll;
+
+  // --- read by any thread ----------------------------------------------------------------------
+  private volatile List<Instance> published = List.of();
+  private volatile List<GroupRuntime> publishedGroups = List.of();
   private io.fairway.vrrp.io.Addresses netlink;
   private Announcer announcer;
+  private io.fairway.vrrp.io.LinkWatch linkWatch;
   private volatile boolean running;
-  private volatile List<InstanceStatus> status = List.of();
   private Thread loop;
-  private final CountDownLatch stopped = new CountDownLatch(1);
+  private final VrrpConfig initial;
+
+  /** Where adverts of one family on one interface are sent and received. */
+  private record SocketKey(String interfaceName, AddressFamily family, InetAddress group) {}
+
+  /** An instance's counters: they survive a reload that keeps or changes the instance. */
+  private static final class Counters {
+    final AtomicLong sent = new AtomicLong();
+    final AtomicLong received = new AtomicLong();
+    final EnumMap<State, AtomicLong> transitions = new EnumMap<>(State.class);
+
+    Counters() {
+      for (State s : State.values()) {
+        transitions.put(s, new AtomicLong());
+      }
+    }
+  }
+
+  private final class Instance {
+    final VrrpInstance cfg;
+    final Router router;
+    final Counters counters;
+    /** The addresses its adverts carry, as received adverts are compared with them. */
+    final List<InetAddress> advertised;
+    Link link;
+    VrrpSocket socket;
+    long garpDue = NEVER;
+    long garpRefreshDue = NEVER;
+    /** The last published view, counters left at zero (they are read live). */
+    volatile InstanceStatus view;
+
+    Instance(VrrpInstance cfg, Router router, Link link, Counters counters) {
+      this.cfg = cfg;
+      this.router = router;
+      this.link = link;
+      this.counters = counters;
+      this.advertised = cfg.virtualAddresses().stream().map(VirtualAddress::address).toList();
+    }
+
+    InetAddress source() {
+      return cfg.unicastSource().orElseGet(() -> cfg.family() == AddressFamily.INET
+          ? link.ipv4().orElse(null) : link.ipv6LinkLocal().orElse(null));
+    }
+  }
+
+  private static final class GroupRuntime {
+    final SyncGroup cfg;
+    final io.fairway.vrrp.state.SyncGroup machine;
+    State last = State.INIT;
+    volatile State shown = State.INIT;
+
+    GroupRuntime(SyncGroup cfg, io.fairway.vrrp.state.SyncGroup machine) {
+      this.cfg = cfg;
+      this.machine = machine;
+    }
+  }
+
+  /** One vrrp_script's runs; replaced (not reused) when a reload changes the script. */
+  private static final class ScriptRun {
+    final VrrpScript cfg;
+    final ScriptStatus status;
+    long due;
+    boolean inFlight;
+
+    ScriptRun(VrrpScript cfg, ScriptStatus status, long due) {
+      this.cfg = cfg;
+      this.status = status;
+      this.due = due;
+    }
+  }
+
+  /**
+   * @param config the VRRP part of the configuration
+   * @param scriptUser global_defs {@code script_user} (the user scripts run as by default)
+   * @param scripts the executor for vrrp_script and notify scripts, or null for a private one
+   */
+  public VrrpSpeaker(VrrpConfig config, Optional<String> scriptUser, ScriptExecutor scripts) {
+    this.initial = config;
+    this.scriptUser = scriptUser;
+    this.ownsScripts = scripts == null;
+    this.scripts = scripts != null ? scripts : new ScriptExecutor(4, 256);
+    for (DropKind k : DropKind.values()) {
+      errors.put(k, new AtomicLong());
+    }
+  }
 
   /**
    * Told of each instance's state changes, on the event thread, in the order they happen, after
@@ -87,64 +199,24 @@ public final class VrrpSpeaker implements Closeable {
     void changed(String instance, State from, State to);
   }
 
-  private final List<StateListener> stateListeners =
-      new java.util.concurrent.CopyOnWriteArrayList<>();
-
-  /** Adds a listener; add it before {@link #start} to see the first transitions. */
+  /** Adds a listener of instance changes (not groups'); add it before {@link #start}. */
   public void onStateChange(StateListener l) {
-    stateListeners.add(java.util.Objects.requireNonNull(l));
+    java.util.Objects.requireNonNull(l);
+    onTransition(t -> {
+      if (!t.group()) {
+        l.changed(t.name(), t.from(), t.to());
+      }
+    });
   }
 
-  /** One instance's state for {@code fairway status}. */
-  public record InstanceStatus(String name, String state, int priority,
-      Optional<InetAddress> master, Instant since, String interfaceName, int virtualRouterId) {}
-
-  private final class Instance {
-    final VrrpInstance cfg;
-    final Router router;
-    Link link;
-    VrrpSocket socket;
-    final Map<String, Boolean> interfacesUp = new HashMap<>();
-    final Map<String, Long> trackFileValues = new HashMap<>();
-    long garpDue = Long.MAX_VALUE;
-    long garpRefreshDue = Long.MAX_VALUE;
-
-    Instance(VrrpInstance cfg, Router router, Link link) {
-      this.cfg = cfg;
-      this.router = router;
-      this.link = link;
-    }
-
-    InetAddress source() {
-      return cfg.unicastSource().orElseGet(() -> cfg.family() == AddressFamily.INET
-          ? link.ipv4().orElse(null) : link.ipv6LinkLocal().orElse(null));
-    }
+  /** Also tells {@code listener} of every state change (on the event thread: be quick). */
+  public void onTransition(Consumer<VrrpTransition> listener) {
+    listeners.add(listener);
   }
 
-  private final class GroupRuntime {
-    final SyncGroup cfg;
-    final io.fairway.vrrp.state.SyncGroup machine;
-    State last = State.INIT;
-
-    GroupRuntime(SyncGroup cfg, io.fairway.vrrp.state.SyncGroup machine) {
-      this.cfg = cfg;
-      this.machine = machine;
-    }
-  }
-
-  /**
-   * @param config the VRRP part of the configuration
-   * @param scriptUser global_defs {@code script_user} (the user scripts run as by default)
-   * @param scripts the executor for vrrp_script and notify scripts, or null for a private one
-   */
-  public VrrpSpeaker(VrrpConfig config, Optional<String> scriptUser, ScriptExecutor scripts) {
-    this.config = config;
-    this.scriptUser = scriptUser;
-    this.ownsScripts = scripts == null;
-    this.scripts = scripts != null ? scripts : new ScriptExecutor(4, 256);
-    for (MalformedAdvertException.Kind k : MalformedAdvertException.Kind.values()) {
-      malformed.put(k, new AtomicLong());
-    }
+  /** Set by the daemon before {@link #start}: the top-level track_file paths by name. */
+  public void trackFiles(Map<String, Path> paths) {
+    trackFilePaths = Map.copyOf(paths);
   }
 
   /**
@@ -154,9 +226,112 @@ public final class VrrpSpeaker implements Closeable {
    * @throws VrrpStartException one line per problem, naming the instance and its file:line
    */
   public void start() throws IOException {
+    Map<String, Link> links = check(initial, Set.of());
+    Map<SocketKey, VrrpSocket> opened = openSockets(initial);
+    netlink = io.fairway.vrrp.io.Addresses.open();
+    announcer = Announcer.open();
+    linkWatch = io.fairway.vrrp.io.LinkWatch.open();
+    running = true;
+    loop = new Thread(this::runLoop, "fairway-vrrp");
+    loop.setDaemon(true);
+    // The first apply runs before the loop starts, on this thread: nothing else runs yet.
+    apply(initial, links, trackFilePaths);
+    loop.start();
+    startReceivers(opened);
+  }
+
+  /**
+   * Checks a new configuration against the running system and opens the sockets it needs, so
+   * that applying it cannot fail half way: the first step of a reload. Nothing changes until
+   * {@link Prepared#apply}; {@link Prepared#abandon} closes what was opened.
+   *
+   * @param next the new VRRP part of the configuration
+   * @param trackFiles the new top-level track_file paths by name
+   * @throws VrrpStartException the new configuration does not fit the running system (one
+   *     {@code FILE:LINE: message} per problem)
+   * @throws IOException a socket could not be opened
+   */
+  public Prepared prepare(VrrpConfig next, Map<String, Path> trackFiles) throws IOException {
+    if (!running) {
+      throw new IOException("VRRP is not running");
+    }
+    Set<InetAddress> ours = new HashSet<>();
+    for (Instance in : published) {
+      in.cfg.allAddresses().forEach(a -> ours.add(a.address()));
+    }
+    Map<String, Link> links = check(next, ours);
+    return new Prepared(next, links, openSockets(next), Map.copyOf(trackFiles));
+  }
+
+  /** A reload that fits the running system, ready to apply by difference ({@link VrrpDiff}). */
+  public final class Prepared {
+    private final VrrpConfig next;
+    private final Map<String, Link> links;
+    private final Map<SocketKey, VrrpSocket> opened;
+    private final Map<String, Path> trackFiles;
+
+    private Prepared(VrrpConfig next, Map<String, Link> links, Map<SocketKey, VrrpSocket> opened,
+        Map<String, Path> trackFiles) {
+      this.next = next;
+      this.links = links;
+      this.opened = opened;
+      this.trackFiles = trackFiles;
+    }
+
+    /**
+     * Applies it on the event thread and waits.
+     *
+     * @return what changed, one line ({@link VrrpDiff#summary})
+     */
+    public String apply() throws IOException {
+      CompletableFuture<String> done = new CompletableFuture<>();
+      inbox.add(() -> {
+        try {
+          done.complete(VrrpSpeaker.this.apply(next, links, trackFiles));
+        } catch (RuntimeException e) {
+          done.completeExceptionally(e);
+        }
+      });
+      try {
+        String summary = done.get(10, TimeUnit.SECONDS);
+        startReceivers(opened);
+        return summary;
+      } catch (java.util.concurrent.ExecutionException e) {
+        throw new IOException("applying the VRRP reload: " + e.getCause(), e.getCause());
+      } catch (java.util.concurrent.TimeoutException e) {
+        throw new IOException("the VRRP event thread did not apply the reload within 10 s");
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IOException("interrupted while reloading VRRP");
+      }
+    }
+
+    /** Not applied after all (the rest of the reload was refused): closes the new sockets. */
+    public void abandon() {
+      for (Map.Entry<SocketKey, VrrpSocket> e : opened.entrySet()) {
+        sockets.remove(e.getKey(), e.getValue());
+        e.getValue().close();
+        e.getValue().release();
+      }
+    }
+  }
+
+  /**
+   * The start-time checks alone (interfaces exist, virtual addresses are not on another
+   * interface), for a reload that would start VRRP.
+   *
+   * @throws VrrpStartException one line per problem
+   */
+  public static void checkSystem(VrrpConfig c) throws VrrpStartException {
+    check(c, Set.of());
+  }
+
+  /** The start-time checks, against the running system; one line per problem. */
+  private static Map<String, Link> check(VrrpConfig c, Set<InetAddress> ours)
+      throws VrrpStartException {
     List<String> problems = new ArrayList<>();
     Map<String, Link> links = new HashMap<>();
-    for (VrrpInstance i : config.instances()) {
+    for (VrrpInstance i : c.instances()) {
       Optional<Link> link = Link.read(i.interfaceName(), vipsOf(i));
       if (link.isEmpty()) {
         problems.add(i.location() + ": vrrp_instance " + i.name() + ": interface "
@@ -170,6 +345,9 @@ public final class VrrpSpeaker implements Closeable {
           problems.add(a.location() + ": vrrp_instance " + i.name() + ": interface " + dev
               + " of " + a + " does not exist");
           continue;
+        }
+        if (ours.contains(a.address())) {
+          continue; // held by one of our instances: moves with the reload
         }
         Link.holderOtherThan(a.address(), dev).ifPresent(other -> problems.add(a.location()
             + ": vrrp_instance " + i.name() + ": " + Addresses.format(a.address())
@@ -190,65 +368,44 @@ public final class VrrpSpeaker implements Closeable {
     if (!problems.isEmpty()) {
       throw new VrrpStartException(problems);
     }
-    netlink = io.fairway.vrrp.io.Addresses.open();
-    announcer = Announcer.open();
-    for (VrrpScript s : config.scripts()) {
-      scriptStatus.put(s.name(), new ScriptStatus(s.rise(), s.fall(), s.initFail()));
-    }
-    Map<String, Router> routers = new HashMap<>();
-    for (VrrpInstance i : config.instances()) {
-      Link link = links.get(i.name());
-      InetAddress source = i.unicastSource().orElseGet(() -> i.family() == AddressFamily.INET
-          ? link.ipv4().orElse(null) : link.ipv6LinkLocal().orElse(null));
-      Router r = new Router(new Router.Params(i.name(), i.version(), i.priority(),
-          (int) (i.advertInterval().toMillis() / 10), i.preempt(), i.preemptDelay().toNanos(),
-          i.initialState() == VrrpState.MASTER, source));
-      Instance inst = new Instance(i, r, link);
-      instances.add(inst);
-      byRouter.put(r, inst);
-      routers.put(i.name(), r);
-      String key = i.interfaceName() + "/" + i.family();
-      VrrpSocket s = sockets.get(key);
-      if (s == null) {
-        s = VrrpSocket.open(i.interfaceName(), i.family() == AddressFamily.INET,
-            i.family() == AddressFamily.INET ? config.globals().mcastGroup4()
-                : config.globals().mcastGroup6());
-        sockets.put(key, s);
+    return links;
+  }
+
+  private static SocketKey keyOf(VrrpConfig c, VrrpInstance i) {
+    return new SocketKey(i.interfaceName(), i.family(), i.family() == AddressFamily.INET
+        ? c.globals().mcastGroup4() : c.globals().mcastGroup6());
+  }
+
+  /** Opens the sockets {@code c} needs that are not open yet; on failure closes them again. */
+  private Map<SocketKey, VrrpSocket> openSockets(VrrpConfig c) throws IOException {
+    Map<SocketKey, VrrpSocket> opened = new LinkedHashMap<>();
+    try {
+      for (VrrpInstance i : c.instances()) {
+        SocketKey k = keyOf(c, i);
+        if (!sockets.containsKey(k) && !opened.containsKey(k)) {
+          opened.put(k, VrrpSocket.open(k.interfaceName(), k.family() == AddressFamily.INET,
+              k.group()));
+        }
       }
-      inst.socket = s;
-      // As keepalived at startup: addresses a previous run left behind go (we are not master).
-      for (VirtualAddress a : i.allAddresses()) {
-        removeQuietly(inst, a);
+    } catch (IOException e) {
+      for (VrrpSocket s : opened.values()) {
+        s.close();
+        s.release();
       }
+      throw e;
     }
-    for (SyncGroup g : config.syncGroups()) {
-      List<Router> members = g.members().stream().map(routers::get).toList();
-      groups.add(new GroupRuntime(g, new io.fairway.vrrp.state.SyncGroup(g.name(), members)));
-    }
-    running = true;
-    loop = new Thread(this::runLoop, "fairway-vrrp");
-    loop.setDaemon(true);
-    for (Map.Entry<String, VrrpSocket> e : sockets.entrySet()) {
-      Thread t = new Thread(() -> receiveLoop(e.getValue()), "fairway-vrrp-rx-" + e.getKey());
+    sockets.putAll(opened);
+    return opened;
+  }
+
+  private void startReceivers(Map<SocketKey, VrrpSocket> opened) {
+    for (Map.Entry<SocketKey, VrrpSocket> e : opened.entrySet()) {
+      Thread t = new Thread(() -> receiveLoop(e.getValue()), "fairway-vrrp-rx-"
+          + e.getKey().interfaceName() + "/" + e.getKey().family());
       t.setDaemon(true);
       threads.add(t);
+      t.start();
     }
-    loop.start();
-    threads.forEach(Thread::start);
-    allVips = config.instances().stream().flatMap(i -> vipsOf(i).stream()).toList();
-    inbox.add(() -> {
-      long now = now();
-      cycleLinks.clear();
-      for (Instance in : instances) {
-        pollTracking(in, now, true);
-      }
-      for (Instance in : instances) {
-        perform(in.router.start(now));
-      }
-      for (VrrpScript s : config.scripts()) {
-        scheduleScript(s, now);
-      }
-    });
   }
 
   private static List<InetAddress> vipsOf(VrrpInstance i) {
@@ -259,23 +416,173 @@ public final class VrrpSpeaker implements Closeable {
     return System.nanoTime() - origin;
   }
 
-  // --- the event thread ------------------------------------------------------------------------
+  private static Router.Params params(VrrpInstance i, Link link) {
+    InetAddress source = i.unicastSource().orElseGet(() -> i.family() == AddressFamily.INET
+        ? link.ipv4().orElse(null) : link.ipv6LinkLocal().orElse(null));
+    return new Router.Params(i.name(), i.version(), i.priority(),
+        (int) (i.advertInterval().toMillis() / 10), i.preempt(), i.preemptDelay().toNanos(),
+        i.initialState() == VrrpState.MASTER, source);
+  }
 
-  private final List<long[]> scriptDue = new ArrayList<>();
-  private long nextPoll;
+  // --- applying a configuration (the event thread) ---------------------------------------------
+
+  private String apply(VrrpConfig next, Map<String, Link> links, Map<String, Path> trackFiles) {
+    long now = now();
+    VrrpDiff diff = VrrpDiff.of(config, next);
+    Map<String, State> groupStates = new HashMap<>();
+    groups.forEach((n, g) -> groupStates.put(n, g.last));
+    // Groups are rebuilt over the new routers; none notifies while instances come and go.
+    groups.clear();
+    for (String name : diff.removed()) {
+      Instance in = instances.get(name);
+      log.info("({}) removed by the reload{}", name, in.router.state() == State.MASTER
+          ? ": handing over with priority 0" : "");
+      perform(in.router.stop(now), false);
+      instances.remove(name);
+      byRouter.remove(in.router);
+    }
+    Map<String, Instance> kept = new HashMap<>(instances);
+    instances.clear();
+    byRouter.clear();
+    List<Instance> started = new ArrayList<>();
+    for (VrrpInstance ni : next.instances()) {
+      Instance old = kept.get(ni.name());
+      Instance in;
+      if (old == null) {
+        Link link = links.get(ni.name());
+        in = new Instance(ni, new Router(params(ni, link)), link, new Counters());
+        started.add(in);
+      } else if (diff.unchanged().contains(ni.name())) {
+        in = old;
+      } else {
+        Link link = links.getOrDefault(ni.name(), old.link);
+        in = new Instance(ni, old.router.reconfigured(params(ni, link)), link, old.counters);
+        in.garpDue = old.garpDue;
+        in.garpRefreshDue = old.garpRefreshDue;
+        log.info("({}) changed by the reload: {}; state {} kept", ni.name(),
+            String.join(", ", diff.changed().get(ni.name())), in.router.state());
+        if (in.router.state() == State.MASTER) {
+          moveAddresses(old, in);
+        }
+      }
+      in.socket = sockets.get(keyOf(next, ni));
+      instances.put(ni.name(), in);
+      byRouter.put(in.router, in);
+    }
+    config = next;
+    trackFilePaths = trackFiles;
+    allVips = next.instances().stream().flatMap(i -> vipsOf(i).stream()).toList();
+    byVrid.clear();
+    for (Instance in : instances.values()) {
+      byVrid.computeIfAbsent(in.socket, s -> new HashMap<>())
+          .computeIfAbsent(in.cfg.virtualRouterId(), v -> new ArrayList<>()).add(in);
+    }
+    for (Instance in : instances.values()) {
+      in.router.leaveGroup();
+    }
+    for (SyncGroup g : next.syncGroups()) {
+      List<Router> members = g.members().stream().map(m -> instances.get(m).router).toList();
+      GroupRuntime gr = new GroupRuntime(g, new io.fairway.vrrp.state.SyncGroup(g.name(),
+          members));
+      gr.last = groupStates.getOrDefault(g.name(), State.INIT);
+      gr.shown = gr.last;
+      groups.put(g.name(), gr);
+    }
+    reconcileScripts(next, now);
+    closeUnusedSockets();
+    for (Instance in : started) {
+      // As keepalived at startup: addresses a previous run left behind go (we are not master).
+      for (VirtualAddress a : in.cfg.allAddresses()) {
+        removeQuietly(in, a);
+      }
+    }
+    cycleLinks.clear();
+    linkWatch.forget();
+    for (Instance in : instances.values()) {
+      pollTracking(in, now);
+    }
+    for (Instance in : started) {
+      perform(in.router.start(now), false);
+    }
+    published = List.copyOf(instances.values());
+    publishedGroups = List.copyOf(groups.values());
+    instances.values().forEach(this::refresh);
+    String summary = diff.summary();
+    if (!diff.isEmpty() || !started.isEmpty()) {
+      log.info("VRRP: {}", summary);
+    }
+    return summary;
+  }
+
+  /** A master whose addresses changed: the ones that went are removed, new ones added. */
+  private void moveAddresses(Instance old, Instance in) {
+    Set<VirtualAddress> before = new HashSet<>(old.cfg.allAddresses());
+    Set<VirtualAddress> after = new HashSet<>(in.cfg.allAddresses());
+    for (VirtualAddress a : old.cfg.allAddresses()) {
+      if (!after.contains(a)) {
+        removeQuietly(old, a);
+      }
+    }
+    boolean addedAny = false;
+    for (VirtualAddress a : in.cfg.allAddresses()) {
+      if (!before.contains(a)) {
+        addQuietly(in, a);
+        addedAny = true;
+      }
+    }
+    if (addedAny) {
+      announce(in, in.cfg.garpMasterRepeat());
+    }
+  }
+
+  private void reconcileScripts(VrrpConfig next, long now) {
+    Map<String, ScriptRun> old = new HashMap<>(scriptRuns);
+    scriptRuns.clear();
+    for (VrrpScript s : next.scripts()) {
+      ScriptRun was = old.get(s.name());
+      if (was != null && was.cfg.equals(s)) {
+        scriptRuns.put(s.name(), was);
+        continue;
+      }
+      ScriptStatus st = new ScriptStatus(s.rise(), s.fall(), s.initFail());
+      // keepalived keeps a reloaded script's result: the verdict carries, the counts restart.
+      if (was != null && was.status.ok().isPresent()) {
+        st.record(was.status.ok().get());
+      }
+      scriptRuns.put(s.name(), new ScriptRun(s, st, now));
+    }
+  }
+
+  private void closeUnusedSockets() {
+    Set<VrrpSocket> used = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+    for (Instance in : instances.values()) {
+      used.add(in.socket);
+    }
+    sockets.values().removeIf(s -> {
+      if (used.contains(s)) {
+        return false;
+      }
+      s.close(); // its receive thread releases the descriptor
+      return true;
+    });
+  }
+
+  // --- the event thread ------------------------------------------------------------------------
 
   private void runLoop() {
     try {
       while (running) {
         long now = now();
         long next = nextPoll;
-        for (Instance in : instances) {
+        for (Instance in : instances.values()) {
           next = Math.min(next, in.router.deadline());
           next = Math.min(next, in.garpDue);
           next = Math.min(next, in.garpRefreshDue);
         }
-        for (long[] d : scriptDue) {
-          next = Math.min(next, d[1]);
+        for (ScriptRun s : scriptRuns.values()) {
+          if (!s.inFlight) {
+            next = Math.min(next, s.due);
+          }
         }
         long wait = Math.max(0, next - now);
         Runnable r = inbox.poll(Math.min(wait, POLL_NANOS), TimeUnit.NANOSECONDS);
@@ -284,33 +591,31 @@ public final class VrrpSpeaker implements Closeable {
           continue;
         }
         now = now();
-        for (Instance in : instances) {
+        for (Instance in : instances.values()) {
           if (in.router.deadline() <= now) {
-            perform(in.router.timer(now));
+            perform(in.router.timer(now), false);
           }
           if (in.garpDue <= now) {
-            in.garpDue = Long.MAX_VALUE;
+            in.garpDue = NEVER;
             announce(in, in.cfg.garpMasterRepeat());
           }
           if (in.garpRefreshDue <= now) {
             announce(in, config.globals().garpMasterRefreshRepeat());
             in.garpRefreshDue = in.cfg.garpMasterRefresh().map(d -> now() + d.toNanos())
-                .orElse(Long.MAX_VALUE);
+                .orElse(NEVER);
           }
         }
-        for (long[] d : List.copyOf(scriptDue)) {
-          if (d[1] <= now) {
-            scriptDue.remove(d);
-            runScript(config.scripts().get((int) d[0]), now);
+        for (ScriptRun s : List.copyOf(scriptRuns.values())) {
+          if (!s.inFlight && s.due <= now) {
+            runScript(s);
           }
         }
         if (nextPoll <= now) {
           nextPoll = now + POLL_NANOS;
           cycleLinks.clear();
-          for (Instance in : instances) {
-            pollTracking(in, now, false);
+          for (Instance in : instances.values()) {
+            pollTracking(in, now);
           }
-          publish();
         }
       }
     } catch (InterruptedException e) {
@@ -322,27 +627,39 @@ public final class VrrpSpeaker implements Closeable {
     }
   }
 
-  private void perform(List<Action> actions) {
+  /**
+   * Does what the state machines asked, in order.
+   *
+   * @param atExit notify_stop is waited for (keepalived gives it one second at shutdown)
+   */
+  private void perform(List<Action> actions, boolean atExit) {
+    if (actions.isEmpty()) {
+      return;
+    }
     for (Action a : actions) {
       Instance in = instanceOf(a.router());
       if (a instanceof Action.SendAdvert s) {
         send(in, s.priority());
       } else if (a instanceof Action.Transition t) {
-        transition(in, t.from(), t.to());
+        transition(in, t.from(), t.to(), atExit);
       }
     }
-    for (GroupRuntime g : groups) {
+    for (GroupRuntime g : groups.values()) {
       State st = g.machine.state();
       if (st != g.last && st != State.INIT) {
         log.info("VRRP_Group({}) Entering {} STATE", g.cfg.name(), st);
+        State from = g.last;
         g.last = st;
-        notifyScripts(g.cfg.scripts(), st, "GROUP", g.cfg.name(), 0, st == State.STOP);
+        g.shown = st;
+        notifyScripts(g.cfg.scripts(), st, "GROUP", g.cfg.name(), 0, atExit && st == State.STOP);
+        tell(new VrrpTransition(Instant.now(), true, g.cfg.name(), from, st, 0,
+            Optional.empty()));
       }
     }
-    publish();
+    for (Action a : actions) {
+      refresh(instanceOf(a.router()));
+    }
   }
-
-  private final Map<Router, Instance> byRouter = new java.util.IdentityHashMap<>();
 
   private Instance instanceOf(Router r) {
     Instance in = byRouter.get(r);
@@ -356,59 +673,58 @@ public final class VrrpSpeaker implements Closeable {
     VrrpInstance c = in.cfg;
     InetAddress src = in.source();
     if (src == null) {
-      count("no source address");
+      count(DropKind.NO_SOURCE);
       return;
     }
     Advert ad = new Advert(c.version(), c.virtualRouterId(), priority,
-        (int) (c.advertInterval().toMillis() / 10),
-        c.virtualAddresses().stream().map(VirtualAddress::address).toList(), c.authPass());
+        (int) (c.advertInterval().toMillis() / 10), in.advertised, c.authPass());
     List<InetAddress> to = c.unicast() ? c.unicastPeers()
         : List.of(c.family() == AddressFamily.INET ? config.globals().mcastGroup4()
             : config.globals().mcastGroup6());
     for (InetAddress dst : to) {
       try {
         in.socket.send(AdvertCodec.encode(ad, src, dst), src, dst);
-        sent.incrementAndGet();
+        in.counters.sent.incrementAndGet();
       } catch (IOException e) {
-        count("send");
+        count(DropKind.SEND);
         log.warn("({}) {}", c.name(), e.getMessage());
       }
     }
   }
 
-  private void transition(Instance in, State from, State to) {
+  private void transition(Instance in, State from, State to, boolean atExit) {
     VrrpInstance c = in.cfg;
     log.info("({}) Entering {} STATE", c.name(), to);
+    in.counters.transitions.get(to).incrementAndGet();
     if (to == State.MASTER) {
       for (VirtualAddress a : c.allAddresses()) {
-        try {
-          netlink.add(a, ifindex(in, a));
-        } catch (IOException e) {
-          count("address");
-          log.warn("({}) {}", c.name(), e.getMessage());
-        }
+        addQuietly(in, a);
       }
       announce(in, c.garpMasterRepeat());
-      in.garpDue = c.garpMasterDelay().isZero() ? Long.MAX_VALUE
+      in.garpDue = c.garpMasterDelay().isZero() ? NEVER
           : now() + c.garpMasterDelay().toNanos();
-      in.garpRefreshDue = c.garpMasterRefresh().map(d -> now() + d.toNanos())
-          .orElse(Long.MAX_VALUE);
+      in.garpRefreshDue = c.garpMasterRefresh().map(d -> now() + d.toNanos()).orElse(NEVER);
     } else if (from == State.MASTER) {
-      in.garpDue = Long.MAX_VALUE;
-      in.garpRefreshDue = Long.MAX_VALUE;
+      in.garpDue = NEVER;
+      in.garpRefreshDue = NEVER;
       for (VirtualAddress a : c.allAddresses()) {
         removeQuietly(in, a);
       }
     }
     if (to != State.INIT) {
       notifyScripts(c.scripts(), to, "INSTANCE", c.name(), in.router.effectivePriority(),
-          to == State.STOP);
+          atExit && to == State.STOP);
     }
-    for (StateListener l : stateListeners) {
+    tell(new VrrpTransition(Instant.now(), false, c.name(), from, to,
+        in.router.effectivePriority(), in.router.master()));
+  }
+
+  private void tell(VrrpTransition t) {
+    for (Consumer<VrrpTransition> l : listeners) {
       try {
-        l.changed(c.name(), from, to);
+        l.accept(t);
       } catch (RuntimeException e) {
-        log.warn("({}) state listener failed: {}", c.name(), e.toString());
+        log.warn("a VRRP transition listener failed: {}", e.toString());
       }
     }
   }
@@ -422,11 +738,20 @@ public final class VrrpSpeaker implements Closeable {
         .orElseThrow(() -> new IOException("interface " + dev + " does not exist"));
   }
 
+  private void addQuietly(Instance in, VirtualAddress a) {
+    try {
+      netlink.add(a, ifindex(in, a));
+    } catch (IOException e) {
+      count(DropKind.ADDRESS);
+      log.warn("({}) {}", in.cfg.name(), e.getMessage());
+    }
+  }
+
   private void removeQuietly(Instance in, VirtualAddress a) {
     try {
       netlink.remove(a, ifindex(in, a));
     } catch (IOException e) {
-      count("address");
+      count(DropKind.ADDRESS);
       log.warn("({}) {}", in.cfg.name(), e.getMessage());
     }
   }
@@ -439,7 +764,7 @@ public final class VrrpSpeaker implements Closeable {
               : Link.read(a.device().get(), List.of()).orElse(in.link);
           announcer.announce(l, a.address());
         } catch (IOException e) {
-          count("announce");
+          count(DropKind.ANNOUNCE);
           log.debug("({}) {}", in.cfg.name(), e.getMessage());
         }
       }
@@ -456,7 +781,7 @@ public final class VrrpSpeaker implements Closeable {
       case STOP -> n.stop();
       default -> Optional.empty();
     };
-    List<java.util.concurrent.CompletableFuture<Void>> runs = new ArrayList<>();
+    List<CompletableFuture<Void>> runs = new ArrayList<>();
     own.ifPresent(s -> runs.add(scripts.notify(spec(s, List.of()), type + " " + name)));
     n.any().ifPresent(s -> runs.add(scripts.notify(spec(s, List.of(type, name, st.notifyName(),
         Integer.toString(priority))), type + " " + name)));
@@ -483,19 +808,21 @@ public final class VrrpSpeaker implements Closeable {
 
   private void receiveLoop(VrrpSocket s) {
     try {
-      while (running) {
+      while (running && !s.isClosed()) {
         VrrpSocket.Received r;
         try {
           r = s.receive();
         } catch (MalformedAdvertException e) {
-          malformed.get(e.kind()).incrementAndGet();
+          packets.incrementAndGet();
+          count(DropKind.of(e.kind()));
           continue;
         } catch (IOException e) {
-          count("receive");
+          count(DropKind.RECEIVE);
           log.warn("{}", e.getMessage());
           continue;
         }
         if (r != null) {
+          packets.incrementAndGet();
           inbox.add(() -> deliver(s, r));
         }
       }
@@ -505,9 +832,8 @@ public final class VrrpSpeaker implements Closeable {
   }
 
   private void deliver(VrrpSocket s, VrrpSocket.Received r) {
-    received.incrementAndGet();
     if (r.ttl() != 255) {
-      count("ttl");
+      count(DropKind.TTL);
       return;
     }
     InetAddress dst = r.destination() != null ? r.destination()
@@ -516,65 +842,75 @@ public final class VrrpSpeaker implements Closeable {
     try {
       a = AdvertCodec.decode(r.data(), r.payloadOffset(), r.payloadLength(), r.source(), dst);
     } catch (MalformedAdvertException e) {
-      malformed.get(e.kind()).incrementAndGet();
+      count(DropKind.of(e.kind()));
       return;
     }
+    Map<Integer, List<Instance>> onSocket = byVrid.get(s);
+    List<Instance> candidates = onSocket == null ? null : onSocket.get(a.vrid());
+    if (candidates == null) {
+      return; // another router id on this link: not ours
+    }
     long now = now();
-    for (Instance in : instances) {
+    for (Instance in : candidates) {
       VrrpInstance c = in.cfg;
-      if (in.socket != s || c.virtualRouterId() != a.vrid()) {
-        continue;
-      }
       if (r.source().equals(in.source())) {
         continue; // our own advert
       }
       if (a.version() != c.version()) {
-        count("version");
+        count(DropKind.VERSION_MISMATCH);
         continue;
       }
       if (!a.authPass().equals(c.authPass())) {
-        count("auth");
+        count(DropKind.AUTH);
         continue;
       }
       if (c.version() == 2 && a.intervalCentis() * 10L != c.advertInterval().toMillis()) {
-        count("interval");
+        count(DropKind.INTERVAL_MISMATCH);
         continue;
       }
-      if (!config.globals().skipCheckAdvAddr() && !a.addresses().equals(
-          c.virtualAddresses().stream().map(VirtualAddress::address).toList())) {
-        count("addresses");
+      if (!config.globals().skipCheckAdvAddr() && !a.addresses().equals(in.advertised)) {
+        count(DropKind.ADDRESSES);
         continue;
       }
-      perform(in.router.advert(now, a, r.source()));
+      in.counters.received.incrementAndGet();
+      Optional<InetAddress> masterBefore = in.router.master();
+      int prioBefore = in.router.masterPriority();
+      List<Action> out = in.router.advert(now, a, r.source());
+      perform(out, false);
+      if (out.isEmpty() && (!masterBefore.equals(in.router.master())
+          || prioBefore != in.router.masterPriority())) {
+        refresh(in);
+      }
     }
   }
 
-  private void count(String kind) {
-    dropped.computeIfAbsent(kind, k -> new AtomicLong()).incrementAndGet();
+  private void count(DropKind kind) {
+    errors.get(kind).incrementAndGet();
   }
 
   // --- tracking --------------------------------------------------------------------------------
 
-  private void scheduleScript(VrrpScript s, long now) {
-    scriptDue.add(new long[] {config.scripts().indexOf(s), now});
-  }
-
-  private void runScript(VrrpScript s, long now) {
+  private void runScript(ScriptRun run) {
+    VrrpScript s = run.cfg;
+    run.inFlight = true;
     ScriptSpec spec = new ScriptSpec(s.script().argv(), s.script().user()
         .or(() -> scriptUser.map(u -> u.split(" ")[0])).orElse(null),
         s.script().group().orElse(null));
     scripts.run(spec, s.timeout()).thenAccept(o -> inbox.add(() -> {
+      run.inFlight = false;
+      if (scriptRuns.get(s.name()) != run) {
+        return; // a reload removed or replaced the script while it ran
+      }
       boolean ok = o.ran() && o.exitCode() == 0 && !o.timedOut();
-      ScriptStatus st = scriptStatus.get(s.name());
-      if (st.record(ok)) {
+      if (run.status.record(ok)) {
         log.info("VRRP_Script({}) {}", s.name(), ok ? "succeeded" : "failed");
         long t = now();
         cycleLinks.clear();
-        for (Instance in : instances) {
-          pollTracking(in, t, false);
+        for (Instance in : instances.values()) {
+          pollTracking(in, t);
         }
       }
-      scriptDue.add(new long[] {config.scripts().indexOf(s), now() + s.interval().toNanos()});
+      run.due = now() + s.interval().toNanos();
     }));
   }
 
@@ -585,13 +921,11 @@ public final class VrrpSpeaker implements Closeable {
   private final Map<String, Optional<Link>> cycleLinks = new HashMap<>();
 
   private Optional<Link> link(String name) {
-    return cycleLinks.computeIfAbsent(name, n -> Link.read(n, allVips));
+    return cycleLinks.computeIfAbsent(name, n -> linkWatch.get(n, allVips, now()));
   }
 
-  private List<InetAddress> allVips = List.of();
-
   /** Recomputes an instance's fault and effective priority from everything it tracks. */
-  private void pollTracking(Instance in, long now, boolean initial) {
+  private void pollTracking(Instance in, long now) {
     VrrpInstance c = in.cfg;
     boolean fault = false;
     int sum = 0;
@@ -611,13 +945,13 @@ public final class VrrpSpeaker implements Closeable {
     config.groupOf(c.name()).ifPresent(g -> scriptTracks.addAll(g.trackScripts()));
     for (Track t : scriptTracks) {
       Optional<VrrpScript> s = config.script(t.name());
-      ScriptStatus st = scriptStatus.get(t.name());
-      if (s.isEmpty() || st == null || st.ok().isEmpty()) {
+      ScriptRun run = scriptRuns.get(t.name());
+      if (s.isEmpty() || run == null || run.status.ok().isEmpty()) {
         continue;
       }
       int w = t.weight().orElse(s.get().weight());
       boolean rev = t.weight().isPresent() ? t.reverse() : s.get().reverse();
-      boolean ok = st.ok().get();
+      boolean ok = run.status.ok().get();
       fault |= Priority.faults(w, rev, ok);
       sum += Priority.contribution(w, rev, ok);
     }
@@ -631,17 +965,14 @@ public final class VrrpSpeaker implements Closeable {
         sum += (int) Math.max(-254, Math.min(254, value * w * (t.reverse() ? -1 : 1)));
       }
     }
+    int before = in.router.effectivePriority();
     List<Action> out = new ArrayList<>(in.router.priority(now, Priority.effective(c.priority(),
         sum)));
     out.addAll(in.router.fault(now, fault));
-    perform(out);
-  }
-
-  private final Map<String, Path> trackFilePaths = new HashMap<>();
-
-  /** Set by the daemon: the top-level track_file paths by name. */
-  public void trackFiles(Map<String, Path> paths) {
-    trackFilePaths.putAll(paths);
+    perform(out, false);
+    if (out.isEmpty() && before != in.router.effectivePriority()) {
+      refresh(in);
+    }
   }
 
   private long readTrackFile(String name) {
@@ -659,31 +990,43 @@ public final class VrrpSpeaker implements Closeable {
 
   // --- status and stop -------------------------------------------------------------------------
 
-  private void publish() {
+  /** Publishes one instance's view (on the event thread, after it changed). */
+  private void refresh(Instance in) {
+    Router r = in.router;
+    VrrpInstance c = in.cfg;
+    in.view = new InstanceStatus(c.name(), c.interfaceName(), c.virtualRouterId(), c.version(),
+        r.state(), r.effectivePriority(), c.priority(), r.master(), r.masterPriority(),
+        originWall.plusNanos(r.since()), vipsOf(c), config.groupOf(c.name()).map(SyncGroup::name),
+        0, 0, Map.of());
+  }
+
+  /** Every instance and group now, with live counters. */
+  public VrrpSnapshot snapshot() {
     List<InstanceStatus> out = new ArrayList<>();
-    for (Instance in : instances) {
-      Router r = in.router;
-      out.add(new InstanceStatus(in.cfg.name(), r.state().name(), r.effectivePriority(),
-          r.master(), originWall.plusNanos(r.since()), in.cfg.interfaceName(),
-          in.cfg.virtualRouterId()));
+    for (Instance in : published) {
+      InstanceStatus v = in.view;
+      if (v == null) {
+        continue;
+      }
+      EnumMap<State, Long> t = new EnumMap<>(State.class);
+      in.counters.transitions.forEach((s, n) -> t.put(s, n.get()));
+      out.add(new InstanceStatus(v.name(), v.interfaceName(), v.virtualRouterId(), v.version(),
+          v.state(), v.priority(), v.basePriority(), v.master(), v.masterPriority(), v.since(),
+          v.virtualAddresses(), v.syncGroup(), in.counters.sent.get(),
+          in.counters.received.get(), t));
     }
-    status = List.copyOf(out);
+    List<GroupStatus> gs = new ArrayList<>();
+    for (GroupRuntime g : publishedGroups) {
+      gs.add(new GroupStatus(g.cfg.name(), g.shown, g.cfg.members()));
+    }
+    EnumMap<DropKind, Long> e = new EnumMap<>(DropKind.class);
+    errors.forEach((k, v) -> e.put(k, v.get()));
+    return new VrrpSnapshot(out, gs, packets.get(), e);
   }
 
-  /** A snapshot of every instance. */
+  /** Every instance now ({@link #snapshot}'s instances). */
   public List<InstanceStatus> status() {
-    return status;
-  }
-
-  /** Counters: adverts sent and received, and drops by kind. */
-  public Map<String, Long> counters() {
-    Map<String, Long> m = new LinkedHashMap<>();
-    m.put("sent", sent.get());
-    m.put("received", received.get());
-    malformed.forEach((k, v) -> m.put("malformed_" + k.name().toLowerCase(java.util.Locale.ROOT),
-        v.get()));
-    dropped.forEach((k, v) -> m.put("dropped_" + k.replace(' ', '_'), v.get()));
-    return m;
+    return snapshot().instances();
   }
 
   /** Stops every instance: masters send priority 0 and drop their addresses, notify_stop runs. */
@@ -698,8 +1041,8 @@ public final class VrrpSpeaker implements Closeable {
     CountDownLatch done = new CountDownLatch(1);
     inbox.add(() -> {
       long now = now();
-      for (Instance in : instances) {
-        perform(in.router.stop(now));
+      for (Instance in : instances.values()) {
+        perform(in.router.stop(now), true);
       }
       running = false;
       done.countDown();
@@ -726,6 +1069,9 @@ public final class VrrpSpeaker implements Closeable {
     }
     if (announcer != null) {
       announcer.close();
+    }
+    if (linkWatch != null) {
+      linkWatch.close();
     }
     if (ownsScripts) {
       scripts.close();

@@ -38,6 +38,18 @@ public final class EventHub {
     }
   }
 
+  /**
+   * Publishes an event of another shape than {@link Event} (VRRP's, {@code
+   * io.fairway.daemon.vrrp.VrrpEvents}) to the stream: {@code event: KIND}, {@code data: JSON of
+   * data}. Listeners are not told; they count {@link Event}s.
+   */
+  public void publishData(String kind, Object data) {
+    String frame = "event: " + kind + "\ndata: " + Json.string(data) + "\n\n";
+    for (Channel ch : clients) {
+      send(ch, frame);
+    }
+  }
+
   /** Also tells {@code listener} of every event (metrics count reloads this way). */
   public void listen(java.util.function.Consumer<Event> listener) {
     listeners.add(listener);

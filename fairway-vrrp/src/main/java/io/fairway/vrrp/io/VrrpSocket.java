@@ -148,14 +148,13 @@ public final class VrrpSocket implements Closeable {
     msg.setLong(24, 1);
     msg.setPointer(32, control);
     msg.setLong(40, control.size());
-    long n;
-    try {
-      n = Sys.recvmsg(fd, msg, 0);
-    } catch (LastErrorException e) {
-      if (e.getErrorCode() == Sys.EAGAIN || e.getErrorCode() == Sys.EINTR || closed) {
+    long n = Sys.Quiet.recvmsg(fd, msg, 0);
+    if (n < 0) {
+      int errno = com.sun.jna.Native.getLastError();
+      if (errno == Sys.EAGAIN || errno == Sys.EINTR || closed) {
         return null;
       }
-      throw new IOException("receiving VRRP: " + errno(e));
+      throw new IOException("receiving VRRP: " + io.fairway.ipvs.netlink.Errno.name(errno));
     }
     byte[] data = buf.getByteArray(0, (int) n);
     if (v4) {
@@ -204,6 +203,11 @@ public final class VrrpSocket implements Closeable {
   @Override
   public void close() {
     closed = true;
+  }
+
+  /** True after {@link #close}: the receiving thread stops and releases the descriptor. */
+  public boolean isClosed() {
+    return closed;
   }
 
   /** Closes the descriptor; only the receiving thread calls this, after {@link #receive} gave null. */

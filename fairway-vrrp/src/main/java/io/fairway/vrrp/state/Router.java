@@ -107,6 +107,13 @@ public final class Router {
     return since;
   }
 
+  /** Leaves its sync group (a reload rebuilds the groups over the running routers). */
+  public void leaveGroup() {
+    this.group = null;
+    this.mayBecomeMaster = r -> true;
+    this.groupFault = false;
+  }
+
   void joinGroup(Group g, Predicate<Router> may) {
     this.group = g;
     this.mayBecomeMaster = may;
@@ -134,6 +141,30 @@ public final class Router {
 
   private long advertNanos() {
     return params.advertCentis() * Timing.CENTI;
+  }
+
+  /**
+   * This router with new parameters, for a reload that changed what an instance does but not
+   * which instance it is (same interface, router id, family and version): the state, its timer,
+   * the master it follows, its fault and a running preempt_delay carry over, so the instance
+   * neither flaps nor starts a new election. The effective priority carries too; the caller
+   * recomputes it from tracking ({@link #priority}), which tells the backups when it changed.
+   * The new router belongs to no sync group until a new {@link SyncGroup} takes it.
+   */
+  public Router reconfigured(Params p) {
+    Router r = new Router(p);
+    r.state = state;
+    r.deadline = deadline;
+    r.effectivePriority = p.basePriority() == 255 ? 255 : effectivePriority;
+    r.masterAdvertCentis = state == State.MASTER || p.version() == 2 ? p.advertCentis()
+        : masterAdvertCentis;
+    r.preemptAt = p.preemptDelayNanos() > 0 ? preemptAt : 0;
+    r.ownFault = ownFault;
+    r.wantsMaster = wantsMaster;
+    r.master = master;
+    r.masterPriority = masterPriority;
+    r.since = since;
+    return r;
   }
 
   // --- events ----------------------------------------------------------------------------------

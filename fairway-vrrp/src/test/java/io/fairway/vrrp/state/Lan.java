@@ -69,6 +69,20 @@ final class Lan {
     }
   }
 
+  /** A reload that changed the router's settings: the new one takes its place on the link. */
+  Router replace(Router old, Router.Params p) {
+    Router r = old.reconfigured(p);
+    Map<Router, Boolean> copy = new LinkedHashMap<>(alive);
+    alive.clear();
+    copy.forEach((k, v) -> alive.put(k == old ? r : k, v));
+    for (Object[] f : inFlight) {
+      if (f[1] == old) {
+        f[1] = r;
+      }
+    }
+    return r;
+  }
+
   /** kill -9: no more adverts, no priority 0. */
   void kill(Router r) {
     alive.put(r, false);

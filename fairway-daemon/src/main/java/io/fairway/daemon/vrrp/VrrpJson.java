@@ -1,0 +1,64 @@
+package io.fairway.daemon.vrrp;
+
+import io.fairway.config.model.Addresses;
+import io.fairway.vrrp.state.State;
+import io.fairway.vrrp.view.DropKind;
+import io.fairway.vrrp.view.GroupStatus;
+import io.fairway.vrrp.view.InstanceStatus;
+import io.fairway.vrrp.view.VrrpSnapshot;
+import java.time.temporal.ChronoUnit;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/** {@code GET /api/v1/vrrp}'s shape: the snapshot with states in lower case, addresses as text. */
+public final class VrrpJson {
+  private VrrpJson() {}
+
+  /** The whole of VRRP. */
+  public record View(List<Instance> instances, List<Group> syncGroups, long packetsReceived,
+      Map<String, Long> errors) {}
+
+  /** One instance. */
+  public record Instance(String name, String interfaceName, int virtualRouterId, int version,
+      String state, int priority, int basePriority, String master, int masterPriority,
+      String since, List<String> virtualAddresses, String syncGroup, long advertsSent,
+      long advertsReceived, Map<String, Long> transitions) {}
+
+  /** One sync group. */
+  public record Group(String name, String state, List<String> members) {}
+
+  public static View of(VrrpSnapshot s) {
+    Map<String, Long> errors = new LinkedHashMap<>();
+    s.errors().forEach((k, v) -> errors.put(k.wire(), v));
+    return new View(s.instances().stream().map(VrrpJson::of).toList(),
+        s.groups().stream().map(VrrpJson::of).toList(), s.packetsReceived(), errors);
+  }
+
+  public static Instance of(InstanceStatus i) {
+    Map<String, Long> t = new LinkedHashMap<>();
+    for (State st : List.of(State.BACKUP, State.MASTER, State.FAULT, State.STOP)) {
+      t.put(wire(st), i.transitions().getOrDefault(st, 0L));
+    }
+    return new Instance(i.name(), i.interfaceName(), i.virtualRouterId(), i.version(),
+        wire(i.state()), i.priority(), i.basePriority(),
+        i.master().map(Addresses::format).orElse(null), i.masterPriority(),
+        i.since().truncatedTo(ChronoUnit.MILLIS).toString(),
+        i.virtualAddresses().stream().map(Addresses::format).toList(),
+        i.syncGroup().orElse(null), i.advertsSent(), i.advertsReceived(), t);
+  }
+
+  static Group of(GroupStatus g) {
+    return new Group(g.name(), wire(g.state()), g.members());
+  }
+
+  /** {@code master}, {@code backup}, ... */
+  public static String wire(State s) {
+    return s.name().toLowerCase(Locale.ROOT);
+  }
+
+  static String wire(DropKind k) {
+    return k.wire();
+  }
+}
