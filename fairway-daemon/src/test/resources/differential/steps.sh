@@ -4,6 +4,7 @@ STEPS=8
 
 initial_state() {
   for a in 1 2 3 4 8 9 10; do backend_start 10.16.1.$a 80; done
+  backend_start 10.16.1.12 8080
   misc a 0
   track tf 0
 }
@@ -41,16 +42,18 @@ step_4() {
   backend_start 10.16.1.2 80
 }
 
-# The fwmark and group backends fail; .4 answers 404.
+# The fwmark and group backends fail, and the DR backend on 8080; .4 answers 404.
 step_5() {
   backend_stop 10.16.1.8 80
   backend_stop 10.16.1.9 80
+  backend_stop 10.16.1.12 8080
   http_status 10.16.1.4 80 404
 }
 
-# .9 and .4 recover.
+# .9, .12:8080 and .4 recover.
 step_6() {
   backend_start 10.16.1.9 80
+  backend_start 10.16.1.12 8080
   http_status 10.16.1.4 80 200
 }
 

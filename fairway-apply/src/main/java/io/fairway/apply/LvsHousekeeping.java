@@ -93,13 +93,9 @@ public final class LvsHousekeeping {
    * @throws TableException naming the keyword; the reload itself goes on
    */
   public synchronized void reload(LvsGlobals g) throws TableException {
-    LvsGlobals before = globals;
     globals = Objects.requireNonNull(g);
     if (kernel == null) {
-      if (!g.timeouts().equals(before.timeouts())) {
-        LOG.info("lvs_timeouts changed; the userspace data plane takes its idle and UDP flow timeouts at start,"
-            + " so the change applies after a restart");
-      }
+      // The userspace data plane takes tcp and udp from the plan it is handed (and logs them).
       return;
     }
     if (!g.timeouts().isEmpty()) {

@@ -55,8 +55,9 @@ final class RealServerParser {
     if (m == ForwardingMethod.DR || m == ForwardingMethod.TUN) {
       if (vs.fwmarkOrGroup()) {
         if (written != 0) {
-          v.warn(n, m + " real server under a fwmark/group virtual_server: IPVS gets no port;"
-              + " its checkers check port " + written + ", as keepalived's do");
+          v.warn(n, m + " real server under a fwmark/group virtual_server: IPVS gives it each"
+              + " service's own port (none for a fwmark); its checkers check port " + written
+              + ", as keepalived's do");
         }
         return 0;
       }

@@ -166,7 +166,7 @@ public final class RunCommand implements Callable<Integer> {
     Table table;
     try {
       table = userspace
-          ? new ProxyTable(proxyOptions(first), null)
+          ? new ProxyTable(ProxyOptions.defaults(), null) // lvs_timeouts come with each plan
           : IpvsKernelTable.open();
     } catch (TableException | IllegalStateException e) { // IllegalState: -Dfairway.proxy.transport
       err.println("fairway: " + e.getMessage());
@@ -304,21 +304,6 @@ public final class RunCommand implements Callable<Integer> {
         ? "running " + file + " (reload " + daemon.reloads() + " applied)"
         : "reload refused, still running the previous configuration: " + refused);
     return refused;
-  }
-
-  /**
-   * The proxy's options: {@code lvs_timeouts tcp N}, the kernel's idle timeout for established
-   * connections, becomes the proxy's idle timeout, and {@code udp N} the lifetime of an idle UDP
-   * flow, so a file tuned for IPVS behaves alike.
-   */
-  static ProxyOptions proxyOptions(io.fairway.daemon.Loaded loaded) {
-    ProxyOptions o = ProxyOptions.defaults();
-    int tcp = loaded.lvs().timeouts().tcp();
-    int udp = loaded.lvs().timeouts().udp();
-    if (tcp > 0) {
-      o = o.withIdleTimeout(Duration.ofSeconds(tcp));
-    }
-    return udp > 0 ? o.withUdpTimeout(Duration.ofSeconds(udp)) : o;
   }
 
   private void stop(Daemon daemon, Table table) throws TableException {

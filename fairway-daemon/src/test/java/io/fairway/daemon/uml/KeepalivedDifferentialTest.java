@@ -32,7 +32,11 @@ import org.junit.jupiter.api.Test;
  * direct routing and persistence, a virtual_server_group with an address range and a fwmark, and
  * and macros (definitions, a multi-line definition, a ~SEQ repeater), and a track_file whose value
  * raises a server's weight, drains it to 0, brings it back, and still moves it after the reload
- * (riding on existing steps, so it costs no settle time of its own).
+ * (riding on existing steps, so it costs no settle time of its own). Two DR port cases ride on
+ * steps 5 and 6 the same way: a DR real server whose port (8080, the only one that listens)
+ * differs from its virtual server's (80), and a DR group whose entries have different ports
+ * (80 and 8080) over that real server; IPVS must get the service's port and the checker the real
+ * server's, as keepalived does.
  */
 class KeepalivedDifferentialTest {
   private static final List<String> FILES =

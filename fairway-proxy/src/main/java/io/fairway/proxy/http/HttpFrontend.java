@@ -110,6 +110,12 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
    */
   boolean active;
   private long lastActivity;
+  /**
+   * The service's idle and tunnel timeouts as of {@link #lastActivity}: a reload that changes
+   * them reaches this connection with its next byte, as IPVS gives a connection the current
+   * timeout at each packet; until then the deadline it had stands.
+   */
+  private Timeouts idleTimeouts;
 
   // The exchange in progress; request == null when there is none.
   private HttpHead request;
@@ -179,6 +185,7 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
     clientIp = clientAddress.getAddress().getHostAddress().getBytes(StandardCharsets.ISO_8859_1);
     armHeaderTimer();
     lastActivity = System.nanoTime();
+    idleTimeouts = timeouts;
     long period = Math.max(10, Math.min(1000, timeouts.shortestHttpMillis() / 4));
     // One periodic check per connection instead of a timer per request: arming and cancelling two
     // timers for every request costs more than this at keep-alive request rates.
@@ -797,10 +804,11 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
     if (active) {
       active = false;
       lastActivity = now;
-    } else if (now - lastActivity >= (tunnel != null ? timeouts.tunnel() : timeouts.idle()).toNanos()) {
+      idleTimeouts = vs.timeouts();
+    } else if (now - lastActivity >= (tunnel != null ? idleTimeouts.tunnel() : idleTimeouts.idle()).toNanos()) {
       if (request != null || tunnel != null) {
-        warnings.info(vs.service().key(), (tunnel != null ? "tunnel idle for " + timeouts.tunnel() : "exchange idle for "
-            + timeouts.idle()) + "; closing", "client " + clientAddress);
+        warnings.info(vs.service().key(), (tunnel != null ? "tunnel idle for " + idleTimeouts.tunnel() : "exchange idle for "
+            + idleTimeouts.idle()) + "; closing", "client " + clientAddress);
       }
       closed = true;
       client.close();

@@ -107,8 +107,10 @@ public final class TcpFrontend extends ChannelInboundHandlerAdapter {
           }
           clientMeter.countInto(rs.inBytes);
           backendMeter.countInto(rs.outBytes);
-          IdleWatch.start(client, clientMeter, backend, backendMeter, vs.timeouts().idle().toNanos());
+          // Established first: a reload that changes the idle timeout after the read below finds
+          // this connection (IdleWatch.retime) and so never leaves it on the old one.
           rs.established.add(client);
+          IdleWatch.start(client, clientMeter, backend, backendMeter, vs.timeouts().idle().toNanos());
           client.closeFuture().addListener(c -> {
             rs.established.remove(client);
             lease.close();

@@ -93,7 +93,10 @@ import org.slf4j.LoggerFactory;
 public final class ProxyTable implements Table, PlanTarget, RampTarget {
   private static final Logger log = LoggerFactory.getLogger(ProxyTable.class);
 
-  private final ProxyOptions options;
+  /** The options the table was made with. */
+  private final ProxyOptions base;
+  /** {@link #base} with the running plan's {@code lvs_timeouts} ({@link #apply}). */
+  private volatile ProxyOptions options;
   private final Function<ServiceKey, ListenerSpec> specs;
   /** The specs of the running plan ({@link #apply}); consulted before {@link #specs}. */
   private volatile Map<ServiceKey, ListenerSpec> planned = Map.of();
@@ -138,7 +141,8 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
    *     not available here (or none Fairway knows)
    */
   public ProxyTable(ProxyOptions options, Function<ServiceKey, ListenerSpec> specs) {
-    this.options = Objects.requireNonNull(options, "options");
+    this.base = Objects.requireNonNull(options, "options");
+    this.options = options;
     this.specs = specs == null ? k -> null : specs;
     Transport.requireValid();
     this.acceptGroup = Transport.group(1);
@@ -200,6 +204,15 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
    */
   @Override
   public synchronized void apply(Plan plan) {
+    ProxyOptions o = withLvsTimeouts(base, plan.timeouts());
+    if (!o.equals(options)) {
+      options = o;
+      for (VirtualService vs : services.values()) {
+        vs.setOptions(o);
+      }
+      log.info("lvs_timeouts: idle timeout {} s, UDP flow timeout {} s (established connections and flows"
+          + " from their next packet, as in IPVS)", o.idleTimeout().toSeconds(), o.udpTimeout().toSeconds());
+    }
     Map<ServiceKey, ListenerSpec> next = new HashMap<>();
     plan.byKey().forEach((key, sp) -> next.put(key, ListenerSpec.of(sp, key)));
     planned = Map.copyOf(next);
@@ -211,6 +224,24 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
             fresh.selection() == null ? "" : fresh.selection().describe());
       }
     }
+  }
+
+  /**
+   * {@code lvs_timeouts} on this plane: {@code tcp N} is the idle timeout of established
+   * connections (L4, and an HTTP exchange or tunnel, unless its {@code proxy_timeouts} say
+   * otherwise), {@code udp N} the lifetime of an idle UDP flow; {@code tcpfin} has no counterpart.
+   * Those not given are the table's own.
+   */
+  static ProxyOptions withLvsTimeouts(ProxyOptions o, Plan.Timeouts t) {
+    if (t.tcp().compareTo(java.time.Duration.ZERO) > 0) {
+      o = o.withIdleTimeout(t.tcp());
+    }
+    return t.udp().compareTo(java.time.Duration.ZERO) > 0 ? o.withUdpTimeout(t.udp()) : o;
+  }
+
+  /** The options in force: the table's own, with the running plan's {@code lvs_timeouts}. */
+  public ProxyOptions options() {
+    return options;
   }
 
   /**

@@ -9,6 +9,7 @@ import io.fairway.plan.Selection;
 import io.fairway.proxy.http.HttpStats;
 import io.fairway.proxy.ProxyOptions;
 import io.fairway.proxy.Timeouts;
+import io.fairway.proxy.l4.IdleWatch;
 import io.fairway.table.AddressFamily;
 import io.fairway.table.Dest;
 import io.fairway.table.DestEntry;
@@ -66,7 +67,8 @@ public final class VirtualService {
   /** A request that asks a shard for no alt of its own: the shard's default applies. */
   public static final int NO_ALT = -1;
 
-  private final ProxyOptions options;
+  /** The table's options as of its running plan ({@code lvs_timeouts}). */
+  private volatile ProxyOptions options;
   private final ConnectionExpiry expiry;
   private volatile Service service;
   private volatile ListenerSpec spec;
@@ -131,9 +133,43 @@ public final class VirtualService {
     return spec;
   }
 
-  /** The timeouts as of the current spec. */
+  /** The timeouts as of the current spec and table options. */
   public Timeouts timeouts() {
     return timeouts;
+  }
+
+  /** The UDP flow timeout as of now: a flow takes it at each datagram, as IPVS does. */
+  public long udpTimeoutNanos() {
+    return options.udpTimeout().toNanos();
+  }
+
+  /** The table's options changed (a reload's {@code lvs_timeouts}): the timeouts follow. */
+  void setOptions(ProxyOptions o) {
+    options = o;
+    retime(Timeouts.of(o, spec.proxy().timeouts()));
+  }
+
+  /**
+   * New connections read the new timeouts at once; an established L4 connection is told of a
+   * changed idle timeout, which its activity from then on gets (see {@link IdleWatch}). HTTP
+   * connections and UDP flows read theirs at each activity.
+   */
+  private void retime(Timeouts t) {
+    Timeouts old = timeouts;
+    timeouts = t;
+    if (t.idle().equals(old.idle())) {
+      return;
+    }
+    List<RealServer> servers = all();
+    if (detachedSorry != null) {
+      servers.add(detachedSorry);
+    }
+    long idle = t.idle().toNanos();
+    for (RealServer rs : servers) {
+      for (Channel ch : rs.established) {
+        IdleWatch.retime(ch, idle);
+      }
+    }
   }
 
   Pool pool() {
@@ -153,8 +189,8 @@ public final class VirtualService {
 
   void setSpec(ListenerSpec s) {
     ListenerSpec old = spec;
-    timeouts = Timeouts.of(options, s.proxy().timeouts());
     spec = s;
+    retime(Timeouts.of(options, s.proxy().timeouts()));
     if (!java.util.Objects.equals(s.selection(), old.selection())
         || !java.util.Objects.equals(s.sorryServer(), old.sorryServer())) {
       rebuildAlgorithm();

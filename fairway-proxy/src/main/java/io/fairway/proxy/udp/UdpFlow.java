@@ -48,6 +48,8 @@ final class UdpFlow {
   private boolean connected;
   private boolean closed;
   private long lastActivity = System.nanoTime();
+  /** The udp timeout as of {@link #lastActivity}: IPVS gives a flow the current one per datagram. */
+  private long idleNanos;
 
   UdpFlow(UdpRelay relay, Channel front, InetSocketAddress client, Lease lease, boolean oneShot) {
     this.relay = relay;
@@ -55,10 +57,16 @@ final class UdpFlow {
     this.client = client;
     this.lease = lease;
     this.oneShot = oneShot;
+    this.idleNanos = relay.idleNanos();
   }
 
   long lastActivity() {
     return lastActivity;
+  }
+
+  /** How long after {@link #lastActivity} the flow ends, as of that activity. */
+  long idleNanos() {
+    return idleNanos;
   }
 
   /** Opens the socket to the server; datagrams that arrive meanwhile wait in order. */
@@ -95,6 +103,7 @@ final class UdpFlow {
   /** A datagram from the client; takes ownership of {@code data}. */
   void toServer(ByteBuf data) {
     lastActivity = System.nanoTime();
+    idleNanos = relay.idleNanos();
     lease.server.inBytes.add(data.readableBytes());
     if (closed) {
       data.release();
@@ -174,6 +183,7 @@ final class UdpFlow {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
       lastActivity = System.nanoTime();
+      idleNanos = relay.idleNanos();
       ByteBuf data = msg instanceof DatagramPacket p ? p.content() : (ByteBuf) msg;
       lease.server.outBytes.add(data.readableBytes());
       if (!data.isReadable()) {

@@ -122,13 +122,20 @@ public final class UdpRelay extends ChannelInboundHandlerAdapter {
     }
   }
 
-  /** Ends the flows idle for the udp timeout, and one-packet flows left unanswered. */
+  /** The udp timeout in force now ({@code lvs_timeouts udp} follows a reload). */
+  long idleNanos() {
+    return vs.udpTimeoutNanos();
+  }
+
+  /**
+   * Ends the flows idle for the udp timeout they had at their last datagram, and one-packet
+   * flows left unanswered.
+   */
   private void sweep() {
     long now = System.nanoTime();
-    long idle = options.udpTimeout().toNanos();
     List<UdpFlow> due = new ArrayList<>();
     for (UdpFlow f : flows.values()) {
-      if (now - f.lastActivity() >= idle) {
+      if (now - f.lastActivity() >= f.idleNanos()) {
         due.add(f);
       }
     }
