@@ -16,9 +16,9 @@ import org.slf4j.LoggerFactory;
  * Applier}.
  *
  * <p>The check engine's verdicts come in through the same calls the applier has ({@link #init},
- * {@link #setAlive}, {@link #setWeight}, {@link #quorum}); they are recorded as the checkers'
- * view, whatever the admin state, so {@code ready} returns to what the checkers say now. What the
- * applier gets is the effective view:
+ * {@link #setAlive}, {@link #setWeight}, {@link #quorum}); they are recorded as the checkers' view,
+ * whatever the admin state, so {@code ready} returns to what the checkers say now. What the applier
+ * gets is the effective view:
  *
  * <ul>
  *   <li>alive = checkers' verdict and not {@code maint};
@@ -35,8 +35,8 @@ import org.slf4j.LoggerFactory;
  * track_file that set every weight to 0 would. When the last setting is cleared, the engine's
  * verdict is taken again.
  *
- * <p>All methods are synchronized, and call into the applier (which has its own monitor) only
- * while holding this one, so the lock order is always this, then the applier.
+ * <p>All methods are synchronized, and call into the applier (which has its own monitor) only while
+ * holding this one, so the lock order is always this, then the applier.
  */
 public final class AdminApplier {
   private static final Logger LOG = LoggerFactory.getLogger(AdminApplier.class);
@@ -73,7 +73,8 @@ public final class AdminApplier {
   }
 
   /** Installs a virtual server from the engine's initial state, with admin settings applied. */
-  public synchronized void init(String vsName, InitialState initial) throws TableException, UnknownServerException {
+  public synchronized void init(String vsName, InitialState initial)
+      throws TableException, UnknownServerException {
     Vs vs = vs(vsName);
     java.util.Set<String> alive = new java.util.HashSet<>();
     Map<String, Integer> weights = new HashMap<>();
@@ -127,7 +128,8 @@ public final class AdminApplier {
   }
 
   /** The engine's quorum verdict. */
-  public synchronized void quorum(String vsName, boolean up) throws TableException, UnknownServerException {
+  public synchronized void quorum(String vsName, boolean up)
+      throws TableException, UnknownServerException {
     Vs vs = vs(vsName);
     vs.engineQuorum = up;
     requorum(vs, "checkers");
@@ -188,30 +190,37 @@ public final class AdminApplier {
   }
 
   /** One server's admin setting. */
-  public synchronized ServerAdmin admin(String vsName, String rsName) throws UnknownServerException {
+  public synchronized ServerAdmin admin(String vsName, String rsName)
+      throws UnknownServerException {
     return rs(vs(vsName), rsName).admin(vsName, rsName);
   }
 
   /** Every server that has an admin setting, in configuration order. */
   public synchronized List<ServerAdmin> settings() {
     List<ServerAdmin> out = new ArrayList<>();
-    vss.forEach((vn, vs) -> vs.servers.forEach((rn, rs) -> {
-      ServerAdmin a = rs.admin(vn, rn);
-      if (a.isSet()) {
-        out.add(a);
-      }
-    }));
+    vss.forEach(
+        (vn, vs) ->
+            vs.servers.forEach(
+                (rn, rs) -> {
+                  ServerAdmin a = rs.admin(vn, rn);
+                  if (a.isSet()) {
+                    out.add(a);
+                  }
+                }));
     return out;
   }
 
   /** The checkers' verdict and weight of a server, for status. */
-  public synchronized CheckerView checkerView(String vsName, String rsName) throws UnknownServerException {
+  public synchronized CheckerView checkerView(String vsName, String rsName)
+      throws UnknownServerException {
     Rs rs = rs(vs(vsName), rsName);
-    return new CheckerView(rs.checkerAlive, rs.checkerWeight, rs.effectiveAlive(), rs.effectiveWeight());
+    return new CheckerView(
+        rs.checkerAlive, rs.checkerWeight, rs.effectiveAlive(), rs.effectiveWeight());
   }
 
   /** What the checkers say and what the table gets. */
-  public record CheckerView(boolean checkerAlive, int checkerWeight, boolean effectiveAlive, int effectiveWeight) {}
+  public record CheckerView(
+      boolean checkerAlive, int checkerWeight, boolean effectiveAlive, int effectiveWeight) {}
 
   /**
    * Restores settings (from a state file, before {@link #init}); settings naming servers that do
@@ -259,30 +268,38 @@ public final class AdminApplier {
         continue;
       }
       Map<String, Rs> m = new HashMap<>();
-      e.getValue().forEach((rn, rs) -> {
-        RealServer nr = nv.servers().get(rn);
-        RealServer or = ov.servers().get(rn);
-        if (nr != null && or != null) {
-          if (rs.weight != null && nr.weight() != or.weight()) {
-            LOG.info("{} {}: configured weight changed {} -> {}, admin weight {} dropped", e.getKey(), rn,
-                or.weight(), nr.weight(), rs.weight);
-            rs.weight = null;
-          }
-          m.put(rn, rs);
-        }
-      });
+      e.getValue()
+          .forEach(
+              (rn, rs) -> {
+                RealServer nr = nv.servers().get(rn);
+                RealServer or = ov.servers().get(rn);
+                if (nr != null && or != null) {
+                  if (rs.weight != null && nr.weight() != or.weight()) {
+                    LOG.info(
+                        "{} {}: configured weight changed {} -> {}, admin weight {} dropped",
+                        e.getKey(),
+                        rn,
+                        or.weight(),
+                        nr.weight(),
+                        rs.weight);
+                    rs.weight = null;
+                  }
+                  m.put(rn, rs);
+                }
+              });
       old.put(e.getKey(), m);
     }
     Map<String, Boolean> quorums = new HashMap<>();
     vss.forEach((vn, vs) -> quorums.put(vn, vs.quorum));
     build(config, rules, old);
-    vss.forEach((vn, vs) -> {
-      Boolean q = quorums.get(vn);
-      if (q != null) {
-        vs.quorum = q;
-        vs.engineQuorum = q;
-      }
-    });
+    vss.forEach(
+        (vn, vs) -> {
+          Boolean q = quorums.get(vn);
+          if (q != null) {
+            vs.quorum = q;
+            vs.engineQuorum = q;
+          }
+        });
     for (Map.Entry<String, Vs> e : vss.entrySet()) {
       for (Map.Entry<String, Rs> r : e.getValue().servers.entrySet()) {
         try {
@@ -296,25 +313,31 @@ public final class AdminApplier {
 
   // ---------------------------------------------------------------------------------------------
 
-  private void build(Map<String, VirtualServer> config, Map<String, QuorumRule> rules, Map<String, Map<String, Rs>> old) {
+  private void build(
+      Map<String, VirtualServer> config,
+      Map<String, QuorumRule> rules,
+      Map<String, Map<String, Rs>> old) {
     vss.clear();
-    config.forEach((vn, v) -> {
-      Vs vs = new Vs(rules.getOrDefault(vn, QuorumRule.DEFAULT));
-      Map<String, Rs> was = old.getOrDefault(vn, Map.of());
-      v.servers().forEach((rn, r) -> {
-        Rs rs = new Rs(r.weight());
-        Rs w = was.get(rn);
-        if (w != null) {
-          rs.checkerAlive = w.checkerAlive;
-          rs.checkerWeight = w.checkerWeight + r.weight() - w.configured;
-          rs.state = w.state;
-          rs.weight = w.weight;
-        }
-        rs.configured = r.weight();
-        vs.servers.put(rn, rs);
-      });
-      vss.put(vn, vs);
-    });
+    config.forEach(
+        (vn, v) -> {
+          Vs vs = new Vs(rules.getOrDefault(vn, QuorumRule.DEFAULT));
+          Map<String, Rs> was = old.getOrDefault(vn, Map.of());
+          v.servers()
+              .forEach(
+                  (rn, r) -> {
+                    Rs rs = new Rs(r.weight());
+                    Rs w = was.get(rn);
+                    if (w != null) {
+                      rs.checkerAlive = w.checkerAlive;
+                      rs.checkerWeight = w.checkerWeight + r.weight() - w.configured;
+                      rs.state = w.state;
+                      rs.weight = w.weight;
+                    }
+                    rs.configured = r.weight();
+                    vs.servers.put(rn, rs);
+                  });
+          vss.put(vn, vs);
+        });
   }
 
   /** Sends a server's effective view to the applier, then re-evaluates quorum. */
@@ -347,14 +370,33 @@ public final class AdminApplier {
     applier.quorum(vsName, next);
     vs.quorum = next;
     if (next != was) {
-      events.accept(new AdminEvent(next ? AdminEvent.Kind.QUORUM_UP : AdminEvent.Kind.QUORUM_DOWN, vsName, null,
-          "quorum " + (next ? "gained" : "lost") + " (serving weight " + sum + ", quorum " + vs.rule.quorum()
-              + ", hysteresis " + vs.rule.hysteresis() + "; " + why.strip() + ")"));
+      events.accept(
+          new AdminEvent(
+              next ? AdminEvent.Kind.QUORUM_UP : AdminEvent.Kind.QUORUM_DOWN,
+              vsName,
+              null,
+              "quorum "
+                  + (next ? "gained" : "lost")
+                  + " (serving weight "
+                  + sum
+                  + ", quorum "
+                  + vs.rule.quorum()
+                  + ", hysteresis "
+                  + vs.rule.hysteresis()
+                  + "; "
+                  + why.strip()
+                  + ")"));
     }
     boolean sorryAfter = applier.sorryInstalled(vsName);
     if (sorryAfter != sorryBefore) {
-      events.accept(new AdminEvent(sorryAfter ? AdminEvent.Kind.SORRY_IN : AdminEvent.Kind.SORRY_OUT, vsName, null,
-          sorryAfter ? "sorry server serving (quorum lost)" : "sorry server out (quorum back)"));
+      events.accept(
+          new AdminEvent(
+              sorryAfter ? AdminEvent.Kind.SORRY_IN : AdminEvent.Kind.SORRY_OUT,
+              vsName,
+              null,
+              sorryAfter
+                  ? "sorry server serving (quorum lost)"
+                  : "sorry server out (quorum back)"));
     }
   }
 
@@ -394,7 +436,8 @@ public final class AdminApplier {
     }
 
     boolean hasAdmin() {
-      return servers.values().stream().anyMatch(r -> r.state != AdminState.NONE || r.weight != null);
+      return servers.values().stream()
+          .anyMatch(r -> r.state != AdminState.NONE || r.weight != null);
     }
 
     long effectiveSum() {

@@ -11,5 +11,11 @@ package io.fairway.apply;
  */
 public record AdminEvent(Kind kind, String virtualServer, String realServer, String reason) {
   /** What changed. */
-  public enum Kind { ADMIN, QUORUM_UP, QUORUM_DOWN, SORRY_IN, SORRY_OUT }
+  public enum Kind {
+    ADMIN,
+    QUORUM_UP,
+    QUORUM_DOWN,
+    SORRY_IN,
+    SORRY_OUT
+  }
 }

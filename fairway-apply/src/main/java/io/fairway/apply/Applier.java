@@ -24,8 +24,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Writes verdicts into the table, with keepalived's ordering and tolerance rules.
  *
- * <p>Per real server it keeps the last verdict ({@code alive}) and whether a destination is in
- * the table ({@code present}) separately, as keepalived keeps {@code alive} and {@code set}: with
+ * <p>Per real server it keeps the last verdict ({@code alive}) and whether a destination is in the
+ * table ({@code present}) separately, as keepalived keeps {@code alive} and {@code set}: with
  * {@code inhibit_on_failure} a failed server is present at weight 0, and while the sorry server
  * serves an alive server is absent.
  *
@@ -36,13 +36,16 @@ public final class Applier {
 
   private final TolerantTable table;
   private final Map<String, VsState> vss = new LinkedHashMap<>();
+
   /** Nanoseconds, for slow start ramps. */
   private final LongSupplier nanos;
+
   /**
    * The table's own slow start (the userspace proxy ramps in its scheduler), or {@code null}: then
    * ramps are weights stepped in the table ({@link SlowStart}), as the kernel needs. Never both.
    */
   private final RampTarget rampTarget;
+
   /** Told when a ramp starts, so a periodic step runs only while ramps do; under this lock. */
   private Runnable rampStarted = () -> {};
 
@@ -75,8 +78,8 @@ public final class Applier {
   }
 
   /**
-   * Reads the table back, serialised with every other call, since a table is used by one thread
-   * at a time.
+   * Reads the table back, serialised with every other call, since a table is used by one thread at
+   * a time.
    */
   public synchronized List<io.fairway.table.ServiceEntry> readBack() throws TableException {
     return table.raw().list();
@@ -153,8 +156,8 @@ public final class Applier {
    * same way — "Change only if we have quorum or no sorry server" (ipwrapper.c:612-616) — and
    * without it a backend recovering during a quorum outage would be added back alongside the sorry
    * server, undoing the pool withdrawal one server at a time. The verdict is still recorded, so the
-   * pool restored when quorum returns is the one that is healthy then, not the one that was
-   * healthy when it was withdrawn.
+   * pool restored when quorum returns is the one that is healthy then, not the one that was healthy
+   * when it was withdrawn.
    *
    * <p>If the table refuses the change the verdict is not recorded, so the same verdict applied
    * again retries it.
@@ -215,7 +218,12 @@ public final class Applier {
     if (vs.initialized && rs.present && rs.alive && vs.mayChangeServers()) {
       // A ramping server follows its ramp towards the new target.
       int w = current(rs);
-      LOG.info("{}: weight of {} {} -> {}{}", vsName, rsName, old, clamped,
+      LOG.info(
+          "{}: weight of {} {} -> {}{}",
+          vsName,
+          rsName,
+          old,
+          clamped,
           w == clamped ? "" : " (slow start: " + w + " now)");
       try {
         forEachService(vs, s -> table.setDest(s.key(), destFor(s, rs.config.dest(), w)));
@@ -228,8 +236,8 @@ public final class Applier {
   }
 
   /**
-   * Starts (or restarts) a real server's slow start now, from weight 1: the hook for "the server
-   * is back in service" events that are not a verdict, such as an operator's {@code ready} after
+   * Starts (or restarts) a real server's slow start now, from weight 1: the hook for "the server is
+   * back in service" events that are not a verdict, such as an operator's {@code ready} after
    * maintenance. A server without {@code slow_start}, or not serving, is not changed.
    *
    * @return whether a ramp started
@@ -238,15 +246,25 @@ public final class Applier {
       throws TableException, UnknownServerException {
     VsState vs = vs(vsName);
     RsState rs = rs(vs, rsName);
-    if (!vs.initialized || !rs.present || !rs.alive || !vs.mayChangeServers()
-        || rs.config.slowStart().isZero() || (rampTarget == null && rs.weight <= 1)) {
+    if (!vs.initialized
+        || !rs.present
+        || !rs.alive
+        || !vs.mayChangeServers()
+        || rs.config.slowStart().isZero()
+        || (rampTarget == null && rs.weight <= 1)) {
       return false;
     }
     startRamp(rs);
     handRamp(vs, rs);
     int w = current(rs);
-    LOG.info("{}: {} slow start over {} (weight {} of {}{})", vsName, rsName,
-        rs.config.slowStart(), w, rs.weight, rampTarget == null ? "" : ", in the scheduler");
+    LOG.info(
+        "{}: {} slow start over {} (weight {} of {}{})",
+        vsName,
+        rsName,
+        rs.config.slowStart(),
+        w,
+        rs.weight,
+        rampTarget == null ? "" : ", in the scheduler");
     forEachService(vs, s -> table.setDest(s.key(), destFor(s, rs.config.dest(), w)));
     rs.written = w;
     rampMayHaveStarted(rs);
@@ -254,9 +272,9 @@ public final class Applier {
   }
 
   /**
-   * Steps the weights of ramping servers to where their slow start is now: called periodically
-   * (the daemon: every 50 ms). A server changes weight only when it enters a new step, so a ramp
-   * is at most {@link SlowStart#MAX_STEPS} calls per service.
+   * Steps the weights of ramping servers to where their slow start is now: called periodically (the
+   * daemon: every 50 ms). A server changes weight only when it enters a new step, so a ramp is at
+   * most {@link SlowStart#MAX_STEPS} calls per service.
    *
    * @return how many servers changed weight
    */
@@ -325,9 +343,12 @@ public final class Applier {
     if (rampTarget == null) {
       return;
     }
-    Ramp r = rs.rampStart < 0 ? Ramp.NONE
-        : new Ramp(java.time.Duration.ofNanos(Math.max(0, nanos.getAsLong() - rs.rampStart)),
-            rs.config.slowStart());
+    Ramp r =
+        rs.rampStart < 0
+            ? Ramp.NONE
+            : new Ramp(
+                java.time.Duration.ofNanos(Math.max(0, nanos.getAsLong() - rs.rampStart)),
+                rs.config.slowStart());
     for (Service s : vs.config.services()) {
       rampTarget.ramp(s.key(), destFor(s, rs.config.dest(), 0).key(), r);
     }
@@ -346,15 +367,15 @@ public final class Applier {
 
   /**
    * The weight the server should have now: its weight, or its ramp's step (its weight once the
-   * ramp's time is up). No side effect: only {@link #stepSlowStarts} ends a ramp, after writing
-   * its last step, so a status read in between cannot skip it.
+   * ramp's time is up). No side effect: only {@link #stepSlowStarts} ends a ramp, after writing its
+   * last step, so a status read in between cannot skip it.
    */
   private int current(RsState rs) {
     if (rs.rampStart < 0 || rampTarget != null) {
       return rs.weight;
     }
-    return SlowStart.weight(rs.weight, nanos.getAsLong() - rs.rampStart,
-        rs.config.slowStart().toNanos());
+    return SlowStart.weight(
+        rs.weight, nanos.getAsLong() - rs.rampStart, rs.config.slowStart().toNanos());
   }
 
   private boolean rampOver(RsState rs) {
@@ -372,8 +393,8 @@ public final class Applier {
    *
    * <p>The sorry server goes in <em>before</em> the real servers come out and comes out
    * <em>after</em> they go back in. Ordering it the other way leaves a window with no destination
-   * at all, and a virtual server with no destinations refuses connections — which is precisely
-   * the failure the sorry server exists to replace with something controlled.
+   * at all, and a virtual server with no destinations refuses connections — which is precisely the
+   * failure the sorry server exists to replace with something controlled.
    */
   public synchronized void quorum(String vsName, boolean up)
       throws TableException, UnknownServerException {
@@ -437,14 +458,14 @@ public final class Applier {
   }
 
   /**
-   * Overflow to the sorry server ({@code overflow_to_sorry_server}) for one service of the
-   * virtual server: {@code full} raises the standing-by sorry server to its weight so the
-   * kernel's scheduler, finding every real server overloaded or quiesced, picks it; {@code !full}
-   * lowers it to 0 so new connections go to the pool again. Connections already on the sorry
-   * server stay there (a weight change moves nothing).
+   * Overflow to the sorry server ({@code overflow_to_sorry_server}) for one service of the virtual
+   * server: {@code full} raises the standing-by sorry server to its weight so the kernel's
+   * scheduler, finding every real server overloaded or quiesced, picks it; {@code !full} lowers it
+   * to 0 so new connections go to the pool again. Connections already on the sorry server stay
+   * there (a weight change moves nothing).
    *
-   * <p>While quorum is lost the sorry server serves anyway and nothing is changed or recorded;
-   * when quorum returns the sorry server goes back to 0 and the next reading decides again (see
+   * <p>While quorum is lost the sorry server serves anyway and nothing is changed or recorded; when
+   * quorum returns the sorry server goes back to 0 and the next reading decides again (see
    * docs/apply.md, "Quorum and overflow").
    *
    * @return whether the table was changed
@@ -468,8 +489,12 @@ public final class Applier {
     table.setDest(key, destFor(service, sorry, full ? sorry.weight() : 0));
     if (full) {
       vs.overflowing.add(key);
-      LOG.info("{}: {}: every real server is full or drained; new connections to the sorry "
-          + "server {}", vsName, key, sorry.key());
+      LOG.info(
+          "{}: {}: every real server is full or drained; new connections to the sorry "
+              + "server {}",
+          vsName,
+          key,
+          sorry.key());
     } else {
       vs.overflowing.remove(key);
       LOG.info("{}: {}: a real server has room again; new connections to the pool", vsName, key);
@@ -511,8 +536,11 @@ public final class Applier {
       List<VirtualServerStatus.RealServerStatus> servers = new ArrayList<>();
       for (RsState rs : vs.servers.values()) {
         long now = nanos.getAsLong();
-        boolean rampingNow = rs.rampStart >= 0 && rs.present && rs.alive
-            && !(rampTarget != null && now - rs.rampStart >= rs.config.slowStart().toNanos());
+        boolean rampingNow =
+            rs.rampStart >= 0
+                && rs.present
+                && rs.alive
+                && !(rampTarget != null && now - rs.rampStart >= rs.config.slowStart().toNanos());
         servers.add(
             new VirtualServerStatus.RealServerStatus(
                 rs.config.name(),
@@ -522,7 +550,8 @@ public final class Applier {
                 rs.weight,
                 rs.config.inhibit(),
                 rampingNow && rampTarget == null ? Math.max(1, current(rs)) : 0,
-                rampingNow ? java.time.Duration.ofNanos(Math.max(0, now - rs.rampStart))
+                rampingNow
+                    ? java.time.Duration.ofNanos(Math.max(0, now - rs.rampStart))
                     : java.time.Duration.ZERO,
                 rampingNow ? rs.config.slowStart() : java.time.Duration.ZERO));
       }
@@ -544,8 +573,8 @@ public final class Applier {
    *
    * <p>The presence tracking is <em>kept</em>, not reset. It records what is actually in the
    * kernel's table, and a reload does not empty the table — that is the whole point of diffing
-   * rather than rebuilding. Resetting it would make the next verdict on a surviving backend use
-   * an add where the destination already exists.
+   * rather than rebuilding. Resetting it would make the next verdict on a surviving backend use an
+   * add where the destination already exists.
    *
    * <p>Entries for virtual servers that no longer exist are dropped (after their services are
    * deleted), so the map does not grow across reloads on a daemon that is up for months.
@@ -608,7 +637,8 @@ public final class Applier {
       if (old == null) {
         next.put(e.getKey(), new VsState(e.getValue()));
       } else {
-        next.put(e.getKey(), old.initialized ? reconcile(old, e.getValue()) : new VsState(e.getValue()));
+        next.put(
+            e.getKey(), old.initialized ? reconcile(old, e.getValue()) : new VsState(e.getValue()));
       }
     }
     vss.clear();
@@ -617,8 +647,8 @@ public final class Applier {
 
   /**
    * Removes everything this applier installed: sorry servers, real servers and services. keepalived
-   * does the same at shutdown unless told not to (clear_services, ipwrapper.c:372-398). Sent as
-   * one batch: every operation is attempted and the first failure is rethrown at the end.
+   * does the same at shutdown unless told not to (clear_services, ipwrapper.c:372-398). Sent as one
+   * batch: every operation is attempted and the first failure is rethrown at the end.
    */
   public synchronized void removeAll() throws TableException {
     table.begin();
@@ -635,8 +665,8 @@ public final class Applier {
 
   /**
    * {@code lvs_flush_on_stop VS}: deletes each service this applier installed, leaving the kernel
-   * to take its destinations with it (no per-destination deletes), as keepalived's
-   * clear_service_vs does in that mode. One batch; the first failure is rethrown at the end.
+   * to take its destinations with it (no per-destination deletes), as keepalived's clear_service_vs
+   * does in that mode. One batch; the first failure is rethrown at the end.
    */
   public synchronized void removeServices() throws TableException {
     table.begin();
@@ -682,8 +712,8 @@ public final class Applier {
 
   /**
    * The table this applier wants: for every initialized virtual server, its services and the
-   * destinations that should be in them at the weights they should have. Drift repair compares
-   * the table with this.
+   * destinations that should be in them at the weights they should have. Drift repair compares the
+   * table with this.
    */
   public synchronized Map<ServiceKey, DesiredService> desired() {
     Map<ServiceKey, DesiredService> out = new LinkedHashMap<>();
@@ -988,7 +1018,11 @@ public final class Applier {
 
   private void sorryIn(VsState vs) throws TableException {
     Dest sorry = vs.config.sorryServer();
-    LOG.info("{}: {} sorry server {}", vs.config.name(), vs.sorryPresent ? "enabling" : "adding", sorry.key());
+    LOG.info(
+        "{}: {} sorry server {}",
+        vs.config.name(),
+        vs.sorryPresent ? "enabling" : "adding",
+        sorry.key());
     if (vs.sorryPresent) {
       forEachService(vs, s -> table.setDest(s.key(), destFor(s, sorry, sorry.weight())));
     } else {
@@ -1041,7 +1075,13 @@ public final class Applier {
       port = s.key().isFwmark() ? 0 : s.key().port();
     }
     return new Dest(
-        d.address(), port, d.forwarding(), weight, d.upperThreshold(), d.lowerThreshold(), d.tunnel());
+        d.address(),
+        port,
+        d.forwarding(),
+        weight,
+        d.upperThreshold(),
+        d.lowerThreshold(),
+        d.tunnel());
   }
 
   private interface ServiceOp {
@@ -1075,10 +1115,13 @@ public final class Applier {
     final Map<String, RsState> servers = new LinkedHashMap<>();
     boolean initialized;
     boolean quorumUp;
+
     /** The sorry server is in the table at its weight because quorum is lost. */
     boolean sorryServing;
+
     /** The sorry server is in the table at all (at weight 0 when inhibit and not serving). */
     boolean sorryPresent;
+
     /** Services whose pool is full, so the standing-by sorry server is at its weight. */
     final Set<ServiceKey> overflowing = new HashSet<>();
 
@@ -1112,10 +1155,13 @@ public final class Applier {
     boolean alive;
     boolean present;
     int weight;
+
     /** An operator's maint: out of the table even with inhibit. */
     boolean maint;
+
     /** When its slow start began (nanos), or -1 when it is not ramping. */
     long rampStart = -1;
+
     /** The weight last written for it while serving (the ramp's current step). */
     int written;
 

@@ -31,6 +31,10 @@ public record Drift(Kind kind, ServiceKey service, DestKey dest, String detail) 
   @Override
   public String toString() {
     String what = kind.name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ');
-    return service + (dest == null ? "" : " -> " + dest) + ": " + what + (detail.isEmpty() ? "" : " (" + detail + ")");
+    return service
+        + (dest == null ? "" : " -> " + dest)
+        + ": "
+        + what
+        + (detail.isEmpty() ? "" : " (" + detail + ")");
   }
 }

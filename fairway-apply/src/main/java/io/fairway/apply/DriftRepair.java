@@ -46,7 +46,10 @@ final class DriftRepair {
       if (!sameService(actual.service(), d.service())) {
         drifts.add(
             new Drift(
-                Drift.Kind.CHANGED_SERVICE, key, null, "was " + actual.service() + ", want " + d.service()));
+                Drift.Kind.CHANGED_SERVICE,
+                key,
+                null,
+                "was " + actual.service() + ", want " + d.service()));
         table.setService(d.service());
       }
       Map<DestKey, Dest> actualDests = new HashMap<>();
@@ -56,10 +59,12 @@ final class DriftRepair {
       for (Dest dest : d.dests().values()) {
         Dest a = actualDests.get(dest.key());
         if (a == null) {
-          drifts.add(new Drift(Drift.Kind.MISSING_DEST, key, dest.key(), "want weight " + dest.weight()));
+          drifts.add(
+              new Drift(Drift.Kind.MISSING_DEST, key, dest.key(), "want weight " + dest.weight()));
           table.addDest(key, dest);
         } else if (!a.equals(dest)) {
-          drifts.add(new Drift(Drift.Kind.CHANGED_DEST, key, dest.key(), "was " + a + ", want " + dest));
+          drifts.add(
+              new Drift(Drift.Kind.CHANGED_DEST, key, dest.key(), "was " + a + ", want " + dest));
           table.setDest(key, dest);
         }
       }

@@ -9,7 +9,8 @@ import java.util.Optional;
 /**
  * keepalived's global LVS housekeeping keywords, as {@link LvsHousekeeping} acts on them.
  *
- * @param flush {@code lvs_flush}: flush the whole table at startup, before the first service goes in
+ * @param flush {@code lvs_flush}: flush the whole table at startup, before the first service goes
+ *     in
  * @param onStop {@code lvs_flush_on_stop [VS]}: what is removed at shutdown
  * @param timeouts {@code lvs_timeouts}: the given timeouts, 0 for those not given; all 0 when the
  *     keyword is absent
@@ -26,9 +27,11 @@ public record LvsGlobals(boolean flush, GlobalDefs.FlushOnStop onStop, Timeouts 
 
   /** The keywords of a parsed {@code global_defs}. */
   public static LvsGlobals from(GlobalDefs g) {
-    return new LvsGlobals(g.lvsFlush(), g.lvsFlushOnStop(),
-        new Timeouts(seconds(g.lvsTimeoutTcp()), seconds(g.lvsTimeoutTcpFin()),
-            seconds(g.lvsTimeoutUdp())));
+    return new LvsGlobals(
+        g.lvsFlush(),
+        g.lvsFlushOnStop(),
+        new Timeouts(
+            seconds(g.lvsTimeoutTcp()), seconds(g.lvsTimeoutTcpFin()), seconds(g.lvsTimeoutUdp())));
   }
 
   private static int seconds(Optional<Duration> d) {

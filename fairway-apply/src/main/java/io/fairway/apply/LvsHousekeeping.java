@@ -9,10 +9,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What keepalived's checker process does to the table around the virtual servers:
- * {@code lvs_timeouts}, {@code lvs_flush} and {@code lvs_flush_on_stop}, with keepalived 2.2.7's
- * order and rules (check_daemon.c start_check and checker_terminate_phase1/2, ipwrapper.c
- * clear_services, libipvs.c ipvs_set_timeout).
+ * What keepalived's checker process does to the table around the virtual servers: {@code
+ * lvs_timeouts}, {@code lvs_flush} and {@code lvs_flush_on_stop}, with keepalived 2.2.7's order and
+ * rules (check_daemon.c start_check and checker_terminate_phase1/2, ipwrapper.c clear_services,
+ * libipvs.c ipvs_set_timeout).
  *
  * <ul>
  *   <li><b>Timeouts</b> are global to the kernel, not Fairway's, so the ones found before the first
@@ -26,8 +26,8 @@ import org.slf4j.LoggerFactory;
  *       put in by hand, go.
  *   <li><b>Shutdown</b> without {@code lvs_flush_on_stop} deletes each sorry server, real server
  *       and service Fairway installed, one by one ({@link Applier#removeAll()}); with {@code VS} it
- *       deletes the services only, the kernel taking their destinations along; plain
- *       {@code lvs_flush_on_stop} flushes the whole table, other services included.
+ *       deletes the services only, the kernel taking their destinations along; plain {@code
+ *       lvs_flush_on_stop} flushes the whole table, other services included.
  * </ul>
  *
  * <p>On a table without timeouts or a kernel behind it (the userspace proxy) the kernel-only
@@ -41,14 +41,16 @@ public final class LvsHousekeeping {
   private final Table table;
   private final TimeoutControl kernel;
   private LvsGlobals globals = LvsGlobals.NONE;
+
   /** The timeouts found before Fairway first changed them; null until then. */
   private Timeouts original;
+
   /** Set by {@link #stop}: a second stop (close after stop) must not flush the table again. */
   private boolean stopped;
 
   /**
-   * @param table the table the daemon runs; when it is also a {@link TimeoutControl} (the
-   *     kernel's IPVS) the timeouts and the startup flush apply to it
+   * @param table the table the daemon runs; when it is also a {@link TimeoutControl} (the kernel's
+   *     IPVS) the timeouts and the startup flush apply to it
    */
   public LvsHousekeeping(Table table) {
     this.table = Objects.requireNonNull(table, "table");
@@ -68,8 +70,9 @@ public final class LvsHousekeeping {
         LOG.info("lvs_flush does not apply to the userspace data plane: it starts empty");
       }
       if (!g.timeouts().isEmpty()) {
-        LOG.info("lvs_timeouts: the userspace data plane has no IPVS timeouts; tcp becomes its"
-            + " idle timeout and udp its UDP flow timeout when given; tcpfin does not apply");
+        LOG.info(
+            "lvs_timeouts: the userspace data plane has no IPVS timeouts; tcp becomes its"
+                + " idle timeout and udp its UDP flow timeout when given; tcpfin does not apply");
       }
       return;
     }
@@ -106,8 +109,8 @@ public final class LvsHousekeeping {
   }
 
   /**
-   * At shutdown: removes what {@code lvs_flush_on_stop} says, then puts the timeouts back.
-   * Both are attempted; the first failure is rethrown.
+   * At shutdown: removes what {@code lvs_flush_on_stop} says, then puts the timeouts back. Both are
+   * attempted; the first failure is rethrown.
    */
   public synchronized void stop(Applier applier) throws TableException {
     if (stopped) {
@@ -132,7 +135,9 @@ public final class LvsHousekeeping {
     }
   }
 
-  /** Leaves the table as it is ({@code -I}) but still puts the timeouts back, as keepalived does. */
+  /**
+   * Leaves the table as it is ({@code -I}) but still puts the timeouts back, as keepalived does.
+   */
   public synchronized void detach() throws TableException {
     restoreTimeouts();
   }
@@ -171,7 +176,8 @@ public final class LvsHousekeeping {
       }
       Timeouts target = given.over(original);
       kernel.setTimeouts(target);
-      LOG.info("lvs_timeouts: tcp {} tcpfin {} udp {}", target.tcp(), target.tcpFin(), target.udp());
+      LOG.info(
+          "lvs_timeouts: tcp {} tcpfin {} udp {}", target.tcp(), target.tcpFin(), target.udp());
     } catch (TableException e) {
       throw named("lvs_timeouts", e);
     }
@@ -183,7 +189,10 @@ public final class LvsHousekeeping {
     }
     try {
       kernel.setTimeouts(original);
-      LOG.info("lvs_timeouts: restored tcp {} tcpfin {} udp {}", original.tcp(), original.tcpFin(),
+      LOG.info(
+          "lvs_timeouts: restored tcp {} tcpfin {} udp {}",
+          original.tcp(),
+          original.tcpFin(),
           original.udp());
     } catch (TableException e) {
       throw named("lvs_timeouts (restoring the original timeouts)", e);

@@ -14,18 +14,18 @@ import java.util.Objects;
 /**
  * The control loop behind {@code overflow_to_sorry_server} on a table that cannot overflow by
  * itself (the kernel's IPVS): each {@link #poll} reads the table back once, works out for every
- * service with overflow whether any real server can still take a new connection ({@link
- * PoolRoom}, from the kernel's per-destination counters), and tells the {@link Applier}, which
- * raises the standing-by sorry server to its weight when the pool is full and lowers it to 0 as
- * soon as it has room.
+ * service with overflow whether any real server can still take a new connection ({@link PoolRoom},
+ * from the kernel's per-destination counters), and tells the {@link Applier}, which raises the
+ * standing-by sorry server to its weight when the pool is full and lowers it to 0 as soon as it has
+ * room.
  *
  * <p>Why a loop and not a scheduler trick: the kernel's schedulers pick any destination with a
  * weight above zero that is not overloaded, so a sorry server at weight 1 would take its share of
  * connections while the pool still has room, and a different scheduler would change which real
- * server gets each connection. At weight 0 it is invisible to every scheduler, and raised only
- * when every other destination is invisible too, it changes nothing but "refused" into "sorry
- * server". The price is the reading interval: a connection arriving between "pool full" and the
- * next reading is refused, as without overflow (measured in docs/benchmarks.md).
+ * server gets each connection. At weight 0 it is invisible to every scheduler, and raised only when
+ * every other destination is invisible too, it changes nothing but "refused" into "sorry server".
+ * The price is the reading interval: a connection arriving between "pool full" and the next reading
+ * is refused, as without overflow (measured in docs/benchmarks.md).
  *
  * <p>Not thread-safe: one thread polls (the daemon's scheduler).
  */

@@ -10,13 +10,13 @@ import java.util.Map;
  * Whether a service's pool has room for a new connection, decided from the counters the kernel
  * exports, because the flag it decides with does not leave the kernel.
  *
- * <p>The kernel's schedulers skip a destination with {@code IP_VS_DEST_F_OVERLOAD} set or weight
- * 0. The flag is set when a connection is bound and active + inactive reaches {@code
- * u_threshold}, and cleared when one is unbound and the total is below {@code l_threshold} (below
- * 3/4 of {@code u_threshold} when there is no lower threshold). It is not exported over netlink,
- * but between those two marks it keeps its last value, so the same hysteresis applied to
- * successive readings of the counters reproduces it: at or above the upper mark it is set, below
- * the lower one it is clear, in between it is what it was.
+ * <p>The kernel's schedulers skip a destination with {@code IP_VS_DEST_F_OVERLOAD} set or weight 0.
+ * The flag is set when a connection is bound and active + inactive reaches {@code u_threshold}, and
+ * cleared when one is unbound and the total is below {@code l_threshold} (below 3/4 of {@code
+ * u_threshold} when there is no lower threshold). It is not exported over netlink, but between
+ * those two marks it keeps its last value, so the same hysteresis applied to successive readings of
+ * the counters reproduces it: at or above the upper mark it is set, below the lower one it is
+ * clear, in between it is what it was.
  *
  * <p>One instance per service, kept across readings (it holds the in-between state). The sorry
  * server is not part of the pool. Destinations nobody configured (added with {@code ipvsadm}) are:
@@ -56,8 +56,8 @@ final class PoolRoom {
   }
 
   /**
-   * The flag before this reading: SET_DEST clears it at once when the upper threshold is removed
-   * or raised (__ip_vs_update_dest), so a raised threshold starts clear.
+   * The flag before this reading: SET_DEST clears it at once when the upper threshold is removed or
+   * raised (__ip_vs_update_dest), so a raised threshold starts clear.
    */
   private static boolean before(Flag f, int upper) {
     if (f == null || !f.set()) {

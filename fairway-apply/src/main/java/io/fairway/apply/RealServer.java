@@ -11,8 +11,8 @@ import java.util.Objects;
  * @param dest the destination as configured; its weight is ignored in favour of {@code weight}
  * @param inhibit drain (weight 0) instead of removing on failure; see the package comment
  * @param weight the configured weight, restored when the server comes back
- * @param slowStart {@code slow_start}: when the server comes up after start its weight is
- *     stepped up to the target over this time ({@link SlowStart}); zero = off
+ * @param slowStart {@code slow_start}: when the server comes up after start its weight is stepped
+ *     up to the target over this time ({@link SlowStart}); zero = off
  */
 public record RealServer(String name, Dest dest, boolean inhibit, int weight, Duration slowStart) {
   public RealServer {

@@ -8,7 +8,8 @@ package io.fairway.apply;
  * @param state drain, maint or none
  * @param weight the effective weight set with {@code weight N}, or null for the checkers' weight
  */
-public record ServerAdmin(String virtualServer, String realServer, AdminState state, Integer weight) {
+public record ServerAdmin(
+    String virtualServer, String realServer, AdminState state, Integer weight) {
   public ServerAdmin {
     if (weight != null && weight < 0) {
       throw new IllegalArgumentException("weight must be >= 0: " + weight);

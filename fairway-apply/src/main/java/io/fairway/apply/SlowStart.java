@@ -7,12 +7,12 @@ package io.fairway.apply;
  * SET_DEST} calls however long it is.
  *
  * <p>Step k of n (k = 1..n, n = min(target, MAX_STEPS)) starts at (k-1)/n of the duration with
- * weight ceil(target * k / n): the first step is at least 1 (weight 0 would quiesce the server,
- * the opposite of bringing it in), the last is the target. Every scheduler that reads weights
- * (wrr, wlc, sed, fo, ovf, sh, mh...) then gives the server a growing share; the kernel's rr and
- * lc ignore weights above zero, so for them a kernel ramp has no effect (documented). The
- * userspace table ramps in its scheduler instead ({@link io.fairway.table.RampTarget}). Public for
- * {@code fairway pick}, which shows what the kernel plane's table weight would be.
+ * weight ceil(target * k / n): the first step is at least 1 (weight 0 would quiesce the server, the
+ * opposite of bringing it in), the last is the target. Every scheduler that reads weights (wrr,
+ * wlc, sed, fo, ovf, sh, mh...) then gives the server a growing share; the kernel's rr and lc
+ * ignore weights above zero, so for them a kernel ramp has no effect (documented). The userspace
+ * table ramps in its scheduler instead ({@link io.fairway.table.RampTarget}). Public for {@code
+ * fairway pick}, which shows what the kernel plane's table weight would be.
  */
 public final class SlowStart {
   /** At most this many weight changes per ramp (the first one is the install). */

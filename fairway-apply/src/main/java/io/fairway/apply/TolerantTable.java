@@ -26,9 +26,9 @@ import java.util.List;
  * <p>Between {@link #begin} and {@link #commit} operations are collected and sent with {@link
  * Table#apply}, which the kernel table turns into a few datagrams instead of one round trip per
  * entry: installing a virtual server with a thousand real servers, or withdrawing them all when
- * quorum is lost, takes milliseconds rather than seconds. The kernel processes a batch in order,
- * so ordering guarantees (sorry server in before the pool out) hold within it; refusals are
- * tolerated afterwards by the same rules.
+ * quorum is lost, takes milliseconds rather than seconds. The kernel processes a batch in order, so
+ * ordering guarantees (sorry server in before the pool out) hold within it; refusals are tolerated
+ * afterwards by the same rules.
  */
 final class TolerantTable {
   private final Table table;
@@ -51,8 +51,8 @@ final class TolerantTable {
   }
 
   /**
-   * Sends what was collected since the outermost {@link #begin}. Every operation is attempted;
-   * the first one that stays refused after tolerance is rethrown.
+   * Sends what was collected since the outermost {@link #begin}. Every operation is attempted; the
+   * first one that stays refused after tolerance is rethrown.
    */
   void commit() throws TableException {
     if (--depth > 0) {
@@ -125,7 +125,8 @@ final class TolerantTable {
       table.setService(o.service());
     } else if (op instanceof TableOp.SetService o && r == Reason.NO_SERVICE) {
       table.addService(o.service());
-    } else if (op instanceof TableOp.DelService && (r == Reason.NO_SERVICE || r == Reason.NOT_FOUND)) {
+    } else if (op instanceof TableOp.DelService
+        && (r == Reason.NO_SERVICE || r == Reason.NOT_FOUND)) {
       return;
     } else if (op instanceof TableOp.AddDest o && r == Reason.EXISTS) {
       table.setDest(o.service(), o.dest());

@@ -3,8 +3,8 @@ package io.fairway.apply;
 /**
  * A verdict named a virtual or real server this applier was not configured with.
  *
- * <p>It means the framework and the applier disagree about the configuration — typically an
- * event that raced a reload — and is reported rather than guessed at.
+ * <p>It means the framework and the applier disagree about the configuration — typically an event
+ * that raced a reload — and is reported rather than guessed at.
  */
 public final class UnknownServerException extends Exception {
   private static final long serialVersionUID = 1L;

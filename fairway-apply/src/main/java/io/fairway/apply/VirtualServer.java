@@ -25,9 +25,9 @@ import java.util.Objects;
  *     losing quorum raises a weight rather than inserting an entry (keepalived ipwrapper.c:661-673)
  * @param trackedFiles the real_server track_file entries, so the file watcher can find which
  *     backend each belongs to
- * @param overflow {@code overflow_to_sorry_server}: the sorry server also stands by in the table
- *     at weight zero and takes new connections while the pool is full ({@link OverflowWatch}
- *     raises and lowers it through {@link Applier#overflow}); it needs a sorry server
+ * @param overflow {@code overflow_to_sorry_server}: the sorry server also stands by in the table at
+ *     weight zero and takes new connections while the pool is full ({@link OverflowWatch} raises
+ *     and lowers it through {@link Applier#overflow}); it needs a sorry server
  */
 public record VirtualServer(
     String name,
@@ -88,13 +88,13 @@ public record VirtualServer(
 
   /** This virtual server with a sorry server. */
   public VirtualServer withSorryServer(Dest sorry, boolean inhibit) {
-    return new VirtualServer(name, services, servers, sorry, inhibit, trackedFiles,
-        overflow && sorry != null);
+    return new VirtualServer(
+        name, services, servers, sorry, inhibit, trackedFiles, overflow && sorry != null);
   }
 
   /** This virtual server with overflow to its sorry server on or off. */
   public VirtualServer withOverflow(boolean on) {
-    return new VirtualServer(name, services, servers, sorryServer, sorryServerInhibit,
-        trackedFiles, on);
+    return new VirtualServer(
+        name, services, servers, sorryServer, sorryServerInhibit, trackedFiles, on);
   }
 }

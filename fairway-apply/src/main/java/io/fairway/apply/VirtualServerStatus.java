@@ -43,12 +43,18 @@ public record VirtualServerStatus(
    *     weight it has there now (at least 1); 0 when it is not ramping or the table ramps in its
    *     own scheduler
    * @param rampElapsed while its slow start runs, how far into it the server is; zero otherwise
-   * @param rampDuration while its slow start runs, its length ({@code slow_start}); zero
-   *     otherwise
+   * @param rampDuration while its slow start runs, its length ({@code slow_start}); zero otherwise
    */
   public record RealServerStatus(
-      String name, Dest dest, boolean alive, boolean present, int weight, boolean inhibit,
-      int rampWeight, Duration rampElapsed, Duration rampDuration) {
+      String name,
+      Dest dest,
+      boolean alive,
+      boolean present,
+      int weight,
+      boolean inhibit,
+      int rampWeight,
+      Duration rampElapsed,
+      Duration rampDuration) {
 
     public RealServerStatus {
       rampElapsed = rampElapsed == null ? Duration.ZERO : rampElapsed;
@@ -63,7 +69,12 @@ public record VirtualServerStatus(
 
     /** A server whose ramp is a stepped table weight. */
     public RealServerStatus(
-        String name, Dest dest, boolean alive, boolean present, int weight, boolean inhibit,
+        String name,
+        Dest dest,
+        boolean alive,
+        boolean present,
+        int weight,
+        boolean inhibit,
         int rampWeight) {
       this(name, dest, alive, present, weight, inhibit, rampWeight, null, null);
     }

@@ -3,12 +3,12 @@
  *
  * <p>It is the table side of the seam between the health-check framework ({@code
  * io.fairway.check}), which decides whether a backend is usable, and the table ({@code
- * io.fairway.table}: the kernel's IPVS or the userspace data plane). Neither knows about the
- * other. Verdicts arrive here as plain calls ({@link io.fairway.apply.Applier#setAlive setAlive},
- * {@code setWeight}, {@code quorum}), so this module does not depend on the check framework; the
- * adapter that turns the check engine's events into those calls is the daemon's {@code
- * io.fairway.daemon.ApplyingListener}, next to the reload logic that replaces both sides
- * together. This is the only place that knows how a verdict changes the table.
+ * io.fairway.table}: the kernel's IPVS or the userspace data plane). Neither knows about the other.
+ * Verdicts arrive here as plain calls ({@link io.fairway.apply.Applier#setAlive setAlive}, {@code
+ * setWeight}, {@code quorum}), so this module does not depend on the check framework; the adapter
+ * that turns the check engine's events into those calls is the daemon's {@code
+ * io.fairway.daemon.ApplyingListener}, next to the reload logic that replaces both sides together.
+ * This is the only place that knows how a verdict changes the table.
  *
  * <h2>Removing a server and draining a server are different operations</h2>
  *
@@ -30,10 +30,10 @@
  *
  * <ul>
  *   <li>A server that starts down (alpha) is not installed at start: adding it and immediately
- *       removing it would put an unchecked backend in the table for the length of two syscalls.
- *       (An {@code inhibit_on_failure} server that starts down is installed at weight 0, as
- *       keepalived does: weight 0 schedules nothing, so the concern does not arise, and its
- *       recovery is then a weight change rather than an insertion.)
+ *       removing it would put an unchecked backend in the table for the length of two syscalls. (An
+ *       {@code inhibit_on_failure} server that starts down is installed at weight 0, as keepalived
+ *       does: weight 0 schedules nothing, so the concern does not arise, and its recovery is then a
+ *       weight change rather than an insertion.)
  *   <li>A virtual server that starts below quorum gets its sorry server at {@link
  *       io.fairway.apply.Applier#init init}: a cold start against a dead pool is the case the sorry
  *       server most exists for.
@@ -41,14 +41,14 @@
  *       <em>after</em> they go back, so there is never a window with no destination.
  *   <li>While the sorry server serves, verdicts are recorded but the table is not touched, so the
  *       pool restored when quorum returns is the one healthy then.
- *   <li>A reload diffs rather than rebuilds, and keeps presence tracking: it records what is in
- *       the kernel, and the kernel's table survives a reload.
+ *   <li>A reload diffs rather than rebuilds, and keeps presence tracking: it records what is in the
+ *       kernel, and the kernel's table survives a reload.
  * </ul>
  *
  * <h2>Two Fairway extensions that only need weights</h2>
  *
- * <p>The kernel's table has no notion of "overflow" or "ramp", only weights, so both extensions
- * are weight changes made from here, identical on every table:
+ * <p>The kernel's table has no notion of "overflow" or "ramp", only weights, so both extensions are
+ * weight changes made from here, identical on every table:
  *
  * <ul>
  *   <li>{@code overflow_to_sorry_server}: the sorry server stands by at weight 0, invisible to
@@ -56,9 +56,9 @@
  *       kernel's counters say no real server can take a connection ({@link
  *       io.fairway.apply.PoolRoom}). Raised earlier it would take connections the pool has room
  *       for; any scheduler trick would change which real server gets each connection.
- *   <li>{@code slow_start}: a server that comes up after start is stepped from a low weight to
- *       its own in a bounded number of steps ({@link io.fairway.apply.SlowStart}), because every
- *       step is a table call. A table whose scheduler ramps by itself ({@link
+ *   <li>{@code slow_start}: a server that comes up after start is stepped from a low weight to its
+ *       own in a bounded number of steps ({@link io.fairway.apply.SlowStart}), because every step
+ *       is a table call. A table whose scheduler ramps by itself ({@link
  *       io.fairway.table.RampTarget}, the userspace proxy) is handed the ramp instead and gets the
  *       full weight, so rr and lc ramp too and nothing is ramped twice.
  * </ul>

@@ -50,7 +50,8 @@ class AdminApplierTest {
 
   @Test
   void drainKeepsTheServerAtWeightZeroAndReadyRestoresWhatTheCheckersSay() throws Exception {
-    AdminApplier a = admin(config(web(rs("a", "10.16.1.1", 3), rs("b", "10.16.1.2", 1))), QuorumRule.DEFAULT);
+    AdminApplier a =
+        admin(config(web(rs("a", "10.16.1.1", 3), rs("b", "10.16.1.2", 1))), QuorumRule.DEFAULT);
     a.init("web", up("a", "b"));
     assertThat(weight("10.16.1.1")).isEqualTo(3);
 
@@ -73,7 +74,9 @@ class AdminApplierTest {
 
   @Test
   void maintRemovesEvenAnInhibitServerAndReadyBringsItBackAsTheCheckersSay() throws Exception {
-    AdminApplier a = admin(config(web(inhibit("a", "10.16.1.1", 2), rs("b", "10.16.1.2", 1))), QuorumRule.DEFAULT);
+    AdminApplier a =
+        admin(
+            config(web(inhibit("a", "10.16.1.1", 2), rs("b", "10.16.1.2", 1))), QuorumRule.DEFAULT);
     a.init("web", up("a", "b"));
     a.setState("web", "a", AdminState.MAINT);
     assertThat(weight("10.16.1.1")).as("removed, not drained, despite inhibit_on_failure").isNull();
@@ -100,7 +103,8 @@ class AdminApplierTest {
 
   @Test
   void drainingBelowQuorumBringsTheSorryServerInAndReadyTakesItOut() throws Exception {
-    VirtualServer vs = web(rs("a", "10.16.1.1", 1), rs("b", "10.16.1.2", 1)).withSorryServer(SORRY, false);
+    VirtualServer vs =
+        web(rs("a", "10.16.1.1", 1), rs("b", "10.16.1.2", 1)).withSorryServer(SORRY, false);
     AdminApplier a = admin(config(vs), new QuorumRule(2, 0));
     a.init("web", up("a", "b"));
     assertThat(weight("10.16.9.9")).isNull();
@@ -115,9 +119,15 @@ class AdminApplierTest {
     assertThat(weight("10.16.9.9")).isNull();
     assertThat(weight("10.16.1.1")).isEqualTo(1);
     assertThat(weight("10.16.1.2")).isEqualTo(1);
-    assertThat(events).extracting(AdminEvent::kind).containsExactly(AdminEvent.Kind.QUORUM_DOWN,
-        AdminEvent.Kind.SORRY_IN, AdminEvent.Kind.ADMIN, AdminEvent.Kind.QUORUM_UP, AdminEvent.Kind.SORRY_OUT,
-        AdminEvent.Kind.ADMIN);
+    assertThat(events)
+        .extracting(AdminEvent::kind)
+        .containsExactly(
+            AdminEvent.Kind.QUORUM_DOWN,
+            AdminEvent.Kind.SORRY_IN,
+            AdminEvent.Kind.ADMIN,
+            AdminEvent.Kind.QUORUM_UP,
+            AdminEvent.Kind.SORRY_OUT,
+            AdminEvent.Kind.ADMIN);
   }
 
   @Test
@@ -125,25 +135,32 @@ class AdminApplierTest {
     VirtualServer vs = web(rs("a", "10.16.1.1", 1)).withSorryServer(SORRY, false);
     AdminApplier a = admin(config(vs), new QuorumRule(5, 0));
     a.init("web", up("a"));
-    // The engine said up (whatever this layer's arithmetic would say): nothing differs from keepalived.
+    // The engine said up (whatever this layer's arithmetic would say): nothing differs from
+    // keepalived.
     assertThat(weight("10.16.9.9")).isNull();
     a.quorum("web", false);
     assertThat(weight("10.16.9.9")).isEqualTo(1);
   }
 
   @Test
-  void aReloadKeepsSettingsOfServersThatStillExistAndDropsAWeightWhoseConfigChanged() throws Exception {
-    AdminApplier a = admin(config(web(rs("a", "10.16.1.1", 1), rs("b", "10.16.1.2", 1), rs("c", "10.16.1.3", 1))),
-        QuorumRule.DEFAULT);
+  void aReloadKeepsSettingsOfServersThatStillExistAndDropsAWeightWhoseConfigChanged()
+      throws Exception {
+    AdminApplier a =
+        admin(
+            config(web(rs("a", "10.16.1.1", 1), rs("b", "10.16.1.2", 1), rs("c", "10.16.1.3", 1))),
+            QuorumRule.DEFAULT);
     a.init("web", up("a", "b", "c"));
     a.setState("web", "a", AdminState.DRAIN);
     a.setAdminWeight("web", "b", 9);
     a.setState("web", "c", AdminState.MAINT);
 
-    a.replace(config(web(rs("a", "10.16.1.1", 1), rs("b", "10.16.1.2", 2), rs("c", "10.16.1.3", 1))),
+    a.replace(
+        config(web(rs("a", "10.16.1.1", 1), rs("b", "10.16.1.2", 2), rs("c", "10.16.1.3", 1))),
         Map.of("web", QuorumRule.DEFAULT));
     assertThat(a.admin("web", "a").state()).isEqualTo(AdminState.DRAIN);
-    assertThat(a.admin("web", "b").weight()).as("configured weight changed: the file wins").isNull();
+    assertThat(a.admin("web", "b").weight())
+        .as("configured weight changed: the file wins")
+        .isNull();
     assertThat(a.admin("web", "c").state()).isEqualTo(AdminState.MAINT);
     // The new engine's initial verdicts arrive as after any reload.
     a.setWeight("web", "b", 2);
@@ -158,9 +175,15 @@ class AdminApplierTest {
 
   @Test
   void settingsRestoredBeforeStartApplyAtInit() throws Exception {
-    AdminApplier a = admin(config(web(inhibit("a", "10.16.1.1", 1), rs("b", "10.16.1.2", 1))), QuorumRule.DEFAULT);
-    List<ServerAdmin> unknown = a.restore(List.of(new ServerAdmin("web", "a", AdminState.MAINT, null),
-        new ServerAdmin("web", "b", AdminState.DRAIN, null), new ServerAdmin("web", "gone", AdminState.DRAIN, null)));
+    AdminApplier a =
+        admin(
+            config(web(inhibit("a", "10.16.1.1", 1), rs("b", "10.16.1.2", 1))), QuorumRule.DEFAULT);
+    List<ServerAdmin> unknown =
+        a.restore(
+            List.of(
+                new ServerAdmin("web", "a", AdminState.MAINT, null),
+                new ServerAdmin("web", "b", AdminState.DRAIN, null),
+                new ServerAdmin("web", "gone", AdminState.DRAIN, null)));
     assertThat(unknown).extracting(ServerAdmin::realServer).containsExactly("gone");
     a.init("web", up("a", "b"));
     assertThat(weight("10.16.1.1")).as("maint: never installed").isNull();

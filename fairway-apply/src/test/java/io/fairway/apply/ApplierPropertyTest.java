@@ -37,7 +37,8 @@ class ApplierPropertyTest {
 
   @Property(tries = 300)
   void theTableAlwaysMatchesWhatTheApplierBelieves(
-      @ForAll("steps") List<Step> steps, @ForAll boolean sorryInhibit, @ForAll boolean startUp) throws Exception {
+      @ForAll("steps") List<Step> steps, @ForAll boolean sorryInhibit, @ForAll boolean startUp)
+      throws Exception {
     RecordingTable table = new RecordingTable();
     List<RealServer> servers =
         List.of(
@@ -45,7 +46,10 @@ class ApplierPropertyTest {
             inhibit("b", "10.16.1.2", 2),
             rs("c", "10.16.1.3", 3),
             inhibit("d", "10.16.1.4", 1));
-    Applier a = new Applier(table, config(web(servers.toArray(RealServer[]::new)).withSorryServer(SORRY, sorryInhibit)));
+    Applier a =
+        new Applier(
+            table,
+            config(web(servers.toArray(RealServer[]::new)).withSorryServer(SORRY, sorryInhibit)));
     a.init("web", new InitialState(startUp ? Set.of("a", "b") : Set.of(), startUp));
     check(a, table);
     for (Step s : steps) {

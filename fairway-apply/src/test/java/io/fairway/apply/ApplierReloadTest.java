@@ -56,12 +56,16 @@ class ApplierReloadTest {
   }
 
   @Test
-  void removedServersAreDeletedEvenWhenInhibitAndNewOnesWaitForTheirFirstVerdict() throws Exception {
-    Applier a = new Applier(table, config(web(inhibit("a", "10.16.1.1", 1), rs("b", "10.16.1.2", 1))));
+  void removedServersAreDeletedEvenWhenInhibitAndNewOnesWaitForTheirFirstVerdict()
+      throws Exception {
+    Applier a =
+        new Applier(table, config(web(inhibit("a", "10.16.1.1", 1), rs("b", "10.16.1.2", 1))));
     a.init("web", up("b"));
     table.drain();
 
-    a.replace(config(web(rs("b", "10.16.1.2", 1), rs("c", "10.16.1.3", 1), inhibit("d", "10.16.1.4", 2))));
+    a.replace(
+        config(
+            web(rs("b", "10.16.1.2", 1), rs("c", "10.16.1.3", 1), inhibit("d", "10.16.1.4", 2))));
 
     // a leaves for good (forced delete despite inhibit); c waits; d sits at weight 0.
     assertThat(table.drain()).containsExactly(del("10.16.1.1"), add("10.16.1.4", 0));
@@ -98,7 +102,8 @@ class ApplierReloadTest {
                 new RealServer("b-renamed", thresholds, false, 1))));
 
     // a keeps its +2: 4 + 2; b keeps its state under its new name and gets its thresholds.
-    assertThat(table.drain()).containsExactly(set("10.16.1.1", 6), new TableOp.SetDest(WEB, thresholds));
+    assertThat(table.drain())
+        .containsExactly(set("10.16.1.1", 6), new TableOp.SetDest(WEB, thresholds));
     assertThat(a.present("web", "b-renamed")).isTrue();
   }
 
@@ -134,7 +139,9 @@ class ApplierReloadTest {
     a.quorum("web", false);
     table.drain();
 
-    a.replace(config(web(rs("a", "10.16.1.1", 1), rs("b", "10.16.1.2", 1)).withSorryServer(SORRY, false)));
+    a.replace(
+        config(
+            web(rs("a", "10.16.1.1", 1), rs("b", "10.16.1.2", 1)).withSorryServer(SORRY, false)));
 
     assertThat(table.drain()).containsExactly(add("10.16.9.9", 1), del("10.16.1.1"));
     assertThat(a.sorryInstalled("web")).isTrue();
@@ -147,7 +154,9 @@ class ApplierReloadTest {
         new Applier(table, config(web(rs("a", "10.16.1.1", 1)).withSorryServer(SORRY, false)));
     a.init("web", belowQuorum());
     table.drain();
-    a.replace(config(web(rs("a", "10.16.1.1", 1), rs("n", "10.16.1.7", 1)).withSorryServer(SORRY, false)));
+    a.replace(
+        config(
+            web(rs("a", "10.16.1.1", 1), rs("n", "10.16.1.7", 1)).withSorryServer(SORRY, false)));
     assertThat(table.drain()).isEmpty();
     assertThat(a.sorryInstalled("web")).isTrue();
     a.setAlive("web", "n", true);
@@ -184,7 +193,8 @@ class ApplierReloadTest {
     a.init("web", up("a"));
     table.drain();
     ServiceKey k = ServiceKey.of(Protocol.UDP, ip("10.16.0.5"), 53);
-    VirtualServer dns = VirtualServer.of("dns", Service.of(k, "rr"), List.of(rs("d", "10.16.3.1", 1)));
+    VirtualServer dns =
+        VirtualServer.of("dns", Service.of(k, "rr"), List.of(rs("d", "10.16.3.1", 1)));
     a.replace(config(web(rs("a", "10.16.1.1", 1)), dns));
     assertThat(table.drain()).isEmpty();
     a.init("dns", up("d"));

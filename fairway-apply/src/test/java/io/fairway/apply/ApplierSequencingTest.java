@@ -55,8 +55,7 @@ class ApplierSequencingTest {
 
     a.init("web", up("a"));
 
-    assertThat(table.drain())
-        .containsExactly(new TableOp.AddService(WEB_SVC), add("10.16.1.1", 1));
+    assertThat(table.drain()).containsExactly(new TableOp.AddService(WEB_SVC), add("10.16.1.1", 1));
     assertThat(a.present("web", "alpha")).isFalse();
 
     a.setAlive("web", "alpha", true);
@@ -90,12 +89,12 @@ class ApplierSequencingTest {
   @Test
   void aColdStartBelowQuorumGetsTheSorryServerAtInit() throws Exception {
     Applier a =
-        applier(web(rs("a", "10.16.1.1", 1), rs("b", "10.16.1.2", 1)).withSorryServer(SORRY, false));
+        applier(
+            web(rs("a", "10.16.1.1", 1), rs("b", "10.16.1.2", 1)).withSorryServer(SORRY, false));
 
     a.init("web", belowQuorum());
 
-    assertThat(table.drain())
-        .containsExactly(new TableOp.AddService(WEB_SVC), add("10.16.9.9", 1));
+    assertThat(table.drain()).containsExactly(new TableOp.AddService(WEB_SVC), add("10.16.9.9", 1));
     assertThat(a.sorryInstalled("web")).isTrue();
   }
 
@@ -103,7 +102,8 @@ class ApplierSequencingTest {
   void belowQuorumAtInitTheAliveServersAreNeverAddedAndWithdrawn() throws Exception {
     Applier a =
         applier(
-            web(rs("a", "10.16.1.1", 1), inhibit("b", "10.16.1.2", 1)).withSorryServer(SORRY, false));
+            web(rs("a", "10.16.1.1", 1), inhibit("b", "10.16.1.2", 1))
+                .withSorryServer(SORRY, false));
 
     a.init("web", belowQuorum("a", "b"));
 
@@ -165,7 +165,8 @@ class ApplierSequencingTest {
   void theSorryServerComesOutAfterTheRealServersGoBack() throws Exception {
     Applier a =
         applier(
-            web(rs("a", "10.16.1.1", 2), inhibit("c", "10.16.1.3", 2)).withSorryServer(SORRY, false));
+            web(rs("a", "10.16.1.1", 2), inhibit("c", "10.16.1.3", 2))
+                .withSorryServer(SORRY, false));
     a.init("web", belowQuorum());
     table.drain();
 
@@ -230,7 +231,8 @@ class ApplierSequencingTest {
 
     a.setWeight("web", "a", -20);
     a.setWeight("web", "a", 1L << 40);
-    assertThat(table.drain()).containsExactly(set("10.16.1.1", 0), set("10.16.1.1", Integer.MAX_VALUE));
+    assertThat(table.drain())
+        .containsExactly(set("10.16.1.1", 0), set("10.16.1.1", Integer.MAX_VALUE));
   }
 
   // track_file: the weight comes from a file (value x weight, reversed when asked).
@@ -274,7 +276,8 @@ class ApplierSequencingTest {
     assertThatThrownBy(() -> a.setAlive("web", "zz", false))
         .isInstanceOf(UnknownServerException.class)
         .hasMessageContaining("real server zz in virtual server web");
-    assertThatThrownBy(() -> a.setWeight("web", "zz", 1)).isInstanceOf(UnknownServerException.class);
+    assertThatThrownBy(() -> a.setWeight("web", "zz", 1))
+        .isInstanceOf(UnknownServerException.class);
     assertThatThrownBy(() -> a.quorum("nope", false)).isInstanceOf(UnknownServerException.class);
     assertThatThrownBy(() -> a.present("web", "zz")).isInstanceOf(UnknownServerException.class);
     assertThatThrownBy(() -> a.sorryInstalled("nope")).isInstanceOf(UnknownServerException.class);
@@ -287,8 +290,9 @@ class ApplierSequencingTest {
   @Test
   void initAndQuorumSwapsAreSentAsOneBatchEach() throws Exception {
     Applier a =
-        applier(web(rs("a", "10.16.1.1", 1), rs("b", "10.16.1.2", 1), rs("c", "10.16.1.3", 1))
-            .withSorryServer(SORRY, false));
+        applier(
+            web(rs("a", "10.16.1.1", 1), rs("b", "10.16.1.2", 1), rs("c", "10.16.1.3", 1))
+                .withSorryServer(SORRY, false));
     a.init("web", up("a", "b", "c"));
     a.quorum("web", false);
     assertThat(table.batches).containsExactly(4, 4);

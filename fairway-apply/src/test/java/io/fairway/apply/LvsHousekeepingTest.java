@@ -37,22 +37,55 @@ class LvsHousekeepingTest {
     final List<Timeouts> sets = new ArrayList<>();
     boolean permitted = true;
 
-    @Override public void addService(Service s) throws TableException { t.addService(s); }
-    @Override public void setService(Service s) throws TableException { t.setService(s); }
-    @Override public void delService(ServiceKey k) throws TableException { t.delService(k); }
-    @Override public void addDest(ServiceKey s, Dest d) throws TableException { t.addDest(s, d); }
-    @Override public void setDest(ServiceKey s, Dest d) throws TableException { t.setDest(s, d); }
-    @Override public void delDest(ServiceKey s, DestKey d) throws TableException { t.delDest(s, d); }
-    @Override public List<ServiceEntry> list() { return t.list(); }
-    @Override public void flush() throws TableException {
+    @Override
+    public void addService(Service s) throws TableException {
+      t.addService(s);
+    }
+
+    @Override
+    public void setService(Service s) throws TableException {
+      t.setService(s);
+    }
+
+    @Override
+    public void delService(ServiceKey k) throws TableException {
+      t.delService(k);
+    }
+
+    @Override
+    public void addDest(ServiceKey s, Dest d) throws TableException {
+      t.addDest(s, d);
+    }
+
+    @Override
+    public void setDest(ServiceKey s, Dest d) throws TableException {
+      t.setDest(s, d);
+    }
+
+    @Override
+    public void delDest(ServiceKey s, DestKey d) throws TableException {
+      t.delDest(s, d);
+    }
+
+    @Override
+    public List<ServiceEntry> list() {
+      return t.list();
+    }
+
+    @Override
+    public void flush() throws TableException {
       check("flush");
       t.flush();
     }
-    @Override public Timeouts timeouts() throws TableException {
+
+    @Override
+    public Timeouts timeouts() throws TableException {
       check("IPVS timeouts");
       return timeouts;
     }
-    @Override public void setTimeouts(Timeouts x) throws TableException {
+
+    @Override
+    public void setTimeouts(Timeouts x) throws TableException {
       check("IPVS set timeouts");
       sets.add(x);
       timeouts = x.over(timeouts);
@@ -60,7 +93,9 @@ class LvsHousekeepingTest {
 
     private void check(String what) throws TableException {
       if (!permitted) {
-        throw new TableException(TableException.Reason.PERMISSION, 1,
+        throw new TableException(
+            TableException.Reason.PERMISSION,
+            1,
             what + ": permission denied: managing IPVS needs CAP_NET_ADMIN (EPERM)");
       }
     }
@@ -86,7 +121,8 @@ class LvsHousekeepingTest {
     // libipvs sends all three: the given ones and the originals for the rest
     assertThat(k.sets).containsExactly(new Timeouts(1000, 100, 400));
     assertThat(k.t.services).isEmpty();
-    assertThat(k.t.ops).containsExactly(new TableOp.AddService(Service.of(FOREIGN, "rr")), new TableOp.Flush());
+    assertThat(k.t.ops)
+        .containsExactly(new TableOp.AddService(Service.of(FOREIGN, "rr")), new TableOp.Flush());
   }
 
   @Test
@@ -95,7 +131,9 @@ class LvsHousekeepingTest {
     LvsHousekeeping h = new LvsHousekeeping(k);
     h.start(globals(false, FlushOnStop.NONE, new Timeouts(1000, 0, 400)));
     h.reload(globals(false, FlushOnStop.NONE, new Timeouts(0, 50, 0)));
-    assertThat(k.timeouts).as("tcp and udp back to what they were before Fairway").isEqualTo(new Timeouts(800, 50, 200));
+    assertThat(k.timeouts)
+        .as("tcp and udp back to what they were before Fairway")
+        .isEqualTo(new Timeouts(800, 50, 200));
     h.reload(globals(false, FlushOnStop.NONE, NONE));
     assertThat(k.timeouts).isEqualTo(new Timeouts(800, 100, 200));
     h.stop(null);
@@ -134,8 +172,9 @@ class LvsHousekeepingTest {
     k.addService(Service.of(FOREIGN, "rr"));
     k.t.drain();
     h.stop(a);
-    assertThat(k.t.ops).containsExactly(Fixtures.del("10.16.1.1"), Fixtures.del("10.16.1.2"),
-        new TableOp.DelService(WEB));
+    assertThat(k.t.ops)
+        .containsExactly(
+            Fixtures.del("10.16.1.1"), Fixtures.del("10.16.1.2"), new TableOp.DelService(WEB));
     assertThat(k.t.services).containsOnlyKeys(FOREIGN);
   }
 
@@ -198,9 +237,11 @@ class LvsHousekeepingTest {
     LvsHousekeeping h = new LvsHousekeeping(k);
     assertThatThrownBy(() -> h.start(globals(false, FlushOnStop.NONE, new Timeouts(30, 0, 0))))
         .isInstanceOf(TableException.class)
-        .hasMessage("lvs_timeouts: IPVS timeouts: permission denied: managing IPVS needs CAP_NET_ADMIN (EPERM)");
+        .hasMessage(
+            "lvs_timeouts: IPVS timeouts: permission denied: managing IPVS needs CAP_NET_ADMIN (EPERM)");
     assertThatThrownBy(() -> new LvsHousekeeping(k).start(globals(true, FlushOnStop.NONE, NONE)))
-        .hasMessage("lvs_flush: flush: permission denied: managing IPVS needs CAP_NET_ADMIN (EPERM)")
+        .hasMessage(
+            "lvs_flush: flush: permission denied: managing IPVS needs CAP_NET_ADMIN (EPERM)")
         .hasMessageNotContaining("\n");
   }
 }

@@ -15,22 +15,28 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * overflow_to_sorry_server on a table that cannot overflow by itself: the standing-by sorry
- * server, the watch's reading of the kernel's counters, and how overflow and quorum share the
- * sorry server. Exact operations against the recording table, counters set by the test.
+ * overflow_to_sorry_server on a table that cannot overflow by itself: the standing-by sorry server,
+ * the watch's reading of the kernel's counters, and how overflow and quorum share the sorry server.
+ * Exact operations against the recording table, counters set by the test.
  */
 class OverflowTest {
   final RecordingTable table = new RecordingTable();
 
   static RealServer capped(String name, String addr, int upper, int lower) {
-    return new RealServer(name, new Dest(ip(addr), 80, io.fairway.table.ForwardingMethod.MASQ, 1,
-        upper, lower, null), false, 1);
+    return new RealServer(
+        name,
+        new Dest(ip(addr), 80, io.fairway.table.ForwardingMethod.MASQ, 1, upper, lower, null),
+        false,
+        1);
   }
 
   static VirtualServer pool(boolean overflow, boolean sorryInhibit) {
-    return web(capped("a", "10.16.1.1", 4, 0), capped("b", "10.16.1.2", 4, 0),
-        capped("c", "10.16.1.3", 4, 2))
-        .withSorryServer(SORRY, sorryInhibit).withOverflow(overflow);
+    return web(
+            capped("a", "10.16.1.1", 4, 0),
+            capped("b", "10.16.1.2", 4, 0),
+            capped("c", "10.16.1.3", 4, 2))
+        .withSorryServer(SORRY, sorryInhibit)
+        .withOverflow(overflow);
   }
 
   Applier started(VirtualServer vs) throws Exception {
@@ -56,8 +62,19 @@ class OverflowTest {
   // --- the estimate of the kernel's OVERLOAD flag --------------------------------------------
 
   static DestEntry entry(int weight, int upper, int lower, int active, int inactive) {
-    return new DestEntry(new Dest(ip("10.16.1.1"), 80, io.fairway.table.ForwardingMethod.MASQ,
-        weight, upper, lower, null), active, inactive, 0, Stats.ZERO);
+    return new DestEntry(
+        new Dest(
+            ip("10.16.1.1"),
+            80,
+            io.fairway.table.ForwardingMethod.MASQ,
+            weight,
+            upper,
+            lower,
+            null),
+        active,
+        inactive,
+        0,
+        Stats.ZERO);
   }
 
   @Test
@@ -65,7 +82,9 @@ class OverflowTest {
     PoolRoom room = new PoolRoom();
     var none = key("10.16.9.9");
     assertThat(room.hasRoom(List.of(entry(1, 4, 0, 3, 0)), none)).isTrue();
-    assertThat(room.hasRoom(List.of(entry(1, 4, 0, 3, 1)), none)).as("active+inactive = u").isFalse();
+    assertThat(room.hasRoom(List.of(entry(1, 4, 0, 3, 1)), none))
+        .as("active+inactive = u")
+        .isFalse();
     // 3 is not below 3/4 of 4: the flag stays, exactly as the kernel keeps it.
     assertThat(room.hasRoom(List.of(entry(1, 4, 0, 3, 0)), none)).isFalse();
     assertThat(room.hasRoom(List.of(entry(1, 4, 0, 2, 0)), none)).isTrue();
@@ -151,8 +170,10 @@ class OverflowTest {
 
   @Test
   void aPoolOfQuiescedServersOverflowsToo() throws Exception {
-    VirtualServer vs = web(inhibit("a", "10.16.1.1", 1), inhibit("b", "10.16.1.2", 1))
-        .withSorryServer(SORRY, false).withOverflow(true);
+    VirtualServer vs =
+        web(inhibit("a", "10.16.1.1", 1), inhibit("b", "10.16.1.2", 1))
+            .withSorryServer(SORRY, false)
+            .withOverflow(true);
     Applier a = new Applier(table, config(vs));
     a.init("web", up("a", "b"));
     OverflowWatch w = new OverflowWatch(a);
@@ -168,9 +189,15 @@ class OverflowTest {
   @Test
   void eachServiceOfAGroupOverflowsOnItsOwn() throws Exception {
     ServiceKey other = ServiceKey.of(Protocol.TCP, ip("10.16.0.2"), 80);
-    VirtualServer vs = new VirtualServer("web", List.of(WEB_SVC, Service.of(other, "rr")),
-        VirtualServer.byName(List.of(capped("a", "10.16.1.1", 4, 0))), SORRY, false, List.of(),
-        true);
+    VirtualServer vs =
+        new VirtualServer(
+            "web",
+            List.of(WEB_SVC, Service.of(other, "rr")),
+            VirtualServer.byName(List.of(capped("a", "10.16.1.1", 4, 0))),
+            SORRY,
+            false,
+            List.of(),
+            true);
     Applier a = new Applier(table, config(vs));
     a.init("web", up("a"));
     OverflowWatch w = new OverflowWatch(a);
@@ -178,10 +205,12 @@ class OverflowTest {
     // Each service is read and raised on its own (the kernel counts per service; this table's
     // counters are per destination, so here both fill at once).
     load("10.16.1.1", 4, 0);
-    assertThat(w.poll()).containsExactly(new OverflowWatch.Change("web", WEB, true),
-        new OverflowWatch.Change("web", other, true));
-    assertThat(table.drain()).containsExactly(sorry(1),
-        new TableOp.SetDest(other, SORRY.withWeight(1)));
+    assertThat(w.poll())
+        .containsExactly(
+            new OverflowWatch.Change("web", WEB, true),
+            new OverflowWatch.Change("web", other, true));
+    assertThat(table.drain())
+        .containsExactly(sorry(1), new TableOp.SetDest(other, SORRY.withWeight(1)));
   }
 
   // --- quorum and overflow share the sorry server --------------------------------------------
@@ -197,8 +226,8 @@ class OverflowTest {
 
     a.quorum("web", false);
     // The sorry server is already at its weight (set again, harmlessly), then the pool leaves.
-    assertThat(table.drain()).containsExactly(sorry(1), del("10.16.1.1"), del("10.16.1.2"),
-        del("10.16.1.3"));
+    assertThat(table.drain())
+        .containsExactly(sorry(1), del("10.16.1.1"), del("10.16.1.2"), del("10.16.1.3"));
     assertThat(a.sorryInstalled("web")).isTrue();
     assertThat(w.poll()).as("quorum loss owns the sorry server now").isEmpty();
     assertThat(a.overflowing("web")).isEmpty();

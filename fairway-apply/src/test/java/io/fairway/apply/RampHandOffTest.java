@@ -20,10 +20,10 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /**
- * slow_start on a table that ramps in its own scheduler ({@link RampTarget}, the userspace
- * proxy): the applier hands the ramp over before it adds the server, writes its full weight and
- * steps nothing, so the two planes are never ramped twice; going down ends the ramp in the table;
- * the ramp hook fires once per ramp and {@link Applier#rampsActive} ends with the ramp's time.
+ * slow_start on a table that ramps in its own scheduler ({@link RampTarget}, the userspace proxy):
+ * the applier hands the ramp over before it adds the server, writes its full weight and steps
+ * nothing, so the two planes are never ramped twice; going down ends the ramp in the table; the
+ * ramp hook fires once per ramp and {@link Applier#rampsActive} ends with the ramp's time.
  */
 class RampHandOffTest {
   final AtomicLong clock = new AtomicLong(1_000_000_000L);
@@ -31,14 +31,37 @@ class RampHandOffTest {
 
   /** Records table writes and ramps in one sequence. */
   final class RampingTable implements Table, RampTarget {
-    @Override public void addService(Service s) {}
-    @Override public void setService(Service s) {}
-    @Override public void delService(ServiceKey k) {}
-    @Override public void addDest(ServiceKey s, Dest d) { log.add("add " + d.key() + " w=" + d.weight()); }
-    @Override public void setDest(ServiceKey s, Dest d) { log.add("set " + d.key() + " w=" + d.weight()); }
-    @Override public void delDest(ServiceKey s, DestKey d) { log.add("del " + d); }
-    @Override public List<ServiceEntry> list() { return List.of(); }
-    @Override public void flush() {}
+    @Override
+    public void addService(Service s) {}
+
+    @Override
+    public void setService(Service s) {}
+
+    @Override
+    public void delService(ServiceKey k) {}
+
+    @Override
+    public void addDest(ServiceKey s, Dest d) {
+      log.add("add " + d.key() + " w=" + d.weight());
+    }
+
+    @Override
+    public void setDest(ServiceKey s, Dest d) {
+      log.add("set " + d.key() + " w=" + d.weight());
+    }
+
+    @Override
+    public void delDest(ServiceKey s, DestKey d) {
+      log.add("del " + d);
+    }
+
+    @Override
+    public List<ServiceEntry> list() {
+      return List.of();
+    }
+
+    @Override
+    public void flush() {}
 
     @Override
     public void ramp(ServiceKey s, DestKey d, Ramp r) throws TableException {
@@ -47,14 +70,17 @@ class RampHandOffTest {
   }
 
   static RealServer slow(String name, String addr, int weight, int seconds) {
-    return new RealServer(name, Dest.of(ip(addr), 80, weight), false, weight,
-        Duration.ofSeconds(seconds));
+    return new RealServer(
+        name, Dest.of(ip(addr), 80, weight), false, weight, Duration.ofSeconds(seconds));
   }
 
   @Test
   void theRampIsHandedOverBeforeTheAddAndTheFullWeightWritten() throws Exception {
-    Applier a = new Applier(new RampingTable(),
-        config(web(rs("a", "10.16.1.1", 10), slow("b", "10.16.1.2", 1, 10))), clock::get);
+    Applier a =
+        new Applier(
+            new RampingTable(),
+            config(web(rs("a", "10.16.1.1", 10), slow("b", "10.16.1.2", 1, 10))),
+            clock::get);
     AtomicInteger started = new AtomicInteger();
     a.onRampStart(started::incrementAndGet);
     a.init("web", up("a"));
@@ -85,8 +111,11 @@ class RampHandOffTest {
 
   @Test
   void goingDownEndsTheRampInTheTableAndComingBackStartsANewOne() throws Exception {
-    Applier a = new Applier(new RampingTable(),
-        config(web(rs("a", "10.16.1.1", 10), slow("b", "10.16.1.2", 10, 10))), clock::get);
+    Applier a =
+        new Applier(
+            new RampingTable(),
+            config(web(rs("a", "10.16.1.1", 10), slow("b", "10.16.1.2", 10, 10))),
+            clock::get);
     AtomicInteger started = new AtomicInteger();
     a.onRampStart(started::incrementAndGet);
     a.init("web", up("a"));

@@ -18,17 +18,20 @@ import java.util.Map;
 
 /**
  * A table that records every successful call and keeps the entries the way the kernel would, with
- * the kernel's EEXIST / ENOENT / ESRCH answers, so sequencing tests see the order of operations
- * and the end state.
+ * the kernel's EEXIST / ENOENT / ESRCH answers, so sequencing tests see the order of operations and
+ * the end state.
  */
 final class RecordingTable implements Table {
   final List<TableOp> ops = new ArrayList<>();
   final Map<ServiceKey, Service> services = new LinkedHashMap<>();
   final Map<ServiceKey, Map<DestKey, Dest>> dests = new LinkedHashMap<>();
+
   /** Sizes of the batches sent with {@link #apply}. */
   final List<Integer> batches = new ArrayList<>();
+
   /** Refused calls, with their reason, in order. */
   final List<String> refused = new ArrayList<>();
+
   /** Connection counters {active, inactive} that {@link #list} reports, as the kernel's. */
   final Map<DestKey, int[]> counters = new LinkedHashMap<>();
 

@@ -21,8 +21,8 @@ class SlowStartTest {
   final AtomicLong clock = new AtomicLong(1_000_000_000L);
 
   static RealServer slow(String name, String addr, int weight, int seconds) {
-    return new RealServer(name, Dest.of(ip(addr), 80, weight), false, weight,
-        Duration.ofSeconds(seconds));
+    return new RealServer(
+        name, Dest.of(ip(addr), 80, weight), false, weight, Duration.ofSeconds(seconds));
   }
 
   void advance(double seconds) {

@@ -3,9 +3,8 @@ package io.fairway.check;
 /**
  * A real server's current verdict, as included in a {@link VirtualServerStatus}.
  *
- * @param name   the real server's stable name
- * @param alive  whether all of its checkers are up
+ * @param name the real server's stable name
+ * @param alive whether all of its checkers are up
  * @param weight its effective weight, clamped to {@code [0, Integer.MAX_VALUE]}
  */
-public record RealServerStatus(String name, boolean alive, int weight) {
-}
+public record RealServerStatus(String name, boolean alive, int weight) {}

@@ -1,9 +1,9 @@
 package io.fairway.config;
 
 /**
- * Counts what the preprocessor produces against {@link ParseLimits}, as it produces it: the
- * first charge past a limit returns the limit's description and every later one fails too, so
- * expansion stops where it is instead of after the text exists.
+ * Counts what the preprocessor produces against {@link ParseLimits}, as it produces it: the first
+ * charge past a limit returns the limit's description and every later one fails too, so expansion
+ * stops where it is instead of after the text exists.
  */
 final class Budget {
   /** What the shortest line costs. */
@@ -37,8 +37,8 @@ final class Budget {
   }
 
   /**
-   * Null if a produced line of {@code chars} characters (plus a newline, and at least
-   * {@link #LINE_MIN} bytes) fits, else the limit it breaks.
+   * Null if a produced line of {@code chars} characters (plus a newline, and at least {@link
+   * #LINE_MIN} bytes) fits, else the limit it breaks.
    */
   String chargeLine(int chars) {
     // Every line counts, an empty one too, at least LINE_MIN bytes: handling a line costs

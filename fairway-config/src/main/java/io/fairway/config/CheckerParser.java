@@ -43,16 +43,46 @@ import java.util.regex.PatternSyntaxException;
  * default), so the check engine never looks further than the checker itself.
  */
 final class CheckerParser {
-  static final Set<String> CHECKERS = Set.of("TCP_CHECK", "HTTP_GET", "SSL_GET", "MISC_CHECK",
-      "DNS_CHECK", "SMTP_CHECK", "UDP_CHECK", "PING_CHECK", "FILE_CHECK", "BFD_CHECK");
-  static final Set<String> ENDPOINT = Set.of("connect_ip", "connect_port", "bindto", "bind_port",
-      "bind_if", "fwmark");
-  static final Set<String> CHECKER_COMMON = Set.of("delay_loop", "connect_timeout", "retry",
-      "delay_before_retry", "warmup", "alpha", "log_all_failures", "nb_get_retry", "rise", "fall");
-  static final Set<String> URL = Set.of("path", "digest", "status_code", "virtualhost", "regex",
-      "regex_no_match", "regex_options", "regex_min_offset", "regex_max_offset", "regex_stack");
-  static final Set<String> DNS_TYPES = Set.of("A", "NS", "CNAME", "SOA", "MX", "TXT", "AAAA",
-      "RRSIG", "DNSKEY");
+  static final Set<String> CHECKERS =
+      Set.of(
+          "TCP_CHECK",
+          "HTTP_GET",
+          "SSL_GET",
+          "MISC_CHECK",
+          "DNS_CHECK",
+          "SMTP_CHECK",
+          "UDP_CHECK",
+          "PING_CHECK",
+          "FILE_CHECK",
+          "BFD_CHECK");
+  static final Set<String> ENDPOINT =
+      Set.of("connect_ip", "connect_port", "bindto", "bind_port", "bind_if", "fwmark");
+  static final Set<String> CHECKER_COMMON =
+      Set.of(
+          "delay_loop",
+          "connect_timeout",
+          "retry",
+          "delay_before_retry",
+          "warmup",
+          "alpha",
+          "log_all_failures",
+          "nb_get_retry",
+          "rise",
+          "fall");
+  static final Set<String> URL =
+      Set.of(
+          "path",
+          "digest",
+          "status_code",
+          "virtualhost",
+          "regex",
+          "regex_no_match",
+          "regex_options",
+          "regex_min_offset",
+          "regex_max_offset",
+          "regex_stack");
+  static final Set<String> DNS_TYPES =
+      Set.of("A", "NS", "CNAME", "SOA", "MX", "TXT", "AAAA", "RRSIG", "DNSKEY");
 
   private final Values v;
   private final Map<String, TrackFile> trackFiles;
@@ -106,12 +136,18 @@ final class CheckerParser {
         if (v.args(c, 1, 1)) {
           String name = c.arg(1);
           if (name.isEmpty() || name.length() > MAX_IFNAME || name.contains("/")) {
-            v.error(c, "bind_if '" + name + "' is not an interface name (at most " + MAX_IFNAME
-                + " characters, no '/')");
+            v.error(
+                c,
+                "bind_if '"
+                    + name
+                    + "' is not an interface name (at most "
+                    + MAX_IFNAME
+                    + " characters, no '/')");
           } else {
             e.bindIf = name;
             if (!interfaceExists(name)) {
-              // A warning, not an error: a VLAN or tunnel interface may come up after we start; until
+              // A warning, not an error: a VLAN or tunnel interface may come up after we start;
+              // until
               // it does, every check on it fails with "No such device".
               v.warn(c, "bind_if " + name + ": no such interface on this host now");
             }
@@ -129,26 +165,40 @@ final class CheckerParser {
     }
   }
 
-  private Endpoint resolve(Node n, EndpointDraft e, InetAddress rsAddr, int rsPort,
-      boolean needPort) {
+  private Endpoint resolve(
+      Node n, EndpointDraft e, InetAddress rsAddr, int rsPort, boolean needPort) {
     int port = e.port != null ? e.port : rsPort;
     if (needPort && port == 0) {
       v.error(n, n.keyword() + " has no port to check: the real_server has none, set connect_port");
     }
     InetAddress target = e.ip != null ? e.ip : rsAddr;
-    if (e.bindTo != null && target != null
+    if (e.bindTo != null
+        && target != null
         && (e.bindTo instanceof Inet6Address) != (target instanceof Inet6Address)) {
       // keepalived reports this and drops the bindto; a check from another source than configured
       // could pass where traffic fails, so we refuse it.
-      v.error(e.bindToNode, "bindto " + Addresses.format(e.bindTo) + " is not of the address family of "
-          + "the check's target " + Addresses.format(target));
+      v.error(
+          e.bindToNode,
+          "bindto "
+              + Addresses.format(e.bindTo)
+              + " is not of the address family of "
+              + "the check's target "
+              + Addresses.format(target));
     }
-    if (target instanceof Inet6Address t6 && t6.isLinkLocalAddress() && t6.getScopeId() == 0
+    if (target instanceof Inet6Address t6
+        && t6.isLinkLocalAddress()
+        && t6.getScopeId() == 0
         && e.bindIf == null) {
-      v.error(n, n.keyword() + ": link-local target " + Addresses.format(target) + " needs bind_if");
+      v.error(
+          n, n.keyword() + ": link-local target " + Addresses.format(target) + " needs bind_if");
     }
-    return new Endpoint(target, port, Optional.ofNullable(e.bindTo),
-        e.bindPort, Optional.ofNullable(e.bindIf), e.fwmark);
+    return new Endpoint(
+        target,
+        port,
+        Optional.ofNullable(e.bindTo),
+        e.bindPort,
+        Optional.ofNullable(e.bindIf),
+        e.fwmark);
   }
 
   private static boolean interfaceExists(String name) {
@@ -161,22 +211,25 @@ final class CheckerParser {
 
   private CheckerTiming resolveTiming(InheritedTiming t, String type) {
     Duration delayLoop = t.delayLoop != null ? t.delayLoop : ModelBuilder.DEFAULT_DELAY_LOOP;
-    long retryDefault = switch (type) {
-      case "DNS_CHECK" -> 3;
-      case "MISC_CHECK" -> 0;
-      default -> 1;
-    };
-    Duration dbrDefault = switch (type) {
-      case "HTTP_GET", "SSL_GET" -> Duration.ofSeconds(3);
-      case "DNS_CHECK" -> delayLoop;
-      default -> Duration.ofSeconds(1);
-    };
+    long retryDefault =
+        switch (type) {
+          case "DNS_CHECK" -> 3;
+          case "MISC_CHECK" -> 0;
+          default -> 1;
+        };
+    Duration dbrDefault =
+        switch (type) {
+          case "HTTP_GET", "SSL_GET" -> Duration.ofSeconds(3);
+          case "DNS_CHECK" -> delayLoop;
+          default -> Duration.ofSeconds(1);
+        };
     long retry = t.retry != null ? t.retry : retryDefault;
     Duration dbr = t.delayBeforeRetry != null ? t.delayBeforeRetry : dbrDefault;
     if (type.equals("DNS_CHECK") && dbr.isZero()) {
       dbr = delayLoop;
     }
-    return new CheckerTiming(delayLoop,
+    return new CheckerTiming(
+        delayLoop,
         t.connectTimeout != null ? t.connectTimeout : ModelBuilder.DEFAULT_CONNECT_TIMEOUT,
         (int) Math.min(Integer.MAX_VALUE, retry),
         dbr,
@@ -186,8 +239,8 @@ final class CheckerParser {
         t.rise != null ? t.rise.intValue() : 1);
   }
 
-  List<Checker> checker(Node n, InetAddress rsAddr, int rsPort, InheritedTiming inherited,
-      String vhost) {
+  List<Checker> checker(
+      Node n, InetAddress rsAddr, int rsPort, InheritedTiming inherited, String vhost) {
     String type = n.keyword();
     if (!v.block(n)) {
       return List.of();
@@ -197,8 +250,8 @@ final class CheckerParser {
     }
     InheritedTiming own = new InheritedTiming();
     EndpointDraft ep = new EndpointDraft();
-    boolean network = !type.equals("MISC_CHECK") && !type.equals("FILE_CHECK")
-        && !type.equals("BFD_CHECK");
+    boolean network =
+        !type.equals("MISC_CHECK") && !type.equals("FILE_CHECK") && !type.equals("BFD_CHECK");
     Boolean logAll = null;
     // type-specific state
     String httpVersion = "1.0";
@@ -234,12 +287,13 @@ final class CheckerParser {
       String k = c.keyword();
       // keepalived's FILE_CHECK and BFD_CHECK are event driven and take no timing (BFD: alpha
       // only); MISC_CHECK has misc_timeout instead of connect_timeout.
-      boolean timed = switch (type) {
-        case "FILE_CHECK" -> false;
-        case "BFD_CHECK" -> k.equals("alpha");
-        case "MISC_CHECK" -> !k.equals("connect_timeout");
-        default -> true;
-      };
+      boolean timed =
+          switch (type) {
+            case "FILE_CHECK" -> false;
+            case "BFD_CHECK" -> k.equals("alpha");
+            case "MISC_CHECK" -> !k.equals("connect_timeout");
+            default -> true;
+          };
       if (timed && InheritedTiming.read(c, own, true, v)) {
         continue;
       }
@@ -277,33 +331,37 @@ final class CheckerParser {
                 checkerVhost = c.arg(1);
               }
               break;
-            case "fast_recovery": {
-              Boolean b = v.args(c, 0, 1) ? v.bool(c, 1) : null;
-              fastRecovery = b != null && b;
-              break;
-            }
-            case "enable_sni": {
-              Boolean b = v.args(c, 0, 1) ? v.bool(c, 1) : null;
-              enableSni = b != null && b;
-              break;
-            }
+            case "fast_recovery":
+              {
+                Boolean b = v.args(c, 0, 1) ? v.bool(c, 1) : null;
+                fastRecovery = b != null && b;
+                break;
+              }
+            case "enable_sni":
+              {
+                Boolean b = v.args(c, 0, 1) ? v.bool(c, 1) : null;
+                enableSni = b != null && b;
+                break;
+              }
             case "sni_name":
               if (v.args(c, 1, 1)) {
                 sniName = Optional.of(c.arg(1));
               }
               break;
             case "tls_compliant":
-              // keepalived's opt-in to end TLS with close_notify: Fairway's TLS (Netty) always does.
+              // keepalived's opt-in to end TLS with close_notify: Fairway's TLS (Netty) always
+              // does.
               if (v.args(c, 0, 1)) {
                 v.bool(c, 1);
               }
               break;
-            case "verify_cert": {
-              Boolean b = v.args(c, 0, 1) ? v.bool(c, 1) : null;
-              verifyCert = b != null && b;
-              verifyNode = c;
-              break;
-            }
+            case "verify_cert":
+              {
+                Boolean b = v.args(c, 0, 1) ? v.bool(c, 1) : null;
+                verifyCert = b != null && b;
+                verifyNode = c;
+                break;
+              }
             case "ca_file":
               if (v.args(c, 1, 1)) {
                 caFile = Optional.of(c.arg(1));
@@ -324,11 +382,12 @@ final class CheckerParser {
                 miscTimeout = v.timer(c, 1, false);
               }
               break;
-            case "misc_dynamic": {
-              Boolean b = v.args(c, 0, 1) ? v.bool(c, 1) : null;
-              dynamic = b != null && b;
-              break;
-            }
+            case "misc_dynamic":
+              {
+                Boolean b = v.args(c, 0, 1) ? v.bool(c, 1) : null;
+                dynamic = b != null && b;
+                break;
+              }
             case "user":
               if (v.args(c, 1, 2)) {
                 miscUser = c.arg(1);
@@ -347,8 +406,12 @@ final class CheckerParser {
                 if (DNS_TYPES.contains(t)) {
                   dnsType = t;
                 } else {
-                  v.error(c, "DNS_CHECK type '" + c.arg(1) + "' is not one of "
-                      + new TreeSet<>(DNS_TYPES));
+                  v.error(
+                      c,
+                      "DNS_CHECK type '"
+                          + c.arg(1)
+                          + "' is not one of "
+                          + new TreeSet<>(DNS_TYPES));
                 }
               }
               break;
@@ -461,8 +524,16 @@ final class CheckerParser {
     }
     CheckerTiming ct = resolveTiming(t, type);
     if (logAll != null) {
-      ct = new CheckerTiming(ct.delayLoop(), ct.connectTimeout(), ct.retry(),
-          ct.delayBeforeRetry(), ct.warmup(), ct.alpha(), logAll, ct.rise());
+      ct =
+          new CheckerTiming(
+              ct.delayLoop(),
+              ct.connectTimeout(),
+              ct.retry(),
+              ct.delayBeforeRetry(),
+              ct.warmup(),
+              ct.alpha(),
+              logAll,
+              ct.rise());
     }
     Location l = Values.loc(n);
     switch (type) {
@@ -471,91 +542,128 @@ final class CheckerParser {
       case "PING_CHECK":
         return List.of(new PingCheck(l, ct, resolve(n, ep, rsAddr, rsPort, false)));
       case "HTTP_GET":
-      case "SSL_GET": {
-        String vh = checkerVhost != null ? checkerVhost : vhost;
-        List<UrlCheck> us = new ArrayList<>();
-        for (Node u : urls) {
-          UrlCheck uc = url(u, vh);
-          if (uc != null) {
-            us.add(uc);
+      case "SSL_GET":
+        {
+          String vh = checkerVhost != null ? checkerVhost : vhost;
+          List<UrlCheck> us = new ArrayList<>();
+          for (Node u : urls) {
+            UrlCheck uc = url(u, vh);
+            if (uc != null) {
+              us.add(uc);
+            }
           }
+          if (!type.equals("SSL_GET") && (verifyNode != null || caNode != null)) {
+            v.error(
+                verifyNode != null ? verifyNode : caNode,
+                "verify_cert and ca_file apply to SSL_GET only; HTTP_GET has no certificate");
+          }
+          if (caNode != null && !verifyCert) {
+            v.warn(
+                caNode,
+                "ca_file without verify_cert: the certificate is not verified (keepalived"
+                    + " never does); add verify_cert to use it");
+          }
+          if (urls.isEmpty()) {
+            v.warn(n, type + " has no url - checker ignored, as keepalived does");
+            return List.of();
+          }
+          return List.of(
+              new HttpCheck(
+                  l,
+                  ct,
+                  resolve(n, ep, rsAddr, rsPort, true),
+                  type.equals("SSL_GET"),
+                  httpVersion,
+                  us,
+                  fastRecovery,
+                  enableSni,
+                  sniName,
+                  verifyCert,
+                  caFile));
         }
-        if (!type.equals("SSL_GET") && (verifyNode != null || caNode != null)) {
-          v.error(verifyNode != null ? verifyNode : caNode,
-              "verify_cert and ca_file apply to SSL_GET only; HTTP_GET has no certificate");
-        }
-        if (caNode != null && !verifyCert) {
-          v.warn(caNode, "ca_file without verify_cert: the certificate is not verified (keepalived"
-              + " never does); add verify_cert to use it");
-        }
-        if (urls.isEmpty()) {
-          v.warn(n, type + " has no url - checker ignored, as keepalived does");
-          return List.of();
-        }
-        return List.of(new HttpCheck(l, ct, resolve(n, ep, rsAddr, rsPort, true),
-            type.equals("SSL_GET"), httpVersion, us, fastRecovery, enableSni, sniName,
-            verifyCert, caFile));
-      }
       case "MISC_CHECK":
         if (misc == null) {
           v.error(n, "MISC_CHECK needs misc_path");
           return List.of();
         }
         if (miscUser != null) {
-          misc = new Script(misc.command(), misc.argv(), Optional.of(miscUser),
-              Optional.ofNullable(miscGroup));
+          misc =
+              new Script(
+                  misc.command(),
+                  misc.argv(),
+                  Optional.of(miscUser),
+                  Optional.ofNullable(miscGroup));
         }
-        return List.of(new MiscCheck(l, ct, misc, miscTimeout != null ? miscTimeout
-            : ct.delayLoop(), dynamic));
+        return List.of(
+            new MiscCheck(
+                l, ct, misc, miscTimeout != null ? miscTimeout : ct.delayLoop(), dynamic));
       case "DNS_CHECK":
         return List.of(new DnsCheck(l, ct, resolve(n, ep, rsAddr, rsPort, true), dnsType, dnsName));
-      case "SMTP_CHECK": {
-        List<Checker> out = new ArrayList<>();
-        if (smtpHosts.isEmpty()) {
-          out.add(new SmtpCheck(l, ct, resolve(n, ep, rsAddr, rsPort, true), helo));
-        }
-        for (Node h : smtpHosts) {
-          EndpointDraft he = new EndpointDraft();
-          he.ip = ep.ip;
-          he.port = ep.port;
-          he.bindTo = ep.bindTo;
-          he.bindToNode = ep.bindToNode;
-          he.bindPort = ep.bindPort;
-          he.bindIf = ep.bindIf;
-          he.fwmark = ep.fwmark;
-          for (Node c : h.children) {
-            if (!endpoint(c, he)) {
-              v.unknown(c, ENDPOINT, "SMTP_CHECK host");
-            }
+      case "SMTP_CHECK":
+        {
+          List<Checker> out = new ArrayList<>();
+          if (smtpHosts.isEmpty()) {
+            out.add(new SmtpCheck(l, ct, resolve(n, ep, rsAddr, rsPort, true), helo));
           }
-          out.add(new SmtpCheck(Values.loc(h), ct, resolve(h, he, rsAddr, rsPort, true), helo));
+          for (Node h : smtpHosts) {
+            EndpointDraft he = new EndpointDraft();
+            he.ip = ep.ip;
+            he.port = ep.port;
+            he.bindTo = ep.bindTo;
+            he.bindToNode = ep.bindToNode;
+            he.bindPort = ep.bindPort;
+            he.bindIf = ep.bindIf;
+            he.fwmark = ep.fwmark;
+            for (Node c : h.children) {
+              if (!endpoint(c, he)) {
+                v.unknown(c, ENDPOINT, "SMTP_CHECK host");
+              }
+            }
+            out.add(new SmtpCheck(Values.loc(h), ct, resolve(h, he, rsAddr, rsPort, true), helo));
+          }
+          return out;
         }
-        return out;
-      }
       case "UDP_CHECK":
         if (minReply > maxReply) {
-          v.error(n, "UDP_CHECK min_reply_length " + minReply + " is above max_reply_length "
-              + maxReply);
+          v.error(
+              n,
+              "UDP_CHECK min_reply_length " + minReply + " is above max_reply_length " + maxReply);
         }
-        return List.of(new UdpCheck(l, ct, resolve(n, ep, rsAddr, rsPort, true), payload,
-            requireReply, minReply, maxReply));
-      case "FILE_CHECK": {
-        if (trackFile == null) {
-          v.error(n, "FILE_CHECK needs track_file NAME");
-          return List.of();
+        return List.of(
+            new UdpCheck(
+                l,
+                ct,
+                resolve(n, ep, rsAddr, rsPort, true),
+                payload,
+                requireReply,
+                minReply,
+                maxReply));
+      case "FILE_CHECK":
+        {
+          if (trackFile == null) {
+            v.error(n, "FILE_CHECK needs track_file NAME");
+            return List.of();
+          }
+          TrackFile tf = trackFiles.get(trackFile);
+          if (tf == null) {
+            Optional<String> s = Keywords.suggest(trackFile, trackFiles.keySet());
+            v.error(
+                trackNode,
+                "track_file '"
+                    + trackFile
+                    + "' is not defined (define it at the top "
+                    + "level; keepalived needs it before use)"
+                    + s.map(x -> " (did you mean '" + x + "'?)").orElse(""));
+            return List.of();
+          }
+          return List.of(
+              new FileCheck(
+                  l,
+                  ct,
+                  trackFile,
+                  fileWeight != null ? fileWeight : tf.weight(),
+                  reverse != null ? reverse : tf.reverse()));
         }
-        TrackFile tf = trackFiles.get(trackFile);
-        if (tf == null) {
-          Optional<String> s = Keywords.suggest(trackFile, trackFiles.keySet());
-          v.error(trackNode, "track_file '" + trackFile + "' is not defined (define it at the top "
-              + "level; keepalived needs it before use)"
-              + s.map(x -> " (did you mean '" + x + "'?)").orElse(""));
-          return List.of();
-        }
-        return List.of(new FileCheck(l, ct, trackFile,
-            fileWeight != null ? fileWeight : tf.weight(),
-            reverse != null ? reverse : tf.reverse()));
-      }
       case "BFD_CHECK":
         if (bfdName == null) {
           v.error(n, "BFD_CHECK needs name BFD_INSTANCE");
@@ -579,18 +687,28 @@ final class CheckerParser {
     if (!Set.of("MISC_CHECK", "FILE_CHECK", "BFD_CHECK").contains(type)) {
       base.addAll(ENDPOINT);
     }
-    base.addAll(switch (type) {
-      case "HTTP_GET", "SSL_GET" -> Set.of("url", "http_protocol", "virtualhost", "fast_recovery",
-          "enable_sni", "sni_name", "tls_compliant", "verify_cert", "ca_file");
-      case "MISC_CHECK" -> Set.of("misc_path", "misc_timeout", "misc_dynamic", "user");
-      case "DNS_CHECK" -> Set.of("type", "name");
-      case "SMTP_CHECK" -> Set.of("helo_name", "host");
-      case "UDP_CHECK" -> Set.of("payload", "require_reply", "min_reply_length",
-          "max_reply_length");
-      case "FILE_CHECK" -> Set.of("track_file", "weight");
-      case "BFD_CHECK" -> Set.of("name");
-      default -> Set.of();
-    });
+    base.addAll(
+        switch (type) {
+          case "HTTP_GET", "SSL_GET" ->
+              Set.of(
+                  "url",
+                  "http_protocol",
+                  "virtualhost",
+                  "fast_recovery",
+                  "enable_sni",
+                  "sni_name",
+                  "tls_compliant",
+                  "verify_cert",
+                  "ca_file");
+          case "MISC_CHECK" -> Set.of("misc_path", "misc_timeout", "misc_dynamic", "user");
+          case "DNS_CHECK" -> Set.of("type", "name");
+          case "SMTP_CHECK" -> Set.of("helo_name", "host");
+          case "UDP_CHECK" ->
+              Set.of("payload", "require_reply", "min_reply_length", "max_reply_length");
+          case "FILE_CHECK" -> Set.of("track_file", "weight");
+          case "BFD_CHECK" -> Set.of("name");
+          default -> Set.of();
+        });
     return base;
   }
 
@@ -600,8 +718,13 @@ final class CheckerParser {
       h = h.substring(2);
     }
     if (!h.matches(wildcards ? "[0-9a-fx]*" : "[0-9a-f]*") || h.length() % 2 != 0) {
-      v.error(c, c.keyword() + ": '" + s + "' is not an even number of hex digits"
-          + (wildcards ? " (x for any nibble)" : ""));
+      v.error(
+          c,
+          c.keyword()
+              + ": '"
+              + s
+              + "' is not an even number of hex digits"
+              + (wildcards ? " (x for any nibble)" : ""));
       return "";
     }
     return h;
@@ -659,11 +782,12 @@ final class CheckerParser {
             regexNode = c;
           }
           break;
-        case "regex_no_match": {
-          Boolean b = v.args(c, 0, 1) ? v.bool(c, 1) : null;
-          noMatch = b != null && b;
-          break;
-        }
+        case "regex_no_match":
+          {
+            Boolean b = v.args(c, 0, 1) ? v.bool(c, 1) : null;
+            noMatch = b != null && b;
+            break;
+          }
         case "regex_options":
           if (v.args(c, 1, 100)) {
             for (int i = 1; i <= c.argc(); i++) {
@@ -707,8 +831,15 @@ final class CheckerParser {
       try {
         Pattern.compile(regex.get(), flags);
       } catch (PatternSyntaxException e) {
-        v.error(regexNode, "regex: " + e.getDescription() + " near index " + e.getIndex()
-            + " of '" + regex.get() + "'");
+        v.error(
+            regexNode,
+            "regex: "
+                + e.getDescription()
+                + " near index "
+                + e.getIndex()
+                + " of '"
+                + regex.get()
+                + "'");
       }
     } else if (noMatch || !options.isEmpty() || minOffset != 0 || maxOffset.isPresent()) {
       // keepalived drops these with a log line; say so where the operator can see it.
@@ -719,12 +850,24 @@ final class CheckerParser {
       maxOffset = OptionalLong.empty();
     }
     if (maxOffset.isPresent() && minOffset > maxOffset.getAsLong()) {
-      v.error(maxNode, "regex_max_offset " + maxOffset.getAsLong() + " is below regex_min_offset "
-          + minOffset + ": no match could ever start in between");
+      v.error(
+          maxNode,
+          "regex_max_offset "
+              + maxOffset.getAsLong()
+              + " is below regex_min_offset "
+              + minOffset
+              + ": no match could ever start in between");
     }
-    return new UrlCheck(path, digest, codes,
-        Optional.ofNullable(urlVhost != null ? urlVhost : vhost), regex, noMatch, options,
-        minOffset, maxOffset);
+    return new UrlCheck(
+        path,
+        digest,
+        codes,
+        Optional.ofNullable(urlVhost != null ? urlVhost : vhost),
+        regex,
+        noMatch,
+        options,
+        minOffset,
+        maxOffset);
   }
 
   private void regexOption(Node c, String name, Set<RegexOption> into) {
@@ -734,11 +877,19 @@ final class CheckerParser {
       for (RegexOption x : RegexOption.values()) {
         all.add(x.keyword());
       }
-      v.error(c, "regex_options: unknown option '" + name + "'"
-          + Keywords.suggest(name, all).map(x -> " (did you mean '" + x + "'?)").orElse(""));
+      v.error(
+          c,
+          "regex_options: unknown option '"
+              + name
+              + "'"
+              + Keywords.suggest(name, all).map(x -> " (did you mean '" + x + "'?)").orElse(""));
     } else if (!o.get().supported()) {
-      v.error(c, "regex_options: '" + name + "' has no Java equivalent; Fairway supports "
-          + "caseless dotall extended firstline multiline ucp utf and PCRE2's no-op tuning options");
+      v.error(
+          c,
+          "regex_options: '"
+              + name
+              + "' has no Java equivalent; Fairway supports "
+              + "caseless dotall extended firstline multiline ucp utf and PCRE2's no-op tuning options");
     } else {
       into.add(o.get());
     }

@@ -5,7 +5,7 @@ import java.util.stream.Collectors;
 
 /**
  * The configuration does not load. This is the only exception the parser lets out, whatever the
- * input: its message is one {@code FILE:LINE: message  | offending text} line per error.
+ * input: its message is one {@code FILE:LINE: message | offending text} line per error.
  */
 public final class ConfigException extends RuntimeException {
   private static final long serialVersionUID = 1L;

@@ -1,14 +1,5 @@
 package io.fairway.config;
 
-import io.fairway.config.model.vrrp.LvsSyncDaemon;
-import io.fairway.config.model.vrrp.Notify;
-import io.fairway.config.model.vrrp.SyncGroup;
-import io.fairway.config.model.vrrp.Track;
-import io.fairway.config.model.vrrp.VirtualAddress;
-import io.fairway.config.model.vrrp.VrrpConfig;
-import io.fairway.config.model.vrrp.VrrpGlobals;
-import io.fairway.config.model.vrrp.VrrpInstance;
-import io.fairway.config.model.vrrp.VrrpScript;
 import io.fairway.config.model.Addresses;
 import io.fairway.config.model.BfdCheck;
 import io.fairway.config.model.Checker;
@@ -30,8 +21,8 @@ import io.fairway.config.model.PingCheck;
 import io.fairway.config.model.RealServer;
 import io.fairway.config.model.RegexOption;
 import io.fairway.config.model.SchedulerFlag;
-import io.fairway.config.model.ShardParam;
 import io.fairway.config.model.Script;
+import io.fairway.config.model.ShardParam;
 import io.fairway.config.model.SmtpCheck;
 import io.fairway.config.model.SorryServer;
 import io.fairway.config.model.SslContext;
@@ -43,6 +34,15 @@ import io.fairway.config.model.UrlCheck;
 import io.fairway.config.model.VirtualServer;
 import io.fairway.config.model.VirtualServerGroup;
 import io.fairway.config.model.VirtualServerId;
+import io.fairway.config.model.vrrp.LvsSyncDaemon;
+import io.fairway.config.model.vrrp.Notify;
+import io.fairway.config.model.vrrp.SyncGroup;
+import io.fairway.config.model.vrrp.Track;
+import io.fairway.config.model.vrrp.VirtualAddress;
+import io.fairway.config.model.vrrp.VrrpConfig;
+import io.fairway.config.model.vrrp.VrrpGlobals;
+import io.fairway.config.model.vrrp.VrrpInstance;
+import io.fairway.config.model.vrrp.VrrpScript;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.Optional;
@@ -95,7 +95,10 @@ final class ConfigWriter {
   static String q(String s) {
     // A leading $, @ or ~ (or a lone include) would make the line a definition, a conditional,
     // a repeater or an include.
-    if (s.isEmpty() || s.charAt(0) == '$' || s.charAt(0) == '@' || s.charAt(0) == '~'
+    if (s.isEmpty()
+        || s.charAt(0) == '$'
+        || s.charAt(0) == '@'
+        || s.charAt(0) == '~'
         || Preprocessor.isInclude(s)) {
       return "\"" + s + "\"";
     }
@@ -150,7 +153,7 @@ final class ConfigWriter {
     switch (g.lvsFlushOnStop()) {
       case FULL -> line("lvs_flush_on_stop");
       case VS -> line("lvs_flush_on_stop VS");
-      case NONE -> { }
+      case NONE -> {}
     }
     StringBuilder t = new StringBuilder();
     g.lvsTimeoutTcp().ifPresent(d -> t.append(" tcp ").append(d.toSeconds()));
@@ -221,8 +224,10 @@ final class ConfigWriter {
       line("weight " + s.weight() + (s.reverse() ? " reverse" : ""));
       line("rise " + s.rise());
       line("fall " + s.fall());
-      s.script().user().ifPresent(u -> line("user " + q(u)
-          + s.script().group().map(gr -> " " + q(gr)).orElse("")));
+      s.script()
+          .user()
+          .ifPresent(
+              u -> line("user " + q(u) + s.script().group().map(gr -> " " + q(gr)).orElse("")));
       if (s.initFail()) {
         line("init_fail");
       }
@@ -262,12 +267,14 @@ final class ConfigWriter {
       i.unicastPeers().forEach(a -> line(Addresses.format(a)));
       close();
     }
-    i.authPass().ifPresent(p -> {
-      open("authentication");
-      line("auth_type PASS");
-      line("auth_pass " + q(p));
-      close();
-    });
+    i.authPass()
+        .ifPresent(
+            p -> {
+              open("authentication");
+              line("auth_type PASS");
+              line("auth_pass " + q(p));
+              close();
+            });
     line("garp_master_delay " + time(i.garpMasterDelay()));
     line("garp_master_repeat " + i.garpMasterRepeat());
     line("garp_master_refresh " + i.garpMasterRefresh().map(ConfigWriter::time).orElse("0"));
@@ -286,11 +293,14 @@ final class ConfigWriter {
     }
     open(keyword);
     for (VirtualAddress a : list) {
-      line(Addresses.format(a.address()) + "/" + a.prefixLength()
-          + a.device().map(d -> " dev " + q(d)).orElse("")
-          + a.label().map(l -> " label " + q(l)).orElse("")
-          + (a.scope() != 0 ? " scope " + a.scope() : "")
-          + (a.noTrack() ? " no_track" : ""));
+      line(
+          Addresses.format(a.address())
+              + "/"
+              + a.prefixLength()
+              + a.device().map(d -> " dev " + q(d)).orElse("")
+              + a.label().map(l -> " label " + q(l)).orElse("")
+              + (a.scope() != 0 ? " scope " + a.scope() : "")
+              + (a.noTrack() ? " no_track" : ""));
     }
     close();
   }
@@ -309,8 +319,10 @@ final class ConfigWriter {
     }
     open(keyword);
     for (Track t : list) {
-      line(q(t.name()) + t.weight().map(w -> " weight " + w).orElse("")
-          + (t.reverse() ? " reverse" : ""));
+      line(
+          q(t.name())
+              + t.weight().map(w -> " weight " + w).orElse("")
+              + (t.reverse() ? " reverse" : ""));
     }
     close();
   }
@@ -506,13 +518,11 @@ final class ConfigWriter {
       open("director " + q(g.name()));
       line("lb_algo " + g.scheduler().keyword());
       director(g.director());
-      line("members " + g.members().stream().map(ConfigWriter::q)
-          .collect(Collectors.joining(" ")));
+      line("members " + g.members().stream().map(ConfigWriter::q).collect(Collectors.joining(" ")));
       close();
     }
     if (!l.members().isEmpty()) {
-      line("members " + l.members().stream().map(ConfigWriter::q)
-          .collect(Collectors.joining(" ")));
+      line("members " + l.members().stream().map(ConfigWriter::q).collect(Collectors.joining(" ")));
     }
     l.altHeader().ifPresent(h -> line("alt_header " + q(h)));
   }
@@ -614,10 +624,18 @@ final class ConfigWriter {
         url(u);
       }
     } else if (c instanceof MiscCheck m) {
-      line("misc_path " + script(new Script(m.script().command(), m.script().argv(),
-          Optional.empty(), Optional.empty())));
-      m.script().user().ifPresent(u -> line("user " + q(u)
-          + m.script().group().map(g -> " " + q(g)).orElse("")));
+      line(
+          "misc_path "
+              + script(
+                  new Script(
+                      m.script().command(),
+                      m.script().argv(),
+                      Optional.empty(),
+                      Optional.empty())));
+      m.script()
+          .user()
+          .ifPresent(
+              u -> line("user " + q(u) + m.script().group().map(g -> " " + q(g)).orElse("")));
       line("misc_timeout " + time(m.timeout()));
       line("misc_dynamic " + onOff(m.dynamic()));
     } else if (c instanceof DnsCheck d) {
@@ -648,16 +666,20 @@ final class ConfigWriter {
     open("url");
     line("path " + q(u.path()));
     u.digest().ifPresent(d -> line("digest " + d));
-    line("status_code " + u.statusCodes().stream().map(StatusRange::toString)
-        .collect(Collectors.joining(" ")));
+    line(
+        "status_code "
+            + u.statusCodes().stream().map(StatusRange::toString).collect(Collectors.joining(" ")));
     u.virtualhost().ifPresent(v -> line("virtualhost " + q(v)));
     u.regex().ifPresent(r -> line("regex " + q(r)));
     if (u.regexNoMatch()) {
       line("regex_no_match");
     }
     if (!u.regexOptions().isEmpty()) {
-      line("regex_options " + u.regexOptions().stream().map(RegexOption::keyword)
-          .collect(Collectors.joining(" ")));
+      line(
+          "regex_options "
+              + u.regexOptions().stream()
+                  .map(RegexOption::keyword)
+                  .collect(Collectors.joining(" ")));
     }
     if (u.regexMinOffset() != 0) {
       line("regex_min_offset " + u.regexMinOffset());

@@ -20,8 +20,8 @@ public record Diagnostic(String file, int line, Severity severity, String messag
   }
 
   /**
-   * {@code FILE:LINE: message: text}, always one line, invisible characters shown escaped
-   * ({@link Printable}).
+   * {@code FILE:LINE: message: text}, always one line, invisible characters shown escaped ({@link
+   * Printable}).
    */
   public String format() {
     String where = Printable.escape(line > 0 ? file + ":" + line : file);

@@ -48,14 +48,19 @@ final class Diagnostics {
     return withSummary(warnings, moreWarnings, Diagnostic.Severity.WARNING, "warnings");
   }
 
-  private List<Diagnostic> withSummary(List<Diagnostic> kept, long more,
-      Diagnostic.Severity severity, String what) {
+  private List<Diagnostic> withSummary(
+      List<Diagnostic> kept, long more, Diagnostic.Severity severity, String what) {
     if (more == 0) {
       return List.copyOf(kept);
     }
     List<Diagnostic> all = new ArrayList<>(kept);
-    all.add(new Diagnostic(lastFile, 0, severity,
-        String.format("and %,d more %s (only the first %d are shown)", more, what, SHOWN), ""));
+    all.add(
+        new Diagnostic(
+            lastFile,
+            0,
+            severity,
+            String.format("and %,d more %s (only the first %d are shown)", more, what, SHOWN),
+            ""));
     return List.copyOf(all);
   }
 

@@ -15,12 +15,13 @@ import java.util.TreeSet;
 
 /**
  * Fairway's director blocks inside a virtual_server ({@code shard { }}, {@code fallback { }},
- * {@code hash { }}), with Varnish's parameter names and defaults. A block must match
- * {@code lb_algo}, and a key source must be one the data plane can see.
+ * {@code hash { }}), with Varnish's parameter names and defaults. A block must match {@code
+ * lb_algo}, and a key source must be one the data plane can see.
  */
 final class DirectorParser {
   /** The most alternatives an {@code alt} may ask for (more than any ring has members). */
   static final int MAX_ALT = 65_535;
+
   private final Values v;
   private final Map<String, ShardParam> params;
 
@@ -37,43 +38,62 @@ final class DirectorParser {
   DirectorSpec director(Scheduler s, Map<String, Node> blocks, ForwardingMethod method) {
     for (Map.Entry<String, Node> e : blocks.entrySet()) {
       if (!e.getKey().equals(s.keyword())) {
-        v.error(e.getValue(), "'" + e.getKey() + " { }' needs lb_algo " + e.getKey()
-            + " (it is " + s.keyword() + ")");
+        v.error(
+            e.getValue(),
+            "'"
+                + e.getKey()
+                + " { }' needs lb_algo "
+                + e.getKey()
+                + " (it is "
+                + s.keyword()
+                + ")");
       }
     }
     Node b = blocks.get(s.keyword());
     List<Node> kids = b == null ? List.of() : b.children;
     switch (s) {
-      case FALLBACK: {
-        boolean sticky = false;
-        for (Node c : kids) {
-          if (c.keyword().equals("sticky")) {
-            Boolean x = v.args(c, 0, 1) ? v.bool(c, 1) : null;
-            if (x != null) {
-              sticky = x;
+      case FALLBACK:
+        {
+          boolean sticky = false;
+          for (Node c : kids) {
+            if (c.keyword().equals("sticky")) {
+              Boolean x = v.args(c, 0, 1) ? v.bool(c, 1) : null;
+              if (x != null) {
+                sticky = x;
+              }
+            } else {
+              v.unknown(c, Set.of("sticky"), "fallback");
             }
-          } else {
-            v.unknown(c, Set.of("sticky"), "fallback");
           }
+          return new DirectorSpec.Fallback(sticky);
         }
-        return new DirectorSpec.Fallback(sticky);
-      }
-      case HASH: {
-        KeySource by = null;
-        for (Node c : kids) {
-          if (c.keyword().equals("by")) {
-            by = keySource(c, method, EnumSet.of(KeySource.Kind.URL, KeySource.Kind.HEADER,
-                KeySource.Kind.COOKIE, KeySource.Kind.CLIENT_IP));
-          } else {
-            v.unknown(c, Set.of("by"), "hash");
+      case HASH:
+        {
+          KeySource by = null;
+          for (Node c : kids) {
+            if (c.keyword().equals("by")) {
+              by =
+                  keySource(
+                      c,
+                      method,
+                      EnumSet.of(
+                          KeySource.Kind.URL,
+                          KeySource.Kind.HEADER,
+                          KeySource.Kind.COOKIE,
+                          KeySource.Kind.CLIENT_IP));
+            } else {
+              v.unknown(c, Set.of("by"), "hash");
+            }
           }
+          if (by == null) {
+            by =
+                KeySource.of(
+                    method == ForwardingMethod.HTTP
+                        ? KeySource.Kind.URL
+                        : KeySource.Kind.CLIENT_IP);
+          }
+          return new DirectorSpec.Hash(by);
         }
-        if (by == null) {
-          by = KeySource.of(method == ForwardingMethod.HTTP ? KeySource.Kind.URL
-              : KeySource.Kind.CLIENT_IP);
-        }
-        return new DirectorSpec.Hash(by);
-      }
       case SHARD:
         return shard(kids, method);
       default:
@@ -132,16 +152,23 @@ final class DirectorParser {
             associateNode = c;
             if (associated == null) {
               Optional<String> s = Keywords.suggest(c.arg(1), params.keySet());
-              v.error(c, "associate: no shard_param named '" + c.arg(1) + "'"
-                  + s.map(x -> " (did you mean '" + x + "'?)").orElse("")
-                  + (params.isEmpty() ? " (define it at the top level: shard_param "
-                      + c.arg(1) + " { ... })" : ""));
+              v.error(
+                  c,
+                  "associate: no shard_param named '"
+                      + c.arg(1)
+                      + "'"
+                      + s.map(x -> " (did you mean '" + x + "'?)").orElse("")
+                      + (params.isEmpty()
+                          ? " (define it at the top level: shard_param " + c.arg(1) + " { ... })"
+                          : ""));
             }
           }
           break;
         default:
-          v.unknown(c, Set.of("replicas", "by", "healthy", "warmup", "rampup", "alt",
-              "associate"), "shard");
+          v.unknown(
+              c,
+              Set.of("replicas", "by", "healthy", "warmup", "rampup", "alt", "associate"),
+              "shard");
       }
     }
     boolean rampupOn = true;
@@ -149,8 +176,17 @@ final class DirectorParser {
       if (by == null && associated.by().isPresent()) {
         KeySource k = associated.by().get();
         if (k.kind().needsHttp() && method != ForwardingMethod.HTTP) {
-          v.error(associateNode, "associate " + associated.name() + ": its 'by " + k
-              + "' (at " + associated.location() + ") needs lb_kind HTTP (it is " + method + ")");
+          v.error(
+              associateNode,
+              "associate "
+                  + associated.name()
+                  + ": its 'by "
+                  + k
+                  + "' (at "
+                  + associated.location()
+                  + ") needs lb_kind HTTP (it is "
+                  + method
+                  + ")");
         }
         by = k;
       }
@@ -160,12 +196,18 @@ final class DirectorParser {
       rampupOn = associated.rampup().orElse(true);
     }
     if (by == null) {
-      by = KeySource.of(method == ForwardingMethod.HTTP ? KeySource.Kind.HASH
-          : KeySource.Kind.CLIENT_IP);
+      by =
+          KeySource.of(
+              method == ForwardingMethod.HTTP ? KeySource.Kind.HASH : KeySource.Kind.CLIENT_IP);
     }
-    return new DirectorSpec.Shard(replicas, by,
-        healthy == null ? DirectorSpec.Healthy.CHOSEN : healthy, warmup == null ? 0 : warmup,
-        rampup, alt == null ? 0 : alt, rampupOn,
+    return new DirectorSpec.Shard(
+        replicas,
+        by,
+        healthy == null ? DirectorSpec.Healthy.CHOSEN : healthy,
+        warmup == null ? 0 : warmup,
+        rampup,
+        alt == null ? 0 : alt,
+        rampupOn,
         Optional.ofNullable(associated).map(ShardParam::name));
   }
 
@@ -202,13 +244,17 @@ final class DirectorParser {
       kind = null;
     }
     if (kind == null || !allowed.contains(kind)) {
-      v.error(c, "by: '" + c.arg(1) + "' is not one of " + new TreeSet<>(
-          allowed.stream().map(Enum::name).toList()));
+      v.error(
+          c,
+          "by: '"
+              + c.arg(1)
+              + "' is not one of "
+              + new TreeSet<>(allowed.stream().map(Enum::name).toList()));
       return null;
     }
     if (kind.takesName() != (c.argc() == 2)) {
-      v.error(c, kind.takesName() ? "by " + kind + " needs a name" : "by " + kind
-          + " takes no name");
+      v.error(
+          c, kind.takesName() ? "by " + kind + " needs a name" : "by " + kind + " takes no name");
       return null;
     }
     if (kind.needsHttp() && method != ForwardingMethod.HTTP) {

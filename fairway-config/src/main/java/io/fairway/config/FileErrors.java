@@ -17,11 +17,13 @@ public final class FileErrors {
       return "permission denied (EACCES)";
     }
     if (e instanceof java.nio.file.NotDirectoryException
-        || e instanceof java.nio.file.FileSystemException f && f.getReason() != null
-        && f.getReason().contains("Not a directory")) {
+        || e instanceof java.nio.file.FileSystemException f
+            && f.getReason() != null
+            && f.getReason().contains("Not a directory")) {
       return "a part of the path is not a directory (ENOTDIR)";
     }
-    if (e instanceof java.nio.file.FileSystemException f && f.getReason() != null
+    if (e instanceof java.nio.file.FileSystemException f
+        && f.getReason() != null
         && f.getReason().contains("Too many levels of symbolic links")) {
       return "too many levels of symbolic links (ELOOP)";
     }

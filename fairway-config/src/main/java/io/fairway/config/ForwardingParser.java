@@ -17,9 +17,15 @@ final class ForwardingParser {
     }
     Optional<ForwardingMethod> m = ForwardingMethod.byKeyword(c.arg(1));
     if (m.isEmpty()) {
-      v.error(c, "unknown forwarding method '" + c.arg(1) + "'" + Keywords.suggest(c.arg(1),
-          List.of("NAT", "DR", "TUN", "PROXY", "HTTP")).map(x -> " (did you mean '" + x + "'?)")
-          .orElse("") + "; known: NAT DR TUN PROXY HTTP");
+      v.error(
+          c,
+          "unknown forwarding method '"
+              + c.arg(1)
+              + "'"
+              + Keywords.suggest(c.arg(1), List.of("NAT", "DR", "TUN", "PROXY", "HTTP"))
+                  .map(x -> " (did you mean '" + x + "'?)")
+                  .orElse("")
+              + "; known: NAT DR TUN PROXY HTTP");
       return null;
     }
     if (m.get() != ForwardingMethod.TUN) {
@@ -41,25 +47,38 @@ final class ForwardingParser {
             return null;
           }
           switch (c.arg(++i)) {
-            case "ipip": type = Forwarding.TunnelType.IPIP; break;
-            case "gue": type = Forwarding.TunnelType.GUE; break;
-            case "gre": type = Forwarding.TunnelType.GRE; break;
+            case "ipip":
+              type = Forwarding.TunnelType.IPIP;
+              break;
+            case "gue":
+              type = Forwarding.TunnelType.GUE;
+              break;
+            case "gre":
+              type = Forwarding.TunnelType.GRE;
+              break;
             default:
               v.error(c, "unknown tunnel type '" + c.arg(i) + "' (ipip, gue or gre)");
               return null;
           }
           break;
-        case "port": {
-          Long p = v.number(c, ++i, 1, 65535, "tunnel port");
-          if (p == null) {
-            return null;
+        case "port":
+          {
+            Long p = v.number(c, ++i, 1, 65535, "tunnel port");
+            if (p == null) {
+              return null;
+            }
+            port = p.intValue();
+            break;
           }
-          port = p.intValue();
+        case "nocsum":
+          csum = Forwarding.TunnelChecksum.NOCSUM;
           break;
-        }
-        case "nocsum": csum = Forwarding.TunnelChecksum.NOCSUM; break;
-        case "csum": csum = Forwarding.TunnelChecksum.CSUM; break;
-        case "remcsum": csum = Forwarding.TunnelChecksum.REMCSUM; break;
+        case "csum":
+          csum = Forwarding.TunnelChecksum.CSUM;
+          break;
+        case "remcsum":
+          csum = Forwarding.TunnelChecksum.REMCSUM;
+          break;
         default:
           v.error(c, "unknown tunnel option '" + o + "'");
           return null;

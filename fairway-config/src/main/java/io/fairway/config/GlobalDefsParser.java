@@ -66,25 +66,28 @@ final class GlobalDefsParser {
           }
           break;
         case "smtp_server":
-          if (v.args(n, 1, 2) && v.address(n, 1, "address") != null
+          if (v.args(n, 1, 2)
+              && v.address(n, 1, "address") != null
               && (n.argc() < 2 || v.port(n, 2) != null)) {
             smtpServer = Optional.of(String.join(" ", n.words.subList(1, n.words.size())));
           }
           break;
-        case "smtp_connect_timeout": {
-          Long t = v.args(n, 1, 1) ? v.number(n, 1, 1, Values.INT32_MAX, "seconds") : null;
-          if (t != null) {
-            smtpTimeout = Duration.ofSeconds(t);
+        case "smtp_connect_timeout":
+          {
+            Long t = v.args(n, 1, 1) ? v.number(n, 1, 1, Values.INT32_MAX, "seconds") : null;
+            if (t != null) {
+              smtpTimeout = Duration.ofSeconds(t);
+            }
+            break;
           }
-          break;
-        }
-        case "smtp_alert": {
-          Boolean b = v.args(n, 0, 1) ? v.bool(n, 1) : null;
-          if (b != null) {
-            smtpAlert = b;
+        case "smtp_alert":
+          {
+            Boolean b = v.args(n, 0, 1) ? v.bool(n, 1) : null;
+            if (b != null) {
+              smtpAlert = b;
+            }
+            break;
           }
-          break;
-        }
         case "lvs_flush":
           if (v.args(n, 0, 0)) {
             flush = true;
@@ -107,11 +110,18 @@ final class GlobalDefsParser {
               }
               Optional<Duration> d = Optional.of(Duration.ofSeconds(secs));
               switch (n.arg(i)) {
-                case "tcp": tcp = d; break;
-                case "tcpfin": tcpFin = d; break;
-                case "udp": udp = d; break;
-                default: v.error(n, "lvs_timeouts: unknown protocol '" + n.arg(i)
-                    + "' (tcp, tcpfin or udp)");
+                case "tcp":
+                  tcp = d;
+                  break;
+                case "tcpfin":
+                  tcpFin = d;
+                  break;
+                case "udp":
+                  udp = d;
+                  break;
+                default:
+                  v.error(
+                      n, "lvs_timeouts: unknown protocol '" + n.arg(i) + "' (tcp, tcpfin or udp)");
               }
             }
             if (n.argc() % 2 != 0) {
@@ -119,13 +129,14 @@ final class GlobalDefsParser {
             }
           }
           break;
-        case "checker_log_all_failures": {
-          Boolean b = v.args(n, 0, 1) ? v.bool(n, 1) : null;
-          if (b != null) {
-            logAll = b;
+        case "checker_log_all_failures":
+          {
+            Boolean b = v.args(n, 0, 1) ? v.bool(n, 1) : null;
+            if (b != null) {
+              logAll = b;
+            }
+            break;
           }
-          break;
-        }
         case "rs_init_notifies":
           if (v.args(n, 0, 0)) {
             rsInit = true;
@@ -150,19 +161,38 @@ final class GlobalDefsParser {
           if (vrrp != null && VrrpParser.GLOBAL.contains(k)) {
             vrrp.global(n);
           } else if (k.equals("lvs_sync_daemon_interface")) {
-            v.error(n, "lvs_sync_daemon_interface is a vrrp_instance keyword (keepalived 2.2 does "
-                + "not know it in global_defs); here write lvs_sync_daemon INTERFACE "
-                + "[VRRP_INSTANCE]");
+            v.error(
+                n,
+                "lvs_sync_daemon_interface is a vrrp_instance keyword (keepalived 2.2 does "
+                    + "not know it in global_defs); here write lvs_sync_daemon INTERFACE "
+                    + "[VRRP_INSTANCE]");
           } else if (Keywords.IGNORED_GLOBAL.contains(k) || k.startsWith("vrrp_")) {
             v.warn(n, "global_defs '" + k + "' is not used by Fairway; ignored");
           } else {
-            v.unknown(n, ModelBuilder.union(ModelBuilder.GLOBAL, Keywords.IGNORED_GLOBAL,
-                VrrpParser.GLOBAL), "global_defs");
+            v.unknown(
+                n,
+                ModelBuilder.union(ModelBuilder.GLOBAL, Keywords.IGNORED_GLOBAL, VrrpParser.GLOBAL),
+                "global_defs");
           }
       }
     }
-    return new GlobalDefs(routerId, emails, from, smtpServer, smtpTimeout, smtpAlert, flush,
-        flushOnStop, tcp, tcpFin, udp, logAll, rsInit, noEmails, scriptUser, security);
+    return new GlobalDefs(
+        routerId,
+        emails,
+        from,
+        smtpServer,
+        smtpTimeout,
+        smtpAlert,
+        flush,
+        flushOnStop,
+        tcp,
+        tcpFin,
+        udp,
+        logAll,
+        rsInit,
+        noEmails,
+        scriptUser,
+        security);
   }
 
   SslContext ssl(Node block) {
@@ -181,7 +211,10 @@ final class GlobalDefsParser {
           v.unknown(n, Set.of("password", "ca", "certificate", "key"), "SSL");
       }
     }
-    return new SslContext(Optional.ofNullable(m.get("password")), Optional.ofNullable(m.get("ca")),
-        Optional.ofNullable(m.get("certificate")), Optional.ofNullable(m.get("key")));
+    return new SslContext(
+        Optional.ofNullable(m.get("password")),
+        Optional.ofNullable(m.get("ca")),
+        Optional.ofNullable(m.get("certificate")),
+        Optional.ofNullable(m.get("key")));
   }
 }

@@ -11,8 +11,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * {@code virtual_server_group NAME { ... }}: addresses, ranges ({@code 10.0.0.1-10},
- * {@code 10.0.0.0/30}, {@code fd00::1-ff}) and fwmarks, as keepalived's alloc_vsg_entry reads them.
+ * {@code virtual_server_group NAME { ... }}: addresses, ranges ({@code 10.0.0.1-10}, {@code
+ * 10.0.0.0/30}, {@code fd00::1-ff}) and fwmarks, as keepalived's alloc_vsg_entry reads them.
  */
 final class GroupParser {
   private final Values v;
@@ -57,8 +57,12 @@ final class GroupParser {
     if (v4 && v6) {
       for (Node e : n.children) {
         if (e.keyword().equals("fwmark") && e.argc() == 1) {
-          v.error(e, "virtual_server_group " + n.arg(1) + " has IPv4 and IPv6 addresses, so its "
-              + "fwmark needs a family (inet or inet6), as keepalived requires");
+          v.error(
+              e,
+              "virtual_server_group "
+                  + n.arg(1)
+                  + " has IPv4 and IPv6 addresses, so its "
+                  + "fwmark needs a family (inet or inet6), as keepalived requires");
         }
       }
     }
@@ -152,7 +156,8 @@ final class GroupParser {
         }
         GroupEntry.AddressRange r = new GroupEntry.AddressRange(first, last, port);
         if (new java.math.BigInteger(1, last.getAddress())
-            .compareTo(new java.math.BigInteger(1, first.getAddress())) < 0) {
+                .compareTo(new java.math.BigInteger(1, first.getAddress()))
+            < 0) {
           v.error(e, "virtual_server_group: range '" + spec + "' ends before it starts");
           return null;
         }

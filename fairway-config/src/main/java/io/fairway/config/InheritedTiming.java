@@ -3,9 +3,9 @@ package io.fairway.config;
 import java.time.Duration;
 
 /**
- * Checker timing as written at one level (virtual_server, real_server or checker); null means
- * "not written here". keepalived resolves a checker's values from the nearest level that sets
- * them, so each level is kept apart until the checker is built.
+ * Checker timing as written at one level (virtual_server, real_server or checker); null means "not
+ * written here". keepalived resolves a checker's values from the nearest level that sets them, so
+ * each level is kept apart until the checker is built.
  */
 final class InheritedTiming {
   Duration delayLoop;
@@ -14,9 +14,13 @@ final class InheritedTiming {
   Duration delayBeforeRetry;
   Duration warmup;
   Boolean alpha;
+
   /** Fairway extension (HAProxy's rise): consecutive successes before a down checker comes up. */
   Long rise;
-  /** True when {@link #retry} came from {@code fall N} (= retry N-1), to refuse both in one block. */
+
+  /**
+   * True when {@link #retry} came from {@code fall N} (= retry N-1), to refuse both in one block.
+   */
   boolean retryFromFall;
 
   InheritedTiming over(InheritedTiming parent) {

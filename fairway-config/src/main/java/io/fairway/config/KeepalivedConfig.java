@@ -48,8 +48,8 @@ public final class KeepalivedConfig {
     return build(pre, lines, diags);
   }
 
-  private static ParseResult build(Preprocessor pre, List<Preprocessor.Line> lines,
-      Diagnostics diags) {
+  private static ParseResult build(
+      Preprocessor pre, List<Preprocessor.Line> lines, Diagnostics diags) {
     if (pre.overBudget()) {
       // The lines stop mid-file: parsing them would only add follow-on errors (unclosed blocks).
       diags.throwIfErrors();

@@ -19,10 +19,10 @@ import java.util.Set;
 
 /**
  * A virtual_server's layered directors (Fairway extensions): {@code director NAME { lb_algo ...;
- * members ... }} blocks, the virtual_server's own {@code members} line and {@code alt_header}.
- * It refuses what Varnish would fail on or silently get wrong: a member that names nothing, a
- * cycle, a kernel scheduler in a layer, two key sources in one virtual_server (the data plane
- * derives one key per request).
+ * members ... }} blocks, the virtual_server's own {@code members} line and {@code alt_header}. It
+ * refuses what Varnish would fail on or silently get wrong: a member that names nothing, a cycle, a
+ * kernel scheduler in a layer, two key sources in one virtual_server (the data plane derives one
+ * key per request).
  */
 final class LayoutParser {
   static final Set<String> GROUP = Set.of("lb_algo", "members", "shard", "fallback", "hash");
@@ -40,8 +40,15 @@ final class LayoutParser {
    * @param vs the virtual_server node (for messages)
    * @param top its lb_algo and director parameters
    */
-  DirectorLayout layout(Node vs, Scheduler scheduler, DirectorSpec top, ForwardingMethod method,
-      List<Node> groupNodes, Node membersNode, Node altHeaderNode, List<RealServer> reals) {
+  DirectorLayout layout(
+      Node vs,
+      Scheduler scheduler,
+      DirectorSpec top,
+      ForwardingMethod method,
+      List<Node> groupNodes,
+      Node membersNode,
+      Node altHeaderNode,
+      List<RealServer> reals) {
     if (groupNodes.isEmpty() && membersNode == null && altHeaderNode == null) {
       return DirectorLayout.NONE;
     }
@@ -62,15 +69,20 @@ final class LayoutParser {
     List<String> members = List.of();
     if (membersNode != null) {
       if (!varnish) {
-        v.error(membersNode, "'members' needs lb_algo to be a Varnish director (round_robin,"
-            + " fallback, random, hash or shard), not " + (scheduler == null ? "unset"
-                : scheduler.keyword()));
+        v.error(
+            membersNode,
+            "'members' needs lb_algo to be a Varnish director (round_robin,"
+                + " fallback, random, hash or shard), not "
+                + (scheduler == null ? "unset" : scheduler.keyword()));
       }
       members = members(membersNode, servers, groups.keySet(), null);
     } else if (!groups.isEmpty()) {
-      v.error(nodes.values().iterator().next(), "director blocks need a 'members' line in the "
-          + "virtual_server naming what its lb_algo " + (scheduler == null ? ""
-              : scheduler.keyword() + " ") + "director chooses among (directors and real servers)");
+      v.error(
+          nodes.values().iterator().next(),
+          "director blocks need a 'members' line in the "
+              + "virtual_server naming what its lb_algo "
+              + (scheduler == null ? "" : scheduler.keyword() + " ")
+              + "director chooses among (directors and real servers)");
     }
     for (DirectorGroup g : groups.values()) {
       for (String m : g.members()) {
@@ -87,14 +99,22 @@ final class LayoutParser {
     if (membersNode != null) {
       for (DirectorGroup g : groups.values()) {
         if (!reached.contains(g.name())) {
-          v.warn(nodes.get(g.name()), "director " + g.name() + " is a member of no director of "
-              + "this virtual_server: it never chooses");
+          v.warn(
+              nodes.get(g.name()),
+              "director "
+                  + g.name()
+                  + " is a member of no director of "
+                  + "this virtual_server: it never chooses");
         }
       }
       for (String s : servers) {
         if (!reached.contains(s)) {
-          v.warn(membersNode, "real_server " + s + " is in no director of this virtual_server: "
-              + "it is checked and in the table, but never chosen");
+          v.warn(
+              membersNode,
+              "real_server "
+                  + s
+                  + " is in no director of this virtual_server: "
+                  + "it is checked and in the table, but never chosen");
         }
       }
     }
@@ -103,8 +123,8 @@ final class LayoutParser {
     return new DirectorLayout(members, List.copyOf(groups.values()), altHeader);
   }
 
-  private DirectorGroup group(Node g, ForwardingMethod method, Set<String> servers,
-      Map<String, DirectorGroup> groups) {
+  private DirectorGroup group(
+      Node g, ForwardingMethod method, Set<String> servers, Map<String, DirectorGroup> groups) {
     if (!v.block(g)) {
       return null;
     }
@@ -114,13 +134,17 @@ final class LayoutParser {
     }
     String name = g.arg(1);
     if (groups.containsKey(name)) {
-      v.error(g, "duplicate director '" + name + "' (first at " + groups.get(name).location()
-          + ")");
+      v.error(
+          g, "duplicate director '" + name + "' (first at " + groups.get(name).location() + ")");
       return null;
     }
     if (servers.contains(name)) {
-      v.error(g, "director '" + name + "' has the name of a real_server of this virtual_server;"
-          + " members name either, so names must differ");
+      v.error(
+          g,
+          "director '"
+              + name
+              + "' has the name of a real_server of this virtual_server;"
+              + " members name either, so names must differ");
       return null;
     }
     Scheduler scheduler = null;
@@ -132,9 +156,15 @@ final class LayoutParser {
           if (v.args(c, 1, 1)) {
             Optional<Scheduler> s = Scheduler.byKeyword(c.arg(1));
             if (s.isEmpty() || s.get().isKernel()) {
-              v.error(c, "director " + name + ": lb_algo '" + c.arg(1) + "' is not a Varnish "
-                  + "director (round_robin, fallback, random, hash or shard); a kernel scheduler"
-                  + " cannot be layered");
+              v.error(
+                  c,
+                  "director "
+                      + name
+                      + ": lb_algo '"
+                      + c.arg(1)
+                      + "' is not a Varnish "
+                      + "director (round_robin, fallback, random, hash or shard); a kernel scheduler"
+                      + " cannot be layered");
               return null;
             }
             scheduler = s.get();
@@ -158,13 +188,21 @@ final class LayoutParser {
       }
     }
     if (scheduler == null) {
-      v.error(g, "director " + name + " needs lb_algo (round_robin, fallback, random, hash or"
-          + " shard)");
+      v.error(
+          g,
+          "director "
+              + name
+              + " needs lb_algo (round_robin, fallback, random, hash or"
+              + " shard)");
       return null;
     }
     if (membersNode == null) {
-      v.error(g, "director " + name + " needs a 'members' line (real servers or directors of"
-          + " this virtual_server, by name)");
+      v.error(
+          g,
+          "director "
+              + name
+              + " needs a 'members' line (real servers or directors of"
+              + " this virtual_server, by name)");
       return null;
     }
     DirectorSpec spec = new DirectorParser(v, params).director(scheduler, blocks, method);
@@ -174,8 +212,8 @@ final class LayoutParser {
 
   /**
    * A members line: names, no repeats. With {@code servers} and {@code groups} the names are
-   * checked now (the virtual_server's own line); a director's line is checked once every
-   * director is known, since it may name one written after it.
+   * checked now (the virtual_server's own line); a director's line is checked once every director
+   * is known, since it may name one written after it.
    */
   private List<String> members(Node c, Set<String> servers, Set<String> groups, String owner) {
     if (c.hasBlock()) {
@@ -210,8 +248,13 @@ final class LayoutParser {
     Set<String> all = new LinkedHashSet<>(servers);
     all.addAll(groups);
     Optional<String> s = Keywords.suggest(m, all);
-    v.error(c, "members: '" + m + "' is neither a real_server nor a director of this "
-        + "virtual_server" + s.map(x -> " (did you mean '" + x + "'?)").orElse(""));
+    v.error(
+        c,
+        "members: '"
+            + m
+            + "' is neither a real_server nor a director of this "
+            + "virtual_server"
+            + s.map(x -> " (did you mean '" + x + "'?)").orElse(""));
   }
 
   private void cycles(Map<String, DirectorGroup> groups, Map<String, Node> nodes) {
@@ -220,15 +263,20 @@ final class LayoutParser {
       List<String> path = new ArrayList<>();
       List<String> cycle = findCycle(start, groups, path, new HashSet<>());
       if (cycle != null && reported.add(String.join(",", new java.util.TreeSet<>(cycle)))) {
-        v.error(nodes.get(start), "director " + start + ": its members lead back to it ("
-            + String.join(" -> ", cycle) + "); a director cannot contain itself");
+        v.error(
+            nodes.get(start),
+            "director "
+                + start
+                + ": its members lead back to it ("
+                + String.join(" -> ", cycle)
+                + "); a director cannot contain itself");
       }
     }
   }
 
   /** A path from {@code at} that returns to its first element, or null. */
-  private static List<String> findCycle(String at, Map<String, DirectorGroup> groups,
-      List<String> path, Set<String> done) {
+  private static List<String> findCycle(
+      String at, Map<String, DirectorGroup> groups, List<String> path, Set<String> done) {
     if (!path.isEmpty() && path.get(0).equals(at)) {
       List<String> c = new ArrayList<>(path);
       c.add(at);
@@ -263,8 +311,10 @@ final class LayoutParser {
 
   /** The key a hashing director takes, as the data plane derives it. */
   static String dataPlaneKey(DirectorSpec d) {
-    KeySource k = d instanceof DirectorSpec.Shard s ? s.by()
-        : d instanceof DirectorSpec.Hash h ? h.by() : null;
+    KeySource k =
+        d instanceof DirectorSpec.Shard s
+            ? s.by()
+            : d instanceof DirectorSpec.Hash h ? h.by() : null;
     if (k == null) {
       return null;
     }
@@ -276,8 +326,8 @@ final class LayoutParser {
     };
   }
 
-  private void sameKey(Node vs, DirectorSpec top, Map<String, DirectorGroup> groups,
-      Map<String, Node> nodes) {
+  private void sameKey(
+      Node vs, DirectorSpec top, Map<String, DirectorGroup> groups, Map<String, Node> nodes) {
     String key = dataPlaneKey(top);
     String from = "the virtual_server's director";
     for (DirectorGroup g : groups.values()) {
@@ -289,25 +339,37 @@ final class LayoutParser {
         key = k;
         from = "director " + g.name();
       } else if (!key.equals(k)) {
-        v.error(nodes.get(g.name()), "director " + g.name() + " hashes " + k + " but " + from
-            + " hashes " + key + "; one virtual_server derives one key per request, so its "
-            + "hashing directors must use the same 'by'");
+        v.error(
+            nodes.get(g.name()),
+            "director "
+                + g.name()
+                + " hashes "
+                + k
+                + " but "
+                + from
+                + " hashes "
+                + key
+                + "; one virtual_server derives one key per request, so its "
+                + "hashing directors must use the same 'by'");
       }
     }
   }
 
-  private Optional<String> altHeader(Node c, ForwardingMethod method, DirectorSpec top,
+  private Optional<String> altHeader(
+      Node c,
+      ForwardingMethod method,
+      DirectorSpec top,
       java.util.Collection<DirectorGroup> groups) {
     if (c == null || !v.args(c, 1, 1)) {
       return Optional.empty();
     }
     if (method != ForwardingMethod.HTTP) {
-      v.error(c, "alt_header reads a request header and needs lb_kind HTTP (it is " + method
-          + ")");
+      v.error(c, "alt_header reads a request header and needs lb_kind HTTP (it is " + method + ")");
       return Optional.empty();
     }
-    boolean shard = top instanceof DirectorSpec.Shard
-        || groups.stream().anyMatch(g -> g.director() instanceof DirectorSpec.Shard);
+    boolean shard =
+        top instanceof DirectorSpec.Shard
+            || groups.stream().anyMatch(g -> g.director() instanceof DirectorSpec.Shard);
     if (!shard) {
       v.error(c, "alt_header applies to shard directors and this virtual_server has none");
       return Optional.empty();

@@ -15,8 +15,8 @@ import io.fairway.config.model.RealServer;
 import io.fairway.config.model.RealServerId;
 import io.fairway.config.model.Scheduler;
 import io.fairway.config.model.SchedulerFlag;
-import io.fairway.config.model.ShardParam;
 import io.fairway.config.model.Script;
+import io.fairway.config.model.ShardParam;
 import io.fairway.config.model.SorryServer;
 import io.fairway.config.model.SslContext;
 import io.fairway.config.model.TrackFile;
@@ -51,27 +51,108 @@ final class ModelBuilder {
   static final Duration DEFAULT_PERSISTENCE = Duration.ofSeconds(360);
   static final long MAX_PERSISTENCE_SECONDS = 31L * 24 * 3600;
 
-  static final Set<String> TOP = Set.of("global_defs", "virtual_server", "virtual_server_group",
-      "track_file", "vrrp_track_file", "SSL", "shard_param");
-  static final Set<String> GLOBAL = Set.of("router_id", "notification_email",
-      "notification_email_from", "smtp_server", "smtp_connect_timeout", "smtp_alert", "lvs_flush",
-      "lvs_flush_on_stop", "lvs_timeouts", "checker_log_all_failures", "rs_init_notifies",
-      "no_checker_emails", "script_user", "enable_script_security");
-  static final Set<String> TIMING = Set.of("delay_loop", "connect_timeout", "retry",
-      "delay_before_retry", "warmup", "alpha", "rise", "fall");
-  static final Set<String> VS = union(TIMING, Set.of("lb_algo", "lvs_sched", "lb_kind",
-      "lvs_method",
-      "persistence_timeout", "persistence_granularity", "persistence_engine", "protocol", "ops",
-      "flag-1", "flag-2", "flag-3", "sh-port", "sh-fallback", "mh-port", "mh-fallback", "hashed",
-      "ip_family", "inhibit_on_failure", "omega", "quorum", "hysteresis", "quorum_up",
-      "quorum_down", "weight", "sorry_server", "sorry_server_inhibit", "sorry_server_lvs_method",
-      "ha_suspend", "virtualhost", "smtp_alert", "snmp_name", "real_server", "name", "shard",
-      "fallback", "hash", "hash_balance_factor", "quorum_max", "overflow_to_sorry_server",
-      "slow_start", "proxy_timeouts", "http_forwarded", "director", "members", "alt_header"));
-  static final Set<String> RS = union(union(TIMING, CheckerParser.CHECKERS), Set.of("weight",
-      "lvs_method",
-      "uthreshold", "lthreshold", "inhibit_on_failure", "notify_up", "notify_down", "smtp_alert",
-      "virtualhost", "snmp_name", "name", "ident", "slow_start"));
+  static final Set<String> TOP =
+      Set.of(
+          "global_defs",
+          "virtual_server",
+          "virtual_server_group",
+          "track_file",
+          "vrrp_track_file",
+          "SSL",
+          "shard_param");
+  static final Set<String> GLOBAL =
+      Set.of(
+          "router_id",
+          "notification_email",
+          "notification_email_from",
+          "smtp_server",
+          "smtp_connect_timeout",
+          "smtp_alert",
+          "lvs_flush",
+          "lvs_flush_on_stop",
+          "lvs_timeouts",
+          "checker_log_all_failures",
+          "rs_init_notifies",
+          "no_checker_emails",
+          "script_user",
+          "enable_script_security");
+  static final Set<String> TIMING =
+      Set.of(
+          "delay_loop",
+          "connect_timeout",
+          "retry",
+          "delay_before_retry",
+          "warmup",
+          "alpha",
+          "rise",
+          "fall");
+  static final Set<String> VS =
+      union(
+          TIMING,
+          Set.of(
+              "lb_algo",
+              "lvs_sched",
+              "lb_kind",
+              "lvs_method",
+              "persistence_timeout",
+              "persistence_granularity",
+              "persistence_engine",
+              "protocol",
+              "ops",
+              "flag-1",
+              "flag-2",
+              "flag-3",
+              "sh-port",
+              "sh-fallback",
+              "mh-port",
+              "mh-fallback",
+              "hashed",
+              "ip_family",
+              "inhibit_on_failure",
+              "omega",
+              "quorum",
+              "hysteresis",
+              "quorum_up",
+              "quorum_down",
+              "weight",
+              "sorry_server",
+              "sorry_server_inhibit",
+              "sorry_server_lvs_method",
+              "ha_suspend",
+              "virtualhost",
+              "smtp_alert",
+              "snmp_name",
+              "real_server",
+              "name",
+              "shard",
+              "fallback",
+              "hash",
+              "hash_balance_factor",
+              "quorum_max",
+              "overflow_to_sorry_server",
+              "slow_start",
+              "proxy_timeouts",
+              "http_forwarded",
+              "director",
+              "members",
+              "alt_header"));
+  static final Set<String> RS =
+      union(
+          union(TIMING, CheckerParser.CHECKERS),
+          Set.of(
+              "weight",
+              "lvs_method",
+              "uthreshold",
+              "lthreshold",
+              "inhibit_on_failure",
+              "notify_up",
+              "notify_down",
+              "smtp_alert",
+              "virtualhost",
+              "snmp_name",
+              "name",
+              "ident",
+              "slow_start"));
 
   private final Diagnostics diags;
   private final Values v;
@@ -142,10 +223,13 @@ final class ModelBuilder {
             vrrp.top(n);
           } else if (Keywords.IGNORED_TOP_BLOCKS.contains(n.keyword())
               || Keywords.IGNORED_TOP_KEYWORDS.contains(n.keyword())) {
-            v.warn(n, "'" + n.keyword()
-                + "' is keepalived's VRRP/BFD/system part; Fairway ignores it");
+            v.warn(
+                n,
+                "'" + n.keyword() + "' is keepalived's VRRP/BFD/system part; Fairway ignores it");
           } else {
-            unknown(n, union(TOP, Keywords.IGNORED_TOP_BLOCKS, Keywords.IGNORED_TOP_KEYWORDS),
+            unknown(
+                n,
+                union(TOP, Keywords.IGNORED_TOP_BLOCKS, Keywords.IGNORED_TOP_KEYWORDS),
                 "the top level");
           }
       }
@@ -158,16 +242,27 @@ final class ModelBuilder {
         continue;
       }
       if (byId.containsKey(vs.id())) {
-        v.error(n, "duplicate virtual_server " + vs.id() + " (first at "
-            + byId.get(vs.id()).location() + ")");
+        v.error(
+            n,
+            "duplicate virtual_server "
+                + vs.id()
+                + " (first at "
+                + byId.get(vs.id()).location()
+                + ")");
         continue;
       }
       byId.put(vs.id(), vs);
       servers.add(vs);
     }
     servers = uniqueNames(servers);
-    return new Config(globals, List.copyOf(groups.values()), servers,
-        List.copyOf(trackFiles.values()), ssl, vrrp.build(), List.copyOf(shardParams.values()));
+    return new Config(
+        globals,
+        List.copyOf(groups.values()),
+        servers,
+        List.copyOf(trackFiles.values()),
+        ssl,
+        vrrp.build(),
+        List.copyOf(shardParams.values()));
   }
 
   /** Default names may clash (same IP:PORT over TCP and UDP); explicit ones must not. */
@@ -180,14 +275,22 @@ final class ModelBuilder {
     Map<String, VirtualServer> seen = new HashMap<>();
     for (VirtualServer vs : servers) {
       VirtualServer r = vs;
-      if (count.get(vs.name()) > 1 && vs.id() instanceof VirtualServerId.Address a
+      if (count.get(vs.name()) > 1
+          && vs.id() instanceof VirtualServerId.Address a
           && vs.name().equals(defaultName(a))) {
         r = withName(vs, vs.name() + "/" + a.protocol().name().toLowerCase(Locale.ROOT));
       }
       VirtualServer prev = seen.putIfAbsent(r.name(), r);
       if (prev != null) {
-        diags.error(r.location().file(), r.location().line(), "duplicate virtual_server name '"
-            + r.name() + "' (also used at " + prev.location() + ")", "name " + r.name());
+        diags.error(
+            r.location().file(),
+            r.location().line(),
+            "duplicate virtual_server name '"
+                + r.name()
+                + "' (also used at "
+                + prev.location()
+                + ")",
+            "name " + r.name());
         continue;
       }
       out.add(r);
@@ -196,11 +299,30 @@ final class ModelBuilder {
   }
 
   private static VirtualServer withName(VirtualServer s, String name) {
-    return new VirtualServer(s.location(), s.id(), name, s.scheduler(), s.director(),
-        s.hashBalanceFactor(), s.forwarding(), s.flags(), s.persistenceTimeout(),
-        s.persistenceGranularity(), s.persistenceEngine(), s.haSuspend(), s.omega(), s.quorum(),
-        s.hysteresis(), s.quorumUp(), s.quorumDown(), s.sorryServer(), s.realServers(),
-        s.overflowToSorryServer(), s.slowStart(), s.proxy(), s.layout());
+    return new VirtualServer(
+        s.location(),
+        s.id(),
+        name,
+        s.scheduler(),
+        s.director(),
+        s.hashBalanceFactor(),
+        s.forwarding(),
+        s.flags(),
+        s.persistenceTimeout(),
+        s.persistenceGranularity(),
+        s.persistenceEngine(),
+        s.haSuspend(),
+        s.omega(),
+        s.quorum(),
+        s.hysteresis(),
+        s.quorumUp(),
+        s.quorumDown(),
+        s.sorryServer(),
+        s.realServers(),
+        s.overflowToSorryServer(),
+        s.slowStart(),
+        s.proxy(),
+        s.layout());
   }
 
   static String defaultName(VirtualServerId.Address a) {
@@ -230,14 +352,20 @@ final class ModelBuilder {
       groupName = n.arg(2);
       if (!groups.containsKey(groupName)) {
         Optional<String> s = Keywords.suggest(groupName, groups.keySet());
-        v.error(n, "virtual_server_group '" + groupName + "' is not defined"
-            + s.map(x -> " (did you mean '" + x + "'?)").orElse(""));
+        v.error(
+            n,
+            "virtual_server_group '"
+                + groupName
+                + "' is not defined"
+                + s.map(x -> " (did you mean '" + x + "'?)").orElse(""));
         return null;
       }
     } else {
       if (n.argc() < 1 || n.argc() > 2) {
-        v.error(n, "expected 'virtual_server IP [PORT]', 'virtual_server fwmark N' or "
-            + "'virtual_server group NAME'");
+        v.error(
+            n,
+            "expected 'virtual_server IP [PORT]', 'virtual_server fwmark N' or "
+                + "'virtual_server group NAME'");
         return null;
       }
       InetAddress a = v.address(n, 1, "address");
@@ -370,20 +498,22 @@ final class ModelBuilder {
             ipFamily = v.family(c, c.arg(1));
           }
           break;
-        case "inhibit_on_failure": {
-          Boolean b = v.args(c, 0, 1) ? v.bool(c, 1) : null;
-          if (b != null) {
-            inhibit = b;
+        case "inhibit_on_failure":
+          {
+            Boolean b = v.args(c, 0, 1) ? v.bool(c, 1) : null;
+            if (b != null) {
+              inhibit = b;
+            }
+            break;
           }
-          break;
-        }
-        case "omega": {
-          Boolean b = v.args(c, 0, 1) ? v.bool(c, 1) : null;
-          if (b != null) {
-            omega = b;
+        case "omega":
+          {
+            Boolean b = v.args(c, 0, 1) ? v.bool(c, 1) : null;
+            if (b != null) {
+              omega = b;
+            }
+            break;
           }
-          break;
-        }
         case "quorum":
           if (v.args(c, 1, 1)) {
             quorum = v.number(c, 1, 1, UINT32_MAX, "quorum");
@@ -411,31 +541,34 @@ final class ModelBuilder {
             sorryNode = c;
           }
           break;
-        case "sorry_server_inhibit": {
-          Boolean b = v.args(c, 0, 1) ? v.bool(c, 1) : null;
-          if (b != null) {
-            sorryInhibit = b;
+        case "sorry_server_inhibit":
+          {
+            Boolean b = v.args(c, 0, 1) ? v.bool(c, 1) : null;
+            if (b != null) {
+              sorryInhibit = b;
+            }
+            break;
           }
-          break;
-        }
         case "sorry_server_lvs_method":
           sorryForwarding = ForwardingParser.parse(c, v);
           break;
-        case "overflow_to_sorry_server": {
-          Boolean b = v.args(c, 0, 1) ? v.bool(c, 1) : null;
-          if (b != null) {
-            overflow = b;
-            overflowNode = c;
+        case "overflow_to_sorry_server":
+          {
+            Boolean b = v.args(c, 0, 1) ? v.bool(c, 1) : null;
+            if (b != null) {
+              overflow = b;
+              overflowNode = c;
+            }
+            break;
           }
-          break;
-        }
-        case "slow_start": {
-          Duration d = v.slowStart(c);
-          if (d != null) {
-            slowStart = d;
+        case "slow_start":
+          {
+            Duration d = v.slowStart(c);
+            if (d != null) {
+              slowStart = d;
+            }
+            break;
           }
-          break;
-        }
         case "ha_suspend":
           if (v.args(c, 0, 0)) {
             if (fwmark != null || groupName != null) {
@@ -470,8 +603,10 @@ final class ModelBuilder {
           if (v.args(c, 1, 1)) {
             Long f = v.number(c, 1, 0, 100_000, "factor");
             if (f != null && f != 0 && f <= 100) {
-              v.error(c, "hash_balance_factor must be 0 (off) or above 100 (percent of the "
-                  + "mean load)");
+              v.error(
+                  c,
+                  "hash_balance_factor must be 0 (off) or above 100 (percent of the "
+                      + "mean load)");
             } else if (f != null) {
               hashBalance = f.intValue();
               hashBalanceNode = c;
@@ -486,13 +621,14 @@ final class ModelBuilder {
             proxyTimeouts = ProxySettingsParser.timeouts(c, v);
           }
           break;
-        case "http_forwarded": {
-          Boolean b = v.args(c, 0, 1) ? v.bool(c, 1) : null;
-          if (b != null) {
-            httpForwarded = b;
+        case "http_forwarded":
+          {
+            Boolean b = v.args(c, 0, 1) ? v.bool(c, 1) : null;
+            if (b != null) {
+              httpForwarded = b;
+            }
+            break;
           }
-          break;
-        }
         case "real_server":
           rsNodes.add(c);
           break;
@@ -501,8 +637,9 @@ final class ModelBuilder {
           break;
         case "members":
           if (membersNode != null) {
-            v.error(c, "a second 'members' line (the first is at line " + membersNode.line.line()
-                + ")");
+            v.error(
+                c,
+                "a second 'members' line (the first is at line " + membersNode.line.line() + ")");
           }
           membersNode = c;
           break;
@@ -526,15 +663,24 @@ final class ModelBuilder {
     if (forwarding == null) {
       forwarding = Forwarding.of(varnish ? ForwardingMethod.PROXY : ForwardingMethod.NAT);
     } else if (varnish && forwarding.method().isKernel()) {
-      v.error(forwardingNode, "lb_algo " + scheduler.keyword() + " is a Varnish director and "
-          + "needs Fairway's data plane: lb_kind PROXY or HTTP, not " + forwarding.method());
+      v.error(
+          forwardingNode,
+          "lb_algo "
+              + scheduler.keyword()
+              + " is a Varnish director and "
+              + "needs Fairway's data plane: lb_kind PROXY or HTTP, not "
+              + forwarding.method());
     }
     boolean userspace = !forwarding.method().isKernel();
     if (fwmark != null || groupName != null) {
       if (userspace) {
-        v.error(forwardingNode != null ? forwardingNode : n, "lb_kind " + forwarding.method()
-            + " needs 'virtual_server IP PORT' (the proxy listens on an address, not a "
-            + (fwmark != null ? "fwmark" : "group") + ")");
+        v.error(
+            forwardingNode != null ? forwardingNode : n,
+            "lb_kind "
+                + forwarding.method()
+                + " needs 'virtual_server IP PORT' (the proxy listens on an address, not a "
+                + (fwmark != null ? "fwmark" : "group")
+                + ")");
       }
     }
     if (protocol == null) {
@@ -553,8 +699,9 @@ final class ModelBuilder {
       protocol = Protocol.TCP;
     }
     if (userspace && protocol != Protocol.TCP) {
-      v.error(protocolNode != null ? protocolNode : n, "lb_kind " + forwarding.method()
-          + " proxies TCP only, not " + protocol);
+      v.error(
+          protocolNode != null ? protocolNode : n,
+          "lb_kind " + forwarding.method() + " proxies TCP only, not " + protocol);
     }
     for (SchedulerFlag f : flags) {
       Node fn = flagNodes.get(f);
@@ -571,8 +718,9 @@ final class ModelBuilder {
       }
     }
     if (hashBalance != null && scheduler != Scheduler.MH && scheduler != Scheduler.SHARD) {
-      v.error(hashBalanceNode, "hash_balance_factor applies to lb_algo mh or shard, not "
-          + scheduler.keyword());
+      v.error(
+          hashBalanceNode,
+          "hash_balance_factor applies to lb_algo mh or shard, not " + scheduler.keyword());
     }
     DirectorSpec director =
         new DirectorParser(v, shardParams).director(scheduler, directorBlocks, forwarding.method());
@@ -603,10 +751,18 @@ final class ModelBuilder {
 
     RealServerParser rsParser =
         new RealServerParser(v, trackFiles, globals.checkerLogAllFailures());
-    RealServerParser.VsContext ctx = new RealServerParser.VsContext(scheduler, forwarding,
-        fwmark != null || groupName != null,
-        vsPort, addrId == null ? null : AddressFamily.of(addrId.address()),
-        weight == null ? 1 : weight, inhibit, timing, virtualhost, slowStart);
+    RealServerParser.VsContext ctx =
+        new RealServerParser.VsContext(
+            scheduler,
+            forwarding,
+            fwmark != null || groupName != null,
+            vsPort,
+            addrId == null ? null : AddressFamily.of(addrId.address()),
+            weight == null ? 1 : weight,
+            inhibit,
+            timing,
+            virtualhost,
+            slowStart);
     List<RealServer> reals = new ArrayList<>();
     Map<RealServerId, RealServer> seen = new HashMap<>();
     Map<String, RealServer> names = new HashMap<>();
@@ -617,20 +773,31 @@ final class ModelBuilder {
         continue;
       }
       if (seen.containsKey(rs.id())) {
-        v.warn(rn, "duplicate real_server " + rs.id() + " (first at " + seen.get(rs.id()).location()
-            + ") - ignored, as keepalived does");
+        v.warn(
+            rn,
+            "duplicate real_server "
+                + rs.id()
+                + " (first at "
+                + seen.get(rs.id()).location()
+                + ") - ignored, as keepalived does");
         continue;
       }
       RealServer prevName = names.get(rs.name());
       if (prevName != null) {
-        v.error(rn, "duplicate real_server name '" + rs.name() + "' (also at "
-            + prevName.location() + ")");
+        v.error(
+            rn,
+            "duplicate real_server name '" + rs.name() + "' (also at " + prevName.location() + ")");
         continue;
       }
       RealServer prevIdent = idents.get(rs.ident());
       if (prevIdent != null) {
-        v.error(rn, "duplicate real_server ident '" + rs.ident() + "' (also at "
-            + prevIdent.location() + ")");
+        v.error(
+            rn,
+            "duplicate real_server ident '"
+                + rs.ident()
+                + "' (also at "
+                + prevIdent.location()
+                + ")");
         continue;
       }
       seen.put(rs.id(), rs);
@@ -638,8 +805,17 @@ final class ModelBuilder {
       idents.put(rs.ident(), rs);
       reals.add(rs);
     }
-    DirectorLayout layout = new LayoutParser(v, shardParams).layout(n, scheduler, director,
-        forwarding.method(), groupNodes, membersNode, altHeaderNode, reals);
+    DirectorLayout layout =
+        new LayoutParser(v, shardParams)
+            .layout(
+                n,
+                scheduler,
+                director,
+                forwarding.method(),
+                groupNodes,
+                membersNode,
+                altHeaderNode,
+                reals);
     if (fwmark != null) {
       AddressFamily af = ipFamily;
       if (af == null) {
@@ -660,8 +836,13 @@ final class ModelBuilder {
         RealServerId sid = new RealServerId(a, port);
         for (RealServer rs : reals) {
           if (rs.id().equals(sid)) {
-            v.error(sorryNode, "sorry_server " + sid + " is also a real_server (at "
-                + rs.location() + "); Fairway refuses this (keepalived issue #1370)");
+            v.error(
+                sorryNode,
+                "sorry_server "
+                    + sid
+                    + " is also a real_server (at "
+                    + rs.location()
+                    + "); Fairway refuses this (keepalived issue #1370)");
           }
         }
         sorry = Optional.of(new SorryServer(loc(sorryNode), sid, sf, sorryInhibit));
@@ -670,13 +851,19 @@ final class ModelBuilder {
       v.warn(n, "sorry_server_inhibit without sorry_server has no effect");
     }
     if (overflow && sorryNode == null) {
-      v.error(overflowNode, "overflow_to_sorry_server needs a sorry_server in the same "
-          + "virtual_server (there is nowhere to overflow to)");
+      v.error(
+          overflowNode,
+          "overflow_to_sorry_server needs a sorry_server in the same "
+              + "virtual_server (there is nowhere to overflow to)");
     }
 
     if (reals.isEmpty()) {
-      v.warn(n, "virtual_server " + (id == null ? "" : id + " ") + "has no real_server - ignored, "
-          + "as keepalived does");
+      v.warn(
+          n,
+          "virtual_server "
+              + (id == null ? "" : id + " ")
+              + "has no real_server - ignored, "
+              + "as keepalived does");
       return null;
     }
     if (id == null) {
@@ -689,21 +876,36 @@ final class ModelBuilder {
       sum += (long) Math.floor(rs.weight());
     }
     if (q > sum && sum > 0) {
-      v.warn(n, "quorum " + q + " exceeds the total weight of the real servers " + sum
-          + "; reducing quorum to " + sum + ", as keepalived does");
+      v.warn(
+          n,
+          "quorum "
+              + q
+              + " exceeds the total weight of the real servers "
+              + sum
+              + "; reducing quorum to "
+              + sum
+              + ", as keepalived does");
       q = sum;
     }
     long h = hysteresis == null ? 0 : hysteresis;
     if (h >= q && h > 0) {
-      v.warn(n, "hysteresis " + h + " >= quorum " + q + "; setting hysteresis to " + (q - 1)
-          + ", as keepalived does");
+      v.warn(
+          n,
+          "hysteresis "
+              + h
+              + " >= quorum "
+              + q
+              + "; setting hysteresis to "
+              + (q - 1)
+              + ", as keepalived does");
       h = q - 1;
     }
     if (granularityNode != null && addrId != null && granularity != null) {
       int max = addrId.address() instanceof Inet6Address ? 128 : 32;
       if (granularity > max) {
-        v.error(granularityNode, "persistence_granularity /" + granularity
-            + " is longer than the address");
+        v.error(
+            granularityNode,
+            "persistence_granularity /" + granularity + " is longer than the address");
       }
     }
     String vsName = name;
@@ -716,21 +918,47 @@ final class ModelBuilder {
         vsName = "group:" + ((VirtualServerId.Group) id).name();
       }
     }
-    return new VirtualServer(loc(n), id, vsName, scheduler, director,
-        hashBalance == null ? 0 : hashBalance, forwarding, flags, persistence,
-        Optional.ofNullable(granularity), engine, haSuspend, omega, q, h, quorumUp, quorumDown,
-        sorry, reals, overflow, slowStart, new ProxySettings(proxyTimeouts, httpForwarded),
+    return new VirtualServer(
+        loc(n),
+        id,
+        vsName,
+        scheduler,
+        director,
+        hashBalance == null ? 0 : hashBalance,
+        forwarding,
+        flags,
+        persistence,
+        Optional.ofNullable(granularity),
+        engine,
+        haSuspend,
+        omega,
+        q,
+        h,
+        quorumUp,
+        quorumDown,
+        sorry,
+        reals,
+        overflow,
+        slowStart,
+        new ProxySettings(proxyTimeouts, httpForwarded),
         layout);
   }
 
   private Scheduler scheduler(Node c) {
     Optional<Scheduler> s = Scheduler.byKeyword(c.arg(1));
     if (s.isEmpty()) {
-      Optional<String> sug = Keywords.suggest(c.arg(1),
-          Arrays.stream(Scheduler.values()).map(Scheduler::keyword).toList());
-      v.error(c, "unknown scheduler '" + c.arg(1) + "'" + sug.map(x -> " (did you mean '" + x
-          + "'?)").orElse("") + "; known: " + String.join(" ",
-          Arrays.stream(Scheduler.values()).map(Scheduler::keyword).toList()));
+      Optional<String> sug =
+          Keywords.suggest(
+              c.arg(1), Arrays.stream(Scheduler.values()).map(Scheduler::keyword).toList());
+      v.error(
+          c,
+          "unknown scheduler '"
+              + c.arg(1)
+              + "'"
+              + sug.map(x -> " (did you mean '" + x + "'?)").orElse("")
+              + "; known: "
+              + String.join(
+                  " ", Arrays.stream(Scheduler.values()).map(Scheduler::keyword).toList()));
       return null;
     }
     return s.get();

@@ -11,6 +11,7 @@ import java.util.List;
 final class Node {
   final Preprocessor.Line line;
   final List<String> words;
+
   /** Null when the keyword has no block. */
   List<Node> children;
 
@@ -82,8 +83,11 @@ final class Node {
       }
     }
     for (Node open : openers) {
-      diags.error(open.line.file(), open.line.line(),
-          "unbalanced '{': block '" + open.keyword() + "' is never closed", open.line.text());
+      diags.error(
+          open.line.file(),
+          open.line.line(),
+          "unbalanced '{': block '" + open.keyword() + "' is never closed",
+          open.line.text());
     }
     return top;
   }

@@ -2,10 +2,10 @@ package io.fairway.config;
 
 /**
  * How much text a configuration may make the parser hold, whatever it says. keepalived's
- * preprocessor multiplies text (includes, {@code $NAME} definitions used in definitions,
- * {@code ~SEQ} repeaters that nest): a one-line file can stand for billions of lines. The limits
- * are checked as the text grows, so a file past them costs at most about their size in memory, and
- * ends in one {@code FILE:LINE} error that names the construct and the limit.
+ * preprocessor multiplies text (includes, {@code $NAME} definitions used in definitions, {@code
+ * ~SEQ} repeaters that nest): a one-line file can stand for billions of lines. The limits are
+ * checked as the text grows, so a file past them costs at most about their size in memory, and ends
+ * in one {@code FILE:LINE} error that names the construct and the limit.
  *
  * <p>The defaults hold twenty times the largest configuration we know of in production (10,000 real
  * servers: 1.6 MB, 80,000 lines, 200,000 words) and keep the parser's peak heap under about 200 MB
@@ -21,8 +21,15 @@ public record ParseLimits(long inputBytes, int includes, long expandedBytes, lon
 
   public ParseLimits {
     if (inputBytes <= 0 || includes < 0 || expandedBytes <= 0 || words <= 0) {
-      throw new IllegalArgumentException("limits must be positive: " + inputBytes + ", "
-          + includes + ", " + expandedBytes + ", " + words);
+      throw new IllegalArgumentException(
+          "limits must be positive: "
+              + inputBytes
+              + ", "
+              + includes
+              + ", "
+              + expandedBytes
+              + ", "
+              + words);
     }
   }
 

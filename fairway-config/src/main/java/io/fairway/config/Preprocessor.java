@@ -23,8 +23,8 @@ import java.util.regex.Pattern;
 /**
  * Turns keepalived.conf files into logical lines, as keepalived's lib/parser.c does before any
  * keyword is looked at: comments, {@code @id} conditional lines, {@code $NAME=value} definitions
- * and their substitution, {@code ~SEQ}/{@code ~LST} repeaters, {@code include} and splitting
- * {@code {}} and {@code }} onto lines of their own.
+ * and their substitution, {@code ~SEQ}/{@code ~LST} repeaters, {@code include} and splitting {@code
+ * {}} and {@code }} onto lines of their own.
  *
  * <p>Everything that can explode (recursive definitions, repeaters, include loops and fan-outs) is
  * bounded by a {@link Budget} charged as each line is produced, so hostile input ends in one error
@@ -52,8 +52,10 @@ final class Preprocessor {
   private final Map<String, List<String>> definitions = new HashMap<>();
   private final List<Line> out = new ArrayList<>();
   private final Budget budget;
+
   /** The includes, definitions and repeaters being expanded, outermost first. */
   private final ArrayDeque<Construct> constructs = new ArrayDeque<>();
+
   private int includeDepth;
 
   /** What is being expanded, for the message when the budget runs out. */
@@ -80,8 +82,11 @@ final class Preprocessor {
       return out;
     }
     if (text == null) {
-      diags.error(displayName, 0, "cannot read file: it is larger than "
-          + budget.chargeInput(1, false), "");
+      diags.error(
+          displayName,
+          0,
+          "cannot read file: it is larger than " + budget.chargeInput(1, false),
+          "");
       return out;
     }
     readText(text, displayName, file.toAbsolutePath().getParent());
@@ -114,8 +119,11 @@ final class Preprocessor {
       String raw = stripCr(physical[i]);
       int lineNo = i + 1;
       if (tooLong(raw)) {
-        diags.error(displayName, lineNo,
-            "line longer than keepalived's limit of " + MAX_LINE_BYTES + " bytes", head(raw));
+        diags.error(
+            displayName,
+            lineNo,
+            "line longer than keepalived's limit of " + MAX_LINE_BYTES + " bytes",
+            head(raw));
         continue;
       }
       String t = decomment(raw, displayName, lineNo);
@@ -172,7 +180,8 @@ final class Preprocessor {
 
   private static String decode(byte[] bytes) {
     try {
-      return StandardCharsets.UTF_8.newDecoder()
+      return StandardCharsets.UTF_8
+          .newDecoder()
           .onMalformedInput(CodingErrorAction.REPLACE)
           .onUnmappableCharacter(CodingErrorAction.REPLACE)
           .decode(ByteBuffer.wrap(bytes))
@@ -200,7 +209,9 @@ final class Preprocessor {
         inQuote = !inQuote;
       } else if (!inQuote && (c == '#' || c == '!')) {
         break;
-      } else if (!inQuote && c == '\\' && i + 1 < raw.length()
+      } else if (!inQuote
+          && c == '\\'
+          && i + 1 < raw.length()
           && (raw.charAt(i + 1) == '#' || raw.charAt(i + 1) == '!')) {
         sb.append(raw.charAt(++i));
         continue;
@@ -280,8 +291,8 @@ final class Preprocessor {
       }
     }
     if (tooLong(d)) {
-      diags.error(file, lineNo, "line longer than " + MAX_LINE_BYTES + " bytes after expansion",
-          head(d));
+      diags.error(
+          file, lineNo, "line longer than " + MAX_LINE_BYTES + " bytes after expansion", head(d));
       return;
     }
     // Only a bare first word counts, as in keepalived: a quoted "include" is a value.
@@ -341,8 +352,8 @@ final class Preprocessor {
 
   /**
    * True when {@code limit} (a {@link Budget} answer) says the budget ran out; the first time, one
-   * error names the outermost construct being expanded (the line the operator wrote) and the
-   * limit, or the current line when nothing is being expanded.
+   * error names the outermost construct being expanded (the line the operator wrote) and the limit,
+   * or the current line when nothing is being expanded.
    */
   private boolean over(String limit, String file, int lineNo, String text) {
     if (limit == null) {
@@ -350,10 +361,15 @@ final class Preprocessor {
     }
     if (!budgetReported) {
       budgetReported = true;
-      Construct c = constructs.isEmpty()
-          ? new Construct(file, lineNo, "the configuration", text) : constructs.getFirst();
-      diags.error(c.file(), c.line(), c.name() + " goes past " + limit
-          + " (see Limits in docs/config.md)", c.text());
+      Construct c =
+          constructs.isEmpty()
+              ? new Construct(file, lineNo, "the configuration", text)
+              : constructs.getFirst();
+      diags.error(
+          c.file(),
+          c.line(),
+          c.name() + " goes past " + limit + " (see Limits in docs/config.md)",
+          c.text());
     }
     return true;
   }
@@ -376,22 +392,23 @@ final class Preprocessor {
    * Replaces {@code $NAME} and {@code ${NAME}}; a multi-line definition used alone on a line
    * becomes several lines. Returns null after reporting an error.
    */
-  private boolean substitute(String t, String file, int lineNo, int depth,
-      Consumer<String> sink) {
+  private boolean substitute(String t, String file, int lineNo, int depth, Consumer<String> sink) {
     if (t.indexOf('$') < 0) {
       return produced(t, file, lineNo, sink);
     }
     if (depth > MAX_EXPANSION_DEPTH) {
-      diags.error(file, lineNo, "definition expands into itself (more than " + MAX_EXPANSION_DEPTH
-          + " levels)", t);
+      diags.error(
+          file,
+          lineNo,
+          "definition expands into itself (more than " + MAX_EXPANSION_DEPTH + " levels)",
+          t);
       return false;
     }
     String trimmed = t.strip();
     Matcher alone = ALONE.matcher(trimmed);
     if (alone.matches()) {
       List<String> def = definitions.get(alone.group(1));
-      if (def != null && def.size() > 1
-          && (trimmed.charAt(1) != '{' || trimmed.endsWith("}"))) {
+      if (def != null && def.size() > 1 && (trimmed.charAt(1) != '{' || trimmed.endsWith("}"))) {
         // A line of the definition may itself be a multi-line definition used alone, which
         // keepalived expands into lines too rather than joining them into one. Lines go to the
         // sink one by one as they are produced (and charged): nothing holds a definition's
@@ -429,8 +446,11 @@ final class Preprocessor {
 
   private String replace(String t, String file, int lineNo, int depth) {
     if (depth > MAX_EXPANSION_DEPTH) {
-      diags.error(file, lineNo, "definition expands into itself (more than " + MAX_EXPANSION_DEPTH
-          + " levels)", t);
+      diags.error(
+          file,
+          lineNo,
+          "definition expands into itself (more than " + MAX_EXPANSION_DEPTH + " levels)",
+          t);
       return null;
     }
     StringBuilder sb = new StringBuilder();
@@ -438,8 +458,8 @@ final class Preprocessor {
     while (i < t.length()) {
       char c = t.charAt(i);
       if (sb.length() > 4 * MAX_LINE_BYTES) {
-        diags.error(file, lineNo, "line longer than " + MAX_LINE_BYTES + " bytes after expansion",
-            head(t));
+        diags.error(
+            file, lineNo, "line longer than " + MAX_LINE_BYTES + " bytes after expansion", head(t));
         return null;
       }
       if (c != '$' || i + 1 >= t.length()) {
@@ -475,10 +495,12 @@ final class Preprocessor {
         j++;
       }
       String name = t.substring(i + 1, j);
-      boolean boundary = j == t.length() || isBlank(t.charAt(j)) || t.charAt(j) == ','
-          || t.charAt(j) == ')';
-      List<String> def = name.isEmpty() || Character.isDigit(name.charAt(0)) || !boundary
-          ? null : definitions.get(name);
+      boolean boundary =
+          j == t.length() || isBlank(t.charAt(j)) || t.charAt(j) == ',' || t.charAt(j) == ')';
+      List<String> def =
+          name.isEmpty() || Character.isDigit(name.charAt(0)) || !boundary
+              ? null
+              : definitions.get(name);
       if (def == null) {
         // Undefined names stay as written, as in keepalived.
         sb.append(t, i, j);
@@ -589,51 +611,56 @@ final class Preprocessor {
       long first = start;
       long by = step;
       long last = end;
-      within(new Construct(file, lineNo, keyword + "(" + args + ")", t), () -> {
-        for (long v = first; by > 0 ? v <= last : v >= last; v += by) {
-          String value = hex ? Long.toHexString(v) : Long.toString(v);
-          // Each round costs the text it repeats, so rounds that produce nothing (or only an
-          // error) still end, and cost what they handle.
-          if (over(budget.chargeLine(rest.length()), file, lineNo, t)) {
-            return;
-          }
-          withDefinitions(Map.of(var, value), rest, file, lineNo, baseDir, depth);
-          if (budget.exceeded() || v + by < v == by > 0) {
-            return; // budget spent, or the next value would overflow
-          }
-        }
-      });
+      within(
+          new Construct(file, lineNo, keyword + "(" + args + ")", t),
+          () -> {
+            for (long v = first; by > 0 ? v <= last : v >= last; v += by) {
+              String value = hex ? Long.toHexString(v) : Long.toString(v);
+              // Each round costs the text it repeats, so rounds that produce nothing (or only an
+              // error) still end, and cost what they handle.
+              if (over(budget.chargeLine(rest.length()), file, lineNo, t)) {
+                return;
+              }
+              withDefinitions(Map.of(var, value), rest, file, lineNo, baseDir, depth);
+              if (budget.exceeded() || v + by < v == by > 0) {
+                return; // budget spent, or the next value would overflow
+              }
+            }
+          });
     } else {
       List<Map<String, String>> rows = listRows(args, file, lineNo, t);
       if (rows == null) {
         return;
       }
-      within(new Construct(file, lineNo, keyword + "(" + args + ")", t), () -> {
-        for (Map<String, String> row : rows) {
-          if (over(budget.chargeLine(rest.length()), file, lineNo, t)) {
-            return;
-          }
-          withDefinitions(row, rest, file, lineNo, baseDir, depth);
-          if (budget.exceeded()) {
-            return;
-          }
-        }
-      });
+      within(
+          new Construct(file, lineNo, keyword + "(" + args + ")", t),
+          () -> {
+            for (Map<String, String> row : rows) {
+              if (over(budget.chargeLine(rest.length()), file, lineNo, t)) {
+                return;
+              }
+              withDefinitions(row, rest, file, lineNo, baseDir, depth);
+              if (budget.exceeded()) {
+                return;
+              }
+            }
+          });
     }
   }
 
-  private void withDefinitions(Map<String, String> vars, String rest, String file, int lineNo,
-      Path baseDir, int depth) {
+  private void withDefinitions(
+      Map<String, String> vars, String rest, String file, int lineNo, Path baseDir, int depth) {
     Map<String, List<String>> saved = new HashMap<>();
     vars.forEach((k, v) -> saved.put(k, definitions.put(k, List.of(v))));
     expand(rest, file, lineNo, baseDir, depth + 1);
-    saved.forEach((k, v) -> {
-      if (v == null) {
-        definitions.remove(k);
-      } else {
-        definitions.put(k, v);
-      }
-    });
+    saved.forEach(
+        (k, v) -> {
+          if (v == null) {
+            definitions.remove(k);
+          } else {
+            definitions.put(k, v);
+          }
+        });
   }
 
   private static int matchingParen(String t, int open) {
@@ -722,8 +749,11 @@ final class Preprocessor {
       return;
     }
     if (includeDepth >= MAX_INCLUDE_DEPTH) {
-      diags.error(file, lineNo, "includes nested more than " + MAX_INCLUDE_DEPTH
-          + " deep (does a file include itself?)", text);
+      diags.error(
+          file,
+          lineNo,
+          "includes nested more than " + MAX_INCLUDE_DEPTH + " deep (does a file include itself?)",
+          text);
       return;
     }
     for (int w = 1; w < words.length; w++) {
@@ -731,10 +761,12 @@ final class Preprocessor {
       List<Path> matches;
       try {
         matches = glob(baseDir, pattern);
-      } catch (InvalidPathException | IOException | SecurityException
+      } catch (InvalidPathException
+          | IOException
+          | SecurityException
           | java.util.regex.PatternSyntaxException e) {
-        diags.error(file, lineNo, "bad include pattern '" + pattern + "': " + reason(e, null),
-            text);
+        diags.error(
+            file, lineNo, "bad include pattern '" + pattern + "': " + reason(e, null), text);
         continue;
       }
       if (matches.isEmpty()) {
@@ -792,8 +824,8 @@ final class Preprocessor {
     for (Path component : pat) {
       String c = component.toString();
       List<Path> next = new ArrayList<>();
-      boolean wild = c.indexOf('*') >= 0 || c.indexOf('?') >= 0 || c.indexOf('[') >= 0
-          || c.indexOf('{') >= 0;
+      boolean wild =
+          c.indexOf('*') >= 0 || c.indexOf('?') >= 0 || c.indexOf('[') >= 0 || c.indexOf('{') >= 0;
       for (Path dir : current) {
         if (!wild) {
           Path p = dir.resolve(c);

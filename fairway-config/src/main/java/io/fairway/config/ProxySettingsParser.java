@@ -13,8 +13,16 @@ import java.util.Set;
  * keyword a time in seconds (decimals allowed), {@code request_body_min_rate} a byte rate.
  */
 final class ProxySettingsParser {
-  static final Set<String> TIMEOUTS = Set.of("request_head", "request_body", "request_body_min_rate",
-      "connect", "first_byte", "keepalive", "idle", "tunnel");
+  static final Set<String> TIMEOUTS =
+      Set.of(
+          "request_head",
+          "request_body",
+          "request_body_min_rate",
+          "connect",
+          "first_byte",
+          "keepalive",
+          "idle",
+          "tunnel");
 
   private ProxySettingsParser() {}
 

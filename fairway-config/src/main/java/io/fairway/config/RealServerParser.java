@@ -55,16 +55,29 @@ final class RealServerParser {
     if (m == ForwardingMethod.DR || m == ForwardingMethod.TUN) {
       if (vs.fwmarkOrGroup()) {
         if (written != 0) {
-          v.warn(n, m + " real server under a fwmark/group virtual_server: IPVS gives it each"
-              + " service's own port (none for a fwmark); its checkers check port " + written
-              + ", as keepalived's do");
+          v.warn(
+              n,
+              m
+                  + " real server under a fwmark/group virtual_server: IPVS gives it each"
+                  + " service's own port (none for a fwmark); its checkers check port "
+                  + written
+                  + ", as keepalived's do");
         }
         return 0;
       }
       if (written != 0 && written != vs.port()) {
-        v.warn(n, m + " real server port " + written + " differs from the virtual server port "
-            + vs.port() + "; IPVS gets " + vs.port() + " and the checkers check " + written
-            + ", as keepalived does");
+        v.warn(
+            n,
+            m
+                + " real server port "
+                + written
+                + " differs from the virtual server port "
+                + vs.port()
+                + "; IPVS gets "
+                + vs.port()
+                + " and the checkers check "
+                + written
+                + ", as keepalived does");
       }
       return vs.port();
     }
@@ -74,8 +87,8 @@ final class RealServerParser {
   /**
    * The port keepalived's checkers connect to (without {@code connect_port}): the port written on
    * the real_server, else the virtual server's. keepalived copies the real server's address into
-   * each checker while parsing, before check_data.c forces DR/TUN ports to the service's, so a
-   * DR real server written with another port is checked there.
+   * each checker while parsing, before check_data.c forces DR/TUN ports to the service's, so a DR
+   * real server written with another port is checked there.
    */
   static int checkPort(int written, VsContext vs) {
     return written != 0 ? written : vs.port();
@@ -129,21 +142,25 @@ final class RealServerParser {
             Double w = v.decimal(c, 1, 0, Values.INT32_MAX, "weight");
             if (w != null) {
               if (vs.scheduler() != null && vs.scheduler().isKernel() && w != Math.rint(w)) {
-                v.error(c, "weight must be an integer for lb_algo " + vs.scheduler().keyword()
-                    + " (decimals are for the Varnish directors)");
+                v.error(
+                    c,
+                    "weight must be an integer for lb_algo "
+                        + vs.scheduler().keyword()
+                        + " (decimals are for the Varnish directors)");
               }
               weight = w;
             }
           }
           break;
-        case "lvs_method": {
-          Forwarding f = ForwardingParser.parse(c, v);
-          if (f != null) {
-            forwarding = f;
-            forwardingNode = c;
+        case "lvs_method":
+          {
+            Forwarding f = ForwardingParser.parse(c, v);
+            if (f != null) {
+              forwarding = f;
+              forwardingNode = c;
+            }
+            break;
           }
-          break;
-        }
         case "lb_kind":
           v.error(c, "lb_kind is not valid in a real_server (keepalived uses lvs_method there)");
           break;
@@ -165,20 +182,22 @@ final class RealServerParser {
             }
           }
           break;
-        case "slow_start": {
-          Duration d = v.slowStart(c);
-          if (d != null) {
-            slowStart = d;
+        case "slow_start":
+          {
+            Duration d = v.slowStart(c);
+            if (d != null) {
+              slowStart = d;
+            }
+            break;
           }
-          break;
-        }
-        case "inhibit_on_failure": {
-          Boolean b = v.args(c, 0, 1) ? v.bool(c, 1) : null;
-          if (b != null) {
-            inhibit = b;
+        case "inhibit_on_failure":
+          {
+            Boolean b = v.args(c, 0, 1) ? v.bool(c, 1) : null;
+            if (b != null) {
+              inhibit = b;
+            }
+            break;
           }
-          break;
-        }
         case "notify_up":
           up = Optional.ofNullable(v.script(c));
           break;
@@ -202,21 +221,35 @@ final class RealServerParser {
           }
       }
     }
-    if (forwardingNode != null && vs.forwarding() != null
+    if (forwardingNode != null
+        && vs.forwarding() != null
         && forwarding.method().isKernel() != vs.forwarding().method().isKernel()) {
-      v.error(forwardingNode, "a real_server cannot use " + forwarding.method()
-          + " under a virtual_server with lb_kind " + vs.forwarding().method());
+      v.error(
+          forwardingNode,
+          "a real_server cannot use "
+              + forwarding.method()
+              + " under a virtual_server with lb_kind "
+              + vs.forwarding().method());
     }
     if (lower > upper) {
-      v.error(thresholdNode, upper == 0
-          ? "lthreshold " + lower + " without uthreshold (the kernel rejects it)"
-          : "lthreshold " + lower + " is above uthreshold " + upper);
+      v.error(
+          thresholdNode,
+          upper == 0
+              ? "lthreshold " + lower + " without uthreshold (the kernel rejects it)"
+              : "lthreshold " + lower + " is above uthreshold " + upper);
     }
-    if (vs.family() != null && AddressFamily.of(a) != vs.family()
+    if (vs.family() != null
+        && AddressFamily.of(a) != vs.family()
         && forwarding.method() != ForwardingMethod.TUN) {
-      v.error(n, "real_server " + Addresses.format(a) + " is " + AddressFamily.of(a).keyword()
-          + " but the virtual_server is " + vs.family().keyword()
-          + " (only tunnelled real servers may differ)");
+      v.error(
+          n,
+          "real_server "
+              + Addresses.format(a)
+              + " is "
+              + AddressFamily.of(a).keyword()
+              + " but the virtual_server is "
+              + vs.family().keyword()
+              + " (only tunnelled real servers may differ)");
     }
     int port = effectivePort(n, written, forwarding, vs);
     int checkPort = forwarding.method().isKernel() ? checkPort(written, vs) : port;
@@ -235,7 +268,20 @@ final class RealServerParser {
     for (Node c : checkerNodes) {
       checkers.addAll(checkerParser.checker(c, a, checkPort, effective, vhost));
     }
-    return new RealServer(Values.loc(n), id, rsName, ident != null ? ident : rsName, weight,
-        forwarding, upper, lower, inhibit, up, down, checkers, checkPort, slowStart);
+    return new RealServer(
+        Values.loc(n),
+        id,
+        rsName,
+        ident != null ? ident : rsName,
+        weight,
+        forwarding,
+        upper,
+        lower,
+        inhibit,
+        up,
+        down,
+        checkers,
+        checkPort,
+        slowStart);
   }
 }

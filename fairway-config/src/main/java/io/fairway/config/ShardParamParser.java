@@ -48,8 +48,9 @@ final class ShardParamParser {
       switch (c.keyword()) {
         case "by":
           // Any source here; the associating virtual_server checks it against its lb_kind.
-          by = Optional.ofNullable(dp.keySource(c, ForwardingMethod.HTTP,
-              EnumSet.allOf(KeySource.Kind.class)));
+          by =
+              Optional.ofNullable(
+                  dp.keySource(c, ForwardingMethod.HTTP, EnumSet.allOf(KeySource.Kind.class)));
           break;
         case "healthy":
           healthy = Optional.ofNullable(dp.healthy(c));

@@ -50,14 +50,16 @@ final class Tokenizer {
   }
 
   /**
-   * Splits a script command into argv as keepalived's notify code does: quotes group, and
-   * backslash escapes ({@code \n \t \xHH \NNN}, {@code \C} = C) are processed.
+   * Splits a script command into argv as keepalived's notify code does: quotes group, and backslash
+   * escapes ({@code \n \t \xHH \NNN}, {@code \C} = C) are processed.
    */
   static List<String> argv(String command) {
     return words(command, true);
   }
 
-  /** Both quote characters group and adjacent pieces join; with {@code escapes}, backslashes too. */
+  /**
+   * Both quote characters group and adjacent pieces join; with {@code escapes}, backslashes too.
+   */
   private static List<String> words(String text, boolean escapes) {
     List<String> words = new ArrayList<>();
     StringBuilder cur = null;
@@ -105,24 +107,41 @@ final class Tokenizer {
   private static int escape(String s, int i, StringBuilder out) {
     char c = s.charAt(i);
     switch (c) {
-      case 'a': out.append('\u0007'); return i;
-      case 'b': out.append('\b'); return i;
-      case 'E': out.append('\u001b'); return i;
-      case 'f': out.append('\f'); return i;
-      case 'n': out.append('\n'); return i;
-      case 'r': out.append('\r'); return i;
-      case 't': out.append('\t'); return i;
-      case 'v': out.append('\u000b'); return i;
-      case 'x': {
-        int j = i + 1;
-        int v = 0;
-        while (j < s.length() && j < i + 3 && Character.digit(s.charAt(j), 16) >= 0) {
-          v = v * 16 + Character.digit(s.charAt(j), 16);
-          j++;
+      case 'a':
+        out.append('\u0007');
+        return i;
+      case 'b':
+        out.append('\b');
+        return i;
+      case 'E':
+        out.append('\u001b');
+        return i;
+      case 'f':
+        out.append('\f');
+        return i;
+      case 'n':
+        out.append('\n');
+        return i;
+      case 'r':
+        out.append('\r');
+        return i;
+      case 't':
+        out.append('\t');
+        return i;
+      case 'v':
+        out.append('\u000b');
+        return i;
+      case 'x':
+        {
+          int j = i + 1;
+          int v = 0;
+          while (j < s.length() && j < i + 3 && Character.digit(s.charAt(j), 16) >= 0) {
+            v = v * 16 + Character.digit(s.charAt(j), 16);
+            j++;
+          }
+          out.append((char) v);
+          return j - 1;
         }
-        out.append((char) v);
-        return j - 1;
-      }
       case 'c':
         if (i + 1 < s.length()) {
           out.append((char) (s.charAt(i + 1) & 0x1f));

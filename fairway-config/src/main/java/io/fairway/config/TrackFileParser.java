@@ -6,8 +6,8 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Top-level {@code track_file NAME { file; weight; init_file }} blocks, which FILE_CHECK
- * follows by name.
+ * Top-level {@code track_file NAME { file; weight; init_file }} blocks, which FILE_CHECK follows by
+ * name.
  */
 final class TrackFileParser {
   private final Values v;
@@ -42,41 +42,43 @@ final class TrackFileParser {
             file = c.arg(1);
           }
           break;
-        case "weight": {
-          if (!v.args(c, 1, 2)) {
-            break;
-          }
-          Long w = v.signed(c, 1, -254, 254, "weight");
-          if (w != null) {
-            weight = w.intValue();
-          }
-          if (c.argc() == 2) {
-            if (c.arg(2).equals("reverse")) {
-              reverse = true;
-            } else if (!c.arg(2).equals("noreverse")) {
-              v.error(c, "weight: expected 'reverse' or 'noreverse', got '" + c.arg(2) + "'");
+        case "weight":
+          {
+            if (!v.args(c, 1, 2)) {
+              break;
             }
-          }
-          break;
-        }
-        case "init_file": {
-          if (!v.args(c, 0, 2)) {
-            break;
-          }
-          long val = 0;
-          for (int i = 1; i <= c.argc(); i++) {
-            if (c.arg(i).equals("overwrite")) {
-              overwrite = true;
-            } else {
-              Long x = v.signed(c, i, Integer.MIN_VALUE, Integer.MAX_VALUE, "value");
-              if (x != null) {
-                val = x;
+            Long w = v.signed(c, 1, -254, 254, "weight");
+            if (w != null) {
+              weight = w.intValue();
+            }
+            if (c.argc() == 2) {
+              if (c.arg(2).equals("reverse")) {
+                reverse = true;
+              } else if (!c.arg(2).equals("noreverse")) {
+                v.error(c, "weight: expected 'reverse' or 'noreverse', got '" + c.arg(2) + "'");
               }
             }
+            break;
           }
-          init = Optional.of(val);
-          break;
-        }
+        case "init_file":
+          {
+            if (!v.args(c, 0, 2)) {
+              break;
+            }
+            long val = 0;
+            for (int i = 1; i <= c.argc(); i++) {
+              if (c.arg(i).equals("overwrite")) {
+                overwrite = true;
+              } else {
+                Long x = v.signed(c, i, Integer.MIN_VALUE, Integer.MAX_VALUE, "value");
+                if (x != null) {
+                  val = x;
+                }
+              }
+            }
+            init = Optional.of(val);
+            break;
+          }
         default:
           v.unknown(c, Set.of("file", "weight", "init_file"), "track_file");
       }
@@ -89,7 +91,7 @@ final class TrackFileParser {
       v.error(n, "duplicate track_file '" + name + "'");
       return;
     }
-    trackFiles.put(name,
-        new TrackFile(Values.loc(n), name, file, weight, reverse, init, overwrite));
+    trackFiles.put(
+        name, new TrackFile(Values.loc(n), name, file, weight, reverse, init, overwrite));
   }
 }

@@ -1,14 +1,14 @@
 package io.fairway.config;
 
+import io.fairway.config.model.AddressFamily;
+import io.fairway.config.model.Location;
+import io.fairway.config.model.Script;
 import java.math.BigDecimal;
 import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
-import io.fairway.config.model.AddressFamily;
-import io.fairway.config.model.Location;
-import io.fairway.config.model.Script;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
@@ -16,13 +16,14 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * Readers for keepalived's value types. Each returns null after reporting the error at the node,
- * so that one bad value doesn't hide the next one.
+ * Readers for keepalived's value types. Each returns null after reporting the error at the node, so
+ * that one bad value doesn't hide the next one.
  */
 final class Values {
   private static final Pattern IPV4 =
-      Pattern.compile("(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)"
-          + "(\\.(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)){3}");
+      Pattern.compile(
+          "(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)"
+              + "(\\.(25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)){3}");
   private static final Pattern IPV6_CHARS = Pattern.compile("[0-9A-Fa-f:.]+");
   private static final Pattern TIMER = Pattern.compile("\\d{1,10}(\\.\\d{1,6})?|\\.\\d{1,6}");
   private static final Pattern DECIMAL =
@@ -135,8 +136,8 @@ final class Values {
   }
 
   /**
-   * {@code slow_start DURATION}: a TIMER, 0 = off. A negative value gets its own words, since
-   * "not a time" would leave the operator guessing what is wrong with {@code -5}.
+   * {@code slow_start DURATION}: a TIMER, 0 = off. A negative value gets its own words, since "not
+   * a time" would leave the operator guessing what is wrong with {@code -5}.
    */
   Duration slowStart(Node n) {
     if (!args(n, 1, 1)) {
@@ -162,8 +163,9 @@ final class Values {
     }
     double v = Double.parseDouble(s);
     if (v < min || v > max) {
-      error(n, n.keyword() + ": " + what + " " + s + " is out of range " + fmt(min) + ".."
-          + fmt(max));
+      error(
+          n,
+          n.keyword() + ": " + what + " " + s + " is out of range " + fmt(min) + ".." + fmt(max));
       return null;
     }
     return v;
@@ -188,8 +190,8 @@ final class Values {
       case "no":
         return Boolean.FALSE;
       default:
-        error(n, n.keyword() + ": '" + n.arg(i)
-            + "' is not a boolean (on/off, true/false, yes/no)");
+        error(
+            n, n.keyword() + ": '" + n.arg(i) + "' is not a boolean (on/off, true/false, yes/no)");
         return null;
     }
   }
@@ -201,13 +203,29 @@ final class Values {
       return false;
     }
     if (n.argc() < min) {
-      error(n, "'" + n.keyword() + "' needs " + (min == max ? "" : "at least ") + min
-          + " argument" + (min == 1 ? "" : "s"));
+      error(
+          n,
+          "'"
+              + n.keyword()
+              + "' needs "
+              + (min == max ? "" : "at least ")
+              + min
+              + " argument"
+              + (min == 1 ? "" : "s"));
       return false;
     }
     if (n.argc() > max) {
-      error(n, "'" + n.keyword() + "' takes at most " + max + " argument" + (max == 1 ? "" : "s")
-          + ", extra: '" + n.arg(max + 1) + "'");
+      error(
+          n,
+          "'"
+              + n.keyword()
+              + "' takes at most "
+              + max
+              + " argument"
+              + (max == 1 ? "" : "s")
+              + ", extra: '"
+              + n.arg(max + 1)
+              + "'");
       return false;
     }
     return true;
@@ -232,8 +250,13 @@ final class Values {
   /** Reports an unknown keyword, suggesting the closest known one. */
   void unknown(Node n, Set<String> known, String where) {
     Optional<String> s = Keywords.suggest(n.keyword(), known);
-    error(n, "unknown keyword '" + n.keyword() + "' in " + where
-        + s.map(x -> " (did you mean '" + x + "'?)").orElse(""));
+    error(
+        n,
+        "unknown keyword '"
+            + n.keyword()
+            + "' in "
+            + where
+            + s.map(x -> " (did you mean '" + x + "'?)").orElse(""));
   }
 
   Long signed(Node n, int i, long min, long max, String what) {
@@ -276,8 +299,11 @@ final class Values {
       return null;
     }
     if (words.size() > 4) {
-      error(c, c.keyword() + ": after the command only 'user [group]' may follow; quote the "
-          + "command if it has arguments");
+      error(
+          c,
+          c.keyword()
+              + ": after the command only 'user [group]' may follow; quote the "
+              + "command if it has arguments");
       return null;
     }
     String cmd = words.get(1);
@@ -286,7 +312,10 @@ final class Values {
       error(c, c.keyword() + " needs a command");
       return null;
     }
-    return new Script(cmd, argv, words.size() > 2 ? Optional.of(words.get(2)) : Optional.empty(),
+    return new Script(
+        cmd,
+        argv,
+        words.size() > 2 ? Optional.of(words.get(2)) : Optional.empty(),
         words.size() > 3 ? Optional.of(words.get(3)) : Optional.empty());
   }
 

@@ -33,75 +33,127 @@ import java.util.Set;
  * error: a VRRP mistake moves addresses between machines.
  */
 final class VrrpParser {
-  static final Set<String> GLOBAL = Set.of("vrrp_version", "vrrp_garp_master_delay",
-      "vrrp_garp_master_repeat", "vrrp_garp_master_refresh", "vrrp_garp_master_refresh_repeat",
-      "vrrp_garp_interval", "vrrp_gna_interval", "vrrp_lower_prio_no_advert",
-      "vrrp_skip_check_adv_addr", "vrrp_strict", "vrrp_mcast_group4", "vrrp_mcast_group6",
-      "vrrp_startup_delay", "lvs_sync_daemon");
+  static final Set<String> GLOBAL =
+      Set.of(
+          "vrrp_version",
+          "vrrp_garp_master_delay",
+          "vrrp_garp_master_repeat",
+          "vrrp_garp_master_refresh",
+          "vrrp_garp_master_refresh_repeat",
+          "vrrp_garp_interval",
+          "vrrp_gna_interval",
+          "vrrp_lower_prio_no_advert",
+          "vrrp_skip_check_adv_addr",
+          "vrrp_strict",
+          "vrrp_mcast_group4",
+          "vrrp_mcast_group6",
+          "vrrp_startup_delay",
+          "lvs_sync_daemon");
 
-  static final Set<String> INSTANCE = Set.of("state", "interface", "virtual_router_id",
-      "priority", "advert_int", "virtual_ipaddress", "virtual_ipaddress_excluded", "nopreempt",
-      "preempt", "preempt_delay", "unicast_src_ip", "mcast_src_ip", "unicast_peer",
-      "authentication", "garp_master_delay", "garp_master_repeat", "garp_master_refresh",
-      "notify_master", "notify_backup", "notify_fault", "notify_stop", "notify", "track_script",
-      "track_interface", "track_file", "version", "accept", "no_accept",
-      "lvs_sync_daemon_interface", "smtp_alert", "dont_track_primary");
+  static final Set<String> INSTANCE =
+      Set.of(
+          "state",
+          "interface",
+          "virtual_router_id",
+          "priority",
+          "advert_int",
+          "virtual_ipaddress",
+          "virtual_ipaddress_excluded",
+          "nopreempt",
+          "preempt",
+          "preempt_delay",
+          "unicast_src_ip",
+          "mcast_src_ip",
+          "unicast_peer",
+          "authentication",
+          "garp_master_delay",
+          "garp_master_repeat",
+          "garp_master_refresh",
+          "notify_master",
+          "notify_backup",
+          "notify_fault",
+          "notify_stop",
+          "notify",
+          "track_script",
+          "track_interface",
+          "track_file",
+          "version",
+          "accept",
+          "no_accept",
+          "lvs_sync_daemon_interface",
+          "smtp_alert",
+          "dont_track_primary");
 
   /** keepalived instance keywords Fairway refuses, with why. */
-  static final Map<String, String> REFUSED = Map.ofEntries(
-      Map.entry("use_vmac", "Fairway does not create macvlan interfaces; the virtual addresses "
-          + "go on the instance's interface itself (drop use_vmac)"),
-      Map.entry("use_vmac_addr", "Fairway does not create macvlan interfaces"),
-      Map.entry("vmac_xmit_base", "Fairway does not create macvlan interfaces"),
-      Map.entry("use_ipvlan", "Fairway does not create ipvlan interfaces"),
-      Map.entry("auth_hmac", "HMAC authentication is a keepalived extension Fairway does not "
-          + "implement"),
-      Map.entry("virtual_routes", "Fairway does not manage routes (use static routes)"),
-      Map.entry("virtual_rules", "Fairway does not manage policy routing rules"),
-      Map.entry("track_process", "process tracking is not implemented; use a vrrp_script"),
-      Map.entry("track_bfd", "BFD is not implemented"),
-      Map.entry("vrf", "VRF is not implemented"),
-      Map.entry("native_ipv6", "not implemented"),
-      Map.entry("mcast_dst_ip", "not implemented: adverts go to 224.0.0.18 / ff02::12"),
-      Map.entry("unicast_ttl", "not implemented: adverts are sent and checked with TTL 255"),
-      Map.entry("check_unicast_src", "not implemented"),
-      Map.entry("old_unicast_checksum", "not implemented"),
-      Map.entry("v3_checksum_as_v2", "not implemented"),
-      Map.entry("strict_mode", "not implemented per instance; use global_defs vrrp_strict"),
-      Map.entry("skip_check_adv_addr", "not implemented per instance; use global_defs "
-          + "vrrp_skip_check_adv_addr"),
-      Map.entry("promote_secondaries", "not implemented"),
-      Map.entry("no_virtual_ipaddress", "not implemented"),
-      Map.entry("garp_master_refresh_repeat", "not implemented per instance"),
-      Map.entry("garp_lower_prio_delay", "not implemented"),
-      Map.entry("garp_lower_prio_repeat", "not implemented"),
-      Map.entry("down_timer_adverts", "not implemented: the master down interval is RFC's 3"),
-      Map.entry("notify_deleted", "not implemented"),
-      Map.entry("notify_master_rx_lower_pri", "not implemented"),
-      Map.entry("notify_priority_changes", "not implemented"),
-      Map.entry("lower_prio_no_advert", "not implemented per instance"),
-      Map.entry("higher_prio_send_advert", "not implemented"),
-      Map.entry("owner_ignore_adverts", "not implemented"),
-      Map.entry("unicast_fault_no_peer", "not implemented"),
-      Map.entry("track_src_ip", "not implemented"),
-      Map.entry("linkbeat_use_polling", "not implemented"),
-      Map.entry("debug", "not implemented"),
-      Map.entry("kernel_rx_buf_size", "not implemented"),
-      Map.entry("timer_expired_backup", "not implemented"),
-      Map.entry("garp_extra_if", "not implemented"));
+  static final Map<String, String> REFUSED =
+      Map.ofEntries(
+          Map.entry(
+              "use_vmac",
+              "Fairway does not create macvlan interfaces; the virtual addresses "
+                  + "go on the instance's interface itself (drop use_vmac)"),
+          Map.entry("use_vmac_addr", "Fairway does not create macvlan interfaces"),
+          Map.entry("vmac_xmit_base", "Fairway does not create macvlan interfaces"),
+          Map.entry("use_ipvlan", "Fairway does not create ipvlan interfaces"),
+          Map.entry(
+              "auth_hmac",
+              "HMAC authentication is a keepalived extension Fairway does not " + "implement"),
+          Map.entry("virtual_routes", "Fairway does not manage routes (use static routes)"),
+          Map.entry("virtual_rules", "Fairway does not manage policy routing rules"),
+          Map.entry("track_process", "process tracking is not implemented; use a vrrp_script"),
+          Map.entry("track_bfd", "BFD is not implemented"),
+          Map.entry("vrf", "VRF is not implemented"),
+          Map.entry("native_ipv6", "not implemented"),
+          Map.entry("mcast_dst_ip", "not implemented: adverts go to 224.0.0.18 / ff02::12"),
+          Map.entry("unicast_ttl", "not implemented: adverts are sent and checked with TTL 255"),
+          Map.entry("check_unicast_src", "not implemented"),
+          Map.entry("old_unicast_checksum", "not implemented"),
+          Map.entry("v3_checksum_as_v2", "not implemented"),
+          Map.entry("strict_mode", "not implemented per instance; use global_defs vrrp_strict"),
+          Map.entry(
+              "skip_check_adv_addr",
+              "not implemented per instance; use global_defs " + "vrrp_skip_check_adv_addr"),
+          Map.entry("promote_secondaries", "not implemented"),
+          Map.entry("no_virtual_ipaddress", "not implemented"),
+          Map.entry("garp_master_refresh_repeat", "not implemented per instance"),
+          Map.entry("garp_lower_prio_delay", "not implemented"),
+          Map.entry("garp_lower_prio_repeat", "not implemented"),
+          Map.entry("down_timer_adverts", "not implemented: the master down interval is RFC's 3"),
+          Map.entry("notify_deleted", "not implemented"),
+          Map.entry("notify_master_rx_lower_pri", "not implemented"),
+          Map.entry("notify_priority_changes", "not implemented"),
+          Map.entry("lower_prio_no_advert", "not implemented per instance"),
+          Map.entry("higher_prio_send_advert", "not implemented"),
+          Map.entry("owner_ignore_adverts", "not implemented"),
+          Map.entry("unicast_fault_no_peer", "not implemented"),
+          Map.entry("track_src_ip", "not implemented"),
+          Map.entry("linkbeat_use_polling", "not implemented"),
+          Map.entry("debug", "not implemented"),
+          Map.entry("kernel_rx_buf_size", "not implemented"),
+          Map.entry("timer_expired_backup", "not implemented"),
+          Map.entry("garp_extra_if", "not implemented"));
 
-  private static final Set<String> GROUP = Set.of("group", "notify_master", "notify_backup",
-      "notify_fault", "notify_stop", "notify", "track_script", "smtp_alert");
-  private static final Set<String> SCRIPT = Set.of("script", "interval", "timeout", "weight",
-      "rise", "fall", "user", "init_fail");
+  private static final Set<String> GROUP =
+      Set.of(
+          "group",
+          "notify_master",
+          "notify_backup",
+          "notify_fault",
+          "notify_stop",
+          "notify",
+          "track_script",
+          "smtp_alert");
+  private static final Set<String> SCRIPT =
+      Set.of("script", "interval", "timeout", "weight", "rise", "fall", "user", "init_fail");
 
   private final Values v;
   private VrrpGlobals globals = VrrpGlobals.defaults();
   private final List<Node> instanceNodes = new ArrayList<>();
   private final List<Node> groupNodes = new ArrayList<>();
   private final Map<String, VrrpScript> scripts = new LinkedHashMap<>();
+
   /** {@code lvs_sync_daemon} lines of global_defs, resolved in {@link #build} (instances first). */
   private final List<Node> syncDaemonNodes = new ArrayList<>();
+
   /** {@code lvs_sync_daemon_interface} lines by instance name. */
   private final Map<String, Node> syncInterfaceNodes = new LinkedHashMap<>();
 
@@ -111,7 +163,8 @@ final class VrrpParser {
 
   /** True for the top-level blocks this parser reads. */
   static boolean isTopLevel(String keyword) {
-    return keyword.equals("vrrp_instance") || keyword.equals("vrrp_sync_group")
+    return keyword.equals("vrrp_instance")
+        || keyword.equals("vrrp_sync_group")
         || keyword.equals("vrrp_script");
   }
 
@@ -128,8 +181,12 @@ final class VrrpParser {
   // --- global_defs -----------------------------------------------------------------------------
 
   /** Read into the model, not acted on yet: said so rather than silently ignored. */
-  private static final Set<String> NOT_ACTED_ON = Set.of("vrrp_garp_interval",
-      "vrrp_gna_interval", "vrrp_lower_prio_no_advert", "vrrp_startup_delay");
+  private static final Set<String> NOT_ACTED_ON =
+      Set.of(
+          "vrrp_garp_interval",
+          "vrrp_gna_interval",
+          "vrrp_lower_prio_no_advert",
+          "vrrp_startup_delay");
 
   void global(Node n) {
     if (NOT_ACTED_ON.contains(n.keyword())) {
@@ -141,46 +198,101 @@ final class VrrpParser {
       case "vrrp_version" -> {
         Long x = v.args(n, 1, 1) ? v.number(n, 1, 2, 3, "version") : null;
         if (x != null) {
-          g = new VrrpGlobals(x.intValue(), g.garpMasterDelay(), g.garpMasterRepeat(),
-              g.garpMasterRefresh(), g.garpMasterRefreshRepeat(), g.garpInterval(),
-              g.gnaInterval(), g.lowerPrioNoAdvert(), g.skipCheckAdvAddr(), g.strict(),
-              g.mcastGroup4(), g.mcastGroup6(), g.startupDelay());
+          g =
+              new VrrpGlobals(
+                  x.intValue(),
+                  g.garpMasterDelay(),
+                  g.garpMasterRepeat(),
+                  g.garpMasterRefresh(),
+                  g.garpMasterRefreshRepeat(),
+                  g.garpInterval(),
+                  g.gnaInterval(),
+                  g.lowerPrioNoAdvert(),
+                  g.skipCheckAdvAddr(),
+                  g.strict(),
+                  g.mcastGroup4(),
+                  g.mcastGroup6(),
+                  g.startupDelay());
         }
       }
       case "vrrp_garp_master_delay" -> {
         Duration d = v.args(n, 1, 1) ? seconds(n, 0, 255) : null;
         if (d != null) {
-          g = new VrrpGlobals(g.version(), d, g.garpMasterRepeat(), g.garpMasterRefresh(),
-              g.garpMasterRefreshRepeat(), g.garpInterval(), g.gnaInterval(),
-              g.lowerPrioNoAdvert(), g.skipCheckAdvAddr(), g.strict(), g.mcastGroup4(),
-              g.mcastGroup6(), g.startupDelay());
+          g =
+              new VrrpGlobals(
+                  g.version(),
+                  d,
+                  g.garpMasterRepeat(),
+                  g.garpMasterRefresh(),
+                  g.garpMasterRefreshRepeat(),
+                  g.garpInterval(),
+                  g.gnaInterval(),
+                  g.lowerPrioNoAdvert(),
+                  g.skipCheckAdvAddr(),
+                  g.strict(),
+                  g.mcastGroup4(),
+                  g.mcastGroup6(),
+                  g.startupDelay());
         }
       }
       case "vrrp_garp_master_repeat" -> {
         Long x = v.args(n, 1, 1) ? v.number(n, 1, 1, 255, "repeat") : null;
         if (x != null) {
-          g = new VrrpGlobals(g.version(), g.garpMasterDelay(), x.intValue(),
-              g.garpMasterRefresh(), g.garpMasterRefreshRepeat(), g.garpInterval(),
-              g.gnaInterval(), g.lowerPrioNoAdvert(), g.skipCheckAdvAddr(), g.strict(),
-              g.mcastGroup4(), g.mcastGroup6(), g.startupDelay());
+          g =
+              new VrrpGlobals(
+                  g.version(),
+                  g.garpMasterDelay(),
+                  x.intValue(),
+                  g.garpMasterRefresh(),
+                  g.garpMasterRefreshRepeat(),
+                  g.garpInterval(),
+                  g.gnaInterval(),
+                  g.lowerPrioNoAdvert(),
+                  g.skipCheckAdvAddr(),
+                  g.strict(),
+                  g.mcastGroup4(),
+                  g.mcastGroup6(),
+                  g.startupDelay());
         }
       }
       case "vrrp_garp_master_refresh" -> {
         Duration d = v.args(n, 1, 1) ? v.timer(n, 1, true) : null;
         if (d != null) {
-          g = new VrrpGlobals(g.version(), g.garpMasterDelay(), g.garpMasterRepeat(),
-              d.isZero() ? Optional.empty() : Optional.of(d), g.garpMasterRefreshRepeat(),
-              g.garpInterval(), g.gnaInterval(), g.lowerPrioNoAdvert(), g.skipCheckAdvAddr(),
-              g.strict(), g.mcastGroup4(), g.mcastGroup6(), g.startupDelay());
+          g =
+              new VrrpGlobals(
+                  g.version(),
+                  g.garpMasterDelay(),
+                  g.garpMasterRepeat(),
+                  d.isZero() ? Optional.empty() : Optional.of(d),
+                  g.garpMasterRefreshRepeat(),
+                  g.garpInterval(),
+                  g.gnaInterval(),
+                  g.lowerPrioNoAdvert(),
+                  g.skipCheckAdvAddr(),
+                  g.strict(),
+                  g.mcastGroup4(),
+                  g.mcastGroup6(),
+                  g.startupDelay());
         }
       }
       case "vrrp_garp_master_refresh_repeat" -> {
         Long x = v.args(n, 1, 1) ? v.number(n, 1, 1, 255, "repeat") : null;
         if (x != null) {
-          g = new VrrpGlobals(g.version(), g.garpMasterDelay(), g.garpMasterRepeat(),
-              g.garpMasterRefresh(), x.intValue(), g.garpInterval(), g.gnaInterval(),
-              g.lowerPrioNoAdvert(), g.skipCheckAdvAddr(), g.strict(), g.mcastGroup4(),
-              g.mcastGroup6(), g.startupDelay());
+          g =
+              new VrrpGlobals(
+                  g.version(),
+                  g.garpMasterDelay(),
+                  g.garpMasterRepeat(),
+                  g.garpMasterRefresh(),
+                  x.intValue(),
+                  g.garpInterval(),
+                  g.gnaInterval(),
+                  g.lowerPrioNoAdvert(),
+                  g.skipCheckAdvAddr(),
+                  g.strict(),
+                  g.mcastGroup4(),
+                  g.mcastGroup6(),
+                  g.startupDelay());
         }
       }
       case "vrrp_garp_interval", "vrrp_gna_interval" -> {
@@ -189,44 +301,92 @@ final class VrrpParser {
           v.error(n, n.keyword() + ": must be more than 0 seconds (keepalived refuses 0)");
         } else if (d != null) {
           boolean garp = n.keyword().equals("vrrp_garp_interval");
-          g = new VrrpGlobals(g.version(), g.garpMasterDelay(), g.garpMasterRepeat(),
-              g.garpMasterRefresh(), g.garpMasterRefreshRepeat(), garp ? d : g.garpInterval(),
-              garp ? g.gnaInterval() : d, g.lowerPrioNoAdvert(), g.skipCheckAdvAddr(),
-              g.strict(), g.mcastGroup4(), g.mcastGroup6(), g.startupDelay());
+          g =
+              new VrrpGlobals(
+                  g.version(),
+                  g.garpMasterDelay(),
+                  g.garpMasterRepeat(),
+                  g.garpMasterRefresh(),
+                  g.garpMasterRefreshRepeat(),
+                  garp ? d : g.garpInterval(),
+                  garp ? g.gnaInterval() : d,
+                  g.lowerPrioNoAdvert(),
+                  g.skipCheckAdvAddr(),
+                  g.strict(),
+                  g.mcastGroup4(),
+                  g.mcastGroup6(),
+                  g.startupDelay());
         }
       }
       case "vrrp_lower_prio_no_advert", "vrrp_skip_check_adv_addr", "vrrp_strict" -> {
         Boolean b = v.args(n, 0, 1) ? v.bool(n, 1) : null;
         if (b != null) {
           String k = n.keyword();
-          g = new VrrpGlobals(g.version(), g.garpMasterDelay(), g.garpMasterRepeat(),
-              g.garpMasterRefresh(), g.garpMasterRefreshRepeat(), g.garpInterval(),
-              g.gnaInterval(), k.equals("vrrp_lower_prio_no_advert") ? b : g.lowerPrioNoAdvert(),
-              k.equals("vrrp_skip_check_adv_addr") ? b : g.skipCheckAdvAddr(),
-              k.equals("vrrp_strict") ? b : g.strict(), g.mcastGroup4(), g.mcastGroup6(),
-              g.startupDelay());
+          g =
+              new VrrpGlobals(
+                  g.version(),
+                  g.garpMasterDelay(),
+                  g.garpMasterRepeat(),
+                  g.garpMasterRefresh(),
+                  g.garpMasterRefreshRepeat(),
+                  g.garpInterval(),
+                  g.gnaInterval(),
+                  k.equals("vrrp_lower_prio_no_advert") ? b : g.lowerPrioNoAdvert(),
+                  k.equals("vrrp_skip_check_adv_addr") ? b : g.skipCheckAdvAddr(),
+                  k.equals("vrrp_strict") ? b : g.strict(),
+                  g.mcastGroup4(),
+                  g.mcastGroup6(),
+                  g.startupDelay());
         }
       }
       case "vrrp_mcast_group4", "vrrp_mcast_group6" -> {
         InetAddress a = v.args(n, 1, 1) ? v.address(n, 1, "multicast group") : null;
         boolean four = n.keyword().endsWith("4");
         if (a != null && (!a.isMulticastAddress() || (a instanceof Inet4Address) != four)) {
-          v.error(n, n.keyword() + ": " + n.arg(1) + " is not an IPv" + (four ? "4" : "6")
-              + " multicast address");
+          v.error(
+              n,
+              n.keyword()
+                  + ": "
+                  + n.arg(1)
+                  + " is not an IPv"
+                  + (four ? "4" : "6")
+                  + " multicast address");
         } else if (a != null) {
-          g = new VrrpGlobals(g.version(), g.garpMasterDelay(), g.garpMasterRepeat(),
-              g.garpMasterRefresh(), g.garpMasterRefreshRepeat(), g.garpInterval(),
-              g.gnaInterval(), g.lowerPrioNoAdvert(), g.skipCheckAdvAddr(), g.strict(),
-              four ? a : g.mcastGroup4(), four ? g.mcastGroup6() : a, g.startupDelay());
+          g =
+              new VrrpGlobals(
+                  g.version(),
+                  g.garpMasterDelay(),
+                  g.garpMasterRepeat(),
+                  g.garpMasterRefresh(),
+                  g.garpMasterRefreshRepeat(),
+                  g.garpInterval(),
+                  g.gnaInterval(),
+                  g.lowerPrioNoAdvert(),
+                  g.skipCheckAdvAddr(),
+                  g.strict(),
+                  four ? a : g.mcastGroup4(),
+                  four ? g.mcastGroup6() : a,
+                  g.startupDelay());
         }
       }
       case "vrrp_startup_delay" -> {
         Duration d = v.args(n, 1, 1) ? seconds(n, 0, 3600) : null;
         if (d != null) {
-          g = new VrrpGlobals(g.version(), g.garpMasterDelay(), g.garpMasterRepeat(),
-              g.garpMasterRefresh(), g.garpMasterRefreshRepeat(), g.garpInterval(),
-              g.gnaInterval(), g.lowerPrioNoAdvert(), g.skipCheckAdvAddr(), g.strict(),
-              g.mcastGroup4(), g.mcastGroup6(), Optional.of(d));
+          g =
+              new VrrpGlobals(
+                  g.version(),
+                  g.garpMasterDelay(),
+                  g.garpMasterRepeat(),
+                  g.garpMasterRefresh(),
+                  g.garpMasterRefreshRepeat(),
+                  g.garpInterval(),
+                  g.gnaInterval(),
+                  g.lowerPrioNoAdvert(),
+                  g.skipCheckAdvAddr(),
+                  g.strict(),
+                  g.mcastGroup4(),
+                  g.mcastGroup6(),
+                  Optional.of(d));
         }
       }
       default -> throw new IllegalArgumentException(n.keyword());
@@ -240,8 +400,8 @@ final class VrrpParser {
       return null;
     }
     if (d.compareTo(Duration.ofSeconds(min)) < 0 || d.compareTo(Duration.ofSeconds(max)) > 0) {
-      v.error(n, n.keyword() + ": " + n.arg(1) + " is out of range " + min + ".." + max
-          + " seconds");
+      v.error(
+          n, n.keyword() + ": " + n.arg(1) + " is out of range " + min + ".." + max + " seconds");
       return null;
     }
     return d;
@@ -272,13 +432,17 @@ final class VrrpParser {
       switch (c.keyword()) {
         case "script" -> {
           List<String> words = Tokenizer.quotedWords(c.line.text());
-          List<String> argv = words.size() == 2 ? Tokenizer.argv(words.get(1))
-              : words.subList(1, words.size());
+          List<String> argv =
+              words.size() == 2 ? Tokenizer.argv(words.get(1)) : words.subList(1, words.size());
           if (c.hasBlock() || argv.isEmpty()) {
             v.error(c, "script needs a command");
           } else {
-            script = new Script(String.join(" ", words.subList(1, words.size())), argv,
-                Optional.empty(), Optional.empty());
+            script =
+                new Script(
+                    String.join(" ", words.subList(1, words.size())),
+                    argv,
+                    Optional.empty(),
+                    Optional.empty());
           }
         }
         case "interval", "timeout" -> {
@@ -331,13 +495,25 @@ final class VrrpParser {
       return;
     }
     if (scripts.containsKey(name)) {
-      v.error(n, "duplicate vrrp_script '" + name + "' (first at "
-          + scripts.get(name).location() + ")");
+      v.error(
+          n,
+          "duplicate vrrp_script '" + name + "' (first at " + scripts.get(name).location() + ")");
       return;
     }
     script = new Script(script.command(), script.argv(), user, group);
-    scripts.put(name, new VrrpScript(Values.loc(n), name, script, interval,
-        timeout == null ? interval : timeout, weight, reverse, rise, fall, initFail));
+    scripts.put(
+        name,
+        new VrrpScript(
+            Values.loc(n),
+            name,
+            script,
+            interval,
+            timeout == null ? interval : timeout,
+            weight,
+            reverse,
+            rise,
+            fall,
+            initFail));
   }
 
   // --- vrrp_instance ---------------------------------------------------------------------------
@@ -469,8 +645,10 @@ final class VrrpParser {
           if (v.block(c)) {
             for (Node p : c.children) {
               if (p.hasBlock() || p.argc() > 0) {
-                v.error(p, "unicast_peer: one address per line (options such as min_ttl are "
-                    + "not implemented)");
+                v.error(
+                    p,
+                    "unicast_peer: one address per line (options such as min_ttl are "
+                        + "not implemented)");
                 continue;
               }
               InetAddress a = Values.address(p.keyword());
@@ -521,8 +699,10 @@ final class VrrpParser {
         case "no_accept" -> {
           if (v.args(c, 0, 0)) {
             accept = false;
-            v.warn(c, "no_accept: Fairway installs no firewall rules; packets to the virtual "
-                + "addresses are accepted as with 'accept'");
+            v.warn(
+                c,
+                "no_accept: Fairway installs no firewall rules; packets to the virtual "
+                    + "addresses are accepted as with 'accept'");
           }
         }
         case "lvs_sync_daemon_interface" -> {
@@ -531,9 +711,13 @@ final class VrrpParser {
             if (n.argc() == 1) {
               syncInterfaceNodes.putIfAbsent(n.arg(1), c);
             }
-            v.warn(c, "lvs_sync_daemon_interface in a vrrp_instance is deprecated (keepalived "
-                + "says so too); use global_defs lvs_sync_daemon " + c.arg(1) + " "
-                + n.arg(1));
+            v.warn(
+                c,
+                "lvs_sync_daemon_interface in a vrrp_instance is deprecated (keepalived "
+                    + "says so too); use global_defs lvs_sync_daemon "
+                    + c.arg(1)
+                    + " "
+                    + n.arg(1));
           }
         }
         case "smtp_alert", "dont_track_primary" ->
@@ -563,9 +747,12 @@ final class VrrpParser {
       if (family == null) {
         family = f;
       } else if (f != family) {
-        v.error(lineOf(n, a.location()), "virtual_ipaddress " + Addresses.format(a.address())
-            + ": IPv4 and IPv6 addresses cannot be mixed in one vrrp_instance (use "
-            + "virtual_ipaddress_excluded, or a second instance)");
+        v.error(
+            lineOf(n, a.location()),
+            "virtual_ipaddress "
+                + Addresses.format(a.address())
+                + ": IPv4 and IPv6 addresses cannot be mixed in one vrrp_instance (use "
+                + "virtual_ipaddress_excluded, or a second instance)");
         ok = false;
       }
     }
@@ -577,14 +764,22 @@ final class VrrpParser {
     }
     for (InetAddress p : peers) {
       if (AddressFamily.of(p) != family) {
-        v.error(n, "unicast_peer " + Addresses.format(p) + " is not of the instance's family "
-            + family.keyword());
+        v.error(
+            n,
+            "unicast_peer "
+                + Addresses.format(p)
+                + " is not of the instance's family "
+                + family.keyword());
         ok = false;
       }
     }
     if (unicastSrc.isPresent() && AddressFamily.of(unicastSrc.get()) != family) {
-      v.error(n, "unicast_src_ip " + Addresses.format(unicastSrc.get())
-          + " is not of the instance's family " + family.keyword());
+      v.error(
+          n,
+          "unicast_src_ip "
+              + Addresses.format(unicastSrc.get())
+              + " is not of the instance's family "
+              + family.keyword());
       ok = false;
     }
     int ver = version != null ? version : family == AddressFamily.INET6 ? 3 : globals.version();
@@ -593,8 +788,9 @@ final class VrrpParser {
       ok = false;
     }
     if (authPass.isPresent() && ver == 3) {
-      v.error(authNode, "authentication is VRRPv2 only (RFC 5798 removed it); drop it or use "
-          + "version 2");
+      v.error(
+          authNode,
+          "authentication is VRRPv2 only (RFC 5798 removed it); drop it or use " + "version 2");
       ok = false;
     }
     if (globals.strict() && authPass.isPresent()) {
@@ -606,38 +802,51 @@ final class VrrpParser {
       ok = false;
     }
     if (ver == 2 && advert.toNanos() % 1_000_000_000L != 0) {
-      v.error(advertNode, "advert_int " + advertNode.arg(1) + ": VRRPv2 advertises whole "
-          + "seconds");
+      v.error(
+          advertNode, "advert_int " + advertNode.arg(1) + ": VRRPv2 advertises whole " + "seconds");
       ok = false;
     } else if (ver == 3 && advert.toNanos() % 10_000_000L != 0) {
-      v.error(advertNode, "advert_int " + advertNode.arg(1) + ": VRRPv3 advertises in units of "
-          + "10 ms");
+      v.error(
+          advertNode,
+          "advert_int " + advertNode.arg(1) + ": VRRPv3 advertises in units of " + "10 ms");
       ok = false;
     }
     if (vips.size() > 255) {
-      v.error(n, "vrrp_instance " + name + " has " + vips.size() + " virtual_ipaddress; an advert"
-          + " carries at most 255 (use virtual_ipaddress_excluded)");
+      v.error(
+          n,
+          "vrrp_instance "
+              + name
+              + " has "
+              + vips.size()
+              + " virtual_ipaddress; an advert"
+              + " carries at most 255 (use virtual_ipaddress_excluded)");
       ok = false;
     }
     // keepalived derives whichever of state and priority is missing from the other.
-    int prio = priority != null ? priority
-        : state == VrrpState.MASTER ? VrrpInstance.OWNER_PRIORITY : 100;
+    int prio =
+        priority != null ? priority : state == VrrpState.MASTER ? VrrpInstance.OWNER_PRIORITY : 100;
     if (state == null) {
       state = prio == VrrpInstance.OWNER_PRIORITY ? VrrpState.MASTER : VrrpState.BACKUP;
     }
     if (prio == VrrpInstance.OWNER_PRIORITY && state == VrrpState.BACKUP) {
-      v.error(priorityNode, "priority 255 is the address owner, which is always MASTER; "
-          + "use state MASTER or a priority of 254 or less");
+      v.error(
+          priorityNode,
+          "priority 255 is the address owner, which is always MASTER; "
+              + "use state MASTER or a priority of 254 or less");
       ok = false;
     }
     if (!preempt && state == VrrpState.MASTER) {
-      v.warn(nopreemptNode, "nopreempt does not work with state MASTER; keepalived clears it "
-          + "(use state BACKUP)");
+      v.warn(
+          nopreemptNode,
+          "nopreempt does not work with state MASTER; keepalived clears it "
+              + "(use state BACKUP)");
       preempt = true;
     }
     if (!preemptDelay.isZero() && state == VrrpState.MASTER) {
-      v.warn(preemptDelayNode, "preempt_delay does not work with state MASTER; keepalived "
-          + "clears it (use state BACKUP)");
+      v.warn(
+          preemptDelayNode,
+          "preempt_delay does not work with state MASTER; keepalived "
+              + "clears it (use state BACKUP)");
       preemptDelay = Duration.ZERO;
     }
     if (!preemptDelay.isZero() && !preempt) {
@@ -646,22 +855,56 @@ final class VrrpParser {
     }
     for (Track t : trackScripts) {
       if (!scripts.containsKey(t.name())) {
-        v.error(n, "vrrp_instance " + name + ": track_script '" + t.name() + "' is not a "
-            + "vrrp_script" + Keywords.suggest(t.name(), scripts.keySet())
-                .map(s -> " (did you mean '" + s + "'?)").orElse(""));
+        v.error(
+            n,
+            "vrrp_instance "
+                + name
+                + ": track_script '"
+                + t.name()
+                + "' is not a "
+                + "vrrp_script"
+                + Keywords.suggest(t.name(), scripts.keySet())
+                    .map(s -> " (did you mean '" + s + "'?)")
+                    .orElse(""));
         ok = false;
       }
     }
     if (!ok) {
       return null;
     }
-    Notify nf = new Notify(Optional.ofNullable(notify.get("notify_master")),
-        Optional.ofNullable(notify.get("notify_backup")),
-        Optional.ofNullable(notify.get("notify_fault")),
-        Optional.ofNullable(notify.get("notify_stop")), Optional.ofNullable(notify.get("notify")));
-    return new VrrpInstance(Values.loc(n), name, state, iface, vrid, prio, advert, ver, family,
-        vips, excluded, preempt, preemptDelay, unicastSrc, peers, authPass, garpDelay, garpRepeat,
-        garpRefresh, nf, trackScripts, trackIfs, trackFiles, accept, syncIf);
+    Notify nf =
+        new Notify(
+            Optional.ofNullable(notify.get("notify_master")),
+            Optional.ofNullable(notify.get("notify_backup")),
+            Optional.ofNullable(notify.get("notify_fault")),
+            Optional.ofNullable(notify.get("notify_stop")),
+            Optional.ofNullable(notify.get("notify")));
+    return new VrrpInstance(
+        Values.loc(n),
+        name,
+        state,
+        iface,
+        vrid,
+        prio,
+        advert,
+        ver,
+        family,
+        vips,
+        excluded,
+        preempt,
+        preemptDelay,
+        unicastSrc,
+        peers,
+        authPass,
+        garpDelay,
+        garpRepeat,
+        garpRefresh,
+        nf,
+        trackScripts,
+        trackIfs,
+        trackFiles,
+        accept,
+        syncIf);
   }
 
   private static Node lineOf(Node parent, Location at) {
@@ -687,8 +930,10 @@ final class VrrpParser {
             if (a.arg(1).equals("PASS")) {
               type = "PASS";
             } else if (a.arg(1).equals("AH")) {
-              v.error(a, "auth_type AH is not supported: RFC 3768 removed IPsec AH from VRRP "
-                  + "and Fairway does not implement it; use auth_type PASS or no authentication");
+              v.error(
+                  a,
+                  "auth_type AH is not supported: RFC 3768 removed IPsec AH from VRRP "
+                      + "and Fairway does not implement it; use auth_type PASS or no authentication");
             } else {
               v.error(a, "auth_type must be PASS, not '" + a.arg(1) + "'");
             }
@@ -698,11 +943,15 @@ final class VrrpParser {
           if (v.args(a, 1, 1)) {
             pass = a.arg(1);
             if (pass.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 8) {
-              v.warn(a, "auth_pass is longer than 8 bytes; keepalived (and Fairway) use the "
-                  + "first 8");
-              pass = new String(java.util.Arrays.copyOf(
-                  pass.getBytes(java.nio.charset.StandardCharsets.UTF_8), 8),
-                  java.nio.charset.StandardCharsets.UTF_8);
+              v.warn(
+                  a,
+                  "auth_pass is longer than 8 bytes; keepalived (and Fairway) use the "
+                      + "first 8");
+              pass =
+                  new String(
+                      java.util.Arrays.copyOf(
+                          pass.getBytes(java.nio.charset.StandardCharsets.UTF_8), 8),
+                      java.nio.charset.StandardCharsets.UTF_8);
             }
           }
         }
@@ -724,8 +973,9 @@ final class VrrpParser {
     int slash = word.indexOf('/');
     InetAddress addr = Values.address(slash < 0 ? word : word.substring(0, slash));
     if (addr == null) {
-      v.error(a, "'" + (slash < 0 ? word : word.substring(0, slash))
-          + "' is not an IPv4 or IPv6 address");
+      v.error(
+          a,
+          "'" + (slash < 0 ? word : word.substring(0, slash)) + "' is not an IPv4 or IPv6 address");
       return null;
     }
     int max = addr instanceof Inet4Address ? 32 : 128;
@@ -762,8 +1012,9 @@ final class VrrpParser {
           } else {
             Integer s = scope(val);
             if (s == null) {
-              v.error(a, "scope must be global, site, link, host, nowhere or 0..255, not '"
-                  + val + "'");
+              v.error(
+                  a,
+                  "scope must be global, site, link, host, nowhere or 0..255, not '" + val + "'");
               return null;
             }
             scope = s;
@@ -771,8 +1022,12 @@ final class VrrpParser {
         }
         case "no_track" -> noTrack = true;
         default -> {
-          v.error(a, "virtual address option '" + opt + "' is not supported (dev, label, "
-              + "scope and no_track are)");
+          v.error(
+              a,
+              "virtual address option '"
+                  + opt
+                  + "' is not supported (dev, label, "
+                  + "scope and no_track are)");
           return null;
         }
       }
@@ -847,8 +1102,8 @@ final class VrrpParser {
 
   // --- vrrp_sync_group -------------------------------------------------------------------------
 
-  private SyncGroup syncGroup(Node n, Map<String, VrrpInstance> instances,
-      Map<String, String> memberOf) {
+  private SyncGroup syncGroup(
+      Node n, Map<String, VrrpInstance> instances, Map<String, String> memberOf) {
     if (n.argc() != 1) {
       v.error(n, "vrrp_sync_group needs exactly one name");
       return null;
@@ -877,13 +1132,25 @@ final class VrrpParser {
           for (Node m : c.children) {
             for (String word : m.words) {
               if (!instances.containsKey(word)) {
-                v.error(m, "vrrp_sync_group " + name + ": '" + word + "' is not a "
-                    + "vrrp_instance" + Keywords.suggest(word, instances.keySet())
-                        .map(s -> " (did you mean '" + s + "'?)").orElse(""));
+                v.error(
+                    m,
+                    "vrrp_sync_group "
+                        + name
+                        + ": '"
+                        + word
+                        + "' is not a "
+                        + "vrrp_instance"
+                        + Keywords.suggest(word, instances.keySet())
+                            .map(s -> " (did you mean '" + s + "'?)")
+                            .orElse(""));
                 ok = false;
               } else if (memberOf.containsKey(word)) {
-                v.error(m, "vrrp_instance " + word + " is already in vrrp_sync_group "
-                    + memberOf.get(word));
+                v.error(
+                    m,
+                    "vrrp_instance "
+                        + word
+                        + " is already in vrrp_sync_group "
+                        + memberOf.get(word));
                 ok = false;
               } else if (members.contains(word)) {
                 v.error(m, "vrrp_sync_group " + name + ": '" + word + "' is listed twice");
@@ -900,8 +1167,12 @@ final class VrrpParser {
         case "smtp_alert" -> v.warn(c, "'smtp_alert' is not used by Fairway; ignored");
         default -> {
           if (instances.containsKey(c.keyword())) {
-            v.error(c, "vrrp_sync_group " + name + ": instance names go inside "
-                + "'group { ... }' (keepalived 2.x syntax)");
+            v.error(
+                c,
+                "vrrp_sync_group "
+                    + name
+                    + ": instance names go inside "
+                    + "'group { ... }' (keepalived 2.x syntax)");
             ok = false;
           } else {
             v.unknown(c, GROUP, "vrrp_sync_group");
@@ -920,10 +1191,13 @@ final class VrrpParser {
     for (String m : members) {
       memberOf.put(m, name);
     }
-    Notify nf = new Notify(Optional.ofNullable(notify.get("notify_master")),
-        Optional.ofNullable(notify.get("notify_backup")),
-        Optional.ofNullable(notify.get("notify_fault")),
-        Optional.ofNullable(notify.get("notify_stop")), Optional.ofNullable(notify.get("notify")));
+    Notify nf =
+        new Notify(
+            Optional.ofNullable(notify.get("notify_master")),
+            Optional.ofNullable(notify.get("notify_backup")),
+            Optional.ofNullable(notify.get("notify_fault")),
+            Optional.ofNullable(notify.get("notify_stop")),
+            Optional.ofNullable(notify.get("notify")));
     return new SyncGroup(Values.loc(n), name, members, nf, trackScripts);
   }
 
@@ -938,17 +1212,32 @@ final class VrrpParser {
         continue;
       }
       if (instances.containsKey(i.name())) {
-        v.error(n, "duplicate vrrp_instance '" + i.name() + "' (first at "
-            + instances.get(i.name()).location() + ")");
+        v.error(
+            n,
+            "duplicate vrrp_instance '"
+                + i.name()
+                + "' (first at "
+                + instances.get(i.name()).location()
+                + ")");
         continue;
       }
       // One router id per interface and family: two instances would answer each other's adverts.
       String key = i.interfaceName() + "/" + i.family() + "/" + i.virtualRouterId();
       VrrpInstance same = byRouter.get(key);
       if (same != null && !i.unicast() && !same.unicast()) {
-        v.error(n, "vrrp_instance " + i.name() + ": virtual_router_id " + i.virtualRouterId()
-            + " is already used on interface " + i.interfaceName() + " by " + same.name()
-            + " (" + same.location() + ")");
+        v.error(
+            n,
+            "vrrp_instance "
+                + i.name()
+                + ": virtual_router_id "
+                + i.virtualRouterId()
+                + " is already used on interface "
+                + i.interfaceName()
+                + " by "
+                + same.name()
+                + " ("
+                + same.location()
+                + ")");
         continue;
       }
       byRouter.put(key, i);
@@ -968,17 +1257,23 @@ final class VrrpParser {
       }
       groups.add(g);
     }
-    return new VrrpConfig(globals, List.copyOf(instances.values()), groups,
-        List.copyOf(scripts.values()), syncDaemon(instances));
+    return new VrrpConfig(
+        globals,
+        List.copyOf(instances.values()),
+        groups,
+        List.copyOf(scripts.values()),
+        syncDaemon(instances));
   }
 
   // --- lvs_sync_daemon -------------------------------------------------------------------------
 
-  /** The sync daemon's interface name as keepalived checks it (shorter than IP_VS_IFNAME_MAXLEN). */
+  /**
+   * The sync daemon's interface name as keepalived checks it (shorter than IP_VS_IFNAME_MAXLEN).
+   */
   private boolean syncInterface(Node n, int i) {
     if (n.arg(i).getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 15) {
-      v.error(n, n.keyword() + ": interface name '" + n.arg(i) + "' is longer than 15 "
-          + "characters");
+      v.error(
+          n, n.keyword() + ": interface name '" + n.arg(i) + "' is longer than 15 " + "characters");
       return false;
     }
     return true;
@@ -1001,15 +1296,27 @@ final class VrrpParser {
     for (Map.Entry<String, Node> e : syncInterfaceNodes.entrySet()) {
       Node c = e.getValue();
       if (found != null) {
-        v.error(c, "lvs_sync_daemon_interface: the sync daemon is already given (at "
-            + found.location() + "); keep one of them");
+        v.error(
+            c,
+            "lvs_sync_daemon_interface: the sync daemon is already given (at "
+                + found.location()
+                + "); keep one of them");
         continue;
       }
       if (!instances.containsKey(e.getKey())) {
         continue; // the instance itself was refused, and said why
       }
-      found = new LvsSyncDaemon(Values.loc(c), c.arg(1), Optional.of(e.getKey()), 0,
-          OptionalInt.empty(), OptionalInt.empty(), OptionalInt.empty(), Optional.empty(), true);
+      found =
+          new LvsSyncDaemon(
+              Values.loc(c),
+              c.arg(1),
+              Optional.of(e.getKey()),
+              0,
+              OptionalInt.empty(),
+              OptionalInt.empty(),
+              OptionalInt.empty(),
+              Optional.empty(),
+              true);
     }
     return Optional.ofNullable(found);
   }
@@ -1079,12 +1386,20 @@ final class VrrpParser {
             ok &= x != null;
             if (x != null) {
               id = x.intValue();
-              v.warn(n, "lvs_sync_daemon: write 'id " + w + "' (keepalived asks for the "
-                  + "keyword before the sync id too)");
+              v.warn(
+                  n,
+                  "lvs_sync_daemon: write 'id "
+                      + w
+                      + "' (keepalived asks for the "
+                      + "keyword before the sync id too)");
             }
           } else {
-            v.error(n, "lvs_sync_daemon: unknown option '" + w + "' (inst, id, maxlen, port, "
-                + "ttl or group)");
+            v.error(
+                n,
+                "lvs_sync_daemon: unknown option '"
+                    + w
+                    + "' (inst, id, maxlen, port, "
+                    + "ttl or group)");
             ok = false;
             i = n.argc(); // its value, if it has one, is not another unknown option
           }
@@ -1096,12 +1411,17 @@ final class VrrpParser {
       followed = instances.get(instance);
       if (followed == null) {
         String name = instance;
-        boolean refused = instanceNodes.stream()
-            .anyMatch(x -> x.argc() == 1 && x.arg(1).equals(name));
+        boolean refused =
+            instanceNodes.stream().anyMatch(x -> x.argc() == 1 && x.arg(1).equals(name));
         if (!refused) {
-          v.error(n, "lvs_sync_daemon: '" + instance + "' is not a vrrp_instance"
-              + Keywords.suggest(instance, instances.keySet())
-                  .map(s -> " (did you mean '" + s + "'?)").orElse(""));
+          v.error(
+              n,
+              "lvs_sync_daemon: '"
+                  + instance
+                  + "' is not a vrrp_instance"
+                  + Keywords.suggest(instance, instances.keySet())
+                      .map(s -> " (did you mean '" + s + "'?)")
+                      .orElse(""));
         }
         ok = false;
       }
@@ -1110,7 +1430,15 @@ final class VrrpParser {
       return null;
     }
     int syncId = id != null ? id : followed != null ? followed.virtualRouterId() : 0;
-    return new LvsSyncDaemon(Values.loc(n), n.arg(1), Optional.ofNullable(instance), syncId,
-        maxLen, port, ttl, group, false);
+    return new LvsSyncDaemon(
+        Values.loc(n),
+        n.arg(1),
+        Optional.ofNullable(instance),
+        syncId,
+        maxLen,
+        port,
+        ttl,
+        group,
+        false);
   }
 }

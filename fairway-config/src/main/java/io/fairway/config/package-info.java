@@ -11,8 +11,8 @@
  * <p>Parsing is three passes, each small enough to reason about: {@code Preprocessor} turns files
  * into logical lines (the lexical rules of keepalived's lib/parser.c), {@code Node} builds the
  * block tree (so brace errors are reported once, precisely), and {@code ModelBuilder} gives
- * keywords their meaning and produces the immutable {@link io.fairway.config.model.Config}.
- * Errors are collected, not thrown one at a time, so an operator fixes a file in one round;
- * {@link io.fairway.config.ConfigException} is the only exception that leaves the package.
+ * keywords their meaning and produces the immutable {@link io.fairway.config.model.Config}. Errors
+ * are collected, not thrown one at a time, so an operator fixes a file in one round; {@link
+ * io.fairway.config.ConfigException} is the only exception that leaves the package.
  */
 package io.fairway.config;

@@ -11,8 +11,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The two bombs of issue 16 at the default limits, each parsed in a child JVM with a 96 MB heap
- * (the daemon's is 512 MB): each ends in its one-line error, where before the budget each ran a
- * 512 MB heap out of memory. The child prints its peak heap, which the test bounds too.
+ * (the daemon's is 512 MB): each ends in its one-line error, where before the budget each ran a 512
+ * MB heap out of memory. The child prints its peak heap, which the test bounds too.
  */
 class BombTest {
 
@@ -22,11 +22,17 @@ class BombTest {
 
   static Run parseInSmallHeap(Path file) throws Exception {
     Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-    Process p = new ProcessBuilder(java.toString(), "-XX:+UseSerialGC", "-Xmx" + HEAP_MB + "m",
-        "-cp", System.getProperty("java.class.path"), ParsePeakHeap.class.getName(),
-        file.toString())
-        .redirectErrorStream(true)
-        .start();
+    Process p =
+        new ProcessBuilder(
+                java.toString(),
+                "-XX:+UseSerialGC",
+                "-Xmx" + HEAP_MB + "m",
+                "-cp",
+                System.getProperty("java.class.path"),
+                ParsePeakHeap.class.getName(),
+                file.toString())
+            .redirectErrorStream(true)
+            .start();
     // A bounded wait so a regression cannot hang the build; a pass takes a few seconds.
     boolean done = p.waitFor(120, TimeUnit.SECONDS);
     if (!done) {
@@ -48,8 +54,8 @@ class BombTest {
   void tripleRepeaterEndsInOneErrorInASmallHeap(@TempDir Path dir) throws Exception {
     Path f = dir.resolve("seq.conf");
     Files.writeString(f, BudgetTest.TRIPLE_SEQ);
-    assertBounded(parseInSmallHeap(f),
-        f + ":1: ~SEQ(a,1,200) goes past the limit of 1,000,000 words");
+    assertBounded(
+        parseInSmallHeap(f), f + ":1: ~SEQ(a,1,200) goes past the limit of 1,000,000 words");
   }
 
   @Test
@@ -58,7 +64,7 @@ class BombTest {
     String bomb = BudgetTest.macroBomb();
     Files.writeString(f, bomb);
     int useLine = (int) bomb.lines().takeWhile(l -> !l.equals("$L10")).count() + 1;
-    assertBounded(parseInSmallHeap(f),
-        f + ":" + useLine + ": $L10 goes past the limit of 1,000,000 words");
+    assertBounded(
+        parseInSmallHeap(f), f + ":" + useLine + ": $L10 goes past the limit of 1,000,000 words");
   }
 }

@@ -11,8 +11,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Expansion is charged as it happens: every bomb below stands for billions of lines and ends in
- * one error at the line that holds it, naming the construct and the limit. Small limits keep these
+ * Expansion is charged as it happens: every bomb below stands for billions of lines and ends in one
+ * error at the line that holds it, naming the construct and the limit. Small limits keep these
  * fast; {@link BombTest} runs the same bombs at the default limits in a small heap.
  */
 class BudgetTest {
@@ -21,8 +21,9 @@ class BudgetTest {
   static final ParseOptions OPTIONS = new ParseOptions("testhost", Map.of(), SMALL);
 
   /** The one-line bomb from issue 16: 8,000,000 virtual servers. */
-  static final String TRIPLE_SEQ = "~SEQ(a,1,200) ~SEQ(b,1,200) ~SEQ(c,1,200) virtual_server "
-      + "10.${a}.${b}.${c} 80 { real_server 127.0.0.1 8080 { weight 1 } }\n";
+  static final String TRIPLE_SEQ =
+      "~SEQ(a,1,200) ~SEQ(b,1,200) ~SEQ(c,1,200) virtual_server "
+          + "10.${a}.${b}.${c} 80 { real_server 127.0.0.1 8080 { weight 1 } }\n";
 
   /** Ten levels of ten uses of a multi-line definition: 10^10 real servers. */
   static String macroBomb() {
@@ -37,9 +38,10 @@ class BudgetTest {
   }
 
   static ConfigException refused(String text) {
-    ConfigException e = catchThrowableOfType(
-        () -> KeepalivedConfig.parse("bomb.conf", text, Path.of("."), OPTIONS),
-        ConfigException.class);
+    ConfigException e =
+        catchThrowableOfType(
+            () -> KeepalivedConfig.parse("bomb.conf", text, Path.of("."), OPTIONS),
+            ConfigException.class);
     assertThat(e).as("expected a ConfigException").isNotNull();
     return e;
   }
@@ -48,8 +50,8 @@ class BudgetTest {
   void tripleRepeaterStopsAtTheWordLimit() {
     ConfigException e = refused(TRIPLE_SEQ);
     assertThat(e.errors()).hasSize(1);
-    assertThat(e.getMessage()).startsWith(
-        "bomb.conf:1: ~SEQ(a,1,200) goes past the limit of 5,000 words");
+    assertThat(e.getMessage())
+        .startsWith("bomb.conf:1: ~SEQ(a,1,200) goes past the limit of 5,000 words");
   }
 
   @Test
@@ -65,15 +67,21 @@ class BudgetTest {
   void expansionThatProducesNothingStillEnds() {
     // Every line is for another host, so nothing is emitted: only the line charge stops it.
     ConfigException e = refused("~SEQ(a,1,1000000) ~SEQ(b,1,1000000) @otherhost x $a $b\n");
-    assertThat(e.getMessage()).startsWith(
-        "bomb.conf:1: ~SEQ(a,1,1000000) goes past the limit of 64 KiB of expanded text");
+    assertThat(e.getMessage())
+        .startsWith(
+            "bomb.conf:1: ~SEQ(a,1,1000000) goes past the limit of 64 KiB of expanded text");
   }
 
   @Test
   void emptyDefinitionsUsedBillionsOfTimesEnd() {
     StringBuilder sb = new StringBuilder("$E=\n$L0=\\\n$E\\\n$E\n");
     for (int i = 1; i <= 30; i++) {
-      sb.append("$L").append(i).append("=\\\n$L").append(i - 1).append("\\\n$L").append(i - 1)
+      sb.append("$L")
+          .append(i)
+          .append("=\\\n$L")
+          .append(i - 1)
+          .append("\\\n$L")
+          .append(i - 1)
           .append('\n');
     }
     ConfigException e = refused(sb.append("$L30\n").toString());
@@ -84,33 +92,40 @@ class BudgetTest {
   void includeFanOutStopsAtTheIncludeLimit(@TempDir Path dir) throws Exception {
     // Each level includes the next twice: 2^20 reads of a few bytes.
     for (int i = 0; i < 20; i++) {
-      Files.writeString(dir.resolve("f" + i + ".conf"),
+      Files.writeString(
+          dir.resolve("f" + i + ".conf"),
           "include f" + (i + 1) + ".conf\ninclude f" + (i + 1) + ".conf\n");
     }
     Files.writeString(dir.resolve("f20.conf"), "global_defs {\n}\n");
-    ConfigException e = catchThrowableOfType(
-        () -> KeepalivedConfig.parse(dir.resolve("f0.conf"), OPTIONS), ConfigException.class);
+    ConfigException e =
+        catchThrowableOfType(
+            () -> KeepalivedConfig.parse(dir.resolve("f0.conf"), OPTIONS), ConfigException.class);
     assertThat(e.errors()).hasSize(1);
-    assertThat(e.getMessage()).startsWith(dir.resolve("f0.conf")
-        + ":1: include f1.conf goes past the limit of 50 included files");
+    assertThat(e.getMessage())
+        .startsWith(
+            dir.resolve("f0.conf")
+                + ":1: include f1.conf goes past the limit of 50 included files");
   }
 
   @Test
   void aFileLargerThanTheBudgetIsNotRead(@TempDir Path dir) throws Exception {
     Path big = dir.resolve("big.conf");
     Files.writeString(big, "# padding\n".repeat(10_000));
-    ConfigException e = catchThrowableOfType(() -> KeepalivedConfig.parse(big, OPTIONS),
-        ConfigException.class);
-    assertThat(e.getMessage()).isEqualTo(
-        big + ": cannot read file: it is larger than the limit of 64 KiB read from files");
+    ConfigException e =
+        catchThrowableOfType(() -> KeepalivedConfig.parse(big, OPTIONS), ConfigException.class);
+    assertThat(e.getMessage())
+        .isEqualTo(
+            big + ": cannot read file: it is larger than the limit of 64 KiB read from files");
   }
 
   @Test
   void devZeroIsReadOnlyUpToTheBudget() {
-    ConfigException e = catchThrowableOfType(
-        () -> KeepalivedConfig.parse(Path.of("/dev/zero"), OPTIONS), ConfigException.class);
-    assertThat(e.getMessage()).isEqualTo(
-        "/dev/zero: cannot read file: it is larger than the limit of 64 KiB read from files");
+    ConfigException e =
+        catchThrowableOfType(
+            () -> KeepalivedConfig.parse(Path.of("/dev/zero"), OPTIONS), ConfigException.class);
+    assertThat(e.getMessage())
+        .isEqualTo(
+            "/dev/zero: cannot read file: it is larger than the limit of 64 KiB read from files");
   }
 
   @Test
@@ -119,15 +134,16 @@ class BudgetTest {
     String vs = "virtual_server_group G {\n" + "  10.0.0.1 80\n".repeat(3000) + "}\n";
     ConfigException e = refused(vs);
     assertThat(e.errors()).hasSize(1);
-    assertThat(e.getMessage()).startsWith(
-        "bomb.conf:2500: the configuration goes past the limit of 5,000 words");
+    assertThat(e.getMessage())
+        .startsWith("bomb.conf:2500: the configuration goes past the limit of 5,000 words");
   }
 
   @Test
   void withinTheLimitsTheSameFileLoads() {
     String ok = "~SEQ(a,1,20) virtual_server 10.0.0.$a 80 { real_server 127.0.0.1 8080 { } }\n";
-    assertThat(KeepalivedConfig.parse("ok.conf", ok, Path.of("."), OPTIONS).config()
-        .virtualServers()).hasSize(20);
+    assertThat(
+            KeepalivedConfig.parse("ok.conf", ok, Path.of("."), OPTIONS).config().virtualServers())
+        .hasSize(20);
   }
 
   @Test

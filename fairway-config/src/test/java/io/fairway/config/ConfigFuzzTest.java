@@ -12,6 +12,7 @@ import java.util.Map;
 /**
  * Coverage-guided fuzzing (Jazzer) of the whole configuration path: preprocessor (comments,
  * {@code @ID}, definitions, repeaters, includes), block tree and parser. Invariants:
+ *
  * <ul>
  *   <li>only {@link ConfigException} escapes, and its message is one {@code fuzz.conf[:LINE]: }
  *       line per error with no invisible character;
@@ -20,15 +21,18 @@ import java.util.Map;
  * </ul>
  *
  * <p>In the normal build each target runs its seeds (src/test/resources/.../ConfigFuzzTestInputs)
- * once, in regression mode. For a real run see docs/testing.md ("Fuzzing"):
- * {@code JAZZER_FUZZ=1 mvn -pl fairway-config -am test -Dtest=ConfigFuzzTest#parse ...}.
+ * once, in regression mode. For a real run see docs/testing.md ("Fuzzing"): {@code JAZZER_FUZZ=1
+ * mvn -pl fairway-config -am test -Dtest=ConfigFuzzTest#parse ...}.
  */
 class ConfigFuzzTest {
 
-  static final ParseOptions OPTIONS = new ParseOptions("fuzzhost", Map.of("X", "1"),
-      new ParseLimits(256 << 10, 20, 256 << 10, 20_000));
+  static final ParseOptions OPTIONS =
+      new ParseOptions(
+          "fuzzhost", Map.of("X", "1"), new ParseLimits(256 << 10, 20, 256 << 10, 20_000));
+
   /** Limits are 256 KiB of text and 20,000 words; the model and garbage on top stay well below. */
   static final long MAX_ALLOC = 256L << 20;
+
   static final Path NOWHERE = Path.of("/nonexistent-fairway-fuzz");
 
   private static final com.sun.management.ThreadMXBean THREADS =
@@ -46,7 +50,8 @@ class ConfigFuzzTest {
       for (String line : e.getMessage().split("\n", -1)) {
         assertThat(line).startsWith("fuzz.conf");
         assertThat(line.chars().noneMatch(c -> Printable.invisible((char) c)))
-            .as("visible: %s", line).isTrue();
+            .as("visible: %s", line)
+            .isTrue();
       }
       assertBounded(before);
       return;
@@ -55,11 +60,13 @@ class ConfigFuzzTest {
     String dump = KeepalivedConfig.dump(config);
     Config again;
     try {
-      again = KeepalivedConfig.parse("dump.conf", dump, NOWHERE,
-          OPTIONS.withLimits(ParseLimits.defaults())).config();
+      again =
+          KeepalivedConfig.parse(
+                  "dump.conf", dump, NOWHERE, OPTIONS.withLimits(ParseLimits.defaults()))
+              .config();
     } catch (ConfigException e) {
-      throw new AssertionError("the dump of a loaded file does not load: " + e.getMessage()
-          + "\n--- dump:\n" + dump, e);
+      throw new AssertionError(
+          "the dump of a loaded file does not load: " + e.getMessage() + "\n--- dump:\n" + dump, e);
     }
     assertThat(again).as("parse(dump(parse(x))) == parse(x); dump:\n%s", dump).isEqualTo(config);
   }

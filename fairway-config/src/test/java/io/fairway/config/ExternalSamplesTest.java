@@ -11,20 +11,21 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Loads keepalived's own sample configurations when {@code FAIRWAY_KEEPALIVED_SAMPLES} names
- * their directory (they are GPL and not part of this repository).
+ * Loads keepalived's own sample configurations when {@code FAIRWAY_KEEPALIVED_SAMPLES} names their
+ * directory (they are GPL and not part of this repository).
  */
 class ExternalSamplesTest {
 
   @Test
   void everyKeepalivedSampleLoadsAndRoundTrips() throws IOException {
     String dir = System.getenv("FAIRWAY_KEEPALIVED_SAMPLES");
-    assumeTrue(dir != null && Files.isDirectory(Path.of(dir)),
+    assumeTrue(
+        dir != null && Files.isDirectory(Path.of(dir)),
         "FAIRWAY_KEEPALIVED_SAMPLES does not name a directory of keepalived sample configs");
     List<Path> samples;
     try (Stream<Path> s = Files.list(Path.of(dir))) {
-      samples = s.filter(p -> p.getFileName().toString().startsWith("keepalived.conf"))
-          .sorted().toList();
+      samples =
+          s.filter(p -> p.getFileName().toString().startsWith("keepalived.conf")).sorted().toList();
     }
     assertThat(samples).isNotEmpty();
     for (Path p : samples) {

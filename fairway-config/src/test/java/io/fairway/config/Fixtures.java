@@ -12,8 +12,14 @@ final class Fixtures {
   static final ParseOptions OPTIONS =
       new ParseOptions("testhost", java.util.Map.of("FAIRWAY_TEST_ENV", "from-env"));
 
-  static final List<String> ALL = List.of("full.conf", "ipv6.conf", "fwmark.conf", "macros.conf",
-      "include/main.conf", "director.conf");
+  static final List<String> ALL =
+      List.of(
+          "full.conf",
+          "ipv6.conf",
+          "fwmark.conf",
+          "macros.conf",
+          "include/main.conf",
+          "director.conf");
 
   static Path path(String name) {
     URL url = Fixtures.class.getResource("/fixtures/" + name);

@@ -16,36 +16,92 @@ import net.jqwik.api.Provide;
 /**
  * Mutated configurations either load or fail with {@link ConfigException}; nothing else escapes.
  *
- * <p>CI runs {@code jqwik.tries.default} (200) cases per property. For a longer local run:
- * {@code mvn -o -B -pl fairway-config -am test -Dtest=FuzzTest
- * -Dsurefire.failIfNoSpecifiedTests=false -Djqwik.tries.default=50000}.
+ * <p>CI runs {@code jqwik.tries.default} (200) cases per property. For a longer local run: {@code
+ * mvn -o -B -pl fairway-config -am test -Dtest=FuzzTest -Dsurefire.failIfNoSpecifiedTests=false
+ * -Djqwik.tries.default=50000}.
  */
 class FuzzTest {
 
-  static final List<String> SOURCES = Fixtures.ALL.stream()
-      .filter(f -> !f.contains("include"))
-      .map(KeepalivedConfigTest::read)
-      .toList();
+  static final List<String> SOURCES =
+      Fixtures.ALL.stream()
+          .filter(f -> !f.contains("include"))
+          .map(KeepalivedConfigTest::read)
+          .toList();
 
   /** Fragments that exercise every lexical path: braces, quotes, macros, repeaters, numbers. */
-  static final List<String> VOCABULARY = List.of("{", "}", "\"", "'", "#", "!", "\\", "\n", " ",
-      "$", "$X", "${X}", "$X=1", "$Y=\\\n", "${_RANDOM}", "${_ENV", "@testhost ", "@^x ", "~SEQ(",
-      "~SEQ(I, 3) ", "~LST(", "~LST(A, 1, 2) ", ")", ",", "include ", "include nope*.conf\n",
-      "virtual_server ", "real_server ", "fwmark ", "group ", "TCP_CHECK {", "HTTP_GET {", "url {",
-      "weight ", "quorum ", "lb_algo ", "lb_kind ", "shard {", "by ", "HEADER", "-1", "0",
-      "65536", "4294967296", "1.5", "0x1f", "127.0.0.1", "::1", "fd00::1-ff", "10.0.0.1/33",
-      "\u00e9", "\u0000", "\t", "virtual_server_group G {", "uthreshold 1", "lthreshold 9",
-      "sorry_server 127.0.0.1 80", "status_code 100-700", "track_file ");
+  static final List<String> VOCABULARY =
+      List.of(
+          "{",
+          "}",
+          "\"",
+          "'",
+          "#",
+          "!",
+          "\\",
+          "\n",
+          " ",
+          "$",
+          "$X",
+          "${X}",
+          "$X=1",
+          "$Y=\\\n",
+          "${_RANDOM}",
+          "${_ENV",
+          "@testhost ",
+          "@^x ",
+          "~SEQ(",
+          "~SEQ(I, 3) ",
+          "~LST(",
+          "~LST(A, 1, 2) ",
+          ")",
+          ",",
+          "include ",
+          "include nope*.conf\n",
+          "virtual_server ",
+          "real_server ",
+          "fwmark ",
+          "group ",
+          "TCP_CHECK {",
+          "HTTP_GET {",
+          "url {",
+          "weight ",
+          "quorum ",
+          "lb_algo ",
+          "lb_kind ",
+          "shard {",
+          "by ",
+          "HEADER",
+          "-1",
+          "0",
+          "65536",
+          "4294967296",
+          "1.5",
+          "0x1f",
+          "127.0.0.1",
+          "::1",
+          "fd00::1-ff",
+          "10.0.0.1/33",
+          "\u00e9",
+          "\u0000",
+          "\t",
+          "virtual_server_group G {",
+          "uthreshold 1",
+          "lthreshold 9",
+          "sorry_server 127.0.0.1 80",
+          "status_code 100-700",
+          "track_file ");
 
   record Mutation(int kind, double position, double length, String insert) {}
 
   @Provide
   Arbitrary<List<Mutation>> mutations() {
-    Arbitrary<Mutation> m = Combinators.combine(
-        Arbitraries.integers().between(0, 4),
-        Arbitraries.doubles().between(0, 1),
-        Arbitraries.doubles().between(0, 1),
-        Arbitraries.of(VOCABULARY)).as(Mutation::new);
+    Arbitrary<Mutation> m =
+        Combinators.combine(
+                Arbitraries.integers().between(0, 4),
+                Arbitraries.doubles().between(0, 1),
+                Arbitraries.doubles().between(0, 1),
+                Arbitraries.of(VOCABULARY))
+            .as(Mutation::new);
     return m.list().ofMinSize(1).ofMaxSize(8);
   }
 
@@ -83,12 +139,14 @@ class FuzzTest {
       @ForAll("sources") String source, @ForAll("mutations") List<Mutation> mutations) {
     String text = apply(source, mutations);
     try {
-      ParseResult r = KeepalivedConfig.parse("fuzz.conf", text, Path.of("target"),
-          Fixtures.OPTIONS);
+      ParseResult r =
+          KeepalivedConfig.parse("fuzz.conf", text, Path.of("target"), Fixtures.OPTIONS);
       // What loads must also print and load back.
       String dump = KeepalivedConfig.dump(r.config());
-      assertThat(KeepalivedConfig.parse("dump.conf", dump, Path.of("target"), Fixtures.OPTIONS)
-          .config()).isEqualTo(r.config());
+      assertThat(
+              KeepalivedConfig.parse("dump.conf", dump, Path.of("target"), Fixtures.OPTIONS)
+                  .config())
+          .isEqualTo(r.config());
     } catch (ConfigException e) {
       assertThat(e.errors()).isNotEmpty();
       for (Diagnostic d : e.errors()) {

@@ -5,12 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fairway.config.model.AddressFamily;
 import io.fairway.config.model.BfdCheck;
 import io.fairway.config.model.Config;
-import io.fairway.config.model.GlobalDefs;
 import io.fairway.config.model.DirectorSpec;
 import io.fairway.config.model.DnsCheck;
 import io.fairway.config.model.FileCheck;
 import io.fairway.config.model.Forwarding;
 import io.fairway.config.model.ForwardingMethod;
+import io.fairway.config.model.GlobalDefs;
 import io.fairway.config.model.GroupEntry;
 import io.fairway.config.model.HttpCheck;
 import io.fairway.config.model.KeySource;
@@ -44,15 +44,18 @@ class KeepalivedConfigTest {
     ParseResult r = Fixtures.load("full.conf");
     Config c = r.config();
     assertThat(c.globalDefs().routerId()).contains("LB_TEST");
-    assertThat(c.globalDefs().notificationEmails()).containsExactly("ops@example.org",
-        "oncall@example.org");
+    assertThat(c.globalDefs().notificationEmails())
+        .containsExactly("ops@example.org", "oncall@example.org");
     assertThat(c.globalDefs().smtpConnectTimeout()).isEqualTo(Duration.ofSeconds(20));
     assertThat(c.globalDefs().enableScriptSecurity()).isTrue();
-    assertThat(c.trackFiles()).singleElement().satisfies(t -> {
-      assertThat(t.weight()).isEqualTo(10);
-      assertThat(t.initValue()).contains(0L);
-      assertThat(t.overwrite()).isTrue();
-    });
+    assertThat(c.trackFiles())
+        .singleElement()
+        .satisfies(
+            t -> {
+              assertThat(t.weight()).isEqualTo(10);
+              assertThat(t.initValue()).contains(0L);
+              assertThat(t.overwrite()).isTrue();
+            });
 
     VirtualServer vs = c.virtualServers().get(0);
     assertThat(vs.id()).isEqualTo(new VirtualServerId.Address(ip("127.0.0.1"), Protocol.TCP, 8080));
@@ -67,7 +70,8 @@ class KeepalivedConfigTest {
     assertThat(vs.hysteresis()).isEqualTo(1);
     assertThat(vs.quorumUp().orElseThrow().argv())
         .containsExactly("/usr/local/bin/quorum.sh", "up", "web");
-    assertThat(vs.sorryServer().orElseThrow().id()).isEqualTo(new RealServerId(ip("127.0.0.9"), 8080));
+    assertThat(vs.sorryServer().orElseThrow().id())
+        .isEqualTo(new RealServerId(ip("127.0.0.9"), 8080));
     assertThat(vs.sorryServer().orElseThrow().inhibit()).isTrue();
 
     RealServer rs1 = vs.realServers().get(0);
@@ -89,8 +93,9 @@ class KeepalivedConfigTest {
     assertThat(http.endpoint().address()).isEqualTo(ip("127.0.0.2"));
     assertThat(http.endpoint().port()).isEqualTo(9001);
     assertThat(http.urls().get(0).digest()).contains("9b3a0c85a887a256d6939da88aabd8cd");
-    assertThat(http.urls().get(0).statusCodes()).containsExactly(new StatusRange(200, 200),
-        new StatusRange(204, 204), new StatusRange(301, 302));
+    assertThat(http.urls().get(0).statusCodes())
+        .containsExactly(
+            new StatusRange(200, 200), new StatusRange(204, 204), new StatusRange(301, 302));
     assertThat(http.urls().get(0).accepts(302)).isTrue();
     assertThat(http.urls().get(0).accepts(200)).isTrue();
     assertThat(http.urls().get(0).accepts(203)).isFalse();
@@ -111,8 +116,8 @@ class KeepalivedConfigTest {
     assertThat(ssl.retry()).isEqualTo(4); // from the RS
     assertThat(ssl.delayBeforeRetry()).isEqualTo(Duration.ofSeconds(3)); // HTTP default
     MiscCheck misc = (MiscCheck) rs2.checkers().get(1);
-    assertThat(misc.script().argv()).containsExactly("/usr/local/bin/check.sh", "127.0.0.3",
-        "two words");
+    assertThat(misc.script().argv())
+        .containsExactly("/usr/local/bin/check.sh", "127.0.0.3", "two words");
     assertThat(misc.script().user()).contains("nobody");
     assertThat(misc.script().group()).contains("nogroup");
     assertThat(misc.timeout()).isEqualTo(Duration.ofSeconds(5));
@@ -141,10 +146,12 @@ class KeepalivedConfigTest {
     assertThat(bfd.name()).isEqualTo("bfd_lo");
     assertThat(bfd.alpha()).isTrue();
 
-    assertThat(r.config().vrrp().instance("VI_TEST")).get()
+    assertThat(r.config().vrrp().instance("VI_TEST"))
+        .get()
         .satisfies(i -> assertThat(i.priority()).isEqualTo(150))
         .satisfies(i -> assertThat(i.interfaceName()).isEqualTo("lo"));
-    assertThat(r.config().vrrp().script("chk_something")).get()
+    assertThat(r.config().vrrp().script("chk_something"))
+        .get()
         .satisfies(s -> assertThat(s.interval()).isEqualTo(Duration.ofSeconds(2)));
   }
 
@@ -153,12 +160,14 @@ class KeepalivedConfigTest {
     ParseResult r = Fixtures.load("ipv6.conf");
     VirtualServer vs = r.config().virtualServers().get(0);
     assertThat(vs.id()).isEqualTo(new VirtualServerId.Address(ip("::1"), Protocol.TCP, 8443));
-    assertThat(vs.realServers()).extracting(RealServer::id).containsExactly(
-        new RealServerId(ip("::1"), 8443), new RealServerId(ip("::2"), 8443));
+    assertThat(vs.realServers())
+        .extracting(RealServer::id)
+        .containsExactly(new RealServerId(ip("::1"), 8443), new RealServerId(ip("::2"), 8443));
     assertThat(r.warnings()).extracting(Diagnostic::line).contains(12);
     VirtualServer udp = r.config().virtualServers().get(1);
-    assertThat(udp.flags()).containsExactlyInAnyOrder(SchedulerFlag.SH_PORT,
-        SchedulerFlag.SH_FALLBACK, SchedulerFlag.OPS);
+    assertThat(udp.flags())
+        .containsExactlyInAnyOrder(
+            SchedulerFlag.SH_PORT, SchedulerFlag.SH_FALLBACK, SchedulerFlag.OPS);
     assertThat(udp.flagBits()).isEqualTo(0x8 | 0x10 | 0x4);
     assertThat(udp.realServers().get(0).id().port()).isEqualTo(53); // NAT: takes the VS port
   }
@@ -166,18 +175,22 @@ class KeepalivedConfigTest {
   @Test
   void fwmarkAndGroups() throws Exception {
     Config c = Fixtures.load("fwmark.conf").config();
-    assertThat(c.groups()).singleElement().satisfies(g -> {
-      assertThat(g.entries()).hasSize(6);
-      GroupEntry.AddressRange range = (GroupEntry.AddressRange) g.entries().get(1);
-      assertThat(range.addresses()).containsExactly(ip("127.0.1.10"), ip("127.0.1.11"),
-          ip("127.0.1.12"));
-      GroupEntry.AddressRange prefix = (GroupEntry.AddressRange) g.entries().get(2);
-      assertThat(prefix.size()).isEqualTo(4);
-      assertThat(prefix.port()).isEqualTo(443);
-      GroupEntry.AddressRange v6 = (GroupEntry.AddressRange) g.entries().get(3);
-      assertThat(v6.last()).isEqualTo(ip("fd00::3"));
-      assertThat(g.entries().get(5)).isEqualTo(new GroupEntry.Fwmark(8, AddressFamily.INET6));
-    });
+    assertThat(c.groups())
+        .singleElement()
+        .satisfies(
+            g -> {
+              assertThat(g.entries()).hasSize(6);
+              GroupEntry.AddressRange range = (GroupEntry.AddressRange) g.entries().get(1);
+              assertThat(range.addresses())
+                  .containsExactly(ip("127.0.1.10"), ip("127.0.1.11"), ip("127.0.1.12"));
+              GroupEntry.AddressRange prefix = (GroupEntry.AddressRange) g.entries().get(2);
+              assertThat(prefix.size()).isEqualTo(4);
+              assertThat(prefix.port()).isEqualTo(443);
+              GroupEntry.AddressRange v6 = (GroupEntry.AddressRange) g.entries().get(3);
+              assertThat(v6.last()).isEqualTo(ip("fd00::3"));
+              assertThat(g.entries().get(5))
+                  .isEqualTo(new GroupEntry.Fwmark(8, AddressFamily.INET6));
+            });
     VirtualServer fw = c.virtualServers().get(0);
     assertThat(fw.id()).isEqualTo(new VirtualServerId.Fwmark(42, AddressFamily.INET));
     assertThat(fw.name()).isEqualTo("fwmark:42");
@@ -186,37 +199,53 @@ class KeepalivedConfigTest {
     assertThat(fw.quorum()).isEqualTo(1);
     VirtualServer group = c.virtualServers().get(1);
     assertThat(group.id()).isEqualTo(new VirtualServerId.Group("WEB", Protocol.TCP));
-    assertThat(group.forwarding()).isEqualTo(new Forwarding(ForwardingMethod.TUN,
-        Forwarding.TunnelType.GUE, 6080, Forwarding.TunnelChecksum.CSUM));
+    assertThat(group.forwarding())
+        .isEqualTo(
+            new Forwarding(
+                ForwardingMethod.TUN,
+                Forwarding.TunnelType.GUE,
+                6080,
+                Forwarding.TunnelChecksum.CSUM));
   }
 
   @Test
   void overflowAndSlowStartExtensions() throws Exception {
-    Config c = Fixtures.parse("virtual_server 10.0.0.1 80 {\n  protocol TCP\n"
-        + "  sorry_server 10.0.0.9 80\n  overflow_to_sorry_server\n  slow_start 30\n"
-        + "  real_server 10.0.0.2 80 {\n  }\n"
-        + "  real_server 10.0.0.3 80 {\n    slow_start 2.5\n  }\n"
-        + "  real_server 10.0.0.4 80 {\n    slow_start 0\n  }\n}\n"
-        + "virtual_server 10.0.0.1 81 {\n  protocol TCP\n  sorry_server 10.0.0.9 81\n"
-        + "  real_server 10.0.0.2 81 {\n  }\n}\n").config();
+    Config c =
+        Fixtures.parse(
+                "virtual_server 10.0.0.1 80 {\n  protocol TCP\n"
+                    + "  sorry_server 10.0.0.9 80\n  overflow_to_sorry_server\n  slow_start 30\n"
+                    + "  real_server 10.0.0.2 80 {\n  }\n"
+                    + "  real_server 10.0.0.3 80 {\n    slow_start 2.5\n  }\n"
+                    + "  real_server 10.0.0.4 80 {\n    slow_start 0\n  }\n}\n"
+                    + "virtual_server 10.0.0.1 81 {\n  protocol TCP\n  sorry_server 10.0.0.9 81\n"
+                    + "  real_server 10.0.0.2 81 {\n  }\n}\n")
+            .config();
     VirtualServer vs = c.virtualServers().get(0);
     assertThat(vs.overflowToSorryServer()).isTrue();
     assertThat(vs.slowStart()).isEqualTo(Duration.ofSeconds(30));
-    assertThat(vs.realServers()).extracting(RealServer::slowStart).containsExactly(
-        Duration.ofSeconds(30), Duration.ofMillis(2500), Duration.ZERO);
+    assertThat(vs.realServers())
+        .extracting(RealServer::slowStart)
+        .containsExactly(Duration.ofSeconds(30), Duration.ofMillis(2500), Duration.ZERO);
     VirtualServer plain = c.virtualServers().get(1);
     assertThat(plain.overflowToSorryServer()).isFalse();
     assertThat(plain.slowStart()).isZero();
     assertThat(plain.realServers().get(0).slowStart()).isZero();
 
     String dump = KeepalivedConfig.dump(c);
-    assertThat(dump).contains("overflow_to_sorry_server").contains("slow_start 30")
+    assertThat(dump)
+        .contains("overflow_to_sorry_server")
+        .contains("slow_start 30")
         .contains("slow_start 2.5");
     assertThat(Fixtures.parse(dump).config()).isEqualTo(c);
     // Not used, not written: keepalived must still read the dump of a plain file.
-    assertThat(KeepalivedConfig.dump(Fixtures.parse("virtual_server 10.0.0.1 81 {\n"
-        + "  protocol TCP\n  sorry_server 10.0.0.9 81\n  real_server 10.0.0.2 81 {\n  }\n}\n")
-        .config())).doesNotContain("overflow").doesNotContain("slow_start");
+    assertThat(
+            KeepalivedConfig.dump(
+                Fixtures.parse(
+                        "virtual_server 10.0.0.1 81 {\n"
+                            + "  protocol TCP\n  sorry_server 10.0.0.9 81\n  real_server 10.0.0.2 81 {\n  }\n}\n")
+                    .config()))
+        .doesNotContain("overflow")
+        .doesNotContain("slow_start");
   }
 
   @Test
@@ -226,11 +255,17 @@ class KeepalivedConfigTest {
     assertThat(web.scheduler()).isEqualTo(Scheduler.SHARD);
     assertThat(web.forwarding().method()).isEqualTo(ForwardingMethod.HTTP);
     assertThat(web.hashBalanceFactor()).isEqualTo(150);
-    assertThat(web.director()).isEqualTo(new DirectorSpec.Shard(100,
-        new KeySource(KeySource.Kind.HEADER, Optional.of("X-User")), DirectorSpec.Healthy.ALL,
-        0.5, Duration.ofSeconds(30)));
-    assertThat(web.realServers()).extracting(RealServer::name, RealServer::ident,
-        RealServer::weight).containsExactly(
+    assertThat(web.director())
+        .isEqualTo(
+            new DirectorSpec.Shard(
+                100,
+                new KeySource(KeySource.Kind.HEADER, Optional.of("X-User")),
+                DirectorSpec.Healthy.ALL,
+                0.5,
+                Duration.ofSeconds(30)));
+    assertThat(web.realServers())
+        .extracting(RealServer::name, RealServer::ident, RealServer::weight)
+        .containsExactly(
             org.assertj.core.groups.Tuple.tuple("b1", "node-1", 1.5),
             org.assertj.core.groups.Tuple.tuple("b2", "b2", 0.5));
     // quorum is capped to the (integer part of the) weight sum, 1 + 0 = 1
@@ -242,8 +277,9 @@ class KeepalivedConfigTest {
     assertThat(fb.id()).isEqualTo(new VirtualServerId.Address(ip("127.0.0.1"), Protocol.TCP, 8081));
 
     VirtualServer api = c.virtualServer("api").orElseThrow();
-    assertThat(api.director()).isEqualTo(new DirectorSpec.Hash(
-        new KeySource(KeySource.Kind.COOKIE, Optional.of("session"))));
+    assertThat(api.director())
+        .isEqualTo(
+            new DirectorSpec.Hash(new KeySource(KeySource.Kind.COOKIE, Optional.of("session"))));
 
     VirtualServer proxy = c.virtualServers().get(3);
     assertThat(proxy.scheduler()).isEqualTo(Scheduler.WLC);
@@ -255,7 +291,8 @@ class KeepalivedConfigTest {
   void includesAreRelativeToTheIncludingFileAndSorted() {
     ParseResult r = Fixtures.load("include/main.conf");
     assertThat(r.config().globalDefs().routerId()).contains("INCLUDED");
-    assertThat(r.config().virtualServers()).extracting(VirtualServer::name)
+    assertThat(r.config().virtualServers())
+        .extracting(VirtualServer::name)
         .containsExactly("127.0.0.1:80", "127.0.0.1:81", "127.0.0.1:82");
     assertThat(r.config().virtualServers().get(1).location().file()).endsWith("20-api.conf");
     assertThat(r.config().virtualServers().get(1).location().line()).isEqualTo(1);
@@ -268,17 +305,26 @@ class KeepalivedConfigTest {
     assertThat(c.globalDefs().routerId()).contains("on-testhost");
     VirtualServer vs = c.virtualServers().get(0);
     assertThat(vs.id()).isEqualTo(new VirtualServerId.Address(ip("127.0.0.1"), Protocol.TCP, 8081));
-    assertThat(vs.realServers()).extracting(rs -> rs.id().toString()).containsExactly(
-        "127.0.0.11:8081", "127.0.0.12:8081", "127.0.0.13:8081", "127.0.0.21:9000",
-        "127.0.0.22:9000", "127.0.0.30:9000");
-    assertThat(vs.realServers()).extracting(RealServer::weight)
+    assertThat(vs.realServers())
+        .extracting(rs -> rs.id().toString())
+        .containsExactly(
+            "127.0.0.11:8081",
+            "127.0.0.12:8081",
+            "127.0.0.13:8081",
+            "127.0.0.21:9000",
+            "127.0.0.22:9000",
+            "127.0.0.30:9000");
+    assertThat(vs.realServers())
+        .extracting(RealServer::weight)
         .containsExactly(1.0, 2.0, 3.0, 4.0, 5.0, 1.0);
-    assertThat(vs.realServers().get(5).checkers()).singleElement()
-        .isInstanceOfSatisfying(TcpCheck.class,
-            t -> assertThat(t.connectTimeout()).isEqualTo(Duration.ofSeconds(2)));
+    assertThat(vs.realServers().get(5).checkers())
+        .singleElement()
+        .isInstanceOfSatisfying(
+            TcpCheck.class, t -> assertThat(t.connectTimeout()).isEqualTo(Duration.ofSeconds(2)));
 
-    ParseResult other = KeepalivedConfig.parse(Fixtures.path("macros.conf"),
-        Fixtures.OPTIONS.withConfigId("otherhost"));
+    ParseResult other =
+        KeepalivedConfig.parse(
+            Fixtures.path("macros.conf"), Fixtures.OPTIONS.withConfigId("otherhost"));
     assertThat(other.config().globalDefs().routerId()).contains("elsewhere");
     assertThat(other.config().virtualServers().get(0).realServers()).hasSize(7);
   }
@@ -300,7 +346,9 @@ class KeepalivedConfigTest {
 
   @Test
   void globalTimeoutsSslAndDroppedServices() {
-    ParseResult r = Fixtures.parse("""
+    ParseResult r =
+        Fixtures.parse(
+            """
         global_defs {
             lvs_timeouts tcp 900 tcpfin 120 udp 300
             lvs_flush
@@ -334,14 +382,27 @@ class KeepalivedConfigTest {
     assertThat(c.globalDefs().lvsFlushOnStop()).isEqualTo(GlobalDefs.FlushOnStop.NONE);
     assertThat(c.ssl().orElseThrow().ca()).contains("/etc/ssl/ca.pem");
     assertThat(c.ssl().orElseThrow().key()).isEmpty();
-    assertThat(c.virtualServers()).singleElement().satisfies(vs -> {
-      assertThat(vs.realServers()).singleElement().satisfies(rs -> {
-        assertThat(rs.weight()).isEqualTo(1.0); // the duplicate (weight 9) was dropped
-        assertThat(rs.checkers()).singleElement().isInstanceOfSatisfying(TcpCheck.class,
-            t -> assertThat(t.timing().logAllFailures()).isTrue()); // SSL_GET without url dropped
-      });
-    });
-    assertThat(r.warnings()).extracting(Diagnostic::message)
+    assertThat(c.virtualServers())
+        .singleElement()
+        .satisfies(
+            vs -> {
+              assertThat(vs.realServers())
+                  .singleElement()
+                  .satisfies(
+                      rs -> {
+                        assertThat(rs.weight())
+                            .isEqualTo(1.0); // the duplicate (weight 9) was dropped
+                        assertThat(rs.checkers())
+                            .singleElement()
+                            .isInstanceOfSatisfying(
+                                TcpCheck.class,
+                                t ->
+                                    assertThat(t.timing().logAllFailures())
+                                        .isTrue()); // SSL_GET without url dropped
+                      });
+            });
+    assertThat(r.warnings())
+        .extracting(Diagnostic::message)
         .anyMatch(m -> m.contains("SSL_GET has no url"))
         .anyMatch(m -> m.contains("duplicate real_server 127.0.0.2:443"))
         .anyMatch(m -> m.contains("has no real_server - ignored"));

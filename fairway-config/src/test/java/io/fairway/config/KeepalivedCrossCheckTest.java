@@ -1,7 +1,6 @@
 package io.fairway.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.fairway.testkit.ExternalPrograms;
 import java.io.File;
@@ -33,33 +32,41 @@ class KeepalivedCrossCheckTest {
   /** Runs {@code keepalived -t} and returns its complaints (lines that are not notices). */
   static List<String> complaints(Path file) throws Exception {
     Path bin = keepalived();
-    Process p = new ProcessBuilder(bin.toString(), "-t", "-f", file.getFileName().toString(),
-        "-i", "testhost")
-        .directory(file.getParent().toFile())
-        .redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.PIPE)
-        .start();
+    Process p =
+        new ProcessBuilder(
+                bin.toString(), "-t", "-f", file.getFileName().toString(), "-i", "testhost")
+            .directory(file.getParent().toFile())
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.PIPE)
+            .start();
     byte[] out = p.getInputStream().readAllBytes();
     if (!p.waitFor(30, TimeUnit.SECONDS)) {
       p.destroyForcibly();
     }
-    return new String(out, StandardCharsets.UTF_8).lines()
-        .filter(l -> l.contains("Unknown keyword") || l.contains("not found")
-            || l.toLowerCase().contains("invalid") || l.contains("removing")
-            || l.contains("ignoring") || l.contains("Missing"))
+    return new String(out, StandardCharsets.UTF_8)
+        .lines()
+        .filter(
+            l ->
+                l.contains("Unknown keyword")
+                    || l.contains("not found")
+                    || l.toLowerCase().contains("invalid")
+                    || l.contains("removing")
+                    || l.contains("ignoring")
+                    || l.contains("Missing"))
         .filter(l -> !l.contains("BFD"))
         .toList();
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"full.conf", "ipv6.conf", "fwmark.conf", "macros.conf",
-      "include/main.conf"})
+  @ValueSource(
+      strings = {"full.conf", "ipv6.conf", "fwmark.conf", "macros.conf", "include/main.conf"})
   void keepalivedAcceptsFixturesAndTheirDumps(String fixture, @TempDir Path tmp) throws Exception {
     ExternalPrograms.requireThat(keepalived() != null, () -> "keepalived is not installed");
     assertThat(complaints(Fixtures.path(fixture))).as("keepalived -t on " + fixture).isEmpty();
     Path dump = tmp.resolve("dump.conf");
     Files.writeString(dump, KeepalivedConfig.dump(Fixtures.load(fixture).config()));
-    assertThat(complaints(dump)).as("keepalived -t on the dump of " + fixture + File.separator)
+    assertThat(complaints(dump))
+        .as("keepalived -t on the dump of " + fixture + File.separator)
         .isEmpty();
   }
 }

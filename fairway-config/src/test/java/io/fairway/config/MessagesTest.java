@@ -38,15 +38,16 @@ class MessagesTest {
   @Test
   void zeroWidthAndBomAreShownEscaped() {
     assertThat(Printable.escape("\ufeffglobal_defs\u200b")).isEqualTo("\\ufeffglobal_defs\\u200b");
-    assertThat(Printable.escape("plain \"text\" \\# ok\twith tab")).isEqualTo(
-        "plain \"text\" \\# ok\twith tab");
+    assertThat(Printable.escape("plain \"text\" \\# ok\twith tab"))
+        .isEqualTo("plain \"text\" \\# ok\twith tab");
     assertThat(Printable.escape("caf\u00e9 \u4e2d")).isEqualTo("caf\u00e9 \u4e2d");
   }
 
   @Test
   void aMissingFileSaysEnoent(@TempDir Path dir) {
-    assertThat(fileError(dir.resolve("nope.conf"))).isEqualTo(
-        dir.resolve("nope.conf") + ": cannot read file: no such file or directory (ENOENT)");
+    assertThat(fileError(dir.resolve("nope.conf")))
+        .isEqualTo(
+            dir.resolve("nope.conf") + ": cannot read file: no such file or directory (ENOENT)");
   }
 
   @Test
@@ -57,8 +58,10 @@ class MessagesTest {
   @Test
   void aPathThroughAFileSaysEnotdir(@TempDir Path dir) throws Exception {
     Files.writeString(dir.resolve("f"), "");
-    assertThat(fileError(dir.resolve("f/k.conf"))).isEqualTo(dir.resolve("f/k.conf")
-        + ": cannot read file: a part of the path is not a directory (ENOTDIR)");
+    assertThat(fileError(dir.resolve("f/k.conf")))
+        .isEqualTo(
+            dir.resolve("f/k.conf")
+                + ": cannot read file: a part of the path is not a directory (ENOTDIR)");
   }
 
   @Test
@@ -78,8 +81,12 @@ class MessagesTest {
   void anIncludedDirectoryIsNamed(@TempDir Path dir) throws Exception {
     Files.createDirectories(dir.resolve("conf.d"));
     Files.writeString(dir.resolve("main.conf"), "include conf.d\n");
-    assertThat(fileError(dir.resolve("main.conf"))).isEqualTo(dir.resolve("main.conf")
-        + ":1: include: '" + dir.resolve("conf.d") + "' is not a regular file  | include conf.d");
+    assertThat(fileError(dir.resolve("main.conf")))
+        .isEqualTo(
+            dir.resolve("main.conf")
+                + ":1: include: '"
+                + dir.resolve("conf.d")
+                + "' is not a regular file  | include conf.d");
   }
 
   @Test
@@ -89,8 +96,9 @@ class MessagesTest {
   }
 
   static String fileError(Path f) {
-    ConfigException e = catchThrowableOfType(() -> KeepalivedConfig.parse(f, Fixtures.OPTIONS),
-        ConfigException.class);
+    ConfigException e =
+        catchThrowableOfType(
+            () -> KeepalivedConfig.parse(f, Fixtures.OPTIONS), ConfigException.class);
     assertThat(e).as("expected a ConfigException").isNotNull();
     return e.getMessage();
   }

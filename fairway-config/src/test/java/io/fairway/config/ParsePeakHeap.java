@@ -6,9 +6,9 @@ import java.lang.management.MemoryType;
 import java.nio.file.Path;
 
 /**
- * Parses one file in this JVM and prints one line: {@code loaded N virtual servers} or the
- * first error, then {@code peak heap: N MB} (the sum of the heap pools' peaks). {@link BombTest}
- * runs it in a child JVM with a small {@code -Xmx}; bench/config-bombs.sh runs it by hand.
+ * Parses one file in this JVM and prints one line: {@code loaded N virtual servers} or the first
+ * error, then {@code peak heap: N MB} (the sum of the heap pools' peaks). {@link BombTest} runs it
+ * in a child JVM with a small {@code -Xmx}; bench/config-bombs.sh runs it by hand.
  */
 public final class ParsePeakHeap {
   private ParsePeakHeap() {}
@@ -17,8 +17,8 @@ public final class ParsePeakHeap {
     long start = System.nanoTime();
     String result;
     try {
-      ParseResult r = KeepalivedConfig.parse(Path.of(args[0]), new ParseOptions("bomb",
-          java.util.Map.of()));
+      ParseResult r =
+          KeepalivedConfig.parse(Path.of(args[0]), new ParseOptions("bomb", java.util.Map.of()));
       result = "loaded " + r.config().virtualServers().size() + " virtual servers";
     } catch (ConfigException e) {
       result = e.errors().get(0).format() + " [" + e.errors().size() + " errors]";
@@ -30,6 +30,7 @@ public final class ParsePeakHeap {
       }
     }
     System.out.println(result);
-    System.out.printf("peak heap: %d MB, %d ms%n", peak >> 20, (System.nanoTime() - start) / 1_000_000);
+    System.out.printf(
+        "peak heap: %d MB, %d ms%n", peak >> 20, (System.nanoTime() - start) / 1_000_000);
   }
 }

@@ -26,15 +26,20 @@ class SyntaxTest {
     assertThat(routerId("global_defs { router_id x }")).isEqualTo("x");
     assertThat(routerId("global_defs\n{\nrouter_id y\n}")).isEqualTo("y");
     assertThat(routerId("global_defs{router_id \"a{b}\"}")).isEqualTo("a{b}");
-    VirtualServer vs = Fixtures.parse("virtual_server 127.0.0.1 80 { protocol TCP\n"
-        + "real_server 127.0.0.2 80 { weight 4 } real_server 127.0.0.3 80 { } }")
-        .config().virtualServers().get(0);
+    VirtualServer vs =
+        Fixtures.parse(
+                "virtual_server 127.0.0.1 80 { protocol TCP\n"
+                    + "real_server 127.0.0.2 80 { weight 4 } real_server 127.0.0.3 80 { } }")
+            .config()
+            .virtualServers()
+            .get(0);
     assertThat(vs.realServers()).extracting(RealServer::weight).containsExactly(4.0, 1.0);
   }
 
   @Test
   void quotesGroupAndCrLfIsTolerated() {
-    assertThat(routerId("global_defs {\r\n router_id \"two words\"\r\n}\r\n")).isEqualTo("two words");
+    assertThat(routerId("global_defs {\r\n router_id \"two words\"\r\n}\r\n"))
+        .isEqualTo("two words");
   }
 
   @Test
@@ -67,11 +72,19 @@ class SyntaxTest {
   @Test
   void multiLineDefinitionInsideAnotherExpandsIntoLinesToo() {
     // keepalived accepts this: $CHK stands alone on a line of $RS, so it becomes two lines.
-    String text = "$CHK=connect_timeout 2 \\\nretry 4\n"
-        + "$RS=real_server 10.16.1.1 80 { \\\n TCP_CHECK { \\\n $CHK \\\n } \\\n}\n"
-        + "virtual_server 10.16.0.1 80 {\n lb_algo rr\n lb_kind NAT\n protocol TCP\n $RS\n}\n";
-    var checker = Fixtures.parse(text).config().virtualServers().get(0).realServers().get(0)
-        .checkers().get(0);
+    String text =
+        "$CHK=connect_timeout 2 \\\nretry 4\n"
+            + "$RS=real_server 10.16.1.1 80 { \\\n TCP_CHECK { \\\n $CHK \\\n } \\\n}\n"
+            + "virtual_server 10.16.0.1 80 {\n lb_algo rr\n lb_kind NAT\n protocol TCP\n $RS\n}\n";
+    var checker =
+        Fixtures.parse(text)
+            .config()
+            .virtualServers()
+            .get(0)
+            .realServers()
+            .get(0)
+            .checkers()
+            .get(0);
     assertThat(checker.connectTimeout()).hasSeconds(2);
     assertThat(checker.retry()).isEqualTo(4);
   }
@@ -86,24 +99,44 @@ class SyntaxTest {
 
   @Test
   void sequencesAndLists() {
-    VirtualServer vs = Fixtures.parse("virtual_server 127.0.0.1 80 {\nprotocol TCP\n"
-        + "~SEQ(I, 3) real_server 127.0.0.$I 80 { }\n"
-        + "~SEQ(J, 20, 10, 40) real_server 127.0.0.$J 80 { }\n"
-        + "~SEQx(K, 0xa, 0xb) real_server fd00::$K 80 { lvs_method TUN }\n"
-        + "~LST(L, 50, 51) ~LST(P, 1, 2) real_server 127.0.0.$L 9$P { }\n}")
-        .config().virtualServers().get(0);
-    assertThat(vs.realServers()).extracting(rs -> rs.id().toString()).containsExactly(
-        "127.0.0.1:80", "127.0.0.2:80", "127.0.0.3:80", "127.0.0.20:80", "127.0.0.30:80",
-        "127.0.0.40:80", "[fd00::a]:80", "[fd00::b]:80", "127.0.0.50:91", "127.0.0.50:92",
-        "127.0.0.51:91", "127.0.0.51:92");
+    VirtualServer vs =
+        Fixtures.parse(
+                "virtual_server 127.0.0.1 80 {\nprotocol TCP\n"
+                    + "~SEQ(I, 3) real_server 127.0.0.$I 80 { }\n"
+                    + "~SEQ(J, 20, 10, 40) real_server 127.0.0.$J 80 { }\n"
+                    + "~SEQx(K, 0xa, 0xb) real_server fd00::$K 80 { lvs_method TUN }\n"
+                    + "~LST(L, 50, 51) ~LST(P, 1, 2) real_server 127.0.0.$L 9$P { }\n}")
+            .config()
+            .virtualServers()
+            .get(0);
+    assertThat(vs.realServers())
+        .extracting(rs -> rs.id().toString())
+        .containsExactly(
+            "127.0.0.1:80",
+            "127.0.0.2:80",
+            "127.0.0.3:80",
+            "127.0.0.20:80",
+            "127.0.0.30:80",
+            "127.0.0.40:80",
+            "[fd00::a]:80",
+            "[fd00::b]:80",
+            "127.0.0.50:91",
+            "127.0.0.50:92",
+            "127.0.0.51:91",
+            "127.0.0.51:92");
   }
 
   @Test
   void scriptQuotingAndEscapes() {
-    VirtualServer vs = Fixtures.parse("virtual_server 127.0.0.1 80 {\nprotocol TCP\n"
-        + "quorum_up \"/bin/echo 'a b' c\\tx\" root wheel\n"
-        + "quorum_down '/bin/echo \"q\"'\n"
-        + "real_server 127.0.0.2 80 { }\n}").config().virtualServers().get(0);
+    VirtualServer vs =
+        Fixtures.parse(
+                "virtual_server 127.0.0.1 80 {\nprotocol TCP\n"
+                    + "quorum_up \"/bin/echo 'a b' c\\tx\" root wheel\n"
+                    + "quorum_down '/bin/echo \"q\"'\n"
+                    + "real_server 127.0.0.2 80 { }\n}")
+            .config()
+            .virtualServers()
+            .get(0);
     assertThat(vs.quorumUp().orElseThrow().argv()).containsExactly("/bin/echo", "a b", "c\tx");
     assertThat(vs.quorumUp().orElseThrow().user()).contains("root");
     assertThat(vs.quorumUp().orElseThrow().group()).contains("wheel");
@@ -112,16 +145,19 @@ class SyntaxTest {
 
   @Test
   void keepalivedAdjustmentsAreWarnings() {
-    ParseResult r = Fixtures.parse("virtual_server 127.0.0.1 80 {\n quorum 10\n hysteresis 20\n"
-        + " real_server 127.0.0.2 80 { weight 3 }\n real_server 127.0.0.3 80 { weight 2 }\n}\n"
-        + "virtual_server 127.0.0.1 0 {\n protocol TCP\n real_server 127.0.0.2 80 { }\n}\n");
+    ParseResult r =
+        Fixtures.parse(
+            "virtual_server 127.0.0.1 80 {\n quorum 10\n hysteresis 20\n"
+                + " real_server 127.0.0.2 80 { weight 3 }\n real_server 127.0.0.3 80 { weight 2 }\n}\n"
+                + "virtual_server 127.0.0.1 0 {\n protocol TCP\n real_server 127.0.0.2 80 { }\n}\n");
     VirtualServer a = r.config().virtualServers().get(0);
     assertThat(a.quorum()).isEqualTo(5);
     assertThat(a.hysteresis()).isEqualTo(4);
     assertThat(a.id().toString()).startsWith("UDP"); // keepalived's default, with a warning
     VirtualServer b = r.config().virtualServers().get(1);
     assertThat(b.persistenceTimeout().toSeconds()).isEqualTo(360);
-    assertThat(r.warnings()).extracting(Diagnostic::message)
+    assertThat(r.warnings())
+        .extracting(Diagnostic::message)
         .anyMatch(m -> m.contains("defaulting to UDP"))
         .anyMatch(m -> m.contains("reducing quorum to 5"))
         .anyMatch(m -> m.contains("setting hysteresis to 4"))
@@ -131,9 +167,11 @@ class SyntaxTest {
   @Test
   void emptyAndVrrpOnlyFilesLoad() {
     assertThat(Fixtures.parse("").config().virtualServers()).isEmpty();
-    ParseResult r = Fixtures.parse("vrrp_instance X {\n state MASTER\n interface eth0\n"
-        + " virtual_router_id 7\n virtual_ipaddress {\n  10.0.0.1\n }\n}\n"
-        + "vrrp_sync_group G { group { X } }\n");
+    ParseResult r =
+        Fixtures.parse(
+            "vrrp_instance X {\n state MASTER\n interface eth0\n"
+                + " virtual_router_id 7\n virtual_ipaddress {\n  10.0.0.1\n }\n}\n"
+                + "vrrp_sync_group G { group { X } }\n");
     assertThat(r.warnings()).isEmpty();
     assertThat(r.config().virtualServers()).isEmpty();
     assertThat(r.config().vrrp().instances()).hasSize(1);
@@ -142,19 +180,25 @@ class SyntaxTest {
 
   @Test
   void keywordsKeepalivedKnowsButFairwayDoesNotAreWarnings() {
-    ParseResult r = Fixtures.parse("virtual_server 127.0.0.1 80 {\nprotocol TCP\nsmtp_alert\n"
-        + "real_server 127.0.0.2 80 { HTTP_GET { url {\npath /\nregex_stack 1 2 } } }\n}");
-    assertThat(r.warnings()).extracting(Diagnostic::format)
+    ParseResult r =
+        Fixtures.parse(
+            "virtual_server 127.0.0.1 80 {\nprotocol TCP\nsmtp_alert\n"
+                + "real_server 127.0.0.2 80 { HTTP_GET { url {\npath /\nregex_stack 1 2 } } }\n}");
+    assertThat(r.warnings())
+        .extracting(Diagnostic::format)
         .anyMatch(m -> m.startsWith("test.conf:3: warning: 'smtp_alert' is not supported"))
         .anyMatch(m -> m.startsWith("test.conf:6: warning: regex_stack has no meaning"));
   }
 
   @Test
   void haSuspendNeedsAnAddress() {
-    ParseResult r = Fixtures.parse("virtual_server fwmark 3 {\n ha_suspend\n"
-        + " real_server 127.0.0.2 80 { }\n}\nvirtual_server 127.0.0.1 80 {\n protocol TCP\n"
-        + " ha_suspend\n real_server 127.0.0.2 80 { }\n}\n");
-    assertThat(r.config().virtualServers()).extracting(VirtualServer::haSuspend)
+    ParseResult r =
+        Fixtures.parse(
+            "virtual_server fwmark 3 {\n ha_suspend\n"
+                + " real_server 127.0.0.2 80 { }\n}\nvirtual_server 127.0.0.1 80 {\n protocol TCP\n"
+                + " ha_suspend\n real_server 127.0.0.2 80 { }\n}\n");
+    assertThat(r.config().virtualServers())
+        .extracting(VirtualServer::haSuspend)
         .containsExactly(false, true);
     assertThat(r.warnings()).extracting(Diagnostic::line).containsExactly(2);
   }
@@ -162,9 +206,13 @@ class SyntaxTest {
   @Test
   void pwdIsTheDirectoryOfTheFileBeingRead(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
       throws Exception {
-    java.nio.file.Files.writeString(dir.resolve("k.conf"),
-        "global_defs {\n router_id ${_PWD}\n}\n");
-    assertThat(KeepalivedConfig.parse(dir.resolve("k.conf"), Fixtures.OPTIONS).config()
-        .globalDefs().routerId()).contains(dir.toAbsolutePath().toString());
+    java.nio.file.Files.writeString(
+        dir.resolve("k.conf"), "global_defs {\n router_id ${_PWD}\n}\n");
+    assertThat(
+            KeepalivedConfig.parse(dir.resolve("k.conf"), Fixtures.OPTIONS)
+                .config()
+                .globalDefs()
+                .routerId())
+        .contains(dir.toAbsolutePath().toString());
   }
 }

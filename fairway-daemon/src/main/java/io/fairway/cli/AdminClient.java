@@ -21,11 +21,13 @@ import java.time.Duration;
 import java.util.stream.Stream;
 
 /**
- * The CLI's side of the admin listener: the address, the token (given, or the generated one in
- * the runtime directory), and one-line errors for everything that can go wrong.
+ * The CLI's side of the admin listener: the address, the token (given, or the generated one in the
+ * runtime directory), and one-line errors for everything that can go wrong.
  */
 final class AdminClient {
-  /** A failure already phrased as the one line the user sees (without the {@code fairway:} prefix). */
+  /**
+   * A failure already phrased as the one line the user sees (without the {@code fairway:} prefix).
+   */
   static final class Failure extends Exception {
     private static final long serialVersionUID = 1L;
 
@@ -40,7 +42,9 @@ final class AdminClient {
   private final boolean tokenGiven;
   private final HttpClient http;
 
-  /** @throws IllegalArgumentException a bad {@code --admin} */
+  /**
+   * @throws IllegalArgumentException a bad {@code --admin}
+   */
   AdminClient(AdminOptions o) {
     this.admin = o.admin;
     InetSocketAddress a = parseAddress(o.admin, true);
@@ -50,9 +54,14 @@ final class AdminClient {
     }
     this.base = URI.create("http://" + host + ":" + a.getPort());
     this.tokenGiven = o.tokenFile != null;
-    this.tokenFile = o.tokenFile != null ? o.tokenFile : AdminToken.defaultFile(System.getenv(), a.getPort());
-    this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).proxy(ProxySelector.of(null))
-        .connectTimeout(Duration.ofSeconds(3)).build();
+    this.tokenFile =
+        o.tokenFile != null ? o.tokenFile : AdminToken.defaultFile(System.getenv(), a.getPort());
+    this.http =
+        HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .proxy(ProxySelector.of(null))
+            .connectTimeout(Duration.ofSeconds(3))
+            .build();
   }
 
   static String segment(String s) {
@@ -61,7 +70,8 @@ final class AdminClient {
 
   /** GET, answered with 200, as a string (no token unless one was given). */
   String get(String path) throws Failure {
-    HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(10)).GET();
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(10)).GET();
     if (tokenGiven) {
       b.header("Authorization", "Bearer " + token());
     }
@@ -78,9 +88,13 @@ final class AdminClient {
       get("/healthz");
       throw noToken;
     }
-    HttpRequest req = HttpRequest.newBuilder(base.resolve(path)).timeout(timeout)
-        .header("Authorization", "Bearer " + token).header("Content-Type", "application/json")
-        .POST(HttpRequest.BodyPublishers.ofByteArray(Json.bytes(body))).build();
+    HttpRequest req =
+        HttpRequest.newBuilder(base.resolve(path))
+            .timeout(timeout)
+            .header("Authorization", "Bearer " + token)
+            .header("Content-Type", "application/json")
+            .POST(HttpRequest.BodyPublishers.ofByteArray(Json.bytes(body)))
+            .build();
     return check(send(req, HttpResponse.BodyHandlers.ofString()));
   }
 
@@ -101,8 +115,13 @@ final class AdminClient {
     try {
       return AdminToken.readToken(tokenFile);
     } catch (NoSuchFileException e) {
-      throw new Failure("no admin token at " + tokenFile + (tokenGiven ? "" : " (where fairway run writes it;"
-          + " give --admin-token-file if it was started with one)"));
+      throw new Failure(
+          "no admin token at "
+              + tokenFile
+              + (tokenGiven
+                  ? ""
+                  : " (where fairway run writes it;"
+                      + " give --admin-token-file if it was started with one)"));
     } catch (IOException e) {
       throw new Failure("cannot read the admin token: " + e.getMessage());
     }
@@ -140,7 +159,8 @@ final class AdminClient {
       // not JSON (an old fairway, or something else on the port): the status says enough
     }
     if (c == 401) {
-      throw new Failure("the admin token was refused (read from " + tokenFile + "; --admin-token-file): " + msg);
+      throw new Failure(
+          "the admin token was refused (read from " + tokenFile + "; --admin-token-file): " + msg);
     }
     throw new Failure(msg);
   }
@@ -178,7 +198,8 @@ final class AdminClient {
       throw new IllegalArgumentException("bad address '" + host + "'");
     }
     if (!anyAddress && !addr.isLoopbackAddress()) {
-      throw new IllegalArgumentException("a non-loopback address needs --admin-token-file, got '" + host + "'");
+      throw new IllegalArgumentException(
+          "a non-loopback address needs --admin-token-file, got '" + host + "'");
     }
     return new InetSocketAddress(addr, port);
   }

@@ -16,18 +16,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code fairway run}'s admin listener: the address rule (loopback, or anything with a token
- * file), the token (given, or generated into the runtime directory and logged), the state file
- * written on every admin change, and the runtime API on the Netty listener.
+ * {@code fairway run}'s admin listener: the address rule (loopback, or anything with a token file),
+ * the token (given, or generated into the runtime directory and logged), the state file written on
+ * every admin change, and the runtime API on the Netty listener.
  */
 final class AdminListener implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(AdminListener.class);
+
   /** A client has this long to send a whole request. */
-  static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(
-      Long.getLong("fairway.admin.requestTimeoutSeconds", 10));
+  static final Duration REQUEST_TIMEOUT =
+      Duration.ofSeconds(Long.getLong("fairway.admin.requestTimeoutSeconds", 10));
 
   private final AdminHttpServer server;
   private final AdminApi api;
+
   /** The token file this listener generated, removed at close; null when given. */
   private Path generated;
 
@@ -43,17 +45,24 @@ final class AdminListener implements AutoCloseable {
    * @param status the text of {@code GET /status}
    * @param reload what {@code POST /api/v1/reload} does (SIGHUP's path), null or the refusal
    * @param extra wraps the API's routes with more in front (VRRP's)
-   * @throws IOException not bindable, or the token file cannot be read or written (the message
-   *     says which file)
+   * @throws IOException not bindable, or the token file cannot be read or written (the message says
+   *     which file)
    */
-  static AdminListener start(InetSocketAddress address, Path tokenFile, StateFile state, Daemon daemon,
-      io.prometheus.metrics.model.registry.PrometheusRegistry registry, java.util.function.Supplier<String> status,
+  static AdminListener start(
+      InetSocketAddress address,
+      Path tokenFile,
+      StateFile state,
+      Daemon daemon,
+      io.prometheus.metrics.model.registry.PrometheusRegistry registry,
+      java.util.function.Supplier<String> status,
       java.util.function.Supplier<String> reload,
-      java.util.function.UnaryOperator<io.fairway.daemon.admin.AdminRoutes> extra) throws IOException {
+      java.util.function.UnaryOperator<io.fairway.daemon.admin.AdminRoutes> extra)
+      throws IOException {
     boolean loopback = address.getAddress().isLoopbackAddress();
     if (!loopback && tokenFile == null) {
-      throw new IllegalArgumentException("a non-loopback address needs --admin-token-file (reads and"
-          + " mutations then need its token)");
+      throw new IllegalArgumentException(
+          "a non-loopback address needs --admin-token-file (reads and"
+              + " mutations then need its token)");
     }
     AtomicReference<AdminToken> token = new AtomicReference<>();
     if (tokenFile != null) {
@@ -62,21 +71,28 @@ final class AdminListener implements AutoCloseable {
         LOG.warn("{} is readable by group or others; chmod 600 it", tokenFile);
       }
     }
-    DaemonMetrics metrics = new DaemonMetrics(registry, () -> ServicesView.of(daemon), daemon.events())
-        .withProxyHttp(daemon);
+    DaemonMetrics metrics =
+        new DaemonMetrics(registry, () -> ServicesView.of(daemon), daemon.events())
+            .withProxyHttp(daemon);
     AdminApi api = new AdminApi(daemon, () -> save(state, daemon), metrics::scrape, status, reload);
-    AdminHttpServer server = AdminHttpServer.start(address, token::get, !loopback, REQUEST_TIMEOUT,
-        extra.apply(api), daemon.events());
+    AdminHttpServer server =
+        AdminHttpServer.start(
+            address, token::get, !loopback, REQUEST_TIMEOUT, extra.apply(api), daemon.events());
     Path generated = null;
     if (tokenFile == null) {
       generated = AdminToken.defaultFile(System.getenv(), server.address().getPort());
       try {
         token.set(AdminToken.generate(generated));
-        LOG.info("admin token written to {} (mode 0600; fairway server/reload read it from there)", generated);
+        LOG.info(
+            "admin token written to {} (mode 0600; fairway server/reload read it from there)",
+            generated);
       } catch (IOException e) {
         // Reads still work; a read-only runtime directory must not stop the load balancer.
-        LOG.warn("cannot write the admin token to {}: {}; every admin mutation is refused (401) until"
-            + " fairway run is started with --admin-token-file", generated, e.getMessage());
+        LOG.warn(
+            "cannot write the admin token to {}: {}; every admin mutation is refused (401) until"
+                + " fairway run is started with --admin-token-file",
+            generated,
+            e.getMessage());
         generated = null;
       }
     }

@@ -18,12 +18,13 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code fairway check-config -f FILE [--dump] [--strict] [--config-id ID]}: loads a keepalived.conf
- * the way {@code fairway run} would and reports every problem as {@code FILE:LINE: message}.
+ * {@code fairway check-config -f FILE [--dump] [--strict] [--config-id ID]}: loads a
+ * keepalived.conf the way {@code fairway run} would and reports every problem as {@code FILE:LINE:
+ * message}.
  *
- * <p>Operators run this before a reload; it must answer "will it load, and what will it do"
- * without touching the system. Exit 0: loads (warnings on stderr); 1: errors (or warnings with
- * {@code --strict}); 2: usage.
+ * <p>Operators run this before a reload; it must answer "will it load, and what will it do" without
+ * touching the system. Exit 0: loads (warnings on stderr); 1: errors (or warnings with {@code
+ * --strict}); 2: usage.
  */
 @Command(
     name = "check-config",
@@ -39,19 +40,26 @@ public final class CheckConfigCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
 
-  @Option(names = {"-f", "--use-file"}, required = true, paramLabel = "FILE",
+  @Option(
+      names = {"-f", "--use-file"},
+      required = true,
+      paramLabel = "FILE",
       description = "The keepalived.conf to check.")
   Path file;
 
-  @Option(names = "--dump",
-      description = "Print the effective configuration (includes, macros and repeaters expanded, "
-          + "defaults explicit) in keepalived syntax on stdout.")
+  @Option(
+      names = "--dump",
+      description =
+          "Print the effective configuration (includes, macros and repeaters expanded, "
+              + "defaults explicit) in keepalived syntax on stdout.")
   boolean dump;
 
   @Option(names = "--strict", description = "Treat warnings as errors.")
   boolean strict;
 
-  @Option(names = {"-i", "--config-id"}, paramLabel = "ID",
+  @Option(
+      names = {"-i", "--config-id"},
+      paramLabel = "ID",
       description = "The config id for @ID lines (default: the short host name).")
   String configId;
 
@@ -74,8 +82,11 @@ public final class CheckConfigCommand implements Callable<Integer> {
     }
     for (Diagnostic w : result.warnings()) {
       // With --strict a warning is an error, and is shown as one.
-      err.println(strict ? new Diagnostic(w.file(), w.line(), Diagnostic.Severity.ERROR,
-          w.message(), w.text()).format() : w.format());
+      err.println(
+          strict
+              ? new Diagnostic(w.file(), w.line(), Diagnostic.Severity.ERROR, w.message(), w.text())
+                  .format()
+              : w.format());
     }
     err.flush();
     Plan plan;

@@ -24,11 +24,16 @@ import picocli.CommandLine.Spec;
 public final class CompletionCommand implements Callable<Integer> {
 
   /** The shells picocli generates for (its bash script also works in zsh with bashcompinit). */
-  enum Shell { bash }
+  enum Shell {
+    bash
+  }
 
   @Spec CommandSpec spec;
 
-  @Parameters(index = "0", paramLabel = "SHELL", description = "the shell: ${COMPLETION-CANDIDATES}")
+  @Parameters(
+      index = "0",
+      paramLabel = "SHELL",
+      description = "the shell: ${COMPLETION-CANDIDATES}")
   Shell shell;
 
   @Override

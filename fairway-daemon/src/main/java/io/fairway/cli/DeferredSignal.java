@@ -2,11 +2,11 @@ package io.fairway.cli;
 
 /**
  * A signal's action held back until the daemon can carry it out. SIGHUP must be handled from the
- * moment the table starts going in: the JVM's default for it is to exit (129), and a supervisor
- * or test that reloads as soon as it reads "running" in the log would kill the daemon it meant to
+ * moment the table starts going in: the JVM's default for it is to exit (129), and a supervisor or
+ * test that reloads as soon as it reads "running" in the log would kill the daemon it meant to
  * reload. A SIGHUP that arrives before {@link #open} is remembered (several count as one, as the
- * kernel coalesces pending signals) and carried out when it opens; after {@link #close} (the
- * daemon is stopping) signals are ignored.
+ * kernel coalesces pending signals) and carried out when it opens; after {@link #close} (the daemon
+ * is stopping) signals are ignored.
  */
 final class DeferredSignal {
   private final Runnable action;

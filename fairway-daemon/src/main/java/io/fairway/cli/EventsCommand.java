@@ -9,14 +9,18 @@ import java.util.concurrent.Callable;
 import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code fairway events}: follows the event stream, one line per event. */
-@Command(name = "events", mixinStandardHelpOptions = true,
-    description = {"Follow a running fairway's events: verdicts, weights, quorum, sorry server, reloads, admin actions.",
-        "One line each: TIME KIND VS [RS]: REASON. Ends when fairway stops (exit 1) or after --count events."})
+@Command(
+    name = "events",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Follow a running fairway's events: verdicts, weights, quorum, sorry server, reloads, admin actions.",
+      "One line each: TIME KIND VS [RS]: REASON. Ends when fairway stops (exit 1) or after --count events."
+    })
 public final class EventsCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
   @Mixin AdminOptions options;
@@ -24,7 +28,11 @@ public final class EventsCommand implements Callable<Integer> {
   @Option(names = "--json", description = "print each event's JSON as sent")
   boolean json;
 
-  @Option(names = "--count", paramLabel = "N", defaultValue = "0", description = "stop after N events (0: follow)")
+  @Option(
+      names = "--count",
+      paramLabel = "N",
+      defaultValue = "0",
+      description = "stop after N events (0: follow)")
   int count;
 
   @Override
@@ -58,7 +66,11 @@ public final class EventsCommand implements Callable<Integer> {
   static String line(String json) {
     try {
       JsonNode n = Json.mapper().readTree(json);
-      StringBuilder b = new StringBuilder().append(n.path("time").asText()).append(' ').append(n.path("kind").asText());
+      StringBuilder b =
+          new StringBuilder()
+              .append(n.path("time").asText())
+              .append(' ')
+              .append(n.path("kind").asText());
       if (n.hasNonNull("virtual_server")) {
         b.append(' ').append(n.get("virtual_server").asText());
       }

@@ -1,16 +1,15 @@
 package io.fairway.cli;
 
-import picocli.CommandLine;
-import picocli.CommandLine.Command;
-
 import java.io.InputStream;
 import java.io.PrintWriter;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
 
 /**
  * The {@code fairway} command.
  *
- * <p>Every subcommand reports bad input as one line on stderr that names where the problem is
- * (a file and line, or an option) and exits non-zero; a stack trace is a bug.
+ * <p>Every subcommand reports bad input as one line on stderr that names where the problem is (a
+ * file and line, or an option) and exits non-zero; a stack trace is a bug.
  */
 @Command(
     name = "fairway",
@@ -39,9 +38,9 @@ public final class Main implements Runnable {
 
   /**
    * What subcommands read as standard input ({@code pick --keys -}, the demo's typed commands).
-   * Only {@link #main} hands them the process's {@code System.in}: a command run in-process
-   * (tests, an embedding program) must not read, or hold the lock of, a stdin it does not own —
-   * Maven's test fork, for one, talks to its parent over it.
+   * Only {@link #main} hands them the process's {@code System.in}: a command run in-process (tests,
+   * an embedding program) must not read, or hold the lock of, a stdin it does not own — Maven's
+   * test fork, for one, talks to its parent over it.
    */
   private final InputStream in;
 
@@ -64,10 +63,15 @@ public final class Main implements Runnable {
     LeakDetection.configure();
     // Before JNA or Netty load a native library: where they may unpack it.
     io.fairway.daemon.systemd.NativeWorkDir.configure();
-    System.exit(execute(args, System.in, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+    System.exit(
+        execute(
+            args, System.in, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
   }
 
-  /** Runs the command line with the given streams and an empty standard input; returns the exit code. */
+  /**
+   * Runs the command line with the given streams and an empty standard input; returns the exit
+   * code.
+   */
   public static int execute(String[] args, PrintWriter out, PrintWriter err) {
     return execute(args, InputStream.nullInputStream(), out, err);
   }
@@ -81,8 +85,8 @@ public final class Main implements Runnable {
   }
 
   /**
-   * The whole command tree with an empty standard input, for what is generated from it rather
-   * than run: man pages and the completion script (build time and {@code fairway completion}).
+   * The whole command tree with an empty standard input, for what is generated from it rather than
+   * run: man pages and the completion script (build time and {@code fairway completion}).
    */
   public static CommandLine commandTree() {
     return commandLine(InputStream.nullInputStream());

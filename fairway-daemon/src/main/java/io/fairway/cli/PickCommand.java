@@ -2,14 +2,12 @@ package io.fairway.cli;
 
 import io.fairway.config.ConfigException;
 import io.fairway.config.KeepalivedConfig;
+import io.fairway.daemon.admin.Durations;
 import io.fairway.daemon.balance.BalanceException;
 import io.fairway.daemon.balance.Balancer;
 import io.fairway.daemon.balance.BalancerFactory;
 import io.fairway.daemon.balance.RampView;
 import io.fairway.daemon.balance.SchedulerBalancer;
-import io.fairway.daemon.admin.Durations;
-import java.math.BigDecimal;
-import java.math.RoundingMode;
 import io.fairway.director.sched.LoadSnapshot;
 import io.fairway.director.varnish.ShardHealthy;
 import io.fairway.plan.Plan;
@@ -21,6 +19,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.io.PrintWriter;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -38,8 +38,8 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code fairway pick}: which real server a virtual server's director chooses for each key, and
- * with {@code --stats --down} how many keys would move if those servers went down: the question
- * an operator asks before taking a server out.
+ * with {@code --stats --down} how many keys would move if those servers went down: the question an
+ * operator asks before taking a server out.
  */
 @Command(
     name = "pick",
@@ -57,49 +57,78 @@ public final class PickCommand implements Callable<Integer> {
   /** Where {@code --keys -} reads from: the standard input {@link Main} was given. */
   @ParentCommand Main main;
 
-  @Option(names = {"-f", "--use-file", "--config"}, required = true, paramLabel = "FILE",
+  @Option(
+      names = {"-f", "--use-file", "--config"},
+      required = true,
+      paramLabel = "FILE",
       description = "keepalived.conf to read")
   Path config;
 
-  @Option(names = "--vs", required = true, paramLabel = "NAME",
+  @Option(
+      names = "--vs",
+      required = true,
+      paramLabel = "NAME",
       description = "the virtual_server, by its name (default name IP:PORT)")
   String vs;
 
-  @Option(names = "--down", split = ",", paramLabel = "NAME",
+  @Option(
+      names = "--down",
+      split = ",",
+      paramLabel = "NAME",
       description = "real servers to treat as down (comma-separated names)")
   List<String> down = new ArrayList<>();
 
-  @Option(names = "--alt", paramLabel = "N",
-      description = "shard: return the N-th alternative, as a request's alt (default: the"
-          + " shard's own, 0 unless its shard_param sets one)")
+  @Option(
+      names = "--alt",
+      paramLabel = "N",
+      description =
+          "shard: return the N-th alternative, as a request's alt (default: the"
+              + " shard's own, 0 unless its shard_param sets one)")
   Integer alt;
 
-  @Option(names = "--healthy", paramLabel = "MODE",
+  @Option(
+      names = "--healthy",
+      paramLabel = "MODE",
       description = "shard: CHOSEN, IGNORE or ALL (default: the configured one)")
   String healthy;
 
-  @Option(names = "--seed", paramLabel = "N",
+  @Option(
+      names = "--seed",
+      paramLabel = "N",
       description = "random: seed the generator like varnishadm debug.srandom N")
   Long seed;
 
-  @Option(names = "--keys", paramLabel = "FILE", defaultValue = "-",
+  @Option(
+      names = "--keys",
+      paramLabel = "FILE",
+      defaultValue = "-",
       description = "read keys from FILE, or '-' for standard input (default)")
   String keys;
 
-  @Option(names = "--conns", paramLabel = "NAME=N[/I],...",
-      description = "kernel schedulers: the current connection counts (active, optionally"
-          + " /inactive); each key then asks which server a new connection would get right now")
+  @Option(
+      names = "--conns",
+      paramLabel = "NAME=N[/I],...",
+      description =
+          "kernel schedulers: the current connection counts (active, optionally"
+              + " /inactive); each key then asks which server a new connection would get right now")
   String conns;
 
-  @Option(names = "--ramping", split = ",", paramLabel = "NAME=ELAPSED",
-      description = "real servers in their slow start: NAME is ELAPSED (e.g. 3s, 500ms) into its"
-          + " slow_start (shard: its rampup), and stays there; each pick follows the ramp as the"
-          + " userspace scheduler applies it, and the ramp is shown (on standard error without"
-          + " --stats)")
+  @Option(
+      names = "--ramping",
+      split = ",",
+      paramLabel = "NAME=ELAPSED",
+      description =
+          "real servers in their slow start: NAME is ELAPSED (e.g. 3s, 500ms) into its"
+              + " slow_start (shard: its rampup), and stays there; each pick follows the ramp as the"
+              + " userspace scheduler applies it, and the ramp is shown (on standard error without"
+              + " --stats)")
   List<String> ramping = new ArrayList<>();
 
-  @Option(names = "--stats", description = "print each server's share instead of one line per key;"
-      + " with --down, also how many keys moved compared with every server up")
+  @Option(
+      names = "--stats",
+      description =
+          "print each server's share instead of one line per key;"
+              + " with --down, also how many keys moved compared with every server up")
   boolean stats;
 
   private int fail(String message) {
@@ -131,15 +160,21 @@ public final class PickCommand implements Callable<Integer> {
     ServicePlan v = plan.service(vs).orElse(null);
     if (v == null) {
       List<String> names = plan.services().stream().map(ServicePlan::name).toList();
-      return fail("--vs: no virtual_server named '" + vs + "' in " + config
-          + (names.isEmpty() ? "" : " (have: " + String.join(", ", names) + ")"));
+      return fail(
+          "--vs: no virtual_server named '"
+              + vs
+              + "' in "
+              + config
+              + (names.isEmpty() ? "" : " (have: " + String.join(", ", names) + ")"));
     }
     if (mode != null && !BalancerFactory.hasShard(v.selection())) {
-      return fail("--healthy applies to lb_algo shard only; virtual_server " + v.name() + " uses "
-          + v.selection().algorithm());
+      return fail(
+          "--healthy applies to lb_algo shard only; virtual_server "
+              + v.name()
+              + " uses "
+              + v.selection().algorithm());
     }
-    BalancerFactory.Options opts =
-        new BalancerFactory.Options(seed, mode, alt == null ? -1 : alt);
+    BalancerFactory.Options opts = new BalancerFactory.Options(seed, mode, alt == null ? -1 : alt);
     Balancer b;
     Balancer allUp = null;
     try {
@@ -152,8 +187,14 @@ public final class PickCommand implements Callable<Integer> {
     }
     for (String d : down) {
       if (!b.setUp(d, false)) {
-        return fail("--down: no real_server named '" + d + "' in virtual_server " + v.name()
-            + " (have: " + String.join(", ", b.servers()) + ")");
+        return fail(
+            "--down: no real_server named '"
+                + d
+                + "' in virtual_server "
+                + v.name()
+                + " (have: "
+                + String.join(", ", b.servers())
+                + ")");
       }
     }
     List<RampView> ramps = new ArrayList<>();
@@ -180,8 +221,11 @@ public final class PickCommand implements Callable<Integer> {
       try {
         LoadSnapshot snapshot = LoadSnapshot.parse(conns);
         if (!(b instanceof SchedulerBalancer sb)) {
-          return fail("--conns applies to the kernel schedulers; virtual_server " + v.name()
-              + " uses " + v.selection().algorithm());
+          return fail(
+              "--conns applies to the kernel schedulers; virtual_server "
+                  + v.name()
+                  + " uses "
+                  + v.selection().algorithm());
         }
         sb.setLoad(snapshot);
         if (allUp instanceof SchedulerBalancer all) {
@@ -256,14 +300,30 @@ public final class PickCommand implements Callable<Integer> {
     return 0;
   }
 
-  private void printStats(PrintWriter out, ServicePlan v, Map<String, long[]> counts, long total,
-      boolean compare, long moved) {
+  private void printStats(
+      PrintWriter out,
+      ServicePlan v,
+      Map<String, long[]> counts,
+      long total,
+      boolean compare,
+      long moved) {
     int w = Math.max(6, counts.keySet().stream().mapToInt(String::length).max().orElse(6));
-    out.printf(Locale.ROOT, "virtual_server %s (lb_algo %s), %d keys%s%n", v.name(),
-        v.selection().algorithm(), total, down.isEmpty() ? "" : ", down: " + String.join(",", down));
+    out.printf(
+        Locale.ROOT,
+        "virtual_server %s (lb_algo %s), %d keys%s%n",
+        v.name(),
+        v.selection().algorithm(),
+        total,
+        down.isEmpty() ? "" : ", down: " + String.join(",", down));
     if (compare) {
-      out.printf(Locale.ROOT, "%-" + w + "s %10s %8s %12s %8s%n", "server", "keys", "share",
-          "all-up keys", "share");
+      out.printf(
+          Locale.ROOT,
+          "%-" + w + "s %10s %8s %12s %8s%n",
+          "server",
+          "keys",
+          "share",
+          "all-up keys",
+          "share");
     } else {
       out.printf(Locale.ROOT, "%-" + w + "s %10s %8s%n", "server", "keys", "share");
     }
@@ -273,27 +333,47 @@ public final class PickCommand implements Callable<Integer> {
         continue; // the "no server" row only when some key had none
       }
       if (compare) {
-        out.printf(Locale.ROOT, "%-" + w + "s %10d %7.2f%% %12d %7.2f%%%n", e.getKey(), c[0],
-            pct(c[0], total), c[1], pct(c[1], total));
+        out.printf(
+            Locale.ROOT,
+            "%-" + w + "s %10d %7.2f%% %12d %7.2f%%%n",
+            e.getKey(),
+            c[0],
+            pct(c[0], total),
+            c[1],
+            pct(c[1], total));
       } else {
         out.printf(Locale.ROOT, "%-" + w + "s %10d %7.2f%%%n", e.getKey(), c[0], pct(c[0], total));
       }
     }
     if (compare) {
-      out.printf(Locale.ROOT, "moved: %d of %d keys (%.2f%%) compared with every server up%n",
-          moved, total, pct(moved, total));
+      out.printf(
+          Locale.ROOT,
+          "moved: %d of %d keys (%.2f%%) compared with every server up%n",
+          moved,
+          total,
+          pct(moved, total));
     }
   }
 
   /** One ramping server: where its ramp is, and the share and weight it has there. */
   static String describe(RampView r) {
-    String weight = BigDecimal.valueOf(r.weight()).multiply(BigDecimal.valueOf(r.fraction()))
-        .setScale(2, RoundingMode.HALF_UP).stripTrailingZeros().toPlainString();
+    String weight =
+        BigDecimal.valueOf(r.weight())
+            .multiply(BigDecimal.valueOf(r.fraction()))
+            .setScale(2, RoundingMode.HALF_UP)
+            .stripTrailingZeros()
+            .toPlainString();
     String of = BigDecimal.valueOf(r.weight()).stripTrailingZeros().toPlainString();
-    return String.format(Locale.ROOT,
-        "ramping: %s at %s of %s: %.0f%% of its share (effective weight %s of %s%s)", r.server(),
-        Durations.format(r.elapsed()), Durations.format(r.duration()), 100 * r.fraction(), weight,
-        of, r.kernelWeight() == 0 ? "" : "; on the kernel, table weight " + r.kernelWeight());
+    return String.format(
+        Locale.ROOT,
+        "ramping: %s at %s of %s: %.0f%% of its share (effective weight %s of %s%s)",
+        r.server(),
+        Durations.format(r.elapsed()),
+        Durations.format(r.duration()),
+        100 * r.fraction(),
+        weight,
+        of,
+        r.kernelWeight() == 0 ? "" : "; on the kernel, table weight " + r.kernelWeight());
   }
 
   private static double pct(long n, long total) {

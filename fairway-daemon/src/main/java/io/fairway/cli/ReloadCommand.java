@@ -5,12 +5,15 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 
 /** {@code fairway reload}: what SIGHUP does, with the answer (ok, or refused and why). */
-@Command(name = "reload", mixinStandardHelpOptions = true,
-    description = "Reload the running fairway's configuration (as SIGHUP does) and print the result.")
+@Command(
+    name = "reload",
+    mixinStandardHelpOptions = true,
+    description =
+        "Reload the running fairway's configuration (as SIGHUP does) and print the result.")
 public final class ReloadCommand implements Callable<Integer> {
   @Spec CommandSpec spec;
   @Mixin AdminOptions options;

@@ -1,32 +1,32 @@
 package io.fairway.cli;
 
 import io.fairway.check.CheckConfigException;
+import io.fairway.check.config.CheckSpecs;
 import io.fairway.check.engine.CheckEngine;
 import io.fairway.daemon.Daemon;
 import io.fairway.daemon.KeepalivedLoader;
 import io.fairway.daemon.Loader;
 import io.fairway.daemon.admin.CheckMetrics;
 import io.fairway.daemon.admin.StateFile;
-import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.fairway.daemon.systemd.NativeWorkDir;
 import io.fairway.daemon.systemd.SystemdNotifier;
-import io.fairway.check.config.CheckSpecs;
+import io.fairway.ipvs.kernel.IpvsKernelTable;
+import io.fairway.proxy.ProxyOptions;
+import io.fairway.proxy.table.ProxyTable;
 import io.fairway.table.Table;
 import io.fairway.table.TableException;
-import io.fairway.ipvs.kernel.IpvsKernelTable;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import io.fairway.proxy.ProxyOptions;
-import io.fairway.proxy.table.ProxyTable;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code fairway run -f keepalived.conf}: health-checks the real servers and keeps the table in
@@ -46,53 +46,88 @@ public final class RunCommand implements Callable<Integer> {
 
   @Spec CommandSpec spec;
 
-  @Option(names = {"-f", "--use-file"}, required = true, paramLabel = "FILE",
+  @Option(
+      names = {"-f", "--use-file"},
+      required = true,
+      paramLabel = "FILE",
       description = "keepalived.conf to run (keepalived's -f)")
   Path file;
 
-  @Option(names = "--userspace",
-      description = "forward with Fairway's userspace proxy instead of the kernel's IPVS (no root needed)")
+  @Option(
+      names = "--userspace",
+      description =
+          "forward with Fairway's userspace proxy instead of the kernel's IPVS (no root needed)")
   boolean userspace;
 
-  @Option(names = "--admin", paramLabel = "HOST:PORT", defaultValue = "127.0.0.1:9107",
-      description = "address of the admin listener: runtime API, /metrics, status page (default ${DEFAULT-VALUE}); 'off' disables it. A non-loopback address needs --admin-token-file")
+  @Option(
+      names = "--admin",
+      paramLabel = "HOST:PORT",
+      defaultValue = "127.0.0.1:9107",
+      description =
+          "address of the admin listener: runtime API, /metrics, status page (default ${DEFAULT-VALUE}); 'off' disables it. A non-loopback address needs --admin-token-file")
   String admin;
 
-  @Option(names = "--admin-token-file", paramLabel = "FILE",
-      description = "the bearer token every admin mutation must carry (default: a random one written to a 0600 file in the runtime directory, path logged)")
+  @Option(
+      names = "--admin-token-file",
+      paramLabel = "FILE",
+      description =
+          "the bearer token every admin mutation must carry (default: a random one written to a 0600 file in the runtime directory, path logged)")
   Path adminTokenFile;
 
-  @Option(names = "--state-file", paramLabel = "FILE",
-      description = "keep the operators' drain/maint/weight settings in FILE (written atomically on each change) and restore them at start")
+  @Option(
+      names = "--state-file",
+      paramLabel = "FILE",
+      description =
+          "keep the operators' drain/maint/weight settings in FILE (written atomically on each change) and restore them at start")
   Path stateFile;
 
-  @Option(names = "--drift-interval", paramLabel = "SECONDS", defaultValue = "10",
-      description = "read the table back and repair changes made behind Fairway's back every SECONDS (0 = never; default ${DEFAULT-VALUE})")
+  @Option(
+      names = "--drift-interval",
+      paramLabel = "SECONDS",
+      defaultValue = "10",
+      description =
+          "read the table back and repair changes made behind Fairway's back every SECONDS (0 = never; default ${DEFAULT-VALUE})")
   double driftSeconds;
 
-  @Option(names = "--grace-period", paramLabel = "SECONDS", defaultValue = "30",
-      description = "--userspace: at SIGTERM stop accepting and let connections in flight finish for up to SECONDS"
-          + " (a second SIGTERM stops at once; 0 = no grace; default ${DEFAULT-VALUE})")
+  @Option(
+      names = "--grace-period",
+      paramLabel = "SECONDS",
+      defaultValue = "30",
+      description =
+          "--userspace: at SIGTERM stop accepting and let connections in flight finish for up to SECONDS"
+              + " (a second SIGTERM stops at once; 0 = no grace; default ${DEFAULT-VALUE})")
   double graceSeconds;
 
-  @Option(names = "--overflow-interval", paramLabel = "SECONDS", defaultValue = "0.01",
-      description = "kernel IPVS: read the connection counters for overflow_to_sorry_server every SECONDS (default ${DEFAULT-VALUE}); the userspace proxy overflows by itself")
+  @Option(
+      names = "--overflow-interval",
+      paramLabel = "SECONDS",
+      defaultValue = "0.01",
+      description =
+          "kernel IPVS: read the connection counters for overflow_to_sorry_server every SECONDS (default ${DEFAULT-VALUE}); the userspace proxy overflows by itself")
   double overflowSeconds;
 
-  @Option(names = {"-I", "--dont-release-ipvs"},
+  @Option(
+      names = {"-I", "--dont-release-ipvs"},
       description = "leave the table as it is at exit (keepalived's -I)")
   boolean dontRelease;
 
-  @Option(names = {"-l", "--log-console"},
-      description = "log to the console (keepalived's -l; Fairway always logs to stderr, which systemd sends to the journal)")
+  @Option(
+      names = {"-l", "--log-console"},
+      description =
+          "log to the console (keepalived's -l; Fairway always logs to stderr, which systemd sends to the journal)")
   boolean logConsole;
 
-  @Option(names = {"-D", "--log-detail"},
-      description = "detailed log messages (keepalived's -D): debug level for Fairway's own loggers, checker retries included")
+  @Option(
+      names = {"-D", "--log-detail"},
+      description =
+          "detailed log messages (keepalived's -D): debug level for Fairway's own loggers, checker retries included")
   boolean logDetail;
 
-  @Option(names = {"-S", "--log-facility"}, paramLabel = "N",
-      description = "syslog facility local0..local7 for the journal's priority prefix (keepalived's -S; default: none, the journal's own)")
+  @Option(
+      names = {"-S", "--log-facility"},
+      paramLabel = "N",
+      description =
+          "syslog facility local0..local7 for the journal's priority prefix (keepalived's -S; default: none, the journal's own)")
   Integer logFacility;
 
   /**
@@ -122,12 +157,14 @@ public final class RunCommand implements Callable<Integer> {
       return Main.EXIT_USAGE;
     }
     if (!(graceSeconds >= 0 && graceSeconds <= 86_400)) {
-      err.println("fairway: --grace-period must be between 0 and 86400 seconds, got " + graceSeconds);
+      err.println(
+          "fairway: --grace-period must be between 0 and 86400 seconds, got " + graceSeconds);
       return Main.EXIT_USAGE;
     }
     if (!(overflowSeconds > 0) || overflowSeconds > 60) {
-      err.println("fairway: --overflow-interval must be above 0 and at most 60 seconds, got "
-          + overflowSeconds);
+      err.println(
+          "fairway: --overflow-interval must be above 0 and at most 60 seconds, got "
+              + overflowSeconds);
       return Main.EXIT_USAGE;
     }
     InetSocketAddress adminAddress = null;
@@ -165,9 +202,10 @@ public final class RunCommand implements Callable<Integer> {
     }
     Table table;
     try {
-      table = userspace
-          ? new ProxyTable(ProxyOptions.defaults(), null) // lvs_timeouts come with each plan
-          : IpvsKernelTable.open();
+      table =
+          userspace
+              ? new ProxyTable(ProxyOptions.defaults(), null) // lvs_timeouts come with each plan
+              : IpvsKernelTable.open();
     } catch (TableException | IllegalStateException e) { // IllegalState: -Dfairway.proxy.transport
       err.println("fairway: " + e.getMessage());
       return 1;
@@ -178,8 +216,14 @@ public final class RunCommand implements Callable<Integer> {
     PrometheusRegistry registry = new PrometheusRegistry();
     CheckMetrics checkMetrics = new CheckMetrics(registry);
     io.fairway.daemon.vrrp.VrrpMetrics.register(registry, vrrp::snapshot);
-    Daemon daemon = new Daemon(file, loader, table, () -> CheckEngine.builder().observer(checkMetrics),
-        Duration.ofMillis((long) (driftSeconds * 1000)), Clock.systemUTC());
+    Daemon daemon =
+        new Daemon(
+            file,
+            loader,
+            table,
+            () -> CheckEngine.builder().observer(checkMetrics),
+            Duration.ofMillis((long) (driftSeconds * 1000)),
+            Clock.systemUTC());
     StateFile state = stateFile == null ? null : new StateFile(stateFile);
     if (state != null) {
       try {
@@ -198,14 +242,26 @@ public final class RunCommand implements Callable<Integer> {
     // The first SIGTERM/SIGINT stops (softly on the userspace plane), a second one stops now.
     CountDownLatch stop = new CountDownLatch(1);
     CountDownLatch now = new CountDownLatch(1);
-    java.util.concurrent.atomic.AtomicInteger stops = new java.util.concurrent.atomic.AtomicInteger();
+    java.util.concurrent.atomic.AtomicInteger stops =
+        new java.util.concurrent.atomic.AtomicInteger();
     Runnable onStop = () -> (stops.incrementAndGet() == 1 ? stop : now).countDown();
     // SIGHUP is caught from here on too, and carried out once the daemon serves (DeferredSignal).
     DeferredSignal hup = new DeferredSignal(() -> reload(daemon, vrrp, systemd));
     try (Signals.Restore term = Signals.on("TERM", onStop);
         Signals.Restore interrupt = Signals.on("INT", onStop);
         Signals.Restore hangUp = Signals.on("HUP", hup::signal)) {
-      return serve(daemon, table, vrrp, sync, adminAddress, systemd, stop, now, first.bindings().size(), state, registry,
+      return serve(
+          daemon,
+          table,
+          vrrp,
+          sync,
+          adminAddress,
+          systemd,
+          stop,
+          now,
+          first.bindings().size(),
+          state,
+          registry,
           hup);
     }
   }
@@ -214,9 +270,20 @@ public final class RunCommand implements Callable<Integer> {
    * Starts the daemon and the admin endpoint, serves until {@code stop}, then stops: on the
    * userspace plane after a soft stop that {@code now} cuts short.
    */
-  private int serve(Daemon daemon, Table table, VrrpRun vrrp, SyncRun sync, InetSocketAddress adminAddress,
-      SystemdNotifier systemd, CountDownLatch stop, CountDownLatch now, int virtualServers, StateFile state,
-      PrometheusRegistry registry, DeferredSignal hup) throws Exception {
+  private int serve(
+      Daemon daemon,
+      Table table,
+      VrrpRun vrrp,
+      SyncRun sync,
+      InetSocketAddress adminAddress,
+      SystemdNotifier systemd,
+      CountDownLatch stop,
+      CountDownLatch now,
+      int virtualServers,
+      StateFile state,
+      PrometheusRegistry registry,
+      DeferredSignal hup)
+      throws Exception {
     var err = spec.commandLine().getErr();
     try {
       daemon.start();
@@ -249,9 +316,16 @@ public final class RunCommand implements Callable<Integer> {
     hup.open();
     if (adminAddress != null) {
       try {
-        server = AdminListener.start(adminAddress, adminTokenFile, state, daemon, registry,
-            () -> daemon.status() + vrrp.status() + sync.status(), () -> reload(daemon, vrrp, systemd),
-            routes -> new io.fairway.daemon.vrrp.VrrpRoutes(routes, vrrp::snapshot));
+        server =
+            AdminListener.start(
+                adminAddress,
+                adminTokenFile,
+                state,
+                daemon,
+                registry,
+                () -> daemon.status() + vrrp.status() + sync.status(),
+                () -> reload(daemon, vrrp, systemd),
+                routes -> new io.fairway.daemon.vrrp.VrrpRoutes(routes, vrrp::snapshot));
       } catch (IOException | IllegalArgumentException e) {
         err.println("fairway: --admin " + admin + ": " + e.getMessage());
         sync.close();
@@ -268,7 +342,8 @@ public final class RunCommand implements Callable<Integer> {
     }
     hup.close(); // a SIGHUP while stopping reloads nothing
     if (table instanceof ProxyTable proxy && graceSeconds > 0) {
-      systemd.stopping("stopping: letting connections in flight finish (up to " + graceSeconds + " s)");
+      systemd.stopping(
+          "stopping: letting connections in flight finish (up to " + graceSeconds + " s)");
       SoftStop.drain(proxy, Duration.ofMillis((long) (graceSeconds * 1000)), now);
     }
     systemd.stopping("stopping: removing what Fairway installed");
@@ -282,8 +357,8 @@ public final class RunCommand implements Callable<Integer> {
   }
 
   /**
-   * SIGHUP: reload by difference, with systemd told when it begins and when it is done. VRRP's
-   * part is checked first and applied last, so a reload either side refuses changes nothing.
+   * SIGHUP: reload by difference, with systemd told when it begins and when it is done. VRRP's part
+   * is checked first and applied last, so a reload either side refuses changes nothing.
    */
   private synchronized String reload(Daemon daemon, VrrpRun vrrp, SystemdNotifier systemd) {
     systemd.reloading("reloading " + file);
@@ -300,9 +375,10 @@ public final class RunCommand implements Callable<Integer> {
     } catch (VrrpRun.Refused e) {
       refused = e.getMessage();
     }
-    systemd.ready(refused == null
-        ? "running " + file + " (reload " + daemon.reloads() + " applied)"
-        : "reload refused, still running the previous configuration: " + refused);
+    systemd.ready(
+        refused == null
+            ? "running " + file + " (reload " + daemon.reloads() + " applied)"
+            : "reload refused, still running the previous configuration: " + refused);
     return refused;
   }
 

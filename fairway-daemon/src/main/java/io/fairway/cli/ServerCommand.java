@@ -7,10 +7,10 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code fairway server drain|maint|ready|weight}: an operator's setting on one real server of a
@@ -21,15 +21,18 @@ import picocli.CommandLine.Model.CommandSpec;
     mixinStandardHelpOptions = true,
     description = "Drain, maintain, restore or re-weight a real server of a running 'fairway run'.",
     subcommands = {
-      ServerCommand.Drain.class, ServerCommand.Maint.class, ServerCommand.Ready.class, ServerCommand.Weight.class
+      ServerCommand.Drain.class,
+      ServerCommand.Maint.class,
+      ServerCommand.Ready.class,
+      ServerCommand.Weight.class
     })
 public final class ServerCommand implements Runnable {
   @Spec CommandSpec spec;
 
   @Override
   public void run() {
-    throw new picocli.CommandLine.ParameterException(spec.commandLine(),
-        "expected one of drain, maint, ready, weight");
+    throw new picocli.CommandLine.ParameterException(
+        spec.commandLine(), "expected one of drain, maint, ready, weight");
   }
 
   /** What every server subcommand has. */
@@ -37,10 +40,16 @@ public final class ServerCommand implements Runnable {
     @Spec CommandSpec spec;
     @Mixin AdminOptions options;
 
-    @Parameters(index = "0", paramLabel = "VS", description = "the virtual server's name (default IP:PORT)")
+    @Parameters(
+        index = "0",
+        paramLabel = "VS",
+        description = "the virtual server's name (default IP:PORT)")
     String vs;
 
-    @Parameters(index = "1", paramLabel = "RS", description = "the real server's name (default IP:PORT)")
+    @Parameters(
+        index = "1",
+        paramLabel = "RS",
+        description = "the real server's name (default IP:PORT)")
     String rs;
 
     abstract String action();
@@ -62,8 +71,15 @@ public final class ServerCommand implements Runnable {
       }
       try {
         Map<String, Object> body = body();
-        client.post("/api/v1/services/" + AdminClient.segment(vs) + "/servers/" + AdminClient.segment(rs) + "/"
-            + action(), body, requestTimeout());
+        client.post(
+            "/api/v1/services/"
+                + AdminClient.segment(vs)
+                + "/servers/"
+                + AdminClient.segment(rs)
+                + "/"
+                + action(),
+            body,
+            requestTimeout());
         spec.commandLine().getOut().println(vs + " " + rs + ": " + describe(body));
         return 0;
       } catch (AdminClient.Failure e) {
@@ -94,13 +110,21 @@ public final class ServerCommand implements Runnable {
     }
   }
 
-  @Command(name = "drain", mixinStandardHelpOptions = true,
-      description = "Weight 0: established connections continue, no new ones. --wait answers when none is left.")
+  @Command(
+      name = "drain",
+      mixinStandardHelpOptions = true,
+      description =
+          "Weight 0: established connections continue, no new ones. --wait answers when none is left.")
   static final class Drain extends StateBase {
-    @Option(names = "--wait", description = "wait until the server has no active connection (exit 1 at the timeout)")
+    @Option(
+        names = "--wait",
+        description = "wait until the server has no active connection (exit 1 at the timeout)")
     boolean waitIdle;
 
-    @Option(names = "--timeout", paramLabel = "D", defaultValue = "30s",
+    @Option(
+        names = "--timeout",
+        paramLabel = "D",
+        defaultValue = "30s",
         description = "how long --wait waits, e.g. 30s, 500ms, 2m (default ${DEFAULT-VALUE})")
     String timeout;
 
@@ -142,8 +166,11 @@ public final class ServerCommand implements Runnable {
     }
   }
 
-  @Command(name = "maint", mixinStandardHelpOptions = true,
-      description = "Out of the table as a failed check takes it out (without inhibit); the checkers keep running.")
+  @Command(
+      name = "maint",
+      mixinStandardHelpOptions = true,
+      description =
+          "Out of the table as a failed check takes it out (without inhibit); the checkers keep running.")
   static final class Maint extends StateBase {
     @Override
     String state() {
@@ -151,7 +178,9 @@ public final class ServerCommand implements Runnable {
     }
   }
 
-  @Command(name = "ready", mixinStandardHelpOptions = true,
+  @Command(
+      name = "ready",
+      mixinStandardHelpOptions = true,
       description = "Back to what the checkers say (clears drain, maint and an admin weight).")
   static final class Ready extends StateBase {
     @Override
@@ -160,8 +189,11 @@ public final class ServerCommand implements Runnable {
     }
   }
 
-  @Command(name = "weight", mixinStandardHelpOptions = true,
-      description = "Set the effective weight until 'ready' or a reload that changes the configured weight.")
+  @Command(
+      name = "weight",
+      mixinStandardHelpOptions = true,
+      description =
+          "Set the effective weight until 'ready' or a reload that changes the configured weight.")
   static final class Weight extends Base {
     @Parameters(index = "2", paramLabel = "N", description = "the weight, >= 0")
     int weight;

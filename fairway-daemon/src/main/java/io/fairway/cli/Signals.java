@@ -17,16 +17,17 @@ import org.slf4j.LoggerFactory;
  * "clean up and exit 0"; {@code sun.misc.Signal} (module jdk.unsupported) is the supported way
  * around both.
  *
- * <p>The JVM refuses to handle SIGHUP, SIGINT or SIGTERM when the process inherited it as
- * ignored ({@code nohup}, a supervisor that ignores it in its children): {@code Signal.handle}
- * then returns without installing anything, and every later SIGHUP is silently dropped. Reload
- * (HUP) and a clean stop (TERM) are what those signals mean to Fairway, as to keepalived, which
- * installs its handlers whatever it inherited; so for those two the inherited "ignore" is put
- * back to the default first. SIGINT is left as inherited: a shell ignores it in its background
- * jobs so that Ctrl-C reaches only the foreground.
+ * <p>The JVM refuses to handle SIGHUP, SIGINT or SIGTERM when the process inherited it as ignored
+ * ({@code nohup}, a supervisor that ignores it in its children): {@code Signal.handle} then returns
+ * without installing anything, and every later SIGHUP is silently dropped. Reload (HUP) and a clean
+ * stop (TERM) are what those signals mean to Fairway, as to keepalived, which installs its handlers
+ * whatever it inherited; so for those two the inherited "ignore" is put back to the default first.
+ * SIGINT is left as inherited: a shell ignores it in its background jobs so that Ctrl-C reaches
+ * only the foreground.
  */
 final class Signals {
   private static final Logger LOG = LoggerFactory.getLogger(Signals.class);
+
   /** The signals whose inherited "ignore" Fairway takes back. */
   private static final Set<String> OURS = Set.of("HUP", "TERM");
 
@@ -56,13 +57,18 @@ final class Signals {
     if (OURS.contains(name) && ignored(signal.getNumber())) {
       takeBack(name, signal.getNumber());
     }
-    sun.misc.SignalHandler previous = sun.misc.Signal.handle(signal, s -> {
-      Thread t = new Thread(action, "fairway-SIG" + name);
-      // Whatever escapes the action (a bug) is one log line, not a stack trace on stderr.
-      t.setUncaughtExceptionHandler((th, e) -> org.slf4j.LoggerFactory.getLogger(Signals.class)
-          .error("{}: {}", th.getName(), e.toString()));
-      t.start();
-    });
+    sun.misc.SignalHandler previous =
+        sun.misc.Signal.handle(
+            signal,
+            s -> {
+              Thread t = new Thread(action, "fairway-SIG" + name);
+              // Whatever escapes the action (a bug) is one log line, not a stack trace on stderr.
+              t.setUncaughtExceptionHandler(
+                  (th, e) ->
+                      org.slf4j.LoggerFactory.getLogger(Signals.class)
+                          .error("{}: {}", th.getName(), e.toString()));
+              t.start();
+            });
     return () -> sun.misc.Signal.handle(signal, previous);
   }
 
@@ -96,11 +102,15 @@ final class Signals {
   private static void takeBack(String name, int number) {
     try {
       LibC.INSTANCE.signal(number, null); // SIG_DFL, so that the JVM may install its handler
-      LOG.info("SIG{} was ignored by whoever started fairway (nohup?); fairway handles it anyway",
-          name);
+      LOG.info(
+          "SIG{} was ignored by whoever started fairway (nohup?); fairway handles it anyway", name);
     } catch (LinkageError e) {
-      LOG.warn("SIG{} is ignored by whoever started fairway (nohup?) and JNA cannot take it back"
-          + " ({}): SIG{} does nothing{}", name, e.getMessage(), name,
+      LOG.warn(
+          "SIG{} is ignored by whoever started fairway (nohup?) and JNA cannot take it back"
+              + " ({}): SIG{} does nothing{}",
+          name,
+          e.getMessage(),
+          name,
           name.equals("HUP") ? "; reload with `fairway reload`" : "");
     }
   }

@@ -4,9 +4,9 @@ import java.net.InetSocketAddress;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code fairway status}: the running table like {@code ipvsadm -Ln}, with health and reasons. */
 @Command(
@@ -24,10 +24,16 @@ public final class StatusCommand implements Callable<Integer> {
 
   @Mixin AdminOptions options;
 
-  @Option(names = "--json", description = "every virtual and real server as JSON (state, admin state, weights, connections, last check)")
+  @Option(
+      names = "--json",
+      description =
+          "every virtual and real server as JSON (state, admin state, weights, connections, last check)")
   boolean json;
 
-  @Option(names = "--vrrp", description = "the VRRP instances (state, priority, master, since, adverts, transitions), sync groups and error counters as JSON")
+  @Option(
+      names = "--vrrp",
+      description =
+          "the VRRP instances (state, priority, master, since, adverts, transitions), sync groups and error counters as JSON")
   boolean vrrp;
 
   @Override

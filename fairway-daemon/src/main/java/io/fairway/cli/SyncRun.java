@@ -13,8 +13,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The connection sync side of {@code fairway run}: {@code lvs_sync_daemon} on the kernel plane,
  * through a netlink socket of its own (the VRRP thread's state changes must not wait for the
- * table's), following the VRRP instance it names ({@link ConnectionSync}). On the userspace
- * plane it only says that it does not apply.
+ * table's), following the VRRP instance it names ({@link ConnectionSync}). On the userspace plane
+ * it only says that it does not apply.
  */
 final class SyncRun implements AutoCloseable {
   private final Optional<Plan.Sync> plan;
@@ -34,12 +34,13 @@ final class SyncRun implements AutoCloseable {
   /** Registers with the VRRP side, so the daemons follow the instance (before it starts). */
   void follow(VrrpRun vrrp) {
     if (plan.isPresent() && plan.get().instance().isPresent() && !userspace) {
-      vrrp.onStateChange((instance, from, to) -> {
-        ConnectionSync s = sync;
-        if (s != null) {
-          s.instanceChanged(instance, from, to);
-        }
-      });
+      vrrp.onStateChange(
+          (instance, from, to) -> {
+            ConnectionSync s = sync;
+            if (s != null) {
+              s.instanceChanged(instance, from, to);
+            }
+          });
     }
   }
 
@@ -54,19 +55,22 @@ final class SyncRun implements AutoCloseable {
     }
     Plan.Sync p = plan.get();
     if (userspace) {
-      LoggerFactory.getLogger(SyncRun.class).warn("{}: lvs_sync_daemon does not apply to the"
-          + " userspace data plane (--userspace): its connections live in the proxy and are not"
-          + " synchronised; no sync daemon started", p.where());
+      LoggerFactory.getLogger(SyncRun.class)
+          .warn(
+              "{}: lvs_sync_daemon does not apply to the"
+                  + " userspace data plane (--userspace): its connections live in the proxy and are not"
+                  + " synchronised; no sync daemon started",
+              p.where());
       return;
     }
     try {
       if (NetworkInterface.getByName(p.interfaceName()) == null) {
-        throw new IOException(p.where() + ": lvs_sync_daemon: interface " + p.interfaceName()
-            + " does not exist");
+        throw new IOException(
+            p.where() + ": lvs_sync_daemon: interface " + p.interfaceName() + " does not exist");
       }
     } catch (SocketException e) {
-      throw new IOException(p.where() + ": lvs_sync_daemon: cannot read the interfaces: "
-          + e.getMessage(), e);
+      throw new IOException(
+          p.where() + ": lvs_sync_daemon: cannot read the interfaces: " + e.getMessage(), e);
     }
     try {
       kernel = IpvsKernelTable.open();
@@ -75,8 +79,11 @@ final class SyncRun implements AutoCloseable {
       sync = s;
     } catch (TableException e) {
       close();
-      throw new IOException(e.getMessage().startsWith(p.where()) ? e.getMessage()
-          : p.where() + ": lvs_sync_daemon: " + e.getMessage(), e);
+      throw new IOException(
+          e.getMessage().startsWith(p.where())
+              ? e.getMessage()
+              : p.where() + ": lvs_sync_daemon: " + e.getMessage(),
+          e);
     }
   }
 

@@ -26,31 +26,35 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code fairway training-run --dir DIR} (hidden): a short, real {@code fairway run} that stops by
- * itself, for the Debian package's postinst to train the class data sharing archive on what a
- * start loads (parser, plan, checkers, applier, the userspace proxy, the admin endpoint) and what
- * the unit's {@code check-config} before it loads; a run-trained archive started 1,000 servers in
- * 1.26 s against 1.8 s for one trained on {@code check-config} alone.
+ * itself, for the Debian package's postinst to train the class data sharing archive on what a start
+ * loads (parser, plan, checkers, applier, the userspace proxy, the admin endpoint) and what the
+ * unit's {@code check-config} before it loads; a run-trained archive started 1,000 servers in 1.26
+ * s against 1.8 s for one trained on {@code check-config} alone.
  *
- * <p>It must not disturb the machine it is installed on, so it owns everything it touches: its
- * one backend is its own loopback listener on a port the system picks, the virtual servers listen
- * on 127.0.0.1 and 127.0.0.2 port 0, the admin endpoint on 127.0.0.1 port 0 with a token in
- * {@code DIR}, and the configuration is written to {@code DIR}. It checks no real server and binds
- * no port anyone configured. Once the table is applied it waits (at most a few seconds) for both
- * checkers to have reached the backend, sends one request through each virtual server and stops
- * as at SIGTERM, with no grace period.
+ * <p>It must not disturb the machine it is installed on, so it owns everything it touches: its one
+ * backend is its own loopback listener on a port the system picks, the virtual servers listen on
+ * 127.0.0.1 and 127.0.0.2 port 0, the admin endpoint on 127.0.0.1 port 0 with a token in {@code
+ * DIR}, and the configuration is written to {@code DIR}. It checks no real server and binds no port
+ * anyone configured. Once the table is applied it waits (at most a few seconds) for both checkers
+ * to have reached the backend, sends one request through each virtual server and stops as at
+ * SIGTERM, with no grace period.
  */
 @Command(
     name = "training-run",
     hidden = true,
     mixinStandardHelpOptions = true,
-    description = "A short run on loopback that stops by itself (the package's class data sharing training).")
+    description =
+        "A short run on loopback that stops by itself (the package's class data sharing training).")
 public final class TrainingRunCommand implements Callable<Integer> {
   /** How long the run waits for the first checks to reach the backend. */
   private static final long CHECKS_MS = 5_000;
 
   @Spec CommandSpec spec;
 
-  @Option(names = "--dir", required = true, paramLabel = "DIR",
+  @Option(
+      names = "--dir",
+      required = true,
+      paramLabel = "DIR",
       description = "an empty throwaway directory for the configuration and the admin token")
   Path dir;
 
@@ -61,19 +65,30 @@ public final class TrainingRunCommand implements Callable<Integer> {
       Files.writeString(conf, config(backend.port()));
       Path token = dir.resolve("admin.token");
       Files.deleteIfExists(token);
-      Files.createFile(token, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+      Files.createFile(
+          token,
+          PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
       Files.writeString(token, "training\n");
       // fairway.service runs check-config before every start (ExecStartPre): its classes too.
       java.io.PrintWriter discard = new java.io.PrintWriter(OutputStream.nullOutputStream());
-      Main.execute(new String[] {"check-config", "--dump", "-f", conf.toString()}, discard, discard);
+      Main.execute(
+          new String[] {"check-config", "--dump", "-f", conf.toString()}, discard, discard);
       RunCommand run = new RunCommand();
       var err = spec.commandLine().getErr();
       run.whenReady = table -> err.println("fairway training-run: " + exercise(table, backend));
       CommandLine cl = new CommandLine(run);
       cl.setOut(spec.commandLine().getOut());
       cl.setErr(spec.commandLine().getErr());
-      return cl.execute("--userspace", "-f", conf.toString(), "--admin", "127.0.0.1:0",
-          "--admin-token-file", token.toString(), "--grace-period", "0");
+      return cl.execute(
+          "--userspace",
+          "-f",
+          conf.toString(),
+          "--admin",
+          "127.0.0.1:0",
+          "--admin-token-file",
+          token.toString(),
+          "--grace-period",
+          "0");
     }
   }
 
@@ -81,18 +96,22 @@ public final class TrainingRunCommand implements Callable<Integer> {
   static String config(int backend) {
     return "global_defs {\n  router_id fairway_training\n}\n"
         + "virtual_server 127.0.0.1 0 {\n  delay_loop 1\n  lb_algo rr\n  lb_kind NAT\n  protocol TCP\n"
-        + "  real_server 127.0.0.1 " + backend + " {\n    weight 1\n"
+        + "  real_server 127.0.0.1 "
+        + backend
+        + " {\n    weight 1\n"
         + "    TCP_CHECK {\n      connect_timeout 1\n    }\n  }\n}\n"
         + "virtual_server 127.0.0.2 0 {\n  delay_loop 1\n  lb_algo wlc\n  lb_kind HTTP\n  protocol TCP\n"
-        + "  real_server 127.0.0.1 " + backend + " {\n    weight 1\n"
+        + "  real_server 127.0.0.1 "
+        + backend
+        + " {\n    weight 1\n"
         + "    HTTP_GET {\n      url {\n        path /\n        status_code 200\n      }\n"
         + "      connect_timeout 1\n    }\n  }\n}\n";
   }
 
   /**
-   * The checks reach the backend (bounded), then one request through each virtual server; says
-   * what happened. A failure means fewer classes in the archive, nothing else: the training goes
-   * on to a clean stop.
+   * The checks reach the backend (bounded), then one request through each virtual server; says what
+   * happened. A failure means fewer classes in the archive, nothing else: the training goes on to a
+   * clean stop.
    */
   private static String exercise(Table table, Backend backend) {
     long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CHECKS_MS);
@@ -108,7 +127,11 @@ public final class TrainingRunCommand implements Callable<Integer> {
           relayed++;
         }
       }
-      return checks + " check connection(s) reached the backend, " + relayed + " of " + services
+      return checks
+          + " check connection(s) reached the backend, "
+          + relayed
+          + " of "
+          + services
           + " virtual servers relayed a request";
     } catch (IOException | TableException e) {
       return "stopped early: " + e.getMessage();
@@ -123,9 +146,12 @@ public final class TrainingRunCommand implements Callable<Integer> {
     try (Socket s = new Socket()) {
       s.connect(vip, 2000);
       s.setSoTimeout(2000);
-      s.getOutputStream().write(
-          "GET / HTTP/1.1\r\nHost: training\r\nConnection: close\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-      return new String(s.getInputStream().readAllBytes(), StandardCharsets.US_ASCII).startsWith("HTTP/1.1 200");
+      s.getOutputStream()
+          .write(
+              "GET / HTTP/1.1\r\nHost: training\r\nConnection: close\r\n\r\n"
+                  .getBytes(StandardCharsets.US_ASCII));
+      return new String(s.getInputStream().readAllBytes(), StandardCharsets.US_ASCII)
+          .startsWith("HTTP/1.1 200");
     }
   }
 
@@ -159,8 +185,9 @@ public final class TrainingRunCommand implements Callable<Integer> {
           c.setSoTimeout(2000);
           readHead(c.getInputStream());
           OutputStream out = c.getOutputStream();
-          out.write("HTTP/1.1 200 OK\r\nContent-Length: 3\r\nConnection: close\r\n\r\nok\n"
-              .getBytes(StandardCharsets.US_ASCII));
+          out.write(
+              "HTTP/1.1 200 OK\r\nContent-Length: 3\r\nConnection: close\r\n\r\nok\n"
+                  .getBytes(StandardCharsets.US_ASCII));
           out.flush();
         } catch (IOException e) {
           // A check that hung up, or the listener closed: next one.

@@ -25,9 +25,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The VRRP side of {@code fairway run}: starts a {@link VrrpSpeaker} for the file's
- * vrrp_instance blocks next to the virtual servers, or alone for a file that has only VRRP, and
- * reloads it by difference at SIGHUP ({@link #prepare}).
+ * The VRRP side of {@code fairway run}: starts a {@link VrrpSpeaker} for the file's vrrp_instance
+ * blocks next to the virtual servers, or alone for a file that has only VRRP, and reloads it by
+ * difference at SIGHUP ({@link #prepare}).
  */
 final class VrrpRun implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(VrrpRun.class);
@@ -116,13 +116,14 @@ final class VrrpRun implements AutoCloseable {
     void abandon();
   }
 
-  private static final Step NOTHING = new Step() {
-    @Override
-    public void apply() {}
+  private static final Step NOTHING =
+      new Step() {
+        @Override
+        public void apply() {}
 
-    @Override
-    public void abandon() {}
-  };
+        @Override
+        public void abandon() {}
+      };
 
   /** The VRRP half of a reload does not fit; nothing changed. */
   static final class Refused extends Exception {
@@ -158,8 +159,10 @@ final class VrrpRun implements AutoCloseable {
       return NOTHING;
     }
     if (alone && !next.virtualServers().isEmpty()) {
-      throw refuse(file + ": virtual_server blocks need a restart: this fairway run started with"
-          + " VRRP only (no table)");
+      throw refuse(
+          file
+              + ": virtual_server blocks need a restart: this fairway run started with"
+              + " VRRP only (no table)");
     }
     VrrpSpeaker running = speaker;
     if (running == null && !next.vrrp().isPresent()) {
@@ -171,22 +174,29 @@ final class VrrpRun implements AutoCloseable {
       } catch (IOException e) {
         throw refuse(e.getMessage());
       }
-      return step(next, () -> {
-        try {
-          speaker = startSpeaker(next);
-          LOG.info("VRRP: started {} instances by the reload", next.vrrp().instances().size());
-        } catch (IOException e) {
-          LOG.error("VRRP: the reload's instances cannot start: {}",
-              String.join("; ", e.getMessage().lines().toList()));
-        }
-      }, () -> {});
+      return step(
+          next,
+          () -> {
+            try {
+              speaker = startSpeaker(next);
+              LOG.info("VRRP: started {} instances by the reload", next.vrrp().instances().size());
+            } catch (IOException e) {
+              LOG.error(
+                  "VRRP: the reload's instances cannot start: {}",
+                  String.join("; ", e.getMessage().lines().toList()));
+            }
+          },
+          () -> {});
     }
     if (!next.vrrp().isPresent()) {
-      return step(next, () -> {
-        LOG.info("VRRP: every vrrp_instance removed by the reload; masters hand over");
-        speaker = null;
-        running.close();
-      }, () -> {});
+      return step(
+          next,
+          () -> {
+            LOG.info("VRRP: every vrrp_instance removed by the reload; masters hand over");
+            speaker = null;
+            running.close();
+          },
+          () -> {});
     }
     VrrpSpeaker.Prepared p;
     try {
@@ -194,13 +204,16 @@ final class VrrpRun implements AutoCloseable {
     } catch (IOException e) {
       throw refuse(e.getMessage());
     }
-    return step(next, () -> {
-      try {
-        p.apply();
-      } catch (IOException e) {
-        LOG.error("VRRP: {}", e.getMessage());
-      }
-    }, p::abandon);
+    return step(
+        next,
+        () -> {
+          try {
+            p.apply();
+          } catch (IOException e) {
+            LOG.error("VRRP: {}", e.getMessage());
+          }
+        },
+        p::abandon);
   }
 
   private Step step(Config next, Runnable apply, Runnable abandon) {
@@ -230,14 +243,27 @@ final class VrrpRun implements AutoCloseable {
   /**
    * The VRRP-only mode: the speaker, and the same admin listener as {@code fairway run} (runtime
    * API, token, {@code /metrics} with VRRP's, events, status page, {@code /api/v1/vrrp}) over a
-   * daemon with no virtual servers on an in-memory table, so everything that applies answers as
-   * it does with virtual servers, and what needs one answers a clear error (there is none to
-   * name). SIGHUP and {@code POST /api/v1/reload} reload VRRP by difference.
+   * daemon with no virtual servers on an in-memory table, so everything that applies answers as it
+   * does with virtual servers, and what needs one answers a clear error (there is none to name).
+   * SIGHUP and {@code POST /api/v1/reload} reload VRRP by difference.
    */
-  int runAlone(Path file, io.fairway.daemon.Loader loader, InetSocketAddress adminAddress, String admin,
-      Path adminTokenFile, PrintWriter err, SyncRun sync) throws InterruptedException {
-    io.fairway.daemon.Daemon daemon = new io.fairway.daemon.Daemon(file, loader, new io.fairway.table.MemoryTable(),
-        io.fairway.check.engine.CheckEngine::builder, java.time.Duration.ZERO, java.time.Clock.systemUTC());
+  int runAlone(
+      Path file,
+      io.fairway.daemon.Loader loader,
+      InetSocketAddress adminAddress,
+      String admin,
+      Path adminTokenFile,
+      PrintWriter err,
+      SyncRun sync)
+      throws InterruptedException {
+    io.fairway.daemon.Daemon daemon =
+        new io.fairway.daemon.Daemon(
+            file,
+            loader,
+            new io.fairway.table.MemoryTable(),
+            io.fairway.check.engine.CheckEngine::builder,
+            java.time.Duration.ZERO,
+            java.time.Clock.systemUTC());
     events(daemon.events());
     try {
       sync.start();
@@ -256,9 +282,16 @@ final class VrrpRun implements AutoCloseable {
         daemon.start();
         PrometheusRegistry registry = new PrometheusRegistry();
         VrrpMetrics.register(registry, this::snapshot);
-        server = AdminListener.start(adminAddress, adminTokenFile, null, daemon, registry,
-            () -> (status() + sync.status()).stripLeading(), () -> reloadAlone(systemd),
-            routes -> new VrrpRoutes(routes, this::snapshot));
+        server =
+            AdminListener.start(
+                adminAddress,
+                adminTokenFile,
+                null,
+                daemon,
+                registry,
+                () -> (status() + sync.status()).stripLeading(),
+                () -> reloadAlone(systemd),
+                routes -> new VrrpRoutes(routes, this::snapshot));
       } catch (io.fairway.daemon.Loader.LoadException | io.fairway.table.TableException e) {
         err.println("fairway: " + e.getMessage());
         sync.close();
@@ -301,8 +334,7 @@ final class VrrpRun implements AutoCloseable {
       return null;
     } catch (Refused e) {
       // logged and on the event stream
-      systemd.ready("reload refused, still running the previous configuration: "
-          + e.getMessage());
+      systemd.ready("reload refused, still running the previous configuration: " + e.getMessage());
       return e.getMessage();
     }
   }

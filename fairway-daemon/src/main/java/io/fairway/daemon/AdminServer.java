@@ -10,8 +10,8 @@ import java.time.Duration;
 import java.util.function.Supplier;
 
 /**
- * A status-only admin endpoint ({@code GET /status}) on loopback, for the demo and tests that
- * have no full runtime API around them. {@code fairway run} serves the whole API ({@link
+ * A status-only admin endpoint ({@code GET /status}) on loopback, for the demo and tests that have
+ * no full runtime API around them. {@code fairway run} serves the whole API ({@link
  * io.fairway.daemon.admin.AdminApi}) on the same listener code.
  */
 public final class AdminServer implements AutoCloseable {
@@ -27,12 +27,19 @@ public final class AdminServer implements AutoCloseable {
    * @throws IllegalArgumentException the address is not a loopback address
    * @throws IOException the port cannot be bound
    */
-  public static AdminServer start(InetSocketAddress address, Supplier<String> status) throws IOException {
+  public static AdminServer start(InetSocketAddress address, Supplier<String> status)
+      throws IOException {
     if (address.isUnresolved() || !address.getAddress().isLoopbackAddress()) {
       throw new IllegalArgumentException("--admin must be a loopback address, got " + address);
     }
-    return new AdminServer(AdminHttpServer.start(address, () -> null, false, Duration.ofSeconds(10),
-        AdminApi.statusOnly(status), new EventHub(Clock.systemUTC())));
+    return new AdminServer(
+        AdminHttpServer.start(
+            address,
+            () -> null,
+            false,
+            Duration.ofSeconds(10),
+            AdminApi.statusOnly(status),
+            new EventHub(Clock.systemUTC())));
   }
 
   /** The bound address (with the actual port when 0 was asked for). */

@@ -10,12 +10,12 @@ import java.util.List;
  * Carries verdicts across a reload by choosing where a restarted check engine starts.
  *
  * <p>A reload restarts the check engine, whose servers start alive unless alpha. Left alone, a
- * server that had failed would start "alive" in the new engine, whose next success would then be
- * no transition at all — and the server would never return to the pool. keepalived avoids this by
+ * server that had failed would start "alive" in the new engine, whose next success would then be no
+ * transition at all — and the server would never return to the pool. keepalived avoids this by
  * migrating checker state (migrate_checkers, "do not re-add failed RS instantly on reload"). The
- * same outcome here: a kept server that was down starts alpha (down until a check passes), one
- * that was up starts non-alpha (keepalived PR #1182: a new alpha checker must not take an up
- * server down). New servers keep their configured alpha.
+ * same outcome here: a kept server that was down starts alpha (down until a check passes), one that
+ * was up starts non-alpha (keepalived PR #1182: a new alpha checker must not take an up server
+ * down). New servers keep their configured alpha.
  */
 final class AlphaOverride {
   private AlphaOverride() {}
@@ -39,10 +39,19 @@ final class AlphaOverride {
         for (CheckSpec c : rs.checkers()) {
           checks.add(withAlpha(c, !alive));
         }
-        servers.add(new RealServerSpec(rs.name(), rs.weight(), checks, rs.notifyUp(), rs.notifyDown()));
+        servers.add(
+            new RealServerSpec(rs.name(), rs.weight(), checks, rs.notifyUp(), rs.notifyDown()));
       }
-      out.add(new VirtualServerSpec(vs.name(), servers, vs.quorum(), vs.hysteresis(), vs.quorumUp(),
-          vs.quorumDown(), vs.hasSorryServer(), vs.omega()));
+      out.add(
+          new VirtualServerSpec(
+              vs.name(),
+              servers,
+              vs.quorum(),
+              vs.hysteresis(),
+              vs.quorumUp(),
+              vs.quorumDown(),
+              vs.hasSorryServer(),
+              vs.omega()));
     }
     return out;
   }

@@ -30,8 +30,8 @@ import org.slf4j.LoggerFactory;
  * Every transition is logged with its reason, because "why did this backend leave the pool at
  * 03:12" is the first question an operator asks.
  *
- * <p>After a reload a new engine announces an initial state for virtual servers the applier
- * already runs; they are reconciled rather than re-initialised (see {@link
+ * <p>After a reload a new engine announces an initial state for virtual servers the applier already
+ * runs; they are reconciled rather than re-initialised (see {@link
  * #initialState(VirtualServerStatus)}).
  */
 public final class ApplyingListener implements VerdictListener {
@@ -39,6 +39,7 @@ public final class ApplyingListener implements VerdictListener {
 
   /** The applier behind the operators' admin settings: verdicts are recorded as the checkers'. */
   private final AdminApplier applier;
+
   private final Clock clock;
   private final EventHub events;
   private final Map<String, Map<String, Health>> health = new ConcurrentHashMap<>();
@@ -81,10 +82,19 @@ public final class ApplyingListener implements VerdictListener {
             alive.add(rs.name());
           }
           weights.put(rs.name(), rs.weight());
-          h.put(rs.name(), new Health(rs.alive(), rs.alive() ? "init: up" : "init: alpha, waiting for the first check", clock.instant()));
+          h.put(
+              rs.name(),
+              new Health(
+                  rs.alive(),
+                  rs.alive() ? "init: up" : "init: alpha, waiting for the first check",
+                  clock.instant()));
         }
         applier.init(vs, new InitialState(alive, weights, status.quorumUp()));
-        LOG.info("{}: started, {} of {} real servers up, quorum {}", vs, alive.size(), status.servers().size(),
+        LOG.info(
+            "{}: started, {} of {} real servers up, quorum {}",
+            vs,
+            alive.size(),
+            status.servers().size(),
             status.quorumUp() ? "up" : "down");
         return;
       }
@@ -93,7 +103,12 @@ public final class ApplyingListener implements VerdictListener {
         if (rs.alive() != applier.alive(vs, rs.name())) {
           applier.setAlive(vs, rs.name(), rs.alive());
         }
-        h.putIfAbsent(rs.name(), new Health(rs.alive(), rs.alive() ? "reload: up" : "reload: waiting for the first check", clock.instant()));
+        h.putIfAbsent(
+            rs.name(),
+            new Health(
+                rs.alive(),
+                rs.alive() ? "reload: up" : "reload: waiting for the first check",
+                clock.instant()));
       }
       h.keySet().retainAll(status.servers().stream().map(RealServerStatus::name).toList());
       applier.quorum(vs, status.quorumUp());
@@ -110,15 +125,25 @@ public final class ApplyingListener implements VerdictListener {
       applier.setWeight(e.virtualServer(), e.realServer(), e.effectiveWeight());
       applier.setAlive(e.virtualServer(), e.realServer(), e.alive());
     } catch (TableException ex) {
-      LOG.warn("{} {}: table refused {}: {}", e.virtualServer(), e.realServer(), e.alive() ? "UP" : "DOWN", ex.getMessage());
+      LOG.warn(
+          "{} {}: table refused {}: {}",
+          e.virtualServer(),
+          e.realServer(),
+          e.alive() ? "UP" : "DOWN",
+          ex.getMessage());
       throw new TableFailure(ex.getMessage(), ex);
     } catch (UnknownServerException ex) {
       throw new IllegalStateException(ex.getMessage(), ex);
     }
-    LOG.info("{} {}: {} ({})", e.virtualServer(), e.realServer(), e.alive() ? "UP" : "DOWN", e.reason());
-    events.publish(e.alive() ? EventKind.SERVER_UP : EventKind.SERVER_DOWN, e.virtualServer(), e.realServer(),
+    LOG.info(
+        "{} {}: {} ({})", e.virtualServer(), e.realServer(), e.alive() ? "UP" : "DOWN", e.reason());
+    events.publish(
+        e.alive() ? EventKind.SERVER_UP : EventKind.SERVER_DOWN,
+        e.virtualServer(),
+        e.realServer(),
         e.reason().toString());
-    health.computeIfAbsent(e.virtualServer(), k -> new ConcurrentHashMap<>())
+    health
+        .computeIfAbsent(e.virtualServer(), k -> new ConcurrentHashMap<>())
         .put(e.realServer(), new Health(e.alive(), e.reason().toString(), clock.instant()));
   }
 
@@ -127,13 +152,27 @@ public final class ApplyingListener implements VerdictListener {
     try {
       applier.setWeight(e.virtualServer(), e.realServer(), e.weight());
     } catch (TableException ex) {
-      LOG.warn("{} {}: table refused weight {}: {}", e.virtualServer(), e.realServer(), e.weight(), ex.getMessage());
+      LOG.warn(
+          "{} {}: table refused weight {}: {}",
+          e.virtualServer(),
+          e.realServer(),
+          e.weight(),
+          ex.getMessage());
       throw new TableFailure(ex.getMessage(), ex);
     } catch (UnknownServerException ex) {
       throw new IllegalStateException(ex.getMessage(), ex);
     }
-    LOG.info("{} {}: weight {} -> {} ({})", e.virtualServer(), e.realServer(), e.previousWeight(), e.weight(), e.reason());
-    events.publish(EventKind.WEIGHT, e.virtualServer(), e.realServer(),
+    LOG.info(
+        "{} {}: weight {} -> {} ({})",
+        e.virtualServer(),
+        e.realServer(),
+        e.previousWeight(),
+        e.weight(),
+        e.reason());
+    events.publish(
+        EventKind.WEIGHT,
+        e.virtualServer(),
+        e.realServer(),
         "weight " + e.previousWeight() + " -> " + e.weight() + " (" + e.reason() + ")");
   }
 
@@ -143,13 +182,22 @@ public final class ApplyingListener implements VerdictListener {
       applier.quorum(e.virtualServer(), e.up());
     } catch (TableException ex) {
       // The quorum state is recorded; drift repair converges the table on its next pass.
-      LOG.warn("{}: table refused quorum {}: {}", e.virtualServer(), e.up() ? "gain" : "loss", ex.getMessage());
+      LOG.warn(
+          "{}: table refused quorum {}: {}",
+          e.virtualServer(),
+          e.up() ? "gain" : "loss",
+          ex.getMessage());
       return;
     } catch (UnknownServerException ex) {
       throw new IllegalStateException(ex.getMessage(), ex);
     }
-    LOG.info("{}: quorum {} (weight {} vs {}; {})", e.virtualServer(), e.up() ? "gained" : "lost", e.weightSum(),
-        e.threshold(), e.reason());
+    LOG.info(
+        "{}: quorum {} (weight {} vs {}; {})",
+        e.virtualServer(),
+        e.up() ? "gained" : "lost",
+        e.weightSum(),
+        e.threshold(),
+        e.reason());
   }
 
   /** A table call failed; unchecked so it crosses the listener interface to the engine. */

@@ -18,25 +18,25 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The kernel's IPVS connection sync daemons, run as keepalived 2.2.7 runs them for
- * {@code lvs_sync_daemon} (check_daemon.c, vrrp_scheduler.c, vrrp.c, ipvswrapper.c):
+ * The kernel's IPVS connection sync daemons, run as keepalived 2.2.7 runs them for {@code
+ * lvs_sync_daemon} (check_daemon.c, vrrp_scheduler.c, vrrp.c, ipvswrapper.c):
  *
  * <ul>
  *   <li><b>Without a VRRP instance</b> a master and a backup daemon both run from start to exit
  *       (keepalived's checker process does this, after stopping any an earlier run left).
- *   <li><b>With an instance</b> the backup daemon starts with it; when the instance becomes
- *       master the backup daemon stops and the master one starts; when it leaves master (for
- *       backup or fault) the master one stops and the backup one starts again. A backup that
- *       goes to fault keeps its backup daemon. At exit the running one stops.
+ *   <li><b>With an instance</b> the backup daemon starts with it; when the instance becomes master
+ *       the backup daemon stops and the master one starts; when it leaves master (for backup or
+ *       fault) the master one stops and the backup one starts again. A backup that goes to fault
+ *       keeps its backup daemon. At exit the running one stops.
  * </ul>
  *
  * <p>Fairway also stops, at start, the daemons a previous run left behind whatever the mode (a
  * {@code kill -9} leaves them running; keepalived's VRRP process would fail its start on them).
  *
- * <p>State changes arrive on the VRRP event thread; the netlink requests run on a thread of
- * their own, in order, so a slow kernel does not delay adverts. Every kernel call is serialised
- * by this object's monitor (the control is one netlink socket). A failed request is logged and
- * kept for {@link #status}, which reads the kernel rather than trusting what was asked.
+ * <p>State changes arrive on the VRRP event thread; the netlink requests run on a thread of their
+ * own, in order, so a slow kernel does not delay adverts. Every kernel call is serialised by this
+ * object's monitor (the control is one netlink socket). A failed request is logged and kept for
+ * {@link #status}, which reads the kernel rather than trusting what was asked.
  */
 public final class ConnectionSync implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ConnectionSync.class);
@@ -44,21 +44,26 @@ public final class ConnectionSync implements AutoCloseable {
   private final Plan.Sync plan;
   private final SyncDaemonControl kernel;
   private final ExecutorService worker;
+
   /** The daemons this object started and has not stopped (what exit stops). */
   private final Set<Role> started = EnumSet.noneOf(Role.class);
+
   /** The followed instance's last state; INIT until it reports one. */
   private State instanceState = State.INIT;
+
   private String lastError;
   private boolean closed;
 
   public ConnectionSync(Plan.Sync plan, SyncDaemonControl kernel) {
     this.plan = Objects.requireNonNull(plan);
     this.kernel = Objects.requireNonNull(kernel);
-    this.worker = Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "fairway-syncd");
-      t.setDaemon(true);
-      return t;
-    });
+    this.worker =
+        Executors.newSingleThreadExecutor(
+            r -> {
+              Thread t = new Thread(r, "fairway-syncd");
+              t.setDaemon(true);
+              return t;
+            });
   }
 
   /** The plan's settings. */
@@ -76,8 +81,10 @@ public final class ConnectionSync implements AutoCloseable {
   public synchronized void start() throws TableException {
     try {
       for (SyncDaemon left : kernel.syncDaemons()) {
-        LOG.info("lvs_sync_daemon: stopping the {} sync daemon an earlier run left ({})",
-            left.role().word(), left.ipvsadmLine());
+        LOG.info(
+            "lvs_sync_daemon: stopping the {} sync daemon an earlier run left ({})",
+            left.role().word(),
+            left.ipvsadmLine());
         kernel.stopSyncDaemon(left.role());
       }
       if (plan.instance().isEmpty()) {
@@ -91,8 +98,8 @@ public final class ConnectionSync implements AutoCloseable {
   }
 
   /**
-   * The followed instance changed state (the VRRP speaker's listener). Changes of other
-   * instances, and the STOP of shutdown, are ignored: {@link #close} stops the daemons.
+   * The followed instance changed state (the VRRP speaker's listener). Changes of other instances,
+   * and the STOP of shutdown, are ignored: {@link #close} stops the daemons.
    */
   public void instanceChanged(String instance, State from, State to) {
     if (plan.instance().isEmpty() || !plan.instance().get().equals(instance) || to == State.STOP) {
@@ -150,8 +157,11 @@ public final class ConnectionSync implements AutoCloseable {
     SyncDaemon d = plan.daemon(role);
     kernel.startSyncDaemon(d);
     started.add(role);
-    LOG.info("lvs_sync_daemon: started the {} sync daemon on {} (syncid {})", role.word(),
-        d.interfaceName(), d.syncId());
+    LOG.info(
+        "lvs_sync_daemon: started the {} sync daemon on {} (syncid {})",
+        role.word(),
+        d.interfaceName(),
+        d.syncId());
   }
 
   private void stopDaemon(Role role) throws TableException {
@@ -205,16 +215,23 @@ public final class ConnectionSync implements AutoCloseable {
   }
 
   /**
-   * The status lines: what is asked for (and why), then what the kernel reports running, read
-   * now, and the last refusal if the kernel refused the last change.
+   * The status lines: what is asked for (and why), then what the kernel reports running, read now,
+   * and the last refusal if the kernel refused the last change.
    */
   public synchronized String status() {
-    StringBuilder b = new StringBuilder("IPVS sync daemon: ").append(plan.interfaceName())
-        .append(" syncid ").append(plan.syncId());
+    StringBuilder b =
+        new StringBuilder("IPVS sync daemon: ")
+            .append(plan.interfaceName())
+            .append(" syncid ")
+            .append(plan.syncId());
     if (plan.instance().isPresent()) {
       Role want = instanceState == State.MASTER ? Role.MASTER : Role.BACKUP;
-      b.append(", follows ").append(plan.instance().get()).append(" (")
-          .append(instanceState).append("): wants ").append(want.word());
+      b.append(", follows ")
+          .append(plan.instance().get())
+          .append(" (")
+          .append(instanceState)
+          .append("): wants ")
+          .append(want.word());
     } else {
       b.append(", no VRRP instance: wants master and backup");
     }
@@ -237,8 +254,9 @@ public final class ConnectionSync implements AutoCloseable {
   }
 
   private TableException named(TableException e) {
-    TableException n = new TableException(e.reason(), e.errno(),
-        plan.where() + ": lvs_sync_daemon: " + e.getMessage());
+    TableException n =
+        new TableException(
+            e.reason(), e.errno(), plan.where() + ": lvs_sync_daemon: " + e.getMessage());
     n.initCause(e);
     return n;
   }

@@ -4,9 +4,9 @@ import io.fairway.apply.AdminApplier;
 import io.fairway.apply.AdminEvent;
 import io.fairway.apply.Applier;
 import io.fairway.apply.LvsHousekeeping;
+import io.fairway.apply.OverflowWatch;
 import io.fairway.apply.QuorumRule;
 import io.fairway.apply.ServerAdmin;
-import io.fairway.apply.OverflowWatch;
 import io.fairway.apply.UnknownServerException;
 import io.fairway.check.CheckConfigException;
 import io.fairway.check.engine.CheckEngine;
@@ -50,29 +50,38 @@ public final class Daemon implements AutoCloseable {
   private final Supplier<CheckEngine.Builder> engines;
   private final Duration driftInterval;
   private final Clock clock;
+
   /** lvs_timeouts, lvs_flush, lvs_flush_on_stop: around the applier, not inside it. */
   private final LvsHousekeeping lvs;
 
   private final EventHub events;
   private List<ServerAdmin> restoredAdmin = List.of();
   private Applier applier;
+
   /** The operators' settings in front of the applier; verdicts go through it. */
   private AdminApplier admin;
+
   /** The plan being run; what a failed reload goes back to. */
   private Plan plan = Plan.EMPTY;
+
   private ApplyingListener listener;
   private CheckEngine engine;
+
   /**
    * The daemon's periodic work on one thread: drift repair, the overflow watch and, only while a
    * ramp runs, the slow start step. All three serialise on the applier anyway.
    */
   private ScheduledExecutorService timers;
+
   /** overflow_to_sorry_server on a table that cannot overflow by itself; zero = not watched. */
   private Duration overflowInterval = Duration.ZERO;
+
   private boolean overflowFailing;
+
   /** Whether the slow start step is scheduled (it reschedules itself while ramps run). */
   private final java.util.concurrent.atomic.AtomicBoolean slowStartTicking =
       new java.util.concurrent.atomic.AtomicBoolean();
+
   private volatile int reloads;
 
   /**
@@ -83,8 +92,13 @@ public final class Daemon implements AutoCloseable {
    *     scripted checkers here
    * @param driftInterval how often to read the table back and repair drift; zero disables
    */
-  public Daemon(Path file, Loader loader, Table table, Supplier<CheckEngine.Builder> engines,
-      Duration driftInterval, Clock clock) {
+  public Daemon(
+      Path file,
+      Loader loader,
+      Table table,
+      Supplier<CheckEngine.Builder> engines,
+      Duration driftInterval,
+      Clock clock) {
     this.file = Objects.requireNonNull(file);
     this.loader = Objects.requireNonNull(loader);
     this.table = Objects.requireNonNull(table);
@@ -141,8 +155,11 @@ public final class Daemon implements AutoCloseable {
     applier = new Applier(table, loaded.bindings());
     admin = new AdminApplier(applier, quorumRules(loaded), this::adminEvent);
     for (ServerAdmin unknown : admin.restore(restoredAdmin)) {
-      LOG.warn("state file: {} {} is not in the configuration, its admin state {} is dropped",
-          unknown.virtualServer(), unknown.realServer(), unknown.state().wire());
+      LOG.warn(
+          "state file: {} {} is not in the configuration, its admin state {} is dropped",
+          unknown.virtualServer(),
+          unknown.realServer(),
+          unknown.state().wire());
     }
     listener = new ApplyingListener(admin, clock, events);
     engine = engines.get().listener(listener).build();
@@ -153,11 +170,13 @@ public final class Daemon implements AutoCloseable {
       throw (TableException) e.getCause();
     }
     LOG.info("running {} ({} virtual servers)", file, loaded.bindings().size());
-    timers = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "fairway-timers");
-      t.setDaemon(true);
-      return t;
-    });
+    timers =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "fairway-timers");
+              t.setDaemon(true);
+              return t;
+            });
     Applier a = applier;
     if (!driftInterval.isZero()) {
       long ms = driftInterval.toMillis();
@@ -225,7 +244,8 @@ public final class Daemon implements AutoCloseable {
       overflowFailing = false;
     } catch (TableException | RuntimeException e) {
       if (!overflowFailing) {
-        LOG.warn("overflow watch: cannot read the table, sorry servers stay as they are: {}",
+        LOG.warn(
+            "overflow watch: cannot read the table, sorry servers stay as they are: {}",
             e.getMessage());
       }
       overflowFailing = true;
@@ -312,15 +332,30 @@ public final class Daemon implements AutoCloseable {
     reloads++;
     if (!refused.isEmpty()) {
       String parts = String.join("; ", refused);
-      LOG.warn("reload of {} partially applied ({} virtual servers); not applied: {}", file,
-          loaded.bindings().size(), parts);
+      LOG.warn(
+          "reload of {} partially applied ({} virtual servers); not applied: {}",
+          file,
+          loaded.bindings().size(),
+          parts);
       return "partially applied; not applied: " + parts;
     }
     List<String> changes = plan.changesSince(before);
-    LOG.info("reloaded {} ({} virtual servers{})", file, loaded.bindings().size(),
+    LOG.info(
+        "reloaded {} ({} virtual servers{})",
+        file,
+        loaded.bindings().size(),
         changes.isEmpty() ? ", plan unchanged" : ": " + String.join("; ", changes));
-    events.publish(EventKind.RELOAD_OK, null, null, "reloaded " + file + " (" + loaded.bindings().size()
-        + " virtual servers" + (changes.isEmpty() ? ", plan unchanged" : ": " + String.join("; ", changes)) + ")");
+    events.publish(
+        EventKind.RELOAD_OK,
+        null,
+        null,
+        "reloaded "
+            + file
+            + " ("
+            + loaded.bindings().size()
+            + " virtual servers"
+            + (changes.isEmpty() ? ", plan unchanged" : ": " + String.join("; ", changes))
+            + ")");
     return null;
   }
 
@@ -393,13 +428,14 @@ public final class Daemon implements AutoCloseable {
   }
 
   private void adminEvent(AdminEvent e) {
-    EventKind k = switch (e.kind()) {
-      case ADMIN -> EventKind.ADMIN;
-      case QUORUM_UP -> EventKind.QUORUM_UP;
-      case QUORUM_DOWN -> EventKind.QUORUM_DOWN;
-      case SORRY_IN -> EventKind.SORRY_IN;
-      case SORRY_OUT -> EventKind.SORRY_OUT;
-    };
+    EventKind k =
+        switch (e.kind()) {
+          case ADMIN -> EventKind.ADMIN;
+          case QUORUM_UP -> EventKind.QUORUM_UP;
+          case QUORUM_DOWN -> EventKind.QUORUM_DOWN;
+          case SORRY_IN -> EventKind.SORRY_IN;
+          case SORRY_OUT -> EventKind.SORRY_OUT;
+        };
     events.publish(k, e.virtualServer(), e.realServer(), e.reason());
   }
 
@@ -459,8 +495,8 @@ public final class Daemon implements AutoCloseable {
   }
 
   /**
-   * Stops drift repair, the overflow watch and the slow start step, and waits for one in
-   * progress, so shutdown's removals come last.
+   * Stops drift repair, the overflow watch and the slow start step, and waits for one in progress,
+   * so shutdown's removals come last.
    */
   private void stopTimers() {
     if (timers == null) {

@@ -1,12 +1,12 @@
 package io.fairway.daemon;
 
+import io.fairway.check.spec.VirtualServerSpec;
 import io.fairway.config.ConfigException;
 import io.fairway.config.Diagnostic;
 import io.fairway.config.FileErrors;
 import io.fairway.config.KeepalivedConfig;
 import io.fairway.config.ParseResult;
 import io.fairway.config.Printable;
-import io.fairway.check.spec.VirtualServerSpec;
 import io.fairway.plan.Plan;
 import io.fairway.plan.PlanBuilder;
 import io.fairway.plan.PlanException;
@@ -27,8 +27,8 @@ public final class KeepalivedLoader implements Loader {
    * @param userspace whether the table is the userspace proxy
    * @param specs turns the model into the check engine's specs
    */
-  public KeepalivedLoader(boolean userspace,
-      Function<io.fairway.config.model.Config, List<VirtualServerSpec>> specs) {
+  public KeepalivedLoader(
+      boolean userspace, Function<io.fairway.config.model.Config, List<VirtualServerSpec>> specs) {
     this.userspace = userspace;
     this.specs = specs;
   }
@@ -37,8 +37,10 @@ public final class KeepalivedLoader implements Loader {
   public Loaded load(Path file) throws LoadException {
     String unreadable = unreadable(file);
     if (unreadable != null) {
-      throw new LoadException(Printable.escape(file.toString())
-          + ": cannot read the configuration file: " + unreadable);
+      throw new LoadException(
+          Printable.escape(file.toString())
+              + ": cannot read the configuration file: "
+              + unreadable);
     }
     ParseResult r;
     try {
@@ -53,9 +55,12 @@ public final class KeepalivedLoader implements Loader {
       throw new LoadException(e.getMessage(), e);
     }
     try {
-      return new Loaded(TableBinding.bind(plan, r.config(), userspace), specs.apply(r.config()),
+      return new Loaded(
+          TableBinding.bind(plan, r.config(), userspace),
+          specs.apply(r.config()),
           r.warnings().stream().map(Diagnostic::format).toList(),
-          io.fairway.apply.LvsGlobals.from(r.config().globalDefs()), plan);
+          io.fairway.apply.LvsGlobals.from(r.config().globalDefs()),
+          plan);
     } catch (TableBinding.BindingException | io.fairway.check.CheckConfigException e) {
       throw new LoadException(e.getMessage(), e);
     } catch (RuntimeException e) {

@@ -15,13 +15,17 @@ import java.util.Map;
  * @param bindings the applier's virtual servers by name
  * @param specs the check engine's virtual servers, same names
  * @param warnings load warnings ({@code FILE:LINE: message}), logged at start and reload
- * @param lvs the global LVS keywords ({@code lvs_flush}, {@code lvs_flush_on_stop},
- *     {@code lvs_timeouts})
+ * @param lvs the global LVS keywords ({@code lvs_flush}, {@code lvs_flush_on_stop}, {@code
+ *     lvs_timeouts})
  * @param plan the plan both were derived from, which data planes that read more than the table
  *     ({@link io.fairway.plan.PlanTarget}) are given
  */
-public record Loaded(Map<String, VirtualServer> bindings, List<VirtualServerSpec> specs, List<String> warnings,
-    LvsGlobals lvs, Plan plan) {
+public record Loaded(
+    Map<String, VirtualServer> bindings,
+    List<VirtualServerSpec> specs,
+    List<String> warnings,
+    LvsGlobals lvs,
+    Plan plan) {
   public Loaded {
     bindings = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(bindings));
     specs = List.copyOf(specs);
@@ -31,13 +35,17 @@ public record Loaded(Map<String, VirtualServer> bindings, List<VirtualServerSpec
   }
 
   /** A configuration with its global LVS keywords but no plan (tests of the table path). */
-  public Loaded(Map<String, VirtualServer> bindings, List<VirtualServerSpec> specs, List<String> warnings,
+  public Loaded(
+      Map<String, VirtualServer> bindings,
+      List<VirtualServerSpec> specs,
+      List<String> warnings,
       LvsGlobals lvs) {
     this(bindings, specs, warnings, lvs, Plan.EMPTY);
   }
 
   /** A configuration without global LVS keywords. */
-  public Loaded(Map<String, VirtualServer> bindings, List<VirtualServerSpec> specs, List<String> warnings) {
+  public Loaded(
+      Map<String, VirtualServer> bindings, List<VirtualServerSpec> specs, List<String> warnings) {
     this(bindings, specs, warnings, LvsGlobals.NONE, Plan.EMPTY);
   }
 }

@@ -25,29 +25,46 @@ final class StatusFormat {
   private StatusFormat() {}
 
   static String render(
-      List<ServiceEntry> table, List<VirtualServerStatus> vss, Map<String, Map<String, Health>> health) {
+      List<ServiceEntry> table,
+      List<VirtualServerStatus> vss,
+      Map<String, Map<String, Health>> health) {
     return render(table, vss, health, io.fairway.plan.Plan.EMPTY);
   }
 
   /**
-   * As above, with a line per virtual server saying how the running plan selects (algorithm,
-   * typed parameters, key source): the choice {@code fairway pick} predicts.
+   * As above, with a line per virtual server saying how the running plan selects (algorithm, typed
+   * parameters, key source): the choice {@code fairway pick} predicts.
    */
-  static String render(List<ServiceEntry> table, List<VirtualServerStatus> vss,
-      Map<String, Map<String, Health>> health, io.fairway.plan.Plan plan) {
+  static String render(
+      List<ServiceEntry> table,
+      List<VirtualServerStatus> vss,
+      Map<String, Map<String, Health>> health,
+      io.fairway.plan.Plan plan) {
     Map<ServiceKey, ServiceEntry> byKey = new HashMap<>();
     table.forEach(e -> byKey.put(e.service().key(), e));
     StringBuilder out = new StringBuilder();
     out.append("Prot LocalAddress:Port Scheduler Flags\n");
-    out.append(String.format(Locale.ROOT, "  -> %-28s %-7s %-6s %-10s %-10s %-5s %s%n",
-        "RemoteAddress:Port", "Forward", "Weight", "ActiveConn", "InActConn", "State", "Reason"));
+    out.append(
+        String.format(
+            Locale.ROOT,
+            "  -> %-28s %-7s %-6s %-10s %-10s %-5s %s%n",
+            "RemoteAddress:Port",
+            "Forward",
+            "Weight",
+            "ActiveConn",
+            "InActConn",
+            "State",
+            "Reason"));
     for (VirtualServerStatus vs : vss) {
       Map<String, Health> h = health.getOrDefault(vs.name(), Map.of());
       for (Service configured : vs.services()) {
         ServiceEntry entry = byKey.get(configured.key());
         Service s = entry == null ? configured : entry.service();
         out.append(serviceLine(s));
-        out.append("  # ").append(vs.name()).append(": quorum ").append(vs.quorumUp() ? "up" : "down");
+        out.append("  # ")
+            .append(vs.name())
+            .append(": quorum ")
+            .append(vs.quorumUp() ? "up" : "down");
         if (vs.sorryServing()) {
           out.append(", sorry server serving");
         }
@@ -55,9 +72,16 @@ final class StatusFormat {
           out.append(", NOT IN TABLE");
         }
         out.append('\n');
-        plan.service(vs.name()).ifPresent(p -> out.append("  # ").append(vs.name())
-            .append(": selects by ").append(p.selection().describe()).append(", key ")
-            .append(p.key()).append('\n'));
+        plan.service(vs.name())
+            .ifPresent(
+                p ->
+                    out.append("  # ")
+                        .append(vs.name())
+                        .append(": selects by ")
+                        .append(p.selection().describe())
+                        .append(", key ")
+                        .append(p.key())
+                        .append('\n'));
         Map<String, Boolean> shown = new HashMap<>();
         if (entry != null) {
           for (DestEntry d : entry.dests()) {
@@ -68,29 +92,40 @@ final class StatusFormat {
               shown.put(rs.name(), true);
               Health hh = h.get(rs.name());
               state = rs.alive() ? "up" : "down";
-              reason = rs.name() + (hh == null ? "" : ": " + hh.reason())
-                  + rampNote(rs);
+              reason = rs.name() + (hh == null ? "" : ": " + hh.reason()) + rampNote(rs);
             } else if (vs.sorryServer() != null && sameHost(vs.sorryServer(), d.dest())) {
               // The weight read back tells overflow (overflow_to_sorry_server raised it because
               // the pool is full) from standing by.
               boolean overflowing = !vs.sorryServing() && d.dest().weight() > 0;
               state = vs.sorryServing() ? "sorry" : overflowing ? "overflow" : "idle";
-              reason = overflowing ? "sorry server (pool full: new connections overflow here)"
-                  : "sorry server";
+              reason =
+                  overflowing
+                      ? "sorry server (pool full: new connections overflow here)"
+                      : "sorry server";
             } else {
               state = "?";
               reason = "not configured (drift)";
             }
-            out.append(destLine(d.dest(), d.activeConnections(), d.inactiveConnections(), state, reason));
+            out.append(
+                destLine(d.dest(), d.activeConnections(), d.inactiveConnections(), state, reason));
           }
         }
         for (RealServerStatus rs : vs.servers()) {
           if (!shown.containsKey(rs.name())) {
             Health hh = h.get(rs.name());
-            out.append(String.format(Locale.ROOT, "  -- %-28s %-7s %-6s %-10s %-10s %-5s %s%n",
-                Endpoints.format(rs.dest().address(), rs.dest().port()), "-", "-", "-", "-",
-                rs.alive() ? "up" : "down",
-                rs.name() + (hh == null ? "" : ": " + hh.reason()) + missing(vs, rs, entry != null)));
+            out.append(
+                String.format(
+                    Locale.ROOT,
+                    "  -- %-28s %-7s %-6s %-10s %-10s %-5s %s%n",
+                    Endpoints.format(rs.dest().address(), rs.dest().port()),
+                    "-",
+                    "-",
+                    "-",
+                    "-",
+                    rs.alive() ? "up" : "down",
+                    rs.name()
+                        + (hh == null ? "" : ": " + hh.reason())
+                        + missing(vs, rs, entry != null)));
           }
         }
       }
@@ -103,7 +138,8 @@ final class StatusFormat {
    * serves instead, or it is simply missing (refused by the table, or removed behind Fairway's
    * back, which drift repair then puts back). Status never claims a state that does not exist.
    */
-  private static String missing(VirtualServerStatus vs, RealServerStatus rs, boolean serviceInTable) {
+  private static String missing(
+      VirtualServerStatus vs, RealServerStatus rs, boolean serviceInTable) {
     if (!rs.alive()) {
       return "";
     }
@@ -121,9 +157,16 @@ final class StatusFormat {
     StringBuilder b = new StringBuilder();
     ServiceKey k = s.key();
     if (k.isFwmark()) {
-      b.append("FWM  ").append(k.fwmark()).append(k.family() == io.fairway.table.AddressFamily.INET6 ? " IPv6" : "");
+      b.append("FWM  ")
+          .append(k.fwmark())
+          .append(k.family() == io.fairway.table.AddressFamily.INET6 ? " IPv6" : "");
     } else {
-      b.append(String.format(Locale.ROOT, "%-4s %s", k.protocol().name(), Endpoints.format(k.address(), k.port())));
+      b.append(
+          String.format(
+              Locale.ROOT,
+              "%-4s %s",
+              k.protocol().name(),
+              Endpoints.format(k.address(), k.port())));
     }
     b.append(' ').append(s.scheduler());
     if (s.flags().contains(ServiceFlag.PERSISTENT)) {
@@ -140,9 +183,16 @@ final class StatusFormat {
   }
 
   static String destLine(Dest d, int active, int inactive, String state, String reason) {
-    return String.format(Locale.ROOT, "  -> %-28s %-7s %-6d %-10d %-10d %-5s %s%n",
-        Endpoints.format(d.address(), d.port()), d.forwarding().ipvsadmName(), d.weight(), active, inactive,
-        state, reason);
+    return String.format(
+        Locale.ROOT,
+        "  -> %-28s %-7s %-6d %-10d %-10d %-5s %s%n",
+        Endpoints.format(d.address(), d.port()),
+        d.forwarding().ipvsadmName(),
+        d.weight(),
+        active,
+        inactive,
+        state,
+        reason);
   }
 
   private static RealServerStatus match(VirtualServerStatus vs, Dest d) {
@@ -172,18 +222,25 @@ final class StatusFormat {
     if (!rs.rampsInScheduler()) {
       return " (slow start: weight " + rs.rampWeight() + " of " + rs.weight() + ")";
     }
-    int units = io.fairway.director.SlowStart.units(rs.rampElapsed().toNanos(),
-        rs.rampDuration().toNanos());
-    return String.format(java.util.Locale.ROOT,
-        " (slow start: %d%% of its share, weight %s of %d, %s of %s)", units,
-        effective(rs.weight(), units), rs.weight(),
+    int units =
+        io.fairway.director.SlowStart.units(
+            rs.rampElapsed().toNanos(), rs.rampDuration().toNanos());
+    return String.format(
+        java.util.Locale.ROOT,
+        " (slow start: %d%% of its share, weight %s of %d, %s of %s)",
+        units,
+        effective(rs.weight(), units),
+        rs.weight(),
         io.fairway.daemon.admin.Durations.format(rs.rampElapsed()),
         io.fairway.daemon.admin.Durations.format(rs.rampDuration()));
   }
 
   /** {@code weight × units / 100}, printed without trailing zeros. */
   static String effective(double weight, int units) {
-    return java.math.BigDecimal.valueOf(weight).multiply(java.math.BigDecimal.valueOf(units))
-        .movePointLeft(2).stripTrailingZeros().toPlainString();
+    return java.math.BigDecimal.valueOf(weight)
+        .multiply(java.math.BigDecimal.valueOf(units))
+        .movePointLeft(2)
+        .stripTrailingZeros()
+        .toPlainString();
   }
 }

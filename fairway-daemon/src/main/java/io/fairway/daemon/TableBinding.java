@@ -8,8 +8,8 @@ import io.fairway.config.model.FileCheck;
 import io.fairway.config.model.TrackFile;
 import io.fairway.plan.MemberPlan;
 import io.fairway.plan.Plan;
-import io.fairway.plan.ServicePlan;
 import io.fairway.plan.Selection;
+import io.fairway.plan.ServicePlan;
 import io.fairway.table.Dest;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -45,40 +45,61 @@ final class TableBinding {
     for (ServicePlan sp : plan.services()) {
       String where = sp.where() + ": virtual_server " + sp.name();
       if (!userspace && !sp.lbKind().isKernel()) {
-        throw new BindingException(where + ": lb_kind " + sp.lbKind()
-            + " is Fairway's userspace data plane; run with --userspace");
+        throw new BindingException(
+            where
+                + ": lb_kind "
+                + sp.lbKind()
+                + " is Fairway's userspace data plane; run with --userspace");
       }
       if (!userspace && sp.selection() instanceof Selection.Varnish) {
-        throw new BindingException(where + ": lb_algo " + sp.selection().algorithm()
-            + " is a Varnish director, which the kernel does not have; run with --userspace");
+        throw new BindingException(
+            where
+                + ": lb_algo "
+                + sp.selection().algorithm()
+                + " is a Varnish director, which the kernel does not have; run with --userspace");
       }
       List<RealServer> servers = new ArrayList<>();
       for (MemberPlan m : sp.members()) {
-        servers.add(new RealServer(m.name(), m.dest(), m.inhibit(), m.tableWeight(),
-            m.slowStart()));
+        servers.add(
+            new RealServer(m.name(), m.dest(), m.inhibit(), m.tableWeight(), m.slowStart()));
       }
       Dest sorry = sp.sorry().map(s -> s.dest()).orElse(null);
       boolean sorryInhibit = sp.sorry().map(s -> s.inhibit()).orElse(false);
       boolean overflow = sp.sorry().map(s -> s.overflow()).orElse(false);
-      out.put(sp.name(), new VirtualServer(sp.name(), sp.services(), VirtualServer.byName(servers),
-          sorry, sorryInhibit, tracked(config, sp.name()), overflow));
+      out.put(
+          sp.name(),
+          new VirtualServer(
+              sp.name(),
+              sp.services(),
+              VirtualServer.byName(servers),
+              sorry,
+              sorryInhibit,
+              tracked(config, sp.name()),
+              overflow));
     }
     return out;
   }
 
   private static List<TrackedFile> tracked(Config config, String vsName) {
     List<TrackedFile> tracked = new ArrayList<>();
-    config.virtualServer(vsName).ifPresent(vs -> {
-      for (io.fairway.config.model.RealServer rs : vs.realServers()) {
-        for (io.fairway.config.model.Checker c : rs.checkers()) {
-          if (c instanceof FileCheck f) {
-            Optional<TrackFile> tf = config.trackFile(f.trackFile());
-            tracked.add(new TrackedFile(rs.name(), tf.map(TrackFile::file).orElse(f.trackFile()),
-                f.weight(), f.reverse()));
-          }
-        }
-      }
-    });
+    config
+        .virtualServer(vsName)
+        .ifPresent(
+            vs -> {
+              for (io.fairway.config.model.RealServer rs : vs.realServers()) {
+                for (io.fairway.config.model.Checker c : rs.checkers()) {
+                  if (c instanceof FileCheck f) {
+                    Optional<TrackFile> tf = config.trackFile(f.trackFile());
+                    tracked.add(
+                        new TrackedFile(
+                            rs.name(),
+                            tf.map(TrackFile::file).orElse(f.trackFile()),
+                            f.weight(),
+                            f.reverse()));
+                  }
+                }
+              }
+            });
     return tracked;
   }
 }

@@ -18,14 +18,30 @@ public final class VrrpStatusFormat {
       return "";
     }
     StringBuilder out = new StringBuilder();
-    out.append(String.format(Locale.ROOT, "%-16s %-10s %-6s %-8s %-4s %-28s %s%n", "VRRP instance",
-        "Interface", "VRID", "State", "Prio", "Master", "Since"));
+    out.append(
+        String.format(
+            Locale.ROOT,
+            "%-16s %-10s %-6s %-8s %-4s %-28s %s%n",
+            "VRRP instance",
+            "Interface",
+            "VRID",
+            "State",
+            "Prio",
+            "Master",
+            "Since"));
     for (InstanceStatus s : instances) {
-      out.append(String.format(Locale.ROOT, "%-16s %-10s %-6d %-8s %-4d %-28s %s%n", s.name(),
-          s.interfaceName(), s.virtualRouterId(), s.state(), s.priority(),
-          s.master().map(Addresses::format).orElse("-"),
-          DateTimeFormatter.ISO_INSTANT.format(s.since().truncatedTo(
-              java.time.temporal.ChronoUnit.MILLIS))));
+      out.append(
+          String.format(
+              Locale.ROOT,
+              "%-16s %-10s %-6d %-8s %-4d %-28s %s%n",
+              s.name(),
+              s.interfaceName(),
+              s.virtualRouterId(),
+              s.state(),
+              s.priority(),
+              s.master().map(Addresses::format).orElse("-"),
+              DateTimeFormatter.ISO_INSTANT.format(
+                  s.since().truncatedTo(java.time.temporal.ChronoUnit.MILLIS))));
     }
     return out.toString();
   }

@@ -5,11 +5,11 @@ import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * Three network namespaces on one segment: routers {@code vrrpops-XXXX-a} (eth0 10.99.0.1/24)
- * and {@code -b} (10.99.0.2/24), each joined by a veth pair to a bridge in the client namespace
- * {@code -c} (br0 10.99.0.3/24, where the clients and the backend run). Multicast snooping is off
- * so VRRP adverts reach both routers. Never the host's network; removed on close, with every
- * process still inside.
+ * Three network namespaces on one segment: routers {@code vrrpops-XXXX-a} (eth0 10.99.0.1/24) and
+ * {@code -b} (10.99.0.2/24), each joined by a veth pair to a bridge in the client namespace {@code
+ * -c} (br0 10.99.0.3/24, where the clients and the backend run). Multicast snooping is off so VRRP
+ * adverts reach both routers. Never the host's network; removed on close, with every process still
+ * inside.
  */
 final class BridgedNetns implements AutoCloseable {
   final String a;
@@ -30,7 +30,14 @@ final class BridgedNetns implements AutoCloseable {
     try {
       for (String ns : List.of(n.a, n.b, n.c)) {
         Netns.sh("ip", "netns", "add", ns);
-        Netns.sh("ip", "netns", "exec", ns, "sysctl", "-qw", "net.ipv6.conf.all.accept_dad=0",
+        Netns.sh(
+            "ip",
+            "netns",
+            "exec",
+            ns,
+            "sysctl",
+            "-qw",
+            "net.ipv6.conf.all.accept_dad=0",
             "net.ipv6.conf.default.accept_dad=0");
         Netns.sh("ip", "-n", ns, "link", "set", "lo", "up");
       }

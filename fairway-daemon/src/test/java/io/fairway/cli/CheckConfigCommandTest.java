@@ -12,8 +12,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 class CheckConfigCommandTest {
 
-
-  static final String GOOD = """
+  static final String GOOD =
+      """
       global_defs {
           router_id T
       }
@@ -42,7 +42,9 @@ class CheckConfigCommandTest {
     CliRun r = run("check-config", "-f", f.toString());
     assertThat(r.code()).isZero();
     assertThat(r.out()).isEmpty();
-    assertThat(r.err().strip().lines()).singleElement().asString()
+    assertThat(r.err().strip().lines())
+        .singleElement()
+        .asString()
         .startsWith(f + ":7: warning: no_accept:");
   }
 
@@ -60,7 +62,8 @@ class CheckConfigCommandTest {
     Path f = Files.writeString(dir.resolve("k.conf"), GOOD);
     CliRun r = run("check-config", "--dump", "--config-id", "special", "-f", f.toString());
     assertThat(r.code()).isZero();
-    assertThat(r.out()).contains("virtual_server 127.0.0.1 8080 {")
+    assertThat(r.out())
+        .contains("virtual_server 127.0.0.1 8080 {")
         .contains("real_server 127.0.0.3 8080 {")
         .contains("delay_loop 60")
         .doesNotContain("$P");
@@ -71,7 +74,10 @@ class CheckConfigCommandTest {
 
   @Test
   void errorsAreOneLineEachWithFileAndLineAndExitOne(@TempDir Path dir) throws Exception {
-    Path f = Files.writeString(dir.resolve("bad.conf"), """
+    Path f =
+        Files.writeString(
+            dir.resolve("bad.conf"),
+            """
         virtual_server 127.0.0.1 80 {
             lb_algo rrr
             real_server 127.0.0.2 80 {
@@ -83,7 +89,8 @@ class CheckConfigCommandTest {
     CliRun r = run("check-config", "-f", f.toString());
     assertThat(r.code()).isEqualTo(1);
     assertThat(r.err().lines()).allMatch(l -> l.startsWith(f + ":"));
-    assertThat(r.err()).contains(f + ":2: unknown scheduler 'rrr' (did you mean 'rr'?)")
+    assertThat(r.err())
+        .contains(f + ":2: unknown scheduler 'rrr' (did you mean 'rr'?)")
         .contains(f + ":4: unknown keyword 'wieght' in real_server (did you mean 'weight'?)")
         .contains(f + ":6: lthreshold 6 is above uthreshold 5")
         .contains(f + ":1: unbalanced '{'")
@@ -103,7 +110,9 @@ class CheckConfigCommandTest {
   void missingFileIsOneLine(@TempDir Path dir) {
     CliRun r = run("check-config", "-f", dir.resolve("none.conf").toString());
     assertThat(r.code()).isEqualTo(1);
-    assertThat(r.err().strip().lines()).singleElement().asString()
+    assertThat(r.err().strip().lines())
+        .singleElement()
+        .asString()
         .contains("none.conf: cannot read file");
   }
 
@@ -117,7 +126,10 @@ class CheckConfigCommandTest {
 
   @Test
   void dumpEndsWithThePlanAsCommentsAndStillLoads(@TempDir Path dir) throws Exception {
-    Path f = Files.writeString(dir.resolve("k.conf"), """
+    Path f =
+        Files.writeString(
+            dir.resolve("k.conf"),
+            """
         virtual_server 127.0.0.1 8080 {
           name web
           lb_algo shard
@@ -139,7 +151,8 @@ class CheckConfigCommandTest {
     assertThat(r.out())
         .contains("# virtual_server web (" + f + ":1)")
         .contains("#   selection shard replicas 25 by URL healthy CHOSEN warmup 1.0 rampup 0.0s")
-        .contains("#   member b1 ident node-1 weight 1.5 address 127.0.0.1 ipvs_port 9001 check_port 9001");
+        .contains(
+            "#   member b1 ident node-1 weight 1.5 address 127.0.0.1 ipvs_port 9001 check_port 9001");
     Path again = Files.writeString(dir.resolve("dump.conf"), r.out());
     assertThat(run("check-config", "-f", again.toString()).code()).isZero();
   }

@@ -39,8 +39,13 @@ class DemoCommandTest {
       String[] args = new String[options.length + 1];
       args[0] = "demo";
       System.arraycopy(options, 0, args, 1, options.length);
-      thread = new Thread(() -> code.set(Main.execute(args, in, new PrintWriter(out, true), new PrintWriter(err, true))),
-          "demo-test");
+      thread =
+          new Thread(
+              () ->
+                  code.set(
+                      Main.execute(
+                          args, in, new PrintWriter(out, true), new PrintWriter(err, true))),
+              "demo-test");
       thread.start();
       await().atMost(Duration.ofSeconds(20)).until(() -> VIP.matcher(out.toString()).find());
     }
@@ -69,20 +74,34 @@ class DemoCommandTest {
   void servesThroughTheShardDirectorAndQuitsWhenTold() throws Exception {
     Demo demo = new Demo("--port", "0", "--duration", "60");
     String url = demo.url();
-    assertThat(demo.out.toString()).contains("stop 1").contains("fairway status --admin 127.0.0.1:");
+    assertThat(demo.out.toString())
+        .contains("stop 1")
+        .contains("fairway status --admin 127.0.0.1:");
 
-    // A bounded client: on a starved machine a request must fail the test, not hang it past the demo's end.
+    // A bounded client: on a starved machine a request must fail the test, not hang it past the
+    // demo's end.
     HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     Set<String> backends = new HashSet<>();
     for (int i = 0; i < 24; i++) {
-      HttpResponse<String> r = client.send(HttpRequest.newBuilder(URI.create(url + "/item/" + i)).timeout(Duration.ofSeconds(5)).build(),
-          HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> r =
+          client.send(
+              HttpRequest.newBuilder(URI.create(url + "/item/" + i))
+                  .timeout(Duration.ofSeconds(5))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
       assertThat(r.statusCode()).isEqualTo(200);
       assertThat(r.body()).startsWith("hello from backend-");
       backends.add(r.body().substring(0, r.body().indexOf(' ', 11)));
       // shard by URL: asking again gives the same backend
-      assertThat(client.send(HttpRequest.newBuilder(URI.create(url + "/item/" + i)).timeout(Duration.ofSeconds(5)).build(),
-          HttpResponse.BodyHandlers.ofString()).body()).isEqualTo(r.body());
+      assertThat(
+              client
+                  .send(
+                      HttpRequest.newBuilder(URI.create(url + "/item/" + i))
+                          .timeout(Duration.ofSeconds(5))
+                          .build(),
+                      HttpResponse.BodyHandlers.ofString())
+                  .body())
+          .isEqualTo(r.body());
     }
     assertThat(backends).hasSizeGreaterThan(1);
 
@@ -100,7 +119,9 @@ class DemoCommandTest {
     Set<Thread> before = ThreadLeaks.snapshot();
     Demo demo = new Demo("--port", "0", "--backends", "2", "--duration", "4");
     demo.type("stop 1");
-    await().atMost(Duration.ofSeconds(10)).until(() -> demo.out.toString().contains("demo: backend-1 stopped"));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> demo.out.toString().contains("demo: backend-1 stopped"));
 
     demo.assertStopped();
 
@@ -111,7 +132,11 @@ class DemoCommandTest {
   void badOptionsAreOneLine() {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
-    int code = Main.execute(new String[] {"demo", "--backends", "12"}, new PrintWriter(out, true), new PrintWriter(err, true));
+    int code =
+        Main.execute(
+            new String[] {"demo", "--backends", "12"},
+            new PrintWriter(out, true),
+            new PrintWriter(err, true));
     assertThat(code).isEqualTo(Main.EXIT_USAGE);
     assertThat(err.toString().strip()).isEqualTo("fairway: --backends must be 1 to 9, got 12");
   }

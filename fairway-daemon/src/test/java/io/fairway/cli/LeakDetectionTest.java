@@ -33,7 +33,8 @@ class LeakDetectionTest {
       io.netty.util.ResourceLeakDetector.setLevel(Level.SIMPLE);
       LeakDetection.configure();
       // This JVM's own properties and FAIRWAY_DEBUG decide, as they do for java -jar fairway.jar.
-      Level expected = LeakDetection.choose(System::getProperty, System::getenv).orElse(Level.SIMPLE);
+      Level expected =
+          LeakDetection.choose(System::getProperty, System::getenv).orElse(Level.SIMPLE);
       assertThat(io.netty.util.ResourceLeakDetector.getLevel()).isEqualTo(expected);
     } finally {
       io.netty.util.ResourceLeakDetector.setLevel(before);
@@ -46,6 +47,9 @@ class LeakDetectionTest {
     assertThat(choose(Map.of("io.netty.leakDetectionLevel", "advanced"), Map.of())).isEmpty();
     assertThat(choose(Map.of("io.netty.noResourceLeakDetection", "false"), Map.of())).isEmpty();
     // The launcher's FAIRWAY_DEBUG=1 passes -D...=paranoid: the explicit property wins either way.
-    assertThat(choose(Map.of("io.netty.leakDetection.level", "disabled"), Map.of("FAIRWAY_DEBUG", "1"))).isEmpty();
+    assertThat(
+            choose(
+                Map.of("io.netty.leakDetection.level", "disabled"), Map.of("FAIRWAY_DEBUG", "1")))
+        .isEmpty();
   }
 }

@@ -1,13 +1,11 @@
 package io.fairway.cli;
 
-import org.junit.jupiter.api.Test;
-
-
 import static io.fairway.cli.CliRun.run;
 import static org.assertj.core.api.Assertions.assertThat;
 
-class MainTest {
+import org.junit.jupiter.api.Test;
 
+class MainTest {
 
   @Test
   void helpListsTheCommand() {

@@ -1,7 +1,6 @@
 package io.fairway.cli;
 
 import io.fairway.testkit.ExternalPrograms;
-
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -20,19 +19,20 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Two network namespaces ({@code fwv-XXXX-a}, {@code fwv-XXXX-b}) joined by a veth pair, each
- * side called eth0 with 10.99.0.1/24 and 10.99.0.2/24 (and IPv6 link-local addresses without
- * duplicate address detection), for VRRP tests that never touch the host's network. Removed on
- * close, which also ends every process still running inside.
+ * Two network namespaces ({@code fwv-XXXX-a}, {@code fwv-XXXX-b}) joined by a veth pair, each side
+ * called eth0 with 10.99.0.1/24 and 10.99.0.2/24 (and IPv6 link-local addresses without duplicate
+ * address detection), for VRRP tests that never touch the host's network. Removed on close, which
+ * also ends every process still running inside.
  *
- * <p>Which addresses each side's eth0 holds is followed from the kernel's own notifications
- * ({@code ip -o monitor address}, one watcher process per namespace), so {@link #holds} costs no
- * process and a change is seen when it happens, not at the next poll: polling {@code ip addr}
- * every 20 ms from several tests at once was a few hundred processes a second on two cores.
+ * <p>Which addresses each side's eth0 holds is followed from the kernel's own notifications ({@code
+ * ip -o monitor address}, one watcher process per namespace), so {@link #holds} costs no process
+ * and a change is seen when it happens, not at the next poll: polling {@code ip addr} every 20 ms
+ * from several tests at once was a few hundred processes a second on two cores.
  */
 final class Netns implements AutoCloseable {
   /** The address watch of each namespace this class created and has not yet removed. */
   private static final Map<String, Watch> WATCHES = new ConcurrentHashMap<>();
+
   /** Called after every address change in any watched namespace. */
   private static final List<Runnable> LISTENERS = new CopyOnWriteArrayList<>();
 
@@ -63,8 +63,9 @@ final class Netns implements AutoCloseable {
       why = "keepalived is not installed";
     } else if (!"root".equals(System.getProperty("user.name"))) {
       why = "network namespaces need root";
-    } else if (!Files.isExecutable(Path.of("/usr/sbin/ip")) && !Files.isExecutable(
-        Path.of("/usr/bin/ip")) && !Files.isExecutable(Path.of("/sbin/ip"))) {
+    } else if (!Files.isExecutable(Path.of("/usr/sbin/ip"))
+        && !Files.isExecutable(Path.of("/usr/bin/ip"))
+        && !Files.isExecutable(Path.of("/sbin/ip"))) {
       why = "iproute2 (ip) is not installed";
     }
     String missing = why;
@@ -81,12 +82,21 @@ final class Netns implements AutoCloseable {
       sh("ip", "link", "add", "fwv" + tag + "a", "type", "veth", "peer", "name", "fwv" + tag + "b");
       sh("ip", "link", "set", "fwv" + tag + "a", "netns", n.a);
       sh("ip", "link", "set", "fwv" + tag + "b", "netns", n.b);
-      String[][] sides = {{n.a, "fwv" + tag + "a", "10.99.0.1/24"},
-          {n.b, "fwv" + tag + "b", "10.99.0.2/24"}};
+      String[][] sides = {
+        {n.a, "fwv" + tag + "a", "10.99.0.1/24"}, {n.b, "fwv" + tag + "b", "10.99.0.2/24"}
+      };
       for (String[] s : sides) {
         sh("ip", "-n", s[0], "link", "set", s[1], "name", "eth0");
-        sh("ip", "netns", "exec", s[0], "sysctl", "-qw", "net.ipv6.conf.all.accept_dad=0",
-            "net.ipv6.conf.default.accept_dad=0", "net.ipv6.conf.eth0.accept_dad=0");
+        sh(
+            "ip",
+            "netns",
+            "exec",
+            s[0],
+            "sysctl",
+            "-qw",
+            "net.ipv6.conf.all.accept_dad=0",
+            "net.ipv6.conf.default.accept_dad=0",
+            "net.ipv6.conf.eth0.accept_dad=0");
         Watch w = new Watch(s[0]);
         WATCHES.put(s[0], w);
         w.subscribed(s[0]);
@@ -132,7 +142,7 @@ final class Netns implements AutoCloseable {
 
   /**
    * The addresses on eth0 of one namespace, from {@code ip -o monitor address}: one line per
-   * change, {@code "3: eth0    inet 10.99.0.100/24 ..."} or {@code "Deleted 3: eth0 ..."}.
+   * change, {@code "3: eth0 inet 10.99.0.100/24 ..."} or {@code "Deleted 3: eth0 ..."}.
    */
   private static final class Watch {
     private static final Pattern LINE =
@@ -141,16 +151,19 @@ final class Netns implements AutoCloseable {
     private final Set<String> held = ConcurrentHashMap.newKeySet();
 
     Watch(String ns) throws IOException {
-      process = new ProcessBuilder("ip", "-n", ns, "-o", "monitor", "address")
-          .redirectErrorStream(true).start();
+      process =
+          new ProcessBuilder("ip", "-n", ns, "-o", "monitor", "address")
+              .redirectErrorStream(true)
+              .start();
       Thread reader = new Thread(this::read, "netns-watch-" + ns);
       reader.setDaemon(true);
       reader.start();
     }
 
     private void read() {
-      try (BufferedReader in = new BufferedReader(
-          new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+      try (BufferedReader in =
+          new BufferedReader(
+              new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
         String line;
         while ((line = in.readLine()) != null) {
           Matcher m = LINE.matcher(line);
@@ -175,8 +188,8 @@ final class Netns implements AutoCloseable {
 
     /**
      * Returns once the watcher receives the namespace's notifications: it may subscribe some time
-     * after its process started, so a marker address is put on eth0 (and taken off again) until
-     * the watcher reports it. Called while nothing else changes the namespace's addresses.
+     * after its process started, so a marker address is put on eth0 (and taken off again) until the
+     * watcher reports it. Called while nothing else changes the namespace's addresses.
      */
     void subscribed(String ns) throws IOException {
       String marker = "10.99.0.254";
@@ -198,7 +211,8 @@ final class Netns implements AutoCloseable {
       long gone = System.nanoTime() + 10_000_000_000L;
       while (holds(marker)) {
         if (System.nanoTime() > gone) {
-          throw new IOException("ip monitor address in " + ns + " did not report " + marker + " gone");
+          throw new IOException(
+              "ip monitor address in " + ns + " did not report " + marker + " gone");
         }
         java.util.concurrent.locks.LockSupport.parkNanos(5_000_000L);
       }

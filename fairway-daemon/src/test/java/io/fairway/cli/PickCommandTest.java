@@ -68,8 +68,9 @@ class PickCommandTest {
 
   @Test
   void shardPrintsWhatTheLibraryChoosesForEachKey() {
-    ShardDirector d = new ShardDirector(
-        "web", new ShardDirector.Settings(37, 0, 0, ShardParams.DEFAULTS), null, null);
+    ShardDirector d =
+        new ShardDirector(
+            "web", new ShardDirector.Settings(37, 0, 0, ShardParams.DEFAULTS), null, null);
     d.add(Member.of(Backend.named("b0"), 1).withIdent("node-1"));
     d.add(Member.of(Backend.named("b1"), 2));
     d.add(Member.of(Backend.named("b2"), 1.5).withIdent("alpha"));
@@ -97,7 +98,8 @@ class PickCommandTest {
       assertThat(alt1.get(i)).isNotEqualTo(first.get(i));
     }
     // with b1 down, IGNORE still answers b1 for its keys; CHOSEN never does
-    List<String> ignore = run(in, "-f", conf(), "--vs", "web", "--down", "b1", "--healthy", "ignore").lines();
+    List<String> ignore =
+        run(in, "-f", conf(), "--vs", "web", "--down", "b1", "--healthy", "ignore").lines();
     List<String> chosen = run(in, "-f", conf(), "--vs", "web", "--down", "b1").lines();
     assertThat(ignore).isEqualTo(first);
     assertThat(chosen).doesNotContain("b1");
@@ -110,7 +112,8 @@ class PickCommandTest {
     Files.write(file, keys);
     List<String> before = run("", "-f", conf(), "--vs", "web", "--keys", file.toString()).lines();
     long onB2 = before.stream().filter("b2"::equals).count();
-    CliRun r = run("", "-f", conf(), "--vs", "web", "--keys", file.toString(), "--down", "b2", "--stats");
+    CliRun r =
+        run("", "-f", conf(), "--vs", "web", "--keys", file.toString(), "--down", "b2", "--stats");
     assertThat(r.code()).as(r.err()).isZero();
     assertThat(r.out()).contains("20000 keys").contains("down: b2");
     assertThat(r.out()).contains("moved: " + onB2 + " of 20000 keys");
@@ -121,10 +124,14 @@ class PickCommandTest {
 
   @Test
   void statsWithoutDownPrintsShares() {
-    CliRun r = run(String.join("\n", randomKeys(4000)) + "\n", "-f", conf(), "--vs", "hashed", "--stats");
+    CliRun r =
+        run(String.join("\n", randomKeys(4000)) + "\n", "-f", conf(), "--vs", "hashed", "--stats");
     assertThat(r.code()).isZero();
-    Map<String, String> rows = r.lines().stream().skip(2)
-        .map(l -> l.split("\\s+")).collect(Collectors.toMap(a -> a[0], a -> a[1]));
+    Map<String, String> rows =
+        r.lines().stream()
+            .skip(2)
+            .map(l -> l.split("\\s+"))
+            .collect(Collectors.toMap(a -> a[0], a -> a[1]));
     assertThat(rows).containsOnlyKeys("s1", "s2");
     assertThat(Long.parseLong(rows.get("s1")) + Long.parseLong(rows.get("s2"))).isEqualTo(4000);
     assertThat(r.out()).doesNotContain("moved");
@@ -139,7 +146,8 @@ class PickCommandTest {
   @Test
   void randomWithSeedOneIsVarnishC00000() {
     CliRun r = run("a\nb\nc\nd\ne\nf\ng\nh\ni\nj\n", "-f", conf(), "--vs", "rnd", "--seed", "1");
-    assertThat(r.lines()).containsExactly("s3", "s4", "s1", "s1", "s2", "s2", "s3", "s4", "s3", "s3");
+    assertThat(r.lines())
+        .containsExactly("s3", "s4", "s1", "s1", "s2", "s2", "s3", "s4", "s3", "s3");
   }
 
   @Test
@@ -155,15 +163,16 @@ class PickCommandTest {
 
   @Test
   void kernelSchedulers() {
-    CliRun sh = run("10.0.0.1\n10.0.0.1:4000\n[2001:db8::1]:80\n", "-f", conf(), "--vs", "kernel-sh");
+    CliRun sh =
+        run("10.0.0.1\n10.0.0.1:4000\n[2001:db8::1]:80\n", "-f", conf(), "--vs", "kernel-sh");
     assertThat(sh.code()).as(sh.err()).isZero();
     assertThat(sh.lines()).hasSize(3);
     assertThat(sh.lines().get(0)).isEqualTo(sh.lines().get(1)); // sh ignores the port by default
     CliRun rr = run("a\nb\nc\nd\n", "-f", conf(), "--vs", "kernel-rr");
     assertThat(rr.lines()).hasSize(4).containsOnly("127.0.0.1:9001", "127.0.0.1:9002");
     assertThat(rr.lines().get(0)).isNotEqualTo(rr.lines().get(1));
-    assertOneLineError(run("10.0.0.1\nnot-an-ip\n", "-f", conf(), "--vs", "kernel-sh"),
-        "<stdin>:2", "not-an-ip");
+    assertOneLineError(
+        run("10.0.0.1\nnot-an-ip\n", "-f", conf(), "--vs", "kernel-sh"), "<stdin>:2", "not-an-ip");
   }
 
   @Test
@@ -186,12 +195,12 @@ class PickCommandTest {
 
   @Test
   void connsErrorsAreOneLine() {
-    assertOneLineError(run("1\n", "-f", conf(), "--vs", "kernel-wlc", "--conns", "zed=1"),
-        "--conns", "zed");
-    assertOneLineError(run("1\n", "-f", conf(), "--vs", "kernel-wlc", "--conns", "a=-1"),
-        "--conns", "a=-1");
-    assertOneLineError(run("1\n", "-f", conf(), "--vs", "web", "--conns", "a=1"),
-        "--conns", "kernel schedulers");
+    assertOneLineError(
+        run("1\n", "-f", conf(), "--vs", "kernel-wlc", "--conns", "zed=1"), "--conns", "zed");
+    assertOneLineError(
+        run("1\n", "-f", conf(), "--vs", "kernel-wlc", "--conns", "a=-1"), "--conns", "a=-1");
+    assertOneLineError(
+        run("1\n", "-f", conf(), "--vs", "web", "--conns", "a=1"), "--conns", "kernel schedulers");
   }
 
   @Test
@@ -200,10 +209,10 @@ class PickCommandTest {
     CliRun bounded = run(hot, "-f", conf(), "--vs", "kernel-mh-bounded", "--stats");
     assertThat(bounded.code()).as(bounded.err()).isZero();
     // 100 connections over 4 servers: none may hold more than 125% of the mean (31.25).
-    for (String server : List.of("127.0.0.1:9001", "127.0.0.1:9002", "127.0.0.1:9003",
-        "127.0.0.1:9004")) {
-      String row = bounded.lines().stream().filter(l -> l.startsWith(server)).findFirst()
-          .orElseThrow();
+    for (String server :
+        List.of("127.0.0.1:9001", "127.0.0.1:9002", "127.0.0.1:9003", "127.0.0.1:9004")) {
+      String row =
+          bounded.lines().stream().filter(l -> l.startsWith(server)).findFirst().orElseThrow();
       long keys = Long.parseLong(row.trim().split("\\s+")[1]);
       assertThat(keys).as(row).isBetween(1L, 32L);
     }
@@ -214,8 +223,13 @@ class PickCommandTest {
 
   @Test
   void dhReadsTheDestinationAddress() {
-    CliRun dh = run("10.1.0.1\n10.1.0.1\n10.1.0.2\n10.1.0.3\n10.1.0.4\n", "-f", conf(),
-        "--vs", "kernel-dh");
+    CliRun dh =
+        run(
+            "10.1.0.1\n10.1.0.1\n10.1.0.2\n10.1.0.3\n10.1.0.4\n",
+            "-f",
+            conf(),
+            "--vs",
+            "kernel-dh");
     assertThat(dh.code()).as(dh.err()).isZero();
     assertThat(dh.lines()).hasSize(5);
     assertThat(dh.lines().get(0)).isEqualTo(dh.lines().get(1));
@@ -245,12 +259,16 @@ class PickCommandTest {
   void badOptionsAreOneLineNamingTheOption() {
     assertOneLineError(run("", "-f", conf(), "--vs", "nope"), "--vs", "nope", "web");
     assertOneLineError(run("", "-f", conf(), "--vs", "web", "--down", "b9"), "--down", "b9");
-    assertOneLineError(run("", "-f", conf(), "--vs", "web", "--healthy", "SOMETIMES"), "--healthy", "SOMETIMES");
-    assertOneLineError(run("", "-f", conf(), "--vs", "hashed", "--healthy", "ALL"), "--healthy", "shard");
+    assertOneLineError(
+        run("", "-f", conf(), "--vs", "web", "--healthy", "SOMETIMES"), "--healthy", "SOMETIMES");
+    assertOneLineError(
+        run("", "-f", conf(), "--vs", "hashed", "--healthy", "ALL"), "--healthy", "shard");
     assertOneLineError(run("", "-f", conf(), "--vs", "web", "--alt", "-1"), "--alt");
     assertOneLineError(run("", "-f", conf(), "--vs", "hashed", "--alt", "2"), "--alt", "shard");
-    assertOneLineError(run("", "-f", conf(), "--vs", "web", "--keys", tmp.resolve("missing").toString()),
-        "--keys", "missing");
+    assertOneLineError(
+        run("", "-f", conf(), "--vs", "web", "--keys", tmp.resolve("missing").toString()),
+        "--keys",
+        "missing");
     assertOneLineError(run("", "-f", tmp.resolve("no.conf").toString(), "--vs", "web"), "no.conf");
     assertOneLineError(run("", "-f", conf()), "--vs");
     assertOneLineError(run("", "-f", conf(), "--vs", "web", "--seed", "abc"), "--seed");

@@ -26,7 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
 class PickLayeredTest {
   @TempDir Path tmp;
 
-  static final String CONF = """
+  static final String CONF =
+      """
       shard_param shared {
         by URL
         healthy ALL
@@ -101,8 +102,13 @@ class PickLayeredTest {
   }
 
   static ShardDirector shard(List<String> names, int alt, ShardHealthy healthy) {
-    ShardDirector d = new ShardDirector("s", new ShardDirector.Settings(67, 0, 0,
-        new ShardParams(ShardBy.URL, healthy, true, -1, alt)), null, null);
+    ShardDirector d =
+        new ShardDirector(
+            "s",
+            new ShardDirector.Settings(
+                67, 0, 0, new ShardParams(ShardBy.URL, healthy, true, -1, alt)),
+            null,
+            null);
     for (String n : names) {
       d.add(Member.of(Backend.named(n)));
     }
@@ -141,8 +147,8 @@ class PickLayeredTest {
     }
     assertThat(r.out().lines().toList()).isEqualTo(want);
     // --stats counts servers, layers or not.
-    CliRun s = run(String.join("\n", keys()) + "\n", "--vs", "web", "--down", "b1,b2,b3",
-        "--stats");
+    CliRun s =
+        run(String.join("\n", keys()) + "\n", "--vs", "web", "--down", "b1,b2,b3", "--stats");
     assertThat(s.code()).as(s.err()).isZero();
     assertThat(s.out()).contains("b4", "b6").doesNotContain("primary/");
   }

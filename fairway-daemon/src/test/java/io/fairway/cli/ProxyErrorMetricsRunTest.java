@@ -31,16 +31,19 @@ import org.junit.jupiter.api.io.TempDir;
  * The userspace HTTP proxy's own error responses in {@code /metrics}, through a running {@code
  * fairway run --userspace} on loopback: a backend that closes without answering (502, after the
  * retry found no other server), one that never answers (504 at {@code first_byte}), one whose port
- * is closed (502 and a connect failure) are each counted for that real server; once that server
- * is in maintenance the 503 has no server and is counted for its virtual server. promtool checks
- * the scrape.
+ * is closed (502 and a connect failure) are each counted for that real server; once that server is
+ * in maintenance the 503 has no server and is counted for its virtual server. promtool checks the
+ * scrape.
  */
 class ProxyErrorMetricsRunTest {
   @TempDir Path dir;
   final List<Socket> held = new CopyOnWriteArrayList<>();
   final List<ServerSocket> listeners = new CopyOnWriteArrayList<>();
-  final HttpClient http = HttpClient.newBuilder().proxy(ProxySelector.of(null))
-      .connectTimeout(Duration.ofSeconds(2)).build();
+  final HttpClient http =
+      HttpClient.newBuilder()
+          .proxy(ProxySelector.of(null))
+          .connectTimeout(Duration.ofSeconds(2))
+          .build();
   Process fairway;
   int admin;
 
@@ -58,27 +61,30 @@ class ProxyErrorMetricsRunTest {
   }
 
   /**
-   * A backend that reads a request head and then closes ({@code answer} false: holds the
-   * connection open and never answers).
+   * A backend that reads a request head and then closes ({@code answer} false: holds the connection
+   * open and never answers).
    */
   int backend(boolean close) throws IOException {
     ServerSocket s = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
     listeners.add(s);
-    Thread t = new Thread(() -> {
-      while (!s.isClosed()) {
-        try {
-          Socket c = s.accept();
-          readHead(c);
-          if (close) {
-            c.close();
-          } else {
-            held.add(c);
-          }
-        } catch (IOException e) {
-          return;
-        }
-      }
-    }, "backend-" + s.getLocalPort());
+    Thread t =
+        new Thread(
+            () -> {
+              while (!s.isClosed()) {
+                try {
+                  Socket c = s.accept();
+                  readHead(c);
+                  if (close) {
+                    c.close();
+                  } else {
+                    held.add(c);
+                  }
+                } catch (IOException e) {
+                  return;
+                }
+              }
+            },
+            "backend-" + s.getLocalPort());
     t.setDaemon(true);
     t.start();
     return s.getLocalPort();
@@ -97,8 +103,13 @@ class ProxyErrorMetricsRunTest {
   }
 
   static String vs(int vip, int rs, String extra) {
-    return "virtual_server 127.0.0.1 " + vip + " {\n    lb_algo rr\n    lb_kind HTTP\n    protocol TCP\n"
-        + extra + "    real_server 127.0.0.1 " + rs + " {\n        weight 1\n    }\n}\n";
+    return "virtual_server 127.0.0.1 "
+        + vip
+        + " {\n    lb_algo rr\n    lb_kind HTTP\n    protocol TCP\n"
+        + extra
+        + "    real_server 127.0.0.1 "
+        + rs
+        + " {\n        weight 1\n    }\n}\n";
   }
 
   /** The status code of one GET on a fresh connection. */
@@ -106,21 +117,31 @@ class ProxyErrorMetricsRunTest {
     try (Socket s = new Socket()) {
       s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 3000);
       s.setSoTimeout(10_000);
-      s.getOutputStream().write("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
-          .getBytes(StandardCharsets.US_ASCII));
+      s.getOutputStream()
+          .write(
+              "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+                  .getBytes(StandardCharsets.US_ASCII));
       String response = new String(s.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
       return Integer.parseInt(response.substring(9, 12));
     }
   }
 
   HttpResponse<String> get(String path) throws IOException, InterruptedException {
-    return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + admin + path))
-        .timeout(Duration.ofSeconds(30)).GET().build(), HttpResponse.BodyHandlers.ofString());
+    return http.send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + admin + path))
+            .timeout(Duration.ofSeconds(30))
+            .GET()
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 
-  /** The value of the one series of {@code name} whose labels include every one of {@code labels}. */
+  /**
+   * The value of the one series of {@code name} whose labels include every one of {@code labels}.
+   */
   static double value(String scrape, String name, String... labels) {
-    Matcher m = Pattern.compile("^" + Pattern.quote(name) + "\\{([^}]*)} (\\S+)$", Pattern.MULTILINE).matcher(scrape);
+    Matcher m =
+        Pattern.compile("^" + Pattern.quote(name) + "\\{([^}]*)} (\\S+)$", Pattern.MULTILINE)
+            .matcher(scrape);
     Double found = null;
     while (m.find()) {
       String ls = m.group(1);
@@ -151,22 +172,40 @@ class ProxyErrorMetricsRunTest {
     int vipC = UserspaceRunTest.freePort();
     admin = UserspaceRunTest.freePort();
     Path conf = dir.resolve("keepalived.conf");
-    Files.writeString(conf, vs(vipA, closer, "") + vs(vipB, silent, "    proxy_timeouts {\n        first_byte 1\n    }\n")
-        + vs(vipC, refused, ""));
-    String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    Files.writeString(
+        conf,
+        vs(vipA, closer, "")
+            + vs(vipB, silent, "    proxy_timeouts {\n        first_byte 1\n    }\n")
+            + vs(vipC, refused, ""));
+    String cp =
+        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
     Path log = dir.resolve("fairway.log");
-    ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-cp", cp, "io.fairway.cli.Main", "run", "--userspace", "-f", conf.toString(), "--admin", "127.0.0.1:" + admin)
-        .redirectErrorStream(true).redirectOutput(log.toFile());
+    ProcessBuilder pb =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                cp,
+                "io.fairway.cli.Main",
+                "run",
+                "--userspace",
+                "-f",
+                conf.toString(),
+                "--admin",
+                "127.0.0.1:" + admin)
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile());
     pb.environment().put("FAIRWAY_RUNTIME_DIR", dir.resolve("run").toString());
     fairway = pb.start();
-    await().atMost(Duration.ofSeconds(60)).until(() -> {
-      try {
-        return get("/readyz").statusCode() == 200;
-      } catch (IOException e) {
-        return false;
-      }
-    });
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () -> {
+              try {
+                return get("/readyz").statusCode() == 200;
+              } catch (IOException e) {
+                return false;
+              }
+            });
 
     for (int i = 0; i < 3; i++) {
       assertThat(status(vipA)).as("a backend that closes without answering").isEqualTo(502);
@@ -177,35 +216,82 @@ class ProxyErrorMetricsRunTest {
     }
     String m = get("/metrics").body();
     // 502 after the retry on another server found none: the server the request went to.
-    assertThat(value(m, "fairway_http_generated_responses_total", vsl(vipA), rs(closer), "code=\"502\"")).isEqualTo(3);
-    assertThat(value(m, "fairway_http_generated_responses_total", vsl(vipA), rs(closer), "code=\"504\"")).isZero();
-    assertThat(value(m, "fairway_http_responses_total", vsl(vipA), rs(closer), "class=\"5xx\"")).isEqualTo(3);
+    assertThat(
+            value(
+                m, "fairway_http_generated_responses_total", vsl(vipA), rs(closer), "code=\"502\""))
+        .isEqualTo(3);
+    assertThat(
+            value(
+                m, "fairway_http_generated_responses_total", vsl(vipA), rs(closer), "code=\"504\""))
+        .isZero();
+    assertThat(value(m, "fairway_http_responses_total", vsl(vipA), rs(closer), "class=\"5xx\""))
+        .isEqualTo(3);
     assertThat(value(m, "fairway_http_retries_total", vsl(vipA), rs(closer))).isEqualTo(3);
-    assertThat(value(m, "fairway_http_backend_connect_failures_total", vsl(vipA), rs(closer))).isZero();
+    assertThat(value(m, "fairway_http_backend_connect_failures_total", vsl(vipA), rs(closer)))
+        .isZero();
     // 504 at first_byte: counted, and its duration is in the histogram at no less than 1 s.
-    assertThat(value(m, "fairway_http_generated_responses_total", vsl(vipB), rs(silent), "code=\"504\"")).isEqualTo(2);
-    assertThat(value(m, "fairway_http_responses_total", vsl(vipB), rs(silent), "class=\"5xx\"")).isEqualTo(2);
-    assertThat(value(m, "fairway_http_request_duration_seconds_count", vsl(vipB), rs(silent))).isEqualTo(2);
-    assertThat(value(m, "fairway_http_request_duration_seconds_bucket", vsl(vipB), rs(silent), "le=\"0.5\"")).isZero();
+    assertThat(
+            value(
+                m, "fairway_http_generated_responses_total", vsl(vipB), rs(silent), "code=\"504\""))
+        .isEqualTo(2);
+    assertThat(value(m, "fairway_http_responses_total", vsl(vipB), rs(silent), "class=\"5xx\""))
+        .isEqualTo(2);
+    assertThat(value(m, "fairway_http_request_duration_seconds_count", vsl(vipB), rs(silent)))
+        .isEqualTo(2);
+    assertThat(
+            value(
+                m,
+                "fairway_http_request_duration_seconds_bucket",
+                vsl(vipB),
+                rs(silent),
+                "le=\"0.5\""))
+        .isZero();
     // A closed port: a connect failure per request, and the 502 for that server.
-    assertThat(value(m, "fairway_http_generated_responses_total", vsl(vipC), rs(refused), "code=\"502\"")).isEqualTo(3);
-    assertThat(value(m, "fairway_http_backend_connect_failures_total", vsl(vipC), rs(refused))).isEqualTo(3);
-    assertThat(value(m, "fairway_http_responses_total", vsl(vipC), rs(refused), "class=\"5xx\"")).isEqualTo(3);
-    assertThat(value(m, "fairway_http_no_server_responses_total", vsl(vipC), "code=\"503\"")).isZero();
+    assertThat(
+            value(
+                m,
+                "fairway_http_generated_responses_total",
+                vsl(vipC),
+                rs(refused),
+                "code=\"502\""))
+        .isEqualTo(3);
+    assertThat(value(m, "fairway_http_backend_connect_failures_total", vsl(vipC), rs(refused)))
+        .isEqualTo(3);
+    assertThat(value(m, "fairway_http_responses_total", vsl(vipC), rs(refused), "class=\"5xx\""))
+        .isEqualTo(3);
+    assertThat(value(m, "fairway_http_no_server_responses_total", vsl(vipC), "code=\"503\""))
+        .isZero();
     Promtool.assertClean(m, dir);
 
     // No server at all (the only one in maintenance, out of the table): the virtual server's.
-    CliRun maint = CliRun.run("server", "maint", "127.0.0.1:" + vipC, "127.0.0.1:" + refused, "--admin",
-        "127.0.0.1:" + admin, "--admin-token-file", dir.resolve("run").resolve("admin-" + admin + ".token").toString());
+    CliRun maint =
+        CliRun.run(
+            "server",
+            "maint",
+            "127.0.0.1:" + vipC,
+            "127.0.0.1:" + refused,
+            "--admin",
+            "127.0.0.1:" + admin,
+            "--admin-token-file",
+            dir.resolve("run").resolve("admin-" + admin + ".token").toString());
     assertThat(maint.code()).as(maint.err()).isZero();
     for (int i = 0; i < 4; i++) {
       assertThat(status(vipC)).as("no server left").isEqualTo(503);
     }
 
     String after = get("/metrics").body();
-    assertThat(value(after, "fairway_http_no_server_responses_total", vsl(vipC), "code=\"503\"")).isEqualTo(4);
-    assertThat(value(after, "fairway_http_no_server_responses_total", vsl(vipA), "code=\"503\"")).isZero();
-    assertThat(value(after, "fairway_http_generated_responses_total", vsl(vipA), rs(closer), "code=\"503\"")).isZero();
+    assertThat(value(after, "fairway_http_no_server_responses_total", vsl(vipC), "code=\"503\""))
+        .isEqualTo(4);
+    assertThat(value(after, "fairway_http_no_server_responses_total", vsl(vipA), "code=\"503\""))
+        .isZero();
+    assertThat(
+            value(
+                after,
+                "fairway_http_generated_responses_total",
+                vsl(vipA),
+                rs(closer),
+                "code=\"503\""))
+        .isZero();
     Promtool.assertClean(after, dir);
     assertThat(Files.readString(log)).doesNotContain("\tat ");
   }

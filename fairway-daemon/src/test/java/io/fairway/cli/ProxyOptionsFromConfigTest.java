@@ -15,8 +15,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * lvs_timeouts on the userspace data plane: tcp N is the relay's idle timeout, udp N a UDP
- * flow's, from each plan the table is handed (start and every reload).
+ * lvs_timeouts on the userspace data plane: tcp N is the relay's idle timeout, udp N a UDP flow's,
+ * from each plan the table is handed (start and every reload).
  */
 class ProxyOptionsFromConfigTest {
   @TempDir Path dir;
@@ -29,9 +29,13 @@ class ProxyOptionsFromConfigTest {
 
   private Plan plan(String globals) throws Exception {
     Path f = dir.resolve("k.conf");
-    Files.writeString(f, "global_defs {\n" + globals + "}\n"
-        + "virtual_server 127.0.0.1 8080 {\n lb_kind PROXY\n protocol TCP\n"
-        + " real_server 127.0.0.2 8080 {\n }\n}\n");
+    Files.writeString(
+        f,
+        "global_defs {\n"
+            + globals
+            + "}\n"
+            + "virtual_server 127.0.0.1 8080 {\n lb_kind PROXY\n protocol TCP\n"
+            + " real_server 127.0.0.2 8080 {\n }\n}\n");
     return new KeepalivedLoader(true, CheckSpecs::from).load(f).plan();
   }
 
@@ -42,28 +46,35 @@ class ProxyOptionsFromConfigTest {
 
   @Test
   void lvsTimeoutsTcpBecomesTheIdleTimeoutOfEstablishedConnections() throws Exception {
-    assertThat(options(" lvs_timeouts tcp 42 udp 7\n").idleTimeout()).isEqualTo(Duration.ofSeconds(42));
+    assertThat(options(" lvs_timeouts tcp 42 udp 7\n").idleTimeout())
+        .isEqualTo(Duration.ofSeconds(42));
   }
 
   @Test
   void lvsTimeoutsUdpBecomesTheLifetimeOfAnIdleUdpFlow() throws Exception {
-    assertThat(options(" lvs_timeouts tcp 42 udp 7\n").udpTimeout()).isEqualTo(Duration.ofSeconds(7));
+    assertThat(options(" lvs_timeouts tcp 42 udp 7\n").udpTimeout())
+        .isEqualTo(Duration.ofSeconds(7));
   }
 
   @Test
   void withoutItTheProxyKeepsItsDefault() throws Exception {
-    assertThat(options(" lvs_timeouts udp 7\n").idleTimeout()).isEqualTo(ProxyOptions.defaults().idleTimeout());
-    assertThat(options(" lvs_timeouts tcp 42\n").udpTimeout()).isEqualTo(ProxyOptions.defaults().udpTimeout());
+    assertThat(options(" lvs_timeouts udp 7\n").idleTimeout())
+        .isEqualTo(ProxyOptions.defaults().idleTimeout());
+    assertThat(options(" lvs_timeouts tcp 42\n").udpTimeout())
+        .isEqualTo(ProxyOptions.defaults().udpTimeout());
     assertThat(options("").idleTimeout()).isEqualTo(ProxyOptions.defaults().idleTimeout());
   }
 
   @Test
   void aReloadChangesThemAndOneWithoutTheKeywordRestoresTheTablesOwn() throws Exception {
-    assertThat(options(" lvs_timeouts tcp 42 udp 7\n").idleTimeout()).isEqualTo(Duration.ofSeconds(42));
-    assertThat(options(" lvs_timeouts tcp 5 udp 3\n")).satisfies(o -> {
-      assertThat(o.idleTimeout()).isEqualTo(Duration.ofSeconds(5));
-      assertThat(o.udpTimeout()).isEqualTo(Duration.ofSeconds(3));
-    });
+    assertThat(options(" lvs_timeouts tcp 42 udp 7\n").idleTimeout())
+        .isEqualTo(Duration.ofSeconds(42));
+    assertThat(options(" lvs_timeouts tcp 5 udp 3\n"))
+        .satisfies(
+            o -> {
+              assertThat(o.idleTimeout()).isEqualTo(Duration.ofSeconds(5));
+              assertThat(o.udpTimeout()).isEqualTo(Duration.ofSeconds(3));
+            });
     assertThat(options("")).isEqualTo(ProxyOptions.defaults().withIoThreads(1));
   }
 }

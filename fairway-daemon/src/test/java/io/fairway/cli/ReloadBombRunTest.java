@@ -21,8 +21,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Issue 16: {@code fairway run --userspace} in a 128 MB heap, serving a real backend, is sent
  * SIGHUP with the one-line triple {@code ~SEQ} bomb (8,000,000 virtual servers). The reload is
  * refused in one line naming the line and the limit, every request made meanwhile succeeds, and the
- * running configuration keeps serving. Before the parse budget the same reload ended in
- * {@code OutOfMemoryError} in thread fairway-SIGHUP.
+ * running configuration keeps serving. Before the parse budget the same reload ended in {@code
+ * OutOfMemoryError} in thread fairway-SIGHUP.
  */
 class ReloadBombRunTest {
   @TempDir Path dir;
@@ -42,22 +42,28 @@ class ReloadBombRunTest {
   @Test
   void aBombReloadIsRefusedWhileRequestsKeepSucceeding() throws Exception {
     backend = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
-    backend.createContext("/", ex -> {
-      byte[] body = "b1".getBytes(StandardCharsets.UTF_8);
-      ex.sendResponseHeaders(200, body.length);
-      ex.getResponseBody().write(body);
-      ex.close();
-    });
+    backend.createContext(
+        "/",
+        ex -> {
+          byte[] body = "b1".getBytes(StandardCharsets.UTF_8);
+          ex.sendResponseHeaders(200, body.length);
+          ex.getResponseBody().write(body);
+          ex.close();
+        });
     backend.start();
     int vip = UserspaceRunTest.freePort();
     Path conf = dir.resolve("keepalived.conf");
     Files.writeString(conf, UserspaceRunTest.conf(vip, backend.getAddress().getPort()));
-    fairway = FairwayProcess.fromTestClasspath("-Xmx128m").log(dir.resolve("fairway.log"))
-        .start("run", "--userspace", "-f", conf.toString());
+    fairway =
+        FairwayProcess.fromTestClasspath("-Xmx128m")
+            .log(dir.resolve("fairway.log"))
+            .start("run", "--userspace", "-f", conf.toString());
     await().atMost(Duration.ofSeconds(60)).until(() -> UserspaceRunTest.get(vip).equals("b1"));
 
-    Files.writeString(conf, "~SEQ(a,1,200) ~SEQ(b,1,200) ~SEQ(c,1,200) virtual_server "
-        + "10.${a}.${b}.${c} 80 { real_server 127.0.0.1 8080 { weight 1 } }\n");
+    Files.writeString(
+        conf,
+        "~SEQ(a,1,200) ~SEQ(b,1,200) ~SEQ(c,1,200) virtual_server "
+            + "10.${a}.${b}.${c} 80 { real_server 127.0.0.1 8080 { weight 1 } }\n");
     fairway.signal("HUP");
     // Requests on fresh connections until the refusal is logged (bounded: at most 5,000).
     List<String> answers = new ArrayList<>();
@@ -65,13 +71,14 @@ class ReloadBombRunTest {
       answers.add(UserspaceRunTest.get(vip));
     }
     assertThat(fairway.log()).contains("reload refused");
-    assertThat(answers).as("requests made during the reload").isNotEmpty()
-        .allMatch("b1"::equals);
+    assertThat(answers).as("requests made during the reload").isNotEmpty().allMatch("b1"::equals);
     assertThat(UserspaceRunTest.get(vip)).isEqualTo("b1");
 
     String text = fairway.log();
-    assertThat(text.lines().filter(l -> l.contains("reload refused")).toList()).singleElement()
-        .asString().contains(conf + ":1: ~SEQ(a,1,200) goes past the limit of 1,000,000 words");
+    assertThat(text.lines().filter(l -> l.contains("reload refused")).toList())
+        .singleElement()
+        .asString()
+        .contains(conf + ":1: ~SEQ(a,1,200) goes past the limit of 1,000,000 words");
     assertThat(text).doesNotContain("\tat ").doesNotContain("OutOfMemoryError");
     fairway.stop(Duration.ofSeconds(30));
   }

@@ -50,17 +50,26 @@ class ReloadProxyTimeoutsTest {
   }
 
   static String conf(int vip, int backend, String timeouts) {
-    return "virtual_server 127.0.0.1 " + vip + " {\n    lb_algo rr\n    lb_kind HTTP\n    protocol TCP\n" + timeouts
-        + "    real_server 127.0.0.1 " + backend + " {\n        TCP_CHECK {\n            connect_timeout 1\n"
+    return "virtual_server 127.0.0.1 "
+        + vip
+        + " {\n    lb_algo rr\n    lb_kind HTTP\n    protocol TCP\n"
+        + timeouts
+        + "    real_server 127.0.0.1 "
+        + backend
+        + " {\n        TCP_CHECK {\n            connect_timeout 1\n"
         + "        }\n    }\n}\n";
   }
 
-  /** After one answered request, whether the proxy closes the idle keep-alive connection by {@code within}. */
+  /**
+   * After one answered request, whether the proxy closes the idle keep-alive connection by {@code
+   * within}.
+   */
   static void closedWhenIdle(int vip, Duration within) throws Exception {
     try (Socket s = new Socket()) {
       s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), vip), 2000);
       s.setSoTimeout(30_000);
-      s.getOutputStream().write("GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+      s.getOutputStream()
+          .write("GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
       String head = "";
       while (!head.endsWith("ok")) {
         head += (char) s.getInputStream().read();
@@ -72,25 +81,36 @@ class ReloadProxyTimeoutsTest {
   @Test
   void aTimeoutOnlyReloadReachesTheListener() throws Exception {
     backend = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
-    backend.createContext("/", ex -> {
-      ex.sendResponseHeaders(200, 2);
-      ex.getResponseBody().write("ok".getBytes(StandardCharsets.US_ASCII));
-      ex.close();
-    });
+    backend.createContext(
+        "/",
+        ex -> {
+          ex.sendResponseHeaders(200, 2);
+          ex.getResponseBody().write("ok".getBytes(StandardCharsets.US_ASCII));
+          ex.close();
+        });
     backend.start();
     int vip = UserspaceRunTest.freePort();
     int b = backend.getAddress().getPort();
     Path file = dir.resolve("keepalived.conf");
     Files.writeString(file, conf(vip, b, ""));
     table = new ProxyTable(ProxyOptions.defaults().withIoThreads(1), null);
-    daemon = new Daemon(file, new KeepalivedLoader(true, CheckSpecs::from), table,
-        () -> CheckEngine.builder().scheduler(new ManualScheduler()).checkerFactory((v, r, spec) -> up()),
-        Duration.ZERO, Clock.systemUTC());
+    daemon =
+        new Daemon(
+            file,
+            new KeepalivedLoader(true, CheckSpecs::from),
+            table,
+            () ->
+                CheckEngine.builder()
+                    .scheduler(new ManualScheduler())
+                    .checkerFactory((v, r, spec) -> up()),
+            Duration.ZERO,
+            Clock.systemUTC());
     daemon.start();
     Duration keepAlive = Duration.ofMillis(300);
     Files.writeString(file, conf(vip, b, "    proxy_timeouts {\n        keepalive 0.3\n    }\n"));
     assertThat(daemon.reload()).isNull();
-    // Default keep-alive idle is 15 s; the reloaded one is 0.3 s (plus the ticker's quarter and a margin).
+    // Default keep-alive idle is 15 s; the reloaded one is 0.3 s (plus the ticker's quarter and a
+    // margin).
     closedWhenIdle(vip, keepAlive.plus(keepAlive.dividedBy(4)).plusSeconds(2));
   }
 

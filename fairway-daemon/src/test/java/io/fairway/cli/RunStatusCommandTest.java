@@ -20,7 +20,6 @@ import org.junit.jupiter.api.io.TempDir;
 class RunStatusCommandTest {
   @TempDir Path dir;
 
-
   @Test
   void runWithoutAFileIsAUsageError() {
     CliRun r = run("run");
@@ -32,7 +31,9 @@ class RunStatusCommandTest {
   @Test
   void runRefusesAnInvalidFileWithFileAndLine() throws Exception {
     Path conf = dir.resolve("bad.conf");
-    Files.writeString(conf, "virtual_server 10.16.0.1 80 {\n  lb_algo nosuch\n  real_server 10.16.1.1 80 {\n  }\n}\n");
+    Files.writeString(
+        conf,
+        "virtual_server 10.16.0.1 80 {\n  lb_algo nosuch\n  real_server 10.16.1.1 80 {\n  }\n}\n");
     CliRun r = run("run", "-f", conf.toString(), "--admin", "off");
     assertThat(r.code()).isEqualTo(1);
     assertThat(r.err()).contains("bad.conf:2:").contains("nosuch").doesNotContain("Exception");
@@ -42,14 +43,20 @@ class RunStatusCommandTest {
   void runRefusesAMissingFile() {
     CliRun r = run("run", "-f", dir.resolve("nope.conf").toString(), "--admin", "off");
     assertThat(r.code()).isEqualTo(1);
-    assertThat(r.err().strip()).isEqualTo("fairway: " + dir.resolve("nope.conf") + ": cannot read the configuration file: no such file or directory (ENOENT)");
+    assertThat(r.err().strip())
+        .isEqualTo(
+            "fairway: "
+                + dir.resolve("nope.conf")
+                + ": cannot read the configuration file: no such file or directory (ENOENT)");
   }
 
   @Test
   void runRefusesAUserspaceOnlyConfigurationOnTheKernel() throws Exception {
     Path conf = dir.resolve("shard.conf");
-    Files.writeString(conf, "virtual_server 127.0.0.1 8080 {\n  lb_algo shard\n  lb_kind PROXY\n"
-        + "  real_server 127.0.0.1 9001 {\n  }\n}\n");
+    Files.writeString(
+        conf,
+        "virtual_server 127.0.0.1 8080 {\n  lb_algo shard\n  lb_kind PROXY\n"
+            + "  real_server 127.0.0.1 9001 {\n  }\n}\n");
     CliRun r = run("run", "-f", conf.toString(), "--admin", "off");
     assertThat(r.code()).isEqualTo(1);
     assertThat(r.err().strip().lines()).hasSize(1);
@@ -58,7 +65,9 @@ class RunStatusCommandTest {
 
   @Test
   void badOptionsNameTheOption() {
-    assertThat(run("run", "-f", "x", "--admin", "10.1.1.1:80").err()).contains("--admin").contains("loopback");
+    assertThat(run("run", "-f", "x", "--admin", "10.1.1.1:80").err())
+        .contains("--admin")
+        .contains("loopback");
     assertThat(run("run", "-f", "x", "--drift-interval", "-1").err()).contains("--drift-interval");
     for (String bad : new String[] {"0", "-0.01", "61", "NaN"}) {
       CliRun r = run("run", "-f", "x", "--overflow-interval", bad);
@@ -84,8 +93,10 @@ class RunStatusCommandTest {
 
   @Test
   void statusPrintsWhatTheDaemonServes() throws Exception {
-    try (AdminServer server = AdminServer.start(
-        new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), () -> "TCP  10.16.0.1:80 rr\n")) {
+    try (AdminServer server =
+        AdminServer.start(
+            new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+            () -> "TCP  10.16.0.1:80 rr\n")) {
       CliRun r = run("status", "--admin", "127.0.0.1:" + server.address().getPort());
       assertThat(r.code()).as(r.err()).isZero();
       assertThat(r.out()).isEqualTo("TCP  10.16.0.1:80 rr\n");

@@ -33,19 +33,21 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Stateless agreement, the ground ECMP or anycast in front of several Fairways stands on: two
  * {@code fairway run --userspace} processes with the same configuration (only their virtual
- * addresses differ, 127.0.3.1 and 127.0.3.2, since both share this host's loopback) choose the
- * same backend for each of 10,000 flows, for mh and sh (UDP flows from 10,000 client addresses)
- * and shard (HTTP, 10,000 URLs). Then one of the five backends is removed from both files and both
- * reload: the same flows move on both, for mh and shard about 1/5 of them and nothing but what
- * was on the removed backend (plus mh's small Maglev disruption); sh rebuilds its table
- * round-robin, as the kernel's does, so much more moves there (see docs/scale-out.md).
+ * addresses differ, 127.0.3.1 and 127.0.3.2, since both share this host's loopback) choose the same
+ * backend for each of 10,000 flows, for mh and sh (UDP flows from 10,000 client addresses) and
+ * shard (HTTP, 10,000 URLs). Then one of the five backends is removed from both files and both
+ * reload: the same flows move on both, for mh and shard about 1/5 of them and nothing but what was
+ * on the removed backend (plus mh's small Maglev disruption); sh rebuilds its table round-robin, as
+ * the kernel's does, so much more moves there (see docs/scale-out.md).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ScaleOutAgreementTest {
   static final int FLOWS = 10_000;
   static final int BACKENDS = 5;
+
   /** Client threads: a flow is one round trip through a proxy, mostly waiting. */
   static final int CLIENTS = 16;
+
   static final String[] NODES = {"127.0.3.1", "127.0.3.2"};
   @TempDir static Path dir;
   final List<HttpServer> http = new ArrayList<>();
@@ -64,18 +66,37 @@ class ScaleOutAgreementTest {
     mhPort = UserspaceUdpRunTest.freeUdpPort();
     shPort = UserspaceUdpRunTest.freeUdpPort();
     httpPort = UserspaceRunTest.freePort();
-    String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    String cp =
+        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
     for (int n = 0; n < 2; n++) {
       Path conf = dir.resolve("node" + n + ".conf");
       Files.writeString(conf, conf(NODES[n], List.of(1, 2, 3, 4, 5)));
-      fairway[n] = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-          "-Xmx256m", "-cp", cp, "io.fairway.cli.Main", "run", "--userspace", "--admin", "off", "-f", conf.toString())
-          .redirectErrorStream(true).redirectOutput(dir.resolve("node" + n + ".log").toFile()).start();
+      fairway[n] =
+          new ProcessBuilder(
+                  Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                  "-Xmx256m",
+                  "-cp",
+                  cp,
+                  "io.fairway.cli.Main",
+                  "run",
+                  "--userspace",
+                  "--admin",
+                  "off",
+                  "-f",
+                  conf.toString())
+              .redirectErrorStream(true)
+              .redirectOutput(dir.resolve("node" + n + ".log").toFile())
+              .start();
     }
     for (String node : NODES) {
-      await().atMost(Duration.ofSeconds(90)).ignoreExceptions()
-          .until(() -> udpAsk(node, mhPort, 0).startsWith("b") && udpAsk(node, shPort, 0).startsWith("b")
-              && httpAsk(client(), node, "/ready").startsWith("b"));
+      await()
+          .atMost(Duration.ofSeconds(90))
+          .ignoreExceptions()
+          .until(
+              () ->
+                  udpAsk(node, mhPort, 0).startsWith("b")
+                      && udpAsk(node, shPort, 0).startsWith("b")
+                      && httpAsk(client(), node, "/ready").startsWith("b"));
     }
   }
 
@@ -96,20 +117,35 @@ class ScaleOutAgreementTest {
   /** The one file both nodes run, but for the address their services listen on. */
   String conf(String vip, List<Integer> backends) {
     StringBuilder s = new StringBuilder("global_defs {\n lvs_timeouts udp 1\n}\n");
-    for (String[] v : new String[][] {{"mh", Integer.toString(mhPort)}, {"sh", Integer.toString(shPort)}}) {
-      s.append("virtual_server ").append(vip).append(' ').append(v[1]).append(" {\n lb_algo ").append(v[0])
+    for (String[] v :
+        new String[][] {{"mh", Integer.toString(mhPort)}, {"sh", Integer.toString(shPort)}}) {
+      s.append("virtual_server ")
+          .append(vip)
+          .append(' ')
+          .append(v[1])
+          .append(" {\n lb_algo ")
+          .append(v[0])
           .append("\n lb_kind NAT\n protocol UDP\n");
       for (int b : backends) {
-        s.append(" real_server 127.0.0.1 ").append(udp.get(b - 1).getLocalPort()).append(" {\n  name b").append(b)
+        s.append(" real_server 127.0.0.1 ")
+            .append(udp.get(b - 1).getLocalPort())
+            .append(" {\n  name b")
+            .append(b)
             .append("\n }\n");
       }
       s.append("}\n");
     }
-    s.append("virtual_server ").append(vip).append(' ').append(httpPort)
+    s.append("virtual_server ")
+        .append(vip)
+        .append(' ')
+        .append(httpPort)
         .append(" {\n lb_algo shard\n lb_kind HTTP\n protocol TCP\n shard {\n  by URL\n }\n");
     for (int b : backends) {
-      s.append(" real_server 127.0.0.1 ").append(http.get(b - 1).getAddress().getPort()).append(" {\n  name b")
-          .append(b).append("\n }\n");
+      s.append(" real_server 127.0.0.1 ")
+          .append(http.get(b - 1).getAddress().getPort())
+          .append(" {\n  name b")
+          .append(b)
+          .append("\n }\n");
     }
     return s.append("}\n").toString();
   }
@@ -123,16 +159,22 @@ class ScaleOutAgreementTest {
     for (List<List<String>> scheme : List.of(mh, sh, shard)) {
       assertThat(scheme.get(1)).as("node 2 chose what node 1 chose").isEqualTo(scheme.get(0));
       assertThat(scheme.get(0)).as("every flow answered").allMatch(s -> s.startsWith("b"));
-      assertThat(scheme.get(0).stream().distinct()).as("the flows spread over every backend").hasSize(BACKENDS);
+      assertThat(scheme.get(0).stream().distinct())
+          .as("the flows spread over every backend")
+          .hasSize(BACKENDS);
     }
 
     for (int n = 0; n < 2; n++) {
       Files.writeString(dir.resolve("node" + n + ".conf"), conf(NODES[n], List.of(1, 2, 4, 5)));
-      assertThat(new ProcessBuilder("kill", "-HUP", Long.toString(fairway[n].pid())).start().waitFor()).isZero();
+      assertThat(
+              new ProcessBuilder("kill", "-HUP", Long.toString(fairway[n].pid())).start().waitFor())
+          .isZero();
     }
     for (int n = 0; n < 2; n++) {
       Path log = dir.resolve("node" + n + ".log");
-      await().atMost(Duration.ofSeconds(60)).until(() -> Files.readString(log).contains("reloaded "));
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> Files.readString(log).contains("reloaded "));
     }
     List<List<String>> mh2 = udpFlows(mhPort);
     List<List<String>> sh2 = udpFlows(shPort);
@@ -141,49 +183,78 @@ class ScaleOutAgreementTest {
 
     StringBuilder report = new StringBuilder();
     for (Object[] s : new Object[][] {{"mh", mh, mh2}, {"sh", sh, sh2}, {"shard", shard, shard2}}) {
-      @SuppressWarnings("unchecked") List<List<String>> before = (List<List<String>>) s[1];
-      @SuppressWarnings("unchecked") List<List<String>> after = (List<List<String>>) s[2];
-      assertThat(after.get(1)).as(s[0] + " after the removal: node 2 chose what node 1 chose").isEqualTo(after.get(0));
-      assertThat(after.get(0)).as(s[0] + ": nothing goes to the removed backend").doesNotContain("b3")
+      @SuppressWarnings("unchecked")
+      List<List<String>> before = (List<List<String>>) s[1];
+      @SuppressWarnings("unchecked")
+      List<List<String>> after = (List<List<String>>) s[2];
+      assertThat(after.get(1))
+          .as(s[0] + " after the removal: node 2 chose what node 1 chose")
+          .isEqualTo(after.get(0));
+      assertThat(after.get(0))
+          .as(s[0] + ": nothing goes to the removed backend")
+          .doesNotContain("b3")
           .allMatch(x -> x.startsWith("b"));
       List<Integer> moved = moved(before.get(0), after.get(0));
-      assertThat(moved).as(s[0] + ": the same flows moved on both").isEqualTo(moved(before.get(1), after.get(1)));
+      assertThat(moved)
+          .as(s[0] + ": the same flows moved on both")
+          .isEqualTo(moved(before.get(1), after.get(1)));
       long onRemoved = before.get(0).stream().filter("b3"::equals).count();
       long others = moved.stream().filter(i -> !before.get(0).get(i).equals("b3")).count();
-      report.append(String.format("%s: %d of %d flows moved (%.1f %%), %d of them were on the removed backend%n",
-          s[0], moved.size(), FLOWS, 100.0 * moved.size() / FLOWS, moved.size() - others));
-      assertThat(moved.size()).as(s[0] + ": whatever was on the removed backend moves").isGreaterThanOrEqualTo((int) onRemoved);
+      report.append(
+          String.format(
+              "%s: %d of %d flows moved (%.1f %%), %d of them were on the removed backend%n",
+              s[0], moved.size(), FLOWS, 100.0 * moved.size() / FLOWS, moved.size() - others));
+      assertThat(moved.size())
+          .as(s[0] + ": whatever was on the removed backend moves")
+          .isGreaterThanOrEqualTo((int) onRemoved);
       if (!s[0].equals("sh")) {
-        assertThat(moved.size() / (double) FLOWS).as(s[0] + ": about 1/N move\n" + report).isBetween(0.15, 0.25);
+        assertThat(moved.size() / (double) FLOWS)
+            .as(s[0] + ": about 1/N move\n" + report)
+            .isBetween(0.15, 0.25);
       }
       if (s[0].equals("shard")) {
-        assertThat(others).as("shard: consistent hashing moves only the removed backend's keys").isZero();
+        assertThat(others)
+            .as("shard: consistent hashing moves only the removed backend's keys")
+            .isZero();
       }
       if (s[0].equals("mh")) {
-        assertThat(others).as("mh: Maglev's disruption beyond the removed backend's flows").isLessThan(FLOWS / 50);
+        assertThat(others)
+            .as("mh: Maglev's disruption beyond the removed backend's flows")
+            .isLessThan(FLOWS / 50);
       }
     }
-    Files.writeString(Path.of("target", "scale-out-agreement.txt"), report + "took " + took + " ms\n");
+    Files.writeString(
+        Path.of("target", "scale-out-agreement.txt"), report + "took " + took + " ms\n");
     System.out.print(report);
   }
 
   static List<Integer> moved(List<String> before, List<String> after) {
-    return IntStream.range(0, before.size()).filter(i -> !before.get(i).equals(after.get(i))).boxed().toList();
+    return IntStream.range(0, before.size())
+        .filter(i -> !before.get(i).equals(after.get(i)))
+        .boxed()
+        .toList();
   }
 
-  /** Flow {@code i} comes from client address 127.2.x.y: what each node's service answers for it. */
+  /**
+   * Flow {@code i} comes from client address 127.2.x.y: what each node's service answers for it.
+   */
   List<List<String>> udpFlows(int port) throws Exception {
-    return inParallel(i -> {
-      // One socket per flow and pass: a new client port is a new flow, scheduled afresh; sh and mh
-      // (without -port flags) look at the address only.
-      try (DatagramSocket s = new DatagramSocket(new InetSocketAddress(source(i), 0))) {
-        s.setSoTimeout(5000);
-        return new String[] {udpAsk(s, NODES[0], port), udpAsk(s, NODES[1], port)};
-      }
-    });
+    return inParallel(
+        i -> {
+          // One socket per flow and pass: a new client port is a new flow, scheduled afresh; sh and
+          // mh
+          // (without -port flags) look at the address only.
+          try (DatagramSocket s = new DatagramSocket(new InetSocketAddress(source(i), 0))) {
+            s.setSoTimeout(5000);
+            return new String[] {udpAsk(s, NODES[0], port), udpAsk(s, NODES[1], port)};
+          }
+        });
   }
 
-  /** What flow i got from each node, asked by {@link #CLIENTS} threads at once (each waits on a round trip). */
+  /**
+   * What flow i got from each node, asked by {@link #CLIENTS} threads at once (each waits on a
+   * round trip).
+   */
   static List<List<String>> inParallel(Flow flow) throws Exception {
     String[][] got = new String[FLOWS][];
     ExecutorService pool = Executors.newFixedThreadPool(CLIENTS);
@@ -191,12 +262,14 @@ class ScaleOutAgreementTest {
       List<Future<?>> parts = new ArrayList<>();
       for (int c = 0; c < CLIENTS; c++) {
         int first = c;
-        parts.add(pool.submit(() -> {
-          for (int i = first; i < FLOWS; i += CLIENTS) {
-            got[i] = flow.ask(i);
-          }
-          return null;
-        }));
+        parts.add(
+            pool.submit(
+                () -> {
+                  for (int i = first; i < FLOWS; i += CLIENTS) {
+                    got[i] = flow.ask(i);
+                  }
+                  return null;
+                }));
       }
       for (Future<?> f : parts) {
         f.get(10, TimeUnit.MINUTES);
@@ -238,47 +311,62 @@ class ScaleOutAgreementTest {
   /** Flow {@code i} is URL /k/i: what each node's shard service answers for it. */
   List<List<String>> httpFlows() throws Exception {
     HttpClient c = client();
-    return inParallel(i -> new String[] {httpAsk(c, NODES[0], "/k/" + i), httpAsk(c, NODES[1], "/k/" + i)});
+    return inParallel(
+        i -> new String[] {httpAsk(c, NODES[0], "/k/" + i), httpAsk(c, NODES[1], "/k/" + i)});
   }
 
   static HttpClient client() {
-    return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(5)).build();
+    return HttpClient.newBuilder()
+        .version(HttpClient.Version.HTTP_1_1)
+        .connectTimeout(Duration.ofSeconds(5))
+        .build();
   }
 
   String httpAsk(HttpClient c, String node, String path) throws Exception {
-    HttpResponse<String> r = c.send(HttpRequest.newBuilder(URI.create("http://" + node + ":" + httpPort + path))
-        .timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> r =
+        c.send(
+            HttpRequest.newBuilder(URI.create("http://" + node + ":" + httpPort + path))
+                .timeout(Duration.ofSeconds(10))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
     return r.statusCode() == 200 ? r.body() : "HTTP " + r.statusCode();
   }
 
   static HttpServer httpBackend(String name) throws IOException {
-    HttpServer s = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
-    s.createContext("/", ex -> {
-      byte[] body = name.getBytes(StandardCharsets.US_ASCII);
-      ex.sendResponseHeaders(200, body.length);
-      ex.getResponseBody().write(body);
-      ex.close();
-    });
+    HttpServer s =
+        HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
+    s.createContext(
+        "/",
+        ex -> {
+          byte[] body = name.getBytes(StandardCharsets.US_ASCII);
+          ex.sendResponseHeaders(200, body.length);
+          ex.getResponseBody().write(body);
+          ex.close();
+        });
     s.setExecutor(null);
     s.start();
     return s;
   }
 
   static DatagramSocket udpBackend(String name) throws IOException {
-    DatagramSocket s = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+    DatagramSocket s =
+        new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
     byte[] answer = name.getBytes(StandardCharsets.US_ASCII);
-    Thread t = new Thread(() -> {
-      byte[] buf = new byte[64];
-      while (!s.isClosed()) {
-        try {
-          DatagramPacket p = new DatagramPacket(buf, buf.length);
-          s.receive(p);
-          s.send(new DatagramPacket(answer, answer.length, p.getSocketAddress()));
-        } catch (IOException e) {
-          return; // closed at the end
-        }
-      }
-    }, "scale-out-udp-" + name);
+    Thread t =
+        new Thread(
+            () -> {
+              byte[] buf = new byte[64];
+              while (!s.isClosed()) {
+                try {
+                  DatagramPacket p = new DatagramPacket(buf, buf.length);
+                  s.receive(p);
+                  s.send(new DatagramPacket(answer, answer.length, p.getSocketAddress()));
+                } catch (IOException e) {
+                  return; // closed at the end
+                }
+              }
+            },
+            "scale-out-udp-" + name);
     t.setDaemon(true);
     t.start();
     return s;

@@ -15,7 +15,7 @@ class SignalsTest {
   void handlesTheSignalAndRestoresThePreviousHandler() throws Exception {
     // SIGWINCH: harmless to raise in the test JVM, and nobody else's.
     Signal winch = new Signal("WINCH");
-    SignalHandler previous = s -> { };
+    SignalHandler previous = s -> {};
     SignalHandler original = Signal.handle(winch, previous);
     try {
       CountDownLatch ran = new CountDownLatch(1);

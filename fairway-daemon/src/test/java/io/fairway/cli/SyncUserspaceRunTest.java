@@ -42,32 +42,60 @@ class SyncUserspaceRunTest {
     int vip = freePort();
     int admin = freePort();
     Path conf = dir.resolve("keepalived.conf");
-    Files.writeString(conf, "global_defs {\n    lvs_sync_daemon lo\n}\n"
-        + "virtual_server 127.0.0.1 " + vip + " {\n    lb_algo rr\n    lb_kind PROXY\n"
-        + "    protocol TCP\n    real_server 127.0.0.1 " + freePort() + " {\n        weight 1\n"
-        + "    }\n}\n");
-    String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    Files.writeString(
+        conf,
+        "global_defs {\n    lvs_sync_daemon lo\n}\n"
+            + "virtual_server 127.0.0.1 "
+            + vip
+            + " {\n    lb_algo rr\n    lb_kind PROXY\n"
+            + "    protocol TCP\n    real_server 127.0.0.1 "
+            + freePort()
+            + " {\n        weight 1\n"
+            + "    }\n}\n");
+    String cp =
+        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
     Path log = dir.resolve("fairway.log");
-    fairway = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-cp", cp, "io.fairway.cli.Main", "run", "--userspace", "-f", conf.toString(),
-        "--admin", "127.0.0.1:" + admin)
-        .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    fairway =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                cp,
+                "io.fairway.cli.Main",
+                "run",
+                "--userspace",
+                "-f",
+                conf.toString(),
+                "--admin",
+                "127.0.0.1:" + admin)
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile())
+            .start();
     StringWriter out = new StringWriter();
-    await().atMost(Duration.ofSeconds(60)).until(() -> {
-      out.getBuffer().setLength(0);
-      return Main.execute(new String[] {"status", "--admin", "127.0.0.1:" + admin},
-          new PrintWriter(out, true), new PrintWriter(new StringWriter(), true)) == 0;
-    });
-    assertThat(out.toString()).contains("127.0.0.1:" + vip)
-        .contains("IPVS sync daemon: not started (the userspace data plane has no IPVS "
-            + "connections)");
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () -> {
+              out.getBuffer().setLength(0);
+              return Main.execute(
+                      new String[] {"status", "--admin", "127.0.0.1:" + admin},
+                      new PrintWriter(out, true),
+                      new PrintWriter(new StringWriter(), true))
+                  == 0;
+            });
+    assertThat(out.toString())
+        .contains("127.0.0.1:" + vip)
+        .contains(
+            "IPVS sync daemon: not started (the userspace data plane has no IPVS "
+                + "connections)");
     fairway.destroy(); // SIGTERM
     assertThat(fairway.waitFor(60, TimeUnit.SECONDS)).isTrue();
     assertThat(fairway.exitValue()).as(Files.readString(log)).isZero();
     assertThat(Files.readString(log).lines().filter(l -> l.contains("lvs_sync_daemon")))
         .singleElement(org.assertj.core.api.InstanceOfAssertFactories.STRING)
-        .contains(conf + ":2: lvs_sync_daemon does not apply to the userspace data plane "
-            + "(--userspace): its connections live in the proxy and are not synchronised; no "
-            + "sync daemon started");
+        .contains(
+            conf
+                + ":2: lvs_sync_daemon does not apply to the userspace data plane "
+                + "(--userspace): its connections live in the proxy and are not synchronised; no "
+                + "sync daemon started");
   }
 }

@@ -43,12 +43,14 @@ class SystemdNotifyRunTest {
   @Test
   void readyAfterTheTableIsAppliedReloadingAroundSighupStoppingAtSigterm() throws Exception {
     backend = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
-    backend.createContext("/", ex -> {
-      byte[] body = "b1".getBytes(StandardCharsets.UTF_8);
-      ex.sendResponseHeaders(200, body.length);
-      ex.getResponseBody().write(body);
-      ex.close();
-    });
+    backend.createContext(
+        "/",
+        ex -> {
+          byte[] body = "b1".getBytes(StandardCharsets.UTF_8);
+          ex.sendResponseHeaders(200, body.length);
+          ex.getResponseBody().write(body);
+          ex.close();
+        });
     backend.start();
     int vip = UserspaceRunTest.freePort();
     Path conf = dir.resolve("keepalived.conf");
@@ -58,29 +60,41 @@ class SystemdNotifyRunTest {
     // is read): "b1" once traffic flows, "" before.
     Map<String, String> servedWhen = new ConcurrentHashMap<>();
     String name = "@pkg-notify-run-" + ProcessHandle.current().pid();
-    try (NotifySocket systemd = new NotifySocket(name,
-        m -> servedWhen.put(m.lines().findFirst().orElse(""), UserspaceRunTest.get(vip)))) {
-      fairway = FairwayProcess.fromTestClasspath().env("NOTIFY_SOCKET", name)
-          .log(dir.resolve("fairway.log"))
-          .start("run", "--userspace", "-f", conf.toString(), "--admin", "off");
+    try (NotifySocket systemd =
+        new NotifySocket(
+            name,
+            m -> servedWhen.put(m.lines().findFirst().orElse(""), UserspaceRunTest.get(vip)))) {
+      fairway =
+          FairwayProcess.fromTestClasspath()
+              .env("NOTIFY_SOCKET", name)
+              .log(dir.resolve("fairway.log"))
+              .start("run", "--userspace", "-f", conf.toString(), "--admin", "off");
 
       await().atMost(Duration.ofSeconds(60)).until(() -> has(systemd, "READY=1"));
       List<String> start = systemd.messages();
       assertThat(start.get(0)).as(fairway.log()).startsWith("STATUS=applying " + conf);
-      assertThat(start).last().asString()
+      assertThat(start)
+          .last()
+          .asString()
           .isEqualTo("READY=1\nSTATUS=running " + conf + " (1 virtual servers)");
       assertThat(servedWhen.get("STATUS=applying " + conf)).isEmpty();
       assertThat(servedWhen.get("READY=1")).isEqualTo("b1");
 
       fairway.signal("HUP");
-      await().atMost(Duration.ofSeconds(30)).until(() -> systemd.messages().size() >= start.size() + 2);
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> systemd.messages().size() >= start.size() + 2);
       List<String> reload = systemd.messages().subList(start.size(), start.size() + 2);
-      assertThat(reload.get(0)).matches("RELOADING=1\nMONOTONIC_USEC=\\d+\nSTATUS=reloading " + conf);
-      assertThat(reload.get(1)).isEqualTo("READY=1\nSTATUS=running " + conf + " (reload 1 applied)");
+      assertThat(reload.get(0))
+          .matches("RELOADING=1\nMONOTONIC_USEC=\\d+\nSTATUS=reloading " + conf);
+      assertThat(reload.get(1))
+          .isEqualTo("READY=1\nSTATUS=running " + conf + " (reload 1 applied)");
 
       Files.writeString(conf, "virtual_server 127.0.0.1 " + vip + " {\n    lb_algo nosuch\n");
       fairway.signal("HUP");
-      await().atMost(Duration.ofSeconds(30)).until(() -> systemd.messages().size() >= start.size() + 4);
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> systemd.messages().size() >= start.size() + 4);
       assertThat(systemd.messages().get(start.size() + 3))
           .startsWith("READY=1\nSTATUS=reload refused, still running the previous configuration: ")
           .contains("keepalived.conf:");
@@ -93,5 +107,4 @@ class SystemdNotifyRunTest {
   private static boolean has(NotifySocket s, String first) {
     return s.messages().stream().anyMatch(m -> m.startsWith(first));
   }
-
 }

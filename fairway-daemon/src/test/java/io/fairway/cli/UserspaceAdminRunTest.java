@@ -8,8 +8,6 @@ import com.sun.net.httpserver.HttpServer;
 import io.fairway.daemon.Promtool;
 import io.fairway.daemon.admin.Json;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ProxySelector;
@@ -40,15 +38,18 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code fairway run --userspace} as a process with real backends, driven through the CLI and the
  * admin API: drain under wrk load loses no request and moves new connections elsewhere, drain
  * --wait answers at idle (and fails at its timeout while a connection is open), maint and ready,
- * admin state across SIGHUP and across a restart with --state-file, the generated token file,
- * 401 from the CLI, metrics that count what was sent.
+ * admin state across SIGHUP and across a restart with --state-file, the generated token file, 401
+ * from the CLI, metrics that count what was sent.
  */
 class UserspaceAdminRunTest {
   @TempDir Path dir;
   final List<HttpServer> backends = new ArrayList<>();
   final Map<String, AtomicLong> hits = new ConcurrentHashMap<>();
-  final HttpClient http = HttpClient.newBuilder().proxy(ProxySelector.of(null))
-      .connectTimeout(Duration.ofSeconds(2)).build();
+  final HttpClient http =
+      HttpClient.newBuilder()
+          .proxy(ProxySelector.of(null))
+          .connectTimeout(Duration.ofSeconds(2))
+          .build();
   Process fairway;
   int admin;
   Path log;
@@ -62,16 +63,19 @@ class UserspaceAdminRunTest {
   }
 
   int backend(String name) throws IOException {
-    HttpServer s = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 128);
+    HttpServer s =
+        HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 128);
     AtomicLong n = new AtomicLong();
     hits.put(name, n);
-    s.createContext("/", ex -> {
-      n.incrementAndGet();
-      byte[] body = name.getBytes(StandardCharsets.UTF_8);
-      ex.sendResponseHeaders(200, body.length);
-      ex.getResponseBody().write(body);
-      ex.close();
-    });
+    s.createContext(
+        "/",
+        ex -> {
+          n.incrementAndGet();
+          byte[] body = name.getBytes(StandardCharsets.UTF_8);
+          ex.sendResponseHeaders(200, body.length);
+          ex.getResponseBody().write(body);
+          ex.close();
+        });
     s.setExecutor(Executors.newFixedThreadPool(4));
     s.start();
     backends.add(s);
@@ -79,31 +83,52 @@ class UserspaceAdminRunTest {
   }
 
   void startFairway(Path conf, Path state) throws Exception {
-    String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    String cp =
+        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
     log = dir.resolve("fairway-" + System.nanoTime() + ".log");
-    ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-cp", cp, "io.fairway.cli.Main", "run", "--userspace", "-f", conf.toString(),
-        "--admin", "127.0.0.1:" + admin, "--state-file", state.toString())
-        .redirectErrorStream(true).redirectOutput(log.toFile());
+    ProcessBuilder pb =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                cp,
+                "io.fairway.cli.Main",
+                "run",
+                "--userspace",
+                "-f",
+                conf.toString(),
+                "--admin",
+                "127.0.0.1:" + admin,
+                "--state-file",
+                state.toString())
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile());
     pb.environment().put("FAIRWAY_RUNTIME_DIR", dir.resolve("run").toString());
     fairway = pb.start();
-    await().atMost(Duration.ofSeconds(60)).until(() -> {
-      try {
-        return get("/readyz").statusCode() == 200;
-      } catch (IOException e) {
-        return false;
-      }
-    });
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () -> {
+              try {
+                return get("/readyz").statusCode() == 200;
+              } catch (IOException e) {
+                return false;
+              }
+            });
   }
 
   HttpResponse<String> get(String path) throws IOException, InterruptedException {
-    return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + admin + path))
-        .timeout(Duration.ofSeconds(5)).GET().build(), HttpResponse.BodyHandlers.ofString());
+    return http.send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + admin + path))
+            .timeout(Duration.ofSeconds(5))
+            .GET()
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 
   CliRun cli(String... args) {
     List<String> a = new ArrayList<>(List.of(args));
-    a.addAll(List.of("--admin", "127.0.0.1:" + admin, "--admin-token-file", tokenFile().toString()));
+    a.addAll(
+        List.of("--admin", "127.0.0.1:" + admin, "--admin-token-file", tokenFile().toString()));
     return CliRun.run(a.toArray(String[]::new));
   }
 
@@ -126,7 +151,10 @@ class UserspaceAdminRunTest {
 
   static Process wrk(int vip, String duration) throws IOException {
     Path wrk = io.fairway.testkit.ExternalPrograms.require("wrk", "/usr/bin/wrk");
-    return new ProcessBuilder(wrk.toString(), "-t1", "-c4", "-d" + duration, "http://127.0.0.1:" + vip + "/").redirectErrorStream(true).start();
+    return new ProcessBuilder(
+            wrk.toString(), "-t1", "-c4", "-d" + duration, "http://127.0.0.1:" + vip + "/")
+        .redirectErrorStream(true)
+        .start();
   }
 
   /** Whether the other end closed the socket (end of stream), without blocking for long. */
@@ -141,8 +169,15 @@ class UserspaceAdminRunTest {
   }
 
   static double metric(String scrape, String name, String rs) {
-    Matcher m = Pattern.compile("^" + Pattern.quote(name) + "\\{real_server=\"" + Pattern.quote(rs)
-        + "\",virtual_server=\"[^\"]+\"} (\\S+)$", Pattern.MULTILINE).matcher(scrape);
+    Matcher m =
+        Pattern.compile(
+                "^"
+                    + Pattern.quote(name)
+                    + "\\{real_server=\""
+                    + Pattern.quote(rs)
+                    + "\",virtual_server=\"[^\"]+\"} (\\S+)$",
+                Pattern.MULTILINE)
+            .matcher(scrape);
     assertThat(m.find()).as(name + " for " + rs + " in\n" + scrape).isTrue();
     return Double.parseDouble(m.group(1));
   }
@@ -161,10 +196,15 @@ class UserspaceAdminRunTest {
     String vs = "127.0.0.1:" + vip;
 
     // The generated token: 0600 in the runtime directory, its path logged.
-    assertThat(Files.getPosixFilePermissions(tokenFile())).isEqualTo(PosixFilePermissions.fromString("rw-------"));
+    assertThat(Files.getPosixFilePermissions(tokenFile()))
+        .isEqualTo(PosixFilePermissions.fromString("rw-------"));
     assertThat(Files.readString(log)).contains("admin token written to " + tokenFile());
-    await().atMost(Duration.ofSeconds(30)).until(() -> hits.get("b1").get() > 0 && hits.get("b2").get() > 0
-        || UserspaceRunTest.get(vip).isEmpty() && false);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                hits.get("b1").get() > 0 && hits.get("b2").get() > 0
+                    || UserspaceRunTest.get(vip).isEmpty() && false);
 
     // Metrics count what was sent: 20 requests, 20 connections more over the two servers.
     String before = get("/metrics").body();
@@ -172,15 +212,26 @@ class UserspaceAdminRunTest {
       assertThat(UserspaceRunTest.get(vip)).isIn("b1", "b2");
     }
     String after = get("/metrics").body();
-    double delta = metric(after, "fairway_server_connections_total", b1) - metric(before, "fairway_server_connections_total", b1)
-        + metric(after, "fairway_server_connections_total", "127.0.0.1:" + p2)
-        - metric(before, "fairway_server_connections_total", "127.0.0.1:" + p2);
+    double delta =
+        metric(after, "fairway_server_connections_total", b1)
+            - metric(before, "fairway_server_connections_total", b1)
+            + metric(after, "fairway_server_connections_total", "127.0.0.1:" + p2)
+            - metric(before, "fairway_server_connections_total", "127.0.0.1:" + p2);
     assertThat(delta).isEqualTo(20.0);
     // Every check attempt is timed and counted by outcome (once the first check has run).
-    await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> assertThat(get("/metrics").body()).containsPattern("fairway_check_results_total\\{check=\"tcp\",outcome=\"success\",real_server=\""
-        + Pattern.quote(b1) + "\",virtual_server=\"[^\"]+\"} [1-9]")
-        .containsPattern("fairway_check_duration_seconds_count\\{check=\"tcp\",real_server=\"" + Pattern.quote(b1)
-        + "\",virtual_server=\"[^\"]+\"} [1-9]"));
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .untilAsserted(
+            () ->
+                assertThat(get("/metrics").body())
+                    .containsPattern(
+                        "fairway_check_results_total\\{check=\"tcp\",outcome=\"success\",real_server=\""
+                            + Pattern.quote(b1)
+                            + "\",virtual_server=\"[^\"]+\"} [1-9]")
+                    .containsPattern(
+                        "fairway_check_duration_seconds_count\\{check=\"tcp\",real_server=\""
+                            + Pattern.quote(b1)
+                            + "\",virtual_server=\"[^\"]+\"} [1-9]"));
     Promtool.assertClean(after, dir);
 
     // Drain under wrk load (keep-alive connections): established connections carry on (drain is
@@ -196,13 +247,19 @@ class UserspaceAdminRunTest {
       assertThat(UserspaceRunTest.get(vip)).as("a new connection after the drain").isEqualTo("b2");
     }
     await().atMost(Duration.ofSeconds(10)).until(() -> hits.get("b1").get() > b1AtDrain + 50);
-    assertThat(server(b1).get("active_connections").asInt()).as("wrk's connections to b1 continue").isPositive();
+    assertThat(server(b1).get("active_connections").asInt())
+        .as("wrk's connections to b1 continue")
+        .isPositive();
     CliRun idle = cli("server", "drain", vs, b1, "--wait", "--timeout", "40s");
     assertThat(idle.code()).as(idle.err()).isZero();
     assertThat(idle.out()).contains("drained, no active connection left");
     assertThat(load.waitFor(30, TimeUnit.SECONDS)).isTrue();
     String wrkOut = new String(load.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(wrkOut).as(wrkOut).contains("requests in").doesNotContain("Socket errors").doesNotContain("Non-2xx");
+    assertThat(wrkOut)
+        .as(wrkOut)
+        .contains("requests in")
+        .doesNotContain("Socket errors")
+        .doesNotContain("Non-2xx");
     JsonNode s = server(b1);
     assertThat(s.get("state").asText()).isEqualTo("drain");
     assertThat(s.get("active_connections").asInt()).isZero();
@@ -213,33 +270,49 @@ class UserspaceAdminRunTest {
     assertThat(server(b1).get("in_table").asBoolean()).isFalse();
     assertThat(cli("server", "ready", vs, b1).code()).isZero();
     long b1Ready = hits.get("b1").get();
-    await().atMost(Duration.ofSeconds(10)).until(() -> {
-      UserspaceRunTest.get(vip);
-      return hits.get("b1").get() > b1Ready;
-    });
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> {
+              UserspaceRunTest.get(vip);
+              return hits.get("b1").get() > b1Ready;
+            });
 
     // drain --wait with a connection open to the server: 408 at the timeout, exit 1.
     String p2s = "127.0.0.1:" + p2;
     List<Socket> held = new ArrayList<>();
     try {
-      await().atMost(Duration.ofSeconds(10)).until(() -> {
-        Socket k = new Socket();
-        k.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), vip), 2000);
-        held.add(k);
-        return server(p2s).get("active_connections").asInt() > 0 && server(b1).get("active_connections").asInt() > 0;
-      });
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(
+              () -> {
+                Socket k = new Socket();
+                k.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), vip), 2000);
+                held.add(k);
+                return server(p2s).get("active_connections").asInt() > 0
+                    && server(b1).get("active_connections").asInt() > 0;
+              });
       CliRun timeout = cli("server", "drain", vs, p2s, "--wait", "--timeout", "1s");
       assertThat(timeout.code()).isEqualTo(1);
-      assertThat(timeout.err()).startsWith("fairway: ").contains("active connection").doesNotContain("\n\tat");
+      assertThat(timeout.err())
+          .startsWith("fairway: ")
+          .contains("active connection")
+          .doesNotContain("\n\tat");
 
       // maint closes established connections as removal does (drain left them open).
       for (Socket k : held) {
         k.setSoTimeout(50);
       }
       assertThat(cli("server", "maint", vs, b1).code()).isZero();
-      await().atMost(Duration.ofSeconds(10)).until(() -> server(b1).get("active_connections").asInt() == 0);
-      await().atMost(Duration.ofSeconds(10)).until(() -> held.stream().anyMatch(UserspaceAdminRunTest::closedByPeer));
-      assertThat(server(p2s).get("active_connections").asInt()).as("the drained server's stay open").isPositive();
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> server(b1).get("active_connections").asInt() == 0);
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> held.stream().anyMatch(UserspaceAdminRunTest::closedByPeer));
+      assertThat(server(p2s).get("active_connections").asInt())
+          .as("the drained server's stay open")
+          .isPositive();
       assertThat(cli("server", "ready", vs, b1).code()).isZero();
     } finally {
       for (Socket k : held) {
@@ -251,7 +324,8 @@ class UserspaceAdminRunTest {
     assertThat(server(b1).get("effective_weight").asInt()).isEqualTo(5);
 
     // SIGHUP keeps admin state for servers that still exist.
-    assertThat(new ProcessBuilder("kill", "-HUP", Long.toString(fairway.pid())).start().waitFor()).isZero();
+    assertThat(new ProcessBuilder("kill", "-HUP", Long.toString(fairway.pid())).start().waitFor())
+        .isZero();
     await().atMost(Duration.ofSeconds(30)).until(() -> Files.readString(log).contains("reloaded "));
     assertThat(server(p2s).get("admin_state").asText()).isEqualTo("drain");
     assertThat(server(b1).get("effective_weight").asInt()).isEqualTo(5);
@@ -270,10 +344,21 @@ class UserspaceAdminRunTest {
     // Wrong token: 401, one line naming where the token is read from, nothing changed.
     Path wrong = dir.resolve("wrong.token");
     Files.writeString(wrong, "nope\n");
-    CliRun refused = CliRun.run("server", "ready", vs, p2s, "--admin", "127.0.0.1:" + admin,
-        "--admin-token-file", wrong.toString());
+    CliRun refused =
+        CliRun.run(
+            "server",
+            "ready",
+            vs,
+            p2s,
+            "--admin",
+            "127.0.0.1:" + admin,
+            "--admin-token-file",
+            wrong.toString());
     assertThat(refused.code()).isEqualTo(1);
-    assertThat(refused.err()).contains("token was refused").contains(wrong.toString()).hasLineCount(1);
+    assertThat(refused.err())
+        .contains("token was refused")
+        .contains(wrong.toString())
+        .hasLineCount(1);
     assertThat(server(p2s).get("admin_state").asText()).isEqualTo("drain");
     CliRun unknown = cli("server", "drain", vs, "127.0.0.1:1");
     assertThat(unknown.code()).isEqualTo(1);
@@ -284,7 +369,9 @@ class UserspaceAdminRunTest {
 
   static double sum(String scrape, String name, String labelFilter) {
     double total = 0;
-    Matcher m = Pattern.compile("^" + Pattern.quote(name) + "\\{([^}]*)} (\\S+)$", Pattern.MULTILINE).matcher(scrape);
+    Matcher m =
+        Pattern.compile("^" + Pattern.quote(name) + "\\{([^}]*)} (\\S+)$", Pattern.MULTILINE)
+            .matcher(scrape);
     while (m.find()) {
       if (m.group(1).contains(labelFilter)) {
         total += Double.parseDouble(m.group(2));
@@ -300,29 +387,47 @@ class UserspaceAdminRunTest {
     int vip = UserspaceRunTest.freePort();
     admin = UserspaceRunTest.freePort();
     Path conf = dir.resolve("keepalived.conf");
-    Files.writeString(conf, UserspaceRunTest.conf(vip, p1, p2).replace("lb_kind PROXY", "lb_kind HTTP"));
+    Files.writeString(
+        conf, UserspaceRunTest.conf(vip, p1, p2).replace("lb_kind PROXY", "lb_kind HTTP"));
     startFairway(conf, dir.resolve("state.json"));
-    HttpClient c = HttpClient.newBuilder().proxy(ProxySelector.of(null)).version(HttpClient.Version.HTTP_1_1).build();
-    HttpRequest req = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + vip + "/")).timeout(Duration.ofSeconds(5)).build();
-    await().atMost(Duration.ofSeconds(30)).until(() -> {
-      try {
-        return c.send(req, HttpResponse.BodyHandlers.ofString()).statusCode() == 200;
-      } catch (IOException e) {
-        return false;
-      }
-    });
+    HttpClient c =
+        HttpClient.newBuilder()
+            .proxy(ProxySelector.of(null))
+            .version(HttpClient.Version.HTTP_1_1)
+            .build();
+    HttpRequest req =
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + vip + "/"))
+            .timeout(Duration.ofSeconds(5))
+            .build();
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () -> {
+              try {
+                return c.send(req, HttpResponse.BodyHandlers.ofString()).statusCode() == 200;
+              } catch (IOException e) {
+                return false;
+              }
+            });
     String before = get("/metrics").body();
     for (int i = 0; i < 30; i++) {
       assertThat(c.send(req, HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
     }
     String after = get("/metrics").body();
-    assertThat(sum(after, "fairway_http_responses_total", "class=\"2xx\"")
-        - sum(before, "fairway_http_responses_total", "class=\"2xx\"")).isEqualTo(30.0);
-    assertThat(sum(after, "fairway_http_request_duration_seconds_count", "")
-        - sum(before, "fairway_http_request_duration_seconds_count", "")).isEqualTo(30.0);
+    assertThat(
+            sum(after, "fairway_http_responses_total", "class=\"2xx\"")
+                - sum(before, "fairway_http_responses_total", "class=\"2xx\""))
+        .isEqualTo(30.0);
+    assertThat(
+            sum(after, "fairway_http_request_duration_seconds_count", "")
+                - sum(before, "fairway_http_request_duration_seconds_count", ""))
+        .isEqualTo(30.0);
     assertThat(sum(after, "fairway_http_backend_connect_seconds_count", "")).isPositive();
-    assertThat(after).containsPattern("fairway_http_request_duration_seconds_bucket\\{real_server=\"127.0.0.1:" + p1
-        + "\",virtual_server=\"[^\"]+\",le=\"\\+Inf\"} [1-9]");
+    assertThat(after)
+        .containsPattern(
+            "fairway_http_request_duration_seconds_bucket\\{real_server=\"127.0.0.1:"
+                + p1
+                + "\",virtual_server=\"[^\"]+\",le=\"\\+Inf\"} [1-9]");
     Promtool.assertClean(after, dir);
   }
 }

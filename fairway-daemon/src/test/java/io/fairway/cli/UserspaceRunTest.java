@@ -43,13 +43,16 @@ class UserspaceRunTest {
   }
 
   int backend(String name) throws IOException {
-    HttpServer s = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
-    s.createContext("/", ex -> {
-      byte[] body = name.getBytes(StandardCharsets.UTF_8);
-      ex.sendResponseHeaders(200, body.length);
-      ex.getResponseBody().write(body);
-      ex.close();
-    });
+    HttpServer s =
+        HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
+    s.createContext(
+        "/",
+        ex -> {
+          byte[] body = name.getBytes(StandardCharsets.UTF_8);
+          ex.sendResponseHeaders(200, body.length);
+          ex.getResponseBody().write(body);
+          ex.close();
+        });
     s.start();
     backends.add(s);
     return s.getAddress().getPort();
@@ -62,11 +65,18 @@ class UserspaceRunTest {
   }
 
   static String conf(int vip, int... ports) {
-    StringBuilder sb = new StringBuilder("virtual_server 127.0.0.1 " + vip + " {\n"
-        + "    delay_loop 1\n    lb_algo rr\n    lb_kind PROXY\n    protocol TCP\n");
+    StringBuilder sb =
+        new StringBuilder(
+            "virtual_server 127.0.0.1 "
+                + vip
+                + " {\n"
+                + "    delay_loop 1\n    lb_algo rr\n    lb_kind PROXY\n    protocol TCP\n");
     for (int p : ports) {
-      sb.append("    real_server 127.0.0.1 ").append(p).append(" {\n        weight 1\n"
-          + "        TCP_CHECK {\n            connect_timeout 1\n        }\n    }\n");
+      sb.append("    real_server 127.0.0.1 ")
+          .append(p)
+          .append(
+              " {\n        weight 1\n"
+                  + "        TCP_CHECK {\n            connect_timeout 1\n        }\n    }\n");
     }
     return sb.append("}\n").toString();
   }
@@ -76,7 +86,8 @@ class UserspaceRunTest {
     try (Socket s = new Socket()) {
       s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 3000);
       s.setSoTimeout(3000);
-      s.getOutputStream().write("GET / HTTP/1.0\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+      s.getOutputStream()
+          .write("GET / HTTP/1.0\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
       String response = new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       int body = response.indexOf("\r\n\r\n");
       return body < 0 ? "" : response.substring(body + 4);
@@ -93,19 +104,30 @@ class UserspaceRunTest {
     int admin = freePort();
     Path conf = dir.resolve("keepalived.conf");
     Files.writeString(conf, conf(vip, b1));
-    fairway = FairwayProcess.fromTestClasspath().log(dir.resolve("fairway.log"))
-        .start("run", "--userspace", "-f", conf.toString(), "--admin", "127.0.0.1:" + admin);
+    fairway =
+        FairwayProcess.fromTestClasspath()
+            .log(dir.resolve("fairway.log"))
+            .start("run", "--userspace", "-f", conf.toString(), "--admin", "127.0.0.1:" + admin);
 
     await().atMost(Duration.ofSeconds(60)).until(() -> get(vip).equals("b1"));
 
-    // The admin listener starts once the table is installed, so it may answer a moment after traffic.
+    // The admin listener starts once the table is installed, so it may answer a moment after
+    // traffic.
     StringWriter out = new StringWriter();
-    await().atMost(Duration.ofSeconds(30)).until(() -> {
-      out.getBuffer().setLength(0);
-      return Main.execute(new String[] {"status", "--admin", "127.0.0.1:" + admin},
-          new PrintWriter(out, true), new PrintWriter(new StringWriter(), true)) == 0;
-    });
-    assertThat(out.toString()).contains("TCP  127.0.0.1:" + vip + " rr").contains("127.0.0.1:" + b1);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () -> {
+              out.getBuffer().setLength(0);
+              return Main.execute(
+                      new String[] {"status", "--admin", "127.0.0.1:" + admin},
+                      new PrintWriter(out, true),
+                      new PrintWriter(new StringWriter(), true))
+                  == 0;
+            });
+    assertThat(out.toString())
+        .contains("TCP  127.0.0.1:" + vip + " rr")
+        .contains("127.0.0.1:" + b1);
 
     Files.writeString(conf, conf(vip, b1, b2));
     fairway.signal("HUP");
@@ -117,15 +139,18 @@ class UserspaceRunTest {
     assertThat(get(vip)).isIn("b1", "b2");
 
     // Which transport carried the traffic: io_uring wherever the kernel allows it (auto).
-    String transport = io.netty.channel.uring.IoUring.isAvailable() ? "io_uring"
-        : io.netty.channel.epoll.Epoll.isAvailable() ? "epoll" : "nio";
-    assertThat(fairway.log()).contains("userspace data plane started (" + transport + " transport)");
+    String transport =
+        io.netty.channel.uring.IoUring.isAvailable()
+            ? "io_uring"
+            : io.netty.channel.epoll.Epoll.isAvailable() ? "epoll" : "nio";
+    assertThat(fairway.log())
+        .contains("userspace data plane started (" + transport + " transport)");
 
     assertThat(fairway.stop(Duration.ofSeconds(30))).as(fairway.log()).isZero();
     assertThat(fairway.log()).doesNotContain("\tat ");
     try (Socket s = new Socket()) {
       org.assertj.core.api.Assertions.assertThatThrownBy(
-          () -> s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), vip), 1000))
+              () -> s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), vip), 1000))
           .isInstanceOf(IOException.class);
     }
   }
@@ -134,14 +159,22 @@ class UserspaceRunTest {
   void awaitBoth(int vip) {
     Set<String> seen = new HashSet<>();
     try {
-      await().atMost(Duration.ofSeconds(30)).until(() -> {
-        seen.add(get(vip));
-        return seen.containsAll(Set.of("b1", "b2"));
-      });
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () -> {
+                seen.add(get(vip));
+                return seen.containsAll(Set.of("b1", "b2"));
+              });
     } catch (org.awaitility.core.ConditionTimeoutException e) {
-      throw new AssertionError("after SIGHUP saw only " + seen + "; fairway "
-          + (fairway.alive() ? "still running" : "exited " + fairway.process().exitValue())
-          + ", its log:\n" + fairway.log(), e);
+      throw new AssertionError(
+          "after SIGHUP saw only "
+              + seen
+              + "; fairway "
+              + (fairway.alive() ? "still running" : "exited " + fairway.process().exitValue())
+              + ", its log:\n"
+              + fairway.log(),
+          e);
     }
   }
 
@@ -158,13 +191,22 @@ class UserspaceRunTest {
     Path conf = dir.resolve("keepalived.conf");
     Files.writeString(conf, conf(vip, b1));
     int admin = freePort();
-    fairway = FairwayProcess.fromTestClasspath().prefix("nohup").log(dir.resolve("fairway.log"))
-        .start("run", "--userspace", "-f", conf.toString(), "--admin", "127.0.0.1:" + admin);
+    fairway =
+        FairwayProcess.fromTestClasspath()
+            .prefix("nohup")
+            .log(dir.resolve("fairway.log"))
+            .start("run", "--userspace", "-f", conf.toString(), "--admin", "127.0.0.1:" + admin);
     await().atMost(Duration.ofSeconds(60)).until(() -> get(vip).equals("b1"));
     // The admin endpoint answers once the SIGHUP handler is in place.
-    await().atMost(Duration.ofSeconds(30)).until(() -> Main.execute(
-        new String[] {"status", "--admin", "127.0.0.1:" + admin},
-        new PrintWriter(new StringWriter(), true), new PrintWriter(new StringWriter(), true)) == 0);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                Main.execute(
+                        new String[] {"status", "--admin", "127.0.0.1:" + admin},
+                        new PrintWriter(new StringWriter(), true),
+                        new PrintWriter(new StringWriter(), true))
+                    == 0);
 
     Files.writeString(conf, conf(vip, b1, b2));
     fairway.signal("HUP");
@@ -178,11 +220,13 @@ class UserspaceRunTest {
     int vip = freePort();
     Path conf = dir.resolve("keepalived.conf");
     Files.writeString(conf, conf(vip, freePort()));
-    fairway = FairwayProcess.fromTestClasspath("-Dfairway.proxy.transport=kqueue")
-        .log(dir.resolve("fairway.log"))
-        .start("run", "--userspace", "-f", conf.toString(), "--admin", "off");
+    fairway =
+        FairwayProcess.fromTestClasspath("-Dfairway.proxy.transport=kqueue")
+            .log(dir.resolve("fairway.log"))
+            .start("run", "--userspace", "-f", conf.toString(), "--admin", "off");
     assertThat(fairway.awaitExit(Duration.ofSeconds(30))).as(fairway.log()).isEqualTo(1);
-    assertThat(fairway.log()).contains("fairway: fairway.proxy.transport=kqueue: expected auto, io_uring, epoll or nio")
+    assertThat(fairway.log())
+        .contains("fairway: fairway.proxy.transport=kqueue: expected auto, io_uring, epoll or nio")
         .doesNotContain("\tat ");
   }
 }

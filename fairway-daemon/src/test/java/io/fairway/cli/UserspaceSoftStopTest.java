@@ -21,8 +21,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Soft stop of {@code fairway run --userspace}: a slow download in flight through an HTTP and an
- * L4 virtual server when SIGTERM arrives completes (curl exits 0, not 18 "transfer closed with
+ * Soft stop of {@code fairway run --userspace}: a slow download in flight through an HTTP and an L4
+ * virtual server when SIGTERM arrives completes (curl exits 0, not 18 "transfer closed with
  * outstanding read data remaining"), the listeners stop accepting at once, and the daemon exits 0
  * when the downloads are done; a second SIGTERM stops at once.
  *
@@ -43,27 +43,43 @@ class UserspaceSoftStopTest {
   void start() throws Exception {
     io.fairway.testkit.ExternalPrograms.require("curl", "/usr/bin/curl");
     backend = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
-    backend.createContext("/", ex -> {
-      byte[] chunk = new byte[64 * 1024];
-      ex.sendResponseHeaders(200, SIZE);
-      try (OutputStream os = ex.getResponseBody()) {
-        for (int sent = 0; sent < SIZE; sent += chunk.length) {
-          os.write(chunk);
-        }
-      }
-    });
+    backend.createContext(
+        "/",
+        ex -> {
+          byte[] chunk = new byte[64 * 1024];
+          ex.sendResponseHeaders(200, SIZE);
+          try (OutputStream os = ex.getResponseBody()) {
+            for (int sent = 0; sent < SIZE; sent += chunk.length) {
+              os.write(chunk);
+            }
+          }
+        });
     backend.start();
     int b = backend.getAddress().getPort();
     httpVip = UserspaceRunTest.freePort();
     l4Vip = UserspaceRunTest.freePort();
     Path conf = dir.resolve("keepalived.conf");
     Files.writeString(conf, service(httpVip, "HTTP", b) + service(l4Vip, "PROXY", b));
-    String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    String cp =
+        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
     log = dir.resolve("fairway.log");
-    fairway = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-cp", cp, "io.fairway.cli.Main", "run", "--userspace", "-f", conf.toString(), "--admin", "off",
-        "--grace-period", "60")
-        .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    fairway =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                cp,
+                "io.fairway.cli.Main",
+                "run",
+                "--userspace",
+                "-f",
+                conf.toString(),
+                "--admin",
+                "off",
+                "--grace-period",
+                "60")
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile())
+            .start();
     await().atMost(Duration.ofSeconds(60)).until(() -> accepts(httpVip) && accepts(l4Vip));
   }
 
@@ -81,8 +97,14 @@ class UserspaceSoftStopTest {
   }
 
   private static String service(int vip, String kind, int backend) {
-    return "virtual_server 127.0.0.1 " + vip + " {\n    delay_loop 1\n    lb_algo rr\n    lb_kind " + kind + "\n"
-        + "    protocol TCP\n    real_server 127.0.0.1 " + backend + " {\n        TCP_CHECK {\n"
+    return "virtual_server 127.0.0.1 "
+        + vip
+        + " {\n    delay_loop 1\n    lb_algo rr\n    lb_kind "
+        + kind
+        + "\n"
+        + "    protocol TCP\n    real_server 127.0.0.1 "
+        + backend
+        + " {\n        TCP_CHECK {\n"
         + "            connect_timeout 1\n        }\n    }\n}\n";
   }
 
@@ -96,9 +118,18 @@ class UserspaceSoftStopTest {
   }
 
   private Process curl(int port, Path out, String rate) throws IOException {
-    Process p = new ProcessBuilder("curl", "-sS", "--limit-rate", rate, "-o", out.toString(),
-        "http://127.0.0.1:" + port + "/big")
-        .redirectErrorStream(true).redirectOutput(dir.resolve(out.getFileName() + ".curl").toFile()).start();
+    Process p =
+        new ProcessBuilder(
+                "curl",
+                "-sS",
+                "--limit-rate",
+                rate,
+                "-o",
+                out.toString(),
+                "http://127.0.0.1:" + port + "/big")
+            .redirectErrorStream(true)
+            .redirectOutput(dir.resolve(out.getFileName() + ".curl").toFile())
+            .start();
     curls.add(p);
     return p;
   }
@@ -112,7 +143,8 @@ class UserspaceSoftStopTest {
   }
 
   private void sigterm() throws Exception {
-    assertThat(new ProcessBuilder("kill", "-TERM", Long.toString(fairway.pid())).start().waitFor()).isZero();
+    assertThat(new ProcessBuilder("kill", "-TERM", Long.toString(fairway.pid())).start().waitFor())
+        .isZero();
   }
 
   @Test
@@ -121,22 +153,29 @@ class UserspaceSoftStopTest {
     Path viaL4 = dir.resolve("l4.out");
     Process c1 = curl(httpVip, viaHttp, "8M");
     Process c2 = curl(l4Vip, viaL4, "8M");
-    await().atMost(Duration.ofSeconds(20)).until(() -> size(viaHttp) > (1 << 20) && size(viaL4) > (1 << 20));
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(() -> size(viaHttp) > (1 << 20) && size(viaL4) > (1 << 20));
     sigterm();
     // Stops accepting at once, while the downloads go on.
     await().atMost(Duration.ofSeconds(10)).until(() -> !accepts(httpVip) && !accepts(l4Vip));
     assertThat(fairway.isAlive()).isTrue();
     assertThat(c1.waitFor(60, TimeUnit.SECONDS)).isTrue();
     assertThat(c2.waitFor(60, TimeUnit.SECONDS)).isTrue();
-    assertThat(c1.exitValue()).as("curl via HTTP: " + Files.readString(dir.resolve("http.out.curl"))).isZero();
-    assertThat(c2.exitValue()).as("curl via L4: " + Files.readString(dir.resolve("l4.out.curl"))).isZero();
+    assertThat(c1.exitValue())
+        .as("curl via HTTP: " + Files.readString(dir.resolve("http.out.curl")))
+        .isZero();
+    assertThat(c2.exitValue())
+        .as("curl via L4: " + Files.readString(dir.resolve("l4.out.curl")))
+        .isZero();
     assertThat(Files.size(viaHttp)).isEqualTo(SIZE);
     assertThat(Files.size(viaL4)).isEqualTo(SIZE);
     assertThat(fairway.waitFor(30, TimeUnit.SECONDS)).isTrue();
     String text = Files.readString(log);
     assertThat(fairway.exitValue()).as(text).isZero();
     // The two downloads, and any connection the readiness probes left half-closed at the backend.
-    assertThat(text).containsPattern("soft stop: [2-9] connection\\(s\\) in flight")
+    assertThat(text)
+        .containsPattern("soft stop: [2-9] connection\\(s\\) in flight")
         .contains("soft stop: every connection finished")
         .doesNotContain("\tat ");
   }
@@ -147,8 +186,12 @@ class UserspaceSoftStopTest {
     Process c = curl(httpVip, viaHttp, "1M"); // 32 s at this rate
     await().atMost(Duration.ofSeconds(20)).until(() -> size(viaHttp) > (256 << 10));
     sigterm();
-    await().atMost(Duration.ofSeconds(10)).untilAsserted(
-        () -> assertThat(Files.readString(log)).containsPattern("soft stop: \\d+ connection\\(s\\) in flight"));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () ->
+                assertThat(Files.readString(log))
+                    .containsPattern("soft stop: \\d+ connection\\(s\\) in flight"));
     sigterm();
     assertThat(fairway.waitFor(15, TimeUnit.SECONDS)).isTrue();
     assertThat(fairway.exitValue()).isZero();

@@ -1,9 +1,9 @@
 package io.fairway.cli;
 
-import io.fairway.testkit.ExternalPrograms;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.fairway.testkit.ExternalPrograms;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -54,9 +54,16 @@ class UserspaceUdpRunTest {
   private Process dnsmasq(int port, String answer) throws IOException {
     Process p =
         new ProcessBuilder(
-                "/usr/sbin/dnsmasq", "--no-daemon", "--port=" + port, "--listen-address=127.0.0.1",
-                "--bind-interfaces", "--no-resolv", "--no-hosts", "--conf-file=/dev/null",
-                "--user=" + System.getProperty("user.name"), "--address=/example.test/" + answer)
+                "/usr/sbin/dnsmasq",
+                "--no-daemon",
+                "--port=" + port,
+                "--listen-address=127.0.0.1",
+                "--bind-interfaces",
+                "--no-resolv",
+                "--no-hosts",
+                "--conf-file=/dev/null",
+                "--user=" + System.getProperty("user.name"),
+                "--address=/example.test/" + answer)
             .redirectErrorStream(true)
             .redirectOutput(dir.resolve("dnsmasq-" + port + ".log").toFile())
             .start();
@@ -65,13 +72,20 @@ class UserspaceUdpRunTest {
   }
 
   static String conf(int vip, int... servers) {
-    StringBuilder sb = new StringBuilder("virtual_server 127.0.0.1 " + vip + " {\n"
-        + "    delay_loop 1\n    lb_algo rr\n    lb_kind NAT\n    protocol UDP\n");
+    StringBuilder sb =
+        new StringBuilder(
+            "virtual_server 127.0.0.1 "
+                + vip
+                + " {\n"
+                + "    delay_loop 1\n    lb_algo rr\n    lb_kind NAT\n    protocol UDP\n");
     for (int p : servers) {
-      sb.append("    real_server 127.0.0.1 ").append(p).append(" {\n"
-          + "        DNS_CHECK {\n            type A\n            name www.example.test\n"
-          + "            connect_timeout 1\n            retry 1\n            delay_before_retry 1\n"
-          + "        }\n    }\n");
+      sb.append("    real_server 127.0.0.1 ")
+          .append(p)
+          .append(
+              " {\n"
+                  + "        DNS_CHECK {\n            type A\n            name www.example.test\n"
+                  + "            connect_timeout 1\n            retry 1\n            delay_before_retry 1\n"
+                  + "        }\n    }\n");
     }
     return sb.append("}\n").toString();
   }
@@ -88,7 +102,8 @@ class UserspaceUdpRunTest {
       if ((ByteBuffer.wrap(r).getShort(0) & 0xffff) != 0x4242 || (r[3] & 0x0f) != 0) {
         return "";
       }
-      return InetAddress.getByAddress(Arrays.copyOfRange(r, r.length - 4, r.length)).getHostAddress();
+      return InetAddress.getByAddress(Arrays.copyOfRange(r, r.length - 4, r.length))
+          .getHostAddress();
     } catch (IOException e) {
       return "";
     }
@@ -97,7 +112,12 @@ class UserspaceUdpRunTest {
   static byte[] query(int id, String name) {
     ByteBuffer b = ByteBuffer.allocate(512);
     // id, flags (RD), one question, no answer/authority/additional records
-    b.putShort((short) id).putShort((short) 0x0100).putShort((short) 1).putShort((short) 0).putShort((short) 0).putShort((short) 0);
+    b.putShort((short) id)
+        .putShort((short) 0x0100)
+        .putShort((short) 1)
+        .putShort((short) 0)
+        .putShort((short) 0)
+        .putShort((short) 0);
     for (String label : name.split("\\.")) {
       b.put((byte) label.length()).put(label.getBytes(StandardCharsets.US_ASCII));
     }
@@ -116,36 +136,57 @@ class UserspaceUdpRunTest {
     int admin = UserspaceRunTest.freePort();
     Path conf = dir.resolve("keepalived.conf");
     Files.writeString(conf, conf(vip, d1, d2));
-    String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    String cp =
+        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
     Path log = dir.resolve("fairway.log");
-    processes.add(new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-cp", cp, "io.fairway.cli.Main", "run", "--userspace", "-f", conf.toString(),
-        "--admin", "127.0.0.1:" + admin)
-        .redirectErrorStream(true).redirectOutput(log.toFile()).start());
+    processes.add(
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                cp,
+                "io.fairway.cli.Main",
+                "run",
+                "--userspace",
+                "-f",
+                conf.toString(),
+                "--admin",
+                "127.0.0.1:" + admin)
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile())
+            .start());
 
     Set<String> seen = new HashSet<>();
-    await().atMost(Duration.ofSeconds(60)).until(() -> {
-      seen.add(resolve(vip)); // each query is a new client port: a new flow, rr moves on
-      return seen.containsAll(Set.of("10.1.0.1", "10.1.0.2"));
-    });
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () -> {
+              seen.add(resolve(vip)); // each query is a new client port: a new flow, rr moves on
+              return seen.containsAll(Set.of("10.1.0.1", "10.1.0.2"));
+            });
 
     StringWriter out = new StringWriter();
-    int code = Main.execute(new String[] {"status", "--admin", "127.0.0.1:" + admin},
-        new PrintWriter(out, true), new PrintWriter(new StringWriter(), true));
+    int code =
+        Main.execute(
+            new String[] {"status", "--admin", "127.0.0.1:" + admin},
+            new PrintWriter(out, true),
+            new PrintWriter(new StringWriter(), true));
     assertThat(code).isZero();
     assertThat(out.toString()).contains("UDP  127.0.0.1:" + vip + " rr");
 
     first.destroy();
     first.waitFor(5, TimeUnit.SECONDS);
     // DNS_CHECK fails, the server leaves the table, and every query is answered by the other.
-    await().atMost(Duration.ofSeconds(30)).until(() -> {
-      for (int i = 0; i < 6; i++) {
-        if (!resolve(vip).equals("10.1.0.2")) {
-          return false;
-        }
-      }
-      return true;
-    });
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () -> {
+              for (int i = 0; i < 6; i++) {
+                if (!resolve(vip).equals("10.1.0.2")) {
+                  return false;
+                }
+              }
+              return true;
+            });
     assertThat(Files.readString(log)).doesNotContain("\tat ");
   }
 }

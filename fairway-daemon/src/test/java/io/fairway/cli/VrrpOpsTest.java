@@ -42,8 +42,8 @@ import org.junit.jupiter.api.TestMethodOrder;
  *       the peer never takes the address), an added one elects, an invalid one is refused with
  *       everything running, a removed master hands over with priority 0; the transitions on the
  *       event stream;
- *   <li>under a bounded {@code wrk} from C, A is killed (-9): new connections succeed again
- *       within B's master down interval; the failed requests and the outage are printed.
+ *   <li>under a bounded {@code wrk} from C, A is killed (-9): new connections succeed again within
+ *       B's master down interval; the failed requests and the outage are printed.
  * </ol>
  */
 @Tag("netns")
@@ -85,10 +85,14 @@ class VrrpOpsTest {
     }
     b = VrrpRouterProcess.start(Kind.FAIRWAY, net.b, dir, configB(false), args("b"));
     a = VrrpRouterProcess.start(Kind.FAIRWAY, net.a, dir, configA(false, false, false), args("a"));
-    await().atMost(VrrpInteropTest.START).pollInterval(Duration.ofMillis(50))
+    await()
+        .atMost(VrrpInteropTest.START)
+        .pollInterval(Duration.ofMillis(50))
         .until(() -> Netns.holds(net.a, VIP));
     for (String ns : List.of(net.a, net.b)) {
-      await().atMost(VrrpInteropTest.START).pollInterval(Duration.ofMillis(200))
+      await()
+          .atMost(VrrpInteropTest.START)
+          .pollInterval(Duration.ofMillis(200))
           .until(() -> vrrp(ns) != null);
       followers.add(follow(ns));
     }
@@ -128,27 +132,47 @@ class VrrpOpsTest {
 
   /** Each router's admin listener on its own namespace's loopback, with a token file of its own. */
   String[] args(String side) {
-    return new String[] {"--userspace", "--grace-period", "0", "--admin", "127.0.0.1:9107",
-        "--admin-token-file", dir.resolve("token-" + side).toString()};
+    return new String[] {
+      "--userspace",
+      "--grace-period",
+      "0",
+      "--admin",
+      "127.0.0.1:9107",
+      "--admin-token-file",
+      dir.resolve("token-" + side).toString()
+    };
   }
 
   static String virtualServer() {
-    return "virtual_server " + VIP + " 8080 {\n  delay_loop 1\n  lb_algo rr\n  lb_kind PROXY\n"
+    return "virtual_server "
+        + VIP
+        + " 8080 {\n  delay_loop 1\n  lb_algo rr\n  lb_kind PROXY\n"
         + "  protocol TCP\n  real_server 10.99.0.3 8081 {\n    weight 1\n"
         + "    TCP_CHECK {\n      connect_timeout 1\n    }\n  }\n}\n";
   }
 
   static String configA(boolean excluded, boolean vi2, boolean broken) {
-    String vi1 = instance("VI_1", 51, 150, "MASTER", excluded
-        ? "  virtual_ipaddress_excluded {\n    " + VIP3 + "/24\n  }\n" : "", VIP);
-    return VrrpInteropTest.globals() + virtualServer() + vi1
+    String vi1 =
+        instance(
+            "VI_1",
+            51,
+            150,
+            "MASTER",
+            excluded ? "  virtual_ipaddress_excluded {\n    " + VIP3 + "/24\n  }\n" : "",
+            VIP);
+    return VrrpInteropTest.globals()
+        + virtualServer()
+        + vi1
         + (vi2 ? instance("VI_2", 52, 150, "MASTER", "", VIP2) : "")
-        + (broken ? instance("VI_3", 53, 150, "MASTER", "", "10.99.0.103")
-            .replace("interface eth0", "interface nosuch0") : "");
+        + (broken
+            ? instance("VI_3", 53, 150, "MASTER", "", "10.99.0.103")
+                .replace("interface eth0", "interface nosuch0")
+            : "");
   }
 
   static String configB(boolean reloaded) {
-    return VrrpInteropTest.globals() + virtualServer()
+    return VrrpInteropTest.globals()
+        + virtualServer()
         + instance("VI_1", 51, reloaded ? 110 : 100, "BACKUP", "", VIP)
         + (reloaded ? instance("VI_2", 52, 100, "BACKUP", "", VIP2) : "");
   }
@@ -163,8 +187,10 @@ class VrrpOpsTest {
 
   static String curl(String ns, String path) {
     try {
-      Process p = new ProcessBuilder("ip", "netns", "exec", ns, "curl", "-sf", "--max-time", "2",
-          ADMIN + path).start();
+      Process p =
+          new ProcessBuilder(
+                  "ip", "netns", "exec", ns, "curl", "-sf", "--max-time", "2", ADMIN + path)
+              .start();
       String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       return p.waitFor() == 0 ? out : null;
     } catch (IOException | InterruptedException e) {
@@ -196,9 +222,11 @@ class VrrpOpsTest {
   }
 
   Process follow(String ns) throws IOException {
-    return new ProcessBuilder("ip", "netns", "exec", ns, "curl", "-sN", "--max-time", "600",
-        ADMIN + "/api/v1/events").redirectErrorStream(true)
-        .redirectOutput(dir.resolve("events-" + ns + ".txt").toFile()).start();
+    return new ProcessBuilder(
+            "ip", "netns", "exec", ns, "curl", "-sN", "--max-time", "600", ADMIN + "/api/v1/events")
+        .redirectErrorStream(true)
+        .redirectOutput(dir.resolve("events-" + ns + ".txt").toFile())
+        .start();
   }
 
   String events(String ns) {
@@ -215,13 +243,20 @@ class VrrpOpsTest {
   @Order(1)
   void statusJsonAndMetricsShowEachInstance() throws Exception {
     long t = System.nanoTime();
-    await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(200)).until(() -> {
-      JsonNode ia = instanceIn(net.a, "VI_1");
-      JsonNode ib = instanceIn(net.b, "VI_1");
-      return ia != null && ib != null && ia.get("state").asText().equals("master")
-          && ib.get("state").asText().equals("backup") && ib.get("adverts_received").asLong() > 0
-          && "10.99.0.1".equals(ib.path("master").asText());
-    });
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .pollInterval(Duration.ofMillis(200))
+        .until(
+            () -> {
+              JsonNode ia = instanceIn(net.a, "VI_1");
+              JsonNode ib = instanceIn(net.b, "VI_1");
+              return ia != null
+                  && ib != null
+                  && ia.get("state").asText().equals("master")
+                  && ib.get("state").asText().equals("backup")
+                  && ib.get("adverts_received").asLong() > 0
+                  && "10.99.0.1".equals(ib.path("master").asText());
+            });
     JsonNode ia = instanceIn(net.a, "VI_1");
     assertThat(ia.get("priority").asInt()).isEqualTo(150);
     assertThat(ia.get("master").asText()).isEqualTo("10.99.0.1");
@@ -229,14 +264,14 @@ class VrrpOpsTest {
     assertThat(ia.get("virtual_router_id").asInt()).isEqualTo(51);
     assertThat(ia.get("adverts_sent").asLong()).isPositive();
     assertThat(ia.get("transitions").get("master").asLong()).isEqualTo(1);
-    assertThat(java.time.Instant.parse(ia.get("since").asText()))
-        .isBefore(java.time.Instant.now());
+    assertThat(java.time.Instant.parse(ia.get("since").asText())).isBefore(java.time.Instant.now());
     JsonNode ib = instanceIn(net.b, "VI_1");
     assertThat(ib.get("master_priority").asInt()).isEqualTo(150);
     assertThat(ib.get("priority").asInt()).isEqualTo(100);
 
     String metricsA = curl(net.a, "/metrics");
-    assertThat(metricsA).contains("fairway_vrrp_state{instance=\"VI_1\",state=\"master\"} 1")
+    assertThat(metricsA)
+        .contains("fairway_vrrp_state{instance=\"VI_1\",state=\"master\"} 1")
         .contains("fairway_vrrp_state{instance=\"VI_1\",state=\"backup\"} 0")
         .contains("fairway_vrrp_priority{instance=\"VI_1\"} 150")
         .contains("fairway_vrrp_transitions_total{instance=\"VI_1\",to=\"master\"} 1")
@@ -244,7 +279,8 @@ class VrrpOpsTest {
         .containsPattern("fairway_vrrp_adverts_sent_total\\{instance=\"VI_1\"} [1-9]");
     Promtool.assertClean(metricsA, dir);
     String metricsB = curl(net.b, "/metrics");
-    assertThat(metricsB).contains("fairway_vrrp_state{instance=\"VI_1\",state=\"backup\"} 1")
+    assertThat(metricsB)
+        .contains("fairway_vrrp_state{instance=\"VI_1\",state=\"backup\"} 1")
         .containsPattern("fairway_vrrp_adverts_received_total\\{instance=\"VI_1\"} [1-9]");
     Promtool.assertClean(metricsB, dir);
 
@@ -254,18 +290,27 @@ class VrrpOpsTest {
     // The text status: the table, then one line per instance.
     String text = cli(net.a, "status");
     assertThat(text).contains("TCP  " + VIP + ":8080");
-    assertThat(text.lines()).anyMatch(l -> l.matches(
-        "VI_1 +eth0 +51 +MASTER +150 +10\\.99\\.0\\.1 +20\\d\\d-.*Z"));
+    assertThat(text.lines())
+        .anyMatch(l -> l.matches("VI_1 +eth0 +51 +MASTER +150 +10\\.99\\.0\\.1 +20\\d\\d-.*Z"));
     System.out.println("status/JSON/metrics took " + (System.nanoTime() - t) / 1_000_000 + " ms");
   }
 
   /** {@code fairway ARGS} against the router in {@code ns}. */
   static String cli(String ns, String... args) throws IOException {
-    String cp = System.getProperty("surefire.test.class.path",
-        System.getProperty("java.class.path"));
-    List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", ns,
-        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-XX:TieredStopAtLevel=1", "-cp", cp, "io.fairway.cli.Main"));
+    String cp =
+        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(
+                "ip",
+                "netns",
+                "exec",
+                ns,
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-XX:TieredStopAtLevel=1",
+                "-cp",
+                cp,
+                "io.fairway.cli.Main"));
     cmd.addAll(List.of(args));
     return Netns.sh(cmd.toArray(String[]::new));
   }
@@ -283,20 +328,28 @@ class VrrpOpsTest {
     // B: VI_1's priority changes (it stays backup, its election timer runs on), VI_2 is added
     // and, with no peer for it yet, becomes master.
     reload(b, configB(true));
-    await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .pollInterval(Duration.ofMillis(100))
         .until(() -> Netns.holds(net.b, VIP2));
     JsonNode b2 = instanceIn(net.b, "VI_1");
     assertThat(b2.get("priority").asInt()).isEqualTo(110);
     assertThat(b2.get("state").asText()).isEqualTo("backup");
-    assertThat(b2.get("since").asText()).as("VI_1 kept its state").isEqualTo(b1.get("since").asText());
+    assertThat(b2.get("since").asText())
+        .as("VI_1 kept its state")
+        .isEqualTo(b1.get("since").asText());
     assertThat(b2.get("transitions")).isEqualTo(b1.get("transitions"));
 
     // A: VI_1 gets an excluded address (held at once, no transition); VI_2 is added with a higher
     // priority and preempts B.
     reload(a, configA(true, true, false));
-    await().atMost(Duration.ofSeconds(3)).pollInterval(Duration.ofMillis(50))
+    await()
+        .atMost(Duration.ofSeconds(3))
+        .pollInterval(Duration.ofMillis(50))
         .until(() -> Netns.holds(net.a, VIP3));
-    await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50))
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .pollInterval(Duration.ofMillis(50))
         .until(() -> Netns.holds(net.a, VIP2) && !Netns.holds(net.b, VIP2));
     JsonNode a2 = instanceIn(net.a, "VI_1");
     assertThat(a2.get("since").asText()).isEqualTo(a1.get("since").asText());
@@ -305,11 +358,14 @@ class VrrpOpsTest {
 
     // An invalid reload is refused whole: VI_3's interface does not exist.
     reload(a, configA(true, true, true));
-    await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(100))
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .pollInterval(Duration.ofMillis(100))
         .until(() -> a.logText().contains("reload refused"));
-    assertThat(a.logText()).containsPattern(
-        "reload refused, still running the previous configuration: .*\\.conf:\\d+: vrrp_instance"
-            + " VI_3: interface nosuch0 does not exist");
+    assertThat(a.logText())
+        .containsPattern(
+            "reload refused, still running the previous configuration: .*\\.conf:\\d+: vrrp_instance"
+                + " VI_3: interface nosuch0 does not exist");
     assertThat(instanceIn(net.a, "VI_3")).isNull();
     assertThat(Netns.holds(net.a, VIP2) && Netns.holds(net.a, VIP3) && Netns.holds(net.a, VIP))
         .isTrue();
@@ -317,14 +373,22 @@ class VrrpOpsTest {
 
     // VI_2 removed from A, its master: priority 0, and B takes it after its skew time.
     reload(a, configA(true, false, false));
-    await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(10))
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .pollInterval(Duration.ofMillis(10))
         .until(() -> !Netns.holds(net.a, VIP2));
     long released = System.nanoTime();
-    await().atMost(Duration.ofSeconds(3)).pollInterval(Duration.ofMillis(10))
+    await()
+        .atMost(Duration.ofSeconds(3))
+        .pollInterval(Duration.ofMillis(10))
         .until(() -> Netns.holds(net.b, VIP2));
     Duration handOver = Duration.ofNanos(System.nanoTime() - released);
-    System.out.println("reload removed A's VI_2: B holds " + VIP2 + " " + handOver.toMillis()
-        + " ms after A released it (skew time 609 ms)");
+    System.out.println(
+        "reload removed A's VI_2: B holds "
+            + VIP2
+            + " "
+            + handOver.toMillis()
+            + " ms after A released it (skew time 609 ms)");
     assertThat(handOver).isLessThan(Duration.ofSeconds(1));
     JsonNode a3 = instanceIn(net.a, "VI_1");
     assertThat(a3.get("since").asText()).isEqualTo(a1.get("since").asText());
@@ -334,11 +398,14 @@ class VrrpOpsTest {
     assertThat(monitor.worstOverlap()).isZero();
     await().atMost(Duration.ofSeconds(3)).until(() -> events(net.a).contains("event: vrrp_stop"));
     String ea = events(net.a).substring(eventsBefore);
-    assertThat(ea).contains("event: vrrp_master\ndata: {\"time\"")
+    assertThat(ea)
+        .contains("event: vrrp_master\ndata: {\"time\"")
         .contains("\"instance\":\"VI_2\",\"sync_group\":null,\"from\":\"backup\",\"to\":\"master\"")
         .contains("\"instance\":\"VI_2\",\"sync_group\":null,\"from\":\"master\",\"to\":\"stop\"")
         .doesNotContain("\"instance\":\"VI_1\"");
-    assertThat(events(net.b)).contains("\"instance\":\"VI_2\",\"sync_group\":null,\"from\":\"master\",\"to\":\"backup\"");
+    assertThat(events(net.b))
+        .contains(
+            "\"instance\":\"VI_2\",\"sync_group\":null,\"from\":\"master\",\"to\":\"backup\"");
     System.out.println("reload scenarios took " + (System.nanoTime() - t) / 1_000_000 + " ms");
   }
 
@@ -346,6 +413,7 @@ class VrrpOpsTest {
 
   /** B's master down interval at priority 110: 3 x 1 s + (256 - 110) / 256 s. */
   static final Duration MASTER_DOWN_B = Duration.ofMillis(3000 + (256 - 110) * 1000 / 256);
+
   /** The probe's period (20 ms plus up to 200 ms for an attempt that times out). */
   static final Duration PROBE = Duration.ofMillis(250);
 
@@ -359,16 +427,46 @@ class VrrpOpsTest {
     try (var in = VrrpOpsTest.class.getResourceAsStream("/vrrp/probe.py")) {
       Files.write(script, in.readAllBytes());
     }
-    Process probe = new ProcessBuilder("ip", "netns", "exec", net.c, PYTHON.toString(),
-        script.toString(), VIP, "8080", "12", probeOut.toString()).redirectErrorStream(true)
-        .redirectOutput(dir.resolve("probe.log").toFile()).start();
-    Process wrk = new ProcessBuilder("ip", "netns", "exec", net.c, WRK.toString(), "-t2", "-c16",
-        "-d12s", "--timeout", "2s", "http://" + VIP + ":8080/").redirectErrorStream(true)
-        .redirectOutput(dir.resolve("wrk.txt").toFile()).start();
+    Process probe =
+        new ProcessBuilder(
+                "ip",
+                "netns",
+                "exec",
+                net.c,
+                PYTHON.toString(),
+                script.toString(),
+                VIP,
+                "8080",
+                "12",
+                probeOut.toString())
+            .redirectErrorStream(true)
+            .redirectOutput(dir.resolve("probe.log").toFile())
+            .start();
+    Process wrk =
+        new ProcessBuilder(
+                "ip",
+                "netns",
+                "exec",
+                net.c,
+                WRK.toString(),
+                "-t2",
+                "-c16",
+                "-d12s",
+                "--timeout",
+                "2s",
+                "http://" + VIP + ":8080/")
+            .redirectErrorStream(true)
+            .redirectOutput(dir.resolve("wrk.txt").toFile())
+            .start();
     // Kill once the probe has seen the service answer for a while.
-    await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50))
-        .until(() -> Files.exists(probeOut)
-            && Files.readAllLines(probeOut).stream().filter(l -> l.contains(" ok ")).count() >= 40);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .pollInterval(Duration.ofMillis(50))
+        .until(
+            () ->
+                Files.exists(probeOut)
+                    && Files.readAllLines(probeOut).stream().filter(l -> l.contains(" ok ")).count()
+                        >= 40);
     long killedAt = System.currentTimeMillis();
     a.kill9();
     assertThat(probe.waitFor(30, TimeUnit.SECONDS)).isTrue();
@@ -376,15 +474,39 @@ class VrrpOpsTest {
 
     Failover f = Failover.of(Files.readAllLines(probeOut), killedAt);
     Wrk w = Wrk.parse(Files.readString(dir.resolve("wrk.txt")));
-    System.out.println("failover under wrk (kill -9 of A at +0): wrk " + w.requests
-        + " requests, " + w.failed() + " failed (connect " + w.connect + ", read " + w.read
-        + ", write " + w.write + ", timeout " + w.timeout + ", non-2xx " + w.non2xx + "); new"
-        + " connections failed from +" + f.firstFail + " ms to +" + f.lastFail + " ms ("
-        + f.failures + " of " + f.attempts + " probes), succeed again from +" + f.recovered
-        + " ms; master down interval " + MASTER_DOWN_B.toMillis() + " ms");
+    System.out.println(
+        "failover under wrk (kill -9 of A at +0): wrk "
+            + w.requests
+            + " requests, "
+            + w.failed()
+            + " failed (connect "
+            + w.connect
+            + ", read "
+            + w.read
+            + ", write "
+            + w.write
+            + ", timeout "
+            + w.timeout
+            + ", non-2xx "
+            + w.non2xx
+            + "); new"
+            + " connections failed from +"
+            + f.firstFail
+            + " ms to +"
+            + f.lastFail
+            + " ms ("
+            + f.failures
+            + " of "
+            + f.attempts
+            + " probes), succeed again from +"
+            + f.recovered
+            + " ms; master down interval "
+            + MASTER_DOWN_B.toMillis()
+            + " ms");
     assertThat(f.failures).as("the kill was seen").isPositive();
     assertThat(f.okAfter).as("served after the failover").isGreaterThan(10);
-    assertThat(Duration.ofMillis(f.recovered)).as("new connections succeed again")
+    assertThat(Duration.ofMillis(f.recovered))
+        .as("new connections succeed again")
         .isLessThanOrEqualTo(MASTER_DOWN_B.plus(VrrpInteropTest.SLACK).plus(PROBE));
     assertThat(w.requests).isPositive();
     assertThat(Netns.holds(net.b, VIP)).isTrue();
@@ -392,8 +514,8 @@ class VrrpOpsTest {
   }
 
   /** The probe's lines around a kill at {@code killedAt} (epoch ms), in ms after it. */
-  record Failover(int attempts, int failures, long firstFail, long lastFail, long recovered,
-      int okAfter) {
+  record Failover(
+      int attempts, int failures, long firstFail, long lastFail, long recovered, int okAfter) {
     static Failover of(List<String> lines, long killedAt) {
       int attempts = 0;
       int failures = 0;
@@ -435,13 +557,18 @@ class VrrpOpsTest {
 
     static Wrk parse(String out) {
       Matcher req = Pattern.compile("(\\d+) requests in").matcher(out);
-      Matcher err = Pattern.compile(
-          "Socket errors: connect (\\d+), read (\\d+), write (\\d+), timeout (\\d+)").matcher(out);
+      Matcher err =
+          Pattern.compile(
+                  "Socket errors: connect (\\d+), read (\\d+), write (\\d+), timeout (\\d+)")
+              .matcher(out);
       Matcher non = Pattern.compile("Non-2xx or 3xx responses: (\\d+)").matcher(out);
       boolean e = err.find();
-      return new Wrk(req.find() ? Long.parseLong(req.group(1)) : 0,
-          e ? Long.parseLong(err.group(1)) : 0, e ? Long.parseLong(err.group(2)) : 0,
-          e ? Long.parseLong(err.group(3)) : 0, e ? Long.parseLong(err.group(4)) : 0,
+      return new Wrk(
+          req.find() ? Long.parseLong(req.group(1)) : 0,
+          e ? Long.parseLong(err.group(1)) : 0,
+          e ? Long.parseLong(err.group(2)) : 0,
+          e ? Long.parseLong(err.group(3)) : 0,
+          e ? Long.parseLong(err.group(4)) : 0,
           non.find() ? Long.parseLong(non.group(1)) : 0);
     }
   }
@@ -451,17 +578,43 @@ class VrrpOpsTest {
   Process startNginx() throws IOException {
     Path n = Files.createDirectories(dir.resolve("nginx/logs"));
     Path root = n.getParent();
-    String conf = "worker_processes 1;\nerror_log " + n + "/error.log warn;\npid " + root
-        + "/nginx.pid;\nevents { worker_connections 1024; }\nhttp {\n  access_log off;\n"
-        + "  client_body_temp_path " + root + "/body; proxy_temp_path " + root + "/proxy;\n"
-        + "  fastcgi_temp_path " + root + "/fcgi; uwsgi_temp_path " + root + "/uwsgi;"
-        + " scgi_temp_path " + root + "/scgi;\n"
-        + "  server {\n    listen 10.99.0.3:8081;\n    location / { return 200 \"ok\\n\"; }\n  }\n"
-        + "}\n";
+    String conf =
+        "worker_processes 1;\nerror_log "
+            + n
+            + "/error.log warn;\npid "
+            + root
+            + "/nginx.pid;\nevents { worker_connections 1024; }\nhttp {\n  access_log off;\n"
+            + "  client_body_temp_path "
+            + root
+            + "/body; proxy_temp_path "
+            + root
+            + "/proxy;\n"
+            + "  fastcgi_temp_path "
+            + root
+            + "/fcgi; uwsgi_temp_path "
+            + root
+            + "/uwsgi;"
+            + " scgi_temp_path "
+            + root
+            + "/scgi;\n"
+            + "  server {\n    listen 10.99.0.3:8081;\n    location / { return 200 \"ok\\n\"; }\n  }\n"
+            + "}\n";
     Path file = root.resolve("nginx.conf");
     Files.writeString(file, conf);
-    return new ProcessBuilder("ip", "netns", "exec", net.c, NGINX.toString(), "-p",
-        root.toString(), "-c", file.toString(), "-g", "daemon off;").redirectErrorStream(true)
-        .redirectOutput(root.resolve("stdout.log").toFile()).start();
+    return new ProcessBuilder(
+            "ip",
+            "netns",
+            "exec",
+            net.c,
+            NGINX.toString(),
+            "-p",
+            root.toString(),
+            "-c",
+            file.toString(),
+            "-g",
+            "daemon off;")
+        .redirectErrorStream(true)
+        .redirectOutput(root.resolve("stdout.log").toFile())
+        .start();
   }
 }

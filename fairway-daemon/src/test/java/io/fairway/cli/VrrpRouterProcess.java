@@ -8,7 +8,10 @@ import java.util.concurrent.TimeUnit;
 
 /** One VRRP router of a test, keepalived 2.2.7 or {@code fairway run}, inside a namespace. */
 final class VrrpRouterProcess implements AutoCloseable {
-  enum Kind { FAIRWAY, KEEPALIVED }
+  enum Kind {
+    FAIRWAY,
+    KEEPALIVED
+  }
 
   private static final java.util.concurrent.atomic.AtomicInteger STARTS =
       new java.util.concurrent.atomic.AtomicInteger();
@@ -25,8 +28,8 @@ final class VrrpRouterProcess implements AutoCloseable {
     this.process = process;
   }
 
-  static VrrpRouterProcess start(Kind kind, String ns, Path dir, String config,
-      String... fairwayArgs) throws IOException {
+  static VrrpRouterProcess start(
+      Kind kind, String ns, Path dir, String config, String... fairwayArgs) throws IOException {
     Path conf = dir.resolve(ns + ".conf");
     Files.writeString(conf, config);
     Path log = dir.resolve(ns + "-" + kind.name().toLowerCase() + ".log");
@@ -35,30 +38,60 @@ final class VrrpRouterProcess implements AutoCloseable {
       // Fresh pid files per start: after a kill -9 keepalived may take a stale one for a
       // running daemon.
       int n = STARTS.incrementAndGet();
-      cmd = List.of("ip", "netns", "exec", ns, "keepalived", "-P", "-n", "-l", "-D", "-f",
-          conf.toString(), "-p", dir.resolve(ns + "-" + n + ".pid").toString(), "-r",
-          dir.resolve(ns + "-" + n + "-vrrp.pid").toString());
+      cmd =
+          List.of(
+              "ip",
+              "netns",
+              "exec",
+              ns,
+              "keepalived",
+              "-P",
+              "-n",
+              "-l",
+              "-D",
+              "-f",
+              conf.toString(),
+              "-p",
+              dir.resolve(ns + "-" + n + ".pid").toString(),
+              "-r",
+              dir.resolve(ns + "-" + n + "-vrrp.pid").toString());
     } else {
-      String cp = System.getProperty("surefire.test.class.path",
-          System.getProperty("java.class.path"));
-      cmd = new java.util.ArrayList<>(List.of("ip", "netns", "exec", ns,
-          Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx128m",
-          "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", cp, "io.fairway.cli.Main", "run",
-          "-f", conf.toString()));
+      String cp =
+          System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+      cmd =
+          new java.util.ArrayList<>(
+              List.of(
+                  "ip",
+                  "netns",
+                  "exec",
+                  ns,
+                  Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                  "-Xmx128m",
+                  "-XX:+UseSerialGC",
+                  "-XX:TieredStopAtLevel=1",
+                  "-cp",
+                  cp,
+                  "io.fairway.cli.Main",
+                  "run",
+                  "-f",
+                  conf.toString()));
       cmd.addAll(List.of(fairwayArgs));
       if (!cmd.contains("--admin")) {
         cmd.addAll(List.of("--admin", "off"));
       }
     }
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+    Process p =
+        new ProcessBuilder(cmd)
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+            .start();
     return new VrrpRouterProcess(kind, ns, log, p);
   }
 
   /**
-   * A crash of the machine: every process of the router stopped and killed (no priority 0
-   * advert), and the virtual addresses it held gone with it, as they would be with the machine;
-   * a killed process alone leaves them on the interface, which would look like both holding them.
+   * A crash of the machine: every process of the router stopped and killed (no priority 0 advert),
+   * and the virtual addresses it held gone with it, as they would be with the machine; a killed
+   * process alone leaves them on the interface, which would look like both holding them.
    */
   void kill9() throws IOException, InterruptedException {
     Netns.killAll(ns, "KILL");

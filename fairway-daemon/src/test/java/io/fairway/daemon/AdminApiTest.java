@@ -40,31 +40,33 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The admin listener over a real daemon (scripted checkers on a manual clock, an in-memory
- * table), through real HTTP on loopback: the error paths, slow request heads, drain / maint /
- * ready / weight reaching the table, the event stream, reload, and {@code /metrics} checked by
- * promtool.
+ * The admin listener over a real daemon (scripted checkers on a manual clock, an in-memory table),
+ * through real HTTP on loopback: the error paths, slow request heads, drain / maint / ready /
+ * weight reaching the table, the event stream, reload, and {@code /metrics} checked by promtool.
  */
 class AdminApiTest {
   @TempDir Path dir;
   final MapTable table = new MapTable();
   final ManualScheduler clock = new ManualScheduler();
   final Map<String, Boolean> up = new ConcurrentHashMap<>();
-  final HttpClient http = HttpClient.newBuilder().proxy(ProxySelector.of(null))
-      .connectTimeout(Duration.ofSeconds(2)).build();
+  final HttpClient http =
+      HttpClient.newBuilder()
+          .proxy(ProxySelector.of(null))
+          .connectTimeout(Duration.ofSeconds(2))
+          .build();
   Daemon daemon;
   AdminHttpServer server;
   AdminApi api;
   AdminToken token;
   URI base;
 
-  static final String CONF = """
+  static final String CONF =
+      """
       virtual_server 10.16.0.1 80 {
           delay_loop 5
           lb_algo rr
@@ -96,15 +98,29 @@ class AdminApiTest {
   void start() throws Exception {
     Path file = dir.resolve("keepalived.conf");
     Files.writeString(file, CONF);
-    daemon = new Daemon(file, new KeepalivedLoader(false, CheckSpecs::from), table,
-        () -> CheckEngine.builder().scheduler(clock).checkerFactory((vs, rs, spec) -> scripted(spec)),
-        Duration.ZERO, Clock.systemUTC());
+    daemon =
+        new Daemon(
+            file,
+            new KeepalivedLoader(false, CheckSpecs::from),
+            table,
+            () ->
+                CheckEngine.builder()
+                    .scheduler(clock)
+                    .checkerFactory((vs, rs, spec) -> scripted(spec)),
+            Duration.ZERO,
+            Clock.systemUTC());
     daemon.start();
     token = AdminToken.generate(dir.resolve("run/admin.token"));
     DaemonMetrics metrics = new DaemonMetrics(() -> ServicesView.of(daemon), daemon.events());
-    api = new AdminApi(daemon, () -> { }, metrics::scrape);
-    server = AdminHttpServer.start(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), () -> token, false,
-        Duration.ofSeconds(1), api, daemon.events());
+    api = new AdminApi(daemon, () -> {}, metrics::scrape);
+    server =
+        AdminHttpServer.start(
+            new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+            () -> token,
+            false,
+            Duration.ofSeconds(1),
+            api,
+            daemon.events());
     base = URI.create("http://127.0.0.1:" + server.address().getPort());
   }
 
@@ -122,12 +138,17 @@ class AdminApiTest {
   }
 
   Checker scripted(CheckSpec spec) {
-    String target = ((TcpCheckSpec) spec).target().getAddress().getHostAddress() + ":"
-        + ((TcpCheckSpec) spec).target().getPort();
+    String target =
+        ((TcpCheckSpec) spec).target().getAddress().getHostAddress()
+            + ":"
+            + ((TcpCheckSpec) spec).target().getPort();
     return new Checker() {
       @Override
       public void check(Consumer<CheckResult> done) {
-        done.accept(up.getOrDefault(target, true) ? CheckResult.ok("connected") : CheckResult.fail("connection refused"));
+        done.accept(
+            up.getOrDefault(target, true)
+                ? CheckResult.ok("connected")
+                : CheckResult.fail("connection refused"));
       }
 
       @Override
@@ -138,13 +159,16 @@ class AdminApiTest {
   }
 
   HttpResponse<String> get(String path) throws Exception {
-    return http.send(HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(5)).GET().build(),
+    return http.send(
+        HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(5)).GET().build(),
         HttpResponse.BodyHandlers.ofString());
   }
 
   HttpResponse<String> post(String path, String body, String bearer) throws Exception {
-    HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(5))
-        .POST(HttpRequest.BodyPublishers.ofString(body));
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(base.resolve(path))
+            .timeout(Duration.ofSeconds(5))
+            .POST(HttpRequest.BodyPublishers.ofString(body));
     if (bearer != null) {
       b.header("Authorization", "Bearer " + bearer);
     }
@@ -155,7 +179,8 @@ class AdminApiTest {
     return AdminToken.readToken(token.file());
   }
 
-  static void assertOneLineError(HttpResponse<String> r, int status, String contains) throws Exception {
+  static void assertOneLineError(HttpResponse<String> r, int status, String contains)
+      throws Exception {
     assertThat(r.statusCode()).as(r.body()).isEqualTo(status);
     assertThat(r.headers().firstValue("content-type")).hasValue("application/json");
     assertThat(r.body()).doesNotContain("\n");
@@ -176,24 +201,46 @@ class AdminApiTest {
     assertOneLineError(get("/nope"), 404, "no route GET /nope");
     assertOneLineError(get(VS + "/servers/" + enc("10.16.1.1:80") + "/state"), 405, "use POST");
     assertOneLineError(get("/api/v1/reload"), 405, "use POST");
-    assertOneLineError(post(VS + "/servers/" + enc("10.16.1.1:80") + "/state", "{\"state\":\"drain\"}", null), 401,
+    assertOneLineError(
+        post(VS + "/servers/" + enc("10.16.1.1:80") + "/state", "{\"state\":\"drain\"}", null),
+        401,
         "Authorization: Bearer");
-    assertOneLineError(post(VS + "/servers/" + enc("10.16.1.1:80") + "/state", "{\"state\":\"drain\"}", "wrong"),
-        401, "Authorization: Bearer");
+    assertOneLineError(
+        post(VS + "/servers/" + enc("10.16.1.1:80") + "/state", "{\"state\":\"drain\"}", "wrong"),
+        401,
+        "Authorization: Bearer");
     assertOneLineError(post("/api/v1/reload", "{}", "x" + tokenText()), 401, "token");
     // A cookie is no credential.
-    HttpResponse<String> cookie = http.send(HttpRequest.newBuilder(base.resolve(VS + "/servers/" + enc("10.16.1.1:80")
-        + "/state")).header("Cookie", "token=" + tokenText()).POST(HttpRequest.BodyPublishers.ofString(
-        "{\"state\":\"drain\"}")).build(), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> cookie =
+        http.send(
+            HttpRequest.newBuilder(base.resolve(VS + "/servers/" + enc("10.16.1.1:80") + "/state"))
+                .header("Cookie", "token=" + tokenText())
+                .POST(HttpRequest.BodyPublishers.ofString("{\"state\":\"drain\"}"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
     assertOneLineError(cookie, 401, "Bearer");
-    assertOneLineError(post(VS + "/servers/" + enc("10.16.1.1:80") + "/state", "x".repeat(64 * 1024 + 1),
-        tokenText()), 413, "larger than 65536");
-    assertOneLineError(post(VS + "/servers/" + enc("10.16.1.1:80") + "/state", "{\"state\":\"sleep\"}", tokenText()),
-        400, "drain, maint, ready");
-    assertOneLineError(post(VS + "/servers/" + enc("10.16.1.1:80") + "/state", "{nope", tokenText()), 400,
+    assertOneLineError(
+        post(
+            VS + "/servers/" + enc("10.16.1.1:80") + "/state",
+            "x".repeat(64 * 1024 + 1),
+            tokenText()),
+        413,
+        "larger than 65536");
+    assertOneLineError(
+        post(
+            VS + "/servers/" + enc("10.16.1.1:80") + "/state",
+            "{\"state\":\"sleep\"}",
+            tokenText()),
+        400,
+        "drain, maint, ready");
+    assertOneLineError(
+        post(VS + "/servers/" + enc("10.16.1.1:80") + "/state", "{nope", tokenText()),
+        400,
         "bad JSON");
-    assertOneLineError(get(VS + "/servers/" + enc("10.16.1.9:80")), 404, "choices: 10.16.1.1:80, 10.16.1.2:80");
-    assertOneLineError(get("/api/v1/services/" + enc("10.16.0.9:80")), 404, "choices: 10.16.0.1:80");
+    assertOneLineError(
+        get(VS + "/servers/" + enc("10.16.1.9:80")), 404, "choices: 10.16.1.1:80, 10.16.1.2:80");
+    assertOneLineError(
+        get("/api/v1/services/" + enc("10.16.0.9:80")), 404, "choices: 10.16.0.1:80");
     assertThat(table.lines()).isEqualTo(before);
     assertThat(daemon.admin().settings()).isEmpty();
   }
@@ -232,7 +279,8 @@ class AdminApiTest {
     HttpResponse<String> r = post(rs1 + "/state", "{\"state\":\"drain\"}", tokenText());
     assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
     // Serving weight 2 is still quorum 2: the drained server stays in the table at weight 0.
-    assertThat(table.lines()).contains("TCP 10.16.0.1:80 -> 10.16.1.1:80 w=0", "TCP 10.16.0.1:80 -> 10.16.1.2:80 w=2");
+    assertThat(table.lines())
+        .contains("TCP 10.16.0.1:80 -> 10.16.1.1:80 w=0", "TCP 10.16.0.1:80 -> 10.16.1.2:80 w=2");
     JsonNode s = server("10.16.1.1:80");
     assertThat(s.get("state").asText()).isEqualTo("drain");
     assertThat(s.get("admin_state").asText()).isEqualTo("drain");
@@ -241,18 +289,24 @@ class AdminApiTest {
     assertThat(s.get("in_table").asBoolean()).isTrue();
     assertThat(s.get("last_check").get("result").asText()).isEqualTo("up");
 
-    // Draining the other too: serving weight 0, quorum lost, the sorry server serves, as for verdicts.
-    assertThat(post(rs + "/state", "{\"state\":\"drain\"}", tokenText()).statusCode()).isEqualTo(200);
+    // Draining the other too: serving weight 0, quorum lost, the sorry server serves, as for
+    // verdicts.
+    assertThat(post(rs + "/state", "{\"state\":\"drain\"}", tokenText()).statusCode())
+        .isEqualTo(200);
     JsonNode vs = Json.mapper().readTree(get(VS).body());
     assertThat(vs.get("quorum").asText()).isEqualTo("down");
     assertThat(vs.get("sorry_server_state").asText()).isEqualTo("serving");
     assertThat(table.lines()).contains("TCP 10.16.0.1:80 -> 10.16.9.9:80 w=1");
-    assertThat(post(rs1 + "/state", "{\"state\":\"ready\"}", tokenText()).statusCode()).isEqualTo(200);
+    assertThat(post(rs1 + "/state", "{\"state\":\"ready\"}", tokenText()).statusCode())
+        .isEqualTo(200);
 
-    assertThat(post(rs + "/state", "{\"state\":\"maint\"}", tokenText()).statusCode()).isEqualTo(200);
+    assertThat(post(rs + "/state", "{\"state\":\"maint\"}", tokenText()).statusCode())
+        .isEqualTo(200);
     assertThat(server("10.16.1.2:80").get("state").asText()).isEqualTo("maint");
-    assertThat(post(rs + "/state", "{\"state\":\"ready\"}", tokenText()).statusCode()).isEqualTo(200);
-    assertThat(table.lines()).contains("TCP 10.16.0.1:80 -> 10.16.1.1:80 w=1", "TCP 10.16.0.1:80 -> 10.16.1.2:80 w=2")
+    assertThat(post(rs + "/state", "{\"state\":\"ready\"}", tokenText()).statusCode())
+        .isEqualTo(200);
+    assertThat(table.lines())
+        .contains("TCP 10.16.0.1:80 -> 10.16.1.1:80 w=1", "TCP 10.16.0.1:80 -> 10.16.1.2:80 w=2")
         .doesNotContain("TCP 10.16.0.1:80 -> 10.16.9.9:80 w=1");
 
     assertThat(post(rs + "/weight", "{\"weight\":7}", tokenText()).statusCode()).isEqualTo(200);
@@ -261,7 +315,8 @@ class AdminApiTest {
     assertOneLineError(post(rs + "/weight", "{\"weight\":-1}", tokenText()), 400, ">= 0");
 
     // The checkers keep running under an admin state and their verdicts are recorded.
-    assertThat(post(rs + "/state", "{\"state\":\"drain\"}", tokenText()).statusCode()).isEqualTo(200);
+    assertThat(post(rs + "/state", "{\"state\":\"drain\"}", tokenText()).statusCode())
+        .isEqualTo(200);
     up.put("10.16.1.2:80", false);
     clock.advance(Duration.ofSeconds(30));
     assertThat(server("10.16.1.2:80").get("last_check").get("result").asText()).isEqualTo("down");
@@ -271,8 +326,10 @@ class AdminApiTest {
   @Test
   void theEventStreamCarriesVerdictsAdminActionsQuorumAndReloads() throws Exception {
     List<String> lines = new CopyOnWriteArrayList<>();
-    var stream = http.sendAsync(HttpRequest.newBuilder(base.resolve("/api/v1/events")).GET().build(),
-        HttpResponse.BodyHandlers.ofLines());
+    var stream =
+        http.sendAsync(
+            HttpRequest.newBuilder(base.resolve("/api/v1/events")).GET().build(),
+            HttpResponse.BodyHandlers.ofLines());
     HttpResponse<Stream<String>> r = stream.get(5, TimeUnit.SECONDS);
     assertThat(r.headers().firstValue("content-type").orElse("")).startsWith("text/event-stream");
     Thread reader = new Thread(() -> r.body().forEach(lines::add));
@@ -283,18 +340,32 @@ class AdminApiTest {
     up.put("10.16.1.1:80", false);
     clock.advance(Duration.ofSeconds(30));
     post(VS + "/servers/" + enc("10.16.1.2:80") + "/state", "{\"state\":\"drain\"}", tokenText());
-    Files.writeString(dir.resolve("keepalived.conf"), "virtual_server 10.16.0.1 80 {\n lb_algo nosuch\n");
+    Files.writeString(
+        dir.resolve("keepalived.conf"), "virtual_server 10.16.0.1 80 {\n lb_algo nosuch\n");
     HttpResponse<String> refused = post("/api/v1/reload", "{}", tokenText());
     assertThat(refused.statusCode()).isEqualTo(422);
-    assertThat(Json.mapper().readTree(refused.body()).get("reason").asText()).contains("keepalived.conf");
+    assertThat(Json.mapper().readTree(refused.body()).get("reason").asText())
+        .contains("keepalived.conf");
     Files.writeString(dir.resolve("keepalived.conf"), CONF);
     assertThat(post("/api/v1/reload", "{}", tokenText()).statusCode()).isEqualTo(200);
 
-    await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(lines).contains(
-        "event: server_down", "event: admin", "event: sorry_in", "event: quorum_down", "event: reload_refused",
-        "event: reload_ok"));
-    String down = lines.stream().filter(l -> l.startsWith("data: ") && l.contains("server_down")).findFirst()
-        .orElseThrow();
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .untilAsserted(
+            () ->
+                assertThat(lines)
+                    .contains(
+                        "event: server_down",
+                        "event: admin",
+                        "event: sorry_in",
+                        "event: quorum_down",
+                        "event: reload_refused",
+                        "event: reload_ok"));
+    String down =
+        lines.stream()
+            .filter(l -> l.startsWith("data: ") && l.contains("server_down"))
+            .findFirst()
+            .orElseThrow();
     JsonNode e = Json.mapper().readTree(down.substring(6));
     assertThat(e.get("virtual_server").asText()).isEqualTo("10.16.0.1:80");
     assertThat(e.get("real_server").asText()).isEqualTo("10.16.1.1:80");
@@ -314,10 +385,14 @@ class AdminApiTest {
     HttpResponse<String> m = get("/metrics");
     assertThat(m.statusCode()).isEqualTo(200);
     assertThat(m.body())
-        .contains("fairway_server_up{real_server=\"10.16.1.1:80\",virtual_server=\"10.16.0.1:80\"} 0")
-        .contains("fairway_server_up{real_server=\"10.16.1.2:80\",virtual_server=\"10.16.0.1:80\"} 1")
-        .contains("fairway_server_admin_state{real_server=\"10.16.1.2:80\",state=\"drain\",virtual_server=\"10.16.0.1:80\"} 1")
-        .contains("fairway_server_weight_effective{real_server=\"10.16.1.2:80\",virtual_server=\"10.16.0.1:80\"} 0")
+        .contains(
+            "fairway_server_up{real_server=\"10.16.1.1:80\",virtual_server=\"10.16.0.1:80\"} 0")
+        .contains(
+            "fairway_server_up{real_server=\"10.16.1.2:80\",virtual_server=\"10.16.0.1:80\"} 1")
+        .contains(
+            "fairway_server_admin_state{real_server=\"10.16.1.2:80\",state=\"drain\",virtual_server=\"10.16.0.1:80\"} 1")
+        .contains(
+            "fairway_server_weight_effective{real_server=\"10.16.1.2:80\",virtual_server=\"10.16.0.1:80\"} 0")
         .contains("fairway_virtual_server_sorry_server_active{virtual_server=\"10.16.0.1:80\"} 1")
         .contains("fairway_reloads_total{result=\"ok\"} 0")
         .contains("jvm_memory_used_bytes");

@@ -31,7 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
  * table, its checks scripted on a manual clock: one server's checker never answers.
  */
 class CheckTimeoutMetricsTest {
-  static final String CONF = """
+  static final String CONF =
+      """
       virtual_server 10.16.0.1 80 {
           delay_loop 5
           lb_algo rr
@@ -68,7 +69,9 @@ class CheckTimeoutMetricsTest {
   }
 
   static double value(String scrape, String series) {
-    Matcher m = Pattern.compile("^" + Pattern.quote(series) + " (\\S+)$", Pattern.MULTILINE).matcher(scrape);
+    Matcher m =
+        Pattern.compile("^" + Pattern.quote(series) + " (\\S+)$", Pattern.MULTILINE)
+            .matcher(scrape);
     assertThat(m.find()).as(series + " in\n" + scrape).isTrue();
     return Double.parseDouble(m.group(1));
   }
@@ -79,25 +82,42 @@ class CheckTimeoutMetricsTest {
     Files.writeString(file, CONF);
     PrometheusRegistry registry = new PrometheusRegistry();
     CheckMetrics checks = new CheckMetrics(registry);
-    daemon = new Daemon(file, new KeepalivedLoader(false, CheckSpecs::from), new MapTable(),
-        () -> CheckEngine.builder().scheduler(clock).observer(checks).checkerFactory((vs, rs, spec) -> {
-          boolean silent = ((TcpCheckSpec) spec).target().getAddress().getHostAddress().equals("10.16.1.2");
-          return new Checker() {
-            @Override
-            public void check(Consumer<CheckResult> done) {
-              if (!silent) {
-                done.accept(CheckResult.ok("connected"));
-              }
-            }
+    daemon =
+        new Daemon(
+            file,
+            new KeepalivedLoader(false, CheckSpecs::from),
+            new MapTable(),
+            () ->
+                CheckEngine.builder()
+                    .scheduler(clock)
+                    .observer(checks)
+                    .checkerFactory(
+                        (vs, rs, spec) -> {
+                          boolean silent =
+                              ((TcpCheckSpec) spec)
+                                  .target()
+                                  .getAddress()
+                                  .getHostAddress()
+                                  .equals("10.16.1.2");
+                          return new Checker() {
+                            @Override
+                            public void check(Consumer<CheckResult> done) {
+                              if (!silent) {
+                                done.accept(CheckResult.ok("connected"));
+                              }
+                            }
 
-            @Override
-            public Duration deadline() {
-              return spec.timing().connectTimeout();
-            }
-          };
-        }), Duration.ZERO, Clock.systemUTC());
+                            @Override
+                            public Duration deadline() {
+                              return spec.timing().connectTimeout();
+                            }
+                          };
+                        }),
+            Duration.ZERO,
+            Clock.systemUTC());
     daemon.start();
-    DaemonMetrics metrics = new DaemonMetrics(registry, () -> ServicesView.of(daemon), daemon.events());
+    DaemonMetrics metrics =
+        new DaemonMetrics(registry, () -> ServicesView.of(daemon), daemon.events());
     // First attempts at 1 s (no warmup), the silent one abandoned at its 2 s deadline; the next
     // ones only at 6 s.
     clock.advance(Duration.ofSeconds(4));
@@ -105,19 +125,33 @@ class CheckTimeoutMetricsTest {
 
     String silent = "check=\"tcp\",real_server=\"10.16.1.2:80\",virtual_server=\"10.16.0.1:80\"";
     String answering = "check=\"tcp\",real_server=\"10.16.1.1:80\",virtual_server=\"10.16.0.1:80\"";
-    assertThat(value(scrape, "fairway_check_results_total{check=\"tcp\",outcome=\"timeout\",real_server=\"10.16.1.2:80\","
-        + "virtual_server=\"10.16.0.1:80\"}")).isEqualTo(1);
-    assertThat(scrape).doesNotContain("outcome=\"failure\",real_server=\"10.16.1.2:80\"")
+    assertThat(
+            value(
+                scrape,
+                "fairway_check_results_total{check=\"tcp\",outcome=\"timeout\",real_server=\"10.16.1.2:80\","
+                    + "virtual_server=\"10.16.0.1:80\"}"))
+        .isEqualTo(1);
+    assertThat(scrape)
+        .doesNotContain("outcome=\"failure\",real_server=\"10.16.1.2:80\"")
         .doesNotContain("outcome=\"timeout\",real_server=\"10.16.1.1:80\"");
-    assertThat(value(scrape, "fairway_check_results_total{check=\"tcp\",outcome=\"success\",real_server=\"10.16.1.1:80\","
-        + "virtual_server=\"10.16.0.1:80\"}")).isEqualTo(1);
+    assertThat(
+            value(
+                scrape,
+                "fairway_check_results_total{check=\"tcp\",outcome=\"success\",real_server=\"10.16.1.1:80\","
+                    + "virtual_server=\"10.16.0.1:80\"}"))
+        .isEqualTo(1);
     // In the histogram with the time it was given: 2 s, so above 1 s and within 2.5 s.
     assertThat(value(scrape, "fairway_check_duration_seconds_count{" + silent + "}")).isEqualTo(1);
     assertThat(value(scrape, "fairway_check_duration_seconds_sum{" + silent + "}")).isEqualTo(2.0);
-    assertThat(value(scrape, "fairway_check_duration_seconds_bucket{" + silent + ",le=\"1.0\"}")).isZero();
-    assertThat(value(scrape, "fairway_check_duration_seconds_bucket{" + silent + ",le=\"2.5\"}")).isEqualTo(1);
-    assertThat(value(scrape, "fairway_check_duration_seconds_bucket{" + answering + ",le=\"0.001\"}")).isEqualTo(1);
-    assertThat(daemon.listener().health().get("10.16.0.1:80").get("10.16.1.2:80").alive()).isFalse();
+    assertThat(value(scrape, "fairway_check_duration_seconds_bucket{" + silent + ",le=\"1.0\"}"))
+        .isZero();
+    assertThat(value(scrape, "fairway_check_duration_seconds_bucket{" + silent + ",le=\"2.5\"}"))
+        .isEqualTo(1);
+    assertThat(
+            value(scrape, "fairway_check_duration_seconds_bucket{" + answering + ",le=\"0.001\"}"))
+        .isEqualTo(1);
+    assertThat(daemon.listener().health().get("10.16.0.1:80").get("10.16.1.2:80").alive())
+        .isFalse();
     Promtool.assertClean(scrape, dir);
   }
 }

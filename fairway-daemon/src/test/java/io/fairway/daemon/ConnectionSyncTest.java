@@ -19,9 +19,9 @@ import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
 /**
- * The order of sync daemon requests, against a recording kernel that behaves as ip_vs_sync.c
- * does (EEXIST for a second daemon of a role, ESRCH for stopping one that does not run), in
- * keepalived 2.2.7's sequence for each VRRP state change.
+ * The order of sync daemon requests, against a recording kernel that behaves as ip_vs_sync.c does
+ * (EEXIST for a second daemon of a role, ESRCH for stopping one that does not run), in keepalived
+ * 2.2.7's sequence for each VRRP state change.
  */
 class ConnectionSyncTest {
 
@@ -73,8 +73,8 @@ class ConnectionSyncTest {
     assertThat(k.running.keySet()).containsExactly(Role.MASTER, Role.BACKUP);
     s.instanceChanged("VI_1", State.BACKUP, State.MASTER); // no instance followed: nothing
     s.close();
-    assertThat(k.calls()).containsExactly("start master", "start backup", "stop master",
-        "stop backup");
+    assertThat(k.calls())
+        .containsExactly("start master", "start backup", "stop master", "stop backup");
     assertThat(k.running).isEmpty();
   }
 
@@ -98,9 +98,18 @@ class ConnectionSyncTest {
     await().atMost(Duration.ofSeconds(5)).until(() -> k.calls().size() == 9);
     s.close();
     s.instanceChanged("VI_1", State.BACKUP, State.STOP); // shutdown: ignored, close stopped it
-    assertThat(k.calls()).containsExactly("start backup", "stop backup", "start master",
-        "stop master", "start backup", "stop backup", "start master", "stop master",
-        "start backup", "stop backup");
+    assertThat(k.calls())
+        .containsExactly(
+            "start backup",
+            "stop backup",
+            "start master",
+            "stop master",
+            "start backup",
+            "stop backup",
+            "start master",
+            "stop master",
+            "start backup",
+            "stop backup");
     assertThat(k.running).isEmpty();
   }
 
@@ -120,8 +129,10 @@ class ConnectionSyncTest {
     k.refuseStart = "IPVS start master sync daemon on eth0: no such interface (ENODEV)";
     ConnectionSync s = new ConnectionSync(plan(Optional.empty()), k);
     TableException e = catchThrowableOfType(s::start, TableException.class);
-    assertThat(e.getMessage()).isEqualTo("k.conf:3: lvs_sync_daemon: IPVS start master sync "
-        + "daemon on eth0: no such interface (ENODEV)");
+    assertThat(e.getMessage())
+        .isEqualTo(
+            "k.conf:3: lvs_sync_daemon: IPVS start master sync "
+                + "daemon on eth0: no such interface (ENODEV)");
     assertThat(k.running).isEmpty();
   }
 
@@ -130,16 +141,20 @@ class ConnectionSyncTest {
     Kernel k = new Kernel();
     ConnectionSync s = new ConnectionSync(plan(Optional.of("VI_1")), k);
     s.start();
-    assertThat(s.status()).isEqualTo("IPVS sync daemon: eth0 syncid 51, follows VI_1 (INIT): "
-        + "wants backup\n  kernel: backup sync daemon (mcast=eth0, syncid=51)\n");
+    assertThat(s.status())
+        .isEqualTo(
+            "IPVS sync daemon: eth0 syncid 51, follows VI_1 (INIT): "
+                + "wants backup\n  kernel: backup sync daemon (mcast=eth0, syncid=51)\n");
     // Someone stops it behind Fairway's back and the next start is refused.
     k.running.clear();
     k.refuseStart = "IPVS start master sync daemon on eth0: refused (EINVAL)";
     s.instanceChanged("VI_1", State.BACKUP, State.MASTER);
     await().atMost(Duration.ofSeconds(5)).until(() -> s.status().contains("refused"));
-    assertThat(s.status()).isEqualTo("IPVS sync daemon: eth0 syncid 51, follows VI_1 (MASTER): "
-        + "wants master\n  kernel: no sync daemon running\n  last change refused: "
-        + "lvs_sync_daemon: IPVS start master sync daemon on eth0: refused (EINVAL)\n");
+    assertThat(s.status())
+        .isEqualTo(
+            "IPVS sync daemon: eth0 syncid 51, follows VI_1 (MASTER): "
+                + "wants master\n  kernel: no sync daemon running\n  last change refused: "
+                + "lvs_sync_daemon: IPVS start master sync daemon on eth0: refused (EINVAL)\n");
     s.close();
   }
 }

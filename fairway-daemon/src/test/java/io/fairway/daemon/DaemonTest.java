@@ -3,8 +3,8 @@ package io.fairway.daemon;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fairway.check.checker.CheckResult;
-import io.fairway.check.config.CheckSpecs;
 import io.fairway.check.checker.Checker;
+import io.fairway.check.config.CheckSpecs;
 import io.fairway.check.engine.CheckEngine;
 import io.fairway.check.engine.ManualScheduler;
 import io.fairway.check.spec.CheckSpec;
@@ -29,30 +29,44 @@ class DaemonTest {
   @TempDir Path dir;
   final MapTable table = new MapTable();
   final ManualScheduler clock = new ManualScheduler();
+
   /** TCP_CHECK answers by "address:port"; missing = up. */
   final Map<String, Boolean> up = new ConcurrentHashMap<>();
+
   /** Dynamic weight contributions by "address:port", as misc_dynamic would report them. */
   final Map<String, Long> weights = new ConcurrentHashMap<>();
+
   Daemon daemon;
 
   Daemon daemon(String conf) throws Exception {
     Path file = dir.resolve("keepalived.conf");
     Files.writeString(file, conf);
-    daemon = new Daemon(file, new KeepalivedLoader(false, CheckSpecs::from), table,
-        () -> CheckEngine.builder().scheduler(clock).checkerFactory((vs, rs, spec) -> scripted(spec)),
-        Duration.ZERO, Clock.systemUTC());
+    daemon =
+        new Daemon(
+            file,
+            new KeepalivedLoader(false, CheckSpecs::from),
+            table,
+            () ->
+                CheckEngine.builder()
+                    .scheduler(clock)
+                    .checkerFactory((vs, rs, spec) -> scripted(spec)),
+            Duration.ZERO,
+            Clock.systemUTC());
     return daemon;
   }
 
   Checker scripted(CheckSpec spec) {
-    String target = ((TcpCheckSpec) spec).target().getAddress().getHostAddress() + ":"
-        + ((TcpCheckSpec) spec).target().getPort();
+    String target =
+        ((TcpCheckSpec) spec).target().getAddress().getHostAddress()
+            + ":"
+            + ((TcpCheckSpec) spec).target().getPort();
     return new Checker() {
       @Override
       public void check(Consumer<CheckResult> done) {
-        CheckResult ok = weights.containsKey(target)
-            ? CheckResult.ok("connected").withWeightDelta(weights.get(target))
-            : CheckResult.ok("connected");
+        CheckResult ok =
+            weights.containsKey(target)
+                ? CheckResult.ok("connected").withWeightDelta(weights.get(target))
+                : CheckResult.ok("connected");
         done.accept(up.getOrDefault(target, true) ? ok : CheckResult.fail("connection refused"));
       }
 
@@ -88,7 +102,8 @@ class DaemonTest {
             %s
             %s
         }
-        """.formatted(extra, servers);
+        """
+        .formatted(extra, servers);
   }
 
   static String rs(String addr, int weight) {
@@ -99,19 +114,27 @@ class DaemonTest {
                 connect_timeout 1
             }
         }
-        """.formatted(addr, weight);
+        """
+        .formatted(addr, weight);
   }
 
   @Test
   void startInstallsVerdictsFlowAndStopRemovesEverything() throws Exception {
     daemon(conf("", rs("10.16.1.1", 1) + rs("10.16.1.2", 2))).start();
-    assertThat(table.lines()).containsExactly(
-        "TCP 10.16.0.1:80 -> 10.16.1.1:80 w=1", "TCP 10.16.0.1:80 -> 10.16.1.2:80 w=2", "TCP 10.16.0.1:80 rr");
+    assertThat(table.lines())
+        .containsExactly(
+            "TCP 10.16.0.1:80 -> 10.16.1.1:80 w=1",
+            "TCP 10.16.0.1:80 -> 10.16.1.2:80 w=2",
+            "TCP 10.16.0.1:80 rr");
 
     up.put("10.16.1.1:80", false);
     tick();
-    assertThat(table.lines()).containsExactly("TCP 10.16.0.1:80 -> 10.16.1.2:80 w=2", "TCP 10.16.0.1:80 rr");
-    assertThat(daemon.status()).contains("10.16.1.1:80").contains("down").contains("connection refused");
+    assertThat(table.lines())
+        .containsExactly("TCP 10.16.0.1:80 -> 10.16.1.2:80 w=2", "TCP 10.16.0.1:80 rr");
+    assertThat(daemon.status())
+        .contains("10.16.1.1:80")
+        .contains("down")
+        .contains("connection refused");
 
     daemon.stop();
     assertThat(table.lines()).isEmpty();
@@ -126,14 +149,18 @@ class DaemonTest {
     Path note = scripts.resolve("note.sh");
     Files.writeString(note, "#!/bin/sh\necho \"$1\" >> " + log + "\n");
     Files.setPosixFilePermissions(note, PosixFilePermissions.fromString("rwxr-xr-x"));
-    String conf = conf("omega\n    quorum_down \"" + note + " quorum-down\"", """
+    String conf =
+        conf(
+            "omega\n    quorum_down \"" + note + " quorum-down\"",
+            """
         real_server 10.16.1.1 80 {
             notify_down "%s rs-down"
             TCP_CHECK {
                 connect_timeout 1
             }
         }
-        """.formatted(note));
+        """
+                .formatted(note));
     daemon(conf).start();
     rewrite(conf.replace("delay_loop 5", "delay_loop 6"));
     daemon.reload();
@@ -168,7 +195,8 @@ class DaemonTest {
     assertThat(daemon.reloads()).isZero();
     up.put("10.16.1.2:80", false);
     tick();
-    assertThat(table.lines()).containsExactly("TCP 10.16.0.1:80 -> 10.16.1.1:80 w=1", "TCP 10.16.0.1:80 rr");
+    assertThat(table.lines())
+        .containsExactly("TCP 10.16.0.1:80 -> 10.16.1.1:80 w=1", "TCP 10.16.0.1:80 rr");
   }
 
   @Test
@@ -180,8 +208,11 @@ class DaemonTest {
     // Change a weight, drop .3, add .4 (up) and keep the failed .2.
     rewrite(conf("", rs("10.16.1.1", 5) + rs("10.16.1.2", 1) + rs("10.16.1.4", 1)));
     assertThat(daemon.reload()).isNull();
-    assertThat(table.lines()).containsExactly(
-        "TCP 10.16.0.1:80 -> 10.16.1.1:80 w=5", "TCP 10.16.0.1:80 -> 10.16.1.4:80 w=1", "TCP 10.16.0.1:80 rr");
+    assertThat(table.lines())
+        .containsExactly(
+            "TCP 10.16.0.1:80 -> 10.16.1.1:80 w=5",
+            "TCP 10.16.0.1:80 -> 10.16.1.4:80 w=1",
+            "TCP 10.16.0.1:80 rr");
 
     up.put("10.16.1.2:80", true);
     tick();
@@ -192,11 +223,13 @@ class DaemonTest {
   void coldStartAgainstADeadPoolServesTheSorryServer() throws Exception {
     up.put("10.16.1.1:80", false);
     daemon(conf("sorry_server 10.16.9.9 80\n alpha", rs("10.16.1.1", 1))).start();
-    assertThat(table.lines()).containsExactly("TCP 10.16.0.1:80 -> 10.16.9.9:80 w=1", "TCP 10.16.0.1:80 rr");
+    assertThat(table.lines())
+        .containsExactly("TCP 10.16.0.1:80 -> 10.16.9.9:80 w=1", "TCP 10.16.0.1:80 rr");
 
     up.put("10.16.1.1:80", true);
     tick();
-    assertThat(table.lines()).containsExactly("TCP 10.16.0.1:80 -> 10.16.1.1:80 w=1", "TCP 10.16.0.1:80 rr");
+    assertThat(table.lines())
+        .containsExactly("TCP 10.16.0.1:80 -> 10.16.1.1:80 w=1", "TCP 10.16.0.1:80 rr");
   }
 
   @Test

@@ -19,9 +19,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Stopping the daemon stops every thread it started: the check engine's event loop and script
- * pool, the drift repairer, the admin server, and (closed after it, as {@code fairway run} does)
- * the userspace proxy's event loops. Real checks against a loopback listener, a real proxy table.
+ * Stopping the daemon stops every thread it started: the check engine's event loop and script pool,
+ * the drift repairer, the admin server, and (closed after it, as {@code fairway run} does) the
+ * userspace proxy's event loops. Real checks against a loopback listener, a real proxy table.
  */
 class DaemonThreadsTest {
   @TempDir Path dir;
@@ -31,7 +31,9 @@ class DaemonThreadsTest {
     try (ServerSocket backend = new ServerSocket(0, 16, InetAddress.getLoopbackAddress())) {
       int vip = freePort();
       Path conf = dir.resolve("keepalived.conf");
-      Files.writeString(conf, """
+      Files.writeString(
+          conf,
+          """
           virtual_server 127.0.0.1 %d {
               delay_loop 1
               lb_algo rr
@@ -43,18 +45,31 @@ class DaemonThreadsTest {
                   }
               }
           }
-          """.formatted(vip, backend.getLocalPort()));
+          """
+              .formatted(vip, backend.getLocalPort()));
       Set<Thread> before = ThreadLeaks.snapshot();
 
       ProxyTable table = new ProxyTable(ProxyOptions.defaults().withIoThreads(1), k -> null);
-      Daemon daemon = new Daemon(conf, new KeepalivedLoader(true, CheckSpecs::from), table,
-          CheckEngine::builder, Duration.ofMillis(200), Clock.systemUTC());
+      Daemon daemon =
+          new Daemon(
+              conf,
+              new KeepalivedLoader(true, CheckSpecs::from),
+              table,
+              CheckEngine::builder,
+              Duration.ofMillis(200),
+              Clock.systemUTC());
       AdminServer admin = null;
       try {
         daemon.start();
-        admin = AdminServer.start(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), daemon::status);
-        await().atMost(Duration.ofSeconds(20)).until(() -> daemon.status().contains("127.0.0.1:" + backend.getLocalPort()));
-        assertThat(ThreadLeaks.startedSince(before)).as("the daemon runs threads of its own").isNotEmpty();
+        admin =
+            AdminServer.start(
+                new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), daemon::status);
+        await()
+            .atMost(Duration.ofSeconds(20))
+            .until(() -> daemon.status().contains("127.0.0.1:" + backend.getLocalPort()));
+        assertThat(ThreadLeaks.startedSince(before))
+            .as("the daemon runs threads of its own")
+            .isNotEmpty();
       } finally {
         // fairway run's order at SIGTERM
         if (admin != null) {

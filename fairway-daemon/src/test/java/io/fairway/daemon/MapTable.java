@@ -78,9 +78,17 @@ final class MapTable implements Table {
   @Override
   public synchronized List<ServiceEntry> list() {
     List<ServiceEntry> out = new ArrayList<>();
-    services.values().forEach(s -> out.add(new ServiceEntry(s,
-        dests.get(s.key()).values().stream().map(d -> new DestEntry(d, 0, 0, 0, Stats.ZERO)).toList(),
-        Stats.ZERO)));
+    services
+        .values()
+        .forEach(
+            s ->
+                out.add(
+                    new ServiceEntry(
+                        s,
+                        dests.get(s.key()).values().stream()
+                            .map(d -> new DestEntry(d, 0, 0, 0, Stats.ZERO))
+                            .toList(),
+                        Stats.ZERO)));
     return out;
   }
 
@@ -93,10 +101,11 @@ final class MapTable implements Table {
   /** Sorted "service dest weight" lines, compact enough to assert on. */
   synchronized List<String> lines() {
     TreeSet<String> out = new TreeSet<>();
-    services.forEach((k, s) -> {
-      out.add(k + " " + s.scheduler());
-      dests.get(k).values().forEach(d -> out.add(k + " -> " + d.key() + " w=" + d.weight()));
-    });
+    services.forEach(
+        (k, s) -> {
+          out.add(k + " " + s.scheduler());
+          dests.get(k).values().forEach(d -> out.add(k + " -> " + d.key() + " w=" + d.weight()));
+        });
     return List.copyOf(out);
   }
 }

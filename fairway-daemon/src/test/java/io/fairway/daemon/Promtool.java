@@ -12,11 +12,16 @@ public final class Promtool {
   private Promtool() {}
 
   public static void assertClean(String scrape, Path dir) throws Exception {
-    Path promtool = io.fairway.testkit.ExternalPrograms.require("promtool (Debian package prometheus)", "/usr/bin/promtool");
+    Path promtool =
+        io.fairway.testkit.ExternalPrograms.require(
+            "promtool (Debian package prometheus)", "/usr/bin/promtool");
     Path in = dir.resolve("scrape.txt");
     Files.writeString(in, scrape);
-    Process p = new ProcessBuilder(promtool.toString(), "check", "metrics").redirectInput(in.toFile())
-        .redirectErrorStream(true).start();
+    Process p =
+        new ProcessBuilder(promtool.toString(), "check", "metrics")
+            .redirectInput(in.toFile())
+            .redirectErrorStream(true)
+            .start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
     assertThat(out).as("promtool check metrics").isEmpty();

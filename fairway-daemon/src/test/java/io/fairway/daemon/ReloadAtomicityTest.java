@@ -36,64 +36,69 @@ import org.junit.jupiter.api.io.TempDir;
 class ReloadAtomicityTest {
   @TempDir Path dir;
   final MapTable map = new MapTable();
+
   /** Throws from setService while armed. */
   volatile boolean broken;
+
   final ManualScheduler clock = new ManualScheduler();
   final Map<String, Boolean> up = new ConcurrentHashMap<>();
   Daemon daemon;
 
-  final Table table = new Table() {
-    @Override
-    public void addService(Service s) throws TableException {
-      map.addService(s);
-    }
+  final Table table =
+      new Table() {
+        @Override
+        public void addService(Service s) throws TableException {
+          map.addService(s);
+        }
 
-    @Override
-    public void setService(Service s) throws TableException {
-      if (broken) {
-        throw new IllegalStateException("table bug");
-      }
-      map.setService(s);
-    }
+        @Override
+        public void setService(Service s) throws TableException {
+          if (broken) {
+            throw new IllegalStateException("table bug");
+          }
+          map.setService(s);
+        }
 
-    @Override
-    public void delService(ServiceKey k) throws TableException {
-      map.delService(k);
-    }
+        @Override
+        public void delService(ServiceKey k) throws TableException {
+          map.delService(k);
+        }
 
-    @Override
-    public void addDest(ServiceKey s, Dest d) throws TableException {
-      map.addDest(s, d);
-    }
+        @Override
+        public void addDest(ServiceKey s, Dest d) throws TableException {
+          map.addDest(s, d);
+        }
 
-    @Override
-    public void setDest(ServiceKey s, Dest d) throws TableException {
-      map.setDest(s, d);
-    }
+        @Override
+        public void setDest(ServiceKey s, Dest d) throws TableException {
+          map.setDest(s, d);
+        }
 
-    @Override
-    public void delDest(ServiceKey s, DestKey d) throws TableException {
-      map.delDest(s, d);
-    }
+        @Override
+        public void delDest(ServiceKey s, DestKey d) throws TableException {
+          map.delDest(s, d);
+        }
 
-    @Override
-    public List<ServiceEntry> list() {
-      return map.list();
-    }
+        @Override
+        public List<ServiceEntry> list() {
+          return map.list();
+        }
 
-    @Override
-    public void flush() {
-      map.flush();
-    }
-  };
+        @Override
+        public void flush() {
+          map.flush();
+        }
+      };
 
   Checker scripted(CheckSpec spec) {
     String target = ((TcpCheckSpec) spec).target().getAddress().getHostAddress();
     return new Checker() {
       @Override
       public void check(Consumer<CheckResult> done) {
-        done.accept(up.getOrDefault(target, true) ? CheckResult.ok("connected")
-            : CheckResult.fail("connection refused"));
+        done.accept(
+            up.getOrDefault(target, true)
+                ? CheckResult.ok("connected")
+                : CheckResult.fail("connection refused"));
       }
 
       @Override
@@ -104,10 +109,15 @@ class ReloadAtomicityTest {
   }
 
   static String conf(String algo, String... servers) {
-    StringBuilder s = new StringBuilder("virtual_server 10.16.0.1 80 {\n delay_loop 5\n lb_algo "
-        + algo + "\n lb_kind NAT\n protocol TCP\n");
+    StringBuilder s =
+        new StringBuilder(
+            "virtual_server 10.16.0.1 80 {\n delay_loop 5\n lb_algo "
+                + algo
+                + "\n lb_kind NAT\n protocol TCP\n");
     for (String a : servers) {
-      s.append(" real_server ").append(a).append(" 80 {\n  TCP_CHECK {\n   connect_timeout 1\n  }\n }\n");
+      s.append(" real_server ")
+          .append(a)
+          .append(" 80 {\n  TCP_CHECK {\n   connect_timeout 1\n  }\n }\n");
     }
     return s.append("}\n").toString();
   }
@@ -123,13 +133,24 @@ class ReloadAtomicityTest {
   void aTableThatThrowsHalfWayLeavesTheOldPlanServingAndChecking() throws Exception {
     Path file = dir.resolve("keepalived.conf");
     Files.writeString(file, conf("rr", "10.16.1.1", "10.16.1.2"));
-    daemon = new Daemon(file, new KeepalivedLoader(false, CheckSpecs::from), table,
-        () -> CheckEngine.builder().scheduler(clock).checkerFactory((vs, rs, spec) -> scripted(spec)),
-        Duration.ZERO, Clock.systemUTC());
+    daemon =
+        new Daemon(
+            file,
+            new KeepalivedLoader(false, CheckSpecs::from),
+            table,
+            () ->
+                CheckEngine.builder()
+                    .scheduler(clock)
+                    .checkerFactory((vs, rs, spec) -> scripted(spec)),
+            Duration.ZERO,
+            Clock.systemUTC());
     daemon.start();
     List<String> before = map.lines();
-    assertThat(before).containsExactly("TCP 10.16.0.1:80 -> 10.16.1.1:80 w=1",
-        "TCP 10.16.0.1:80 -> 10.16.1.2:80 w=1", "TCP 10.16.0.1:80 rr");
+    assertThat(before)
+        .containsExactly(
+            "TCP 10.16.0.1:80 -> 10.16.1.1:80 w=1",
+            "TCP 10.16.0.1:80 -> 10.16.1.2:80 w=1",
+            "TCP 10.16.0.1:80 rr");
 
     // The reload drops 10.16.1.2 (a delDest that succeeds) and changes the scheduler (a
     // setService that throws).
@@ -146,7 +167,7 @@ class ReloadAtomicityTest {
     // The old checkers never stopped: a failure is still applied.
     up.put("10.16.1.2", false);
     clock.advance(Duration.ofSeconds(30));
-    assertThat(map.lines()).containsExactly("TCP 10.16.0.1:80 -> 10.16.1.1:80 w=1",
-        "TCP 10.16.0.1:80 rr");
+    assertThat(map.lines())
+        .containsExactly("TCP 10.16.0.1:80 -> 10.16.1.1:80 w=1", "TCP 10.16.0.1:80 rr");
   }
 }

@@ -27,11 +27,14 @@ class ReloadParseTest {
   @TempDir Path dir;
   final MapTable table = new MapTable();
   final ManualScheduler clock = new ManualScheduler();
+
   /** What the next load does instead of loading, if set. */
   final AtomicReference<Runnable> before = new AtomicReference<>();
+
   Daemon daemon;
 
-  static final String CONF = """
+  static final String CONF =
+      """
       virtual_server 10.16.0.1 80 {
           lb_algo rr
           lb_kind NAT
@@ -46,15 +49,22 @@ class ReloadParseTest {
     Path file = dir.resolve("keepalived.conf");
     Files.writeString(file, CONF);
     KeepalivedLoader real = new KeepalivedLoader(false, CheckSpecs::from);
-    Loader loader = f -> {
-      Runnable r = before.getAndSet(null);
-      if (r != null) {
-        r.run();
-      }
-      return real.load(f);
-    };
-    daemon = new Daemon(file, loader, table, () -> CheckEngine.builder().scheduler(clock),
-        Duration.ZERO, Clock.systemUTC());
+    Loader loader =
+        f -> {
+          Runnable r = before.getAndSet(null);
+          if (r != null) {
+            r.run();
+          }
+          return real.load(f);
+        };
+    daemon =
+        new Daemon(
+            file,
+            loader,
+            table,
+            () -> CheckEngine.builder().scheduler(clock),
+            Duration.ZERO,
+            Clock.systemUTC());
     daemon.start();
     return daemon;
   }
@@ -70,12 +80,15 @@ class ReloadParseTest {
   void anOutOfMemoryErrorInTheParseIsOneRefusalAndTheTableStays() throws Exception {
     start();
     List<String> running = table.lines();
-    before.set(() -> {
-      throw new OutOfMemoryError("Java heap space");
-    });
+    before.set(
+        () -> {
+          throw new OutOfMemoryError("Java heap space");
+        });
     String refused = daemon.reload();
-    assertThat(refused).isEqualTo(dir.resolve("keepalived.conf")
-        + ": out of memory while loading the file (Java heap space)");
+    assertThat(refused)
+        .isEqualTo(
+            dir.resolve("keepalived.conf")
+                + ": out of memory while loading the file (Java heap space)");
     assertThat(table.lines()).isEqualTo(running);
     assertThat(daemon.reload()).as("the next reload works again").isNull();
   }
@@ -84,12 +97,17 @@ class ReloadParseTest {
   void aBombPastTheBudgetIsRefusedWithItsLine() throws Exception {
     start();
     List<String> running = table.lines();
-    Files.writeString(dir.resolve("keepalived.conf"), "~SEQ(a,1,200) ~SEQ(b,1,200) ~SEQ(c,1,200)"
-        + " virtual_server 10.${a}.${b}.${c} 80 { real_server 127.0.0.1 8080 { weight 1 } }\n");
-    assertThat(daemon.reload()).isEqualTo(dir.resolve("keepalived.conf") + ":1: ~SEQ(a,1,200) "
-        + "goes past the limit of 1,000,000 words (see Limits in docs/config.md)  | ~SEQ(a,1,200) "
-        + "~SEQ(b,1,200) ~SEQ(c,1,200) virtual_server 10.${a}.${b}.${c} 80 { real_server "
-        + "127.0.0.1 8080 { weight 1 } }");
+    Files.writeString(
+        dir.resolve("keepalived.conf"),
+        "~SEQ(a,1,200) ~SEQ(b,1,200) ~SEQ(c,1,200)"
+            + " virtual_server 10.${a}.${b}.${c} 80 { real_server 127.0.0.1 8080 { weight 1 } }\n");
+    assertThat(daemon.reload())
+        .isEqualTo(
+            dir.resolve("keepalived.conf")
+                + ":1: ~SEQ(a,1,200) "
+                + "goes past the limit of 1,000,000 words (see Limits in docs/config.md)  | ~SEQ(a,1,200) "
+                + "~SEQ(b,1,200) ~SEQ(c,1,200) virtual_server 10.${a}.${b}.${c} 80 { real_server "
+                + "127.0.0.1 8080 { weight 1 } }");
     assertThat(table.lines()).isEqualTo(running);
   }
 
@@ -98,14 +116,15 @@ class ReloadParseTest {
     start();
     CountDownLatch parsing = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
-    before.set(() -> {
-      parsing.countDown();
-      try {
-        release.await();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
-    });
+    before.set(
+        () -> {
+          parsing.countDown();
+          try {
+            release.await();
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+          }
+        });
     CompletableFuture<String> reload = CompletableFuture.supplyAsync(daemon::reload);
     assertThat(parsing.await(10, TimeUnit.SECONDS)).isTrue();
     // Bounded waits: a status blocked behind the parse would time out here.

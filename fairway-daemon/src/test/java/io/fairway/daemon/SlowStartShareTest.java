@@ -45,22 +45,44 @@ class SlowStartShareTest {
 
   /** A table of one service whose destinations are a userspace scheduler's servers. */
   static final class SchedulerTable implements Table {
-    final VirtualService service =
-        new VirtualService(Schedulers.create("wrr", List.of()));
+    final VirtualService service = new VirtualService(Schedulers.create("wrr", List.of()));
 
     static DestSpec spec(Dest d) {
-      return new DestSpec(null, d.address(), d.port(), d.weight(), d.upperThreshold(),
-          d.lowerThreshold());
+      return new DestSpec(
+          null, d.address(), d.port(), d.weight(), d.upperThreshold(), d.lowerThreshold());
     }
 
-    @Override public void addService(Service s) {}
-    @Override public void setService(Service s) {}
-    @Override public void delService(ServiceKey k) {}
-    @Override public void addDest(ServiceKey s, Dest d) { service.add(spec(d)); }
-    @Override public void setDest(ServiceKey s, Dest d) { service.edit(spec(d)); }
-    @Override public void delDest(ServiceKey s, DestKey d) { service.remove(d.address(), d.port()); }
-    @Override public List<ServiceEntry> list() { return List.of(); }
-    @Override public void flush() {}
+    @Override
+    public void addService(Service s) {}
+
+    @Override
+    public void setService(Service s) {}
+
+    @Override
+    public void delService(ServiceKey k) {}
+
+    @Override
+    public void addDest(ServiceKey s, Dest d) {
+      service.add(spec(d));
+    }
+
+    @Override
+    public void setDest(ServiceKey s, Dest d) {
+      service.edit(spec(d));
+    }
+
+    @Override
+    public void delDest(ServiceKey s, DestKey d) {
+      service.remove(d.address(), d.port());
+    }
+
+    @Override
+    public List<ServiceEntry> list() {
+      return List.of();
+    }
+
+    @Override
+    public void flush() {}
   }
 
   @Test
@@ -68,10 +90,13 @@ class SlowStartShareTest {
     AtomicLong clock = new AtomicLong();
     SchedulerTable table = new SchedulerTable();
     RealServer a = new RealServer("a", Dest.of(ip("10.16.1.1"), 80, 10), false, 10);
-    RealServer b = new RealServer("b", Dest.of(ip("10.16.1.2"), 80, 10), false, 10,
-        Duration.ofSeconds(10));
-    Applier applier = new Applier(table,
-        Map.of("web", VirtualServer.of("web", Service.of(KEY, "wrr"), List.of(a, b))), clock::get);
+    RealServer b =
+        new RealServer("b", Dest.of(ip("10.16.1.2"), 80, 10), false, 10, Duration.ofSeconds(10));
+    Applier applier =
+        new Applier(
+            table,
+            Map.of("web", VirtualServer.of("web", Service.of(KEY, "wrr"), List.of(a, b))),
+            clock::get);
     applier.init("web", new InitialState(Set.of("a"), true));
     applier.setAlive("web", "b", true);
 
@@ -96,9 +121,12 @@ class SlowStartShareTest {
       int wb = Math.min(10, second + 1);
       double expected = wb / (10.0 + wb);
       double share = (double) toB / n;
-      assertThat(share).as("second %d: b's share", second).isCloseTo(expected,
-          org.assertj.core.data.Offset.offset(0.03));
-      assertThat(share).as("the share never falls during the ramp").isGreaterThanOrEqualTo(previous - 0.03);
+      assertThat(share)
+          .as("second %d: b's share", second)
+          .isCloseTo(expected, org.assertj.core.data.Offset.offset(0.03));
+      assertThat(share)
+          .as("the share never falls during the ramp")
+          .isGreaterThanOrEqualTo(previous - 0.03);
       previous = share;
     }
     assertThat(applier.rampWeight("web", "b")).isNull();

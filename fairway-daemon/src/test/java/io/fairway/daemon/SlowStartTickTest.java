@@ -18,7 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The daemon runs its slow start step only while a ramp is active: from the moment one starts (an
- * alpha server's first up verdict after start) until the ramp's time is up, then no longer. Real TCP checks against a loopback listener, a real userspace table.
+ * alpha server's first up verdict after start) until the ramp's time is up, then no longer. Real
+ * TCP checks against a loopback listener, a real userspace table.
  */
 class SlowStartTickTest {
   @TempDir Path dir;
@@ -27,7 +28,9 @@ class SlowStartTickTest {
   void theStepRunsOnlyWhileARampRuns() throws Exception {
     try (ServerSocket backend = new ServerSocket(0, 16, InetAddress.getLoopbackAddress())) {
       Path conf = dir.resolve("keepalived.conf");
-      Files.writeString(conf, """
+      Files.writeString(
+          conf,
+          """
           virtual_server 127.0.0.1 %d {
               delay_loop 1
               lb_algo rr
@@ -41,14 +44,23 @@ class SlowStartTickTest {
                   }
               }
           }
-          """.formatted(DaemonThreadsTest.freePort(), backend.getLocalPort()));
+          """
+              .formatted(DaemonThreadsTest.freePort(), backend.getLocalPort()));
       ProxyTable table = new ProxyTable(ProxyOptions.defaults().withIoThreads(1), k -> null);
-      Daemon daemon = new Daemon(conf, new KeepalivedLoader(true, CheckSpecs::from), table,
-          CheckEngine::builder, Duration.ZERO, Clock.systemUTC());
+      Daemon daemon =
+          new Daemon(
+              conf,
+              new KeepalivedLoader(true, CheckSpecs::from),
+              table,
+              CheckEngine::builder,
+              Duration.ZERO,
+              Clock.systemUTC());
       try {
         daemon.start();
         // alpha: the server starts down, so its first up verdict comes after start and ramps.
-        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(20))
+        await()
+            .atMost(Duration.ofSeconds(20))
+            .pollInterval(Duration.ofMillis(20))
             .until(daemon::slowStartTicking);
         assertThat(daemon.status()).contains("slow start:");
         await().atMost(Duration.ofSeconds(20)).until(() -> !daemon.slowStartTicking());

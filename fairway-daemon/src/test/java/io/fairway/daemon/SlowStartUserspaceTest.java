@@ -8,8 +8,8 @@ import io.fairway.apply.RealServer;
 import io.fairway.apply.VirtualServer;
 import io.fairway.apply.VirtualServerStatus;
 import io.fairway.plan.Selection;
-import io.fairway.proxy.table.ListenerSpec;
 import io.fairway.proxy.ProxyOptions;
+import io.fairway.proxy.table.ListenerSpec;
 import io.fairway.proxy.table.ProxyTable;
 import io.fairway.table.Dest;
 import io.fairway.table.DestEntry;
@@ -36,8 +36,8 @@ import org.junit.jupiter.api.Test;
  * Slow start end to end through the userspace data plane: the applier hands the ramp of a server
  * that comes up after start to the proxy ({@link io.fairway.table.RampTarget}) and writes its full
  * weight; the proxy's rr scheduler then admits it on about 1% of its turns at the start of a 10
- * minute ramp, while two servers present at start share the rest evenly. Real TCP connections
- * over loopback to real backends; nothing waits on time.
+ * minute ramp, while two servers present at start share the rest evenly. Real TCP connections over
+ * loopback to real backends; nothing waits on time.
  */
 class SlowStartUserspaceTest {
   static final InetAddress LO = InetAddress.getLoopbackAddress();
@@ -58,7 +58,8 @@ class SlowStartUserspaceTest {
 
     private void serve() {
       while (!socket.isClosed()) {
-        try (Socket s = socket.accept(); OutputStream out = s.getOutputStream()) {
+        try (Socket s = socket.accept();
+            OutputStream out = s.getOutputStream()) {
           out.write((name + "\n").getBytes(StandardCharsets.US_ASCII));
         } catch (IOException closed) {
           return;
@@ -81,7 +82,8 @@ class SlowStartUserspaceTest {
     try (Socket s = new Socket()) {
       s.connect(vip, 5_000);
       s.setSoTimeout(5_000);
-      return new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.US_ASCII))
+      return new BufferedReader(
+              new InputStreamReader(s.getInputStream(), StandardCharsets.US_ASCII))
           .readLine();
     }
   }
@@ -93,8 +95,8 @@ class SlowStartUserspaceTest {
 
   @Test
   void theSameThroughAVarnishRoundRobinDirector() throws Exception {
-    rampsThroughTheListener("round_robin",
-        ListenerSpec.tcp().withSelection(new Selection.RoundRobin()));
+    rampsThroughTheListener(
+        "round_robin", ListenerSpec.tcp().withSelection(new Selection.RoundRobin()));
   }
 
   void rampsThroughTheListener(String scheduler, ListenerSpec spec) throws Exception {
@@ -104,12 +106,14 @@ class SlowStartUserspaceTest {
         NamedBackend b = new NamedBackend("b");
         NamedBackend c = new NamedBackend("c");
         ProxyTable table = new ProxyTable(ProxyOptions.defaults().withIoThreads(1), k -> spec)) {
-      List<RealServer> servers = List.of(
-          new RealServer("a", Dest.of(LO, a.port(), 10), false, 10, ramp),
-          new RealServer("b", Dest.of(LO, b.port(), 10), false, 10, ramp),
-          new RealServer("c", Dest.of(LO, c.port(), 10), false, 10, ramp));
-      Applier applier = new Applier(table,
-          Map.of("web", VirtualServer.of("web", Service.of(key, scheduler), servers)));
+      List<RealServer> servers =
+          List.of(
+              new RealServer("a", Dest.of(LO, a.port(), 10), false, 10, ramp),
+              new RealServer("b", Dest.of(LO, b.port(), 10), false, 10, ramp),
+              new RealServer("c", Dest.of(LO, c.port(), 10), false, 10, ramp));
+      Applier applier =
+          new Applier(
+              table, Map.of("web", VirtualServer.of("web", Service.of(key, scheduler), servers)));
       applier.init("web", new InitialState(Set.of("a", "b"), true));
       assertThat(applier.rampsActive()).as("nobody ramps at start").isFalse();
       applier.setAlive("web", "c", true);
@@ -123,19 +127,26 @@ class SlowStartUserspaceTest {
       // c is about 0.2% into its ramp: weight 1% of its share, so 1 or 2 of 300.
       assertThat(seen.getOrDefault("c", 0)).as("c, ramping").isBetween(1, 6);
       assertThat(seen.get("a") + seen.get("b") + seen.getOrDefault("c", 0)).isEqualTo(300);
-      assertThat(Math.abs(seen.get("a") - seen.get("b"))).as("a and b share evenly").isLessThanOrEqualTo(1);
+      assertThat(Math.abs(seen.get("a") - seen.get("b")))
+          .as("a and b share evenly")
+          .isLessThanOrEqualTo(1);
 
       // The table carries c's full weight (the scheduler ramps, the weight is not stepped), and
       // the status says it ramps in the scheduler.
-      DestEntry cInTable = table.list().get(0).dests().stream()
-          .filter(d -> d.dest().port() == c.port()).findFirst().orElseThrow();
+      DestEntry cInTable =
+          table.list().get(0).dests().stream()
+              .filter(d -> d.dest().port() == c.port())
+              .findFirst()
+              .orElseThrow();
       assertThat(cInTable.dest().weight()).isEqualTo(10);
       assertThat(applier.stepSlowStarts()).as("nothing stepped in the table").isZero();
       VirtualServerStatus.RealServerStatus cs = applier.status().get(0).servers().get(2);
       assertThat(cs.rampsInScheduler()).isTrue();
       assertThat(cs.rampDuration()).isEqualTo(ramp);
-      assertThat(StatusFormat.rampNote(cs)).startsWith(" (slow start: 1% of its share, weight 0.1 of 10, ");
-      assertThat(io.fairway.daemon.admin.ServicesView.slowStartWeight(cs)).as("the API's figure")
+      assertThat(StatusFormat.rampNote(cs))
+          .startsWith(" (slow start: 1% of its share, weight 0.1 of 10, ");
+      assertThat(io.fairway.daemon.admin.ServicesView.slowStartWeight(cs))
+          .as("the API's figure")
           .isEqualTo(0.1);
       assertThat(applier.status().get(0).servers().get(0).ramping()).as("a").isFalse();
     }

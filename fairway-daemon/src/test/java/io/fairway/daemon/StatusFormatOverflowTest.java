@@ -28,22 +28,40 @@ class StatusFormatOverflowTest {
     Dest a = Dest.of(ip("10.16.1.1"), 80, 10);
     Dest b = Dest.of(ip("10.16.1.2"), 80, 10);
     Dest sorry = Dest.of(ip("10.16.9.9"), 80, 1);
-    List<ServiceEntry> table = List.of(new ServiceEntry(svc, List.of(
-        new DestEntry(a, 4, 0, 0, Stats.ZERO),
-        new DestEntry(b.withWeight(3), 4, 0, 0, Stats.ZERO),
-        new DestEntry(sorry, 7, 0, 0, Stats.ZERO)), Stats.ZERO));
-    VirtualServerStatus vs = new VirtualServerStatus("web", List.of(svc), true, true, sorry, false,
-        List.of(new RealServerStatus("a", a, true, true, 10, false),
-            new RealServerStatus("b", b, true, true, 10, false, 3)));
+    List<ServiceEntry> table =
+        List.of(
+            new ServiceEntry(
+                svc,
+                List.of(
+                    new DestEntry(a, 4, 0, 0, Stats.ZERO),
+                    new DestEntry(b.withWeight(3), 4, 0, 0, Stats.ZERO),
+                    new DestEntry(sorry, 7, 0, 0, Stats.ZERO)),
+                Stats.ZERO));
+    VirtualServerStatus vs =
+        new VirtualServerStatus(
+            "web",
+            List.of(svc),
+            true,
+            true,
+            sorry,
+            false,
+            List.of(
+                new RealServerStatus("a", a, true, true, 10, false),
+                new RealServerStatus("b", b, true, true, 10, false, 3)));
 
     String out = StatusFormat.render(table, List.of(vs), Map.of());
-    assertThat(out).containsPattern("-> 10\\.16\\.9\\.9:80 +Masq +1 +7 +0 +overflow +sorry server \\(pool full");
-    assertThat(out).containsPattern("-> 10\\.16\\.1\\.2:80 +Masq +3 .*b \\(slow start: weight 3 of 10\\)");
+    assertThat(out)
+        .containsPattern(
+            "-> 10\\.16\\.9\\.9:80 +Masq +1 +7 +0 +overflow +sorry server \\(pool full");
+    assertThat(out)
+        .containsPattern("-> 10\\.16\\.1\\.2:80 +Masq +3 .*b \\(slow start: weight 3 of 10\\)");
     assertThat(out).doesNotContainPattern("10\\.16\\.1\\.1:80 .*slow start");
 
     // Standing by at weight 0: idle, not overflow.
-    List<ServiceEntry> idle = List.of(new ServiceEntry(svc, List.of(
-        new DestEntry(sorry.withWeight(0), 0, 0, 0, Stats.ZERO)), Stats.ZERO));
+    List<ServiceEntry> idle =
+        List.of(
+            new ServiceEntry(
+                svc, List.of(new DestEntry(sorry.withWeight(0), 0, 0, 0, Stats.ZERO)), Stats.ZERO));
     assertThat(StatusFormat.render(idle, List.of(vs), Map.of()))
         .containsPattern("-> 10\\.16\\.9\\.9:80 +Masq +0 +0 +0 +idle +sorry server\\n");
   }

@@ -43,8 +43,8 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 /**
  * The status page in a real browser (Debian's headless Chromium through chromedriver), over a
  * daemon with real TCP checks against real loopback listeners: every server is listed, a stopped
- * backend's row turns down within 3 s without a reload, drain through the page changes the row
- * and the table, and the console shows no error. Leaves a screenshot in target/.
+ * backend's row turns down within 3 s without a reload, drain through the page changes the row and
+ * the table, and the console shows no error. Leaves a screenshot in target/.
  */
 class StatusPageBrowserTest {
   static final Path CHROMIUM = Path.of("/usr/bin/chromium");
@@ -83,15 +83,18 @@ class StatusPageBrowserTest {
   /** A listener that accepts and closes: enough for a TCP_CHECK. */
   static ServerSocket listener() throws Exception {
     ServerSocket s = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-    Thread t = new Thread(() -> {
-      while (!s.isClosed()) {
-        try (Socket c = s.accept()) {
-          c.getInputStream();
-        } catch (Exception e) {
-          return;
-        }
-      }
-    }, "backend-" + s.getLocalPort());
+    Thread t =
+        new Thread(
+            () -> {
+              while (!s.isClosed()) {
+                try (Socket c = s.accept()) {
+                  c.getInputStream();
+                } catch (Exception e) {
+                  return;
+                }
+              }
+            },
+            "backend-" + s.getLocalPort());
     t.setDaemon(true);
     t.start();
     return s;
@@ -106,58 +109,99 @@ class StatusPageBrowserTest {
                     retry 0
                 }
             }
-        """.formatted(port);
+        """
+        .formatted(port);
   }
 
   @Test
   void thePageFollowsVerdictsAndDrainsThroughItsButtons() throws Exception {
-    io.fairway.testkit.ExternalPrograms.requireThat(Files.isExecutable(CHROMIUM) && Files.isExecutable(DRIVER),
+    io.fairway.testkit.ExternalPrograms.requireThat(
+        Files.isExecutable(CHROMIUM) && Files.isExecutable(DRIVER),
         () -> "chromium / chromium-driver not installed (" + CHROMIUM + ", " + DRIVER + ")");
     b1 = listener();
     b2 = listener();
     Path file = dir.resolve("keepalived.conf");
-    Files.writeString(file, """
+    Files.writeString(
+        file,
+        """
         virtual_server 127.0.0.1 18080 {
             delay_loop 1
             lb_algo rr
             lb_kind NAT
             protocol TCP
         %s%s}
-        """.formatted(rs(b1.getLocalPort()), rs(b2.getLocalPort())));
-    daemon = new Daemon(file, new KeepalivedLoader(false, CheckSpecs::from), table, CheckEngine::builder,
-        Duration.ZERO, Clock.systemUTC());
+        """
+            .formatted(rs(b1.getLocalPort()), rs(b2.getLocalPort())));
+    daemon =
+        new Daemon(
+            file,
+            new KeepalivedLoader(false, CheckSpecs::from),
+            table,
+            CheckEngine::builder,
+            Duration.ZERO,
+            Clock.systemUTC());
     daemon.start();
     AdminToken token = AdminToken.generate(dir.resolve("admin.token"));
-    api = new AdminApi(daemon, () -> { }, new DaemonMetrics(() -> ServicesView.of(daemon), daemon.events())::scrape);
-    server = AdminHttpServer.start(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), () -> token, false,
-        Duration.ofSeconds(10), api, daemon.events());
+    api =
+        new AdminApi(
+            daemon,
+            () -> {},
+            new DaemonMetrics(() -> ServicesView.of(daemon), daemon.events())::scrape);
+    server =
+        AdminHttpServer.start(
+            new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
+            () -> token,
+            false,
+            Duration.ofSeconds(10),
+            api,
+            daemon.events());
     String base = "http://127.0.0.1:" + server.address().getPort();
     String r1 = "127.0.0.1:" + b1.getLocalPort();
     String r2 = "127.0.0.1:" + b2.getLocalPort();
 
     // Readable without JavaScript: the rows are in the HTML itself.
-    String html = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(base + "/")).build(),
-        HttpResponse.BodyHandlers.ofString()).body();
-    assertThat(html).contains("data-rs=\"" + r1 + "\"").contains("data-rs=\"" + r2 + "\"")
+    String html =
+        HttpClient.newHttpClient()
+            .send(
+                HttpRequest.newBuilder(URI.create(base + "/")).build(),
+                HttpResponse.BodyHandlers.ofString())
+            .body();
+    assertThat(html)
+        .contains("data-rs=\"" + r1 + "\"")
+        .contains("data-rs=\"" + r2 + "\"")
         .doesNotContain("http://", "https://".substring(0, 0) + "//cdn");
 
     ChromeOptions o = new ChromeOptions();
     o.setBinary(CHROMIUM.toFile());
-    o.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--user-data-dir=" + Files.createDirectories(dir.resolve("chrome")),
+    o.addArguments(
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--user-data-dir=" + Files.createDirectories(dir.resolve("chrome")),
         "--window-size=1400,700");
     LoggingPreferences logs = new LoggingPreferences();
     logs.enable(LogType.BROWSER, Level.ALL);
     o.setCapability("goog:loggingPrefs", logs);
-    ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(DRIVER.toFile())
-        .usingAnyFreePort().build();
+    ChromeDriverService service =
+        new ChromeDriverService.Builder()
+            .usingDriverExecutable(DRIVER.toFile())
+            .usingAnyFreePort()
+            .build();
     browser = new ChromeDriver(service, o);
     browser.get(base + "/");
 
     var wait = waiting(10);
     wait.until(d -> d.findElements(By.cssSelector("tr[data-rs]")).size() == 2);
-    wait.until(d -> row(r1).getAttribute("class").equals("st-up") && row(r2).getAttribute("class").equals("st-up"));
-    assertThat(browser.findElements(By.cssSelector("button.act"))).as("no token, no buttons").isEmpty();
+    wait.until(
+        d ->
+            row(r1).getAttribute("class").equals("st-up")
+                && row(r2).getAttribute("class").equals("st-up"));
+    assertThat(browser.findElements(By.cssSelector("button.act")))
+        .as("no token, no buttons")
+        .isEmpty();
 
     // A backend stops: its row turns down within 3 s, the page is not reloaded.
     browser.executeScript("window.notReloaded = true;");
@@ -166,7 +210,12 @@ class StatusPageBrowserTest {
       waiting(3).until(d -> row(r1).getAttribute("class").equals("st-down"));
     } catch (RuntimeException e) {
       System.err.println("status at the timeout: " + daemon.status());
-      browser.manage().logs().get(LogType.BROWSER).getAll().forEach(l -> System.err.println("console: " + l));
+      browser
+          .manage()
+          .logs()
+          .get(LogType.BROWSER)
+          .getAll()
+          .forEach(l -> System.err.println("console: " + l));
       System.err.println("page: " + browser.getPageSource());
       throw e;
     }
@@ -177,25 +226,36 @@ class StatusPageBrowserTest {
     browser.findElement(By.id("token")).sendKeys(Files.readString(token.file()).strip());
     browser.findElement(By.cssSelector("#auth button")).click();
     wait.until(d -> !row(r2).findElements(By.cssSelector("button[data-action=drain]")).isEmpty());
-    waiting(10).until(d -> {
-      row(r2).findElement(By.cssSelector("button[data-action=drain]")).click();
-      return true;
-    });
+    waiting(10)
+        .until(
+            d -> {
+              row(r2).findElement(By.cssSelector("button[data-action=drain]")).click();
+              return true;
+            });
     wait.until(d -> row(r2).getAttribute("class").equals("st-drain"));
-    await().atMost(Duration.ofSeconds(3)).until(() -> table.lines().contains("TCP 127.0.0.1:18080 -> " + r2 + " w=0"));
-    assertThat(browser.executeScript("return sessionStorage.getItem('fairway-token') !== null;")).isEqualTo(true);
+    await()
+        .atMost(Duration.ofSeconds(3))
+        .until(() -> table.lines().contains("TCP 127.0.0.1:18080 -> " + r2 + " w=0"));
+    assertThat(browser.executeScript("return sessionStorage.getItem('fairway-token') !== null;"))
+        .isEqualTo(true);
     assertThat(browser.manage().getCookies()).isEmpty();
 
     File shot = browser.getScreenshotAs(OutputType.FILE);
-    Files.copy(shot.toPath(), Path.of("target", "status-page.png"), StandardCopyOption.REPLACE_EXISTING);
+    Files.copy(
+        shot.toPath(), Path.of("target", "status-page.png"), StandardCopyOption.REPLACE_EXISTING);
 
     List<LogEntry> console = browser.manage().logs().get(LogType.BROWSER).getAll();
-    assertThat(console).filteredOn(e -> e.getLevel().intValue() >= Level.WARNING.intValue()).isEmpty();
+    assertThat(console)
+        .filteredOn(e -> e.getLevel().intValue() >= Level.WARNING.intValue())
+        .isEmpty();
   }
 
-  /** The page redraws its rows from the event stream; an element read mid-redraw is just read again. */
+  /**
+   * The page redraws its rows from the event stream; an element read mid-redraw is just read again.
+   */
   org.openqa.selenium.support.ui.FluentWait<org.openqa.selenium.WebDriver> waiting(int seconds) {
-    return new WebDriverWait(browser, Duration.ofSeconds(seconds)).pollingEvery(Duration.ofMillis(100))
+    return new WebDriverWait(browser, Duration.ofSeconds(seconds))
+        .pollingEvery(Duration.ofMillis(100))
         .ignoring(org.openqa.selenium.StaleElementReferenceException.class);
   }
 

@@ -43,20 +43,24 @@ import org.openqa.selenium.logging.LoggingPreferences;
 import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
- * The status page on a listener whose reads need the token (the code path of a non-loopback
- * {@code --admin}: {@code tokenForReads}, here on 127.0.0.2), in headless Chromium: without a
- * credential it shows the form and nothing of the state; the token entered buys a read session
- * (an HttpOnly, SameSite=Strict cookie), after which the rows are drawn and follow the event
- * stream live, across the session's renewals and the stream's end with its first session; the
- * buttons still go with the header. Over plain HTTP: the cookie reads but never changes anything,
- * a stream opened on a session ends with it, and no session is minted without the token.
+ * The status page on a listener whose reads need the token (the code path of a non-loopback {@code
+ * --admin}: {@code tokenForReads}, here on 127.0.0.2), in headless Chromium: without a credential
+ * it shows the form and nothing of the state; the token entered buys a read session (an HttpOnly,
+ * SameSite=Strict cookie), after which the rows are drawn and follow the event stream live, across
+ * the session's renewals and the stream's end with its first session; the buttons still go with the
+ * header. Over plain HTTP: the cookie reads but never changes anything, a stream opened on a
+ * session ends with it, and no session is minted without the token.
  */
 class StatusPageSessionBrowserTest {
   static final Duration LIFETIME = Duration.ofSeconds(4);
 
   @TempDir Path dir;
   final MapTable table = new MapTable();
-  final HttpClient http = HttpClient.newBuilder().proxy(ProxySelector.of(null)).connectTimeout(Duration.ofSeconds(2)).build();
+  final HttpClient http =
+      HttpClient.newBuilder()
+          .proxy(ProxySelector.of(null))
+          .connectTimeout(Duration.ofSeconds(2))
+          .build();
   final AdminSessions sessions = new AdminSessions(LIFETIME, System::nanoTime);
   Daemon daemon;
   AdminApi api;
@@ -88,7 +92,8 @@ class StatusPageSessionBrowserTest {
   }
 
   HttpResponse<String> send(HttpRequest.Builder b) throws Exception {
-    return http.send(b.timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+    return http.send(
+        b.timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
   }
 
   HttpRequest.Builder req(String path) {
@@ -97,27 +102,51 @@ class StatusPageSessionBrowserTest {
 
   @Test
   void theTokenBuysAReadSessionAndThePageFollowsTheStreamAcrossRenewals() throws Exception {
-    io.fairway.testkit.ExternalPrograms.requireThat(Files.isExecutable(StatusPageBrowserTest.CHROMIUM)
-        && Files.isExecutable(StatusPageBrowserTest.DRIVER), () -> "chromium / chromium-driver not installed");
+    io.fairway.testkit.ExternalPrograms.requireThat(
+        Files.isExecutable(StatusPageBrowserTest.CHROMIUM)
+            && Files.isExecutable(StatusPageBrowserTest.DRIVER),
+        () -> "chromium / chromium-driver not installed");
     b1 = StatusPageBrowserTest.listener();
     b2 = StatusPageBrowserTest.listener();
     Path file = dir.resolve("keepalived.conf");
-    Files.writeString(file, """
+    Files.writeString(
+        file,
+        """
         virtual_server 127.0.0.1 18081 {
             delay_loop 1
             lb_algo rr
             lb_kind NAT
             protocol TCP
         %s%s}
-        """.formatted(StatusPageBrowserTest.rs(b1.getLocalPort()), StatusPageBrowserTest.rs(b2.getLocalPort())));
-    daemon = new Daemon(file, new KeepalivedLoader(false, CheckSpecs::from), table, CheckEngine::builder,
-        Duration.ZERO, Clock.systemUTC());
+        """
+            .formatted(
+                StatusPageBrowserTest.rs(b1.getLocalPort()),
+                StatusPageBrowserTest.rs(b2.getLocalPort())));
+    daemon =
+        new Daemon(
+            file,
+            new KeepalivedLoader(false, CheckSpecs::from),
+            table,
+            CheckEngine::builder,
+            Duration.ZERO,
+            Clock.systemUTC());
     daemon.start();
     AdminToken token = AdminToken.generate(dir.resolve("admin.token"));
     String secret = AdminToken.readToken(token.file());
-    api = new AdminApi(daemon, () -> { }, new DaemonMetrics(() -> ServicesView.of(daemon), daemon.events())::scrape);
-    server = AdminHttpServer.start(new InetSocketAddress(InetAddress.getByName("127.0.0.2"), 0), () -> token, true,
-        Duration.ofSeconds(10), api, daemon.events(), sessions);
+    api =
+        new AdminApi(
+            daemon,
+            () -> {},
+            new DaemonMetrics(() -> ServicesView.of(daemon), daemon.events())::scrape);
+    server =
+        AdminHttpServer.start(
+            new InetSocketAddress(InetAddress.getByName("127.0.0.2"), 0),
+            () -> token,
+            true,
+            Duration.ofSeconds(10),
+            api,
+            daemon.events(),
+            sessions);
     int port = server.address().getPort();
     base = "http://127.0.0.2:" + port;
     String r1 = "127.0.0.1:" + b1.getLocalPort();
@@ -127,63 +156,103 @@ class StatusPageSessionBrowserTest {
     // Without a credential: the form and its script, nothing of the state.
     HttpResponse<String> locked = send(req("/"));
     assertThat(locked.statusCode()).isEqualTo(200);
-    assertThat(locked.body()).contains("data-reads=\"token\"", "id=\"locked\"").doesNotContain(r1, "data-rs");
+    assertThat(locked.body())
+        .contains("data-reads=\"token\"", "id=\"locked\"")
+        .doesNotContain(r1, "data-rs");
     assertThat(send(req("/static/status.js")).statusCode()).isEqualTo(200);
     assertThat(send(req("/api/v1/services")).statusCode()).isEqualTo(401);
     assertThat(send(req("/api/v1/events")).statusCode()).isEqualTo(401);
     assertThat(send(req("/metrics")).statusCode()).isEqualTo(401);
     // No session without the token; none on a GET.
-    assertThat(send(req("/api/v1/session").POST(HttpRequest.BodyPublishers.noBody())).statusCode()).isEqualTo(401);
-    assertThat(send(req("/api/v1/session").header("Authorization", "Bearer nope")
-        .POST(HttpRequest.BodyPublishers.noBody())).statusCode()).isEqualTo(401);
-    assertThat(send(req("/api/v1/session").header("Authorization", "Bearer " + secret)).statusCode()).isEqualTo(405);
+    assertThat(send(req("/api/v1/session").POST(HttpRequest.BodyPublishers.noBody())).statusCode())
+        .isEqualTo(401);
+    assertThat(
+            send(req("/api/v1/session")
+                    .header("Authorization", "Bearer nope")
+                    .POST(HttpRequest.BodyPublishers.noBody()))
+                .statusCode())
+        .isEqualTo(401);
+    assertThat(
+            send(req("/api/v1/session").header("Authorization", "Bearer " + secret)).statusCode())
+        .isEqualTo(405);
     assertThat(sessions.minted()).isZero();
 
     // With the token: a cookie for this port that reads, and never changes anything.
-    HttpResponse<String> minted = send(req("/api/v1/session").header("Authorization", "Bearer " + secret)
-        .POST(HttpRequest.BodyPublishers.noBody()));
+    HttpResponse<String> minted =
+        send(
+            req("/api/v1/session")
+                .header("Authorization", "Bearer " + secret)
+                .POST(HttpRequest.BodyPublishers.noBody()));
     assertThat(minted.statusCode()).as(minted.body()).isEqualTo(200);
     assertThat(minted.body()).isEqualTo("{\"expires_in_seconds\":4}");
     String setCookie = minted.headers().firstValue("set-cookie").orElseThrow();
     // (Attribute names are case-insensitive: Netty writes HTTPOnly.)
-    assertThat(setCookie).startsWith(AdminSessions.cookieName(port) + "=").containsIgnoringCase("; HttpOnly")
-        .contains("SameSite=Strict", "Path=/", "Max-Age=4").doesNotContain(secret);
+    assertThat(setCookie)
+        .startsWith(AdminSessions.cookieName(port) + "=")
+        .containsIgnoringCase("; HttpOnly")
+        .contains("SameSite=Strict", "Path=/", "Max-Age=4")
+        .doesNotContain(secret);
     String cookie = setCookie.substring(0, setCookie.indexOf(';'));
     assertThat(send(req("/api/v1/services").header("Cookie", cookie)).statusCode()).isEqualTo(200);
     assertThat(send(req("/").header("Cookie", cookie)).body()).contains("data-rs=\"" + r1 + "\"");
     List<String> before = table.lines();
-    HttpResponse<String> change = send(req(rs2 + "/state").header("Cookie", cookie)
-        .POST(HttpRequest.BodyPublishers.ofString("{\"state\":\"drain\"}")));
-    assertThat(change.statusCode()).as("a session cookie is no credential for a change").isEqualTo(401);
+    HttpResponse<String> change =
+        send(
+            req(rs2 + "/state")
+                .header("Cookie", cookie)
+                .POST(HttpRequest.BodyPublishers.ofString("{\"state\":\"drain\"}")));
+    assertThat(change.statusCode())
+        .as("a session cookie is no credential for a change")
+        .isEqualTo(401);
     assertThat(table.lines()).isEqualTo(before);
-    assertThat(send(req("/api/v1/services").header("Cookie", AdminSessions.cookieName(port) + "=" + "0".repeat(64)))
-        .statusCode()).isEqualTo(401);
+    assertThat(
+            send(req("/api/v1/services")
+                    .header("Cookie", AdminSessions.cookieName(port) + "=" + "0".repeat(64)))
+                .statusCode())
+        .isEqualTo(401);
     // A stream opened on that session ends with it.
-    CompletableFuture<HttpResponse<InputStream>> stream = http.sendAsync(req("/api/v1/events").header("Cookie", cookie)
-        .build(), HttpResponse.BodyHandlers.ofInputStream());
+    CompletableFuture<HttpResponse<InputStream>> stream =
+        http.sendAsync(
+            req("/api/v1/events").header("Cookie", cookie).build(),
+            HttpResponse.BodyHandlers.ofInputStream());
     HttpResponse<InputStream> events = stream.get(5, TimeUnit.SECONDS);
     assertThat(events.statusCode()).isEqualTo(200);
-    CompletableFuture<byte[]> whole = CompletableFuture.supplyAsync(() -> {
-      try (InputStream in = events.body()) {
-        return in.readAllBytes();
-      } catch (java.io.IOException e) {
-        return new byte[0];
-      }
-    });
-    assertThat(whole.get(LIFETIME.toSeconds() + 5, TimeUnit.SECONDS)).as("the stream ended").isNotNull();
-    assertThat(send(req("/api/v1/services").header("Cookie", cookie)).statusCode()).as("expired").isEqualTo(401);
+    CompletableFuture<byte[]> whole =
+        CompletableFuture.supplyAsync(
+            () -> {
+              try (InputStream in = events.body()) {
+                return in.readAllBytes();
+              } catch (java.io.IOException e) {
+                return new byte[0];
+              }
+            });
+    assertThat(whole.get(LIFETIME.toSeconds() + 5, TimeUnit.SECONDS))
+        .as("the stream ended")
+        .isNotNull();
+    assertThat(send(req("/api/v1/services").header("Cookie", cookie)).statusCode())
+        .as("expired")
+        .isEqualTo(401);
 
     // The browser.
     ChromeOptions o = new ChromeOptions();
     o.setBinary(StatusPageBrowserTest.CHROMIUM.toFile());
-    o.addArguments("--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--user-data-dir=" + Files.createDirectories(dir.resolve("chrome")),
+    o.addArguments(
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--user-data-dir=" + Files.createDirectories(dir.resolve("chrome")),
         "--window-size=1400,700");
     LoggingPreferences logs = new LoggingPreferences();
     logs.enable(LogType.BROWSER, Level.ALL);
     o.setCapability("goog:loggingPrefs", logs);
-    ChromeDriverService service = new ChromeDriverService.Builder()
-        .usingDriverExecutable(StatusPageBrowserTest.DRIVER.toFile()).usingAnyFreePort().build();
+    ChromeDriverService service =
+        new ChromeDriverService.Builder()
+            .usingDriverExecutable(StatusPageBrowserTest.DRIVER.toFile())
+            .usingAnyFreePort()
+            .build();
     browser = new ChromeDriver(service, o);
     browser.get(base + "/");
     waiting(10).until(d -> !d.findElements(By.id("locked")).isEmpty());
@@ -193,12 +262,18 @@ class StatusPageSessionBrowserTest {
     browser.findElement(By.id("token")).sendKeys(secret);
     browser.findElement(By.cssSelector("#auth button")).click();
     waiting(10).until(d -> d.findElements(By.cssSelector("tr[data-rs]")).size() == 2);
-    waiting(10).until(d -> row(r1).getAttribute("class").equals("st-up") && row(r2).getAttribute("class").equals("st-up"));
+    waiting(10)
+        .until(
+            d ->
+                row(r1).getAttribute("class").equals("st-up")
+                    && row(r2).getAttribute("class").equals("st-up"));
     Cookie c = browser.manage().getCookieNamed(AdminSessions.cookieName(port));
     assertThat(c).isNotNull();
     assertThat(c.isHttpOnly()).isTrue();
     assertThat(c.getValue()).isNotEqualTo(secret);
-    assertThat(browser.executeScript("return document.cookie;")).as("not readable by scripts").isEqualTo("");
+    assertThat(browser.executeScript("return document.cookie;"))
+        .as("not readable by scripts")
+        .isEqualTo("");
     browser.executeScript("window.notReloaded = true;");
 
     // Past the first session's end (its stream closed) and two renewals: still live.
@@ -208,19 +283,26 @@ class StatusPageSessionBrowserTest {
     assertThat(browser.executeScript("return window.notReloaded === true;")).isEqualTo(true);
 
     // The buttons go with the header, as on loopback.
-    waiting(10).until(d -> {
-      row(r2).findElement(By.cssSelector("button[data-action=drain]")).click();
-      return true;
-    });
+    waiting(10)
+        .until(
+            d -> {
+              row(r2).findElement(By.cssSelector("button[data-action=drain]")).click();
+              return true;
+            });
     waiting(10).until(d -> row(r2).getAttribute("class").equals("st-drain"));
-    await().atMost(Duration.ofSeconds(3)).until(() -> table.lines().contains("TCP 127.0.0.1:18081 -> " + r2 + " w=0"));
+    await()
+        .atMost(Duration.ofSeconds(3))
+        .until(() -> table.lines().contains("TCP 127.0.0.1:18081 -> " + r2 + " w=0"));
 
     List<LogEntry> console = browser.manage().logs().get(LogType.BROWSER).getAll();
-    assertThat(console).filteredOn(e -> e.getLevel().intValue() >= Level.WARNING.intValue()).isEmpty();
+    assertThat(console)
+        .filteredOn(e -> e.getLevel().intValue() >= Level.WARNING.intValue())
+        .isEmpty();
   }
 
   org.openqa.selenium.support.ui.FluentWait<org.openqa.selenium.WebDriver> waiting(int seconds) {
-    return new WebDriverWait(browser, Duration.ofSeconds(seconds)).pollingEvery(Duration.ofMillis(100))
+    return new WebDriverWait(browser, Duration.ofSeconds(seconds))
+        .pollingEvery(Duration.ofMillis(100))
         .ignoring(org.openqa.selenium.StaleElementReferenceException.class)
         .ignoring(org.openqa.selenium.NoSuchElementException.class);
   }

@@ -10,20 +10,22 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * Finds threads a piece of code started and left running. A left-over thread is what kept the
- * test fork alive (or, holding stdin, kept it from hearing Maven say goodbye) for 30 s after the
- * tests ended; in production it is a daemon that does not stop.
+ * Finds threads a piece of code started and left running. A left-over thread is what kept the test
+ * fork alive (or, holding stdin, kept it from hearing Maven say goodbye) for 30 s after the tests
+ * ended; in production it is a daemon that does not stop.
  */
 public final class ThreadLeaks {
   /**
    * Threads the JDK or a library starts once for the whole process, whoever needs them first, and
    * keeps after the caller is gone: not the caller's to stop.
    */
-  private static final Set<String> PROCESS_WIDE = Set.of(
-      "process reaper", // the JDK's pool behind Process.onExit and waitFor, idle threads linger 60 s
-      "JNA Cleaner", // JNA's reference cleaner
-      "Attach Listener", // jstack and friends
-      "Common-Cleaner");
+  private static final Set<String> PROCESS_WIDE =
+      Set.of(
+          "process reaper", // the JDK's pool behind Process.onExit and waitFor, idle threads linger
+          // 60 s
+          "JNA Cleaner", // JNA's reference cleaner
+          "Attach Listener", // jstack and friends
+          "Common-Cleaner");
 
   private ThreadLeaks() {}
 
@@ -37,8 +39,12 @@ public final class ThreadLeaks {
    * has ended, daemon or not; fails naming the survivors and what they are doing.
    */
   public static void assertAllEnded(Set<Thread> before, Duration within) {
-    await().atMost(within).pollInSameThread().pollInterval(Duration.ofMillis(50)).untilAsserted(() ->
-        assertThat(describe(startedSince(before))).as("threads still running").isEmpty());
+    await()
+        .atMost(within)
+        .pollInSameThread()
+        .pollInterval(Duration.ofMillis(50))
+        .untilAsserted(
+            () -> assertThat(describe(startedSince(before))).as("threads still running").isEmpty());
   }
 
   static Map<Thread, StackTraceElement[]> startedSince(Set<Thread> before) {
@@ -50,8 +56,15 @@ public final class ThreadLeaks {
 
   private static Set<String> describe(Map<Thread, StackTraceElement[]> threads) {
     return threads.entrySet().stream()
-        .map(e -> e.getKey().getName() + (e.getKey().isDaemon() ? " (daemon)" : "") + " at "
-            + Arrays.stream(e.getValue()).limit(6).map(String::valueOf).collect(Collectors.joining(" <- ")))
+        .map(
+            e ->
+                e.getKey().getName()
+                    + (e.getKey().isDaemon() ? " (daemon)" : "")
+                    + " at "
+                    + Arrays.stream(e.getValue())
+                        .limit(6)
+                        .map(String::valueOf)
+                        .collect(Collectors.joining(" <- ")))
         .collect(Collectors.toSet());
   }
 }

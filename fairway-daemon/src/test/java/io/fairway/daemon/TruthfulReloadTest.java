@@ -30,8 +30,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Start, reload and status say what is so when the table cannot do what the file asks: a port
- * held by another process, a table that refuses part of a change.
+ * Start, reload and status say what is so when the table cannot do what the file asks: a port held
+ * by another process, a table that refuses part of a change.
  */
 class TruthfulReloadTest {
   @TempDir Path dir;
@@ -53,9 +53,15 @@ class TruthfulReloadTest {
     table = t;
     Path file = dir.resolve("keepalived.conf");
     Files.writeString(file, conf);
-    daemon = new Daemon(file, new KeepalivedLoader(true, CheckSpecs::from), t,
-        () -> CheckEngine.builder().scheduler(clock).checkerFactory((vs, rs, spec) -> alwaysUp()),
-        Duration.ZERO, Clock.systemUTC());
+    daemon =
+        new Daemon(
+            file,
+            new KeepalivedLoader(true, CheckSpecs::from),
+            t,
+            () ->
+                CheckEngine.builder().scheduler(clock).checkerFactory((vs, rs, spec) -> alwaysUp()),
+            Duration.ZERO,
+            Clock.systemUTC());
     return daemon;
   }
 
@@ -74,11 +80,17 @@ class TruthfulReloadTest {
   }
 
   static String vs(int port, int... backends) {
-    StringBuilder sb = new StringBuilder("virtual_server 127.0.0.1 " + port + " {\n    lb_algo rr\n    lb_kind PROXY\n"
-        + "    protocol TCP\n");
+    StringBuilder sb =
+        new StringBuilder(
+            "virtual_server 127.0.0.1 "
+                + port
+                + " {\n    lb_algo rr\n    lb_kind PROXY\n"
+                + "    protocol TCP\n");
     for (int b : backends) {
-      sb.append("    real_server 127.0.0.1 ").append(b).append(" {\n        TCP_CHECK {\n            connect_timeout 1\n"
-          + "        }\n    }\n");
+      sb.append("    real_server 127.0.0.1 ")
+          .append(b)
+          .append(
+              " {\n        TCP_CHECK {\n            connect_timeout 1\n" + "        }\n    }\n");
     }
     return sb.append("}\n").toString();
   }
@@ -98,8 +110,10 @@ class TruthfulReloadTest {
     try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       Daemon d = daemon(proxy(), vs(taken.getLocalPort(), 9001));
       long pid = ProcessHandle.current().pid();
-      assertThatThrownBy(d::start).isInstanceOf(Loader.LoadException.class)
-          .hasMessageContaining("cannot listen on 127.0.0.1:" + taken.getLocalPort() + ": address already in use")
+      assertThatThrownBy(d::start)
+          .isInstanceOf(Loader.LoadException.class)
+          .hasMessageContaining(
+              "cannot listen on 127.0.0.1:" + taken.getLocalPort() + ": address already in use")
           .hasMessageContaining("(pid " + pid + ")")
           .hasMessageNotContaining("no such service");
     }
@@ -113,9 +127,12 @@ class TruthfulReloadTest {
     List<ServiceEntry> before = t.list();
     try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       // Two changes: a new server for the running service, and a new service on a held port.
-      Files.writeString(dir.resolve("keepalived.conf"), vs(a, 9001, 9002) + vs(taken.getLocalPort(), 9003));
+      Files.writeString(
+          dir.resolve("keepalived.conf"), vs(a, 9001, 9002) + vs(taken.getLocalPort(), 9003));
       String result = daemon.reload();
-      assertThat(result).contains("cannot listen on 127.0.0.1:" + taken.getLocalPort() + ": address already in use")
+      assertThat(result)
+          .contains(
+              "cannot listen on 127.0.0.1:" + taken.getLocalPort() + ": address already in use")
           .contains("held by");
       assertThat(daemon.reloads()).isZero();
       assertThat(t.list()).isEqualTo(before); // not even the new server of the first service
@@ -130,10 +147,13 @@ class TruthfulReloadTest {
     int a = freePort();
     MapTable t = new MapTable();
     daemon(t, vs(a, 9001)).start();
-    // Removed behind Fairway's back (ipvsadm -D, or a table that lost it): drift, not a sorry server.
+    // Removed behind Fairway's back (ipvsadm -D, or a table that lost it): drift, not a sorry
+    // server.
     t.delService(ServiceKey.of(io.fairway.table.Protocol.TCP, InetAddress.getLoopbackAddress(), a));
     String status = daemon.status();
-    assertThat(status).contains("NOT IN TABLE").doesNotContain("sorry server serving")
+    assertThat(status)
+        .contains("NOT IN TABLE")
+        .doesNotContain("sorry server serving")
         .contains("(not in the table: its service is not)");
   }
 
@@ -141,14 +161,20 @@ class TruthfulReloadTest {
   void aReloadTheTableRefusesInPartSaysSo() throws Exception {
     int a = freePort();
     int b = freePort();
-    ServiceKey refused = ServiceKey.of(io.fairway.table.Protocol.TCP, InetAddress.getLoopbackAddress(), b);
+    ServiceKey refused =
+        ServiceKey.of(io.fairway.table.Protocol.TCP, InetAddress.getLoopbackAddress(), b);
     Table t = new RefusingTable(new MapTable(), refused);
     daemon(t, vs(a, 9001)).start();
     Files.writeString(dir.resolve("keepalived.conf"), vs(a, 9001) + vs(b, 9002));
     // The new service is added at its server's first verdict, after the applier took the plan:
     // what the table refuses then is reported as such, not as "reloaded".
-    assertThat(daemon.reload()).startsWith("partially applied; not applied: ").contains("refused for the test");
-    assertThat(daemon.status()).contains("127.0.0.1:" + b).contains("NOT IN TABLE").doesNotContain("sorry server serving");
+    assertThat(daemon.reload())
+        .startsWith("partially applied; not applied: ")
+        .contains("refused for the test");
+    assertThat(daemon.status())
+        .contains("127.0.0.1:" + b)
+        .contains("NOT IN TABLE")
+        .doesNotContain("sorry server serving");
   }
 
   /** A table that refuses to add one service, as a full or failing forwarder might. */

@@ -10,16 +10,16 @@ import java.util.function.UnaryOperator;
 
 /**
  * The snapshot model every director shares: writers serialise on a lock, build a new immutable
- * {@link Snapshot} plus whatever the algorithm derives from it (a hash ring, a cursor), and
- * publish it with one volatile write; picks read that one volatile field and never lock.
+ * {@link Snapshot} plus whatever the algorithm derives from it (a hash ring, a cursor), and publish
+ * it with one volatile write; picks read that one volatile field and never lock.
  *
- * <p>Why: a pick happens for every connection, a change a few times a minute. Making the rare
- * path pay (copying arrays) keeps the hot path to a volatile read and some array indexing, with
- * no allocation, and a pick can never observe half of a change.
+ * <p>Why: a pick happens for every connection, a change a few times a minute. Making the rare path
+ * pay (copying arrays) keeps the hot path to a volatile read and some array indexing, with no
+ * allocation, and a pick can never observe half of a change.
  *
- * <p>Layering: when a member is itself an {@code AbstractDirector}, this director registers with
- * it and re-derives its snapshot whenever the member's health flips, so a parent's view of "is
- * this child up" is also part of one snapshot. Cycles are refused.
+ * <p>Layering: when a member is itself an {@code AbstractDirector}, this director registers with it
+ * and re-derives its snapshot whenever the member's health flips, so a parent's view of "is this
+ * child up" is also part of one snapshot. Cycles are refused.
  *
  * <p>Subclasses implement {@link #derive(Snapshot, State)} and call {@link #start()} at the end of
  * their constructor.
@@ -45,6 +45,7 @@ public abstract class AbstractDirector<S extends AbstractDirector.State> impleme
 
   private final String name;
   private final String algorithm;
+
   /** The director's clock in nanoseconds; health change times and rampup use it. */
   protected final LongSupplier clock;
 
@@ -53,18 +54,20 @@ public abstract class AbstractDirector<S extends AbstractDirector.State> impleme
   private long version; // guarded by writeLock
   private volatile S state;
   private final CopyOnWriteArrayList<AbstractDirector<?>> parents = new CopyOnWriteArrayList<>();
+
   /** Slow starts by member name ({@link #ramp}); guarded by writeLock. */
   private final java.util.Map<String, Ramps.Entry> rampByName = new java.util.HashMap<>();
+
   /** The slow starts over the published snapshot; {@code null} while nobody ramps. */
   private volatile Ramps ramps;
 
   /**
    * The class of the last backend {@link #pick(Request)} returned, which is known not to be a
-   * {@link Director}. Checking {@code instanceof Director} (an interface) on a class that does
-   * not implement it walks the class's secondary supertypes on every call: about 18 ns of a
-   * 20 ns pick. Whether a backend is a director depends only on its class, so one class
-   * comparison answers it for the usual case of one backend type. Racy on purpose: any value a
-   * thread sees is a class that was checked, so a stale one only costs a slow-path check.
+   * {@link Director}. Checking {@code instanceof Director} (an interface) on a class that does not
+   * implement it walks the class's secondary supertypes on every call: about 18 ns of a 20 ns pick.
+   * Whether a backend is a director depends only on its class, so one class comparison answers it
+   * for the usual case of one backend type. Racy on purpose: any value a thread sees is a class
+   * that was checked, so a stale one only costs a slow-path check.
    */
   private Class<?> plainBackendClass;
 
@@ -93,9 +96,9 @@ public abstract class AbstractDirector<S extends AbstractDirector.State> impleme
 
   /**
    * Builds the state to publish for a new snapshot. {@code previous} is the state being replaced
-   * ({@code null} the first time), so expensive derived data (a shard ring) can be reused when
-   * only health changed. Throw {@link IllegalArgumentException} to refuse the change; the old
-   * state stays published.
+   * ({@code null} the first time), so expensive derived data (a shard ring) can be reused when only
+   * health changed. Throw {@link IllegalArgumentException} to refuse the change; the old state
+   * stays published.
    */
   protected abstract S derive(Snapshot snapshot, S previous);
 
@@ -160,8 +163,8 @@ public abstract class AbstractDirector<S extends AbstractDirector.State> impleme
 
   /**
    * Applies a batch of changes as one new snapshot (Varnish's {@code reconfigure}): the operator
-   * function gets the current members and returns the new list. All or nothing: if the result
-   * is invalid (duplicate names, a cycle) an {@link IllegalArgumentException} is thrown and the
+   * function gets the current members and returns the new list. All or nothing: if the result is
+   * invalid (duplicate names, a cycle) an {@link IllegalArgumentException} is thrown and the
    * published state does not change.
    */
   public final void update(UnaryOperator<List<Member>> change) {
@@ -199,9 +202,9 @@ public abstract class AbstractDirector<S extends AbstractDirector.State> impleme
   }
 
   /**
-   * Replaces all members at once (one snapshot), as a configuration reload does. A member that
-   * was already present with the same health keeps its health change time, so a reload does not
-   * restart anyone's rampup; new members and members whose health flips are stamped now.
+   * Replaces all members at once (one snapshot), as a configuration reload does. A member that was
+   * already present with the same health keeps its health change time, so a reload does not restart
+   * anyone's rampup; new members and members whose health flips are stamped now.
    */
   public final void replaceAll(List<Member> next) {
     long now = now();
@@ -278,9 +281,9 @@ public abstract class AbstractDirector<S extends AbstractDirector.State> impleme
   }
 
   /**
-   * Slow start for a member, in the director itself: from now the member (by name; it may be
-   * added later) is {@code elapsed} into a ramp of {@code duration} and takes that fraction of
-   * its share ({@link SlowStart}); {@code duration <= 0} or {@code elapsed >= duration} ends it.
+   * Slow start for a member, in the director itself: from now the member (by name; it may be added
+   * later) is {@code elapsed} into a ramp of {@code duration} and takes that fraction of its share
+   * ({@link SlowStart}); {@code duration <= 0} or {@code elapsed >= duration} ends it.
    *
    * @return whether this algorithm ramps ({@link #rampsInChoose}); when not, nothing changes
    */

@@ -4,9 +4,9 @@ package io.fairway.director;
  * Something a director can choose: a real server, or another {@link Director} (layering).
  *
  * <p>A backend is an identity object that outlives snapshots: the same instance stays a member
- * while its weight and health change. Applications that balance client-side implement this on
- * their own endpoint type (or use {@link #named(String)}) and get the same instance back from
- * {@link Director#pick(Request)}.
+ * while its weight and health change. Applications that balance client-side implement this on their
+ * own endpoint type (or use {@link #named(String)}) and get the same instance back from {@link
+ * Director#pick(Request)}.
  */
 public interface Backend {
 

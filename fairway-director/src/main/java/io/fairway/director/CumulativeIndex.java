@@ -9,13 +9,13 @@ package io.fairway.director;
  * multiply; each bucket stores how many sums are certainly {@code <= } any target in it, and the
  * pick continues from there with the same {@code sum <= target} comparison the search used.
  *
- * <p>Why it is exact whatever the floating-point rounding: the bucket function {@code
- * bucket(x) = clamp((int) (x * scale), 0, B - 1)} is monotone (non-decreasing) in {@code x}, and
- * the start of bucket {@code b} is the number of sums {@code s} with {@code bucket(s) < b}, computed
- * with the very same function. If {@code bucket(s) < bucket(target)} then {@code s <= target}
- * (otherwise monotonicity would give {@code bucket(s) >= bucket(target)}), so every skipped sum
- * would also have been passed by the search. The buckets only decide where the comparisons
- * start, never what they conclude.
+ * <p>Why it is exact whatever the floating-point rounding: the bucket function {@code bucket(x) =
+ * clamp((int) (x * scale), 0, B - 1)} is monotone (non-decreasing) in {@code x}, and the start of
+ * bucket {@code b} is the number of sums {@code s} with {@code bucket(s) < b}, computed with the
+ * very same function. If {@code bucket(s) < bucket(target)} then {@code s <= target} (otherwise
+ * monotonicity would give {@code bucket(s) >= bucket(target)}), so every skipped sum would also
+ * have been passed by the search. The buckets only decide where the comparisons start, never what
+ * they conclude.
  */
 final class CumulativeIndex {
 

@@ -7,8 +7,8 @@ import java.util.List;
  *
  * <p>A director is itself a {@link Backend}, so it can be a member of another director; {@link
  * #pick(Request)} keeps resolving until it reaches a real server, the way Varnish's {@code
- * VRT_DirectorResolve} does. There is no backtracking: if an inner director finds nothing, the
- * pick is {@code null}.
+ * VRT_DirectorResolve} does. There is no backtracking: if an inner director finds nothing, the pick
+ * is {@code null}.
  *
  * <p>Implementations read an immutable snapshot without locks and allocate nothing per pick;
  * membership, weight and health changes publish a new snapshot (see {@link AbstractDirector}).
@@ -16,8 +16,8 @@ import java.util.List;
 public interface Director extends Backend {
 
   /**
-   * Chooses one member for this request without resolving it further: the result may itself be
-   * a director. Returns {@code null} when no member qualifies (e.g. all are down).
+   * Chooses one member for this request without resolving it further: the result may itself be a
+   * director. Returns {@code null} when no member qualifies (e.g. all are down).
    */
   Backend choose(Request request);
 

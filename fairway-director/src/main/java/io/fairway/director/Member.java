@@ -1,19 +1,19 @@
 package io.fairway.director;
 
 /**
- * One member of a director as of one snapshot: which backend, with what weight, and whether it
- * is up. Immutable; a change is a new {@code Member} in a new snapshot.
+ * One member of a director as of one snapshot: which backend, with what weight, and whether it is
+ * up. Immutable; a change is a new {@code Member} in a new snapshot.
  *
  * @param backend the real server or nested director
  * @param weight relative share for weighted algorithms (random, hash, shard replicas factor,
  *     wrr/wlc...); must be finite and {@code >= 0}. Zero means "never chosen" for weighted
  *     algorithms, which is how an operator drains a server.
- * @param healthy the health verdict for this member. For a nested director the effective health
- *     is this flag AND the nested director's own {@link Director#healthy()}.
+ * @param healthy the health verdict for this member. For a nested director the effective health is
+ *     this flag AND the nested director's own {@link Director#healthy()}.
  * @param changedNanos when {@code healthy} last changed, in the director's clock ({@link
  *     System#nanoTime()} unless a test clock is given); shard rampup measures from here
- * @param ident shard ring identity; {@code null} means "use the name". Lets an operator rename
- *     or readdress a server without moving its keys.
+ * @param ident shard ring identity; {@code null} means "use the name". Lets an operator rename or
+ *     readdress a server without moving its keys.
  * @param rampupSeconds this member's shard rampup duration, or {@code NaN} for the director's
  *     default
  */
@@ -68,8 +68,8 @@ public record Member(
   }
 
   /**
-   * This member with the given health; {@code changedNanos} moves to {@code nowNanos} only if
-   * the health actually flips, so repeated identical verdicts do not restart a rampup.
+   * This member with the given health; {@code changedNanos} moves to {@code nowNanos} only if the
+   * health actually flips, so repeated identical verdicts do not restart a rampup.
    */
   public Member withHealth(boolean up, long nowNanos) {
     if (up == healthy) {

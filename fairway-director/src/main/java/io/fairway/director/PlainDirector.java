@@ -3,9 +3,9 @@ package io.fairway.director;
 import java.util.function.LongSupplier;
 
 /**
- * A director whose published state is just the member snapshot: round_robin, random and hash
- * derive nothing from it (their picks read the snapshot's precomputed sums directly), so they
- * share this one state type instead of each declaring an identical one.
+ * A director whose published state is just the member snapshot: round_robin, random and hash derive
+ * nothing from it (their picks read the snapshot's precomputed sums directly), so they share this
+ * one state type instead of each declaring an identical one.
  */
 public abstract class PlainDirector extends AbstractDirector<PlainDirector.Plain> {
 

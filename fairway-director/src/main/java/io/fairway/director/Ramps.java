@@ -5,8 +5,8 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The slow starts of one director's members as of one snapshot: per member index, how far its
- * ramp is ({@link SlowStart#units}) and the credit that admits it on that fraction of its turns.
+ * The slow starts of one director's members as of one snapshot: per member index, how far its ramp
+ * is ({@link SlowStart#units}) and the credit that admits it on that fraction of its turns.
  * Published by {@link AbstractDirector} next to its state and rebuilt when a ramp enters its next
  * step (at most {@link SlowStart#STEPS} times per ramp) or the members change; a pick reads it
  * without locking or allocating.
@@ -27,8 +27,10 @@ final class Ramps {
 
   /** The snapshot version the indexes refer to. */
   final long version;
+
   private final int[] units;
   private final Entry[] entries;
+
   /** When the next step is due, in the director's clock; {@link Long#MAX_VALUE} for never. */
   final long next;
 

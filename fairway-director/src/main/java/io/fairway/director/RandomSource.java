@@ -3,9 +3,9 @@ package io.fairway.director;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * Where the random director and shard rampup/warmup get their dice. Injectable so that tests
- * are deterministic; {@code io.fairway.director.varnish.Vrnd} reproduces varnishd's sequence for
- * a given {@code debug.srandom} seed.
+ * Where the random director and shard rampup/warmup get their dice. Injectable so that tests are
+ * deterministic; {@code io.fairway.director.varnish.Vrnd} reproduces varnishd's sequence for a
+ * given {@code debug.srandom} seed.
  */
 @FunctionalInterface
 public interface RandomSource {

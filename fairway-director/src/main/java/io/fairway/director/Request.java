@@ -7,12 +7,12 @@ import java.net.InetSocketAddress;
  * what it needs: round_robin and fallback nothing, hash and shard a key, the kernel schedulers
  * addresses and ports.
  *
- * <p>Immutable. A caller that picks for many requests with the same inputs (a benchmark, a
- * what-if tool) can build one {@code Request} and reuse it; picking never allocates.
+ * <p>Immutable. A caller that picks for many requests with the same inputs (a benchmark, a what-if
+ * tool) can build one {@code Request} and reuse it; picking never allocates.
  *
- * <p>Keys: {@link #key()} is a precomputed unsigned 32-bit key (what Varnish's shard {@code
- * by=KEY} takes, e.g. from {@code shard.key(string)}); when it is absent, hash and shard hash
- * {@link #keyString()} themselves. Precomputing the key moves the SHA-256 off the pick path.
+ * <p>Keys: {@link #key()} is a precomputed unsigned 32-bit key (what Varnish's shard {@code by=KEY}
+ * takes, e.g. from {@code shard.key(string)}); when it is absent, hash and shard hash {@link
+ * #keyString()} themselves. Precomputing the key moves the SHA-256 off the pick path.
  */
 public final class Request {
 
@@ -97,8 +97,8 @@ public final class Request {
   }
 
   /**
-   * This request asking for the {@code alt}-th alternative instead of the first choice (shard:
-   * e.g. the retry number, like Varnish's {@code alt=req.restarts}).
+   * This request asking for the {@code alt}-th alternative instead of the first choice (shard: e.g.
+   * the retry number, like Varnish's {@code alt=req.restarts}).
    */
   public Request withAlt(int a) {
     if (a < 0) {
@@ -143,9 +143,9 @@ public final class Request {
   }
 
   /**
-   * Whether this request asked for an alternative ({@link #withAlt}), even 0: a per-request
-   * {@code alt} overrides the director's default parameters (an associated shard_param's alt)
-   * as a VCL call's {@code alt=} argument does.
+   * Whether this request asked for an alternative ({@link #withAlt}), even 0: a per-request {@code
+   * alt} overrides the director's default parameters (an associated shard_param's alt) as a VCL
+   * call's {@code alt=} argument does.
    */
   public boolean hasAlt() {
     return altGiven;

@@ -1,15 +1,14 @@
 package io.fairway.director;
 
 /**
- * Slow start in the scheduler itself: a member that came up {@code elapsed} into a ramp of
- * {@code duration} takes the fraction {@code f = elapsed / duration} of the share its weight
- * would give it, growing in {@link #STEPS} equal steps, and exactly its full share once the
- * ramp is over.
+ * Slow start in the scheduler itself: a member that came up {@code elapsed} into a ramp of {@code
+ * duration} takes the fraction {@code f = elapsed / duration} of the share its weight would give
+ * it, growing in {@link #STEPS} equal steps, and exactly its full share once the ramp is over.
  *
  * <p>Why steps of 1% rather than a continuous {@code f}: a weighted scheduler (the kernel's wrr,
- * wlc...) derives tables from its weights, so every change of an effective weight is a rebuild.
- * One hundred rebuilds per ramp is a bounded cost however many picks happen, and 1% is finer
- * than any share an operator can observe. Between steps a pick reads one precomputed number.
+ * wlc...) derives tables from its weights, so every change of an effective weight is a rebuild. One
+ * hundred rebuilds per ramp is a bounded cost however many picks happen, and 1% is finer than any
+ * share an operator can observe. Between steps a pick reads one precomputed number.
  *
  * <p>The progress is {@link #units} hundredths, never 0: a ramping member is never shut out
  * entirely (HAProxy's {@code max(1, eweight)}), so a one-server pool still answers.
@@ -18,9 +17,9 @@ package io.fairway.director;
  *
  * <ul>
  *   <li><b>Weighted</b> algorithms compare weights: the ramping member's weight is multiplied by
- *       {@code f}. For integer weights every member is scaled by {@link #STEPS} while anybody
- *       ramps ({@link #scaledWeight}), so a weight-1 member can ramp too; wrr's sequence and
- *       wlc's cross-multiplied comparisons are unchanged by a common factor.
+ *       {@code f}. For integer weights every member is scaled by {@link #STEPS} while anybody ramps
+ *       ({@link #scaledWeight}), so a weight-1 member can ramp too; wrr's sequence and wlc's
+ *       cross-multiplied comparisons are unchanged by a common factor.
  *   <li><b>Turn-taking</b> algorithms (rr, round_robin, fallback, fo, ovf) ignore weights: a
  *       ramping member keeps a credit that admits it on a fraction {@code f} of the turns it is
  *       chosen ({@link #credit}); a declined turn goes to whoever would have had it without the
@@ -53,8 +52,8 @@ public final class SlowStart {
   }
 
   /**
-   * How far into the ramp the next step starts, in nanoseconds: where {@link #units} next
-   * changes (or the ramp ends). Never before {@code elapsed + 1}.
+   * How far into the ramp the next step starts, in nanoseconds: where {@link #units} next changes
+   * (or the ramp ends). Never before {@code elapsed + 1}.
    */
   public static long nextStep(long elapsedNanos, long durationNanos) {
     if (durationNanos <= 0 || elapsedNanos >= durationNanos) {
@@ -71,9 +70,9 @@ public final class SlowStart {
   }
 
   /**
-   * The integer weight a weighted scheduler compares while its service has a ramp: the weight
-   * times {@link #STEPS} for a member at full share, times {@code units} for a ramping one; 0
-   * stays 0 (quiesced), and a ramping member has at least 1. Clamped to {@code int}.
+   * The integer weight a weighted scheduler compares while its service has a ramp: the weight times
+   * {@link #STEPS} for a member at full share, times {@code units} for a ramping one; 0 stays 0
+   * (quiesced), and a ramping member has at least 1. Clamped to {@code int}.
    */
   public static int scaledWeight(int weight, int units) {
     if (weight <= 0) {
@@ -86,8 +85,8 @@ public final class SlowStart {
   /**
    * The credit rule of the turn-taking algorithms: adds {@code units} to the credit {@code c} and
    * says whether this turn is admitted (the credit reached {@link #STEPS}, which it then pays).
-   * Returns the new credit in the low 31 bits and the verdict in the sign bit, so a caller can
-   * keep the credit in a plain {@code int} field without allocating.
+   * Returns the new credit in the low 31 bits and the verdict in the sign bit, so a caller can keep
+   * the credit in a plain {@code int} field without allocating.
    */
   public static int credit(int c, int units) {
     int next = c + units;

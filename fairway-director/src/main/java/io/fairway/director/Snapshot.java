@@ -7,8 +7,8 @@ import java.util.Map;
 
 /**
  * An immutable view of a director's members at one moment, with everything a pick needs
- * precomputed: which members are up, their weights, and the running weight sum over up members
- * in add order (Varnish's {@code vdir} total and cumulative walk).
+ * precomputed: which members are up, their weights, and the running weight sum over up members in
+ * add order (Varnish's {@code vdir} total and cumulative walk).
  *
  * <p>A pick reads exactly one snapshot, so it can never see a member counted in the total but
  * skipped in the walk, or a weight from before a change combined with health from after it.
@@ -136,9 +136,9 @@ public final class Snapshot {
    * order) whose running weight sum exceeds {@code w * total}. Returns its index, or {@code -1}
    * when no member is up or the up weight is 0. Zero-weight members are never chosen.
    *
-   * <p>The bucket index over the precomputed running sums ({@link CumulativeIndex}) gives the
-   * same member as Varnish's linear walk, because the sums are accumulated in the same order with
-   * the same doubles and compared with the same {@code <}.
+   * <p>The bucket index over the precomputed running sums ({@link CumulativeIndex}) gives the same
+   * member as Varnish's linear walk, because the sums are accumulated in the same order with the
+   * same doubles and compared with the same {@code <}.
    */
   public int pickWeighted(double w) {
     double total = totalUpWeight;

@@ -4,8 +4,8 @@
  *
  * <p>What an operator wants from it: the same request goes where Varnish (for {@code shard} and
  * {@code hash}) or the Linux kernel (for the IPVS schedulers) would send it, so moving between
- * Fairway and those is not a cache-miss storm or a session reshuffle; a health change takes
- * effect atomically; and picking costs nanoseconds with no garbage, so it never shows in latency.
+ * Fairway and those is not a cache-miss storm or a session reshuffle; a health change takes effect
+ * atomically; and picking costs nanoseconds with no garbage, so it never shows in latency.
  *
  * <p>The model:
  *

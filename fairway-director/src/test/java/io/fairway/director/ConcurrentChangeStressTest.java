@@ -18,10 +18,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Pickers race a writer that flips health, weights and membership. The writer keeps an
- * invariant in every snapshot it publishes: at least one "a" or "b" member is up, "x" members are
- * always down, and "z" is up with weight 0. A pick that read half of one change and half of
- * another could return a down or zero-weight member, or nothing; none may ever happen.
+ * Pickers race a writer that flips health, weights and membership. The writer keeps an invariant in
+ * every snapshot it publishes: at least one "a" or "b" member is up, "x" members are always down,
+ * and "z" is up with weight 0. A pick that read half of one change and half of another could return
+ * a down or zero-weight member, or nothing; none may ever happen.
  */
 class ConcurrentChangeStressTest {
 

@@ -44,8 +44,16 @@ class CumulativeIndexTest {
 
   /** Every sum itself, its neighbours, 0, the total and beyond: where rounding could bite. */
   static List<Double> edgeTargets(double[] sums) {
-    List<Double> t = new ArrayList<>(List.of(0.0, -0.0, -1.0, Double.NaN, Double.MIN_VALUE,
-        Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY));
+    List<Double> t =
+        new ArrayList<>(
+            List.of(
+                0.0,
+                -0.0,
+                -1.0,
+                Double.NaN,
+                Double.MIN_VALUE,
+                Double.POSITIVE_INFINITY,
+                Double.NEGATIVE_INFINITY));
     for (double s : sums) {
       t.add(s);
       t.add(Math.nextDown(s));
@@ -79,9 +87,16 @@ class CumulativeIndexTest {
 
   @Test
   void allZeroOneAndSkewedWeights() {
-    for (double[] sums : new double[][] {
-        {0.0}, {0.0, 0.0, 0.0}, {5.0}, {1e-300, 1e-300, 2e-300}, {0.0, 0.0, 1e300},
-        {1.0, 1.0 + 1e-15, 1e9}, {Double.MIN_VALUE, 2 * Double.MIN_VALUE}}) {
+    for (double[] sums :
+        new double[][] {
+          {0.0},
+          {0.0, 0.0, 0.0},
+          {5.0},
+          {1e-300, 1e-300, 2e-300},
+          {0.0, 0.0, 1e300},
+          {1.0, 1.0 + 1e-15, 1e9},
+          {Double.MIN_VALUE, 2 * Double.MIN_VALUE}
+        }) {
       CumulativeIndex idx = new CumulativeIndex(sums);
       for (double t : edgeTargets(sums)) {
         assertThat(idx.firstAbove(t)).as("target %s", t).isEqualTo(scan(sums, t));

@@ -8,8 +8,8 @@ import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
 /**
- * AbstractDirector.pick caches "this backend class is not a director"; it must resolve exactly
- * like Director's default pick, whatever mix of backend classes and nested directors it meets.
+ * AbstractDirector.pick caches "this backend class is not a director"; it must resolve exactly like
+ * Director's default pick, whatever mix of backend classes and nested directors it meets.
  */
 class PickResolveTest {
 
@@ -53,11 +53,12 @@ class PickResolveTest {
     HashDirector inner = new HashDirector("inner");
     inner.replaceAll(List.of(Member.of(Backend.named("i1")), Member.of(new Other("i2"), 2)));
     HashDirector outer = new HashDirector("outer");
-    outer.replaceAll(List.of(
-        Member.of(Backend.named("a")),
-        Member.of(new Other("b")),
-        Member.of(inner, 3),
-        Member.of(new Fixed("f", new Other("fo")))));
+    outer.replaceAll(
+        List.of(
+            Member.of(Backend.named("a")),
+            Member.of(new Other("b")),
+            Member.of(inner, 3),
+            Member.of(new Fixed("f", new Other("fo")))));
     SplittableRandom rnd = new SplittableRandom(7);
     int nested = 0;
     for (int i = 0; i < 20_000; i++) {

@@ -54,8 +54,12 @@ class SnapshotTest {
 
   @Test
   void healthAndLookup() {
-    Snapshot s = Snapshot.of(List.of(
-        Member.of(Backend.named("a"), 1), Member.of(Backend.named("b"), 2).withHealth(false, 5)), 1);
+    Snapshot s =
+        Snapshot.of(
+            List.of(
+                Member.of(Backend.named("a"), 1),
+                Member.of(Backend.named("b"), 2).withHealth(false, 5)),
+            1);
     assertThat(s.indexOf("b")).isEqualTo(1);
     assertThat(s.indexOf("zz")).isEqualTo(-1);
     assertThat(s.upCount()).isEqualTo(1);
@@ -66,16 +70,21 @@ class SnapshotTest {
 
   @Test
   void duplicateNamesAndBadWeightsAreRefused() {
-    assertThatThrownBy(() -> Snapshot.of(List.of(Member.of(Backend.named("a")), Member.of(Backend.named("a"))), 1))
+    assertThatThrownBy(
+            () ->
+                Snapshot.of(
+                    List.of(Member.of(Backend.named("a")), Member.of(Backend.named("a"))), 1))
         .hasMessageContaining("duplicate backend name a");
     assertThatThrownBy(() -> Member.of(Backend.named("a"), -1)).hasMessageContaining("weight of a");
-    assertThatThrownBy(() -> Member.of(Backend.named("a"), Double.NaN)).hasMessageContaining("weight of a");
+    assertThatThrownBy(() -> Member.of(Backend.named("a"), Double.NaN))
+        .hasMessageContaining("weight of a");
   }
 
   @Test
   void directorsLookupByExactName() {
     Backend a = Backend.named("a");
-    io.fairway.director.varnish.RoundRobinDirector rr = new io.fairway.director.varnish.RoundRobinDirector("rr");
+    io.fairway.director.varnish.RoundRobinDirector rr =
+        new io.fairway.director.varnish.RoundRobinDirector("rr");
     Directors ds = Directors.builder().add(a).add(rr).build();
     assertThat(ds.lookup("a")).isSameAs(a);
     assertThat(ds.lookup("A")).isNull();
@@ -92,8 +101,11 @@ class SnapshotTest {
         new io.fairway.director.varnish.RoundRobinDirector("d", clock::get);
     d.replaceAll(List.of(Member.of(Backend.named("a")), Member.of(Backend.named("b"))));
     clock.set(200);
-    d.replaceAll(List.of(Member.of(Backend.named("a"), 3), Member.of(Backend.named("b")).withHealth(false, 0),
-        Member.of(Backend.named("c"))));
+    d.replaceAll(
+        List.of(
+            Member.of(Backend.named("a"), 3),
+            Member.of(Backend.named("b")).withHealth(false, 0),
+            Member.of(Backend.named("c"))));
     assertThat(d.members()).extracting(Member::changedNanos).containsExactly(100L, 200L, 200L);
     assertThat(d.members().get(0).weight()).isEqualTo(3);
   }

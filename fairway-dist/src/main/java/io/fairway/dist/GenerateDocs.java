@@ -21,15 +21,15 @@ import picocli.codegen.docgen.manpage.ManPageGenerator;
  * Build-time generator of what the Debian package ships besides the jar: one man page per command
  * of the live command tree (picocli's {@link ManPageGenerator} writes AsciiDoc, Asciidoctor's
  * manpage backend turns it into troff), the bash completion script, and the Debian changelog with
- * the build's version. Everything is read from {@link Main#commandTree()}, so a subcommand added
- * on any branch gets its page and its completion without a change here.
+ * the build's version. Everything is read from {@link Main#commandTree()}, so a subcommand added on
+ * any branch gets its page and its completion without a change here.
  *
  * <p>Compressed files are written the way Debian policy and lintian want them: {@code gzip -9n},
  * that is, best compression and no name or timestamp in the header, so two builds are identical.
  *
- * <p>Usage: {@code GenerateDocs OUTPUT_DIR CHANGELOG_TEMPLATE DEB_VERSION}. Writes
- * {@code OUTPUT_DIR/man/*.1.gz}, {@code OUTPUT_DIR/bash-completion/fairway} and
- * {@code OUTPUT_DIR/doc/changelog.gz}.
+ * <p>Usage: {@code GenerateDocs OUTPUT_DIR CHANGELOG_TEMPLATE DEB_VERSION}. Writes {@code
+ * OUTPUT_DIR/man/*.1.gz}, {@code OUTPUT_DIR/bash-completion/fairway} and {@code
+ * OUTPUT_DIR/doc/changelog.gz}.
  */
 public final class GenerateDocs {
   private GenerateDocs() {}
@@ -44,22 +44,30 @@ public final class GenerateDocs {
     Path completion = out.resolve("bash-completion").resolve("fairway");
     Files.createDirectories(completion.getParent());
     // bash-completion sources the file: no "#!" line (lintian: bash-completion-with-hashbang).
-    Files.writeString(completion, CompletionCommand.script().replaceFirst("\\A#!.*\n", ""),
+    Files.writeString(
+        completion,
+        CompletionCommand.script().replaceFirst("\\A#!.*\n", ""),
         StandardCharsets.UTF_8);
-    String changelog = Files.readString(Path.of(args[1]), StandardCharsets.UTF_8)
-        .replace("@VERSION@", args[2]);
+    String changelog =
+        Files.readString(Path.of(args[1]), StandardCharsets.UTF_8).replace("@VERSION@", args[2]);
     Path doc = Files.createDirectories(out.resolve("doc"));
     gzip(changelog.getBytes(StandardCharsets.UTF_8), doc.resolve("changelog.gz"));
-    System.out.println("GenerateDocs: " + pages.size() + " man pages, bash completion, changelog "
-        + args[2] + " in " + out);
+    System.out.println(
+        "GenerateDocs: "
+            + pages.size()
+            + " man pages, bash completion, changelog "
+            + args[2]
+            + " in "
+            + out);
   }
 
   /** One gzipped troff page per command; returns the pages written. */
   static List<Path> manPages(Path adocDir, Path manDir, String version) throws IOException {
     Files.createDirectories(adocDir);
     Files.createDirectories(manDir);
-    int rc = ManPageGenerator.generateManPage(adocDir.toFile(), null, new boolean[0], true,
-        Main.commandTree().getCommandSpec());
+    int rc =
+        ManPageGenerator.generateManPage(
+            adocDir.toFile(), null, new boolean[0], true, Main.commandTree().getCommandSpec());
     if (rc != 0) {
       throw new IOException("picocli's ManPageGenerator failed with exit code " + rc);
     }
@@ -72,12 +80,18 @@ public final class GenerateDocs {
       for (Path adoc : adocs) {
         String name = adoc.getFileName().toString().replaceFirst("\\.adoc$", "");
         Path troff = manDir.resolve(name + ".1");
-        asciidoctor.convertFile(adoc.toFile(), Options.builder()
-            .backend("manpage").safe(SafeMode.UNSAFE).toFile(troff.toFile())
-            .attributes(Attributes.builder()
-                .attribute("mansource", "Fairway " + version)
-                .attribute("manmanual", "Fairway Manual").build())
-            .build());
+        asciidoctor.convertFile(
+            adoc.toFile(),
+            Options.builder()
+                .backend("manpage")
+                .safe(SafeMode.UNSAFE)
+                .toFile(troff.toFile())
+                .attributes(
+                    Attributes.builder()
+                        .attribute("mansource", "Fairway " + version)
+                        .attribute("manmanual", "Fairway Manual")
+                        .build())
+                .build());
         Path gz = manDir.resolve(name + ".1.gz");
         gzip(Files.readAllBytes(troff), gz);
         Files.delete(troff);
@@ -94,7 +108,8 @@ public final class GenerateDocs {
    */
   static void gzip(byte[] content, Path target) throws IOException {
     java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
-    try (GZIPOutputStream gz = new GZIPOutputStream(bytes) {
+    try (GZIPOutputStream gz =
+        new GZIPOutputStream(bytes) {
           {
             def.setLevel(java.util.zip.Deflater.BEST_COMPRESSION);
           }

@@ -1,8 +1,8 @@
 package io.fairway.dist;
 
-import io.fairway.testkit.ExternalPrograms;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fairway.testkit.ExternalPrograms;
 import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -31,7 +31,8 @@ final class Deb {
    */
   static void require(String program) {
     boolean found = false;
-    for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin:/bin").split(File.pathSeparator)) {
+    for (String dir :
+        System.getenv().getOrDefault("PATH", "/usr/bin:/bin").split(File.pathSeparator)) {
       found |= Files.isExecutable(Path.of(dir, program));
     }
     boolean present = found;
@@ -56,7 +57,10 @@ final class Deb {
     return run(List.of(command));
   }
 
-  /** {@code dpkg-deb -x}: the package unpacked into {@code root}, as {@code dpkg -i} would lay it out. */
+  /**
+   * {@code dpkg-deb -x}: the package unpacked into {@code root}, as {@code dpkg -i} would lay it
+   * out.
+   */
   static Path unpack(Path root) throws IOException, InterruptedException {
     require("dpkg-deb");
     Run r = run("dpkg-deb", "-x", file().toString(), root.toString());
@@ -71,40 +75,52 @@ final class Deb {
    * /var/lib/dpkg} are overlays on the host's, so the host's Java runtime and dpkg database are
    * there (dpkg checks the package's Depends for real) while every write lands in {@code layers};
    * the merged-/usr links, {@code /proc}, {@code /dev}, and empty {@code /tmp} and {@code /run}.
-   * The host's files are never written, and the mounts go with the namespace; what dpkg wrote
-   * stays in {@code layers} and {@code root} for the next call.
+   * The host's files are never written, and the mounts go with the namespace; what dpkg wrote stays
+   * in {@code layers} and {@code root} for the next call.
    *
    * <p>Why not {@code dpkg --root} on an empty directory, or {@code debootstrap}: dpkg runs the
-   * maintainer scripts chrooted into the root, and postinst needs a shell and a Java runtime
-   * there; debootstrap would download a system from the network. The overlays give both, with
-   * nothing downloaded, in milliseconds.
+   * maintainer scripts chrooted into the root, and postinst needs a shell and a Java runtime there;
+   * debootstrap would download a system from the network. The overlays give both, with nothing
+   * downloaded, in milliseconds.
    */
   static Run inThrowawayRoot(Path root, Path layers, String script, String... args)
       throws IOException, InterruptedException {
-    ExternalPrograms.requireThat("root".equals(System.getProperty("user.name")),
+    ExternalPrograms.requireThat(
+        "root".equals(System.getProperty("user.name")),
         () -> "the throwaway root needs root (mount namespaces, overlays, chroot)");
     for (String p : List.of("unshare", "chroot", "dpkg", "mount")) {
       require(p);
     }
-    String setup = String.join("\n",
-        "set -eu",
-        "R=\"$0\"; L=\"$_layers\"",
-        "overlay() { n=$(echo \"$1\" | tr / _); mkdir -p \"$R/$1\" \"$L/$n.upper\" \"$L/$n.work\";"
-            + " mount -t overlay overlay -o \"lowerdir=/$1,upperdir=$L/$n.upper,workdir=$L/$n.work\" \"$R/$1\"; }",
-        "overlay usr; overlay etc; overlay var/lib/dpkg",
-        "for l in bin sbin lib lib32 lib64 libx32; do",
-        "  if [ -L \"/$l\" ]; then [ -L \"$R/$l\" ] || ln -s \"$(readlink \"/$l\")\" \"$R/$l\";",
-        "  elif [ -d \"/$l\" ]; then overlay \"$l\"; fi",
-        "done",
-        "mkdir -p \"$R/proc\" \"$R/dev\" \"$R/tmp\" \"$R/run\" \"$R/var/cache\" \"$R/var/log\" \"$R/root\"",
-        "mount -t proc proc \"$R/proc\"",
-        "mount --rbind /dev \"$R/dev\"",
-        "mount -t tmpfs tmpfs \"$R/tmp\"",
-        "mount -t tmpfs tmpfs \"$R/run\"",
-        "unset _layers",
-        "");
-    List<String> command = new ArrayList<>(List.of("unshare", "-m", "--propagation", "private",
-        "sh", "-c", setup + script, root.toAbsolutePath().toString()));
+    String setup =
+        String.join(
+            "\n",
+            "set -eu",
+            "R=\"$0\"; L=\"$_layers\"",
+            "overlay() { n=$(echo \"$1\" | tr / _); mkdir -p \"$R/$1\" \"$L/$n.upper\" \"$L/$n.work\";"
+                + " mount -t overlay overlay -o \"lowerdir=/$1,upperdir=$L/$n.upper,workdir=$L/$n.work\" \"$R/$1\"; }",
+            "overlay usr; overlay etc; overlay var/lib/dpkg",
+            "for l in bin sbin lib lib32 lib64 libx32; do",
+            "  if [ -L \"/$l\" ]; then [ -L \"$R/$l\" ] || ln -s \"$(readlink \"/$l\")\" \"$R/$l\";",
+            "  elif [ -d \"/$l\" ]; then overlay \"$l\"; fi",
+            "done",
+            "mkdir -p \"$R/proc\" \"$R/dev\" \"$R/tmp\" \"$R/run\" \"$R/var/cache\" \"$R/var/log\" \"$R/root\"",
+            "mount -t proc proc \"$R/proc\"",
+            "mount --rbind /dev \"$R/dev\"",
+            "mount -t tmpfs tmpfs \"$R/tmp\"",
+            "mount -t tmpfs tmpfs \"$R/run\"",
+            "unset _layers",
+            "");
+    List<String> command =
+        new ArrayList<>(
+            List.of(
+                "unshare",
+                "-m",
+                "--propagation",
+                "private",
+                "sh",
+                "-c",
+                setup + script,
+                root.toAbsolutePath().toString()));
     command.addAll(List.of(args));
     Files.createDirectories(root);
     Files.createDirectories(layers);

@@ -27,29 +27,32 @@ class PackageIT {
   void dependsOnAJava17RuntimeAndKeepsTheConfigurationAsConffiles() throws Exception {
     Deb.require("dpkg-deb");
     Deb.Run depends = Deb.run("dpkg-deb", "-f", Deb.file().toString(), "Depends");
-    assertThat(depends.output().strip()).isEqualTo("openjdk-17-jre-headless | java17-runtime-headless");
+    assertThat(depends.output().strip())
+        .isEqualTo("openjdk-17-jre-headless | java17-runtime-headless");
     Deb.Run conffiles = Deb.run("dpkg-deb", "-I", Deb.file().toString(), "conffiles");
     assertThat(conffiles.output().lines())
         .containsExactlyInAnyOrder("/etc/fairway/keepalived.conf", "/etc/default/fairway");
-    assertThat(Deb.contents()).contains(
-        "/usr/bin/fairway",
-        "/usr/share/fairway/fairway.jar",
-        "/lib/systemd/system/fairway.service",
-        "/lib/systemd/system/fairway-userspace.service",
-        "/usr/share/bash-completion/completions/fairway",
-        "/usr/share/doc/fairway/changelog.gz",
-        "/usr/share/doc/fairway/copyright");
+    assertThat(Deb.contents())
+        .contains(
+            "/usr/bin/fairway",
+            "/usr/share/fairway/fairway.jar",
+            "/lib/systemd/system/fairway.service",
+            "/lib/systemd/system/fairway-userspace.service",
+            "/usr/share/bash-completion/completions/fairway",
+            "/usr/share/doc/fairway/changelog.gz",
+            "/usr/share/doc/fairway/copyright");
   }
 
   /** Every command of the tree, including those other branches add, has its page. */
   @Test
   void everyCommandHasAManPage() throws Exception {
-    List<String> pages = Deb.contents().stream()
-        .filter(p -> p.startsWith("/usr/share/man/man1/") && p.endsWith(".1.gz"))
-        .map(p -> p.substring("/usr/share/man/man1/".length(), p.length() - ".1.gz".length()))
-        .toList();
-    List<String> commands = Stream.concat(Stream.of("fairway"),
-        names(Main.commandTree(), "fairway")).toList();
+    List<String> pages =
+        Deb.contents().stream()
+            .filter(p -> p.startsWith("/usr/share/man/man1/") && p.endsWith(".1.gz"))
+            .map(p -> p.substring("/usr/share/man/man1/".length(), p.length() - ".1.gz".length()))
+            .toList();
+    List<String> commands =
+        Stream.concat(Stream.of("fairway"), names(Main.commandTree(), "fairway")).toList();
     assertThat(pages).containsExactlyInAnyOrderElementsOf(commands);
   }
 
@@ -57,10 +60,11 @@ class PackageIT {
     return cl.getSubcommands().entrySet().stream()
         .filter(e -> e.getKey().equals(e.getValue().getCommandName())) // aliases share a page
         .filter(e -> !e.getValue().getCommandSpec().usageMessage().hidden()) // training-run
-        .flatMap(e -> {
-          String name = prefix + "-" + e.getKey();
-          return Stream.concat(Stream.of(name), names(e.getValue(), name));
-        });
+        .flatMap(
+            e -> {
+              String name = prefix + "-" + e.getKey();
+              return Stream.concat(Stream.of(name), names(e.getValue(), name));
+            });
   }
 
   @Test
@@ -79,9 +83,14 @@ class PackageIT {
         }
       }
     }
-    Deb.Run r = Deb.run("systemd-analyze", "verify", "--man=no", "--root=" + root,
-        units.resolve("fairway.service").toString(),
-        units.resolve("fairway-userspace.service").toString());
+    Deb.Run r =
+        Deb.run(
+            "systemd-analyze",
+            "verify",
+            "--man=no",
+            "--root=" + root,
+            units.resolve("fairway.service").toString(),
+            units.resolve("fairway-userspace.service").toString());
     assertThat(r.code()).as(r.output()).isZero();
     assertThat(r.output()).as("systemd-analyze warnings").isBlank();
   }

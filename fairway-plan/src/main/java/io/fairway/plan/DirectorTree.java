@@ -14,14 +14,15 @@ import java.util.function.BiFunction;
 
 /**
  * The directors of one service as Varnish layers them: its own director on top, and the named
- * directors of a {@link Selection.Layered} under it, each a member of the directors that name it.
- * A request resolves down the layers when it comes (Varnish's {@code resolve=LAZY}): a fallback
- * over two shards asks the first shard that is up, and that shard its ring. The same tree serves
- * {@code fairway pick} and the data plane, so both resolve the same way.
+ * directors of a {@link Selection.Layered} under it, each a member of the directors that name it. A
+ * request resolves down the layers when it comes (Varnish's {@code resolve=LAZY}): a fallback over
+ * two shards asks the first shard that is up, and that shard its ring. The same tree serves {@code
+ * fairway pick} and the data plane, so both resolve the same way.
  */
 public final class DirectorTree {
   private final AbstractDirector<?> top;
   private final Selection.Varnish selection;
+
   /** The named directors, leaves first. */
   private final Map<String, AbstractDirector<?>> groups = new LinkedHashMap<>();
 
@@ -39,7 +40,10 @@ public final class DirectorTree {
    * The same, on a given nanosecond clock for every director of the tree ({@link
    * Directors#create(String, Selection.Varnish, RandomSource, java.util.function.LongSupplier)}).
    */
-  public DirectorTree(String name, Selection.Varnish selection, RandomSource random,
+  public DirectorTree(
+      String name,
+      Selection.Varnish selection,
+      RandomSource random,
       java.util.function.LongSupplier clock) {
     this.selection = selection;
     this.top = Directors.create(name, selection, random, clock);
@@ -66,11 +70,11 @@ public final class DirectorTree {
   }
 
   /**
-   * Publishes every layer's members, leaves first so a parent sees its children's health: a
-   * nested director as a member of weight 1 (its health is its members'), a real server as
-   * {@code server} gives it for that director (its previous member there, to keep a rampup clock),
-   * or left out when it gives {@code null}. Only for a layered tree; a plain director's members
-   * are the caller's to publish on {@link #top()}.
+   * Publishes every layer's members, leaves first so a parent sees its children's health: a nested
+   * director as a member of weight 1 (its health is its members'), a real server as {@code server}
+   * gives it for that director (its previous member there, to keep a rampup clock), or left out
+   * when it gives {@code null}. Only for a layered tree; a plain director's members are the
+   * caller's to publish on {@link #top()}.
    */
   public void update(BiFunction<AbstractDirector<?>, String, Member> server) {
     Selection.Layered l = (Selection.Layered) selection;
@@ -80,7 +84,9 @@ public final class DirectorTree {
     publish(top, l.members(), server);
   }
 
-  private void publish(AbstractDirector<?> d, List<Selection.Layered.Ref> refs,
+  private void publish(
+      AbstractDirector<?> d,
+      List<Selection.Layered.Ref> refs,
       BiFunction<AbstractDirector<?>, String, Member> server) {
     List<Member> next = new ArrayList<>(refs.size());
     for (Selection.Layered.Ref r : refs) {
@@ -102,8 +108,8 @@ public final class DirectorTree {
   }
 
   /**
-   * The directors a request passes through below the top and the real server it ends on, in
-   * order ({@code [primary, b3]}); the last element is {@code null} when no server is found.
+   * The directors a request passes through below the top and the real server it ends on, in order
+   * ({@code [primary, b3]}); the last element is {@code null} when no server is found.
    */
   public List<Backend> route(Request r) {
     List<Backend> out = new ArrayList<>(3);

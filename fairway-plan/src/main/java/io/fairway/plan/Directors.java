@@ -12,10 +12,10 @@ import io.fairway.director.varnish.ShardDirector;
 import io.fairway.director.varnish.ShardParams;
 
 /**
- * Builds the Varnish director a plan describes, and its members: the one place that turns a
- * {@link Selection.Varnish} into a director, so {@code fairway pick}, the userspace data plane and
- * the plan's own validation build the same ring from the same names, idents and weights.
- * {@link DirectorTree} builds a layered one from these.
+ * Builds the Varnish director a plan describes, and its members: the one place that turns a {@link
+ * Selection.Varnish} into a director, so {@code fairway pick}, the userspace data plane and the
+ * plan's own validation build the same ring from the same names, idents and weights. {@link
+ * DirectorTree} builds a layered one from these.
  */
 public final class Directors {
   private Directors() {}
@@ -34,7 +34,10 @@ public final class Directors {
    * The same, on a given nanosecond clock (health change times, shard rampup, slow start): {@code
    * fairway pick} fixes it so a what-if ramp stays where it was put; {@code null} for the system's.
    */
-  public static AbstractDirector<?> create(String name, Selection.Varnish s, RandomSource random,
+  public static AbstractDirector<?> create(
+      String name,
+      Selection.Varnish s,
+      RandomSource random,
       java.util.function.LongSupplier clock) {
     if (s instanceof Selection.Layered l) {
       // The top alone; DirectorTree builds the layers under it.
@@ -57,10 +60,13 @@ public final class Directors {
     // set_warmup() would ignore 1.0 ("always warm the next member"), a valid operator choice.
     // The associated set (already merged with the service's own settings) is the director's
     // default parameter set, Varnish's associate(): a request's alt overrides its alt.
-    ShardParams params = new ShardParams(sh.by(), sh.healthy(), sh.rampupOn(), sh.warmup(),
-        sh.alt());
-    return new ShardDirector(name,
-        new ShardDirector.Settings(sh.replicas(), 0, sh.rampupSeconds(), params), null, clock);
+    ShardParams params =
+        new ShardParams(sh.by(), sh.healthy(), sh.rampupOn(), sh.warmup(), sh.alt());
+    return new ShardDirector(
+        name,
+        new ShardDirector.Settings(sh.replicas(), 0, sh.rampupSeconds(), params),
+        null,
+        clock);
   }
 
   /** A member as the plan describes it: its weight (decimal) and ring identity. */

@@ -20,15 +20,28 @@ import java.util.Objects;
  *     (keepalived: the port written on the real_server, else the service's)
  * @param inhibit drain instead of removing on failure
  * @param slowStart {@code slow_start} (effective, 0 = off): when it comes up after start the
- *     applier steps its table weight up over this time; zero for shard, which ramps by its
- *     {@code rampup}
+ *     applier steps its table weight up over this time; zero for shard, which ramps by its {@code
+ *     rampup}
  */
-public record MemberPlan(String where, String name, String ident, double weight, Dest dest,
-    int checkPort, boolean inhibit, Duration slowStart) {
+public record MemberPlan(
+    String where,
+    String name,
+    String ident,
+    double weight,
+    Dest dest,
+    int checkPort,
+    boolean inhibit,
+    Duration slowStart) {
 
   /** Without slow start. */
-  public MemberPlan(String where, String name, String ident, double weight, Dest dest,
-      int checkPort, boolean inhibit) {
+  public MemberPlan(
+      String where,
+      String name,
+      String ident,
+      double weight,
+      Dest dest,
+      int checkPort,
+      boolean inhibit) {
     this(where, name, ident, weight, dest, checkPort, inhibit, Duration.ZERO);
   }
 
@@ -61,9 +74,9 @@ public record MemberPlan(String where, String name, String ident, double weight,
   }
 
   /**
-   * The destination's key within one service: direct routing and tunnelling cannot change the
-   * port, so their destinations take the service's (0 for a fwmark service), as keepalived's
-   * ipvs_cmd does (ipvswrapper.c:601-621).
+   * The destination's key within one service: direct routing and tunnelling cannot change the port,
+   * so their destinations take the service's (0 for a fwmark service), as keepalived's ipvs_cmd
+   * does (ipvswrapper.c:601-621).
    */
   public DestKey keyIn(ServiceKey service) {
     int port = dest.port();

@@ -43,8 +43,15 @@ public record Plan(List<ServicePlan> services, Timeouts timeouts, Optional<Sync>
    * @param instance the VRRP instance whose state the daemons follow (master while it is master,
    *     backup otherwise); empty: a master and a backup daemon run the whole time
    */
-  public record Sync(String where, String interfaceName, int syncId, int maxLen, int port,
-      int ttl, Optional<java.net.InetAddress> group, Optional<String> instance) {
+  public record Sync(
+      String where,
+      String interfaceName,
+      int syncId,
+      int maxLen,
+      int port,
+      int ttl,
+      Optional<java.net.InetAddress> group,
+      Optional<String> instance) {
     public Sync {
       Objects.requireNonNull(where);
       Objects.requireNonNull(group);
@@ -57,8 +64,14 @@ public record Plan(List<ServicePlan> services, Timeouts timeouts, Optional<Sync>
       return daemon(role, interfaceName, syncId, maxLen, port, ttl, group);
     }
 
-    private static SyncDaemon daemon(SyncDaemon.Role role, String ifname, int id, int maxLen,
-        int port, int ttl, Optional<java.net.InetAddress> group) {
+    private static SyncDaemon daemon(
+        SyncDaemon.Role role,
+        String ifname,
+        int id,
+        int maxLen,
+        int port,
+        int ttl,
+        Optional<java.net.InetAddress> group) {
       return new SyncDaemon(role, ifname, id, maxLen, port, ttl, group.orElse(null));
     }
   }
@@ -135,7 +148,11 @@ public record Plan(List<ServicePlan> services, Timeouts timeouts, Optional<Sync>
       diff(out, now.name(), "key", o.key(), now.key());
       diff(out, now.name(), "members", o.members(), now.members());
       diff(out, now.name(), "sorry_server", o.sorry(), now.sorry());
-      diff(out, now.name(), "quorum", o.quorum() + "/" + o.hysteresis(),
+      diff(
+          out,
+          now.name(),
+          "quorum",
+          o.quorum() + "/" + o.hysteresis(),
           now.quorum() + "/" + now.hysteresis());
     }
     if (!before.timeouts().equals(timeouts)) {

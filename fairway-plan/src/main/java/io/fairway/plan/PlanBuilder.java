@@ -37,8 +37,8 @@ import java.util.Set;
 
 /**
  * Builds the {@link Plan} of a parsed configuration. Everything a data plane would refuse at run
- * time is refused here, with the file and line, so {@code check-config} and {@code run} agree:
- * each Varnish director is built once with its members, each kernel scheduler once with its flags.
+ * time is refused here, with the file and line, so {@code check-config} and {@code run} agree: each
+ * Varnish director is built once with its members, each kernel scheduler once with its flags.
  */
 public final class PlanBuilder {
   private PlanBuilder() {}
@@ -72,25 +72,38 @@ public final class PlanBuilder {
   }
 
   private static Optional<Plan.Sync> sync(Config config, List<String> errors) {
-    return config.vrrp().syncDaemon().flatMap(d -> {
-      try {
-        return Optional.of(new Plan.Sync(d.location().toString(), d.interfaceName(), d.syncId(),
-            d.maxLen().orElse(0), d.port().orElse(0), d.ttl().orElse(0), d.group(),
-            d.instance()));
-      } catch (IllegalArgumentException e) {
-        errors.add(d.location() + ": lvs_sync_daemon: " + e.getMessage());
-        return Optional.empty();
-      }
-    });
+    return config
+        .vrrp()
+        .syncDaemon()
+        .flatMap(
+            d -> {
+              try {
+                return Optional.of(
+                    new Plan.Sync(
+                        d.location().toString(),
+                        d.interfaceName(),
+                        d.syncId(),
+                        d.maxLen().orElse(0),
+                        d.port().orElse(0),
+                        d.ttl().orElse(0),
+                        d.group(),
+                        d.instance()));
+              } catch (IllegalArgumentException e) {
+                errors.add(d.location() + ": lvs_sync_daemon: " + e.getMessage());
+                return Optional.empty();
+              }
+            });
   }
 
   private static Plan.Timeouts timeouts(GlobalDefs g) {
-    return new Plan.Timeouts(g.lvsTimeoutTcp().orElse(Duration.ZERO),
-        g.lvsTimeoutTcpFin().orElse(Duration.ZERO), g.lvsTimeoutUdp().orElse(Duration.ZERO));
+    return new Plan.Timeouts(
+        g.lvsTimeoutTcp().orElse(Duration.ZERO),
+        g.lvsTimeoutTcpFin().orElse(Duration.ZERO),
+        g.lvsTimeoutUdp().orElse(Duration.ZERO));
   }
 
-  private static ServicePlan service(Config config, VirtualServer vs, String where,
-      List<String> errors) {
+  private static ServicePlan service(
+      Config config, VirtualServer vs, String where, List<String> errors) {
     List<Service> services = new ArrayList<>();
     for (ServiceKey key : keys(config, vs.id(), where, errors)) {
       services.add(tableService(vs, key));
@@ -110,16 +123,32 @@ public final class PlanBuilder {
     }
     Optional<SorryPlan> sorry = vs.sorryServer().map(s -> sorry(s, vs.overflowToSorryServer()));
     validate(vs, where, selection, members, errors);
-    return new ServicePlan(vs.location().toString(), vs.name(), vs.forwarding().method(), services,
-        selection, key, members, sorry, vs.quorum(), vs.hysteresis(), vs.proxy());
+    return new ServicePlan(
+        vs.location().toString(),
+        vs.name(),
+        vs.forwarding().method(),
+        services,
+        selection,
+        key,
+        members,
+        sorry,
+        vs.quorum(),
+        vs.hysteresis(),
+        vs.proxy());
   }
 
   /** Builds the director or scheduler once, so what it refuses is refused with a location. */
-  private static void validate(VirtualServer vs, String where, Selection selection,
-      List<MemberPlan> members, List<String> errors) {
+  private static void validate(
+      VirtualServer vs,
+      String where,
+      Selection selection,
+      List<MemberPlan> members,
+      List<String> errors) {
     if (selection instanceof Selection.Kernel k) {
       try {
-        Schedulers.create(k.algorithm(), k.flags(),
+        Schedulers.create(
+            k.algorithm(),
+            k.flags(),
             new Schedulers.Options(Schedulers.Options.KERNEL.mhTableSize(), k.hashBalanceFactor()));
       } catch (IllegalArgumentException e) {
         errors.add(where + ": lb_algo " + k.algorithm() + ": " + e.getMessage());
@@ -148,8 +177,12 @@ public final class PlanBuilder {
   }
 
   /** Builds the layers with every member up, so what the library refuses names its director. */
-  private static void validateLayers(VirtualServer vs, String where, Selection.Layered l,
-      List<MemberPlan> members, List<String> errors) {
+  private static void validateLayers(
+      VirtualServer vs,
+      String where,
+      Selection.Layered l,
+      List<MemberPlan> members,
+      List<String> errors) {
     DirectorTree tree;
     try {
       tree = new DirectorTree(vs.name(), l, null);
@@ -162,10 +195,11 @@ public final class PlanBuilder {
       byName.put(m.name(), m);
     }
     try {
-      tree.update((d, name) -> {
-        MemberPlan m = byName.get(name);
-        return m == null ? null : Directors.member(m, m::name, true);
-      });
+      tree.update(
+          (d, name) -> {
+            MemberPlan m = byName.get(name);
+            return m == null ? null : Directors.member(m, m::name, true);
+          });
     } catch (IllegalArgumentException e) {
       errors.add(where + ": " + e.getMessage());
     }
@@ -176,8 +210,16 @@ public final class PlanBuilder {
     DirectorLayout layout = vs.layout();
     if (!layout.layered()) {
       if (own instanceof Selection.Shard sh && layout.altHeader().isPresent()) {
-        return new Selection.Shard(sh.replicas(), sh.by(), sh.healthy(), sh.warmup(),
-            sh.rampup(), sh.hashBalanceFactor(), sh.alt(), sh.rampupOn(), sh.param(),
+        return new Selection.Shard(
+            sh.replicas(),
+            sh.by(),
+            sh.healthy(),
+            sh.warmup(),
+            sh.rampup(),
+            sh.hashBalanceFactor(),
+            sh.alt(),
+            sh.rampupOn(),
+            sh.param(),
             layout.altHeader());
       }
       return own;
@@ -192,12 +234,16 @@ public final class PlanBuilder {
     for (DirectorGroup g : layout.groups()) {
       place(g, byName, placed, ordered, vs);
     }
-    return new Selection.Layered((Selection.Varnish) own, refs(layout.members(), byName),
-        ordered, layout.altHeader());
+    return new Selection.Layered(
+        (Selection.Varnish) own, refs(layout.members(), byName), ordered, layout.altHeader());
   }
 
-  private static void place(DirectorGroup g, java.util.Map<String, DirectorGroup> byName,
-      Set<String> placed, List<Selection.Layered.Group> out, VirtualServer vs) {
+  private static void place(
+      DirectorGroup g,
+      java.util.Map<String, DirectorGroup> byName,
+      Set<String> placed,
+      List<Selection.Layered.Group> out,
+      VirtualServer vs) {
     if (!placed.add(g.name())) {
       return;
     }
@@ -212,22 +258,28 @@ public final class PlanBuilder {
     out.add(new Selection.Layered.Group(g.name(), sel, refs(g.members(), byName)));
   }
 
-  private static List<Selection.Layered.Ref> refs(List<String> names,
-      java.util.Map<String, DirectorGroup> groups) {
+  private static List<Selection.Layered.Ref> refs(
+      List<String> names, java.util.Map<String, DirectorGroup> groups) {
     List<Selection.Layered.Ref> out = new ArrayList<>();
     for (String n : names) {
-      out.add(groups.containsKey(n) ? new Selection.Layered.Nested(n)
-          : new Selection.Layered.Server(n));
+      out.add(
+          groups.containsKey(n)
+              ? new Selection.Layered.Nested(n)
+              : new Selection.Layered.Server(n));
     }
     return out;
   }
 
-  private static Selection selection(VirtualServer vs, io.fairway.config.model.Scheduler scheduler,
-      DirectorSpec spec, int hashBalanceFactor) {
+  private static Selection selection(
+      VirtualServer vs,
+      io.fairway.config.model.Scheduler scheduler,
+      DirectorSpec spec,
+      int hashBalanceFactor) {
     return switch (scheduler) {
       case ROUND_ROBIN -> new Selection.RoundRobin();
       case RANDOM -> new Selection.Random();
-      case FALLBACK -> new Selection.Fallback(spec instanceof DirectorSpec.Fallback f && f.sticky());
+      case FALLBACK ->
+          new Selection.Fallback(spec instanceof DirectorSpec.Fallback f && f.sticky());
       case HASH -> new Selection.Hash();
       case SHARD -> shard(spec, hashBalanceFactor, slowStart(vs));
       default -> {
@@ -247,16 +299,29 @@ public final class PlanBuilder {
    * slow_start on a shard service is Varnish's rampup, unchanged: {@code shard { rampup }} if
    * given, else the longest slow_start of the service (the director has one rampup).
    */
-  private static Selection.Shard shard(DirectorSpec spec, int hashBalanceFactor,
-      java.time.Duration slowStart) {
+  private static Selection.Shard shard(
+      DirectorSpec spec, int hashBalanceFactor, java.time.Duration slowStart) {
     if (!(spec instanceof DirectorSpec.Shard s)) {
       Selection.Shard d = (Selection.Shard) Selection.defaults("shard");
-      return new Selection.Shard(d.replicas(), d.by(), d.healthy(), d.warmup(),
-          d.rampup().isZero() ? slowStart : d.rampup(), hashBalanceFactor);
+      return new Selection.Shard(
+          d.replicas(),
+          d.by(),
+          d.healthy(),
+          d.warmup(),
+          d.rampup().isZero() ? slowStart : d.rampup(),
+          hashBalanceFactor);
     }
-    return new Selection.Shard(s.replicas(), by(s.by()), ShardHealthy.valueOf(s.healthy().name()),
-        s.warmup(), s.rampup().isZero() ? slowStart : s.rampup(), hashBalanceFactor, s.alt(),
-        s.rampupOn(), s.associate(), java.util.Optional.empty());
+    return new Selection.Shard(
+        s.replicas(),
+        by(s.by()),
+        ShardHealthy.valueOf(s.healthy().name()),
+        s.warmup(),
+        s.rampup().isZero() ? slowStart : s.rampup(),
+        hashBalanceFactor,
+        s.alt(),
+        s.rampupOn(),
+        s.associate(),
+        java.util.Optional.empty());
   }
 
   private static java.time.Duration slowStart(VirtualServer vs) {
@@ -302,25 +367,42 @@ public final class PlanBuilder {
 
   private static MemberPlan member(VirtualServer vs, RealServer rs) {
     int tableWeight = rs.intWeight();
-    Dest dest = dest(rs.id().address(), rs.id().port(), rs.forwarding(), tableWeight,
-        clamp(rs.upperThreshold()), clamp(rs.lowerThreshold()));
+    Dest dest =
+        dest(
+            rs.id().address(),
+            rs.id().port(),
+            rs.forwarding(),
+            tableWeight,
+            clamp(rs.upperThreshold()),
+            clamp(rs.lowerThreshold()));
     // shard ramps in the director (Varnish's rampup, which slow_start sets): no weight steps.
-    boolean shardRamps = vs.scheduler() == io.fairway.config.model.Scheduler.SHARD
-        || vs.layout().groups().stream()
-            .anyMatch(g -> g.scheduler() == io.fairway.config.model.Scheduler.SHARD);
+    boolean shardRamps =
+        vs.scheduler() == io.fairway.config.model.Scheduler.SHARD
+            || vs.layout().groups().stream()
+                .anyMatch(g -> g.scheduler() == io.fairway.config.model.Scheduler.SHARD);
     java.time.Duration slow = shardRamps ? java.time.Duration.ZERO : rs.slowStart();
-    return new MemberPlan(rs.location().toString(), rs.name(), rs.ident(), rs.weight(), dest,
-        rs.checkPort(), rs.inhibitOnFailure(), slow);
+    return new MemberPlan(
+        rs.location().toString(),
+        rs.name(),
+        rs.ident(),
+        rs.weight(),
+        dest,
+        rs.checkPort(),
+        rs.inhibitOnFailure(),
+        slow);
   }
 
   private static SorryPlan sorry(SorryServer s, boolean overflow) {
     // keepalived fixes the sorry server's weight at 1 (check_data.c:848-875).
-    return new SorryPlan(s.location().toString(),
-        dest(s.id().address(), s.id().port(), s.forwarding(), 1, 0, 0), s.inhibit(), overflow);
+    return new SorryPlan(
+        s.location().toString(),
+        dest(s.id().address(), s.id().port(), s.forwarding(), 1, 0, 0),
+        s.inhibit(),
+        overflow);
   }
 
-  private static List<ServiceKey> keys(Config config, VirtualServerId id, String where,
-      List<String> errors) {
+  private static List<ServiceKey> keys(
+      Config config, VirtualServerId id, String where, List<String> errors) {
     if (id instanceof VirtualServerId.Address a) {
       return List.of(ServiceKey.of(protocol(a.protocol()), a.address(), a.port()));
     }
@@ -354,31 +436,39 @@ public final class PlanBuilder {
       flags.add(ServiceFlag.PERSISTENT);
     }
     int netmask = timeout > 0 ? vs.persistenceGranularity().orElse(full) : full;
-    return new Service(key, vs.scheduler().keyword(), flags, timeout, netmask,
+    return new Service(
+        key,
+        vs.scheduler().keyword(),
+        flags,
+        timeout,
+        netmask,
         vs.persistenceEngine().orElse(null));
   }
 
   /** A destination as the table takes it. */
-  public static Dest dest(InetAddress address, int port, Forwarding f, int weight, int upper,
-      int lower) {
-    ForwardingMethod m = switch (f.method()) {
-      case DR -> ForwardingMethod.DROUTE;
-      case TUN -> ForwardingMethod.TUNNEL;
-      // The userspace proxy connects to the real server's own address and port, as NAT does.
-      case NAT, PROXY, HTTP -> ForwardingMethod.MASQ;
-    };
+  public static Dest dest(
+      InetAddress address, int port, Forwarding f, int weight, int upper, int lower) {
+    ForwardingMethod m =
+        switch (f.method()) {
+          case DR -> ForwardingMethod.DROUTE;
+          case TUN -> ForwardingMethod.TUNNEL;
+          // The userspace proxy connects to the real server's own address and port, as NAT does.
+          case NAT, PROXY, HTTP -> ForwardingMethod.MASQ;
+        };
     Tunnel tunnel = null;
     if (m == ForwardingMethod.TUNNEL) {
-      Tunnel.Type type = switch (f.tunnelType()) {
-        case GUE -> Tunnel.Type.GUE;
-        case GRE -> Tunnel.Type.GRE;
-        case IPIP, NONE -> Tunnel.Type.IPIP;
-      };
-      Tunnel.Checksum sum = switch (f.checksum()) {
-        case CSUM -> Tunnel.Checksum.CSUM;
-        case REMCSUM -> Tunnel.Checksum.REMCSUM;
-        case NOCSUM, NONE -> Tunnel.Checksum.NOCSUM;
-      };
+      Tunnel.Type type =
+          switch (f.tunnelType()) {
+            case GUE -> Tunnel.Type.GUE;
+            case GRE -> Tunnel.Type.GRE;
+            case IPIP, NONE -> Tunnel.Type.IPIP;
+          };
+      Tunnel.Checksum sum =
+          switch (f.checksum()) {
+            case CSUM -> Tunnel.Checksum.CSUM;
+            case REMCSUM -> Tunnel.Checksum.REMCSUM;
+            case NOCSUM, NONE -> Tunnel.Checksum.NOCSUM;
+          };
       tunnel = new Tunnel(type, f.tunnelPort(), sum);
     }
     return new Dest(address, port, m, weight, upper, lower, tunnel);
@@ -393,6 +483,8 @@ public final class PlanBuilder {
   }
 
   private static AddressFamily family(io.fairway.config.model.AddressFamily f) {
-    return f == io.fairway.config.model.AddressFamily.INET6 ? AddressFamily.INET6 : AddressFamily.INET;
+    return f == io.fairway.config.model.AddressFamily.INET6
+        ? AddressFamily.INET6
+        : AddressFamily.INET;
   }
 }

@@ -5,10 +5,10 @@ import io.fairway.table.Service;
 import java.util.Locale;
 
 /**
- * The plan as text: what {@code check-config --dump} appends after the effective configuration,
- * as comment lines so the dump still loads. One block per service: its table services, the
- * selection with every parameter explicit, the key, each member's name, ident, weight and both
- * ports (the one IPVS gets and the one the checkers check), and the sorry server.
+ * The plan as text: what {@code check-config --dump} appends after the effective configuration, as
+ * comment lines so the dump still loads. One block per service: its table services, the selection
+ * with every parameter explicit, the key, each member's name, ident, weight and both ports (the one
+ * IPVS gets and the one the checkers check), and the sorry server.
  */
 public final class PlanFormat {
   private PlanFormat() {}
@@ -30,34 +30,66 @@ public final class PlanFormat {
       b.append("#   selection ").append(s.selection().describe()).append('\n');
       b.append("#   key ").append(s.key()).append('\n');
       for (MemberPlan m : s.members()) {
-        b.append(String.format(Locale.ROOT,
-            "#   member %s ident %s weight %s address %s ipvs_port %d check_port %d %s%s%s%n",
-            m.name(), m.ident(), trim(m.weight()),
-            m.address().getHostAddress(),
-            m.tablePort(), m.checkPort(), m.dest().forwarding(), m.inhibit() ? " inhibit" : "",
-            m.slowStart().isZero() ? "" : " slow_start " + m.slowStart().toMillis() / 1000.0 + "s"));
+        b.append(
+            String.format(
+                Locale.ROOT,
+                "#   member %s ident %s weight %s address %s ipvs_port %d check_port %d %s%s%s%n",
+                m.name(),
+                m.ident(),
+                trim(m.weight()),
+                m.address().getHostAddress(),
+                m.tablePort(),
+                m.checkPort(),
+                m.dest().forwarding(),
+                m.inhibit() ? " inhibit" : "",
+                m.slowStart().isZero()
+                    ? ""
+                    : " slow_start " + m.slowStart().toMillis() / 1000.0 + "s"));
       }
-      s.sorry().ifPresent(o -> b.append("#   sorry_server ")
-          .append(Endpoints.format(o.dest().address(), o.dest().port()))
-          .append(o.inhibit() ? " inhibit" : "").append(o.overflow() ? " overflow" : "")
-          .append('\n'));
-      b.append("#   quorum ").append(s.quorum()).append(" hysteresis ").append(s.hysteresis())
+      s.sorry()
+          .ifPresent(
+              o ->
+                  b.append("#   sorry_server ")
+                      .append(Endpoints.format(o.dest().address(), o.dest().port()))
+                      .append(o.inhibit() ? " inhibit" : "")
+                      .append(o.overflow() ? " overflow" : "")
+                      .append('\n'));
+      b.append("#   quorum ")
+          .append(s.quorum())
+          .append(" hysteresis ")
+          .append(s.hysteresis())
           .append('\n');
     }
     Plan.Timeouts t = plan.timeouts();
     if (!t.equals(Plan.Timeouts.NONE)) {
-      b.append("# lvs_timeouts tcp ").append(t.tcp().toSeconds()).append(" tcpfin ")
-          .append(t.tcpFin().toSeconds()).append(" udp ").append(t.udp().toSeconds()).append('\n');
+      b.append("# lvs_timeouts tcp ")
+          .append(t.tcp().toSeconds())
+          .append(" tcpfin ")
+          .append(t.tcpFin().toSeconds())
+          .append(" udp ")
+          .append(t.udp().toSeconds())
+          .append('\n');
     }
-    plan.sync().ifPresent(y -> b.append("# lvs_sync_daemon interface ").append(y.interfaceName())
-        .append(" syncid ").append(y.syncId())
-        .append(" maxlen ").append(y.maxLen() == 0 ? "kernel" : Integer.toString(y.maxLen()))
-        .append(" port ").append(y.port() == 0 ? "8848" : Integer.toString(y.port()))
-        .append(" ttl ").append(y.ttl() == 0 ? "1" : Integer.toString(y.ttl()))
-        .append(" group ").append(y.group().map(Endpoints::formatAddress).orElse("224.0.0.81"))
-        .append(y.instance().map(i -> " follows vrrp_instance " + i)
-            .orElse(" master and backup always"))
-        .append('\n'));
+    plan.sync()
+        .ifPresent(
+            y ->
+                b.append("# lvs_sync_daemon interface ")
+                    .append(y.interfaceName())
+                    .append(" syncid ")
+                    .append(y.syncId())
+                    .append(" maxlen ")
+                    .append(y.maxLen() == 0 ? "kernel" : Integer.toString(y.maxLen()))
+                    .append(" port ")
+                    .append(y.port() == 0 ? "8848" : Integer.toString(y.port()))
+                    .append(" ttl ")
+                    .append(y.ttl() == 0 ? "1" : Integer.toString(y.ttl()))
+                    .append(" group ")
+                    .append(y.group().map(Endpoints::formatAddress).orElse("224.0.0.81"))
+                    .append(
+                        y.instance()
+                            .map(i -> " follows vrrp_instance " + i)
+                            .orElse(" master and backup always"))
+                    .append('\n'));
     return b.toString();
   }
 

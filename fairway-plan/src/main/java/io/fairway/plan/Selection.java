@@ -11,9 +11,9 @@ import java.util.Optional;
 
 /**
  * How a service chooses among its members: one of the kernel's schedulers or one of the Varnish
- * directors, each with its parameters typed. Every default lives in the configuration model
- * ({@link DirectorSpec}); {@link #defaults(String)} takes them from there for a service the plan
- * did not describe.
+ * directors, each with its parameters typed. Every default lives in the configuration model ({@link
+ * DirectorSpec}); {@link #defaults(String)} takes them from there for a service the plan did not
+ * describe.
  */
 public sealed interface Selection {
 
@@ -24,8 +24,8 @@ public sealed interface Selection {
   String describe();
 
   /**
-   * The request header whose value is the shard {@code alt} for that request ({@code
-   * alt_header}), if the service has one.
+   * The request header whose value is the shard {@code alt} for that request ({@code alt_header}),
+   * if the service has one.
    */
   default Optional<String> altHeader() {
     return Optional.empty();
@@ -45,7 +45,8 @@ public sealed interface Selection {
 
     @Override
     public String describe() {
-      return algorithm + (flags.isEmpty() ? "" : " " + String.join(",", flags))
+      return algorithm
+          + (flags.isEmpty() ? "" : " " + String.join(",", flags))
           + (hashBalanceFactor > 0 ? " hash_balance_factor " + hashBalanceFactor : "");
     }
   }
@@ -107,9 +108,9 @@ public sealed interface Selection {
 
   /**
    * Varnish's shard director. The pick arguments ({@code by}, {@code healthy}, {@code warmup},
-   * {@code alt}, {@code rampupOn}) are the service's defaults for every pick: its own settings
-   * over its associated {@code shard_param} over Varnish's defaults; a request's {@code alt}
-   * ({@link #altHeader()}, a retry) overrides {@code alt}.
+   * {@code alt}, {@code rampupOn}) are the service's defaults for every pick: its own settings over
+   * its associated {@code shard_param} over Varnish's defaults; a request's {@code alt} ({@link
+   * #altHeader()}, a retry) overrides {@code alt}.
    *
    * @param replicas ring points per member at weight 1
    * @param by how the director derives the key from what the data plane gives it
@@ -123,9 +124,18 @@ public sealed interface Selection {
    * @param param the associated {@code shard_param}'s name, for dumps and status
    * @param altHeader the request header that sets {@code alt} per request
    */
-  record Shard(int replicas, ShardBy by, ShardHealthy healthy, double warmup, Duration rampup,
-      int hashBalanceFactor, int alt, boolean rampupOn, Optional<String> param,
-      Optional<String> altHeader) implements Varnish {
+  record Shard(
+      int replicas,
+      ShardBy by,
+      ShardHealthy healthy,
+      double warmup,
+      Duration rampup,
+      int hashBalanceFactor,
+      int alt,
+      boolean rampupOn,
+      Optional<String> param,
+      Optional<String> altHeader)
+      implements Varnish {
     public Shard {
       Objects.requireNonNull(by, "by");
       Objects.requireNonNull(healthy, "healthy");
@@ -138,16 +148,30 @@ public sealed interface Selection {
     }
 
     /** Alt 0, rampup on, no shard_param, no alt header. */
-    public Shard(int replicas, ShardBy by, ShardHealthy healthy, double warmup, Duration rampup,
+    public Shard(
+        int replicas,
+        ShardBy by,
+        ShardHealthy healthy,
+        double warmup,
+        Duration rampup,
         int hashBalanceFactor) {
-      this(replicas, by, healthy, warmup, rampup, hashBalanceFactor, 0, true, Optional.empty(),
+      this(
+          replicas,
+          by,
+          healthy,
+          warmup,
+          rampup,
+          hashBalanceFactor,
+          0,
+          true,
+          Optional.empty(),
           Optional.empty());
     }
 
     /** This shard with another health mode ({@code pick --healthy}). */
     public Shard withHealthy(ShardHealthy h) {
-      return new Shard(replicas, by, h, warmup, rampup, hashBalanceFactor, alt, rampupOn, param,
-          altHeader);
+      return new Shard(
+          replicas, by, h, warmup, rampup, hashBalanceFactor, alt, rampupOn, param, altHeader);
     }
 
     @Override
@@ -162,8 +186,14 @@ public sealed interface Selection {
 
     @Override
     public String describe() {
-      return String.format(Locale.ROOT, "shard replicas %d by %s healthy %s warmup %s rampup %ss%s%s%s%s%s",
-          replicas, by, healthy, warmup, rampupSeconds(),
+      return String.format(
+          Locale.ROOT,
+          "shard replicas %d by %s healthy %s warmup %s rampup %ss%s%s%s%s%s",
+          replicas,
+          by,
+          healthy,
+          warmup,
+          rampupSeconds(),
           rampupOn ? "" : " (rampup off)",
           alt != 0 ? " alt " + alt : "",
           param.map(p -> " shard_param " + p).orElse(""),
@@ -174,8 +204,8 @@ public sealed interface Selection {
 
   /**
    * A Varnish director some of whose members are other directors of the same service (Varnish's
-   * layering, each inner director resolved when a request comes, as {@code resolve=LAZY}).
-   * {@link DirectorTree} builds it.
+   * layering, each inner director resolved when a request comes, as {@code resolve=LAZY}). {@link
+   * DirectorTree} builds it.
    *
    * @param top the service's own director
    * @param members the top director's members, in order
@@ -226,8 +256,12 @@ public sealed interface Selection {
     public String describe() {
       StringBuilder b = new StringBuilder(top.describe()).append(" over ").append(names(members));
       for (Group g : groups) {
-        b.append("; director ").append(g.name()).append(": ").append(g.selection().describe())
-            .append(" over ").append(names(g.members()));
+        b.append("; director ")
+            .append(g.name())
+            .append(": ")
+            .append(g.selection().describe())
+            .append(" over ")
+            .append(names(g.members()));
       }
       altHeader.ifPresent(h -> b.append("; alt_header ").append(h));
       return b.toString();
@@ -249,8 +283,14 @@ public sealed interface Selection {
       case "random" -> new Random();
       case "fallback" -> new Fallback(false);
       case "hash" -> new Hash();
-      case "shard" -> new Shard(DirectorSpec.Shard.DEFAULT_REPLICAS, ShardBy.HASH,
-          ShardHealthy.CHOSEN, 0, Duration.ZERO, 0);
+      case "shard" ->
+          new Shard(
+              DirectorSpec.Shard.DEFAULT_REPLICAS,
+              ShardBy.HASH,
+              ShardHealthy.CHOSEN,
+              0,
+              Duration.ZERO,
+              0);
       default -> new Kernel(a, List.of(), 0);
     };
   }

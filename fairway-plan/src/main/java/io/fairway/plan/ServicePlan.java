@@ -20,17 +20,26 @@ import java.util.Optional;
  * @param services the table services: one, or one per member of its {@code virtual_server_group};
  *     scheduler name, flags and persistence as the table takes them
  * @param selection the scheduler or director, parameters typed
- * @param key where a hashing selection takes its key ({@code by ...}); {@code CLIENT_IP} for
- *     kernel schedulers and L4 services
+ * @param key where a hashing selection takes its key ({@code by ...}); {@code CLIENT_IP} for kernel
+ *     schedulers and L4 services
  * @param members the real servers in file order
  * @param sorry the sorry server, if any
  * @param quorum minimum alive weight (effective)
  * @param hysteresis quorum hysteresis (effective)
  * @param proxy the userspace data plane's timeouts and {@code http_forwarded}
  */
-public record ServicePlan(String where, String name, ForwardingMethod lbKind,
-    List<Service> services, Selection selection, KeySource key, List<MemberPlan> members,
-    Optional<SorryPlan> sorry, long quorum, long hysteresis, ProxySettings proxy) {
+public record ServicePlan(
+    String where,
+    String name,
+    ForwardingMethod lbKind,
+    List<Service> services,
+    Selection selection,
+    KeySource key,
+    List<MemberPlan> members,
+    Optional<SorryPlan> sorry,
+    long quorum,
+    long hysteresis,
+    ProxySettings proxy) {
   public ServicePlan {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(lbKind, "lbKind");

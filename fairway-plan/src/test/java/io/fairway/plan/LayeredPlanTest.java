@@ -30,21 +30,27 @@ class LayeredPlanTest {
   static String servers(int n) {
     StringBuilder b = new StringBuilder();
     for (int i = 1; i <= n; i++) {
-      b.append("  real_server 127.0.0.1 ").append(9000 + i).append(" {\n    name b").append(i)
+      b.append("  real_server 127.0.0.1 ")
+          .append(9000 + i)
+          .append(" {\n    name b")
+          .append(i)
           .append("\n  }\n");
     }
     return b.toString();
   }
 
   // The outer director is written first: the plan still lists leaves first.
-  static final String LAYERED = "virtual_server 127.0.0.1 8080 {\n  name web\n"
-      + "  lb_algo fallback\n  lb_kind HTTP\n  alt_header X-Alt\n  members outer\n"
-      + "  director outer {\n    lb_algo fallback\n    members primary spare\n  }\n"
-      + "  director primary {\n    lb_algo shard\n    shard {\n      by URL\n      replicas 25\n"
-      + "    }\n    members b1 b2 b3\n  }\n"
-      + "  director spare {\n    lb_algo shard\n    shard {\n      associate p\n    }\n"
-      + "    members b4 b5 b6\n  }\n" + servers(6) + "}\n"
-      + "shard_param p {\n  by URL\n  alt 1\n}\n";
+  static final String LAYERED =
+      "virtual_server 127.0.0.1 8080 {\n  name web\n"
+          + "  lb_algo fallback\n  lb_kind HTTP\n  alt_header X-Alt\n  members outer\n"
+          + "  director outer {\n    lb_algo fallback\n    members primary spare\n  }\n"
+          + "  director primary {\n    lb_algo shard\n    shard {\n      by URL\n      replicas 25\n"
+          + "    }\n    members b1 b2 b3\n  }\n"
+          + "  director spare {\n    lb_algo shard\n    shard {\n      associate p\n    }\n"
+          + "    members b4 b5 b6\n  }\n"
+          + servers(6)
+          + "}\n"
+          + "shard_param p {\n  by URL\n  alt 1\n}\n";
 
   @Test
   void layersAreTypedLeavesFirst() throws Exception {
@@ -53,7 +59,8 @@ class LayeredPlanTest {
     assertThat(l.algorithm()).isEqualTo("fallback");
     assertThat(l.top()).isEqualTo(new Selection.Fallback(false));
     assertThat(l.members()).containsExactly(new Selection.Layered.Nested("outer"));
-    assertThat(l.groups()).extracting(Selection.Layered.Group::name)
+    assertThat(l.groups())
+        .extracting(Selection.Layered.Group::name)
         .containsExactly("primary", "spare", "outer");
     Selection.Shard primary = (Selection.Shard) l.groups().get(0).selection();
     assertThat(primary.replicas()).isEqualTo(25);
@@ -62,14 +69,19 @@ class LayeredPlanTest {
     Selection.Shard spare = (Selection.Shard) l.groups().get(1).selection();
     assertThat(spare.alt()).as("from shard_param p").isEqualTo(1);
     assertThat(spare.param()).contains("p");
-    assertThat(l.groups().get(2).members()).containsExactly(
-        new Selection.Layered.Nested("primary"), new Selection.Layered.Nested("spare"));
-    assertThat(l.groups().get(0).members()).containsExactly(new Selection.Layered.Server("b1"),
-        new Selection.Layered.Server("b2"), new Selection.Layered.Server("b3"));
+    assertThat(l.groups().get(2).members())
+        .containsExactly(
+            new Selection.Layered.Nested("primary"), new Selection.Layered.Nested("spare"));
+    assertThat(l.groups().get(0).members())
+        .containsExactly(
+            new Selection.Layered.Server("b1"),
+            new Selection.Layered.Server("b2"),
+            new Selection.Layered.Server("b3"));
     assertThat(l.altHeader()).contains("X-Alt");
     assertThat(web.key().toString()).isEqualTo("URL");
-    assertThat(PlanFormat.comment(plan(LAYERED))).contains(
-        "selection fallback sticky false over [outer]; director primary: shard replicas 25");
+    assertThat(PlanFormat.comment(plan(LAYERED)))
+        .contains(
+            "selection fallback sticky false over [outer]; director primary: shard replicas 25");
   }
 
   /** A tree with every member up but {@code down}. */
@@ -78,16 +90,28 @@ class LayeredPlanTest {
     Map<String, MemberPlan> byName = new HashMap<>();
     web.members().forEach(m -> byName.put(m.name(), m));
     Map<String, Backend> backends = new HashMap<>();
-    t.update((d, name) -> Directors.member(byName.get(name),
-        backends.computeIfAbsent(name, Backend::named), !down.contains(name)));
+    t.update(
+        (d, name) ->
+            Directors.member(
+                byName.get(name),
+                backends.computeIfAbsent(name, Backend::named),
+                !down.contains(name)));
     return t;
   }
 
   /** The same ring as a plain shard director, the way a varnishd VCL would declare it. */
   static ShardDirector shard(List<String> names, int replicas, int alt) {
-    ShardDirector d = new ShardDirector("s", new ShardDirector.Settings(replicas, 0, 0,
-        new io.fairway.director.varnish.ShardParams(ShardBy.URL, ShardHealthy.CHOSEN, true, -1,
-            alt)), null, null);
+    ShardDirector d =
+        new ShardDirector(
+            "s",
+            new ShardDirector.Settings(
+                replicas,
+                0,
+                0,
+                new io.fairway.director.varnish.ShardParams(
+                    ShardBy.URL, ShardHealthy.CHOSEN, true, -1, alt)),
+            null,
+            null);
     for (String n : names) {
       d.add(Member.of(Backend.named(n)));
     }
@@ -108,15 +132,14 @@ class LayeredPlanTest {
       Request r = Request.ofKey(VarnishHash.hash32(url));
       String want = primary.pick(r).name();
       assertThat(up.pick(r).name()).isEqualTo(want);
-      assertThat(up.route(r)).extracting(Backend::name)
-          .containsExactly("outer", "primary", want);
+      assertThat(up.route(r)).extracting(Backend::name).containsExactly("outer", "primary", want);
       String wantSpare = spare.pick(r).name();
       assertThat(primaryDown.pick(r).name()).isEqualTo(wantSpare);
-      assertThat(primaryDown.route(r)).extracting(Backend::name)
+      assertThat(primaryDown.route(r))
+          .extracting(Backend::name)
           .containsExactly("outer", "spare", wantSpare);
       // A request's alt, even 0, overrides the associated set's alt 1.
-      assertThat(primaryDown.pick(r.withAlt(0)).name())
-          .isEqualTo(spare.pick(r.withAlt(0)).name());
+      assertThat(primaryDown.pick(r.withAlt(0)).name()).isEqualTo(spare.pick(r.withAlt(0)).name());
       seenUp.add(want);
       seenDown.add(wantSpare);
     }
@@ -145,12 +168,27 @@ class LayeredPlanTest {
 
   @Test
   void aServicesOwnShardKeepsItsAltHeader() throws Exception {
-    ServicePlan s = plan("shard_param p {\n  healthy ALL\n  rampup off\n}\n"
-        + "virtual_server 127.0.0.1 8080 {\n  name s\n  lb_algo shard\n  lb_kind HTTP\n"
-        + "  alt_header X-Alt\n  shard {\n    associate p\n    by URL\n  }\n" + servers(3) + "}\n")
-        .service("s").orElseThrow();
-    assertThat(s.selection()).isEqualTo(new Selection.Shard(67, ShardBy.URL, ShardHealthy.ALL, 0,
-        java.time.Duration.ZERO, 0, 0, false, Optional.of("p"), Optional.of("X-Alt")));
+    ServicePlan s =
+        plan("shard_param p {\n  healthy ALL\n  rampup off\n}\n"
+                + "virtual_server 127.0.0.1 8080 {\n  name s\n  lb_algo shard\n  lb_kind HTTP\n"
+                + "  alt_header X-Alt\n  shard {\n    associate p\n    by URL\n  }\n"
+                + servers(3)
+                + "}\n")
+            .service("s")
+            .orElseThrow();
+    assertThat(s.selection())
+        .isEqualTo(
+            new Selection.Shard(
+                67,
+                ShardBy.URL,
+                ShardHealthy.ALL,
+                0,
+                java.time.Duration.ZERO,
+                0,
+                0,
+                false,
+                Optional.of("p"),
+                Optional.of("X-Alt")));
     assertThat(s.selection().altHeader()).contains("X-Alt");
   }
 }

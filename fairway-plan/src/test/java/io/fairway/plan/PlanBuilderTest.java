@@ -23,7 +23,9 @@ class PlanBuilderTest {
 
   @Test
   void shardParametersAreTypedWithTheModelsDefaults() throws Exception {
-    Plan p = plan("""
+    Plan p =
+        plan(
+            """
         virtual_server 127.0.0.1 8080 {
           name web
           lb_algo shard
@@ -44,8 +46,9 @@ class PlanBuilderTest {
         }
         """);
     ServicePlan web = p.service("web").orElseThrow();
-    assertThat(web.selection()).isEqualTo(
-        new Selection.Shard(67, ShardBy.KEY, ShardHealthy.CHOSEN, 1.0, Duration.ZERO, 0));
+    assertThat(web.selection())
+        .isEqualTo(
+            new Selection.Shard(67, ShardBy.KEY, ShardHealthy.CHOSEN, 1.0, Duration.ZERO, 0));
     assertThat(web.key().toString()).isEqualTo("HEADER X-User");
     assertThat(web.http()).isTrue();
     MemberPlan b1 = web.members().get(0);
@@ -60,7 +63,9 @@ class PlanBuilderTest {
 
   @Test
   void drMemberCarriesBothPorts() throws Exception {
-    Plan p = plan("""
+    Plan p =
+        plan(
+            """
         virtual_server_group web {
           10.9.0.1 80
           10.9.0.10-11 8080
@@ -90,7 +95,9 @@ class PlanBuilderTest {
 
   @Test
   void kernelSchedulerKeepsFlagsAndBoundedLoad() throws Exception {
-    Plan p = plan("""
+    Plan p =
+        plan(
+            """
         virtual_server 127.0.0.1 80 {
           lb_algo mh
           mh-port
@@ -106,8 +113,9 @@ class PlanBuilderTest {
 
   @Test
   void changesSinceNamesTheFieldsThatChanged() throws Exception {
-    String a = "virtual_server 127.0.0.1 80 {\n name web\n lb_algo shard\n lb_kind HTTP\n"
-        + " shard {\n  replicas %d\n }\n real_server 127.0.0.1 9001 {\n }\n}\n";
+    String a =
+        "virtual_server 127.0.0.1 80 {\n name web\n lb_algo shard\n lb_kind HTTP\n"
+            + " shard {\n  replicas %d\n }\n real_server 127.0.0.1 9001 {\n }\n}\n";
     Plan before = plan(a.formatted(67));
     Plan after = plan(a.formatted(1));
     assertThat(after.changesSince(before)).containsExactly("web: selection changed");

@@ -12,8 +12,8 @@ import org.junit.jupiter.api.Test;
 
 /** lvs_sync_daemon in the plan: typed, the kernel's defaults left to the kernel, in the dump. */
 class SyncPlanTest {
-  private static final String VI_1 = "vrrp_instance VI_1 {\n interface eth0\n"
-      + " virtual_router_id 51\n}\n";
+  private static final String VI_1 =
+      "vrrp_instance VI_1 {\n interface eth0\n" + " virtual_router_id 51\n}\n";
 
   static Plan plan(String text) throws PlanException {
     return PlanBuilder.build(
@@ -24,12 +24,25 @@ class SyncPlanTest {
   void theSyncDaemonIsTypedWithTheInstanceItFollows() throws Exception {
     Plan p = plan("global_defs {\n lvs_sync_daemon eth1 VI_1 ttl 2 group 239.0.0.9\n}\n" + VI_1);
     Plan.Sync s = p.sync().orElseThrow();
-    assertThat(s).isEqualTo(new Plan.Sync("t.conf:2", "eth1", 51, 0, 0, 2,
-        Optional.of(InetAddress.getByName("239.0.0.9")), Optional.of("VI_1")));
-    assertThat(s.daemon(SyncDaemon.Role.BACKUP)).isEqualTo(new SyncDaemon(SyncDaemon.Role.BACKUP,
-        "eth1", 51, 0, 0, 2, InetAddress.getByName("239.0.0.9")));
-    assertThat(PlanFormat.comment(p)).contains("# lvs_sync_daemon interface eth1 syncid 51 maxlen"
-        + " kernel port 8848 ttl 2 group 239.0.0.9 follows vrrp_instance VI_1\n");
+    assertThat(s)
+        .isEqualTo(
+            new Plan.Sync(
+                "t.conf:2",
+                "eth1",
+                51,
+                0,
+                0,
+                2,
+                Optional.of(InetAddress.getByName("239.0.0.9")),
+                Optional.of("VI_1")));
+    assertThat(s.daemon(SyncDaemon.Role.BACKUP))
+        .isEqualTo(
+            new SyncDaemon(
+                SyncDaemon.Role.BACKUP, "eth1", 51, 0, 0, 2, InetAddress.getByName("239.0.0.9")));
+    assertThat(PlanFormat.comment(p))
+        .contains(
+            "# lvs_sync_daemon interface eth1 syncid 51 maxlen"
+                + " kernel port 8848 ttl 2 group 239.0.0.9 follows vrrp_instance VI_1\n");
   }
 
   @Test
@@ -40,7 +53,7 @@ class SyncPlanTest {
     Plan both = plan("global_defs {\n lvs_sync_daemon eth1\n}\n");
     assertThat(both.sync().orElseThrow().instance()).isEmpty();
     assertThat(PlanFormat.comment(both)).contains("master and backup always");
-    assertThat(both.changesSince(none)).containsExactly(
-        "lvs_sync_daemon changed (applies at the next start)");
+    assertThat(both.changesSince(none))
+        .containsExactly("lvs_sync_daemon changed (applies at the next start)");
   }
 }

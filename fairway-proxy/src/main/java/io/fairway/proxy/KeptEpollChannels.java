@@ -22,15 +22,15 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Why: Netty 4.2.18 removes a descriptor from epoll ({@code EPOLL_CTL_DEL}) when its interest
  * set becomes empty, but later re-arms it with {@code EPOLL_CTL_MOD}, which fails with ENOENT. An
- * L4 relay reaches exactly that state when a client half-closes (no more read interest) and is
- * then slow to read its download: the moment its send buffer fills, arming EPOLLOUT fails, the
- * channel is closed and the client gets a truncated stream. Keeping EPOLLERR in the interest set
- * changes nothing the kernel reports (epoll always reports errors), but the set is never empty, so
- * the descriptor is never deleted and re-arming works.
+ * L4 relay reaches exactly that state when a client half-closes (no more read interest) and is then
+ * slow to read its download: the moment its send buffer fills, arming EPOLLOUT fails, the channel
+ * is closed and the client gets a truncated stream. Keeping EPOLLERR in the interest set changes
+ * nothing the kernel reports (epoll always reports errors), but the set is never empty, so the
+ * descriptor is never deleted and re-arming works.
  *
  * <p>Netty's channel classes are final and the flag setter is protected, so the flag is set
- * reflectively; if a later Netty hides it, the relay still works, without the fix, and says so
- * once in the log.
+ * reflectively; if a later Netty hides it, the relay still works, without the fix, and says so once
+ * in the log.
  */
 public final class KeptEpollChannels {
   private static final Logger log = LoggerFactory.getLogger(KeptEpollChannels.class);
@@ -50,15 +50,17 @@ public final class KeptEpollChannels {
           .unreflect(m)
           .asType(MethodType.methodType(void.class, AbstractEpollStreamChannel.class, int.class));
     } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
-      log.warn("cannot keep L4 connections in epoll ({}); a half-closed slow reader may get a truncated stream", e.toString());
+      log.warn(
+          "cannot keep L4 connections in epoll ({}); a half-closed slow reader may get a truncated stream",
+          e.toString());
       return null;
     }
   }
 
   /**
-   * Backend connections of an L4 relay, kept from their creation, and with read interest from
-   * their registration: the relay reads a backend from the moment it connects, and arming
-   * EPOLLIN then would cost an epoll_ctl per connection that registering with it costs nothing.
+   * Backend connections of an L4 relay, kept from their creation, and with read interest from their
+   * registration: the relay reads a backend from the moment it connects, and arming EPOLLIN then
+   * would cost an epoll_ctl per connection that registering with it costs nothing.
    */
   public static ChannelFactory<EpollSocketChannel> sockets(InetAddress to) {
     SocketProtocolFamily family = Transport.family(to);
@@ -70,8 +72,8 @@ public final class KeptEpollChannels {
   }
 
   /**
-   * A listener's handler that keeps every accepted connection before it is registered, which
-   * costs no system call (the flag goes in with the registration).
+   * A listener's handler that keeps every accepted connection before it is registered, which costs
+   * no system call (the flag goes in with the registration).
    */
   public static final ChannelHandler ACCEPTED = new KeepAccepted();
 

@@ -13,26 +13,29 @@ import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 
 /**
- * Warnings that can repeat thousands of times a second (a backend outage under load, a flood of
- * bad requests): the first of each kind is logged, the rest are counted and summed up once per
- * window, {@code ... (and 4,711 more in the last 10 s)}. A kind is a subject (a service, a real
- * server) and a reason (a fixed phrase, or an exception's message); what varies from one
- * occurrence to the next (a client address, a URL) is the detail, shown for the logged one.
+ * Warnings that can repeat thousands of times a second (a backend outage under load, a flood of bad
+ * requests): the first of each kind is logged, the rest are counted and summed up once per window,
+ * {@code ... (and 4,711 more in the last 10 s)}. A kind is a subject (a service, a real server) and
+ * a reason (a fixed phrase, or an exception's message); what varies from one occurrence to the next
+ * (a client address, a URL) is the detail, shown for the logged one.
  *
- * <p>So the log grows by at most two lines per kind and window however heavy the traffic, and
- * every occurrence is still accounted for: counts left at the end of a window are written by a
- * sweep even when no further occurrence comes to carry them. Kinds are bounded ({@link
- * #MAX_KINDS}); past that, occurrences of new kinds share one summary line. Thread-safe.
+ * <p>So the log grows by at most two lines per kind and window however heavy the traffic, and every
+ * occurrence is still accounted for: counts left at the end of a window are written by a sweep even
+ * when no further occurrence comes to carry them. Kinds are bounded ({@link #MAX_KINDS}); past
+ * that, occurrences of new kinds share one summary line. Thread-safe.
  */
 public final class RateLimitedLog {
   /** Distinct (subject, reason) pairs tracked at once. */
   static final int MAX_KINDS = 4096;
+
   private static final Kind OVERFLOW = new Kind("(other)", "further kinds of warning", false);
-  private static final ScheduledExecutorService SWEEPER = Executors.newSingleThreadScheduledExecutor(r -> {
-    Thread t = new Thread(r, "fairway-log-summary");
-    t.setDaemon(true);
-    return t;
-  });
+  private static final ScheduledExecutorService SWEEPER =
+      Executors.newSingleThreadScheduledExecutor(
+          r -> {
+            Thread t = new Thread(r, "fairway-log-summary");
+            t.setDaemon(true);
+            return t;
+          });
 
   private record Kind(Object subject, String reason, boolean info) {}
 
@@ -146,8 +149,16 @@ public final class RateLimitedLog {
         c.lastDetail = null;
         c.windowStart = now;
       }
-      write(e.getKey(), "{}: {}", line(e.getKey(), null), String.format(Locale.ROOT, "%,d more in the last %s%s",
-          suppressed, windowText, detail == null ? "" : " (the last: " + detail + ")"));
+      write(
+          e.getKey(),
+          "{}: {}",
+          line(e.getKey(), null),
+          String.format(
+              Locale.ROOT,
+              "%,d more in the last %s%s",
+              suppressed,
+              windowText,
+              detail == null ? "" : " (the last: " + detail + ")"));
     }
   }
 

@@ -5,13 +5,13 @@ import java.time.Duration;
 
 /**
  * The timeouts one service runs with: its virtual server's {@code proxy_timeouts} where set, the
- * table's {@link ProxyOptions} (or the defaults here) otherwise. Resolved once per spec change,
- * not per connection.
+ * table's {@link ProxyOptions} (or the defaults here) otherwise. Resolved once per spec change, not
+ * per connection.
  *
  * @param requestHead a request head must be complete within this after its first byte
- * @param requestBody a request body must be complete within this after its head, plus one
- *     second per {@code requestBodyMinRate} bytes received (so a big upload at a decent rate has
- *     all the time it needs, and a trickle does not)
+ * @param requestBody a request body must be complete within this after its head, plus one second
+ *     per {@code requestBodyMinRate} bytes received (so a big upload at a decent rate has all the
+ *     time it needs, and a trickle does not)
  * @param requestBodyMinRate bytes per second that earn a body one more second; 0 = none
  * @param connect a backend connect
  * @param firstByte the backend's response head, after the request went out
@@ -30,6 +30,7 @@ public record Timeouts(
     Duration tunnel) {
   /** nginx's {@code client_body_timeout}. */
   static final Duration REQUEST_BODY = Duration.ofSeconds(60);
+
   /** Apache's {@code RequestReadTimeout} MinRate default. */
   static final long REQUEST_BODY_MIN_RATE = 500;
 

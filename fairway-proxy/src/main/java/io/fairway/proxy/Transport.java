@@ -31,17 +31,16 @@ import java.net.InetAddress;
  * where it does not, NIO where Netty's native library does not load (a laptop running the demo).
  *
  * <p>Why io_uring first: on a keep-alive connection every exchange is two receives and two sends,
- * and with epoll each is a system call of its own, woken by an {@code epoll_wait}. io_uring
- * submits a loop iteration's sends and receives in one {@code io_uring_enter} and reaps their
- * completions the same way. Measured against epoll in the same sitting: about a quarter less CPU
- * per request and 10 to 30 % more requests per second, TCP and HTTP alike, and ahead of HAProxy
- * where epoll was level with it (docs/benchmarks-proxy.md). Containers often forbid io_uring
- * (Docker's default seccomp profile does); {@code IoUring.isAvailable()} says so and epoll takes
- * over.
+ * and with epoll each is a system call of its own, woken by an {@code epoll_wait}. io_uring submits
+ * a loop iteration's sends and receives in one {@code io_uring_enter} and reaps their completions
+ * the same way. Measured against epoll in the same sitting: about a quarter less CPU per request
+ * and 10 to 30 % more requests per second, TCP and HTTP alike, and ahead of HAProxy where epoll was
+ * level with it (docs/benchmarks-proxy.md). Containers often forbid io_uring (Docker's default
+ * seccomp profile does); {@code IoUring.isAvailable()} says so and epoll takes over.
  *
- * <p>What only epoll has: splice(2) for bulk L4 transfers ({@code spliceTo}), and the direct
- * sends the relay makes when nothing is queued. io_uring copies bulk transfers; with epoll and
- * splice a 1 MiB download costs less CPU. {@code -Dfairway.proxy.transport=epoll} chooses that.
+ * <p>What only epoll has: splice(2) for bulk L4 transfers ({@code spliceTo}), and the direct sends
+ * the relay makes when nothing is queued. io_uring copies bulk transfers; with epoll and splice a 1
+ * MiB download costs less CPU. {@code -Dfairway.proxy.transport=epoll} chooses that.
  *
  * <p>UDP stays on epoll (or NIO) in every case, on event loops of its own when TCP runs on
  * io_uring: its relay relies on epoll's handling of empty datagrams and ICMP errors.
@@ -62,6 +61,7 @@ public final class Transport {
 
   /** Why the transport asked for cannot be had, or {@code null}; see {@link #requireValid()}. */
   private static final String PROBLEM;
+
   /** The TCP transport, from {@code -Dfairway.proxy.transport=auto|io_uring|epoll|nio}. */
   static final Kind KIND;
 
@@ -80,6 +80,7 @@ public final class Transport {
 
   /** TCP sockets are epoll's (splice, direct sends and the epoll workarounds apply). */
   public static final boolean EPOLL = KIND == Kind.EPOLL;
+
   /** UDP sockets are epoll's. */
   static final boolean UDP_EPOLL = KIND != Kind.NIO && Epoll.isAvailable();
 
@@ -101,13 +102,17 @@ public final class Transport {
         if (IoUring.isAvailable()) {
           return Kind.IO_URING;
         }
-        throw new IllegalStateException("fairway.proxy.transport=io_uring, but io_uring is not available: " + IoUring.unavailabilityCause());
+        throw new IllegalStateException(
+            "fairway.proxy.transport=io_uring, but io_uring is not available: "
+                + IoUring.unavailabilityCause());
       }
       case "epoll" -> {
         if (Epoll.isAvailable()) {
           return Kind.EPOLL;
         }
-        throw new IllegalStateException("fairway.proxy.transport=epoll, but epoll is not available: " + Epoll.unavailabilityCause());
+        throw new IllegalStateException(
+            "fairway.proxy.transport=epoll, but epoll is not available: "
+                + Epoll.unavailabilityCause());
       }
       case "nio" -> {
         return Kind.NIO;
@@ -115,26 +120,29 @@ public final class Transport {
       case "auto" -> {
         return IoUring.isAvailable() ? Kind.IO_URING : Epoll.isAvailable() ? Kind.EPOLL : Kind.NIO;
       }
-      default -> throw new IllegalStateException("fairway.proxy.transport=" + wanted + ": expected auto, io_uring, epoll or nio");
+      default ->
+          throw new IllegalStateException(
+              "fairway.proxy.transport=" + wanted + ": expected auto, io_uring, epoll or nio");
     }
   }
 
   /**
    * Every proxy channel's buffers. Netty 4.2 defaults to its adaptive allocator; against it the
    * pooled one (Netty 4.1's default, thread-local caches) cost 0.4 to 0.8 microseconds less user
-   * CPU per keep-alive HTTP request in the same sitting (3.0 to 3.7 against 3.6 to 4.7 in all),
-   * and a little less per relayed L4 request. See docs/benchmarks-proxy.md.
+   * CPU per keep-alive HTTP request in the same sitting (3.0 to 3.7 against 3.6 to 4.7 in all), and
+   * a little less per relayed L4 request. See docs/benchmarks-proxy.md.
    */
   public static final ByteBufAllocator ALLOCATOR = PooledByteBufAllocator.DEFAULT;
 
   private Transport() {}
 
   public static EventLoopGroup group(int threads) {
-    IoHandlerFactory f = switch (KIND) {
-      case IO_URING -> IoUringIoHandler.newFactory();
-      case EPOLL -> EpollIoHandler.newFactory();
-      case NIO -> NioIoHandler.newFactory();
-    };
+    IoHandlerFactory f =
+        switch (KIND) {
+          case IO_URING -> IoUringIoHandler.newFactory();
+          case EPOLL -> EpollIoHandler.newFactory();
+          case NIO -> NioIoHandler.newFactory();
+        };
     return new MultiThreadIoEventLoopGroup(loops(threads), f);
   }
 
@@ -151,15 +159,16 @@ public final class Transport {
     if (KIND != Kind.IO_URING) {
       return tcp;
     }
-    return new MultiThreadIoEventLoopGroup(loops(threads), UDP_EPOLL ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
+    return new MultiThreadIoEventLoopGroup(
+        loops(threads), UDP_EPOLL ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
   }
 
   /**
-   * A listener of the address's family, where the transport lets us choose (epoll). Netty's
-   * sockets are IPv6 unless told otherwise, and an IPv4 connection through an IPv6 socket (as
-   * ::ffff:a.b.c.d) goes through the kernel's IPv6 socket layer on every send and receive; an
-   * IPv4 socket does not (about 1.5 % less CPU per relayed request with epoll, in an A/B).
-   * Netty 4.2.18's io_uring channels have no such choice and are always IPv6.
+   * A listener of the address's family, where the transport lets us choose (epoll). Netty's sockets
+   * are IPv6 unless told otherwise, and an IPv4 connection through an IPv6 socket (as
+   * ::ffff:a.b.c.d) goes through the kernel's IPv6 socket layer on every send and receive; an IPv4
+   * socket does not (about 1.5 % less CPU per relayed request with epoll, in an A/B). Netty
+   * 4.2.18's io_uring channels have no such choice and are always IPv6.
    */
   public static ChannelFactory<ServerChannel> serverChannel(InetAddress bind) {
     SocketProtocolFamily f = family(bind);
@@ -177,7 +186,8 @@ public final class Transport {
    */
   public static java.util.Optional<io.netty.channel.ChannelOption<Boolean>> freeBind() {
     return switch (KIND) {
-      case IO_URING -> java.util.Optional.of(io.netty.channel.uring.IoUringChannelOption.IP_FREEBIND);
+      case IO_URING ->
+          java.util.Optional.of(io.netty.channel.uring.IoUringChannelOption.IP_FREEBIND);
       case EPOLL -> java.util.Optional.of(io.netty.channel.epoll.EpollChannelOption.IP_FREEBIND);
       default -> java.util.Optional.empty();
     };
@@ -185,7 +195,8 @@ public final class Transport {
 
   /** {@link #freeBind()} for UDP sockets, which are epoll or NIO. */
   public static java.util.Optional<io.netty.channel.ChannelOption<Boolean>> udpFreeBind() {
-    return UDP_EPOLL ? java.util.Optional.of(io.netty.channel.epoll.EpollChannelOption.IP_FREEBIND)
+    return UDP_EPOLL
+        ? java.util.Optional.of(io.netty.channel.epoll.EpollChannelOption.IP_FREEBIND)
         : java.util.Optional.empty();
   }
 

@@ -14,10 +14,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A loopback TCP backend for bulk transfers: for every line holding a byte count N it sends N
- * bytes of {@link #pattern} (keep-alive style); after a line "N close", or when the client has
- * shut down its side, it closes after the answer (a download ending in FIN, like an HTTP/1.0 response). {@link
- * #sent} is what its writes have handed to the kernel so far.
+ * A loopback TCP backend for bulk transfers: for every line holding a byte count N it sends N bytes
+ * of {@link #pattern} (keep-alive style); after a line "N close", or when the client has shut down
+ * its side, it closes after the answer (a download ending in FIN, like an HTTP/1.0 response).
+ * {@link #sent} is what its writes have handed to the kernel so far.
  */
 final class BlobServer implements AutoCloseable {
   private final ServerSocket server;
@@ -56,7 +56,8 @@ final class BlobServer implements AutoCloseable {
 
   private void serve(Socket s) {
     try (s) {
-      BufferedReader in = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.US_ASCII));
+      BufferedReader in =
+          new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.US_ASCII));
       OutputStream out = s.getOutputStream();
       byte[] buf = new byte[16384];
       String line;

@@ -8,12 +8,12 @@ import static org.awaitility.Awaitility.await;
 import io.fairway.director.Backend;
 import io.fairway.director.Member;
 import io.fairway.director.Request;
-import io.fairway.director.varnish.HashDirector;
-import io.fairway.director.varnish.ShardDirector;
 import io.fairway.director.sched.Connection;
 import io.fairway.director.sched.DestSpec;
 import io.fairway.director.sched.Flow;
 import io.fairway.director.sched.Schedulers;
+import io.fairway.director.varnish.HashDirector;
+import io.fairway.director.varnish.ShardDirector;
 import io.fairway.proxy.http.KeySource;
 import io.fairway.proxy.table.ListenerSpec;
 import io.fairway.proxy.table.ProxyTable;
@@ -107,23 +107,34 @@ class DirectorDistributionTest {
         s.bind(new InetSocketAddress(src, 0));
         s.connect(vip, 2000);
         s.setSoTimeout(3000);
-        got.add(new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.US_ASCII)).readLine());
+        got.add(
+            new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.US_ASCII))
+                .readLine());
       }
-      await().pollInterval(Duration.ofMillis(5)).atMost(Duration.ofSeconds(3)).until(() -> t.list().get(0).dests().stream().allMatch(d -> d.activeConnections() == 0));
+      await()
+          .pollInterval(Duration.ofMillis(5))
+          .atMost(Duration.ofSeconds(3))
+          .until(() -> t.list().get(0).dests().stream().allMatch(d -> d.activeConnections() == 0));
     }
     assertThat(got).as(sched).isEqualTo(expected);
     if (!List.of("dh", "fo", "ovf", "sed", "nq").contains(sched)) {
-      assertThat(new java.util.HashSet<>(got)).as(sched + " uses more than one server").hasSizeGreaterThan(1);
+      assertThat(new java.util.HashSet<>(got))
+          .as(sched + " uses more than one server")
+          .hasSizeGreaterThan(1);
     }
   }
 
   private final HttpClient client =
-      HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(2)).build();
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(2))
+          .build();
 
   private String get(InetSocketAddress vip, String path) throws Exception {
-    HttpResponse<String> r = client.send(
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + vip.getPort() + path)).build(),
-        HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> r =
+        client.send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + vip.getPort() + path)).build(),
+            HttpResponse.BodyHandlers.ofString());
     assertThat(r.statusCode()).isEqualTo(200);
     return r.body();
   }
@@ -147,7 +158,8 @@ class DirectorDistributionTest {
       m.merge(get(vip, "/"), 1, Integer::sum);
     }
     switch (algorithm) {
-      case "round_robin" -> assertThat(m).containsEntry("b1", 10).containsEntry("b2", 10).containsEntry("b3", 10);
+      case "round_robin" ->
+          assertThat(m).containsEntry("b1", 10).containsEntry("b2", 10).containsEntry("b3", 10);
       case "fallback" -> assertThat(m).containsOnlyKeys("b1");
       default -> {
         // Weighted 1:2:3 → expected 100/200/300 of 600; generous bounds, still failing for uniform.
@@ -193,10 +205,18 @@ class DirectorDistributionTest {
     Map<String, String> firstSeen = new HashMap<>();
     for (int round = 0; round < 3; round++) {
       for (int u = 0; u < 20; u++) {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + vip.getPort() + "/page" + round));
-        b = source.equals("header") ? b.header("X-User", "user" + u) : b.header("Cookie", "a=1; sid=user" + u);
+        HttpRequest.Builder b =
+            HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + vip.getPort() + "/page" + round));
+        b =
+            source.equals("header")
+                ? b.header("X-User", "user" + u)
+                : b.header("Cookie", "a=1; sid=user" + u);
         String got = client.send(b.build(), HttpResponse.BodyHandlers.ofString()).body();
-        assertThat(firstSeen.putIfAbsent("user" + u, got) == null || firstSeen.get("user" + u).equals(got)).isTrue();
+        assertThat(
+                firstSeen.putIfAbsent("user" + u, got) == null
+                    || firstSeen.get("user" + u).equals(got))
+            .isTrue();
       }
     }
     assertThat(new java.util.HashSet<>(firstSeen.values())).hasSizeGreaterThan(1);

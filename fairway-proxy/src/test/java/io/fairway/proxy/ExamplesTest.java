@@ -9,7 +9,6 @@ import io.fairway.plan.Plan;
 import io.fairway.plan.PlanBuilder;
 import io.fairway.plan.ServicePlan;
 import io.fairway.proxy.table.ListenerSpec;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

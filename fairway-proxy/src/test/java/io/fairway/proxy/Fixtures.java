@@ -39,13 +39,16 @@ final class Fixtures {
 
   /**
    * The listening and established sockets the kernel lists in /proc/net/{@code file} ("tcp" for
-   * IPv4, "tcp6" for IPv6) with the given local or remote port, whoever owns them. Earlier
-   * sockets on the same port number linger in TIME_WAIT and the like; those are not counted.
+   * IPv4, "tcp6" for IPv6) with the given local or remote port, whoever owns them. Earlier sockets
+   * on the same port number linger in TIME_WAIT and the like; those are not counted.
    */
   static long socketsWithPort(String file, boolean local, int port) throws IOException {
     String hex = String.format(":%04X", port);
     try (var lines = java.nio.file.Files.lines(java.nio.file.Path.of("/proc/net", file))) {
-      return lines.skip(1).map(String::trim).map(l -> l.split("\\s+"))
+      return lines
+          .skip(1)
+          .map(String::trim)
+          .map(l -> l.split("\\s+"))
           .filter(f -> f[local ? 1 : 2].endsWith(hex))
           .filter(f -> f[3].equals("01") || f[3].equals("0A")) // ESTABLISHED, LISTEN
           .count();
@@ -69,7 +72,9 @@ final class Fixtures {
       socket = new Socket();
       socket.connect(to, 2000);
       socket.setSoTimeout(3000);
-      in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII));
+      in =
+          new BufferedReader(
+              new InputStreamReader(socket.getInputStream(), StandardCharsets.US_ASCII));
       backend = in.readLine();
     }
 

@@ -11,8 +11,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -21,17 +21,20 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class HttpBackend implements AutoCloseable {
   static {
-    // Without it the JDK server's header and body writes meet Nagle and delayed ACKs: 40 ms a request.
+    // Without it the JDK server's header and body writes meet Nagle and delayed ACKs: 40 ms a
+    // request.
     System.setProperty("sun.net.httpserver.nodelay", "true");
   }
 
   final String name;
   private final HttpServer server;
-  private final ExecutorService pool = Executors.newCachedThreadPool(r -> {
-    Thread t = new Thread(r, "http-backend");
-    t.setDaemon(true);
-    return t;
-  });
+  private final ExecutorService pool =
+      Executors.newCachedThreadPool(
+          r -> {
+            Thread t = new Thread(r, "http-backend");
+            t.setDaemon(true);
+            return t;
+          });
   final AtomicInteger requests = new AtomicInteger();
   final List<Map<String, List<String>>> seenHeaders = new CopyOnWriteArrayList<>();
   final Map<String, Integer> byPath = new ConcurrentHashMap<>();
@@ -69,7 +72,10 @@ final class HttpBackend implements AutoCloseable {
     byte[] out;
     if (path.equals("/headers")) {
       StringBuilder sb = new StringBuilder();
-      ex.getRequestHeaders().forEach((k, v) -> sb.append(k.toLowerCase()).append(": ").append(String.join(",", v)).append('\n'));
+      ex.getRequestHeaders()
+          .forEach(
+              (k, v) ->
+                  sb.append(k.toLowerCase()).append(": ").append(String.join(",", v)).append('\n'));
       out = sb.toString().getBytes(StandardCharsets.UTF_8);
     } else if (path.equals("/big") && q != null) {
       out = new byte[Integer.parseInt(q.substring(q.indexOf('=') + 1)) * 1024];

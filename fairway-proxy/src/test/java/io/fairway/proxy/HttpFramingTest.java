@@ -25,8 +25,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * How the proxy frames responses between backends and clients of different HTTP versions, against
- * a scripted backend that sends exactly the bytes a test chooses.
+ * How the proxy frames responses between backends and clients of different HTTP versions, against a
+ * scripted backend that sends exactly the bytes a test chooses.
  */
 class HttpFramingTest {
   private final List<AutoCloseable> closeables = new ArrayList<>();
@@ -44,18 +44,20 @@ class HttpFramingTest {
     final List<String> requests = new CopyOnWriteArrayList<>();
 
     Scripted(String reply, boolean close) throws IOException {
-      Thread t = new Thread(() -> {
-        while (!server.isClosed()) {
-          try {
-            Socket s = server.accept();
-            Thread c = new Thread(() -> serve(s, reply, close));
-            c.setDaemon(true);
-            c.start();
-          } catch (IOException e) {
-            return;
-          }
-        }
-      });
+      Thread t =
+          new Thread(
+              () -> {
+                while (!server.isClosed()) {
+                  try {
+                    Socket s = server.accept();
+                    Thread c = new Thread(() -> serve(s, reply, close));
+                    c.setDaemon(true);
+                    c.start();
+                  } catch (IOException e) {
+                    return;
+                  }
+                }
+              });
       t.setDaemon(true);
       t.start();
     }
@@ -72,7 +74,8 @@ class HttpFramingTest {
           if (!head.toString().endsWith("\r\n\r\n")) {
             return;
           }
-          java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?i)content-length: (\\d+)").matcher(head);
+          java.util.regex.Matcher m =
+              java.util.regex.Pattern.compile("(?i)content-length: (\\d+)").matcher(head);
           if (m.find()) {
             in.readNBytes(Integer.parseInt(m.group(1)));
           }
@@ -100,7 +103,9 @@ class HttpFramingTest {
 
   private InetSocketAddress proxyTo(Scripted backend) throws Exception {
     closeables.add(0, backend);
-    ProxyTable t = new ProxyTable(ProxyOptions.defaults().withIoThreads(1), k -> ListenerSpec.http(KeySource.CLIENT));
+    ProxyTable t =
+        new ProxyTable(
+            ProxyOptions.defaults().withIoThreads(1), k -> ListenerSpec.http(KeySource.CLIENT));
     closeables.add(0, t);
     ServiceKey k = anyPort();
     t.addService(Service.of(k, "rr"));
@@ -131,10 +136,16 @@ class HttpFramingTest {
 
   @Test
   void chunkedResponseReachesAnHttp10ClientAsPlainBytesEndedByTheClose() throws Exception {
-    InetSocketAddress vip = proxyTo(new Scripted(
-        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: keep-alive\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n", false));
+    InetSocketAddress vip =
+        proxyTo(
+            new Scripted(
+                "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nConnection: keep-alive\r\n\r\n5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n",
+                false));
     String r = exchange(vip, "GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n");
-    assertThat(r).startsWith("HTTP/1.1 200 OK\r\n").contains("Connection: close\r\n").doesNotContainIgnoringCase("transfer-encoding")
+    assertThat(r)
+        .startsWith("HTTP/1.1 200 OK\r\n")
+        .contains("Connection: close\r\n")
+        .doesNotContainIgnoringCase("transfer-encoding")
         .endsWith("\r\n\r\nhello world<closed>");
   }
 
@@ -142,7 +153,8 @@ class HttpFramingTest {
   void closeDelimitedResponseIsChunkedForAnHttp11ClientThatStaysConnected() throws Exception {
     Scripted b = new Scripted("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nstream", true);
     InetSocketAddress vip = proxyTo(b);
-    String r = exchange(vip, "GET /1 HTTP/1.1\r\nHost: h\r\n\r\nGET /2 HTTP/1.1\r\nHost: h\r\n\r\n");
+    String r =
+        exchange(vip, "GET /1 HTTP/1.1\r\nHost: h\r\n\r\nGET /2 HTTP/1.1\r\nHost: h\r\n\r\n");
     String one = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nstream\r\n0\r\n\r\n";
     assertThat(r).isEqualTo(one + one + "<open>");
     assertThat(b.requests).hasSize(2);
@@ -151,50 +163,75 @@ class HttpFramingTest {
 
   @Test
   void interimResponsesPassToHttp11ClientsOnly() throws Exception {
-    InetSocketAddress vip = proxyTo(new Scripted(
-        "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", false));
+    InetSocketAddress vip =
+        proxyTo(
+            new Scripted(
+                "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+                false));
     assertThat(exchange(vip, "GET / HTTP/1.1\r\nHost: h\r\n\r\n"))
-        .isEqualTo("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok<open>");
+        .isEqualTo(
+            "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok<open>");
     assertThat(exchange(vip, "GET / HTTP/1.0\r\n\r\n"))
         .isEqualTo("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok<closed>");
   }
 
   @Test
   void headAndNoContentResponsesHaveNoBodyWhateverTheyAnnounce() throws Exception {
-    InetSocketAddress vip = proxyTo(new Scripted("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", false));
+    InetSocketAddress vip =
+        proxyTo(new Scripted("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", false));
     String head = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n";
-    assertThat(exchange(vip, "HEAD / HTTP/1.1\r\nHost: h\r\n\r\nHEAD / HTTP/1.1\r\nHost: h\r\n\r\n")).isEqualTo(head + head + "<open>");
+    assertThat(
+            exchange(vip, "HEAD / HTTP/1.1\r\nHost: h\r\n\r\nHEAD / HTTP/1.1\r\nHost: h\r\n\r\n"))
+        .isEqualTo(head + head + "<open>");
     vip = proxyTo(new Scripted("HTTP/1.1 204 No Content\r\nContent-Length: 7\r\n\r\n", false));
     String nc = "HTTP/1.1 204 No Content\r\nContent-Length: 7\r\n\r\n";
-    assertThat(exchange(vip, "DELETE /x HTTP/1.1\r\nHost: h\r\n\r\nDELETE /y HTTP/1.1\r\nHost: h\r\n\r\n")).isEqualTo(nc + nc + "<open>");
+    assertThat(
+            exchange(
+                vip, "DELETE /x HTTP/1.1\r\nHost: h\r\n\r\nDELETE /y HTTP/1.1\r\nHost: h\r\n\r\n"))
+        .isEqualTo(nc + nc + "<open>");
   }
 
   @Test
   void pipelinedRequestsAreAnsweredInOrderAndForwardedRewritten() throws Exception {
     Scripted b = new Scripted("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nx", false);
     InetSocketAddress vip = proxyTo(b);
-    String r = exchange(vip, "GET /a HTTP/1.1\r\nHost: h\r\n\r\nPOST /b HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\n\r\nabcGET /c HTTP/1.0\r\nHost: h\r\n\r\n");
+    String r =
+        exchange(
+            vip,
+            "GET /a HTTP/1.1\r\nHost: h\r\n\r\nPOST /b HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\n\r\nabcGET /c HTTP/1.0\r\nHost: h\r\n\r\n");
     String ok = "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nx";
-    assertThat(r).isEqualTo(ok + ok + "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nConnection: close\r\n\r\nx<closed>");
-    assertThat(b.requests).extracting(s -> s.substring(0, s.indexOf('\r')))
+    assertThat(r)
+        .isEqualTo(
+            ok + ok + "HTTP/1.1 200 OK\r\nContent-Length: 1\r\nConnection: close\r\n\r\nx<closed>");
+    assertThat(b.requests)
+        .extracting(s -> s.substring(0, s.indexOf('\r')))
         .containsExactly("GET /a HTTP/1.1", "POST /b HTTP/1.1", "GET /c HTTP/1.1");
-    assertThat(b.requests.get(0)).isEqualTo("GET /a HTTP/1.1\r\nHost: h\r\nX-Forwarded-For: 127.0.0.1\r\nX-Forwarded-Proto: http\r\n\r\n");
+    assertThat(b.requests.get(0))
+        .isEqualTo(
+            "GET /a HTTP/1.1\r\nHost: h\r\nX-Forwarded-For: 127.0.0.1\r\nX-Forwarded-Proto: http\r\n\r\n");
   }
 
   @Test
   void anExchangeWithNoTrafficEitherWayIsClosedAfterTheIdleTimeout() throws Exception {
     try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
-      ProxyTable t = new ProxyTable(ProxyOptions.defaults().withIoThreads(1).withIdleTimeout(java.time.Duration.ofMillis(800)),
-          k -> ListenerSpec.http(KeySource.CLIENT));
+      ProxyTable t =
+          new ProxyTable(
+              ProxyOptions.defaults()
+                  .withIoThreads(1)
+                  .withIdleTimeout(java.time.Duration.ofMillis(800)),
+              k -> ListenerSpec.http(KeySource.CLIENT));
       closeables.add(0, t);
       ServiceKey k = anyPort();
       t.addService(Service.of(k, "rr"));
-      t.addDest(k, dest(new InetSocketAddress(InetAddress.getLoopbackAddress(), silent.getLocalPort()), 1));
+      t.addDest(
+          k,
+          dest(new InetSocketAddress(InetAddress.getLoopbackAddress(), silent.getLocalPort()), 1));
       try (Socket s = new Socket()) {
         s.connect(t.boundAddress(k), 2000);
         s.setSoTimeout(5000);
         long start = System.nanoTime();
-        s.getOutputStream().write("GET / HTTP/1.1\r\nHost: h\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+        s.getOutputStream()
+            .write("GET / HTTP/1.1\r\nHost: h\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
         assertThat(s.getInputStream().read()).as("closed without a response").isEqualTo(-1);
         assertThat((System.nanoTime() - start) / 1_000_000).isBetween(700L, 4000L);
       }
@@ -203,7 +240,12 @@ class HttpFramingTest {
 
   @Test
   void malformedResponseIs502() throws Exception {
-    InetSocketAddress vip = proxyTo(new Scripted("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\nok", false));
-    assertThat(exchange(vip, "GET / HTTP/1.1\r\nHost: h\r\n\r\n")).startsWith("HTTP/1.1 502 Bad Gateway\r\n").endsWith("<closed>");
+    InetSocketAddress vip =
+        proxyTo(
+            new Scripted(
+                "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\nok", false));
+    assertThat(exchange(vip, "GET / HTTP/1.1\r\nHost: h\r\n\r\n"))
+        .startsWith("HTTP/1.1 502 Bad Gateway\r\n")
+        .endsWith("<closed>");
   }
 }

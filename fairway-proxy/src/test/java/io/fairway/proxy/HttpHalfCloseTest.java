@@ -19,7 +19,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AutoClose;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -31,7 +30,11 @@ class HttpHalfCloseTest {
   @AutoClose final Cleanup cleanup = new Cleanup();
 
   private InetSocketAddress serve(InetSocketAddress... backends) throws Exception {
-    ProxyTable t = cleanup.track(new ProxyTable(ProxyOptions.defaults().withIoThreads(1), k -> ListenerSpec.http(KeySource.CLIENT)));
+    ProxyTable t =
+        cleanup.track(
+            new ProxyTable(
+                ProxyOptions.defaults().withIoThreads(1),
+                k -> ListenerSpec.http(KeySource.CLIENT)));
     ServiceKey k = anyPort();
     t.addService(Service.of(k, "rr"));
     for (InetSocketAddress b : backends) {
@@ -41,7 +44,8 @@ class HttpHalfCloseTest {
   }
 
   /** Sends {@code request}, shuts down the sending side, reads until the proxy closes. */
-  static String sendThenFin(InetSocketAddress vip, String request, long pauseBeforeReadingMs) throws Exception {
+  static String sendThenFin(InetSocketAddress vip, String request, long pauseBeforeReadingMs)
+      throws Exception {
     try (Socket s = new Socket()) {
       s.connect(vip, 2000);
       s.setSoTimeout(5000);
@@ -74,9 +78,12 @@ class HttpHalfCloseTest {
     HttpBackend b = cleanup.track(new HttpBackend("b1"));
     InetSocketAddress vip = serve(b.address());
     assertThat(sendThenFin(vip, "GET / HTTP/1.1\r\nHost: x\r\n\r\n", 0))
-        .startsWith("HTTP/1.1 200").endsWith("\r\n\r\nb1");
+        .startsWith("HTTP/1.1 200")
+        .endsWith("\r\n\r\nb1");
     // An HTTP/1.0 client doing the same.
-    assertThat(sendThenFin(vip, "GET / HTTP/1.0\r\n\r\n", 0)).startsWith("HTTP/1.1 200").endsWith("\r\n\r\nb1");
+    assertThat(sendThenFin(vip, "GET / HTTP/1.0\r\n\r\n", 0))
+        .startsWith("HTTP/1.1 200")
+        .endsWith("\r\n\r\nb1");
     assertThat(b.requests.get()).isEqualTo(2);
   }
 
@@ -84,10 +91,13 @@ class HttpHalfCloseTest {
   void pipelinedRequestsSentBeforeTheFinAreAllAnsweredInOrder() throws Exception {
     HttpBackend b = cleanup.track(new HttpBackend("b1"));
     InetSocketAddress vip = serve(b.address());
-    String r = sendThenFin(vip,
-        "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\none"
-            + "GET /slow?ms=100 HTTP/1.1\r\nHost: x\r\n\r\n"
-            + "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\ntwo", 0);
+    String r =
+        sendThenFin(
+            vip,
+            "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\none"
+                + "GET /slow?ms=100 HTTP/1.1\r\nHost: x\r\n\r\n"
+                + "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\n\r\ntwo",
+            0);
     assertThat(count(r, "HTTP/1.1 200")).isEqualTo(3);
     assertThat(r).doesNotContain("<timeout>");
     assertThat(r.indexOf("\r\n\r\none")).isLessThan(r.indexOf("\r\n\r\nb1")).isPositive();
@@ -112,9 +122,15 @@ class HttpHalfCloseTest {
   void finInTheMiddleOfABodyClosesAndTheBackendNeverGetsARequestWhole() throws Exception {
     UpgradeBackend b = cleanup.track(new UpgradeBackend(true));
     InetSocketAddress vip = serve(b.address());
-    assertThat(sendThenFin(vip, "POST /up HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc", 0)).isEmpty();
-    // A complete request, then an incomplete pipelined one: the first is answered, the second dropped.
-    String r = sendThenFin(vip, "GET /one HTTP/1.1\r\nHost: x\r\n\r\nPOST /two HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc", 0);
+    assertThat(sendThenFin(vip, "POST /up HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc", 0))
+        .isEmpty();
+    // A complete request, then an incomplete pipelined one: the first is answered, the second
+    // dropped.
+    String r =
+        sendThenFin(
+            vip,
+            "GET /one HTTP/1.1\r\nHost: x\r\n\r\nPOST /two HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nabc",
+            0);
     assertThat(r).isEqualTo("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nno");
     int connections = b.connections.get(); // /one's is among them: it was answered
     // The next request goes out on the pooled backend connection /one used, behind anything
@@ -143,9 +159,15 @@ class HttpHalfCloseTest {
     Nginx.require();
     Nginx n = cleanup.track(new Nginx("n1"));
     InetSocketAddress vip = serve(n.address());
-    assertThat(sendThenFin(vip, "GET / HTTP/1.1\r\nHost: x\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n", 0))
-        .startsWith("HTTP/1.1 200").endsWith("n1").satisfies(r -> assertThat(count(r, "HTTP/1.1 200")).isEqualTo(2));
-    assertThat(sendThenFin(vip, "GET / HTTP/1.0\r\n\r\n", 0)).startsWith("HTTP/1.1 200").endsWith("\r\n\r\nn1");
+    assertThat(
+            sendThenFin(
+                vip, "GET / HTTP/1.1\r\nHost: x\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n", 0))
+        .startsWith("HTTP/1.1 200")
+        .endsWith("n1")
+        .satisfies(r -> assertThat(count(r, "HTTP/1.1 200")).isEqualTo(2));
+    assertThat(sendThenFin(vip, "GET / HTTP/1.0\r\n\r\n", 0))
+        .startsWith("HTTP/1.1 200")
+        .endsWith("\r\n\r\nn1");
   }
 
   static int count(String s, String what) {

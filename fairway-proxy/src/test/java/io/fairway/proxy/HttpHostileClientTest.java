@@ -17,7 +17,6 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -33,7 +32,8 @@ class HttpHostileClientTest {
   }
 
   private InetSocketAddress serve(ListenerSpec spec, InetSocketAddress backend) throws Exception {
-    ProxyTable t = cleanup.track(new ProxyTable(ProxyOptions.defaults().withIoThreads(1), k -> spec));
+    ProxyTable t =
+        cleanup.track(new ProxyTable(ProxyOptions.defaults().withIoThreads(1), k -> spec));
     ServiceKey k = anyPort();
     t.addService(Service.of(k, "rr"));
     t.addDest(k, dest(backend, 1));
@@ -65,26 +65,42 @@ class HttpHostileClientTest {
   @Test
   void aClientCannotRemoveXForwardedFor() throws Exception {
     InetSocketAddress vip = serve(ListenerSpec.http(KeySource.CLIENT), b1.address());
-    String resp = raw(vip, "GET /headers HTTP/1.1\r\nHost: x\r\nConnection: close, X-Forwarded-For, X-Forwarded-Proto\r\n"
-        + "X-Forwarded-Proto: https\r\n\r\n");
-    assertThat(resp).startsWith("HTTP/1.1 200").contains("x-forwarded-for: 127.0.0.1\n").contains("x-forwarded-proto: http\n");
+    String resp =
+        raw(
+            vip,
+            "GET /headers HTTP/1.1\r\nHost: x\r\nConnection: close, X-Forwarded-For, X-Forwarded-Proto\r\n"
+                + "X-Forwarded-Proto: https\r\n\r\n");
+    assertThat(resp)
+        .startsWith("HTTP/1.1 200")
+        .contains("x-forwarded-for: 127.0.0.1\n")
+        .contains("x-forwarded-proto: http\n");
   }
 
   @Test
   void forwardedIsSentWhenTheServiceAsksForIt() throws Exception {
-    InetSocketAddress vip = serve(ListenerSpec.http(KeySource.CLIENT).withProxy(new ProxySettings(ProxySettings.Timeouts.NONE, true)),
-        b1.address());
-    assertThat(raw(vip, "GET /headers HTTP/1.1\r\nHost: x\r\nConnection: close, Forwarded\r\nForwarded: for=10.6.6.6\r\n\r\n"))
+    InetSocketAddress vip =
+        serve(
+            ListenerSpec.http(KeySource.CLIENT)
+                .withProxy(new ProxySettings(ProxySettings.Timeouts.NONE, true)),
+            b1.address());
+    assertThat(
+            raw(
+                vip,
+                "GET /headers HTTP/1.1\r\nHost: x\r\nConnection: close, Forwarded\r\nForwarded: for=10.6.6.6\r\n\r\n"))
         .contains("forwarded: for=127.0.0.1;proto=http\n");
   }
 
   @Test
   void http11WithoutHostIs400AndReachesNoBackend() throws Exception {
     InetSocketAddress vip = serve(ListenerSpec.http(KeySource.CLIENT), b1.address());
-    assertThat(raw(vip, "GET / HTTP/1.1\r\nAccept: */*\r\n\r\n")).startsWith("HTTP/1.1 400").doesNotContain("<timeout>");
+    assertThat(raw(vip, "GET / HTTP/1.1\r\nAccept: */*\r\n\r\n"))
+        .startsWith("HTTP/1.1 400")
+        .doesNotContain("<timeout>");
     assertThat(b1.requests).hasValue(0);
     // HTTP/1.0 may omit it; the backend gets the address the client reached.
-    assertThat(raw(vip, "GET /headers HTTP/1.0\r\n\r\n")).startsWith("HTTP/1.1 200").contains("host: 127.0.0.1:" + vip.getPort());
+    assertThat(raw(vip, "GET /headers HTTP/1.0\r\n\r\n"))
+        .startsWith("HTTP/1.1 200")
+        .contains("host: 127.0.0.1:" + vip.getPort());
   }
 
   @Test
@@ -98,15 +114,24 @@ class HttpHostileClientTest {
   @Test
   void anAbsoluteFormTargetsHostIsTheOneTheBackendAndHashingSee() throws Exception {
     InetSocketAddress vip = serve(ListenerSpec.http(KeySource.header("Host")), b1.address());
-    String resp = raw(vip, "GET http://shop.example/headers HTTP/1.1\r\nHost: other.example\r\nConnection: close\r\n\r\n");
-    assertThat(resp).startsWith("HTTP/1.1 200").contains("host: shop.example\n").doesNotContain("other.example");
+    String resp =
+        raw(
+            vip,
+            "GET http://shop.example/headers HTTP/1.1\r\nHost: other.example\r\nConnection: close\r\n\r\n");
+    assertThat(resp)
+        .startsWith("HTTP/1.1 200")
+        .contains("host: shop.example\n")
+        .doesNotContain("other.example");
   }
 
   @Test
   void aTabbedTransferEncodingReachesNginxAsChunked() throws Exception {
     Nginx.require();
-    Nginx n = cleanup.track(new Nginx("n1", "location / { proxy_pass http://127.0.0.1:" + b1.port() + "; }"));
-    String req = "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding:\tchunked\r\nConnection: close\r\n\r\n5\r\nhello\r\n0\r\n\r\n";
+    Nginx n =
+        cleanup.track(
+            new Nginx("n1", "location / { proxy_pass http://127.0.0.1:" + b1.port() + "; }"));
+    String req =
+        "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding:\tchunked\r\nConnection: close\r\n\r\n5\r\nhello\r\n0\r\n\r\n";
     // The premise: nginx itself refuses the tab (so a verbatim forward fails).
     assertThat(raw(n.address(), req)).startsWith("HTTP/1.1 501");
     InetSocketAddress vip = serve(ListenerSpec.http(KeySource.CLIENT), n.address());

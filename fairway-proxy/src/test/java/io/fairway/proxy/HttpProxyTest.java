@@ -39,7 +39,10 @@ class HttpProxyTest {
   private HttpBackend b1;
   private HttpBackend b2;
   private final HttpClient http =
-      HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(2)).build();
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(2))
+          .build();
 
   @BeforeEach
   void backends() throws IOException {
@@ -61,7 +64,9 @@ class HttpProxyTest {
 
   private HttpResponse<String> get(InetSocketAddress vip, String path) throws Exception {
     return http.send(
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + vip.getPort() + path)).timeout(Duration.ofSeconds(5)).build(),
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + vip.getPort() + path))
+            .timeout(Duration.ofSeconds(5))
+            .build(),
         HttpResponse.BodyHandlers.ofString());
   }
 
@@ -105,7 +110,8 @@ class HttpProxyTest {
 
   @Test
   void anIpv4ServiceUsesIpv4SocketsBothWays() throws Exception {
-    org.junit.jupiter.api.Assumptions.assumeTrue(Transport.EPOLL, "only epoll channels can be made IPv4 (Netty 4.2.18)");
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        Transport.EPOLL, "only epoll channels can be made IPv4 (Netty 4.2.18)");
     ProxyTable t = table(ProxyOptions.defaults(), ListenerSpec.http(KeySource.CLIENT));
     InetSocketAddress vip = serve(t, anyPort(), b1);
     assertThat(get(vip, "/").statusCode()).isEqualTo(200);
@@ -121,9 +127,14 @@ class HttpProxyTest {
   void forwardsClientAddressAndKeepsHost() throws Exception {
     ProxyTable t = table(ProxyOptions.defaults(), ListenerSpec.http(KeySource.CLIENT));
     InetSocketAddress vip = serve(t, anyPort(), b1);
-    String resp = raw(vip, "GET /headers HTTP/1.1\r\nHost: shop.example\r\nX-Forwarded-For: 10.9.9.9\r\nConnection: close, X-Secret\r\nX-Secret: hop\r\n\r\n");
+    String resp =
+        raw(
+            vip,
+            "GET /headers HTTP/1.1\r\nHost: shop.example\r\nX-Forwarded-For: 10.9.9.9\r\nConnection: close, X-Secret\r\nX-Secret: hop\r\n\r\n");
     assertThat(resp).startsWith("HTTP/1.1 200");
-    assertThat(resp).contains("host: shop.example").contains("x-forwarded-for: 10.9.9.9, 127.0.0.1");
+    assertThat(resp)
+        .contains("host: shop.example")
+        .contains("x-forwarded-for: 10.9.9.9, 127.0.0.1");
     assertThat(resp).doesNotContain("x-secret");
   }
 
@@ -131,16 +142,20 @@ class HttpProxyTest {
   void streamsLargeBodiesBothWays() throws Exception {
     ProxyTable t = table(ProxyOptions.defaults(), ListenerSpec.http(KeySource.CLIENT));
     InetSocketAddress vip = serve(t, anyPort(), b1);
-    HttpResponse<byte[]> big = http.send(
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + vip.getPort() + "/big?kb=4096")).build(),
-        HttpResponse.BodyHandlers.ofByteArray());
+    HttpResponse<byte[]> big =
+        http.send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + vip.getPort() + "/big?kb=4096"))
+                .build(),
+            HttpResponse.BodyHandlers.ofByteArray());
     assertThat(big.body()).hasSize(4096 * 1024);
     byte[] upload = new byte[3 * 1024 * 1024];
     java.util.Arrays.fill(upload, (byte) 'u');
-    HttpResponse<byte[]> echo = http.send(
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + vip.getPort() + "/echo"))
-            .POST(HttpRequest.BodyPublishers.ofByteArray(upload)).build(),
-        HttpResponse.BodyHandlers.ofByteArray());
+    HttpResponse<byte[]> echo =
+        http.send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + vip.getPort() + "/echo"))
+                .POST(HttpRequest.BodyPublishers.ofByteArray(upload))
+                .build(),
+            HttpResponse.BodyHandlers.ofByteArray());
     assertThat(echo.body()).isEqualTo(upload);
   }
 
@@ -148,8 +163,14 @@ class HttpProxyTest {
   void conflictingContentLengthAndTransferEncodingIsRefused() throws Exception {
     ProxyTable t = table(ProxyOptions.defaults(), ListenerSpec.http(KeySource.CLIENT));
     InetSocketAddress vip = serve(t, anyPort(), b1);
-    String resp = raw(vip, "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n");
-    assertThat(resp.toLowerCase()).startsWith("http/1.1 400").contains("connection: close").doesNotContain("<timeout>");
+    String resp =
+        raw(
+            vip,
+            "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n");
+    assertThat(resp.toLowerCase())
+        .startsWith("http/1.1 400")
+        .contains("connection: close")
+        .doesNotContain("<timeout>");
     assertThat(b1.requests.get()).isZero();
   }
 
@@ -157,14 +178,16 @@ class HttpProxyTest {
   void unknownTransferEncodingIsRefused() throws Exception {
     ProxyTable t = table(ProxyOptions.defaults(), ListenerSpec.http(KeySource.CLIENT));
     InetSocketAddress vip = serve(t, anyPort(), b1);
-    String resp = raw(vip, "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: xchunked\r\n\r\n0\r\n\r\n");
+    String resp =
+        raw(vip, "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: xchunked\r\n\r\n0\r\n\r\n");
     assertThat(resp).startsWith("HTTP/1.1 400");
     assertThat(b1.requests.get()).isZero();
   }
 
   @Test
   void tooLongHeadersAreRefused() throws Exception {
-    ProxyTable t = table(ProxyOptions.defaults().withMaxHeaderSize(1024), ListenerSpec.http(KeySource.CLIENT));
+    ProxyTable t =
+        table(ProxyOptions.defaults().withMaxHeaderSize(1024), ListenerSpec.http(KeySource.CLIENT));
     InetSocketAddress vip = serve(t, anyPort(), b1);
     String resp = raw(vip, "GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + "a".repeat(4000) + "\r\n\r\n");
     assertThat(resp).startsWith("HTTP/1.1 431").contains("too large").doesNotContain("<timeout>");
@@ -174,13 +197,19 @@ class HttpProxyTest {
   void badChunkingIsRefused() throws Exception {
     ProxyTable t = table(ProxyOptions.defaults(), ListenerSpec.http(KeySource.CLIENT));
     InetSocketAddress vip = serve(t, anyPort(), b1);
-    String resp = raw(vip, "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n");
+    String resp =
+        raw(
+            vip,
+            "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n");
     assertThat(resp).startsWith("HTTP/1.1 400").doesNotContain("<timeout>");
   }
 
   @Test
   void clientThatNeverSendsIsClosedAndSlowHeadersGet408() throws Exception {
-    ProxyTable t = table(ProxyOptions.defaults().withClientHeaderTimeout(Duration.ofMillis(500)), ListenerSpec.http(KeySource.CLIENT));
+    ProxyTable t =
+        table(
+            ProxyOptions.defaults().withClientHeaderTimeout(Duration.ofMillis(500)),
+            ListenerSpec.http(KeySource.CLIENT));
     InetSocketAddress vip = serve(t, anyPort(), b1);
     assertThat(raw(vip, "")).isEmpty();
     assertThat(raw(vip, "GET / HTTP/1.1\r\nHost: x\r\n")).startsWith("HTTP/1.1 408");
@@ -211,7 +240,10 @@ class HttpProxyTest {
     plain.addService(Service.of(k, "rr"));
     assertThat(get(plain.boundAddress(k), "/").statusCode()).isEqualTo(503);
 
-    ProxyTable t = table(ProxyOptions.defaults(), ListenerSpec.http(KeySource.CLIENT).withSorryServer(sorry.address()));
+    ProxyTable t =
+        table(
+            ProxyOptions.defaults(),
+            ListenerSpec.http(KeySource.CLIENT).withSorryServer(sorry.address()));
     ServiceKey k2 = anyPort();
     InetSocketAddress vip = serve(t, k2, b1);
     t.setDest(k2, dest(b1.address(), 0));
@@ -222,7 +254,10 @@ class HttpProxyTest {
 
   @Test
   void slowBackendGets504() throws Exception {
-    ProxyTable t = table(ProxyOptions.defaults().withBackendResponseTimeout(Duration.ofMillis(300)), ListenerSpec.http(KeySource.CLIENT));
+    ProxyTable t =
+        table(
+            ProxyOptions.defaults().withBackendResponseTimeout(Duration.ofMillis(300)),
+            ListenerSpec.http(KeySource.CLIENT));
     InetSocketAddress vip = serve(t, anyPort(), b1);
     assertThat(get(vip, "/slow?ms=2000").statusCode()).isEqualTo(504);
     assertThat(get(vip, "/").statusCode()).isEqualTo(200);
@@ -237,7 +272,9 @@ class HttpProxyTest {
       s.connect(vip, 2000);
       s.setSoTimeout(3000);
       // A slow request in flight on one server while it is drained still completes.
-      s.getOutputStream().write("GET /slow?ms=500 HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+      s.getOutputStream()
+          .write(
+              "GET /slow?ms=500 HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
       s.getOutputStream().flush();
       await().atMost(Duration.ofSeconds(3)).until(() -> b1.requests.get() + b2.requests.get() == 1);
       HttpBackend busy = b1.requests.get() == 1 ? b1 : b2;
@@ -246,7 +283,8 @@ class HttpProxyTest {
       String first = readResponse(s.getInputStream());
       assertThat(first).startsWith("HTTP/1.1 200").endsWith(busy.name);
       for (int i = 0; i < 4; i++) {
-        s.getOutputStream().write("GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+        s.getOutputStream()
+            .write("GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
         s.getOutputStream().flush();
         assertThat(readResponse(s.getInputStream())).endsWith(other.name);
       }
@@ -261,7 +299,9 @@ class HttpProxyTest {
     try (Socket s = new Socket()) {
       s.connect(vip, 2000);
       s.setSoTimeout(3000);
-      s.getOutputStream().write("GET /slow?ms=1500 HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+      s.getOutputStream()
+          .write(
+              "GET /slow?ms=1500 HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
       s.getOutputStream().flush();
       await().atMost(Duration.ofSeconds(3)).until(() -> b1.requests.get() == 1); // in flight now
       t.delDest(k, key(b1.address()));
@@ -283,7 +323,9 @@ class HttpProxyTest {
         assertThat(r.statusCode()).isEqualTo(200);
         assertThat(r.body()).isEqualTo("rude");
       }
-      assertThat(rude.swallowed.get()).as("requests that met a dead pooled connection").isGreaterThanOrEqualTo(3);
+      assertThat(rude.swallowed.get())
+          .as("requests that met a dead pooled connection")
+          .isGreaterThanOrEqualTo(3);
     }
   }
 
@@ -297,20 +339,22 @@ class HttpProxyTest {
     List<String> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
     List<Thread> threads = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
-      Thread th = new Thread(() -> {
-        while (!stop.get()) {
-          try {
-            HttpResponse<String> r = get(vip, "/");
-            if (r.statusCode() == 200) {
-              ok.incrementAndGet();
-            } else {
-              failures.add("status " + r.statusCode());
-            }
-          } catch (Exception e) {
-            failures.add(e.toString());
-          }
-        }
-      });
+      Thread th =
+          new Thread(
+              () -> {
+                while (!stop.get()) {
+                  try {
+                    HttpResponse<String> r = get(vip, "/");
+                    if (r.statusCode() == 200) {
+                      ok.incrementAndGet();
+                    } else {
+                      failures.add("status " + r.statusCode());
+                    }
+                  } catch (Exception e) {
+                    failures.add(e.toString());
+                  }
+                }
+              });
       th.start();
       threads.add(th);
     }
@@ -318,7 +362,9 @@ class HttpProxyTest {
     for (int i = 0; i < 10; i++) {
       // Each change lands between answered requests: a few more every round, however slow.
       int answered = ok.get() + failures.size();
-      await().atMost(Duration.ofSeconds(10)).until(() -> ok.get() + failures.size() >= answered + 8);
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> ok.get() + failures.size() >= answered + 8);
       t.setService(Service.of(k, scheds[i % scheds.length]));
       t.setDest(k, dest(b1.address(), 1 + i % 3));
       t.setDest(k, dest(b2.address(), i % 2)); // drained every other round

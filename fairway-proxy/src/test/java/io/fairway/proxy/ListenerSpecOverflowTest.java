@@ -20,7 +20,8 @@ import org.junit.jupiter.api.Test;
  * slow_start, and a shard service's slow_start is its director's rampup.
  */
 class ListenerSpecOverflowTest {
-  static final String CONF = """
+  static final String CONF =
+      """
       virtual_server 127.0.0.1 8080 {
           lb_kind PROXY
           lb_algo wlc
@@ -51,13 +52,16 @@ class ListenerSpecOverflowTest {
 
   @Test
   void theProxyOverflowsOnlyWithTheKeyword() throws Exception {
-    Plan plan = PlanBuilder.build(
-        KeepalivedConfig.parse("test.conf", CONF, Path.of("."), ParseOptions.defaults()).config());
+    Plan plan =
+        PlanBuilder.build(
+            KeepalivedConfig.parse("test.conf", CONF, Path.of("."), ParseOptions.defaults())
+                .config());
     ServicePlan with = plan.services().get(0);
     assertThat(with.sorry().orElseThrow().overflow()).isTrue();
     assertThat(ListenerSpec.of(with, with.services().get(0).key()).sorryServer())
         .isEqualTo(new InetSocketAddress("127.0.0.1", 9999));
-    assertThat(with.members()).extracting(m -> m.slowStart())
+    assertThat(with.members())
+        .extracting(m -> m.slowStart())
         .containsExactly(Duration.ofSeconds(20), Duration.ZERO);
 
     ServicePlan without = plan.services().get(1);
@@ -68,7 +72,8 @@ class ListenerSpecOverflowTest {
 
     // check-config --dump shows both in the plan comment.
     assertThat(io.fairway.plan.PlanFormat.comment(plan))
-        .contains("sorry_server 127.0.0.1:9999 overflow\n").contains("slow_start 20.0s")
+        .contains("sorry_server 127.0.0.1:9999 overflow\n")
+        .contains("slow_start 20.0s")
         .contains("sorry_server 127.0.0.1:9998\n");
 
     ServicePlan shard = plan.services().get(2);

@@ -16,7 +16,9 @@ final class Nginx implements AutoCloseable {
   private final Process process;
   private final Path dir;
 
-  /** Skips the calling test without nginx, or fails it under CI=true (see {@link ExternalPrograms}). */
+  /**
+   * Skips the calling test without nginx, or fails it under CI=true (see {@link ExternalPrograms}).
+   */
   static void require() {
     ExternalPrograms.require("nginx", BINARY.toString());
   }
@@ -33,23 +35,42 @@ final class Nginx implements AutoCloseable {
     Files.createDirectories(dir.resolve("logs"));
     String conf =
         "worker_processes 1;\n"
-            + "error_log " + dir + "/logs/error.log warn;\n"
-            + "pid " + dir + "/nginx.pid;\n"
+            + "error_log "
+            + dir
+            + "/logs/error.log warn;\n"
+            + "pid "
+            + dir
+            + "/nginx.pid;\n"
             + "events { worker_connections 1024; }\n"
             + "http {\n"
             + "  access_log off;\n"
-            + "  client_body_temp_path " + dir + "/body; proxy_temp_path " + dir + "/proxy;\n"
-            + "  fastcgi_temp_path " + dir + "/fcgi; uwsgi_temp_path " + dir + "/uwsgi; scgi_temp_path " + dir + "/scgi;\n"
+            + "  client_body_temp_path "
+            + dir
+            + "/body; proxy_temp_path "
+            + dir
+            + "/proxy;\n"
+            + "  fastcgi_temp_path "
+            + dir
+            + "/fcgi; uwsgi_temp_path "
+            + dir
+            + "/uwsgi; scgi_temp_path "
+            + dir
+            + "/scgi;\n"
             + "  keepalive_requests 100000;\n"
             + "  server {\n"
-            + "    listen 127.0.0.1:" + port + ";\n"
-            + "    " + locations + "\n"
+            + "    listen 127.0.0.1:"
+            + port
+            + ";\n"
+            + "    "
+            + locations
+            + "\n"
             + "  }\n"
             + "}\n";
     Path file = dir.resolve("nginx.conf");
     Files.writeString(file, conf);
     process =
-        new ProcessBuilder(BINARY.toString(), "-p", dir.toString(), "-c", file.toString(), "-g", "daemon off;")
+        new ProcessBuilder(
+                BINARY.toString(), "-p", dir.toString(), "-c", file.toString(), "-g", "daemon off;")
             .redirectErrorStream(true)
             .redirectOutput(dir.resolve("logs/stdout.log").toFile())
             .start();
@@ -61,7 +82,8 @@ final class Nginx implements AutoCloseable {
       } catch (IOException e) {
         if (!process.isAlive() || System.nanoTime() > deadline) {
           close();
-          throw new IOException("nginx did not start: " + Files.readString(dir.resolve("logs/stdout.log")));
+          throw new IOException(
+              "nginx did not start: " + Files.readString(dir.resolve("logs/stdout.log")));
         }
         Thread.sleep(20);
       }

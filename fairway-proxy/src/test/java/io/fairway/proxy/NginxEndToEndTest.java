@@ -26,7 +26,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.IntSupplier;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -38,7 +37,10 @@ class NginxEndToEndTest {
   private final List<Nginx> nginx = new ArrayList<>();
   private ProxyTable table;
   private final HttpClient client =
-      HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(2)).build();
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(2))
+          .build();
 
   @BeforeEach
   void start() throws Exception {
@@ -82,27 +84,33 @@ class NginxEndToEndTest {
     List<Thread> load = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
       // A client per thread, and a new one every 50 requests, so connections come and go.
-      Thread t = new Thread(() -> {
-        int n = 0;
-        HttpClient c = client;
-        while (!stop.get()) {
-          if (++n % 50 == 0) {
-            c = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-          }
-          try {
-            HttpResponse<String> r = c.send(
-                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + vip.getPort() + "/")).timeout(Duration.ofSeconds(5)).build(),
-                HttpResponse.BodyHandlers.ofString());
-            if (r.statusCode() == 200) {
-              seen.merge(r.body(), 1, Integer::sum);
-            } else {
-              failures.add("HTTP " + r.statusCode());
-            }
-          } catch (Exception e) {
-            failures.add(e.toString());
-          }
-        }
-      });
+      Thread t =
+          new Thread(
+              () -> {
+                int n = 0;
+                HttpClient c = client;
+                while (!stop.get()) {
+                  if (++n % 50 == 0) {
+                    c = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+                  }
+                  try {
+                    HttpResponse<String> r =
+                        c.send(
+                            HttpRequest.newBuilder(
+                                    URI.create("http://127.0.0.1:" + vip.getPort() + "/"))
+                                .timeout(Duration.ofSeconds(5))
+                                .build(),
+                            HttpResponse.BodyHandlers.ofString());
+                    if (r.statusCode() == 200) {
+                      seen.merge(r.body(), 1, Integer::sum);
+                    } else {
+                      failures.add("HTTP " + r.statusCode());
+                    }
+                  } catch (Exception e) {
+                    failures.add(e.toString());
+                  }
+                }
+              });
       t.start();
       load.add(t);
     }
@@ -110,7 +118,8 @@ class NginxEndToEndTest {
     Nginx n3 = nginx.get(2);
     // Every phase lasts a number of answered requests, not a time, so a slow machine gives
     // each the same traffic: the load is flowing and has reached n1...
-    IntSupplier answered = () -> seen.values().stream().mapToInt(Integer::intValue).sum() + failures.size();
+    IntSupplier answered =
+        () -> seen.values().stream().mapToInt(Integer::intValue).sum() + failures.size();
     awaitAnswered(answered, 30);
     await().atMost(Duration.ofSeconds(30)).until(() -> seen.containsKey("n1"));
     table.setDest(k, dest(n1.address(), 0)); // drain
@@ -134,7 +143,8 @@ class NginxEndToEndTest {
     for (Thread t : load) {
       t.join(10_000);
     }
-    System.out.println(spec.mode() + ": " + seen + ", n1 while drained " + n1Drained + ", failures " + failures);
+    System.out.println(
+        spec.mode() + ": " + seen + ", n1 while drained " + n1Drained + ", failures " + failures);
     assertThat(seen.keySet()).contains("n1", "n2", "n3");
     if (spec.mode() == Mode.HTTP) {
       // Each request is scheduled: only one already in flight may still reach n1.

@@ -37,15 +37,21 @@ class ProxyDrainTest {
   @Test
   void httpFinishesTheExchangeUnderWayClosesIdleOnesAndAcceptsNothingNew() throws Exception {
     HttpBackend b = cleanup.track(new HttpBackend("b1"));
-    ProxyTable t = cleanup.track(new ProxyTable(ProxyOptions.defaults().withIoThreads(1), k -> ListenerSpec.http(KeySource.CLIENT)));
+    ProxyTable t =
+        cleanup.track(
+            new ProxyTable(
+                ProxyOptions.defaults().withIoThreads(1),
+                k -> ListenerSpec.http(KeySource.CLIENT)));
     ServiceKey k = anyPort();
     t.addService(Service.of(k, "rr"));
     t.addDest(k, dest(b.address(), 1));
     InetSocketAddress vip = t.boundAddress(k);
-    try (Socket idle = new Socket(); Socket busy = new Socket()) {
+    try (Socket idle = new Socket();
+        Socket busy = new Socket()) {
       idle.connect(vip, 2000);
       idle.setSoTimeout(10_000);
-      idle.getOutputStream().write("GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+      idle.getOutputStream()
+          .write("GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
       StringBuilder first = new StringBuilder();
       while (!first.toString().endsWith("\r\n\r\nb1")) {
         first.append((char) idle.getInputStream().read());
@@ -53,16 +59,25 @@ class ProxyDrainTest {
       assertThat(first.toString()).startsWith("HTTP/1.1 200");
       busy.connect(vip, 2000);
       busy.setSoTimeout(10_000);
-      busy.getOutputStream().write("GET /slow?ms=1500 HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
-      await().atMost(Duration.ofSeconds(5)).until(() -> b.requests.get() == 2); // in flight at the backend
+      busy.getOutputStream()
+          .write(
+              "GET /slow?ms=1500 HTTP/1.1\r\nHost: x\r\n\r\n"
+                  .getBytes(StandardCharsets.ISO_8859_1));
+      await()
+          .atMost(Duration.ofSeconds(5))
+          .until(() -> b.requests.get() == 2); // in flight at the backend
       await().atMost(Duration.ofSeconds(5)).until(() -> t.openConnections() == 2);
       assertThat(t.stopAccepting()).isEqualTo(2);
-      assertThat(idle.getInputStream().read()).as("the idle keep-alive connection closes").isEqualTo(-1);
-      assertThatThrownBy(() -> {
-        try (Socket s = new Socket()) {
-          s.connect(vip, 1000);
-        }
-      }).isInstanceOf(IOException.class);
+      assertThat(idle.getInputStream().read())
+          .as("the idle keep-alive connection closes")
+          .isEqualTo(-1);
+      assertThatThrownBy(
+              () -> {
+                try (Socket s = new Socket()) {
+                  s.connect(vip, 1000);
+                }
+              })
+          .isInstanceOf(IOException.class);
       String resp = readToClose(busy);
       assertThat(resp).startsWith("HTTP/1.1 200").contains("Connection: close").endsWith("b1");
     }

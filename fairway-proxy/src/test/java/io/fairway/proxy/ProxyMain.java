@@ -24,9 +24,9 @@ import java.util.List;
  * stdin: drain I | restore I | remove I | add I | reload | list | quit   (I = backend index from 0)
  * </pre>
  *
- * {@code tcp} is the L4 relay with default options (splicing bulk transfers), {@code tcp-copy} never
- * splices, {@code tcp-splice} splices after the threshold in {@code -Dfairway.spliceThreshold}
- * (default 0: everything).
+ * {@code tcp} is the L4 relay with default options (splicing bulk transfers), {@code tcp-copy}
+ * never splices, {@code tcp-splice} splices after the threshold in {@code
+ * -Dfairway.spliceThreshold} (default 0: everything).
  *
  * <p>{@code reload} applies what the apply layer applies when a reload changed a service: a new
  * scheduler and a changed weight, as table diffs on the running listener.
@@ -37,7 +37,8 @@ public final class ProxyMain {
       System.err.println("usage: ProxyMain http|tcp LISTEN_PORT SCHEDULER HOST:PORT...");
       System.exit(2);
     }
-    ListenerSpec spec = args[0].equals("http") ? ListenerSpec.http(KeySource.CLIENT) : ListenerSpec.tcp();
+    ListenerSpec spec =
+        args[0].equals("http") ? ListenerSpec.http(KeySource.CLIENT) : ListenerSpec.tcp();
     int threads = Integer.getInteger("fairway.threads", 0);
     ProxyOptions options = ProxyOptions.defaults().withIoThreads(threads);
     if (args[0].equals("tcp-splice")) {
@@ -46,7 +47,8 @@ public final class ProxyMain {
       options = options.withSpliceThreshold(-1);
     }
     ProxyTable t = new ProxyTable(options, k -> spec);
-    ServiceKey k = ServiceKey.of(Protocol.TCP, InetAddress.getLoopbackAddress(), Integer.parseInt(args[1]));
+    ServiceKey k =
+        ServiceKey.of(Protocol.TCP, InetAddress.getLoopbackAddress(), Integer.parseInt(args[1]));
     String sched = args[2];
     t.addService(Service.of(k, sched));
     List<InetSocketAddress> backends = new ArrayList<>();
@@ -65,10 +67,28 @@ public final class ProxyMain {
       String[] w = line.trim().split("\\s+");
       try {
         switch (w[0]) {
-          case "drain" -> t.setDest(k, Dest.of(backends.get(Integer.parseInt(w[1])).getAddress(), backends.get(Integer.parseInt(w[1])).getPort(), 0));
-          case "restore" -> t.setDest(k, Dest.of(backends.get(Integer.parseInt(w[1])).getAddress(), backends.get(Integer.parseInt(w[1])).getPort(), 1));
+          case "drain" ->
+              t.setDest(
+                  k,
+                  Dest.of(
+                      backends.get(Integer.parseInt(w[1])).getAddress(),
+                      backends.get(Integer.parseInt(w[1])).getPort(),
+                      0));
+          case "restore" ->
+              t.setDest(
+                  k,
+                  Dest.of(
+                      backends.get(Integer.parseInt(w[1])).getAddress(),
+                      backends.get(Integer.parseInt(w[1])).getPort(),
+                      1));
           case "remove" -> t.delDest(k, Fixtures.key(backends.get(Integer.parseInt(w[1]))));
-          case "add" -> t.addDest(k, Dest.of(backends.get(Integer.parseInt(w[1])).getAddress(), backends.get(Integer.parseInt(w[1])).getPort(), 1));
+          case "add" ->
+              t.addDest(
+                  k,
+                  Dest.of(
+                      backends.get(Integer.parseInt(w[1])).getAddress(),
+                      backends.get(Integer.parseInt(w[1])).getPort(),
+                      1));
           case "reload" -> {
             reloads++;
             t.setService(Service.of(k, reloads % 2 == 1 ? "wrr" : sched));

@@ -20,7 +20,6 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,8 +31,8 @@ import org.junit.jupiter.api.Test;
 /**
  * {@link ProxyTable#apply(List)} publishes each service's pool once per batch instead of once per
  * destination. That must not change what any operation does: each gets the result one call gets,
- * the table ends the same, and a server the batch removes loses its connections as a single
- * delete makes it lose them.
+ * the table ends the same, and a server the batch removes loses its connections as a single delete
+ * makes it lose them.
  */
 class ProxyTableBatchTest {
   @AutoClose final Cleanup cleanup = new Cleanup();
@@ -43,12 +42,16 @@ class ProxyTableBatchTest {
     ServiceKey.of(Protocol.TCP, ip("127.0.0.2"), 0),
     ServiceKey.of(Protocol.UDP, ip("127.0.0.3"), 0),
   };
-  private static final String[] SCHEDULERS = {"rr", "wrr", "sh", "mh", "wlc", "round_robin", "nosuch"};
+  private static final String[] SCHEDULERS = {
+    "rr", "wrr", "sh", "mh", "wlc", "round_robin", "nosuch"
+  };
 
   @Test
   void aBatchGivesEveryOperationTheResultOfOneCallAndEndsInTheSameTable() throws Exception {
-    ProxyTable batched = cleanup.track(new ProxyTable(ProxyOptions.defaults().withIoThreads(1), null));
-    ProxyTable single = cleanup.track(new ProxyTable(ProxyOptions.defaults().withIoThreads(1), null));
+    ProxyTable batched =
+        cleanup.track(new ProxyTable(ProxyOptions.defaults().withIoThreads(1), null));
+    ProxyTable single =
+        cleanup.track(new ProxyTable(ProxyOptions.defaults().withIoThreads(1), null));
     for (long seed = 1; seed <= 20; seed++) {
       Random r = new Random(seed);
       for (int round = 0; round < 4; round++) {
@@ -68,7 +71,9 @@ class ProxyTableBatchTest {
               .as("seed %d round %d op %d: %s", seed, round, i, ops.get(i))
               .isEqualTo(expected);
         }
-        assertThat(contents(batched)).as("seed %d round %d: the table", seed, round).isEqualTo(contents(single));
+        assertThat(contents(batched))
+            .as("seed %d round %d: the table", seed, round)
+            .isEqualTo(contents(single));
       }
       batched.flush();
       single.flush();
@@ -82,17 +87,23 @@ class ProxyTableBatchTest {
     ProxyTable t = cleanup.track(new ProxyTable(ProxyOptions.defaults().withIoThreads(1), null));
     ServiceKey k = SERVICES[0];
     t.addService(Service.of(k, "fo"));
-    assertThat(t.apply(List.of(
-        new TableOp.AddDest(k, dest(b1.address(), 2)), new TableOp.AddDest(k, dest(b2.address(), 1)))))
+    assertThat(
+            t.apply(
+                List.of(
+                    new TableOp.AddDest(k, dest(b1.address(), 2)),
+                    new TableOp.AddDest(k, dest(b2.address(), 1)))))
         .containsOnlyNulls();
     InetSocketAddress vip = t.boundAddress(k);
     try (Socket held = new Socket()) {
       held.connect(vip, 2000);
       held.setSoTimeout(3000);
       assertThat(greeting(held)).isEqualTo("b1");
-      assertThat(t.apply(List.of(
-          new TableOp.DelDest(k, new DestKey(b1.address().getAddress(), b1.address().getPort())),
-          new TableOp.SetDest(k, dest(b2.address(), 3)))))
+      assertThat(
+              t.apply(
+                  List.of(
+                      new TableOp.DelDest(
+                          k, new DestKey(b1.address().getAddress(), b1.address().getPort())),
+                      new TableOp.SetDest(k, dest(b2.address(), 3)))))
           .containsOnlyNulls();
       await().atMost(Duration.ofSeconds(10)).until(() -> closedByPeer(held));
     }
@@ -123,7 +134,10 @@ class ProxyTableBatchTest {
     }
   }
 
-  /** Random operations over three loopback services, so adds collide, deletes miss and thresholds invert. */
+  /**
+   * Random operations over three loopback services, so adds collide, deletes miss and thresholds
+   * invert.
+   */
   private static List<TableOp> ops(Random r, int n) {
     List<TableOp> ops = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
@@ -150,14 +164,24 @@ class ProxyTableBatchTest {
     int port = r.nextInt(20) == 0 ? 0 : 9000 + r.nextInt(2);
     int upper = r.nextInt(4) == 0 ? r.nextInt(5) : 0;
     int lower = r.nextInt(4) == 0 ? r.nextInt(5) : 0;
-    return new Dest(ip("127.0.1." + (1 + r.nextInt(5))), port, ForwardingMethod.MASQ, r.nextInt(4), upper, lower, null);
+    return new Dest(
+        ip("127.0.1." + (1 + r.nextInt(5))),
+        port,
+        ForwardingMethod.MASQ,
+        r.nextInt(4),
+        upper,
+        lower,
+        null);
   }
 
   private static Dest dest(InetSocketAddress a, int weight) {
     return Dest.of(a.getAddress(), a.getPort(), weight);
   }
 
-  /** Services with their settings and destinations with theirs, in a stable order (counters left out). */
+  /**
+   * Services with their settings and destinations with theirs, in a stable order (counters left
+   * out).
+   */
   private static TreeMap<String, List<String>> contents(ProxyTable t) throws TableException {
     TreeMap<String, List<String>> m = new TreeMap<>();
     for (ServiceEntry e : t.list()) {

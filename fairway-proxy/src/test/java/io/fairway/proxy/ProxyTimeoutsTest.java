@@ -39,14 +39,18 @@ import org.junit.jupiter.api.Test;
 class ProxyTimeoutsTest {
   private static final Duration MARGIN = Duration.ofSeconds(2);
   @AutoClose final Cleanup cleanup = new Cleanup();
-  @AutoClose("shutdownNow") final ScheduledExecutorService pacer = Executors.newSingleThreadScheduledExecutor();
+
+  @AutoClose("shutdownNow")
+  final ScheduledExecutorService pacer = Executors.newSingleThreadScheduledExecutor();
+
   private HttpBackend b1;
   private ProxyTable table;
 
   @BeforeEach
   void setUp() throws IOException {
     b1 = cleanup.track(new HttpBackend("b1"));
-    table = cleanup.track(new ProxyTable(ProxyOptions.defaults().withIoThreads(1), k -> specs.get()));
+    table =
+        cleanup.track(new ProxyTable(ProxyOptions.defaults().withIoThreads(1), k -> specs.get()));
   }
 
   private final AtomicReference<ListenerSpec> specs = new AtomicReference<>();
@@ -98,32 +102,51 @@ class ProxyTimeoutsTest {
     Duration body = Duration.ofMillis(800);
     long minRate = 100;
     ProxySettings.Timeouts t = with("request_body", body);
-    t = new ProxySettings.Timeouts(t.requestHead(), t.requestBody(), OptionalLong.of(minRate), t.connect(), t.firstByte(),
-        t.keepAlive(), t.idle(), t.tunnel());
-    InetSocketAddress vip = serve(ListenerSpec.http(KeySource.CLIENT).withTimeouts(t), b1.address());
+    t =
+        new ProxySettings.Timeouts(
+            t.requestHead(),
+            t.requestBody(),
+            OptionalLong.of(minRate),
+            t.connect(),
+            t.firstByte(),
+            t.keepAlive(),
+            t.idle(),
+            t.tunnel());
+    InetSocketAddress vip =
+        serve(ListenerSpec.http(KeySource.CLIENT).withTimeouts(t), b1.address());
     try (Socket s = new Socket()) {
       s.connect(vip, 2000);
       s.setSoTimeout(30_000);
       OutputStream out = s.getOutputStream();
-      out.write("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+      out.write(
+          "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n"
+              .getBytes(StandardCharsets.ISO_8859_1));
       out.flush();
       long start = System.nanoTime();
       // 10 bytes every 250 ms: 40 B/s, under the 100 B/s that earn more time. Each 10 bytes earn
-      // 0.1 s, so the body runs out of time when t = 0.8 s + 0.04 * t * 10 ... t = body / (1 - 40/100).
-      pacer.scheduleAtFixedRate(() -> {
-        try {
-          out.write("0123456789".getBytes(StandardCharsets.ISO_8859_1));
-          out.flush();
-        } catch (IOException e) {
-          // the proxy closed: what the test waits for
-        }
-      }, 0, 250, TimeUnit.MILLISECONDS);
+      // 0.1 s, so the body runs out of time when t = 0.8 s + 0.04 * t * 10 ... t = body / (1 -
+      // 40/100).
+      pacer.scheduleAtFixedRate(
+          () -> {
+            try {
+              out.write("0123456789".getBytes(StandardCharsets.ISO_8859_1));
+              out.flush();
+            } catch (IOException e) {
+              // the proxy closed: what the test waits for
+            }
+          },
+          0,
+          250,
+          TimeUnit.MILLISECONDS);
       Duration expected = Duration.ofNanos((long) (body.toNanos() / (1 - 40.0 / minRate)));
       AtomicReference<String> resp = new AtomicReference<>();
-      await().atMost(bound(expected)).until(() -> {
-        resp.set(readToClose(s));
-        return true;
-      });
+      await()
+          .atMost(bound(expected))
+          .until(
+              () -> {
+                resp.set(readToClose(s));
+                return true;
+              });
       assertThat(resp.get()).startsWith("HTTP/1.1 408");
       assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(body);
     }
@@ -134,26 +157,34 @@ class ProxyTimeoutsTest {
   @Test
   void aBodyAtAGoodRateHasAllTheTimeItNeeds() throws Exception {
     ProxySettings.Timeouts t = with("request_body", Duration.ofMillis(300));
-    InetSocketAddress vip = serve(ListenerSpec.http(KeySource.CLIENT).withTimeouts(t), b1.address());
+    InetSocketAddress vip =
+        serve(ListenerSpec.http(KeySource.CLIENT).withTimeouts(t), b1.address());
     try (Socket s = new Socket()) {
       s.connect(vip, 2000);
       s.setSoTimeout(10_000);
       OutputStream out = s.getOutputStream();
-      out.write("POST /echo HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 40000\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+      out.write(
+          "POST /echo HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 40000\r\n\r\n"
+              .getBytes(StandardCharsets.ISO_8859_1));
       // 8 slices of 5000 bytes, 150 ms apart: 1.05 s in all, far beyond 300 ms, but each slice
       // earns 10 s at the default 500 B/s.
-      java.util.concurrent.atomic.AtomicInteger sent = new java.util.concurrent.atomic.AtomicInteger();
-      pacer.scheduleAtFixedRate(() -> {
-        if (sent.get() < 8) {
-          try {
-            out.write(new byte[5000]);
-            out.flush();
-          } catch (IOException e) {
-            // seen as a short response below
-          }
-          sent.incrementAndGet();
-        }
-      }, 150, 150, TimeUnit.MILLISECONDS);
+      java.util.concurrent.atomic.AtomicInteger sent =
+          new java.util.concurrent.atomic.AtomicInteger();
+      pacer.scheduleAtFixedRate(
+          () -> {
+            if (sent.get() < 8) {
+              try {
+                out.write(new byte[5000]);
+                out.flush();
+              } catch (IOException e) {
+                // seen as a short response below
+              }
+              sent.incrementAndGet();
+            }
+          },
+          150,
+          150,
+          TimeUnit.MILLISECONDS);
       String resp = readToClose(s);
       assertThat(resp).startsWith("HTTP/1.1 200").containsIgnoringCase("Content-Length: 40000");
     }
@@ -162,25 +193,36 @@ class ProxyTimeoutsTest {
   @Test
   void keepAliveAndRequestHeadAreSeparateAndPerService() throws Exception {
     Duration keepAlive = Duration.ofMillis(400);
-    InetSocketAddress short1 = serve(ListenerSpec.http(KeySource.CLIENT).withTimeouts(with("keepalive", keepAlive)), b1.address());
-    ProxyTable other = cleanup.track(new ProxyTable(ProxyOptions.defaults().withIoThreads(1), k -> ListenerSpec.http(KeySource.CLIENT)));
+    InetSocketAddress short1 =
+        serve(
+            ListenerSpec.http(KeySource.CLIENT).withTimeouts(with("keepalive", keepAlive)),
+            b1.address());
+    ProxyTable other =
+        cleanup.track(
+            new ProxyTable(
+                ProxyOptions.defaults().withIoThreads(1),
+                k -> ListenerSpec.http(KeySource.CLIENT)));
     ServiceKey k = anyPort();
     other.addService(Service.of(k, "rr"));
     other.addDest(k, dest(b1.address(), 1));
     InetSocketAddress dflt = other.boundAddress(k);
-    try (Socket a = new Socket(); Socket b = new Socket()) {
+    try (Socket a = new Socket();
+        Socket b = new Socket()) {
       a.connect(short1, 2000);
       b.connect(dflt, 2000);
       a.setSoTimeout(30_000);
       b.setSoTimeout(100);
       for (Socket s : new Socket[] {a, b}) {
-        s.getOutputStream().write("GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+        s.getOutputStream()
+            .write("GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
         byte[] buf = new byte[200];
-        assertThat(new String(buf, 0, s.getInputStream().read(buf), StandardCharsets.ISO_8859_1)).startsWith("HTTP/1.1 200");
+        assertThat(new String(buf, 0, s.getInputStream().read(buf), StandardCharsets.ISO_8859_1))
+            .startsWith("HTTP/1.1 200");
       }
       long start = System.nanoTime();
       await().atMost(bound(keepAlive)).until(() -> a.getInputStream().read() == -1);
-      assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(keepAlive.minusMillis(50));
+      assertThat(Duration.ofNanos(System.nanoTime() - start))
+          .isGreaterThanOrEqualTo(keepAlive.minusMillis(50));
       // The other service keeps its idle client (15 s by default).
       try {
         assertThat(b.getInputStream().read()).isNotEqualTo(-1);
@@ -193,16 +235,23 @@ class ProxyTimeoutsTest {
   @Test
   void aSlowRequestHeadGets408() throws Exception {
     Duration head = Duration.ofMillis(500);
-    InetSocketAddress vip = serve(ListenerSpec.http(KeySource.CLIENT).withTimeouts(with("request_head", head)), b1.address());
+    InetSocketAddress vip =
+        serve(
+            ListenerSpec.http(KeySource.CLIENT).withTimeouts(with("request_head", head)),
+            b1.address());
     try (Socket s = new Socket()) {
       s.connect(vip, 2000);
       s.setSoTimeout(30_000);
-      s.getOutputStream().write("GET / HTTP/1.1\r\nHost: x\r\n".getBytes(StandardCharsets.ISO_8859_1));
+      s.getOutputStream()
+          .write("GET / HTTP/1.1\r\nHost: x\r\n".getBytes(StandardCharsets.ISO_8859_1));
       AtomicReference<String> resp = new AtomicReference<>();
-      await().atMost(bound(head)).until(() -> {
-        resp.set(readToClose(s));
-        return true;
-      });
+      await()
+          .atMost(bound(head))
+          .until(
+              () -> {
+                resp.set(readToClose(s));
+                return true;
+              });
       assertThat(resp.get()).startsWith("HTTP/1.1 408");
     }
   }
@@ -210,16 +259,25 @@ class ProxyTimeoutsTest {
   @Test
   void firstByteTimeoutIs504() throws Exception {
     Duration first = Duration.ofMillis(400);
-    InetSocketAddress vip = serve(ListenerSpec.http(KeySource.CLIENT).withTimeouts(with("first_byte", first)), b1.address());
+    InetSocketAddress vip =
+        serve(
+            ListenerSpec.http(KeySource.CLIENT).withTimeouts(with("first_byte", first)),
+            b1.address());
     try (Socket s = new Socket()) {
       s.connect(vip, 2000);
       s.setSoTimeout(30_000);
-      s.getOutputStream().write("GET /slow?ms=5000 HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+      s.getOutputStream()
+          .write(
+              "GET /slow?ms=5000 HTTP/1.1\r\nHost: x\r\n\r\n"
+                  .getBytes(StandardCharsets.ISO_8859_1));
       AtomicReference<String> resp = new AtomicReference<>();
-      await().atMost(bound(first)).until(() -> {
-        resp.set(readToClose(s));
-        return true;
-      });
+      await()
+          .atMost(bound(first))
+          .until(
+              () -> {
+                resp.set(readToClose(s));
+                return true;
+              });
       assertThat(resp.get()).startsWith("HTTP/1.1 504");
     }
   }
@@ -228,7 +286,8 @@ class ProxyTimeoutsTest {
   void anL4ServiceHasItsOwnIdleTimeout() throws Exception {
     EchoServer echo = cleanup.track(new EchoServer("e1"));
     Duration idle = Duration.ofMillis(500);
-    InetSocketAddress vip = serve(ListenerSpec.tcp().withTimeouts(with("idle", idle)), echo.address());
+    InetSocketAddress vip =
+        serve(ListenerSpec.tcp().withTimeouts(with("idle", idle)), echo.address());
     Conn c = cleanup.track(new Conn(vip));
     assertThat(c.echo("hello")).isEqualTo("hello");
     c.socket.setSoTimeout(30_000);
@@ -240,13 +299,18 @@ class ProxyTimeoutsTest {
     UpgradeBackend b = cleanup.track(new UpgradeBackend(false));
     Duration tunnel = Duration.ofMillis(500);
     // The exchange idle timeout stays at 300 s: only the tunnel's applies once it is one.
-    InetSocketAddress vip = serve(ListenerSpec.http(KeySource.CLIENT).withTimeouts(with("tunnel", tunnel)), b.address());
+    InetSocketAddress vip =
+        serve(
+            ListenerSpec.http(KeySource.CLIENT).withTimeouts(with("tunnel", tunnel)), b.address());
     try (Socket s = new Socket()) {
       s.connect(vip, 2000);
       s.setSoTimeout(30_000);
-      s.getOutputStream().write("GET /chat HTTP/1.1\r\nHost: x\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\n"
-          .getBytes(StandardCharsets.ISO_8859_1));
-      String switched = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\nHELLO";
+      s.getOutputStream()
+          .write(
+              "GET /chat HTTP/1.1\r\nHost: x\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\n"
+                  .getBytes(StandardCharsets.ISO_8859_1));
+      String switched =
+          "HTTP/1.1 101 Switching Protocols\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\nHELLO";
       byte[] got = s.getInputStream().readNBytes(switched.length());
       assertThat(new String(got, StandardCharsets.ISO_8859_1)).isEqualTo(switched);
       await().atMost(bound(tunnel)).until(() -> s.getInputStream().read() == -1);
@@ -271,17 +335,23 @@ class ProxyTimeoutsTest {
           }
           fill.add(f);
         }
-        InetSocketAddress vip = serve(ListenerSpec.http(KeySource.CLIENT).withTimeouts(with("connect", connect)),
-            (InetSocketAddress) stuck.getLocalSocketAddress());
+        InetSocketAddress vip =
+            serve(
+                ListenerSpec.http(KeySource.CLIENT).withTimeouts(with("connect", connect)),
+                (InetSocketAddress) stuck.getLocalSocketAddress());
         try (Socket s = new Socket()) {
           s.connect(vip, 2000);
           s.setSoTimeout(30_000);
-          s.getOutputStream().write("GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+          s.getOutputStream()
+              .write("GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
           AtomicReference<String> resp = new AtomicReference<>();
-          await().atMost(connect.plus(MARGIN)).until(() -> {
-            resp.set(readToClose(s));
-            return true;
-          });
+          await()
+              .atMost(connect.plus(MARGIN))
+              .until(
+                  () -> {
+                    resp.set(readToClose(s));
+                    return true;
+                  });
           assertThat(resp.get()).startsWith("HTTP/1.1 502");
         }
       } finally {
@@ -294,11 +364,20 @@ class ProxyTimeoutsTest {
 
   @Test
   void proxyTimeoutsAndForwardedReachTheSpecFromThePlanOverTheTablesDefaults() throws Exception {
-    String conf = "virtual_server 127.0.0.1 8080 {\n    lb_kind HTTP\n    http_forwarded\n"
-        + "    proxy_timeouts {\n        request_body 5\n        tunnel 3600\n    }\n"
-        + "    real_server 127.0.0.1 9001 {\n    }\n}\n";
-    io.fairway.plan.ServicePlan sp = io.fairway.plan.PlanBuilder.build(io.fairway.config.KeepalivedConfig.parse(
-        "test.conf", conf, java.nio.file.Path.of("."), io.fairway.config.ParseOptions.defaults()).config()).services().get(0);
+    String conf =
+        "virtual_server 127.0.0.1 8080 {\n    lb_kind HTTP\n    http_forwarded\n"
+            + "    proxy_timeouts {\n        request_body 5\n        tunnel 3600\n    }\n"
+            + "    real_server 127.0.0.1 9001 {\n    }\n}\n";
+    io.fairway.plan.ServicePlan sp =
+        io.fairway.plan.PlanBuilder.build(
+                io.fairway.config.KeepalivedConfig.parse(
+                        "test.conf",
+                        conf,
+                        java.nio.file.Path.of("."),
+                        io.fairway.config.ParseOptions.defaults())
+                    .config())
+            .services()
+            .get(0);
     ListenerSpec spec = ListenerSpec.of(sp, sp.services().get(0).key());
     assertThat(spec.forwarded()).isTrue();
     Timeouts t = Timeouts.of(ProxyOptions.defaults(), spec.proxy().timeouts());

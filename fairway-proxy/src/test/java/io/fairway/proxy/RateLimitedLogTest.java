@@ -1,6 +1,5 @@
 package io.fairway.proxy;
 
-import static io.fairway.proxy.Fixtures.anyPort;
 import static io.fairway.proxy.Fixtures.dest;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -48,31 +47,48 @@ class RateLimitedLogTest {
   }
 
   private List<String> warnings() {
-    return events.list.stream().filter(e -> e.getLevel() == Level.WARN).map(ILoggingEvent::getFormattedMessage).toList();
+    return events.list.stream()
+        .filter(e -> e.getLevel() == Level.WARN)
+        .map(ILoggingEvent::getFormattedMessage)
+        .toList();
   }
 
   @Test
   void eachKindOncePerWindowThenItsCount() {
     capture(RateLimitedLogTest.class);
     AtomicLong now = new AtomicLong();
-    RateLimitedLog l = new RateLimitedLog(LoggerFactory.getLogger(RateLimitedLogTest.class), Duration.ofSeconds(10), now::get, false);
+    RateLimitedLog l =
+        new RateLimitedLog(
+            LoggerFactory.getLogger(RateLimitedLogTest.class),
+            Duration.ofSeconds(10),
+            now::get,
+            false);
     for (int i = 0; i < 4712; i++) {
       l.warn("TCP 127.0.0.1:80", "connect to b1 failed: Connection refused", null);
     }
     l.warn("TCP 127.0.0.1:80", "no destination available", "GET /x from 10.0.0.1:5000");
-    assertThat(warnings()).containsExactly("TCP 127.0.0.1:80: connect to b1 failed: Connection refused",
-        "TCP 127.0.0.1:80: no destination available: GET /x from 10.0.0.1:5000");
+    assertThat(warnings())
+        .containsExactly(
+            "TCP 127.0.0.1:80: connect to b1 failed: Connection refused",
+            "TCP 127.0.0.1:80: no destination available: GET /x from 10.0.0.1:5000");
     now.addAndGet(Duration.ofSeconds(10).toNanos());
     l.warn("TCP 127.0.0.1:80", "connect to b1 failed: Connection refused", null);
-    assertThat(warnings()).last().isEqualTo(
-        "TCP 127.0.0.1:80: connect to b1 failed: Connection refused (and 4,711 more in the last 10 s)");
+    assertThat(warnings())
+        .last()
+        .isEqualTo(
+            "TCP 127.0.0.1:80: connect to b1 failed: Connection refused (and 4,711 more in the last 10 s)");
   }
 
   @Test
   void theSweepWritesCountsNoLaterOccurrenceCarriesAndForgetsQuietKinds() {
     capture(RateLimitedLogTest.class);
     AtomicLong now = new AtomicLong();
-    RateLimitedLog l = new RateLimitedLog(LoggerFactory.getLogger(RateLimitedLogTest.class), Duration.ofSeconds(10), now::get, false);
+    RateLimitedLog l =
+        new RateLimitedLog(
+            LoggerFactory.getLogger(RateLimitedLogTest.class),
+            Duration.ofSeconds(10),
+            now::get,
+            false);
     for (int i = 0; i < 3; i++) {
       l.warn("svc", "bad request: malformed request line", "from 10.0.0." + i + ":1");
     }
@@ -80,30 +96,44 @@ class RateLimitedLogTest {
     assertThat(warnings()).hasSize(1); // the window is not over
     now.addAndGet(Duration.ofSeconds(11).toNanos());
     l.sweep();
-    assertThat(warnings()).last().isEqualTo(
-        "svc: bad request: malformed request line: 2 more in the last 10 s (the last: from 10.0.0.2:1)");
+    assertThat(warnings())
+        .last()
+        .isEqualTo(
+            "svc: bad request: malformed request line: 2 more in the last 10 s (the last: from 10.0.0.2:1)");
     now.addAndGet(Duration.ofSeconds(25).toNanos());
     l.sweep(); // quiet for two windows: forgotten, so the next one is news again
     l.warn("svc", "bad request: malformed request line", "from 10.0.0.9:1");
-    assertThat(warnings()).hasSize(3).last().isEqualTo("svc: bad request: malformed request line: from 10.0.0.9:1");
+    assertThat(warnings())
+        .hasSize(3)
+        .last()
+        .isEqualTo("svc: bad request: malformed request line: from 10.0.0.9:1");
   }
 
   @Test
   void kindsAreBounded() {
     capture(RateLimitedLogTest.class);
-    RateLimitedLog l = new RateLimitedLog(LoggerFactory.getLogger(RateLimitedLogTest.class), Duration.ofSeconds(10), () -> 0, false);
+    RateLimitedLog l =
+        new RateLimitedLog(
+            LoggerFactory.getLogger(RateLimitedLogTest.class),
+            Duration.ofSeconds(10),
+            () -> 0,
+            false);
     for (int i = 0; i < RateLimitedLog.MAX_KINDS + 1000; i++) {
       l.warn("svc", "unsupported Transfer-Encoding: x" + i, null);
     }
     assertThat(warnings()).hasSize(RateLimitedLog.MAX_KINDS + 1);
-    assertThat(warnings()).last().asString().startsWith("(other): further kinds of warning: svc: unsupported");
+    assertThat(warnings())
+        .last()
+        .asString()
+        .startsWith("(other): further kinds of warning: svc: unsupported");
   }
 
   private static void request(InetSocketAddress vip) throws IOException {
     try (Socket s = new Socket()) {
       s.connect(vip, 2000);
       s.setSoTimeout(5000);
-      s.getOutputStream().write("GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+      s.getOutputStream()
+          .write("GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
       InputStream in = s.getInputStream();
       while (in.read() >= 0) {
         // to the proxy's close
@@ -114,9 +144,16 @@ class RateLimitedLogTest {
   @Test
   void aBackendOutageUnderLoadWritesABoundedNumberOfLines() throws Exception {
     capture(HttpFrontend.class);
-    ProxyTable t = cleanup.track(new ProxyTable(ProxyOptions.defaults().withIoThreads(1), k -> ListenerSpec.http(KeySource.CLIENT)));
-    // An address of its own: the limiter is per service, and every other test's service is 127.0.0.1:0.
-    ServiceKey k = ServiceKey.of(io.fairway.table.Protocol.TCP, java.net.InetAddress.getByName("127.0.16.1"), 0);
+    ProxyTable t =
+        cleanup.track(
+            new ProxyTable(
+                ProxyOptions.defaults().withIoThreads(1),
+                k -> ListenerSpec.http(KeySource.CLIENT)));
+    // An address of its own: the limiter is per service, and every other test's service is
+    // 127.0.0.1:0.
+    ServiceKey k =
+        ServiceKey.of(
+            io.fairway.table.Protocol.TCP, java.net.InetAddress.getByName("127.0.16.1"), 0);
     t.addService(Service.of(k, "rr"));
     t.addDest(k, dest(new InetSocketAddress(Fixtures.LO, Fixtures.deadPort()), 1));
     InetSocketAddress vip = t.boundAddress(k);
@@ -125,7 +162,9 @@ class RateLimitedLogTest {
       request(vip);
     }
     // Two kinds, each logged once (and summed up once later): without the limit, 800 lines.
-    assertThat(warnings()).as(String.join("\n", warnings())).hasSizeLessThanOrEqualTo(4)
+    assertThat(warnings())
+        .as(String.join("\n", warnings()))
+        .hasSizeLessThanOrEqualTo(4)
         .anyMatch(w -> w.contains("connect to") && w.contains("failed"))
         .anyMatch(w -> w.contains("every destination failed"));
   }
@@ -134,8 +173,11 @@ class RateLimitedLogTest {
   void anL4BackendOutageUnderLoadWritesABoundedNumberOfLines() throws Exception {
     capture(TcpFrontend.class);
     ProxyTable t = cleanup.track(new ProxyTable(ProxyOptions.defaults().withIoThreads(1), null));
-    // An address of its own: the limiter is per service, and every other test's service is 127.0.0.1:0.
-    ServiceKey k = ServiceKey.of(io.fairway.table.Protocol.TCP, java.net.InetAddress.getByName("127.0.16.2"), 0);
+    // An address of its own: the limiter is per service, and every other test's service is
+    // 127.0.0.1:0.
+    ServiceKey k =
+        ServiceKey.of(
+            io.fairway.table.Protocol.TCP, java.net.InetAddress.getByName("127.0.16.2"), 0);
     t.addService(Service.of(k, "rr"));
     t.addDest(k, dest(new InetSocketAddress(Fixtures.LO, Fixtures.deadPort()), 1));
     InetSocketAddress vip = t.boundAddress(k);
@@ -148,27 +190,44 @@ class RateLimitedLogTest {
         }
       }
     }
-    assertThat(warnings()).as(String.join("\n", warnings())).hasSizeLessThanOrEqualTo(4)
+    assertThat(warnings())
+        .as(String.join("\n", warnings()))
+        .hasSizeLessThanOrEqualTo(4)
         .anyMatch(w -> w.contains("no destination available"));
   }
 
   private List<String> infos(String containing) {
-    return events.list.stream().filter(e -> e.getLevel() == Level.INFO).map(ILoggingEvent::getFormattedMessage)
-        .filter(m -> m.contains(containing)).toList();
+    return events.list.stream()
+        .filter(e -> e.getLevel() == Level.INFO)
+        .map(ILoggingEvent::getFormattedMessage)
+        .filter(m -> m.contains(containing))
+        .toList();
   }
 
   @Test
   void aFloodOfSlowClientsWritesABoundedNumberOfInfoLines() throws Exception {
     capture(HttpFrontend.class);
     HttpBackend b = cleanup.track(new HttpBackend("b1"));
-    io.fairway.config.model.ProxySettings.Timeouts head = new io.fairway.config.model.ProxySettings.Timeouts(
-        java.util.Optional.of(Duration.ofMillis(300)), java.util.Optional.empty(), java.util.OptionalLong.empty(),
-        java.util.Optional.empty(), java.util.Optional.empty(), java.util.Optional.empty(), java.util.Optional.empty(),
-        java.util.Optional.empty());
-    ProxyTable t = cleanup.track(new ProxyTable(ProxyOptions.defaults().withIoThreads(1),
-        k -> ListenerSpec.http(KeySource.CLIENT).withTimeouts(head)));
-    // An address of its own: the limiter is per service, and every other test's service is 127.0.0.1:0.
-    ServiceKey k = ServiceKey.of(io.fairway.table.Protocol.TCP, java.net.InetAddress.getByName("127.0.16.3"), 0);
+    io.fairway.config.model.ProxySettings.Timeouts head =
+        new io.fairway.config.model.ProxySettings.Timeouts(
+            java.util.Optional.of(Duration.ofMillis(300)),
+            java.util.Optional.empty(),
+            java.util.OptionalLong.empty(),
+            java.util.Optional.empty(),
+            java.util.Optional.empty(),
+            java.util.Optional.empty(),
+            java.util.Optional.empty(),
+            java.util.Optional.empty());
+    ProxyTable t =
+        cleanup.track(
+            new ProxyTable(
+                ProxyOptions.defaults().withIoThreads(1),
+                k -> ListenerSpec.http(KeySource.CLIENT).withTimeouts(head)));
+    // An address of its own: the limiter is per service, and every other test's service is
+    // 127.0.0.1:0.
+    ServiceKey k =
+        ServiceKey.of(
+            io.fairway.table.Protocol.TCP, java.net.InetAddress.getByName("127.0.16.3"), 0);
     t.addService(Service.of(k, "rr"));
     t.addDest(k, dest(b.address(), 1));
     InetSocketAddress vip = t.boundAddress(k);
@@ -178,11 +237,13 @@ class RateLimitedLogTest {
         Socket s = new Socket();
         s.connect(vip, 2000);
         s.setSoTimeout(10_000);
-        s.getOutputStream().write("GET / HTTP/1.1\r\nHost: x\r\n".getBytes(StandardCharsets.ISO_8859_1));
+        s.getOutputStream()
+            .write("GET / HTTP/1.1\r\nHost: x\r\n".getBytes(StandardCharsets.ISO_8859_1));
         slow.add(s);
       }
       for (Socket s : slow) {
-        assertThat(new String(s.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1)).startsWith("HTTP/1.1 408");
+        assertThat(new String(s.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1))
+            .startsWith("HTTP/1.1 408");
       }
     } finally {
       for (Socket s : slow) {

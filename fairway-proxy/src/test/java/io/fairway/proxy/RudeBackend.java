@@ -9,9 +9,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * An HTTP backend that answers one request per connection claiming keep-alive, then reads
- * the next request and closes without answering: the
- * race every proxy with a connection pool meets when a backend's keep-alive timer fires.
+ * An HTTP backend that answers one request per connection claiming keep-alive, then reads the next
+ * request and closes without answering: the race every proxy with a connection pool meets when a
+ * backend's keep-alive timer fires.
  */
 final class RudeBackend implements AutoCloseable {
   private final ServerSocket server;
@@ -39,8 +39,10 @@ final class RudeBackend implements AutoCloseable {
         while (!head.toString().endsWith("\r\n\r\n") && (c = in.read()) >= 0) {
           head.append((char) c);
         }
-        s.getOutputStream().write(
-            "HTTP/1.1 200 OK\r\nContent-Length: 4\r\nConnection: keep-alive\r\n\r\nrude".getBytes(StandardCharsets.US_ASCII));
+        s.getOutputStream()
+            .write(
+                "HTTP/1.1 200 OK\r\nContent-Length: 4\r\nConnection: keep-alive\r\n\r\nrude"
+                    .getBytes(StandardCharsets.US_ASCII));
         s.getOutputStream().flush();
         // Swallow the next request on this connection and close without answering.
         head.setLength(0);

@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import org.junit.jupiter.api.BeforeAll;
 
 /**
- * Every {@link TcpProxyTest} again with the relay splicing: from the first byte here, and
- * {@link SplicingAfterThresholdTcpProxyTest} switching mid-stream. Needs the native epoll
- * transport (Linux x86_64).
+ * Every {@link TcpProxyTest} again with the relay splicing: from the first byte here, and {@link
+ * SplicingAfterThresholdTcpProxyTest} switching mid-stream. Needs the native epoll transport (Linux
+ * x86_64).
  */
 class SplicingTcpProxyTest extends TcpProxyTest {
   @BeforeAll

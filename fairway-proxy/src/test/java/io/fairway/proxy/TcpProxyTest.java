@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.fairway.proxy.Fixtures.Conn;
 import io.fairway.proxy.table.ListenerSpec;
 import io.fairway.proxy.table.ProxyTable;
 import io.fairway.table.DestEntry;
@@ -14,7 +15,6 @@ import io.fairway.table.Protocol;
 import io.fairway.table.Service;
 import io.fairway.table.ServiceKey;
 import io.fairway.table.TableException;
-import io.fairway.proxy.Fixtures.Conn;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -56,11 +56,19 @@ class TcpProxyTest {
     return cleanup.track(new ProxyTable(o.withIoThreads(2), k -> spec));
   }
 
-  private InetSocketAddress serve(ProxyTable t, ServiceKey k, String sched, EchoServer... servers) throws TableException {
-    return serve(t, k, sched, java.util.Arrays.stream(servers).map(EchoServer::address).toArray(InetSocketAddress[]::new));
+  private InetSocketAddress serve(ProxyTable t, ServiceKey k, String sched, EchoServer... servers)
+      throws TableException {
+    return serve(
+        t,
+        k,
+        sched,
+        java.util.Arrays.stream(servers)
+            .map(EchoServer::address)
+            .toArray(InetSocketAddress[]::new));
   }
 
-  private static InetSocketAddress serve(ProxyTable t, ServiceKey k, String sched, InetSocketAddress... backends)
+  private static InetSocketAddress serve(
+      ProxyTable t, ServiceKey k, String sched, InetSocketAddress... backends)
       throws TableException {
     t.addService(Service.of(k, sched));
     for (InetSocketAddress b : backends) {
@@ -84,7 +92,9 @@ class TcpProxyTest {
   void relaysBytesBothWaysAndSpreadsNewConnections() throws Exception {
     ProxyTable t = table(options(), null);
     InetSocketAddress vip = serve(t, anyPort(), "rr", b1, b2, b3);
-    assertThat(spread(vip, 30)).containsOnlyKeys("b1", "b2", "b3").allSatisfy((k, v) -> assertThat(v).isEqualTo(10));
+    assertThat(spread(vip, 30))
+        .containsOnlyKeys("b1", "b2", "b3")
+        .allSatisfy((k, v) -> assertThat(v).isEqualTo(10));
   }
 
   @ParameterizedTest
@@ -94,10 +104,16 @@ class TcpProxyTest {
     ProxyTable plain = table(options(), null);
     assertThat(spread(serve(plain, anyPort(), algorithm, b1, b2, b3), 12)).hasSize(1);
 
-    io.fairway.plan.Selection withBound = algorithm.equals("mh")
-        ? new io.fairway.plan.Selection.Kernel("mh", List.of(), 125)
-        : new io.fairway.plan.Selection.Shard(67, io.fairway.director.varnish.ShardBy.KEY,
-            io.fairway.director.varnish.ShardHealthy.CHOSEN, 0, java.time.Duration.ZERO, 125);
+    io.fairway.plan.Selection withBound =
+        algorithm.equals("mh")
+            ? new io.fairway.plan.Selection.Kernel("mh", List.of(), 125)
+            : new io.fairway.plan.Selection.Shard(
+                67,
+                io.fairway.director.varnish.ShardBy.KEY,
+                io.fairway.director.varnish.ShardHealthy.CHOSEN,
+                0,
+                java.time.Duration.ZERO,
+                125);
     ListenerSpec bounded = ListenerSpec.tcp().withSelection(withBound);
     ProxyTable t = table(options(), bounded);
     InetSocketAddress vip = serve(t, anyPort(), algorithm, b1, b2, b3);
@@ -107,7 +123,9 @@ class TcpProxyTest {
       m.merge(c.backend, 1, Integer::sum);
     }
     // 12 connections over 3 servers: none may hold more than 125% of the mean of 4.
-    assertThat(m).containsOnlyKeys("b1", "b2", "b3").allSatisfy((k, v) -> assertThat(v).isLessThanOrEqualTo(5));
+    assertThat(m)
+        .containsOnlyKeys("b1", "b2", "b3")
+        .allSatisfy((k, v) -> assertThat(v).isLessThanOrEqualTo(5));
   }
 
   @Test
@@ -192,11 +210,14 @@ class TcpProxyTest {
     }
     c1.close();
     // Closed connections count as inactive until they expire; then b1 takes new clients again.
-    await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
-      try (Conn c3 = new Conn(t.boundAddress(k))) {
-        assertThat(c3.backend).isEqualTo("b1");
-      }
-    });
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .untilAsserted(
+            () -> {
+              try (Conn c3 = new Conn(t.boundAddress(k))) {
+                assertThat(c3.backend).isEqualTo("b1");
+              }
+            });
   }
 
   @Test
@@ -239,12 +260,15 @@ class TcpProxyTest {
     Conn c = cleanup.track(new Conn(vip));
     assertThat(entry(t, k, b1.address()).activeConnections()).isEqualTo(1);
     c.close();
-    await().atMost(Duration.ofSeconds(3)).untilAsserted(() -> {
-      DestEntry e = entry(t, k, b1.address());
-      assertThat(e.activeConnections()).isZero();
-      assertThat(e.inactiveConnections()).isEqualTo(1);
-      assertThat(e.stats().connections()).isEqualTo(1);
-    });
+    await()
+        .atMost(Duration.ofSeconds(3))
+        .untilAsserted(
+            () -> {
+              DestEntry e = entry(t, k, b1.address());
+              assertThat(e.activeConnections()).isZero();
+              assertThat(e.inactiveConnections()).isEqualTo(1);
+              assertThat(e.stats().connections()).isEqualTo(1);
+            });
   }
 
   @Test
@@ -257,8 +281,18 @@ class TcpProxyTest {
     t.addDest(k, dest(b3.address(), 1));
     Map<String, Integer> m = spread(t.boundAddress(k), 9);
     assertThat(m).hasSize(1);
-    assertThat(entry(t, k, Fixtures.dest(m.keySet().iterator().next().equals("b1") ? b1.address()
-        : m.containsKey("b2") ? b2.address() : b3.address(), 1).key()).persistentConnections()).isEqualTo(1);
+    assertThat(
+            entry(
+                    t,
+                    k,
+                    Fixtures.dest(
+                            m.keySet().iterator().next().equals("b1")
+                                ? b1.address()
+                                : m.containsKey("b2") ? b2.address() : b3.address(),
+                            1)
+                        .key())
+                .persistentConnections())
+        .isEqualTo(1);
   }
 
   @Test
@@ -288,7 +322,9 @@ class TcpProxyTest {
         String payload = "line " + i + "\n" + "x".repeat(20000) + "\n";
         s.getOutputStream().write(payload.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
         s.shutdownOutput();
-        String all = new String(s.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII);
+        String all =
+            new String(
+                s.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII);
         assertThat(all).isEqualTo("b1\n" + payload);
       }
     }
@@ -300,7 +336,8 @@ class TcpProxyTest {
     try (ServerSocket probe = new ServerSocket(0, 1, v6)) {
       // ::1 is there
     } catch (IOException e) {
-      org.junit.jupiter.api.Assumptions.assumeTrue(false, "no IPv6 loopback here: " + e.getMessage());
+      org.junit.jupiter.api.Assumptions.assumeTrue(
+          false, "no IPv6 loopback here: " + e.getMessage());
     }
     ProxyTable t = table(options(), null);
     ServiceKey k = ServiceKey.of(Protocol.TCP, v6, 0);
@@ -311,16 +348,21 @@ class TcpProxyTest {
 
   @Test
   void anIpv4ServiceUsesIpv4SocketsBothWays() throws Exception {
-    org.junit.jupiter.api.Assumptions.assumeTrue(Transport.EPOLL, "only epoll channels can be made IPv4 (Netty 4.2.18)");
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        Transport.EPOLL, "only epoll channels can be made IPv4 (Netty 4.2.18)");
     // An IPv6 socket would carry the same bytes (as ::ffff:127.0.0.1) through the kernel's IPv6
     // socket layer on every call; /proc/net/tcp6 would list it.
     ProxyTable t = table(options(), null);
     InetSocketAddress vip = serve(t, anyPort(), "rr", b1);
     try (Conn c = new Conn(vip)) {
       assertThat(c.echo("x")).isEqualTo("x");
-      assertThat(Fixtures.socketsWithPort("tcp", true, vip.getPort())).as("listener and accepted").isEqualTo(2);
+      assertThat(Fixtures.socketsWithPort("tcp", true, vip.getPort()))
+          .as("listener and accepted")
+          .isEqualTo(2);
       assertThat(Fixtures.socketsWithPort("tcp6", true, vip.getPort())).isZero();
-      assertThat(Fixtures.socketsWithPort("tcp", false, b1.address().getPort())).as("to the backend").isEqualTo(1);
+      assertThat(Fixtures.socketsWithPort("tcp", false, b1.address().getPort()))
+          .as("to the backend")
+          .isEqualTo(1);
       assertThat(Fixtures.socketsWithPort("tcp6", false, b1.address().getPort())).isZero();
     }
   }
@@ -356,50 +398,73 @@ class TcpProxyTest {
     ProxyTable t = table(options(), null);
     ServiceKey k = anyPort();
     t.addService(Service.of(k, "rr"));
-    assertThat(reason(() -> t.addService(Service.of(k, "rr")))).isEqualTo(TableException.Reason.EXISTS);
-    assertThat(reason(() -> t.setService(Service.of(k, "nosuch")))).isEqualTo(TableException.Reason.NOT_FOUND);
-    assertThat(reason(() -> t.setDest(k, dest(b1.address(), 1)))).isEqualTo(TableException.Reason.NOT_FOUND);
-    assertThat(reason(() -> t.delService(ServiceKey.of(Protocol.TCP, Fixtures.LO, 1)))).isEqualTo(TableException.Reason.NO_SERVICE);
-    assertThat(reason(() -> t.addService(Service.of(ServiceKey.of(Protocol.SCTP, Fixtures.LO, 0), "rr")))).isEqualTo(TableException.Reason.INVALID);
+    assertThat(reason(() -> t.addService(Service.of(k, "rr"))))
+        .isEqualTo(TableException.Reason.EXISTS);
+    assertThat(reason(() -> t.setService(Service.of(k, "nosuch"))))
+        .isEqualTo(TableException.Reason.NOT_FOUND);
+    assertThat(reason(() -> t.setDest(k, dest(b1.address(), 1))))
+        .isEqualTo(TableException.Reason.NOT_FOUND);
+    assertThat(reason(() -> t.delService(ServiceKey.of(Protocol.TCP, Fixtures.LO, 1))))
+        .isEqualTo(TableException.Reason.NO_SERVICE);
+    assertThat(
+            reason(
+                () -> t.addService(Service.of(ServiceKey.of(Protocol.SCTP, Fixtures.LO, 0), "rr"))))
+        .isEqualTo(TableException.Reason.INVALID);
     t.addDest(k, dest(b1.address(), 1));
-    assertThat(reason(() -> t.addDest(k, dest(b1.address(), 2)))).isEqualTo(TableException.Reason.EXISTS);
-    assertThat(reason(() -> t.addDest(k, dest(b2.address(), 1, 5, 10)))).isEqualTo(TableException.Reason.RANGE);
+    assertThat(reason(() -> t.addDest(k, dest(b1.address(), 2))))
+        .isEqualTo(TableException.Reason.EXISTS);
+    assertThat(reason(() -> t.addDest(k, dest(b2.address(), 1, 5, 10))))
+        .isEqualTo(TableException.Reason.RANGE);
   }
 
   /**
    * Downloads {@code n} bytes from a blob server through vip and checks every byte; with {@code
    * stallFirst}, reads nothing until that server's writes have stopped (the reader is slow).
    */
-  private static void download(InetSocketAddress vip, long n, BlobServer stallFirst) throws Exception {
+  private static void download(InetSocketAddress vip, long n, BlobServer stallFirst)
+      throws Exception {
     download(vip, n, stallFirst, false);
   }
 
-  private static void download(InetSocketAddress vip, long n, BlobServer stallFirst, boolean halfClose) throws Exception {
+  private static void download(
+      InetSocketAddress vip, long n, BlobServer stallFirst, boolean halfClose) throws Exception {
     download(vip, n, stallFirst, halfClose, null);
   }
 
   /**
    * Waits until {@code blob}'s writes have stopped: two looks 200 ms apart see the same count, so
-   * its sends are blocked on full buffers (a starved sender can only make this return early,
-   * which makes no check that follows fail falsely).
+   * its sends are blocked on full buffers (a starved sender can only make this return early, which
+   * makes no check that follows fail falsely).
    */
   private static void awaitStalled(BlobServer blob) {
     long[] last = {-1};
-    await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(200)).until(() -> {
-      long now = blob.sent.get();
-      boolean still = now > 0 && now == last[0];
-      last[0] = now;
-      return still;
-    });
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(200))
+        .until(
+            () -> {
+              long now = blob.sent.get();
+              boolean still = now > 0 && now == last[0];
+              last[0] = now;
+              return still;
+            });
   }
 
-  private static void download(InetSocketAddress vip, long n, BlobServer stallFirst, boolean halfClose,
-      java.util.concurrent.CountDownLatch startReading) throws Exception {
+  private static void download(
+      InetSocketAddress vip,
+      long n,
+      BlobServer stallFirst,
+      boolean halfClose,
+      java.util.concurrent.CountDownLatch startReading)
+      throws Exception {
     try (java.net.Socket s = new java.net.Socket()) {
       s.connect(vip, 2000);
       s.setSoTimeout(10000);
       // "N close": the blob server closes after its answer (a download ending in FIN)
-      s.getOutputStream().write((n + (halfClose ? "" : " close") + "\n").getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      s.getOutputStream()
+          .write(
+              (n + (halfClose ? "" : " close") + "\n")
+                  .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
       if (halfClose) {
         s.shutdownOutput(); // the answer must still come whole, then the server's FIN
       }
@@ -435,12 +500,15 @@ class TcpProxyTest {
     for (int i = 0; i < 3; i++) {
       download(vip, n + i, null);
     }
-    await().atMost(Duration.ofSeconds(3)).untilAsserted(() -> {
-      io.fairway.table.Stats st = entry(t, k, blob.address()).stats();
-      assertThat(st.outBytes()).isEqualTo(3 * n + 3);
-      // the three request lines: "6291456 close\n", "6291457 close\n", "6291458 close\n"
-      assertThat(st.inBytes()).isEqualTo(3 * 14);
-    });
+    await()
+        .atMost(Duration.ofSeconds(3))
+        .untilAsserted(
+            () -> {
+              io.fairway.table.Stats st = entry(t, k, blob.address()).stats();
+              assertThat(st.outBytes()).isEqualTo(3 * n + 3);
+              // the three request lines: "6291456 close\n", "6291457 close\n", "6291458 close\n"
+              assertThat(st.inBytes()).isEqualTo(3 * 14);
+            });
   }
 
   @Test
@@ -465,7 +533,8 @@ class TcpProxyTest {
           assertThat(got).as("answer %d ended early at %d of %d", r, off, n).isPositive();
           for (int i = 0; i < got; i++) {
             if (buf[i] != BlobServer.pattern(off + i)) {
-              throw new AssertionError("answer " + r + ": byte " + (off + i) + " of " + n + " differs");
+              throw new AssertionError(
+                  "answer " + r + ": byte " + (off + i) + " of " + n + " differs");
             }
           }
           off += got;
@@ -482,14 +551,17 @@ class TcpProxyTest {
     InetSocketAddress vip = serve(t, k, "rr", blob.address());
     long n = 96L << 20;
     java.util.concurrent.CountDownLatch checked = new java.util.concurrent.CountDownLatch(1);
-    Thread reader = new Thread(() -> {
-      try {
-        download(vip, n, null, false, checked);
-      } catch (Exception e) {
-        throw new RuntimeException(e);
-      }
-    });
-    java.util.concurrent.atomic.AtomicReference<Throwable> failed = new java.util.concurrent.atomic.AtomicReference<>();
+    Thread reader =
+        new Thread(
+            () -> {
+              try {
+                download(vip, n, null, false, checked);
+              } catch (Exception e) {
+                throw new RuntimeException(e);
+              }
+            });
+    java.util.concurrent.atomic.AtomicReference<Throwable> failed =
+        new java.util.concurrent.atomic.AtomicReference<>();
     reader.setUncaughtExceptionHandler((th, e) -> failed.set(e));
     reader.start();
     awaitStalled(blob);
@@ -512,8 +584,8 @@ class TcpProxyTest {
   }
 
   /**
-   * Netty 4.2.18 drops a half-closed channel from epoll and then fails to re-arm it; without
-   * {@link KeptEpollChannels} this download ends after about 4 MB.
+   * Netty 4.2.18 drops a half-closed channel from epoll and then fails to re-arm it; without {@link
+   * KeptEpollChannels} this download ends after about 4 MB.
    */
   @Test
   void halfClosedSlowReaderGetsTheWholeDownload() throws Exception {

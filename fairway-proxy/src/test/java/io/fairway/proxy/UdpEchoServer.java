@@ -10,8 +10,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * A UDP backend for tests: answers every datagram with its name, a colon and the payload, from
- * the address it was sent to. {@code silent} servers count datagrams and never answer.
+ * A UDP backend for tests: answers every datagram with its name, a colon and the payload, from the
+ * address it was sent to. {@code silent} servers count datagrams and never answer.
  */
 final class UdpEchoServer implements AutoCloseable {
   private final DatagramSocket socket;
@@ -19,6 +19,7 @@ final class UdpEchoServer implements AutoCloseable {
   private final boolean silent;
   private final Thread thread;
   private volatile int received;
+
   /** The last client address and port this server saw (the proxy's socket for the flow). */
   volatile InetSocketAddress lastPeer;
 

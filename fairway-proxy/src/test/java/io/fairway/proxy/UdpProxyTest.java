@@ -36,13 +36,12 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AutoClose;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * UDP virtual services on the userspace data plane, over loopback with real UDP servers: flows
- * per client address as IPVS keeps them, answers from the virtual address, the table's drain and
+ * UDP virtual services on the userspace data plane, over loopback with real UDP servers: flows per
+ * client address as IPVS keeps them, answers from the virtual address, the table's drain and
  * removal semantics, expiry, one-packet scheduling, and dnsmasq behind it as a real DNS service.
  */
 class UdpProxyTest {
@@ -57,7 +56,8 @@ class UdpProxyTest {
     return ServiceKey.of(Protocol.UDP, a, 0);
   }
 
-  private InetSocketAddress serve(ProxyTable t, Service s, UdpEchoServer... servers) throws TableException {
+  private InetSocketAddress serve(ProxyTable t, Service s, UdpEchoServer... servers)
+      throws TableException {
     t.addService(s);
     for (UdpEchoServer u : servers) {
       t.addDest(s.key(), dest(u.address(), 1));
@@ -129,13 +129,16 @@ class UdpProxyTest {
 
     // As the kernel counts UDP: every flow is an inactive connection, none active.
     List<DestEntry> dests = t.list().get(0).dests();
-    assertThat(dests).allSatisfy(d -> {
-      assertThat(d.activeConnections()).isZero();
-      assertThat(d.inactiveConnections()).isEqualTo(2);
-      assertThat(d.stats().connections()).isEqualTo(2);
-      assertThat(d.stats().inBytes()).isPositive();
-      assertThat(d.stats().outBytes()).isGreaterThan(d.stats().inBytes()); // the echo adds its name
-    });
+    assertThat(dests)
+        .allSatisfy(
+            d -> {
+              assertThat(d.activeConnections()).isZero();
+              assertThat(d.inactiveConnections()).isEqualTo(2);
+              assertThat(d.stats().connections()).isEqualTo(2);
+              assertThat(d.stats().inBytes()).isPositive();
+              assertThat(d.stats().outBytes())
+                  .isGreaterThan(d.stats().inBytes()); // the echo adds its name
+            });
   }
 
   @Test
@@ -159,7 +162,9 @@ class UdpProxyTest {
 
     t.delDest(s.key(), key(byName.get(mine).address()));
     // The flow went with its server: the same client is scheduled again, to the other one.
-    await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(server(c.ask(vip, "moved"))).isEqualTo(otherName));
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .untilAsserted(() -> assertThat(server(c.ask(vip, "moved"))).isEqualTo(otherName));
   }
 
   @Test
@@ -306,7 +311,10 @@ class UdpProxyTest {
     UdpEchoServer b1 = echo("b1");
     UdpEchoServer sorry = echo("sorry");
     ProxyTable t =
-        cleanup.track(new ProxyTable(ProxyOptions.defaults().withIoThreads(1), k -> ListenerSpec.tcp().withSorryServer(sorry.address())));
+        cleanup.track(
+            new ProxyTable(
+                ProxyOptions.defaults().withIoThreads(1),
+                k -> ListenerSpec.tcp().withSorryServer(sorry.address())));
     Service s = Service.of(udp(LO), "rr");
     InetSocketAddress vip = serve(t, s, b1);
     assertThat(server(client().ask(vip, "x"))).isEqualTo("b1");
@@ -319,7 +327,8 @@ class UdpProxyTest {
   @Test
   void flowsBeyondTheLimitAreDroppedUntilOneEnds() throws Exception {
     UdpEchoServer b1 = echo("b1");
-    ProxyTable t = table(ProxyOptions.defaults().withMaxUdpFlows(2).withUdpTimeout(Duration.ofMillis(600)));
+    ProxyTable t =
+        table(ProxyOptions.defaults().withMaxUdpFlows(2).withUdpTimeout(Duration.ofMillis(600)));
     InetSocketAddress vip = serve(t, Service.of(udp(LO), "rr"), b1);
     Client a = client();
     Client b = client();
@@ -329,7 +338,10 @@ class UdpProxyTest {
     third.socket.setSoTimeout(300);
     assertThatThrownBy(() -> third.ask(vip, "c")).isInstanceOf(SocketTimeoutException.class);
     assertThat(a.ask(vip, "a again")).isEqualTo("b1:a again"); // existing flows are unaffected
-    await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(200)).ignoreExceptions()
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .pollInterval(Duration.ofMillis(200))
+        .ignoreExceptions()
         .untilAsserted(() -> assertThat(third.ask(vip, "c")).isEqualTo("b1:c"));
   }
 
@@ -343,7 +355,9 @@ class UdpProxyTest {
           .hasMessageContaining("address already in use");
       assertThat(t.list()).isEmpty();
     }
-    ProxyTable http = cleanup.track(new ProxyTable(ProxyOptions.defaults(), k -> ListenerSpec.http(KeySource.CLIENT)));
+    ProxyTable http =
+        cleanup.track(
+            new ProxyTable(ProxyOptions.defaults(), k -> ListenerSpec.http(KeySource.CLIENT)));
     assertThatThrownBy(() -> http.addService(Service.of(udp(LO), "rr")))
         .isInstanceOf(TableException.class)
         .hasMessageContaining("lb_kind HTTP needs protocol TCP");
@@ -362,7 +376,9 @@ class UdpProxyTest {
     }
     assertThat(openFds()).isGreaterThanOrEqualTo(before + 20);
     t.close();
-    await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(openFds()).isLessThanOrEqualTo(before + 2));
+    await()
+        .atMost(Duration.ofSeconds(5))
+        .untilAsserted(() -> assertThat(openFds()).isLessThanOrEqualTo(before + 2));
   }
 
   private static long openFds() throws IOException {
@@ -397,8 +413,8 @@ class UdpProxyTest {
   }
 
   /**
-   * Starts dnsmasq on a free port and waits until it answers; another free port if it exits at
-   * once (the port was taken between the check and its bind).
+   * Starts dnsmasq on a free port and waits until it answers; another free port if it exits at once
+   * (the port was taken between the check and its bind).
    */
   private InetSocketAddress startDnsmasq(Path dir, String name, String answer) throws Exception {
     Path log = dir.resolve(name + ".log");
@@ -409,16 +425,24 @@ class UdpProxyTest {
       }
       Process p =
           new ProcessBuilder(
-                  "/usr/sbin/dnsmasq", "--no-daemon", "--port=" + port, "--listen-address=127.0.0.1",
-                  "--bind-interfaces", "--no-resolv", "--no-hosts", "--conf-file=/dev/null",
-                  "--user=" + System.getProperty("user.name"), "--address=/fairway.test/" + answer)
+                  "/usr/sbin/dnsmasq",
+                  "--no-daemon",
+                  "--port=" + port,
+                  "--listen-address=127.0.0.1",
+                  "--bind-interfaces",
+                  "--no-resolv",
+                  "--no-hosts",
+                  "--conf-file=/dev/null",
+                  "--user=" + System.getProperty("user.name"),
+                  "--address=/fairway.test/" + answer)
               .redirectErrorStream(true)
               .redirectOutput(log.toFile())
               .start();
-      cleanup.track(() -> {
-        p.destroy();
-        p.waitFor(5, TimeUnit.SECONDS);
-      });
+      cleanup.track(
+          () -> {
+            p.destroy();
+            p.waitFor(5, TimeUnit.SECONDS);
+          });
       InetSocketAddress a = new InetSocketAddress(LO, port);
       try (Client c = new Client(LO)) {
         c.socket.setSoTimeout(200);
@@ -434,7 +458,8 @@ class UdpProxyTest {
         }
       }
       if (p.isAlive() || attempt == 2) {
-        throw new AssertionError("dnsmasq on port " + port + " did not answer: " + Files.readString(log));
+        throw new AssertionError(
+            "dnsmasq on port " + port + " did not answer: " + Files.readString(log));
       }
     }
   }
@@ -442,7 +467,12 @@ class UdpProxyTest {
   /** A DNS query for an A record, recursion desired. */
   static byte[] query(int id, String name) {
     ByteBuffer b = ByteBuffer.allocate(512);
-    b.putShort((short) id).putShort((short) 0x0100).putShort((short) 1).putShort((short) 0).putShort((short) 0).putShort((short) 0);
+    b.putShort((short) id)
+        .putShort((short) 0x0100)
+        .putShort((short) 1)
+        .putShort((short) 0)
+        .putShort((short) 0)
+        .putShort((short) 0);
     for (String label : name.split("\\.")) {
       b.put((byte) label.length()).put(label.getBytes(StandardCharsets.US_ASCII));
     }

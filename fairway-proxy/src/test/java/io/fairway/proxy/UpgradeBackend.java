@@ -16,40 +16,48 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A raw-socket HTTP backend that switches protocols: it answers a request with {@code Upgrade}
- * with a 101 and {@code HELLO} in the same write, then echoes every byte it gets; on the
- * client's FIN it sends {@code <eof>} and closes; on {@code QUIT} it closes at once, on {@code
- * BIG} it sends {@link #BIG} zero bytes instead of the echo. When
- * {@code refuse} is set it answers every request with a keep-alive {@code 200 no} instead.
+ * A raw-socket HTTP backend that switches protocols: it answers a request with {@code Upgrade} with
+ * a 101 and {@code HELLO} in the same write, then echoes every byte it gets; on the client's FIN it
+ * sends {@code <eof>} and closes; on {@code QUIT} it closes at once, on {@code BIG} it sends {@link
+ * #BIG} zero bytes instead of the echo. When {@code refuse} is set it answers every request with a
+ * keep-alive {@code 200 no} instead.
  */
 final class UpgradeBackend implements AutoCloseable {
   static final int BIG = 16 << 20;
   private final ServerSocket server = new ServerSocket(0, 50, Fixtures.LO);
   private final boolean refuse;
+
   /** Request heads as received, and the bodies read after them ("" when none). */
   final List<String> heads = new CopyOnWriteArrayList<>();
+
   final List<String> bodies = new CopyOnWriteArrayList<>();
+
   /** Requests whose Content-Length body arrived whole. */
   final AtomicInteger completeRequests = new AtomicInteger();
+
   final AtomicInteger connections = new AtomicInteger();
+
   /** Counted down when a tunnel's client side ends (EOF or error). */
   final CountDownLatch tunnelEnded = new CountDownLatch(1);
 
   UpgradeBackend(boolean refuse) throws IOException {
     this.refuse = refuse;
-    Thread t = new Thread(() -> {
-      while (!server.isClosed()) {
-        try {
-          Socket s = server.accept();
-          connections.incrementAndGet();
-          Thread c = new Thread(() -> serve(s), "upgrade-backend-conn");
-          c.setDaemon(true);
-          c.start();
-        } catch (IOException e) {
-          return;
-        }
-      }
-    }, "upgrade-backend");
+    Thread t =
+        new Thread(
+            () -> {
+              while (!server.isClosed()) {
+                try {
+                  Socket s = server.accept();
+                  connections.incrementAndGet();
+                  Thread c = new Thread(() -> serve(s), "upgrade-backend-conn");
+                  c.setDaemon(true);
+                  c.start();
+                } catch (IOException e) {
+                  return;
+                }
+              }
+            },
+            "upgrade-backend");
     t.setDaemon(true);
     t.start();
   }
@@ -91,13 +99,15 @@ final class UpgradeBackend implements AutoCloseable {
         bodies.add(body);
         completeRequests.incrementAndGet();
         if (!refuse && head.toLowerCase().contains("\r\nupgrade:")) {
-          out.write("HTTP/1.1 101 Switching Protocols\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\nHELLO"
-              .getBytes(StandardCharsets.ISO_8859_1));
+          out.write(
+              "HTTP/1.1 101 Switching Protocols\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\nHELLO"
+                  .getBytes(StandardCharsets.ISO_8859_1));
           out.flush();
           echo(s, in, out);
           return;
         }
-        out.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nno".getBytes(StandardCharsets.ISO_8859_1));
+        out.write(
+            "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nno".getBytes(StandardCharsets.ISO_8859_1));
         out.flush();
       }
     } catch (IOException e) {

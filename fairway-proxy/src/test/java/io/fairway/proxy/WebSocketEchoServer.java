@@ -22,33 +22,39 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class WebSocketEchoServer implements AutoCloseable {
   private final EventLoopGroup group = Transport.group(1);
   private final Channel server;
+
   /** Connections open right now. */
   final AtomicInteger open = new AtomicInteger();
 
   WebSocketEchoServer() throws InterruptedException {
-    server = new ServerBootstrap()
-        .group(group)
-        .channelFactory(Transport.serverChannel(Fixtures.LO))
-        .childHandler(new ChannelInitializer<Channel>() {
-          @Override
-          protected void initChannel(Channel ch) {
-            open.incrementAndGet();
-            ch.closeFuture().addListener(f -> open.decrementAndGet());
-            ch.pipeline()
-                .addLast(new HttpServerCodec(), new HttpObjectAggregator(65536),
-                    new WebSocketServerProtocolHandler("/ws", null, false, 1 << 20),
-                    new WebSocketFrameAggregator(4 << 20),
-                    new SimpleChannelInboundHandler<TextWebSocketFrame>() {
-                      @Override
-                      protected void channelRead0(ChannelHandlerContext ctx, TextWebSocketFrame f) {
-                        ctx.writeAndFlush(new TextWebSocketFrame("echo:" + f.text()));
-                      }
-                    });
-          }
-        })
-        .bind(new InetSocketAddress(Fixtures.LO, 0))
-        .sync()
-        .channel();
+    server =
+        new ServerBootstrap()
+            .group(group)
+            .channelFactory(Transport.serverChannel(Fixtures.LO))
+            .childHandler(
+                new ChannelInitializer<Channel>() {
+                  @Override
+                  protected void initChannel(Channel ch) {
+                    open.incrementAndGet();
+                    ch.closeFuture().addListener(f -> open.decrementAndGet());
+                    ch.pipeline()
+                        .addLast(
+                            new HttpServerCodec(),
+                            new HttpObjectAggregator(65536),
+                            new WebSocketServerProtocolHandler("/ws", null, false, 1 << 20),
+                            new WebSocketFrameAggregator(4 << 20),
+                            new SimpleChannelInboundHandler<TextWebSocketFrame>() {
+                              @Override
+                              protected void channelRead0(
+                                  ChannelHandlerContext ctx, TextWebSocketFrame f) {
+                                ctx.writeAndFlush(new TextWebSocketFrame("echo:" + f.text()));
+                              }
+                            });
+                  }
+                })
+            .bind(new InetSocketAddress(Fixtures.LO, 0))
+            .sync()
+            .channel();
   }
 
   InetSocketAddress address() {

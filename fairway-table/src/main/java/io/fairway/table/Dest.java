@@ -4,8 +4,8 @@ import java.net.InetAddress;
 import java.util.Objects;
 
 /**
- * A destination (real server) of a service: identity (address and port) and the state
- * {@code setDest} can change without dropping connections.
+ * A destination (real server) of a service: identity (address and port) and the state {@code
+ * setDest} can change without dropping connections.
  *
  * @param address real server address
  * @param port real server port (for DR/TUN the service port; 0 for fwmark services)
@@ -62,12 +62,16 @@ public record Dest(
     if (forwarding != ForwardingMethod.TUNNEL || tunnel == null) {
       return this;
     }
-    Tunnel t = switch (tunnel.type()) {
-      case IPIP -> null;
-      case GRE -> tunnel.port() == 0 ? tunnel : new Tunnel(Tunnel.Type.GRE, 0, tunnel.checksum());
-      case GUE -> tunnel;
-    };
-    return t == tunnel ? this : new Dest(address, port, forwarding, weight, upperThreshold, lowerThreshold, t);
+    Tunnel t =
+        switch (tunnel.type()) {
+          case IPIP -> null;
+          case GRE ->
+              tunnel.port() == 0 ? tunnel : new Tunnel(Tunnel.Type.GRE, 0, tunnel.checksum());
+          case GUE -> tunnel;
+        };
+    return t == tunnel
+        ? this
+        : new Dest(address, port, forwarding, weight, upperThreshold, lowerThreshold, t);
   }
 
   public Dest withWeight(int w) {

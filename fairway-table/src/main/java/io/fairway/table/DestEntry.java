@@ -10,4 +10,8 @@ package io.fairway.table;
  * @param stats traffic counters
  */
 public record DestEntry(
-    Dest dest, int activeConnections, int inactiveConnections, int persistentConnections, Stats stats) {}
+    Dest dest,
+    int activeConnections,
+    int inactiveConnections,
+    int persistentConnections,
+    Stats stats) {}

@@ -29,7 +29,8 @@ public final class Endpoints {
     for (int i = 0; i < 8; i++) {
       w[i] = ((b[2 * i] & 0xff) << 8) | (b[2 * i + 1] & 0xff);
     }
-    boolean mapped = w[0] == 0 && w[1] == 0 && w[2] == 0 && w[3] == 0 && w[4] == 0 && w[5] == 0xffff;
+    boolean mapped =
+        w[0] == 0 && w[1] == 0 && w[2] == 0 && w[3] == 0 && w[4] == 0 && w[5] == 0xffff;
     int groups = mapped ? 6 : 8;
     int bestStart = -1;
     int bestLen = 0;
@@ -67,8 +68,13 @@ public final class Endpoints {
       if (sb.charAt(sb.length() - 1) != ':') {
         sb.append(':');
       }
-      sb.append(b[12] & 0xff).append('.').append(b[13] & 0xff).append('.')
-          .append(b[14] & 0xff).append('.').append(b[15] & 0xff);
+      sb.append(b[12] & 0xff)
+          .append('.')
+          .append(b[13] & 0xff)
+          .append('.')
+          .append(b[14] & 0xff)
+          .append('.')
+          .append(b[15] & 0xff);
     }
     return sb.toString();
   }

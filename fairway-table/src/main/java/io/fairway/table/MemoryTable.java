@@ -10,17 +10,20 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * An in-memory table that validates and fails exactly like the kernel's IPVS: the same
- * {@link TableException.Reason}, errno and message for the same mistake. It is the executable
- * specification of the kernel's behaviour (the same contract tests run against both, the kernel
- * one inside user-mode Linux) and the table the apply layer's sequencing tests run against.
+ * An in-memory table that validates and fails exactly like the kernel's IPVS: the same {@link
+ * TableException.Reason}, errno and message for the same mistake. It is the executable
+ * specification of the kernel's behaviour (the same contract tests run against both, the kernel one
+ * inside user-mode Linux) and the table the apply layer's sequencing tests run against.
  *
  * <p>It forwards nothing, so its counters are always zero. Not thread-safe, like the kernel table.
  */
 public final class MemoryTable implements Table, TimeoutControl {
   /** The schedulers a stock kernel with all ip_vs_* modules loaded knows, plus {@code none}. */
-  public static final Set<String> KERNEL_SCHEDULERS = Set.of(
-      "rr", "wrr", "lc", "wlc", "lblc", "lblcr", "dh", "sh", "sed", "nq", "fo", "ovf", "mh", "none");
+  public static final Set<String> KERNEL_SCHEDULERS =
+      Set.of(
+          "rr", "wrr", "lc", "wlc", "lblc", "lblcr", "dh", "sh", "sed", "nq", "fo", "ovf", "mh",
+          "none");
+
   /** Persistence engines the kernel ships. */
   public static final Set<String> KERNEL_PERSISTENCE_ENGINES = Set.of("sip");
 

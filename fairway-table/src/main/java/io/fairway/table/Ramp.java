@@ -21,7 +21,8 @@ public record Ramp(Duration elapsed, Duration duration) {
     Objects.requireNonNull(elapsed, "elapsed");
     Objects.requireNonNull(duration, "duration");
     if (elapsed.isNegative() || duration.isNegative()) {
-      throw new IllegalArgumentException("a ramp's times must be >= 0: " + elapsed + " of " + duration);
+      throw new IllegalArgumentException(
+          "a ramp's times must be >= 0: " + elapsed + " of " + duration);
     }
   }
 

@@ -1,8 +1,8 @@
 package io.fairway.table;
 
 /**
- * A {@link Table} whose scheduler applies slow start itself (the userspace proxy), instead of
- * being given a weight stepped up over the ramp (the kernel's IPVS, which has no ramp).
+ * A {@link Table} whose scheduler applies slow start itself (the userspace proxy), instead of being
+ * given a weight stepped up over the ramp (the kernel's IPVS, which has no ramp).
  *
  * <p>The apply layer tells such a table when a destination's ramp starts or stops and then writes
  * its full weight: the two planes are never ramped twice. The ramp may be given before the

@@ -11,8 +11,8 @@ import java.util.Set;
  *     the userspace table also accepts the Varnish director names
  * @param flags service flags; {@link ServiceFlag#PERSISTENT} must go with a non-zero timeout
  * @param timeout persistence timeout in seconds, 0 when not persistent
- * @param netmask persistence granularity: an IPv4 prefix length 0..32 or IPv6 prefix 1..128
- *     (32 / 128 means per client address)
+ * @param netmask persistence granularity: an IPv4 prefix length 0..32 or IPv6 prefix 1..128 (32 /
+ *     128 means per client address)
  * @param persistenceEngine persistence engine name (e.g. {@code sip}) or {@code null}
  */
 public record Service(

@@ -1,8 +1,8 @@
 package io.fairway.table;
 
 /**
- * Traffic counters of a service or destination, as IPVS keeps them (IPVS_STATS_ATTR_*).
- * Totals since creation plus the kernel's rate estimates.
+ * Traffic counters of a service or destination, as IPVS keeps them (IPVS_STATS_ATTR_*). Totals
+ * since creation plus the kernel's rate estimates.
  */
 public record Stats(
     long connections,

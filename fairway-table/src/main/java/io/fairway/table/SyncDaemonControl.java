@@ -3,10 +3,10 @@ package io.fairway.table;
 import java.util.List;
 
 /**
- * A forwarder with the kernel's connection sync daemons ({@code ipvsadm --start-daemon},
- * {@code --stop-daemon}, {@code -L --daemon}): the kernel's IPVS. keepalived's
- * {@code lvs_sync_daemon} needs it. The userspace proxy keeps its connections in the JVM and has
- * nothing to synchronise, so it does not implement this.
+ * A forwarder with the kernel's connection sync daemons ({@code ipvsadm --start-daemon}, {@code
+ * --stop-daemon}, {@code -L --daemon}): the kernel's IPVS. keepalived's {@code lvs_sync_daemon}
+ * needs it. The userspace proxy keeps its connections in the JVM and has nothing to synchronise, so
+ * it does not implement this.
  */
 public interface SyncDaemonControl {
 
@@ -16,9 +16,9 @@ public interface SyncDaemonControl {
   /**
    * Starts a daemon ({@code IPVS_CMD_NEW_DAEMON}).
    *
-   * @throws TableException {@code EXISTS} when one of that role runs already, {@code NOT_FOUND}
-   *     for an interface the kernel does not have, {@code INVALID} while a service has
-   *     destinations of another address family (the sync protocol cannot carry them)
+   * @throws TableException {@code EXISTS} when one of that role runs already, {@code NOT_FOUND} for
+   *     an interface the kernel does not have, {@code INVALID} while a service has destinations of
+   *     another address family (the sync protocol cannot carry them)
    */
   void startSyncDaemon(SyncDaemon daemon) throws TableException;
 

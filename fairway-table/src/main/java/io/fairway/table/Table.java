@@ -9,11 +9,11 @@ import java.util.List;
  * generic netlink, and the userspace proxy. Semantics follow the kernel:
  *
  * <ul>
- *   <li>{@code add*} on an existing entry fails with {@link TableException.Reason#EXISTS};
- *       {@code set*}/{@code del*} on a missing destination with {@code NOT_FOUND}, on a missing
- *       service with {@code NO_SERVICE}.
- *   <li>Weight 0 quiesces a destination: no new connections, established ones continue.
- *       Deleting it is what ends them (subject to the forwarder's expire-nodest setting).
+ *   <li>{@code add*} on an existing entry fails with {@link TableException.Reason#EXISTS}; {@code
+ *       set*}/{@code del*} on a missing destination with {@code NOT_FOUND}, on a missing service
+ *       with {@code NO_SERVICE}.
+ *   <li>Weight 0 quiesces a destination: no new connections, established ones continue. Deleting it
+ *       is what ends them (subject to the forwarder's expire-nodest setting).
  *   <li>Deleting a service deletes its destinations.
  * </ul>
  *
@@ -42,9 +42,9 @@ public interface Table extends AutoCloseable {
   void flush() throws TableException;
 
   /**
-   * Applies many operations at once. The kernel implementation sends them in as few round trips
-   * as it can; the default runs them one by one. Every operation is attempted; the result holds
-   * one entry per operation, {@code null} for success.
+   * Applies many operations at once. The kernel implementation sends them in as few round trips as
+   * it can; the default runs them one by one. Every operation is attempted; the result holds one
+   * entry per operation, {@code null} for success.
    */
   default List<TableException> apply(List<TableOp> ops) {
     java.util.ArrayList<TableException> results = new java.util.ArrayList<>(ops.size());

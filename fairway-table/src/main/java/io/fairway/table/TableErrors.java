@@ -3,8 +3,8 @@ package io.fairway.table;
 /**
  * The one place that turns a kernel errno into a {@link TableException}, so the kernel table and
  * {@link MemoryTable} (which imitates the kernel) produce the same reasons and the same words.
- * Messages name the entry first, then what went wrong, then the errno an operator can search
- * for: {@code TCP 10.16.0.1:80: dest 10.16.1.1:80: already exists (EEXIST)}.
+ * Messages name the entry first, then what went wrong, then the errno an operator can search for:
+ * {@code TCP 10.16.0.1:80: dest 10.16.1.1:80: already exists (EEXIST)}.
  */
 public final class TableErrors {
   private TableErrors() {}
@@ -17,11 +17,15 @@ public final class TableErrors {
   public static final int ERANGE = 34;
   public static final int EAFNOSUPPORT = 97;
 
-  /** The exception for {@code op} failing with {@code errno}; {@code detail} is kernel text or empty. */
+  /**
+   * The exception for {@code op} failing with {@code errno}; {@code detail} is kernel text or
+   * empty.
+   */
   public static TableException of(int errno, TableOp op, String detail) {
     String what = describe(errno, op);
     String extra = detail == null || detail.isEmpty() ? "" : " [" + detail + "]";
-    return new TableException(reason(errno), errno, subject(op) + ": " + what + " (" + name(errno) + ")" + extra);
+    return new TableException(
+        reason(errno), errno, subject(op) + ": " + what + " (" + name(errno) + ")" + extra);
   }
 
   /** The reason for an errno. */
@@ -37,7 +41,10 @@ public final class TableErrors {
     };
   }
 
-  /** What the operation was about: {@code TCP 10.0.0.1:80} or {@code TCP 10.0.0.1:80: dest 10.1.1.1:80}. */
+  /**
+   * What the operation was about: {@code TCP 10.0.0.1:80} or {@code TCP 10.0.0.1:80: dest
+   * 10.1.1.1:80}.
+   */
   public static String subject(TableOp op) {
     if (op instanceof TableOp.AddService a) {
       return a.service().key().toString();
@@ -57,7 +64,9 @@ public final class TableErrors {
 
   private static String describe(int errno, TableOp op) {
     boolean destOp =
-        op instanceof TableOp.AddDest || op instanceof TableOp.SetDest || op instanceof TableOp.DelDest;
+        op instanceof TableOp.AddDest
+            || op instanceof TableOp.SetDest
+            || op instanceof TableOp.DelDest;
     switch (errno) {
       case EEXIST:
         return "already exists";
@@ -67,24 +76,34 @@ public final class TableErrors {
         if (destOp) {
           return "no such destination";
         }
-        Service s = op instanceof TableOp.AddService a ? a.service()
-            : op instanceof TableOp.SetService e ? e.service() : null;
+        Service s =
+            op instanceof TableOp.AddService a
+                ? a.service()
+                : op instanceof TableOp.SetService e ? e.service() : null;
         if (s != null) {
-          return "unknown scheduler \"" + s.scheduler() + "\""
+          return "unknown scheduler \""
+              + s.scheduler()
+              + "\""
               + (s.persistenceEngine() != null
-                  ? " or persistence engine \"" + s.persistenceEngine() + "\"" : "")
+                  ? " or persistence engine \"" + s.persistenceEngine() + "\""
+                  : "")
               + " (is its ip_vs_* module available?)";
         }
         return "not found";
-      case ERANGE: {
-        Dest d = op instanceof TableOp.AddDest a ? a.dest()
-            : op instanceof TableOp.SetDest e ? e.dest() : null;
-        if (d != null && d.lowerThreshold() > d.upperThreshold()) {
-          return "lower threshold " + d.lowerThreshold() + " is above upper threshold "
-              + d.upperThreshold();
+      case ERANGE:
+        {
+          Dest d =
+              op instanceof TableOp.AddDest a
+                  ? a.dest()
+                  : op instanceof TableOp.SetDest e ? e.dest() : null;
+          if (d != null && d.lowerThreshold() > d.upperThreshold()) {
+            return "lower threshold "
+                + d.lowerThreshold()
+                + " is above upper threshold "
+                + d.upperThreshold();
+          }
+          return "weight or threshold out of range";
         }
-        return "weight or threshold out of range";
-      }
       case EINVAL:
         if (destOp) {
           return "refused: the address is not unicast, its family differs from the service's"

@@ -9,19 +9,19 @@ import java.util.Set;
 import java.util.function.BiFunction;
 
 /**
- * Renders a table the way {@code ipvsadm} does, so operators see the output they know and tests
- * can compare Fairway's table with a real one line by line.
+ * Renders a table the way {@code ipvsadm} does, so operators see the output they know and tests can
+ * compare Fairway's table with a real one line by line.
  *
  * <ul>
- *   <li>{@link #list} is {@code ipvsadm -Ln}: header lines, one line per service with scheduler
- *       and flags, one {@code ->} line per destination with forwarding, weight and connections.
+ *   <li>{@link #list} is {@code ipvsadm -Ln}: header lines, one line per service with scheduler and
+ *       flags, one {@code ->} line per destination with forwarding, weight and connections.
  *   <li>{@link #save} is {@code ipvsadm -Sn}: the {@code -A}/{@code -a} commands that recreate the
  *       table (like ipvsadm, without thresholds, which its save format does not carry).
  * </ul>
  *
- * <p>Services and destinations are sorted with ipvsadm's own comparison (fwmark, family,
- * protocol, then address and port compared as ipvsadm compares them, wrap-around included), so
- * the output is byte-identical to ipvsadm's for the same table.
+ * <p>Services and destinations are sorted with ipvsadm's own comparison (fwmark, family, protocol,
+ * then address and port compared as ipvsadm compares them, wrap-around included), so the output is
+ * byte-identical to ipvsadm's for the same table.
  */
 public final class TableFormat {
   private TableFormat() {}
@@ -36,11 +36,13 @@ public final class TableFormat {
 
   /**
    * {@code ipvsadm -Ln}, with a custom first line (e.g. from the kernel's GET_INFO) and a suffix
-   * appended to each destination line (e.g. a health verdict and its reason for
-   * {@code fairway status}; return "" for none).
+   * appended to each destination line (e.g. a health verdict and its reason for {@code fairway
+   * status}; return "" for none).
    */
   public static String list(
-      List<ServiceEntry> table, String header, BiFunction<ServiceKey, DestEntry, String> destSuffix) {
+      List<ServiceEntry> table,
+      String header,
+      BiFunction<ServiceKey, DestEntry, String> destSuffix) {
     StringBuilder sb = new StringBuilder();
     sb.append(header).append('\n');
     sb.append("Prot LocalAddress:Port Scheduler Flags\n");
@@ -68,9 +70,14 @@ public final class TableFormat {
       sb.append('\n');
       for (DestEntry d : sortedDests(e.dests())) {
         Dest dest = d.dest();
-        sb.append(String.format("  -> %-28s %-7s %-6d %-10d %-10d",
-            Endpoints.format(dest.address(), dest.port()), dest.forwarding().ipvsadmName(),
-            dest.weight(), d.activeConnections(), d.inactiveConnections()));
+        sb.append(
+            String.format(
+                "  -> %-28s %-7s %-6d %-10d %-10d",
+                Endpoints.format(dest.address(), dest.port()),
+                dest.forwarding().ipvsadmName(),
+                dest.weight(),
+                d.activeConnections(),
+                d.inactiveConnections()));
         sb.append(destSuffix.apply(s.key(), d)).append('\n');
       }
     }
@@ -113,10 +120,15 @@ public final class TableFormat {
       out.add(sb.toString());
       for (DestEntry d : sortedDests(e.dests())) {
         Dest dest = d.dest();
-        StringBuilder a = new StringBuilder("-a ").append(svc).append(" -r ")
-            .append(Endpoints.format(dest.address(), dest.port()))
-            .append(' ').append(forwardSwitch(dest.forwarding()))
-            .append(" -w ").append(dest.weight());
+        StringBuilder a =
+            new StringBuilder("-a ")
+                .append(svc)
+                .append(" -r ")
+                .append(Endpoints.format(dest.address(), dest.port()))
+                .append(' ')
+                .append(forwardSwitch(dest.forwarding()))
+                .append(" -w ")
+                .append(dest.weight());
         if (dest.forwarding() == ForwardingMethod.TUNNEL) {
           Tunnel t = dest.tunnel() == null ? Tunnel.IPIP : dest.tunnel();
           a.append(" --tun-type ").append(t.type().name().toLowerCase(java.util.Locale.ROOT));
@@ -124,11 +136,12 @@ public final class TableFormat {
             a.append(" --tun-port ").append(t.port());
           }
           if (t.type() != Tunnel.Type.IPIP) {
-            a.append(switch (t.checksum()) {
-              case NOCSUM -> " --tun-nocsum";
-              case CSUM -> " --tun-csum";
-              case REMCSUM -> " --tun-remcsum";
-            });
+            a.append(
+                switch (t.checksum()) {
+                  case NOCSUM -> " --tun-nocsum";
+                  case CSUM -> " --tun-csum";
+                  case REMCSUM -> " --tun-remcsum";
+                });
           }
         }
         out.add(a.toString());
@@ -137,10 +150,11 @@ public final class TableFormat {
     return out;
   }
 
-  /** {@code TCP  10.0.0.1:80}, {@code SCTP 10.0.0.1:9}, {@code FWM  7}, {@code FWM  8 IPv6}. */
+  /** {@code TCP 10.0.0.1:80}, {@code SCTP 10.0.0.1:9}, {@code FWM 7}, {@code FWM 8 IPv6}. */
   static String serviceName(ServiceKey k) {
     if (k.isFwmark()) {
-      return String.format("%-4s %d", "FWM", k.fwmark()) + (k.family() == AddressFamily.INET6 ? " IPv6" : "");
+      return String.format("%-4s %d", "FWM", k.fwmark())
+          + (k.family() == AddressFamily.INET6 ? " IPv6" : "");
     }
     return String.format("%-4s %s", k.protocol().name(), Endpoints.format(k.address(), k.port()));
   }
@@ -149,11 +163,12 @@ public final class TableFormat {
     if (k.isFwmark()) {
       return "-f " + k.fwmark() + (k.family() == AddressFamily.INET6 ? " -6" : "");
     }
-    String flag = switch (k.protocol()) {
-      case TCP -> "-t";
-      case UDP -> "-u";
-      case SCTP -> "--sctp-service";
-    };
+    String flag =
+        switch (k.protocol()) {
+          case TCP -> "-t";
+          case UDP -> "-u";
+          case SCTP -> "--sctp-service";
+        };
     return flag + " " + Endpoints.format(k.address(), k.port());
   }
 
@@ -175,7 +190,13 @@ public final class TableFormat {
       return "";
     }
     int m = s.netmask() == 0 ? 0 : (int) (0xffffffffL << (32 - s.netmask()));
-    return ((m >>> 24) & 0xff) + "." + ((m >>> 16) & 0xff) + "." + ((m >>> 8) & 0xff) + "." + (m & 0xff);
+    return ((m >>> 24) & 0xff)
+        + "."
+        + ((m >>> 16) & 0xff)
+        + "."
+        + ((m >>> 8) & 0xff)
+        + "."
+        + (m & 0xff);
   }
 
   /** Scheduler flags by the names ipvsadm uses for this scheduler. */
@@ -202,8 +223,11 @@ public final class TableFormat {
 
   /** Destinations in ipvsadm's order ({@code ipvs_cmp_dests}). */
   public static List<DestEntry> sortedDests(List<DestEntry> dests) {
-    return sort(dests, (a, b) -> compareAddrPort(
-        a.dest().address(), a.dest().port(), b.dest().address(), b.dest().port()));
+    return sort(
+        dests,
+        (a, b) ->
+            compareAddrPort(
+                a.dest().address(), a.dest().port(), b.dest().address(), b.dest().port()));
   }
 
   private static int compareServices(ServiceEntry x, ServiceEntry y) {
@@ -225,8 +249,8 @@ public final class TableFormat {
   }
 
   /**
-   * ipvsadm compares addresses as 32-bit words subtracted in C {@code int}, which wraps; the
-   * first argument's family decides how many words. Reproduced as is, so the order matches.
+   * ipvsadm compares addresses as 32-bit words subtracted in C {@code int}, which wraps; the first
+   * argument's family decides how many words. Reproduced as is, so the order matches.
    */
   private static int compareAddrPort(InetAddress a, int pa, InetAddress b, int pb) {
     byte[] x = java.util.Arrays.copyOf(a.getAddress(), 16);
@@ -240,7 +264,9 @@ public final class TableFormat {
   }
 
   private static int word(byte[] b, int i) {
-    return ((b[4 * i] & 0xff) << 24) | ((b[4 * i + 1] & 0xff) << 16) | ((b[4 * i + 2] & 0xff) << 8)
+    return ((b[4 * i] & 0xff) << 24)
+        | ((b[4 * i + 1] & 0xff) << 16)
+        | ((b[4 * i + 2] & 0xff) << 8)
         | (b[4 * i + 3] & 0xff);
   }
 

@@ -12,8 +12,8 @@ public interface TimeoutControl {
   Timeouts timeouts() throws TableException;
 
   /**
-   * Sets the non-zero fields of {@code timeouts}; a zero field is left as it is
-   * ({@code IPVS_CMD_SET_CONFIG} with only the attributes given).
+   * Sets the non-zero fields of {@code timeouts}; a zero field is left as it is ({@code
+   * IPVS_CMD_SET_CONFIG} with only the attributes given).
    */
   void setTimeouts(Timeouts timeouts) throws TableException;
 }

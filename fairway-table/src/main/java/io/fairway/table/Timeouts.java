@@ -2,8 +2,8 @@ package io.fairway.table;
 
 /**
  * The forwarder's connection-state timeouts, in seconds, as {@code ipvsadm --set tcp tcpfin udp}
- * sets them and {@code ipvsadm -L --timeout} shows them: how long an established TCP connection
- * may sit idle, how long one stays in FIN_WAIT after the first FIN, and how long a UDP "connection"
+ * sets them and {@code ipvsadm -L --timeout} shows them: how long an established TCP connection may
+ * sit idle, how long one stays in FIN_WAIT after the first FIN, and how long a UDP "connection"
  * lives without a packet.
  *
  * <p>They are global to the network namespace, not per service: keepalived's {@code lvs_timeouts}
@@ -19,7 +19,8 @@ public record Timeouts(int tcp, int tcpFin, int udp) {
 
   public Timeouts {
     if (tcp < 0 || tcpFin < 0 || udp < 0) {
-      throw new IllegalArgumentException("timeouts must not be negative: " + tcp + " " + tcpFin + " " + udp);
+      throw new IllegalArgumentException(
+          "timeouts must not be negative: " + tcp + " " + tcpFin + " " + udp);
     }
   }
 
@@ -30,8 +31,8 @@ public record Timeouts(int tcp, int tcpFin, int udp) {
 
   /** This request's non-zero fields over {@code base}: what the forwarder has after setting it. */
   public Timeouts over(Timeouts base) {
-    return new Timeouts(tcp != 0 ? tcp : base.tcp, tcpFin != 0 ? tcpFin : base.tcpFin,
-        udp != 0 ? udp : base.udp);
+    return new Timeouts(
+        tcp != 0 ? tcp : base.tcp, tcpFin != 0 ? tcpFin : base.tcpFin, udp != 0 ? udp : base.udp);
   }
 
   /** {@code ipvsadm -L --timeout}'s line: {@code Timeout (tcp tcpfin udp): 900 120 300}. */

@@ -12,10 +12,18 @@ import java.util.Objects;
 public record Tunnel(Type type, int port, Checksum checksum) {
 
   /** Encapsulation, with the kernel's IP_VS_CONN_F_TUNNEL_TYPE_* values. */
-  public enum Type { IPIP, GUE, GRE }
+  public enum Type {
+    IPIP,
+    GUE,
+    GRE
+  }
 
   /** Checksum mode, with the kernel's IP_VS_TUNNEL_ENCAP_FLAG_* values. */
-  public enum Checksum { NOCSUM, CSUM, REMCSUM }
+  public enum Checksum {
+    NOCSUM,
+    CSUM,
+    REMCSUM
+  }
 
   public static final Tunnel IPIP = new Tunnel(Type.IPIP, 0, Checksum.NOCSUM);
 

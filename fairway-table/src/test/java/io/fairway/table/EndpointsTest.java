@@ -10,7 +10,10 @@ class EndpointsTest {
   private static String v6(String s) throws Exception {
     byte[] b = InetAddress.getByName(s).getAddress();
     if (b.length == 4) { // Java folds ::ffff:a.b.c.d into IPv4; the kernel hands us 16 bytes
-      b = new byte[] {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, (byte) 0xff, (byte) 0xff, b[0], b[1], b[2], b[3]};
+      b =
+          new byte[] {
+            0, 0, 0, 0, 0, 0, 0, 0, 0, 0, (byte) 0xff, (byte) 0xff, b[0], b[1], b[2], b[3]
+          };
     }
     return Endpoints.formatAddress(Inet6Address.getByAddress(null, b, -1));
   }
@@ -30,7 +33,8 @@ class EndpointsTest {
 
   @Test
   void endpointsBracketIpv6() throws Exception {
-    assertThat(Endpoints.format(InetAddress.getByName("2001:db8::1"), 80)).isEqualTo("[2001:db8::1]:80");
+    assertThat(Endpoints.format(InetAddress.getByName("2001:db8::1"), 80))
+        .isEqualTo("[2001:db8::1]:80");
     assertThat(Endpoints.format(InetAddress.getByName("10.0.0.1"), 80)).isEqualTo("10.0.0.1:80");
   }
 }

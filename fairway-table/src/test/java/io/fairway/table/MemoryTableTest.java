@@ -22,16 +22,38 @@ class MemoryTableTest extends TableContract {
   @Test
   void tunnelSettingsTheKernelDoesNotKeepAreNormalizedAway() throws Exception {
     table.addService(Service.of(WEB, "rr"));
-    Dest ipipWithCsum = new Dest(ip("10.16.1.1"), 80, ForwardingMethod.TUNNEL, 1, 0, 0,
-        new Tunnel(Tunnel.Type.IPIP, 0, Tunnel.Checksum.CSUM));
-    Dest greWithPort = new Dest(ip("10.16.1.2"), 80, ForwardingMethod.TUNNEL, 1, 0, 0,
-        new Tunnel(Tunnel.Type.GRE, 999, Tunnel.Checksum.CSUM));
+    Dest ipipWithCsum =
+        new Dest(
+            ip("10.16.1.1"),
+            80,
+            ForwardingMethod.TUNNEL,
+            1,
+            0,
+            0,
+            new Tunnel(Tunnel.Type.IPIP, 0, Tunnel.Checksum.CSUM));
+    Dest greWithPort =
+        new Dest(
+            ip("10.16.1.2"),
+            80,
+            ForwardingMethod.TUNNEL,
+            1,
+            0,
+            0,
+            new Tunnel(Tunnel.Type.GRE, 999, Tunnel.Checksum.CSUM));
     table.addDest(WEB, ipipWithCsum);
     table.addDest(WEB, greWithPort);
-    assertThat(table.list().get(0).dests()).extracting(DestEntry::dest).containsExactly(
-        new Dest(ip("10.16.1.1"), 80, ForwardingMethod.TUNNEL, 1, 0, 0, null),
-        new Dest(ip("10.16.1.2"), 80, ForwardingMethod.TUNNEL, 1, 0, 0,
-            new Tunnel(Tunnel.Type.GRE, 0, Tunnel.Checksum.CSUM)));
+    assertThat(table.list().get(0).dests())
+        .extracting(DestEntry::dest)
+        .containsExactly(
+            new Dest(ip("10.16.1.1"), 80, ForwardingMethod.TUNNEL, 1, 0, 0, null),
+            new Dest(
+                ip("10.16.1.2"),
+                80,
+                ForwardingMethod.TUNNEL,
+                1,
+                0,
+                0,
+                new Tunnel(Tunnel.Type.GRE, 0, Tunnel.Checksum.CSUM)));
     Dest nat = nat("10.16.1.3", 80, 1);
     assertThat(nat.normalized()).isSameAs(nat);
   }

@@ -7,9 +7,9 @@ import java.util.Random;
 import java.util.Set;
 
 /**
- * Seeded random table operations over a small universe of services and destinations, so that
- * adds collide, deletes miss and thresholds invert often: the raw material of the differential
- * test between {@link MemoryTable} and the kernel.
+ * Seeded random table operations over a small universe of services and destinations, so that adds
+ * collide, deletes miss and thresholds invert often: the raw material of the differential test
+ * between {@link MemoryTable} and the kernel.
  */
 public final class RandomOps {
   private RandomOps() {}
@@ -65,17 +65,19 @@ public final class RandomOps {
     String[] pool = v6 ? V6 : V4;
     InetAddress a = TableContract.ip(pool[r.nextInt(pool.length)]);
     int port = k.isFwmark() ? 0 : 8080 + r.nextInt(2);
-    ForwardingMethod fwd = switch (r.nextInt(3)) {
-      case 0 -> ForwardingMethod.MASQ;
-      case 1 -> ForwardingMethod.DROUTE;
-      default -> ForwardingMethod.TUNNEL;
-    };
+    ForwardingMethod fwd =
+        switch (r.nextInt(3)) {
+          case 0 -> ForwardingMethod.MASQ;
+          case 1 -> ForwardingMethod.DROUTE;
+          default -> ForwardingMethod.TUNNEL;
+        };
     int upper = r.nextBoolean() ? 0 : 10;
-    int lower = switch (r.nextInt(4)) {
-      case 0 -> 5;
-      case 1 -> 20;
-      default -> 0;
-    };
+    int lower =
+        switch (r.nextInt(4)) {
+          case 0 -> 5;
+          case 1 -> 20;
+          default -> 0;
+        };
     return new Dest(a, port, fwd, r.nextInt(6), upper, lower, null);
   }
 
@@ -94,11 +96,29 @@ public final class RandomOps {
     List<String> out = new ArrayList<>();
     for (ServiceEntry e : TableFormat.sorted(table)) {
       Service s = e.service();
-      out.add(s.key() + " " + s.scheduler() + " flags=" + ServiceFlag.toBits(s.flags()) + " timeout="
-          + s.timeout() + " netmask=" + s.netmask() + " pe=" + s.persistenceEngine());
+      out.add(
+          s.key()
+              + " "
+              + s.scheduler()
+              + " flags="
+              + ServiceFlag.toBits(s.flags())
+              + " timeout="
+              + s.timeout()
+              + " netmask="
+              + s.netmask()
+              + " pe="
+              + s.persistenceEngine());
       for (DestEntry d : TableFormat.sortedDests(e.dests())) {
         Dest x = d.dest();
-        out.add("  " + x + " u=" + x.upperThreshold() + " l=" + x.lowerThreshold() + " tun=" + x.tunnel());
+        out.add(
+            "  "
+                + x
+                + " u="
+                + x.upperThreshold()
+                + " l="
+                + x.lowerThreshold()
+                + " tun="
+                + x.tunnel());
       }
     }
     return out;

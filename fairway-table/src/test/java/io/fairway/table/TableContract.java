@@ -13,10 +13,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * What every {@link Table} must do, in the kernel's terms. Runs against {@link MemoryTable} on
- * any machine and against the kernel's IPVS inside user-mode Linux, which is what proves the
- * memory table a faithful stand-in: a test that passes on one and fails on the other is a
- * difference between them.
+ * What every {@link Table} must do, in the kernel's terms. Runs against {@link MemoryTable} on any
+ * machine and against the kernel's IPVS inside user-mode Linux, which is what proves the memory
+ * table a faithful stand-in: a test that passes on one and fails on the other is a difference
+ * between them.
  *
  * <p>Addresses are in 10.16.0.0/12 and 2001:db8::/32, which the UML harness routes to lo.
  */
@@ -92,22 +92,30 @@ public abstract class TableContract {
   @Test
   void addingAServiceTwiceIsEexist() throws Exception {
     table.addService(Service.of(WEB, "rr"));
-    fails(() -> table.addService(Service.of(WEB, "wrr")), TableException.Reason.EXISTS,
+    fails(
+        () -> table.addService(Service.of(WEB, "wrr")),
+        TableException.Reason.EXISTS,
         "TCP 10.16.0.1:80: already exists (EEXIST)");
     assertThat(only(WEB).service().scheduler()).isEqualTo("rr");
   }
 
   @Test
   void changingOrDeletingAMissingServiceIsEsrch() {
-    fails(() -> table.setService(Service.of(WEB, "rr")), TableException.Reason.NO_SERVICE,
+    fails(
+        () -> table.setService(Service.of(WEB, "rr")),
+        TableException.Reason.NO_SERVICE,
         "TCP 10.16.0.1:80: no such service (ESRCH)");
-    fails(() -> table.delService(WEB), TableException.Reason.NO_SERVICE,
+    fails(
+        () -> table.delService(WEB),
+        TableException.Reason.NO_SERVICE,
         "TCP 10.16.0.1:80: no such service (ESRCH)");
   }
 
   @Test
   void anUnknownSchedulerIsEnoent() throws Exception {
-    fails(() -> table.addService(Service.of(WEB, "nosuch")), TableException.Reason.NOT_FOUND,
+    fails(
+        () -> table.addService(Service.of(WEB, "nosuch")),
+        TableException.Reason.NOT_FOUND,
         "TCP 10.16.0.1:80: unknown scheduler \"nosuch\"");
     assertThat(table.list()).isEmpty();
   }
@@ -115,7 +123,9 @@ public abstract class TableContract {
   @Test
   void anUnknownPersistenceEngineIsEnoent() {
     Service s = new Service(DNS, "rr", Set.of(ServiceFlag.PERSISTENT), 60, 32, "nosuch");
-    fails(() -> table.addService(s), TableException.Reason.NOT_FOUND,
+    fails(
+        () -> table.addService(s),
+        TableException.Reason.NOT_FOUND,
         "UDP 10.16.0.3:53: unknown scheduler \"rr\" or persistence engine \"nosuch\"");
   }
 
@@ -123,8 +133,14 @@ public abstract class TableContract {
   void setServiceReplacesSchedulerFlagsAndPersistence() throws Exception {
     table.addService(Service.of(WEB, "rr"));
     table.addDest(WEB, nat("10.16.1.1", 80, 1));
-    Service changed = new Service(
-        WEB, "sh", Set.of(ServiceFlag.PERSISTENT, ServiceFlag.SCHED1, ServiceFlag.SCHED2), 60, 16, null);
+    Service changed =
+        new Service(
+            WEB,
+            "sh",
+            Set.of(ServiceFlag.PERSISTENT, ServiceFlag.SCHED1, ServiceFlag.SCHED2),
+            60,
+            16,
+            null);
     table.setService(changed);
     ServiceEntry e = only(WEB);
     assertThat(e.service()).isEqualTo(changed);
@@ -135,14 +151,23 @@ public abstract class TableContract {
 
   @Test
   void udpOnePacketSctpAndPersistenceEngineReadBack() throws Exception {
-    Service ops = new Service(DNS, "sh", Set.of(ServiceFlag.ONE_PACKET, ServiceFlag.SCHED1), 0, 32, null);
+    Service ops =
+        new Service(DNS, "sh", Set.of(ServiceFlag.ONE_PACKET, ServiceFlag.SCHED1), 0, 32, null);
     Service sctp = Service.of(ServiceKey.of(Protocol.SCTP, ip("10.16.0.4"), 9), "fo");
-    Service sip = new Service(ServiceKey.of(Protocol.UDP, ip("10.16.0.6"), 5060), "rr",
-        Set.of(ServiceFlag.PERSISTENT), 60, 32, "sip");
+    Service sip =
+        new Service(
+            ServiceKey.of(Protocol.UDP, ip("10.16.0.6"), 5060),
+            "rr",
+            Set.of(ServiceFlag.PERSISTENT),
+            60,
+            32,
+            "sip");
     table.addService(ops);
     table.addService(sctp);
     table.addService(sip);
-    assertThat(table.list()).extracting(ServiceEntry::service).containsExactlyInAnyOrder(ops, sctp, sip);
+    assertThat(table.list())
+        .extracting(ServiceEntry::service)
+        .containsExactlyInAnyOrder(ops, sctp, sip);
   }
 
   @Test
@@ -151,13 +176,16 @@ public abstract class TableContract {
     table.addService(s);
     table.addDest(WEB6, nat("2001:db8::2", 8080, 7));
     assertThat(only(WEB6).service()).isEqualTo(s);
-    assertThat(destOf(WEB6, new DestKey(ip("2001:db8::2"), 8080))).isEqualTo(nat("2001:db8::2", 8080, 7));
+    assertThat(destOf(WEB6, new DestKey(ip("2001:db8::2"), 8080)))
+        .isEqualTo(nat("2001:db8::2", 8080, 7));
   }
 
   @Test
   void anIpv6PersistencePrefixOfZeroIsEinval() {
     Service s = new Service(WEB6, "rr", Set.of(ServiceFlag.PERSISTENT), 10, 0, null);
-    fails(() -> table.addService(s), TableException.Reason.INVALID,
+    fails(
+        () -> table.addService(s),
+        TableException.Reason.INVALID,
         "TCP [2001:db8::1]:80: refused: malformed request");
   }
 
@@ -185,57 +213,100 @@ public abstract class TableContract {
     table.addDest(WEB, b);
     table.addDest(WEB, c);
     assertThat(only(WEB).dests()).extracting(DestEntry::dest).containsExactlyInAnyOrder(a, b, c);
-    assertThat(only(WEB).dests()).allSatisfy(d -> {
-      assertThat(d.activeConnections()).isZero();
-      assertThat(d.inactiveConnections()).isZero();
-    });
+    assertThat(only(WEB).dests())
+        .allSatisfy(
+            d -> {
+              assertThat(d.activeConnections()).isZero();
+              assertThat(d.inactiveConnections()).isZero();
+            });
   }
 
   @Test
   void tunnelEncapsulationsReadBack() throws Exception {
     table.addService(Service.of(WEB6, "rr"));
-    Dest gue = new Dest(ip("2001:db8::3"), 80, ForwardingMethod.TUNNEL, 1, 0, 0,
-        new Tunnel(Tunnel.Type.GUE, 6080, Tunnel.Checksum.NOCSUM));
-    Dest gre = new Dest(ip("2001:db8::4"), 80, ForwardingMethod.TUNNEL, 1, 0, 0,
-        new Tunnel(Tunnel.Type.GRE, 0, Tunnel.Checksum.CSUM));
+    Dest gue =
+        new Dest(
+            ip("2001:db8::3"),
+            80,
+            ForwardingMethod.TUNNEL,
+            1,
+            0,
+            0,
+            new Tunnel(Tunnel.Type.GUE, 6080, Tunnel.Checksum.NOCSUM));
+    Dest gre =
+        new Dest(
+            ip("2001:db8::4"),
+            80,
+            ForwardingMethod.TUNNEL,
+            1,
+            0,
+            0,
+            new Tunnel(Tunnel.Type.GRE, 0, Tunnel.Checksum.CSUM));
     Dest ipip = new Dest(ip("2001:db8::5"), 80, ForwardingMethod.TUNNEL, 1, 0, 0, Tunnel.IPIP);
     // settings the kernel does not keep: read back as Dest.normalized() says
-    Dest ipipCsum = new Dest(ip("2001:db8::6"), 80, ForwardingMethod.TUNNEL, 1, 0, 0,
-        new Tunnel(Tunnel.Type.IPIP, 0, Tunnel.Checksum.CSUM));
-    Dest grePort = new Dest(ip("2001:db8::7"), 80, ForwardingMethod.TUNNEL, 1, 0, 0,
-        new Tunnel(Tunnel.Type.GRE, 999, Tunnel.Checksum.REMCSUM));
+    Dest ipipCsum =
+        new Dest(
+            ip("2001:db8::6"),
+            80,
+            ForwardingMethod.TUNNEL,
+            1,
+            0,
+            0,
+            new Tunnel(Tunnel.Type.IPIP, 0, Tunnel.Checksum.CSUM));
+    Dest grePort =
+        new Dest(
+            ip("2001:db8::7"),
+            80,
+            ForwardingMethod.TUNNEL,
+            1,
+            0,
+            0,
+            new Tunnel(Tunnel.Type.GRE, 999, Tunnel.Checksum.REMCSUM));
     for (Dest d : List.of(gue, gre, ipip, ipipCsum, grePort)) {
       table.addDest(WEB6, d);
     }
-    assertThat(only(WEB6).dests()).extracting(DestEntry::dest).containsExactlyInAnyOrder(
-        gue, gre, ipip.normalized(), ipipCsum.normalized(), grePort.normalized());
+    assertThat(only(WEB6).dests())
+        .extracting(DestEntry::dest)
+        .containsExactlyInAnyOrder(
+            gue, gre, ipip.normalized(), ipipCsum.normalized(), grePort.normalized());
     assertThat(ipip.normalized().tunnel()).isNull();
-    assertThat(grePort.normalized().tunnel()).isEqualTo(new Tunnel(Tunnel.Type.GRE, 0, Tunnel.Checksum.REMCSUM));
+    assertThat(grePort.normalized().tunnel())
+        .isEqualTo(new Tunnel(Tunnel.Type.GRE, 0, Tunnel.Checksum.REMCSUM));
   }
 
   @Test
   void addingADestinationTwiceIsEexist() throws Exception {
     table.addService(Service.of(WEB, "rr"));
     table.addDest(WEB, nat("10.16.1.1", 80, 1));
-    fails(() -> table.addDest(WEB, nat("10.16.1.1", 80, 9)), TableException.Reason.EXISTS,
+    fails(
+        () -> table.addDest(WEB, nat("10.16.1.1", 80, 9)),
+        TableException.Reason.EXISTS,
         "TCP 10.16.0.1:80: dest 10.16.1.1:80: already exists (EEXIST)");
     assertThat(destOf(WEB, new DestKey(ip("10.16.1.1"), 80)).weight()).isEqualTo(1);
   }
 
   @Test
   void aDestinationForAMissingServiceIsEsrch() {
-    fails(() -> table.addDest(WEB, nat("10.16.1.1", 80, 1)), TableException.Reason.NO_SERVICE,
+    fails(
+        () -> table.addDest(WEB, nat("10.16.1.1", 80, 1)),
+        TableException.Reason.NO_SERVICE,
         "TCP 10.16.0.1:80: dest 10.16.1.1:80: no such service (ESRCH)");
-    fails(() -> table.delDest(WEB, new DestKey(ip("10.16.1.1"), 80)), TableException.Reason.NO_SERVICE,
+    fails(
+        () -> table.delDest(WEB, new DestKey(ip("10.16.1.1"), 80)),
+        TableException.Reason.NO_SERVICE,
         "TCP 10.16.0.1:80: dest 10.16.1.1:80: no such service (ESRCH)");
   }
 
   @Test
   void changingOrDeletingAMissingDestinationIsEnoent() throws Exception {
     table.addService(Service.of(WEB, "rr"));
-    fails(() -> table.setDest(WEB, nat("10.16.1.1", 80, 1)), TableException.Reason.NOT_FOUND,
+    fails(
+        () -> table.setDest(WEB, nat("10.16.1.1", 80, 1)),
+        TableException.Reason.NOT_FOUND,
         "TCP 10.16.0.1:80: dest 10.16.1.1:80: no such destination (ENOENT)");
-    fails(() -> table.delDest(WEB, new DestKey(ip("10.16.1.1"), 80)), TableException.Reason.NOT_FOUND,
+    fails(
+        () -> table.delDest(WEB, new DestKey(ip("10.16.1.1"), 80)),
+        TableException.Reason.NOT_FOUND,
         "TCP 10.16.0.1:80: dest 10.16.1.1:80: no such destination (ENOENT)");
   }
 
@@ -243,25 +314,33 @@ public abstract class TableContract {
   void aLowerThresholdAboveTheUpperIsErange() throws Exception {
     table.addService(Service.of(WEB, "rr"));
     Dest noUpper = new Dest(ip("10.16.1.1"), 80, ForwardingMethod.MASQ, 1, 0, 5, null);
-    fails(() -> table.addDest(WEB, noUpper), TableException.Reason.RANGE,
+    fails(
+        () -> table.addDest(WEB, noUpper),
+        TableException.Reason.RANGE,
         "TCP 10.16.0.1:80: dest 10.16.1.1:80: lower threshold 5 is above upper threshold 0 (ERANGE)");
     table.addDest(WEB, nat("10.16.1.1", 80, 1));
     Dest inverted = new Dest(ip("10.16.1.1"), 80, ForwardingMethod.MASQ, 1, 10, 20, null);
-    fails(() -> table.setDest(WEB, inverted), TableException.Reason.RANGE,
+    fails(
+        () -> table.setDest(WEB, inverted),
+        TableException.Reason.RANGE,
         "TCP 10.16.0.1:80: dest 10.16.1.1:80: lower threshold 20 is above upper threshold 10 (ERANGE)");
   }
 
   @Test
   void aMulticastDestinationIsEinval() throws Exception {
     table.addService(Service.of(WEB, "rr"));
-    fails(() -> table.addDest(WEB, nat("224.0.0.1", 80, 1)), TableException.Reason.INVALID,
+    fails(
+        () -> table.addDest(WEB, nat("224.0.0.1", 80, 1)),
+        TableException.Reason.INVALID,
         "TCP 10.16.0.1:80: dest 224.0.0.1:80: refused");
   }
 
   @Test
   void aDestinationOfTheOtherFamilyNeedsTunnelling() throws Exception {
     table.addService(Service.of(WEB, "rr"));
-    fails(() -> table.addDest(WEB, nat("2001:db8::9", 80, 1)), TableException.Reason.INVALID,
+    fails(
+        () -> table.addDest(WEB, nat("2001:db8::9", 80, 1)),
+        TableException.Reason.INVALID,
         "TCP 10.16.0.1:80: dest [2001:db8::9]:80: refused");
     Dest tun = new Dest(ip("2001:db8::9"), 80, ForwardingMethod.TUNNEL, 1, 0, 0, null);
     table.addDest(WEB, tun);
@@ -286,7 +365,8 @@ public abstract class TableContract {
     table.addDest(WEB, nat("10.16.1.1", 80, 1));
     table.addDest(WEB, nat("10.16.1.2", 80, 1));
     table.delDest(WEB, new DestKey(ip("10.16.1.1"), 80));
-    assertThat(only(WEB).dests()).extracting(d -> d.dest().key())
+    assertThat(only(WEB).dests())
+        .extracting(d -> d.dest().key())
         .containsExactly(new DestKey(ip("10.16.1.2"), 80));
     table.addDest(WEB, nat("10.16.1.1", 80, 3));
     assertThat(destOf(WEB, new DestKey(ip("10.16.1.1"), 80)).weight()).isEqualTo(3);
@@ -314,21 +394,31 @@ public abstract class TableContract {
   @Test
   void aBatchAttemptsEveryOperationAndReportsEachResult() throws Exception {
     DestKey one = new DestKey(ip("10.16.1.1"), 80);
-    List<TableOp> ops = List.of(
-        new TableOp.AddService(Service.of(WEB, "rr")),
-        new TableOp.AddDest(WEB, nat("10.16.1.1", 80, 1)),
-        new TableOp.AddDest(WEB, nat("10.16.1.1", 80, 2)),
-        new TableOp.DelDest(WEB, new DestKey(ip("10.16.1.9"), 80)),
-        new TableOp.AddDest(DNS, nat("10.16.1.5", 53, 1)),
-        new TableOp.SetDest(WEB, nat("10.16.1.1", 80, 4)),
-        new TableOp.AddService(Service.of(DNS, "nosuch")),
-        new TableOp.AddDest(WEB, nat("10.16.1.2", 80, 1)));
+    List<TableOp> ops =
+        List.of(
+            new TableOp.AddService(Service.of(WEB, "rr")),
+            new TableOp.AddDest(WEB, nat("10.16.1.1", 80, 1)),
+            new TableOp.AddDest(WEB, nat("10.16.1.1", 80, 2)),
+            new TableOp.DelDest(WEB, new DestKey(ip("10.16.1.9"), 80)),
+            new TableOp.AddDest(DNS, nat("10.16.1.5", 53, 1)),
+            new TableOp.SetDest(WEB, nat("10.16.1.1", 80, 4)),
+            new TableOp.AddService(Service.of(DNS, "nosuch")),
+            new TableOp.AddDest(WEB, nat("10.16.1.2", 80, 1)));
     List<TableException> results = table.apply(ops);
     assertThat(results).hasSize(ops.size());
-    assertThat(results).extracting(e -> e == null ? null : e.reason()).containsExactly(
-        null, null, TableException.Reason.EXISTS, TableException.Reason.NOT_FOUND,
-        TableException.Reason.NO_SERVICE, null, TableException.Reason.NOT_FOUND, null);
-    assertThat(results.get(2)).hasMessage("TCP 10.16.0.1:80: dest 10.16.1.1:80: already exists (EEXIST)");
+    assertThat(results)
+        .extracting(e -> e == null ? null : e.reason())
+        .containsExactly(
+            null,
+            null,
+            TableException.Reason.EXISTS,
+            TableException.Reason.NOT_FOUND,
+            TableException.Reason.NO_SERVICE,
+            null,
+            TableException.Reason.NOT_FOUND,
+            null);
+    assertThat(results.get(2))
+        .hasMessage("TCP 10.16.0.1:80: dest 10.16.1.1:80: already exists (EEXIST)");
     assertThat(destOf(WEB, one).weight()).isEqualTo(4);
     assertThat(only(WEB).dests()).hasSize(2);
     assertThat(table.list()).hasSize(1);
@@ -343,7 +433,9 @@ public abstract class TableContract {
       ServiceKey k = ServiceKey.of(Protocol.TCP, ip("10.16.0." + (10 + s)), 80);
       ops.add(new TableOp.AddService(Service.of(k, "wrr")));
       for (int d = 0; d < perService; d++) {
-        ops.add(new TableOp.AddDest(k, nat("10.17." + (d / 250) + "." + (1 + d % 250), 8000 + s, 1 + d % 5)));
+        ops.add(
+            new TableOp.AddDest(
+                k, nat("10.17." + (d / 250) + "." + (1 + d % 250), 8000 + s, 1 + d % 5)));
       }
     }
     List<TableException> results = table.apply(ops);
@@ -351,7 +443,8 @@ public abstract class TableContract {
     List<ServiceEntry> listed = table.list();
     assertThat(listed).hasSize(services);
     assertThat(listed).allSatisfy(e -> assertThat(e.dests()).hasSize(perService));
-    int weightSum = listed.stream().flatMap(e -> e.dests().stream()).mapToInt(d -> d.dest().weight()).sum();
+    int weightSum =
+        listed.stream().flatMap(e -> e.dests().stream()).mapToInt(d -> d.dest().weight()).sum();
     int expected = 0;
     for (int d = 0; d < perService; d++) {
       expected += 1 + d % 5;

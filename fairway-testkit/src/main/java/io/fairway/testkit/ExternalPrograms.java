@@ -10,9 +10,9 @@ import org.junit.jupiter.api.Assumptions;
  * module (each has fairway-testkit in test scope).
  *
  * <p>Why: on a developer's machine a missing varnishd or keepalived is a reason to skip, but CI
- * installs every program the tests talk to ({@code .ci/run}), so there a missing one means a
- * failed install, and a skip would turn the oracle tests into silent passes. Under {@code
- * CI=true} a missing program therefore fails the test; elsewhere it skips it.
+ * installs every program the tests talk to ({@code .ci/run}), so there a missing one means a failed
+ * install, and a skip would turn the oracle tests into silent passes. Under {@code CI=true} a
+ * missing program therefore fails the test; elsewhere it skips it.
  */
 public final class ExternalPrograms {
   /** CI installs every program the tests need: missing is an error there. */
@@ -21,8 +21,8 @@ public final class ExternalPrograms {
   private ExternalPrograms() {}
 
   /**
-   * The first of {@code paths} that is executable; if none is, skips the calling test, or fails
-   * it under {@code CI=true}.
+   * The first of {@code paths} that is executable; if none is, skips the calling test, or fails it
+   * under {@code CI=true}.
    */
   public static Path require(String program, String... paths) {
     for (String p : paths) {
@@ -41,14 +41,17 @@ public final class ExternalPrograms {
     }
   }
 
-  /** Skips the calling test, or fails it under {@code CI=true}: {@code why} says what is missing. */
+  /**
+   * Skips the calling test, or fails it under {@code CI=true}: {@code why} says what is missing.
+   */
   public static void missing(String why) {
     missing(why, CI);
   }
 
   static void missing(String why, boolean ci) {
     if (ci) {
-      throw new AssertionError(why + " (CI=true: a test whose program is missing fails; .ci/run installs it)");
+      throw new AssertionError(
+          why + " (CI=true: a test whose program is missing fails; .ci/run installs it)");
     }
     Assumptions.abort(why);
   }

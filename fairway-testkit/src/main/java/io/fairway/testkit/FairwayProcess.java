@@ -12,10 +12,10 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * {@code fairway ARGS} as a child process, the way an operator or systemd runs it: from this
- * JVM's test classpath ({@link #fromTestClasspath}) or an installed tree ({@link #installed}),
- * its output and errors in one log file, signalled with kill(1). Closing it kills what is still
- * running, so a failed test leaves no daemon behind.
+ * {@code fairway ARGS} as a child process, the way an operator or systemd runs it: from this JVM's
+ * test classpath ({@link #fromTestClasspath}) or an installed tree ({@link #installed}), its output
+ * and errors in one log file, signalled with kill(1). Closing it kills what is still running, so a
+ * failed test leaves no daemon behind.
  *
  * <pre>{@code
  * try (FairwayProcess fw = FairwayProcess.fromTestClasspath("-Xmx128m").log(dir.resolve("fw.log"))
@@ -39,7 +39,8 @@ public final class FairwayProcess implements AutoCloseable {
    * under Maven (whose {@code java.class.path} is only its booter jar), else this JVM's.
    */
   public static Launch fromTestClasspath(String... jvmOptions) {
-    String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    String cp =
+        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.addAll(List.of(jvmOptions));
@@ -85,8 +86,8 @@ public final class FairwayProcess implements AutoCloseable {
       cmd.addAll(command);
       cmd.addAll(List.of(args));
       Path file = log != null ? log : Files.createTempFile("fairway-", ".log");
-      ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
-          .redirectOutput(file.toFile());
+      ProcessBuilder pb =
+          new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(file.toFile());
       pb.environment().putAll(env);
       return new FairwayProcess(pb.start(), file);
     }
@@ -106,7 +107,8 @@ public final class FairwayProcess implements AutoCloseable {
 
   /** Sends {@code SIG<name>} (e.g. "HUP") with kill(1); fails if kill does. */
   public void signal(String name) throws IOException, InterruptedException {
-    int code = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).start().waitFor();
+    int code =
+        new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).start().waitFor();
     if (code != 0) {
       throw new IOException("kill -" + name + " " + process.pid() + ": exit " + code);
     }

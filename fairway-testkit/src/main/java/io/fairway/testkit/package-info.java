@@ -1,15 +1,15 @@
 /**
- * Test support shared by every module, in one place because a copy per module drifts: each
- * module reaches it in test scope (a test-jar of another module would pull that module's own
- * test dependencies and be reachable only downstream of it).
+ * Test support shared by every module, in one place because a copy per module drifts: each module
+ * reaches it in test scope (a test-jar of another module would pull that module's own test
+ * dependencies and be reachable only downstream of it).
  *
  * <ul>
- *   <li>{@link io.fairway.testkit.ExternalPrograms}: a test that needs varnishd, keepalived,
- *       nginx or user-mode Linux skips without it on a developer's machine and fails under
- *       {@code CI=true}, where a missing program is a broken install ({@code .ci/no-silent-skips}
- *       keeps tests from going around it);
- *   <li>{@link io.fairway.testkit.FairwayProcess}: {@code fairway ...} as a child process, from
- *       the test classpath or an installed tree, with its log, signals and exit.
+ *   <li>{@link io.fairway.testkit.ExternalPrograms}: a test that needs varnishd, keepalived, nginx
+ *       or user-mode Linux skips without it on a developer's machine and fails under {@code
+ *       CI=true}, where a missing program is a broken install ({@code .ci/no-silent-skips} keeps
+ *       tests from going around it);
+ *   <li>{@link io.fairway.testkit.FairwayProcess}: {@code fairway ...} as a child process, from the
+ *       test classpath or an installed tree, with its log, signals and exit.
  * </ul>
  */
 package io.fairway.testkit;

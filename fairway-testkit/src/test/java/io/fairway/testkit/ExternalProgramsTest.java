@@ -23,7 +23,8 @@ class ExternalProgramsTest {
 
   @Test
   void requireReturnsTheFirstExecutableAndOtherwiseGoesThroughMissing() {
-    org.assertj.core.api.Assertions.assertThat(ExternalPrograms.require("sh", "/nonexistent/sh", "/bin/sh"))
+    org.assertj.core.api.Assertions.assertThat(
+            ExternalPrograms.require("sh", "/nonexistent/sh", "/bin/sh"))
         .hasToString("/bin/sh");
     assertThatThrownBy(() -> ExternalPrograms.require("nope", "/nonexistent/nope"))
         .isInstanceOfAny(AssertionError.class, TestAbortedException.class)

@@ -12,17 +12,20 @@ import java.util.Objects;
 /**
  * What a reload changes in the VRRP instances, as keepalived's reload sees it: an instance is
  * matched by name; one whose interface, router id, address family, version or unicast source
- * changed is another instance (the old one stops, the new one starts in BACKUP); any other
- * change is applied to the running instance, which keeps its state; an equal one is untouched.
- * Locations never count (two {@code Location}s are always equal).
+ * changed is another instance (the old one stops, the new one starts in BACKUP); any other change
+ * is applied to the running instance, which keeps its state; an equal one is untouched. Locations
+ * never count (two {@code Location}s are always equal).
  *
  * @param removed instances that stop (gone, or replaced by another instance of the same name)
  * @param added instances that start (new, or the replacements)
  * @param changed running instances that get new settings, with the names of what changed
  * @param unchanged running instances left alone
  */
-public record VrrpDiff(List<String> removed, List<String> added,
-    Map<String, List<String>> changed, List<String> unchanged) {
+public record VrrpDiff(
+    List<String> removed,
+    List<String> added,
+    Map<String, List<String>> changed,
+    List<String> unchanged) {
   public VrrpDiff {
     removed = List.copyOf(removed);
     added = List.copyOf(added);
@@ -82,7 +85,9 @@ public record VrrpDiff(List<String> removed, List<String> added,
     return removed.isEmpty() && added.isEmpty() && changed.isEmpty();
   }
 
-  /** One line for the log: {@code added VI_2; removed VI_3; changed VI_1 (priority); 4 unchanged}. */
+  /**
+   * One line for the log: {@code added VI_2; removed VI_3; changed VI_1 (priority); 4 unchanged}.
+   */
   public String summary() {
     List<String> parts = new ArrayList<>();
     List<String> replaced = added.stream().filter(removed::contains).toList();
@@ -95,8 +100,10 @@ public record VrrpDiff(List<String> removed, List<String> added,
       parts.add("removed " + String.join(", ", onlyRemoved));
     }
     if (!replaced.isEmpty()) {
-      parts.add("restarted " + String.join(", ", replaced)
-          + " (interface, virtual_router_id, family, version or unicast_src_ip changed)");
+      parts.add(
+          "restarted "
+              + String.join(", ", replaced)
+              + " (interface, virtual_router_id, family, version or unicast_src_ip changed)");
     }
     changed.forEach((n, what) -> parts.add("changed " + n + " (" + String.join(", ", what) + ")"));
     parts.add(unchanged.size() + " unchanged");

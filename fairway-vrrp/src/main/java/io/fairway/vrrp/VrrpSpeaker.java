@@ -57,15 +57,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs the VRRP instances of a configuration: one event thread owns every {@link Router} and
- * does all sends, address changes and notifications in the order the state machines ask; one
- * receive thread per (interface, family, group) socket, a poller for interfaces and track files,
- * and the script executor for vrrp_script and notify scripts post events to it.
+ * Runs the VRRP instances of a configuration: one event thread owns every {@link Router} and does
+ * all sends, address changes and notifications in the order the state machines ask; one receive
+ * thread per (interface, family, group) socket, a poller for interfaces and track files, and the
+ * script executor for vrrp_script and notify scripts post events to it.
  *
  * <p>A reload ({@link #prepare}, then {@link Prepared#apply}) is applied by difference ({@link
  * VrrpDiff}) on the event thread: unchanged instances are not touched, changed ones keep their
- * state, removed masters hand over with priority 0. Everything that can fail against the running system (interfaces, addresses on
- * other interfaces, sockets) is checked first, so a refused reload changes nothing.
+ * state, removed masters hand over with priority 0. Everything that can fail against the running
+ * system (interfaces, addresses on other interfaces, sockets) is checked first, so a refused reload
+ * changes nothing.
  */
 public final class VrrpSpeaker implements Closeable {
   private static final Logger log = LoggerFactory.getLogger(VrrpSpeaker.class);
@@ -126,12 +127,15 @@ public final class VrrpSpeaker implements Closeable {
     final VrrpInstance cfg;
     final Router router;
     final Counters counters;
+
     /** The addresses its adverts carry, as received adverts are compared with them. */
     final List<InetAddress> advertised;
+
     Link link;
     VrrpSocket socket;
     long garpDue = NEVER;
     long garpRefreshDue = NEVER;
+
     /** The last published view, counters left at zero (they are read live). */
     volatile InstanceStatus view;
 
@@ -144,8 +148,12 @@ public final class VrrpSpeaker implements Closeable {
     }
 
     InetAddress source() {
-      return cfg.unicastSource().orElseGet(() -> cfg.family() == AddressFamily.INET
-          ? link.ipv4().orElse(null) : link.ipv6LinkLocal().orElse(null));
+      return cfg.unicastSource()
+          .orElseGet(
+              () ->
+                  cfg.family() == AddressFamily.INET
+                      ? link.ipv4().orElse(null)
+                      : link.ipv6LinkLocal().orElse(null));
     }
   }
 
@@ -191,8 +199,8 @@ public final class VrrpSpeaker implements Closeable {
   }
 
   /**
-   * Told of each instance's state changes, on the event thread, in the order they happen, after
-   * the change's addresses and notify scripts were started. Must not block for long (adverts wait).
+   * Told of each instance's state changes, on the event thread, in the order they happen, after the
+   * change's addresses and notify scripts were started. Must not block for long (adverts wait).
    */
   @FunctionalInterface
   public interface StateListener {
@@ -202,11 +210,12 @@ public final class VrrpSpeaker implements Closeable {
   /** Adds a listener of instance changes (not groups'); add it before {@link #start}. */
   public void onStateChange(StateListener l) {
     java.util.Objects.requireNonNull(l);
-    onTransition(t -> {
-      if (!t.group()) {
-        l.changed(t.name(), t.from(), t.to());
-      }
-    });
+    onTransition(
+        t -> {
+          if (!t.group()) {
+            l.changed(t.name(), t.from(), t.to());
+          }
+        });
   }
 
   /** Also tells {@code listener} of every state change (on the event thread: be quick). */
@@ -220,8 +229,8 @@ public final class VrrpSpeaker implements Closeable {
   }
 
   /**
-   * Checks the instances against the running system (interfaces exist, virtual addresses are not
-   * on another interface), opens sockets and starts the state machines.
+   * Checks the instances against the running system (interfaces exist, virtual addresses are not on
+   * another interface), opens sockets and starts the state machines.
    *
    * @throws VrrpStartException one line per problem, naming the instance and its file:line
    */
@@ -241,14 +250,14 @@ public final class VrrpSpeaker implements Closeable {
   }
 
   /**
-   * Checks a new configuration against the running system and opens the sockets it needs, so
-   * that applying it cannot fail half way: the first step of a reload. Nothing changes until
-   * {@link Prepared#apply}; {@link Prepared#abandon} closes what was opened.
+   * Checks a new configuration against the running system and opens the sockets it needs, so that
+   * applying it cannot fail half way: the first step of a reload. Nothing changes until {@link
+   * Prepared#apply}; {@link Prepared#abandon} closes what was opened.
    *
    * @param next the new VRRP part of the configuration
    * @param trackFiles the new top-level track_file paths by name
-   * @throws VrrpStartException the new configuration does not fit the running system (one
-   *     {@code FILE:LINE: message} per problem)
+   * @throws VrrpStartException the new configuration does not fit the running system (one {@code
+   *     FILE:LINE: message} per problem)
    * @throws IOException a socket could not be opened
    */
   public Prepared prepare(VrrpConfig next, Map<String, Path> trackFiles) throws IOException {
@@ -270,7 +279,10 @@ public final class VrrpSpeaker implements Closeable {
     private final Map<SocketKey, VrrpSocket> opened;
     private final Map<String, Path> trackFiles;
 
-    private Prepared(VrrpConfig next, Map<String, Link> links, Map<SocketKey, VrrpSocket> opened,
+    private Prepared(
+        VrrpConfig next,
+        Map<String, Link> links,
+        Map<SocketKey, VrrpSocket> opened,
         Map<String, Path> trackFiles) {
       this.next = next;
       this.links = links;
@@ -285,13 +297,14 @@ public final class VrrpSpeaker implements Closeable {
      */
     public String apply() throws IOException {
       CompletableFuture<String> done = new CompletableFuture<>();
-      inbox.add(() -> {
-        try {
-          done.complete(VrrpSpeaker.this.apply(next, links, trackFiles));
-        } catch (RuntimeException e) {
-          done.completeExceptionally(e);
-        }
-      });
+      inbox.add(
+          () -> {
+            try {
+              done.complete(VrrpSpeaker.this.apply(next, links, trackFiles));
+            } catch (RuntimeException e) {
+              done.completeExceptionally(e);
+            }
+          });
       try {
         String summary = done.get(10, TimeUnit.SECONDS);
         startReceivers(opened);
@@ -317,8 +330,8 @@ public final class VrrpSpeaker implements Closeable {
   }
 
   /**
-   * The start-time checks alone (interfaces exist, virtual addresses are not on another
-   * interface), for a reload that would start VRRP.
+   * The start-time checks alone (interfaces exist, virtual addresses are not on another interface),
+   * for a reload that would start VRRP.
    *
    * @throws VrrpStartException one line per problem
    */
@@ -334,35 +347,66 @@ public final class VrrpSpeaker implements Closeable {
     for (VrrpInstance i : c.instances()) {
       Optional<Link> link = Link.read(i.interfaceName(), vipsOf(i));
       if (link.isEmpty()) {
-        problems.add(i.location() + ": vrrp_instance " + i.name() + ": interface "
-            + i.interfaceName() + " does not exist");
+        problems.add(
+            i.location()
+                + ": vrrp_instance "
+                + i.name()
+                + ": interface "
+                + i.interfaceName()
+                + " does not exist");
         continue;
       }
       links.put(i.name(), link.get());
       for (VirtualAddress a : i.allAddresses()) {
         String dev = a.deviceOr(i.interfaceName());
         if (Link.read(dev, List.of()).isEmpty()) {
-          problems.add(a.location() + ": vrrp_instance " + i.name() + ": interface " + dev
-              + " of " + a + " does not exist");
+          problems.add(
+              a.location()
+                  + ": vrrp_instance "
+                  + i.name()
+                  + ": interface "
+                  + dev
+                  + " of "
+                  + a
+                  + " does not exist");
           continue;
         }
         if (ours.contains(a.address())) {
           continue; // held by one of our instances: moves with the reload
         }
-        Link.holderOtherThan(a.address(), dev).ifPresent(other -> problems.add(a.location()
-            + ": vrrp_instance " + i.name() + ": " + Addresses.format(a.address())
-            + " is already on interface " + other));
+        Link.holderOtherThan(a.address(), dev)
+            .ifPresent(
+                other ->
+                    problems.add(
+                        a.location()
+                            + ": vrrp_instance "
+                            + i.name()
+                            + ": "
+                            + Addresses.format(a.address())
+                            + " is already on interface "
+                            + other));
       }
       for (Track t : i.trackInterfaces()) {
         if (Link.read(t.name(), List.of()).isEmpty()) {
-          problems.add(i.location() + ": vrrp_instance " + i.name() + ": track_interface "
-              + t.name() + " does not exist");
+          problems.add(
+              i.location()
+                  + ": vrrp_instance "
+                  + i.name()
+                  + ": track_interface "
+                  + t.name()
+                  + " does not exist");
         }
       }
-      if (i.family() == AddressFamily.INET && link.get().ipv4().isEmpty()
+      if (i.family() == AddressFamily.INET
+          && link.get().ipv4().isEmpty()
           && i.unicastSource().isEmpty()) {
-        problems.add(i.location() + ": vrrp_instance " + i.name() + ": interface "
-            + i.interfaceName() + " has no IPv4 address to send adverts from");
+        problems.add(
+            i.location()
+                + ": vrrp_instance "
+                + i.name()
+                + ": interface "
+                + i.interfaceName()
+                + " has no IPv4 address to send adverts from");
       }
     }
     if (!problems.isEmpty()) {
@@ -372,8 +416,10 @@ public final class VrrpSpeaker implements Closeable {
   }
 
   private static SocketKey keyOf(VrrpConfig c, VrrpInstance i) {
-    return new SocketKey(i.interfaceName(), i.family(), i.family() == AddressFamily.INET
-        ? c.globals().mcastGroup4() : c.globals().mcastGroup6());
+    return new SocketKey(
+        i.interfaceName(),
+        i.family(),
+        i.family() == AddressFamily.INET ? c.globals().mcastGroup4() : c.globals().mcastGroup6());
   }
 
   /** Opens the sockets {@code c} needs that are not open yet; on failure closes them again. */
@@ -383,8 +429,8 @@ public final class VrrpSpeaker implements Closeable {
       for (VrrpInstance i : c.instances()) {
         SocketKey k = keyOf(c, i);
         if (!sockets.containsKey(k) && !opened.containsKey(k)) {
-          opened.put(k, VrrpSocket.open(k.interfaceName(), k.family() == AddressFamily.INET,
-              k.group()));
+          opened.put(
+              k, VrrpSocket.open(k.interfaceName(), k.family() == AddressFamily.INET, k.group()));
         }
       }
     } catch (IOException e) {
@@ -400,8 +446,10 @@ public final class VrrpSpeaker implements Closeable {
 
   private void startReceivers(Map<SocketKey, VrrpSocket> opened) {
     for (Map.Entry<SocketKey, VrrpSocket> e : opened.entrySet()) {
-      Thread t = new Thread(() -> receiveLoop(e.getValue()), "fairway-vrrp-rx-"
-          + e.getKey().interfaceName() + "/" + e.getKey().family());
+      Thread t =
+          new Thread(
+              () -> receiveLoop(e.getValue()),
+              "fairway-vrrp-rx-" + e.getKey().interfaceName() + "/" + e.getKey().family());
       t.setDaemon(true);
       threads.add(t);
       t.start();
@@ -417,11 +465,22 @@ public final class VrrpSpeaker implements Closeable {
   }
 
   private static Router.Params params(VrrpInstance i, Link link) {
-    InetAddress source = i.unicastSource().orElseGet(() -> i.family() == AddressFamily.INET
-        ? link.ipv4().orElse(null) : link.ipv6LinkLocal().orElse(null));
-    return new Router.Params(i.name(), i.version(), i.priority(),
-        (int) (i.advertInterval().toMillis() / 10), i.preempt(), i.preemptDelay().toNanos(),
-        i.initialState() == VrrpState.MASTER, source);
+    InetAddress source =
+        i.unicastSource()
+            .orElseGet(
+                () ->
+                    i.family() == AddressFamily.INET
+                        ? link.ipv4().orElse(null)
+                        : link.ipv6LinkLocal().orElse(null));
+    return new Router.Params(
+        i.name(),
+        i.version(),
+        i.priority(),
+        (int) (i.advertInterval().toMillis() / 10),
+        i.preempt(),
+        i.preemptDelay().toNanos(),
+        i.initialState() == VrrpState.MASTER,
+        source);
   }
 
   // --- applying a configuration (the event thread) ---------------------------------------------
@@ -435,8 +494,10 @@ public final class VrrpSpeaker implements Closeable {
     groups.clear();
     for (String name : diff.removed()) {
       Instance in = instances.get(name);
-      log.info("({}) removed by the reload{}", name, in.router.state() == State.MASTER
-          ? ": handing over with priority 0" : "");
+      log.info(
+          "({}) removed by the reload{}",
+          name,
+          in.router.state() == State.MASTER ? ": handing over with priority 0" : "");
       perform(in.router.stop(now), false);
       instances.remove(name);
       byRouter.remove(in.router);
@@ -459,8 +520,11 @@ public final class VrrpSpeaker implements Closeable {
         in = new Instance(ni, old.router.reconfigured(params(ni, link)), link, old.counters);
         in.garpDue = old.garpDue;
         in.garpRefreshDue = old.garpRefreshDue;
-        log.info("({}) changed by the reload: {}; state {} kept", ni.name(),
-            String.join(", ", diff.changed().get(ni.name())), in.router.state());
+        log.info(
+            "({}) changed by the reload: {}; state {} kept",
+            ni.name(),
+            String.join(", ", diff.changed().get(ni.name())),
+            in.router.state());
         if (in.router.state() == State.MASTER) {
           moveAddresses(old, in);
         }
@@ -474,16 +538,17 @@ public final class VrrpSpeaker implements Closeable {
     allVips = next.instances().stream().flatMap(i -> vipsOf(i).stream()).toList();
     byVrid.clear();
     for (Instance in : instances.values()) {
-      byVrid.computeIfAbsent(in.socket, s -> new HashMap<>())
-          .computeIfAbsent(in.cfg.virtualRouterId(), v -> new ArrayList<>()).add(in);
+      byVrid
+          .computeIfAbsent(in.socket, s -> new HashMap<>())
+          .computeIfAbsent(in.cfg.virtualRouterId(), v -> new ArrayList<>())
+          .add(in);
     }
     for (Instance in : instances.values()) {
       in.router.leaveGroup();
     }
     for (SyncGroup g : next.syncGroups()) {
       List<Router> members = g.members().stream().map(m -> instances.get(m).router).toList();
-      GroupRuntime gr = new GroupRuntime(g, new io.fairway.vrrp.state.SyncGroup(g.name(),
-          members));
+      GroupRuntime gr = new GroupRuntime(g, new io.fairway.vrrp.state.SyncGroup(g.name(), members));
       gr.last = groupStates.getOrDefault(g.name(), State.INIT);
       gr.shown = gr.last;
       groups.put(g.name(), gr);
@@ -558,13 +623,16 @@ public final class VrrpSpeaker implements Closeable {
     for (Instance in : instances.values()) {
       used.add(in.socket);
     }
-    sockets.values().removeIf(s -> {
-      if (used.contains(s)) {
-        return false;
-      }
-      s.close(); // its receive thread releases the descriptor
-      return true;
-    });
+    sockets
+        .values()
+        .removeIf(
+            s -> {
+              if (used.contains(s)) {
+                return false;
+              }
+              s.close(); // its receive thread releases the descriptor
+              return true;
+            });
   }
 
   // --- the event thread ------------------------------------------------------------------------
@@ -601,8 +669,8 @@ public final class VrrpSpeaker implements Closeable {
           }
           if (in.garpRefreshDue <= now) {
             announce(in, config.globals().garpMasterRefreshRepeat());
-            in.garpRefreshDue = in.cfg.garpMasterRefresh().map(d -> now() + d.toNanos())
-                .orElse(NEVER);
+            in.garpRefreshDue =
+                in.cfg.garpMasterRefresh().map(d -> now() + d.toNanos()).orElse(NEVER);
           }
         }
         for (ScriptRun s : List.copyOf(scriptRuns.values())) {
@@ -652,8 +720,7 @@ public final class VrrpSpeaker implements Closeable {
         g.last = st;
         g.shown = st;
         notifyScripts(g.cfg.scripts(), st, "GROUP", g.cfg.name(), 0, atExit && st == State.STOP);
-        tell(new VrrpTransition(Instant.now(), true, g.cfg.name(), from, st, 0,
-            Optional.empty()));
+        tell(new VrrpTransition(Instant.now(), true, g.cfg.name(), from, st, 0, Optional.empty()));
       }
     }
     for (Action a : actions) {
@@ -676,11 +743,21 @@ public final class VrrpSpeaker implements Closeable {
       count(DropKind.NO_SOURCE);
       return;
     }
-    Advert ad = new Advert(c.version(), c.virtualRouterId(), priority,
-        (int) (c.advertInterval().toMillis() / 10), in.advertised, c.authPass());
-    List<InetAddress> to = c.unicast() ? c.unicastPeers()
-        : List.of(c.family() == AddressFamily.INET ? config.globals().mcastGroup4()
-            : config.globals().mcastGroup6());
+    Advert ad =
+        new Advert(
+            c.version(),
+            c.virtualRouterId(),
+            priority,
+            (int) (c.advertInterval().toMillis() / 10),
+            in.advertised,
+            c.authPass());
+    List<InetAddress> to =
+        c.unicast()
+            ? c.unicastPeers()
+            : List.of(
+                c.family() == AddressFamily.INET
+                    ? config.globals().mcastGroup4()
+                    : config.globals().mcastGroup6());
     for (InetAddress dst : to) {
       try {
         in.socket.send(AdvertCodec.encode(ad, src, dst), src, dst);
@@ -701,8 +778,7 @@ public final class VrrpSpeaker implements Closeable {
         addQuietly(in, a);
       }
       announce(in, c.garpMasterRepeat());
-      in.garpDue = c.garpMasterDelay().isZero() ? NEVER
-          : now() + c.garpMasterDelay().toNanos();
+      in.garpDue = c.garpMasterDelay().isZero() ? NEVER : now() + c.garpMasterDelay().toNanos();
       in.garpRefreshDue = c.garpMasterRefresh().map(d -> now() + d.toNanos()).orElse(NEVER);
     } else if (from == State.MASTER) {
       in.garpDue = NEVER;
@@ -712,11 +788,23 @@ public final class VrrpSpeaker implements Closeable {
       }
     }
     if (to != State.INIT) {
-      notifyScripts(c.scripts(), to, "INSTANCE", c.name(), in.router.effectivePriority(),
+      notifyScripts(
+          c.scripts(),
+          to,
+          "INSTANCE",
+          c.name(),
+          in.router.effectivePriority(),
           atExit && to == State.STOP);
     }
-    tell(new VrrpTransition(Instant.now(), false, c.name(), from, to,
-        in.router.effectivePriority(), in.router.master()));
+    tell(
+        new VrrpTransition(
+            Instant.now(),
+            false,
+            c.name(),
+            from,
+            to,
+            in.router.effectivePriority(),
+            in.router.master()));
   }
 
   private void tell(VrrpTransition t) {
@@ -734,7 +822,8 @@ public final class VrrpSpeaker implements Closeable {
     if (dev.equals(in.link.name())) {
       return in.link.index();
     }
-    return Link.read(dev, List.of()).map(Link::index)
+    return Link.read(dev, List.of())
+        .map(Link::index)
         .orElseThrow(() -> new IOException("interface " + dev + " does not exist"));
   }
 
@@ -760,8 +849,10 @@ public final class VrrpSpeaker implements Closeable {
     for (int n = 0; n < times; n++) {
       for (VirtualAddress a : in.cfg.allAddresses()) {
         try {
-          Link l = a.device().isEmpty() ? in.link
-              : Link.read(a.device().get(), List.of()).orElse(in.link);
+          Link l =
+              a.device().isEmpty()
+                  ? in.link
+                  : Link.read(a.device().get(), List.of()).orElse(in.link);
           announcer.announce(l, a.address());
         } catch (IOException e) {
           count(DropKind.ANNOUNCE);
@@ -772,19 +863,25 @@ public final class VrrpSpeaker implements Closeable {
   }
 
   /** keepalived's order: the state's own script, then {@code notify TYPE NAME STATE PRIORITY}. */
-  private void notifyScripts(Notify n, State st, String type, String name, int priority,
-      boolean wait) {
-    Optional<Script> own = switch (st) {
-      case MASTER -> n.master();
-      case BACKUP -> n.backup();
-      case FAULT -> n.fault();
-      case STOP -> n.stop();
-      default -> Optional.empty();
-    };
+  private void notifyScripts(
+      Notify n, State st, String type, String name, int priority, boolean wait) {
+    Optional<Script> own =
+        switch (st) {
+          case MASTER -> n.master();
+          case BACKUP -> n.backup();
+          case FAULT -> n.fault();
+          case STOP -> n.stop();
+          default -> Optional.empty();
+        };
     List<CompletableFuture<Void>> runs = new ArrayList<>();
     own.ifPresent(s -> runs.add(scripts.notify(spec(s, List.of()), type + " " + name)));
-    n.any().ifPresent(s -> runs.add(scripts.notify(spec(s, List.of(type, name, st.notifyName(),
-        Integer.toString(priority))), type + " " + name)));
+    n.any()
+        .ifPresent(
+            s ->
+                runs.add(
+                    scripts.notify(
+                        spec(s, List.of(type, name, st.notifyName(), Integer.toString(priority))),
+                        type + " " + name)));
     if (wait) {
       // keepalived gives notify_stop one second at shutdown.
       for (var f : runs) {
@@ -800,8 +897,10 @@ public final class VrrpSpeaker implements Closeable {
   private ScriptSpec spec(Script s, List<String> extra) {
     List<String> argv = new ArrayList<>(s.argv());
     argv.addAll(extra);
-    return new ScriptSpec(argv, s.user().or(() -> scriptUser.map(u -> u.split(" ")[0]))
-        .orElse(null), s.group().orElse(null));
+    return new ScriptSpec(
+        argv,
+        s.user().or(() -> scriptUser.map(u -> u.split(" ")[0])).orElse(null),
+        s.group().orElse(null));
   }
 
   // --- receiving -------------------------------------------------------------------------------
@@ -836,8 +935,10 @@ public final class VrrpSpeaker implements Closeable {
       count(DropKind.TTL);
       return;
     }
-    InetAddress dst = r.destination() != null ? r.destination()
-        : s.ipv4() ? config.globals().mcastGroup4() : config.globals().mcastGroup6();
+    InetAddress dst =
+        r.destination() != null
+            ? r.destination()
+            : s.ipv4() ? config.globals().mcastGroup4() : config.globals().mcastGroup6();
     Advert a;
     try {
       a = AdvertCodec.decode(r.data(), r.payloadOffset(), r.payloadLength(), r.source(), dst);
@@ -877,8 +978,9 @@ public final class VrrpSpeaker implements Closeable {
       int prioBefore = in.router.masterPriority();
       List<Action> out = in.router.advert(now, a, r.source());
       perform(out, false);
-      if (out.isEmpty() && (!masterBefore.equals(in.router.master())
-          || prioBefore != in.router.masterPriority())) {
+      if (out.isEmpty()
+          && (!masterBefore.equals(in.router.master())
+              || prioBefore != in.router.masterPriority())) {
         refresh(in);
       }
     }
@@ -893,25 +995,32 @@ public final class VrrpSpeaker implements Closeable {
   private void runScript(ScriptRun run) {
     VrrpScript s = run.cfg;
     run.inFlight = true;
-    ScriptSpec spec = new ScriptSpec(s.script().argv(), s.script().user()
-        .or(() -> scriptUser.map(u -> u.split(" ")[0])).orElse(null),
-        s.script().group().orElse(null));
-    scripts.run(spec, s.timeout()).thenAccept(o -> inbox.add(() -> {
-      run.inFlight = false;
-      if (scriptRuns.get(s.name()) != run) {
-        return; // a reload removed or replaced the script while it ran
-      }
-      boolean ok = o.ran() && o.exitCode() == 0 && !o.timedOut();
-      if (run.status.record(ok)) {
-        log.info("VRRP_Script({}) {}", s.name(), ok ? "succeeded" : "failed");
-        long t = now();
-        cycleLinks.clear();
-        for (Instance in : instances.values()) {
-          pollTracking(in, t);
-        }
-      }
-      run.due = now() + s.interval().toNanos();
-    }));
+    ScriptSpec spec =
+        new ScriptSpec(
+            s.script().argv(),
+            s.script().user().or(() -> scriptUser.map(u -> u.split(" ")[0])).orElse(null),
+            s.script().group().orElse(null));
+    scripts
+        .run(spec, s.timeout())
+        .thenAccept(
+            o ->
+                inbox.add(
+                    () -> {
+                      run.inFlight = false;
+                      if (scriptRuns.get(s.name()) != run) {
+                        return; // a reload removed or replaced the script while it ran
+                      }
+                      boolean ok = o.ran() && o.exitCode() == 0 && !o.timedOut();
+                      if (run.status.record(ok)) {
+                        log.info("VRRP_Script({}) {}", s.name(), ok ? "succeeded" : "failed");
+                        long t = now();
+                        cycleLinks.clear();
+                        for (Instance in : instances.values()) {
+                          pollTracking(in, t);
+                        }
+                      }
+                      run.due = now() + s.interval().toNanos();
+                    }));
   }
 
   /**
@@ -966,8 +1075,8 @@ public final class VrrpSpeaker implements Closeable {
       }
     }
     int before = in.router.effectivePriority();
-    List<Action> out = new ArrayList<>(in.router.priority(now, Priority.effective(c.priority(),
-        sum)));
+    List<Action> out =
+        new ArrayList<>(in.router.priority(now, Priority.effective(c.priority(), sum)));
     out.addAll(in.router.fault(now, fault));
     perform(out, false);
     if (out.isEmpty() && before != in.router.effectivePriority()) {
@@ -994,10 +1103,23 @@ public final class VrrpSpeaker implements Closeable {
   private void refresh(Instance in) {
     Router r = in.router;
     VrrpInstance c = in.cfg;
-    in.view = new InstanceStatus(c.name(), c.interfaceName(), c.virtualRouterId(), c.version(),
-        r.state(), r.effectivePriority(), c.priority(), r.master(), r.masterPriority(),
-        originWall.plusNanos(r.since()), vipsOf(c), config.groupOf(c.name()).map(SyncGroup::name),
-        0, 0, Map.of());
+    in.view =
+        new InstanceStatus(
+            c.name(),
+            c.interfaceName(),
+            c.virtualRouterId(),
+            c.version(),
+            r.state(),
+            r.effectivePriority(),
+            c.priority(),
+            r.master(),
+            r.masterPriority(),
+            originWall.plusNanos(r.since()),
+            vipsOf(c),
+            config.groupOf(c.name()).map(SyncGroup::name),
+            0,
+            0,
+            Map.of());
   }
 
   /** Every instance and group now, with live counters. */
@@ -1010,10 +1132,23 @@ public final class VrrpSpeaker implements Closeable {
       }
       EnumMap<State, Long> t = new EnumMap<>(State.class);
       in.counters.transitions.forEach((s, n) -> t.put(s, n.get()));
-      out.add(new InstanceStatus(v.name(), v.interfaceName(), v.virtualRouterId(), v.version(),
-          v.state(), v.priority(), v.basePriority(), v.master(), v.masterPriority(), v.since(),
-          v.virtualAddresses(), v.syncGroup(), in.counters.sent.get(),
-          in.counters.received.get(), t));
+      out.add(
+          new InstanceStatus(
+              v.name(),
+              v.interfaceName(),
+              v.virtualRouterId(),
+              v.version(),
+              v.state(),
+              v.priority(),
+              v.basePriority(),
+              v.master(),
+              v.masterPriority(),
+              v.since(),
+              v.virtualAddresses(),
+              v.syncGroup(),
+              in.counters.sent.get(),
+              in.counters.received.get(),
+              t));
     }
     List<GroupStatus> gs = new ArrayList<>();
     for (GroupRuntime g : publishedGroups) {
@@ -1039,14 +1174,15 @@ public final class VrrpSpeaker implements Closeable {
       return;
     }
     CountDownLatch done = new CountDownLatch(1);
-    inbox.add(() -> {
-      long now = now();
-      for (Instance in : instances.values()) {
-        perform(in.router.stop(now), true);
-      }
-      running = false;
-      done.countDown();
-    });
+    inbox.add(
+        () -> {
+          long now = now();
+          for (Instance in : instances.values()) {
+            perform(in.router.stop(now), true);
+          }
+          running = false;
+          done.countDown();
+        });
     try {
       if (!done.await(5, TimeUnit.SECONDS)) {
         log.warn("VRRP did not stop within 5 s");

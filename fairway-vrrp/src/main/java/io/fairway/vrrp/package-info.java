@@ -4,8 +4,8 @@
  *
  * <p>Why here and split this way: {@link io.fairway.vrrp.state} decides (pure, testable with a
  * clock we move), {@link io.fairway.vrrp.packet} encodes (pure, fuzzable), {@link
- * io.fairway.vrrp.io} touches the kernel, and {@link io.fairway.vrrp.VrrpSpeaker} sequences them
- * on one thread so that an advert, an address change and a notify script happen in the order the
- * state machine gave them.
+ * io.fairway.vrrp.io} touches the kernel, and {@link io.fairway.vrrp.VrrpSpeaker} sequences them on
+ * one thread so that an advert, an address change and a notify script happen in the order the state
+ * machine gave them.
  */
 package io.fairway.vrrp;

@@ -20,8 +20,12 @@ class ApplyBatchBench {
     Uml.assumeAvailable();
     Path out = Path.of("target", "bench-apply-batch").toAbsolutePath();
     Uml.clean(out);
-    Uml.Result r = Uml.builder().javaMain(ApplyBatchScenario.class, Uml.OUT).outputDir(out)
-        .timeout(Duration.ofMinutes(10)).run();
+    Uml.Result r =
+        Uml.builder()
+            .javaMain(ApplyBatchScenario.class, Uml.OUT)
+            .outputDir(out)
+            .timeout(Duration.ofMinutes(10))
+            .run();
     assertThat(r.exitCode()).as(r.diagnostics()).isZero();
     System.out.println(r.file("results.txt"));
   }

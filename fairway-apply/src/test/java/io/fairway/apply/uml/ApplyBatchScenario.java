@@ -4,13 +4,13 @@ import io.fairway.apply.Applier;
 import io.fairway.apply.InitialState;
 import io.fairway.apply.RealServer;
 import io.fairway.apply.VirtualServer;
+import io.fairway.ipvs.kernel.IpvsKernelTable;
 import io.fairway.table.Dest;
 import io.fairway.table.Protocol;
 import io.fairway.table.Service;
 import io.fairway.table.ServiceKey;
 import io.fairway.table.Table;
 import io.fairway.table.TableFormat;
-import io.fairway.ipvs.kernel.IpvsKernelTable;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -23,9 +23,9 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Runs inside user-mode Linux: times the applier installing 10 virtual servers x 1,000 real
- * servers (10,010 rules) into the kernel, side by side with {@code ipvsadm -R} of the same rules,
- * then a quorum loss on a 1,000-server virtual server (sorry server in, pool out) and the shutdown
+ * Runs inside user-mode Linux: times the applier installing 10 virtual servers x 1,000 real servers
+ * (10,010 rules) into the kernel, side by side with {@code ipvsadm -R} of the same rules, then a
+ * quorum loss on a 1,000-server virtual server (sorry server in, pool out) and the shutdown
  * removal. Writes {@code results.txt}. Driven by {@code bench/apply-batch.sh}.
  */
 public final class ApplyBatchScenario {
@@ -46,8 +46,10 @@ public final class ApplyBatchScenario {
         names.add(name);
       }
       String vs = "vs" + s;
-      config.put(vs, VirtualServer.of(vs, Service.of(key, "wlc"), servers)
-          .withSorryServer(Dest.of(InetAddress.getByName("10.16.9.9"), 80, 1), false));
+      config.put(
+          vs,
+          VirtualServer.of(vs, Service.of(key, "wlc"), servers)
+              .withSorryServer(Dest.of(InetAddress.getByName("10.16.9.9"), 80, 1), false));
       alive.put(vs, names);
     }
     List<String> results = new ArrayList<>();
@@ -77,8 +79,11 @@ public final class ApplyBatchScenario {
       Path rulesFile = Path.of("/run/tmp/rules.txt");
       Files.writeString(rulesFile, saved, StandardCharsets.UTF_8);
       t0 = System.nanoTime();
-      Process p = new ProcessBuilder("ipvsadm", "-R").redirectInput(rulesFile.toFile())
-          .redirectErrorStream(true).start();
+      Process p =
+          new ProcessBuilder("ipvsadm", "-R")
+              .redirectInput(rulesFile.toFile())
+              .redirectErrorStream(true)
+              .start();
       String ipvsadmOut = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       int code = p.waitFor();
       long ipvsadmNanos = System.nanoTime() - t0;
@@ -87,8 +92,13 @@ public final class ApplyBatchScenario {
 
       results.add("rules " + rules);
       results.add(String.format("applier_init_ms %.0f", initNanos / 1e6));
-      results.add(String.format("ipvsadm_restore_ms %.0f (exit %d, %d rules restored%s)", ipvsadmNanos / 1e6,
-          code, restored, ipvsadmOut.isBlank() ? "" : ", " + ipvsadmOut.strip()));
+      results.add(
+          String.format(
+              "ipvsadm_restore_ms %.0f (exit %d, %d rules restored%s)",
+              ipvsadmNanos / 1e6,
+              code,
+              restored,
+              ipvsadmOut.isBlank() ? "" : ", " + ipvsadmOut.strip()));
       results.add(String.format("ratio_init_over_ipvsadm %.3f", (double) initNanos / ipvsadmNanos));
       results.add(String.format("quorum_loss_1000_servers_ms %.0f", quorumNanos / 1e6));
       results.add(String.format("remove_all_ms %.0f (table empty: %s)", removeNanos / 1e6, empty));
@@ -102,10 +112,13 @@ public final class ApplyBatchScenario {
       List<RealServer> servers = new ArrayList<>();
       Set<String> names = new HashSet<>();
       for (int i = 0; i < 200; i++) {
-        servers.add(new RealServer("w" + i, Dest.of(InetAddress.getByName("10.18.0." + (i + 1)), 80, 1), false, 1));
+        servers.add(
+            new RealServer(
+                "w" + i, Dest.of(InetAddress.getByName("10.18.0." + (i + 1)), 80, 1), false, 1));
         names.add("w" + i);
       }
-      Applier a = new Applier(table, Map.of("w", VirtualServer.of("w", Service.of(key, "rr"), servers)));
+      Applier a =
+          new Applier(table, Map.of("w", VirtualServer.of("w", Service.of(key, "rr"), servers)));
       a.init("w", new InitialState(names, true));
       a.removeAll();
     }

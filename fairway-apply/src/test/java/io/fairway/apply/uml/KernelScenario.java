@@ -5,13 +5,13 @@ import io.fairway.apply.Drift;
 import io.fairway.apply.InitialState;
 import io.fairway.apply.RealServer;
 import io.fairway.apply.VirtualServer;
+import io.fairway.ipvs.kernel.IpvsKernelTable;
 import io.fairway.table.Dest;
 import io.fairway.table.ForwardingMethod;
 import io.fairway.table.Protocol;
 import io.fairway.table.Service;
 import io.fairway.table.ServiceKey;
 import io.fairway.table.TableFormat;
-import io.fairway.ipvs.kernel.IpvsKernelTable;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -61,13 +61,28 @@ public final class KernelScenario {
       web.add(new RealServer("d", Dest.of(ip("10.16.1.4"), 8080, 1), false, 1));
     }
     Map<String, VirtualServer> m = new LinkedHashMap<>();
-    m.put("web", VirtualServer.of("web", Service.of(WEB, "wrr"), web)
-        .withSorryServer(Dest.of(ip("10.16.9.9"), 80, 1), false));
+    m.put(
+        "web",
+        VirtualServer.of("web", Service.of(WEB, "wrr"), web)
+            .withSorryServer(Dest.of(ip("10.16.9.9"), 80, 1), false));
     // Direct routing on a fwmark service: the destination's port becomes 0.
-    m.put("dr", VirtualServer.of("dr", Service.of(DR, "sh").withPersistence(60, 24), List.of(
-        new RealServer("e", new Dest(ip("10.16.2.1"), 80, ForwardingMethod.DROUTE, 3, 100, 10, null), false, 3))));
-    m.put("v6", VirtualServer.of("v6", Service.of(V6, "rr"), List.of(
-        new RealServer("f", Dest.of(ip("2001:db8::10"), 53, 1), false, 1))));
+    m.put(
+        "dr",
+        VirtualServer.of(
+            "dr",
+            Service.of(DR, "sh").withPersistence(60, 24),
+            List.of(
+                new RealServer(
+                    "e",
+                    new Dest(ip("10.16.2.1"), 80, ForwardingMethod.DROUTE, 3, 100, 10, null),
+                    false,
+                    3))));
+    m.put(
+        "v6",
+        VirtualServer.of(
+            "v6",
+            Service.of(V6, "rr"),
+            List.of(new RealServer("f", Dest.of(ip("2001:db8::10"), 53, 1), false, 1))));
     return m;
   }
 
@@ -78,9 +93,13 @@ public final class KernelScenario {
     a.init("v6", new InitialState(Set.of("f"), true));
     dump(); // 1: install
     // ipvsadm -Sn does not show thresholds; the read-back carries them.
-    write("thresholds.txt", table.list().stream().filter(e -> e.service().key().equals(DR))
-        .flatMap(e -> e.dests().stream())
-        .map(d -> d.dest().upperThreshold() + " " + d.dest().lowerThreshold()).toList());
+    write(
+        "thresholds.txt",
+        table.list().stream()
+            .filter(e -> e.service().key().equals(DR))
+            .flatMap(e -> e.dests().stream())
+            .map(d -> d.dest().upperThreshold() + " " + d.dest().lowerThreshold())
+            .toList());
 
     a.setAlive("web", "b", false);
     dump(); // 2: drain (inhibit: weight 0)

@@ -15,10 +15,10 @@ import java.util.Locale;
 import java.util.concurrent.CyclicBarrier;
 
 /**
- * The same measurements as the JMH benchmarks, in <em>thread CPU time</em> and allocated bytes
- * per operation ({@code com.sun.management.ThreadMXBean}). On a shared, oversubscribed machine
- * wall-clock JMH scores mostly measure the wait for a core; CPU time does not. It is a companion
- * to JMH, not a replacement: run JMH on a quiet machine for the official table.
+ * The same measurements as the JMH benchmarks, in <em>thread CPU time</em> and allocated bytes per
+ * operation ({@code com.sun.management.ThreadMXBean}). On a shared, oversubscribed machine
+ * wall-clock JMH scores mostly measure the wait for a core; CPU time does not. It is a companion to
+ * JMH, not a replacement: run JMH on a quiet machine for the official table.
  *
  * <p>Run: {@code java -cp fairway-bench/target/benchmarks.jar
  * io.fairway.bench.director.CpuTimeBench}
@@ -97,14 +97,29 @@ public final class CpuTimeBench {
       reqs[i] = Request.ofKey(keys[i]);
     }
     int n = 2_000_000;
-    System.out.println("# thread CPU time per operation (median of 5 x " + n + "), allocated bytes per operation");
-    System.out.printf(Locale.ROOT, "%-12s %8s %14s %10s %14s%n", "director", "members", "1 thread ns", "B/op", "2 threads ns");
+    System.out.println(
+        "# thread CPU time per operation (median of 5 x " + n + "), allocated bytes per operation");
+    System.out.printf(
+        Locale.ROOT,
+        "%-12s %8s %14s %10s %14s%n",
+        "director",
+        "members",
+        "1 thread ns",
+        "B/op",
+        "2 threads ns");
     for (String kind : List.of("round_robin", "fallback", "random", "hash", "shard")) {
       for (int members : new int[] {10, 100, 1000}) {
         AbstractDirector<?> d = Fixtures.director(kind, members);
         Result one = measure(i -> d.pick(reqs[i & 4095]), n);
         double two = measureTwoThreads(d, reqs, n);
-        System.out.printf(Locale.ROOT, "%-12s %8d %14.1f %10.3f %14.1f%n", kind, members, one.nsPerOp(), one.bytesPerOp(), two);
+        System.out.printf(
+            Locale.ROOT,
+            "%-12s %8d %14.1f %10.3f %14.1f%n",
+            kind,
+            members,
+            one.nsPerOp(),
+            one.bytesPerOp(),
+            two);
       }
     }
 
@@ -123,47 +138,77 @@ public final class CpuTimeBench {
     Result lookup = measure(i -> ring.lookup(keys[i & 4095]), n);
     Result pick = measure(i -> shard.pick(keys[i & 4095], 0, ShardParams.DEFAULTS), n);
     System.out.println();
-    System.out.printf(Locale.ROOT, "# shard at 1,000 members x 67 replicas (%d points)%n", ring.size());
+    System.out.printf(
+        Locale.ROOT, "# shard at 1,000 members x 67 replicas (%d points)%n", ring.size());
     System.out.printf(Locale.ROOT, "Arrays.binarySearch      %8.1f ns%n", bare.nsPerOp());
-    System.out.printf(Locale.ROOT, "ShardRing.lookup         %8.1f ns  (%.2fx)%n", lookup.nsPerOp(), lookup.nsPerOp() / bare.nsPerOp());
-    System.out.printf(Locale.ROOT, "ShardDirector.pick       %8.1f ns  (%.2fx)  %.3f B/op%n", pick.nsPerOp(), pick.nsPerOp() / bare.nsPerOp(), pick.bytesPerOp());
+    System.out.printf(
+        Locale.ROOT,
+        "ShardRing.lookup         %8.1f ns  (%.2fx)%n",
+        lookup.nsPerOp(),
+        lookup.nsPerOp() / bare.nsPerOp());
+    System.out.printf(
+        Locale.ROOT,
+        "ShardDirector.pick       %8.1f ns  (%.2fx)  %.3f B/op%n",
+        pick.nsPerOp(),
+        pick.nsPerOp() / bare.nsPerOp(),
+        pick.bytesPerOp());
 
     System.out.println();
     System.out.println("# key hashing (VRT_HashStrands32)");
-    for (String k : List.of("/static/img/logo.png", "/api/v2/customers/8f14e45fceea167a5a36dedd4bea2543/orders?page=3&limit=50")) {
+    for (String k :
+        List.of(
+            "/static/img/logo.png",
+            "/api/v2/customers/8f14e45fceea167a5a36dedd4bea2543/orders?page=3&limit=50")) {
       Result h = measure(i -> VarnishHash.hash32(k), n / 4);
-      System.out.printf(Locale.ROOT, "%3d-byte key             %8.1f ns  %.3f B/op%n", k.length(), h.nsPerOp(), h.bytesPerOp());
+      System.out.printf(
+          Locale.ROOT,
+          "%3d-byte key             %8.1f ns  %.3f B/op%n",
+          k.length(),
+          h.nsPerOp(),
+          h.bytesPerOp());
     }
 
     System.out.println();
     System.out.println("# shard reconfigure, 1,000 members x 67 replicas");
     var all = Fixtures.unitMembers(1000);
-    Result cold = measure(i -> {
-      ShardDirector c = new ShardDirector("cold");
-      c.replaceAll(all);
-      return c;
-    }, 10);
+    Result cold =
+        measure(
+            i -> {
+              ShardDirector c = new ShardDirector("cold");
+              c.replaceAll(all);
+              return c;
+            },
+            10);
     ShardDirector live = new ShardDirector("live");
     live.replaceAll(all.subList(0, 999));
     boolean[] present = {false};
-    Result change = measure(i -> {
-      if (present[0]) {
-        live.remove(all.get(999).name());
-      } else {
-        live.add(all.get(999));
-      }
-      present[0] = !present[0];
-      return live;
-    }, 20);
+    Result change =
+        measure(
+            i -> {
+              if (present[0]) {
+                live.remove(all.get(999).name());
+              } else {
+                live.add(all.get(999));
+              }
+              present[0] = !present[0];
+              return live;
+            },
+            20);
     boolean[] up = {true};
-    Result flip = measure(i -> {
-      up[0] = !up[0];
-      live.setHealthy("backend-7", up[0]);
-      return live;
-    }, 200);
-    System.out.printf(Locale.ROOT, "cold build (every point hashed)   %8.2f ms%n", cold.nsPerOp() / 1e6);
-    System.out.printf(Locale.ROOT, "add or remove one member          %8.2f ms%n", change.nsPerOp() / 1e6);
-    System.out.printf(Locale.ROOT, "health flip (ring reused)         %8.3f ms%n", flip.nsPerOp() / 1e6);
+    Result flip =
+        measure(
+            i -> {
+              up[0] = !up[0];
+              live.setHealthy("backend-7", up[0]);
+              return live;
+            },
+            200);
+    System.out.printf(
+        Locale.ROOT, "cold build (every point hashed)   %8.2f ms%n", cold.nsPerOp() / 1e6);
+    System.out.printf(
+        Locale.ROOT, "add or remove one member          %8.2f ms%n", change.nsPerOp() / 1e6);
+    System.out.printf(
+        Locale.ROOT, "health flip (ring reused)         %8.3f ms%n", flip.nsPerOp() / 1e6);
     Backend b = shard.pick(Request.ofKey(1));
     System.out.println("# (sanity) key 1 -> " + b);
   }

@@ -16,9 +16,9 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 
 /**
- * Pick latency per director and member count, with precomputed keys (hashing is measured in
- * {@link KeyHashBench}). Run with {@code -t 1} and {@code -t 2} for one and two threads, and
- * {@code -prof gc} for allocation per pick.
+ * Pick latency per director and member count, with precomputed keys (hashing is measured in {@link
+ * KeyHashBench}). Run with {@code -t 1} and {@code -t 2} for one and two threads, and {@code -prof
+ * gc} for allocation per pick.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)

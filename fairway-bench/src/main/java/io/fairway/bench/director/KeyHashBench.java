@@ -18,7 +18,10 @@ import org.openjdk.jmh.annotations.State;
 @State(Scope.Thread)
 public class KeyHashBench {
 
-  @Param({"/static/img/logo.png", "/api/v2/customers/8f14e45fceea167a5a36dedd4bea2543/orders?page=3&limit=50"})
+  @Param({
+    "/static/img/logo.png",
+    "/api/v2/customers/8f14e45fceea167a5a36dedd4bea2543/orders?page=3&limit=50"
+  })
   public String key;
 
   @Benchmark

@@ -16,9 +16,9 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 
 /**
- * Shard reconfiguration at 1,000 members x 67 replicas: building the ring from nothing (every
- * point hashed), changing membership on a live director (points of unchanged members reused), and
- * a health flip (ring reused, only the snapshot is new).
+ * Shard reconfiguration at 1,000 members x 67 replicas: building the ring from nothing (every point
+ * hashed), changing membership on a live director (points of unchanged members reused), and a
+ * health flip (ring reused, only the snapshot is new).
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
@@ -67,5 +67,4 @@ public class ReconfigureBench {
     live.setHealthy("backend-7", up);
     return live;
   }
-
 }

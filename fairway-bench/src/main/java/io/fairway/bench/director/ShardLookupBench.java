@@ -18,9 +18,9 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 
 /**
- * The shard target: a full shard pick (lookup, health check, return the backend) at 1,000
- * members x 67 replicas against a bare {@link Arrays#binarySearch} over the same ring's points,
- * same keys, same run.
+ * The shard target: a full shard pick (lookup, health check, return the backend) at 1,000 members x
+ * 67 replicas against a bare {@link Arrays#binarySearch} over the same ring's points, same keys,
+ * same run.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)

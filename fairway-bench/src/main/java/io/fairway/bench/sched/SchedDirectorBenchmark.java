@@ -21,41 +21,42 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 
 /**
- * The same decision through the common {@code Director.pick(Request)} entry point the data plane uses (IPv4
- * clients): checks that the adapter adds no allocation.
+ * The same decision through the common {@code Director.pick(Request)} entry point the data plane
+ * uses (IPv4 clients): checks that the adapter adds no allocation.
  *
- * <p>Run: {@code java -jar fairway-bench/target/benchmarks.jar SchedDirectorBenchmark -wi 2 -i 3 -f 1 -w 1s -r 1s
- * -prof gc}
+ * <p>Run: {@code java -jar fairway-bench/target/benchmarks.jar SchedDirectorBenchmark -wi 2 -i 3 -f
+ * 1 -w 1s -r 1s -prof gc}
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 public class SchedDirectorBenchmark {
 
-    @Param({"wlc", "sh", "mh"})
-    public String sched;
+  @Param({"wlc", "sh", "mh"})
+  public String sched;
 
-    private SchedDirector director;
-    private Request[] requests;
-    private int i;
+  private SchedDirector director;
+  private Request[] requests;
+  private int i;
 
-    @Setup
-    public void setUp() throws Exception {
-        director = new SchedDirector("vs", Schedulers.create(sched, List.of()));
-        for (int k = 0; k < 100; k++) {
-            director.add(Member.of(RealServer.parse("10.1.0." + (k + 1) + ":80"), 1 + k % 5));
-        }
-        Random r = new Random(3);
-        requests = new Request[4096];
-        for (int k = 0; k < requests.length; k++) {
-            byte[] a = {100, (byte) (64 + r.nextInt(64)), (byte) r.nextInt(256), (byte) r.nextInt(256)};
-            requests[k] = Request.ofFlow(new InetSocketAddress(InetAddress.getByAddress(a), 1024 + r.nextInt(60000)),
-                    null);
-        }
+  @Setup
+  public void setUp() throws Exception {
+    director = new SchedDirector("vs", Schedulers.create(sched, List.of()));
+    for (int k = 0; k < 100; k++) {
+      director.add(Member.of(RealServer.parse("10.1.0." + (k + 1) + ":80"), 1 + k % 5));
     }
-
-    @Benchmark
-    public Backend pick() {
-        return director.pick(requests[i++ & 4095]);
+    Random r = new Random(3);
+    requests = new Request[4096];
+    for (int k = 0; k < requests.length; k++) {
+      byte[] a = {100, (byte) (64 + r.nextInt(64)), (byte) r.nextInt(256), (byte) r.nextInt(256)};
+      requests[k] =
+          Request.ofFlow(
+              new InetSocketAddress(InetAddress.getByAddress(a), 1024 + r.nextInt(60000)), null);
     }
+  }
+
+  @Benchmark
+  public Backend pick() {
+    return director.pick(requests[i++ & 4095]);
+  }
 }

@@ -29,12 +29,12 @@ import org.openjdk.jmh.annotations.State;
 
 /**
  * A pick through the path the userspace data plane takes ({@code VirtualService.pick}, a Varnish
- * director's {@code pick}), with and without one of the servers in its slow start (a one-hour
- * ramp, so it stays ramping for the run): what slow start costs per pick, and that it allocates
- * nothing ({@code -prof gc}).
+ * director's {@code pick}), with and without one of the servers in its slow start (a one-hour ramp,
+ * so it stays ramping for the run): what slow start costs per pick, and that it allocates nothing
+ * ({@code -prof gc}).
  *
- * <p>Run: {@code java -jar fairway-bench/target/benchmarks.jar SlowStartPickBenchmark -wi 2 -i 3
- * -f 1 -w 1s -r 1s -prof gc}
+ * <p>Run: {@code java -jar fairway-bench/target/benchmarks.jar SlowStartPickBenchmark -wi 2 -i 3 -f
+ * 1 -w 1s -r 1s -prof gc}
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -60,8 +60,12 @@ public class SlowStartPickBenchmark {
     Random r = new Random(42);
     long hour = TimeUnit.HOURS.toNanos(1);
     if (Schedulers.isKnown(algorithm)) {
-      service = new VirtualService(Schedulers.create(algorithm, List.of()), Persistence.NONE,
-          System::currentTimeMillis, System::nanoTime);
+      service =
+          new VirtualService(
+              Schedulers.create(algorithm, List.of()),
+              Persistence.NONE,
+              System::currentTimeMillis,
+              System::nanoTime);
       for (int k = 0; k < servers; k++) {
         service.add(DestSpec.of("10.1." + (k / 250) + "." + (k % 250 + 1), 80, 1 + r.nextInt(5)));
       }
@@ -69,11 +73,12 @@ public class SlowStartPickBenchmark {
         service.ramp(service.dests().get(servers / 2), 0, hour);
       }
     } else {
-      director = switch (algorithm) {
-        case "round_robin" -> new RoundRobinDirector("b");
-        case "random" -> new RandomDirector("b");
-        default -> new FallbackDirector("b");
-      };
+      director =
+          switch (algorithm) {
+            case "round_robin" -> new RoundRobinDirector("b");
+            case "random" -> new RandomDirector("b");
+            default -> new FallbackDirector("b");
+          };
       for (int k = 0; k < servers; k++) {
         director.add(Member.of(Backend.named("s" + k), 1 + r.nextInt(5)));
       }
@@ -86,8 +91,12 @@ public class SlowStartPickBenchmark {
     for (int k = 0; k < flows.length; k++) {
       byte[] a = {100, (byte) (64 + r.nextInt(64)), (byte) r.nextInt(256), (byte) r.nextInt(256)};
       byte[] d = {(byte) 198, 51, 100, (byte) r.nextInt(256)};
-      flows[k] = new Flow(InetAddress.getByAddress(a), 1024 + r.nextInt(60000),
-          InetAddress.getByAddress(d), 80);
+      flows[k] =
+          new Flow(
+              InetAddress.getByAddress(a),
+              1024 + r.nextInt(60000),
+              InetAddress.getByAddress(d),
+              80);
     }
   }
 

@@ -8,10 +8,11 @@ import io.fairway.check.spec.VirtualServerSpec;
 @FunctionalInterface
 public interface CheckerFactory {
 
-    /**
-     * Creates the checker, validating what can be validated at load.
-     *
-     * @throws io.fairway.check.CheckConfigException if the checker cannot work (missing script, unreadable file)
-     */
-    Checker create(VirtualServerSpec vs, RealServerSpec rs, CheckSpec spec);
+  /**
+   * Creates the checker, validating what can be validated at load.
+   *
+   * @throws io.fairway.check.CheckConfigException if the checker cannot work (missing script,
+   *     unreadable file)
+   */
+  Checker create(VirtualServerSpec vs, RealServerSpec rs, CheckSpec spec);
 }

@@ -21,5 +21,6 @@ public interface CheckObserver {
     TIMEOUT
   }
 
-  void observed(String virtualServer, String realServer, CheckSpec spec, Outcome outcome, long nanos);
+  void observed(
+      String virtualServer, String realServer, CheckSpec spec, Outcome outcome, long nanos);
 }

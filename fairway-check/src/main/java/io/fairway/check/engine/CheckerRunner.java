@@ -2,145 +2,164 @@ package io.fairway.check.engine;
 
 import io.fairway.check.checker.CheckResult;
 import io.fairway.check.checker.Checker;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Drives one checker through time: first run at 1 s + random(0..warmup), then at whatever interval the state
- * machine asks for. Each attempt is guarded by the checker's deadline, and a checker that throws counts as a
- * failed attempt: a broken checker shows up as a dead server with a reason, never as a silently stuck one.
+ * Drives one checker through time: first run at 1 s + random(0..warmup), then at whatever interval
+ * the state machine asks for. Each attempt is guarded by the checker's deadline, and a checker that
+ * throws counts as a failed attempt: a broken checker shows up as a dead server with a reason,
+ * never as a silently stuck one.
  */
 final class CheckerRunner {
-    private static final Logger log = LoggerFactory.getLogger(CheckerRunner.class);
-    /** keepalived's BOOTSTRAP_DELAY before the first check. */
-    static final Duration BOOTSTRAP = Duration.ofSeconds(1);
+  private static final Logger log = LoggerFactory.getLogger(CheckerRunner.class);
 
-    private final VirtualServerState vs;
-    private final RealServerState rs;
-    private final CheckerState state;
-    private final Checker checker;
-    private final Scheduler scheduler;
-    /** Told of each attempt's outcome; null = nobody. */
-    private final CheckObserver observer;
-    private volatile boolean closed;
-    private volatile Scheduler.Cancellable next;
-    /** The part of the check the next attempt runs (an HTTP_GET's url), as the last result decided. */
-    private volatile int part;
+  /** keepalived's BOOTSTRAP_DELAY before the first check. */
+  static final Duration BOOTSTRAP = Duration.ofSeconds(1);
 
-    CheckerRunner(VirtualServerState vs, RealServerState rs, CheckerState state, Checker checker,
-                  Scheduler scheduler, CheckObserver observer) {
-        this.vs = vs;
-        this.rs = rs;
-        this.state = state;
-        this.checker = checker;
-        this.scheduler = scheduler;
-        this.observer = observer;
+  private final VirtualServerState vs;
+  private final RealServerState rs;
+  private final CheckerState state;
+  private final Checker checker;
+  private final Scheduler scheduler;
+
+  /** Told of each attempt's outcome; null = nobody. */
+  private final CheckObserver observer;
+
+  private volatile boolean closed;
+  private volatile Scheduler.Cancellable next;
+
+  /**
+   * The part of the check the next attempt runs (an HTTP_GET's url), as the last result decided.
+   */
+  private volatile int part;
+
+  CheckerRunner(
+      VirtualServerState vs,
+      RealServerState rs,
+      CheckerState state,
+      Checker checker,
+      Scheduler scheduler,
+      CheckObserver observer) {
+    this.vs = vs;
+    this.rs = rs;
+    this.state = state;
+    this.checker = checker;
+    this.scheduler = scheduler;
+    this.observer = observer;
+  }
+
+  void start(Duration firstDelay) {
+    next = scheduler.schedule(this::attempt, firstDelay);
+  }
+
+  private void attempt() {
+    if (closed) {
+      return;
+    }
+    Attempt a = new Attempt();
+    try {
+      checker.check(part, a);
+    } catch (RuntimeException e) {
+      log.warn("{} {}: {} threw: {}", vs.spec.name(), rs.spec.name(), state.name, e.toString());
+      a.complete(
+          CheckResult.fail("checker error: " + e.getMessage()), CheckObserver.Outcome.FAILURE);
+      return;
+    }
+    // A checker that answered while check() ran (a refused or completed loopback connect) needs no
+    // guard:
+    // not scheduling one saves a timer insert and cancel per check.
+    if (!a.get()) {
+      a.guard(scheduler.schedule(a, checker.deadline()));
+    }
+  }
+
+  /**
+   * One attempt: the result callback and the deadline guard in one object. Whichever comes first
+   * wins; the other is ignored. The winner is what the observer is told, so an abandoned attempt is
+   * counted once, as a timeout.
+   */
+  private final class Attempt extends AtomicBoolean implements Consumer<CheckResult>, Runnable {
+    private final long start = scheduler.nanoTime();
+    private volatile Scheduler.Cancellable guard;
+
+    void guard(Scheduler.Cancellable g) {
+      guard = g;
+      if (get()) { // the result came in while the guard was being scheduled
+        g.cancel();
+      }
     }
 
-    void start(Duration firstDelay) {
-        next = scheduler.schedule(this::attempt, firstDelay);
+    @Override
+    public void accept(CheckResult r) {
+      complete(r, r.success() ? CheckObserver.Outcome.SUCCESS : CheckObserver.Outcome.FAILURE);
     }
 
-    private void attempt() {
-        if (closed) {
-            return;
-        }
-        Attempt a = new Attempt();
-        try {
-            checker.check(part, a);
-        } catch (RuntimeException e) {
-            log.warn("{} {}: {} threw: {}", vs.spec.name(), rs.spec.name(), state.name, e.toString());
-            a.complete(CheckResult.fail("checker error: " + e.getMessage()), CheckObserver.Outcome.FAILURE);
-            return;
-        }
-        // A checker that answered while check() ran (a refused or completed loopback connect) needs no guard:
-        // not scheduling one saves a timer insert and cancel per check.
-        if (!a.get()) {
-            a.guard(scheduler.schedule(a, checker.deadline()));
-        }
+    /** The deadline passed without a result. */
+    @Override
+    public void run() {
+      complete(
+          CheckResult.fail("no result within " + checker.deadline().toMillis() + " ms"),
+          CheckObserver.Outcome.TIMEOUT);
     }
 
-    /**
-     * One attempt: the result callback and the deadline guard in one object. Whichever comes first wins; the other
-     * is ignored. The winner is what the observer is told, so an abandoned attempt is counted once, as a timeout.
-     */
-    private final class Attempt extends AtomicBoolean implements Consumer<CheckResult>, Runnable {
-        private final long start = scheduler.nanoTime();
-        private volatile Scheduler.Cancellable guard;
-
-        void guard(Scheduler.Cancellable g) {
-            guard = g;
-            if (get()) { // the result came in while the guard was being scheduled
-                g.cancel();
-            }
-        }
-
-        @Override
-        public void accept(CheckResult r) {
-            complete(r, r.success() ? CheckObserver.Outcome.SUCCESS : CheckObserver.Outcome.FAILURE);
-        }
-
-        /** The deadline passed without a result. */
-        @Override
-        public void run() {
-            complete(CheckResult.fail("no result within " + checker.deadline().toMillis() + " ms"),
-                    CheckObserver.Outcome.TIMEOUT);
-        }
-
-        void complete(CheckResult r, CheckObserver.Outcome outcome) {
-            if (!compareAndSet(false, true)) {
-                return;
-            }
-            Scheduler.Cancellable g = guard;
-            if (g != null) {
-                g.cancel();
-            }
-            observe(outcome, scheduler.nanoTime() - start);
-            finish(r);
-        }
+    void complete(CheckResult r, CheckObserver.Outcome outcome) {
+      if (!compareAndSet(false, true)) {
+        return;
+      }
+      Scheduler.Cancellable g = guard;
+      if (g != null) {
+        g.cancel();
+      }
+      observe(outcome, scheduler.nanoTime() - start);
+      finish(r);
     }
+  }
 
-    private void observe(CheckObserver.Outcome outcome, long nanos) {
-        if (observer == null) {
-            return;
-        }
-        try {
-            observer.observed(vs.spec.name(), rs.spec.name(), state.spec, outcome, nanos);
-        } catch (RuntimeException e) {
-            // metrics must never change a verdict
-            log.debug("check observer: {}", e.toString());
-        }
+  private void observe(CheckObserver.Outcome outcome, long nanos) {
+    if (observer == null) {
+      return;
     }
+    try {
+      observer.observed(vs.spec.name(), rs.spec.name(), state.spec, outcome, nanos);
+    } catch (RuntimeException e) {
+      // metrics must never change a verdict
+      log.debug("check observer: {}", e.toString());
+    }
+  }
 
-    private void finish(CheckResult r) {
-        if (closed) {
-            return;
-        }
-        Duration delay;
-        try {
-            CheckerState.Step step = vs.onResult(rs, state, r);
-            delay = step.next();
-            part = step.part();
-        } catch (RuntimeException e) {
-            log.error("{} {}: {}: result handling failed: {}", vs.spec.name(), rs.spec.name(), state.name,
-                    e.toString());
-            delay = state.spec.timing().delayLoop();
-        }
-        if (!closed) {
-            next = scheduler.schedule(this::attempt, delay);
-        }
+  private void finish(CheckResult r) {
+    if (closed) {
+      return;
     }
+    Duration delay;
+    try {
+      CheckerState.Step step = vs.onResult(rs, state, r);
+      delay = step.next();
+      part = step.part();
+    } catch (RuntimeException e) {
+      log.error(
+          "{} {}: {}: result handling failed: {}",
+          vs.spec.name(),
+          rs.spec.name(),
+          state.name,
+          e.toString());
+      delay = state.spec.timing().delayLoop();
+    }
+    if (!closed) {
+      next = scheduler.schedule(this::attempt, delay);
+    }
+  }
 
-    void close() {
-        closed = true;
-        Scheduler.Cancellable n = next;
-        if (n != null) {
-            n.cancel();
-        }
-        checker.close();
+  void close() {
+    closed = true;
+    Scheduler.Cancellable n = next;
+    if (n != null) {
+      n.cancel();
     }
+    checker.close();
+  }
 }

@@ -3,19 +3,19 @@ package io.fairway.check.engine;
 import java.time.Duration;
 
 /**
- * Time as the engine sees it. Injectable so that the rules that depend on time (retry spacing, warmup, timeouts)
- * are tested deterministically with {@link ManualScheduler} instead of sleeping.
+ * Time as the engine sees it. Injectable so that the rules that depend on time (retry spacing,
+ * warmup, timeouts) are tested deterministically with {@link ManualScheduler} instead of sleeping.
  */
 public interface Scheduler {
 
-    /** Runs {@code task} once after {@code delay}. */
-    Cancellable schedule(Runnable task, Duration delay);
+  /** Runs {@code task} once after {@code delay}. */
+  Cancellable schedule(Runnable task, Duration delay);
 
-    /** Monotonic time in nanoseconds. */
-    long nanoTime();
+  /** Monotonic time in nanoseconds. */
+  long nanoTime();
 
-    /** A scheduled task that may still be cancelled. */
-    interface Cancellable {
-        void cancel();
-    }
+  /** A scheduled task that may still be cancelled. */
+  interface Cancellable {
+    void cancel();
+  }
 }

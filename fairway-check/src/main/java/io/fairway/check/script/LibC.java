@@ -5,9 +5,9 @@ import com.sun.jna.Native;
 
 /** The few libc calls the JDK has no API for: signalling a whole process group. */
 interface LibC extends Library {
-    LibC INSTANCE = Native.load("c", LibC.class);
+  LibC INSTANCE = Native.load("c", LibC.class);
 
-    int kill(int pid, int sig);
+  int kill(int pid, int sig);
 
-    int geteuid();
+  int geteuid();
 }

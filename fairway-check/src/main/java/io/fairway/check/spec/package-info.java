@@ -1,9 +1,9 @@
 /**
- * What the check engine needs to know about virtual servers, real servers and their checkers, with every default
- * already resolved.
+ * What the check engine needs to know about virtual servers, real servers and their checkers, with
+ * every default already resolved.
  *
- * <p>Why separate records rather than the configuration model: the engine must be testable without parsing a
- * file, and the model may carry things (forwarding method, thresholds) that checking must not depend on. An
- * adapter turns a parsed {@code keepalived.conf} into these records.
+ * <p>Why separate records rather than the configuration model: the engine must be testable without
+ * parsing a file, and the model may carry things (forwarding method, thresholds) that checking must
+ * not depend on. An adapter turns a parsed {@code keepalived.conf} into these records.
  */
 package io.fairway.check.spec;

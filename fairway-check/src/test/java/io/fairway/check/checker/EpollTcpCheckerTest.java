@@ -1,5 +1,8 @@
 package io.fairway.check.checker;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import io.fairway.check.spec.CheckSource;
 import io.fairway.testkit.ExternalPrograms;
 import io.netty.channel.IoEventLoop;
@@ -9,10 +12,6 @@ import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioSocketChannel;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -28,302 +27,333 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
-/** The lean TCP_CHECK against real loopback listeners: every outcome, and what it must not leave behind. */
+/**
+ * The lean TCP_CHECK against real loopback listeners: every outcome, and what it must not leave
+ * behind.
+ */
 class EpollTcpCheckerTest {
-    static final Duration T = Duration.ofSeconds(1);
-    static MultiThreadIoEventLoopGroup group;
-    static IoEventLoop loop;
+  static final Duration T = Duration.ofSeconds(1);
+  static MultiThreadIoEventLoopGroup group;
+  static IoEventLoop loop;
 
-    @BeforeAll
-    static void start() {
-        assumeTrue(Epoll.isAvailable(), "native epoll is not available here");
-        group = new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
-        loop = (IoEventLoop) group.next();
+  @BeforeAll
+  static void start() {
+    assumeTrue(Epoll.isAvailable(), "native epoll is not available here");
+    group = new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
+    loop = (IoEventLoop) group.next();
+  }
+
+  @AfterAll
+  static void stop() {
+    if (group != null) {
+      group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }
+  }
 
-    @AfterAll
-    static void stop() {
-        if (group != null) {
-            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
-        }
-    }
+  static InetSocketAddress at(ServerSocket s) {
+    return new InetSocketAddress(s.getInetAddress(), s.getLocalPort());
+  }
 
-    static InetSocketAddress at(ServerSocket s) {
-        return new InetSocketAddress(s.getInetAddress(), s.getLocalPort());
-    }
+  static CheckResult once(Checker c) throws Exception {
+    CompletableFuture<CheckResult> f = new CompletableFuture<>();
+    c.check(f::complete);
+    return f.get(c.deadline().toMillis() + 5000, TimeUnit.MILLISECONDS);
+  }
 
-    static CheckResult once(Checker c) throws Exception {
-        CompletableFuture<CheckResult> f = new CompletableFuture<>();
-        c.check(f::complete);
-        return f.get(c.deadline().toMillis() + 5000, TimeUnit.MILLISECONDS);
-    }
+  /** A listener that accepts and closes every connection, remembering who called. */
+  static final class Acceptor implements AutoCloseable {
+    final ServerSocket server;
+    final BlockingQueue<InetSocketAddress> peers = new LinkedBlockingQueue<>();
+    final Thread thread;
 
-    /** A listener that accepts and closes every connection, remembering who called. */
-    static final class Acceptor implements AutoCloseable {
-        final ServerSocket server;
-        final BlockingQueue<InetSocketAddress> peers = new LinkedBlockingQueue<>();
-        final Thread thread;
-
-        Acceptor(InetSocketAddress bind) throws IOException {
-            server = new ServerSocket();
-            server.setReuseAddress(true);
-            server.bind(bind, 1024);
-            thread = new Thread(() -> {
+    Acceptor(InetSocketAddress bind) throws IOException {
+      server = new ServerSocket();
+      server.setReuseAddress(true);
+      server.bind(bind, 1024);
+      thread =
+          new Thread(
+              () -> {
                 while (!server.isClosed()) {
-                    try (Socket s = server.accept()) {
-                        peers.offer((InetSocketAddress) s.getRemoteSocketAddress());
-                    } catch (IOException e) {
-                        // closed
-                    }
+                  try (Socket s = server.accept()) {
+                    peers.offer((InetSocketAddress) s.getRemoteSocketAddress());
+                  } catch (IOException e) {
+                    // closed
+                  }
                 }
-            });
-            thread.setDaemon(true);
-            thread.start();
-        }
-
-        Acceptor() throws IOException {
-            this(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
-        }
-
-        InetSocketAddress address() {
-            return at(server);
-        }
-
-        @Override
-        public void close() throws Exception {
-            server.close();
-            thread.join(2000);
-        }
+              });
+      thread.setDaemon(true);
+      thread.start();
     }
 
-    @Test
-    void theFactoryPicksTheLeanCheckerOnEpollAndTheChannelOneOnNio() {
-        var target = new InetSocketAddress("127.0.0.1", 1);
-        assertThat(TcpChecker.create(target, CheckSource.NONE, T, loop, EpollSocketChannel.class))
-                .isInstanceOf(EpollTcpChecker.class);
-        var nio = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+    Acceptor() throws IOException {
+      this(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+    }
+
+    InetSocketAddress address() {
+      return at(server);
+    }
+
+    @Override
+    public void close() throws Exception {
+      server.close();
+      thread.join(2000);
+    }
+  }
+
+  @Test
+  void theFactoryPicksTheLeanCheckerOnEpollAndTheChannelOneOnNio() {
+    var target = new InetSocketAddress("127.0.0.1", 1);
+    assertThat(TcpChecker.create(target, CheckSource.NONE, T, loop, EpollSocketChannel.class))
+        .isInstanceOf(EpollTcpChecker.class);
+    var nio = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+    try {
+      assertThat(TcpChecker.create(target, CheckSource.NONE, T, nio.next(), NioSocketChannel.class))
+          .isInstanceOf(TcpChecker.class);
+    } finally {
+      nio.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+  }
+
+  @Test
+  void connectsRefusesAndSeesAServerComeBack() throws Exception {
+    int port;
+    InetSocketAddress target;
+    EpollTcpChecker c;
+    try (Acceptor a = new Acceptor()) {
+      target = a.address();
+      port = target.getPort();
+      c = new EpollTcpChecker(target, null, T, loop);
+      CheckResult ok = once(c);
+      assertThat(ok.success()).as(ok.observation()).isTrue();
+      assertThat(ok.observation()).matches("connected in \\d+ ms");
+      assertThat(a.peers.poll(2, TimeUnit.SECONDS)).as("the listener saw the probe").isNotNull();
+    }
+    CheckResult refused = once(c);
+    assertThat(refused.success()).isFalse();
+    assertThat(refused.observation()).isEqualTo("connection refused");
+    try (Acceptor back = new Acceptor(new InetSocketAddress(target.getAddress(), port))) {
+      CheckResult again = once(c);
+      assertThat(again.success()).as(again.observation()).isTrue();
+    }
+  }
+
+  @Test
+  void ipv6Loopback() throws Exception {
+    Acceptor a;
+    try {
+      a = new Acceptor(new InetSocketAddress(InetAddress.getByName("::1"), 0));
+    } catch (IOException e) {
+      assumeTrue(false, "no IPv6 loopback here: " + e.getMessage());
+      return;
+    }
+    try (a) {
+      CheckResult ok = once(new EpollTcpChecker(a.address(), null, T, loop));
+      assertThat(ok.success()).as(ok.observation()).isTrue();
+    }
+  }
+
+  /**
+   * A listener whose accept queue is full drops new SYNs, so the handshake stays in SYN_SENT: the
+   * attempt goes through epoll and the connect timeout.
+   */
+  @Test
+  void aHandshakeThatNeverCompletesTimesOut() throws Exception {
+    try (ServerSocket full = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+        Backlog filled = Backlog.fill(at(full))) {
+      int fds = openFds();
+      var c = new EpollTcpChecker(at(full), null, Duration.ofMillis(300), loop);
+      long t0 = System.nanoTime();
+      CheckResult r = once(c);
+      long ms = (System.nanoTime() - t0) / 1_000_000;
+      assertThat(r.success()).isFalse();
+      assertThat(r.observation()).isEqualTo("connect timed out after 300 ms");
+      assertThat(ms).isBetween(290L, 1000L);
+      assertThat(openFds()).as("the timed-out socket is closed").isLessThanOrEqualTo(fds);
+    }
+  }
+
+  /**
+   * A SYN dropped once and retransmitted a second later: the late handshake is seen through epoll.
+   */
+  @Test
+  void aLateHandshakeIsSeenThroughEpoll() throws Exception {
+    try (ServerSocket full = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+        Backlog filled = Backlog.fill(at(full))) {
+      var c = new EpollTcpChecker(at(full), null, Duration.ofSeconds(3), loop);
+      CompletableFuture<CheckResult> f = new CompletableFuture<>();
+      c.check(f::complete);
+      Thread.sleep(200);
+      assertThat(f).as("still waiting for the handshake").isNotDone();
+      // Make room: the kernel retransmits the SYN after ~1 s and the handshake completes.
+      filled.close();
+      full.setSoTimeout(100);
+      try {
+        for (int i = 0; i < 8; i++) {
+          full.accept().close();
+        }
+      } catch (SocketTimeoutException drained) {
+        // the queue is empty
+      }
+      CheckResult r = f.get(5, TimeUnit.SECONDS);
+      assertThat(r.success()).as(r.observation()).isTrue();
+      assertThat(r.observation()).matches("connected in \\d+ ms");
+    }
+  }
+
+  @Test
+  void bindsTheSourceAddressAnyPortAndAFixedPort() throws Exception {
+    InetSocketAddress any = new InetSocketAddress("127.0.0.2", 0);
+    int fixed;
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.2"))) {
+      fixed = s.getLocalPort(); // a port free on 127.0.0.2
+    }
+    try (Acceptor a = new Acceptor()) {
+      CheckResult r = once(new EpollTcpChecker(a.address(), any, T, loop));
+      assertThat(r.success()).as(r.observation()).isTrue();
+      InetSocketAddress peer = a.peers.poll(2, TimeUnit.SECONDS);
+      assertThat(peer.getAddress().getHostAddress()).isEqualTo("127.0.0.2");
+
+      var c = new EpollTcpChecker(a.address(), new InetSocketAddress("127.0.0.2", fixed), T, loop);
+      for (int i = 0; i < 3; i++) { // the same source port, again and again: each probe was reset
+        CheckResult f = once(c);
+        assertThat(f.success()).as(f.observation()).isTrue();
+        assertThat(a.peers.poll(2, TimeUnit.SECONDS))
+            .isEqualTo(new InetSocketAddress("127.0.0.2", fixed));
+      }
+    }
+  }
+
+  @Test
+  void anUnusableSourceAddressIsAFailureWithAReason() throws Exception {
+    try (Acceptor a = new Acceptor()) {
+      // 192.0.2.1 (TEST-NET-1) is on no interface here: bind fails before anything is sent.
+      CheckResult r =
+          once(new EpollTcpChecker(a.address(), new InetSocketAddress("192.0.2.1", 0), T, loop));
+      assertThat(r.success()).isFalse();
+      assertThat(r.observation()).containsIgnoringCase("assign requested address");
+    }
+  }
+
+  @Test
+  void theChannelCheckerBindsTheSourceToo() throws Exception {
+    var nio = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+    try (Acceptor a = new Acceptor()) {
+      var c =
+          new TcpChecker(
+              a.address(),
+              new InetSocketAddress("127.0.0.2", 0),
+              T,
+              nio.next(),
+              NioSocketChannel.class);
+      CheckResult r = once(c);
+      assertThat(r.success()).as(r.observation()).isTrue();
+      assertThat(a.peers.poll(2, TimeUnit.SECONDS).getAddress().getHostAddress())
+          .isEqualTo("127.0.0.2");
+    } finally {
+      nio.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+  }
+
+  /**
+   * 10,000 probes, successful and refused: no descriptor leaks, and resets leave no TIME_WAIT
+   * behind.
+   */
+  @Test
+  void tenThousandChecksLeakNoDescriptorAndLeaveNoTimeWait() throws Exception {
+    try (Acceptor a = new Acceptor();
+        java.net.Socket closed = Programs.refusingPort()) {
+      var up = new EpollTcpChecker(a.address(), null, T, loop);
+      var down =
+          new EpollTcpChecker(
+              new InetSocketAddress("127.0.0.1", closed.getLocalPort()), null, T, loop);
+      once(up);
+      a.peers.take();
+      once(down);
+      int fds = openFds();
+      for (int i = 0; i < 5_000; i++) {
+        CheckResult u = once(up);
+        assertThat(u.success()).as("probe %d of the listener: %s", i, u.observation()).isTrue();
+        // The next probe waits until the listener has taken this one: a probe completes at
+        // the handshake, so on a loaded machine they could outrun the accepting thread,
+        // fill the backlog and have a SYN dropped (retransmitted after the 1 s timeout).
+        assertThat(a.peers.poll(10, TimeUnit.SECONDS)).as("probe %d accepted", i).isNotNull();
+        CheckResult d = once(down);
+        assertThat(d.success()).as("probe %d of the closed port: %s", i, d.observation()).isFalse();
+      }
+      assertThat(openFds())
+          .isLessThanOrEqualTo(fds + 2); // the JVM may open a file or two meanwhile
+      long tw = timeWait(a.address().getPort());
+      ExternalPrograms.requireThat(tw >= 0, () -> "ss (iproute2) is not installed");
+      assertThat(tw).as("sockets in TIME_WAIT on the listener's port").isLessThan(50);
+    }
+  }
+
+  static int openFds() throws IOException {
+    try (var s = Files.list(Path.of("/proc/self/fd"))) {
+      return (int) s.count();
+    }
+  }
+
+  static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      return s.getLocalPort();
+    }
+  }
+
+  /** Sockets in TIME_WAIT to or from this port, or -1 if ss is not available. */
+  static long timeWait(int port) throws Exception {
+    Process p;
+    try {
+      p =
+          new ProcessBuilder(
+                  "ss",
+                  "-Htan",
+                  "state",
+                  "time-wait",
+                  "( sport = :" + port + " or dport = :" + port + " )")
+              .redirectErrorStream(true)
+              .start();
+    } catch (IOException e) {
+      return -1;
+    }
+    String out = new String(p.getInputStream().readAllBytes());
+    if (p.waitFor() != 0) {
+      return -1;
+    }
+    return out.lines().filter(l -> !l.isBlank()).count();
+  }
+
+  /**
+   * Connections that fill a never-accepting listener's queue until the kernel drops further SYNs.
+   */
+  static final class Backlog implements AutoCloseable {
+    final List<Socket> sockets = new ArrayList<>();
+
+    static Backlog fill(InetSocketAddress listener) throws IOException {
+      Backlog b = new Backlog();
+      for (int i = 0; i < 16; i++) {
+        Socket s = new Socket();
         try {
-            assertThat(TcpChecker.create(target, CheckSource.NONE, T, nio.next(), NioSocketChannel.class))
-                    .isInstanceOf(TcpChecker.class);
-        } finally {
-            nio.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+          s.connect(listener, 200);
+          b.sockets.add(s);
+        } catch (SocketTimeoutException e) {
+          s.close();
+          return b;
         }
+      }
+      b.close();
+      throw new IllegalStateException("the listener's queue never filled");
     }
 
-    @Test
-    void connectsRefusesAndSeesAServerComeBack() throws Exception {
-        int port;
-        InetSocketAddress target;
-        EpollTcpChecker c;
-        try (Acceptor a = new Acceptor()) {
-            target = a.address();
-            port = target.getPort();
-            c = new EpollTcpChecker(target, null, T, loop);
-            CheckResult ok = once(c);
-            assertThat(ok.success()).as(ok.observation()).isTrue();
-            assertThat(ok.observation()).matches("connected in \\d+ ms");
-            assertThat(a.peers.poll(2, TimeUnit.SECONDS)).as("the listener saw the probe").isNotNull();
-        }
-        CheckResult refused = once(c);
-        assertThat(refused.success()).isFalse();
-        assertThat(refused.observation()).isEqualTo("connection refused");
-        try (Acceptor back = new Acceptor(new InetSocketAddress(target.getAddress(), port))) {
-            CheckResult again = once(c);
-            assertThat(again.success()).as(again.observation()).isTrue();
-        }
+    @Override
+    public void close() throws IOException {
+      for (Socket s : sockets) {
+        s.close();
+      }
     }
-
-    @Test
-    void ipv6Loopback() throws Exception {
-        Acceptor a;
-        try {
-            a = new Acceptor(new InetSocketAddress(InetAddress.getByName("::1"), 0));
-        } catch (IOException e) {
-            assumeTrue(false, "no IPv6 loopback here: " + e.getMessage());
-            return;
-        }
-        try (a) {
-            CheckResult ok = once(new EpollTcpChecker(a.address(), null, T, loop));
-            assertThat(ok.success()).as(ok.observation()).isTrue();
-        }
-    }
-
-    /**
-     * A listener whose accept queue is full drops new SYNs, so the handshake stays in SYN_SENT: the attempt goes
-     * through epoll and the connect timeout.
-     */
-    @Test
-    void aHandshakeThatNeverCompletesTimesOut() throws Exception {
-        try (ServerSocket full = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-             Backlog filled = Backlog.fill(at(full))) {
-            int fds = openFds();
-            var c = new EpollTcpChecker(at(full), null, Duration.ofMillis(300), loop);
-            long t0 = System.nanoTime();
-            CheckResult r = once(c);
-            long ms = (System.nanoTime() - t0) / 1_000_000;
-            assertThat(r.success()).isFalse();
-            assertThat(r.observation()).isEqualTo("connect timed out after 300 ms");
-            assertThat(ms).isBetween(290L, 1000L);
-            assertThat(openFds()).as("the timed-out socket is closed").isLessThanOrEqualTo(fds);
-        }
-    }
-
-    /** A SYN dropped once and retransmitted a second later: the late handshake is seen through epoll. */
-    @Test
-    void aLateHandshakeIsSeenThroughEpoll() throws Exception {
-        try (ServerSocket full = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-             Backlog filled = Backlog.fill(at(full))) {
-            var c = new EpollTcpChecker(at(full), null, Duration.ofSeconds(3), loop);
-            CompletableFuture<CheckResult> f = new CompletableFuture<>();
-            c.check(f::complete);
-            Thread.sleep(200);
-            assertThat(f).as("still waiting for the handshake").isNotDone();
-            // Make room: the kernel retransmits the SYN after ~1 s and the handshake completes.
-            filled.close();
-            full.setSoTimeout(100);
-            try {
-                for (int i = 0; i < 8; i++) {
-                    full.accept().close();
-                }
-            } catch (SocketTimeoutException drained) {
-                // the queue is empty
-            }
-            CheckResult r = f.get(5, TimeUnit.SECONDS);
-            assertThat(r.success()).as(r.observation()).isTrue();
-            assertThat(r.observation()).matches("connected in \\d+ ms");
-        }
-    }
-
-    @Test
-    void bindsTheSourceAddressAnyPortAndAFixedPort() throws Exception {
-        InetSocketAddress any = new InetSocketAddress("127.0.0.2", 0);
-        int fixed;
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.2"))) {
-            fixed = s.getLocalPort(); // a port free on 127.0.0.2
-        }
-        try (Acceptor a = new Acceptor()) {
-            CheckResult r = once(new EpollTcpChecker(a.address(), any, T, loop));
-            assertThat(r.success()).as(r.observation()).isTrue();
-            InetSocketAddress peer = a.peers.poll(2, TimeUnit.SECONDS);
-            assertThat(peer.getAddress().getHostAddress()).isEqualTo("127.0.0.2");
-
-            var c = new EpollTcpChecker(a.address(), new InetSocketAddress("127.0.0.2", fixed), T, loop);
-            for (int i = 0; i < 3; i++) { // the same source port, again and again: each probe was reset
-                CheckResult f = once(c);
-                assertThat(f.success()).as(f.observation()).isTrue();
-                assertThat(a.peers.poll(2, TimeUnit.SECONDS)).isEqualTo(new InetSocketAddress("127.0.0.2", fixed));
-            }
-        }
-    }
-
-    @Test
-    void anUnusableSourceAddressIsAFailureWithAReason() throws Exception {
-        try (Acceptor a = new Acceptor()) {
-            // 192.0.2.1 (TEST-NET-1) is on no interface here: bind fails before anything is sent.
-            CheckResult r = once(new EpollTcpChecker(a.address(), new InetSocketAddress("192.0.2.1", 0), T, loop));
-            assertThat(r.success()).isFalse();
-            assertThat(r.observation()).containsIgnoringCase("assign requested address");
-        }
-    }
-
-    @Test
-    void theChannelCheckerBindsTheSourceToo() throws Exception {
-        var nio = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-        try (Acceptor a = new Acceptor()) {
-            var c = new TcpChecker(a.address(), new InetSocketAddress("127.0.0.2", 0), T, nio.next(),
-                    NioSocketChannel.class);
-            CheckResult r = once(c);
-            assertThat(r.success()).as(r.observation()).isTrue();
-            assertThat(a.peers.poll(2, TimeUnit.SECONDS).getAddress().getHostAddress()).isEqualTo("127.0.0.2");
-        } finally {
-            nio.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
-        }
-    }
-
-    /** 10,000 probes, successful and refused: no descriptor leaks, and resets leave no TIME_WAIT behind. */
-    @Test
-    void tenThousandChecksLeakNoDescriptorAndLeaveNoTimeWait() throws Exception {
-        try (Acceptor a = new Acceptor(); java.net.Socket closed = Programs.refusingPort()) {
-            var up = new EpollTcpChecker(a.address(), null, T, loop);
-            var down = new EpollTcpChecker(new InetSocketAddress("127.0.0.1", closed.getLocalPort()), null, T, loop);
-            once(up);
-            a.peers.take();
-            once(down);
-            int fds = openFds();
-            for (int i = 0; i < 5_000; i++) {
-                CheckResult u = once(up);
-                assertThat(u.success()).as("probe %d of the listener: %s", i, u.observation()).isTrue();
-                // The next probe waits until the listener has taken this one: a probe completes at
-                // the handshake, so on a loaded machine they could outrun the accepting thread,
-                // fill the backlog and have a SYN dropped (retransmitted after the 1 s timeout).
-                assertThat(a.peers.poll(10, TimeUnit.SECONDS)).as("probe %d accepted", i).isNotNull();
-                CheckResult d = once(down);
-                assertThat(d.success()).as("probe %d of the closed port: %s", i, d.observation()).isFalse();
-            }
-            assertThat(openFds()).isLessThanOrEqualTo(fds + 2); // the JVM may open a file or two meanwhile
-            long tw = timeWait(a.address().getPort());
-            ExternalPrograms.requireThat(tw >= 0, () -> "ss (iproute2) is not installed");
-            assertThat(tw).as("sockets in TIME_WAIT on the listener's port").isLessThan(50);
-        }
-    }
-
-    static int openFds() throws IOException {
-        try (var s = Files.list(Path.of("/proc/self/fd"))) {
-            return (int) s.count();
-        }
-    }
-
-    static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
-    }
-
-    /** Sockets in TIME_WAIT to or from this port, or -1 if ss is not available. */
-    static long timeWait(int port) throws Exception {
-        Process p;
-        try {
-            p = new ProcessBuilder("ss", "-Htan", "state", "time-wait",
-                    "( sport = :" + port + " or dport = :" + port + " )").redirectErrorStream(true).start();
-        } catch (IOException e) {
-            return -1;
-        }
-        String out = new String(p.getInputStream().readAllBytes());
-        if (p.waitFor() != 0) {
-            return -1;
-        }
-        return out.lines().filter(l -> !l.isBlank()).count();
-    }
-
-    /** Connections that fill a never-accepting listener's queue until the kernel drops further SYNs. */
-    static final class Backlog implements AutoCloseable {
-        final List<Socket> sockets = new ArrayList<>();
-
-        static Backlog fill(InetSocketAddress listener) throws IOException {
-            Backlog b = new Backlog();
-            for (int i = 0; i < 16; i++) {
-                Socket s = new Socket();
-                try {
-                    s.connect(listener, 200);
-                    b.sockets.add(s);
-                } catch (SocketTimeoutException e) {
-                    s.close();
-                    return b;
-                }
-            }
-            b.close();
-            throw new IllegalStateException("the listener's queue never filled");
-        }
-
-        @Override
-        public void close() throws IOException {
-            for (Socket s : sockets) {
-                s.close();
-            }
-        }
-    }
+  }
 }

@@ -1,5 +1,8 @@
 package io.fairway.check.config;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
 import io.fairway.check.CheckConfigException;
 import io.fairway.check.spec.CheckSource;
 import io.fairway.check.spec.CheckSpec;
@@ -13,77 +16,80 @@ import io.fairway.check.spec.VirtualServerSpec;
 import io.fairway.config.KeepalivedConfig;
 import io.fairway.config.ParseOptions;
 import io.fairway.config.model.Config;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
-/** keepalived.conf → engine specs, on fixtures written at test time (scripts must be real files). */
+/**
+ * keepalived.conf → engine specs, on fixtures written at test time (scripts must be real files).
+ */
 class CheckSpecsTest {
-    @TempDir
-    Path dir;
+  @TempDir Path dir;
 
-    Config parse(String text) throws Exception {
-        Path script = dir.resolve("check.sh");
-        Files.writeString(script, "#!/bin/sh\nexit 0\n");
-        Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwxr-xr-x"));
-        Files.writeString(dir.resolve("maint"), "0\n");
-        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
-        String conf = text.replace("@DIR@", dir.toString());
-        return KeepalivedConfig.parse("test.conf", conf, dir, ParseOptions.defaults()).config();
-    }
+  Config parse(String text) throws Exception {
+    Path script = dir.resolve("check.sh");
+    Files.writeString(script, "#!/bin/sh\nexit 0\n");
+    Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwxr-xr-x"));
+    Files.writeString(dir.resolve("maint"), "0\n");
+    Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+    String conf = text.replace("@DIR@", dir.toString());
+    return KeepalivedConfig.parse("test.conf", conf, dir, ParseOptions.defaults()).config();
+  }
 
-    @Test
-    void convertsVirtualServersRealServersAndCheckers() throws Exception {
-        String text = new String(getClass().getResourceAsStream("/checks.conf").readAllBytes());
-        List<VirtualServerSpec> specs = CheckSpecs.from(parse(text));
-        assertThat(specs).hasSize(1);
-        VirtualServerSpec vs = specs.get(0);
-        assertThat(vs.quorum()).isEqualTo(2);
-        assertThat(vs.hysteresis()).isEqualTo(1);
-        assertThat(vs.hasSorryServer()).isTrue();
-        assertThat(vs.quorumUp().argv()).containsExactly(dir.resolve("check.sh").toString(), "up");
-        assertThat(vs.realServers()).extracting(RealServerSpec::name)
-                .containsExactly("127.0.0.1:8080", "127.0.0.2:8080");
-        RealServerSpec web1 = vs.realServers().get(0);
-        assertThat(web1.weight()).isEqualTo(3);
-        assertThat(web1.checkers()).hasSize(4);
-        TcpCheckSpec tcp = (TcpCheckSpec) web1.checkers().get(0);
-        assertThat(tcp.target().getPort()).isEqualTo(8080);
-        assertThat(tcp.timing().delayLoop()).isEqualTo(Duration.ofSeconds(2));
-        assertThat(tcp.timing().connectTimeout()).isEqualTo(Duration.ofSeconds(3));
-        assertThat(tcp.timing().retry()).isEqualTo(1);
-        HttpCheckSpec http = (HttpCheckSpec) web1.checkers().get(1);
-        assertThat(http.urls()).singleElement().satisfies(u -> {
-            assertThat(u.path()).isEqualTo("/health");
-            assertThat(u.accepts(204)).isTrue();
-            assertThat(u.accepts(200)).isFalse();
-            assertThat(u.virtualHost()).isEqualTo("www.example.test");
-        });
-        MiscCheckSpec misc = (MiscCheckSpec) web1.checkers().get(2);
-        assertThat(misc.dynamic()).isTrue();
-        assertThat(misc.timeout()).isEqualTo(Duration.ofSeconds(4));
-        assertThat(misc.timing().retry()).isZero(); // keepalived's MISC_CHECK default
-        FileCheckSpec file = (FileCheckSpec) web1.checkers().get(3);
-        assertThat(file.weight()).isEqualTo(10);
-        assertThat(file.file()).isEqualTo(dir.resolve("maint"));
-        DnsCheckSpec dns = (DnsCheckSpec) vs.realServers().get(1).checkers().get(0);
-        assertThat(dns.timing().retry()).isEqualTo(3); // keepalived's DNS_CHECK default
-        assertThat(dns.timing().alpha()).isTrue();
-        assertThat(dns.type()).isEqualTo("A");
-    }
+  @Test
+  void convertsVirtualServersRealServersAndCheckers() throws Exception {
+    String text = new String(getClass().getResourceAsStream("/checks.conf").readAllBytes());
+    List<VirtualServerSpec> specs = CheckSpecs.from(parse(text));
+    assertThat(specs).hasSize(1);
+    VirtualServerSpec vs = specs.get(0);
+    assertThat(vs.quorum()).isEqualTo(2);
+    assertThat(vs.hysteresis()).isEqualTo(1);
+    assertThat(vs.hasSorryServer()).isTrue();
+    assertThat(vs.quorumUp().argv()).containsExactly(dir.resolve("check.sh").toString(), "up");
+    assertThat(vs.realServers())
+        .extracting(RealServerSpec::name)
+        .containsExactly("127.0.0.1:8080", "127.0.0.2:8080");
+    RealServerSpec web1 = vs.realServers().get(0);
+    assertThat(web1.weight()).isEqualTo(3);
+    assertThat(web1.checkers()).hasSize(4);
+    TcpCheckSpec tcp = (TcpCheckSpec) web1.checkers().get(0);
+    assertThat(tcp.target().getPort()).isEqualTo(8080);
+    assertThat(tcp.timing().delayLoop()).isEqualTo(Duration.ofSeconds(2));
+    assertThat(tcp.timing().connectTimeout()).isEqualTo(Duration.ofSeconds(3));
+    assertThat(tcp.timing().retry()).isEqualTo(1);
+    HttpCheckSpec http = (HttpCheckSpec) web1.checkers().get(1);
+    assertThat(http.urls())
+        .singleElement()
+        .satisfies(
+            u -> {
+              assertThat(u.path()).isEqualTo("/health");
+              assertThat(u.accepts(204)).isTrue();
+              assertThat(u.accepts(200)).isFalse();
+              assertThat(u.virtualHost()).isEqualTo("www.example.test");
+            });
+    MiscCheckSpec misc = (MiscCheckSpec) web1.checkers().get(2);
+    assertThat(misc.dynamic()).isTrue();
+    assertThat(misc.timeout()).isEqualTo(Duration.ofSeconds(4));
+    assertThat(misc.timing().retry()).isZero(); // keepalived's MISC_CHECK default
+    FileCheckSpec file = (FileCheckSpec) web1.checkers().get(3);
+    assertThat(file.weight()).isEqualTo(10);
+    assertThat(file.file()).isEqualTo(dir.resolve("maint"));
+    DnsCheckSpec dns = (DnsCheckSpec) vs.realServers().get(1).checkers().get(0);
+    assertThat(dns.timing().retry()).isEqualTo(3); // keepalived's DNS_CHECK default
+    assertThat(dns.timing().alpha()).isTrue();
+    assertThat(dns.type()).isEqualTo("A");
+  }
 
-    @Test
-    void missingScriptIsAnErrorWithFileAndLine() throws Exception {
-        Config c = parse("""
+  @Test
+  void missingScriptIsAnErrorWithFileAndLine() throws Exception {
+    Config c =
+        parse(
+            """
                 virtual_server 127.0.0.1 80 {
                   protocol TCP
                   real_server 127.0.0.1 8080 {
@@ -93,14 +99,20 @@ class CheckSpecsTest {
                   }
                 }
                 """);
-        assertThatThrownBy(() -> CheckSpecs.from(c)).isInstanceOf(CheckConfigException.class)
-                .hasMessage("test.conf:4: MISC_CHECK: script /nonexistent/check.sh does not exist");
-    }
+    assertThatThrownBy(() -> CheckSpecs.from(c))
+        .isInstanceOf(CheckConfigException.class)
+        .hasMessage("test.conf:4: MISC_CHECK: script /nonexistent/check.sh does not exist");
+  }
 
-    @Test
-    void httpProtocolSetsVersionAndConnectionClose() throws Exception {
-        for (String[] c : new String[][]{{"1.0", "false", "false"}, {"1.0C", "false", "true"}, {"1.1", "true", "true"}}) {
-            Config conf = parse("""
+  @Test
+  void httpProtocolSetsVersionAndConnectionClose() throws Exception {
+    for (String[] c :
+        new String[][] {
+          {"1.0", "false", "false"}, {"1.0C", "false", "true"}, {"1.1", "true", "true"}
+        }) {
+      Config conf =
+          parse(
+              """
                     virtual_server 127.0.0.1 80 {
                       protocol TCP
                       real_server 127.0.0.1 8080 {
@@ -112,16 +124,20 @@ class CheckSpecsTest {
                         }
                       }
                     }
-                    """.formatted(c[0]));
-            HttpCheckSpec http = (HttpCheckSpec) CheckSpecs.from(conf).get(0).realServers().get(0).checkers().get(0);
-            assertThat(http.http11()).as(c[0]).isEqualTo(Boolean.parseBoolean(c[1]));
-            assertThat(http.connectionClose()).as(c[0]).isEqualTo(Boolean.parseBoolean(c[2]));
-        }
+                    """
+                  .formatted(c[0]));
+      HttpCheckSpec http =
+          (HttpCheckSpec) CheckSpecs.from(conf).get(0).realServers().get(0).checkers().get(0);
+      assertThat(http.http11()).as(c[0]).isEqualTo(Boolean.parseBoolean(c[1]));
+      assertThat(http.connectionClose()).as(c[0]).isEqualTo(Boolean.parseBoolean(c[2]));
     }
+  }
 
-    @Test
-    void tcpTakesItsSourceFromTheConfig() throws Exception {
-        Config c = parse("""
+  @Test
+  void tcpTakesItsSourceFromTheConfig() throws Exception {
+    Config c =
+        parse(
+            """
                 virtual_server 127.0.0.1 80 {
                   protocol TCP
                   real_server 127.0.0.1 8080 {
@@ -132,13 +148,16 @@ class CheckSpecsTest {
                   }
                 }
                 """);
-        TcpCheckSpec tcp = (TcpCheckSpec) CheckSpecs.from(c).get(0).realServers().get(0).checkers().get(0);
-        assertThat(tcp.describe()).isEqualTo("TCP_CHECK 127.0.0.1:8080 from 127.0.0.5 dev lo");
-    }
+    TcpCheckSpec tcp =
+        (TcpCheckSpec) CheckSpecs.from(c).get(0).realServers().get(0).checkers().get(0);
+    assertThat(tcp.describe()).isEqualTo("TCP_CHECK 127.0.0.1:8080 from 127.0.0.5 dev lo");
+  }
 
-    @Test
-    void sourceReachesTheSpecsOfTheChecksThatHonourIt() throws Exception {
-        Config c = parse("""
+  @Test
+  void sourceReachesTheSpecsOfTheChecksThatHonourIt() throws Exception {
+    Config c =
+        parse(
+            """
                 virtual_server 127.0.0.1 53 {
                   protocol UDP
                   real_server 127.0.0.1 53 {
@@ -160,21 +179,26 @@ class CheckSpecsTest {
                   }
                 }
                 """);
-        List<CheckSpec> checks = CheckSpecs.from(c).get(0).realServers().get(0).checkers();
-        assertThat(checks).extracting(CheckSpec::describe).containsExactly(
-                "DNS_CHECK 127.0.0.1:53 from 127.0.0.2:5353 SOA .",
-                "UDP_CHECK 127.0.0.1:53 dev lo fwmark 7",
-                "SMTP_CHECK 127.0.0.1:25 from 127.0.0.3",
-                "PING_CHECK 127.0.0.1 from 127.0.0.4");
-        DnsCheckSpec dns = (DnsCheckSpec) checks.get(0);
-        assertThat(dns.source()).isEqualTo(new CheckSource(InetAddress.getByName("127.0.0.2"), 5353, null, 0));
-        // a reload's withTiming keeps the source, so a kept checker still leaves from it
-        assertThat(checks).allSatisfy(k -> assertThat(k.withTiming(k.timing())).isEqualTo(k));
-    }
+    List<CheckSpec> checks = CheckSpecs.from(c).get(0).realServers().get(0).checkers();
+    assertThat(checks)
+        .extracting(CheckSpec::describe)
+        .containsExactly(
+            "DNS_CHECK 127.0.0.1:53 from 127.0.0.2:5353 SOA .",
+            "UDP_CHECK 127.0.0.1:53 dev lo fwmark 7",
+            "SMTP_CHECK 127.0.0.1:25 from 127.0.0.3",
+            "PING_CHECK 127.0.0.1 from 127.0.0.4");
+    DnsCheckSpec dns = (DnsCheckSpec) checks.get(0);
+    assertThat(dns.source())
+        .isEqualTo(new CheckSource(InetAddress.getByName("127.0.0.2"), 5353, null, 0));
+    // a reload's withTiming keeps the source, so a kept checker still leaves from it
+    assertThat(checks).allSatisfy(k -> assertThat(k.withTiming(k.timing())).isEqualTo(k));
+  }
 
-    @Test
-    void httpTakesItsSourceFromTheConfig() throws Exception {
-        Config c = parse("""
+  @Test
+  void httpTakesItsSourceFromTheConfig() throws Exception {
+    Config c =
+        parse(
+            """
                 virtual_server 127.0.0.1 80 {
                   protocol TCP
                   real_server 127.0.0.1 8080 {
@@ -189,15 +213,18 @@ class CheckSpecsTest {
                   }
                 }
                 """);
-        HttpCheckSpec http = (HttpCheckSpec) CheckSpecs.from(c).get(0).realServers().get(0).checkers().get(0);
-        assertThat(http.source().describe()).isEqualTo(" from 127.0.0.2:4100 fwmark 3");
-        assertThat(http.withTiming(http.timing())).isEqualTo(http);
-    }
+    HttpCheckSpec http =
+        (HttpCheckSpec) CheckSpecs.from(c).get(0).realServers().get(0).checkers().get(0);
+    assertThat(http.source().describe()).isEqualTo(" from 127.0.0.2:4100 fwmark 3");
+    assertThat(http.withTiming(http.timing())).isEqualTo(http);
+  }
 
-    @Test
-    void urlRegexRiseFallAndVerifyCertReachTheSpec() throws Exception {
-        Files.writeString(dir.resolve("ca.pem"), "not read until the checker starts\n");
-        Config c = parse("""
+  @Test
+  void urlRegexRiseFallAndVerifyCertReachTheSpec() throws Exception {
+    Files.writeString(dir.resolve("ca.pem"), "not read until the checker starts\n");
+    Config c =
+        parse(
+            """
                 SSL {
                   ca @DIR@/global-ca.pem
                 }
@@ -221,24 +248,26 @@ class CheckSpecsTest {
                   }
                 }
                 """);
-        HttpCheckSpec http = (HttpCheckSpec) CheckSpecs.from(c).get(0).realServers().get(0).checkers().get(0);
-        assertThat(http.timing().rise()).isEqualTo(3);
-        assertThat(http.timing().retry()).isEqualTo(1);
-        assertThat(http.verifyCertificate()).isTrue();
-        assertThat(http.caFile()).isEqualTo(dir.resolve("ca.pem"));
-        var r = http.urls().get(0).regex();
-        assertThat(r.pattern()).isEqualTo("ok|fine");
-        assertThat(r.flags()).isEqualTo(java.util.regex.Pattern.CASE_INSENSITIVE);
-        assertThat(r.firstLine()).isTrue();
-        assertThat(r.utf()).isFalse();
-        assertThat(r.noMatch()).isTrue();
-        assertThat(r.minOffset()).isEqualTo(2);
-        assertThat(r.maxOffset()).isEqualTo(9);
-    }
+    HttpCheckSpec http =
+        (HttpCheckSpec) CheckSpecs.from(c).get(0).realServers().get(0).checkers().get(0);
+    assertThat(http.timing().rise()).isEqualTo(3);
+    assertThat(http.timing().retry()).isEqualTo(1);
+    assertThat(http.verifyCertificate()).isTrue();
+    assertThat(http.caFile()).isEqualTo(dir.resolve("ca.pem"));
+    var r = http.urls().get(0).regex();
+    assertThat(r.pattern()).isEqualTo("ok|fine");
+    assertThat(r.flags()).isEqualTo(java.util.regex.Pattern.CASE_INSENSITIVE);
+    assertThat(r.firstLine()).isTrue();
+    assertThat(r.utf()).isFalse();
+    assertThat(r.noMatch()).isTrue();
+    assertThat(r.minOffset()).isEqualTo(2);
+    assertThat(r.maxOffset()).isEqualTo(9);
+  }
 
-    @Test
-    void verifyCertWithAnUnreadableCaIsALoadErrorAndTheGlobalCaIsTheFallback() throws Exception {
-        String text = """
+  @Test
+  void verifyCertWithAnUnreadableCaIsALoadErrorAndTheGlobalCaIsTheFallback() throws Exception {
+    String text =
+        """
                 SSL {
                   ca @DIR@/missing-ca.pem
                 }
@@ -254,16 +283,26 @@ class CheckSpecsTest {
                   }
                 }
                 """;
-        assertThatThrownBy(() -> CheckSpecs.from(parse(text))).isInstanceOf(CheckConfigException.class)
-                .hasMessage("test.conf:7: SSL_GET: cannot read CA file " + dir.resolve("missing-ca.pem")
-                        + " for verify_cert");
-        Files.writeString(dir.resolve("missing-ca.pem"), "x\n");
-        HttpCheckSpec http = (HttpCheckSpec) CheckSpecs.from(parse(text)).get(0).realServers().get(0)
-                .checkers().get(0);
-        assertThat(http.caFile()).isEqualTo(dir.resolve("missing-ca.pem"));
-        // keepalived never verifies: without verify_cert the CA is not required to exist.
-        HttpCheckSpec off = (HttpCheckSpec) CheckSpecs.from(parse(text.replace("verify_cert", "")
-                .replace("missing-ca", "absent-ca"))).get(0).realServers().get(0).checkers().get(0);
-        assertThat(off.verifyCertificate()).isFalse();
-    }
+    assertThatThrownBy(() -> CheckSpecs.from(parse(text)))
+        .isInstanceOf(CheckConfigException.class)
+        .hasMessage(
+            "test.conf:7: SSL_GET: cannot read CA file "
+                + dir.resolve("missing-ca.pem")
+                + " for verify_cert");
+    Files.writeString(dir.resolve("missing-ca.pem"), "x\n");
+    HttpCheckSpec http =
+        (HttpCheckSpec) CheckSpecs.from(parse(text)).get(0).realServers().get(0).checkers().get(0);
+    assertThat(http.caFile()).isEqualTo(dir.resolve("missing-ca.pem"));
+    // keepalived never verifies: without verify_cert the CA is not required to exist.
+    HttpCheckSpec off =
+        (HttpCheckSpec)
+            CheckSpecs.from(
+                    parse(text.replace("verify_cert", "").replace("missing-ca", "absent-ca")))
+                .get(0)
+                .realServers()
+                .get(0)
+                .checkers()
+                .get(0);
+    assertThat(off.verifyCertificate()).isFalse();
+  }
 }

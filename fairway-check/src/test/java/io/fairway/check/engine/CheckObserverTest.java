@@ -16,8 +16,8 @@ import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 /**
- * The engine tells its observer (the metrics) of every attempt exactly once: answered attempts
- * with their outcome, and an attempt abandoned at its deadline as a timeout with the deadline's
+ * The engine tells its observer (the metrics) of every attempt exactly once: answered attempts with
+ * their outcome, and an attempt abandoned at its deadline as a timeout with the deadline's
  * duration, on the manual clock so the durations are exact.
  */
 class CheckObserverTest extends ScriptedEngineFixture {
@@ -28,10 +28,18 @@ class CheckObserverTest extends ScriptedEngineFixture {
   void startObserved(String... servers) {
     List<RealServerSpec> rs = new ArrayList<>();
     for (String s : servers) {
-      rs.add(RealServerSpec.of(s, 1, new TcpCheckSpec(InetSocketAddress.createUnresolved(s, 80), T.withRetry(0))));
+      rs.add(
+          RealServerSpec.of(
+              s, 1, new TcpCheckSpec(InetSocketAddress.createUnresolved(s, 80), T.withRetry(0))));
     }
-    engine = CheckEngine.builder().listener(rec).scheduler(clock).checkerFactory(checkers).random(new Random(1))
-        .observer((vs, r, spec, outcome, nanos) -> seen.add(new Seen(vs, r, outcome, nanos))).build();
+    engine =
+        CheckEngine.builder()
+            .listener(rec)
+            .scheduler(clock)
+            .checkerFactory(checkers)
+            .random(new Random(1))
+            .observer((vs, r, spec, outcome, nanos) -> seen.add(new Seen(vs, r, outcome, nanos)))
+            .build();
     engine.start(List.of(VirtualServerSpec.of("vs", rs, 1, 0)));
   }
 
@@ -40,7 +48,9 @@ class CheckObserverTest extends ScriptedEngineFixture {
     checkers.set("b", false);
     startObserved("a", "b");
     clock.advance(Duration.ofSeconds(1));
-    assertThat(seen).containsExactlyInAnyOrder(new Seen("vs", "a", Outcome.SUCCESS, 0), new Seen("vs", "b", Outcome.FAILURE, 0));
+    assertThat(seen)
+        .containsExactlyInAnyOrder(
+            new Seen("vs", "a", Outcome.SUCCESS, 0), new Seen("vs", "b", Outcome.FAILURE, 0));
   }
 
   @Test
@@ -50,7 +60,8 @@ class CheckObserverTest extends ScriptedEngineFixture {
     clock.advance(Duration.ofSeconds(1));
     assertThat(seen).as("nothing before the deadline").isEmpty();
     clock.advance(Duration.ofSeconds(2)); // the scripted checker's deadline: connect_timeout 2 s
-    assertThat(seen).containsExactly(new Seen("vs", "a", Outcome.TIMEOUT, Duration.ofSeconds(2).toNanos()));
+    assertThat(seen)
+        .containsExactly(new Seen("vs", "a", Outcome.TIMEOUT, Duration.ofSeconds(2).toNanos()));
     checkers.set("a", true);
     clock.advance(LOOP);
     assertThat(seen).hasSize(2).last().isEqualTo(new Seen("vs", "a", Outcome.SUCCESS, 0));
@@ -59,24 +70,44 @@ class CheckObserverTest extends ScriptedEngineFixture {
   @Test
   void aLateAnswerAfterTheDeadlineIsNotReportedAgain() {
     List<Consumer<CheckResult>> callbacks = new ArrayList<>();
-    engine = CheckEngine.builder().listener(rec).scheduler(clock).random(new Random(1))
-        .checkerFactory((vs, rs, spec) -> new io.fairway.check.checker.Checker() {
-          @Override
-          public void check(Consumer<CheckResult> done) {
-            callbacks.add(done);
-          }
+    engine =
+        CheckEngine.builder()
+            .listener(rec)
+            .scheduler(clock)
+            .random(new Random(1))
+            .checkerFactory(
+                (vs, rs, spec) ->
+                    new io.fairway.check.checker.Checker() {
+                      @Override
+                      public void check(Consumer<CheckResult> done) {
+                        callbacks.add(done);
+                      }
 
-          @Override
-          public Duration deadline() {
-            return Duration.ofSeconds(2);
-          }
-        })
-        .observer((vs, r, spec, outcome, nanos) -> seen.add(new Seen(vs, r, outcome, nanos))).build();
-    engine.start(List.of(VirtualServerSpec.of("vs", List.of(RealServerSpec.of("a", 1,
-        new TcpCheckSpec(InetSocketAddress.createUnresolved("a", 80), T.withRetry(0)))), 1, 0)));
+                      @Override
+                      public Duration deadline() {
+                        return Duration.ofSeconds(2);
+                      }
+                    })
+            .observer((vs, r, spec, outcome, nanos) -> seen.add(new Seen(vs, r, outcome, nanos)))
+            .build();
+    engine.start(
+        List.of(
+            VirtualServerSpec.of(
+                "vs",
+                List.of(
+                    RealServerSpec.of(
+                        "a",
+                        1,
+                        new TcpCheckSpec(
+                            InetSocketAddress.createUnresolved("a", 80), T.withRetry(0)))),
+                1,
+                0)));
     clock.advance(Duration.ofSeconds(3));
-    assertThat(seen).containsExactly(new Seen("vs", "a", Outcome.TIMEOUT, Duration.ofSeconds(2).toNanos()));
-    callbacks.get(0).accept(CheckResult.ok("late")); // the abandoned attempt's answer, after the fact
+    assertThat(seen)
+        .containsExactly(new Seen("vs", "a", Outcome.TIMEOUT, Duration.ofSeconds(2).toNanos()));
+    callbacks
+        .get(0)
+        .accept(CheckResult.ok("late")); // the abandoned attempt's answer, after the fact
     assertThat(seen).hasSize(1);
   }
 }

@@ -48,16 +48,27 @@ class LogAllFailuresTest {
   }
 
   private static Config config(String global, int port, String check) {
-    String text = "global_defs {\n" + global + "}\n"
-        + "virtual_server 127.0.0.1 8080 {\n delay_loop 0.2\n lb_kind NAT\n protocol TCP\n"
-        + " real_server 127.0.0.1 " + port + " {\n" + check + "\n }\n}\n";
-    return KeepalivedConfig.parse("test.conf", text, Path.of("."),
-        new ParseOptions("test", Map.of())).config();
+    String text =
+        "global_defs {\n"
+            + global
+            + "}\n"
+            + "virtual_server 127.0.0.1 8080 {\n delay_loop 0.2\n lb_kind NAT\n protocol TCP\n"
+            + " real_server 127.0.0.1 "
+            + port
+            + " {\n"
+            + check
+            + "\n }\n}\n";
+    return KeepalivedConfig.parse(
+            "test.conf", text, Path.of("."), new ParseOptions("test", Map.of()))
+        .config();
   }
 
   private static String checker(String type, String extra) {
-    return "  " + type + " {\n   connect_timeout 1\n   retry 2\n   delay_before_retry 0.1\n   warmup 0\n"
-        + extra + "  }";
+    return "  "
+        + type
+        + " {\n   connect_timeout 1\n   retry 2\n   delay_before_retry 0.1\n   warmup 0\n"
+        + extra
+        + "  }";
   }
 
   /** INFO lines, from the first failure on, without the "vs rs: " prefix. */
@@ -70,12 +81,16 @@ class LogAllFailuresTest {
   }
 
   /** Runs the engine until the server went down and two more checks failed, returns the lines. */
-  private List<String> failAfterPassing(Config c, AtomicInteger passed, Runnable breakIt) throws Exception {
-    try (CheckEngine engine = CheckEngine.builder().listener(new Recorder(new ExecutorScheduler(null))).build()) {
+  private List<String> failAfterPassing(Config c, AtomicInteger passed, Runnable breakIt)
+      throws Exception {
+    try (CheckEngine engine =
+        CheckEngine.builder().listener(new Recorder(new ExecutorScheduler(null))).build()) {
       engine.start(CheckSpecs.from(c));
       await().atMost(Duration.ofSeconds(15)).until(() -> passed.get() >= 2);
       breakIt.run();
-      await().atMost(Duration.ofSeconds(15)).until(() -> lines().stream().anyMatch(l -> l.contains("DOWN")));
+      await()
+          .atMost(Duration.ofSeconds(15))
+          .until(() -> lines().stream().anyMatch(l -> l.contains("DOWN")));
       // Three more delay loops of a down checker: their failures are expected and not logged.
       Thread.sleep(600);
     }
@@ -85,25 +100,30 @@ class LogAllFailuresTest {
   private List<String> tcp(String global, String extra) throws Exception {
     ServerSocket s = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
     AtomicInteger accepted = new AtomicInteger();
-    Thread acceptor = new Thread(() -> {
-      while (true) {
-        try {
-          s.accept().close();
-          accepted.incrementAndGet();
-        } catch (Exception e) {
-          return;
-        }
-      }
-    });
+    Thread acceptor =
+        new Thread(
+            () -> {
+              while (true) {
+                try {
+                  s.accept().close();
+                  accepted.incrementAndGet();
+                } catch (Exception e) {
+                  return;
+                }
+              }
+            });
     acceptor.start();
     try {
-      return failAfterPassing(config(global, s.getLocalPort(), checker("TCP_CHECK", extra)), accepted, () -> {
-        try {
-          s.close();
-        } catch (Exception e) {
-          throw new IllegalStateException(e);
-        }
-      });
+      return failAfterPassing(
+          config(global, s.getLocalPort(), checker("TCP_CHECK", extra)),
+          accepted,
+          () -> {
+            try {
+              s.close();
+            } catch (Exception e) {
+              throw new IllegalStateException(e);
+            }
+          });
     } finally {
       s.close();
       acceptor.join(1000);
@@ -111,22 +131,27 @@ class LogAllFailuresTest {
   }
 
   private List<String> http(String global, String extra) throws Exception {
-    HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    HttpServer server =
+        HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
     AtomicInteger status = new AtomicInteger(200);
     AtomicInteger ok = new AtomicInteger();
-    server.createContext("/", x -> {
-      int code = status.get();
-      if (code == 200) {
-        ok.incrementAndGet();
-      }
-      x.sendResponseHeaders(code, -1);
-      x.close();
-    });
+    server.createContext(
+        "/",
+        x -> {
+          int code = status.get();
+          if (code == 200) {
+            ok.incrementAndGet();
+          }
+          x.sendResponseHeaders(code, -1);
+          x.close();
+        });
     server.start();
     try {
       String url = "   url {\n    path /health\n    status_code 200\n   }\n";
-      return failAfterPassing(config(global, server.getAddress().getPort(), checker("HTTP_GET", url + extra)),
-          ok, () -> status.set(500));
+      return failAfterPassing(
+          config(global, server.getAddress().getPort(), checker("HTTP_GET", url + extra)),
+          ok,
+          () -> status.set(500));
     } finally {
       server.stop(0);
     }
@@ -136,7 +161,9 @@ class LogAllFailuresTest {
   void tcpWithLogAllFailuresLogsEveryFailedAttemptThenTheTransition() throws Exception {
     List<String> l = tcp("", "   log_all_failures\n");
     assertThat(l).hasSize(4);
-    assertThat(l.get(0)).matches("127\\.0\\.0\\.1:8080 127\\.0\\.0\\.1:\\d+: TCP_CHECK .* failed \\(attempt 1 of 3\\): connection refused");
+    assertThat(l.get(0))
+        .matches(
+            "127\\.0\\.0\\.1:8080 127\\.0\\.0\\.1:\\d+: TCP_CHECK .* failed \\(attempt 1 of 3\\): connection refused");
     assertThat(l.get(1)).contains("failed (attempt 2 of 3): connection refused");
     assertThat(l.get(2)).contains("failed (attempt 3 of 3): connection refused");
     assertThat(l.get(3)).contains(": DOWN (");

@@ -3,12 +3,19 @@ package io.fairway.config.model;
 import java.time.Duration;
 
 /**
- * A health checker of a real server. Every checker carries its effective timing (inherited from
- * the real server, the virtual server and the checker type's defaults, as keepalived resolves
- * them), so the check engine never has to look further than the checker itself.
+ * A health checker of a real server. Every checker carries its effective timing (inherited from the
+ * real server, the virtual server and the checker type's defaults, as keepalived resolves them), so
+ * the check engine never has to look further than the checker itself.
  */
 public sealed interface Checker
-    permits TcpCheck, HttpCheck, MiscCheck, DnsCheck, SmtpCheck, UdpCheck, PingCheck, FileCheck,
+    permits TcpCheck,
+        HttpCheck,
+        MiscCheck,
+        DnsCheck,
+        SmtpCheck,
+        UdpCheck,
+        PingCheck,
+        FileCheck,
         BfdCheck {
 
   /** Where the checker block starts. */

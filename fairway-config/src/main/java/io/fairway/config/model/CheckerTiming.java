@@ -3,8 +3,8 @@ package io.fairway.config.model;
 import java.time.Duration;
 
 /**
- * A checker's effective timing, resolved as keepalived does: checker block, else real_server,
- * else virtual_server, else the checker type's default.
+ * A checker's effective timing, resolved as keepalived does: checker block, else real_server, else
+ * virtual_server, else the checker type's default.
  *
  * @param delayLoop interval between checks (default 60 s)
  * @param connectTimeout how long a connection attempt may take (default 5 s)
@@ -14,8 +14,8 @@ import java.time.Duration;
  * @param alpha true if the checker starts down (the real server is added only after a success)
  * @param logAllFailures log every failure, not only state changes
  * @param rise consecutive successes a down checker needs to come up (Fairway extension, HAProxy's
- *     {@code rise}; keepalived's behaviour is 1). HAProxy's {@code fall N} is parsed into
- *     {@code retry N-1}, so it needs no field of its own.
+ *     {@code rise}; keepalived's behaviour is 1). HAProxy's {@code fall N} is parsed into {@code
+ *     retry N-1}, so it needs no field of its own.
  */
 public record CheckerTiming(
     Duration delayLoop,

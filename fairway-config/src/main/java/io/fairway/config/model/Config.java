@@ -13,8 +13,8 @@ import java.util.Optional;
  * @param virtualServers virtual_server blocks, in file order
  * @param trackFiles top-level track_file blocks (FILE_CHECK refers to them by name)
  * @param ssl the SSL block for SSL_GET checkers, if any
- * @param vrrp the VRRP blocks ({@code vrrp_instance}, {@code vrrp_sync_group}, {@code
- *     vrrp_script} and the VRRP keywords of global_defs)
+ * @param vrrp the VRRP blocks ({@code vrrp_instance}, {@code vrrp_sync_group}, {@code vrrp_script}
+ *     and the VRRP keywords of global_defs)
  * @param shardParams top-level {@code shard_param} blocks (a Fairway extension), in file order
  */
 public record Config(
@@ -33,8 +33,12 @@ public record Config(
   }
 
   /** A configuration without shard_param blocks. */
-  public Config(GlobalDefs globalDefs, List<VirtualServerGroup> groups,
-      List<VirtualServer> virtualServers, List<TrackFile> trackFiles, Optional<SslContext> ssl,
+  public Config(
+      GlobalDefs globalDefs,
+      List<VirtualServerGroup> groups,
+      List<VirtualServer> virtualServers,
+      List<TrackFile> trackFiles,
+      Optional<SslContext> ssl,
       io.fairway.config.model.vrrp.VrrpConfig vrrp) {
     this(globalDefs, groups, virtualServers, trackFiles, ssl, vrrp, List.of());
   }
@@ -45,9 +49,18 @@ public record Config(
   }
 
   /** A configuration without VRRP. */
-  public Config(GlobalDefs globalDefs, List<VirtualServerGroup> groups,
-      List<VirtualServer> virtualServers, List<TrackFile> trackFiles, Optional<SslContext> ssl) {
-    this(globalDefs, groups, virtualServers, trackFiles, ssl,
+  public Config(
+      GlobalDefs globalDefs,
+      List<VirtualServerGroup> groups,
+      List<VirtualServer> virtualServers,
+      List<TrackFile> trackFiles,
+      Optional<SslContext> ssl) {
+    this(
+        globalDefs,
+        groups,
+        virtualServers,
+        trackFiles,
+        ssl,
         io.fairway.config.model.vrrp.VrrpConfig.empty());
   }
 

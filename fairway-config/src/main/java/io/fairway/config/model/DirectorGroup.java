@@ -16,8 +16,12 @@ import java.util.Objects;
  * @param director its parameters (its {@code shard { }}, {@code fallback { }} or {@code hash { }})
  * @param members real server or director names, in the order given
  */
-public record DirectorGroup(Location location, String name, Scheduler scheduler,
-    DirectorSpec director, List<String> members) {
+public record DirectorGroup(
+    Location location,
+    String name,
+    Scheduler scheduler,
+    DirectorSpec director,
+    List<String> members) {
   public DirectorGroup {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(scheduler, "scheduler");

@@ -16,12 +16,12 @@ import java.util.Optional;
  *     is the {@code alt} the shard director(s) choosing for that request use, as a VCL's {@code
  *     shard.backend(alt=std.integer(req.http.NAME))}
  */
-public record DirectorLayout(List<String> members, List<DirectorGroup> groups,
-    Optional<String> altHeader) {
+public record DirectorLayout(
+    List<String> members, List<DirectorGroup> groups, Optional<String> altHeader) {
 
   /** No layering: the director's members are the real servers; no alt header. */
-  public static final DirectorLayout NONE = new DirectorLayout(List.of(), List.of(),
-      Optional.empty());
+  public static final DirectorLayout NONE =
+      new DirectorLayout(List.of(), List.of(), Optional.empty());
 
   public DirectorLayout {
     members = List.copyOf(members);

@@ -25,8 +25,8 @@ public sealed interface DirectorSpec {
   /**
    * {@code shard { replicas by healthy warmup rampup alt associate }}, Varnish's names and
    * defaults. The pick arguments ({@code by}, {@code healthy}, {@code warmup}, {@code alt} and
-   * whether rampup applies) are the effective ones, with Varnish's precedence already applied:
-   * what the block sets (a VCL's {@code .backend(...)} arguments) over the associated {@code
+   * whether rampup applies) are the effective ones, with Varnish's precedence already applied: what
+   * the block sets (a VCL's {@code .backend(...)} arguments) over the associated {@code
    * shard_param} over Varnish's defaults. Per-request arguments ({@code alt_header}, a retry) come
    * on top in the data plane.
    *
@@ -39,8 +39,15 @@ public sealed interface DirectorSpec {
    * @param rampupOn whether rampup applies to picks (shard_param {@code rampup}, default on)
    * @param associate the {@code shard_param} the block associates, if any
    */
-  record Shard(int replicas, KeySource by, Healthy healthy, double warmup, Duration rampup,
-      int alt, boolean rampupOn, Optional<String> associate)
+  record Shard(
+      int replicas,
+      KeySource by,
+      Healthy healthy,
+      double warmup,
+      Duration rampup,
+      int alt,
+      boolean rampupOn,
+      Optional<String> associate)
       implements DirectorSpec {
     public static final int DEFAULT_REPLICAS = 67;
 

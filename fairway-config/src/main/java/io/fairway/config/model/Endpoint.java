@@ -4,8 +4,8 @@ import java.net.InetAddress;
 import java.util.Optional;
 
 /**
- * Where a network checker connects to and from, already resolved: {@code connect_ip} and
- * {@code connect_port} default to the real server's address and port.
+ * Where a network checker connects to and from, already resolved: {@code connect_ip} and {@code
+ * connect_port} default to the real server's address and port.
  *
  * @param address the address to check ({@code connect_ip}, else the real server's)
  * @param port the port to check ({@code connect_port}, else the real server's; 0 for PING)

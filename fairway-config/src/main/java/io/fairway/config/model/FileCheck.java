@@ -1,9 +1,9 @@
 package io.fairway.config.model;
 
 /**
- * {@code FILE_CHECK}: follows a top-level {@code track_file}. The file's integer value times
- * {@code weight} (negated with {@code reverse}) is added to the real server's weight; with weight 0
- * any non-zero value is a failure.
+ * {@code FILE_CHECK}: follows a top-level {@code track_file}. The file's integer value times {@code
+ * weight} (negated with {@code reverse}) is added to the real server's weight; with weight 0 any
+ * non-zero value is a failure.
  *
  * @param trackFile the name of the {@link TrackFile} followed
  * @param weight the multiplier (default: the track_file's weight)

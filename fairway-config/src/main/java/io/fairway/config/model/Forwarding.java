@@ -3,9 +3,9 @@ package io.fairway.config.model;
 import java.util.Objects;
 
 /**
- * A forwarding method with its tunnel options:
- * {@code lb_kind TUN type gue port 6080 csum}. For anything but TUN the tunnel fields are
- * {@link TunnelType#NONE}, 0 and {@link TunnelChecksum#NONE}.
+ * A forwarding method with its tunnel options: {@code lb_kind TUN type gue port 6080 csum}. For
+ * anything but TUN the tunnel fields are {@link TunnelType#NONE}, 0 and {@link
+ * TunnelChecksum#NONE}.
  *
  * @param method the forwarding method
  * @param tunnelType for TUN: ipip (default), gue or gre

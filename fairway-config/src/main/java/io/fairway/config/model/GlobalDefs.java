@@ -46,21 +46,40 @@ public record GlobalDefs(
     notificationEmails = List.copyOf(notificationEmails);
   }
 
-  /** keepalived's {@code lvs_flush_on_stop} (global_parser.c: LVS_NO_FLUSH, LVS_FLUSH_FULL, LVS_FLUSH_VS). */
+  /**
+   * keepalived's {@code lvs_flush_on_stop} (global_parser.c: LVS_NO_FLUSH, LVS_FLUSH_FULL,
+   * LVS_FLUSH_VS).
+   */
   public enum FlushOnStop {
     /** Not given: each real server, sorry server and service is deleted one by one. */
     NONE,
     /** {@code lvs_flush_on_stop}: one flush of the whole IPVS table, other services included. */
     FULL,
-    /** {@code lvs_flush_on_stop VS}: the configuration's services are deleted, their destinations with them. */
+    /**
+     * {@code lvs_flush_on_stop VS}: the configuration's services are deleted, their destinations
+     * with them.
+     */
     VS
   }
 
   /** The defaults of a file without global_defs. */
   public static GlobalDefs defaults() {
     return new GlobalDefs(
-        Optional.empty(), List.of(), Optional.empty(), Optional.empty(), Duration.ofSeconds(30),
-        false, false, FlushOnStop.NONE, Optional.empty(), Optional.empty(), Optional.empty(), false, false,
-        false, Optional.empty(), false);
+        Optional.empty(),
+        List.of(),
+        Optional.empty(),
+        Optional.empty(),
+        Duration.ofSeconds(30),
+        false,
+        false,
+        FlushOnStop.NONE,
+        Optional.empty(),
+        Optional.empty(),
+        Optional.empty(),
+        false,
+        false,
+        false,
+        Optional.empty(),
+        false);
   }
 }

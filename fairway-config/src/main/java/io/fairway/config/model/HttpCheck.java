@@ -13,8 +13,8 @@ import java.util.Optional;
  * @param fastRecovery re-check at once after a success while recovering ({@code fast_recovery})
  * @param enableSni send SNI (SSL_GET)
  * @param sniName the SNI name, if not the virtualhost
- * @param verifyCert verify the server's certificate chain and host name (Fairway extension
- *     {@code verify_cert}; keepalived never verifies, so it is off unless asked for)
+ * @param verifyCert verify the server's certificate chain and host name (Fairway extension {@code
+ *     verify_cert}; keepalived never verifies, so it is off unless asked for)
  * @param caFile PEM file of the CAs to trust for {@code verify_cert} ({@code ca_file}); empty means
  *     the top-level {@code SSL { ca }}, else the JDK's trust store
  */

@@ -6,8 +6,8 @@ import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
- * Settings of the userspace data plane for one virtual server (Fairway extensions; the kernel
- * has no use for them): its timeouts, and whether the HTTP proxy also sends an RFC 7239 {@code
+ * Settings of the userspace data plane for one virtual server (Fairway extensions; the kernel has
+ * no use for them): its timeouts, and whether the HTTP proxy also sends an RFC 7239 {@code
  * Forwarded} header.
  *
  * @param timeouts {@code proxy_timeouts { }}; each one absent uses the data plane's default
@@ -26,15 +26,16 @@ public record ProxySettings(Timeouts timeouts, boolean forwarded) {
    * @param requestHead the whole request head must arrive within this (HAProxy {@code timeout
    *     http-request}, nginx {@code client_header_timeout})
    * @param requestBody a request body must arrive within this, extended by one second for every
-   *     {@code requestBodyMinRate} bytes received (Apache {@code RequestReadTimeout body=N,MinRate=R})
+   *     {@code requestBodyMinRate} bytes received (Apache {@code RequestReadTimeout
+   *     body=N,MinRate=R})
    * @param requestBodyMinRate bytes per second a body must keep up to earn more time; 0 = none
    * @param connect a backend connect (HAProxy {@code timeout connect})
-   * @param firstByte the backend's first response byte after the request went out (HAProxy
-   *     {@code timeout server} before the response, nginx {@code proxy_read_timeout})
+   * @param firstByte the backend's first response byte after the request went out (HAProxy {@code
+   *     timeout server} before the response, nginx {@code proxy_read_timeout})
    * @param keepAlive an idle keep-alive client between requests (HAProxy {@code timeout
    *     http-keep-alive}, nginx {@code keepalive_timeout})
-   * @param idle an L4 connection, or an HTTP exchange, without a byte either way (HAProxy
-   *     {@code timeout client}/{@code server})
+   * @param idle an L4 connection, or an HTTP exchange, without a byte either way (HAProxy {@code
+   *     timeout client}/{@code server})
    * @param tunnel an upgraded (WebSocket) connection without a byte either way (HAProxy {@code
    *     timeout tunnel})
    */
@@ -47,8 +48,15 @@ public record ProxySettings(Timeouts timeouts, boolean forwarded) {
       Optional<Duration> keepAlive,
       Optional<Duration> idle,
       Optional<Duration> tunnel) {
-    public static final Timeouts NONE = new Timeouts(Optional.empty(), Optional.empty(),
-        OptionalLong.empty(), Optional.empty(), Optional.empty(), Optional.empty(),
-        Optional.empty(), Optional.empty());
+    public static final Timeouts NONE =
+        new Timeouts(
+            Optional.empty(),
+            Optional.empty(),
+            OptionalLong.empty(),
+            Optional.empty(),
+            Optional.empty(),
+            Optional.empty(),
+            Optional.empty(),
+            Optional.empty());
   }
 }

@@ -23,9 +23,9 @@ import java.util.Optional;
  *     keepalived's rule is the port written on the real_server, else the virtual server's. It
  *     differs from {@code id().port()} (what IPVS gets) for DR/TUN real servers whose written port
  *     is not the service's, and for DR/TUN real servers of fwmark and group services (IPVS port 0)
- * @param slowStart {@code slow_start} (a Fairway extension), its own or inherited from the
- *     virtual server: a server that comes up after start takes its share progressively over this
- *     time; {@link Duration#ZERO} = off
+ * @param slowStart {@code slow_start} (a Fairway extension), its own or inherited from the virtual
+ *     server: a server that comes up after start takes its share progressively over this time;
+ *     {@link Duration#ZERO} = off
  */
 public record RealServer(
     Location location,

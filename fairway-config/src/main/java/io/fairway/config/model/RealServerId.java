@@ -4,9 +4,9 @@ import java.net.InetAddress;
 import java.util.Objects;
 
 /**
- * The identity of a real server within its virtual server: address and port (the port is 0 for
- * real servers of fwmark services under DR/TUN). A reload keeps the health state of a real server
- * whose id is unchanged.
+ * The identity of a real server within its virtual server: address and port (the port is 0 for real
+ * servers of fwmark services under DR/TUN). A reload keeps the health state of a real server whose
+ * id is unchanged.
  */
 public record RealServerId(InetAddress address, int port) {
   public RealServerId {

@@ -4,8 +4,8 @@ import java.util.Optional;
 
 /**
  * A virtual server's {@code lb_algo}: either one of the kernel's IPVS schedulers (which keepalived
- * accepts and which Fairway's userspace data plane also implements) or one of Varnish 7's
- * directors (a Fairway extension, userspace data plane only).
+ * accepts and which Fairway's userspace data plane also implements) or one of Varnish 7's directors
+ * (a Fairway extension, userspace data plane only).
  */
 public enum Scheduler {
   RR("rr", Kind.KERNEL),

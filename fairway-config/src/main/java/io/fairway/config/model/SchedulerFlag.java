@@ -3,8 +3,8 @@ package io.fairway.config.model;
 import java.util.Optional;
 
 /**
- * IPVS service flags set with bare keywords in a virtual_server. {@code sh-*} and {@code mh-*}
- * are names for {@code flag-1}/{@code flag-2} that are only meaningful with that scheduler.
+ * IPVS service flags set with bare keywords in a virtual_server. {@code sh-*} and {@code mh-*} are
+ * names for {@code flag-1}/{@code flag-2} that are only meaningful with that scheduler.
  */
 public enum SchedulerFlag {
   FLAG_1("flag-1", 0x0008),

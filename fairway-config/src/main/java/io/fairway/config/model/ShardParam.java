@@ -5,10 +5,10 @@ import java.util.Optional;
 
 /**
  * A top-level {@code shard_param NAME { }} block (a Fairway extension): Varnish's {@code
- * directors.shard_param()} object, a named set of shard pick arguments that several shard
- * directors {@code associate}. Only what the block sets is present; what it leaves out falls
- * through to Varnish's defaults. A shard that associates it may still set any of them itself
- * (as {@code .backend(...)} arguments in a VCL override the associated set).
+ * directors.shard_param()} object, a named set of shard pick arguments that several shard directors
+ * {@code associate}. Only what the block sets is present; what it leaves out falls through to
+ * Varnish's defaults. A shard that associates it may still set any of them itself (as {@code
+ * .backend(...)} arguments in a VCL override the associated set).
  *
  * @param location where the block is
  * @param name its name, unique among shard_param blocks
@@ -18,8 +18,13 @@ import java.util.Optional;
  * @param rampup {@code rampup=}: whether a recovering member's rampup applies
  * @param alt {@code alt=}: which alternative on the ring (0 = the first choice)
  */
-public record ShardParam(Location location, String name, Optional<KeySource> by,
-    Optional<DirectorSpec.Healthy> healthy, Optional<Double> warmup, Optional<Boolean> rampup,
+public record ShardParam(
+    Location location,
+    String name,
+    Optional<KeySource> by,
+    Optional<DirectorSpec.Healthy> healthy,
+    Optional<Double> warmup,
+    Optional<Boolean> rampup,
     Optional<Integer> alt) {
   public ShardParam {
     Objects.requireNonNull(name, "name");

@@ -1,9 +1,9 @@
 package io.fairway.config.model;
 
 /**
- * The server that takes the traffic while the virtual server has lost quorum
- * ({@code sorry_server IP [PORT]}, {@code sorry_server_lvs_method}). It always gets weight 1 and
- * is never counted in the quorum.
+ * The server that takes the traffic while the virtual server has lost quorum ({@code sorry_server
+ * IP [PORT]}, {@code sorry_server_lvs_method}). It always gets weight 1 and is never counted in the
+ * quorum.
  *
  * @param inhibit {@code sorry_server_inhibit}: weight 0 instead of removal when quorum returns
  */

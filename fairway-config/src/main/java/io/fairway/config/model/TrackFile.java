@@ -3,8 +3,8 @@ package io.fairway.config.model;
 import java.util.Optional;
 
 /**
- * A top-level {@code track_file NAME { file PATH; weight W [reverse]; init_file [VAL]
- * [overwrite] }}.
+ * A top-level {@code track_file NAME { file PATH; weight W [reverse]; init_file [VAL] [overwrite]
+ * }}.
  *
  * @param name the name FILE_CHECK refers to
  * @param file the file whose integer content is read

@@ -3,8 +3,8 @@ package io.fairway.config.model;
 import java.util.Optional;
 
 /**
- * {@code UDP_CHECK}: sends a datagram. Without {@code require_reply} only an ICMP error fails;
- * with it, a reply within the length bounds must match the pattern.
+ * {@code UDP_CHECK}: sends a datagram. Without {@code require_reply} only an ICMP error fails; with
+ * it, a reply within the length bounds must match the pattern.
  *
  * @param payload lower-case hex of the datagram to send (may be empty)
  * @param requireReply lower-case hex pattern the reply must start with ({@code x} nibbles are

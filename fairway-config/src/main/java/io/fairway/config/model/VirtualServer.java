@@ -31,13 +31,13 @@ import java.util.Set;
  * @param sorryServer the server used while quorum is lost
  * @param realServers the real servers, in file order
  * @param overflowToSorryServer {@code overflow_to_sorry_server} (a Fairway extension): new
- *     connections go to the sorry server while every real server is over its {@code uthreshold}
- *     or quiesced, on the kernel's IPVS and on the userspace plane alike; off, both refuse them
- *     as the kernel does
- * @param slowStart {@code slow_start} at virtual_server level (a Fairway extension), the default
- *     of its real servers; {@link Duration#ZERO} when not given
- * @param proxy the userspace data plane's settings ({@code proxy_timeouts}, {@code
- *     http_forwarded}; Fairway extensions)
+ *     connections go to the sorry server while every real server is over its {@code uthreshold} or
+ *     quiesced, on the kernel's IPVS and on the userspace plane alike; off, both refuse them as the
+ *     kernel does
+ * @param slowStart {@code slow_start} at virtual_server level (a Fairway extension), the default of
+ *     its real servers; {@link Duration#ZERO} when not given
+ * @param proxy the userspace data plane's settings ({@code proxy_timeouts}, {@code http_forwarded};
+ *     Fairway extensions)
  * @param layout the director's layering: named directors, the members of the virtual_server's
  *     director, the {@code alt_header} (Fairway extensions); {@link DirectorLayout#NONE} without
  */
@@ -74,17 +74,53 @@ public record VirtualServer(
   }
 
   /** Without layering. */
-  public VirtualServer(Location location, VirtualServerId id, String name, Scheduler scheduler,
-      DirectorSpec director, int hashBalanceFactor, Forwarding forwarding,
-      Set<SchedulerFlag> flags, Duration persistenceTimeout,
-      Optional<Integer> persistenceGranularity, Optional<String> persistenceEngine,
-      boolean haSuspend, boolean omega, long quorum, long hysteresis, Optional<Script> quorumUp,
-      Optional<Script> quorumDown, Optional<SorryServer> sorryServer, List<RealServer> realServers,
-      boolean overflowToSorryServer, Duration slowStart, ProxySettings proxy) {
-    this(location, id, name, scheduler, director, hashBalanceFactor, forwarding, flags,
-        persistenceTimeout, persistenceGranularity, persistenceEngine, haSuspend, omega, quorum,
-        hysteresis, quorumUp, quorumDown, sorryServer, realServers, overflowToSorryServer,
-        slowStart, proxy, DirectorLayout.NONE);
+  public VirtualServer(
+      Location location,
+      VirtualServerId id,
+      String name,
+      Scheduler scheduler,
+      DirectorSpec director,
+      int hashBalanceFactor,
+      Forwarding forwarding,
+      Set<SchedulerFlag> flags,
+      Duration persistenceTimeout,
+      Optional<Integer> persistenceGranularity,
+      Optional<String> persistenceEngine,
+      boolean haSuspend,
+      boolean omega,
+      long quorum,
+      long hysteresis,
+      Optional<Script> quorumUp,
+      Optional<Script> quorumDown,
+      Optional<SorryServer> sorryServer,
+      List<RealServer> realServers,
+      boolean overflowToSorryServer,
+      Duration slowStart,
+      ProxySettings proxy) {
+    this(
+        location,
+        id,
+        name,
+        scheduler,
+        director,
+        hashBalanceFactor,
+        forwarding,
+        flags,
+        persistenceTimeout,
+        persistenceGranularity,
+        persistenceEngine,
+        haSuspend,
+        omega,
+        quorum,
+        hysteresis,
+        quorumUp,
+        quorumDown,
+        sorryServer,
+        realServers,
+        overflowToSorryServer,
+        slowStart,
+        proxy,
+        DirectorLayout.NONE);
   }
 
   /** True if persistence is on. */

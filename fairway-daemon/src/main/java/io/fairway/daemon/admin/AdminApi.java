@@ -20,8 +20,8 @@ import java.util.function.Supplier;
 /**
  * The routes of the admin listener over a running {@link Daemon}.
  *
- * <p>Work runs on a small pool of its own, not on the listener's event loop, so a reload or a
- * slow table read never stops {@code /healthz} or another client from being answered.
+ * <p>Work runs on a small pool of its own, not on the listener's event loop, so a reload or a slow
+ * table read never stops {@code /healthz} or another client from being answered.
  */
 public final class AdminApi implements AdminRoutes, AutoCloseable {
   private static final Duration DEFAULT_WAIT = Duration.ofSeconds(30);
@@ -33,7 +33,8 @@ public final class AdminApi implements AdminRoutes, AutoCloseable {
   private final Supplier<String> status;
   private final Supplier<String> reload;
   private final ExecutorService work = Executors.newFixedThreadPool(2, named("fairway-admin-work"));
-  private final ScheduledExecutorService waits = Executors.newSingleThreadScheduledExecutor(named("fairway-admin-wait"));
+  private final ScheduledExecutorService waits =
+      Executors.newSingleThreadScheduledExecutor(named("fairway-admin-wait"));
 
   /**
    * @param adminChanged called after every change of admin settings (writes the state file)
@@ -45,10 +46,14 @@ public final class AdminApi implements AdminRoutes, AutoCloseable {
 
   /**
    * @param status the text of {@code GET /status} (the daemon's, plus VRRP's when it runs)
-   * @param reload what {@code POST /api/v1/reload} does: SIGHUP's path; null when applied, else
-   *     the refusal
+   * @param reload what {@code POST /api/v1/reload} does: SIGHUP's path; null when applied, else the
+   *     refusal
    */
-  public AdminApi(Daemon daemon, Runnable adminChanged, Supplier<AdminResponse> metrics, Supplier<String> status,
+  public AdminApi(
+      Daemon daemon,
+      Runnable adminChanged,
+      Supplier<AdminResponse> metrics,
+      Supplier<String> status,
       Supplier<String> reload) {
     this.daemon = daemon;
     this.adminChanged = adminChanged;
@@ -59,17 +64,22 @@ public final class AdminApi implements AdminRoutes, AutoCloseable {
 
   /** Only {@code GET /status}, for callers that have no daemon admin layer (tests, demo). */
   public static AdminRoutes statusOnly(Supplier<String> status) {
-    return r -> CompletableFuture.completedFuture(
-        r.path().equals(List.of("status")) && r.method().equals("GET")
-            ? AdminResponse.text(200, status.get())
-            : AdminResponse.error(404, "no route " + r.method() + " /" + String.join("/", r.path())));
+    return r ->
+        CompletableFuture.completedFuture(
+            r.path().equals(List.of("status")) && r.method().equals("GET")
+                ? AdminResponse.text(200, status.get())
+                : AdminResponse.error(
+                    404, "no route " + r.method() + " /" + String.join("/", r.path())));
   }
 
   @Override
   public CompletableFuture<AdminResponse> handle(AdminRequest r) {
     List<String> p = r.path();
     if (p.equals(List.of("healthz"))) {
-      return done(r.method().equals("GET") ? AdminResponse.json(200, new Health("ok")) : notAllowed(r, "GET"));
+      return done(
+          r.method().equals("GET")
+              ? AdminResponse.json(200, new Health("ok"))
+              : notAllowed(r, "GET"));
     }
     if (p.equals(List.of("api", "v1", "events"))) {
       return done(r.method().equals("GET") ? AdminResponse.events() : notAllowed(r, "GET"));
@@ -91,8 +101,10 @@ public final class AdminApi implements AdminRoutes, AutoCloseable {
         if (!get) {
           return done(notAllowed(r, "GET"));
         }
-        return done(daemon.ready() ? AdminResponse.json(200, new Ready(true))
-            : AdminResponse.json(503, new Ready(false)));
+        return done(
+            daemon.ready()
+                ? AdminResponse.json(200, new Ready(true))
+                : AdminResponse.json(503, new Ready(false)));
       }
       if (p.equals(List.of("metrics"))) {
         return done(get ? metrics.get() : notAllowed(r, "GET"));
@@ -119,8 +131,10 @@ public final class AdminApi implements AdminRoutes, AutoCloseable {
       }
       String refused = reload.get();
       adminChanged.run();
-      return done(refused == null ? AdminResponse.json(200, new Reload("ok", null))
-          : AdminResponse.json(422, new Reload("refused", refused)));
+      return done(
+          refused == null
+              ? AdminResponse.json(200, new Reload("ok", null))
+              : AdminResponse.json(422, new Reload("refused", refused)));
     }
     if (p.isEmpty() || !p.get(0).equals("services")) {
       return done(notFound(r));
@@ -128,12 +142,21 @@ public final class AdminApi implements AdminRoutes, AutoCloseable {
     if (p.size() == 1) {
       return done(get ? AdminResponse.json(200, services()) : notAllowed(r, "GET"));
     }
-    VirtualServerView vs = services().stream().filter(v -> v.name().equals(p.get(1))).findFirst().orElse(null);
+    VirtualServerView vs =
+        services().stream().filter(v -> v.name().equals(p.get(1))).findFirst().orElse(null);
     if (vs == null) {
       List<VirtualServerView> all = services();
-      return done(AdminResponse.error(404, "unknown virtual server '" + p.get(1) + "'" + (all.isEmpty()
-          ? ": there is no virtual_server in this configuration"
-          : "; choices: " + String.join(", ", all.stream().map(VirtualServerView::name).toList()))));
+      return done(
+          AdminResponse.error(
+              404,
+              "unknown virtual server '"
+                  + p.get(1)
+                  + "'"
+                  + (all.isEmpty()
+                      ? ": there is no virtual_server in this configuration"
+                      : "; choices: "
+                          + String.join(
+                              ", ", all.stream().map(VirtualServerView::name).toList()))));
     }
     if (p.size() == 2) {
       return done(get ? AdminResponse.json(200, vs) : notAllowed(r, "GET"));
@@ -144,10 +167,18 @@ public final class AdminApi implements AdminRoutes, AutoCloseable {
     if (p.size() == 3) {
       return done(get ? AdminResponse.json(200, vs.servers()) : notAllowed(r, "GET"));
     }
-    RealServerView rs = vs.servers().stream().filter(s -> s.name().equals(p.get(3))).findFirst().orElse(null);
+    RealServerView rs =
+        vs.servers().stream().filter(s -> s.name().equals(p.get(3))).findFirst().orElse(null);
     if (rs == null) {
-      return done(AdminResponse.error(404, "unknown real server '" + p.get(3) + "' in " + vs.name() + "; choices: "
-          + String.join(", ", vs.servers().stream().map(RealServerView::name).toList())));
+      return done(
+          AdminResponse.error(
+              404,
+              "unknown real server '"
+                  + p.get(3)
+                  + "' in "
+                  + vs.name()
+                  + "; choices: "
+                  + String.join(", ", vs.servers().stream().map(RealServerView::name).toList())));
     }
     if (p.size() == 4) {
       return done(get ? AdminResponse.json(200, rs) : notAllowed(r, "GET"));
@@ -163,7 +194,8 @@ public final class AdminApi implements AdminRoutes, AutoCloseable {
       return done(unauthorized());
     }
     try {
-      return action.equals("state") ? setState(vs.name(), rs.name(), Json.read(r.body(), StateBody.class))
+      return action.equals("state")
+          ? setState(vs.name(), rs.name(), Json.read(r.body(), StateBody.class))
           : setWeight(vs.name(), rs.name(), Json.read(r.body(), WeightBody.class));
     } catch (IllegalArgumentException e) {
       return done(AdminResponse.error(400, e.getMessage()));
@@ -171,7 +203,9 @@ public final class AdminApi implements AdminRoutes, AutoCloseable {
   }
 
   /** {@code {"state":"drain"|"maint"|"ready","wait":true,"timeout":"30s"}}. */
-  record StateBody(String state, @com.fasterxml.jackson.annotation.JsonProperty("wait") Boolean waitIdle,
+  record StateBody(
+      String state,
+      @com.fasterxml.jackson.annotation.JsonProperty("wait") Boolean waitIdle,
       String timeout) {}
 
   /** {@code {"weight":N}}. */
@@ -186,15 +220,19 @@ public final class AdminApi implements AdminRoutes, AutoCloseable {
   record Changed(ServerAdmin admin, RealServerView server) {}
 
   private CompletableFuture<AdminResponse> setState(String vs, String rs, StateBody body) {
-    AdminState state = switch (body.state() == null ? "" : body.state()) {
-      case "drain" -> AdminState.DRAIN;
-      case "maint" -> AdminState.MAINT;
-      case "ready" -> AdminState.NONE;
-      default -> null;
-    };
+    AdminState state =
+        switch (body.state() == null ? "" : body.state()) {
+          case "drain" -> AdminState.DRAIN;
+          case "maint" -> AdminState.MAINT;
+          case "ready" -> AdminState.NONE;
+          default -> null;
+        };
     if (state == null) {
-      return done(AdminResponse.error(400, "state must be one of drain, maint, ready; got "
-          + (body.state() == null ? "nothing" : "'" + body.state() + "'")));
+      return done(
+          AdminResponse.error(
+              400,
+              "state must be one of drain, maint, ready; got "
+                  + (body.state() == null ? "nothing" : "'" + body.state() + "'")));
     }
     boolean wait = Boolean.TRUE.equals(body.waitIdle());
     if (wait && state != AdminState.DRAIN) {
@@ -224,21 +262,31 @@ public final class AdminApi implements AdminRoutes, AutoCloseable {
     long deadline = System.nanoTime() + timeout.toNanos();
     Duration t = timeout;
     Runnable[] poll = new Runnable[1];
-    poll[0] = () -> {
-      try {
-        RealServerView now = server(vs, rs);
-        if (now == null || now.activeConnections() == 0) {
-          answer.complete(changed(vs, rs, 200));
-        } else if (System.nanoTime() - deadline >= 0) {
-          answer.complete(AdminResponse.error(408, vs + " " + rs + " still has " + now.activeConnections()
-              + " active connections after " + Durations.format(t) + " (drained, not idle)"));
-        } else {
-          waits.schedule(poll[0], WAIT_POLL_MS, TimeUnit.MILLISECONDS);
-        }
-      } catch (RuntimeException e) {
-        answer.completeExceptionally(e);
-      }
-    };
+    poll[0] =
+        () -> {
+          try {
+            RealServerView now = server(vs, rs);
+            if (now == null || now.activeConnections() == 0) {
+              answer.complete(changed(vs, rs, 200));
+            } else if (System.nanoTime() - deadline >= 0) {
+              answer.complete(
+                  AdminResponse.error(
+                      408,
+                      vs
+                          + " "
+                          + rs
+                          + " still has "
+                          + now.activeConnections()
+                          + " active connections after "
+                          + Durations.format(t)
+                          + " (drained, not idle)"));
+            } else {
+              waits.schedule(poll[0], WAIT_POLL_MS, TimeUnit.MILLISECONDS);
+            }
+          } catch (RuntimeException e) {
+            answer.completeExceptionally(e);
+          }
+        };
     waits.execute(poll[0]);
     return answer;
   }
@@ -267,8 +315,12 @@ public final class AdminApi implements AdminRoutes, AutoCloseable {
   }
 
   private RealServerView server(String vs, String rs) {
-    return services().stream().filter(v -> v.name().equals(vs)).flatMap(v -> v.servers().stream())
-        .filter(s -> s.name().equals(rs)).findFirst().orElse(null);
+    return services().stream()
+        .filter(v -> v.name().equals(vs))
+        .flatMap(v -> v.servers().stream())
+        .filter(s -> s.name().equals(rs))
+        .findFirst()
+        .orElse(null);
   }
 
   /** The runtime view of every virtual server. */
@@ -277,18 +329,25 @@ public final class AdminApi implements AdminRoutes, AutoCloseable {
   }
 
   private static AdminResponse notFound(AdminRequest r) {
-    return AdminResponse.error(404, "no route " + r.method() + " /" + String.join("/", r.path())
-        + "; see /api/v1/services, /api/v1/events, /api/v1/reload, /metrics, /healthz, /readyz");
+    return AdminResponse.error(
+        404,
+        "no route "
+            + r.method()
+            + " /"
+            + String.join("/", r.path())
+            + "; see /api/v1/services, /api/v1/events, /api/v1/reload, /metrics, /healthz, /readyz");
   }
 
   private static AdminResponse notAllowed(AdminRequest r, String allowed) {
-    return AdminResponse.error(405, r.method() + " is not allowed on /" + String.join("/", r.path())
-        + "; use " + allowed);
+    return AdminResponse.error(
+        405, r.method() + " is not allowed on /" + String.join("/", r.path()) + "; use " + allowed);
   }
 
   private static AdminResponse unauthorized() {
-    return AdminResponse.error(401, "missing or wrong 'Authorization: Bearer TOKEN' (the token is the content of"
-        + " --admin-token-file, or of the file fairway run logged at start)");
+    return AdminResponse.error(
+        401,
+        "missing or wrong 'Authorization: Bearer TOKEN' (the token is the content of"
+            + " --admin-token-file, or of the file fairway run logged at start)");
   }
 
   private static CompletableFuture<AdminResponse> done(AdminResponse r) {

@@ -21,11 +21,6 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpMethod;
-import io.netty.handler.codec.http.cookie.Cookie;
-import io.netty.handler.codec.http.cookie.CookieHeaderNames;
-import io.netty.handler.codec.http.cookie.DefaultCookie;
-import io.netty.handler.codec.http.cookie.ServerCookieDecoder;
-import io.netty.handler.codec.http.cookie.ServerCookieEncoder;
 import io.netty.handler.codec.http.HttpObjectAggregator;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -33,6 +28,11 @@ import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.handler.codec.http.cookie.Cookie;
+import io.netty.handler.codec.http.cookie.CookieHeaderNames;
+import io.netty.handler.codec.http.cookie.DefaultCookie;
+import io.netty.handler.codec.http.cookie.ServerCookieDecoder;
+import io.netty.handler.codec.http.cookie.ServerCookieEncoder;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -44,12 +44,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The admin listener: HTTP/1.1 on Netty, one small event loop of its own (never the data
- * plane's), request heads bounded to 8 KiB, bodies to {@link #MAX_BODY} (413 beyond), and a
- * request that does not arrive complete within the request timeout closed.
+ * The admin listener: HTTP/1.1 on Netty, one small event loop of its own (never the data plane's),
+ * request heads bounded to 8 KiB, bodies to {@link #MAX_BODY} (413 beyond), and a request that does
+ * not arrive complete within the request timeout closed.
  */
 public final class AdminHttpServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(AdminHttpServer.class);
+
   /** The largest request body accepted. */
   public static final int MAX_BODY = 64 * 1024;
 
@@ -64,13 +65,21 @@ public final class AdminHttpServer implements AutoCloseable {
   /**
    * Binds and starts serving.
    *
-   * @param token checked on every mutation (null: every mutation is refused), and on reads too when {@code tokenForReads}
+   * @param token checked on every mutation (null: every mutation is refused), and on reads too when
+   *     {@code tokenForReads}
    * @param requestTimeout how long a client has to send a whole request
    * @throws java.io.IOException the address cannot be bound (in use, not local)
    */
-  public static AdminHttpServer start(InetSocketAddress address, Supplier<AdminToken> token, boolean tokenForReads,
-      Duration requestTimeout, AdminRoutes routes, EventHub events) throws java.io.IOException {
-    return start(address, token, tokenForReads, requestTimeout, routes, events, new AdminSessions());
+  public static AdminHttpServer start(
+      InetSocketAddress address,
+      Supplier<AdminToken> token,
+      boolean tokenForReads,
+      Duration requestTimeout,
+      AdminRoutes routes,
+      EventHub events)
+      throws java.io.IOException {
+    return start(
+        address, token, tokenForReads, requestTimeout, routes, events, new AdminSessions());
   }
 
   /**
@@ -78,26 +87,36 @@ public final class AdminHttpServer implements AutoCloseable {
    *
    * @see AdminSessions
    */
-  public static AdminHttpServer start(InetSocketAddress address, Supplier<AdminToken> token, boolean tokenForReads,
-      Duration requestTimeout, AdminRoutes routes, EventHub events, AdminSessions sessions) throws java.io.IOException {
+  public static AdminHttpServer start(
+      InetSocketAddress address,
+      Supplier<AdminToken> token,
+      boolean tokenForReads,
+      Duration requestTimeout,
+      AdminRoutes routes,
+      EventHub events,
+      AdminSessions sessions)
+      throws java.io.IOException {
     Objects.requireNonNull(routes);
     Objects.requireNonNull(sessions);
-    EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("fairway-admin", true),
-        NioIoHandler.newFactory());
-    ServerBootstrap b = new ServerBootstrap()
-        .group(group)
-        .channel(NioServerSocketChannel.class)
-        .option(ChannelOption.SO_BACKLOG, 128)
-        .childHandler(new ChannelInitializer<SocketChannel>() {
-          @Override
-          protected void initChannel(SocketChannel ch) {
-            ch.pipeline()
-                .addLast(new HttpServerCodec(4096, 8192, 8192))
-                .addLast(new RequestTimeout(requestTimeout))
-                .addLast(new Aggregator())
-                .addLast(new Handler(token, tokenForReads, routes, events, sessions));
-          }
-        });
+    EventLoopGroup group =
+        new MultiThreadIoEventLoopGroup(
+            1, new DefaultThreadFactory("fairway-admin", true), NioIoHandler.newFactory());
+    ServerBootstrap b =
+        new ServerBootstrap()
+            .group(group)
+            .channel(NioServerSocketChannel.class)
+            .option(ChannelOption.SO_BACKLOG, 128)
+            .childHandler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    ch.pipeline()
+                        .addLast(new HttpServerCodec(4096, 8192, 8192))
+                        .addLast(new RequestTimeout(requestTimeout))
+                        .addLast(new Aggregator())
+                        .addLast(new Handler(token, tokenForReads, routes, events, sessions));
+                  }
+                });
     var bound = b.bind(address).awaitUninterruptibly();
     if (!bound.isSuccess()) {
       group.shutdownGracefully(0, 0, java.util.concurrent.TimeUnit.MILLISECONDS);
@@ -126,7 +145,8 @@ public final class AdminHttpServer implements AutoCloseable {
 
     @Override
     protected void handleOversizedMessage(ChannelHandlerContext ctx, HttpMessage oversized) {
-      FullHttpResponse r = full(AdminResponse.error(413, "request body larger than " + MAX_BODY + " bytes"));
+      FullHttpResponse r =
+          full(AdminResponse.error(413, "request body larger than " + MAX_BODY + " bytes"));
       HttpUtil.setKeepAlive(r, false);
       ctx.writeAndFlush(r).addListener(ChannelFutureListener.CLOSE);
     }
@@ -144,7 +164,11 @@ public final class AdminHttpServer implements AutoCloseable {
     private final EventHub events;
     private final AdminSessions sessions;
 
-    Handler(Supplier<AdminToken> token, boolean tokenForReads, AdminRoutes routes, EventHub events,
+    Handler(
+        Supplier<AdminToken> token,
+        boolean tokenForReads,
+        AdminRoutes routes,
+        EventHub events,
         AdminSessions sessions) {
       this.token = token;
       this.tokenForReads = tokenForReads;
@@ -157,7 +181,10 @@ public final class AdminHttpServer implements AutoCloseable {
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest req) {
       boolean keepAlive = HttpUtil.isKeepAlive(req);
       if (!req.decoderResult().isSuccess()) {
-        send(ctx, AdminResponse.error(400, "bad request: " + req.decoderResult().cause().getMessage()), false);
+        send(
+            ctx,
+            AdminResponse.error(400, "bad request: " + req.decoderResult().cause().getMessage()),
+            false);
         return;
       }
       QueryStringDecoder q = new QueryStringDecoder(req.uri());
@@ -175,57 +202,105 @@ public final class AdminHttpServer implements AutoCloseable {
         session(ctx, req, authorized, keepAlive);
         return;
       }
-      // A read session (the status page's cookie) lets a browser read; it never authorises a change.
+      // A read session (the status page's cookie) lets a browser read; it never authorises a
+      // change.
       long session = tokenForReads && !authorized ? sessions.remainingNanos(cookie(ctx, req)) : 0;
-      AdminRequest r = new AdminRequest(req.method().name(), path, q.parameters(), body, authorized, tokenForReads);
+      AdminRequest r =
+          new AdminRequest(
+              req.method().name(), path, q.parameters(), body, authorized, tokenForReads);
       if (tokenForReads && !authorized && session <= 0) {
         boolean get = req.method().equals(HttpMethod.GET) || req.method().equals(HttpMethod.HEAD);
         if (get && path.isEmpty()) {
-          send(ctx, StatusPage.locked(), keepAlive); // the form and the script, nothing of the state
-        } else if (get && path.size() == 2 && path.get(0).equals("static") && StatusPage.ASSETS.contains(path.get(1))) {
+          send(
+              ctx, StatusPage.locked(), keepAlive); // the form and the script, nothing of the state
+        } else if (get
+            && path.size() == 2
+            && path.get(0).equals("static")
+            && StatusPage.ASSETS.contains(path.get(1))) {
           send(ctx, StatusPage.asset(path.get(1)), keepAlive);
         } else {
-          send(ctx, AdminResponse.error(401, "this admin listener needs 'Authorization: Bearer TOKEN' on every request"
-              + " (a browser: a session from POST /api/v1/session)"), keepAlive);
+          send(
+              ctx,
+              AdminResponse.error(
+                  401,
+                  "this admin listener needs 'Authorization: Bearer TOKEN' on every request"
+                      + " (a browser: a session from POST /api/v1/session)"),
+              keepAlive);
         }
         return;
       }
-      routes.handle(r).whenComplete((resp, ex) -> ctx.executor().execute(() -> {
-        if (ex != null) {
-          LOG.warn("admin {} /{}: {}", r.method(), String.join("/", path), ex.toString());
-          send(ctx, AdminResponse.error(500, "internal error: " + ex.getMessage()), false);
-        } else if (resp.eventStream()) {
-          HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
-          head.headers().set(HttpHeaderNames.CONTENT_TYPE, "text/event-stream; charset=utf-8")
-              .set(HttpHeaderNames.CACHE_CONTROL, "no-store")
-              .set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
-          ctx.writeAndFlush(head);
-          events.subscribe(ctx.channel());
-          if (session > 0) {
-            // A stream read on a session ends with it; the page reconnects with a renewed one.
-            ctx.channel().eventLoop().schedule(() -> {
-              ctx.writeAndFlush(io.netty.handler.codec.http.LastHttpContent.EMPTY_LAST_CONTENT)
-                  .addListener(ChannelFutureListener.CLOSE);
-            }, session, java.util.concurrent.TimeUnit.NANOSECONDS);
-          }
-        } else {
-          send(ctx, resp, keepAlive);
-        }
-      }));
+      routes
+          .handle(r)
+          .whenComplete(
+              (resp, ex) ->
+                  ctx.executor()
+                      .execute(
+                          () -> {
+                            if (ex != null) {
+                              LOG.warn(
+                                  "admin {} /{}: {}",
+                                  r.method(),
+                                  String.join("/", path),
+                                  ex.toString());
+                              send(
+                                  ctx,
+                                  AdminResponse.error(500, "internal error: " + ex.getMessage()),
+                                  false);
+                            } else if (resp.eventStream()) {
+                              HttpResponse head =
+                                  new DefaultHttpResponse(
+                                      HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
+                              head.headers()
+                                  .set(
+                                      HttpHeaderNames.CONTENT_TYPE,
+                                      "text/event-stream; charset=utf-8")
+                                  .set(HttpHeaderNames.CACHE_CONTROL, "no-store")
+                                  .set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+                              ctx.writeAndFlush(head);
+                              events.subscribe(ctx.channel());
+                              if (session > 0) {
+                                // A stream read on a session ends with it; the page reconnects with
+                                // a renewed one.
+                                ctx.channel()
+                                    .eventLoop()
+                                    .schedule(
+                                        () -> {
+                                          ctx.writeAndFlush(
+                                                  io.netty.handler.codec.http.LastHttpContent
+                                                      .EMPTY_LAST_CONTENT)
+                                              .addListener(ChannelFutureListener.CLOSE);
+                                        },
+                                        session,
+                                        java.util.concurrent.TimeUnit.NANOSECONDS);
+                              }
+                            } else {
+                              send(ctx, resp, keepAlive);
+                            }
+                          }));
     }
 
     /**
-     * {@code POST /api/v1/session} with the token: a read session for this browser, as an
-     * HttpOnly, SameSite=Strict cookie named for this port, valid for the sessions' lifetime.
+     * {@code POST /api/v1/session} with the token: a read session for this browser, as an HttpOnly,
+     * SameSite=Strict cookie named for this port, valid for the sessions' lifetime.
      */
-    private void session(ChannelHandlerContext ctx, FullHttpRequest req, boolean authorized, boolean keepAlive) {
+    private void session(
+        ChannelHandlerContext ctx, FullHttpRequest req, boolean authorized, boolean keepAlive) {
       if (!req.method().equals(HttpMethod.POST)) {
-        send(ctx, AdminResponse.error(405, req.method().name() + " is not allowed on /api/v1/session; use POST"), keepAlive);
+        send(
+            ctx,
+            AdminResponse.error(
+                405, req.method().name() + " is not allowed on /api/v1/session; use POST"),
+            keepAlive);
         return;
       }
       if (!authorized) {
-        send(ctx, AdminResponse.error(401, "missing or wrong 'Authorization: Bearer TOKEN' (a session is minted only"
-            + " for the token)"), keepAlive);
+        send(
+            ctx,
+            AdminResponse.error(
+                401,
+                "missing or wrong 'Authorization: Bearer TOKEN' (a session is minted only"
+                    + " for the token)"),
+            keepAlive);
         return;
       }
       long seconds = sessions.lifetime().toSeconds();
@@ -284,9 +359,13 @@ public final class AdminHttpServer implements AutoCloseable {
   }
 
   static FullHttpResponse full(AdminResponse resp) {
-    FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(resp.status()),
-        Unpooled.wrappedBuffer(resp.body()));
-    r.headers().set(HttpHeaderNames.CONTENT_TYPE, resp.contentType())
+    FullHttpResponse r =
+        new DefaultFullHttpResponse(
+            HttpVersion.HTTP_1_1,
+            HttpResponseStatus.valueOf(resp.status()),
+            Unpooled.wrappedBuffer(resp.body()));
+    r.headers()
+        .set(HttpHeaderNames.CONTENT_TYPE, resp.contentType())
         .set(HttpHeaderNames.CONTENT_LENGTH, resp.body().length)
         .set(HttpHeaderNames.CACHE_CONTROL, "no-store")
         .set("X-Content-Type-Options", "nosniff");

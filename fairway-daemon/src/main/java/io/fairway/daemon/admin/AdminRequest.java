@@ -15,7 +15,11 @@ import java.util.Map;
  * @param readsNeedToken whether this listener's reads need the token or a session (non-loopback)
  */
 public record AdminRequest(
-    String method, List<String> path, Map<String, List<String>> query, byte[] body, boolean authorized,
+    String method,
+    List<String> path,
+    Map<String, List<String>> query,
+    byte[] body,
+    boolean authorized,
     boolean readsNeedToken) {
   public AdminRequest {
     path = List.copyOf(path);
@@ -23,7 +27,11 @@ public record AdminRequest(
   }
 
   /** On a listener whose reads are open (loopback). */
-  public AdminRequest(String method, List<String> path, Map<String, List<String>> query, byte[] body,
+  public AdminRequest(
+      String method,
+      List<String> path,
+      Map<String, List<String>> query,
+      byte[] body,
       boolean authorized) {
     this(method, path, query, body, authorized, false);
   }

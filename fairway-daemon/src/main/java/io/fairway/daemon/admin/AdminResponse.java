@@ -19,7 +19,8 @@ public record AdminResponse(int status, String contentType, byte[] body, boolean
   }
 
   public static AdminResponse text(int status, String text) {
-    return new AdminResponse(status, "text/plain; charset=utf-8", text.getBytes(StandardCharsets.UTF_8), false);
+    return new AdminResponse(
+        status, "text/plain; charset=utf-8", text.getBytes(StandardCharsets.UTF_8), false);
   }
 
   public static AdminResponse of(int status, String contentType, byte[] body) {

@@ -18,22 +18,25 @@ import java.util.function.LongSupplier;
  * the browser then carries as a cookie.
  *
  * <p>A session grants <em>reads</em> only; every mutation still needs the header, so a cookie,
- * which a browser attaches by itself, never authorises a change. Only each session id's SHA-256
- * is kept (a heap dump shows no usable id), at most {@link #MAX} at a time (minting past that
- * drops the one closest to expiry), each valid for the lifetime from its minting.
+ * which a browser attaches by itself, never authorises a change. Only each session id's SHA-256 is
+ * kept (a heap dump shows no usable id), at most {@link #MAX} at a time (minting past that drops
+ * the one closest to expiry), each valid for the lifetime from its minting.
  */
 public final class AdminSessions {
   /** How long a session lasts: the page renews at half of it. */
-  public static final Duration DEFAULT_LIFETIME = Duration.ofSeconds(
-      Long.getLong("fairway.admin.sessionSeconds", 900));
+  public static final Duration DEFAULT_LIFETIME =
+      Duration.ofSeconds(Long.getLong("fairway.admin.sessionSeconds", 900));
+
   /** Live sessions at most. */
   static final int MAX = 64;
 
   private final Duration lifetime;
   private final LongSupplier nanos;
   private final SecureRandom random = new SecureRandom();
+
   /** Digest (hex) to expiry (nanos), in minting order, so the first is the oldest. */
   private final Map<String, Long> live = new LinkedHashMap<>();
+
   private long minted;
 
   public AdminSessions(Duration lifetime, LongSupplier nanos) {
@@ -79,7 +82,10 @@ public final class AdminSessions {
     return minted;
   }
 
-  /** How long the session {@code id} is still valid, in nanoseconds; 0 when it is not (unknown, expired, null). */
+  /**
+   * How long the session {@code id} is still valid, in nanoseconds; 0 when it is not (unknown,
+   * expired, null).
+   */
   public synchronized long remainingNanos(String id) {
     if (id == null || id.length() != 64) {
       return 0;
@@ -96,7 +102,9 @@ public final class AdminSessions {
 
   private static String digest(String id) {
     try {
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(id.getBytes(StandardCharsets.US_ASCII)));
+      return HexFormat.of()
+          .formatHex(
+              MessageDigest.getInstance("SHA-256").digest(id.getBytes(StandardCharsets.US_ASCII)));
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException(e);
     }

@@ -67,9 +67,15 @@ public final class AdminToken {
     new SecureRandom().nextBytes(raw);
     String token = HexFormat.of().formatHex(raw);
     Path dir = file.toAbsolutePath().getParent();
-    Files.createDirectories(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-    Path tmp = Files.createTempFile(dir, ".admin-token", ".tmp",
-        PosixFilePermissions.asFileAttribute(Set.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE)));
+    Files.createDirectories(
+        dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+    Path tmp =
+        Files.createTempFile(
+            dir,
+            ".admin-token",
+            ".tmp",
+            PosixFilePermissions.asFileAttribute(
+                Set.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE)));
     try {
       Files.writeString(tmp, token + "\n", StandardCharsets.US_ASCII);
       try {
@@ -108,7 +114,8 @@ public final class AdminToken {
     if (d != null && !d.isBlank()) {
       return Path.of(d, "fairway");
     }
-    return Path.of(System.getProperty("java.io.tmpdir"), "fairway-" + System.getProperty("user.name"));
+    return Path.of(
+        System.getProperty("java.io.tmpdir"), "fairway-" + System.getProperty("user.name"));
   }
 
   /** The generated token's file for an admin port, where the CLI looks when given no file. */
@@ -119,7 +126,8 @@ public final class AdminToken {
   /** Whether a file is readable by anyone but its owner (a token there is not a secret). */
   public static boolean tooOpen(Path file) throws IOException {
     Set<PosixFilePermission> p = Files.getPosixFilePermissions(file, LinkOption.NOFOLLOW_LINKS);
-    return p.contains(PosixFilePermission.GROUP_READ) || p.contains(PosixFilePermission.OTHERS_READ);
+    return p.contains(PosixFilePermission.GROUP_READ)
+        || p.contains(PosixFilePermission.OTHERS_READ);
   }
 
   private static byte[] sha256(String s) {

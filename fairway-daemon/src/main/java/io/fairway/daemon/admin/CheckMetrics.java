@@ -21,25 +21,36 @@ public final class CheckMetrics implements CheckObserver {
   private final Counter results;
 
   public CheckMetrics(PrometheusRegistry registry) {
-    duration = Histogram.builder().name("fairway_check_duration_seconds")
-        .help("How long each check attempt took, by checker")
-        .labelNames("virtual_server", "real_server", "check")
-        .classicOnly().classicUpperBounds(0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
-        .register(registry);
-    results = Counter.builder().name("fairway_check_results").help("Check attempts by outcome")
-        .labelNames("virtual_server", "real_server", "check", "outcome").register(registry);
+    duration =
+        Histogram.builder()
+            .name("fairway_check_duration_seconds")
+            .help("How long each check attempt took, by checker")
+            .labelNames("virtual_server", "real_server", "check")
+            .classicOnly()
+            .classicUpperBounds(0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
+            .register(registry);
+    results =
+        Counter.builder()
+            .name("fairway_check_results")
+            .help("Check attempts by outcome")
+            .labelNames("virtual_server", "real_server", "check", "outcome")
+            .register(registry);
   }
 
   @Override
-  public void observed(String virtualServer, String realServer, CheckSpec spec, Outcome outcome, long nanos) {
+  public void observed(
+      String virtualServer, String realServer, CheckSpec spec, Outcome outcome, long nanos) {
     String kind = kind(spec);
     duration.labelValues(virtualServer, realServer, kind).observe(nanos / 1e9);
-    results.labelValues(virtualServer, realServer, kind, outcome.name().toLowerCase(Locale.ROOT)).inc();
+    results
+        .labelValues(virtualServer, realServer, kind, outcome.name().toLowerCase(Locale.ROOT))
+        .inc();
   }
 
   /** {@code TcpCheckSpec} is {@code tcp}. */
   static String kind(CheckSpec spec) {
     String n = spec.getClass().getSimpleName();
-    return (n.endsWith("CheckSpec") ? n.substring(0, n.length() - "CheckSpec".length()) : n).toLowerCase(Locale.ROOT);
+    return (n.endsWith("CheckSpec") ? n.substring(0, n.length() - "CheckSpec".length()) : n)
+        .toLowerCase(Locale.ROOT);
   }
 }

@@ -20,8 +20,8 @@ import java.util.function.Supplier;
  *
  * <p>Per-server and per-virtual-server values are read at scrape time from the same view the
  * runtime API shows ({@link ServicesView}), which reads the table back: on the kernel the counters
- * are IPVS's own (netlink stats), in userspace the proxy's. Nothing is counted twice and nothing
- * on the data plane's path changes for metrics. Labels are the configured virtual and real server
+ * are IPVS's own (netlink stats), in userspace the proxy's. Nothing is counted twice and nothing on
+ * the data plane's path changes for metrics. Labels are the configured virtual and real server
  * names only, so cardinality is the configuration's, never the clients' or the URLs'.
  */
 public final class DaemonMetrics {
@@ -36,7 +36,9 @@ public final class DaemonMetrics {
   private ProxyHttpMetrics http;
   private io.fairway.daemon.Daemon daemon;
 
-  /** @param services the runtime view, read once per scrape */
+  /**
+   * @param services the runtime view, read once per scrape
+   */
   public DaemonMetrics(Supplier<List<VirtualServerView>> services, EventHub events) {
     this(new PrometheusRegistry(), services, events);
   }
@@ -45,58 +47,101 @@ public final class DaemonMetrics {
    * @param registry where these metrics go, with whatever else is registered there (the checks')
    * @param services the runtime view, read once per scrape
    */
-  public DaemonMetrics(PrometheusRegistry registry, Supplier<List<VirtualServerView>> services, EventHub events) {
+  public DaemonMetrics(
+      PrometheusRegistry registry, Supplier<List<VirtualServerView>> services, EventHub events) {
     this.registry = registry;
     this.services = services;
     JvmMetrics.builder().register(registry);
-    reloads = Counter.builder().name("fairway_reloads").help("Reloads (SIGHUP or POST /api/v1/reload) by result")
-        .labelNames("result").register(registry);
+    reloads =
+        Counter.builder()
+            .name("fairway_reloads")
+            .help("Reloads (SIGHUP or POST /api/v1/reload) by result")
+            .labelNames("result")
+            .register(registry);
     reloads.labelValues("ok");
     reloads.labelValues("refused");
-    lastReload = Gauge.builder().name("fairway_last_successful_reload_timestamp_seconds")
-        .help("When the configuration was last loaded successfully (start or reload), Unix time").register(registry);
+    lastReload =
+        Gauge.builder()
+            .name("fairway_last_successful_reload_timestamp_seconds")
+            .help(
+                "When the configuration was last loaded successfully (start or reload), Unix time")
+            .register(registry);
     lastReload.set(Instant.now().getEpochSecond());
-    events.listen(e -> {
-      if (e.kind().equals(EventKind.RELOAD_OK.wire())) {
-        reloads.labelValues("ok").inc();
-        lastReload.set(Instant.parse(e.time()).toEpochMilli() / 1000.0);
-      } else if (e.kind().equals(EventKind.RELOAD_REFUSED.wire())) {
-        reloads.labelValues("refused").inc();
-      }
-    });
-    serverGauge("fairway_server_up", "1 when the checkers say the real server is up, else 0",
-        r -> r.lastCheck() == null ? (r.state().equals("down") ? 0 : 1) : r.lastCheck().result().equals("up") ? 1 : 0);
-    GaugeWithCallback.builder().name("fairway_server_admin_state")
+    events.listen(
+        e -> {
+          if (e.kind().equals(EventKind.RELOAD_OK.wire())) {
+            reloads.labelValues("ok").inc();
+            lastReload.set(Instant.parse(e.time()).toEpochMilli() / 1000.0);
+          } else if (e.kind().equals(EventKind.RELOAD_REFUSED.wire())) {
+            reloads.labelValues("refused").inc();
+          }
+        });
+    serverGauge(
+        "fairway_server_up",
+        "1 when the checkers say the real server is up, else 0",
+        r ->
+            r.lastCheck() == null
+                ? (r.state().equals("down") ? 0 : 1)
+                : r.lastCheck().result().equals("up") ? 1 : 0);
+    GaugeWithCallback.builder()
+        .name("fairway_server_admin_state")
         .help("1 for the real server's current admin state (none, drain, maint), 0 for the others")
         .labelNames(VS, RS, "state")
-        .callback(cb -> eachServer((v, r) -> {
-          for (String s : List.of("none", "drain", "maint")) {
-            cb.call(r.adminState().equals(s) ? 1 : 0, v.name(), r.name(), s);
-          }
-        })).register(registry);
-    serverGauge("fairway_server_weight_configured", "The real server's weight in the configuration",
+        .callback(
+            cb ->
+                eachServer(
+                    (v, r) -> {
+                      for (String s : List.of("none", "drain", "maint")) {
+                        cb.call(r.adminState().equals(s) ? 1 : 0, v.name(), r.name(), s);
+                      }
+                    }))
+        .register(registry);
+    serverGauge(
+        "fairway_server_weight_configured",
+        "The real server's weight in the configuration",
         RealServerView::configuredWeight);
-    serverGauge("fairway_server_weight_effective", "The weight the table has for the real server when it serves",
+    serverGauge(
+        "fairway_server_weight_effective",
+        "The weight the table has for the real server when it serves",
         RealServerView::effectiveWeight);
-    serverGauge("fairway_server_active_connections", "Active connections as the forwarder counts them",
+    serverGauge(
+        "fairway_server_active_connections",
+        "Active connections as the forwarder counts them",
         RealServerView::activeConnections);
-    serverGauge("fairway_server_inactive_connections", "Inactive connections as the forwarder counts them",
+    serverGauge(
+        "fairway_server_inactive_connections",
+        "Inactive connections as the forwarder counts them",
         RealServerView::inactiveConnections);
-    serverCounter("fairway_server_connections", "Connections scheduled to the real server (forwarder's counter)",
+    serverCounter(
+        "fairway_server_connections",
+        "Connections scheduled to the real server (forwarder's counter)",
         RealServerView::connectionsTotal);
-    serverCounter("fairway_server_received_bytes", "Bytes from clients to the real server (forwarder's counter)",
+    serverCounter(
+        "fairway_server_received_bytes",
+        "Bytes from clients to the real server (forwarder's counter)",
         RealServerView::bytesIn);
-    serverCounter("fairway_server_sent_bytes", "Bytes from the real server to clients (forwarder's counter)",
+    serverCounter(
+        "fairway_server_sent_bytes",
+        "Bytes from the real server to clients (forwarder's counter)",
         RealServerView::bytesOut);
-    vsGauge("fairway_virtual_server_quorum_up", "1 when the virtual server has quorum",
+    vsGauge(
+        "fairway_virtual_server_quorum_up",
+        "1 when the virtual server has quorum",
         v -> v.quorum().equals("up") ? 1 : 0);
-    vsGauge("fairway_virtual_server_sorry_server_active", "1 while the sorry server serves",
+    vsGauge(
+        "fairway_virtual_server_sorry_server_active",
+        "1 while the sorry server serves",
         v -> v.sorryServerState().equals("serving") ? 1 : 0);
-    vsGauge("fairway_virtual_server_sorry_server_active_connections",
-        "Active connections to the sorry server (quorum loss and overflow alike)", VirtualServerView::sorryActiveConnections);
-    CounterWithCallback.builder().name("fairway_virtual_server_sorry_server_connections")
-        .help("Connections scheduled to the sorry server (quorum loss and overflow alike)").labelNames(VS)
-        .callback(cb -> snapshot.forEach(v -> cb.call(v.sorryConnectionsTotal(), v.name()))).register(registry);
+    vsGauge(
+        "fairway_virtual_server_sorry_server_active_connections",
+        "Active connections to the sorry server (quorum loss and overflow alike)",
+        VirtualServerView::sorryActiveConnections);
+    CounterWithCallback.builder()
+        .name("fairway_virtual_server_sorry_server_connections")
+        .help("Connections scheduled to the sorry server (quorum loss and overflow alike)")
+        .labelNames(VS)
+        .callback(cb -> snapshot.forEach(v -> cb.call(v.sorryConnectionsTotal(), v.name())))
+        .register(registry);
   }
 
   /** Adds the userspace data plane's HTTP metrics, read from the daemon's proxy table at scrape. */
@@ -139,17 +184,29 @@ public final class DaemonMetrics {
   }
 
   private void serverGauge(String name, String help, ServerValue value) {
-    GaugeWithCallback.builder().name(name).help(help).labelNames(VS, RS)
-        .callback(cb -> eachServer((v, r) -> cb.call(value.of(r), v.name(), r.name()))).register(registry);
+    GaugeWithCallback.builder()
+        .name(name)
+        .help(help)
+        .labelNames(VS, RS)
+        .callback(cb -> eachServer((v, r) -> cb.call(value.of(r), v.name(), r.name())))
+        .register(registry);
   }
 
   private void serverCounter(String name, String help, ServerValue value) {
-    CounterWithCallback.builder().name(name).help(help).labelNames(VS, RS)
-        .callback(cb -> eachServer((v, r) -> cb.call(value.of(r), v.name(), r.name()))).register(registry);
+    CounterWithCallback.builder()
+        .name(name)
+        .help(help)
+        .labelNames(VS, RS)
+        .callback(cb -> eachServer((v, r) -> cb.call(value.of(r), v.name(), r.name())))
+        .register(registry);
   }
 
   private void vsGauge(String name, String help, VsValue value) {
-    GaugeWithCallback.builder().name(name).help(help).labelNames(VS)
-        .callback(cb -> snapshot.forEach(v -> cb.call(value.of(v), v.name()))).register(registry);
+    GaugeWithCallback.builder()
+        .name(name)
+        .help(help)
+        .labelNames(VS)
+        .callback(cb -> snapshot.forEach(v -> cb.call(value.of(v), v.name())))
+        .register(registry);
   }
 }

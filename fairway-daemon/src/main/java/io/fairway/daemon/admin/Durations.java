@@ -2,7 +2,10 @@ package io.fairway.daemon.admin;
 
 import java.time.Duration;
 
-/** {@code 30s}, {@code 500ms}, {@code 2m}, {@code 1h}, or plain seconds; what the API and CLI accept. */
+/**
+ * {@code 30s}, {@code 500ms}, {@code 2m}, {@code 1h}, or plain seconds; what the API and CLI
+ * accept.
+ */
 public final class Durations {
   private Durations() {}
 
@@ -13,7 +16,9 @@ public final class Durations {
         return check(Duration.ofMillis(Long.parseLong(t.substring(0, t.length() - 2))), s);
       }
       if (t.endsWith("s")) {
-        return check(Duration.ofMillis((long) (Double.parseDouble(t.substring(0, t.length() - 1)) * 1000)), s);
+        return check(
+            Duration.ofMillis((long) (Double.parseDouble(t.substring(0, t.length() - 1)) * 1000)),
+            s);
       }
       if (t.endsWith("m")) {
         return check(Duration.ofSeconds(Long.parseLong(t.substring(0, t.length() - 1)) * 60), s);
@@ -23,7 +28,8 @@ public final class Durations {
       }
       return check(Duration.ofMillis((long) (Double.parseDouble(t) * 1000)), s);
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("expected a duration like 30s, 500ms or 2m, got '" + s + "'");
+      throw new IllegalArgumentException(
+          "expected a duration like 30s, 500ms or 2m, got '" + s + "'");
     }
   }
 

@@ -9,16 +9,17 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Fans events out to every {@code GET /api/v1/events} client as Server-Sent Events ({@code
- * event: KIND} and {@code data: JSON}, one event per change).
+ * Fans events out to every {@code GET /api/v1/events} client as Server-Sent Events ({@code event:
+ * KIND} and {@code data: JSON}, one event per change).
  *
  * <p>A client that does not keep up (its socket buffer full) is disconnected rather than queued
- * for: memory stays bounded whatever a client does, and it can reconnect and read the current
- * state from {@code /api/v1/services}.
+ * for: memory stays bounded whatever a client does, and it can reconnect and read the current state
+ * from {@code /api/v1/services}.
  */
 public final class EventHub {
   private final Set<Channel> clients = ConcurrentHashMap.newKeySet();
-  private final java.util.List<java.util.function.Consumer<Event>> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final java.util.List<java.util.function.Consumer<Event>> listeners =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
   private final Clock clock;
 
   public EventHub(Clock clock) {
@@ -26,7 +27,8 @@ public final class EventHub {
   }
 
   /** One event: what kind, about what, and why. */
-  public record Event(String time, String kind, String virtualServer, String realServer, String reason) {}
+  public record Event(
+      String time, String kind, String virtualServer, String realServer, String reason) {}
 
   /** Publishes an event now ({@code realServer} null for a virtual-server event). */
   public void publish(EventKind kind, String virtualServer, String realServer, String reason) {

@@ -4,7 +4,16 @@ import java.util.Locale;
 
 /** What an event on the stream is about. */
 public enum EventKind {
-  SERVER_UP, SERVER_DOWN, WEIGHT, QUORUM_UP, QUORUM_DOWN, SORRY_IN, SORRY_OUT, RELOAD_OK, RELOAD_REFUSED, ADMIN;
+  SERVER_UP,
+  SERVER_DOWN,
+  WEIGHT,
+  QUORUM_UP,
+  QUORUM_DOWN,
+  SORRY_IN,
+  SORRY_OUT,
+  RELOAD_OK,
+  RELOAD_REFUSED,
+  ADMIN;
 
   /** The name on the wire: {@code server_up}, {@code reload_refused}, ... */
   public String wire() {

@@ -8,13 +8,17 @@ import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.IOException;
 
-/** The one Jackson mapper: records in, records out, snake_case field names (times are ISO-8601 strings). */
+/**
+ * The one Jackson mapper: records in, records out, snake_case field names (times are ISO-8601
+ * strings).
+ */
 public final class Json {
-  private static final ObjectMapper MAPPER = new ObjectMapper()
-      .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
-      .setSerializationInclusion(JsonInclude.Include.ALWAYS)
-      .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
-      .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+  private static final ObjectMapper MAPPER =
+      new ObjectMapper()
+          .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
+          .setSerializationInclusion(JsonInclude.Include.ALWAYS)
+          .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+          .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
   private Json() {}
 
@@ -26,7 +30,8 @@ public final class Json {
     try {
       return MAPPER.writeValueAsBytes(value);
     } catch (JsonProcessingException e) {
-      throw new IllegalStateException("cannot encode " + value.getClass().getSimpleName() + ": " + e.getMessage(), e);
+      throw new IllegalStateException(
+          "cannot encode " + value.getClass().getSimpleName() + ": " + e.getMessage(), e);
     }
   }
 
@@ -34,7 +39,8 @@ public final class Json {
     try {
       return MAPPER.writeValueAsString(value);
     } catch (JsonProcessingException e) {
-      throw new IllegalStateException("cannot encode " + value.getClass().getSimpleName() + ": " + e.getMessage(), e);
+      throw new IllegalStateException(
+          "cannot encode " + value.getClass().getSimpleName() + ": " + e.getMessage(), e);
     }
   }
 

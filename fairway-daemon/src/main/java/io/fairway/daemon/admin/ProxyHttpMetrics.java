@@ -28,11 +28,11 @@ import java.util.function.Function;
  * fairway_http_no_server_responses_total{code}} per virtual server. The proxy counts in lock-free
  * adders ({@link HttpStats}); this reads them once per scrape and names them.
  *
- * <p>A response the proxy makes up (502: the server failed or could not be reached, 504: it did
- * not answer in time) is counted for the server the request was scheduled to, in the class
- * counter and the duration histogram like a relayed one, and again by code among the generated
- * ones. A request no server could be chosen for (503) has no server: it is counted per virtual
- * server only. A server under several services (a virtual_server_group) is one series, summed.
+ * <p>A response the proxy makes up (502: the server failed or could not be reached, 504: it did not
+ * answer in time) is counted for the server the request was scheduled to, in the class counter and
+ * the duration histogram like a relayed one, and again by code among the generated ones. A request
+ * no server could be chosen for (503) has no server: it is counted per virtual server only. A
+ * server under several services (a virtual_server_group) is one series, summed.
  */
 final class ProxyHttpMetrics {
   private static final String[] CLASSES = {"1xx", "2xx", "3xx", "4xx", "5xx", "other"};
@@ -47,48 +47,88 @@ final class ProxyHttpMetrics {
   private volatile List<VsRow> vsRows = List.of();
 
   ProxyHttpMetrics(PrometheusRegistry registry) {
-    CounterWithCallback.builder().name("fairway_http_responses")
-        .help("HTTP responses to requests scheduled to the real server, by status class: relayed, and the proxy's"
-            + " own 502/504 for it (userspace HTTP services)")
+    CounterWithCallback.builder()
+        .name("fairway_http_responses")
+        .help(
+            "HTTP responses to requests scheduled to the real server, by status class: relayed, and the proxy's"
+                + " own 502/504 for it (userspace HTTP services)")
         .labelNames("virtual_server", "real_server", "class")
-        .callback(cb -> rows.forEach(r -> {
-          for (int i = 0; i < CLASSES.length; i++) {
-            cb.call(r.stats().byClass()[i], r.virtualServer(), r.realServer(), CLASSES[i]);
-          }
-        })).register(registry);
-    CounterWithCallback.builder().name("fairway_http_generated_responses")
-        .help("Of fairway_http_responses_total, the error responses the proxy generated itself, by code"
-            + " (502 no valid response or not reachable, 504 no answer in time)")
+        .callback(
+            cb ->
+                rows.forEach(
+                    r -> {
+                      for (int i = 0; i < CLASSES.length; i++) {
+                        cb.call(
+                            r.stats().byClass()[i], r.virtualServer(), r.realServer(), CLASSES[i]);
+                      }
+                    }))
+        .register(registry);
+    CounterWithCallback.builder()
+        .name("fairway_http_generated_responses")
+        .help(
+            "Of fairway_http_responses_total, the error responses the proxy generated itself, by code"
+                + " (502 no valid response or not reachable, 504 no answer in time)")
         .labelNames("virtual_server", "real_server", "code")
-        .callback(cb -> rows.forEach(r -> {
-          for (int i = 0; i < HttpStats.GENERATED_CODES.length; i++) {
-            cb.call(r.stats().generated()[i], r.virtualServer(), r.realServer(),
-                Integer.toString(HttpStats.GENERATED_CODES[i]));
-          }
-        })).register(registry);
-    CounterWithCallback.builder().name("fairway_http_no_server_responses")
-        .help("Error responses the proxy generated for requests no real server could be chosen for, by code"
-            + " (503: none available)")
+        .callback(
+            cb ->
+                rows.forEach(
+                    r -> {
+                      for (int i = 0; i < HttpStats.GENERATED_CODES.length; i++) {
+                        cb.call(
+                            r.stats().generated()[i],
+                            r.virtualServer(),
+                            r.realServer(),
+                            Integer.toString(HttpStats.GENERATED_CODES[i]));
+                      }
+                    }))
+        .register(registry);
+    CounterWithCallback.builder()
+        .name("fairway_http_no_server_responses")
+        .help(
+            "Error responses the proxy generated for requests no real server could be chosen for, by code"
+                + " (503: none available)")
         .labelNames("virtual_server", "code")
-        .callback(cb -> vsRows.forEach(r -> {
-          for (int i = 0; i < HttpStats.GENERATED_CODES.length; i++) {
-            cb.call(r.stats().generated()[i], r.virtualServer(), Integer.toString(HttpStats.GENERATED_CODES[i]));
-          }
-        })).register(registry);
-    CounterWithCallback.builder().name("fairway_http_backend_connect_failures")
-        .help("Connections to the real server that could not be established (refused, unreachable, timed out)")
-        .labelNames("virtual_server", "real_server")
-        .callback(cb -> rows.forEach(r -> cb.call(r.stats().connectFailures(), r.virtualServer(), r.realServer())))
+        .callback(
+            cb ->
+                vsRows.forEach(
+                    r -> {
+                      for (int i = 0; i < HttpStats.GENERATED_CODES.length; i++) {
+                        cb.call(
+                            r.stats().generated()[i],
+                            r.virtualServer(),
+                            Integer.toString(HttpStats.GENERATED_CODES[i]));
+                      }
+                    }))
         .register(registry);
-    CounterWithCallback.builder().name("fairway_http_retries")
-        .help("Requests retried on a fresh connection or another server after the backend failed before answering")
+    CounterWithCallback.builder()
+        .name("fairway_http_backend_connect_failures")
+        .help(
+            "Connections to the real server that could not be established (refused, unreachable, timed out)")
         .labelNames("virtual_server", "real_server")
-        .callback(cb -> rows.forEach(r -> cb.call(r.stats().retries(), r.virtualServer(), r.realServer())))
+        .callback(
+            cb ->
+                rows.forEach(
+                    r -> cb.call(r.stats().connectFailures(), r.virtualServer(), r.realServer())))
         .register(registry);
-    registry.register(histogram("fairway_http_request_duration_seconds",
-        "From the request head in to the response's end out, per request", HttpStats.Snapshot::duration));
-    registry.register(histogram("fairway_http_backend_connect_seconds",
-        "Time to establish a new backend connection (pooled ones are not counted)", HttpStats.Snapshot::connect));
+    CounterWithCallback.builder()
+        .name("fairway_http_retries")
+        .help(
+            "Requests retried on a fresh connection or another server after the backend failed before answering")
+        .labelNames("virtual_server", "real_server")
+        .callback(
+            cb ->
+                rows.forEach(r -> cb.call(r.stats().retries(), r.virtualServer(), r.realServer())))
+        .register(registry);
+    registry.register(
+        histogram(
+            "fairway_http_request_duration_seconds",
+            "From the request head in to the response's end out, per request",
+            HttpStats.Snapshot::duration));
+    registry.register(
+        histogram(
+            "fairway_http_backend_connect_seconds",
+            "Time to establish a new backend connection (pooled ones are not counted)",
+            HttpStats.Snapshot::connect));
   }
 
   /** Reads the proxy's counters, when the daemon runs on the userspace table. */
@@ -130,7 +170,8 @@ final class ProxyHttpMetrics {
     vsRows = vsOut;
   }
 
-  private Collector histogram(String name, String help, Function<HttpStats.Snapshot, HttpStats.Buckets> which) {
+  private Collector histogram(
+      String name, String help, Function<HttpStats.Snapshot, HttpStats.Buckets> which) {
     return new Collector() {
       @Override
       public MetricSnapshot collect() {
@@ -139,11 +180,13 @@ final class ProxyHttpMetrics {
           HttpStats.Buckets h = which.apply(r.stats());
           double[] bounds = java.util.Arrays.copyOf(h.bounds(), h.bounds().length + 1);
           bounds[bounds.length - 1] = Double.POSITIVE_INFINITY;
-          b.dataPoint(HistogramSnapshot.HistogramDataPointSnapshot.builder()
-              .classicHistogramBuckets(ClassicHistogramBuckets.of(bounds, h.counts()))
-              .sum(h.sumSeconds())
-              .labels(Labels.of("real_server", r.realServer(), "virtual_server", r.virtualServer()))
-              .build());
+          b.dataPoint(
+              HistogramSnapshot.HistogramDataPointSnapshot.builder()
+                  .classicHistogramBuckets(ClassicHistogramBuckets.of(bounds, h.counts()))
+                  .sum(h.sumSeconds())
+                  .labels(
+                      Labels.of("real_server", r.realServer(), "virtual_server", r.virtualServer()))
+                  .build());
         }
         return b.build();
       }

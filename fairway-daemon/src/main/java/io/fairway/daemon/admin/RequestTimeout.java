@@ -9,11 +9,11 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Closes a connection whose next request does not arrive complete in time: from connect, and
- * again from the end of each response (keep-alive), until the request's last byte. A slow or
- * half-sent request head costs one timer and is closed; it never holds up anybody else, since
- * Netty reads every connection without blocking. A streaming response (the event stream) never
- * ends, so it is not timed once its request was read.
+ * Closes a connection whose next request does not arrive complete in time: from connect, and again
+ * from the end of each response (keep-alive), until the request's last byte. A slow or half-sent
+ * request head costs one timer and is closed; it never holds up anybody else, since Netty reads
+ * every connection without blocking. A streaming response (the event stream) never ends, so it is
+ * not timed once its request was read.
  */
 final class RequestTimeout extends ChannelDuplexHandler {
   private final long nanos;
@@ -47,11 +47,12 @@ final class RequestTimeout extends ChannelDuplexHandler {
   @Override
   public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
     if (msg instanceof LastHttpContent) {
-      promise.addListener(f -> {
-        if (f.isSuccess() && ctx.channel().isActive()) {
-          arm(ctx);
-        }
-      });
+      promise.addListener(
+          f -> {
+            if (f.isSuccess() && ctx.channel().isActive()) {
+              arm(ctx);
+            }
+          });
     }
     ctx.write(msg, promise);
   }
@@ -64,9 +65,14 @@ final class RequestTimeout extends ChannelDuplexHandler {
 
   private void arm(ChannelHandlerContext ctx) {
     cancel();
-    timer = ctx.executor().schedule(() -> {
-      ctx.close();
-    }, nanos, TimeUnit.NANOSECONDS);
+    timer =
+        ctx.executor()
+            .schedule(
+                () -> {
+                  ctx.close();
+                },
+                nanos,
+                TimeUnit.NANOSECONDS);
   }
 
   private void cancel() {

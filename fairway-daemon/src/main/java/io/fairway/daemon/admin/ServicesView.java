@@ -20,9 +20,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The runtime API's view of the virtual servers: what the applier believes, what the checkers
- * said and why, the operators' settings, and the counters read back from the table (so they are
- * the forwarder's own, kernel or userspace).
+ * The runtime API's view of the virtual servers: what the applier believes, what the checkers said
+ * and why, the operators' settings, and the counters read back from the table (so they are the
+ * forwarder's own, kernel or userspace).
  */
 public final class ServicesView {
   private ServicesView() {}
@@ -42,10 +42,10 @@ public final class ServicesView {
       List<RealServerView> servers) {}
 
   /**
-   * One real server. {@code slowStartWeight}: while its {@code slow_start} ramp runs, the weight
-   * it is scheduled with now (on its way to {@code effectiveWeight}): on the kernel the integer
-   * weight stepped into the table, in the userspace scheduler the decimal {@code weight × f} its
-   * ramp gives it ({@link io.fairway.director.SlowStart}); null otherwise.
+   * One real server. {@code slowStartWeight}: while its {@code slow_start} ramp runs, the weight it
+   * is scheduled with now (on its way to {@code effectiveWeight}): on the kernel the integer weight
+   * stepped into the table, in the userspace scheduler the decimal {@code weight × f} its ramp
+   * gives it ({@link io.fairway.director.SlowStart}); null otherwise.
    */
   public record RealServerView(
       String name,
@@ -76,15 +76,22 @@ public final class ServicesView {
       return List.of();
     }
     try {
-      return all(daemon.applier().readBack(), daemon.applier().status(), daemon.admin(), daemon.listener().health());
+      return all(
+          daemon.applier().readBack(),
+          daemon.applier().status(),
+          daemon.admin(),
+          daemon.listener().health());
     } catch (io.fairway.table.TableException e) {
       throw new IllegalStateException("cannot read the table: " + e.getMessage(), e);
     }
   }
 
   /** Every virtual server, in configuration order. */
-  public static List<VirtualServerView> all(List<ServiceEntry> table, List<VirtualServerStatus> status,
-      AdminApplier admin, Map<String, Map<String, Health>> health) {
+  public static List<VirtualServerView> all(
+      List<ServiceEntry> table,
+      List<VirtualServerStatus> status,
+      AdminApplier admin,
+      Map<String, Map<String, Health>> health) {
     Map<ServiceKey, ServiceEntry> byKey = new HashMap<>();
     table.forEach(e -> byKey.put(e.service().key(), e));
     Map<String, io.fairway.apply.VirtualServer> config = admin.applier().config();
@@ -98,9 +105,12 @@ public final class ServicesView {
     return out;
   }
 
-  private static VirtualServerView one(VirtualServerStatus vs, io.fairway.apply.VirtualServer config,
+  private static VirtualServerView one(
+      VirtualServerStatus vs,
+      io.fairway.apply.VirtualServer config,
       Map<ServiceKey, ServiceEntry> byKey,
-      AdminApplier admin, Map<String, Health> health) {
+      AdminApplier admin,
+      Map<String, Health> health) {
     List<RealServerView> servers = new ArrayList<>();
     for (RealServerStatus rs : vs.servers()) {
       long active = 0;
@@ -133,14 +143,30 @@ public final class ServicesView {
       }
       io.fairway.apply.RealServer rc = config.servers().get(rs.name());
       Health h = health.get(rs.name());
-      String state = a.state() == AdminState.MAINT ? "maint"
-          : !view.checkerAlive() ? "down"
-          : a.state() == AdminState.DRAIN ? "drain" : "up";
-      CheckView check = h == null ? null
-          : new CheckView(h.alive() ? "up" : "down", h.reason(), h.since().toString());
-      servers.add(new RealServerView(rs.name(), Endpoints.format(rs.dest().address(), rs.dest().port()), state,
-          a.state().wire(), rs.present(), rc == null ? rs.weight() : rc.weight(), view.effectiveWeight(), active, inactive, conns,
-          in, outB, check, slowStartWeight(rs)));
+      String state =
+          a.state() == AdminState.MAINT
+              ? "maint"
+              : !view.checkerAlive() ? "down" : a.state() == AdminState.DRAIN ? "drain" : "up";
+      CheckView check =
+          h == null
+              ? null
+              : new CheckView(h.alive() ? "up" : "down", h.reason(), h.since().toString());
+      servers.add(
+          new RealServerView(
+              rs.name(),
+              Endpoints.format(rs.dest().address(), rs.dest().port()),
+              state,
+              a.state().wire(),
+              rs.present(),
+              rc == null ? rs.weight() : rc.weight(),
+              view.effectiveWeight(),
+              active,
+              inactive,
+              conns,
+              in,
+              outB,
+              check,
+              slowStartWeight(rs)));
     }
     long sorryActive = 0;
     long sorryTotal = 0;
@@ -156,13 +182,24 @@ public final class ServicesView {
       }
     }
     Service first = vs.services().get(0);
-    String sorry = vs.sorryServer() == null ? null
-        : Endpoints.format(vs.sorryServer().address(), vs.sorryServer().port());
-    return new VirtualServerView(vs.name(), address(first.key()),
+    String sorry =
+        vs.sorryServer() == null
+            ? null
+            : Endpoints.format(vs.sorryServer().address(), vs.sorryServer().port());
+    return new VirtualServerView(
+        vs.name(),
+        address(first.key()),
         vs.services().stream().map(s -> s.key().toString()).toList(),
-        first.key().isFwmark() ? "fwmark" : first.key().protocol().name().toLowerCase(java.util.Locale.ROOT),
-        first.scheduler(), vs.quorumUp() ? "up" : "down", sorry,
-        sorry == null ? "none" : vs.sorryServing() ? "serving" : "idle", sorryActive, sorryTotal, servers);
+        first.key().isFwmark()
+            ? "fwmark"
+            : first.key().protocol().name().toLowerCase(java.util.Locale.ROOT),
+        first.scheduler(),
+        vs.quorumUp() ? "up" : "down",
+        sorry,
+        sorry == null ? "none" : vs.sorryServing() ? "serving" : "idle",
+        sorryActive,
+        sorryTotal,
+        servers);
   }
 
   private static String address(ServiceKey k) {
@@ -183,8 +220,9 @@ public final class ServicesView {
     if (!rs.rampsInScheduler()) {
       return rs.rampWeight();
     }
-    int units = io.fairway.director.SlowStart.units(rs.rampElapsed().toNanos(),
-        rs.rampDuration().toNanos());
+    int units =
+        io.fairway.director.SlowStart.units(
+            rs.rampElapsed().toNanos(), rs.rampDuration().toNanos());
     return rs.weight() * (double) units / io.fairway.director.SlowStart.STEPS;
   }
 }

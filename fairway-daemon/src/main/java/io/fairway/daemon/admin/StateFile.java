@@ -51,7 +51,8 @@ public final class StateFile {
       c = Json.mapper().readValue(bytes, new TypeReference<Content>() {});
     } catch (IOException e) {
       String m = String.valueOf(e.getMessage());
-      throw new IOException(file + ": not a Fairway state file: " + m.lines().findFirst().orElse(m));
+      throw new IOException(
+          file + ": not a Fairway state file: " + m.lines().findFirst().orElse(m));
     }
     List<ServerAdmin> out = new ArrayList<>();
     if (c == null || c.servers() == null) {
@@ -62,10 +63,14 @@ public final class StateFile {
       try {
         s = AdminState.valueOf(String.valueOf(e.state()).toUpperCase(Locale.ROOT));
       } catch (IllegalArgumentException ex) {
-        throw new IOException(file + ": state must be none, drain or maint, got '" + e.state() + "'");
+        throw new IOException(
+            file + ": state must be none, drain or maint, got '" + e.state() + "'");
       }
-      if (e.virtualServer() == null || e.realServer() == null || (e.weight() != null && e.weight() < 0)) {
-        throw new IOException(file + ": each entry needs virtual_server, real_server and a weight >= 0 if any");
+      if (e.virtualServer() == null
+          || e.realServer() == null
+          || (e.weight() != null && e.weight() < 0)) {
+        throw new IOException(
+            file + ": each entry needs virtual_server, real_server and a weight >= 0 if any");
       }
       out.add(new ServerAdmin(e.virtualServer(), e.realServer(), s, e.weight()));
     }
@@ -74,15 +79,20 @@ public final class StateFile {
 
   /** Replaces the file with these settings, atomically. */
   public synchronized void save(List<ServerAdmin> settings) throws IOException {
-    List<Entry> entries = settings.stream()
-        .map(a -> new Entry(a.virtualServer(), a.realServer(), a.state().wire(), a.weight())).toList();
+    List<Entry> entries =
+        settings.stream()
+            .map(a -> new Entry(a.virtualServer(), a.realServer(), a.state().wire(), a.weight()))
+            .toList();
     byte[] bytes = Json.bytes(new Content(1, entries));
     Path dir = file.getParent();
     Files.createDirectories(dir);
     Path tmp = Files.createTempFile(dir, "." + file.getFileName(), ".tmp");
     try {
-      try (var ch = java.nio.channels.FileChannel.open(tmp, java.nio.file.StandardOpenOption.WRITE,
-          java.nio.file.StandardOpenOption.TRUNCATE_EXISTING)) {
+      try (var ch =
+          java.nio.channels.FileChannel.open(
+              tmp,
+              java.nio.file.StandardOpenOption.WRITE,
+              java.nio.file.StandardOpenOption.TRUNCATE_EXISTING)) {
         ch.write(java.nio.ByteBuffer.wrap(bytes));
         ch.force(true);
       }

@@ -23,7 +23,9 @@ final class StatusPage {
     return render(services, false);
   }
 
-  /** @param readsNeedToken the listener's reads need the token: the script reads through a session */
+  /**
+   * @param readsNeedToken the listener's reads need the token: the script reads through a session
+   */
   static AdminResponse render(List<VirtualServerView> services, boolean readsNeedToken) {
     StringBuilder tables = new StringBuilder();
     for (VirtualServerView vs : services) {
@@ -40,47 +42,92 @@ final class StatusPage {
    * the token: the form to enter it, and the script that trades it for a session.
    */
   static AdminResponse locked() {
-    return page("<p id=\"locked\">This admin listener shows its state only with its token: enter it above.</p>", true);
+    return page(
+        "<p id=\"locked\">This admin listener shows its state only with its token: enter it above.</p>",
+        true);
   }
 
   private static AdminResponse page(String content, boolean readsNeedToken) {
     StringBuilder b = new StringBuilder(4096);
     b.append("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
         .append("<meta name=\"viewport\" content=\"width=device-width\">")
-        .append("<title>Fairway status</title><link rel=\"icon\" href=\"data:,\"><link rel=\"stylesheet\" href=\"/static/status.css\">")
-        .append("</head><body data-reads=\"").append(readsNeedToken ? "token" : "open").append("\"><h1>Fairway</h1>\n")
-        .append("<form id=\"auth\" hidden><label>Admin token <input id=\"token\" type=\"password\" autocomplete=\"off\">")
+        .append(
+            "<title>Fairway status</title><link rel=\"icon\" href=\"data:,\"><link rel=\"stylesheet\" href=\"/static/status.css\">")
+        .append("</head><body data-reads=\"")
+        .append(readsNeedToken ? "token" : "open")
+        .append("\"><h1>Fairway</h1>\n")
+        .append(
+            "<form id=\"auth\" hidden><label>Admin token <input id=\"token\" type=\"password\" autocomplete=\"off\">")
         .append("</label> <button type=\"submit\">Use</button> <span id=\"msg\"></span></form>\n")
-        .append("<div id=\"services\">").append(content);
-    b.append("</div>\n<p class=\"foot\">Live from <a href=\"/api/v1/events\">/api/v1/events</a>; JSON at ")
-        .append("<a href=\"/api/v1/services\">/api/v1/services</a>; <a href=\"/metrics\">/metrics</a>.</p>\n")
+        .append("<div id=\"services\">")
+        .append(content);
+    b.append(
+            "</div>\n<p class=\"foot\">Live from <a href=\"/api/v1/events\">/api/v1/events</a>; JSON at ")
+        .append(
+            "<a href=\"/api/v1/services\">/api/v1/services</a>; <a href=\"/metrics\">/metrics</a>.</p>\n")
         .append("<script src=\"/static/status.js\"></script></body></html>\n");
-    return AdminResponse.of(200, "text/html; charset=utf-8", b.toString().getBytes(StandardCharsets.UTF_8));
+    return AdminResponse.of(
+        200, "text/html; charset=utf-8", b.toString().getBytes(StandardCharsets.UTF_8));
   }
 
   static String table(VirtualServerView vs) {
     StringBuilder b = new StringBuilder();
-    b.append("<table class=\"vs\" data-vs=\"").append(esc(vs.name())).append("\"><caption>")
-        .append(esc(vs.name())).append(" — ").append(esc(String.join(", ", vs.services()))).append(' ')
-        .append(esc(vs.scheduler())).append(" — quorum <span class=\"q-").append(esc(vs.quorum())).append("\">")
-        .append(esc(vs.quorum())).append("</span>");
+    b.append("<table class=\"vs\" data-vs=\"")
+        .append(esc(vs.name()))
+        .append("\"><caption>")
+        .append(esc(vs.name()))
+        .append(" — ")
+        .append(esc(String.join(", ", vs.services())))
+        .append(' ')
+        .append(esc(vs.scheduler()))
+        .append(" — quorum <span class=\"q-")
+        .append(esc(vs.quorum()))
+        .append("\">")
+        .append(esc(vs.quorum()))
+        .append("</span>");
     if (vs.sorryServer() != null) {
-      b.append(" — sorry server ").append(esc(vs.sorryServer())).append(' ').append(esc(vs.sorryServerState()));
+      b.append(" — sorry server ")
+          .append(esc(vs.sorryServer()))
+          .append(' ')
+          .append(esc(vs.sorryServerState()));
     }
     b.append("</caption>\n<thead><tr><th>server</th><th>state</th><th>admin</th><th>weight</th>")
-        .append("<th>active</th><th>inactive</th><th>connections</th><th>conn/s</th><th>last check</th><th>since</th></tr></thead><tbody>");
+        .append(
+            "<th>active</th><th>inactive</th><th>connections</th><th>conn/s</th><th>last check</th><th>since</th></tr></thead><tbody>");
     for (RealServerView rs : vs.servers()) {
-      b.append("<tr class=\"st-").append(esc(rs.state())).append("\" data-rs=\"").append(esc(rs.name())).append("\">")
-          .append("<td>").append(esc(rs.name())).append("</td>")
-          .append("<td class=\"state\">").append(esc(rs.state())).append("</td>")
-          .append("<td>").append(esc(rs.adminState())).append("</td>")
-          .append("<td>").append(weight(rs)).append("</td>")
-          .append("<td>").append(rs.activeConnections()).append("</td>")
-          .append("<td>").append(rs.inactiveConnections()).append("</td>")
-          .append("<td>").append(rs.connectionsTotal()).append("</td>")
+      b.append("<tr class=\"st-")
+          .append(esc(rs.state()))
+          .append("\" data-rs=\"")
+          .append(esc(rs.name()))
+          .append("\">")
+          .append("<td>")
+          .append(esc(rs.name()))
+          .append("</td>")
+          .append("<td class=\"state\">")
+          .append(esc(rs.state()))
+          .append("</td>")
+          .append("<td>")
+          .append(esc(rs.adminState()))
+          .append("</td>")
+          .append("<td>")
+          .append(weight(rs))
+          .append("</td>")
+          .append("<td>")
+          .append(rs.activeConnections())
+          .append("</td>")
+          .append("<td>")
+          .append(rs.inactiveConnections())
+          .append("</td>")
+          .append("<td>")
+          .append(rs.connectionsTotal())
+          .append("</td>")
           .append("<td></td>") // a rate needs two reads: the script fills it in
-          .append("<td>").append(rs.lastCheck() == null ? "" : esc(rs.lastCheck().reason())).append("</td>")
-          .append("<td>").append(rs.lastCheck() == null ? "" : esc(rs.lastCheck().since())).append("</td></tr>");
+          .append("<td>")
+          .append(rs.lastCheck() == null ? "" : esc(rs.lastCheck().reason()))
+          .append("</td>")
+          .append("<td>")
+          .append(rs.lastCheck() == null ? "" : esc(rs.lastCheck().since()))
+          .append("</td></tr>");
     }
     return b.append("</tbody></table>\n").toString();
   }
@@ -88,11 +135,14 @@ final class StatusPage {
   /** Effective / configured, and the ramp's weight now while a slow start runs. */
   static String weight(RealServerView rs) {
     return (rs.slowStartWeight() == null ? "" : rs.slowStartWeight() + " (slow start) → ")
-        + rs.effectiveWeight() + " / " + rs.configuredWeight();
+        + rs.effectiveWeight()
+        + " / "
+        + rs.configuredWeight();
   }
 
   static AdminResponse asset(String name) {
-    String type = name.endsWith(".js") ? "text/javascript; charset=utf-8" : "text/css; charset=utf-8";
+    String type =
+        name.endsWith(".js") ? "text/javascript; charset=utf-8" : "text/css; charset=utf-8";
     try (InputStream in = StatusPage.class.getResourceAsStream(name)) {
       if (in == null) {
         return AdminResponse.error(404, "no asset " + name);

@@ -32,8 +32,8 @@ public interface Balancer {
 
   /**
    * What-if slow start: the real server is {@code elapsed} into its ramp ({@code slow_start}; for
-   * shard its {@code rampup}), and stays there for the picks that follow (the balancer's clock
-   * does not move).
+   * shard its {@code rampup}), and stays there for the picks that follow (the balancer's clock does
+   * not move).
    *
    * @throws BalanceException when the server is unknown, has no ramp configured, or the algorithm
    *     does not ramp (sh, dh, mh, hash: a ramp could only move keys)
@@ -41,9 +41,9 @@ public interface Balancer {
   RampView ramp(String server, java.time.Duration elapsed);
 
   /**
-   * What {@code fairway pick} prints for one key: the server's name, or for layered directors
-   * the directors the key passes through and the server, {@code primary/b3}; {@code null} when
-   * none is chosen.
+   * What {@code fairway pick} prints for one key: the server's name, or for layered directors the
+   * directors the key passes through and the server, {@code primary/b3}; {@code null} when none is
+   * chosen.
    */
   default String route(String key) {
     return pick(key);

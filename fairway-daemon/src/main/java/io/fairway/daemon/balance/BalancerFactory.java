@@ -33,8 +33,8 @@ public final class BalancerFactory {
    * @param seed seed for the random director's generator (as {@code debug.srandom}); {@code null}
    *     for a non-reproducible per-thread generator
    * @param healthy overrides the shard {@code healthy} mode; {@code null} keeps the configured one
-   * @param alt shard alternative to return, as a request's {@code alt} (it overrides an
-   *     associated shard_param's); negative: none asked for, the shard's own default
+   * @param alt shard alternative to return, as a request's {@code alt} (it overrides an associated
+   *     shard_param's); negative: none asked for, the shard's own default
    */
   public record Options(Long seed, ShardHealthy healthy, int alt) {
     /** No overrides. */
@@ -65,8 +65,8 @@ public final class BalancerFactory {
   public static Balancer build(ServicePlan vs, Options options) {
     String algo = vs.selection().algorithm();
     if (options.alt() >= 0 && !hasShard(vs.selection())) {
-      throw new BalanceException("--alt applies to lb_algo shard only; virtual_server " + vs.name()
-          + " uses " + algo);
+      throw new BalanceException(
+          "--alt applies to lb_algo shard only; virtual_server " + vs.name() + " uses " + algo);
     }
     if (vs.selection() instanceof Selection.Kernel k) {
       return kernel(vs, k);
@@ -78,8 +78,12 @@ public final class BalancerFactory {
     boolean hashes = hashes(selection);
     DirectorTree tree;
     try {
-      tree = new DirectorTree(vs.name(), selection,
-          options.seed() == null ? null : new Vrnd(options.seed()), () -> FROZEN_NANOS);
+      tree =
+          new DirectorTree(
+              vs.name(),
+              selection,
+              options.seed() == null ? null : new Vrnd(options.seed()),
+              () -> FROZEN_NANOS);
     } catch (IllegalArgumentException e) {
       throw new BalanceException(vs.where() + ": " + algo + ": " + e.getMessage());
     }
@@ -89,17 +93,19 @@ public final class BalancerFactory {
       vs.members().forEach(m -> byName.put(m.name(), m));
       Map<String, RealServerBackend> backends = new LinkedHashMap<>();
       try {
-        tree.update((d, name) -> {
-          MemberPlan m = byName.get(name);
-          return m == null ? null
-              : Directors.member(m, backends.computeIfAbsent(name, n -> RealServerBackend.of(m)),
-                  true);
-        });
+        tree.update(
+            (d, name) -> {
+              MemberPlan m = byName.get(name);
+              return m == null
+                  ? null
+                  : Directors.member(
+                      m, backends.computeIfAbsent(name, n -> RealServerBackend.of(m)), true);
+            });
       } catch (IllegalArgumentException e) {
         throw new BalanceException(vs.where() + ": " + e.getMessage());
       }
-      return new DirectorBalancer(vs.name(), tree, servers, hashes, options.alt(), slowStarts(vs),
-          null);
+      return new DirectorBalancer(
+          vs.name(), tree, servers, hashes, options.alt(), slowStarts(vs), null);
     }
     AbstractDirector<?> d = tree.top();
     for (MemberPlan m : vs.members()) {
@@ -110,8 +116,8 @@ public final class BalancerFactory {
       }
     }
     java.time.Duration rampup = selection instanceof Selection.Shard sh ? sh.rampup() : null;
-    return new DirectorBalancer(vs.name(), tree, servers, hashes, options.alt(), slowStarts(vs),
-        rampup);
+    return new DirectorBalancer(
+        vs.name(), tree, servers, hashes, options.alt(), slowStarts(vs), rampup);
   }
 
   /** Whether a shard director chooses somewhere in this selection (where alt and healthy act). */
@@ -138,8 +144,8 @@ public final class BalancerFactory {
     if (s instanceof Selection.Layered l) {
       List<Selection.Layered.Group> groups = new ArrayList<>();
       for (Selection.Layered.Group g : l.groups()) {
-        groups.add(new Selection.Layered.Group(g.name(), withHealthy(g.selection(), h),
-            g.members()));
+        groups.add(
+            new Selection.Layered.Group(g.name(), withHealthy(g.selection(), h), g.members()));
       }
       return new Selection.Layered(withHealthy(l.top(), h), l.members(), groups, l.altHeader());
     }
@@ -161,8 +167,12 @@ public final class BalancerFactory {
       }
       Schedulers.Options options =
           new Schedulers.Options(Schedulers.Options.KERNEL.mhTableSize(), k.hashBalanceFactor());
-      service = new VirtualService(Schedulers.create(algo, k.flags(), options), p,
-          System::currentTimeMillis, () -> FROZEN_NANOS);
+      service =
+          new VirtualService(
+              Schedulers.create(algo, k.flags(), options),
+              p,
+              System::currentTimeMillis,
+              () -> FROZEN_NANOS);
     } catch (IllegalArgumentException e) {
       throw new BalanceException(vs.where() + ": " + e.getMessage());
     }
@@ -171,8 +181,14 @@ public final class BalancerFactory {
     for (MemberPlan m : vs.members()) {
       try {
         Dest d = m.dest();
-        DestSpec spec = new DestSpec(m.name(), d.address(), d.port(), m.tableWeight(),
-            d.upperThreshold(), d.lowerThreshold());
+        DestSpec spec =
+            new DestSpec(
+                m.name(),
+                d.address(),
+                d.port(),
+                m.tableWeight(),
+                d.upperThreshold(),
+                d.lowerThreshold());
         if (specs.putIfAbsent(m.name(), spec) != null) {
           throw new IllegalArgumentException("duplicate real_server name " + m.name());
         }

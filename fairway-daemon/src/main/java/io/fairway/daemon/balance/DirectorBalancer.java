@@ -12,8 +12,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A virtual server balanced by one of the Varnish directors, or by several layered ({@code
- * director NAME { }} blocks): a pick resolves down the layers as the data plane's does.
+ * A virtual server balanced by one of the Varnish directors, or by several layered ({@code director
+ * NAME { }} blocks): a pick resolves down the layers as the data plane's does.
  */
 public final class DirectorBalancer implements Balancer {
 
@@ -23,11 +23,18 @@ public final class DirectorBalancer implements Balancer {
   private final boolean hashesKey;
   private final int alt;
   private final Map<String, Duration> slowStarts;
+
   /** shard's rampup, or {@code null} for the other directors. */
   private final Duration rampup;
 
-  DirectorBalancer(String name, DirectorTree tree, List<String> servers, boolean hashesKey,
-      int alt, Map<String, Duration> slowStarts, Duration rampup) {
+  DirectorBalancer(
+      String name,
+      DirectorTree tree,
+      List<String> servers,
+      boolean hashesKey,
+      int alt,
+      Map<String, Duration> slowStarts,
+      Duration rampup) {
     this.name = name;
     this.tree = tree;
     this.servers = List.copyOf(servers);
@@ -40,35 +47,51 @@ public final class DirectorBalancer implements Balancer {
   @Override
   public RampView ramp(String server, Duration elapsed) {
     AbstractDirector<?> director = holder(server);
-    Member m = director.members().stream().filter(x -> x.name().equals(server)).findFirst()
-        .orElseThrow();
+    Member m =
+        director.members().stream().filter(x -> x.name().equals(server)).findFirst().orElseThrow();
     long now = director.now();
     if (rampup != null) {
       // shard: Varnish's rampup from the member's health change; everybody else has been up for
       // long (the what-if is about this one server).
       if (rampup.isZero()) {
-        throw new BalanceException("virtual_server " + name + ": lb_algo shard has no rampup"
-            + " (set slow_start or shard { rampup })");
+        throw new BalanceException(
+            "virtual_server "
+                + name
+                + ": lb_algo shard has no rampup"
+                + " (set slow_start or shard { rampup })");
       }
-      director.update(cur -> cur.stream()
-          .map(x -> x.name().equals(server) ? x.withChanged(now - elapsed.toNanos())
-              : x.changedNanos() == now ? x.withChanged(0) : x)
-          .toList());
+      director.update(
+          cur ->
+              cur.stream()
+                  .map(
+                      x ->
+                          x.name().equals(server)
+                              ? x.withChanged(now - elapsed.toNanos())
+                              : x.changedNanos() == now ? x.withChanged(0) : x)
+                  .toList());
       double f = Math.min(1.0, (double) elapsed.toNanos() / rampup.toNanos());
       return new RampView(server, elapsed, rampup, f, m.weight(), 0);
     }
     Duration d = slowStarts.getOrDefault(server, Duration.ZERO);
     if (d.isZero()) {
-      throw new BalanceException("real_server " + server + " of virtual_server " + name
-          + " has no slow_start");
+      throw new BalanceException(
+          "real_server " + server + " of virtual_server " + name + " has no slow_start");
     }
     if (!director.ramp(server, elapsed.toNanos(), d.toNanos())) {
-      throw new BalanceException("lb_algo " + director.algorithm() + " does not ramp in the"
-          + " director (a ramp could only move keys; see docs/schedulers.md)");
+      throw new BalanceException(
+          "lb_algo "
+              + director.algorithm()
+              + " does not ramp in the"
+              + " director (a ramp could only move keys; see docs/schedulers.md)");
     }
-    return new RampView(server, elapsed, d, director.rampFraction(server), m.weight(),
-        io.fairway.apply.SlowStart.weight((int) Math.ceil(m.weight()), elapsed.toNanos(),
-            d.toNanos()));
+    return new RampView(
+        server,
+        elapsed,
+        d,
+        director.rampFraction(server),
+        m.weight(),
+        io.fairway.apply.SlowStart.weight(
+            (int) Math.ceil(m.weight()), elapsed.toNanos(), d.toNanos()));
   }
 
   /**
@@ -84,8 +107,14 @@ public final class DirectorBalancer implements Balancer {
         return d;
       }
     }
-    throw new BalanceException("no real_server named '" + server + "' in virtual_server " + name
-        + " (have: " + String.join(", ", servers()) + ")");
+    throw new BalanceException(
+        "no real_server named '"
+            + server
+            + "' in virtual_server "
+            + name
+            + " (have: "
+            + String.join(", ", servers())
+            + ")");
   }
 
   /** The top director, for a data plane that picks with its own {@link Request}s. */
@@ -115,8 +144,9 @@ public final class DirectorBalancer implements Balancer {
     List<AbstractDirector<?>> all = new ArrayList<>(tree.groups().values());
     all.add(tree.top());
     for (AbstractDirector<?> d : all) {
-      boolean member = d.members().stream()
-          .anyMatch(m -> m.name().equals(server) && !(m.backend() instanceof AbstractDirector));
+      boolean member =
+          d.members().stream()
+              .anyMatch(m -> m.name().equals(server) && !(m.backend() instanceof AbstractDirector));
       if (member) {
         found |= d.setHealthy(server, up);
       }
@@ -136,8 +166,8 @@ public final class DirectorBalancer implements Balancer {
   }
 
   /**
-   * For a layered service, the directors the key passes through and the server it ends on,
-   * {@code primary/b3} ({@code primary/-} when that director finds none); else as {@link #pick}.
+   * For a layered service, the directors the key passes through and the server it ends on, {@code
+   * primary/b3} ({@code primary/-} when that director finds none); else as {@link #pick}.
    */
   @Override
   public String route(String key) {

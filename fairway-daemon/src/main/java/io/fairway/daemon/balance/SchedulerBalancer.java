@@ -14,9 +14,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A virtual server balanced by a kernel scheduler. Each key is one new connection that stays
- * open, so least-connection schedulers spread keys as they would spread long-lived connections.
- * A real server that is down is removed from the service, or kept at weight 0 with {@code
+ * A virtual server balanced by a kernel scheduler. Each key is one new connection that stays open,
+ * so least-connection schedulers spread keys as they would spread long-lived connections. A real
+ * server that is down is removed from the service, or kept at weight 0 with {@code
  * inhibit_on_failure}, as keepalived does.
  */
 public final class SchedulerBalancer implements Balancer {
@@ -64,17 +64,26 @@ public final class SchedulerBalancer implements Balancer {
   @Override
   public RampView ramp(String server, java.time.Duration elapsed) {
     if (!specs.containsKey(server)) {
-      throw new BalanceException("no real_server named '" + server + "' in virtual_server " + name
-          + " (have: " + String.join(", ", specs.keySet()) + ")");
+      throw new BalanceException(
+          "no real_server named '"
+              + server
+              + "' in virtual_server "
+              + name
+              + " (have: "
+              + String.join(", ", specs.keySet())
+              + ")");
     }
     if (HASHING.contains(algorithm)) {
-      throw new BalanceException("lb_algo " + algorithm + " does not ramp in the scheduler (a"
-          + " ramp could only move clients between servers; see docs/schedulers.md)");
+      throw new BalanceException(
+          "lb_algo "
+              + algorithm
+              + " does not ramp in the scheduler (a"
+              + " ramp could only move clients between servers; see docs/schedulers.md)");
     }
     java.time.Duration d = slowStarts.getOrDefault(server, java.time.Duration.ZERO);
     if (d.isZero()) {
-      throw new BalanceException("real_server " + server + " of virtual_server " + name
-          + " has no slow_start");
+      throw new BalanceException(
+          "real_server " + server + " of virtual_server " + name + " has no slow_start");
     }
     io.fairway.director.sched.Dest dest = service.byName(server);
     if (dest == null) {
@@ -82,7 +91,12 @@ public final class SchedulerBalancer implements Balancer {
     }
     service.ramp(dest, elapsed.toNanos(), d.toNanos());
     int w = specs.get(server).weight();
-    return new RampView(server, elapsed, d, dest.rampFraction(), w,
+    return new RampView(
+        server,
+        elapsed,
+        d,
+        dest.rampFraction(),
+        w,
         io.fairway.apply.SlowStart.weight(w, elapsed.toNanos(), d.toNanos()));
   }
 

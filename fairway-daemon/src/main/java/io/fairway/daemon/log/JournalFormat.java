@@ -10,14 +10,15 @@ import java.util.Map;
  * Whether this process logs into the journal, and the syslog priority of a level.
  *
  * <p>systemd sets {@code JOURNAL_STREAM=DEV:INODE} for a service whose stderr (or stdout) is a
- * journal stream; a child whose stderr was redirected inherits the variable, so it is believed
- * only when stderr is that very stream (systemd.exec(5) asks programs to compare).
+ * journal stream; a child whose stderr was redirected inherits the variable, so it is believed only
+ * when stderr is that very stream (systemd.exec(5) asks programs to compare).
  */
 public final class JournalFormat {
   /** syslog(3)'s LOG_LOCAL0: keepalived's {@code -S N} means local{@code N}. */
   static final int LOCAL0 = 16;
 
-  private static final boolean JOURNAL = stderrIsJournal(System.getenv(), Path.of("/proc/self/fd/2"));
+  private static final boolean JOURNAL =
+      stderrIsJournal(System.getenv(), Path.of("/proc/self/fd/2"));
   private static volatile int facility = -1;
 
   private JournalFormat() {}

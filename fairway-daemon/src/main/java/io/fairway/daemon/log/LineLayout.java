@@ -10,9 +10,9 @@ import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 
 /**
- * One log line: {@code 2026-12-01T20:24:19.723Z INFO  Daemon: message} on a terminal or in a
- * file, {@code <6>INFO  Daemon: message} in the journal (priority prefix, no timestamp: the journal
- * keeps the time). Written out rather than as a logback pattern: see {@link LogConfigurator}.
+ * One log line: {@code 2026-12-01T20:24:19.723Z INFO Daemon: message} on a terminal or in a file,
+ * {@code <6>INFO Daemon: message} in the journal (priority prefix, no timestamp: the journal keeps
+ * the time). Written out rather than as a logback pattern: see {@link LogConfigurator}.
  */
 public final class LineLayout extends LayoutBase<ILoggingEvent> {
   private static final DateTimeFormatter ISO =
@@ -38,8 +38,11 @@ public final class LineLayout extends LayoutBase<ILoggingEvent> {
       sb.append(' ');
     }
     String logger = event.getLoggerName();
-    sb.append(' ').append(logger.substring(logger.lastIndexOf('.') + 1)).append(": ")
-        .append(event.getFormattedMessage()).append(CoreConstants.LINE_SEPARATOR);
+    sb.append(' ')
+        .append(logger.substring(logger.lastIndexOf('.') + 1))
+        .append(": ")
+        .append(event.getFormattedMessage())
+        .append(CoreConstants.LINE_SEPARATOR);
     IThrowableProxy t = event.getThrowableProxy();
     if (t != null) {
       sb.append(ThrowableProxyUtil.asString(t)).append(CoreConstants.LINE_SEPARATOR);

@@ -8,11 +8,11 @@ import java.util.Properties;
 
 /**
  * Where JNA and Netty unpack their shared libraries. JNA writes its own into the user's cache
- * directory or else the temp directory, Netty its transports into the temp directory, and both
- * load them from there, which fails where neither is writable: a read-only root, or a hardened
- * unit ({@code ProtectSystem=strict}, {@code ProtectHome}). systemd's
- * {@code RuntimeDirectory=} gives the service a writable, executable directory in
- * {@code $RUNTIME_DIRECTORY}; Fairway uses it for both unless the operator chose a place.
+ * directory or else the temp directory, Netty its transports into the temp directory, and both load
+ * them from there, which fails where neither is writable: a read-only root, or a hardened unit
+ * ({@code ProtectSystem=strict}, {@code ProtectHome}). systemd's {@code RuntimeDirectory=} gives
+ * the service a writable, executable directory in {@code $RUNTIME_DIRECTORY}; Fairway uses it for
+ * both unless the operator chose a place.
  *
  * <p>Debian's {@code libjna-jni} is no way out: JNA refuses a native library of another version
  * than its jar, and Debian's is older than the 5.19.1 Fairway ships.
@@ -47,8 +47,8 @@ public final class NativeWorkDir {
   }
 
   /**
-   * Loads JNA's native library now, so that its failure is one line that says what it needs
-   * rather than "Could not initialize class com.sun.jna.Native" at first use.
+   * Loads JNA's native library now, so that its failure is one line that says what it needs rather
+   * than "Could not initialize class com.sun.jna.Native" at first use.
    *
    * @return empty when JNA works, else that line
    */
@@ -75,12 +75,17 @@ public final class NativeWorkDir {
     String dir = System.getProperty(JNA);
     String tmp = System.getProperty("java.io.tmpdir");
     // JNA's own order: jna.tmpdir, else the user's cache directory, else java.io.tmpdir.
-    String where = dir != null
-        ? JNA + "=" + dir
-        : "$XDG_CACHE_HOME/JNA/temp (~/.cache/JNA/temp) or else the temp directory " + tmp
-            + (Files.isWritable(Path.of(tmp)) ? "" : " (not writable)");
-    return "cannot load JNA's native library (" + cause.getMessage() + "): JNA unpacks it into "
-        + where + ", which must be writable and not mounted noexec; under systemd set "
+    String where =
+        dir != null
+            ? JNA + "=" + dir
+            : "$XDG_CACHE_HOME/JNA/temp (~/.cache/JNA/temp) or else the temp directory "
+                + tmp
+                + (Files.isWritable(Path.of(tmp)) ? "" : " (not writable)");
+    return "cannot load JNA's native library ("
+        + cause.getMessage()
+        + "): JNA unpacks it into "
+        + where
+        + ", which must be writable and not mounted noexec; under systemd set "
         + "RuntimeDirectory= (Fairway then uses $RUNTIME_DIRECTORY), otherwise set "
         + "RUNTIME_DIRECTORY=DIR or pass -Djna.tmpdir=DIR (FAIRWAY_JAVA_OPTS)";
   }

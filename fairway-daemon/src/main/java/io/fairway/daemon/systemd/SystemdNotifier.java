@@ -11,8 +11,8 @@ import org.slf4j.LoggerFactory;
  * begins to stop, and a {@code STATUS=} line with each, which {@code systemctl status} shows.
  *
  * <p>Without {@code NOTIFY_SOCKET} (not started by systemd, or not {@code Type=notify}) every
- * method does nothing. A message that cannot be sent is logged once and otherwise ignored:
- * the load balancer keeps running, and systemd reports the missing readiness itself.
+ * method does nothing. A message that cannot be sent is logged once and otherwise ignored: the load
+ * balancer keeps running, and systemd reports the missing readiness itself.
  */
 public final class SystemdNotifier {
   private static final Logger LOG = LoggerFactory.getLogger(SystemdNotifier.class);
@@ -20,7 +20,9 @@ public final class SystemdNotifier {
   private final String socket;
   private final AtomicBoolean warned = new AtomicBoolean();
 
-  /** @param socket {@code NOTIFY_SOCKET}'s value, or null for none */
+  /**
+   * @param socket {@code NOTIFY_SOCKET}'s value, or null for none
+   */
   public SystemdNotifier(String socket) {
     this.socket = socket == null || socket.isEmpty() ? null : socket;
   }

@@ -9,18 +9,19 @@ import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Sends one datagram to an {@code AF_UNIX} socket: libc's {@code socket}, {@code sendto} and
- * {@code close} through JNA (Java 17's NIO has Unix stream sockets only).
+ * Sends one datagram to an {@code AF_UNIX} socket: libc's {@code socket}, {@code sendto} and {@code
+ * close} through JNA (Java 17's NIO has Unix stream sockets only).
  *
- * <p>An address starting with {@code @} is in the abstract namespace (Linux): the {@code @}
- * becomes a NUL byte and the address length excludes any terminator, as systemd and
- * {@code sd_notify} treat it.
+ * <p>An address starting with {@code @} is in the abstract namespace (Linux): the {@code @} becomes
+ * a NUL byte and the address length excludes any terminator, as systemd and {@code sd_notify} treat
+ * it.
  */
 public final class UnixDatagram {
   private static final int AF_UNIX = 1;
   private static final int SOCK_DGRAM = 2;
   private static final int SOCK_CLOEXEC = 02000000;
   private static final int MSG_NOSIGNAL = 0x4000;
+
   /** {@code sizeof(sun_path)} on Linux. */
   static final int SUN_PATH_MAX = 108;
 

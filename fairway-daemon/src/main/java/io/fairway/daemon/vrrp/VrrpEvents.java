@@ -9,8 +9,8 @@ import java.util.function.Consumer;
 /**
  * Each VRRP state change on the event stream: {@code event: vrrp_master} (or {@code vrrp_backup},
  * {@code vrrp_fault}, {@code vrrp_stop}) with {@code data: {"time","kind","instance" or
- * "sync_group","from","to","priority","master","reason"}}; {@code reason} is the one line
- * {@code fairway events} prints.
+ * "sync_group","from","to","priority","master","reason"}}; {@code reason} is the one line {@code
+ * fairway events} prints.
  */
 public final class VrrpEvents implements Consumer<VrrpTransition> {
   private final EventHub hub;
@@ -20,18 +20,43 @@ public final class VrrpEvents implements Consumer<VrrpTransition> {
   }
 
   /** The event's data. */
-  public record Event(String time, String kind, String instance, String syncGroup, String from,
-      String to, int priority, String master, String reason) {}
+  public record Event(
+      String time,
+      String kind,
+      String instance,
+      String syncGroup,
+      String from,
+      String to,
+      int priority,
+      String master,
+      String reason) {}
 
   public static Event of(VrrpTransition t) {
     String kind = "vrrp_" + VrrpJson.wire(t.to());
     String master = t.master().map(Addresses::format).orElse(null);
-    String reason = (t.group() ? "vrrp_sync_group " : "vrrp_instance ") + t.name() + ": "
-        + t.from() + " -> " + t.to() + (t.group() ? "" : " (priority " + t.priority()
-            + (master == null ? "" : ", master " + master) + ")");
-    return new Event(t.at().truncatedTo(ChronoUnit.MILLIS).toString(), kind,
-        t.group() ? null : t.name(), t.group() ? t.name() : null, VrrpJson.wire(t.from()),
-        VrrpJson.wire(t.to()), t.priority(), master, reason);
+    String reason =
+        (t.group() ? "vrrp_sync_group " : "vrrp_instance ")
+            + t.name()
+            + ": "
+            + t.from()
+            + " -> "
+            + t.to()
+            + (t.group()
+                ? ""
+                : " (priority "
+                    + t.priority()
+                    + (master == null ? "" : ", master " + master)
+                    + ")");
+    return new Event(
+        t.at().truncatedTo(ChronoUnit.MILLIS).toString(),
+        kind,
+        t.group() ? null : t.name(),
+        t.group() ? t.name() : null,
+        VrrpJson.wire(t.from()),
+        VrrpJson.wire(t.to()),
+        t.priority(),
+        master,
+        reason);
   }
 
   @Override

@@ -17,14 +17,29 @@ public final class VrrpJson {
   private VrrpJson() {}
 
   /** The whole of VRRP. */
-  public record View(List<Instance> instances, List<Group> syncGroups, long packetsReceived,
+  public record View(
+      List<Instance> instances,
+      List<Group> syncGroups,
+      long packetsReceived,
       Map<String, Long> errors) {}
 
   /** One instance. */
-  public record Instance(String name, String interfaceName, int virtualRouterId, int version,
-      String state, int priority, int basePriority, String master, int masterPriority,
-      String since, List<String> virtualAddresses, String syncGroup, long advertsSent,
-      long advertsReceived, Map<String, Long> transitions) {}
+  public record Instance(
+      String name,
+      String interfaceName,
+      int virtualRouterId,
+      int version,
+      String state,
+      int priority,
+      int basePriority,
+      String master,
+      int masterPriority,
+      String since,
+      List<String> virtualAddresses,
+      String syncGroup,
+      long advertsSent,
+      long advertsReceived,
+      Map<String, Long> transitions) {}
 
   /** One sync group. */
   public record Group(String name, String state, List<String> members) {}
@@ -32,8 +47,11 @@ public final class VrrpJson {
   public static View of(VrrpSnapshot s) {
     Map<String, Long> errors = new LinkedHashMap<>();
     s.errors().forEach((k, v) -> errors.put(k.wire(), v));
-    return new View(s.instances().stream().map(VrrpJson::of).toList(),
-        s.groups().stream().map(VrrpJson::of).toList(), s.packetsReceived(), errors);
+    return new View(
+        s.instances().stream().map(VrrpJson::of).toList(),
+        s.groups().stream().map(VrrpJson::of).toList(),
+        s.packetsReceived(),
+        errors);
   }
 
   public static Instance of(InstanceStatus i) {
@@ -41,12 +59,22 @@ public final class VrrpJson {
     for (State st : List.of(State.BACKUP, State.MASTER, State.FAULT, State.STOP)) {
       t.put(wire(st), i.transitions().getOrDefault(st, 0L));
     }
-    return new Instance(i.name(), i.interfaceName(), i.virtualRouterId(), i.version(),
-        wire(i.state()), i.priority(), i.basePriority(),
-        i.master().map(Addresses::format).orElse(null), i.masterPriority(),
+    return new Instance(
+        i.name(),
+        i.interfaceName(),
+        i.virtualRouterId(),
+        i.version(),
+        wire(i.state()),
+        i.priority(),
+        i.basePriority(),
+        i.master().map(Addresses::format).orElse(null),
+        i.masterPriority(),
         i.since().truncatedTo(ChronoUnit.MILLIS).toString(),
         i.virtualAddresses().stream().map(Addresses::format).toList(),
-        i.syncGroup().orElse(null), i.advertsSent(), i.advertsReceived(), t);
+        i.syncGroup().orElse(null),
+        i.advertsSent(),
+        i.advertsReceived(),
+        t);
   }
 
   static Group of(GroupStatus g) {

@@ -17,7 +17,9 @@ public final class VrrpRoutes implements AdminRoutes {
   private final AdminRoutes next;
   private final Supplier<VrrpSnapshot> snapshot;
 
-  /** @param snapshot the running speaker's snapshot, {@link VrrpSnapshot#empty} when none runs */
+  /**
+   * @param snapshot the running speaker's snapshot, {@link VrrpSnapshot#empty} when none runs
+   */
   public VrrpRoutes(AdminRoutes next, Supplier<VrrpSnapshot> snapshot) {
     this.next = next;
     this.snapshot = snapshot;
@@ -30,17 +32,26 @@ public final class VrrpRoutes implements AdminRoutes {
       return next.handle(r);
     }
     if (!r.method().equals("GET") && !r.method().equals("HEAD")) {
-      return done(AdminResponse.error(405, r.method() + " is not allowed on /"
-          + String.join("/", p) + "; use GET"));
+      return done(
+          AdminResponse.error(
+              405, r.method() + " is not allowed on /" + String.join("/", p) + "; use GET"));
     }
     VrrpSnapshot s = snapshot.get();
     if (p.size() == 3) {
       return done(AdminResponse.json(200, VrrpJson.of(s)));
     }
-    return done(s.instance(p.get(3)).map(i -> AdminResponse.json(200, VrrpJson.of(i)))
-        .orElseGet(() -> AdminResponse.error(404, "unknown vrrp_instance '" + p.get(3)
-            + "'; choices: " + String.join(", ",
-                s.instances().stream().map(InstanceStatus::name).toList()))));
+    return done(
+        s.instance(p.get(3))
+            .map(i -> AdminResponse.json(200, VrrpJson.of(i)))
+            .orElseGet(
+                () ->
+                    AdminResponse.error(
+                        404,
+                        "unknown vrrp_instance '"
+                            + p.get(3)
+                            + "'; choices: "
+                            + String.join(
+                                ", ", s.instances().stream().map(InstanceStatus::name).toList()))));
   }
 
   private static CompletableFuture<AdminResponse> done(AdminResponse r) {

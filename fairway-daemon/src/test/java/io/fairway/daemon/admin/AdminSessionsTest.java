@@ -54,6 +54,7 @@ class AdminSessionsTest {
   @Test
   void cookieNamesArePerPortAndLifetimesPositive() {
     assertThat(AdminSessions.cookieName(9107)).isEqualTo("fairway_session_9107");
-    assertThatThrownBy(() -> new AdminSessions(Duration.ZERO, now::get)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> new AdminSessions(Duration.ZERO, now::get))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 }

@@ -25,13 +25,15 @@ class JournalFormatTest {
   @Test
   void journalStreamCountsOnlyWhenItIsStderr() throws Exception {
     Path stderr = Files.createFile(dir.resolve("stderr"));
-    String id = Files.getAttribute(stderr, "unix:dev") + ":" + Files.getAttribute(stderr, "unix:ino");
+    String id =
+        Files.getAttribute(stderr, "unix:dev") + ":" + Files.getAttribute(stderr, "unix:ino");
     assertThat(JournalFormat.stderrIsJournal(Map.of("JOURNAL_STREAM", id), stderr)).isTrue();
     // Inherited by a child whose stderr was redirected elsewhere: not the journal.
     Path other = Files.createFile(dir.resolve("other"));
     assertThat(JournalFormat.stderrIsJournal(Map.of("JOURNAL_STREAM", id), other)).isFalse();
     assertThat(JournalFormat.stderrIsJournal(Map.of(), stderr)).isFalse();
-    assertThat(JournalFormat.stderrIsJournal(Map.of("JOURNAL_STREAM", "garbage"), stderr)).isFalse();
+    assertThat(JournalFormat.stderrIsJournal(Map.of("JOURNAL_STREAM", "garbage"), stderr))
+        .isFalse();
   }
 
   @Test

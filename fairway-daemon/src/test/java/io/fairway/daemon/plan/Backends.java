@@ -19,25 +19,31 @@ final class Backends implements AutoCloseable {
   final List<String> names = new ArrayList<>();
   final List<Integer> ports = new ArrayList<>();
   private final List<HttpServer> servers = new ArrayList<>();
-  private final ExecutorService pool = Executors.newFixedThreadPool(4, r -> {
-    Thread t = new Thread(r, "plan-backend");
-    t.setDaemon(true);
-    return t;
-  });
+  private final ExecutorService pool =
+      Executors.newFixedThreadPool(
+          4,
+          r -> {
+            Thread t = new Thread(r, "plan-backend");
+            t.setDaemon(true);
+            return t;
+          });
 
   Backends(int n, Set<String> sick) throws IOException {
     for (int i = 0; i < n; i++) {
       String name = "b" + i;
       boolean healthy = !sick.contains(name);
-      HttpServer s = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 128);
-      s.createContext("/", ex -> {
-        boolean health = ex.getRequestURI().getPath().equals("/health");
-        byte[] body = name.getBytes(StandardCharsets.UTF_8);
-        ex.getRequestBody().readAllBytes();
-        ex.sendResponseHeaders(health && !healthy ? 503 : 200, body.length);
-        ex.getResponseBody().write(body);
-        ex.close();
-      });
+      HttpServer s =
+          HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 128);
+      s.createContext(
+          "/",
+          ex -> {
+            boolean health = ex.getRequestURI().getPath().equals("/health");
+            byte[] body = name.getBytes(StandardCharsets.UTF_8);
+            ex.getRequestBody().readAllBytes();
+            ex.sendResponseHeaders(health && !healthy ? 503 : 200, body.length);
+            ex.getResponseBody().write(body);
+            ex.close();
+          });
       s.setExecutor(pool);
       s.start();
       servers.add(s);

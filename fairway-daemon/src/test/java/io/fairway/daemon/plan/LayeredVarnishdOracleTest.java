@@ -31,15 +31,14 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Layered directors and a shared shard_param, through the running HTTP proxy ({@code fairway run
  * --userspace} in this JVM), against a real varnishd whose VCL declares the same directors: every
  * request goes to both, and both must answer from the same backend (the backends answer with their
- * name). For the fallback varnishd really fetches, since it resolves its shards only at fetch
- * time ({@code resolve=LAZY}), so its choice is seen where it lands; the shard services resolve in
+ * name). For the fallback varnishd really fetches, since it resolves its shards only at fetch time
+ * ({@code resolve=LAZY}), so its choice is seen where it lands; the shard services resolve in
  * {@code vcl_recv}, where varnishd names its choice for 16 keys per request.
  *
  * <ul>
  *   <li>{@code fb}: a fallback over two shards; the first shard's three members are down (their
  *       {@code /health} answers 503: Fairway's HTTP_GET checkers take them out, varnishd's probes
- *       mark them sick), so every request goes through the second shard, itself with a member
- *       down.
+ *       mark them sick), so every request goes through the second shard, itself with a member down.
  *   <li>{@code pa}, {@code pb}: two shard services that associate one shard_param ({@code by URL,
  *       healthy ALL, alt 1}); {@code pb} sets its own {@code healthy CHOSEN} and replicas. Requests
  *       carry {@code X-Alt} 0..3 or none: per request, alt overrides the set's, as {@code
@@ -77,12 +76,15 @@ class LayeredVarnishdOracleTest {
   @BeforeAll
   static void start(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
     String bin = Varnishd.binary();
-    ExternalPrograms.requireThat(bin != null, () -> "varnishd is not installed (Debian package varnish)");
+    ExternalPrograms.requireThat(
+        bin != null, () -> "varnishd is not installed (Debian package varnish)");
     backends = new Backends(BACKENDS, SICK);
     varnishd = new Varnishd(bin, dir, vcl());
     fairway = new UserspaceDaemon(dir.resolve("keepalived.conf"), conf());
-    await("checkers and probes settled").atMost(Duration.ofSeconds(30))
-        .pollInterval(Duration.ofMillis(100)).until(LayeredVarnishdOracleTest::settled);
+    await("checkers and probes settled")
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(100))
+        .until(LayeredVarnishdOracleTest::settled);
   }
 
   static boolean settled() throws Exception {
@@ -138,38 +140,46 @@ class LayeredVarnishdOracleTest {
       List<Future<?>> done = new ArrayList<>();
       for (int c = 0; c < CLIENTS; c++) {
         List<Ask> mine = asks.subList(c * REQUESTS / CLIENTS, (c + 1) * REQUESTS / CLIENTS);
-        HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(2)).build();
-        done.add(clients.submit(() -> {
-          for (Ask a : mine) {
-            viaFairway.put(a, body(client, port, a, null));
-          }
-          return null;
-        }));
-        done.add(clients.submit(() -> {
-          if (setup.equals("fb")) {
-            for (Ask a : mine) {
-              viaVarnish.put(a, body(client, varnishd.port, a, setup));
-            }
-          } else {
-            for (int i = 0; i < mine.size(); i += BATCH) {
-              List<Ask> batch = mine.subList(i, Math.min(mine.size(), i + BATCH));
-              Map<String, String> h = new HashMap<>();
-              h.put("x-mode", setup);
-              for (int k = 0; k < batch.size(); k++) {
-                h.put("k" + k, batch.get(k).url());
-                if (batch.get(k).alt() != null) {
-                  h.put("a" + k, batch.get(k).alt());
-                }
-              }
-              HttpResponse<String> r = varnishd.ask(h);
-              for (int k = 0; k < batch.size(); k++) {
-                viaVarnish.put(batch.get(k), r.headers().firstValue("r" + k).orElse("none"));
-              }
-            }
-          }
-          return null;
-        }));
+        HttpClient client =
+            HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(2))
+                .build();
+        done.add(
+            clients.submit(
+                () -> {
+                  for (Ask a : mine) {
+                    viaFairway.put(a, body(client, port, a, null));
+                  }
+                  return null;
+                }));
+        done.add(
+            clients.submit(
+                () -> {
+                  if (setup.equals("fb")) {
+                    for (Ask a : mine) {
+                      viaVarnish.put(a, body(client, varnishd.port, a, setup));
+                    }
+                  } else {
+                    for (int i = 0; i < mine.size(); i += BATCH) {
+                      List<Ask> batch = mine.subList(i, Math.min(mine.size(), i + BATCH));
+                      Map<String, String> h = new HashMap<>();
+                      h.put("x-mode", setup);
+                      for (int k = 0; k < batch.size(); k++) {
+                        h.put("k" + k, batch.get(k).url());
+                        if (batch.get(k).alt() != null) {
+                          h.put("a" + k, batch.get(k).alt());
+                        }
+                      }
+                      HttpResponse<String> r = varnishd.ask(h);
+                      for (int k = 0; k < batch.size(); k++) {
+                        viaVarnish.put(
+                            batch.get(k), r.headers().firstValue("r" + k).orElse("none"));
+                      }
+                    }
+                  }
+                  return null;
+                }));
       }
       for (Future<?> f : done) {
         f.get();
@@ -198,8 +208,9 @@ class LayeredVarnishdOracleTest {
   }
 
   static String body(HttpClient client, int port, Ask a, String svc) throws Exception {
-    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + a.url()))
-        .timeout(Duration.ofSeconds(20));
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + a.url()))
+            .timeout(Duration.ofSeconds(20));
     if (a.alt() != null) {
       b.header("X-Alt", a.alt());
     }
@@ -213,51 +224,76 @@ class LayeredVarnishdOracleTest {
   static String realServers(List<String> names) {
     StringBuilder c = new StringBuilder();
     for (String m : names) {
-      c.append("  real_server 127.0.0.1 ").append(backends.port(m)).append(" {\n")
-          .append("    name ").append(m).append('\n')
-          .append("    HTTP_GET {\n      url {\n        path /health\n        status_code 200\n"
-              + "      }\n      connect_timeout 1\n      retry 0\n    }\n  }\n");
+      c.append("  real_server 127.0.0.1 ")
+          .append(backends.port(m))
+          .append(" {\n")
+          .append("    name ")
+          .append(m)
+          .append('\n')
+          .append(
+              "    HTTP_GET {\n      url {\n        path /health\n        status_code 200\n"
+                  + "      }\n      connect_timeout 1\n      retry 0\n    }\n  }\n");
     }
     return c.toString();
   }
 
   static String conf() throws Exception {
     return "shard_param shared {\n  by URL\n  healthy ALL\n  alt 1\n}\n"
-        + "virtual_server 127.0.0.1 " + UserspaceDaemon.freePort() + " {\n  name fb\n"
+        + "virtual_server 127.0.0.1 "
+        + UserspaceDaemon.freePort()
+        + " {\n  name fb\n"
         + "  delay_loop 1\n  lb_algo fallback\n  lb_kind HTTP\n  protocol TCP\n"
         + "  members sA sB\n"
         + "  director sA {\n    lb_algo shard\n    shard {\n      by URL\n    }\n"
-        + "    members " + String.join(" ", SHARD_A) + "\n  }\n"
+        + "    members "
+        + String.join(" ", SHARD_A)
+        + "\n  }\n"
         + "  director sB {\n    lb_algo shard\n    shard {\n      by URL\n    }\n"
-        + "    members " + String.join(" ", SHARD_B) + "\n  }\n"
-        + realServers(members("fb")) + "}\n"
-        + "virtual_server 127.0.0.1 " + UserspaceDaemon.freePort() + " {\n  name pa\n"
+        + "    members "
+        + String.join(" ", SHARD_B)
+        + "\n  }\n"
+        + realServers(members("fb"))
+        + "}\n"
+        + "virtual_server 127.0.0.1 "
+        + UserspaceDaemon.freePort()
+        + " {\n  name pa\n"
         + "  delay_loop 1\n  lb_algo shard\n  lb_kind HTTP\n  protocol TCP\n"
         + "  alt_header X-Alt\n  shard {\n    associate shared\n  }\n"
-        + realServers(PARAM_MEMBERS) + "}\n"
-        + "virtual_server 127.0.0.1 " + UserspaceDaemon.freePort() + " {\n  name pb\n"
+        + realServers(PARAM_MEMBERS)
+        + "}\n"
+        + "virtual_server 127.0.0.1 "
+        + UserspaceDaemon.freePort()
+        + " {\n  name pb\n"
         + "  delay_loop 1\n  lb_algo shard\n  lb_kind HTTP\n  protocol TCP\n"
         + "  alt_header X-Alt\n  shard {\n    associate shared\n    healthy CHOSEN\n"
-        + "    replicas 25\n  }\n" + realServers(PARAM_MEMBERS) + "}\n";
+        + "    replicas 25\n  }\n"
+        + realServers(PARAM_MEMBERS)
+        + "}\n";
   }
 
   static String vcl() {
     StringBuilder v = new StringBuilder("vcl 4.1;\nimport directors;\nimport std;\n\n");
-    v.append("probe health { .url = \"/health\"; .interval = 0.2s; .timeout = 1s; .window = 1;"
-        + " .threshold = 1; .initial = 0; }\n");
+    v.append(
+        "probe health { .url = \"/health\"; .interval = 0.2s; .timeout = 1s; .window = 1;"
+            + " .threshold = 1; .initial = 0; }\n");
     for (int i = 0; i < BACKENDS; i++) {
-      v.append("backend b").append(i).append(" { .host = \"127.0.0.1\"; .port = \"")
-          .append(backends.port("b" + i)).append("\"; .probe = health; }\n");
+      v.append("backend b")
+          .append(i)
+          .append(" { .host = \"127.0.0.1\"; .port = \"")
+          .append(backends.port("b" + i))
+          .append("\"; .probe = health; }\n");
     }
     v.append("\nsub vcl_init {\n");
     v.append("  new purl = directors.shard_param();\n  purl.set(by=URL);\n");
-    v.append("  new shared = directors.shard_param();\n"
-        + "  shared.set(by=URL, healthy=ALL, alt=1);\n");
+    v.append(
+        "  new shared = directors.shard_param();\n"
+            + "  shared.set(by=URL, healthy=ALL, alt=1);\n");
     shard(v, "sA", SHARD_A, "", "purl");
     shard(v, "sB", SHARD_B, "", "purl");
     // In vcl_init .backend() resolves LAZY: the fallback asks the shard at fetch time.
-    v.append("  new fb = directors.fallback();\n  fb.add_backend(sA.backend());\n"
-        + "  fb.add_backend(sB.backend());\n");
+    v.append(
+        "  new fb = directors.fallback();\n  fb.add_backend(sA.backend());\n"
+            + "  fb.add_backend(sB.backend());\n");
     shard(v, "pa", PARAM_MEMBERS, "", "shared");
     shard(v, "pb", PARAM_MEMBERS, "replicas=25", "shared");
     v.append("}\n\nsub vcl_recv {\n");
@@ -267,21 +303,38 @@ class LayeredVarnishdOracleTest {
       v.append(" + std.healthy(b").append(i).append(") + \",\"");
     }
     v.append(";\n    return (synth(200));\n  }\n");
-    v.append("  if (req.http.x-svc == \"fb\") {\n    set req.backend_hint = fb.backend();\n"
-        + "    return (pass);\n  }\n");
+    v.append(
+        "  if (req.http.x-svc == \"fb\") {\n    set req.backend_hint = fb.backend();\n"
+            + "    return (pass);\n  }\n");
     // The shard services answer in vcl_recv: each key becomes req.url in turn (by=URL hashes
     // req.url in client context) and its choice a response header.
     for (String[] s : new String[][] {{"pa", ""}, {"pb", "healthy=CHOSEN"}}) {
       String own = s[1];
       v.append("  if (req.http.x-mode == \"").append(s[0]).append("\") {\n");
       for (int k = 0; k < BATCH; k++) {
-        v.append("    if (req.http.k").append(k).append(") {\n      set req.url = req.http.k")
-            .append(k).append(";\n      if (req.http.a").append(k).append(") {\n")
-            .append("        set req.http.r").append(k).append(" = \"\" + ").append(s[0])
-            .append(".backend(").append(own.isEmpty() ? "" : own + ", ")
-            .append("alt=std.integer(req.http.a").append(k).append(", 0));\n      } else {\n")
-            .append("        set req.http.r").append(k).append(" = \"\" + ").append(s[0])
-            .append(".backend(").append(own).append(");\n      }\n    }\n");
+        v.append("    if (req.http.k")
+            .append(k)
+            .append(") {\n      set req.url = req.http.k")
+            .append(k)
+            .append(";\n      if (req.http.a")
+            .append(k)
+            .append(") {\n")
+            .append("        set req.http.r")
+            .append(k)
+            .append(" = \"\" + ")
+            .append(s[0])
+            .append(".backend(")
+            .append(own.isEmpty() ? "" : own + ", ")
+            .append("alt=std.integer(req.http.a")
+            .append(k)
+            .append(", 0));\n      } else {\n")
+            .append("        set req.http.r")
+            .append(k)
+            .append(" = \"\" + ")
+            .append(s[0])
+            .append(".backend(")
+            .append(own)
+            .append(");\n      }\n    }\n");
       }
       v.append("    return (synth(200));\n  }\n");
     }
@@ -293,8 +346,8 @@ class LayeredVarnishdOracleTest {
     return v.toString();
   }
 
-  private static void shard(StringBuilder v, String name, List<String> members,
-      String reconfigure, String param) {
+  private static void shard(
+      StringBuilder v, String name, List<String> members, String reconfigure, String param) {
     v.append("  new ").append(name).append(" = directors.shard();\n");
     for (String m : members) {
       v.append("  ").append(name).append(".add_backend(").append(m).append(");\n");

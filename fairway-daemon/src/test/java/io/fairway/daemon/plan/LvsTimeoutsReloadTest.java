@@ -27,8 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code lvs_timeouts tcp|udp} reloads on the userspace plane as on the kernel's: IPVS gives a
  * connection the current timeout at each packet ({@code set_tcp_state}, {@code
  * udp_state_transition}, then {@code ip_vs_conn_put} re-arms its timer), so after a reload new
- * connections and flows get the new timeout, an established one gets it with its next packet,
- * and one idle since before the reload keeps the deadline it had.
+ * connections and flows get the new timeout, an established one gets it with its next packet, and
+ * one idle since before the reload keeps the deadline it had.
  */
 class LvsTimeoutsReloadTest {
   @TempDir Path dir;
@@ -46,11 +46,23 @@ class LvsTimeoutsReloadTest {
   }
 
   static String conf(int timeout, int vip, int echo, int uvip, int uecho) {
-    return "global_defs {\n lvs_timeouts tcp " + timeout + " udp " + timeout + "\n}\n"
-        + "virtual_server 127.0.0.1 " + vip + " {\n name tcp\n lb_algo rr\n lb_kind NAT\n protocol TCP\n"
-        + " real_server 127.0.0.1 " + echo + " {\n }\n}\n"
-        + "virtual_server 127.0.0.1 " + uvip + " {\n name udp\n lb_algo rr\n lb_kind NAT\n protocol UDP\n"
-        + " real_server 127.0.0.1 " + uecho + " {\n }\n}\n";
+    return "global_defs {\n lvs_timeouts tcp "
+        + timeout
+        + " udp "
+        + timeout
+        + "\n}\n"
+        + "virtual_server 127.0.0.1 "
+        + vip
+        + " {\n name tcp\n lb_algo rr\n lb_kind NAT\n protocol TCP\n"
+        + " real_server 127.0.0.1 "
+        + echo
+        + " {\n }\n}\n"
+        + "virtual_server 127.0.0.1 "
+        + uvip
+        + " {\n name udp\n lb_algo rr\n lb_kind NAT\n protocol UDP\n"
+        + " real_server 127.0.0.1 "
+        + uecho
+        + " {\n }\n}\n";
   }
 
   @Test
@@ -104,7 +116,9 @@ class LvsTimeoutsReloadTest {
     assertThat(s.getInputStream().read()).isEqualTo('x');
   }
 
-  /** Whether the proxy closed it; reads nothing if it did not (the echo sends only what it gets). */
+  /**
+   * Whether the proxy closed it; reads nothing if it did not (the echo sends only what it gets).
+   */
   static boolean closed(Socket s) throws IOException {
     s.setSoTimeout(50);
     InputStream in = s.getInputStream();
@@ -118,7 +132,8 @@ class LvsTimeoutsReloadTest {
   }
 
   DatagramSocket udp(int port) throws IOException {
-    DatagramSocket s = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+    DatagramSocket s =
+        new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
     open.add(s);
     s.connect(InetAddress.getLoopbackAddress(), port);
     echo(s);
@@ -136,55 +151,66 @@ class LvsTimeoutsReloadTest {
   int tcpEcho() throws IOException {
     ServerSocket ss = new ServerSocket(0, 16, InetAddress.getLoopbackAddress());
     open.add(ss);
-    Thread t = new Thread(() -> {
-      while (!ss.isClosed()) {
-        try {
-          Socket c = ss.accept();
-          open.add(c);
-          Thread r = new Thread(() -> {
-            try (c) {
-              int b;
-              while ((b = c.getInputStream().read()) != -1) {
-                c.getOutputStream().write(b);
+    Thread t =
+        new Thread(
+            () -> {
+              while (!ss.isClosed()) {
+                try {
+                  Socket c = ss.accept();
+                  open.add(c);
+                  Thread r =
+                      new Thread(
+                          () -> {
+                            try (c) {
+                              int b;
+                              while ((b = c.getInputStream().read()) != -1) {
+                                c.getOutputStream().write(b);
+                              }
+                            } catch (IOException e) {
+                              // the proxy closed it
+                            }
+                          },
+                          "lvs-timeouts-echo-conn");
+                  r.setDaemon(true);
+                  r.start();
+                } catch (IOException e) {
+                  return; // closed by the test
+                }
               }
-            } catch (IOException e) {
-              // the proxy closed it
-            }
-          }, "lvs-timeouts-echo-conn");
-          r.setDaemon(true);
-          r.start();
-        } catch (IOException e) {
-          return; // closed by the test
-        }
-      }
-    }, "lvs-timeouts-echo");
+            },
+            "lvs-timeouts-echo");
     t.setDaemon(true);
     t.start();
     return ss.getLocalPort();
   }
 
   int udpEcho() throws IOException {
-    DatagramSocket s = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+    DatagramSocket s =
+        new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
     open.add(s);
-    Thread t = new Thread(() -> {
-      byte[] buf = new byte[2048];
-      while (!s.isClosed()) {
-        try {
-          DatagramPacket p = new DatagramPacket(buf, buf.length);
-          s.receive(p);
-          s.send(new DatagramPacket(p.getData(), p.getLength(), p.getSocketAddress()));
-        } catch (IOException e) {
-          return; // closed by the test
-        }
-      }
-    }, "lvs-timeouts-udp-echo");
+    Thread t =
+        new Thread(
+            () -> {
+              byte[] buf = new byte[2048];
+              while (!s.isClosed()) {
+                try {
+                  DatagramPacket p = new DatagramPacket(buf, buf.length);
+                  s.receive(p);
+                  s.send(new DatagramPacket(p.getData(), p.getLength(), p.getSocketAddress()));
+                } catch (IOException e) {
+                  return; // closed by the test
+                }
+              }
+            },
+            "lvs-timeouts-udp-echo");
     t.setDaemon(true);
     t.start();
     return s.getLocalPort();
   }
 
   static int freeUdpPort() throws IOException {
-    try (DatagramSocket s = new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
+    try (DatagramSocket s =
+        new DatagramSocket(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))) {
       return s.getLocalPort();
     }
   }

@@ -38,36 +38,59 @@ class PickMatchesProxyTest {
   static Backends backends;
   static UserspaceDaemon fairway;
   static int port;
-  static final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-      .connectTimeout(Duration.ofSeconds(2)).build();
+  static final HttpClient http =
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(2))
+          .build();
 
   static String servers() {
     StringBuilder s = new StringBuilder();
     for (int i = 0; i < 5; i++) {
-      s.append(" real_server 127.0.0.1 ").append(backends.port("b" + i)).append(" {\n  name b")
-          .append(i).append("\n  weight ").append(i + 1).append("\n }\n");
+      s.append(" real_server 127.0.0.1 ")
+          .append(backends.port("b" + i))
+          .append(" {\n  name b")
+          .append(i)
+          .append("\n  weight ")
+          .append(i + 1)
+          .append("\n }\n");
     }
     return s.toString();
   }
 
   static String vs(String name, String addr, int vport, String algo, String kind, String extra) {
-    return "virtual_server " + addr + " " + vport + " {\n name " + name + "\n lb_algo " + algo
-        + "\n lb_kind " + kind + "\n protocol TCP\n" + extra + servers() + "}\n";
+    return "virtual_server "
+        + addr
+        + " "
+        + vport
+        + " {\n name "
+        + name
+        + "\n lb_algo "
+        + algo
+        + "\n lb_kind "
+        + kind
+        + "\n protocol TCP\n"
+        + extra
+        + servers()
+        + "}\n";
   }
 
   @BeforeAll
   static void start() throws Exception {
     backends = new Backends(5, Set.of());
     port = UserspaceDaemon.freePort();
-    StringBuilder c = new StringBuilder("virtual_server_group dhgroup {\n  127.0.1.1-20 " + port + "\n}\n");
+    StringBuilder c =
+        new StringBuilder("virtual_server_group dhgroup {\n  127.0.1.1-20 " + port + "\n}\n");
     c.append(vs("sh", "127.0.0.1", port, "sh", "PROXY", ""));
     c.append(vs("mh", "127.0.0.2", port, "mh", "PROXY", ""));
     c.append("virtual_server group dhgroup {\n name dh\n lb_algo dh\n lb_kind NAT\n protocol TCP\n")
-        .append(servers()).append("}\n");
+        .append(servers())
+        .append("}\n");
     c.append(vs("round_robin", "127.0.0.3", port, "round_robin", "HTTP", ""));
     c.append(vs("fallback", "127.0.0.4", port, "fallback", "HTTP", ""));
     c.append(vs("hash", "127.0.0.5", port, "hash", "HTTP", " hash {\n  by URL\n }\n"));
-    c.append(vs("shard", "127.0.0.6", port, "shard", "HTTP", " shard {\n  by URL\n  replicas 11\n }\n"));
+    c.append(
+        vs("shard", "127.0.0.6", port, "shard", "HTTP", " shard {\n  by URL\n  replicas 11\n }\n"));
     fairway = new UserspaceDaemon(dir.resolve("keepalived.conf"), c.toString());
   }
 
@@ -91,15 +114,20 @@ class PickMatchesProxyTest {
       s.bind(new InetSocketAddress(InetAddress.getByName(source), 0));
       s.connect(new InetSocketAddress(InetAddress.getByName(vip), port), 3000);
       s.setSoTimeout(5000);
-      s.getOutputStream().write("GET / HTTP/1.0\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+      s.getOutputStream()
+          .write("GET / HTTP/1.0\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
       String r = new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       return r.substring(r.indexOf("\r\n\r\n") + 4);
     }
   }
 
   static String http(String vip, String url) throws Exception {
-    HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create("http://" + vip + ":" + port + url))
-        .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> r =
+        http.send(
+            HttpRequest.newBuilder(URI.create("http://" + vip + ":" + port + url))
+                .timeout(Duration.ofSeconds(5))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
     return r.body();
   }
 
@@ -177,7 +205,8 @@ class PickMatchesProxyTest {
   @Test
   void statusSaysHowThePlanSelects() {
     assertThat(fairway.daemon.status())
-        .contains("# shard: selects by shard replicas 11 by URL healthy CHOSEN warmup 0.0 rampup 0.0s, key URL")
+        .contains(
+            "# shard: selects by shard replicas 11 by URL healthy CHOSEN warmup 0.0 rampup 0.0s, key URL")
         .contains("# mh: selects by mh, key CLIENT_IP");
   }
 }

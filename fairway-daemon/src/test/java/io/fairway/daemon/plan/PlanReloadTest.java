@@ -27,8 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A SIGHUP that changes one field of the plan reaches the running proxy, under traffic, with no
- * failed request: each test reloads a file that differs in that field only and checks that the
- * data plane now does what the new plan says (and no longer what the old one said).
+ * failed request: each test reloads a file that differs in that field only and checks that the data
+ * plane now does what the new plan says (and no longer what the old one said).
  */
 class PlanReloadTest {
   static final int KEYS = 300;
@@ -39,13 +39,15 @@ class PlanReloadTest {
   HttpClient http = client();
 
   static HttpClient client() {
-    return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-        .connectTimeout(Duration.ofSeconds(2)).build();
+    return HttpClient.newBuilder()
+        .version(HttpClient.Version.HTTP_1_1)
+        .connectTimeout(Duration.ofSeconds(2))
+        .build();
   }
 
   /** The fields a test varies; everything else stays. */
-  record Conf(String algo, String directorBlock, String lbKind, List<String> rsExtra,
-      String vsExtra) {
+  record Conf(
+      String algo, String directorBlock, String lbKind, List<String> rsExtra, String vsExtra) {
     Conf with(UnaryOperator<Conf> f) {
       return f.apply(this);
     }
@@ -78,12 +80,27 @@ class PlanReloadTest {
   }
 
   String text(Conf c) {
-    StringBuilder s = new StringBuilder("virtual_server 127.0.0.1 " + vip + " {\n name web\n"
-        + " lb_algo " + c.algo() + "\n lb_kind " + c.lbKind() + "\n protocol TCP\n"
-        + c.directorBlock() + "\n" + c.vsExtra());
+    StringBuilder s =
+        new StringBuilder(
+            "virtual_server 127.0.0.1 "
+                + vip
+                + " {\n name web\n"
+                + " lb_algo "
+                + c.algo()
+                + "\n lb_kind "
+                + c.lbKind()
+                + "\n protocol TCP\n"
+                + c.directorBlock()
+                + "\n"
+                + c.vsExtra());
     for (int i = 0; i < 4; i++) {
-      s.append(" real_server 127.0.0.1 ").append(backends.port("b" + i)).append(" {\n  name b")
-          .append(i).append('\n').append(c.rsExtra().get(i)).append(" }\n");
+      s.append(" real_server 127.0.0.1 ")
+          .append(backends.port("b" + i))
+          .append(" {\n  name b")
+          .append(i)
+          .append('\n')
+          .append(c.rsExtra().get(i))
+          .append(" }\n");
     }
     return s.append("}\n").toString();
   }
@@ -107,8 +124,9 @@ class PlanReloadTest {
   }
 
   String get(String url, String header) throws Exception {
-    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + vip + url))
-        .timeout(Duration.ofSeconds(5));
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + vip + url))
+            .timeout(Duration.ofSeconds(5));
     if (header != null) {
       b.header("X-Key", header);
     }
@@ -158,17 +176,20 @@ class PlanReloadTest {
     AtomicBoolean stop = new AtomicBoolean();
     AtomicInteger failed = new AtomicInteger();
     AtomicInteger sent = new AtomicInteger();
-    Thread t = new Thread(() -> {
-      while (!stop.get() && sent.get() < 100_000) {
-        try {
-          if (get("/traffic/" + sent.incrementAndGet(), "t").startsWith("HTTP ")) {
-            failed.incrementAndGet();
-          }
-        } catch (Exception e) {
-          failed.incrementAndGet();
-        }
-      }
-    }, "plan-traffic");
+    Thread t =
+        new Thread(
+            () -> {
+              while (!stop.get() && sent.get() < 100_000) {
+                try {
+                  if (get("/traffic/" + sent.incrementAndGet(), "t").startsWith("HTTP ")) {
+                    failed.incrementAndGet();
+                  }
+                } catch (Exception e) {
+                  failed.incrementAndGet();
+                }
+              }
+            },
+            "plan-traffic");
     t.start();
     try {
       org.awaitility.Awaitility.await().until(() -> sent.get() > 20);
@@ -201,8 +222,10 @@ class PlanReloadTest {
     run(base());
     // Keyed by URL, one URL: every header value goes to the same server.
     assertThat(new HashSet<>(through(true))).hasSize(1);
-    underTraffic(() -> assertThat(fairway.reload(text(base().director("shard {\n by HEADER X-Key\n }"))))
-        .isNull());
+    underTraffic(
+        () ->
+            assertThat(fairway.reload(text(base().director("shard {\n by HEADER X-Key\n }"))))
+                .isNull());
     List<String> now = picks(true);
     assertThat(new HashSet<>(now)).hasSizeGreaterThan(1);
     assertThat(through(true)).isEqualTo(now);
@@ -223,12 +246,13 @@ class PlanReloadTest {
 
   @Test
   void sorryServer() throws Exception {
-    Conf drained = base().rs(0, "  weight 0").rs(1, "  weight 0").rs(2, "  weight 0")
-        .rs(3, "  weight 0");
+    Conf drained =
+        base().rs(0, "  weight 0").rs(1, "  weight 0").rs(2, "  weight 0").rs(3, "  weight 0");
     run(drained);
     assertThat(get("/x", null)).isEqualTo("HTTP 503");
-    Conf withSorry = drained.vs(" sorry_server 127.0.0.1 " + backends.port("b4")
-        + "\n overflow_to_sorry_server");
+    Conf withSorry =
+        drained.vs(
+            " sorry_server 127.0.0.1 " + backends.port("b4") + "\n overflow_to_sorry_server");
     assertThat(fairway.reload(text(withSorry))).isNull();
     assertThat(get("/x", null)).as("overflow to the new sorry server").isEqualTo("b4");
   }
@@ -236,8 +260,10 @@ class PlanReloadTest {
   @Test
   void thresholds() throws Exception {
     run(base());
-    underTraffic(() -> assertThat(fairway.reload(text(base().rs(0, "  uthreshold 7\n  lthreshold 3"))))
-        .isNull());
+    underTraffic(
+        () ->
+            assertThat(fairway.reload(text(base().rs(0, "  uthreshold 7\n  lthreshold 3"))))
+                .isNull());
     DestEntry b0 = dest(backends.port("b0"));
     assertThat(b0.dest().upperThreshold()).isEqualTo(7);
     assertThat(b0.dest().lowerThreshold()).isEqualTo(3);

@@ -1,9 +1,9 @@
 package io.fairway.daemon.plan;
 
-import io.fairway.testkit.ExternalPrograms;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.fairway.testkit.ExternalPrograms;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -29,8 +29,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * every request must reach the backend varnishd's director chose for its key. The backends answer
  * with their name, so what is compared is where the request actually went.
  *
- * <p>Health is real on both sides: b2, b5 and b7 answer {@code /health} with 503, Fairway's HTTP_GET
- * checkers take them out of the table and varnishd's probes mark them sick.
+ * <p>Health is real on both sides: b2, b5 and b7 answer {@code /health} with 503, Fairway's
+ * HTTP_GET checkers take them out of the table and varnishd's probes mark them sick.
  */
 class ProxyVarnishdOracleTest {
   static final int REQUESTS = 5_000;
@@ -48,7 +48,8 @@ class ProxyVarnishdOracleTest {
    * @param replicas shard replicas, 0 for the default
    * @param checked HTTP_GET checks / probes, so the sick ones are down
    */
-  record Setup(String name, String algo, String by, int replicas, List<M> members, boolean checked) {
+  record Setup(
+      String name, String algo, String by, int replicas, List<M> members, boolean checked) {
     @Override
     public String toString() {
       return name;
@@ -72,13 +73,14 @@ class ProxyVarnishdOracleTest {
     return l;
   }
 
-  static final List<Setup> SETUPS = List.of(
-      new Setup("shard_url", "shard", "URL", 0, plain(), false),
-      new Setup("shard_header", "shard", "HEADER", 0, plain(), false),
-      new Setup("shard_idents", "shard", "URL", 25, identsAndWeights(), false),
-      new Setup("hash_weighted", "hash", "URL", 0, identsAndWeights(), false),
-      new Setup("shard_idents_down", "shard", "HEADER", 25, identsAndWeights(), true),
-      new Setup("hash_down", "hash", "HEADER", 0, identsAndWeights(), true));
+  static final List<Setup> SETUPS =
+      List.of(
+          new Setup("shard_url", "shard", "URL", 0, plain(), false),
+          new Setup("shard_header", "shard", "HEADER", 0, plain(), false),
+          new Setup("shard_idents", "shard", "URL", 25, identsAndWeights(), false),
+          new Setup("hash_weighted", "hash", "URL", 0, identsAndWeights(), false),
+          new Setup("shard_idents_down", "shard", "HEADER", 25, identsAndWeights(), true),
+          new Setup("hash_down", "hash", "HEADER", 0, identsAndWeights(), true));
 
   static Stream<Setup> setups() {
     return SETUPS.stream();
@@ -91,14 +93,17 @@ class ProxyVarnishdOracleTest {
   @BeforeAll
   static void start(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
     String bin = Varnishd.binary();
-    ExternalPrograms.requireThat(bin != null, () -> "varnishd is not installed (Debian package varnish)");
+    ExternalPrograms.requireThat(
+        bin != null, () -> "varnishd is not installed (Debian package varnish)");
     backends = new Backends(BACKENDS, SICK);
     varnishd = new Varnishd(bin, dir, vcl());
     fairway = new UserspaceDaemon(dir.resolve("keepalived.conf"), conf());
     // Both sides agree on health before anything is compared: Fairway's checkers took the sick
     // servers out, varnishd's probes marked exactly them sick.
-    await("checkers and probes settled").atMost(Duration.ofSeconds(30))
-        .pollInterval(Duration.ofMillis(100)).until(ProxyVarnishdOracleTest::settled);
+    await("checkers and probes settled")
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(100))
+        .until(ProxyVarnishdOracleTest::settled);
   }
 
   static boolean settled() throws Exception {
@@ -147,26 +152,38 @@ class ProxyVarnishdOracleTest {
     // Four clients at once, each over its own keep-alive connections; the order does not matter
     // to a hashing director.
     Map<String, String> got = new java.util.concurrent.ConcurrentHashMap<>();
-    java.util.concurrent.ExecutorService clients = java.util.concurrent.Executors.newFixedThreadPool(4);
+    java.util.concurrent.ExecutorService clients =
+        java.util.concurrent.Executors.newFixedThreadPool(4);
     try {
       List<java.util.concurrent.Future<?>> done = new ArrayList<>();
       for (int c = 0; c < 4; c++) {
         int from = c * REQUESTS / 4;
         int to = (c + 1) * REQUESTS / 4;
-        HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(2)).build();
-        done.add(clients.submit(() -> {
-          for (String k : keys.subList(from, to)) {
-            HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
-                + (s.by().equals("URL") ? k : "/any"))).timeout(Duration.ofSeconds(20));
-            if (s.by().equals("HEADER")) {
-              b.header("X-Key", k);
-            }
-            HttpResponse<String> r = client.send(b.build(), HttpResponse.BodyHandlers.ofString());
-            got.put(k, r.statusCode() == 200 ? r.body() : "HTTP " + r.statusCode());
-          }
-          return null;
-        }));
+        HttpClient client =
+            HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(2))
+                .build();
+        done.add(
+            clients.submit(
+                () -> {
+                  for (String k : keys.subList(from, to)) {
+                    HttpRequest.Builder b =
+                        HttpRequest.newBuilder(
+                                URI.create(
+                                    "http://127.0.0.1:"
+                                        + port
+                                        + (s.by().equals("URL") ? k : "/any")))
+                            .timeout(Duration.ofSeconds(20));
+                    if (s.by().equals("HEADER")) {
+                      b.header("X-Key", k);
+                    }
+                    HttpResponse<String> r =
+                        client.send(b.build(), HttpResponse.BodyHandlers.ofString());
+                    got.put(k, r.statusCode() == 200 ? r.body() : "HTTP " + r.statusCode());
+                  }
+                  return null;
+                }));
       }
       for (java.util.concurrent.Future<?> f : done) {
         f.get();
@@ -213,25 +230,42 @@ class ProxyVarnishdOracleTest {
   static String conf() throws Exception {
     StringBuilder c = new StringBuilder();
     for (Setup s : SETUPS) {
-      c.append("virtual_server 127.0.0.1 ").append(UserspaceDaemon.freePort()).append(" {\n")
-          .append("  name ").append(s.name()).append('\n')
-          .append("  delay_loop 1\n  lb_algo ").append(s.algo()).append("\n  lb_kind HTTP\n")
-          .append("  protocol TCP\n  ").append(s.algo()).append(" {\n")
-          .append("    by ").append(s.by().equals("URL") ? "URL" : "HEADER X-Key").append('\n');
+      c.append("virtual_server 127.0.0.1 ")
+          .append(UserspaceDaemon.freePort())
+          .append(" {\n")
+          .append("  name ")
+          .append(s.name())
+          .append('\n')
+          .append("  delay_loop 1\n  lb_algo ")
+          .append(s.algo())
+          .append("\n  lb_kind HTTP\n")
+          .append("  protocol TCP\n  ")
+          .append(s.algo())
+          .append(" {\n")
+          .append("    by ")
+          .append(s.by().equals("URL") ? "URL" : "HEADER X-Key")
+          .append('\n');
       if (s.replicas() > 0) {
         c.append("    replicas ").append(s.replicas()).append('\n');
       }
       c.append("  }\n");
       for (M m : s.members()) {
-        c.append("  real_server 127.0.0.1 ").append(backends.port(m.name())).append(" {\n")
-            .append("    name ").append(m.name()).append('\n')
-            .append("    weight ").append(m.weight()).append('\n');
+        c.append("  real_server 127.0.0.1 ")
+            .append(backends.port(m.name()))
+            .append(" {\n")
+            .append("    name ")
+            .append(m.name())
+            .append('\n')
+            .append("    weight ")
+            .append(m.weight())
+            .append('\n');
         if (m.ident() != null && s.algo().equals("shard")) {
           c.append("    ident ").append(m.ident()).append('\n');
         }
         if (s.checked()) {
-          c.append("    HTTP_GET {\n      url {\n        path /health\n        status_code 200\n"
-              + "      }\n      connect_timeout 1\n      retry 0\n    }\n");
+          c.append(
+              "    HTTP_GET {\n      url {\n        path /health\n        status_code 200\n"
+                  + "      }\n      connect_timeout 1\n      retry 0\n    }\n");
         }
         c.append("  }\n");
       }
@@ -242,13 +276,20 @@ class ProxyVarnishdOracleTest {
 
   static String vcl() {
     StringBuilder v = new StringBuilder("vcl 4.1;\nimport directors;\nimport std;\n\n");
-    v.append("probe health { .url = \"/health\"; .interval = 0.2s; .timeout = 1s; .window = 1;"
-        + " .threshold = 1; .initial = 0; }\n");
+    v.append(
+        "probe health { .url = \"/health\"; .interval = 0.2s; .timeout = 1s; .window = 1;"
+            + " .threshold = 1; .initial = 0; }\n");
     for (int i = 0; i < BACKENDS; i++) {
       int port = backends.port("b" + i);
-      v.append("backend b").append(i).append(" { .host = \"127.0.0.1\"; .port = \"").append(port)
+      v.append("backend b")
+          .append(i)
+          .append(" { .host = \"127.0.0.1\"; .port = \"")
+          .append(port)
           .append("\"; }\n");
-      v.append("backend p").append(i).append(" { .host = \"127.0.0.1\"; .port = \"").append(port)
+      v.append("backend p")
+          .append(i)
+          .append(" { .host = \"127.0.0.1\"; .port = \"")
+          .append(port)
           .append("\"; .probe = health; }\n");
     }
     v.append("\nsub vcl_init {\n");
@@ -267,8 +308,11 @@ class ProxyVarnishdOracleTest {
         v.append(");\n");
       }
       if (s.algo().equals("shard")) {
-        v.append("  ").append(s.name()).append(".reconfigure(")
-            .append(s.replicas() > 0 ? "replicas=" + s.replicas() : "").append(");\n");
+        v.append("  ")
+            .append(s.name())
+            .append(".reconfigure(")
+            .append(s.replicas() > 0 ? "replicas=" + s.replicas() : "")
+            .append(");\n");
       }
     }
     v.append("}\n\nsub vcl_recv {\n");
@@ -281,13 +325,20 @@ class ProxyVarnishdOracleTest {
     for (Setup s : SETUPS) {
       v.append("  if (req.http.x-mode == \"").append(s.name()).append("\") {\n");
       for (int k = 0; k < BATCH; k++) {
-        v.append("    if (req.http.k").append(k).append(") {\n      set req.http.r").append(k)
+        v.append("    if (req.http.k")
+            .append(k)
+            .append(") {\n      set req.http.r")
+            .append(k)
             .append(" = \"\" + ");
         if (s.algo().equals("shard")) {
           // by=URL hashes req.url exactly as key() hashes a string (vmod_shard: both
           // VRT_HashStrands32); the key travels in a header so 16 go in one request.
-          v.append(s.name()).append(".backend(by=KEY, key=").append(s.name()).append(".key(req.http.k")
-              .append(k).append("))");
+          v.append(s.name())
+              .append(".backend(by=KEY, key=")
+              .append(s.name())
+              .append(".key(req.http.k")
+              .append(k)
+              .append("))");
         } else {
           v.append(s.name()).append(".backend(req.http.k").append(k).append(")");
         }

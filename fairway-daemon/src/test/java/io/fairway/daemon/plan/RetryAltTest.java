@@ -26,26 +26,39 @@ class RetryAltTest {
   void aRetriedKeyGoesWherePickAlt1Says() throws Exception {
     try (Backends backends = new Backends(5, Set.of())) {
       int vip = UserspaceDaemon.freePort();
-      StringBuilder c = new StringBuilder("virtual_server 127.0.0.1 " + vip
-          + " {\n name web\n lb_algo shard\n lb_kind HTTP\n protocol TCP\n shard {\n  by URL\n }\n");
+      StringBuilder c =
+          new StringBuilder(
+              "virtual_server 127.0.0.1 "
+                  + vip
+                  + " {\n name web\n lb_algo shard\n lb_kind HTTP\n protocol TCP\n shard {\n  by URL\n }\n");
       for (int i = 0; i < 5; i++) {
         // No checker: the dead backend stays in the table, so only the retry avoids it.
-        c.append(" real_server 127.0.0.1 ").append(backends.port("b" + i)).append(" {\n  name b")
-            .append(i).append("\n }\n");
+        c.append(" real_server 127.0.0.1 ")
+            .append(backends.port("b" + i))
+            .append(" {\n  name b")
+            .append(i)
+            .append("\n }\n");
       }
       c.append("}\n");
       try (UserspaceDaemon fairway = new UserspaceDaemon(dir.resolve("k.conf"), c.toString())) {
         backends.stop("b1");
         Balancer first = BalancerFactory.build(fairway.plan("web"), BalancerFactory.Options.NONE);
-        Balancer alt1 = BalancerFactory.build(fairway.plan("web"), new BalancerFactory.Options(null, null, 1));
-        HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(2)).build();
+        Balancer alt1 =
+            BalancerFactory.build(fairway.plan("web"), new BalancerFactory.Options(null, null, 1));
+        HttpClient http =
+            HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(2))
+                .build();
         int retried = 0;
         for (int i = 0; i < 200; i++) {
           String url = "/obj/" + i;
-          HttpResponse<String> r = http.send(HttpRequest.newBuilder(
-              URI.create("http://127.0.0.1:" + vip + url)).timeout(Duration.ofSeconds(5)).build(),
-              HttpResponse.BodyHandlers.ofString());
+          HttpResponse<String> r =
+              http.send(
+                  HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + vip + url))
+                      .timeout(Duration.ofSeconds(5))
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString());
           assertThat(r.statusCode()).as(url).isEqualTo(200);
           if (first.pick(url).equals("b1")) {
             retried++;

@@ -26,8 +26,14 @@ final class UserspaceDaemon implements AutoCloseable {
     this.file = file;
     Files.writeString(file, conf);
     table = new ProxyTable(ProxyOptions.defaults().withIoThreads(2), null);
-    daemon = new Daemon(file, new KeepalivedLoader(true, CheckSpecs::from), table,
-        CheckEngine::builder, Duration.ZERO, Clock.systemUTC());
+    daemon =
+        new Daemon(
+            file,
+            new KeepalivedLoader(true, CheckSpecs::from),
+            table,
+            CheckEngine::builder,
+            Duration.ZERO,
+            Clock.systemUTC());
     daemon.start();
   }
 

@@ -10,8 +10,11 @@ class NativeWorkDirTest {
   @Test
   void theRuntimeDirectoryIsWhereJnaAndNettyUnpack() {
     Properties p = new Properties();
-    assertThat(NativeWorkDir.configure(Map.of("RUNTIME_DIRECTORY", "/run/fairway"), p)).contains("/run/fairway");
-    assertThat(p).containsEntry("jna.tmpdir", "/run/fairway").containsEntry("io.netty.native.workdir", "/run/fairway");
+    assertThat(NativeWorkDir.configure(Map.of("RUNTIME_DIRECTORY", "/run/fairway"), p))
+        .contains("/run/fairway");
+    assertThat(p)
+        .containsEntry("jna.tmpdir", "/run/fairway")
+        .containsEntry("io.netty.native.workdir", "/run/fairway");
   }
 
   @Test
@@ -26,7 +29,9 @@ class NativeWorkDirTest {
     Properties p = new Properties();
     p.setProperty("jna.tmpdir", "/var/lib/x");
     NativeWorkDir.configure(Map.of("RUNTIME_DIRECTORY", "/run/fairway"), p);
-    assertThat(p).containsEntry("jna.tmpdir", "/var/lib/x").containsEntry("io.netty.native.workdir", "/run/fairway");
+    assertThat(p)
+        .containsEntry("jna.tmpdir", "/var/lib/x")
+        .containsEntry("io.netty.native.workdir", "/run/fairway");
   }
 
   @Test
@@ -38,9 +43,14 @@ class NativeWorkDirTest {
 
   @Test
   void theErrorNamesTheCauseAndWhatToSet() {
-    String line = NativeWorkDir.explain(new NoClassDefFoundError("x")
-        .initCause(new UnsatisfiedLinkError("Failed to create temporary file")));
-    assertThat(line).contains("Failed to create temporary file").contains("RuntimeDirectory=")
-        .contains("-Djna.tmpdir=").doesNotContain("\n");
+    String line =
+        NativeWorkDir.explain(
+            new NoClassDefFoundError("x")
+                .initCause(new UnsatisfiedLinkError("Failed to create temporary file")));
+    assertThat(line)
+        .contains("Failed to create temporary file")
+        .contains("RuntimeDirectory=")
+        .contains("-Djna.tmpdir=")
+        .doesNotContain("\n");
   }
 }

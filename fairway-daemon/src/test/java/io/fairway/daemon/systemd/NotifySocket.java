@@ -56,23 +56,26 @@ public final class NotifySocket implements AutoCloseable {
       c.close(fd);
       throw new IOException("bind " + address + ": errno " + e.getErrorCode(), e);
     }
-    reader = new Thread(() -> {
-      byte[] buf = new byte[4096];
-      while (!closed) {
-        long n;
-        try {
-          n = c.recv(fd, buf, buf.length, 0);
-        } catch (LastErrorException e) {
-          if (e.getErrorCode() == EAGAIN) {
-            continue;
-          }
-          return;
-        }
-        String m = new String(buf, 0, (int) n, StandardCharsets.UTF_8);
-        onMessage.accept(m);
-        messages.add(m);
-      }
-    }, "notify-socket");
+    reader =
+        new Thread(
+            () -> {
+              byte[] buf = new byte[4096];
+              while (!closed) {
+                long n;
+                try {
+                  n = c.recv(fd, buf, buf.length, 0);
+                } catch (LastErrorException e) {
+                  if (e.getErrorCode() == EAGAIN) {
+                    continue;
+                  }
+                  return;
+                }
+                String m = new String(buf, 0, (int) n, StandardCharsets.UTF_8);
+                onMessage.accept(m);
+                messages.add(m);
+              }
+            },
+            "notify-socket");
     reader.setDaemon(true);
     reader.start();
   }

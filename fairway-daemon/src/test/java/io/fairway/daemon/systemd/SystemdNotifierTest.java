@@ -20,7 +20,8 @@ class SystemdNotifierTest {
       n.ready("running x");
       n.stopping("bye\nnow");
       await().atMost(Duration.ofSeconds(10)).until(() -> s.messages().size() == 2);
-      assertThat(s.messages()).containsExactly("READY=1\nSTATUS=running x", "STOPPING=1\nSTATUS=bye now");
+      assertThat(s.messages())
+          .containsExactly("READY=1\nSTATUS=running x", "STOPPING=1\nSTATUS=bye now");
     }
   }
 
@@ -30,7 +31,8 @@ class SystemdNotifierTest {
     try (NotifySocket s = new NotifySocket(name, m -> {})) {
       new SystemdNotifier(name).reloading("reloading x");
       await().atMost(Duration.ofSeconds(10)).until(() -> s.messages().size() == 1);
-      assertThat(s.messages().get(0)).matches("RELOADING=1\nMONOTONIC_USEC=\\d+\nSTATUS=reloading x");
+      assertThat(s.messages().get(0))
+          .matches("RELOADING=1\nMONOTONIC_USEC=\\d+\nSTATUS=reloading x");
     }
   }
 
@@ -44,13 +46,15 @@ class SystemdNotifierTest {
   @Test
   void aSocketNobodyListensOnIsAWarningNotAFailure() throws IOException {
     assertThatThrownBy(() -> UnixDatagram.send(dir.resolve("nobody").toString(), "READY=1"))
-        .isInstanceOf(IOException.class).hasMessageContaining("errno 2"); // ENOENT
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("errno 2"); // ENOENT
     new SystemdNotifier(dir.resolve("nobody").toString()).ready("x"); // logged, not thrown
   }
 
   @Test
   void anAddressLongerThanSunPathIsRefused() {
     assertThatThrownBy(() -> UnixDatagram.sockaddr("/" + "x".repeat(107)))
-        .isInstanceOf(IOException.class).hasMessageContaining("longer than 108");
+        .isInstanceOf(IOException.class)
+        .hasMessageContaining("longer than 108");
   }
 }

@@ -1,9 +1,9 @@
 package io.fairway.daemon.uml;
 
-import io.fairway.testkit.ExternalPrograms;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fairway.ipvs.uml.Uml;
+import io.fairway.testkit.ExternalPrograms;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -40,23 +40,32 @@ class FairwayRunTest {
       }
     }
     Files.writeString(scenario.resolve("python"), python + "\n");
-    Files.writeString(scenario.resolve("fairway.sh"),
-        "#!/bin/sh\nexec " + Uml.javaCommand(Uml.testClasspath(), "io.fairway.cli.Main") + " \"$@\"\n");
+    Files.writeString(
+        scenario.resolve("fairway.sh"),
+        "#!/bin/sh\nexec "
+            + Uml.javaCommand(Uml.testClasspath(), "io.fairway.cli.Main")
+            + " \"$@\"\n");
     Path out = Path.of("target", "uml-run").toAbsolutePath();
     Uml.clean(out);
-    r = Uml.builder()
-        .modules(List.of()) // the script loads IPVS itself, after checking life without it
-        .command("sh " + Uml.quote(scenario.resolve("run.sh").toString()) + " " + Uml.quote(scenario.toString()))
-        .outputDir(out)
-        .timeout(Duration.ofMinutes(8))
-        .run();
+    r =
+        Uml.builder()
+            .modules(List.of()) // the script loads IPVS itself, after checking life without it
+            .command(
+                "sh "
+                    + Uml.quote(scenario.resolve("run.sh").toString())
+                    + " "
+                    + Uml.quote(scenario.toString()))
+            .outputDir(out)
+            .timeout(Duration.ofMinutes(8))
+            .run();
     assertThat(r.exitCode()).as(r.diagnostics()).isZero();
   }
 
-  private static final List<String> BOTH = List.of(
-      "-A -t 10.16.0.1:80 -s rr",
-      "-a -t 10.16.0.1:80 -r 10.16.1.1:80 -m -w 1",
-      "-a -t 10.16.0.1:80 -r 10.16.1.2:80 -m -w 2");
+  private static final List<String> BOTH =
+      List.of(
+          "-A -t 10.16.0.1:80 -s rr",
+          "-a -t 10.16.0.1:80 -r 10.16.1.1:80 -m -w 1",
+          "-a -t 10.16.0.1:80 -r 10.16.1.2:80 -m -w 2");
 
   private static List<String> lines(String file) {
     return r.file(file).lines().toList();
@@ -78,37 +87,50 @@ class FairwayRunTest {
   void statusPrintsTheTableWithHealthAndReasons() {
     assertThat(r.file("status.code").strip()).as(r.file("status.err")).isEqualTo("0");
     String status = r.file("status.txt");
-    assertThat(status).contains("TCP  10.16.0.1:80 rr").contains("quorum up")
+    assertThat(status)
+        .contains("TCP  10.16.0.1:80 rr")
+        .contains("quorum up")
         .containsPattern("-> 10\\.16\\.1\\.2:80 +Masq +2 +\\d+ +\\d+ +up +10\\.16\\.1\\.2:80: ");
   }
 
   @Test
   void drainWeightMaintAndReadyReachTheKernelTable() {
     assertThat(r.file("drain.code").strip()).as(r.file("admin.err")).isEqualTo("0");
-    assertThat(lines("a-drained.txt")).containsExactly(BOTH.get(0), "-a -t 10.16.0.1:80 -r 10.16.1.1:80 -m -w 0",
-        BOTH.get(2));
-    assertThat(lines("b-weighted.txt")).containsExactly(BOTH.get(0), "-a -t 10.16.0.1:80 -r 10.16.1.1:80 -m -w 0",
-        "-a -t 10.16.0.1:80 -r 10.16.1.2:80 -m -w 5");
-    assertThat(lines("c-maint.txt")).containsExactly(BOTH.get(0), "-a -t 10.16.0.1:80 -r 10.16.1.2:80 -m -w 5");
+    assertThat(lines("a-drained.txt"))
+        .containsExactly(BOTH.get(0), "-a -t 10.16.0.1:80 -r 10.16.1.1:80 -m -w 0", BOTH.get(2));
+    assertThat(lines("b-weighted.txt"))
+        .containsExactly(
+            BOTH.get(0),
+            "-a -t 10.16.0.1:80 -r 10.16.1.1:80 -m -w 0",
+            "-a -t 10.16.0.1:80 -r 10.16.1.2:80 -m -w 5");
+    assertThat(lines("c-maint.txt"))
+        .containsExactly(BOTH.get(0), "-a -t 10.16.0.1:80 -r 10.16.1.2:80 -m -w 5");
     assertThat(r.file("metrics.txt"))
-        .contains("fairway_server_admin_state{real_server=\"10.16.1.1:80\",state=\"maint\",virtual_server=\"10.16.0.1:80\"} 1")
-        .contains("fairway_server_weight_effective{real_server=\"10.16.1.2:80\",virtual_server=\"10.16.0.1:80\"} 5")
-        .contains("fairway_server_connections_total{real_server=\"10.16.1.2:80\",virtual_server=\"10.16.0.1:80\"}");
+        .contains(
+            "fairway_server_admin_state{real_server=\"10.16.1.1:80\",state=\"maint\",virtual_server=\"10.16.0.1:80\"} 1")
+        .contains(
+            "fairway_server_weight_effective{real_server=\"10.16.1.2:80\",virtual_server=\"10.16.0.1:80\"} 5")
+        .contains(
+            "fairway_server_connections_total{real_server=\"10.16.1.2:80\",virtual_server=\"10.16.0.1:80\"}");
     assertThat(r.file("ready.code").strip()).as(r.file("admin.err")).isEqualTo("0");
     assertThat(lines("d-ready.txt")).isEqualTo(BOTH);
     assertThat(r.file("admin.err")).isEmpty();
   }
 
   private static double connections(String scrape) {
-    return scrape.lines().filter(l -> l.startsWith("fairway_server_connections_total{"))
-        .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
+    return scrape
+        .lines()
+        .filter(l -> l.startsWith("fairway_server_connections_total{"))
+        .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1)))
+        .sum();
   }
 
   @Test
   void theIpvsConnectionCountersFollowTraffic() {
     assertThat(r.file("traffic.txt")).contains("ok 10");
     assertThat(connections(r.file("metrics-after.txt")) - connections(r.file("metrics-before.txt")))
-        .as(r.file("metrics-after.txt")).isEqualTo(10.0);
+        .as(r.file("metrics-after.txt"))
+        .isEqualTo(10.0);
   }
 
   @Test

@@ -26,9 +26,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Runs inside user-mode Linux (booted by {@link KernelReloadTest}): {@code fairway run}'s daemon
- * on the kernel's IPVS, in this JVM, reloading one plan field at a time. After each reload it
- * writes to /run/out/STEP.txt: the reload's answer, {@code ipvsadm -Sn} and {@code ipvsadm -Ln
+ * Runs inside user-mode Linux (booted by {@link KernelReloadTest}): {@code fairway run}'s daemon on
+ * the kernel's IPVS, in this JVM, reloading one plan field at a time. After each reload it writes
+ * to /run/out/STEP.txt: the reload's answer, {@code ipvsadm -Sn} and {@code ipvsadm -Ln
  * --thresholds} (the kernel's own view), which backend each of 64 new connections reached, the
  * requests that failed while the reload ran, and whether a connection opened before the first
  * reload still works.
@@ -36,6 +36,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class KernelReloadMain {
   static final Path OUT = Path.of(Uml.OUT);
   static final String VIP = "10.16.0.1";
+
   /**
    * New connections measured after each reload: 16 rounds of a 3:1 wrr cycle, and enough that
    * sh-port reaching only the weight-3 server by chance ((3/4)^64) does not happen.
@@ -43,7 +44,8 @@ public final class KernelReloadMain {
   static final int PROBES = 64;
 
   /** The fields one step varies; every reload changes one of them. */
-  record Conf(String algo, String vsExtra, String kind, int w1, String rs1Extra, boolean b2, boolean b3) {
+  record Conf(
+      String algo, String vsExtra, String kind, int w1, String rs1Extra, boolean b2, boolean b3) {
     Conf algo(String a, String extra) {
       return new Conf(a, extra, kind, w1, rs1Extra, b2, b3);
     }
@@ -70,8 +72,16 @@ public final class KernelReloadMain {
 
     /** The file; {@code keep} is the backend the long-lived connection is on (never removed). */
     String text(String keep) {
-      StringBuilder s = new StringBuilder("virtual_server " + VIP + " 80 {\n    lb_algo " + algo + "\n    lb_kind "
-          + kind + "\n    protocol TCP\n" + vsExtra);
+      StringBuilder s =
+          new StringBuilder(
+              "virtual_server "
+                  + VIP
+                  + " 80 {\n    lb_algo "
+                  + algo
+                  + "\n    lb_kind "
+                  + kind
+                  + "\n    protocol TCP\n"
+                  + vsExtra);
       String other = keep.equals("b1") ? "b2" : "b1";
       // b1 and b2 swap roles when the long-lived connection is on b2: the one it is on stays.
       s.append(rs(keep.equals("b1") ? 1 : 2, w1, rs1Extra));
@@ -85,7 +95,13 @@ public final class KernelReloadMain {
     }
 
     private static String rs(int n, int weight, String extra) {
-      return "    real_server 10.16.1." + n + " 80 {\n        weight " + weight + "\n" + extra + "    }\n";
+      return "    real_server 10.16.1."
+          + n
+          + " 80 {\n        weight "
+          + weight
+          + "\n"
+          + extra
+          + "    }\n";
     }
   }
 
@@ -100,23 +116,52 @@ public final class KernelReloadMain {
     Conf base = new Conf("wrr", "", "NAT", 1, "", true, false);
     Files.writeString(file, base.text("b1"));
     IpvsKernelTable table = IpvsKernelTable.open();
-    Daemon daemon = new Daemon(file, new KeepalivedLoader(false, CheckSpecs::from), table,
-        CheckEngine::builder, Duration.ZERO, Clock.systemUTC());
+    Daemon daemon =
+        new Daemon(
+            file,
+            new KeepalivedLoader(false, CheckSpecs::from),
+            table,
+            CheckEngine::builder,
+            Duration.ZERO,
+            Clock.systemUTC());
     long started = System.nanoTime();
     daemon.start();
     Socket kept = new Socket();
     kept.connect(new InetSocketAddress(VIP, 80), 3000);
     kept.setSoTimeout(3000);
-    BufferedReader keptIn = new BufferedReader(new InputStreamReader(kept.getInputStream(), StandardCharsets.US_ASCII));
+    BufferedReader keptIn =
+        new BufferedReader(new InputStreamReader(kept.getInputStream(), StandardCharsets.US_ASCII));
     String keep = keptIn.readLine();
-    write("kept.txt", keep); // from the next file on, the server it is on is the one weighted and kept
+    write(
+        "kept.txt",
+        keep); // from the next file on, the server it is on is the one weighted and kept
     observe(daemon, table, "0-start", null, kept, keptIn);
 
     Conf c = base;
     c = step(daemon, table, file, keep, kept, keptIn, "1-weight", c.weight(3), true);
-    c = step(daemon, table, file, keep, kept, keptIn, "2-thresholds", c.rs1("        uthreshold 2\n        lthreshold 1\n"), true);
+    c =
+        step(
+            daemon,
+            table,
+            file,
+            keep,
+            kept,
+            keptIn,
+            "2-thresholds",
+            c.rs1("        uthreshold 2\n        lthreshold 1\n"),
+            true);
     c = step(daemon, table, file, keep, kept, keptIn, "3-no-thresholds", c.rs1(""), true);
-    c = step(daemon, table, file, keep, kept, keptIn, "4-persistence", c.vs("    persistence_timeout 60\n"), true);
+    c =
+        step(
+            daemon,
+            table,
+            file,
+            keep,
+            kept,
+            keptIn,
+            "4-persistence",
+            c.vs("    persistence_timeout 60\n"),
+            true);
     c = step(daemon, table, file, keep, kept, keptIn, "5-no-persistence", c.vs(""), true);
     c = step(daemon, table, file, keep, kept, keptIn, "6-scheduler", c.algo("sh", ""), true);
     c = step(daemon, table, file, keep, kept, keptIn, "7-flags", c.vs("    sh-port\n"), true);
@@ -130,16 +175,34 @@ public final class KernelReloadMain {
     table.close();
   }
 
-  static Conf step(Daemon daemon, IpvsKernelTable table, Path file, String keep, Socket kept,
-      BufferedReader keptIn, String name, Conf next, boolean traffic) throws Exception {
+  static Conf step(
+      Daemon daemon,
+      IpvsKernelTable table,
+      Path file,
+      String keep,
+      Socket kept,
+      BufferedReader keptIn,
+      String name,
+      Conf next,
+      boolean traffic)
+      throws Exception {
     Files.writeString(file, next.text(keep));
     observe(daemon, table, name, traffic ? new Traffic() : null, kept, keptIn);
     return next;
   }
 
-  /** Reloads (unless {@code step} is the start) under {@code traffic}, then writes what the kernel has. */
-  static void observe(Daemon daemon, IpvsKernelTable table, String step, Traffic traffic, Socket kept,
-      BufferedReader keptIn) throws Exception {
+  /**
+   * Reloads (unless {@code step} is the start) under {@code traffic}, then writes what the kernel
+   * has.
+   */
+  static void observe(
+      Daemon daemon,
+      IpvsKernelTable table,
+      String step,
+      Traffic traffic,
+      Socket kept,
+      BufferedReader keptIn)
+      throws Exception {
     List<String> out = new ArrayList<>();
     if (!step.equals("0-start")) {
       if (traffic != null) {
@@ -148,7 +211,8 @@ public final class KernelReloadMain {
       String refused = daemon.reload();
       int failed = traffic == null ? -1 : traffic.stop();
       out.add("reload " + (refused == null ? "ok" : refused));
-      out.add("failed-during-reload " + failed + (traffic == null ? "" : " of " + traffic.sent.get()));
+      out.add(
+          "failed-during-reload " + failed + (traffic == null ? "" : " of " + traffic.sent.get()));
     }
     out.add("save");
     out.addAll(shLines("ipvsadm -Sn | sort"));
@@ -177,7 +241,9 @@ public final class KernelReloadMain {
     try (Socket s = new Socket()) {
       s.connect(new InetSocketAddress(VIP, 80), 3000);
       s.setSoTimeout(3000);
-      String name = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.US_ASCII)).readLine();
+      String name =
+          new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.US_ASCII))
+              .readLine();
       return name == null ? "closed" : name;
     } catch (IOException e) {
       return "error";
@@ -192,14 +258,17 @@ public final class KernelReloadMain {
     Thread thread;
 
     void start() throws InterruptedException {
-      thread = new Thread(() -> {
-        while (!stop.get() && sent.get() < 10_000) {
-          sent.incrementAndGet();
-          if (!probe().startsWith("b")) {
-            failed.incrementAndGet();
-          }
-        }
-      }, "reload-traffic");
+      thread =
+          new Thread(
+              () -> {
+                while (!stop.get() && sent.get() < 10_000) {
+                  sent.incrementAndGet();
+                  if (!probe().startsWith("b")) {
+                    failed.incrementAndGet();
+                  }
+                }
+              },
+              "reload-traffic");
       thread.start();
       while (sent.get() < 3 && thread.isAlive()) {
         Thread.onSpinWait(); // the reload starts under way traffic, not before it
@@ -218,19 +287,22 @@ public final class KernelReloadMain {
     ServerSocket ss = new ServerSocket();
     ss.setReuseAddress(true);
     ss.bind(new InetSocketAddress(InetAddress.getByName("10.16.1." + n), 80), 128);
-    Thread t = new Thread(() -> {
-      while (true) {
-        Socket c;
-        try {
-          c = ss.accept();
-        } catch (IOException e) {
-          return;
-        }
-        Thread h = new Thread(() -> serve(c, "b" + n), "backend-b" + n + "-conn");
-        h.setDaemon(true);
-        h.start();
-      }
-    }, "backend-b" + n);
+    Thread t =
+        new Thread(
+            () -> {
+              while (true) {
+                Socket c;
+                try {
+                  c = ss.accept();
+                } catch (IOException e) {
+                  return;
+                }
+                Thread h = new Thread(() -> serve(c, "b" + n), "backend-b" + n + "-conn");
+                h.setDaemon(true);
+                h.start();
+              }
+            },
+            "backend-b" + n);
     t.setDaemon(true);
     t.start();
   }
@@ -240,7 +312,8 @@ public final class KernelReloadMain {
       OutputStream o = c.getOutputStream();
       o.write((name + "\n").getBytes(StandardCharsets.US_ASCII));
       o.flush();
-      BufferedReader in = new BufferedReader(new InputStreamReader(c.getInputStream(), StandardCharsets.US_ASCII));
+      BufferedReader in =
+          new BufferedReader(new InputStreamReader(c.getInputStream(), StandardCharsets.US_ASCII));
       String line;
       while ((line = in.readLine()) != null) {
         o.write((name + " " + line + "\n").getBytes(StandardCharsets.US_ASCII));

@@ -16,9 +16,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The plan fields that reach the kernel reload on the kernel as they do on the userspace plane
  * ({@code PlanReloadTest}): weights, thresholds, persistence, scheduler, scheduler flags, servers
- * added and removed, forwarding method. One boot runs {@link KernelReloadMain}: a reload per
- * field, each checked in {@code ipvsadm}'s own output and, under NAT, by where 64 new connections
- * go; requests sent while each reload runs must not fail, and a connection opened before the first
+ * added and removed, forwarding method. One boot runs {@link KernelReloadMain}: a reload per field,
+ * each checked in {@code ipvsadm}'s own output and, under NAT, by where 64 new connections go;
+ * requests sent while each reload runs must not fail, and a connection opened before the first
  * reload must still work after the last.
  */
 class KernelReloadTest {
@@ -31,7 +31,12 @@ class KernelReloadTest {
     Uml.assumeAvailable();
     Path out = Path.of("target", "uml-kernel-reload").toAbsolutePath();
     Uml.clean(out);
-    r = Uml.builder().javaMain(KernelReloadMain.class).outputDir(out).timeout(Duration.ofMinutes(6)).run();
+    r =
+        Uml.builder()
+            .javaMain(KernelReloadMain.class)
+            .outputDir(out)
+            .timeout(Duration.ofMinutes(6))
+            .run();
     assertThat(r.exitCode()).as(r.diagnostics()).isZero();
     keep = r.file("kept.txt").strip();
     assertThat(keep).isIn("b1", "b2");
@@ -47,8 +52,10 @@ class KernelReloadTest {
     int from = lines.indexOf(name) + 1;
     assertThat(from).as(step + " has " + name + "\n" + r.file(step + ".txt")).isPositive();
     int to = from;
-    while (to < lines.size() && !List.of("save", "thresholds").contains(lines.get(to))
-        && !lines.get(to).startsWith("reached ") && !lines.get(to).startsWith("kept ")) {
+    while (to < lines.size()
+        && !List.of("save", "thresholds").contains(lines.get(to))
+        && !lines.get(to).startsWith("reached ")
+        && !lines.get(to).startsWith("kept ")) {
       to++;
     }
     return lines.subList(from, to);
@@ -61,10 +68,14 @@ class KernelReloadTest {
   private static Map<String, Long> reached(String step) {
     String l = line(step, "reached ");
     assertThat(l).as(step + ": probes").isNotEmpty();
-    return Arrays.stream(l.substring(8).split(" ")).collect(Collectors.groupingBy(Function.identity(), Collectors.counting()));
+    return Arrays.stream(l.substring(8).split(" "))
+        .collect(Collectors.groupingBy(Function.identity(), Collectors.counting()));
   }
 
-  /** The sorted {@code ipvsadm -Sn} lines: the service, then each destination with forwarding and weight. */
+  /**
+   * The sorted {@code ipvsadm -Sn} lines: the service, then each destination with forwarding and
+   * weight.
+   */
   private static void table(String step, String service, String... dests) {
     List<String> want = new java.util.ArrayList<>();
     want.add("-A -t 10.16.0.1:80 " + service);
@@ -76,11 +87,15 @@ class KernelReloadTest {
 
   private static void reloadedUnderTraffic(String step) {
     assertThat(line(step, "reload ")).as(step).isEqualTo("reload ok");
-    assertThat(line(step, "failed-during-reload ")).as(step).matches("failed-during-reload 0 of [1-9]\\d*");
+    assertThat(line(step, "failed-during-reload "))
+        .as(step)
+        .matches("failed-during-reload 0 of [1-9]\\d*");
   }
 
   private static void keptConnectionWorks(String step) {
-    assertThat(line(step, "kept ")).as(step + ": the connection made before the first reload").isEqualTo("kept " + keep + " ping");
+    assertThat(line(step, "kept "))
+        .as(step + ": the connection made before the first reload")
+        .isEqualTo("kept " + keep + " ping");
   }
 
   @Test
@@ -101,15 +116,22 @@ class KernelReloadTest {
   @Test
   void thresholdsAndTheirRemoval() {
     reloadedUnderTraffic("2-thresholds");
-    assertThat(section("2-thresholds", "thresholds")).as("Uthreshold Lthreshold ActiveConn InActConn")
-        .anyMatch(l -> l.matches("\\s*-> " + ip(keep).replace(".", "\\.") + "\\s+2\\s+1\\s+\\d+\\s+\\d+\\s*"));
+    assertThat(section("2-thresholds", "thresholds"))
+        .as("Uthreshold Lthreshold ActiveConn InActConn")
+        .anyMatch(
+            l ->
+                l.matches(
+                    "\\s*-> " + ip(keep).replace(".", "\\.") + "\\s+2\\s+1\\s+\\d+\\s+\\d+\\s*"));
     // The connections it already has count (the kept one, and the closed ones still inactive): the
     // server takes at most the one new connection that sets its OVERLOAD flag, which only a total
     // below lthreshold would clear.
     assertThat(reached("2-thresholds").getOrDefault(keep, 0L)).isLessThanOrEqualTo(1L);
     reloadedUnderTraffic("3-no-thresholds");
     assertThat(section("3-no-thresholds", "thresholds"))
-        .anyMatch(l -> l.matches("\\s*-> " + ip(keep).replace(".", "\\.") + "\\s+0\\s+0\\s+\\d+\\s+\\d+\\s*"));
+        .anyMatch(
+            l ->
+                l.matches(
+                    "\\s*-> " + ip(keep).replace(".", "\\.") + "\\s+0\\s+0\\s+\\d+\\s+\\d+\\s*"));
     assertThat(reached("3-no-thresholds")).containsEntry(keep, 48L).containsEntry(other, 16L);
     keptConnectionWorks("3-no-thresholds");
   }
@@ -131,7 +153,9 @@ class KernelReloadTest {
     assertThat(reached("6-scheduler")).as("sh: one client address, one server").hasSize(1);
     reloadedUnderTraffic("7-flags");
     table("7-flags", "-s sh -b sh-port", ip(keep) + " -m -w 3", ip(other) + " -m -w 1");
-    assertThat(reached("7-flags")).as("sh-port: the client's ports spread it").containsOnlyKeys(keep, other);
+    assertThat(reached("7-flags"))
+        .as("sh-port: the client's ports spread it")
+        .containsOnlyKeys(keep, other);
     keptConnectionWorks("7-flags");
   }
 

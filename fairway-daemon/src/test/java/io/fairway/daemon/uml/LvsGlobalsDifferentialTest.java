@@ -1,9 +1,9 @@
 package io.fairway.daemon.uml;
 
-import io.fairway.testkit.ExternalPrograms;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fairway.ipvs.uml.Uml;
+import io.fairway.testkit.ExternalPrograms;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -39,8 +39,11 @@ class LvsGlobalsDifferentialTest {
         Files.copy(Objects.requireNonNull(in, f), scenario.resolve(f));
       }
     }
-    Files.writeString(scenario.resolve("fairway.sh"),
-        "#!/bin/sh\nexec " + Uml.javaCommand(Uml.testClasspath(), "io.fairway.cli.Main") + " \"$@\"\n");
+    Files.writeString(
+        scenario.resolve("fairway.sh"),
+        "#!/bin/sh\nexec "
+            + Uml.javaCommand(Uml.testClasspath(), "io.fairway.cli.Main")
+            + " \"$@\"\n");
 
     Path out = Path.of("target", "uml-lvs-globals").toAbsolutePath();
     Uml.clean(out);
@@ -54,8 +57,11 @@ class LvsGlobalsDifferentialTest {
       pool.shutdownNow();
     }
     Uml.Result r = new Uml.Result(0, false, out, Duration.ZERO);
-    String context = "\n--- fairway log:\n" + tail(r.file("fairway/log.txt"))
-        + "\n--- keepalived log:\n" + tail(r.file("keepalived/log.txt"));
+    String context =
+        "\n--- fairway log:\n"
+            + tail(r.file("fairway/log.txt"))
+            + "\n--- keepalived log:\n"
+            + tail(r.file("keepalived/log.txt"));
     for (String point : POINTS) {
       assertThat(r.file("fairway/" + point + ".txt"))
           .as("%s: fairway vs keepalived%s", point, context)
@@ -65,26 +71,35 @@ class LvsGlobalsDifferentialTest {
 
     // What keepalived 2.2.7 does, spelled out, so a scenario that exercised nothing fails too.
     String start = r.file("keepalived/a-start.txt");
-    assertThat(start).startsWith("Timeout (tcp tcpfin udp): 1000 100 400\n")
-        .contains("-A -t 10.16.0.1:80").doesNotContain("10.16.7.7");
+    assertThat(start)
+        .startsWith("Timeout (tcp tcpfin udp): 1000 100 400\n")
+        .contains("-A -t 10.16.0.1:80")
+        .doesNotContain("10.16.7.7");
     assertThat(r.file("keepalived/a-reload-tcpfin.txt"))
         .startsWith("Timeout (tcp tcpfin udp): 800 50 200\n");
     assertThat(r.file("keepalived/a-reload-none.txt"))
         .startsWith("Timeout (tcp tcpfin udp): 800 100 200\n");
     assertThat(r.file("keepalived/a-stop.txt"))
         .isEqualTo("Timeout (tcp tcpfin udp): 800 100 200\n-A -t 10.16.7.8:80 -s rr\n");
-    assertThat(r.file("keepalived/b-stop.txt")).isEqualTo("Timeout (tcp tcpfin udp): 800 100 200\n");
+    assertThat(r.file("keepalived/b-stop.txt"))
+        .isEqualTo("Timeout (tcp tcpfin udp): 800 100 200\n");
     assertThat(r.file("keepalived/c-stop.txt"))
         .isEqualTo("Timeout (tcp tcpfin udp): 800 100 200\n-A -t 10.16.7.8:80 -s rr\n");
   }
 
   private static Void boot(Path scenario, Path out, String subject) throws Exception {
-    Uml.Result r = Uml.builder()
-        .command("sh " + Uml.quote(scenario.resolve("driver.sh").toString()) + " "
-            + Uml.quote(scenario.toString()) + " " + subject)
-        .outputDir(out.resolve("boot-" + subject))
-        .timeout(Duration.ofMinutes(6))
-        .run();
+    Uml.Result r =
+        Uml.builder()
+            .command(
+                "sh "
+                    + Uml.quote(scenario.resolve("driver.sh").toString())
+                    + " "
+                    + Uml.quote(scenario.toString())
+                    + " "
+                    + subject)
+            .outputDir(out.resolve("boot-" + subject))
+            .timeout(Duration.ofMinutes(6))
+            .run();
     assertThat(r.exitCode()).as(subject + ": " + r.diagnostics()).isZero();
     Files.move(r.outDir().resolve(subject), out.resolve(subject));
     return null;

@@ -15,10 +15,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * overflow_to_sorry_server with {@code fairway run} on the real IPVS in user-mode Linux (issue
- * 17): clients in one network namespace, real servers in another, connections held open. One boot
- * runs resources/overflow/overflow.sh: the kernel with overflow (port 80) and without (port 81)
- * side by side, then the same file on {@code --userspace}.
+ * overflow_to_sorry_server with {@code fairway run} on the real IPVS in user-mode Linux (issue 17):
+ * clients in one network namespace, real servers in another, connections held open. One boot runs
+ * resources/overflow/overflow.sh: the kernel with overflow (port 80) and without (port 81) side by
+ * side, then the same file on {@code --userspace}.
  */
 class OverflowUmlTest {
   private static Uml.Result r;
@@ -27,27 +27,41 @@ class OverflowUmlTest {
   static void boot() throws Exception {
     Uml.assumeAvailable();
     Path scenario = Files.createTempDirectory("overflow-uml-");
-    for (String f : List.of("overflow.conf", "overflow.sh", "topology.sh", "backend.py", "driver.py",
-        "weights.py")) {
+    for (String f :
+        List.of(
+            "overflow.conf",
+            "overflow.sh",
+            "topology.sh",
+            "backend.py",
+            "driver.py",
+            "weights.py")) {
       try (InputStream in = OverflowUmlTest.class.getResourceAsStream("/overflow/" + f)) {
         Files.copy(Objects.requireNonNull(in, f), scenario.resolve(f));
       }
     }
-    Files.writeString(scenario.resolve("fairway.sh"),
-        "#!/bin/sh\nexec " + Uml.javaCommand(Uml.testClasspath(), "io.fairway.cli.Main") + " \"$@\"\n");
+    Files.writeString(
+        scenario.resolve("fairway.sh"),
+        "#!/bin/sh\nexec "
+            + Uml.javaCommand(Uml.testClasspath(), "io.fairway.cli.Main")
+            + " \"$@\"\n");
     Path out = Path.of("target", "uml-overflow").toAbsolutePath();
     Uml.clean(out);
-    r = Uml.builder()
-        .command("sh " + Uml.quote(scenario.resolve("overflow.sh").toString()) + " "
-            + Uml.quote(scenario.toString()))
-        .outputDir(out)
-        .timeout(Duration.ofMinutes(8))
-        .run();
+    r =
+        Uml.builder()
+            .command(
+                "sh "
+                    + Uml.quote(scenario.resolve("overflow.sh").toString())
+                    + " "
+                    + Uml.quote(scenario.toString()))
+            .outputDir(out)
+            .timeout(Duration.ofMinutes(8))
+            .run();
     assertThat(r.exitCode()).as(r.diagnostics()).isZero();
   }
 
   private static Properties run(String name) throws Exception {
-    assertThat(r.file(name + ".code").strip()).as(name + ": " + r.file(name + ".log"))
+    assertThat(r.file(name + ".code").strip())
+        .as(name + ": " + r.file(name + ".log"))
         .isEqualTo("0");
     Properties p = new Properties();
     p.load(new StringReader(r.file(name + ".properties")));
@@ -63,11 +77,16 @@ class OverflowUmlTest {
   void theThirteenthConnectionLandsOnTheSorryServerOnTheKernel() throws Exception {
     Properties k = run("kernel-80");
     assertThat(hosts(k.getProperty("first12"))).hasSize(12).doesNotContain("10.17.1.9");
-    assertThat(k.getProperty("thirteenth")).as("the backend that answered").isEqualTo("10.17.1.9:80");
+    assertThat(k.getProperty("thirteenth"))
+        .as("the backend that answered")
+        .isEqualTo("10.17.1.9:80");
     // ipvsadm -Lnc: the 13th client's connection goes to the sorry server.
     String port = k.getProperty("thirteenth_client_port");
-    assertThat(r.file("kernel-conns.txt").lines()
-        .filter(l -> l.contains("10.18.0.2:" + port + " ")).toList())
+    assertThat(
+            r.file("kernel-conns.txt")
+                .lines()
+                .filter(l -> l.contains("10.18.0.2:" + port + " "))
+                .toList())
         .singleElement(org.assertj.core.api.InstanceOfAssertFactories.STRING)
         .containsPattern("10\\.16\\.0\\.1:80\\s+10\\.17\\.1\\.9:80");
     // Raised by the watch within a bounded time after the pool filled (docs/benchmarks.md).
@@ -103,16 +122,21 @@ class OverflowUmlTest {
   void theStandingBySorryServerIsAtWeightZeroAndTheRunEndsClean() {
     assertThat(r.file("kernel-table-start.txt")).containsPattern("-> 10\\.17\\.1\\.9:80 +Masq +0 ");
     assertThat(r.file("kernel-run.code").strip()).isEqualTo("0");
-    assertThat(r.file("kernel-run.log")).contains("new connections to the sorry server")
-        .contains("new connections to the pool").doesNotContain("Exception");
+    assertThat(r.file("kernel-run.log"))
+        .contains("new connections to the sorry server")
+        .contains("new connections to the pool")
+        .doesNotContain("Exception");
   }
 
   @Test
   void aServerThatComesUpLaterIsSteppedUpOverItsSlowStartOnTheKernel() {
     // "ms weight" each time the weight read back from the kernel changed (slow_start 3, weight 10).
-    List<int[]> steps = r.file("kernel-ramp.txt").lines()
-        .map(l -> l.trim().split(" ")).map(f -> new int[] {Integer.parseInt(f[0]), Integer.parseInt(f[1])})
-        .toList();
+    List<int[]> steps =
+        r.file("kernel-ramp.txt")
+            .lines()
+            .map(l -> l.trim().split(" "))
+            .map(f -> new int[] {Integer.parseInt(f[0]), Integer.parseInt(f[1])})
+            .toList();
     assertThat(steps).as(r.file("kernel-ramp.txt")).hasSizeBetween(3, 10);
     assertThat(steps.get(0)[1]).as("installed low, not at its weight").isLessThanOrEqualTo(2);
     assertThat(steps.get(steps.size() - 1)[1]).isEqualTo(10);
@@ -136,7 +160,9 @@ class OverflowUmlTest {
     Properties k81 = run("kernel-81");
     Properties u81 = run("user-81");
     assertThat(u81.getProperty("first12")).isEqualTo(k81.getProperty("first12"));
-    assertThat(u81.getProperty("thirteenth")).as("no overflow without the keyword").isEqualTo("None");
+    assertThat(u81.getProperty("thirteenth"))
+        .as("no overflow without the keyword")
+        .isEqualTo("None");
     assertThat(u81.getProperty("fourteenth")).isEqualTo(k81.getProperty("fourteenth"));
     assertThat(Integer.parseInt(u81.getProperty("fourteenth_attempts"))).isLessThanOrEqualTo(15);
     assertThat(r.file("user-run.code").strip()).isEqualTo("0");

@@ -1,9 +1,9 @@
 package io.fairway.daemon.uml;
 
-import io.fairway.testkit.ExternalPrograms;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fairway.ipvs.uml.Uml;
+import io.fairway.testkit.ExternalPrograms;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -48,19 +48,24 @@ class ReadOnlyRootRunTest {
       }
     }
     Files.writeString(scenario.resolve("python"), python + "\n");
-    StringBuilder java = new StringBuilder(
-        Uml.quote(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+    StringBuilder java =
+        new StringBuilder(
+            Uml.quote(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
     jvmOptions().forEach(o -> java.append(' ').append(Uml.quote(o)));
     java.append(" -cp ").append(Uml.quote(Uml.testClasspath())).append(" io.fairway.cli.Main");
     Files.writeString(scenario.resolve("fairway.sh"), "#!/bin/sh\nexec " + java + " \"$@\"\n");
     Path out = Path.of("target", "uml-readonly").toAbsolutePath();
     Uml.clean(out);
-    r = Uml.builder()
-        .command("sh " + Uml.quote(scenario.resolve("readonly.sh").toString()) + " "
-            + Uml.quote(scenario.toString()))
-        .outputDir(out)
-        .timeout(Duration.ofMinutes(4))
-        .run();
+    r =
+        Uml.builder()
+            .command(
+                "sh "
+                    + Uml.quote(scenario.resolve("readonly.sh").toString())
+                    + " "
+                    + Uml.quote(scenario.toString()))
+            .outputDir(out)
+            .timeout(Duration.ofMinutes(4))
+            .run();
     assertThat(r.exitCode()).as(r.diagnostics()).isZero();
   }
 
@@ -73,14 +78,18 @@ class ReadOnlyRootRunTest {
   void withoutARuntimeDirectoryOneLineSaysWhatJnaNeeds() {
     assertThat(r.file("nort.code").strip()).isEqualTo("1");
     assertThat(r.file("nort.err").strip().lines()).hasSize(1);
-    assertThat(r.file("nort.err")).contains("cannot load JNA's native library")
-        .contains("RuntimeDirectory=").contains("-Djna.tmpdir=").doesNotContain("\tat ");
+    assertThat(r.file("nort.err"))
+        .contains("cannot load JNA's native library")
+        .contains("RuntimeDirectory=")
+        .contains("-Djna.tmpdir=")
+        .doesNotContain("\tat ");
   }
 
   @Test
   void theKernelTableIsInstalledWithTheRuntimeDirectory() {
-    assertThat(r.file("kernel-table.txt").lines()).as(r.file("kernel.log")).containsExactly(
-        "-A -t 10.16.0.1:80 -s rr", "-a -t 10.16.0.1:80 -r 10.16.1.1:80 -m -w 1");
+    assertThat(r.file("kernel-table.txt").lines())
+        .as(r.file("kernel.log"))
+        .containsExactly("-A -t 10.16.0.1:80 -s rr", "-a -t 10.16.0.1:80 -r 10.16.1.1:80 -m -w 1");
     assertThat(r.file("kernel.code").strip()).as(r.file("kernel.log")).isEqualTo("0");
   }
 

@@ -11,8 +11,8 @@ import java.util.Objects;
 
 /**
  * Host side of bench/startup-uml.sh: boots user-mode Linux once and runs
- * resources/startup/startup-uml.sh inside, which times keepalived and {@code fairway run} from
- * exec to the whole table visible in the kernel's IPVS. Arguments: rounds, then sizes.
+ * resources/startup/startup-uml.sh inside, which times keepalived and {@code fairway run} from exec
+ * to the whole table visible in the kernel's IPVS. Arguments: rounds, then sizes.
  */
 public final class StartupBenchmark {
   public static void main(String[] args) throws Exception {
@@ -25,18 +25,23 @@ public final class StartupBenchmark {
       Files.copy(Objects.requireNonNull(in), scenario.resolve("startup-uml.sh"));
     }
     Files.writeString(scenario.resolve("python"), "/usr/bin/python3\n");
-    Files.writeString(scenario.resolve("fairway.sh"),
-        "#!/bin/sh\nexec " + Uml.javaCommand(Uml.testClasspath(), "io.fairway.cli.Main") + " \"$@\"\n");
-    List<String> words = new ArrayList<>(List.of("sh", scenario.resolve("startup-uml.sh").toString(),
-        scenario.toString()));
+    Files.writeString(
+        scenario.resolve("fairway.sh"),
+        "#!/bin/sh\nexec "
+            + Uml.javaCommand(Uml.testClasspath(), "io.fairway.cli.Main")
+            + " \"$@\"\n");
+    List<String> words =
+        new ArrayList<>(
+            List.of("sh", scenario.resolve("startup-uml.sh").toString(), scenario.toString()));
     words.addAll(List.of(args));
     Path out = Files.createTempDirectory("pkg-startup-out-");
-    Uml.Result r = Uml.builder()
-        .command(String.join(" ", words.stream().map(Uml::quote).toList()))
-        .outputDir(out)
-        .memory("2G")
-        .timeout(Duration.ofMinutes(30))
-        .run();
+    Uml.Result r =
+        Uml.builder()
+            .command(String.join(" ", words.stream().map(Uml::quote).toList()))
+            .outputDir(out)
+            .memory("2G")
+            .timeout(Duration.ofMinutes(30))
+            .run();
     System.out.print(r.file("startup.txt"));
     if (r.exitCode() != 0) {
       System.err.println(r.diagnostics());

@@ -15,10 +15,10 @@ import java.util.Properties;
 
 /**
  * Inside user-mode Linux (run by {@link SyncDaemonUmlTest}): the sync daemon commands through
- * {@link IpvsKernelTable} against the real kernel, each step compared with what
- * {@code ipvsadm -L --daemon} reports, and ipvsadm's own daemon read back through netlink.
- * Writes {@code /run/out/netlink.properties}: for each step, what GET_DAEMON returned (as
- * ipvsadm lines), what ipvsadm printed, and the refusals' messages.
+ * {@link IpvsKernelTable} against the real kernel, each step compared with what {@code ipvsadm -L
+ * --daemon} reports, and ipvsadm's own daemon read back through netlink. Writes {@code
+ * /run/out/netlink.properties}: for each step, what GET_DAEMON returned (as ipvsadm lines), what
+ * ipvsadm printed, and the refusals' messages.
  *
  * <p>Usage: {@code SyncDaemonNetlinkMain INTERFACE}
  */
@@ -32,19 +32,23 @@ public final class SyncDaemonNetlinkMain {
       step(p, "0-empty", t);
       t.startSyncDaemon(SyncDaemon.of(Role.MASTER, ifname, 51));
       step(p, "1-master", t);
-      t.startSyncDaemon(new SyncDaemon(Role.BACKUP, ifname, 200, 1400, 8850, 2,
-          InetAddress.getByName("239.1.2.3")));
+      t.startSyncDaemon(
+          new SyncDaemon(
+              Role.BACKUP, ifname, 200, 1400, 8850, 2, InetAddress.getByName("239.1.2.3")));
       step(p, "2-both", t);
-      p.setProperty("eexist", refusal(() -> t.startSyncDaemon(SyncDaemon.of(Role.MASTER, ifname, 1))));
+      p.setProperty(
+          "eexist", refusal(() -> t.startSyncDaemon(SyncDaemon.of(Role.MASTER, ifname, 1))));
       t.stopSyncDaemon(Role.MASTER);
       step(p, "3-backup", t);
       p.setProperty("esrch", refusal(() -> t.stopSyncDaemon(Role.MASTER)));
-      p.setProperty("enodev", refusal(() -> t.startSyncDaemon(SyncDaemon.of(Role.MASTER, "nosuch0", 1))));
+      p.setProperty(
+          "enodev", refusal(() -> t.startSyncDaemon(SyncDaemon.of(Role.MASTER, "nosuch0", 1))));
       t.stopSyncDaemon(Role.BACKUP);
       step(p, "4-none", t);
       // The other way round: ipvsadm starts one, netlink reads and stops it.
-      p.setProperty("ipvsadm-start", run("ipvsadm", "--start-daemon", "master", "--mcast-interface",
-          ifname, "--syncid", "9"));
+      p.setProperty(
+          "ipvsadm-start",
+          run("ipvsadm", "--start-daemon", "master", "--mcast-interface", ifname, "--syncid", "9"));
       step(p, "5-ipvsadm", t);
       t.stopSyncDaemon(Role.MASTER);
       step(p, "6-stopped", t);

@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The kernel's IPVS connection sync daemon on one user-mode Linux kernel (issue 15): the netlink
- * commands against {@code ipvsadm -L --daemon}, and {@code fairway run} starting and stopping
- * the daemons as keepalived does. One boot runs resources/syncd/syncd.sh.
+ * commands against {@code ipvsadm -L --daemon}, and {@code fairway run} starting and stopping the
+ * daemons as keepalived does. One boot runs resources/syncd/syncd.sh.
  */
 class SyncDaemonUmlTest {
   private static Uml.Result r;
@@ -32,18 +32,28 @@ class SyncDaemonUmlTest {
         Files.copy(Objects.requireNonNull(in, f), scenario.resolve(f));
       }
     }
-    Files.writeString(scenario.resolve("fairway.sh"),
-        "#!/bin/sh\nexec " + Uml.javaCommand(Uml.testClasspath(), "io.fairway.cli.Main") + " \"$@\"\n");
-    Files.writeString(scenario.resolve("netlink.sh"), "#!/bin/sh\nexec " + Uml.javaCommand(
-        Uml.testClasspath(), SyncDaemonNetlinkMain.class.getName()) + " \"$@\"\n");
+    Files.writeString(
+        scenario.resolve("fairway.sh"),
+        "#!/bin/sh\nexec "
+            + Uml.javaCommand(Uml.testClasspath(), "io.fairway.cli.Main")
+            + " \"$@\"\n");
+    Files.writeString(
+        scenario.resolve("netlink.sh"),
+        "#!/bin/sh\nexec "
+            + Uml.javaCommand(Uml.testClasspath(), SyncDaemonNetlinkMain.class.getName())
+            + " \"$@\"\n");
     Path out = Path.of("target", "uml-syncd").toAbsolutePath();
     Uml.clean(out);
-    r = Uml.builder()
-        .command("sh " + Uml.quote(scenario.resolve("syncd.sh").toString()) + " "
-            + Uml.quote(scenario.toString()))
-        .outputDir(out)
-        .timeout(Duration.ofMinutes(6))
-        .run();
+    r =
+        Uml.builder()
+            .command(
+                "sh "
+                    + Uml.quote(scenario.resolve("syncd.sh").toString())
+                    + " "
+                    + Uml.quote(scenario.toString()))
+            .outputDir(out)
+            .timeout(Duration.ofMinutes(6))
+            .run();
     assertThat(r.exitCode()).as(r.diagnostics()).isZero();
     assertThat(r.file("netlink.code").strip()).as(r.file("netlink.out")).isEqualTo("0");
     netlink = new Properties();
@@ -52,9 +62,10 @@ class SyncDaemonUmlTest {
 
   @Test
   void everyNetlinkStepAgreesWithIpvsadm() {
-    for (String step : List.of("0-empty", "1-master", "2-both", "3-backup", "4-none", "5-ipvsadm",
-        "6-stopped")) {
-      assertThat(netlink.getProperty(step + ".ipvsadm")).as(step)
+    for (String step :
+        List.of("0-empty", "1-master", "2-both", "3-backup", "4-none", "5-ipvsadm", "6-stopped")) {
+      assertThat(netlink.getProperty(step + ".ipvsadm"))
+          .as(step)
           .isEqualTo("0:" + netlink.getProperty(step + ".netlink"));
     }
   }
@@ -62,53 +73,68 @@ class SyncDaemonUmlTest {
   @Test
   void theKernelFillsInItsDefaultsAndKeepsWhatWasAsked() {
     assertThat(netlink.getProperty("0-empty.netlink")).isEmpty();
-    assertThat(netlink.getProperty("1-master.netlink")).isEqualTo("master sync daemon "
-        + "(mcast=syd0, syncid=51, maxlen=1472, group=224.0.0.81, port=8848, ttl=1)");
-    assertThat(netlink.getProperty("2-both.netlink").lines()).containsExactly(
-        "master sync daemon (mcast=syd0, syncid=51, maxlen=1472, group=224.0.0.81, port=8848, ttl=1)",
-        "backup sync daemon (mcast=syd0, syncid=200, maxlen=1400, group=239.1.2.3, port=8850, ttl=2)");
+    assertThat(netlink.getProperty("1-master.netlink"))
+        .isEqualTo(
+            "master sync daemon "
+                + "(mcast=syd0, syncid=51, maxlen=1472, group=224.0.0.81, port=8848, ttl=1)");
+    assertThat(netlink.getProperty("2-both.netlink").lines())
+        .containsExactly(
+            "master sync daemon (mcast=syd0, syncid=51, maxlen=1472, group=224.0.0.81, port=8848, ttl=1)",
+            "backup sync daemon (mcast=syd0, syncid=200, maxlen=1400, group=239.1.2.3, port=8850, ttl=2)");
     assertThat(netlink.getProperty("3-backup.netlink")).startsWith("backup sync daemon");
     assertThat(netlink.getProperty("4-none.netlink")).isEmpty();
-    assertThat(netlink.getProperty("5-ipvsadm.netlink")).startsWith(
-        "master sync daemon (mcast=syd0, syncid=9,");
+    assertThat(netlink.getProperty("5-ipvsadm.netlink"))
+        .startsWith("master sync daemon (mcast=syd0, syncid=9,");
     assertThat(netlink.getProperty("6-stopped.netlink")).isEmpty();
   }
 
   @Test
   void refusalsAreTypedOneLineErrors() {
-    assertThat(netlink.getProperty("eexist")).isEqualTo("EXISTS IPVS start master sync daemon on "
-        + "syd0: a master sync daemon is running already (EEXIST)");
-    assertThat(netlink.getProperty("esrch")).isEqualTo("NO_SERVICE IPVS stop master sync daemon: "
-        + "none is running (ESRCH)");
-    assertThat(netlink.getProperty("enodev")).isEqualTo("NOT_FOUND IPVS start master sync daemon"
-        + " on nosuch0: no such interface (ENODEV)");
+    assertThat(netlink.getProperty("eexist"))
+        .isEqualTo(
+            "EXISTS IPVS start master sync daemon on "
+                + "syd0: a master sync daemon is running already (EEXIST)");
+    assertThat(netlink.getProperty("esrch"))
+        .isEqualTo("NO_SERVICE IPVS stop master sync daemon: " + "none is running (ESRCH)");
+    assertThat(netlink.getProperty("enodev"))
+        .isEqualTo(
+            "NOT_FOUND IPVS start master sync daemon" + " on nosuch0: no such interface (ENODEV)");
   }
 
   @Test
   void withoutAnInstanceFairwayRunsMasterAndBackupUntilSigterm() {
-    assertThat(r.file("both-running.txt").lines()).containsExactly(
-        "master sync daemon (mcast=syd0, syncid=7, maxlen=1472, group=224.0.0.81, port=8848, ttl=2)",
-        "backup sync daemon (mcast=syd0, syncid=7, maxlen=1472, group=224.0.0.81, port=8848, ttl=2)");
-    assertThat(r.file("both-status.txt")).contains("IPVS sync daemon: syd0 syncid 7, no VRRP "
-        + "instance: wants master and backup")
+    assertThat(r.file("both-running.txt").lines())
+        .containsExactly(
+            "master sync daemon (mcast=syd0, syncid=7, maxlen=1472, group=224.0.0.81, port=8848, ttl=2)",
+            "backup sync daemon (mcast=syd0, syncid=7, maxlen=1472, group=224.0.0.81, port=8848, ttl=2)");
+    assertThat(r.file("both-status.txt"))
+        .contains("IPVS sync daemon: syd0 syncid 7, no VRRP " + "instance: wants master and backup")
         .contains("  kernel: master sync daemon (mcast=syd0, syncid=7,")
         .contains("  kernel: backup sync daemon (mcast=syd0, syncid=7,");
     assertThat(r.file("both.code").strip()).as(r.file("both.log")).isEqualTo("0");
     assertThat(r.file("both-after.txt")).isEmpty();
-    assertThat(r.file("both.log")).contains("started the master sync daemon on syd0 (syncid 7)")
-        .contains("stopped the backup sync daemon").doesNotContain("Exception");
+    assertThat(r.file("both.log"))
+        .contains("started the master sync daemon on syd0 (syncid 7)")
+        .contains("stopped the backup sync daemon")
+        .doesNotContain("Exception");
   }
 
   @Test
   void followingAnInstanceTheDaemonIsBackupThenMasterThenStopped() {
-    assertThat(r.file("vrrp-backup.txt").strip()).as(r.file("vrrp.log"))
-        .isEqualTo("backup sync daemon (mcast=syd0, syncid=61, maxlen=1472, group=224.0.0.81, "
-            + "port=8848, ttl=1)");
-    assertThat(r.file("vrrp-master.txt").strip()).as(r.file("vrrp.log"))
-        .isEqualTo("master sync daemon (mcast=syd0, syncid=61, maxlen=1472, group=224.0.0.81, "
-            + "port=8848, ttl=1)");
+    assertThat(r.file("vrrp-backup.txt").strip())
+        .as(r.file("vrrp.log"))
+        .isEqualTo(
+            "backup sync daemon (mcast=syd0, syncid=61, maxlen=1472, group=224.0.0.81, "
+                + "port=8848, ttl=1)");
+    assertThat(r.file("vrrp-master.txt").strip())
+        .as(r.file("vrrp.log"))
+        .isEqualTo(
+            "master sync daemon (mcast=syd0, syncid=61, maxlen=1472, group=224.0.0.81, "
+                + "port=8848, ttl=1)");
     assertThat(r.file("vrrp-addr.txt")).contains("10.99.0.100/24");
-    assertThat(r.file("vrrp-status.txt")).contains("VI_1").contains("MASTER")
+    assertThat(r.file("vrrp-status.txt"))
+        .contains("VI_1")
+        .contains("MASTER")
         .contains("IPVS sync daemon: syd0 syncid 61, follows VI_1 (MASTER): wants master")
         .contains("  kernel: master sync daemon (mcast=syd0, syncid=61,");
     assertThat(r.file("vrrp.code").strip()).as(r.file("vrrp.log")).isEqualTo("0");

@@ -3,8 +3,8 @@ package io.fairway.daemon.uml;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fairway.testkit.ExternalPrograms;
 import io.fairway.ipvs.uml.Uml;
+import io.fairway.testkit.ExternalPrograms;
 import java.io.InputStream;
 import java.io.StringReader;
 import java.nio.file.Files;
@@ -21,9 +21,9 @@ import org.junit.jupiter.api.Test;
  * Connection sync on the real kernel (issue 15): two user-mode Linux kernels, directors A and B,
  * joined by a {@code uml_switch} over a Unix socket (no host IP traffic), each running IPVS and
  * {@code fairway run} with VRRP and {@code lvs_sync_daemon}. A client behind B's bridge opens a
- * connection to the VIP, which A (master) forwards by direct routing to a real server; B's
- * backup sync daemon copies it into B's table. Then the test pulls A's plug: B takes the VIP and
- * the client goes on on the same established connection, through B.
+ * connection to the VIP, which A (master) forwards by direct routing to a real server; B's backup
+ * sync daemon copies it into B's table. Then the test pulls A's plug: B takes the VIP and the
+ * client goes on on the same established connection, through B.
  */
 class SyncFailoverUmlTest {
   private static Process switchProcess;
@@ -36,7 +36,8 @@ class SyncFailoverUmlTest {
   @BeforeAll
   static void boot() throws Exception {
     Uml.assumeAvailable();
-    ExternalPrograms.requireThat(Files.isExecutable(Path.of("/usr/bin/uml_switch")),
+    ExternalPrograms.requireThat(
+        Files.isExecutable(Path.of("/usr/bin/uml_switch")),
         () -> "uml_switch is not installed (apt-get install uml-utilities)");
     Path scenario = Files.createTempDirectory("sync-fail-");
     for (String f : List.of("a.sh", "b.sh", "a.conf", "b.conf", "echo.py", "client.py")) {
@@ -44,41 +45,61 @@ class SyncFailoverUmlTest {
         Files.copy(Objects.requireNonNull(in, f), scenario.resolve(f));
       }
     }
-    Files.writeString(scenario.resolve("fairway.sh"),
-        "#!/bin/sh\nexec " + Uml.javaCommand(Uml.testClasspath(), "io.fairway.cli.Main") + " \"$@\"\n");
+    Files.writeString(
+        scenario.resolve("fairway.sh"),
+        "#!/bin/sh\nexec "
+            + Uml.javaCommand(Uml.testClasspath(), "io.fairway.cli.Main")
+            + " \"$@\"\n");
     // A short path: a Unix socket's name is at most 107 bytes.
     Path net = Files.createTempDirectory(Path.of("/tmp"), "sync-sw-");
     Path ctl = net.resolve("ctl");
-    switchProcess = new ProcessBuilder("uml_switch", "-unix", ctl.toString(), "-hub")
-        .redirectErrorStream(true).redirectOutput(net.resolve("switch.log").toFile()).start();
+    switchProcess =
+        new ProcessBuilder("uml_switch", "-unix", ctl.toString(), "-hub")
+            .redirectErrorStream(true)
+            .redirectOutput(net.resolve("switch.log").toFile())
+            .start();
     await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(ctl));
     Path outA = Path.of("target", "uml-sync-a").toAbsolutePath();
     Path outB = Path.of("target", "uml-sync-b").toAbsolutePath();
     Uml.clean(outA);
     Uml.clean(outB);
-    a = Uml.builder()
-        .command("sh " + Uml.quote(scenario.resolve("a.sh").toString()) + " "
-            + Uml.quote(scenario.toString()))
-        .kernelArg("eth0=daemon,fe:fd:0a:63:00:01,unix," + ctl)
-        .kernelArg("umid=sync-a-" + ProcessHandle.current().pid())
-        .outputDir(outA)
-        .timeout(Duration.ofMinutes(8))
-        .start();
-    Uml.Running bRun = Uml.builder()
-        .command("sh " + Uml.quote(scenario.resolve("b.sh").toString()) + " "
-            + Uml.quote(scenario.toString()))
-        .kernelArg("eth0=daemon,fe:fd:0a:63:00:02,unix," + ctl)
-        .kernelArg("umid=sync-b-" + ProcessHandle.current().pid())
-        .outputDir(outB)
-        .timeout(Duration.ofMinutes(8))
-        .start();
+    a =
+        Uml.builder()
+            .command(
+                "sh "
+                    + Uml.quote(scenario.resolve("a.sh").toString())
+                    + " "
+                    + Uml.quote(scenario.toString()))
+            .kernelArg("eth0=daemon,fe:fd:0a:63:00:01,unix," + ctl)
+            .kernelArg("umid=sync-a-" + ProcessHandle.current().pid())
+            .outputDir(outA)
+            .timeout(Duration.ofMinutes(8))
+            .start();
+    Uml.Running bRun =
+        Uml.builder()
+            .command(
+                "sh "
+                    + Uml.quote(scenario.resolve("b.sh").toString())
+                    + " "
+                    + Uml.quote(scenario.toString()))
+            .kernelArg("eth0=daemon,fe:fd:0a:63:00:02,unix," + ctl)
+            .kernelArg("umid=sync-b-" + ProcessHandle.current().pid())
+            .outputDir(outB)
+            .timeout(Duration.ofMinutes(8))
+            .start();
     // B says when A's connection is in its table; then A dies as a machine does.
-    await().atMost(Duration.ofMinutes(6)).pollInterval(Duration.ofMillis(100))
+    await()
+        .atMost(Duration.ofMinutes(6))
+        .pollInterval(Duration.ofMillis(100))
         .until(() -> Files.exists(outB.resolve("synced")) || !bRun.alive());
     if (bRun.alive()) {
       // A's last report is at most half a second old: it shows the connection it forwards.
-      await().atMost(Duration.ofSeconds(10)).until(() -> Files.readString(outA.resolve(
-          "a-state.txt")).contains("10.99.0.10:" + clientPort(outB)));
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(
+              () ->
+                  Files.readString(outA.resolve("a-state.txt"))
+                      .contains("10.99.0.10:" + clientPort(outB)));
     }
     killedAtMillis = System.currentTimeMillis();
     a.kill();
@@ -109,14 +130,21 @@ class SyncFailoverUmlTest {
   void theConnectionWentThroughTheMasterAndIsInTheBackupsTable() {
     String port = client.getProperty("client_port");
     assertThat(client.getProperty("before")).isEqualTo("a0,a1,a2,a3,a4");
-    assertThat(aResult.file("a-state.txt")).as("A forwarded it")
-        .containsPattern("TCP .* ESTABLISHED 10\\.99\\.0\\.10:" + port
-            + " +10\\.99\\.0\\.100:7000 +10\\.99\\.0\\.20:7000")
+    assertThat(aResult.file("a-state.txt"))
+        .as("A forwarded it")
+        .containsPattern(
+            "TCP .* ESTABLISHED 10\\.99\\.0\\.10:"
+                + port
+                + " +10\\.99\\.0\\.100:7000 +10\\.99\\.0\\.20:7000")
         .contains("master sync daemon (mcast=eth0, syncid=71,");
-    assertThat(b.file("b-daemons-before.txt")).contains("backup sync daemon (mcast=br0, syncid=71,");
-    assertThat(b.file("b-conns-synced.txt")).as("copied by the sync daemons")
-        .containsPattern("TCP .* ESTABLISHED 10\\.99\\.0\\.10:" + port
-            + " +10\\.99\\.0\\.100:7000 +10\\.99\\.0\\.20:7000");
+    assertThat(b.file("b-daemons-before.txt"))
+        .contains("backup sync daemon (mcast=br0, syncid=71,");
+    assertThat(b.file("b-conns-synced.txt"))
+        .as("copied by the sync daemons")
+        .containsPattern(
+            "TCP .* ESTABLISHED 10\\.99\\.0\\.10:"
+                + port
+                + " +10\\.99\\.0\\.100:7000 +10\\.99\\.0\\.20:7000");
   }
 
   @Test
@@ -124,17 +152,23 @@ class SyncFailoverUmlTest {
     assertThat(b.file("b-addr.txt")).contains("10.99.0.100/24");
     assertThat(client.getProperty("after")).as(b.file("client.log")).isEqualTo("b1");
     assertThat(client.getProperty("after2")).isEqualTo("b2");
-    assertThat(b.file("b-daemons-master.txt")).contains("master sync daemon (mcast=br0, syncid=71,");
+    assertThat(b.file("b-daemons-master.txt"))
+        .contains("master sync daemon (mcast=br0, syncid=71,");
     assertThat(b.file("b-status-after.txt")).contains("follows VI_1 (MASTER): wants master");
     // UML's clock is the host's (read at boot): B's own log says when it took over.
-    String line = b.file("b-run.log").lines().filter(l -> l.contains("(VI_1) Entering MASTER"))
-        .findFirst().orElseThrow();
+    String line =
+        b.file("b-run.log")
+            .lines()
+            .filter(l -> l.contains("(VI_1) Entering MASTER"))
+            .findFirst()
+            .orElseThrow();
     long master = java.time.Instant.parse(line.substring(0, line.indexOf(' '))).toEpochMilli();
     long ms = master - killedAtMillis;
     long vip = Long.parseLong(b.file("b-master-at").strip()) / 1_000_000L - killedAtMillis;
-    System.out.printf("sync failover: B master %d ms after A died (its script saw the VIP after"
-        + " %d ms); the next line on the established connection took %s ms%n", ms, vip,
-        client.getProperty("after_ms"));
+    System.out.printf(
+        "sync failover: B master %d ms after A died (its script saw the VIP after"
+            + " %d ms); the next line on the established connection took %s ms%n",
+        ms, vip, client.getProperty("after_ms"));
     // The master down interval: 3 x 1 s + (256 - 100) / 256 s after A's last advert, which was
     // up to 1 s before the kill; allow a loaded machine.
     assertThat(ms).isBetween(2_000L, 15_000L);

@@ -33,15 +33,45 @@ class VrrpAdminTest {
   @TempDir Path dir;
 
   static VrrpSnapshot snapshot() throws Exception {
-    InstanceStatus vi1 = new InstanceStatus("VI_1", "eth0", 51, 2, State.MASTER, 140, 150,
-        Optional.of(InetAddress.getByName("10.0.0.1")), 140, Instant.parse("2026-12-01T20:00:00Z"),
-        List.of(InetAddress.getByName("10.0.0.100")), Optional.of("G"), 42, 0,
-        Map.of(State.BACKUP, 1L, State.MASTER, 1L));
-    InstanceStatus vi2 = new InstanceStatus("VI_2", "eth0", 52, 3, State.BACKUP, 100, 100,
-        Optional.empty(), 0, Instant.parse("2026-12-01T20:00:01Z"), List.of(), Optional.empty(), 0,
-        7, Map.of(State.BACKUP, 1L));
-    return new VrrpSnapshot(List.of(vi1, vi2), List.of(new GroupStatus("G", State.MASTER,
-        List.of("VI_1"))), 9, Map.of(DropKind.CHECKSUM, 2L, DropKind.TTL, 1L));
+    InstanceStatus vi1 =
+        new InstanceStatus(
+            "VI_1",
+            "eth0",
+            51,
+            2,
+            State.MASTER,
+            140,
+            150,
+            Optional.of(InetAddress.getByName("10.0.0.1")),
+            140,
+            Instant.parse("2026-12-01T20:00:00Z"),
+            List.of(InetAddress.getByName("10.0.0.100")),
+            Optional.of("G"),
+            42,
+            0,
+            Map.of(State.BACKUP, 1L, State.MASTER, 1L));
+    InstanceStatus vi2 =
+        new InstanceStatus(
+            "VI_2",
+            "eth0",
+            52,
+            3,
+            State.BACKUP,
+            100,
+            100,
+            Optional.empty(),
+            0,
+            Instant.parse("2026-12-01T20:00:01Z"),
+            List.of(),
+            Optional.empty(),
+            0,
+            7,
+            Map.of(State.BACKUP, 1L));
+    return new VrrpSnapshot(
+        List.of(vi1, vi2),
+        List.of(new GroupStatus("G", State.MASTER, List.of("VI_1"))),
+        9,
+        Map.of(DropKind.CHECKSUM, 2L, DropKind.TTL, 1L));
   }
 
   static AdminRequest get(String... path) {
@@ -51,8 +81,9 @@ class VrrpAdminTest {
   @Test
   void theApiShowsEveryInstanceAndPassesTheRestOn() throws Exception {
     VrrpSnapshot s = snapshot();
-    VrrpRoutes routes = new VrrpRoutes(r -> CompletableFuture.completedFuture(
-        AdminResponse.text(200, "next")), () -> s);
+    VrrpRoutes routes =
+        new VrrpRoutes(
+            r -> CompletableFuture.completedFuture(AdminResponse.text(200, "next")), () -> s);
     AdminResponse all = routes.handle(get("api", "v1", "vrrp")).get();
     assertThat(all.status()).isEqualTo(200);
     JsonNode n = Json.mapper().readTree(all.body());
@@ -77,17 +108,22 @@ class VrrpAdminTest {
     assertThat(unknown.status()).isEqualTo(404);
     assertThat(new String(unknown.body(), StandardCharsets.UTF_8))
         .contains("unknown vrrp_instance 'VI_9'; choices: VI_1, VI_2");
-    AdminResponse post = routes.handle(new AdminRequest("POST", List.of("api", "v1", "vrrp"),
-        Map.of(), new byte[0], true)).get();
+    AdminResponse post =
+        routes
+            .handle(
+                new AdminRequest("POST", List.of("api", "v1", "vrrp"), Map.of(), new byte[0], true))
+            .get();
     assertThat(post.status()).isEqualTo(405);
-    assertThat(new String(routes.handle(get("api", "v1", "services")).get().body(),
-        StandardCharsets.UTF_8)).isEqualTo("next");
+    assertThat(
+            new String(
+                routes.handle(get("api", "v1", "services")).get().body(), StandardCharsets.UTF_8))
+        .isEqualTo("next");
   }
 
   static String scrape(PrometheusRegistry registry) throws Exception {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
-    PrometheusTextFormatWriter.create().write(out, registry.scrape(),
-        io.prometheus.metrics.config.EscapingScheme.DEFAULT);
+    PrometheusTextFormatWriter.create()
+        .write(out, registry.scrape(), io.prometheus.metrics.config.EscapingScheme.DEFAULT);
     return out.toString(StandardCharsets.UTF_8);
   }
 
@@ -98,7 +134,8 @@ class VrrpAdminTest {
     PrometheusRegistry registry = new PrometheusRegistry();
     VrrpMetrics.register(registry, now::get);
     String text = scrape(registry);
-    assertThat(text).contains("fairway_vrrp_state{instance=\"VI_1\",state=\"master\"} 1.0")
+    assertThat(text)
+        .contains("fairway_vrrp_state{instance=\"VI_1\",state=\"master\"} 1.0")
         .contains("fairway_vrrp_state{instance=\"VI_1\",state=\"backup\"} 0.0")
         .contains("fairway_vrrp_priority{instance=\"VI_1\"} 140.0")
         .contains("fairway_vrrp_transitions_total{instance=\"VI_1\",to=\"master\"} 1.0")
@@ -119,15 +156,26 @@ class VrrpAdminTest {
 
   @Test
   void aTransitionIsOneEventWithALineForTheCli() throws Exception {
-    VrrpEvents.Event e = VrrpEvents.of(new VrrpTransition(Instant.parse(
-        "2026-12-01T20:00:00.123456Z"), false, "VI_1", State.BACKUP, State.MASTER, 150,
-        Optional.of(InetAddress.getByName("10.0.0.1"))));
-    assertThat(Json.string(e)).isEqualTo("{\"time\":\"2026-12-01T20:00:00.123Z\",\"kind\":"
-        + "\"vrrp_master\",\"instance\":\"VI_1\",\"sync_group\":null,\"from\":\"backup\",\"to\":"
-        + "\"master\",\"priority\":150,\"master\":\"10.0.0.1\",\"reason\":\"vrrp_instance VI_1:"
-        + " BACKUP -> MASTER (priority 150, master 10.0.0.1)\"}");
-    VrrpEvents.Event g = VrrpEvents.of(new VrrpTransition(Instant.EPOCH, true, "G", State.MASTER,
-        State.FAULT, 0, Optional.empty()));
+    VrrpEvents.Event e =
+        VrrpEvents.of(
+            new VrrpTransition(
+                Instant.parse("2026-12-01T20:00:00.123456Z"),
+                false,
+                "VI_1",
+                State.BACKUP,
+                State.MASTER,
+                150,
+                Optional.of(InetAddress.getByName("10.0.0.1"))));
+    assertThat(Json.string(e))
+        .isEqualTo(
+            "{\"time\":\"2026-12-01T20:00:00.123Z\",\"kind\":"
+                + "\"vrrp_master\",\"instance\":\"VI_1\",\"sync_group\":null,\"from\":\"backup\",\"to\":"
+                + "\"master\",\"priority\":150,\"master\":\"10.0.0.1\",\"reason\":\"vrrp_instance VI_1:"
+                + " BACKUP -> MASTER (priority 150, master 10.0.0.1)\"}");
+    VrrpEvents.Event g =
+        VrrpEvents.of(
+            new VrrpTransition(
+                Instant.EPOCH, true, "G", State.MASTER, State.FAULT, 0, Optional.empty()));
     assertThat(g.kind()).isEqualTo("vrrp_fault");
     assertThat(g.syncGroup()).isEqualTo("G");
     assertThat(g.instance()).isNull();

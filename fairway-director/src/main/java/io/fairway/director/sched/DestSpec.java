@@ -4,53 +4,68 @@ import java.net.Inet6Address;
 import java.net.InetAddress;
 
 /**
- * How one real server is configured: keepalived's {@code real_server IP PORT { weight uthreshold lthreshold }}.
+ * How one real server is configured: keepalived's {@code real_server IP PORT { weight uthreshold
+ * lthreshold }}.
  *
- * @param name           what {@code fairway pick} prints; {@code IP:PORT} unless the operator named it
- * @param weight         0 quiesces the server (existing connections continue, no new ones)
- * @param upperThreshold {@code uthreshold}: OVERLOAD is set when active+inactive reaches it (0 = no limit)
- * @param lowerThreshold {@code lthreshold}: OVERLOAD clears below it (0 = below 3/4 of the upper threshold)
+ * @param name what {@code fairway pick} prints; {@code IP:PORT} unless the operator named it
+ * @param weight 0 quiesces the server (existing connections continue, no new ones)
+ * @param upperThreshold {@code uthreshold}: OVERLOAD is set when active+inactive reaches it (0 = no
+ *     limit)
+ * @param lowerThreshold {@code lthreshold}: OVERLOAD clears below it (0 = below 3/4 of the upper
+ *     threshold)
  */
-public record DestSpec(String name, InetAddress address, int port, int weight, int upperThreshold,
-                       int lowerThreshold) {
+public record DestSpec(
+    String name,
+    InetAddress address,
+    int port,
+    int weight,
+    int upperThreshold,
+    int lowerThreshold) {
 
-    public DestSpec {
-        if (address == null) throw new IllegalArgumentException("real server address is missing");
-        if (port < 0 || port > 65535) throw new IllegalArgumentException("port " + port + " is out of range 0..65535");
-        if (weight < 0) throw new IllegalArgumentException("weight " + weight + " is negative");
-        if (upperThreshold < 0) throw new IllegalArgumentException("uthreshold " + upperThreshold + " is negative");
-        if (lowerThreshold < 0) throw new IllegalArgumentException("lthreshold " + lowerThreshold + " is negative");
-        // The kernel answers ERANGE; an operator deserves the reason.
-        if (lowerThreshold > upperThreshold) {
-            throw new IllegalArgumentException("lthreshold " + lowerThreshold + " is greater than uthreshold "
-                    + upperThreshold + (upperThreshold == 0 ? " (set uthreshold too)" : ""));
-        }
-        if (name == null || name.isEmpty()) name = defaultName(address, port);
+  public DestSpec {
+    if (address == null) throw new IllegalArgumentException("real server address is missing");
+    if (port < 0 || port > 65535)
+      throw new IllegalArgumentException("port " + port + " is out of range 0..65535");
+    if (weight < 0) throw new IllegalArgumentException("weight " + weight + " is negative");
+    if (upperThreshold < 0)
+      throw new IllegalArgumentException("uthreshold " + upperThreshold + " is negative");
+    if (lowerThreshold < 0)
+      throw new IllegalArgumentException("lthreshold " + lowerThreshold + " is negative");
+    // The kernel answers ERANGE; an operator deserves the reason.
+    if (lowerThreshold > upperThreshold) {
+      throw new IllegalArgumentException(
+          "lthreshold "
+              + lowerThreshold
+              + " is greater than uthreshold "
+              + upperThreshold
+              + (upperThreshold == 0 ? " (set uthreshold too)" : ""));
     }
+    if (name == null || name.isEmpty()) name = defaultName(address, port);
+  }
 
-    /** A server with a weight and no thresholds. */
-    public static DestSpec of(String ip, int port, int weight) {
-        return new DestSpec(null, Addresses.parse(ip), port, weight, 0, 0);
-    }
+  /** A server with a weight and no thresholds. */
+  public static DestSpec of(String ip, int port, int weight) {
+    return new DestSpec(null, Addresses.parse(ip), port, weight, 0, 0);
+  }
 
-    public DestSpec withWeight(int w) {
-        return new DestSpec(name, address, port, w, upperThreshold, lowerThreshold);
-    }
+  public DestSpec withWeight(int w) {
+    return new DestSpec(name, address, port, w, upperThreshold, lowerThreshold);
+  }
 
-    public DestSpec withThresholds(int upper, int lower) {
-        return new DestSpec(name, address, port, weight, upper, lower);
-    }
+  public DestSpec withThresholds(int upper, int lower) {
+    return new DestSpec(name, address, port, weight, upper, lower);
+  }
 
-    public DestSpec withName(String n) {
-        return new DestSpec(n, address, port, weight, upperThreshold, lowerThreshold);
-    }
+  public DestSpec withName(String n) {
+    return new DestSpec(n, address, port, weight, upperThreshold, lowerThreshold);
+  }
 
-    boolean sameServer(InetAddress a, int p) {
-        return address.equals(a) && port == p;
-    }
+  boolean sameServer(InetAddress a, int p) {
+    return address.equals(a) && port == p;
+  }
 
-    static String defaultName(InetAddress a, int port) {
-        String ip = a.getHostAddress();
-        return a instanceof Inet6Address ? "[" + ip + "]:" + port : ip + ":" + port;
-    }
+  static String defaultName(InetAddress a, int port) {
+    String ip = a.getHostAddress();
+    return a instanceof Inet6Address ? "[" + ip + "]:" + port : ip + ":" + port;
+  }
 }

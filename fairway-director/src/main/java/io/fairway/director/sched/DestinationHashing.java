@@ -3,29 +3,32 @@ package io.fairway.director.sched;
 import java.util.List;
 
 /**
- * {@code dh} (ip_vs_dh.c): a 256-bucket table holding the servers round-robin (weights do not matter), indexed by
- * {@code hash_32(addr_fold, 8)} of the packet's destination — so one cache server owns each origin address.
- * There is no fallback: a quiesced or overloaded owner means no destination.
+ * {@code dh} (ip_vs_dh.c): a 256-bucket table holding the servers round-robin (weights do not
+ * matter), indexed by {@code hash_32(addr_fold, 8)} of the packet's destination — so one cache
+ * server owns each origin address. There is no fallback: a quiesced or overloaded owner means no
+ * destination.
  */
 final class DestinationHashing implements KernelScheduler {
-    private volatile Dest[] buckets = new Dest[SourceHashing.TAB_SIZE];
+  private volatile Dest[] buckets = new Dest[SourceHashing.TAB_SIZE];
 
-    @Override
-    public String name() { return "dh"; }
+  @Override
+  public String name() {
+    return "dh";
+  }
 
-    @Override
-    public void update(List<Dest> kernelOrder) {
-        Dest[] b = new Dest[SourceHashing.TAB_SIZE];
-        if (!kernelOrder.isEmpty()) {
-            for (int i = 0; i < b.length; i++) b[i] = kernelOrder.get(i % kernelOrder.size());
-        }
-        buckets = b;
+  @Override
+  public void update(List<Dest> kernelOrder) {
+    Dest[] b = new Dest[SourceHashing.TAB_SIZE];
+    if (!kernelOrder.isEmpty()) {
+      for (int i = 0; i < b.length; i++) b[i] = kernelOrder.get(i % kernelOrder.size());
     }
+    buckets = b;
+  }
 
-    @Override
-    public Dest pick(int clientFold, int clientPort, int destinationFold) {
-        Dest d = buckets[KernelHash.hash32(destinationFold, SourceHashing.TAB_BITS)];
-        if (d == null || !d.available() || d.weight() <= 0 || d.overloaded()) return null;
-        return d;
-    }
+  @Override
+  public Dest pick(int clientFold, int clientPort, int destinationFold) {
+    Dest d = buckets[KernelHash.hash32(destinationFold, SourceHashing.TAB_BITS)];
+    if (d == null || !d.available() || d.weight() <= 0 || d.overloaded()) return null;
+    return d;
+  }
 }

@@ -1,26 +1,32 @@
 package io.fairway.director.sched;
 
 /**
- * One membership change of a batch, as the kernel's scheduler hooks see it ({@code add_dest}, {@code del_dest},
- * {@code upd_dest}): which server, and its weight before and after (0 before an add, 0 after a delete).
+ * One membership change of a batch, as the kernel's scheduler hooks see it ({@code add_dest},
+ * {@code del_dest}, {@code upd_dest}): which server, and its weight before and after (0 before an
+ * add, 0 after a delete).
  *
- * <p>A batch ({@link VirtualService#beginBatch}) hands a scheduler the list it ends with plus these changes in the
- * order they were made, so a scheduler whose state depends on every hook call (rr's cursor, wrr's current weight)
- * can replay them and end exactly where one call per change would have left it.
+ * <p>A batch ({@link VirtualService#beginBatch}) hands a scheduler the list it ends with plus these
+ * changes in the order they were made, so a scheduler whose state depends on every hook call (rr's
+ * cursor, wrr's current weight) can replay them and end exactly where one call per change would
+ * have left it.
  */
 public record MemberChange(Kind kind, Dest dest, int weightBefore, int weightAfter) {
 
-    public enum Kind { ADD, DELETE, EDIT }
+  public enum Kind {
+    ADD,
+    DELETE,
+    EDIT
+  }
 
-    static MemberChange add(Dest d) {
-        return new MemberChange(Kind.ADD, d, 0, d.weight());
-    }
+  static MemberChange add(Dest d) {
+    return new MemberChange(Kind.ADD, d, 0, d.weight());
+  }
 
-    static MemberChange delete(Dest d) {
-        return new MemberChange(Kind.DELETE, d, d.weight(), 0);
-    }
+  static MemberChange delete(Dest d) {
+    return new MemberChange(Kind.DELETE, d, d.weight(), 0);
+  }
 
-    static MemberChange edit(Dest d, int before) {
-        return new MemberChange(Kind.EDIT, d, before, d.weight());
-    }
+  static MemberChange edit(Dest d, int before) {
+    return new MemberChange(Kind.EDIT, d, before, d.weight());
+  }
 }

@@ -1,15 +1,17 @@
 package io.fairway.director.sched;
 
 /**
- * {@code sed} (ip_vs_sed.c): the lowest (active + 1) / weight — the delay a new connection would expect.
- * Inactive connections are ignored.
+ * {@code sed} (ip_vs_sed.c): the lowest (active + 1) / weight — the delay a new connection would
+ * expect. Inactive connections are ignored.
  */
 final class ShortestExpectedDelay extends ListScheduler {
-    @Override
-    public String name() { return "sed"; }
+  @Override
+  public String name() {
+    return "sed";
+  }
 
-    @Override
-    public Dest pick(int clientFold, int clientPort, int destinationFold) {
-        return WeightedLeastConnection.pickWeighted(dests, true);
-    }
+  @Override
+  public Dest pick(int clientFold, int clientPort, int destinationFold) {
+    return WeightedLeastConnection.pickWeighted(dests, true);
+  }
 }

@@ -7,365 +7,416 @@ import java.util.List;
 import java.util.function.LongSupplier;
 
 /**
- * A virtual server as the userspace data plane sees it: its real servers with live counts, the kernel scheduler,
- * persistence templates, and the one thing the kernel cannot do — overflow to the sorry server.
+ * A virtual server as the userspace data plane sees it: its real servers with live counts, the
+ * kernel scheduler, persistence templates, and the one thing the kernel cannot do — overflow to the
+ * sorry server.
  *
  * <h2>Overflow to the sorry server</h2>
- * When the scheduler finds no server (every real server overloaded by its {@code uthreshold}, or quiesced with weight
- * 0, or — for sh/dh/mh without fallback — the client's own server is), the kernel drops the connection. Here it goes
- * to {@code sorry_server} instead, and is counted there. No persistence template is made for it, so as soon as one
- * real server has room again (its count fell below {@code lthreshold}, or 3/4 of {@code uthreshold}) the next new
- * connection goes back to the pool.
  *
- * <p>Membership changes are serialised; scheduling reads immutable copies and may run on any thread.
+ * When the scheduler finds no server (every real server overloaded by its {@code uthreshold}, or
+ * quiesced with weight 0, or — for sh/dh/mh without fallback — the client's own server is), the
+ * kernel drops the connection. Here it goes to {@code sorry_server} instead, and is counted there.
+ * No persistence template is made for it, so as soon as one real server has room again (its count
+ * fell below {@code lthreshold}, or 3/4 of {@code uthreshold}) the next new connection goes back to
+ * the pool.
+ *
+ * <p>Membership changes are serialised; scheduling reads immutable copies and may run on any
+ * thread.
  *
  * <h2>Batches</h2>
- * Each change on its own hands the scheduler the whole list again, as the kernel calls its hooks per change: fine
- * for one verdict, O(n²) for installing n servers. Between {@link #beginBatch} and {@link #endBatch} changes are
- * made at O(1) each and the scheduler gets the list once, with the changes in order
- * ({@link KernelScheduler#update(List, List)}), so it ends as one update per change would have left it. Until then
- * new connections are scheduled over the list as it was before the batch.
+ *
+ * Each change on its own hands the scheduler the whole list again, as the kernel calls its hooks
+ * per change: fine for one verdict, O(n²) for installing n servers. Between {@link #beginBatch} and
+ * {@link #endBatch} changes are made at O(1) each and the scheduler gets the list once, with the
+ * changes in order ({@link KernelScheduler#update(List, List)}), so it ends as one update per
+ * change would have left it. Until then new connections are scheduled over the list as it was
+ * before the batch.
  */
 public final class VirtualService {
-    private final KernelScheduler scheduler;
-    private final PersistenceTemplates templates;
-    private final LongSupplier clockMillis;
-    private final LongSupplier nanos;
-    /** When the next ramp step is due (the nanos clock); {@link Long#MAX_VALUE} while nobody ramps: a pick then reads only this. */
-    private volatile long nextRampStep = Long.MAX_VALUE;
-    /** Servers in the order they were added (keepalived: config order), as last published. */
-    private volatile List<Dest> addOrder = List.of();
-    /** The servers now, in the order they were added, by address:port; guarded by this. The kernel's list is the reverse. */
-    private final java.util.LinkedHashMap<At, Dest> members = new java.util.LinkedHashMap<>();
-    /** The changes of the batch under way, or null outside a batch. */
-    private List<MemberChange> batch;
-    private volatile Dest sorry;
-    /**
-     * Removed servers, kept like the kernel's dest trash: re-adding the same address:port revives the same object,
-     * so connections that outlived the removal are still counted against its thresholds.
-     */
-    private final java.util.Map<At, Dest> trash = new java.util.HashMap<>();
+  private final KernelScheduler scheduler;
+  private final PersistenceTemplates templates;
+  private final LongSupplier clockMillis;
+  private final LongSupplier nanos;
 
-    /** A server's address:port, the kernel's key of a destination within its service. */
-    private record At(InetAddress address, int port) {}
+  /**
+   * When the next ramp step is due (the nanos clock); {@link Long#MAX_VALUE} while nobody ramps: a
+   * pick then reads only this.
+   */
+  private volatile long nextRampStep = Long.MAX_VALUE;
 
-    public VirtualService(KernelScheduler scheduler, Persistence persistence, LongSupplier clockMillis) {
-        this(scheduler, persistence, clockMillis, System::nanoTime);
+  /** Servers in the order they were added (keepalived: config order), as last published. */
+  private volatile List<Dest> addOrder = List.of();
+
+  /**
+   * The servers now, in the order they were added, by address:port; guarded by this. The kernel's
+   * list is the reverse.
+   */
+  private final java.util.LinkedHashMap<At, Dest> members = new java.util.LinkedHashMap<>();
+
+  /** The changes of the batch under way, or null outside a batch. */
+  private List<MemberChange> batch;
+
+  private volatile Dest sorry;
+
+  /**
+   * Removed servers, kept like the kernel's dest trash: re-adding the same address:port revives the
+   * same object, so connections that outlived the removal are still counted against its thresholds.
+   */
+  private final java.util.Map<At, Dest> trash = new java.util.HashMap<>();
+
+  /** A server's address:port, the kernel's key of a destination within its service. */
+  private record At(InetAddress address, int port) {}
+
+  public VirtualService(
+      KernelScheduler scheduler, Persistence persistence, LongSupplier clockMillis) {
+    this(scheduler, persistence, clockMillis, System::nanoTime);
+  }
+
+  /**
+   * @param clockMillis wall clock for persistence templates
+   * @param nanos the clock slow start ramps are timed by ({@link #ramp}); tests and {@code fairway
+   *     pick} fix it
+   */
+  public VirtualService(
+      KernelScheduler scheduler,
+      Persistence persistence,
+      LongSupplier clockMillis,
+      LongSupplier nanos) {
+    this.nanos = nanos;
+    this.scheduler = scheduler;
+    this.templates =
+        persistence != null && persistence.enabled() ? new PersistenceTemplates(persistence) : null;
+    this.clockMillis = clockMillis;
+    scheduler.update(List.of());
+  }
+
+  public VirtualService(KernelScheduler scheduler) {
+    this(scheduler, Persistence.NONE, System::currentTimeMillis);
+  }
+
+  public KernelScheduler scheduler() {
+    return scheduler;
+  }
+
+  /** The real servers in the order they were added. */
+  public List<Dest> dests() {
+    return addOrder;
+  }
+
+  /** The sorry server, or null. */
+  public Dest sorryServer() {
+    return sorry;
+  }
+
+  /** Finds a real server (or the sorry server) by its printed name. */
+  public Dest byName(String name) {
+    for (Dest d : addOrder) if (d.name().equals(name)) return d;
+    Dest s = sorry;
+    return s != null && s.name().equals(name) ? s : null;
+  }
+
+  /** Adds a real server, like the kernel's NEW_DEST (it goes to the head of the kernel's list). */
+  public synchronized Dest add(DestSpec spec) {
+    At at = new At(spec.address(), spec.port());
+    if (members.containsKey(at)) {
+      throw new IllegalArgumentException("real_server " + spec.name() + " is listed twice");
     }
+    checkNotSorry(spec, sorry);
+    Dest d = revive(spec);
+    members.put(at, d);
+    changed(MemberChange.add(d));
+    return d;
+  }
 
-    /**
-     * @param clockMillis wall clock for persistence templates
-     * @param nanos       the clock slow start ramps are timed by ({@link #ramp}); tests and {@code fairway pick} fix it
-     */
-    public VirtualService(KernelScheduler scheduler, Persistence persistence, LongSupplier clockMillis,
-                          LongSupplier nanos) {
-        this.nanos = nanos;
-        this.scheduler = scheduler;
-        this.templates = persistence != null && persistence.enabled() ? new PersistenceTemplates(persistence) : null;
-        this.clockMillis = clockMillis;
-        scheduler.update(List.of());
+  /** Changes weight/thresholds of an existing server (SET_DEST): counts are kept. */
+  public synchronized Dest edit(DestSpec spec) {
+    Dest d = members.get(new At(spec.address(), spec.port()));
+    if (d == null) throw new IllegalArgumentException("no real_server " + spec.name());
+    int before = d.weight();
+    d.update(spec);
+    changed(MemberChange.edit(d, before));
+    return d;
+  }
+
+  /**
+   * Removes a server (DEL_DEST). Its connections go on; templates pointing at it become invalid.
+   */
+  public synchronized void remove(InetAddress address, int port) {
+    At at = new At(address, port);
+    Dest d = members.remove(at);
+    if (d == null) return;
+    d.markRemoved();
+    trash.put(at, d);
+    changed(MemberChange.delete(d));
+  }
+
+  /**
+   * Starts a batch: the changes until {@link #endBatch} reach the scheduler together. The caller
+   * serialises; a batch already under way goes on.
+   */
+  public synchronized void beginBatch() {
+    if (batch == null) batch = new ArrayList<>();
+  }
+
+  /**
+   * Ends the batch: the scheduler gets the resulting list and the changes, and new connections see
+   * them.
+   */
+  public synchronized void endBatch() {
+    List<MemberChange> changes = batch;
+    batch = null;
+    if (changes != null && !changes.isEmpty()) publish(changes);
+  }
+
+  /**
+   * A change: into the batch, or published now. While a slow start ramps anybody the weights the
+   * schedulers compare are scaled and ramped, which a replay of configured weights cannot follow,
+   * so changes are then published one by one, after what the batch holds.
+   */
+  private void changed(MemberChange c) {
+    if (batch != null && nextRampStep == Long.MAX_VALUE) {
+      batch.add(c);
+    } else {
+      flushBatch();
+      publish(List.of(c));
     }
+  }
 
-    public VirtualService(KernelScheduler scheduler) {
-        this(scheduler, Persistence.NONE, System::currentTimeMillis);
+  /** Publishes what the batch under way holds so far (it goes on). */
+  private void flushBatch() {
+    if (batch != null && !batch.isEmpty()) {
+      List<MemberChange> changes = batch;
+      batch = new ArrayList<>();
+      publish(changes);
     }
+  }
 
-    public KernelScheduler scheduler() { return scheduler; }
+  /** A new server, or the removed one with this address:port brought back with its live counts. */
+  private Dest revive(DestSpec spec) {
+    Dest old = trash.remove(new At(spec.address(), spec.port()));
+    if (old == null || old.totalConns() + old.persistConns() == 0) return new Dest(spec);
+    old.revive(spec);
+    return old;
+  }
 
-    /** The real servers in the order they were added. */
-    public List<Dest> dests() { return addOrder; }
-
-    /** The sorry server, or null. */
-    public Dest sorryServer() { return sorry; }
-
-    /** Finds a real server (or the sorry server) by its printed name. */
-    public Dest byName(String name) {
-        for (Dest d : addOrder) if (d.name().equals(name)) return d;
-        Dest s = sorry;
-        return s != null && s.name().equals(name) ? s : null;
+  /**
+   * Makes the server list equal to {@code specs} with the fewest kernel-equivalent operations:
+   * servers that stay keep their counts and list position, removed ones go, new ones are added in
+   * the given order.
+   */
+  public synchronized void reconcile(List<DestSpec> specs) {
+    java.util.Map<At, DestSpec> wanted = new java.util.LinkedHashMap<>();
+    for (DestSpec s : specs) {
+      if (wanted.putIfAbsent(new At(s.address(), s.port()), s) != null) {
+        throw new IllegalArgumentException("real_server " + s.name() + " is listed twice");
+      }
+      checkNotSorry(s, sorry);
     }
-
-    /** Adds a real server, like the kernel's NEW_DEST (it goes to the head of the kernel's list). */
-    public synchronized Dest add(DestSpec spec) {
-        At at = new At(spec.address(), spec.port());
-        if (members.containsKey(at)) {
-            throw new IllegalArgumentException("real_server " + spec.name() + " is listed twice");
-        }
-        checkNotSorry(spec, sorry);
-        Dest d = revive(spec);
-        members.put(at, d);
-        changed(MemberChange.add(d));
-        return d;
-    }
-
-    /** Changes weight/thresholds of an existing server (SET_DEST): counts are kept. */
-    public synchronized Dest edit(DestSpec spec) {
-        Dest d = members.get(new At(spec.address(), spec.port()));
-        if (d == null) throw new IllegalArgumentException("no real_server " + spec.name());
-        int before = d.weight();
-        d.update(spec);
-        changed(MemberChange.edit(d, before));
-        return d;
-    }
-
-    /** Removes a server (DEL_DEST). Its connections go on; templates pointing at it become invalid. */
-    public synchronized void remove(InetAddress address, int port) {
-        At at = new At(address, port);
-        Dest d = members.remove(at);
-        if (d == null) return;
+    List<MemberChange> changes = batch != null ? batch : new ArrayList<>();
+    for (java.util.Iterator<java.util.Map.Entry<At, Dest>> it = members.entrySet().iterator();
+        it.hasNext(); ) {
+      java.util.Map.Entry<At, Dest> e = it.next();
+      Dest d = e.getValue();
+      DestSpec s = wanted.remove(e.getKey());
+      if (s == null) {
+        changes.add(MemberChange.delete(d));
         d.markRemoved();
-        trash.put(at, d);
-        changed(MemberChange.delete(d));
+        trash.put(e.getKey(), d);
+        it.remove();
+      } else {
+        int before = d.weight();
+        d.update(s);
+        changes.add(MemberChange.edit(d, before));
+      }
     }
+    for (java.util.Map.Entry<At, DestSpec> e : wanted.entrySet()) {
+      Dest d = revive(e.getValue());
+      members.put(e.getKey(), d);
+      changes.add(MemberChange.add(d));
+    }
+    if (batch == null)
+      publish(List.of()); // one update on the result, as a reconcile has always been
+  }
 
-    /**
-     * Starts a batch: the changes until {@link #endBatch} reach the scheduler together. The caller serialises;
-     * a batch already under way goes on.
-     */
-    public synchronized void beginBatch() {
-        if (batch == null) batch = new ArrayList<>();
+  /** Sets or clears ({@code null}) the sorry server. It must not also be a real server. */
+  public synchronized Dest setSorryServer(DestSpec spec) {
+    if (spec == null) {
+      sorry = null;
+      return null;
     }
+    for (Dest d : members.values()) checkNotSorry(d.spec(), spec);
+    Dest current = sorry;
+    if (current != null && spec.sameServer(current.address(), current.port())) {
+      current.update(spec);
+      return current;
+    }
+    sorry = new Dest(spec);
+    return sorry;
+  }
 
-    /** Ends the batch: the scheduler gets the resulting list and the changes, and new connections see them. */
-    public synchronized void endBatch() {
-        List<MemberChange> changes = batch;
-        batch = null;
-        if (changes != null && !changes.isEmpty()) publish(changes);
+  private static void checkNotSorry(DestSpec real, DestSpec sorrySpec) {
+    if (sorrySpec != null && real.sameServer(sorrySpec.address(), sorrySpec.port())) {
+      throw new IllegalArgumentException(
+          "sorry_server "
+              + sorrySpec.name()
+              + " is also a real_server: it could never take overflow the real server cannot take");
     }
+  }
 
-    /**
-     * A change: into the batch, or published now. While a slow start ramps anybody the weights the schedulers
-     * compare are scaled and ramped, which a replay of configured weights cannot follow, so changes are then
-     * published one by one, after what the batch holds.
-     */
-    private void changed(MemberChange c) {
-        if (batch != null && nextRampStep == Long.MAX_VALUE) {
-            batch.add(c);
-        } else {
-            flushBatch();
-            publish(List.of(c));
-        }
-    }
+  private static void checkNotSorry(DestSpec real, Dest sorryDest) {
+    if (sorryDest != null) checkNotSorry(real, sorryDest.spec());
+  }
 
-    /** Publishes what the batch under way holds so far (it goes on). */
-    private void flushBatch() {
-        if (batch != null && !batch.isEmpty()) {
-            List<MemberChange> changes = batch;
-            batch = new ArrayList<>();
-            publish(changes);
-        }
-    }
+  /**
+   * Slow start for one of this service's servers, in the scheduler itself: from now the server is
+   * {@code elapsed} into a ramp of {@code duration} and takes that fraction of its share ({@link
+   * io.fairway.director.SlowStart}). {@code duration <= 0}, or {@code elapsed >= duration}, ends a
+   * ramp. The hashing schedulers (sh, dh, mh) ignore ramps: a ramp could only be applied to them by
+   * moving clients between servers (docs/schedulers.md).
+   */
+  public synchronized void ramp(Dest d, long elapsedNanos, long durationNanos) {
+    flushBatch();
+    long now = nanos.getAsLong();
+    d.ramp(now - Math.max(0, elapsedNanos), durationNanos, now);
+    publish(List.of());
+  }
 
-    /** A new server, or the removed one with this address:port brought back with its live counts. */
-    private Dest revive(DestSpec spec) {
-        Dest old = trash.remove(new At(spec.address(), spec.port()));
-        if (old == null || old.totalConns() + old.persistConns() == 0) return new Dest(spec);
-        old.revive(spec);
-        return old;
+  /**
+   * Moves every ramp to now: one volatile read while nobody ramps, a rebuild when a ramp enters its
+   * next step.
+   */
+  private void tickRamps() {
+    long next = nextRampStep;
+    if (next != Long.MAX_VALUE) {
+      long now = nanos.getAsLong();
+      if (now - next >= 0) refreshRamps(now);
     }
+  }
 
-    /**
-     * Makes the server list equal to {@code specs} with the fewest kernel-equivalent operations: servers that stay
-     * keep their counts and list position, removed ones go, new ones are added in the given order.
-     */
-    public synchronized void reconcile(List<DestSpec> specs) {
-        java.util.Map<At, DestSpec> wanted = new java.util.LinkedHashMap<>();
-        for (DestSpec s : specs) {
-            if (wanted.putIfAbsent(new At(s.address(), s.port()), s) != null) {
-                throw new IllegalArgumentException("real_server " + s.name() + " is listed twice");
-            }
-            checkNotSorry(s, sorry);
-        }
-        List<MemberChange> changes = batch != null ? batch : new ArrayList<>();
-        for (java.util.Iterator<java.util.Map.Entry<At, Dest>> it = members.entrySet().iterator(); it.hasNext(); ) {
-            java.util.Map.Entry<At, Dest> e = it.next();
-            Dest d = e.getValue();
-            DestSpec s = wanted.remove(e.getKey());
-            if (s == null) {
-                changes.add(MemberChange.delete(d));
-                d.markRemoved();
-                trash.put(e.getKey(), d);
-                it.remove();
-            } else {
-                int before = d.weight();
-                d.update(s);
-                changes.add(MemberChange.edit(d, before));
-            }
-        }
-        for (java.util.Map.Entry<At, DestSpec> e : wanted.entrySet()) {
-            Dest d = revive(e.getValue());
-            members.put(e.getKey(), d);
-            changes.add(MemberChange.add(d));
-        }
-        if (batch == null) publish(List.of()); // one update on the result, as a reconcile has always been
+  private synchronized void refreshRamps(long now) {
+    if (now - nextRampStep < 0) return; // another pick moved them already
+    boolean changed = false;
+    for (Dest d : addOrder) changed |= d.refreshRamp(now);
+    if (changed) {
+      flushBatch();
+      publish(List.of());
+    } else {
+      nextRampStep = nextStep(addOrder, now);
     }
+  }
 
-    /** Sets or clears ({@code null}) the sorry server. It must not also be a real server. */
-    public synchronized Dest setSorryServer(DestSpec spec) {
-        if (spec == null) {
-            sorry = null;
-            return null;
-        }
-        for (Dest d : members.values()) checkNotSorry(d.spec(), spec);
-        Dest current = sorry;
-        if (current != null && spec.sameServer(current.address(), current.port())) {
-            current.update(spec);
-            return current;
-        }
-        sorry = new Dest(spec);
-        return sorry;
+  private static long nextStep(List<Dest> dests, long now) {
+    long next = Long.MAX_VALUE;
+    for (Dest d : dests) {
+      long at = d.nextRampStep(now);
+      if (at != Long.MAX_VALUE && (next == Long.MAX_VALUE || at - next < 0)) next = at;
     }
+    return next;
+  }
 
-    private static void checkNotSorry(DestSpec real, DestSpec sorrySpec) {
-        if (sorrySpec != null && real.sameServer(sorrySpec.address(), sorrySpec.port())) {
-            throw new IllegalArgumentException("sorry_server " + sorrySpec.name()
-                    + " is also a real_server: it could never take overflow the real server cannot take");
-        }
+  /**
+   * Publishes the members: the scheduler replays {@code changes} (one or none: a plain update).
+   * With a ramp under way the weights are scaled, and a batch that brought one back (a revived
+   * server still ramping) gets a plain update: exact replays are for batches without slow start.
+   */
+  private void publish(List<MemberChange> changes) {
+    List<Dest> next = List.copyOf(members.values());
+    boolean ramping = false;
+    for (Dest d : next) ramping |= d.ramping();
+    // While anybody ramps every weight is scaled by 100, so a weight-1 server can take 1% of its
+    // share.
+    int scale = ramping ? io.fairway.director.SlowStart.STEPS : 1;
+    for (Dest d : next) d.weightScale(scale);
+    nextRampStep = ramping ? nextStep(next, nanos.getAsLong()) : Long.MAX_VALUE;
+    addOrder = next;
+    List<Dest> kernel = new ArrayList<>(next);
+    Collections.reverse(kernel);
+    if (changes.size() <= 1 || ramping) {
+      scheduler.update(kernel);
+    } else {
+      scheduler.update(kernel, changes);
     }
+  }
 
-    private static void checkNotSorry(DestSpec real, Dest sorryDest) {
-        if (sorryDest != null) checkNotSorry(real, sorryDest.spec());
-    }
+  /**
+   * The server a new connection would get now, without counting it: the persistence template's
+   * server if the client has a valid one, else the scheduler's choice, else the sorry server, else
+   * {@code null} (refused).
+   */
+  public Dest pick(Flow flow) {
+    return pick(flow.client(), flow.clientFold(), flow.clientPort(), flow.destinationFold());
+  }
 
-    /**
-     * Slow start for one of this service's servers, in the scheduler itself: from now the server is {@code elapsed}
-     * into a ramp of {@code duration} and takes that fraction of its share ({@link io.fairway.director.SlowStart}).
-     * {@code duration <= 0}, or {@code elapsed >= duration}, ends a ramp. The hashing schedulers (sh, dh, mh) ignore
-     * ramps: a ramp could only be applied to them by moving clients between servers (docs/schedulers.md).
-     */
-    public synchronized void ramp(Dest d, long elapsedNanos, long durationNanos) {
-        flushBatch();
-        long now = nanos.getAsLong();
-        d.ramp(now - Math.max(0, elapsedNanos), durationNanos, now);
-        publish(List.of());
+  /**
+   * {@link #pick(Flow)} on precomputed folds ({@link KernelScheduler#fold}); allocates nothing
+   * without persistence.
+   */
+  public Dest pick(InetAddress client, int clientFold, int clientPort, int destinationFold) {
+    tickRamps();
+    if (templates != null && client != null) {
+      PersistenceTemplates.Template t =
+          templates.lookup(templates.key(client), clockMillis.getAsLong());
+      if (t != null) return t.dest;
     }
+    Dest d = scheduler.pick(clientFold, clientPort, destinationFold);
+    return d != null ? d : overflow();
+  }
 
-    /** Moves every ramp to now: one volatile read while nobody ramps, a rebuild when a ramp enters its next step. */
-    private void tickRamps() {
-        long next = nextRampStep;
-        if (next != Long.MAX_VALUE) {
-            long now = nanos.getAsLong();
-            if (now - next >= 0) refreshRamps(now);
-        }
-    }
+  private Dest overflow() {
+    Dest s = sorry;
+    return s != null && !s.overloaded() ? s : null;
+  }
 
-    private synchronized void refreshRamps(long now) {
-        if (now - nextRampStep < 0) return; // another pick moved them already
-        boolean changed = false;
-        for (Dest d : addOrder) changed |= d.refreshRamp(now);
-        if (changed) {
-            flushBatch();
-            publish(List.of());
-        } else {
-            nextRampStep = nextStep(addOrder, now);
-        }
-    }
+  /** True when {@code d} is this service's sorry server. */
+  public boolean isSorry(Dest d) {
+    return d != null && d == sorry;
+  }
 
-    private static long nextStep(List<Dest> dests, long now) {
-        long next = Long.MAX_VALUE;
-        for (Dest d : dests) {
-            long at = d.nextRampStep(now);
-            if (at != Long.MAX_VALUE && (next == Long.MAX_VALUE || at - next < 0)) next = at;
-        }
-        return next;
+  /**
+   * Schedules and counts a new connection; null if refused. It counts as active from the first
+   * packet: since Linux 4.8 the kernel counts the handshake states (SYN_SENT, SYN_RECV) as active,
+   * so a SYN flood shows up in lc.
+   */
+  public Connection open(Flow flow) {
+    tickRamps();
+    Dest.ConnKind kind = Dest.ConnKind.ACTIVE;
+    long now = clockMillis.getAsLong();
+    PersistenceTemplates.Template t = null;
+    Dest d;
+    if (templates != null) {
+      PersistenceTemplates.Key key = templates.key(flow.client());
+      t = templates.lookup(key, now);
+      if (t != null) {
+        d = t.dest;
+      } else {
+        d = scheduler.schedule(flow);
+        if (d != null) t = templates.create(key, d, now);
+      }
+      if (t != null) templates.use(t, now);
+    } else {
+      d = scheduler.schedule(flow);
     }
+    boolean toSorry = false;
+    if (d == null) {
+      d = overflow();
+      if (d == null) return null;
+      toSorry = true;
+    }
+    d.bind(kind);
+    return new Connection(this, d, toSorry, kind, t);
+  }
 
-    /**
-     * Publishes the members: the scheduler replays {@code changes} (one or none: a plain update). With a ramp
-     * under way the weights are scaled, and a batch that brought one back (a revived server still ramping) gets a
-     * plain update: exact replays are for batches without slow start.
-     */
-    private void publish(List<MemberChange> changes) {
-        List<Dest> next = List.copyOf(members.values());
-        boolean ramping = false;
-        for (Dest d : next) ramping |= d.ramping();
-        // While anybody ramps every weight is scaled by 100, so a weight-1 server can take 1% of its share.
-        int scale = ramping ? io.fairway.director.SlowStart.STEPS : 1;
-        for (Dest d : next) d.weightScale(scale);
-        nextRampStep = ramping ? nextStep(next, nanos.getAsLong()) : Long.MAX_VALUE;
-        addOrder = next;
-        List<Dest> kernel = new ArrayList<>(next);
-        Collections.reverse(kernel);
-        if (changes.size() <= 1 || ramping) {
-            scheduler.update(kernel);
-        } else {
-            scheduler.update(kernel, changes);
-        }
-    }
+  void templateReleased(PersistenceTemplates.Template t) {
+    templates.release(t, clockMillis.getAsLong());
+  }
 
-    /**
-     * The server a new connection would get now, without counting it: the persistence template's server if the
-     * client has a valid one, else the scheduler's choice, else the sorry server, else {@code null} (refused).
-     */
-    public Dest pick(Flow flow) {
-        return pick(flow.client(), flow.clientFold(), flow.clientPort(), flow.destinationFold());
-    }
+  /** Drops expired persistence templates; returns how many. */
+  public int expireTemplates() {
+    return templates == null ? 0 : templates.sweep(clockMillis.getAsLong());
+  }
 
-    /** {@link #pick(Flow)} on precomputed folds ({@link KernelScheduler#fold}); allocates nothing without persistence. */
-    public Dest pick(InetAddress client, int clientFold, int clientPort, int destinationFold) {
-        tickRamps();
-        if (templates != null && client != null) {
-            PersistenceTemplates.Template t = templates.lookup(templates.key(client), clockMillis.getAsLong());
-            if (t != null) return t.dest;
-        }
-        Dest d = scheduler.pick(clientFold, clientPort, destinationFold);
-        return d != null ? d : overflow();
-    }
-
-    private Dest overflow() {
-        Dest s = sorry;
-        return s != null && !s.overloaded() ? s : null;
-    }
-
-    /** True when {@code d} is this service's sorry server. */
-    public boolean isSorry(Dest d) {
-        return d != null && d == sorry;
-    }
-
-    /**
-     * Schedules and counts a new connection; null if refused. It counts as active from the first packet: since
-     * Linux 4.8 the kernel counts the handshake states (SYN_SENT, SYN_RECV) as active, so a SYN flood shows up in lc.
-     */
-    public Connection open(Flow flow) {
-        tickRamps();
-        Dest.ConnKind kind = Dest.ConnKind.ACTIVE;
-        long now = clockMillis.getAsLong();
-        PersistenceTemplates.Template t = null;
-        Dest d;
-        if (templates != null) {
-            PersistenceTemplates.Key key = templates.key(flow.client());
-            t = templates.lookup(key, now);
-            if (t != null) {
-                d = t.dest;
-            } else {
-                d = scheduler.schedule(flow);
-                if (d != null) t = templates.create(key, d, now);
-            }
-            if (t != null) templates.use(t, now);
-        } else {
-            d = scheduler.schedule(flow);
-        }
-        boolean toSorry = false;
-        if (d == null) {
-            d = overflow();
-            if (d == null) return null;
-            toSorry = true;
-        }
-        d.bind(kind);
-        return new Connection(this, d, toSorry, kind, t);
-    }
-
-    void templateReleased(PersistenceTemplates.Template t) {
-        templates.release(t, clockMillis.getAsLong());
-    }
-
-    /** Drops expired persistence templates; returns how many. */
-    public int expireTemplates() {
-        return templates == null ? 0 : templates.sweep(clockMillis.getAsLong());
-    }
-
-    /** Number of live persistence templates. */
-    public int templateCount() {
-        return templates == null ? 0 : templates.size();
-    }
+  /** Number of live persistence templates. */
+  public int templateCount() {
+    return templates == null ? 0 : templates.size();
+  }
 }

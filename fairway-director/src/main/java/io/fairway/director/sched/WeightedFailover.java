@@ -1,34 +1,38 @@
 package io.fairway.director.sched;
 
 /**
- * {@code fo} (ip_vs_fo.c): everything to the usable server with the highest weight; the first of equals in list
- * order. Operators use weights as priorities: the backup takes over only when the primary is quiesced or full.
+ * {@code fo} (ip_vs_fo.c): everything to the usable server with the highest weight; the first of
+ * equals in list order. Operators use weights as priorities: the backup takes over only when the
+ * primary is quiesced or full.
  *
- * <p>Slow start: weights are priorities here, so a ramp does not lower the priority; a ramping winner is admitted on
- * a fraction of its turns ({@link Dest#admit}) and a declined turn goes to the best server that is not ramping.
+ * <p>Slow start: weights are priorities here, so a ramp does not lower the priority; a ramping
+ * winner is admitted on a fraction of its turns ({@link Dest#admit}) and a declined turn goes to
+ * the best server that is not ramping.
  */
 final class WeightedFailover extends ListScheduler {
-    @Override
-    public String name() { return "fo"; }
+  @Override
+  public String name() {
+    return "fo";
+  }
 
-    @Override
-    public Dest pick(int clientFold, int clientPort, int destinationFold) {
-        Dest best = null;
-        int hw = 0;
-        Dest steady = null;
-        int hs = 0;
-        for (Dest d : dests) {
-            int w = d.weight();
-            if (d.overloaded()) continue;
-            if (w > hw) {
-                best = d;
-                hw = w;
-            }
-            if (w > hs && !d.ramping()) {
-                steady = d;
-                hs = w;
-            }
-        }
-        return best == steady || steady == null || best.admit() ? best : steady;
+  @Override
+  public Dest pick(int clientFold, int clientPort, int destinationFold) {
+    Dest best = null;
+    int hw = 0;
+    Dest steady = null;
+    int hs = 0;
+    for (Dest d : dests) {
+      int w = d.weight();
+      if (d.overloaded()) continue;
+      if (w > hw) {
+        best = d;
+        hw = w;
+      }
+      if (w > hs && !d.ramping()) {
+        steady = d;
+        hs = w;
+      }
     }
+    return best == steady || steady == null || best.admit() ? best : steady;
+  }
 }

@@ -1,48 +1,51 @@
 package io.fairway.director.sched;
 
 /**
- * {@code wlc} (ip_vs_wlc.c): the lowest overhead/weight, compared by cross-multiplication. The first usable server
- * seeds the search; later weight-0 servers are visited but can never win the comparison.
+ * {@code wlc} (ip_vs_wlc.c): the lowest overhead/weight, compared by cross-multiplication. The
+ * first usable server seeds the search; later weight-0 servers are visited but can never win the
+ * comparison.
  *
- * <p>Slow start: the comparison uses {@link Dest#eweight}, so a ramping server's overhead counts divided by the
- * ramp's progress.
+ * <p>Slow start: the comparison uses {@link Dest#eweight}, so a ramping server's overhead counts
+ * divided by the ramp's progress.
  */
 final class WeightedLeastConnection extends ListScheduler {
-    @Override
-    public String name() { return "wlc"; }
+  @Override
+  public String name() {
+    return "wlc";
+  }
 
-    @Override
-    public Dest pick(int clientFold, int clientPort, int destinationFold) {
-        return pickWeighted(dests, false);
-    }
+  @Override
+  public Dest pick(int clientFold, int clientPort, int destinationFold) {
+    return pickWeighted(dests, false);
+  }
 
-    /** Shared by wlc and sed: they differ only in how the overhead is counted. */
-    static Dest pickWeighted(Dest[] dests, boolean sed) {
-        int n = dests.length;
-        int i = 0;
-        Dest least = null;
-        for (; i < n; i++) {
-            Dest d = dests[i];
-            if (!d.overloaded() && d.eweight() > 0) {
-                least = d;
-                break;
-            }
-        }
-        if (least == null) return null;
-        long loh = overhead(least, sed);
-        for (i++; i < n; i++) {
-            Dest d = dests[i];
-            if (d.overloaded()) continue;
-            long doh = overhead(d, sed);
-            if (loh * d.eweight() > doh * least.eweight()) {
-                least = d;
-                loh = doh;
-            }
-        }
-        return least;
+  /** Shared by wlc and sed: they differ only in how the overhead is counted. */
+  static Dest pickWeighted(Dest[] dests, boolean sed) {
+    int n = dests.length;
+    int i = 0;
+    Dest least = null;
+    for (; i < n; i++) {
+      Dest d = dests[i];
+      if (!d.overloaded() && d.eweight() > 0) {
+        least = d;
+        break;
+      }
     }
+    if (least == null) return null;
+    long loh = overhead(least, sed);
+    for (i++; i < n; i++) {
+      Dest d = dests[i];
+      if (d.overloaded()) continue;
+      long doh = overhead(d, sed);
+      if (loh * d.eweight() > doh * least.eweight()) {
+        least = d;
+        loh = doh;
+      }
+    }
+    return least;
+  }
 
-    private static long overhead(Dest d, boolean sed) {
-        return sed ? d.activeConns() + 1L : d.connOverhead();
-    }
+  private static long overhead(Dest d, boolean sed) {
+    return sed ? d.activeConns() + 1L : d.connOverhead();
+  }
 }

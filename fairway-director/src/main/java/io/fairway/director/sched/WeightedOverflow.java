@@ -1,26 +1,29 @@
 package io.fairway.director.sched;
 
 /**
- * {@code ovf} (ip_vs_ovf.c): the highest-weight server whose active connections do not exceed its weight — the
- * weight is a connection budget, and traffic overflows to the next server once it is spent.
+ * {@code ovf} (ip_vs_ovf.c): the highest-weight server whose active connections do not exceed its
+ * weight — the weight is a connection budget, and traffic overflows to the next server once it is
+ * spent.
  *
- * <p>Slow start: as in {@code fo}, a ramping winner is admitted on a fraction of its turns ({@link Dest#admit}); a
- * declined turn goes to the best server that is not ramping.
+ * <p>Slow start: as in {@code fo}, a ramping winner is admitted on a fraction of its turns ({@link
+ * Dest#admit}); a declined turn goes to the best server that is not ramping.
  */
 final class WeightedOverflow extends ListScheduler {
-    @Override
-    public String name() { return "ovf"; }
+  @Override
+  public String name() {
+    return "ovf";
+  }
 
-    @Override
-    public Dest pick(int clientFold, int clientPort, int destinationFold) {
-        Dest h = null;
-        Dest steady = null;
-        for (Dest d : dests) {
-            int w = d.weight();
-            if (d.overloaded() || d.activeConns() > w || w == 0) continue;
-            if (h == null || w > h.weight()) h = d;
-            if (!d.ramping() && (steady == null || w > steady.weight())) steady = d;
-        }
-        return h == steady || steady == null || h.admit() ? h : steady;
+  @Override
+  public Dest pick(int clientFold, int clientPort, int destinationFold) {
+    Dest h = null;
+    Dest steady = null;
+    for (Dest d : dests) {
+      int w = d.weight();
+      if (d.overloaded() || d.activeConns() > w || w == 0) continue;
+      if (h == null || w > h.weight()) h = d;
+      if (!d.ramping() && (steady == null || w > steady.weight())) steady = d;
     }
+    return h == steady || steady == null || h.admit() ? h : steady;
+  }
 }

@@ -13,13 +13,13 @@ import java.util.function.LongSupplier;
 /**
  * Varnish's {@code fallback}: the first member that is up, in add order, which is how an operator
  * says "primary, then standby". With {@code sticky}, once traffic has moved to a standby it stays
- * there while that standby is up, even after the primary recovers, so a flapping primary does
- * not drag clients back and forth.
+ * there while that standby is up, even after the primary recovers, so a flapping primary does not
+ * drag clients back and forth.
  *
  * <p>When members are removed, the sticky cursor moves exactly as Varnish's {@code
- * vdir_remove_backend} moves it: down by the number of members removed before it, to 0 if it
- * falls off the end. Varnish offers no way to reset stickiness (PR #3652 is open); neither does
- * this, except re-creating the director.
+ * vdir_remove_backend} moves it: down by the number of members removed before it, to 0 if it falls
+ * off the end. Varnish offers no way to reset stickiness (PR #3652 is open); neither does this,
+ * except re-creating the director.
  *
  * <p>Slow start ({@link #ramp}): a recovered member that ramps is chosen on a fraction of the
  * requests that would go to it; the others go on down the list to the next member that is up, so

@@ -1,15 +1,15 @@
 package io.fairway.director.varnish;
 
-import io.fairway.director.PlainDirector;
 import io.fairway.director.Backend;
+import io.fairway.director.PlainDirector;
 import io.fairway.director.RandomSource;
 import io.fairway.director.Request;
 import io.fairway.director.Snapshot;
 import java.util.function.LongSupplier;
 
 /**
- * Varnish's {@code random}: each up member gets {@code weight / sum(weights of up members)} of
- * the picks. One 31-bit draw per pick, {@code r = draw * 2^-31}, then the weighted walk of {@link
+ * Varnish's {@code random}: each up member gets {@code weight / sum(weights of up members)} of the
+ * picks. One 31-bit draw per pick, {@code r = draw * 2^-31}, then the weighted walk of {@link
  * Snapshot#pickWeighted(double)}, as {@code vdir_pick_be}.
  *
  * <p>The random source is injectable: {@link Vrnd} seeded like {@code debug.srandom} reproduces
@@ -22,8 +22,8 @@ import java.util.function.LongSupplier;
  */
 public final class RandomDirector extends PlainDirector {
 
-
   private final RandomSource random;
+
   /** Redraws per pick while a member ramps; bounded so a pick's cost is too. */
   static final int REDRAWS = 8;
 

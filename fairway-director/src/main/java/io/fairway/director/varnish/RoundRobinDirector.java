@@ -1,7 +1,7 @@
 package io.fairway.director.varnish;
 
-import io.fairway.director.PlainDirector;
 import io.fairway.director.Backend;
+import io.fairway.director.PlainDirector;
 import io.fairway.director.Request;
 import io.fairway.director.Snapshot;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -23,11 +23,10 @@ import java.util.function.LongSupplier;
  * </ul>
  *
  * <p>Slow start ({@link #ramp}): a ramping member is admitted on a fraction of its turns; a
- * declined turn goes to the next up member and the cursor moves past both, so the others keep
- * their order. When no other member is up the ramping one is chosen anyway.
+ * declined turn goes to the next up member and the cursor moves past both, so the others keep their
+ * order. When no other member is up the ramping one is chosen anyway.
  */
 public final class RoundRobinDirector extends PlainDirector {
-
 
   private final AtomicInteger next = new AtomicInteger();
 

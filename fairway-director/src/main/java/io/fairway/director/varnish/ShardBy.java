@@ -3,9 +3,9 @@ package io.fairway.director.varnish;
 /** How the shard director derives its 32-bit key from a request (Varnish's {@code by}). */
 public enum ShardBy {
   /**
-   * Varnish's default. In client context (where Fairway picks) Varnish hashes the URL, exactly
-   * like {@link #URL}; so does Fairway. A request's precomputed key (e.g. {@link
-   * VarnishHash#digestKey}) is used when present.
+   * Varnish's default. In client context (where Fairway picks) Varnish hashes the URL, exactly like
+   * {@link #URL}; so does Fairway. A request's precomputed key (e.g. {@link VarnishHash#digestKey})
+   * is used when present.
    */
   HASH,
   /** {@code HashStrands32(url)}: the request's key string. */
@@ -22,6 +22,7 @@ public enum ShardBy {
         return b;
       }
     }
-    throw new IllegalArgumentException("unknown key mode '" + s + "' (expected HASH, URL, KEY or BLOB)");
+    throw new IllegalArgumentException(
+        "unknown key mode '" + s + "' (expected HASH, URL, KEY or BLOB)");
   }
 }

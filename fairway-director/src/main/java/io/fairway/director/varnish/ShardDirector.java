@@ -13,14 +13,14 @@ import java.util.function.LongSupplier;
 /**
  * Varnish's {@code shard}: a consistent-hash ring. Each member contributes {@code trunc(replicas *
  * weight)} points (a weight below 1 counts as 1, as in Varnish) named by its ident; a key goes to
- * the first point at or after it; down members are skipped in ring order. Adding or removing one
- * of {@code n} members moves only about {@code 1/n} of the keys, which is what keeps caches warm
+ * the first point at or after it; down members are skipped in ring order. Adding or removing one of
+ * {@code n} members moves only about {@code 1/n} of the keys, which is what keeps caches warm
  * through a deploy.
  *
  * <p>For the same idents, weights, replicas, health and key, the choice is exactly varnishd's
- * (checked against a real varnishd in the tests), including its quirks: a key above the last
- * point does not wrap to the first; a two-point ring always answers index 1; when the walk finds
- * nothing the "previous" host it falls back to follows the C code, not the documentation.
+ * (checked against a real varnishd in the tests), including its quirks: a key above the last point
+ * does not wrap to the first; a two-point ring always answers index 1; when the walk finds nothing
+ * the "previous" host it falls back to follows the C code, not the documentation.
  *
  * <p>{@code alt} asks for the n-th alternative (e.g. the retry number); {@code healthy} decides how
  * health counts while skipping (see {@link ShardHealthy}); {@code rampup} lets a recovered member
@@ -28,13 +28,12 @@ import java.util.function.LongSupplier;
  * next member so its cache is warm when it takes over.
  *
  * <p>Deviations from Varnish: changes apply immediately as one snapshot (Varnish queues {@code
- * add_backend}/{@code remove_backend} until {@code reconfigure}; a batch here is {@link
- * #update}); {@code replicas} is a director setting applied to every member (Varnish 6.5+ fixes
- * each backend's count when it is added); duplicate idents are refused instead of skipped with a
- * notice.
+ * add_backend}/{@code remove_backend} until {@code reconfigure}; a batch here is {@link #update});
+ * {@code replicas} is a director setting applied to every member (Varnish 6.5+ fixes each backend's
+ * count when it is added); duplicate idents are refused instead of skipped with a notice.
  *
- * <p>Picks allocate nothing: the common case (first host up, no rampup or warmup) is a ring
- * lookup and one health read; the general walk uses a per-thread scratch picklist.
+ * <p>Picks allocate nothing: the common case (first host up, no rampup or warmup) is a ring lookup
+ * and one health read; the general walk uses a per-thread scratch picklist.
  */
 public final class ShardDirector extends AbstractDirector<ShardDirector.Ring> {
 
@@ -142,8 +141,7 @@ public final class ShardDirector extends AbstractDirector<ShardDirector.Ring> {
 
   @Override
   public Backend choose(Request request) {
-    ShardParams p =
-        request.params() instanceof ShardParams sp ? sp : settings.defaults();
+    ShardParams p = request.params() instanceof ShardParams sp ? sp : settings.defaults();
     long key = request.hasKey() ? request.key() : key(p.by(), request);
     // A request's own alt (even 0) overrides the parameter set's, as a VCL alt= argument does.
     int alt = request.hasAlt() ? request.alt() : p.alt();

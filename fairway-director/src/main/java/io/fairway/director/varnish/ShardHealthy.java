@@ -16,6 +16,7 @@ public enum ShardHealthy {
         return h;
       }
     }
-    throw new IllegalArgumentException("unknown healthy mode '" + s + "' (expected CHOSEN, IGNORE or ALL)");
+    throw new IllegalArgumentException(
+        "unknown healthy mode '" + s + "' (expected CHOSEN, IGNORE or ALL)");
   }
 }

@@ -9,8 +9,8 @@ import io.fairway.director.Request;
  * @param by how the key is derived
  * @param healthy how health is treated while walking the ring
  * @param rampup whether rampup applies at all
- * @param warmup probability of sending a request to the next host to warm it, in {@code [0,1]},
- *     or {@code -1} for the director's default ({@link ShardDirector.Settings#warmup()})
+ * @param warmup probability of sending a request to the next host to warm it, in {@code [0,1]}, or
+ *     {@code -1} for the director's default ({@link ShardDirector.Settings#warmup()})
  * @param alt which alternative to return (0 = first choice)
  */
 public record ShardParams(ShardBy by, ShardHealthy healthy, boolean rampup, double warmup, int alt)

@@ -131,7 +131,8 @@ public final class ShardRing {
     }
     // lo is now the lower bound, or n-1 when every point is below the key
     if ((int) (e[lo] >> 32) == k
-        && ((lo + 1 < n && (int) (e[lo + 1] >> 32) == k) || (lo > 0 && (int) (e[lo - 1] >> 32) == k))) {
+        && ((lo + 1 < n && (int) (e[lo + 1] >> 32) == k)
+            || (lo > 0 && (int) (e[lo - 1] >> 32) == k))) {
       return literalLookup(key);
     }
     return lo;

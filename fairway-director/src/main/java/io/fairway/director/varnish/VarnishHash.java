@@ -5,8 +5,8 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 
 /**
- * Varnish's key hashing, bit for bit: the one place a Java port most easily goes wrong (which
- * bytes of the digest, which byte order, signed or unsigned).
+ * Varnish's key hashing, bit for bit: the one place a Java port most easily goes wrong (which bytes
+ * of the digest, which byte order, signed or unsigned).
  *
  * <p>Strings are hashed as UTF-8, which is what varnishd sees on the wire for a URL or header.
  */
@@ -37,8 +37,8 @@ public final class VarnishHash {
   /**
    * {@code VRT_HashStrands32}: SHA-256 over the concatenated parts (null and empty parts add
    * nothing, no separator), then the <em>last</em> 4 digest bytes read little-endian, as an
-   * unsigned value in {@code 0 .. 2^32-1}. Used for shard ring points, {@code shard.key()},
-   * shard {@code by=URL} and the hash director.
+   * unsigned value in {@code 0 .. 2^32-1}. Used for shard ring points, {@code shard.key()}, shard
+   * {@code by=URL} and the hash director.
    */
   public static long hashStrands32(String... parts) {
     MessageDigest md = SHA256.get();
@@ -160,6 +160,9 @@ public final class VarnishHash {
   }
 
   private static long lastFourLittleEndian(byte[] d) {
-    return (d[28] & 0xFFL) | ((d[29] & 0xFFL) << 8) | ((d[30] & 0xFFL) << 16) | ((d[31] & 0xFFL) << 24);
+    return (d[28] & 0xFFL)
+        | ((d[29] & 0xFFL) << 8)
+        | ((d[30] & 0xFFL) << 16)
+        | ((d[31] & 0xFFL) << 24);
   }
 }

@@ -3,14 +3,14 @@ package io.fairway.director.varnish;
 import io.fairway.director.RandomSource;
 
 /**
- * Varnish's "testable" random generator ({@code lib/libvarnish/vrnd.c}): FreeBSD {@code
- * random(3)} TYPE_3 (x^31 + x^3 + 1, additive feedback over 31 words) with Park–Miller seeding and
- * 310 discarded outputs. With the same seed as {@code varnishadm debug.srandom N} it yields the
- * same sequence, so a random director configured like a VCL picks the same backends in the same
- * order (upstream test c00000).
+ * Varnish's "testable" random generator ({@code lib/libvarnish/vrnd.c}): FreeBSD {@code random(3)}
+ * TYPE_3 (x^31 + x^3 + 1, additive feedback over 31 words) with Park–Miller seeding and 310
+ * discarded outputs. With the same seed as {@code varnishadm debug.srandom N} it yields the same
+ * sequence, so a random director configured like a VCL picks the same backends in the same order
+ * (upstream test c00000).
  *
- * <p>Like Varnish, one instance is meant to be shared and draws are serialised; that makes it
- * slow under contention, which is why production uses {@link RandomSource#threadLocal()}.
+ * <p>Like Varnish, one instance is meant to be shared and draws are serialised; that makes it slow
+ * under contention, which is why production uses {@link RandomSource#threadLocal()}.
  */
 public final class Vrnd implements RandomSource {
 

@@ -11,157 +11,172 @@ import net.jqwik.api.Property;
 import org.junit.jupiter.api.Test;
 
 /**
- * A batch ({@link VirtualService#beginBatch}) must leave every scheduler exactly where one update per change leaves
- * it: the same connections to the same servers afterwards. rr's cursor and wrr's current weight depend on every
- * change, which is what the replay in {@link KernelScheduler#update(List, List)} is for; the rest depend on the
- * list alone. Rounds of random adds, edits and removes (with servers coming back, weights changing the gcd and the
- * maximum, thresholds) alternate with rounds of connections, so the cursors start the batches anywhere.
+ * A batch ({@link VirtualService#beginBatch}) must leave every scheduler exactly where one update
+ * per change leaves it: the same connections to the same servers afterwards. rr's cursor and wrr's
+ * current weight depend on every change, which is what the replay in {@link
+ * KernelScheduler#update(List, List)} is for; the rest depend on the list alone. Rounds of random
+ * adds, edits and removes (with servers coming back, weights changing the gcd and the maximum,
+ * thresholds) alternate with rounds of connections, so the cursors start the batches anywhere.
  */
 class BatchTest {
 
-    private static final List<String> SCHEDULERS = List.of(
-            "rr", "wrr", "lc", "wlc", "sh", "dh", "mh", "sed", "nq", "fo", "ovf", "twos");
+  private static final List<String> SCHEDULERS =
+      List.of("rr", "wrr", "lc", "wlc", "sh", "dh", "mh", "sed", "nq", "fo", "ovf", "twos");
 
-    @Property(tries = 300)
-    void aBatchEndsWhereOneChangeAtATimeEnds(@ForAll long seed) {
-        for (String name : SCHEDULERS) {
-            Random r = new Random(seed);
-            VirtualService single = new VirtualService(create(name, seed), Persistence.NONE, () -> 0L);
-            VirtualService batched = new VirtualService(create(name, seed), Persistence.NONE, () -> 0L);
-            List<Connection> openSingle = new ArrayList<>();
-            List<Connection> openBatched = new ArrayList<>();
-            java.util.Set<String> members = new java.util.HashSet<>();
-            for (int round = 0; round < 8; round++) {
-                List<Object[]> changes = changes(r);
-                batched.beginBatch();
-                for (Object[] c : changes) {
-                    boolean present = members.contains((String) c[1]);
-                    apply(single, c, present);
-                    apply(batched, c, present);
-                    if ((int) c[0] == 2 && present) {
-                        members.remove((String) c[1]);
-                    } else {
-                        members.add((String) c[1]);
-                    }
-                }
-                batched.endBatch();
-                assertThat(names(batched.dests())).as("%s seed %d round %d: members", name, seed, round)
-                        .isEqualTo(names(single.dests()));
-                int connections = r.nextInt(12);
-                for (int i = 0; i < connections; i++) {
-                    Flow f = flow(r);
-                    Connection a = single.open(f);
-                    Connection b = batched.open(f);
-                    assertThat(b == null ? "none" : b.dest().name())
-                            .as("%s seed %d round %d connection %d", name, seed, round, i)
-                            .isEqualTo(a == null ? "none" : a.dest().name());
-                    if (a != null) {
-                        openSingle.add(a);
-                        openBatched.add(b);
-                    }
-                }
-                // Some connections end, so lc/wlc and the thresholds see counts go down too.
-                for (int i = openSingle.size() - 1; i >= 0; i--) {
-                    if (r.nextInt(3) == 0) {
-                        expire(openSingle.remove(i));
-                        expire(openBatched.remove(i));
-                    }
-                }
-            }
+  @Property(tries = 300)
+  void aBatchEndsWhereOneChangeAtATimeEnds(@ForAll long seed) {
+    for (String name : SCHEDULERS) {
+      Random r = new Random(seed);
+      VirtualService single = new VirtualService(create(name, seed), Persistence.NONE, () -> 0L);
+      VirtualService batched = new VirtualService(create(name, seed), Persistence.NONE, () -> 0L);
+      List<Connection> openSingle = new ArrayList<>();
+      List<Connection> openBatched = new ArrayList<>();
+      java.util.Set<String> members = new java.util.HashSet<>();
+      for (int round = 0; round < 8; round++) {
+        List<Object[]> changes = changes(r);
+        batched.beginBatch();
+        for (Object[] c : changes) {
+          boolean present = members.contains((String) c[1]);
+          apply(single, c, present);
+          apply(batched, c, present);
+          if ((int) c[0] == 2 && present) {
+            members.remove((String) c[1]);
+          } else {
+            members.add((String) c[1]);
+          }
         }
+        batched.endBatch();
+        assertThat(names(batched.dests()))
+            .as("%s seed %d round %d: members", name, seed, round)
+            .isEqualTo(names(single.dests()));
+        int connections = r.nextInt(12);
+        for (int i = 0; i < connections; i++) {
+          Flow f = flow(r);
+          Connection a = single.open(f);
+          Connection b = batched.open(f);
+          assertThat(b == null ? "none" : b.dest().name())
+              .as("%s seed %d round %d connection %d", name, seed, round, i)
+              .isEqualTo(a == null ? "none" : a.dest().name());
+          if (a != null) {
+            openSingle.add(a);
+            openBatched.add(b);
+          }
+        }
+        // Some connections end, so lc/wlc and the thresholds see counts go down too.
+        for (int i = openSingle.size() - 1; i >= 0; i--) {
+          if (r.nextInt(3) == 0) {
+            expire(openSingle.remove(i));
+            expire(openBatched.remove(i));
+          }
+        }
+      }
     }
+  }
 
-    @Test
-    void aBatchHandsTheSchedulerOneUpdate() {
-        List<Integer> sizes = new ArrayList<>();
-        KernelScheduler counting = new KernelScheduler() {
-            final KernelScheduler rr = new RoundRobin();
+  @Test
+  void aBatchHandsTheSchedulerOneUpdate() {
+    List<Integer> sizes = new ArrayList<>();
+    KernelScheduler counting =
+        new KernelScheduler() {
+          final KernelScheduler rr = new RoundRobin();
 
-            @Override public String name() { return "rr"; }
-            @Override public void update(List<Dest> kernelOrder) {
-                sizes.add(kernelOrder.size());
-                rr.update(kernelOrder);
-            }
-            @Override public Dest pick(int clientFold, int clientPort, int destinationFold) {
-                return rr.pick(clientFold, clientPort, destinationFold);
-            }
+          @Override
+          public String name() {
+            return "rr";
+          }
+
+          @Override
+          public void update(List<Dest> kernelOrder) {
+            sizes.add(kernelOrder.size());
+            rr.update(kernelOrder);
+          }
+
+          @Override
+          public Dest pick(int clientFold, int clientPort, int destinationFold) {
+            return rr.pick(clientFold, clientPort, destinationFold);
+          }
         };
-        VirtualService vs = new VirtualService(counting);
-        sizes.clear();
-        vs.beginBatch();
-        for (int i = 0; i < 1000; i++) {
-            vs.add(DestSpec.of("10.0." + (i / 250) + "." + (1 + i % 250), 80, 1));
-        }
-        assertThat(vs.dests()).as("not published before the batch ends").isEmpty();
-        vs.endBatch();
-        assertThat(sizes).containsExactly(1000);
-        assertThat(vs.dests()).hasSize(1000);
-        vs.add(DestSpec.of("10.9.0.1", 80, 1));
-        assertThat(sizes).as("outside a batch, one update per change").containsExactly(1000, 1001);
+    VirtualService vs = new VirtualService(counting);
+    sizes.clear();
+    vs.beginBatch();
+    for (int i = 0; i < 1000; i++) {
+      vs.add(DestSpec.of("10.0." + (i / 250) + "." + (1 + i % 250), 80, 1));
     }
+    assertThat(vs.dests()).as("not published before the batch ends").isEmpty();
+    vs.endBatch();
+    assertThat(sizes).containsExactly(1000);
+    assertThat(vs.dests()).hasSize(1000);
+    vs.add(DestSpec.of("10.9.0.1", 80, 1));
+    assertThat(sizes).as("outside a batch, one update per change").containsExactly(1000, 1001);
+  }
 
-    @Test
-    void aBatchStillRefusesATwiceListedServerAtOnce() {
-        VirtualService vs = new VirtualService(new RoundRobin());
-        vs.beginBatch();
-        vs.add(DestSpec.of("10.0.0.1", 80, 1));
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> vs.add(DestSpec.of("10.0.0.1", 80, 2)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("listed twice");
-        vs.endBatch();
-        assertThat(vs.dests()).extracting(Dest::weight).containsExactly(1);
-    }
+  @Test
+  void aBatchStillRefusesATwiceListedServerAtOnce() {
+    VirtualService vs = new VirtualService(new RoundRobin());
+    vs.beginBatch();
+    vs.add(DestSpec.of("10.0.0.1", 80, 1));
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> vs.add(DestSpec.of("10.0.0.1", 80, 2)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("listed twice");
+    vs.endBatch();
+    assertThat(vs.dests()).extracting(Dest::weight).containsExactly(1);
+  }
 
-    private static KernelScheduler create(String name, long seed) {
-        if (name.equals("twos")) {
-            Random draws = new Random(seed);
-            return new PowerOfTwoChoices(draws::nextInt);
-        }
-        List<String> flags = name.equals("sh") || name.equals("mh") ? List.of("flag-1") : List.of();
-        return Schedulers.create(name, flags, new Schedulers.Options(251, 0));
+  private static KernelScheduler create(String name, long seed) {
+    if (name.equals("twos")) {
+      Random draws = new Random(seed);
+      return new PowerOfTwoChoices(draws::nextInt);
     }
+    List<String> flags = name.equals("sh") || name.equals("mh") ? List.of("flag-1") : List.of();
+    return Schedulers.create(name, flags, new Schedulers.Options(251, 0));
+  }
 
-    /** A round of changes over six servers: {op, address, weight, upper threshold}. */
-    private static List<Object[]> changes(Random r) {
-        List<Object[]> out = new ArrayList<>();
-        int n = 1 + r.nextInt(9);
-        for (int i = 0; i < n; i++) {
-            int server = r.nextInt(6);
-            int op = r.nextInt(3);
-            int weight = r.nextInt(4) == 0 ? 0 : 1 + r.nextInt(6) * (1 + r.nextInt(2));
-            int upper = r.nextInt(4) == 0 ? 1 + r.nextInt(3) : 0;
-            out.add(new Object[] {op, "10.0.0." + (1 + server), weight, upper});
-        }
-        return out;
+  /** A round of changes over six servers: {op, address, weight, upper threshold}. */
+  private static List<Object[]> changes(Random r) {
+    List<Object[]> out = new ArrayList<>();
+    int n = 1 + r.nextInt(9);
+    for (int i = 0; i < n; i++) {
+      int server = r.nextInt(6);
+      int op = r.nextInt(3);
+      int weight = r.nextInt(4) == 0 ? 0 : 1 + r.nextInt(6) * (1 + r.nextInt(2));
+      int upper = r.nextInt(4) == 0 ? 1 + r.nextInt(3) : 0;
+      out.add(new Object[] {op, "10.0.0." + (1 + server), weight, upper});
     }
+    return out;
+  }
 
-    /** Removes (op 2) or edits a member; adds a server that is not one. */
-    private static void apply(VirtualService vs, Object[] c, boolean present) {
-        int op = (int) c[0];
-        DestSpec spec = DestSpec.of((String) c[1], 80, (int) c[2]).withThresholds((int) c[3], 0);
-        if (op == 2 && present) {
-            vs.remove(spec.address(), 80);
-        } else if (present) {
-            vs.edit(spec);
-        } else {
-            vs.add(spec);
-        }
+  /** Removes (op 2) or edits a member; adds a server that is not one. */
+  private static void apply(VirtualService vs, Object[] c, boolean present) {
+    int op = (int) c[0];
+    DestSpec spec = DestSpec.of((String) c[1], 80, (int) c[2]).withThresholds((int) c[3], 0);
+    if (op == 2 && present) {
+      vs.remove(spec.address(), 80);
+    } else if (present) {
+      vs.edit(spec);
+    } else {
+      vs.add(spec);
     }
+  }
 
-    private static Flow flow(Random r) {
-        byte[] a = {(byte) 192, 0, 2, (byte) r.nextInt(256)};
-        try {
-            return new Flow(InetAddress.getByAddress(a), 1024 + r.nextInt(60000), InetAddress.getByName("10.1.0.1"), 80);
-        } catch (java.net.UnknownHostException e) {
-            throw new AssertionError(e);
-        }
+  private static Flow flow(Random r) {
+    byte[] a = {(byte) 192, 0, 2, (byte) r.nextInt(256)};
+    try {
+      return new Flow(
+          InetAddress.getByAddress(a),
+          1024 + r.nextInt(60000),
+          InetAddress.getByName("10.1.0.1"),
+          80);
+    } catch (java.net.UnknownHostException e) {
+      throw new AssertionError(e);
     }
+  }
 
-    private static void expire(Connection c) {
-        c.closing();
-        c.expire();
-    }
+  private static void expire(Connection c) {
+    c.closing();
+    c.expire();
+  }
 
-    private static List<String> names(List<Dest> dests) {
-        return dests.stream().map(d -> d.name() + "/" + d.weight()).toList();
-    }
+  private static List<String> names(List<Dest> dests) {
+    return dests.stream().map(d -> d.name() + "/" + d.weight()).toList();
+  }
 }

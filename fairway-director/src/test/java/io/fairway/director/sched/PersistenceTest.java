@@ -9,110 +9,118 @@ import org.junit.jupiter.api.Test;
 
 /** persistence_timeout / persistence_granularity with the kernel's template expiry. */
 class PersistenceTest {
-    private final AtomicLong now = new AtomicLong(1_000_000);
-    private VirtualService vs;
+  private final AtomicLong now = new AtomicLong(1_000_000);
+  private VirtualService vs;
 
-    @BeforeEach
-    void setUp() {
-        vs = service(Persistence.seconds(300));
-    }
+  @BeforeEach
+  void setUp() {
+    vs = service(Persistence.seconds(300));
+  }
 
-    private VirtualService service(Persistence p) {
-        VirtualService s = new VirtualService(Schedulers.create("rr", List.of()), p, now::get);
-        s.add(DestSpec.of("10.0.0.1", 80, 1));
-        s.add(DestSpec.of("10.0.0.2", 80, 1));
-        s.add(DestSpec.of("10.0.0.3", 80, 1));
-        return s;
-    }
+  private VirtualService service(Persistence p) {
+    VirtualService s = new VirtualService(Schedulers.create("rr", List.of()), p, now::get);
+    s.add(DestSpec.of("10.0.0.1", 80, 1));
+    s.add(DestSpec.of("10.0.0.2", 80, 1));
+    s.add(DestSpec.of("10.0.0.3", 80, 1));
+    return s;
+  }
 
-    private static Flow from(String ip, int port) {
-        return Flow.fromClient(Addresses.parse(ip), port);
-    }
+  private static Flow from(String ip, int port) {
+    return Flow.fromClient(Addresses.parse(ip), port);
+  }
 
-    @Test
-    void aClientKeepsItsServerWhileRoundRobinMovesOthersOn() {
-        Dest first = vs.open(from("192.0.2.1", 1000)).dest();
-        Dest other = vs.open(from("192.0.2.2", 1000)).dest();
-        assertThat(other).isNotSameAs(first);
-        for (int i = 0; i < 5; i++) assertThat(vs.open(from("192.0.2.1", 1001 + i)).dest()).isSameAs(first);
-        assertThat(first.persistConns()).as("one template, counted apart").isEqualTo(1);
-        assertThat(first.totalConns()).as("templates are not connections").isEqualTo(6);
-    }
+  @Test
+  void aClientKeepsItsServerWhileRoundRobinMovesOthersOn() {
+    Dest first = vs.open(from("192.0.2.1", 1000)).dest();
+    Dest other = vs.open(from("192.0.2.2", 1000)).dest();
+    assertThat(other).isNotSameAs(first);
+    for (int i = 0; i < 5; i++)
+      assertThat(vs.open(from("192.0.2.1", 1001 + i)).dest()).isSameAs(first);
+    assertThat(first.persistConns()).as("one template, counted apart").isEqualTo(1);
+    assertThat(first.totalConns()).as("templates are not connections").isEqualTo(6);
+  }
 
-    @Test
-    void theTemplateExpiresOneTimeoutAfterItsLastUseWhenNoConnectionIsLeft() {
-        Connection c = vs.open(from("192.0.2.1", 1000));
-        Dest first = c.dest();
-        c.expire();
-        now.addAndGet(299_000);
-        assertThat(vs.pick(from("192.0.2.1", 1))).isSameAs(first);
-        now.addAndGet(2_000);
-        assertThat(vs.expireTemplates()).isEqualTo(1);
-        assertThat(first.persistConns()).isZero();
-    }
+  @Test
+  void theTemplateExpiresOneTimeoutAfterItsLastUseWhenNoConnectionIsLeft() {
+    Connection c = vs.open(from("192.0.2.1", 1000));
+    Dest first = c.dest();
+    c.expire();
+    now.addAndGet(299_000);
+    assertThat(vs.pick(from("192.0.2.1", 1))).isSameAs(first);
+    now.addAndGet(2_000);
+    assertThat(vs.expireTemplates()).isEqualTo(1);
+    assertThat(first.persistConns()).isZero();
+  }
 
-    @Test
-    void whileConnectionsLiveTheTemplateIsReArmedInsteadOfExpiring() {
-        Connection c = vs.open(from("192.0.2.1", 1000));
-        Dest first = c.dest();
-        now.addAndGet(700_000); // two timer periods with the connection still open
-        assertThat(vs.pick(from("192.0.2.1", 1))).isSameAs(first);
-        c.expire(); // released at t0+700 s; the timer ticks at t0+900 s
-        now.addAndGet(150_000);
-        assertThat(vs.pick(from("192.0.2.1", 1))).as("t0+850 s: before the next tick").isSameAs(first);
-        now.addAndGet(100_000);
-        assertThat(vs.expireTemplates()).as("t0+950 s: gone").isEqualTo(1);
-    }
+  @Test
+  void whileConnectionsLiveTheTemplateIsReArmedInsteadOfExpiring() {
+    Connection c = vs.open(from("192.0.2.1", 1000));
+    Dest first = c.dest();
+    now.addAndGet(700_000); // two timer periods with the connection still open
+    assertThat(vs.pick(from("192.0.2.1", 1))).isSameAs(first);
+    c.expire(); // released at t0+700 s; the timer ticks at t0+900 s
+    now.addAndGet(150_000);
+    assertThat(vs.pick(from("192.0.2.1", 1))).as("t0+850 s: before the next tick").isSameAs(first);
+    now.addAndGet(100_000);
+    assertThat(vs.expireTemplates()).as("t0+950 s: gone").isEqualTo(1);
+  }
 
-    @Test
-    void quiescingKeepsStickyClientsButRemovalReschedulesThem() {
-        Dest first = vs.open(from("192.0.2.1", 1000)).dest();
-        vs.edit(first.spec().withWeight(0));
-        assertThat(vs.open(from("192.0.2.1", 1001)).dest()).as("weight 0: existing clients continue").isSameAs(first);
-        vs.remove(first.address(), first.port());
-        Dest next = vs.open(from("192.0.2.1", 1002)).dest();
-        assertThat(next).isNotSameAs(first);
-        assertThat(vs.open(from("192.0.2.1", 1003)).dest()).isSameAs(next);
-    }
+  @Test
+  void quiescingKeepsStickyClientsButRemovalReschedulesThem() {
+    Dest first = vs.open(from("192.0.2.1", 1000)).dest();
+    vs.edit(first.spec().withWeight(0));
+    assertThat(vs.open(from("192.0.2.1", 1001)).dest())
+        .as("weight 0: existing clients continue")
+        .isSameAs(first);
+    vs.remove(first.address(), first.port());
+    Dest next = vs.open(from("192.0.2.1", 1002)).dest();
+    assertThat(next).isNotSameAs(first);
+    assertThat(vs.open(from("192.0.2.1", 1003)).dest()).isSameAs(next);
+  }
 
-    @Test
-    void expireQuiescentTemplateMovesStickyClientsOffAWeightZeroServer() {
-        vs = service(Persistence.seconds(300).withExpireQuiescentTemplate(true));
-        Dest first = vs.open(from("192.0.2.1", 1000)).dest();
-        vs.edit(first.spec().withWeight(0));
-        assertThat(vs.open(from("192.0.2.1", 1001)).dest()).isNotSameAs(first);
-    }
+  @Test
+  void expireQuiescentTemplateMovesStickyClientsOffAWeightZeroServer() {
+    vs = service(Persistence.seconds(300).withExpireQuiescentTemplate(true));
+    Dest first = vs.open(from("192.0.2.1", 1000)).dest();
+    vs.edit(first.spec().withWeight(0));
+    assertThat(vs.open(from("192.0.2.1", 1001)).dest()).isNotSameAs(first);
+  }
 
-    @Test
-    void anOverloadedServerKeepsItsStickyClientsAsInTheKernel() {
-        VirtualService s = new VirtualService(Schedulers.create("rr", List.of()), Persistence.seconds(60), now::get);
-        s.add(DestSpec.of("10.0.0.2", 80, 1));
-        Dest limited = s.add(DestSpec.of("10.0.0.1", 80, 1).withThresholds(1, 0)); // head of the kernel list
-        assertThat(s.open(from("192.0.2.1", 1)).dest()).isSameAs(limited);
-        assertThat(limited.overloaded()).isTrue();
-        assertThat(s.open(from("192.0.2.1", 2)).dest()).as("the template wins over OVERLOAD").isSameAs(limited);
-        assertThat(s.open(from("192.0.2.2", 1)).dest()).as("new clients avoid it").isNotSameAs(limited);
-    }
+  @Test
+  void anOverloadedServerKeepsItsStickyClientsAsInTheKernel() {
+    VirtualService s =
+        new VirtualService(Schedulers.create("rr", List.of()), Persistence.seconds(60), now::get);
+    s.add(DestSpec.of("10.0.0.2", 80, 1));
+    Dest limited =
+        s.add(DestSpec.of("10.0.0.1", 80, 1).withThresholds(1, 0)); // head of the kernel list
+    assertThat(s.open(from("192.0.2.1", 1)).dest()).isSameAs(limited);
+    assertThat(limited.overloaded()).isTrue();
+    assertThat(s.open(from("192.0.2.1", 2)).dest())
+        .as("the template wins over OVERLOAD")
+        .isSameAs(limited);
+    assertThat(s.open(from("192.0.2.2", 1)).dest()).as("new clients avoid it").isNotSameAs(limited);
+  }
 
-    @Test
-    void granularityGroupsClientsByNetwork() {
-        vs = service(Persistence.seconds(300).withIpv4Mask(0xffffff00).withIpv6Prefix(64));
-        Dest a = vs.open(from("192.0.2.1", 1)).dest();
-        assertThat(vs.open(from("192.0.2.200", 1)).dest()).isSameAs(a);
-        assertThat(vs.open(from("192.0.3.1", 1)).dest()).isNotSameAs(a);
-        Dest b = vs.open(from("2001:db8:1:2::1", 1)).dest();
-        assertThat(vs.open(from("2001:db8:1:2:ffff::9", 1)).dest()).isSameAs(b);
-        assertThat(vs.templateCount()).isEqualTo(3);
-    }
+  @Test
+  void granularityGroupsClientsByNetwork() {
+    vs = service(Persistence.seconds(300).withIpv4Mask(0xffffff00).withIpv6Prefix(64));
+    Dest a = vs.open(from("192.0.2.1", 1)).dest();
+    assertThat(vs.open(from("192.0.2.200", 1)).dest()).isSameAs(a);
+    assertThat(vs.open(from("192.0.3.1", 1)).dest()).isNotSameAs(a);
+    Dest b = vs.open(from("2001:db8:1:2::1", 1)).dest();
+    assertThat(vs.open(from("2001:db8:1:2:ffff::9", 1)).dest()).isSameAs(b);
+    assertThat(vs.templateCount()).isEqualTo(3);
+  }
 
-    @Test
-    void theSorryServerGetsNoTemplateSoClientsReturnToThePool() {
-        VirtualService s = new VirtualService(Schedulers.create("rr", List.of()), Persistence.seconds(60), now::get);
-        s.add(DestSpec.of("10.0.0.1", 80, 0));
-        Dest sorry = s.setSorryServer(DestSpec.of("10.0.0.9", 80, 1));
-        assertThat(s.open(from("192.0.2.1", 1)).dest()).isSameAs(sorry);
-        assertThat(s.templateCount()).isZero();
-        s.edit(DestSpec.of("10.0.0.1", 80, 1));
-        assertThat(s.open(from("192.0.2.1", 2)).dest()).isNotSameAs(sorry);
-    }
+  @Test
+  void theSorryServerGetsNoTemplateSoClientsReturnToThePool() {
+    VirtualService s =
+        new VirtualService(Schedulers.create("rr", List.of()), Persistence.seconds(60), now::get);
+    s.add(DestSpec.of("10.0.0.1", 80, 0));
+    Dest sorry = s.setSorryServer(DestSpec.of("10.0.0.9", 80, 1));
+    assertThat(s.open(from("192.0.2.1", 1)).dest()).isSameAs(sorry);
+    assertThat(s.templateCount()).isZero();
+    s.edit(DestSpec.of("10.0.0.1", 80, 1));
+    assertThat(s.open(from("192.0.2.1", 2)).dest()).isNotSameAs(sorry);
+  }
 }

@@ -13,9 +13,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Slow start in the userspace schedulers themselves, on a clock the test moves (no sleeps): a
- * server that starts a ramp of 10 s takes, in every second of it, the share of new connections
- * of a server whose weight is {@code f · w} (f its ramp's progress), within 3 percentage points;
- * after the ramp exactly its share; and servers that do not ramp are scheduled as before.
+ * server that starts a ramp of 10 s takes, in every second of it, the share of new connections of a
+ * server whose weight is {@code f · w} (f its ramp's progress), within 3 percentage points; after
+ * the ramp exactly its share; and servers that do not ramp are scheduled as before.
  */
 class SlowStartShareTest {
   static final long SECOND = 1_000_000_000L;
@@ -26,8 +26,12 @@ class SlowStartShareTest {
   final AtomicLong clock = new AtomicLong(5 * SECOND);
 
   VirtualService service(String sched, int... weights) {
-    VirtualService vs = new VirtualService(Schedulers.create(sched, List.of()), Persistence.NONE,
-        System::currentTimeMillis, clock::get);
+    VirtualService vs =
+        new VirtualService(
+            Schedulers.create(sched, List.of()),
+            Persistence.NONE,
+            System::currentTimeMillis,
+            clock::get);
     for (int i = 0; i < weights.length; i++) {
       vs.add(DestSpec.of("10.17.0." + (i + 1), 80, weights[i]));
     }
@@ -36,17 +40,19 @@ class SlowStartShareTest {
 
   static Flow flow(int i) {
     try {
-      return new Flow(InetAddress.getByName("192.0.2." + (1 + i % 200)), 10000 + i,
-          InetAddress.getByName("10.17.1.1"), 80);
+      return new Flow(
+          InetAddress.getByName("192.0.2." + (1 + i % 200)),
+          10000 + i,
+          InetAddress.getByName("10.17.1.1"),
+          80);
     } catch (java.net.UnknownHostException e) {
       throw new AssertionError(e);
     }
   }
 
   /**
-   * Runs 12 s of traffic with the last server ramping from the start; each connection lives
-   * {@code lifeTicks} ticks. Returns, per second, {observed share, expected share} of the
-   * ramping server.
+   * Runs 12 s of traffic with the last server ramping from the start; each connection lives {@code
+   * lifeTicks} ticks. Returns, per second, {observed share, expected share} of the ramping server.
    */
   double[][] run(VirtualService vs, int lifeTicks) {
     List<Dest> dests = vs.dests();
@@ -95,9 +101,11 @@ class SlowStartShareTest {
     for (double[] s : shares) {
       worst = Math.max(worst, Math.abs(s[0] - s[1]));
     }
-    System.out.printf(java.util.Locale.ROOT, "slow start %s: largest deviation %.4f%n", what, worst);
+    System.out.printf(
+        java.util.Locale.ROOT, "slow start %s: largest deviation %.4f%n", what, worst);
     for (int s = 0; s < shares.length; s++) {
-      assertThat(shares[s][0]).as("%s: second %d, the ramping server's share", what, s)
+      assertThat(shares[s][0])
+          .as("%s: second %d, the ramping server's share", what, s)
           .isCloseTo(shares[s][1], offset(0.03));
     }
     assertThat(shares[0][0]).as("%s: it starts low", what).isLessThan(shares[11][0] / 4);

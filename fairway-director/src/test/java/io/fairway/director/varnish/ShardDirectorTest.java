@@ -34,7 +34,11 @@ class ShardDirectorTest {
     Matcher m = Pattern.compile("(\\d+) ([0-9a-f]{8}) h(\\d)").matcher(table);
     List<Point> l = new ArrayList<>();
     while (m.find()) {
-      l.add(new Point(Integer.parseInt(m.group(1)), Long.parseLong(m.group(2), 16), Integer.parseInt(m.group(3))));
+      l.add(
+          new Point(
+              Integer.parseInt(m.group(1)),
+              Long.parseLong(m.group(2), 16),
+              Integer.parseInt(m.group(3))));
     }
     return l;
   }
@@ -66,8 +70,7 @@ class ShardDirectorTest {
 
   @Test
   void weightedRingC00006() {
-    ShardDirector d =
-        shard(25, Member.of(S1), Member.of(S2, 2), Member.of(S3, 3));
+    ShardDirector d = shard(25, Member.of(S1), Member.of(S2, 2), Member.of(S3, 3));
     assertRing(d.state().ring(), UpstreamRings.C00006);
     assertThat(pick(d, 0x564ca84fL, 0, ShardHealthy.CHOSEN)).isSameAs(S1);
     assertThat(pick(d, 0x19cfe9f3L, 0, ShardHealthy.CHOSEN)).isSameAs(S2);
@@ -124,7 +127,11 @@ class ShardDirectorTest {
     assertThat(pick(d, key, 1, ShardHealthy.CHOSEN)).isSameAs(S2);
     assertThat(pick(d, key, 2, ShardHealthy.CHOSEN)).isSameAs(S3);
     // alt via the request, as alt=req.restarts
-    assertThat(d.pick(Request.ofKey(key).withAlt(1).withParams(ShardParams.DEFAULTS.withHealthy(ShardHealthy.ALL))))
+    assertThat(
+            d.pick(
+                Request.ofKey(key)
+                    .withAlt(1)
+                    .withParams(ShardParams.DEFAULTS.withHealthy(ShardHealthy.ALL))))
         .isSameAs(S2);
   }
 
@@ -137,9 +144,7 @@ class ShardDirectorTest {
     d.setHealthy("s2", false);
     assertThat(pick(d, key, 0, ShardHealthy.CHOSEN)).isSameAs(S3);
     // key on s3's point: order s3, s1, s2; warmup 1.0 wants the alternative but s1/s2 are sick
-    assertThat(
-            d.pick(192192123L, 0, ShardParams.DEFAULTS.withWarmup(1.0)))
-        .isSameAs(S3);
+    assertThat(d.pick(192192123L, 0, ShardParams.DEFAULTS.withWarmup(1.0))).isSameAs(S3);
   }
 
   @Test
@@ -185,8 +190,12 @@ class ShardDirectorTest {
   void identPointsC00010() {
     Backend s2 = Backend.named("s2");
     ShardDirector d =
-        shard(1, Member.of(S1), Member.of(Backend.named("s1b")).withIdent("s1_1"),
-            Member.of(Backend.named("s1c")).withIdent("s1_2"), Member.of(s2));
+        shard(
+            1,
+            Member.of(S1),
+            Member.of(Backend.named("s1b")).withIdent("s1_1"),
+            Member.of(Backend.named("s1c")).withIdent("s1_2"),
+            Member.of(s2));
     assertRing(d.state().ring(), "0 6e040182 h3 1 732c7bbe h2 2 bae80b0b h1 3 f08ad325 h0");
   }
 
@@ -210,7 +219,10 @@ class ShardDirectorTest {
     AtomicLong clock = new AtomicLong(1_000_000_000_000L);
     ShardDirector d =
         new ShardDirector(
-            "vd", new ShardDirector.Settings(25, 0, 15, ShardParams.DEFAULTS), new Vrnd(1), clock::get);
+            "vd",
+            new ShardDirector.Settings(25, 0, 15, ShardParams.DEFAULTS),
+            new Vrnd(1),
+            clock::get);
     d.replaceAll(List.of(Member.of(S1), Member.of(S2), Member.of(S3)));
     long key = 1756955383L; // order s1, s2, s3
     clock.addAndGet(8_000_000_000L);
@@ -230,7 +242,10 @@ class ShardDirectorTest {
     AtomicLong clock = new AtomicLong(0);
     ShardDirector d =
         new ShardDirector(
-            "vd", new ShardDirector.Settings(25, 0, 10, ShardParams.DEFAULTS), new Vrnd(3), clock::get);
+            "vd",
+            new ShardDirector.Settings(25, 0, 10, ShardParams.DEFAULTS),
+            new Vrnd(3),
+            clock::get);
     d.replaceAll(List.of(Member.of(S1), Member.of(S2), Member.of(S3)));
     clock.addAndGet(100_000_000_000L);
     d.setHealthy("s1", false);

@@ -6,9 +6,9 @@ import java.util.List;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
+import net.jqwik.api.From;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
-import net.jqwik.api.From;
 import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.LongRange;
 import net.jqwik.api.constraints.Size;
@@ -42,7 +42,8 @@ class ShardRingLookupTest {
   }
 
   @Property(tries = 50)
-  void realRingsAgreeEverywhere(@ForAll @IntRange(min = 1, max = 30) int hosts,
+  void realRingsAgreeEverywhere(
+      @ForAll @IntRange(min = 1, max = 30) int hosts,
       @ForAll @IntRange(min = 1, max = 40) int replicas,
       @ForAll @LongRange(min = 0, max = 0xFFFF_FFFFL) long key) {
     String[] idents = new String[hosts];

@@ -73,13 +73,18 @@ class VarnishHashTest {
   @Test
   void nonAsciiKeysHashTheirUtf8Bytes() throws Exception {
     String s = "/caf\u00e9/\u65e5\u672c";
-    byte[] d = java.security.MessageDigest.getInstance("SHA-256")
-        .digest(s.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-    long expected = (d[28] & 0xFFL) | (d[29] & 0xFFL) << 8 | (d[30] & 0xFFL) << 16 | (d[31] & 0xFFL) << 24;
-    assertThat(VarnishHash.hash32(s)).isEqualTo(expected).isEqualTo(VarnishHash.hashStrands32("/caf\u00e9", "/\u65e5\u672c"));
+    byte[] d =
+        java.security.MessageDigest.getInstance("SHA-256")
+            .digest(s.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    long expected =
+        (d[28] & 0xFFL) | (d[29] & 0xFFL) << 8 | (d[30] & 0xFFL) << 16 | (d[31] & 0xFFL) << 24;
+    assertThat(VarnishHash.hash32(s))
+        .isEqualTo(expected)
+        .isEqualTo(VarnishHash.hashStrands32("/caf\u00e9", "/\u65e5\u672c"));
     // a long key grows the scratch buffer and still hashes like the strands version
     String longKey = "/x".repeat(400);
-    assertThat(VarnishHash.hash32(longKey)).isEqualTo(VarnishHash.hashStrands32(longKey.substring(0, 7), longKey.substring(7)));
+    assertThat(VarnishHash.hash32(longKey))
+        .isEqualTo(VarnishHash.hashStrands32(longKey.substring(0, 7), longKey.substring(7)));
   }
 
   @Test
@@ -88,7 +93,8 @@ class VarnishHashTest {
     assertThat(VarnishHash.blobKey(new byte[0])).isZero();
     assertThat(VarnishHash.blobKey(new byte[] {1})).isEqualTo(1);
     assertThat(VarnishHash.blobKey(new byte[] {1, 2})).isEqualTo(0x0102);
-    assertThat(VarnishHash.blobKey(new byte[] {(byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0}))
+    assertThat(
+            VarnishHash.blobKey(new byte[] {(byte) 0xff, (byte) 0xff, (byte) 0xff, (byte) 0xff, 0}))
         .isEqualTo(4294967295L);
   }
 }

@@ -1,11 +1,11 @@
 package io.fairway.director.varnish;
 
-import io.fairway.testkit.ExternalPrograms;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fairway.director.Backend;
 import io.fairway.director.Member;
 import io.fairway.director.Request;
+import io.fairway.testkit.ExternalPrograms;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -29,9 +29,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The oracle: a real varnishd on loopback, configured with the same backends, idents, weights and
- * replicas, answers which backend its shard and hash directors choose for 10,000 random keys,
- * under four health states, three {@code healthy} modes and four {@code alt} values; every one of
- * the 520,000 answers must equal ours.
+ * replicas, answers which backend its shard and hash directors choose for 10,000 random keys, under
+ * four health states, three {@code healthy} modes and four {@code alt} values; every one of the
+ * 520,000 answers must equal ours.
  *
  * <p>varnishd never fetches: {@code vcl_recv} resolves the directors (resolve=NOW) for the keys in
  * headers {@code k0..k15}, writes the chosen backend names into a header and returns a synthetic
@@ -39,8 +39,8 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p>The random director is compared too: after {@code varnishadm debug.srandom 4242}, 2,000
  * resolutions in sequence with two members sick must match {@link Vrnd} seeded with 4242. So is
- * shard warmup (probability 0.4, one member sick): 1,600 picks whose dice come from the same
- * seeded generator.
+ * shard warmup (probability 0.4, one member sick): 1,600 picks whose dice come from the same seeded
+ * generator.
  */
 class VarnishdOracleTest {
 
@@ -64,7 +64,11 @@ class VarnishdOracleTest {
           new Spec("b6", null, 1));
 
   static final List<Set<String>> SICK_STATES =
-      List.of(Set.of(), Set.of("b1"), Set.of("b0", "b2", "b5"), Set.of("b0", "b1", "b2", "b3", "b5", "b6"));
+      List.of(
+          Set.of(),
+          Set.of("b1"),
+          Set.of("b0", "b2", "b5"),
+          Set.of("b0", "b1", "b2", "b3", "b5", "b6"));
 
   @TempDir static Path dir;
   static Process varnishd;
@@ -136,8 +140,13 @@ class VarnishdOracleTest {
       v.append("  set req.http.r").append(k).append(" = \"\"");
       for (String h : HEALTHY) {
         for (int alt = 0; alt < ALTS; alt++) {
-          v.append(" + vd.backend(by=KEY, key=vd.key(req.http.k").append(k).append("), alt=")
-              .append(alt).append(", healthy=").append(h).append(") + \",\"");
+          v.append(" + vd.backend(by=KEY, key=vd.key(req.http.k")
+              .append(k)
+              .append("), alt=")
+              .append(alt)
+              .append(", healthy=")
+              .append(h)
+              .append(") + \",\"");
         }
       }
       v.append(" + vh.backend(req.http.k").append(k).append(");\n");
@@ -153,16 +162,33 @@ class VarnishdOracleTest {
   @BeforeAll
   static void startVarnishd() throws Exception {
     String bin = varnishdPath();
-    ExternalPrograms.requireThat(bin != null, () -> "varnishd is not installed (Debian package varnish)");
+    ExternalPrograms.requireThat(
+        bin != null, () -> "varnishd is not installed (Debian package varnish)");
     Files.writeString(dir.resolve("oracle.vcl"), vcl());
     Files.writeString(dir.resolve("secret"), "fairway-oracle-secret\n");
     httpPort = freePort();
     adminPort = freePort();
-    List<String> cmd = new ArrayList<>(List.of(
-        bin, "-F", "-n", dir.resolve("work").toString(),
-        "-a", "127.0.0.1:" + httpPort, "-T", "127.0.0.1:" + adminPort,
-        "-S", dir.resolve("secret").toString(), "-f", dir.resolve("oracle.vcl").toString(),
-        "-s", "malloc,16m", "-p", "thread_pools=1", "-p", "thread_pool_min=5"));
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(
+                bin,
+                "-F",
+                "-n",
+                dir.resolve("work").toString(),
+                "-a",
+                "127.0.0.1:" + httpPort,
+                "-T",
+                "127.0.0.1:" + adminPort,
+                "-S",
+                dir.resolve("secret").toString(),
+                "-f",
+                dir.resolve("oracle.vcl").toString(),
+                "-s",
+                "malloc,16m",
+                "-p",
+                "thread_pools=1",
+                "-p",
+                "thread_pool_min=5"));
     // As root varnishd wants to drop privileges to its own users; none is simpler in a test.
     if ("root".equals(System.getProperty("user.name"))) {
       cmd.addAll(1, List.of("-j", "none"));
@@ -172,12 +198,16 @@ class VarnishdOracleTest {
             .redirectErrorStream(true)
             .redirectOutput(dir.resolve("varnishd.log").toFile())
             .start();
-    http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-        .connectTimeout(Duration.ofSeconds(2)).build();
+    http =
+        HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(2))
+            .build();
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     while (true) {
       if (!varnishd.isAlive()) {
-        throw new IllegalStateException("varnishd exited: " + Files.readString(dir.resolve("varnishd.log")));
+        throw new IllegalStateException(
+            "varnishd exited: " + Files.readString(dir.resolve("varnishd.log")));
       }
       try {
         HttpResponse<String> r = http.send(get(List.of("x")), HttpResponse.BodyHandlers.ofString());
@@ -188,7 +218,9 @@ class VarnishdOracleTest {
         // still starting
       }
       if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("varnishd did not answer within 60 s: " + Files.readString(dir.resolve("varnishd.log")));
+        throw new IllegalStateException(
+            "varnishd did not answer within 60 s: "
+                + Files.readString(dir.resolve("varnishd.log")));
       }
       Thread.sleep(100);
     }
@@ -205,8 +237,9 @@ class VarnishdOracleTest {
   }
 
   static HttpRequest get(List<String> keys) {
-    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + "/"))
-        .timeout(Duration.ofSeconds(10));
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + "/"))
+            .timeout(Duration.ofSeconds(10));
     for (int k = 0; k < keys.size(); k++) {
       b.header("k" + k, keys.get(k));
     }
@@ -220,7 +253,8 @@ class VarnishdOracleTest {
   static void setHealth(Set<String> sick) throws Exception {
     List<Process> ps = new ArrayList<>();
     for (Spec s : SPECS) {
-      ps.add(admProcess("backend.set_health", s.name(), sick.contains(s.name()) ? "sick" : "healthy"));
+      ps.add(
+          admProcess("backend.set_health", s.name(), sick.contains(s.name()) ? "sick" : "healthy"));
     }
     for (Process p : ps) {
       String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -229,8 +263,14 @@ class VarnishdOracleTest {
   }
 
   static Process admProcess(String... command) throws IOException {
-    List<String> cmd = new ArrayList<>(List.of("varnishadm", "-T", "127.0.0.1:" + adminPort,
-        "-S", dir.resolve("secret").toString()));
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(
+                "varnishadm",
+                "-T",
+                "127.0.0.1:" + adminPort,
+                "-S",
+                dir.resolve("secret").toString()));
     cmd.addAll(List.of(command));
     return new ProcessBuilder(cmd).redirectErrorStream(true).start();
   }
@@ -252,8 +292,9 @@ class VarnishdOracleTest {
 
   @Test
   void shardAndHashChooseExactlyWhatVarnishdChooses() throws Exception {
-    ShardDirector shard = new ShardDirector(
-        "vd", new ShardDirector.Settings(REPLICAS, 0, 0, ShardParams.DEFAULTS), null, null);
+    ShardDirector shard =
+        new ShardDirector(
+            "vd", new ShardDirector.Settings(REPLICAS, 0, 0, ShardParams.DEFAULTS), null, null);
     HashDirector hash = new HashDirector("vh");
     for (Spec s : SPECS) {
       Backend b = Backend.named(s.name());
@@ -277,11 +318,13 @@ class VarnishdOracleTest {
         batches.add(batch);
         inFlight.add(http.sendAsync(get(batch), HttpResponse.BodyHandlers.ofString()));
         if (inFlight.size() >= 8) {
-          compared += check(shard, hash, sick, batches.remove(0), inFlight.remove(0).join(), mismatches);
+          compared +=
+              check(shard, hash, sick, batches.remove(0), inFlight.remove(0).join(), mismatches);
         }
       }
       while (!inFlight.isEmpty()) {
-        compared += check(shard, hash, sick, batches.remove(0), inFlight.remove(0).join(), mismatches);
+        compared +=
+            check(shard, hash, sick, batches.remove(0), inFlight.remove(0).join(), mismatches);
       }
     }
     assertThat(mismatches).as("first mismatches").isEmpty();
@@ -303,9 +346,14 @@ class VarnishdOracleTest {
     assertThat(seed.waitFor()).isZero();
     List<String> theirs = new ArrayList<>();
     for (int i = 0; i < 125; i++) { // one request at a time: draws must stay in order
-      HttpRequest r = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + "/"))
-          .header("x-mode", "random").timeout(Duration.ofSeconds(10)).GET().build();
-      String line = http.send(r, HttpResponse.BodyHandlers.ofString()).headers().firstValue("r0").orElse("");
+      HttpRequest r =
+          HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + "/"))
+              .header("x-mode", "random")
+              .timeout(Duration.ofSeconds(10))
+              .GET()
+              .build();
+      String line =
+          http.send(r, HttpResponse.BodyHandlers.ofString()).headers().firstValue("r0").orElse("");
       List<String> got = List.of(line.split(",", -1));
       theirs.addAll(got.subList(0, KEYS_PER_REQUEST));
     }
@@ -320,8 +368,12 @@ class VarnishdOracleTest {
 
   @Test
   void shardWarmupRollsTheSameDiceAsVarnishd() throws Exception {
-    ShardDirector mine = new ShardDirector(
-        "vw", new ShardDirector.Settings(REPLICAS, 0.4, 0, ShardParams.DEFAULTS), new Vrnd(77), null);
+    ShardDirector mine =
+        new ShardDirector(
+            "vw",
+            new ShardDirector.Settings(REPLICAS, 0.4, 0, ShardParams.DEFAULTS),
+            new Vrnd(77),
+            null);
     for (Spec s : SPECS) {
       mine.add(Member.of(Backend.named(s.name()), s.weight()).withIdent(s.ident()));
     }
@@ -334,19 +386,25 @@ class VarnishdOracleTest {
     List<String> theirs = new ArrayList<>();
     for (int i = 0; i < keys.size(); i += KEYS_PER_REQUEST) {
       List<String> batch = keys.subList(i, i + KEYS_PER_REQUEST);
-      HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + "/"))
-          .header("x-mode", "warmup").timeout(Duration.ofSeconds(10));
+      HttpRequest.Builder b =
+          HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + "/"))
+              .header("x-mode", "warmup")
+              .timeout(Duration.ofSeconds(10));
       for (int k = 0; k < batch.size(); k++) {
         b.header("k" + k, batch.get(k));
       }
-      String line = http.send(b.GET().build(), HttpResponse.BodyHandlers.ofString())
-          .headers().firstValue("r0").orElse("");
+      String line =
+          http.send(b.GET().build(), HttpResponse.BodyHandlers.ofString())
+              .headers()
+              .firstValue("r0")
+              .orElse("");
       theirs.addAll(List.of(line.split(",", -1)).subList(0, KEYS_PER_REQUEST));
     }
     List<String> ours = new ArrayList<>();
     int moved = 0;
-    ShardDirector noWarmup = new ShardDirector(
-        "plain", new ShardDirector.Settings(REPLICAS, 0, 0, ShardParams.DEFAULTS), null, null);
+    ShardDirector noWarmup =
+        new ShardDirector(
+            "plain", new ShardDirector.Settings(REPLICAS, 0, 0, ShardParams.DEFAULTS), null, null);
     for (Spec s : SPECS) {
       noWarmup.add(Member.of(Backend.named(s.name()), s.weight()).withIdent(s.ident()));
     }
@@ -364,23 +422,42 @@ class VarnishdOracleTest {
     assertThat(moved).isBetween(keys.size() * 30 / 100, keys.size() * 50 / 100);
   }
 
-  static int check(ShardDirector shard, HashDirector hash, Set<String> sick, List<String> batch,
-      HttpResponse<String> resp, List<String> mismatches) {
+  static int check(
+      ShardDirector shard,
+      HashDirector hash,
+      Set<String> sick,
+      List<String> batch,
+      HttpResponse<String> resp,
+      List<String> mismatches) {
     assertThat(resp.statusCode()).isEqualTo(200);
     int n = 0;
     for (int k = 0; k < batch.size(); k++) {
       String line = resp.headers().firstValue("r" + k).orElse("");
       String[] got = line.split(",", -1);
-      assertThat(got).as("answers for key %s: %s", batch.get(k), line).hasSize(HEALTHY.length * ALTS + 1);
+      assertThat(got)
+          .as("answers for key %s: %s", batch.get(k), line)
+          .hasSize(HEALTHY.length * ALTS + 1);
       int g = 0;
       for (String h : HEALTHY) {
         for (int alt = 0; alt < ALTS; alt++) {
-          ShardParams p = ShardParams.DEFAULTS.withBy(ShardBy.KEY).withHealthy(ShardHealthy.valueOf(h));
+          ShardParams p =
+              ShardParams.DEFAULTS.withBy(ShardBy.KEY).withHealthy(ShardHealthy.valueOf(h));
           Backend mine = shard.pick(Request.ofString(batch.get(k)).withAlt(alt).withParams(p));
           String want = got[g++];
           if (!want.equals(mine == null ? "" : mine.name()) && mismatches.size() < 20) {
-            mismatches.add("shard key=" + batch.get(k) + " sick=" + sick + " healthy=" + h + " alt=" + alt
-                + ": varnishd " + want + ", fairway " + (mine == null ? "none" : mine.name()));
+            mismatches.add(
+                "shard key="
+                    + batch.get(k)
+                    + " sick="
+                    + sick
+                    + " healthy="
+                    + h
+                    + " alt="
+                    + alt
+                    + ": varnishd "
+                    + want
+                    + ", fairway "
+                    + (mine == null ? "none" : mine.name()));
           }
           n++;
         }
@@ -388,8 +465,15 @@ class VarnishdOracleTest {
       Backend mine = hash.pick(Request.ofString(batch.get(k)));
       String want = got[g];
       if (!want.equals(mine == null ? "" : mine.name()) && mismatches.size() < 20) {
-        mismatches.add("hash key=" + batch.get(k) + " sick=" + sick + ": varnishd " + want
-            + ", fairway " + (mine == null ? "none" : mine.name()));
+        mismatches.add(
+            "hash key="
+                + batch.get(k)
+                + " sick="
+                + sick
+                + ": varnishd "
+                + want
+                + ", fairway "
+                + (mine == null ? "none" : mine.name()));
       }
       n++;
     }

@@ -74,6 +74,7 @@ final class Ipvs {
 
   /** Inside CMD_ATTR_DAEMON (ip_vs_daemon_policy in ip_vs_ctl.c gives the types). */
   static final int DAEMON_ATTR_STATE = 1; // u32: IP_VS_STATE_MASTER 1, _BACKUP 2
+
   static final int DAEMON_ATTR_MCAST_IFN = 2; // NUL-terminated string, at most 15 bytes
   static final int DAEMON_ATTR_SYNC_ID = 3; // u32
   static final int DAEMON_ATTR_SYNC_MAXLEN = 4; // u16

@@ -1,5 +1,9 @@
 package io.fairway.ipvs.kernel;
 
+import io.fairway.ipvs.netlink.Attributes;
+import io.fairway.ipvs.netlink.MalformedMessageException;
+import io.fairway.ipvs.netlink.MessageBuilder;
+import io.fairway.ipvs.netlink.Netlink;
 import io.fairway.table.AddressFamily;
 import io.fairway.table.Dest;
 import io.fairway.table.DestEntry;
@@ -14,10 +18,6 @@ import io.fairway.table.SyncDaemon;
 import io.fairway.table.TableOp;
 import io.fairway.table.Timeouts;
 import io.fairway.table.Tunnel;
-import io.fairway.ipvs.netlink.Attributes;
-import io.fairway.ipvs.netlink.MalformedMessageException;
-import io.fairway.ipvs.netlink.MessageBuilder;
-import io.fairway.ipvs.netlink.Netlink;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -32,13 +32,16 @@ import java.util.Arrays;
  *
  * <p>Wire details that are easy to get wrong (and that the kernel does not complain about, it just
  * installs something else): ports are big-endian, an IPv4 persistence netmask is the mask's bytes
- * in network order while an IPv6 one is a host-order prefix length, addresses are always sent as
- * 16 bytes, and FLAGS carries a mask of all ones so a set replaces every flag.
+ * in network order while an IPv6 one is a host-order prefix length, addresses are always sent as 16
+ * bytes, and FLAGS carries a mask of all ones so a set replaces every flag.
  */
 public final class IpvsCodec {
   private IpvsCodec() {}
 
-  /** Appends the request for {@code op} to {@code b}, with NLM_F_ACK and sequence number {@code seq}. */
+  /**
+   * Appends the request for {@code op} to {@code b}, with NLM_F_ACK and sequence number {@code
+   * seq}.
+   */
   public static void encode(MessageBuilder b, int familyId, int seq, TableOp op) {
     int flags = Netlink.NLM_F_REQUEST | Netlink.NLM_F_ACK;
     if (op instanceof TableOp.AddService a) {
@@ -123,8 +126,10 @@ public final class IpvsCodec {
   /** The timeouts in a GET_CONFIG reply (absent ones read as 0: the protocol is not built in). */
   public static Timeouts decodeTimeouts(Attributes a) {
     try {
-      return new Timeouts(a.u32(Ipvs.CMD_ATTR_TIMEOUT_TCP, 0),
-          a.u32(Ipvs.CMD_ATTR_TIMEOUT_TCP_FIN, 0), a.u32(Ipvs.CMD_ATTR_TIMEOUT_UDP, 0));
+      return new Timeouts(
+          a.u32(Ipvs.CMD_ATTR_TIMEOUT_TCP, 0),
+          a.u32(Ipvs.CMD_ATTR_TIMEOUT_TCP_FIN, 0),
+          a.u32(Ipvs.CMD_ATTR_TIMEOUT_UDP, 0));
     } catch (IllegalArgumentException e) {
       // A u32 past 2^31 - 1 seconds (Jazzer found it): not a timeout the table can hold.
       throw new MalformedMessageException("timeouts: " + e.getMessage());
@@ -163,7 +168,8 @@ public final class IpvsCodec {
   }
 
   /** A DEL_DAEMON request: the kernel reads only the state (ip_vs_genl_del_daemon). */
-  public static void encodeDelDaemon(MessageBuilder b, int familyId, int seq, SyncDaemon.Role role) {
+  public static void encodeDelDaemon(
+      MessageBuilder b, int familyId, int seq, SyncDaemon.Role role) {
     b.begin(familyId, Netlink.NLM_F_REQUEST | Netlink.NLM_F_ACK, seq)
         .genlHeader(Ipvs.CMD_DEL_DAEMON, Ipvs.VERSION);
     int n = b.beginNested(Ipvs.CMD_ATTR_DAEMON);
@@ -290,8 +296,8 @@ public final class IpvsCodec {
   /**
    * The service (identity and settings) in a GET_SERVICE reply's SERVICE nest.
    *
-   * @throws MalformedMessageException for anything that is not a service Fairway can represent
-   *     (an unknown family, protocol or forwarding method, a value out of range), never another
+   * @throws MalformedMessageException for anything that is not a service Fairway can represent (an
+   *     unknown family, protocol or forwarding method, a value out of range), never another
    *     exception: a reply comes from outside the JVM
    */
   public static Service decodeService(Attributes svc) {
@@ -309,15 +315,17 @@ public final class IpvsCodec {
     if (fwmark != 0) {
       key = ServiceKey.fwmark(af, fwmark);
     } else {
-      key = ServiceKey.of(
-          Protocol.ofNumber(svc.u16(Ipvs.SVC_ATTR_PROTOCOL)),
-          address(af, svc.bytes(Ipvs.SVC_ATTR_ADDR)),
-          svc.be16(Ipvs.SVC_ATTR_PORT));
+      key =
+          ServiceKey.of(
+              Protocol.ofNumber(svc.u16(Ipvs.SVC_ATTR_PROTOCOL)),
+              address(af, svc.bytes(Ipvs.SVC_ATTR_ADDR)),
+              svc.be16(Ipvs.SVC_ATTR_PORT));
     }
     int flags = svc.has(Ipvs.SVC_ATTR_FLAGS) ? svc.u32(Ipvs.SVC_ATTR_FLAGS) : 0;
-    int netmask = af == AddressFamily.INET6
-        ? svc.u32(Ipvs.SVC_ATTR_NETMASK, 128)
-        : (svc.has(Ipvs.SVC_ATTR_NETMASK) ? maskToPrefix(svc.be32(Ipvs.SVC_ATTR_NETMASK)) : 32);
+    int netmask =
+        af == AddressFamily.INET6
+            ? svc.u32(Ipvs.SVC_ATTR_NETMASK, 128)
+            : (svc.has(Ipvs.SVC_ATTR_NETMASK) ? maskToPrefix(svc.be32(Ipvs.SVC_ATTR_NETMASK)) : 32);
     return new Service(
         key,
         svc.optionalString(Ipvs.SVC_ATTR_SCHED_NAME).orElse("none"),
@@ -342,28 +350,31 @@ public final class IpvsCodec {
   }
 
   private static DestEntry dest(Attributes d, AddressFamily serviceFamily) {
-    AddressFamily af = d.has(Ipvs.DEST_ATTR_ADDR_FAMILY)
-        ? AddressFamily.ofNumber(d.u16(Ipvs.DEST_ATTR_ADDR_FAMILY))
-        : serviceFamily;
+    AddressFamily af =
+        d.has(Ipvs.DEST_ATTR_ADDR_FAMILY)
+            ? AddressFamily.ofNumber(d.u16(Ipvs.DEST_ATTR_ADDR_FAMILY))
+            : serviceFamily;
     ForwardingMethod fwd = ForwardingMethod.ofValue(d.u32(Ipvs.DEST_ATTR_FWD_METHOD));
     Tunnel tunnel = null;
     if (fwd == ForwardingMethod.TUNNEL && d.has(Ipvs.DEST_ATTR_TUN_TYPE)) {
       Tunnel.Type type = Tunnel.Type.values()[d.u8(Ipvs.DEST_ATTR_TUN_TYPE)];
       int port = d.has(Ipvs.DEST_ATTR_TUN_PORT) ? d.be16(Ipvs.DEST_ATTR_TUN_PORT) : 0;
       int csum = d.has(Ipvs.DEST_ATTR_TUN_FLAGS) ? d.u16(Ipvs.DEST_ATTR_TUN_FLAGS) : 0;
-      Tunnel t = new Tunnel(type, type == Tunnel.Type.GUE ? port : 0, Tunnel.Checksum.values()[csum]);
+      Tunnel t =
+          new Tunnel(type, type == Tunnel.Type.GUE ? port : 0, Tunnel.Checksum.values()[csum]);
       // Plain IPIP is what a TUNNEL destination without tunnel settings gets: read it back as
       // null so what was written compares equal to what is read.
       tunnel = t.equals(Tunnel.IPIP) ? null : t;
     }
-    Dest dest = new Dest(
-        address(af, d.bytes(Ipvs.DEST_ATTR_ADDR)),
-        d.be16(Ipvs.DEST_ATTR_PORT),
-        fwd,
-        d.u32(Ipvs.DEST_ATTR_WEIGHT),
-        d.u32(Ipvs.DEST_ATTR_U_THRESH, 0),
-        d.u32(Ipvs.DEST_ATTR_L_THRESH, 0),
-        tunnel);
+    Dest dest =
+        new Dest(
+            address(af, d.bytes(Ipvs.DEST_ATTR_ADDR)),
+            d.be16(Ipvs.DEST_ATTR_PORT),
+            fwd,
+            d.u32(Ipvs.DEST_ATTR_WEIGHT),
+            d.u32(Ipvs.DEST_ATTR_U_THRESH, 0),
+            d.u32(Ipvs.DEST_ATTR_L_THRESH, 0),
+            tunnel);
     return new DestEntry(
         dest,
         d.u32(Ipvs.DEST_ATTR_ACTIVE_CONNS, 0),
@@ -381,17 +392,29 @@ public final class IpvsCodec {
     if (parent.has(stats64)) {
       Attributes s = parent.nested(stats64);
       return new Stats(
-          u64(s, Ipvs.STATS_ATTR_CONNS), u64(s, Ipvs.STATS_ATTR_INPKTS), u64(s, Ipvs.STATS_ATTR_OUTPKTS),
-          u64(s, Ipvs.STATS_ATTR_INBYTES), u64(s, Ipvs.STATS_ATTR_OUTBYTES), u64(s, Ipvs.STATS_ATTR_CPS),
-          u64(s, Ipvs.STATS_ATTR_INPPS), u64(s, Ipvs.STATS_ATTR_OUTPPS), u64(s, Ipvs.STATS_ATTR_INBPS),
+          u64(s, Ipvs.STATS_ATTR_CONNS),
+          u64(s, Ipvs.STATS_ATTR_INPKTS),
+          u64(s, Ipvs.STATS_ATTR_OUTPKTS),
+          u64(s, Ipvs.STATS_ATTR_INBYTES),
+          u64(s, Ipvs.STATS_ATTR_OUTBYTES),
+          u64(s, Ipvs.STATS_ATTR_CPS),
+          u64(s, Ipvs.STATS_ATTR_INPPS),
+          u64(s, Ipvs.STATS_ATTR_OUTPPS),
+          u64(s, Ipvs.STATS_ATTR_INBPS),
           u64(s, Ipvs.STATS_ATTR_OUTBPS));
     }
     if (parent.has(stats32)) {
       Attributes s = parent.nested(stats32);
       return new Stats(
-          u32(s, Ipvs.STATS_ATTR_CONNS), u32(s, Ipvs.STATS_ATTR_INPKTS), u32(s, Ipvs.STATS_ATTR_OUTPKTS),
-          u64(s, Ipvs.STATS_ATTR_INBYTES), u64(s, Ipvs.STATS_ATTR_OUTBYTES), u32(s, Ipvs.STATS_ATTR_CPS),
-          u32(s, Ipvs.STATS_ATTR_INPPS), u32(s, Ipvs.STATS_ATTR_OUTPPS), u32(s, Ipvs.STATS_ATTR_INBPS),
+          u32(s, Ipvs.STATS_ATTR_CONNS),
+          u32(s, Ipvs.STATS_ATTR_INPKTS),
+          u32(s, Ipvs.STATS_ATTR_OUTPKTS),
+          u64(s, Ipvs.STATS_ATTR_INBYTES),
+          u64(s, Ipvs.STATS_ATTR_OUTBYTES),
+          u32(s, Ipvs.STATS_ATTR_CPS),
+          u32(s, Ipvs.STATS_ATTR_INPPS),
+          u32(s, Ipvs.STATS_ATTR_OUTPPS),
+          u32(s, Ipvs.STATS_ATTR_INBPS),
           u32(s, Ipvs.STATS_ATTR_OUTBPS));
     }
     return Stats.ZERO;

@@ -1,7 +1,13 @@
 package io.fairway.ipvs.kernel;
 
-import io.fairway.table.DestEntry;
+import io.fairway.ipvs.netlink.Attributes;
+import io.fairway.ipvs.netlink.GenericNetlink;
+import io.fairway.ipvs.netlink.MalformedMessageException;
+import io.fairway.ipvs.netlink.MessageBuilder;
+import io.fairway.ipvs.netlink.NetlinkException;
+import io.fairway.ipvs.netlink.NetlinkMessage;
 import io.fairway.table.Dest;
+import io.fairway.table.DestEntry;
 import io.fairway.table.DestKey;
 import io.fairway.table.Service;
 import io.fairway.table.ServiceEntry;
@@ -14,12 +20,6 @@ import io.fairway.table.TableException;
 import io.fairway.table.TableOp;
 import io.fairway.table.TimeoutControl;
 import io.fairway.table.Timeouts;
-import io.fairway.ipvs.netlink.Attributes;
-import io.fairway.ipvs.netlink.GenericNetlink;
-import io.fairway.ipvs.netlink.MalformedMessageException;
-import io.fairway.ipvs.netlink.MessageBuilder;
-import io.fairway.ipvs.netlink.NetlinkException;
-import io.fairway.ipvs.netlink.NetlinkMessage;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -31,8 +31,8 @@ import java.util.OptionalInt;
  * the way {@code ipvsadm} and keepalived's libipvs do, without shelling out.
  *
  * <p>Batches: {@link #apply(List)} packs many requests into one datagram and reads their acks in
- * bulk. The kernel handles the requests of a datagram in order and acks each, failures included,
- * so a batch has the same effect as the same calls one by one, at a fraction of the round trips:
+ * bulk. The kernel handles the requests of a datagram in order and acks each, failures included, so
+ * a batch has the same effect as the same calls one by one, at a fraction of the round trips:
  * installing ten thousand destinations is a few dozen system calls instead of twenty thousand.
  *
  * <p>Not thread-safe; the apply layer serialises.
@@ -44,11 +44,13 @@ public final class IpvsKernelTable implements Table, TimeoutControl, SyncDaemonC
 
   /** Requests per datagram. Their acks must fit the receive buffer, which is sized for this. */
   static final int BATCH_MESSAGES = 1024;
+
   /**
-   * Bytes per datagram: under the default {@code wmem_max} (212992), so a batch still fits when
-   * the forced 8 MiB send buffer was refused.
+   * Bytes per datagram: under the default {@code wmem_max} (212992), so a batch still fits when the
+   * forced 8 MiB send buffer was refused.
    */
   static final int BATCH_BYTES = 192 * 1024;
+
   private static final int KERNEL_BUFFER = 8 * 1024 * 1024;
   private static final int TIMEOUT_MILLIS = 10_000;
 
@@ -72,11 +74,13 @@ public final class IpvsKernelTable implements Table, TimeoutControl, SyncDaemonC
     try {
       genl = GenericNetlink.open(KERNEL_BUFFER, TIMEOUT_MILLIS);
     } catch (IOException e) {
-      throw new TableException(TableException.Reason.UNAVAILABLE,
-          "cannot open a generic netlink socket: " + e.getMessage(), e);
+      throw new TableException(
+          TableException.Reason.UNAVAILABLE,
+          "cannot open a generic netlink socket: " + e.getMessage(),
+          e);
     } catch (UnsatisfiedLinkError | NoClassDefFoundError e) {
-      throw new TableException(TableException.Reason.UNAVAILABLE,
-          "cannot load libc through JNA: " + e.getMessage(), e);
+      throw new TableException(
+          TableException.Reason.UNAVAILABLE, "cannot load libc through JNA: " + e.getMessage(), e);
     }
     try {
       OptionalInt id = genl.resolveFamily(Ipvs.FAMILY);
@@ -89,8 +93,10 @@ public final class IpvsKernelTable implements Table, TimeoutControl, SyncDaemonC
       return t;
     } catch (IOException e) {
       genl.close();
-      throw new TableException(TableException.Reason.UNAVAILABLE,
-          "cannot resolve the IPVS netlink family: " + e.getMessage(), e);
+      throw new TableException(
+          TableException.Reason.UNAVAILABLE,
+          "cannot resolve the IPVS netlink family: " + e.getMessage(),
+          e);
     } catch (TableException e) {
       genl.close();
       throw e;
@@ -101,8 +107,15 @@ public final class IpvsKernelTable implements Table, TimeoutControl, SyncDaemonC
   public record Info(int version, int connTableSize) {
     /** {@code IP Virtual Server version 1.2.1 (size=4096)}. */
     public String headerLine() {
-      return "IP Virtual Server version " + ((version >> 16) & 0xff) + "." + ((version >> 8) & 0xff)
-          + "." + (version & 0xff) + " (size=" + connTableSize + ")";
+      return "IP Virtual Server version "
+          + ((version >> 16) & 0xff)
+          + "."
+          + ((version >> 8) & 0xff)
+          + "."
+          + (version & 0xff)
+          + " (size="
+          + connTableSize
+          + ")";
     }
   }
 
@@ -156,13 +169,21 @@ public final class IpvsKernelTable implements Table, TimeoutControl, SyncDaemonC
     } catch (NetlinkException e) {
       if (e.errno() == TableErrors.EINVAL) {
         // ip_vs_set_timeout refuses a value above INT_MAX / HZ seconds.
-        throw new TableException(TableException.Reason.INVALID, e.errno(),
-            "IPVS set timeouts " + timeouts.tcp() + " " + timeouts.tcpFin() + " " + timeouts.udp()
+        throw new TableException(
+            TableException.Reason.INVALID,
+            e.errno(),
+            "IPVS set timeouts "
+                + timeouts.tcp()
+                + " "
+                + timeouts.tcpFin()
+                + " "
+                + timeouts.udp()
                 + ": refused: a timeout is too large for this kernel (EINVAL)");
       }
       throw failure("IPVS set timeouts", e);
     } catch (IOException e) {
-      throw new TableException(TableException.Reason.OTHER, "IPVS set timeouts: " + e.getMessage(), e);
+      throw new TableException(
+          TableException.Reason.OTHER, "IPVS set timeouts: " + e.getMessage(), e);
     }
   }
 
@@ -181,7 +202,8 @@ public final class IpvsKernelTable implements Table, TimeoutControl, SyncDaemonC
     } catch (NetlinkException e) {
       throw failure("IPVS sync daemons", e);
     } catch (IOException | MalformedMessageException e) {
-      throw new TableException(TableException.Reason.OTHER, "IPVS sync daemons: " + e.getMessage(), e);
+      throw new TableException(
+          TableException.Reason.OTHER, "IPVS sync daemons: " + e.getMessage(), e);
     }
   }
 
@@ -196,13 +218,21 @@ public final class IpvsKernelTable implements Table, TimeoutControl, SyncDaemonC
       genl.request(builder.toByteArray(), seq);
     } catch (NetlinkException e) {
       throw switch (e.errno()) {
-        case TableErrors.EEXIST -> new TableException(TableException.Reason.EXISTS, e.errno(),
-            what + ": a " + d.role().word() + " sync daemon is running already (EEXIST)");
-        case ENODEV -> new TableException(TableException.Reason.NOT_FOUND, e.errno(),
-            what + ": no such interface (ENODEV)");
-        case TableErrors.EINVAL -> new TableException(TableException.Reason.INVALID, e.errno(),
-            what + ": refused (EINVAL; a service with destinations of another address family"
-                + " cannot be synchronised)");
+        case TableErrors.EEXIST ->
+            new TableException(
+                TableException.Reason.EXISTS,
+                e.errno(),
+                what + ": a " + d.role().word() + " sync daemon is running already (EEXIST)");
+        case ENODEV ->
+            new TableException(
+                TableException.Reason.NOT_FOUND, e.errno(), what + ": no such interface (ENODEV)");
+        case TableErrors.EINVAL ->
+            new TableException(
+                TableException.Reason.INVALID,
+                e.errno(),
+                what
+                    + ": refused (EINVAL; a service with destinations of another address family"
+                    + " cannot be synchronised)");
         default -> failure(what, e);
       };
     } catch (IOException e) {
@@ -221,8 +251,8 @@ public final class IpvsKernelTable implements Table, TimeoutControl, SyncDaemonC
       genl.request(builder.toByteArray(), seq);
     } catch (NetlinkException e) {
       if (e.errno() == TableErrors.ESRCH) {
-        throw new TableException(TableException.Reason.NO_SERVICE, e.errno(),
-            what + ": none is running (ESRCH)");
+        throw new TableException(
+            TableException.Reason.NO_SERVICE, e.errno(), what + ": none is running (ESRCH)");
       }
       throw failure(what, e);
     } catch (IOException e) {
@@ -275,8 +305,8 @@ public final class IpvsKernelTable implements Table, TimeoutControl, SyncDaemonC
   }
 
   /**
-   * Sends the operations in as few datagrams as fit ({@value #BATCH_MESSAGES} requests or
-   * {@value #BATCH_BYTES} bytes each) and maps every ack back to its operation.
+   * Sends the operations in as few datagrams as fit ({@value #BATCH_MESSAGES} requests or {@value
+   * #BATCH_BYTES} bytes each) and maps every ack back to its operation.
    */
   @Override
   public List<TableException> apply(List<TableOp> ops) {
@@ -292,16 +322,21 @@ public final class IpvsKernelTable implements Table, TimeoutControl, SyncDaemonC
       }
       int count = i - first;
       try {
-        GenericNetlink.Ack[] acks = genl.batch(builder.toByteArray(), builder.size(), firstSeq, count);
+        GenericNetlink.Ack[] acks =
+            genl.batch(builder.toByteArray(), builder.size(), firstSeq, count);
         for (int k = 0; k < count; k++) {
           if (!acks[k].ok()) {
-            results[first + k] = TableErrors.of(acks[k].errno(), ops.get(first + k), acks[k].message());
+            results[first + k] =
+                TableErrors.of(acks[k].errno(), ops.get(first + k), acks[k].message());
           }
         }
       } catch (IOException e) {
         for (int k = first; k < ops.size(); k++) {
-          results[k] = new TableException(TableException.Reason.OTHER,
-              TableErrors.subject(ops.get(k)) + ": netlink I/O failed: " + e.getMessage(), e);
+          results[k] =
+              new TableException(
+                  TableException.Reason.OTHER,
+                  TableErrors.subject(ops.get(k)) + ": netlink I/O failed: " + e.getMessage(),
+                  e);
         }
         break;
       }
@@ -350,10 +385,13 @@ public final class IpvsKernelTable implements Table, TimeoutControl, SyncDaemonC
 
   private static TableException failure(String what, NetlinkException e) {
     if (e.errno() == TableErrors.EPERM) {
-      return new TableException(TableException.Reason.PERMISSION, TableErrors.EPERM,
+      return new TableException(
+          TableException.Reason.PERMISSION,
+          TableErrors.EPERM,
           what + ": permission denied: managing IPVS needs CAP_NET_ADMIN (EPERM)");
     }
-    return new TableException(TableErrors.reason(e.errno()), e.errno(), what + ": " + e.getMessage());
+    return new TableException(
+        TableErrors.reason(e.errno()), e.errno(), what + ": " + e.getMessage());
   }
 
   @Override

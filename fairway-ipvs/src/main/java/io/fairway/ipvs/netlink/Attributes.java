@@ -9,9 +9,9 @@ import java.util.Optional;
 
 /**
  * The attributes of one netlink attribute stream (a message's payload, or a nested attribute),
- * indexed by type. A type that appears twice keeps its last value, like the kernel's
- * {@code nla_parse}. Malformed streams (an attribute running past the end) are rejected rather
- * than half-read, because a truncated counter would be silently wrong.
+ * indexed by type. A type that appears twice keeps its last value, like the kernel's {@code
+ * nla_parse}. Malformed streams (an attribute running past the end) are rejected rather than
+ * half-read, because a truncated counter would be silently wrong.
  */
 public final class Attributes {
   private final Map<Integer, ByteBuffer> byType;
@@ -30,9 +30,16 @@ public final class Attributes {
       int type = Short.toUnsignedInt(b.getShort(start + 2)) & Netlink.NLA_TYPE_MASK;
       if (len < Netlink.NLA_HDRLEN || start + len > b.limit()) {
         throw new MalformedMessageException(
-            "attribute " + type + " of length " + len + " runs past the end (" + b.remaining() + " left)");
+            "attribute "
+                + type
+                + " of length "
+                + len
+                + " runs past the end ("
+                + b.remaining()
+                + " left)");
       }
-      ByteBuffer value = b.duplicate().position(start + Netlink.NLA_HDRLEN).limit(start + len).slice();
+      ByteBuffer value =
+          b.duplicate().position(start + Netlink.NLA_HDRLEN).limit(start + len).slice();
       map.put(type, value.order(ByteOrder.nativeOrder()));
       b.position(Math.min(b.limit(), start + Netlink.align(len)));
     }
@@ -46,7 +53,9 @@ public final class Attributes {
   /** The raw value of an attribute, as a fresh read-only view. */
   public Optional<ByteBuffer> raw(int type) {
     ByteBuffer v = byType.get(type);
-    return v == null ? Optional.empty() : Optional.of(v.asReadOnlyBuffer().order(ByteOrder.nativeOrder()));
+    return v == null
+        ? Optional.empty()
+        : Optional.of(v.asReadOnlyBuffer().order(ByteOrder.nativeOrder()));
   }
 
   public int u8(int type) {

@@ -22,7 +22,8 @@ public final class GenericNetlink implements Closeable {
 
   /** Opens a generic-netlink socket with the given kernel buffer size and receive timeout. */
   public static GenericNetlink open(int kernelBufferBytes, int timeoutMillis) throws IOException {
-    return new GenericNetlink(NetlinkSocket.open(Netlink.NETLINK_GENERIC, kernelBufferBytes, timeoutMillis));
+    return new GenericNetlink(
+        NetlinkSocket.open(Netlink.NETLINK_GENERIC, kernelBufferBytes, timeoutMillis));
   }
 
   /** A fresh sequence number. */
@@ -65,8 +66,8 @@ public final class GenericNetlink implements Closeable {
   }
 
   /**
-   * Sends one request that was built with {@code NLM_F_ACK} and sequence number {@code seq}; returns
-   * the replies that came before the ack.
+   * Sends one request that was built with {@code NLM_F_ACK} and sequence number {@code seq};
+   * returns the replies that came before the ack.
    *
    * @throws NetlinkException with the kernel's errno when the request failed
    */
@@ -119,19 +120,20 @@ public final class GenericNetlink implements Closeable {
     int[] missing = {count};
     while (missing[0] > 0) {
       try {
-        socket.receiveMany(received -> {
-          for (NetlinkMessage m : NetlinkMessage.parseAll(received)) {
-            if (!m.isError()) {
-              continue;
-            }
-            int i = m.seq() - firstSeq;
-            if (i < 0 || i >= count || acks[i] != null) {
-              continue;
-            }
-            acks[i] = new Ack(m.errno(), m.extAckMessage());
-            missing[0]--;
-          }
-        });
+        socket.receiveMany(
+            received -> {
+              for (NetlinkMessage m : NetlinkMessage.parseAll(received)) {
+                if (!m.isError()) {
+                  continue;
+                }
+                int i = m.seq() - firstSeq;
+                if (i < 0 || i >= count || acks[i] != null) {
+                  continue;
+                }
+                acks[i] = new Ack(m.errno(), m.extAckMessage());
+                missing[0]--;
+              }
+            });
       } catch (NetlinkTimeoutException e) {
         break;
       } catch (NetlinkException e) {

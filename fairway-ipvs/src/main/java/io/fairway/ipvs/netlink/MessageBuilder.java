@@ -125,7 +125,10 @@ public final class MessageBuilder {
   /** A 32-bit value in network byte order (an IPv4 netmask). */
   public MessageBuilder putBe32(int type, int value) {
     header(type, 4);
-    buf.put((byte) (value >>> 24)).put((byte) (value >>> 16)).put((byte) (value >>> 8)).put((byte) value);
+    buf.put((byte) (value >>> 24))
+        .put((byte) (value >>> 16))
+        .put((byte) (value >>> 8))
+        .put((byte) value);
     return this;
   }
 

@@ -35,7 +35,10 @@ public record NetlinkMessage(int type, int flags, int seq, int pid, ByteBuffer p
       int seq = b.getInt(start + 8);
       int pid = b.getInt(start + 12);
       ByteBuffer payload =
-          b.duplicate().position(start + Netlink.NLMSG_HDRLEN).limit(start + len).slice()
+          b.duplicate()
+              .position(start + Netlink.NLMSG_HDRLEN)
+              .limit(start + len)
+              .slice()
               .order(ByteOrder.nativeOrder());
       out.add(new NetlinkMessage(type, flags, seq, pid, payload));
       b.position(Math.min(b.limit(), start + Netlink.align(len)));
@@ -76,8 +79,8 @@ public record NetlinkMessage(int type, int flags, int seq, int pid, ByteBuffer p
   }
 
   /**
-   * The kernel's extended-ack message for a failed request, if it sent one
-   * ({@code NETLINK_EXT_ACK}); empty otherwise.
+   * The kernel's extended-ack message for a failed request, if it sent one ({@code
+   * NETLINK_EXT_ACK}); empty otherwise.
    */
   public String extAckMessage() {
     if (!isError() || (flags & Netlink.NLM_F_ACK_TLVS) == 0) {

@@ -10,12 +10,13 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
- * A raw netlink socket. Blocking, with a receive timeout so a kernel that never answers becomes
- * an error instead of a hung daemon. Not thread-safe.
+ * A raw netlink socket. Blocking, with a receive timeout so a kernel that never answers becomes an
+ * error instead of a hung daemon. Not thread-safe.
  */
 public final class NetlinkSocket implements Closeable {
   /** errno values the socket layer reports. */
   static final int EAGAIN = 11;
+
   static final int EINTR = 4;
 
   private final int fd;
@@ -128,7 +129,8 @@ public final class NetlinkSocket implements Closeable {
         throw new NetlinkException(e.getErrorCode(), "recv(netlink) failed");
       }
       if (n > recvBuffer.capacity()) {
-        throw new IOException("netlink datagram of " + n + " bytes truncated to " + recvBuffer.capacity());
+        throw new IOException(
+            "netlink datagram of " + n + " bytes truncated to " + recvBuffer.capacity());
       }
       recvBuffer.limit((int) n);
       return recvBuffer;
@@ -148,10 +150,10 @@ public final class NetlinkSocket implements Closeable {
   private Memory many;
 
   /**
-   * Receives up to {@value #SLOTS} small datagrams (acks) in one {@code recvmmsg} call: waits
-   * for the first, then takes whatever else is already queued. Under user-mode Linux, where each
-   * system call is expensive, this is what makes a batch of ten thousand acks cheap to read.
-   * Datagrams longer than 512 bytes are cut (their header and errno survive).
+   * Receives up to {@value #SLOTS} small datagrams (acks) in one {@code recvmmsg} call: waits for
+   * the first, then takes whatever else is already queued. Under user-mode Linux, where each system
+   * call is expensive, this is what makes a batch of ten thousand acks cheap to read. Datagrams
+   * longer than 512 bytes are cut (their header and errno survive).
    *
    * @param each called with each datagram, valid only during the call
    * @return the number of datagrams received
@@ -194,7 +196,8 @@ public final class NetlinkSocket implements Closeable {
     long slotBase = (long) SLOTS * (MMSGHDR + IOVEC);
     for (int i = 0; i < n; i++) {
       int len = Math.min(SLOT, many.getInt((long) i * MMSGHDR + MMSG_LEN));
-      ByteBuffer b = many.getByteBuffer(slotBase + (long) i * SLOT, len).order(ByteOrder.nativeOrder());
+      ByteBuffer b =
+          many.getByteBuffer(slotBase + (long) i * SLOT, len).order(ByteOrder.nativeOrder());
       if (len >= Netlink.NLMSG_HDRLEN && b.getInt(0) > len) {
         // cut at SLOT bytes: keep header + errno, drop the rest, so the message still parses
         int keep = Math.min(len, Netlink.NLMSG_HDRLEN + 4 + Netlink.NLMSG_HDRLEN);

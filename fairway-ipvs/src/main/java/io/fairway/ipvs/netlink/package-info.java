@@ -1,15 +1,15 @@
 /**
  * A small generic-netlink client: the wire codec ({@link io.fairway.ipvs.netlink.MessageBuilder},
- * {@link io.fairway.ipvs.netlink.Attributes}, {@link io.fairway.ipvs.netlink.NetlinkMessage}),
- * a raw socket over JNA ({@link io.fairway.ipvs.netlink.NetlinkSocket}) and the request patterns
+ * {@link io.fairway.ipvs.netlink.Attributes}, {@link io.fairway.ipvs.netlink.NetlinkMessage}), a
+ * raw socket over JNA ({@link io.fairway.ipvs.netlink.NetlinkSocket}) and the request patterns
  * ({@link io.fairway.ipvs.netlink.GenericNetlink}: family lookup, request/ack, dump, batch).
  *
  * <p>Why not shell out to {@code ipvsadm}: an operator's table of thousands of real servers is
  * installed at start and rewritten on every reload, and one process plus one round trip per rule
- * makes that take tens of seconds, during which the table is half-built. Why not libnl through
- * JNA: the part of netlink IPVS needs is a few hundred lines, and owning them lets a batch be one
- * datagram with its acks read by one {@code recvmmsg}, which libnl's one-message-at-a-time API
- * does not offer.
+ * makes that take tens of seconds, during which the table is half-built. Why not libnl through JNA:
+ * the part of netlink IPVS needs is a few hundred lines, and owning them lets a batch be one
+ * datagram with its acks read by one {@code recvmmsg}, which libnl's one-message-at-a-time API does
+ * not offer.
  *
  * <p>The codec is pure Java over byte buffers so it is tested without a kernel, on hand-built
  * messages and on replies captured from a real one. Integers are in host byte order, as netlink

@@ -2,6 +2,11 @@ package io.fairway.ipvs.kernel;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fairway.ipvs.netlink.Attributes;
+import io.fairway.ipvs.netlink.MessageBuilder;
+import io.fairway.ipvs.netlink.Netlink;
+import io.fairway.ipvs.netlink.NetlinkMessage;
+import io.fairway.ipvs.uml.KernelScenarioMain;
 import io.fairway.table.AddressFamily;
 import io.fairway.table.Dest;
 import io.fairway.table.DestEntry;
@@ -12,11 +17,6 @@ import io.fairway.table.ServiceFlag;
 import io.fairway.table.ServiceKey;
 import io.fairway.table.TableOp;
 import io.fairway.table.Tunnel;
-import io.fairway.ipvs.netlink.Attributes;
-import io.fairway.ipvs.netlink.MessageBuilder;
-import io.fairway.ipvs.netlink.Netlink;
-import io.fairway.ipvs.netlink.NetlinkMessage;
-import io.fairway.ipvs.uml.KernelScenarioMain;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
@@ -51,14 +51,16 @@ class IpvsCodecTest {
   @Test
   void anIpv4ServiceGoesOutWithNetworkOrderPortAndMask() throws Exception {
     ServiceKey k = ServiceKey.of(Protocol.TCP, InetAddress.getByName("10.16.0.1"), 8080);
-    Service s = new Service(k, "wlc", Set.of(ServiceFlag.PERSISTENT, ServiceFlag.SCHED2), 300, 24, null);
+    Service s =
+        new Service(k, "wlc", Set.of(ServiceFlag.PERSISTENT, ServiceFlag.SCHED2), 300, 24, null);
     Attributes svc = encoded(new TableOp.AddService(s)).nested(Ipvs.CMD_ATTR_SERVICE);
     assertThat(svc.u16(Ipvs.SVC_ATTR_AF)).isEqualTo(2);
     assertThat(svc.u16(Ipvs.SVC_ATTR_PROTOCOL)).isEqualTo(6);
     assertThat(svc.bytes(Ipvs.SVC_ATTR_ADDR)).hasSize(16).startsWith(10, 16, 0, 1);
     assertThat(svc.bytes(Ipvs.SVC_ATTR_PORT)).containsExactly(0x1f, 0x90);
     assertThat(svc.string(Ipvs.SVC_ATTR_SCHED_NAME)).isEqualTo("wlc");
-    ByteBuffer flags = ByteBuffer.wrap(svc.bytes(Ipvs.SVC_ATTR_FLAGS)).order(ByteOrder.nativeOrder());
+    ByteBuffer flags =
+        ByteBuffer.wrap(svc.bytes(Ipvs.SVC_ATTR_FLAGS)).order(ByteOrder.nativeOrder());
     assertThat(flags.getInt(0)).isEqualTo(0x1 | 0x10);
     assertThat(flags.getInt(4)).isEqualTo(0xffffffff);
     assertThat(svc.u32(Ipvs.SVC_ATTR_TIMEOUT)).isEqualTo(300);
@@ -79,8 +81,9 @@ class IpvsCodecTest {
 
   @Test
   void aFwmarkServiceIsIdentifiedByMarkAndFamilyOnly() {
-    Attributes svc = encoded(new TableOp.DelService(ServiceKey.fwmark(AddressFamily.INET6, 7)))
-        .nested(Ipvs.CMD_ATTR_SERVICE);
+    Attributes svc =
+        encoded(new TableOp.DelService(ServiceKey.fwmark(AddressFamily.INET6, 7)))
+            .nested(Ipvs.CMD_ATTR_SERVICE);
     assertThat(svc.u32(Ipvs.SVC_ATTR_FWMARK)).isEqualTo(7);
     assertThat(svc.u16(Ipvs.SVC_ATTR_AF)).isEqualTo(10);
     assertThat(svc.has(Ipvs.SVC_ATTR_ADDR)).isFalse();
@@ -90,8 +93,15 @@ class IpvsCodecTest {
   @Test
   void aTunnelDestinationCarriesItsEncapsulation() throws Exception {
     ServiceKey k = ServiceKey.of(Protocol.TCP, InetAddress.getByName("10.16.0.1"), 80);
-    Dest d = new Dest(InetAddress.getByName("2001:db8::3"), 80, ForwardingMethod.TUNNEL, 3, 100, 10,
-        new Tunnel(Tunnel.Type.GUE, 6080, Tunnel.Checksum.REMCSUM));
+    Dest d =
+        new Dest(
+            InetAddress.getByName("2001:db8::3"),
+            80,
+            ForwardingMethod.TUNNEL,
+            3,
+            100,
+            10,
+            new Tunnel(Tunnel.Type.GUE, 6080, Tunnel.Checksum.REMCSUM));
     Attributes a = encoded(new TableOp.AddDest(k, d));
     Attributes dest = a.nested(Ipvs.CMD_ATTR_DEST);
     assertThat(a.nested(Ipvs.CMD_ATTR_SERVICE).has(Ipvs.SVC_ATTR_SCHED_NAME)).isFalse();
@@ -108,8 +118,11 @@ class IpvsCodecTest {
   @Test
   void aDeleteSendsOnlyTheDestinationsIdentity() throws Exception {
     ServiceKey k = ServiceKey.fwmark(AddressFamily.INET, 1);
-    Attributes dest = encoded(new TableOp.DelDest(k, new io.fairway.table.DestKey(
-        InetAddress.getByName("10.16.1.1"), 0))).nested(Ipvs.CMD_ATTR_DEST);
+    Attributes dest =
+        encoded(
+                new TableOp.DelDest(
+                    k, new io.fairway.table.DestKey(InetAddress.getByName("10.16.1.1"), 0)))
+            .nested(Ipvs.CMD_ATTR_DEST);
     assertThat(dest.has(Ipvs.DEST_ATTR_ADDR)).isTrue();
     assertThat(dest.has(Ipvs.DEST_ATTR_WEIGHT)).isFalse();
   }
@@ -131,7 +144,9 @@ class IpvsCodecTest {
     try (InputStream in = IpvsCodecTest.class.getResourceAsStream("/captured/" + resource)) {
       for (String line : new String(in.readAllBytes(), StandardCharsets.US_ASCII).split("\n")) {
         if (line.startsWith("< ")) {
-          out.addAll(NetlinkMessage.parseAll(ByteBuffer.wrap(HexFormat.of().parseHex(line.substring(2).trim()))));
+          out.addAll(
+              NetlinkMessage.parseAll(
+                  ByteBuffer.wrap(HexFormat.of().parseHex(line.substring(2).trim()))));
         }
       }
     }
@@ -155,8 +170,10 @@ class IpvsCodecTest {
       decoded.add(IpvsCodec.decodeService(svc));
       assertThat(IpvsCodec.serviceStats(svc).connections()).isZero();
     }
-    List<Service> installed = ofType(KernelScenarioMain.sampleTable(), TableOp.AddService.class)
-        .stream().map(TableOp.AddService::service).toList();
+    List<Service> installed =
+        ofType(KernelScenarioMain.sampleTable(), TableOp.AddService.class).stream()
+            .map(TableOp.AddService::service)
+            .toList();
     assertThat(decoded).containsExactlyInAnyOrderElementsOf(installed);
   }
 
@@ -170,12 +187,16 @@ class IpvsCodecTest {
         continue;
       }
       assertThat(m.genlCommand()).isEqualTo(Ipvs.CMD_NEW_DEST);
-      DestEntry e = IpvsCodec.decodeDest(m.genlAttributes().nested(Ipvs.CMD_ATTR_DEST), AddressFamily.INET6);
+      DestEntry e =
+          IpvsCodec.decodeDest(m.genlAttributes().nested(Ipvs.CMD_ATTR_DEST), AddressFamily.INET6);
       assertThat(e.activeConnections()).isZero();
       decoded.add(e.dest());
     }
-    List<Dest> installed = ofType(KernelScenarioMain.sampleTable(), TableOp.AddDest.class).stream()
-        .filter(a -> a.service().equals(web6)).map(a -> a.dest().normalized()).toList();
+    List<Dest> installed =
+        ofType(KernelScenarioMain.sampleTable(), TableOp.AddDest.class).stream()
+            .filter(a -> a.service().equals(web6))
+            .map(a -> a.dest().normalized())
+            .toList();
     assertThat(installed).hasSize(4);
     assertThat(decoded).containsExactlyInAnyOrderElementsOf(installed);
   }

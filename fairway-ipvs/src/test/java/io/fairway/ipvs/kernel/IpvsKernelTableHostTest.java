@@ -2,12 +2,15 @@ package io.fairway.ipvs.kernel;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fairway.table.TableException;
 import io.fairway.ipvs.uml.Uml;
+import io.fairway.table.TableException;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
-/** On a host without IPVS (like this project's build machines) opening the table says so in one line. */
+/**
+ * On a host without IPVS (like this project's build machines) opening the table says so in one
+ * line.
+ */
 class IpvsKernelTableHostTest {
   @Test
   void aKernelWithoutIpvsGetsOneClearLine() {

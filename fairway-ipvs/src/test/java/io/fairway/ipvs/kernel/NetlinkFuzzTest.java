@@ -16,8 +16,8 @@ import java.util.List;
  * Coverage-guided fuzzing (Jazzer) of what the kernel sends back: a buffer of netlink messages,
  * split ({@link NetlinkMessage#parseAll}), each an error/ack (errno, acked sequence, extended-ack
  * text) or a generic-netlink IPVS reply decoded as the table reads it (service with its stats,
- * destination, timeouts, sync daemon). Invariants: only {@link MalformedMessageException} escapes (a kernel
- * or a hostile process on the socket must not crash the reader with anything else), and
+ * destination, timeouts, sync daemon). Invariants: only {@link MalformedMessageException} escapes
+ * (a kernel or a hostile process on the socket must not crash the reader with anything else), and
  * allocation stays bounded by the input. The normal build replays the seeds once
  * (src/test/resources/io/fairway/ipvs/kernel/NetlinkFuzzTestInputs); {@code bench/fuzz.sh} fuzzes.
  */
@@ -28,10 +28,10 @@ class NetlinkFuzzTest {
   static {
     // One-time class loading and initialisation (addresses, enums, formatting) is not what an
     // input costs: decode real replies once before any input is measured.
-    for (String seed : List.of("capture-services-0", "capture-dests6-0", "capture-eexist-0",
-        "daemon-master-0")) {
-      try (var in = NetlinkFuzzTest.class.getResourceAsStream(
-          "NetlinkFuzzTestInputs/ipvsReply/" + seed)) {
+    for (String seed :
+        List.of("capture-services-0", "capture-dests6-0", "capture-eexist-0", "daemon-master-0")) {
+      try (var in =
+          NetlinkFuzzTest.class.getResourceAsStream("NetlinkFuzzTestInputs/ipvsReply/" + seed)) {
         decode(ByteBuffer.wrap(in.readAllBytes()).order(ByteOrder.nativeOrder()));
       } catch (java.io.IOException | RuntimeException e) {
         throw new ExceptionInInitializerError(e);
@@ -48,7 +48,8 @@ class NetlinkFuzzTest {
       assertThat(e.getMessage()).isNotBlank().doesNotContain("\n");
     }
     long used = THREADS.getCurrentThreadAllocatedBytes() - before;
-    assertThat(used).as("bytes allocated for %d input bytes", input.length)
+    assertThat(used)
+        .as("bytes allocated for %d input bytes", input.length)
         .isLessThan((4L << 20) + 64L * input.length);
   }
 

@@ -23,9 +23,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The sync daemon requests and replies against the kernel's attribute layout (ip_vs_ctl.c:
- * ip_vs_daemon_policy, ip_vs_genl_new_daemon, ip_vs_genl_del_daemon, ip_vs_genl_fill_daemon),
- * byte for byte. Attributes are built here independently of MessageBuilder: type, host-order
- * length, payload, padding to 4.
+ * ip_vs_daemon_policy, ip_vs_genl_new_daemon, ip_vs_genl_del_daemon, ip_vs_genl_fill_daemon), byte
+ * for byte. Attributes are built here independently of MessageBuilder: type, host-order length,
+ * payload, padding to 4.
  */
 class SyncDaemonCodecTest {
   private static final int FAMILY = 28;
@@ -86,13 +86,27 @@ class SyncDaemonCodecTest {
   @Test
   void newDaemonWithEverySettingUsesTheKernelsTypesAndByteOrders() throws Exception {
     MessageBuilder b = new MessageBuilder();
-    IpvsCodec.encodeNewDaemon(b, FAMILY, 5, new SyncDaemon(SyncDaemon.Role.BACKUP, "br-lan", 200,
-        1400, 8850, 3, InetAddress.getByName("239.1.2.3")));
-    byte[] inner = cat(nla(1, u32(2)), nla(2, string("br-lan")), nla(3, u32(200)),
-        nla(4, u16(1400)), // SYNC_MAXLEN u16
-        nla(5, new byte[] {(byte) 239, 1, 2, 3}), // MCAST_GROUP: in_addr, network order
-        nla(7, u16(8850)), // MCAST_PORT u16, host order (the kernel htons()es it)
-        nla(8, new byte[] {3})); // MCAST_TTL u8
+    IpvsCodec.encodeNewDaemon(
+        b,
+        FAMILY,
+        5,
+        new SyncDaemon(
+            SyncDaemon.Role.BACKUP,
+            "br-lan",
+            200,
+            1400,
+            8850,
+            3,
+            InetAddress.getByName("239.1.2.3")));
+    byte[] inner =
+        cat(
+            nla(1, u32(2)),
+            nla(2, string("br-lan")),
+            nla(3, u32(200)),
+            nla(4, u16(1400)), // SYNC_MAXLEN u16
+            nla(5, new byte[] {(byte) 239, 1, 2, 3}), // MCAST_GROUP: in_addr, network order
+            nla(7, u16(8850)), // MCAST_PORT u16, host order (the kernel htons()es it)
+            nla(8, new byte[] {3})); // MCAST_TTL u8
     assertThat(request(b, 9, Netlink.NLM_F_REQUEST | Netlink.NLM_F_ACK))
         .containsExactly(nla(3 | Netlink.NLA_F_NESTED, inner));
   }
@@ -101,10 +115,10 @@ class SyncDaemonCodecTest {
   void anIpv6GroupGoesInGroup6() throws Exception {
     MessageBuilder b = new MessageBuilder();
     InetAddress g = InetAddress.getByName("ff02::81");
-    IpvsCodec.encodeNewDaemon(b, FAMILY, 5,
-        new SyncDaemon(SyncDaemon.Role.MASTER, "eth0", 0, 0, 0, 0, g));
-    byte[] inner = cat(nla(1, u32(1)), nla(2, string("eth0")), nla(3, u32(0)),
-        nla(6, g.getAddress()));
+    IpvsCodec.encodeNewDaemon(
+        b, FAMILY, 5, new SyncDaemon(SyncDaemon.Role.MASTER, "eth0", 0, 0, 0, 0, g));
+    byte[] inner =
+        cat(nla(1, u32(1)), nla(2, string("eth0")), nla(3, u32(0)), nla(6, g.getAddress()));
     assertThat(request(b, 9, Netlink.NLM_F_REQUEST | Netlink.NLM_F_ACK))
         .containsExactly(nla(3 | Netlink.NLA_F_NESTED, inner));
   }
@@ -131,19 +145,37 @@ class SyncDaemonCodecTest {
 
   @Test
   void aKernelReplyDecodesWithEveryFieldFilledIn() throws Exception {
-    SyncDaemon d = IpvsCodec.decodeDaemon(reply(nla(1, u32(1)), nla(2, string("eth0")),
-        nla(3, u32(51)), nla(4, u16(1472)), nla(7, u16(8848)), nla(8, new byte[] {1}),
-        nla(5, new byte[] {(byte) 224, 0, 0, 81})));
-    assertThat(d).isEqualTo(new SyncDaemon(SyncDaemon.Role.MASTER, "eth0", 51, 1472, 8848, 1,
-        InetAddress.getByName("224.0.0.81")));
-    assertThat(d.ipvsadmLine()).isEqualTo("master sync daemon (mcast=eth0, syncid=51, "
-        + "maxlen=1472, group=224.0.0.81, port=8848, ttl=1)");
+    SyncDaemon d =
+        IpvsCodec.decodeDaemon(
+            reply(
+                nla(1, u32(1)),
+                nla(2, string("eth0")),
+                nla(3, u32(51)),
+                nla(4, u16(1472)),
+                nla(7, u16(8848)),
+                nla(8, new byte[] {1}),
+                nla(5, new byte[] {(byte) 224, 0, 0, 81})));
+    assertThat(d)
+        .isEqualTo(
+            new SyncDaemon(
+                SyncDaemon.Role.MASTER,
+                "eth0",
+                51,
+                1472,
+                8848,
+                1,
+                InetAddress.getByName("224.0.0.81")));
+    assertThat(d.ipvsadmLine())
+        .isEqualTo(
+            "master sync daemon (mcast=eth0, syncid=51, "
+                + "maxlen=1472, group=224.0.0.81, port=8848, ttl=1)");
   }
 
   @Test
   void whatIsEncodedDecodesBack() throws Exception {
-    SyncDaemon d = new SyncDaemon(SyncDaemon.Role.BACKUP, "eth1", 7, 1400, 9000, 4,
-        InetAddress.getByName("ff05::1:3"));
+    SyncDaemon d =
+        new SyncDaemon(
+            SyncDaemon.Role.BACKUP, "eth1", 7, 1400, 9000, 4, InetAddress.getByName("ff05::1:3"));
     MessageBuilder b = new MessageBuilder();
     IpvsCodec.encodeNewDaemon(b, FAMILY, 5, d);
     NetlinkMessage m = NetlinkMessage.parseAll(ByteBuffer.wrap(b.toByteArray())).get(0);
@@ -152,23 +184,26 @@ class SyncDaemonCodecTest {
 
   @Test
   void malformedRepliesAreMalformedMessageExceptions() {
-    List<Attributes> bad = List.of(
-        Attributes.parse(ByteBuffer.allocate(0)), // no DAEMON nest
-        reply(nla(2, string("eth0")), nla(3, u32(1))), // no state
-        reply(nla(1, u32(3)), nla(2, string("eth0"))), // state neither master nor backup
-        reply(nla(1, u32(1))), // no interface
-        reply(nla(1, u32(1)), nla(2, string(""))), // empty interface
-        reply(nla(1, u32(1)), nla(2, string("averyveryverylongname"))),
-        reply(nla(1, u32(1)), nla(2, string("eth0")), nla(3, u32(256))), // syncid past a byte
-        reply(nla(1, u32(1)), nla(2, string("eth0")), nla(3, u32(-1))),
-        reply(nla(1, u16(1)), nla(2, string("eth0"))), // short state
-        reply(nla(1, u32(1)), nla(2, string("eth0")), nla(5, new byte[] {10, 0, 0, 1})),
-        reply(nla(1, u32(1)), nla(2, string("eth0")), nla(6, new byte[] {(byte) 0xff, 2})),
-        reply(nla(1, u32(1)), nla(2, string("eth0")), nla(8, new byte[0])));
+    List<Attributes> bad =
+        List.of(
+            Attributes.parse(ByteBuffer.allocate(0)), // no DAEMON nest
+            reply(nla(2, string("eth0")), nla(3, u32(1))), // no state
+            reply(nla(1, u32(3)), nla(2, string("eth0"))), // state neither master nor backup
+            reply(nla(1, u32(1))), // no interface
+            reply(nla(1, u32(1)), nla(2, string(""))), // empty interface
+            reply(nla(1, u32(1)), nla(2, string("averyveryverylongname"))),
+            reply(nla(1, u32(1)), nla(2, string("eth0")), nla(3, u32(256))), // syncid past a byte
+            reply(nla(1, u32(1)), nla(2, string("eth0")), nla(3, u32(-1))),
+            reply(nla(1, u16(1)), nla(2, string("eth0"))), // short state
+            reply(nla(1, u32(1)), nla(2, string("eth0")), nla(5, new byte[] {10, 0, 0, 1})),
+            reply(nla(1, u32(1)), nla(2, string("eth0")), nla(6, new byte[] {(byte) 0xff, 2})),
+            reply(nla(1, u32(1)), nla(2, string("eth0")), nla(8, new byte[0])));
     for (Attributes a : bad) {
       assertThat(catchThrowable(() -> IpvsCodec.decodeDaemon(a)))
           .isInstanceOf(MalformedMessageException.class)
-          .message().startsWith("sync daemon").doesNotContain("\n");
+          .message()
+          .startsWith("sync daemon")
+          .doesNotContain("\n");
     }
   }
 

@@ -31,10 +31,13 @@ class MessageBuilderTest {
     assertThat(wire[16]).isEqualTo((byte) 5);
     assertThat(wire[17]).isEqualTo((byte) 1);
     // u8: len 5, padded with zeros
-    assertThat(HexFormat.of().formatHex(wire, 20, 28)).isEqualTo(hexLe16(5) + hexLe16(1) + "ab000000");
+    assertThat(HexFormat.of().formatHex(wire, 20, 28))
+        .isEqualTo(hexLe16(5) + hexLe16(1) + "ab000000");
     // be16 port 80 is 00 50 on the wire whatever the host order
-    assertThat(HexFormat.of().formatHex(wire, 28, 36)).isEqualTo(hexLe16(6) + hexLe16(2) + "00500000");
-    assertThat(HexFormat.of().formatHex(wire, 36, 44)).isEqualTo(hexLe16(7) + hexLe16(3) + "72720000");
+    assertThat(HexFormat.of().formatHex(wire, 28, 36))
+        .isEqualTo(hexLe16(6) + hexLe16(2) + "00500000");
+    assertThat(HexFormat.of().formatHex(wire, 36, 44))
+        .isEqualTo(hexLe16(7) + hexLe16(3) + "72720000");
   }
 
   private static String hexLe16(int v) {
@@ -99,7 +102,8 @@ class MessageBuilderTest {
         b.putBytes(i + 1, values[i]);
       }
       b.end();
-      Attributes a = NetlinkMessage.parseAll(ByteBuffer.wrap(b.toByteArray())).get(0).genlAttributes();
+      Attributes a =
+          NetlinkMessage.parseAll(ByteBuffer.wrap(b.toByteArray())).get(0).genlAttributes();
       for (int i = 0; i < n; i++) {
         assertThat(a.bytes(i + 1)).isEqualTo(values[i]);
       }
@@ -113,13 +117,19 @@ class MessageBuilderTest {
     b.begin(0x1c, 0, 1).genlHeader(1, 1).putU32(1, 5).end();
     byte[] wire = b.toByteArray();
     ByteBuffer cut = ByteBuffer.wrap(wire, 0, wire.length - 2);
-    assertThatThrownBy(() -> NetlinkMessage.parseAll(cut)).isInstanceOf(MalformedMessageException.class);
+    assertThatThrownBy(() -> NetlinkMessage.parseAll(cut))
+        .isInstanceOf(MalformedMessageException.class);
     // an attribute claiming more bytes than the stream has
-    ByteBuffer bad = ByteBuffer.allocate(8).order(ByteOrder.nativeOrder()).putShort((short) 40).putShort((short) 1);
+    ByteBuffer bad =
+        ByteBuffer.allocate(8)
+            .order(ByteOrder.nativeOrder())
+            .putShort((short) 40)
+            .putShort((short) 1);
     bad.flip().limit(8);
     assertThatThrownBy(() -> Attributes.parse(bad)).isInstanceOf(MalformedMessageException.class);
     Attributes empty = Attributes.parse(ByteBuffer.allocate(0));
-    assertThatThrownBy(() -> empty.u32(1)).isInstanceOf(MalformedMessageException.class)
+    assertThatThrownBy(() -> empty.u32(1))
+        .isInstanceOf(MalformedMessageException.class)
         .hasMessageContaining("missing");
   }
 

@@ -11,9 +11,11 @@ class NetlinkMessageTest {
   /** An ack as the kernel sends it with NETLINK_CAP_ACK and NETLINK_EXT_ACK. */
   private static ByteBuffer ack(int errno, int ackedSeq, String extAck) {
     ByteBuffer b = ByteBuffer.allocate(256).order(ByteOrder.nativeOrder());
-    b.putInt(0).putShort((short) Netlink.NLMSG_ERROR)
+    b.putInt(0)
+        .putShort((short) Netlink.NLMSG_ERROR)
         .putShort((short) (Netlink.NLM_F_CAPPED | (extAck.isEmpty() ? 0 : Netlink.NLM_F_ACK_TLVS)))
-        .putInt(ackedSeq).putInt(1234);
+        .putInt(ackedSeq)
+        .putInt(1234);
     b.putInt(-errno);
     // the echoed request header (capped: header only)
     b.putInt(60).putShort((short) 0x1c).putShort((short) 5).putInt(ackedSeq).putInt(0);

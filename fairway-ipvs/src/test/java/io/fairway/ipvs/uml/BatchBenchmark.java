@@ -6,8 +6,8 @@ import java.time.Duration;
 
 /**
  * Host side of the batching benchmark: boots user-mode Linux and runs {@link BatchBenchmarkMain}
- * inside. Arguments: services, destinations per service, rounds. Run by
- * {@code bench/ipvs-batch.sh}.
+ * inside. Arguments: services, destinations per service, rounds. Run by {@code
+ * bench/ipvs-batch.sh}.
  */
 public final class BatchBenchmark {
   public static void main(String[] args) throws Exception {
@@ -16,11 +16,12 @@ public final class BatchBenchmark {
       System.exit(2);
     }
     Path out = Files.createTempDirectory("fairway-ipvs-bench-");
-    Uml.Result r = Uml.builder()
-        .javaMain(BatchBenchmarkMain.class, args)
-        .outputDir(out)
-        .timeout(Duration.ofMinutes(15))
-        .run();
+    Uml.Result r =
+        Uml.builder()
+            .javaMain(BatchBenchmarkMain.class, args)
+            .outputDir(out)
+            .timeout(Duration.ofMinutes(15))
+            .run();
     System.out.print(r.stdout());
     if (r.exitCode() != 0) {
       System.err.println(r.diagnostics());

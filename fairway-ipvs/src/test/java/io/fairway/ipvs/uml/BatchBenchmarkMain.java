@@ -1,5 +1,6 @@
 package io.fairway.ipvs.uml;
 
+import io.fairway.ipvs.kernel.IpvsKernelTable;
 import io.fairway.table.Dest;
 import io.fairway.table.MemoryTable;
 import io.fairway.table.Protocol;
@@ -9,7 +10,6 @@ import io.fairway.table.ServiceKey;
 import io.fairway.table.TableException;
 import io.fairway.table.TableFormat;
 import io.fairway.table.TableOp;
-import io.fairway.ipvs.kernel.IpvsKernelTable;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.file.Files;
@@ -20,9 +20,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Runs inside user-mode Linux: installs the same table (services x destinations, NAT, wrr) with
- * Fairway's batched kernel table, with Fairway one request per round trip, and with
- * {@code ipvsadm -R}, alternating, and prints the wall time of each. Started by
- * {@link BatchBenchmark} / {@code bench/ipvs-batch.sh}.
+ * Fairway's batched kernel table, with Fairway one request per round trip, and with {@code ipvsadm
+ * -R}, alternating, and prints the wall time of each. Started by {@link BatchBenchmark} / {@code
+ * bench/ipvs-batch.sh}.
  */
 public final class BatchBenchmarkMain {
   public static void main(String[] args) throws Exception {
@@ -35,7 +35,8 @@ public final class BatchBenchmarkMain {
     spec.apply(ops);
     Path rulesFile = Path.of("/run/tmp/rules.txt");
     Files.writeString(rulesFile, TableFormat.save(spec.list()));
-    System.out.printf("table: %d services x %d destinations = %d rules%n", services, perService, rules);
+    System.out.printf(
+        "table: %d services x %d destinations = %d rules%n", services, perService, rules);
 
     // Every measurement starts from a freshly loaded ip_vs: the kernel keeps deleted
     // destinations in a trash list for a while and walks it on every add, so an install right
@@ -55,7 +56,8 @@ public final class BatchBenchmarkMain {
             batched = System.nanoTime() - start;
             start = System.nanoTime();
             check(results, t, rules, services);
-            System.out.printf("read-back (list) of %d rules: %d ms%n", rules, ms(System.nanoTime() - start));
+            System.out.printf(
+                "read-back (list) of %d rules: %d ms%n", rules, ms(System.nanoTime() - start));
           }
         } else {
           long start = System.nanoTime();
@@ -66,7 +68,8 @@ public final class BatchBenchmarkMain {
           }
         }
       }
-      System.out.printf("round %d: fairway batched %d ms, ipvsadm -R %d ms, ratio %.1fx%n",
+      System.out.printf(
+          "round %d: fairway batched %d ms, ipvsadm -R %d ms, ratio %.1fx%n",
           r, ms(batched), ms(ipvsadm), (double) ipvsadm / batched);
     }
     reloadIpvs();
@@ -104,10 +107,14 @@ public final class BatchBenchmarkMain {
 
   /** Unloads and reloads ip_vs, which empties the table and the trash of deleted destinations. */
   private static void reloadIpvs() throws IOException, InterruptedException {
-    Process p = new ProcessBuilder("/bin/sh", "-c",
-        "ipvsadm -C && lsmod | awk '$1 ~ /^ip_vs_/ {print $1}' | xargs -r rmmod && rmmod ip_vs"
-            + " && modprobe ip_vs_wrr")
-        .inheritIO().start();
+    Process p =
+        new ProcessBuilder(
+                "/bin/sh",
+                "-c",
+                "ipvsadm -C && lsmod | awk '$1 ~ /^ip_vs_/ {print $1}' | xargs -r rmmod && rmmod ip_vs"
+                    + " && modprobe ip_vs_wrr")
+            .inheritIO()
+            .start();
     if (!p.waitFor(2, TimeUnit.MINUTES) || p.exitValue() != 0) {
       throw new IOException("reloading ip_vs failed");
     }
@@ -126,7 +133,8 @@ public final class BatchBenchmarkMain {
     return ops;
   }
 
-  private static void check(List<TableException> results, IpvsKernelTable t, int rules, int services)
+  private static void check(
+      List<TableException> results, IpvsKernelTable t, int rules, int services)
       throws TableException {
     if (results != null) {
       for (TableException e : results) {
@@ -146,8 +154,12 @@ public final class BatchBenchmarkMain {
   }
 
   private static void ipvsadmRestore(Path rules) throws IOException, InterruptedException {
-    Process p = new ProcessBuilder("ipvsadm", "-R").redirectInput(rules.toFile())
-        .redirectOutput(ProcessBuilder.Redirect.INHERIT).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    Process p =
+        new ProcessBuilder("ipvsadm", "-R")
+            .redirectInput(rules.toFile())
+            .redirectOutput(ProcessBuilder.Redirect.INHERIT)
+            .redirectError(ProcessBuilder.Redirect.INHERIT)
+            .start();
     if (!p.waitFor(10, TimeUnit.MINUTES) || p.exitValue() != 0) {
       throw new IOException("ipvsadm -R failed");
     }
@@ -156,5 +168,4 @@ public final class BatchBenchmarkMain {
   private static long ms(long nanos) {
     return TimeUnit.NANOSECONDS.toMillis(nanos);
   }
-
 }

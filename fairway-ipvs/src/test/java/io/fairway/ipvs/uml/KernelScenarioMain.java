@@ -2,10 +2,17 @@ package io.fairway.ipvs.uml;
 
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
 
+import io.fairway.ipvs.KernelTableContractTest;
+import io.fairway.ipvs.kernel.IpvsCodec;
+import io.fairway.ipvs.kernel.IpvsKernelTable;
+import io.fairway.ipvs.netlink.GenericNetlink;
+import io.fairway.ipvs.netlink.MessageBuilder;
+import io.fairway.ipvs.netlink.Netlink;
+import io.fairway.ipvs.netlink.NetlinkMessage;
+import io.fairway.ipvs.netlink.NetlinkSocket;
 import io.fairway.table.AddressFamily;
 import io.fairway.table.Dest;
 import io.fairway.table.ForwardingMethod;
-import io.fairway.ipvs.KernelTableContractTest;
 import io.fairway.table.Protocol;
 import io.fairway.table.Service;
 import io.fairway.table.ServiceEntry;
@@ -14,13 +21,6 @@ import io.fairway.table.ServiceKey;
 import io.fairway.table.TableFormat;
 import io.fairway.table.TableOp;
 import io.fairway.table.Tunnel;
-import io.fairway.ipvs.kernel.IpvsCodec;
-import io.fairway.ipvs.kernel.IpvsKernelTable;
-import io.fairway.ipvs.netlink.GenericNetlink;
-import io.fairway.ipvs.netlink.MessageBuilder;
-import io.fairway.ipvs.netlink.Netlink;
-import io.fairway.ipvs.netlink.NetlinkMessage;
-import io.fairway.ipvs.netlink.NetlinkSocket;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;
@@ -39,15 +39,18 @@ import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
 import org.junit.platform.launcher.core.LauncherFactory;
 
 /**
- * Runs inside user-mode Linux (booted by {@code KernelTableInUmlTest}): the table contract
- * against the kernel, then Fairway's ipvsadm renderings next to real ipvsadm's for the same
- * table, then raw kernel replies for the codec's unit tests. Everything lands in /run/out.
+ * Runs inside user-mode Linux (booted by {@code KernelTableInUmlTest}): the table contract against
+ * the kernel, then Fairway's ipvsadm renderings next to real ipvsadm's for the same table, then raw
+ * kernel replies for the codec's unit tests. Everything lands in /run/out.
  */
 public final class KernelScenarioMain {
   static final Path OUT = Path.of(Uml.OUT);
 
   public static void main(String[] args) throws Exception {
-    List<String> steps = args.length > 0 ? List.of(args) : List.of("contract", "formats", "differential", "capture", "timeouts");
+    List<String> steps =
+        args.length > 0
+            ? List.of(args)
+            : List.of("contract", "formats", "differential", "capture", "timeouts");
     for (String step : steps) {
       switch (step) {
         case "contract" -> runContract();
@@ -65,21 +68,34 @@ public final class KernelScenarioMain {
     List<String> lines = new ArrayList<>();
     Launcher launcher = LauncherFactory.create();
     launcher.execute(
-        LauncherDiscoveryRequestBuilder.request().selectors(selectClass(KernelTableContractTest.class)).build(),
+        LauncherDiscoveryRequestBuilder.request()
+            .selectors(selectClass(KernelTableContractTest.class))
+            .build(),
         new TestExecutionListener() {
           @Override
           public void executionFinished(TestIdentifier id, TestExecutionResult result) {
             if (!id.isTest()) {
               if (result.getStatus() != TestExecutionResult.Status.SUCCESSFUL) {
-                lines.add("FAIL " + id.getDisplayName() + ": " + result.getThrowable().map(Throwable::toString).orElse(""));
+                lines.add(
+                    "FAIL "
+                        + id.getDisplayName()
+                        + ": "
+                        + result.getThrowable().map(Throwable::toString).orElse(""));
               }
               return;
             }
             String name = id.getDisplayName().replace("()", "");
             switch (result.getStatus()) {
               case SUCCESSFUL -> lines.add("PASS " + name);
-              default -> lines.add("FAIL " + name + ": "
-                  + result.getThrowable().map(t -> t.toString().replace('\n', ' ')).orElse(""));
+              default ->
+                  lines.add(
+                      "FAIL "
+                          + name
+                          + ": "
+                          + result
+                              .getThrowable()
+                              .map(t -> t.toString().replace('\n', ' '))
+                              .orElse(""));
             }
           }
 
@@ -97,19 +113,40 @@ public final class KernelScenarioMain {
     ServiceKey web = ServiceKey.of(Protocol.TCP, ip("10.16.0.1"), 80);
     ops.add(new TableOp.AddService(Service.of(web, "rr")));
     ops.add(new TableOp.AddDest(web, Dest.of(ip("10.16.1.1"), 80, 1)));
-    ops.add(new TableOp.AddDest(web, new Dest(ip("10.16.1.2"), 8080, ForwardingMethod.MASQ, 0, 100, 50, null)));
+    ops.add(
+        new TableOp.AddDest(
+            web, new Dest(ip("10.16.1.2"), 8080, ForwardingMethod.MASQ, 0, 100, 50, null)));
     ops.add(new TableOp.AddDest(web, Dest.of(ip("10.20.1.2"), 80, 2)));
     ops.add(new TableOp.AddDest(web, Dest.of(ip("10.16.1.10"), 80, 2)));
     ServiceKey tls = ServiceKey.of(Protocol.TCP, ip("10.16.0.2"), 443);
-    ops.add(new TableOp.AddService(new Service(tls, "wlc", Set.of(ServiceFlag.PERSISTENT), 300, 24, null)));
-    ops.add(new TableOp.AddDest(tls, new Dest(ip("10.16.1.3"), 443, ForwardingMethod.DROUTE, 5, 0, 0, null)));
-    ops.add(new TableOp.AddDest(tls, new Dest(ip("10.16.1.4"), 443, ForwardingMethod.TUNNEL, 2, 0, 0, null)));
+    ops.add(
+        new TableOp.AddService(
+            new Service(tls, "wlc", Set.of(ServiceFlag.PERSISTENT), 300, 24, null)));
+    ops.add(
+        new TableOp.AddDest(
+            tls, new Dest(ip("10.16.1.3"), 443, ForwardingMethod.DROUTE, 5, 0, 0, null)));
+    ops.add(
+        new TableOp.AddDest(
+            tls, new Dest(ip("10.16.1.4"), 443, ForwardingMethod.TUNNEL, 2, 0, 0, null)));
     ServiceKey dns = ServiceKey.of(Protocol.UDP, ip("10.16.0.3"), 53);
-    ops.add(new TableOp.AddService(new Service(dns, "sh",
-        Set.of(ServiceFlag.SCHED1, ServiceFlag.SCHED2, ServiceFlag.ONE_PACKET, ServiceFlag.PERSISTENT), 20, 16, null)));
+    ops.add(
+        new TableOp.AddService(
+            new Service(
+                dns,
+                "sh",
+                Set.of(
+                    ServiceFlag.SCHED1,
+                    ServiceFlag.SCHED2,
+                    ServiceFlag.ONE_PACKET,
+                    ServiceFlag.PERSISTENT),
+                20,
+                16,
+                null)));
     ops.add(new TableOp.AddDest(dns, Dest.of(ip("10.16.1.5"), 53, 1)));
     ServiceKey sip = ServiceKey.of(Protocol.UDP, ip("10.16.0.6"), 5060);
-    ops.add(new TableOp.AddService(new Service(sip, "rr", Set.of(ServiceFlag.PERSISTENT), 60, 32, "sip")));
+    ops.add(
+        new TableOp.AddService(
+            new Service(sip, "rr", Set.of(ServiceFlag.PERSISTENT), 60, 32, "sip")));
     ServiceKey sctp = ServiceKey.of(Protocol.SCTP, ip("10.16.0.4"), 9);
     ops.add(new TableOp.AddService(Service.of(sctp, "fo")));
     ops.add(new TableOp.AddDest(sctp, Dest.of(ip("10.16.1.7"), 9, 65535)));
@@ -118,21 +155,58 @@ public final class KernelScenarioMain {
     ServiceKey none = ServiceKey.of(Protocol.TCP, ip("10.16.0.7"), 80);
     ops.add(new TableOp.AddService(Service.of(none, "none")));
     ServiceKey mark = ServiceKey.fwmark(AddressFamily.INET, 7);
-    ops.add(new TableOp.AddService(new Service(mark, "mh", Set.of(ServiceFlag.SCHED1), 0, 32, null)));
-    ops.add(new TableOp.AddDest(mark, new Dest(ip("10.16.1.6"), 0, ForwardingMethod.DROUTE, 3, 0, 0, null)));
+    ops.add(
+        new TableOp.AddService(new Service(mark, "mh", Set.of(ServiceFlag.SCHED1), 0, 32, null)));
+    ops.add(
+        new TableOp.AddDest(
+            mark, new Dest(ip("10.16.1.6"), 0, ForwardingMethod.DROUTE, 3, 0, 0, null)));
     ServiceKey mark6 = ServiceKey.fwmark(AddressFamily.INET6, 8);
     ops.add(new TableOp.AddService(Service.of(mark6, "rr").withPersistence(60, 128)));
-    ops.add(new TableOp.AddDest(mark6, new Dest(ip("2001:db8::5"), 0, ForwardingMethod.DROUTE, 1, 0, 0, null)));
+    ops.add(
+        new TableOp.AddDest(
+            mark6, new Dest(ip("2001:db8::5"), 0, ForwardingMethod.DROUTE, 1, 0, 0, null)));
     ServiceKey web6 = ServiceKey.of(Protocol.TCP, ip("2001:db8::1"), 80);
-    ops.add(new TableOp.AddService(new Service(web6, "wrr", Set.of(ServiceFlag.PERSISTENT, ServiceFlag.SCHED3), 10, 64, null)));
+    ops.add(
+        new TableOp.AddService(
+            new Service(
+                web6, "wrr", Set.of(ServiceFlag.PERSISTENT, ServiceFlag.SCHED3), 10, 64, null)));
     ops.add(new TableOp.AddDest(web6, Dest.of(ip("2001:db8::2"), 80, 7)));
-    ops.add(new TableOp.AddDest(web6, new Dest(ip("2001:db8::3"), 80, ForwardingMethod.TUNNEL, 1, 0, 0,
-        new Tunnel(Tunnel.Type.GUE, 6080, Tunnel.Checksum.NOCSUM))));
-    ops.add(new TableOp.AddDest(web6, new Dest(ip("2001:db8::4"), 80, ForwardingMethod.TUNNEL, 1, 0, 0,
-        new Tunnel(Tunnel.Type.GRE, 0, Tunnel.Checksum.CSUM))));
-    ops.add(new TableOp.AddDest(web6, new Dest(ip("2001:db8:0:1::4"), 80, ForwardingMethod.TUNNEL, 1, 0, 0,
-        new Tunnel(Tunnel.Type.GUE, 6081, Tunnel.Checksum.REMCSUM))));
-    ops.add(new TableOp.AddDest(web, new Dest(ip("2001:db8::9"), 80, ForwardingMethod.TUNNEL, 1, 0, 0, null)));
+    ops.add(
+        new TableOp.AddDest(
+            web6,
+            new Dest(
+                ip("2001:db8::3"),
+                80,
+                ForwardingMethod.TUNNEL,
+                1,
+                0,
+                0,
+                new Tunnel(Tunnel.Type.GUE, 6080, Tunnel.Checksum.NOCSUM))));
+    ops.add(
+        new TableOp.AddDest(
+            web6,
+            new Dest(
+                ip("2001:db8::4"),
+                80,
+                ForwardingMethod.TUNNEL,
+                1,
+                0,
+                0,
+                new Tunnel(Tunnel.Type.GRE, 0, Tunnel.Checksum.CSUM))));
+    ops.add(
+        new TableOp.AddDest(
+            web6,
+            new Dest(
+                ip("2001:db8:0:1::4"),
+                80,
+                ForwardingMethod.TUNNEL,
+                1,
+                0,
+                0,
+                new Tunnel(Tunnel.Type.GUE, 6081, Tunnel.Checksum.REMCSUM))));
+    ops.add(
+        new TableOp.AddDest(
+            web, new Dest(ip("2001:db8::9"), 80, ForwardingMethod.TUNNEL, 1, 0, 0, null)));
     return ops;
   }
 
@@ -149,7 +223,8 @@ public final class KernelScenarioMain {
       }
       List<ServiceEntry> installed = t.list();
       Files.writeString(OUT.resolve("fairway-save.txt"), TableFormat.save(installed));
-      Files.writeString(OUT.resolve("fairway-list.txt"),
+      Files.writeString(
+          OUT.resolve("fairway-list.txt"),
           TableFormat.list(installed, t.info().headerLine(), (s, d) -> ""));
       sh("ipvsadm -Sn > /run/out/ipvsadm-save.txt");
       sh("ipvsadm -Ln > /run/out/ipvsadm-list.txt");
@@ -165,6 +240,7 @@ public final class KernelScenarioMain {
 
   /** Seed and length of the differential run; the host replays them on MemoryTable. */
   public static final long DIFF_SEED = 20261129L;
+
   public static final int DIFF_OPS = 3000;
 
   /**
@@ -183,7 +259,8 @@ public final class KernelScenarioMain {
         results.addAll(t.apply(ops.subList(i, i + n)));
         i += n;
       }
-      Files.write(OUT.resolve("differential-results.txt"), io.fairway.table.RandomOps.describe(results));
+      Files.write(
+          OUT.resolve("differential-results.txt"), io.fairway.table.RandomOps.describe(results));
       Files.write(OUT.resolve("differential-table.txt"), io.fairway.table.RandomOps.dump(t.list()));
       t.flush();
     }
@@ -222,7 +299,8 @@ public final class KernelScenarioMain {
 
   private static String shOut(String cmd) throws IOException, InterruptedException {
     Process p = new ProcessBuilder("/bin/sh", "-c", cmd).redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    String out =
+        new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
     if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
       throw new IOException("failed: " + cmd + ": " + out);
     }
@@ -258,8 +336,12 @@ public final class KernelScenarioMain {
       Files.write(OUT.resolve("capture-dests6.hex"), rawExchange(sock, b.toByteArray()));
       b.reset();
       seq = g.nextSeq();
-      IpvsCodec.encode(b, family, seq, new TableOp.AddDest(
-          ServiceKey.of(Protocol.TCP, ip("10.16.0.1"), 80), Dest.of(ip("10.16.1.1"), 80, 1)));
+      IpvsCodec.encode(
+          b,
+          family,
+          seq,
+          new TableOp.AddDest(
+              ServiceKey.of(Protocol.TCP, ip("10.16.0.1"), 80), Dest.of(ip("10.16.1.1"), 80, 1)));
       Files.write(OUT.resolve("capture-eexist.hex"), rawExchange(sock, b.toByteArray()));
       Files.writeString(OUT.resolve("capture-family.txt"), Integer.toString(family));
     }

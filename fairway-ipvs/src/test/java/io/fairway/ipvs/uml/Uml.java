@@ -39,18 +39,38 @@ import java.util.concurrent.TimeUnit;
  */
 public final class Uml {
   /** The kernel modules loaded before the command runs. */
-  public static final List<String> DEFAULT_MODULES = List.of(
-      "ip_vs", "ip_vs_rr", "ip_vs_wrr", "ip_vs_lc", "ip_vs_wlc", "ip_vs_lblc", "ip_vs_lblcr",
-      "ip_vs_sh", "ip_vs_dh", "ip_vs_mh", "ip_vs_sed", "ip_vs_nq", "ip_vs_fo", "ip_vs_ovf",
-      "ip_vs_pe_sip");
+  public static final List<String> DEFAULT_MODULES =
+      List.of(
+          "ip_vs",
+          "ip_vs_rr",
+          "ip_vs_wrr",
+          "ip_vs_lc",
+          "ip_vs_wlc",
+          "ip_vs_lblc",
+          "ip_vs_lblcr",
+          "ip_vs_sh",
+          "ip_vs_dh",
+          "ip_vs_mh",
+          "ip_vs_sed",
+          "ip_vs_nq",
+          "ip_vs_fo",
+          "ip_vs_ovf",
+          "ip_vs_pe_sip");
 
   /** Where the output directory is mounted inside UML. */
   public static final String OUT = "/run/out";
 
   /** JVM options for a JVM inside UML: small, quick to start, writable temp dirs. */
-  public static final List<String> JVM_OPTIONS = List.of(
-      "-XX:+UseSerialGC", "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData",
-      "-Xshare:auto", "-Djava.io.tmpdir=/run/tmp", "-Djna.tmpdir=/run/tmp", "-Dfairway.uml=true");
+  public static final List<String> JVM_OPTIONS =
+      List.of(
+          "-XX:+UseSerialGC",
+          "-Xmx256m",
+          "-XX:TieredStopAtLevel=1",
+          "-XX:-UsePerfData",
+          "-Xshare:auto",
+          "-Djava.io.tmpdir=/run/tmp",
+          "-Djna.tmpdir=/run/tmp",
+          "-Dfairway.uml=true");
 
   private Uml() {}
 
@@ -77,8 +97,8 @@ public final class Uml {
     try (var dirs = Files.list(Path.of("/usr/lib/uml/modules"))) {
       for (Path d : (Iterable<Path>) dirs::iterator) {
         if (!Files.isDirectory(Path.of("/lib/modules").resolve(d.getFileName()))) {
-          return Optional.of("/lib/modules/" + d.getFileName()
-              + " missing: link it to " + d + " (see .ci/run)");
+          return Optional.of(
+              "/lib/modules/" + d.getFileName() + " missing: link it to " + d + " (see .ci/run)");
         }
       }
     } catch (IOException e) {
@@ -88,19 +108,20 @@ public final class Uml {
   }
 
   /**
-   * Skips the calling test when UML cannot run here, or fails it under {@code CI=true} (see
-   * {@link ExternalPrograms}).
+   * Skips the calling test when UML cannot run here, or fails it under {@code CI=true} (see {@link
+   * ExternalPrograms}).
    */
   public static void assumeAvailable() {
     Optional<String> why = unavailableReason();
-    ExternalPrograms.requireThat(why.isEmpty(), () -> "user-mode Linux unavailable: " + why.orElse(""));
+    ExternalPrograms.requireThat(
+        why.isEmpty(), () -> "user-mode Linux unavailable: " + why.orElse(""));
   }
 
   /**
-   * The shared library every {@code linux.uml} this harness starts is run with
-   * ({@code LD_PRELOAD}): without it UML 6.1 panics at its first process on hosts whose CPUs have
-   * AMX (see {@code uml/xstate-shim.c}). Built once per source version with gcc into the temp
-   * directory; concurrent builds race harmlessly (each moves a whole file into place).
+   * The shared library every {@code linux.uml} this harness starts is run with ({@code
+   * LD_PRELOAD}): without it UML 6.1 panics at its first process on hosts whose CPUs have AMX (see
+   * {@code uml/xstate-shim.c}). Built once per source version with gcc into the temp directory;
+   * concurrent builds race harmlessly (each moves a whole file into place).
    */
   public static synchronized Path xstateShim() throws IOException {
     byte[] source;
@@ -120,13 +141,19 @@ public final class Uml {
     Path tmp = Files.createTempFile(dir, "fairway-uml-xstate-", ".so.tmp");
     try {
       Files.write(c, source);
-      Process gcc = new ProcessBuilder("gcc", "-O2", "-shared", "-fPIC", "-o", tmp.toString(),
-          c.toString(), "-ldl").redirectErrorStream(true).start();
+      Process gcc =
+          new ProcessBuilder(
+                  "gcc", "-O2", "-shared", "-fPIC", "-o", tmp.toString(), c.toString(), "-ldl")
+              .redirectErrorStream(true)
+              .start();
       String out = new String(gcc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       if (!gcc.waitFor(60, TimeUnit.SECONDS) || gcc.exitValue() != 0) {
         throw new IOException("gcc could not build the UML ptrace shim: " + out.strip());
       }
-      Files.move(tmp, so, java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+      Files.move(
+          tmp,
+          so,
+          java.nio.file.StandardCopyOption.ATOMIC_MOVE,
           java.nio.file.StandardCopyOption.REPLACE_EXISTING);
       return so;
     } catch (InterruptedException e) {
@@ -144,8 +171,8 @@ public final class Uml {
   }
 
   /**
-   * The classpath of the running tests: surefire's full test classpath when run under Maven
-   * (whose {@code java.class.path} is only its booter jar), else {@code java.class.path}.
+   * The classpath of the running tests: surefire's full test classpath when run under Maven (whose
+   * {@code java.class.path} is only its booter jar), else {@code java.class.path}.
    */
   public static String testClasspath() {
     String cp = System.getProperty("surefire.test.class.path");
@@ -153,8 +180,8 @@ public final class Uml {
   }
 
   /**
-   * The shell words that start {@code mainClass} in a JVM inside UML, for composing a
-   * {@link Builder#command} that runs several steps (e.g. one as an unprivileged user).
+   * The shell words that start {@code mainClass} in a JVM inside UML, for composing a {@link
+   * Builder#command} that runs several steps (e.g. one as an unprivileged user).
    */
   public static String javaCommand(String classpath, String mainClass, String... args) {
     StringBuilder sb = new StringBuilder();
@@ -175,7 +202,8 @@ public final class Uml {
    * lives under {@code /root}, which such a user cannot read.
    */
   public static Staged stageClasspath(String classpath, String dir) {
-    StringBuilder shell = new StringBuilder("mkdir -p " + quote(dir) + " && chmod 755 " + quote(dir));
+    StringBuilder shell =
+        new StringBuilder("mkdir -p " + quote(dir) + " && chmod 755 " + quote(dir));
     List<String> copies = new ArrayList<>();
     String[] entries = classpath.split(File.pathSeparator);
     for (int i = 0; i < entries.length; i++) {
@@ -190,7 +218,10 @@ public final class Uml {
     return new Staged(shell.toString(), String.join(File.pathSeparator, copies));
   }
 
-  /** A classpath copied by {@link #stageClasspath}: run {@code shell} first, then use {@code classpath}. */
+  /**
+   * A classpath copied by {@link #stageClasspath}: run {@code shell} first, then use {@code
+   * classpath}.
+   */
   public record Staged(String shell, String classpath) {}
 
   public static Builder builder() {
@@ -213,7 +244,9 @@ public final class Uml {
       return this;
     }
 
-    /** Runs {@code main} in a JVM inside, with this JVM's test classpath and {@link #JVM_OPTIONS}. */
+    /**
+     * Runs {@code main} in a JVM inside, with this JVM's test classpath and {@link #JVM_OPTIONS}.
+     */
     public Builder javaMain(Class<?> main, String... args) {
       return javaMain(testClasspath(), main.getName(), args);
     }
@@ -247,8 +280,8 @@ public final class Uml {
     }
 
     /**
-     * An extra word on the kernel's command line, e.g. {@code eth0=daemon,,unix,/tmp/x/ctl}
-     * (a network interface on a {@code uml_switch}) or {@code umid=NAME}.
+     * An extra word on the kernel's command line, e.g. {@code eth0=daemon,,unix,/tmp/x/ctl} (a
+     * network interface on a {@code uml_switch}) or {@code umid=NAME}.
      */
     public Builder kernelArg(String arg) {
       kernelArgs.add(arg);
@@ -267,23 +300,34 @@ public final class Uml {
     }
 
     /**
-     * Boots and returns at once, for running several kernels side by side (joined by a
-     * {@code uml_switch}, see {@link #kernelArg}); {@link Running#await} waits for the halt.
+     * Boots and returns at once, for running several kernels side by side (joined by a {@code
+     * uml_switch}, see {@link #kernelArg}); {@link Running#await} waits for the halt.
      */
     public Running start() throws IOException {
       if (command == null) {
         throw new IllegalStateException("no command");
       }
       Path uml = binary().orElseThrow(() -> new IOException("linux.uml not installed"));
-      Path out = outDir != null ? Files.createDirectories(outDir) : Files.createTempDirectory("fairway-uml-");
+      Path out =
+          outDir != null
+              ? Files.createDirectories(outDir)
+              : Files.createTempDirectory("fairway-uml-");
       Path work = Files.createTempDirectory("fairway-uml-init-");
       Path init = work.resolve("init.sh");
       Files.writeString(init, initScript(out), StandardCharsets.UTF_8);
       Files.setPosixFilePermissions(init, PosixFilePermissions.fromString("rwxr-xr-x"));
       Path console = out.resolve("console.txt");
-      List<String> argv = new ArrayList<>(List.of(
-          uml.toString(), "mem=" + memory, "rootfstype=hostfs", "rootflags=/", "ro",
-          "init=" + init.toAbsolutePath(), "con=null", "con0=fd:0,fd:1"));
+      List<String> argv =
+          new ArrayList<>(
+              List.of(
+                  uml.toString(),
+                  "mem=" + memory,
+                  "rootfstype=hostfs",
+                  "rootflags=/",
+                  "ro",
+                  "init=" + init.toAbsolutePath(),
+                  "con=null",
+                  "con0=fd:0,fd:1"));
       argv.addAll(kernelArgs);
       ProcessBuilder pb = new ProcessBuilder(argv);
       pb.redirectInput(new File("/dev/null"));
@@ -299,12 +343,15 @@ public final class Uml {
     private String initScript(Path out) {
       StringBuilder s = new StringBuilder();
       s.append("#!/bin/sh\n");
-      s.append("export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/run\n");
+      s.append(
+          "export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/run\n");
       s.append("mount -t proc proc /proc\n");
       s.append("mount -t sysfs sysfs /sys\n");
       s.append("mount -t tmpfs tmpfs /run\n");
       s.append("mkdir -p /run/out /run/tmp && chmod 1777 /run/tmp\n");
-      s.append("mount -t hostfs none /run/out -o ").append(quote(out.toAbsolutePath().toString())).append('\n');
+      s.append("mount -t hostfs none /run/out -o ")
+          .append(quote(out.toAbsolutePath().toString()))
+          .append('\n');
       s.append("{\n");
       for (String m : modules) {
         s.append("modprobe ").append(m).append('\n');
@@ -317,7 +364,8 @@ public final class Uml {
       }
       s.append("} > /run/out/setup.txt 2>&1\n");
       s.append("cd /run\n");
-      s.append("/bin/sh -c ").append(quote(command))
+      s.append("/bin/sh -c ")
+          .append(quote(command))
           .append(" > /run/out/stdout.txt 2> /run/out/stderr.txt\n");
       s.append("echo $? > /run/out/exit-code\n");
       s.append("sync\n");
@@ -409,9 +457,19 @@ public final class Uml {
 
     /** A summary for assertion messages: exit code, tail of stderr and console. */
     public String diagnostics() {
-      return "exit=" + exitCode + " timedOut=" + timedOut + " took=" + took.toSeconds() + "s\n"
-          + "--- stderr:\n" + tail(stderr(), 3000) + "\n--- setup:\n" + tail(file("setup.txt"), 1000)
-          + "\n--- console:\n" + tail(console(), 1500);
+      return "exit="
+          + exitCode
+          + " timedOut="
+          + timedOut
+          + " took="
+          + took.toSeconds()
+          + "s\n"
+          + "--- stderr:\n"
+          + tail(stderr(), 3000)
+          + "\n--- setup:\n"
+          + tail(file("setup.txt"), 1000)
+          + "\n--- console:\n"
+          + tail(console(), 1500);
     }
 
     private static String tail(String s, int n) {

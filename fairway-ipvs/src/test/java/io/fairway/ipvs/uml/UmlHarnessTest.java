@@ -14,11 +14,13 @@ class UmlHarnessTest {
     Uml.assumeAvailable();
     Path out = Path.of("target", "uml", "harness-exit");
     Uml.clean(out);
-    Uml.Result r = Uml.builder()
-        .command("echo hello; echo oops >&2; cat /proc/net/ip_vs | head -1 > /run/out/ipvs.txt; exit 3")
-        .outputDir(out)
-        .timeout(Duration.ofMinutes(2))
-        .run();
+    Uml.Result r =
+        Uml.builder()
+            .command(
+                "echo hello; echo oops >&2; cat /proc/net/ip_vs | head -1 > /run/out/ipvs.txt; exit 3")
+            .outputDir(out)
+            .timeout(Duration.ofMinutes(2))
+            .run();
     assertThat(r.timedOut()).as(r.diagnostics()).isFalse();
     assertThat(r.exitCode()).isEqualTo(3);
     assertThat(r.stdout()).isEqualTo("hello\n");
@@ -33,8 +35,10 @@ class UmlHarnessTest {
     assertThat(r.timedOut()).isTrue();
     assertThat(r.exitCode()).isEqualTo(-1);
     assertThat(r.took()).isLessThan(Duration.ofSeconds(40));
-    assertThat(ProcessHandle.current().descendants()
-            .filter(p -> p.info().command().orElse("").contains("linux.uml")))
+    assertThat(
+            ProcessHandle.current()
+                .descendants()
+                .filter(p -> p.info().command().orElse("").contains("linux.uml")))
         .as("UML processes left behind")
         .isEmpty();
   }

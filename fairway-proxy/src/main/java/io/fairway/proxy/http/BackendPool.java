@@ -10,8 +10,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * Idle keep-alive connections to one backend, one stack per event loop.
  *
  * <p>A connection is only ever handed to exchanges on its own event loop, so the stacks need no
- * locks and a request never hops threads. Most-recently-used first: the connection least likely
- * to have been closed by the backend's keep-alive timer.
+ * locks and a request never hops threads. Most-recently-used first: the connection least likely to
+ * have been closed by the backend's keep-alive timer.
  */
 public final class BackendPool {
   private final Map<EventLoop, ArrayDeque<Channel>> idle = new ConcurrentHashMap<>();

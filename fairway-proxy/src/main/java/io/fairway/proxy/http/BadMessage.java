@@ -1,9 +1,9 @@
 package io.fairway.proxy.http;
 
 /**
- * A message the proxy refuses to forward, with the status the client gets and a one-line reason
- * for the log. Thrown only inside the parsers; it carries no stack trace because malformed
- * input from the network is expected, not a bug.
+ * A message the proxy refuses to forward, with the status the client gets and a one-line reason for
+ * the log. Thrown only inside the parsers; it carries no stack trace because malformed input from
+ * the network is expected, not a bug.
  */
 final class BadMessage extends Exception {
   final int status;

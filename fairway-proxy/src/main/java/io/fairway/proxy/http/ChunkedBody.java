@@ -16,7 +16,13 @@ final class ChunkedBody {
   private static final int MAX_LINE = 4096;
   private static final int MAX_TRAILERS = 16384;
 
-  private enum State { SIZE, DATA, DATA_END, TRAILER, DONE }
+  private enum State {
+    SIZE,
+    DATA,
+    DATA_END,
+    TRAILER,
+    DONE
+  }
 
   private final int badStatus;
   private State state = State.SIZE;

@@ -7,8 +7,8 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * Fairway's own small responses for what went wrong between the client and a backend: the client
- * learns which side failed (400 its request, 502 the backend, 503 no backend, 504 too slow)
- * without a backend's or a library's internals leaking out.
+ * learns which side failed (400 its request, 502 the backend, 503 no backend, 504 too slow) without
+ * a backend's or a library's internals leaking out.
  */
 final class ErrorPages {
   private ErrorPages() {}
@@ -26,9 +26,13 @@ final class ErrorPages {
             + "</p><hr><p>fairway</p></body></html>\n";
     byte[] body = html.getBytes(StandardCharsets.UTF_8);
     String head =
-        "HTTP/1.1 " + st + "\r\n"
+        "HTTP/1.1 "
+            + st
+            + "\r\n"
             + "content-type: text/html; charset=utf-8\r\n"
-            + "content-length: " + body.length + "\r\n"
+            + "content-length: "
+            + body.length
+            + "\r\n"
             + "cache-control: no-cache\r\n"
             + (close ? "connection: close\r\n" : "")
             + "\r\n";

@@ -3,17 +3,19 @@ package io.fairway.proxy.http;
 /**
  * Parses and checks an HTTP/1.1 message head (RFC 9112) into an {@link HttpHead}.
  *
- * <p>A proxy sits between two parsers, and every place where two HTTP implementations may read
- * the same bytes differently is a way to smuggle a request past one of them. So this parser
- * refuses, rather than repairs, anything ambiguous: bare LF or CR, obs-fold (a line starting with
+ * <p>A proxy sits between two parsers, and every place where two HTTP implementations may read the
+ * same bytes differently is a way to smuggle a request past one of them. So this parser refuses,
+ * rather than repairs, anything ambiguous: bare LF or CR, obs-fold (a line starting with
  * whitespace), whitespace before the colon, control characters, a second Content-Length, a
  * Transfer-Encoding a request may not have, both Content-Length and Transfer-Encoding on a request,
- * Transfer-Encoding on an HTTP/1.0 request, several Host headers. That is what HAProxy and nginx do.
+ * Transfer-Encoding on an HTTP/1.0 request, several Host headers. That is what HAProxy and nginx
+ * do.
  *
  * <p>Input: the whole head, ending with its blank line (CRLF CRLF), as found by the decoders.
  */
 final class HeadParser {
   private static final boolean[] TCHAR = new boolean[256];
+
   /** Bytes allowed in a field value: VCHAR, obs-text, SP and HTAB. */
   private static final boolean[] VALUE = new boolean[256];
 
@@ -50,7 +52,9 @@ final class HeadParser {
       throw bad("malformed request line");
     }
     h.methodEnd = p;
-    if (p == 7 && b[0] == 'C' && new String(b, 0, 7, java.nio.charset.StandardCharsets.ISO_8859_1).equals("CONNECT")) {
+    if (p == 7
+        && b[0] == 'C'
+        && new String(b, 0, 7, java.nio.charset.StandardCharsets.ISO_8859_1).equals("CONNECT")) {
       // A reverse proxy is not a forward proxy: tunnelling to an address the client names is
       // not what the operator configured.
       throw new BadMessage(501, "CONNECT is not supported");
@@ -137,8 +141,15 @@ final class HeadParser {
   /** Reads "HTTP/1.0" or "HTTP/1.1" at {@code p}; returns the index after it. */
   private static int version(HttpHead h, byte[] b, int p, int len) throws BadMessage {
     int status = h.request ? 400 : 502;
-    if (p + 8 > len || b[p] != 'H' || b[p + 1] != 'T' || b[p + 2] != 'T' || b[p + 3] != 'P' || b[p + 4] != '/'
-        || !digit(b[p + 5]) || b[p + 6] != '.' || !digit(b[p + 7])) {
+    if (p + 8 > len
+        || b[p] != 'H'
+        || b[p + 1] != 'T'
+        || b[p + 2] != 'T'
+        || b[p + 3] != 'P'
+        || b[p + 4] != '/'
+        || !digit(b[p + 5])
+        || b[p + 6] != '.'
+        || !digit(b[p + 7])) {
       throw new BadMessage(status, h.request ? "malformed request line" : "malformed status line");
     }
     if (b[p + 5] != '1' || (b[p + 7] != '0' && b[p + 7] != '1')) {
@@ -167,10 +178,13 @@ final class HeadParser {
         p++;
       }
       if (p == ns) {
-        throw new BadMessage(status, b[p] == ' ' || b[p] == '\t' ? "obsolete line folding" : "malformed header name");
+        throw new BadMessage(
+            status,
+            b[p] == ' ' || b[p] == '\t' ? "obsolete line folding" : "malformed header name");
       }
       if (p >= len || b[p] != ':') {
-        throw new BadMessage(status, "malformed header line (whitespace or control character in the name)");
+        throw new BadMessage(
+            status, "malformed header line (whitespace or control character in the name)");
       }
       int ne = p++;
       while (p < len && (b[p] == ' ' || b[p] == '\t')) {
@@ -277,7 +291,9 @@ final class HeadParser {
         h.chunked = ve - s == 7 && equalsLower(b, s, 7, "chunked");
       }
       if (h.contentLength >= 0) {
-        throw new BadMessage(status, "both Content-Length and Transfer-Encoding present (request smuggling attempt)");
+        throw new BadMessage(
+            status,
+            "both Content-Length and Transfer-Encoding present (request smuggling attempt)");
       }
     }
     h.hasHost = hosts > 0;
@@ -319,9 +335,12 @@ final class HeadParser {
       if (h.lastForwarded >= 0 && h.drop[h.lastForwarded]) {
         h.lastForwarded = -1;
       }
-      h.onlyKeepAlive = dropped == 1 && connections == 1 && h.nameIs(c, "connection")
-          && h.field(c, HttpHead.VALUE_END) - h.field(c, HttpHead.VALUE) == 10
-          && equalsLower(b, h.field(c, HttpHead.VALUE), 10, "keep-alive");
+      h.onlyKeepAlive =
+          dropped == 1
+              && connections == 1
+              && h.nameIs(c, "connection")
+              && h.field(c, HttpHead.VALUE_END) - h.field(c, HttpHead.VALUE) == 10
+              && equalsLower(b, h.field(c, HttpHead.VALUE), 10, "keep-alive");
     }
   }
 
@@ -398,15 +417,18 @@ final class HeadParser {
   /** Notes close / keep-alive in a Connection header. */
   private static void connectionTokens(HttpHead h, int i) {
     byte[] b = h.bytes;
-    forEachToken(h, i, (s, e) -> {
-      if (isClose(b, s, e)) {
-        h.connectionClose = true;
-      } else if (isKeepAlive(b, s, e)) {
-        h.connectionKeepAlive = true;
-      } else if (e - s == 7 && equalsLower(b, s, 7, "upgrade")) {
-        h.connectionUpgrade = true;
-      }
-    });
+    forEachToken(
+        h,
+        i,
+        (s, e) -> {
+          if (isClose(b, s, e)) {
+            h.connectionClose = true;
+          } else if (isKeepAlive(b, s, e)) {
+            h.connectionKeepAlive = true;
+          } else if (e - s == 7 && equalsLower(b, s, 7, "upgrade")) {
+            h.connectionUpgrade = true;
+          }
+        });
   }
 
   /** Drops the headers a Connection header names (RFC 9110 7.6.1): they are for this hop only. */
@@ -416,18 +438,21 @@ final class HeadParser {
       if (!h.nameIs(c, "connection")) {
         continue;
       }
-      forEachToken(h, c, (s, e) -> {
-        if (e == s || isClose(b, s, e) || isKeepAlive(b, s, e)) {
-          return;
-        }
-        for (int i = 0; i < h.count; i++) {
-          int ns = h.field(i, HttpHead.NAME);
-          int n = h.field(i, HttpHead.NAME_END) - ns;
-          if (n == e - s && equalsIgnoreCase(b, ns, s, n) && !isFraming(h, i)) {
-            dropHeader(h, i);
-          }
-        }
-      });
+      forEachToken(
+          h,
+          c,
+          (s, e) -> {
+            if (e == s || isClose(b, s, e) || isKeepAlive(b, s, e)) {
+              return;
+            }
+            for (int i = 0; i < h.count; i++) {
+              int ns = h.field(i, HttpHead.NAME);
+              int n = h.field(i, HttpHead.NAME_END) - ns;
+              if (n == e - s && equalsIgnoreCase(b, ns, s, n) && !isFraming(h, i)) {
+                dropHeader(h, i);
+              }
+            }
+          });
     }
   }
 

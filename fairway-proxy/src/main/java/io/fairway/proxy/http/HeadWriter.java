@@ -7,28 +7,37 @@ import java.nio.charset.StandardCharsets;
 /**
  * Writes the heads the proxy forwards, by copying byte ranges of the heads it received.
  *
- * <p>Upstream, a request loses its hop-by-hop headers (and those its Connection header lists;
- * a protocol-switch request keeps its Upgrade and says "Connection: upgrade" again),
- * gains the client's address at the end of X-Forwarded-For and Fairway's X-Forwarded-Proto (the
- * client's is removed), and always says HTTP/1.1: the backend connection is ours and kept alive. Downstream, a
+ * <p>Upstream, a request loses its hop-by-hop headers (and those its Connection header lists; a
+ * protocol-switch request keeps its Upgrade and says "Connection: upgrade" again), gains the
+ * client's address at the end of X-Forwarded-For and Fairway's X-Forwarded-Proto (the client's is
+ * removed), and always says HTTP/1.1: the backend connection is ours and kept alive. Downstream, a
  * response loses its hop-by-hop headers and says what the client connection will do.
  */
 final class HeadWriter {
   private static final byte[] HTTP11 = " HTTP/1.1\r\n".getBytes(StandardCharsets.ISO_8859_1);
   private static final byte[] XFF = "X-Forwarded-For: ".getBytes(StandardCharsets.ISO_8859_1);
-  private static final byte[] XFP = "X-Forwarded-Proto: http\r\n".getBytes(StandardCharsets.ISO_8859_1);
+  private static final byte[] XFP =
+      "X-Forwarded-Proto: http\r\n".getBytes(StandardCharsets.ISO_8859_1);
   private static final byte[] FORWARDED = "Forwarded: ".getBytes(StandardCharsets.ISO_8859_1);
-  private static final byte[] CONTENT_LENGTH = "Content-Length: ".getBytes(StandardCharsets.ISO_8859_1);
+  private static final byte[] CONTENT_LENGTH =
+      "Content-Length: ".getBytes(StandardCharsets.ISO_8859_1);
   private static final byte[] COMMA = ", ".getBytes(StandardCharsets.ISO_8859_1);
   static final byte[] CRLF = {'\r', '\n'};
   private static final byte[] CLOSE = "Connection: close\r\n".getBytes(StandardCharsets.ISO_8859_1);
   private static final byte[] HOST = "Host: ".getBytes(StandardCharsets.ISO_8859_1);
-  private static final byte[] UPGRADE = "Connection: upgrade\r\n".getBytes(StandardCharsets.ISO_8859_1);
-  private static final byte[] KEEP_ALIVE = "Connection: keep-alive\r\n".getBytes(StandardCharsets.ISO_8859_1);
-  private static final byte[] CHUNKED = "Transfer-Encoding: chunked\r\n".getBytes(StandardCharsets.ISO_8859_1);
+  private static final byte[] UPGRADE =
+      "Connection: upgrade\r\n".getBytes(StandardCharsets.ISO_8859_1);
+  private static final byte[] KEEP_ALIVE =
+      "Connection: keep-alive\r\n".getBytes(StandardCharsets.ISO_8859_1);
+  private static final byte[] CHUNKED =
+      "Transfer-Encoding: chunked\r\n".getBytes(StandardCharsets.ISO_8859_1);
 
   /** What the response head says about the client connection. */
-  enum Connection { UNCHANGED, CLOSE, KEEP_ALIVE }
+  enum Connection {
+    UNCHANGED,
+    CLOSE,
+    KEEP_ALIVE
+  }
 
   private HeadWriter() {}
 
@@ -45,16 +54,17 @@ final class HeadWriter {
    * The request as the backend gets it, with {@code Host: host} added when it has no Host (an
    * HTTP/1.0 request; it goes out as HTTP/1.1, which requires one) and {@code host} is given.
    *
-   * <p>Order matters: everything the client controls (its hop-by-hop headers, what its
-   * Connection header names, its X-Forwarded-Proto) is removed first, and Fairway's own headers
-   * are written after that, so no client header can remove or replace them. The client's
-   * X-Forwarded-For and Forwarded chains are kept and Fairway's hop is appended to the last one.
-   * Framing headers go out in canonical form ({@code Transfer-Encoding: chunked}, {@code
-   * Content-Length: N}), so the backend reads exactly the framing Fairway decided on.
+   * <p>Order matters: everything the client controls (its hop-by-hop headers, what its Connection
+   * header names, its X-Forwarded-Proto) is removed first, and Fairway's own headers are written
+   * after that, so no client header can remove or replace them. The client's X-Forwarded-For and
+   * Forwarded chains are kept and Fairway's hop is appended to the last one. Framing headers go out
+   * in canonical form ({@code Transfer-Encoding: chunked}, {@code Content-Length: N}), so the
+   * backend reads exactly the framing Fairway decided on.
    *
    * @param forwarded also append an RFC 7239 {@code Forwarded: for=...;proto=http}
    */
-  static ByteBuf request(ByteBufAllocator alloc, HttpHead h, byte[] clientIp, byte[] host, boolean forwarded) {
+  static ByteBuf request(
+      ByteBufAllocator alloc, HttpHead h, byte[] clientIp, byte[] host, boolean forwarded) {
     byte[] b = h.bytes;
     byte[] fwd = forwarded ? forwardedFor(clientIp) : null;
     byte[] authority = null;
@@ -63,9 +73,17 @@ final class HeadWriter {
     } else if (!h.hasHost && host != null) {
       authority = host;
     }
-    ByteBuf out = alloc.directBuffer(h.length + XFF.length + XFP.length + clientIp.length + 8
-        + (h.upgrade ? UPGRADE.length : 0) + (authority != null ? HOST.length + authority.length + 2 : 0)
-        + (fwd != null ? FORWARDED.length + fwd.length + 4 : 0) + 40);
+    ByteBuf out =
+        alloc.directBuffer(
+            h.length
+                + XFF.length
+                + XFP.length
+                + clientIp.length
+                + 8
+                + (h.upgrade ? UPGRADE.length : 0)
+                + (authority != null ? HOST.length + authority.length + 2 : 0)
+                + (fwd != null ? FORWARDED.length + fwd.length + 4 : 0)
+                + 40);
     out.writeBytes(b, 0, h.targetEnd);
     out.writeBytes(HTTP11);
     int run = h.startLineEnd; // start of a run of headers copied as they are
@@ -87,7 +105,8 @@ final class HeadWriter {
         if (i == h.transferEncodingHeader) {
           out.writeBytes(CHUNKED);
         } else {
-          out.writeBytes(CONTENT_LENGTH).writeBytes(Long.toString(h.contentLength).getBytes(StandardCharsets.ISO_8859_1))
+          out.writeBytes(CONTENT_LENGTH)
+              .writeBytes(Long.toString(h.contentLength).getBytes(StandardCharsets.ISO_8859_1))
               .writeBytes(CRLF);
         }
         run = h.field(i, HttpHead.LINE_END);
@@ -124,10 +143,18 @@ final class HeadWriter {
    * @param addChunked the body goes out chunked by the proxy (it was close-delimited)
    */
   static ByteBuf response(
-      ByteBufAllocator alloc, HttpHead h, boolean dropTransferEncoding, boolean addChunked, Connection c) {
+      ByteBufAllocator alloc,
+      HttpHead h,
+      boolean dropTransferEncoding,
+      boolean addChunked,
+      Connection c) {
     byte[] b = h.bytes;
-    boolean same = !dropTransferEncoding && !addChunked
-        && (c == Connection.UNCHANGED ? !h.dropsAny || h.onlyKeepAlive : c == Connection.KEEP_ALIVE && h.onlyKeepAlive);
+    boolean same =
+        !dropTransferEncoding
+            && !addChunked
+            && (c == Connection.UNCHANGED
+                ? !h.dropsAny || h.onlyKeepAlive
+                : c == Connection.KEEP_ALIVE && h.onlyKeepAlive);
     if (same) {
       return alloc.directBuffer(h.length).writeBytes(b, 0, h.length);
     }
@@ -153,6 +180,9 @@ final class HeadWriter {
 
   /** The framing around one chunk of a body the proxy chunks itself. */
   static ByteBuf chunkHeader(ByteBufAllocator alloc, int size) {
-    return alloc.directBuffer(12).writeBytes(Integer.toHexString(size).getBytes(StandardCharsets.ISO_8859_1)).writeBytes(CRLF);
+    return alloc
+        .directBuffer(12)
+        .writeBytes(Integer.toHexString(size).getBytes(StandardCharsets.ISO_8859_1))
+        .writeBytes(CRLF);
   }
 }

@@ -9,13 +9,15 @@ import io.netty.util.ReferenceCountUtil;
 
 /**
  * The end of a pooled backend connection: hands what the backend sends to the exchange currently
- * using the connection, and closes the connection when it misbehaves while idle. A protocol
- * switch (101) removes it: the connection then belongs to the client's tunnel.
+ * using the connection, and closes the connection when it misbehaves while idle. A protocol switch
+ * (101) removes it: the connection then belongs to the client's tunnel.
  */
 final class HttpBackendHandler extends ChannelInboundHandlerAdapter {
   private final RealServer server;
+
   /** This connection's response decoder, told by each exchange what it asked for. */
   final ResponseDecoder decoder;
+
   /** The exchange using this connection, {@code null} while it sits idle in the pool. */
   HttpFrontend frontend;
 

@@ -53,98 +53,137 @@ import org.slf4j.LoggerFactory;
  * Per request that is a few small arrays, instead of a header map, its strings and a re-encoding.
  *
  * <p>Half-close: a client that shuts down its sending side after its request(s) still gets every
- * answer, then the connection closes; one that does so in the middle of a request gets nothing
- * (the request is never complete) and is closed.
+ * answer, then the connection closes; one that does so in the middle of a request gets nothing (the
+ * request is never complete) and is closed.
  *
- * <p>Protocol switch (WebSocket and any {@code Connection: upgrade}): the request goes out with
- * its Upgrade header; a 101 from the backend turns the exchange into a tunnel, the HTTP handlers
- * leave both pipelines and an L4 {@link Relay} takes over each direction. The backend connection
- * then belongs to that client for good (never pooled) and counts as an established connection of
- * the server until it closes. Any other answer is an ordinary response, and what the client sent
- * after its request is decoded as HTTP.
+ * <p>Protocol switch (WebSocket and any {@code Connection: upgrade}): the request goes out with its
+ * Upgrade header; a 101 from the backend turns the exchange into a tunnel, the HTTP handlers leave
+ * both pipelines and an L4 {@link Relay} takes over each direction. The backend connection then
+ * belongs to that client for good (never pooled) and counts as an established connection of the
+ * server until it closes. Any other answer is an ordinary response, and what the client sent after
+ * its request is decoded as HTTP.
  *
- * <p>Everything here runs on the client channel's event loop; backend connections are opened on
- * the same loop, so no state is shared across threads.
+ * <p>Everything here runs on the client channel's event loop; backend connections are opened on the
+ * same loop, so no state is shared across threads.
  */
 public final class HttpFrontend extends ChannelInboundHandlerAdapter {
   private static final Logger log = LoggerFactory.getLogger(HttpFrontend.class);
+
   /** What a fault or a flood repeats per request: each kind once per 10 s, with counts. */
-  private static final RateLimitedLog warnings = new RateLimitedLog(log, java.time.Duration.ofSeconds(10));
+  private static final RateLimitedLog warnings =
+      new RateLimitedLog(log, java.time.Duration.ofSeconds(10));
+
   private static final long LINGER_MS = 1000;
   private static final byte[] LAST_CHUNK = "0\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1);
 
   private final VirtualService vs;
   private final ProxyOptions options;
+
   /** This connection's timeouts: the service's as of the accept. */
   private final Timeouts timeouts;
+
   private Channel client;
   private StrictRequestDecoder decoder;
+
   /** The table is stopping softly: finish the exchange under way, then close. */
   private boolean draining;
+
   /** The client shut down its sending side: answer what it asked, then close. */
   private boolean inputShutdown;
+
   /** A 101 arrived; the tunnel starts once the backend's current read is passed on. */
   private boolean tunnelPending;
+
   /** The backend of the tunnel this connection became, or {@code null}. */
   private Channel tunnel;
+
   private InetSocketAddress clientAddress;
   private byte[] clientIp;
   private boolean closed;
-  /** Inside a read of the client: its channelReadComplete flushes the backend, nothing else need. */
+
+  /**
+   * Inside a read of the client: its channelReadComplete flushes the backend, nothing else need.
+   */
   private boolean inClientRead;
+
   private final ArrayDeque<Object> queued = new ArrayDeque<>();
+
   /** Deadlines (System.nanoTime) checked by one ticker per connection; 0 = none. */
   private long headerDeadline;
+
   /** Between requests of a kept-alive connection: headerDeadline is the keep-alive timeout. */
   boolean keepAliveIdle;
+
   private long responseDeadline;
+
   /** The request body must be complete by then (System.nanoTime); 0 = no body under way. */
   private long bodyDeadline;
+
   private ScheduledFuture<?> ticker;
-  /** Set by {@link ReadMarker} when bytes arrive; tells a slow client from an idle keep-alive one. */
+
+  /**
+   * Set by {@link ReadMarker} when bytes arrive; tells a slow client from an idle keep-alive one.
+   */
   boolean sawBytes;
+
   /**
    * Something was read from the client or the backend since the last tick. The ticker turns this
-   * into {@link #lastActivity} for the idle timeout: cheaper than an IdleStateHandler, which
-   * reads the clock on every read and allocates a promise for every write it watches.
+   * into {@link #lastActivity} for the idle timeout: cheaper than an IdleStateHandler, which reads
+   * the clock on every read and allocates a promise for every write it watches.
    */
   boolean active;
+
   private long lastActivity;
+
   /**
-   * The service's idle and tunnel timeouts as of {@link #lastActivity}: a reload that changes
-   * them reaches this connection with its next byte, as IPVS gives a connection the current
-   * timeout at each packet; until then the deadline it had stands.
+   * The service's idle and tunnel timeouts as of {@link #lastActivity}: a reload that changes them
+   * reaches this connection with its next byte, as IPVS gives a connection the current timeout at
+   * each packet; until then the deadline it had stands.
    */
   private Timeouts idleTimeouts;
 
   // The exchange in progress; request == null when there is none.
   private HttpHead request;
+
   /** When the current request's head arrived (System.nanoTime), and its response's status. */
   private long exchangeStart;
+
   private int responseStatus;
+
   /** The request head as the backend gets it, kept until the exchange ends for a retry. */
   private ByteBuf upstreamHead;
+
   private boolean clientHttp10;
   private boolean clientKeepAlive;
   private String key;
+
   /** The shard alt this request asks for ({@code alt_header}), or {@link RequestAlt#NONE}. */
   private int askedAlt = RequestAlt.NONE;
+
   private boolean requestComplete;
   private boolean requestSent;
   private boolean bodyBytes;
   private boolean responseStarted;
   private boolean backendReusable;
+
   /** The response body is close-delimited and the proxy chunks it for the client. */
   private boolean chunkResponse;
-  /** Retries of the current request: one after a dead pooled connection, one after a failing server. */
+
+  /**
+   * Retries of the current request: one after a dead pooled connection, one after a failing server.
+   */
   private boolean retriedPooled;
+
   private boolean retriedFresh;
   private boolean reusedConnection;
   private final Set<RealServer> tried = new HashSet<>(2);
+
   /** The last of {@link #tried} to fail: a 502 after every server failed is counted for it. */
   private RealServer lastFailed;
+
   /** Body slices and END received before the backend connection exists. */
   private final ArrayDeque<Object> pendingBody = new ArrayDeque<>();
+
   private RealServer server;
   private Lease lease;
   private Channel backend;
@@ -189,7 +228,8 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
     long period = Math.max(10, Math.min(1000, timeouts.shortestHttpMillis() / 4));
     // One periodic check per connection instead of a timer per request: arming and cancelling two
     // timers for every request costs more than this at keep-alive request rates.
-    ticker = client.eventLoop().scheduleAtFixedRate(this::tick, period, period, TimeUnit.MILLISECONDS);
+    ticker =
+        client.eventLoop().scheduleAtFixedRate(this::tick, period, period, TimeUnit.MILLISECONDS);
     ctx.fireChannelActive();
   }
 
@@ -221,7 +261,10 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
       if (!h.http10 && !h.hasHost) {
         // RFC 9112 3.2: a server must answer 400; making one up would hide the client's bug
         // and let Fairway and the backend disagree about the host.
-        warnings.warn(vs.service().key(), "bad request: HTTP/1.1 request without Host", "from " + clientAddress);
+        warnings.warn(
+            vs.service().key(),
+            "bad request: HTTP/1.1 request without Host",
+            "from " + clientAddress);
         sendErrorAndClose(400, "HTTP/1.1 request without Host");
         return;
       }
@@ -246,7 +289,8 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
         }
       } else if (bodyDeadline != 0 && timeouts.requestBodyMinRate() > 0) {
         // Every minRate bytes earn the body one more second.
-        bodyDeadline += ((ByteBuf) msg).readableBytes() * 1_000_000_000L / timeouts.requestBodyMinRate();
+        bodyDeadline +=
+            ((ByteBuf) msg).readableBytes() * 1_000_000_000L / timeouts.requestBodyMinRate();
       }
       if (backend == null) {
         pendingBody.add(msg);
@@ -263,15 +307,21 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
   private void truncated() {
     if (request != null && !requestComplete) {
       // A backend that already has the head sees its connection close mid-request.
-      log.debug("{}: client {} half-closed in the middle of {} {}; closing", vs.service().key(), clientAddress,
-          request.method(), request.target());
+      log.debug(
+          "{}: client {} half-closed in the middle of {} {}; closing",
+          vs.service().key(),
+          clientAddress,
+          request.method(),
+          request.target());
       endExchange(false);
       closeClient();
     } else if (request != null) {
       // The current request is whole and gets its answer; the incomplete one queued behind it
       // (if it got as far as a head) is dropped.
-      log.debug("{}: client {} half-closed in the middle of a pipelined request; answering the complete ones",
-          vs.service().key(), clientAddress);
+      log.debug(
+          "{}: client {} half-closed in the middle of a pipelined request; answering the complete ones",
+          vs.service().key(),
+          clientAddress);
       Object last;
       while ((last = queued.peekLast()) != null && last != StrictRequestDecoder.END) {
         queued.pollLast();
@@ -281,7 +331,10 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
         }
       }
     } else {
-      log.debug("{}: client {} half-closed in the middle of a request head; closing", vs.service().key(), clientAddress);
+      log.debug(
+          "{}: client {} half-closed in the middle of a request head; closing",
+          vs.service().key(),
+          clientAddress);
       closeClient();
     }
   }
@@ -345,21 +398,25 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
     if (!tried.isEmpty()) {
       tried.clear();
     }
-    bodyDeadline = h.chunked || h.contentLength > 0 ? System.nanoTime() + timeouts.requestBody().toNanos() : 0;
+    bodyDeadline =
+        h.chunked || h.contentLength > 0 ? System.nanoTime() + timeouts.requestBody().toNanos() : 0;
     key = vs.spec().keySource().extract(h);
     askedAlt = RequestAlt.of(vs.spec().selection(), h);
-    upstreamHead = HeadWriter.request(client.alloc(), h, clientIp, h.hasHost ? null : hostHeader(), vs.spec().forwarded());
+    upstreamHead =
+        HeadWriter.request(
+            client.alloc(), h, clientIp, h.hasHost ? null : hostHeader(), vs.spec().forwarded());
     acquire(false);
   }
 
   /**
-   * The address the client connected to, as a Host value for a request without one (HTTP/1.0):
-   * the backend gets HTTP/1.1, where a missing Host is an error.
+   * The address the client connected to, as a Host value for a request without one (HTTP/1.0): the
+   * backend gets HTTP/1.1, where a missing Host is an error.
    */
   private byte[] hostHeader() {
     InetSocketAddress a = (InetSocketAddress) client.localAddress();
     String ip = a.getAddress().getHostAddress();
-    String v = (a.getAddress() instanceof java.net.Inet6Address ? "[" + ip + "]" : ip) + ":" + a.getPort();
+    String v =
+        (a.getAddress() instanceof java.net.Inet6Address ? "[" + ip + "]" : ip) + ":" + a.getPort();
     return v.getBytes(StandardCharsets.ISO_8859_1);
   }
 
@@ -368,13 +425,22 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
     Lease l = vs.select(clientAddress, key, tried, askedAlt);
     if (l == null) {
       boolean none = tried.isEmpty();
-      warnings.warn(vs.service().key(), none ? "no destination available" : "every destination failed",
-          (none ? "" : tried + " ") + request.method() + " " + request.target() + " from " + clientAddress);
+      warnings.warn(
+          vs.service().key(),
+          none ? "no destination available" : "every destination failed",
+          (none ? "" : tried + " ")
+              + request.method()
+              + " "
+              + request.target()
+              + " from "
+              + clientAddress);
       endExchange(false);
       generated(none ? null : lastFailed, none ? 503 : 502);
       sendErrorAndClose(
           none ? 503 : 502,
-          none ? "No server is available to handle this request." : "The server could not be reached.");
+          none
+              ? "No server is available to handle this request."
+              : "The server could not be reached.");
       return;
     }
     RealServer rs = l.server;
@@ -401,7 +467,10 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
             inClientRead = false;
             attach(f.channel());
           } else {
-            warnings.warn(vs.service().key(), "connect to " + rs + " failed: " + TcpFrontend.reason(f.cause()), null);
+            warnings.warn(
+                vs.service().key(),
+                "connect to " + rs + " failed: " + TcpFrontend.reason(f.cause()),
+                null);
             rs.http.connectFailed();
             lastFailed = rs;
             l.closeRequest();
@@ -428,7 +497,9 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
                     .addLast(decoder)
                     // Reader idle only: an idle pooled connection neither reads nor writes, and
                     // watching writes would cost a promise per write.
-                    .addLast(new IdleStateHandler(options.backendKeepAlive().toMillis(), 0, 0, TimeUnit.MILLISECONDS))
+                    .addLast(
+                        new IdleStateHandler(
+                            options.backendKeepAlive().toMillis(), 0, 0, TimeUnit.MILLISECONDS))
                     .addLast(new HttpBackendHandler(rs, decoder));
               }
             })
@@ -522,7 +593,8 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
     } else {
       ByteBuf b = (ByteBuf) msg;
       if (chunkResponse) {
-        client.write(HeadWriter.chunkHeader(client.alloc(), b.readableBytes()), client.voidPromise());
+        client.write(
+            HeadWriter.chunkHeader(client.alloc(), b.readableBytes()), client.voidPromise());
         client.write(b, client.voidPromise());
         client.write(Unpooled.wrappedBuffer(HeadWriter.CRLF), client.voidPromise());
       } else {
@@ -551,7 +623,9 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
       // 100 Continue and friends: passed on, the real response follows. Not to an HTTP/1.0
       // client, which cannot know them (RFC 9110 15.2).
       if (!clientHttp10) {
-        client.write(HeadWriter.response(client.alloc(), h, false, false, HeadWriter.Connection.UNCHANGED), client.voidPromise());
+        client.write(
+            HeadWriter.response(client.alloc(), h, false, false, HeadWriter.Connection.UNCHANGED),
+            client.voidPromise());
       }
       return;
     }
@@ -585,7 +659,8 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
         !clientKeepAlive
             ? HeadWriter.Connection.CLOSE
             : clientHttp10 ? HeadWriter.Connection.KEEP_ALIVE : HeadWriter.Connection.UNCHANGED;
-    client.write(HeadWriter.response(client.alloc(), h, dechunk, addChunked, c), client.voidPromise());
+    client.write(
+        HeadWriter.response(client.alloc(), h, dechunk, addChunked, c), client.voidPromise());
   }
 
   private void finishExchange() {
@@ -623,16 +698,22 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
   }
 
   /**
-   * The backend switched protocols: from here on the connection is a byte tunnel, relayed by
-   * {@link Relay} both ways with the L4 relay's backpressure and half-close. What each side sent
-   * after its HTTP message (held by the decoders) goes first.
+   * The backend switched protocols: from here on the connection is a byte tunnel, relayed by {@link
+   * Relay} both ways with the L4 relay's backpressure and half-close. What each side sent after its
+   * HTTP message (held by the decoders) goes first.
    */
   private void startTunnel() {
     tunnelPending = false;
     Channel b = backend;
     RealServer rs = server;
     Lease l = lease;
-    log.debug("{}: {} switched protocols for {} {} from {}", vs.service().key(), rs, request.method(), request.target(), clientAddress);
+    log.debug(
+        "{}: {} switched protocols for {} {} from {}",
+        vs.service().key(),
+        rs,
+        request.method(),
+        request.target(),
+        clientAddress);
     backendHandler.frontend = null;
     backend = null;
     backendHandler = null;
@@ -646,11 +727,14 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
     tunnel = b;
     // Still in rs.established (since attach): removal closes the tunnel, drain leaves it be.
     // It ends as an L4 connection ends: inactive until it expires.
-    client.closeFuture().addListener(f -> {
-      rs.established.remove(client);
-      l.close();
-      cancel(ticker);
-    });
+    client
+        .closeFuture()
+        .addListener(
+            f -> {
+              rs.established.remove(client);
+              l.close();
+              cancel(ticker);
+            });
     // Half-close both ways, as in L4; either side may then have to be written to after its FIN.
     b.config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
     KeptEpollChannels.keep(b);
@@ -696,7 +780,10 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
       if (!b.config().isAutoRead()) {
         b.config().setAutoRead(true);
       }
-      if (!(reuseBackend && rs != null && !rs.removed() && rs.pool.offer(b, options.maxIdleBackendConnections()))) {
+      if (!(reuseBackend
+          && rs != null
+          && !rs.removed()
+          && rs.pool.offer(b, options.maxIdleBackendConnections()))) {
         b.close();
       }
     }
@@ -729,7 +816,10 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
     responseDeadline = 0;
     RealServer rs = server;
     if (responseStarted) {
-      warnings.warn(vs.service().key(), rs + " failed mid-response (" + why + "); closing the client", clientAddress);
+      warnings.warn(
+          vs.service().key(),
+          rs + " failed mid-response (" + why + "); closing the client",
+          clientAddress);
       endExchange(false);
       closeClient();
       return;
@@ -740,8 +830,14 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
     boolean replayable = requestComplete && !bodyBytes && request.idempotent();
     boolean canRetry = replayable && (reusedConnection ? !retriedPooled : !retriedFresh);
     if (canRetry) {
-      warnings.info(vs.service().key(), rs + " failed before responding (" + why + "); retrying"
-          + (reusedConnection ? " on a fresh connection" : " on another server"), request.method() + " " + request.target());
+      warnings.info(
+          vs.service().key(),
+          rs
+              + " failed before responding ("
+              + why
+              + "); retrying"
+              + (reusedConnection ? " on a fresh connection" : " on another server"),
+          request.method() + " " + request.target());
       rs.http.retried();
       if (reusedConnection) {
         retriedPooled = true;
@@ -762,7 +858,8 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
       lease = null;
       rs.established.remove(client);
       inClientRead = false;
-      // A fresh connection: other pooled connections to a server that just died are likely dead too.
+      // A fresh connection: other pooled connections to a server that just died are likely dead
+      // too.
       acquire(true);
       return;
     }
@@ -805,10 +902,16 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
       active = false;
       lastActivity = now;
       idleTimeouts = vs.timeouts();
-    } else if (now - lastActivity >= (tunnel != null ? idleTimeouts.tunnel() : idleTimeouts.idle()).toNanos()) {
+    } else if (now - lastActivity
+        >= (tunnel != null ? idleTimeouts.tunnel() : idleTimeouts.idle()).toNanos()) {
       if (request != null || tunnel != null) {
-        warnings.info(vs.service().key(), (tunnel != null ? "tunnel idle for " + idleTimeouts.tunnel() : "exchange idle for "
-            + idleTimeouts.idle()) + "; closing", "client " + clientAddress);
+        warnings.info(
+            vs.service().key(),
+            (tunnel != null
+                    ? "tunnel idle for " + idleTimeouts.tunnel()
+                    : "exchange idle for " + idleTimeouts.idle())
+                + "; closing",
+            "client " + clientAddress);
       }
       closed = true;
       client.close();
@@ -823,7 +926,9 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
     if (responseDeadline != 0 && now - responseDeadline >= 0) {
       responseDeadline = 0;
       if (request != null && !responseStarted) {
-        warnings.warn(vs.service().key(), server + " did not answer within " + timeouts.firstByte(),
+        warnings.warn(
+            vs.service().key(),
+            server + " did not answer within " + timeouts.firstByte(),
             request.method() + " " + request.target());
         generated(server, 504);
         endExchange(false);
@@ -834,9 +939,14 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
     if (bodyDeadline != 0 && now - bodyDeadline >= 0) {
       bodyDeadline = 0;
       if (request != null && !requestComplete) {
-        warnings.info(vs.service().key(), "client too slow sending a request body (request_body " + timeouts.requestBody()
-            + ", min rate " + timeouts.requestBodyMinRate() + " B/s); 408", clientAddress + " " + request.method() + " "
-            + request.target());
+        warnings.info(
+            vs.service().key(),
+            "client too slow sending a request body (request_body "
+                + timeouts.requestBody()
+                + ", min rate "
+                + timeouts.requestBodyMinRate()
+                + " B/s); 408",
+            clientAddress + " " + request.method() + " " + request.target());
         boolean answered = responseStarted;
         endExchange(false); // the backend has half a request: its connection cannot be reused
         if (answered) {
@@ -851,11 +961,16 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
       headerDeadline = 0;
       if (request == null) {
         if (sawBytes) {
-          warnings.info(vs.service().key(), "client sent no complete request head within " + timeouts.requestHead() + "; 408",
+          warnings.info(
+              vs.service().key(),
+              "client sent no complete request head within " + timeouts.requestHead() + "; 408",
               clientAddress);
           sendErrorAndClose(408, "The request did not arrive in time.");
         } else {
-          log.debug("{}: idle client {} closed after {}", vs.service().key(), clientAddress,
+          log.debug(
+              "{}: idle client {} closed after {}",
+              vs.service().key(),
+              clientAddress,
               keepAliveIdle ? timeouts.keepAlive() : timeouts.requestHead());
           closeClient();
         }
@@ -876,7 +991,9 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
     releaseQueued();
     if (inputShutdown) {
       // Nothing more can arrive, so nothing to linger for.
-      client.writeAndFlush(ErrorPages.page(status, detail, true)).addListener(ChannelFutureListener.CLOSE);
+      client
+          .writeAndFlush(ErrorPages.page(status, detail, true))
+          .addListener(ChannelFutureListener.CLOSE);
       return;
     }
     // Lingering close, as nginx does: closing with unread request bytes in the socket makes the
@@ -926,7 +1043,8 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-    log.debug("{}: client {} error: {}", vs.service().key(), clientAddress, TcpFrontend.reason(cause));
+    log.debug(
+        "{}: client {} error: {}", vs.service().key(), clientAddress, TcpFrontend.reason(cause));
     ctx.close();
   }
 

@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 final class HttpHead {
   /** Per header: name start, name end, value start, value end (trimmed), line end (after CRLF). */
   static final int NAME = 0;
+
   static final int NAME_END = 1;
   static final int VALUE = 2;
   static final int VALUE_END = 3;
@@ -21,63 +22,86 @@ final class HttpHead {
   static final int STRIDE = 5;
 
   final byte[] bytes;
+
   /** Length of the head including the blank line that ends it. */
   final int length;
+
   final boolean request;
 
   // Start line. Request: method [0, methodEnd), target [targetStart, targetEnd).
   int methodEnd;
   int targetStart;
   int targetEnd;
+
   /** Response status code. */
   int status;
+
   /** Version HTTP/1.0 (otherwise HTTP/1.1). */
   boolean http10;
+
   /** Where the first header line starts. */
   int startLineEnd;
 
   int count;
   int[] fields = new int[STRIDE * 8]; // grows; most heads have fewer
+
   /** Headers not to forward (hop-by-hop, or listed in Connection). */
   boolean[] drop = new boolean[8];
 
   /** Content-Length, or -1 when absent. */
   long contentLength = -1;
+
   /** Transfer-Encoding present (request: exactly "chunked"; response: any coding). */
   boolean transferEncoding;
+
   /** The body is chunked (the final transfer coding is chunked). */
   boolean chunked;
+
   boolean connectionClose;
   boolean connectionKeepAlive;
+
   /** A Host header is present (an HTTP/1.0 request may have none). */
   boolean hasHost;
+
   /** An Upgrade header is present (request: dropped unless {@link #upgrade}). */
   boolean upgradeHeader;
+
   /** The Connection header lists the "upgrade" token. */
   boolean connectionUpgrade;
+
   /**
-   * An HTTP/1.1 request asking for a protocol switch (Upgrade, listed in Connection, RFC 9110
-   * 7.8): its Upgrade headers are forwarded and the backend may answer 101 and a tunnel.
+   * An HTTP/1.1 request asking for a protocol switch (Upgrade, listed in Connection, RFC 9110 7.8):
+   * its Upgrade headers are forwarded and the backend may answer 101 and a tunnel.
    */
   boolean upgrade;
+
   /**
    * Index of the last X-Forwarded-For header the request forwards, or -1 (none, or the client
    * listed it in Connection, which drops it: Fairway's own is then added alone).
    */
   int lastForwardedFor = -1;
+
   /** Index of the last RFC 7239 Forwarded header the request forwards, or -1. */
   int lastForwarded = -1;
-  /** Request: the Transfer-Encoding and Content-Length headers, or -1; forwarded in canonical form. */
-  int transferEncodingHeader = -1;
-  int contentLengthHeader = -1;
+
   /**
-   * Request with an absolute-form target ({@code http://authority/path}): where its authority
-   * is, else -1. RFC 9112 3.2.2: the authority is the request's host, whatever Host says.
+   * Request: the Transfer-Encoding and Content-Length headers, or -1; forwarded in canonical form.
+   */
+  int transferEncodingHeader = -1;
+
+  int contentLengthHeader = -1;
+
+  /**
+   * Request with an absolute-form target ({@code http://authority/path}): where its authority is,
+   * else -1. RFC 9112 3.2.2: the authority is the request's host, whatever Host says.
    */
   int authorityStart = -1;
+
   int authorityEnd = -1;
+
   /** Whether any header is dropped when forwarding. */
   boolean dropsAny;
+
   /**
    * The only header to drop is "Connection: keep-alive", which is as true of the next hop's
    * connection as of this one when that one is kept alive too: the head can go on unchanged.
@@ -113,8 +137,12 @@ final class HttpHead {
 
   /** Methods whose request may be sent twice without harm (RFC 9110 9.2.2). */
   boolean idempotent() {
-    return isMethod("GET") || isMethod("HEAD") || isMethod("PUT") || isMethod("DELETE")
-        || isMethod("OPTIONS") || isMethod("TRACE");
+    return isMethod("GET")
+        || isMethod("HEAD")
+        || isMethod("PUT")
+        || isMethod("DELETE")
+        || isMethod("OPTIONS")
+        || isMethod("TRACE");
   }
 
   /** Whether the client (request) or server (response) wants the connection kept open. */
@@ -148,12 +176,13 @@ final class HttpHead {
   }
 
   /**
-   * The first value of the named header, or {@code null}. For {@code host} the request's host
-   * as forwarded: an absolute-form target's authority replaces any Host header.
+   * The first value of the named header, or {@code null}. For {@code host} the request's host as
+   * forwarded: an absolute-form target's authority replaces any Host header.
    */
   String header(String lowerName) {
     if (authorityStart >= 0 && lowerName.equals("host")) {
-      return new String(bytes, authorityStart, authorityEnd - authorityStart, StandardCharsets.ISO_8859_1);
+      return new String(
+          bytes, authorityStart, authorityEnd - authorityStart, StandardCharsets.ISO_8859_1);
     }
     for (int i = 0; i < count; i++) {
       if (nameIs(i, lowerName)) {

@@ -6,30 +6,42 @@ import java.util.concurrent.atomic.LongAdder;
  * One real server's HTTP counters on the userspace data plane: responses by status class, the
  * request duration (request head in to response end out) and backend connect time as fixed-bucket
  * histograms, retries, failed backend connects, and the responses the proxy made up itself (502,
- * 503, 504) among the responses. A virtual service has one too, for the requests it could choose
- * no server for.
+ * 503, 504) among the responses. A virtual service has one too, for the requests it could choose no
+ * server for.
  *
- * <p>Built for the hot path: every record is a handful of {@link LongAdder} increments (striped,
- * no lock, no allocation once a stripe exists) and a scan of a dozen bucket bounds; nothing is
+ * <p>Built for the hot path: every record is a handful of {@link LongAdder} increments (striped, no
+ * lock, no allocation once a stripe exists) and a scan of a dozen bucket bounds; nothing is
  * formatted or looked up by name per request. Exposition (names, labels, the Prometheus model)
  * happens at scrape time in the daemon, from {@link #snapshot()}. {@code
  * -Dfairway.proxy.httpMetrics=false} turns recording off, to measure what it costs.
  */
 public final class HttpStats {
-  static final boolean ENABLED = Boolean.parseBoolean(System.getProperty("fairway.proxy.httpMetrics", "true"));
+  static final boolean ENABLED =
+      Boolean.parseBoolean(System.getProperty("fairway.proxy.httpMetrics", "true"));
 
   /** Upper bounds of the request-duration buckets, seconds (the last bucket is +Inf). */
-  public static final double[] DURATION_BOUNDS = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
+  public static final double[] DURATION_BOUNDS = {
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
+  };
+
   /** Upper bounds of the connect-time buckets, seconds. */
-  public static final double[] CONNECT_BOUNDS = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1};
+  public static final double[] CONNECT_BOUNDS = {
+    0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1
+  };
 
   private final Histogram duration = new Histogram(DURATION_BOUNDS);
   private final Histogram connect = new Histogram(CONNECT_BOUNDS);
+
   /** 1xx..5xx at 0..4; anything else at 5. */
   private final LongAdder[] byClass = adders(6);
+
   private final LongAdder retries = new LongAdder();
-  /** The codes of {@link #generated}: what the proxy answers when a server fails or none is left. */
+
+  /**
+   * The codes of {@link #generated}: what the proxy answers when a server fails or none is left.
+   */
   public static final int[] GENERATED_CODES = {502, 503, 504};
+
   private final LongAdder[] generated = adders(GENERATED_CODES.length);
   private final LongAdder connectFailures = new LongAdder();
 
@@ -86,7 +98,13 @@ public final class HttpStats {
     for (int i = 0; i < made.length; i++) {
       made[i] = generated[i].sum();
     }
-    return new Snapshot(classes, duration.snapshot(), connect.snapshot(), retries.sum(), made, connectFailures.sum());
+    return new Snapshot(
+        classes,
+        duration.snapshot(),
+        connect.snapshot(),
+        retries.sum(),
+        made,
+        connectFailures.sum());
   }
 
   /**
@@ -97,12 +115,22 @@ public final class HttpStats {
    * @param generated the responses the proxy generated, by {@link #GENERATED_CODES}
    * @param connectFailures backend connects that failed (refused, unreachable, timed out)
    */
-  public record Snapshot(long[] byClass, Buckets duration, Buckets connect, long retries, long[] generated,
+  public record Snapshot(
+      long[] byClass,
+      Buckets duration,
+      Buckets connect,
+      long retries,
+      long[] generated,
       long connectFailures) {
     /** Both added up (one server under several services of a virtual server group). */
     public Snapshot plus(Snapshot o) {
-      return new Snapshot(add(byClass, o.byClass), duration.plus(o.duration), connect.plus(o.connect),
-          retries + o.retries, add(generated, o.generated), connectFailures + o.connectFailures);
+      return new Snapshot(
+          add(byClass, o.byClass),
+          duration.plus(o.duration),
+          connect.plus(o.connect),
+          retries + o.retries,
+          add(generated, o.generated),
+          connectFailures + o.connectFailures);
     }
   }
 

@@ -8,13 +8,12 @@ import java.util.Objects;
 /**
  * Where an HTTP service takes the key that hashing directors (hash, shard, sh, mh...) select by.
  *
- * <p>Operators pin a user or an object to one backend so its cache or session stays warm there:
- * by URL for caches, by a header or cookie for sessions. When the request lacks the header or
- * cookie, the client address is the key, so the request still lands somewhere stable.
+ * <p>Operators pin a user or an object to one backend so its cache or session stays warm there: by
+ * URL for caches, by a header or cookie for sessions. When the request lacks the header or cookie,
+ * the client address is the key, so the request still lands somewhere stable.
  *
  * @param kind what the key comes from
- * @param name the header or cookie name; {@code null} for {@link Kind#URL} and {@link
- *     Kind#CLIENT}
+ * @param name the header or cookie name; {@code null} for {@link Kind#URL} and {@link Kind#CLIENT}
  */
 public record KeySource(Kind kind, String name) {
 
@@ -53,8 +52,8 @@ public record KeySource(Kind kind, String name) {
   }
 
   /**
-   * Parses the configuration form: {@code by URL}, {@code by HEADER name}, {@code by COOKIE
-   * name}, {@code by CLIENT} (the leading {@code by} is optional, words are case-insensitive).
+   * Parses the configuration form: {@code by URL}, {@code by HEADER name}, {@code by COOKIE name},
+   * {@code by CLIENT} (the leading {@code by} is optional, words are case-insensitive).
    *
    * @throws IllegalArgumentException with a one-line reason
    */
@@ -62,7 +61,8 @@ public record KeySource(Kind kind, String name) {
     String[] w = text.trim().split("\\s+");
     int i = w.length > 0 && w[0].equalsIgnoreCase("by") ? 1 : 0;
     if (i >= w.length) {
-      throw new IllegalArgumentException("expected URL, HEADER name, COOKIE name or CLIENT after 'by'");
+      throw new IllegalArgumentException(
+          "expected URL, HEADER name, COOKIE name or CLIENT after 'by'");
     }
     String k = w[i].toUpperCase(Locale.ROOT);
     int rest = w.length - i - 1;

@@ -6,13 +6,14 @@ import java.util.Locale;
 
 /**
  * The shard {@code alt} an HTTP request asks for in the service's {@code alt_header}, as a VCL's
- * {@code shard.backend(alt=std.integer(req.http.X-Alt))}: a request's alt overrides the
- * associated shard_param's. A missing header, or a value that is not a non-negative decimal
- * integer, asks for nothing, and the shard uses its own default.
+ * {@code shard.backend(alt=std.integer(req.http.X-Alt))}: a request's alt overrides the associated
+ * shard_param's. A missing header, or a value that is not a non-negative decimal integer, asks for
+ * nothing, and the shard uses its own default.
  */
 final class RequestAlt {
   /** No alt asked for. */
   static final int NONE = VirtualService.NO_ALT;
+
   /** Larger values ask for the last alternative anyway (a shard clamps to its member count). */
   static final int MAX = 65_535;
 

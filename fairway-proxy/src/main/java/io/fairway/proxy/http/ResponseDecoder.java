@@ -6,16 +6,23 @@ import io.netty.handler.codec.ByteToMessageDecoder;
 import java.util.List;
 
 /**
- * Splits what a backend sends into responses, as {@link StrictRequestDecoder} does for requests:
- * an {@link HttpHead}, body slices, then {@link StrictRequestDecoder#END} (also after a bodiless
- * one); interim (1xx) heads, without END, come before the final one. A response the proxy cannot frame becomes one {@link
- * StrictRequestDecoder.Malformed} (status 502).
+ * Splits what a backend sends into responses, as {@link StrictRequestDecoder} does for requests: an
+ * {@link HttpHead}, body slices, then {@link StrictRequestDecoder#END} (also after a bodiless one);
+ * interim (1xx) heads, without END, come before the final one. A response the proxy cannot frame
+ * becomes one {@link StrictRequestDecoder.Malformed} (status 502).
  *
- * <p>Whether a response has a body depends on the request (HEAD) as much as on the response, so
- * the exchange says what it sent through {@link #expect} before writing the request.
+ * <p>Whether a response has a body depends on the request (HEAD) as much as on the response, so the
+ * exchange says what it sent through {@link #expect} before writing the request.
  */
 final class ResponseDecoder extends ByteToMessageDecoder {
-  private enum State { HEAD, LENGTH, CHUNKED, UNTIL_CLOSE, UPGRADED, BAD }
+  private enum State {
+    HEAD,
+    LENGTH,
+    CHUNKED,
+    UNTIL_CLOSE,
+    UPGRADED,
+    BAD
+  }
 
   private final int maxHead;
   private State state = State.HEAD;
@@ -32,10 +39,10 @@ final class ResponseDecoder extends ByteToMessageDecoder {
 
   /**
    * The next response answers a HEAD request ({@code headRequest}), goes to a client that cannot
-   * read chunked bodies ({@code dechunk}: chunked bodies are passed as their data alone), and
-   * may be a 101 ({@code upgrade}: the request asked for a protocol switch). After a 101 nothing
-   * more is decoded: the bytes stay in the cumulation, which goes on to the tunnel's relay when
-   * this decoder is removed.
+   * read chunked bodies ({@code dechunk}: chunked bodies are passed as their data alone), and may
+   * be a 101 ({@code upgrade}: the request asked for a protocol switch). After a 101 nothing more
+   * is decoded: the bytes stay in the cumulation, which goes on to the tunnel's relay when this
+   * decoder is removed.
    */
   void expect(boolean headRequest, boolean dechunk, boolean upgrade) {
     this.headRequest = headRequest;
@@ -90,8 +97,13 @@ final class ResponseDecoder extends ByteToMessageDecoder {
     // The head ends at CRLF CRLF; the parser rejects any bare LF inside it.
     int from = Math.max(r, r + scanned - 3);
     int end = -1;
-    for (int lf = in.indexOf(from, w, (byte) '\n'); lf >= 0; lf = in.indexOf(lf + 1, w, (byte) '\n')) {
-      if (lf - r >= 3 && in.getByte(lf - 1) == '\r' && in.getByte(lf - 2) == '\n' && in.getByte(lf - 3) == '\r') {
+    for (int lf = in.indexOf(from, w, (byte) '\n');
+        lf >= 0;
+        lf = in.indexOf(lf + 1, w, (byte) '\n')) {
+      if (lf - r >= 3
+          && in.getByte(lf - 1) == '\r'
+          && in.getByte(lf - 2) == '\n'
+          && in.getByte(lf - 3) == '\r') {
         end = lf + 1 - r;
         break;
       }

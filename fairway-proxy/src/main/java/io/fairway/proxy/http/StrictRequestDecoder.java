@@ -11,57 +11,70 @@ import java.util.List;
  * Splits what a client sends into requests: an {@link HttpHead}, then the body as {@link ByteBuf}
  * slices of the bytes received, then {@link #END} (right after the head when there is no body).
  *
- * <p>No header map, no strings, no re-encoding: the head is copied once into an array and parsed
- * in place ({@link HeadParser}), bodies pass as slices of the read buffer. A request that breaks
- * the rules becomes one {@link Malformed} message, and everything after it on the connection is
+ * <p>No header map, no strings, no re-encoding: the head is copied once into an array and parsed in
+ * place ({@link HeadParser}), bodies pass as slices of the read buffer. A request that breaks the
+ * rules becomes one {@link Malformed} message, and everything after it on the connection is
  * discarded: once framing is in doubt, no later byte can be trusted to start a request.
  *
  * <p>After a request that asks for a protocol switch ({@link HttpHead#upgrade}) the decoder holds
  * what follows undecoded: it may be the new protocol's first bytes (sent before the 101, as
- * WebSocket clients may) or the next HTTP request. The exchange decides: {@link #resume()} when
- * the backend declined, or the decoder is removed and passes the bytes on to the tunnel.
+ * WebSocket clients may) or the next HTTP request. The exchange decides: {@link #resume()} when the
+ * backend declined, or the decoder is removed and passes the bytes on to the tunnel.
  *
  * <p>When the client half-closes in the middle of a request (head or body), {@link #TRUNCATED}
  * follows what was decoded of it: it will never be complete.
  *
- * <p>Limits as configured: a request line longer than {@code maxInitialLineLength} is refused
- * with 414, header lines adding up to more than {@code maxHeaderSize} with 431.
+ * <p>Limits as configured: a request line longer than {@code maxInitialLineLength} is refused with
+ * 414, header lines adding up to more than {@code maxHeaderSize} with 431.
  */
 public final class StrictRequestDecoder extends ByteToMessageDecoder {
   /** The end of a request body. */
-  static final Object END = new Object() {
-    @Override
-    public String toString() {
-      return "END";
-    }
-  };
+  static final Object END =
+      new Object() {
+        @Override
+        public String toString() {
+          return "END";
+        }
+      };
 
   /** The client's input ended in the middle of a request. */
-  static final Object TRUNCATED = new Object() {
-    @Override
-    public String toString() {
-      return "TRUNCATED";
-    }
-  };
+  static final Object TRUNCATED =
+      new Object() {
+        @Override
+        public String toString() {
+          return "TRUNCATED";
+        }
+      };
 
   /** A request the proxy refuses: the status to answer with and why. */
   record Malformed(int status, String reason) {}
 
-  private enum State { HEAD, LENGTH, CHUNKED, HOLD, BAD }
+  private enum State {
+    HEAD,
+    LENGTH,
+    CHUNKED,
+    HOLD,
+    BAD
+  }
 
   private final int maxLine;
   private final int maxHeaders;
   private State state = State.HEAD;
+
   /** Head bytes already scanned (from the reader index) and where the current line starts. */
   private int scanned;
+
   private int lineStart;
   private int firstLineEnd;
   private long remaining;
   private ChunkedBody chunked;
+
   /** The request whose body is being decoded asked for a protocol switch. */
   private boolean holdAfterBody;
+
   /** What was held when the input ended (the cumulation is released then). */
   private ByteBuf heldAtEof;
+
   private boolean inputEnded;
   private ChannelHandlerContext ctx;
 
@@ -113,7 +126,9 @@ public final class StrictRequestDecoder extends ByteToMessageDecoder {
       if (in.isReadable()) {
         heldAtEof = in.readRetainedSlice(in.readableBytes());
       }
-    } else if (state == State.LENGTH || state == State.CHUNKED || (state == State.HEAD && in.isReadable())) {
+    } else if (state == State.LENGTH
+        || state == State.CHUNKED
+        || (state == State.HEAD && in.isReadable())) {
       out.add(TRUNCATED);
     }
   }
@@ -149,8 +164,8 @@ public final class StrictRequestDecoder extends ByteToMessageDecoder {
   }
 
   /**
-   * The bytes held when the client's input ended, for the tunnel (the caller owns them), or
-   * {@code null}. Bytes held before that are passed on when this decoder is removed.
+   * The bytes held when the client's input ended, for the tunnel (the caller owns them), or {@code
+   * null}. Bytes held before that are passed on when this decoder is removed.
    */
   ByteBuf takeHeldAtEof() {
     ByteBuf b = heldAtEof;
@@ -226,7 +241,8 @@ public final class StrictRequestDecoder extends ByteToMessageDecoder {
         if (!hasVersion(in, r, lf)) {
           // HTTP/0.9 ("GET /"): no headers follow, so waiting for the blank line would only
           // end in a 408. Refused now, as HAProxy does.
-          throw new BadMessage(400, "request line without an HTTP version (HTTP/0.9 is not supported)");
+          throw new BadMessage(
+              400, "request line without an HTTP version (HTTP/0.9 is not supported)");
         }
       }
       lineStart = scanned;

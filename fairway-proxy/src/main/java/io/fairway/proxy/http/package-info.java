@@ -4,24 +4,23 @@
  *
  * <h2>Why its own parser</h2>
  *
- * <p>A proxy sits between two parsers, and a request the two frame differently can smuggle
- * another one past the proxy. So the decoders here ({@link
- * io.fairway.proxy.http.StrictRequestDecoder}, {@link io.fairway.proxy.http.ResponseDecoder},
- * {@link io.fairway.proxy.http.HeadParser}) refuse rather than repair what is ambiguous (bare LF,
- * obs-fold, a second Content-Length, Content-Length with Transfer-Encoding on a request...), as
- * HAProxy and nginx do, and once framing is in doubt nothing later on the connection is trusted
- * (where Fairway still answers differently from them is listed in docs/proxy.md). The decoders
- * also keep the hot path cheap: a head is parsed in place in one array and rewritten by byte
- * copies ({@link io.fairway.proxy.http.HeadWriter}), bodies pass as slices of what was read, with
- * no header map and no re-encoding per request.
+ * <p>A proxy sits between two parsers, and a request the two frame differently can smuggle another
+ * one past the proxy. So the decoders here ({@link io.fairway.proxy.http.StrictRequestDecoder},
+ * {@link io.fairway.proxy.http.ResponseDecoder}, {@link io.fairway.proxy.http.HeadParser}) refuse
+ * rather than repair what is ambiguous (bare LF, obs-fold, a second Content-Length, Content-Length
+ * with Transfer-Encoding on a request...), as HAProxy and nginx do, and once framing is in doubt
+ * nothing later on the connection is trusted (where Fairway still answers differently from them is
+ * listed in docs/proxy.md). The decoders also keep the hot path cheap: a head is parsed in place in
+ * one array and rewritten by byte copies ({@link io.fairway.proxy.http.HeadWriter}), bodies pass as
+ * slices of what was read, with no header map and no re-encoding per request.
  *
  * <h2>What else lives here</h2>
  *
  * <p>Where a hashing director takes its key from a request ({@link
- * io.fairway.proxy.http.KeySource}), and the per-server HTTP state the table's real servers
- * carry but only HTTP uses: idle backend connections ({@link io.fairway.proxy.http.BackendPool})
- * and response counters for the metrics ({@link io.fairway.proxy.http.HttpStats}). A protocol
- * switch (WebSocket, {@code Connection: upgrade}) leaves HTTP for good: the exchange becomes two
- * L4 relays ({@code io.fairway.proxy.l4}).
+ * io.fairway.proxy.http.KeySource}), and the per-server HTTP state the table's real servers carry
+ * but only HTTP uses: idle backend connections ({@link io.fairway.proxy.http.BackendPool}) and
+ * response counters for the metrics ({@link io.fairway.proxy.http.HttpStats}). A protocol switch
+ * (WebSocket, {@code Connection: upgrade}) leaves HTTP for good: the exchange becomes two L4 relays
+ * ({@code io.fairway.proxy.l4}).
  */
 package io.fairway.proxy.http;

@@ -14,25 +14,29 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>A reload that changes the timeout ({@code lvs_timeouts tcp}, {@code proxy_timeouts idle})
  * reaches established connections as IPVS does it: the kernel gives a connection the current
- * timeout at each packet ({@code set_tcp_state}, then {@code ip_vs_conn_put} re-arms the timer),
- * so activity before the reload keeps the deadline it set and activity after it gets the new
- * timeout.
+ * timeout at each packet ({@code set_tcp_state}, then {@code ip_vs_conn_put} re-arms the timer), so
+ * activity before the reload keeps the deadline it set and activity after it gets the new timeout.
  */
 public final class IdleWatch implements Runnable {
-  private static final AttributeKey<IdleWatch> WATCH = AttributeKey.valueOf(IdleWatch.class, "watch");
+  private static final AttributeKey<IdleWatch> WATCH =
+      AttributeKey.valueOf(IdleWatch.class, "watch");
 
   private final Channel client;
   private final Channel backend;
   private final TrafficMeter clientMeter;
   private final TrafficMeter backendMeter;
+
   /** What activity seen from now on is given. */
   private long timeoutNanos;
+
   /** The last activity accounted, and the deadline it set (that activity plus the timeout then). */
   private long seen;
+
   private long deadline;
   private ScheduledFuture<?> timer;
 
-  private IdleWatch(Channel client, TrafficMeter cm, Channel backend, TrafficMeter bm, long timeoutNanos) {
+  private IdleWatch(
+      Channel client, TrafficMeter cm, Channel backend, TrafficMeter bm, long timeoutNanos) {
     this.client = client;
     this.backend = backend;
     this.clientMeter = cm;
@@ -42,8 +46,11 @@ public final class IdleWatch implements Runnable {
     this.deadline = seen + timeoutNanos;
   }
 
-  /** Starts watching; the timer goes away when the client channel closes. Call on the event loop. */
-  static void start(Channel client, TrafficMeter cm, Channel backend, TrafficMeter bm, long timeoutNanos) {
+  /**
+   * Starts watching; the timer goes away when the client channel closes. Call on the event loop.
+   */
+  static void start(
+      Channel client, TrafficMeter cm, Channel backend, TrafficMeter bm, long timeoutNanos) {
     IdleWatch w = new IdleWatch(client, cm, backend, bm, timeoutNanos);
     client.attr(WATCH).set(w);
     w.arm(timeoutNanos);
@@ -51,20 +58,23 @@ public final class IdleWatch implements Runnable {
   }
 
   /**
-   * The service's idle timeout is now {@code timeoutNanos}: for the connection's activity from
-   * now on, if {@code client} is a watched L4 connection (other channels are left alone). Runs on
-   * the channel's event loop, after a watch that is being started there.
+   * The service's idle timeout is now {@code timeoutNanos}: for the connection's activity from now
+   * on, if {@code client} is a watched L4 connection (other channels are left alone). Runs on the
+   * channel's event loop, after a watch that is being started there.
    */
   public static void retime(Channel client, long timeoutNanos) {
-    client.eventLoop().execute(() -> {
-      IdleWatch w = client.attr(WATCH).get();
-      if (w != null && client.isOpen()) {
-        w.account();
-        w.timeoutNanos = timeoutNanos;
-        w.timer.cancel(false);
-        w.check();
-      }
-    });
+    client
+        .eventLoop()
+        .execute(
+            () -> {
+              IdleWatch w = client.attr(WATCH).get();
+              if (w != null && client.isOpen()) {
+                w.account();
+                w.timeoutNanos = timeoutNanos;
+                w.timer.cancel(false);
+                w.check();
+              }
+            });
   }
 
   private void arm(long delayNanos) {

@@ -6,9 +6,9 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelOutboundBuffer;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.epoll.AbstractEpollStreamChannel;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.DuplexChannel;
@@ -17,16 +17,15 @@ import io.netty.channel.unix.Socket;
 import java.io.IOException;
 
 /**
- * Moves bytes from its channel to a peer channel, one of the two halves of an L4 connection:
- * copied through the JVM, or, while a bulk transfer streams (see {@link
- * ProxyOptions#spliceThreshold()}), spliced kernel-to-kernel through a pipe (the epoll
- * transport's {@code spliceTo}).
+ * Moves bytes from its channel to a peer channel, one of the two halves of an L4 connection: copied
+ * through the JVM, or, while a bulk transfer streams (see {@link ProxyOptions#spliceThreshold()}),
+ * spliced kernel-to-kernel through a pipe (the epoll transport's {@code spliceTo}).
  *
  * <p>Backpressure: when the peer's outbound buffer passes its high-water mark this side stops
  * reading, and resumes when the peer drains; a fast sender in front of a slow receiver therefore
- * never makes the proxy buffer more than the water marks allow. A splicing direction gets the
- * same from the transport: it stops reading while the pipe's content is not yet written out, so
- * at most one pipe (64 KiB) is in flight.
+ * never makes the proxy buffer more than the water marks allow. A splicing direction gets the same
+ * from the transport: it stops reading while the pipe's content is not yet written out, so at most
+ * one pipe (64 KiB) is in flight.
  *
  * <p>Bytes are counted by the channel's {@link TrafficMeter}, not here: spliced bytes never pass
  * through the pipeline.
@@ -36,15 +35,20 @@ public final class Relay extends ChannelInboundHandlerAdapter {
   static final int SPLICE_BURST = 1 << 20;
 
   /** Splices started in this JVM (a diagnostic: tests check that a mode really splices). */
-  public static final java.util.concurrent.atomic.LongAdder SPLICES = new java.util.concurrent.atomic.LongAdder();
+  public static final java.util.concurrent.atomic.LongAdder SPLICES =
+      new java.util.concurrent.atomic.LongAdder();
 
   private final Channel peer;
+
   /** The peer's socket when it is an epoll channel, for writing without queueing; else null. */
   private final Socket peerSocket;
+
   private final long spliceAbove;
   private boolean splicing;
+
   /** This direction has spliced at some point, so a FIN may leave bytes behind (drainAfterFin). */
   private boolean spliced;
+
   /** Something went through the peer's outbound buffer since the last flush. */
   private boolean queued;
 
@@ -56,7 +60,8 @@ public final class Relay extends ChannelInboundHandlerAdapter {
    */
   public Relay(Channel peer, long spliceAbove) {
     this.peer = peer;
-    this.peerSocket = peer instanceof AbstractEpollStreamChannel e && e.fd() instanceof Socket s ? s : null;
+    this.peerSocket =
+        peer instanceof AbstractEpollStreamChannel e && e.fd() instanceof Socket s ? s : null;
     this.spliceAbove = spliceAbove;
   }
 
@@ -95,10 +100,10 @@ public final class Relay extends ChannelInboundHandlerAdapter {
   }
 
   /**
-   * Writes {@code b} to the peer's socket right away when nothing is queued for the peer, which
-   * is the usual case for request/response traffic: it saves the outbound buffer's bookkeeping
-   * and a flush per read, the largest Java cost left on that path. Whatever the socket does not
-   * take stays in {@code b} for the queued path, so the bytes keep their order.
+   * Writes {@code b} to the peer's socket right away when nothing is queued for the peer, which is
+   * the usual case for request/response traffic: it saves the outbound buffer's bookkeeping and a
+   * flush per read, the largest Java cost left on that path. Whatever the socket does not take
+   * stays in {@code b} for the queued path, so the bytes keep their order.
    *
    * @return whether all of {@code b} was written (and released)
    */
@@ -109,7 +114,9 @@ public final class Relay extends ChannelInboundHandlerAdapter {
     }
     ChannelOutboundBuffer out = peer.unsafe().outboundBuffer();
     // Entries of zero bytes (the empty write before a half-close) still count here.
-    if (out == null || out.totalPendingWriteBytes() != 0 || ((DuplexChannel) peer).isOutputShutdown()) {
+    if (out == null
+        || out.totalPendingWriteBytes() != 0
+        || ((DuplexChannel) peer).isOutputShutdown()) {
       return false;
     }
     try {
@@ -203,15 +210,16 @@ public final class Relay extends ChannelInboundHandlerAdapter {
   }
 
   /**
-   * The epoll transport's splice stops at the FIN notification (EPOLLRDHUP) after one pipe's
-   * worth, although the data that arrived before the FIN may still sit in the receive queue; that
-   * tail is read here and sent after what was spliced, or a download ending in FIN would lose
-   * up to a receive buffer of its end. Bounded by the socket's receive buffer.
+   * The epoll transport's splice stops at the FIN notification (EPOLLRDHUP) after one pipe's worth,
+   * although the data that arrived before the FIN may still sit in the receive queue; that tail is
+   * read here and sent after what was spliced, or a download ending in FIN would lose up to a
+   * receive buffer of its end. Bounded by the socket's receive buffer.
    */
   private void drainAfterFin(ChannelHandlerContext ctx) {
     FileDescriptor fd = ((AbstractEpollStreamChannel) ctx.channel()).fd();
-    TrafficMeter meter = ctx.channel().config().getRecvByteBufAllocator() instanceof TrafficMeter m ? m : null;
-    for (;;) {
+    TrafficMeter meter =
+        ctx.channel().config().getRecvByteBufAllocator() instanceof TrafficMeter m ? m : null;
+    for (; ; ) {
       ByteBuf buf = ctx.alloc().directBuffer(65536);
       int n;
       try {
@@ -245,16 +253,16 @@ public final class Relay extends ChannelInboundHandlerAdapter {
   }
 
   /**
-   * Sends {@code ch} a FIN once what is queued for it is written. From then on the connection
-   * only waits for the other side's FIN, which closes it; unless {@code ch}'s own direction has
-   * spliced, half-closure is turned off, so the transport closes the channel at that FIN instead
-   * of shutting down the input of a socket the kernel has already closed — in Netty 4.2.18 that
-   * fails with ENOTCONN and costs an exception with a stack trace, once for nearly every
-   * connection that ends with the server closing first.
+   * Sends {@code ch} a FIN once what is queued for it is written. From then on the connection only
+   * waits for the other side's FIN, which closes it; unless {@code ch}'s own direction has spliced,
+   * half-closure is turned off, so the transport closes the channel at that FIN instead of shutting
+   * down the input of a socket the kernel has already closed — in Netty 4.2.18 that fails with
+   * ENOTCONN and costs an exception with a stack trace, once for nearly every connection that ends
+   * with the server closing first.
    *
    * <p>If that FIN has already come (the two FINs crossed while bytes for {@code ch} were still
-   * queued), both directions are done now and {@code ch} is closed here: no later event would
-   * close it, and the pair would hold its backend connection until the idle timeout.
+   * queued), both directions are done now and {@code ch} is closed here: no later event would close
+   * it, and the pair would hold its backend connection until the idle timeout.
    */
   static void shutdownOutputAfterFlush(Channel ch) {
     ch.writeAndFlush(Unpooled.EMPTY_BUFFER)

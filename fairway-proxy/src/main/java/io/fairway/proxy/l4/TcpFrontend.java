@@ -8,12 +8,12 @@ import io.fairway.proxy.table.Lease;
 import io.fairway.proxy.table.RealServer;
 import io.fairway.proxy.table.VirtualService;
 import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
-import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.epoll.EpollChannelConfig;
 import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollMode;
@@ -22,8 +22,8 @@ import io.netty.channel.socket.DuplexChannel;
 import io.netty.util.ReferenceCountUtil;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
-import java.util.List;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,15 +37,19 @@ import org.slf4j.LoggerFactory;
  */
 public final class TcpFrontend extends ChannelInboundHandlerAdapter {
   private static final Logger log = LoggerFactory.getLogger(TcpFrontend.class);
+
   /** Warnings a fault repeats per connection: each kind once per 10 s, with counts. */
-  private static final RateLimitedLog warnings = new RateLimitedLog(log, java.time.Duration.ofSeconds(10));
+  private static final RateLimitedLog warnings =
+      new RateLimitedLog(log, java.time.Duration.ofSeconds(10));
 
   private final VirtualService vs;
   private final ProxyOptions options;
   private final TrafficMeter clientMeter;
   private final Set<RealServer> tried = new HashSet<>(2);
+
   /** What the client sent (or its FIN) before the backend connection existed. */
   private final List<Object> early = new ArrayList<>(1);
+
   private boolean inputShutdown;
 
   public TcpFrontend(VirtualService vs, ProxyOptions options, TrafficMeter clientMeter) {
@@ -63,7 +67,9 @@ public final class TcpFrontend extends ChannelInboundHandlerAdapter {
     InetSocketAddress ca = (InetSocketAddress) client.remoteAddress();
     Lease lease = vs.select(ca, null, tried);
     if (lease == null) {
-      warnings.warn(vs.service().key(), "no destination available",
+      warnings.warn(
+          vs.service().key(),
+          "no destination available",
           "for " + ca + (tried.isEmpty() ? "" : " (connect failed to " + tried + ")"));
       client.close();
       return;
@@ -93,7 +99,8 @@ public final class TcpFrontend extends ChannelInboundHandlerAdapter {
           if (!f.isSuccess()) {
             lease.close();
             tried.add(rs);
-            warnings.warn(vs.service().key(), "connect to " + rs + " failed: " + reason(f.cause()), null);
+            warnings.warn(
+                vs.service().key(), "connect to " + rs + " failed: " + reason(f.cause()), null);
             if (client.isActive()) {
               connect(client);
             }
@@ -110,11 +117,15 @@ public final class TcpFrontend extends ChannelInboundHandlerAdapter {
           // Established first: a reload that changes the idle timeout after the read below finds
           // this connection (IdleWatch.retime) and so never leaves it on the old one.
           rs.established.add(client);
-          IdleWatch.start(client, clientMeter, backend, backendMeter, vs.timeouts().idle().toNanos());
-          client.closeFuture().addListener(c -> {
-            rs.established.remove(client);
-            lease.close();
-          });
+          IdleWatch.start(
+              client, clientMeter, backend, backendMeter, vs.timeouts().idle().toNanos());
+          client
+              .closeFuture()
+              .addListener(
+                  c -> {
+                    rs.established.remove(client);
+                    lease.close();
+                  });
           boolean sent = !early.isEmpty();
           for (Object m : early) {
             backend.write(m, backend.voidPromise());

@@ -5,21 +5,25 @@ import io.netty.util.UncheckedBooleanSupplier;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Counts what one side of an L4 connection receives, underneath the pipeline: the transport
- * reports every read to its allocator handle, including the bytes it splices kernel-to-kernel,
- * which never reach a handler as a buffer. The byte counters and the idle timeout of a relay
- * therefore work the same whether it copies or splices.
+ * Counts what one side of an L4 connection receives, underneath the pipeline: the transport reports
+ * every read to its allocator handle, including the bytes it splices kernel-to-kernel, which never
+ * reach a handler as a buffer. The byte counters and the idle timeout of a relay therefore work the
+ * same whether it copies or splices.
  *
  * <p>One meter per channel, used only on that channel's event loop.
  */
 public final class TrafficMeter implements RecvByteBufAllocator {
   private final RecvByteBufAllocator sizing;
   private LongAdder sink;
+
   /** Bytes read before the destination was known (a client's first bytes, or its FIN). */
   private long unclaimed;
+
   private long lastActivity = System.nanoTime();
 
-  /** @param sizing the allocator that decides the read sizes (the channel's own) */
+  /**
+   * @param sizing the allocator that decides the read sizes (the channel's own)
+   */
   public TrafficMeter(RecvByteBufAllocator sizing) {
     this.sizing = sizing;
   }

@@ -5,13 +5,13 @@
  *
  * <p>{@link io.fairway.proxy.l4.TcpFrontend} takes a lease, connects, and tries the next server
  * when a connect fails, reading nothing from the client until the backend connection exists, so
- * nothing is buffered for a server that may never answer. {@link io.fairway.proxy.l4.Relay}
- * moves each direction with backpressure and honours half-close, because protocols that send a
- * request and then shut down their side still expect the whole answer.
+ * nothing is buffered for a server that may never answer. {@link io.fairway.proxy.l4.Relay} moves
+ * each direction with backpressure and honours half-close, because protocols that send a request
+ * and then shut down their side still expect the whole answer.
  *
- * <p>Why bytes are counted in the read allocator ({@link io.fairway.proxy.l4.TrafficMeter}) and
- * not in the pipeline: a bulk transfer is spliced kernel-to-kernel on epoll and never passes
- * through a handler, yet it must still count for the table's byte counters and keep the idle
- * timeout ({@link io.fairway.proxy.l4.IdleWatch}) from closing a busy connection.
+ * <p>Why bytes are counted in the read allocator ({@link io.fairway.proxy.l4.TrafficMeter}) and not
+ * in the pipeline: a bulk transfer is spliced kernel-to-kernel on epoll and never passes through a
+ * handler, yet it must still count for the table's byte counters and keep the idle timeout ({@link
+ * io.fairway.proxy.l4.IdleWatch}) from closing a busy connection.
  */
 package io.fairway.proxy.l4;

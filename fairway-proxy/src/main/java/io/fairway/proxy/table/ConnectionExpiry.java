@@ -14,10 +14,10 @@ import java.util.Map;
  *
  * <p>The delay is the same for every connection, so one queue of one-second batches, swept
  * periodically, replaces a timer per connection. A batch holds, per destination, only how many
- * connections to expire: at ten thousand new connections a second, keeping each connection
- * object for a minute made every young collection copy 600,000 survivors (30 ms pauses and the
- * p99 of short connections with them). Connections with a persistence template are kept one by
- * one, since the template's release is per connection.
+ * connections to expire: at ten thousand new connections a second, keeping each connection object
+ * for a minute made every young collection copy 600,000 survivors (30 ms pauses and the p99 of
+ * short connections with them). Connections with a persistence template are kept one by one, since
+ * the template's release is per connection.
  *
  * <p>Expiry happens between the delay and one second after it.
  */

@@ -14,15 +14,18 @@ import io.netty.util.concurrent.GlobalEventExecutor;
  */
 public final class Drain {
   /** The user event a connection receives when the table starts draining. */
-  public static final Object EVENT = new Object() {
-    @Override
-    public String toString() {
-      return "DRAIN";
-    }
-  };
+  public static final Object EVENT =
+      new Object() {
+        @Override
+        public String toString() {
+          return "DRAIN";
+        }
+      };
 
   /** Accepted TCP clients; a closed channel leaves the group by itself. */
-  private final ChannelGroup clients = new DefaultChannelGroup("fairway-clients", GlobalEventExecutor.INSTANCE);
+  private final ChannelGroup clients =
+      new DefaultChannelGroup("fairway-clients", GlobalEventExecutor.INSTANCE);
+
   private volatile boolean draining;
 
   /** Tracks an accepted connection; one accepted while the drain starts is told too. */

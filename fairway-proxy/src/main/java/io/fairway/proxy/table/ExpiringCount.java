@@ -3,9 +3,9 @@ package io.fairway.proxy.table;
 /**
  * Events in the last {@code window} seconds, counted in one-second buckets.
  *
- * <p>This is how closed connections stay "inactive" for the schedulers until they expire, as in
- * the kernel, without a timer per connection: at tens of thousands of connections a second a
- * timer each would cost more than the proxying.
+ * <p>This is how closed connections stay "inactive" for the schedulers until they expire, as in the
+ * kernel, without a timer per connection: at tens of thousands of connections a second a timer each
+ * would cost more than the proxying.
  */
 final class ExpiringCount {
   private final int window;

@@ -16,8 +16,8 @@ import java.util.Map;
  * The table's servers as members of a layered service's directors ({@code director NAME { }}
  * blocks): each director gets the real servers its plan names, with the same rules as a plain
  * director ({@link VarnishPicker}): a planned member not in the table stays as a sick backend,
- * weight 0 is a drain, the plan's decimal weight and ident. A table destination that no plan
- * names has no layer to go into and is not chosen.
+ * weight 0 is a drain, the plan's decimal weight and ident. A table destination that no plan names
+ * has no layer to go into and is not chosen.
  */
 final class LayeredMembers {
   private LayeredMembers() {}
@@ -36,8 +36,12 @@ final class LayeredMembers {
     return out;
   }
 
-  static void publish(DirectorTree tree, List<RealServer> servers, Map<DestKey, MemberPlan> plan,
-      Map<String, List<Member>> carried, Map<DestKey, VarnishPicker.Absent> absent) {
+  static void publish(
+      DirectorTree tree,
+      List<RealServer> servers,
+      Map<DestKey, MemberPlan> plan,
+      Map<String, List<Member>> carried,
+      Map<DestKey, VarnishPicker.Absent> absent) {
     Map<DestKey, RealServer> byKey = new HashMap<>();
     for (RealServer rs : servers) {
       byKey.put(rs.key, rs);
@@ -46,27 +50,30 @@ final class LayeredMembers {
     for (Map.Entry<DestKey, MemberPlan> e : plan.entrySet()) {
       MemberPlan mp = e.getValue();
       RealServer rs = byKey.get(e.getKey());
-      Backend b = rs != null ? rs
-          : absent.computeIfAbsent(e.getKey(), k -> new VarnishPicker.Absent(mp.name()));
+      Backend b =
+          rs != null
+              ? rs
+              : absent.computeIfAbsent(e.getKey(), k -> new VarnishPicker.Absent(mp.name()));
       boolean up = rs != null && rs.weight() > 0;
       double weight = rs == null || rs.weight() == mp.tableWeight() ? mp.weight() : rs.weight();
       byName.put(mp.name(), new Entry(b, weight, up, mp.ident()));
     }
     long now = tree.top().now();
     Map<AbstractDirector<?>, Map<String, Member>> old = new IdentityHashMap<>();
-    tree.update((d, name) -> {
-      Entry e = byName.get(name);
-      if (e == null) {
-        return null;
-      }
-      Member was = old.computeIfAbsent(d, x -> previous(x, tree, carried)).get(e.ident());
-      return VarnishPicker.member(was, e.backend(), e.weight(), e.up(), e.ident(), now);
-    });
+    tree.update(
+        (d, name) -> {
+          Entry e = byName.get(name);
+          if (e == null) {
+            return null;
+          }
+          Member was = old.computeIfAbsent(d, x -> previous(x, tree, carried)).get(e.ident());
+          return VarnishPicker.member(was, e.backend(), e.weight(), e.up(), e.ident(), now);
+        });
   }
 
   /** A director's current members by ident, or those it had in the tree it replaces. */
-  private static Map<String, Member> previous(AbstractDirector<?> d, DirectorTree tree,
-      Map<String, List<Member>> carried) {
+  private static Map<String, Member> previous(
+      AbstractDirector<?> d, DirectorTree tree, Map<String, List<Member>> carried) {
     List<Member> cur = d.members();
     if (cur.isEmpty()) {
       cur = carried.getOrDefault(d == tree.top() ? "" : d.name(), List.of());

@@ -22,9 +22,9 @@ public final class Lease {
   }
 
   /**
-   * An HTTP request ended. It expires at once instead of lingering as inactive: a request is not
-   * a TCP connection, has no closing state to wait out, and at tens of thousands of requests a
-   * second a minute of inactive entries would be millions of live objects. Idempotent.
+   * An HTTP request ended. It expires at once instead of lingering as inactive: a request is not a
+   * TCP connection, has no closing state to wait out, and at tens of thousands of requests a second
+   * a minute of inactive entries would be millions of live objects. Idempotent.
    */
   public void closeRequest() {
     if (closed) {

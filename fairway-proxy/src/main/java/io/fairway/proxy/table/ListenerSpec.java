@@ -15,43 +15,54 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * What the userspace data plane reads of a service's plan beyond its table {@code Service}
- * value: the kernel has no notion of HTTP, key sources, idents or decimal weights.
+ * What the userspace data plane reads of a service's plan beyond its table {@code Service} value:
+ * the kernel has no notion of HTTP, key sources, idents or decimal weights.
  *
  * @param mode TCP relay or HTTP reverse proxy
  * @param keySource where hashing directors take their key (HTTP only; L4 always uses the client)
- * @param selection the scheduler or director with its typed parameters; {@code null}, or one
- *     whose algorithm is not the table service's scheduler (someone changed the table behind the
- *     plan), means the scheduler's defaults ({@link Selection#defaults})
+ * @param selection the scheduler or director with its typed parameters; {@code null}, or one whose
+ *     algorithm is not the table service's scheduler (someone changed the table behind the plan),
+ *     means the scheduler's defaults ({@link Selection#defaults})
  * @param members the plan's members by their destination in this service, in plan order: name,
- *     ident and decimal weight, so a Varnish director here builds varnishd's ring. A planned
- *     member that is not in the table (down, or not yet checked) stays on the ring as a sick
- *     backend, as in varnishd; a destination without a plan entry is a member named {@code
- *     IP:PORT} at its table weight
+ *     ident and decimal weight, so a Varnish director here builds varnishd's ring. A planned member
+ *     that is not in the table (down, or not yet checked) stays on the ring as a sick backend, as
+ *     in varnishd; a destination without a plan entry is a member named {@code IP:PORT} at its
+ *     table weight
  * @param sorryServer the virtual server's {@code sorry_server} when {@code
- *     overflow_to_sorry_server} is on, else {@code null}. The table uses it for <em>overflow</em>: when every real server is drained (weight 0) or over its {@code
- *     uthreshold}, new connections go here instead of being refused. When quorum is lost the
- *     apply layer installs the same address as an ordinary destination, as keepalived does in the
- *     kernel; the table recognises it by this address and never schedules it alongside the real
- *     servers.
+ *     overflow_to_sorry_server} is on, else {@code null}. The table uses it for <em>overflow</em>:
+ *     when every real server is drained (weight 0) or over its {@code uthreshold}, new connections
+ *     go here instead of being refused. When quorum is lost the apply layer installs the same
+ *     address as an ordinary destination, as keepalived does in the kernel; the table recognises it
+ *     by this address and never schedules it alongside the real servers.
  * @param proxy the virtual server's timeouts (those it does not set are the table's) and whether
  *     HTTP requests also get an RFC 7239 {@code Forwarded} header
  */
-public record ListenerSpec(Mode mode, KeySource keySource, Selection selection,
-    Map<DestKey, MemberPlan> members, InetSocketAddress sorryServer, ProxySettings proxy) {
+public record ListenerSpec(
+    Mode mode,
+    KeySource keySource,
+    Selection selection,
+    Map<DestKey, MemberPlan> members,
+    InetSocketAddress sorryServer,
+    ProxySettings proxy) {
 
   public ListenerSpec {
     Objects.requireNonNull(mode, "mode");
     keySource = keySource == null || mode == Mode.TCP ? KeySource.CLIENT : keySource;
     // In plan order: the hash and fallback directors depend on it, and the table's order is the
     // order the checkers happened to bring servers in.
-    members = members == null ? Map.of()
-        : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(members));
+    members =
+        members == null
+            ? Map.of()
+            : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(members));
     proxy = proxy == null ? ProxySettings.DEFAULTS : proxy;
   }
 
-  public ListenerSpec(Mode mode, KeySource keySource, Selection selection,
-      Map<DestKey, MemberPlan> members, InetSocketAddress sorryServer) {
+  public ListenerSpec(
+      Mode mode,
+      KeySource keySource,
+      Selection selection,
+      Map<DestKey, MemberPlan> members,
+      InetSocketAddress sorryServer) {
     this(mode, keySource, selection, members, sorryServer, ProxySettings.DEFAULTS);
   }
 
@@ -68,7 +79,9 @@ public record ListenerSpec(Mode mode, KeySource keySource, Selection selection,
     return withProxy(new ProxySettings(t, proxy.forwarded()));
   }
 
-  /** A plain L4 relay with no sorry server: the default for services the daemon did not describe. */
+  /**
+   * A plain L4 relay with no sorry server: the default for services the daemon did not describe.
+   */
   public static ListenerSpec tcp() {
     return new ListenerSpec(Mode.TCP, KeySource.CLIENT, null, Map.of(), null);
   }
@@ -104,10 +117,11 @@ public record ListenerSpec(Mode mode, KeySource keySource, Selection selection,
     }
     // The proxy overflows only with overflow_to_sorry_server, as the kernel plane does; without
     // it the sorry server is only what the applier installs when quorum is lost.
-    InetSocketAddress sorry = plan.sorry()
-        .filter(SorryPlan::overflow)
-        .map(s -> new InetSocketAddress(s.dest().address(), s.dest().port()))
-        .orElse(null);
+    InetSocketAddress sorry =
+        plan.sorry()
+            .filter(SorryPlan::overflow)
+            .map(s -> new InetSocketAddress(s.dest().address(), s.dest().port()))
+            .orElse(null);
     return new ListenerSpec(mode, key(plan.key()), plan.selection(), members, sorry, plan.proxy());
   }
 

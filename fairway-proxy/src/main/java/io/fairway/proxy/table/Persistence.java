@@ -66,10 +66,13 @@ final class Persistence {
   }
 
   void clear() {
-    templates.values().removeIf(t -> {
-      t.server.persistent.decrementAndGet();
-      return true;
-    });
+    templates
+        .values()
+        .removeIf(
+            t -> {
+              t.server.persistent.decrementAndGet();
+              return true;
+            });
   }
 
   static InetAddress mask(InetAddress a, int prefix) {

@@ -10,10 +10,10 @@ import java.util.Optional;
 
 /**
  * Who holds a local port, as {@code /proc} tells it (Linux): for "address already in use", so the
- * operator reads {@code held by nginx (pid 1234)} instead of going to find out. The socket's
- * inode comes from {@code /proc/net/{tcp,tcp6,udp,udp6}}, its process from the {@code
- * socket:[inode]} links under {@code /proc/PID/fd}; a process of another user cannot be looked
- * into without privileges, and then only its uid is known. Only called after a failed bind.
+ * operator reads {@code held by nginx (pid 1234)} instead of going to find out. The socket's inode
+ * comes from {@code /proc/net/{tcp,tcp6,udp,udp6}}, its process from the {@code socket:[inode]}
+ * links under {@code /proc/PID/fd}; a process of another user cannot be looked into without
+ * privileges, and then only its uid is known. Only called after a failed bind.
  */
 final class PortOwner {
   private static final Path PROC = Path.of("/proc");
@@ -22,7 +22,8 @@ final class PortOwner {
 
   /** {@code held by NAME (pid N)}, {@code held by a process of uid N}, or empty when unknown. */
   static Optional<String> describe(Protocol protocol, int port) {
-    String[] files = protocol == Protocol.UDP ? new String[] {"udp", "udp6"} : new String[] {"tcp", "tcp6"};
+    String[] files =
+        protocol == Protocol.UDP ? new String[] {"udp", "udp6"} : new String[] {"tcp", "tcp6"};
     // TCP: LISTEN (0A); UDP: a bound socket is "closed" (07).
     String state = protocol == Protocol.UDP ? "07" : "0A";
     String hexPort = String.format(":%04X", port);
@@ -46,7 +47,8 @@ final class PortOwner {
 
   private static Optional<String> process(String inode) {
     String link = "socket:[" + inode + "]";
-    try (DirectoryStream<Path> procs = Files.newDirectoryStream(PROC, p -> p.getFileName().toString().matches("\\d+"))) {
+    try (DirectoryStream<Path> procs =
+        Files.newDirectoryStream(PROC, p -> p.getFileName().toString().matches("\\d+"))) {
       for (Path pid : procs) {
         try (DirectoryStream<Path> fds = Files.newDirectoryStream(pid.resolve("fd"))) {
           for (Path fd : fds) {

@@ -26,8 +26,8 @@ import io.fairway.table.Table;
 import io.fairway.table.TableException;
 import io.fairway.table.TableException.Reason;
 import io.fairway.table.TableOp;
-import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.AbstractBootstrap;
+import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
@@ -57,27 +57,27 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The userspace data plane behind the {@link Table} interface: every virtual service is a
- * listening socket on its own address and port, every destination a backend Fairway connects to
- * itself. The apply layer drives it exactly as it drives the kernel's IPVS.
+ * The userspace data plane behind the {@link Table} interface: every virtual service is a listening
+ * socket on its own address and port, every destination a backend Fairway connects to itself. The
+ * apply layer drives it exactly as it drives the kernel's IPVS.
  *
  * <p>What the table operations do here:
  *
  * <ul>
  *   <li>{@code addService} binds the listener (TCP relay or HTTP proxy, per the {@link
- *       ListenerSpec} the resolver gives for that service). A port already in use fails with
- *       {@link Reason#EXISTS} and a message naming the address.
+ *       ListenerSpec} the resolver gives for that service). A port already in use fails with {@link
+ *       Reason#EXISTS} and a message naming the address.
  *   <li>{@code setService} changes the scheduler or persistence in place: the listener and every
  *       established connection stay.
- *   <li>{@code addDest}/{@code setDest} publish a new pool; new connections see it at once.
- *       Weight 0 drains: established connections and HTTP keep-alive sessions continue, nothing
- *       new is scheduled there.
+ *   <li>{@code addDest}/{@code setDest} publish a new pool; new connections see it at once. Weight
+ *       0 drains: established connections and HTTP keep-alive sessions continue, nothing new is
+ *       scheduled there.
  *   <li>{@code delDest} closes the destination's established connections, unless {@link
  *       ProxyOptions#keepConnectionsOnRemove()} (the kernel's {@code expire_nodest_conn=0}).
  *   <li>{@code ramp} ({@link RampTarget}) starts a destination's slow start in the scheduler
  *       itself; the apply layer then writes its full weight instead of stepping it.
- *   <li>{@code list} reports live counters: active connections (HTTP: requests in flight),
- *       inactive ones that closed less than {@link ProxyOptions#inactiveExpiry()} ago, persistence
+ *   <li>{@code list} reports live counters: active connections (HTTP: requests in flight), inactive
+ *       ones that closed less than {@link ProxyOptions#inactiveExpiry()} ago, persistence
  *       templates.
  * </ul>
  *
@@ -95,22 +95,30 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
 
   /** The options the table was made with. */
   private final ProxyOptions base;
+
   /** {@link #base} with the running plan's {@code lvs_timeouts} ({@link #apply}). */
   private volatile ProxyOptions options;
+
   private final Function<ServiceKey, ListenerSpec> specs;
+
   /** The specs of the running plan ({@link #apply}); consulted before {@link #specs}. */
   private volatile Map<ServiceKey, ListenerSpec> planned = Map.of();
+
   private final EventLoopGroup acceptGroup;
   private final EventLoopGroup ioGroup;
+
   /** UDP's event loops: {@link #ioGroup}, unless TCP runs on a transport UDP does not use. */
   private volatile EventLoopGroup udpGroup;
+
   private final Map<ServiceKey, VirtualService> services = new LinkedHashMap<>();
   private final ScheduledFuture<?> purger;
   private final ScheduledFuture<?> expirer;
   private final ConnectionExpiry expiry;
   private final Drain drain = new Drain();
+
   /** Live UDP flows of all services, bounded by {@link ProxyOptions#maxUdpFlows()}. */
   private final AtomicInteger udpFlows = new AtomicInteger();
+
   /** The batch under way ({@link #apply(List)}), or null. */
   private Batch batch;
 
@@ -119,7 +127,8 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
    * whose connections are closed after that (before it, the old pool could still hand them out).
    */
   private static final class Batch {
-    final java.util.Set<VirtualService> services = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+    final java.util.Set<VirtualService> services =
+        java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
     final List<RealServer> removed = new ArrayList<>();
 
     VirtualService enter(VirtualService vs) {
@@ -172,15 +181,23 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
       for (Service s : sp.services()) {
         ServiceKey key = s.key();
         if (key.isFwmark() || key.protocol() == Protocol.SCTP) {
-          return sp.where() + ": virtual_server " + sp.name() + ": " + key
+          return sp.where()
+              + ": virtual_server "
+              + sp.name()
+              + ": "
+              + key
               + ": the userspace data plane serves TCP and UDP address services only";
         }
         if (key.protocol() == Protocol.UDP && sp.http()) {
           return sp.where() + ": virtual_server " + sp.name() + ": lb_kind HTTP needs protocol TCP";
         }
         if (!VirtualService.known(s.scheduler())) {
-          return sp.where() + ": virtual_server " + sp.name() + ": unknown scheduler '"
-              + s.scheduler() + "'";
+          return sp.where()
+              + ": virtual_server "
+              + sp.name()
+              + ": unknown scheduler '"
+              + s.scheduler()
+              + "'";
         }
       }
     }
@@ -210,8 +227,11 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
       for (VirtualService vs : services.values()) {
         vs.setOptions(o);
       }
-      log.info("lvs_timeouts: idle timeout {} s, UDP flow timeout {} s (established connections and flows"
-          + " from their next packet, as in IPVS)", o.idleTimeout().toSeconds(), o.udpTimeout().toSeconds());
+      log.info(
+          "lvs_timeouts: idle timeout {} s, UDP flow timeout {} s (established connections and flows"
+              + " from their next packet, as in IPVS)",
+          o.idleTimeout().toSeconds(),
+          o.udpTimeout().toSeconds());
     }
     Map<ServiceKey, ListenerSpec> next = new HashMap<>();
     plan.byKey().forEach((key, sp) -> next.put(key, ListenerSpec.of(sp, key)));
@@ -220,7 +240,10 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
       ListenerSpec fresh = next.get(e.getKey());
       if (fresh != null && !fresh.equals(e.getValue().spec())) {
         e.getValue().setSpec(fresh);
-        log.info("{}: now {} {}", e.getKey(), fresh.mode(),
+        log.info(
+            "{}: now {} {}",
+            e.getKey(),
+            fresh.mode(),
             fresh.selection() == null ? "" : fresh.selection().describe());
       }
     }
@@ -254,8 +277,8 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
   }
 
   /**
-   * The address a service's listener is bound to: its own address and port, or the port the
-   * system chose for a service on port 0. {@code null} for an unknown service.
+   * The address a service's listener is bound to: its own address and port, or the port the system
+   * chose for a service on port 0. {@code null} for an unknown service.
    */
   public synchronized InetSocketAddress boundAddress(ServiceKey key) {
     VirtualService vs = services.get(key);
@@ -267,7 +290,8 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
     ServiceKey key = service.key();
     if (key.isFwmark() || key.protocol() == Protocol.SCTP) {
       throw new TableException(
-          Reason.INVALID, key + ": the userspace data plane serves TCP and UDP address services only");
+          Reason.INVALID,
+          key + ": the userspace data plane serves TCP and UDP address services only");
     }
     if (drain.draining()) {
       throw new TableException(Reason.OTHER, key + ": the data plane is stopping; no new listener");
@@ -282,7 +306,8 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
     checkScheduler(service);
     VirtualService vs = new VirtualService(service, spec, options, expiry);
     InetSocketAddress addr = new InetSocketAddress(key.address(), key.port());
-    AbstractBootstrap<?, ?> boot = key.protocol() == Protocol.UDP ? datagramBootstrap(vs) : serverBootstrap(vs);
+    AbstractBootstrap<?, ?> boot =
+        key.protocol() == Protocol.UDP ? datagramBootstrap(vs) : serverBootstrap(vs);
     (key.protocol() == Protocol.UDP ? Transport.udpFreeBind() : Transport.freeBind())
         .ifPresent(o -> boot.option(o, true)); // a VRRP backup listens before it holds the address
     ChannelFuture bind = boot.bind(addr).awaitUninterruptibly();
@@ -294,16 +319,29 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
     vs.listener = bind.channel();
     vs.vip = (InetSocketAddress) bind.channel().localAddress();
     services.put(key, vs);
-    log.info("{}: listening on {} ({}, {})", key, vs.vip,
-        key.protocol() == Protocol.UDP ? "UDP flows" : vs.spec().mode(), service.scheduler());
+    log.info(
+        "{}: listening on {} ({}, {})",
+        key,
+        vs.vip,
+        key.protocol() == Protocol.UDP ? "UDP flows" : vs.spec().mode(),
+        service.scheduler());
   }
 
-  /** The one-line reason a listener cannot be had, naming the address and, if known, who holds it. */
+  /**
+   * The one-line reason a listener cannot be had, naming the address and, if known, who holds it.
+   */
   private static String cannotListen(ServiceKey key, InetSocketAddress addr, Throwable c) {
-    String m = c == null || c.getMessage() == null ? "" : c.getMessage().toLowerCase(java.util.Locale.ROOT);
+    String m =
+        c == null || c.getMessage() == null
+            ? ""
+            : c.getMessage().toLowerCase(java.util.Locale.ROOT);
     String why;
     if (m.contains("in use")) {
-      why = "address already in use" + PortOwner.describe(key.protocol(), addr.getPort()).map(w -> " (" + w + ")").orElse("");
+      why =
+          "address already in use"
+              + PortOwner.describe(key.protocol(), addr.getPort())
+                  .map(w -> " (" + w + ")")
+                  .orElse("");
     } else if (m.contains("assign requested address")) {
       why = "address not local (cannot assign requested address)";
     } else if (m.contains("permission denied") || m.contains("access denied")) {
@@ -313,17 +351,24 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
     } else {
       why = TcpFrontend.reason(c);
     }
-    return key + ": cannot listen on " + Endpoints.format(addr.getAddress(), addr.getPort()) + ": " + why;
+    return key
+        + ": cannot listen on "
+        + Endpoints.format(addr.getAddress(), addr.getPort())
+        + ": "
+        + why;
   }
 
   /**
-   * Whether the service's listener could be bound now, without changing anything: empty when it
-   * is in this table already or the address is free, else the reason {@link #addService} would
-   * give. For a reload that must be refused whole rather than half applied. (Another process may
-   * still take the port between this check and the bind.)
+   * Whether the service's listener could be bound now, without changing anything: empty when it is
+   * in this table already or the address is free, else the reason {@link #addService} would give.
+   * For a reload that must be refused whole rather than half applied. (Another process may still
+   * take the port between this check and the bind.)
    */
   public synchronized Optional<String> checkListen(ServiceKey key) {
-    if (services.containsKey(key) || key.isFwmark() || key.protocol() == Protocol.SCTP || key.port() == 0) {
+    if (services.containsKey(key)
+        || key.isFwmark()
+        || key.protocol() == Protocol.SCTP
+        || key.port() == 0) {
       return Optional.empty();
     }
     InetSocketAddress addr = new InetSocketAddress(key.address(), key.port());
@@ -340,7 +385,9 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
       }
       return Optional.empty();
     } catch (IOException e) {
-      if (notLocal(e) && (key.protocol() == Protocol.UDP ? Transport.udpFreeBind() : Transport.freeBind()).isPresent()) {
+      if (notLocal(e)
+          && (key.protocol() == Protocol.UDP ? Transport.udpFreeBind() : Transport.freeBind())
+              .isPresent()) {
         // The listener binds with IP_FREEBIND (a VRRP backup listens on the virtual address
         // before it holds it); java.net cannot set it, so only a port in use refuses the plan.
         return Optional.empty();
@@ -350,7 +397,8 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
   }
 
   private static boolean notLocal(IOException e) {
-    return e instanceof BindException && e.getMessage() != null
+    return e instanceof BindException
+        && e.getMessage() != null
         && e.getMessage().toLowerCase(java.util.Locale.ROOT).contains("assign requested address");
   }
 
@@ -363,14 +411,14 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
     }
     // No TCP_NODELAY option: Netty's socket configs set it on every new socket already, and
     // setting it again costs a system call per connection.
-    return b
-        .group(acceptGroup, ioGroup)
+    return b.group(acceptGroup, ioGroup)
         .channelFactory(Transport.serverChannel(vs.service().key().address()))
         .option(ChannelOption.SO_BACKLOG, 4096)
         .option(ChannelOption.SO_REUSEADDR, true)
         .handler(KeptEpollChannels.ACCEPTED)
         .childOption(ChannelOption.ALLOCATOR, Transport.ALLOCATOR)
-        .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(32 * 1024, 64 * 1024))
+        .childOption(
+            ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(32 * 1024, 64 * 1024))
         .childHandler(
             new ChannelInitializer<Channel>() {
               @Override
@@ -396,8 +444,10 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
         // No SO_REUSEADDR: for UDP it would let a second socket bind the same address and
         // silently share its datagrams, instead of failing with "address already in use".
         .option(ChannelOption.SO_RCVBUF, 1 << 20) // absorbs a burst while the loop is busy
-        .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(UdpRelay.MAX_DATAGRAM))
-        .option(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 512 * 1024))
+        .option(
+            ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(UdpRelay.MAX_DATAGRAM))
+        .option(
+            ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 512 * 1024))
         .handler(new UdpRelay(vs, options, udpFlows));
   }
 
@@ -424,7 +474,8 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
 
   private static void checkScheduler(Service s) throws TableException {
     if (!VirtualService.known(s.scheduler())) {
-      throw new TableException(Reason.NOT_FOUND, s.key() + ": unknown scheduler '" + s.scheduler() + "'");
+      throw new TableException(
+          Reason.NOT_FOUND, s.key() + ": unknown scheduler '" + s.scheduler() + "'");
     }
   }
 
@@ -491,7 +542,8 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
     VirtualService vs = member(service);
     checkDest(service, dest);
     if (vs.hasDest(dest.key())) {
-      throw new TableException(Reason.EXISTS, service + ": destination " + dest.key() + " already exists");
+      throw new TableException(
+          Reason.EXISTS, service + ": destination " + dest.key() + " already exists");
     }
     vs.addDest(dest);
   }
@@ -548,13 +600,20 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
     // As the kernel (ERANGE), also without an upper threshold: the schedulers' model refuses it
     // with an unchecked exception, which would cut a batch short.
     if (dest.lowerThreshold() > dest.upperThreshold()) {
-      throw new TableException(Reason.RANGE, service + ": " + dest.key() + " lthreshold above uthreshold");
+      throw new TableException(
+          Reason.RANGE, service + ": " + dest.key() + " lthreshold above uthreshold");
     }
     if (dest.port() == 0) {
-      throw new TableException(Reason.INVALID, service + ": destination " + dest.key() + " needs a port to be proxied to");
+      throw new TableException(
+          Reason.INVALID,
+          service + ": destination " + dest.key() + " needs a port to be proxied to");
     }
     if (dest.forwarding() != ForwardingMethod.MASQ) {
-      log.debug("{}: {} forwarding {} is proxied like NAT in userspace", service, dest.key(), dest.forwarding());
+      log.debug(
+          "{}: {} forwarding {} is proxied like NAT in userspace",
+          service,
+          dest.key(),
+          dest.forwarding());
     }
   }
 
@@ -599,10 +658,10 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
 
   /**
    * Starts a soft stop: the TCP listeners close (new connections are refused by the kernel), HTTP
-   * connections finish the exchange under way and close, L4 connections and tunnels run on.
-   * UDP services keep their socket, so established flows keep working; the table's services stay
-   * (read-back, counters) until they are deleted. Watch {@link #openConnections()}, then delete
-   * the services or {@link #close()} the table.
+   * connections finish the exchange under way and close, L4 connections and tunnels run on. UDP
+   * services keep their socket, so established flows keep working; the table's services stay
+   * (read-back, counters) until they are deleted. Watch {@link #openConnections()}, then delete the
+   * services or {@link #close()} the table.
    *
    * @return the client connections open when it started
    */
@@ -640,20 +699,21 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
   }
 
   /**
-   * The HTTP counters of every real server of every HTTP service, by service and destination;
-   * empty for L4 services. For metrics; read without stopping the data plane.
+   * The HTTP counters of every real server of every HTTP service, by service and destination; empty
+   * for L4 services. For metrics; read without stopping the data plane.
    */
   public synchronized Map<ServiceKey, Map<DestKey, HttpStats.Snapshot>> httpStats() {
     Map<ServiceKey, Map<DestKey, HttpStats.Snapshot>> out = new LinkedHashMap<>();
-    services.forEach((k, vs) -> {
-      if (vs.spec().mode() == Mode.HTTP) {
-        Map<DestKey, HttpStats.Snapshot> m = new LinkedHashMap<>();
-        for (RealServer rs : vs.all()) {
-          m.put(rs.key, rs.http.snapshot());
-        }
-        out.put(k, m);
-      }
-    });
+    services.forEach(
+        (k, vs) -> {
+          if (vs.spec().mode() == Mode.HTTP) {
+            Map<DestKey, HttpStats.Snapshot> m = new LinkedHashMap<>();
+            for (RealServer rs : vs.all()) {
+              m.put(rs.key, rs.http.snapshot());
+            }
+            out.put(k, m);
+          }
+        });
     return out;
   }
 
@@ -663,11 +723,12 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
    */
   public synchronized Map<ServiceKey, HttpStats.Snapshot> httpServiceStats() {
     Map<ServiceKey, HttpStats.Snapshot> out = new LinkedHashMap<>();
-    services.forEach((k, vs) -> {
-      if (vs.spec().mode() == Mode.HTTP) {
-        out.put(k, vs.http.snapshot());
-      }
-    });
+    services.forEach(
+        (k, vs) -> {
+          if (vs.spec().mode() == Mode.HTTP) {
+            out.put(k, vs.http.snapshot());
+          }
+        });
     return out;
   }
 }

@@ -16,9 +16,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * One destination of one service as the data plane sees it: its configuration (replaced in place
- * by {@code setDest}, so its counters and connections survive a weight change) and its live
- * connection accounting.
+ * One destination of one service as the data plane sees it: its configuration (replaced in place by
+ * {@code setDest}, so its counters and connections survive a weight change) and its live connection
+ * accounting.
  *
  * <p>Accounting follows the kernel: a connection is active while established and inactive for
  * {@link ProxyOptions#inactiveExpiry()} after it closes. The OVERLOAD flag is set when a new
@@ -35,18 +35,24 @@ public final class RealServer implements io.fairway.director.Backend {
   private volatile boolean removed;
   private final AtomicInteger active = new AtomicInteger();
   private final ExpiringCount inactive;
+
   /** Live UDP flows: inactive for their whole life, as the kernel counts UDP connections. */
   private final AtomicInteger flows = new AtomicInteger();
+
   final AtomicInteger persistent = new AtomicInteger();
   private final LongAdder connections = new LongAdder();
   public final LongAdder inBytes = new LongAdder();
   public final LongAdder outBytes = new LongAdder();
+
   /** Client-side channels whose traffic goes here, so removal can close them. */
   public final Set<Channel> established = ConcurrentHashMap.newKeySet();
+
   /** HTTP responses, durations, connect times and retries (HTTP services). */
   public final HttpStats http = new HttpStats();
+
   /** Idle keep-alive backend connections (HTTP), per event loop. */
   public final BackendPool pool = new BackendPool();
+
   /** This server in the kernel-scheduler model, when the service runs a kernel scheduler. */
   volatile io.fairway.director.sched.Dest kernelDest;
 

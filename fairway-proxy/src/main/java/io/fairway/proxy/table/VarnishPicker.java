@@ -7,17 +7,17 @@ import io.fairway.director.Request;
 import io.fairway.plan.DirectorTree;
 import io.fairway.plan.MemberPlan;
 import io.fairway.plan.Selection;
+import io.fairway.table.DestKey;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.HashMap;
-import io.fairway.table.DestKey;
 import java.util.List;
 import java.util.Map;
 
 /**
  * A Varnish director (round_robin, fallback, random, hash, shard) over a service's real servers,
- * built by the plan's {@link DirectorTree}, the same code {@code fairway pick} uses, from the plan's
- * names, idents and decimal weights.
+ * built by the plan's {@link DirectorTree}, the same code {@code fairway pick} uses, from the
+ * plan's names, idents and decimal weights.
  *
  * <p>Weight 0 is a drain here as everywhere in the table: the member is marked unhealthy, so the
  * director skips it exactly as Varnish skips a sick backend (shard walks to the next on the ring,
@@ -26,7 +26,10 @@ import java.util.Map;
 final class VarnishPicker {
   private final DirectorTree tree;
   private final AbstractDirector<?> director;
-  /** A layered tree's members of the picker it replaces, by director name, until the first update. */
+
+  /**
+   * A layered tree's members of the picker it replaces, by director name, until the first update.
+   */
   private Map<String, List<Member>> carried = Map.of();
 
   /**
@@ -81,14 +84,23 @@ final class VarnishPicker {
           for (Map.Entry<DestKey, MemberPlan> e : plan.entrySet()) {
             MemberPlan mp = e.getValue();
             RealServer rs = byKey.remove(e.getKey());
-            Backend b = rs != null ? rs : absent.computeIfAbsent(e.getKey(), k -> new Absent(mp.name()));
+            Backend b =
+                rs != null ? rs : absent.computeIfAbsent(e.getKey(), k -> new Absent(mp.name()));
             boolean up = rs != null && rs.weight() > 0;
-            double weight = rs == null || rs.weight() == mp.tableWeight() ? mp.weight() : rs.weight();
+            double weight =
+                rs == null || rs.weight() == mp.tableWeight() ? mp.weight() : rs.weight();
             next.add(member(old.get(mp.ident()), b, weight, up, mp.ident(), now));
           }
           for (RealServer rs : servers) {
             if (byKey.containsKey(rs.key)) {
-              next.add(member(old.get(rs.name()), rs, Math.max(rs.weight(), 0), rs.weight() > 0, null, now));
+              next.add(
+                  member(
+                      old.get(rs.name()),
+                      rs,
+                      Math.max(rs.weight(), 0),
+                      rs.weight() > 0,
+                      null,
+                      now));
             }
           }
           return next;

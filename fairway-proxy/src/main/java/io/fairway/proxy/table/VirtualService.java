@@ -6,9 +6,9 @@ import io.fairway.director.sched.Flow;
 import io.fairway.director.sched.KernelScheduler;
 import io.fairway.director.sched.Schedulers;
 import io.fairway.plan.Selection;
-import io.fairway.proxy.http.HttpStats;
 import io.fairway.proxy.ProxyOptions;
 import io.fairway.proxy.Timeouts;
+import io.fairway.proxy.http.HttpStats;
 import io.fairway.proxy.l4.IdleWatch;
 import io.fairway.table.AddressFamily;
 import io.fairway.table.Dest;
@@ -37,11 +37,11 @@ import java.util.concurrent.TimeUnit;
  * One virtual service of the userspace table: its listener, its destinations and how a new
  * connection or request chooses among them.
  *
- * <p>Two kinds of algorithm sit behind it. The kernel's schedulers (rr, wlc, sh, mh...) run in
- * the director library's model of an IPVS service ({@code io.fairway.director.sched}), which also
- * owns thresholds, persistence templates and overflow to the sorry server, so they decide exactly
- * as the kernel would. The Varnish directors (round_robin, shard...) run over the same servers with
- * the table's own thresholds, persistence and overflow.
+ * <p>Two kinds of algorithm sit behind it. The kernel's schedulers (rr, wlc, sh, mh...) run in the
+ * director library's model of an IPVS service ({@code io.fairway.director.sched}), which also owns
+ * thresholds, persistence templates and overflow to the sorry server, so they decide exactly as the
+ * kernel would. The Varnish directors (round_robin, shard...) run over the same servers with the
+ * table's own thresholds, persistence and overflow.
  *
  * <p>Writers (the table, on the apply thread) change the members under the table's lock and publish
  * an immutable {@link Pool}; event loops read the pool once per connection without locking. A
@@ -69,20 +69,27 @@ public final class VirtualService {
 
   /** The table's options as of its running plan ({@code lvs_timeouts}). */
   private volatile ProxyOptions options;
+
   private final ConnectionExpiry expiry;
   private volatile Service service;
   private volatile ListenerSpec spec;
   private volatile Timeouts timeouts;
   private volatile Pool pool;
+
   /** Destinations in table order; guarded by the table's lock. */
   private final Map<DestKey, RealServer> members = new LinkedHashMap<>();
+
   /** The spec's sorry server while it is not a destination of the table. */
   private RealServer detachedSorry;
+
   private io.fairway.director.sched.VirtualService kernel;
   private VarnishPicker varnish;
+
   /** Inside {@link #beginBatch}: member changes wait for {@link #endBatch} to be published. */
   private boolean batching;
+
   private boolean changedInBatch;
+
   /**
    * Slow starts handed over by the apply layer, by destination, on the {@link System#nanoTime}
    * clock: kept while they run, so a rebuilt algorithm (a reload) ramps on where it was, and so a
@@ -95,12 +102,15 @@ public final class VirtualService {
 
   /** Persistence for the Varnish directors (the kernel model has its own templates). */
   final Persistence persistence = new Persistence();
+
   /** The responses to requests no server could be chosen for (503): the proxy's own. */
   public final HttpStats http = new HttpStats();
+
   volatile Channel listener;
   volatile InetSocketAddress vip;
 
-  VirtualService(Service service, ListenerSpec spec, ProxyOptions options, ConnectionExpiry expiry) {
+  VirtualService(
+      Service service, ListenerSpec spec, ProxyOptions options, ConnectionExpiry expiry) {
     this.service = service;
     this.spec = spec;
     this.options = options;
@@ -222,10 +232,13 @@ public final class VirtualService {
     changed();
   }
 
-  /** Starts, moves or ends ({@link Ramp#NONE}) a destination's slow start; it may not be here yet. */
+  /**
+   * Starts, moves or ends ({@link Ramp#NONE}) a destination's slow start; it may not be here yet.
+   */
   void ramp(DestKey k, Ramp r) {
     if (r.active()) {
-      ramps.put(k, new RampTimes(System.nanoTime() - r.elapsed().toNanos(), r.duration().toNanos()));
+      ramps.put(
+          k, new RampTimes(System.nanoTime() - r.elapsed().toNanos(), r.duration().toNanos()));
     } else {
       ramps.remove(k);
     }
@@ -332,13 +345,14 @@ public final class VirtualService {
   }
 
   private static DestSpec spec(Dest d) {
-    return new DestSpec(null, d.address(), d.port(), d.weight(), d.upperThreshold(), d.lowerThreshold());
+    return new DestSpec(
+        null, d.address(), d.port(), d.weight(), d.upperThreshold(), d.lowerThreshold());
   }
 
   /**
    * A new scheduler model for a changed scheduler, flags, persistence or sorry server. The kernel
-   * model's counters start from zero (established connections continue and are still counted on
-   * the table's own counters, which {@code list} reports).
+   * model's counters start from zero (established connections continue and are still counted on the
+   * table's own counters, which {@code list} reports).
    */
   private void rebuildAlgorithm() {
     Service s = service;
@@ -350,7 +364,9 @@ public final class VirtualService {
       varnish = null;
       Selection.Kernel k = (Selection.Kernel) sel;
       KernelScheduler ks = Schedulers.create(k.algorithm(), flags(s), schedulerOptions(k));
-      kernel = new io.fairway.director.sched.VirtualService(ks, persistence(s), System::currentTimeMillis);
+      kernel =
+          new io.fairway.director.sched.VirtualService(
+              ks, persistence(s), System::currentTimeMillis);
       InetSocketAddress sorry = spec.sorryServer();
       if (sorry != null) {
         kernel.setSorryServer(new DestSpec(null, sorry.getAddress(), sorry.getPort(), 1, 0, 0));
@@ -397,7 +413,8 @@ public final class VirtualService {
     if (!s.flags().contains(ServiceFlag.PERSISTENT) || s.timeout() == 0) {
       return io.fairway.director.sched.Persistence.NONE;
     }
-    io.fairway.director.sched.Persistence p = io.fairway.director.sched.Persistence.seconds(s.timeout());
+    io.fairway.director.sched.Persistence p =
+        io.fairway.director.sched.Persistence.seconds(s.timeout());
     if (s.key().family() == AddressFamily.INET6) {
       p = p.withIpv6Prefix(Math.max(1, s.netmask()));
     } else {
@@ -450,25 +467,28 @@ public final class VirtualService {
    * Schedules a new connection or request, or returns {@code null} when there is no server.
    *
    * @param key the HTTP key, or {@code null} to select by client address
-   * @param tried servers whose connect already failed for this client (empty the first time);
-   *     they are not chosen again. A Varnish director is asked for {@code alt = tried.size()}, the
+   * @param tried servers whose connect already failed for this client (empty the first time); they
+   *     are not chosen again. A Varnish director is asked for {@code alt = tried.size()}, the
    *     seed's retry idiom ({@code alt=bereq.retries}): a retried key goes to its next ring
-   *     neighbour, which {@code fairway pick --alt N} predicts. Otherwise (a kernel scheduler, which
-   *     never retries, or an alternative that is unusable too) the first available in table order
+   *     neighbour, which {@code fairway pick --alt N} predicts. Otherwise (a kernel scheduler,
+   *     which never retries, or an alternative that is unusable too) the first available in table
+   *     order
    */
   public Lease select(InetSocketAddress client, String key, Set<RealServer> tried) {
     return select(client, key, tried, NO_ALT);
   }
 
   /**
-   * As {@link #select(InetSocketAddress, String, Set)}, for a request that asks a shard for
-   * {@code askedAlt} ({@code alt_header}; {@link #NO_ALT}: the shard's own default). A retry then
-   * asks for the alternative after it: {@code askedAlt + retries}.
+   * As {@link #select(InetSocketAddress, String, Set)}, for a request that asks a shard for {@code
+   * askedAlt} ({@code alt_header}; {@link #NO_ALT}: the shard's own default). A retry then asks for
+   * the alternative after it: {@code askedAlt + retries}.
    */
   public Lease select(InetSocketAddress client, String key, Set<RealServer> tried, int askedAlt) {
     Pool p = pool;
     if (tried.isEmpty()) {
-      return p.kernel() != null ? kernelPick(p, client, key) : varnishPick(p, client, key, askedAlt);
+      return p.kernel() != null
+          ? kernelPick(p, client, key)
+          : varnishPick(p, client, key, askedAlt);
     }
     if (p.varnish() != null) {
       RealServer alt = p.varnish().pick(client, vip, key, baseAlt(askedAlt) + tried.size());
@@ -497,7 +517,13 @@ public final class VirtualService {
     InetAddress ca = key == null ? client.getAddress() : keyAddress(key);
     InetSocketAddress v = vip;
     Connection c =
-        p.kernel().open(new Flow(ca, client.getPort(), v == null ? null : v.getAddress(), v == null ? 0 : v.getPort()));
+        p.kernel()
+            .open(
+                new Flow(
+                    ca,
+                    client.getPort(),
+                    v == null ? null : v.getAddress(),
+                    v == null ? 0 : v.getPort()));
     if (c == null) {
       return null;
     }
@@ -512,8 +538,8 @@ public final class VirtualService {
   }
 
   /**
-   * The key of an HTTP request as an address for the kernel's hashing schedulers (sh, mh, dh):
-   * a 32-bit hash of it in IPv4 form, so "sh by URL" spreads URLs as sh spreads clients.
+   * The key of an HTTP request as an address for the kernel's hashing schedulers (sh, mh, dh): a
+   * 32-bit hash of it in IPv4 form, so "sh by URL" spreads URLs as sh spreads clients.
    */
   static InetAddress keyAddress(String key) {
     int h = key.hashCode() * 0x9E3779B1;
@@ -522,17 +548,18 @@ public final class VirtualService {
       h = (h ^ b) * 0x01000193;
     }
     try {
-      return InetAddress.getByAddress(new byte[] {(byte) (h >>> 24), (byte) (h >>> 16), (byte) (h >>> 8), (byte) h});
+      return InetAddress.getByAddress(
+          new byte[] {(byte) (h >>> 24), (byte) (h >>> 16), (byte) (h >>> 8), (byte) h});
     } catch (UnknownHostException e) {
       throw new AssertionError(e);
     }
   }
 
   /**
-   * Bounded-load consistent hashing ({@code hash_balance_factor}, as HAProxy and Envoy offer it):
-   * a server may take a new connection only while its load stays under factor% of the mean, so
-   * a hot key spills to the next server on the ring instead of melting its own. Without a factor
-   * there is no bound.
+   * Bounded-load consistent hashing ({@code hash_balance_factor}, as HAProxy and Envoy offer it): a
+   * server may take a new connection only while its load stays under factor% of the mean, so a hot
+   * key spills to the next server on the ring instead of melting its own. Without a factor there is
+   * no bound.
    */
   private long loadBound(Pool p) {
     long factor = p.hashBalanceFactor();
@@ -599,7 +626,9 @@ public final class VirtualService {
       RealServer sorry = p.sorry();
       // Quorum lost (apply installed the sorry server) or overflow (every server drained or over
       // its uthreshold): the sorry server answers instead of a refused connection.
-      return sorry != null && !sorry.removed() && !sorry.overloaded() ? new Lease(sorry, null, expiry) : null;
+      return sorry != null && !sorry.removed() && !sorry.overloaded()
+          ? new Lease(sorry, null, expiry)
+          : null;
     }
     if (persistent) {
       persistence.record(ca, s.netmask(), chosen, timeout, now);

@@ -5,29 +5,28 @@
  *
  * <h2>Why the decision is kept apart from the wire</h2>
  *
- * <p>An operator moving from keepalived and IPVS expects the same table to give the same
- * answers: the same server for a client under sh or mh, the same refusal once every server is
- * over its {@code uthreshold}, the same sticky client under persistence, and for the Varnish
- * directors the server varnishd would choose. All of that is here and nowhere else: kernel
- * schedulers run in the director library's model of an IPVS service, Varnish directors over the
- * plan's members with their names, idents and decimal weights ({@link
- * io.fairway.proxy.table.ListenerSpec}), and thresholds, persistence templates and the sorry
- * server's overflow follow the kernel. Connections are counted as the kernel counts them (active
- * while established, inactive for a while after), because lc, wlc and the thresholds read those
- * counts. The frontends in {@code l4}, {@code http} and {@code udp} only ask for a {@link
- * io.fairway.proxy.table.Lease} and give it back.
+ * <p>An operator moving from keepalived and IPVS expects the same table to give the same answers:
+ * the same server for a client under sh or mh, the same refusal once every server is over its
+ * {@code uthreshold}, the same sticky client under persistence, and for the Varnish directors the
+ * server varnishd would choose. All of that is here and nowhere else: kernel schedulers run in the
+ * director library's model of an IPVS service, Varnish directors over the plan's members with their
+ * names, idents and decimal weights ({@link io.fairway.proxy.table.ListenerSpec}), and thresholds,
+ * persistence templates and the sorry server's overflow follow the kernel. Connections are counted
+ * as the kernel counts them (active while established, inactive for a while after), because lc, wlc
+ * and the thresholds read those counts. The frontends in {@code l4}, {@code http} and {@code udp}
+ * only ask for a {@link io.fairway.proxy.table.Lease} and give it back.
  *
  * <h2>Why a reload keeps connections</h2>
  *
- * <p>A {@link io.fairway.proxy.table.RealServer} lives as long as its destination, and a
- * virtual service's listener as long as its service: a weight change, a new director or a whole
- * new plan changes what new connections see, while established ones, their counters and the
- * members that stay are left as they are, as a kernel table survives {@code ipvsadm -e}.
+ * <p>A {@link io.fairway.proxy.table.RealServer} lives as long as its destination, and a virtual
+ * service's listener as long as its service: a weight change, a new director or a whole new plan
+ * changes what new connections see, while established ones, their counters and the members that
+ * stay are left as they are, as a kernel table survives {@code ipvsadm -e}.
  *
  * <h2>Threads</h2>
  *
  * <p>Table operations are serialised on the table; each change publishes an immutable pool that
- * event loops read once per connection or request without locking, so a busy data plane never
- * waits for the apply thread and never sees half a change.
+ * event loops read once per connection or request without locking, so a busy data plane never waits
+ * for the apply thread and never sees half a change.
  */
 package io.fairway.proxy.table;

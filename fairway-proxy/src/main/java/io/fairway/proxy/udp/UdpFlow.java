@@ -12,13 +12,13 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.FixedRecvByteBufAllocator;
-import io.netty.channel.socket.DatagramPacket;
 import io.netty.channel.epoll.EpollDatagramChannel;
+import io.netty.channel.socket.DatagramPacket;
 import io.netty.channel.unix.Socket;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
 import java.net.PortUnreachableException;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import org.slf4j.Logger;
@@ -26,15 +26,16 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One client's UDP traffic to one real server: a socket connected to the server, so the kernel
- * delivers only that server's answers to it and reports an ICMP port unreachable as an error,
- * which ends the flow (the client's next datagram is scheduled afresh).
+ * delivers only that server's answers to it and reports an ICMP port unreachable as an error, which
+ * ends the flow (the client's next datagram is scheduled afresh).
  *
- * <p>Ends when {@link UdpRelay} finds it idle for the udp timeout, when its real server is
- * removed from the table (the socket is one of the server's established channels), or, for a
- * one-packet flow, after the server's first answer.
+ * <p>Ends when {@link UdpRelay} finds it idle for the udp timeout, when its real server is removed
+ * from the table (the socket is one of the server's established channels), or, for a one-packet
+ * flow, after the server's first answer.
  */
 final class UdpFlow {
   private static final Logger log = LoggerFactory.getLogger(UdpFlow.class);
+
   /** Datagrams kept while the server socket is being set up (a few microseconds). */
   private static final int MAX_PENDING = 64;
 
@@ -48,7 +49,10 @@ final class UdpFlow {
   private boolean connected;
   private boolean closed;
   private long lastActivity = System.nanoTime();
-  /** The udp timeout as of {@link #lastActivity}: IPVS gives a flow the current one per datagram. */
+
+  /**
+   * The udp timeout as of {@link #lastActivity}: IPVS gives a flow the current one per datagram.
+   */
   private long idleNanos;
 
   UdpFlow(UdpRelay relay, Channel front, InetSocketAddress client, Lease lease, boolean oneShot) {
@@ -77,7 +81,9 @@ final class UdpFlow {
             .group(front.eventLoop())
             .channel(Transport.datagramChannel())
             .option(ChannelOption.ALLOCATOR, Transport.ALLOCATOR)
-            .option(ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(UdpRelay.MAX_DATAGRAM))
+            .option(
+                ChannelOption.RCVBUF_ALLOCATOR,
+                new FixedRecvByteBufAllocator(UdpRelay.MAX_DATAGRAM))
             .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) timeout.toMillis())
             .handler(new FromServer())
             .connect(rs.address);
@@ -87,7 +93,8 @@ final class UdpFlow {
     f.addListener(
         x -> {
           if (!f.isSuccess()) {
-            log.warn("{}: cannot open a UDP socket to {}: {}", rs, rs, TcpFrontend.reason(f.cause()));
+            log.warn(
+                "{}: cannot open a UDP socket to {}: {}", rs, rs, TcpFrontend.reason(f.cause()));
             server.close();
             return;
           }

@@ -22,18 +22,18 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A UDP virtual service: one socket on the virtual address takes every client's datagrams, and
- * each client address and port becomes a {@link UdpFlow} to the server its first datagram was
- * scheduled to. The server's answers leave through the virtual address's socket, so the client
- * sees them come from where it sent its request.
+ * A UDP virtual service: one socket on the virtual address takes every client's datagrams, and each
+ * client address and port becomes a {@link UdpFlow} to the server its first datagram was scheduled
+ * to. The server's answers leave through the virtual address's socket, so the client sees them come
+ * from where it sent its request.
  *
- * <p>Why flows, as in the kernel: IPVS schedules UDP per "connection" (client address and port)
- * and keeps it for the {@code udp} timeout after its last datagram, so a DNS client that retries
+ * <p>Why flows, as in the kernel: IPVS schedules UDP per "connection" (client address and port) and
+ * keeps it for the {@code udp} timeout after its last datagram, so a DNS client that retries
  * reaches the same server, persistence templates work, and lc/wlc and the thresholds count UDP
  * connections (as inactive ones, for their whole life). With {@code ops} (one-packet scheduling)
- * every datagram is scheduled on its own; its flow lives only until the server's first answer,
- * or the connect timeout when none comes, which is what request/response protocols such as DNS
- * and RADIUS want from it.
+ * every datagram is scheduled on its own; its flow lives only until the server's first answer, or
+ * the connect timeout when none comes, which is what request/response protocols such as DNS and
+ * RADIUS want from it.
  *
  * <p>Nothing is queued behind a full socket buffer: a datagram that cannot be sent at once is
  * dropped, as the network would drop it, and the sender's own retries take over.
@@ -43,10 +43,13 @@ import org.slf4j.LoggerFactory;
  */
 public final class UdpRelay extends ChannelInboundHandlerAdapter {
   private static final Logger log = LoggerFactory.getLogger(UdpRelay.class);
+
   /** Largest UDP payload over IPv4 and IPv6 without jumbograms; reads are sized to it. */
   public static final int MAX_DATAGRAM = 65535;
+
   /** Dropped datagrams: each kind once per 10 s per service, with counts. */
-  private static final RateLimitedLog warnings = new RateLimitedLog(log, java.time.Duration.ofSeconds(10));
+  private static final RateLimitedLog warnings =
+      new RateLimitedLog(log, java.time.Duration.ofSeconds(10));
 
   private final VirtualService vs;
   private final ProxyOptions options;
@@ -128,8 +131,8 @@ public final class UdpRelay extends ChannelInboundHandlerAdapter {
   }
 
   /**
-   * Ends the flows idle for the udp timeout they had at their last datagram, and one-packet
-   * flows left unanswered.
+   * Ends the flows idle for the udp timeout they had at their last datagram, and one-packet flows
+   * left unanswered.
    */
   private void sweep() {
     long now = System.nanoTime();

@@ -1,6 +1,6 @@
 /**
- * UDP virtual services: one socket on the virtual address, and a flow per client address and
- * port bound to the real server its first datagram went to.
+ * UDP virtual services: one socket on the virtual address, and a flow per client address and port
+ * bound to the real server its first datagram went to.
  *
  * <p>Why flows rather than a choice per datagram: IPVS schedules UDP per connection and keeps it
  * for the {@code udp} timeout after its last datagram, so a retrying DNS client reaches the same

@@ -17,15 +17,17 @@ import java.util.Set;
  * Coverage-guided fuzzing (Jazzer) of the HTTP/1.1 parsing a proxy lives or dies by: the head
  * parser, the request and response decoders over a real (embedded) Netty pipeline with the input
  * split into reads where the fuzzer says, and the chunked body decoder. Each target checks:
+ *
  * <ul>
- *   <li>only the documented failure escapes: {@link BadMessage} from the parsers, a
- *       {@link StrictRequestDecoder.Malformed} message (never an exception) from the decoders,
- *       with a status the proxy answers with and a one-line reason;
+ *   <li>only the documented failure escapes: {@link BadMessage} from the parsers, a {@link
+ *       StrictRequestDecoder.Malformed} message (never an exception) from the decoders, with a
+ *       status the proxy answers with and a one-line reason;
  *   <li>what is decoded is consistent: offsets inside the head, never Content-Length and chunked
  *       together on a request, body bytes are the input's own (verbatim: byte for byte), nothing
  *       after a Malformed;
  *   <li>allocation is bounded by the input ({@link #alloc}) and every buffer is released.
  * </ul>
+ *
  * The normal build replays each target's seeds once (src/test/resources/io/fairway/proxy/
  * HttpFuzzTestInputs); {@code bench/fuzz.sh} fuzzes them for real (docs/testing.md, "Fuzzing").
  */
@@ -39,21 +41,25 @@ class HttpFuzzTest {
   static {
     // Netty's and the decoders' one-time initialisation (tens of MB of class loading and pools)
     // is not what one input costs: pay it before any input is measured.
-    byte[] warm = "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nx\r\n0\r\n\r\n"
-        .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    byte[] warm =
+        "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nx\r\n0\r\n\r\n"
+            .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     EmbeddedChannel req = new EmbeddedChannel(new StrictRequestDecoder(ProxyOptions.defaults()));
     req.writeInbound(Unpooled.wrappedBuffer(warm));
     req.finishAndReleaseAll();
     EmbeddedChannel resp = new EmbeddedChannel(new ResponseDecoder(2048));
-    resp.writeInbound(Unpooled.wrappedBuffer("HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nx"
-        .getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
+    resp.writeInbound(
+        Unpooled.wrappedBuffer(
+            "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nx"
+                .getBytes(java.nio.charset.StandardCharsets.US_ASCII)));
     resp.finishAndReleaseAll();
   }
 
   /** An allocation bound: a fixed allowance for the pipeline plus a multiple of the input. */
   static void alloc(long before, int inputLength) {
     long used = THREADS.getCurrentThreadAllocatedBytes() - before;
-    assertThat(used).as("bytes allocated for %d input bytes", inputLength)
+    assertThat(used)
+        .as("bytes allocated for %d input bytes", inputLength)
         .isLessThan((32L << 20) + 256L * inputLength);
   }
 
@@ -112,7 +118,8 @@ class HttpFuzzTest {
       int le = h.field(i, HttpHead.LINE_END);
       assertThat(ns).as("header %d", i).isGreaterThanOrEqualTo(previous);
       assertThat(ns < ne && ne < vs + 1 && vs <= ve && ve <= le && le <= length)
-          .as("header %d offsets %d %d %d %d %d", i, ns, ne, vs, ve, le).isTrue();
+          .as("header %d offsets %d %d %d %d %d", i, ns, ne, vs, ve, le)
+          .isTrue();
       for (int k = ns; k < ne; k++) {
         assertThat(HeadParser.isTchar(h.bytes[k])).as("name byte %d", k).isTrue();
       }
@@ -132,16 +139,16 @@ class HttpFuzzTest {
   }
 
   /**
-   * Writes the input in reads of the sizes the fuzzer picks (each read's buffer goes to
-   * {@code reads}), then ends the input.
+   * Writes the input in reads of the sizes the fuzzer picks (each read's buffer goes to {@code
+   * reads}), then ends the input.
    */
-  static List<Object> feed(EmbeddedChannel ch, FuzzedDataProvider data, byte[] input,
-      List<ByteBuf> reads) {
+  static List<Object> feed(
+      EmbeddedChannel ch, FuzzedDataProvider data, byte[] input, List<ByteBuf> reads) {
     List<Object> out = new ArrayList<>();
     int from = 0;
     while (from < input.length) {
-      int n = data.remainingBytes() > 0 ? data.consumeInt(1, input.length - from)
-          : input.length - from;
+      int n =
+          data.remainingBytes() > 0 ? data.consumeInt(1, input.length - from) : input.length - from;
       ByteBuf read = Unpooled.copiedBuffer(input, from, n);
       reads.add(read);
       ch.writeInbound(read);
@@ -162,8 +169,8 @@ class HttpFuzzTest {
 
   /**
    * Checks the decoded sequence and releases its buffers; returns the body bytes seen. (A slice
-   * shares its reference count with the cumulation, so its own release says nothing:
-   * {@link #assertReleased} checks the reads at the end.)
+   * shares its reference count with the cumulation, so its own release says nothing: {@link
+   * #assertReleased} checks the reads at the end.)
    */
   static long checkSequence(List<Object> out, int inputLength, Set<Integer> statuses) {
     long body = 0;
@@ -198,8 +205,8 @@ class HttpFuzzTest {
   void requestDecoder(FuzzedDataProvider data) {
     byte[] input = data.consumeBytes(data.consumeInt(0, 8192));
     long before = THREADS.getCurrentThreadAllocatedBytes();
-    StrictRequestDecoder decoder = new StrictRequestDecoder(
-        ProxyOptions.defaults().withMaxHeaderSize(1024));
+    StrictRequestDecoder decoder =
+        new StrictRequestDecoder(ProxyOptions.defaults().withMaxHeaderSize(1024));
     EmbeddedChannel ch = new EmbeddedChannel(decoder);
     List<ByteBuf> reads = new ArrayList<>();
     List<Object> out = feed(ch, data, input, reads);
@@ -244,8 +251,10 @@ class HttpFuzzTest {
     boolean done = false;
     try {
       while (from < input.length && !done) {
-        int n = data.remainingBytes() > 0 ? data.consumeInt(1, input.length - from)
-            : input.length - from;
+        int n =
+            data.remainingBytes() > 0
+                ? data.consumeInt(1, input.length - from)
+                : input.length - from;
         cumulation.writeBytes(input, from, n);
         from += n;
         int r = cumulation.readerIndex();
@@ -269,7 +278,8 @@ class HttpFuzzTest {
       if (verbatim) {
         byte[] got = new byte[passed.readableBytes()];
         passed.readBytes(got);
-        assertThat(got).as("verbatim body = the bytes consumed")
+        assertThat(got)
+            .as("verbatim body = the bytes consumed")
             .isEqualTo(java.util.Arrays.copyOf(input, consumed));
       } else {
         assertThat(passed.readableBytes()).isLessThanOrEqualTo(consumed);

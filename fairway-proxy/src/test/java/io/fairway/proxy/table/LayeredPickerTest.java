@@ -33,23 +33,34 @@ class LayeredPickerTest {
   static final InetSocketAddress VIP = new InetSocketAddress("127.0.0.1", 8080);
 
   static String conf(String order) {
-    StringBuilder b = new StringBuilder("shard_param p {\n  by URL\n  alt 1\n}\n"
-        + "virtual_server 127.0.0.1 8080 {\n  name web\n  lb_algo fallback\n  lb_kind HTTP\n"
-        + "  alt_header X-Alt\n  members " + order + "\n"
-        + "  director primary {\n    lb_algo shard\n    shard {\n      by URL\n    }\n"
-        + "    members b1 b2 b3\n  }\n"
-        + "  director spare {\n    lb_algo shard\n    shard {\n      associate p\n    }\n"
-        + "    members b4 b5 b6\n  }\n");
+    StringBuilder b =
+        new StringBuilder(
+            "shard_param p {\n  by URL\n  alt 1\n}\n"
+                + "virtual_server 127.0.0.1 8080 {\n  name web\n  lb_algo fallback\n  lb_kind HTTP\n"
+                + "  alt_header X-Alt\n  members "
+                + order
+                + "\n"
+                + "  director primary {\n    lb_algo shard\n    shard {\n      by URL\n    }\n"
+                + "    members b1 b2 b3\n  }\n"
+                + "  director spare {\n    lb_algo shard\n    shard {\n      associate p\n    }\n"
+                + "    members b4 b5 b6\n  }\n");
     for (int i = 1; i <= 6; i++) {
-      b.append("  real_server 127.0.0.1 ").append(9000 + i).append(" {\n    name b").append(i)
+      b.append("  real_server 127.0.0.1 ")
+          .append(9000 + i)
+          .append(" {\n    name b")
+          .append(i)
           .append("\n  }\n");
     }
     return b.append("}\n").toString();
   }
 
   static ListenerSpec spec(String order) throws Exception {
-    ServicePlan sp = PlanBuilder.build(KeepalivedConfig.parse("t.conf", conf(order), Path.of("."),
-        ParseOptions.defaults()).config()).service("web").orElseThrow();
+    ServicePlan sp =
+        PlanBuilder.build(
+                KeepalivedConfig.parse("t.conf", conf(order), Path.of("."), ParseOptions.defaults())
+                    .config())
+            .service("web")
+            .orElseThrow();
     return ListenerSpec.of(sp, sp.services().get(0).key());
   }
 
@@ -64,8 +75,13 @@ class LayeredPickerTest {
   }
 
   static ShardDirector ring(int alt, String... names) {
-    ShardDirector d = new ShardDirector("s", new ShardDirector.Settings(67, 0, 0,
-        new ShardParams(ShardBy.URL, ShardHealthy.CHOSEN, true, -1, alt)), null, null);
+    ShardDirector d =
+        new ShardDirector(
+            "s",
+            new ShardDirector.Settings(
+                67, 0, 0, new ShardParams(ShardBy.URL, ShardHealthy.CHOSEN, true, -1, alt)),
+            null,
+            null);
     for (String n : names) {
       d.add(Member.of(Backend.named(n)));
     }
@@ -107,5 +123,4 @@ class LayeredPickerTest {
       assertThat(name(p2.pick(CLIENT, VIP, url, -1), s2)).isEqualTo(spare.pick(r).name());
     }
   }
-
 }

@@ -1,10 +1,10 @@
 package io.fairway.vrrp.io;
 
+import io.fairway.config.model.vrrp.VirtualAddress;
 import io.fairway.ipvs.netlink.Errno;
 import io.fairway.ipvs.netlink.NetlinkException;
 import io.fairway.ipvs.netlink.NetlinkMessage;
 import io.fairway.ipvs.netlink.NetlinkSocket;
-import io.fairway.config.model.vrrp.VirtualAddress;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.Inet4Address;
@@ -75,11 +75,17 @@ public final class Addresses implements Closeable {
     byte[] addr = a.address().getAddress();
     ByteBuffer b = ByteBuffer.allocate(256).order(ByteOrder.nativeOrder());
     int s = seq++;
-    b.putInt(0).putShort((short) type).putShort((short) (NLM_F_REQUEST | NLM_F_ACK | flags))
-        .putInt(s).putInt(0);
+    b.putInt(0)
+        .putShort((short) type)
+        .putShort((short) (NLM_F_REQUEST | NLM_F_ACK | flags))
+        .putInt(s)
+        .putInt(0);
     // struct ifaddrmsg
-    b.put((byte) (v4 ? Sys.AF_INET : Sys.AF_INET6)).put((byte) a.prefixLength()).put((byte) 0)
-        .put((byte) a.scope()).putInt(ifindex);
+    b.put((byte) (v4 ? Sys.AF_INET : Sys.AF_INET6))
+        .put((byte) a.prefixLength())
+        .put((byte) 0)
+        .put((byte) a.scope())
+        .putInt(ifindex);
     attr(b, IFA_LOCAL, addr);
     attr(b, IFA_ADDRESS, addr);
     if (v4 && a.label().isPresent()) {

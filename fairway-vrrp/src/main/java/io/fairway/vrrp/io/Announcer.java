@@ -9,14 +9,15 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
- * Tells the link that a new master holds the virtual addresses: gratuitous ARP (an ARP request
- * from and for the address, broadcast, over AF_PACKET) for IPv4, an unsolicited neighbour
- * advertisement (ICMPv6 type 136 with the override flag, to ff02::1, hop limit 255) for IPv6.
+ * Tells the link that a new master holds the virtual addresses: gratuitous ARP (an ARP request from
+ * and for the address, broadcast, over AF_PACKET) for IPv4, an unsolicited neighbour advertisement
+ * (ICMPv6 type 136 with the override flag, to ff02::1, hop limit 255) for IPv6.
  */
 public final class Announcer implements Closeable {
   private static final int ETH_P_ARP = 0x0806;
-  private static final byte[] ALL_NODES = {(byte) 0xff, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-      1};
+  private static final byte[] ALL_NODES = {
+    (byte) 0xff, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1
+  };
 
   private final int packetFd;
   private final int icmpFd;
@@ -30,8 +31,11 @@ public final class Announcer implements Closeable {
     int p;
     int i;
     try {
-      p = Sys.socket(Sys.AF_PACKET, Sys.SOCK_RAW | Sys.SOCK_CLOEXEC, Short.reverseBytes(
-          (short) ETH_P_ARP) & 0xffff);
+      p =
+          Sys.socket(
+              Sys.AF_PACKET,
+              Sys.SOCK_RAW | Sys.SOCK_CLOEXEC,
+              Short.reverseBytes((short) ETH_P_ARP) & 0xffff);
     } catch (LastErrorException e) {
       throw new IOException("AF_PACKET socket for gratuitous ARP: " + VrrpSocket.errno(e));
     }
@@ -41,8 +45,7 @@ public final class Announcer implements Closeable {
       Sys.setInt(i, Sys.IPPROTO_IPV6, Sys.IPV6_UNICAST_HOPS, 255);
     } catch (LastErrorException e) {
       Sys.close(p);
-      throw new IOException("ICMPv6 socket for neighbour advertisements: "
-          + VrrpSocket.errno(e));
+      throw new IOException("ICMPv6 socket for neighbour advertisements: " + VrrpSocket.errno(e));
     }
     return new Announcer(p, i);
   }
@@ -64,8 +67,13 @@ public final class Announcer implements Closeable {
         Sys.sendto(icmpFd, na, na.length, 0, to, to.length);
       }
     } catch (LastErrorException e) {
-      throw new IOException("announcing " + address.getHostAddress() + " on " + link.name()
-          + ": " + VrrpSocket.errno(e));
+      throw new IOException(
+          "announcing "
+              + address.getHostAddress()
+              + " on "
+              + link.name()
+              + ": "
+              + VrrpSocket.errno(e));
     }
   }
 
@@ -75,7 +83,10 @@ public final class Announcer implements Closeable {
       b.put((byte) 0xff);
     }
     b.put(mac).putShort((short) ETH_P_ARP);
-    b.putShort((short) 1).putShort((short) 0x0800).put((byte) 6).put((byte) 4)
+    b.putShort((short) 1)
+        .putShort((short) 0x0800)
+        .put((byte) 6)
+        .put((byte) 4)
         .putShort((short) 1); // ARP request, as keepalived
     b.put(mac).put(ip);
     for (int i = 0; i < 6; i++) {
@@ -98,7 +109,10 @@ public final class Announcer implements Closeable {
     ByteBuffer b = ByteBuffer.allocate(20).order(ByteOrder.nativeOrder());
     b.putShort((short) Sys.AF_PACKET);
     b.order(ByteOrder.BIG_ENDIAN).putShort((short) ETH_P_ARP);
-    b.order(ByteOrder.nativeOrder()).putInt(ifindex).putShort((short) 1).put((byte) 0)
+    b.order(ByteOrder.nativeOrder())
+        .putInt(ifindex)
+        .putShort((short) 1)
+        .put((byte) 0)
         .put((byte) 6);
     for (int i = 0; i < 6; i++) {
       b.put((byte) 0xff);

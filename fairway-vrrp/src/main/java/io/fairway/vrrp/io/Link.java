@@ -10,8 +10,8 @@ import java.util.Collection;
 import java.util.Optional;
 
 /**
- * What VRRP needs to know about an interface, read fresh each time (the JDK asks the kernel):
- * its index, whether it is up and running, its MAC, and the source address adverts go out from.
+ * What VRRP needs to know about an interface, read fresh each time (the JDK asks the kernel): its
+ * index, whether it is up and running, its MAC, and the source address adverts go out from.
  *
  * @param name the interface name
  * @param index the ifindex
@@ -20,7 +20,12 @@ import java.util.Optional;
  * @param ipv4 the first IPv4 address that is not a virtual address
  * @param ipv6LinkLocal the first IPv6 link-local address
  */
-public record Link(String name, int index, boolean up, byte[] mac, Optional<InetAddress> ipv4,
+public record Link(
+    String name,
+    int index,
+    boolean up,
+    byte[] mac,
+    Optional<InetAddress> ipv4,
     Optional<InetAddress> ipv6LinkLocal) {
 
   /** The interface now, or empty if it does not exist. */
@@ -45,8 +50,8 @@ public record Link(String name, int index, boolean up, byte[] mac, Optional<Inet
         }
       }
       byte[] mac = ni.getHardwareAddress();
-      return Optional.of(new Link(name, ni.getIndex(), ni.isUp(), mac == null ? new byte[0] : mac,
-          v4, ll));
+      return Optional.of(
+          new Link(name, ni.getIndex(), ni.isUp(), mac == null ? new byte[0] : mac, v4, ll));
     } catch (SocketException | java.net.UnknownHostException e) {
       return Optional.empty();
     }

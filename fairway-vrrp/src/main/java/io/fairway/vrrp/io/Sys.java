@@ -94,10 +94,10 @@ final class Sys {
   static final int ENODEV = 19;
 
   /**
-   * Calls whose failures are expected on the steady path (a receive timing out five times a
-   * second, an interface's flags read every poll): they return -1 and leave errno in {@link
-   * Native#getLastError}, where the mappings above would build a {@link LastErrorException}
-   * (with its stack trace and message parsing: about 0.4 ms of CPU each, measured).
+   * Calls whose failures are expected on the steady path (a receive timing out five times a second,
+   * an interface's flags read every poll): they return -1 and leave errno in {@link
+   * Native#getLastError}, where the mappings above would build a {@link LastErrorException} (with
+   * its stack trace and message parsing: about 0.4 ms of CPU each, measured).
    */
   static final class Quiet {
     static {
@@ -119,7 +119,10 @@ final class Sys {
       b.putShort((short) AF_INET).putShort((short) 0).put(a.getAddress());
     } else {
       b = ByteBuffer.allocate(28).order(ByteOrder.nativeOrder());
-      b.putShort((short) AF_INET6).putShort((short) 0).putInt(0).put(a.getAddress())
+      b.putShort((short) AF_INET6)
+          .putShort((short) 0)
+          .putInt(0)
+          .put(a.getAddress())
           .putInt(ifindex);
     }
     return b.array();

@@ -11,19 +11,23 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 
 /**
- * A raw IP protocol 112 socket on one interface and family: joins the VRRP multicast group,
- * sends with TTL / hop limit 255, and returns each received message with its source, destination
- * and TTL so the caller can drop what did not come from the link.
+ * A raw IP protocol 112 socket on one interface and family: joins the VRRP multicast group, sends
+ * with TTL / hop limit 255, and returns each received message with its source, destination and TTL
+ * so the caller can drop what did not come from the link.
  *
- * <p>IPv4 is sent with our own IP header (IP_HDRINCL) so the source address, which the v3
- * checksum covers, is the one we chose; IPv6 lets the kernel compute and verify the checksum
- * (IPV6_CHECKSUM at offset 6, as keepalived) and reads the hop limit and destination from
- * ancillary data.
+ * <p>IPv4 is sent with our own IP header (IP_HDRINCL) so the source address, which the v3 checksum
+ * covers, is the one we chose; IPv6 lets the kernel compute and verify the checksum (IPV6_CHECKSUM
+ * at offset 6, as keepalived) and reads the hop limit and destination from ancillary data.
  */
 public final class VrrpSocket implements Closeable {
   /** A received message; {@code payloadOffset/Length} locate the VRRP message in {@code data}. */
-  public record Received(InetAddress source, InetAddress destination, int ttl, byte[] data,
-      int payloadOffset, int payloadLength) {}
+  public record Received(
+      InetAddress source,
+      InetAddress destination,
+      int ttl,
+      byte[] data,
+      int payloadOffset,
+      int payloadLength) {}
 
   private final int fd;
   private final boolean v4;
@@ -49,11 +53,16 @@ public final class VrrpSocket implements Closeable {
     }
     int fd;
     try {
-      fd = Sys.socket(ipv4 ? Sys.AF_INET : Sys.AF_INET6, Sys.SOCK_RAW | Sys.SOCK_CLOEXEC,
-          AdvertCodec.PROTOCOL);
+      fd =
+          Sys.socket(
+              ipv4 ? Sys.AF_INET : Sys.AF_INET6,
+              Sys.SOCK_RAW | Sys.SOCK_CLOEXEC,
+              AdvertCodec.PROTOCOL);
     } catch (LastErrorException e) {
-      throw new IOException("raw socket for VRRP: " + errno(e)
-          + (e.getErrorCode() == 1 ? " (needs CAP_NET_RAW)" : ""));
+      throw new IOException(
+          "raw socket for VRRP: "
+              + errno(e)
+              + (e.getErrorCode() == 1 ? " (needs CAP_NET_RAW)" : ""));
     }
     VrrpSocket s = new VrrpSocket(fd, ipv4, ifindex);
     try {
@@ -125,8 +134,8 @@ public final class VrrpSocket implements Closeable {
     try {
       Sys.sendto(fd, packet, packet.length, 0, to, to.length);
     } catch (LastErrorException e) {
-      throw new IOException("sending a VRRP advert to " + destination.getHostAddress() + ": "
-          + errno(e));
+      throw new IOException(
+          "sending a VRRP advert to " + destination.getHostAddress() + ": " + errno(e));
     }
   }
 
@@ -159,8 +168,8 @@ public final class VrrpSocket implements Closeable {
     byte[] data = buf.getByteArray(0, (int) n);
     if (v4) {
       Ipv4Datagram d = Ipv4Datagram.parse(data, data.length);
-      return new Received(d.source(), d.destination(), d.ttl(), data, d.payloadOffset(),
-          d.payloadLength());
+      return new Received(
+          d.source(), d.destination(), d.ttl(), data, d.payloadOffset(), d.payloadLength());
     }
     InetAddress src = address(name.getByteArray(8, 16));
     int hops = -1;
@@ -210,7 +219,9 @@ public final class VrrpSocket implements Closeable {
     return closed;
   }
 
-  /** Closes the descriptor; only the receiving thread calls this, after {@link #receive} gave null. */
+  /**
+   * Closes the descriptor; only the receiving thread calls this, after {@link #receive} gave null.
+   */
   public void release() {
     if (fdClosed.compareAndSet(false, true)) {
       Sys.close(fd);
@@ -219,5 +230,4 @@ public final class VrrpSocket implements Closeable {
 
   private final java.util.concurrent.atomic.AtomicBoolean fdClosed =
       new java.util.concurrent.atomic.AtomicBoolean();
-
 }

@@ -15,8 +15,8 @@ import java.util.Optional;
  *     multiple of 100 up to 25,500; v3 carries 12 bits of centiseconds, 1..4095)
  * @param addresses the virtual addresses (all IPv4 for v2 and for v3 over IPv4, all IPv6 for v3
  *     over IPv6), at most 255
- * @param authPass the v2 simple-text password (auth type 1), without its NUL padding; empty for
- *     no authentication and always for v3
+ * @param authPass the v2 simple-text password (auth type 1), without its NUL padding; empty for no
+ *     authentication and always for v3
  */
 public record Advert(
     int version,
@@ -35,7 +35,8 @@ public record Advert(
     if (priority < 0 || priority > 255) {
       throw new IllegalArgumentException("priority " + priority);
     }
-    if (version == 2 ? intervalCentis < 100 || intervalCentis > 25500 || intervalCentis % 100 != 0
+    if (version == 2
+        ? intervalCentis < 100 || intervalCentis > 25500 || intervalCentis % 100 != 0
         : intervalCentis < 1 || intervalCentis > 4095) {
       throw new IllegalArgumentException("interval " + intervalCentis + " cs for v" + version);
     }

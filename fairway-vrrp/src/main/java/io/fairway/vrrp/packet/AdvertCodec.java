@@ -21,13 +21,13 @@ import java.util.Optional;
  *  addresses (4 or 16 bytes each) ... [v2: 8 bytes of authentication data]
  * </pre>
  *
- * <p>The v2 checksum covers the VRRP message; the v3 one also covers the IPv4 or IPv6
- * pseudo-header (source, destination, protocol 112, length), as RFC 5798 section 5.2.8 and
- * keepalived do.
+ * <p>The v2 checksum covers the VRRP message; the v3 one also covers the IPv4 or IPv6 pseudo-header
+ * (source, destination, protocol 112, length), as RFC 5798 section 5.2.8 and keepalived do.
  */
 public final class AdvertCodec {
   /** IP protocol number of VRRP. */
   public static final int PROTOCOL = 112;
+
   private static final int HEADER = 8;
   private static final int AUTH_DATA = 8;
 
@@ -38,8 +38,10 @@ public final class AdvertCodec {
    * checksum only).
    */
   public static byte[] encode(Advert a, InetAddress source, InetAddress destination) {
-    boolean v4 = a.addresses().isEmpty() ? source instanceof Inet4Address
-        : a.addresses().get(0) instanceof Inet4Address;
+    boolean v4 =
+        a.addresses().isEmpty()
+            ? source instanceof Inet4Address
+            : a.addresses().get(0) instanceof Inet4Address;
     int alen = v4 ? 4 : 16;
     int len = HEADER + a.addresses().size() * alen + (a.version() == 2 ? AUTH_DATA : 0);
     byte[] b = new byte[len];
@@ -60,10 +62,12 @@ public final class AdvertCodec {
       off += alen;
     }
     if (a.version() == 2) {
-      a.authPass().ifPresent(p -> {
-        byte[] pb = p.getBytes(StandardCharsets.ISO_8859_1);
-        System.arraycopy(pb, 0, b, len - AUTH_DATA, pb.length);
-      });
+      a.authPass()
+          .ifPresent(
+              p -> {
+                byte[] pb = p.getBytes(StandardCharsets.ISO_8859_1);
+                System.arraycopy(pb, 0, b, len - AUTH_DATA, pb.length);
+              });
     }
     int sum = checksum(a.version(), b, 0, len, source, destination);
     b[6] = (byte) (sum >> 8);
@@ -72,14 +76,15 @@ public final class AdvertCodec {
   }
 
   /**
-   * Decodes the message in {@code buf[off, off+len)} received from {@code source} for
-   * {@code destination}, of the family of {@code source}.
+   * Decodes the message in {@code buf[off, off+len)} received from {@code source} for {@code
+   * destination}, of the family of {@code source}.
    *
    * @throws MalformedAdvertException for anything that is not a well-formed, correctly checksummed
    *     advertisement; never another exception for any bytes
    */
-  public static Advert decode(byte[] buf, int off, int len, InetAddress source,
-      InetAddress destination) throws MalformedAdvertException {
+  public static Advert decode(
+      byte[] buf, int off, int len, InetAddress source, InetAddress destination)
+      throws MalformedAdvertException {
     if (off < 0 || len < 0 || off > buf.length - len) {
       throw new MalformedAdvertException(Kind.TRUNCATED, "buffer bounds");
     }
@@ -104,8 +109,8 @@ public final class AdvertCodec {
     int alen = v4 ? 4 : 16;
     int expected = HEADER + count * alen + (version == 2 ? AUTH_DATA : 0);
     if (len != expected) {
-      throw new MalformedAdvertException(Kind.LENGTH, len + " bytes for " + count
-          + " addresses, expected " + expected);
+      throw new MalformedAdvertException(
+          Kind.LENGTH, len + " bytes for " + count + " addresses, expected " + expected);
     }
     if (vrid == 0) {
       throw new MalformedAdvertException(Kind.LENGTH, "virtual router id 0");
@@ -130,8 +135,11 @@ public final class AdvertCodec {
         }
         auth = Optional.of(new String(buf, p, n, StandardCharsets.ISO_8859_1));
       } else if (authType != 0) {
-        throw new MalformedAdvertException(Kind.AUTH_TYPE, "authentication type " + authType
-            + (authType == 2 ? " (IPsec AH) is not supported" : " is unknown"));
+        throw new MalformedAdvertException(
+            Kind.AUTH_TYPE,
+            "authentication type "
+                + authType
+                + (authType == 2 ? " (IPsec AH) is not supported" : " is unknown"));
       }
     } else {
       interval = ((buf[off + 4] & 0x0f) << 8) | (buf[off + 5] & 0xff);
@@ -158,8 +166,8 @@ public final class AdvertCodec {
   }
 
   /** The checksum over the message (and, for v3, the pseudo-header); 0 when a message checks. */
-  private static int checksum(int version, byte[] b, int off, int len, InetAddress source,
-      InetAddress destination) {
+  private static int checksum(
+      int version, byte[] b, int off, int len, InetAddress source, InetAddress destination) {
     long sum = 0;
     if (version == 3) {
       byte[] s = source.getAddress();

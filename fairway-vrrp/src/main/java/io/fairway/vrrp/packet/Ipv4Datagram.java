@@ -28,8 +28,9 @@ public record Ipv4Datagram(
     }
     int total = ((buf[2] & 0xff) << 8) | (buf[3] & 0xff);
     if (total < ihl || total > len) {
-      throw new MalformedAdvertException(Kind.IP_HEADER, "IPv4 total length " + total
-          + " does not fit the " + len + " bytes read");
+      throw new MalformedAdvertException(
+          Kind.IP_HEADER,
+          "IPv4 total length " + total + " does not fit the " + len + " bytes read");
     }
     int protocol = buf[9] & 0xff;
     if (protocol != AdvertCodec.PROTOCOL) {

@@ -6,7 +6,15 @@ public final class MalformedAdvertException extends Exception {
 
   /** Which check failed, for error counters by kind. */
   public enum Kind {
-    TRUNCATED, VERSION, TYPE, LENGTH, CHECKSUM, AUTH_TYPE, FAMILY, INTERVAL, IP_HEADER
+    TRUNCATED,
+    VERSION,
+    TYPE,
+    LENGTH,
+    CHECKSUM,
+    AUTH_TYPE,
+    FAMILY,
+    INTERVAL,
+    IP_HEADER
   }
 
   private final Kind kind;

@@ -1,10 +1,10 @@
 package io.fairway.vrrp.state;
 
 /**
- * keepalived's priority arithmetic for tracked scripts, interfaces and files
- * (vrrp_track.c): a positive weight adds while the object is good, a negative one subtracts while
- * it is failed; {@code reverse} swaps the two; weight 0 means the object puts the instance in
- * FAULT instead (while failed, or while good with reverse).
+ * keepalived's priority arithmetic for tracked scripts, interfaces and files (vrrp_track.c): a
+ * positive weight adds while the object is good, a negative one subtracts while it is failed;
+ * {@code reverse} swaps the two; weight 0 means the object puts the instance in FAULT instead
+ * (while failed, or while good with reverse).
  */
 public final class Priority {
   private Priority() {}

@@ -12,8 +12,8 @@ import java.util.function.Predicate;
  *
  * <ul>
  *   <li>start: the address owner (priority 255) becomes master at once; a {@code state MASTER}
- *       instance waits one advert interval plus the minimum skew (to hear an existing master),
- *       a BACKUP the full master down interval;
+ *       instance waits one advert interval plus the minimum skew (to hear an existing master), a
+ *       BACKUP the full master down interval;
  *   <li>backup: a priority 0 advert shortens the wait to the skew time; an advert with a lower
  *       priority is ignored when preempting (so the timer runs out and this router takes over),
  *       accepted with {@code nopreempt} or while {@code preempt_delay} runs;
@@ -55,8 +55,15 @@ public final class Router {
    * @param startAsMaster {@code state MASTER}
    * @param localAddress our source address, for the equal-priority tie break
    */
-  public record Params(String name, int version, int basePriority, int advertCentis,
-      boolean preempt, long preemptDelayNanos, boolean startAsMaster, InetAddress localAddress) {}
+  public record Params(
+      String name,
+      int version,
+      int basePriority,
+      int advertCentis,
+      boolean preempt,
+      long preemptDelayNanos,
+      boolean startAsMaster,
+      InetAddress localAddress) {}
 
   /** Members of a sync group follow each other; see {@link SyncGroup}. */
   interface Group {
@@ -144,20 +151,20 @@ public final class Router {
   }
 
   /**
-   * This router with new parameters, for a reload that changed what an instance does but not
-   * which instance it is (same interface, router id, family and version): the state, its timer,
-   * the master it follows, its fault and a running preempt_delay carry over, so the instance
-   * neither flaps nor starts a new election. The effective priority carries too; the caller
-   * recomputes it from tracking ({@link #priority}), which tells the backups when it changed.
-   * The new router belongs to no sync group until a new {@link SyncGroup} takes it.
+   * This router with new parameters, for a reload that changed what an instance does but not which
+   * instance it is (same interface, router id, family and version): the state, its timer, the
+   * master it follows, its fault and a running preempt_delay carry over, so the instance neither
+   * flaps nor starts a new election. The effective priority carries too; the caller recomputes it
+   * from tracking ({@link #priority}), which tells the backups when it changed. The new router
+   * belongs to no sync group until a new {@link SyncGroup} takes it.
    */
   public Router reconfigured(Params p) {
     Router r = new Router(p);
     r.state = state;
     r.deadline = deadline;
     r.effectivePriority = p.basePriority() == 255 ? 255 : effectivePriority;
-    r.masterAdvertCentis = state == State.MASTER || p.version() == 2 ? p.advertCentis()
-        : masterAdvertCentis;
+    r.masterAdvertCentis =
+        state == State.MASTER || p.version() == 2 ? p.advertCentis() : masterAdvertCentis;
     r.preemptAt = p.preemptDelayNanos() > 0 ? preemptAt : 0;
     r.ownFault = ownFault;
     r.wantsMaster = wantsMaster;
@@ -183,9 +190,11 @@ public final class Router {
       return out;
     }
     masterAdvertCentis = params.advertCentis();
-    deadline = now + (params.startAsMaster()
-        ? advertNanos() + Timing.skew(params.version(), 255, masterAdvertCentis)
-        : masterDown());
+    deadline =
+        now
+            + (params.startAsMaster()
+                ? advertNanos() + Timing.skew(params.version(), 255, masterAdvertCentis)
+                : masterDown());
     transition(now, State.BACKUP, out);
     return out;
   }
@@ -223,7 +232,7 @@ public final class Router {
     switch (state) {
       case BACKUP -> backupReceives(now, a, source);
       case MASTER -> masterReceives(now, a, source, out);
-      default -> { }
+      default -> {}
     }
     return out;
   }
@@ -294,7 +303,9 @@ public final class Router {
     return out;
   }
 
-  /** A tracked interface, script (weight 0) or file says the instance cannot work (or can again). */
+  /**
+   * A tracked interface, script (weight 0) or file says the instance cannot work (or can again).
+   */
   public List<Action> fault(long now, boolean faulty) {
     List<Action> out = new ArrayList<>();
     boolean was = faulty();

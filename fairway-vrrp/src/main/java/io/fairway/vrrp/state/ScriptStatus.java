@@ -3,9 +3,9 @@ package io.fairway.vrrp.state;
 import java.util.Optional;
 
 /**
- * A vrrp_script's verdict with its {@code rise}/{@code fall} hysteresis: a good script turns
- * failed after {@code fall} failures in a row, a failed one good after {@code rise} successes.
- * Before the first verdict it is neither (unless {@code init_fail}), as keepalived's INIT state.
+ * A vrrp_script's verdict with its {@code rise}/{@code fall} hysteresis: a good script turns failed
+ * after {@code fall} failures in a row, a failed one good after {@code rise} successes. Before the
+ * first verdict it is neither (unless {@code init_fail}), as keepalived's INIT state.
  */
 public final class ScriptStatus {
   private final int rise;

@@ -4,9 +4,9 @@ import java.util.List;
 
 /**
  * A {@code vrrp_sync_group}: as keepalived's vrrp_sync.c, a member becomes master only when every
- * other member wants to as well (their down timers ran out, which avoids thrashing), and then
- * takes the others along; one member going back to backup takes the others back; one member in
- * fault puts the whole group in fault until it recovers.
+ * other member wants to as well (their down timers ran out, which avoids thrashing), and then takes
+ * the others along; one member going back to backup takes the others back; one member in fault puts
+ * the whole group in fault until it recovers.
  */
 public final class SyncGroup {
   private final String name;
@@ -15,17 +15,18 @@ public final class SyncGroup {
   public SyncGroup(String name, List<Router> members) {
     this.name = name;
     this.members = List.copyOf(members);
-    Router.Group g = new Router.Group() {
-      @Override
-      public void followed(Router r, long now, State from, State to, List<Action> out) {
-        SyncGroup.this.followed(r, now, from, to, out);
-      }
+    Router.Group g =
+        new Router.Group() {
+          @Override
+          public void followed(Router r, long now, State from, State to, List<Action> out) {
+            SyncGroup.this.followed(r, now, from, to, out);
+          }
 
-      @Override
-      public void faultChanged(Router r, long now, boolean wasFaulty, List<Action> out) {
-        SyncGroup.this.faultChanged(r, now, wasFaulty, out);
-      }
-    };
+          @Override
+          public void faultChanged(Router r, long now, boolean wasFaulty, List<Action> out) {
+            SyncGroup.this.faultChanged(r, now, wasFaulty, out);
+          }
+        };
     for (Router r : this.members) {
       r.joinGroup(g, this::mayBecomeMaster);
     }

@@ -4,11 +4,19 @@ import io.fairway.vrrp.packet.MalformedAdvertException;
 import java.util.Locale;
 
 /**
- * Why a received packet was dropped or a send, address change or announcement failed: the
- * decoder's checks ({@link MalformedAdvertException.Kind}) and the speaker's own.
+ * Why a received packet was dropped or a send, address change or announcement failed: the decoder's
+ * checks ({@link MalformedAdvertException.Kind}) and the speaker's own.
  */
 public enum DropKind {
-  TRUNCATED, VERSION, TYPE, LENGTH, CHECKSUM, AUTH_TYPE, FAMILY, INTERVAL, IP_HEADER,
+  TRUNCATED,
+  VERSION,
+  TYPE,
+  LENGTH,
+  CHECKSUM,
+  AUTH_TYPE,
+  FAMILY,
+  INTERVAL,
+  IP_HEADER,
   /** Received with a TTL / hop limit other than 255: routed, not from the link. */
   TTL,
   /** A valid advert of another VRRP version than the instance's. */
@@ -21,7 +29,8 @@ public enum DropKind {
   ADDRESSES,
   /** No source address to send from (the interface lost its address). */
   NO_SOURCE,
-  SEND, RECEIVE,
+  SEND,
+  RECEIVE,
   /** Adding or removing a virtual address over rtnetlink failed. */
   ADDRESS,
   /** A gratuitous ARP or unsolicited neighbour advertisement could not be sent. */

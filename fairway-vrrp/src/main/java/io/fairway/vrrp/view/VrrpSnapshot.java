@@ -13,8 +13,11 @@ import java.util.Optional;
  * @param packetsReceived every packet the sockets returned, before any check
  * @param errors drops and failures by kind (every kind present, zero included)
  */
-public record VrrpSnapshot(List<InstanceStatus> instances, List<GroupStatus> groups,
-    long packetsReceived, Map<DropKind, Long> errors) {
+public record VrrpSnapshot(
+    List<InstanceStatus> instances,
+    List<GroupStatus> groups,
+    long packetsReceived,
+    Map<DropKind, Long> errors) {
   public VrrpSnapshot {
     instances = List.copyOf(instances);
     groups = List.copyOf(groups);

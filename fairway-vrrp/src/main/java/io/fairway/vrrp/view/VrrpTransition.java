@@ -16,5 +16,11 @@ import java.util.Optional;
  * @param priority the instance's effective priority (0 for a group, as keepalived's notify)
  * @param master the master it follows after the change (itself when it became master)
  */
-public record VrrpTransition(Instant at, boolean group, String name, State from, State to,
-    int priority, Optional<InetAddress> master) {}
+public record VrrpTransition(
+    Instant at,
+    boolean group,
+    String name,
+    State from,
+    State to,
+    int priority,
+    Optional<InetAddress> master) {}

@@ -3,8 +3,8 @@
  * io.fairway.vrrp.view.VrrpSnapshot} of every instance and sync group with their counters, and a
  * {@link io.fairway.vrrp.view.VrrpTransition} per state change.
  *
- * <p>Why a package of its own: the daemon's status text, runtime API, event stream and metrics
- * all read these, and none of them should reach into the speaker's event-thread state; the
- * speaker builds them, everyone else only reads.
+ * <p>Why a package of its own: the daemon's status text, runtime API, event stream and metrics all
+ * read these, and none of them should reach into the speaker's event-thread state; the speaker
+ * builds them, everyone else only reads.
  */
 package io.fairway.vrrp.view;

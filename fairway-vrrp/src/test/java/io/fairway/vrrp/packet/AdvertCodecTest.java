@@ -35,11 +35,10 @@ class AdvertCodecTest {
   void v2MatchesTheBytesKeepalivedSends() {
     // keepalived 2.2.7, vrid 51, priority 150, advert_int 1, auth PASS "grr02", one address
     // 192.168.200.16 (captured layout: RFC 3768 section 5.1).
-    Advert a = new Advert(2, 51, 150, 100, List.of(addr("192.168.200.16")),
-        Optional.of("grr02"));
+    Advert a = new Advert(2, 51, 150, 100, List.of(addr("192.168.200.16")), Optional.of("grr02"));
     byte[] b = AdvertCodec.encode(a, SRC4, GROUP4);
-    assertThat(HexFormat.of().formatHex(b)).isEqualTo(
-        "21339601" + "0101" + hex16(b) + "c0a8c810" + "6772723032000000");
+    assertThat(HexFormat.of().formatHex(b))
+        .isEqualTo("21339601" + "0101" + hex16(b) + "c0a8c810" + "6772723032000000");
     // The checksum field makes the message sum to zero (RFC 1071).
     assertThat(Checksum.fold(Checksum.add(0, b, 0, b.length))).isZero();
   }
@@ -55,15 +54,17 @@ class AdvertCodecTest {
     assertThat(AdvertCodec.decode(b, 0, b.length, SRC4, GROUP4)).isEqualTo(a);
     // The same bytes from another source fail the checksum: the pseudo-header is in it.
     assertThatThrownBy(() -> AdvertCodec.decode(b, 0, b.length, addr("10.0.0.2"), GROUP4))
-        .isInstanceOf(MalformedAdvertException.class).hasMessageContaining("checksum");
+        .isInstanceOf(MalformedAdvertException.class)
+        .hasMessageContaining("checksum");
     // RFC 5798 layout: version 3 type 1, vrid, priority, count, 12-bit interval in cs.
     assertThat(HexFormat.of().formatHex(b, 0, 6)).isEqualTo("310764010064");
   }
 
   @Test
   void v3OverIpv6() throws Exception {
-    Advert a = new Advert(3, 9, 200, 4095, List.of(addr("2001:db8::1"), addr("fe80::99")),
-        Optional.empty());
+    Advert a =
+        new Advert(
+            3, 9, 200, 4095, List.of(addr("2001:db8::1"), addr("fe80::99")), Optional.empty());
     byte[] b = AdvertCodec.encode(a, SRC6, GROUP6);
     assertThat(b).hasSize(8 + 32);
     Advert back = AdvertCodec.decode(b, 0, b.length, SRC6, GROUP6);
@@ -104,8 +105,8 @@ class AdvertCodecTest {
 
   static void assertKind(byte[] b, MalformedAdvertException.Kind kind) {
     assertThatThrownBy(() -> AdvertCodec.decode(b, 0, b.length, SRC4, GROUP4))
-        .isInstanceOfSatisfying(MalformedAdvertException.class,
-            e -> assertThat(e.kind()).isEqualTo(kind));
+        .isInstanceOfSatisfying(
+            MalformedAdvertException.class, e -> assertThat(e.kind()).isEqualTo(kind));
   }
 
   @Property(tries = 500)
@@ -118,8 +119,7 @@ class AdvertCodecTest {
   }
 
   @Property(tries = 2000)
-  void anyBytesGiveAnAdvertOrTheDocumentedException(@ForAll byte[] bytes,
-      @ForAll boolean v6) {
+  void anyBytesGiveAnAdvertOrTheDocumentedException(@ForAll byte[] bytes, @ForAll boolean v6) {
     try {
       AdvertCodec.decode(bytes, 0, bytes.length, v6 ? SRC6 : SRC4, v6 ? GROUP6 : GROUP4);
     } catch (MalformedAdvertException expected) {
@@ -133,8 +133,7 @@ class AdvertCodecTest {
   }
 
   @Property(tries = 1000)
-  void anySingleBitFlipIsCaught(@ForAll("adverts") Advert a,
-      @ForAll("bits") int bit) {
+  void anySingleBitFlipIsCaught(@ForAll("adverts") Advert a, @ForAll("bits") int bit) {
     boolean v4 = a.addresses().isEmpty() || a.addresses().get(0) instanceof Inet4Address;
     InetAddress src = v4 ? SRC4 : SRC6;
     InetAddress dst = v4 ? GROUP4 : GROUP6;
@@ -152,19 +151,31 @@ class AdvertCodecTest {
 
   @Provide
   Arbitrary<Advert> adverts() {
-    Arbitrary<InetAddress> v4 = Arbitraries.bytes().array(byte[].class).ofSize(4)
-        .map(AdvertCodecTest::byAddress);
-    Arbitrary<InetAddress> v6 = Arbitraries.bytes().array(byte[].class).ofSize(16)
-        .map(AdvertCodecTest::byAddress6);
-    Arbitrary<Advert> two = Combinators.combine(Arbitraries.integers().between(1, 255),
-        Arbitraries.integers().between(0, 255), Arbitraries.integers().between(1, 255),
-        v4.list().ofMaxSize(20),
-        Arbitraries.strings().withCharRange('!', '~').ofMinLength(1).ofMaxLength(8).optional())
-        .as((vrid, prio, secs, addrs, pass) -> new Advert(2, vrid, prio, secs * 100, addrs, pass));
-    Arbitrary<Advert> three = Combinators.combine(Arbitraries.integers().between(1, 255),
-        Arbitraries.integers().between(0, 255), Arbitraries.integers().between(1, 4095),
-        Arbitraries.oneOf(v4.list().ofMaxSize(20), v6.list().ofMaxSize(20)))
-        .as((vrid, prio, cs, addrs) -> new Advert(3, vrid, prio, cs, addrs, Optional.empty()));
+    Arbitrary<InetAddress> v4 =
+        Arbitraries.bytes().array(byte[].class).ofSize(4).map(AdvertCodecTest::byAddress);
+    Arbitrary<InetAddress> v6 =
+        Arbitraries.bytes().array(byte[].class).ofSize(16).map(AdvertCodecTest::byAddress6);
+    Arbitrary<Advert> two =
+        Combinators.combine(
+                Arbitraries.integers().between(1, 255),
+                Arbitraries.integers().between(0, 255),
+                Arbitraries.integers().between(1, 255),
+                v4.list().ofMaxSize(20),
+                Arbitraries.strings()
+                    .withCharRange('!', '~')
+                    .ofMinLength(1)
+                    .ofMaxLength(8)
+                    .optional())
+            .as(
+                (vrid, prio, secs, addrs, pass) ->
+                    new Advert(2, vrid, prio, secs * 100, addrs, pass));
+    Arbitrary<Advert> three =
+        Combinators.combine(
+                Arbitraries.integers().between(1, 255),
+                Arbitraries.integers().between(0, 255),
+                Arbitraries.integers().between(1, 4095),
+                Arbitraries.oneOf(v4.list().ofMaxSize(20), v6.list().ofMaxSize(20)))
+            .as((vrid, prio, cs, addrs) -> new Advert(3, vrid, prio, cs, addrs, Optional.empty()));
     return Arbitraries.oneOf(two, three);
   }
 
@@ -201,7 +212,9 @@ class AdvertCodecTest {
     assertThat(d.ttl()).isEqualTo(255);
     assertThat(d.source()).isEqualTo(SRC4);
     assertThat(d.destination()).isEqualTo(GROUP4);
-    assertThat(AdvertCodec.decode(ip, d.payloadOffset(), d.payloadLength(), d.source(),
-        d.destination())).isEqualTo(a);
+    assertThat(
+            AdvertCodec.decode(
+                ip, d.payloadOffset(), d.payloadLength(), d.source(), d.destination()))
+        .isEqualTo(a);
   }
 }

@@ -10,12 +10,12 @@ import java.net.UnknownHostException;
 /**
  * Coverage-guided fuzzing (Jazzer) of what a raw protocol-112 socket hands the speaker: anyone on
  * the segment can send it any bytes. An IPv4 datagram (header included, as the IPv4 raw socket
- * returns it) is parsed and its payload decoded; an IPv6 payload (the kernel strips that header)
- * is decoded as from a link-local sender to ff02::12. Invariants: only
- * {@link MalformedAdvertException} escapes, with a one-line message; allocation stays bounded by
- * the input; whatever decodes encodes back to an advertisement that decodes equal. The normal
- * build replays the seeds once (src/test/resources/io/fairway/vrrp/packet/VrrpFuzzTestInputs);
- * {@code bench/fuzz.sh} fuzzes.
+ * returns it) is parsed and its payload decoded; an IPv6 payload (the kernel strips that header) is
+ * decoded as from a link-local sender to ff02::12. Invariants: only {@link
+ * MalformedAdvertException} escapes, with a one-line message; allocation stays bounded by the
+ * input; whatever decodes encodes back to an advertisement that decodes equal. The normal build
+ * replays the seeds once (src/test/resources/io/fairway/vrrp/packet/VrrpFuzzTestInputs); {@code
+ * bench/fuzz.sh} fuzzes.
  */
 class VrrpFuzzTest {
   private static final com.sun.management.ThreadMXBean THREADS =
@@ -26,8 +26,12 @@ class VrrpFuzzTest {
   static {
     // One-time class loading and initialisation (addresses, records, exception types) is not
     // what an input costs: run both paths of both targets once before any input is measured.
-    for (String seed : new String[] {"ipv4Datagram/v2-two-addresses", "ipv4Datagram/v3-two-addresses",
-        "ipv6Payload/v3-one-address"}) {
+    for (String seed :
+        new String[] {
+          "ipv4Datagram/v2-two-addresses",
+          "ipv4Datagram/v3-two-addresses",
+          "ipv6Payload/v3-one-address"
+        }) {
       try (var in = VrrpFuzzTest.class.getResourceAsStream("VrrpFuzzTestInputs/" + seed)) {
         byte[] b = in.readAllBytes();
         warm(b);
@@ -90,7 +94,8 @@ class VrrpFuzzTest {
 
   private static void assertBounded(long before, int inputLength) {
     long used = THREADS.getCurrentThreadAllocatedBytes() - before;
-    assertThat(used).as("bytes allocated for %d input bytes", inputLength)
+    assertThat(used)
+        .as("bytes allocated for %d input bytes", inputLength)
         .isLessThan((4L << 20) + 64L * inputLength);
   }
 

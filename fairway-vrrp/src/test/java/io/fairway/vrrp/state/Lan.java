@@ -9,9 +9,9 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * A test network: routers of one virtual router id on a link, a clock we move, adverts delivered
- * to every other live router after {@code latencyNanos}. Records every transition and how long
- * two masters overlapped.
+ * A test network: routers of one virtual router id on a link, a clock we move, adverts delivered to
+ * every other live router after {@code latencyNanos}. Records every transition and how long two
+ * masters overlapped.
  */
 final class Lan {
   final long latencyNanos;
@@ -34,10 +34,10 @@ final class Lan {
     }
   }
 
-  static Router router(String name, int prio, int last, boolean master, boolean preempt,
-      long preemptDelay) {
-    return new Router(new Router.Params(name, 2, prio, 100, preempt, preemptDelay, master,
-        ip(last)));
+  static Router router(
+      String name, int prio, int last, boolean master, boolean preempt, long preemptDelay) {
+    return new Router(
+        new Router.Params(name, 2, prio, 100, preempt, preemptDelay, master, ip(last)));
   }
 
   void add(Router r) {
@@ -48,8 +48,14 @@ final class Lan {
   void handle(List<Action> actions) {
     for (Action a : actions) {
       if (a instanceof Action.SendAdvert s) {
-        Advert ad = new Advert(2, 1, s.priority(), s.router().params().advertCentis(), List.of(),
-            Optional.empty());
+        Advert ad =
+            new Advert(
+                2,
+                1,
+                s.priority(),
+                s.router().params().advertCentis(),
+                List.of(),
+                Optional.empty());
         inFlight.add(new Object[] {now + latencyNanos, s.router(), ad});
       } else if (a instanceof Action.Transition t) {
         log.add(now / 1_000_000 + "ms " + t.router().name() + " " + t.from() + "->" + t.to());
@@ -59,8 +65,10 @@ final class Lan {
   }
 
   void trackOverlap() {
-    long masters = alive.entrySet().stream()
-        .filter(e -> e.getValue() && e.getKey().state() == State.MASTER).count();
+    long masters =
+        alive.entrySet().stream()
+            .filter(e -> e.getValue() && e.getKey().state() == State.MASTER)
+            .count();
     if (masters > 1 && overlapStart < 0) {
       overlapStart = now;
     } else if (masters <= 1 && overlapStart >= 0) {
@@ -139,6 +147,7 @@ final class Lan {
 
   long masters() {
     return alive.entrySet().stream()
-        .filter(e -> e.getValue() && e.getKey().state() == State.MASTER).count();
+        .filter(e -> e.getValue() && e.getKey().state() == State.MASTER)
+        .count();
   }
 }

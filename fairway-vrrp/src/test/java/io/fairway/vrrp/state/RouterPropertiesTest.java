@@ -19,14 +19,23 @@ class RouterPropertiesTest {
 
   @Provide
   Arbitrary<List<Step>> schedules() {
-    return Arbitraries.integers().between(0, 2).flatMap(r -> Arbitraries.integers().between(0, 2)
-        .flatMap(w -> Arbitraries.integers().between(0, 6000)
-            .map(ms -> new Step(r, w, ms)))).list().ofMaxSize(12);
+    return Arbitraries.integers()
+        .between(0, 2)
+        .flatMap(
+            r ->
+                Arbitraries.integers()
+                    .between(0, 2)
+                    .flatMap(
+                        w -> Arbitraries.integers().between(0, 6000).map(ms -> new Step(r, w, ms))))
+        .list()
+        .ofMaxSize(12);
   }
 
   @Property(tries = 300)
-  void oneMasterTheHighestAndShortOverlaps(@ForAll("schedules") List<Step> steps,
-      @ForAll("priorities") List<Integer> prios, @ForAll boolean nopreemptOnLowest) {
+  void oneMasterTheHighestAndShortOverlaps(
+      @ForAll("schedules") List<Step> steps,
+      @ForAll("priorities") List<Integer> prios,
+      @ForAll boolean nopreemptOnLowest) {
     Lan lan = new Lan(MS);
     List<Router> routers = new ArrayList<>();
     boolean[] up = new boolean[3];

@@ -10,8 +10,15 @@ class RouterReloadTest {
 
   static Router.Params with(Router r, int prio, boolean preempt) {
     Router.Params p = r.params();
-    return new Router.Params(p.name(), p.version(), prio, p.advertCentis(), preempt,
-        p.preemptDelayNanos(), p.startAsMaster(), p.localAddress());
+    return new Router.Params(
+        p.name(),
+        p.version(),
+        prio,
+        p.advertCentis(),
+        preempt,
+        p.preemptDelayNanos(),
+        p.startAsMaster(),
+        p.localAddress());
   }
 
   @Test

@@ -50,8 +50,7 @@ class RouterTest {
     lan.runUntil(20 * S);
     assertThat(b.state()).isEqualTo(State.MASTER);
     long took = b.since() - killed;
-    assertThat(took).isLessThanOrEqualTo(Timing.masterDown(2, 100, 100))
-        .isGreaterThan(2 * S);
+    assertThat(took).isLessThanOrEqualTo(Timing.masterDown(2, 100, 100)).isGreaterThan(2 * S);
   }
 
   @Test
@@ -66,8 +65,7 @@ class RouterTest {
     lan.stop(a);
     assertThat(a.state()).isEqualTo(State.STOP);
     lan.runUntil(20 * S);
-    assertThat(b.since() - stopped).isLessThan(S)
-        .isEqualTo(MS + Timing.skew(2, 100, 100));
+    assertThat(b.since() - stopped).isLessThan(S).isEqualTo(MS + Timing.skew(2, 100, 100));
   }
 
   @Test
@@ -81,7 +79,8 @@ class RouterTest {
       assertThat(b.state()).isEqualTo(State.MASTER);
       lan.add(a);
       lan.runUntil(30 * S);
-      assertThat(a.state()).as("preempt " + preempt)
+      assertThat(a.state())
+          .as("preempt " + preempt)
           .isEqualTo(preempt ? State.MASTER : State.BACKUP);
       assertThat(b.state()).isEqualTo(preempt ? State.BACKUP : State.MASTER);
       assertThat(lan.worstOverlap).isLessThanOrEqualTo(2 * MS);
@@ -102,7 +101,8 @@ class RouterTest {
     lan.runUntil(added + 40 * S);
     assertThat(a.state()).isEqualTo(State.MASTER);
     long after = a.since() - added;
-    assertThat(after).isGreaterThanOrEqualTo(20 * S)
+    assertThat(after)
+        .isGreaterThanOrEqualTo(20 * S)
         .isLessThanOrEqualTo(20 * S + Timing.masterDown(2, 150, 100) + S);
   }
 
@@ -149,8 +149,9 @@ class RouterTest {
     Router a = Lan.router("A", 255, 1, true, true, 0);
     a.start(0);
     List<Action> out = a.fault(S, true);
-    assertThat(out).containsExactly(new Action.SendAdvert(a, 0),
-        new Action.Transition(a, State.MASTER, State.FAULT));
+    assertThat(out)
+        .containsExactly(
+            new Action.SendAdvert(a, 0), new Action.Transition(a, State.MASTER, State.FAULT));
     assertThat(a.deadline()).isEqualTo(Long.MAX_VALUE);
     a.fault(2 * S, false);
     assertThat(a.state()).isEqualTo(State.BACKUP);
@@ -161,8 +162,8 @@ class RouterTest {
   void masterAnswersALowerPriorityMasterAtOnce() {
     Router a = Lan.router("A", 255, 1, true, true, 0);
     a.start(0);
-    List<Action> out = a.advert(S / 2, new Advert(2, 1, 100, 100, List.of(), Optional.empty()),
-        Lan.ip(2));
+    List<Action> out =
+        a.advert(S / 2, new Advert(2, 1, 100, 100, List.of(), Optional.empty()), Lan.ip(2));
     assertThat(out).containsExactly(new Action.SendAdvert(a, 255));
   }
 

@@ -46,8 +46,10 @@ class SyncGroupTest {
     c.start(0);
     // A higher priority (from a higher address, equal 255) on A's link: A and B both go.
     List<Action> out = a.advert(S, advert(255), Lan.ip(200));
-    assertThat(out).contains(new Action.Transition(a, State.MASTER, State.BACKUP),
-        new Action.Transition(b, State.MASTER, State.BACKUP));
+    assertThat(out)
+        .contains(
+            new Action.Transition(a, State.MASTER, State.BACKUP),
+            new Action.Transition(b, State.MASTER, State.BACKUP));
   }
 
   @Test

@@ -10,7 +10,10 @@ import java.util.List;
  * @param trackScripts the group's {@code track_script} (applied to every member)
  */
 public record SyncGroup(
-    Location location, String name, List<String> members, Notify scripts,
+    Location location,
+    String name,
+    List<String> members,
+    Notify scripts,
     List<Track> trackScripts) {
   public SyncGroup {
     members = List.copyOf(members);

@@ -12,8 +12,8 @@ import java.util.Optional;
  * @param prefixLength the prefix (default 32 / 128, as keepalived)
  * @param device {@code dev}: the interface to add it to (default: the instance's)
  * @param label {@code label} (IPv4 only)
- * @param scope {@code scope}: the rtnetlink scope number (0 universe, 200 site, 253 link,
- *     254 host); universe by default
+ * @param scope {@code scope}: the rtnetlink scope number (0 universe, 200 site, 253 link, 254
+ *     host); universe by default
  * @param noTrack {@code no_track}: a down {@code dev} does not put the instance in FAULT
  */
 public record VirtualAddress(
@@ -32,6 +32,9 @@ public record VirtualAddress(
 
   @Override
   public String toString() {
-    return io.fairway.config.model.Addresses.format(address) + "/" + prefixLength + device.map(d -> " dev " + d).orElse("");
+    return io.fairway.config.model.Addresses.format(address)
+        + "/"
+        + prefixLength
+        + device.map(d -> " dev " + d).orElse("");
   }
 }

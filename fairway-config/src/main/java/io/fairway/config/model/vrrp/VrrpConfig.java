@@ -27,7 +27,10 @@ public record VrrpConfig(
   }
 
   /** VRRP without a connection sync daemon. */
-  public VrrpConfig(VrrpGlobals globals, List<VrrpInstance> instances, List<SyncGroup> syncGroups,
+  public VrrpConfig(
+      VrrpGlobals globals,
+      List<VrrpInstance> instances,
+      List<SyncGroup> syncGroups,
       List<VrrpScript> scripts) {
     this(globals, instances, syncGroups, scripts, Optional.empty());
   }

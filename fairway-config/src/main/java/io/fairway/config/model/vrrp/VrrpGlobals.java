@@ -37,8 +37,8 @@ public record VrrpGlobals(
     Optional<Duration> startupDelay) {
 
   public static final java.net.InetAddress GROUP4 = literal(new byte[] {(byte) 224, 0, 0, 18});
-  public static final java.net.InetAddress GROUP6 = literal(new byte[] {(byte) 0xff, 2, 0, 0, 0, 0,
-      0, 0, 0, 0, 0, 0, 0, 0, 0, 0x12});
+  public static final java.net.InetAddress GROUP6 =
+      literal(new byte[] {(byte) 0xff, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x12});
 
   private static java.net.InetAddress literal(byte[] b) {
     try {
@@ -49,7 +49,19 @@ public record VrrpGlobals(
   }
 
   public static VrrpGlobals defaults() {
-    return new VrrpGlobals(2, Duration.ofSeconds(5), 5, Optional.empty(), 1, Duration.ZERO,
-        Duration.ZERO, false, false, false, GROUP4, GROUP6, Optional.empty());
+    return new VrrpGlobals(
+        2,
+        Duration.ofSeconds(5),
+        5,
+        Optional.empty(),
+        1,
+        Duration.ZERO,
+        Duration.ZERO,
+        false,
+        false,
+        false,
+        GROUP4,
+        GROUP6,
+        Optional.empty());
   }
 }

@@ -11,8 +11,8 @@ import java.time.Duration;
  * @param script the command (and its {@code user [group]})
  * @param interval between runs (default 1 s)
  * @param timeout a run that takes longer fails (default: the interval)
- * @param weight -253..253; positive adds while it succeeds, negative subtracts while it fails;
- *     0 puts the instance in FAULT while it fails
+ * @param weight -253..253; positive adds while it succeeds, negative subtracts while it fails; 0
+ *     puts the instance in FAULT while it fails
  * @param reverse {@code weight N reverse}
  * @param rise successes before a failed script is good again (1)
  * @param fall failures before a good script is failed (1)

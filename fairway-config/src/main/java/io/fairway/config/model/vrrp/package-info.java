@@ -1,7 +1,7 @@
 /**
- * The VRRP half of a keepalived.conf ({@code vrrp_instance}, {@code vrrp_sync_group},
- * {@code vrrp_script} and the VRRP keywords of {@code global_defs}), resolved once with
- * keepalived 2.2's defaults and load-time adjustments.
+ * The VRRP half of a keepalived.conf ({@code vrrp_instance}, {@code vrrp_sync_group}, {@code
+ * vrrp_script} and the VRRP keywords of {@code global_defs}), resolved once with keepalived 2.2's
+ * defaults and load-time adjustments.
  *
  * <p>Why a package of its own: the VRRP speaker (fairway-vrrp) needs none of the virtual server
  * model and the checker side needs none of this, so each depends only on what it reads. As in
