@@ -47,7 +47,7 @@ i=0
 while ! daemons | grep -q '^master' && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
 daemons > "$OUT/vrrp-master.txt"
 ip -4 addr show dev syd0 > "$OUT/vrrp-addr.txt"
-status > "$OUT/vrrp-status.txt" 2>&1
+until_status "$OUT/vrrp-status.txt"
 kill -TERM $PID
 wait $PID
 echo $? > "$OUT/vrrp.code"

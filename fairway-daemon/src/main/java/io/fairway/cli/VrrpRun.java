@@ -265,6 +265,16 @@ final class VrrpRun implements AutoCloseable {
             java.time.Duration.ZERO,
             java.time.Clock.systemUTC());
     events(daemon.events());
+    // Signals are caught from the start, as in a run with virtual servers: a SIGTERM while the
+    // admin listener starts is a clean stop (the sync daemons stopped, the masters handing over),
+    // not the JVM's exit 143 with both left behind; a SIGHUP then waits until this serves.
+    CountDownLatch stop = new CountDownLatch(1);
+    Signals.on("TERM", stop::countDown);
+    Signals.on("INT", stop::countDown);
+    io.fairway.daemon.systemd.SystemdNotifier systemd =
+        io.fairway.daemon.systemd.SystemdNotifier.fromEnvironment();
+    DeferredSignal hup = new DeferredSignal(() -> reloadAlone(systemd));
+    Signals.on("HUP", hup::signal);
     try {
       sync.start();
       start();
@@ -273,9 +283,6 @@ final class VrrpRun implements AutoCloseable {
       sync.close();
       return 1;
     }
-    // Under Type=notify systemd waits for READY=1 here too, though there is no table.
-    io.fairway.daemon.systemd.SystemdNotifier systemd =
-        io.fairway.daemon.systemd.SystemdNotifier.fromEnvironment();
     AdminListener server = null;
     if (adminAddress != null) {
       try {
@@ -305,12 +312,11 @@ final class VrrpRun implements AutoCloseable {
         return 1;
       }
     }
-    CountDownLatch stop = new CountDownLatch(1);
-    Signals.on("HUP", () -> reloadAlone(systemd));
-    Signals.on("TERM", stop::countDown);
-    Signals.on("INT", stop::countDown);
+    hup.open();
+    // Under Type=notify systemd waits for READY=1 here too, though there is no table.
     systemd.ready("running " + config.vrrp().instances().size() + " VRRP instances");
     stop.await();
+    hup.close();
     systemd.stopping("stopping: VRRP masters hand over");
     if (server != null) {
       server.close();
