@@ -62,6 +62,27 @@ final class Programs {
     }
   }
 
+  /**
+   * A loopback port free for both UDP and TCP: a DNS server (dnsmasq) binds both on its port and
+   * exits when either is taken.
+   */
+  static int freeUdpAndTcpPort() {
+    for (int attempt = 0; attempt < 100; attempt++) {
+      try (var tcp = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+        int port = tcp.getLocalPort();
+        try (var udp =
+            new java.net.DatagramSocket(port, java.net.InetAddress.getLoopbackAddress())) {
+          return port;
+        } catch (java.net.SocketException taken) {
+          // UDP side in use: another port
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+    throw new IllegalStateException("no loopback port free for both UDP and TCP in 100 tries");
+  }
+
   static void awaitTcp(int port, Process p, Path log) throws Exception {
     long deadline = System.nanoTime() + 10_000_000_000L;
     while (System.nanoTime() < deadline) {

@@ -135,7 +135,7 @@ class ProtocolCheckersTest {
   @Test
   void dnsAgainstDnsmasq() throws Exception {
     Path dnsmasq = Programs.require("dnsmasq");
-    int port = Programs.freeUdpPort();
+    int port = Programs.freeUdpAndTcpPort();
     Path log = dir.resolve("dnsmasq.log");
     Process p =
         Programs.start(
@@ -157,7 +157,14 @@ class ProtocolCheckersTest {
       await()
           .atMost(Duration.ofSeconds(30))
           .pollInterval(Duration.ofMillis(100))
-          .failFast("dnsmasq exited: " + Programs.tail(log), () -> !p.isAlive())
+          .failFast(
+              () -> {
+                // The log is read when dnsmasq has exited, not when the wait starts.
+                if (!p.isAlive()) {
+                  throw new AssertionError(
+                      "dnsmasq exited " + p.exitValue() + ": " + Programs.tail(log));
+                }
+              })
           .until(
               () ->
                   (last[0] = harness.once(new DnsCheckSpec(local(port), "A", "www.check.test", T)))
