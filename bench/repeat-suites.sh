@@ -4,7 +4,7 @@
 #   bench/repeat-suites.sh [runs] [module...]        (defaults: 10 fairway-proxy fairway-check fairway-daemon)
 #
 # Each of the runs x modules jobs is `mvn -B verify` of one module (its upstream modules built
-# with -am, only that module's tests run), under CI=true like .ci/run. Two workers take jobs
+# with -am, only that module's tests run), under CI=true like .ci/run. Two workers (WORKERS) take jobs
 # from one queue, each in its own clone of the branch, so two suites always run side by side:
 # the contention is the point. A worker never starts a module the other one is running (the UML
 # and network-namespace tests of a module use fixed names). Before each job the worker takes the
@@ -12,7 +12,9 @@
 # job records its commit.
 #
 # Environment: STOP_AT=HH:MM starts no job after that time; NICE (default 10) keeps other work on
-# the machine responsive; OUT (default /tmp/<branch>-repeat-<time>) gets one directory per job
+# the machine responsive; WORKERS (default 2) how many suites run side by side; MODULE_LOCK=0 lets
+# two workers run the same module at once (its namespaces, UML instances and ports are named per
+# run: random tags, the test JVM's pid, ports the system picks); OUT (default /tmp/<branch>-repeat-<time>) gets one directory per job
 # (log, surefire reports) and summary.tsv (run, module, commit, seconds, exit code, tests,
 # failures, errors, skipped); fork-exit.txt lists jobs whose test fork had to be killed.
 # bench/repeat-suites-summary.sh OUT prints the per-class table.
@@ -26,6 +28,8 @@ modules=("$@")
 ((${#modules[@]})) || modules=(fairway-proxy fairway-check fairway-daemon)
 out=${OUT:-/tmp/$branch-repeat-$(date +%H%M%S)}
 nice_level=${NICE:-10}
+workers=${WORKERS:-2}
+module_lock=${MODULE_LOCK:-1}
 mkdir -p "$out"
 echo "results in $out" >&2
 
@@ -79,9 +83,11 @@ worker() {
     mkdir -p "$dir"
     local t0=$SECONDS rc=0
     echo "worker $id: run $run $module at $commit ($(date +%H:%M:%S))" >&2
+    local lock="/tmp/$branch-repeat-$module.lock"
+    ((module_lock)) || lock="/tmp/$branch-repeat-$module-$id.lock"
     (
       cd "$clone"
-      flock "/tmp/$branch-repeat-$module.lock" \
+      flock "$lock" \
         env CI=true nice -n "$nice_level" mvn -B -ntp -pl "$module" -am verify \
         -Dtest="$(tests_of "$module")" -Dsurefire.failIfNoSpecifiedTests=false
     ) >"$dir/mvn.log" 2>&1 || rc=$?
@@ -100,7 +106,6 @@ worker() {
   done
 }
 
-worker 1 &
-worker 2 &
+for ((w = 1; w <= workers; w++)); do worker "$w" & done
 wait
 "$repo/bench/repeat-suites-summary.sh" "$out"
