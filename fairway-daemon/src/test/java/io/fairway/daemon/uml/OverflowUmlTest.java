@@ -21,6 +21,9 @@ import org.junit.jupiter.api.Test;
  * side, then the same file on {@code --userspace}.
  */
 class OverflowUmlTest {
+  /** Above driver.py's RAISE_LIMIT_S, so a late raise fails there with the table it saw. */
+  private static final double RAISE_BOUND_S = 61;
+
   private static Uml.Result r;
 
   @BeforeAll
@@ -89,8 +92,10 @@ class OverflowUmlTest {
                 .toList())
         .singleElement(org.assertj.core.api.InstanceOfAssertFactories.STRING)
         .containsPattern("10\\.16\\.0\\.1:80\\s+10\\.17\\.1\\.9:80");
-    // Raised by the watch within a bounded time after the pool filled (docs/benchmarks.md).
-    assertThat(Double.parseDouble(k.getProperty("raised_after_s"))).isLessThan(10);
+    // Raised by the watch while the pool is full. How soon is bench/overflow-switch.sh's figure
+    // (14-140 ms at load 15-19, docs/benchmarks.md); here only that it comes before the driver's
+    // bound, which allows for a JVM inside UML on a machine at load 25+ (10.8 s was seen).
+    assertThat(Double.parseDouble(k.getProperty("raised_after_s"))).isLessThan(RAISE_BOUND_S);
   }
 
   @Test
