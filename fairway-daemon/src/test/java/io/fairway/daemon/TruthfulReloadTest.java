@@ -102,7 +102,7 @@ class TruthfulReloadTest {
   }
 
   static ProxyTable proxy() {
-    return new ProxyTable(ProxyOptions.defaults().withIoThreads(1), null);
+    return new ProxyTable(ProxyOptions.builder().ioThreads(1).build(), null);
   }
 
   @Test
