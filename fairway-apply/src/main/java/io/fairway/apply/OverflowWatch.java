@@ -40,11 +40,6 @@ public final class OverflowWatch {
   /** One change the watch made. */
   public record Change(String virtualServer, ServiceKey service, boolean overflowing) {}
 
-  /** Whether any configured virtual server asks for overflow (else polling is pointless). */
-  public boolean needed() {
-    return applier.config().values().stream().anyMatch(VirtualServer::overflow);
-  }
-
   /**
    * Reads the table back once and raises or lowers sorry servers.
    *
@@ -52,6 +47,7 @@ public final class OverflowWatch {
    */
   public List<Change> poll() throws TableException {
     Map<String, VirtualServer> config = applier.config();
+    // Checked on every poll, not once: a reload may add or drop overflow_to_sorry_server.
     if (config.values().stream().noneMatch(VirtualServer::overflow)) {
       rooms.clear();
       return List.of();

@@ -10,17 +10,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fairway.config.model.GlobalDefs.FlushOnStop;
-import io.fairway.table.Dest;
-import io.fairway.table.DestKey;
 import io.fairway.table.Protocol;
 import io.fairway.table.Service;
-import io.fairway.table.ServiceEntry;
 import io.fairway.table.ServiceKey;
 import io.fairway.table.Table;
 import io.fairway.table.TableException;
 import io.fairway.table.TableOp;
 import io.fairway.table.TimeoutControl;
 import io.fairway.table.Timeouts;
+import io.fairway.testkit.FaultyTable;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -30,52 +28,30 @@ class LvsHousekeepingTest {
   static final ServiceKey FOREIGN = ServiceKey.of(Protocol.TCP, ip("10.16.7.7"), 80);
   static final Timeouts NONE = new Timeouts(0, 0, 0);
 
-  /** A RecordingTable with the kernel's global timeouts, starting from non-default ones. */
-  static final class KernelLike implements Table, TimeoutControl {
-    final RecordingTable t = new RecordingTable();
+  /**
+   * A RecordingTable with the kernel's global timeouts, starting from non-default ones; without
+   * {@code permitted}, flush and the timeouts fail as for a process without CAP_NET_ADMIN.
+   */
+  static final class KernelLike extends FaultyTable implements TimeoutControl {
+    final RecordingTable t;
     Timeouts timeouts = new Timeouts(800, 100, 200);
     final List<Timeouts> sets = new ArrayList<>();
     boolean permitted = true;
 
-    @Override
-    public void addService(Service s) throws TableException {
-      t.addService(s);
+    KernelLike() {
+      this(new RecordingTable());
+    }
+
+    private KernelLike(RecordingTable t) {
+      super(t);
+      this.t = t;
     }
 
     @Override
-    public void setService(Service s) throws TableException {
-      t.setService(s);
-    }
-
-    @Override
-    public void delService(ServiceKey k) throws TableException {
-      t.delService(k);
-    }
-
-    @Override
-    public void addDest(ServiceKey s, Dest d) throws TableException {
-      t.addDest(s, d);
-    }
-
-    @Override
-    public void setDest(ServiceKey s, Dest d) throws TableException {
-      t.setDest(s, d);
-    }
-
-    @Override
-    public void delDest(ServiceKey s, DestKey d) throws TableException {
-      t.delDest(s, d);
-    }
-
-    @Override
-    public List<ServiceEntry> list() {
-      return t.list();
-    }
-
-    @Override
-    public void flush() throws TableException {
-      check("flush");
-      t.flush();
+    protected void fault(TableOp op) throws TableException {
+      if (op instanceof TableOp.Flush) {
+        check("flush");
+      }
     }
 
     @Override

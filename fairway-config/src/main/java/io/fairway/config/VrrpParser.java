@@ -192,151 +192,57 @@ final class VrrpParser {
     if (NOT_ACTED_ON.contains(n.keyword())) {
       v.warn(n, "global_defs '" + n.keyword() + "' is read but Fairway does not act on it yet");
     }
-    VrrpGlobals g = globals;
+    VrrpGlobals.Builder g = globals.toBuilder();
     switch (n.keyword()) {
       case "lvs_sync_daemon" -> syncDaemonNodes.add(n);
       case "vrrp_version" -> {
         Long x = v.args(n, 1, 1) ? v.number(n, 1, 2, 3, "version") : null;
         if (x != null) {
-          g =
-              new VrrpGlobals(
-                  x.intValue(),
-                  g.garpMasterDelay(),
-                  g.garpMasterRepeat(),
-                  g.garpMasterRefresh(),
-                  g.garpMasterRefreshRepeat(),
-                  g.garpInterval(),
-                  g.gnaInterval(),
-                  g.lowerPrioNoAdvert(),
-                  g.skipCheckAdvAddr(),
-                  g.strict(),
-                  g.mcastGroup4(),
-                  g.mcastGroup6(),
-                  g.startupDelay());
+          g.version(x.intValue());
         }
       }
       case "vrrp_garp_master_delay" -> {
         Duration d = v.args(n, 1, 1) ? seconds(n, 0, 255) : null;
         if (d != null) {
-          g =
-              new VrrpGlobals(
-                  g.version(),
-                  d,
-                  g.garpMasterRepeat(),
-                  g.garpMasterRefresh(),
-                  g.garpMasterRefreshRepeat(),
-                  g.garpInterval(),
-                  g.gnaInterval(),
-                  g.lowerPrioNoAdvert(),
-                  g.skipCheckAdvAddr(),
-                  g.strict(),
-                  g.mcastGroup4(),
-                  g.mcastGroup6(),
-                  g.startupDelay());
+          g.garpMasterDelay(d);
         }
       }
       case "vrrp_garp_master_repeat" -> {
         Long x = v.args(n, 1, 1) ? v.number(n, 1, 1, 255, "repeat") : null;
         if (x != null) {
-          g =
-              new VrrpGlobals(
-                  g.version(),
-                  g.garpMasterDelay(),
-                  x.intValue(),
-                  g.garpMasterRefresh(),
-                  g.garpMasterRefreshRepeat(),
-                  g.garpInterval(),
-                  g.gnaInterval(),
-                  g.lowerPrioNoAdvert(),
-                  g.skipCheckAdvAddr(),
-                  g.strict(),
-                  g.mcastGroup4(),
-                  g.mcastGroup6(),
-                  g.startupDelay());
+          g.garpMasterRepeat(x.intValue());
         }
       }
       case "vrrp_garp_master_refresh" -> {
         Duration d = v.args(n, 1, 1) ? v.timer(n, 1, true) : null;
         if (d != null) {
-          g =
-              new VrrpGlobals(
-                  g.version(),
-                  g.garpMasterDelay(),
-                  g.garpMasterRepeat(),
-                  d.isZero() ? Optional.empty() : Optional.of(d),
-                  g.garpMasterRefreshRepeat(),
-                  g.garpInterval(),
-                  g.gnaInterval(),
-                  g.lowerPrioNoAdvert(),
-                  g.skipCheckAdvAddr(),
-                  g.strict(),
-                  g.mcastGroup4(),
-                  g.mcastGroup6(),
-                  g.startupDelay());
+          g.garpMasterRefresh(d.isZero() ? Optional.empty() : Optional.of(d));
         }
       }
       case "vrrp_garp_master_refresh_repeat" -> {
         Long x = v.args(n, 1, 1) ? v.number(n, 1, 1, 255, "repeat") : null;
         if (x != null) {
-          g =
-              new VrrpGlobals(
-                  g.version(),
-                  g.garpMasterDelay(),
-                  g.garpMasterRepeat(),
-                  g.garpMasterRefresh(),
-                  x.intValue(),
-                  g.garpInterval(),
-                  g.gnaInterval(),
-                  g.lowerPrioNoAdvert(),
-                  g.skipCheckAdvAddr(),
-                  g.strict(),
-                  g.mcastGroup4(),
-                  g.mcastGroup6(),
-                  g.startupDelay());
+          g.garpMasterRefreshRepeat(x.intValue());
         }
       }
       case "vrrp_garp_interval", "vrrp_gna_interval" -> {
         Duration d = v.args(n, 1, 1) ? seconds(n, 0, 1) : null;
         if (d != null && d.isZero()) {
           v.error(n, n.keyword() + ": must be more than 0 seconds (keepalived refuses 0)");
+        } else if (d != null && n.keyword().equals("vrrp_garp_interval")) {
+          g.garpInterval(d);
         } else if (d != null) {
-          boolean garp = n.keyword().equals("vrrp_garp_interval");
-          g =
-              new VrrpGlobals(
-                  g.version(),
-                  g.garpMasterDelay(),
-                  g.garpMasterRepeat(),
-                  g.garpMasterRefresh(),
-                  g.garpMasterRefreshRepeat(),
-                  garp ? d : g.garpInterval(),
-                  garp ? g.gnaInterval() : d,
-                  g.lowerPrioNoAdvert(),
-                  g.skipCheckAdvAddr(),
-                  g.strict(),
-                  g.mcastGroup4(),
-                  g.mcastGroup6(),
-                  g.startupDelay());
+          g.gnaInterval(d);
         }
       }
       case "vrrp_lower_prio_no_advert", "vrrp_skip_check_adv_addr", "vrrp_strict" -> {
         Boolean b = v.args(n, 0, 1) ? v.bool(n, 1) : null;
         if (b != null) {
-          String k = n.keyword();
-          g =
-              new VrrpGlobals(
-                  g.version(),
-                  g.garpMasterDelay(),
-                  g.garpMasterRepeat(),
-                  g.garpMasterRefresh(),
-                  g.garpMasterRefreshRepeat(),
-                  g.garpInterval(),
-                  g.gnaInterval(),
-                  k.equals("vrrp_lower_prio_no_advert") ? b : g.lowerPrioNoAdvert(),
-                  k.equals("vrrp_skip_check_adv_addr") ? b : g.skipCheckAdvAddr(),
-                  k.equals("vrrp_strict") ? b : g.strict(),
-                  g.mcastGroup4(),
-                  g.mcastGroup6(),
-                  g.startupDelay());
+          switch (n.keyword()) {
+            case "vrrp_lower_prio_no_advert" -> g.lowerPrioNoAdvert(b);
+            case "vrrp_skip_check_adv_addr" -> g.skipCheckAdvAddr(b);
+            default -> g.strict(b);
+          }
         }
       }
       case "vrrp_mcast_group4", "vrrp_mcast_group6" -> {
@@ -351,47 +257,21 @@ final class VrrpParser {
                   + " is not an IPv"
                   + (four ? "4" : "6")
                   + " multicast address");
+        } else if (a != null && four) {
+          g.mcastGroup4(a);
         } else if (a != null) {
-          g =
-              new VrrpGlobals(
-                  g.version(),
-                  g.garpMasterDelay(),
-                  g.garpMasterRepeat(),
-                  g.garpMasterRefresh(),
-                  g.garpMasterRefreshRepeat(),
-                  g.garpInterval(),
-                  g.gnaInterval(),
-                  g.lowerPrioNoAdvert(),
-                  g.skipCheckAdvAddr(),
-                  g.strict(),
-                  four ? a : g.mcastGroup4(),
-                  four ? g.mcastGroup6() : a,
-                  g.startupDelay());
+          g.mcastGroup6(a);
         }
       }
       case "vrrp_startup_delay" -> {
         Duration d = v.args(n, 1, 1) ? seconds(n, 0, 3600) : null;
         if (d != null) {
-          g =
-              new VrrpGlobals(
-                  g.version(),
-                  g.garpMasterDelay(),
-                  g.garpMasterRepeat(),
-                  g.garpMasterRefresh(),
-                  g.garpMasterRefreshRepeat(),
-                  g.garpInterval(),
-                  g.gnaInterval(),
-                  g.lowerPrioNoAdvert(),
-                  g.skipCheckAdvAddr(),
-                  g.strict(),
-                  g.mcastGroup4(),
-                  g.mcastGroup6(),
-                  Optional.of(d));
+          g.startupDelay(Optional.of(d));
         }
       }
       default -> throw new IllegalArgumentException(n.keyword());
     }
-    globals = g;
+    globals = g.build();
   }
 
   private Duration seconds(Node n, long min, long max) {

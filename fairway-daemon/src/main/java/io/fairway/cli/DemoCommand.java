@@ -122,7 +122,7 @@ public final class DemoCommand implements Callable<Integer> {
       }
       Files.writeString(conf, config(vip));
       // The daemon hands the table each plan it runs (ProxyTable is a PlanTarget).
-      table = new ProxyTable(ProxyOptions.defaults().withIoThreads(2), null);
+      table = new ProxyTable(ProxyOptions.builder().ioThreads(2).build(), null);
       daemon =
           new Daemon(
               conf,

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fairway.daemon.Promtool;
+import io.fairway.testkit.FairwayProcess;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -20,7 +21,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
@@ -44,13 +44,13 @@ class ProxyErrorMetricsRunTest {
           .proxy(ProxySelector.of(null))
           .connectTimeout(Duration.ofSeconds(2))
           .build();
-  Process fairway;
+  FairwayProcess fairway;
   int admin;
 
   @AfterEach
   void cleanUp() throws Exception {
-    if (fairway != null && fairway.isAlive()) {
-      fairway.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+    if (fairway != null) {
+      fairway.close();
     }
     for (Socket s : held) {
       s.close();
@@ -177,25 +177,11 @@ class ProxyErrorMetricsRunTest {
         vs(vipA, closer, "")
             + vs(vipB, silent, "    proxy_timeouts {\n        first_byte 1\n    }\n")
             + vs(vipC, refused, ""));
-    String cp =
-        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-    Path log = dir.resolve("fairway.log");
-    ProcessBuilder pb =
-        new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp",
-                cp,
-                "io.fairway.cli.Main",
-                "run",
-                "--userspace",
-                "-f",
-                conf.toString(),
-                "--admin",
-                "127.0.0.1:" + admin)
-            .redirectErrorStream(true)
-            .redirectOutput(log.toFile());
-    pb.environment().put("FAIRWAY_RUNTIME_DIR", dir.resolve("run").toString());
-    fairway = pb.start();
+    fairway =
+        FairwayProcess.fromTestClasspath()
+            .env("FAIRWAY_RUNTIME_DIR", dir.resolve("run").toString())
+            .log(dir.resolve("fairway.log"))
+            .start("run", "--userspace", "-f", conf.toString(), "--admin", "127.0.0.1:" + admin);
     await()
         .atMost(Duration.ofSeconds(60))
         .until(
@@ -293,6 +279,6 @@ class ProxyErrorMetricsRunTest {
                 "code=\"503\""))
         .isZero();
     Promtool.assertClean(after, dir);
-    assertThat(Files.readString(log)).doesNotContain("\tat ");
+    assertThat(fairway.log()).doesNotContain("\tat ");
   }
 }

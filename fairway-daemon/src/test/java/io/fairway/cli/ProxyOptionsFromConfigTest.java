@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ProxyOptionsFromConfigTest {
   @TempDir Path dir;
-  final ProxyTable table = new ProxyTable(ProxyOptions.defaults().withIoThreads(1), null);
+  final ProxyTable table = new ProxyTable(ProxyOptions.builder().ioThreads(1).build(), null);
 
   @AfterEach
   void close() throws Exception {
@@ -75,6 +75,6 @@ class ProxyOptionsFromConfigTest {
               assertThat(o.idleTimeout()).isEqualTo(Duration.ofSeconds(5));
               assertThat(o.udpTimeout()).isEqualTo(Duration.ofSeconds(3));
             });
-    assertThat(options("")).isEqualTo(ProxyOptions.defaults().withIoThreads(1));
+    assertThat(options("")).isEqualTo(ProxyOptions.builder().ioThreads(1).build());
   }
 }

@@ -93,7 +93,7 @@ class ReloadProxyTimeoutsTest {
     int b = backend.getAddress().getPort();
     Path file = dir.resolve("keepalived.conf");
     Files.writeString(file, conf(vip, b, ""));
-    table = new ProxyTable(ProxyOptions.defaults().withIoThreads(1), null);
+    table = new ProxyTable(ProxyOptions.builder().ioThreads(1).build(), null);
     daemon =
         new Daemon(
             file,

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
 import io.fairway.daemon.Promtool;
 import io.fairway.daemon.admin.Json;
+import io.fairway.testkit.FairwayProcess;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -50,14 +51,13 @@ class UserspaceAdminRunTest {
           .proxy(ProxySelector.of(null))
           .connectTimeout(Duration.ofSeconds(2))
           .build();
-  Process fairway;
+  FairwayProcess fairway;
   int admin;
-  Path log;
 
   @AfterEach
   void cleanUp() throws Exception {
-    if (fairway != null && fairway.isAlive()) {
-      fairway.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+    if (fairway != null) {
+      fairway.close();
     }
     backends.forEach(b -> b.stop(0));
   }
@@ -83,15 +83,11 @@ class UserspaceAdminRunTest {
   }
 
   void startFairway(Path conf, Path state) throws Exception {
-    String cp =
-        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-    log = dir.resolve("fairway-" + System.nanoTime() + ".log");
-    ProcessBuilder pb =
-        new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp",
-                cp,
-                "io.fairway.cli.Main",
+    fairway =
+        FairwayProcess.fromTestClasspath()
+            .env("FAIRWAY_RUNTIME_DIR", dir.resolve("run").toString())
+            .log(dir.resolve("fairway-" + System.nanoTime() + ".log"))
+            .start(
                 "run",
                 "--userspace",
                 "-f",
@@ -99,11 +95,7 @@ class UserspaceAdminRunTest {
                 "--admin",
                 "127.0.0.1:" + admin,
                 "--state-file",
-                state.toString())
-            .redirectErrorStream(true)
-            .redirectOutput(log.toFile());
-    pb.environment().put("FAIRWAY_RUNTIME_DIR", dir.resolve("run").toString());
-    fairway = pb.start();
+                state.toString());
     await()
         .atMost(Duration.ofSeconds(60))
         .until(
@@ -198,7 +190,7 @@ class UserspaceAdminRunTest {
     // The generated token: 0600 in the runtime directory, its path logged.
     assertThat(Files.getPosixFilePermissions(tokenFile()))
         .isEqualTo(PosixFilePermissions.fromString("rw-------"));
-    assertThat(Files.readString(log)).contains("admin token written to " + tokenFile());
+    assertThat(fairway.log()).contains("admin token written to " + tokenFile());
     await()
         .atMost(Duration.ofSeconds(30))
         .until(
@@ -324,16 +316,13 @@ class UserspaceAdminRunTest {
     assertThat(server(b1).get("effective_weight").asInt()).isEqualTo(5);
 
     // SIGHUP keeps admin state for servers that still exist.
-    assertThat(new ProcessBuilder("kill", "-HUP", Long.toString(fairway.pid())).start().waitFor())
-        .isZero();
-    await().atMost(Duration.ofSeconds(30)).until(() -> Files.readString(log).contains("reloaded "));
+    fairway.signal("HUP");
+    await().atMost(Duration.ofSeconds(30)).until(() -> fairway.log().contains("reloaded "));
     assertThat(server(p2s).get("admin_state").asText()).isEqualTo("drain");
     assertThat(server(b1).get("effective_weight").asInt()).isEqualTo(5);
 
     // Restart with the same --state-file: still drained.
-    fairway.destroy();
-    assertThat(fairway.waitFor(30, TimeUnit.SECONDS)).isTrue();
-    assertThat(fairway.exitValue()).isZero();
+    assertThat(fairway.stop(Duration.ofSeconds(30))).isZero();
     assertThat(tokenFile()).as("the generated token goes with the process").doesNotExist();
     JsonNode saved = Json.mapper().readTree(state.toFile());
     assertThat(saved.get("servers").toString()).contains("\"drain\"");
@@ -364,7 +353,7 @@ class UserspaceAdminRunTest {
     assertThat(unknown.code()).isEqualTo(1);
     assertThat(unknown.err()).contains("choices: " + b1 + ", " + p2s).hasLineCount(1);
 
-    assertThat(Files.readString(log)).doesNotContain("\tat ");
+    assertThat(fairway.log()).doesNotContain("\tat ");
   }
 
   static double sum(String scrape, String name, String labelFilter) {

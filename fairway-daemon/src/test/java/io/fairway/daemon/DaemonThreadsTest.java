@@ -49,7 +49,7 @@ class DaemonThreadsTest {
               .formatted(vip, backend.getLocalPort()));
       Set<Thread> before = ThreadLeaks.snapshot();
 
-      ProxyTable table = new ProxyTable(ProxyOptions.defaults().withIoThreads(1), k -> null);
+      ProxyTable table = new ProxyTable(ProxyOptions.builder().ioThreads(1).build(), k -> null);
       Daemon daemon =
           new Daemon(
               conf,

@@ -9,13 +9,9 @@ import io.fairway.check.engine.CheckEngine;
 import io.fairway.check.engine.ManualScheduler;
 import io.fairway.check.spec.CheckSpec;
 import io.fairway.check.spec.TcpCheckSpec;
-import io.fairway.table.Dest;
-import io.fairway.table.DestKey;
-import io.fairway.table.Service;
-import io.fairway.table.ServiceEntry;
-import io.fairway.table.ServiceKey;
 import io.fairway.table.Table;
-import io.fairway.table.TableException;
+import io.fairway.table.TableOp;
+import io.fairway.testkit.FaultyTable;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -45,48 +41,12 @@ class ReloadAtomicityTest {
   Daemon daemon;
 
   final Table table =
-      new Table() {
+      new FaultyTable(map) {
         @Override
-        public void addService(Service s) throws TableException {
-          map.addService(s);
-        }
-
-        @Override
-        public void setService(Service s) throws TableException {
-          if (broken) {
+        protected void fault(TableOp op) {
+          if (broken && op instanceof TableOp.SetService) {
             throw new IllegalStateException("table bug");
           }
-          map.setService(s);
-        }
-
-        @Override
-        public void delService(ServiceKey k) throws TableException {
-          map.delService(k);
-        }
-
-        @Override
-        public void addDest(ServiceKey s, Dest d) throws TableException {
-          map.addDest(s, d);
-        }
-
-        @Override
-        public void setDest(ServiceKey s, Dest d) throws TableException {
-          map.setDest(s, d);
-        }
-
-        @Override
-        public void delDest(ServiceKey s, DestKey d) throws TableException {
-          map.delDest(s, d);
-        }
-
-        @Override
-        public List<ServiceEntry> list() {
-          return map.list();
-        }
-
-        @Override
-        public void flush() {
-          map.flush();
         }
       };
 

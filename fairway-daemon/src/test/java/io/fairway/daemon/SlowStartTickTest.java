@@ -46,7 +46,7 @@ class SlowStartTickTest {
           }
           """
               .formatted(DaemonThreadsTest.freePort(), backend.getLocalPort()));
-      ProxyTable table = new ProxyTable(ProxyOptions.defaults().withIoThreads(1), k -> null);
+      ProxyTable table = new ProxyTable(ProxyOptions.builder().ioThreads(1).build(), k -> null);
       Daemon daemon =
           new Daemon(
               conf,

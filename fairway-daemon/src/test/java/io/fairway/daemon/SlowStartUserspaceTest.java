@@ -105,7 +105,7 @@ class SlowStartUserspaceTest {
     try (NamedBackend a = new NamedBackend("a");
         NamedBackend b = new NamedBackend("b");
         NamedBackend c = new NamedBackend("c");
-        ProxyTable table = new ProxyTable(ProxyOptions.defaults().withIoThreads(1), k -> spec)) {
+        ProxyTable table = new ProxyTable(ProxyOptions.builder().ioThreads(1).build(), k -> spec)) {
       List<RealServer> servers =
           List.of(
               new RealServer("a", Dest.of(LO, a.port(), 10), false, 10, ramp),

@@ -31,14 +31,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.OutputType;
-import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.logging.LogEntry;
-import org.openqa.selenium.logging.LogType;
-import org.openqa.selenium.logging.LoggingPreferences;
-import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
  * The status page in a real browser (Debian's headless Chromium through chromedriver), over a
@@ -47,22 +41,19 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * the table, and the console shows no error. Leaves a screenshot in target/.
  */
 class StatusPageBrowserTest {
-  static final Path CHROMIUM = Path.of("/usr/bin/chromium");
-  static final Path DRIVER = Path.of("/usr/bin/chromedriver");
-
   @TempDir Path dir;
   final MapTable table = new MapTable();
   Daemon daemon;
   AdminApi api;
   AdminHttpServer server;
-  ChromeDriver browser;
+  HeadlessChromium chrome;
   ServerSocket b1;
   ServerSocket b2;
 
   @AfterEach
   void stop() throws Exception {
-    if (browser != null) {
-      browser.quit();
+    if (chrome != null) {
+      chrome.close();
     }
     if (server != null) {
       server.close();
@@ -115,9 +106,7 @@ class StatusPageBrowserTest {
 
   @Test
   void thePageFollowsVerdictsAndDrainsThroughItsButtons() throws Exception {
-    io.fairway.testkit.ExternalPrograms.requireThat(
-        Files.isExecutable(CHROMIUM) && Files.isExecutable(DRIVER),
-        () -> "chromium / chromium-driver not installed (" + CHROMIUM + ", " + DRIVER + ")");
+    HeadlessChromium.require();
     b1 = listener();
     b2 = listener();
     Path file = dir.resolve("keepalived.conf");
@@ -171,34 +160,16 @@ class StatusPageBrowserTest {
         .contains("data-rs=\"" + r2 + "\"")
         .doesNotContain("http://", "https://".substring(0, 0) + "//cdn");
 
-    ChromeOptions o = new ChromeOptions();
-    o.setBinary(CHROMIUM.toFile());
-    o.addArguments(
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--user-data-dir=" + Files.createDirectories(dir.resolve("chrome")),
-        "--window-size=1400,700");
-    LoggingPreferences logs = new LoggingPreferences();
-    logs.enable(LogType.BROWSER, Level.ALL);
-    o.setCapability("goog:loggingPrefs", logs);
-    ChromeDriverService service =
-        new ChromeDriverService.Builder()
-            .usingDriverExecutable(DRIVER.toFile())
-            .usingAnyFreePort()
-            .build();
-    browser = new ChromeDriver(service, o);
+    chrome = new HeadlessChromium(dir);
+    ChromeDriver browser = chrome.driver;
     browser.get(base + "/");
 
-    var wait = waiting(10);
+    var wait = chrome.waiting(10);
     wait.until(d -> d.findElements(By.cssSelector("tr[data-rs]")).size() == 2);
     wait.until(
         d ->
-            row(r1).getAttribute("class").equals("st-up")
-                && row(r2).getAttribute("class").equals("st-up"));
+            chrome.row(r1).getAttribute("class").equals("st-up")
+                && chrome.row(r2).getAttribute("class").equals("st-up"));
     assertThat(browser.findElements(By.cssSelector("button.act")))
         .as("no token, no buttons")
         .isEmpty();
@@ -207,32 +178,31 @@ class StatusPageBrowserTest {
     browser.executeScript("window.notReloaded = true;");
     b1.close();
     try {
-      waiting(3).until(d -> row(r1).getAttribute("class").equals("st-down"));
+      chrome.waiting(3).until(d -> chrome.row(r1).getAttribute("class").equals("st-down"));
     } catch (RuntimeException e) {
       System.err.println("status at the timeout: " + daemon.status());
-      browser
-          .manage()
-          .logs()
-          .get(LogType.BROWSER)
-          .getAll()
-          .forEach(l -> System.err.println("console: " + l));
+      chrome.console().forEach(l -> System.err.println("console: " + l));
       System.err.println("page: " + browser.getPageSource());
       throw e;
     }
     assertThat(browser.executeScript("return window.notReloaded === true;")).isEqualTo(true);
-    waiting(3).until(d -> row(r1).findElement(By.className("state")).getText().equals("down"));
+    chrome
+        .waiting(3)
+        .until(d -> chrome.row(r1).findElement(By.className("state")).getText().equals("down"));
 
     // A token entered in the page: buttons; drain changes the row and the table.
     browser.findElement(By.id("token")).sendKeys(Files.readString(token.file()).strip());
     browser.findElement(By.cssSelector("#auth button")).click();
-    wait.until(d -> !row(r2).findElements(By.cssSelector("button[data-action=drain]")).isEmpty());
-    waiting(10)
+    wait.until(
+        d -> !chrome.row(r2).findElements(By.cssSelector("button[data-action=drain]")).isEmpty());
+    chrome
+        .waiting(10)
         .until(
             d -> {
-              row(r2).findElement(By.cssSelector("button[data-action=drain]")).click();
+              chrome.row(r2).findElement(By.cssSelector("button[data-action=drain]")).click();
               return true;
             });
-    wait.until(d -> row(r2).getAttribute("class").equals("st-drain"));
+    wait.until(d -> chrome.row(r2).getAttribute("class").equals("st-drain"));
     await()
         .atMost(Duration.ofSeconds(3))
         .until(() -> table.lines().contains("TCP 127.0.0.1:18080 -> " + r2 + " w=0"));
@@ -244,22 +214,9 @@ class StatusPageBrowserTest {
     Files.copy(
         shot.toPath(), Path.of("target", "status-page.png"), StandardCopyOption.REPLACE_EXISTING);
 
-    List<LogEntry> console = browser.manage().logs().get(LogType.BROWSER).getAll();
+    List<LogEntry> console = chrome.console();
     assertThat(console)
         .filteredOn(e -> e.getLevel().intValue() >= Level.WARNING.intValue())
         .isEmpty();
-  }
-
-  /**
-   * The page redraws its rows from the event stream; an element read mid-redraw is just read again.
-   */
-  org.openqa.selenium.support.ui.FluentWait<org.openqa.selenium.WebDriver> waiting(int seconds) {
-    return new WebDriverWait(browser, Duration.ofSeconds(seconds))
-        .pollingEvery(Duration.ofMillis(100))
-        .ignoring(org.openqa.selenium.StaleElementReferenceException.class);
-  }
-
-  WebElement row(String rs) {
-    return browser.findElement(By.cssSelector("tr[data-rs='" + rs + "']"));
   }
 }

@@ -33,14 +33,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
 import org.openqa.selenium.Cookie;
-import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.logging.LogEntry;
-import org.openqa.selenium.logging.LogType;
-import org.openqa.selenium.logging.LoggingPreferences;
-import org.openqa.selenium.support.ui.WebDriverWait;
 
 /**
  * The status page on a listener whose reads need the token (the code path of a non-loopback {@code
@@ -65,15 +59,15 @@ class StatusPageSessionBrowserTest {
   Daemon daemon;
   AdminApi api;
   AdminHttpServer server;
-  ChromeDriver browser;
+  HeadlessChromium chrome;
   ServerSocket b1;
   ServerSocket b2;
   String base;
 
   @AfterEach
   void stop() throws Exception {
-    if (browser != null) {
-      browser.quit();
+    if (chrome != null) {
+      chrome.close();
     }
     if (server != null) {
       server.close();
@@ -102,10 +96,7 @@ class StatusPageSessionBrowserTest {
 
   @Test
   void theTokenBuysAReadSessionAndThePageFollowsTheStreamAcrossRenewals() throws Exception {
-    io.fairway.testkit.ExternalPrograms.requireThat(
-        Files.isExecutable(StatusPageBrowserTest.CHROMIUM)
-            && Files.isExecutable(StatusPageBrowserTest.DRIVER),
-        () -> "chromium / chromium-driver not installed");
+    HeadlessChromium.require();
     b1 = StatusPageBrowserTest.listener();
     b2 = StatusPageBrowserTest.listener();
     Path file = dir.resolve("keepalived.conf");
@@ -234,26 +225,8 @@ class StatusPageSessionBrowserTest {
         .isEqualTo(401);
 
     // The browser.
-    ChromeOptions o = new ChromeOptions();
-    o.setBinary(StatusPageBrowserTest.CHROMIUM.toFile());
-    o.addArguments(
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--user-data-dir=" + Files.createDirectories(dir.resolve("chrome")),
-        "--window-size=1400,700");
-    LoggingPreferences logs = new LoggingPreferences();
-    logs.enable(LogType.BROWSER, Level.ALL);
-    o.setCapability("goog:loggingPrefs", logs);
-    ChromeDriverService service =
-        new ChromeDriverService.Builder()
-            .usingDriverExecutable(StatusPageBrowserTest.DRIVER.toFile())
-            .usingAnyFreePort()
-            .build();
-    browser = new ChromeDriver(service, o);
+    chrome = new HeadlessChromium(dir);
+    ChromeDriver browser = chrome.driver;
     browser.get(base + "/");
     waiting(10).until(d -> !d.findElements(By.id("locked")).isEmpty());
     assertThat(browser.findElements(By.cssSelector("tr[data-rs]"))).isEmpty();
@@ -265,8 +238,8 @@ class StatusPageSessionBrowserTest {
     waiting(10)
         .until(
             d ->
-                row(r1).getAttribute("class").equals("st-up")
-                    && row(r2).getAttribute("class").equals("st-up"));
+                chrome.row(r1).getAttribute("class").equals("st-up")
+                    && chrome.row(r2).getAttribute("class").equals("st-up"));
     Cookie c = browser.manage().getCookieNamed(AdminSessions.cookieName(port));
     assertThat(c).isNotNull();
     assertThat(c.isHttpOnly()).isTrue();
@@ -279,35 +252,29 @@ class StatusPageSessionBrowserTest {
     // Past the first session's end (its stream closed) and two renewals: still live.
     await().atMost(Duration.ofSeconds(20)).until(() -> sessions.minted() >= mintedBefore + 3);
     b1.close();
-    waiting(10).until(d -> row(r1).getAttribute("class").equals("st-down"));
+    waiting(10).until(d -> chrome.row(r1).getAttribute("class").equals("st-down"));
     assertThat(browser.executeScript("return window.notReloaded === true;")).isEqualTo(true);
 
     // The buttons go with the header, as on loopback.
     waiting(10)
         .until(
             d -> {
-              row(r2).findElement(By.cssSelector("button[data-action=drain]")).click();
+              chrome.row(r2).findElement(By.cssSelector("button[data-action=drain]")).click();
               return true;
             });
-    waiting(10).until(d -> row(r2).getAttribute("class").equals("st-drain"));
+    waiting(10).until(d -> chrome.row(r2).getAttribute("class").equals("st-drain"));
     await()
         .atMost(Duration.ofSeconds(3))
         .until(() -> table.lines().contains("TCP 127.0.0.1:18081 -> " + r2 + " w=0"));
 
-    List<LogEntry> console = browser.manage().logs().get(LogType.BROWSER).getAll();
+    List<LogEntry> console = chrome.console();
     assertThat(console)
         .filteredOn(e -> e.getLevel().intValue() >= Level.WARNING.intValue())
         .isEmpty();
   }
 
+  /** The fixture's wait; here a row that is not drawn yet is looked for again too. */
   org.openqa.selenium.support.ui.FluentWait<org.openqa.selenium.WebDriver> waiting(int seconds) {
-    return new WebDriverWait(browser, Duration.ofSeconds(seconds))
-        .pollingEvery(Duration.ofMillis(100))
-        .ignoring(org.openqa.selenium.StaleElementReferenceException.class)
-        .ignoring(org.openqa.selenium.NoSuchElementException.class);
-  }
-
-  WebElement row(String rs) {
-    return browser.findElement(By.cssSelector("tr[data-rs='" + rs + "']"));
+    return chrome.waiting(seconds).ignoring(org.openqa.selenium.NoSuchElementException.class);
   }
 }

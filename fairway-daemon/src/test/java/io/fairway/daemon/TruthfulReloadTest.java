@@ -10,13 +10,12 @@ import io.fairway.check.engine.CheckEngine;
 import io.fairway.check.engine.ManualScheduler;
 import io.fairway.proxy.ProxyOptions;
 import io.fairway.proxy.table.ProxyTable;
-import io.fairway.table.Dest;
-import io.fairway.table.DestKey;
-import io.fairway.table.Service;
 import io.fairway.table.ServiceEntry;
 import io.fairway.table.ServiceKey;
 import io.fairway.table.Table;
 import io.fairway.table.TableException;
+import io.fairway.table.TableOp;
+import io.fairway.testkit.FaultyTable;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -102,7 +101,7 @@ class TruthfulReloadTest {
   }
 
   static ProxyTable proxy() {
-    return new ProxyTable(ProxyOptions.defaults().withIoThreads(1), null);
+    return new ProxyTable(ProxyOptions.builder().ioThreads(1).build(), null);
   }
 
   @Test
@@ -163,7 +162,17 @@ class TruthfulReloadTest {
     int b = freePort();
     ServiceKey refused =
         ServiceKey.of(io.fairway.table.Protocol.TCP, InetAddress.getLoopbackAddress(), b);
-    Table t = new RefusingTable(new MapTable(), refused);
+    // A table that refuses to add one service, as a full or failing forwarder might.
+    Table t =
+        new FaultyTable(new MapTable()) {
+          @Override
+          protected void fault(TableOp op) throws TableException {
+            if (op instanceof TableOp.AddService add && add.service().key().equals(refused)) {
+              throw new TableException(
+                  TableException.Reason.OTHER, refused + ": refused for the test");
+            }
+          }
+        };
     daemon(t, vs(a, 9001)).start();
     Files.writeString(dir.resolve("keepalived.conf"), vs(a, 9001) + vs(b, 9002));
     // The new service is added at its server's first verdict, after the applier took the plan:
@@ -175,59 +184,5 @@ class TruthfulReloadTest {
         .contains("127.0.0.1:" + b)
         .contains("NOT IN TABLE")
         .doesNotContain("sorry server serving");
-  }
-
-  /** A table that refuses to add one service, as a full or failing forwarder might. */
-  static final class RefusingTable implements Table {
-    private final Table t;
-    private final ServiceKey refused;
-
-    RefusingTable(Table t, ServiceKey refused) {
-      this.t = t;
-      this.refused = refused;
-    }
-
-    @Override
-    public void addService(Service s) throws TableException {
-      if (s.key().equals(refused)) {
-        throw new TableException(TableException.Reason.OTHER, s.key() + ": refused for the test");
-      }
-      t.addService(s);
-    }
-
-    @Override
-    public void setService(Service s) throws TableException {
-      t.setService(s);
-    }
-
-    @Override
-    public void delService(ServiceKey k) throws TableException {
-      t.delService(k);
-    }
-
-    @Override
-    public void addDest(ServiceKey s, Dest d) throws TableException {
-      t.addDest(s, d);
-    }
-
-    @Override
-    public void setDest(ServiceKey s, Dest d) throws TableException {
-      t.setDest(s, d);
-    }
-
-    @Override
-    public void delDest(ServiceKey s, DestKey d) throws TableException {
-      t.delDest(s, d);
-    }
-
-    @Override
-    public List<ServiceEntry> list() throws TableException {
-      return t.list();
-    }
-
-    @Override
-    public void flush() throws TableException {
-      t.flush();
-    }
   }
 }

@@ -6,7 +6,8 @@ import java.util.Objects;
 import org.slf4j.LoggerFactory;
 
 /**
- * Data-plane settings that apply to every service of a {@link ProxyTable}.
+ * Data-plane settings that apply to every service of a {@link ProxyTable}. Made with {@link
+ * #builder()} (from the defaults) or {@link #toBuilder()} (from other options).
  *
  * @param ioThreads event-loop threads; 0 means one per core
  * @param connectTimeout how long a backend connect may take before the next server is tried
@@ -106,219 +107,149 @@ public record ProxyOptions(
 
   /** Defaults suited to a small production box. */
   public static ProxyOptions defaults() {
-    return new ProxyOptions(
-        0,
-        Duration.ofSeconds(3),
-        Duration.ofSeconds(300),
-        Duration.ofSeconds(15),
-        Duration.ofSeconds(60),
-        false,
-        Duration.ofSeconds(60),
-        8192,
-        16384,
-        256,
-        Duration.ofSeconds(30),
-        defaultSpliceThreshold(),
-        Duration.ofSeconds(300),
-        65536);
+    return builder().build();
   }
 
-  public ProxyOptions withIoThreads(int n) {
-    return new ProxyOptions(
-        n,
-        connectTimeout,
-        idleTimeout,
-        clientHeaderTimeout,
-        backendResponseTimeout,
-        keepConnectionsOnRemove,
-        inactiveExpiry,
-        maxInitialLineLength,
-        maxHeaderSize,
-        maxIdleBackendConnections,
-        backendKeepAlive,
-        spliceThreshold,
-        udpTimeout,
-        maxUdpFlows);
+  /** A builder holding {@link #defaults()}. */
+  public static Builder builder() {
+    return new Builder();
   }
 
-  public ProxyOptions withConnectTimeout(Duration d) {
-    return new ProxyOptions(
-        ioThreads,
-        d,
-        idleTimeout,
-        clientHeaderTimeout,
-        backendResponseTimeout,
-        keepConnectionsOnRemove,
-        inactiveExpiry,
-        maxInitialLineLength,
-        maxHeaderSize,
-        maxIdleBackendConnections,
-        backendKeepAlive,
-        spliceThreshold,
-        udpTimeout,
-        maxUdpFlows);
+  /** A builder holding these options, to change some of them. */
+  public Builder toBuilder() {
+    return new Builder(this);
   }
 
-  public ProxyOptions withIdleTimeout(Duration d) {
-    return new ProxyOptions(
-        ioThreads,
-        connectTimeout,
-        d,
-        clientHeaderTimeout,
-        backendResponseTimeout,
-        keepConnectionsOnRemove,
-        inactiveExpiry,
-        maxInitialLineLength,
-        maxHeaderSize,
-        maxIdleBackendConnections,
-        backendKeepAlive,
-        spliceThreshold,
-        udpTimeout,
-        maxUdpFlows);
-  }
+  /**
+   * Changes options one at a time, so that a new option is added here once instead of in a copy
+   * method per option. The defaults live in the field initialisers.
+   */
+  public static final class Builder {
+    private int ioThreads = 0;
+    private Duration connectTimeout = Duration.ofSeconds(3);
+    private Duration idleTimeout = Duration.ofSeconds(300);
+    private Duration clientHeaderTimeout = Duration.ofSeconds(15);
+    private Duration backendResponseTimeout = Duration.ofSeconds(60);
+    private boolean keepConnectionsOnRemove = false;
+    private Duration inactiveExpiry = Duration.ofSeconds(60);
+    private int maxInitialLineLength = 8192;
+    private int maxHeaderSize = 16384;
+    private int maxIdleBackendConnections = 256;
+    private Duration backendKeepAlive = Duration.ofSeconds(30);
+    private long spliceThreshold;
+    private Duration udpTimeout = Duration.ofSeconds(300);
+    private int maxUdpFlows = 65536;
 
-  public ProxyOptions withClientHeaderTimeout(Duration d) {
-    return new ProxyOptions(
-        ioThreads,
-        connectTimeout,
-        idleTimeout,
-        d,
-        backendResponseTimeout,
-        keepConnectionsOnRemove,
-        inactiveExpiry,
-        maxInitialLineLength,
-        maxHeaderSize,
-        maxIdleBackendConnections,
-        backendKeepAlive,
-        spliceThreshold,
-        udpTimeout,
-        maxUdpFlows);
-  }
+    private Builder() {
+      // read here, not in the initialiser, so toBuilder() does not read (and warn about) it again
+      spliceThreshold = defaultSpliceThreshold();
+    }
 
-  public ProxyOptions withBackendResponseTimeout(Duration d) {
-    return new ProxyOptions(
-        ioThreads,
-        connectTimeout,
-        idleTimeout,
-        clientHeaderTimeout,
-        d,
-        keepConnectionsOnRemove,
-        inactiveExpiry,
-        maxInitialLineLength,
-        maxHeaderSize,
-        maxIdleBackendConnections,
-        backendKeepAlive,
-        spliceThreshold,
-        udpTimeout,
-        maxUdpFlows);
-  }
+    private Builder(ProxyOptions o) {
+      ioThreads = o.ioThreads;
+      connectTimeout = o.connectTimeout;
+      idleTimeout = o.idleTimeout;
+      clientHeaderTimeout = o.clientHeaderTimeout;
+      backendResponseTimeout = o.backendResponseTimeout;
+      keepConnectionsOnRemove = o.keepConnectionsOnRemove;
+      inactiveExpiry = o.inactiveExpiry;
+      maxInitialLineLength = o.maxInitialLineLength;
+      maxHeaderSize = o.maxHeaderSize;
+      maxIdleBackendConnections = o.maxIdleBackendConnections;
+      backendKeepAlive = o.backendKeepAlive;
+      spliceThreshold = o.spliceThreshold;
+      udpTimeout = o.udpTimeout;
+      maxUdpFlows = o.maxUdpFlows;
+    }
 
-  public ProxyOptions withKeepConnectionsOnRemove(boolean keep) {
-    return new ProxyOptions(
-        ioThreads,
-        connectTimeout,
-        idleTimeout,
-        clientHeaderTimeout,
-        backendResponseTimeout,
-        keep,
-        inactiveExpiry,
-        maxInitialLineLength,
-        maxHeaderSize,
-        maxIdleBackendConnections,
-        backendKeepAlive,
-        spliceThreshold,
-        udpTimeout,
-        maxUdpFlows);
-  }
+    public Builder ioThreads(int n) {
+      ioThreads = n;
+      return this;
+    }
 
-  public ProxyOptions withInactiveExpiry(Duration d) {
-    return new ProxyOptions(
-        ioThreads,
-        connectTimeout,
-        idleTimeout,
-        clientHeaderTimeout,
-        backendResponseTimeout,
-        keepConnectionsOnRemove,
-        d,
-        maxInitialLineLength,
-        maxHeaderSize,
-        maxIdleBackendConnections,
-        backendKeepAlive,
-        spliceThreshold,
-        udpTimeout,
-        maxUdpFlows);
-  }
+    public Builder connectTimeout(Duration d) {
+      connectTimeout = d;
+      return this;
+    }
 
-  public ProxyOptions withMaxHeaderSize(int n) {
-    return new ProxyOptions(
-        ioThreads,
-        connectTimeout,
-        idleTimeout,
-        clientHeaderTimeout,
-        backendResponseTimeout,
-        keepConnectionsOnRemove,
-        inactiveExpiry,
-        maxInitialLineLength,
-        n,
-        maxIdleBackendConnections,
-        backendKeepAlive,
-        spliceThreshold,
-        udpTimeout,
-        maxUdpFlows);
-  }
+    public Builder idleTimeout(Duration d) {
+      idleTimeout = d;
+      return this;
+    }
 
-  public ProxyOptions withSpliceThreshold(long bytes) {
-    return new ProxyOptions(
-        ioThreads,
-        connectTimeout,
-        idleTimeout,
-        clientHeaderTimeout,
-        backendResponseTimeout,
-        keepConnectionsOnRemove,
-        inactiveExpiry,
-        maxInitialLineLength,
-        maxHeaderSize,
-        maxIdleBackendConnections,
-        backendKeepAlive,
-        bytes,
-        udpTimeout,
-        maxUdpFlows);
-  }
+    public Builder clientHeaderTimeout(Duration d) {
+      clientHeaderTimeout = d;
+      return this;
+    }
 
-  public ProxyOptions withUdpTimeout(Duration d) {
-    return new ProxyOptions(
-        ioThreads,
-        connectTimeout,
-        idleTimeout,
-        clientHeaderTimeout,
-        backendResponseTimeout,
-        keepConnectionsOnRemove,
-        inactiveExpiry,
-        maxInitialLineLength,
-        maxHeaderSize,
-        maxIdleBackendConnections,
-        backendKeepAlive,
-        spliceThreshold,
-        d,
-        maxUdpFlows);
-  }
+    public Builder backendResponseTimeout(Duration d) {
+      backendResponseTimeout = d;
+      return this;
+    }
 
-  public ProxyOptions withMaxUdpFlows(int n) {
-    return new ProxyOptions(
-        ioThreads,
-        connectTimeout,
-        idleTimeout,
-        clientHeaderTimeout,
-        backendResponseTimeout,
-        keepConnectionsOnRemove,
-        inactiveExpiry,
-        maxInitialLineLength,
-        maxHeaderSize,
-        maxIdleBackendConnections,
-        backendKeepAlive,
-        spliceThreshold,
-        udpTimeout,
-        n);
+    public Builder keepConnectionsOnRemove(boolean keep) {
+      keepConnectionsOnRemove = keep;
+      return this;
+    }
+
+    public Builder inactiveExpiry(Duration d) {
+      inactiveExpiry = d;
+      return this;
+    }
+
+    public Builder maxInitialLineLength(int n) {
+      maxInitialLineLength = n;
+      return this;
+    }
+
+    public Builder maxHeaderSize(int n) {
+      maxHeaderSize = n;
+      return this;
+    }
+
+    public Builder maxIdleBackendConnections(int n) {
+      maxIdleBackendConnections = n;
+      return this;
+    }
+
+    public Builder backendKeepAlive(Duration d) {
+      backendKeepAlive = d;
+      return this;
+    }
+
+    public Builder spliceThreshold(long bytes) {
+      spliceThreshold = bytes;
+      return this;
+    }
+
+    public Builder udpTimeout(Duration d) {
+      udpTimeout = d;
+      return this;
+    }
+
+    public Builder maxUdpFlows(int n) {
+      maxUdpFlows = n;
+      return this;
+    }
+
+    /** The options; the record's constructor checks their ranges. */
+    public ProxyOptions build() {
+      return new ProxyOptions(
+          ioThreads,
+          connectTimeout,
+          idleTimeout,
+          clientHeaderTimeout,
+          backendResponseTimeout,
+          keepConnectionsOnRemove,
+          inactiveExpiry,
+          maxInitialLineLength,
+          maxHeaderSize,
+          maxIdleBackendConnections,
+          backendKeepAlive,
+          spliceThreshold,
+          udpTimeout,
+          maxUdpFlows);
+    }
   }
 
   /** Whether L4 relays may splice: a threshold is set and the transport can do it. */

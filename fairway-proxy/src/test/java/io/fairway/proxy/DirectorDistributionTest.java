@@ -71,7 +71,7 @@ class DirectorDistributionTest {
   }
 
   private ProxyTable table(ListenerSpec spec) {
-    ProxyTable t = new ProxyTable(ProxyOptions.defaults().withIoThreads(1), k -> spec);
+    ProxyTable t = new ProxyTable(ProxyOptions.builder().ioThreads(1).build(), k -> spec);
     closeables.add(0, t);
     return t;
   }

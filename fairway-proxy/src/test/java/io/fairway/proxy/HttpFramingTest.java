@@ -105,7 +105,7 @@ class HttpFramingTest {
     closeables.add(0, backend);
     ProxyTable t =
         new ProxyTable(
-            ProxyOptions.defaults().withIoThreads(1), k -> ListenerSpec.http(KeySource.CLIENT));
+            ProxyOptions.builder().ioThreads(1).build(), k -> ListenerSpec.http(KeySource.CLIENT));
     closeables.add(0, t);
     ServiceKey k = anyPort();
     t.addService(Service.of(k, "rr"));
@@ -216,9 +216,10 @@ class HttpFramingTest {
     try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
       ProxyTable t =
           new ProxyTable(
-              ProxyOptions.defaults()
-                  .withIoThreads(1)
-                  .withIdleTimeout(java.time.Duration.ofMillis(800)),
+              ProxyOptions.builder()
+                  .ioThreads(1)
+                  .idleTimeout(java.time.Duration.ofMillis(800))
+                  .build(),
               k -> ListenerSpec.http(KeySource.CLIENT));
       closeables.add(0, t);
       ServiceKey k = anyPort();

@@ -33,7 +33,7 @@ class HttpHalfCloseTest {
     ProxyTable t =
         cleanup.track(
             new ProxyTable(
-                ProxyOptions.defaults().withIoThreads(1),
+                ProxyOptions.builder().ioThreads(1).build(),
                 k -> ListenerSpec.http(KeySource.CLIENT)));
     ServiceKey k = anyPort();
     t.addService(Service.of(k, "rr"));

@@ -33,7 +33,7 @@ class HttpHostileClientTest {
 
   private InetSocketAddress serve(ListenerSpec spec, InetSocketAddress backend) throws Exception {
     ProxyTable t =
-        cleanup.track(new ProxyTable(ProxyOptions.defaults().withIoThreads(1), k -> spec));
+        cleanup.track(new ProxyTable(ProxyOptions.builder().ioThreads(1).build(), k -> spec));
     ServiceKey k = anyPort();
     t.addService(Service.of(k, "rr"));
     t.addDest(k, dest(backend, 1));

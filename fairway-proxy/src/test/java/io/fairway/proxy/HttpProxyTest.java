@@ -51,7 +51,7 @@ class HttpProxyTest {
   }
 
   private ProxyTable table(ProxyOptions o, ListenerSpec spec) {
-    return cleanup.track(new ProxyTable(o.withIoThreads(2), k -> spec));
+    return cleanup.track(new ProxyTable(o.toBuilder().ioThreads(2).build(), k -> spec));
   }
 
   private InetSocketAddress serve(ProxyTable t, ServiceKey k, HttpBackend... bs) throws Exception {
@@ -187,7 +187,9 @@ class HttpProxyTest {
   @Test
   void tooLongHeadersAreRefused() throws Exception {
     ProxyTable t =
-        table(ProxyOptions.defaults().withMaxHeaderSize(1024), ListenerSpec.http(KeySource.CLIENT));
+        table(
+            ProxyOptions.builder().maxHeaderSize(1024).build(),
+            ListenerSpec.http(KeySource.CLIENT));
     InetSocketAddress vip = serve(t, anyPort(), b1);
     String resp = raw(vip, "GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + "a".repeat(4000) + "\r\n\r\n");
     assertThat(resp).startsWith("HTTP/1.1 431").contains("too large").doesNotContain("<timeout>");
@@ -208,7 +210,7 @@ class HttpProxyTest {
   void clientThatNeverSendsIsClosedAndSlowHeadersGet408() throws Exception {
     ProxyTable t =
         table(
-            ProxyOptions.defaults().withClientHeaderTimeout(Duration.ofMillis(500)),
+            ProxyOptions.builder().clientHeaderTimeout(Duration.ofMillis(500)).build(),
             ListenerSpec.http(KeySource.CLIENT));
     InetSocketAddress vip = serve(t, anyPort(), b1);
     assertThat(raw(vip, "")).isEmpty();
@@ -256,7 +258,7 @@ class HttpProxyTest {
   void slowBackendGets504() throws Exception {
     ProxyTable t =
         table(
-            ProxyOptions.defaults().withBackendResponseTimeout(Duration.ofMillis(300)),
+            ProxyOptions.builder().backendResponseTimeout(Duration.ofMillis(300)).build(),
             ListenerSpec.http(KeySource.CLIENT));
     InetSocketAddress vip = serve(t, anyPort(), b1);
     assertThat(get(vip, "/slow?ms=2000").statusCode()).isEqualTo(504);

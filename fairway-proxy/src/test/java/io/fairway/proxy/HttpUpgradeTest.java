@@ -49,7 +49,9 @@ class HttpUpgradeTest {
 
   private InetSocketAddress serve(ProxyOptions o, InetSocketAddress... backends) throws Exception {
     table =
-        cleanup.track(new ProxyTable(o.withIoThreads(1), k -> ListenerSpec.http(KeySource.CLIENT)));
+        cleanup.track(
+            new ProxyTable(
+                o.toBuilder().ioThreads(1).build(), k -> ListenerSpec.http(KeySource.CLIENT)));
     key = anyPort();
     table.addService(Service.of(key, "rr"));
     for (InetSocketAddress b : backends) {
@@ -98,7 +100,7 @@ class HttpUpgradeTest {
   void webSocketRoundTripThroughTheProxy() throws Exception {
     WebSocketEchoServer ws = cleanup.track(new WebSocketEchoServer());
     Duration idle = Duration.ofSeconds(30);
-    InetSocketAddress vip = serve(ProxyOptions.defaults().withIdleTimeout(idle), ws.address());
+    InetSocketAddress vip = serve(ProxyOptions.builder().idleTimeout(idle).build(), ws.address());
     BlockingQueue<String> got = new LinkedBlockingQueue<>();
     WebSocket.Listener listener =
         new WebSocket.Listener() {
@@ -279,7 +281,7 @@ class HttpUpgradeTest {
       backend.setReceiveBufferSize(4096);
       backend.bind(new InetSocketAddress(Fixtures.LO, 0), 1);
       InetSocketAddress b = (InetSocketAddress) backend.getLocalSocketAddress();
-      InetSocketAddress vip = serve(ProxyOptions.defaults().withIdleTimeout(idle), b);
+      InetSocketAddress vip = serve(ProxyOptions.builder().idleTimeout(idle).build(), b);
       int tunnels = 0;
       for (int size = 1 << 20; size <= 8 << 20; size *= 2) {
         byte[] download = new byte[Transport.EPOLL ? size : size >> 6];
@@ -435,7 +437,7 @@ class HttpUpgradeTest {
   void idleTunnelIsClosed() throws Exception {
     UpgradeBackend b = cleanup.track(new UpgradeBackend(false));
     Duration idle = Duration.ofSeconds(1);
-    InetSocketAddress vip = serve(ProxyOptions.defaults().withIdleTimeout(idle), b.address());
+    InetSocketAddress vip = serve(ProxyOptions.builder().idleTimeout(idle).build(), b.address());
     try (Socket s = tunnel(vip)) {
       // Traffic every fifth of the timeout (paced, not a wait for an event) keeps it open for
       // two timeouts.

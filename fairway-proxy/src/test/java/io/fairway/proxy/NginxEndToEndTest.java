@@ -71,7 +71,7 @@ class NginxEndToEndTest {
   }
 
   private void runDrill(ListenerSpec spec) throws Exception {
-    table = new ProxyTable(ProxyOptions.defaults().withIoThreads(1), k -> spec);
+    table = new ProxyTable(ProxyOptions.builder().ioThreads(1).build(), k -> spec);
     ServiceKey k = anyPort();
     table.addService(Service.of(k, "wlc"));
     for (Nginx n : nginx) {

@@ -40,11 +40,12 @@ public final class ProxyMain {
     ListenerSpec spec =
         args[0].equals("http") ? ListenerSpec.http(KeySource.CLIENT) : ListenerSpec.tcp();
     int threads = Integer.getInteger("fairway.threads", 0);
-    ProxyOptions options = ProxyOptions.defaults().withIoThreads(threads);
+    ProxyOptions options = ProxyOptions.builder().ioThreads(threads).build();
     if (args[0].equals("tcp-splice")) {
-      options = options.withSpliceThreshold(Long.getLong("fairway.spliceThreshold", 0));
+      options =
+          options.toBuilder().spliceThreshold(Long.getLong("fairway.spliceThreshold", 0)).build();
     } else if (args[0].equals("tcp-copy")) {
-      options = options.withSpliceThreshold(-1);
+      options = options.toBuilder().spliceThreshold(-1).build();
     }
     ProxyTable t = new ProxyTable(options, k -> spec);
     ServiceKey k =

@@ -49,9 +49,9 @@ class ProxyTableBatchTest {
   @Test
   void aBatchGivesEveryOperationTheResultOfOneCallAndEndsInTheSameTable() throws Exception {
     ProxyTable batched =
-        cleanup.track(new ProxyTable(ProxyOptions.defaults().withIoThreads(1), null));
+        cleanup.track(new ProxyTable(ProxyOptions.builder().ioThreads(1).build(), null));
     ProxyTable single =
-        cleanup.track(new ProxyTable(ProxyOptions.defaults().withIoThreads(1), null));
+        cleanup.track(new ProxyTable(ProxyOptions.builder().ioThreads(1).build(), null));
     for (long seed = 1; seed <= 20; seed++) {
       Random r = new Random(seed);
       for (int round = 0; round < 4; round++) {
@@ -84,7 +84,7 @@ class ProxyTableBatchTest {
   void aServerRemovedInABatchLosesItsConnectionsAndGetsNoNewOnes() throws Exception {
     EchoServer b1 = cleanup.track(new EchoServer("b1"));
     EchoServer b2 = cleanup.track(new EchoServer("b2"));
-    ProxyTable t = cleanup.track(new ProxyTable(ProxyOptions.defaults().withIoThreads(1), null));
+    ProxyTable t = cleanup.track(new ProxyTable(ProxyOptions.builder().ioThreads(1).build(), null));
     ServiceKey k = SERVICES[0];
     t.addService(Service.of(k, "fo"));
     assertThat(

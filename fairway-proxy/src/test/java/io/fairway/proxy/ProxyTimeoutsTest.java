@@ -50,7 +50,8 @@ class ProxyTimeoutsTest {
   void setUp() throws IOException {
     b1 = cleanup.track(new HttpBackend("b1"));
     table =
-        cleanup.track(new ProxyTable(ProxyOptions.defaults().withIoThreads(1), k -> specs.get()));
+        cleanup.track(
+            new ProxyTable(ProxyOptions.builder().ioThreads(1).build(), k -> specs.get()));
   }
 
   private final AtomicReference<ListenerSpec> specs = new AtomicReference<>();
@@ -200,7 +201,7 @@ class ProxyTimeoutsTest {
     ProxyTable other =
         cleanup.track(
             new ProxyTable(
-                ProxyOptions.defaults().withIoThreads(1),
+                ProxyOptions.builder().ioThreads(1).build(),
                 k -> ListenerSpec.http(KeySource.CLIENT)));
     ServiceKey k = anyPort();
     other.addService(Service.of(k, "rr"));

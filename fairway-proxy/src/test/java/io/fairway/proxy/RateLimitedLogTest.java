@@ -147,7 +147,7 @@ class RateLimitedLogTest {
     ProxyTable t =
         cleanup.track(
             new ProxyTable(
-                ProxyOptions.defaults().withIoThreads(1),
+                ProxyOptions.builder().ioThreads(1).build(),
                 k -> ListenerSpec.http(KeySource.CLIENT)));
     // An address of its own: the limiter is per service, and every other test's service is
     // 127.0.0.1:0.
@@ -172,7 +172,7 @@ class RateLimitedLogTest {
   @Test
   void anL4BackendOutageUnderLoadWritesABoundedNumberOfLines() throws Exception {
     capture(TcpFrontend.class);
-    ProxyTable t = cleanup.track(new ProxyTable(ProxyOptions.defaults().withIoThreads(1), null));
+    ProxyTable t = cleanup.track(new ProxyTable(ProxyOptions.builder().ioThreads(1).build(), null));
     // An address of its own: the limiter is per service, and every other test's service is
     // 127.0.0.1:0.
     ServiceKey k =
@@ -221,7 +221,7 @@ class RateLimitedLogTest {
     ProxyTable t =
         cleanup.track(
             new ProxyTable(
-                ProxyOptions.defaults().withIoThreads(1),
+                ProxyOptions.builder().ioThreads(1).build(),
                 k -> ListenerSpec.http(KeySource.CLIENT).withTimeouts(head)));
     // An address of its own: the limiter is per service, and every other test's service is
     // 127.0.0.1:0.

@@ -19,6 +19,6 @@ class SplicingAfterThresholdTcpProxyTest extends SplicingTcpProxyTest {
 
   @Override
   ProxyOptions options() {
-    return ProxyOptions.defaults().withSpliceThreshold(3000);
+    return ProxyOptions.builder().spliceThreshold(3000).build();
   }
 }

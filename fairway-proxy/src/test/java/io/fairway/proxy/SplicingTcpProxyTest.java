@@ -17,6 +17,6 @@ class SplicingTcpProxyTest extends TcpProxyTest {
 
   @Override
   ProxyOptions options() {
-    return ProxyOptions.defaults().withSpliceThreshold(0);
+    return ProxyOptions.builder().spliceThreshold(0).build();
   }
 }

@@ -49,11 +49,11 @@ class TcpProxyTest {
 
   /** The options every test starts from: here the relay only copies. */
   ProxyOptions options() {
-    return ProxyOptions.defaults().withSpliceThreshold(-1);
+    return ProxyOptions.builder().spliceThreshold(-1).build();
   }
 
   private ProxyTable table(ProxyOptions o, ListenerSpec spec) {
-    return cleanup.track(new ProxyTable(o.withIoThreads(2), k -> spec));
+    return cleanup.track(new ProxyTable(o.toBuilder().ioThreads(2).build(), k -> spec));
   }
 
   private InetSocketAddress serve(ProxyTable t, ServiceKey k, String sched, EchoServer... servers)
@@ -163,7 +163,7 @@ class TcpProxyTest {
 
   @Test
   void removalKeepsConnectionsWhenAskedTo() throws Exception {
-    ProxyTable t = table(options().withKeepConnectionsOnRemove(true), null);
+    ProxyTable t = table(options().toBuilder().keepConnectionsOnRemove(true).build(), null);
     ServiceKey k = anyPort();
     InetSocketAddress vip = serve(t, k, "rr", b1, b2);
     Conn c = cleanup.track(new Conn(vip));
@@ -197,7 +197,7 @@ class TcpProxyTest {
   @Test
   void overflowGoesToTheSorryServerAndComesBack() throws Exception {
     EchoServer sorry = cleanup.track(new EchoServer("sorry"));
-    ProxyOptions o = options().withInactiveExpiry(Duration.ofSeconds(1));
+    ProxyOptions o = options().toBuilder().inactiveExpiry(Duration.ofSeconds(1)).build();
     ProxyTable t = table(o, ListenerSpec.tcp().withSorryServer(sorry.address()));
     ServiceKey k = anyPort();
     t.addService(Service.of(k, "rr"));
@@ -599,7 +599,7 @@ class TcpProxyTest {
   @Test
   void idleConnectionsCloseActiveOnesStay() throws Exception {
     Duration timeout = Duration.ofSeconds(2);
-    ProxyTable t = table(options().withIdleTimeout(timeout), null);
+    ProxyTable t = table(options().toBuilder().idleTimeout(timeout).build(), null);
     InetSocketAddress vip = serve(t, anyPort(), "rr", b1);
     Conn idle = cleanup.track(new Conn(vip));
     Conn busy = cleanup.track(new Conn(vip));

@@ -49,7 +49,7 @@ class UdpProxyTest {
   @AutoClose final Cleanup cleanup = new Cleanup();
 
   private ProxyTable table(ProxyOptions o) {
-    return cleanup.track(new ProxyTable(o.withIoThreads(2), null));
+    return cleanup.track(new ProxyTable(o.toBuilder().ioThreads(2).build(), null));
   }
 
   private static ServiceKey udp(InetAddress a) {
@@ -171,7 +171,7 @@ class UdpProxyTest {
   void keepConnectionsOnRemoveLeavesTheFlowRunning() throws Exception {
     UdpEchoServer b1 = echo("b1");
     UdpEchoServer b2 = echo("b2");
-    ProxyTable t = table(ProxyOptions.defaults().withKeepConnectionsOnRemove(true));
+    ProxyTable t = table(ProxyOptions.builder().keepConnectionsOnRemove(true).build());
     Service s = Service.of(udp(LO), "rr");
     InetSocketAddress vip = serve(t, s, b1, b2);
     Client c = client();
@@ -186,7 +186,7 @@ class UdpProxyTest {
     UdpEchoServer b1 = echo("b1");
     UdpEchoServer b2 = echo("b2");
     Duration timeout = Duration.ofSeconds(2);
-    ProxyTable t = table(ProxyOptions.defaults().withUdpTimeout(timeout));
+    ProxyTable t = table(ProxyOptions.builder().udpTimeout(timeout).build());
     InetSocketAddress vip = serve(t, Service.of(udp(LO), "rr"), b1, b2);
     Client c = client();
     String mine = server(c.ask(vip, "x"));
@@ -228,7 +228,7 @@ class UdpProxyTest {
   @Test
   void anUnansweredOnePacketFlowEndsAfterTheConnectTimeout() throws Exception {
     UdpEchoServer mute = cleanup.track(new UdpEchoServer("mute", LO, true));
-    ProxyTable t = table(ProxyOptions.defaults().withConnectTimeout(Duration.ofMillis(300)));
+    ProxyTable t = table(ProxyOptions.builder().connectTimeout(Duration.ofMillis(300)).build());
     Service ops = new Service(udp(LO), "rr", Set.of(ServiceFlag.ONE_PACKET), 0, 32, null);
     InetSocketAddress vip = serve(t, ops, mute);
     Client c = client();
@@ -313,7 +313,7 @@ class UdpProxyTest {
     ProxyTable t =
         cleanup.track(
             new ProxyTable(
-                ProxyOptions.defaults().withIoThreads(1),
+                ProxyOptions.builder().ioThreads(1).build(),
                 k -> ListenerSpec.tcp().withSorryServer(sorry.address())));
     Service s = Service.of(udp(LO), "rr");
     InetSocketAddress vip = serve(t, s, b1);
@@ -328,7 +328,7 @@ class UdpProxyTest {
   void flowsBeyondTheLimitAreDroppedUntilOneEnds() throws Exception {
     UdpEchoServer b1 = echo("b1");
     ProxyTable t =
-        table(ProxyOptions.defaults().withMaxUdpFlows(2).withUdpTimeout(Duration.ofMillis(600)));
+        table(ProxyOptions.builder().maxUdpFlows(2).udpTimeout(Duration.ofMillis(600)).build());
     InetSocketAddress vip = serve(t, Service.of(udp(LO), "rr"), b1);
     Client a = client();
     Client b = client();
@@ -367,7 +367,7 @@ class UdpProxyTest {
   void closingTheTableClosesEveryFlowSocket() throws Exception {
     UdpEchoServer b1 = echo("b1");
     long before = openFds();
-    ProxyTable t = new ProxyTable(ProxyOptions.defaults().withIoThreads(1), null);
+    ProxyTable t = new ProxyTable(ProxyOptions.builder().ioThreads(1).build(), null);
     InetSocketAddress vip = serve(t, Service.of(udp(LO), "rr"), b1);
     for (int i = 0; i < 20; i++) {
       try (Client c = new Client(LO)) {

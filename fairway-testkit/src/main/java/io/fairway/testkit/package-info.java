@@ -9,7 +9,10 @@
  *       CI=true}, where a missing program is a broken install ({@code .ci/no-silent-skips} keeps
  *       tests from going around it);
  *   <li>{@link io.fairway.testkit.FairwayProcess}: {@code fairway ...} as a child process, from the
- *       test classpath or an installed tree, with its log, signals and exit.
+ *       test classpath or an installed tree, with its log, signals and exit;
+ *   <li>{@link io.fairway.testkit.FaultyTable}: a table that fails the changes a test names, for
+ *       the tests of start, reload and shutdown on a table that refuses (fairway-table is an
+ *       optional dependency here, so only modules that have it see it).
  * </ul>
  */
 package io.fairway.testkit;

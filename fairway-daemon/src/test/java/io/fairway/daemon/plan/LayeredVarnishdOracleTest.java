@@ -3,7 +3,6 @@ package io.fairway.daemon.plan;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fairway.testkit.ExternalPrograms;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -75,9 +74,7 @@ class LayeredVarnishdOracleTest {
 
   @BeforeAll
   static void start(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
-    String bin = Varnishd.binary();
-    ExternalPrograms.requireThat(
-        bin != null, () -> "varnishd is not installed (Debian package varnish)");
+    String bin = Varnishd.require();
     backends = new Backends(BACKENDS, SICK);
     varnishd = new Varnishd(bin, dir, vcl());
     fairway = new UserspaceDaemon(dir.resolve("keepalived.conf"), conf());
@@ -95,12 +92,11 @@ class LayeredVarnishdOracleTest {
         }
       }
     }
-    String h = varnishd.ask(Map.of("x-mode", "health")).headers().firstValue("r0").orElse("");
-    StringBuilder want = new StringBuilder();
+    List<Boolean> want = new ArrayList<>();
     for (int i = 0; i < BACKENDS; i++) {
-      want.append(SICK.contains("b" + i) ? "false" : "true").append(',');
+      want.add(!SICK.contains("b" + i));
     }
-    return h.equals(want.toString());
+    return varnishd.health().equals(want);
   }
 
   @AfterAll
@@ -273,9 +269,7 @@ class LayeredVarnishdOracleTest {
 
   static String vcl() {
     StringBuilder v = new StringBuilder("vcl 4.1;\nimport directors;\nimport std;\n\n");
-    v.append(
-        "probe health { .url = \"/health\"; .interval = 0.2s; .timeout = 1s; .window = 1;"
-            + " .threshold = 1; .initial = 0; }\n");
+    v.append(Varnishd.PROBE);
     for (int i = 0; i < BACKENDS; i++) {
       v.append("backend b")
           .append(i)
@@ -297,12 +291,11 @@ class LayeredVarnishdOracleTest {
     shard(v, "pa", PARAM_MEMBERS, "", "shared");
     shard(v, "pb", PARAM_MEMBERS, "replicas=25", "shared");
     v.append("}\n\nsub vcl_recv {\n");
-    v.append("  if (req.http.x-mode == \"ping\") {\n    return (synth(200));\n  }\n");
-    v.append("  if (req.http.x-mode == \"health\") {\n    set req.http.r0 = \"\"");
+    List<String> probed = new ArrayList<>();
     for (int i = 0; i < BACKENDS; i++) {
-      v.append(" + std.healthy(b").append(i).append(") + \",\"");
+      probed.add("b" + i);
     }
-    v.append(";\n    return (synth(200));\n  }\n");
+    v.append(Varnishd.recvPingAndHealth(probed));
     v.append(
         "  if (req.http.x-svc == \"fb\") {\n    set req.backend_hint = fb.backend();\n"
             + "    return (pass);\n  }\n");
@@ -338,11 +331,7 @@ class LayeredVarnishdOracleTest {
       }
       v.append("    return (synth(200));\n  }\n");
     }
-    v.append("  return (synth(404));\n}\n\nsub vcl_synth {\n");
-    for (int k = 0; k < BATCH; k++) {
-      v.append("  set resp.http.r").append(k).append(" = req.http.r").append(k).append(";\n");
-    }
-    v.append("  return (deliver);\n}\n");
+    v.append("  return (synth(404));\n}\n\n").append(Varnishd.synthAnswers(BATCH));
     return v.toString();
   }
 

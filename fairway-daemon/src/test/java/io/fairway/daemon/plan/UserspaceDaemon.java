@@ -25,7 +25,7 @@ final class UserspaceDaemon implements AutoCloseable {
   UserspaceDaemon(Path file, String conf) throws Exception {
     this.file = file;
     Files.writeString(file, conf);
-    table = new ProxyTable(ProxyOptions.defaults().withIoThreads(2), null);
+    table = new ProxyTable(ProxyOptions.builder().ioThreads(2).build(), null);
     daemon =
         new Daemon(
             file,

@@ -2,6 +2,7 @@ package io.fairway.daemon.plan;
 
 import static org.awaitility.Awaitility.await;
 
+import io.fairway.testkit.ExternalPrograms;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -19,7 +20,9 @@ import java.util.Map;
 /**
  * A real varnishd on loopback running a test's VCL: the oracle the data plane is compared with. Its
  * VCL answers in {@code vcl_recv} with a synthetic response whose headers carry what its directors
- * chose, so a question costs no backend fetch.
+ * chose, so a question costs no backend fetch. The oracle tests share it, and the VCL parts every
+ * such VCL needs (the probe, ping and health answers, the synthetic response), so that they start
+ * and read varnishd the same way.
  */
 final class Varnishd implements AutoCloseable {
   private final Process process;
@@ -31,15 +34,60 @@ final class Varnishd implements AutoCloseable {
           .connectTimeout(Duration.ofSeconds(2))
           .build();
 
-  static String binary() {
+  /**
+   * The VCL probe the oracles give their checked backends: {@code /health} every 0.2 s, one answer
+   * decides, so varnishd agrees with Fairway's checkers soon after they do.
+   */
+  static final String PROBE =
+      "probe health { .url = \"/health\"; .interval = 0.2s; .timeout = 1s; .window = 1;"
+          + " .threshold = 1; .initial = 0; }\n";
+
+  /**
+   * The path of varnishd; without it the calling test is skipped, or failed under {@code CI=true}.
+   * Called before anything else is started for the test.
+   */
+  static String require() {
+    String bin = null;
     for (String p : List.of("/usr/sbin/varnishd", "/usr/local/sbin/varnishd")) {
-      if (Files.isExecutable(Path.of(p))) {
-        return p;
+      if (bin == null && Files.isExecutable(Path.of(p))) {
+        bin = p;
       }
     }
-    return null;
+    ExternalPrograms.requireThat(
+        bin != null, () -> "varnishd is not installed (Debian package varnish)");
+    return bin;
   }
 
+  /**
+   * VCL for the top of {@code vcl_recv}: {@code x-mode: ping} answers 200 (what start-up waits
+   * for), {@code x-mode: health} answers with header {@code r0}, {@code std.healthy()} of each of
+   * {@code probed} followed by a comma (read by {@link #health}).
+   */
+  static String recvPingAndHealth(List<String> probed) {
+    StringBuilder v = new StringBuilder();
+    v.append("  if (req.http.x-mode == \"ping\") {\n    return (synth(200));\n  }\n");
+    v.append("  if (req.http.x-mode == \"health\") {\n    set req.http.r0 = \"\"");
+    for (String b : probed) {
+      v.append(" + std.healthy(").append(b).append(") + \",\"");
+    }
+    v.append(";\n    return (synth(200));\n  }\n");
+    return v.toString();
+  }
+
+  /**
+   * VCL: a {@code vcl_synth} that sends the request headers {@code r0} to {@code r<n-1>}, where
+   * {@code vcl_recv} wrote its directors' choices, back as response headers.
+   */
+  static String synthAnswers(int n) {
+    StringBuilder v = new StringBuilder("sub vcl_synth {\n");
+    for (int k = 0; k < n; k++) {
+      v.append("  set resp.http.r").append(k).append(" = req.http.r").append(k).append(";\n");
+    }
+    v.append("  return (deliver);\n}\n");
+    return v.toString();
+  }
+
+  /** Starts varnishd from {@link #require}'s {@code bin} on {@code vcl} and waits for it. */
   Varnishd(String bin, Path dir, String vcl) throws Exception {
     Files.writeString(dir.resolve("oracle.vcl"), vcl);
     Files.writeString(dir.resolve("secret"), "fairway-plan-secret\n");
@@ -92,6 +140,21 @@ final class Varnishd implements AutoCloseable {
             .timeout(Duration.ofSeconds(10));
     headers.forEach(b::header);
     return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  /**
+   * What its probes say of each backend {@link #recvPingAndHealth} listed, in that order (true:
+   * healthy).
+   */
+  List<Boolean> health() throws IOException, InterruptedException {
+    String r0 = ask(Map.of("x-mode", "health")).headers().firstValue("r0").orElse("");
+    List<Boolean> out = new ArrayList<>();
+    for (String h : r0.split(",")) {
+      if (!h.isEmpty()) {
+        out.add(Boolean.parseBoolean(h));
+      }
+    }
+    return out;
   }
 
   static int freePort() throws IOException {

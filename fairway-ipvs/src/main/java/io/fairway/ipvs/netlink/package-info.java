@@ -2,7 +2,9 @@
  * A small generic-netlink client: the wire codec ({@link io.fairway.ipvs.netlink.MessageBuilder},
  * {@link io.fairway.ipvs.netlink.Attributes}, {@link io.fairway.ipvs.netlink.NetlinkMessage}), a
  * raw socket over JNA ({@link io.fairway.ipvs.netlink.NetlinkSocket}) and the request patterns
- * ({@link io.fairway.ipvs.netlink.GenericNetlink}: family lookup, request/ack, dump, batch).
+ * ({@link io.fairway.ipvs.netlink.GenericNetlink}: family lookup, request/ack, dump, batch). Its
+ * libc binding ({@link io.fairway.ipvs.netlink.LibC}) is public because fairway-vrrp, which uses
+ * this package for rtnetlink, opens its raw sockets with the same calls.
  *
  * <p>Why not shell out to {@code ipvsadm}: an operator's table of thousands of real servers is
  * installed at start and rewritten on every reload, and one process plus one round trip per rule

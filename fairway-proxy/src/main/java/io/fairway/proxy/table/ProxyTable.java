@@ -256,10 +256,14 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
    * Those not given are the table's own.
    */
   static ProxyOptions withLvsTimeouts(ProxyOptions o, Plan.Timeouts t) {
+    ProxyOptions.Builder b = o.toBuilder();
     if (t.tcp().compareTo(java.time.Duration.ZERO) > 0) {
-      o = o.withIdleTimeout(t.tcp());
+      b.idleTimeout(t.tcp());
     }
-    return t.udp().compareTo(java.time.Duration.ZERO) > 0 ? o.withUdpTimeout(t.udp()) : o;
+    if (t.udp().compareTo(java.time.Duration.ZERO) > 0) {
+      b.udpTimeout(t.udp());
+    }
+    return b.build();
   }
 
   /** The options in force: the table's own, with the running plan's {@code lvs_timeouts}. */

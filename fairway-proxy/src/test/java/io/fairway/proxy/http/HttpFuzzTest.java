@@ -206,7 +206,7 @@ class HttpFuzzTest {
     byte[] input = data.consumeBytes(data.consumeInt(0, 8192));
     long before = THREADS.getCurrentThreadAllocatedBytes();
     StrictRequestDecoder decoder =
-        new StrictRequestDecoder(ProxyOptions.defaults().withMaxHeaderSize(1024));
+        new StrictRequestDecoder(ProxyOptions.builder().maxHeaderSize(1024).build());
     EmbeddedChannel ch = new EmbeddedChannel(decoder);
     List<ByteBuf> reads = new ArrayList<>();
     List<Object> out = feed(ch, data, input, reads);

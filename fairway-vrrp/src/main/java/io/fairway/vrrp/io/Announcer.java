@@ -1,6 +1,7 @@
 package io.fairway.vrrp.io;
 
 import com.sun.jna.LastErrorException;
+import io.fairway.ipvs.netlink.LibC;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.Inet4Address;
@@ -32,19 +33,19 @@ public final class Announcer implements Closeable {
     int i;
     try {
       p =
-          Sys.socket(
+          LibC.socket(
               Sys.AF_PACKET,
-              Sys.SOCK_RAW | Sys.SOCK_CLOEXEC,
+              LibC.SOCK_RAW | LibC.SOCK_CLOEXEC,
               Short.reverseBytes((short) ETH_P_ARP) & 0xffff);
     } catch (LastErrorException e) {
       throw new IOException("AF_PACKET socket for gratuitous ARP: " + VrrpSocket.errno(e));
     }
     try {
-      i = Sys.socket(Sys.AF_INET6, Sys.SOCK_RAW | Sys.SOCK_CLOEXEC, Sys.IPPROTO_ICMPV6);
+      i = LibC.socket(Sys.AF_INET6, LibC.SOCK_RAW | LibC.SOCK_CLOEXEC, Sys.IPPROTO_ICMPV6);
       Sys.setInt(i, Sys.IPPROTO_IPV6, Sys.IPV6_MULTICAST_HOPS, 255);
       Sys.setInt(i, Sys.IPPROTO_IPV6, Sys.IPV6_UNICAST_HOPS, 255);
     } catch (LastErrorException e) {
-      Sys.close(p);
+      LibC.close(p);
       throw new IOException("ICMPv6 socket for neighbour advertisements: " + VrrpSocket.errno(e));
     }
     return new Announcer(p, i);
@@ -59,12 +60,12 @@ public final class Announcer implements Closeable {
       if (address instanceof Inet4Address) {
         byte[] frame = garp(link.mac(), address.getAddress());
         byte[] ll = sockaddrLl(link.index(), link.mac());
-        Sys.sendto(packetFd, frame, frame.length, 0, ll, ll.length);
+        LibC.sendto(packetFd, frame, frame.length, 0, ll, ll.length);
       } else {
         Sys.setInt(icmpFd, Sys.IPPROTO_IPV6, Sys.IPV6_MULTICAST_IF, link.index());
         byte[] na = neighbourAdvert(link.mac(), address.getAddress());
         byte[] to = Sys.sockaddr(InetAddress.getByAddress(ALL_NODES), link.index());
-        Sys.sendto(icmpFd, na, na.length, 0, to, to.length);
+        LibC.sendto(icmpFd, na, na.length, 0, to, to.length);
       }
     } catch (LastErrorException e) {
       throw new IOException(
@@ -122,7 +123,7 @@ public final class Announcer implements Closeable {
 
   @Override
   public void close() {
-    Sys.close(packetFd);
-    Sys.close(icmpFd);
+    LibC.close(packetFd);
+    LibC.close(icmpFd);
   }
 }

@@ -1,5 +1,6 @@
 package io.fairway.vrrp.io;
 
+import io.fairway.ipvs.netlink.LibC;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -34,7 +35,7 @@ public final class LinkWatch implements Closeable {
 
   public static LinkWatch open() throws IOException {
     try {
-      return new LinkWatch(Sys.socket(Sys.AF_INET, Sys.SOCK_DGRAM | Sys.SOCK_CLOEXEC, 0));
+      return new LinkWatch(LibC.socket(Sys.AF_INET, Sys.SOCK_DGRAM | LibC.SOCK_CLOEXEC, 0));
     } catch (com.sun.jna.LastErrorException e) {
       throw new IOException("a socket for interface flags: " + VrrpSocket.errno(e));
     }
@@ -74,7 +75,7 @@ public final class LinkWatch implements Closeable {
     byte[] b = name.getBytes(StandardCharsets.US_ASCII);
     java.util.Arrays.fill(ifreq, (byte) 0);
     System.arraycopy(b, 0, ifreq, 0, Math.min(15, b.length));
-    if (Sys.Quiet.ioctl(fd, Sys.SIOCGIFFLAGS, ifreq) < 0) {
+    if (LibC.Quiet.ioctl(fd, Sys.SIOCGIFFLAGS, ifreq) < 0) {
       return Optional.empty(); // ENODEV: no such interface (any other error reads as missing too)
     }
     // struct ifreq: the name (16 bytes), then a short of flags (little-endian on x86_64/aarch64)
@@ -83,6 +84,6 @@ public final class LinkWatch implements Closeable {
 
   @Override
   public void close() {
-    Sys.close(fd);
+    LibC.close(fd);
   }
 }

@@ -1,28 +1,21 @@
 package io.fairway.vrrp.io;
 
-import com.sun.jna.LastErrorException;
-import com.sun.jna.Native;
-import com.sun.jna.NativeLibrary;
-import com.sun.jna.Pointer;
+import io.fairway.ipvs.netlink.LibC;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
-/** The libc calls and constants VRRP needs (x86_64/aarch64 Linux values). */
+/**
+ * The libc constants and structures only VRRP uses (x86_64/aarch64 Linux values). The calls, and
+ * the socket constants netlink uses too, are fairway-ipvs's {@link LibC}: one binding, which
+ * rtnetlink here goes through already.
+ */
 final class Sys {
-  static {
-    Native.register(NativeLibrary.getInstance("c"));
-  }
-
   private Sys() {}
 
   static final int AF_INET = 2;
   static final int AF_INET6 = 10;
   static final int AF_PACKET = 17;
-  static final int SOCK_RAW = 3;
-  static final int SOCK_CLOEXEC = 0x80000;
 
-  static final int SOL_SOCKET = 1;
-  static final int SO_RCVTIMEO = 20;
   static final int SO_BINDTODEVICE = 25;
 
   static final int IPPROTO_IP = 0;
@@ -50,41 +43,25 @@ final class Sys {
   static final int EAGAIN = 11;
   static final int EINTR = 4;
 
-  static native int socket(int domain, int type, int protocol) throws LastErrorException;
-
-  static native int bind(int fd, byte[] addr, int addrlen) throws LastErrorException;
-
-  static native int setsockopt(int fd, int level, int name, byte[] value, int len)
-      throws LastErrorException;
-
-  static native long sendto(int fd, byte[] buf, long len, int flags, byte[] addr, int addrlen)
-      throws LastErrorException;
-
-  static native long recvmsg(int fd, Pointer msghdr, int flags) throws LastErrorException;
-
-  static native int close(int fd) throws LastErrorException;
-
-  static native int if_nametoindex(String name);
-
   static byte[] intOpt(int v) {
     return ByteBuffer.allocate(4).order(ByteOrder.nativeOrder()).putInt(v).array();
   }
 
   static void setInt(int fd, int level, int name, int v) {
-    setsockopt(fd, level, name, intOpt(v), 4);
+    LibC.setsockopt(fd, level, name, intOpt(v), 4);
   }
 
   static void receiveTimeout(int fd, int millis) {
     ByteBuffer tv = ByteBuffer.allocate(16).order(ByteOrder.nativeOrder());
     tv.putLong(millis / 1000).putLong((millis % 1000) * 1000L);
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, tv.array(), 16);
+    LibC.setsockopt(fd, LibC.SOL_SOCKET, LibC.SO_RCVTIMEO, tv.array(), 16);
   }
 
   static void bindToDevice(int fd, String ifname) {
     byte[] name = new byte[16];
     byte[] b = ifname.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     System.arraycopy(b, 0, name, 0, Math.min(15, b.length));
-    setsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, name, name.length);
+    LibC.setsockopt(fd, LibC.SOL_SOCKET, SO_BINDTODEVICE, name, name.length);
   }
 
   static final int SOCK_DGRAM = 2;
@@ -92,24 +69,6 @@ final class Sys {
   static final int IFF_UP = 0x1;
   static final int IFF_RUNNING = 0x40;
   static final int ENODEV = 19;
-
-  /**
-   * Calls whose failures are expected on the steady path (a receive timing out five times a second,
-   * an interface's flags read every poll): they return -1 and leave errno in {@link
-   * Native#getLastError}, where the mappings above would build a {@link LastErrorException} (with
-   * its stack trace and message parsing: about 0.4 ms of CPU each, measured).
-   */
-  static final class Quiet {
-    static {
-      Native.register(NativeLibrary.getInstance("c"));
-    }
-
-    private Quiet() {}
-
-    static native long recvmsg(int fd, Pointer msghdr, int flags);
-
-    static native int ioctl(int fd, long request, byte[] ifreq);
-  }
 
   /** struct sockaddr_in / sockaddr_in6 for an address (port 0; scope for link-local IPv6). */
   static byte[] sockaddr(java.net.InetAddress a, int ifindex) {

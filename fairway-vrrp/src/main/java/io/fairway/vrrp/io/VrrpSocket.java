@@ -2,6 +2,7 @@ package io.fairway.vrrp.io;
 
 import com.sun.jna.LastErrorException;
 import com.sun.jna.Memory;
+import io.fairway.ipvs.netlink.LibC;
 import io.fairway.vrrp.packet.AdvertCodec;
 import io.fairway.vrrp.packet.Ipv4Datagram;
 import io.fairway.vrrp.packet.MalformedAdvertException;
@@ -47,16 +48,16 @@ public final class VrrpSocket implements Closeable {
 
   /** Opens the socket on {@code ifname}, joined to {@code group} (null for unicast only). */
   public static VrrpSocket open(String ifname, boolean ipv4, InetAddress group) throws IOException {
-    int ifindex = Sys.if_nametoindex(ifname);
+    int ifindex = LibC.if_nametoindex(ifname);
     if (ifindex == 0) {
       throw new IOException("interface " + ifname + " does not exist");
     }
     int fd;
     try {
       fd =
-          Sys.socket(
+          LibC.socket(
               ipv4 ? Sys.AF_INET : Sys.AF_INET6,
-              Sys.SOCK_RAW | Sys.SOCK_CLOEXEC,
+              LibC.SOCK_RAW | LibC.SOCK_CLOEXEC,
               AdvertCodec.PROTOCOL);
     } catch (LastErrorException e) {
       throw new IOException(
@@ -72,9 +73,9 @@ public final class VrrpSocket implements Closeable {
         Sys.setInt(fd, Sys.IPPROTO_IP, Sys.IP_HDRINCL, 1);
         Sys.setInt(fd, Sys.IPPROTO_IP, Sys.IP_MULTICAST_LOOP, 0);
         byte[] mreqn = mreqn(group, ifindex);
-        Sys.setsockopt(fd, Sys.IPPROTO_IP, Sys.IP_MULTICAST_IF, mreqn, mreqn.length);
+        LibC.setsockopt(fd, Sys.IPPROTO_IP, Sys.IP_MULTICAST_IF, mreqn, mreqn.length);
         if (group != null) {
-          Sys.setsockopt(fd, Sys.IPPROTO_IP, Sys.IP_ADD_MEMBERSHIP, mreqn, mreqn.length);
+          LibC.setsockopt(fd, Sys.IPPROTO_IP, Sys.IP_ADD_MEMBERSHIP, mreqn, mreqn.length);
         }
       } else {
         Sys.setInt(fd, Sys.IPPROTO_IPV6, Sys.IPV6_CHECKSUM, 6);
@@ -88,7 +89,7 @@ public final class VrrpSocket implements Closeable {
           byte[] mreq = new byte[20];
           System.arraycopy(group.getAddress(), 0, mreq, 0, 16);
           System.arraycopy(Sys.intOpt(ifindex), 0, mreq, 16, 4);
-          Sys.setsockopt(fd, Sys.IPPROTO_IPV6, Sys.IPV6_ADD_MEMBERSHIP, mreq, mreq.length);
+          LibC.setsockopt(fd, Sys.IPPROTO_IPV6, Sys.IPV6_ADD_MEMBERSHIP, mreq, mreq.length);
         }
       }
     } catch (LastErrorException e) {
@@ -132,7 +133,7 @@ public final class VrrpSocket implements Closeable {
     }
     byte[] to = Sys.sockaddr(destination, ifindex);
     try {
-      Sys.sendto(fd, packet, packet.length, 0, to, to.length);
+      LibC.sendto(fd, packet, packet.length, 0, to, to.length);
     } catch (LastErrorException e) {
       throw new IOException(
           "sending a VRRP advert to " + destination.getHostAddress() + ": " + errno(e));
@@ -157,7 +158,7 @@ public final class VrrpSocket implements Closeable {
     msg.setLong(24, 1);
     msg.setPointer(32, control);
     msg.setLong(40, control.size());
-    long n = Sys.Quiet.recvmsg(fd, msg, 0);
+    long n = LibC.Quiet.recvmsg(fd, msg, 0);
     if (n < 0) {
       int errno = com.sun.jna.Native.getLastError();
       if (errno == Sys.EAGAIN || errno == Sys.EINTR || closed) {
@@ -224,7 +225,7 @@ public final class VrrpSocket implements Closeable {
    */
   public void release() {
     if (fdClosed.compareAndSet(false, true)) {
-      Sys.close(fd);
+      LibC.close(fd);
     }
   }
 

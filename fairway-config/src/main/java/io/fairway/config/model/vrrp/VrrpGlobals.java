@@ -49,19 +49,136 @@ public record VrrpGlobals(
   }
 
   public static VrrpGlobals defaults() {
-    return new VrrpGlobals(
-        2,
-        Duration.ofSeconds(5),
-        5,
-        Optional.empty(),
-        1,
-        Duration.ZERO,
-        Duration.ZERO,
-        false,
-        false,
-        false,
-        GROUP4,
-        GROUP6,
-        Optional.empty());
+    return builder().build();
+  }
+
+  /** A builder holding {@link #defaults()}. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A builder holding these values, to change some of them. */
+  public Builder toBuilder() {
+    return new Builder(this);
+  }
+
+  /**
+   * Sets one keyword at a time, as {@code global_defs} gives them; each setter is the record
+   * component of the same name, and the defaults are the field initialisers.
+   */
+  public static final class Builder {
+    private int version = 2;
+    private Duration garpMasterDelay = Duration.ofSeconds(5);
+    private int garpMasterRepeat = 5;
+    private Optional<Duration> garpMasterRefresh = Optional.empty();
+    private int garpMasterRefreshRepeat = 1;
+    private Duration garpInterval = Duration.ZERO;
+    private Duration gnaInterval = Duration.ZERO;
+    private boolean lowerPrioNoAdvert = false;
+    private boolean skipCheckAdvAddr = false;
+    private boolean strict = false;
+    private java.net.InetAddress mcastGroup4 = GROUP4;
+    private java.net.InetAddress mcastGroup6 = GROUP6;
+    private Optional<Duration> startupDelay = Optional.empty();
+
+    private Builder() {}
+
+    private Builder(VrrpGlobals g) {
+      version = g.version;
+      garpMasterDelay = g.garpMasterDelay;
+      garpMasterRepeat = g.garpMasterRepeat;
+      garpMasterRefresh = g.garpMasterRefresh;
+      garpMasterRefreshRepeat = g.garpMasterRefreshRepeat;
+      garpInterval = g.garpInterval;
+      gnaInterval = g.gnaInterval;
+      lowerPrioNoAdvert = g.lowerPrioNoAdvert;
+      skipCheckAdvAddr = g.skipCheckAdvAddr;
+      strict = g.strict;
+      mcastGroup4 = g.mcastGroup4;
+      mcastGroup6 = g.mcastGroup6;
+      startupDelay = g.startupDelay;
+    }
+
+    public Builder version(int v) {
+      version = v;
+      return this;
+    }
+
+    public Builder garpMasterDelay(Duration d) {
+      garpMasterDelay = d;
+      return this;
+    }
+
+    public Builder garpMasterRepeat(int n) {
+      garpMasterRepeat = n;
+      return this;
+    }
+
+    public Builder garpMasterRefresh(Optional<Duration> d) {
+      garpMasterRefresh = d;
+      return this;
+    }
+
+    public Builder garpMasterRefreshRepeat(int n) {
+      garpMasterRefreshRepeat = n;
+      return this;
+    }
+
+    public Builder garpInterval(Duration d) {
+      garpInterval = d;
+      return this;
+    }
+
+    public Builder gnaInterval(Duration d) {
+      gnaInterval = d;
+      return this;
+    }
+
+    public Builder lowerPrioNoAdvert(boolean on) {
+      lowerPrioNoAdvert = on;
+      return this;
+    }
+
+    public Builder skipCheckAdvAddr(boolean on) {
+      skipCheckAdvAddr = on;
+      return this;
+    }
+
+    public Builder strict(boolean on) {
+      strict = on;
+      return this;
+    }
+
+    public Builder mcastGroup4(java.net.InetAddress a) {
+      mcastGroup4 = a;
+      return this;
+    }
+
+    public Builder mcastGroup6(java.net.InetAddress a) {
+      mcastGroup6 = a;
+      return this;
+    }
+
+    public Builder startupDelay(Optional<Duration> d) {
+      startupDelay = d;
+      return this;
+    }
+
+    public VrrpGlobals build() {
+      return new VrrpGlobals(
+          version,
+          garpMasterDelay,
+          garpMasterRepeat,
+          garpMasterRefresh,
+          garpMasterRefreshRepeat,
+          garpInterval,
+          gnaInterval,
+          lowerPrioNoAdvert,
+          skipCheckAdvAddr,
+          strict,
+          mcastGroup4,
+          mcastGroup6,
+          startupDelay);
+    }
   }
 }
