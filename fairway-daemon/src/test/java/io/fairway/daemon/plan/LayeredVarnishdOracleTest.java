@@ -226,9 +226,8 @@ class LayeredVarnishdOracleTest {
           .append("    name ")
           .append(m)
           .append('\n')
-          .append(
-              "    HTTP_GET {\n      url {\n        path /health\n        status_code 200\n"
-                  + "      }\n      connect_timeout 1\n      retry 0\n    }\n  }\n");
+          .append(Varnishd.HTTP_GET)
+          .append("  }\n");
     }
     return c.toString();
   }

@@ -199,7 +199,16 @@ class ProxyVarnishdOracleTest {
         wrong.add(k + ": fairway " + body + ", varnishd " + oracle.get(k));
       }
     }
-    assertThat(wrong).as(s.name() + ": " + agree + " of " + REQUESTS + " agree").isEmpty();
+    assertThat(wrong)
+        .as(
+            s.name()
+                + ": "
+                + agree
+                + " of "
+                + REQUESTS
+                + " agree; both sides still agree on health: "
+                + settled())
+        .isEmpty();
     // Not a degenerate setup: the keys spread over the servers that are up.
     assertThat(spread.keySet()).hasSize(s.checked() ? BACKENDS - SICK.size() : BACKENDS);
   }
@@ -259,9 +268,7 @@ class ProxyVarnishdOracleTest {
           c.append("    ident ").append(m.ident()).append('\n');
         }
         if (s.checked()) {
-          c.append(
-              "    HTTP_GET {\n      url {\n        path /health\n        status_code 200\n"
-                  + "      }\n      connect_timeout 1\n      retry 0\n    }\n");
+          c.append(Varnishd.HTTP_GET);
         }
         c.append("  }\n");
       }

@@ -35,12 +35,24 @@ final class Varnishd implements AutoCloseable {
           .build();
 
   /**
-   * The VCL probe the oracles give their checked backends: {@code /health} every 0.2 s, one answer
-   * decides, so varnishd agrees with Fairway's checkers soon after they do.
+   * The VCL probe the oracles give their checked backends: {@code /health} every 0.2 s. A 503 (a
+   * sick backend) never passes; a healthy backend turns sick only after three probes in a row
+   * failed, each with 2 s to answer, so a loaded machine (the backends are this JVM's threads) does
+   * not flip it in the middle of a comparison: at load 25, single probes and checks of 1 s did, and
+   * the two sides disagreed for a moment on a hashing director's healthy set.
    */
   static final String PROBE =
-      "probe health { .url = \"/health\"; .interval = 0.2s; .timeout = 1s; .window = 1;"
+      "probe health { .url = \"/health\"; .interval = 0.2s; .timeout = 2s; .window = 3;"
           + " .threshold = 1; .initial = 0; }\n";
+
+  /**
+   * Fairway's checker for the same backends, as robust as {@link #PROBE}: a 503 is down after the
+   * first check and its two retries (about 2 s), a healthy server only after three attempts in a
+   * row got no answer within 3 s.
+   */
+  static final String HTTP_GET =
+      "    HTTP_GET {\n      url {\n        path /health\n        status_code 200\n"
+          + "      }\n      connect_timeout 3\n      retry 2\n      delay_before_retry 1\n    }\n";
 
   /**
    * The path of varnishd; without it the calling test is skipped, or failed under {@code CI=true}.
