@@ -315,7 +315,12 @@ public final class VrrpSpeaker implements Closeable {
       } catch (java.util.concurrent.ExecutionException e) {
         throw new IOException("applying the VRRP reload: " + e.getCause(), e.getCause());
       } catch (java.util.concurrent.TimeoutException e) {
-        throw new IOException("the VRRP event thread did not apply the reload within 10 s");
+        // It stays queued and runs before anything received after it: the new sockets must be
+        // read, or the instances it starts would never hear an advert.
+        startReceivers(opened);
+        throw new IOException(
+            "the VRRP event thread did not apply the reload within 10 s (it applies when the"
+                + " thread gets to it)");
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new IOException("interrupted while reloading VRRP");
