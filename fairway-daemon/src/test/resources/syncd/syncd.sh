@@ -1,13 +1,15 @@
 #!/bin/sh
 # The kernel's connection sync daemon in user-mode Linux (one kernel): the netlink commands
 # against ipvsadm, then `fairway run` starting and stopping the daemons: without a VRRP instance
-# (master and backup), following a VRRP instance (backup, then master), and with an interface
-# that does not exist (--userspace: SyncUserspaceRunTest, on the host). Usage: syncd.sh SCENARIO_DIR
+# (master and backup), following a VRRP instance (backup, then master), with an interface that
+# does not exist (--userspace: SyncUserspaceRunTest, on the host), and reloads that change the
+# daemon's interface and id, then remove it. Usage: syncd.sh SCENARIO_DIR
 S=$1
 OUT=/run/out
 FW="sh $S/fairway.sh"
 daemons() { ipvsadm -L --daemon; }
-status() { python3 -c 'import urllib.request as u; print(u.urlopen("http://127.0.0.1:9107/status").read().decode())'; }
+get() { python3 -c 'import sys, urllib.request as u; print(u.urlopen("http://127.0.0.1:9107" + sys.argv[1]).read().decode())' "$1"; }
+status() { get /status; }
 until_status() { # FILE: wait until the admin endpoint answers (at most 60 s)
   i=0
   until status > "$1" 2>/dev/null || [ $i -ge 300 ]; do sleep 0.2; i=$((i + 1)); done
@@ -58,3 +60,50 @@ $FW run -f "$S/nosuch.conf" > "$OUT/nosuch.out" 2> "$OUT/nosuch.err"
 echo $? > "$OUT/nosuch.code"
 daemons > "$OUT/nosuch-daemons.txt"
 ipvsadm -Ln > "$OUT/nosuch-table.txt"
+
+# 5. Reloads (SIGHUP) of a run that starts with a virtual server alone: VRRP and the daemon
+# following VI_1 added, lvs_sync_daemon moved to syd1 with id 62, removed, then VRRP removed.
+ip addr add 10.98.0.1/24 dev syd1
+until_master() { # IF ID: wait until the master daemon runs on IF with ID (at most 60 s)
+  i=0
+  while ! daemons | grep -q "^master sync daemon (mcast=$1, syncid=$2," && [ $i -lt 600 ]; do
+    sleep 0.1; i=$((i + 1))
+  done
+}
+cp "$S/reload-none.conf" /run/reload.conf
+$FW run -f /run/reload.conf > "$OUT/reload.out" 2> "$OUT/reload.log" &
+PID=$!
+until_status "$OUT/reload-0-status.txt"
+daemons > "$OUT/reload-0.txt"
+cp "$S/reload.conf" /run/reload.conf
+kill -HUP $PID
+until_master syd0 61
+daemons > "$OUT/reload-1.txt"
+cp "$S/reload-changed.conf" /run/reload.conf
+kill -HUP $PID
+until_master syd1 62
+daemons > "$OUT/reload-2.txt"
+until_status "$OUT/reload-2-status.txt"
+get /api/v1/vrrp > "$OUT/reload-2-vrrp.json"
+cp "$S/reload-removed.conf" /run/reload.conf
+kill -HUP $PID
+until_daemons 0
+daemons > "$OUT/reload-3.txt"
+# The reload is applied whole before SIGHUP's thread returns; status reads the kernel again.
+i=0
+until status > "$OUT/reload-3-status.txt" && ! grep -q 'IPVS sync daemon' "$OUT/reload-3-status.txt" || [ $i -ge 300 ]; do sleep 0.2; i=$((i + 1)); done
+get /api/v1/vrrp > "$OUT/reload-3-vrrp.json"
+ip -4 addr show dev syd0 > "$OUT/reload-3-addr.txt"
+ipvsadm -Ln > "$OUT/reload-3-table.txt"
+cp "$S/reload-none.conf" /run/reload.conf
+kill -HUP $PID
+i=0
+while ip -4 addr show dev syd0 | grep -q 10.99.0.100 && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+ip -4 addr show dev syd0 > "$OUT/reload-4-addr.txt"
+i=0
+until status > "$OUT/reload-4-status.txt" && ! grep -q VI_1 "$OUT/reload-4-status.txt" || [ $i -ge 300 ]; do sleep 0.2; i=$((i + 1)); done
+ipvsadm -Ln > "$OUT/reload-4-table.txt"
+kill -TERM $PID
+wait $PID
+echo $? > "$OUT/reload.code"
+daemons > "$OUT/reload-after.txt"

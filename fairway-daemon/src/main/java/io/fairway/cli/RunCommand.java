@@ -246,7 +246,7 @@ public final class RunCommand implements Callable<Integer> {
         new java.util.concurrent.atomic.AtomicInteger();
     Runnable onStop = () -> (stops.incrementAndGet() == 1 ? stop : now).countDown();
     // SIGHUP is caught from here on too, and carried out once the daemon serves (DeferredSignal).
-    DeferredSignal hup = new DeferredSignal(() -> reload(daemon, vrrp, systemd));
+    DeferredSignal hup = new DeferredSignal(() -> reload(daemon, vrrp, sync, systemd));
     try (Signals.Restore term = Signals.on("TERM", onStop);
         Signals.Restore interrupt = Signals.on("INT", onStop);
         Signals.Restore hangUp = Signals.on("HUP", hup::signal)) {
@@ -324,8 +324,9 @@ public final class RunCommand implements Callable<Integer> {
                 daemon,
                 registry,
                 () -> daemon.status() + vrrp.status() + sync.status(),
-                () -> reload(daemon, vrrp, systemd),
-                routes -> new io.fairway.daemon.vrrp.VrrpRoutes(routes, vrrp::snapshot));
+                () -> reload(daemon, vrrp, sync, systemd),
+                routes ->
+                    new io.fairway.daemon.vrrp.VrrpRoutes(routes, vrrp::snapshot, sync::snapshot));
       } catch (IOException | IllegalArgumentException e) {
         err.println("fairway: --admin " + admin + ": " + e.getMessage());
         sync.close();
@@ -357,20 +358,25 @@ public final class RunCommand implements Callable<Integer> {
   }
 
   /**
-   * SIGHUP: reload by difference, with systemd told when it begins and when it is done. VRRP's part
-   * is checked first and applied last, so a reload either side refuses changes nothing.
+   * SIGHUP: reload by difference, with systemd told when it begins and when it is done. VRRP's and
+   * the sync daemons' parts are checked first and applied last (VRRP, then the daemons that follow
+   * it), so a reload either side refuses changes nothing.
    */
-  private synchronized String reload(Daemon daemon, VrrpRun vrrp, SystemdNotifier systemd) {
+  private synchronized String reload(
+      Daemon daemon, VrrpRun vrrp, SyncRun sync, SystemdNotifier systemd) {
     systemd.reloading("reloading " + file);
     String refused;
     try {
       VrrpRun.Step step = vrrp.prepare(false);
+      SyncRun.Step syncStep = vrrp.prepareSync(step, sync);
       refused = daemon.reload();
       // "partially applied": the new plan is in place, with parts the table refused.
       if (refused == null || refused.startsWith("partially applied")) {
         step.apply();
+        refused = VrrpRun.withSync(refused, syncStep.apply());
       } else {
         step.abandon();
+        syncStep.abandon();
       }
     } catch (VrrpRun.Refused e) {
       refused = e.getMessage();

@@ -4,6 +4,7 @@ import io.fairway.config.ConfigException;
 import io.fairway.config.KeepalivedConfig;
 import io.fairway.config.model.Config;
 import io.fairway.config.model.TrackFile;
+import io.fairway.config.model.vrrp.VrrpInstance;
 import io.fairway.daemon.VrrpStatusFormat;
 import io.fairway.daemon.admin.EventHub;
 import io.fairway.daemon.admin.EventKind;
@@ -11,6 +12,7 @@ import io.fairway.daemon.vrrp.VrrpEvents;
 import io.fairway.daemon.vrrp.VrrpMetrics;
 import io.fairway.daemon.vrrp.VrrpRoutes;
 import io.fairway.vrrp.VrrpSpeaker;
+import io.fairway.vrrp.io.Capabilities;
 import io.fairway.vrrp.view.VrrpSnapshot;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
@@ -18,6 +20,7 @@ import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
@@ -71,18 +74,24 @@ final class VrrpRun implements AutoCloseable {
     if (!c.vrrp().isPresent()) {
       return null;
     }
-    VrrpSpeaker s = new VrrpSpeaker(c.vrrp(), c.globalDefs().scriptUser(), null);
-    s.trackFiles(trackFiles(c));
-    if (events != null) {
-      s.onTransition(new VrrpEvents(events));
-    }
-    listeners.forEach(s::onStateChange);
+    VrrpSpeaker s = newSpeaker(c, c.vrrp());
     try {
       s.start();
     } catch (IOException e) {
       s.close();
       throw e;
     }
+    return s;
+  }
+
+  /** A speaker for {@code c}'s VRRP, starting with {@code initial}, told to our listeners. */
+  private VrrpSpeaker newSpeaker(Config c, io.fairway.config.model.vrrp.VrrpConfig initial) {
+    VrrpSpeaker s = new VrrpSpeaker(initial, c.globalDefs().scriptUser(), null);
+    s.trackFiles(trackFiles(c));
+    if (events != null) {
+      s.onTransition(new VrrpEvents(events));
+    }
+    listeners.forEach(s::onStateChange);
     return s;
   }
 
@@ -96,7 +105,8 @@ final class VrrpRun implements AutoCloseable {
 
   String status() {
     VrrpSpeaker s = speaker;
-    return s == null ? "" : "\n" + VrrpStatusFormat.render(s.status());
+    String text = s == null ? "" : VrrpStatusFormat.render(s.status());
+    return text.isEmpty() ? "" : "\n" + text;
   }
 
   /** The running instances, or an empty snapshot when VRRP does not run. */
@@ -114,6 +124,9 @@ final class VrrpRun implements AutoCloseable {
     void apply();
 
     void abandon();
+
+    /** The file read again, when it parsed (else the daemon's reload refuses it). */
+    Optional<Config> config();
   }
 
   private static final Step NOTHING =
@@ -123,7 +136,54 @@ final class VrrpRun implements AutoCloseable {
 
         @Override
         public void abandon() {}
+
+        @Override
+        public Optional<Config> config() {
+          return Optional.empty();
+        }
       };
+
+  /**
+   * The reload's {@code lvs_sync_daemon}, checked after VRRP's part (the daemons follow an instance
+   * the reload may add).
+   *
+   * @throws Refused one line, logged and on the event stream; {@code step} abandoned
+   */
+  SyncRun.Step prepareSync(Step step, SyncRun sync) throws Refused {
+    if (step.config().isEmpty()) {
+      return NO_SYNC;
+    }
+    try {
+      return sync.prepare(io.fairway.plan.PlanBuilder.sync(step.config().get()));
+    } catch (io.fairway.plan.PlanException | IOException e) {
+      step.abandon();
+      throw refuse(e.getMessage());
+    }
+  }
+
+  private static final SyncRun.Step NO_SYNC =
+      new SyncRun.Step() {
+        @Override
+        public String apply() {
+          return null;
+        }
+
+        @Override
+        public void abandon() {}
+      };
+
+  /**
+   * A reload's result with the sync daemons' refusal added: the rest is applied, so it is {@code
+   * partially applied}, never a refusal.
+   */
+  static String withSync(String result, String syncRefusal) {
+    if (syncRefusal == null) {
+      return result;
+    }
+    return result == null
+        ? "partially applied; not applied: " + syncRefusal
+        : result + "; " + syncRefusal;
+  }
 
   /** The VRRP half of a reload does not fit; nothing changed. */
   static final class Refused extends Exception {
@@ -169,51 +229,77 @@ final class VrrpRun implements AutoCloseable {
       return step(next, () -> {}, () -> {});
     }
     if (running == null) {
-      try {
-        VrrpSpeaker.checkSystem(next.vrrp());
-      } catch (IOException e) {
-        throw refuse(e.getMessage());
-      }
-      return step(
-          next,
-          () -> {
-            try {
-              speaker = startSpeaker(next);
-              LOG.info("VRRP: started {} instances by the reload", next.vrrp().instances().size());
-            } catch (IOException e) {
-              LOG.error(
-                  "VRRP: the reload's instances cannot start: {}",
-                  String.join("; ", e.getMessage().lines().toList()));
-            }
-          },
-          () -> {});
+      return startByReload(next);
     }
-    if (!next.vrrp().isPresent()) {
-      return step(
-          next,
-          () -> {
-            LOG.info("VRRP: every vrrp_instance removed by the reload; masters hand over");
-            speaker = null;
-            running.close();
-          },
-          () -> {});
-    }
+    // Also to a file without any vrrp_instance, as keepalived's VRRP process reloads to none:
+    // each is removed by difference (a master hands over with priority 0, notifies run), and
+    // the speaker stays, idle, for a later reload (closing it would cut the notify scripts).
     VrrpSpeaker.Prepared p;
     try {
       p = running.prepare(next.vrrp(), trackFiles(next));
     } catch (IOException e) {
       throw refuse(e.getMessage());
     }
+    boolean none = !next.vrrp().isPresent() && config.vrrp().isPresent();
     return step(
         next,
         () -> {
-          try {
-            p.apply();
-          } catch (IOException e) {
-            LOG.error("VRRP: {}", e.getMessage());
+          if (none) {
+            LOG.info("VRRP: every vrrp_instance removed by the reload; masters hand over");
           }
+          applyQuietly(p);
         },
         p::abandon);
+  }
+
+  /**
+   * A reload that brings VRRP to a run that had none. Everything that can fail happens here, before
+   * the reload applies anything: the capabilities (a run started without VRRP may lack them), a
+   * speaker started with no instance (its netlink and AF_PACKET sockets), and the new instances
+   * checked and their sockets opened on it; applying adds them by difference, which starts them as
+   * at start-up.
+   */
+  private Step startByReload(Config next) throws Refused {
+    List<String> missing = Capabilities.missingForVrrp();
+    if (!missing.isEmpty()) {
+      VrrpInstance first = next.vrrp().instances().get(0);
+      throw refuse(
+          first.location()
+              + ": vrrp_instance "
+              + first.name()
+              + ": VRRP needs "
+              + String.join(" and ", missing)
+              + ", which this fairway run does not have (it started without VRRP); restart it"
+              + " with them");
+    }
+    VrrpSpeaker idle = newSpeaker(next, io.fairway.config.model.vrrp.VrrpConfig.empty());
+    VrrpSpeaker.Prepared p;
+    try {
+      idle.start();
+      p = idle.prepare(next.vrrp(), trackFiles(next));
+    } catch (IOException e) {
+      idle.close();
+      throw refuse(e.getMessage());
+    }
+    return step(
+        next,
+        () -> {
+          applyQuietly(p);
+          speaker = idle;
+          LOG.info("VRRP: started {} instances by the reload", next.vrrp().instances().size());
+        },
+        () -> {
+          p.abandon();
+          idle.close();
+        });
+  }
+
+  private static void applyQuietly(VrrpSpeaker.Prepared p) {
+    try {
+      p.apply();
+    } catch (IOException e) {
+      LOG.error("VRRP: {}", e.getMessage());
+    }
   }
 
   private Step step(Config next, Runnable apply, Runnable abandon) {
@@ -228,10 +314,16 @@ final class VrrpRun implements AutoCloseable {
       public void abandon() {
         abandon.run();
       }
+
+      @Override
+      public Optional<Config> config() {
+        return Optional.of(next);
+      }
     };
   }
 
-  private Refused refuse(String message) {
+  /** Logs a refusal and puts it on the event stream; the caller throws it. */
+  Refused refuse(String message) {
     String oneLine = String.join("; ", message.lines().toList());
     LOG.error("reload refused, still running the previous configuration: {}", oneLine);
     if (events != null) {
@@ -273,7 +365,7 @@ final class VrrpRun implements AutoCloseable {
     Signals.on("INT", stop::countDown);
     io.fairway.daemon.systemd.SystemdNotifier systemd =
         io.fairway.daemon.systemd.SystemdNotifier.fromEnvironment();
-    DeferredSignal hup = new DeferredSignal(() -> reloadAlone(systemd));
+    DeferredSignal hup = new DeferredSignal(() -> reloadAlone(systemd, sync));
     Signals.on("HUP", hup::signal);
     try {
       sync.start();
@@ -297,8 +389,8 @@ final class VrrpRun implements AutoCloseable {
                 daemon,
                 registry,
                 () -> (status() + sync.status()).stripLeading(),
-                () -> reloadAlone(systemd),
-                routes -> new VrrpRoutes(routes, this::snapshot));
+                () -> reloadAlone(systemd, sync),
+                routes -> new VrrpRoutes(routes, this::snapshot, sync::snapshot));
       } catch (io.fairway.daemon.Loader.LoadException | io.fairway.table.TableException e) {
         err.println("fairway: " + e.getMessage());
         sync.close();
@@ -328,16 +420,28 @@ final class VrrpRun implements AutoCloseable {
   }
 
   /** A VRRP-only run's reload: null when applied, else the one-line refusal. */
-  private synchronized String reloadAlone(io.fairway.daemon.systemd.SystemdNotifier systemd) {
+  private synchronized String reloadAlone(
+      io.fairway.daemon.systemd.SystemdNotifier systemd, SyncRun sync) {
     systemd.reloading("reloading " + file);
     try {
-      prepare(true).apply();
-      LOG.info("reloaded {} (VRRP only)", file);
+      Step step = prepare(true);
+      SyncRun.Step syncStep = prepareSync(step, sync);
+      step.apply();
+      String result = withSync(null, syncStep.apply());
+      if (result == null) {
+        LOG.info("reloaded {} (VRRP only)", file);
+      } else {
+        LOG.warn("reload of {} (VRRP only) {}", file, result);
+      }
       if (events != null) {
-        events.publish(EventKind.RELOAD_OK, null, null, "reloaded " + file + " (VRRP only)");
+        events.publish(
+            EventKind.RELOAD_OK,
+            null,
+            null,
+            "reloaded " + file + " (VRRP only" + (result == null ? "" : "; " + result) + ")");
       }
       systemd.ready("running " + config.vrrp().instances().size() + " VRRP instances");
-      return null;
+      return result;
     } catch (Refused e) {
       // logged and on the event stream
       systemd.ready("reload refused, still running the previous configuration: " + e.getMessage());

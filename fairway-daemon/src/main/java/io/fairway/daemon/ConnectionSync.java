@@ -6,11 +6,14 @@ import io.fairway.table.SyncDaemon.Role;
 import io.fairway.table.SyncDaemonControl;
 import io.fairway.table.TableException;
 import io.fairway.vrrp.state.State;
-import java.util.ArrayList;
 import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -28,35 +31,59 @@ import org.slf4j.LoggerFactory;
  *       the backup daemon stops and the master one starts; when it leaves master (for backup or
  *       fault) the master one stops and the backup one starts again. A backup that goes to fault
  *       keeps its backup daemon. At exit the running one stops.
+ *   <li><b>A reload</b> ({@link #reload}) that changes the daemons' settings (interface, id,
+ *       maxlen, port, TTL, group: keepalived's {@code ipvs_syncd_changed}) stops the running ones
+ *       and starts the new ones in the role the followed instance is in now; one that only follows
+ *       another instance (or none) keeps the daemons and takes that instance's role.
  * </ul>
  *
  * <p>Fairway also stops, at start, the daemons a previous run left behind whatever the mode (a
  * {@code kill -9} leaves them running; keepalived's VRRP process would fail its start on them).
  *
- * <p>State changes arrive on the VRRP event thread; the netlink requests run on a thread of their
- * own, in order, so a slow kernel does not delay adverts. Every kernel call is serialised by this
- * object's monitor (the control is one netlink socket). A failed request is logged and kept for
- * {@link #status}, which reads the kernel rather than trusting what was asked.
+ * <p>Every change is the same step, {@link #converge}: the roles wanted now (from the plan and the
+ * followed instance's last state) against the ones this object started, stopping before starting as
+ * keepalived's ipvs_syncd_master/backup do. State changes arrive on the VRRP event thread and
+ * reloads on the reload's; the netlink requests run on a thread of their own, in order, so a slow
+ * kernel does not delay adverts. Every kernel call is serialised by this object's monitor (the
+ * control is one netlink socket). A failed request is logged and kept for {@link #status}, which
+ * reads the kernel rather than trusting what was asked.
  */
 public final class ConnectionSync implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ConnectionSync.class);
 
-  private final Plan.Sync plan;
+  /** How long a reload waits for its requests (behind any state change queued before it). */
+  private static final long RELOAD_SECONDS = 10;
+
   private final SyncDaemonControl kernel;
   private final ExecutorService worker;
 
-  /** The daemons this object started and has not stopped (what exit stops). */
+  /** The settings being run; a reload replaces it. */
+  private Plan.Sync plan;
+
+  /** The daemons this object started and has not stopped (what exit stops), with their settings. */
   private final Set<Role> started = EnumSet.noneOf(Role.class);
 
-  /** The followed instance's last state; INIT until it reports one. */
-  private State instanceState = State.INIT;
+  private Plan.Sync startedWith;
+
+  /** Every instance's last state but STOP, so a reload that follows another one knows its role. */
+  private final Map<String, State> states = new HashMap<>();
 
   private String lastError;
   private boolean closed;
 
   public ConnectionSync(Plan.Sync plan, SyncDaemonControl kernel) {
+    this(plan, kernel, Map.of());
+  }
+
+  /**
+   * @param states the instances' states now, for daemons started after the instances (a reload that
+   *     adds lvs_sync_daemon); empty at start-up, before VRRP runs
+   */
+  public ConnectionSync(Plan.Sync plan, SyncDaemonControl kernel, Map<String, State> states) {
     this.plan = Objects.requireNonNull(plan);
     this.kernel = Objects.requireNonNull(kernel);
+    this.states.putAll(states);
+    this.states.values().removeIf(s -> s == State.STOP);
     this.worker =
         Executors.newSingleThreadExecutor(
             r -> {
@@ -66,14 +93,15 @@ public final class ConnectionSync implements AutoCloseable {
             });
   }
 
-  /** The plan's settings. */
-  public Plan.Sync plan() {
+  /** The settings being run. */
+  public synchronized Plan.Sync plan() {
     return plan;
   }
 
   /**
-   * Stops what an earlier run left, then starts the backup daemon (and, without an instance, the
-   * master one too). Call before the VRRP instances start.
+   * Stops what an earlier run left, then starts the daemons wanted now: the backup one (and,
+   * without an instance, the master one too; with an instance that is master already, the master
+   * one). Call before the VRRP instances start, or with their states when they run already.
    *
    * @throws TableException naming {@code lvs_sync_daemon} and its file:line, when the kernel
    *     refuses to start a daemon (nothing is left running then)
@@ -87,10 +115,9 @@ public final class ConnectionSync implements AutoCloseable {
             left.ipvsadmLine());
         kernel.stopSyncDaemon(left.role());
       }
-      if (plan.instance().isEmpty()) {
-        startDaemon(Role.MASTER);
+      for (Role r : wanted()) {
+        startDaemon(r);
       }
-      startDaemon(Role.BACKUP);
     } catch (TableException e) {
       stopStarted();
       throw named(e);
@@ -98,24 +125,87 @@ public final class ConnectionSync implements AutoCloseable {
   }
 
   /**
-   * The followed instance changed state (the VRRP speaker's listener). Changes of other instances,
-   * and the STOP of shutdown, are ignored: {@link #close} stops the daemons.
+   * An instance changed state (the VRRP speaker's listener). Changes of instances not followed only
+   * update what a reload would find; the STOP of shutdown or of a reload is ignored ({@link #close}
+   * stops the daemons, and a reload that removes the followed instance changes this plan).
    */
   public void instanceChanged(String instance, State from, State to) {
-    if (plan.instance().isEmpty() || !plan.instance().get().equals(instance) || to == State.STOP) {
+    if (to == State.STOP) {
       return;
     }
     synchronized (this) {
       if (closed) {
         return;
       }
-      instanceState = to;
+      states.put(instance, to);
+      if (plan.instance().isEmpty() || !plan.instance().get().equals(instance)) {
+        return;
+      }
     }
-    if (to == State.MASTER) {
-      submit(() -> become(Role.MASTER));
-    } else if (from == State.MASTER) {
-      submit(() -> become(Role.BACKUP));
+    // The state of this change, not the latest: each change is keepalived's step, in order.
+    submit(() -> converge(instance, to));
+  }
+
+  /**
+   * A reload's {@code lvs_sync_daemon}: other settings restart the daemons (the old ones stopped
+   * first), another instance followed only changes the role; the same settings on another line
+   * change nothing. Runs on the daemons' thread after the state changes queued before it, and waits
+   * for it.
+   *
+   * @return null when the kernel did what was asked, else the one-line refusal (also in {@link
+   *     #status})
+   */
+  public String reload(Plan.Sync next) {
+    Objects.requireNonNull(next);
+    CompletableFuture<String> done = new CompletableFuture<>();
+    try {
+      worker.execute(
+          () -> {
+            try {
+              done.complete(applyReload(next));
+            } catch (RuntimeException e) {
+              done.completeExceptionally(e);
+            }
+          });
+      return done.get(RELOAD_SECONDS, TimeUnit.SECONDS);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      return "lvs_sync_daemon: stopping, the reload's change is not applied";
+    } catch (java.util.concurrent.ExecutionException e) {
+      return "lvs_sync_daemon: " + e.getCause();
+    } catch (java.util.concurrent.TimeoutException e) {
+      return "lvs_sync_daemon: the kernel did not answer within " + RELOAD_SECONDS + " s";
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "lvs_sync_daemon: interrupted";
     }
+  }
+
+  private synchronized String applyReload(Plan.Sync next) {
+    if (closed) {
+      return null;
+    }
+    Plan.Sync before = plan;
+    plan = next;
+    if (before.sameAs(next)) {
+      return null; // moved, or unchanged: the daemons stay
+    }
+    String error = null;
+    if (!started.isEmpty() && !startedWith.sameDaemons(next)) {
+      LOG.info(
+          "lvs_sync_daemon: the reload changed the daemons: {} -> {}; restarting them",
+          describe(startedWith),
+          describe(next));
+      // keepalived's checker stops master then backup; the order does not matter to the kernel.
+      for (Role r : List.of(Role.MASTER, Role.BACKUP)) {
+        try {
+          stopDaemon(r);
+        } catch (TableException e) {
+          error = fail(e);
+        }
+      }
+    }
+    String converged = converge();
+    return converged != null ? converged : error;
   }
 
   private void submit(Runnable r) {
@@ -126,37 +216,75 @@ public final class ConnectionSync implements AutoCloseable {
     }
   }
 
-  /** keepalived's ipvs_syncd_master / ipvs_syncd_backup: stop the other role, start this one. */
-  synchronized void become(Role role) {
-    if (closed) {
-      return;
-    }
-    Role other = role == Role.MASTER ? Role.BACKUP : Role.MASTER;
-    try {
-      stopDaemon(other);
-    } catch (TableException e) {
-      fail(e);
-    }
-    if (started.contains(role)) {
-      return;
-    }
-    try {
-      startDaemon(role);
-      lastError = null;
-    } catch (TableException e) {
-      fail(e);
-    }
+  /** The roles the plan wants now: both without an instance, else the followed instance's. */
+  private Set<Role> wanted() {
+    return wanted(followedState());
   }
 
-  private void fail(TableException e) {
+  private Set<Role> wanted(State followed) {
+    if (plan.instance().isEmpty()) {
+      return EnumSet.of(Role.MASTER, Role.BACKUP);
+    }
+    return EnumSet.of(followed == State.MASTER ? Role.MASTER : Role.BACKUP);
+  }
+
+  /** A state change, on the daemons' thread: {@code to} if the instance is (still) followed. */
+  private synchronized void converge(String instance, State to) {
+    converge(plan.instance().equals(Optional.of(instance)) ? wanted(to) : wanted());
+  }
+
+  private State followedState() {
+    return plan.instance().map(i -> states.getOrDefault(i, State.INIT)).orElse(State.INIT);
+  }
+
+  /**
+   * Makes the started daemons the wanted ones: keepalived's ipvs_syncd_master / ipvs_syncd_backup
+   * (stop the role not wanted, then start the one wanted); nothing when they match already.
+   *
+   * @return null, or the last refusal
+   */
+  private String converge() {
+    return converge(wanted());
+  }
+
+  private String converge(Set<Role> want) {
+    if (closed) {
+      return null;
+    }
+    String error = null;
+    for (Role r : List.of(Role.MASTER, Role.BACKUP)) {
+      if (!want.contains(r)) {
+        try {
+          stopDaemon(r);
+        } catch (TableException e) {
+          error = fail(e);
+        }
+      }
+    }
+    for (Role r : List.of(Role.MASTER, Role.BACKUP)) {
+      if (want.contains(r) && !started.contains(r)) {
+        try {
+          startDaemon(r);
+          lastError = null;
+        } catch (TableException e) {
+          error = fail(e);
+        }
+      }
+    }
+    return error;
+  }
+
+  private String fail(TableException e) {
     lastError = "lvs_sync_daemon: " + e.getMessage();
     LOG.warn("{} ({})", lastError, plan.where());
+    return lastError;
   }
 
   private void startDaemon(Role role) throws TableException {
     SyncDaemon d = plan.daemon(role);
     kernel.startSyncDaemon(d);
     started.add(role);
+    startedWith = plan;
     LOG.info(
         "lvs_sync_daemon: started the {} sync daemon on {} (syncid {})",
         role.word(),
@@ -215,42 +343,37 @@ public final class ConnectionSync implements AutoCloseable {
   }
 
   /**
+   * What is asked for and why, what the kernel reports running (read now), and the last refusal if
+   * the kernel refused the last change: typed, for the status text and the admin API's JSON.
+   */
+  public synchronized SyncStatus snapshot() {
+    List<SyncDaemon> running = List.of();
+    Optional<String> kernelError = Optional.empty();
+    try {
+      running = List.copyOf(kernel.syncDaemons());
+    } catch (TableException e) {
+      kernelError = Optional.of(e.getMessage());
+    }
+    return new SyncStatus(
+        plan,
+        true,
+        plan.instance().map(i -> followedState()),
+        List.copyOf(wanted()),
+        running,
+        kernelError,
+        Optional.ofNullable(lastError));
+  }
+
+  /**
    * The status lines: what is asked for (and why), then what the kernel reports running, read now,
    * and the last refusal if the kernel refused the last change.
    */
-  public synchronized String status() {
-    StringBuilder b =
-        new StringBuilder("IPVS sync daemon: ")
-            .append(plan.interfaceName())
-            .append(" syncid ")
-            .append(plan.syncId());
-    if (plan.instance().isPresent()) {
-      Role want = instanceState == State.MASTER ? Role.MASTER : Role.BACKUP;
-      b.append(", follows ")
-          .append(plan.instance().get())
-          .append(" (")
-          .append(instanceState)
-          .append("): wants ")
-          .append(want.word());
-    } else {
-      b.append(", no VRRP instance: wants master and backup");
-    }
-    b.append('\n');
-    try {
-      List<SyncDaemon> running = new ArrayList<>(kernel.syncDaemons());
-      if (running.isEmpty()) {
-        b.append("  kernel: no sync daemon running\n");
-      }
-      for (SyncDaemon d : running) {
-        b.append("  kernel: ").append(d.ipvsadmLine()).append('\n');
-      }
-    } catch (TableException e) {
-      b.append("  kernel: cannot read the sync daemons: ").append(e.getMessage()).append('\n');
-    }
-    if (lastError != null) {
-      b.append("  last change refused: ").append(lastError).append('\n');
-    }
-    return b.toString();
+  public String status() {
+    return snapshot().text();
+  }
+
+  private static String describe(Plan.Sync p) {
+    return p.daemon(Role.MASTER).ipvsadmLine().replaceFirst("^master sync daemon ", "");
   }
 
   private TableException named(TableException e) {

@@ -18,7 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code lvs_sync_daemon} with {@code fairway run --userspace} (a process on loopback, no root):
  * the kernel's connection sync does not apply to the proxy, which says so once, names the line,
- * starts nothing and runs the virtual servers; status says it is not started.
+ * starts nothing and runs the virtual servers; status says it is not started. A reload that adds it
+ * says so once as well, and one that removes it takes it out of the status.
  */
 class SyncUserspaceRunTest {
   @TempDir Path dir;
@@ -97,5 +98,69 @@ class SyncUserspaceRunTest {
                 + ":2: lvs_sync_daemon does not apply to the userspace data plane "
                 + "(--userspace): its connections live in the proxy and are not synchronised; no "
                 + "sync daemon started");
+  }
+
+  static String run(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int code = Main.execute(args, new PrintWriter(out, true), new PrintWriter(err, true));
+    return code + ":" + out + err;
+  }
+
+  @Test
+  void aReloadThatAddsItSaysSoOnceAndOneThatRemovesItTakesItOutOfStatus() throws Exception {
+    int admin = freePort();
+    String server =
+        "virtual_server 127.0.0.1 "
+            + freePort()
+            + " {\n    lb_algo rr\n    lb_kind PROXY\n"
+            + "    protocol TCP\n    real_server 127.0.0.1 "
+            + freePort()
+            + " {\n        weight 1\n    }\n}\n";
+    String sync = "global_defs {\n    lvs_sync_daemon lo\n}\n";
+    Path conf = dir.resolve("keepalived.conf");
+    Files.writeString(conf, server);
+    String cp =
+        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    Path log = dir.resolve("fairway.log");
+    fairway =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                cp,
+                "io.fairway.cli.Main",
+                "run",
+                "--userspace",
+                "-f",
+                conf.toString(),
+                "--admin",
+                "127.0.0.1:" + admin)
+            .redirectErrorStream(true)
+            .redirectOutput(log.toFile())
+            .start();
+    String a = "127.0.0.1:" + admin;
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> run("status", "--admin", a).startsWith("0:"));
+    assertThat(run("status", "--admin", a)).doesNotContain("IPVS sync daemon");
+    Files.writeString(conf, sync + server);
+    assertThat(run("reload", "--admin", a)).startsWith("0:");
+    assertThat(run("status", "--admin", a))
+        .contains(
+            "IPVS sync daemon: not started (the userspace data plane has no IPVS connections)");
+    assertThat(run("status", "--vrrp", "--admin", a)).contains("\"active\":false");
+    // The same keyword on another line: not said again.
+    Files.writeString(conf, "\n" + sync + server);
+    assertThat(run("reload", "--admin", a)).startsWith("0:");
+    Files.writeString(conf, server);
+    assertThat(run("reload", "--admin", a)).startsWith("0:");
+    assertThat(run("status", "--admin", a)).doesNotContain("IPVS sync daemon");
+    assertThat(run("status", "--vrrp", "--admin", a)).contains("\"lvs_sync_daemon\":null");
+    fairway.destroy(); // SIGTERM
+    assertThat(fairway.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    assertThat(fairway.exitValue()).as(Files.readString(log)).isZero();
+    assertThat(Files.readString(log).lines().filter(l -> l.contains("does not apply")))
+        .singleElement(org.assertj.core.api.InstanceOfAssertFactories.STRING)
+        .contains(conf + ":2: lvs_sync_daemon does not apply to the userspace data plane");
   }
 }

@@ -30,6 +30,16 @@ final class VrrpRouterProcess implements AutoCloseable {
 
   static VrrpRouterProcess start(
       Kind kind, String ns, Path dir, String config, String... fairwayArgs) throws IOException {
+    return start(kind, ns, dir, config, List.of(), fairwayArgs);
+  }
+
+  /**
+   * @param prefix a command the router runs under inside the namespace (e.g. {@code setpriv
+   *     --bounding-set -net_raw --}), or empty
+   */
+  static VrrpRouterProcess start(
+      Kind kind, String ns, Path dir, String config, List<String> prefix, String... fairwayArgs)
+      throws IOException {
     Path conf = dir.resolve(ns + ".conf");
     Files.writeString(conf, config);
     Path log = dir.resolve(ns + "-" + kind.name().toLowerCase() + ".log");
@@ -58,23 +68,20 @@ final class VrrpRouterProcess implements AutoCloseable {
     } else {
       String cp =
           System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-      cmd =
-          new java.util.ArrayList<>(
-              List.of(
-                  "ip",
-                  "netns",
-                  "exec",
-                  ns,
-                  Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                  "-Xmx128m",
-                  "-XX:+UseSerialGC",
-                  "-XX:TieredStopAtLevel=1",
-                  "-cp",
-                  cp,
-                  "io.fairway.cli.Main",
-                  "run",
-                  "-f",
-                  conf.toString()));
+      cmd = new java.util.ArrayList<>(List.of("ip", "netns", "exec", ns));
+      cmd.addAll(prefix);
+      cmd.addAll(
+          List.of(
+              Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+              "-Xmx128m",
+              "-XX:+UseSerialGC",
+              "-XX:TieredStopAtLevel=1",
+              "-cp",
+              cp,
+              "io.fairway.cli.Main",
+              "run",
+              "-f",
+              conf.toString()));
       cmd.addAll(List.of(fairwayArgs));
       if (!cmd.contains("--admin")) {
         cmd.addAll(List.of("--admin", "off"));

@@ -157,4 +157,150 @@ class ConnectionSyncTest {
                 + "lvs_sync_daemon: IPVS start master sync daemon on eth0: refused (EINVAL)\n");
     s.close();
   }
+
+  // --- reload ----------------------------------------------------------------------------------
+
+  private static Plan.Sync plan(String where, String ifname, int id, Optional<String> instance) {
+    return new Plan.Sync(where, ifname, id, 0, 0, 0, Optional.empty(), instance);
+  }
+
+  /** Waits for the state changes submitted so far (the worker runs them in order). */
+  private static void settle(ConnectionSync s) {
+    assertThat(s.reload(s.plan())).isNull(); // the same plan: queued behind them, changes nothing
+  }
+
+  @Test
+  void aReloadThatChangesTheDaemonsStopsTheOldAndStartsTheNewInTheInstancesRole() throws Exception {
+    Kernel k = new Kernel();
+    ConnectionSync s = new ConnectionSync(plan(Optional.of("VI_1")), k);
+    s.start();
+    s.instanceChanged("VI_1", State.BACKUP, State.MASTER);
+    settle(s);
+    assertThat(k.calls()).containsExactly("start backup", "stop backup", "start master");
+    // Another interface and id, still VI_1 (master): the old master stops, the new one starts.
+    assertThat(s.reload(plan("k.conf:4", "eth1", 52, Optional.of("VI_1")))).isNull();
+    assertThat(k.calls().subList(3, k.calls().size()))
+        .containsExactly("stop master", "start master");
+    assertThat(k.running).containsOnlyKeys(Role.MASTER);
+    assertThat(k.running.get(Role.MASTER)).isEqualTo(SyncDaemon.of(Role.MASTER, "eth1", 52));
+    // Back to backup later: with the new settings.
+    s.instanceChanged("VI_1", State.MASTER, State.BACKUP);
+    settle(s);
+    assertThat(k.running.get(Role.BACKUP)).isEqualTo(SyncDaemon.of(Role.BACKUP, "eth1", 52));
+    assertThat(k.running).containsOnlyKeys(Role.BACKUP);
+    s.close();
+    assertThat(k.running).isEmpty();
+  }
+
+  @Test
+  void maxlenPortTtlAndGroupAreChangesToo() throws Exception {
+    Kernel k = new Kernel();
+    ConnectionSync s = new ConnectionSync(plan(Optional.empty()), k);
+    s.start();
+    Plan.Sync ttl =
+        new Plan.Sync(
+            "k.conf:3",
+            "eth0",
+            51,
+            1400,
+            8850,
+            2,
+            Optional.of(java.net.InetAddress.getByName("239.1.2.3")),
+            Optional.empty());
+    assertThat(s.reload(ttl)).isNull();
+    assertThat(k.calls())
+        .containsExactly(
+            "start master",
+            "start backup",
+            "stop master",
+            "stop backup",
+            "start master",
+            "start backup");
+    assertThat(k.running.get(Role.BACKUP)).isEqualTo(ttl.daemon(Role.BACKUP));
+    s.close();
+  }
+
+  @Test
+  void theSameSettingsOnAnotherLineChangeNothing() throws Exception {
+    Kernel k = new Kernel();
+    ConnectionSync s = new ConnectionSync(plan(Optional.of("VI_1")), k);
+    s.start();
+    assertThat(s.reload(plan("k.conf:9", "eth0", 51, Optional.of("VI_1")))).isNull();
+    assertThat(k.calls()).containsExactly("start backup");
+    assertThat(s.plan().where()).isEqualTo("k.conf:9");
+    s.close();
+  }
+
+  @Test
+  void followingAnotherInstanceTakesItsRoleWithoutARestart() throws Exception {
+    Kernel k = new Kernel();
+    ConnectionSync s = new ConnectionSync(plan(Optional.of("VI_1")), k);
+    s.start();
+    s.instanceChanged("VI_1", State.INIT, State.BACKUP);
+    s.instanceChanged("VI_2", State.BACKUP, State.MASTER); // not followed: only remembered
+    settle(s);
+    assertThat(k.calls()).containsExactly("start backup");
+    assertThat(s.reload(plan("k.conf:3", "eth0", 51, Optional.of("VI_2")))).isNull();
+    assertThat(k.calls()).containsExactly("start backup", "stop backup", "start master");
+    assertThat(s.status()).startsWith("IPVS sync daemon: eth0 syncid 51, follows VI_2 (MASTER)");
+    // No instance: master and backup both; then VI_1 (backup) again: the master one stops.
+    assertThat(s.reload(plan("k.conf:3", "eth0", 51, Optional.empty()))).isNull();
+    assertThat(k.running).containsOnlyKeys(Role.MASTER, Role.BACKUP);
+    assertThat(s.reload(plan("k.conf:3", "eth0", 51, Optional.of("VI_1")))).isNull();
+    assertThat(k.calls().subList(3, k.calls().size()))
+        .containsExactly("start backup", "stop master");
+    assertThat(k.running).containsOnlyKeys(Role.BACKUP);
+    s.close();
+  }
+
+  @Test
+  void daemonsAReloadAddsStartInTheRoleTheInstanceIsInNow() throws Exception {
+    Kernel k = new Kernel();
+    ConnectionSync s =
+        new ConnectionSync(
+            plan(Optional.of("VI_1")), k, Map.of("VI_1", State.MASTER, "VI_2", State.BACKUP));
+    s.start();
+    assertThat(k.calls()).containsExactly("start master");
+    s.close();
+    assertThat(k.calls()).containsExactly("start master", "stop master");
+  }
+
+  @Test
+  void aChangeTheKernelRefusesIsReturnedAndShownUntilTheNextSucceeds() throws Exception {
+    Kernel k = new Kernel();
+    ConnectionSync s = new ConnectionSync(plan(Optional.of("VI_1")), k);
+    s.start();
+    k.refuseStart = "IPVS start backup sync daemon on eth9: no such interface (ENODEV)";
+    assertThat(s.reload(plan("k.conf:3", "eth9", 51, Optional.of("VI_1"))))
+        .isEqualTo(
+            "lvs_sync_daemon: IPVS start backup sync daemon on eth9: no such interface (ENODEV)");
+    assertThat(k.running).isEmpty(); // the old one was stopped first, as keepalived does
+    assertThat(s.status())
+        .isEqualTo(
+            "IPVS sync daemon: eth9 syncid 51, follows VI_1 (INIT): wants backup\n"
+                + "  kernel: no sync daemon running\n"
+                + "  last change refused: lvs_sync_daemon: IPVS start backup sync daemon on eth9:"
+                + " no such interface (ENODEV)\n");
+    k.refuseStart = null;
+    assertThat(s.reload(plan("k.conf:3", "eth0", 51, Optional.of("VI_1")))).isNull();
+    assertThat(k.running).containsOnlyKeys(Role.BACKUP);
+    assertThat(s.status()).doesNotContain("refused");
+    s.close();
+  }
+
+  @Test
+  void theSnapshotIsTyped() throws Exception {
+    Kernel k = new Kernel();
+    ConnectionSync s = new ConnectionSync(plan(Optional.of("VI_1")), k);
+    s.start();
+    s.instanceChanged("VI_1", State.BACKUP, State.MASTER);
+    settle(s);
+    SyncStatus st = s.snapshot();
+    assertThat(st.active()).isTrue();
+    assertThat(st.followedState()).contains(State.MASTER);
+    assertThat(st.wants()).containsExactly(Role.MASTER);
+    assertThat(st.kernel()).containsExactly(SyncDaemon.of(Role.MASTER, "eth0", 51));
+    assertThat(st.lastError()).isEmpty();
+    s.close();
+  }
 }

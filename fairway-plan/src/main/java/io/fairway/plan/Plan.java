@@ -59,6 +59,21 @@ public record Plan(List<ServicePlan> services, Timeouts timeouts, Optional<Sync>
       daemon(SyncDaemon.Role.MASTER, interfaceName, syncId, maxLen, port, ttl, group); // validates
     }
 
+    /**
+     * Whether the kernel's daemons would be started with the same settings (interface, id, maxlen,
+     * port, TTL, group): what a reload compares, as keepalived's {@code ipvs_syncd_changed} does.
+     * Neither the line it is on nor the instance it follows counts: a daemon that follows another
+     * instance is not restarted, it only takes that instance's role.
+     */
+    public boolean sameDaemons(Sync other) {
+      return daemon(SyncDaemon.Role.MASTER).equals(other.daemon(SyncDaemon.Role.MASTER));
+    }
+
+    /** The same daemons following the same instance ({@link #where} aside). */
+    public boolean sameAs(Sync other) {
+      return sameDaemons(other) && instance.equals(other.instance);
+    }
+
     /** The kernel request for a daemon of {@code role}. */
     public SyncDaemon daemon(SyncDaemon.Role role) {
       return daemon(role, interfaceName, syncId, maxLen, port, ttl, group);
@@ -158,11 +173,30 @@ public record Plan(List<ServicePlan> services, Timeouts timeouts, Optional<Sync>
     if (!before.timeouts().equals(timeouts)) {
       out.add("lvs_timeouts: " + before.timeouts() + " -> " + timeouts);
     }
-    if (!before.sync().equals(sync)) {
-      // The daemons follow VRRP, which a reload does not change either: said so, not claimed.
-      out.add("lvs_sync_daemon changed (applies at the next start)");
-    }
+    syncChange(before.sync(), sync).ifPresent(out::add);
     return out;
+  }
+
+  /** The reload's line for lvs_sync_daemon, if it changed (a moved line is not a change). */
+  private static Optional<String> syncChange(Optional<Sync> before, Optional<Sync> after) {
+    if (before.isEmpty() && after.isEmpty()) {
+      return Optional.empty();
+    }
+    if (before.isEmpty()) {
+      return Optional.of("lvs_sync_daemon added");
+    }
+    if (after.isEmpty()) {
+      return Optional.of("lvs_sync_daemon removed");
+    }
+    if (!before.get().sameDaemons(after.get())) {
+      return Optional.of("lvs_sync_daemon changed (daemons restarted)");
+    }
+    if (!before.get().instance().equals(after.get().instance())) {
+      return Optional.of(
+          "lvs_sync_daemon follows "
+              + after.get().instance().orElse("no VRRP instance (master and backup)"));
+    }
+    return Optional.empty();
   }
 
   private static void diff(List<String> out, String name, String field, Object a, Object b) {

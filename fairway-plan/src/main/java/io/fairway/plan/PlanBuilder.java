@@ -71,6 +71,21 @@ public final class PlanBuilder {
     return new Plan(services, timeouts(config.globalDefs()), sync);
   }
 
+  /**
+   * The {@code lvs_sync_daemon} part of the plan alone: what a reload of the VRRP side needs
+   * without building every virtual server again.
+   *
+   * @throws PlanException a value the kernel's request cannot carry, one {@code FILE:LINE} line
+   */
+  public static Optional<Plan.Sync> sync(Config config) throws PlanException {
+    List<String> errors = new ArrayList<>();
+    Optional<Plan.Sync> sync = sync(config, errors);
+    if (!errors.isEmpty()) {
+      throw new PlanException(errors);
+    }
+    return sync;
+  }
+
   private static Optional<Plan.Sync> sync(Config config, List<String> errors) {
     return config
         .vrrp()

@@ -46,14 +46,37 @@ class SyncPlanTest {
   }
 
   @Test
-  void noKeywordNoSyncAndAChangeIsReportedAsNotApplied() throws Exception {
+  void noKeywordNoSync() throws Exception {
     Plan none = plan(VI_1);
     assertThat(none.sync()).isEmpty();
     assertThat(PlanFormat.comment(none)).doesNotContain("lvs_sync_daemon");
     Plan both = plan("global_defs {\n lvs_sync_daemon eth1\n}\n");
     assertThat(both.sync().orElseThrow().instance()).isEmpty();
     assertThat(PlanFormat.comment(both)).contains("master and backup always");
-    assertThat(both.changesSince(none))
-        .containsExactly("lvs_sync_daemon changed (applies at the next start)");
+  }
+
+  @Test
+  void aReloadSaysWhatChangedInTheSyncDaemonAndAMovedLineIsNoChange() throws Exception {
+    Plan none = plan(VI_1);
+    Plan both = plan("global_defs {\n lvs_sync_daemon eth1\n}\n" + VI_1);
+    Plan following = plan("global_defs {\n lvs_sync_daemon eth1 VI_1 id 0\n}\n" + VI_1);
+    Plan moved = plan("\n\nglobal_defs {\n lvs_sync_daemon eth1\n}\n" + VI_1);
+    Plan otherId = plan("global_defs {\n lvs_sync_daemon eth1 VI_1\n}\n" + VI_1);
+    Plan otherIf = plan("global_defs {\n lvs_sync_daemon eth2 VI_1\n}\n" + VI_1);
+    assertThat(both.changesSince(none)).containsExactly("lvs_sync_daemon added");
+    assertThat(none.changesSince(both)).containsExactly("lvs_sync_daemon removed");
+    assertThat(moved.sync().orElseThrow().where()).isNotEqualTo(both.sync().orElseThrow().where());
+    assertThat(moved.changesSince(both)).isEmpty();
+    assertThat(moved.sync().orElseThrow().sameAs(both.sync().orElseThrow())).isTrue();
+    // Same daemons (id 0 given), another instance followed: not restarted, only followed.
+    assertThat(following.changesSince(both)).containsExactly("lvs_sync_daemon follows VI_1");
+    assertThat(following.sync().orElseThrow().sameDaemons(both.sync().orElseThrow())).isTrue();
+    assertThat(both.changesSince(following))
+        .containsExactly("lvs_sync_daemon follows no VRRP instance (master and backup)");
+    // The id defaults to VI_1's router id (51): another daemon.
+    assertThat(otherId.changesSince(following))
+        .containsExactly("lvs_sync_daemon changed (daemons restarted)");
+    assertThat(otherIf.changesSince(otherId))
+        .containsExactly("lvs_sync_daemon changed (daemons restarted)");
   }
 }

@@ -97,6 +97,9 @@ public final class VrrpSpeaker implements Closeable {
   private List<InetAddress> allVips = List.of();
   private long nextPoll;
 
+  /** While a reload removes instances: their STOP notifies as keepalived's deletion does. */
+  private boolean removing;
+
   // --- read by any thread ----------------------------------------------------------------------
   private volatile List<Instance> published = List.of();
   private volatile List<GroupRuntime> publishedGroups = List.of();
@@ -312,7 +315,12 @@ public final class VrrpSpeaker implements Closeable {
       } catch (java.util.concurrent.ExecutionException e) {
         throw new IOException("applying the VRRP reload: " + e.getCause(), e.getCause());
       } catch (java.util.concurrent.TimeoutException e) {
-        throw new IOException("the VRRP event thread did not apply the reload within 10 s");
+        // It stays queued and runs before anything received after it: the new sockets must be
+        // read, or the instances it starts would never hear an advert.
+        startReceivers(opened);
+        throw new IOException(
+            "the VRRP event thread did not apply the reload within 10 s (it applies when the"
+                + " thread gets to it)");
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         throw new IOException("interrupted while reloading VRRP");
@@ -498,7 +506,12 @@ public final class VrrpSpeaker implements Closeable {
           "({}) removed by the reload{}",
           name,
           in.router.state() == State.MASTER ? ": handing over with priority 0" : "");
-      perform(in.router.stop(now), false);
+      removing = true;
+      try {
+        perform(in.router.stop(now), false);
+      } finally {
+        removing = false;
+      }
       instances.remove(name);
       byRouter.remove(in.router);
     }
@@ -787,7 +800,24 @@ public final class VrrpSpeaker implements Closeable {
         removeQuietly(in, a);
       }
     }
-    if (to != State.INIT) {
+    if (to == State.STOP && removing) {
+      // keepalived 2.2.7's clear_diff_vrrp: an instance the reload deleted is notified DELETED,
+      // sent as FAULT without notify_deleted (not implemented here), and nothing if it was in
+      // FAULT already. send_instance_notifies picks the state's own script while the state is
+      // still DELETED (none), so only the generic `notify` runs, with FAULT; notify_fault and
+      // notify_stop do not.
+      if (from != State.FAULT) {
+        Notify generic =
+            new Notify(
+                Optional.empty(),
+                Optional.empty(),
+                Optional.empty(),
+                Optional.empty(),
+                c.scripts().any());
+        notifyScripts(
+            generic, State.FAULT, "INSTANCE", c.name(), in.router.effectivePriority(), false);
+      }
+    } else if (to != State.INIT) {
       notifyScripts(
           c.scripts(),
           to,

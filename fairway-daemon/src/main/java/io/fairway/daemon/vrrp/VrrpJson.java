@@ -1,6 +1,9 @@
 package io.fairway.daemon.vrrp;
 
 import io.fairway.config.model.Addresses;
+import io.fairway.daemon.SyncStatus;
+import io.fairway.plan.Plan;
+import io.fairway.table.SyncDaemon;
 import io.fairway.vrrp.state.State;
 import io.fairway.vrrp.view.DropKind;
 import io.fairway.vrrp.view.GroupStatus;
@@ -11,17 +14,43 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 
 /** {@code GET /api/v1/vrrp}'s shape: the snapshot with states in lower case, addresses as text. */
 public final class VrrpJson {
   private VrrpJson() {}
 
-  /** The whole of VRRP. */
+  /** The whole of VRRP, and the connection sync daemons that follow it (null without). */
   public record View(
       List<Instance> instances,
       List<Group> syncGroups,
       long packetsReceived,
-      Map<String, Long> errors) {}
+      Map<String, Long> errors,
+      SyncDaemons lvsSyncDaemon) {}
+
+  /**
+   * {@code lvs_sync_daemon}: the settings (0 and null: the kernel's default), whom the daemons
+   * follow, the roles wanted now, what the kernel runs.
+   */
+  public record SyncDaemons(
+      String where,
+      boolean active,
+      String interfaceName,
+      int syncId,
+      int maxLen,
+      int port,
+      int ttl,
+      String group,
+      String follows,
+      String instanceState,
+      List<String> wants,
+      List<KernelDaemon> kernel,
+      String kernelError,
+      String lastError) {}
+
+  /** One daemon as the kernel reports it ({@code ipvsadm -L --daemon}), every field filled in. */
+  public record KernelDaemon(
+      String role, String interfaceName, int syncId, int maxLen, int port, int ttl, String group) {}
 
   /** One instance. */
   public record Instance(
@@ -45,13 +74,48 @@ public final class VrrpJson {
   public record Group(String name, String state, List<String> members) {}
 
   public static View of(VrrpSnapshot s) {
+    return of(s, Optional.empty());
+  }
+
+  public static View of(VrrpSnapshot s, Optional<SyncStatus> sync) {
     Map<String, Long> errors = new LinkedHashMap<>();
     s.errors().forEach((k, v) -> errors.put(k.wire(), v));
     return new View(
         s.instances().stream().map(VrrpJson::of).toList(),
         s.groups().stream().map(VrrpJson::of).toList(),
         s.packetsReceived(),
-        errors);
+        errors,
+        sync.map(VrrpJson::of).orElse(null));
+  }
+
+  public static SyncDaemons of(SyncStatus s) {
+    Plan.Sync p = s.plan();
+    return new SyncDaemons(
+        p.where(),
+        s.active(),
+        p.interfaceName(),
+        p.syncId(),
+        p.maxLen(),
+        p.port(),
+        p.ttl(),
+        p.group().map(Addresses::format).orElse(null),
+        p.instance().orElse(null),
+        s.followedState().map(VrrpJson::wire).orElse(null),
+        s.wants().stream().map(SyncDaemon.Role::word).toList(),
+        s.kernel().stream().map(VrrpJson::of).toList(),
+        s.kernelError().orElse(null),
+        s.lastError().orElse(null));
+  }
+
+  static KernelDaemon of(SyncDaemon d) {
+    return new KernelDaemon(
+        d.role().word(),
+        d.interfaceName(),
+        d.syncId(),
+        d.maxLen(),
+        d.port(),
+        d.ttl(),
+        d.group() == null ? null : Addresses.format(d.group()));
   }
 
   public static Instance of(InstanceStatus i) {

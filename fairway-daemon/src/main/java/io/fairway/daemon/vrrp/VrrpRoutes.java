@@ -1,28 +1,41 @@
 package io.fairway.daemon.vrrp;
 
+import io.fairway.daemon.SyncStatus;
 import io.fairway.daemon.admin.AdminRequest;
 import io.fairway.daemon.admin.AdminResponse;
 import io.fairway.daemon.admin.AdminRoutes;
 import io.fairway.vrrp.view.InstanceStatus;
 import io.fairway.vrrp.view.VrrpSnapshot;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
 /**
- * {@code GET /api/v1/vrrp} (every instance, sync group and counter) and {@code GET
- * /api/v1/vrrp/{instance}} in front of the mode's other routes, which answer everything else.
+ * {@code GET /api/v1/vrrp} (every instance, sync group and counter, and the connection sync daemons
+ * that follow them) and {@code GET /api/v1/vrrp/{instance}} in front of the mode's other routes,
+ * which answer everything else.
  */
 public final class VrrpRoutes implements AdminRoutes {
   private final AdminRoutes next;
   private final Supplier<VrrpSnapshot> snapshot;
+  private final Supplier<Optional<SyncStatus>> sync;
 
   /**
    * @param snapshot the running speaker's snapshot, {@link VrrpSnapshot#empty} when none runs
    */
   public VrrpRoutes(AdminRoutes next, Supplier<VrrpSnapshot> snapshot) {
+    this(next, snapshot, Optional::empty);
+  }
+
+  /**
+   * @param sync the connection sync daemons now ({@code lvs_sync_daemon}), empty without
+   */
+  public VrrpRoutes(
+      AdminRoutes next, Supplier<VrrpSnapshot> snapshot, Supplier<Optional<SyncStatus>> sync) {
     this.next = next;
     this.snapshot = snapshot;
+    this.sync = sync;
   }
 
   @Override
@@ -38,7 +51,7 @@ public final class VrrpRoutes implements AdminRoutes {
     }
     VrrpSnapshot s = snapshot.get();
     if (p.size() == 3) {
-      return done(AdminResponse.json(200, VrrpJson.of(s)));
+      return done(AdminResponse.json(200, VrrpJson.of(s, sync.get())));
     }
     return done(
         s.instance(p.get(3))

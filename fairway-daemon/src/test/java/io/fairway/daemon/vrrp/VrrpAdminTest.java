@@ -120,6 +120,70 @@ class VrrpAdminTest {
         .isEqualTo("next");
   }
 
+  @Test
+  void theSyncDaemonsAreInTheVrrpJsonTypedAndNullWithout() throws Exception {
+    VrrpSnapshot s = snapshot();
+    io.fairway.plan.Plan.Sync plan =
+        new io.fairway.plan.Plan.Sync(
+            "k.conf:2", "eth1", 51, 0, 0, 2, Optional.empty(), Optional.of("VI_1"));
+    io.fairway.table.SyncDaemon running =
+        new io.fairway.table.SyncDaemon(
+            io.fairway.table.SyncDaemon.Role.MASTER,
+            "eth1",
+            51,
+            1472,
+            8848,
+            2,
+            java.net.InetAddress.getByName("224.0.0.81"));
+    io.fairway.daemon.SyncStatus status =
+        new io.fairway.daemon.SyncStatus(
+            plan,
+            true,
+            Optional.of(State.MASTER),
+            List.of(io.fairway.table.SyncDaemon.Role.MASTER),
+            List.of(running),
+            Optional.empty(),
+            Optional.of("lvs_sync_daemon: refused (EINVAL)"));
+    VrrpRoutes routes =
+        new VrrpRoutes(
+            r -> CompletableFuture.completedFuture(AdminResponse.text(200, "next")),
+            () -> s,
+            () -> Optional.of(status));
+    JsonNode d =
+        Json.mapper()
+            .readTree(routes.handle(get("api", "v1", "vrrp")).get().body())
+            .get("lvs_sync_daemon");
+    assertThat(d.toString())
+        .isEqualTo(
+            "{\"where\":\"k.conf:2\",\"active\":true,\"interface_name\":\"eth1\",\"sync_id\":51,"
+                + "\"max_len\":0,\"port\":0,\"ttl\":2,\"group\":null,\"follows\":\"VI_1\","
+                + "\"instance_state\":\"master\",\"wants\":[\"master\"],\"kernel\":[{\"role\":"
+                + "\"master\",\"interface_name\":\"eth1\",\"sync_id\":51,\"max_len\":1472,"
+                + "\"port\":8848,\"ttl\":2,\"group\":\"224.0.0.81\"}],\"kernel_error\":null,"
+                + "\"last_error\":\"lvs_sync_daemon: refused (EINVAL)\"}");
+    // The userspace plane: configured, not started.
+    VrrpRoutes userspace =
+        new VrrpRoutes(
+            r -> CompletableFuture.completedFuture(AdminResponse.text(200, "next")),
+            () -> s,
+            () -> Optional.of(io.fairway.daemon.SyncStatus.inactive(plan)));
+    JsonNode u =
+        Json.mapper()
+            .readTree(userspace.handle(get("api", "v1", "vrrp")).get().body())
+            .get("lvs_sync_daemon");
+    assertThat(u.get("active").asBoolean()).isFalse();
+    assertThat(u.get("wants")).isEmpty();
+    assertThat(u.get("kernel")).isEmpty();
+    assertThat(u.get("instance_state").isNull()).isTrue();
+    // Without lvs_sync_daemon: null, the field still there.
+    VrrpRoutes none =
+        new VrrpRoutes(
+            r -> CompletableFuture.completedFuture(AdminResponse.text(200, "")), () -> s);
+    JsonNode n = Json.mapper().readTree(none.handle(get("api", "v1", "vrrp")).get().body());
+    assertThat(n.has("lvs_sync_daemon")).isTrue();
+    assertThat(n.get("lvs_sync_daemon").isNull()).isTrue();
+  }
+
   static String scrape(PrometheusRegistry registry) throws Exception {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     PrometheusTextFormatWriter.create()

@@ -8,5 +8,9 @@
  * <p>Why JNA and not java.net: the JDK has no raw sockets, cannot read the received TTL or hop
  * limit (RFC 3768/5798 require 255, which proves the sender is on the link), cannot send an
  * Ethernet frame, and cannot add an address to an interface.
+ *
+ * <p>All of it needs {@code CAP_NET_RAW} and {@code CAP_NET_ADMIN}; {@code Capabilities} reads the
+ * effective set, so a reload that brings VRRP to a run started without it can be refused before
+ * anything changes rather than fail at the first address change.
  */
 package io.fairway.vrrp.io;
