@@ -6,8 +6,8 @@
 # Each of the runs x modules jobs is `mvn -B verify` of one module (its upstream modules built
 # with -am, only that module's tests run), under CI=true like .ci/run. Two workers (WORKERS) take jobs
 # from one queue, each in its own clone of the branch, so two suites always run side by side:
-# the contention is the point. A worker never starts a module the other one is running (the UML
-# and network-namespace tests of a module use fixed names). Before each job the worker takes the
+# the contention is the point. By default a worker never starts a module another one is running
+# (MODULE_LOCK=0 allows it). Before each job the worker takes the
 # branch's newest commit, so fixes committed during a long session are in the later runs; every
 # job records its commit.
 #
