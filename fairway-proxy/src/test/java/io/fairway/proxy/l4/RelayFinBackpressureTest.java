@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.fairway.proxy.KeptEpollChannels;
 import io.fairway.proxy.Transport;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
@@ -38,8 +39,9 @@ import org.junit.jupiter.api.RepeatedTest;
 
 /**
  * The relay alone (two {@link Relay}s between an accepted and a connected channel, as {@link
- * TcpFrontend} and an HTTP tunnel set them up), both channels in the test's hands: an upload that
- * backpressure holds back while the backend sends its download and its FIN must still arrive whole.
+ * TcpFrontend} and an HTTP tunnel set them up, epoll channels kept by {@link KeptEpollChannels}),
+ * both channels in the test's hands: an upload that backpressure holds back while the backend sends
+ * its download and its FIN must still arrive whole.
  *
  * <p>The reproducer of a Netty 4.2.18 io_uring bug (docs/testing.md, "io_uring: a write after the
  * peer's FIN"): there the backend connection stops writing for good once a write hits EAGAIN after
@@ -73,6 +75,7 @@ class RelayFinBackpressureTest {
         new ServerBootstrap()
             .group(group)
             .channelFactory(Transport.serverChannel(LO))
+            .handler(KeptEpollChannels.ACCEPTED) // as the proxy's listeners (epoll only)
             .childOption(ChannelOption.ALLOCATOR, Transport.ALLOCATOR)
             .childOption(ChannelOption.AUTO_READ, false)
             .childOption(ChannelOption.ALLOW_HALF_CLOSURE, true)
@@ -102,7 +105,8 @@ class RelayFinBackpressureTest {
     Bootstrap b =
         new Bootstrap()
             .group(client.eventLoop())
-            .channelFactory(Transport.socketChannel(LO))
+            .channelFactory(
+                Transport.EPOLL ? KeptEpollChannels.sockets(LO) : Transport.socketChannel(LO))
             .option(ChannelOption.ALLOCATOR, Transport.ALLOCATOR)
             .option(ChannelOption.ALLOW_HALF_CLOSURE, true)
             .handler(new Relay(client, -1));
