@@ -113,18 +113,35 @@ class HttpFramingTest {
     return t.boundAddress(k);
   }
 
-  /** Sends the bytes and reads until the proxy closes or goes quiet for a second. */
-  private static String exchange(InetSocketAddress vip, String request) throws IOException {
+  /**
+   * Sends the bytes and reads what comes back, ending with {@code <closed>} if the proxy closes.
+   * With {@code expectOpen}, reading stops once that many bytes have come (more than that would be
+   * a framing error either way) and the connection must then stay quiet and open for {@link
+   * #QUIET}: {@code <open>}, or {@code <closed>} if it closes. (A short window: a loaded machine
+   * can only make a close or stray bytes come later, never sooner.) Otherwise it reads until the
+   * close, bounded by the socket's timeout.
+   */
+  private static String exchange(InetSocketAddress vip, String request, String expectOpen)
+      throws IOException {
     try (Socket s = new Socket()) {
       s.connect(vip, 2000);
-      s.setSoTimeout(1000);
+      s.setSoTimeout(30_000);
       s.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1));
       ByteArrayOutputStream out = new ByteArrayOutputStream();
+      InputStream in = s.getInputStream();
       byte[] buf = new byte[4096];
+      int want = expectOpen == null ? Integer.MAX_VALUE : expectOpen.length();
       try {
         int n;
-        while ((n = s.getInputStream().read(buf)) > 0) {
+        while (out.size() < want
+            && (n = in.read(buf, 0, Math.min(buf.length, want - out.size()))) > 0) {
           out.write(buf, 0, n);
+        }
+        if (out.size() >= want) {
+          s.setSoTimeout((int) QUIET.toMillis());
+          while ((n = in.read(buf)) > 0) {
+            out.write(buf, 0, n);
+          }
         }
         out.write("<closed>".getBytes(StandardCharsets.US_ASCII));
       } catch (SocketTimeoutException e) {
@@ -133,6 +150,13 @@ class HttpFramingTest {
       return out.toString(StandardCharsets.ISO_8859_1);
     }
   }
+
+  /** The exchange of a response the proxy ends by closing. */
+  private static String exchange(InetSocketAddress vip, String request) throws IOException {
+    return exchange(vip, request, null);
+  }
+
+  private static final java.time.Duration QUIET = java.time.Duration.ofMillis(300);
 
   @Test
   void chunkedResponseReachesAnHttp10ClientAsPlainBytesEndedByTheClose() throws Exception {
@@ -153,9 +177,10 @@ class HttpFramingTest {
   void closeDelimitedResponseIsChunkedForAnHttp11ClientThatStaysConnected() throws Exception {
     Scripted b = new Scripted("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\nstream", true);
     InetSocketAddress vip = proxyTo(b);
-    String r =
-        exchange(vip, "GET /1 HTTP/1.1\r\nHost: h\r\n\r\nGET /2 HTTP/1.1\r\nHost: h\r\n\r\n");
     String one = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nstream\r\n0\r\n\r\n";
+    String r =
+        exchange(
+            vip, "GET /1 HTTP/1.1\r\nHost: h\r\n\r\nGET /2 HTTP/1.1\r\nHost: h\r\n\r\n", one + one);
     assertThat(r).isEqualTo(one + one + "<open>");
     assertThat(b.requests).hasSize(2);
     assertThat(b.requests.get(0)).startsWith("GET /1 HTTP/1.1\r\n");
@@ -168,9 +193,9 @@ class HttpFramingTest {
             new Scripted(
                 "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
                 false));
-    assertThat(exchange(vip, "GET / HTTP/1.1\r\nHost: h\r\n\r\n"))
-        .isEqualTo(
-            "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok<open>");
+    String interim = "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+    assertThat(exchange(vip, "GET / HTTP/1.1\r\nHost: h\r\n\r\n", interim))
+        .isEqualTo(interim + "<open>");
     assertThat(exchange(vip, "GET / HTTP/1.0\r\n\r\n"))
         .isEqualTo("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok<closed>");
   }
@@ -181,13 +206,18 @@ class HttpFramingTest {
         proxyTo(new Scripted("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n", false));
     String head = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n";
     assertThat(
-            exchange(vip, "HEAD / HTTP/1.1\r\nHost: h\r\n\r\nHEAD / HTTP/1.1\r\nHost: h\r\n\r\n"))
+            exchange(
+                vip,
+                "HEAD / HTTP/1.1\r\nHost: h\r\n\r\nHEAD / HTTP/1.1\r\nHost: h\r\n\r\n",
+                head + head))
         .isEqualTo(head + head + "<open>");
     vip = proxyTo(new Scripted("HTTP/1.1 204 No Content\r\nContent-Length: 7\r\n\r\n", false));
     String nc = "HTTP/1.1 204 No Content\r\nContent-Length: 7\r\n\r\n";
     assertThat(
             exchange(
-                vip, "DELETE /x HTTP/1.1\r\nHost: h\r\n\r\nDELETE /y HTTP/1.1\r\nHost: h\r\n\r\n"))
+                vip,
+                "DELETE /x HTTP/1.1\r\nHost: h\r\n\r\nDELETE /y HTTP/1.1\r\nHost: h\r\n\r\n",
+                nc + nc))
         .isEqualTo(nc + nc + "<open>");
   }
 

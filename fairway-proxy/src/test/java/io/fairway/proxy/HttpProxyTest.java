@@ -381,7 +381,7 @@ class HttpProxyTest {
   }
 
   /** Reads one response with a Content-Length body from a keep-alive connection. */
-  private static String readResponse(InputStream in) throws IOException {
+  static String readResponse(InputStream in) throws IOException {
     StringBuilder head = new StringBuilder();
     while (!head.toString().endsWith("\r\n\r\n")) {
       int c = in.read();

@@ -3,6 +3,7 @@ package io.fairway.proxy;
 import static io.fairway.proxy.Fixtures.anyPort;
 import static io.fairway.proxy.Fixtures.dest;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.fairway.config.model.ProxySettings;
@@ -191,6 +192,12 @@ class ProxyTimeoutsTest {
     }
   }
 
+  /** Sends (the rest of) a request on {@code s} and reads its whole response. */
+  private static String exchange(Socket s, String request) throws IOException {
+    s.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1));
+    return HttpProxyTest.readResponse(s.getInputStream());
+  }
+
   @Test
   void keepAliveAndRequestHeadAreSeparateAndPerService() throws Exception {
     Duration keepAlive = Duration.ofMillis(400);
@@ -207,29 +214,32 @@ class ProxyTimeoutsTest {
     other.addService(Service.of(k, "rr"));
     other.addDest(k, dest(b1.address(), 1));
     InetSocketAddress dflt = other.boundAddress(k);
+    String get = "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
     try (Socket a = new Socket();
-        Socket b = new Socket()) {
-      a.connect(short1, 2000);
-      b.connect(dflt, 2000);
-      a.setSoTimeout(30_000);
-      b.setSoTimeout(100);
-      for (Socket s : new Socket[] {a, b}) {
-        s.getOutputStream()
-            .write("GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
-        byte[] buf = new byte[200];
-        assertThat(new String(buf, 0, s.getInputStream().read(buf), StandardCharsets.ISO_8859_1))
-            .startsWith("HTTP/1.1 200");
+        Socket b = new Socket();
+        Socket a2 = new Socket()) {
+      for (Socket s : new Socket[] {a, b, a2}) {
+        s.connect(s == b ? dflt : short1, 2000);
+        s.setSoTimeout(30_000);
       }
-      long start = System.nanoTime();
+      // b first: by the time a's keep-alive has run out, b has been idle longer than that.
+      assertThat(exchange(b, get)).startsWith("HTTP/1.1 200");
+      // The keep-alive clock starts once the response is out, so after this moment.
+      long sent = System.nanoTime();
+      assertThat(exchange(a, get)).startsWith("HTTP/1.1 200");
       await().atMost(bound(keepAlive)).until(() -> a.getInputStream().read() == -1);
-      assertThat(Duration.ofNanos(System.nanoTime() - start))
-          .isGreaterThanOrEqualTo(keepAlive.minusMillis(50));
-      // The other service keeps its idle client (15 s by default).
-      try {
-        assertThat(b.getInputStream().read()).isNotEqualTo(-1);
-      } catch (java.net.SocketTimeoutException stillOpen) {
-        // what is expected
-      }
+      assertThat(Duration.ofNanos(System.nanoTime() - sent)).isGreaterThanOrEqualTo(keepAlive);
+      // The other service keeps its idle client (15 s by default) for another keep-alive of the
+      // short service's, by when that would have closed it.
+      b.setSoTimeout((int) keepAlive.toMillis());
+      assertThatThrownBy(() -> b.getInputStream().read())
+          .isInstanceOf(java.net.SocketTimeoutException.class);
+      // A request's first byte ends the keep-alive wait: its head has the request_head timeout
+      // (15 s by default), so a client pausing inside it for twice the keep-alive is served.
+      assertThat(exchange(a2, get)).startsWith("HTTP/1.1 200");
+      a2.getOutputStream().write("GET / HTTP/1.1\r\n".getBytes(StandardCharsets.ISO_8859_1));
+      Thread.sleep(keepAlive.multipliedBy(2).toMillis()); // the slow client under test
+      assertThat(exchange(a2, "Host: x\r\n\r\n")).startsWith("HTTP/1.1 200");
     }
   }
 

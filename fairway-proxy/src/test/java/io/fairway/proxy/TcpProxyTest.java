@@ -596,6 +596,82 @@ class TcpProxyTest {
     download(vip, 96L << 20, blob, true);
   }
 
+  /**
+   * The backend answers and sends its FIN first, then reads what the client still uploads, slower
+   * than the client sends it: the relay writes to a backend connection whose input has ended, held
+   * back by backpressure. All of the upload, then the client's FIN, must arrive. The bound is the
+   * idle timeout: a relay that stalls is closed by it, and the backend sees the end early.
+   *
+   * <p>Epoll only: on io_uring Netty 4.2.18 can stop writing to the backend for good here (1 of 2
+   * runs stalled; docs/testing.md, "io_uring: a write after the peer's FIN", and {@link
+   * io.fairway.proxy.l4.RelayFinBackpressureTest}, which reproduces it).
+   */
+  @Test
+  void anUploadAfterTheBackendsFinArrivesWhole() throws Exception {
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        Transport.EPOLL || Boolean.getBoolean("fairway.test.uringFinStall"),
+        "io_uring: Netty 4.2.18 stalls this upload (docs/testing.md, \"io_uring: a write after the"
+            + " peer's FIN\"); -Dfairway.test.uringFinStall=true runs it");
+    Duration idle = Duration.ofSeconds(10);
+    ProxyTable t = table(options().withIdleTimeout(idle), null);
+    try (ServerSocket backend = new ServerSocket()) {
+      backend.setReceiveBufferSize(4096);
+      backend.bind(new InetSocketAddress(Fixtures.LO, 0), 1);
+      InetSocketAddress vip =
+          serve(t, anyPort(), "rr", (InetSocketAddress) backend.getLocalSocketAddress());
+      byte[] upload = new byte[8 << 20];
+      try (java.net.Socket c = new java.net.Socket()) {
+        c.connect(vip, 2000);
+        c.setSoTimeout((int) idle.multipliedBy(3).toMillis());
+        try (java.net.Socket s = backend.accept()) {
+          s.setSoTimeout((int) idle.multipliedBy(3).toMillis());
+          s.getOutputStream().write("done\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+          s.shutdownOutput();
+          // The client has the answer and the FIN: the proxy has read the backend's FIN.
+          assertThat(c.getInputStream().readAllBytes()).hasSize(5);
+          java.util.concurrent.atomic.AtomicLong sent =
+              new java.util.concurrent.atomic.AtomicLong();
+          Thread writer =
+              new Thread(
+                  () -> {
+                    try {
+                      for (int off = 0; off < upload.length; off += 65536) {
+                        c.getOutputStream().write(upload, off, 65536);
+                        sent.addAndGet(65536);
+                      }
+                      c.shutdownOutput();
+                    } catch (IOException e) {
+                      // seen as a short upload below
+                    }
+                  });
+          writer.setDaemon(true);
+          writer.start();
+          // The backend reads only once the client's writes have stopped: every buffer on the
+          // way is full, and the proxy must wait for the backend connection to drain.
+          long[] last = {-1};
+          await()
+              .atMost(Duration.ofSeconds(30))
+              .pollInterval(Duration.ofMillis(200))
+              .until(
+                  () -> {
+                    long now = sent.get();
+                    boolean settled = now == last[0] || now == upload.length;
+                    last[0] = now;
+                    return settled;
+                  });
+          long read = 0;
+          java.io.InputStream in = s.getInputStream();
+          byte[] buf = new byte[65536];
+          for (int n; (n = in.read(buf)) > 0; ) {
+            read += n;
+          }
+          assertThat(read).as("upload bytes before the end").isEqualTo(upload.length);
+          writer.join(idle.toMillis());
+        }
+      }
+    }
+  }
+
   @Test
   void idleConnectionsCloseActiveOnesStay() throws Exception {
     Duration timeout = Duration.ofSeconds(2);
