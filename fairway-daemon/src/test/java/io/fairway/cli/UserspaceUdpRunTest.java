@@ -164,13 +164,23 @@ class UserspaceUdpRunTest {
               return seen.containsAll(Set.of("10.1.0.1", "10.1.0.2"));
             });
 
+    // The data plane may answer before the admin endpoint listens (a loaded machine widens the
+    // gap): wait for status to answer, keeping what it said last.
     StringWriter out = new StringWriter();
-    int code =
-        Main.execute(
-            new String[] {"status", "--admin", "127.0.0.1:" + admin},
-            new PrintWriter(out, true),
-            new PrintWriter(new StringWriter(), true));
-    assertThat(code).isZero();
+    StringWriter err = new StringWriter();
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .untilAsserted(
+            () -> {
+              out.getBuffer().setLength(0);
+              err.getBuffer().setLength(0);
+              int code =
+                  Main.execute(
+                      new String[] {"status", "--admin", "127.0.0.1:" + admin},
+                      new PrintWriter(out, true),
+                      new PrintWriter(err, true));
+              assertThat(code).as("fairway status: %s", err).isZero();
+            });
     assertThat(out.toString()).contains("UDP  127.0.0.1:" + vip + " rr");
 
     first.destroy();

@@ -613,7 +613,7 @@ class TcpProxyTest {
         "io_uring: Netty 4.2.18 stalls this upload (docs/testing.md, \"io_uring: a write after the"
             + " peer's FIN\"); -Dfairway.test.uringFinStall=true runs it");
     Duration idle = Duration.ofSeconds(10);
-    ProxyTable t = table(options().withIdleTimeout(idle), null);
+    ProxyTable t = table(options().toBuilder().idleTimeout(idle).build(), null);
     try (ServerSocket backend = new ServerSocket()) {
       backend.setReceiveBufferSize(4096);
       backend.bind(new InetSocketAddress(Fixtures.LO, 0), 1);
