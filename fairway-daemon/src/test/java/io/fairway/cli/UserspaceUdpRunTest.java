@@ -158,6 +158,12 @@ class UserspaceUdpRunTest {
     Set<String> seen = new HashSet<>();
     await()
         .atMost(Duration.ofSeconds(60))
+        .failFast(
+            () -> {
+              if (!processes.get(processes.size() - 1).isAlive()) {
+                throw new AssertionError("fairway run exited: " + Files.readString(log));
+              }
+            })
         .until(
             () -> {
               seen.add(resolve(vip)); // each query is a new client port: a new flow, rr moves on
