@@ -41,6 +41,9 @@ http {
 }
 CONF
 nginx -p "$W/nginx" -e "$W/nginx/error.log" -c "$W/nginx/nginx.conf"
+# nginx daemonizes (its own session): an interrupted run must not leave it behind.
+trap 'kill "$(cat "$W/nginx/nginx.pid")" 2>/dev/null; [ -z "$SHIM" ] || rm -rf "$W"' EXIT
+trap 'exit 1' INT TERM
 
 stop() { # PID: TERM, then wait for it (keepalived's checker child may outlive the parent a moment)
   kill -TERM "$1" 2>/dev/null || true
@@ -91,5 +94,3 @@ while [ $r -le "$ROUNDS" ]; do
   r=$((r + 1))
 done
 [ -n "$SHIM" ] || ipvsadm -C
-kill "$(cat "$W/nginx/nginx.pid")"
-[ -z "$SHIM" ] || rm -rf "$W"
