@@ -27,7 +27,7 @@ final class CheckerRunner {
   private final Scheduler scheduler;
 
   /** Told of each attempt's outcome; null = nobody. */
-  private final CheckObserver observer;
+  private final CheckObserver.Bound observer;
 
   private volatile boolean closed;
   private volatile Scheduler.Cancellable next;
@@ -49,7 +49,8 @@ final class CheckerRunner {
     this.state = state;
     this.checker = checker;
     this.scheduler = scheduler;
-    this.observer = observer;
+    this.observer =
+        observer == null ? null : observer.bind(vs.spec.name(), rs.spec.name(), state.spec);
   }
 
   void start(Duration firstDelay) {
@@ -124,7 +125,7 @@ final class CheckerRunner {
       return;
     }
     try {
-      observer.observed(vs.spec.name(), rs.spec.name(), state.spec, outcome, nanos);
+      observer.observed(outcome, nanos);
     } catch (RuntimeException e) {
       // metrics must never change a verdict
       log.debug("check observer: {}", e.toString());

@@ -2,10 +2,13 @@ package io.fairway.daemon.admin;
 
 import io.fairway.check.engine.CheckObserver;
 import io.fairway.check.spec.CheckSpec;
+import io.prometheus.metrics.core.datapoints.CounterDataPoint;
+import io.prometheus.metrics.core.datapoints.DistributionDataPoint;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.util.Locale;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * Per check: {@code fairway_check_duration_seconds} (histogram) and {@code
@@ -28,13 +31,40 @@ public final class CheckMetrics implements CheckObserver {
             .labelNames("virtual_server", "real_server", "check")
             .classicOnly()
             .classicUpperBounds(0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10)
+            // No tracing context to attach: exemplar sampling would only cost (a rate limiter and
+            // a scheduler task per observation).
+            .withoutExemplars()
             .register(registry);
     results =
         Counter.builder()
             .name("fairway_check_results")
             .help("Check attempts by outcome")
             .labelNames("virtual_server", "real_server", "check", "outcome")
+            .withoutExemplars()
             .register(registry);
+  }
+
+  /**
+   * The checker's histogram series resolved once, its outcome counters on first use (so a series
+   * appears when its outcome first happens, as with {@link #observed}): a label lookup per check
+   * was a quarter of the check engine's Java time at 11,000 checks a second.
+   */
+  @Override
+  public Bound bind(String virtualServer, String realServer, CheckSpec spec) {
+    String kind = kind(spec);
+    DistributionDataPoint d = duration.labelValues(virtualServer, realServer, kind);
+    // Atomic: a MISC or PING checker may answer on another thread than the one that timed it out.
+    AtomicReferenceArray<CounterDataPoint> byOutcome =
+        new AtomicReferenceArray<>(Outcome.values().length);
+    return (outcome, nanos) -> {
+      d.observe(nanos / 1e9);
+      CounterDataPoint c = byOutcome.get(outcome.ordinal());
+      if (c == null) {
+        c = results.labelValues(virtualServer, realServer, kind, label(outcome));
+        byOutcome.set(outcome.ordinal(), c);
+      }
+      c.inc();
+    };
   }
 
   @Override
@@ -42,9 +72,11 @@ public final class CheckMetrics implements CheckObserver {
       String virtualServer, String realServer, CheckSpec spec, Outcome outcome, long nanos) {
     String kind = kind(spec);
     duration.labelValues(virtualServer, realServer, kind).observe(nanos / 1e9);
-    results
-        .labelValues(virtualServer, realServer, kind, outcome.name().toLowerCase(Locale.ROOT))
-        .inc();
+    results.labelValues(virtualServer, realServer, kind, label(outcome)).inc();
+  }
+
+  private static String label(Outcome outcome) {
+    return outcome.name().toLowerCase(Locale.ROOT);
   }
 
   /** {@code TcpCheckSpec} is {@code tcp}. */
