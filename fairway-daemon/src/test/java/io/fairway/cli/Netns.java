@@ -258,6 +258,11 @@ final class Netns implements AutoCloseable {
 
   /** Signals every process inside {@code ns} (SIGSTOP first for -9, so none can react). */
   static void killAll(String ns, String signal) throws IOException {
+    signal(pids(ns), signal);
+  }
+
+  /** The processes inside {@code ns}, but for this class's own address watcher. */
+  static List<String> pids(String ns) throws IOException {
     List<String> pids = new ArrayList<>();
     Watch watch = WATCHES.get(ns);
     String spared = watch == null ? "" : Long.toString(watch.pid());
@@ -266,22 +271,27 @@ final class Netns implements AutoCloseable {
         pids.add(l.trim());
       }
     }
+    return pids;
+  }
+
+  /** Signals {@code pids} (SIGSTOP first for -9, so none can react). */
+  static void signal(List<String> pids, String signal) throws IOException {
     if (pids.isEmpty()) {
       return;
     }
     if (signal.equals("KILL")) {
       List<String> stop = new ArrayList<>(List.of("kill", "-STOP"));
       stop.addAll(pids);
-      try {
-        new ProcessBuilder(stop).start().waitFor(10, TimeUnit.SECONDS);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
+      run(stop);
     }
     List<String> kill = new ArrayList<>(List.of("kill", "-" + signal));
     kill.addAll(pids);
+    run(kill);
+  }
+
+  private static void run(List<String> cmd) throws IOException {
     try {
-      new ProcessBuilder(kill).start().waitFor(10, TimeUnit.SECONDS);
+      new ProcessBuilder(cmd).start().waitFor(10, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }

@@ -99,12 +99,19 @@ final class VrrpRouterProcess implements AutoCloseable {
    * A crash of the machine: every process of the router stopped and killed (no priority 0 advert),
    * and the virtual addresses it held gone with it, as they would be with the machine; a killed
    * process alone leaves them on the interface, which would look like both holding them.
+   *
+   * @return when the signals were sent (epoch ms, just before {@code kill -STOP} started)
    */
-  void kill9() throws IOException, InterruptedException {
-    Netns.killAll(ns, "KILL");
+  long kill9() throws IOException, InterruptedException {
+    // The processes are listed first, so the time returned is when the signals went, not when
+    // the listing began (an `ip netns pids` takes tens of ms under load).
+    List<String> pids = Netns.pids(ns);
+    long at = System.currentTimeMillis();
+    Netns.signal(pids, "KILL");
     process.waitFor(10, TimeUnit.SECONDS);
     Netns.sh("ip", "-n", ns, "-4", "addr", "flush", "dev", "eth0", "secondary");
     Netns.sh("ip", "-n", ns, "-6", "addr", "flush", "dev", "eth0", "scope", "global");
+    return at;
   }
 
   /** SIGHUP: reload (after the test rewrote {@link #config}). */

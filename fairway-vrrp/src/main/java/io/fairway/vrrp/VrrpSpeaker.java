@@ -666,11 +666,13 @@ public final class VrrpSpeaker implements Closeable {
           }
         }
         long wait = Math.max(0, next - now);
-        Runnable r = inbox.poll(Math.min(wait, POLL_NANOS), TimeUnit.NANOSECONDS);
+        Runnable r =
+            wait == 0 ? inbox.poll() : inbox.poll(Math.min(wait, POLL_NANOS), TimeUnit.NANOSECONDS);
         if (r != null) {
           r.run();
-          continue;
         }
+        // Due timers run after each event, not only once the inbox is empty: a stream of adverts
+        // for other instances must not hold back a takeover or this router's own adverts.
         now = now();
         for (Instance in : instances.values()) {
           if (in.router.deadline() <= now) {
@@ -784,6 +786,7 @@ public final class VrrpSpeaker implements Closeable {
 
   private void transition(Instance in, State from, State to, boolean atExit) {
     VrrpInstance c = in.cfg;
+    Instant at = Instant.now(); // the event's time: the change, not the end of its actions
     log.info("({}) Entering {} STATE", c.name(), to);
     in.counters.transitions.get(to).incrementAndGet();
     if (to == State.MASTER) {
@@ -828,13 +831,7 @@ public final class VrrpSpeaker implements Closeable {
     }
     tell(
         new VrrpTransition(
-            Instant.now(),
-            false,
-            c.name(),
-            from,
-            to,
-            in.router.effectivePriority(),
-            in.router.master()));
+            at, false, c.name(), from, to, in.router.effectivePriority(), in.router.master()));
   }
 
   private void tell(VrrpTransition t) {
@@ -952,7 +949,10 @@ public final class VrrpSpeaker implements Closeable {
         }
         if (r != null) {
           packets.incrementAndGet();
-          inbox.add(() -> deliver(s, r));
+          // Stamped here, not when the event thread gets to it: the master down timer counts from
+          // the advert's arrival, however long the event thread was busy or waiting for a CPU.
+          long at = now();
+          inbox.add(() -> deliver(s, r, at));
         }
       }
     } finally {
@@ -960,7 +960,7 @@ public final class VrrpSpeaker implements Closeable {
     }
   }
 
-  private void deliver(VrrpSocket s, VrrpSocket.Received r) {
+  private void deliver(VrrpSocket s, VrrpSocket.Received r, long receivedAt) {
     if (r.ttl() != 255) {
       count(DropKind.TTL);
       return;
@@ -981,7 +981,7 @@ public final class VrrpSpeaker implements Closeable {
     if (candidates == null) {
       return; // another router id on this link: not ours
     }
-    long now = now();
+    long now = receivedAt;
     for (Instance in : candidates) {
       VrrpInstance c = in.cfg;
       if (r.source().equals(in.source())) {
