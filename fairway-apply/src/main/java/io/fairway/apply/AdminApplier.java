@@ -37,6 +37,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>All methods are synchronized, and call into the applier (which has its own monitor) only while
  * holding this one, so the lock order is always this, then the applier.
+ *
+ * <p>The checkers' verdicts may be held and published together ({@link Applier#coalesceVerdicts});
+ * an operator's action is published before its call returns.
  */
 public final class AdminApplier {
   private static final Logger LOG = LoggerFactory.getLogger(AdminApplier.class);
@@ -157,6 +160,8 @@ public final class AdminApplier {
       rs.state = oldState;
       rs.weight = oldWeight;
       throw e;
+    } finally {
+      applier.publish();
     }
     if (state == AdminState.NONE && oldState != AdminState.NONE) {
       // Back in service after drain or maint: a slow_start server ramps up as after a verdict.
@@ -183,6 +188,8 @@ public final class AdminApplier {
     } catch (TableException e) {
       rs.weight = old;
       throw e;
+    } finally {
+      applier.publish();
     }
     LOG.info("{} {}: admin weight {}", vsName, rsName, weight);
     events.accept(new AdminEvent(AdminEvent.Kind.ADMIN, vsName, rsName, "admin: weight " + weight));
@@ -300,14 +307,18 @@ public final class AdminApplier {
             vs.engineQuorum = q;
           }
         });
-    for (Map.Entry<String, Vs> e : vss.entrySet()) {
-      for (Map.Entry<String, Rs> r : e.getValue().servers.entrySet()) {
-        try {
-          applier.setMaint(e.getKey(), r.getKey(), r.getValue().state == AdminState.MAINT);
-        } catch (UnknownServerException ex) {
-          throw new IllegalStateException(ex.getMessage(), ex);
+    try {
+      for (Map.Entry<String, Vs> e : vss.entrySet()) {
+        for (Map.Entry<String, Rs> r : e.getValue().servers.entrySet()) {
+          try {
+            applier.setMaint(e.getKey(), r.getKey(), r.getValue().state == AdminState.MAINT);
+          } catch (UnknownServerException ex) {
+            throw new IllegalStateException(ex.getMessage(), ex);
+          }
         }
       }
+    } finally {
+      applier.publish();
     }
   }
 
