@@ -9,6 +9,13 @@
 # Usage: bench/startup.sh [N...]          (default: 1 1000 10000)
 #   ROUNDS=5          rounds per variant and size (the median is printed)
 #   VARIANTS="..."    which of: default c1 cds-run cds-run+c1 cds-pkg+c1 cds-check+c1 haproxy (default: all)
+#   CPU_AT=30         also read the process's CPU 30 s after exec (the first round of checks, whose
+#                     verdicts on the N-1 dead servers come in after "applied"), and how many DOWN
+#                     verdicts were logged by then
+#   UNTIL_DOWN=600    also wait (at most that many seconds) until all N-1 dead servers' DOWN verdicts
+#                     are logged, and read the process's CPU then: what the first round of checks
+#                     costs, however long a loaded machine takes to give it that CPU
+#   JAR=path          the fairway.jar to run (default: this checkout's; for a before/after pair)
 #   JVM variants: default launcher options; + -XX:TieredStopAtLevel=1 (c1); + an AppCDS archive
 #   made by a training run of `fairway run` on the same size (cds-run); + the archive the Debian
 #   package makes at install time, from postinst's `fairway training-run` (cds-pkg: a short run
@@ -19,10 +26,13 @@
 # main_cpu_ms is the CPU time (user + system) of the JVM's main thread, which parses, plans and
 # installs the table, read once the table is applied: on a loaded machine it is the robust figure
 # (wall time there is mostly waiting for a core). process_cpu_ms is the whole JVM's at that moment
-# (JIT, GC, checkers and event loops included).
+# (JIT, GC, checkers and event loops included). With CPU_AT two more columns: cpu_at_ms, the
+# process's CPU CPU_AT s after exec, and downs, the DOWN verdicts logged by then. With UNTIL_DOWN
+# two more: down_ms (exec to the last DOWN verdict logged; -1 if not within the bound) and
+# cpu_down_ms (the process's CPU then).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-JAR="$ROOT/fairway-daemon/target/fairway.jar"
+JAR="${JAR:-$ROOT/fairway-daemon/target/fairway.jar}"
 [[ -f $JAR ]] || (cd "$ROOT" && mvn -q -B -DskipTests -pl fairway-daemon -am package)
 ROUNDS=${ROUNDS:-5}
 SIZES=("${@:-1 1000 10000}")
@@ -101,7 +111,7 @@ cpu_ms() {
 
 run_fairway() { # variant N opts...
   local variant=$1 n=$2; shift 2
-  local applied=() served=() mains=() procs=() r vip log start pid cpu
+  local applied=() served=() mains=() procs=() ats=() downs=() dms=() dcpus=() r vip log start pid cpu wait_ms t
   for ((r = 0; r < ROUNDS; r++)); do
     vip=$(free_port)
     fairway_conf "$n" "$vip" > "$WORK/k.conf"
@@ -113,10 +123,32 @@ run_fairway() { # variant N opts...
     applied+=("$(applied_ms "$log" "$start")")
     read -r -a cpu <<< "$(cpu_ms "$pid")"
     mains+=("${cpu[0]}"); procs+=("${cpu[1]}")
+    if [[ -n ${CPU_AT:-} ]]; then
+      wait_ms=$((start + CPU_AT * 1000 - $(now_ms)))
+      ((wait_ms > 0)) && sleep "$(awk -v m="$wait_ms" 'BEGIN {printf "%.3f", m / 1000}')"
+      read -r -a cpu <<< "$(cpu_ms "$pid")"
+      ats+=("${cpu[1]}")
+      downs+=("$(grep -c ' verdict: .*: DOWN (' "$log" || true)")
+    fi
+    if [[ -n ${UNTIL_DOWN:-} ]]; then
+      t=-1
+      while (($(now_ms) - start < UNTIL_DOWN * 1000)); do
+        if (($(grep -c ' verdict: .*: DOWN (' "$log" || true) >= n - 1)); then
+          read -r -a cpu <<< "$(cpu_ms "$pid")"
+          t=$(($(now_ms) - start))
+          break
+        fi
+        sleep 0.5
+      done
+      dms+=("$t"); dcpus+=("${cpu[1]}")
+    fi
     kill -TERM "$pid"; wait "$pid" || true
   done
+  local at=""
+  [[ -n ${CPU_AT:-} ]] && at=" $(printf '%s\n' "${ats[@]}" | median) $(printf '%s\n' "${downs[@]}" | median)"
+  [[ -n ${UNTIL_DOWN:-} ]] && at="$at $(printf '%s\n' "${dms[@]}" | median) $(printf '%s\n' "${dcpus[@]}" | median)"
   echo "$variant $n $(printf '%s\n' "${applied[@]}" | median) $(printf '%s\n' "${served[@]}" | median)" \
-    "$(printf '%s\n' "${mains[@]}" | median) $(printf '%s\n' "${procs[@]}" | median)"
+    "$(printf '%s\n' "${mains[@]}" | median) $(printf '%s\n' "${procs[@]}" | median)$at"
 }
 
 run_haproxy() { # N
@@ -168,7 +200,7 @@ want() { # variant... -> whether VARIANTS asks for any of them
 
 BASE=(-Xms256m -Xmx512m -Dio.netty.leakDetection.level=disabled)
 echo "# $(date -u +%FT%TZ) $(nproc) cores, load average: $(cut -d' ' -f1-3 /proc/loadavg); rounds: $ROUNDS"
-echo "# variant servers applied_ms served_ms main_cpu_ms process_cpu_ms (medians; times from exec)"
+echo "# variant servers applied_ms served_ms main_cpu_ms process_cpu_ms${CPU_AT:+ cpu_at_${CPU_AT}s_ms downs}${UNTIL_DOWN:+ down_ms cpu_down_ms} (medians; times from exec)"
 for n in "${SIZES[@]}"; do
   jsa="$WORK/fairway-$n.jsa"
   pkg="$WORK/fairway-pkg-$n.jsa"

@@ -37,6 +37,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>All methods are synchronized, and call into the applier (which has its own monitor) only while
  * holding this one, so the lock order is always this, then the applier.
+ *
+ * <p>The checkers' verdicts may be held and published together ({@link Applier#coalesceVerdicts});
+ * an operator's action is published before its call returns.
  */
 public final class AdminApplier {
   private static final Logger LOG = LoggerFactory.getLogger(AdminApplier.class);
@@ -151,12 +154,16 @@ public final class AdminApplier {
     if (state == AdminState.NONE) {
       rs.weight = null;
     }
+    vs.settingsChanged();
     try {
       push(vs, rsName, rs);
     } catch (TableException e) {
       rs.state = oldState;
       rs.weight = oldWeight;
+      vs.settingsChanged();
       throw e;
+    } finally {
+      applier.publish();
     }
     if (state == AdminState.NONE && oldState != AdminState.NONE) {
       // Back in service after drain or maint: a slow_start server ramps up as after a verdict.
@@ -178,11 +185,15 @@ public final class AdminApplier {
     Rs rs = rs(vs, rsName);
     Integer old = rs.weight;
     rs.weight = weight;
+    vs.settingsChanged();
     try {
       push(vs, rsName, rs);
     } catch (TableException e) {
       rs.weight = old;
+      vs.settingsChanged();
       throw e;
+    } finally {
+      applier.publish();
     }
     LOG.info("{} {}: admin weight {}", vsName, rsName, weight);
     events.accept(new AdminEvent(AdminEvent.Kind.ADMIN, vsName, rsName, "admin: weight " + weight));
@@ -237,6 +248,7 @@ public final class AdminApplier {
       }
       rs.state = a.state();
       rs.weight = a.weight();
+      vs.settingsChanged();
       try {
         push(vs, a.realServer(), rs);
       } catch (UnknownServerException e) {
@@ -300,14 +312,18 @@ public final class AdminApplier {
             vs.engineQuorum = q;
           }
         });
-    for (Map.Entry<String, Vs> e : vss.entrySet()) {
-      for (Map.Entry<String, Rs> r : e.getValue().servers.entrySet()) {
-        try {
-          applier.setMaint(e.getKey(), r.getKey(), r.getValue().state == AdminState.MAINT);
-        } catch (UnknownServerException ex) {
-          throw new IllegalStateException(ex.getMessage(), ex);
+    try {
+      for (Map.Entry<String, Vs> e : vss.entrySet()) {
+        for (Map.Entry<String, Rs> r : e.getValue().servers.entrySet()) {
+          try {
+            applier.setMaint(e.getKey(), r.getKey(), r.getValue().state == AdminState.MAINT);
+          } catch (UnknownServerException ex) {
+            throw new IllegalStateException(ex.getMessage(), ex);
+          }
         }
       }
+    } finally {
+      applier.publish();
     }
   }
 
@@ -364,8 +380,14 @@ public final class AdminApplier {
   private void requorum(Vs vs, String why) throws TableException, UnknownServerException {
     String vsName = nameOf(vs);
     boolean was = vs.quorum;
-    long sum = vs.effectiveSum();
-    boolean next = vs.hasAdmin() ? vs.rule.next(was, sum) : vs.engineQuorum;
+    // Without settings the engine's verdict stands and the sum is not needed: O(servers) per
+    // verdict was 10^8 steps for 10,000 servers' first round of checks.
+    boolean admin = vs.hasAdmin();
+    long sum = admin ? vs.effectiveSum() : -1;
+    boolean next = admin ? vs.rule.next(was, sum) : vs.engineQuorum;
+    if (next != was && sum < 0) {
+      sum = vs.effectiveSum();
+    }
     boolean sorryBefore = applier.sorryInstalled(vsName);
     applier.quorum(vsName, next);
     vs.quorum = next;
@@ -435,7 +457,22 @@ public final class AdminApplier {
       this.rule = rule;
     }
 
+    /** Whether a server has a setting; null until asked after a change (verdicts change none). */
+    private Boolean admin;
+
+    /** A server's state or operator's weight changed. */
+    void settingsChanged() {
+      admin = null;
+    }
+
     boolean hasAdmin() {
+      if (admin == null) {
+        admin = computeHasAdmin();
+      }
+      return admin;
+    }
+
+    private boolean computeHasAdmin() {
       return servers.values().stream()
           .anyMatch(r -> r.state != AdminState.NONE || r.weight != null);
     }

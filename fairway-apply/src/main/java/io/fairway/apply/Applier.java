@@ -30,6 +30,10 @@ import org.slf4j.LoggerFactory;
  * serves an alive server is absent.
  *
  * <p>All methods are synchronized; verdicts from many checker threads are applied one at a time.
+ *
+ * <p>Once {@link #coalesceVerdicts} is called, verdicts ({@link #setAlive}, {@link #setWeight},
+ * {@link #setMaint}, {@link #quorum}) that arrive together are published as one change of the table
+ * ({@link PublicationHold}); every other call publishes what is held first.
  */
 public final class Applier {
   private static final Logger LOG = LoggerFactory.getLogger(Applier.class);
@@ -49,6 +53,9 @@ public final class Applier {
   /** Told when a ramp starts, so a periodic step runs only while ramps do; under this lock. */
   private Runnable rampStarted = () -> {};
 
+  /** Holds the table's publication across verdicts that arrive together, once enabled. */
+  private final PublicationHold hold;
+
   /**
    * An applier for the given virtual servers, keyed by name. Nothing is written until {@link
    * #init}.
@@ -62,9 +69,36 @@ public final class Applier {
     this.nanos = Objects.requireNonNull(nanos, "nanos");
     this.table = new TolerantTable(Objects.requireNonNull(table, "table"));
     this.rampTarget = table instanceof RampTarget t ? t : null;
+    this.hold = new PublicationHold(table, nanos);
     for (Map.Entry<String, VirtualServer> e : vs.entrySet()) {
       vss.put(e.getKey(), new VsState(e.getValue()));
     }
+  }
+
+  /**
+   * From now on verdicts that arrive together are published together: the table is held ({@link
+   * io.fairway.table.Table#hold}) from the first verdict until {@code later} runs the release, a
+   * window bounded by what publishing costs and by {@link PublicationHold#MAX_WAIT}. Each call
+   * still runs, and is refused, when it is made. A table that publishes every change at once (the
+   * kernel's) is not held.
+   */
+  public synchronized void coalesceVerdicts(Later later) {
+    hold.use(later);
+  }
+
+  /** Publishes what a hold has held back (the timer's release; also before stopping). */
+  public synchronized void publish() {
+    hold.release();
+  }
+
+  /** Whether verdicts are being held now, unpublished (tests). */
+  synchronized boolean holding() {
+    return hold.open();
+  }
+
+  /** A verdict is about to change the table. */
+  private void holdForVerdict() {
+    hold.join(this::publish);
   }
 
   /** Whether {@link #init} has run for the virtual server. */
@@ -119,6 +153,7 @@ public final class Applier {
         throw new UnknownServerException(vsName, rsName);
       }
     }
+    hold.release();
     table.begin();
     try {
       initBatched(vs, initial);
@@ -169,6 +204,7 @@ public final class Applier {
     if (rs.alive == alive) {
       return;
     }
+    holdForVerdict();
     if (vs.initialized && vs.mayChangeServers()) {
       if (alive) {
         rs.alive = true;
@@ -213,6 +249,7 @@ public final class Applier {
     if (clamped == rs.weight) {
       return;
     }
+    holdForVerdict();
     int old = rs.weight;
     rs.weight = clamped;
     if (vs.initialized && rs.present && rs.alive && vs.mayChangeServers()) {
@@ -254,6 +291,7 @@ public final class Applier {
         || (rampTarget == null && rs.weight <= 1)) {
       return false;
     }
+    hold.release();
     startRamp(rs);
     handRamp(vs, rs);
     int w = current(rs);
@@ -279,6 +317,7 @@ public final class Applier {
    * @return how many servers changed weight
    */
   public synchronized int stepSlowStarts() throws TableException {
+    hold.release();
     int changed = 0;
     for (VsState vs : vss.values()) {
       if (!vs.initialized || !vs.mayChangeServers()) {
@@ -402,6 +441,7 @@ public final class Applier {
     if (vs.quorumUp == up) {
       return;
     }
+    holdForVerdict();
     vs.quorumUp = up;
     LOG.info("{}: quorum {}", vsName, up ? "gained" : "lost");
     if (!vs.initialized || vs.config.sorryServer() == null) {
@@ -446,6 +486,7 @@ public final class Applier {
     if (rs.maint == maint) {
       return;
     }
+    holdForVerdict();
     rs.maint = maint;
     if (!vs.initialized) {
       return;
@@ -477,6 +518,7 @@ public final class Applier {
     if (!vs.config.overflow() || !vs.initialized || !vs.sorryPresent || vs.sorryServing) {
       return false;
     }
+    hold.release();
     Service service = null;
     for (Service s : vs.config.services()) {
       if (s.key().equals(key)) {
@@ -588,6 +630,7 @@ public final class Applier {
    * but not installed until {@link #init}.
    */
   public synchronized void replace(Map<String, VirtualServer> newConfig) throws TableException {
+    hold.release();
     table.begin();
     try {
       replaceBatched(newConfig);
@@ -651,6 +694,7 @@ public final class Applier {
    * batch: every operation is attempted and the first failure is rethrown at the end.
    */
   public synchronized void removeAll() throws TableException {
+    hold.release();
     table.begin();
     try {
       for (VsState vs : vss.values()) {
@@ -669,6 +713,7 @@ public final class Applier {
    * does in that mode. One batch; the first failure is rethrown at the end.
    */
   public synchronized void removeServices() throws TableException {
+    hold.release();
     table.begin();
     try {
       for (VsState vs : vss.values()) {
@@ -697,6 +742,7 @@ public final class Applier {
     if (vss.isEmpty()) {
       return false;
     }
+    hold.release();
     LOG.info("Flushing the whole table (lvs_flush_on_stop)");
     table.raw().flush();
     vss.values().forEach(Applier::forget);
@@ -747,6 +793,7 @@ public final class Applier {
    * applier does not own are left alone.
    */
   public synchronized List<Drift> repairDrift() throws TableException {
+    hold.release();
     Map<ServiceKey, DesiredService> want = desired();
     List<Drift> drifts = DriftRepair.repair(table, want);
     for (Drift d : drifts) {

@@ -43,6 +43,14 @@
  *       pool restored when quorum returns is the one healthy then.
  *   <li>A reload diffs rather than rebuilds, and keeps presence tracking: it records what is in the
  *       kernel, and the kernel's table survives a reload.
+ *   <li>Verdicts that arrive together are published together ({@code PublicationHold}, once the
+ *       daemon lends its timer with {@link io.fairway.apply.Applier#coalesceVerdicts}): on a table
+ *       that publishes to readers elsewhere (the userspace proxy) each service's pool goes out once
+ *       per burst, at most 50 ms after its first verdict, instead of once per verdict. Every table
+ *       call is still made, and refused, when its verdict is, so a refused verdict is not recorded
+ *       and the check engine retries it; the order of operations, quorum and the sorry server,
+ *       notify scripts and events are those of one verdict at a time. The kernel's table makes each
+ *       change live at once and is not held.
  * </ul>
  *
  * <h2>Two Fairway extensions that only need weights</h2>

@@ -20,6 +20,11 @@ import java.util.Map;
  * A table that records every successful call and keeps the entries the way the kernel would, with
  * the kernel's EEXIST / ENOENT / ESRCH answers, so sequencing tests see the order of operations and
  * the end state.
+ *
+ * <p>It also counts publications as the userspace proxy makes them: a call outside a batch
+ * publishes its service, a batch ({@link #apply}) or a hold ({@link #hold}, only when {@link
+ * #holds}) publishes each service it touched once, at its end. And it refuses what {@link #refuse}
+ * says, as a kernel out of memory would.
  */
 final class RecordingTable implements Table {
   final List<TableOp> ops = new ArrayList<>();
@@ -35,27 +40,52 @@ final class RecordingTable implements Table {
   /** Connection counters {active, inactive} that {@link #list} reports, as the kernel's. */
   final Map<DestKey, int[]> counters = new LinkedHashMap<>();
 
+  /** Whether {@link #hold} holds (the userspace proxy) or not (the kernel's table, the default). */
+  boolean holds;
+
+  /** Operations to refuse with {@link Reason#OTHER}, which no tolerance rule absorbs. */
+  java.util.function.Predicate<TableOp> refuse = op -> false;
+
+  /** Each publication of a service's pool, in order. */
+  final List<ServiceKey> publications = new ArrayList<>();
+
+  /** How many holds were released. */
+  int releases;
+
+  /** Run at each release (a test's clock: what publishing takes). */
+  Runnable onRelease = () -> {};
+
+  /** Services touched in the batch or hold under way, or null. */
+  private java.util.Set<ServiceKey> pending;
+
+  private boolean held;
+
   @Override
   public void addService(Service s) throws TableException {
+    injected(new TableOp.AddService(s));
     if (services.containsKey(s.key())) {
       throw refuse(Reason.EXISTS, "add service " + s.key());
     }
     services.put(s.key(), s);
     dests.put(s.key(), new LinkedHashMap<>());
     ops.add(new TableOp.AddService(s));
+    touched(s.key());
   }
 
   @Override
   public void setService(Service s) throws TableException {
+    injected(new TableOp.SetService(s));
     if (!services.containsKey(s.key())) {
       throw refuse(Reason.NO_SERVICE, "set service " + s.key());
     }
     services.put(s.key(), s);
     ops.add(new TableOp.SetService(s));
+    touched(s.key());
   }
 
   @Override
   public void delService(ServiceKey key) throws TableException {
+    injected(new TableOp.DelService(key));
     if (services.remove(key) == null) {
       throw refuse(Reason.NO_SERVICE, "del service " + key);
     }
@@ -65,37 +95,100 @@ final class RecordingTable implements Table {
 
   @Override
   public void addDest(ServiceKey s, Dest d) throws TableException {
+    injected(new TableOp.AddDest(s, d));
     Map<DestKey, Dest> m = service(s, "add dest");
     if (m.containsKey(d.key())) {
       throw refuse(Reason.EXISTS, "add dest " + s + " " + d.key());
     }
     m.put(d.key(), d);
     ops.add(new TableOp.AddDest(s, d));
+    touched(s);
   }
 
   @Override
   public void setDest(ServiceKey s, Dest d) throws TableException {
+    injected(new TableOp.SetDest(s, d));
     Map<DestKey, Dest> m = service(s, "set dest");
     if (!m.containsKey(d.key())) {
       throw refuse(Reason.NOT_FOUND, "set dest " + s + " " + d.key());
     }
     m.put(d.key(), d);
     ops.add(new TableOp.SetDest(s, d));
+    touched(s);
   }
 
   @Override
   public void delDest(ServiceKey s, DestKey d) throws TableException {
+    injected(new TableOp.DelDest(s, d));
     Map<DestKey, Dest> m = service(s, "del dest");
     if (m.remove(d) == null) {
       throw refuse(Reason.NOT_FOUND, "del dest " + s + " " + d);
     }
     ops.add(new TableOp.DelDest(s, d));
+    touched(s);
   }
 
   @Override
   public List<TableException> apply(List<TableOp> batch) {
     batches.add(batch.size());
-    return Table.super.apply(batch);
+    if (held) {
+      return Table.super.apply(batch); // published with the hold
+    }
+    pending = new java.util.LinkedHashSet<>();
+    try {
+      return Table.super.apply(batch);
+    } finally {
+      publishPending();
+    }
+  }
+
+  @Override
+  public boolean hold() {
+    if (!holds) {
+      return false;
+    }
+    if (pending == null) {
+      pending = new java.util.LinkedHashSet<>();
+    }
+    held = true;
+    return true;
+  }
+
+  @Override
+  public void release() {
+    if (!held) {
+      return;
+    }
+    held = false;
+    releases++;
+    onRelease.run();
+    publishPending();
+  }
+
+  /** Whether a hold is on. */
+  boolean held() {
+    return held;
+  }
+
+  private void publishPending() {
+    java.util.Set<ServiceKey> p = pending;
+    pending = null;
+    publications.addAll(p);
+  }
+
+  private void touched(ServiceKey s) {
+    if (pending != null) {
+      pending.add(s);
+    } else {
+      publications.add(s);
+    }
+  }
+
+  private void injected(TableOp op) throws TableException {
+    if (refuse.test(op)) {
+      refused.add("OTHER " + op);
+      throw new TableException(Reason.OTHER, op + ": refused (injected)");
+    }
   }
 
   @Override

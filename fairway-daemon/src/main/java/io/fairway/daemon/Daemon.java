@@ -68,8 +68,9 @@ public final class Daemon implements AutoCloseable {
   private CheckEngine engine;
 
   /**
-   * The daemon's periodic work on one thread: drift repair, the overflow watch and, only while a
-   * ramp runs, the slow start step. All three serialise on the applier anyway.
+   * The daemon's periodic work on one thread: drift repair, the overflow watch, only while a ramp
+   * runs the slow start step, and the release of verdicts held to be published together. All
+   * serialise on the applier anyway.
    */
   private ScheduledExecutorService timers;
 
@@ -178,6 +179,9 @@ public final class Daemon implements AutoCloseable {
               return t;
             });
     Applier a = applier;
+    // Verdicts that arrive together (the first round of checks finds every dead server within
+    // seconds) are published together, the release on this thread.
+    a.coalesceVerdicts(this::later);
     if (!driftInterval.isZero()) {
       long ms = driftInterval.toMillis();
       // With the applier in hand, not through this object's lock: stop() holds it while it
@@ -193,6 +197,11 @@ public final class Daemon implements AutoCloseable {
       long us = Math.max(1, overflowInterval.toNanos() / 1000);
       timers.scheduleWithFixedDelay(() -> watchOverflow(watch), us, us, TimeUnit.MICROSECONDS);
     }
+  }
+
+  /** Runs a task on the timer thread after a delay; throws once the timers are stopped. */
+  private void later(Duration delay, Runnable task) {
+    timers.schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS);
   }
 
   /** Schedules the slow start step unless it is: called under the applier's lock, never blocks. */
@@ -474,6 +483,7 @@ public final class Daemon implements AutoCloseable {
       // scripts when the service goes away, and this is the only place it does.
       engine.shutdown();
     }
+    publishHeld();
     try {
       lvs.stop(applier);
     } catch (TableException e) {
@@ -487,10 +497,18 @@ public final class Daemon implements AutoCloseable {
     if (engine != null) {
       engine.close();
     }
+    publishHeld();
     try {
       lvs.detach();
     } catch (TableException e) {
       LOG.warn("{}", e.getMessage());
+    }
+  }
+
+  /** Verdicts held for a release the stopped timers will not run are published now. */
+  private void publishHeld() {
+    if (applier != null) {
+      applier.publish();
     }
   }
 

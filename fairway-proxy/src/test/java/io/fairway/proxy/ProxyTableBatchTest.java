@@ -30,9 +30,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@link ProxyTable#apply(List)} publishes each service's pool once per batch instead of once per
- * destination. That must not change what any operation does: each gets the result one call gets,
- * the table ends the same, and a server the batch removes loses its connections as a single delete
- * makes it lose them.
+ * destination, and a {@link ProxyTable#hold} once at its release. That must not change what any
+ * operation does: each gets the result one call gets, the table ends the same, and a server the
+ * batch removes loses its connections as a single delete makes it lose them.
  */
 class ProxyTableBatchTest {
   @AutoClose final Cleanup cleanup = new Cleanup();
@@ -110,6 +110,51 @@ class ProxyTableBatchTest {
     try (Socket next = new Socket()) {
       next.connect(vip, 2000);
       next.setSoTimeout(3000);
+      assertThat(greeting(next)).isEqualTo("b2");
+    }
+  }
+
+  @Test
+  void aHoldAnswersEachOperationWhenMadeAndPublishesAtTheRelease() throws Exception {
+    EchoServer b1 = cleanup.track(new EchoServer("b1"));
+    EchoServer b2 = cleanup.track(new EchoServer("b2"));
+    ProxyTable t = cleanup.track(new ProxyTable(ProxyOptions.defaults().withIoThreads(1), null));
+    ServiceKey k = SERVICES[0];
+    t.addService(Service.of(k, "fo"));
+    t.addDest(k, dest(b1.address(), 2));
+    t.addDest(k, dest(b2.address(), 1));
+    InetSocketAddress vip = t.boundAddress(k);
+    DestKey first = new DestKey(b1.address().getAddress(), b1.address().getPort());
+    try (Socket held = new Socket()) {
+      held.connect(vip, 2000);
+      held.setSoTimeout(10_000);
+      assertThat(greeting(held)).isEqualTo("b1");
+
+      assertThat(t.hold()).isTrue();
+      t.delDest(k, first);
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> t.delDest(k, first))
+          .as("refused when made, not at the release")
+          .isInstanceOf(TableException.class)
+          .hasMessageContaining("no destination");
+      assertThat(t.apply(List.of(new TableOp.SetDest(k, dest(b2.address(), 1)))))
+          .as("a batch joins the hold")
+          .containsOnlyNulls();
+      assertThat(t.list().get(0).dests()).as("the table as changed").hasSize(1);
+      try (Socket during = new Socket()) {
+        during.connect(vip, 2000);
+        during.setSoTimeout(10_000);
+        assertThat(greeting(during))
+            .as("new connections see the pool as published")
+            .isEqualTo("b1");
+      }
+      assertThat(closedByPeer(held)).isFalse();
+
+      t.release();
+      await().atMost(Duration.ofSeconds(10)).until(() -> closedByPeer(held));
+    }
+    try (Socket next = new Socket()) {
+      next.connect(vip, 2000);
+      next.setSoTimeout(10_000);
       assertThat(greeting(next)).isEqualTo("b2");
     }
   }

@@ -59,6 +59,23 @@ public interface Table extends AutoCloseable {
     return results;
   }
 
+  /**
+   * Starts holding back publication. Until {@link #release}, operations still run one by one, each
+   * with its own result, so a refusal is known when it happens; but a table that publishes its
+   * destinations to readers elsewhere (the userspace proxy's event loops) may publish each service
+   * it touched once, at the release, instead of after every operation. A batch ({@link #apply})
+   * made while a hold is on joins it. The apply layer holds across verdicts that arrive together.
+   *
+   * @return whether this table holds anything back; the kernel's makes each change live as it is
+   *     made, so there is nothing to hold (the default)
+   */
+  default boolean hold() {
+    return false;
+  }
+
+  /** Publishes what a {@link #hold} held back, and ends it; nothing without one. */
+  default void release() {}
+
   @Override
   default void close() throws TableException {}
 }

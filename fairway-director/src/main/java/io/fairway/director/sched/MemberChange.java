@@ -3,7 +3,9 @@ package io.fairway.director.sched;
 /**
  * One membership change of a batch, as the kernel's scheduler hooks see it ({@code add_dest},
  * {@code del_dest}, {@code upd_dest}): which server, and its weight before and after (0 before an
- * add, 0 after a delete).
+ * add, 0 after a delete). The weights are the ones the schedulers compare ({@link Dest#eweight}):
+ * while a slow start runs in the service they are scaled and ramped, so a replay during a ramp sees
+ * what one update per change would have seen.
  *
  * <p>A batch ({@link VirtualService#beginBatch}) hands a scheduler the list it ends with plus these
  * changes in the order they were made, so a scheduler whose state depends on every hook call (rr's
@@ -19,14 +21,15 @@ public record MemberChange(Kind kind, Dest dest, int weightBefore, int weightAft
   }
 
   static MemberChange add(Dest d) {
-    return new MemberChange(Kind.ADD, d, 0, d.weight());
+    return new MemberChange(Kind.ADD, d, 0, d.eweight());
   }
 
-  static MemberChange delete(Dest d) {
-    return new MemberChange(Kind.DELETE, d, d.weight(), 0);
+  /** {@code before}: its effective weight before it left (leaving ends a ramp). */
+  static MemberChange delete(Dest d, int before) {
+    return new MemberChange(Kind.DELETE, d, before, 0);
   }
 
   static MemberChange edit(Dest d, int before) {
-    return new MemberChange(Kind.EDIT, d, before, d.weight());
+    return new MemberChange(Kind.EDIT, d, before, d.eweight());
   }
 }

@@ -31,6 +31,11 @@ import java.util.function.LongSupplier;
  * changes in order ({@link KernelScheduler#update(List, List)}), so it ends as one update per
  * change would have left it. Until then new connections are scheduled over the list as it was
  * before the batch.
+ *
+ * <p>Batches stay on while a slow start ramps: the changes carry the weights the schedulers compare
+ * (scaled and ramped, {@link Dest#eweight}), which stay put within a batch because everything that
+ * moves a ramp ({@link #ramp}, a ramp's next step, removing a ramping server) first publishes what
+ * the batch holds so far.
  */
 public final class VirtualService {
   private final KernelScheduler scheduler;
@@ -55,6 +60,13 @@ public final class VirtualService {
 
   /** The changes of the batch under way, or null outside a batch. */
   private List<MemberChange> batch;
+
+  /**
+   * The weight scale of the last publication (1, or {@link io.fairway.director.SlowStart#STEPS}
+   * while anybody ramps): what a server added in a batch is compared at until the batch ends.
+   * Guarded by this.
+   */
+  private int scale = 1;
 
   private volatile Dest sorry;
 
@@ -123,8 +135,18 @@ public final class VirtualService {
     }
     checkNotSorry(spec, sorry);
     Dest d = revive(spec);
+    if (d.ramping()) {
+      // Brought back still ramping: its scale may not be the batch's, as for a removal.
+      flushBatch();
+    }
+    d.weightScale(scale);
     members.put(at, d);
-    changed(MemberChange.add(d));
+    MemberChange c = MemberChange.add(d);
+    if (d.ramping()) {
+      publish(List.of(c));
+    } else {
+      changed(c);
+    }
     return d;
   }
 
@@ -132,7 +154,7 @@ public final class VirtualService {
   public synchronized Dest edit(DestSpec spec) {
     Dest d = members.get(new At(spec.address(), spec.port()));
     if (d == null) throw new IllegalArgumentException("no real_server " + spec.name());
-    int before = d.weight();
+    int before = d.eweight();
     d.update(spec);
     changed(MemberChange.edit(d, before));
     return d;
@@ -143,11 +165,24 @@ public final class VirtualService {
    */
   public synchronized void remove(InetAddress address, int port) {
     At at = new At(address, port);
-    Dest d = members.remove(at);
+    Dest d = members.get(at);
     if (d == null) return;
+    boolean ramped = d.ramping();
+    if (ramped) {
+      // Its ramp ends with it, which can change every server's scale: a publication of its own,
+      // after what the batch holds so far.
+      flushBatch();
+    }
+    members.remove(at);
+    int before = d.eweight();
     d.markRemoved();
     trash.put(at, d);
-    changed(MemberChange.delete(d));
+    MemberChange c = MemberChange.delete(d, before);
+    if (ramped) {
+      publish(List.of(c));
+    } else {
+      changed(c);
+    }
   }
 
   /**
@@ -168,16 +203,11 @@ public final class VirtualService {
     if (changes != null && !changes.isEmpty()) publish(changes);
   }
 
-  /**
-   * A change: into the batch, or published now. While a slow start ramps anybody the weights the
-   * schedulers compare are scaled and ramped, which a replay of configured weights cannot follow,
-   * so changes are then published one by one, after what the batch holds.
-   */
+  /** A change: into the batch, or published now. */
   private void changed(MemberChange c) {
-    if (batch != null && nextRampStep == Long.MAX_VALUE) {
+    if (batch != null) {
       batch.add(c);
     } else {
-      flushBatch();
       publish(List.of(c));
     }
   }
@@ -212,30 +242,39 @@ public final class VirtualService {
       }
       checkNotSorry(s, sorry);
     }
-    List<MemberChange> changes = batch != null ? batch : new ArrayList<>();
+    boolean ramping = false;
+    for (Dest d : members.values()) ramping |= d.ramping();
+    for (Dest d : trash.values()) ramping |= d.ramping();
+    if (ramping) {
+      // Removing a ramping server can change every server's scale: what the batch holds so far is
+      // published, and this reconcile is one plain update of its own.
+      flushBatch();
+    }
+    boolean batched = batch != null && !ramping;
+    List<MemberChange> changes = batched ? batch : new ArrayList<>();
     for (java.util.Iterator<java.util.Map.Entry<At, Dest>> it = members.entrySet().iterator();
         it.hasNext(); ) {
       java.util.Map.Entry<At, Dest> e = it.next();
       Dest d = e.getValue();
       DestSpec s = wanted.remove(e.getKey());
       if (s == null) {
-        changes.add(MemberChange.delete(d));
+        changes.add(MemberChange.delete(d, d.eweight()));
         d.markRemoved();
         trash.put(e.getKey(), d);
         it.remove();
       } else {
-        int before = d.weight();
+        int before = d.eweight();
         d.update(s);
         changes.add(MemberChange.edit(d, before));
       }
     }
     for (java.util.Map.Entry<At, DestSpec> e : wanted.entrySet()) {
       Dest d = revive(e.getValue());
+      d.weightScale(scale);
       members.put(e.getKey(), d);
       changes.add(MemberChange.add(d));
     }
-    if (batch == null)
-      publish(List.of()); // one update on the result, as a reconcile has always been
+    if (!batched) publish(List.of()); // one update on the result, as a reconcile has always been
   }
 
   /** Sets or clears ({@code null}) the sorry server. It must not also be a real server. */
@@ -295,10 +334,11 @@ public final class VirtualService {
 
   private synchronized void refreshRamps(long now) {
     if (now - nextRampStep < 0) return; // another pick moved them already
+    // Before the weights move, so the batch's changes replay over the weights they were made at.
+    flushBatch();
     boolean changed = false;
     for (Dest d : addOrder) changed |= d.refreshRamp(now);
     if (changed) {
-      flushBatch();
       publish(List.of());
     } else {
       nextRampStep = nextStep(addOrder, now);
@@ -315,9 +355,9 @@ public final class VirtualService {
   }
 
   /**
-   * Publishes the members: the scheduler replays {@code changes} (one or none: a plain update).
-   * With a ramp under way the weights are scaled, and a batch that brought one back (a revived
-   * server still ramping) gets a plain update: exact replays are for batches without slow start.
+   * Publishes the members: the scheduler replays {@code changes} (one or none: a plain update). The
+   * scale is the same before and after a batch (see the class comment), so the effective weights
+   * the changes carry are those the list ends with.
    */
   private void publish(List<MemberChange> changes) {
     List<Dest> next = List.copyOf(members.values());
@@ -325,13 +365,13 @@ public final class VirtualService {
     for (Dest d : next) ramping |= d.ramping();
     // While anybody ramps every weight is scaled by 100, so a weight-1 server can take 1% of its
     // share.
-    int scale = ramping ? io.fairway.director.SlowStart.STEPS : 1;
+    scale = ramping ? io.fairway.director.SlowStart.STEPS : 1;
     for (Dest d : next) d.weightScale(scale);
     nextRampStep = ramping ? nextStep(next, nanos.getAsLong()) : Long.MAX_VALUE;
     addOrder = next;
     List<Dest> kernel = new ArrayList<>(next);
     Collections.reverse(kernel);
-    if (changes.size() <= 1 || ramping) {
+    if (changes.size() <= 1) {
       scheduler.update(kernel);
     } else {
       scheduler.update(kernel, changes);

@@ -41,13 +41,14 @@ final class WeightedRoundRobin implements KernelScheduler {
   /**
    * A batch: {@code cw} goes through the gcd and maximum weight after each change, as the kernel's
    * {@code dest_changed} hook saw them, over a count of the weights rewound from the list the batch
-   * ends with. The final {@link #update(List)} repeats the last step, which changes nothing (the
-   * step is idempotent: the maximum is a multiple of the gcd).
+   * ends with. The weights are the effective ones ({@link Dest#eweight}, as {@link #update(List)}
+   * compares), which the changes carry too. The final {@link #update(List)} repeats the last step,
+   * which changes nothing (the step is idempotent: the maximum is a multiple of the gcd).
    */
   @Override
   public synchronized void update(List<Dest> kernelOrder, List<MemberChange> changes) {
     java.util.TreeMap<Integer, Integer> weights = new java.util.TreeMap<>();
-    for (Dest d : kernelOrder) weights.merge(d.weight(), 1, Integer::sum);
+    for (Dest d : kernelOrder) weights.merge(d.eweight(), 1, Integer::sum);
     for (int i = changes.size() - 1; i >= 0; i--) {
       MemberChange c = changes.get(i);
       if (c.kind() != MemberChange.Kind.DELETE) count(weights, c.weightAfter(), -1);

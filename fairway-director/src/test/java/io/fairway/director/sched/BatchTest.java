@@ -16,7 +16,9 @@ import org.junit.jupiter.api.Test;
  * current weight depend on every change, which is what the replay in {@link
  * KernelScheduler#update(List, List)} is for; the rest depend on the list alone. Rounds of random
  * adds, edits and removes (with servers coming back, weights changing the gcd and the maximum,
- * thresholds) alternate with rounds of connections, so the cursors start the batches anywhere.
+ * thresholds) alternate with rounds of connections, so the cursors start the batches anywhere. With
+ * slow start, servers ramp across the batches (the weights the schedulers compare are then scaled
+ * and ramped, and the batch replays those).
  */
 class BatchTest {
 
@@ -25,14 +27,37 @@ class BatchTest {
 
   @Property(tries = 300)
   void aBatchEndsWhereOneChangeAtATimeEnds(@ForAll long seed) {
+    run(seed, false);
+  }
+
+  @Property(tries = 300)
+  void aBatchDuringASlowStartEndsWhereOneChangeAtATimeEnds(@ForAll long seed) {
+    run(seed, true);
+  }
+
+  private static void run(long seed, boolean ramps) {
     for (String name : SCHEDULERS) {
       Random r = new Random(seed);
-      VirtualService single = new VirtualService(create(name, seed), Persistence.NONE, () -> 0L);
-      VirtualService batched = new VirtualService(create(name, seed), Persistence.NONE, () -> 0L);
+      long[] now = {0};
+      VirtualService single =
+          new VirtualService(create(name, seed), Persistence.NONE, () -> 0L, () -> now[0]);
+      VirtualService batched =
+          new VirtualService(create(name, seed), Persistence.NONE, () -> 0L, () -> now[0]);
       List<Connection> openSingle = new ArrayList<>();
       List<Connection> openBatched = new ArrayList<>();
       java.util.Set<String> members = new java.util.HashSet<>();
       for (int round = 0; round < 8; round++) {
+        if (ramps && !members.isEmpty() && r.nextBoolean()) {
+          // A member starts (or restarts) a ramp of 1..4 s, 0..2 s in, in both services.
+          String who = members.stream().sorted().toList().get(r.nextInt(members.size()));
+          long length = 1_000_000_000L * (1 + r.nextInt(4));
+          long elapsed = r.nextInt(2_000_000_000);
+          single.ramp(member(single, who), elapsed, length);
+          batched.ramp(member(batched, who), elapsed, length);
+        }
+        if (ramps) {
+          now[0] += r.nextInt(700_000_000); // ramps step, some end
+        }
         List<Object[]> changes = changes(r);
         batched.beginBatch();
         for (Object[] c : changes) {
@@ -111,6 +136,59 @@ class BatchTest {
   }
 
   @Test
+  void aBatchDuringASlowStartHandsTheSchedulerOneUpdate() {
+    List<Integer> sizes = new ArrayList<>();
+    VirtualService vs = new VirtualService(counting(sizes), Persistence.NONE, () -> 0L, () -> 0L);
+    Dest ramping = vs.add(DestSpec.of("10.9.0.1", 80, 1));
+    vs.ramp(ramping, 0, 60_000_000_000L);
+    sizes.clear();
+    vs.beginBatch();
+    for (int i = 0; i < 1000; i++) {
+      vs.add(DestSpec.of("10.0." + (i / 250) + "." + (1 + i % 250), 80, 1));
+    }
+    vs.endBatch();
+    assertThat(sizes).as("one update for the batch, the ramp running").containsExactly(1001);
+    assertThat(ramping.ramping()).isTrue();
+  }
+
+  private static KernelScheduler counting(List<Integer> sizes) {
+    return new KernelScheduler() {
+      final KernelScheduler wrr = new WeightedRoundRobin();
+
+      @Override
+      public String name() {
+        return "wrr";
+      }
+
+      @Override
+      public void update(List<Dest> kernelOrder) {
+        sizes.add(kernelOrder.size());
+        wrr.update(kernelOrder);
+      }
+
+      @Override
+      public void update(List<Dest> kernelOrder, List<MemberChange> changes) {
+        sizes.add(kernelOrder.size());
+        wrr.update(kernelOrder, changes);
+      }
+
+      @Override
+      public Dest pick(int clientFold, int clientPort, int destinationFold) {
+        return wrr.pick(clientFold, clientPort, destinationFold);
+      }
+    };
+  }
+
+  private static Dest member(VirtualService vs, String address) {
+    for (Dest d : vs.dests()) {
+      if (d.address().getHostAddress().equals(address)) {
+        return d;
+      }
+    }
+    throw new AssertionError("no member " + address);
+  }
+
+  @Test
   void aBatchStillRefusesATwiceListedServerAtOnce() {
     VirtualService vs = new VirtualService(new RoundRobin());
     vs.beginBatch();
@@ -177,6 +255,6 @@ class BatchTest {
   }
 
   private static List<String> names(List<Dest> dests) {
-    return dests.stream().map(d -> d.name() + "/" + d.weight()).toList();
+    return dests.stream().map(d -> d.name() + "/" + d.weight() + "/" + d.eweight()).toList();
   }
 }

@@ -85,6 +85,16 @@ public final class VirtualService {
   private io.fairway.director.sched.VirtualService kernel;
   private VarnishPicker varnish;
 
+  /**
+   * The kernel model's servers as the table has them now, by their model object: a pick falls back
+   * to it when the model chose a server the published pool does not map yet. The model publishes
+   * its own list early when a ramp moves in the middle of a batch or a {@link ProxyTable#hold}, so
+   * a server added there can be picked before the pool that maps it is out. Written under the
+   * table's lock, read by event loops.
+   */
+  private final Map<io.fairway.director.sched.Dest, RealServer> live =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
   /** Inside {@link #beginBatch}: member changes wait for {@link #endBatch} to be published. */
   private boolean batching;
 
@@ -223,10 +233,12 @@ public final class VirtualService {
     if (kernel != null && !isSorry(rs)) {
       if (current(d.key()) != null) {
         rs.kernelDest = kernel.add(spec(d.withWeight(0)));
+        live.put(rs.kernelDest, rs);
         rampKernel(rs);
         kernel.edit(spec(d));
       } else {
         rs.kernelDest = kernel.add(spec(d));
+        live.put(rs.kernelDest, rs);
       }
     }
     changed();
@@ -299,6 +311,9 @@ public final class VirtualService {
     if (kernel != null && !isSorry(rs)) {
       kernel.remove(k.address(), k.port());
     }
+    if (rs.kernelDest != null) {
+      live.remove(rs.kernelDest);
+    }
     changed();
     return rs;
   }
@@ -359,6 +374,7 @@ public final class VirtualService {
     Selection sel = selection();
     if (sel instanceof Selection.Varnish v) {
       kernel = null;
+      live.clear();
       varnish = new VarnishPicker(v, varnish);
     } else {
       varnish = null;
@@ -372,8 +388,12 @@ public final class VirtualService {
         kernel.setSorryServer(new DestSpec(null, sorry.getAddress(), sorry.getPort(), 1, 0, 0));
       }
       kernel.beginBatch(); // n adds, one scheduler update
+      live.clear();
       for (RealServer rs : members.values()) {
         rs.kernelDest = isSorry(rs) ? null : kernel.add(spec(rs.dest()));
+        if (rs.kernelDest != null) {
+          live.put(rs.kernelDest, rs);
+        }
         rampKernel(rs);
       }
       if (!batching) {
@@ -528,6 +548,9 @@ public final class VirtualService {
       return null;
     }
     RealServer rs = p.byKernelDest().get(c.dest());
+    if (rs == null) {
+      rs = live.get(c.dest()); // the model published ahead of the pool
+    }
     if (rs == null) {
       // Published between the pick and this lookup: count it gone and let the caller retry.
       c.closing();

@@ -1,0 +1,391 @@
+package io.fairway.apply;
+
+import static io.fairway.apply.Fixtures.SORRY;
+import static io.fairway.apply.Fixtures.WEB;
+import static io.fairway.apply.Fixtures.WEB_SVC;
+import static io.fairway.apply.Fixtures.ip;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.fairway.table.Dest;
+import io.fairway.table.Protocol;
+import io.fairway.table.Service;
+import io.fairway.table.ServiceKey;
+import io.fairway.table.TableException;
+import io.fairway.table.TableOp;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.LongSupplier;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Verdicts that arrive together are published together ({@link Applier#coalesceVerdicts}), and
+ * nothing else changes: the same table operations in the same order, each refused when it is made,
+ * the same events, the same end state as one verdict published at a time.
+ */
+class VerdictCoalescingTest {
+  static final ServiceKey TLS = ServiceKey.of(Protocol.TCP, ip("10.16.0.1"), 443);
+
+  /** The daemon's timer, run by hand. */
+  static final class ManualLater implements Later {
+    final List<Runnable> tasks = new ArrayList<>();
+    final List<Duration> delays = new ArrayList<>();
+
+    @Override
+    public void after(Duration delay, Runnable task) {
+      delays.add(delay);
+      tasks.add(task);
+    }
+
+    void runAll() {
+      List<Runnable> due = List.copyOf(tasks);
+      tasks.clear();
+      due.forEach(Runnable::run);
+    }
+  }
+
+  /** A virtual server with two services (80 and 443) and {@code n} real servers. */
+  static VirtualServer pool(int n) {
+    List<RealServer> servers = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      servers.add(Fixtures.rs("s" + i, "10.16." + (1 + i / 250) + "." + (1 + i % 250), 1));
+    }
+    return new VirtualServer(
+        "web",
+        List.of(WEB_SVC, Service.of(TLS, "rr")),
+        VirtualServer.byName(servers),
+        null,
+        false,
+        List.of());
+  }
+
+  static Set<String> names(int n) {
+    Set<String> s = new HashSet<>();
+    for (int i = 0; i < n; i++) {
+      s.add("s" + i);
+    }
+    return s;
+  }
+
+  @Test
+  void aBurstOfVerdictsIsOnePublicationPerServiceWithTheSameOperations() throws Exception {
+    int n = 300;
+    RecordingTable one = new RecordingTable();
+    RecordingTable held = new RecordingTable();
+    one.holds = true;
+    held.holds = true;
+    Applier single = new Applier(one, Fixtures.config(pool(n)));
+    Applier batched = new Applier(held, Fixtures.config(pool(n)));
+    ManualLater later = new ManualLater();
+    batched.coalesceVerdicts(later);
+    single.init("web", new InitialState(names(n), true));
+    batched.init("web", new InitialState(names(n), true));
+    one.publications.clear();
+    held.publications.clear();
+
+    for (int i = 1; i < n; i++) {
+      single.setAlive("web", "s" + i, false);
+      batched.setAlive("web", "s" + i, false);
+    }
+
+    assertThat(one.publications).as("one by one: every call publishes").hasSize(2 * (n - 1));
+    assertThat(held.publications).as("held: nothing published yet").isEmpty();
+    assertThat(later.tasks).as("one release for the burst").hasSize(1);
+    later.runAll();
+    assertThat(held.publications).containsExactly(WEB, TLS);
+    assertThat(held.ops).as("the same operations, in order").isEqualTo(one.ops);
+    assertThat(held.dests).isEqualTo(one.dests);
+    assertThat(held.dests.get(WEB)).hasSize(1);
+    assertThat(batched.holding()).isFalse();
+
+    // The next verdict opens the next window.
+    batched.setAlive("web", "s1", true);
+    assertThat(later.tasks).hasSize(1);
+    later.runAll();
+    assertThat(held.publications).containsExactly(WEB, TLS, WEB, TLS);
+  }
+
+  @Test
+  void theKernelsTableIsNotHeld() throws Exception {
+    RecordingTable kernel = new RecordingTable(); // holds nothing back
+    Applier a = new Applier(kernel, Fixtures.config(pool(3)));
+    ManualLater later = new ManualLater();
+    a.coalesceVerdicts(later);
+    a.init("web", new InitialState(names(3), true));
+    kernel.publications.clear();
+
+    a.setAlive("web", "s1", false);
+
+    assertThat(later.tasks).isEmpty();
+    assertThat(a.holding()).isFalse();
+    assertThat(kernel.publications).containsExactly(WEB, TLS);
+  }
+
+  @Test
+  void aRefusedVerdictIsRefusedWhenItIsMadeAndRetriedLater() throws Exception {
+    RecordingTable table = new RecordingTable();
+    table.holds = true;
+    Applier a = new Applier(table, Fixtures.config(pool(3)));
+    ManualLater later = new ManualLater();
+    a.coalesceVerdicts(later);
+    a.init("web", new InitialState(names(3), true));
+    Dest s2 = Dest.of(ip("10.16.1.3"), 80, 1);
+    table.refuse = op -> op instanceof TableOp.DelDest d && d.dest().equals(s2.key());
+
+    a.setAlive("web", "s1", false);
+    assertThatThrownBy(() -> a.setAlive("web", "s2", false))
+        .isInstanceOf(TableException.class)
+        .hasMessageContaining("refused");
+
+    assertThat(a.alive("web", "s2")).as("not recorded: the engine retries it").isTrue();
+    assertThat(a.alive("web", "s1")).isFalse();
+    later.runAll();
+    table.refuse = op -> false;
+    a.setAlive("web", "s2", false);
+    later.runAll();
+    assertThat(table.dests.get(WEB)).containsOnlyKeys(Fixtures.key("10.16.1.1"));
+  }
+
+  @Test
+  void anOperatorsActionIsPublishedBeforeItReturns() throws Exception {
+    RecordingTable table = new RecordingTable();
+    table.holds = true;
+    Applier a = new Applier(table, Fixtures.config(pool(3)));
+    ManualLater later = new ManualLater();
+    a.coalesceVerdicts(later);
+    AdminApplier admin = new AdminApplier(a, Map.of(), e -> {});
+    admin.init("web", new InitialState(names(3), true));
+    table.publications.clear();
+
+    admin.setAlive("web", "s1", false);
+    assertThat(table.held()).isTrue();
+    admin.setState("web", "s2", AdminState.DRAIN);
+
+    assertThat(table.held()).isFalse();
+    assertThat(table.publications).containsExactly(WEB, TLS);
+    assertThat(table.weight(WEB, Fixtures.key("10.16.1.3"))).isZero();
+  }
+
+  @Test
+  void whatIsNotAVerdictPublishesTheHeldOnesFirst() throws Exception {
+    RecordingTable table = new RecordingTable();
+    table.holds = true;
+    Applier a = new Applier(table, Fixtures.config(pool(3)));
+    a.coalesceVerdicts(new ManualLater());
+    a.init("web", new InitialState(names(3), true));
+
+    a.setAlive("web", "s1", false);
+    assertThat(a.holding()).isTrue();
+    a.repairDrift();
+    assertThat(a.holding()).isFalse();
+
+    a.setAlive("web", "s1", true);
+    a.removeAll();
+    assertThat(a.holding()).isFalse();
+    assertThat(table.services).isEmpty();
+  }
+
+  @Test
+  void aTimerThatIsStoppingPublishesAtOnce() throws Exception {
+    RecordingTable table = new RecordingTable();
+    table.holds = true;
+    Applier a = new Applier(table, Fixtures.config(pool(3)));
+    a.coalesceVerdicts(
+        (delay, task) -> {
+          throw new java.util.concurrent.RejectedExecutionException("stopping");
+        });
+    a.init("web", new InitialState(names(3), true));
+    table.publications.clear();
+
+    a.setAlive("web", "s1", false);
+
+    assertThat(a.holding()).isFalse();
+    assertThat(table.publications).containsExactly(WEB, TLS);
+  }
+
+  @Test
+  void theWindowIsTenTimesWhatPublishingCostsAtMostFiftyMilliseconds() {
+    long[] now = {0};
+    long[] cost = {3_000_000};
+    RecordingTable publishing = new RecordingTable();
+    publishing.holds = true;
+    publishing.onRelease = () -> now[0] += cost[0];
+    PublicationHold hold = new PublicationHold(publishing, () -> now[0]);
+    ManualLater later = new ManualLater();
+    hold.use(later);
+
+    hold.join(hold::release);
+    hold.join(hold::release); // joins the open one
+    later.runAll();
+    hold.join(hold::release);
+    later.runAll();
+    cost[0] = 20_000_000;
+    hold.join(hold::release);
+    later.runAll();
+    hold.join(hold::release);
+
+    assertThat(later.delays)
+        .containsExactly(
+            Duration.ZERO, Duration.ofMillis(30), Duration.ofMillis(30), PublicationHold.MAX_WAIT);
+  }
+
+  // --- batched against one by one, over random sequences --------------------------------------
+
+  /** One step: what, on which server, with what value. */
+  record Step(int kind, int server, int value) {}
+
+  @Provide
+  Arbitrary<List<Step>> steps() {
+    return Combinators.combine(
+            Arbitraries.integers().between(0, 9),
+            Arbitraries.integers().between(0, 4),
+            Arbitraries.integers().between(-1, 5))
+        .as(Step::new)
+        .list()
+        .ofMaxSize(60);
+  }
+
+  /** One side of the comparison: a table, the applier, the admin layer, what came out of it. */
+  static final class Side {
+    final RecordingTable table = new RecordingTable();
+    final long[] now = {1_000_000_000L};
+    final Applier applier;
+    final AdminApplier admin;
+    final ManualLater later = new ManualLater();
+    final List<AdminEvent> events = new ArrayList<>();
+    final List<String> outcomes = new ArrayList<>();
+
+    Side(VirtualServer vs, boolean coalesce) {
+      table.holds = true;
+      LongSupplier nanos = () -> now[0];
+      applier = new Applier(table, Fixtures.config(vs), nanos);
+      if (coalesce) {
+        applier.coalesceVerdicts(later);
+      }
+      admin = new AdminApplier(applier, Map.of("web", new QuorumRule(3, 1)), events::add);
+    }
+
+    void run(String what, Call c) {
+      try {
+        c.run();
+        outcomes.add(what + ": ok");
+      } catch (TableException | UnknownServerException e) {
+        outcomes.add(what + ": " + e.getMessage());
+      }
+    }
+  }
+
+  interface Call {
+    void run() throws TableException, UnknownServerException;
+  }
+
+  @Property(tries = 400)
+  void coalescedVerdictsEndWhereOneAtATimeEnds(
+      @ForAll("steps") List<Step> steps, @ForAll boolean sorryInhibit, @ForAll boolean startUp)
+      throws Exception {
+    List<RealServer> servers =
+        List.of(
+            Fixtures.rs("a", "10.16.1.1", 1),
+            Fixtures.inhibit("b", "10.16.1.2", 2),
+            new RealServer("c", Dest.of(ip("10.16.1.3"), 80, 3), false, 3, Duration.ofSeconds(4)),
+            Fixtures.inhibit("d", "10.16.1.4", 1),
+            Fixtures.rs("e", "10.16.1.5", 2));
+    VirtualServer vs =
+        new VirtualServer(
+                "web",
+                List.of(WEB_SVC, Service.of(TLS, "wrr")),
+                VirtualServer.byName(servers),
+                null,
+                false,
+                List.of())
+            .withSorryServer(SORRY, sorryInhibit);
+    Side single = new Side(vs, false);
+    Side batched = new Side(vs, true);
+    Set<String> alive = startUp ? Set.of("a", "b", "c") : Set.of();
+    for (Side s : List.of(single, batched)) {
+      s.admin.init("web", new InitialState(alive, startUp));
+    }
+    Set<String> refused = new HashSet<>();
+    for (Step st : steps) {
+      String name = servers.get(st.server()).name();
+      DestKeyMatcher refuse = new DestKeyMatcher(servers, refused);
+      for (Side s : List.of(single, batched)) {
+        s.table.refuse = refuse::matches;
+        int published = s.table.publications.size();
+        boolean verdict = st.kind() <= 3;
+        switch (st.kind()) {
+          case 0 -> s.run("up " + name, () -> s.admin.setAlive("web", name, true));
+          case 1 -> s.run("down " + name, () -> s.admin.setAlive("web", name, false));
+          case 2 -> s.run("weight " + name, () -> s.admin.setWeight("web", name, st.value() * 2L));
+          case 3 -> s.run("quorum", () -> s.admin.quorum("web", st.value() > 1));
+          case 4 ->
+              s.run(
+                  "admin " + name,
+                  () ->
+                      s.admin.setState(
+                          "web", name, AdminState.values()[Math.floorMod(st.value(), 3)]));
+          case 5 -> s.later.runAll(); // the timer releases the hold
+          case 6 -> s.run("step", () -> s.applier.stepSlowStarts());
+          case 7 -> s.now[0] += 700_000_000L; // ramps move
+          case 8 -> s.run("repair", () -> s.applier.repairDrift());
+          default -> {} // the refusals change below, once for both sides
+        }
+        if (verdict && s == batched) {
+          assertThat(s.table.publications.size())
+              .as("a verdict publishes nothing while it is held")
+              .isEqualTo(published);
+        }
+      }
+      if (st.kind() == 9) {
+        // The table starts or stops refusing this server's destinations (both sides).
+        if (!refused.remove(name)) {
+          refused.add(name);
+        }
+      }
+    }
+    batched.later.runAll();
+    assertThat(batched.outcomes).isEqualTo(single.outcomes);
+    assertThat(batched.events).isEqualTo(single.events);
+    assertThat(batched.table.ops).isEqualTo(single.table.ops);
+    assertThat(batched.table.dests).isEqualTo(single.table.dests);
+    assertThat(batched.applier.status()).isEqualTo(single.applier.status());
+    assertThat(batched.applier.desired()).isEqualTo(single.applier.desired());
+    assertThat(batched.table.held()).isFalse();
+    // Each release publishes a service at most once.
+    assertThat(batched.table.publications.size())
+        .isLessThanOrEqualTo(single.table.publications.size());
+  }
+
+  /** Refuses every operation on the destinations of the named servers. */
+  record DestKeyMatcher(List<RealServer> servers, Set<String> names) {
+    DestKeyMatcher {
+      names = Set.copyOf(names);
+    }
+
+    boolean matches(TableOp op) {
+      Map<io.fairway.table.DestKey, String> byKey = new LinkedHashMap<>();
+      servers.forEach(r -> byKey.put(r.dest().key(), r.name()));
+      io.fairway.table.DestKey k = null;
+      if (op instanceof TableOp.AddDest o) {
+        k = o.dest().key();
+      } else if (op instanceof TableOp.SetDest o) {
+        k = o.dest().key();
+      } else if (op instanceof TableOp.DelDest o) {
+        k = o.dest();
+      }
+      String name = k == null ? null : byKey.get(k);
+      return name != null && names.contains(name);
+    }
+  }
+}
