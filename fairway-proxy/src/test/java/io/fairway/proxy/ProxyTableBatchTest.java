@@ -118,7 +118,7 @@ class ProxyTableBatchTest {
   void aHoldAnswersEachOperationWhenMadeAndPublishesAtTheRelease() throws Exception {
     EchoServer b1 = cleanup.track(new EchoServer("b1"));
     EchoServer b2 = cleanup.track(new EchoServer("b2"));
-    ProxyTable t = cleanup.track(new ProxyTable(ProxyOptions.defaults().withIoThreads(1), null));
+    ProxyTable t = cleanup.track(new ProxyTable(ProxyOptions.builder().ioThreads(1).build(), null));
     ServiceKey k = SERVICES[0];
     t.addService(Service.of(k, "fo"));
     t.addDest(k, dest(b1.address(), 2));
