@@ -67,13 +67,48 @@ public final class TcpFrontend extends ChannelInboundHandlerAdapter {
     InetSocketAddress ca = (InetSocketAddress) client.remoteAddress();
     Lease lease = vs.select(ca, null, tried);
     if (lease == null) {
-      warnings.warn(
-          vs.service().key(),
-          "no destination available",
-          "for " + ca + (tried.isEmpty() ? "" : " (connect failed to " + tried + ")"));
-      client.close();
+      if (tried.isEmpty()
+          && vs.atCapacity()
+          && vs.slots()
+              .await(
+                  client.eventLoop(),
+                  vs.timeouts().connect(),
+                  () -> retry(client, ca),
+                  () ->
+                      refuse(
+                          client,
+                          ca,
+                          "every server at its uthreshold for " + vs.timeouts().connect()))) {
+        return; // nothing is read from the client meanwhile: auto-read is off
+      }
+      refuse(client, ca, "no destination available");
       return;
     }
+    connect(client, lease);
+  }
+
+  /** A slot may have freed: takes it, or says there still is none. */
+  private boolean retry(Channel client, InetSocketAddress ca) {
+    if (!client.isActive()) {
+      return true; // gone while it waited
+    }
+    Lease lease = vs.select(ca, null, tried);
+    if (lease == null) {
+      return false;
+    }
+    connect(client, lease);
+    return true;
+  }
+
+  private void refuse(Channel client, InetSocketAddress ca, String why) {
+    warnings.warn(
+        vs.service().key(),
+        why,
+        "for " + ca + (tried.isEmpty() ? "" : " (connect failed to " + tried + ")"));
+    client.close();
+  }
+
+  private void connect(Channel client, Lease lease) {
     RealServer rs = lease.server;
     TrafficMeter backendMeter = new TrafficMeter(new AdaptiveRecvByteBufAllocator());
     long splice =
