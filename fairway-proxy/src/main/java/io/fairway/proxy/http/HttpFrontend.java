@@ -427,10 +427,12 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
 
   /** Chooses a server and gets a connection to it; {@code fresh} skips pooled connections. */
   private void acquire(boolean fresh) {
-    Lease l = vs.select(clientAddress, key, tried, askedAlt);
+    // While others wait, a newcomer queues behind them (oldest first), as HAProxy's queue does.
+    boolean behind = tried.isEmpty() && vs.slots().waiting() > 0;
+    Lease l = behind ? null : vs.select(clientAddress, key, tried, askedAlt);
     if (l == null
         && tried.isEmpty()
-        && vs.atCapacity()
+        && (behind || vs.atCapacity())
         && vs.slots()
             .await(
                 client.eventLoop(), timeouts.connect(), this::retryAcquire, this::queueTimedOut)) {
@@ -449,11 +451,11 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
       return true; // the client went away, or the request ended otherwise
     }
     Lease l = vs.select(clientAddress, key, tried, askedAlt);
-    if (l == null) {
+    if (l == null && vs.atCapacity()) {
       return false;
     }
     waitingForSlot = null;
-    acquire(l, waitingFresh);
+    acquire(l, waitingFresh); // or the 503 of no server at all: nothing to wait for any more
     return true;
   }
 

@@ -65,10 +65,12 @@ public final class TcpFrontend extends ChannelInboundHandlerAdapter {
 
   private void connect(Channel client) {
     InetSocketAddress ca = (InetSocketAddress) client.remoteAddress();
-    Lease lease = vs.select(ca, null, tried);
+    // While others wait, a newcomer queues behind them (oldest first), as HAProxy's queue does.
+    boolean behind = tried.isEmpty() && vs.slots().waiting() > 0;
+    Lease lease = behind ? null : vs.select(ca, null, tried);
     if (lease == null) {
       if (tried.isEmpty()
-          && vs.atCapacity()
+          && (behind || vs.atCapacity())
           && vs.slots()
               .await(
                   client.eventLoop(),
@@ -94,7 +96,11 @@ public final class TcpFrontend extends ChannelInboundHandlerAdapter {
     }
     Lease lease = vs.select(ca, null, tried);
     if (lease == null) {
-      return false;
+      if (vs.atCapacity()) {
+        return false;
+      }
+      refuse(client, ca, "no destination available"); // nothing to wait for any more
+      return true;
     }
     connect(client, lease);
     return true;

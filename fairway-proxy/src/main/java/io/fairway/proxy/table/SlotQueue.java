@@ -20,6 +20,10 @@ import java.util.function.BooleanSupplier;
  * expires, which no lease announces); it gives up after its timeout (the service's connect timeout,
  * as HAProxy's {@code timeout queue} defaults to {@code timeout connect}).
  *
+ * <p>Oldest first: while anyone waits, a newcomer queues behind them instead of trying for itself
+ * (and wakes the first in line, since a slot may be free), so a slot that frees goes to whoever
+ * waited longest, not to whoever asked last.
+ *
  * <p>Thread-safety: any thread may wake the queue; a waiter only ever runs on its own event loop.
  */
 public final class SlotQueue {
@@ -64,12 +68,13 @@ public final class SlotQueue {
    */
   public boolean await(EventLoop loop, Duration timeout, BooleanSupplier tryNow, Runnable giveUp) {
     Waiter w = new Waiter(loop, tryNow, giveUp);
+    boolean ahead;
     synchronized (this) {
       if (waiters.size() >= MAX_WAITERS) {
         return false;
       }
       waiters.addLast(w);
-      size.incrementAndGet();
+      ahead = size.getAndIncrement() > 0;
       if (nudger == null) {
         nudger =
             loop.scheduleAtFixedRate(
@@ -77,6 +82,11 @@ public final class SlotQueue {
       }
     }
     w.timeout = loop.schedule(() -> expire(w), timeout.toNanos(), TimeUnit.NANOSECONDS);
+    if (ahead) {
+      // It queued behind others without trying (oldest first), so a slot may be free: the first
+      // in line tries.
+      released();
+    }
     return true;
   }
 
