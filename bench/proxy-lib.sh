@@ -29,7 +29,7 @@ wait_port() { # port [seconds]
 haproxy_tcp_listen() {
   local port=$1 i=0 b; shift
   printf 'listen tcp\n  bind 127.0.0.1:%s\n  mode tcp\n  balance roundrobin\n' "$port"
-  for b in "$@"; do i=$((i + 1)); printf '  server n%d 127.0.0.1:%s\n' "$i" "$b"; done
+  for b in "$@"; do i=$((i + 1)); printf '  server n%d 127.0.0.1:%s%s\n' "$i" "$b" "${SERVER_LIMIT:+ maxconn $SERVER_LIMIT}"; done
 }
 
 # haproxy_http_listen PORT BACKEND_PORT... -> the HAProxy `listen` section Fairway's HTTP proxy is
@@ -37,7 +37,7 @@ haproxy_tcp_listen() {
 haproxy_http_listen() {
   local port=$1 i=0 b; shift
   printf 'listen http\n  bind 127.0.0.1:%s\n  mode http\n  option http-keep-alive\n  http-reuse safe\n  balance roundrobin\n' "$port"
-  for b in "$@"; do i=$((i + 1)); printf '  server n%d 127.0.0.1:%s\n' "$i" "$b"; done
+  for b in "$@"; do i=$((i + 1)); printf '  server n%d 127.0.0.1:%s%s\n' "$i" "$b" "${SERVER_LIMIT:+ maxconn $SERVER_LIMIT}"; done
 }
 
 haproxy_globals() { # the global and defaults sections every benchmark's HAProxy uses
@@ -113,7 +113,7 @@ fairway_jvm_opts() {
 # pid in NGINX_PID
 start_nginx_proxy() {
   local name=$1 port=$2 mode=$3 dir="$WORK/nginx-$1" b servers=""; shift 3
-  for b in "$@"; do servers+="    server 127.0.0.1:$b;"$'\n'; done
+  for b in "$@"; do servers+="    server 127.0.0.1:$b${SERVER_LIMIT:+ max_conns=$SERVER_LIMIT};"$'\n'; done
   mkdir -p "$dir/logs"
   {
     [[ $mode == tcp ]] && echo "load_module /usr/lib/nginx/modules/ngx_stream_module.so;"
@@ -150,12 +150,14 @@ CONF
 }
 
 # start_fairway MODE PORT SCHED BACKENDS... ; commands go to fd 7, output in $WORK/fairway-PORT.out
-# MODE is http, tcp or tcp-splice.
+# MODE is http, tcp or tcp-splice. SERVER_LIMIT=N (as for HAProxy's maxconn and nginx's max_conns
+# above) gives every backend uthreshold N.
 start_fairway() {
   local mode=$1 port=$2; shift 2
   mkfifo "$WORK/fairway-$port.in"
   # shellcheck disable=SC2046
   java $(fairway_jvm_opts) -Dfairway.threads="${FAIRWAY_THREADS:-2}" -Dfairway.spliceThreshold="${SPLICE_THRESHOLD:-0}" \
+    -Dfairway.uthreshold="${SERVER_LIMIT:-0}" \
     -cp "$FAIRWAY_CP" io.fairway.proxy.ProxyMain "$mode" "$port" "$@" \
     <"$WORK/fairway-$port.in" >"$WORK/fairway-$port.out" 2>&1 &
   PIDS+=($!)

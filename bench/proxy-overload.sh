@@ -4,7 +4,9 @@
 # (worker_connections); wrk first runs at PEAK_CONNS (the proxies' peak), then at OVER_CONNS. The
 # goal is no collapse: req/s under overload within 10 % of the peak, p99 bounded, and no failed
 # request that HAProxy would not fail too. Bounded: ROUNDS x targets x 2 x (WARMUP + DURATION) s.
-#   [ROUNDS=3] [WARMUP=3] [PREWARM=20] [BACKEND_CONNS=256] [PEAK_CONNS=64] [OVER_CONNS=2048] \
+# SERVER_LIMIT=N tells every proxy what the backends take: HAProxy `maxconn N` per server (its
+# queue), nginx `max_conns=N`, Fairway `uthreshold N` (its queue, docs/proxy.md "Overload").
+#   [ROUNDS=3] [WARMUP=3] [PREWARM=20] [BACKEND_CONNS=256] [PEAK_CONNS=64] [OVER_CONNS=2048] [SERVER_LIMIT] \
 #     [TARGETS="haproxy-tcp nginx-tcp fairway-tcp haproxy-http nginx-http fairway-http"] \
 #     bench/proxy-overload.sh [DURATION_SECONDS=10]
 set -euo pipefail
@@ -65,14 +67,16 @@ median() {
 }
 sum() { awk -v c="$1" 'NF { s += $c } END { print s + 0 }'; }
 
-printf '# overload: backends take %d connections each (2 backends), wrk -t%s, %d s, median of %d rounds, %s, loadavg %s\n' \
-  "${BACKEND_CONNS:-256}" "${WRK_THREADS:-2}" "$DUR" "$ROUNDS" "$(date -u +%FT%TZ)" "$(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-13s %10s %10s %8s %10s %10s %12s %12s %10s\n' target "rps@$PEAK" "rps@$OVER" "ratio" "p99@$PEAK" "p99@$OVER" "failed@$PEAK" "failed@$OVER" "requests@$OVER"
+printf '# overload: backends take %d connections each (2 backends), server limit %s, wrk -t%s, %d s, median of %d rounds, %s, loadavg %s\n' \
+  "${BACKEND_CONNS:-256}" "${SERVER_LIMIT:-none}" "${WRK_THREADS:-2}" "$DUR" "$ROUNDS" "$(date -u +%FT%TZ)" "$(cut -d' ' -f1-3 /proc/loadavg)"
+printf '%-13s %10s %10s %8s %10s %10s %10s %12s %12s %10s\n' target "rps@$PEAK" "rps@$OVER" "ratio" "good@$OVER" "p99@$PEAK" "p99@$OVER" "failed@$PEAK" "failed@$OVER" "requests@$OVER"
 for t in $TARGETS; do
   a=${R[$t $PEAK]} b=${R[$t $OVER]}
   ra=$(median 1 <<<"$a"); rb=$(median 1 <<<"$b")
   fa=$(($(sum 5 <<<"$a") + $(sum 6 <<<"$a"))); fb=$(($(sum 5 <<<"$b") + $(sum 6 <<<"$b")))
-  printf '%-13s %10.0f %10.0f %8s %10.2f %10.2f %12d %12d %10d\n' "$t" "$ra" "$rb" "$(awk -v a="$ra" -v b="$rb" 'BEGIN { if (a > 0) printf "%.2f", b / a; else print "-" }')" \
-    "$(median 4 <<<"$a")" "$(median 4 <<<"$b")" "$fa" "$fb" "$(sum 7 <<<"$b")"
+  # good: the 2xx answers per second (wrk's rate counts error pages too), median over the rounds
+  gb=$(awk 'NF { print ($7 > 0 ? $1 * ($7 - $6) / $7 : 0) }' <<<"$b" | median 1)
+  printf '%-13s %10.0f %10.0f %8s %10.0f %10.2f %10.2f %12d %12d %10d\n' "$t" "$ra" "$rb" "$(awk -v a="$ra" -v b="$rb" 'BEGIN { if (a > 0) printf "%.2f", b / a; else print "-" }')" \
+    "$gb" "$(median 4 <<<"$a")" "$(median 4 <<<"$b")" "$fa" "$fb" "$(sum 7 <<<"$b")"
 done
-echo "# failed = socket errors (connect, read, write, timeout) + non-2xx responses, summed over the rounds"
+echo "# failed = socket errors (connect, read, write, timeout) + non-2xx responses, summed over the rounds; good = 2xx/s"

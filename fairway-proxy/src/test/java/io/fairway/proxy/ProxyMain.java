@@ -32,6 +32,19 @@ import java.util.List;
  * scheduler and a changed weight, as table diffs on the running listener.
  */
 public final class ProxyMain {
+  private static final int UTHRESHOLD = Integer.getInteger("fairway.uthreshold", 0);
+
+  private static Dest dest(InetSocketAddress a, int weight) {
+    return new Dest(
+        a.getAddress(),
+        a.getPort(),
+        io.fairway.table.ForwardingMethod.MASQ,
+        weight,
+        UTHRESHOLD,
+        0,
+        null);
+  }
+
   public static void main(String[] args) throws Exception {
     if (args.length < 4) {
       System.err.println("usage: ProxyMain http|tcp LISTEN_PORT SCHEDULER HOST:PORT...");
@@ -57,7 +70,7 @@ public final class ProxyMain {
       String[] hp = args[i].split(":");
       InetSocketAddress a = new InetSocketAddress(hp[0], Integer.parseInt(hp[1]));
       backends.add(a);
-      t.addDest(k, Dest.of(a.getAddress(), a.getPort(), 1));
+      t.addDest(k, dest(a, 1));
     }
     System.out.println("READY " + t.boundAddress(k).getPort());
     System.out.flush();
@@ -68,33 +81,15 @@ public final class ProxyMain {
       String[] w = line.trim().split("\\s+");
       try {
         switch (w[0]) {
-          case "drain" ->
-              t.setDest(
-                  k,
-                  Dest.of(
-                      backends.get(Integer.parseInt(w[1])).getAddress(),
-                      backends.get(Integer.parseInt(w[1])).getPort(),
-                      0));
-          case "restore" ->
-              t.setDest(
-                  k,
-                  Dest.of(
-                      backends.get(Integer.parseInt(w[1])).getAddress(),
-                      backends.get(Integer.parseInt(w[1])).getPort(),
-                      1));
+          case "drain" -> t.setDest(k, dest(backends.get(Integer.parseInt(w[1])), 0));
+          case "restore" -> t.setDest(k, dest(backends.get(Integer.parseInt(w[1])), 1));
           case "remove" -> t.delDest(k, Fixtures.key(backends.get(Integer.parseInt(w[1]))));
-          case "add" ->
-              t.addDest(
-                  k,
-                  Dest.of(
-                      backends.get(Integer.parseInt(w[1])).getAddress(),
-                      backends.get(Integer.parseInt(w[1])).getPort(),
-                      1));
+          case "add" -> t.addDest(k, dest(backends.get(Integer.parseInt(w[1])), 1));
           case "reload" -> {
             reloads++;
             t.setService(Service.of(k, reloads % 2 == 1 ? "wrr" : sched));
             InetSocketAddress b = backends.get(backends.size() > 1 ? 1 : 0);
-            t.setDest(k, Dest.of(b.getAddress(), b.getPort(), 1 + reloads % 2));
+            t.setDest(k, dest(b, 1 + reloads % 2));
           }
           case "list" -> {
             for (ServiceEntry e : t.list()) {

@@ -184,6 +184,11 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
   /** Body slices and END received before the backend connection exists. */
   private final ArrayDeque<Object> pendingBody = new ArrayDeque<>();
 
+  /** The request waiting for a server under its uthreshold ({@link VirtualService#slots()}). */
+  private HttpHead waitingForSlot;
+
+  private boolean waitingFresh;
+
   private RealServer server;
   private Lease lease;
   private Channel backend;
@@ -422,7 +427,56 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
 
   /** Chooses a server and gets a connection to it; {@code fresh} skips pooled connections. */
   private void acquire(boolean fresh) {
+    // While others wait, a newcomer queues behind them (oldest first), as HAProxy's queue does.
+    boolean behind = tried.isEmpty() && vs.slots().waiting() > 0;
+    Lease l = behind ? null : vs.select(clientAddress, key, tried, askedAlt);
+    if (l == null
+        && tried.isEmpty()
+        && (behind || vs.atCapacity())
+        && vs.slots()
+            .await(
+                client.eventLoop(), timeouts.connect(), this::retryAcquire, this::queueTimedOut)) {
+      waitingForSlot = request;
+      waitingFresh = fresh;
+      return;
+    }
+    acquire(l, fresh);
+  }
+
+  /** A slot may have freed for the request waiting for one: takes it, or says there is none. */
+  private boolean retryAcquire() {
+    HttpHead waited = waitingForSlot;
+    if (closed || request == null || request != waited) {
+      waitingForSlot = null;
+      return true; // the client went away, or the request ended otherwise
+    }
     Lease l = vs.select(clientAddress, key, tried, askedAlt);
+    if (l == null && vs.atCapacity()) {
+      return false;
+    }
+    waitingForSlot = null;
+    acquire(l, waitingFresh); // or the 503 of no server at all: nothing to wait for any more
+    return true;
+  }
+
+  /** No slot within the connect timeout: 503, as when there is no server. */
+  private void queueTimedOut() {
+    HttpHead waited = waitingForSlot;
+    waitingForSlot = null;
+    if (closed || request == null || request != waited) {
+      return;
+    }
+    warnings.warn(
+        vs.service().key(),
+        "every server at its uthreshold for " + timeouts.connect(),
+        request.method() + " " + request.target() + " from " + clientAddress);
+    endExchange(false);
+    generated(null, 503);
+    sendErrorAndClose(503, "No server is available to handle this request.");
+  }
+
+  /** Goes on with the server {@code l} leases, or answers when there is none ({@code null}). */
+  private void acquire(Lease l, boolean fresh) {
     if (l == null) {
       boolean none = tried.isEmpty();
       warnings.warn(

@@ -65,15 +65,56 @@ public final class TcpFrontend extends ChannelInboundHandlerAdapter {
 
   private void connect(Channel client) {
     InetSocketAddress ca = (InetSocketAddress) client.remoteAddress();
-    Lease lease = vs.select(ca, null, tried);
+    // While others wait, a newcomer queues behind them (oldest first), as HAProxy's queue does.
+    boolean behind = tried.isEmpty() && vs.slots().waiting() > 0;
+    Lease lease = behind ? null : vs.select(ca, null, tried);
     if (lease == null) {
-      warnings.warn(
-          vs.service().key(),
-          "no destination available",
-          "for " + ca + (tried.isEmpty() ? "" : " (connect failed to " + tried + ")"));
-      client.close();
+      if (tried.isEmpty()
+          && (behind || vs.atCapacity())
+          && vs.slots()
+              .await(
+                  client.eventLoop(),
+                  vs.timeouts().connect(),
+                  () -> retry(client, ca),
+                  () ->
+                      refuse(
+                          client,
+                          ca,
+                          "every server at its uthreshold for " + vs.timeouts().connect()))) {
+        return; // nothing is read from the client meanwhile: auto-read is off
+      }
+      refuse(client, ca, "no destination available");
       return;
     }
+    connect(client, lease);
+  }
+
+  /** A slot may have freed: takes it, or says there still is none. */
+  private boolean retry(Channel client, InetSocketAddress ca) {
+    if (!client.isActive()) {
+      return true; // gone while it waited
+    }
+    Lease lease = vs.select(ca, null, tried);
+    if (lease == null) {
+      if (vs.atCapacity()) {
+        return false;
+      }
+      refuse(client, ca, "no destination available"); // nothing to wait for any more
+      return true;
+    }
+    connect(client, lease);
+    return true;
+  }
+
+  private void refuse(Channel client, InetSocketAddress ca, String why) {
+    warnings.warn(
+        vs.service().key(),
+        why,
+        "for " + ca + (tried.isEmpty() ? "" : " (connect failed to " + tried + ")"));
+    client.close();
+  }
+
+  private void connect(Channel client, Lease lease) {
     RealServer rs = lease.server;
     TrafficMeter backendMeter = new TrafficMeter(new AdaptiveRecvByteBufAllocator());
     long splice =

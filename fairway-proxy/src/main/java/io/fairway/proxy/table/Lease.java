@@ -12,12 +12,17 @@ public final class Lease {
   public final RealServer server;
   private final Connection connection;
   private final ConnectionExpiry expiry;
+
+  /** Told when this lease ends: someone may be waiting for the slot. */
+  private final SlotQueue slots;
+
   private boolean closed;
 
-  Lease(RealServer server, Connection connection, ConnectionExpiry expiry) {
+  Lease(RealServer server, Connection connection, ConnectionExpiry expiry, SlotQueue slots) {
     this.server = server;
     this.connection = connection;
     this.expiry = expiry;
+    this.slots = slots;
     server.bind();
   }
 
@@ -36,6 +41,7 @@ public final class Lease {
       connection.closing();
       connection.expire();
     }
+    slots.released();
   }
 
   /**
@@ -59,6 +65,7 @@ public final class Lease {
     if (connection != null) {
       connection.expire();
     }
+    slots.released();
   }
 
   /** The L4 connection ended: inactive until it expires, as in the kernel. Idempotent. */
@@ -72,5 +79,6 @@ public final class Lease {
       connection.closing();
       expiry.expireLater(connection);
     }
+    slots.released();
   }
 }

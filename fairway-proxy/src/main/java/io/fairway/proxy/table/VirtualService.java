@@ -113,6 +113,9 @@ public final class VirtualService {
   /** Persistence for the Varnish directors (the kernel model has its own templates). */
   final Persistence persistence = new Persistence();
 
+  /** Connections and requests waiting for a server under its {@code uthreshold}. */
+  private final SlotQueue slots = new SlotQueue();
+
   /** The responses to requests no server could be chosen for (503): the proxy's own. */
   public final HttpStats http = new HttpStats();
 
@@ -513,19 +516,39 @@ public final class VirtualService {
     if (p.varnish() != null) {
       RealServer alt = p.varnish().pick(client, vip, key, baseAlt(askedAlt) + tried.size());
       if (alt != null && !tried.contains(alt) && alt.weight() > 0 && !overloaded(alt)) {
-        return new Lease(alt, null, expiry);
+        return new Lease(alt, null, expiry, slots);
       }
     }
     for (RealServer rs : p.servers()) {
       if (!tried.contains(rs) && rs.weight() > 0 && !overloaded(rs)) {
-        return new Lease(rs, null, expiry);
+        return new Lease(rs, null, expiry, slots);
       }
     }
     RealServer s = p.sorry();
     if (s != null && !tried.contains(s) && !s.removed()) {
-      return new Lease(s, null, expiry);
+      return new Lease(s, null, expiry, slots);
     }
     return null;
+  }
+
+  /** Where a connection or request waits when {@link #atCapacity()}. */
+  public SlotQueue slots() {
+    return slots;
+  }
+
+  /**
+   * Whether a pick that found no server found none only because servers that would take it are at
+   * their {@code uthreshold}: then a slot will free, and waiting for it ({@link #slots()}) beats
+   * refusing. False when no server is there or every one is drained (weight 0), where nothing frees
+   * by waiting.
+   */
+  public boolean atCapacity() {
+    for (RealServer rs : pool.servers()) {
+      if (rs.weight() > 0 && overloaded(rs)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static boolean overloaded(RealServer rs) {
@@ -557,7 +580,7 @@ public final class VirtualService {
       c.expire();
       return null;
     }
-    return new Lease(rs, c, expiry);
+    return new Lease(rs, c, expiry, slots);
   }
 
   /**
@@ -617,7 +640,7 @@ public final class VirtualService {
     if (persistent) {
       RealServer rs = persistence.lookup(ca, s.netmask(), timeout, now);
       if (rs != null && p.servers().contains(rs)) {
-        return new Lease(rs, null, expiry);
+        return new Lease(rs, null, expiry, slots);
       }
     }
     RealServer chosen = null;
@@ -650,13 +673,13 @@ public final class VirtualService {
       // Quorum lost (apply installed the sorry server) or overflow (every server drained or over
       // its uthreshold): the sorry server answers instead of a refused connection.
       return sorry != null && !sorry.removed() && !sorry.overloaded()
-          ? new Lease(sorry, null, expiry)
+          ? new Lease(sorry, null, expiry, slots)
           : null;
     }
     if (persistent) {
       persistence.record(ca, s.netmask(), chosen, timeout, now);
     }
-    return new Lease(chosen, null, expiry);
+    return new Lease(chosen, null, expiry, slots);
   }
 
   ServiceEntry entry() {

@@ -16,6 +16,12 @@
  * and the thresholds read those counts. The frontends in {@code l4}, {@code http} and {@code udp}
  * only ask for a {@link io.fairway.proxy.table.Lease} and give it back.
  *
+ * <p>One departure, on purpose: where the kernel refuses a connection that finds every server at
+ * its {@code uthreshold} (and no sorry server), here it waits for a slot in the service's {@link
+ * io.fairway.proxy.table.SlotQueue}, up to the connect timeout, and only then is refused. A refused
+ * client comes straight back; a userspace proxy pays for every such round trip, the kernel hardly
+ * does. Ending leases wake the queue, so it lives here with them.
+ *
  * <h2>Why a reload keeps connections</h2>
  *
  * <p>A {@link io.fairway.proxy.table.RealServer} lives as long as its destination, and a virtual

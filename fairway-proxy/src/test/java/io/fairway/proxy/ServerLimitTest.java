@@ -1,0 +1,168 @@
+package io.fairway.proxy;
+
+import static io.fairway.proxy.Fixtures.anyPort;
+import static io.fairway.proxy.Fixtures.dest;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fairway.proxy.http.KeySource;
+import io.fairway.proxy.table.ListenerSpec;
+import io.fairway.proxy.table.ProxyTable;
+import io.fairway.table.Service;
+import io.fairway.table.ServiceKey;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AutoClose;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A real server at its {@code uthreshold} with no sorry server: the next connection (L4) or request
+ * (HTTP) waits for a slot, up to the service's connect timeout, instead of being refused at once;
+ * then it is refused as before (L4: closed, HTTP: 503). Bounds are derived from the connect timeout
+ * set here; the upper ones leave a loaded machine its scheduling slack.
+ */
+class ServerLimitTest {
+  @AutoClose final Cleanup cleanup = new Cleanup();
+
+  /** What a busy machine may add to a timer: the queue's own timers and the proxy's ticker. */
+  private static final Duration SLACK = Duration.ofSeconds(2);
+
+  /** How long a first connection may take on a cold JVM on a loaded machine. */
+  private static final Duration COLD = Duration.ofSeconds(15);
+
+  private final HttpClient http =
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(2))
+          .build();
+
+  private ProxyTable table(ProxyOptions o, ListenerSpec spec) {
+    return cleanup.track(new ProxyTable(o.withIoThreads(2), k -> spec));
+  }
+
+  /** One real server taking one connection or request at a time. */
+  private static InetSocketAddress serveOneAtATime(
+      ProxyTable t, ServiceKey k, InetSocketAddress backend) throws Exception {
+    t.addService(Service.of(k, "rr"));
+    t.addDest(k, dest(backend, 1, 1, 0));
+    return t.boundAddress(k);
+  }
+
+  private CompletableFuture<HttpResponse<String>> get(InetSocketAddress vip, String path) {
+    return http.sendAsync(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + vip.getPort() + path))
+            .timeout(Duration.ofSeconds(15))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void httpRequestWaitsForTheSlotInsteadOfA503() throws Exception {
+    HttpBackend b1 = cleanup.track(new HttpBackend("b1"));
+    Duration connect = Duration.ofSeconds(5);
+    ProxyTable t =
+        table(
+            ProxyOptions.defaults().withConnectTimeout(connect),
+            ListenerSpec.http(KeySource.CLIENT));
+    InetSocketAddress vip = serveOneAtATime(t, anyPort(), b1.address());
+    CompletableFuture<HttpResponse<String>> first = get(vip, "/slow?ms=500");
+    await().atMost(Duration.ofSeconds(5)).until(() -> b1.requests.get() == 1);
+    CompletableFuture<HttpResponse<String>> second = get(vip, "/");
+    HttpResponse<String> r2 = second.get();
+    assertThat(r2.statusCode()).isEqualTo(200);
+    assertThat(r2.body()).startsWith("b1");
+    // It waited for the slow one: b1 never had two at once.
+    assertThat(first.isDone()).isTrue();
+    assertThat(first.get().statusCode()).isEqualTo(200);
+  }
+
+  @Test
+  void httpRequestGetsA503AfterTheConnectTimeoutWhenNoSlotFrees() throws Exception {
+    HttpBackend b1 = cleanup.track(new HttpBackend("b1"));
+    Duration connect = Duration.ofSeconds(1);
+    ProxyTable t =
+        table(
+            ProxyOptions.defaults().withConnectTimeout(connect),
+            ListenerSpec.http(KeySource.CLIENT));
+    InetSocketAddress vip = serveOneAtATime(t, anyPort(), b1.address());
+    CompletableFuture<HttpResponse<String>> slow =
+        get(vip, "/slow?ms=" + connect.multipliedBy(6).toMillis());
+    await().atMost(Duration.ofSeconds(5)).until(() -> b1.requests.get() == 1);
+    long start = System.nanoTime();
+    HttpResponse<String> r = get(vip, "/").get();
+    Duration waited = Duration.ofNanos(System.nanoTime() - start);
+    assertThat(r.statusCode()).isEqualTo(503);
+    assertThat(waited).isBetween(connect.minusMillis(50), connect.plus(SLACK));
+    assertThat(b1.requests.get()).isEqualTo(1);
+    slow.cancel(true);
+  }
+
+  @Test
+  void tcpConnectionWaitsForTheSlot() throws Exception {
+    EchoServer b1 = cleanup.track(new EchoServer("b1"));
+    // The slot frees when the first connection's inactive entry expires (1 s, plus up to a second
+    // of bucketing and the expiry sweep), well within the wait allowed.
+    Duration connect = Duration.ofSeconds(6);
+    ProxyTable t =
+        table(
+            ProxyOptions.defaults()
+                .withSpliceThreshold(-1)
+                .withConnectTimeout(connect)
+                .withInactiveExpiry(Duration.ofSeconds(1)),
+            ListenerSpec.tcp());
+    InetSocketAddress vip = serveOneAtATime(t, anyPort(), b1.address());
+    Socket c1 = new Socket();
+    c1.connect(vip, 2000);
+    assertThat(firstLine(c1, COLD)).isEqualTo("b1");
+    try (Socket c2 = new Socket()) {
+      c2.connect(vip, 2000);
+      c1.close();
+      assertThat(firstLine(c2, connect.plus(SLACK))).isEqualTo("b1");
+    }
+  }
+
+  /** The first line a connection gets (an EchoServer says its name), waiting at most {@code d}. */
+  private static String firstLine(Socket s, Duration d) throws java.io.IOException {
+    s.setSoTimeout((int) d.toMillis());
+    return new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.US_ASCII))
+        .readLine();
+  }
+
+  @Test
+  void tcpConnectionIsClosedAfterTheConnectTimeoutWhenNoSlotFrees() throws Exception {
+    EchoServer b1 = cleanup.track(new EchoServer("b1"));
+    Duration connect = Duration.ofSeconds(1);
+    ProxyTable t =
+        table(
+            ProxyOptions.defaults().withSpliceThreshold(-1).withConnectTimeout(connect),
+            ListenerSpec.tcp());
+    InetSocketAddress vip = serveOneAtATime(t, anyPort(), b1.address());
+    try (Socket c1 = new Socket();
+        Socket c2 = new Socket()) {
+      c1.connect(vip, 2000);
+      assertThat(firstLine(c1, COLD)).isEqualTo("b1");
+      c2.connect(vip, 2000);
+      c2.setSoTimeout((int) connect.plus(SLACK).multipliedBy(2).toMillis());
+      long start = System.nanoTime();
+      assertThat(c2.getInputStream().read()).isEqualTo(-1);
+      Duration waited = Duration.ofNanos(System.nanoTime() - start);
+      assertThat(waited).isBetween(connect.minusMillis(50), connect.plus(SLACK));
+      assertThat(c1.isClosed()).isFalse(); // the one holding the slot is left alone
+      c1.getOutputStream().write("still here\n".getBytes(StandardCharsets.US_ASCII));
+      assertThat(
+              new BufferedReader(
+                      new InputStreamReader(c1.getInputStream(), StandardCharsets.US_ASCII))
+                  .readLine())
+          .isEqualTo("still here");
+    }
+  }
+}
