@@ -46,7 +46,7 @@ class ServerLimitTest {
           .build();
 
   private ProxyTable table(ProxyOptions o, ListenerSpec spec) {
-    return cleanup.track(new ProxyTable(o.withIoThreads(2), k -> spec));
+    return cleanup.track(new ProxyTable(o.toBuilder().ioThreads(2).build(), k -> spec));
   }
 
   /** One real server taking one connection or request at a time. */
@@ -71,7 +71,7 @@ class ServerLimitTest {
     Duration connect = Duration.ofSeconds(5);
     ProxyTable t =
         table(
-            ProxyOptions.defaults().withConnectTimeout(connect),
+            ProxyOptions.builder().connectTimeout(connect).build(),
             ListenerSpec.http(KeySource.CLIENT));
     InetSocketAddress vip = serveOneAtATime(t, anyPort(), b1.address());
     CompletableFuture<HttpResponse<String>> first = get(vip, "/slow?ms=500");
@@ -91,7 +91,7 @@ class ServerLimitTest {
     Duration connect = Duration.ofSeconds(1);
     ProxyTable t =
         table(
-            ProxyOptions.defaults().withConnectTimeout(connect),
+            ProxyOptions.builder().connectTimeout(connect).build(),
             ListenerSpec.http(KeySource.CLIENT));
     InetSocketAddress vip = serveOneAtATime(t, anyPort(), b1.address());
     CompletableFuture<HttpResponse<String>> slow =
@@ -114,10 +114,11 @@ class ServerLimitTest {
     Duration connect = Duration.ofSeconds(6);
     ProxyTable t =
         table(
-            ProxyOptions.defaults()
-                .withSpliceThreshold(-1)
-                .withConnectTimeout(connect)
-                .withInactiveExpiry(Duration.ofSeconds(1)),
+            ProxyOptions.builder()
+                .spliceThreshold(-1)
+                .connectTimeout(connect)
+                .inactiveExpiry(Duration.ofSeconds(1))
+                .build(),
             ListenerSpec.tcp());
     InetSocketAddress vip = serveOneAtATime(t, anyPort(), b1.address());
     Socket c1 = new Socket();
@@ -143,7 +144,7 @@ class ServerLimitTest {
     Duration connect = Duration.ofSeconds(1);
     ProxyTable t =
         table(
-            ProxyOptions.defaults().withSpliceThreshold(-1).withConnectTimeout(connect),
+            ProxyOptions.builder().spliceThreshold(-1).connectTimeout(connect).build(),
             ListenerSpec.tcp());
     InetSocketAddress vip = serveOneAtATime(t, anyPort(), b1.address());
     try (Socket c1 = new Socket();
