@@ -3,6 +3,7 @@ package io.fairway.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.fairway.testkit.FairwayProcess;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.InetAddress;
@@ -10,7 +11,6 @@ import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,12 +23,12 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class SyncUserspaceRunTest {
   @TempDir Path dir;
-  Process fairway;
+  FairwayProcess fairway;
 
   @AfterEach
   void cleanUp() throws Exception {
-    if (fairway != null && fairway.isAlive()) {
-      fairway.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+    if (fairway != null) {
+      fairway.close();
     }
   }
 
@@ -53,24 +53,10 @@ class SyncUserspaceRunTest {
             + freePort()
             + " {\n        weight 1\n"
             + "    }\n}\n");
-    String cp =
-        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-    Path log = dir.resolve("fairway.log");
     fairway =
-        new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp",
-                cp,
-                "io.fairway.cli.Main",
-                "run",
-                "--userspace",
-                "-f",
-                conf.toString(),
-                "--admin",
-                "127.0.0.1:" + admin)
-            .redirectErrorStream(true)
-            .redirectOutput(log.toFile())
-            .start();
+        FairwayProcess.fromTestClasspath()
+            .log(dir.resolve("fairway.log"))
+            .start("run", "--userspace", "-f", conf.toString(), "--admin", "127.0.0.1:" + admin);
     StringWriter out = new StringWriter();
     await()
         .atMost(Duration.ofSeconds(60))
@@ -88,10 +74,8 @@ class SyncUserspaceRunTest {
         .contains(
             "IPVS sync daemon: not started (the userspace data plane has no IPVS "
                 + "connections)");
-    fairway.destroy(); // SIGTERM
-    assertThat(fairway.waitFor(60, TimeUnit.SECONDS)).isTrue();
-    assertThat(fairway.exitValue()).as(Files.readString(log)).isZero();
-    assertThat(Files.readString(log).lines().filter(l -> l.contains("lvs_sync_daemon")))
+    assertThat(fairway.stop(Duration.ofSeconds(60))).as(fairway.log()).isZero();
+    assertThat(fairway.log().lines().filter(l -> l.contains("lvs_sync_daemon")))
         .singleElement(org.assertj.core.api.InstanceOfAssertFactories.STRING)
         .contains(
             conf
@@ -120,24 +104,10 @@ class SyncUserspaceRunTest {
     String sync = "global_defs {\n    lvs_sync_daemon lo\n}\n";
     Path conf = dir.resolve("keepalived.conf");
     Files.writeString(conf, server);
-    String cp =
-        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-    Path log = dir.resolve("fairway.log");
     fairway =
-        new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp",
-                cp,
-                "io.fairway.cli.Main",
-                "run",
-                "--userspace",
-                "-f",
-                conf.toString(),
-                "--admin",
-                "127.0.0.1:" + admin)
-            .redirectErrorStream(true)
-            .redirectOutput(log.toFile())
-            .start();
+        FairwayProcess.fromTestClasspath()
+            .log(dir.resolve("fairway.log"))
+            .start("run", "--userspace", "-f", conf.toString(), "--admin", "127.0.0.1:" + admin);
     String a = "127.0.0.1:" + admin;
     await()
         .atMost(Duration.ofSeconds(60))
@@ -156,10 +126,8 @@ class SyncUserspaceRunTest {
     assertThat(run("reload", "--admin", a)).startsWith("0:");
     assertThat(run("status", "--admin", a)).doesNotContain("IPVS sync daemon");
     assertThat(run("status", "--vrrp", "--admin", a)).contains("\"lvs_sync_daemon\":null");
-    fairway.destroy(); // SIGTERM
-    assertThat(fairway.waitFor(60, TimeUnit.SECONDS)).isTrue();
-    assertThat(fairway.exitValue()).as(Files.readString(log)).isZero();
-    assertThat(Files.readString(log).lines().filter(l -> l.contains("does not apply")))
+    assertThat(fairway.stop(Duration.ofSeconds(60))).as(fairway.log()).isZero();
+    assertThat(fairway.log().lines().filter(l -> l.contains("does not apply")))
         .singleElement(org.assertj.core.api.InstanceOfAssertFactories.STRING)
         .contains(conf + ":2: lvs_sync_daemon does not apply to the userspace data plane");
   }
