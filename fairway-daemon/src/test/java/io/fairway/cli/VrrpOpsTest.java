@@ -458,10 +458,16 @@ class VrrpOpsTest {
             .redirectErrorStream(true)
             .redirectOutput(monitorOut.toFile())
             .start();
+    // Listening, and A's adverts seen: the timeline counts from A's last advert before the kill,
+    // and on an idle machine the probe's warm-up below can take less than an advert interval
+    // (CI once killed A before the capture had seen any).
     await()
         .atMost(Duration.ofSeconds(10))
         .pollInterval(Duration.ofMillis(20))
-        .until(() -> Files.exists(captureOut) && Files.size(captureOut) > 0);
+        .until(
+            () ->
+                Files.exists(captureOut)
+                    && Files.readString(captureOut).contains(" in vrrp 10.99.0.1 "));
     Path probeOut = dir.resolve("probe.txt");
     Path script = dir.resolve("probe.py");
     try (var in = VrrpOpsTest.class.getResourceAsStream("/vrrp/probe.py")) {
