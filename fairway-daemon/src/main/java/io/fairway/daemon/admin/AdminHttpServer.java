@@ -148,8 +148,41 @@ public final class AdminHttpServer implements AutoCloseable {
       FullHttpResponse r =
           full(AdminResponse.error(413, "request body larger than " + MAX_BODY + " bytes"));
       HttpUtil.setKeepAlive(r, false);
-      ctx.writeAndFlush(r).addListener(ChannelFutureListener.CLOSE);
+      ctx.writeAndFlush(r).addListener(f -> lingeringClose(ctx));
     }
+  }
+
+  /** How long a refused body's rest is read away before the connection is closed regardless. */
+  static final Duration LINGER = Duration.ofSeconds(2);
+
+  /**
+   * Ends a connection whose client may still be sending (a refused body). A plain close with unread
+   * bytes makes the kernel send a reset, and a reset can reach the client before it has read the
+   * answer; so the answer is followed by a FIN, the rest of the body is read and dropped (the
+   * aggregator discards it), and the connection closes when the client closes or after {@link
+   * #LINGER}, whichever is first.
+   */
+  private static void lingeringClose(ChannelHandlerContext ctx) {
+    if (!(ctx.channel() instanceof SocketChannel socket) || !socket.isActive()) {
+      ctx.close();
+      return;
+    }
+    socket
+        .shutdownOutput()
+        .addListener(
+            f -> {
+              if (!f.isSuccess()) {
+                ctx.close();
+                return;
+              }
+              ctx.executor()
+                  .schedule(
+                      () -> {
+                        ctx.close();
+                      },
+                      LINGER.toNanos(),
+                      java.util.concurrent.TimeUnit.NANOSECONDS);
+            });
   }
 
   private static final List<String> SESSION = List.of("api", "v1", "session");
