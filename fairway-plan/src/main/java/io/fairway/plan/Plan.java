@@ -161,8 +161,15 @@ public record Plan(List<ServicePlan> services, Timeouts timeouts, Optional<Sync>
       diff(out, now.name(), "services", o.services(), now.services());
       diff(out, now.name(), "selection", o.selection().describe(), now.selection().describe());
       diff(out, now.name(), "key", o.key(), now.key());
-      diff(out, now.name(), "members", o.members(), now.members());
-      diff(out, now.name(), "sorry_server", o.sorry(), now.sorry());
+      // Where a server is written is not part of what it is: a comment added above it moves every
+      // line, and the reload's log would name every service as changed.
+      diff(out, now.name(), "members", unplaced(o.members()), unplaced(now.members()));
+      diff(
+          out,
+          now.name(),
+          "sorry_server",
+          o.sorry().map(Plan::unplaced),
+          now.sorry().map(Plan::unplaced));
       diff(
           out,
           now.name(),
@@ -197,6 +204,26 @@ public record Plan(List<ServicePlan> services, Timeouts timeouts, Optional<Sync>
               + after.get().instance().orElse("no VRRP instance (master and backup)"));
     }
     return Optional.empty();
+  }
+
+  private static List<MemberPlan> unplaced(List<MemberPlan> members) {
+    return members.stream()
+        .map(
+            m ->
+                new MemberPlan(
+                    "",
+                    m.name(),
+                    m.ident(),
+                    m.weight(),
+                    m.dest(),
+                    m.checkPort(),
+                    m.inhibit(),
+                    m.slowStart()))
+        .toList();
+  }
+
+  private static SorryPlan unplaced(SorryPlan s) {
+    return new SorryPlan("", s.dest(), s.inhibit(), s.overflow());
   }
 
   private static void diff(List<String> out, String name, String field, Object a, Object b) {

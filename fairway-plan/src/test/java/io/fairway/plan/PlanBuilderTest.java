@@ -121,4 +121,18 @@ class PlanBuilderTest {
     assertThat(after.changesSince(before)).containsExactly("web: selection changed");
     assertThat(after.changesSince(after)).isEmpty();
   }
+
+  @Test
+  void aServerThatOnlyMovedToAnotherLineIsNoChange() throws Exception {
+    String conf =
+        "virtual_server 127.0.0.1 80 {\n name web\n lb_algo rr\n lb_kind NAT\n"
+            + " sorry_server 127.0.0.1 9009\n real_server 127.0.0.1 9001 {\n  weight %d\n }\n}\n";
+    Plan before = plan(conf.formatted(1));
+    Plan moved = plan("# a comment moves every line\n\n" + conf.formatted(1));
+    assertThat(moved.services().get(0).members().get(0).where())
+        .isNotEqualTo(before.services().get(0).members().get(0).where());
+    assertThat(moved.changesSince(before)).isEmpty();
+    assertThat(plan(conf.formatted(2)).changesSince(before))
+        .containsExactly("web: members changed");
+  }
 }
