@@ -74,6 +74,11 @@ final class VrrpRun implements AutoCloseable {
     if (!c.vrrp().isPresent()) {
       return null;
     }
+    Optional<String> lacking =
+        lackingCapabilities(c, "; run it as root or with these capabilities");
+    if (lacking.isPresent()) {
+      throw new IOException(lacking.get());
+    }
     VrrpSpeaker s = newSpeaker(c, c.vrrp());
     try {
       s.start();
@@ -260,17 +265,10 @@ final class VrrpRun implements AutoCloseable {
    * at start-up.
    */
   private Step startByReload(Config next) throws Refused {
-    List<String> missing = Capabilities.missingForVrrp();
-    if (!missing.isEmpty()) {
-      VrrpInstance first = next.vrrp().instances().get(0);
-      throw refuse(
-          first.location()
-              + ": vrrp_instance "
-              + first.name()
-              + ": VRRP needs "
-              + String.join(" and ", missing)
-              + ", which this fairway run does not have (it started without VRRP); restart it"
-              + " with them");
+    Optional<String> lacking =
+        lackingCapabilities(next, " (it started without VRRP); restart it with them");
+    if (lacking.isPresent()) {
+      throw refuse(lacking.get());
     }
     VrrpSpeaker idle = newSpeaker(next, io.fairway.config.model.vrrp.VrrpConfig.empty());
     VrrpSpeaker.Prepared p;
@@ -292,6 +290,27 @@ final class VrrpRun implements AutoCloseable {
           p.abandon();
           idle.close();
         });
+  }
+
+  /**
+   * The one line for a process that lacks what raw VRRP sockets and address changes need, naming
+   * the first instance; checked before any socket is opened, so the operator reads which capability
+   * is missing instead of a socket's EPERM.
+   */
+  private static Optional<String> lackingCapabilities(Config c, String advice) {
+    List<String> missing = Capabilities.missingForVrrp();
+    if (missing.isEmpty()) {
+      return Optional.empty();
+    }
+    VrrpInstance first = c.vrrp().instances().get(0);
+    return Optional.of(
+        first.location()
+            + ": vrrp_instance "
+            + first.name()
+            + ": VRRP needs "
+            + String.join(" and ", missing)
+            + ", which this fairway run does not have"
+            + advice);
   }
 
   private static void applyQuietly(VrrpSpeaker.Prepared p) {

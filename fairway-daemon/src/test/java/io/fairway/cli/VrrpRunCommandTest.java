@@ -2,8 +2,12 @@ package io.fairway.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fairway.testkit.ExternalPrograms;
+import io.fairway.testkit.FairwayProcess;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -39,5 +43,36 @@ class VrrpRunCommandTest {
             conf
                 + ":5: vrrp_instance B: virtual_router_id 9 is already "
                 + "used on interface eth0 by A");
+  }
+
+  /**
+   * Without CAP_NET_RAW and CAP_NET_ADMIN the raw sockets would fail with a bare EPERM; the run
+   * names the instance and the capabilities before it opens any.
+   */
+  @Test
+  void withoutTheCapabilitiesTheRunStopsWithOneLine() throws Exception {
+    Assumptions.assumeTrue(
+        "root".equals(System.getProperty("user.name")),
+        "dropping capabilities from the bounding set needs root");
+    String setpriv = ExternalPrograms.require("setpriv", "/usr/bin/setpriv").toString();
+    Path conf = dir.resolve("vrrp.conf");
+    Files.writeString(
+        conf,
+        "vrrp_instance VI_1 {\n  interface lo\n"
+            + "  virtual_router_id 51\n  virtual_ipaddress {\n    192.0.2.1/24\n  }\n}\n");
+    try (FairwayProcess p =
+        FairwayProcess.fromTestClasspath()
+            .prefix(setpriv, "--bounding-set", "-net_admin,-net_raw", "--")
+            .log(dir.resolve("fairway.log"))
+            .start("run", "-f", conf.toString(), "--admin", "off")) {
+      assertThat(p.awaitExit(Duration.ofSeconds(60))).isEqualTo(1);
+      assertThat(p.log().lines().filter(l -> l.startsWith("fairway: ")))
+          .containsExactly(
+              "fairway: "
+                  + conf
+                  + ":1: vrrp_instance VI_1: VRRP needs CAP_NET_ADMIN and CAP_NET_RAW, which this"
+                  + " fairway run does not have; run it as root or with these capabilities");
+      assertThat(p.log()).doesNotContain("Exception");
+    }
   }
 }
