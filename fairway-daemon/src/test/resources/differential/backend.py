@@ -1,5 +1,7 @@
 # A real server for the differential test: HTTP on ADDR:PORT answering with the status code found
-# in STATUS_FILE (200 when the file is missing). Stopping the process is a TCP failure.
+# in STATUS_FILE (200 when the file is missing). Stopping the process is a TCP failure. A thread per
+# connection, as a real server answers: one slow or idle connection (a check cut off by a reload, a
+# TCP_CHECK's connect on a starved machine) does not hold up the others' checks.
 import http.server
 import sys
 
@@ -23,4 +25,6 @@ class Handler(http.server.BaseHTTPRequestHandler):
         pass
 
 
-http.server.HTTPServer((addr, port), Handler).serve_forever()
+server = http.server.ThreadingHTTPServer((addr, port), Handler)
+server.daemon_threads = True
+server.serve_forever()

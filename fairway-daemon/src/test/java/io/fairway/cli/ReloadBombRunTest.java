@@ -57,7 +57,7 @@ class ReloadBombRunTest {
     fairway =
         FairwayProcess.fromTestClasspath("-Xmx128m")
             .log(dir.resolve("fairway.log"))
-            .start("run", "--userspace", "-f", conf.toString());
+            .start("run", "--userspace", "-f", conf.toString(), "--admin", "off");
     await().atMost(Duration.ofSeconds(60)).until(() -> UserspaceRunTest.get(vip).equals("b1"));
 
     Files.writeString(
