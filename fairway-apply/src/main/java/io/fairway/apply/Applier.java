@@ -33,7 +33,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Once {@link #coalesceVerdicts} is called, verdicts ({@link #setAlive}, {@link #setWeight},
  * {@link #setMaint}, {@link #quorum}) that arrive together are published as one change of the table
- * ({@link PublicationHold}); every other call publishes what is held first.
+ * ({@link PublicationHold}). Only a verdict's changes are held, and that is decided in one place,
+ * not remembered by each method: a verdict makes its changes inside {@link #verdict}, and every
+ * table call goes through {@link TolerantTable}, which publishes what is held before any call made
+ * outside one. A method added here is published as it is made unless it is written as a verdict.
  */
 public final class Applier {
   private static final Logger LOG = LoggerFactory.getLogger(Applier.class);
@@ -43,12 +46,6 @@ public final class Applier {
 
   /** Nanoseconds, for slow start ramps. */
   private final LongSupplier nanos;
-
-  /**
-   * The table's own slow start (the userspace proxy ramps in its scheduler), or {@code null}: then
-   * ramps are weights stepped in the table ({@link SlowStart}), as the kernel needs. Never both.
-   */
-  private final RampTarget rampTarget;
 
   /** Told when a ramp starts, so a periodic step runs only while ramps do; under this lock. */
   private Runnable rampStarted = () -> {};
@@ -67,9 +64,8 @@ public final class Applier {
   /** The same, with the clock slow start ramps are timed by (tests drive it by hand). */
   public Applier(Table table, Map<String, VirtualServer> vs, LongSupplier nanos) {
     this.nanos = Objects.requireNonNull(nanos, "nanos");
-    this.table = new TolerantTable(Objects.requireNonNull(table, "table"));
-    this.rampTarget = table instanceof RampTarget t ? t : null;
-    this.hold = new PublicationHold(table, nanos);
+    this.hold = new PublicationHold(Objects.requireNonNull(table, "table"), nanos);
+    this.table = new TolerantTable(table, hold);
     for (Map.Entry<String, VirtualServer> e : vs.entrySet()) {
       vss.put(e.getKey(), new VsState(e.getValue()));
     }
@@ -79,14 +75,18 @@ public final class Applier {
    * From now on verdicts that arrive together are published together: the table is held ({@link
    * io.fairway.table.Table#hold}) from the first verdict until {@code later} runs the release, a
    * window bounded by what publishing costs and by {@link PublicationHold#MAX_WAIT}. Each call
-   * still runs, and is refused, when it is made. A table that publishes every change at once (the
-   * kernel's) is not held.
+   * still runs, and is refused, when it is made. Anything that is not a verdict is not held: its
+   * first table call publishes what is held, and it is published as it is made. A table that
+   * publishes every change at once (the kernel's) is not held.
    */
   public synchronized void coalesceVerdicts(Later later) {
     hold.use(later);
   }
 
-  /** Publishes what a hold has held back (the timer's release; also before stopping). */
+  /**
+   * Publishes what a hold has held back: the timer's release, an operator's action (which goes
+   * through the verdict paths, and {@link AdminApplier} publishes before it returns), and stopping.
+   */
   public synchronized void publish() {
     hold.release();
   }
@@ -96,9 +96,12 @@ public final class Applier {
     return hold.open();
   }
 
-  /** A verdict is about to change the table. */
-  private void holdForVerdict() {
-    hold.join(this::publish);
+  /**
+   * Makes a verdict's changes of the table: held with the verdicts that arrive with it, until the
+   * timer runs {@link #publish}. Only verdicts come here; anything else is published as it is made.
+   */
+  private void verdict(PublicationHold.Change change) throws TableException {
+    hold.verdict(this::publish, change);
   }
 
   /** Whether {@link #init} has run for the virtual server. */
@@ -153,7 +156,6 @@ public final class Applier {
         throw new UnknownServerException(vsName, rsName);
       }
     }
-    hold.release();
     table.begin();
     try {
       initBatched(vs, initial);
@@ -204,34 +206,36 @@ public final class Applier {
     if (rs.alive == alive) {
       return;
     }
-    holdForVerdict();
-    if (vs.initialized && vs.mayChangeServers()) {
-      if (alive) {
-        rs.alive = true;
-        // Up after start: slow start (not at init, where every server would be "new").
-        long rampStart = rs.rampStart;
-        startRamp(rs);
-        try {
-          // Before the add, so that a ramping table's first connection is already ramped.
-          handRamp(vs, rs);
-          serverIn(vs, rs);
-        } catch (TableException e) {
-          rs.alive = false;
-          rs.rampStart = rampStart;
-          throw e;
-        }
-        rampMayHaveStarted(rs);
-      } else {
-        serverOut(vs, rs, false);
-      }
-    } else if (vs.initialized) {
-      LOG.info(
-          "{}: {} is {} (sorry server serving, table unchanged)",
-          vsName,
-          rsName,
-          alive ? "up" : "down");
-    }
-    rs.alive = alive;
+    verdict(
+        () -> {
+          if (vs.initialized && vs.mayChangeServers()) {
+            if (alive) {
+              rs.alive = true;
+              // Up after start: slow start (not at init, where every server would be "new").
+              long rampStart = rs.rampStart;
+              startRamp(rs);
+              try {
+                // Before the add, so that a ramping table's first connection is already ramped.
+                handRamp(vs, rs);
+                serverIn(vs, rs);
+              } catch (TableException e) {
+                rs.alive = false;
+                rs.rampStart = rampStart;
+                throw e;
+              }
+              rampMayHaveStarted(rs);
+            } else {
+              serverOut(vs, rs, false);
+            }
+          } else if (vs.initialized) {
+            LOG.info(
+                "{}: {} is {} (sorry server serving, table unchanged)",
+                vsName,
+                rsName,
+                alive ? "up" : "down");
+          }
+          rs.alive = alive;
+        });
   }
 
   /**
@@ -249,27 +253,29 @@ public final class Applier {
     if (clamped == rs.weight) {
       return;
     }
-    holdForVerdict();
-    int old = rs.weight;
-    rs.weight = clamped;
-    if (vs.initialized && rs.present && rs.alive && vs.mayChangeServers()) {
-      // A ramping server follows its ramp towards the new target.
-      int w = current(rs);
-      LOG.info(
-          "{}: weight of {} {} -> {}{}",
-          vsName,
-          rsName,
-          old,
-          clamped,
-          w == clamped ? "" : " (slow start: " + w + " now)");
-      try {
-        forEachService(vs, s -> table.setDest(s.key(), destFor(s, rs.config.dest(), w)));
-        rs.written = w;
-      } catch (TableException e) {
-        rs.weight = old;
-        throw e;
-      }
-    }
+    verdict(
+        () -> {
+          int old = rs.weight;
+          rs.weight = clamped;
+          if (vs.initialized && rs.present && rs.alive && vs.mayChangeServers()) {
+            // A ramping server follows its ramp towards the new target.
+            int w = current(rs);
+            LOG.info(
+                "{}: weight of {} {} -> {}{}",
+                vsName,
+                rsName,
+                old,
+                clamped,
+                w == clamped ? "" : " (slow start: " + w + " now)");
+            try {
+              forEachService(vs, s -> table.setDest(s.key(), destFor(s, rs.config.dest(), w)));
+              rs.written = w;
+            } catch (TableException e) {
+              rs.weight = old;
+              throw e;
+            }
+          }
+        });
   }
 
   /**
@@ -288,10 +294,9 @@ public final class Applier {
         || !rs.alive
         || !vs.mayChangeServers()
         || rs.config.slowStart().isZero()
-        || (rampTarget == null && rs.weight <= 1)) {
+        || (!table.ramps() && rs.weight <= 1)) {
       return false;
     }
-    hold.release();
     startRamp(rs);
     handRamp(vs, rs);
     int w = current(rs);
@@ -302,7 +307,7 @@ public final class Applier {
         rs.config.slowStart(),
         w,
         rs.weight,
-        rampTarget == null ? "" : ", in the scheduler");
+        table.ramps() ? ", in the scheduler" : "");
     forEachService(vs, s -> table.setDest(s.key(), destFor(s, rs.config.dest(), w)));
     rs.written = w;
     rampMayHaveStarted(rs);
@@ -317,7 +322,6 @@ public final class Applier {
    * @return how many servers changed weight
    */
   public synchronized int stepSlowStarts() throws TableException {
-    hold.release();
     int changed = 0;
     for (VsState vs : vss.values()) {
       if (!vs.initialized || !vs.mayChangeServers()) {
@@ -365,7 +369,7 @@ public final class Applier {
 
   /** Whether the table ramps in its own scheduler ({@link RampTarget}) rather than by weights. */
   public boolean rampsInTable() {
-    return rampTarget != null;
+    return table.ramps();
   }
 
   private void rampMayHaveStarted(RsState rs) {
@@ -379,7 +383,7 @@ public final class Applier {
    * the destination's key there. Nothing for a table that is given stepped weights.
    */
   private void handRamp(VsState vs, RsState rs) throws TableException {
-    if (rampTarget == null) {
+    if (!table.ramps()) {
       return;
     }
     Ramp r =
@@ -389,7 +393,7 @@ public final class Applier {
                 java.time.Duration.ofNanos(Math.max(0, nanos.getAsLong() - rs.rampStart)),
                 rs.config.slowStart());
     for (Service s : vs.config.services()) {
-      rampTarget.ramp(s.key(), destFor(s, rs.config.dest(), 0).key(), r);
+      table.ramp(s.key(), destFor(s, rs.config.dest(), 0).key(), r);
     }
   }
 
@@ -410,7 +414,7 @@ public final class Applier {
    * last step, so a status read in between cannot skip it.
    */
   private int current(RsState rs) {
-    if (rs.rampStart < 0 || rampTarget != null) {
+    if (rs.rampStart < 0 || table.ramps()) {
       return rs.weight;
     }
     return SlowStart.weight(
@@ -424,7 +428,7 @@ public final class Applier {
     long elapsed = nanos.getAsLong() - rs.rampStart;
     long duration = rs.config.slowStart().toNanos();
     // The table's own ramp ends with its time; a stepped one also once its last step is written.
-    return rampTarget != null ? elapsed >= duration : SlowStart.done(rs.weight, elapsed, duration);
+    return table.ramps() ? elapsed >= duration : SlowStart.done(rs.weight, elapsed, duration);
   }
 
   /**
@@ -441,18 +445,20 @@ public final class Applier {
     if (vs.quorumUp == up) {
       return;
     }
-    holdForVerdict();
-    vs.quorumUp = up;
-    LOG.info("{}: quorum {}", vsName, up ? "gained" : "lost");
-    if (!vs.initialized || vs.config.sorryServer() == null) {
-      return;
-    }
-    table.begin();
-    try {
-      swapSorry(vs, up);
-    } finally {
-      table.commit();
-    }
+    verdict(
+        () -> {
+          vs.quorumUp = up;
+          LOG.info("{}: quorum {}", vsName, up ? "gained" : "lost");
+          if (!vs.initialized || vs.config.sorryServer() == null) {
+            return;
+          }
+          table.begin();
+          try {
+            swapSorry(vs, up);
+          } finally {
+            table.commit();
+          }
+        });
   }
 
   private void swapSorry(VsState vs, boolean up) throws TableException {
@@ -486,16 +492,18 @@ public final class Applier {
     if (rs.maint == maint) {
       return;
     }
-    holdForVerdict();
-    rs.maint = maint;
-    if (!vs.initialized) {
-      return;
-    }
-    if (maint && rs.present) {
-      serverOut(vs, rs, true);
-    } else if (!maint && !rs.present && desiredWeight(vs, rs) != null) {
-      serverIn(vs, rs);
-    }
+    verdict(
+        () -> {
+          rs.maint = maint;
+          if (!vs.initialized) {
+            return;
+          }
+          if (maint && rs.present) {
+            serverOut(vs, rs, true);
+          } else if (!maint && !rs.present && desiredWeight(vs, rs) != null) {
+            serverIn(vs, rs);
+          }
+        });
   }
 
   /**
@@ -518,7 +526,6 @@ public final class Applier {
     if (!vs.config.overflow() || !vs.initialized || !vs.sorryPresent || vs.sorryServing) {
       return false;
     }
-    hold.release();
     Service service = null;
     for (Service s : vs.config.services()) {
       if (s.key().equals(key)) {
@@ -582,7 +589,7 @@ public final class Applier {
             rs.rampStart >= 0
                 && rs.present
                 && rs.alive
-                && !(rampTarget != null && now - rs.rampStart >= rs.config.slowStart().toNanos());
+                && !(table.ramps() && now - rs.rampStart >= rs.config.slowStart().toNanos());
         servers.add(
             new VirtualServerStatus.RealServerStatus(
                 rs.config.name(),
@@ -591,7 +598,7 @@ public final class Applier {
                 rs.present,
                 rs.weight,
                 rs.config.inhibit(),
-                rampingNow && rampTarget == null ? Math.max(1, current(rs)) : 0,
+                rampingNow && !table.ramps() ? Math.max(1, current(rs)) : 0,
                 rampingNow
                     ? java.time.Duration.ofNanos(Math.max(0, now - rs.rampStart))
                     : java.time.Duration.ZERO,
@@ -630,7 +637,6 @@ public final class Applier {
    * but not installed until {@link #init}.
    */
   public synchronized void replace(Map<String, VirtualServer> newConfig) throws TableException {
-    hold.release();
     table.begin();
     try {
       replaceBatched(newConfig);
@@ -694,7 +700,6 @@ public final class Applier {
    * batch: every operation is attempted and the first failure is rethrown at the end.
    */
   public synchronized void removeAll() throws TableException {
-    hold.release();
     table.begin();
     try {
       for (VsState vs : vss.values()) {
@@ -713,7 +718,6 @@ public final class Applier {
    * does in that mode. One batch; the first failure is rethrown at the end.
    */
   public synchronized void removeServices() throws TableException {
-    hold.release();
     table.begin();
     try {
       for (VsState vs : vss.values()) {
@@ -742,9 +746,8 @@ public final class Applier {
     if (vss.isEmpty()) {
       return false;
     }
-    hold.release();
     LOG.info("Flushing the whole table (lvs_flush_on_stop)");
-    table.raw().flush();
+    table.flush();
     vss.values().forEach(Applier::forget);
     return true;
   }
@@ -793,7 +796,6 @@ public final class Applier {
    * applier does not own are left alone.
    */
   public synchronized List<Drift> repairDrift() throws TableException {
-    hold.release();
     Map<ServiceKey, DesiredService> want = desired();
     List<Drift> drifts = DriftRepair.repair(table, want);
     for (Drift d : drifts) {

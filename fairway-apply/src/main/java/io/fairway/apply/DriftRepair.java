@@ -28,7 +28,7 @@ final class DriftRepair {
   static List<Drift> repair(TolerantTable table, Map<ServiceKey, DesiredService> want)
       throws TableException {
     Map<ServiceKey, ServiceEntry> have = new HashMap<>();
-    for (ServiceEntry e : table.raw().list()) {
+    for (ServiceEntry e : table.listToChange()) {
       have.put(e.service().key(), e);
     }
     List<Drift> drifts = new ArrayList<>();

@@ -1,6 +1,7 @@
 package io.fairway.apply;
 
 import io.fairway.table.Table;
+import io.fairway.table.TableException;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.LongSupplier;
@@ -20,7 +21,18 @@ import java.util.function.LongSupplier;
  * last release took, at most {@link #MAX_WAIT}: publishing then costs at most about a tenth of the
  * time a stream of verdicts lasts, a small pool's verdicts wait microseconds, and none waits longer
  * than 50 ms, far below the one-second resolution of keepalived's check timers. Not a sleep: the
- * release is a timer task, and anything the applier does that is not a verdict releases first.
+ * release is a timer task.
+ *
+ * <p>Nothing that is not a verdict is ever held. That is not left to each of the applier's methods
+ * to remember: a verdict makes its changes inside {@link #verdict}, and every call that reaches the
+ * table goes through {@link TolerantTable}, which calls {@link #beforeCall} first; outside a
+ * verdict that publishes what is held before the call is made. So a start, a reload, drift repair,
+ * a slow start step, an overflow change, shutdown, or an applier method added later, publishes the
+ * verdicts held so far and is itself published as it would be without holds; a method that should
+ * have been a verdict and is not only loses the coalescing. A method that calls nothing on the
+ * table (a slow start step with none due) has nothing to publish and leaves the window as it is.
+ * (An operator's action goes through the verdict paths, so that it and the verdicts held with it go
+ * out together, and {@link AdminApplier} publishes before it returns.)
  *
  * <p>Not thread-safe: the applier calls it under its lock.
  */
@@ -38,6 +50,9 @@ final class PublicationHold {
   private Later later;
 
   private boolean open;
+
+  /** Whether a verdict's changes are being made ({@link #verdict}): its table calls may be held. */
+  private boolean inVerdict;
 
   /** What the last release took (nanos). */
   private long lastCost;
@@ -66,6 +81,38 @@ final class PublicationHold {
       later.after(window(), release);
     } catch (RuntimeException stopping) {
       release(); // the timer is shutting down: published now, as without holds
+    }
+  }
+
+  /** A verdict's table changes. */
+  interface Change {
+    void run() throws TableException;
+  }
+
+  /**
+   * Makes a verdict's changes: joins the hold ({@link #join}, with {@code release} for the timer),
+   * and lets the table calls {@code change} makes be held with it.
+   */
+  void verdict(Runnable release, Change change) throws TableException {
+    join(release);
+    boolean outer = !inVerdict;
+    inVerdict = true;
+    try {
+      change.run();
+    } finally {
+      if (outer) {
+        inVerdict = false;
+      }
+    }
+  }
+
+  /**
+   * A call is about to reach the table: unless a verdict makes it, what is held is published first,
+   * so that the call is not held behind a verdict's window.
+   */
+  void beforeCall() {
+    if (!inVerdict) {
+      release();
     }
   }
 

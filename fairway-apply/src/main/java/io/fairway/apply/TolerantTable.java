@@ -2,7 +2,10 @@ package io.fairway.apply;
 
 import io.fairway.table.Dest;
 import io.fairway.table.DestKey;
+import io.fairway.table.Ramp;
+import io.fairway.table.RampTarget;
 import io.fairway.table.Service;
+import io.fairway.table.ServiceEntry;
 import io.fairway.table.ServiceKey;
 import io.fairway.table.Table;
 import io.fairway.table.TableException;
@@ -29,23 +32,45 @@ import java.util.List;
  * quorum is lost, takes milliseconds rather than seconds. The kernel processes a batch in order, so
  * ordering guarantees (sorry server in before the pool out) hold within it; refusals are tolerated
  * afterwards by the same rules.
+ *
+ * <p>It is also where the applier's calls meet the {@link PublicationHold}: every call that reaches
+ * the table from here is preceded by {@link PublicationHold#beforeCall}, so a change that is not a
+ * verdict's publishes what verdicts have held first, whichever applier method makes it. Nothing
+ * writes to the table around this class; only reads that change nothing (status, the overflow
+ * watch's counters) use {@link #raw}, and they publish nothing.
  */
 final class TolerantTable {
   private final Table table;
+  private final PublicationHold hold;
+
+  /** The table as a {@link RampTarget}, or null when it ramps by stepped weights. */
+  private final RampTarget rampTarget;
+
   private List<TableOp> batch;
   private int depth;
 
-  TolerantTable(Table table) {
+  TolerantTable(Table table, PublicationHold hold) {
     this.table = table;
+    this.hold = hold;
+    this.rampTarget = table instanceof RampTarget t ? t : null;
   }
 
+  /**
+   * The table, to read from: what is held stays held. Every write goes through the methods here.
+   */
   Table raw() {
     return table;
+  }
+
+  /** Whether the table ramps in its own scheduler ({@link #ramp}). */
+  boolean ramps() {
+    return rampTarget != null;
   }
 
   /** Starts collecting operations; nests (only the outermost commit sends). */
   void begin() {
     if (depth++ == 0) {
+      hold.beforeCall();
       batch = new ArrayList<>();
     }
   }
@@ -63,6 +88,7 @@ final class TolerantTable {
     if (ops.isEmpty()) {
       return;
     }
+    hold.beforeCall();
     List<TableException> results = table.apply(ops);
     TableException first = null;
     for (int i = 0; i < ops.size(); i++) {
@@ -106,11 +132,33 @@ final class TolerantTable {
     run(new TableOp.DelDest(s, d));
   }
 
+  /** Hands a ramp to a table that ramps in its scheduler ({@link #ramps}). */
+  void ramp(ServiceKey s, DestKey d, Ramp r) throws TableException {
+    hold.beforeCall();
+    rampTarget.ramp(s, d, r);
+  }
+
+  /** Empties the whole table. */
+  void flush() throws TableException {
+    hold.beforeCall();
+    table.flush();
+  }
+
+  /**
+   * Reads the table for a change decided on what is in it (drift repair): as that change, the read
+   * publishes what is held first, so it is decided on the table readers see.
+   */
+  List<ServiceEntry> listToChange() throws TableException {
+    hold.beforeCall();
+    return table.list();
+  }
+
   private void run(TableOp op) throws TableException {
     if (batch != null) {
       batch.add(op);
       return;
     }
+    hold.beforeCall();
     try {
       op.applyTo(table);
     } catch (TableException e) {

@@ -49,8 +49,10 @@
  *       per burst, at most 50 ms after its first verdict, instead of once per verdict. Every table
  *       call is still made, and refused, when its verdict is, so a refused verdict is not recorded
  *       and the check engine retries it; the order of operations, quorum and the sorry server,
- *       notify scripts and events are those of one verdict at a time. The kernel's table makes each
- *       change live at once and is not held.
+ *       notify scripts and events are those of one verdict at a time. Nothing else is held, and not
+ *       by each method's care: every table call goes through {@link
+ *       io.fairway.apply.TolerantTable}, which publishes what is held before any call a verdict
+ *       does not make. The kernel's table makes each change live at once and is not held.
  * </ul>
  *
  * <h2>Two Fairway extensions that only need weights</h2>

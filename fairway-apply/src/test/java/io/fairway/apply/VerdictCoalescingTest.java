@@ -8,9 +8,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fairway.table.Dest;
+import io.fairway.table.DestKey;
 import io.fairway.table.Protocol;
+import io.fairway.table.Ramp;
+import io.fairway.table.RampTarget;
 import io.fairway.table.Service;
+import io.fairway.table.ServiceEntry;
 import io.fairway.table.ServiceKey;
+import io.fairway.table.Table;
 import io.fairway.table.TableException;
 import io.fairway.table.TableOp;
 import java.time.Duration;
@@ -240,6 +245,269 @@ class VerdictCoalescingTest {
             Duration.ZERO, Duration.ofMillis(30), Duration.ofMillis(30), PublicationHold.MAX_WAIT);
   }
 
+  // --- nothing but a verdict is held, whichever method makes the change -----------------------
+
+  /**
+   * A holding table that notes each call made while a hold is on: outside a verdict there must be
+   * none, whatever makes it. What it is told goes on to a {@link RecordingTable}.
+   */
+  static class WatchedTable implements Table {
+    final RecordingTable inner = new RecordingTable();
+
+    /** Calls that reached the table while it was held. */
+    final List<String> whileHeld = new ArrayList<>();
+
+    /** How many calls reached the table. */
+    int calls;
+
+    WatchedTable() {
+      inner.holds = true;
+    }
+
+    void call(String what) {
+      calls++;
+      if (inner.held()) {
+        whileHeld.add(what);
+      }
+    }
+
+    @Override
+    public void addService(Service s) throws TableException {
+      call("add service " + s.key());
+      inner.addService(s);
+    }
+
+    @Override
+    public void setService(Service s) throws TableException {
+      call("set service " + s.key());
+      inner.setService(s);
+    }
+
+    @Override
+    public void delService(ServiceKey key) throws TableException {
+      call("del service " + key);
+      inner.delService(key);
+    }
+
+    @Override
+    public void addDest(ServiceKey s, Dest d) throws TableException {
+      call("add dest " + d.key());
+      inner.addDest(s, d);
+    }
+
+    @Override
+    public void setDest(ServiceKey s, Dest d) throws TableException {
+      call("set dest " + d.key());
+      inner.setDest(s, d);
+    }
+
+    @Override
+    public void delDest(ServiceKey s, DestKey d) throws TableException {
+      call("del dest " + d);
+      inner.delDest(s, d);
+    }
+
+    @Override
+    public List<TableException> apply(List<TableOp> ops) {
+      call("batch " + ops);
+      return inner.apply(ops);
+    }
+
+    @Override
+    public boolean hold() {
+      return inner.hold();
+    }
+
+    @Override
+    public void release() {
+      inner.release();
+    }
+
+    @Override
+    public List<ServiceEntry> list() {
+      call("list");
+      return inner.list();
+    }
+
+    @Override
+    public void flush() {
+      call("flush");
+      inner.flush();
+    }
+  }
+
+  /** The same, ramping in its scheduler as the userspace proxy does. */
+  static final class WatchedRampingTable extends WatchedTable implements RampTarget {
+    @Override
+    public void ramp(ServiceKey s, DestKey d, Ramp r) {
+      call("ramp " + d);
+    }
+  }
+
+  interface TableCall {
+    void run(TolerantTable t) throws TableException;
+  }
+
+  /**
+   * The rule is in the mechanism, not in the applier's methods: each kind of call that reaches the
+   * table through {@link TolerantTable} outside a verdict publishes what is held before it is made,
+   * so a method added later cannot leave its change held behind a verdict's window.
+   */
+  @Test
+  void everyTableCallOutsideAVerdictPublishesWhatIsHeldFirst() throws Exception {
+    Dest s1 = Dest.of(ip("10.16.1.1"), 80, 1);
+    Map<String, TableCall> calls = new LinkedHashMap<>();
+    calls.put("add service", t -> t.addService(Service.of(TLS, "rr")));
+    calls.put("set service", t -> t.setService(Service.of(WEB, "wrr")));
+    calls.put("del service", t -> t.delService(WEB));
+    calls.put("add dest", t -> t.addDest(WEB, Dest.of(ip("10.16.1.2"), 80, 1)));
+    calls.put("set dest", t -> t.setDest(WEB, s1.withWeight(5)));
+    calls.put("del dest", t -> t.delDest(WEB, s1.key()));
+    calls.put(
+        "batch",
+        t -> {
+          t.begin();
+          try {
+            t.setDest(WEB, s1.withWeight(2));
+          } finally {
+            t.commit();
+          }
+        });
+    calls.put("ramp", t -> t.ramp(WEB, s1.key(), Ramp.NONE));
+    calls.put("flush", TolerantTable::flush);
+    calls.put("read to change", t -> t.listToChange());
+    for (Map.Entry<String, TableCall> c : calls.entrySet()) {
+      WatchedRampingTable table = new WatchedRampingTable();
+      PublicationHold hold = new PublicationHold(table, () -> 0);
+      ManualLater later = new ManualLater();
+      hold.use(later);
+      TolerantTable t = new TolerantTable(table, hold);
+      t.addService(WEB_SVC);
+      t.addDest(WEB, s1);
+      table.inner.publications.clear();
+      hold.verdict(hold::release, () -> t.setDest(WEB, s1.withWeight(3)));
+      assertThat(table.inner.held()).as("the verdict is held").isTrue();
+      assertThat(later.tasks).hasSize(1);
+      table.whileHeld.clear();
+      int before = table.calls;
+
+      c.getValue().run(t);
+
+      assertThat(table.calls).as(c.getKey() + " reaches the table").isGreaterThan(before);
+      assertThat(table.whileHeld).as(c.getKey() + ", made while a verdict is held").isEmpty();
+      assertThat(table.inner.publications)
+          .as(c.getKey() + ": the verdict is published first")
+          .startsWith(WEB);
+    }
+  }
+
+  /** One of the applier's methods that is not a verdict, and what it needs done beforehand. */
+  record NonVerdict(String name, Rig.Step before, Rig.Step call) {}
+
+  /** An applier on a watched table, with a clock and a timer run by hand. */
+  static final class Rig {
+    interface Step {
+      void run(Rig r) throws Exception;
+    }
+
+    final WatchedTable table;
+    final long[] now = {1_000_000_000L};
+    final ManualLater later = new ManualLater();
+    final Applier applier;
+
+    Rig(WatchedTable table, Map<String, VirtualServer> config) {
+      this.table = table;
+      applier = new Applier(table, config, () -> now[0]);
+      applier.coalesceVerdicts(later);
+    }
+  }
+
+  /** web: a (weight 4, slow start 4 s), b, c (inhibit, at {@code cWeight}), overflow to sorry. */
+  static VirtualServer web(int cWeight) {
+    return new VirtualServer(
+            "web",
+            List.of(WEB_SVC),
+            VirtualServer.byName(
+                List.of(
+                    new RealServer(
+                        "a", Dest.of(ip("10.16.1.1"), 80, 4), false, 4, Duration.ofSeconds(4)),
+                    Fixtures.rs("b", "10.16.1.2", 1),
+                    Fixtures.inhibit("c", "10.16.1.3", cWeight))),
+            null,
+            false,
+            List.of())
+        .withSorryServer(SORRY, false)
+        .withOverflow(true);
+  }
+
+  /**
+   * Each of the applier's methods that is not a verdict, called while a verdict's change is held:
+   * none of its calls reaches the table under the hold, the verdict is published before it, and
+   * nothing is held when it returns.
+   */
+  @Test
+  void noApplierMethodThatIsNotAVerdictIsHeld() throws Exception {
+    VirtualServer api =
+        VirtualServer.of("api", Service.of(TLS, "rr"), List.of(Fixtures.rs("d", "10.16.2.1", 1)));
+    Map<String, VirtualServer> reloaded = Fixtures.config(web(5), api);
+    Rig.Step nothing = r -> {};
+    List<NonVerdict> methods =
+        List.of(
+            new NonVerdict("init", nothing, r -> r.applier.init("api", Fixtures.up("d"))),
+            new NonVerdict("reload", nothing, r -> r.applier.replace(reloaded)),
+            new NonVerdict(
+                "all-or-nothing reload", nothing, r -> r.applier.replaceOrRestore(reloaded)),
+            new NonVerdict(
+                "slow start (an operator's ready)",
+                nothing,
+                r -> r.applier.startSlowStart("web", "a")),
+            new NonVerdict(
+                "slow start step",
+                r -> {
+                  r.applier.startSlowStart("web", "a");
+                  r.now[0] += 1_500_000_000L;
+                },
+                r -> assertThat(r.applier.stepSlowStarts()).isEqualTo(1)),
+            new NonVerdict(
+                "overflow",
+                nothing,
+                r -> assertThat(r.applier.overflow("web", WEB, true)).isTrue()),
+            new NonVerdict(
+                "drift repair",
+                r -> r.table.inner.delDest(WEB, Fixtures.key("10.16.1.1")),
+                r -> assertThat(r.applier.repairDrift()).hasSize(1)),
+            new NonVerdict("remove all", nothing, r -> r.applier.removeAll()),
+            new NonVerdict("remove services", nothing, r -> r.applier.removeServices()),
+            new NonVerdict("flush", nothing, r -> assertThat(r.applier.flushTable()).isTrue()));
+    for (NonVerdict m : methods) {
+      notHeld(m.name(), m, new Rig(new WatchedTable(), Fixtures.config(web(2), api)));
+    }
+    // A table that ramps in its scheduler is handed the ramp first, before any weight.
+    notHeld(
+        "slow start on a ramping table",
+        methods.get(3),
+        new Rig(new WatchedRampingTable(), Fixtures.config(web(2), api)));
+  }
+
+  private static void notHeld(String what, NonVerdict m, Rig r) throws Exception {
+    r.applier.init("web", Fixtures.up("a", "b", "c"));
+    m.before().run(r);
+    r.later.runAll();
+    r.table.inner.publications.clear();
+    r.applier.setAlive("web", "b", false);
+    assertThat(r.applier.holding()).as(what + ": the verdict is held").isTrue();
+    r.table.whileHeld.clear();
+    int before = r.table.calls;
+
+    m.call().run(r);
+
+    assertThat(r.table.calls).as(what + " reaches the table").isGreaterThan(before);
+    assertThat(r.table.whileHeld).as(what + ", made while a verdict is held").isEmpty();
+    assertThat(r.table.inner.publications).as(what + ": the verdict first").startsWith(WEB);
+    assertThat(r.table.inner.held()).as(what + ": nothing left held").isFalse();
+    assertThat(r.applier.holding()).isFalse();
+  }
+
   // --- batched against one by one, over random sequences --------------------------------------
 
   /** One step: what, on which server, with what value. */
@@ -248,7 +516,7 @@ class VerdictCoalescingTest {
   @Provide
   Arbitrary<List<Step>> steps() {
     return Combinators.combine(
-            Arbitraries.integers().between(0, 9),
+            Arbitraries.integers().between(0, 10),
             Arbitraries.integers().between(0, 4),
             Arbitraries.integers().between(-1, 5))
         .as(Step::new)
@@ -273,7 +541,7 @@ class VerdictCoalescingTest {
       if (coalesce) {
         applier.coalesceVerdicts(later);
       }
-      admin = new AdminApplier(applier, Map.of("web", new QuorumRule(3, 1)), events::add);
+      admin = new AdminApplier(applier, rules, events::add);
     }
 
     void run(String what, Call c) {
@@ -288,6 +556,28 @@ class VerdictCoalescingTest {
 
   interface Call {
     void run() throws TableException, UnknownServerException;
+  }
+
+  static final Map<String, QuorumRule> rules = Map.of("web", new QuorumRule(3, 1));
+
+  /** The configuration with one real server's configured weight changed (a reload). */
+  static Map<String, VirtualServer> reweighed(
+      Map<String, VirtualServer> config, String rsName, int weight) {
+    VirtualServer vs = config.get("web");
+    List<RealServer> servers = new ArrayList<>();
+    for (RealServer r : vs.servers().values()) {
+      int w = r.name().equals(rsName) ? Math.max(0, weight) : r.weight();
+      servers.add(new RealServer(r.name(), r.dest().withWeight(w), r.inhibit(), w, r.slowStart()));
+    }
+    return Fixtures.config(
+        new VirtualServer(
+            vs.name(),
+            vs.services(),
+            VirtualServer.byName(servers),
+            vs.sorryServer(),
+            vs.sorryServerInhibit(),
+            vs.trackedFiles(),
+            vs.overflow()));
   }
 
   @Property(tries = 400)
@@ -323,6 +613,7 @@ class VerdictCoalescingTest {
       for (Side s : List.of(single, batched)) {
         s.table.refuse = refuse::matches;
         int published = s.table.publications.size();
+        int ops = s.table.ops.size();
         boolean verdict = st.kind() <= 3;
         switch (st.kind()) {
           case 0 -> s.run("up " + name, () -> s.admin.setAlive("web", name, true));
@@ -339,12 +630,19 @@ class VerdictCoalescingTest {
           case 6 -> s.run("step", () -> s.applier.stepSlowStarts());
           case 7 -> s.now[0] += 700_000_000L; // ramps move
           case 8 -> s.run("repair", () -> s.applier.repairDrift());
+          case 10 ->
+              s.run(
+                  "reload " + name,
+                  () -> s.admin.replace(reweighed(s.applier.config(), name, st.value()), rules));
           default -> {} // the refusals change below, once for both sides
         }
         if (verdict && s == batched) {
           assertThat(s.table.publications.size())
               .as("a verdict publishes nothing while it is held")
               .isEqualTo(published);
+        }
+        if (!verdict && s.table.ops.size() > ops) {
+          assertThat(s.table.held()).as("what is not a verdict is not held").isFalse();
         }
       }
       if (st.kind() == 9) {
