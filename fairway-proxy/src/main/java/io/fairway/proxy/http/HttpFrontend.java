@@ -10,7 +10,9 @@ import io.fairway.proxy.l4.Relay;
 import io.fairway.proxy.l4.TcpFrontend;
 import io.fairway.proxy.table.Drain;
 import io.fairway.proxy.table.Lease;
+import io.fairway.proxy.table.Pick;
 import io.fairway.proxy.table.RealServer;
+import io.fairway.proxy.table.SlotWaiter;
 import io.fairway.proxy.table.VirtualService;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
@@ -184,10 +186,13 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
   /** Body slices and END received before the backend connection exists. */
   private final ArrayDeque<Object> pendingBody = new ArrayDeque<>();
 
-  /** The request waiting for a server under its uthreshold ({@link VirtualService#slots()}). */
+  /** The request waiting for a server under its uthreshold ({@link VirtualService#schedule}). */
   private HttpHead waitingForSlot;
 
   private boolean waitingFresh;
+
+  /** One per connection, not one per request: most requests never queue. */
+  private final SlotWaiter slotWaiter = new SlotWait();
 
   private RealServer server;
   private Lease lease;
@@ -427,58 +432,63 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
 
   /** Chooses a server and gets a connection to it; {@code fresh} skips pooled connections. */
   private void acquire(boolean fresh) {
-    // While others wait, a newcomer queues behind them (oldest first), as HAProxy's queue does.
-    boolean behind = tried.isEmpty() && vs.slots().waiting() > 0;
-    Lease l = behind ? null : vs.select(clientAddress, key, tried, askedAlt);
-    if (l == null
-        && tried.isEmpty()
-        && (behind || vs.atCapacity())
-        && vs.slots()
-            .await(
-                client.eventLoop(), timeouts.connect(), this::retryAcquire, this::queueTimedOut)) {
+    Pick p =
+        vs.schedule(
+            clientAddress,
+            key,
+            tried,
+            askedAlt,
+            client.eventLoop(),
+            timeouts.connect(),
+            slotWaiter);
+    if (p instanceof Pick.Queued) {
       waitingForSlot = request;
       waitingFresh = fresh;
       return;
     }
-    acquire(l, fresh);
+    acquire(p, fresh);
   }
 
-  /** A slot may have freed for the request waiting for one: takes it, or says there is none. */
-  private boolean retryAcquire() {
-    HttpHead waited = waitingForSlot;
-    if (closed || request == null || request != waited) {
-      waitingForSlot = null;
-      return true; // the client went away, or the request ended otherwise
-    }
-    Lease l = vs.select(clientAddress, key, tried, askedAlt);
-    if (l == null && vs.atCapacity()) {
+  /** What {@link #waitingForSlot} is told of its turn ({@link VirtualService#schedule}). */
+  private final class SlotWait implements SlotWaiter {
+    @Override
+    public boolean gone() {
+      HttpHead waited = waitingForSlot;
+      if (closed || request == null || request != waited) {
+        waitingForSlot = null;
+        return true; // the client went away, or the request ended otherwise
+      }
       return false;
     }
-    waitingForSlot = null;
-    acquire(l, waitingFresh); // or the 503 of no server at all: nothing to wait for any more
-    return true;
-  }
 
-  /** No slot within the connect timeout: 503, as when there is no server. */
-  private void queueTimedOut() {
-    HttpHead waited = waitingForSlot;
-    waitingForSlot = null;
-    if (closed || request == null || request != waited) {
-      return;
+    @Override
+    public void resume(Pick p) {
+      waitingForSlot = null;
+      acquire(p, waitingFresh); // or the 503 of no server at all: nothing to wait for any more
     }
-    warnings.warn(
-        vs.service().key(),
-        "every server at its uthreshold for " + timeouts.connect(),
-        request.method() + " " + request.target() + " from " + clientAddress);
-    endExchange(false);
-    generated(null, 503);
-    sendErrorAndClose(503, "No server is available to handle this request.");
+
+    /** No slot within the connect timeout: 503, as when there is no server. */
+    @Override
+    public void timedOut() {
+      HttpHead waited = waitingForSlot;
+      waitingForSlot = null;
+      if (closed || request == null || request != waited) {
+        return;
+      }
+      warnings.warn(
+          vs.service().key(),
+          "every server at its uthreshold for " + timeouts.connect(),
+          request.method() + " " + request.target() + " from " + clientAddress);
+      endExchange(false);
+      generated(null, 503);
+      sendErrorAndClose(503, "No server is available to handle this request.");
+    }
   }
 
-  /** Goes on with the server {@code l} leases, or answers when there is none ({@code null}). */
-  private void acquire(Lease l, boolean fresh) {
-    if (l == null) {
-      boolean none = tried.isEmpty();
+  /** Goes on with the server a {@link Lease} is for, or answers when there is none. */
+  private void acquire(Pick p, boolean fresh) {
+    if (!(p instanceof Lease l)) {
+      boolean none = p != Pick.None.ALL_TRIED;
       warnings.warn(
           vs.service().key(),
           none ? "no destination available" : "every destination failed",

@@ -5,7 +5,9 @@ import io.fairway.proxy.ProxyOptions;
 import io.fairway.proxy.RateLimitedLog;
 import io.fairway.proxy.Transport;
 import io.fairway.proxy.table.Lease;
+import io.fairway.proxy.table.Pick;
 import io.fairway.proxy.table.RealServer;
+import io.fairway.proxy.table.SlotWaiter;
 import io.fairway.proxy.table.VirtualService;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
@@ -65,45 +67,53 @@ public final class TcpFrontend extends ChannelInboundHandlerAdapter {
 
   private void connect(Channel client) {
     InetSocketAddress ca = (InetSocketAddress) client.remoteAddress();
-    // While others wait, a newcomer queues behind them (oldest first), as HAProxy's queue does.
-    boolean behind = tried.isEmpty() && vs.slots().waiting() > 0;
-    Lease lease = behind ? null : vs.select(ca, null, tried);
-    if (lease == null) {
-      if (tried.isEmpty()
-          && (behind || vs.atCapacity())
-          && vs.slots()
-              .await(
-                  client.eventLoop(),
-                  vs.timeouts().connect(),
-                  () -> retry(client, ca),
-                  () ->
-                      refuse(
-                          client,
-                          ca,
-                          "every server at its uthreshold for " + vs.timeouts().connect()))) {
-        return; // nothing is read from the client meanwhile: auto-read is off
-      }
-      refuse(client, ca, "no destination available");
-      return;
+    Pick pick =
+        vs.schedule(
+            ca,
+            null,
+            tried,
+            VirtualService.NO_ALT,
+            client.eventLoop(),
+            vs.timeouts().connect(),
+            new Waiter(client, ca));
+    if (pick instanceof Pick.Queued) {
+      return; // nothing is read from the client meanwhile: auto-read is off
     }
-    connect(client, lease);
+    if (pick instanceof Lease lease) {
+      connect(client, lease);
+    } else {
+      refuse(client, ca, "no destination available");
+    }
   }
 
-  /** A slot may have freed: takes it, or says there still is none. */
-  private boolean retry(Channel client, InetSocketAddress ca) {
-    if (!client.isActive()) {
-      return true; // gone while it waited
+  /** What this connection is told if it queues for a slot ({@link VirtualService#schedule}). */
+  private final class Waiter implements SlotWaiter {
+    private final Channel client;
+    private final InetSocketAddress ca;
+
+    Waiter(Channel client, InetSocketAddress ca) {
+      this.client = client;
+      this.ca = ca;
     }
-    Lease lease = vs.select(ca, null, tried);
-    if (lease == null) {
-      if (vs.atCapacity()) {
-        return false;
+
+    @Override
+    public boolean gone() {
+      return !client.isActive();
+    }
+
+    @Override
+    public void resume(Pick pick) {
+      if (pick instanceof Lease lease) {
+        connect(client, lease);
+      } else {
+        refuse(client, ca, "no destination available"); // nothing to wait for any more
       }
-      refuse(client, ca, "no destination available"); // nothing to wait for any more
-      return true;
     }
-    connect(client, lease);
-    return true;
+
+    @Override
+    public void timedOut() {
+      refuse(client, ca, "every server at its uthreshold for " + vs.timeouts().connect());
+    }
   }
 
   private void refuse(Channel client, InetSocketAddress ca, String why) {

@@ -7,8 +7,10 @@ import io.fairway.director.sched.Connection;
  * Closing an L4 connection moves the server's count from active to inactive, and the
  * kernel-scheduler accounting ({@link Connection}) expires it later through the table's {@link
  * ConnectionExpiry}; an HTTP request expires when it completes.
+ *
+ * <p>It is also the {@link Pick} that found a server.
  */
-public final class Lease {
+public final class Lease implements Pick {
   public final RealServer server;
   private final Connection connection;
   private final ConnectionExpiry expiry;

@@ -24,6 +24,9 @@ import java.util.function.BooleanSupplier;
  * (and wakes the first in line, since a slot may be free), so a slot that frees goes to whoever
  * waited longest, not to whoever asked last.
  *
+ * <p>Who waits, and whether a waiter's turn serves it, is {@link VirtualService#schedule}'s to
+ * decide; the queue only keeps the order and the time.
+ *
  * <p>Thread-safety: any thread may wake the queue; a waiter only ever runs on its own event loop.
  */
 public final class SlotQueue {
@@ -66,7 +69,7 @@ public final class SlotQueue {
    * @param giveUp runs on {@code loop} when {@code timeout} passed without a slot
    * @return false when the queue is full: the caller refuses at once
    */
-  public boolean await(EventLoop loop, Duration timeout, BooleanSupplier tryNow, Runnable giveUp) {
+  boolean await(EventLoop loop, Duration timeout, BooleanSupplier tryNow, Runnable giveUp) {
     Waiter w = new Waiter(loop, tryNow, giveUp);
     boolean ahead;
     synchronized (this) {
@@ -91,7 +94,7 @@ public final class SlotQueue {
   }
 
   /** Waiters now. */
-  public int waiting() {
+  int waiting() {
     return size.get();
   }
 

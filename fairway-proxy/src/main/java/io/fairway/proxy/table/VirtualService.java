@@ -20,10 +20,12 @@ import io.fairway.table.ServiceEntry;
 import io.fairway.table.ServiceFlag;
 import io.fairway.table.Stats;
 import io.netty.channel.Channel;
+import io.netty.channel.EventLoop;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
@@ -531,18 +533,79 @@ public final class VirtualService {
     return null;
   }
 
-  /** Where a connection or request waits when {@link #atCapacity()}. */
-  public SlotQueue slots() {
+  /**
+   * Schedules a new TCP connection (L4) or HTTP request as {@link #select(InetSocketAddress,
+   * String, Set, int)} does, or queues it for a slot: the decision both frontends make, here once
+   * so that they cannot drift apart. They do only their protocol's part with the answer.
+   *
+   * <p>In this order: while others wait in the queue, a first try ({@code tried} empty) queues
+   * behind them without selecting, so a slot that frees goes to whoever waited longest (oldest
+   * first, as HAProxy's queue does); otherwise it selects. Finding no server, a first try waits in
+   * the queue, for up to {@code wait}, if the servers are only full ({@link #atCapacity}); at each
+   * turn it selects again and goes on waiting while they still are. Anything else is refused
+   * ({@link Pick.None}).
+   *
+   * @param loop the caller's event loop: this is called on it and {@code waiter} called back on it
+   * @param wait how long a queued one waits for a slot (the connect timeout, as HAProxy's {@code
+   *     timeout queue} defaults to {@code timeout connect})
+   * @param waiter told of its turn or its timeout, if the answer is {@link Pick.Queued}; never
+   *     otherwise
+   */
+  public Pick schedule(
+      InetSocketAddress client,
+      String key,
+      Set<RealServer> tried,
+      int askedAlt,
+      EventLoop loop,
+      Duration wait,
+      SlotWaiter waiter) {
+    boolean first = tried.isEmpty();
+    boolean behind = first && slots.waiting() > 0;
+    Lease lease = behind ? null : select(client, key, tried, askedAlt);
+    if (lease != null) {
+      return lease;
+    }
+    if (!first) {
+      return Pick.None.ALL_TRIED;
+    }
+    if (!behind && !atCapacity()) {
+      return Pick.None.NO_SERVER;
+    }
+    return slots.await(
+            loop, wait, () -> turn(client, key, tried, askedAlt, waiter), waiter::timedOut)
+        ? Pick.Queued.QUEUED
+        : Pick.None.QUEUE_FULL;
+  }
+
+  /** A queued one's turn: a slot may have freed. False while there still is none. */
+  private boolean turn(
+      InetSocketAddress client,
+      String key,
+      Set<RealServer> tried,
+      int askedAlt,
+      SlotWaiter waiter) {
+    if (waiter.gone()) {
+      return true;
+    }
+    Lease lease = select(client, key, tried, askedAlt);
+    if (lease == null && atCapacity()) {
+      return false;
+    }
+    waiter.resume(lease != null ? lease : Pick.None.NO_SERVER);
+    return true;
+  }
+
+  /** Where {@link #schedule} queues; package-private so that nothing else decides to wait. */
+  SlotQueue slots() {
     return slots;
   }
 
   /**
    * Whether a pick that found no server found none only because servers that would take it are at
-   * their {@code uthreshold}: then a slot will free, and waiting for it ({@link #slots()}) beats
-   * refusing. False when no server is there or every one is drained (weight 0), where nothing frees
-   * by waiting.
+   * their {@code uthreshold}: then a slot will free, and waiting for it beats refusing. False when
+   * no server is there or every one is drained (weight 0), where nothing frees by waiting.
    */
-  public boolean atCapacity() {
+  boolean atCapacity() {
     for (RealServer rs : pool.servers()) {
       if (rs.weight() > 0 && overloaded(rs)) {
         return true;

@@ -20,7 +20,14 @@
  * its {@code uthreshold} (and no sorry server), here it waits for a slot in the service's {@link
  * io.fairway.proxy.table.SlotQueue}, up to the connect timeout, and only then is refused. A refused
  * client comes straight back; a userspace proxy pays for every such round trip, the kernel hardly
- * does. Ending leases wake the queue, so it lives here with them.
+ * does. Ending leases wake the queue, so it lives here with them, and so does the decision to wait:
+ * {@link io.fairway.proxy.table.VirtualService#schedule} answers the L4 and the HTTP frontend alike
+ * with a lease, a place in the queue or a refusal and its reason ({@link
+ * io.fairway.proxy.table.Pick}), and calls back the waiters it queued ({@link
+ * io.fairway.proxy.table.SlotWaiter}). Which connections and requests wait, and in what order, is
+ * then one rule for both; they only say how long (their connect timeout) and answer in their
+ * protocol. UDP does not wait: it takes {@link io.fairway.proxy.table.VirtualService#select}'s
+ * answer, and a datagram without a server is dropped.
  *
  * <h2>Why a reload keeps connections</h2>
  *
