@@ -122,87 +122,75 @@ public final class FinCrossing {
       throws Exception {
     ExecutorService threads = Executors.newCachedThreadPool();
     try {
-      exchange(c, s, upload, download, reader, stalled, threads);
+      AtomicLong written = new AtomicLong();
+      CompletableFuture<Void> uploaded =
+          CompletableFuture.runAsync(
+              () -> {
+                try {
+                  c.getOutputStream().write(upload);
+                  c.shutdownOutput();
+                } catch (IOException e) {
+                  throw new UncheckedIOException(e);
+                }
+              },
+              threads);
+      CompletableFuture<Long> backendRead =
+          CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  for (int off = 0; off < download.length; off += 65536) {
+                    int n = Math.min(65536, download.length - off);
+                    s.getOutputStream().write(download, off, n);
+                    written.addAndGet(n);
+                  }
+                  s.shutdownOutput();
+                  written.set(-1); // the FIN is out
+                  return reader.read(s);
+                } catch (IOException e) {
+                  throw new UncheckedIOException(e);
+                }
+              },
+              threads);
+      // The client reads only once the backend's FIN is out, unless the download does not fit in
+      // the buffers on the way (the backend's writes stop): then it has to read first, and this
+      // download just does not make the FINs cross.
+      long[] last = {-2};
+      await()
+          .atMost(WAIT)
+          .pollInterval(Duration.ofMillis(200))
+          .until(
+              () -> {
+                long now = written.get();
+                boolean settled = now == -1 || now == last[0];
+                last[0] = now;
+                return settled;
+              });
+      if (written.get() == -1) {
+        // Everything fit: the client's FIN reaches the backend before the client reads.
+        long read = backendRead.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        if (read != upload.length) {
+          assertThat(read).as(stalled.call()).isEqualTo(upload.length);
+        }
+      }
+      CompletableFuture<Integer> clientRead =
+          CompletableFuture.supplyAsync(
+              () -> {
+                try {
+                  return c.getInputStream().readAllBytes().length;
+                } catch (IOException e) {
+                  throw new UncheckedIOException(e);
+                }
+              },
+              threads);
+      assertThat(backendRead.get(WAIT.toMillis(), TimeUnit.MILLISECONDS))
+          .as("the upload, then the client's FIN")
+          .isEqualTo(upload.length);
+      uploaded.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+      assertThat(clientRead.get(WAIT.toMillis(), TimeUnit.MILLISECONDS))
+          .as("the download, then the backend's FIN")
+          .isEqualTo(download.length);
     } finally {
       threads.shutdownNow();
     }
-  }
-
-  private static void exchange(
-      Socket c,
-      Socket s,
-      byte[] upload,
-      byte[] download,
-      UploadReader reader,
-      Callable<String> stalled,
-      ExecutorService threads)
-      throws Exception {
-    AtomicLong written = new AtomicLong();
-    CompletableFuture<Void> uploaded =
-        CompletableFuture.runAsync(
-            () -> {
-              try {
-                c.getOutputStream().write(upload);
-                c.shutdownOutput();
-              } catch (IOException e) {
-                throw new UncheckedIOException(e);
-              }
-            },
-            threads);
-    CompletableFuture<Long> backendRead =
-        CompletableFuture.supplyAsync(
-            () -> {
-              try {
-                for (int off = 0; off < download.length; off += 65536) {
-                  int n = Math.min(65536, download.length - off);
-                  s.getOutputStream().write(download, off, n);
-                  written.addAndGet(n);
-                }
-                s.shutdownOutput();
-                written.set(-1); // the FIN is out
-                return reader.read(s);
-              } catch (IOException e) {
-                throw new UncheckedIOException(e);
-              }
-            },
-            threads);
-    // The client reads only once the backend's FIN is out, unless the download does not fit in
-    // the buffers on the way (the backend's writes stop): then it has to read first, and this
-    // download just does not make the FINs cross.
-    long[] last = {-2};
-    await()
-        .atMost(WAIT)
-        .pollInterval(Duration.ofMillis(200))
-        .until(
-            () -> {
-              long now = written.get();
-              boolean settled = now == -1 || now == last[0];
-              last[0] = now;
-              return settled;
-            });
-    if (written.get() == -1) {
-      // Everything fit: the client's FIN reaches the backend before the client reads.
-      long read = backendRead.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
-      if (read != upload.length) {
-        assertThat(read).as(stalled.call()).isEqualTo(upload.length);
-      }
-    }
-    CompletableFuture<Integer> clientRead =
-        CompletableFuture.supplyAsync(
-            () -> {
-              try {
-                return c.getInputStream().readAllBytes().length;
-              } catch (IOException e) {
-                throw new UncheckedIOException(e);
-              }
-            },
-            threads);
-    assertThat(backendRead.get(WAIT.toMillis(), TimeUnit.MILLISECONDS))
-        .as("the upload, then the client's FIN")
-        .isEqualTo(upload.length);
-    uploaded.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
-    assertThat(clientRead.get(WAIT.toMillis(), TimeUnit.MILLISECONDS))
-        .as("the download, then the backend's FIN")
-        .isEqualTo(download.length);
   }
 }
