@@ -48,7 +48,7 @@ final class Netns implements AutoCloseable {
     this.b = b;
   }
 
-  /** Two namespaces made elsewhere ({@link BridgedNetns}), for {@link VrrpInteropTest.Monitor}. */
+  /** Two namespaces made elsewhere ({@link BridgedNetns}), for {@link VrrpLab.Monitor}. */
   static Netns of(String a, String b) {
     return new Netns(a, b);
   }

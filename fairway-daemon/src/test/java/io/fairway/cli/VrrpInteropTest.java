@@ -9,12 +9,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -32,7 +28,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * after the kill instead of 3.6 s (4 of 29 failed); the claims here are timings.
  */
 @Tag("netns")
-class VrrpInteropTest {
+class VrrpInteropTest extends VrrpLab {
   static final String VIP = "10.99.0.100";
   static final String VIP2 = "10.99.0.101";
   static final String VIP6 = "2001:db8:99::100";
@@ -58,35 +54,6 @@ class VrrpInteropTest {
     Pairing(Kind high, Kind low) {
       this.high = high;
       this.low = low;
-    }
-  }
-
-  @TempDir Path dir;
-  Netns net;
-  final List<VrrpRouterProcess> routers = new ArrayList<>();
-  Monitor monitor;
-
-  @BeforeAll
-  static void available() {
-    Netns.assumeAvailable();
-  }
-
-  @BeforeEach
-  void network() throws Exception {
-    net = Netns.create();
-  }
-
-  @AfterEach
-  void cleanUp() throws Exception {
-    if (monitor != null) {
-      monitor.stop();
-    }
-    for (VrrpRouterProcess r : routers) {
-      r.close();
-    }
-    net.close();
-    for (VrrpRouterProcess r : routers) {
-      System.out.println("--- " + r.ns + " " + r.kind + "\n" + r.logText());
     }
   }
 
@@ -122,16 +89,11 @@ class VrrpInteropTest {
     return "global_defs {\n  router_id test\n  script_user root\n}\n";
   }
 
+  /** Every router here gets {@link #globals()} before its {@code config}. */
+  @Override
   VrrpRouterProcess start(Kind kind, String ns, String config, String... fairwayArgs)
       throws Exception {
-    VrrpRouterProcess r = VrrpRouterProcess.start(kind, ns, dir, globals() + config, fairwayArgs);
-    routers.add(r);
-    return r;
-  }
-
-  void awaitHolds(String ns, String vip, Duration within) {
-    // Netns.holds reads what the kernel reported: a 5 ms poll costs nothing.
-    await().atMost(within).pollInterval(Duration.ofMillis(5)).until(() -> Netns.holds(ns, vip));
+    return super.start(kind, ns, globals() + config, fairwayArgs);
   }
 
   /** How long until {@code ns} holds {@code vip}, measured from {@code t0} (nanoTime). */
@@ -456,9 +418,7 @@ class VrrpInteropTest {
     Netns.sh("ip", "-n", net.a, "link", "set", "fwvtrk1", "up");
     Netns.sh("ip", "-n", net.a, "link", "set", "fwvtrk0", "up");
     Path notify = dir.resolve("fault.log");
-    Path script = dir.resolve("fault.sh");
-    Files.writeString(script, "#!/bin/sh\necho \"$*\" >> " + notify + "\n");
-    script.toFile().setExecutable(true);
+    Path script = notifyScript("fault", notify);
     start(Kind.KEEPALIVED, net.b, instance("VI_1", 51, 100, "BACKUP", "", VIP));
     start(
         Kind.FAIRWAY,
@@ -524,9 +484,7 @@ class VrrpInteropTest {
     List<List<String>> runs = new ArrayList<>();
     for (Kind k : Kind.values()) {
       Path out = dir.resolve("notify-" + k + ".log");
-      Path script = dir.resolve("notify-" + k + ".sh");
-      Files.writeString(script, "#!/bin/sh\necho \"$*\" >> " + out + "\n");
-      script.toFile().setExecutable(true);
+      Path script = notifyScript("notify-" + k, out);
       String extra =
           "  notify_master \""
               + script
@@ -560,48 +518,5 @@ class VrrpInteropTest {
       assertThat(lines.subList(4, 6)).containsExactlyInAnyOrder("stop", "INSTANCE VI_1 STOP 150");
     }
     assertThat(runs.get(0)).containsExactlyInAnyOrderElementsOf(runs.get(1));
-  }
-
-  /**
-   * Records the longest time both namespaces held the address, from the kernel's address
-   * notifications: every change is seen when it happens, not at the next sample.
-   */
-  static final class Monitor {
-    private final Netns net;
-    private final String vip;
-    private final Runnable listener = this::changed;
-    private long since = -1;
-    private long worst;
-
-    private Monitor(Netns net, String vip) {
-      this.net = net;
-      this.vip = vip;
-      Netns.listen(listener);
-      changed();
-    }
-
-    static Monitor start(Netns net, String vip) {
-      return new Monitor(net, vip);
-    }
-
-    private synchronized void changed() {
-      boolean both = Netns.holds(net.a, vip) && Netns.holds(net.b, vip);
-      long now = System.nanoTime();
-      if (both && since < 0) {
-        since = now;
-      } else if (!both && since >= 0) {
-        worst = Math.max(worst, now - since);
-        since = -1;
-      }
-    }
-
-    synchronized Duration worstOverlap() {
-      long ongoing = since >= 0 ? System.nanoTime() - since : 0;
-      return Duration.ofNanos(Math.max(worst, ongoing));
-    }
-
-    void stop() {
-      Netns.unlisten(listener);
-    }
   }
 }

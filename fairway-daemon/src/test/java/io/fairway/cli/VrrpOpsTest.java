@@ -67,7 +67,7 @@ class VrrpOpsTest {
   VrrpRouterProcess b;
   Process nginx;
   final List<Process> followers = new ArrayList<>();
-  VrrpInteropTest.Monitor monitor;
+  VrrpLab.Monitor monitor;
   long started;
 
   @BeforeAll
@@ -99,7 +99,7 @@ class VrrpOpsTest {
           .until(() -> vrrp(ns) != null);
       followers.add(follow(ns));
     }
-    monitor = VrrpInteropTest.Monitor.start(net.routers(), VIP);
+    monitor = VrrpLab.Monitor.start(net.routers(), VIP);
     System.out.println("set-up took " + (System.nanoTime() - started) / 1_000_000 + " ms");
   }
 

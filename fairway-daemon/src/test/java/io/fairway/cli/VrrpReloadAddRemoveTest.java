@@ -13,16 +13,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * SIGHUP that brings VRRP to a {@code fairway run} that had none, and one that takes every VRRP
- * block away, in two network namespaces joined by a veth pair ({@link Netns}): A is the router
+ * block away, in two network namespaces joined by a veth pair ({@link VrrpLab}): A is the router
  * reloaded, B a Fairway backup of VI_1 (priority 100) that holds the address while A has no VRRP.
  *
  * <ul>
@@ -41,38 +37,9 @@ import org.junit.jupiter.api.io.TempDir;
  * </ul>
  */
 @Tag("netns")
-class VrrpReloadAddRemoveTest {
+class VrrpReloadAddRemoveTest extends VrrpLab {
   /** B's skew time at priority 100, ((256 - 100) / 256 s), with the slack of a loaded machine. */
   static final Duration HAND_OVER = Duration.ofMillis(609).plus(VrrpInteropTest.SLACK);
-
-  @TempDir Path dir;
-  Netns net;
-  final List<VrrpRouterProcess> routers = new ArrayList<>();
-  VrrpInteropTest.Monitor monitor;
-
-  @BeforeAll
-  static void available() {
-    Netns.assumeAvailable();
-  }
-
-  @BeforeEach
-  void setUp() throws Exception {
-    net = Netns.create();
-  }
-
-  @AfterEach
-  void cleanUp() throws Exception {
-    if (monitor != null) {
-      monitor.stop();
-    }
-    for (VrrpRouterProcess r : routers) {
-      r.close();
-    }
-    net.close();
-    for (VrrpRouterProcess r : routers) {
-      System.out.println("--- " + r.ns + " " + r.kind + "\n" + r.logText());
-    }
-  }
 
   // --- configuration ---------------------------------------------------------------------------
 
@@ -82,14 +49,6 @@ class VrrpReloadAddRemoveTest {
         + VIP
         + " 8080 {\n  lb_algo rr\n  lb_kind PROXY\n  protocol TCP\n"
         + "  real_server 10.99.0.3 8081 {\n    weight 1\n  }\n}\n";
-  }
-
-  /** A notify script that appends its arguments to {@code out}. */
-  Path notifyScript(String name, Path out) throws Exception {
-    Path script = dir.resolve(name + ".sh");
-    Files.writeString(script, "#!/bin/sh\necho \"$*\" >> " + out + "\n");
-    script.toFile().setExecutable(true);
-    return script;
   }
 
   /** keepalived's notify keywords for every state, each script told its own word. */
@@ -107,12 +66,6 @@ class VrrpReloadAddRemoveTest {
         + "\n";
   }
 
-  VrrpRouterProcess start(Kind kind, String ns, String config, String... args) throws Exception {
-    VrrpRouterProcess r = VrrpRouterProcess.start(kind, ns, dir, config, args);
-    routers.add(r);
-    return r;
-  }
-
   static void reload(VrrpRouterProcess r, String config) throws Exception {
     Files.writeString(r.config(), config);
     r.hup();
@@ -127,11 +80,11 @@ class VrrpReloadAddRemoveTest {
   }
 
   static void awaitHolds(String ns, Duration within) {
-    await().atMost(within).pollInterval(Duration.ofMillis(5)).until(() -> Netns.holds(ns, VIP));
+    awaitHolds(ns, VIP, within);
   }
 
   static void awaitReleased(String ns, Duration within) {
-    await().atMost(within).pollInterval(Duration.ofMillis(5)).until(() -> !Netns.holds(ns, VIP));
+    awaitReleased(ns, VIP, within);
   }
 
   static int count(String text, String part) {
@@ -150,10 +103,7 @@ class VrrpReloadAddRemoveTest {
     reload(a, without);
     awaitReleased(net.a, START);
     long released = System.nanoTime();
-    await()
-        .atMost(Duration.ofSeconds(5))
-        .pollInterval(Duration.ofMillis(5))
-        .until(() -> Netns.holds(net.b, VIP));
+    awaitHolds(net.b, Duration.ofSeconds(5));
     return Duration.ofNanos(System.nanoTime() - released);
   }
 
@@ -169,7 +119,7 @@ class VrrpReloadAddRemoveTest {
     VrrpRouterProcess a = start(Kind.FAIRWAY, net.a, servers, "--userspace", "--grace-period", "0");
     await().atMost(START).until(() -> a.logText().contains("running "));
     assertThat(Netns.holds(net.a, VIP)).isFalse();
-    monitor = VrrpInteropTest.Monitor.start(net, VIP);
+    monitor = Monitor.start(net, VIP);
 
     // Added: starts as at start-up (state MASTER: BACKUP first, then master, preempting B).
     reload(a, withVrrp);
@@ -227,7 +177,7 @@ class VrrpReloadAddRemoveTest {
     VrrpRouterProcess a = start(Kind.FAIRWAY, net.a, withVrrp, "--admin", "127.0.0.1:9107");
     awaitHolds(net.a, START);
     awaitReleased(net.b, Duration.ofSeconds(3));
-    monitor = VrrpInteropTest.Monitor.start(net, VIP);
+    monitor = Monitor.start(net, VIP);
 
     Duration handOver = removeAndMeasure(a, globals());
     System.out.println(
@@ -303,16 +253,14 @@ class VrrpReloadAddRemoveTest {
   void withoutTheCapabilitiesAReloadThatAddsVrrpIsRefusedInOneLine() throws Exception {
     String servers = globals() + virtualServer();
     VrrpRouterProcess a =
-        VrrpRouterProcess.start(
+        start(
             Kind.FAIRWAY,
             net.a,
-            dir,
             servers,
             List.of("setpriv", "--bounding-set", "-net_admin,-net_raw", "--"),
             "--userspace",
             "--grace-period",
             "0");
-    routers.add(a);
     await().atMost(START).until(() -> a.logText().contains("running "));
     reload(a, servers + instance("VI_1", 51, 150, "MASTER", "", VIP));
     await().atMost(Duration.ofSeconds(20)).until(() -> a.logText().contains("reload refused"));

@@ -61,15 +61,26 @@ class ConnectionSyncTest {
     }
   }
 
+  private final Kernel k = new Kernel();
+
   private static Plan.Sync plan(Optional<String> instance) {
-    return new Plan.Sync("k.conf:3", "eth0", 51, 0, 0, 0, Optional.empty(), instance);
+    return plan("k.conf:3", "eth0", 51, instance);
+  }
+
+  private static Plan.Sync plan(String where, String ifname, int id, Optional<String> instance) {
+    return new Plan.Sync(where, ifname, id, 0, 0, 0, Optional.empty(), instance);
+  }
+
+  /** Started on {@link #k}, following {@code instance} (or no instance). */
+  private ConnectionSync started(Optional<String> instance) throws TableException {
+    ConnectionSync s = new ConnectionSync(plan(instance), k);
+    s.start();
+    return s;
   }
 
   @Test
   void withoutAnInstanceMasterAndBackupRunFromStartToClose() throws Exception {
-    Kernel k = new Kernel();
-    ConnectionSync s = new ConnectionSync(plan(Optional.empty()), k);
-    s.start();
+    ConnectionSync s = started(Optional.empty());
     assertThat(k.running.keySet()).containsExactly(Role.MASTER, Role.BACKUP);
     s.instanceChanged("VI_1", State.BACKUP, State.MASTER); // no instance followed: nothing
     s.close();
@@ -80,9 +91,7 @@ class ConnectionSyncTest {
 
   @Test
   void theDaemonsFollowTheInstanceAsKeepalivedDoes() throws Exception {
-    Kernel k = new Kernel();
-    ConnectionSync s = new ConnectionSync(plan(Optional.of("VI_1")), k);
-    s.start();
+    ConnectionSync s = started(Optional.of("VI_1"));
     assertThat(k.running.keySet()).containsExactly(Role.BACKUP);
     s.instanceChanged("VI_1", State.INIT, State.BACKUP);
     s.instanceChanged("VI_2", State.BACKUP, State.MASTER); // another instance
@@ -115,7 +124,6 @@ class ConnectionSyncTest {
 
   @Test
   void whatAnEarlierRunLeftIsStoppedFirst() throws Exception {
-    Kernel k = new Kernel();
     k.running.put(Role.MASTER, SyncDaemon.of(Role.MASTER, "eth9", 3));
     ConnectionSync s = new ConnectionSync(plan(Optional.of("VI_1")), k);
     s.start();
@@ -125,7 +133,6 @@ class ConnectionSyncTest {
 
   @Test
   void aRefusedStartNamesTheKeywordAndLeavesNothingRunning() {
-    Kernel k = new Kernel();
     k.refuseStart = "IPVS start master sync daemon on eth0: no such interface (ENODEV)";
     ConnectionSync s = new ConnectionSync(plan(Optional.empty()), k);
     TableException e = catchThrowableOfType(s::start, TableException.class);
@@ -138,9 +145,7 @@ class ConnectionSyncTest {
 
   @Test
   void statusReadsTheKernelAndSaysWhatWasRefused() throws Exception {
-    Kernel k = new Kernel();
-    ConnectionSync s = new ConnectionSync(plan(Optional.of("VI_1")), k);
-    s.start();
+    ConnectionSync s = started(Optional.of("VI_1"));
     assertThat(s.status())
         .isEqualTo(
             "IPVS sync daemon: eth0 syncid 51, follows VI_1 (INIT): "
@@ -160,10 +165,6 @@ class ConnectionSyncTest {
 
   // --- reload ----------------------------------------------------------------------------------
 
-  private static Plan.Sync plan(String where, String ifname, int id, Optional<String> instance) {
-    return new Plan.Sync(where, ifname, id, 0, 0, 0, Optional.empty(), instance);
-  }
-
   /** Waits for the state changes submitted so far (the worker runs them in order). */
   private static void settle(ConnectionSync s) {
     assertThat(s.reload(s.plan())).isNull(); // the same plan: queued behind them, changes nothing
@@ -171,9 +172,7 @@ class ConnectionSyncTest {
 
   @Test
   void aReloadThatChangesTheDaemonsStopsTheOldAndStartsTheNewInTheInstancesRole() throws Exception {
-    Kernel k = new Kernel();
-    ConnectionSync s = new ConnectionSync(plan(Optional.of("VI_1")), k);
-    s.start();
+    ConnectionSync s = started(Optional.of("VI_1"));
     s.instanceChanged("VI_1", State.BACKUP, State.MASTER);
     settle(s);
     assertThat(k.calls()).containsExactly("start backup", "stop backup", "start master");
@@ -194,9 +193,7 @@ class ConnectionSyncTest {
 
   @Test
   void maxlenPortTtlAndGroupAreChangesToo() throws Exception {
-    Kernel k = new Kernel();
-    ConnectionSync s = new ConnectionSync(plan(Optional.empty()), k);
-    s.start();
+    ConnectionSync s = started(Optional.empty());
     Plan.Sync ttl =
         new Plan.Sync(
             "k.conf:3",
@@ -222,9 +219,7 @@ class ConnectionSyncTest {
 
   @Test
   void theSameSettingsOnAnotherLineChangeNothing() throws Exception {
-    Kernel k = new Kernel();
-    ConnectionSync s = new ConnectionSync(plan(Optional.of("VI_1")), k);
-    s.start();
+    ConnectionSync s = started(Optional.of("VI_1"));
     assertThat(s.reload(plan("k.conf:9", "eth0", 51, Optional.of("VI_1")))).isNull();
     assertThat(k.calls()).containsExactly("start backup");
     assertThat(s.plan().where()).isEqualTo("k.conf:9");
@@ -233,9 +228,7 @@ class ConnectionSyncTest {
 
   @Test
   void followingAnotherInstanceTakesItsRoleWithoutARestart() throws Exception {
-    Kernel k = new Kernel();
-    ConnectionSync s = new ConnectionSync(plan(Optional.of("VI_1")), k);
-    s.start();
+    ConnectionSync s = started(Optional.of("VI_1"));
     s.instanceChanged("VI_1", State.INIT, State.BACKUP);
     s.instanceChanged("VI_2", State.BACKUP, State.MASTER); // not followed: only remembered
     settle(s);
@@ -255,7 +248,6 @@ class ConnectionSyncTest {
 
   @Test
   void daemonsAReloadAddsStartInTheRoleTheInstanceIsInNow() throws Exception {
-    Kernel k = new Kernel();
     ConnectionSync s =
         new ConnectionSync(
             plan(Optional.of("VI_1")), k, Map.of("VI_1", State.MASTER, "VI_2", State.BACKUP));
@@ -267,9 +259,7 @@ class ConnectionSyncTest {
 
   @Test
   void aChangeTheKernelRefusesIsReturnedAndShownUntilTheNextSucceeds() throws Exception {
-    Kernel k = new Kernel();
-    ConnectionSync s = new ConnectionSync(plan(Optional.of("VI_1")), k);
-    s.start();
+    ConnectionSync s = started(Optional.of("VI_1"));
     k.refuseStart = "IPVS start backup sync daemon on eth9: no such interface (ENODEV)";
     assertThat(s.reload(plan("k.conf:3", "eth9", 51, Optional.of("VI_1"))))
         .isEqualTo(
@@ -290,9 +280,7 @@ class ConnectionSyncTest {
 
   @Test
   void theSnapshotIsTyped() throws Exception {
-    Kernel k = new Kernel();
-    ConnectionSync s = new ConnectionSync(plan(Optional.of("VI_1")), k);
-    s.start();
+    ConnectionSync s = started(Optional.of("VI_1"));
     s.instanceChanged("VI_1", State.BACKUP, State.MASTER);
     settle(s);
     SyncStatus st = s.snapshot();

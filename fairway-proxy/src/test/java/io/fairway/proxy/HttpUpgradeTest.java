@@ -13,7 +13,6 @@ import io.fairway.table.DestEntry;
 import io.fairway.table.Service;
 import io.fairway.table.ServiceKey;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -23,13 +22,9 @@ import java.net.http.WebSocket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 
@@ -276,92 +271,25 @@ class HttpUpgradeTest {
   void aTunnelWhoseFinsCrossIsClosedWhenBothSidesAreDone() throws Exception {
     Duration idle = Duration.ofSeconds(30);
     byte[] upload = new byte[Transport.EPOLL ? 4 << 20 : 0];
-    ExecutorService threads = Executors.newCachedThreadPool();
-    cleanup.<AutoCloseable>track(threads::shutdownNow);
-    try (ServerSocket backend = new ServerSocket()) {
-      backend.setReceiveBufferSize(4096);
-      backend.bind(new InetSocketAddress(Fixtures.LO, 0), 1);
+    try (ServerSocket backend = FinCrossing.backend()) {
       InetSocketAddress b = (InetSocketAddress) backend.getLocalSocketAddress();
       InetSocketAddress vip = serve(ProxyOptions.builder().idleTimeout(idle).build(), b);
       int tunnels = 0;
       for (int size = 1 << 20; size <= 8 << 20; size *= 2) {
         byte[] download = new byte[Transport.EPOLL ? size : size >> 6];
-        try (Socket c = new Socket()) {
-          c.setReceiveBufferSize(4096);
-          c.connect(vip, 2000);
-          c.setSoTimeout(10_000);
+        try (Socket c = FinCrossing.client(vip)) {
           send(c, UPGRADE);
-          try (Socket s = backend.accept()) {
-            s.setSoTimeout(10_000);
+          try (Socket s = FinCrossing.accept(backend)) {
             assertThat(UpgradeBackend.readHead(s.getInputStream())).startsWith("GET /chat ");
             s.getOutputStream().write(SWITCHED.getBytes(StandardCharsets.ISO_8859_1));
             assertThat(read(c, SWITCHED.length())).isEqualTo(SWITCHED);
-            AtomicLong written = new AtomicLong();
-            CompletableFuture<Void> uploaded =
-                CompletableFuture.runAsync(
-                    () -> {
-                      try {
-                        c.getOutputStream().write(upload);
-                        c.shutdownOutput();
-                      } catch (IOException e) {
-                        throw new UncheckedIOException(e);
-                      }
-                    },
-                    threads);
-            CompletableFuture<Integer> backendRead =
-                CompletableFuture.supplyAsync(
-                    () -> {
-                      try {
-                        for (int off = 0; off < download.length; off += 65536) {
-                          s.getOutputStream()
-                              .write(download, off, Math.min(65536, download.length - off));
-                          written.addAndGet(Math.min(65536, download.length - off));
-                        }
-                        s.shutdownOutput();
-                        written.set(-1); // the FIN is out
-                        return s.getInputStream().readAllBytes().length;
-                      } catch (IOException e) {
-                        throw new UncheckedIOException(e);
-                      }
-                    },
-                    threads);
-            // The client reads only once the backend's FIN is out, unless the download does not
-            // fit in the buffers on the way (the backend's writes stop): then it has to read
-            // first, and this size just does not make the FINs cross.
-            long[] last = {-2};
-            await()
-                .atMost(Duration.ofSeconds(30))
-                .pollInterval(Duration.ofMillis(200))
-                .until(
-                    () -> {
-                      long now = written.get();
-                      boolean settled = now == -1 || now == last[0];
-                      last[0] = now;
-                      return settled;
-                    });
-            if (written.get() == -1) {
-              // Everything fit: the client's FIN reaches the backend before the client reads.
-              assertThat(backendRead.get(30, TimeUnit.SECONDS))
-                  .as("the upload, then the client's FIN")
-                  .isEqualTo(upload.length);
-            }
-            CompletableFuture<Integer> clientRead =
-                CompletableFuture.supplyAsync(
-                    () -> {
-                      try {
-                        return c.getInputStream().readAllBytes().length;
-                      } catch (IOException e) {
-                        throw new UncheckedIOException(e);
-                      }
-                    },
-                    threads);
-            assertThat(backendRead.get(30, TimeUnit.SECONDS))
-                .as("the upload, then the client's FIN")
-                .isEqualTo(upload.length);
-            uploaded.get(30, TimeUnit.SECONDS);
-            assertThat(clientRead.get(30, TimeUnit.SECONDS))
-                .as("the download, then the backend's FIN")
-                .isEqualTo(download.length);
+            FinCrossing.exchange(
+                c,
+                s,
+                upload,
+                download,
+                FinCrossing::toEnd,
+                () -> "the upload, then the client's FIN");
           }
         }
         tunnels++;

@@ -57,6 +57,37 @@ class ServerLimitTest {
     return t.boundAddress(k);
   }
 
+  /** A proxy with the connect timeout {@code connect} before one HTTP real server. */
+  private InetSocketAddress httpOneAtATime(HttpBackend b, Duration connect) throws Exception {
+    ProxyTable t =
+        table(
+            ProxyOptions.builder().connectTimeout(connect).build(),
+            ListenerSpec.http(KeySource.CLIENT));
+    return serveOneAtATime(t, anyPort(), b.address());
+  }
+
+  /** A proxy with the options {@code o} (no splicing) before one L4 real server. */
+  private InetSocketAddress tcpOneAtATime(EchoServer b, ProxyOptions.Builder o) throws Exception {
+    ProxyTable t = table(o.spliceThreshold(-1).build(), ListenerSpec.tcp());
+    return serveOneAtATime(t, anyPort(), b.address());
+  }
+
+  /** A request that holds {@code b}'s one slot for {@code ms}, once {@code b} has it. */
+  private CompletableFuture<HttpResponse<String>> holdTheSlot(
+      InetSocketAddress vip, HttpBackend b, long ms) {
+    CompletableFuture<HttpResponse<String>> r = get(vip, "/slow?ms=" + ms);
+    await().atMost(Duration.ofSeconds(5)).until(() -> b.requests.get() == 1);
+    return r;
+  }
+
+  /** A connection that holds the echo server b1's one slot, once it has it. */
+  private static Socket holdTheSlot(InetSocketAddress vip) throws java.io.IOException {
+    Socket s = new Socket();
+    s.connect(vip, 2000);
+    assertThat(line(s, COLD)).isEqualTo("b1");
+    return s;
+  }
+
   private CompletableFuture<HttpResponse<String>> get(InetSocketAddress vip, String path) {
     return http.sendAsync(
         HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + vip.getPort() + path))
@@ -68,14 +99,8 @@ class ServerLimitTest {
   @Test
   void httpRequestWaitsForTheSlotInsteadOfA503() throws Exception {
     HttpBackend b1 = cleanup.track(new HttpBackend("b1"));
-    Duration connect = Duration.ofSeconds(5);
-    ProxyTable t =
-        table(
-            ProxyOptions.builder().connectTimeout(connect).build(),
-            ListenerSpec.http(KeySource.CLIENT));
-    InetSocketAddress vip = serveOneAtATime(t, anyPort(), b1.address());
-    CompletableFuture<HttpResponse<String>> first = get(vip, "/slow?ms=500");
-    await().atMost(Duration.ofSeconds(5)).until(() -> b1.requests.get() == 1);
+    InetSocketAddress vip = httpOneAtATime(b1, Duration.ofSeconds(5));
+    CompletableFuture<HttpResponse<String>> first = holdTheSlot(vip, b1, 500);
     CompletableFuture<HttpResponse<String>> second = get(vip, "/");
     HttpResponse<String> r2 = second.get();
     assertThat(r2.statusCode()).isEqualTo(200);
@@ -89,14 +114,9 @@ class ServerLimitTest {
   void httpRequestGetsA503AfterTheConnectTimeoutWhenNoSlotFrees() throws Exception {
     HttpBackend b1 = cleanup.track(new HttpBackend("b1"));
     Duration connect = Duration.ofSeconds(1);
-    ProxyTable t =
-        table(
-            ProxyOptions.builder().connectTimeout(connect).build(),
-            ListenerSpec.http(KeySource.CLIENT));
-    InetSocketAddress vip = serveOneAtATime(t, anyPort(), b1.address());
+    InetSocketAddress vip = httpOneAtATime(b1, connect);
     CompletableFuture<HttpResponse<String>> slow =
-        get(vip, "/slow?ms=" + connect.multipliedBy(6).toMillis());
-    await().atMost(Duration.ofSeconds(5)).until(() -> b1.requests.get() == 1);
+        holdTheSlot(vip, b1, connect.multipliedBy(6).toMillis());
     long start = System.nanoTime();
     HttpResponse<String> r = get(vip, "/").get();
     Duration waited = Duration.ofNanos(System.nanoTime() - start);
@@ -112,27 +132,23 @@ class ServerLimitTest {
     // The slot frees when the first connection's inactive entry expires (1 s, plus up to a second
     // of bucketing and the expiry sweep), well within the wait allowed.
     Duration connect = Duration.ofSeconds(6);
-    ProxyTable t =
-        table(
-            ProxyOptions.builder()
-                .spliceThreshold(-1)
-                .connectTimeout(connect)
-                .inactiveExpiry(Duration.ofSeconds(1))
-                .build(),
-            ListenerSpec.tcp());
-    InetSocketAddress vip = serveOneAtATime(t, anyPort(), b1.address());
-    Socket c1 = new Socket();
-    c1.connect(vip, 2000);
-    assertThat(firstLine(c1, COLD)).isEqualTo("b1");
+    InetSocketAddress vip =
+        tcpOneAtATime(
+            b1,
+            ProxyOptions.builder().connectTimeout(connect).inactiveExpiry(Duration.ofSeconds(1)));
+    Socket c1 = holdTheSlot(vip);
     try (Socket c2 = new Socket()) {
       c2.connect(vip, 2000);
       c1.close();
-      assertThat(firstLine(c2, connect.plus(SLACK))).isEqualTo("b1");
+      assertThat(line(c2, connect.plus(SLACK))).isEqualTo("b1");
     }
   }
 
-  /** The first line a connection gets (an EchoServer says its name), waiting at most {@code d}. */
-  private static String firstLine(Socket s, Duration d) throws java.io.IOException {
+  /**
+   * The next line a connection gets (an EchoServer says its name first, then echoes), waiting at
+   * most {@code d}.
+   */
+  private static String line(Socket s, Duration d) throws java.io.IOException {
     s.setSoTimeout((int) d.toMillis());
     return new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.US_ASCII))
         .readLine();
@@ -142,15 +158,9 @@ class ServerLimitTest {
   void tcpConnectionIsClosedAfterTheConnectTimeoutWhenNoSlotFrees() throws Exception {
     EchoServer b1 = cleanup.track(new EchoServer("b1"));
     Duration connect = Duration.ofSeconds(1);
-    ProxyTable t =
-        table(
-            ProxyOptions.builder().spliceThreshold(-1).connectTimeout(connect).build(),
-            ListenerSpec.tcp());
-    InetSocketAddress vip = serveOneAtATime(t, anyPort(), b1.address());
-    try (Socket c1 = new Socket();
+    InetSocketAddress vip = tcpOneAtATime(b1, ProxyOptions.builder().connectTimeout(connect));
+    try (Socket c1 = holdTheSlot(vip);
         Socket c2 = new Socket()) {
-      c1.connect(vip, 2000);
-      assertThat(firstLine(c1, COLD)).isEqualTo("b1");
       c2.connect(vip, 2000);
       c2.setSoTimeout((int) connect.plus(SLACK).multipliedBy(2).toMillis());
       long start = System.nanoTime();
@@ -159,11 +169,7 @@ class ServerLimitTest {
       assertThat(waited).isBetween(connect.minusMillis(50), connect.plus(SLACK));
       assertThat(c1.isClosed()).isFalse(); // the one holding the slot is left alone
       c1.getOutputStream().write("still here\n".getBytes(StandardCharsets.US_ASCII));
-      assertThat(
-              new BufferedReader(
-                      new InputStreamReader(c1.getInputStream(), StandardCharsets.US_ASCII))
-                  .readLine())
-          .isEqualTo("still here");
+      assertThat(line(c1, COLD)).isEqualTo("still here");
     }
   }
 }

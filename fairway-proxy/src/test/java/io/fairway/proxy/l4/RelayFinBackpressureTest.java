@@ -1,9 +1,8 @@
 package io.fairway.proxy.l4;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.fairway.proxy.FinCrossing;
 import io.fairway.proxy.KeptEpollChannels;
 import io.fairway.proxy.Transport;
 import io.netty.bootstrap.Bootstrap;
@@ -17,22 +16,13 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.DuplexChannel;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.net.SocketTimeoutException;
-import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.RepeatedTest;
@@ -52,21 +42,12 @@ import org.junit.jupiter.api.RepeatedTest;
 class RelayFinBackpressureTest {
   private static final InetAddress LO = InetAddress.getLoopbackAddress();
 
-  /**
-   * How long the backend waits for the next byte of the upload. The relay has no timeout of its own
-   * here; on loopback a relay that moves nothing for this long has stopped (the stall never
-   * resumed, in 10 s or in 30).
-   */
-  private static final Duration STALL = Duration.ofSeconds(10);
-
   private final EventLoopGroup group = Transport.group(1);
-  private final ExecutorService threads = Executors.newCachedThreadPool();
   private final AtomicReference<Channel> clientSide = new AtomicReference<>();
   private final AtomicReference<Channel> backendSide = new AtomicReference<>();
 
   @AfterEach
   void close() throws Exception {
-    threads.shutdownNow();
     group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
   }
 
@@ -139,99 +120,16 @@ class RelayFinBackpressureTest {
     byte[] upload = new byte[4 << 20];
     for (int size = 256 << 10; size <= 2 << 20; size *= 2) {
       byte[] download = new byte[size];
-      try (ServerSocket backend = new ServerSocket()) {
-        backend.setReceiveBufferSize(4096);
-        backend.bind(new InetSocketAddress(LO, 0), 1);
+      try (ServerSocket backend = FinCrossing.backend()) {
         Channel listener = listen((InetSocketAddress) backend.getLocalSocketAddress());
-        try (Socket c = new Socket()) {
-          c.setReceiveBufferSize(4096);
-          c.connect(listener.localAddress(), 2000);
-          c.setSoTimeout((int) STALL.toMillis());
-          try (Socket s = backend.accept()) {
-            s.setSoTimeout((int) STALL.toMillis());
-            exchange(c, s, upload, download);
-          }
+        try (Socket c = FinCrossing.client(listener.localAddress());
+            Socket s = FinCrossing.accept(backend)) {
+          FinCrossing.exchange(c, s, upload, download, FinCrossing::untilStall, () -> state(c, s));
         } finally {
           listener.close().sync();
         }
       }
     }
-  }
-
-  private void exchange(Socket c, Socket s, byte[] upload, byte[] download) throws Exception {
-    AtomicLong written = new AtomicLong();
-    AtomicLong uploadRead = new AtomicLong();
-    CompletableFuture<Void> uploaded =
-        CompletableFuture.runAsync(
-            () -> {
-              try {
-                c.getOutputStream().write(upload);
-                c.shutdownOutput();
-              } catch (IOException e) {
-                throw new UncheckedIOException(e);
-              }
-            },
-            threads);
-    CompletableFuture<Long> backendRead =
-        CompletableFuture.supplyAsync(
-            () -> {
-              try {
-                for (int off = 0; off < download.length; off += 65536) {
-                  int n = Math.min(65536, download.length - off);
-                  s.getOutputStream().write(download, off, n);
-                  written.addAndGet(n);
-                }
-                s.shutdownOutput();
-                written.set(-1); // the FIN is out
-                InputStream in = s.getInputStream();
-                byte[] buf = new byte[65536];
-                for (int n; (n = in.read(buf)) > 0; ) {
-                  uploadRead.addAndGet(n);
-                }
-                return uploadRead.get();
-              } catch (SocketTimeoutException e) {
-                return uploadRead.get(); // stalled: reported below
-              } catch (IOException e) {
-                throw new UncheckedIOException(e);
-              }
-            },
-            threads);
-    // The client reads only once the backend's FIN is out, unless the download does not fit in
-    // the buffers on the way (the backend's writes stop): then it reads at once.
-    long[] last = {-2};
-    await()
-        .atMost(Duration.ofSeconds(30))
-        .pollInterval(Duration.ofMillis(200))
-        .until(
-            () -> {
-              long now = written.get();
-              boolean settled = now == -1 || now == last[0];
-              last[0] = now;
-              return settled;
-            });
-    if (written.get() == -1) {
-      long read = backendRead.get(STALL.multipliedBy(3).toMillis(), TimeUnit.MILLISECONDS);
-      if (read != upload.length) {
-        assertThat(read).as(state(c, s)).isEqualTo(upload.length);
-      }
-    }
-    CompletableFuture<Integer> clientRead =
-        CompletableFuture.supplyAsync(
-            () -> {
-              try {
-                return c.getInputStream().readAllBytes().length;
-              } catch (IOException e) {
-                throw new UncheckedIOException(e);
-              }
-            },
-            threads);
-    assertThat(backendRead.get(STALL.multipliedBy(3).toMillis(), TimeUnit.MILLISECONDS))
-        .as("the upload, then the client's FIN")
-        .isEqualTo(upload.length);
-    uploaded.get(STALL.toMillis(), TimeUnit.MILLISECONDS);
-    assertThat(clientRead.get(STALL.multipliedBy(3).toMillis(), TimeUnit.MILLISECONDS))
-        .as("the download, then the backend's FIN")
-        .isEqualTo(download.length);
   }
 
   /** Both channels' transport state and the four sockets' queues, for the failure message. */
