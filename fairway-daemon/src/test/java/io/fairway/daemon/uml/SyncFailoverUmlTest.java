@@ -171,9 +171,12 @@ class SyncFailoverUmlTest {
         "sync failover: B master %d ms after A died (its script saw the VIP after"
             + " %d ms); the next line on the established connection took %s ms%n",
         ms, vip, client.getProperty("after_ms"));
-    // The master down interval: 3 x 1 s + (256 - 100) / 256 s after A's last advert, which was
-    // up to 1 s before the kill; allow a loaded machine.
-    assertThat(ms).isBetween(2_000L, 15_000L);
+    // B takes over after the kill, within a loaded machine's bound of the master down interval
+    // (3 x 1 s + (256 - 100) / 256 s after A's last advert). Not a lower bound from the kill: A's
+    // last advert can be seconds before it when A's kernel is starved (CI, with another test JVM
+    // beside this one, saw 1,769 ms). That B waits the whole interval after the last advert it
+    // heard is VrrpInteropTest's claim, measured on the wire.
+    assertThat(ms).isBetween(0L, 15_000L);
   }
 
   @Test
