@@ -13,6 +13,12 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 
 /** Small helpers shared by the data-plane tests. */
 final class Fixtures {
@@ -53,6 +59,113 @@ final class Fixtures {
           .filter(f -> f[3].equals("01") || f[3].equals("0A")) // ESTABLISHED, LISTEN
           .count();
     }
+  }
+
+  /** A TCP socket as /proc/net/tcp or /proc/net/tcp6 lists it. */
+  record ProcSocket(
+      String file, InetSocketAddress local, InetSocketAddress remote, String state, long inode) {
+    boolean established() {
+      return state.equals("01");
+    }
+
+    @Override
+    public String toString() {
+      String st =
+          switch (state) {
+            case "01" -> "ESTABLISHED";
+            case "02" -> "SYN_SENT";
+            case "04" -> "FIN_WAIT1";
+            case "05" -> "FIN_WAIT2";
+            case "06" -> "TIME_WAIT";
+            case "08" -> "CLOSE_WAIT";
+            case "09" -> "LAST_ACK";
+            case "0A" -> "LISTEN";
+            default -> "state " + state;
+          };
+      return file
+          + " "
+          + local.getAddress().getHostAddress()
+          + ":"
+          + local.getPort()
+          + " -> "
+          + remote.getAddress().getHostAddress()
+          + ":"
+          + remote.getPort()
+          + " "
+          + st
+          + " inode "
+          + inode;
+    }
+  }
+
+  /** Every TCP socket of this network namespace, IPv4 and IPv6, whichever process owns it. */
+  static List<ProcSocket> procSockets() throws IOException {
+    List<ProcSocket> out = new ArrayList<>();
+    for (String file : new String[] {"tcp", "tcp6"}) {
+      List<String> lines = Files.readAllLines(Path.of("/proc/net", file));
+      for (String line : lines.subList(1, lines.size())) {
+        String[] f = line.trim().split("\\s+");
+        out.add(new ProcSocket(file, endpoint(f[1]), endpoint(f[2]), f[3], Long.parseLong(f[9])));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * An address as /proc/net/tcp{,6} writes it: the address in 32-bit words of host (little-endian)
+   * byte order, a colon, the port; an IPv4-mapped IPv6 address comes back as IPv4.
+   */
+  private static InetSocketAddress endpoint(String hex) {
+    int colon = hex.indexOf(':');
+    byte[] a = new byte[colon / 2];
+    for (int w = 0; w < a.length; w += 4) {
+      for (int i = 0; i < 4; i++) {
+        a[w + i] = (byte) Integer.parseInt(hex.substring((w + 3 - i) * 2, (w + 4 - i) * 2), 16);
+      }
+    }
+    try {
+      return new InetSocketAddress(
+          InetAddress.getByAddress(a), Integer.parseInt(hex.substring(colon + 1), 16));
+    } catch (java.net.UnknownHostException e) {
+      throw new IllegalArgumentException(hex, e);
+    }
+  }
+
+  /**
+   * This JVM's established TCP connections to {@code to}, from an IPv4 or an IPv6 socket: which
+   * file lists a connection depends on the transport (io_uring's sockets are IPv6, even to an IPv4
+   * address), and a port number alone also matches other processes' connections to another address
+   * with that port.
+   */
+  static List<ProcSocket> connectionsTo(InetSocketAddress to) throws IOException {
+    List<ProcSocket> all = procSockets();
+    // Read after the lines: a socket they list as established already had its descriptor.
+    Set<Long> own = ownSocketInodes();
+    return all.stream()
+        .filter(p -> p.established() && p.remote().equals(to) && own.contains(p.inode()))
+        .toList();
+  }
+
+  /** The inodes of the sockets this JVM has open (its descriptors that are sockets). */
+  static Set<Long> ownSocketInodes() throws IOException {
+    return socketInodes(Path.of("/proc/self/fd"));
+  }
+
+  private static Set<Long> socketInodes(Path fds) throws IOException {
+    Set<Long> out = new HashSet<>();
+    try (var s = Files.list(fds)) {
+      for (Path fd : (Iterable<Path>) s::iterator) {
+        try {
+          String target = Files.readSymbolicLink(fd).toString();
+          if (target.startsWith("socket:[")) {
+            out.add(Long.parseLong(target.substring(8, target.length() - 1)));
+          }
+        } catch (IOException gone) {
+          // closed meanwhile (or another user's): not a socket of interest
+        }
+      }
+    }
+    return out;
   }
 
   /** A loopback port nothing listens on (bound, then released). */
