@@ -6,8 +6,6 @@ import static org.awaitility.Awaitility.await;
 import io.fairway.testkit.FairwayProcess;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -33,9 +31,7 @@ class SyncUserspaceRunTest {
   }
 
   static int freePort() throws Exception {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
+    return io.fairway.testkit.FreePorts.loopback();
   }
 
   @Test

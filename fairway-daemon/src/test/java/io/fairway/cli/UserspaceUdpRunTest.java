@@ -46,9 +46,8 @@ class UserspaceUdpRunTest {
   }
 
   static int freeUdpPort() throws IOException {
-    try (DatagramSocket s = new DatagramSocket(0, LO)) {
-      return s.getLocalPort();
-    }
+    // dnsmasq binds TCP too on its port, and exits when either is taken.
+    return io.fairway.testkit.FreePorts.loopback();
   }
 
   private Process dnsmasq(int port, String answer) throws IOException {

@@ -84,8 +84,6 @@ class DaemonThreadsTest {
   }
 
   static int freePort() throws java.io.IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
+    return io.fairway.testkit.FreePorts.loopback();
   }
 }

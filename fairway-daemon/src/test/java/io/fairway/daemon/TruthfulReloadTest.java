@@ -95,9 +95,7 @@ class TruthfulReloadTest {
   }
 
   static int freePort() throws Exception {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
+    return io.fairway.testkit.FreePorts.loopback();
   }
 
   static ProxyTable proxy() {

@@ -30,7 +30,7 @@ final class Nginx implements AutoCloseable {
   /** An nginx whose server block holds {@code locations} (e.g. a proxy_pass). */
   Nginx(String name, String locations) throws IOException, InterruptedException {
     this.name = name;
-    this.port = Fixtures.deadPort();
+    this.port = io.fairway.testkit.FreePorts.loopback();
     this.dir = Files.createTempDirectory("fairway-nginx-");
     Files.createDirectories(dir.resolve("logs"));
     String conf =

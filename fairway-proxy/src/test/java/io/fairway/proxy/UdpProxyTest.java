@@ -417,12 +417,11 @@ class UdpProxyTest {
    * (the port was taken between the check and its bind).
    */
   private InetSocketAddress startDnsmasq(Path dir, String name, String answer) throws Exception {
-    Path log = dir.resolve(name + ".log");
     for (int attempt = 0; ; attempt++) {
-      int port;
-      try (DatagramSocket s = new DatagramSocket(0, LO)) {
-        port = s.getLocalPort();
-      }
+      // dnsmasq binds TCP and UDP: a UDP port from the ephemeral range could have its TCP twin
+      // taken by any outgoing connection (it was, three times in a row, beside the daemon suite).
+      int port = io.fairway.testkit.FreePorts.loopback();
+      Path log = dir.resolve(name + "-" + attempt + ".log");
       Process p =
           new ProcessBuilder(
                   "/usr/sbin/dnsmasq",

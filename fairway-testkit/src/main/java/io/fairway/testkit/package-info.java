@@ -10,6 +10,9 @@
  *       tests from going around it);
  *   <li>{@link io.fairway.testkit.FairwayProcess}: {@code fairway ...} as a child process, from the
  *       test classpath or an installed tree, with its log, signals and exit;
+ *   <li>{@link io.fairway.testkit.FreePorts}: ports for programs a test starts, chosen below the
+ *       kernel's ephemeral range, where another suite's outgoing connections cannot take them
+ *       between the check and the program's bind;
  *   <li>{@link io.fairway.testkit.FaultyTable}: a table that fails the changes a test names, for
  *       the tests of start, reload and shutdown on a table that refuses (fairway-table is an
  *       optional dependency here, so only modules that have it see it).

@@ -4,9 +4,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.fairway.testkit.ExternalPrograms;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,11 +33,7 @@ final class Programs {
   }
 
   static int freePort() {
-    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return io.fairway.testkit.FreePorts.loopback();
   }
 
   /**
@@ -54,12 +48,9 @@ final class Programs {
     return s;
   }
 
+  /** A loopback port for a program's UDP socket (free for TCP too: DNS servers bind both). */
   static int freeUdpPort() {
-    try (var s = new java.net.DatagramSocket(0, java.net.InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
+    return io.fairway.testkit.FreePorts.loopback();
   }
 
   /**
@@ -67,20 +58,7 @@ final class Programs {
    * exits when either is taken.
    */
   static int freeUdpAndTcpPort() {
-    for (int attempt = 0; attempt < 100; attempt++) {
-      try (var tcp = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-        int port = tcp.getLocalPort();
-        try (var udp =
-            new java.net.DatagramSocket(port, java.net.InetAddress.getLoopbackAddress())) {
-          return port;
-        } catch (java.net.SocketException taken) {
-          // UDP side in use: another port
-        }
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    }
-    throw new IllegalStateException("no loopback port free for both UDP and TCP in 100 tries");
+    return io.fairway.testkit.FreePorts.loopback();
   }
 
   static void awaitTcp(int port, Process p, Path log) throws Exception {

@@ -9,8 +9,6 @@ import io.fairway.proxy.ProxyOptions;
 import io.fairway.proxy.table.ProxyTable;
 import io.fairway.table.ServiceKey;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -54,9 +52,7 @@ final class UserspaceDaemon implements AutoCloseable {
   }
 
   static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
+    return io.fairway.testkit.FreePorts.loopback();
   }
 
   @Override

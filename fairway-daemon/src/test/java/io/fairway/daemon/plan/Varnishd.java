@@ -4,8 +4,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.fairway.testkit.ExternalPrograms;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -170,9 +168,7 @@ final class Varnishd implements AutoCloseable {
   }
 
   static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
+    return io.fairway.testkit.FreePorts.loopback();
   }
 
   @Override

@@ -7,7 +7,6 @@ import io.fairway.director.Member;
 import io.fairway.director.Request;
 import io.fairway.testkit.ExternalPrograms;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -86,9 +85,7 @@ class VarnishdOracleTest {
   }
 
   static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-      return s.getLocalPort();
-    }
+    return io.fairway.testkit.FreePorts.loopback();
   }
 
   static String vcl() {
