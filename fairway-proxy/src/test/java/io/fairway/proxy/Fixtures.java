@@ -44,21 +44,19 @@ final class Fixtures {
   }
 
   /**
-   * The listening and established sockets the kernel lists in /proc/net/{@code file} ("tcp" for
-   * IPv4, "tcp6" for IPv6) with the given local or remote port, whoever owns them. Earlier sockets
-   * on the same port number linger in TIME_WAIT and the like; those are not counted.
+   * This JVM's listening and established sockets that /proc/net/{@code file} ("tcp" for IPv4,
+   * "tcp6" for IPv6) lists with {@code at} as their local or remote end. Only this JVM's, and by
+   * address and port: a suite running beside this one has sockets with the same port numbers (its
+   * ephemeral ports, its own servers), and earlier sockets linger in TIME_WAIT.
    */
-  static long socketsWithPort(String file, boolean local, int port) throws IOException {
-    String hex = String.format(":%04X", port);
-    try (var lines = java.nio.file.Files.lines(java.nio.file.Path.of("/proc/net", file))) {
-      return lines
-          .skip(1)
-          .map(String::trim)
-          .map(l -> l.split("\\s+"))
-          .filter(f -> f[local ? 1 : 2].endsWith(hex))
-          .filter(f -> f[3].equals("01") || f[3].equals("0A")) // ESTABLISHED, LISTEN
-          .count();
-    }
+  static long socketsAt(String file, boolean local, InetSocketAddress at) throws IOException {
+    List<ProcSocket> all = procSockets();
+    Set<Long> own = ownSocketInodes();
+    return all.stream()
+        .filter(p -> p.file().equals(file) && own.contains(p.inode()))
+        .filter(p -> p.established() || p.state().equals("0A"))
+        .filter(p -> (local ? p.local() : p.remote()).equals(at))
+        .count();
   }
 
   /** A TCP socket as /proc/net/tcp or /proc/net/tcp6 lists it. */

@@ -117,10 +117,10 @@ class HttpProxyTest {
     assertThat(get(vip, "/").statusCode()).isEqualTo(200);
     // The client's connection may be closed or kept; the listener and the pooled backend
     // connection are there either way.
-    assertThat(Fixtures.socketsWithPort("tcp", true, vip.getPort())).isPositive();
-    assertThat(Fixtures.socketsWithPort("tcp6", true, vip.getPort())).isZero();
-    assertThat(Fixtures.socketsWithPort("tcp", false, b1.address().getPort())).isEqualTo(1);
-    assertThat(Fixtures.socketsWithPort("tcp6", false, b1.address().getPort())).isZero();
+    assertThat(Fixtures.socketsAt("tcp", true, vip)).isPositive();
+    assertThat(Fixtures.socketsAt("tcp6", true, vip)).isZero();
+    assertThat(Fixtures.socketsAt("tcp", false, b1.address())).isEqualTo(1);
+    assertThat(Fixtures.socketsAt("tcp6", false, b1.address())).isZero();
   }
 
   @Test

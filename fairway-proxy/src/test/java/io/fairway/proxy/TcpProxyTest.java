@@ -356,14 +356,10 @@ class TcpProxyTest {
     InetSocketAddress vip = serve(t, anyPort(), "rr", b1);
     try (Conn c = new Conn(vip)) {
       assertThat(c.echo("x")).isEqualTo("x");
-      assertThat(Fixtures.socketsWithPort("tcp", true, vip.getPort()))
-          .as("listener and accepted")
-          .isEqualTo(2);
-      assertThat(Fixtures.socketsWithPort("tcp6", true, vip.getPort())).isZero();
-      assertThat(Fixtures.socketsWithPort("tcp", false, b1.address().getPort()))
-          .as("to the backend")
-          .isEqualTo(1);
-      assertThat(Fixtures.socketsWithPort("tcp6", false, b1.address().getPort())).isZero();
+      assertThat(Fixtures.socketsAt("tcp", true, vip)).as("listener and accepted").isEqualTo(2);
+      assertThat(Fixtures.socketsAt("tcp6", true, vip)).isZero();
+      assertThat(Fixtures.socketsAt("tcp", false, b1.address())).as("to the backend").isEqualTo(1);
+      assertThat(Fixtures.socketsAt("tcp6", false, b1.address())).isZero();
     }
   }
 
