@@ -89,11 +89,18 @@ class VrrpInteropTest extends VrrpLab {
     return "global_defs {\n  router_id test\n  script_user root\n}\n";
   }
 
-  /** Every router here gets {@link #globals()} before its {@code config}. */
+  /**
+   * Every router here gets {@link #globals()} before its {@code config}, and is running (in its
+   * first VRRP state) when this returns. A scenario's clock must not start before then: beside a
+   * loaded suite a Fairway JVM took 8-10 s to get there, and a master killed meanwhile was taken
+   * over "5.8 s" later, start-up included (2026-12-02, KEEPALIVED_HIGH_FAIRWAY_LOW).
+   */
   @Override
   VrrpRouterProcess start(Kind kind, String ns, String config, String... fairwayArgs)
       throws Exception {
-    return super.start(kind, ns, globals() + config, fairwayArgs);
+    VrrpRouterProcess r = super.start(kind, ns, globals() + config, fairwayArgs);
+    awaitRunning(r);
+    return r;
   }
 
   /** How long until {@code ns} holds {@code vip}, measured from {@code t0} (nanoTime). */
@@ -444,8 +451,10 @@ class VrrpInteropTest extends VrrpLab {
 
   @Test
   void aVirtualAddressOnAnotherInterfaceIsAFileLineError() throws Exception {
+    // It never runs: started without waiting for a state.
     VrrpRouterProcess r =
-        start(Kind.FAIRWAY, net.a, instance("VI_1", 51, 150, "MASTER", "", "127.0.0.1"));
+        super.start(
+            Kind.FAIRWAY, net.a, globals() + instance("VI_1", 51, 150, "MASTER", "", "127.0.0.1"));
     await().atMost(Duration.ofSeconds(20)).until(() -> !r.alive());
     assertThat(r.exitCode()).isEqualTo(1);
     assertThat(r.logText())

@@ -78,6 +78,25 @@ abstract class VrrpLab {
     return script;
   }
 
+  /**
+   * Waits until {@code r} runs its instances (see {@link VrrpRouterProcess#inAState()}), and stops
+   * at once with its log if it exits instead. The bound is a precondition's, not a claim: a JVM
+   * starting on a machine shared with another suite needs seconds to get there.
+   */
+  static void awaitRunning(VrrpRouterProcess r) {
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(20))
+        .until(
+            () -> {
+              if (!r.alive()) {
+                throw new AssertionError(
+                    r.kind + " in " + r.ns + " exited before it ran:\n" + r.logText());
+              }
+              return r.inAState();
+            });
+  }
+
   static void awaitHolds(String ns, String vip, Duration within) {
     // Netns.holds reads what the kernel reported: a 5 ms poll costs nothing.
     await().atMost(within).pollInterval(Duration.ofMillis(5)).until(() -> Netns.holds(ns, vip));

@@ -21,10 +21,17 @@ final class VrrpRouterProcess implements AutoCloseable {
   final Path log;
   private final Process process;
 
-  private VrrpRouterProcess(Kind kind, String ns, Path log, Process process) {
+  /** Where this start's lines begin in {@link #log}, which every start in the namespace appends. */
+  private final long logStart;
+
+  private static final java.util.regex.Pattern IN_A_STATE =
+      java.util.regex.Pattern.compile("Entering (BACKUP|MASTER|FAULT) STATE");
+
+  private VrrpRouterProcess(Kind kind, String ns, Path log, long logStart, Process process) {
     this.kind = kind;
     this.ns = ns;
     this.log = log;
+    this.logStart = logStart;
     this.process = process;
   }
 
@@ -87,12 +94,13 @@ final class VrrpRouterProcess implements AutoCloseable {
         cmd.addAll(List.of("--admin", "off"));
       }
     }
+    long logStart = Files.exists(log) ? Files.size(log) : 0;
     Process p =
         new ProcessBuilder(cmd)
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
             .start();
-    return new VrrpRouterProcess(kind, ns, log, p);
+    return new VrrpRouterProcess(kind, ns, log, logStart, p);
   }
 
   /**
@@ -136,6 +144,15 @@ final class VrrpRouterProcess implements AutoCloseable {
 
   int exitCode() {
     return process.exitValue();
+  }
+
+  /**
+   * Whether this start has entered its first VRRP state: both keepalived and Fairway log "(VI_1)
+   * Entering BACKUP STATE" (or MASTER, or FAULT) once the instance runs.
+   */
+  boolean inAState() {
+    String text = logText();
+    return IN_A_STATE.matcher(text.substring((int) Math.min(logStart, text.length()))).find();
   }
 
   String logText() {
