@@ -43,6 +43,16 @@ class VrrpInteropTest extends VrrpLab {
   /** Polling granularity and process start-up on a loaded 2-core machine. */
   static final Duration SLACK = Duration.ofMillis(400);
 
+  /**
+   * The bound on a takeover that a priority 0 advert causes, measured from the master's release. On
+   * a quiet machine it is the backup's skew time (609 ms at priority 100); the bound only has to
+   * tell it from a takeover by the master down timer, which comes at least the master down interval
+   * after the last advert, itself at most one advert interval before the release. Beside a loaded
+   * suite, both JVMs at nice 10, a Fairway backup took 1.5 s (2026-12-02). The milliseconds are
+   * measured on the wire by VrrpOpsTest and bench/vrrp-failover.sh, not here.
+   */
+  static final Duration PRIORITY_ZERO_TAKEOVER = MASTER_DOWN_LOW.minusSeconds(1);
+
   enum Pairing {
     FAIRWAY_HIGH_KEEPALIVED_LOW(Kind.FAIRWAY, Kind.KEEPALIVED),
     KEEPALIVED_HIGH_FAIRWAY_LOW(Kind.KEEPALIVED, Kind.FAIRWAY),
@@ -164,7 +174,8 @@ class VrrpInteropTest extends VrrpLab {
 
   @ParameterizedTest
   @EnumSource(Pairing.class)
-  void sigtermSendsPriorityZeroAndThePeerTakesOverWithinOneSecond(Pairing p) throws Exception {
+  void sigtermSendsPriorityZeroAndThePeerTakesOverBeforeItsMasterDownTimer(Pairing p)
+      throws Exception {
     String high = instance("VI_1", 51, 150, "MASTER", "", VIP);
     String low = instance("VI_1", 51, 100, "BACKUP", "", VIP);
     start(p.low, net.b, low);
@@ -203,7 +214,7 @@ class VrrpInteropTest extends VrrpLab {
             + " "
             + took.toMillis()
             + " ms later (skew time 609 ms)");
-    assertThat(took).isLessThan(Duration.ofSeconds(1));
+    assertThat(took).isLessThan(PRIORITY_ZERO_TAKEOVER);
     stopper.join(10_000);
     assertThat(Netns.holds(net.a, VIP)).as("the stopped master released it").isFalse();
     assertThat(highR.exitCode()).isZero();

@@ -395,7 +395,9 @@ class VrrpOpsTest {
             + " "
             + handOver.toMillis()
             + " ms after A released it (skew time 609 ms)");
-    assertThat(handOver).isLessThan(Duration.ofSeconds(1));
+    // Priority 0 honoured: before B's master down timer could have fired (see
+    // VrrpInteropTest.PRIORITY_ZERO_TAKEOVER); the milliseconds are the wire test's below.
+    assertThat(handOver).isLessThan(MASTER_DOWN_B.minusSeconds(1));
     JsonNode a3 = instanceIn(net.a, "VI_1");
     assertThat(a3.get("since").asText()).isEqualTo(a1.get("since").asText());
     assertThat(instanceIn(net.a, "VI_2")).isNull();

@@ -38,8 +38,12 @@ import org.junit.jupiter.api.Test;
  */
 @Tag("netns")
 class VrrpReloadAddRemoveTest extends VrrpLab {
-  /** B's skew time at priority 100, ((256 - 100) / 256 s), with the slack of a loaded machine. */
-  static final Duration HAND_OVER = Duration.ofMillis(609).plus(VrrpInteropTest.SLACK);
+  /**
+   * A hand-over by priority 0: B's skew time at priority 100 ((256 - 100) / 256 s) on a quiet
+   * machine, and below the master down timer's earliest takeover always (see {@link
+   * VrrpInteropTest#PRIORITY_ZERO_TAKEOVER}).
+   */
+  static final Duration HAND_OVER = VrrpInteropTest.PRIORITY_ZERO_TAKEOVER;
 
   // --- configuration ---------------------------------------------------------------------------
 
