@@ -58,7 +58,9 @@ import java.util.function.Consumer;
  *       4-tuple, and the server answers a second SYN with another ISN by an ACK for the first: the
  *       second check joins the probe in flight and gets its answer, timed from its own start.
  *   <li>ICMP errors (host or port unreachable) are not read: such a probe times out, as a connect
- *       to a host that does not answer would.
+ *       to a host that does not answer would. The kernel tells a raw TCP socket of every ICMP error
+ *       about any TCP segment of the host and fails its next send or read with it once; a failed
+ *       send is retried once, so a stranger's error fails no probe.
  * </ul>
  *
  * <p>All state is confined to the event loop; the maps are Netty's primitive-keyed ones and
@@ -74,8 +76,10 @@ final class SynProber implements EpollIoHandle {
   private static final int IP_HDRINCL = 3;
   private static final int SOL_SOCKET = 1;
   private static final int SO_ATTACH_FILTER = 26;
+  private static final int SO_RCVBUF = 8;
+  private static final int SO_RCVBUFFORCE = 33;
+  private static final int RCVBUF = 4 << 20;
   private static final int MSG_DONTWAIT = 0x40;
-  private static final int EAGAIN = 11;
   private static final int EPERM = 1;
 
   private static final int TCP_SYN = 0x02;
@@ -196,6 +200,13 @@ final class SynProber implements EpollIoHandle {
       one.setInt(0, 1);
       setOption(IPPROTO_IP, IP_HDRINCL, one, 4, "IP_HDRINCL");
       attachFilter();
+      // Answers to a tick's worth of SYNs can arrive together; the default buffer holds a few
+      // hundred. Beyond rmem_max only as root (SO_RCVBUFFORCE); a smaller buffer still works.
+      Memory size = new Memory(4);
+      size.setInt(0, RCVBUF);
+      if (Libc.setsockopt(raw.intValue(), SOL_SOCKET, SO_RCVBUFFORCE, size, 4) < 0) {
+        Libc.setsockopt(raw.intValue(), SOL_SOCKET, SO_RCVBUF, size, 4);
+      }
     } catch (Unavailable e) {
       closeQuietly();
       throw e;
@@ -288,7 +299,11 @@ final class SynProber implements EpollIoHandle {
     }
   }
 
-  /** Reads one batch; returns how many datagrams it got (0 when the queue is empty). */
+  /**
+   * Reads one batch; returns how many datagrams it got (0 when the queue is empty, or when the read
+   * returned a pending ICMP error instead, see {@link #sendSyn}: the error is cleared by it, and
+   * level-triggered epoll reports the queue again).
+   */
   private int receive() {
     int n = Libc.recvmmsg(raw.intValue(), msgs, BATCH, MSG_DONTWAIT, null);
     return Math.max(n, 0);
@@ -412,6 +427,12 @@ final class SynProber implements EpollIoHandle {
     toBuf.putShort(2, (short) dport);
     toBuf.putInt(4, dst);
     long sent = Libc.sendto(raw.intValue(), out, SYN_LENGTH, 0, to, 16);
+    if (sent != SYN_LENGTH) {
+      // A raw TCP socket is told of every ICMP error about any TCP segment of the host (an
+      // unreachable, a "fragmentation needed" for someone else's connection): the kernel keeps it
+      // as a pending socket error and fails the next send with it, once. Not this probe's error.
+      sent = Libc.sendto(raw.intValue(), out, SYN_LENGTH, 0, to, 16);
+    }
     return sent == SYN_LENGTH ? 0 : Native.getLastError();
   }
 
@@ -553,7 +574,9 @@ final class SynProber implements EpollIoHandle {
         timer.cancel(false);
       }
       if (failure != null) {
-        checker.forgetSource();
+        if (failure != REFUSED) { // a reset came back along the route: it still holds
+          checker.forgetSource();
+        }
         done.accept(failure);
         return;
       }
