@@ -178,7 +178,9 @@ public final class NetworkCheckers implements CheckerFactory, AutoCloseable {
         loop,
         l -> {
           try {
-            return opener.open((io.netty.channel.IoEventLoop) l);
+            SynProber p = opener.open((io.netty.channel.IoEventLoop) l);
+            log.info("half-open TCP_CHECK: SYN probes from reserved port {}", p.port());
+            return p;
           } catch (SynProber.Unavailable e) {
             return e.getMessage();
           }

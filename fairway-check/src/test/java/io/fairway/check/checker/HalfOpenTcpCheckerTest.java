@@ -70,10 +70,18 @@ class HalfOpenTcpCheckerTest {
     return new HalfOpenTcpChecker(target, CheckSource.NONE, timeout, prober);
   }
 
-  static InetSocketAddress closedPort() throws Exception {
-    try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-      return at(s);
-    }
+  /**
+   * A closed port that stays closed: a socket bound to it that never listens, so the kernel resets
+   * every SYN to it and no other process (a parallel test run) can start listening there meanwhile.
+   */
+  static java.net.Socket closedPort() throws Exception {
+    java.net.Socket s = new java.net.Socket();
+    s.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+    return s;
+  }
+
+  static InetSocketAddress bound(java.net.Socket bound) {
+    return (InetSocketAddress) bound.getLocalSocketAddress();
   }
 
   @Test
@@ -101,9 +109,11 @@ class HalfOpenTcpCheckerTest {
 
   @Test
   void aClosedPortIsRefused() throws Exception {
-    CheckResult r = once(checker(closedPort(), T));
-    assertThat(r).isSameAs(SynProber.REFUSED);
-    assertThat(r.observation()).isEqualTo("connection refused");
+    try (java.net.Socket closed = closedPort()) {
+      CheckResult r = once(checker(bound(closed), T));
+      assertThat(r).isSameAs(SynProber.REFUSED);
+      assertThat(r.observation()).isEqualTo("connection refused");
+    }
   }
 
   /** A listener whose accept queue is full drops SYNs: the probe times out. */
@@ -187,7 +197,7 @@ class HalfOpenTcpCheckerTest {
   @Test
   void manyConcurrentProbesAreMatchedByIsn() throws Exception {
     List<ServerSocket> open = new ArrayList<>();
-    List<InetSocketAddress> closed = new ArrayList<>();
+    List<java.net.Socket> closed = new ArrayList<>();
     try {
       for (int i = 0; i < 100; i++) {
         open.add(new ServerSocket(0, 50, InetAddress.getLoopbackAddress()));
@@ -205,7 +215,7 @@ class HalfOpenTcpCheckerTest {
                 checker(at(open.get(i)), T).check(f::complete);
                 ok.add(f);
                 CompletableFuture<CheckResult> g = new CompletableFuture<>();
-                checker(closed.get(i), T).check(g::complete);
+                checker(bound(closed.get(i)), T).check(g::complete);
                 refused.add(g);
               }
             }
@@ -221,6 +231,9 @@ class HalfOpenTcpCheckerTest {
       assertThat(onLoop(prober::inFlight)).isZero();
     } finally {
       for (ServerSocket s : open) {
+        s.close();
+      }
+      for (java.net.Socket s : closed) {
         s.close();
       }
     }
