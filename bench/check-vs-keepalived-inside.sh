@@ -5,6 +5,9 @@
 # Usage: check-vs-keepalived-inside.sh BENCH_DIR JAR JAVA "JVM_OPTS" ROUNDS TCP HTTP TCP_VICTIMS HTTP_VICTIMS WARM WINDOW "FAIRWAY_ARGS" [OUT SHIM]
 # With OUT and SHIM (the namespace): results go to OUT, keepalived runs with the fake-IPVS shim
 # (bench/fake-ipvs.c) and Fairway with --userspace: the host kernel has no ip_vs.
+# DAEMONS (default "keepalived fairway"): fairway-halfopen is `fairway run --tcp-check=half-open`;
+# FW_METRICS=1 runs both Fairway daemons with the admin listener on 127.0.0.1:9107, for their own
+# count of check attempts (measure reads it just outside the window).
 # Writes OUT/run-R-DAEMON.json (bench/check-vs-keepalived.py measure) and the daemons' logs.
 set -eu
 B=$1 JAR=$2 JAVA=$3 JVM_OPTS=$4 ROUNDS=$5 TCP=$6 HTTP=$7 TV=$8 HV=$9
@@ -78,10 +81,20 @@ while [ $r -le "$ROUNDS" ]; do
       pid=$!
       i=0; while [ ! -s "$W/checkers.pid" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
       counted="checker=@$W/checkers.pid parent=$pid"
+      METRICS_URL=
+      export METRICS_URL
     else
       if [ -n "$SHIM" ]; then mode=--userspace table="log:fairway:$log"; else mode= table=ipvs; fi
+      if [ $d = fairway-halfopen ]; then probe=--tcp-check=half-open; else probe=; fi
+      if [ "${FW_METRICS:-0}" = 1 ]; then
+        admin="--admin 127.0.0.1:9107" METRICS_URL=http://127.0.0.1:9107/metrics
+        mkdir -p "$W/rt"
+      else
+        admin="--admin off" METRICS_URL=
+      fi
+      export METRICS_URL
       # shellcheck disable=SC2086
-      "$JAVA" $JVM_OPTS -jar "$JAR" run $mode -f "$W/k.conf" --admin off $FW_ARGS > "$log" 2>&1 &
+      RUNTIME_DIRECTORY=$W/rt "$JAVA" $JVM_OPTS -jar "$JAR" run $mode -f "$W/k.conf" $admin $probe $FW_ARGS > "$log" 2>&1 &
       pid=$!
       counted="jvm=$pid"
     fi

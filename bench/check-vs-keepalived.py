@@ -124,6 +124,28 @@ def snmp_tcp():
     return dict(zip(rows[0][1:], map(int, rows[1][1:])))
 
 
+def netstat_tcpext():
+    """TcpExt of /proc/net/netstat: the resets of closed sockets (TCPAbortOnData: a linger-0
+    close; TCPAbortOnClose: unread data), to tell them from the resets sent for no socket."""
+    with open("/proc/net/netstat") as f:
+        rows = [line.split() for line in f if line.startswith("TcpExt:")]
+    return dict(zip(rows[0][1:], map(int, rows[1][1:])))
+
+
+def fairway_attempts(url):
+    """Fairway's own count of check attempts by check kind (fairway_check_results_total)."""
+    import re
+    import urllib.request
+    counts = {}
+    with urllib.request.urlopen(url, timeout=30) as r:
+        for line in r.read().decode().splitlines():
+            if line.startswith("fairway_check_results_total{"):
+                m = re.search(r'check="([^"]+)"', line)
+                kind = m.group(1) if m else "?"
+                counts[kind] = counts.get(kind, 0) + float(line.rsplit(" ", 1)[1])
+    return counts
+
+
 def proc_stat():
     with open("/proc/stat") as f:
         v = list(map(int, f.readline().split()[1:]))
@@ -235,7 +257,8 @@ def all_processes():
 
 def sample(counted):
     return {"time": time.time(), "mono": time.monotonic(),
-            "cpu": {n: cpu_ticks(p) for n, p in counted}, "tcp": snmp_tcp(), "stat": proc_stat(),
+            "cpu": {n: cpu_ticks(p) for n, p in counted}, "tcp": snmp_tcp(),
+            "tcpext": netstat_tcpext(), "stat": proc_stat(),
             "nginx_requests": nginx_requests(), "procs": all_processes(), "sockstat": sockstat()}
 
 
@@ -257,10 +280,23 @@ def measure(out, name, total, warm, window, victim_pid, table, specs):
     time.sleep(warm)
     counted = [pid_of(s) for s in specs]
     result["pids"] = {n: p for n, p in counted}
+    url = os.environ.get("METRICS_URL")
+    # Fairway's own counters are read just before and just after the window: rendering 11,000
+    # series costs the JVM CPU that must not land in it.
+    t0 = time.monotonic()
+    m0 = fairway_attempts(url) if url else None
+    t1 = time.monotonic()
     a = sample(counted)
     time.sleep(window)
     b = sample(counted)
+    t2 = time.monotonic()
+    m1 = fairway_attempts(url) if url else None
+    t3 = time.monotonic()
     result["window"] = [a, b]
+    if url:
+        # A scrape of 11,000 series takes seconds on a loaded machine: the counters were read
+        # somewhere inside each; the span between the scrapes' midpoints.
+        result["fairway_attempts"] = [m0, m1, t3 - t0, (t2 + t3) / 2 - (t0 + t1) / 2]
     result["table_at_end"] = len([w for w, _ in table.read().values() if w > 0])
     result["verdicts"] = kill_and_watch(victim_pid, table)
     return finish(out, result)
@@ -313,13 +349,32 @@ def summary(r, host):
     secs = b["mono"] - a["mono"]
     hz = os.sysconf("SC_CLK_TCK")
     checks = b["tcp"]["ActiveOpens"] - a["tcp"]["ActiveOpens"]
+    probes = None
+    if r["daemon"].endswith("halfopen"):
+        # A SYN probe makes no ActiveOpen; the kernel's reset to its SYN-ACK is a reset sent for
+        # no socket: OutRsts less the resets of closed sockets.
+        d = {k: b["tcpext"][k] - a["tcpext"][k] for k in ("TCPAbortOnData", "TCPAbortOnClose")}
+        probes = b["tcp"]["OutRsts"] - a["tcp"]["OutRsts"] - sum(d.values())
+        checks += probes
     http = b["nginx_requests"] - a["nginx_requests"] - 1
     cpu = {n: (sum(b["cpu"][n]) - sum(a["cpu"][n])) / hz for n in b["cpu"]}
     user = {n: (b["cpu"][n][0] - a["cpu"][n][0]) / hz for n in b["cpu"]}
     counted = next(iter(cpu))
     busy = {k: b["stat"][k] - a["stat"][k] for k in b["stat"]}
     all_ticks = sum(busy.values()) or 1
-    line = (f"{r['daemon']}: checks/s={checks / secs:.0f} (http answered by nginx {http / secs:.0f}/s)"
+    own = ""
+    if r.get("fairway_attempts"):
+        m0, m1, span = r["fairway_attempts"][:3]
+        if len(r["fairway_attempts"]) > 3:
+            span = r["fairway_attempts"][3]
+        per = {k: (m1.get(k, 0) - m0.get(k, 0)) for k in m1}
+        # Read before and after the window's samples: per second of the whole span (a little
+        # longer than the window; the rate, not the count, is comparable).
+        own = (" (Fairway's own count " + ", ".join(f"{k} {v / span:.0f}/s" for k, v in sorted(per.items()))
+               + f" over {span:.1f} s between the scrapes)")
+    line = (f"{r['daemon']}: checks/s={checks / secs:.0f}"
+            + (f" of which SYN probes {probes / secs:.0f}/s" if probes is not None else "")
+            + own + f" (http answered by nginx {http / secs:.0f}/s)"
             f"  CPU {counted}={1e6 * cpu[counted] / checks:.1f} ms per 1,000 checks"
             f" ({100 * cpu[counted] / secs:.1f}% of a CPU, user {100 * user[counted] / secs:.1f}%)")
     for n in list(cpu)[1:]:

@@ -22,7 +22,16 @@
 # (keepalived) and Fairway's "Applier: ... removing" log lines.
 #
 #   bench/check-vs-keepalived.sh [rounds=2] [tcp=10000] [http=1000] [warm=15] [window=30]
+# TCP_CHECK=half-open (with NETNS=1) adds a third daemon to every round, fairway-halfopen: `fairway run
+# --tcp-check=half-open`, whose TCP_CHECKs are SYN probes that make no ActiveOpen. Its checks are
+# counted as ActiveOpens (the HTTP_GETs) plus the namespace's resets sent for no socket: Tcp
+# OutRsts less TcpExt TCPAbortOnData/TCPAbortOnClose (the resets of closed sockets: Fairway's
+# linger-0 closes), i.e. the kernel's reset to each probe's SYN-ACK. Both Fairway daemons then run
+# with the admin listener on the namespace's loopback, and the check attempts Fairway itself
+# counted (fairway_check_results_total, read just outside the window) are reported beside it.
+#
 #   env: TCP_VICTIMS=50 HTTP_VICTIMS=20 RESULTS=dir FAIRWAY_ARGS="--drift-interval 0"
+#        TCP_CHECK=half-open DAEMONS="keepalived fairway fairway-halfopen" (the default with it)
 #        FAIRWAY_JAVA_OPTS (default: the Debian unit's, see below)
 # Results: RESULTS (default target/check-vs-keepalived/STAMP): run-R-DAEMON.json and .log,
 # keepalived.conf, host-cpu.tsv, summary.txt.
@@ -38,12 +47,18 @@ jar=$(realpath "$jar")
 # inside script adds temp dirs on a writable file system.
 jvm=${FAIRWAY_JAVA_OPTS:-"-Xms256m -Xmx512m -Dio.netty.leakDetection.level=disabled -XX:TieredStopAtLevel=1"}
 fwargs=${FAIRWAY_ARGS-"--drift-interval 0"}
+if [[ ${TCP_CHECK:-connect} == half-open ]]; then
+  [[ ${NETNS:-0} == 1 ]] || { echo "TCP_CHECK=half-open needs NETNS=1 (the UML guest has no raw-socket run)" >&2; exit 2; }
+  export DAEMONS=${DAEMONS:-keepalived fairway fairway-halfopen} FW_METRICS=1
+elif [[ ${TCP_CHECK:-connect} != connect ]]; then
+  echo "TCP_CHECK must be connect or half-open, not $TCP_CHECK" >&2; exit 2
+fi
 results=${RESULTS:-target/check-vs-keepalived/$(date -u +%Y%m%dT%H%M%SZ)}
 mkdir -p "$results"
 results=$(cd "$results" && pwd)
 {
   echo "# $(date -u +%FT%TZ) $(uptime)"
-  echo "# ${NETNS:+NETNS=1 }bench/check-vs-keepalived.sh $rounds $tcp $http $warm $window (victims ${TCP_VICTIMS:-50} tcp, ${HTTP_VICTIMS:-20} http) fairway args: $fwargs; jvm: $jvm"
+  echo "# ${NETNS:+NETNS=1 }bench/check-vs-keepalived.sh $rounds $tcp $http $warm $window (victims ${TCP_VICTIMS:-50} tcp, ${HTTP_VICTIMS:-20} http) fairway args: $fwargs; jvm: $jvm${DAEMONS:+; daemons: $DAEMONS}"
   echo "# $(keepalived --version 2>&1 | head -1); $(git log -1 --format='%h %s' | cut -c1-80)"
 } | tee "$results/summary.txt"
 args=("$rounds" "$tcp" "$http" "${TCP_VICTIMS:-50}" "${HTTP_VICTIMS:-20}" "$warm" "$window" "$fwargs")

@@ -1,6 +1,7 @@
 package io.fairway.cli;
 
 import io.fairway.check.CheckConfigException;
+import io.fairway.check.checker.TcpProbe;
 import io.fairway.check.config.CheckSpecs;
 import io.fairway.check.engine.CheckEngine;
 import io.fairway.daemon.Daemon;
@@ -23,6 +24,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -105,6 +107,29 @@ public final class RunCommand implements Callable<Integer> {
       description =
           "kernel IPVS: read the connection counters for overflow_to_sorry_server every SECONDS (default ${DEFAULT-VALUE}); the userspace proxy overflows by itself")
   double overflowSeconds;
+
+  @Option(
+      names = "--tcp-check",
+      paramLabel = "MODE",
+      defaultValue = "connect",
+      converter = TcpProbeConverter.class,
+      description =
+          "how TCP_CHECK probes: 'connect' (a full handshake, as keepalived; default) or 'half-open'"
+              + " (a SYN from a raw socket, the kernel resets the SYN-ACK: about a third of the CPU;"
+              + " needs CAP_NET_RAW, IPv4, no bind_port/bind_if/fwmark, else that check connects)")
+  TcpProbe tcpCheck;
+
+  /** {@code connect} or {@code half-open}, the words of {@link TcpProbe#option()}. */
+  static final class TcpProbeConverter implements CommandLine.ITypeConverter<TcpProbe> {
+    @Override
+    public TcpProbe convert(String value) {
+      try {
+        return TcpProbe.parse(value);
+      } catch (IllegalArgumentException e) {
+        throw new CommandLine.TypeConversionException(e.getMessage());
+      }
+    }
+  }
 
   @Option(
       names = {"-I", "--dont-release-ipvs"},
@@ -221,7 +246,7 @@ public final class RunCommand implements Callable<Integer> {
             file,
             loader,
             table,
-            () -> CheckEngine.builder().observer(checkMetrics),
+            () -> CheckEngine.builder().observer(checkMetrics).tcpProbe(tcpCheck),
             Duration.ofMillis((long) (driftSeconds * 1000)),
             Clock.systemUTC());
     StateFile state = stateFile == null ? null : new StateFile(stateFile);

@@ -27,21 +27,56 @@ import io.netty.channel.socket.nio.NioDatagramChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The real checkers and the resources they share: one small Netty event-loop group (epoll on Linux,
  * NIO elsewhere) for every network check, the script pool for MISC_CHECK, and a ping-socket pool
- * for PING_CHECK.
+ * for PING_CHECK. With {@link TcpProbe#HALF_OPEN}, one {@link SynProber} per event loop for every
+ * TCP_CHECK it can serve; the others, and all of them where no raw socket can be had, connect.
  */
 public final class NetworkCheckers implements CheckerFactory, AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(NetworkCheckers.class);
+
+  /** Opens a loop's prober; a test may refuse, as a kernel without CAP_NET_RAW does. */
+  @FunctionalInterface
+  interface ProberOpener {
+    SynProber open(io.netty.channel.IoEventLoop loop) throws SynProber.Unavailable;
+  }
+
   private final EventLoopGroup group;
   private final Class<? extends Channel> socketChannel;
   private final Class<? extends DatagramChannel> datagramChannel;
   private final ScriptExecutor scripts;
   private final Pinger pinger;
+  private final TcpProbe tcpProbe;
+  private final ProberOpener opener;
+
+  /** Each loop's prober, or the reason it has none (a String). */
+  private final Map<EventLoop, Object> probers = new IdentityHashMap<>();
+
+  /** Fallback reasons already logged: one line each, not one per check. */
+  private final Set<String> fallbacks = ConcurrentHashMap.newKeySet();
 
   public NetworkCheckers(int threads, ScriptExecutor scripts) {
+    this(threads, scripts, TcpProbe.CONNECT);
+  }
+
+  public NetworkCheckers(int threads, ScriptExecutor scripts, TcpProbe tcpProbe) {
+    this(threads, scripts, tcpProbe, SynProber::new);
+  }
+
+  NetworkCheckers(int threads, ScriptExecutor scripts, TcpProbe tcpProbe, ProberOpener opener) {
+    this.tcpProbe = java.util.Objects.requireNonNull(tcpProbe, "tcpProbe");
+    this.opener = opener;
     boolean epoll = Epoll.isAvailable();
     var threadFactory = new DefaultThreadFactory("fairway-check", true);
     this.group =
@@ -106,12 +141,7 @@ public final class NetworkCheckers implements CheckerFactory, AutoCloseable {
 
   private Checker networkChecker(CheckSpec spec, EventLoop group, String where) {
     if (spec instanceof TcpCheckSpec s) {
-      return TcpChecker.create(
-          resolved(s.target(), where),
-          s.source(),
-          s.timing().connectTimeout(),
-          group,
-          socketChannel);
+      return tcp(s, group, where);
     } else if (spec instanceof HttpCheckSpec s) {
       return new HttpChecker(s, resolved(s.target(), where), group, socketChannel);
     } else if (spec instanceof SmtpCheckSpec s) {
@@ -122,6 +152,39 @@ public final class NetworkCheckers implements CheckerFactory, AutoCloseable {
       return new UdpChecker(s, resolved(s.target(), where), group, datagramChannel);
     }
     return null;
+  }
+
+  /** A TCP_CHECK: half-open where asked for and possible, else connect. */
+  Checker tcp(TcpCheckSpec s, EventLoop loop, String where) {
+    InetSocketAddress target = resolved(s.target(), where);
+    if (tcpProbe == TcpProbe.HALF_OPEN) {
+      String why = HalfOpenTcpChecker.unsupported(target, s.source(), loop, socketChannel);
+      Object prober = why == null ? prober(loop) : why;
+      if (prober instanceof SynProber p) {
+        return new HalfOpenTcpChecker(target, s.source(), s.timing().connectTimeout(), p);
+      }
+      if (fallbacks.add((String) prober)) {
+        log.info(
+            "half-open TCP_CHECK not possible with {}: {} and any like it connect instead",
+            prober,
+            where);
+      }
+    }
+    return TcpChecker.create(target, s.source(), s.timing().connectTimeout(), loop, socketChannel);
+  }
+
+  private synchronized Object prober(EventLoop loop) {
+    return probers.computeIfAbsent(
+        loop,
+        l -> {
+          try {
+            SynProber p = opener.open((io.netty.channel.IoEventLoop) l);
+            log.info("half-open TCP_CHECK: SYN probes from reserved port {}", p.port());
+            return p;
+          } catch (SynProber.Unavailable e) {
+            return e.getMessage();
+          }
+        });
   }
 
   private Checker other(VirtualServerSpec vs, RealServerSpec rs, CheckSpec spec, String where) {
@@ -151,5 +214,14 @@ public final class NetworkCheckers implements CheckerFactory, AutoCloseable {
   public void close() {
     pinger.close();
     group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+    List<Object> open;
+    synchronized (this) {
+      open = new ArrayList<>(probers.values());
+    }
+    for (Object p : open) {
+      if (p instanceof SynProber prober) {
+        prober.close(); // never registered, or registered and already closed by its loop
+      }
+    }
   }
 }

@@ -6,6 +6,7 @@ import io.fairway.check.VirtualServerStatus;
 import io.fairway.check.checker.Checker;
 import io.fairway.check.checker.CheckerFactory;
 import io.fairway.check.checker.NetworkCheckers;
+import io.fairway.check.checker.TcpProbe;
 import io.fairway.check.script.ScriptExecutor;
 import io.fairway.check.spec.CheckSpec;
 import io.fairway.check.spec.RealServerSpec;
@@ -61,7 +62,7 @@ public final class CheckEngine implements AutoCloseable {
       this.factory = b.factory;
       this.scheduler = b.scheduler;
     } else {
-      this.network = new NetworkCheckers(b.eventLoopThreads, scripts);
+      this.network = new NetworkCheckers(b.eventLoopThreads, scripts, b.tcpProbe);
       this.factory = b.factory != null ? b.factory : network;
       this.scheduler = b.scheduler != null ? b.scheduler : new ExecutorScheduler(network.group());
     }
@@ -269,8 +270,15 @@ public final class CheckEngine implements AutoCloseable {
     private RandomGenerator random;
     private int eventLoopThreads = 1;
     private int scriptThreads = 4;
+    private TcpProbe tcpProbe = TcpProbe.CONNECT;
 
     private Builder() {}
+
+    /** How TCP_CHECK probes (default {@link TcpProbe#CONNECT}, as keepalived). */
+    public Builder tcpProbe(TcpProbe p) {
+      this.tcpProbe = Objects.requireNonNull(p, "tcpProbe");
+      return this;
+    }
 
     /** Where verdicts go (required). */
     public Builder listener(VerdictListener l) {

@@ -1,0 +1,656 @@
+package io.fairway.check.checker;
+
+import com.sun.jna.Memory;
+import com.sun.jna.Native;
+import com.sun.jna.Platform;
+import com.sun.jna.Pointer;
+import io.netty.channel.IoEvent;
+import io.netty.channel.IoEventLoop;
+import io.netty.channel.IoRegistration;
+import io.netty.channel.epoll.EpollIoHandle;
+import io.netty.channel.epoll.EpollIoOps;
+import io.netty.channel.epoll.LinuxSocket;
+import io.netty.channel.unix.FileDescriptor;
+import io.netty.util.collection.IntObjectHashMap;
+import io.netty.util.collection.LongObjectHashMap;
+import io.netty.util.concurrent.Future;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+
+/**
+ * The half-open TCP_CHECK's machinery for one event loop: one raw IPv4 socket that sends every SYN
+ * and receives every answer, and one reserved source port. Every {@link HalfOpenTcpChecker} on the
+ * loop shares it.
+ *
+ * <p>Why it is this shape:
+ *
+ * <ul>
+ *   <li>The source port is reserved by a TCP socket bound to {@code 0.0.0.0:0} that never listens
+ *       or connects, kept open for the prober's life. No other local socket can take the port
+ *       (connect's port choice skips bound ports too), and a SYN-ACK to it finds no socket in the
+ *       established or listen tables, so the kernel answers it with a reset by itself: the real
+ *       server's half-open entry is cleared at once and nothing is left on either side.
+ *   <li>The raw socket sees every TCP segment the host receives. A classic BPF filter keeps only
+ *       segments to the reserved port that carry ACK or RST, so the socket's queue holds answers
+ *       and nothing else, and they are read in batches with {@code recvmmsg}.
+ *   <li>The ISN identifies the probe: a SYN-ACK or reset whose ack is ISN+1 from the target's
+ *       address and port answers it. ISNs are random, as the kernel's are, so an off-path host
+ *       cannot easily forge a passing check.
+ *   <li>{@code IP_HDRINCL}: the prober writes the IP header itself, so each probe leaves from its
+ *       own source address (the route's, or {@code bindto}) through one shared socket, and the TCP
+ *       checksum it computes covers the same address the packet carries.
+ *   <li>Right after each SYN the socket is read once: against a nearby server the kernel has
+ *       usually delivered the answer before {@code sendto()} returns, and such a probe then needs
+ *       no timer. Otherwise a timer at the connect timeout, rounded up to the engine's 10 ms tick
+ *       as in {@link EpollTcpChecker}, and retransmissions at 1 s, 3 s, 7 s ... as the kernel's
+ *       connect would do, so one lost SYN does not fail a check with a long connect_timeout.
+ *   <li>Two checks of the same address and port from the same source at once would share one
+ *       4-tuple, and the server answers a second SYN with another ISN by an ACK for the first: the
+ *       second check joins the probe in flight and gets its answer, timed from its own start.
+ *   <li>ICMP errors (host or port unreachable) are not read: such a probe times out, as a connect
+ *       to a host that does not answer would. The kernel tells a raw TCP socket of every ICMP error
+ *       about any TCP segment of the host and fails its next send or read with it once; a failed
+ *       send is retried once, so a stranger's error fails no probe.
+ * </ul>
+ *
+ * <p>All state is confined to the event loop; the maps are Netty's primitive-keyed ones and
+ * repeated results are shared, so a steady stream of checks allocates one probe object each.
+ */
+final class SynProber implements EpollIoHandle {
+  private static final int AF_INET = 2;
+  private static final int SOCK_RAW = 3;
+  private static final int SOCK_NONBLOCK = 04000;
+  private static final int SOCK_CLOEXEC = 02000000;
+  private static final int IPPROTO_IP = 0;
+  private static final int IPPROTO_TCP = 6;
+  private static final int IP_HDRINCL = 3;
+  private static final int SOL_SOCKET = 1;
+  private static final int SO_ATTACH_FILTER = 26;
+  private static final int SO_RCVBUF = 8;
+  private static final int SO_RCVBUFFORCE = 33;
+  private static final int RCVBUF = 4 << 20;
+  private static final int MSG_DONTWAIT = 0x40;
+  private static final int EPERM = 1;
+
+  private static final int TCP_SYN = 0x02;
+  private static final int TCP_RST = 0x04;
+  private static final int TCP_ACK = 0x10;
+
+  /** Datagrams per recvmmsg, and bytes kept of each: an IP header with options and a TCP header. */
+  private static final int BATCH = 64;
+
+  private static final int SLOT = 128;
+  private static final int MMSGHDR = 64;
+  private static final int IOVEC = 16;
+
+  /** IP and TCP header of a SYN without options. */
+  private static final int SYN_LENGTH = 40;
+
+  /** The engine's timer granularity (ExecutorScheduler.TICK_NANOS). */
+  private static final long TICK_NANOS = 10_000_000L;
+
+  /** The kernel's initial SYN retransmission timeout (TCP_TIMEOUT_INIT). */
+  private static final long FIRST_RTO_NANOS = 1_000_000_000L;
+
+  static final CheckResult REFUSED = CheckResult.fail("connection refused");
+
+  /** "SYN-ACK in N ms" for the common small N, built once. */
+  private static final CheckResult[] ANSWERED = new CheckResult[100];
+
+  static {
+    for (int i = 0; i < ANSWERED.length; i++) {
+      ANSWERED[i] = CheckResult.ok("SYN-ACK in " + i + " ms");
+    }
+  }
+
+  /** libc by direct mapping: these run thousands of times a second. */
+  static final class Libc {
+    static {
+      Native.register(Platform.C_LIBRARY_NAME);
+    }
+
+    private Libc() {}
+
+    static native int socket(int domain, int type, int protocol);
+
+    static native int setsockopt(int fd, int level, int name, Pointer value, int len);
+
+    static native long sendto(int fd, Pointer buf, long len, int flags, Pointer addr, int addrLen);
+
+    static native int recvmmsg(int fd, Pointer msgs, int vlen, int flags, Pointer timeout);
+
+    static native int close(int fd);
+  }
+
+  /** The raw socket could not be set up; the reason is one line for the log. */
+  static final class Unavailable extends Exception {
+    Unavailable(String message) {
+      super(message, null, false, false);
+    }
+  }
+
+  private final IoEventLoop loop;
+  private final LinuxSocket reserved;
+  private final int port;
+  private final FileDescriptor raw;
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private final Memory out = new Memory(SYN_LENGTH);
+  private final ByteBuffer outBuf = network(out, SYN_LENGTH);
+  private final Memory to = new Memory(16);
+  private final ByteBuffer toBuf = network(to, 16);
+  private final Memory in = new Memory((long) BATCH * SLOT);
+  private final ByteBuffer inBuf = network(in, BATCH * SLOT);
+  private final Memory msgs = new Memory((long) BATCH * MMSGHDR);
+  private final ByteBuffer msgsBuf =
+      msgs.getByteBuffer(0, (long) BATCH * MMSGHDR).order(ByteOrder.nativeOrder());
+  private final Memory iovecs = new Memory((long) BATCH * IOVEC);
+
+  /** Probes whose SYN is out, by ISN. */
+  private final IntObjectHashMap<Probe> byIsn = new IntObjectHashMap<>();
+
+  /** The same probes by target address and port, for a second check of the same target. */
+  private final LongObjectHashMap<Probe> byTarget = new LongObjectHashMap<>();
+
+  private IoRegistration registration;
+  private boolean draining;
+
+  /**
+   * Reserves the source port and opens the raw socket.
+   *
+   * @throws Unavailable if the kernel refuses the raw socket (no CAP_NET_RAW) or its filter
+   */
+  SynProber(IoEventLoop loop) throws Unavailable {
+    this.loop = loop;
+    try {
+      reserved = LinuxSocket.newSocketStream(false);
+      reserved.bind(new InetSocketAddress(InetAddress.getByAddress(new byte[4]), 0));
+      port = ((InetSocketAddress) reserved.localAddress()).getPort();
+    } catch (IOException | RuntimeException e) {
+      throw new Unavailable("cannot reserve a source port: " + e.getMessage());
+    }
+    int fd;
+    try {
+      fd = Libc.socket(AF_INET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_TCP);
+    } catch (UnsatisfiedLinkError e) {
+      closeReserved();
+      throw new Unavailable("no raw socket: needs Linux libc (" + e.getMessage() + ")");
+    }
+    if (fd < 0) {
+      int errno = Native.getLastError();
+      closeReserved();
+      throw new Unavailable(
+          "no raw socket: "
+              + SocketOptions.reason(errno)
+              + (errno == EPERM ? " (needs CAP_NET_RAW)" : ""));
+    }
+    raw = new FileDescriptor(fd);
+    try {
+      Memory one = new Memory(4);
+      one.setInt(0, 1);
+      setOption(IPPROTO_IP, IP_HDRINCL, one, 4, "IP_HDRINCL");
+      attachFilter();
+      // Answers to a tick's worth of SYNs can arrive together; the default buffer holds a few
+      // hundred. Beyond rmem_max only as root (SO_RCVBUFFORCE); a smaller buffer still works.
+      Memory size = new Memory(4);
+      size.setInt(0, RCVBUF);
+      if (Libc.setsockopt(raw.intValue(), SOL_SOCKET, SO_RCVBUFFORCE, size, 4) < 0) {
+        Libc.setsockopt(raw.intValue(), SOL_SOCKET, SO_RCVBUF, size, 4);
+      }
+    } catch (Unavailable e) {
+      closeQuietly();
+      throw e;
+    }
+    // Segments that arrived between socket() and the filter may be anything: drop them.
+    while (receive() == BATCH) {
+      // keep draining
+    }
+    prepareBatch();
+    toBuf.put(0, (byte) AF_INET); // sa_family_t is in host order: little-endian x86_64/aarch64
+    toBuf.put(1, (byte) 0);
+  }
+
+  /** A view of {@code m} in network order (JNA's views are in native order). */
+  private static ByteBuffer network(Memory m, int length) {
+    return m.getByteBuffer(0, length).order(ByteOrder.BIG_ENDIAN);
+  }
+
+  /** The reserved source port every probe leaves from. */
+  int port() {
+    return port;
+  }
+
+  /** Probes waiting for an answer (tests). */
+  int inFlight() {
+    return byIsn.size();
+  }
+
+  IoEventLoop loop() {
+    return loop;
+  }
+
+  private void setOption(int level, int name, Pointer value, int len, String what)
+      throws Unavailable {
+    if (Libc.setsockopt(raw.intValue(), level, name, value, len) < 0) {
+      throw new Unavailable(what + ": " + SocketOptions.reason(Native.getLastError()));
+    }
+  }
+
+  /**
+   * Keeps TCP segments to the reserved port that carry ACK or RST: the answers to our SYNs (and
+   * nothing the kernel sends itself, which carries our port as its source).
+   */
+  private void attachFilter() throws Unavailable {
+    int[][] program = {
+      // ldxb 4*([0]&0xf): X = IP header length
+      {0xb1, 0, 0, 0},
+      // ldh [x+2]: destination port
+      {0x48, 0, 0, 2},
+      // jeq #port, next, drop
+      {0x15, 0, 3, port},
+      // ldb [x+13]: flags
+      {0x50, 0, 0, 13},
+      // jset #(ACK|RST), accept, drop
+      {0x45, 0, 1, TCP_ACK | TCP_RST},
+      // ret #SLOT: accept (no more than we read)
+      {0x06, 0, 0, SLOT},
+      // ret #0: drop
+      {0x06, 0, 0, 0},
+    };
+    Memory filter = new Memory(8L * program.length);
+    ByteBuffer f = filter.getByteBuffer(0, 8L * program.length).order(ByteOrder.nativeOrder());
+    for (int i = 0; i < program.length; i++) {
+      f.putShort(i * 8, (short) program[i][0]);
+      f.put(i * 8 + 2, (byte) program[i][1]);
+      f.put(i * 8 + 3, (byte) program[i][2]);
+      f.putInt(i * 8 + 4, program[i][3]);
+    }
+    // struct sock_fprog { unsigned short len; struct sock_filter *filter; }
+    Memory fprog = new Memory(16);
+    fprog.clear();
+    fprog.setShort(0, (short) program.length);
+    fprog.setPointer(8, filter);
+    setOption(SOL_SOCKET, SO_ATTACH_FILTER, fprog, 16, "SO_ATTACH_FILTER");
+  }
+
+  /** One mmsghdr per slot, each with one iovec over its slot of {@link #in}. */
+  private void prepareBatch() {
+    msgs.clear();
+    ByteBuffer iov = iovecs.getByteBuffer(0, (long) BATCH * IOVEC).order(ByteOrder.nativeOrder());
+    ByteBuffer m = msgsBuf;
+    long inAddress = Pointer.nativeValue(in);
+    long iovAddress = Pointer.nativeValue(iovecs);
+    for (int i = 0; i < BATCH; i++) {
+      iov.putLong(i * IOVEC, inAddress + (long) i * SLOT);
+      iov.putLong(i * IOVEC + 8, SLOT);
+      // struct msghdr: name, namelen, iov, iovlen, control, controllen, flags
+      m.putLong(i * MMSGHDR + 16, iovAddress + (long) i * IOVEC);
+      m.putLong(i * MMSGHDR + 24, 1);
+    }
+  }
+
+  /**
+   * Reads one batch; returns how many datagrams it got (0 when the queue is empty, or when the read
+   * returned a pending ICMP error instead, see {@link #sendSyn}: the error is cleared by it, and
+   * level-triggered epoll reports the queue again).
+   */
+  private int receive() {
+    int n = Libc.recvmmsg(raw.intValue(), msgs, BATCH, MSG_DONTWAIT, null);
+    return Math.max(n, 0);
+  }
+
+  /**
+   * Reads and matches every queued answer. A result's callback may start the next check at once;
+   * that check's SYN then waits for epoll rather than reading into the batch being matched.
+   */
+  private void drain() {
+    if (draining) {
+      return;
+    }
+    draining = true;
+    try {
+      drainBatches();
+    } finally {
+      draining = false;
+    }
+  }
+
+  private void drainBatches() {
+    int n;
+    do {
+      n = receive();
+      for (int i = 0; i < n; i++) {
+        int length = msgsBuf.getInt(i * MMSGHDR + 56);
+        answer(i * SLOT, Math.min(length, SLOT));
+      }
+    } while (n == BATCH);
+  }
+
+  private void answer(int at, int length) {
+    ByteBuffer b = inBuf; // big-endian, network order
+    if (length < 20) {
+      return;
+    }
+    int ihl = (b.get(at) & 0x0f) * 4;
+    if (ihl < 20 || length < ihl + 20 || b.get(at + 9) != IPPROTO_TCP) {
+      return;
+    }
+    int tcp = at + ihl;
+    int flags = b.get(tcp + 13);
+    if ((flags & TCP_ACK) == 0) {
+      return;
+    }
+    Probe p = byIsn.get(b.getInt(tcp + 8) - 1);
+    if (p == null
+        || p.checker.address != b.getInt(at + 12)
+        || p.checker.port != (b.getShort(tcp) & 0xffff)) {
+      return;
+    }
+    if ((flags & TCP_RST) != 0) {
+      p.answered(REFUSED);
+    } else if ((flags & TCP_SYN) != 0) {
+      p.answered(null);
+    }
+    // A bare ACK answers a SYN the server thinks is a duplicate: wait for the retransmission.
+  }
+
+  /** Starts a probe for {@code checker}; on the event loop. */
+  void probe(HalfOpenTcpChecker checker, Consumer<CheckResult> done) {
+    long begin = System.nanoTime();
+    if (closed.get()) {
+      done.accept(CheckResult.fail("the checker is shut down"));
+      return;
+    }
+    if (registration == null && !register()) {
+      done.accept(CheckResult.fail("could not register the raw socket with the event loop"));
+      return;
+    }
+    int source;
+    try {
+      source = checker.source();
+    } catch (IOException e) {
+      done.accept(CheckResult.fail("no source address towards the target: " + e.getMessage()));
+      return;
+    }
+    Probe p = new Probe(checker, source, begin, done);
+    Probe primary = byTarget.get(checker.key);
+    if (primary != null && primary.source == source) {
+      primary.join(p);
+      p.schedule();
+      return;
+    }
+    p.send();
+  }
+
+  private boolean register() {
+    try {
+      Future<IoRegistration> f = loop.register(this);
+      // On the loop thread the registration completes at once.
+      registration = f.getNow();
+      if (registration == null) {
+        return false;
+      }
+      registration.submit(EpollIoOps.EPOLLIN);
+      return true;
+    } catch (Exception e) {
+      return false;
+    }
+  }
+
+  /** Writes and sends the SYN of {@code p}; returns 0 or the errno of a failed send. */
+  private int sendSyn(Probe p) {
+    ByteBuffer b = outBuf; // big-endian, network order
+    int src = p.source;
+    int dst = p.checker.address;
+    int dport = p.checker.port;
+    b.putInt(0, 0x4500_0000 | SYN_LENGTH); // version 4, IHL 5, total length
+    b.putInt(4, 0x0000_4000); // id 0 (the kernel picks one), DF
+    b.putInt(8, (64 << 24) | (IPPROTO_TCP << 16)); // TTL 64, TCP, checksum 0 (the kernel's)
+    b.putInt(12, src);
+    b.putInt(16, dst);
+    b.putInt(20, (port << 16) | dport);
+    b.putInt(24, p.isn);
+    b.putInt(28, 0);
+    b.putInt(32, (5 << 28) | (TCP_SYN << 16) | 64240); // data offset 5, SYN, window
+    b.putInt(36, 0); // checksum 0 while summing, urgent pointer 0
+    b.putShort(36, checksum(b, src, dst));
+    toBuf.putShort(2, (short) dport);
+    toBuf.putInt(4, dst);
+    long sent = Libc.sendto(raw.intValue(), out, SYN_LENGTH, 0, to, 16);
+    if (sent != SYN_LENGTH) {
+      // A raw TCP socket is told of every ICMP error about any TCP segment of the host (an
+      // unreachable, a "fragmentation needed" for someone else's connection): the kernel keeps it
+      // as a pending socket error and fails the next send with it, once. Not this probe's error.
+      sent = Libc.sendto(raw.intValue(), out, SYN_LENGTH, 0, to, 16);
+    }
+    return sent == SYN_LENGTH ? 0 : Native.getLastError();
+  }
+
+  /** The TCP checksum over the pseudo-header and the 20-byte header at offset 20. */
+  static short checksum(ByteBuffer b, int src, int dst) {
+    long sum = (src >>> 16) + (src & 0xffff) + (dst >>> 16) + (dst & 0xffff) + IPPROTO_TCP + 20;
+    for (int i = 20; i < SYN_LENGTH; i += 2) {
+      sum += b.getShort(i) & 0xffff;
+    }
+    while ((sum >>> 16) != 0) {
+      sum = (sum & 0xffff) + (sum >>> 16);
+    }
+    return (short) ~sum;
+  }
+
+  private static long aligned(long at) {
+    return Math.floorDiv(at + TICK_NANOS - 1, TICK_NANOS) * TICK_NANOS;
+  }
+
+  @Override
+  public FileDescriptor fd() {
+    return raw;
+  }
+
+  @Override
+  public void handle(IoRegistration registration, IoEvent event) {
+    if (!closed.get()) {
+      drain();
+    }
+  }
+
+  @Override
+  public void close() {
+    // The event loop is shutting down, or NetworkCheckers is closed.
+    if (closed.compareAndSet(false, true)) {
+      closeQuietly();
+    }
+  }
+
+  private void closeQuietly() {
+    try {
+      raw.close();
+    } catch (IOException ignored) {
+      // close(2) of a descriptor we own fails only on EINTR/EIO; it is released either way.
+    }
+    closeReserved();
+  }
+
+  private void closeReserved() {
+    try {
+      reserved.close();
+    } catch (IOException ignored) {
+      // As above.
+    }
+  }
+
+  /**
+   * One check's wait: either the probe whose SYN is out (the primary for its target) or a check
+   * that joined it.
+   */
+  final class Probe implements Runnable {
+    final HalfOpenTcpChecker checker;
+    final int source;
+    final long begin;
+    final long deadline;
+    final Consumer<CheckResult> done;
+    int isn;
+    long retransmitAt;
+    long rto = FIRST_RTO_NANOS;
+    Future<?> timer;
+    boolean finished;
+
+    /** Checks that joined this probe, or null. */
+    List<Probe> joined;
+
+    /** The probe this one joined, or null. */
+    Probe primary;
+
+    Probe(HalfOpenTcpChecker checker, int source, long begin, Consumer<CheckResult> done) {
+      this.checker = checker;
+      this.source = source;
+      this.begin = begin;
+      this.deadline = aligned(begin + checker.timeoutNanos);
+      this.done = done;
+    }
+
+    /** Sends the SYN as the primary for its target; answered at once, or armed. */
+    void send() {
+      int i;
+      do {
+        i = ThreadLocalRandom.current().nextInt();
+      } while (byIsn.containsKey(i));
+      isn = i;
+      byIsn.put(isn, this);
+      byTarget.put(checker.key, this);
+      retransmitAt = System.nanoTime() + rto;
+      int errno = sendSyn(this);
+      if (errno != 0) {
+        answered(CheckResult.fail("sending the SYN failed: " + SocketOptions.reason(errno)));
+        return;
+      }
+      drain();
+      if (!finished) {
+        schedule();
+      }
+    }
+
+    void join(Probe p) {
+      if (joined == null) {
+        joined = new ArrayList<>(2);
+      }
+      joined.add(p);
+      p.primary = this;
+    }
+
+    /** The next timer: the deadline, or for a primary an earlier retransmission. */
+    void schedule() {
+      long at = primary == null ? Math.min(deadline, retransmitAt) : deadline;
+      timer = loop.schedule(this, Math.max(0, at - System.nanoTime()), TimeUnit.NANOSECONDS);
+    }
+
+    /** The answer: null for a SYN-ACK, else the failure. Ends this probe and all that joined it. */
+    void answered(CheckResult failure) {
+      forget();
+      complete(failure);
+      if (joined != null) {
+        for (Probe p : joined) {
+          if (!p.finished) {
+            p.timer.cancel(false);
+            p.complete(failure);
+          }
+        }
+      }
+    }
+
+    private void complete(CheckResult failure) {
+      finished = true;
+      if (timer != null && primary == null) {
+        timer.cancel(false);
+      }
+      if (failure != null) {
+        if (failure != REFUSED) { // a reset came back along the route: it still holds
+          checker.forgetSource();
+        }
+        done.accept(failure);
+        return;
+      }
+      long ms = (System.nanoTime() - begin) / 1_000_000;
+      done.accept(
+          ms < ANSWERED.length ? ANSWERED[(int) ms] : CheckResult.ok("SYN-ACK in " + ms + " ms"));
+    }
+
+    private void forget() {
+      byIsn.remove(isn);
+      if (byTarget.get(checker.key) == this) {
+        byTarget.remove(checker.key);
+      }
+    }
+
+    /** The timer: a retransmission or the connect timeout. */
+    @Override
+    public void run() {
+      if (finished || closed.get()) {
+        return;
+      }
+      long now = System.nanoTime();
+      if (primary != null) {
+        // A joined check's own timeout.
+        primary.joined.remove(this);
+        complete(checker.timedOut);
+        return;
+      }
+      if (now < deadline - TICK_NANOS / 2) {
+        // Retransmit the same SYN: the server answers a duplicate with its SYN-ACK again.
+        rto *= 2;
+        retransmitAt = now + rto;
+        sendSyn(this);
+        schedule();
+        return;
+      }
+      forget();
+      List<Probe> waiting = joined;
+      finished = true;
+      checker.forgetSource();
+      done.accept(checker.timedOut);
+      if (waiting != null) {
+        // Checks that joined and still have time send their own SYN.
+        Probe next = null;
+        for (Probe p : waiting) {
+          if (p.finished) {
+            continue;
+          }
+          p.timer.cancel(false);
+          p.primary = null;
+          if (next == null) {
+            next = p;
+          } else {
+            next.join(p);
+          }
+        }
+        if (next != null) {
+          List<Probe> rest = next.joined;
+          next.send();
+          if (rest != null && !next.finished) {
+            for (Probe p : rest) {
+              p.schedule();
+            }
+          }
+        }
+      }
+    }
+  }
+
+  static int ipv4(InetAddress a) throws UnknownHostException {
+    byte[] b = a.getAddress();
+    if (b.length != 4) {
+      throw new UnknownHostException(a + " is not an IPv4 address");
+    }
+    return ByteBuffer.wrap(b).getInt();
+  }
+}
