@@ -310,14 +310,17 @@ class EpollTcpCheckerTest {
     }
   }
 
-  /** Sockets in TIME_WAIT to or from this port, or -1 if ss is not available. */
+  /**
+   * Sockets in TIME_WAIT to or from 127.0.0.1:{@code port}, or -1 if ss is not available. By
+   * address and port: other processes have sockets with the same port number on other addresses.
+   */
   static long timeWait(int port) throws Exception {
-    return sockets("time-wait", "( sport = :" + port + " or dport = :" + port + " )");
+    return sockets("time-wait", "( src 127.0.0.1:" + port + " or dst 127.0.0.1:" + port + " )");
   }
 
-  /** Sockets of this network namespace still trying to connect to {@code port}. */
+  /** Sockets of this network namespace still trying to connect to 127.0.0.1:{@code port}. */
   static long synSent(int port) throws Exception {
-    return sockets("syn-sent", "( dport = :" + port + " )");
+    return sockets("syn-sent", "( dst 127.0.0.1:" + port + " )");
   }
 
   /**
