@@ -85,7 +85,7 @@ abstract class VrrpLab {
    */
   static void awaitRunning(VrrpRouterProcess r) {
     await()
-        .atMost(Duration.ofSeconds(60))
+        .atMost(VrrpInteropTest.START)
         .pollInterval(Duration.ofMillis(20))
         .until(
             () -> {
