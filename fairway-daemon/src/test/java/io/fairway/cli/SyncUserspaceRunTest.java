@@ -54,17 +54,32 @@ class SyncUserspaceRunTest {
             .log(dir.resolve("fairway.log"))
             .start("run", "--userspace", "-f", conf.toString(), "--admin", "127.0.0.1:" + admin);
     StringWriter out = new StringWriter();
-    await()
-        .atMost(Duration.ofSeconds(60))
-        .until(
-            () -> {
-              out.getBuffer().setLength(0);
-              return Main.execute(
-                      new String[] {"status", "--admin", "127.0.0.1:" + admin},
-                      new PrintWriter(out, true),
-                      new PrintWriter(new StringWriter(), true))
-                  == 0;
-            });
+    StringWriter err = new StringWriter();
+    try {
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(
+              () -> {
+                out.getBuffer().setLength(0);
+                err.getBuffer().setLength(0);
+                if (!fairway.alive()) {
+                  throw new AssertionError("fairway exited: " + fairway.log());
+                }
+                return Main.execute(
+                        new String[] {"status", "--admin", "127.0.0.1:" + admin},
+                        new PrintWriter(out, true),
+                        new PrintWriter(err, true))
+                    == 0;
+              });
+    } catch (org.awaitility.core.ConditionTimeoutException e) {
+      // Once seen (2026-12-02, load 20-30): what status said, and fairway's own account.
+      throw new AssertionError(
+          "status did not answer within 60 s; it said: "
+              + err
+              + "\nfairway's log:\n"
+              + fairway.log(),
+          e);
+    }
     assertThat(out.toString())
         .contains("127.0.0.1:" + vip)
         .contains(
