@@ -5,7 +5,10 @@
 # script reads each proxy's memory before and after and scales the growth to 10,000 connections.
 # io_uring reads by handing the kernel a buffer in advance, so an idle connection could pin one;
 # the live-buffer column says whether it does. Bounded: about 25 s per target.
-#   [FMODE=tcp|http] [N=8000] [TARGETS="fairway-io_uring fairway-epoll haproxy nginx"] bench/proxy-idle-memory.sh
+#   [FMODE=tcp|http] [N=8000] [WARM=0] [TARGETS="fairway-io_uring fairway-epoll haproxy nginx"] bench/proxy-idle-memory.sh
+# WARM=n first opens and closes n connections (one request each) before the first reading, for
+# every target alike: a JVM's first connections also grow its JIT's memory (compiler arenas,
+# code cache), which is not memory per connection; WARM=0 (the default) is the cold reading.
 #
 # PSS (proportional set size, /proc/PID/smaps_rollup) is the fair figure across the three: nginx
 # runs a master and two workers that share pages, which RSS would count three times. It is summed
@@ -64,7 +67,25 @@ time.sleep(15)
 PY
 }
 
-printf '# %s, %s, N=%d idle %s connections, loadavg %s\n' "$(date -u +%FT%TZ)" "$(nproc) cores" "$N" "${FMODE:-tcp}" "$(cut -d' ' -f1-3 /proc/loadavg)"
+warm() { # port n -> n connections, one request each, then all closed
+  python3 - "$1" "$2" <<'PY'
+import socket, sys
+port, n = int(sys.argv[1]), int(sys.argv[2])
+for start in range(0, n, 1000):
+    socks = []
+    for i in range(start, min(n, start + 1000)):
+        s = socket.socket()
+        s.bind(("127.0.1.%d" % (1 + i % 250), 0))
+        s.connect(("127.0.0.1", port))
+        s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        socks.append(s)
+    for s in socks:
+        s.recv(4096)
+        s.close()
+PY
+}
+
+printf '# %s, %s, N=%d idle %s connections, WARM=%d, loadavg %s\n' "$(date -u +%FT%TZ)" "$(nproc) cores" "$N" "${FMODE:-tcp}" "${WARM:-0}" "$(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-17s %10s %10s %10s %14s %14s %16s %s\n' target "PSS MB" "RSS MB" "+PSS MB" "+PSS/10k MB" "+RSS/10k MB" "+live heap/10k" "direct MB"
 for t in $TARGETS; do
   P=$(free_port)
@@ -83,6 +104,7 @@ for t in $TARGETS; do
   esac
   # One request through it first, so that lazily allocated pools exist in both readings.
   curl -s -o /dev/null "http://127.0.0.1:$P/" || true
+  ((${WARM:-0} > 0)) && warm "$P" "$WARM"
   sleep 1
   h0=-; [[ $t == fairway-* ]] && h0=$(live_heap "$PID")
   read -r -a procs <<<"$(pids_of "$PID")"

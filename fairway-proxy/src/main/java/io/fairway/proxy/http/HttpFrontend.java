@@ -1,5 +1,6 @@
 package io.fairway.proxy.http;
 
+import io.fairway.proxy.Connector;
 import io.fairway.proxy.KeptEpollChannels;
 import io.fairway.proxy.ProxyOptions;
 import io.fairway.proxy.RateLimitedLog;
@@ -14,7 +15,6 @@ import io.fairway.proxy.table.Pick;
 import io.fairway.proxy.table.RealServer;
 import io.fairway.proxy.table.SlotWaiter;
 import io.fairway.proxy.table.VirtualService;
-import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -22,7 +22,6 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
@@ -108,7 +107,8 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
    */
   private boolean inClientRead;
 
-  private final ArrayDeque<Object> queued = new ArrayDeque<>();
+  // Small first: an idle keep-alive connection holds these; they grow when a request pipelines.
+  private final ArrayDeque<Object> queued = new ArrayDeque<>(2);
 
   /** Deadlines (System.nanoTime) checked by one ticker per connection; 0 = none. */
   private long headerDeadline;
@@ -178,13 +178,15 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
 
   private boolean retriedFresh;
   private boolean reusedConnection;
-  private final Set<RealServer> tried = new HashSet<>(2);
+
+  /** Empty and shared until a connect fails: most requests never retry. */
+  private Set<RealServer> tried = Set.of();
 
   /** The last of {@link #tried} to fail: a 502 after every server failed is counted for it. */
   private RealServer lastFailed;
 
   /** Body slices and END received before the backend connection exists. */
-  private final ArrayDeque<Object> pendingBody = new ArrayDeque<>();
+  private final ArrayDeque<Object> pendingBody = new ArrayDeque<>(2);
 
   /** The request waiting for a server under its uthreshold ({@link VirtualService#schedule}). */
   private HttpHead waitingForSlot;
@@ -405,9 +407,7 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
     chunkResponse = false;
     retriedPooled = false;
     retriedFresh = false;
-    if (!tried.isEmpty()) {
-      tried.clear();
-    }
+    tried = Set.of();
     bodyDeadline =
         h.chunked || h.contentLength > 0 ? System.nanoTime() + timeouts.requestBody().toNanos() : 0;
     key = vs.spec().keySource().extract(h);
@@ -540,34 +540,38 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
             l.closeRequest();
             lease = null;
             server = null;
-            tried.add(rs);
+            tried(rs);
             acquire(fresh);
           }
         });
   }
 
+  private void tried(RealServer rs) {
+    if (tried.isEmpty()) {
+      tried = new HashSet<>(2);
+    }
+    tried.add(rs);
+  }
+
   private ChannelFuture connect(RealServer rs) {
-    return new Bootstrap()
-        .group(client.eventLoop())
-        .channelFactory(Transport.socketChannel(rs.address.getAddress()))
-        .option(ChannelOption.ALLOCATOR, Transport.ALLOCATOR)
-        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) timeouts.connect().toMillis())
-        .handler(
-            new ChannelInitializer<Channel>() {
-              @Override
-              protected void initChannel(Channel ch) {
-                ResponseDecoder decoder = new ResponseDecoder(options.maxHeaderSize() * 2 + 4096);
-                ch.pipeline()
-                    .addLast(decoder)
-                    // Reader idle only: an idle pooled connection neither reads nor writes, and
-                    // watching writes would cost a promise per write.
-                    .addLast(
-                        new IdleStateHandler(
-                            options.backendKeepAlive().toMillis(), 0, 0, TimeUnit.MILLISECONDS))
-                    .addLast(new HttpBackendHandler(rs, decoder));
-              }
-            })
-        .connect(rs.address);
+    int connectMillis = (int) timeouts.connect().toMillis();
+    ResponseDecoder decoder = new ResponseDecoder(options.maxHeaderSize() * 2 + 4096);
+    return Connector.connect(
+        client.eventLoop(),
+        Transport.socketChannel(rs.address.getAddress()),
+        ch -> {
+          ch.config().setAllocator(Transport.ALLOCATOR);
+          ch.config().setConnectTimeoutMillis(connectMillis);
+          ch.pipeline()
+              .addLast(decoder)
+              // Reader idle only: an idle pooled connection neither reads nor writes, and
+              // watching writes would cost a promise per write.
+              .addLast(
+                  new IdleStateHandler(
+                      options.backendKeepAlive().toMillis(), 0, 0, TimeUnit.MILLISECONDS));
+        },
+        new HttpBackendHandler(rs, decoder),
+        rs.address);
   }
 
   private void attach(Channel ch) {
@@ -907,7 +911,7 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
         retriedPooled = true;
       } else {
         retriedFresh = true;
-        tried.add(rs);
+        tried(rs);
         lastFailed = rs;
       }
       Channel b = backend;

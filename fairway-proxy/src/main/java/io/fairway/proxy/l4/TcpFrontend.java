@@ -1,5 +1,6 @@
 package io.fairway.proxy.l4;
 
+import io.fairway.proxy.Connector;
 import io.fairway.proxy.KeptEpollChannels;
 import io.fairway.proxy.ProxyOptions;
 import io.fairway.proxy.RateLimitedLog;
@@ -9,9 +10,9 @@ import io.fairway.proxy.table.Pick;
 import io.fairway.proxy.table.RealServer;
 import io.fairway.proxy.table.SlotWaiter;
 import io.fairway.proxy.table.VirtualService;
-import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelConfig;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -47,10 +48,19 @@ public final class TcpFrontend extends ChannelInboundHandlerAdapter {
   private final VirtualService vs;
   private final ProxyOptions options;
   private final TrafficMeter clientMeter;
-  private final Set<RealServer> tried = new HashSet<>(2);
 
-  /** What the client sent (or its FIN) before the backend connection existed. */
-  private final List<Object> early = new ArrayList<>(1);
+  /** Sizes the backend's reads: the channel's default, stateless, so one for all. */
+  private static final AdaptiveRecvByteBufAllocator SIZING = new AdaptiveRecvByteBufAllocator();
+
+  /**
+   * Servers whose connect failed. Empty and shared until one fails, as what follows is: almost
+   * every connection connects at once, and its set-up's garbage is resident memory (see {@link
+   * Connector}).
+   */
+  private Set<RealServer> tried = Set.of();
+
+  /** What the client sent (or its FIN) before the backend connection existed; null: nothing. */
+  private List<Object> early;
 
   private boolean inputShutdown;
 
@@ -126,29 +136,38 @@ public final class TcpFrontend extends ChannelInboundHandlerAdapter {
 
   private void connect(Channel client, Lease lease) {
     RealServer rs = lease.server;
-    TrafficMeter backendMeter = new TrafficMeter(new AdaptiveRecvByteBufAllocator());
+    TrafficMeter backendMeter = new TrafficMeter(SIZING);
     long splice =
         options.splices()
                 && client.config() instanceof EpollChannelConfig c
                 && c.getEpollMode() == EpollMode.LEVEL_TRIGGERED
             ? options.spliceThreshold()
             : -1;
-    Bootstrap b = new Bootstrap().group(client.eventLoop());
     java.net.InetAddress to = rs.address.getAddress();
-    b.channelFactory(Transport.EPOLL ? KeptEpollChannels.sockets(to) : Transport.socketChannel(to));
-    b.option(ChannelOption.ALLOCATOR, Transport.ALLOCATOR)
-        .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) vs.timeouts().connect().toMillis())
-        .option(ChannelOption.ALLOW_HALF_CLOSURE, true)
-        .option(ChannelOption.RCVBUF_ALLOCATOR, backendMeter)
-        .handler(new Relay(client, splice));
-    if (splice >= 0) {
-      b.option(EpollChannelOption.EPOLL_MODE, EpollMode.LEVEL_TRIGGERED); // spliceTo needs it
-    }
-    ChannelFuture f = b.connect(rs.address);
+    int connectMillis = (int) vs.timeouts().connect().toMillis();
+    ChannelFuture f =
+        Connector.connect(
+            client.eventLoop(),
+            Transport.EPOLL ? KeptEpollChannels.sockets(to) : Transport.socketChannel(to),
+            ch -> {
+              ChannelConfig cfg = ch.config();
+              cfg.setAllocator(Transport.ALLOCATOR);
+              cfg.setConnectTimeoutMillis(connectMillis);
+              cfg.setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
+              cfg.setRecvByteBufAllocator(backendMeter);
+              if (splice >= 0) {
+                cfg.setOption(EpollChannelOption.EPOLL_MODE, EpollMode.LEVEL_TRIGGERED); // spliceTo
+              }
+            },
+            new Relay(client, splice),
+            rs.address);
     f.addListener(
         x -> {
           if (!f.isSuccess()) {
             lease.close();
+            if (tried.isEmpty()) {
+              tried = new HashSet<>(2);
+            }
             tried.add(rs);
             warnings.warn(
                 vs.service().key(), "connect to " + rs + " failed: " + reason(f.cause()), null);
@@ -177,11 +196,13 @@ public final class TcpFrontend extends ChannelInboundHandlerAdapter {
                     rs.established.remove(client);
                     lease.close();
                   });
-          boolean sent = !early.isEmpty();
-          for (Object m : early) {
-            backend.write(m, backend.voidPromise());
+          boolean sent = early != null;
+          if (sent) {
+            for (Object m : early) {
+              backend.write(m, backend.voidPromise());
+            }
+            early = null;
           }
-          early.clear();
           if (inputShutdown && backend instanceof DuplexChannel) {
             Relay.shutdownOutputAfterFlush(backend);
           } else if (sent) {
@@ -201,6 +222,9 @@ public final class TcpFrontend extends ChannelInboundHandlerAdapter {
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
     // Auto-read is off until the backend is connected, but a FIN (EPOLLRDHUP) makes the
     // transport read what is there; it is kept and sent first.
+    if (early == null) {
+      early = new ArrayList<>(1);
+    }
     early.add(msg);
   }
 
@@ -213,10 +237,12 @@ public final class TcpFrontend extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
-    for (Object m : early) {
-      ReferenceCountUtil.release(m);
+    if (early != null) {
+      for (Object m : early) {
+        ReferenceCountUtil.release(m);
+      }
+      early = null;
     }
-    early.clear();
   }
 
   @Override
