@@ -195,15 +195,7 @@ class EpollTcpCheckerTest {
       Thread.sleep(200);
       assertThat(f).as("still waiting for the handshake").isNotDone();
       // Make room: the kernel retransmits the SYN after ~1 s and the handshake completes.
-      filled.close();
-      full.setSoTimeout(100);
-      try {
-        for (int i = 0; i < 8; i++) {
-          full.accept().close();
-        }
-      } catch (SocketTimeoutException drained) {
-        // the queue is empty
-      }
+      filled.release(full);
       CheckResult r = f.get(5, TimeUnit.SECONDS);
       assertThat(r.success()).as(r.observation()).isTrue();
       assertThat(r.observation()).matches("connected in \\d+ ms");
@@ -363,6 +355,22 @@ class EpollTcpCheckerTest {
       }
       b.close();
       throw new IllegalStateException("the listener's queue never filled");
+    }
+
+    /**
+     * Makes room in {@code listener}'s queue: the filling connections closed and whatever it queued
+     * accepted and closed, so the next SYN (a retransmission) completes.
+     */
+    void release(ServerSocket listener) throws IOException {
+      close();
+      listener.setSoTimeout(100);
+      try {
+        for (int i = 0; i < 8; i++) {
+          listener.accept().close();
+        }
+      } catch (SocketTimeoutException drained) {
+        // the queue is empty
+      }
     }
 
     @Override
