@@ -171,12 +171,13 @@ class SyncFailoverUmlTest {
         "sync failover: B master %d ms after A died (its script saw the VIP after"
             + " %d ms); the next line on the established connection took %s ms%n",
         ms, vip, client.getProperty("after_ms"));
-    // B takes over after the kill, within a loaded machine's bound of the master down interval
-    // (3 x 1 s + (256 - 100) / 256 s after A's last advert). Not a lower bound from the kill: A's
-    // last advert can be seconds before it when A's kernel is starved (CI, with another test JVM
-    // beside this one, saw 1,769 ms). That B waits the whole interval after the last advert it
-    // heard is VrrpInteropTest's claim, measured on the wire.
-    assertThat(ms).isBetween(0L, 15_000L);
+    // B takes over within a loaded machine's bound of the master down interval (3 x 1 s + (256 -
+    // 100) / 256 s after A's last advert). No lower bound from the kill: A's last advert can be
+    // seconds before it when A's kernel is starved (CI, with another test JVM beside this one, saw
+    // 1,769 ms), and a starved A that sent nothing for a master down interval is dead to B
+    // before the kill (B's line came 475 ms before it once, 2026-12-02, load 15). That B waits
+    // the whole interval after the last advert it heard is VrrpOpsTest's claim, on the wire.
+    assertThat(ms).isLessThanOrEqualTo(15_000L);
   }
 
   @Test
