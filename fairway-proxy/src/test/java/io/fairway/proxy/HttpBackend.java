@@ -36,6 +36,15 @@ final class HttpBackend implements AutoCloseable {
             return t;
           });
   final AtomicInteger requests = new AtomicInteger();
+
+  /**
+   * Requests being worked on (received, not yet answering), and the most at once. A request leaves
+   * before its answer is written, so a request the proxy sends only after that answer can never
+   * overlap it here, however late this thread runs afterwards.
+   */
+  final AtomicInteger working = new AtomicInteger();
+
+  final AtomicInteger mostAtOnce = new AtomicInteger();
   final List<Map<String, List<String>>> seenHeaders = new CopyOnWriteArrayList<>();
   final Map<String, Integer> byPath = new ConcurrentHashMap<>();
 
@@ -57,6 +66,25 @@ final class HttpBackend implements AutoCloseable {
 
   private void handle(HttpExchange ex) throws IOException {
     requests.incrementAndGet();
+    mostAtOnce.accumulateAndGet(working.incrementAndGet(), Math::max);
+    byte[] out;
+    try {
+      out = answer(ex);
+    } finally {
+      working.decrementAndGet();
+    }
+    ex.getResponseHeaders().set("X-Backend", name);
+    boolean head = ex.getRequestMethod().equals("HEAD");
+    ex.sendResponseHeaders(200, head ? -1 : out.length == 0 ? -1 : out.length);
+    try (OutputStream os = ex.getResponseBody()) {
+      if (!head) {
+        os.write(out);
+      }
+    }
+  }
+
+  /** Reads the request and works out the answer's body (after a pause for /slow?ms=N). */
+  private byte[] answer(HttpExchange ex) throws IOException {
     seenHeaders.add(Map.copyOf(ex.getRequestHeaders()));
     String path = ex.getRequestURI().getPath();
     byPath.merge(path, 1, Integer::sum);
@@ -69,30 +97,21 @@ final class HttpBackend implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    byte[] out;
     if (path.equals("/headers")) {
       StringBuilder sb = new StringBuilder();
       ex.getRequestHeaders()
           .forEach(
               (k, v) ->
                   sb.append(k.toLowerCase()).append(": ").append(String.join(",", v)).append('\n'));
-      out = sb.toString().getBytes(StandardCharsets.UTF_8);
+      return sb.toString().getBytes(StandardCharsets.UTF_8);
     } else if (path.equals("/big") && q != null) {
-      out = new byte[Integer.parseInt(q.substring(q.indexOf('=') + 1)) * 1024];
+      byte[] out = new byte[Integer.parseInt(q.substring(q.indexOf('=') + 1)) * 1024];
       java.util.Arrays.fill(out, (byte) 'x');
+      return out;
     } else if (path.equals("/echo")) {
-      out = body;
-    } else {
-      out = name.getBytes(StandardCharsets.UTF_8);
+      return body;
     }
-    ex.getResponseHeaders().set("X-Backend", name);
-    boolean head = ex.getRequestMethod().equals("HEAD");
-    ex.sendResponseHeaders(200, head ? -1 : out.length == 0 ? -1 : out.length);
-    try (OutputStream os = ex.getResponseBody()) {
-      if (!head) {
-        os.write(out);
-      }
-    }
+    return name.getBytes(StandardCharsets.UTF_8);
   }
 
   @Override
