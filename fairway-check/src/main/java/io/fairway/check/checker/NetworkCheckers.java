@@ -60,8 +60,10 @@ public final class NetworkCheckers implements CheckerFactory, AutoCloseable {
   private final TcpProbe tcpProbe;
   private final ProberOpener opener;
 
-  /** Each loop's prober, or the reason it has none (a String). */
-  private final Map<EventLoop, Object> probers = new IdentityHashMap<>();
+  /** A loop's prober, or why it has none: opened once per loop. */
+  private record LoopProber(SynProber prober, String whyNot) {}
+
+  private final Map<EventLoop, LoopProber> probers = new IdentityHashMap<>();
 
   /** Fallback reasons already logged: one line each, not one per check. */
   private final Set<String> fallbacks = ConcurrentHashMap.newKeySet();
@@ -159,30 +161,30 @@ public final class NetworkCheckers implements CheckerFactory, AutoCloseable {
     InetSocketAddress target = resolved(s.target(), where);
     if (tcpProbe == TcpProbe.HALF_OPEN) {
       String why = HalfOpenTcpChecker.unsupported(target, s.source(), loop, socketChannel);
-      Object prober = why == null ? prober(loop) : why;
-      if (prober instanceof SynProber p) {
-        return new HalfOpenTcpChecker(target, s.source(), s.timing().connectTimeout(), p);
+      LoopProber p = why == null ? prober(loop) : new LoopProber(null, why);
+      if (p.prober() != null) {
+        return new HalfOpenTcpChecker(target, s.source(), s.timing().connectTimeout(), p.prober());
       }
-      if (fallbacks.add((String) prober)) {
+      if (fallbacks.add(p.whyNot())) {
         log.info(
             "half-open TCP_CHECK not possible with {}: {} and any like it connect instead",
-            prober,
+            p.whyNot(),
             where);
       }
     }
     return TcpChecker.create(target, s.source(), s.timing().connectTimeout(), loop, socketChannel);
   }
 
-  private synchronized Object prober(EventLoop loop) {
+  private synchronized LoopProber prober(EventLoop loop) {
     return probers.computeIfAbsent(
         loop,
         l -> {
           try {
             SynProber p = opener.open((io.netty.channel.IoEventLoop) l);
             log.info("half-open TCP_CHECK: SYN probes from reserved port {}", p.port());
-            return p;
+            return new LoopProber(p, null);
           } catch (SynProber.Unavailable e) {
-            return e.getMessage();
+            return new LoopProber(null, e.getMessage());
           }
         });
   }
@@ -214,13 +216,13 @@ public final class NetworkCheckers implements CheckerFactory, AutoCloseable {
   public void close() {
     pinger.close();
     group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
-    List<Object> open;
+    List<LoopProber> open;
     synchronized (this) {
       open = new ArrayList<>(probers.values());
     }
-    for (Object p : open) {
-      if (p instanceof SynProber prober) {
-        prober.close(); // never registered, or registered and already closed by its loop
+    for (LoopProber p : open) {
+      if (p.prober() != null) {
+        p.prober().close(); // never registered, or registered and already closed by its loop
       }
     }
   }
