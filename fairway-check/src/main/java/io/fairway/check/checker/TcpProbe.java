@@ -14,9 +14,10 @@ public enum TcpProbe {
   CONNECT,
   /**
    * A SYN from a raw socket, answered by the server's SYN-ACK or reset; the local kernel resets the
-   * half-open connection. About two thirds of the CPU per check of {@link #CONNECT} (0.56-0.60x
-   * keepalived's against 0.89-0.90x, docs/benchmarks-check.md); falls back to it where it cannot
-   * work (see {@link HalfOpenTcpChecker}).
+   * half-open connection. About 60 % of the CPU per check of {@link #CONNECT}: on a quiet machine
+   * 0.32-0.33x keepalived's against 0.52-0.55x, on a loaded one 0.56-0.60x against 0.89-0.90x
+   * (docs/benchmarks-check.md). Falls back to it where it cannot work (see {@link
+   * HalfOpenTcpChecker}).
    */
   HALF_OPEN;
 
