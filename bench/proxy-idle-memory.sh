@@ -9,6 +9,8 @@
 # WARM=n first opens and closes n connections (one request each) before the first reading, for
 # every target alike: a JVM's first connections also grow its JIT's memory (compiler arenas,
 # code cache), which is not memory per connection; WARM=0 (the default) is the cold reading.
+# HISTO=PREFIX writes Fairway's class histogram (jcmd GC.class_histogram) with the N connections
+# open to PREFIX-TARGET.txt: which objects the live heap per connection is made of.
 #
 # PSS (proportional set size, /proc/PID/smaps_rollup) is the fair figure across the three: nginx
 # runs a master and two workers that share pages, which RSS would count three times. It is summed
@@ -122,6 +124,9 @@ for t in $TARGETS; do
   p1=$(kb Pss "${procs[@]}"); r1=$(kb Rss "${procs[@]}")
   direct=- heap=-
   [[ $t == fairway-* ]] && heap=$(bc -l <<<"($(live_heap "$PID")-$h0)/1024*10000/$N" | xargs printf '%.1f MB')
+  if [[ $t == fairway-* && -n ${HISTO:-} ]]; then # what the live heap holds, with the connections open
+    jcmd "$PID" GC.class_histogram >"$HISTO-$t.txt"
+  fi
   [[ $t == fairway-* ]] && direct=$(netty "$P" | awk '{ printf "%.1f (%d live buffers)", $1 / 1048576, $2 }')
   printf '%-17s %10.1f %10.1f %10.1f %14.1f %14.1f %16s %s\n' "$t" "$(bc -l <<<"$p1/1024")" "$(bc -l <<<"$r1/1024")" \
     "$(bc -l <<<"($p1-$p0)/1024")" "$(bc -l <<<"($p1-$p0)/1024*10000/$N")" "$(bc -l <<<"($r1-$r0)/1024*10000/$N")" "$heap" "$direct"
