@@ -123,11 +123,12 @@ for t in $TARGETS; do
   read -r -a procs <<<"$(pids_of "$PID")"
   p1=$(kb Pss "${procs[@]}"); r1=$(kb Rss "${procs[@]}")
   direct=- heap=-
-  [[ $t == fairway-* ]] && heap=$(bc -l <<<"($(live_heap "$PID")-$h0)/1024*10000/$N" | xargs printf '%.1f MB')
-  if [[ $t == fairway-* && -n ${HISTO:-} ]]; then # what the live heap holds, with the connections open
-    jcmd "$PID" GC.class_histogram >"$HISTO-$t.txt"
+  if [[ $t == fairway-* ]]; then
+    heap=$(bc -l <<<"($(live_heap "$PID")-$h0)/1024*10000/$N" | xargs printf '%.1f MB')
+    # What the live heap holds, with the connections open.
+    [[ -n ${HISTO:-} ]] && jcmd "$PID" GC.class_histogram >"$HISTO-$t.txt"
+    direct=$(netty "$P" | awk '{ printf "%.1f (%d live buffers)", $1 / 1048576, $2 }')
   fi
-  [[ $t == fairway-* ]] && direct=$(netty "$P" | awk '{ printf "%.1f (%d live buffers)", $1 / 1048576, $2 }')
   printf '%-17s %10.1f %10.1f %10.1f %14.1f %14.1f %16s %s\n' "$t" "$(bc -l <<<"$p1/1024")" "$(bc -l <<<"$r1/1024")" \
     "$(bc -l <<<"($p1-$p0)/1024")" "$(bc -l <<<"($p1-$p0)/1024*10000/$N")" "$(bc -l <<<"($r1-$r0)/1024*10000/$N")" "$heap" "$direct"
   kill "$C" 2>/dev/null || true; wait "$C" 2>/dev/null || true
