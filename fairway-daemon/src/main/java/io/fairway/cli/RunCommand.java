@@ -115,7 +115,7 @@ public final class RunCommand implements Callable<Integer> {
       converter = TcpProbeConverter.class,
       description =
           "how TCP_CHECK probes: 'connect' (a full handshake, as keepalived; default) or 'half-open'"
-              + " (a SYN from a raw socket, the kernel resets the SYN-ACK: about 60% of the CPU;"
+              + " (a SYN from a raw socket, the kernel resets the SYN-ACK: about 60%% of the CPU;"
               + " needs CAP_NET_RAW, IPv4, no bind_port/bind_if/fwmark, else that check connects)")
   TcpProbe tcpCheck;
 
