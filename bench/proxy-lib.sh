@@ -1,5 +1,6 @@
 # Shared helpers for bench/proxy-*.sh: nginx backends, the Fairway data plane, wrk parsing.
 # Everything listens on 127.0.0.1 only, on ports the kernel says are free.
+# KEEP_WORK=DIR copies the run's files (wrk.log, the proxies' logs and configs) there at exit.
 
 ROOT="${FAIRWAY_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
 WORK="$(mktemp -d /tmp/fairway-bench.XXXXXX)"
@@ -8,6 +9,7 @@ PIDS=()
 cleanup() {
   for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
   wait 2>/dev/null || true
+  if [[ -n ${KEEP_WORK:-} ]]; then mkdir -p "$KEEP_WORK" && cp -r "$WORK"/. "$KEEP_WORK"/; fi
   rm -rf "$WORK"
 }
 trap cleanup EXIT
