@@ -352,7 +352,9 @@ def summary(r, host):
     probes = None
     if r["daemon"].endswith("halfopen"):
         # A SYN probe makes no ActiveOpen; the kernel's reset to its SYN-ACK is a reset sent for
-        # no socket: OutRsts less the resets of closed sockets.
+        # no socket: OutRsts less the resets of closed sockets. (A connect TCP_CHECK's reset,
+        # connect(AF_UNSPEC), is no abort and would count here; this daemon makes none: every
+        # TCP_CHECK of the bench's config is a SYN probe.)
         d = {k: b["tcpext"][k] - a["tcpext"][k] for k in ("TCPAbortOnData", "TCPAbortOnClose")}
         probes = b["tcp"]["OutRsts"] - a["tcp"]["OutRsts"] - sum(d.values())
         checks += probes

@@ -9,6 +9,7 @@ import io.netty.channel.epoll.EpollIoOps;
 import io.netty.channel.epoll.LinuxSocket;
 import io.netty.channel.unix.FileDescriptor;
 import io.netty.channel.unix.Socket;
+import io.netty.util.concurrent.FastThreadLocal;
 import io.netty.util.concurrent.Future;
 import java.io.IOException;
 import java.net.Inet6Address;
@@ -18,11 +19,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
- * TCP_CHECK on Linux with a bare non-blocking socket instead of a Netty channel: socket, connect,
- * one {@code getsockopt(TCP_INFO)}, {@code SO_LINGER 0}, close. Fairway's own share of a check is
- * what an operator with 10,000 real servers pays for every second; a channel, its pipeline,
- * promises and half a dozen extra system calls per probe cost about as much CPU as the kernel's
- * work itself (see docs/benchmarks-check.md).
+ * TCP_CHECK on Linux with a bare non-blocking socket instead of a Netty channel: connect, one
+ * {@code getsockopt(TCP_INFO)}, and a reset, on a socket the event loop keeps from one check to the
+ * next. Fairway's own share of a check is what an operator with 10,000 real servers pays for every
+ * second; a channel, its pipeline, promises and half a dozen extra system calls per probe cost
+ * about as much CPU as the kernel's work itself (see docs/benchmarks-check.md).
  *
  * <p>Why it is this shape:
  *
@@ -34,10 +35,16 @@ import java.util.function.Consumer;
  *   <li>The socket is registered with the event loop only while a handshake is actually pending,
  *       and closed before its registration is cancelled: closing the last reference removes it from
  *       epoll, so no {@code EPOLL_CTL_DEL} is needed.
- *   <li>{@code SO_LINGER 0} turns the close into a reset, as HAProxy does for its checks: a probe
- *       that carried no data needs no FIN handshake, and 10,000 checks a second must not leave
- *       600,000 sockets in TIME_WAIT. It is set only after success: a refused or abandoned
- *       connection sends nothing on close.
+ *   <li>The probe ends with a reset, as HAProxy's checks do: a probe that carried no data needs no
+ *       FIN handshake, and 10,000 checks a second must not leave 600,000 sockets in TIME_WAIT.
+ *   <li>The reset is {@code connect(AF_UNSPEC)}, the kernel's {@code tcp_disconnect}, which is also
+ *       what a close with {@code SO_LINGER 0} calls; but it leaves the socket open, unbound and
+ *       ready for the next connect. Each event loop keeps one such socket per address family, so a
+ *       check that settles at once costs three system calls and no socket is created or freed: that
+ *       allocation and teardown was a third of the kernel's time per check (35 against 23 µs in a C
+ *       loop on this project's benchmark machine, see docs/benchmarks-check.md). A socket with
+ *       options of its own ({@code bindto}, {@code bind_if}, {@code fwmark}) is not reused, and
+ *       neither is one whose handshake went through epoll (it is registered there).
  *   <li>Results that repeat are shared objects, so a steady stream of passing checks builds no
  *       strings.
  * </ul>
@@ -82,6 +89,60 @@ final class EpollTcpChecker implements Checker {
   private final Duration deadline;
   private final boolean ipv6;
 
+  /** Whether this check's sockets are plain enough to be the loop's spare (see the class doc). */
+  private final boolean reusable;
+
+  /** Each event loop's spare sockets, closed when the loop's thread ends. */
+  private static final FastThreadLocal<Spares> SPARES =
+      new FastThreadLocal<>() {
+        @Override
+        protected Spares initialValue() {
+          return new Spares();
+        }
+
+        @Override
+        protected void onRemoval(Spares spares) {
+          spares.close();
+        }
+      };
+
+  /** One idle, unconnected socket per address family, or none. */
+  private static final class Spares {
+    private Socket v4;
+    private Socket v6;
+
+    Socket take(boolean ipv6) {
+      Socket s = ipv6 ? v6 : v4;
+      if (ipv6) {
+        v6 = null;
+      } else {
+        v4 = null;
+      }
+      return s;
+    }
+
+    void put(boolean ipv6, Socket s) {
+      Socket old = ipv6 ? v6 : v4;
+      if (old != null) {
+        closeQuietly(old); // a check that started before the spare came back made its own
+      }
+      if (ipv6) {
+        v6 = s;
+      } else {
+        v4 = s;
+      }
+    }
+
+    void close() {
+      for (Socket s : new Socket[] {v4, v6}) {
+        if (s != null) {
+          closeQuietly(s);
+        }
+      }
+      v4 = v6 = null;
+    }
+  }
+
   /**
    * @param source address (and port, 0 = any) to bind before connecting, keepalived's
    *     bindto/bind_port; null to let the kernel choose
@@ -107,6 +168,7 @@ final class EpollTcpChecker implements Checker {
     this.timeout = timeout;
     this.timeoutNanos = Math.max(1, timeout.toNanos());
     this.ipv6 = target.getAddress() instanceof Inet6Address;
+    this.reusable = source == null && options == null;
     this.timedOut = CheckResult.fail("connect timed out after " + timeout.toMillis() + " ms");
     // The connect timeout is this checker's own; the engine's guard only catches a bug here.
     this.deadline = timeout.plusSeconds(1);
@@ -133,11 +195,13 @@ final class EpollTcpChecker implements Checker {
 
   private void start(Consumer<CheckResult> done) {
     long begin = System.nanoTime();
-    Socket socket;
+    Socket socket = reusable ? SPARES.get().take(ipv6) : null;
     try {
-      // A socket of the target's own family: a dual-stack socket costs an extra
-      // setsockopt(IPV6_V6ONLY).
-      socket = LinuxSocket.newSocketStream(ipv6);
+      if (socket == null) {
+        // A socket of the target's own family: a dual-stack socket costs an extra
+        // setsockopt(IPV6_V6ONLY).
+        socket = LinuxSocket.newSocketStream(ipv6);
+      }
     } catch (RuntimeException e) {
       done.accept(CheckResult.fail(Failures.describe(e, timeout)));
       return;
@@ -162,7 +226,11 @@ final class EpollTcpChecker implements Checker {
       result = CheckResult.fail(Failures.describe(e, timeout));
     }
     if (result != null) {
-      closeQuietly(socket);
+      if (reusable) {
+        keep(socket);
+      } else {
+        end(socket, result);
+      }
       done.accept(result);
     } else {
       new Pending(socket, begin, done).arm();
@@ -172,8 +240,7 @@ final class EpollTcpChecker implements Checker {
   /** The outcome if the handshake is over, or null while it is still in progress. */
   private CheckResult settled(Socket socket, long begin) throws IOException {
     // Reading TCP_INFO into an int copies its first four bytes; tcpi_state is the first, the low
-    // byte on the
-    // little-endian machines Netty's native epoll ships for (x86_64, aarch64).
+    // byte on the little-endian machines Netty's native epoll ships for (x86_64, aarch64).
     int state = socket.getIntOpt(IPPROTO_TCP, TCP_INFO) & 0xff;
     if (state == TCP_SYN_SENT) {
       return null;
@@ -181,7 +248,6 @@ final class EpollTcpChecker implements Checker {
     if (state == TCP_CLOSE) {
       return failure(socket.getSoError());
     }
-    socket.setSoLinger(0);
     long ms = (System.nanoTime() - begin) / 1_000_000;
     return ms < CONNECTED.length
         ? CONNECTED[(int) ms]
@@ -206,6 +272,33 @@ final class EpollTcpChecker implements Checker {
       case 113 -> " (no route to host)";
       default -> "";
     };
+  }
+
+  /** Resets an established probe (nothing is sent otherwise) and closes the socket. */
+  private static void end(Socket socket, CheckResult result) {
+    if (result.success()) {
+      try {
+        socket.disconnect();
+      } catch (IOException ignored) {
+        // the peer reset it first: nothing left to send
+      }
+    }
+    closeQuietly(socket);
+  }
+
+  /**
+   * Resets the probe and keeps the socket for this loop's next check. After a refusal too: the
+   * socket is then in CLOSE with its error read, and {@code disconnect} returns it to unconnected,
+   * where a failed connect leaves it half-way (the next {@code connect} would fail with EALREADY).
+   */
+  private void keep(Socket socket) {
+    try {
+      socket.disconnect();
+    } catch (IOException e) {
+      closeQuietly(socket);
+      return;
+    }
+    SPARES.get().put(ipv6, socket);
   }
 
   private static void closeQuietly(Socket socket) {
@@ -288,7 +381,7 @@ final class EpollTcpChecker implements Checker {
     private void finish(CheckResult r) {
       finished = true;
       // Close first: the registration then has nothing left to remove from epoll.
-      closeQuietly(socket);
+      end(socket, r);
       if (registration != null) {
         registration.cancel();
       }
