@@ -94,11 +94,50 @@ final class Nginx implements AutoCloseable {
     return new InetSocketAddress(Fixtures.LO, port);
   }
 
-  /** Stops nginx at once (SIGKILL to the master; the worker follows when its parent dies). */
+  /**
+   * Stops nginx at once: SIGKILL to the master, then to whatever still holds its files, and waits
+   * until nothing does. Not by the master's descendants: the port accepts (the master listens)
+   * before the worker is forked, so a listing can miss it, and a master that sees its worker die
+   * forks a new one; either way a worker outlived its test, still listening (found as orphans after
+   * a run of the suite).
+   */
   void kill() throws InterruptedException {
-    process.descendants().forEach(ProcessHandle::destroyForcibly);
     process.destroyForcibly();
     process.waitFor(5, TimeUnit.SECONDS);
+    org.awaitility.Awaitility.await("nginx's worker gone")
+        .atMost(java.time.Duration.ofSeconds(5))
+        .pollInterval(java.time.Duration.ofMillis(5))
+        .until(
+            () -> {
+              java.util.List<Long> left = holders();
+              left.forEach(pid -> ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly));
+              return left.isEmpty();
+            });
+  }
+
+  /** The processes other than this JVM that hold a file of this nginx's directory open. */
+  java.util.List<Long> holders() throws IOException {
+    java.util.List<Long> out = new java.util.ArrayList<>();
+    try (var procs = Files.list(Path.of("/proc"))) {
+      for (Path p : (Iterable<Path>) procs::iterator) {
+        String pid = p.getFileName().toString();
+        if (!pid.chars().allMatch(Character::isDigit)
+            || Long.parseLong(pid) == ProcessHandle.current().pid()) {
+          continue;
+        }
+        try (var fds = Files.list(p.resolve("fd"))) {
+          for (Path fd : (Iterable<Path>) fds::iterator) {
+            if (Files.readSymbolicLink(fd).startsWith(dir)) {
+              out.add(Long.parseLong(pid));
+              break;
+            }
+          }
+        } catch (IOException gone) {
+          // exited while listed, or not ours to read
+        }
+      }
+    }
+    return out;
   }
 
   @Override
