@@ -16,7 +16,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
@@ -51,7 +50,7 @@ final class Fixtures {
    */
   static long socketsAt(String file, boolean local, InetSocketAddress at) throws IOException {
     List<ProcSocket> all = procSockets();
-    Set<Long> own = ownSocketInodes();
+    Set<Long> own = io.fairway.testkit.OwnSockets.inodes();
     return all.stream()
         .filter(p -> p.file().equals(file) && own.contains(p.inode()))
         .filter(p -> p.established() || p.state().equals("0A"))
@@ -138,32 +137,10 @@ final class Fixtures {
   static List<ProcSocket> connectionsTo(InetSocketAddress to) throws IOException {
     List<ProcSocket> all = procSockets();
     // Read after the lines: a socket they list as established already had its descriptor.
-    Set<Long> own = ownSocketInodes();
+    Set<Long> own = io.fairway.testkit.OwnSockets.inodes();
     return all.stream()
         .filter(p -> p.established() && p.remote().equals(to) && own.contains(p.inode()))
         .toList();
-  }
-
-  /** The inodes of the sockets this JVM has open (its descriptors that are sockets). */
-  static Set<Long> ownSocketInodes() throws IOException {
-    return socketInodes(Path.of("/proc/self/fd"));
-  }
-
-  private static Set<Long> socketInodes(Path fds) throws IOException {
-    Set<Long> out = new HashSet<>();
-    try (var s = Files.list(fds)) {
-      for (Path fd : (Iterable<Path>) s::iterator) {
-        try {
-          String target = Files.readSymbolicLink(fd).toString();
-          if (target.startsWith("socket:[")) {
-            out.add(Long.parseLong(target.substring(8, target.length() - 1)));
-          }
-        } catch (IOException gone) {
-          // closed meanwhile (or another user's): not a socket of interest
-        }
-      }
-    }
-    return out;
   }
 
   /** A loopback port nothing listens on (bound, then released). */

@@ -92,56 +92,26 @@ final class EpollTcpChecker implements Checker {
   /** Whether this check's sockets are plain enough to be the loop's spare (see the class doc). */
   private final boolean reusable;
 
-  /** Each event loop's spare sockets, closed when the loop's thread ends. */
-  private static final FastThreadLocal<Spares> SPARES =
+  /**
+   * Each event loop's spare socket per address family ({@code [0]} IPv4, {@code [1]} IPv6, null
+   * when none is idle), closed when the loop's thread ends.
+   */
+  private static final FastThreadLocal<Socket[]> SPARES =
       new FastThreadLocal<>() {
         @Override
-        protected Spares initialValue() {
-          return new Spares();
+        protected Socket[] initialValue() {
+          return new Socket[2];
         }
 
         @Override
-        protected void onRemoval(Spares spares) {
-          spares.close();
+        protected void onRemoval(Socket[] spares) {
+          for (Socket s : spares) {
+            if (s != null) {
+              closeQuietly(s);
+            }
+          }
         }
       };
-
-  /** One idle, unconnected socket per address family, or none. */
-  private static final class Spares {
-    private Socket v4;
-    private Socket v6;
-
-    Socket take(boolean ipv6) {
-      Socket s = ipv6 ? v6 : v4;
-      if (ipv6) {
-        v6 = null;
-      } else {
-        v4 = null;
-      }
-      return s;
-    }
-
-    void put(boolean ipv6, Socket s) {
-      Socket old = ipv6 ? v6 : v4;
-      if (old != null) {
-        closeQuietly(old); // a check that started before the spare came back made its own
-      }
-      if (ipv6) {
-        v6 = s;
-      } else {
-        v4 = s;
-      }
-    }
-
-    void close() {
-      for (Socket s : new Socket[] {v4, v6}) {
-        if (s != null) {
-          closeQuietly(s);
-        }
-      }
-      v4 = v6 = null;
-    }
-  }
 
   /**
    * @param source address (and port, 0 = any) to bind before connecting, keepalived's
@@ -195,7 +165,13 @@ final class EpollTcpChecker implements Checker {
 
   private void start(Consumer<CheckResult> done) {
     long begin = System.nanoTime();
-    Socket socket = reusable ? SPARES.get().take(ipv6) : null;
+    Socket[] spares = reusable ? SPARES.get() : null;
+    int family = ipv6 ? 1 : 0;
+    Socket socket = null;
+    if (spares != null) {
+      socket = spares[family];
+      spares[family] = null;
+    }
     try {
       if (socket == null) {
         // A socket of the target's own family: a dual-stack socket costs an extra
@@ -226,8 +202,8 @@ final class EpollTcpChecker implements Checker {
       result = CheckResult.fail(Failures.describe(e, timeout));
     }
     if (result != null) {
-      if (reusable) {
-        keep(socket);
+      if (spares != null) {
+        keep(socket, spares, family);
       } else {
         end(socket, result);
       }
@@ -291,14 +267,15 @@ final class EpollTcpChecker implements Checker {
    * socket is then in CLOSE with its error read, and {@code disconnect} returns it to unconnected,
    * where a failed connect leaves it half-way (the next {@code connect} would fail with EALREADY).
    */
-  private void keep(Socket socket) {
+  private static void keep(Socket socket, Socket[] spares, int family) {
     try {
       socket.disconnect();
     } catch (IOException e) {
       closeQuietly(socket);
       return;
     }
-    SPARES.get().put(ipv6, socket);
+    // Start and finish run on the loop, one check after the other, so the slot is empty again.
+    spares[family] = socket;
   }
 
   private static void closeQuietly(Socket socket) {

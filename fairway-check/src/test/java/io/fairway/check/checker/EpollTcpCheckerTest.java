@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.fairway.check.spec.CheckSource;
 import io.fairway.testkit.ExternalPrograms;
+import io.fairway.testkit.OwnSockets;
 import io.netty.channel.IoEventLoop;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.epoll.Epoll;
@@ -151,18 +152,18 @@ class EpollTcpCheckerTest {
   void theLoopKeepsOneSocketForItsChecksAndEveryProbeHasAPortOfItsOwn() throws Exception {
     var own = new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
     IoEventLoop l = (IoEventLoop) own.next();
-    java.util.Set<String> kept;
+    java.util.Set<Long> kept;
     try (Acceptor a = new Acceptor();
         java.net.Socket closed = Programs.refusingPort()) {
       var up = new EpollTcpChecker(a.address(), null, T, l);
       var down =
           new EpollTcpChecker(
               new InetSocketAddress("127.0.0.1", closed.getLocalPort()), null, T, l);
-      java.util.Set<String> before = socketInodes();
+      java.util.Set<Long> before = OwnSockets.inodes();
       assertThat(once(up).success()).isTrue();
       java.util.Set<InetSocketAddress> peers = new java.util.HashSet<>();
       peers.add(a.peers.take());
-      kept = socketInodes();
+      kept = OwnSockets.inodes();
       kept.removeAll(before);
       for (int i = 0; i < 20; i++) {
         CheckResult d = once(down);
@@ -172,36 +173,18 @@ class EpollTcpCheckerTest {
         CheckResult u = once(up);
         assertThat(u.success()).as("probe %d of the listener: %s", i, u.observation()).isTrue();
         peers.add(a.peers.poll(10, TimeUnit.SECONDS));
-        kept.retainAll(socketInodes());
+        kept.retainAll(OwnSockets.inodes());
       }
       assertThat(kept).as("a socket open from the first probe to the last").hasSize(1);
       assertThat(peers).as("the listener's peers, each probe from a port of its own").hasSize(21);
     } finally {
       own.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }
-    String spare = kept.iterator().next();
+    long spare = kept.iterator().next();
     org.awaitility.Awaitility.await()
         .atMost(Duration.ofSeconds(5))
         .untilAsserted(
-            () -> assertThat(socketInodes()).as("closed with its loop").doesNotContain(spare));
-  }
-
-  /** The sockets this process has open, as {@code socket:[inode]}. */
-  static java.util.Set<String> socketInodes() throws IOException {
-    java.util.Set<String> out = new java.util.HashSet<>();
-    try (var fds = Files.list(Path.of("/proc/self/fd"))) {
-      for (Path fd : (Iterable<Path>) fds::iterator) {
-        try {
-          String link = Files.readSymbolicLink(fd).toString();
-          if (link.startsWith("socket:")) {
-            out.add(link);
-          }
-        } catch (IOException gone) {
-          // closed while listed
-        }
-      }
-    }
-    return out;
+            () -> assertThat(OwnSockets.inodes()).as("closed with its loop").doesNotContain(spare));
   }
 
   @Test
