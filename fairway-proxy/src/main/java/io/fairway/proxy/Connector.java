@@ -8,6 +8,7 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.EventLoop;
 import java.net.SocketAddress;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
 
 /**
@@ -20,6 +21,15 @@ import java.util.function.Consumer;
  * connect. That garbage is what an idle connection set-up leaves in the young generation, and with
  * a large eden every byte of it is a heap page touched for the first time: resident memory that
  * stays (docs/benchmarks-proxy.md, idle connections).
+ *
+ * <p>A connection opened on its loop's own thread is registered in a task, never at once: the call
+ * may come from inside the loop's dispatch of a batch of epoll events (a request read, a failed
+ * connect), and Netty 4.2 dispatches those by descriptor number. A socket created there gets the
+ * lowest free number, often that of a connection closed earlier in the same batch, and registered
+ * at once it would receive that connection's pending event: a FIN closed backend connections that
+ * were still connecting, and set Netty's sticky end-of-stream flag on others, which makes a
+ * splicing relay end its stream early. The loop runs its tasks after the whole batch, so a
+ * registration there only ever sees events of its own socket (ConnectorTest).
  */
 public final class Connector {
   private Connector() {}
@@ -47,13 +57,26 @@ public final class Connector {
       return ch.newFailedFuture(e);
     }
     ChannelPromise connected = ch.newPromise();
+    if (loop.inEventLoop()) {
+      try {
+        loop.execute(() -> register(loop, ch, to, connected));
+        return connected;
+      } catch (RejectedExecutionException e) {
+        // The loop is shutting down: registering now fails the connect the usual way.
+      }
+    }
+    register(loop, ch, to, connected);
+    return connected;
+  }
+
+  private static void register(
+      EventLoop loop, Channel ch, SocketAddress to, ChannelPromise connected) {
     ChannelFuture registered = loop.register(ch);
     if (registered.isDone()) {
       connectRegistered(registered, ch, to, connected);
     } else {
       registered.addListener(f -> connectRegistered(registered, ch, to, connected));
     }
-    return connected;
   }
 
   private static void connectRegistered(
