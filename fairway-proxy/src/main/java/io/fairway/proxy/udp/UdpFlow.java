@@ -1,17 +1,19 @@
 package io.fairway.proxy.udp;
 
+import io.fairway.proxy.Connector;
 import io.fairway.proxy.Transport;
 import io.fairway.proxy.l4.TcpFrontend;
 import io.fairway.proxy.table.Lease;
 import io.fairway.proxy.table.RealServer;
-import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelConfig;
+import io.netty.channel.ChannelFactory;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.FixedRecvByteBufAllocator;
+import io.netty.channel.ReflectiveChannelFactory;
 import io.netty.channel.epoll.EpollDatagramChannel;
 import io.netty.channel.socket.DatagramPacket;
 import io.netty.channel.unix.Socket;
@@ -38,6 +40,13 @@ final class UdpFlow {
 
   /** Datagrams kept while the server socket is being set up (a few microseconds). */
   private static final int MAX_PENDING = 64;
+
+  private static final ChannelFactory<? extends Channel> CHANNELS =
+      new ReflectiveChannelFactory<>(Transport.datagramChannel());
+
+  /** Every read takes one whole datagram; the allocator is immutable, so one for all flows. */
+  private static final FixedRecvByteBufAllocator SIZING =
+      new FixedRecvByteBufAllocator(UdpRelay.MAX_DATAGRAM);
 
   final InetSocketAddress client;
   final boolean oneShot;
@@ -76,17 +85,20 @@ final class UdpFlow {
   /** Opens the socket to the server; datagrams that arrive meanwhile wait in order. */
   void connect(Duration timeout) {
     RealServer rs = lease.server;
+    int connectMillis = (int) timeout.toMillis();
+    // Through Connector, as TCP's backends: this runs while the loop dispatches its epoll events.
     ChannelFuture f =
-        new Bootstrap()
-            .group(front.eventLoop())
-            .channel(Transport.datagramChannel())
-            .option(ChannelOption.ALLOCATOR, Transport.ALLOCATOR)
-            .option(
-                ChannelOption.RCVBUF_ALLOCATOR,
-                new FixedRecvByteBufAllocator(UdpRelay.MAX_DATAGRAM))
-            .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) timeout.toMillis())
-            .handler(new FromServer())
-            .connect(rs.address);
+        Connector.connect(
+            front.eventLoop(),
+            CHANNELS,
+            ch -> {
+              ChannelConfig cfg = ch.config();
+              cfg.setAllocator(Transport.ALLOCATOR);
+              cfg.setRecvByteBufAllocator(SIZING);
+              cfg.setConnectTimeoutMillis(connectMillis);
+            },
+            new FromServer(),
+            rs.address);
     server = f.channel();
     rs.established.add(server);
     server.closeFuture().addListener(c -> ended());
