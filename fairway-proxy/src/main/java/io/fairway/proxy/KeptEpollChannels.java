@@ -73,7 +73,14 @@ public final class KeptEpollChannels {
 
   /**
    * A listener's handler that keeps every accepted connection before it is registered, which costs
-   * no system call (the flag goes in with the registration).
+   * no system call (the flag goes in with the registration), and hands it on in a task of the
+   * listener's loop.
+   *
+   * <p>Why a task: the listener runs on one of the loops that serve connections, and Netty
+   * registers a connection that loop accepts at once, in the middle of the loop's batch of epoll
+   * events, which Netty dispatches by descriptor number. The accepted socket often has the number
+   * of a connection closed earlier in the batch, and would receive that connection's pending event
+   * (see {@link io.fairway.proxy.Connector}). The loop runs its tasks after the batch.
    */
   public static final ChannelHandler ACCEPTED = new KeepAccepted();
 
@@ -81,10 +88,16 @@ public final class KeptEpollChannels {
   private static final class KeepAccepted extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-      if (msg instanceof Channel child) {
-        keep(child);
+      if (!(msg instanceof Channel child)) {
+        ctx.fireChannelRead(msg);
+        return;
       }
-      ctx.fireChannelRead(msg);
+      keep(child);
+      try {
+        ctx.executor().execute(() -> ctx.fireChannelRead(child));
+      } catch (java.util.concurrent.RejectedExecutionException e) {
+        child.unsafe().closeForcibly(); // the loop is shutting down
+      }
     }
   }
 

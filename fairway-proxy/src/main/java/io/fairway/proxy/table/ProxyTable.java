@@ -104,7 +104,15 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
   /** The specs of the running plan ({@link #apply}); consulted before {@link #specs}. */
   private volatile Map<ServiceKey, ListenerSpec> planned = Map.of();
 
-  private final EventLoopGroup acceptGroup;
+  /**
+   * The event loops of every TCP listener and connection. A listener is registered with one of
+   * them, not with a thread of its own, as HAProxy's threads accept: a loop accepts when it gets
+   * round to it, so accepting cannot outrun serving. With an accept thread (until 2026-12-03), more
+   * clients than the backends take made it hand the loops new connections faster than they could
+   * set them up; they fell 65-260 ms behind, and each new backend connection sat empty that long,
+   * the kind a busy nginx evicts (docs/benchmarks-proxy.md, "Overload"). A loop hands what it
+   * accepted on in a task ({@link KeptEpollChannels#ACCEPTED}), after its batch of events.
+   */
   private final EventLoopGroup ioGroup;
 
   /** UDP's event loops: {@link #ioGroup}, unless TCP runs on a transport UDP does not use. */
@@ -157,7 +165,6 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
     this.options = options;
     this.specs = specs == null ? k -> null : specs;
     Transport.requireValid();
-    this.acceptGroup = Transport.group(1);
     this.ioGroup = Transport.group(options.ioThreads());
     this.purger = ioGroup.scheduleAtFixedRate(this::purgeTemplates, 10, 10, TimeUnit.SECONDS);
     this.expiry = new ConnectionExpiry(options.inactiveExpiry().toNanos());
@@ -418,7 +425,7 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
     }
     // No TCP_NODELAY option: Netty's socket configs set it on every new socket already, and
     // setting it again costs a system call per connection.
-    return b.group(acceptGroup, ioGroup)
+    return b.group(ioGroup, ioGroup)
         .channelFactory(Transport.serverChannel(vs.service().key().address()))
         .option(ChannelOption.SO_BACKLOG, 4096)
         .option(ChannelOption.SO_REUSEADDR, true)
@@ -731,7 +738,6 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
     } finally {
       purger.cancel(false);
       expirer.cancel(false);
-      acceptGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS);
       EventLoopGroup udp = udpGroup;
       if (udp != null && udp != ioGroup) {
         udp.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
