@@ -29,7 +29,7 @@ import java.util.function.Consumer;
  * at once it would receive that connection's pending event: a FIN closed backend connections that
  * were still connecting, and set Netty's sticky end-of-stream flag on others, which makes a
  * splicing relay end its stream early. The loop runs its tasks after the whole batch, so a
- * registration there only ever sees events of its own socket (ConnectorTest).
+ * registration there only ever sees events of its own socket (MidBatchRegistrationTest).
  */
 public final class Connector {
   private Connector() {}

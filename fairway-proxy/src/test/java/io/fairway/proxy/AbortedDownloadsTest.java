@@ -102,20 +102,8 @@ class AbortedDownloadsTest {
       s.connect(vip, 2000);
       s.setSoTimeout(10000);
       s.getOutputStream().write((n + " close\n").getBytes(StandardCharsets.US_ASCII));
-      InputStream in = s.getInputStream();
-      byte[] buf = new byte[65536];
-      long off = 0;
-      int r;
-      while ((r = in.read(buf)) > 0) {
-        for (int i = 0; i < r; i++) {
-          if (buf[i] != BlobServer.pattern(off + i)) {
-            throw new AssertionError(
-                "byte " + (off + i) + " of " + n + " differs, port " + s.getLocalPort());
-          }
-        }
-        off += r;
-      }
-      assertThat(off).as("port %d", s.getLocalPort()).isEqualTo(n);
+      String what = "port " + s.getLocalPort() + ": ";
+      assertThat(BlobServer.readBlob(s.getInputStream(), n, what)).as(what).isEqualTo(n);
     }
   }
 }

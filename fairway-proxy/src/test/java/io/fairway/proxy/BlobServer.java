@@ -40,6 +40,26 @@ final class BlobServer implements AutoCloseable {
     return (byte) ((i * 31 + i / 251) % 253);
   }
 
+  /**
+   * Reads {@code in} to its end, checking every byte against {@link #pattern}; returns how many
+   * came. A wrong byte fails at once, naming {@code what}, its offset and {@code n}, the size
+   * asked.
+   */
+  static long readBlob(java.io.InputStream in, long n, String what) throws IOException {
+    byte[] buf = new byte[65536];
+    long off = 0;
+    int r;
+    while ((r = in.read(buf)) > 0) {
+      for (int i = 0; i < r; i++) {
+        if (buf[i] != pattern(off + i)) {
+          throw new AssertionError(what + "byte " + (off + i) + " of " + n + " differs");
+        }
+      }
+      off += r;
+    }
+    return off;
+  }
+
   private void acceptLoop() {
     while (!server.isClosed()) {
       try {

@@ -470,19 +470,9 @@ class TcpProxyTest {
       if (startReading != null) {
         startReading.await();
       }
-      java.io.InputStream in = s.getInputStream();
-      byte[] buf = new byte[65536];
-      long off = 0;
-      int r;
-      while ((r = in.read(buf)) > 0) {
-        for (int i = 0; i < r; i++) {
-          if (buf[i] != BlobServer.pattern(off + i)) {
-            throw new AssertionError("byte " + (off + i) + " of " + n + " differs");
-          }
-        }
-        off += r;
-      }
-      assertThat(off).as("bytes received before EOF").isEqualTo(n);
+      assertThat(BlobServer.readBlob(s.getInputStream(), n, ""))
+          .as("bytes received before EOF")
+          .isEqualTo(n);
     }
   }
 
