@@ -248,7 +248,7 @@ class ScaleOutAgreementTest {
       assertThat(moved.size())
           .as(s[0] + ": whatever was on the removed backend moves")
           .isGreaterThanOrEqualTo((int) onRemoved);
-      if (!s[0].equals("sh")) {
+      if (s[0].equals("shard")) {
         assertThat(moved.size() / (double) FLOWS)
             .as(s[0] + ": about 1/N move\n" + report)
             .isBetween(0.15, 0.25);
@@ -259,9 +259,17 @@ class ScaleOutAgreementTest {
             .isZero();
       }
       if (s[0].equals("mh")) {
-        assertThat(others)
-            .as("mh: Maglev's disruption beyond the removed backend's flows")
-            .isLessThan(FLOWS / 50);
+        // How much Maglev moves beyond the removed server's flows depends on the servers' ports,
+        // which are ephemeral here: usually about 0.5 %, but 2 % or more for 1 port set in 80
+        // (MaglevRemovalSimulator, fairway-bench). So the check is exact instead: every flow,
+        // before
+        // and after, goes where the director library's model of the kernel's mh sends it.
+        assertThat(before.get(0))
+            .as("mh: as the model picks")
+            .isEqualTo(maglev(List.of(1, 2, 3, 4, 5)));
+        assertThat(after.get(0))
+            .as("mh: as the model picks")
+            .isEqualTo(maglev(List.of(1, 2, 4, 5)));
       }
     }
     Files.writeString(
@@ -512,6 +520,24 @@ class ScaleOutAgreementTest {
   /** Asks both nodes about flow i. */
   interface Flow {
     String[] ask(int i) throws Exception;
+  }
+
+  /** Where the director library's model of the kernel's mh (4,093 slots) sends every flow. */
+  List<String> maglev(List<Integer> backends) throws IOException {
+    io.fairway.director.sched.VirtualService vs =
+        new io.fairway.director.sched.VirtualService(
+            io.fairway.director.sched.Schedulers.create(
+                "mh", List.of(), new io.fairway.director.sched.Schedulers.Options(4093, 0)));
+    for (int b : backends) {
+      vs.add(
+          io.fairway.director.sched.DestSpec.of("127.0.0.1", udp.get(b - 1).getLocalPort(), 1)
+              .withName("b" + b));
+    }
+    List<String> out = new ArrayList<>();
+    for (int i = 0; i < FLOWS; i++) {
+      out.add(vs.pick(io.fairway.director.sched.Flow.fromClient(source(i), 0)).name());
+    }
+    return out;
   }
 
   static InetAddress source(int i) throws IOException {
