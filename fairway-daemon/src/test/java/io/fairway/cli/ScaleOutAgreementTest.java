@@ -4,6 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.sun.net.httpserver.HttpServer;
+import io.fairway.director.sched.DestSpec;
+import io.fairway.director.sched.Schedulers;
+import io.fairway.director.sched.VirtualService;
 import java.io.IOException;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
@@ -262,8 +265,7 @@ class ScaleOutAgreementTest {
         // How much Maglev moves beyond the removed server's flows depends on the servers' ports,
         // which are ephemeral here: usually about 0.5 %, but 2 % or more for 1 port set in 80
         // (MaglevRemovalSimulator, fairway-bench). So the check is exact instead: every flow,
-        // before
-        // and after, goes where the director library's model of the kernel's mh sends it.
+        // before and after, goes where the director library's model of the kernel's mh sends it.
         assertThat(before.get(0))
             .as("mh: as the model picks")
             .isEqualTo(maglev(List.of(1, 2, 3, 4, 5)));
@@ -524,14 +526,10 @@ class ScaleOutAgreementTest {
 
   /** Where the director library's model of the kernel's mh (4,093 slots) sends every flow. */
   List<String> maglev(List<Integer> backends) throws IOException {
-    io.fairway.director.sched.VirtualService vs =
-        new io.fairway.director.sched.VirtualService(
-            io.fairway.director.sched.Schedulers.create(
-                "mh", List.of(), new io.fairway.director.sched.Schedulers.Options(4093, 0)));
+    VirtualService vs =
+        new VirtualService(Schedulers.create("mh", List.of(), new Schedulers.Options(4093, 0)));
     for (int b : backends) {
-      vs.add(
-          io.fairway.director.sched.DestSpec.of("127.0.0.1", udp.get(b - 1).getLocalPort(), 1)
-              .withName("b" + b));
+      vs.add(DestSpec.of("127.0.0.1", udp.get(b - 1).getLocalPort(), 1).withName("b" + b));
     }
     List<String> out = new ArrayList<>();
     for (int i = 0; i < FLOWS; i++) {

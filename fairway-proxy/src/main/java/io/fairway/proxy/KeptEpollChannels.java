@@ -14,6 +14,7 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
 import java.lang.reflect.Method;
 import java.net.InetAddress;
+import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -95,7 +96,7 @@ public final class KeptEpollChannels {
       keep(child);
       try {
         ctx.executor().execute(() -> ctx.fireChannelRead(child));
-      } catch (java.util.concurrent.RejectedExecutionException e) {
+      } catch (RejectedExecutionException e) {
         child.unsafe().closeForcibly(); // the loop is shutting down
       }
     }
