@@ -153,13 +153,14 @@ CONF
 
 # start_fairway MODE PORT SCHED BACKENDS... ; commands go to fd 7, output in $WORK/fairway-PORT.out
 # MODE is http, tcp or tcp-splice. SERVER_LIMIT=N (as for HAProxy's maxconn and nginx's max_conns
-# above) gives every backend uthreshold N.
+# above) gives every backend max_conns N (live connections, as theirs count), or uthreshold N with
+# FAIRWAY_LIMIT=uthreshold (the kernel's: closed connections count until they expire).
 start_fairway() {
   local mode=$1 port=$2; shift 2
   mkfifo "$WORK/fairway-$port.in"
   # shellcheck disable=SC2046
   java $(fairway_jvm_opts) -Dfairway.threads="${FAIRWAY_THREADS:-2}" -Dfairway.spliceThreshold="${SPLICE_THRESHOLD:-0}" \
-    -Dfairway.uthreshold="${SERVER_LIMIT:-0}" \
+    -Dfairway.${FAIRWAY_LIMIT:-maxConns}="${SERVER_LIMIT:-0}" \
     -cp "$FAIRWAY_CP" io.fairway.proxy.ProxyMain "$mode" "$port" "$@" \
     <"$WORK/fairway-$port.in" >"$WORK/fairway-$port.out" 2>&1 &
   PIDS+=($!)

@@ -5,7 +5,8 @@
 # goal is no collapse: req/s under overload within 10 % of the peak, p99 bounded, and no failed
 # request that HAProxy would not fail too. Bounded: ROUNDS x targets x 2 x (WARMUP + DURATION) s.
 # SERVER_LIMIT=N tells every proxy what the backends take: HAProxy `maxconn N` per server (its
-# queue), nginx `max_conns=N`, Fairway `uthreshold N` (its queue, docs/proxy.md "Overload").
+# queue), nginx `max_conns=N`, Fairway `max_conns N` (its queue, docs/proxy.md "Overload"), or
+# Fairway `uthreshold N` with FAIRWAY_LIMIT=uthreshold.
 #   [ROUNDS=3] [WARMUP=3] [PREWARM=20] [BACKEND_CONNS=256] [PEAK_CONNS=64] [OVER_CONNS=2048] [SERVER_LIMIT] \
 #     [TARGETS="haproxy-tcp nginx-tcp fairway-tcp haproxy-http nginx-http fairway-http"] \
 #     bench/proxy-overload.sh [DURATION_SECONDS=10]
@@ -68,7 +69,7 @@ median() {
 sum() { awk -v c="$1" 'NF { s += $c } END { print s + 0 }'; }
 
 printf '# overload: backends take %d connections each (2 backends), server limit %s, wrk -t%s, %d s, median of %d rounds, %s, loadavg %s\n' \
-  "${BACKEND_CONNS:-256}" "${SERVER_LIMIT:-none}" "${WRK_THREADS:-2}" "$DUR" "$ROUNDS" "$(date -u +%FT%TZ)" "$(cut -d' ' -f1-3 /proc/loadavg)"
+  "${BACKEND_CONNS:-256}" "${SERVER_LIMIT:-none}${SERVER_LIMIT:+ (Fairway ${FAIRWAY_LIMIT:-maxConns})}" "${WRK_THREADS:-2}" "$DUR" "$ROUNDS" "$(date -u +%FT%TZ)" "$(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-13s %10s %10s %8s %10s %10s %10s %12s %12s %10s\n' target "rps@$PEAK" "rps@$OVER" "ratio" "good@$OVER" "p99@$PEAK" "p99@$OVER" "failed@$PEAK" "failed@$OVER" "requests@$OVER"
 for t in $TARGETS; do
   a=${R[$t $PEAK]} b=${R[$t $OVER]}

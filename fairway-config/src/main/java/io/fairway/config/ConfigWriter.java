@@ -559,6 +559,9 @@ final class ConfigWriter {
     if (!rs.slowStart().equals(inheritedSlowStart)) {
       line("slow_start " + time(rs.slowStart()));
     }
+    if (rs.maxConns() != 0) {
+      line("max_conns " + rs.maxConns());
+    }
     rs.notifyUp().ifPresent(s -> line("notify_up " + script(s)));
     rs.notifyDown().ifPresent(s -> line("notify_down " + script(s)));
     for (Checker c : rs.checkers()) {

@@ -131,6 +131,7 @@ final class ModelBuilder {
               "quorum_max",
               "overflow_to_sorry_server",
               "slow_start",
+              "max_conns",
               "proxy_timeouts",
               "http_forwarded",
               "director",
@@ -152,7 +153,8 @@ final class ModelBuilder {
               "snmp_name",
               "name",
               "ident",
-              "slow_start"));
+              "slow_start",
+              "max_conns"));
 
   private final Diagnostics diags;
   private final Values v;
@@ -408,6 +410,8 @@ final class ModelBuilder {
     boolean overflow = false;
     Node overflowNode = null;
     Duration slowStart = Duration.ZERO;
+    int maxConns = 0;
+    Node maxConnsNode = null;
     boolean haSuspend = false;
     String virtualhost = null;
     Map<String, Node> directorBlocks = new LinkedHashMap<>();
@@ -566,6 +570,15 @@ final class ModelBuilder {
             Duration d = v.slowStart(c);
             if (d != null) {
               slowStart = d;
+            }
+            break;
+          }
+        case "max_conns":
+          {
+            Integer m = v.maxConns(c);
+            if (m != null) {
+              maxConns = m;
+              maxConnsNode = c;
             }
             break;
           }
@@ -762,7 +775,12 @@ final class ModelBuilder {
             inhibit,
             timing,
             virtualhost,
-            slowStart);
+            slowStart,
+            maxConns,
+            protocol);
+    if (maxConnsNode != null && maxConns > 0) {
+      v.maxConnsPlane(maxConnsNode, forwarding, protocol);
+    }
     List<RealServer> reals = new ArrayList<>();
     Map<RealServerId, RealServer> seen = new HashMap<>();
     Map<String, RealServer> names = new HashMap<>();

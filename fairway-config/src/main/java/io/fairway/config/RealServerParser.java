@@ -5,6 +5,7 @@ import io.fairway.config.model.Addresses;
 import io.fairway.config.model.Checker;
 import io.fairway.config.model.Forwarding;
 import io.fairway.config.model.ForwardingMethod;
+import io.fairway.config.model.Protocol;
 import io.fairway.config.model.RealServer;
 import io.fairway.config.model.RealServerId;
 import io.fairway.config.model.Scheduler;
@@ -33,7 +34,9 @@ final class RealServerParser {
       boolean inhibit,
       InheritedTiming timing,
       String virtualhost,
-      Duration slowStart) {}
+      Duration slowStart,
+      int maxConns,
+      Protocol protocol) {}
 
   private final Values v;
   private final Map<String, TrackFile> trackFiles;
@@ -115,6 +118,8 @@ final class RealServerParser {
     Node thresholdNode = null;
     boolean inhibit = vs.inhibit();
     Duration slowStart = vs.slowStart();
+    int maxConns = vs.maxConns();
+    Node maxConnsNode = null;
     Optional<Script> up = Optional.empty();
     Optional<Script> down = Optional.empty();
     InheritedTiming timing = new InheritedTiming();
@@ -190,6 +195,15 @@ final class RealServerParser {
             }
             break;
           }
+        case "max_conns":
+          {
+            Integer m = v.maxConns(c);
+            if (m != null) {
+              maxConns = m;
+              maxConnsNode = c;
+            }
+            break;
+          }
         case "inhibit_on_failure":
           {
             Boolean b = v.args(c, 0, 1) ? v.bool(c, 1) : null;
@@ -257,6 +271,9 @@ final class RealServerParser {
       v.error(n, "real_server needs a port with lb_kind " + forwarding.method());
     }
     RealServerId id = new RealServerId(a, port);
+    if (maxConnsNode != null && maxConns > 0) {
+      v.maxConnsPlane(maxConnsNode, forwarding, vs.protocol());
+    }
     String rsName = name != null ? name : id.toString();
     if (identNode != null && vs.scheduler() != Scheduler.SHARD) {
       v.warn(identNode, "ident is only used by lb_algo shard");
@@ -282,6 +299,7 @@ final class RealServerParser {
         down,
         checkers,
         checkPort,
-        slowStart);
+        slowStart,
+        maxConns);
   }
 }

@@ -1,7 +1,9 @@
 package io.fairway.config;
 
 import io.fairway.config.model.AddressFamily;
+import io.fairway.config.model.Forwarding;
 import io.fairway.config.model.Location;
+import io.fairway.config.model.Protocol;
 import io.fairway.config.model.Script;
 import java.math.BigDecimal;
 import java.net.Inet4Address;
@@ -148,6 +150,32 @@ final class Values {
       return null;
     }
     return timer(n, 1, true);
+  }
+
+  /** {@code max_conns N}: live connections (L4) or requests (HTTP) a server takes, 0 = no limit. */
+  Integer maxConns(Node n) {
+    if (!args(n, 1, 1)) {
+      return null;
+    }
+    Long m = number(n, 1, 0, Integer.MAX_VALUE, "connections");
+    return m == null ? null : m.intValue();
+  }
+
+  /**
+   * A {@code max_conns} on a service the kernel would carry gets a warning: IPVS counts closed
+   * connections too ({@code uthreshold}) and has no limit on live ones, so only the userspace data
+   * plane ({@code --userspace}) honours it, and only for TCP.
+   */
+  void maxConnsPlane(Node n, Forwarding f, Protocol p) {
+    if (p == Protocol.UDP) {
+      warn(n, "max_conns limits TCP connections; a UDP service's flows are not limited");
+    } else if (f.method().isKernel()) {
+      warn(
+          n,
+          "max_conns is honoured by the userspace data plane only (lb_kind PROXY or HTTP, or"
+              + " --userspace); the kernel's IPVS has no limit on live connections (uthreshold"
+              + " counts closed ones too)");
+    }
   }
 
   /** A decimal (weights, warmup). */

@@ -176,6 +176,9 @@ class DumpRoundTripTest {
           sb.append("  overflow_to_sorry_server\n");
         }
       }
+      if (r.nextInt(3) == 0) {
+        sb.append("  max_conns ").append(1 + r.nextInt(500)).append('\n');
+      }
       if (r.nextBoolean()) {
         sb.append("  slow_start ")
             .append(r.nextInt(120))
@@ -208,6 +211,9 @@ class DumpRoundTripTest {
         }
         if (r.nextInt(3) == 0) {
           sb.append("    slow_start ").append(r.nextInt(60)).append('\n');
+        }
+        if (r.nextInt(3) == 0) {
+          sb.append("    max_conns ").append(r.nextInt(1000)).append('\n');
         }
         int nck = r.nextInt(3);
         for (int k = 0; k < nck; k++) {

@@ -137,6 +137,16 @@ class ErrorsTest {
             4,
             "slow_start"),
         Arguments.of(
+            "max_conns not a number",
+            VS + RS + "        max_conns lots\n    }\n}\n",
+            4,
+            "max_conns: connections 'lots' is not a number"),
+        Arguments.of(
+            "negative max_conns",
+            VS + "    max_conns -1\n" + RS + "    }\n}\n",
+            3,
+            "max_conns: connections -1 is out of range 0..2147483647"),
+        Arguments.of(
             "duplicate names",
             VS
                 + RS

@@ -408,6 +408,55 @@ class KeepalivedConfigTest {
         .anyMatch(m -> m.contains("has no real_server - ignored"));
   }
 
+  @Test
+  void maxConnsExtensionIsInheritedOverriddenAndWrittenBack() throws Exception {
+    ParseResult r =
+        Fixtures.parse(
+            "virtual_server 10.0.0.1 80 {\n  protocol TCP\n  lb_kind PROXY\n  max_conns 100\n"
+                + "  real_server 10.0.0.2 80 {\n  }\n"
+                + "  real_server 10.0.0.3 80 {\n    max_conns 10\n  }\n"
+                + "  real_server 10.0.0.4 80 {\n    max_conns 0\n  }\n}\n"
+                + "virtual_server 10.0.0.1 81 {\n  protocol TCP\n  lb_kind PROXY\n"
+                + "  real_server 10.0.0.2 81 {\n  }\n}\n");
+    Config c = r.config();
+    assertThat(c.virtualServers().get(0).realServers())
+        .extracting(RealServer::maxConns)
+        .containsExactly(100, 10, 0);
+    assertThat(c.virtualServers().get(1).realServers().get(0).maxConns()).isZero();
+    assertThat(r.warnings()).isEmpty(); // the userspace plane honours it: nothing to warn of
+    String dump = KeepalivedConfig.dump(c);
+    assertThat(dump).contains("max_conns 100").contains("max_conns 10");
+    assertThat(Fixtures.parse(dump).config()).isEqualTo(c);
+  }
+
+  @Test
+  void maxConnsWhereNothingHonoursItIsAWarningAtItsLine() throws Exception {
+    ParseResult kernel =
+        Fixtures.parse(
+            "virtual_server 10.0.0.1 80 {\n  protocol TCP\n  lb_kind NAT\n"
+                + "  real_server 10.0.0.2 80 {\n    max_conns 10\n  }\n}\n");
+    assertThat(kernel.warnings())
+        .singleElement()
+        .satisfies(
+            d -> {
+              assertThat(d.line()).isEqualTo(5);
+              assertThat(d.message()).contains("max_conns is honoured by the userspace data plane");
+            });
+    assertThat(kernel.config().virtualServers().get(0).realServers().get(0).maxConns())
+        .isEqualTo(10); // kept for --userspace, which runs a NAT file on the proxy
+    ParseResult udp =
+        Fixtures.parse(
+            "virtual_server 10.0.0.1 53 {\n  protocol UDP\n  lb_kind NAT\n  max_conns 5\n"
+                + "  real_server 10.0.0.2 53 {\n  }\n}\n");
+    assertThat(udp.warnings())
+        .singleElement()
+        .satisfies(
+            d -> {
+              assertThat(d.line()).isEqualTo(4);
+              assertThat(d.message()).contains("UDP service's flows are not limited");
+            });
+  }
+
   static String read(String fixture) {
     try {
       return java.nio.file.Files.readString(Fixtures.path(fixture));

@@ -194,6 +194,21 @@ class PickCommandTest {
   }
 
   @Test
+  void connsSnapshotHonoursMaxConnsCountingLiveConnectionsOnly() {
+    // a at its max_conns of 2: b takes it.
+    CliRun one = run("1\n", "-f", conf(), "--vs", "proxy-wlc-max", "--conns", "a=2,b=1");
+    assertThat(one.code()).as(one.err()).isZero();
+    assertThat(one.lines()).containsExactly("b");
+    // Both full: overflow to the sorry server.
+    CliRun full = run("1\n", "-f", conf(), "--vs", "proxy-wlc-max", "--conns", "a=2,b=2");
+    assertThat(full.lines()).containsExactly("127.0.0.1:9009");
+    // Closed (inactive) connections take no slot: a with 1 live and 50 closed still has room, and
+    // wlc's 256:1 weighting sends the key there.
+    CliRun closed = run("1\n", "-f", conf(), "--vs", "proxy-wlc-max", "--conns", "a=1/50,b=2");
+    assertThat(closed.lines()).containsExactly("a");
+  }
+
+  @Test
   void connsErrorsAreOneLine() {
     assertOneLineError(
         run("1\n", "-f", conf(), "--vs", "kernel-wlc", "--conns", "zed=1"), "--conns", "zed");

@@ -22,6 +22,8 @@ import java.util.Objects;
  * @param slowStart {@code slow_start} (effective, 0 = off): when it comes up after start the
  *     applier steps its table weight up over this time; zero for shard, which ramps by its {@code
  *     rampup}
+ * @param maxConns {@code max_conns} (0 = none): the userspace data plane gives it at most this many
+ *     live connections (L4) or requests (HTTP) at once and queues the rest; the kernel ignores it
  */
 public record MemberPlan(
     String where,
@@ -31,7 +33,21 @@ public record MemberPlan(
     Dest dest,
     int checkPort,
     boolean inhibit,
-    Duration slowStart) {
+    Duration slowStart,
+    int maxConns) {
+
+  /** Without a connection limit. */
+  public MemberPlan(
+      String where,
+      String name,
+      String ident,
+      double weight,
+      Dest dest,
+      int checkPort,
+      boolean inhibit,
+      Duration slowStart) {
+    this(where, name, ident, weight, dest, checkPort, inhibit, slowStart, 0);
+  }
 
   /** Without slow start. */
   public MemberPlan(
@@ -42,7 +58,7 @@ public record MemberPlan(
       Dest dest,
       int checkPort,
       boolean inhibit) {
-    this(where, name, ident, weight, dest, checkPort, inhibit, Duration.ZERO);
+    this(where, name, ident, weight, dest, checkPort, inhibit, Duration.ZERO, 0);
   }
 
   public MemberPlan {
@@ -50,6 +66,9 @@ public record MemberPlan(
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(ident, "ident");
     Objects.requireNonNull(dest, "dest");
+    if (maxConns < 0) {
+      throw new IllegalArgumentException("maxConns must be >= 0: " + maxConns);
+    }
     if (!(weight >= 0)) {
       throw new IllegalArgumentException("weight must be >= 0: " + weight);
     }

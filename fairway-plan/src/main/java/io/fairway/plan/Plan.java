@@ -218,7 +218,8 @@ public record Plan(List<ServicePlan> services, Timeouts timeouts, Optional<Sync>
                     m.dest(),
                     m.checkPort(),
                     m.inhibit(),
-                    m.slowStart()))
+                    m.slowStart(),
+                    m.maxConns()))
         .toList();
   }
 

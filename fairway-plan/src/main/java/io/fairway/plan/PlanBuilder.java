@@ -404,7 +404,8 @@ public final class PlanBuilder {
         dest,
         rs.checkPort(),
         rs.inhibitOnFailure(),
-        slow);
+        slow,
+        rs.maxConns());
   }
 
   private static SorryPlan sorry(SorryServer s, boolean overflow) {

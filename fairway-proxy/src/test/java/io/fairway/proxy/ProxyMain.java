@@ -1,9 +1,12 @@
 package io.fairway.proxy;
 
+import io.fairway.plan.MemberPlan;
 import io.fairway.proxy.http.KeySource;
 import io.fairway.proxy.table.ListenerSpec;
 import io.fairway.proxy.table.ProxyTable;
 import io.fairway.table.Dest;
+import io.fairway.table.DestKey;
+import io.fairway.table.Endpoints;
 import io.fairway.table.Protocol;
 import io.fairway.table.Service;
 import io.fairway.table.ServiceEntry;
@@ -12,8 +15,11 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The data plane alone, for the scripts under {@code bench/}: one service in front of the given
@@ -33,6 +39,7 @@ import java.util.List;
  */
 public final class ProxyMain {
   private static final int UTHRESHOLD = Integer.getInteger("fairway.uthreshold", 0);
+  private static final int MAX_CONNS = Integer.getInteger("fairway.maxConns", 0);
 
   private static Dest dest(InetSocketAddress a, int weight) {
     return new Dest(
@@ -45,12 +52,27 @@ public final class ProxyMain {
         null);
   }
 
+  /** {@code -Dfairway.maxConns=N}: every backend gets {@code max_conns N}, as the plan says it. */
+  private static ListenerSpec withMaxConns(ListenerSpec plain, List<InetSocketAddress> backends) {
+    if (MAX_CONNS == 0) {
+      return plain;
+    }
+    Map<DestKey, MemberPlan> members = new LinkedHashMap<>();
+    for (InetSocketAddress a : backends) {
+      Dest d = dest(a, 1);
+      String name = Endpoints.format(d.address(), d.port());
+      members.put(
+          d.key(), new MemberPlan("", name, name, 1, d, d.port(), false, Duration.ZERO, MAX_CONNS));
+    }
+    return new ListenerSpec(plain.mode(), plain.keySource(), null, members, null, plain.proxy());
+  }
+
   public static void main(String[] args) throws Exception {
     if (args.length < 4) {
       System.err.println("usage: ProxyMain http|tcp LISTEN_PORT SCHEDULER HOST:PORT...");
       System.exit(2);
     }
-    ListenerSpec spec =
+    ListenerSpec plain =
         args[0].equals("http") ? ListenerSpec.http(KeySource.CLIENT) : ListenerSpec.tcp();
     int threads = Integer.getInteger("fairway.threads", 0);
     ProxyOptions options = ProxyOptions.builder().ioThreads(threads).build();
@@ -60,16 +82,18 @@ public final class ProxyMain {
     } else if (args[0].equals("tcp-copy")) {
       options = options.toBuilder().spliceThreshold(-1).build();
     }
+    List<InetSocketAddress> backends = new ArrayList<>();
+    for (int i = 3; i < args.length; i++) {
+      String[] hp = args[i].split(":");
+      backends.add(new InetSocketAddress(hp[0], Integer.parseInt(hp[1])));
+    }
+    ListenerSpec spec = withMaxConns(plain, backends);
     ProxyTable t = new ProxyTable(options, k -> spec);
     ServiceKey k =
         ServiceKey.of(Protocol.TCP, InetAddress.getLoopbackAddress(), Integer.parseInt(args[1]));
     String sched = args[2];
     t.addService(Service.of(k, sched));
-    List<InetSocketAddress> backends = new ArrayList<>();
-    for (int i = 3; i < args.length; i++) {
-      String[] hp = args[i].split(":");
-      InetSocketAddress a = new InetSocketAddress(hp[0], Integer.parseInt(hp[1]));
-      backends.add(a);
+    for (InetSocketAddress a : backends) {
       t.addDest(k, dest(a, 1));
     }
     System.out.println("READY " + t.boundAddress(k).getPort());

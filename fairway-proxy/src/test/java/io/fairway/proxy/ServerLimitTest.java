@@ -3,23 +3,28 @@ package io.fairway.proxy;
 import static io.fairway.proxy.Fixtures.anyPort;
 import static io.fairway.proxy.Fixtures.dest;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.fairway.plan.MemberPlan;
 import io.fairway.proxy.http.KeySource;
 import io.fairway.proxy.table.ListenerSpec;
 import io.fairway.proxy.table.ProxyTable;
+import io.fairway.table.Dest;
 import io.fairway.table.Service;
 import io.fairway.table.ServiceKey;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
@@ -142,6 +147,44 @@ class ServerLimitTest {
       c2.connect(vip, 2000);
       c1.close();
       assertThat(line(c2, connect.plus(SLACK))).isEqualTo("b1");
+    }
+  }
+
+  /**
+   * {@code max_conns 1} instead of {@code uthreshold 1}: the slot frees the moment its holder
+   * closes, although the closed connection stays inactive for the default minute, far longer than
+   * the waiter may wait. And until then the waiter gets nothing of the server.
+   */
+  @Test
+  void tcpConnectionTakesAMaxConnsSlotTheMomentItsHolderCloses() throws Exception {
+    EchoServer b1 = cleanup.track(new EchoServer("b1"));
+    Duration connect = Duration.ofSeconds(6);
+    Dest d = dest(b1.address(), 1);
+    ListenerSpec spec =
+        new ListenerSpec(
+            io.fairway.proxy.table.Mode.TCP,
+            null,
+            null,
+            Map.of(
+                d.key(), new MemberPlan("", "b1", "b1", 1, d, d.port(), false, Duration.ZERO, 1)),
+            null);
+    ProxyTable t =
+        table(ProxyOptions.builder().connectTimeout(connect).spliceThreshold(-1).build(), spec);
+    ServiceKey k = anyPort();
+    t.addService(Service.of(k, "wlc"));
+    t.addDest(k, d);
+    InetSocketAddress vip = t.boundAddress(k);
+    assertThat(ProxyOptions.builder().build().inactiveExpiry()).isGreaterThan(connect.plus(SLACK));
+    Socket c1 = holdTheSlot(vip);
+    try (Socket c2 = new Socket()) {
+      c2.connect(vip, 2000);
+      c2.setSoTimeout(500);
+      assertThatThrownBy(() -> c2.getInputStream().read())
+          .as("a byte of the server while the slot is held")
+          .isInstanceOf(SocketTimeoutException.class);
+      c1.close();
+      assertThat(line(c2, connect.plus(SLACK))).isEqualTo("b1");
+      assertThat(b1.accepted.get()).isEqualTo(2);
     }
   }
 

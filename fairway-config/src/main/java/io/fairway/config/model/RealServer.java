@@ -26,6 +26,10 @@ import java.util.Optional;
  * @param slowStart {@code slow_start} (a Fairway extension), its own or inherited from the virtual
  *     server: a server that comes up after start takes its share progressively over this time;
  *     {@link Duration#ZERO} = off
+ * @param maxConns {@code max_conns} (a Fairway extension), its own or inherited from the virtual
+ *     server: the userspace data plane gives this server at most this many connections (L4) or
+ *     requests (HTTP) at once, counting only live ones; the kernel's IPVS has no such limit. 0 =
+ *     none
  */
 public record RealServer(
     Location location,
@@ -41,10 +45,48 @@ public record RealServer(
     Optional<Script> notifyDown,
     List<Checker> checkers,
     int checkPort,
-    Duration slowStart) {
+    Duration slowStart,
+    int maxConns) {
   public RealServer {
     checkers = List.copyOf(checkers);
     slowStart = slowStart == null ? Duration.ZERO : slowStart;
+    if (maxConns < 0) {
+      throw new IllegalArgumentException("max_conns must be >= 0: " + maxConns);
+    }
+  }
+
+  /** Without {@code max_conns}. */
+  public RealServer(
+      Location location,
+      RealServerId id,
+      String name,
+      String ident,
+      double weight,
+      Forwarding forwarding,
+      long upperThreshold,
+      long lowerThreshold,
+      boolean inhibitOnFailure,
+      Optional<Script> notifyUp,
+      Optional<Script> notifyDown,
+      List<Checker> checkers,
+      int checkPort,
+      Duration slowStart) {
+    this(
+        location,
+        id,
+        name,
+        ident,
+        weight,
+        forwarding,
+        upperThreshold,
+        lowerThreshold,
+        inhibitOnFailure,
+        notifyUp,
+        notifyDown,
+        checkers,
+        checkPort,
+        slowStart,
+        0);
   }
 
   /**

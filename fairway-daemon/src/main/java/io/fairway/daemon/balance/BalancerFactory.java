@@ -188,7 +188,8 @@ public final class BalancerFactory {
                 d.port(),
                 m.tableWeight(),
                 d.upperThreshold(),
-                d.lowerThreshold());
+                d.lowerThreshold(),
+                m.maxConns());
         if (specs.putIfAbsent(m.name(), spec) != null) {
           throw new IllegalArgumentException("duplicate real_server name " + m.name());
         }

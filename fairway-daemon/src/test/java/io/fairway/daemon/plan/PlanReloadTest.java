@@ -269,6 +269,70 @@ class PlanReloadTest {
     assertThat(b0.dest().lowerThreshold()).isEqualTo(3);
   }
 
+  /**
+   * {@code max_conns} from keepalived.conf to the relay: four servers of one connection each take
+   * four clients, one each; the fifth waits, served by nobody, until a reload raises the limit.
+   */
+  @Test
+  void maxConns() throws Exception {
+    Conf one = base().kind("PROXY").algo("wlc", "");
+    run(one.vs(" max_conns 1"));
+    assertThat(fairway.plan("web").members()).extracting(m -> m.maxConns()).containsOnly(1);
+    List<java.net.Socket> held = new ArrayList<>();
+    try {
+      Set<String> servers = new HashSet<>();
+      for (int i = 0; i < 4; i++) {
+        java.net.Socket s = new java.net.Socket("127.0.0.1", vip);
+        held.add(s);
+        servers.add(rawGet(s, Duration.ofSeconds(10)));
+      }
+      assertThat(servers)
+          .as("one client per server")
+          .containsExactlyInAnyOrder("b0", "b1", "b2", "b3");
+      java.net.Socket fifth = new java.net.Socket("127.0.0.1", vip);
+      held.add(fifth);
+      org.assertj.core.api.Assertions.assertThatThrownBy(
+              () -> rawGet(fifth, Duration.ofMillis(500)))
+          .as("an answer with every server at its max_conns")
+          .isInstanceOf(java.net.SocketTimeoutException.class);
+      assertThat(fairway.reload(text(one.vs(" max_conns 2")))).isNull();
+      assertThat(fairway.plan("web").members()).extracting(m -> m.maxConns()).containsOnly(2);
+      assertThat(readAnswer(fifth, Duration.ofSeconds(2))).isIn("b0", "b1", "b2", "b3");
+    } finally {
+      for (java.net.Socket s : held) {
+        s.close();
+      }
+    }
+  }
+
+  /** One keep-alive request on a raw connection through the L4 relay; the body (a server name). */
+  static String rawGet(java.net.Socket s, Duration wait) throws java.io.IOException {
+    s.getOutputStream()
+        .write(
+            "GET / HTTP/1.1\r\nHost: x\r\n\r\n"
+                .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+    return readAnswer(s, wait);
+  }
+
+  /** The body of the next answer on {@code s}: its head's lines, then Content-length bytes. */
+  static String readAnswer(java.net.Socket s, Duration wait) throws java.io.IOException {
+    s.setSoTimeout((int) wait.toMillis());
+    java.io.InputStream in = s.getInputStream();
+    StringBuilder head = new StringBuilder();
+    while (!head.toString().endsWith("\r\n\r\n")) {
+      int b = in.read();
+      if (b < 0) {
+        throw new java.io.EOFException("closed after " + head);
+      }
+      head.append((char) b);
+    }
+    java.util.regex.Matcher m =
+        java.util.regex.Pattern.compile("(?i)content-length: *(\\d+)").matcher(head);
+    assertThat(m.find()).as("a Content-length in " + head).isTrue();
+    return new String(
+        in.readNBytes(Integer.parseInt(m.group(1))), java.nio.charset.StandardCharsets.US_ASCII);
+  }
+
   DestEntry dest(int port) throws Exception {
     for (ServiceEntry e : fairway.table.list()) {
       for (DestEntry d : e.dests()) {

@@ -33,6 +33,9 @@ public final class Dest implements Backend {
   private volatile int lowerThreshold;
   private volatile boolean overloaded;
 
+  /** Fairway's {@code max_conns}: active connections at which it takes no new one; 0 = none. */
+  private volatile int maxConns;
+
   /**
    * Cleared when the server leaves the service: persistence templates pointing here become invalid.
    */
@@ -93,6 +96,7 @@ public final class Dest implements Backend {
     this.lastWeight = spec.weight();
     this.upperThreshold = spec.upperThreshold();
     this.lowerThreshold = spec.lowerThreshold();
+    this.maxConns = spec.maxConns();
     this.eweight = spec.weight();
   }
 
@@ -225,11 +229,18 @@ public final class Dest implements Backend {
   }
 
   /**
-   * The kernel's {@code IP_VS_DEST_F_OVERLOAD}: no new connections until the count falls below the
-   * lower mark.
+   * Takes no new connection: the kernel's {@code IP_VS_DEST_F_OVERLOAD} (until the count falls
+   * below the lower mark), or as many active connections as Fairway's {@code max_conns} allows
+   * (until one ends). Every scheduler skips such a server.
    */
   public boolean overloaded() {
-    return overloaded;
+    int m = maxConns;
+    return overloaded || (m != 0 && activeConns >= m);
+  }
+
+  /** Fairway's {@code max_conns}, 0 = none. */
+  public int maxConns() {
+    return maxConns;
   }
 
   public boolean available() {
@@ -264,7 +275,7 @@ public final class Dest implements Backend {
 
   /** The spec this server is configured with now. */
   public DestSpec spec() {
-    return new DestSpec(name, address, port, weight, upperThreshold, lowerThreshold);
+    return new DestSpec(name, address, port, weight, upperThreshold, lowerThreshold, maxConns);
   }
 
   /**
@@ -285,6 +296,7 @@ public final class Dest implements Backend {
     }
     upperThreshold = spec.upperThreshold();
     lowerThreshold = spec.lowerThreshold();
+    maxConns = spec.maxConns();
     reweigh();
   }
 

@@ -13,6 +13,9 @@ import java.net.InetAddress;
  *     limit)
  * @param lowerThreshold {@code lthreshold}: OVERLOAD clears below it (0 = below 3/4 of the upper
  *     threshold)
+ * @param maxConns Fairway's {@code max_conns}, not the kernel's: the server takes no new connection
+ *     while it has this many active ones (0 = no limit). Unlike {@code uthreshold} it counts only
+ *     live connections, so closed ones waiting out their expiry cannot keep a server full
  */
 public record DestSpec(
     String name,
@@ -20,7 +23,19 @@ public record DestSpec(
     int port,
     int weight,
     int upperThreshold,
-    int lowerThreshold) {
+    int lowerThreshold,
+    int maxConns) {
+
+  /** Without {@code max_conns}: the kernel's own settings. */
+  public DestSpec(
+      String name,
+      InetAddress address,
+      int port,
+      int weight,
+      int upperThreshold,
+      int lowerThreshold) {
+    this(name, address, port, weight, upperThreshold, lowerThreshold, 0);
+  }
 
   public DestSpec {
     if (address == null) throw new IllegalArgumentException("real server address is missing");
@@ -31,6 +46,7 @@ public record DestSpec(
       throw new IllegalArgumentException("uthreshold " + upperThreshold + " is negative");
     if (lowerThreshold < 0)
       throw new IllegalArgumentException("lthreshold " + lowerThreshold + " is negative");
+    if (maxConns < 0) throw new IllegalArgumentException("max_conns " + maxConns + " is negative");
     // The kernel answers ERANGE; an operator deserves the reason.
     if (lowerThreshold > upperThreshold) {
       throw new IllegalArgumentException(
@@ -49,15 +65,19 @@ public record DestSpec(
   }
 
   public DestSpec withWeight(int w) {
-    return new DestSpec(name, address, port, w, upperThreshold, lowerThreshold);
+    return new DestSpec(name, address, port, w, upperThreshold, lowerThreshold, maxConns);
   }
 
   public DestSpec withThresholds(int upper, int lower) {
-    return new DestSpec(name, address, port, weight, upper, lower);
+    return new DestSpec(name, address, port, weight, upper, lower, maxConns);
   }
 
   public DestSpec withName(String n) {
-    return new DestSpec(n, address, port, weight, upperThreshold, lowerThreshold);
+    return new DestSpec(n, address, port, weight, upperThreshold, lowerThreshold, maxConns);
+  }
+
+  public DestSpec withMaxConns(int m) {
+    return new DestSpec(name, address, port, weight, upperThreshold, lowerThreshold, m);
   }
 
   boolean sameServer(InetAddress a, int p) {

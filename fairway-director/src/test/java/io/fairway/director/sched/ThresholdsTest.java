@@ -40,6 +40,34 @@ class ThresholdsTest {
   }
 
   @Test
+  void maxConnsCountsLiveConnectionsOnlyAndLetsTheNextInWhenOneCloses() {
+    VirtualService vs =
+        Schedulers.service(
+            "wlc",
+            List.of(),
+            List.of(
+                DestSpec.of("10.0.0.1", 80, 1).withMaxConns(2),
+                DestSpec.of("10.0.0.2", 80, 1).withMaxConns(1)));
+    Dest a = vs.dests().get(0);
+    Dest b = vs.dests().get(1);
+    List<Connection> conns = new ArrayList<>();
+    for (int i = 0; i < 3; i++) conns.add(vs.open(client(i)));
+    assertThat(conns).extracting(Connection::dest).containsExactlyInAnyOrder(a, a, b);
+    assertThat(a.overloaded()).isTrue();
+    assertThat(b.overloaded()).isTrue();
+    assertThat(vs.open(client(3))).as("every live slot taken, no sorry server").isNull();
+    Connection onB = conns.stream().filter(c -> c.dest() == b).findFirst().orElseThrow();
+    onB.closing(); // closed, not yet expired: inactive, which uthreshold would still count
+    assertThat(b.inactiveConns()).isEqualTo(1);
+    assertThat(b.overloaded()).isFalse();
+    assertThat(vs.open(client(4)).dest()).isSameAs(b);
+    // The kernel's spec of it carries the limit, so a reload's edit keeps or moves it.
+    assertThat(b.spec().maxConns()).isEqualTo(1);
+    vs.edit(b.spec().withMaxConns(0));
+    assertThat(b.overloaded()).as("limit removed").isFalse();
+  }
+
+  @Test
   void withoutLowerThresholdTheFlagClearsBelowThreeQuarters() {
     VirtualService vs = oneServer(8, 0);
     Dest d = vs.dests().get(0);

@@ -477,7 +477,7 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
       }
       warnings.warn(
           vs.service().key(),
-          "every server at its uthreshold for " + timeouts.connect(),
+          "every server full (uthreshold or max_conns) for " + timeouts.connect(),
           request.method() + " " + request.target() + " from " + clientAddress);
       endExchange(false);
       generated(null, 503);

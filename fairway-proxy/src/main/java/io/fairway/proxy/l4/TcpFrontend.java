@@ -122,7 +122,8 @@ public final class TcpFrontend extends ChannelInboundHandlerAdapter {
 
     @Override
     public void timedOut() {
-      refuse(client, ca, "every server at its uthreshold for " + vs.timeouts().connect());
+      refuse(
+          client, ca, "every server full (uthreshold or max_conns) for " + vs.timeouts().connect());
     }
   }
 

@@ -23,7 +23,9 @@ public sealed interface Pick permits Lease, Pick.Queued, Pick.None {
      */
     NO_SERVER,
 
-    /** Every server is at its {@code uthreshold} and the queue is full as well. */
+    /**
+     * Every server is full ({@code uthreshold} or {@code max_conns}) and the queue is full as well.
+     */
     QUEUE_FULL,
 
     /**

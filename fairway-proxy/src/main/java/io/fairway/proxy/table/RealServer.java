@@ -32,6 +32,7 @@ public final class RealServer implements io.fairway.director.Backend {
   private final String name;
   private volatile Dest dest;
   private volatile boolean overloaded;
+  private volatile int maxConns;
   private volatile boolean removed;
   private final AtomicInteger active = new AtomicInteger();
   private final ExpiringCount inactive;
@@ -94,8 +95,24 @@ public final class RealServer implements io.fairway.director.Backend {
     return inactive.count(System.nanoTime()) + flows.get();
   }
 
-  /** Whether the thresholds currently keep new connections away. */
+  /** The plan's {@code max_conns}: live connections (L4) or requests (HTTP) at once, 0 = none. */
+  void limit(int m) {
+    maxConns = m;
+  }
+
+  int maxConns() {
+    return maxConns;
+  }
+
+  /**
+   * Whether new connections are kept away: by the thresholds (the kernel's OVERLOAD), or by {@code
+   * max_conns}, which counts only live connections and lets the next one in as soon as one ends.
+   */
   boolean overloaded() {
+    int m = maxConns;
+    if (m != 0 && active() >= m) {
+      return true;
+    }
     if (!overloaded) {
       return false;
     }

@@ -10,7 +10,8 @@ import java.util.function.BooleanSupplier;
 
 /**
  * New connections (L4) and requests (HTTP) of one virtual service waiting for a real server under
- * its {@code uthreshold}, oldest first: HAProxy's server {@code maxconn} queue.
+ * its {@code uthreshold} or {@code max_conns}, oldest first: HAProxy's server {@code maxconn}
+ * queue.
  *
  * <p>Why wait instead of refusing at once, as the kernel does: a backend that is full is usually
  * full for milliseconds (a request in flight ends), and a refused client comes straight back, so

@@ -5,6 +5,7 @@ import io.fairway.director.sched.DestSpec;
 import io.fairway.director.sched.Flow;
 import io.fairway.director.sched.KernelScheduler;
 import io.fairway.director.sched.Schedulers;
+import io.fairway.plan.MemberPlan;
 import io.fairway.plan.Selection;
 import io.fairway.proxy.ProxyOptions;
 import io.fairway.proxy.Timeouts;
@@ -115,7 +116,10 @@ public final class VirtualService {
   /** Persistence for the Varnish directors (the kernel model has its own templates). */
   final Persistence persistence = new Persistence();
 
-  /** Connections and requests waiting for a server under its {@code uthreshold}. */
+  /**
+   * Connections and requests waiting for a server under its {@code uthreshold} or {@code
+   * max_conns}.
+   */
   private final SlotQueue slots = new SlotQueue();
 
   /** The responses to requests no server could be chosen for (503): the proxy's own. */
@@ -216,6 +220,7 @@ public final class VirtualService {
     ListenerSpec old = spec;
     spec = s;
     retime(Timeouts.of(options, s.proxy().timeouts()));
+    relimit();
     if (!java.util.Objects.equals(s.selection(), old.selection())
         || !java.util.Objects.equals(s.sorryServer(), old.sorryServer())) {
       rebuildAlgorithm();
@@ -230,6 +235,7 @@ public final class VirtualService {
 
   void addDest(Dest d) {
     RealServer rs = new RealServer(d, (int) options.inactiveExpiry().toSeconds());
+    rs.limit(maxConns(d.key()));
     members.put(d.key(), rs);
     // The director's ramp is by name and may precede the member. The kernel model's needs its
     // Dest: a ramping server goes in quiesced, takes its ramp, then its weight, so not one
@@ -300,6 +306,20 @@ public final class VirtualService {
     }
   }
 
+  /** A new spec may change members' {@code max_conns}: both models take it at once. */
+  private void relimit() {
+    for (RealServer rs : members.values()) {
+      int m = maxConns(rs.key);
+      if (rs.maxConns() == m) {
+        continue;
+      }
+      rs.limit(m);
+      if (kernel != null && rs.kernelDest != null) {
+        kernel.edit(spec(rs.dest()));
+      }
+    }
+  }
+
   void setDest(Dest d) {
     RealServer rs = members.get(d.key());
     rs.update(d);
@@ -364,9 +384,22 @@ public final class VirtualService {
     return s != null && rs.address.equals(s);
   }
 
-  private static DestSpec spec(Dest d) {
+  /** The kernel model's spec of a destination: the table's settings and the plan's max_conns. */
+  private DestSpec spec(Dest d) {
     return new DestSpec(
-        null, d.address(), d.port(), d.weight(), d.upperThreshold(), d.lowerThreshold());
+        null,
+        d.address(),
+        d.port(),
+        d.weight(),
+        d.upperThreshold(),
+        d.lowerThreshold(),
+        maxConns(d.key()));
+  }
+
+  /** The plan's {@code max_conns} for a destination: 0 (none) when the plan does not know it. */
+  private int maxConns(DestKey k) {
+    MemberPlan m = spec.members().get(k);
+    return m == null ? 0 : m.maxConns();
   }
 
   /**
@@ -602,8 +635,9 @@ public final class VirtualService {
 
   /**
    * Whether a pick that found no server found none only because servers that would take it are at
-   * their {@code uthreshold}: then a slot will free, and waiting for it beats refusing. False when
-   * no server is there or every one is drained (weight 0), where nothing frees by waiting.
+   * their {@code uthreshold} or {@code max_conns}: then a slot will free, and waiting for it beats
+   * refusing. False when no server is there or every one is drained (weight 0), where nothing frees
+   * by waiting.
    */
   boolean atCapacity() {
     for (RealServer rs : pool.servers()) {
@@ -734,7 +768,7 @@ public final class VirtualService {
     if (chosen == null) {
       RealServer sorry = p.sorry();
       // Quorum lost (apply installed the sorry server) or overflow (every server drained or over
-      // its uthreshold): the sorry server answers instead of a refused connection.
+      // its uthreshold or max_conns): the sorry server answers instead of a refused connection.
       return sorry != null && !sorry.removed() && !sorry.overloaded()
           ? new Lease(sorry, null, expiry, slots)
           : null;
