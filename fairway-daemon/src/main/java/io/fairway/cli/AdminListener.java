@@ -73,7 +73,7 @@ final class AdminListener implements AutoCloseable {
     }
     DaemonMetrics metrics =
         new DaemonMetrics(registry, () -> ServicesView.of(daemon), daemon.events())
-            .withProxyHttp(daemon);
+            .withProxy(daemon);
     AdminApi api = new AdminApi(daemon, () -> save(state, daemon), metrics::scrape, status, reload);
     AdminHttpServer server =
         AdminHttpServer.start(

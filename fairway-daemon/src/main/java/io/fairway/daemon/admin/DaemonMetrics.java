@@ -34,6 +34,7 @@ public final class DaemonMetrics {
   private final Gauge lastReload;
   private volatile List<VirtualServerView> snapshot = List.of();
   private ProxyHttpMetrics http;
+  private ProxyQueueMetrics queues;
   private io.fairway.daemon.Daemon daemon;
 
   /**
@@ -144,10 +145,14 @@ public final class DaemonMetrics {
         .register(registry);
   }
 
-  /** Adds the userspace data plane's HTTP metrics, read from the daemon's proxy table at scrape. */
-  public DaemonMetrics withProxyHttp(io.fairway.daemon.Daemon d) {
+  /**
+   * Adds the userspace data plane's HTTP and queue metrics, read from the daemon's proxy table at
+   * scrape (none while the daemon runs on the kernel).
+   */
+  public DaemonMetrics withProxy(io.fairway.daemon.Daemon d) {
     this.daemon = d;
     this.http = new ProxyHttpMetrics(registry);
+    this.queues = new ProxyQueueMetrics(registry);
     return this;
   }
 
@@ -156,6 +161,7 @@ public final class DaemonMetrics {
     snapshot = services.get();
     if (http != null) {
       http.refresh(daemon);
+      queues.refresh(daemon);
     }
     ByteArrayOutputStream out = new ByteArrayOutputStream(8192);
     try {

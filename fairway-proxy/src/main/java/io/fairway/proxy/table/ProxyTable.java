@@ -779,4 +779,11 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
         });
     return out;
   }
+
+  /** Every service's queue for a slot, by service: for metrics, read without stopping anything. */
+  public synchronized Map<ServiceKey, QueueStats> queueStats() {
+    Map<ServiceKey, QueueStats> out = new LinkedHashMap<>();
+    services.forEach((k, vs) -> out.put(k, vs.slots().stats()));
+    return out;
+  }
 }

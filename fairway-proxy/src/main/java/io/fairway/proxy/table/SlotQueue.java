@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -61,6 +62,10 @@ public final class SlotQueue {
 
   private ScheduledFuture<?> nudger;
 
+  private final LongAdder queued = new LongAdder();
+  private final LongAdder timedOut = new LongAdder();
+  private final LongAdder refusedFull = new LongAdder();
+
   /**
    * Queues a waiter. Call on {@code loop}.
    *
@@ -75,6 +80,7 @@ public final class SlotQueue {
     boolean ahead;
     synchronized (this) {
       if (waiters.size() >= MAX_WAITERS) {
+        refusedFull.increment();
         return false;
       }
       waiters.addLast(w);
@@ -85,6 +91,7 @@ public final class SlotQueue {
                 this::nudge, NUDGE_MILLIS, NUDGE_MILLIS, TimeUnit.MILLISECONDS);
       }
     }
+    queued.increment();
     w.timeout = loop.schedule(() -> expire(w), timeout.toNanos(), TimeUnit.NANOSECONDS);
     if (ahead) {
       // It queued behind others without trying (oldest first), so a slot may be free: the first
@@ -97,6 +104,11 @@ public final class SlotQueue {
   /** Waiters now. */
   int waiting() {
     return size.get();
+  }
+
+  /** For metrics: now, and since the service began. */
+  QueueStats stats() {
+    return new QueueStats(size.get(), queued.sum(), timedOut.sum(), refusedFull.sum());
   }
 
   /** A lease of the service ended: the first waiter tries to take its slot. Any thread. */
@@ -160,6 +172,7 @@ public final class SlotQueue {
         size.decrementAndGet();
       }
     }
+    timedOut.increment();
     w.giveUp.run();
   }
 }

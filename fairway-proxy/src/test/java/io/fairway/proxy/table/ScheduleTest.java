@@ -127,6 +127,7 @@ class ScheduleTest {
     await().atMost(Duration.ofSeconds(10)).until(() -> !told.isEmpty());
     assertThat(told).containsExactly("b:9001");
     assertThat(vs.slots().waiting()).isZero();
+    assertThat(vs.slots().stats()).isEqualTo(new QueueStats(0, 1, 0, 0)); // waited, then served
   }
 
   @Test
@@ -199,6 +200,7 @@ class ScheduleTest {
     assertThat(told).containsExactly("b:timed out");
     assertThat(b.asked.get()).isPositive(); // the nudges asked it, and it was still full
     assertThat(vs.slots().waiting()).isZero();
+    assertThat(vs.slots().stats()).isEqualTo(new QueueStats(0, 1, 1, 0));
   }
 
   @Test
@@ -236,5 +238,7 @@ class ScheduleTest {
                 Objects::nonNull);
     assertThat(last).isEqualTo(Pick.None.QUEUE_FULL);
     assertThat(vs.slots().waiting()).isEqualTo(SlotQueue.MAX_WAITERS);
+    assertThat(vs.slots().stats())
+        .isEqualTo(new QueueStats(SlotQueue.MAX_WAITERS, SlotQueue.MAX_WAITERS, 0, 1));
   }
 }
