@@ -36,31 +36,6 @@ public record MemberPlan(
     Duration slowStart,
     int maxConns) {
 
-  /** Without a connection limit. */
-  public MemberPlan(
-      String where,
-      String name,
-      String ident,
-      double weight,
-      Dest dest,
-      int checkPort,
-      boolean inhibit,
-      Duration slowStart) {
-    this(where, name, ident, weight, dest, checkPort, inhibit, slowStart, 0);
-  }
-
-  /** Without slow start. */
-  public MemberPlan(
-      String where,
-      String name,
-      String ident,
-      double weight,
-      Dest dest,
-      int checkPort,
-      boolean inhibit) {
-    this(where, name, ident, weight, dest, checkPort, inhibit, Duration.ZERO, 0);
-  }
-
   public MemberPlan {
     slowStart = slowStart == null ? Duration.ZERO : slowStart;
     Objects.requireNonNull(name, "name");

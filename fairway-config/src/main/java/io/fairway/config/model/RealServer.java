@@ -55,40 +55,6 @@ public record RealServer(
     }
   }
 
-  /** Without {@code max_conns}. */
-  public RealServer(
-      Location location,
-      RealServerId id,
-      String name,
-      String ident,
-      double weight,
-      Forwarding forwarding,
-      long upperThreshold,
-      long lowerThreshold,
-      boolean inhibitOnFailure,
-      Optional<Script> notifyUp,
-      Optional<Script> notifyDown,
-      List<Checker> checkers,
-      int checkPort,
-      Duration slowStart) {
-    this(
-        location,
-        id,
-        name,
-        ident,
-        weight,
-        forwarding,
-        upperThreshold,
-        lowerThreshold,
-        inhibitOnFailure,
-        notifyUp,
-        notifyDown,
-        checkers,
-        checkPort,
-        slowStart,
-        0);
-  }
-
   /**
    * The weight as the table and the checkers carry it: the configured integer for kernel
    * schedulers; a Varnish director's decimal rounded up, so 0.5 is up (the director itself uses

@@ -28,16 +28,26 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The userspace HTTP proxy's own error responses in {@code /metrics}, through a running {@code
- * fairway run --userspace} on loopback: a backend that closes without answering (502, after the
- * retry found no other server), one that never answers (504 at {@code first_byte}), one whose port
- * is closed (502 and a connect failure) are each counted for that real server; once that server is
- * in maintenance the 503 has no server and is counted for its virtual server. promtool checks the
- * scrape.
+ * The userspace data plane's own metrics, through a running {@code fairway run --userspace} on
+ * loopback; promtool checks every scrape.
+ *
+ * <ul>
+ *   <li>The HTTP proxy's own error responses: a backend that closes without answering (502, after
+ *       the retry found no other server), one that never answers (504 at {@code first_byte}), one
+ *       whose port is closed (502 and a connect failure) are each counted for that real server;
+ *       once that server is in maintenance the 503 has no server and is counted for its virtual
+ *       server.
+ *   <li>The queue: with its one real server at {@code max_conns}, the next connection waits and the
+ *       metrics say so, then that it timed out once the proxy closed it.
+ * </ul>
  */
-class ProxyErrorMetricsRunTest {
+class ProxyMetricsRunTest {
   @TempDir Path dir;
   final List<Socket> held = new CopyOnWriteArrayList<>();
+
+  /** What a holding backend accepted. */
+  final List<Socket> accepted = new CopyOnWriteArrayList<>();
+
   final List<ServerSocket> listeners = new CopyOnWriteArrayList<>();
   final HttpClient http =
       HttpClient.newBuilder()
@@ -53,6 +63,9 @@ class ProxyErrorMetricsRunTest {
       fairway.close();
     }
     for (Socket s : held) {
+      s.close();
+    }
+    for (Socket s : accepted) {
       s.close();
     }
     for (ServerSocket s : listeners) {
@@ -88,6 +101,25 @@ class ProxyErrorMetricsRunTest {
     t.setDaemon(true);
     t.start();
     return s.getLocalPort();
+  }
+
+  /** {@code fairway run --userspace} of {@code conf} with the admin listener, once it is ready. */
+  void start(Path conf) throws IOException {
+    fairway =
+        FairwayProcess.fromTestClasspath()
+            .env("FAIRWAY_RUNTIME_DIR", dir.resolve("run").toString())
+            .log(dir.resolve("fairway.log"))
+            .start("run", "--userspace", "-f", conf.toString(), "--admin", "127.0.0.1:" + admin);
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(
+            () -> {
+              try {
+                return get("/readyz").statusCode() == 200;
+              } catch (IOException e) {
+                return false;
+              }
+            });
   }
 
   static void readHead(Socket c) throws IOException {
@@ -177,21 +209,7 @@ class ProxyErrorMetricsRunTest {
         vs(vipA, closer, "")
             + vs(vipB, silent, "    proxy_timeouts {\n        first_byte 1\n    }\n")
             + vs(vipC, refused, ""));
-    fairway =
-        FairwayProcess.fromTestClasspath()
-            .env("FAIRWAY_RUNTIME_DIR", dir.resolve("run").toString())
-            .log(dir.resolve("fairway.log"))
-            .start("run", "--userspace", "-f", conf.toString(), "--admin", "127.0.0.1:" + admin);
-    await()
-        .atMost(Duration.ofSeconds(60))
-        .until(
-            () -> {
-              try {
-                return get("/readyz").statusCode() == 200;
-              } catch (IOException e) {
-                return false;
-              }
-            });
+    start(conf);
 
     for (int i = 0; i < 3; i++) {
       assertThat(status(vipA)).as("a backend that closes without answering").isEqualTo(502);
@@ -278,6 +296,76 @@ class ProxyErrorMetricsRunTest {
                 rs(closer),
                 "code=\"503\""))
         .isZero();
+    Promtool.assertClean(after, dir);
+    assertThat(fairway.log()).doesNotContain("\tat ");
+  }
+
+  /** A backend that accepts every connection and holds it, saying nothing. */
+  int holdingBackend() throws IOException {
+    ServerSocket backend = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    listeners.add(backend);
+    Thread t =
+        new Thread(
+            () -> {
+              while (!backend.isClosed()) {
+                try {
+                  accepted.add(backend.accept());
+                } catch (IOException e) {
+                  return;
+                }
+              }
+            },
+            "holding-backend");
+    t.setDaemon(true);
+    t.start();
+    return backend.getLocalPort();
+  }
+
+  String metrics() throws IOException, InterruptedException {
+    return get("/metrics").body();
+  }
+
+  @Test
+  void aConnectionWaitingForAFullServerIsCountedThenItsTimeout() throws Exception {
+    int rs = holdingBackend();
+    int vip = UserspaceRunTest.freePort();
+    admin = UserspaceRunTest.freePort();
+    Path conf = dir.resolve("keepalived.conf");
+    Files.writeString(
+        conf,
+        "virtual_server 127.0.0.1 "
+            + vip
+            + " {\n    lb_algo rr\n    lb_kind PROXY\n    protocol TCP\n"
+            + "    proxy_timeouts {\n        connect 1\n    }\n"
+            + "    real_server 127.0.0.1 "
+            + rs
+            + " {\n        max_conns 1\n    }\n}\n");
+    start(conf);
+    String idle = metrics();
+    assertThat(value(idle, "fairway_virtual_server_queue_waiting", vsl(vip))).isZero();
+    assertThat(value(idle, "fairway_virtual_server_queued_total", vsl(vip))).isZero();
+
+    Socket first = new Socket(InetAddress.getLoopbackAddress(), vip);
+    held.add(first);
+    await().atMost(Duration.ofSeconds(10)).until(() -> accepted.size() == 1);
+    Socket second = new Socket(InetAddress.getLoopbackAddress(), vip);
+    held.add(second);
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> value(metrics(), "fairway_virtual_server_queue_waiting", vsl(vip)) == 1);
+    String waiting = metrics();
+    assertThat(value(waiting, "fairway_virtual_server_queued_total", vsl(vip))).isEqualTo(1);
+    assertThat(value(waiting, "fairway_virtual_server_queue_timeouts_total", vsl(vip))).isZero();
+    Promtool.assertClean(waiting, dir);
+
+    second.setSoTimeout(10_000);
+    assertThat(second.getInputStream().read()).as("closed after the connect timeout").isEqualTo(-1);
+    String after = metrics();
+    assertThat(value(after, "fairway_virtual_server_queue_waiting", vsl(vip))).isZero();
+    assertThat(value(after, "fairway_virtual_server_queued_total", vsl(vip))).isEqualTo(1);
+    assertThat(value(after, "fairway_virtual_server_queue_timeouts_total", vsl(vip))).isEqualTo(1);
+    assertThat(value(after, "fairway_virtual_server_queue_full_total", vsl(vip))).isZero();
+    assertThat(accepted).as("the backend never saw the waiter").hasSize(1);
     Promtool.assertClean(after, dir);
     assertThat(fairway.log()).doesNotContain("\tat ");
   }
