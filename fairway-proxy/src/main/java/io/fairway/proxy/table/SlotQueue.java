@@ -42,13 +42,13 @@ public final class SlotQueue {
   private static final class Waiter {
     final EventLoop loop;
     final BooleanSupplier tryNow;
-    final Runnable giveUp;
+    final BooleanSupplier giveUp;
     ScheduledFuture<?> timeout;
 
     /** Given up or served; guarded by the queue's lock. */
     boolean done;
 
-    Waiter(EventLoop loop, BooleanSupplier tryNow, Runnable giveUp) {
+    Waiter(EventLoop loop, BooleanSupplier tryNow, BooleanSupplier giveUp) {
       this.loop = loop;
       this.tryNow = tryNow;
       this.giveUp = giveUp;
@@ -72,10 +72,11 @@ public final class SlotQueue {
    * @param tryNow tries to take a slot and go on; false when there still is none (the waiter stays
    *     first in line). Runs on {@code loop}. Also true when there is nothing left to wait for (the
    *     client went away)
-   * @param giveUp runs on {@code loop} when {@code timeout} passed without a slot
+   * @param giveUp runs on {@code loop} when {@code timeout} passed without a slot; true when it
+   *     refused someone, false when the waiter had gone already (not counted as a timeout)
    * @return false when the queue is full: the caller refuses at once
    */
-  boolean await(EventLoop loop, Duration timeout, BooleanSupplier tryNow, Runnable giveUp) {
+  boolean await(EventLoop loop, Duration timeout, BooleanSupplier tryNow, BooleanSupplier giveUp) {
     Waiter w = new Waiter(loop, tryNow, giveUp);
     boolean ahead;
     synchronized (this) {
@@ -172,7 +173,8 @@ public final class SlotQueue {
         size.decrementAndGet();
       }
     }
-    timedOut.increment();
-    w.giveUp.run();
+    if (w.giveUp.getAsBoolean()) {
+      timedOut.increment();
+    }
   }
 }

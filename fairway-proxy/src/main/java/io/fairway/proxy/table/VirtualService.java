@@ -605,9 +605,18 @@ public final class VirtualService {
       return Pick.None.NO_SERVER;
     }
     return slots.await(
-            loop, wait, () -> turn(client, key, tried, askedAlt, waiter), waiter::timedOut)
+            loop, wait, () -> turn(client, key, tried, askedAlt, waiter), () -> giveUp(waiter))
         ? Pick.Queued.QUEUED
         : Pick.None.QUEUE_FULL;
+  }
+
+  /** A queued one's time is up: refused, unless it went away meanwhile. */
+  private static boolean giveUp(SlotWaiter waiter) {
+    if (waiter.gone()) {
+      return false;
+    }
+    waiter.timedOut();
+    return true;
   }
 
   /** A queued one's turn: a slot may have freed. False while there still is none. */

@@ -204,6 +204,19 @@ class ScheduleTest {
   }
 
   @Test
+  void aWaiterThatWentAwayBeforeItsTimeIsNotToldNorCountedAsTimedOut() throws Exception {
+    vs.addDest(dest(9001, 1, 1));
+    schedule(new Waiter("a"));
+    Waiter b = new Waiter("b");
+    b.gone = true; // it left, and its timeout (30 ms) comes before the queue's first nudge (100 ms)
+    assertThat(onLoop(() -> schedule(b, Set.of(), Duration.ofMillis(30))))
+        .isEqualTo(Pick.Queued.QUEUED);
+    await().atMost(Duration.ofSeconds(10)).until(() -> vs.slots().waiting() == 0);
+    assertThat(told).isEmpty();
+    assertThat(vs.slots().stats()).isEqualTo(new QueueStats(0, 1, 0, 0));
+  }
+
+  @Test
   void aWaiterThatWentAwayLeavesTheSlotToTheNext() throws Exception {
     vs.addDest(dest(9001, 1, 1));
     Lease a = (Lease) schedule(new Waiter("a"));
