@@ -1,12 +1,10 @@
 package io.fairway.proxy;
 
-import io.fairway.plan.MemberPlan;
 import io.fairway.proxy.http.KeySource;
 import io.fairway.proxy.table.ListenerSpec;
+import io.fairway.proxy.table.PlannedLimits;
 import io.fairway.proxy.table.ProxyTable;
 import io.fairway.table.Dest;
-import io.fairway.table.DestKey;
-import io.fairway.table.Endpoints;
 import io.fairway.table.Protocol;
 import io.fairway.table.Service;
 import io.fairway.table.ServiceEntry;
@@ -15,7 +13,6 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -57,14 +54,11 @@ public final class ProxyMain {
     if (MAX_CONNS == 0) {
       return plain;
     }
-    Map<DestKey, MemberPlan> members = new LinkedHashMap<>();
+    Map<Dest, Integer> limits = new LinkedHashMap<>();
     for (InetSocketAddress a : backends) {
-      Dest d = dest(a, 1);
-      String name = Endpoints.format(d.address(), d.port());
-      members.put(
-          d.key(), new MemberPlan("", name, name, 1, d, d.port(), false, Duration.ZERO, MAX_CONNS));
+      limits.put(dest(a, 1), MAX_CONNS);
     }
-    return new ListenerSpec(plain.mode(), plain.keySource(), null, members, null, plain.proxy());
+    return PlannedLimits.of(plain, limits);
   }
 
   public static void main(String[] args) throws Exception {

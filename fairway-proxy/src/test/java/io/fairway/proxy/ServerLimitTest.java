@@ -6,9 +6,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.fairway.plan.MemberPlan;
 import io.fairway.proxy.http.KeySource;
 import io.fairway.proxy.table.ListenerSpec;
+import io.fairway.proxy.table.PlannedLimits;
 import io.fairway.proxy.table.ProxyTable;
 import io.fairway.table.Dest;
 import io.fairway.table.Service;
@@ -160,14 +160,7 @@ class ServerLimitTest {
     EchoServer b1 = cleanup.track(new EchoServer("b1"));
     Duration connect = Duration.ofSeconds(6);
     Dest d = dest(b1.address(), 1);
-    ListenerSpec spec =
-        new ListenerSpec(
-            io.fairway.proxy.table.Mode.TCP,
-            null,
-            null,
-            Map.of(
-                d.key(), new MemberPlan("", "b1", "b1", 1, d, d.port(), false, Duration.ZERO, 1)),
-            null);
+    ListenerSpec spec = PlannedLimits.of(ListenerSpec.tcp(), Map.of(d, 1));
     ProxyTable t =
         table(ProxyOptions.builder().connectTimeout(connect).spliceThreshold(-1).build(), spec);
     ServiceKey k = anyPort();

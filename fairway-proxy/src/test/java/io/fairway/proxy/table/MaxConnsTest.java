@@ -2,17 +2,14 @@ package io.fairway.proxy.table;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fairway.plan.MemberPlan;
 import io.fairway.proxy.ProxyOptions;
 import io.fairway.table.Dest;
-import io.fairway.table.DestKey;
 import io.fairway.table.ForwardingMethod;
 import io.fairway.table.Protocol;
 import io.fairway.table.Service;
 import io.fairway.table.ServiceKey;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -38,15 +35,9 @@ class MaxConnsTest {
 
   /** The plan's word for each port: {@code max_conns}. */
   static ListenerSpec spec(Map<Integer, Integer> maxConns) {
-    Map<DestKey, MemberPlan> members = new LinkedHashMap<>();
-    maxConns.forEach(
-        (port, max) -> {
-          Dest d = dest(port, 0);
-          String name = "b" + port;
-          members.put(
-              d.key(), new MemberPlan("", name, name, 1, d, port, false, Duration.ZERO, max));
-        });
-    return new ListenerSpec(io.fairway.proxy.table.Mode.TCP, null, null, members, null, null);
+    Map<Dest, Integer> byDest = new LinkedHashMap<>();
+    maxConns.forEach((port, max) -> byDest.put(dest(port, 0), max));
+    return PlannedLimits.of(ListenerSpec.tcp(), byDest);
   }
 
   static VirtualService service(String scheduler, ListenerSpec spec, int... ports) {
