@@ -2,16 +2,12 @@ package io.fairway.apply;
 
 import io.fairway.table.Dest;
 import io.fairway.table.DestKey;
-import io.fairway.table.ForwardingMethod;
-import io.fairway.table.Ramp;
-import io.fairway.table.RampTarget;
 import io.fairway.table.Service;
+import io.fairway.table.ServiceEntry;
 import io.fairway.table.ServiceKey;
 import io.fairway.table.Table;
 import io.fairway.table.TableException;
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -37,6 +33,13 @@ import org.slf4j.LoggerFactory;
  * not remembered by each method: a verdict makes its changes inside {@link #verdict}, and every
  * table call goes through {@link TolerantTable}, which publishes what is held before any call made
  * outside one. A method added here is published as it is made unless it is written as a verdict.
+ *
+ * <p>The work is split by concern, as keepalived splits ipwrapper.c: {@link ServerMoves} (a real
+ * server in and out of the table), {@link Ramps} (slow start), {@link SorryServer} (quorum and
+ * overflow), {@link Reload} (a new configuration by difference), {@link DesiredTable} (what drift
+ * repair converges to) and {@link StatusView}. The state they work on is {@link VsState} and {@link
+ * RsState}, each one immutable record replaced on every change, so that a copy saved before a
+ * reload restores all of it.
  */
 public final class Applier {
   private static final Logger LOG = LoggerFactory.getLogger(Applier.class);
@@ -44,14 +47,13 @@ public final class Applier {
   private final TolerantTable table;
   private final Map<String, VsState> vss = new LinkedHashMap<>();
 
-  /** Nanoseconds, for slow start ramps. */
-  private final LongSupplier nanos;
-
-  /** Told when a ramp starts, so a periodic step runs only while ramps do; under this lock. */
-  private Runnable rampStarted = () -> {};
-
   /** Holds the table's publication across verdicts that arrive together, once enabled. */
   private final PublicationHold hold;
+
+  private final Ramps ramps;
+  private final ServerMoves moves;
+  private final SorryServer sorry;
+  private final Reload reload;
 
   /**
    * An applier for the given virtual servers, keyed by name. Nothing is written until {@link
@@ -63,9 +65,13 @@ public final class Applier {
 
   /** The same, with the clock slow start ramps are timed by (tests drive it by hand). */
   public Applier(Table table, Map<String, VirtualServer> vs, LongSupplier nanos) {
-    this.nanos = Objects.requireNonNull(nanos, "nanos");
+    Objects.requireNonNull(nanos, "nanos");
     this.hold = new PublicationHold(Objects.requireNonNull(table, "table"), nanos);
     this.table = new TolerantTable(table, hold);
+    this.ramps = new Ramps(this.table, nanos);
+    this.moves = new ServerMoves(this.table, ramps);
+    this.sorry = new SorryServer(this.table, moves);
+    this.reload = new Reload(this.table, ramps, moves, sorry);
     for (Map.Entry<String, VirtualServer> e : vs.entrySet()) {
       vss.put(e.getKey(), new VsState(e.getValue()));
     }
@@ -106,19 +112,19 @@ public final class Applier {
 
   /** Whether {@link #init} has run for the virtual server. */
   public synchronized boolean initialized(String vsName) throws UnknownServerException {
-    return vs(vsName).initialized;
+    return vs(vsName).initialized();
   }
 
   /** The last verdict recorded for a real server. */
   public synchronized boolean alive(String vsName, String rsName) throws UnknownServerException {
-    return rs(vs(vsName), rsName).alive;
+    return vs(vsName).rs(rsName).alive();
   }
 
   /**
    * Reads the table back, serialised with every other call, since a table is used by one thread at
    * a time.
    */
-  public synchronized List<io.fairway.table.ServiceEntry> readBack() throws TableException {
+  public synchronized List<ServiceEntry> readBack() throws TableException {
     return table.raw().list();
   }
 
@@ -147,14 +153,10 @@ public final class Applier {
       throws TableException, UnknownServerException {
     VsState vs = vs(vsName);
     for (String rsName : initial.alive()) {
-      if (!vs.servers.containsKey(rsName)) {
-        throw new UnknownServerException(vsName, rsName);
-      }
+      vs.rs(rsName);
     }
     for (String rsName : initial.weights().keySet()) {
-      if (!vs.servers.containsKey(rsName)) {
-        throw new UnknownServerException(vsName, rsName);
-      }
+      vs.rs(rsName);
     }
     table.begin();
     try {
@@ -165,25 +167,24 @@ public final class Applier {
   }
 
   private void initBatched(VsState vs, InitialState initial) throws TableException {
-    String vsName = vs.config.name();
     for (Service s : vs.config.services()) {
       LOG.info("Adding service {} ({})", s.key(), vs.config.name());
       table.addService(s);
     }
-    vs.initialized = true;
-    vs.quorumUp = initial.quorumUp();
-    if (!vs.quorumUp && vs.config.sorryServer() != null && !vs.sorryServing) {
-      LOG.info("{}: starting with quorum down", vsName);
-      sorryIn(vs);
+    vs.initialized(true);
+    vs.quorumUp(initial.quorumUp());
+    if (!vs.quorumUp() && vs.config.sorryServer() != null && !vs.sorryServing()) {
+      LOG.info("{}: starting with quorum down", vs.config.name());
+      sorry.in(vs);
     }
     for (RsState rs : vs.servers.values()) {
-      rs.alive = initial.alive().contains(rs.config.name());
-      rs.weight = Math.max(0, initial.weights().getOrDefault(rs.config.name(), rs.weight));
-      if ((rs.alive && vs.mayChangeServers()) || (rs.config.inhibit() && !rs.present)) {
-        serverIn(vs, rs);
+      rs.alive(initial.alive().contains(rs.config.name()));
+      rs.weight(Math.max(0, initial.weights().getOrDefault(rs.config.name(), rs.weight())));
+      if ((rs.alive() && vs.mayChangeServers()) || (rs.config.inhibit() && !rs.present())) {
+        moves.in(vs, rs);
       }
     }
-    sorryStandBy(vs);
+    sorry.standBy(vs);
   }
 
   /**
@@ -202,40 +203,44 @@ public final class Applier {
   public synchronized void setAlive(String vsName, String rsName, boolean alive)
       throws TableException, UnknownServerException {
     VsState vs = vs(vsName);
-    RsState rs = rs(vs, rsName);
-    if (rs.alive == alive) {
+    RsState rs = vs.rs(rsName);
+    if (rs.alive() == alive) {
       return;
     }
     verdict(
         () -> {
-          if (vs.initialized && vs.mayChangeServers()) {
+          if (vs.initialized() && vs.mayChangeServers()) {
             if (alive) {
-              rs.alive = true;
-              // Up after start: slow start (not at init, where every server would be "new").
-              long rampStart = rs.rampStart;
-              startRamp(rs);
-              try {
-                // Before the add, so that a ramping table's first connection is already ramped.
-                handRamp(vs, rs);
-                serverIn(vs, rs);
-              } catch (TableException e) {
-                rs.alive = false;
-                rs.rampStart = rampStart;
-                throw e;
-              }
-              rampMayHaveStarted(rs);
+              up(vs, rs);
             } else {
-              serverOut(vs, rs, false);
+              moves.out(vs, rs, false);
             }
-          } else if (vs.initialized) {
+          } else if (vs.initialized()) {
             LOG.info(
                 "{}: {} is {} (sorry server serving, table unchanged)",
                 vsName,
                 rsName,
                 alive ? "up" : "down");
           }
-          rs.alive = alive;
+          rs.alive(alive);
         });
+  }
+
+  private void up(VsState vs, RsState rs) throws TableException {
+    RsState.Facts before = rs.facts();
+    rs.alive(true);
+    // Up after start: slow start (not at init, where every server would be "new").
+    ramps.start(rs);
+    try {
+      // Before the add, so that a ramping table's first connection is already ramped.
+      ramps.hand(vs, rs);
+      moves.in(vs, rs);
+    } catch (TableException e) {
+      rs.alive(false);
+      rs.rampStart(before.rampStart());
+      throw e;
+    }
+    ramps.mayHaveStarted(rs);
   }
 
   /**
@@ -248,18 +253,18 @@ public final class Applier {
   public synchronized void setWeight(String vsName, String rsName, long weight)
       throws TableException, UnknownServerException {
     VsState vs = vs(vsName);
-    RsState rs = rs(vs, rsName);
+    RsState rs = vs.rs(rsName);
     int clamped = (int) Math.max(0, Math.min(Integer.MAX_VALUE, weight));
-    if (clamped == rs.weight) {
+    if (clamped == rs.weight()) {
       return;
     }
     verdict(
         () -> {
-          int old = rs.weight;
-          rs.weight = clamped;
-          if (vs.initialized && rs.present && rs.alive && vs.mayChangeServers()) {
+          int old = rs.weight();
+          rs.weight(clamped);
+          if (vs.initialized() && rs.present() && rs.alive() && vs.mayChangeServers()) {
             // A ramping server follows its ramp towards the new target.
-            int w = current(rs);
+            int w = ramps.current(rs);
             LOG.info(
                 "{}: weight of {} {} -> {}{}",
                 vsName,
@@ -268,10 +273,10 @@ public final class Applier {
                 clamped,
                 w == clamped ? "" : " (slow start: " + w + " now)");
             try {
-              forEachService(vs, s -> table.setDest(s.key(), destFor(s, rs.config.dest(), w)));
-              rs.written = w;
+              moves.setWeight(vs, rs, w);
+              rs.written(w);
             } catch (TableException e) {
-              rs.weight = old;
+              rs.weight(old);
               throw e;
             }
           }
@@ -288,29 +293,29 @@ public final class Applier {
   public synchronized boolean startSlowStart(String vsName, String rsName)
       throws TableException, UnknownServerException {
     VsState vs = vs(vsName);
-    RsState rs = rs(vs, rsName);
-    if (!vs.initialized
-        || !rs.present
-        || !rs.alive
+    RsState rs = vs.rs(rsName);
+    if (!vs.initialized()
+        || !rs.present()
+        || !rs.alive()
         || !vs.mayChangeServers()
         || rs.config.slowStart().isZero()
-        || (!table.ramps() && rs.weight <= 1)) {
+        || (!table.ramps() && rs.weight() <= 1)) {
       return false;
     }
-    startRamp(rs);
-    handRamp(vs, rs);
-    int w = current(rs);
+    ramps.start(rs);
+    ramps.hand(vs, rs);
+    int w = ramps.current(rs);
     LOG.info(
         "{}: {} slow start over {} (weight {} of {}{})",
         vsName,
         rsName,
         rs.config.slowStart(),
         w,
-        rs.weight,
+        rs.weight(),
         table.ramps() ? ", in the scheduler" : "");
-    forEachService(vs, s -> table.setDest(s.key(), destFor(s, rs.config.dest(), w)));
-    rs.written = w;
-    rampMayHaveStarted(rs);
+    moves.setWeight(vs, rs, w);
+    rs.written(w);
+    ramps.mayHaveStarted(rs);
     return true;
   }
 
@@ -322,29 +327,7 @@ public final class Applier {
    * @return how many servers changed weight
    */
   public synchronized int stepSlowStarts() throws TableException {
-    int changed = 0;
-    for (VsState vs : vss.values()) {
-      if (!vs.initialized || !vs.mayChangeServers()) {
-        continue;
-      }
-      for (RsState rs : vs.servers.values()) {
-        if (rs.rampStart < 0 || !rs.present || !rs.alive) {
-          continue;
-        }
-        int w = current(rs);
-        if (w != rs.written) {
-          forEachService(vs, s -> table.setDest(s.key(), destFor(s, rs.config.dest(), w)));
-          rs.written = w;
-          changed++;
-        }
-        // Over only once its last step is in the table.
-        if (rampOver(rs)) {
-          rs.rampStart = -1;
-          LOG.info("{}: {} slow start done (weight {})", vs.config.name(), rs.config.name(), w);
-        }
-      }
-    }
-    return changed;
+    return ramps.step(vss.values());
   }
 
   /**
@@ -352,83 +335,27 @@ public final class Applier {
    * ramp starts, so the caller can run {@link #stepSlowStarts} only while {@link #rampsActive}.
    */
   public synchronized void onRampStart(Runnable r) {
-    rampStarted = Objects.requireNonNull(r, "r");
+    ramps.onStart(r);
   }
 
   /** Whether any real server is in its slow start. */
   public synchronized boolean rampsActive() {
-    for (VsState vs : vss.values()) {
-      for (RsState rs : vs.servers.values()) {
-        if (rs.rampStart >= 0) {
-          return true;
-        }
-      }
-    }
-    return false;
-  }
-
-  /** Whether the table ramps in its own scheduler ({@link RampTarget}) rather than by weights. */
-  public boolean rampsInTable() {
-    return table.ramps();
-  }
-
-  private void rampMayHaveStarted(RsState rs) {
-    if (rs.rampStart >= 0) {
-      rampStarted.run();
-    }
+    return Ramps.active(vss.values());
   }
 
   /**
-   * Tells a ramping table where the server's ramp is (or that it has none): once per service, by
-   * the destination's key there. Nothing for a table that is given stepped weights.
+   * Whether the table ramps in its own scheduler ({@link io.fairway.table.RampTarget}) rather than
+   * by weights.
    */
-  private void handRamp(VsState vs, RsState rs) throws TableException {
-    if (!table.ramps()) {
-      return;
-    }
-    Ramp r =
-        rs.rampStart < 0
-            ? Ramp.NONE
-            : new Ramp(
-                java.time.Duration.ofNanos(Math.max(0, nanos.getAsLong() - rs.rampStart)),
-                rs.config.slowStart());
-    for (Service s : vs.config.services()) {
-      table.ramp(s.key(), destFor(s, rs.config.dest(), 0).key(), r);
-    }
+  public boolean rampsInTable() {
+    return table.ramps();
   }
 
   /** The weight a ramping real server has now, or null when it is not ramping. */
   public synchronized Integer rampWeight(String vsName, String rsName)
       throws UnknownServerException {
-    RsState rs = rs(vs(vsName), rsName);
-    return rs.rampStart < 0 ? null : current(rs);
-  }
-
-  private void startRamp(RsState rs) {
-    rs.rampStart = rs.config.slowStart().isZero() ? -1 : nanos.getAsLong();
-  }
-
-  /**
-   * The weight the server should have now: its weight, or its ramp's step (its weight once the
-   * ramp's time is up). No side effect: only {@link #stepSlowStarts} ends a ramp, after writing its
-   * last step, so a status read in between cannot skip it.
-   */
-  private int current(RsState rs) {
-    if (rs.rampStart < 0 || table.ramps()) {
-      return rs.weight;
-    }
-    return SlowStart.weight(
-        rs.weight, nanos.getAsLong() - rs.rampStart, rs.config.slowStart().toNanos());
-  }
-
-  private boolean rampOver(RsState rs) {
-    if (rs.rampStart < 0) {
-      return false;
-    }
-    long elapsed = nanos.getAsLong() - rs.rampStart;
-    long duration = rs.config.slowStart().toNanos();
-    // The table's own ramp ends with its time; a stepped one also once its last step is written.
-    return table.ramps() ? elapsed >= duration : SlowStart.done(rs.weight, elapsed, duration);
+    RsState rs = vs(vsName).rs(rsName);
+    return rs.ramping() ? ramps.current(rs) : null;
   }
 
   /**
@@ -442,41 +369,23 @@ public final class Applier {
   public synchronized void quorum(String vsName, boolean up)
       throws TableException, UnknownServerException {
     VsState vs = vs(vsName);
-    if (vs.quorumUp == up) {
+    if (vs.quorumUp() == up) {
       return;
     }
     verdict(
         () -> {
-          vs.quorumUp = up;
+          vs.quorumUp(up);
           LOG.info("{}: quorum {}", vsName, up ? "gained" : "lost");
-          if (!vs.initialized || vs.config.sorryServer() == null) {
+          if (!vs.initialized() || vs.config.sorryServer() == null) {
             return;
           }
           table.begin();
           try {
-            swapSorry(vs, up);
+            sorry.swap(vs, up);
           } finally {
             table.commit();
           }
         });
-  }
-
-  private void swapSorry(VsState vs, boolean up) throws TableException {
-    if (up && vs.sorryServing) {
-      for (RsState rs : vs.servers.values()) {
-        if (rs.alive) {
-          serverIn(vs, rs);
-        }
-      }
-      sorryOut(vs, false);
-    } else if (!up && !vs.sorryServing) {
-      sorryIn(vs);
-      for (RsState rs : vs.servers.values()) {
-        if (rs.alive) {
-          serverOut(vs, rs, false);
-        }
-      }
-    }
   }
 
   /**
@@ -488,20 +397,20 @@ public final class Applier {
   public synchronized void setMaint(String vsName, String rsName, boolean maint)
       throws TableException, UnknownServerException {
     VsState vs = vs(vsName);
-    RsState rs = rs(vs, rsName);
-    if (rs.maint == maint) {
+    RsState rs = vs.rs(rsName);
+    if (rs.maint() == maint) {
       return;
     }
     verdict(
         () -> {
-          rs.maint = maint;
-          if (!vs.initialized) {
+          rs.maint(maint);
+          if (!vs.initialized()) {
             return;
           }
-          if (maint && rs.present) {
-            serverOut(vs, rs, true);
-          } else if (!maint && !rs.present && desiredWeight(vs, rs) != null) {
-            serverIn(vs, rs);
+          if (maint && rs.present()) {
+            moves.out(vs, rs, true);
+          } else if (!maint && !rs.present() && DesiredTable.weight(vs, rs) != null) {
+            moves.in(vs, rs);
           }
         });
   }
@@ -521,49 +430,22 @@ public final class Applier {
    */
   public synchronized boolean overflow(String vsName, ServiceKey key, boolean full)
       throws TableException, UnknownServerException {
-    VsState vs = vs(vsName);
-    Dest sorry = vs.config.sorryServer();
-    if (!vs.config.overflow() || !vs.initialized || !vs.sorryPresent || vs.sorryServing) {
-      return false;
-    }
-    Service service = null;
-    for (Service s : vs.config.services()) {
-      if (s.key().equals(key)) {
-        service = s;
-      }
-    }
-    if (service == null || full == vs.overflowing.contains(key)) {
-      return false;
-    }
-    table.setDest(key, destFor(service, sorry, full ? sorry.weight() : 0));
-    if (full) {
-      vs.overflowing.add(key);
-      LOG.info(
-          "{}: {}: every real server is full or drained; new connections to the sorry "
-              + "server {}",
-          vsName,
-          key,
-          sorry.key());
-    } else {
-      vs.overflowing.remove(key);
-      LOG.info("{}: {}: a real server has room again; new connections to the pool", vsName, key);
-    }
-    return true;
+    return sorry.overflow(vs(vsName), key, full);
   }
 
   /** The services of the virtual server whose new connections overflow to the sorry server. */
   public synchronized Set<ServiceKey> overflowing(String vsName) throws UnknownServerException {
-    return Set.copyOf(vs(vsName).overflowing);
+    return vs(vsName).overflowing();
   }
 
   /** Whether a destination for the real server is currently in the table. */
   public synchronized boolean present(String vsName, String rsName) throws UnknownServerException {
-    return rs(vs(vsName), rsName).present;
+    return vs(vsName).rs(rsName).present();
   }
 
   /** Whether the virtual server's sorry server is serving (installed because quorum is lost). */
   public synchronized boolean sorryInstalled(String vsName) throws UnknownServerException {
-    return vs(vsName).sorryServing;
+    return vs(vsName).sorryServing();
   }
 
   /** The names of the configured virtual servers, in configuration order. */
@@ -580,41 +462,7 @@ public final class Applier {
 
   /** What the applier believes, for status output. */
   public synchronized List<VirtualServerStatus> status() {
-    List<VirtualServerStatus> out = new ArrayList<>();
-    for (VsState vs : vss.values()) {
-      List<VirtualServerStatus.RealServerStatus> servers = new ArrayList<>();
-      for (RsState rs : vs.servers.values()) {
-        long now = nanos.getAsLong();
-        boolean rampingNow =
-            rs.rampStart >= 0
-                && rs.present
-                && rs.alive
-                && !(table.ramps() && now - rs.rampStart >= rs.config.slowStart().toNanos());
-        servers.add(
-            new VirtualServerStatus.RealServerStatus(
-                rs.config.name(),
-                rs.config.dest(),
-                rs.alive,
-                rs.present,
-                rs.weight,
-                rs.config.inhibit(),
-                rampingNow && !table.ramps() ? Math.max(1, current(rs)) : 0,
-                rampingNow
-                    ? java.time.Duration.ofNanos(Math.max(0, now - rs.rampStart))
-                    : java.time.Duration.ZERO,
-                rampingNow ? rs.config.slowStart() : java.time.Duration.ZERO));
-      }
-      out.add(
-          new VirtualServerStatus(
-              vs.config.name(),
-              vs.config.services(),
-              vs.initialized,
-              vs.quorumUp,
-              vs.config.sorryServer(),
-              vs.sorryServing,
-              servers));
-    }
-    return out;
+    return StatusView.of(vss.values(), ramps);
   }
 
   /**
@@ -639,7 +487,7 @@ public final class Applier {
   public synchronized void replace(Map<String, VirtualServer> newConfig) throws TableException {
     table.begin();
     try {
-      replaceBatched(newConfig);
+      reload.replace(vss, newConfig);
     } finally {
       table.commit();
     }
@@ -670,30 +518,6 @@ public final class Applier {
     }
   }
 
-  private void replaceBatched(Map<String, VirtualServer> newConfig) throws TableException {
-    for (VsState old : List.copyOf(vss.values())) {
-      if (!newConfig.containsKey(old.config.name())) {
-        LOG.info("{}: removed from the configuration", old.config.name());
-        if (old.initialized) {
-          removeAll(old);
-        }
-        vss.remove(old.config.name());
-      }
-    }
-    Map<String, VsState> next = new LinkedHashMap<>();
-    for (Map.Entry<String, VirtualServer> e : newConfig.entrySet()) {
-      VsState old = vss.get(e.getKey());
-      if (old == null) {
-        next.put(e.getKey(), new VsState(e.getValue()));
-      } else {
-        next.put(
-            e.getKey(), old.initialized ? reconcile(old, e.getValue()) : new VsState(e.getValue()));
-      }
-    }
-    vss.clear();
-    vss.putAll(next);
-  }
-
   /**
    * Removes everything this applier installed: sorry servers, real servers and services. keepalived
    * does the same at shutdown unless told not to (clear_services, ipwrapper.c:372-398). Sent as one
@@ -703,8 +527,8 @@ public final class Applier {
     table.begin();
     try {
       for (VsState vs : vss.values()) {
-        if (vs.initialized) {
-          removeAll(vs);
+        if (vs.initialized()) {
+          reload.removeAll(vs);
         }
       }
     } finally {
@@ -721,14 +545,14 @@ public final class Applier {
     table.begin();
     try {
       for (VsState vs : vss.values()) {
-        if (!vs.initialized) {
+        if (!vs.initialized()) {
           continue;
         }
         for (Service s : vs.config.services()) {
           LOG.info("Removing service {} ({})", s.key(), vs.config.name());
           table.delService(s.key());
         }
-        forget(vs);
+        Reload.forget(vs);
       }
     } finally {
       table.commit();
@@ -748,15 +572,8 @@ public final class Applier {
     }
     LOG.info("Flushing the whole table (lvs_flush_on_stop)");
     table.flush();
-    vss.values().forEach(Applier::forget);
+    vss.values().forEach(Reload::forget);
     return true;
-  }
-
-  private static void forget(VsState vs) {
-    vs.sorryPresent = false;
-    vs.sorryServing = false;
-    vs.overflowing.clear();
-    vs.servers.values().forEach(rs -> rs.present = false);
   }
 
   /**
@@ -765,29 +582,7 @@ public final class Applier {
    * table with this.
    */
   public synchronized Map<ServiceKey, DesiredService> desired() {
-    Map<ServiceKey, DesiredService> out = new LinkedHashMap<>();
-    for (VsState vs : vss.values()) {
-      if (!vs.initialized) {
-        continue;
-      }
-      for (Service s : vs.config.services()) {
-        Map<DestKey, Dest> dests = new LinkedHashMap<>();
-        for (RsState rs : vs.servers.values()) {
-          Integer w = desiredWeight(vs, rs);
-          if (w != null) {
-            Dest d = destFor(s, rs.config.dest(), w);
-            dests.put(d.key(), d);
-          }
-        }
-        Dest sorry = vs.config.sorryServer();
-        if (sorry != null && (vs.sorryServing || vs.config.sorryStandsBy())) {
-          Dest d = destFor(s, sorry, sorryWeight(vs, s));
-          dests.put(d.key(), d);
-        }
-        out.put(s.key(), new DesiredService(s, dests));
-      }
-    }
-    return out;
+    return DesiredTable.of(vss.values());
   }
 
   /**
@@ -796,350 +591,18 @@ public final class Applier {
    * applier does not own are left alone.
    */
   public synchronized List<Drift> repairDrift() throws TableException {
-    Map<ServiceKey, DesiredService> want = desired();
-    List<Drift> drifts = DriftRepair.repair(table, want);
+    List<Drift> drifts = DriftRepair.repair(table, desired());
     for (Drift d : drifts) {
       LOG.warn("drift: {}", d);
     }
-    // After convergence the table is what desired() says, so presence follows from it.
-    for (VsState vs : vss.values()) {
-      if (!vs.initialized) {
-        continue;
-      }
-      for (RsState rs : vs.servers.values()) {
-        rs.present = desiredWeight(vs, rs) != null;
-      }
-      vs.sorryPresent =
-          vs.config.sorryServer() != null && (vs.sorryServing || vs.config.sorryStandsBy());
-    }
+    DesiredTable.converged(vss.values());
     return drifts;
   }
 
   /** One service as the applier wants it. */
   public record DesiredService(Service service, Map<DestKey, Dest> dests) {
     public DesiredService {
-      dests = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(dests));
-    }
-  }
-
-  // ---------------------------------------------------------------------------------------------
-
-  /** The sorry server's weight in one service: serving (quorum lost) or overflowing, else 0. */
-  private static int sorryWeight(VsState vs, Service s) {
-    boolean on = vs.sorryServing || vs.overflowing.contains(s.key());
-    return on ? vs.config.sorryServer().weight() : 0;
-  }
-
-  /** The weight a server should have in the table, or null when it should be absent. */
-  private static Integer desiredWeight(VsState vs, RsState rs) {
-    if (rs.maint) {
-      return null;
-    }
-    boolean serving = rs.alive && !vs.sorryServing;
-    if (serving) {
-      return rs.rampStart >= 0 ? rs.written : rs.weight;
-    }
-    if (rs.config.inhibit()) {
-      return 0;
-    }
-    return null;
-  }
-
-  private VsState reconcile(VsState old, VirtualServer cfg) throws TableException {
-    VsState vs = new VsState(cfg);
-    vs.initialized = true;
-    vs.quorumUp = old.quorumUp;
-    String name = cfg.name();
-
-    Map<ServiceKey, Service> oldServices = new LinkedHashMap<>();
-    old.config.services().forEach(s -> oldServices.put(s.key(), s));
-    Map<ServiceKey, Service> newServices = new LinkedHashMap<>();
-    cfg.services().forEach(s -> newServices.put(s.key(), s));
-    for (ServiceKey k : oldServices.keySet()) {
-      if (!newServices.containsKey(k)) {
-        LOG.info("{}: removing service {}", name, k);
-        table.delService(k);
-      }
-    }
-    for (Service s : cfg.services()) {
-      Service was = oldServices.get(s.key());
-      if (was != null && !was.equals(s)) {
-        LOG.info("{}: changing service {} -> {}", name, was, s);
-        table.setService(s);
-      }
-    }
-
-    for (Service s : cfg.services()) {
-      if (!oldServices.containsKey(s.key())) {
-        LOG.info("{}: adding service {}", name, s.key());
-        table.addService(s);
-      }
-    }
-
-    // Real servers by identity: address and configured port.
-    Map<DestKey, RsState> oldByKey = new HashMap<>();
-    old.servers.values().forEach(rs -> oldByKey.put(rs.config.dest().key(), rs));
-    Map<DestKey, RealServer> newByKey = new HashMap<>();
-    cfg.servers().values().forEach(rs -> newByKey.put(rs.dest().key(), rs));
-    for (RsState rs : old.servers.values()) {
-      if (!newByKey.containsKey(rs.config.dest().key()) && rs.present) {
-        LOG.info("{}: removing {} (gone from the configuration)", name, rs.config.name());
-        for (Service s : old.config.services()) {
-          if (newServices.containsKey(s.key())) {
-            table.delDest(s.key(), destFor(s, rs.config.dest(), 0).key());
-          }
-        }
-      }
-    }
-
-    // The sorry server goes in before real servers come out and out after they are back.
-    Dest oldSorry = old.config.sorryServer();
-    Dest newSorry = cfg.sorryServer();
-    boolean sameSorry =
-        oldSorry != null && newSorry != null && oldSorry.key().equals(newSorry.key());
-    boolean dropOldSorry = false;
-    if (sameSorry) {
-      vs.sorryServing = old.sorryServing;
-      vs.sorryPresent = old.sorryPresent;
-      if (cfg.overflow()) {
-        // Still overflowing where it was: the next reading lowers it if the pool has room.
-        old.overflowing.stream().filter(newServices::containsKey).forEach(vs.overflowing::add);
-      }
-      if (vs.sorryPresent && !vs.sorryServing && !cfg.sorryStandsBy()) {
-        forEachService(vs, s -> table.delDest(s.key(), destFor(s, newSorry, 0).key()));
-        vs.sorryPresent = false;
-        vs.overflowing.clear();
-      } else if (vs.sorryPresent) {
-        for (Service s : cfg.services()) {
-          if (!oldServices.containsKey(s.key())) {
-            continue; // a new service: added with everything else below
-          }
-          int was = old.sorryServing || old.overflowing.contains(s.key()) ? oldSorry.weight() : 0;
-          int w = sorryWeight(vs, s);
-          if (w != was || !oldSorry.equals(newSorry)) {
-            table.setDest(s.key(), destFor(s, newSorry, w));
-          }
-        }
-      }
-    } else {
-      dropOldSorry = oldSorry != null && old.sorryPresent;
-      // A virtual server below quorum gets its (new) sorry server, as keepalived's init disjunct.
-      if (newSorry != null && (old.sorryServing || !vs.quorumUp)) {
-        sorryIn(vs);
-      }
-    }
-
-    for (RealServer rc : cfg.servers().values()) {
-      RsState was = oldByKey.get(rc.dest().key());
-      RsState rs = new RsState(rc);
-      vs.servers.put(rc.name(), rs);
-      if (was == null) {
-        if (rc.inhibit()) {
-          serverIn(vs, rs);
-        }
-        continue;
-      }
-      rs.alive = was.alive;
-      rs.present = was.present;
-      rs.maint = was.maint;
-      rs.rampStart = was.rampStart;
-      rs.written = was.written;
-      if (rs.rampStart >= 0 && !rc.slowStart().equals(was.config.slowStart())) {
-        handRamp(vs, rs); // the same ramp, with its new length
-      }
-      long w = (long) was.weight + rc.weight() - was.config.weight();
-      rs.weight = (int) Math.max(0, Math.min(Integer.MAX_VALUE, w));
-      Integer want = desiredWeight(vs, rs);
-      Integer have = rs.present ? desiredWeight(old, was) : null;
-      if (rs.present && want == null) {
-        serverOut(vs, rs, true);
-      } else if (!rs.present && want != null) {
-        serverIn(vs, rs);
-      } else if (rs.present
-          && (!sameDest(was.config.dest(), rc.dest()) || !Objects.equals(want, have))) {
-        LOG.info("{}: changing {} (weight {})", name, rc.name(), want);
-        int ww = want;
-        forEachService(vs, s -> table.setDest(s.key(), destFor(s, rc.dest(), ww)));
-      }
-    }
-
-    if (dropOldSorry) {
-      LOG.info("{}: removing sorry server {}", name, oldSorry.key());
-      for (Service s : cfg.services()) {
-        if (oldServices.containsKey(s.key())) {
-          table.delDest(s.key(), destFor(s, oldSorry, 0).key());
-        }
-      }
-    }
-
-    // Services new to this virtual server (a group that grew) get every destination present;
-    // those the steps above already wrote are set again, harmlessly.
-    for (Service s : cfg.services()) {
-      if (!oldServices.containsKey(s.key())) {
-        for (RsState rs : vs.servers.values()) {
-          Integer w = desiredWeight(vs, rs);
-          if (w != null && rs.present) {
-            table.addDest(s.key(), destFor(s, rs.config.dest(), w));
-          }
-        }
-        if (vs.sorryPresent) {
-          table.addDest(s.key(), destFor(s, newSorry, sorryWeight(vs, s)));
-        }
-      }
-    }
-    sorryStandBy(vs);
-    return vs;
-  }
-
-  private static boolean sameDest(Dest a, Dest b) {
-    return a.forwarding() == b.forwarding()
-        && a.upperThreshold() == b.upperThreshold()
-        && a.lowerThreshold() == b.lowerThreshold()
-        && Objects.equals(a.tunnel(), b.tunnel());
-  }
-
-  private void removeAll(VsState vs) throws TableException {
-    // Deleting a service deletes its destinations in the kernel; sorry and real servers go first
-    // anyway so a table that shares nothing else behaves like keepalived's clear_service_vs.
-    Dest sorry = vs.config.sorryServer();
-    for (Service s : vs.config.services()) {
-      if (sorry != null && vs.sorryPresent) {
-        table.delDest(s.key(), destFor(s, sorry, 0).key());
-      }
-      for (RsState rs : vs.servers.values()) {
-        if (rs.present) {
-          table.delDest(s.key(), destFor(s, rs.config.dest(), 0).key());
-        }
-      }
-      LOG.info("Removing service {} ({})", s.key(), vs.config.name());
-      table.delService(s.key());
-    }
-    vs.sorryPresent = false;
-    vs.sorryServing = false;
-    vs.overflowing.clear();
-    vs.servers.values().forEach(rs -> rs.present = false);
-  }
-
-  /** keepalived's ADD_DEST for a real server, with the inhibit rewrite (ipvswrapper.c:569-577). */
-  private void serverIn(VsState vs, RsState rs) throws TableException {
-    if (rs.maint) {
-      return;
-    }
-    boolean serving = rs.alive && vs.mayChangeServers();
-    if (!serving && rs.rampStart >= 0) {
-      rs.rampStart = -1;
-      handRamp(vs, rs);
-    }
-    int w = serving ? current(rs) : 0;
-    rs.written = w;
-    if (rs.present) {
-      if (!rs.config.inhibit()) {
-        return;
-      }
-      LOG.info("{}: enabling {} (weight {})", vs.config.name(), rs.config.name(), w);
-      forEachService(vs, s -> table.setDest(s.key(), destFor(s, rs.config.dest(), w)));
-    } else {
-      LOG.info("{}: adding {} (weight {})", vs.config.name(), rs.config.name(), w);
-      forEachService(vs, s -> table.addDest(s.key(), destFor(s, rs.config.dest(), w)));
-      rs.present = true;
-    }
-  }
-
-  /**
-   * keepalived's DEL_DEST for a real server: an inhibit server is drained to weight 0 unless the
-   * removal is forced (the server left the configuration).
-   */
-  private void serverOut(VsState vs, RsState rs, boolean force) throws TableException {
-    if (rs.rampStart >= 0) {
-      rs.rampStart = -1;
-      handRamp(vs, rs);
-    }
-    if (rs.config.inhibit() && !force) {
-      LOG.info("{}: disabling {} (weight 0)", vs.config.name(), rs.config.name());
-      forEachService(vs, s -> table.setDest(s.key(), destFor(s, rs.config.dest(), 0)));
-      rs.present = true;
-      return;
-    }
-    LOG.info("{}: removing {}", vs.config.name(), rs.config.name());
-    forEachService(vs, s -> table.delDest(s.key(), destFor(s, rs.config.dest(), 0).key()));
-    rs.present = false;
-  }
-
-  private void sorryIn(VsState vs) throws TableException {
-    Dest sorry = vs.config.sorryServer();
-    LOG.info(
-        "{}: {} sorry server {}",
-        vs.config.name(),
-        vs.sorryPresent ? "enabling" : "adding",
-        sorry.key());
-    if (vs.sorryPresent) {
-      forEachService(vs, s -> table.setDest(s.key(), destFor(s, sorry, sorry.weight())));
-    } else {
-      forEachService(vs, s -> table.addDest(s.key(), destFor(s, sorry, sorry.weight())));
-    }
-    vs.sorryPresent = true;
-    vs.sorryServing = true;
-    // Quorum loss owns the sorry server now; overflow is decided afresh when quorum returns.
-    vs.overflowing.clear();
-  }
-
-  /**
-   * The sorry server stops serving. Overflow starts again from "the pool has room": the real
-   * servers have just come back, and the counters read while they were out say nothing about them.
-   */
-  private void sorryOut(VsState vs, boolean force) throws TableException {
-    Dest sorry = vs.config.sorryServer();
-    vs.overflowing.clear();
-    if (vs.config.sorryStandsBy() && !force) {
-      LOG.info("{}: disabling sorry server {} (weight 0)", vs.config.name(), sorry.key());
-      forEachService(vs, s -> table.setDest(s.key(), destFor(s, sorry, 0)));
-    } else {
-      LOG.info("{}: removing sorry server {}", vs.config.name(), sorry.key());
-      forEachService(vs, s -> table.delDest(s.key(), destFor(s, sorry, 0).key()));
-      vs.sorryPresent = false;
-    }
-    vs.sorryServing = false;
-  }
-
-  /**
-   * An inhibit sorry server sits in the table at weight 0 from startup (ipwrapper.c:661-673); so
-   * does one that takes overflow, so that overflowing is a weight change.
-   */
-  private void sorryStandBy(VsState vs) throws TableException {
-    Dest sorry = vs.config.sorryServer();
-    if (vs.config.sorryStandsBy() && !vs.sorryPresent) {
-      forEachService(vs, s -> table.addDest(s.key(), destFor(s, sorry, 0)));
-      vs.sorryPresent = true;
-    }
-  }
-
-  /**
-   * The destination as the kernel gets it for one service: direct routing and tunnelling cannot
-   * change the port, so their destinations take the service's (0 for a fwmark service), as
-   * keepalived's ipvs_cmd does (ipvswrapper.c:601-621).
-   */
-  static Dest destFor(Service s, Dest d, int weight) {
-    int port = d.port();
-    if (d.forwarding() != ForwardingMethod.MASQ) {
-      port = s.key().isFwmark() ? 0 : s.key().port();
-    }
-    return new Dest(
-        d.address(),
-        port,
-        d.forwarding(),
-        weight,
-        d.upperThreshold(),
-        d.lowerThreshold(),
-        d.tunnel());
-  }
-
-  private interface ServiceOp {
-    void apply(Service s) throws TableException;
-  }
-
-  private static void forEachService(VsState vs, ServiceOp op) throws TableException {
-    for (Service s : vs.config.services()) {
-      op.apply(s);
+      dests = Collections.unmodifiableMap(new LinkedHashMap<>(dests));
     }
   }
 
@@ -1149,83 +612,5 @@ public final class Applier {
       throw new UnknownServerException(name, null);
     }
     return vs;
-  }
-
-  private static RsState rs(VsState vs, String name) throws UnknownServerException {
-    RsState rs = vs.servers.get(name);
-    if (rs == null) {
-      throw new UnknownServerException(vs.config.name(), name);
-    }
-    return rs;
-  }
-
-  private static final class VsState {
-    final VirtualServer config;
-    final Map<String, RsState> servers = new LinkedHashMap<>();
-    boolean initialized;
-    boolean quorumUp;
-
-    /** The sorry server is in the table at its weight because quorum is lost. */
-    boolean sorryServing;
-
-    /** The sorry server is in the table at all (at weight 0 when inhibit and not serving). */
-    boolean sorryPresent;
-
-    /** Services whose pool is full, so the standing-by sorry server is at its weight. */
-    final Set<ServiceKey> overflowing = new HashSet<>();
-
-    VsState(VirtualServer config) {
-      this.config = config;
-      for (RealServer rs : config.servers().values()) {
-        servers.put(rs.name(), new RsState(rs));
-      }
-    }
-
-    /** An independent copy, to go back to when a change fails. */
-    VsState copy() {
-      VsState c = new VsState(config);
-      c.servers.clear();
-      servers.forEach((k, rs) -> c.servers.put(k, rs.copy()));
-      c.initialized = initialized;
-      c.quorumUp = quorumUp;
-      c.sorryServing = sorryServing;
-      c.sorryPresent = sorryPresent;
-      return c;
-    }
-
-    /** "Change only if we have quorum or no sorry server" (ipwrapper.c:612-616). */
-    boolean mayChangeServers() {
-      return quorumUp || config.sorryServer() == null || !sorryServing;
-    }
-  }
-
-  private static final class RsState {
-    final RealServer config;
-    boolean alive;
-    boolean present;
-    int weight;
-
-    /** An operator's maint: out of the table even with inhibit. */
-    boolean maint;
-
-    /** When its slow start began (nanos), or -1 when it is not ramping. */
-    long rampStart = -1;
-
-    /** The weight last written for it while serving (the ramp's current step). */
-    int written;
-
-    RsState(RealServer config) {
-      this.config = config;
-      this.weight = config.weight();
-    }
-
-    RsState copy() {
-      RsState c = new RsState(config);
-      c.alive = alive;
-      c.present = present;
-      c.weight = weight;
-      c.maint = maint;
-      return c;
-    }
   }
 }

@@ -69,7 +69,7 @@ public final class OverflowWatch {
         }
         PoolRoom room = rooms.computeIfAbsent(s.key(), k -> new PoolRoom());
         kept.put(s.key(), room);
-        DestKey sorryHere = Applier.destFor(s, vs.sorryServer(), 0).key();
+        DestKey sorryHere = FanOut.destFor(s, vs.sorryServer(), 0).key();
         boolean full = !room.hasRoom(e.dests(), sorryHere);
         try {
           if (applier.overflow(vs.name(), s.key(), full)) {
