@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * outside one. A method added here is published as it is made unless it is written as a verdict.
  *
  * <p>The work is split by concern, as keepalived splits ipwrapper.c: {@link ServerMoves} (a real
- * server in and out of the table), {@link Ramps} (slow start), {@link SorryServer} (quorum and
+ * server in and out of the table), {@link RampSteps} (slow start), {@link SorryMoves} (quorum and
  * overflow), {@link Reload} (a new configuration by difference), {@link DesiredTable} (what drift
  * repair converges to) and {@link StatusView}. The state they work on is {@link VsState} and {@link
  * RsState}, each one immutable record replaced on every change, so that a copy saved before a
@@ -50,9 +50,9 @@ public final class Applier {
   /** Holds the table's publication across verdicts that arrive together, once enabled. */
   private final PublicationHold hold;
 
-  private final Ramps ramps;
+  private final RampSteps ramps;
   private final ServerMoves moves;
-  private final SorryServer sorry;
+  private final SorryMoves sorry;
   private final Reload reload;
 
   /**
@@ -68,9 +68,9 @@ public final class Applier {
     Objects.requireNonNull(nanos, "nanos");
     this.hold = new PublicationHold(Objects.requireNonNull(table, "table"), nanos);
     this.table = new TolerantTable(table, hold);
-    this.ramps = new Ramps(this.table, nanos);
+    this.ramps = new RampSteps(this.table, nanos);
     this.moves = new ServerMoves(this.table, ramps);
-    this.sorry = new SorryServer(this.table, moves);
+    this.sorry = new SorryMoves(this.table, moves);
     this.reload = new Reload(this.table, ramps, moves, sorry);
     for (Map.Entry<String, VirtualServer> e : vs.entrySet()) {
       vss.put(e.getKey(), new VsState(e.getValue()));
@@ -211,7 +211,7 @@ public final class Applier {
         () -> {
           if (vs.initialized() && vs.mayChangeServers()) {
             if (alive) {
-              up(vs, rs);
+              moves.up(vs, rs);
             } else {
               moves.out(vs, rs, false);
             }
@@ -224,23 +224,6 @@ public final class Applier {
           }
           rs.alive(alive);
         });
-  }
-
-  private void up(VsState vs, RsState rs) throws TableException {
-    RsState.Facts before = rs.facts();
-    rs.alive(true);
-    // Up after start: slow start (not at init, where every server would be "new").
-    ramps.start(rs);
-    try {
-      // Before the add, so that a ramping table's first connection is already ramped.
-      ramps.hand(vs, rs);
-      moves.in(vs, rs);
-    } catch (TableException e) {
-      rs.alive(false);
-      rs.rampStart(before.rampStart());
-      throw e;
-    }
-    ramps.mayHaveStarted(rs);
   }
 
   /**
@@ -340,7 +323,7 @@ public final class Applier {
 
   /** Whether any real server is in its slow start. */
   public synchronized boolean rampsActive() {
-    return Ramps.active(vss.values());
+    return RampSteps.active(vss.values());
   }
 
   /**
@@ -544,16 +527,7 @@ public final class Applier {
   public synchronized void removeServices() throws TableException {
     table.begin();
     try {
-      for (VsState vs : vss.values()) {
-        if (!vs.initialized()) {
-          continue;
-        }
-        for (Service s : vs.config.services()) {
-          LOG.info("Removing service {} ({})", s.key(), vs.config.name());
-          table.delService(s.key());
-        }
-        Reload.forget(vs);
-      }
+      reload.removeServices(vss.values());
     } finally {
       table.commit();
     }

@@ -51,7 +51,7 @@ final class DesiredTable {
         }
         Dest sorry = vs.config.sorryServer();
         if (sorry != null && (vs.sorryServing() || vs.config.sorryStandsBy())) {
-          Dest d = destFor(s, sorry, SorryServer.weight(vs, s));
+          Dest d = destFor(s, sorry, SorryMoves.weight(vs, s));
           dests.put(d.key(), d);
         }
         out.put(s.key(), new DesiredService(s, dests));

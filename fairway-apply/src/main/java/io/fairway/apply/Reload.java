@@ -26,11 +26,11 @@ final class Reload {
   private static final Logger LOG = LoggerFactory.getLogger(Reload.class);
 
   private final TolerantTable table;
-  private final Ramps ramps;
+  private final RampSteps ramps;
   private final ServerMoves moves;
-  private final SorryServer sorry;
+  private final SorryMoves sorry;
 
-  Reload(TolerantTable table, Ramps ramps, ServerMoves moves, SorryServer sorry) {
+  Reload(TolerantTable table, RampSteps ramps, ServerMoves moves, SorryMoves sorry) {
     this.table = table;
     this.ramps = ramps;
     this.moves = moves;
@@ -179,7 +179,7 @@ final class Reload {
           continue; // a new service: added with everything else below
         }
         int was = old.sorryServing() || old.overflowing().contains(s.key()) ? oldSorry.weight() : 0;
-        int w = SorryServer.weight(vs, s);
+        int w = SorryMoves.weight(vs, s);
         if (w != was || !oldSorry.equals(newSorry)) {
           table.setDest(s.key(), destFor(s, newSorry, w));
         }
@@ -236,7 +236,7 @@ final class Reload {
         }
       }
       if (vs.sorryPresent()) {
-        table.addDest(s.key(), destFor(s, vs.config.sorryServer(), SorryServer.weight(vs, s)));
+        table.addDest(s.key(), destFor(s, vs.config.sorryServer(), SorryMoves.weight(vs, s)));
       }
     }
   }
@@ -266,6 +266,20 @@ final class Reload {
       table.delService(s.key());
     }
     forget(vs);
+  }
+
+  /** The services of every installed virtual server, leaving their destinations to the kernel. */
+  void removeServices(java.util.Collection<VsState> vss) throws TableException {
+    for (VsState vs : vss) {
+      if (!vs.initialized()) {
+        continue;
+      }
+      for (Service s : vs.config.services()) {
+        LOG.info("Removing service {} ({})", s.key(), vs.config.name());
+        table.delService(s.key());
+      }
+      forget(vs);
+    }
   }
 
   /** The virtual server has nothing in the table any more. */

@@ -15,9 +15,9 @@ final class ServerMoves {
   private static final Logger LOG = LoggerFactory.getLogger(ServerMoves.class);
 
   private final TolerantTable table;
-  private final Ramps ramps;
+  private final RampSteps ramps;
 
-  ServerMoves(TolerantTable table, Ramps ramps) {
+  ServerMoves(TolerantTable table, RampSteps ramps) {
     this.table = table;
     this.ramps = ramps;
   }
@@ -66,5 +66,23 @@ final class ServerMoves {
   /** Writes a present server's weight in every service. */
   void setWeight(VsState vs, RsState rs, int w) throws TableException {
     forEachService(vs, s -> table.setDest(s.key(), destFor(s, rs.config.dest(), w)));
+  }
+
+  /** A verdict of up after start: slow start, then in; as it was if the table refuses. */
+  void up(VsState vs, RsState rs) throws TableException {
+    RsState.Facts before = rs.facts();
+    rs.alive(true);
+    // Up after start: slow start (not at init, where every server would be "new").
+    ramps.start(rs);
+    try {
+      // Before the add, so that a ramping table's first connection is already ramped.
+      ramps.hand(vs, rs);
+      in(vs, rs);
+    } catch (TableException e) {
+      rs.alive(false);
+      rs.rampStart(before.rampStart());
+      throw e;
+    }
+    ramps.mayHaveStarted(rs);
   }
 }

@@ -9,7 +9,7 @@ import java.util.List;
 final class StatusView {
   private StatusView() {}
 
-  static List<VirtualServerStatus> of(Collection<VsState> vss, Ramps ramps) {
+  static List<VirtualServerStatus> of(Collection<VsState> vss, RampSteps ramps) {
     List<VirtualServerStatus> out = new ArrayList<>();
     for (VsState vs : vss) {
       List<VirtualServerStatus.RealServerStatus> servers = new ArrayList<>();
@@ -29,7 +29,7 @@ final class StatusView {
     return out;
   }
 
-  private static VirtualServerStatus.RealServerStatus server(RsState rs, Ramps ramps) {
+  private static VirtualServerStatus.RealServerStatus server(RsState rs, RampSteps ramps) {
     long now = ramps.now();
     boolean rampingNow = ramps.showing(rs, now);
     return new VirtualServerStatus.RealServerStatus(

@@ -6,9 +6,9 @@
  * io.fairway.table}: the kernel's IPVS or the userspace data plane). Neither knows about the other.
  * Verdicts arrive here as plain calls ({@link io.fairway.apply.Applier#setAlive setAlive}, {@code
  * setWeight}, {@code quorum}), so this module does not depend on the check framework; the adapter
- * that turns the check engine's events into those calls is the daemon's {@code
- * io.fairway.daemon.ApplyingListener}, next to the reload logic that replaces both sides together.
- * This is the only place that knows how a verdict changes the table.
+ * that turns the check engine's events into those calls is the daemon's {@code ApplyingListener},
+ * next to the reload logic that replaces both sides together. This is the only place that knows how
+ * a verdict changes the table.
  *
  * <h2>Removing a server and draining a server are different operations</h2>
  *

@@ -19,8 +19,8 @@ import org.slf4j.LoggerFactory;
  * telling a table that ramps in its own scheduler ({@link RampTarget}) where the ramp is. The
  * ramp's state is in the server's {@link RsState}; this is the arithmetic and the table calls.
  */
-final class Ramps {
-  private static final Logger LOG = LoggerFactory.getLogger(Ramps.class);
+final class RampSteps {
+  private static final Logger LOG = LoggerFactory.getLogger(RampSteps.class);
 
   private final TolerantTable table;
   private final LongSupplier nanos;
@@ -28,7 +28,7 @@ final class Ramps {
   /** Told when a ramp starts, so a periodic step runs only while ramps do. */
   private Runnable started = () -> {};
 
-  Ramps(TolerantTable table, LongSupplier nanos) {
+  RampSteps(TolerantTable table, LongSupplier nanos) {
     this.table = table;
     this.nanos = nanos;
   }

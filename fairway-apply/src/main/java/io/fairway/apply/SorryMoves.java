@@ -16,13 +16,13 @@ import org.slf4j.LoggerFactory;
  * overflow, and raised per service while that service's pool is full ({@code
  * overflow_to_sorry_server}).
  */
-final class SorryServer {
-  private static final Logger LOG = LoggerFactory.getLogger(SorryServer.class);
+final class SorryMoves {
+  private static final Logger LOG = LoggerFactory.getLogger(SorryMoves.class);
 
   private final TolerantTable table;
   private final ServerMoves moves;
 
-  SorryServer(TolerantTable table, ServerMoves moves) {
+  SorryMoves(TolerantTable table, ServerMoves moves) {
     this.table = table;
     this.moves = moves;
   }
