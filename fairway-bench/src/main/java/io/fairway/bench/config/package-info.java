@@ -1,0 +1,5 @@
+/**
+ * Benchmarks of loading keepalived.conf: kept apart from the parser so the parser carries no JMH
+ * dependency, and so a reload of a large installation has a measured parse cost to hold it to.
+ */
+package io.fairway.bench.config;

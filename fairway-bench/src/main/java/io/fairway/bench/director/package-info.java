@@ -1,0 +1,5 @@
+/**
+ * Benchmarks of the director library (pick, key hashing, reconfiguration), in JMH and in thread CPU
+ * time: separate from fairway-director so the library ships without benchmark code or JMH.
+ */
+package io.fairway.bench.director;

@@ -1,0 +1,6 @@
+/**
+ * Running external scripts (MISC_CHECK, notify) the way keepalived does: bounded pool, own process
+ * group killed on timeout, dropped privileges. Apart from the checkers because notify scripts use
+ * it too.
+ */
+package io.fairway.check.script;

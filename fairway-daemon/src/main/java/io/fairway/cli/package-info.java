@@ -1,0 +1,6 @@
+/**
+ * The {@code fairway} command line (picocli): the commands an operator types, their options and
+ * one-line errors. Apart from {@link io.fairway.daemon} so that the running daemon does not depend
+ * on how it is invoked.
+ */
+package io.fairway.cli;

@@ -1,0 +1,6 @@
+/**
+ * Varnish's directors (round robin, random, fallback, hash, shard) reproduced pick for pick,
+ * including Varnish's own hashing and random number generator, so moving between Varnish and
+ * Fairway does not reshuffle which backend a request goes to.
+ */
+package io.fairway.director.varnish;
