@@ -1,0 +1,30 @@
+package io.fairway.daemon;
+
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchRule;
+import com.tngtech.archunit.library.freeze.FreezingArchRule;
+import org.junit.jupiter.api.Test;
+
+/**
+ * No new package cycle in Fairway's main code. The daemon's classpath holds every module it runs
+ * (Maven forbids cycles between modules, so a cycle is always inside one). The cycles there are
+ * today are frozen in {@code archunit-store}: a new one fails the build, and cutting one shrinks
+ * the store (ArchUnit rewrites it; commit the change).
+ */
+class PackageCycleTest {
+  static final JavaClasses MAIN =
+      new ClassFileImporter()
+          .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+          .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_JARS)
+          .importPackages("io.fairway");
+
+  @Test
+  void noNewPackageCycle() {
+    ArchRule rule = slices().matching("io.fairway.(**)").should().beFreeOfCycles();
+    FreezingArchRule.freeze(rule).check(MAIN);
+  }
+}
