@@ -255,4 +255,16 @@ class AdminHostileTest {
     Answer wrong = post("/api/v1/services/nope/servers/x/weight", "{\"weight\":1}", "wrong");
     oneLineError(wrong, 401, "Authorization: Bearer");
   }
+
+  @Test
+  void theStatusPageMayNotBeFramedAndRunsOnlyItsOwnScript() throws Exception {
+    Answer page = get("/", "127.0.0.1:" + server.address().getPort());
+    assertThat(page.status()).isEqualTo(200);
+    assertThat(page.head())
+        .containsIgnoringCase("x-frame-options: DENY")
+        .containsIgnoringCase("content-security-policy:")
+        .contains("frame-ancestors 'none'")
+        .contains("script-src 'self'");
+    assertThat(page.body()).doesNotContain("<script>").doesNotContain("style=");
+  }
 }
