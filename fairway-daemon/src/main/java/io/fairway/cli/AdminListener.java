@@ -2,7 +2,9 @@ package io.fairway.cli;
 
 import io.fairway.daemon.Daemon;
 import io.fairway.daemon.admin.AdminApi;
+import io.fairway.daemon.admin.AdminHosts;
 import io.fairway.daemon.admin.AdminHttpServer;
+import io.fairway.daemon.admin.AdminSessions;
 import io.fairway.daemon.admin.AdminToken;
 import io.fairway.daemon.admin.DaemonMetrics;
 import io.fairway.daemon.admin.ServicesView;
@@ -41,6 +43,7 @@ final class AdminListener implements AutoCloseable {
   /**
    * Starts the listener for a running daemon.
    *
+   * @param hosts the {@code Host} names answered ({@code --admin-host})
    * @param tokenFile {@code --admin-token-file}, or null to generate one
    * @param status the text of {@code GET /status}
    * @param reload what {@code POST /api/v1/reload} does (SIGHUP's path), null or the refusal
@@ -50,6 +53,7 @@ final class AdminListener implements AutoCloseable {
    */
   static AdminListener start(
       InetSocketAddress address,
+      AdminHosts hosts,
       Path tokenFile,
       StateFile state,
       Daemon daemon,
@@ -77,7 +81,14 @@ final class AdminListener implements AutoCloseable {
     AdminApi api = new AdminApi(daemon, () -> save(state, daemon), metrics::scrape, status, reload);
     AdminHttpServer server =
         AdminHttpServer.start(
-            address, token::get, !loopback, REQUEST_TIMEOUT, extra.apply(api), daemon.events());
+            address,
+            token::get,
+            !loopback,
+            REQUEST_TIMEOUT,
+            extra.apply(api),
+            daemon.events(),
+            new AdminSessions(),
+            hosts);
     Path generated = null;
     if (tokenFile == null) {
       generated = AdminToken.defaultFile(System.getenv(), server.address().getPort());

@@ -83,6 +83,13 @@ public final class DemoCommand implements Callable<Integer> {
       description = "loopback address for fairway status (default: a free port, printed)")
   String admin;
 
+  @Option(
+      names = "--admin-host",
+      paramLabel = "NAME",
+      description =
+          "a host name the admin listener answers to besides its address and localhost (repeatable)")
+  List<String> adminHosts = new ArrayList<>();
+
   /** How soon a typed command is seen, and how soon the reader notices the demo stopped. */
   private static final Duration COMMAND_POLL = Duration.ofMillis(100);
 
@@ -105,6 +112,13 @@ public final class DemoCommand implements Callable<Integer> {
       adminAddress = StatusCommand.parseAddress(admin);
     } catch (IllegalArgumentException e) {
       err.println("fairway: --admin: " + e.getMessage());
+      return Main.EXIT_USAGE;
+    }
+    io.fairway.daemon.admin.AdminHosts hosts;
+    try {
+      hosts = io.fairway.daemon.admin.AdminHosts.of(adminHosts);
+    } catch (IllegalArgumentException e) {
+      err.println("fairway: --admin-host: " + e.getMessage());
       return Main.EXIT_USAGE;
     }
     int vip = port == 0 ? freePort() : port;
@@ -138,7 +152,7 @@ public final class DemoCommand implements Callable<Integer> {
         return 1;
       }
       Daemon d = daemon;
-      adminServer = AdminServer.start(adminAddress, d::status);
+      adminServer = AdminServer.start(adminAddress, hosts, d::status);
       printWhatToTry(out, vip, conf, adminServer.address());
       signals.add(Signals.on("INT", stop::countDown));
       signals.add(Signals.on("TERM", stop::countDown));

@@ -254,7 +254,8 @@ public final class PickCommand implements Callable<Integer> {
     StringBuilder buf = new StringBuilder(1 << 16);
     try (in) {
       String line;
-      while ((line = in.readLine()) != null) {
+      KeyLines lines = new KeyLines(in);
+      while ((line = lines.next()) != null) {
         total++;
         String name;
         String base = null;
@@ -286,6 +287,10 @@ public final class PickCommand implements Callable<Integer> {
           }
         }
       }
+    } catch (KeyLines.TooLong e) {
+      out.write(buf.toString());
+      out.flush();
+      return fail(source + ":" + (total + 1) + ": " + e.getMessage());
     } catch (IOException e) {
       return fail("--keys " + keys + ": cannot read (" + reason(e) + ")");
     }

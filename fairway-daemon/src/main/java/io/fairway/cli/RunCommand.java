@@ -7,6 +7,7 @@ import io.fairway.check.engine.CheckEngine;
 import io.fairway.daemon.Daemon;
 import io.fairway.daemon.KeepalivedLoader;
 import io.fairway.daemon.Loader;
+import io.fairway.daemon.admin.AdminHosts;
 import io.fairway.daemon.admin.CheckMetrics;
 import io.fairway.daemon.admin.StateFile;
 import io.fairway.daemon.systemd.NativeWorkDir;
@@ -22,6 +23,8 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
@@ -75,6 +78,16 @@ public final class RunCommand implements Callable<Integer> {
       description =
           "the bearer token every admin mutation must carry (default: a random one written to a 0600 file in the runtime directory, path logged)")
   Path adminTokenFile;
+
+  @Option(
+      names = "--admin-host",
+      paramLabel = "NAME",
+      description =
+          "a host name the admin listener answers to besides its address and localhost (repeatable); a request with any other Host gets 421, which keeps web pages from reaching it by DNS rebinding")
+  List<String> adminHosts = new ArrayList<>();
+
+  /** {@link #adminHosts}, checked. */
+  private AdminHosts hosts = AdminHosts.DEFAULT;
 
   @Option(
       names = "--state-file",
@@ -193,6 +206,12 @@ public final class RunCommand implements Callable<Integer> {
       return Main.EXIT_USAGE;
     }
     InetSocketAddress adminAddress = null;
+    try {
+      hosts = AdminHosts.of(adminHosts);
+    } catch (IllegalArgumentException e) {
+      err.println("fairway: --admin-host: " + e.getMessage());
+      return Main.EXIT_USAGE;
+    }
     if (!"off".equals(admin)) {
       try {
         adminAddress = AdminClient.parseAddress(admin, adminTokenFile != null);
@@ -223,7 +242,7 @@ public final class RunCommand implements Callable<Integer> {
     sync.follow(vrrp);
     if (vrrp.only()) {
       // Only VRRP blocks: no table to open (no IPVS needed unless lvs_sync_daemon), no checkers.
-      return vrrp.runAlone(file, loader, adminAddress, admin, adminTokenFile, err, sync);
+      return vrrp.runAlone(file, loader, adminAddress, hosts, admin, adminTokenFile, err, sync);
     }
     Table table;
     try {
@@ -344,6 +363,7 @@ public final class RunCommand implements Callable<Integer> {
         server =
             AdminListener.start(
                 adminAddress,
+                hosts,
                 adminTokenFile,
                 state,
                 daemon,

@@ -362,6 +362,7 @@ final class VrrpRun implements AutoCloseable {
       Path file,
       io.fairway.daemon.Loader loader,
       InetSocketAddress adminAddress,
+      io.fairway.daemon.admin.AdminHosts hosts,
       String admin,
       Path adminTokenFile,
       PrintWriter err,
@@ -403,6 +404,7 @@ final class VrrpRun implements AutoCloseable {
         server =
             AdminListener.start(
                 adminAddress,
+                hosts,
                 adminTokenFile,
                 null,
                 daemon,

@@ -1,7 +1,9 @@
 package io.fairway.daemon;
 
 import io.fairway.daemon.admin.AdminApi;
+import io.fairway.daemon.admin.AdminHosts;
 import io.fairway.daemon.admin.AdminHttpServer;
+import io.fairway.daemon.admin.AdminSessions;
 import io.fairway.daemon.admin.EventHub;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -29,6 +31,17 @@ public final class AdminServer implements AutoCloseable {
    */
   public static AdminServer start(InetSocketAddress address, Supplier<String> status)
       throws IOException {
+    return start(address, AdminHosts.DEFAULT, status);
+  }
+
+  /**
+   * Starts serving requests whose {@code Host} is one of {@code hosts}.
+   *
+   * @throws IllegalArgumentException the address is not a loopback address
+   * @throws IOException the port cannot be bound
+   */
+  public static AdminServer start(
+      InetSocketAddress address, AdminHosts hosts, Supplier<String> status) throws IOException {
     if (address.isUnresolved() || !address.getAddress().isLoopbackAddress()) {
       throw new IllegalArgumentException("--admin must be a loopback address, got " + address);
     }
@@ -39,7 +52,9 @@ public final class AdminServer implements AutoCloseable {
             false,
             Duration.ofSeconds(10),
             AdminApi.statusOnly(status),
-            new EventHub(Clock.systemUTC())));
+            new EventHub(Clock.systemUTC()),
+            new AdminSessions(),
+            hosts));
   }
 
   /** The bound address (with the actual port when 0 was asked for). */

@@ -136,6 +136,10 @@ public final class AdminApi implements AdminRoutes, AutoCloseable {
               ? AdminResponse.json(200, new Reload("ok", null))
               : AdminResponse.json(422, new Reload("refused", refused)));
     }
+    if (!get && !r.authorized()) {
+      // Before any lookup: a 404 would list the names to someone without the token.
+      return done(unauthorized());
+    }
     if (p.isEmpty() || !p.get(0).equals("services")) {
       return done(notFound(r));
     }

@@ -27,7 +27,6 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
-import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.handler.codec.http.cookie.Cookie;
 import io.netty.handler.codec.http.cookie.CookieHeaderNames;
 import io.netty.handler.codec.http.cookie.DefaultCookie;
@@ -36,7 +35,6 @@ import io.netty.handler.codec.http.cookie.ServerCookieEncoder;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Supplier;
@@ -96,7 +94,34 @@ public final class AdminHttpServer implements AutoCloseable {
       EventHub events,
       AdminSessions sessions)
       throws java.io.IOException {
+    return start(
+        address,
+        token,
+        tokenForReads,
+        requestTimeout,
+        routes,
+        events,
+        sessions,
+        AdminHosts.DEFAULT);
+  }
+
+  /**
+   * Binds and starts serving, answering only requests whose {@code Host} is one of {@code hosts}.
+   *
+   * @see AdminHosts
+   */
+  public static AdminHttpServer start(
+      InetSocketAddress address,
+      Supplier<AdminToken> token,
+      boolean tokenForReads,
+      Duration requestTimeout,
+      AdminRoutes routes,
+      EventHub events,
+      AdminSessions sessions,
+      AdminHosts hosts)
+      throws java.io.IOException {
     Objects.requireNonNull(routes);
+    Objects.requireNonNull(hosts);
     Objects.requireNonNull(sessions);
     EventLoopGroup group =
         new MultiThreadIoEventLoopGroup(
@@ -114,7 +139,8 @@ public final class AdminHttpServer implements AutoCloseable {
                         .addLast(new HttpServerCodec(4096, 8192, 8192))
                         .addLast(new RequestTimeout(requestTimeout))
                         .addLast(new Aggregator())
-                        .addLast(new Handler(token, tokenForReads, routes, events, sessions));
+                        .addLast(
+                            new Handler(token, tokenForReads, routes, events, sessions, hosts));
                   }
                 });
     var bound = b.bind(address).awaitUninterruptibly();
@@ -196,13 +222,16 @@ public final class AdminHttpServer implements AutoCloseable {
     private final AdminRoutes routes;
     private final EventHub events;
     private final AdminSessions sessions;
+    private final AdminHosts hosts;
 
     Handler(
         Supplier<AdminToken> token,
         boolean tokenForReads,
         AdminRoutes routes,
         EventHub events,
-        AdminSessions sessions) {
+        AdminSessions sessions,
+        AdminHosts hosts) {
+      this.hosts = hosts;
       this.token = token;
       this.tokenForReads = tokenForReads;
       this.routes = routes;
@@ -220,13 +249,19 @@ public final class AdminHttpServer implements AutoCloseable {
             false);
         return;
       }
-      QueryStringDecoder q = new QueryStringDecoder(req.uri());
-      List<String> path = new ArrayList<>();
-      for (String seg : q.rawPath().split("/")) {
-        if (!seg.isEmpty()) {
-          path.add(QueryStringDecoder.decodeComponent(seg));
-        }
+      AdminResponse refused = refusedHost(ctx, req);
+      if (refused != null) {
+        send(ctx, refused, false);
+        return;
       }
+      RequestTarget target;
+      try {
+        target = RequestTarget.parse(req.uri());
+      } catch (IllegalArgumentException e) {
+        send(ctx, AdminResponse.error(400, e.getMessage()), false);
+        return;
+      }
+      List<String> path = target.path();
       AdminToken t = token.get();
       boolean authorized = t != null && t.accepts(req.headers().get(HttpHeaderNames.AUTHORIZATION));
       byte[] body = new byte[req.content().readableBytes()];
@@ -240,7 +275,7 @@ public final class AdminHttpServer implements AutoCloseable {
       long session = tokenForReads && !authorized ? sessions.remainingNanos(cookie(ctx, req)) : 0;
       AdminRequest r =
           new AdminRequest(
-              req.method().name(), path, q.parameters(), body, authorized, tokenForReads);
+              req.method().name(), path, target.query(), body, authorized, tokenForReads);
       if (tokenForReads && !authorized && session <= 0) {
         boolean get = req.method().equals(HttpMethod.GET) || req.method().equals(HttpMethod.HEAD);
         if (get && path.isEmpty()) {
@@ -310,6 +345,34 @@ public final class AdminHttpServer implements AutoCloseable {
                               send(ctx, resp, keepAlive);
                             }
                           }));
+    }
+
+    /** The answer to a request with no, several or a foreign {@code Host}; null when it is fine. */
+    private AdminResponse refusedHost(ChannelHandlerContext ctx, FullHttpRequest req) {
+      List<String> given = req.headers().getAll(HttpHeaderNames.HOST);
+      if (given.size() != 1) {
+        return AdminResponse.error(
+            400, "a request needs exactly one Host header, got " + given.size());
+      }
+      if (!hosts.accepts(given.get(0), (InetSocketAddress) ctx.channel().localAddress())) {
+        return AdminResponse.error(
+            421,
+            "Host '"
+                + printable(given.get(0))
+                + "' is not this admin listener (its address, localhost, or a name given with"
+                + " --admin-host)");
+      }
+      return null;
+    }
+
+    /** A header value fit for a one-line message: at most 100 printable ASCII characters. */
+    private static String printable(String s) {
+      StringBuilder b = new StringBuilder();
+      for (int i = 0; i < s.length() && b.length() < 100; i++) {
+        char c = s.charAt(i);
+        b.append(c >= ' ' && c <= '~' ? c : '?');
+      }
+      return b.toString();
     }
 
     /**
@@ -391,6 +454,15 @@ public final class AdminHttpServer implements AutoCloseable {
     }
   }
 
+  /**
+   * The status page loads only its own script and style sheet (no inline code, no inline style),
+   * talks only to this listener, and may not be framed: a framing page could trick a click on
+   * drain.
+   */
+  static final String CSP =
+      "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:;"
+          + " connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
   static FullHttpResponse full(AdminResponse resp) {
     FullHttpResponse r =
         new DefaultFullHttpResponse(
@@ -401,7 +473,9 @@ public final class AdminHttpServer implements AutoCloseable {
         .set(HttpHeaderNames.CONTENT_TYPE, resp.contentType())
         .set(HttpHeaderNames.CONTENT_LENGTH, resp.body().length)
         .set(HttpHeaderNames.CACHE_CONTROL, "no-store")
-        .set("X-Content-Type-Options", "nosniff");
+        .set("X-Content-Type-Options", "nosniff")
+        .set(HttpHeaderNames.CONTENT_SECURITY_POLICY, CSP)
+        .set("X-Frame-Options", "DENY");
     return r;
   }
 }
