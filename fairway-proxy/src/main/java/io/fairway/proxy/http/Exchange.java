@@ -190,6 +190,8 @@ final class Exchange implements SlotWaiter {
       return;
     }
     bodyBytes = true;
+    // Counted as L4 counts: what goes to the server, by the server's per-server counters.
+    server.inBytes.add(((ByteBuf) m).readableBytes());
     backend.write(m, backend.voidPromise());
     if (!backend.isWritable()) {
       client.pauseReading();
@@ -335,7 +337,9 @@ final class Exchange implements SlotWaiter {
     h.decoder.expect(request.isHead(), clientHttp10, request.upgrade);
     server.established.add(client.connection());
     // The kept head itself, not a duplicate: a retry rewinds it (writing moved its reader index).
-    ch.write(upstreamHead.retain().readerIndex(0), ch.voidPromise());
+    upstreamHead.readerIndex(0);
+    server.inBytes.add(upstreamHead.readableBytes());
+    ch.write(upstreamHead.retain(), ch.voidPromise());
     Object m;
     while ((m = pendingBody.poll()) != null) {
       writeBody(m);
@@ -367,6 +371,7 @@ final class Exchange implements SlotWaiter {
   void onBackendMessage(Object msg) {
     client.activity();
     if (msg instanceof HttpHead h) {
+      server.outBytes.add(h.length);
       responseHead(h);
     } else if (msg == StrictRequestDecoder.END) {
       if (chunkResponse) {
@@ -377,6 +382,7 @@ final class Exchange implements SlotWaiter {
       backendBroken("malformed response from " + server + ": " + m.reason());
     } else {
       ByteBuf b = (ByteBuf) msg;
+      server.outBytes.add(b.readableBytes());
       if (chunkResponse) {
         client.write(HeadWriter.chunkHeader(client.alloc(), b.readableBytes()));
         client.write(b);
