@@ -28,6 +28,16 @@ interface ClientSide {
   /** The address the client connected to, as a Host value for a request without one. */
   byte[] hostHeader();
 
+  /** The TLS version the client speaks, for the access log; {@code null} without TLS. */
+  default String tlsVersion() {
+    return null;
+  }
+
+  /** The server name the client asked for in its TLS handshake; {@code null} without. */
+  default String sni() {
+    return null;
+  }
+
   /** The client is gone or being closed: nothing more is written to it. */
   boolean closed();
 

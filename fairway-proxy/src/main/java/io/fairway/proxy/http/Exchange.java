@@ -3,6 +3,8 @@ package io.fairway.proxy.http;
 import io.fairway.proxy.ProxyOptions;
 import io.fairway.proxy.RateLimitedLog;
 import io.fairway.proxy.Timeouts;
+import io.fairway.proxy.accesslog.AccessLog;
+import io.fairway.proxy.accesslog.AccessRecord.Termination;
 import io.fairway.proxy.http.StrictRequestDecoder.Malformed;
 import io.fairway.proxy.l4.TcpFrontend;
 import io.fairway.proxy.table.Lease;
@@ -86,6 +88,10 @@ final class Exchange implements SlotWaiter {
   private final ArrayDeque<Object> pendingBody = new ArrayDeque<>(2);
 
   private boolean waitingFresh;
+
+  /** What the access log says of it (see {@link ExchangeLog}). */
+  private final ExchangeLog trace;
+
   private RealServer server;
   private Lease lease;
   private Channel backend;
@@ -104,6 +110,7 @@ final class Exchange implements SlotWaiter {
     this.timeouts = timeouts;
     this.request = h;
     this.start = System.nanoTime();
+    this.trace = new ExchangeLog(start);
     this.clientHttp10 = h.http10;
     this.clientKeepAlive = h.keepAlive() && !draining;
     this.deadlines = new ExchangeDeadlines(timeouts);
@@ -172,6 +179,10 @@ final class Exchange implements SlotWaiter {
     warnings.warn(
         vs.service().key(), "malformed request body: " + why, "from " + client.remoteAddress());
     boolean answered = responseStarted();
+    trace.cause = Termination.BAD_REQUEST;
+    if (!answered) {
+      trace.status = 400;
+    }
     end(false);
     if (answered) {
       client.close();
@@ -191,7 +202,9 @@ final class Exchange implements SlotWaiter {
     }
     bodyBytes = true;
     // Counted as L4 counts: what goes to the server, by the server's per-server counters.
-    server.inBytes.add(((ByteBuf) m).readableBytes());
+    int n = ((ByteBuf) m).readableBytes();
+    server.inBytes.add(n);
+    trace.bytesIn += n;
     backend.write(m, backend.voidPromise());
     if (!backend.isWritable()) {
       client.pauseReading();
@@ -258,8 +271,9 @@ final class Exchange implements SlotWaiter {
         vs.service().key(),
         "every server full (uthreshold or max_conns) for " + timeouts.connect(),
         request.method() + " " + request.target() + " from " + client.remoteAddress());
-    end(false);
+    trace.cause = Termination.QUEUE_TIMEOUT;
     generated(null, 503);
+    end(false);
     client.sendErrorAndClose(503, "No server is available to handle this request.");
   }
 
@@ -271,6 +285,7 @@ final class Exchange implements SlotWaiter {
     }
     RealServer rs = l.server;
     state = State.CONNECT;
+    trace.leased(rs);
     server = rs;
     lease = l;
     Channel pooled = fresh ? null : rs.pool.poll(client.eventLoop());
@@ -319,8 +334,9 @@ final class Exchange implements SlotWaiter {
             + request.target()
             + " from "
             + client.remoteAddress());
-    end(false);
+    trace.cause = none ? Termination.NO_SERVER : Termination.SERVER_FAILED;
     generated(none ? null : retries.lastFailed(), none ? 503 : 502);
+    end(false);
     client.sendErrorAndClose(
         none ? 503 : 502,
         none
@@ -330,6 +346,7 @@ final class Exchange implements SlotWaiter {
 
   private void attach(Channel ch) {
     state = State.FORWARD;
+    trace.connected();
     backend = ch;
     HttpBackendHandler h = (HttpBackendHandler) ch.pipeline().last();
     backendHandler = h;
@@ -339,6 +356,7 @@ final class Exchange implements SlotWaiter {
     // The kept head itself, not a duplicate: a retry rewinds it (writing moved its reader index).
     upstreamHead.readerIndex(0);
     server.inBytes.add(upstreamHead.readableBytes());
+    trace.bytesIn += upstreamHead.readableBytes();
     ch.write(upstreamHead.retain(), ch.voidPromise());
     Object m;
     while ((m = pendingBody.poll()) != null) {
@@ -372,6 +390,7 @@ final class Exchange implements SlotWaiter {
     client.activity();
     if (msg instanceof HttpHead h) {
       server.outBytes.add(h.length);
+      trace.bytesOut += h.length;
       responseHead(h);
     } else if (msg == StrictRequestDecoder.END) {
       if (chunkResponse) {
@@ -383,6 +402,7 @@ final class Exchange implements SlotWaiter {
     } else {
       ByteBuf b = (ByteBuf) msg;
       server.outBytes.add(b.readableBytes());
+      trace.bytesOut += b.readableBytes();
       if (chunkResponse) {
         client.write(HeadWriter.chunkHeader(client.alloc(), b.readableBytes()));
         client.write(b);
@@ -398,6 +418,9 @@ final class Exchange implements SlotWaiter {
 
   private void responseHead(HttpHead h) {
     deadlines.responseStarted();
+    if (h.status >= 200 || h.status == 101) {
+      trace.firstByte(h.status);
+    }
     if (h.status == 101) { // the decoder lets one through only for a protocol-switch request
       if (!requestComplete) {
         backendBroken(server + " switched protocols before the request body ended");
@@ -452,6 +475,7 @@ final class Exchange implements SlotWaiter {
     if (server != null) {
       server.http.completed(responseStatus, System.nanoTime() - start);
     }
+    trace.cause = Termination.OK;
     end(backendReusable && requestSent);
     client.answered(clientKeepAlive);
   }
@@ -468,6 +492,8 @@ final class Exchange implements SlotWaiter {
     lease = null;
     releaseHead();
     state = State.DONE;
+    trace.cause = Termination.UPGRADED;
+    logged();
     client.ended(this);
     client.startTunnel(b, rs, l, request);
   }
@@ -505,7 +531,22 @@ final class Exchange implements SlotWaiter {
     backend = null;
     backendHandler = null;
     state = State.DONE;
+    logged();
     client.ended(this);
+  }
+
+  private void logged() {
+    AccessLog log = vs.accessLog();
+    if (log != AccessLog.NONE) {
+      log.record(
+          trace.record(
+              client.remoteAddress(),
+              vs.service().key().toString(),
+              request,
+              retries.count(),
+              client.tlsVersion(),
+              client.sni()));
+    }
   }
 
   private void releaseHead() {
@@ -529,6 +570,7 @@ final class Exchange implements SlotWaiter {
           vs.service().key(),
           rs + " failed mid-response (" + why + "); closing the client",
           client.remoteAddress());
+      trace.cause = Termination.SERVER_FAILED;
       end(false);
       client.close();
       return;
@@ -568,12 +610,14 @@ final class Exchange implements SlotWaiter {
   private void backendBroken(String why) {
     warnings.warn(vs.service().key(), why, null);
     boolean answered = responseStarted();
-    RealServer rs = server;
+    trace.cause = Termination.SERVER_FAILED;
+    if (!answered) {
+      generated(server, 502);
+    }
     end(false);
     if (answered) {
       client.close();
     } else {
-      generated(rs, 502);
       client.sendErrorAndClose(502, "The server sent no valid response.");
     }
   }
@@ -590,6 +634,7 @@ final class Exchange implements SlotWaiter {
             vs.service().key(),
             server + " did not answer within " + timeouts.firstByte(),
             request.method() + " " + request.target());
+        trace.cause = Termination.SERVER_TIMEOUT;
         generated(server, 504);
         end(false);
         client.sendErrorAndClose(504, "The server did not answer in time.");
@@ -614,6 +659,10 @@ final class Exchange implements SlotWaiter {
             + " B/s); 408",
         client.remoteAddress() + " " + request.method() + " " + request.target());
     boolean answered = responseStarted();
+    trace.cause = Termination.CLIENT_TIMEOUT;
+    if (!answered) {
+      trace.status = 408;
+    }
     end(false); // the backend has half a request: its connection cannot be reused
     if (answered) {
       client.close();
@@ -624,6 +673,7 @@ final class Exchange implements SlotWaiter {
 
   /** Counts a response the proxy makes up: for the server the request went to, else the service. */
   private void generated(RealServer rs, int status) {
+    trace.status = status;
     (rs != null ? rs.http : vs.http).generated(status, System.nanoTime() - start);
   }
 }
