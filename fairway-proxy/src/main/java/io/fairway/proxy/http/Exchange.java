@@ -441,34 +441,13 @@ final class Exchange implements SlotWaiter {
       return;
     }
     state = State.STREAM;
-    backendReusable = h.keepAlive();
     responseStatus = h.status;
-    boolean dechunk = false;
-    boolean addChunked = false;
-    if (!request.isHead() && h.status != 204 && h.status != 304) {
-      if (h.chunked) {
-        if (clientHttp10) {
-          // The decoder passes the chunk data alone; the end of the body is the close.
-          dechunk = true;
-          clientKeepAlive = false;
-        }
-      } else if (h.transferEncoding || h.contentLength < 0) {
-        // Close-delimited body from the backend: chunk it for an HTTP/1.1 client, or end the
-        // client connection after it for an HTTP/1.0 one.
-        backendReusable = false;
-        if (!clientHttp10 && !h.transferEncoding && clientKeepAlive) {
-          addChunked = true;
-          chunkResponse = true;
-        } else {
-          clientKeepAlive = false;
-        }
-      }
-    }
-    HeadWriter.Connection c =
-        !clientKeepAlive
-            ? HeadWriter.Connection.CLOSE
-            : clientHttp10 ? HeadWriter.Connection.KEEP_ALIVE : HeadWriter.Connection.UNCHANGED;
-    client.write(HeadWriter.response(client.alloc(), h, dechunk, addChunked, c));
+    ResponseFraming f = ResponseFraming.of(h, request.isHead(), clientHttp10, clientKeepAlive);
+    backendReusable = f.backendReusable();
+    clientKeepAlive = f.clientKeepAlive();
+    chunkResponse = f.addChunked();
+    client.write(
+        HeadWriter.response(client.alloc(), h, f.dechunk(), f.addChunked(), f.connection()));
   }
 
   private void finish() {
