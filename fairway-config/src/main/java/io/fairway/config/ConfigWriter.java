@@ -375,6 +375,12 @@ final class ConfigWriter {
     return sb.toString();
   }
 
+  private void accessLogs(io.fairway.config.model.AccessLogs a) {
+    for (io.fairway.config.model.AccessLogs.Entry e : a.logs()) {
+      line("access_log " + e.path() + " " + e.format().keyword());
+    }
+  }
+
   private void proxySettings(io.fairway.config.model.ProxySettings p) {
     if (p.forwarded()) {
       line("http_forwarded");
@@ -416,6 +422,7 @@ final class ConfigWriter {
     }
     line("lb_kind " + forwarding(vs.forwarding()));
     proxySettings(vs.proxy());
+    accessLogs(vs.accessLogs());
     if (id instanceof VirtualServerId.Address a) {
       line("protocol " + a.protocol());
     } else if (id instanceof VirtualServerId.Group g) {

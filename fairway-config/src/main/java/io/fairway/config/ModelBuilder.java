@@ -134,6 +134,7 @@ final class ModelBuilder {
               "max_conns",
               "proxy_timeouts",
               "http_forwarded",
+              "access_log",
               "director",
               "members",
               "alt_header"));
@@ -324,7 +325,8 @@ final class ModelBuilder {
         s.overflowToSorryServer(),
         s.slowStart(),
         s.proxy(),
-        s.layout());
+        s.layout(),
+        s.accessLogs());
   }
 
   static String defaultName(VirtualServerId.Address a) {
@@ -419,6 +421,7 @@ final class ModelBuilder {
     Node hashBalanceNode = null;
     ProxySettings.Timeouts proxyTimeouts = ProxySettings.Timeouts.NONE;
     boolean httpForwarded = false;
+    List<io.fairway.config.model.AccessLogs.Entry> accessLogs = new ArrayList<>();
     List<Node> rsNodes = new ArrayList<>();
     List<Node> groupNodes = new ArrayList<>();
     Node membersNode = null;
@@ -639,6 +642,14 @@ final class ModelBuilder {
             Boolean b = v.args(c, 0, 1) ? v.bool(c, 1) : null;
             if (b != null) {
               httpForwarded = b;
+            }
+            break;
+          }
+        case "access_log":
+          {
+            io.fairway.config.model.AccessLogs.Entry a = AccessLogParser.parse(c, v, accessLogs);
+            if (a != null) {
+              accessLogs.add(a);
             }
             break;
           }
@@ -959,7 +970,8 @@ final class ModelBuilder {
         overflow,
         slowStart,
         new ProxySettings(proxyTimeouts, httpForwarded),
-        layout);
+        layout,
+        new io.fairway.config.model.AccessLogs(accessLogs));
   }
 
   private Scheduler scheduler(Node c) {

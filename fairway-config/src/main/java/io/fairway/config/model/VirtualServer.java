@@ -40,6 +40,7 @@ import java.util.Set;
  *     Fairway extensions)
  * @param layout the director's layering: named directors, the members of the virtual_server's
  *     director, the {@code alt_header} (Fairway extensions); {@link DirectorLayout#NONE} without
+ * @param accessLogs {@code access_log} lines (a Fairway extension); {@link AccessLogs#NONE} without
  */
 public record VirtualServer(
     Location location,
@@ -64,13 +65,67 @@ public record VirtualServer(
     boolean overflowToSorryServer,
     Duration slowStart,
     ProxySettings proxy,
-    DirectorLayout layout) {
+    DirectorLayout layout,
+    AccessLogs accessLogs) {
   public VirtualServer {
     java.util.Objects.requireNonNull(proxy, "proxy");
+    accessLogs = accessLogs == null ? AccessLogs.NONE : accessLogs;
     layout = layout == null ? DirectorLayout.NONE : layout;
     flags = Set.copyOf(flags);
     realServers = List.copyOf(realServers);
     slowStart = slowStart == null ? Duration.ZERO : slowStart;
+  }
+
+  /** Without access logs. */
+  public VirtualServer(
+      Location location,
+      VirtualServerId id,
+      String name,
+      Scheduler scheduler,
+      DirectorSpec director,
+      int hashBalanceFactor,
+      Forwarding forwarding,
+      Set<SchedulerFlag> flags,
+      Duration persistenceTimeout,
+      Optional<Integer> persistenceGranularity,
+      Optional<String> persistenceEngine,
+      boolean haSuspend,
+      boolean omega,
+      long quorum,
+      long hysteresis,
+      Optional<Script> quorumUp,
+      Optional<Script> quorumDown,
+      Optional<SorryServer> sorryServer,
+      List<RealServer> realServers,
+      boolean overflowToSorryServer,
+      Duration slowStart,
+      ProxySettings proxy,
+      DirectorLayout layout) {
+    this(
+        location,
+        id,
+        name,
+        scheduler,
+        director,
+        hashBalanceFactor,
+        forwarding,
+        flags,
+        persistenceTimeout,
+        persistenceGranularity,
+        persistenceEngine,
+        haSuspend,
+        omega,
+        quorum,
+        hysteresis,
+        quorumUp,
+        quorumDown,
+        sorryServer,
+        realServers,
+        overflowToSorryServer,
+        slowStart,
+        proxy,
+        layout,
+        AccessLogs.NONE);
   }
 
   /** Without layering. */
@@ -120,7 +175,8 @@ public record VirtualServer(
         overflowToSorryServer,
         slowStart,
         proxy,
-        DirectorLayout.NONE);
+        DirectorLayout.NONE,
+        AccessLogs.NONE);
   }
 
   /** True if persistence is on. */

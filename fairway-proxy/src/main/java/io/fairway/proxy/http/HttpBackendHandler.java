@@ -19,7 +19,7 @@ final class HttpBackendHandler extends ChannelInboundHandlerAdapter {
   final ResponseDecoder decoder;
 
   /** The exchange using this connection, {@code null} while it sits idle in the pool. */
-  HttpFrontend frontend;
+  Exchange exchange;
 
   HttpBackendHandler(RealServer server, ResponseDecoder decoder) {
     this.server = server;
@@ -28,7 +28,7 @@ final class HttpBackendHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
-    HttpFrontend f = frontend;
+    Exchange f = exchange;
     if (f == null) {
       // Nobody asked: a backend talking on an idle keep-alive connection is out of sync.
       ReferenceCountUtil.release(msg);
@@ -40,7 +40,7 @@ final class HttpBackendHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelReadComplete(ChannelHandlerContext ctx) {
-    HttpFrontend f = frontend;
+    Exchange f = exchange;
     if (f != null) {
       f.backendReadComplete();
     }
@@ -48,7 +48,7 @@ final class HttpBackendHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-    HttpFrontend f = frontend;
+    Exchange f = exchange;
     if (f != null) {
       f.backendWritabilityChanged(ctx.channel().isWritable());
     }
@@ -58,8 +58,8 @@ final class HttpBackendHandler extends ChannelInboundHandlerAdapter {
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
     server.pool.remove(ctx.channel());
-    HttpFrontend f = frontend;
-    frontend = null;
+    Exchange f = exchange;
+    exchange = null;
     if (f != null) {
       f.backendFailed("backend closed the connection");
     }
@@ -67,8 +67,8 @@ final class HttpBackendHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-    HttpFrontend f = frontend;
-    frontend = null;
+    Exchange f = exchange;
+    exchange = null;
     if (f != null) {
       f.backendFailed(TcpFrontend.reason(cause));
     }
@@ -77,7 +77,7 @@ final class HttpBackendHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-    if (evt instanceof IdleStateEvent && frontend == null) {
+    if (evt instanceof IdleStateEvent && exchange == null) {
       ctx.close();
     } else {
       ctx.fireUserEventTriggered(evt);

@@ -14,6 +14,14 @@
  * one array and rewritten by byte copies ({@link io.fairway.proxy.http.HeadWriter}), bodies pass as
  * slices of what was read, with no header map and no re-encoding per request.
  *
+ * <h2>Connections and exchanges</h2>
+ *
+ * <p>{@link io.fairway.proxy.http.HttpFrontend} is the HTTP/1.1 connection: heads, keep-alive,
+ * pipelining order, half-close, the upgrade tunnel. Each request it reads becomes an {@link
+ * io.fairway.proxy.http.Exchange} (server, lease, backend connection, retries, deadlines, an
+ * explicit state), which reaches its client only through {@link io.fairway.proxy.http.ClientSide},
+ * so that another protocol's streams (HTTP/2) can carry exchanges too.
+ *
  * <h2>What else lives here</h2>
  *
  * <p>Where a hashing director takes its key from a request ({@link

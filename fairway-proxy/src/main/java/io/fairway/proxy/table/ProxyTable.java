@@ -493,6 +493,15 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
     }
   }
 
+  /**
+   * Sends the records of a service's requests (or L4 connections) to {@code log}; {@code
+   * AccessLog.NONE} stops them. Takes effect for requests that start from now on.
+   */
+  public synchronized void setAccessLog(ServiceKey key, io.fairway.proxy.accesslog.AccessLog log)
+      throws TableException {
+    member(key).setAccessLog(log);
+  }
+
   @Override
   public synchronized void setService(Service service) throws TableException {
     VirtualService vs = member(service.key());

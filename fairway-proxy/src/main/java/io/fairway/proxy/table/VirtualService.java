@@ -76,6 +76,13 @@ public final class VirtualService {
   private final ConnectionExpiry expiry;
   private volatile Service service;
   private volatile ListenerSpec spec;
+
+  /**
+   * This service's {@code access_log}s, {@link io.fairway.proxy.accesslog.AccessLog#NONE} without.
+   */
+  private volatile io.fairway.proxy.accesslog.AccessLog accessLog =
+      io.fairway.proxy.accesslog.AccessLog.NONE;
+
   private volatile Timeouts timeouts;
   private volatile Pool pool;
 
@@ -156,6 +163,14 @@ public final class VirtualService {
 
   public Service service() {
     return service;
+  }
+
+  public io.fairway.proxy.accesslog.AccessLog accessLog() {
+    return accessLog;
+  }
+
+  void setAccessLog(io.fairway.proxy.accesslog.AccessLog log) {
+    accessLog = log == null ? io.fairway.proxy.accesslog.AccessLog.NONE : log;
   }
 
   public ListenerSpec spec() {

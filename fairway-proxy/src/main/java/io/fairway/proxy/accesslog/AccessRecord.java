@@ -1,0 +1,80 @@
+package io.fairway.proxy.accesslog;
+
+import java.net.InetSocketAddress;
+
+/**
+ * What the access log says about one ended request (or L4 connection). Durations are in
+ * microseconds, -1 when the stage was never reached; text fields are {@code null} when unknown
+ * (written as {@code -}).
+ *
+ * @param startMillis when the request's head arrived (epoch milliseconds)
+ * @param client the client's address and port
+ * @param virtualServer the virtual server's name
+ * @param realServer the real server that answered (the last one tried), or {@code null}
+ * @param method the request method, {@code null} for an L4 connection
+ * @param target the request target as sent, {@code null} for an L4 connection
+ * @param protocol the request's protocol ({@code HTTP/1.1}), {@code null} for L4
+ * @param status the status sent to the client, 0 when none was
+ * @param bytesIn bytes that went from the client to the server
+ * @param bytesOut bytes that came from the server for the client
+ * @param queueMicros time waiting for a slot (max_conns, uthreshold)
+ * @param connectMicros time to a backend connection (0 for a pooled one)
+ * @param firstByteMicros from the head's arrival to the response's head
+ * @param totalMicros from the head's arrival to the end
+ * @param retries backend attempts after the first
+ * @param tlsVersion the client's TLS version, {@code null} without TLS
+ * @param sni the client's TLS server name, {@code null} without TLS or SNI
+ * @param termination how it ended
+ */
+public record AccessRecord(
+    long startMillis,
+    InetSocketAddress client,
+    String virtualServer,
+    String realServer,
+    String method,
+    String target,
+    String protocol,
+    int status,
+    long bytesIn,
+    long bytesOut,
+    long queueMicros,
+    long connectMicros,
+    long firstByteMicros,
+    long totalMicros,
+    int retries,
+    String tlsVersion,
+    String sni,
+    Termination termination) {
+
+  /** How a request (or connection) ended, as the log names it. */
+  public enum Termination {
+    /** Answered in full. */
+    OK("ok"),
+    /** The client closed or half-closed before its answer. */
+    CLIENT_CLOSED("client_closed"),
+    /** The client was too slow sending its request. */
+    CLIENT_TIMEOUT("client_timeout"),
+    /** The request broke HTTP's framing. */
+    BAD_REQUEST("bad_request"),
+    /** No server to send it to (503). */
+    NO_SERVER("no_server"),
+    /** Every server stayed full for the connect timeout (503). */
+    QUEUE_TIMEOUT("queue_timeout"),
+    /** The server failed, or sent no valid response (502, or a response cut short). */
+    SERVER_FAILED("server_failed"),
+    /** The server did not answer within first_byte (504). */
+    SERVER_TIMEOUT("server_timeout"),
+    /** The server switched protocols; the connection became a tunnel. */
+    UPGRADED("upgraded");
+
+    private final String text;
+
+    Termination(String text) {
+      this.text = text;
+    }
+
+    public String text() {
+      return text;
+    }
+  }
+}

@@ -1,0 +1,42 @@
+package io.fairway.proxy.http;
+
+import io.fairway.proxy.Connector;
+import io.fairway.proxy.ProxyOptions;
+import io.fairway.proxy.Timeouts;
+import io.fairway.proxy.Transport;
+import io.fairway.proxy.table.RealServer;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.EventLoop;
+import io.netty.handler.timeout.IdleStateHandler;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Opens a keep-alive backend connection for HTTP: a response decoder, a reader-idle watch for its
+ * time in the pool, and the {@link HttpBackendHandler} that hands responses to the exchange using
+ * it. Opened on the client's event loop, so the connection and the exchange share a thread.
+ */
+final class BackendConnect {
+  private BackendConnect() {}
+
+  static ChannelFuture open(
+      RealServer rs, EventLoop loop, ProxyOptions options, Timeouts timeouts) {
+    int connectMillis = (int) timeouts.connect().toMillis();
+    ResponseDecoder decoder = new ResponseDecoder(options.maxHeaderSize() * 2 + 4096);
+    return Connector.connect(
+        loop,
+        Transport.socketChannel(rs.address.getAddress()),
+        ch -> {
+          ch.config().setAllocator(Transport.ALLOCATOR);
+          ch.config().setConnectTimeoutMillis(connectMillis);
+          ch.pipeline()
+              .addLast(decoder)
+              // Reader idle only: an idle pooled connection neither reads nor writes, and
+              // watching writes would cost a promise per write.
+              .addLast(
+                  new IdleStateHandler(
+                      options.backendKeepAlive().toMillis(), 0, 0, TimeUnit.MILLISECONDS));
+        },
+        new HttpBackendHandler(rs, decoder),
+        rs.address);
+  }
+}

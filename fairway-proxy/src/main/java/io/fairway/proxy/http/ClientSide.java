@@ -1,0 +1,83 @@
+package io.fairway.proxy.http;
+
+import io.fairway.proxy.table.Lease;
+import io.fairway.proxy.table.RealServer;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoop;
+import java.net.InetSocketAddress;
+
+/**
+ * What an {@link Exchange} may do to the client it answers. The HTTP/1.1 connection implements it
+ * over its channel; an HTTP/2 stream will implement it over its frames, which is why an exchange
+ * never touches the client's pipeline itself. Everything is called on the client's event loop.
+ */
+interface ClientSide {
+  /** The client's connection: what a server's {@code established} set holds while it serves it. */
+  Channel connection();
+
+  ByteBufAllocator alloc();
+
+  EventLoop eventLoop();
+
+  InetSocketAddress remoteAddress();
+
+  /** The client's address as X-Forwarded-For text. */
+  byte[] clientIp();
+
+  /** The address the client connected to, as a Host value for a request without one. */
+  byte[] hostHeader();
+
+  /** The TLS version the client speaks, for the access log; {@code null} without TLS. */
+  default String tlsVersion() {
+    return null;
+  }
+
+  /** The server name the client asked for in its TLS handshake; {@code null} without. */
+  default String sni() {
+    return null;
+  }
+
+  /** The client is gone or being closed: nothing more is written to it. */
+  boolean closed();
+
+  /** Inside a read of the client, whose end flushes the backend: nothing else need. */
+  boolean inRead();
+
+  /** A callback from elsewhere (a connect, a retry) runs now: it flushes what it writes. */
+  void notInRead();
+
+  /** The backend sent something: the exchange is not idle. */
+  void activity();
+
+  /** Writes part of the response; {@link #flush} sends it. */
+  void write(Object msg);
+
+  void flush();
+
+  boolean isWritable();
+
+  /** Stops reading the client: the backend cannot take more, or the request is whole. */
+  void pauseReading();
+
+  /** Reads the client again, unless it has nothing more to send. */
+  void resumeReading();
+
+  /** The exchange ended (answered or not); the client no longer has it in progress. */
+  void ended(Exchange e);
+
+  /** A complete response went out: the next request, or the close it asked for. */
+  void answered(boolean keepAlive);
+
+  /** Sends an error page of the proxy's own, then closes. */
+  void sendErrorAndClose(int status, String detail);
+
+  /** Closes once what was written is sent. */
+  void close();
+
+  /**
+   * The server switched protocols: the connection becomes a byte tunnel to {@code backend}, which
+   * then belongs to this client for good.
+   */
+  void startTunnel(Channel backend, RealServer rs, Lease lease, HttpHead request);
+}

@@ -1,0 +1,658 @@
+package io.fairway.proxy.http;
+
+import io.fairway.proxy.ProxyOptions;
+import io.fairway.proxy.RateLimitedLog;
+import io.fairway.proxy.Timeouts;
+import io.fairway.proxy.accesslog.AccessLog;
+import io.fairway.proxy.accesslog.AccessRecord.Termination;
+import io.fairway.proxy.http.StrictRequestDecoder.Malformed;
+import io.fairway.proxy.l4.TcpFrontend;
+import io.fairway.proxy.table.Lease;
+import io.fairway.proxy.table.Pick;
+import io.fairway.proxy.table.RealServer;
+import io.fairway.proxy.table.SlotWaiter;
+import io.fairway.proxy.table.VirtualService;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.util.ReferenceCountUtil;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+
+/**
+ * One request and its response: the server chosen for it, the lease, the backend connection (pooled
+ * keep-alive or fresh), its retries and its deadlines. It talks to its client only through {@link
+ * ClientSide}, so it does not care whether the request came on an HTTP/1.1 connection or another
+ * protocol's stream.
+ *
+ * <p>It goes {@link State#WAIT_SLOT} (only when every server is full) → {@link State#CONNECT} →
+ * {@link State#FORWARD} → {@link State#STREAM} → {@link State#DONE}, or from FORWARD to {@link
+ * State#TUNNEL} when the server switches protocols. A retry goes back to CONNECT (or WAIT_SLOT).
+ *
+ * <p>The request body streams to the backend as it arrives, with backpressure both ways: the side
+ * being written to decides whether the other side is read.
+ */
+final class Exchange implements SlotWaiter {
+  /** Where an exchange is; a request whose head has not arrived yet has no exchange. */
+  enum State {
+    /** Every server is full; the request waits in the service's queue for a slot. */
+    WAIT_SLOT,
+    /** A server is chosen (a lease held); its connection is being opened. */
+    CONNECT,
+    /** The request goes (or went) to the backend; no response head yet. */
+    FORWARD,
+    /** The response streams to the client. */
+    STREAM,
+    /** The server switched protocols; the tunnel starts after the backend's current read. */
+    TUNNEL,
+    DONE
+  }
+
+  private static final RateLimitedLog warnings = HttpFrontend.warnings;
+  private static final byte[] LAST_CHUNK = "0\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1);
+
+  private final ClientSide client;
+  private final VirtualService vs;
+  private final ProxyOptions options;
+  private final Timeouts timeouts;
+  final HttpHead request;
+
+  /** When the request's head arrived (System.nanoTime). */
+  private final long start;
+
+  private final String key;
+
+  /** The shard alt this request asks for ({@code alt_header}), or {@link RequestAlt#NONE}. */
+  private final int askedAlt;
+
+  private final boolean clientHttp10;
+  private boolean clientKeepAlive;
+  private final ExchangeDeadlines deadlines;
+  private final RetryState retries = new RetryState();
+  private State state = State.CONNECT;
+
+  /** The request head as the backend gets it, kept until the exchange ends for a retry. */
+  private ByteBuf upstreamHead;
+
+  private int responseStatus;
+  private boolean requestComplete;
+  private boolean requestSent;
+  private boolean bodyBytes;
+  private boolean backendReusable;
+
+  /** The response body is close-delimited and the proxy chunks it for the client. */
+  private boolean chunkResponse;
+
+  /** Body slices and END received before the backend connection exists. */
+  private final ArrayDeque<Object> pendingBody = new ArrayDeque<>(2);
+
+  private boolean waitingFresh;
+
+  /** What the access log says of it (see {@link ExchangeLog}). */
+  private final ExchangeLog trace;
+
+  private RealServer server;
+  private Lease lease;
+  private Channel backend;
+  private HttpBackendHandler backendHandler;
+
+  Exchange(
+      ClientSide client,
+      VirtualService vs,
+      ProxyOptions options,
+      Timeouts timeouts,
+      HttpHead h,
+      boolean draining) {
+    this.client = client;
+    this.vs = vs;
+    this.options = options;
+    this.timeouts = timeouts;
+    this.request = h;
+    this.start = System.nanoTime();
+    this.trace = new ExchangeLog(start);
+    this.clientHttp10 = h.http10;
+    this.clientKeepAlive = h.keepAlive() && !draining;
+    this.deadlines = new ExchangeDeadlines(timeouts);
+    if (h.chunked || h.contentLength > 0) {
+      deadlines.armBody(start);
+    }
+    this.key = vs.spec().keySource().extract(h);
+    this.askedAlt = RequestAlt.of(vs.spec().selection(), h);
+    this.upstreamHead =
+        HeadWriter.request(
+            client.alloc(),
+            h,
+            client.clientIp(),
+            h.hasHost ? null : client.hostHeader(),
+            vs.spec().forwarded());
+  }
+
+  /** Schedules the request: a server, then a connection to it. */
+  void start() {
+    acquire(false);
+  }
+
+  State state() {
+    return state;
+  }
+
+  boolean requestComplete() {
+    return requestComplete;
+  }
+
+  /** The table is stopping softly: this response says Connection: close (or closes after it). */
+  void noKeepAlive() {
+    clientKeepAlive = false;
+  }
+
+  private boolean responseStarted() {
+    return state == State.STREAM || state == State.TUNNEL;
+  }
+
+  // ---- the request, from the client
+
+  /** A body slice of the request, or its END. */
+  void onRequestPart(Object msg) {
+    if (msg == StrictRequestDecoder.END) {
+      requestComplete = true;
+      deadlines.bodyComplete();
+      if (request.upgrade) {
+        // The decoder holds what follows until the answer; one read's worth at most.
+        client.pauseReading();
+      }
+    } else {
+      deadlines.bodyProgress(((ByteBuf) msg).readableBytes());
+    }
+    if (backend == null) {
+      pendingBody.add(msg);
+      if (pendingBody.size() > 1) {
+        client.pauseReading(); // until the backend connection exists
+      }
+    } else {
+      writeBody(msg);
+    }
+  }
+
+  /** The request body broke its framing. */
+  void abortOnBadBody(String why) {
+    warnings.warn(
+        vs.service().key(), "malformed request body: " + why, "from " + client.remoteAddress());
+    boolean answered = responseStarted();
+    trace.cause = Termination.BAD_REQUEST;
+    if (!answered) {
+      trace.status = 400;
+    }
+    end(false);
+    if (answered) {
+      client.close();
+    } else {
+      client.sendErrorAndClose(400, "malformed request body");
+    }
+  }
+
+  private void writeBody(Object m) {
+    if (m == StrictRequestDecoder.END) {
+      requestSent = true;
+      if (!client.inRead()) {
+        backend.flush();
+      }
+      deadlines.armResponse();
+      return;
+    }
+    bodyBytes = true;
+    // Counted as L4 counts: what goes to the server, by the server's per-server counters.
+    int n = ((ByteBuf) m).readableBytes();
+    server.inBytes.add(n);
+    trace.bytesIn += n;
+    backend.write(m, backend.voidPromise());
+    if (!backend.isWritable()) {
+      client.pauseReading();
+    }
+  }
+
+  /** The client's read ended: what it brought goes to the backend. */
+  void flushBackend() {
+    if (backend != null) {
+      backend.flush();
+    }
+  }
+
+  void clientWritabilityChanged(boolean writable) {
+    if (backend != null && responseStarted()) {
+      backend.config().setAutoRead(writable);
+    }
+  }
+
+  void backendWritabilityChanged(boolean writable) {
+    if (!requestComplete && writable) {
+      client.resumeReading();
+    }
+  }
+
+  // ---- choosing a server and a connection
+
+  /** Chooses a server and gets a connection to it; {@code fresh} skips pooled connections. */
+  private void acquire(boolean fresh) {
+    Pick p =
+        vs.schedule(
+            client.remoteAddress(),
+            key,
+            retries.tried(),
+            askedAlt,
+            client.eventLoop(),
+            timeouts.connect(),
+            this);
+    if (p instanceof Pick.Queued) {
+      state = State.WAIT_SLOT;
+      waitingFresh = fresh;
+      return;
+    }
+    acquire(p, fresh);
+  }
+
+  @Override
+  public boolean gone() {
+    return client.closed() || state == State.DONE;
+  }
+
+  @Override
+  public void resume(Pick p) {
+    acquire(p, waitingFresh); // or the 503 of no server at all: nothing to wait for any more
+  }
+
+  /** No slot within the connect timeout: 503, as when there is no server. */
+  @Override
+  public void timedOut() {
+    if (gone()) {
+      return;
+    }
+    warnings.warn(
+        vs.service().key(),
+        "every server full (uthreshold or max_conns) for " + timeouts.connect(),
+        request.method() + " " + request.target() + " from " + client.remoteAddress());
+    trace.cause = Termination.QUEUE_TIMEOUT;
+    generated(null, 503);
+    end(false);
+    client.sendErrorAndClose(503, "No server is available to handle this request.");
+  }
+
+  /** Goes on with the server a {@link Lease} is for, or answers when there is none. */
+  private void acquire(Pick p, boolean fresh) {
+    if (!(p instanceof Lease l)) {
+      noServer(p != Pick.None.ALL_TRIED);
+      return;
+    }
+    RealServer rs = l.server;
+    state = State.CONNECT;
+    trace.leased(rs);
+    server = rs;
+    lease = l;
+    Channel pooled = fresh ? null : rs.pool.poll(client.eventLoop());
+    if (pooled != null) {
+      retries.attempt(true);
+      attach(pooled);
+      return;
+    }
+    long connectStart = System.nanoTime();
+    ChannelFuture f = BackendConnect.open(rs, client.eventLoop(), options, timeouts);
+    f.addListener(
+        x -> {
+          if (client.closed() || state == State.DONE || lease != l) {
+            l.closeRequest();
+            f.channel().close();
+            return;
+          }
+          if (f.isSuccess()) {
+            rs.http.connected(System.nanoTime() - connectStart);
+            retries.attempt(false);
+            client.notInRead();
+            attach(f.channel());
+          } else {
+            warnings.warn(
+                vs.service().key(),
+                "connect to " + rs + " failed: " + TcpFrontend.reason(f.cause()),
+                null);
+            rs.http.connectFailed();
+            l.closeRequest();
+            lease = null;
+            server = null;
+            retries.connectFailed(rs);
+            acquire(fresh);
+          }
+        });
+  }
+
+  /** No server at all (503), or every one failed (502). */
+  private void noServer(boolean none) {
+    warnings.warn(
+        vs.service().key(),
+        none ? "no destination available" : "every destination failed",
+        (none ? "" : retries.tried() + " ")
+            + request.method()
+            + " "
+            + request.target()
+            + " from "
+            + client.remoteAddress());
+    trace.cause = none ? Termination.NO_SERVER : Termination.SERVER_FAILED;
+    generated(none ? null : retries.lastFailed(), none ? 503 : 502);
+    end(false);
+    client.sendErrorAndClose(
+        none ? 503 : 502,
+        none
+            ? "No server is available to handle this request."
+            : "The server could not be reached.");
+  }
+
+  private void attach(Channel ch) {
+    state = State.FORWARD;
+    trace.connected();
+    backend = ch;
+    HttpBackendHandler h = (HttpBackendHandler) ch.pipeline().last();
+    backendHandler = h;
+    h.exchange = this;
+    h.decoder.expect(request.isHead(), clientHttp10, request.upgrade);
+    server.established.add(client.connection());
+    // The kept head itself, not a duplicate: a retry rewinds it (writing moved its reader index).
+    upstreamHead.readerIndex(0);
+    server.inBytes.add(upstreamHead.readableBytes());
+    trace.bytesIn += upstreamHead.readableBytes();
+    ch.write(upstreamHead.retain(), ch.voidPromise());
+    Object m;
+    while ((m = pendingBody.poll()) != null) {
+      writeBody(m);
+    }
+    if (requestComplete && !requestSent) {
+      // A retry of a bodiless request: the original end-of-request was already consumed.
+      requestSent = true;
+      deadlines.armResponse();
+    }
+    if (!client.inRead()) {
+      ch.flush();
+    }
+    if (!requestComplete && ch.isWritable()) {
+      client.resumeReading();
+    }
+  }
+
+  // ---- the response, from the backend
+
+  /** The backend's current read was passed on. */
+  void backendReadComplete() {
+    if (state == State.TUNNEL) {
+      startTunnel();
+    } else {
+      client.flush();
+    }
+  }
+
+  void onBackendMessage(Object msg) {
+    client.activity();
+    if (msg instanceof HttpHead h) {
+      server.outBytes.add(h.length);
+      trace.bytesOut += h.length;
+      responseHead(h);
+    } else if (msg == StrictRequestDecoder.END) {
+      if (chunkResponse) {
+        client.write(Unpooled.wrappedBuffer(LAST_CHUNK));
+      }
+      finish();
+    } else if (msg instanceof Malformed m) {
+      backendBroken("malformed response from " + server + ": " + m.reason());
+    } else {
+      ByteBuf b = (ByteBuf) msg;
+      server.outBytes.add(b.readableBytes());
+      trace.bytesOut += b.readableBytes();
+      if (chunkResponse) {
+        client.write(HeadWriter.chunkHeader(client.alloc(), b.readableBytes()));
+        client.write(b);
+        client.write(Unpooled.wrappedBuffer(HeadWriter.CRLF));
+      } else {
+        client.write(b);
+      }
+      if (!client.isWritable()) {
+        backend.config().setAutoRead(false);
+      }
+    }
+  }
+
+  private void responseHead(HttpHead h) {
+    deadlines.responseStarted();
+    if (h.status >= 200 || h.status == 101) {
+      trace.firstByte(h.status);
+    }
+    if (h.status == 101) { // the decoder lets one through only for a protocol-switch request
+      if (!requestComplete) {
+        backendBroken(server + " switched protocols before the request body ended");
+        return;
+      }
+      state = State.TUNNEL;
+      // As it came: its Upgrade and Connection headers are the switch itself.
+      client.write(Unpooled.wrappedBuffer(h.bytes, 0, h.length));
+      return;
+    }
+    if (h.status < 200) {
+      // 100 Continue and friends: passed on, the real response follows. Not to an HTTP/1.0
+      // client, which cannot know them (RFC 9110 15.2).
+      if (!clientHttp10) {
+        client.write(
+            HeadWriter.response(client.alloc(), h, false, false, HeadWriter.Connection.UNCHANGED));
+      }
+      return;
+    }
+    state = State.STREAM;
+    responseStatus = h.status;
+    ResponseFraming f = ResponseFraming.of(h, request.isHead(), clientHttp10, clientKeepAlive);
+    backendReusable = f.backendReusable();
+    clientKeepAlive = f.clientKeepAlive();
+    chunkResponse = f.addChunked();
+    client.write(
+        HeadWriter.response(client.alloc(), h, f.dechunk(), f.addChunked(), f.connection()));
+  }
+
+  private void finish() {
+    if (server != null) {
+      server.http.completed(responseStatus, System.nanoTime() - start);
+    }
+    trace.cause = Termination.OK;
+    end(backendReusable && requestSent);
+    client.answered(clientKeepAlive);
+  }
+
+  /** The server switched protocols: the exchange ends, its backend connection becomes a tunnel. */
+  private void startTunnel() {
+    Channel b = backend;
+    RealServer rs = server;
+    Lease l = lease;
+    backendHandler.exchange = null;
+    backend = null;
+    backendHandler = null;
+    server = null;
+    lease = null;
+    releaseHead();
+    state = State.DONE;
+    trace.cause = Termination.UPGRADED;
+    logged();
+    client.ended(this);
+    client.startTunnel(b, rs, l, request);
+  }
+
+  /** Ends the exchange: releases the server, pools or closes the backend connection. */
+  void end(boolean reuseBackend) {
+    deadlines.responseStarted();
+    RealServer rs = server;
+    Channel b = backend;
+    if (b != null) {
+      backendHandler.exchange = null;
+      if (!b.config().isAutoRead()) {
+        b.config().setAutoRead(true);
+      }
+      if (!(reuseBackend
+          && rs != null
+          && !rs.removed()
+          && rs.pool.offer(b, options.maxIdleBackendConnections()))) {
+        b.close();
+      }
+    }
+    if (lease != null) {
+      lease.closeRequest();
+    }
+    if (rs != null) {
+      rs.established.remove(client.connection());
+    }
+    Object m;
+    while ((m = pendingBody.poll()) != null) {
+      ReferenceCountUtil.release(m);
+    }
+    releaseHead();
+    server = null;
+    lease = null;
+    backend = null;
+    backendHandler = null;
+    state = State.DONE;
+    logged();
+    client.ended(this);
+  }
+
+  private void logged() {
+    AccessLog log = vs.accessLog();
+    if (log != AccessLog.NONE) {
+      log.record(
+          trace.record(
+              client.remoteAddress(),
+              vs.service().key().toString(),
+              request,
+              retries.count(),
+              client.tlsVersion(),
+              client.sni()));
+    }
+  }
+
+  private void releaseHead() {
+    if (upstreamHead != null) {
+      upstreamHead.release();
+      upstreamHead = null;
+    }
+  }
+
+  // ---- failures and deadlines
+
+  /** The backend connection failed or closed while this exchange was using it. */
+  void backendFailed(String why) {
+    if (state == State.DONE || client.closed()) {
+      return;
+    }
+    deadlines.responseStarted();
+    RealServer rs = server;
+    if (responseStarted()) {
+      warnings.warn(
+          vs.service().key(),
+          rs + " failed mid-response (" + why + "); closing the client",
+          client.remoteAddress());
+      trace.cause = Termination.SERVER_FAILED;
+      end(false);
+      client.close();
+      return;
+    }
+    boolean reused = retries.reusedConnection();
+    boolean replayable = requestComplete && !bodyBytes && request.idempotent();
+    if (retries.afterFailure(rs, replayable) == RetryState.Decision.GIVE_UP) {
+      backendBroken(rs + " failed before responding: " + why);
+      return;
+    }
+    warnings.info(
+        vs.service().key(),
+        rs
+            + " failed before responding ("
+            + why
+            + "); retrying"
+            + (reused ? " on a fresh connection" : " on another server"),
+        request.method() + " " + request.target());
+    rs.http.retried();
+    Channel b = backend;
+    backend = null;
+    backendHandler = null;
+    server = null;
+    requestSent = false;
+    if (b != null) {
+      b.close();
+    }
+    lease.closeRequest();
+    lease = null;
+    rs.established.remove(client.connection());
+    client.notInRead();
+    // A fresh connection: other pooled connections to a server that just died are likely dead
+    // too.
+    acquire(true);
+  }
+
+  private void backendBroken(String why) {
+    warnings.warn(vs.service().key(), why, null);
+    boolean answered = responseStarted();
+    trace.cause = Termination.SERVER_FAILED;
+    if (!answered) {
+      generated(server, 502);
+    }
+    end(false);
+    if (answered) {
+      client.close();
+    } else {
+      client.sendErrorAndClose(502, "The server sent no valid response.");
+    }
+  }
+
+  /**
+   * Checks this exchange's deadlines at {@code now}; true when one passed and the client was
+   * answered or closed for it.
+   */
+  boolean tick(long now) {
+    ExchangeDeadlines.Expired e = deadlines.expired(now);
+    if (e == ExchangeDeadlines.Expired.RESPONSE) {
+      if (!responseStarted()) {
+        warnings.warn(
+            vs.service().key(),
+            server + " did not answer within " + timeouts.firstByte(),
+            request.method() + " " + request.target());
+        trace.cause = Termination.SERVER_TIMEOUT;
+        generated(server, 504);
+        end(false);
+        client.sendErrorAndClose(504, "The server did not answer in time.");
+        return true;
+      }
+      e = deadlines.expired(now);
+    }
+    if (e == ExchangeDeadlines.Expired.BODY && !requestComplete) {
+      bodyTooSlow();
+      return true;
+    }
+    return false;
+  }
+
+  private void bodyTooSlow() {
+    warnings.info(
+        vs.service().key(),
+        "client too slow sending a request body (request_body "
+            + timeouts.requestBody()
+            + ", min rate "
+            + timeouts.requestBodyMinRate()
+            + " B/s); 408",
+        client.remoteAddress() + " " + request.method() + " " + request.target());
+    boolean answered = responseStarted();
+    trace.cause = Termination.CLIENT_TIMEOUT;
+    if (!answered) {
+      trace.status = 408;
+    }
+    end(false); // the backend has half a request: its connection cannot be reused
+    if (answered) {
+      client.close();
+    } else {
+      client.sendErrorAndClose(408, "The request body did not arrive in time.");
+    }
+  }
+
+  /** Counts a response the proxy makes up: for the server the request went to, else the service. */
+  private void generated(RealServer rs, int status) {
+    trace.status = status;
+    (rs != null ? rs.http : vs.http).generated(status, System.nanoTime() - start);
+  }
+}

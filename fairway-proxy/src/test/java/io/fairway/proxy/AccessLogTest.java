@@ -1,0 +1,154 @@
+package io.fairway.proxy;
+
+import static io.fairway.proxy.Fixtures.anyPort;
+import static io.fairway.proxy.Fixtures.dest;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.fairway.proxy.accesslog.AccessLog;
+import io.fairway.proxy.accesslog.AccessLogFormat;
+import io.fairway.proxy.accesslog.AccessLogWriter;
+import io.fairway.proxy.http.KeySource;
+import io.fairway.proxy.table.ListenerSpec;
+import io.fairway.proxy.table.ProxyTable;
+import io.fairway.table.Service;
+import io.fairway.table.ServiceKey;
+import io.fairway.testkit.ExternalPrograms;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AutoClose;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The access log of an HTTP service, written by the proxy table and read by goaccess and Jackson.
+ */
+class AccessLogTest {
+  @AutoClose final Cleanup cleanup = new Cleanup();
+  @TempDir Path dir;
+
+  private final HttpClient http =
+      HttpClient.newBuilder()
+          .version(HttpClient.Version.HTTP_1_1)
+          .connectTimeout(Duration.ofSeconds(2))
+          .build();
+
+  private HttpResponse<String> get(InetSocketAddress vip, String path) throws Exception {
+    return http.send(
+        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + vip.getPort() + path))
+            // Generous: the machines that run this are shared and often loaded.
+            .timeout(Duration.ofSeconds(20))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void oneLinePerRequestInBothFormatsAndGoaccessReadsTheCombinedOne() throws Exception {
+    HttpBackend b1 = cleanup.track(new HttpBackend("b1"));
+    ProxyTable t =
+        cleanup.track(
+            new ProxyTable(
+                ProxyOptions.defaults().toBuilder().ioThreads(2).build(),
+                k -> ListenerSpec.http(KeySource.CLIENT)));
+    ServiceKey k = anyPort();
+    t.addService(Service.of(k, "rr"));
+    InetSocketAddress vip = t.boundAddress(k);
+    AccessLogWriter combined =
+        new AccessLogWriter(dir.resolve("access.log"), AccessLogFormat.COMBINED, 1024);
+    AccessLogWriter json =
+        new AccessLogWriter(dir.resolve("access.json"), AccessLogFormat.JSON, 1024);
+    t.setAccessLog(k, AccessLog.of(List.of(combined, json)));
+
+    assertThat(get(vip, "/none").statusCode()).isEqualTo(503); // no server yet
+    t.addDest(k, dest(b1.address(), 1));
+    for (int i = 0; i < 5; i++) {
+      assertThat(get(vip, "/big?kb=" + (i + 1)).statusCode()).isEqualTo(200);
+    }
+    await().atMost(Duration.ofSeconds(10)).until(() -> json.written() == 6);
+    combined.close();
+    json.close();
+
+    List<JsonNode> lines = new ArrayList<>();
+    ObjectMapper m = new ObjectMapper();
+    for (String l : Files.readAllLines(dir.resolve("access.json"))) {
+      lines.add(m.readTree(l));
+    }
+    assertThat(lines).hasSize(6);
+    JsonNode first = lines.get(0);
+    assertThat(first.get("status").asInt()).isEqualTo(503);
+    assertThat(first.get("termination").asText()).isEqualTo("no_server");
+    assertThat(first.get("real_server").isNull()).isTrue();
+    assertThat(first.get("tls_version").isNull()).isTrue();
+    JsonNode last = lines.get(5);
+    assertThat(last.get("status").asInt()).isEqualTo(200);
+    assertThat(last.get("termination").asText()).isEqualTo("ok");
+    assertThat(last.get("target").asText()).isEqualTo("/big?kb=5");
+    assertThat(last.get("client").asText()).isEqualTo("127.0.0.1");
+    assertThat(last.get("real_server").asText()).contains(String.valueOf(b1.address().getPort()));
+    assertThat(last.get("bytes_out").asLong()).isGreaterThan(5 * 1024);
+    assertThat(last.get("total_us").asLong())
+        .isGreaterThanOrEqualTo(last.get("first_byte_us").asLong());
+
+    List<String> clf = Files.readAllLines(dir.resolve("access.log"));
+    assertThat(clf).hasSize(6);
+    assertThat(clf.get(5)).contains("\"GET /big?kb=5 HTTP/1.1\" 200 ");
+    JsonNode report = goaccess(dir.resolve("access.log"));
+    assertThat(report.at("/general/total_requests").asInt()).isEqualTo(6);
+    assertThat(report.at("/general/valid_requests").asInt()).isEqualTo(6);
+    assertThat(report.at("/general/failed_requests").asInt()).isZero();
+  }
+
+  private JsonNode goaccess(Path log) throws IOException, InterruptedException {
+    Path bin = ExternalPrograms.require("goaccess", "/usr/bin/goaccess");
+    Path out = dir.resolve("report.json");
+    Process p =
+        new ProcessBuilder(
+                bin.toString(), log.toString(), "--log-format=COMBINED", "-o", out.toString())
+            .redirectErrorStream(true)
+            .redirectOutput(dir.resolve("goaccess.out").toFile())
+            .start();
+    assertThat(p.waitFor(30, TimeUnit.SECONDS)).as("goaccess finished").isTrue();
+    assertThat(p.exitValue()).as(Files.readString(dir.resolve("goaccess.out"))).isZero();
+    return new ObjectMapper().readTree(out.toFile());
+  }
+
+  @Test
+  void aFileThatCannotBeWrittenCountsItsRecordsAsDropped() throws Exception {
+    // A directory where the file should be: every open fails.
+    Path notAFile = Files.createDirectory(dir.resolve("a-directory"));
+    try (AccessLogWriter w = new AccessLogWriter(notAFile, AccessLogFormat.JSON, 16)) {
+      for (int i = 0; i < 3; i++) {
+        assertThat(w.offer(AccessRecords.sample(i))).isTrue();
+      }
+      await().atMost(Duration.ofSeconds(5)).until(() -> w.dropped() == 3);
+      assertThat(w.written()).isZero();
+    }
+  }
+
+  @Test
+  void reopenWritesToANewFileAfterTheOldOneWasMoved() throws Exception {
+    Path log = dir.resolve("access.log");
+    try (AccessLogWriter w = new AccessLogWriter(log, AccessLogFormat.COMBINED, 16)) {
+      w.offer(AccessRecords.sample(1));
+      await().atMost(Duration.ofSeconds(5)).until(() -> w.written() == 1);
+      Files.move(log, dir.resolve("access.log.1")); // what logrotate does
+      w.reopen();
+      w.offer(AccessRecords.sample(2));
+      await().atMost(Duration.ofSeconds(5)).until(() -> w.written() == 2);
+    }
+    assertThat(Files.readAllLines(dir.resolve("access.log.1"))).hasSize(1);
+    assertThat(Files.readAllLines(log)).hasSize(1).allMatch(l -> l.contains("/item/2 "));
+  }
+}
