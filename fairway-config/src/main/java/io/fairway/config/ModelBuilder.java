@@ -134,6 +134,7 @@ final class ModelBuilder {
               "max_conns",
               "proxy_timeouts",
               "http_forwarded",
+              "tls",
               "director",
               "members",
               "alt_header"));
@@ -419,6 +420,8 @@ final class ModelBuilder {
     Node hashBalanceNode = null;
     ProxySettings.Timeouts proxyTimeouts = ProxySettings.Timeouts.NONE;
     boolean httpForwarded = false;
+    Node tlsNode = null;
+    io.fairway.config.model.TlsSettings tls = io.fairway.config.model.TlsSettings.NONE;
     List<Node> rsNodes = new ArrayList<>();
     List<Node> groupNodes = new ArrayList<>();
     Node membersNode = null;
@@ -642,6 +645,12 @@ final class ModelBuilder {
             }
             break;
           }
+        case "tls":
+          if (v.block(c)) {
+            tlsNode = c;
+            tls = TlsParser.parse(c, v);
+          }
+          break;
         case "real_server":
           rsNodes.add(c);
           break;
@@ -715,6 +724,9 @@ final class ModelBuilder {
       v.error(
           protocolNode != null ? protocolNode : n,
           "lb_kind " + forwarding.method() + " proxies TCP only, not " + protocol);
+    }
+    if (tlsNode != null) {
+      TlsParser.checkForwarding(tlsNode, forwarding.method(), v);
     }
     for (SchedulerFlag f : flags) {
       Node fn = flagNodes.get(f);
@@ -958,7 +970,7 @@ final class ModelBuilder {
         reals,
         overflow,
         slowStart,
-        new ProxySettings(proxyTimeouts, httpForwarded),
+        new ProxySettings(proxyTimeouts, httpForwarded, tls),
         layout);
   }
 
