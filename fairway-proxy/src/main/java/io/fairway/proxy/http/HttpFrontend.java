@@ -414,7 +414,12 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
     askedAlt = RequestAlt.of(vs.spec().selection(), h);
     upstreamHead =
         HeadWriter.request(
-            client.alloc(), h, clientIp, h.hasHost ? null : hostHeader(), vs.spec().forwarded());
+            client.alloc(),
+            h,
+            clientIp,
+            h.hasHost ? null : hostHeader(),
+            vs.spec().forwarded(),
+            io.fairway.proxy.tls.TlsHandshakes.isTls(client));
     acquire(false);
   }
 
