@@ -401,6 +401,22 @@ final class ConfigWriter {
     close();
   }
 
+  private void tls(io.fairway.config.model.TlsSettings t) {
+    if (!t.enabled()) {
+      return;
+    }
+    open("tls");
+    t.certificates().forEach(c -> line("certificate " + q(c.chain()) + " " + q(c.key())));
+    if (!t.protocols().equals(io.fairway.config.model.TlsSettings.DEFAULT_PROTOCOLS)) {
+      line("protocols " + String.join(" ", t.protocols()));
+    }
+    if (!t.alpn().isEmpty()) {
+      line("alpn " + String.join(" ", t.alpn()));
+    }
+    t.ticketKeys().ifPresent(k -> line("ticket_keys " + q(k.file())));
+    close();
+  }
+
   private void virtualServer(VirtualServer vs) {
     VirtualServerId id = vs.id();
     if (id instanceof VirtualServerId.Address a) {
@@ -423,6 +439,7 @@ final class ConfigWriter {
     line("lb_kind " + forwarding(vs.forwarding()));
     proxySettings(vs.proxy());
     accessLogs(vs.accessLogs());
+    tls(vs.proxy().tls());
     if (id instanceof VirtualServerId.Address a) {
       line("protocol " + a.protocol());
     } else if (id instanceof VirtualServerId.Group g) {

@@ -135,6 +135,7 @@ final class ModelBuilder {
               "proxy_timeouts",
               "http_forwarded",
               "access_log",
+              "tls",
               "director",
               "members",
               "alt_header"));
@@ -422,6 +423,8 @@ final class ModelBuilder {
     ProxySettings.Timeouts proxyTimeouts = ProxySettings.Timeouts.NONE;
     boolean httpForwarded = false;
     List<io.fairway.config.model.AccessLogs.Entry> accessLogs = new ArrayList<>();
+    Node tlsNode = null;
+    io.fairway.config.model.TlsSettings tls = io.fairway.config.model.TlsSettings.NONE;
     List<Node> rsNodes = new ArrayList<>();
     List<Node> groupNodes = new ArrayList<>();
     Node membersNode = null;
@@ -653,6 +656,12 @@ final class ModelBuilder {
             }
             break;
           }
+        case "tls":
+          if (v.block(c)) {
+            tlsNode = c;
+            tls = TlsParser.parse(c, v);
+          }
+          break;
         case "real_server":
           rsNodes.add(c);
           break;
@@ -726,6 +735,9 @@ final class ModelBuilder {
       v.error(
           protocolNode != null ? protocolNode : n,
           "lb_kind " + forwarding.method() + " proxies TCP only, not " + protocol);
+    }
+    if (tlsNode != null) {
+      TlsParser.checkForwarding(tlsNode, forwarding.method(), v);
     }
     for (SchedulerFlag f : flags) {
       Node fn = flagNodes.get(f);
@@ -969,7 +981,7 @@ final class ModelBuilder {
         reals,
         overflow,
         slowStart,
-        new ProxySettings(proxyTimeouts, httpForwarded),
+        new ProxySettings(proxyTimeouts, httpForwarded, tls),
         layout,
         new io.fairway.config.model.AccessLogs(accessLogs));
   }

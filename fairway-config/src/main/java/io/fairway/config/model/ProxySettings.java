@@ -12,12 +12,23 @@ import java.util.OptionalLong;
  *
  * @param timeouts {@code proxy_timeouts { }}; each one absent uses the data plane's default
  * @param forwarded {@code http_forwarded}: add {@code Forwarded: for=...;proto=http} too
+ * @param tls {@code tls { }}: TLS termination on the listener; {@link TlsSettings#NONE} without
  */
-public record ProxySettings(Timeouts timeouts, boolean forwarded) {
+public record ProxySettings(Timeouts timeouts, boolean forwarded, TlsSettings tls) {
   public static final ProxySettings DEFAULTS = new ProxySettings(Timeouts.NONE, false);
 
   public ProxySettings {
     Objects.requireNonNull(timeouts, "timeouts");
+    tls = tls == null ? TlsSettings.NONE : tls;
+  }
+
+  /** Without TLS. */
+  public ProxySettings(Timeouts timeouts, boolean forwarded) {
+    this(timeouts, forwarded, TlsSettings.NONE);
+  }
+
+  public ProxySettings withTls(TlsSettings t) {
+    return new ProxySettings(timeouts, forwarded, t);
   }
 
   /**

@@ -125,7 +125,8 @@ final class Exchange implements SlotWaiter {
             h,
             client.clientIp(),
             h.hasHost ? null : client.hostHeader(),
-            vs.spec().forwarded());
+            vs.spec().forwarded(),
+            io.fairway.proxy.tls.TlsHandshakes.isTls(client.connection()));
   }
 
   /** Schedules the request: a server, then a connection to it. */

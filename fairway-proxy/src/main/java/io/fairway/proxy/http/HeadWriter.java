@@ -18,6 +18,8 @@ final class HeadWriter {
   private static final byte[] XFF = "X-Forwarded-For: ".getBytes(StandardCharsets.ISO_8859_1);
   private static final byte[] XFP =
       "X-Forwarded-Proto: http\r\n".getBytes(StandardCharsets.ISO_8859_1);
+  private static final byte[] XFP_HTTPS =
+      "X-Forwarded-Proto: https\r\n".getBytes(StandardCharsets.ISO_8859_1);
   private static final byte[] FORWARDED = "Forwarded: ".getBytes(StandardCharsets.ISO_8859_1);
   private static final byte[] CONTENT_LENGTH =
       "Content-Length: ".getBytes(StandardCharsets.ISO_8859_1);
@@ -65,8 +67,22 @@ final class HeadWriter {
    */
   static ByteBuf request(
       ByteBufAllocator alloc, HttpHead h, byte[] clientIp, byte[] host, boolean forwarded) {
+    return request(alloc, h, clientIp, host, forwarded, false);
+  }
+
+  /**
+   * As above; {@code https}: the client came in over TLS, so both forwarding headers say {@code
+   * https}.
+   */
+  static ByteBuf request(
+      ByteBufAllocator alloc,
+      HttpHead h,
+      byte[] clientIp,
+      byte[] host,
+      boolean forwarded,
+      boolean https) {
     byte[] b = h.bytes;
-    byte[] fwd = forwarded ? forwardedFor(clientIp) : null;
+    byte[] fwd = forwarded ? forwardedFor(clientIp, https) : null;
     byte[] authority = null;
     if (h.absoluteForm()) {
       authority = java.util.Arrays.copyOfRange(b, h.authorityStart, h.authorityEnd);
@@ -77,7 +93,7 @@ final class HeadWriter {
         alloc.directBuffer(
             h.length
                 + XFF.length
-                + XFP.length
+                + XFP_HTTPS.length
                 + clientIp.length
                 + 8
                 + (h.upgrade ? UPGRADE.length : 0)
@@ -119,7 +135,7 @@ final class HeadWriter {
     if (fwd != null && h.lastForwarded < 0) {
       out.writeBytes(FORWARDED).writeBytes(fwd).writeBytes(CRLF);
     }
-    out.writeBytes(XFP);
+    out.writeBytes(https ? XFP_HTTPS : XFP);
     if (h.upgrade) {
       out.writeBytes(UPGRADE);
     }
@@ -130,10 +146,11 @@ final class HeadWriter {
   }
 
   /** An RFC 7239 forwarded-element for the client: an IPv6 address is quoted and bracketed. */
-  private static byte[] forwardedFor(byte[] clientIp) {
+  private static byte[] forwardedFor(byte[] clientIp, boolean https) {
     String ip = new String(clientIp, StandardCharsets.ISO_8859_1);
     String node = ip.indexOf(':') >= 0 ? "\"[" + ip + "]\"" : ip;
-    return ("for=" + node + ";proto=http").getBytes(StandardCharsets.ISO_8859_1);
+    return ("for=" + node + (https ? ";proto=https" : ";proto=http"))
+        .getBytes(StandardCharsets.ISO_8859_1);
   }
 
   /**

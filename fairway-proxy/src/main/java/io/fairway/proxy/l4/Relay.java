@@ -61,7 +61,12 @@ public final class Relay extends ChannelInboundHandlerAdapter {
   public Relay(Channel peer, long spliceAbove) {
     this.peer = peer;
     this.peerSocket =
-        peer instanceof AbstractEpollStreamChannel e && e.fd() instanceof Socket s ? s : null;
+        // A TLS peer's bytes must pass its pipeline's SslHandler: never straight to its socket.
+        peer instanceof AbstractEpollStreamChannel e
+                && e.fd() instanceof Socket s
+                && !io.fairway.proxy.tls.TlsHandshakes.isTls(peer)
+            ? s
+            : null;
     this.spliceAbove = spliceAbove;
   }
 

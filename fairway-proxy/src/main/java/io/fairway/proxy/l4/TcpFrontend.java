@@ -142,6 +142,8 @@ public final class TcpFrontend extends ChannelInboundHandlerAdapter {
         options.splices()
                 && client.config() instanceof EpollChannelConfig c
                 && c.getEpollMode() == EpollMode.LEVEL_TRIGGERED
+                // Spliced bytes bypass the pipeline, and so its TLS.
+                && !io.fairway.proxy.tls.TlsHandshakes.isTls(client)
             ? options.spliceThreshold()
             : -1;
     java.net.InetAddress to = rs.address.getAddress();

@@ -76,7 +76,7 @@ public record ListenerSpec(
   }
 
   public ListenerSpec withTimeouts(ProxySettings.Timeouts t) {
-    return withProxy(new ProxySettings(t, proxy.forwarded()));
+    return withProxy(new ProxySettings(t, proxy.forwarded(), proxy.tls()));
   }
 
   /**

@@ -177,6 +177,13 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
     return new ProxyTable(ProxyOptions.defaults(), null);
   }
 
+  /** The TLS contexts of the listeners that terminate TLS, and their handshake counters. */
+  private final io.fairway.proxy.tls.TlsContexts tls = new io.fairway.proxy.tls.TlsContexts();
+
+  public io.fairway.proxy.tls.TlsStats tlsStats() {
+    return tls.stats();
+  }
+
   private ListenerSpec specFor(ServiceKey key) {
     ListenerSpec s = planned.get(key);
     if (s == null) {
@@ -209,6 +216,15 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
               + s.scheduler()
               + "'";
         }
+      }
+    }
+    // Built here, off the event loops: a certificate that cannot serve refuses the plan, and the
+    // running contexts keep serving.
+    for (ServicePlan sp : plan.services()) {
+      try {
+        tls.prepare(sp.proxy().tls(), sp.http());
+      } catch (io.fairway.proxy.tls.ServerTls.TlsException e) {
+        return e.getMessage();
       }
     }
     // Last, as it is the one check that touches the system: every listener the plan adds must
@@ -257,6 +273,13 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
             fresh.selection() == null ? "" : fresh.selection().describe());
       }
     }
+    List<Map.Entry<io.fairway.config.model.TlsSettings, Boolean>> tlsInUse =
+        new java.util.ArrayList<>();
+    for (VirtualService vs : services.values()) {
+      tlsInUse.add(Map.entry(vs.spec().proxy().tls(), vs.spec().mode() == Mode.HTTP));
+    }
+    next.values().forEach(sp -> tlsInUse.add(Map.entry(sp.proxy().tls(), sp.mode() == Mode.HTTP)));
+    tls.retain(tlsInUse);
   }
 
   /**
@@ -469,6 +492,11 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
   private void initClient(VirtualService vs, Channel ch) {
     drain.track(ch);
     ChannelPipeline p = ch.pipeline();
+    ListenerSpec spec = vs.spec();
+    if (spec.proxy().tls().enabled()) {
+      initTlsClient(vs, spec, ch);
+      return;
+    }
     if (vs.spec().mode() == Mode.HTTP) {
       HttpFrontend frontend = new HttpFrontend(vs, options);
       // HttpFrontend keeps the idle timeout itself (its ticker), so no IdleStateHandler here.
@@ -484,6 +512,37 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
       ch.config().setRecvByteBufAllocator(meter);
       p.addLast(new TcpFrontend(vs, options, meter));
     }
+  }
+
+  /**
+   * A connection to a listener that terminates TLS: the SNI handler first; the HTTP handlers behind
+   * it at once, the L4 relay only once the handshake succeeded.
+   */
+  private void initTlsClient(VirtualService vs, ListenerSpec spec, Channel ch) {
+    boolean http = spec.mode() == Mode.HTTP;
+    io.fairway.proxy.tls.ServerTls t;
+    try {
+      t = tls.get(spec.proxy().tls(), http);
+    } catch (io.fairway.proxy.tls.ServerTls.TlsException e) {
+      log.warn("{}: {}; connection closed", vs.service().key(), e.getMessage());
+      ch.close();
+      return;
+    }
+    ChannelPipeline p = ch.pipeline().addLast(t.newHandler());
+    if (http) {
+      HttpFrontend frontend = new HttpFrontend(vs, options);
+      p.addLast(new io.fairway.proxy.tls.TlsHandshakes(tls.stats(), null))
+          .addLast(new HttpFrontend.ReadMarker(frontend))
+          .addLast(new StrictRequestDecoder(options))
+          .addLast(frontend);
+      return;
+    }
+    ch.config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
+    TrafficMeter meter = new TrafficMeter(ch.config().getRecvByteBufAllocator());
+    ch.config().setRecvByteBufAllocator(meter);
+    p.addLast(
+        new io.fairway.proxy.tls.TlsHandshakes(
+            tls.stats(), () -> new TcpFrontend(vs, options, meter)));
   }
 
   private static void checkScheduler(Service s) throws TableException {
