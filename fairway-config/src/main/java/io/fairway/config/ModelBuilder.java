@@ -134,6 +134,7 @@ final class ModelBuilder {
               "max_conns",
               "proxy_timeouts",
               "http_forwarded",
+              "proxy_protocol",
               "director",
               "members",
               "alt_header"));
@@ -154,7 +155,8 @@ final class ModelBuilder {
               "name",
               "ident",
               "slow_start",
-              "max_conns"));
+              "max_conns",
+              "send_proxy"));
 
   private final Diagnostics diags;
   private final Values v;
@@ -418,6 +420,7 @@ final class ModelBuilder {
     Integer hashBalance = null;
     Node hashBalanceNode = null;
     ProxySettings.Timeouts proxyTimeouts = ProxySettings.Timeouts.NONE;
+    Node proxyProtocolNode = null;
     boolean httpForwarded = false;
     List<Node> rsNodes = new ArrayList<>();
     List<Node> groupNodes = new ArrayList<>();
@@ -634,6 +637,11 @@ final class ModelBuilder {
             proxyTimeouts = ProxySettingsParser.timeouts(c, v);
           }
           break;
+        case "proxy_protocol":
+          if (ProxyProtocolParser.accept(c, v) != null) {
+            proxyProtocolNode = c;
+          }
+          break;
         case "http_forwarded":
           {
             Boolean b = v.args(c, 0, 1) ? v.bool(c, 1) : null;
@@ -780,6 +788,9 @@ final class ModelBuilder {
             protocol);
     if (maxConnsNode != null && maxConns > 0) {
       v.maxConnsPlane(maxConnsNode, forwarding, protocol);
+    }
+    if (proxyProtocolNode != null) {
+      ProxyProtocolParser.plane(proxyProtocolNode, v, forwarding, protocol);
     }
     List<RealServer> reals = new ArrayList<>();
     Map<RealServerId, RealServer> seen = new HashMap<>();
@@ -958,7 +969,12 @@ final class ModelBuilder {
         reals,
         overflow,
         slowStart,
-        new ProxySettings(proxyTimeouts, httpForwarded),
+        new ProxySettings(
+            proxyTimeouts,
+            httpForwarded,
+            proxyProtocolNode == null
+                ? io.fairway.config.model.ProxyProtocol.NONE
+                : new io.fairway.config.model.ProxyProtocol(true, null)),
         layout);
   }
 

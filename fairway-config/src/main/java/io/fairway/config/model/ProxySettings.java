@@ -12,12 +12,18 @@ import java.util.OptionalLong;
  *
  * @param timeouts {@code proxy_timeouts { }}; each one absent uses the data plane's default
  * @param forwarded {@code http_forwarded}: add {@code Forwarded: for=...;proto=http} too
+ * @param proxyProtocol {@code proxy_protocol accept}: client connections begin with a PROXY header
  */
-public record ProxySettings(Timeouts timeouts, boolean forwarded) {
+public record ProxySettings(Timeouts timeouts, boolean forwarded, ProxyProtocol proxyProtocol) {
   public static final ProxySettings DEFAULTS = new ProxySettings(Timeouts.NONE, false);
 
   public ProxySettings {
     Objects.requireNonNull(timeouts, "timeouts");
+    proxyProtocol = proxyProtocol == null ? ProxyProtocol.NONE : proxyProtocol;
+  }
+
+  public ProxySettings(Timeouts timeouts, boolean forwarded) {
+    this(timeouts, forwarded, ProxyProtocol.NONE);
   }
 
   /**

@@ -9,6 +9,7 @@ import io.fairway.proxy.Transport;
 import io.fairway.proxy.http.StrictRequestDecoder.Malformed;
 import io.fairway.proxy.l4.Relay;
 import io.fairway.proxy.l4.TcpFrontend;
+import io.fairway.proxy.proxyprotocol.ProxyHeaderWriter;
 import io.fairway.proxy.table.Drain;
 import io.fairway.proxy.table.Lease;
 import io.fairway.proxy.table.Pick;
@@ -232,7 +233,7 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
     decoder = ctx.pipeline().get(StrictRequestDecoder.class);
     // A FIN from the client ends its requests, not its interest in the answers.
     client.config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
-    clientAddress = (InetSocketAddress) client.remoteAddress();
+    clientAddress = io.fairway.proxy.proxyprotocol.ClientAddress.source(client);
     clientIp = clientAddress.getAddress().getHostAddress().getBytes(StandardCharsets.ISO_8859_1);
     armHeaderTimer();
     lastActivity = System.nanoTime();
@@ -510,7 +511,8 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
     RealServer rs = l.server;
     server = rs;
     lease = l;
-    Channel pooled = fresh ? null : rs.pool.poll(client.eventLoop());
+    InetSocketAddress owner = ProxyHeaderWriter.owner(vs.sendProxy(rs), client); // send_proxy
+    Channel pooled = fresh ? null : rs.pool.poll(client.eventLoop(), owner);
     if (pooled != null) {
       reusedConnection = true;
       attach(pooled);
@@ -518,6 +520,7 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
     }
     long connectStart = System.nanoTime();
     ChannelFuture f = connect(rs);
+    ProxyHeaderWriter.onConnect(f, vs.sendProxy(rs), client); // before the request is written
     f.addListener(
         x -> {
           if (closed || request == null || lease != l) {
