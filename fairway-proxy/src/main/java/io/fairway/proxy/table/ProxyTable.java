@@ -788,10 +788,15 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
   }
 
   /** Every service's queue for a slot, by service: for metrics, read without stopping anything. */
-  /** Each service's PROXY header counters ({@code proxy_protocol accept}). */
+  /** The PROXY header counters of each service with {@code proxy_protocol accept}. */
   public synchronized Map<ServiceKey, ProxyProtocolStats.Counts> proxyProtocolStats() {
     Map<ServiceKey, ProxyProtocolStats.Counts> out = new LinkedHashMap<>();
-    services.forEach((k, vs) -> out.put(k, vs.proxyProtocol.counts()));
+    services.forEach(
+        (k, vs) -> {
+          if (vs.spec().proxy().proxyProtocol().accept()) {
+            out.put(k, vs.proxyProtocol.counts());
+          }
+        });
     return out;
   }
 
