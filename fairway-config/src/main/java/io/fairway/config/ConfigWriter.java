@@ -385,6 +385,7 @@ final class ConfigWriter {
     if (p.forwarded()) {
       line("http_forwarded");
     }
+    proxyProtocol(p.proxyProtocol());
     io.fairway.config.model.ProxySettings.Timeouts t = p.timeouts();
     if (t.equals(io.fairway.config.model.ProxySettings.Timeouts.NONE)) {
       return;
@@ -415,6 +416,14 @@ final class ConfigWriter {
     }
     t.ticketKeys().ifPresent(k -> line("ticket_keys " + q(k.file())));
     close();
+  /** {@code proxy_protocol accept} (virtual server) and {@code send_proxy} (real server). */
+  private void proxyProtocol(io.fairway.config.model.ProxyProtocol p) {
+    if (p.accept()) {
+      line("proxy_protocol accept");
+    }
+    if (p.send() != io.fairway.config.model.ProxyProtocol.Version.NONE) {
+      line("send_proxy " + p.send().keyword());
+    }
   }
 
   private void virtualServer(VirtualServer vs) {
@@ -586,6 +595,7 @@ final class ConfigWriter {
     if (rs.maxConns() != 0) {
       line("max_conns " + rs.maxConns());
     }
+    proxyProtocol(rs.proxyProtocol());
     rs.notifyUp().ifPresent(s -> line("notify_up " + script(s)));
     rs.notifyDown().ifPresent(s -> line("notify_down " + script(s)));
     for (Checker c : rs.checkers()) {

@@ -136,6 +136,7 @@ final class ModelBuilder {
               "http_forwarded",
               "access_log",
               "tls",
+              "proxy_protocol",
               "director",
               "members",
               "alt_header"));
@@ -156,7 +157,8 @@ final class ModelBuilder {
               "name",
               "ident",
               "slow_start",
-              "max_conns"));
+              "max_conns",
+              "send_proxy"));
 
   private final Diagnostics diags;
   private final Values v;
@@ -421,6 +423,7 @@ final class ModelBuilder {
     Integer hashBalance = null;
     Node hashBalanceNode = null;
     ProxySettings.Timeouts proxyTimeouts = ProxySettings.Timeouts.NONE;
+    Node proxyProtocolNode = null;
     boolean httpForwarded = false;
     List<io.fairway.config.model.AccessLogs.Entry> accessLogs = new ArrayList<>();
     Node tlsNode = null;
@@ -640,6 +643,11 @@ final class ModelBuilder {
             proxyTimeouts = ProxySettingsParser.timeouts(c, v);
           }
           break;
+        case "proxy_protocol":
+          if (ProxyProtocolParser.accept(c, v) != null) {
+            proxyProtocolNode = c;
+          }
+          break;
         case "http_forwarded":
           {
             Boolean b = v.args(c, 0, 1) ? v.bool(c, 1) : null;
@@ -803,6 +811,9 @@ final class ModelBuilder {
             protocol);
     if (maxConnsNode != null && maxConns > 0) {
       v.maxConnsPlane(maxConnsNode, forwarding, protocol);
+    }
+    if (proxyProtocolNode != null) {
+      ProxyProtocolParser.plane(proxyProtocolNode, v, forwarding, protocol);
     }
     List<RealServer> reals = new ArrayList<>();
     Map<RealServerId, RealServer> seen = new HashMap<>();
@@ -981,7 +992,13 @@ final class ModelBuilder {
         reals,
         overflow,
         slowStart,
-        new ProxySettings(proxyTimeouts, httpForwarded, tls),
+        new ProxySettings(
+            proxyTimeouts,
+            httpForwarded,
+            tls,
+            proxyProtocolNode == null
+                ? io.fairway.config.model.ProxyProtocol.NONE
+                : new io.fairway.config.model.ProxyProtocol(true, null)),
         layout,
         new io.fairway.config.model.AccessLogs(accessLogs));
   }

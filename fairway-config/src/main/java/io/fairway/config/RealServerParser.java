@@ -120,6 +120,8 @@ final class RealServerParser {
     Duration slowStart = vs.slowStart();
     int maxConns = vs.maxConns();
     Node maxConnsNode = null;
+    io.fairway.config.model.ProxyProtocol.Version sendProxy = null;
+    Node sendProxyNode = null;
     Optional<Script> up = Optional.empty();
     Optional<Script> down = Optional.empty();
     InheritedTiming timing = new InheritedTiming();
@@ -204,6 +206,10 @@ final class RealServerParser {
             }
             break;
           }
+        case "send_proxy":
+          sendProxy = ProxyProtocolParser.send(c, v);
+          sendProxyNode = sendProxy == null ? null : c;
+          break;
         case "inhibit_on_failure":
           {
             Boolean b = v.args(c, 0, 1) ? v.bool(c, 1) : null;
@@ -274,6 +280,9 @@ final class RealServerParser {
     if (maxConnsNode != null && maxConns > 0) {
       v.maxConnsPlane(maxConnsNode, forwarding, vs.protocol());
     }
+    if (sendProxyNode != null) {
+      ProxyProtocolParser.plane(sendProxyNode, v, forwarding, vs.protocol());
+    }
     String rsName = name != null ? name : id.toString();
     if (identNode != null && vs.scheduler() != Scheduler.SHARD) {
       v.warn(identNode, "ident is only used by lb_algo shard");
@@ -300,6 +309,7 @@ final class RealServerParser {
         checkers,
         checkPort,
         slowStart,
-        maxConns);
+        maxConns,
+        io.fairway.config.model.ProxyProtocol.sending(sendProxy));
   }
 }

@@ -24,6 +24,8 @@ import java.util.Objects;
  *     rampup}
  * @param maxConns {@code max_conns} (0 = none): the userspace data plane gives it at most this many
  *     live connections (L4) or requests (HTTP) at once and queues the rest; the kernel ignores it
+ * @param proxyProtocol {@code send_proxy}: the PROXY header the userspace data plane writes on each
+ *     new connection to it; the kernel ignores it
  */
 public record MemberPlan(
     String where,
@@ -34,9 +36,12 @@ public record MemberPlan(
     int checkPort,
     boolean inhibit,
     Duration slowStart,
-    int maxConns) {
+    int maxConns,
+    io.fairway.config.model.ProxyProtocol proxyProtocol) {
 
   public MemberPlan {
+    proxyProtocol =
+        proxyProtocol == null ? io.fairway.config.model.ProxyProtocol.NONE : proxyProtocol;
     slowStart = slowStart == null ? Duration.ZERO : slowStart;
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(ident, "ident");
@@ -47,6 +52,19 @@ public record MemberPlan(
     if (!(weight >= 0)) {
       throw new IllegalArgumentException("weight must be >= 0: " + weight);
     }
+  }
+
+  public MemberPlan(
+      String where,
+      String name,
+      String ident,
+      double weight,
+      Dest dest,
+      int checkPort,
+      boolean inhibit,
+      Duration slowStart,
+      int maxConns) {
+    this(where, name, ident, weight, dest, checkPort, inhibit, slowStart, maxConns, null);
   }
 
   public InetAddress address() {

@@ -219,7 +219,8 @@ public record Plan(List<ServicePlan> services, Timeouts timeouts, Optional<Sync>
                     m.checkPort(),
                     m.inhibit(),
                     m.slowStart(),
-                    m.maxConns()))
+                    m.maxConns(),
+                    m.proxyProtocol()))
         .toList();
   }
 

@@ -405,7 +405,8 @@ public final class PlanBuilder {
         rs.checkPort(),
         rs.inhibitOnFailure(),
         slow,
-        rs.maxConns());
+        rs.maxConns(),
+        rs.proxyProtocol());
   }
 
   private static SorryPlan sorry(SorryServer s, boolean overflow) {

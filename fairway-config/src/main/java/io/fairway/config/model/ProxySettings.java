@@ -13,22 +13,35 @@ import java.util.OptionalLong;
  * @param timeouts {@code proxy_timeouts { }}; each one absent uses the data plane's default
  * @param forwarded {@code http_forwarded}: add {@code Forwarded: for=...;proto=http} too
  * @param tls {@code tls { }}: TLS termination on the listener; {@link TlsSettings#NONE} without
+ * @param proxyProtocol {@code proxy_protocol accept}: client connections begin with a PROXY header
  */
-public record ProxySettings(Timeouts timeouts, boolean forwarded, TlsSettings tls) {
+public record ProxySettings(
+    Timeouts timeouts, boolean forwarded, TlsSettings tls, ProxyProtocol proxyProtocol) {
   public static final ProxySettings DEFAULTS = new ProxySettings(Timeouts.NONE, false);
 
   public ProxySettings {
     Objects.requireNonNull(timeouts, "timeouts");
     tls = tls == null ? TlsSettings.NONE : tls;
+    proxyProtocol = proxyProtocol == null ? ProxyProtocol.NONE : proxyProtocol;
+  }
+
+  /** Without TLS or PROXY protocol. */
+  public ProxySettings(Timeouts timeouts, boolean forwarded) {
+    this(timeouts, forwarded, TlsSettings.NONE, ProxyProtocol.NONE);
+  }
+
+  /** Without PROXY protocol. */
+  public ProxySettings(Timeouts timeouts, boolean forwarded, TlsSettings tls) {
+    this(timeouts, forwarded, tls, ProxyProtocol.NONE);
   }
 
   /** Without TLS. */
-  public ProxySettings(Timeouts timeouts, boolean forwarded) {
-    this(timeouts, forwarded, TlsSettings.NONE);
+  public ProxySettings(Timeouts timeouts, boolean forwarded, ProxyProtocol proxyProtocol) {
+    this(timeouts, forwarded, TlsSettings.NONE, proxyProtocol);
   }
 
   public ProxySettings withTls(TlsSettings t) {
-    return new ProxySettings(timeouts, forwarded, t);
+    return new ProxySettings(timeouts, forwarded, t, proxyProtocol);
   }
 
   /**

@@ -30,6 +30,8 @@ import java.util.Optional;
  *     server: the userspace data plane gives this server at most this many connections (L4) or
  *     requests (HTTP) at once, counting only live ones; the kernel's IPVS has no such limit. 0 =
  *     none
+ * @param proxyProtocol {@code send_proxy} (a Fairway extension): the PROXY header the userspace
+ *     data plane writes on each new connection to this server; {@link ProxyProtocol#NONE} = none
  */
 public record RealServer(
     Location location,
@@ -46,13 +48,50 @@ public record RealServer(
     List<Checker> checkers,
     int checkPort,
     Duration slowStart,
-    int maxConns) {
+    int maxConns,
+    ProxyProtocol proxyProtocol) {
   public RealServer {
+    proxyProtocol = proxyProtocol == null ? ProxyProtocol.NONE : proxyProtocol;
     checkers = List.copyOf(checkers);
     slowStart = slowStart == null ? Duration.ZERO : slowStart;
     if (maxConns < 0) {
       throw new IllegalArgumentException("max_conns must be >= 0: " + maxConns);
     }
+  }
+
+  public RealServer(
+      Location location,
+      RealServerId id,
+      String name,
+      String ident,
+      double weight,
+      Forwarding forwarding,
+      long upperThreshold,
+      long lowerThreshold,
+      boolean inhibitOnFailure,
+      Optional<Script> notifyUp,
+      Optional<Script> notifyDown,
+      List<Checker> checkers,
+      int checkPort,
+      Duration slowStart,
+      int maxConns) {
+    this(
+        location,
+        id,
+        name,
+        ident,
+        weight,
+        forwarding,
+        upperThreshold,
+        lowerThreshold,
+        inhibitOnFailure,
+        notifyUp,
+        notifyDown,
+        checkers,
+        checkPort,
+        slowStart,
+        maxConns,
+        ProxyProtocol.NONE);
   }
 
   /**

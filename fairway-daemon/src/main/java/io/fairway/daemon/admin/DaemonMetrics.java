@@ -35,6 +35,7 @@ public final class DaemonMetrics {
   private volatile List<VirtualServerView> snapshot = List.of();
   private ProxyHttpMetrics http;
   private ProxyQueueMetrics queues;
+  private ProxyProtocolMetrics proxyProtocol;
   private io.fairway.daemon.Daemon daemon;
 
   /**
@@ -153,6 +154,7 @@ public final class DaemonMetrics {
     this.daemon = d;
     this.http = new ProxyHttpMetrics(registry);
     this.queues = new ProxyQueueMetrics(registry);
+    this.proxyProtocol = new ProxyProtocolMetrics(registry);
     return this;
   }
 
@@ -162,6 +164,7 @@ public final class DaemonMetrics {
     if (http != null) {
       http.refresh(daemon);
       queues.refresh(daemon);
+      proxyProtocol.refresh(daemon);
     }
     ByteArrayOutputStream out = new ByteArrayOutputStream(8192);
     try {

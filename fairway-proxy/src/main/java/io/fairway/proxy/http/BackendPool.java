@@ -1,8 +1,11 @@
 package io.fairway.proxy.http;
 
+import io.fairway.proxy.proxyprotocol.ProxyHeaderWriter;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
+import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -12,12 +15,36 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>A connection is only ever handed to exchanges on its own event loop, so the stacks need no
  * locks and a request never hops threads. Most-recently-used first: the connection least likely to
  * have been closed by the backend's keep-alive timer.
+ *
+ * <p>A connection that began with a PROXY header ({@code send_proxy}) told the server who its
+ * client is, so it is kept apart under that client ({@link ProxyHeaderWriter#OWNER}) and only ever
+ * handed to that client again, as HAProxy keeps such connections private to their session.
  */
 public final class BackendPool {
   private final Map<EventLoop, ArrayDeque<Channel>> idle = new ConcurrentHashMap<>();
 
+  /** {@code send_proxy} connections by loop, then by the client their header named. */
+  private final Map<EventLoop, Owned> owned = new ConcurrentHashMap<>();
+
+  /** One loop's owned idle connections; touched on that loop only. */
+  private static final class Owned {
+    final Map<InetSocketAddress, ArrayDeque<Channel>> byClient = new HashMap<>();
+    int size;
+  }
+
   /** An idle, still-open connection on this loop, or {@code null}. Call on {@code loop}. */
   Channel poll(EventLoop loop) {
+    return poll(loop, null);
+  }
+
+  /**
+   * An idle, still-open connection on this loop that may serve {@code owner} ({@code null}: a
+   * server without {@code send_proxy}), or {@code null}. Call on {@code loop}.
+   */
+  Channel poll(EventLoop loop, InetSocketAddress owner) {
+    if (owner != null) {
+      return pollOwned(loop, owner);
+    }
     ArrayDeque<Channel> q = idle.get(loop);
     if (q == null) {
       return null;
@@ -31,9 +58,39 @@ public final class BackendPool {
     return null;
   }
 
+  private Channel pollOwned(EventLoop loop, InetSocketAddress owner) {
+    Owned o = owned.get(loop);
+    ArrayDeque<Channel> q = o == null ? null : o.byClient.get(owner);
+    if (q == null) {
+      return null;
+    }
+    Channel ch;
+    while ((ch = q.pollLast()) != null) {
+      o.size--;
+      if (ch.isActive()) {
+        break;
+      }
+    }
+    if (q.isEmpty()) {
+      o.byClient.remove(owner);
+    }
+    return ch;
+  }
+
   /** Keeps {@code ch} for reuse; false (and the caller closes it) when the stack is full. */
   boolean offer(Channel ch, int max) {
     EventLoop loop = ch.eventLoop();
+    InetSocketAddress owner =
+        ch.hasAttr(ProxyHeaderWriter.OWNER) ? ch.attr(ProxyHeaderWriter.OWNER).get() : null;
+    if (owner != null) {
+      Owned o = owned.computeIfAbsent(loop, l -> new Owned());
+      if (o.size >= max || !ch.isActive()) {
+        return false;
+      }
+      o.byClient.computeIfAbsent(owner, c -> new ArrayDeque<>(1)).addLast(ch);
+      o.size++;
+      return true;
+    }
     ArrayDeque<Channel> q = idle.computeIfAbsent(loop, l -> new ArrayDeque<>());
     if (q.size() >= max || !ch.isActive()) {
       return false;
@@ -44,6 +101,19 @@ public final class BackendPool {
 
   /** Forgets a connection that closed while idle. Call on its event loop. */
   void remove(Channel ch) {
+    InetSocketAddress owner =
+        ch.hasAttr(ProxyHeaderWriter.OWNER) ? ch.attr(ProxyHeaderWriter.OWNER).get() : null;
+    if (owner != null) {
+      Owned o = owned.get(ch.eventLoop());
+      ArrayDeque<Channel> q = o == null ? null : o.byClient.get(owner);
+      if (q != null && q.remove(ch)) {
+        o.size--;
+        if (q.isEmpty()) {
+          o.byClient.remove(owner);
+        }
+      }
+      return;
+    }
     ArrayDeque<Channel> q = idle.get(ch.eventLoop());
     if (q != null) {
       q.remove(ch);
@@ -61,6 +131,18 @@ public final class BackendPool {
                 while ((ch = q.pollLast()) != null) {
                   ch.close();
                 }
+              });
+    }
+    for (Map.Entry<EventLoop, Owned> e : owned.entrySet()) {
+      Owned o = e.getValue();
+      e.getKey()
+          .execute(
+              () -> {
+                for (ArrayDeque<Channel> q : o.byClient.values()) {
+                  q.forEach(Channel::close);
+                }
+                o.byClient.clear();
+                o.size = 0;
               });
     }
   }

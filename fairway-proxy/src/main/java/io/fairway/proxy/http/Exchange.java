@@ -1,5 +1,6 @@
 package io.fairway.proxy.http;
 
+import io.fairway.proxy.proxyprotocol.ProxyHeaderWriter;
 import io.fairway.proxy.ProxyOptions;
 import io.fairway.proxy.RateLimitedLog;
 import io.fairway.proxy.Timeouts;
@@ -18,6 +19,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.util.ReferenceCountUtil;
 import java.nio.charset.StandardCharsets;
+import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 
 /**
@@ -289,7 +291,8 @@ final class Exchange implements SlotWaiter {
     trace.leased(rs);
     server = rs;
     lease = l;
-    Channel pooled = fresh ? null : rs.pool.poll(client.eventLoop());
+    InetSocketAddress owner = ProxyHeaderWriter.owner(vs.sendProxy(rs), client.connection());
+    Channel pooled = fresh ? null : rs.pool.poll(client.eventLoop(), owner);
     if (pooled != null) {
       retries.attempt(true);
       attach(pooled);
@@ -297,6 +300,7 @@ final class Exchange implements SlotWaiter {
     }
     long connectStart = System.nanoTime();
     ChannelFuture f = BackendConnect.open(rs, client.eventLoop(), options, timeouts);
+    ProxyHeaderWriter.onConnect(f, vs.sendProxy(rs), client.connection()); // before the request
     f.addListener(
         x -> {
           if (client.closed() || state == State.DONE || lease != l) {

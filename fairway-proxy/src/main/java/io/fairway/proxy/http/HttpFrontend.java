@@ -158,7 +158,7 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter implements 
     decoder = ctx.pipeline().get(StrictRequestDecoder.class);
     // A FIN from the client ends its requests, not its interest in the answers.
     client.config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
-    clientAddress = (InetSocketAddress) client.remoteAddress();
+    clientAddress = io.fairway.proxy.proxyprotocol.ClientAddress.source(client);
     clientIp = clientAddress.getAddress().getHostAddress().getBytes(StandardCharsets.ISO_8859_1);
     armHeaderTimer();
     lastActivity = System.nanoTime();

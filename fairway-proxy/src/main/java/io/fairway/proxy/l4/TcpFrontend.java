@@ -5,6 +5,8 @@ import io.fairway.proxy.KeptEpollChannels;
 import io.fairway.proxy.ProxyOptions;
 import io.fairway.proxy.RateLimitedLog;
 import io.fairway.proxy.Transport;
+import io.fairway.proxy.proxyprotocol.ClientAddress;
+import io.fairway.proxy.proxyprotocol.ProxyHeaderWriter;
 import io.fairway.proxy.table.Lease;
 import io.fairway.proxy.table.Pick;
 import io.fairway.proxy.table.RealServer;
@@ -76,7 +78,7 @@ public final class TcpFrontend extends ChannelInboundHandlerAdapter {
   }
 
   private void connect(Channel client) {
-    InetSocketAddress ca = (InetSocketAddress) client.remoteAddress();
+    InetSocketAddress ca = ClientAddress.source(client);
     Pick pick =
         vs.schedule(
             ca,
@@ -199,8 +201,9 @@ public final class TcpFrontend extends ChannelInboundHandlerAdapter {
                     rs.established.remove(client);
                     lease.close();
                   });
-          boolean sent = early != null;
-          if (sent) {
+          boolean header = ProxyHeaderWriter.write(backend, vs.sendProxy(rs), client);
+          boolean sent = early != null || header;
+          if (early != null) {
             for (Object m : early) {
               backend.write(m, backend.voidPromise());
             }

@@ -11,6 +11,8 @@ import io.fairway.proxy.http.HttpStats;
 import io.fairway.proxy.http.StrictRequestDecoder;
 import io.fairway.proxy.l4.TcpFrontend;
 import io.fairway.proxy.l4.TrafficMeter;
+import io.fairway.proxy.proxyprotocol.ProxyHeaderReader;
+import io.fairway.proxy.proxyprotocol.ProxyProtocolStats;
 import io.fairway.proxy.udp.UdpRelay;
 import io.fairway.table.Dest;
 import io.fairway.table.DestKey;
@@ -512,6 +514,11 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
       ch.config().setRecvByteBufAllocator(meter);
       p.addLast(new TcpFrontend(vs, options, meter));
     }
+    // Last, so in front of everything: the PROXY header is the first thing on the wire.
+    if (vs.spec().proxy().proxyProtocol().accept()) {
+      ProxyHeaderReader.install(
+          p, vs.proxyProtocol, vs.timeouts().requestHead(), vs.service().key());
+    }
   }
 
   /**
@@ -849,6 +856,18 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
   }
 
   /** Every service's queue for a slot, by service: for metrics, read without stopping anything. */
+  /** The PROXY header counters of each service with {@code proxy_protocol accept}. */
+  public synchronized Map<ServiceKey, ProxyProtocolStats.Counts> proxyProtocolStats() {
+    Map<ServiceKey, ProxyProtocolStats.Counts> out = new LinkedHashMap<>();
+    services.forEach(
+        (k, vs) -> {
+          if (vs.spec().proxy().proxyProtocol().accept()) {
+            out.put(k, vs.proxyProtocol.counts());
+          }
+        });
+    return out;
+  }
+
   public synchronized Map<ServiceKey, QueueStats> queueStats() {
     Map<ServiceKey, QueueStats> out = new LinkedHashMap<>();
     services.forEach((k, vs) -> out.put(k, vs.slots().stats()));

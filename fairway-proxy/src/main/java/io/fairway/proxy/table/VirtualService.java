@@ -411,6 +411,18 @@ public final class VirtualService {
         maxConns(d.key()));
   }
 
+  /** Client connections' PROXY headers ({@code proxy_protocol accept}): what became of them. */
+  public final io.fairway.proxy.proxyprotocol.ProxyProtocolStats proxyProtocol =
+      new io.fairway.proxy.proxyprotocol.ProxyProtocolStats();
+
+  /** The plan's {@code send_proxy} for a server: NONE when the plan does not know it. */
+  public io.fairway.config.model.ProxyProtocol.Version sendProxy(RealServer rs) {
+    MemberPlan m = spec.members().get(rs.key);
+    return m == null
+        ? io.fairway.config.model.ProxyProtocol.Version.NONE
+        : m.proxyProtocol().send();
+  }
+
   /** The plan's {@code max_conns} for a destination: 0 (none) when the plan does not know it. */
   private int maxConns(DestKey k) {
     MemberPlan m = spec.members().get(k);
