@@ -657,6 +657,7 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
       }
       finishExchange();
     } else if (msg instanceof Malformed m) {
+      server.http.invalidResponse();
       backendBroken("malformed response from " + server + ": " + m.reason());
     } else {
       ByteBuf b = (ByteBuf) msg;
@@ -698,6 +699,7 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
       return;
     }
     responseStarted = true;
+    server.http.firstByte(System.nanoTime() - exchangeStart);
     backendReusable = h.keepAlive();
     int code = h.status;
     responseStatus = code;
@@ -1056,6 +1058,7 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter {
       return;
     }
     closed = true;
+    vs.http.answered(status);
     releaseQueued();
     if (inputShutdown) {
       // Nothing more can arrive, so nothing to linger for.
