@@ -147,7 +147,15 @@ class DemoCommandTest {
             .build(),
         HttpResponse.BodyHandlers.ofString());
 
+    // The request is counted for the backend it went to, in the API and on the page.
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () ->
+                assertThat(get(client, admin + "api/v1/services").body())
+                    .contains("\"http\":{\"requests\":1,\"errors\":0,\"retries\":0}"));
     HttpResponse<String> page = get(client, admin);
+    assertThat(page.body()).contains("<td class=\"requests\">1</td>");
     assertThat(page.statusCode()).isEqualTo(200);
     assertThat(page.body()).contains("<title>Fairway status</title>").contains("backend-2");
     assertThat(get(client, admin + "static/status.js").statusCode()).isEqualTo(200);
