@@ -3,12 +3,13 @@ package io.fairway.cli;
 import com.sun.net.httpserver.HttpServer;
 import io.fairway.check.config.CheckSpecs;
 import io.fairway.check.engine.CheckEngine;
-import io.fairway.daemon.AdminServer;
 import io.fairway.daemon.Daemon;
 import io.fairway.daemon.KeepalivedLoader;
 import io.fairway.daemon.Loader;
+import io.fairway.daemon.admin.CheckMetrics;
 import io.fairway.proxy.ProxyOptions;
 import io.fairway.proxy.table.ProxyTable;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -28,6 +29,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -80,7 +82,9 @@ public final class DemoCommand implements Callable<Integer> {
       names = "--admin",
       paramLabel = "HOST:PORT",
       defaultValue = "127.0.0.1:0",
-      description = "loopback address for fairway status (default: a free port, printed)")
+      description =
+          "loopback address of the admin listener: status page, API, /metrics, events (default:"
+              + " a free port, printed)")
   String admin;
 
   @Option(
@@ -126,7 +130,7 @@ public final class DemoCommand implements Callable<Integer> {
     Path conf = dir.resolve("keepalived.conf");
     ProxyTable table = null;
     Daemon daemon = null;
-    AdminServer adminServer = null;
+    AdminListener adminServer = null;
     List<Signals.Restore> signals = new ArrayList<>();
     CountDownLatch stop = new CountDownLatch(1);
     Thread reader = null;
@@ -137,12 +141,16 @@ public final class DemoCommand implements Callable<Integer> {
       Files.writeString(conf, config(vip));
       // The daemon hands the table each plan it runs (ProxyTable is a PlanTarget).
       table = new ProxyTable(ProxyOptions.builder().ioThreads(2).build(), null);
+      // The same admin listener as fairway run's: the checks' metrics are wired into the engine
+      // before it exists.
+      PrometheusRegistry registry = new PrometheusRegistry();
+      CheckMetrics checkMetrics = new CheckMetrics(registry);
       daemon =
           new Daemon(
               conf,
               new KeepalivedLoader(true, CheckSpecs::from),
               table,
-              CheckEngine::builder,
+              () -> CheckEngine.builder().observer(checkMetrics),
               Duration.ZERO,
               Clock.systemUTC());
       try {
@@ -152,7 +160,22 @@ public final class DemoCommand implements Callable<Integer> {
         return 1;
       }
       Daemon d = daemon;
-      adminServer = AdminServer.start(adminAddress, hosts, d::status);
+      try {
+        adminServer =
+            AdminListener.start(
+                adminAddress,
+                hosts,
+                null,
+                null,
+                d,
+                registry,
+                d::status,
+                d::reload,
+                UnaryOperator.identity());
+      } catch (IOException | IllegalArgumentException e) {
+        err.println("fairway: demo: --admin " + admin + ": " + e.getMessage());
+        return 1;
+      }
       printWhatToTry(out, vip, conf, adminServer.address());
       signals.add(Signals.on("INT", stop::countDown));
       signals.add(Signals.on("TERM", stop::countDown));
@@ -230,6 +253,15 @@ public final class DemoCommand implements Callable<Integer> {
             + demoBackends.size()
             + " backends (shard director by URL, TCP health checks every second).");
     out.println("Configuration: " + conf);
+    String adminUrl = "http://" + adminAddress.getHostString() + ":" + adminAddress.getPort() + "/";
+    out.println(
+        "Status page: "
+            + adminUrl
+            + "  (live; JSON at "
+            + adminUrl
+            + "api/v1/services, Prometheus at "
+            + adminUrl
+            + "metrics)");
     out.println();
     out.println("Try:");
     out.println(

@@ -128,6 +128,70 @@ class DemoCommandTest {
     ThreadLeaks.assertAllEnded(before, Duration.ofSeconds(10));
   }
 
+  static final Pattern PAGE = Pattern.compile("Status page: (http://127\\.0\\.0\\.1:\\d+/)");
+
+  /**
+   * The newcomer's first look at the operator's side: the demo serves fairway run's whole admin
+   * listener (page, API, metrics, events), not a status-only stub.
+   */
+  @Test
+  void servesTheWholeAdminListener() throws Exception {
+    Demo demo = new Demo("--port", "0", "--backends", "2", "--duration", "60");
+    Matcher m = PAGE.matcher(demo.out.toString());
+    assertThat(m.find()).as(demo.out.toString()).isTrue();
+    String admin = m.group(1);
+    HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    client.send(
+        HttpRequest.newBuilder(URI.create(demo.url() + "/x"))
+            .timeout(Duration.ofSeconds(5))
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
+
+    // The request is counted for the backend it went to, in the API and on the page.
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(
+            () ->
+                assertThat(get(client, admin + "api/v1/services").body())
+                    .contains("\"http\":{\"requests\":1,\"errors\":0,\"retries\":0}"));
+    HttpResponse<String> page = get(client, admin);
+    assertThat(page.body()).contains("<td class=\"requests\">1</td>");
+    assertThat(page.statusCode()).isEqualTo(200);
+    assertThat(page.body()).contains("<title>Fairway status</title>").contains("backend-2");
+    assertThat(get(client, admin + "static/status.js").statusCode()).isEqualTo(200);
+    assertThat(get(client, admin + "api/v1/services").body())
+        .contains("\"name\":\"demo\"")
+        .contains("backend-1");
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .untilAsserted(
+            () ->
+                assertThat(get(client, admin + "metrics").body())
+                    .contains(
+                        "fairway_server_up{real_server=\"backend-1\",virtual_server=\"demo\"} 1")
+                    .contains("fairway_http_responses_total{class=\"2xx\",real_server=")
+                    .contains("fairway_check_"));
+    HttpResponse<java.io.InputStream> events =
+        client.send(
+            HttpRequest.newBuilder(URI.create(admin + "api/v1/events"))
+                .timeout(Duration.ofSeconds(5))
+                .build(),
+            HttpResponse.BodyHandlers.ofInputStream());
+    assertThat(events.statusCode()).isEqualTo(200);
+    assertThat(events.headers().firstValue("content-type"))
+        .hasValueSatisfying(t -> assertThat(t).startsWith("text/event-stream"));
+    events.body().close();
+
+    demo.type("quit");
+    demo.assertStopped();
+  }
+
+  private static HttpResponse<String> get(HttpClient client, String url) throws Exception {
+    return client.send(
+        HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(5)).build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
   @Test
   void badOptionsAreOneLine() {
     StringWriter out = new StringWriter();

@@ -103,6 +103,41 @@ class ProxyMetricsRunTest {
     return s.getLocalPort();
   }
 
+  /** A backend that reads a request head, answers {@code reply} and closes. */
+  int backendSaying(String reply) throws IOException {
+    ServerSocket s = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    listeners.add(s);
+    Thread t =
+        new Thread(
+            () -> {
+              while (!s.isClosed()) {
+                try (Socket c = s.accept()) {
+                  readHead(c);
+                  c.getOutputStream().write(reply.getBytes(StandardCharsets.ISO_8859_1));
+                } catch (IOException e) {
+                  if (s.isClosed()) {
+                    return;
+                  }
+                }
+              }
+            },
+            "backend-" + s.getLocalPort());
+    t.setDaemon(true);
+    t.start();
+    return s.getLocalPort();
+  }
+
+  /** The status code the proxy answers {@code request}, sent raw on a fresh connection. */
+  static int raw(int port, String request) throws IOException {
+    try (Socket s = new Socket()) {
+      s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 3000);
+      s.setSoTimeout(10_000);
+      s.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
+      String response = new String(s.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+      return Integer.parseInt(response.substring(9, 12));
+    }
+  }
+
   /** {@code fairway run --userspace} of {@code conf} with the admin listener, once it is ready. */
   void start(Path conf) throws IOException {
     fairway =
@@ -202,13 +237,16 @@ class ProxyMetricsRunTest {
     int vipA = UserspaceRunTest.freePort();
     int vipB = UserspaceRunTest.freePort();
     int vipC = UserspaceRunTest.freePort();
+    int garbage = backendSaying("HTTP/1.1 two hundred OK\r\n\r\n");
+    int vipD = UserspaceRunTest.freePort();
     admin = UserspaceRunTest.freePort();
     Path conf = dir.resolve("keepalived.conf");
     Files.writeString(
         conf,
         vs(vipA, closer, "")
             + vs(vipB, silent, "    proxy_timeouts {\n        first_byte 1\n    }\n")
-            + vs(vipC, refused, ""));
+            + vs(vipC, refused, "")
+            + vs(vipD, garbage, ""));
     start(conf);
 
     for (int i = 0; i < 3; i++) {
@@ -218,7 +256,28 @@ class ProxyMetricsRunTest {
     for (int i = 0; i < 2; i++) {
       assertThat(status(vipB)).as("a backend that never answers").isEqualTo(504);
     }
+    for (int i = 0; i < 2; i++) {
+      assertThat(status(vipD)).as("a backend whose response cannot be parsed").isEqualTo(502);
+    }
+    assertThat(raw(vipA, "GET / HTTP/1.1\r\nConnection: close\r\n\r\n"))
+        .as("a request without Host")
+        .isEqualTo(400);
     String m = get("/metrics").body();
+    // The failures by cause, each for its server.
+    String errors = "fairway_http_backend_errors_total";
+    assertThat(value(m, errors, vsl(vipA), rs(closer), "cause=\"reset\"")).isEqualTo(3);
+    assertThat(value(m, errors, vsl(vipA), rs(closer), "cause=\"connect\"")).isZero();
+    assertThat(value(m, errors, vsl(vipB), rs(silent), "cause=\"timeout\"")).isEqualTo(2);
+    assertThat(value(m, errors, vsl(vipB), rs(silent), "cause=\"reset\"")).isZero();
+    assertThat(value(m, errors, vsl(vipC), rs(refused), "cause=\"connect\"")).isEqualTo(3);
+    assertThat(value(m, errors, vsl(vipD), rs(garbage), "cause=\"invalid\"")).isEqualTo(2);
+    assertThat(value(m, errors, vsl(vipD), rs(garbage), "cause=\"timeout\"")).isZero();
+    // The client's bad request, for its virtual server, by code; none before a server answered.
+    assertThat(value(m, "fairway_http_client_errors_total", vsl(vipA), "code=\"400\""))
+        .isEqualTo(1);
+    assertThat(value(m, "fairway_http_client_errors_total", vsl(vipB), "code=\"400\"")).isZero();
+    assertThat(value(m, "fairway_http_backend_first_byte_seconds_count", vsl(vipB), rs(silent)))
+        .isZero();
     // 502 after the retry on another server found none: the server the request went to.
     assertThat(
             value(

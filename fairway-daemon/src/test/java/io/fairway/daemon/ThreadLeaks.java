@@ -25,7 +25,9 @@ public final class ThreadLeaks {
           // 60 s
           "JNA Cleaner", // JNA's reference cleaner
           "Attach Listener", // jstack and friends
-          "Common-Cleaner");
+          "Common-Cleaner",
+          // prometheus-metrics-core's static Scheduler, started by the first metric that needs it
+          "prometheus-metrics-scheduler-0");
 
   private ThreadLeaks() {}
 

@@ -36,6 +36,8 @@ class PackageIT {
         .contains(
             "/usr/bin/fairway",
             "/usr/share/fairway/fairway.jar",
+            "/usr/share/fairway/prometheus/fairway.rules.yml",
+            "/usr/share/fairway/grafana/fairway.json",
             "/lib/systemd/system/fairway.service",
             "/lib/systemd/system/fairway-userspace.service",
             "/usr/share/bash-completion/completions/fairway",

@@ -119,6 +119,12 @@ final class ProxyHttpMetrics {
             cb ->
                 rows.forEach(r -> cb.call(r.stats().retries(), r.virtualServer(), r.realServer())))
         .register(registry);
+    errorMetrics(registry);
+    registry.register(
+        histogram(
+            "fairway_http_backend_first_byte_seconds",
+            "From the request head in to the real server's response head, per response",
+            x -> x.errors().firstByte()));
     registry.register(
         histogram(
             "fairway_http_request_duration_seconds",
@@ -129,6 +135,61 @@ final class ProxyHttpMetrics {
             "fairway_http_backend_connect_seconds",
             "Time to establish a new backend connection (pooled ones are not counted)",
             HttpStats.Snapshot::connect));
+  }
+
+  /** Failures by cause per real server, and the client's refused requests by code. */
+  private void errorMetrics(PrometheusRegistry registry) {
+    CounterWithCallback.builder()
+        .name("fairway_http_backend_errors")
+        .help(
+            "Failures of requests scheduled to the real server, by cause: connect (not reachable),"
+                + " timeout (no answer in time, 504), reset (connection closed or reset during the"
+                + " exchange), invalid (a response that could not be parsed)")
+        .labelNames("virtual_server", "real_server", "cause")
+        .callback(
+            cb ->
+                rows.forEach(
+                    r -> {
+                      HttpStats.Snapshot x = r.stats();
+                      cb.call(x.connectFailures(), r.virtualServer(), r.realServer(), "connect");
+                      cb.call(x.generated()[TIMEOUT], r.virtualServer(), r.realServer(), "timeout");
+                      cb.call(x.errors().resets(), r.virtualServer(), r.realServer(), "reset");
+                      cb.call(
+                          x.errors().invalidResponses(),
+                          r.virtualServer(),
+                          r.realServer(),
+                          "invalid");
+                    }))
+        .register(registry);
+    CounterWithCallback.builder()
+        .name("fairway_http_client_errors")
+        .help(
+            "Requests the proxy refused because of the client, by the code it answered (400"
+                + " malformed, 408 too slow, 413/414/431 too large, 501/505 unsupported)")
+        .labelNames("virtual_server", "code")
+        .callback(
+            cb ->
+                vsRows.forEach(
+                    r -> {
+                      long[] c = r.stats().errors().clientErrors();
+                      for (int i = 0; i < c.length; i++) {
+                        cb.call(
+                            c[i], r.virtualServer(), Integer.toString(HttpStats.CLIENT_CODES[i]));
+                      }
+                    }))
+        .register(registry);
+  }
+
+  /** Index of 504 in {@link HttpStats#GENERATED_CODES}. */
+  private static final int TIMEOUT = indexOf(HttpStats.GENERATED_CODES, 504);
+
+  private static int indexOf(int[] codes, int code) {
+    for (int i = 0; i < codes.length; i++) {
+      if (codes[i] == code) {
+        return i;
+      }
+    }
+    throw new IllegalStateException(code + " is not counted");
   }
 
   /** Reads the proxy's counters, when the daemon runs on the userspace table. */

@@ -45,7 +45,8 @@ public final class ServicesView {
    * One real server. {@code slowStartWeight}: while its {@code slow_start} ramp runs, the weight it
    * is scheduled with now (on its way to {@code effectiveWeight}): on the kernel the integer weight
    * stepped into the table, in the userspace scheduler the decimal {@code weight × f} its ramp
-   * gives it ({@link io.fairway.director.SlowStart}); null otherwise.
+   * gives it ({@link io.fairway.director.SlowStart}); null otherwise. {@code http}: its HTTP
+   * requests, failures and retries on the userspace proxy; null elsewhere.
    */
   public record RealServerView(
       String name,
@@ -61,7 +62,27 @@ public final class ServicesView {
       long bytesIn,
       long bytesOut,
       CheckView lastCheck,
-      Number slowStartWeight) {}
+      Number slowStartWeight,
+      HttpTraffic http) {
+    RealServerView with(HttpTraffic traffic) {
+      return new RealServerView(
+          name,
+          address,
+          state,
+          adminState,
+          inTable,
+          configuredWeight,
+          effectiveWeight,
+          activeConnections,
+          inactiveConnections,
+          connectionsTotal,
+          bytesIn,
+          bytesOut,
+          lastCheck,
+          slowStartWeight,
+          traffic);
+    }
+  }
 
   /** The checkers' last verdict. */
   public record CheckView(String result, String reason, String since) {}
@@ -76,14 +97,45 @@ public final class ServicesView {
       return List.of();
     }
     try {
-      return all(
-          daemon.applier().readBack(),
-          daemon.applier().status(),
-          daemon.admin(),
-          daemon.listener().health());
+      return withHttp(
+          all(
+              daemon.applier().readBack(),
+              daemon.applier().status(),
+              daemon.admin(),
+              daemon.listener().health()),
+          HttpTraffic.of(daemon));
     } catch (io.fairway.table.TableException e) {
       throw new IllegalStateException("cannot read the table: " + e.getMessage(), e);
     }
+  }
+
+  private static List<VirtualServerView> withHttp(
+      List<VirtualServerView> views, Map<String, Map<String, HttpTraffic>> traffic) {
+    if (traffic.isEmpty()) {
+      return views;
+    }
+    List<VirtualServerView> out = new ArrayList<>(views.size());
+    for (VirtualServerView v : views) {
+      Map<String, HttpTraffic> t = traffic.getOrDefault(v.name(), Map.of());
+      List<RealServerView> servers =
+          v.servers().stream()
+              .map(r -> t.containsKey(r.name()) ? r.with(t.get(r.name())) : r)
+              .toList();
+      out.add(
+          new VirtualServerView(
+              v.name(),
+              v.address(),
+              v.services(),
+              v.protocol(),
+              v.scheduler(),
+              v.quorum(),
+              v.sorryServer(),
+              v.sorryServerState(),
+              v.sorryActiveConnections(),
+              v.sorryConnectionsTotal(),
+              servers));
+    }
+    return out;
   }
 
   /** Every virtual server, in configuration order. */
@@ -166,7 +218,8 @@ public final class ServicesView {
               in,
               outB,
               check,
-              slowStartWeight(rs)));
+              slowStartWeight(rs),
+              null));
     }
     long sorryActive = 0;
     long sorryTotal = 0;

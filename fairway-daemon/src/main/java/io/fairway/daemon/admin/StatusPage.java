@@ -91,9 +91,11 @@ final class StatusPage {
           .append(' ')
           .append(esc(vs.sorryServerState()));
     }
-    b.append("</caption>\n<thead><tr><th>server</th><th>state</th><th>admin</th><th>weight</th>")
-        .append(
-            "<th>active</th><th>inactive</th><th>connections</th><th>conn/s</th><th>last check</th><th>since</th></tr></thead><tbody>");
+    b.append(
+            "</caption>\n<thead><tr><th>server</th><th>state</th><th>for</th><th>admin</th><th>weight</th>")
+        .append("<th>active</th><th>inactive</th><th>connections</th><th>conn/s</th>")
+        .append("<th>requests</th><th>req/s</th><th>errors</th><th>retries</th>")
+        .append("<th>last check</th><th>since</th></tr></thead><tbody>");
     for (RealServerView rs : vs.servers()) {
       b.append("<tr class=\"st-")
           .append(esc(rs.state()))
@@ -106,6 +108,7 @@ final class StatusPage {
           .append("<td class=\"state\">")
           .append(esc(rs.state()))
           .append("</td>")
+          .append("<td class=\"for\"></td>") // a duration goes stale: the script fills it in
           .append("<td>")
           .append(esc(rs.adminState()))
           .append("</td>")
@@ -122,6 +125,7 @@ final class StatusPage {
           .append(rs.connectionsTotal())
           .append("</td>")
           .append("<td></td>") // a rate needs two reads: the script fills it in
+          .append(traffic(rs))
           .append("<td>")
           .append(rs.lastCheck() == null ? "" : esc(rs.lastCheck().reason()))
           .append("</td>")
@@ -130,6 +134,20 @@ final class StatusPage {
           .append("</td></tr>");
     }
     return b.append("</tbody></table>\n").toString();
+  }
+
+  /** Requests, their rate (filled in by the script), errors and retries; empty off the proxy. */
+  static String traffic(RealServerView rs) {
+    if (rs.http() == null) {
+      return "<td class=\"requests\"></td><td></td><td class=\"errors\"></td><td></td>";
+    }
+    return "<td class=\"requests\">"
+        + rs.http().requests()
+        + "</td><td></td><td class=\"errors\">"
+        + rs.http().errors()
+        + "</td><td>"
+        + rs.http().retries()
+        + "</td>";
   }
 
   /** Effective / configured, and the ramp's weight now while a slow start runs. */

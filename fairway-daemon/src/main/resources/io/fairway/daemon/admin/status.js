@@ -28,6 +28,36 @@
     return r;
   }
 
+  // HTTP request rate per server, the same way, and the highest seen since the page opened.
+  var lastReq = {};
+  function reqRate(vs, rs) {
+    if (!rs.http) { return ''; }
+    var k = vs.name + ' ' + rs.name;
+    var now = Date.now();
+    var prev = lastReq[k];
+    var cur = { t: now, n: rs.http.requests, r: prev ? prev.r : '', max: prev ? prev.max : 0 };
+    lastReq[k] = cur;
+    if (prev && now - prev.t >= 500 && rs.http.requests >= prev.n) {
+      var r = (rs.http.requests - prev.n) * 1000 / (now - prev.t);
+      cur.r = r.toFixed(1);
+      cur.max = Math.max(cur.max, r);
+    }
+    return cur.r === '' ? '' : cur.r + ' (max ' + cur.max.toFixed(1) + ')';
+  }
+
+  // "2m13s": how long the server has been in its checkers' state.
+  function age(since) {
+    var s = Math.max(0, Math.floor((Date.now() - Date.parse(since)) / 1000));
+    var d = Math.floor(s / 86400), h = Math.floor(s / 3600) % 24, m = Math.floor(s / 60) % 60;
+    return (d ? d + 'd' : '') + (d || h ? h + 'h' : '') + (d || h || m ? m + 'm' : '') + (s % 60) + 's';
+  }
+
+  // The browser's local time, to the second.
+  function local(since) {
+    var t = new Date(Date.parse(since));
+    return isNaN(t) ? since : t.toLocaleString(undefined, { hour12: false });
+  }
+
   function cell(row, text) {
     var td = document.createElement('td');
     td.textContent = text;
@@ -69,7 +99,8 @@
         vs.sorry_server ? ' — sorry server ' + vs.sorry_server + ' ' + vs.sorry_server_state : '');
       t.appendChild(cap);
       var head = t.createTHead().insertRow();
-      ['server', 'state', 'admin', 'weight', 'active', 'inactive', 'connections', 'conn/s', 'last check', 'since']
+      ['server', 'state', 'for', 'admin', 'weight', 'active', 'inactive', 'connections', 'conn/s', 'requests',
+        'req/s', 'errors', 'retries', 'last check', 'since']
         .concat(token() ? ['action'] : []).forEach(function (h) {
           var th = document.createElement('th');
           th.textContent = h;
@@ -82,6 +113,7 @@
         row.dataset.rs = rs.name;
         cell(row, rs.name);
         cell(row, rs.state).className = 'state';
+        cell(row, rs.last_check ? age(rs.last_check.since) : '').className = 'for';
         cell(row, rs.admin_state);
         cell(row, (rs.slow_start_weight != null ? rs.slow_start_weight + ' (slow start) → ' : '')
           + rs.effective_weight + ' / ' + rs.configured_weight);
@@ -89,8 +121,12 @@
         cell(row, rs.inactive_connections);
         cell(row, rs.connections_total);
         cell(row, rate(vs, rs));
+        cell(row, rs.http ? rs.http.requests : '').className = 'requests';
+        cell(row, reqRate(vs, rs));
+        cell(row, rs.http ? rs.http.errors : '').className = 'errors';
+        cell(row, rs.http ? rs.http.retries : '');
         cell(row, rs.last_check ? rs.last_check.reason : '');
-        cell(row, rs.last_check ? rs.last_check.since : '');
+        cell(row, rs.last_check ? local(rs.last_check.since) : '');
         if (token()) {
           var td = cell(row, '');
           ['drain', 'maint', 'ready'].forEach(function (s) {
@@ -169,7 +205,7 @@
     // Each (re)connection may have missed changes.
     es.onopen = refresh;
     // Counters move without events; a slow poll keeps them honest.
-    setInterval(refresh, 5000);
+    setInterval(refresh, 2000);
     refresh();
   }
 

@@ -403,6 +403,7 @@ final class Exchange implements SlotWaiter {
       }
       finish();
     } else if (msg instanceof Malformed m) {
+      server.http.invalidResponse();
       backendBroken("malformed response from " + server + ": " + m.reason());
     } else {
       ByteBuf b = (ByteBuf) msg;
@@ -423,6 +424,7 @@ final class Exchange implements SlotWaiter {
 
   private void responseHead(HttpHead h) {
     deadlines.responseStarted();
+    server.http.firstByte(System.nanoTime() - start);
     if (h.status >= 200 || h.status == 101) {
       trace.firstByte(h.status);
     }

@@ -61,6 +61,7 @@ final class HttpBackendHandler extends ChannelInboundHandlerAdapter {
     Exchange f = exchange;
     exchange = null;
     if (f != null) {
+      server.http.backendReset();
       f.backendFailed("backend closed the connection");
     }
   }
@@ -70,6 +71,7 @@ final class HttpBackendHandler extends ChannelInboundHandlerAdapter {
     Exchange f = exchange;
     exchange = null;
     if (f != null) {
+      server.http.backendReset();
       f.backendFailed(TcpFrontend.reason(cause));
     }
     ctx.close();

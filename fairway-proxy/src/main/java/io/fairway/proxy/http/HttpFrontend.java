@@ -540,6 +540,7 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter implements 
       return;
     }
     closed = true;
+    vs.http.answered(status);
     releaseQueued();
     if (inputShutdown) {
       // Nothing more can arrive, so nothing to linger for.

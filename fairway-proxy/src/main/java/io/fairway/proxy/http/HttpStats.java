@@ -45,6 +45,17 @@ public final class HttpStats {
   private final LongAdder[] generated = adders(GENERATED_CODES.length);
   private final LongAdder connectFailures = new LongAdder();
 
+  /**
+   * The codes of {@link #clientErrors}: what the proxy answers a client whose request it refuses
+   * (malformed, too slow, too large, unsupported), before any server is involved.
+   */
+  public static final int[] CLIENT_CODES = {400, 408, 413, 414, 431, 501, 505};
+
+  private final LongAdder[] clientErrors = adders(CLIENT_CODES.length);
+  private final LongAdder resets = new LongAdder();
+  private final LongAdder invalidResponses = new LongAdder();
+  private final Histogram firstByte = new Histogram(DURATION_BOUNDS);
+
   void completed(int status, long nanos) {
     if (!ENABLED) {
       return;
@@ -88,6 +99,42 @@ public final class HttpStats {
     }
   }
 
+  /**
+   * An error page the proxy sends a client: counted by code when it is one of {@link
+   * #CLIENT_CODES}, the server-side ones being counted by {@link #generated}.
+   */
+  void answered(int status) {
+    if (!ENABLED) {
+      return;
+    }
+    for (int i = 0; i < CLIENT_CODES.length; i++) {
+      if (CLIENT_CODES[i] == status) {
+        clientErrors[i].increment();
+      }
+    }
+  }
+
+  /** The backend closed or reset a connection while an exchange was using it. */
+  void backendReset() {
+    if (ENABLED) {
+      resets.increment();
+    }
+  }
+
+  /** The backend sent a response the proxy could not parse. */
+  void invalidResponse() {
+    if (ENABLED) {
+      invalidResponses.increment();
+    }
+  }
+
+  /** From the request head in to the response head from the server. */
+  void firstByte(long nanos) {
+    if (ENABLED) {
+      firstByte.record(nanos);
+    }
+  }
+
   /** The counters now (each read on its own; a scrape is not a transaction). */
   public Snapshot snapshot() {
     long[] classes = new long[6];
@@ -98,13 +145,37 @@ public final class HttpStats {
     for (int i = 0; i < made.length; i++) {
       made[i] = generated[i].sum();
     }
+    long[] client = new long[CLIENT_CODES.length];
+    for (int i = 0; i < client.length; i++) {
+      client[i] = clientErrors[i].sum();
+    }
     return new Snapshot(
         classes,
         duration.snapshot(),
         connect.snapshot(),
         retries.sum(),
         made,
-        connectFailures.sum());
+        connectFailures.sum(),
+        new Errors(resets.sum(), invalidResponses.sum(), client, firstByte.snapshot()));
+  }
+
+  /**
+   * The failures by cause that {@link Snapshot}'s first fields do not already count, and the time
+   * to the first response byte.
+   *
+   * @param resets backend connections closed or reset while an exchange used them
+   * @param invalidResponses responses the proxy could not parse
+   * @param clientErrors error pages sent to clients, by {@link #CLIENT_CODES}
+   * @param firstByte request head in to the server's response head
+   */
+  public record Errors(long resets, long invalidResponses, long[] clientErrors, Buckets firstByte) {
+    Errors plus(Errors o) {
+      return new Errors(
+          resets + o.resets,
+          invalidResponses + o.invalidResponses,
+          add(clientErrors, o.clientErrors),
+          firstByte.plus(o.firstByte));
+    }
   }
 
   /**
@@ -114,6 +185,7 @@ public final class HttpStats {
    * @param retries requests retried on a fresh connection or another server
    * @param generated the responses the proxy generated, by {@link #GENERATED_CODES}
    * @param connectFailures backend connects that failed (refused, unreachable, timed out)
+   * @param errors the other failures by cause, and the first-byte time
    */
   public record Snapshot(
       long[] byClass,
@@ -121,7 +193,8 @@ public final class HttpStats {
       Buckets connect,
       long retries,
       long[] generated,
-      long connectFailures) {
+      long connectFailures,
+      Errors errors) {
     /** Both added up (one server under several services of a virtual server group). */
     public Snapshot plus(Snapshot o) {
       return new Snapshot(
@@ -130,7 +203,8 @@ public final class HttpStats {
           connect.plus(o.connect),
           retries + o.retries,
           add(generated, o.generated),
-          connectFailures + o.connectFailures);
+          connectFailures + o.connectFailures,
+          errors.plus(o.errors));
     }
   }
 
