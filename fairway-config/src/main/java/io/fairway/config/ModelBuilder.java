@@ -5,6 +5,7 @@ import io.fairway.config.model.Addresses;
 import io.fairway.config.model.Config;
 import io.fairway.config.model.DirectorLayout;
 import io.fairway.config.model.DirectorSpec;
+import io.fairway.config.model.DnsDiscovery;
 import io.fairway.config.model.Forwarding;
 import io.fairway.config.model.ForwardingMethod;
 import io.fairway.config.model.GlobalDefs;
@@ -123,6 +124,7 @@ final class ModelBuilder {
               "smtp_alert",
               "snmp_name",
               "real_server",
+              "real_server_dns",
               "name",
               "shard",
               "fallback",
@@ -324,7 +326,8 @@ final class ModelBuilder {
         s.overflowToSorryServer(),
         s.slowStart(),
         s.proxy(),
-        s.layout());
+        s.layout(),
+        s.discovery());
   }
 
   static String defaultName(VirtualServerId.Address a) {
@@ -420,6 +423,7 @@ final class ModelBuilder {
     ProxySettings.Timeouts proxyTimeouts = ProxySettings.Timeouts.NONE;
     boolean httpForwarded = false;
     List<Node> rsNodes = new ArrayList<>();
+    List<Node> dnsNodes = new ArrayList<>();
     List<Node> groupNodes = new ArrayList<>();
     Node membersNode = null;
     Node altHeaderNode = null;
@@ -645,6 +649,9 @@ final class ModelBuilder {
         case "real_server":
           rsNodes.add(c);
           break;
+        case "real_server_dns":
+          dnsNodes.add(c);
+          break;
         case "director":
           groupNodes.add(c);
           break;
@@ -823,6 +830,7 @@ final class ModelBuilder {
       idents.put(rs.ident(), rs);
       reals.add(rs);
     }
+    List<DnsDiscovery> discovery = new DnsBlockParser(v, rsParser).all(dnsNodes, ctx);
     DirectorLayout layout =
         new LayoutParser(v, shardParams)
             .layout(
@@ -875,7 +883,7 @@ final class ModelBuilder {
               + "virtual_server (there is nowhere to overflow to)");
     }
 
-    if (reals.isEmpty()) {
+    if (reals.isEmpty() && discovery.isEmpty()) {
       v.warn(
           n,
           "virtual_server "
@@ -959,7 +967,8 @@ final class ModelBuilder {
         overflow,
         slowStart,
         new ProxySettings(proxyTimeouts, httpForwarded),
-        layout);
+        layout,
+        discovery);
   }
 
   private Scheduler scheduler(Node c) {

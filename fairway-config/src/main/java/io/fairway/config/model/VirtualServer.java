@@ -40,6 +40,8 @@ import java.util.Set;
  *     Fairway extensions)
  * @param layout the director's layering: named directors, the members of the virtual_server's
  *     director, the {@code alt_header} (Fairway extensions); {@link DirectorLayout#NONE} without
+ * @param discovery its {@code real_server_dns} blocks (a Fairway extension), in file order; the
+ *     servers they found are not in the file's model but in the one the daemon derives from it
  */
 public record VirtualServer(
     Location location,
@@ -64,13 +66,67 @@ public record VirtualServer(
     boolean overflowToSorryServer,
     Duration slowStart,
     ProxySettings proxy,
-    DirectorLayout layout) {
+    DirectorLayout layout,
+    List<DnsDiscovery> discovery) {
   public VirtualServer {
     java.util.Objects.requireNonNull(proxy, "proxy");
+    discovery = discovery == null ? List.of() : List.copyOf(discovery);
     layout = layout == null ? DirectorLayout.NONE : layout;
     flags = Set.copyOf(flags);
     realServers = List.copyOf(realServers);
     slowStart = slowStart == null ? Duration.ZERO : slowStart;
+  }
+
+  /** Without {@code real_server_dns}. */
+  public VirtualServer(
+      Location location,
+      VirtualServerId id,
+      String name,
+      Scheduler scheduler,
+      DirectorSpec director,
+      int hashBalanceFactor,
+      Forwarding forwarding,
+      Set<SchedulerFlag> flags,
+      Duration persistenceTimeout,
+      Optional<Integer> persistenceGranularity,
+      Optional<String> persistenceEngine,
+      boolean haSuspend,
+      boolean omega,
+      long quorum,
+      long hysteresis,
+      Optional<Script> quorumUp,
+      Optional<Script> quorumDown,
+      Optional<SorryServer> sorryServer,
+      List<RealServer> realServers,
+      boolean overflowToSorryServer,
+      Duration slowStart,
+      ProxySettings proxy,
+      DirectorLayout layout) {
+    this(
+        location,
+        id,
+        name,
+        scheduler,
+        director,
+        hashBalanceFactor,
+        forwarding,
+        flags,
+        persistenceTimeout,
+        persistenceGranularity,
+        persistenceEngine,
+        haSuspend,
+        omega,
+        quorum,
+        hysteresis,
+        quorumUp,
+        quorumDown,
+        sorryServer,
+        realServers,
+        overflowToSorryServer,
+        slowStart,
+        proxy,
+        layout,
+        List.of());
   }
 
   /** Without layering. */
@@ -121,6 +177,38 @@ public record VirtualServer(
         slowStart,
         proxy,
         DirectorLayout.NONE);
+  }
+
+  /**
+   * The same virtual server with other real servers: those its {@code real_server_dns} blocks found
+   * beside the written ones.
+   */
+  public VirtualServer withRealServers(List<RealServer> servers) {
+    return new VirtualServer(
+        location,
+        id,
+        name,
+        scheduler,
+        director,
+        hashBalanceFactor,
+        forwarding,
+        flags,
+        persistenceTimeout,
+        persistenceGranularity,
+        persistenceEngine,
+        haSuspend,
+        omega,
+        quorum,
+        hysteresis,
+        quorumUp,
+        quorumDown,
+        sorryServer,
+        servers,
+        overflowToSorryServer,
+        slowStart,
+        proxy,
+        layout,
+        discovery);
   }
 
   /** True if persistence is on. */
