@@ -479,6 +479,11 @@ final class ConfigWriter {
     for (RealServer rs : vs.realServers()) {
       realServer(rs, vs.slowStart());
     }
+    for (io.fairway.config.model.DnsDiscovery d : vs.discovery()) {
+      ConfigWriter template = new ConfigWriter();
+      template.realServer(d.template(), vs.slowStart());
+      DnsBlockWriter.lines(d, template.out.toString()).forEach(this::line);
+    }
     close();
   }
 

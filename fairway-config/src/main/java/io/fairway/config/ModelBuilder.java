@@ -5,6 +5,7 @@ import io.fairway.config.model.Addresses;
 import io.fairway.config.model.Config;
 import io.fairway.config.model.DirectorLayout;
 import io.fairway.config.model.DirectorSpec;
+import io.fairway.config.model.DnsDiscovery;
 import io.fairway.config.model.Forwarding;
 import io.fairway.config.model.ForwardingMethod;
 import io.fairway.config.model.GlobalDefs;
@@ -123,6 +124,7 @@ final class ModelBuilder {
               "smtp_alert",
               "snmp_name",
               "real_server",
+              "real_server_dns",
               "name",
               "shard",
               "fallback",
@@ -329,7 +331,8 @@ final class ModelBuilder {
         s.slowStart(),
         s.proxy(),
         s.layout(),
-        s.accessLogs());
+        s.accessLogs(),
+        s.discovery());
   }
 
   static String defaultName(VirtualServerId.Address a) {
@@ -429,6 +432,7 @@ final class ModelBuilder {
     Node tlsNode = null;
     io.fairway.config.model.TlsSettings tls = io.fairway.config.model.TlsSettings.NONE;
     List<Node> rsNodes = new ArrayList<>();
+    List<Node> dnsNodes = new ArrayList<>();
     List<Node> groupNodes = new ArrayList<>();
     Node membersNode = null;
     Node altHeaderNode = null;
@@ -673,6 +677,9 @@ final class ModelBuilder {
         case "real_server":
           rsNodes.add(c);
           break;
+        case "real_server_dns":
+          dnsNodes.add(c);
+          break;
         case "director":
           groupNodes.add(c);
           break;
@@ -857,6 +864,7 @@ final class ModelBuilder {
       idents.put(rs.ident(), rs);
       reals.add(rs);
     }
+    List<DnsDiscovery> discovery = new DnsBlockParser(v, rsParser).all(dnsNodes, ctx);
     DirectorLayout layout =
         new LayoutParser(v, shardParams)
             .layout(
@@ -909,7 +917,7 @@ final class ModelBuilder {
               + "virtual_server (there is nowhere to overflow to)");
     }
 
-    if (reals.isEmpty()) {
+    if (reals.isEmpty() && discovery.isEmpty()) {
       v.warn(
           n,
           "virtual_server "
@@ -1000,7 +1008,8 @@ final class ModelBuilder {
                 ? io.fairway.config.model.ProxyProtocol.NONE
                 : new io.fairway.config.model.ProxyProtocol(true, null)),
         layout,
-        new io.fairway.config.model.AccessLogs(accessLogs));
+        new io.fairway.config.model.AccessLogs(accessLogs),
+        discovery);
   }
 
   private Scheduler scheduler(Node c) {

@@ -228,7 +228,9 @@ public final class RunCommand implements Callable<Integer> {
       return 1;
     }
     // One parse and one plan per load; the daemon hands the plan to the userspace proxy.
-    Loader loader = new KeepalivedLoader(userspace, CheckSpecs::from);
+    // real_server_dns: the servers found are added to every load's model (a Fairway extension).
+    io.fairway.daemon.discovery.DiscoveryLoop dns = new io.fairway.daemon.discovery.DiscoveryLoop();
+    Loader loader = new KeepalivedLoader(userspace, CheckSpecs::from, dns::expand);
     io.fairway.daemon.Loaded first;
     try {
       // Refuse a bad file before touching the table.
@@ -291,7 +293,10 @@ public final class RunCommand implements Callable<Integer> {
     Runnable onStop = () -> (stops.incrementAndGet() == 1 ? stop : now).countDown();
     // SIGHUP is caught from here on too, and carried out once the daemon serves (DeferredSignal).
     DeferredSignal hup = new DeferredSignal(() -> reload(daemon, vrrp, sync, systemd));
-    try (Signals.Restore term = Signals.on("TERM", onStop);
+    // A changed DNS answer reloads as SIGHUP does, and not before the daemon serves.
+    dns.start(hup::signal);
+    try (dns;
+        Signals.Restore term = Signals.on("TERM", onStop);
         Signals.Restore interrupt = Signals.on("INT", onStop);
         Signals.Restore hangUp = Signals.on("HUP", hup::signal)) {
       return serve(

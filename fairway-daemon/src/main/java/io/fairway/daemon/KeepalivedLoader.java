@@ -23,14 +23,29 @@ public final class KeepalivedLoader implements Loader {
   private final boolean userspace;
   private final Function<io.fairway.config.model.Config, List<VirtualServerSpec>> specs;
 
+  /** Adds what the file does not name itself (the servers found by real_server_dns). */
+  private final java.util.function.UnaryOperator<io.fairway.config.model.Config> expand;
+
   /**
    * @param userspace whether the table is the userspace proxy
    * @param specs turns the model into the check engine's specs
    */
   public KeepalivedLoader(
       boolean userspace, Function<io.fairway.config.model.Config, List<VirtualServerSpec>> specs) {
+    this(userspace, specs, java.util.function.UnaryOperator.identity());
+  }
+
+  /**
+   * @param expand turns the file's model into the one to run (real_server_dns adds the servers it
+   *     found); called once per load, before the plan
+   */
+  public KeepalivedLoader(
+      boolean userspace,
+      Function<io.fairway.config.model.Config, List<VirtualServerSpec>> specs,
+      java.util.function.UnaryOperator<io.fairway.config.model.Config> expand) {
     this.userspace = userspace;
     this.specs = specs;
+    this.expand = expand;
   }
 
   @Override
@@ -48,16 +63,17 @@ public final class KeepalivedLoader implements Loader {
     } catch (ConfigException e) {
       throw new LoadException(e.getMessage(), e);
     }
+    io.fairway.config.model.Config config = expand.apply(r.config());
     Plan plan;
     try {
-      plan = PlanBuilder.build(r.config());
+      plan = PlanBuilder.build(config);
     } catch (PlanException e) {
       throw new LoadException(e.getMessage(), e);
     }
     try {
       return new Loaded(
-          TableBinding.bind(plan, r.config(), userspace),
-          specs.apply(r.config()),
+          TableBinding.bind(plan, config, userspace),
+          specs.apply(config),
           r.warnings().stream().map(Diagnostic::format).toList(),
           io.fairway.apply.LvsGlobals.from(r.config().globalDefs()),
           plan);

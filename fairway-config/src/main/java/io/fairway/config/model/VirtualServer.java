@@ -41,6 +41,8 @@ import java.util.Set;
  * @param layout the director's layering: named directors, the members of the virtual_server's
  *     director, the {@code alt_header} (Fairway extensions); {@link DirectorLayout#NONE} without
  * @param accessLogs {@code access_log} lines (a Fairway extension); {@link AccessLogs#NONE} without
+ * @param discovery its {@code real_server_dns} blocks (a Fairway extension), in file order; the
+ *     servers they found are not in the file's model but in the one the daemon derives from it
  */
 public record VirtualServer(
     Location location,
@@ -66,17 +68,19 @@ public record VirtualServer(
     Duration slowStart,
     ProxySettings proxy,
     DirectorLayout layout,
-    AccessLogs accessLogs) {
+    AccessLogs accessLogs,
+    List<DnsDiscovery> discovery) {
   public VirtualServer {
     java.util.Objects.requireNonNull(proxy, "proxy");
     accessLogs = accessLogs == null ? AccessLogs.NONE : accessLogs;
+    discovery = discovery == null ? List.of() : List.copyOf(discovery);
     layout = layout == null ? DirectorLayout.NONE : layout;
     flags = Set.copyOf(flags);
     realServers = List.copyOf(realServers);
     slowStart = slowStart == null ? Duration.ZERO : slowStart;
   }
 
-  /** Without access logs. */
+  /** Without access logs or {@code real_server_dns}. */
   public VirtualServer(
       Location location,
       VirtualServerId id,
@@ -125,7 +129,8 @@ public record VirtualServer(
         slowStart,
         proxy,
         layout,
-        AccessLogs.NONE);
+        AccessLogs.NONE,
+        List.of());
   }
 
   /** Without layering. */
@@ -177,6 +182,39 @@ public record VirtualServer(
         proxy,
         DirectorLayout.NONE,
         AccessLogs.NONE);
+  }
+
+  /**
+   * The same virtual server with other real servers: those its {@code real_server_dns} blocks found
+   * beside the written ones.
+   */
+  public VirtualServer withRealServers(List<RealServer> servers) {
+    return new VirtualServer(
+        location,
+        id,
+        name,
+        scheduler,
+        director,
+        hashBalanceFactor,
+        forwarding,
+        flags,
+        persistenceTimeout,
+        persistenceGranularity,
+        persistenceEngine,
+        haSuspend,
+        omega,
+        quorum,
+        hysteresis,
+        quorumUp,
+        quorumDown,
+        sorryServer,
+        servers,
+        overflowToSorryServer,
+        slowStart,
+        proxy,
+        layout,
+        accessLogs,
+        discovery);
   }
 
   /** True if persistence is on. */

@@ -1,0 +1,54 @@
+package io.fairway.daemon.discovery;
+
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * What one resolution of a block gave.
+ *
+ * @param outcome found records, the name is gone (NXDOMAIN or no record) or the query failed
+ * @param members the servers found, in canonical order (empty unless found)
+ * @param ttl the smallest TTL of the records (zero when none)
+ * @param error why the query failed or what was cut; empty when nothing to say
+ */
+public record Answer(Outcome outcome, List<Member> members, Duration ttl, String error) {
+  public Answer {
+    members = List.copyOf(members);
+  }
+
+  /** How a resolution ended. */
+  public enum Outcome {
+    FOUND,
+    GONE,
+    FAILED
+  }
+
+  static Answer gone(String why) {
+    return new Answer(Outcome.GONE, List.of(), Duration.ZERO, why);
+  }
+
+  static Answer failed(String why) {
+    return new Answer(Outcome.FAILED, List.of(), Duration.ZERO, why);
+  }
+
+  /**
+   * One server of an answer.
+   *
+   * @param name the SRV target and port, or the address and port: its name and shard ident
+   * @param address where it is
+   * @param port its port
+   * @param weight the SRV weight (0 for A/AAAA)
+   */
+  public record Member(String name, InetAddress address, int port, int weight)
+      implements Comparable<Member> {
+    @Override
+    public int compareTo(Member o) {
+      int c = java.util.Arrays.compareUnsigned(address.getAddress(), o.address.getAddress());
+      if (c == 0) {
+        c = Integer.compare(port, o.port);
+      }
+      return c != 0 ? c : name.compareTo(o.name);
+    }
+  }
+}

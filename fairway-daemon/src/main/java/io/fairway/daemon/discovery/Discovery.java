@@ -1,0 +1,173 @@
+package io.fairway.daemon.discovery;
+
+import io.fairway.config.model.Config;
+import io.fairway.config.model.DnsDiscovery;
+import io.fairway.config.model.DnsMember;
+import io.fairway.config.model.RealServer;
+import io.fairway.config.model.RealServerId;
+import io.fairway.config.model.VirtualServer;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The servers every {@code real_server_dns} block currently stands for, and the model with them in
+ * it. The kept answer follows the block's rules: a new answer replaces it; NXDOMAIN or no record
+ * empties it only after {@code hold}; a failed query (timeout, SERVFAIL, no name server) never
+ * does, so a name server that stops answering changes nothing.
+ */
+public final class Discovery {
+  private static final Logger LOG = LoggerFactory.getLogger(Discovery.class);
+
+  private final DnsResolver resolver;
+  private final Clock clock;
+  private final Map<String, BlockState> states = new LinkedHashMap<>();
+
+  public Discovery(DnsResolver resolver, Clock clock) {
+    this.resolver = resolver;
+    this.clock = clock;
+  }
+
+  /**
+   * The last resolution of a block.
+   *
+   * @param key virtual server name, DNS name and type
+   * @param members the servers kept, canonical order
+   * @param lastFound when the kept answer was received (null before any)
+   * @param lastResolution when the last resolution ended
+   * @param lastAnswer what it gave
+   */
+  public record BlockState(
+      String key,
+      List<Answer.Member> members,
+      Instant lastFound,
+      Instant lastResolution,
+      Answer lastAnswer) {}
+
+  static String key(VirtualServer vs, DnsDiscovery d) {
+    return vs.name() + " " + d.name() + " " + d.type();
+  }
+
+  /** The blocks' last resolutions, in file order. */
+  public synchronized List<BlockState> states() {
+    return List.copyOf(states.values());
+  }
+
+  /**
+   * Resolves every block of the model once.
+   *
+   * @return completes with true when a block's kept servers changed
+   */
+  public CompletableFuture<Boolean> refresh(Config config) {
+    List<CompletableFuture<Boolean>> all = new ArrayList<>();
+    for (VirtualServer vs : config.virtualServers()) {
+      for (DnsDiscovery d : vs.discovery()) {
+        all.add(resolver.resolve(d).thenApply(a -> update(key(vs, d), d, a)));
+      }
+    }
+    return CompletableFuture.allOf(all.toArray(new CompletableFuture<?>[0]))
+        .thenApply(v -> all.stream().anyMatch(CompletableFuture::join));
+  }
+
+  /** The longest wait before the next resolution: the shortest refresh or TTL, at least 1 s. */
+  public synchronized Duration nextRefresh(Config config) {
+    Duration next = Duration.ofDays(1);
+    for (VirtualServer vs : config.virtualServers()) {
+      for (DnsDiscovery d : vs.discovery()) {
+        Duration wait = d.refresh();
+        BlockState s = states.get(key(vs, d));
+        if (s != null && s.lastAnswer().outcome() == Answer.Outcome.FOUND) {
+          Duration ttl = s.lastAnswer().ttl();
+          wait = ttl.compareTo(wait) < 0 ? ttl : wait;
+        }
+        next = wait.compareTo(next) < 0 ? wait : next;
+      }
+    }
+    return next.compareTo(Duration.ofSeconds(1)) < 0 ? Duration.ofSeconds(1) : next;
+  }
+
+  private synchronized boolean update(String key, DnsDiscovery d, Answer a) {
+    Instant now = clock.instant();
+    BlockState prev = states.get(key);
+    List<Answer.Member> kept = prev == null ? List.of() : prev.members();
+    Instant found = prev == null ? null : prev.lastFound();
+    switch (a.outcome()) {
+      case FOUND -> {
+        kept = a.members().stream().sorted().toList();
+        found = now;
+      }
+      case GONE -> {
+        if (found == null || !now.isBefore(found.plus(d.hold()))) {
+          kept = List.of();
+        }
+      }
+      case FAILED -> LOG.warn("real_server_dns {} ({}): {}", d.name(), d.location(), a.error());
+    }
+    states.put(key, new BlockState(key, kept, found, now, a));
+    return !kept.equals(prev == null ? List.of() : prev.members());
+  }
+
+  /**
+   * The model with every block's kept servers added to its virtual server after the written ones,
+   * in canonical order (so that mh, sh, shard and hash choose alike on every node); a server also
+   * written in the file is the written one. More than {@code max_servers} are cut, with a warning
+   * naming the block.
+   */
+  public synchronized Config expand(Config config) {
+    List<VirtualServer> out = new ArrayList<>();
+    for (VirtualServer vs : config.virtualServers()) {
+      if (vs.discovery().isEmpty()) {
+        out.add(vs);
+        continue;
+      }
+      List<RealServer> reals = new ArrayList<>(vs.realServers());
+      Set<RealServerId> ids = new HashSet<>();
+      Set<String> names = new HashSet<>();
+      reals.forEach(rs -> ids.add(rs.id()));
+      reals.forEach(rs -> names.add(rs.name()));
+      for (DnsDiscovery d : vs.discovery()) {
+        BlockState s = states.get(key(vs, d));
+        List<Answer.Member> ms = s == null ? List.of() : s.members();
+        if (ms.size() > d.maxServers()) {
+          LOG.warn(
+              "{}: real_server_dns {} answered {} servers; only the first {} (in address order)"
+                  + " are used (max_servers)",
+              d.location(),
+              d.name(),
+              ms.size(),
+              d.maxServers());
+          ms = ms.subList(0, d.maxServers());
+        }
+        for (Answer.Member m : ms) {
+          int port = d.type() == DnsDiscovery.RecordType.SRV ? m.port() : d.port();
+          String name = d.type() == DnsDiscovery.RecordType.SRV ? m.name() : m.name() + ":" + port;
+          if (m.address().getAddress().length != d.template().id().address().getAddress().length) {
+            continue; // the other family than the virtual server's
+          }
+          RealServer rs = DnsMember.of(d, m.address(), port, name, m.weight());
+          if (ids.add(rs.id()) && names.add(rs.name())) {
+            reals.add(rs);
+          }
+        }
+      }
+      out.add(vs.withRealServers(reals));
+    }
+    return new Config(
+        config.globalDefs(),
+        config.groups(),
+        out,
+        config.trackFiles(),
+        config.ssl(),
+        config.vrrp(),
+        config.shardParams());
+  }
+}
