@@ -136,7 +136,8 @@ final class ModelBuilder {
               "http_forwarded",
               "director",
               "members",
-              "alt_header"));
+              "alt_header",
+              "announce"));
   static final Set<String> RS =
       union(
           union(TIMING, CheckerParser.CHECKERS),
@@ -257,6 +258,7 @@ final class ModelBuilder {
       servers.add(vs);
     }
     servers = uniqueNames(servers);
+    AnnounceParser.check(diags, globals.announcement(), servers);
     return new Config(
         globals,
         List.copyOf(groups.values()),
@@ -324,7 +326,8 @@ final class ModelBuilder {
         s.overflowToSorryServer(),
         s.slowStart(),
         s.proxy(),
-        s.layout());
+        s.layout(),
+        s.announce());
   }
 
   static String defaultName(VirtualServerId.Address a) {
@@ -410,6 +413,7 @@ final class ModelBuilder {
     boolean overflow = false;
     Node overflowNode = null;
     Duration slowStart = Duration.ZERO;
+    boolean announce = false;
     int maxConns = 0;
     Node maxConnsNode = null;
     boolean haSuspend = false;
@@ -565,6 +569,9 @@ final class ModelBuilder {
             }
             break;
           }
+        case "announce":
+          announce = new AnnounceParser(v).virtualServer(c, addrId);
+          break;
         case "slow_start":
           {
             Duration d = v.slowStart(c);
@@ -959,7 +966,8 @@ final class ModelBuilder {
         overflow,
         slowStart,
         new ProxySettings(proxyTimeouts, httpForwarded),
-        layout);
+        layout,
+        announce);
   }
 
   private Scheduler scheduler(Node c) {

@@ -40,6 +40,8 @@ import java.util.Set;
  *     Fairway extensions)
  * @param layout the director's layering: named directors, the members of the virtual_server's
  *     director, the {@code alt_header} (Fairway extensions); {@link DirectorLayout#NONE} without
+ * @param announce {@code announce} (a Fairway extension): keep a host route for the address in
+ *     {@code global_defs}' {@code announce_table} while this service can serve
  */
 public record VirtualServer(
     Location location,
@@ -64,13 +66,66 @@ public record VirtualServer(
     boolean overflowToSorryServer,
     Duration slowStart,
     ProxySettings proxy,
-    DirectorLayout layout) {
+    DirectorLayout layout,
+    boolean announce) {
   public VirtualServer {
     java.util.Objects.requireNonNull(proxy, "proxy");
     layout = layout == null ? DirectorLayout.NONE : layout;
     flags = Set.copyOf(flags);
     realServers = List.copyOf(realServers);
     slowStart = slowStart == null ? Duration.ZERO : slowStart;
+  }
+
+  /** Without announcing. */
+  public VirtualServer(
+      Location location,
+      VirtualServerId id,
+      String name,
+      Scheduler scheduler,
+      DirectorSpec director,
+      int hashBalanceFactor,
+      Forwarding forwarding,
+      Set<SchedulerFlag> flags,
+      Duration persistenceTimeout,
+      Optional<Integer> persistenceGranularity,
+      Optional<String> persistenceEngine,
+      boolean haSuspend,
+      boolean omega,
+      long quorum,
+      long hysteresis,
+      Optional<Script> quorumUp,
+      Optional<Script> quorumDown,
+      Optional<SorryServer> sorryServer,
+      List<RealServer> realServers,
+      boolean overflowToSorryServer,
+      Duration slowStart,
+      ProxySettings proxy,
+      DirectorLayout layout) {
+    this(
+        location,
+        id,
+        name,
+        scheduler,
+        director,
+        hashBalanceFactor,
+        forwarding,
+        flags,
+        persistenceTimeout,
+        persistenceGranularity,
+        persistenceEngine,
+        haSuspend,
+        omega,
+        quorum,
+        hysteresis,
+        quorumUp,
+        quorumDown,
+        sorryServer,
+        realServers,
+        overflowToSorryServer,
+        slowStart,
+        proxy,
+        layout,
+        false);
   }
 
   /** Without layering. */
