@@ -173,6 +173,7 @@ final class ConfigWriter {
     if (g.enableScriptSecurity()) {
       line("enable_script_security");
     }
+    announcement(g.announcement());
     vrrpGlobals(vg);
     sync.filter(d -> !d.inInstance()).ifPresent(this::syncDaemon);
     close();
@@ -476,6 +477,9 @@ final class ConfigWriter {
     if (!vs.slowStart().isZero()) {
       line("slow_start " + time(vs.slowStart()));
     }
+    if (vs.announce()) {
+      line("announce");
+    }
     for (RealServer rs : vs.realServers()) {
       realServer(rs, vs.slowStart());
     }
@@ -728,5 +732,16 @@ final class ConfigWriter {
     }
     u.regexMaxOffset().ifPresent(m -> line("regex_max_offset " + m));
     close();
+  }
+
+  /** The announcing keywords (Fairway extensions), written only when used. */
+  private void announcement(io.fairway.config.model.Announcement a) {
+    a.table().ifPresent(t -> line("announce_table " + t));
+    if (!a.withdrawDelay().equals(io.fairway.config.model.Announcement.DEFAULT_WITHDRAW_DELAY)) {
+      line("announce_withdraw_delay " + time(a.withdrawDelay()));
+    }
+    if (a.lvsSloppyTcp()) {
+      line("lvs_sloppy_tcp");
+    }
   }
 }

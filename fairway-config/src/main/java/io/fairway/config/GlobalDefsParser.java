@@ -1,5 +1,6 @@
 package io.fairway.config;
 
+import io.fairway.config.model.Announcement;
 import io.fairway.config.model.GlobalDefs;
 import io.fairway.config.model.SslContext;
 import java.time.Duration;
@@ -45,6 +46,7 @@ final class GlobalDefsParser {
     boolean noEmails = g.noCheckerEmails();
     Optional<String> scriptUser = g.scriptUser();
     boolean security = g.enableScriptSecurity();
+    Announcement announce = g.announcement();
     for (Node n : block.children) {
       String k = n.keyword();
       switch (k) {
@@ -158,7 +160,9 @@ final class GlobalDefsParser {
           }
           break;
         default:
-          if (vrrp != null && VrrpParser.GLOBAL.contains(k)) {
+          if (AnnounceParser.GLOBAL.contains(k)) {
+            announce = new AnnounceParser(v).global(n, announce);
+          } else if (vrrp != null && VrrpParser.GLOBAL.contains(k)) {
             vrrp.global(n);
           } else if (k.equals("lvs_sync_daemon_interface")) {
             v.error(
@@ -171,7 +175,11 @@ final class GlobalDefsParser {
           } else {
             v.unknown(
                 n,
-                ModelBuilder.union(ModelBuilder.GLOBAL, Keywords.IGNORED_GLOBAL, VrrpParser.GLOBAL),
+                ModelBuilder.union(
+                    ModelBuilder.GLOBAL,
+                    AnnounceParser.GLOBAL,
+                    Keywords.IGNORED_GLOBAL,
+                    VrrpParser.GLOBAL),
                 "global_defs");
           }
       }
@@ -192,7 +200,8 @@ final class GlobalDefsParser {
         rsInit,
         noEmails,
         scriptUser,
-        security);
+        security,
+        announce);
   }
 
   SslContext ssl(Node block) {

@@ -141,7 +141,8 @@ final class ModelBuilder {
               "proxy_protocol",
               "director",
               "members",
-              "alt_header"));
+              "alt_header",
+              "announce"));
   static final Set<String> RS =
       union(
           union(TIMING, CheckerParser.CHECKERS),
@@ -263,6 +264,7 @@ final class ModelBuilder {
       servers.add(vs);
     }
     servers = uniqueNames(servers);
+    AnnounceParser.check(diags, globals.announcement(), servers);
     return new Config(
         globals,
         List.copyOf(groups.values()),
@@ -332,7 +334,8 @@ final class ModelBuilder {
         s.proxy(),
         s.layout(),
         s.accessLogs(),
-        s.discovery());
+        s.discovery(),
+        s.announce());
   }
 
   static String defaultName(VirtualServerId.Address a) {
@@ -418,6 +421,7 @@ final class ModelBuilder {
     boolean overflow = false;
     Node overflowNode = null;
     Duration slowStart = Duration.ZERO;
+    boolean announce = false;
     int maxConns = 0;
     Node maxConnsNode = null;
     boolean haSuspend = false;
@@ -578,6 +582,9 @@ final class ModelBuilder {
             }
             break;
           }
+        case "announce":
+          announce = new AnnounceParser(v).virtualServer(c, addrId);
+          break;
         case "slow_start":
           {
             Duration d = v.slowStart(c);
@@ -1009,7 +1016,8 @@ final class ModelBuilder {
                 : new io.fairway.config.model.ProxyProtocol(true, null)),
         layout,
         new io.fairway.config.model.AccessLogs(accessLogs),
-        discovery);
+        discovery,
+        announce);
   }
 
   private Scheduler scheduler(Node c) {

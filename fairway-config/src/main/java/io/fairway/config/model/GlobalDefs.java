@@ -24,6 +24,7 @@ import java.util.Optional;
  * @param noCheckerEmails {@code no_checker_emails}
  * @param scriptUser {@code script_user} (user [group])
  * @param enableScriptSecurity {@code enable_script_security}
+ * @param announcement announcing by BGP through a routing daemon (Fairway extensions)
  */
 public record GlobalDefs(
     Optional<String> routerId,
@@ -41,9 +42,49 @@ public record GlobalDefs(
     boolean rsInitNotifies,
     boolean noCheckerEmails,
     Optional<String> scriptUser,
-    boolean enableScriptSecurity) {
+    boolean enableScriptSecurity,
+    Announcement announcement) {
   public GlobalDefs {
     notificationEmails = List.copyOf(notificationEmails);
+    announcement = announcement == null ? Announcement.NONE : announcement;
+  }
+
+  /** Without announcing. */
+  public GlobalDefs(
+      Optional<String> routerId,
+      List<String> notificationEmails,
+      Optional<String> notificationEmailFrom,
+      Optional<String> smtpServer,
+      Duration smtpConnectTimeout,
+      boolean smtpAlert,
+      boolean lvsFlush,
+      FlushOnStop lvsFlushOnStop,
+      Optional<Duration> lvsTimeoutTcp,
+      Optional<Duration> lvsTimeoutTcpFin,
+      Optional<Duration> lvsTimeoutUdp,
+      boolean checkerLogAllFailures,
+      boolean rsInitNotifies,
+      boolean noCheckerEmails,
+      Optional<String> scriptUser,
+      boolean enableScriptSecurity) {
+    this(
+        routerId,
+        notificationEmails,
+        notificationEmailFrom,
+        smtpServer,
+        smtpConnectTimeout,
+        smtpAlert,
+        lvsFlush,
+        lvsFlushOnStop,
+        lvsTimeoutTcp,
+        lvsTimeoutTcpFin,
+        lvsTimeoutUdp,
+        checkerLogAllFailures,
+        rsInitNotifies,
+        noCheckerEmails,
+        scriptUser,
+        enableScriptSecurity,
+        Announcement.NONE);
   }
 
   /**

@@ -43,6 +43,8 @@ import java.util.Set;
  * @param accessLogs {@code access_log} lines (a Fairway extension); {@link AccessLogs#NONE} without
  * @param discovery its {@code real_server_dns} blocks (a Fairway extension), in file order; the
  *     servers they found are not in the file's model but in the one the daemon derives from it
+ * @param announce {@code announce} (a Fairway extension): keep a host route for the address in
+ *     {@code global_defs}' {@code announce_table} while this service can serve
  */
 public record VirtualServer(
     Location location,
@@ -69,7 +71,8 @@ public record VirtualServer(
     ProxySettings proxy,
     DirectorLayout layout,
     AccessLogs accessLogs,
-    List<DnsDiscovery> discovery) {
+    List<DnsDiscovery> discovery,
+    boolean announce) {
   public VirtualServer {
     java.util.Objects.requireNonNull(proxy, "proxy");
     accessLogs = accessLogs == null ? AccessLogs.NONE : accessLogs;
@@ -80,7 +83,7 @@ public record VirtualServer(
     slowStart = slowStart == null ? Duration.ZERO : slowStart;
   }
 
-  /** Without access logs or {@code real_server_dns}. */
+  /** Without access logs, {@code real_server_dns} or announcing. */
   public VirtualServer(
       Location location,
       VirtualServerId id,
@@ -130,7 +133,8 @@ public record VirtualServer(
         proxy,
         layout,
         AccessLogs.NONE,
-        List.of());
+        List.of(),
+        false);
   }
 
   /** Without layering. */
@@ -214,7 +218,8 @@ public record VirtualServer(
         proxy,
         layout,
         accessLogs,
-        discovery);
+        discovery,
+        announce);
   }
 
   /** True if persistence is on. */
