@@ -417,6 +417,8 @@ final class ConfigWriter {
     }
     t.ticketKeys().ifPresent(k -> line("ticket_keys " + q(k.file())));
     close();
+  }
+
   /** {@code proxy_protocol accept} (virtual server) and {@code send_proxy} (real server). */
   private void proxyProtocol(io.fairway.config.model.ProxyProtocol p) {
     if (p.accept()) {

@@ -184,8 +184,7 @@ public record VirtualServer(
         overflowToSorryServer,
         slowStart,
         proxy,
-        DirectorLayout.NONE,
-        AccessLogs.NONE);
+        DirectorLayout.NONE);
   }
 
   /**

@@ -1,6 +1,5 @@
 package io.fairway.proxy.http;
 
-import io.fairway.proxy.proxyprotocol.ProxyHeaderWriter;
 import io.fairway.proxy.ProxyOptions;
 import io.fairway.proxy.RateLimitedLog;
 import io.fairway.proxy.Timeouts;
@@ -8,6 +7,7 @@ import io.fairway.proxy.accesslog.AccessLog;
 import io.fairway.proxy.accesslog.AccessRecord.Termination;
 import io.fairway.proxy.http.StrictRequestDecoder.Malformed;
 import io.fairway.proxy.l4.TcpFrontend;
+import io.fairway.proxy.proxyprotocol.ProxyHeaderWriter;
 import io.fairway.proxy.table.Lease;
 import io.fairway.proxy.table.Pick;
 import io.fairway.proxy.table.RealServer;
@@ -18,8 +18,8 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.util.ReferenceCountUtil;
-import java.nio.charset.StandardCharsets;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 
 /**
