@@ -167,7 +167,8 @@ class KernelVectorsTest {
     // hash_32(0, 8) is 0; golden-ratio multiply keeps the top bits.
     assertThat(KernelHash.hash32(0, 8)).isZero();
     assertThat(KernelHash.hash32(1, 8)).isEqualTo(0x61C88647 >>> 24);
-    assertThat(KernelHash.hash32(2, 32)).isEqualTo(0x61C88647 * 2);
+    assertThat(KernelHash.hash32(2, 32))
+        .isEqualTo((int) (0x61C88647L * 2)); // the kernel multiplies in 32 bits: it wraps
     // IPv6 fold: XOR of the four words.
     assertThat(Addresses.fold(Addresses.parse("::1"))).isEqualTo(1);
     assertThat(Addresses.fold(Addresses.parse("1:2:3:4:5:6:7:8")))
