@@ -30,6 +30,9 @@ if [[ ${#targets[@]} -eq 0 ]]; then
     fairway-ipvs:NetlinkFuzzTest#ipvsReply
     fairway-vrrp:VrrpFuzzTest#ipv4Datagram
     fairway-vrrp:VrrpFuzzTest#ipv6Payload
+    fairway-daemon:AdminFuzzTest#requestTarget
+    fairway-daemon:AdminFuzzTest#mutationBody
+    fairway-daemon:AdminFuzzTest#duration
   )
 fi
 # The annotation's maxDuration (5m) bounds a run too; a libFuzzer flag given after it wins.

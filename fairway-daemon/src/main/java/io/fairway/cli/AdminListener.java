@@ -26,8 +26,7 @@ final class AdminListener implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(AdminListener.class);
 
   /** A client has this long to send a whole request. */
-  static final Duration REQUEST_TIMEOUT =
-      Duration.ofSeconds(Long.getLong("fairway.admin.requestTimeoutSeconds", 10));
+  static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(10);
 
   private final AdminHttpServer server;
   private final AdminApi api;
@@ -62,6 +61,11 @@ final class AdminListener implements AutoCloseable {
       java.util.function.Supplier<String> reload,
       java.util.function.UnaryOperator<io.fairway.daemon.admin.AdminRoutes> extra)
       throws IOException {
+    // Checked first: a bad value is refused before anything is opened.
+    Duration requestTimeout =
+        io.fairway.daemon.admin.AdminProperties.seconds(
+            "fairway.admin.requestTimeoutSeconds", REQUEST_TIMEOUT);
+    AdminSessions sessions = new AdminSessions();
     boolean loopback = address.getAddress().isLoopbackAddress();
     if (!loopback && tokenFile == null) {
       throw new IllegalArgumentException(
@@ -84,10 +88,10 @@ final class AdminListener implements AutoCloseable {
             address,
             token::get,
             !loopback,
-            REQUEST_TIMEOUT,
+            requestTimeout,
             extra.apply(api),
             daemon.events(),
-            new AdminSessions(),
+            sessions,
             hosts);
     Path generated = null;
     if (tokenFile == null) {

@@ -211,6 +211,9 @@ class AdminHostileTest {
       Answer a = post(RS + "/weight", "{\"weight\":" + w + "}", token);
       oneLineError(a, 400, "weight");
     }
+    // A key given twice: one reader would keep 1, another 0; neither is taken.
+    oneLineError(post(RS + "/weight", "{\"weight\":1,\"weight\":0}", token), 400, "weight");
+    oneLineError(post(RS + "/weight", "{\"weight\":5000000000}", token), 400, "bad JSON body");
     assertThat(table.lines()).isEqualTo(before);
     assertThat(daemon.admin().settings()).isEmpty();
     Answer ok = post(RS + "/weight", "{\"weight\":3}", token);

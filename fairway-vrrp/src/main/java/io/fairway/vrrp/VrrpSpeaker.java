@@ -85,6 +85,7 @@ public final class VrrpSpeaker implements Closeable {
   private final long origin = System.nanoTime();
   private final Instant originWall = Instant.now();
   private final CountDownLatch stopped = new CountDownLatch(1);
+  private final AdvertSourceFilter sourceFilter = new AdvertSourceFilter();
 
   // --- owned by the event thread (set before it starts) ----------------------------------------
   private VrrpConfig config = VrrpConfig.empty();
@@ -933,11 +934,15 @@ public final class VrrpSpeaker implements Closeable {
   // --- receiving -------------------------------------------------------------------------------
 
   private void receiveLoop(VrrpSocket s) {
+    long kernelDrops = 0;
     try {
       while (running && !s.isClosed()) {
         VrrpSocket.Received r;
         try {
           r = s.receive();
+          long d = s.kernelDrops();
+          errors.get(DropKind.SOCKET_OVERFLOW).addAndGet((d - kernelDrops) & 0xffffffffL);
+          kernelDrops = d;
         } catch (MalformedAdvertException e) {
           packets.incrementAndGet();
           count(DropKind.of(e.kind()));
@@ -980,6 +985,16 @@ public final class VrrpSpeaker implements Closeable {
     List<Instance> candidates = onSocket == null ? null : onSocket.get(a.vrid());
     if (candidates == null) {
       return; // another router id on this link: not ours
+    }
+    Optional<DropKind> badSource =
+        sourceFilter.check(
+            r.source(),
+            candidates.get(0).cfg.interfaceName(),
+            candidates.stream().map(Instance::source).toList(),
+            receivedAt);
+    if (badSource.isPresent()) {
+      count(badSource.get());
+      return;
     }
     long now = receivedAt;
     for (Instance in : candidates) {

@@ -24,8 +24,10 @@ import java.util.function.LongSupplier;
  */
 public final class AdminSessions {
   /** How long a session lasts: the page renews at half of it. */
-  public static final Duration DEFAULT_LIFETIME =
-      Duration.ofSeconds(Long.getLong("fairway.admin.sessionSeconds", 900));
+  public static final Duration DEFAULT_LIFETIME = Duration.ofSeconds(900);
+
+  /** {@code -Dfairway.admin.sessionSeconds}, bounded ({@link AdminProperties}). */
+  static final String LIFETIME_PROPERTY = "fairway.admin.sessionSeconds";
 
   /** Live sessions at most. */
   static final int MAX = 64;
@@ -48,7 +50,7 @@ public final class AdminSessions {
   }
 
   public AdminSessions() {
-    this(DEFAULT_LIFETIME, System::nanoTime);
+    this(AdminProperties.seconds(LIFETIME_PROPERTY, DEFAULT_LIFETIME), System::nanoTime);
   }
 
   public Duration lifetime() {

@@ -135,6 +135,10 @@ public final class DaemonMetrics {
         "1 while the sorry server serves",
         v -> v.sorryServerState().equals("serving") ? 1 : 0);
     vsGauge(
+        "fairway_virtual_server_sorry_server_overflow",
+        "1 while quorum holds but the pool is full and new connections overflow to the sorry server",
+        v -> v.sorryServerState().equals("overflow") ? 1 : 0);
+    vsGauge(
         "fairway_virtual_server_sorry_server_active_connections",
         "Active connections to the sorry server (quorum loss and overflow alike)",
         VirtualServerView::sorryActiveConnections);

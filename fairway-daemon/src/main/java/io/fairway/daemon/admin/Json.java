@@ -37,6 +37,8 @@ public final class Json {
   private Json() {}
 
   private static ObjectMapper strict(ObjectMapper m) {
+    // {"weight":1,"weight":0}: whichever a reader keeps, another may keep the other; refused.
+    m.enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
     m.disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT);
     refuse(m, LogicalType.Integer, CoercionInputShape.Float, CoercionInputShape.Boolean);
     refuse(m, LogicalType.Boolean, CoercionInputShape.Integer, CoercionInputShape.Float);

@@ -221,21 +221,9 @@ public final class ServicesView {
               slowStartWeight(rs),
               null));
     }
-    long sorryActive = 0;
-    long sorryTotal = 0;
-    if (vs.sorryServer() != null) {
-      for (Service s : vs.services()) {
-        ServiceEntry e = byKey.get(s.key());
-        for (DestEntry d : e == null ? List.<DestEntry>of() : e.dests()) {
-          if (sameHost(vs.sorryServer(), d.dest())) {
-            sorryActive += d.activeConnections();
-            sorryTotal += d.stats().connections();
-          }
-        }
-      }
-    }
+    SorryState sorry = SorryState.of(vs, byKey, overflowing(admin, vs.name()));
     Service first = vs.services().get(0);
-    String sorry =
+    String sorryAt =
         vs.sorryServer() == null
             ? null
             : Endpoints.format(vs.sorryServer().address(), vs.sorryServer().port());
@@ -248,11 +236,19 @@ public final class ServicesView {
             : first.key().protocol().name().toLowerCase(java.util.Locale.ROOT),
         first.scheduler(),
         vs.quorumUp() ? "up" : "down",
-        sorry,
-        sorry == null ? "none" : vs.sorryServing() ? "serving" : "idle",
-        sorryActive,
-        sorryTotal,
+        sorryAt,
+        sorry.state(),
+        sorry.activeConnections(),
+        sorry.connectionsTotal(),
         servers);
+  }
+
+  private static java.util.Set<ServiceKey> overflowing(AdminApplier admin, String vs) {
+    try {
+      return admin.applier().overflowing(vs);
+    } catch (UnknownServerException e) {
+      return java.util.Set.of(); // raced a reload; the next read has it
+    }
   }
 
   private static String address(ServiceKey k) {

@@ -17,6 +17,7 @@ final class Sys {
   static final int AF_PACKET = 17;
 
   static final int SO_BINDTODEVICE = 25;
+  static final int SO_RXQ_OVFL = 40;
 
   static final int IPPROTO_IP = 0;
   static final int IP_TTL = 2;

@@ -39,6 +39,7 @@ public final class VrrpSocket implements Closeable {
   private final Memory name = new Memory(28);
   private final Memory control = new Memory(256);
   private volatile boolean closed;
+  private volatile long kernelDrops;
 
   private VrrpSocket(int fd, boolean v4, int ifindex) {
     this.fd = fd;
@@ -69,6 +70,8 @@ public final class VrrpSocket implements Closeable {
     try {
       Sys.bindToDevice(fd, ifname);
       Sys.receiveTimeout(fd, 200);
+      // Each packet then carries the socket's drop count: floods that overran it are counted.
+      Sys.setInt(fd, LibC.SOL_SOCKET, Sys.SO_RXQ_OVFL, 1);
       if (ipv4) {
         Sys.setInt(fd, Sys.IPPROTO_IP, Sys.IP_HDRINCL, 1);
         Sys.setInt(fd, Sys.IPPROTO_IP, Sys.IP_MULTICAST_LOOP, 0);
@@ -167,15 +170,25 @@ public final class VrrpSocket implements Closeable {
       throw new IOException("receiving VRRP: " + io.fairway.ipvs.netlink.Errno.name(errno));
     }
     byte[] data = buf.getByteArray(0, (int) n);
+    long clen = msg.getLong(40);
     if (v4) {
+      control(clen);
       Ipv4Datagram d = Ipv4Datagram.parse(data, data.length);
       return new Received(
           d.source(), d.destination(), d.ttl(), data, d.payloadOffset(), d.payloadLength());
     }
     InetAddress src = address(name.getByteArray(8, 16));
+    Ancillary a = control(clen);
+    return new Received(src, a.destination(), a.hops(), data, 0, data.length);
+  }
+
+  /** What the IPv6 control messages said (the hop limit is -1 when absent). */
+  private record Ancillary(int hops, InetAddress destination) {}
+
+  /** Reads the control messages of the last receive; records the socket's drop count. */
+  private Ancillary control(long clen) {
     int hops = -1;
     InetAddress dst = null;
-    long clen = msg.getLong(40);
     long off = 0;
     while (off + 16 <= clen) {
       long len = control.getLong(off);
@@ -188,10 +201,21 @@ public final class VrrpSocket implements Closeable {
         hops = control.getInt(off + 16);
       } else if (level == Sys.IPPROTO_IPV6 && type == Sys.IPV6_PKTINFO) {
         dst = address(control.getByteArray(off + 16, 16));
+      } else if (level == LibC.SOL_SOCKET && type == Sys.SO_RXQ_OVFL) {
+        kernelDrops = Integer.toUnsignedLong(control.getInt(off + 16));
       }
       off += (len + 7) & ~7L;
     }
-    return new Received(src, dst, hops, data, 0, data.length);
+    return new Ancillary(hops, dst);
+  }
+
+  /**
+   * Packets the kernel dropped from this socket because its receive queue was full, as the last
+   * received packet told ({@code SO_RXQ_OVFL}: a 32-bit count that wraps); 0 until a packet after
+   * the first drop arrives.
+   */
+  public long kernelDrops() {
+    return kernelDrops;
   }
 
   private static InetAddress address(byte[] b) {

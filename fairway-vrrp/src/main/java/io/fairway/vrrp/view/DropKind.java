@@ -34,7 +34,20 @@ public enum DropKind {
   /** Adding or removing a virtual address over rtnetlink failed. */
   ADDRESS,
   /** A gratuitous ARP or unsolicited neighbour advertisement could not be sent. */
-  ANNOUNCE;
+  ANNOUNCE,
+  /** An advert from the unspecified address (0.0.0.0 or ::): no router sends from there. */
+  SOURCE_UNSPECIFIED,
+  /** An advert from a multicast address. */
+  SOURCE_MULTICAST,
+  /** An advert from 255.255.255.255 or the subnet broadcast address of the interface. */
+  SOURCE_BROADCAST,
+  /** An advert from one of this router's own addresses (on the interface, or a unicast_src_ip). */
+  SOURCE_OURS,
+  /**
+   * Packets the kernel dropped because a VRRP socket's receive queue was full (its {@code
+   * SO_RXQ_OVFL} count): adverts this router never saw.
+   */
+  SOCKET_OVERFLOW;
 
   public static DropKind of(MalformedAdvertException.Kind k) {
     return valueOf(k.name());
