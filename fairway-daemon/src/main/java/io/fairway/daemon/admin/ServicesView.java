@@ -39,7 +39,22 @@ public final class ServicesView {
       String sorryServerState,
       long sorryActiveConnections,
       long sorryConnectionsTotal,
-      List<RealServerView> servers) {}
+      List<RealServerView> servers) {
+    VirtualServerView withServers(List<RealServerView> s) {
+      return new VirtualServerView(
+          name,
+          address,
+          services,
+          protocol,
+          scheduler,
+          quorum,
+          sorryServer,
+          sorryServerState,
+          sorryActiveConnections,
+          sorryConnectionsTotal,
+          s);
+    }
+  }
 
   /**
    * One real server. {@code slowStartWeight}: while its {@code slow_start} ramp runs, the weight it
@@ -82,10 +97,37 @@ public final class ServicesView {
           slowStartWeight,
           traffic);
     }
+
+    RealServerView with(CheckView check) {
+      return new RealServerView(
+          name,
+          address,
+          state,
+          adminState,
+          inTable,
+          configuredWeight,
+          effectiveWeight,
+          activeConnections,
+          inactiveConnections,
+          connectionsTotal,
+          bytesIn,
+          bytesOut,
+          check,
+          slowStartWeight,
+          http);
+    }
   }
 
-  /** The checkers' last verdict. */
-  public record CheckView(String result, String reason, String since) {}
+  /**
+   * The checkers' last verdict, and the last attempt of any of them ({@code lastAttempt}: what it
+   * saw, how long it took, when; null before the first or without the daemon's record of them).
+   */
+  public record CheckView(
+      String result, String reason, String since, CheckAttempts.LastAttempt lastAttempt) {
+    public CheckView(String result, String reason, String since) {
+      this(result, reason, since, null);
+    }
+  }
 
   /**
    * Every virtual server of a running daemon, the table read back once.
@@ -97,16 +139,38 @@ public final class ServicesView {
       return List.of();
     }
     try {
-      return withHttp(
-          all(
-              daemon.applier().readBack(),
-              daemon.applier().status(),
-              daemon.admin(),
-              daemon.listener().health()),
-          HttpTraffic.of(daemon));
+      return withAttempts(
+          withHttp(
+              all(
+                  daemon.applier().readBack(),
+                  daemon.applier().status(),
+                  daemon.admin(),
+                  daemon.listener().health()),
+              HttpTraffic.of(daemon)),
+          daemon.attempts());
     } catch (io.fairway.table.TableException e) {
       throw new IllegalStateException("cannot read the table: " + e.getMessage(), e);
     }
+  }
+
+  private static List<VirtualServerView> withAttempts(
+      List<VirtualServerView> views, CheckAttempts attempts) {
+    List<VirtualServerView> out = new ArrayList<>(views.size());
+    for (VirtualServerView v : views) {
+      List<RealServerView> servers =
+          v.servers().stream()
+              .map(
+                  r -> {
+                    CheckAttempts.LastAttempt a = attempts.get(v.name(), r.name());
+                    CheckView c = r.lastCheck();
+                    return a == null || c == null
+                        ? r
+                        : r.with(new CheckView(c.result(), c.reason(), c.since(), a));
+                  })
+              .toList();
+      out.add(v.withServers(servers));
+    }
+    return out;
   }
 
   private static List<VirtualServerView> withHttp(
