@@ -39,7 +39,8 @@ public final class ServicesView {
       String sorryServerState,
       long sorryActiveConnections,
       long sorryConnectionsTotal,
-      List<RealServerView> servers) {
+      List<RealServerView> servers,
+      QueueView queue) {
     VirtualServerView withServers(List<RealServerView> s) {
       return new VirtualServerView(
           name,
@@ -52,16 +53,45 @@ public final class ServicesView {
           sorryServerState,
           sorryActiveConnections,
           sorryConnectionsTotal,
-          s);
+          s,
+          queue);
+    }
+
+    VirtualServerView with(QueueView q) {
+      return new VirtualServerView(
+          name,
+          address,
+          services,
+          protocol,
+          scheduler,
+          quorum,
+          sorryServer,
+          sorryServerState,
+          sorryActiveConnections,
+          sorryConnectionsTotal,
+          servers,
+          q);
     }
   }
+
+  /**
+   * The userspace data plane's queue of a virtual server (summed over a group's services): it fills
+   * only when every real server is at its {@code limit}; null on the kernel.
+   *
+   * @param waiting connections or requests waiting for a slot now
+   * @param queued those that ever waited
+   * @param timedOut those refused after waiting the connect timeout
+   * @param refusedFull those refused at once, the queue being full
+   */
+  public record QueueView(int waiting, long queued, long timedOut, long refusedFull) {}
 
   /**
    * One real server. {@code slowStartWeight}: while its {@code slow_start} ramp runs, the weight it
    * is scheduled with now (on its way to {@code effectiveWeight}): on the kernel the integer weight
    * stepped into the table, in the userspace scheduler the decimal {@code weight × f} its ramp
    * gives it ({@link io.fairway.director.SlowStart}); null otherwise. {@code http}: its HTTP
-   * requests, failures and retries on the userspace proxy; null elsewhere.
+   * requests, failures and retries on the userspace proxy; null elsewhere. {@code limit}: its
+   * configured connection limit ({@code uthreshold}/{@code max_conns}), 0 for none.
    */
   public record RealServerView(
       String name,
@@ -78,7 +108,8 @@ public final class ServicesView {
       long bytesOut,
       CheckView lastCheck,
       Number slowStartWeight,
-      HttpTraffic http) {
+      HttpTraffic http,
+      int limit) {
     RealServerView with(HttpTraffic traffic) {
       return new RealServerView(
           name,
@@ -95,7 +126,8 @@ public final class ServicesView {
           bytesOut,
           lastCheck,
           slowStartWeight,
-          traffic);
+          traffic,
+          limit);
     }
 
     RealServerView with(CheckView check) {
@@ -114,7 +146,8 @@ public final class ServicesView {
           bytesOut,
           check,
           slowStartWeight,
-          http);
+          http,
+          limit);
     }
   }
 
@@ -147,14 +180,33 @@ public final class ServicesView {
                   daemon.admin(),
                   daemon.listener().health()),
               HttpTraffic.of(daemon)),
-          daemon.attempts());
+          daemon.attempts(),
+          queues(daemon));
     } catch (io.fairway.table.TableException e) {
       throw new IllegalStateException("cannot read the table: " + e.getMessage(), e);
     }
   }
 
+  /** Virtual server name → its queue; empty unless on the userspace data plane. */
+  private static Map<String, QueueView> queues(io.fairway.daemon.Daemon daemon) {
+    Map<String, QueueView> out = new HashMap<>();
+    if (!(daemon.applier().table() instanceof io.fairway.proxy.table.ProxyTable proxy)) {
+      return out;
+    }
+    Map<ServiceKey, io.fairway.proxy.table.QueueStats> stats = proxy.queueStats();
+    for (io.fairway.apply.VirtualServer vs : daemon.applier().config().values()) {
+      io.fairway.proxy.table.QueueStats sum = io.fairway.proxy.table.QueueStats.NONE;
+      for (Service s : vs.services()) {
+        sum = sum.plus(stats.getOrDefault(s.key(), io.fairway.proxy.table.QueueStats.NONE));
+      }
+      out.put(
+          vs.name(), new QueueView(sum.waiting(), sum.queued(), sum.timedOut(), sum.refusedFull()));
+    }
+    return out;
+  }
+
   private static List<VirtualServerView> withAttempts(
-      List<VirtualServerView> views, CheckAttempts attempts) {
+      List<VirtualServerView> views, CheckAttempts attempts, Map<String, QueueView> queues) {
     List<VirtualServerView> out = new ArrayList<>(views.size());
     for (VirtualServerView v : views) {
       List<RealServerView> servers =
@@ -168,7 +220,7 @@ public final class ServicesView {
                         : r.with(new CheckView(c.result(), c.reason(), c.since(), a));
                   })
               .toList();
-      out.add(v.withServers(servers));
+      out.add(v.withServers(servers).with(queues.get(v.name())));
     }
     return out;
   }
@@ -185,19 +237,7 @@ public final class ServicesView {
           v.servers().stream()
               .map(r -> t.containsKey(r.name()) ? r.with(t.get(r.name())) : r)
               .toList();
-      out.add(
-          new VirtualServerView(
-              v.name(),
-              v.address(),
-              v.services(),
-              v.protocol(),
-              v.scheduler(),
-              v.quorum(),
-              v.sorryServer(),
-              v.sorryServerState(),
-              v.sorryActiveConnections(),
-              v.sorryConnectionsTotal(),
-              servers));
+      out.add(v.withServers(servers));
     }
     return out;
   }
@@ -283,7 +323,8 @@ public final class ServicesView {
               outB,
               check,
               slowStartWeight(rs),
-              null));
+              null,
+              rs.dest().upperThreshold()));
     }
     long sorryActive = 0;
     long sorryTotal = 0;
@@ -316,7 +357,8 @@ public final class ServicesView {
         sorry == null ? "none" : vs.sorryServing() ? "serving" : "idle",
         sorryActive,
         sorryTotal,
-        servers);
+        servers,
+        null);
   }
 
   private static String address(ServiceKey k) {

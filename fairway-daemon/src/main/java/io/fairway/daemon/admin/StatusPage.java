@@ -92,6 +92,18 @@ final class StatusPage {
           .append(' ')
           .append(esc(vs.sorryServerState()));
     }
+    if (vs.queue() != null) {
+      ServicesView.QueueView q = vs.queue();
+      b.append(" — queue ")
+          .append(q.waiting())
+          .append(" waiting (")
+          .append(q.queued())
+          .append(" queued, ")
+          .append(q.timedOut())
+          .append(" timed out, ")
+          .append(q.refusedFull())
+          .append(" refused full)");
+    }
     b.append("</caption>\n<thead><tr>");
     for (String h : COLUMNS) {
       b.append("<th>").append(esc(h)).append("</th>");
@@ -104,13 +116,15 @@ final class StatusPage {
           .append(esc(rs.name()))
           .append("\">")
           .append(td(rs.name()))
-          .append("<td class=\"state\">")
+          .append("<td class=\"state\" title=\"")
+          .append(rs.lastCheck() == null ? "" : esc(rs.lastCheck().reason()))
+          .append("\">")
           .append(esc(rs.state()))
           .append("</td>")
           .append("<td class=\"for\"></td>") // a duration goes stale: the script fills it in
           .append(td(rs.adminState()))
           .append(td(weight(rs)))
-          .append(td(Long.toString(rs.activeConnections())))
+          .append(td(rs.activeConnections() + (rs.limit() > 0 ? " / " + rs.limit() : "")))
           .append(td(Long.toString(rs.connectionsTotal())))
           .append("<td></td>") // a rate needs two reads: the script fills it in
           .append(traffic(rs))
@@ -118,11 +132,7 @@ final class StatusPage {
           .append("<td></td>") // the p99 too
           .append("<td></td>") // the charts are drawn by the script
           .append(td(rs.lastCheck() == null ? "" : attempt(rs.lastCheck())))
-          .append(
-              td(
-                  rs.lastCheck() == null
-                      ? ""
-                      : rs.lastCheck().reason() + " — since " + rs.lastCheck().since()))
+          .append(td(rs.lastCheck() == null ? "" : rs.lastCheck().since()))
           .append("</tr>");
     }
     return b.append("</tbody></table>\n").toString();
@@ -136,7 +146,7 @@ final class StatusPage {
           "for",
           "admin",
           "weight",
-          "active",
+          "active / limit",
           "conns",
           "conn/s",
           "reqs",
@@ -149,7 +159,7 @@ final class StatusPage {
           "p99",
           "last 5 min",
           "last check",
-          "verdict");
+          "since");
 
   private static String td(String text) {
     return "<td>" + esc(text) + "</td>";

@@ -20,8 +20,8 @@
   // time between reads and need no window on the daemon.
   var HISTORY_MS = 5 * 60 * 1000;
   var samples = {};
-  var COLUMNS = ['server', 'state', 'for', 'admin', 'weight', 'active', 'conns', 'conn/s', 'reqs', 'req/s', 'max',
-    'errors', 'err/s', 'retries', 'in / out', 'p99', 'last 5 min', 'last check', 'verdict'];
+  var COLUMNS = ['server', 'state', 'for', 'admin', 'weight', 'active / limit', 'conns', 'conn/s', 'reqs', 'req/s', 'max',
+    'errors', 'err/s', 'retries', 'in / out', 'p99', 'last 5 min', 'last check', 'since'];
 
   function sample(vs, rs) {
     var k = vs.name + ' ' + rs.name;
@@ -99,14 +99,16 @@
     var vals = points.map(function (p) { return p[field]; });
     var top = Math.max.apply(null, vals.map(function (v) { return v || 0; }).concat([0]));
     var now = Date.now();
+    // The width spans the history kept, at least a minute: a fresh page's line is not a dot.
+    var span = points.length ? Math.min(HISTORY_MS, Math.max(60000, now - points[0].t)) : HISTORY_MS;
     var xy = [];
     points.forEach(function (p) {
       if (p[field] === null) { return; }
-      var x = w - (now - p.t) / HISTORY_MS * w;
+      var x = w - (now - p.t) / span * w;
       var y = hgt - 1 - (top > 0 ? p[field] / top * (hgt - 3) : 0);
       xy.push(x.toFixed(1) + ',' + y.toFixed(1));
     });
-    title.textContent = label + ', last 5 minutes, max ' + (field === 'p99' ? ms(top) : top.toFixed(1));
+    title.textContent = label + ', last ' + Math.round(span / 1000) + ' s, max ' + (field === 'p99' ? ms(top) : top.toFixed(1));
     svg.appendChild(title);
     var line = document.createElementNS(SVG, 'polyline');
     line.setAttribute('points', xy.join(' '));
@@ -145,12 +147,16 @@
     tr.className = 'st-' + rs.state;
     tr.dataset.rs = rs.name;
     cell(tr, rs.name);
-    cell(tr, rs.state).className = 'state';
+    var st = cell(tr, rs.state);
+    st.className = 'state';
+    // Why the checkers decided so: on hover, the last check column says what they see now.
+    st.title = rs.last_check ? rs.last_check.reason : '';
     cell(tr, rs.last_check ? age(rs.last_check.since) : '').className = 'for';
     cell(tr, rs.admin_state);
     cell(tr, (rs.slow_start_weight != null ? rs.slow_start_weight + ' (slow start) → ' : '')
       + rs.effective_weight + ' / ' + rs.configured_weight);
-    cell(tr, rs.active_connections);
+    // Against its limit (uthreshold / max_conns) when it has one: how close to queueing it is.
+    cell(tr, rs.active_connections + (rs.limit ? ' / ' + rs.limit : '')).className = 'active';
     cell(tr, rs.connections_total);
     cell(tr, p ? fixed(p.connRate) : '').className = 'connrate';
     cell(tr, rs.http ? rs.http.requests : '').className = 'requests';
@@ -163,7 +169,9 @@
     cell(tr, p ? ms(p.p99) : '').className = 'p99';
     charts(cell(tr, ''), h, rs);
     cell(tr, attempt(rs.last_check)).className = 'check';
-    cell(tr, rs.last_check ? rs.last_check.reason + ' — since ' + local(rs.last_check.since) : '').className = 'verdict';
+    var since = cell(tr, rs.last_check ? local(rs.last_check.since) : '');
+    since.className = 'since';
+    since.title = rs.last_check ? rs.last_check.reason : '';
     return tr;
   }
 
@@ -231,7 +239,9 @@
       q.className = 'q-' + vs.quorum;
       q.textContent = vs.quorum;
       cap.append(vs.name + ' — ' + vs.services.join(', ') + ' ' + vs.scheduler + ' — quorum ', q,
-        vs.sorry_server ? ' — sorry server ' + vs.sorry_server + ' ' + vs.sorry_server_state : '');
+        vs.sorry_server ? ' — sorry server ' + vs.sorry_server + ' ' + vs.sorry_server_state : '',
+        vs.queue ? ' — queue ' + vs.queue.waiting + ' waiting (' + vs.queue.queued + ' queued, ' + vs.queue.timed_out
+          + ' timed out, ' + vs.queue.refused_full + ' refused full)' : '');
       t.appendChild(cap);
       var head = t.createTHead().insertRow();
       COLUMNS.concat(token() ? ['action'] : []).forEach(function (h) {
