@@ -55,6 +55,10 @@ public final class Daemon implements AutoCloseable {
   private final LvsHousekeeping lvs;
 
   private final EventHub events;
+
+  /** Each real server's last check attempt, for the status view. */
+  private final io.fairway.daemon.admin.CheckAttempts attempts;
+
   private List<ServerAdmin> restoredAdmin = List.of();
   private Applier applier;
 
@@ -108,6 +112,7 @@ public final class Daemon implements AutoCloseable {
     this.clock = clock;
     this.lvs = new LvsHousekeeping(table);
     this.events = new EventHub(clock == null ? Clock.systemUTC() : clock);
+    this.attempts = new io.fairway.daemon.admin.CheckAttempts(clock);
   }
 
   /** The event stream: verdicts, weights, quorum, sorry server, reloads, admin actions. */
@@ -163,7 +168,7 @@ public final class Daemon implements AutoCloseable {
           unknown.state().wire());
     }
     listener = new ApplyingListener(admin, clock, events);
-    engine = engines.get().listener(listener).build();
+    engine = engines.get().listener(listener).alsoObserver(attempts).build();
     try {
       engine.start(loaded.specs());
     } catch (ApplyingListener.TableFailure e) {
@@ -315,6 +320,7 @@ public final class Daemon implements AutoCloseable {
       return refuse("the table refused the change (" + e.getMessage() + "); rolled back");
     }
     listener.retain(loaded.bindings().keySet());
+    attempts.retain(loaded.bindings().keySet());
     // What the table refuses from here on (a server's first verdict adds it) is not rolled
     // back; it is reported, never called "reloaded".
     List<String> refused = new java.util.ArrayList<>();
@@ -327,7 +333,7 @@ public final class Daemon implements AutoCloseable {
     plan = loaded.plan();
     CheckEngine previous = engine;
     previous.close();
-    engine = engines.get().listener(listener).build();
+    engine = engines.get().listener(listener).alsoObserver(attempts).build();
     try {
       engine.start(specs, previous);
     } catch (ApplyingListener.TableFailure e) {
@@ -449,6 +455,11 @@ public final class Daemon implements AutoCloseable {
   }
 
   /** Each server's last verdict and reason. */
+  /** Each real server's last check attempt. */
+  public io.fairway.daemon.admin.CheckAttempts attempts() {
+    return attempts;
+  }
+
   public synchronized ApplyingListener listener() {
     return listener;
   }

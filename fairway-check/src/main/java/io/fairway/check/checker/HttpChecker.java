@@ -283,7 +283,8 @@ final class HttpChecker implements Checker {
           return;
         }
       }
-      done.accept(CheckResult.ok("url " + url.path() + " ok"));
+      // The code too: "what does it answer now" is the status view's question.
+      done.accept(CheckResult.ok("url " + url.path() + " ok: status " + status));
     }
 
     @Override

@@ -304,6 +304,15 @@ public final class CheckEngine implements AutoCloseable {
       return this;
     }
 
+    /**
+     * One more observer besides the one set so far (the daemon's last-attempt view next to the
+     * metrics the command line set).
+     */
+    public Builder alsoObserver(CheckObserver o) {
+      this.observer = observer == null ? o : CheckObserver.both(observer, o);
+      return this;
+    }
+
     /** Randomness for the warmup spread; fixed seeds make start order reproducible. */
     public Builder random(RandomGenerator r) {
       this.random = r;

@@ -37,5 +37,45 @@ public interface CheckObserver {
   @FunctionalInterface
   interface Bound {
     void observed(Outcome outcome, long nanos);
+
+    /**
+     * As {@link #observed(Outcome, long)}, with what the checker saw ({@code "status 503, expected
+     * 200-299"}): the engine calls this one, so a status view can show the last attempt's code
+     * without a second channel. Metrics need no text and keep the two-argument method.
+     */
+    default void observed(Outcome outcome, long nanos, String observation) {
+      observed(outcome, nanos);
+    }
+  }
+
+  /** Both observers, each told of every attempt ({@code first} before {@code second}). */
+  static CheckObserver both(CheckObserver first, CheckObserver second) {
+    return new CheckObserver() {
+      @Override
+      public void observed(
+          String virtualServer, String realServer, CheckSpec spec, Outcome outcome, long nanos) {
+        first.observed(virtualServer, realServer, spec, outcome, nanos);
+        second.observed(virtualServer, realServer, spec, outcome, nanos);
+      }
+
+      @Override
+      public Bound bind(String virtualServer, String realServer, CheckSpec spec) {
+        Bound a = first.bind(virtualServer, realServer, spec);
+        Bound b = second.bind(virtualServer, realServer, spec);
+        return new Bound() {
+          @Override
+          public void observed(Outcome outcome, long nanos) {
+            a.observed(outcome, nanos);
+            b.observed(outcome, nanos);
+          }
+
+          @Override
+          public void observed(Outcome outcome, long nanos, String observation) {
+            a.observed(outcome, nanos, observation);
+            b.observed(outcome, nanos, observation);
+          }
+        };
+      }
+    };
   }
 }

@@ -115,17 +115,17 @@ final class CheckerRunner {
       if (g != null) {
         g.cancel();
       }
-      observe(outcome, scheduler.nanoTime() - start);
+      observe(outcome, scheduler.nanoTime() - start, r.observation());
       finish(r);
     }
   }
 
-  private void observe(CheckObserver.Outcome outcome, long nanos) {
+  private void observe(CheckObserver.Outcome outcome, long nanos, String observation) {
     if (observer == null) {
       return;
     }
     try {
-      observer.observed(outcome, nanos);
+      observer.observed(outcome, nanos, observation);
     } catch (RuntimeException e) {
       // metrics must never change a verdict
       log.debug("check observer: {}", e.toString());

@@ -482,7 +482,7 @@ class HttpCheckerTest {
         .satisfies(
             r -> {
               assertThat(r.success()).isTrue();
-              assertThat(r.observation()).isEqualTo("url /counted ok");
+              assertThat(r.observation()).isEqualTo("url /counted ok: status 200");
             });
     assertThat(Files.readAllLines(access)).hasSize((int) before + 1);
     f = new CompletableFuture<>();

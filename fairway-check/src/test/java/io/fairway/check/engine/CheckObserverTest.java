@@ -110,4 +110,52 @@ class CheckObserverTest extends ScriptedEngineFixture {
         .accept(CheckResult.ok("late")); // the abandoned attempt's answer, after the fact
     assertThat(seen).hasSize(1);
   }
+
+  @Test
+  void boundObserversGetWhatTheCheckerSawAndBothObserversAreTold() {
+    List<String> texts = new ArrayList<>();
+    CheckObserver withText =
+        new CheckObserver() {
+          @Override
+          public void observed(
+              String vs, String rs, io.fairway.check.spec.CheckSpec spec, Outcome o, long n) {
+            throw new AssertionError("the engine uses the bound observer");
+          }
+
+          @Override
+          public Bound bind(String vs, String rs, io.fairway.check.spec.CheckSpec spec) {
+            return new Bound() {
+              @Override
+              public void observed(Outcome outcome, long nanos) {
+                throw new AssertionError("the engine passes the observation");
+              }
+
+              @Override
+              public void observed(Outcome outcome, long nanos, String observation) {
+                texts.add(rs + " " + outcome + " " + observation);
+              }
+            };
+          }
+        };
+    checkers.set("b", false);
+    List<RealServerSpec> rs = new ArrayList<>();
+    for (String s : new String[] {"a", "b"}) {
+      rs.add(
+          RealServerSpec.of(
+              s, 1, new TcpCheckSpec(InetSocketAddress.createUnresolved(s, 80), T.withRetry(0))));
+    }
+    engine =
+        CheckEngine.builder()
+            .listener(rec)
+            .scheduler(clock)
+            .checkerFactory(checkers)
+            .random(new Random(1))
+            .observer((vs, r, spec, outcome, nanos) -> seen.add(new Seen(vs, r, outcome, nanos)))
+            .alsoObserver(withText)
+            .build();
+    engine.start(List.of(VirtualServerSpec.of("vs", rs, 1, 0)));
+    clock.advance(Duration.ofSeconds(1));
+    assertThat(seen).hasSize(2);
+    assertThat(texts).containsExactlyInAnyOrder("a SUCCESS ok", "b FAILURE refused");
+  }
 }

@@ -140,6 +140,11 @@ public final class AdminApi implements AdminRoutes, AutoCloseable {
       // Before any lookup: a 404 would list the names to someone without the token.
       return done(unauthorized());
     }
+    if (p.equals(List.of("vrrp")) && get) {
+      // Without a VRRP speaker in front (VrrpRoutes answers it when there is one): no instance,
+      // so the status page reads one shape in every mode instead of an error.
+      return done(AdminResponse.json(200, java.util.Map.of("instances", List.of())));
+    }
     if (p.isEmpty() || !p.get(0).equals("services")) {
       return done(notFound(r));
     }

@@ -19,8 +19,27 @@ import java.util.Map;
  * @param requests responses to requests scheduled to the server, relayed or made up by the proxy
  * @param errors failures of those requests: connect, timeout, reset and invalid response
  * @param retries requests retried after the server failed before answering
+ * @param latency the server's latency histograms, for percentiles over any window a reader keeps
  */
-public record HttpTraffic(long requests, long errors, long retries) {
+public record HttpTraffic(long requests, long errors, long retries, Latency latency) {
+
+  /**
+   * Histograms as counts per bucket (not cumulative; the last bucket is above every bound), so a
+   * reader subtracts two reads and has the window's distribution: the status page draws its p99
+   * from that.
+   *
+   * @param boundsSeconds upper bounds of {@code total} and {@code firstByte}'s buckets
+   * @param total request head in to response end out
+   * @param firstByte request head in to the server's response head
+   * @param connectBoundsSeconds upper bounds of {@code connect}'s buckets
+   * @param connect new backend connections' connect time
+   */
+  public record Latency(
+      double[] boundsSeconds,
+      long[] total,
+      long[] firstByte,
+      double[] connectBoundsSeconds,
+      long[] connect) {}
 
   static HttpTraffic of(HttpStats.Snapshot s) {
     long requests = 0;
@@ -35,7 +54,16 @@ public record HttpTraffic(long requests, long errors, long retries) {
     }
     long errors =
         s.connectFailures() + timeouts + s.errors().resets() + s.errors().invalidResponses();
-    return new HttpTraffic(requests, errors, s.retries());
+    return new HttpTraffic(
+        requests,
+        errors,
+        s.retries(),
+        new Latency(
+            s.duration().bounds(),
+            s.duration().counts(),
+            s.errors().firstByte().counts(),
+            s.connect().bounds(),
+            s.connect().counts()));
   }
 
   /** Virtual server name → real server name → its traffic; empty unless on the proxy. */

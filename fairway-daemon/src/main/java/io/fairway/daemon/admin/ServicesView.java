@@ -39,14 +39,59 @@ public final class ServicesView {
       String sorryServerState,
       long sorryActiveConnections,
       long sorryConnectionsTotal,
-      List<RealServerView> servers) {}
+      List<RealServerView> servers,
+      QueueView queue) {
+    VirtualServerView withServers(List<RealServerView> s) {
+      return new VirtualServerView(
+          name,
+          address,
+          services,
+          protocol,
+          scheduler,
+          quorum,
+          sorryServer,
+          sorryServerState,
+          sorryActiveConnections,
+          sorryConnectionsTotal,
+          s,
+          queue);
+    }
+
+    VirtualServerView with(QueueView q) {
+      return new VirtualServerView(
+          name,
+          address,
+          services,
+          protocol,
+          scheduler,
+          quorum,
+          sorryServer,
+          sorryServerState,
+          sorryActiveConnections,
+          sorryConnectionsTotal,
+          servers,
+          q);
+    }
+  }
+
+  /**
+   * The userspace data plane's queue of a virtual server (summed over a group's services): it fills
+   * only when every real server is at its {@code limit}; null on the kernel.
+   *
+   * @param waiting connections or requests waiting for a slot now
+   * @param queued those that ever waited
+   * @param timedOut those refused after waiting the connect timeout
+   * @param refusedFull those refused at once, the queue being full
+   */
+  public record QueueView(int waiting, long queued, long timedOut, long refusedFull) {}
 
   /**
    * One real server. {@code slowStartWeight}: while its {@code slow_start} ramp runs, the weight it
    * is scheduled with now (on its way to {@code effectiveWeight}): on the kernel the integer weight
    * stepped into the table, in the userspace scheduler the decimal {@code weight × f} its ramp
    * gives it ({@link io.fairway.director.SlowStart}); null otherwise. {@code http}: its HTTP
-   * requests, failures and retries on the userspace proxy; null elsewhere.
+   * requests, failures and retries on the userspace proxy; null elsewhere. {@code limit}: its
+   * configured connection limit ({@code uthreshold}/{@code max_conns}), 0 for none.
    */
   public record RealServerView(
       String name,
@@ -63,7 +108,8 @@ public final class ServicesView {
       long bytesOut,
       CheckView lastCheck,
       Number slowStartWeight,
-      HttpTraffic http) {
+      HttpTraffic http,
+      int limit) {
     RealServerView with(HttpTraffic traffic) {
       return new RealServerView(
           name,
@@ -80,12 +126,41 @@ public final class ServicesView {
           bytesOut,
           lastCheck,
           slowStartWeight,
-          traffic);
+          traffic,
+          limit);
+    }
+
+    RealServerView with(CheckView check) {
+      return new RealServerView(
+          name,
+          address,
+          state,
+          adminState,
+          inTable,
+          configuredWeight,
+          effectiveWeight,
+          activeConnections,
+          inactiveConnections,
+          connectionsTotal,
+          bytesIn,
+          bytesOut,
+          check,
+          slowStartWeight,
+          http,
+          limit);
     }
   }
 
-  /** The checkers' last verdict. */
-  public record CheckView(String result, String reason, String since) {}
+  /**
+   * The checkers' last verdict, and the last attempt of any of them ({@code lastAttempt}: what it
+   * saw, how long it took, when; null before the first or without the daemon's record of them).
+   */
+  public record CheckView(
+      String result, String reason, String since, CheckAttempts.LastAttempt lastAttempt) {
+    public CheckView(String result, String reason, String since) {
+      this(result, reason, since, null);
+    }
+  }
 
   /**
    * Every virtual server of a running daemon, the table read back once.
@@ -97,16 +172,57 @@ public final class ServicesView {
       return List.of();
     }
     try {
-      return withHttp(
-          all(
-              daemon.applier().readBack(),
-              daemon.applier().status(),
-              daemon.admin(),
-              daemon.listener().health()),
-          HttpTraffic.of(daemon));
+      return withAttempts(
+          withHttp(
+              all(
+                  daemon.applier().readBack(),
+                  daemon.applier().status(),
+                  daemon.admin(),
+                  daemon.listener().health()),
+              HttpTraffic.of(daemon)),
+          daemon.attempts(),
+          queues(daemon));
     } catch (io.fairway.table.TableException e) {
       throw new IllegalStateException("cannot read the table: " + e.getMessage(), e);
     }
+  }
+
+  /** Virtual server name → its queue; empty unless on the userspace data plane. */
+  private static Map<String, QueueView> queues(io.fairway.daemon.Daemon daemon) {
+    Map<String, QueueView> out = new HashMap<>();
+    if (!(daemon.applier().table() instanceof io.fairway.proxy.table.ProxyTable proxy)) {
+      return out;
+    }
+    Map<ServiceKey, io.fairway.proxy.table.QueueStats> stats = proxy.queueStats();
+    for (io.fairway.apply.VirtualServer vs : daemon.applier().config().values()) {
+      io.fairway.proxy.table.QueueStats sum = io.fairway.proxy.table.QueueStats.NONE;
+      for (Service s : vs.services()) {
+        sum = sum.plus(stats.getOrDefault(s.key(), io.fairway.proxy.table.QueueStats.NONE));
+      }
+      out.put(
+          vs.name(), new QueueView(sum.waiting(), sum.queued(), sum.timedOut(), sum.refusedFull()));
+    }
+    return out;
+  }
+
+  private static List<VirtualServerView> withAttempts(
+      List<VirtualServerView> views, CheckAttempts attempts, Map<String, QueueView> queues) {
+    List<VirtualServerView> out = new ArrayList<>(views.size());
+    for (VirtualServerView v : views) {
+      List<RealServerView> servers =
+          v.servers().stream()
+              .map(
+                  r -> {
+                    CheckAttempts.LastAttempt a = attempts.get(v.name(), r.name());
+                    CheckView c = r.lastCheck();
+                    return a == null || c == null
+                        ? r
+                        : r.with(new CheckView(c.result(), c.reason(), c.since(), a));
+                  })
+              .toList();
+      out.add(v.withServers(servers).with(queues.get(v.name())));
+    }
+    return out;
   }
 
   private static List<VirtualServerView> withHttp(
@@ -121,19 +237,7 @@ public final class ServicesView {
           v.servers().stream()
               .map(r -> t.containsKey(r.name()) ? r.with(t.get(r.name())) : r)
               .toList();
-      out.add(
-          new VirtualServerView(
-              v.name(),
-              v.address(),
-              v.services(),
-              v.protocol(),
-              v.scheduler(),
-              v.quorum(),
-              v.sorryServer(),
-              v.sorryServerState(),
-              v.sorryActiveConnections(),
-              v.sorryConnectionsTotal(),
-              servers));
+      out.add(v.withServers(servers));
     }
     return out;
   }
@@ -219,7 +323,8 @@ public final class ServicesView {
               outB,
               check,
               slowStartWeight(rs),
-              null));
+              null,
+              rs.dest().upperThreshold()));
     }
     SorryState sorry = SorryState.of(vs, byKey, overflowing(admin, vs.name()));
     Service first = vs.services().get(0);
@@ -240,7 +345,8 @@ public final class ServicesView {
         sorry.state(),
         sorry.activeConnections(),
         sorry.connectionsTotal(),
-        servers);
+        servers,
+        null);
   }
 
   private static java.util.Set<ServiceKey> overflowing(AdminApplier admin, String vs) {

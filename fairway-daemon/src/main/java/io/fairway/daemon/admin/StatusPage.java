@@ -29,7 +29,7 @@ final class StatusPage {
   static AdminResponse render(List<VirtualServerView> services, boolean readsNeedToken) {
     StringBuilder tables = new StringBuilder();
     for (VirtualServerView vs : services) {
-      tables.append(table(vs));
+      tables.append("<div class=\"wrap\">").append(table(vs)).append("</div>");
     }
     if (services.isEmpty()) {
       tables.append("<p id=\"none\">There is no virtual_server in this configuration.</p>");
@@ -59,6 +59,7 @@ final class StatusPage {
         .append(
             "<form id=\"auth\" hidden><label>Admin token <input id=\"token\" type=\"password\" autocomplete=\"off\">")
         .append("</label> <button type=\"submit\">Use</button> <span id=\"msg\"></span></form>\n")
+        .append("<p id=\"vrrp\" hidden></p>\n")
         .append("<div id=\"services\">")
         .append(content);
     b.append(
@@ -91,61 +92,109 @@ final class StatusPage {
           .append(' ')
           .append(esc(vs.sorryServerState()));
     }
-    b.append(
-            "</caption>\n<thead><tr><th>server</th><th>state</th><th>for</th><th>admin</th><th>weight</th>")
-        .append("<th>active</th><th>inactive</th><th>connections</th><th>conn/s</th>")
-        .append("<th>requests</th><th>req/s</th><th>errors</th><th>retries</th>")
-        .append("<th>last check</th><th>since</th></tr></thead><tbody>");
+    if (vs.queue() != null) {
+      ServicesView.QueueView q = vs.queue();
+      b.append(" — queue ")
+          .append(q.waiting())
+          .append(" waiting (")
+          .append(q.queued())
+          .append(" queued, ")
+          .append(q.timedOut())
+          .append(" timed out, ")
+          .append(q.refusedFull())
+          .append(" refused full)");
+    }
+    b.append("</caption>\n<thead><tr>");
+    for (String h : COLUMNS) {
+      b.append("<th>").append(esc(h)).append("</th>");
+    }
+    b.append("</tr></thead><tbody>");
     for (RealServerView rs : vs.servers()) {
       b.append("<tr class=\"st-")
           .append(esc(rs.state()))
           .append("\" data-rs=\"")
           .append(esc(rs.name()))
           .append("\">")
-          .append("<td>")
-          .append(esc(rs.name()))
-          .append("</td>")
-          .append("<td class=\"state\">")
+          .append(td(rs.name()))
+          .append("<td class=\"state\" title=\"")
+          .append(rs.lastCheck() == null ? "" : esc(rs.lastCheck().reason()))
+          .append("\">")
           .append(esc(rs.state()))
           .append("</td>")
           .append("<td class=\"for\"></td>") // a duration goes stale: the script fills it in
-          .append("<td>")
-          .append(esc(rs.adminState()))
-          .append("</td>")
-          .append("<td>")
-          .append(weight(rs))
-          .append("</td>")
-          .append("<td>")
-          .append(rs.activeConnections())
-          .append("</td>")
-          .append("<td>")
-          .append(rs.inactiveConnections())
-          .append("</td>")
-          .append("<td>")
-          .append(rs.connectionsTotal())
-          .append("</td>")
+          .append(td(rs.adminState()))
+          .append(td(weight(rs)))
+          .append(td(rs.activeConnections() + (rs.limit() > 0 ? " / " + rs.limit() : "")))
+          .append(td(Long.toString(rs.connectionsTotal())))
           .append("<td></td>") // a rate needs two reads: the script fills it in
           .append(traffic(rs))
-          .append("<td>")
-          .append(rs.lastCheck() == null ? "" : esc(rs.lastCheck().reason()))
-          .append("</td>")
-          .append("<td>")
-          .append(rs.lastCheck() == null ? "" : esc(rs.lastCheck().since()))
-          .append("</td></tr>");
+          .append(td(rs.bytesIn() + " B / " + rs.bytesOut() + " B"))
+          .append("<td></td>") // the p99 too
+          .append("<td></td>") // the charts are drawn by the script
+          .append(td(rs.lastCheck() == null ? "" : attempt(rs.lastCheck())))
+          .append(td(rs.lastCheck() == null ? "" : rs.lastCheck().since()))
+          .append("</tr>");
     }
     return b.append("</tbody></table>\n").toString();
   }
 
-  /** Requests, their rate (filled in by the script), errors and retries; empty off the proxy. */
+  /** The columns, as status.js draws them too. */
+  static final List<String> COLUMNS =
+      List.of(
+          "server",
+          "state",
+          "for",
+          "admin",
+          "weight",
+          "active / limit",
+          "conns",
+          "conn/s",
+          "reqs",
+          "req/s",
+          "max",
+          "errors",
+          "err/s",
+          "retries",
+          "in / out",
+          "p99",
+          "last 5 min",
+          "last check",
+          "since");
+
+  private static String td(String text) {
+    return "<td>" + esc(text) + "</td>";
+  }
+
+  /** The last attempt of any checker, as status.js shows it (times in UTC here). */
+  static String attempt(ServicesView.CheckView c) {
+    CheckAttempts.LastAttempt a = c.lastAttempt();
+    if (a == null) {
+      return "";
+    }
+    return a.check()
+        + " "
+        + a.outcome()
+        + (a.observation().isEmpty() ? "" : ": " + a.observation())
+        + " ("
+        + a.durationMs()
+        + " ms, "
+        + a.at()
+        + ")";
+  }
+
+  /**
+   * Requests, their rate and its maximum (filled in by the script), errors, their rate, retries;
+   * empty off the proxy.
+   */
   static String traffic(RealServerView rs) {
     if (rs.http() == null) {
-      return "<td class=\"requests\"></td><td></td><td class=\"errors\"></td><td></td>";
+      return "<td class=\"requests\"></td><td></td><td></td><td class=\"errors\"></td><td></td><td></td>";
     }
     return "<td class=\"requests\">"
         + rs.http().requests()
-        + "</td><td></td><td class=\"errors\">"
+        + "</td><td></td><td></td><td class=\"errors\">"
         + rs.http().errors()
-        + "</td><td>"
+        + "</td><td></td><td>"
         + rs.http().retries()
         + "</td>";
   }

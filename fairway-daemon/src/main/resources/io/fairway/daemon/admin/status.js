@@ -15,34 +15,164 @@
 
   function token() { return sessionStorage.getItem('fairway-token'); }
 
-  // Connection rate per server from the totals of two successive reads.
-  var last = {};
-  function rate(vs, rs) {
+  // Per server, what the charts draw: one sample per read at least a second apart, the last five
+  // minutes. Rates and the p99 come from the difference of two reads' counters, so they cover the
+  // time between reads and need no window on the daemon.
+  var HISTORY_MS = 5 * 60 * 1000;
+  var samples = {};
+  var COLUMNS = ['server', 'state', 'for', 'admin', 'weight', 'active / limit', 'conns', 'conn/s', 'reqs', 'req/s', 'max',
+    'errors', 'err/s', 'retries', 'in / out', 'p99', 'last 5 min', 'last check', 'since'];
+
+  function sample(vs, rs) {
     var k = vs.name + ' ' + rs.name;
     var now = Date.now();
-    var prev = last[k];
-    last[k] = { t: now, n: rs.connections_total };
-    if (!prev || now - prev.t < 500 || rs.connections_total < prev.n) { return prev && prev.r !== undefined ? prev.r : ''; }
-    var r = ((rs.connections_total - prev.n) * 1000 / (now - prev.t)).toFixed(1);
-    last[k].r = r;
-    return r;
+    var h = samples[k] || (samples[k] = { points: [], prev: null, max: 0 });
+    var prev = h.prev;
+    var cur = {
+      t: now,
+      conns: rs.connections_total,
+      req: rs.http ? rs.http.requests : null,
+      err: rs.http ? rs.http.errors : null,
+      buckets: rs.http && rs.http.latency ? rs.http.latency.total : null
+    };
+    if (prev && now - prev.t < 1000) { return h; }
+    h.prev = cur;
+    if (!prev || cur.conns < prev.conns || (cur.req !== null && cur.req < prev.req)) { return h; }
+    var dt = (now - prev.t) / 1000;
+    var p = {
+      t: now,
+      up: rs.state !== 'down',
+      connRate: (cur.conns - prev.conns) / dt,
+      reqRate: cur.req === null || prev.req === null ? null : (cur.req - prev.req) / dt,
+      errRate: cur.err === null || prev.err === null ? null : (cur.err - prev.err) / dt,
+      p99: p99(rs.http && rs.http.latency ? rs.http.latency.bounds_seconds : null, prev.buckets, cur.buckets)
+    };
+    if (p.reqRate !== null) { h.max = Math.max(h.max, p.reqRate); }
+    h.points.push(p);
+    while (h.points.length && now - h.points[0].t > HISTORY_MS) { h.points.shift(); }
+    return h;
   }
 
-  // HTTP request rate per server, the same way, and the highest seen since the page opened.
-  var lastReq = {};
-  function reqRate(vs, rs) {
-    if (!rs.http) { return ''; }
-    var k = vs.name + ' ' + rs.name;
-    var now = Date.now();
-    var prev = lastReq[k];
-    var cur = { t: now, n: rs.http.requests, r: prev ? prev.r : '', max: prev ? prev.max : 0 };
-    lastReq[k] = cur;
-    if (prev && now - prev.t >= 500 && rs.http.requests >= prev.n) {
-      var r = (rs.http.requests - prev.n) * 1000 / (now - prev.t);
-      cur.r = r.toFixed(1);
-      cur.max = Math.max(cur.max, r);
+  // The 99th percentile of the requests between two reads, interpolated in its bucket as
+  // Prometheus's histogram_quantile does; null without requests in between.
+  function p99(bounds, before, after) {
+    if (!bounds || !before || !after) { return null; }
+    var d = after.map(function (n, i) { return n - before[i]; });
+    var total = d.reduce(function (a, b) { return a + b; }, 0);
+    if (total <= 0) { return null; }
+    var rank = 0.99 * total, seen = 0;
+    for (var i = 0; i < d.length; i++) {
+      if (seen + d[i] >= rank) {
+        if (i >= bounds.length) { return bounds[bounds.length - 1]; }
+        var lo = i === 0 ? 0 : bounds[i - 1];
+        return lo + (bounds[i] - lo) * (d[i] ? (rank - seen) / d[i] : 1);
+      }
+      seen += d[i];
     }
-    return cur.r === '' ? '' : cur.r + ' (max ' + cur.max.toFixed(1) + ')';
+    return bounds[bounds.length - 1];
+  }
+
+  function last(h) { return h.points.length ? h.points[h.points.length - 1] : null; }
+
+  function fixed(x) { return x === null || x === undefined ? '' : x.toFixed(1); }
+
+  function ms(seconds) { return seconds === null || seconds === undefined ? '' : (seconds * 1000).toFixed(1) + ' ms'; }
+
+  function bytes(n) {
+    var units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'], i = 0;
+    while (n >= 1024 && i < units.length - 1) { n /= 1024; i++; }
+    return (i ? n.toFixed(1) : n) + ' ' + units[i];
+  }
+
+  // One small line chart per series, drawn as inline SVG (no style attribute: the CSP allows only
+  // the style sheet, which colours them by class).
+  var SVG = 'http://www.w3.org/2000/svg';
+  function spark(points, field, cls, label) {
+    var w = 60, hgt = 20;
+    var svg = document.createElementNS(SVG, 'svg');
+    svg.setAttribute('viewBox', '0 0 ' + w + ' ' + hgt);
+    svg.setAttribute('width', w);
+    svg.setAttribute('height', hgt);
+    svg.setAttribute('class', 'spark ' + cls);
+    svg.dataset.series = field;
+    var title = document.createElementNS(SVG, 'title');
+    var vals = points.map(function (p) { return p[field]; });
+    var top = Math.max.apply(null, vals.map(function (v) { return v || 0; }).concat([0]));
+    var now = Date.now();
+    // The width spans the history kept, at least a minute: a fresh page's line is not a dot.
+    var span = points.length ? Math.min(HISTORY_MS, Math.max(60000, now - points[0].t)) : HISTORY_MS;
+    var xy = [];
+    points.forEach(function (p) {
+      if (p[field] === null) { return; }
+      var x = w - (now - p.t) / span * w;
+      var y = hgt - 1 - (top > 0 ? p[field] / top * (hgt - 3) : 0);
+      xy.push(x.toFixed(1) + ',' + y.toFixed(1));
+    });
+    title.textContent = label + ', last ' + Math.round(span / 1000) + ' s, max ' + (field === 'p99' ? ms(top) : top.toFixed(1));
+    svg.appendChild(title);
+    var line = document.createElementNS(SVG, 'polyline');
+    line.setAttribute('points', xy.join(' '));
+    svg.appendChild(line);
+    svg.dataset.points = xy.length;
+    return svg;
+  }
+
+  function charts(td, h, rs) {
+    var div = document.createElement('div');
+    div.className = 'charts' + (rs.state === 'down' ? ' down' : '');
+    div.appendChild(spark(h.points, rs.http ? 'reqRate' : 'connRate', 'rate', rs.http ? 'req/s' : 'conn/s'));
+    if (rs.http) {
+      div.appendChild(spark(h.points, 'errRate', 'err', 'errors/s'));
+      div.appendChild(spark(h.points, 'p99', 'lat', 'p99'));
+    }
+    td.appendChild(div);
+  }
+
+  // The last attempt of any of the server's checkers: what it saw, how long it took, when.
+  function attempt(check) {
+    var a = check && check.last_attempt;
+    return a ? a.check + ' ' + a.outcome + (a.observation ? ': ' + a.observation : '') + ' (' + a.duration_ms.toFixed(1)
+      + ' ms, ' + clock(a.at) + ')' : '';
+  }
+
+  function clock(iso) {
+    var t = new Date(Date.parse(iso));
+    return isNaN(t) ? iso : t.toLocaleTimeString(undefined, { hour12: false });
+  }
+
+  function row(body, vs, rs) {
+    var h = sample(vs, rs);
+    var p = last(h);
+    var tr = body.insertRow();
+    tr.className = 'st-' + rs.state;
+    tr.dataset.rs = rs.name;
+    cell(tr, rs.name);
+    var st = cell(tr, rs.state);
+    st.className = 'state';
+    // Why the checkers decided so: on hover, the last check column says what they see now.
+    st.title = rs.last_check ? rs.last_check.reason : '';
+    cell(tr, rs.last_check ? age(rs.last_check.since) : '').className = 'for';
+    cell(tr, rs.admin_state);
+    cell(tr, (rs.slow_start_weight != null ? rs.slow_start_weight + ' (slow start) → ' : '')
+      + rs.effective_weight + ' / ' + rs.configured_weight);
+    // Against its limit (uthreshold / max_conns) when it has one: how close to queueing it is.
+    cell(tr, rs.active_connections + (rs.limit ? ' / ' + rs.limit : '')).className = 'active';
+    cell(tr, rs.connections_total);
+    cell(tr, p ? fixed(p.connRate) : '').className = 'connrate';
+    cell(tr, rs.http ? rs.http.requests : '').className = 'requests';
+    cell(tr, p && p.reqRate !== null ? fixed(p.reqRate) : '').className = 'reqrate';
+    cell(tr, p && p.reqRate !== null ? h.max.toFixed(1) : '').className = 'reqmax';
+    cell(tr, rs.http ? rs.http.errors : '').className = 'errors';
+    cell(tr, p ? fixed(p.errRate) : '').className = 'errrate';
+    cell(tr, rs.http ? rs.http.retries : '');
+    cell(tr, bytes(rs.bytes_in) + ' / ' + bytes(rs.bytes_out)).className = 'bytes';
+    cell(tr, p ? ms(p.p99) : '').className = 'p99';
+    charts(cell(tr, ''), h, rs);
+    cell(tr, attempt(rs.last_check)).className = 'check';
+    var since = cell(tr, rs.last_check ? local(rs.last_check.since) : '');
+    since.className = 'since';
+    since.title = rs.last_check ? rs.last_check.reason : '';
+    return tr;
   }
 
   // "2m13s": how long the server has been in its checkers' state.
@@ -55,7 +185,9 @@
   // The browser's local time, to the second.
   function local(since) {
     var t = new Date(Date.parse(since));
-    return isNaN(t) ? since : t.toLocaleString(undefined, { hour12: false });
+    if (isNaN(t)) { return since; }
+    return t.toDateString() === new Date().toDateString()
+      ? t.toLocaleTimeString(undefined, { hour12: false }) : t.toLocaleString(undefined, { hour12: false });
   }
 
   function cell(row, text) {
@@ -79,6 +211,17 @@
     }).catch(function (e) { msg.textContent = 'request failed: ' + e; });
   }
 
+  // The VRRP instances, one line: hidden when none runs.
+  var vrrpLine = document.getElementById('vrrp');
+  function vrrp(v) {
+    var list = v && v.instances ? v.instances : [];
+    vrrpLine.hidden = !list.length;
+    vrrpLine.textContent = list.length ? 'VRRP: ' + list.map(function (i) {
+      return i.name + ' ' + i.state + (i.since ? ' for ' + age(i.since) + ' (since ' + local(i.since) + ')' : '')
+        + ', priority ' + i.priority;
+    }).join('; ') : '';
+  }
+
   function draw(services) {
     var frag = document.createDocumentFragment();
     if (!services.length) {
@@ -96,39 +239,21 @@
       q.className = 'q-' + vs.quorum;
       q.textContent = vs.quorum;
       cap.append(vs.name + ' — ' + vs.services.join(', ') + ' ' + vs.scheduler + ' — quorum ', q,
-        vs.sorry_server ? ' — sorry server ' + vs.sorry_server + ' ' + vs.sorry_server_state : '');
+        vs.sorry_server ? ' — sorry server ' + vs.sorry_server + ' ' + vs.sorry_server_state : '',
+        vs.queue ? ' — queue ' + vs.queue.waiting + ' waiting (' + vs.queue.queued + ' queued, ' + vs.queue.timed_out
+          + ' timed out, ' + vs.queue.refused_full + ' refused full)' : '');
       t.appendChild(cap);
       var head = t.createTHead().insertRow();
-      ['server', 'state', 'for', 'admin', 'weight', 'active', 'inactive', 'connections', 'conn/s', 'requests',
-        'req/s', 'errors', 'retries', 'last check', 'since']
-        .concat(token() ? ['action'] : []).forEach(function (h) {
-          var th = document.createElement('th');
-          th.textContent = h;
-          head.appendChild(th);
-        });
+      COLUMNS.concat(token() ? ['action'] : []).forEach(function (h) {
+        var th = document.createElement('th');
+        th.textContent = h;
+        head.appendChild(th);
+      });
       var body = t.createTBody();
       vs.servers.forEach(function (rs) {
-        var row = body.insertRow();
-        row.className = 'st-' + rs.state;
-        row.dataset.rs = rs.name;
-        cell(row, rs.name);
-        cell(row, rs.state).className = 'state';
-        cell(row, rs.last_check ? age(rs.last_check.since) : '').className = 'for';
-        cell(row, rs.admin_state);
-        cell(row, (rs.slow_start_weight != null ? rs.slow_start_weight + ' (slow start) → ' : '')
-          + rs.effective_weight + ' / ' + rs.configured_weight);
-        cell(row, rs.active_connections);
-        cell(row, rs.inactive_connections);
-        cell(row, rs.connections_total);
-        cell(row, rate(vs, rs));
-        cell(row, rs.http ? rs.http.requests : '').className = 'requests';
-        cell(row, reqRate(vs, rs));
-        cell(row, rs.http ? rs.http.errors : '').className = 'errors';
-        cell(row, rs.http ? rs.http.retries : '');
-        cell(row, rs.last_check ? rs.last_check.reason : '');
-        cell(row, rs.last_check ? local(rs.last_check.since) : '');
+        var tr = row(body, vs, rs);
         if (token()) {
-          var td = cell(row, '');
+          var td = cell(tr, '');
           ['drain', 'maint', 'ready'].forEach(function (s) {
             var b = document.createElement('button');
             b.className = 'act';
@@ -139,7 +264,10 @@
           });
         }
       });
-      frag.appendChild(t);
+      var wrap = document.createElement('div');
+      wrap.className = 'wrap';
+      wrap.appendChild(t);
+      frag.appendChild(wrap);
     });
     box.replaceChildren(frag);
   }
@@ -151,8 +279,11 @@
     if (pending) { again = true; return; }
     pending = true;
     again = false;
-    fetch('/api/v1/services', { credentials: 'same-origin', cache: 'no-store' }).then(function (r) { return r.json(); })
-      .then(function (s) { draw(s); })
+    var read = function (path) {
+      return fetch(path, { credentials: 'same-origin', cache: 'no-store' }).then(function (r) { return r.json(); });
+    };
+    Promise.all([read('/api/v1/services'), read('/api/v1/vrrp')])
+      .then(function (both) { draw(both[0]); vrrp(both[1]); })
       .catch(function () { })
       .finally(function () {
         pending = false;
