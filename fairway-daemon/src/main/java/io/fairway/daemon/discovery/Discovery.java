@@ -45,13 +45,31 @@ public final class Discovery {
    * @param lastFound when the kept answer was received (null before any)
    * @param lastResolution when the last resolution ended
    * @param lastAnswer what it gave
+   * @param location where the block is written
+   * @param resolutions how many resolutions ended how, since the block was first resolved
+   * @param used the real servers the last load took from the kept ones (max_servers and the family
+   *     may leave some out), by name
    */
   public record BlockState(
       String key,
       List<Answer.Member> members,
       Instant lastFound,
       Instant lastResolution,
-      Answer lastAnswer) {}
+      Answer lastAnswer,
+      String location,
+      Map<Answer.Outcome, Long> resolutions,
+      List<String> used) {
+    public BlockState {
+      members = List.copyOf(members);
+      resolutions = Map.copyOf(resolutions);
+      used = List.copyOf(used);
+    }
+
+    BlockState withUsed(List<String> n) {
+      return new BlockState(
+          key, members, lastFound, lastResolution, lastAnswer, location, resolutions, n);
+    }
+  }
 
   static String key(VirtualServer vs, DnsDiscovery d) {
     return vs.name() + " " + d.name() + " " + d.type();
@@ -112,7 +130,14 @@ public final class Discovery {
       }
       case FAILED -> LOG.warn("real_server_dns {} ({}): {}", d.name(), d.location(), a.error());
     }
-    states.put(key, new BlockState(key, kept, found, now, a));
+    Map<Answer.Outcome, Long> counts = new java.util.EnumMap<>(Answer.Outcome.class);
+    if (prev != null) {
+      counts.putAll(prev.resolutions());
+    }
+    counts.merge(a.outcome(), 1L, Long::sum);
+    List<String> used = prev == null ? List.of() : prev.used();
+    states.put(
+        key, new BlockState(key, kept, found, now, a, String.valueOf(d.location()), counts, used));
     return !kept.equals(prev == null ? List.of() : prev.members());
   }
 
@@ -124,6 +149,9 @@ public final class Discovery {
    */
   public synchronized Config expand(Config config) {
     List<VirtualServer> out = new ArrayList<>();
+    Set<String> written = new HashSet<>();
+    config.virtualServers().forEach(vs -> vs.discovery().forEach(d -> written.add(key(vs, d))));
+    states.keySet().retainAll(written); // a block deleted from the file is forgotten
     for (VirtualServer vs : config.virtualServers()) {
       if (vs.discovery().isEmpty()) {
         out.add(vs);
@@ -135,7 +163,8 @@ public final class Discovery {
       reals.forEach(rs -> ids.add(rs.id()));
       reals.forEach(rs -> names.add(rs.name()));
       for (DnsDiscovery d : vs.discovery()) {
-        BlockState s = states.get(key(vs, d));
+        String key = key(vs, d);
+        BlockState s = states.get(key);
         List<Answer.Member> ms = s == null ? List.of() : s.members();
         if (ms.size() > d.maxServers()) {
           LOG.warn(
@@ -147,6 +176,7 @@ public final class Discovery {
               d.maxServers());
           ms = ms.subList(0, d.maxServers());
         }
+        List<String> used = new ArrayList<>();
         for (Answer.Member m : ms) {
           int port = d.type() == DnsDiscovery.RecordType.SRV ? m.port() : d.port();
           String name = d.type() == DnsDiscovery.RecordType.SRV ? m.name() : m.name() + ":" + port;
@@ -156,7 +186,11 @@ public final class Discovery {
           RealServer rs = DnsMember.of(d, m.address(), port, name, m.weight());
           if (ids.add(rs.id()) && names.add(rs.name())) {
             reals.add(rs);
+            used.add(rs.name());
           }
+        }
+        if (s != null) {
+          states.put(key, s.withUsed(used));
         }
       }
       out.add(vs.withRealServers(reals));
