@@ -142,6 +142,32 @@ class BindDiscoveryTest {
   }
 
   @Test
+  void higherSrvPrioritiesAreBackupsUsedWhileNoLowerTargetResolves() throws Exception {
+    named =
+        new Named(
+            dir,
+            "main1 IN A 127.0.0.51\nspare IN A 127.0.0.59\n"
+                + "_app._tcp IN SRV 0 1 8081 main1\n_app._tcp IN SRV 0 1 8082 main2\n"
+                + "_app._tcp IN SRV 10 1 8089 spare\n");
+    Config c =
+        config(
+            "rr",
+            "    real_server_dns _app._tcp.pool.test {\n        type SRV\n        NS\n    }\n");
+    Discovery d = discovery(Clock.systemUTC());
+    d.refresh(c).join();
+    // Priority 0 is in use (main1 resolves; main2 has no address yet): the spare is not.
+    assertThat(names(d.expand(c))).containsExactly("main1.pool.test:8081");
+
+    named.update("update delete main1.pool.test A");
+    assertThat(d.refresh(c).join()).isTrue();
+    assertThat(names(d.expand(c))).containsExactly("spare.pool.test:8089");
+
+    named.update("update add main2.pool.test 1 A 127.0.0.52");
+    assertThat(d.refresh(c).join()).isTrue();
+    assertThat(names(d.expand(c))).containsExactly("main2.pool.test:8082");
+  }
+
+  @Test
   void aTruncatedUdpAnswerIsCompletedOverTcpAndCutAtMaxServers() throws Exception {
     StringBuilder zone = new StringBuilder();
     for (int i = 1; i <= 60; i++) {
