@@ -20,8 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * real_server_dns through the daemon's reload path against BIND: servers added, deleted and added
- * again with nsupdate (named keeps running) reach the table, and a name server that goes away
- * leaves the table as it is.
+ * again with nsupdate (named keeps running) reach the table, one that left is drained before it is
+ * removed, and a name server that goes away leaves the table as it is.
  */
 class BindDiscoveryReloadTest {
   @TempDir Path dir;
@@ -62,7 +62,7 @@ class BindDiscoveryReloadTest {
             + "    real_server_dns _web._tcp.pool.test {\n        type SRV\n"
             + "        nameserver 127.0.0.1 "
             + named.port
-            + "\n        refresh 1\n        hold 0\n        weight srv\n    }\n}\n");
+            + "\n        refresh 1\n        hold 2\n        weight srv\n    }\n}\n");
     dns = new DiscoveryLoop();
     daemon =
         new Daemon(
@@ -83,7 +83,11 @@ class BindDiscoveryReloadTest {
         .atMost(Duration.ofSeconds(30))
         .until(() -> dests().equals(List.of("127.0.0.41:8081 w=1", "127.0.0.42:8082 w=4")));
 
+    // web1 leaves the answer: drained (weight 0, its connections go on) for hold, then removed.
     named.update("update delete _web._tcp.pool.test SRV 0 1 8081 web1.pool.test.");
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> dests().equals(List.of("127.0.0.41:8081 w=0", "127.0.0.42:8082 w=4")));
     await()
         .atMost(Duration.ofSeconds(30))
         .until(() -> dests().equals(List.of("127.0.0.42:8082 w=4")));

@@ -80,6 +80,8 @@ public final class DnsRoutes implements AdminRoutes {
           .append(x.error().isEmpty() ? "" : ": " + esc(x.error()))
           .append("</td><td>")
           .append(esc(String.join(", ", x.servers())))
+          .append(
+              x.draining().isEmpty() ? "" : "; draining: " + esc(String.join(", ", x.draining())))
           .append("</td></tr>");
     }
     return b.append("</tbody></table>\n").toString();

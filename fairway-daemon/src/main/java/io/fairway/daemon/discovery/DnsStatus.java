@@ -32,6 +32,8 @@ public final class DnsStatus {
    * @param servers the real servers the running model took from the answer, canonical order
    * @param kept how many servers the kept answer holds (more than {@code servers} when {@code
    *     max_servers} cut it or some are of the other family)
+   * @param draining the real servers that left the answer: at weight 0 until {@code hold} has
+   *     passed, then removed
    * @param resolutions how many resolutions ended how
    */
   public record Block(
@@ -47,6 +49,7 @@ public final class DnsStatus {
       String lastFound,
       List<String> servers,
       int kept,
+      List<String> draining,
       Map<String, Long> resolutions) {}
 
   /** {@code {"blocks": [...]}}. */
@@ -75,6 +78,7 @@ public final class DnsStatus {
               iso(s.lastFound()),
               s.used(),
               s.members().size(),
+              s.draining(),
               counts));
     }
     return new View(out);
@@ -113,6 +117,11 @@ public final class DnsStatus {
           .append("): ")
           .append(x.servers().isEmpty() ? "none" : String.join(", ", x.servers()))
           .append('\n');
+      if (!x.draining().isEmpty()) {
+        b.append("    draining (left the answer; weight 0 until removed): ")
+            .append(String.join(", ", x.draining()))
+            .append('\n');
+      }
     }
     return b.toString();
   }

@@ -60,6 +60,10 @@ class BindDiscoveryTest {
     return c.virtualServers().get(0).realServers().stream().map(RealServer::name).toList();
   }
 
+  static List<Double> weights(Config c) {
+    return c.virtualServers().get(0).realServers().stream().map(RealServer::weight).toList();
+  }
+
   /** A clock the test moves by hand, so that {@code hold} runs out without waiting for it. */
   static final class StepClock extends Clock {
     volatile Instant now = Instant.parse("2026-01-01T00:00:00Z");
@@ -105,8 +109,17 @@ class BindDiscoveryTest {
     assertThat(names(d.expand(c)))
         .containsExactly("web1.pool.test:8081", "web2.pool.test:8082", "web3.pool.test:8083");
 
-    // One leaves, then comes back.
+    // One leaves: drained (weight 0, after the others) for hold, then removed; then comes back.
     named.update("update delete _web._tcp.pool.test SRV 0 5 8082 web2.pool.test.");
+    assertThat(d.refresh(c).join()).isTrue();
+    Config drained = d.expand(c);
+    assertThat(names(drained))
+        .containsExactly("web1.pool.test:8081", "web3.pool.test:8083", "web2.pool.test:8082");
+    assertThat(weights(drained)).containsExactly(3.0, 1.0, 0.0);
+    assertThat(d.states().get(0).draining()).containsExactly("web2.pool.test:8082");
+    clock.now = clock.now.plusSeconds(29);
+    assertThat(d.refresh(c).join()).isFalse();
+    clock.now = clock.now.plusSeconds(2);
     assertThat(d.refresh(c).join()).isTrue();
     assertThat(names(d.expand(c))).containsExactly("web1.pool.test:8081", "web3.pool.test:8083");
     named.update("update add _web._tcp.pool.test 1 SRV 0 5 8082 web2.pool.test.");
@@ -114,21 +127,25 @@ class BindDiscoveryTest {
     assertThat(names(d.expand(c)))
         .containsExactly("web1.pool.test:8081", "web2.pool.test:8082", "web3.pool.test:8083");
 
-    // The name goes: NXDOMAIN keeps the last answer for hold, then empties the block.
+    // The name goes: NXDOMAIN keeps the last answer for hold, then drains the block's servers
+    // for hold, then removes them.
     named.update("update delete _web._tcp.pool.test SRV");
     assertThat(d.refresh(c).join()).isFalse();
     Discovery.BlockState s = d.states().get(0);
     assertThat(s.lastAnswer().outcome()).isEqualTo(Answer.Outcome.GONE);
     assertThat(s.lastAnswer().error()).isEqualTo("NXDOMAIN");
-    assertThat(names(d.expand(c))).hasSize(3);
+    assertThat(weights(d.expand(c))).containsExactly(3.0, 5.0, 1.0);
     clock.now = clock.now.plusSeconds(29);
     assertThat(d.refresh(c).join()).isFalse();
     clock.now = clock.now.plusSeconds(2);
     assertThat(d.refresh(c).join()).isTrue();
+    assertThat(weights(d.expand(c))).containsExactly(0.0, 0.0, 0.0);
+    clock.now = clock.now.plusSeconds(31);
+    assertThat(d.refresh(c).join()).isTrue();
     assertThat(names(d.expand(c))).isEmpty();
     assertThat(d.states().get(0).resolutions())
-        .containsEntry(Answer.Outcome.FOUND, 4L)
-        .containsEntry(Answer.Outcome.GONE, 3L);
+        .containsEntry(Answer.Outcome.FOUND, 6L)
+        .containsEntry(Answer.Outcome.GONE, 4L);
 
     // Back again; then named goes away: a failed query changes nothing, for ever.
     named.update("update add _web._tcp.pool.test 1 SRV 0 5 8082 web2.pool.test.");
@@ -152,7 +169,8 @@ class BindDiscoveryTest {
     Config c =
         config(
             "rr",
-            "    real_server_dns _app._tcp.pool.test {\n        type SRV\n        NS\n    }\n");
+            "    real_server_dns _app._tcp.pool.test {\n        type SRV\n        NS\n"
+                + "        hold 0\n    }\n"); // a server that leaves is removed at once
     Discovery d = discovery(Clock.systemUTC());
     d.refresh(c).join();
     // Priority 0 is in use (main1 resolves; main2 has no address yet): the spare is not.
