@@ -48,7 +48,8 @@ import picocli.CommandLine.Spec;
       "Print, for each key read (one per line), the real server the virtual server's director"
           + " chooses ('-' when none).",
       "shard hashes a key as shard.key(string), hash as hash.backend(string); sh/dh/mh read a"
-          + " client IP or IP:PORT; other algorithms treat each key as one more connection."
+          + " client IP or IP:PORT; other algorithms treat each key as one more connection.",
+      "real_server_dns blocks are resolved once; the picks are among the servers of that answer."
     })
 public final class PickCommand implements Callable<Integer> {
 
@@ -131,6 +132,14 @@ public final class PickCommand implements Callable<Integer> {
               + " with --down, also how many keys moved compared with every server up")
   boolean stats;
 
+  /** real_server_dns blocks resolved once: the answer is for the servers the DNS names now. */
+  private io.fairway.config.model.Config withDns(io.fairway.config.model.Config c)
+      throws InterruptedException {
+    var r = io.fairway.daemon.discovery.OneShot.resolve(c, java.time.Duration.ofSeconds(5));
+    r.warnings().forEach(w -> spec.commandLine().getErr().println("fairway: " + w));
+    return r.config();
+  }
+
   private int fail(String message) {
     spec.commandLine().getErr().println("fairway: " + message);
     return Main.EXIT_USAGE;
@@ -151,7 +160,10 @@ public final class PickCommand implements Callable<Integer> {
     }
     Plan plan;
     try {
-      plan = PlanBuilder.build(KeepalivedConfig.parse(config).config());
+      plan = PlanBuilder.build(withDns(KeepalivedConfig.parse(config).config()));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return fail("interrupted while resolving real_server_dns");
     } catch (ConfigException e) {
       return fail(e.getMessage());
     } catch (PlanException e) {

@@ -262,6 +262,7 @@ public final class RunCommand implements Callable<Integer> {
     PrometheusRegistry registry = new PrometheusRegistry();
     CheckMetrics checkMetrics = new CheckMetrics(registry);
     io.fairway.daemon.vrrp.VrrpMetrics.register(registry, vrrp::snapshot);
+    io.fairway.daemon.discovery.DnsMetrics.register(registry, dns::discovery);
     Daemon daemon =
         new Daemon(
             file,
@@ -311,7 +312,8 @@ public final class RunCommand implements Callable<Integer> {
           first.bindings().size(),
           state,
           registry,
-          hup);
+          hup,
+          dns);
     }
   }
 
@@ -331,7 +333,8 @@ public final class RunCommand implements Callable<Integer> {
       int virtualServers,
       StateFile state,
       PrometheusRegistry registry,
-      DeferredSignal hup)
+      DeferredSignal hup,
+      io.fairway.daemon.discovery.DiscoveryLoop dns)
       throws Exception {
     var err = spec.commandLine().getErr();
     try {
@@ -373,10 +376,17 @@ public final class RunCommand implements Callable<Integer> {
                 state,
                 daemon,
                 registry,
-                () -> daemon.status() + vrrp.status() + sync.status(),
+                () ->
+                    daemon.status()
+                        + vrrp.status()
+                        + sync.status()
+                        + io.fairway.daemon.discovery.DnsStatus.text(dns.discovery().states()),
                 () -> reload(daemon, vrrp, sync, systemd),
                 routes ->
-                    new io.fairway.daemon.vrrp.VrrpRoutes(routes, vrrp::snapshot, sync::snapshot));
+                    new io.fairway.daemon.discovery.DnsRoutes(
+                        new io.fairway.daemon.vrrp.VrrpRoutes(
+                            routes, vrrp::snapshot, sync::snapshot),
+                        dns.discovery()));
       } catch (IOException | IllegalArgumentException e) {
         err.println("fairway: --admin " + admin + ": " + e.getMessage());
         sync.close();

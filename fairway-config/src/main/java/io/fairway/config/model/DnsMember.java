@@ -22,6 +22,20 @@ public final class DnsMember {
    */
   public static RealServer of(
       DnsDiscovery block, InetAddress address, int port, String name, int srvWeight) {
+    return of(block, address, port, name, srvWeight, false);
+  }
+
+  /**
+   * The real server for one answer, at weight 0 when {@code drained}: a server that left the answer
+   * keeps its connections but gets no new ones until it is removed.
+   */
+  public static RealServer of(
+      DnsDiscovery block,
+      InetAddress address,
+      int port,
+      String name,
+      int srvWeight,
+      boolean drained) {
     RealServer t = block.template();
     // DR and TUN keep the service's port (keepalived's rule); everything else takes the answer's.
     boolean forced = t.forwarding().method().isKernel() && t.id().port() != block.placeholderPort();
@@ -37,7 +51,7 @@ public final class DnsMember {
         new RealServerId(address, idPort),
         name,
         name,
-        block.srvWeight() ? Math.max(1, srvWeight) : t.weight(),
+        drained ? 0 : block.srvWeight() ? Math.max(1, srvWeight) : t.weight(),
         t.forwarding(),
         t.upperThreshold(),
         t.lowerThreshold(),

@@ -10,6 +10,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -45,13 +46,47 @@ public final class Discovery {
    * @param lastFound when the kept answer was received (null before any)
    * @param lastResolution when the last resolution ended
    * @param lastAnswer what it gave
+   * @param location where the block is written
+   * @param resolutions how many resolutions ended how, since the block was first resolved
+   * @param used the real servers the last load took from the kept ones (max_servers and the family
+   *     may leave some out), by name
+   * @param leaving the servers that left the kept answer, since when: drained (weight 0) until
+   *     {@code hold} has passed, then removed
+   * @param draining the real servers the last load took from {@code leaving}, by name
    */
   public record BlockState(
       String key,
       List<Answer.Member> members,
       Instant lastFound,
       Instant lastResolution,
-      Answer lastAnswer) {}
+      Answer lastAnswer,
+      String location,
+      Map<Answer.Outcome, Long> resolutions,
+      List<String> used,
+      Map<Answer.Member, Instant> leaving,
+      List<String> draining) {
+    public BlockState {
+      members = List.copyOf(members);
+      resolutions = Map.copyOf(resolutions);
+      used = List.copyOf(used);
+      leaving = Map.copyOf(leaving);
+      draining = List.copyOf(draining);
+    }
+
+    BlockState withUsed(List<String> u, List<String> d) {
+      return new BlockState(
+          key,
+          members,
+          lastFound,
+          lastResolution,
+          lastAnswer,
+          location,
+          resolutions,
+          u,
+          leaving,
+          d);
+    }
+  }
 
   static String key(VirtualServer vs, DnsDiscovery d) {
     return vs.name() + " " + d.name() + " " + d.type();
@@ -112,8 +147,45 @@ public final class Discovery {
       }
       case FAILED -> LOG.warn("real_server_dns {} ({}): {}", d.name(), d.location(), a.error());
     }
-    states.put(key, new BlockState(key, kept, found, now, a));
-    return !kept.equals(prev == null ? List.of() : prev.members());
+    Map<Answer.Outcome, Long> counts = new java.util.EnumMap<>(Answer.Outcome.class);
+    if (prev != null) {
+      counts.putAll(prev.resolutions());
+    }
+    counts.merge(a.outcome(), 1L, Long::sum);
+    List<Answer.Member> before = prev == null ? List.of() : prev.members();
+    Map<Answer.Member, Instant> leaving = leaving(prev, before, kept, now, d.hold());
+    states.put(
+        key,
+        new BlockState(
+            key,
+            kept,
+            found,
+            now,
+            a,
+            String.valueOf(d.location()),
+            counts,
+            prev == null ? List.of() : prev.used(),
+            leaving,
+            prev == null ? List.of() : prev.draining()));
+    return !kept.equals(before)
+        || !leaving.keySet().equals(prev == null ? Set.of() : prev.leaving().keySet());
+  }
+
+  /**
+   * A server that left the kept answer is drained for {@code hold} before it is removed, so that
+   * its connections can finish; one that comes back is simply kept again.
+   */
+  private static Map<Answer.Member, Instant> leaving(
+      BlockState prev,
+      List<Answer.Member> before,
+      List<Answer.Member> kept,
+      Instant now,
+      Duration hold) {
+    Map<Answer.Member, Instant> out = new HashMap<>(prev == null ? Map.of() : prev.leaving());
+    before.stream().filter(m -> !kept.contains(m)).forEach(m -> out.putIfAbsent(m, now));
+    kept.forEach(out::remove);
+    out.values().removeIf(since -> !now.isBefore(since.plus(hold)));
+    return out;
   }
 
   /**
@@ -124,6 +196,9 @@ public final class Discovery {
    */
   public synchronized Config expand(Config config) {
     List<VirtualServer> out = new ArrayList<>();
+    Set<String> written = new HashSet<>();
+    config.virtualServers().forEach(vs -> vs.discovery().forEach(d -> written.add(key(vs, d))));
+    states.keySet().retainAll(written); // a block deleted from the file is forgotten
     for (VirtualServer vs : config.virtualServers()) {
       if (vs.discovery().isEmpty()) {
         out.add(vs);
@@ -135,7 +210,8 @@ public final class Discovery {
       reals.forEach(rs -> ids.add(rs.id()));
       reals.forEach(rs -> names.add(rs.name()));
       for (DnsDiscovery d : vs.discovery()) {
-        BlockState s = states.get(key(vs, d));
+        String key = key(vs, d);
+        BlockState s = states.get(key);
         List<Answer.Member> ms = s == null ? List.of() : s.members();
         if (ms.size() > d.maxServers()) {
           LOG.warn(
@@ -147,16 +223,14 @@ public final class Discovery {
               d.maxServers());
           ms = ms.subList(0, d.maxServers());
         }
-        for (Answer.Member m : ms) {
-          int port = d.type() == DnsDiscovery.RecordType.SRV ? m.port() : d.port();
-          String name = d.type() == DnsDiscovery.RecordType.SRV ? m.name() : m.name() + ":" + port;
-          if (m.address().getAddress().length != d.template().id().address().getAddress().length) {
-            continue; // the other family than the virtual server's
-          }
-          RealServer rs = DnsMember.of(d, m.address(), port, name, m.weight());
-          if (ids.add(rs.id()) && names.add(rs.name())) {
-            reals.add(rs);
-          }
+        List<String> used = add(d, ms, false, reals, ids, names);
+        List<Answer.Member> gone =
+            s == null
+                ? List.of()
+                : s.leaving().keySet().stream().sorted().limit(d.maxServers()).toList();
+        List<String> draining = add(d, gone, true, reals, ids, names);
+        if (s != null) {
+          states.put(key, s.withUsed(used, draining));
         }
       }
       out.add(vs.withRealServers(reals));
@@ -169,5 +243,29 @@ public final class Discovery {
         config.ssl(),
         config.vrrp(),
         config.shardParams());
+  }
+
+  /** Adds the members' real servers not already there; returns their names. */
+  private static List<String> add(
+      DnsDiscovery d,
+      List<Answer.Member> ms,
+      boolean drained,
+      List<RealServer> reals,
+      Set<RealServerId> ids,
+      Set<String> names) {
+    List<String> added = new ArrayList<>();
+    for (Answer.Member m : ms) {
+      int port = d.type() == DnsDiscovery.RecordType.SRV ? m.port() : d.port();
+      String name = d.type() == DnsDiscovery.RecordType.SRV ? m.name() : m.name() + ":" + port;
+      if (m.address().getAddress().length != d.template().id().address().getAddress().length) {
+        continue; // the other family than the virtual server's
+      }
+      RealServer rs = DnsMember.of(d, m.address(), port, name, m.weight(), drained);
+      if (ids.add(rs.id()) && names.add(rs.name())) {
+        reals.add(rs);
+        added.add(rs.name());
+      }
+    }
+    return added;
   }
 }

@@ -166,16 +166,16 @@ public final class DnsResolver implements AutoCloseable {
     return out;
   }
 
-  /** SRV: the lowest priority's targets, each resolved to its addresses. */
+  /**
+   * SRV: every target resolved to its addresses, then the lowest priority that has one (RFC 2782:
+   * the lowest-numbered priority the client can reach); the higher ones are used only while no
+   * target of a lower one resolves.
+   */
   private void addresses(
       DnsNameResolver r, DnsDiscovery block, Records recs, CompletableFuture<Answer> out) {
-    int lowest = recs.srv.stream().mapToInt(s -> s[0]).min().orElse(0);
     List<CompletableFuture<List<Answer.Member>>> parts = new ArrayList<>();
     for (int i = 0; i < recs.srv.size(); i++) {
       int[] s = recs.srv.get(i);
-      if (s[0] != lowest) {
-        continue;
-      }
       String target = recs.targets.get(i);
       CompletableFuture<List<Answer.Member>> part = new CompletableFuture<>();
       parts.add(part);
@@ -201,13 +201,20 @@ public final class DnsResolver implements AutoCloseable {
     CompletableFuture.allOf(parts.toArray(new CompletableFuture<?>[0]))
         .whenComplete(
             (v, e) -> {
-              List<Answer.Member> all = new ArrayList<>();
-              parts.forEach(p -> all.addAll(p.join()));
+              java.util.TreeMap<Integer, List<Answer.Member>> byPriority =
+                  new java.util.TreeMap<>();
+              for (int i = 0; i < parts.size(); i++) {
+                List<Answer.Member> ms = parts.get(i).join();
+                if (!ms.isEmpty()) {
+                  byPriority.computeIfAbsent(recs.srv.get(i)[0], p -> new ArrayList<>()).addAll(ms);
+                }
+              }
               r.close();
               out.complete(
-                  all.isEmpty()
+                  byPriority.isEmpty()
                       ? Answer.failed("no SRV target resolved to an address")
-                      : new Answer(Answer.Outcome.FOUND, all, ttl, ""));
+                      : new Answer(
+                          Answer.Outcome.FOUND, byPriority.firstEntry().getValue(), ttl, ""));
             });
   }
 
