@@ -299,7 +299,9 @@ public final class RunCommand implements Callable<Integer> {
     try (dns;
         Signals.Restore term = Signals.on("TERM", onStop);
         Signals.Restore interrupt = Signals.on("INT", onStop);
-        Signals.Restore hangUp = Signals.on("HUP", hup::signal)) {
+        Signals.Restore hangUp = Signals.on("HUP", hup::signal);
+        // logrotate's postrotate: the access logs are written to new files at their paths.
+        Signals.Restore usr1 = Signals.on("USR1", () -> reopenAccessLogs(table))) {
       return serve(
           daemon,
           table,
@@ -314,6 +316,13 @@ public final class RunCommand implements Callable<Integer> {
           registry,
           hup,
           dns);
+    }
+  }
+
+  private static void reopenAccessLogs(Table table) {
+    if (table instanceof ProxyTable proxy) {
+      proxy.reopenAccessLogs();
+      org.slf4j.LoggerFactory.getLogger(RunCommand.class).info("SIGUSR1: access logs reopened");
     }
   }
 

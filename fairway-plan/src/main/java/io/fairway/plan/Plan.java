@@ -176,6 +176,7 @@ public record Plan(List<ServicePlan> services, Timeouts timeouts, Optional<Sync>
           "quorum",
           o.quorum() + "/" + o.hysteresis(),
           now.quorum() + "/" + now.hysteresis());
+      diff(out, now.name(), "access_log", o.accessLogs(), now.accessLogs());
     }
     if (!before.timeouts().equals(timeouts)) {
       out.add("lvs_timeouts: " + before.timeouts() + " -> " + timeouts);

@@ -149,7 +149,8 @@ public final class PlanBuilder {
         sorry,
         vs.quorum(),
         vs.hysteresis(),
-        vs.proxy());
+        vs.proxy(),
+        vs.accessLogs());
   }
 
   /** Builds the director or scheduler once, so what it refuses is refused with a location. */

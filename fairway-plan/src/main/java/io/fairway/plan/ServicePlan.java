@@ -1,5 +1,6 @@
 package io.fairway.plan;
 
+import io.fairway.config.model.AccessLogs;
 import io.fairway.config.model.ForwardingMethod;
 import io.fairway.config.model.KeySource;
 import io.fairway.config.model.ProxySettings;
@@ -27,6 +28,7 @@ import java.util.Optional;
  * @param quorum minimum alive weight (effective)
  * @param hysteresis quorum hysteresis (effective)
  * @param proxy the userspace data plane's timeouts and {@code http_forwarded}
+ * @param accessLogs its {@code access_log} files (the userspace data plane writes them)
  */
 public record ServicePlan(
     String where,
@@ -39,7 +41,8 @@ public record ServicePlan(
     Optional<SorryPlan> sorry,
     long quorum,
     long hysteresis,
-    ProxySettings proxy) {
+    ProxySettings proxy,
+    AccessLogs accessLogs) {
   public ServicePlan {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(lbKind, "lbKind");
@@ -49,6 +52,35 @@ public record ServicePlan(
     members = List.copyOf(members);
     Objects.requireNonNull(sorry, "sorry");
     proxy = proxy == null ? ProxySettings.DEFAULTS : proxy;
+    accessLogs = accessLogs == null ? AccessLogs.NONE : accessLogs;
+  }
+
+  /** Without access logs. */
+  public ServicePlan(
+      String where,
+      String name,
+      ForwardingMethod lbKind,
+      List<Service> services,
+      Selection selection,
+      KeySource key,
+      List<MemberPlan> members,
+      Optional<SorryPlan> sorry,
+      long quorum,
+      long hysteresis,
+      ProxySettings proxy) {
+    this(
+        where,
+        name,
+        lbKind,
+        services,
+        selection,
+        key,
+        members,
+        sorry,
+        quorum,
+        hysteresis,
+        proxy,
+        AccessLogs.NONE);
   }
 
   /** Whether the userspace data plane serves this as an HTTP reverse proxy. */

@@ -36,6 +36,7 @@ public final class DaemonMetrics {
   private ProxyHttpMetrics http;
   private ProxyQueueMetrics queues;
   private ProxyProtocolMetrics proxyProtocol;
+  private AccessLogMetrics accessLogs;
   private io.fairway.daemon.Daemon daemon;
 
   /**
@@ -159,6 +160,7 @@ public final class DaemonMetrics {
     this.http = new ProxyHttpMetrics(registry);
     this.queues = new ProxyQueueMetrics(registry);
     this.proxyProtocol = new ProxyProtocolMetrics(registry);
+    this.accessLogs = new AccessLogMetrics(registry);
     return this;
   }
 
@@ -169,6 +171,7 @@ public final class DaemonMetrics {
       http.refresh(daemon);
       queues.refresh(daemon);
       proxyProtocol.refresh(daemon);
+      accessLogs.refresh(daemon);
     }
     ByteArrayOutputStream out = new ByteArrayOutputStream(8192);
     try {

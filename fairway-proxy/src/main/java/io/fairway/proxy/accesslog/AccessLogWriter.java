@@ -1,11 +1,6 @@
 package io.fairway.proxy.accesslog;
 
-import java.io.BufferedWriter;
-import java.io.FileOutputStream;
 import java.io.IOException;
-import java.io.OutputStreamWriter;
-import java.io.Writer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,7 +28,7 @@ public final class AccessLogWriter implements AutoCloseable {
 
   private static final int BATCH = 256;
 
-  private final Path path;
+  private final Sink sink;
   private final AccessLogFormat format;
   private final BlockingQueue<AccessRecord> queue;
   private final LongAdder dropped = new LongAdder();
@@ -41,20 +36,41 @@ public final class AccessLogWriter implements AutoCloseable {
   private final AtomicBoolean reopen = new AtomicBoolean();
   private final Thread thread;
   private volatile boolean closing;
-  private Writer out;
   private boolean failing;
 
+  /** A writer to a file, opened for appending at the first record. */
   public AccessLogWriter(Path path, AccessLogFormat format, int capacity) {
-    this.path = path;
+    this(new FileSink(path), format, capacity);
+  }
+
+  /** A writer to {@code sink}, which only this writer's thread uses from now on. */
+  public AccessLogWriter(Sink sink, AccessLogFormat format, int capacity) {
+    this.sink = sink;
     this.format = format;
     this.queue = new ArrayBlockingQueue<>(capacity);
-    this.thread = new Thread(this::run, "access-log " + path.getFileName());
+    this.thread = new Thread(this::run, "access-log " + sink.name());
     thread.setDaemon(true);
     thread.start();
   }
 
-  public Path path() {
-    return path;
+  /** The file or syslog target, as logs and metrics name it. */
+  public String name() {
+    return sink.name();
+  }
+
+  /**
+   * Where a writer's lines go: a file or syslog. Used by the writer's thread only; {@link #close}
+   * closes what is open, and the next {@link #write} opens it again (after logrotate moved it).
+   */
+  public interface Sink {
+    /** Writes the lines (without their line ends); opens the target first if it is not open. */
+    void write(List<String> lines) throws IOException;
+
+    /** Closes what is open; never fails. */
+    void close();
+
+    /** The file or target, for logs and metrics. */
+    String name();
   }
 
   public AccessLogFormat format() {
@@ -98,57 +114,38 @@ public final class AccessLogWriter implements AutoCloseable {
         closing = true; // only its owner interrupts it
       }
       if (reopen.getAndSet(false)) {
-        closeFile();
+        sink.close();
       }
       if (!batch.isEmpty()) {
         write(batch);
         batch.clear();
       }
     }
-    closeFile();
+    sink.close();
   }
 
   private void write(List<AccessRecord> batch) {
     try {
-      if (out == null) {
-        // A stream, not a channel: an interrupt must not close the file under a write.
-        out =
-            new BufferedWriter(
-                new OutputStreamWriter(
-                    new FileOutputStream(path.toFile(), true), StandardCharsets.UTF_8),
-                1 << 16);
-      }
+      List<String> lines = new ArrayList<>(batch.size());
       for (AccessRecord r : batch) {
-        out.write(format.format(r));
-        out.write('\n');
+        lines.add(format.format(r));
       }
-      out.flush();
+      sink.write(lines);
       written.add(batch.size());
       if (failing) {
         failing = false;
-        log.info("access log {}: writing again", path);
+        log.info("access log {}: writing again", sink.name());
       }
     } catch (IOException | RuntimeException e) {
       dropped.add(batch.size());
-      closeFile();
+      sink.close();
       if (!failing) {
         failing = true;
         log.warn(
             "access log {}: cannot write ({}); records are dropped until it can",
-            path,
+            sink.name(),
             e.toString());
       }
-    }
-  }
-
-  private void closeFile() {
-    if (out != null) {
-      try {
-        out.close();
-      } catch (IOException e) {
-        log.debug("access log {}: close: {}", path, e.toString());
-      }
-      out = null;
     }
   }
 

@@ -186,6 +186,27 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
     return tls.stats();
   }
 
+  /** The running plan's {@code access_log} writers. */
+  private final io.fairway.proxy.accesslog.AccessLogFiles accessLogs =
+      io.fairway.proxy.accesslog.AccessLogFiles.defaults();
+
+  /** The access log of each service of the running plan ({@link #apply}); absent: none. */
+  private Map<ServiceKey, io.fairway.proxy.accesslog.AccessLog> plannedLogs = Map.of();
+
+  /** The access log files are closed and opened again at their paths (logrotate, SIGUSR1). */
+  public void reopenAccessLogs() {
+    accessLogs.reopen();
+  }
+
+  /** Each open access log's written and dropped records. */
+  public List<io.fairway.proxy.accesslog.AccessLogFiles.Stat> accessLogStats() {
+    return accessLogs.stats();
+  }
+
+  private io.fairway.proxy.accesslog.AccessLog plannedLog(ServiceKey key) {
+    return plannedLogs.getOrDefault(key, io.fairway.proxy.accesslog.AccessLog.NONE);
+  }
+
   private ListenerSpec specFor(ServiceKey key) {
     ListenerSpec s = planned.get(key);
     if (s == null) {
@@ -228,6 +249,10 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
       } catch (io.fairway.proxy.tls.ServerTls.TlsException e) {
         return e.getMessage();
       }
+    }
+    String logs = accessLogs.refusal(plan);
+    if (logs != null) {
+      return logs;
     }
     // Last, as it is the one check that touches the system: every listener the plan adds must
     // be had, or the plan is refused before anything changes (a reload all or nothing).
@@ -282,6 +307,8 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
     }
     next.values().forEach(sp -> tlsInUse.add(Map.entry(sp.proxy().tls(), sp.mode() == Mode.HTTP)));
     tls.retain(tlsInUse);
+    plannedLogs = accessLogs.open(plan);
+    services.forEach((k, vs) -> vs.setAccessLog(plannedLog(k)));
   }
 
   /**
@@ -344,6 +371,7 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
     }
     checkScheduler(service);
     VirtualService vs = new VirtualService(service, spec, options, expiry);
+    vs.setAccessLog(plannedLog(key));
     InetSocketAddress addr = new InetSocketAddress(key.address(), key.port());
     AbstractBootstrap<?, ?> boot =
         key.protocol() == Protocol.UDP ? datagramBootstrap(vs) : serverBootstrap(vs);
@@ -818,6 +846,7 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
         udp.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
       }
       ioGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+      accessLogs.close(); // after the loops: the last requests' records are written
     }
   }
 
