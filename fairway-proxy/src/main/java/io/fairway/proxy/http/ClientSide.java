@@ -2,7 +2,9 @@ package io.fairway.proxy.http;
 
 import io.fairway.proxy.table.Lease;
 import io.fairway.proxy.table.RealServer;
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import java.net.InetSocketAddress;
@@ -12,9 +14,17 @@ import java.net.InetSocketAddress;
  * over its channel; an HTTP/2 stream will implement it over its frames, which is why an exchange
  * never touches the client's pipeline itself. Everything is called on the client's event loop.
  */
-interface ClientSide {
-  /** The client's connection: what a server's {@code established} set holds while it serves it. */
+public interface ClientSide {
+  /**
+   * What a server's {@code established} set holds while it serves this client: the connection, or
+   * the HTTP/2 stream (closing it ends that exchange only).
+   */
   Channel connection();
+
+  /** The client's TCP connection: its TLS and PROXY-protocol state. */
+  default Channel socket() {
+    return connection();
+  }
 
   ByteBufAllocator alloc();
 
@@ -52,6 +62,45 @@ interface ClientSide {
 
   /** Writes part of the response; {@link #flush} sends it. */
   void write(Object msg);
+
+  // The response as the exchange hands it over. The defaults frame it as HTTP/1.1 bytes; another
+  // protocol (an HTTP/2 stream) maps the parsed head to its own frames instead.
+
+  /**
+   * The client frames bodies itself (HTTP/2 DATA frames): a chunked response reaches it as the
+   * chunk data alone, and the {@code chunk} flags below are to be ignored.
+   */
+  default boolean framesBodies() {
+    return false;
+  }
+
+  /** An interim (1xx) response head. */
+  default void interimHead(HttpHead h) {
+    write(HeadWriter.response(alloc(), h, false, false, HeadWriter.Connection.UNCHANGED));
+  }
+
+  /** The final response head, with how its body goes on. */
+  default void responseHead(HttpHead h, ResponseFraming f) {
+    write(HeadWriter.response(alloc(), h, f.dechunk(), f.addChunked(), f.connection()));
+  }
+
+  /** A slice of the response body; {@code chunk}: the proxy chunks it (close-delimited body). */
+  default void responseBody(ByteBuf b, boolean chunk) {
+    if (chunk) {
+      write(HeadWriter.chunkHeader(alloc(), b.readableBytes()));
+      write(b);
+      write(Unpooled.wrappedBuffer(HeadWriter.CRLF));
+    } else {
+      write(b);
+    }
+  }
+
+  /** The response body ended; {@code chunk}: the proxy chunked it and writes the last chunk. */
+  default void responseEnd(boolean chunk) {
+    if (chunk) {
+      write(Unpooled.wrappedBuffer(HeadWriter.LAST_CHUNK));
+    }
+  }
 
   void flush();
 

@@ -16,15 +16,7 @@ final class ErrorPages {
   /** A complete response (head and body) with the given status. */
   static ByteBuf page(int status, String detail, boolean close) {
     String st = HttpResponseStatus.valueOf(status).toString();
-    String html =
-        "<!DOCTYPE html>\n<html><head><title>"
-            + st
-            + "</title></head><body><h1>"
-            + st
-            + "</h1><p>"
-            + escape(detail)
-            + "</p><hr><p>fairway</p></body></html>\n";
-    byte[] body = html.getBytes(StandardCharsets.UTF_8);
+    byte[] body = html(status, detail);
     String head =
         "HTTP/1.1 "
             + st
@@ -37,6 +29,20 @@ final class ErrorPages {
             + (close ? "connection: close\r\n" : "")
             + "\r\n";
     return Unpooled.wrappedBuffer(head.getBytes(StandardCharsets.ISO_8859_1), body);
+  }
+
+  /** The body of such a response: a short HTML page. */
+  static byte[] html(int status, String detail) {
+    String st = HttpResponseStatus.valueOf(status).toString();
+    String html =
+        "<!DOCTYPE html>\n<html><head><title>"
+            + st
+            + "</title></head><body><h1>"
+            + st
+            + "</h1><p>"
+            + escape(detail)
+            + "</p><hr><p>fairway</p></body></html>\n";
+    return html.getBytes(StandardCharsets.UTF_8);
   }
 
   private static String escape(String s) {

@@ -19,7 +19,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.util.ReferenceCountUtil;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 
 /**
@@ -35,7 +34,7 @@ import java.util.ArrayDeque;
  * <p>The request body streams to the backend as it arrives, with backpressure both ways: the side
  * being written to decides whether the other side is read.
  */
-final class Exchange implements SlotWaiter {
+public final class Exchange implements SlotWaiter {
   /** Where an exchange is; a request whose head has not arrived yet has no exchange. */
   enum State {
     /** Every server is full; the request waits in the service's queue for a slot. */
@@ -52,7 +51,6 @@ final class Exchange implements SlotWaiter {
   }
 
   private static final RateLimitedLog warnings = HttpFrontend.warnings;
-  private static final byte[] LAST_CHUNK = "0\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1);
 
   private final ClientSide client;
   private final VirtualService vs;
@@ -128,7 +126,7 @@ final class Exchange implements SlotWaiter {
             client.clientIp(),
             h.hasHost ? null : client.hostHeader(),
             vs.spec().forwarded(),
-            io.fairway.proxy.tls.TlsHandshakes.isTls(client.connection()));
+            io.fairway.proxy.tls.TlsHandshakes.isTls(client.socket()));
   }
 
   /** Schedules the request: a server, then a connection to it. */
@@ -291,7 +289,7 @@ final class Exchange implements SlotWaiter {
     trace.leased(rs);
     server = rs;
     lease = l;
-    InetSocketAddress owner = ProxyHeaderWriter.owner(vs.sendProxy(rs), client.connection());
+    InetSocketAddress owner = ProxyHeaderWriter.owner(vs.sendProxy(rs), client.socket());
     Channel pooled = fresh ? null : rs.pool.poll(client.eventLoop(), owner);
     if (pooled != null) {
       retries.attempt(true);
@@ -300,7 +298,7 @@ final class Exchange implements SlotWaiter {
     }
     long connectStart = System.nanoTime();
     ChannelFuture f = BackendConnect.open(rs, client.eventLoop(), options, timeouts);
-    ProxyHeaderWriter.onConnect(f, vs.sendProxy(rs), client.connection()); // before the request
+    ProxyHeaderWriter.onConnect(f, vs.sendProxy(rs), client.socket()); // before the request
     f.addListener(
         x -> {
           if (client.closed() || state == State.DONE || lease != l) {
@@ -356,7 +354,7 @@ final class Exchange implements SlotWaiter {
     HttpBackendHandler h = (HttpBackendHandler) ch.pipeline().last();
     backendHandler = h;
     h.exchange = this;
-    h.decoder.expect(request.isHead(), clientHttp10, request.upgrade);
+    h.decoder.expect(request.isHead(), clientHttp10 || client.framesBodies(), request.upgrade);
     server.established.add(client.connection());
     // The kept head itself, not a duplicate: a retry rewinds it (writing moved its reader index).
     upstreamHead.readerIndex(0);
@@ -398,9 +396,7 @@ final class Exchange implements SlotWaiter {
       trace.bytesOut += h.length;
       responseHead(h);
     } else if (msg == StrictRequestDecoder.END) {
-      if (chunkResponse) {
-        client.write(Unpooled.wrappedBuffer(LAST_CHUNK));
-      }
+      client.responseEnd(chunkResponse);
       finish();
     } else if (msg instanceof Malformed m) {
       server.http.invalidResponse();
@@ -409,13 +405,7 @@ final class Exchange implements SlotWaiter {
       ByteBuf b = (ByteBuf) msg;
       server.outBytes.add(b.readableBytes());
       trace.bytesOut += b.readableBytes();
-      if (chunkResponse) {
-        client.write(HeadWriter.chunkHeader(client.alloc(), b.readableBytes()));
-        client.write(b);
-        client.write(Unpooled.wrappedBuffer(HeadWriter.CRLF));
-      } else {
-        client.write(b);
-      }
+      client.responseBody(b, chunkResponse);
       if (!client.isWritable()) {
         backend.config().setAutoRead(false);
       }
@@ -442,8 +432,7 @@ final class Exchange implements SlotWaiter {
       // 100 Continue and friends: passed on, the real response follows. Not to an HTTP/1.0
       // client, which cannot know them (RFC 9110 15.2).
       if (!clientHttp10) {
-        client.write(
-            HeadWriter.response(client.alloc(), h, false, false, HeadWriter.Connection.UNCHANGED));
+        client.interimHead(h);
       }
       return;
     }
@@ -453,8 +442,7 @@ final class Exchange implements SlotWaiter {
     backendReusable = f.backendReusable();
     clientKeepAlive = f.clientKeepAlive();
     chunkResponse = f.addChunked();
-    client.write(
-        HeadWriter.response(client.alloc(), h, f.dechunk(), f.addChunked(), f.connection()));
+    client.responseHead(h, f);
   }
 
   private void finish() {

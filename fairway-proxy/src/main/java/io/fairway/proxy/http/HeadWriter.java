@@ -25,6 +25,7 @@ final class HeadWriter {
       "Content-Length: ".getBytes(StandardCharsets.ISO_8859_1);
   private static final byte[] COMMA = ", ".getBytes(StandardCharsets.ISO_8859_1);
   static final byte[] CRLF = {'\r', '\n'};
+  static final byte[] LAST_CHUNK = "0\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1);
   private static final byte[] CLOSE = "Connection: close\r\n".getBytes(StandardCharsets.ISO_8859_1);
   private static final byte[] HOST = "Host: ".getBytes(StandardCharsets.ISO_8859_1);
   private static final byte[] UPGRADE =

@@ -11,7 +11,7 @@ import java.nio.charset.StandardCharsets;
  * map. Only the headers that decide framing and connection handling are interpreted, by {@link
  * HeadParser}; everything else is opaque bytes that were checked to be well formed.
  */
-final class HttpHead {
+public final class HttpHead {
   /** Per header: name start, name end, value start, value end (trimmed), line end (after CRLF). */
   static final int NAME = 0;
 
@@ -190,6 +190,35 @@ final class HttpHead {
       }
     }
     return null;
+  }
+
+  // For another protocol's mapping of a response (HTTP/2): what it may read of the head.
+
+  /** The response's status code. */
+  public int status() {
+    return status;
+  }
+
+  /** How many header lines the head has. */
+  public int headerCount() {
+    return count;
+  }
+
+  /** Header {@code i}'s name in lower case. */
+  public String lowerName(int i) {
+    int s = field(i, NAME);
+    return new String(bytes, s, field(i, NAME_END) - s, StandardCharsets.ISO_8859_1)
+        .toLowerCase(java.util.Locale.ROOT);
+  }
+
+  /** Header {@code i}'s value, trimmed. */
+  public String headerValue(int i) {
+    return value(i);
+  }
+
+  /** Whether header {@code i} is for this hop only (hop-by-hop, or listed in Connection). */
+  public boolean hopByHop(int i) {
+    return drop[i];
   }
 
   @Override

@@ -12,7 +12,7 @@ package io.fairway.proxy.http;
  * @param clientKeepAlive the client connection stays open afterwards
  * @param connection what the response head says about the connection
  */
-record ResponseFraming(
+public record ResponseFraming(
     boolean dechunk,
     boolean addChunked,
     boolean backendReusable,

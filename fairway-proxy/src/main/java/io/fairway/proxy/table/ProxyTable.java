@@ -9,6 +9,9 @@ import io.fairway.proxy.Transport;
 import io.fairway.proxy.http.HttpFrontend;
 import io.fairway.proxy.http.HttpStats;
 import io.fairway.proxy.http.StrictRequestDecoder;
+import io.fairway.proxy.http2.AlpnSwitch;
+import io.fairway.proxy.http2.H2Stats;
+import io.fairway.proxy.http2.H2cDetector;
 import io.fairway.proxy.l4.TcpFrontend;
 import io.fairway.proxy.l4.TrafficMeter;
 import io.fairway.proxy.proxyprotocol.ProxyHeaderReader;
@@ -181,6 +184,8 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
 
   /** The TLS contexts of the listeners that terminate TLS, and their handshake counters. */
   private final io.fairway.proxy.tls.TlsContexts tls = new io.fairway.proxy.tls.TlsContexts();
+
+  private final H2Stats h2Stats = new H2Stats();
 
   public io.fairway.proxy.tls.TlsStats tlsStats() {
     return tls.stats();
@@ -527,12 +532,11 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
       initTlsClient(vs, spec, ch);
       return;
     }
-    if (vs.spec().mode() == Mode.HTTP) {
-      HttpFrontend frontend = new HttpFrontend(vs, options);
-      // HttpFrontend keeps the idle timeout itself (its ticker), so no IdleStateHandler here.
-      p.addLast(new HttpFrontend.ReadMarker(frontend))
-          .addLast(new StrictRequestDecoder(options))
-          .addLast(frontend);
+    if (vs.spec().mode() == Mode.HTTP && spec.proxy().tls().alpn().contains("h2")) {
+      // h2c by prior knowledge: the first bytes tell HTTP/2's preface from an HTTP/1.1 request.
+      p.addLast(new H2cDetector(vs, options, h2Stats, c -> addHttp1(vs, c.pipeline())));
+    } else if (vs.spec().mode() == Mode.HTTP) {
+      addHttp1(vs, p);
     } else {
       // The idle timeout of an L4 connection is an IdleWatch fed by the meters, which also see
       // spliced bytes (an IdleStateHandler would not, and costs a listener per write).
@@ -547,6 +551,20 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
       ProxyHeaderReader.install(
           p, vs.proxyProtocol, vs.timeouts().requestHead(), vs.service().key());
     }
+  }
+
+  /** The HTTP/1.1 handlers at the end of {@code p}. */
+  private void addHttp1(VirtualService vs, ChannelPipeline p) {
+    HttpFrontend frontend = new HttpFrontend(vs, options);
+    // HttpFrontend keeps the idle timeout itself (its ticker), so no IdleStateHandler here.
+    p.addLast(new HttpFrontend.ReadMarker(frontend))
+        .addLast(new StrictRequestDecoder(options))
+        .addLast(frontend);
+  }
+
+  /** The HTTP/2 plane's counters (h2 by ALPN and h2c). */
+  public H2Stats h2Stats() {
+    return h2Stats;
   }
 
   /**
@@ -565,11 +583,9 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
     }
     ChannelPipeline p = ch.pipeline().addLast(t.newHandler());
     if (http) {
-      HttpFrontend frontend = new HttpFrontend(vs, options);
+      // The protocol ALPN chose (h2 or http/1.1) decides the handlers once the handshake is done.
       p.addLast(new io.fairway.proxy.tls.TlsHandshakes(tls.stats(), null))
-          .addLast(new HttpFrontend.ReadMarker(frontend))
-          .addLast(new StrictRequestDecoder(options))
-          .addLast(frontend);
+          .addLast(new AlpnSwitch(vs, options, h2Stats, c -> addHttp1(vs, c.pipeline())));
       return;
     }
     ch.config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);

@@ -65,8 +65,8 @@ public final class ServerTls {
   /**
    * Reads the files and builds the contexts.
    *
-   * @param http whether the listener speaks HTTP: ALPN offers {@code http/1.1} there (h2 waits for
-   *     the HTTP/2 plane); L4 offers only what {@code alpn} names, as the backend decides
+   * @param http whether the listener speaks HTTP: ALPN offers {@code h2 http/1.1} there unless
+   *     {@code alpn} says otherwise; L4 offers only what {@code alpn} names, as the backend decides
    * @throws TlsException naming the configuration line of what cannot serve
    */
   public static ServerTls build(TlsSettings s, boolean http) throws TlsException {
@@ -128,13 +128,12 @@ public final class ServerTls {
     }
   }
 
-  /** What ALPN offers: on HTTP, {@code http/1.1} only until the HTTP/2 plane exists. */
+  /** What ALPN offers: on HTTP, what {@code alpn} names ({@code h2 http/1.1} by default). */
   static List<String> alpn(TlsSettings s, boolean http) {
     if (!http) {
       return s.alpn();
     }
-    List<String> asked = s.alpn().isEmpty() ? TlsSettings.DEFAULT_ALPN : s.alpn();
-    return asked.contains("http/1.1") ? List.of("http/1.1") : List.of();
+    return s.alpn().isEmpty() ? TlsSettings.DEFAULT_ALPN : s.alpn();
   }
 
   private static OpenSslSessionTicketKey[] ticketKeys(TlsSettings.TicketKeys t)

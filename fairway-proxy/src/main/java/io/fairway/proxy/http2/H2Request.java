@@ -1,0 +1,121 @@
+package io.fairway.proxy.http2;
+
+import io.netty.handler.codec.http2.Http2Headers;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+
+/**
+ * An HTTP/2 request head as the HTTP/1.1 request a backend gets (RFC 9113 §8.3, as HAProxy maps
+ * it): {@code :method :path} make the request line, {@code :authority} becomes Host (replacing a
+ * Host header), the cookie fields are rejoined with "; " into one line, and a body of unknown
+ * length goes chunked. Connection-specific fields make the request malformed (§8.2.2): they are
+ * refused, not dropped.
+ *
+ * @param head the HTTP/1.1 head, ending with its blank line
+ * @param chunked the body (if any) goes out chunked: the stream frames its DATA as chunks
+ */
+record H2Request(byte[] head, boolean chunked) {
+
+  /** Why a request cannot go on: a stream error (malformed, §8.1.1) or an HTTP status to answer. */
+  static final class Invalid extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    /** 0: a malformed request, reset with PROTOCOL_ERROR; otherwise the status to answer. */
+    final int status;
+
+    Invalid(int status, String reason) {
+      super(reason, null, false, false);
+      this.status = status;
+    }
+  }
+
+  /**
+   * Maps a request's HEADERS.
+   *
+   * @param endStream the HEADERS frame ended the stream: there is no body
+   */
+  static H2Request of(Http2Headers h, boolean endStream) throws Invalid {
+    CharSequence method = h.method();
+    CharSequence path = h.path();
+    if (method == null || h.scheme() == null || path == null || path.length() == 0) {
+      throw new Invalid(0, "request without :method, :scheme or :path");
+    }
+    if ("CONNECT".contentEquals(method)) {
+      throw new Invalid(501, "CONNECT over HTTP/2 is not supported");
+    }
+    StringBuilder out = new StringBuilder(256);
+    out.append(method).append(' ').append(path).append(" HTTP/1.1\r\n");
+    CharSequence authority = h.authority();
+    if (authority != null) {
+      out.append("host: ").append(authority).append("\r\n");
+    }
+    StringBuilder cookies = null;
+    boolean contentLength = false;
+    boolean host = authority != null;
+    for (Map.Entry<CharSequence, CharSequence> e : h) {
+      CharSequence name = e.getKey();
+      if (name.length() > 0 && name.charAt(0) == ':') {
+        continue;
+      }
+      String n = name.toString();
+      CharSequence v = e.getValue();
+      switch (n) {
+        case "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade" ->
+            throw new Invalid(0, "connection-specific header field " + n);
+        case "te" -> {
+          if (!"trailers".contentEquals(v)) {
+            throw new Invalid(0, "te other than trailers");
+          }
+          continue; // for this hop only; an HTTP/1.1 backend's trailers are not passed anyway
+        }
+        case "host" -> {
+          if (host) {
+            continue; // :authority wins (RFC 9113 8.3.1); a second Host is refused by the parser
+          }
+          host = true;
+        }
+        case "cookie" -> {
+          cookies = cookies == null ? new StringBuilder(v) : cookies.append("; ").append(v);
+          continue;
+        }
+        case "content-length" -> contentLength = true;
+        default -> {}
+      }
+      out.append(n).append(": ").append(v).append("\r\n");
+    }
+    if (!host) {
+      throw new Invalid(400, "request without :authority or Host");
+    }
+    if (cookies != null) {
+      out.append("cookie: ").append(cookies).append("\r\n");
+    }
+    boolean chunked = !endStream && !contentLength;
+    if (chunked) {
+      out.append("transfer-encoding: chunked\r\n");
+    }
+    out.append("\r\n");
+    return new H2Request(bytes(out), chunked);
+  }
+
+  /** Header values are bytes: one char each (Netty's AsciiString), anything else is refused. */
+  private static byte[] bytes(CharSequence s) throws Invalid {
+    ByteArrayOutputStream b = new ByteArrayOutputStream(s.length());
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c > 0xff) {
+        throw new Invalid(400, "header field with a character above 0xff");
+      }
+      b.write(c);
+    }
+    return b.toByteArray();
+  }
+
+  /** The chunk-size line of a chunk of {@code n} bytes. */
+  static byte[] chunkSize(int n) {
+    return (Integer.toHexString(n) + "\r\n").getBytes(StandardCharsets.ISO_8859_1);
+  }
+
+  static final byte[] CRLF = {'\r', '\n'};
+  static final byte[] LAST_CHUNK = "0\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1);
+}

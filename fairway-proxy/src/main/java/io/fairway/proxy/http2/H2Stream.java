@@ -1,0 +1,423 @@
+package io.fairway.proxy.http2;
+
+import io.fairway.proxy.ProxyOptions;
+import io.fairway.proxy.RateLimitedLog;
+import io.fairway.proxy.http.ClientSide;
+import io.fairway.proxy.http.Exchange;
+import io.fairway.proxy.http.HttpHead;
+import io.fairway.proxy.http.ResponseFraming;
+import io.fairway.proxy.http.StreamExchange;
+import io.fairway.proxy.proxyprotocol.ClientAddress;
+import io.fairway.proxy.table.Lease;
+import io.fairway.proxy.table.RealServer;
+import io.fairway.proxy.table.VirtualService;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.EventLoop;
+import io.netty.handler.codec.http2.DefaultHttp2DataFrame;
+import io.netty.handler.codec.http2.DefaultHttp2Headers;
+import io.netty.handler.codec.http2.DefaultHttp2HeadersFrame;
+import io.netty.handler.codec.http2.DefaultHttp2ResetFrame;
+import io.netty.handler.codec.http2.Http2DataFrame;
+import io.netty.handler.codec.http2.Http2Error;
+import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.handler.codec.http2.Http2HeadersFrame;
+import io.netty.handler.codec.http2.Http2ResetFrame;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One HTTP/2 stream, a child channel of {@link io.netty.handler.codec.http2.Http2MultiplexHandler}:
+ * its request becomes an {@link Exchange} (through {@link StreamExchange}), to which this is the
+ * {@link ClientSide}. The response head goes out as a HEADERS frame, its body as DATA frames.
+ *
+ * <p>Flow control is the child channel's: pausing reads of the stream withholds its WINDOW_UPDATEs,
+ * so a slow backend holds the client back within the stream's window; a stream whose window is used
+ * up is not writable, which stops reading the backend.
+ */
+final class H2Stream extends ChannelInboundHandlerAdapter implements ClientSide {
+  /** Response fields an HTTP/2 message must not carry (RFC 9113 8.2.2). */
+  private static final Set<String> CONNECTION_SPECIFIC =
+      Set.of(
+          "connection",
+          "keep-alive",
+          "proxy-connection",
+          "transfer-encoding",
+          "upgrade",
+          "te",
+          "trailer");
+
+  private final VirtualService vs;
+  private final ProxyOptions options;
+  private final H2Stats stats;
+  private final RateLimitedLog warnings;
+
+  private Channel stream;
+  private InetSocketAddress clientAddress;
+  private byte[] clientIp;
+  private StreamExchange exchange;
+  private H2Request request;
+  private ScheduledFuture<?> ticker;
+
+  private boolean inRead;
+  private boolean requestEnded;
+  private boolean headSent;
+  private boolean responseEnded;
+  private boolean closed;
+
+  H2Stream(VirtualService vs, ProxyOptions options, H2Stats stats, RateLimitedLog warnings) {
+    this.vs = vs;
+    this.options = options;
+    this.stats = stats;
+    this.warnings = warnings;
+  }
+
+  @Override
+  public void handlerAdded(ChannelHandlerContext ctx) {
+    stream = ctx.channel();
+    clientAddress = ClientAddress.source(stream.parent());
+    clientIp = clientAddress.getAddress().getHostAddress().getBytes(StandardCharsets.ISO_8859_1);
+    stats.streamOpened();
+  }
+
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    inRead = true;
+    try {
+      if (msg instanceof Http2HeadersFrame h) {
+        headers(h);
+      } else if (msg instanceof Http2DataFrame d) {
+        data(d);
+      } else if (msg instanceof Http2ResetFrame) {
+        abandon();
+      }
+    } finally {
+      ReferenceCountUtil.release(msg);
+    }
+  }
+
+  private void headers(Http2HeadersFrame f) {
+    if (exchange != null || request != null) {
+      // Trailers: an HTTP/1.1 backend gets none (they would need a chunked body it may not
+      // expect); they end the request.
+      if (!requestEnded) {
+        stats.countTrailersDropped();
+        endRequest();
+      }
+      return;
+    }
+    try {
+      request = H2Request.of(f.headers(), f.isEndStream());
+    } catch (H2Request.Invalid e) {
+      refuse(e.status, e.getMessage());
+      return;
+    }
+    requestEnded = f.isEndStream();
+    try {
+      exchange = StreamExchange.start(this, vs, options, request.head(), !requestEnded);
+    } catch (StreamExchange.Refused e) {
+      refuse(e.status(), e.getMessage());
+      return;
+    }
+    if (!exchange.done()) {
+      long period = Math.max(10, Math.min(1000, vs.timeouts().shortestHttpMillis() / 4));
+      ticker =
+          stream.eventLoop().scheduleAtFixedRate(this::tick, period, period, TimeUnit.MILLISECONDS);
+    }
+  }
+
+  private void refuse(int status, String why) {
+    warnings.warn(vs.service().key(), "bad HTTP/2 request: " + why, "from " + clientAddress);
+    if (status == 0) {
+      stats.countMalformed();
+      closed = true;
+      stream.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.PROTOCOL_ERROR));
+    } else {
+      StreamExchange.refused(vs, status);
+      sendErrorAndClose(status, why);
+    }
+  }
+
+  private void data(Http2DataFrame d) {
+    if (exchange == null || requestEnded) {
+      return;
+    }
+    ByteBuf content = d.content();
+    if (content.isReadable()) {
+      if (request.chunked()) {
+        ByteBuf c =
+            stream
+                .alloc()
+                .directBuffer(content.readableBytes() + 12)
+                .writeBytes(H2Request.chunkSize(content.readableBytes()))
+                .writeBytes(content)
+                .writeBytes(H2Request.CRLF);
+        exchange.body(c);
+      } else {
+        exchange.body(content.retain());
+      }
+    }
+    if (d.isEndStream()) {
+      endRequest();
+    }
+  }
+
+  private void endRequest() {
+    requestEnded = true;
+    if (request.chunked()) {
+      exchange.body(Unpooled.wrappedBuffer(H2Request.LAST_CHUNK));
+    }
+    exchange.end();
+  }
+
+  @Override
+  public void channelReadComplete(ChannelHandlerContext ctx) {
+    inRead = false;
+    if (exchange != null) {
+      exchange.flushBackend();
+    }
+    ctx.fireChannelReadComplete();
+  }
+
+  @Override
+  public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+    if (exchange != null) {
+      exchange.clientWritabilityChanged(stream.isWritable());
+    }
+    ctx.fireChannelWritabilityChanged();
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) {
+    abandon();
+    ctx.fireChannelInactive();
+  }
+
+  @Override
+  public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+    abandon();
+    ctx.close();
+  }
+
+  /** The stream is gone (reset by the client, or its connection closed). */
+  private void abandon() {
+    closed = true;
+    if (ticker != null) {
+      ticker.cancel(false);
+      ticker = null;
+    }
+    if (exchange != null) {
+      exchange.abandon();
+    }
+    if (!responseEnded) {
+      responseEnded = true;
+      stats.streamClosed();
+    }
+  }
+
+  private void tick() {
+    if (exchange == null || exchange.done()) {
+      if (ticker != null) {
+        ticker.cancel(false);
+      }
+      return;
+    }
+    exchange.tick(System.nanoTime());
+  }
+
+  // ---- ClientSide
+
+  @Override
+  public Channel connection() {
+    return stream;
+  }
+
+  @Override
+  public Channel socket() {
+    return stream.parent();
+  }
+
+  @Override
+  public ByteBufAllocator alloc() {
+    return stream.alloc();
+  }
+
+  @Override
+  public EventLoop eventLoop() {
+    return stream.eventLoop();
+  }
+
+  @Override
+  public InetSocketAddress remoteAddress() {
+    return clientAddress;
+  }
+
+  @Override
+  public byte[] clientIp() {
+    return clientIp;
+  }
+
+  @Override
+  public byte[] hostHeader() {
+    throw new IllegalStateException("an HTTP/2 request always has a Host");
+  }
+
+  @Override
+  public boolean closed() {
+    return closed || !stream.isActive();
+  }
+
+  @Override
+  public boolean inRead() {
+    return inRead;
+  }
+
+  @Override
+  public void notInRead() {
+    inRead = false;
+  }
+
+  @Override
+  public void activity() {}
+
+  @Override
+  public void write(Object msg) {
+    stream.write(msg, stream.voidPromise());
+  }
+
+  @Override
+  public void flush() {
+    stream.flush();
+  }
+
+  @Override
+  public boolean isWritable() {
+    return stream.isWritable();
+  }
+
+  @Override
+  public void pauseReading() {
+    stream.config().setAutoRead(false);
+  }
+
+  @Override
+  public void resumeReading() {
+    if (!requestEnded && !stream.config().isAutoRead()) {
+      stream.config().setAutoRead(true);
+    }
+  }
+
+  @Override
+  public void ended(Exchange e) {
+    if (ticker != null) {
+      ticker.cancel(false);
+      ticker = null;
+    }
+  }
+
+  @Override
+  public void answered(boolean keepAlive) {
+    stream.flush();
+  }
+
+  @Override
+  public boolean framesBodies() {
+    return true;
+  }
+
+  @Override
+  public void interimHead(HttpHead h) {
+    if (h.status() != 101) {
+      write(new DefaultHttp2HeadersFrame(new DefaultHttp2Headers().status(status(h.status()))));
+    }
+  }
+
+  @Override
+  public void responseHead(HttpHead h, ResponseFraming f) {
+    Http2Headers out = new DefaultHttp2Headers(false, h.headerCount() + 1);
+    out.status(status(h.status()));
+    for (int i = 0; i < h.headerCount(); i++) {
+      if (h.hopByHop(i)) {
+        continue;
+      }
+      String n = h.lowerName(i);
+      if (!CONNECTION_SPECIFIC.contains(n)) {
+        out.add(n, h.headerValue(i));
+      }
+    }
+    headSent = true;
+    write(new DefaultHttp2HeadersFrame(out));
+  }
+
+  private static CharSequence status(int s) {
+    return Integer.toString(s);
+  }
+
+  @Override
+  public void responseBody(ByteBuf b, boolean chunk) {
+    write(new DefaultHttp2DataFrame(b));
+  }
+
+  @Override
+  public void responseEnd(boolean chunk) {
+    responseEnded = true;
+    stats.streamClosed();
+    write(new DefaultHttp2DataFrame(Unpooled.EMPTY_BUFFER, true));
+  }
+
+  @Override
+  public void sendErrorAndClose(int status, String detail) {
+    if (closed()) {
+      return;
+    }
+    if (headSent) {
+      close();
+      return;
+    }
+    closed = true;
+    byte[] page = StreamExchange.errorPage(status, detail);
+    Http2Headers h =
+        new DefaultHttp2Headers()
+            .status(status(status))
+            .add("content-type", "text/html; charset=utf-8")
+            .add("content-length", Integer.toString(page.length))
+            .add("cache-control", "no-cache");
+    headSent = true;
+    stream.write(new DefaultHttp2HeadersFrame(h));
+    stream.writeAndFlush(new DefaultHttp2DataFrame(Unpooled.wrappedBuffer(page), true));
+    if (!responseEnded) {
+      responseEnded = true;
+      stats.streamClosed();
+    }
+  }
+
+  /** Ends the stream: a reset (CANCEL) unless its response went out whole. */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    if (!responseEnded) {
+      stream.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.CANCEL));
+    } else {
+      stream.flush();
+    }
+  }
+
+  @Override
+  public void startTunnel(Channel backend, RealServer rs, Lease lease, HttpHead request) {
+    // An HTTP/2 request never asks for a protocol switch (Upgrade is refused as malformed).
+    backend.close();
+    lease.close();
+    close();
+  }
+}

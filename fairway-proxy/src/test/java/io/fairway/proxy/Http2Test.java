@@ -1,0 +1,212 @@
+package io.fairway.proxy;
+
+import static io.fairway.proxy.Fixtures.anyPort;
+import static io.fairway.proxy.Fixtures.dest;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fairway.config.model.Location;
+import io.fairway.config.model.ProxySettings;
+import io.fairway.config.model.TlsSettings;
+import io.fairway.proxy.http.KeySource;
+import io.fairway.proxy.table.ListenerSpec;
+import io.fairway.proxy.table.ProxyTable;
+import io.fairway.proxy.tls.ServerTls;
+import io.fairway.table.Service;
+import io.fairway.table.ServiceKey;
+import io.fairway.testkit.ExternalPrograms;
+import io.fairway.testkit.TestCerts;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * HTTP/2 toward clients through real sockets: h2c by prior knowledge on a plain listener and h2 by
+ * ALPN on a TLS one (BoringSSL and the JDK's provider), with curl and nghttp; streams multiplexed
+ * onto HTTP/1.1 backends, a large upload and download through the flow-control windows.
+ */
+class Http2Test {
+  @AutoClose final Cleanup cleanup = new Cleanup();
+  @TempDir static Path dir;
+  static TestCerts.Pair cert;
+
+  @BeforeAll
+  static void certs() throws Exception {
+    cert = TestCerts.make(dir, "h2", TestCerts.Kind.EC_SEC1, "h2.test", "h2.test");
+  }
+
+  @AfterEach
+  void provider() {
+    System.clearProperty(ServerTls.FORCE_JDK);
+  }
+
+  /** {@code tls { alpn h2 }} without a certificate: a plain listener that also speaks h2c. */
+  static TlsSettings h2c() {
+    return new TlsSettings(
+        List.of(), TlsSettings.DEFAULT_PROTOCOLS, List.of("h2"), Optional.empty());
+  }
+
+  static TlsSettings tls() {
+    return new TlsSettings(
+        List.of(
+            new TlsSettings.Certificate(
+                new Location("test.conf", 4), cert.cert().toString(), cert.key().toString(), "d")),
+        TlsSettings.DEFAULT_PROTOCOLS,
+        List.of(),
+        Optional.empty());
+  }
+
+  record Proxy(ProxyTable table, InetSocketAddress vip, HttpBackend backend) {}
+
+  Proxy start(TlsSettings t) throws Exception {
+    HttpBackend backend = cleanup.track(new HttpBackend("b1"));
+    ListenerSpec spec =
+        ListenerSpec.http(KeySource.CLIENT).withProxy(ProxySettings.DEFAULTS.withTls(t));
+    ProxyTable table =
+        cleanup.track(new ProxyTable(ProxyOptions.builder().ioThreads(1).build(), k -> spec));
+    ServiceKey k = anyPort();
+    table.addService(Service.of(k, "rr"));
+    table.addDest(k, dest(backend.address(), 1));
+    return new Proxy(table, table.boundAddress(k), backend);
+  }
+
+  static String run(String... cmd) throws Exception {
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    p.getOutputStream().close();
+    String out = new String(p.getInputStream().readAllBytes());
+    assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+    return out + "\nexit=" + p.exitValue();
+  }
+
+  @Test
+  void h2cByPriorKnowledgeAndHttp11OnTheSameListener() throws Exception {
+    ExternalPrograms.require("curl", "/usr/bin/curl");
+    Proxy p = start(h2c());
+    String base = "http://127.0.0.1:" + p.vip().getPort();
+    String h2 =
+        run(
+            "curl",
+            "-sS",
+            "-i",
+            "--http2-prior-knowledge",
+            "-H",
+            "cookie: a=1",
+            "-H",
+            "cookie: b=2",
+            base + "/headers");
+    assertThat(h2)
+        .contains("HTTP/2 200")
+        .contains("x-backend: b1")
+        .contains("host: 127.0.0.1:" + p.vip().getPort())
+        .contains("cookie: a=1; b=2")
+        .contains("x-forwarded-for: 127.0.0.1")
+        .contains("exit=0");
+    assertThat(run("curl", "-sS", "-i", "--http1.1", base + "/"))
+        .contains("HTTP/1.1 200")
+        .contains("exit=0");
+    assertThat(p.table().h2Stats().connections()).isEqualTo(1);
+    assertThat(p.table().h2Stats().streams()).isEqualTo(1);
+  }
+
+  @Test
+  void largeBodiesBothWaysThroughTheWindows() throws Exception {
+    ExternalPrograms.require("curl", "/usr/bin/curl");
+    Proxy p = start(h2c());
+    String base = "http://127.0.0.1:" + p.vip().getPort();
+    byte[] body = new byte[3 * 1024 * 1024 + 17];
+    new java.util.Random(7).nextBytes(body);
+    Path in = dir.resolve("upload.bin");
+    Path out = dir.resolve("echoed.bin");
+    Files.write(in, body);
+    // Chunked toward the backend (no content-length from curl with -T -), then length-framed.
+    assertThat(
+            run(
+                "curl",
+                "-sS",
+                "--http2-prior-knowledge",
+                "-o",
+                out.toString(),
+                "-H",
+                "content-type: application/octet-stream",
+                "--data-binary",
+                "@" + in,
+                base + "/echo"))
+        .contains("exit=0");
+    assertThat(Files.readAllBytes(out)).isEqualTo(body);
+    assertThat(
+            run(
+                "curl",
+                "-sS",
+                "--http2-prior-knowledge",
+                "-o",
+                out.toString(),
+                "-T",
+                in.toString(),
+                "-H",
+                "transfer-encoding:",
+                base + "/echo"))
+        .contains("exit=0");
+    assertThat(Files.readAllBytes(out)).isEqualTo(body);
+    assertThat(
+            run(
+                "curl",
+                "-sS",
+                "--http2-prior-knowledge",
+                "-o",
+                out.toString(),
+                "-w",
+                "%{size_download}",
+                base + "/big?kb=4096"))
+        .contains(Integer.toString(4096 * 1024));
+  }
+
+  @Test
+  void nghttpMultiplexesStreamsOntoBackends() throws Exception {
+    ExternalPrograms.require("nghttp", "/usr/bin/nghttp");
+    Proxy p = start(h2c());
+    String u = "http://127.0.0.1:" + p.vip().getPort() + "/slow?ms=";
+    List<String> cmd = new ArrayList<>(List.of("nghttp", "-n", "-s"));
+    for (int i = 0; i < 6; i++) {
+      cmd.add(u + (400 + i)); // distinct URIs: nghttp fetches a repeated one once
+    }
+    String out = run(cmd.toArray(String[]::new));
+    assertThat(out).contains("exit=0");
+    assertThat(p.backend().requests.get()).isEqualTo(6);
+    assertThat(p.backend().mostAtOnce.get())
+        .as("streams of one connection are served at once")
+        .isGreaterThan(1);
+    assertThat(p.table().h2Stats().connections()).isEqualTo(1);
+    assertThat(p.table().h2Stats().streams()).isEqualTo(6);
+  }
+
+  @ParameterizedTest(name = "jdk provider forced: {0}")
+  @ValueSource(booleans = {false, true})
+  void alpnPicksH2OrHttp11(boolean jdk) throws Exception {
+    ExternalPrograms.require("curl", "/usr/bin/curl");
+    if (jdk) {
+      System.setProperty(ServerTls.FORCE_JDK, "true");
+    }
+    Proxy p = start(tls());
+    String url = "https://h2.test:" + p.vip().getPort() + "/headers";
+    String resolve = "h2.test:" + p.vip().getPort() + ":127.0.0.1";
+    String ca = cert.cert().toString();
+    assertThat(run("curl", "-sS", "-i", "--http2", "--cacert", ca, "--resolve", resolve, url))
+        .contains("HTTP/2 200")
+        .contains("x-forwarded-proto: https")
+        .contains("exit=0");
+    assertThat(run("curl", "-sS", "-i", "--http1.1", "--cacert", ca, "--resolve", resolve, url))
+        .contains("HTTP/1.1 200")
+        .contains("exit=0");
+    assertThat(p.table().h2Stats().connections()).isEqualTo(1);
+  }
+}
