@@ -153,7 +153,7 @@ class DemoCommandTest {
         .untilAsserted(
             () ->
                 assertThat(get(client, admin + "api/v1/services").body())
-                    .contains("\"http\":{\"requests\":1,\"errors\":0,\"retries\":0}"));
+                    .contains("\"http\":{\"requests\":1,\"errors\":0,\"retries\":0,\"latency\":{"));
     HttpResponse<String> page = get(client, admin);
     assertThat(page.body()).contains("<td class=\"requests\">1</td>");
     assertThat(page.statusCode()).isEqualTo(200);
