@@ -89,6 +89,7 @@ final class BgpLab implements AutoCloseable {
     ExternalPrograms.requireThat(
         "root".equals(System.getProperty("user.name")), () -> "network namespaces need root");
     ExternalPrograms.require("bird", "/usr/sbin/bird");
+    ExternalPrograms.require("birdc", "/usr/sbin/birdc");
     ExternalPrograms.require("python3", "/usr/bin/python3");
     ExternalPrograms.require("curl", "/usr/bin/curl");
   }
@@ -185,8 +186,10 @@ final class BgpLab implements AutoCloseable {
             + "protocol device { scan time 1; }\n"
             + "protocol kernel { scan time 1; learn; kernel table "
             + TABLE
-            + "; ipv4 { import all; export none; }; }\n"
-            + "protocol bgp router { local 10.98."
+            + "; ipv4 { import where krt_source = 250; export none; }; }\n"
+            // Not "protocol bgp router": router is a keyword, and BIRD would exit on the syntax
+            // error (why the first runs saw no next hops at the router).
+            + "protocol bgp uplink { local 10.98."
             + i
             + ".2 as "
             + (65100 + i)
@@ -198,23 +201,53 @@ final class BgpLab implements AutoCloseable {
     bird(nodes.get(i - 1), conf);
   }
 
+  /**
+   * Starts BIRD in {@code ns} and waits for its control socket, failing with its log if it exits
+   * first (a configuration error ends it at once).
+   */
   private void bird(String ns, String conf) throws Exception {
     Path file = dir.resolve(ns + "-bird.conf");
     Files.writeString(file, conf);
-    daemon(
-        ns + "-bird",
-        ip,
-        "netns",
-        "exec",
-        ns,
-        "bird",
-        "-f",
-        "-c",
-        file.toString(),
-        "-s",
-        dir.resolve(ns + "-bird.sock").toString(),
-        "-P",
-        dir.resolve(ns + "-bird.pid").toString());
+    Path socket = dir.resolve(ns + "-bird.sock");
+    Process p =
+        daemon(
+            ns + "-bird",
+            ip,
+            "netns",
+            "exec",
+            ns,
+            "bird",
+            "-f",
+            "-c",
+            file.toString(),
+            "-s",
+            dir.resolve(ns + "-bird.sock").toString(),
+            "-P",
+            dir.resolve(ns + "-bird.pid").toString());
+    Path log = dir.resolve(ns + "-bird.log");
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .pollInterval(Duration.ofMillis(50))
+        .until(
+            () -> {
+              if (!p.isAlive()) {
+                throw new AssertionError(
+                    "bird in " + ns + " exited " + p.exitValue() + ": " + Files.readString(log));
+              }
+              return Files.exists(socket);
+            });
+  }
+
+  /** {@code birdc show ARGS} against the BIRD in {@code ns} (for failure messages). */
+  String birdc(String ns, String... args) {
+    List<String> cmd =
+        new ArrayList<>(List.of("birdc", "-s", dir.resolve(ns + "-bird.sock").toString(), "show"));
+    cmd.addAll(List.of(args));
+    try {
+      return sh(cmd.toArray(String[]::new));
+    } catch (IOException e) {
+      return "birdc: " + e.getMessage();
+    }
   }
 
   /**
@@ -224,6 +257,9 @@ final class BgpLab implements AutoCloseable {
   private void nodeFrr(int i) throws Exception {
     String ns = nodes.get(i - 1);
     Path run = dir.resolve(ns + "-frr");
+    // zebra and bgpd drop to user frr, which must reach run/ through JUnit's 0700 temp dir
+    // (zebra exited on "Can't create pid lock file ... Permission denied" otherwise).
+    Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx--x--x"));
     Files.createDirectories(run);
     sh("chown", "frr:frr", run.toString());
     String conf =
@@ -234,6 +270,10 @@ final class BgpLab implements AutoCloseable {
             + "ip import-table "
             + TABLE
             + "\n"
+            // Redistributed routes have origin incomplete, BIRD's learned ones IGP; the router's
+            // BIRD merges only equal paths (origin included) into its ECMP route.
+            + "route-map FAIRWAY permit 10\n"
+            + " set origin igp\n"
             + "router bgp "
             + (65100 + i)
             + "\n"
@@ -251,35 +291,46 @@ final class BgpLab implements AutoCloseable {
             + " address-family ipv4 unicast\n"
             + "  redistribute table "
             + TABLE
-            + "\n"
+            + " route-map FAIRWAY\n"
             + " exit-address-family\n";
     Path file = run.resolve("frr.conf");
     Files.writeString(file, conf);
     sh("chown", "frr:frr", file.toString());
     String zsock = run.resolve("zserv.api").toString();
-    daemon(
-        ns + "-zebra",
-        ip,
-        "netns",
-        "exec",
-        ns,
-        "/usr/lib/frr/zebra",
-        "-N",
-        ns,
-        "-i",
-        run.resolve("zebra.pid").toString(),
-        "-z",
-        zsock,
-        "--vty_socket",
-        run.toString(),
-        "-A",
-        "127.0.0.1",
-        "-f",
-        file.toString());
+    Process zebra =
+        daemon(
+            ns + "-zebra",
+            ip,
+            "netns",
+            "exec",
+            ns,
+            "/usr/lib/frr/zebra",
+            "-N",
+            ns,
+            "-i",
+            run.resolve("zebra.pid").toString(),
+            "-z",
+            zsock,
+            "--vty_socket",
+            run.toString(),
+            "-A",
+            "127.0.0.1",
+            "-f",
+            file.toString());
     await()
         .atMost(Duration.ofSeconds(30))
         .pollInterval(Duration.ofMillis(100))
-        .until(() -> Files.exists(Path.of(zsock)));
+        .until(
+            () -> {
+              if (!zebra.isAlive()) {
+                throw new AssertionError(
+                    "zebra in "
+                        + ns
+                        + " exited: "
+                        + Files.readString(dir.resolve(ns + "-zebra.log")));
+              }
+              return Files.exists(Path.of(zsock));
+            });
     daemon(
         ns + "-bgpd",
         ip,
@@ -487,8 +538,10 @@ final class BgpLab implements AutoCloseable {
   /** GET /k/KEY to the VIP on a new connection; on a client thread. */
   static Reply get(String key) {
     try (Socket s = new Socket()) {
-      s.connect(new InetSocketAddress(VIP, 80), 3000);
-      s.setSoTimeout(5000);
+      s.connect(new InetSocketAddress(VIP, 80), 10_000);
+      // Long: a node's first answers take seconds while three JVMs warm up on a loaded machine
+      // (the first run's first 7 requests timed out at 5 s); the tests count failures, not time.
+      s.setSoTimeout(30_000);
       OutputStream out = s.getOutputStream();
       out.write(
           ("GET /k/" + key + " HTTP/1.1\r\nHost: vip\r\nConnection: close\r\n\r\n")

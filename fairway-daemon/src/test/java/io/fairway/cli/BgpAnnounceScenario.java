@@ -31,6 +31,9 @@ final class BgpAnnounceScenario {
 
   private static final Set<Integer> ALL = Set.of(1, 2, 3);
 
+  /** Client threads sending during {@link #sigtermUnderLoad}. */
+  private static final int THREADS = 4;
+
   private final BgpLab lab;
 
   BgpAnnounceScenario(BgpLab lab) {
@@ -49,7 +52,13 @@ final class BgpAnnounceScenario {
                       "fairway on node " + (i + 1) + " exited:\n" + lab.fairways.get(i).log());
                 }
               }
-              assertThat(lab.nextHops()).as("the router's next hops to the VIP").isEqualTo(nodes);
+              assertThat(lab.nextHops())
+                  .as(
+                      () ->
+                          "the router's next hops to the VIP; its BIRD has:\n"
+                              + lab.birdc(lab.router, "protocols")
+                              + lab.birdc(lab.router, "route", "all"))
+                  .isEqualTo(nodes);
             });
   }
 
@@ -62,7 +71,9 @@ final class BgpAnnounceScenario {
       }
     }
     List<BgpLab.Reply> replies = send(keys);
-    assertThat(replies).allSatisfy(r -> assertThat(r.ok()).as(r.toString()).isTrue());
+    assertThat(replies.stream().filter(r -> !r.ok()).toList())
+        .as("failed requests of %d", replies.size())
+        .isEmpty();
     Map<String, Set<String>> servers = new HashMap<>();
     Map<String, Set<Integer>> nodes = new HashMap<>();
     for (BgpLab.Reply r : replies) {
@@ -135,45 +146,82 @@ final class BgpAnnounceScenario {
     awaitHops(ALL, CHANGE);
   }
 
+  /** A request of {@link #sigtermUnderLoad}: which client thread sent it, and when (nanoTime). */
+  record Timed(BgpLab.Reply reply, int thread, long start, long end) {
+    boolean overlaps(long from, long to) {
+      return start <= to && end >= from;
+    }
+
+    /** A connection the router moved to a node that never saw it begin: reset, not refused. */
+    boolean reset() {
+      String e = reply.error();
+      return e != null && (e.contains("Connection reset") || e.contains("Broken pipe"));
+    }
+  }
+
   /**
    * SIGTERM to node n while clients send: its route goes first, the router moves new flows, the
-   * node drains and exits 0, and no request fails throughout.
+   * node drains and exits 0. No request that began after the router dropped node n fails, nor any
+   * that ended before the SIGTERM; none is refused (a new flow reaching the closed listener). The
+   * router's plain ECMP route (hash-threshold) moves the flows in flight at the moment its route
+   * changes: node n's, and a share of the other nodes' (the hash regions shift), and the nodes they
+   * land on answer with a reset (measured in docs/notes/bgp-lab.md). So a request in flight across
+   * the route change may fail with a reset, at most one per client thread, as only one is in flight
+   * per thread when the route changes.
    */
   void sigtermUnderLoad(int n) throws Exception {
     AtomicBoolean stop = new AtomicBoolean();
     AtomicInteger ok = new AtomicInteger();
-    ConcurrentLinkedQueue<BgpLab.Reply> failed = new ConcurrentLinkedQueue<>();
-    ExecutorService pool = lab.clientThreads(4);
+    ConcurrentLinkedQueue<Timed> failed = new ConcurrentLinkedQueue<>();
+    ExecutorService pool = lab.clientThreads(THREADS);
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(300);
     List<Future<?>> load = new ArrayList<>();
-    for (int t = 0; t < 4; t++) {
+    for (int t = 0; t < THREADS; t++) {
       int thread = t;
       load.add(
           pool.submit(
               () -> {
                 for (int i = 0; i < 50_000 && !stop.get() && System.nanoTime() < deadline; i++) {
+                  long start = System.nanoTime();
                   BgpLab.Reply r = BgpLab.get("t" + thread + "-" + i);
                   if (r.ok()) {
                     ok.incrementAndGet();
                   } else {
-                    failed.add(r);
+                    failed.add(new Timed(r, thread, start, System.nanoTime()));
                   }
                 }
               }));
     }
+    long term;
+    long gone;
+    int after;
     try {
-      await().atMost(CHANGE).until(() -> ok.get() > 100 || !failed.isEmpty());
+      await().atMost(CHANGE).until(() -> ok.get() > 100);
+      term = System.nanoTime();
       lab.fairways.get(n - 1).signal("TERM");
       awaitHops(without(n), CHANGE);
+      gone = System.nanoTime();
       assertThat(lab.fairways.get(n - 1).awaitExit(Duration.ofSeconds(90))).isZero();
-      int after = ok.get();
-      await().atMost(CHANGE).until(() -> ok.get() > after + 200 || !failed.isEmpty());
+      after = ok.get();
+      await().atMost(CHANGE).until(() -> ok.get() > after + 200);
     } finally {
       stop.set(true);
       pool.shutdown();
       pool.awaitTermination(60, TimeUnit.SECONDS);
     }
-    assertThat(failed).as("requests that failed under SIGTERM").isEmpty();
+    System.out.printf(
+        "sigterm: %d requests answered, %d answered after node %d exited, %d failed: %s%n",
+        ok.get(), ok.get() - after, n, failed.size(), failed);
+    assertThat(failed)
+        .as("requests that failed other than by a reset in flight across the route change")
+        .allSatisfy(
+            f -> {
+              assertThat(f.reset()).as(f.toString()).isTrue();
+              assertThat(f.overlaps(term, gone)).as(f.toString()).isTrue();
+            });
+    assertThat(failed.stream().map(Timed::thread).toList())
+        .as("at most one request per client thread is in flight when the route changes")
+        .doesNotHaveDuplicates();
     assertThat(lab.fairways.get(n - 1).log()).contains("announce: withdrew 192.0.2.10");
     assertThat(lab.announces(n)).isFalse();
   }
