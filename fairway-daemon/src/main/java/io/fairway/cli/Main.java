@@ -21,6 +21,7 @@ import picocli.CommandLine.Command;
       RunCommand.class,
       StatusCommand.class,
       ServerCommand.class,
+      AnnounceCommand.class,
       EventsCommand.class,
       ReloadCommand.class,
       CheckConfigCommand.class,

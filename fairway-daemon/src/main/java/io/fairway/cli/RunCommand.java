@@ -271,6 +271,7 @@ public final class RunCommand implements Callable<Integer> {
             () -> CheckEngine.builder().observer(checkMetrics).tcpProbe(tcpCheck),
             Duration.ofMillis((long) (driftSeconds * 1000)),
             Clock.systemUTC());
+    io.fairway.daemon.announce.AnnounceMetrics.register(registry, daemon::announcing);
     StateFile state = stateFile == null ? null : new StateFile(stateFile);
     if (state != null) {
       try {
@@ -393,8 +394,10 @@ public final class RunCommand implements Callable<Integer> {
                 () -> reload(daemon, vrrp, sync, systemd),
                 routes ->
                     new io.fairway.daemon.discovery.DnsRoutes(
-                        new io.fairway.daemon.vrrp.VrrpRoutes(
-                            routes, vrrp::snapshot, sync::snapshot),
+                        new AnnounceRoutes(
+                            new io.fairway.daemon.vrrp.VrrpRoutes(
+                                routes, vrrp::snapshot, sync::snapshot),
+                            daemon),
                         dns.discovery()));
       } catch (IOException | IllegalArgumentException e) {
         err.println("fairway: --admin " + admin + ": " + e.getMessage());
@@ -411,6 +414,7 @@ public final class RunCommand implements Callable<Integer> {
       stop.await();
     }
     hup.close(); // a SIGHUP while stopping reloads nothing
+    withdraw(daemon, systemd, now);
     if (table instanceof ProxyTable proxy && graceSeconds > 0) {
       systemd.stopping(
           "stopping: letting connections in flight finish (up to " + graceSeconds + " s)");
@@ -424,6 +428,21 @@ public final class RunCommand implements Callable<Integer> {
     vrrp.close(); // masters hand over (priority 0) before the table goes
     stop(daemon, table);
     return 0;
+  }
+
+  /**
+   * The first step of a stop: the announced routes go, and the routers get {@code
+   * announce_withdraw_delay} to move new flows away before the listeners close; a second SIGTERM
+   * cuts the wait short.
+   */
+  private static void withdraw(Daemon daemon, SystemdNotifier systemd, CountDownLatch now)
+      throws InterruptedException {
+    Duration delay = daemon.withdrawAnnouncements();
+    if (!delay.isZero()) {
+      systemd.stopping(
+          "stopping: routes withdrawn, waiting " + delay.toMillis() + " ms for the routers");
+      now.await(delay.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    }
   }
 
   /**

@@ -13,6 +13,9 @@ import io.fairway.check.engine.CheckEngine;
 import io.fairway.check.spec.VirtualServerSpec;
 import io.fairway.daemon.admin.EventHub;
 import io.fairway.daemon.admin.EventKind;
+import io.fairway.daemon.announce.Announcing;
+import io.fairway.daemon.announce.Routes;
+import io.fairway.daemon.announce.SloppyTcp;
 import io.fairway.plan.Plan;
 import io.fairway.plan.PlanTarget;
 import io.fairway.table.ServiceEntry;
@@ -60,7 +63,18 @@ public final class Daemon implements AutoCloseable {
   private final io.fairway.daemon.admin.CheckAttempts attempts;
 
   private List<ServerAdmin> restoredAdmin = List.of();
-  private Applier applier;
+
+  /** Volatile: the announcing thread reads its status without this object's lock. */
+  private volatile Applier applier;
+
+  /** Where announced routes go (the kernel's tables; tests give memory). */
+  private Routes.Opener announceOpener = Routes.Opener.KERNEL;
+
+  /** Announcing by BGP (announce_table); null until {@link #start}. */
+  private volatile Announcing announcing;
+
+  /** lvs_sloppy_tcp on the kernel plane; null on the others. */
+  private SloppyTcp sloppyTcp;
 
   /** The operators' settings in front of the applier; verdicts go through it. */
   private AdminApplier admin;
@@ -113,6 +127,20 @@ public final class Daemon implements AutoCloseable {
     this.lvs = new LvsHousekeeping(table);
     this.events = new EventHub(clock == null ? Clock.systemUTC() : clock);
     this.attempts = new io.fairway.daemon.admin.CheckAttempts(clock);
+    // Any change of verdict, quorum, sorry server, admin or reload may change what to announce.
+    events.listen(
+        e -> {
+          Announcing an = announcing;
+          if (an != null && !e.kind().equals(EventKind.ANNOUNCE.wire())) {
+            an.poke();
+          }
+        });
+  }
+
+  /** Where announced routes go; set before {@link #start} (tests). */
+  public synchronized Daemon announceRoutes(Routes.Opener opener) {
+    this.announceOpener = Objects.requireNonNull(opener);
+    return this;
   }
 
   /** The event stream: verdicts, weights, quorum, sorry server, reloads, admin actions. */
@@ -159,6 +187,7 @@ public final class Daemon implements AutoCloseable {
     // keepalived's order: timeouts, then lvs_flush, then the first service.
     lvs.start(loaded.lvs());
     applier = new Applier(table, loaded.bindings());
+    startAnnouncing(loaded);
     admin = new AdminApplier(applier, quorumRules(loaded), this::adminEvent);
     for (ServerAdmin unknown : admin.restore(restoredAdmin)) {
       LOG.warn(
@@ -175,6 +204,8 @@ public final class Daemon implements AutoCloseable {
       engine.close();
       throw (TableException) e.getCause();
     }
+    // The first pass: services whose initial state can serve (no alpha) are announced now.
+    announcing.poke();
     LOG.info("running {} ({} virtual servers)", file, loaded.bindings().size());
     timers =
         Executors.newSingleThreadScheduledExecutor(
@@ -191,7 +222,15 @@ public final class Daemon implements AutoCloseable {
       long ms = driftInterval.toMillis();
       // With the applier in hand, not through this object's lock: stop() holds it while it
       // waits for the timers.
-      timers.scheduleWithFixedDelay(() -> repairDrift(a), ms, ms, TimeUnit.MILLISECONDS);
+      Announcing an = announcing;
+      timers.scheduleWithFixedDelay(
+          () -> {
+            repairDrift(a);
+            an.poke();
+          },
+          ms,
+          ms,
+          TimeUnit.MILLISECONDS);
     }
     a.onRampStart(() -> startSlowStartTick(a));
     if (a.rampsActive()) {
@@ -202,6 +241,39 @@ public final class Daemon implements AutoCloseable {
       long us = Math.max(1, overflowInterval.toNanos() / 1000);
       timers.scheduleWithFixedDelay(() -> watchOverflow(watch), us, us, TimeUnit.MICROSECONDS);
     }
+  }
+
+  /**
+   * Opens the announce table (removing the stale routes a crash left) and sets lvs_sloppy_tcp on
+   * the kernel plane; nothing is announced before the first pass after the engine's initial state.
+   */
+  private void startAnnouncing(Loaded loaded) throws TableException {
+    announcing =
+        new Announcing(
+            announceOpener,
+            this::applierStatus,
+            change -> events.publish(EventKind.ANNOUNCE, null, null, change));
+    if (table instanceof io.fairway.ipvs.kernel.IpvsKernelTable) {
+      sloppyTcp = new SloppyTcp(SloppyTcp.PROC);
+    }
+    try {
+      announcing.configure(loaded.announce());
+      if (sloppyTcp != null) {
+        sloppyTcp.apply(loaded.announce().announcement().lvsSloppyTcp());
+      }
+    } catch (java.io.IOException e) {
+      throw new TableException(
+          TableException.Reason.OTHER,
+          "announce_table "
+              + loaded.announce().announcement().table().orElse(-1)
+              + ": "
+              + e.getMessage());
+    }
+  }
+
+  private List<io.fairway.apply.VirtualServerStatus> applierStatus() {
+    Applier a = applier;
+    return a == null ? List.of() : a.status();
   }
 
   /** Runs a task on the timer thread after a delay; throws once the timers are stopped. */
@@ -330,6 +402,7 @@ public final class Daemon implements AutoCloseable {
       LOG.error("reload: lvs_timeouts: {}", e.getMessage());
       refused.add("lvs_timeouts: " + e.getMessage());
     }
+    reloadAnnouncing(loaded, refused);
     plan = loaded.plan();
     CheckEngine previous = engine;
     previous.close();
@@ -372,6 +445,25 @@ public final class Daemon implements AutoCloseable {
             + (changes.isEmpty() ? ", plan unchanged" : ": " + String.join("; ", changes))
             + ")");
     return null;
+  }
+
+  /** A reload's announce settings: a new table, services added or removed, lvs_sloppy_tcp. */
+  private void reloadAnnouncing(Loaded loaded, List<String> refused) {
+    try {
+      announcing.configure(loaded.announce());
+    } catch (java.io.IOException e) {
+      LOG.error("reload: announce_table: {}", e.getMessage());
+      refused.add("announce_table: " + e.getMessage());
+    }
+    if (sloppyTcp != null) {
+      try {
+        sloppyTcp.apply(loaded.announce().announcement().lvsSloppyTcp());
+      } catch (java.io.IOException e) {
+        LOG.error("reload: {}", e.getMessage());
+        refused.add(e.getMessage());
+      }
+    }
+    announcing.poke();
   }
 
   /** One log line, however many errors; the running configuration stays. */
@@ -480,7 +572,46 @@ public final class Daemon implements AutoCloseable {
     } catch (TableException e) {
       return "fairway: cannot read the table: " + e.getMessage() + "\n";
     }
-    return StatusFormat.render(entries, a.status(), l.health(), p);
+    return StatusFormat.render(entries, a.status(), l.health(), p)
+        + io.fairway.daemon.announce.AnnounceStatus.text(announcing);
+  }
+
+  /** Announcing by BGP: its settings and state (null before {@link #start}). */
+  public Announcing announcing() {
+    return announcing;
+  }
+
+  /**
+   * {@code fairway announce on|off}: withdraws or restores this node's routes now; kept across
+   * reloads (not across a restart).
+   *
+   * @return whether the setting changed
+   */
+  public boolean announce(boolean on) {
+    Announcing an = announcing;
+    if (an == null) {
+      return false;
+    }
+    boolean changed = an.enabled(on);
+    if (changed) {
+      events.publish(
+          EventKind.ANNOUNCE, null, null, "announce " + (on ? "on" : "off") + " (operator)");
+    }
+    return changed;
+  }
+
+  /**
+   * The first step of a stop: every route withdrawn, none to come back.
+   *
+   * @return how long to wait now for the routers to move new flows away: {@code
+   *     announce_withdraw_delay}, or zero when nothing was announced
+   */
+  public Duration withdrawAnnouncements() {
+    Announcing an = announcing;
+    if (an == null || !an.withdraw()) {
+      return Duration.ZERO;
+    }
+    return an.settings().announcement().withdrawDelay();
   }
 
   /**
@@ -500,6 +631,24 @@ public final class Daemon implements AutoCloseable {
     } catch (TableException e) {
       LOG.warn("could not remove everything at shutdown: {}", e.getMessage());
     }
+    stopAnnouncing();
+  }
+
+  /**
+   * Removes the announced routes (with {@code -I} too: a route left behind would keep attracting
+   * traffic to a node nothing checks any more) and puts lvs_sloppy_tcp back.
+   */
+  private void stopAnnouncing() {
+    if (announcing != null) {
+      announcing.close();
+    }
+    if (sloppyTcp != null) {
+      try {
+        sloppyTcp.restore();
+      } catch (java.io.IOException e) {
+        LOG.warn("{}", e.getMessage());
+      }
+    }
   }
 
   /** Stops checking and leaves the table as it is (keepalived's {@code -I}). */
@@ -514,6 +663,7 @@ public final class Daemon implements AutoCloseable {
     } catch (TableException e) {
       LOG.warn("{}", e.getMessage());
     }
+    stopAnnouncing();
   }
 
   /** Verdicts held for a release the stopped timers will not run are published now. */

@@ -76,7 +76,8 @@ public final class KeepalivedLoader implements Loader {
           specs.apply(config),
           r.warnings().stream().map(Diagnostic::format).toList(),
           io.fairway.apply.LvsGlobals.from(r.config().globalDefs()),
-          plan);
+          plan,
+          io.fairway.daemon.announce.AnnounceSettings.of(config));
     } catch (TableBinding.BindingException | io.fairway.check.CheckConfigException e) {
       throw new LoadException(e.getMessage(), e);
     } catch (RuntimeException e) {

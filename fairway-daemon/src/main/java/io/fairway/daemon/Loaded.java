@@ -19,19 +19,32 @@ import java.util.Map;
  *     lvs_timeouts})
  * @param plan the plan both were derived from, which data planes that read more than the table
  *     ({@link io.fairway.plan.PlanTarget}) are given
+ * @param announce what the file says about announcing addresses by BGP
  */
 public record Loaded(
     Map<String, VirtualServer> bindings,
     List<VirtualServerSpec> specs,
     List<String> warnings,
     LvsGlobals lvs,
-    Plan plan) {
+    Plan plan,
+    io.fairway.daemon.announce.AnnounceSettings announce) {
   public Loaded {
     bindings = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(bindings));
     specs = List.copyOf(specs);
     warnings = List.copyOf(warnings);
     java.util.Objects.requireNonNull(lvs, "lvs");
     plan = plan == null ? Plan.EMPTY : plan;
+    announce = announce == null ? io.fairway.daemon.announce.AnnounceSettings.NONE : announce;
+  }
+
+  /** A configuration that announces nothing. */
+  public Loaded(
+      Map<String, VirtualServer> bindings,
+      List<VirtualServerSpec> specs,
+      List<String> warnings,
+      LvsGlobals lvs,
+      Plan plan) {
+    this(bindings, specs, warnings, lvs, plan, null);
   }
 
   /** A configuration with its global LVS keywords but no plan (tests of the table path). */

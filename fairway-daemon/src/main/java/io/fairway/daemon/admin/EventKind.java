@@ -13,7 +13,9 @@ public enum EventKind {
   SORRY_OUT,
   RELOAD_OK,
   RELOAD_REFUSED,
-  ADMIN;
+  ADMIN,
+  /** An address announced or withdrawn ({@code announce_table}), or announce on/off. */
+  ANNOUNCE;
 
   /** The name on the wire: {@code server_up}, {@code reload_refused}, ... */
   public String wire() {

@@ -39,6 +39,7 @@ public final class KernelRoutes implements Routes, AutoCloseable {
   }
 
   /** Removes every route of Fairway's protocol in the table: stale ones at start, all at exit. */
+  @Override
   public int removeAll() throws IOException {
     return table.removeAll();
   }
