@@ -53,35 +53,6 @@ final class ModelBuilder {
           "no_checker_emails",
           "script_user",
           "enable_script_security");
-  static final Set<String> TIMING =
-      Set.of(
-          "delay_loop",
-          "connect_timeout",
-          "retry",
-          "delay_before_retry",
-          "warmup",
-          "alpha",
-          "rise",
-          "fall");
-  static final Set<String> RS =
-      union(
-          union(TIMING, CheckerParser.CHECKERS),
-          Set.of(
-              "weight",
-              "lvs_method",
-              "uthreshold",
-              "lthreshold",
-              "inhibit_on_failure",
-              "notify_up",
-              "notify_down",
-              "smtp_alert",
-              "virtualhost",
-              "snmp_name",
-              "name",
-              "ident",
-              "slow_start",
-              "max_conns",
-              "send_proxy"));
 
   private final Diagnostics diags;
   private final Values v;
