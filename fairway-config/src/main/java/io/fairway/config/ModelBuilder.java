@@ -37,22 +37,6 @@ final class ModelBuilder {
           "vrrp_track_file",
           "SSL",
           "shard_param");
-  static final Set<String> GLOBAL =
-      Set.of(
-          "router_id",
-          "notification_email",
-          "notification_email_from",
-          "smtp_server",
-          "smtp_connect_timeout",
-          "smtp_alert",
-          "lvs_flush",
-          "lvs_flush_on_stop",
-          "lvs_timeouts",
-          "checker_log_all_failures",
-          "rs_init_notifies",
-          "no_checker_emails",
-          "script_user",
-          "enable_script_security");
 
   private final Diagnostics diags;
   private final Values v;

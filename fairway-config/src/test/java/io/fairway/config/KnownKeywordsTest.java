@@ -42,4 +42,29 @@ class KnownKeywordsTest {
     listed.addAll(CheckerParser.CHECKERS);
     assertThat(RealServerParser.TABLE.known()).isEqualTo(listed);
   }
+
+  @Test
+  void globalDefs() {
+    Set<String> listed =
+        new HashSet<>(
+            Set.of(
+                "router_id",
+                "notification_email",
+                "notification_email_from",
+                "smtp_server",
+                "smtp_connect_timeout",
+                "smtp_alert",
+                "lvs_flush",
+                "lvs_flush_on_stop",
+                "lvs_timeouts",
+                "checker_log_all_failures",
+                "rs_init_notifies",
+                "no_checker_emails",
+                "script_user",
+                "enable_script_security"));
+    listed.addAll(AnnounceParser.GLOBAL);
+    listed.addAll(Keywords.IGNORED_GLOBAL);
+    listed.addAll(VrrpParser.GLOBAL);
+    assertThat(GlobalDefsParser.known()).isEqualTo(listed);
+  }
 }
