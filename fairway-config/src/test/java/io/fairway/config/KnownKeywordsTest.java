@@ -67,4 +67,49 @@ class KnownKeywordsTest {
     listed.addAll(VrrpParser.GLOBAL);
     assertThat(GlobalDefsParser.known()).isEqualTo(listed);
   }
+
+  @Test
+  void checkers() {
+    for (String type : CheckerParser.CHECKERS) {
+      assertThat(CheckerParser.known(type)).as(type).isEqualTo(listedBefore(type));
+    }
+  }
+
+  /** The checker keyword lists as they were kept by hand. */
+  private static Set<String> listedBefore(String type) {
+    Set<String> base = new HashSet<>(CheckerParser.CHECKER_COMMON);
+    if (type.equals("FILE_CHECK")) {
+      base.clear();
+    } else if (type.equals("BFD_CHECK")) {
+      base = new HashSet<>(Set.of("alpha"));
+    } else if (type.equals("MISC_CHECK")) {
+      base.remove("connect_timeout");
+    }
+    if (!Set.of("MISC_CHECK", "FILE_CHECK", "BFD_CHECK").contains(type)) {
+      base.addAll(CheckerParser.ENDPOINT);
+    }
+    base.addAll(
+        switch (type) {
+          case "HTTP_GET", "SSL_GET" ->
+              Set.of(
+                  "url",
+                  "http_protocol",
+                  "virtualhost",
+                  "fast_recovery",
+                  "enable_sni",
+                  "sni_name",
+                  "tls_compliant",
+                  "verify_cert",
+                  "ca_file");
+          case "MISC_CHECK" -> Set.of("misc_path", "misc_timeout", "misc_dynamic", "user");
+          case "DNS_CHECK" -> Set.of("type", "name");
+          case "SMTP_CHECK" -> Set.of("helo_name", "host");
+          case "UDP_CHECK" ->
+              Set.of("payload", "require_reply", "min_reply_length", "max_reply_length");
+          case "FILE_CHECK" -> Set.of("track_file", "weight");
+          case "BFD_CHECK" -> Set.of("name");
+          default -> Set.of();
+        });
+    return base;
+  }
 }
