@@ -50,40 +50,6 @@ final class VrrpParser {
           "vrrp_startup_delay",
           "lvs_sync_daemon");
 
-  static final Set<String> INSTANCE =
-      Set.of(
-          "state",
-          "interface",
-          "virtual_router_id",
-          "priority",
-          "advert_int",
-          "virtual_ipaddress",
-          "virtual_ipaddress_excluded",
-          "nopreempt",
-          "preempt",
-          "preempt_delay",
-          "unicast_src_ip",
-          "mcast_src_ip",
-          "unicast_peer",
-          "authentication",
-          "garp_master_delay",
-          "garp_master_repeat",
-          "garp_master_refresh",
-          "notify_master",
-          "notify_backup",
-          "notify_fault",
-          "notify_stop",
-          "notify",
-          "track_script",
-          "track_interface",
-          "track_file",
-          "version",
-          "accept",
-          "no_accept",
-          "lvs_sync_daemon_interface",
-          "smtp_alert",
-          "dont_track_primary");
-
   /** keepalived instance keywords Fairway refuses, with why. */
   static final Map<String, String> REFUSED =
       Map.ofEntries(
@@ -398,6 +364,294 @@ final class VrrpParser {
 
   // --- vrrp_instance ---------------------------------------------------------------------------
 
+  /** A vrrp_instance block as written: the state its keyword table's handlers fill. */
+  private static final class InstanceDraft {
+    final VrrpParser p;
+    final Values v;
+    final Node n;
+    final String name;
+    VrrpState state;
+    String iface;
+    Integer vrid;
+    Integer priority;
+    Node priorityNode;
+    Duration advert = Duration.ofSeconds(1);
+    Node advertNode;
+    Integer version;
+    final List<VirtualAddress> vips = new ArrayList<>();
+    final List<VirtualAddress> excluded = new ArrayList<>();
+    boolean preempt = true;
+    Node nopreemptNode;
+    Duration preemptDelay = Duration.ZERO;
+    Node preemptDelayNode;
+    Optional<InetAddress> unicastSrc = Optional.empty();
+    final List<InetAddress> peers = new ArrayList<>();
+    Optional<String> authPass = Optional.empty();
+    Node authNode;
+    Duration garpDelay;
+    int garpRepeat;
+    Optional<Duration> garpRefresh;
+    final Map<String, Script> notify = new HashMap<>();
+    final List<Track> trackScripts = new ArrayList<>();
+    final List<Track> trackIfs = new ArrayList<>();
+    final List<Track> trackFiles = new ArrayList<>();
+    boolean accept;
+    Optional<String> syncIf = Optional.empty();
+
+    /** Cleared by each check the instance fails; all are reported before it is dropped. */
+    boolean ok = true;
+
+    InstanceDraft(VrrpParser p, Node n) {
+      this.p = p;
+      this.v = p.v;
+      this.n = n;
+      this.name = n.arg(1);
+      VrrpGlobals g = p.globals;
+      garpDelay = g.garpMasterDelay();
+      garpRepeat = g.garpMasterRepeat();
+      garpRefresh = g.garpMasterRefresh();
+      accept = !g.strict();
+    }
+
+    void error(Node at, String message) {
+      v.error(at, message);
+      ok = false;
+    }
+  }
+
+  private static final KeywordTable<InstanceDraft> INSTANCE = instanceTable();
+
+  /** The keywords of a vrrp_instance block, for suggestions. */
+  static Set<String> instanceKeywords() {
+    return INSTANCE.known();
+  }
+
+  private static KeywordTable<InstanceDraft> instanceTable() {
+    KeywordTable<InstanceDraft> t = new KeywordTable<>();
+    t.on("state", VrrpParser::state);
+    t.on("interface", VrrpParser::iface);
+    t.on(
+        "virtual_router_id",
+        (d, c) -> {
+          Long x = d.v.args(c, 1, 1) ? d.v.number(c, 1, 1, 255, "virtual_router_id") : null;
+          if (x != null) {
+            d.vrid = x.intValue();
+          }
+        });
+    t.on(
+        "priority",
+        (d, c) -> {
+          Long x = d.v.args(c, 1, 1) ? d.v.number(c, 1, 1, 255, "priority") : null;
+          if (x != null) {
+            d.priority = x.intValue();
+            d.priorityNode = c;
+          }
+        });
+    t.on("advert_int", VrrpParser::advertInt);
+    t.on(
+        "version",
+        (d, c) -> {
+          Long x = d.v.args(c, 1, 1) ? d.v.number(c, 1, 2, 3, "version") : null;
+          if (x != null) {
+            d.version = x.intValue();
+          }
+        });
+    t.on(List.of("virtual_ipaddress", "virtual_ipaddress_excluded"), VrrpParser::virtualAddresses);
+    preemption(t);
+    t.on(
+        List.of("unicast_src_ip", "mcast_src_ip"),
+        (d, c) -> {
+          InetAddress a = d.v.args(c, 1, 1) ? d.v.address(c, 1, "address") : null;
+          if (a != null) {
+            d.unicastSrc = Optional.of(a);
+          }
+        });
+    t.on("unicast_peer", VrrpParser::unicastPeers);
+    t.on(
+        "authentication",
+        (d, c) -> {
+          if (d.v.block(c)) {
+            d.authNode = c;
+            d.authPass = d.p.authentication(c);
+          }
+        });
+    garp(t);
+    t.on(
+        List.of("notify_master", "notify_backup", "notify_fault", "notify_stop", "notify"),
+        (d, c) -> d.p.notifyScript(c, d.notify));
+    t.on("track_script", (d, c) -> d.p.tracks(c, d.trackScripts, "track_script"));
+    t.on("track_interface", (d, c) -> d.p.tracks(c, d.trackIfs, "track_interface"));
+    t.on("track_file", (d, c) -> d.p.tracks(c, d.trackFiles, "track_file"));
+    accept(t);
+    t.on("lvs_sync_daemon_interface", VrrpParser::syncDaemonInterface);
+    t.on(
+        List.of("smtp_alert", "dont_track_primary"),
+        (d, c) -> d.v.warn(c, "'" + c.keyword() + "' is not used by Fairway; ignored"));
+    REFUSED.forEach(
+        (k, why) -> t.unlisted(k, (d, c) -> d.v.error(c, "'" + k + "' is not supported: " + why)));
+    return t;
+  }
+
+  private static void state(InstanceDraft d, Node c) {
+    if (d.v.args(c, 1, 1)) {
+      switch (c.arg(1)) {
+        case "MASTER" -> d.state = VrrpState.MASTER;
+        case "BACKUP" -> d.state = VrrpState.BACKUP;
+        default -> d.v.error(c, "state must be MASTER or BACKUP, not '" + c.arg(1) + "'");
+      }
+    }
+  }
+
+  private static void iface(InstanceDraft d, Node c) {
+    if (d.v.args(c, 1, 1)) {
+      if (c.arg(1).length() >= 16) {
+        d.v.error(c, "interface name '" + c.arg(1) + "' is longer than 15 characters");
+      } else {
+        d.iface = c.arg(1);
+      }
+    }
+  }
+
+  private static void advertInt(InstanceDraft d, Node c) {
+    Duration t = d.v.args(c, 1, 1) ? d.v.timer(c, 1, false) : null;
+    if (t != null && t.compareTo(Duration.ofSeconds(255)) > 0) {
+      d.v.error(c, "advert_int " + c.arg(1) + " is out of range 0.01..255 seconds");
+    } else if (t != null && t.compareTo(Duration.ofMillis(10)) < 0) {
+      d.v.error(c, "advert_int " + c.arg(1) + " is below 0.01 seconds");
+    } else if (t != null) {
+      d.advert = t;
+      d.advertNode = c;
+    }
+  }
+
+  private static void virtualAddresses(InstanceDraft d, Node c) {
+    if (d.v.block(c)) {
+      for (Node a : c.children) {
+        VirtualAddress va = d.p.virtualAddress(a);
+        if (va != null) {
+          (c.keyword().equals("virtual_ipaddress") ? d.vips : d.excluded).add(va);
+        }
+      }
+    }
+  }
+
+  private static void preemption(KeywordTable<InstanceDraft> t) {
+    t.on(
+        "nopreempt",
+        (d, c) -> {
+          if (d.v.args(c, 0, 0)) {
+            d.preempt = false;
+            d.nopreemptNode = c;
+          }
+        });
+    t.on(
+        "preempt",
+        (d, c) -> {
+          if (d.v.args(c, 0, 0)) {
+            d.preempt = true;
+          }
+        });
+    t.on(
+        "preempt_delay",
+        (d, c) -> {
+          Duration t2 = d.v.args(c, 1, 1) ? d.v.timer(c, 1, true) : null;
+          if (t2 != null && t2.compareTo(Duration.ofSeconds(1000)) > 0) {
+            d.v.error(c, "preempt_delay " + c.arg(1) + " is out of range 0..1000 seconds");
+          } else if (t2 != null) {
+            d.preemptDelay = t2;
+            d.preemptDelayNode = c;
+          }
+        });
+  }
+
+  private static void unicastPeers(InstanceDraft d, Node c) {
+    if (!d.v.block(c)) {
+      return;
+    }
+    for (Node p : c.children) {
+      if (p.hasBlock() || p.argc() > 0) {
+        d.v.error(
+            p,
+            "unicast_peer: one address per line (options such as min_ttl are "
+                + "not implemented)");
+        continue;
+      }
+      InetAddress a = Values.address(p.keyword());
+      if (a == null) {
+        d.v.error(p, "unicast_peer: '" + p.keyword() + "' is not an IPv4 or IPv6 address");
+      } else if (d.peers.contains(a)) {
+        d.v.error(p, "unicast_peer: " + p.keyword() + " is listed twice");
+      } else {
+        d.peers.add(a);
+      }
+    }
+  }
+
+  private static void garp(KeywordTable<InstanceDraft> t) {
+    t.on(
+        "garp_master_delay",
+        (d, c) -> {
+          Duration s = d.v.args(c, 1, 1) ? d.p.seconds(c, 0, 255) : null;
+          if (s != null) {
+            d.garpDelay = s;
+          }
+        });
+    t.on(
+        "garp_master_repeat",
+        (d, c) -> {
+          Long x = d.v.args(c, 1, 1) ? d.v.number(c, 1, 1, 255, "repeat") : null;
+          if (x != null) {
+            d.garpRepeat = x.intValue();
+          }
+        });
+    t.on(
+        "garp_master_refresh",
+        (d, c) -> {
+          Duration r = d.v.args(c, 1, 1) ? d.v.timer(c, 1, true) : null;
+          if (r != null) {
+            d.garpRefresh = r.isZero() ? Optional.empty() : Optional.of(r);
+          }
+        });
+  }
+
+  private static void accept(KeywordTable<InstanceDraft> t) {
+    t.on(
+        "accept",
+        (d, c) -> {
+          if (d.v.args(c, 0, 0)) {
+            d.accept = true;
+          }
+        });
+    t.on(
+        "no_accept",
+        (d, c) -> {
+          if (d.v.args(c, 0, 0)) {
+            d.accept = false;
+            d.v.warn(
+                c,
+                "no_accept: Fairway installs no firewall rules; packets to the virtual "
+                    + "addresses are accepted as with 'accept'");
+          }
+        });
+  }
+
+  private static void syncDaemonInterface(InstanceDraft d, Node c) {
+    Node n = d.n;
+    if (d.v.args(c, 1, 1) && d.p.syncInterface(c, 1)) {
+      d.syncIf = Optional.of(c.arg(1));
+      if (n.argc() == 1) {
+        d.p.syncInterfaceNodes.putIfAbsent(n.arg(1), c);
+      }
+      d.v.warn(
+          c,
+          "lvs_sync_daemon_interface in a vrrp_instance is deprecated (keepalived "
+              + "says so too); use global_defs lvs_sync_daemon "
+              + c.arg(1)
+              + " "
+              + n.arg(1));
+    }
+  }
+
   private VrrpInstance instance(Node n) {
     if (n.argc() != 1) {
       v.error(n, "vrrp_instance needs exactly one name");
@@ -406,339 +660,32 @@ final class VrrpParser {
     if (!v.block(n)) {
       return null;
     }
-    String name = n.arg(1);
-    VrrpState state = null;
-    String iface = null;
-    Integer vrid = null;
-    Integer priority = null;
-    Node priorityNode = null;
-    Duration advert = Duration.ofSeconds(1);
-    Node advertNode = null;
-    Integer version = null;
-    List<VirtualAddress> vips = new ArrayList<>();
-    List<VirtualAddress> excluded = new ArrayList<>();
-    boolean preempt = true;
-    Node nopreemptNode = null;
-    Duration preemptDelay = Duration.ZERO;
-    Node preemptDelayNode = null;
-    Optional<InetAddress> unicastSrc = Optional.empty();
-    List<InetAddress> peers = new ArrayList<>();
-    Optional<String> authPass = Optional.empty();
-    Node authNode = null;
-    Duration garpDelay = globals.garpMasterDelay();
-    int garpRepeat = globals.garpMasterRepeat();
-    Optional<Duration> garpRefresh = globals.garpMasterRefresh();
-    Map<String, Script> notify = new HashMap<>();
-    List<Track> trackScripts = new ArrayList<>();
-    List<Track> trackIfs = new ArrayList<>();
-    List<Track> trackFiles = new ArrayList<>();
-    boolean accept = !globals.strict();
-    Optional<String> syncIf = Optional.empty();
+    InstanceDraft d = new InstanceDraft(this, n);
     for (Node c : n.children) {
-      String k = c.keyword();
-      switch (k) {
-        case "state" -> {
-          if (v.args(c, 1, 1)) {
-            switch (c.arg(1)) {
-              case "MASTER" -> state = VrrpState.MASTER;
-              case "BACKUP" -> state = VrrpState.BACKUP;
-              default -> v.error(c, "state must be MASTER or BACKUP, not '" + c.arg(1) + "'");
-            }
-          }
-        }
-        case "interface" -> {
-          if (v.args(c, 1, 1)) {
-            if (c.arg(1).length() >= 16) {
-              v.error(c, "interface name '" + c.arg(1) + "' is longer than 15 characters");
-            } else {
-              iface = c.arg(1);
-            }
-          }
-        }
-        case "virtual_router_id" -> {
-          Long x = v.args(c, 1, 1) ? v.number(c, 1, 1, 255, "virtual_router_id") : null;
-          if (x != null) {
-            vrid = x.intValue();
-          }
-        }
-        case "priority" -> {
-          Long x = v.args(c, 1, 1) ? v.number(c, 1, 1, 255, "priority") : null;
-          if (x != null) {
-            priority = x.intValue();
-            priorityNode = c;
-          }
-        }
-        case "advert_int" -> {
-          Duration d = v.args(c, 1, 1) ? v.timer(c, 1, false) : null;
-          if (d != null && d.compareTo(Duration.ofSeconds(255)) > 0) {
-            v.error(c, "advert_int " + c.arg(1) + " is out of range 0.01..255 seconds");
-          } else if (d != null && d.compareTo(Duration.ofMillis(10)) < 0) {
-            v.error(c, "advert_int " + c.arg(1) + " is below 0.01 seconds");
-          } else if (d != null) {
-            advert = d;
-            advertNode = c;
-          }
-        }
-        case "version" -> {
-          Long x = v.args(c, 1, 1) ? v.number(c, 1, 2, 3, "version") : null;
-          if (x != null) {
-            version = x.intValue();
-          }
-        }
-        case "virtual_ipaddress", "virtual_ipaddress_excluded" -> {
-          if (v.block(c)) {
-            for (Node a : c.children) {
-              VirtualAddress va = virtualAddress(a);
-              if (va != null) {
-                (k.equals("virtual_ipaddress") ? vips : excluded).add(va);
-              }
-            }
-          }
-        }
-        case "nopreempt" -> {
-          if (v.args(c, 0, 0)) {
-            preempt = false;
-            nopreemptNode = c;
-          }
-        }
-        case "preempt" -> {
-          if (v.args(c, 0, 0)) {
-            preempt = true;
-          }
-        }
-        case "preempt_delay" -> {
-          Duration d = v.args(c, 1, 1) ? v.timer(c, 1, true) : null;
-          if (d != null && d.compareTo(Duration.ofSeconds(1000)) > 0) {
-            v.error(c, "preempt_delay " + c.arg(1) + " is out of range 0..1000 seconds");
-          } else if (d != null) {
-            preemptDelay = d;
-            preemptDelayNode = c;
-          }
-        }
-        case "unicast_src_ip", "mcast_src_ip" -> {
-          InetAddress a = v.args(c, 1, 1) ? v.address(c, 1, "address") : null;
-          if (a != null) {
-            unicastSrc = Optional.of(a);
-          }
-        }
-        case "unicast_peer" -> {
-          if (v.block(c)) {
-            for (Node p : c.children) {
-              if (p.hasBlock() || p.argc() > 0) {
-                v.error(
-                    p,
-                    "unicast_peer: one address per line (options such as min_ttl are "
-                        + "not implemented)");
-                continue;
-              }
-              InetAddress a = Values.address(p.keyword());
-              if (a == null) {
-                v.error(p, "unicast_peer: '" + p.keyword() + "' is not an IPv4 or IPv6 address");
-              } else if (peers.contains(a)) {
-                v.error(p, "unicast_peer: " + p.keyword() + " is listed twice");
-              } else {
-                peers.add(a);
-              }
-            }
-          }
-        }
-        case "authentication" -> {
-          if (v.block(c)) {
-            authNode = c;
-            authPass = authentication(c);
-          }
-        }
-        case "garp_master_delay" -> {
-          Duration d = v.args(c, 1, 1) ? seconds(c, 0, 255) : null;
-          if (d != null) {
-            garpDelay = d;
-          }
-        }
-        case "garp_master_repeat" -> {
-          Long x = v.args(c, 1, 1) ? v.number(c, 1, 1, 255, "repeat") : null;
-          if (x != null) {
-            garpRepeat = x.intValue();
-          }
-        }
-        case "garp_master_refresh" -> {
-          Duration d = v.args(c, 1, 1) ? v.timer(c, 1, true) : null;
-          if (d != null) {
-            garpRefresh = d.isZero() ? Optional.empty() : Optional.of(d);
-          }
-        }
-        case "notify_master", "notify_backup", "notify_fault", "notify_stop", "notify" ->
-            notifyScript(c, notify);
-        case "track_script" -> tracks(c, trackScripts, "track_script");
-        case "track_interface" -> tracks(c, trackIfs, "track_interface");
-        case "track_file" -> tracks(c, trackFiles, "track_file");
-        case "accept" -> {
-          if (v.args(c, 0, 0)) {
-            accept = true;
-          }
-        }
-        case "no_accept" -> {
-          if (v.args(c, 0, 0)) {
-            accept = false;
-            v.warn(
-                c,
-                "no_accept: Fairway installs no firewall rules; packets to the virtual "
-                    + "addresses are accepted as with 'accept'");
-          }
-        }
-        case "lvs_sync_daemon_interface" -> {
-          if (v.args(c, 1, 1) && syncInterface(c, 1)) {
-            syncIf = Optional.of(c.arg(1));
-            if (n.argc() == 1) {
-              syncInterfaceNodes.putIfAbsent(n.arg(1), c);
-            }
-            v.warn(
-                c,
-                "lvs_sync_daemon_interface in a vrrp_instance is deprecated (keepalived "
-                    + "says so too); use global_defs lvs_sync_daemon "
-                    + c.arg(1)
-                    + " "
-                    + n.arg(1));
-          }
-        }
-        case "smtp_alert", "dont_track_primary" ->
-            v.warn(c, "'" + k + "' is not used by Fairway; ignored");
-        default -> {
-          if (REFUSED.containsKey(k)) {
-            v.error(c, "'" + k + "' is not supported: " + REFUSED.get(k));
-          } else {
-            v.unknown(c, INSTANCE, "vrrp_instance");
-          }
-        }
+      if (!INSTANCE.dispatch(d, c)) {
+        v.unknown(c, INSTANCE.known(), "vrrp_instance");
       }
     }
-    boolean ok = true;
-    if (iface == null) {
-      v.error(n, "vrrp_instance " + name + " has no 'interface'");
-      ok = false;
+    return build(d);
+  }
+
+  private VrrpInstance build(InstanceDraft d) {
+    Node n = d.n;
+    if (d.iface == null) {
+      d.error(n, "vrrp_instance " + d.name + " has no 'interface'");
     }
-    if (vrid == null) {
-      v.error(n, "vrrp_instance " + name + " has no 'virtual_router_id'");
-      ok = false;
+    if (d.vrid == null) {
+      d.error(n, "vrrp_instance " + d.name + " has no 'virtual_router_id'");
     }
-    // The family is the virtual addresses'; all of them must agree (keepalived refuses a mix).
-    AddressFamily family = null;
-    for (VirtualAddress a : vips) {
-      AddressFamily f = AddressFamily.of(a.address());
-      if (family == null) {
-        family = f;
-      } else if (f != family) {
-        v.error(
-            lineOf(n, a.location()),
-            "virtual_ipaddress "
-                + Addresses.format(a.address())
-                + ": IPv4 and IPv6 addresses cannot be mixed in one vrrp_instance (use "
-                + "virtual_ipaddress_excluded, or a second instance)");
-        ok = false;
-      }
-    }
-    if (family == null && unicastSrc.isPresent()) {
-      family = AddressFamily.of(unicastSrc.get());
-    }
-    if (family == null) {
-      family = AddressFamily.INET;
-    }
-    for (InetAddress p : peers) {
-      if (AddressFamily.of(p) != family) {
-        v.error(
-            n,
-            "unicast_peer "
-                + Addresses.format(p)
-                + " is not of the instance's family "
-                + family.keyword());
-        ok = false;
-      }
-    }
-    if (unicastSrc.isPresent() && AddressFamily.of(unicastSrc.get()) != family) {
-      v.error(
-          n,
-          "unicast_src_ip "
-              + Addresses.format(unicastSrc.get())
-              + " is not of the instance's family "
-              + family.keyword());
-      ok = false;
-    }
-    int ver = version != null ? version : family == AddressFamily.INET6 ? 3 : globals.version();
-    if (family == AddressFamily.INET6 && ver == 2) {
-      v.error(n, "vrrp_instance " + name + ": VRRPv2 carries IPv4 only; IPv6 needs version 3");
-      ok = false;
-    }
-    if (authPass.isPresent() && ver == 3) {
-      v.error(
-          authNode,
-          "authentication is VRRPv2 only (RFC 5798 removed it); drop it or use " + "version 2");
-      ok = false;
-    }
-    if (globals.strict() && authPass.isPresent()) {
-      v.error(authNode, "vrrp_strict forbids authentication");
-      ok = false;
-    }
-    if (globals.strict() && !peers.isEmpty()) {
-      v.error(n, "vrrp_strict forbids unicast_peer");
-      ok = false;
-    }
-    if (ver == 2 && advert.toNanos() % 1_000_000_000L != 0) {
-      v.error(
-          advertNode, "advert_int " + advertNode.arg(1) + ": VRRPv2 advertises whole " + "seconds");
-      ok = false;
-    } else if (ver == 3 && advert.toNanos() % 10_000_000L != 0) {
-      v.error(
-          advertNode,
-          "advert_int " + advertNode.arg(1) + ": VRRPv3 advertises in units of " + "10 ms");
-      ok = false;
-    }
-    if (vips.size() > 255) {
-      v.error(
-          n,
-          "vrrp_instance "
-              + name
-              + " has "
-              + vips.size()
-              + " virtual_ipaddress; an advert"
-              + " carries at most 255 (use virtual_ipaddress_excluded)");
-      ok = false;
-    }
-    // keepalived derives whichever of state and priority is missing from the other.
-    int prio =
-        priority != null ? priority : state == VrrpState.MASTER ? VrrpInstance.OWNER_PRIORITY : 100;
-    if (state == null) {
-      state = prio == VrrpInstance.OWNER_PRIORITY ? VrrpState.MASTER : VrrpState.BACKUP;
-    }
-    if (prio == VrrpInstance.OWNER_PRIORITY && state == VrrpState.BACKUP) {
-      v.error(
-          priorityNode,
-          "priority 255 is the address owner, which is always MASTER; "
-              + "use state MASTER or a priority of 254 or less");
-      ok = false;
-    }
-    if (!preempt && state == VrrpState.MASTER) {
-      v.warn(
-          nopreemptNode,
-          "nopreempt does not work with state MASTER; keepalived clears it "
-              + "(use state BACKUP)");
-      preempt = true;
-    }
-    if (!preemptDelay.isZero() && state == VrrpState.MASTER) {
-      v.warn(
-          preemptDelayNode,
-          "preempt_delay does not work with state MASTER; keepalived "
-              + "clears it (use state BACKUP)");
-      preemptDelay = Duration.ZERO;
-    }
-    if (!preemptDelay.isZero() && !preempt) {
-      v.warn(preemptDelayNode, "preempt_delay does nothing with nopreempt; keepalived clears it");
-      preemptDelay = Duration.ZERO;
-    }
-    for (Track t : trackScripts) {
+    AddressFamily family = family(d);
+    int ver = version(d, family);
+    int prio = roles(d);
+    for (Track t : d.trackScripts) {
       if (!scripts.containsKey(t.name())) {
-        v.error(
+        d.error(
             n,
             "vrrp_instance "
-                + name
+                + d.name
                 + ": track_script '"
                 + t.name()
                 + "' is not a "
@@ -746,45 +693,167 @@ final class VrrpParser {
                 + Keywords.suggest(t.name(), scripts.keySet())
                     .map(s -> " (did you mean '" + s + "'?)")
                     .orElse(""));
-        ok = false;
       }
     }
-    if (!ok) {
+    if (!d.ok) {
       return null;
     }
     Notify nf =
         new Notify(
-            Optional.ofNullable(notify.get("notify_master")),
-            Optional.ofNullable(notify.get("notify_backup")),
-            Optional.ofNullable(notify.get("notify_fault")),
-            Optional.ofNullable(notify.get("notify_stop")),
-            Optional.ofNullable(notify.get("notify")));
+            Optional.ofNullable(d.notify.get("notify_master")),
+            Optional.ofNullable(d.notify.get("notify_backup")),
+            Optional.ofNullable(d.notify.get("notify_fault")),
+            Optional.ofNullable(d.notify.get("notify_stop")),
+            Optional.ofNullable(d.notify.get("notify")));
     return new VrrpInstance(
         Values.loc(n),
-        name,
-        state,
-        iface,
-        vrid,
+        d.name,
+        d.state,
+        d.iface,
+        d.vrid,
         prio,
-        advert,
+        d.advert,
         ver,
         family,
-        vips,
-        excluded,
-        preempt,
-        preemptDelay,
-        unicastSrc,
-        peers,
-        authPass,
-        garpDelay,
-        garpRepeat,
-        garpRefresh,
+        d.vips,
+        d.excluded,
+        d.preempt,
+        d.preemptDelay,
+        d.unicastSrc,
+        d.peers,
+        d.authPass,
+        d.garpDelay,
+        d.garpRepeat,
+        d.garpRefresh,
         nf,
-        trackScripts,
-        trackIfs,
-        trackFiles,
-        accept,
-        syncIf);
+        d.trackScripts,
+        d.trackIfs,
+        d.trackFiles,
+        d.accept,
+        d.syncIf);
+  }
+
+  /** The instance's family, its virtual addresses', which its peers and source must share. */
+  private static AddressFamily family(InstanceDraft d) {
+    Node n = d.n;
+    // The family is the virtual addresses'; all of them must agree (keepalived refuses a mix).
+    AddressFamily family = null;
+    for (VirtualAddress a : d.vips) {
+      AddressFamily f = AddressFamily.of(a.address());
+      if (family == null) {
+        family = f;
+      } else if (f != family) {
+        d.error(
+            lineOf(n, a.location()),
+            "virtual_ipaddress "
+                + Addresses.format(a.address())
+                + ": IPv4 and IPv6 addresses cannot be mixed in one vrrp_instance (use "
+                + "virtual_ipaddress_excluded, or a second instance)");
+      }
+    }
+    if (family == null && d.unicastSrc.isPresent()) {
+      family = AddressFamily.of(d.unicastSrc.get());
+    }
+    if (family == null) {
+      family = AddressFamily.INET;
+    }
+    for (InetAddress p : d.peers) {
+      if (AddressFamily.of(p) != family) {
+        d.error(
+            n,
+            "unicast_peer "
+                + Addresses.format(p)
+                + " is not of the instance's family "
+                + family.keyword());
+      }
+    }
+    if (d.unicastSrc.isPresent() && AddressFamily.of(d.unicastSrc.get()) != family) {
+      d.error(
+          n,
+          "unicast_src_ip "
+              + Addresses.format(d.unicastSrc.get())
+              + " is not of the instance's family "
+              + family.keyword());
+    }
+    return family;
+  }
+
+  /** The VRRP version, and what it and vrrp_strict refuse. */
+  private int version(InstanceDraft d, AddressFamily family) {
+    Node n = d.n;
+    int ver = d.version != null ? d.version : family == AddressFamily.INET6 ? 3 : globals.version();
+    if (family == AddressFamily.INET6 && ver == 2) {
+      d.error(n, "vrrp_instance " + d.name + ": VRRPv2 carries IPv4 only; IPv6 needs version 3");
+    }
+    if (d.authPass.isPresent() && ver == 3) {
+      d.error(
+          d.authNode,
+          "authentication is VRRPv2 only (RFC 5798 removed it); drop it or use " + "version 2");
+    }
+    if (globals.strict() && d.authPass.isPresent()) {
+      d.error(d.authNode, "vrrp_strict forbids authentication");
+    }
+    if (globals.strict() && !d.peers.isEmpty()) {
+      d.error(n, "vrrp_strict forbids unicast_peer");
+    }
+    Node advertNode = d.advertNode;
+    if (ver == 2 && d.advert.toNanos() % 1_000_000_000L != 0) {
+      d.error(
+          advertNode, "advert_int " + advertNode.arg(1) + ": VRRPv2 advertises whole " + "seconds");
+    } else if (ver == 3 && d.advert.toNanos() % 10_000_000L != 0) {
+      d.error(
+          advertNode,
+          "advert_int " + advertNode.arg(1) + ": VRRPv3 advertises in units of " + "10 ms");
+    }
+    if (d.vips.size() > 255) {
+      d.error(
+          n,
+          "vrrp_instance "
+              + d.name
+              + " has "
+              + d.vips.size()
+              + " virtual_ipaddress; an advert"
+              + " carries at most 255 (use virtual_ipaddress_excluded)");
+    }
+    return ver;
+  }
+
+  /** State and priority, each derived from the other when missing, and what they clear. */
+  private static int roles(InstanceDraft d) {
+    // keepalived derives whichever of state and priority is missing from the other.
+    int prio =
+        d.priority != null
+            ? d.priority
+            : d.state == VrrpState.MASTER ? VrrpInstance.OWNER_PRIORITY : 100;
+    if (d.state == null) {
+      d.state = prio == VrrpInstance.OWNER_PRIORITY ? VrrpState.MASTER : VrrpState.BACKUP;
+    }
+    if (prio == VrrpInstance.OWNER_PRIORITY && d.state == VrrpState.BACKUP) {
+      d.error(
+          d.priorityNode,
+          "priority 255 is the address owner, which is always MASTER; "
+              + "use state MASTER or a priority of 254 or less");
+    }
+    if (!d.preempt && d.state == VrrpState.MASTER) {
+      d.v.warn(
+          d.nopreemptNode,
+          "nopreempt does not work with state MASTER; keepalived clears it "
+              + "(use state BACKUP)");
+      d.preempt = true;
+    }
+    if (!d.preemptDelay.isZero() && d.state == VrrpState.MASTER) {
+      d.v.warn(
+          d.preemptDelayNode,
+          "preempt_delay does not work with state MASTER; keepalived "
+              + "clears it (use state BACKUP)");
+      d.preemptDelay = Duration.ZERO;
+    }
+    if (!d.preemptDelay.isZero() && !d.preempt) {
+      d.v.warn(
+          d.preemptDelayNode, "preempt_delay does nothing with nopreempt; keepalived clears it");
+      d.preemptDelay = Duration.ZERO;
+    }
+    return prio;
   }
 
   private static Node lineOf(Node parent, Location at) {

@@ -112,4 +112,42 @@ class KnownKeywordsTest {
         });
     return base;
   }
+
+  @Test
+  void vrrpInstance() {
+    assertThat(VrrpParser.instanceKeywords())
+        .isEqualTo(
+            Set.of(
+                "state",
+                "interface",
+                "virtual_router_id",
+                "priority",
+                "advert_int",
+                "virtual_ipaddress",
+                "virtual_ipaddress_excluded",
+                "nopreempt",
+                "preempt",
+                "preempt_delay",
+                "unicast_src_ip",
+                "mcast_src_ip",
+                "unicast_peer",
+                "authentication",
+                "garp_master_delay",
+                "garp_master_repeat",
+                "garp_master_refresh",
+                "notify_master",
+                "notify_backup",
+                "notify_fault",
+                "notify_stop",
+                "notify",
+                "track_script",
+                "track_interface",
+                "track_file",
+                "version",
+                "accept",
+                "no_accept",
+                "lvs_sync_daemon_interface",
+                "smtp_alert",
+                "dont_track_primary"));
+  }
 }
