@@ -69,18 +69,6 @@ final class CheckerParser {
           "nb_get_retry",
           "rise",
           "fall");
-  static final Set<String> URL =
-      Set.of(
-          "path",
-          "digest",
-          "status_code",
-          "virtualhost",
-          "regex",
-          "regex_no_match",
-          "regex_options",
-          "regex_min_offset",
-          "regex_max_offset",
-          "regex_stack");
   static final Set<String> DNS_TYPES =
       Set.of("A", "NS", "CNAME", "SOA", "MX", "TXT", "AAAA", "RRSIG", "DNSKEY");
 
@@ -742,144 +730,192 @@ final class CheckerParser {
     return h;
   }
 
-  private UrlCheck url(Node u, String vhost) {
-    if (u.argc() > 0) {
-      v.error(u, "url takes no arguments before its { } block");
-    }
-    String path = null;
+  /** A url block as written: the state its keyword table's handlers fill. */
+  private static final class UrlDraft {
+    final CheckerParser p;
+    final Values v;
+    String path;
     Optional<String> digest = Optional.empty();
-    List<StatusRange> codes = new ArrayList<>();
-    String urlVhost = null;
+    final List<StatusRange> codes = new ArrayList<>();
+    String vhost;
     Optional<String> regex = Optional.empty();
-    Node regexNode = null;
-    boolean noMatch = false;
-    Set<RegexOption> options = EnumSet.noneOf(RegexOption.class);
-    long minOffset = 0;
+    Node regexNode;
+    boolean noMatch;
+    final Set<RegexOption> options = EnumSet.noneOf(RegexOption.class);
+    long minOffset;
     OptionalLong maxOffset = OptionalLong.empty();
-    Node maxNode = null;
-    for (Node c : u.children) {
-      switch (c.keyword()) {
-        case "path":
-          if (v.args(c, 1, 1)) {
-            path = c.arg(1);
+    Node maxNode;
+
+    UrlDraft(CheckerParser p) {
+      this.p = p;
+      this.v = p.v;
+    }
+  }
+
+  private static final KeywordTable<UrlDraft> URL_TABLE = urlTable();
+
+  /** The keywords of a url block, for suggestions. */
+  static Set<String> urlKeywords() {
+    return URL_TABLE.known();
+  }
+
+  private static KeywordTable<UrlDraft> urlTable() {
+    KeywordTable<UrlDraft> t = new KeywordTable<>();
+    t.on(
+        "path",
+        (u, c) -> {
+          if (u.v.args(c, 1, 1)) {
+            u.path = c.arg(1);
           }
-          break;
-        case "digest":
-          if (v.args(c, 1, 1)) {
+        });
+    t.on(
+        "digest",
+        (u, c) -> {
+          if (u.v.args(c, 1, 1)) {
             if (c.arg(1).matches("[0-9A-Fa-f]{32}")) {
-              digest = Optional.of(c.arg(1).toLowerCase(Locale.ROOT));
+              u.digest = Optional.of(c.arg(1).toLowerCase(Locale.ROOT));
             } else {
-              v.error(c, "digest: '" + c.arg(1) + "' is not an MD5 in hex (32 digits)");
+              u.v.error(c, "digest: '" + c.arg(1) + "' is not an MD5 in hex (32 digits)");
             }
           }
-          break;
-        case "status_code":
-          if (v.args(c, 1, 100)) {
+        });
+    t.on(
+        "status_code",
+        (u, c) -> {
+          if (u.v.args(c, 1, 100)) {
             for (int i = 1; i <= c.argc(); i++) {
-              StatusRange r = status(c, c.arg(i));
+              StatusRange r = u.p.status(c, c.arg(i));
               if (r != null) {
-                codes.add(r);
+                u.codes.add(r);
               }
             }
           }
-          break;
-        case "virtualhost":
-          if (v.args(c, 1, 1)) {
-            urlVhost = c.arg(1);
+        });
+    t.on(
+        "virtualhost",
+        (u, c) -> {
+          if (u.v.args(c, 1, 1)) {
+            u.vhost = c.arg(1);
           }
-          break;
-        case "regex":
-          if (v.args(c, 1, 1)) {
-            regex = Optional.of(c.arg(1));
-            regexNode = c;
+        });
+    regexKeywords(t);
+    return t;
+  }
+
+  private static void regexKeywords(KeywordTable<UrlDraft> t) {
+    t.on(
+        "regex",
+        (u, c) -> {
+          if (u.v.args(c, 1, 1)) {
+            u.regex = Optional.of(c.arg(1));
+            u.regexNode = c;
           }
-          break;
-        case "regex_no_match":
-          {
-            Boolean b = v.args(c, 0, 1) ? v.bool(c, 1) : null;
-            noMatch = b != null && b;
-            break;
-          }
-        case "regex_options":
-          if (v.args(c, 1, 100)) {
+        });
+    t.on(
+        "regex_no_match",
+        (u, c) -> {
+          Boolean b = u.v.args(c, 0, 1) ? u.v.bool(c, 1) : null;
+          u.noMatch = b != null && b;
+        });
+    t.on(
+        "regex_options",
+        (u, c) -> {
+          if (u.v.args(c, 1, 100)) {
             for (int i = 1; i <= c.argc(); i++) {
-              regexOption(c, c.arg(i), options);
+              u.p.regexOption(c, c.arg(i), u.options);
             }
           }
-          break;
-        case "regex_min_offset":
-          if (v.args(c, 1, 1)) {
-            Long o = v.number(c, 1, 0, Long.MAX_VALUE - 1, "offset");
-            minOffset = o == null ? minOffset : o;
+        });
+    t.on(
+        "regex_min_offset",
+        (u, c) -> {
+          if (u.v.args(c, 1, 1)) {
+            Long o = u.v.number(c, 1, 0, Long.MAX_VALUE - 1, "offset");
+            u.minOffset = o == null ? u.minOffset : o;
           }
-          break;
-        case "regex_max_offset":
-          if (v.args(c, 1, 1)) {
-            Long o = v.number(c, 1, 0, Long.MAX_VALUE - 1, "offset");
-            maxOffset = o == null ? maxOffset : OptionalLong.of(o);
-            maxNode = c;
+        });
+    t.on(
+        "regex_max_offset",
+        (u, c) -> {
+          if (u.v.args(c, 1, 1)) {
+            Long o = u.v.number(c, 1, 0, Long.MAX_VALUE - 1, "offset");
+            u.maxOffset = o == null ? u.maxOffset : OptionalLong.of(o);
+            u.maxNode = c;
           }
-          break;
-        case "regex_stack":
-          // PCRE2's JIT stack size: java.util.regex has no such knob (its stack is the thread's).
-          v.warn(c, "regex_stack has no meaning for Java regular expressions; ignored");
-          break;
-        default:
-          v.unknown(c, URL, "url");
+        });
+    // PCRE2's JIT stack size: java.util.regex has no such knob (its stack is the thread's).
+    t.on(
+        "regex_stack",
+        (u, c) -> u.v.warn(c, "regex_stack has no meaning for Java regular expressions; ignored"));
+  }
+
+  private UrlCheck url(Node n, String vhost) {
+    if (n.argc() > 0) {
+      v.error(n, "url takes no arguments before its { } block");
+    }
+    UrlDraft u = new UrlDraft(this);
+    for (Node c : n.children) {
+      if (!URL_TABLE.dispatch(u, c)) {
+        v.unknown(c, URL_TABLE.known(), "url");
       }
     }
-    if (path == null) {
-      v.error(u, "url needs a path");
+    if (u.path == null) {
+      v.error(n, "url needs a path");
       return null;
     }
-    if (codes.isEmpty()) {
-      codes.add(StatusRange.DEFAULT);
+    if (u.codes.isEmpty()) {
+      u.codes.add(StatusRange.DEFAULT);
     }
-    if (regexNode != null) {
+    regex(n, u);
+    return new UrlCheck(
+        u.path,
+        u.digest,
+        u.codes,
+        Optional.ofNullable(u.vhost != null ? u.vhost : vhost),
+        u.regex,
+        u.noMatch,
+        u.options,
+        u.minOffset,
+        u.maxOffset);
+  }
+
+  /** The regex must compile; its options mean nothing without it. */
+  private void regex(Node n, UrlDraft u) {
+    if (u.regexNode != null) {
       int flags = 0;
-      for (RegexOption o : options) {
+      for (RegexOption o : u.options) {
         flags |= o.javaFlags();
       }
       try {
-        Pattern.compile(regex.get(), flags);
+        Pattern.compile(u.regex.get(), flags);
       } catch (PatternSyntaxException e) {
         v.error(
-            regexNode,
+            u.regexNode,
             "regex: "
                 + e.getDescription()
                 + " near index "
                 + e.getIndex()
                 + " of '"
-                + regex.get()
+                + u.regex.get()
                 + "'");
       }
-    } else if (noMatch || !options.isEmpty() || minOffset != 0 || maxOffset.isPresent()) {
+    } else if (u.noMatch || !u.options.isEmpty() || u.minOffset != 0 || u.maxOffset.isPresent()) {
       // keepalived drops these with a log line; say so where the operator can see it.
-      v.warn(u, "regex_no_match/regex_options/regex_*_offset without regex; ignored");
-      noMatch = false;
-      options.clear();
-      minOffset = 0;
-      maxOffset = OptionalLong.empty();
+      v.warn(n, "regex_no_match/regex_options/regex_*_offset without regex; ignored");
+      u.noMatch = false;
+      u.options.clear();
+      u.minOffset = 0;
+      u.maxOffset = OptionalLong.empty();
     }
-    if (maxOffset.isPresent() && minOffset > maxOffset.getAsLong()) {
+    if (u.maxOffset.isPresent() && u.minOffset > u.maxOffset.getAsLong()) {
       v.error(
-          maxNode,
+          u.maxNode,
           "regex_max_offset "
-              + maxOffset.getAsLong()
+              + u.maxOffset.getAsLong()
               + " is below regex_min_offset "
-              + minOffset
+              + u.minOffset
               + ": no match could ever start in between");
     }
-    return new UrlCheck(
-        path,
-        digest,
-        codes,
-        Optional.ofNullable(urlVhost != null ? urlVhost : vhost),
-        regex,
-        noMatch,
-        options,
-        minOffset,
-        maxOffset);
   }
 
   private void regexOption(Node c, String name, Set<RegexOption> into) {

@@ -150,4 +150,21 @@ class KnownKeywordsTest {
                 "smtp_alert",
                 "dont_track_primary"));
   }
+
+  @Test
+  void url() {
+    assertThat(CheckerParser.urlKeywords())
+        .isEqualTo(
+            Set.of(
+                "path",
+                "digest",
+                "status_code",
+                "virtualhost",
+                "regex",
+                "regex_no_match",
+                "regex_options",
+                "regex_min_offset",
+                "regex_max_offset",
+                "regex_stack"));
+  }
 }
