@@ -115,7 +115,7 @@ class KnownKeywordsTest {
 
   @Test
   void vrrpInstance() {
-    assertThat(VrrpParser.instanceKeywords())
+    assertThat(VrrpInstanceBlock.TABLE.known())
         .isEqualTo(
             Set.of(
                 "state",
