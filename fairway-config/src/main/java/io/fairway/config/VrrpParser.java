@@ -106,9 +106,6 @@ final class VrrpParser {
           "notify",
           "track_script",
           "smtp_alert");
-  private static final Set<String> SCRIPT =
-      Set.of("script", "interval", "timeout", "weight", "rise", "fall", "user", "init_fail");
-
   final Values v;
   private VrrpGlobals globals = VrrpGlobals.defaults();
   private final List<Node> instanceNodes = new ArrayList<>();
@@ -253,6 +250,106 @@ final class VrrpParser {
 
   // --- vrrp_script -----------------------------------------------------------------------------
 
+  /** A vrrp_script block as written: the state its keyword table's handlers fill. */
+  private static final class ScriptDraft {
+    final Values v;
+    Script script;
+    Duration interval = Duration.ofSeconds(1);
+    Duration timeout;
+    int weight;
+    boolean reverse;
+    int rise = 1;
+    int fall = 1;
+    boolean initFail;
+    Optional<String> user = Optional.empty();
+    Optional<String> group = Optional.empty();
+
+    ScriptDraft(Values v) {
+      this.v = v;
+    }
+  }
+
+  private static final KeywordTable<ScriptDraft> SCRIPT = scriptTable();
+
+  /** The keywords of a vrrp_script block, for suggestions. */
+  static Set<String> scriptKeywords() {
+    return SCRIPT.known();
+  }
+
+  private static KeywordTable<ScriptDraft> scriptTable() {
+    KeywordTable<ScriptDraft> t = new KeywordTable<>();
+    t.on("script", VrrpParser::scriptLine);
+    t.on(
+        List.of("interval", "timeout"),
+        (s, c) -> {
+          Duration d = s.v.args(c, 1, 1) ? s.v.timer(c, 1, false) : null;
+          if (d != null && c.keyword().equals("interval")) {
+            s.interval = d;
+          } else if (d != null) {
+            s.timeout = d;
+          }
+        });
+    t.on("weight", VrrpParser::scriptWeight);
+    t.on(
+        List.of("rise", "fall"),
+        (s, c) -> {
+          Long x = s.v.args(c, 1, 1) ? s.v.number(c, 1, 1, Values.INT32_MAX, c.keyword()) : null;
+          if (x != null && c.keyword().equals("rise")) {
+            s.rise = x.intValue();
+          } else if (x != null) {
+            s.fall = x.intValue();
+          }
+        });
+    t.on(
+        "user",
+        (s, c) -> {
+          if (s.v.args(c, 1, 2)) {
+            s.user = Optional.of(c.arg(1));
+            s.group = c.argc() == 2 ? Optional.of(c.arg(2)) : Optional.empty();
+          }
+        });
+    t.on(
+        "init_fail",
+        (s, c) -> {
+          if (s.v.args(c, 0, 0)) {
+            s.initFail = true;
+          }
+        });
+    return t;
+  }
+
+  private static void scriptLine(ScriptDraft s, Node c) {
+    List<String> words = Tokenizer.quotedWords(c.line.text());
+    List<String> argv =
+        words.size() == 2 ? Tokenizer.argv(words.get(1)) : words.subList(1, words.size());
+    if (c.hasBlock() || argv.isEmpty()) {
+      s.v.error(c, "script needs a command");
+    } else {
+      s.script =
+          new Script(
+              String.join(" ", words.subList(1, words.size())),
+              argv,
+              Optional.empty(),
+              Optional.empty());
+    }
+  }
+
+  private static void scriptWeight(ScriptDraft s, Node c) {
+    if (s.v.args(c, 1, 2)) {
+      Long w = s.v.signed(c, 1, -253, 253, "weight");
+      if (w != null) {
+        s.weight = w.intValue();
+      }
+      if (c.argc() == 2) {
+        if (c.arg(2).equals("reverse")) {
+          s.reverse = true;
+        } else {
+          s.v.error(c, "weight: expected 'reverse', got '" + c.arg(2) + "'");
+        }
+      }
+    }
+  }
+
   private void script(Node n) {
     if (n.argc() != 1) {
       v.error(n, "vrrp_script needs exactly one name");
@@ -262,79 +359,13 @@ final class VrrpParser {
       return;
     }
     String name = n.arg(1);
-    Script script = null;
-    Duration interval = Duration.ofSeconds(1);
-    Duration timeout = null;
-    int weight = 0;
-    boolean reverse = false;
-    int rise = 1;
-    int fall = 1;
-    boolean initFail = false;
-    Optional<String> user = Optional.empty();
-    Optional<String> group = Optional.empty();
+    ScriptDraft s = new ScriptDraft(v);
     for (Node c : n.children) {
-      switch (c.keyword()) {
-        case "script" -> {
-          List<String> words = Tokenizer.quotedWords(c.line.text());
-          List<String> argv =
-              words.size() == 2 ? Tokenizer.argv(words.get(1)) : words.subList(1, words.size());
-          if (c.hasBlock() || argv.isEmpty()) {
-            v.error(c, "script needs a command");
-          } else {
-            script =
-                new Script(
-                    String.join(" ", words.subList(1, words.size())),
-                    argv,
-                    Optional.empty(),
-                    Optional.empty());
-          }
-        }
-        case "interval", "timeout" -> {
-          Duration d = v.args(c, 1, 1) ? v.timer(c, 1, false) : null;
-          if (d != null && c.keyword().equals("interval")) {
-            interval = d;
-          } else if (d != null) {
-            timeout = d;
-          }
-        }
-        case "weight" -> {
-          if (v.args(c, 1, 2)) {
-            Long w = v.signed(c, 1, -253, 253, "weight");
-            if (w != null) {
-              weight = w.intValue();
-            }
-            if (c.argc() == 2) {
-              if (c.arg(2).equals("reverse")) {
-                reverse = true;
-              } else {
-                v.error(c, "weight: expected 'reverse', got '" + c.arg(2) + "'");
-              }
-            }
-          }
-        }
-        case "rise", "fall" -> {
-          Long x = v.args(c, 1, 1) ? v.number(c, 1, 1, Values.INT32_MAX, c.keyword()) : null;
-          if (x != null && c.keyword().equals("rise")) {
-            rise = x.intValue();
-          } else if (x != null) {
-            fall = x.intValue();
-          }
-        }
-        case "user" -> {
-          if (v.args(c, 1, 2)) {
-            user = Optional.of(c.arg(1));
-            group = c.argc() == 2 ? Optional.of(c.arg(2)) : Optional.empty();
-          }
-        }
-        case "init_fail" -> {
-          if (v.args(c, 0, 0)) {
-            initFail = true;
-          }
-        }
-        default -> v.unknown(c, SCRIPT, "vrrp_script");
+      if (!SCRIPT.dispatch(s, c)) {
+        v.unknown(c, SCRIPT.known(), "vrrp_script");
       }
     }
-    if (script == null) {
+    if (s.script == null) {
       v.error(n, "vrrp_script " + name + " has no 'script'");
       return;
     }
@@ -344,20 +375,20 @@ final class VrrpParser {
           "duplicate vrrp_script '" + name + "' (first at " + scripts.get(name).location() + ")");
       return;
     }
-    script = new Script(script.command(), script.argv(), user, group);
+    Script script = new Script(s.script.command(), s.script.argv(), s.user, s.group);
     scripts.put(
         name,
         new VrrpScript(
             Values.loc(n),
             name,
             script,
-            interval,
-            timeout == null ? interval : timeout,
-            weight,
-            reverse,
-            rise,
-            fall,
-            initFail));
+            s.interval,
+            s.timeout == null ? s.interval : s.timeout,
+            s.weight,
+            s.reverse,
+            s.rise,
+            s.fall,
+            s.initFail));
   }
 
   // --- vrrp_instance ---------------------------------------------------------------------------

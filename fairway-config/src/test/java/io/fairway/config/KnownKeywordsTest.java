@@ -167,4 +167,11 @@ class KnownKeywordsTest {
                 "regex_max_offset",
                 "regex_stack"));
   }
+
+  @Test
+  void vrrpScript() {
+    assertThat(VrrpParser.scriptKeywords())
+        .isEqualTo(
+            Set.of("script", "interval", "timeout", "weight", "rise", "fall", "user", "init_fail"));
+  }
 }
