@@ -135,6 +135,12 @@ final class GlobalDefsParser {
           }
         });
     t.on("enable_script_security", (d, n) -> flag(d, n, () -> d.security = true));
+    others(t);
+    return t;
+  }
+
+  /** The keywords other parsers read, and those Fairway reports and ignores. */
+  private static void others(KeywordTable<Defs> t) {
     t.on(
         List.copyOf(AnnounceParser.GLOBAL),
         (d, n) -> d.announce = new AnnounceParser(d.v).global(n, d.announce));
@@ -161,7 +167,6 @@ final class GlobalDefsParser {
         t.on(k, GlobalDefsParser::ignored);
       }
     }
-    return t;
   }
 
   /** The keywords of global_defs, for suggestions. */

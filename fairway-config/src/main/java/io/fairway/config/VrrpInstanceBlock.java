@@ -79,32 +79,8 @@ final class VrrpInstanceBlock {
     KeywordTable<VrrpInstanceBlock> t = new KeywordTable<>();
     t.on("state", VrrpInstanceBlock::state);
     t.on("interface", VrrpInstanceBlock::iface);
-    t.on(
-        "virtual_router_id",
-        (d, c) -> {
-          Long x = d.v.args(c, 1, 1) ? d.v.number(c, 1, 1, 255, "virtual_router_id") : null;
-          if (x != null) {
-            d.vrid = x.intValue();
-          }
-        });
-    t.on(
-        "priority",
-        (d, c) -> {
-          Long x = d.v.args(c, 1, 1) ? d.v.number(c, 1, 1, 255, "priority") : null;
-          if (x != null) {
-            d.priority = x.intValue();
-            d.priorityNode = c;
-          }
-        });
+    numbers(t);
     t.on("advert_int", VrrpInstanceBlock::advertInt);
-    t.on(
-        "version",
-        (d, c) -> {
-          Long x = d.v.args(c, 1, 1) ? d.v.number(c, 1, 2, 3, "version") : null;
-          if (x != null) {
-            d.version = x.intValue();
-          }
-        });
     t.on(
         List.of("virtual_ipaddress", "virtual_ipaddress_excluded"),
         VrrpInstanceBlock::virtualAddresses);
@@ -141,6 +117,34 @@ final class VrrpInstanceBlock {
     VrrpParser.REFUSED.forEach(
         (k, why) -> t.unlisted(k, (d, c) -> d.v.error(c, "'" + k + "' is not supported: " + why)));
     return t;
+  }
+
+  private static void numbers(KeywordTable<VrrpInstanceBlock> t) {
+    t.on(
+        "virtual_router_id",
+        (d, c) -> {
+          Long x = d.v.args(c, 1, 1) ? d.v.number(c, 1, 1, 255, "virtual_router_id") : null;
+          if (x != null) {
+            d.vrid = x.intValue();
+          }
+        });
+    t.on(
+        "priority",
+        (d, c) -> {
+          Long x = d.v.args(c, 1, 1) ? d.v.number(c, 1, 1, 255, "priority") : null;
+          if (x != null) {
+            d.priority = x.intValue();
+            d.priorityNode = c;
+          }
+        });
+    t.on(
+        "version",
+        (d, c) -> {
+          Long x = d.v.args(c, 1, 1) ? d.v.number(c, 1, 2, 3, "version") : null;
+          if (x != null) {
+            d.version = x.intValue();
+          }
+        });
   }
 
   private static void state(VrrpInstanceBlock d, Node c) {
