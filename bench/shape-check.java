@@ -13,18 +13,22 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * The shape of the main code, from its sources: the longest method, the classes over the size limit,
- * package import cycles across the tree, and simple class names that exist in more than one module.
- * Prints each; exits 1 when a goal is missed (the goals are issue 33's "done when").
+ * The shape of the main code, from its sources: the longest methods, each module's longest method
+ * and largest classes, the classes over the size limit, package import cycles across the tree, and
+ * simple class names that exist in more than one module. Prints each; exits 1 when a goal is missed
+ * (the goals are issue 33's "done when").
  *
- * <p>A reading of the source text, not a compiler: a method is a line that declares one and ends
- * with an opening brace, up to its matching brace (braces in strings and comments are skipped);
+ * <p>A reading of the source text, not a compiler: a method is a declaration that ends with an
+ * opening brace (on its first line, or on a later one when the formatter wrapped the signature after
+ * a parenthesis or a comma), up to its matching brace (braces in strings and comments are skipped);
  * an import edge is an {@code import io.fairway...} line or an inline {@code io.fairway.x.Y} name,
  * Javadoc-only imports included, since they hold a cycle just the same.
  */
 public class ShapeCheck {
     static final int MAX_METHOD = 80;
     static final int MAX_CLASS = 600;
+    static final int MAX_SIGNATURE_LINES = 12;
+    static final int TOP_CLASSES = 3;
     static final Pattern METHOD = Pattern.compile(
             "^\\s++(?!if\\b|for\\b|while\\b|switch\\b|catch\\b|else\\b|try\\b|do\\b|return\\b|new\\b|synchronized\\s*\\()"
                     + "[\\w<>\\[\\],.? @]*\\b(\\w+)\\s*\\([^;=]*\\)\\s*(throws [\\w., ]+)?\\{\\s*$");
@@ -46,10 +50,12 @@ public class ShapeCheck {
         }
         List<Method> methods = new ArrayList<>();
         Map<Path, Integer> big = new TreeMap<>();
+        Map<Path, Integer> sizes = new HashMap<>();
         Map<String, Set<String>> graph = new TreeMap<>();
         Map<String, Set<String>> modulesByName = new TreeMap<>();
         for (Path f : files) {
             List<String> lines = Files.readAllLines(f);
+            sizes.put(f, lines.size());
             if (lines.size() > MAX_CLASS) {
                 big.put(f, lines.size());
             }
@@ -73,6 +79,7 @@ public class ShapeCheck {
         System.out.println("Longest main methods (lines):");
         methods.stream().limit(10).forEach(m ->
                 System.out.printf("  %4d  %s:%d %s%n", m.length(), m.file(), m.line(), m.name()));
+        perModule(methods, sizes);
         System.out.println("Main classes over " + MAX_CLASS + " lines: " + big.size());
         big.forEach((f, n) -> System.out.printf("  %4d  %s%n", n, f));
         List<List<String>> cycles = Tarjan.cycles(graph);
@@ -93,19 +100,66 @@ public class ShapeCheck {
         System.exit(ok || reportOnly ? 0 : 1);
     }
 
+    /** Each module's longest main method and its largest main classes (source files). */
+    static void perModule(List<Method> methods, Map<Path, Integer> sizes) {
+        Map<String, Method> longest = new TreeMap<>();
+        for (Method m : methods) {
+            longest.putIfAbsent(module(m.file()), m);
+        }
+        Map<String, List<Map.Entry<Path, Integer>>> classes = new TreeMap<>();
+        sizes.entrySet().stream()
+                .sorted((a, b) -> b.getValue() - a.getValue())
+                .forEach(e -> classes.computeIfAbsent(module(e.getKey()), k -> new ArrayList<>()).add(e));
+        System.out.println("Per module: longest main method; largest main classes (lines):");
+        classes.forEach((mod, list) -> {
+            Method m = longest.get(mod);
+            System.out.printf("  %-18s %4d %s%n", mod, m == null ? 0 : m.length(),
+                    m == null ? "-" : m.file().getFileName() + ":" + m.line() + " " + m.name());
+            StringBuilder top = new StringBuilder();
+            list.stream().limit(TOP_CLASSES).forEach(e -> top.append(String.format(
+                    "  %d %s", e.getValue(), e.getKey().getFileName().toString().replace(".java", ""))));
+            System.out.println("  " + " ".repeat(18) + top);
+        });
+    }
+
+    static String module(Path f) {
+        return f.subpath(1, 2).toString();
+    }
+
     static List<Method> methods(Path f, List<String> lines) {
         List<Method> out = new ArrayList<>();
         for (int i = 0; i < lines.size(); i++) {
-            Matcher m = METHOD.matcher(lines.get(i));
-            if (!m.matches() || lines.get(i).trim().startsWith("*")) {
+            String trimmed = lines.get(i).trim();
+            if (trimmed.startsWith("*") || trimmed.startsWith("//")) {
                 continue;
             }
-            int end = close(lines, i);
-            if (end > i) {
+            // A declaration too long for one line goes on over the next ones (the formatter breaks
+            // after an opening parenthesis or a comma); read it up to the line that opens its body.
+            int open = i;
+            StringBuilder decl = new StringBuilder(lines.get(i));
+            while ((endsWith(decl, '(') || endsWith(decl, ','))
+                    && open + 1 < lines.size()
+                    && open - i < MAX_SIGNATURE_LINES) {
+                decl.append(' ').append(lines.get(++open).trim());
+            }
+            Matcher m = METHOD.matcher(decl);
+            if (!m.matches()) {
+                continue;
+            }
+            int end = close(lines, open);
+            if (end > open) {
                 out.add(new Method(f, m.group(1), i + 1, end - i + 1));
             }
         }
         return out;
+    }
+
+    static boolean endsWith(CharSequence s, char c) {
+        int n = s.length();
+        while (n > 0 && Character.isWhitespace(s.charAt(n - 1))) {
+            n--;
+        }
+        return n > 0 && s.charAt(n - 1) == c;
     }
 
     /** The line of the brace closing the one that ends line {@code start}. */

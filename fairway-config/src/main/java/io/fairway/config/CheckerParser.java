@@ -26,7 +26,7 @@ import java.net.SocketException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
-import java.util.HashSet;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -69,18 +69,6 @@ final class CheckerParser {
           "nb_get_retry",
           "rise",
           "fall");
-  static final Set<String> URL =
-      Set.of(
-          "path",
-          "digest",
-          "status_code",
-          "virtualhost",
-          "regex",
-          "regex_no_match",
-          "regex_options",
-          "regex_min_offset",
-          "regex_max_offset",
-          "regex_stack");
   static final Set<String> DNS_TYPES =
       Set.of("A", "NS", "CNAME", "SOA", "MX", "TXT", "AAAA", "RRSIG", "DNSKEY");
 
@@ -239,6 +227,289 @@ final class CheckerParser {
         t.rise != null ? t.rise.intValue() : 1);
   }
 
+  /** A checker block as written: the state its type's keyword table fills. */
+  private static final class Draft {
+    final CheckerParser p;
+    final Values v;
+    final InheritedTiming own = new InheritedTiming();
+    final EndpointDraft ep = new EndpointDraft();
+    Boolean logAll;
+    // HTTP_GET and SSL_GET
+    String httpVersion = "1.0";
+    boolean fastRecovery;
+    boolean enableSni;
+    Optional<String> sniName = Optional.empty();
+    boolean verifyCert;
+    Node verifyNode;
+    Optional<String> caFile = Optional.empty();
+    Node caNode;
+    String vhost;
+    final List<Node> urls = new ArrayList<>();
+    // MISC_CHECK
+    Script misc;
+    Duration miscTimeout;
+    boolean dynamic;
+    String miscUser;
+    String miscGroup;
+    // DNS_CHECK
+    String dnsType = "SOA";
+    String dnsName = ".";
+    // SMTP_CHECK
+    String helo = SmtpCheck.DEFAULT_HELO;
+    final List<Node> smtpHosts = new ArrayList<>();
+    // UDP_CHECK
+    String payload = "";
+    Optional<String> requireReply = Optional.empty();
+    int minReply = 0;
+    int maxReply = 255;
+    // FILE_CHECK
+    String trackFile;
+    Integer fileWeight;
+    Boolean reverse;
+    Node trackNode;
+    // BFD_CHECK
+    String bfdName;
+
+    Draft(CheckerParser p) {
+      this.p = p;
+      this.v = p.v;
+    }
+  }
+
+  /** One keyword table per checker type; each is also the type's list of known keywords. */
+  private static final Map<String, KeywordTable<Draft>> TABLES = tables();
+
+  private static Map<String, KeywordTable<Draft>> tables() {
+    Map<String, KeywordTable<Draft>> m = new HashMap<>();
+    for (String type : CHECKERS) {
+      KeywordTable<Draft> t = new KeywordTable<>();
+      common(t, type);
+      switch (type) {
+        case "HTTP_GET", "SSL_GET" -> http(t);
+        case "MISC_CHECK" -> misc(t);
+        case "DNS_CHECK" -> dns(t);
+        case "SMTP_CHECK" -> smtp(t);
+        case "UDP_CHECK" -> udp(t);
+        case "FILE_CHECK" -> file(t);
+        case "BFD_CHECK" -> t.on("name", (d, n) -> d.bfdName = word(d, n, d.bfdName));
+        default -> {}
+      }
+      m.put(type, t);
+    }
+    return Map.copyOf(m);
+  }
+
+  /** The keywords of a checker block of {@code type}, for suggestions. */
+  static Set<String> known(String type) {
+    return TABLES.get(type).known();
+  }
+
+  private static boolean network(String type) {
+    return !type.equals("MISC_CHECK") && !type.equals("FILE_CHECK") && !type.equals("BFD_CHECK");
+  }
+
+  /** Timing, endpoint and log_all_failures, as far as the type takes them. */
+  private static void common(KeywordTable<Draft> t, String type) {
+    boolean eventDriven = type.equals("FILE_CHECK") || type.equals("BFD_CHECK");
+    for (String k : CHECKER_COMMON) {
+      // keepalived's FILE_CHECK and BFD_CHECK are event driven and take no timing (BFD: alpha
+      // only); MISC_CHECK has misc_timeout instead of connect_timeout.
+      boolean taken =
+          switch (type) {
+            case "FILE_CHECK" -> false;
+            case "BFD_CHECK" -> k.equals("alpha");
+            case "MISC_CHECK" -> !k.equals("connect_timeout");
+            default -> true;
+          };
+      if (k.equals("log_all_failures")) {
+        if (!eventDriven) {
+          t.on(
+              k,
+              (d, n) -> {
+                if (d.v.args(n, 0, 1)) {
+                  d.logAll = d.v.bool(n, 1);
+                }
+              });
+        }
+      } else if (taken) {
+        t.on(k, (d, n) -> InheritedTiming.read(n, d.own, true, d.v));
+      }
+    }
+    if (network(type)) {
+      t.on(List.copyOf(ENDPOINT), (d, n) -> d.p.endpoint(n, d.ep));
+    }
+  }
+
+  private static void http(KeywordTable<Draft> t) {
+    t.on(
+        "url",
+        (d, n) -> {
+          if (d.v.block(n)) {
+            d.urls.add(n);
+          }
+        });
+    t.on(
+        "http_protocol",
+        (d, n) -> {
+          if (d.v.args(n, 1, 1)) {
+            String p = n.arg(1);
+            if (p.equals("1.0") || p.equals("1.1") || p.equalsIgnoreCase("1.0C")) {
+              d.httpVersion = p.toUpperCase(Locale.ROOT);
+            } else {
+              d.v.error(n, "http_protocol: '" + p + "' is not 1.0, 1.0C or 1.1");
+            }
+          }
+        });
+    t.on("virtualhost", (d, n) -> d.vhost = word(d, n, d.vhost));
+    t.on("fast_recovery", (d, n) -> d.fastRecovery = flag(d, n));
+    t.on("enable_sni", (d, n) -> d.enableSni = flag(d, n));
+    t.on(
+        "sni_name",
+        (d, n) -> {
+          if (d.v.args(n, 1, 1)) {
+            d.sniName = Optional.of(n.arg(1));
+          }
+        });
+    // keepalived's opt-in to end TLS with close_notify: Fairway's TLS (Netty) always does.
+    t.on(
+        "tls_compliant",
+        (d, n) -> {
+          if (d.v.args(n, 0, 1)) {
+            d.v.bool(n, 1);
+          }
+        });
+    t.on(
+        "verify_cert",
+        (d, n) -> {
+          d.verifyCert = flag(d, n);
+          d.verifyNode = n;
+        });
+    t.on(
+        "ca_file",
+        (d, n) -> {
+          if (d.v.args(n, 1, 1)) {
+            d.caFile = Optional.of(n.arg(1));
+            d.caNode = n;
+          }
+        });
+  }
+
+  private static void misc(KeywordTable<Draft> t) {
+    t.on("misc_path", (d, n) -> d.misc = d.v.script(n));
+    t.on(
+        "misc_timeout",
+        (d, n) -> {
+          if (d.v.args(n, 1, 1)) {
+            d.miscTimeout = d.v.timer(n, 1, false);
+          }
+        });
+    t.on("misc_dynamic", (d, n) -> d.dynamic = flag(d, n));
+    t.on(
+        "user",
+        (d, n) -> {
+          if (d.v.args(n, 1, 2)) {
+            d.miscUser = n.arg(1);
+            d.miscGroup = n.argc() > 1 ? n.arg(2) : null;
+          }
+        });
+  }
+
+  private static void dns(KeywordTable<Draft> t) {
+    t.on(
+        "type",
+        (d, n) -> {
+          if (d.v.args(n, 1, 1)) {
+            String type = n.arg(1).toUpperCase(Locale.ROOT);
+            if (DNS_TYPES.contains(type)) {
+              d.dnsType = type;
+            } else {
+              d.v.error(
+                  n, "DNS_CHECK type '" + n.arg(1) + "' is not one of " + new TreeSet<>(DNS_TYPES));
+            }
+          }
+        });
+    t.on("name", (d, n) -> d.dnsName = word(d, n, d.dnsName));
+  }
+
+  private static void smtp(KeywordTable<Draft> t) {
+    t.on("helo_name", (d, n) -> d.helo = word(d, n, d.helo));
+    t.on(
+        "host",
+        (d, n) -> {
+          if (d.v.block(n)) {
+            d.v.warn(n, "SMTP_CHECK host { } is deprecated; it becomes a separate SMTP check");
+            d.smtpHosts.add(n);
+          }
+        });
+  }
+
+  private static void udp(KeywordTable<Draft> t) {
+    t.on(
+        "payload",
+        (d, n) -> {
+          if (d.v.args(n, 1, 1)) {
+            d.payload = d.p.hex(n, n.arg(1), false);
+          }
+        });
+    t.on(
+        "require_reply",
+        (d, n) -> {
+          if (d.v.args(n, 0, 1)) {
+            d.requireReply = Optional.of(n.argc() == 0 ? "" : d.p.hex(n, n.arg(1), true));
+          }
+        });
+    t.on("min_reply_length", (d, n) -> d.minReply = length(d, n, d.minReply));
+    t.on("max_reply_length", (d, n) -> d.maxReply = length(d, n, d.maxReply));
+  }
+
+  private static void file(KeywordTable<Draft> t) {
+    KeywordTable.Handler<Draft> track =
+        (d, n) -> {
+          if (d.v.args(n, 1, 1)) {
+            d.trackFile = n.arg(1);
+            d.trackNode = n;
+          }
+        };
+    t.on("track_file", track).unlisted("file", track);
+    t.on(
+        "weight",
+        (d, n) -> {
+          if (!d.v.args(n, 1, 2)) {
+            return;
+          }
+          Long w = d.v.signed(n, 1, -Values.INT32_MAX, Values.INT32_MAX, "weight");
+          d.fileWeight = w == null ? null : w.intValue();
+          if (n.argc() == 2) {
+            if (n.arg(2).equals("reverse")) {
+              d.reverse = true;
+            } else if (n.arg(2).equals("noreverse")) {
+              d.reverse = false;
+            } else {
+              d.v.error(n, "weight: expected 'reverse' or 'noreverse', got '" + n.arg(2) + "'");
+            }
+          }
+        });
+  }
+
+  /** A one-word keyword's value, or {@code was} when the line is refused. */
+  private static String word(Draft d, Node n, String was) {
+    return d.v.args(n, 1, 1) ? n.arg(1) : was;
+  }
+
+  /** An optional yes/no that is false unless it reads as true. */
+  private static boolean flag(Draft d, Node n) {
+    Boolean b = d.v.args(n, 0, 1) ? d.v.bool(n, 1) : null;
+    return b != null && b;
+  }
+
+  private static int length(Draft d, Node n, int was) {
+    if (!d.v.args(n, 1, 1)) {
+      return was;
+    }
+    Long l = d.v.number(n, 1, 0, 65535, "length");
+    return l == null ? was : l.intValue();
+  }
+
   List<Checker> checker(
       Node n, InetAddress rsAddr, int rsPort, InheritedTiming inherited, String vhost) {
     String type = n.keyword();
@@ -248,272 +519,34 @@ final class CheckerParser {
     if (n.argc() > 0) {
       v.error(n, type + " takes no arguments before its { } block");
     }
-    InheritedTiming own = new InheritedTiming();
-    EndpointDraft ep = new EndpointDraft();
-    boolean network =
-        !type.equals("MISC_CHECK") && !type.equals("FILE_CHECK") && !type.equals("BFD_CHECK");
-    Boolean logAll = null;
-    // type-specific state
-    String httpVersion = "1.0";
-    boolean fastRecovery = false;
-    boolean enableSni = false;
-    Optional<String> sniName = Optional.empty();
-    boolean verifyCert = false;
-    Node verifyNode = null;
-    Optional<String> caFile = Optional.empty();
-    Node caNode = null;
-    String checkerVhost = null;
-    List<Node> urls = new ArrayList<>();
-    Script misc = null;
-    Duration miscTimeout = null;
-    boolean dynamic = false;
-    String miscUser = null;
-    String miscGroup = null;
-    String dnsType = "SOA";
-    String dnsName = ".";
-    String helo = SmtpCheck.DEFAULT_HELO;
-    List<Node> smtpHosts = new ArrayList<>();
-    String payload = "";
-    Optional<String> requireReply = Optional.empty();
-    int minReply = 0;
-    int maxReply = 255;
-    String trackFile = null;
-    Integer fileWeight = null;
-    Boolean reverse = null;
-    Node trackNode = null;
-    String bfdName = null;
-
+    KeywordTable<Draft> table = TABLES.get(type);
+    Draft d = new Draft(this);
     for (Node c : n.children) {
-      String k = c.keyword();
-      // keepalived's FILE_CHECK and BFD_CHECK are event driven and take no timing (BFD: alpha
-      // only); MISC_CHECK has misc_timeout instead of connect_timeout.
-      boolean timed =
-          switch (type) {
-            case "FILE_CHECK" -> false;
-            case "BFD_CHECK" -> k.equals("alpha");
-            case "MISC_CHECK" -> !k.equals("connect_timeout");
-            default -> true;
-          };
-      if (timed && InheritedTiming.read(c, own, true, v)) {
-        continue;
-      }
-      if (network && endpoint(c, ep)) {
-        continue;
-      }
-      if (k.equals("log_all_failures") && !type.equals("FILE_CHECK") && !type.equals("BFD_CHECK")) {
-        if (v.args(c, 0, 1)) {
-          logAll = v.bool(c, 1);
-        }
-        continue;
-      }
-      boolean handled = true;
-      switch (type) {
-        case "HTTP_GET":
-        case "SSL_GET":
-          switch (k) {
-            case "url":
-              if (v.block(c)) {
-                urls.add(c);
-              }
-              break;
-            case "http_protocol":
-              if (v.args(c, 1, 1)) {
-                String p = c.arg(1);
-                if (p.equals("1.0") || p.equals("1.1") || p.equalsIgnoreCase("1.0C")) {
-                  httpVersion = p.toUpperCase(Locale.ROOT);
-                } else {
-                  v.error(c, "http_protocol: '" + p + "' is not 1.0, 1.0C or 1.1");
-                }
-              }
-              break;
-            case "virtualhost":
-              if (v.args(c, 1, 1)) {
-                checkerVhost = c.arg(1);
-              }
-              break;
-            case "fast_recovery":
-              {
-                Boolean b = v.args(c, 0, 1) ? v.bool(c, 1) : null;
-                fastRecovery = b != null && b;
-                break;
-              }
-            case "enable_sni":
-              {
-                Boolean b = v.args(c, 0, 1) ? v.bool(c, 1) : null;
-                enableSni = b != null && b;
-                break;
-              }
-            case "sni_name":
-              if (v.args(c, 1, 1)) {
-                sniName = Optional.of(c.arg(1));
-              }
-              break;
-            case "tls_compliant":
-              // keepalived's opt-in to end TLS with close_notify: Fairway's TLS (Netty) always
-              // does.
-              if (v.args(c, 0, 1)) {
-                v.bool(c, 1);
-              }
-              break;
-            case "verify_cert":
-              {
-                Boolean b = v.args(c, 0, 1) ? v.bool(c, 1) : null;
-                verifyCert = b != null && b;
-                verifyNode = c;
-                break;
-              }
-            case "ca_file":
-              if (v.args(c, 1, 1)) {
-                caFile = Optional.of(c.arg(1));
-                caNode = c;
-              }
-              break;
-            default:
-              handled = false;
-          }
-          break;
-        case "MISC_CHECK":
-          switch (k) {
-            case "misc_path":
-              misc = v.script(c);
-              break;
-            case "misc_timeout":
-              if (v.args(c, 1, 1)) {
-                miscTimeout = v.timer(c, 1, false);
-              }
-              break;
-            case "misc_dynamic":
-              {
-                Boolean b = v.args(c, 0, 1) ? v.bool(c, 1) : null;
-                dynamic = b != null && b;
-                break;
-              }
-            case "user":
-              if (v.args(c, 1, 2)) {
-                miscUser = c.arg(1);
-                miscGroup = c.argc() > 1 ? c.arg(2) : null;
-              }
-              break;
-            default:
-              handled = false;
-          }
-          break;
-        case "DNS_CHECK":
-          switch (k) {
-            case "type":
-              if (v.args(c, 1, 1)) {
-                String t = c.arg(1).toUpperCase(Locale.ROOT);
-                if (DNS_TYPES.contains(t)) {
-                  dnsType = t;
-                } else {
-                  v.error(
-                      c,
-                      "DNS_CHECK type '"
-                          + c.arg(1)
-                          + "' is not one of "
-                          + new TreeSet<>(DNS_TYPES));
-                }
-              }
-              break;
-            case "name":
-              if (v.args(c, 1, 1)) {
-                dnsName = c.arg(1);
-              }
-              break;
-            default:
-              handled = false;
-          }
-          break;
-        case "SMTP_CHECK":
-          switch (k) {
-            case "helo_name":
-              if (v.args(c, 1, 1)) {
-                helo = c.arg(1);
-              }
-              break;
-            case "host":
-              if (v.block(c)) {
-                v.warn(c, "SMTP_CHECK host { } is deprecated; it becomes a separate SMTP check");
-                smtpHosts.add(c);
-              }
-              break;
-            default:
-              handled = false;
-          }
-          break;
-        case "UDP_CHECK":
-          switch (k) {
-            case "payload":
-              if (v.args(c, 1, 1)) {
-                payload = hex(c, c.arg(1), false);
-              }
-              break;
-            case "require_reply":
-              if (v.args(c, 0, 1)) {
-                requireReply = Optional.of(c.argc() == 0 ? "" : hex(c, c.arg(1), true));
-              }
-              break;
-            case "min_reply_length":
-              if (v.args(c, 1, 1)) {
-                Long l = v.number(c, 1, 0, 65535, "length");
-                minReply = l == null ? minReply : l.intValue();
-              }
-              break;
-            case "max_reply_length":
-              if (v.args(c, 1, 1)) {
-                Long l = v.number(c, 1, 0, 65535, "length");
-                maxReply = l == null ? maxReply : l.intValue();
-              }
-              break;
-            default:
-              handled = false;
-          }
-          break;
-        case "FILE_CHECK":
-          switch (k) {
-            case "track_file":
-            case "file":
-              if (v.args(c, 1, 1)) {
-                trackFile = c.arg(1);
-                trackNode = c;
-              }
-              break;
-            case "weight":
-              if (v.args(c, 1, 2)) {
-                Long w = v.signed(c, 1, -Values.INT32_MAX, Values.INT32_MAX, "weight");
-                fileWeight = w == null ? null : w.intValue();
-                if (c.argc() == 2) {
-                  if (c.arg(2).equals("reverse")) {
-                    reverse = true;
-                  } else if (c.arg(2).equals("noreverse")) {
-                    reverse = false;
-                  } else {
-                    v.error(c, "weight: expected 'reverse' or 'noreverse', got '" + c.arg(2) + "'");
-                  }
-                }
-              }
-              break;
-            default:
-              handled = false;
-          }
-          break;
-        case "BFD_CHECK":
-          if (k.equals("name")) {
-            if (v.args(c, 1, 1)) {
-              bfdName = c.arg(1);
-            }
-          } else {
-            handled = false;
-          }
-          break;
-        default:
-          handled = false;
-      }
-      if (!handled) {
-        v.unknown(c, checkerKeywords(type), type);
+      if (!table.dispatch(d, c)) {
+        v.unknown(c, table.known(), type);
       }
     }
+    CheckerTiming ct = timing(d, type, inherited);
+    Location l = Values.loc(n);
+    return switch (type) {
+      case "TCP_CHECK" -> List.of(new TcpCheck(l, ct, resolve(n, d.ep, rsAddr, rsPort, true)));
+      case "PING_CHECK" -> List.of(new PingCheck(l, ct, resolve(n, d.ep, rsAddr, rsPort, false)));
+      case "HTTP_GET", "SSL_GET" -> http(n, d, ct, rsAddr, rsPort, vhost);
+      case "MISC_CHECK" -> misc(n, d, ct);
+      case "DNS_CHECK" ->
+          List.of(
+              new DnsCheck(l, ct, resolve(n, d.ep, rsAddr, rsPort, true), d.dnsType, d.dnsName));
+      case "SMTP_CHECK" -> smtp(n, d, ct, rsAddr, rsPort);
+      case "UDP_CHECK" -> udp(n, d, ct, rsAddr, rsPort);
+      case "FILE_CHECK" -> file(n, d, ct);
+      case "BFD_CHECK" -> bfd(n, d, ct);
+      default -> List.of();
+    };
+  }
 
+  /** The checker's timing: its own over what it inherits, as far as its type is timed. */
+  private CheckerTiming timing(Draft d, String type, InheritedTiming inherited) {
+    InheritedTiming own = d.own;
     InheritedTiming t = own.over(inherited);
     if (type.equals("FILE_CHECK") || type.equals("BFD_CHECK")) {
       // Nothing is polled, so inherited polling values would only be noise.
@@ -523,7 +556,7 @@ final class CheckerParser {
       t.connectTimeout = null;
     }
     CheckerTiming ct = resolveTiming(t, type);
-    if (logAll != null) {
+    if (d.logAll != null) {
       ct =
           new CheckerTiming(
               ct.delayLoop(),
@@ -532,184 +565,151 @@ final class CheckerParser {
               ct.delayBeforeRetry(),
               ct.warmup(),
               ct.alpha(),
-              logAll,
+              d.logAll,
               ct.rise());
     }
-    Location l = Values.loc(n);
-    switch (type) {
-      case "TCP_CHECK":
-        return List.of(new TcpCheck(l, ct, resolve(n, ep, rsAddr, rsPort, true)));
-      case "PING_CHECK":
-        return List.of(new PingCheck(l, ct, resolve(n, ep, rsAddr, rsPort, false)));
-      case "HTTP_GET":
-      case "SSL_GET":
-        {
-          String vh = checkerVhost != null ? checkerVhost : vhost;
-          List<UrlCheck> us = new ArrayList<>();
-          for (Node u : urls) {
-            UrlCheck uc = url(u, vh);
-            if (uc != null) {
-              us.add(uc);
-            }
-          }
-          if (!type.equals("SSL_GET") && (verifyNode != null || caNode != null)) {
-            v.error(
-                verifyNode != null ? verifyNode : caNode,
-                "verify_cert and ca_file apply to SSL_GET only; HTTP_GET has no certificate");
-          }
-          if (caNode != null && !verifyCert) {
-            v.warn(
-                caNode,
-                "ca_file without verify_cert: the certificate is not verified (keepalived"
-                    + " never does); add verify_cert to use it");
-          }
-          if (urls.isEmpty()) {
-            v.warn(n, type + " has no url - checker ignored, as keepalived does");
-            return List.of();
-          }
-          return List.of(
-              new HttpCheck(
-                  l,
-                  ct,
-                  resolve(n, ep, rsAddr, rsPort, true),
-                  type.equals("SSL_GET"),
-                  httpVersion,
-                  us,
-                  fastRecovery,
-                  enableSni,
-                  sniName,
-                  verifyCert,
-                  caFile));
-        }
-      case "MISC_CHECK":
-        if (misc == null) {
-          v.error(n, "MISC_CHECK needs misc_path");
-          return List.of();
-        }
-        if (miscUser != null) {
-          misc =
-              new Script(
-                  misc.command(),
-                  misc.argv(),
-                  Optional.of(miscUser),
-                  Optional.ofNullable(miscGroup));
-        }
-        return List.of(
-            new MiscCheck(
-                l, ct, misc, miscTimeout != null ? miscTimeout : ct.delayLoop(), dynamic));
-      case "DNS_CHECK":
-        return List.of(new DnsCheck(l, ct, resolve(n, ep, rsAddr, rsPort, true), dnsType, dnsName));
-      case "SMTP_CHECK":
-        {
-          List<Checker> out = new ArrayList<>();
-          if (smtpHosts.isEmpty()) {
-            out.add(new SmtpCheck(l, ct, resolve(n, ep, rsAddr, rsPort, true), helo));
-          }
-          for (Node h : smtpHosts) {
-            EndpointDraft he = new EndpointDraft();
-            he.ip = ep.ip;
-            he.port = ep.port;
-            he.bindTo = ep.bindTo;
-            he.bindToNode = ep.bindToNode;
-            he.bindPort = ep.bindPort;
-            he.bindIf = ep.bindIf;
-            he.fwmark = ep.fwmark;
-            for (Node c : h.children) {
-              if (!endpoint(c, he)) {
-                v.unknown(c, ENDPOINT, "SMTP_CHECK host");
-              }
-            }
-            out.add(new SmtpCheck(Values.loc(h), ct, resolve(h, he, rsAddr, rsPort, true), helo));
-          }
-          return out;
-        }
-      case "UDP_CHECK":
-        if (minReply > maxReply) {
-          v.error(
-              n,
-              "UDP_CHECK min_reply_length " + minReply + " is above max_reply_length " + maxReply);
-        }
-        return List.of(
-            new UdpCheck(
-                l,
-                ct,
-                resolve(n, ep, rsAddr, rsPort, true),
-                payload,
-                requireReply,
-                minReply,
-                maxReply));
-      case "FILE_CHECK":
-        {
-          if (trackFile == null) {
-            v.error(n, "FILE_CHECK needs track_file NAME");
-            return List.of();
-          }
-          TrackFile tf = trackFiles.get(trackFile);
-          if (tf == null) {
-            Optional<String> s = Keywords.suggest(trackFile, trackFiles.keySet());
-            v.error(
-                trackNode,
-                "track_file '"
-                    + trackFile
-                    + "' is not defined (define it at the top "
-                    + "level; keepalived needs it before use)"
-                    + s.map(x -> " (did you mean '" + x + "'?)").orElse(""));
-            return List.of();
-          }
-          return List.of(
-              new FileCheck(
-                  l,
-                  ct,
-                  trackFile,
-                  fileWeight != null ? fileWeight : tf.weight(),
-                  reverse != null ? reverse : tf.reverse()));
-        }
-      case "BFD_CHECK":
-        if (bfdName == null) {
-          v.error(n, "BFD_CHECK needs name BFD_INSTANCE");
-          return List.of();
-        }
-        return List.of(new BfdCheck(l, ct, bfdName));
-      default:
-        return List.of();
-    }
+    return ct;
   }
 
-  private static Set<String> checkerKeywords(String type) {
-    Set<String> base = new HashSet<>(CHECKER_COMMON);
-    if (type.equals("FILE_CHECK")) {
-      base.clear();
-    } else if (type.equals("BFD_CHECK")) {
-      base = new HashSet<>(Set.of("alpha"));
-    } else if (type.equals("MISC_CHECK")) {
-      base.remove("connect_timeout");
+  private List<Checker> http(
+      Node n, Draft d, CheckerTiming ct, InetAddress rsAddr, int rsPort, String vhost) {
+    String type = n.keyword();
+    String vh = d.vhost != null ? d.vhost : vhost;
+    List<UrlCheck> us = new ArrayList<>();
+    for (Node u : d.urls) {
+      UrlCheck uc = url(u, vh);
+      if (uc != null) {
+        us.add(uc);
+      }
     }
-    if (!Set.of("MISC_CHECK", "FILE_CHECK", "BFD_CHECK").contains(type)) {
-      base.addAll(ENDPOINT);
+    if (!type.equals("SSL_GET") && (d.verifyNode != null || d.caNode != null)) {
+      v.error(
+          d.verifyNode != null ? d.verifyNode : d.caNode,
+          "verify_cert and ca_file apply to SSL_GET only; HTTP_GET has no certificate");
     }
-    base.addAll(
-        switch (type) {
-          case "HTTP_GET", "SSL_GET" ->
-              Set.of(
-                  "url",
-                  "http_protocol",
-                  "virtualhost",
-                  "fast_recovery",
-                  "enable_sni",
-                  "sni_name",
-                  "tls_compliant",
-                  "verify_cert",
-                  "ca_file");
-          case "MISC_CHECK" -> Set.of("misc_path", "misc_timeout", "misc_dynamic", "user");
-          case "DNS_CHECK" -> Set.of("type", "name");
-          case "SMTP_CHECK" -> Set.of("helo_name", "host");
-          case "UDP_CHECK" ->
-              Set.of("payload", "require_reply", "min_reply_length", "max_reply_length");
-          case "FILE_CHECK" -> Set.of("track_file", "weight");
-          case "BFD_CHECK" -> Set.of("name");
-          default -> Set.of();
-        });
-    return base;
+    if (d.caNode != null && !d.verifyCert) {
+      v.warn(
+          d.caNode,
+          "ca_file without verify_cert: the certificate is not verified (keepalived"
+              + " never does); add verify_cert to use it");
+    }
+    if (d.urls.isEmpty()) {
+      v.warn(n, type + " has no url - checker ignored, as keepalived does");
+      return List.of();
+    }
+    return List.of(
+        new HttpCheck(
+            Values.loc(n),
+            ct,
+            resolve(n, d.ep, rsAddr, rsPort, true),
+            type.equals("SSL_GET"),
+            d.httpVersion,
+            us,
+            d.fastRecovery,
+            d.enableSni,
+            d.sniName,
+            d.verifyCert,
+            d.caFile));
+  }
+
+  private List<Checker> misc(Node n, Draft d, CheckerTiming ct) {
+    Script misc = d.misc;
+    if (misc == null) {
+      v.error(n, "MISC_CHECK needs misc_path");
+      return List.of();
+    }
+    if (d.miscUser != null) {
+      misc =
+          new Script(
+              misc.command(),
+              misc.argv(),
+              Optional.of(d.miscUser),
+              Optional.ofNullable(d.miscGroup));
+    }
+    return List.of(
+        new MiscCheck(
+            Values.loc(n),
+            ct,
+            misc,
+            d.miscTimeout != null ? d.miscTimeout : ct.delayLoop(),
+            d.dynamic));
+  }
+
+  private List<Checker> smtp(Node n, Draft d, CheckerTiming ct, InetAddress rsAddr, int rsPort) {
+    List<Checker> out = new ArrayList<>();
+    EndpointDraft ep = d.ep;
+    if (d.smtpHosts.isEmpty()) {
+      out.add(new SmtpCheck(Values.loc(n), ct, resolve(n, ep, rsAddr, rsPort, true), d.helo));
+    }
+    for (Node h : d.smtpHosts) {
+      EndpointDraft he = new EndpointDraft();
+      he.ip = ep.ip;
+      he.port = ep.port;
+      he.bindTo = ep.bindTo;
+      he.bindToNode = ep.bindToNode;
+      he.bindPort = ep.bindPort;
+      he.bindIf = ep.bindIf;
+      he.fwmark = ep.fwmark;
+      for (Node c : h.children) {
+        if (!endpoint(c, he)) {
+          v.unknown(c, ENDPOINT, "SMTP_CHECK host");
+        }
+      }
+      out.add(new SmtpCheck(Values.loc(h), ct, resolve(h, he, rsAddr, rsPort, true), d.helo));
+    }
+    return out;
+  }
+
+  private List<Checker> udp(Node n, Draft d, CheckerTiming ct, InetAddress rsAddr, int rsPort) {
+    if (d.minReply > d.maxReply) {
+      v.error(
+          n,
+          "UDP_CHECK min_reply_length " + d.minReply + " is above max_reply_length " + d.maxReply);
+    }
+    return List.of(
+        new UdpCheck(
+            Values.loc(n),
+            ct,
+            resolve(n, d.ep, rsAddr, rsPort, true),
+            d.payload,
+            d.requireReply,
+            d.minReply,
+            d.maxReply));
+  }
+
+  private List<Checker> file(Node n, Draft d, CheckerTiming ct) {
+    String trackFile = d.trackFile;
+    if (trackFile == null) {
+      v.error(n, "FILE_CHECK needs track_file NAME");
+      return List.of();
+    }
+    TrackFile tf = trackFiles.get(trackFile);
+    if (tf == null) {
+      Optional<String> s = Keywords.suggest(trackFile, trackFiles.keySet());
+      v.error(
+          d.trackNode,
+          "track_file '"
+              + trackFile
+              + "' is not defined (define it at the top "
+              + "level; keepalived needs it before use)"
+              + s.map(x -> " (did you mean '" + x + "'?)").orElse(""));
+      return List.of();
+    }
+    return List.of(
+        new FileCheck(
+            Values.loc(n),
+            ct,
+            trackFile,
+            d.fileWeight != null ? d.fileWeight : tf.weight(),
+            d.reverse != null ? d.reverse : tf.reverse()));
+  }
+
+  private List<Checker> bfd(Node n, Draft d, CheckerTiming ct) {
+    if (d.bfdName == null) {
+      v.error(n, "BFD_CHECK needs name BFD_INSTANCE");
+      return List.of();
+    }
+    return List.of(new BfdCheck(Values.loc(n), ct, d.bfdName));
   }
 
   private String hex(Node c, String s, boolean wildcards) {
@@ -730,144 +730,192 @@ final class CheckerParser {
     return h;
   }
 
-  private UrlCheck url(Node u, String vhost) {
-    if (u.argc() > 0) {
-      v.error(u, "url takes no arguments before its { } block");
-    }
-    String path = null;
+  /** A url block as written: the state its keyword table's handlers fill. */
+  private static final class UrlDraft {
+    final CheckerParser p;
+    final Values v;
+    String path;
     Optional<String> digest = Optional.empty();
-    List<StatusRange> codes = new ArrayList<>();
-    String urlVhost = null;
+    final List<StatusRange> codes = new ArrayList<>();
+    String vhost;
     Optional<String> regex = Optional.empty();
-    Node regexNode = null;
-    boolean noMatch = false;
-    Set<RegexOption> options = EnumSet.noneOf(RegexOption.class);
-    long minOffset = 0;
+    Node regexNode;
+    boolean noMatch;
+    final Set<RegexOption> options = EnumSet.noneOf(RegexOption.class);
+    long minOffset;
     OptionalLong maxOffset = OptionalLong.empty();
-    Node maxNode = null;
-    for (Node c : u.children) {
-      switch (c.keyword()) {
-        case "path":
-          if (v.args(c, 1, 1)) {
-            path = c.arg(1);
+    Node maxNode;
+
+    UrlDraft(CheckerParser p) {
+      this.p = p;
+      this.v = p.v;
+    }
+  }
+
+  private static final KeywordTable<UrlDraft> URL_TABLE = urlTable();
+
+  /** The keywords of a url block, for suggestions. */
+  static Set<String> urlKeywords() {
+    return URL_TABLE.known();
+  }
+
+  private static KeywordTable<UrlDraft> urlTable() {
+    KeywordTable<UrlDraft> t = new KeywordTable<>();
+    t.on(
+        "path",
+        (u, c) -> {
+          if (u.v.args(c, 1, 1)) {
+            u.path = c.arg(1);
           }
-          break;
-        case "digest":
-          if (v.args(c, 1, 1)) {
+        });
+    t.on(
+        "digest",
+        (u, c) -> {
+          if (u.v.args(c, 1, 1)) {
             if (c.arg(1).matches("[0-9A-Fa-f]{32}")) {
-              digest = Optional.of(c.arg(1).toLowerCase(Locale.ROOT));
+              u.digest = Optional.of(c.arg(1).toLowerCase(Locale.ROOT));
             } else {
-              v.error(c, "digest: '" + c.arg(1) + "' is not an MD5 in hex (32 digits)");
+              u.v.error(c, "digest: '" + c.arg(1) + "' is not an MD5 in hex (32 digits)");
             }
           }
-          break;
-        case "status_code":
-          if (v.args(c, 1, 100)) {
+        });
+    t.on(
+        "status_code",
+        (u, c) -> {
+          if (u.v.args(c, 1, 100)) {
             for (int i = 1; i <= c.argc(); i++) {
-              StatusRange r = status(c, c.arg(i));
+              StatusRange r = u.p.status(c, c.arg(i));
               if (r != null) {
-                codes.add(r);
+                u.codes.add(r);
               }
             }
           }
-          break;
-        case "virtualhost":
-          if (v.args(c, 1, 1)) {
-            urlVhost = c.arg(1);
+        });
+    t.on(
+        "virtualhost",
+        (u, c) -> {
+          if (u.v.args(c, 1, 1)) {
+            u.vhost = c.arg(1);
           }
-          break;
-        case "regex":
-          if (v.args(c, 1, 1)) {
-            regex = Optional.of(c.arg(1));
-            regexNode = c;
+        });
+    regexKeywords(t);
+    return t;
+  }
+
+  private static void regexKeywords(KeywordTable<UrlDraft> t) {
+    t.on(
+        "regex",
+        (u, c) -> {
+          if (u.v.args(c, 1, 1)) {
+            u.regex = Optional.of(c.arg(1));
+            u.regexNode = c;
           }
-          break;
-        case "regex_no_match":
-          {
-            Boolean b = v.args(c, 0, 1) ? v.bool(c, 1) : null;
-            noMatch = b != null && b;
-            break;
-          }
-        case "regex_options":
-          if (v.args(c, 1, 100)) {
+        });
+    t.on(
+        "regex_no_match",
+        (u, c) -> {
+          Boolean b = u.v.args(c, 0, 1) ? u.v.bool(c, 1) : null;
+          u.noMatch = b != null && b;
+        });
+    t.on(
+        "regex_options",
+        (u, c) -> {
+          if (u.v.args(c, 1, 100)) {
             for (int i = 1; i <= c.argc(); i++) {
-              regexOption(c, c.arg(i), options);
+              u.p.regexOption(c, c.arg(i), u.options);
             }
           }
-          break;
-        case "regex_min_offset":
-          if (v.args(c, 1, 1)) {
-            Long o = v.number(c, 1, 0, Long.MAX_VALUE - 1, "offset");
-            minOffset = o == null ? minOffset : o;
+        });
+    t.on(
+        "regex_min_offset",
+        (u, c) -> {
+          if (u.v.args(c, 1, 1)) {
+            Long o = u.v.number(c, 1, 0, Long.MAX_VALUE - 1, "offset");
+            u.minOffset = o == null ? u.minOffset : o;
           }
-          break;
-        case "regex_max_offset":
-          if (v.args(c, 1, 1)) {
-            Long o = v.number(c, 1, 0, Long.MAX_VALUE - 1, "offset");
-            maxOffset = o == null ? maxOffset : OptionalLong.of(o);
-            maxNode = c;
+        });
+    t.on(
+        "regex_max_offset",
+        (u, c) -> {
+          if (u.v.args(c, 1, 1)) {
+            Long o = u.v.number(c, 1, 0, Long.MAX_VALUE - 1, "offset");
+            u.maxOffset = o == null ? u.maxOffset : OptionalLong.of(o);
+            u.maxNode = c;
           }
-          break;
-        case "regex_stack":
-          // PCRE2's JIT stack size: java.util.regex has no such knob (its stack is the thread's).
-          v.warn(c, "regex_stack has no meaning for Java regular expressions; ignored");
-          break;
-        default:
-          v.unknown(c, URL, "url");
+        });
+    // PCRE2's JIT stack size: java.util.regex has no such knob (its stack is the thread's).
+    t.on(
+        "regex_stack",
+        (u, c) -> u.v.warn(c, "regex_stack has no meaning for Java regular expressions; ignored"));
+  }
+
+  private UrlCheck url(Node n, String vhost) {
+    if (n.argc() > 0) {
+      v.error(n, "url takes no arguments before its { } block");
+    }
+    UrlDraft u = new UrlDraft(this);
+    for (Node c : n.children) {
+      if (!URL_TABLE.dispatch(u, c)) {
+        v.unknown(c, URL_TABLE.known(), "url");
       }
     }
-    if (path == null) {
-      v.error(u, "url needs a path");
+    if (u.path == null) {
+      v.error(n, "url needs a path");
       return null;
     }
-    if (codes.isEmpty()) {
-      codes.add(StatusRange.DEFAULT);
+    if (u.codes.isEmpty()) {
+      u.codes.add(StatusRange.DEFAULT);
     }
-    if (regexNode != null) {
+    regex(n, u);
+    return new UrlCheck(
+        u.path,
+        u.digest,
+        u.codes,
+        Optional.ofNullable(u.vhost != null ? u.vhost : vhost),
+        u.regex,
+        u.noMatch,
+        u.options,
+        u.minOffset,
+        u.maxOffset);
+  }
+
+  /** The regex must compile; its options mean nothing without it. */
+  private void regex(Node n, UrlDraft u) {
+    if (u.regexNode != null) {
       int flags = 0;
-      for (RegexOption o : options) {
+      for (RegexOption o : u.options) {
         flags |= o.javaFlags();
       }
       try {
-        Pattern.compile(regex.get(), flags);
+        Pattern.compile(u.regex.get(), flags);
       } catch (PatternSyntaxException e) {
         v.error(
-            regexNode,
+            u.regexNode,
             "regex: "
                 + e.getDescription()
                 + " near index "
                 + e.getIndex()
                 + " of '"
-                + regex.get()
+                + u.regex.get()
                 + "'");
       }
-    } else if (noMatch || !options.isEmpty() || minOffset != 0 || maxOffset.isPresent()) {
+    } else if (u.noMatch || !u.options.isEmpty() || u.minOffset != 0 || u.maxOffset.isPresent()) {
       // keepalived drops these with a log line; say so where the operator can see it.
-      v.warn(u, "regex_no_match/regex_options/regex_*_offset without regex; ignored");
-      noMatch = false;
-      options.clear();
-      minOffset = 0;
-      maxOffset = OptionalLong.empty();
+      v.warn(n, "regex_no_match/regex_options/regex_*_offset without regex; ignored");
+      u.noMatch = false;
+      u.options.clear();
+      u.minOffset = 0;
+      u.maxOffset = OptionalLong.empty();
     }
-    if (maxOffset.isPresent() && minOffset > maxOffset.getAsLong()) {
+    if (u.maxOffset.isPresent() && u.minOffset > u.maxOffset.getAsLong()) {
       v.error(
-          maxNode,
+          u.maxNode,
           "regex_max_offset "
-              + maxOffset.getAsLong()
+              + u.maxOffset.getAsLong()
               + " is below regex_min_offset "
-              + minOffset
+              + u.minOffset
               + ": no match could ever start in between");
     }
-    return new UrlCheck(
-        path,
-        digest,
-        codes,
-        Optional.ofNullable(urlVhost != null ? urlVhost : vhost),
-        regex,
-        noMatch,
-        options,
-        minOffset,
-        maxOffset);
   }
 
   private void regexOption(Node c, String name, Set<RegexOption> into) {

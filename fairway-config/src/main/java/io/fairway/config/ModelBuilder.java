@@ -37,51 +37,6 @@ final class ModelBuilder {
           "vrrp_track_file",
           "SSL",
           "shard_param");
-  static final Set<String> GLOBAL =
-      Set.of(
-          "router_id",
-          "notification_email",
-          "notification_email_from",
-          "smtp_server",
-          "smtp_connect_timeout",
-          "smtp_alert",
-          "lvs_flush",
-          "lvs_flush_on_stop",
-          "lvs_timeouts",
-          "checker_log_all_failures",
-          "rs_init_notifies",
-          "no_checker_emails",
-          "script_user",
-          "enable_script_security");
-  static final Set<String> TIMING =
-      Set.of(
-          "delay_loop",
-          "connect_timeout",
-          "retry",
-          "delay_before_retry",
-          "warmup",
-          "alpha",
-          "rise",
-          "fall");
-  static final Set<String> RS =
-      union(
-          union(TIMING, CheckerParser.CHECKERS),
-          Set.of(
-              "weight",
-              "lvs_method",
-              "uthreshold",
-              "lthreshold",
-              "inhibit_on_failure",
-              "notify_up",
-              "notify_down",
-              "smtp_alert",
-              "virtualhost",
-              "snmp_name",
-              "name",
-              "ident",
-              "slow_start",
-              "max_conns",
-              "send_proxy"));
 
   private final Diagnostics diags;
   private final Values v;

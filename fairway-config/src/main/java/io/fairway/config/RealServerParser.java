@@ -6,6 +6,7 @@ import io.fairway.config.model.Checker;
 import io.fairway.config.model.Forwarding;
 import io.fairway.config.model.ForwardingMethod;
 import io.fairway.config.model.Protocol;
+import io.fairway.config.model.ProxyProtocol;
 import io.fairway.config.model.RealServer;
 import io.fairway.config.model.RealServerId;
 import io.fairway.config.model.Scheduler;
@@ -17,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.LongConsumer;
 
 /**
  * A {@code real_server} block: its own keywords, what it inherits from the virtual server, and
@@ -97,6 +99,81 @@ final class RealServerParser {
     return written != 0 ? written : vs.port();
   }
 
+  /** A real_server block as written: the state its keyword table's handlers fill. */
+  static final class Block {
+    final Values v;
+
+    /** The keywords shared with virtual_server, started from the virtual server's values. */
+    final ServerKeywords.Common common;
+
+    String ident;
+    Node identNode;
+    long upper;
+    long lower;
+    Node thresholdNode;
+    ProxyProtocol.Version sendProxy;
+    Node sendProxyNode;
+    Optional<Script> up = Optional.empty();
+    Optional<Script> down = Optional.empty();
+    final List<Node> checkerNodes = new ArrayList<>();
+
+    Block(Values v, VsContext vs) {
+      this.v = v;
+      this.common =
+          new ServerKeywords.Common(
+              v,
+              vs.scheduler(),
+              vs.weight(),
+              vs.forwarding(),
+              vs.inhibit(),
+              vs.slowStart(),
+              vs.maxConns());
+    }
+  }
+
+  static final KeywordTable<Block> TABLE = table();
+
+  private static KeywordTable<Block> table() {
+    KeywordTable<Block> t = new KeywordTable<>();
+    t.include(ServerKeywords.TABLE, b -> b.common);
+    t.on(
+        "ident",
+        (b, n) -> {
+          if (b.v.args(n, 1, 1)) {
+            b.ident = n.arg(1);
+            b.identNode = n;
+          }
+        });
+    t.on("uthreshold", (b, n) -> threshold(b, n, u -> b.upper = u));
+    t.on("lthreshold", (b, n) -> threshold(b, n, l -> b.lower = l));
+    t.on(
+        "send_proxy",
+        (b, n) -> {
+          b.sendProxy = ProxyProtocolParser.send(n, b.v);
+          b.sendProxyNode = b.sendProxy == null ? null : n;
+        });
+    t.on("notify_up", (b, n) -> b.up = Optional.ofNullable(b.v.script(n)));
+    t.on("notify_down", (b, n) -> b.down = Optional.ofNullable(b.v.script(n)));
+    // Checkers are read once the whole real_server is known: they inherit its timing and host.
+    t.on(List.copyOf(CheckerParser.CHECKERS), (b, n) -> b.checkerNodes.add(n));
+    t.unlisted(
+        "lb_kind",
+        (b, n) ->
+            b.v.error(
+                n, "lb_kind is not valid in a real_server (keepalived uses lvs_method there)"));
+    return t;
+  }
+
+  private static void threshold(Block b, Node n, LongConsumer set) {
+    if (b.v.args(n, 1, 1)) {
+      Long x = b.v.number(n, 1, 0, Values.UINT32_MAX, n.keyword());
+      if (x != null) {
+        set.accept(x);
+        b.thresholdNode = n;
+      }
+    }
+  }
+
   RealServer realServer(Node n, VsContext vs) {
     if (n.argc() < 1 || n.argc() > 2) {
       v.error(n, "expected 'real_server IP [PORT]'");
@@ -107,156 +184,35 @@ final class RealServerParser {
     if (a == null || written == null || !v.block(n)) {
       return null;
     }
-    String name = null;
-    String ident = null;
-    Node identNode = null;
-    double weight = vs.weight();
-    Forwarding forwarding = vs.forwarding();
-    Node forwardingNode = null;
-    long upper = 0;
-    long lower = 0;
-    Node thresholdNode = null;
-    boolean inhibit = vs.inhibit();
-    Duration slowStart = vs.slowStart();
-    int maxConns = vs.maxConns();
-    Node maxConnsNode = null;
-    io.fairway.config.model.ProxyProtocol.Version sendProxy = null;
-    Node sendProxyNode = null;
-    Optional<Script> up = Optional.empty();
-    Optional<Script> down = Optional.empty();
-    InheritedTiming timing = new InheritedTiming();
-    String virtualhost = null;
-    List<Node> checkerNodes = new ArrayList<>();
+    Block b = new Block(v, vs);
     for (Node c : n.children) {
-      String k = c.keyword();
-      if (InheritedTiming.read(c, timing, false, v)) {
-        continue;
-      }
-      switch (k) {
-        case "name":
-          if (v.args(c, 1, 1)) {
-            name = c.arg(1);
-          }
-          break;
-        case "ident":
-          if (v.args(c, 1, 1)) {
-            ident = c.arg(1);
-            identNode = c;
-          }
-          break;
-        case "weight":
-          if (v.args(c, 1, 1)) {
-            Double w = v.decimal(c, 1, 0, Values.INT32_MAX, "weight");
-            if (w != null) {
-              if (vs.scheduler() != null && vs.scheduler().isKernel() && w != Math.rint(w)) {
-                v.error(
-                    c,
-                    "weight must be an integer for lb_algo "
-                        + vs.scheduler().keyword()
-                        + " (decimals are for the Varnish directors)");
-              }
-              weight = w;
-            }
-          }
-          break;
-        case "lvs_method":
-          {
-            Forwarding f = ForwardingParser.parse(c, v);
-            if (f != null) {
-              forwarding = f;
-              forwardingNode = c;
-            }
-            break;
-          }
-        case "lb_kind":
-          v.error(c, "lb_kind is not valid in a real_server (keepalived uses lvs_method there)");
-          break;
-        case "uthreshold":
-          if (v.args(c, 1, 1)) {
-            Long u = v.number(c, 1, 0, Values.UINT32_MAX, "uthreshold");
-            if (u != null) {
-              upper = u;
-              thresholdNode = c;
-            }
-          }
-          break;
-        case "lthreshold":
-          if (v.args(c, 1, 1)) {
-            Long l = v.number(c, 1, 0, Values.UINT32_MAX, "lthreshold");
-            if (l != null) {
-              lower = l;
-              thresholdNode = c;
-            }
-          }
-          break;
-        case "slow_start":
-          {
-            Duration d = v.slowStart(c);
-            if (d != null) {
-              slowStart = d;
-            }
-            break;
-          }
-        case "max_conns":
-          {
-            Integer m = v.maxConns(c);
-            if (m != null) {
-              maxConns = m;
-              maxConnsNode = c;
-            }
-            break;
-          }
-        case "send_proxy":
-          sendProxy = ProxyProtocolParser.send(c, v);
-          sendProxyNode = sendProxy == null ? null : c;
-          break;
-        case "inhibit_on_failure":
-          {
-            Boolean b = v.args(c, 0, 1) ? v.bool(c, 1) : null;
-            if (b != null) {
-              inhibit = b;
-            }
-            break;
-          }
-        case "notify_up":
-          up = Optional.ofNullable(v.script(c));
-          break;
-        case "notify_down":
-          down = Optional.ofNullable(v.script(c));
-          break;
-        case "virtualhost":
-          if (v.args(c, 1, 1)) {
-            virtualhost = c.arg(1);
-          }
-          break;
-        case "smtp_alert":
-        case "snmp_name":
-          v.warn(c, "'" + k + "' is not supported by Fairway yet; ignored");
-          break;
-        default:
-          if (CheckerParser.CHECKERS.contains(k)) {
-            checkerNodes.add(c);
-          } else {
-            v.unknown(c, ModelBuilder.RS, "real_server");
-          }
+      if (!TABLE.dispatch(b, c)) {
+        v.unknown(c, TABLE.known(), "real_server");
       }
     }
-    if (forwardingNode != null
+    check(n, a, b, vs);
+    return build(n, a, written, b, vs);
+  }
+
+  /** The checks that need the whole block and its virtual server. */
+  private void check(Node n, InetAddress a, Block b, VsContext vs) {
+    Forwarding forwarding = b.common.forwarding;
+    if (b.common.forwardingNode != null
         && vs.forwarding() != null
         && forwarding.method().isKernel() != vs.forwarding().method().isKernel()) {
       v.error(
-          forwardingNode,
+          b.common.forwardingNode,
           "a real_server cannot use "
               + forwarding.method()
               + " under a virtual_server with lb_kind "
               + vs.forwarding().method());
     }
-    if (lower > upper) {
+    if (b.lower > b.upper) {
       v.error(
-          thresholdNode,
-          upper == 0
-              ? "lthreshold " + lower + " without uthreshold (the kernel rejects it)"
-              : "lthreshold " + lower + " is above uthreshold " + upper);
+          b.thresholdNode,
+          b.upper == 0
+              ? "lthreshold " + b.lower + " without uthreshold (the kernel rejects it)"
+              : "lthreshold " + b.lower + " is above uthreshold " + b.upper);
     }
     if (vs.family() != null
         && AddressFamily.of(a) != vs.family()
@@ -271,45 +227,50 @@ final class RealServerParser {
               + vs.family().keyword()
               + " (only tunnelled real servers may differ)");
     }
+  }
+
+  private RealServer build(Node n, InetAddress a, int written, Block b, VsContext vs) {
+    ServerKeywords.Common c = b.common;
+    Forwarding forwarding = c.forwarding;
     int port = effectivePort(n, written, forwarding, vs);
     int checkPort = forwarding.method().isKernel() ? checkPort(written, vs) : port;
     if (!forwarding.method().isKernel() && port == 0) {
       v.error(n, "real_server needs a port with lb_kind " + forwarding.method());
     }
     RealServerId id = new RealServerId(a, port);
-    if (maxConnsNode != null && maxConns > 0) {
-      v.maxConnsPlane(maxConnsNode, forwarding, vs.protocol());
+    if (c.maxConnsNode != null && c.maxConns > 0) {
+      v.maxConnsPlane(c.maxConnsNode, forwarding, vs.protocol());
     }
-    if (sendProxyNode != null) {
-      ProxyProtocolParser.plane(sendProxyNode, v, forwarding, vs.protocol());
+    if (b.sendProxyNode != null) {
+      ProxyProtocolParser.plane(b.sendProxyNode, v, forwarding, vs.protocol());
     }
-    String rsName = name != null ? name : id.toString();
-    if (identNode != null && vs.scheduler() != Scheduler.SHARD) {
-      v.warn(identNode, "ident is only used by lb_algo shard");
+    String rsName = c.name != null ? c.name : id.toString();
+    if (b.identNode != null && vs.scheduler() != Scheduler.SHARD) {
+      v.warn(b.identNode, "ident is only used by lb_algo shard");
     }
-    InheritedTiming effective = timing.over(vs.timing());
-    String vhost = virtualhost != null ? virtualhost : vs.virtualhost();
+    InheritedTiming effective = c.timing.over(vs.timing());
+    String vhost = c.virtualhost != null ? c.virtualhost : vs.virtualhost();
     List<Checker> checkers = new ArrayList<>();
     CheckerParser checkerParser = new CheckerParser(v, trackFiles, logAllFailures);
-    for (Node c : checkerNodes) {
-      checkers.addAll(checkerParser.checker(c, a, checkPort, effective, vhost));
+    for (Node cn : b.checkerNodes) {
+      checkers.addAll(checkerParser.checker(cn, a, checkPort, effective, vhost));
     }
     return new RealServer(
         Values.loc(n),
         id,
         rsName,
-        ident != null ? ident : rsName,
-        weight,
+        b.ident != null ? b.ident : rsName,
+        c.weight,
         forwarding,
-        upper,
-        lower,
-        inhibit,
-        up,
-        down,
+        b.upper,
+        b.lower,
+        c.inhibit,
+        b.up,
+        b.down,
         checkers,
         checkPort,
-        slowStart,
-        maxConns,
-        io.fairway.config.model.ProxyProtocol.sending(sendProxy));
+        c.slowStart,
+        c.maxConns,
+        ProxyProtocol.sending(b.sendProxy));
   }
 }

@@ -1,7 +1,6 @@
 package io.fairway.config;
 
 import io.fairway.config.model.AddressFamily;
-import io.fairway.config.model.Addresses;
 import io.fairway.config.model.Location;
 import io.fairway.config.model.Script;
 import io.fairway.config.model.vrrp.LvsSyncDaemon;
@@ -13,7 +12,6 @@ import io.fairway.config.model.vrrp.VrrpConfig;
 import io.fairway.config.model.vrrp.VrrpGlobals;
 import io.fairway.config.model.vrrp.VrrpInstance;
 import io.fairway.config.model.vrrp.VrrpScript;
-import io.fairway.config.model.vrrp.VrrpState;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.time.Duration;
@@ -49,40 +47,6 @@ final class VrrpParser {
           "vrrp_mcast_group6",
           "vrrp_startup_delay",
           "lvs_sync_daemon");
-
-  static final Set<String> INSTANCE =
-      Set.of(
-          "state",
-          "interface",
-          "virtual_router_id",
-          "priority",
-          "advert_int",
-          "virtual_ipaddress",
-          "virtual_ipaddress_excluded",
-          "nopreempt",
-          "preempt",
-          "preempt_delay",
-          "unicast_src_ip",
-          "mcast_src_ip",
-          "unicast_peer",
-          "authentication",
-          "garp_master_delay",
-          "garp_master_repeat",
-          "garp_master_refresh",
-          "notify_master",
-          "notify_backup",
-          "notify_fault",
-          "notify_stop",
-          "notify",
-          "track_script",
-          "track_interface",
-          "track_file",
-          "version",
-          "accept",
-          "no_accept",
-          "lvs_sync_daemon_interface",
-          "smtp_alert",
-          "dont_track_primary");
 
   /** keepalived instance keywords Fairway refuses, with why. */
   static final Map<String, String> REFUSED =
@@ -142,10 +106,7 @@ final class VrrpParser {
           "notify",
           "track_script",
           "smtp_alert");
-  private static final Set<String> SCRIPT =
-      Set.of("script", "interval", "timeout", "weight", "rise", "fall", "user", "init_fail");
-
-  private final Values v;
+  final Values v;
   private VrrpGlobals globals = VrrpGlobals.defaults();
   private final List<Node> instanceNodes = new ArrayList<>();
   private final List<Node> groupNodes = new ArrayList<>();
@@ -155,7 +116,7 @@ final class VrrpParser {
   private final List<Node> syncDaemonNodes = new ArrayList<>();
 
   /** {@code lvs_sync_daemon_interface} lines by instance name. */
-  private final Map<String, Node> syncInterfaceNodes = new LinkedHashMap<>();
+  final Map<String, Node> syncInterfaceNodes = new LinkedHashMap<>();
 
   VrrpParser(Values v) {
     this.v = v;
@@ -274,7 +235,7 @@ final class VrrpParser {
     globals = g.build();
   }
 
-  private Duration seconds(Node n, long min, long max) {
+  Duration seconds(Node n, long min, long max) {
     Duration d = v.timer(n, 1, true);
     if (d == null) {
       return null;
@@ -289,6 +250,106 @@ final class VrrpParser {
 
   // --- vrrp_script -----------------------------------------------------------------------------
 
+  /** A vrrp_script block as written: the state its keyword table's handlers fill. */
+  private static final class ScriptDraft {
+    final Values v;
+    Script script;
+    Duration interval = Duration.ofSeconds(1);
+    Duration timeout;
+    int weight;
+    boolean reverse;
+    int rise = 1;
+    int fall = 1;
+    boolean initFail;
+    Optional<String> user = Optional.empty();
+    Optional<String> group = Optional.empty();
+
+    ScriptDraft(Values v) {
+      this.v = v;
+    }
+  }
+
+  private static final KeywordTable<ScriptDraft> SCRIPT = scriptTable();
+
+  /** The keywords of a vrrp_script block, for suggestions. */
+  static Set<String> scriptKeywords() {
+    return SCRIPT.known();
+  }
+
+  private static KeywordTable<ScriptDraft> scriptTable() {
+    KeywordTable<ScriptDraft> t = new KeywordTable<>();
+    t.on("script", VrrpParser::scriptLine);
+    t.on(
+        List.of("interval", "timeout"),
+        (s, c) -> {
+          Duration d = s.v.args(c, 1, 1) ? s.v.timer(c, 1, false) : null;
+          if (d != null && c.keyword().equals("interval")) {
+            s.interval = d;
+          } else if (d != null) {
+            s.timeout = d;
+          }
+        });
+    t.on("weight", VrrpParser::scriptWeight);
+    t.on(
+        List.of("rise", "fall"),
+        (s, c) -> {
+          Long x = s.v.args(c, 1, 1) ? s.v.number(c, 1, 1, Values.INT32_MAX, c.keyword()) : null;
+          if (x != null && c.keyword().equals("rise")) {
+            s.rise = x.intValue();
+          } else if (x != null) {
+            s.fall = x.intValue();
+          }
+        });
+    t.on(
+        "user",
+        (s, c) -> {
+          if (s.v.args(c, 1, 2)) {
+            s.user = Optional.of(c.arg(1));
+            s.group = c.argc() == 2 ? Optional.of(c.arg(2)) : Optional.empty();
+          }
+        });
+    t.on(
+        "init_fail",
+        (s, c) -> {
+          if (s.v.args(c, 0, 0)) {
+            s.initFail = true;
+          }
+        });
+    return t;
+  }
+
+  private static void scriptLine(ScriptDraft s, Node c) {
+    List<String> words = Tokenizer.quotedWords(c.line.text());
+    List<String> argv =
+        words.size() == 2 ? Tokenizer.argv(words.get(1)) : words.subList(1, words.size());
+    if (c.hasBlock() || argv.isEmpty()) {
+      s.v.error(c, "script needs a command");
+    } else {
+      s.script =
+          new Script(
+              String.join(" ", words.subList(1, words.size())),
+              argv,
+              Optional.empty(),
+              Optional.empty());
+    }
+  }
+
+  private static void scriptWeight(ScriptDraft s, Node c) {
+    if (s.v.args(c, 1, 2)) {
+      Long w = s.v.signed(c, 1, -253, 253, "weight");
+      if (w != null) {
+        s.weight = w.intValue();
+      }
+      if (c.argc() == 2) {
+        if (c.arg(2).equals("reverse")) {
+          s.reverse = true;
+        } else {
+          s.v.error(c, "weight: expected 'reverse', got '" + c.arg(2) + "'");
+        }
+      }
+    }
+  }
+
   private void script(Node n) {
     if (n.argc() != 1) {
       v.error(n, "vrrp_script needs exactly one name");
@@ -298,79 +359,13 @@ final class VrrpParser {
       return;
     }
     String name = n.arg(1);
-    Script script = null;
-    Duration interval = Duration.ofSeconds(1);
-    Duration timeout = null;
-    int weight = 0;
-    boolean reverse = false;
-    int rise = 1;
-    int fall = 1;
-    boolean initFail = false;
-    Optional<String> user = Optional.empty();
-    Optional<String> group = Optional.empty();
+    ScriptDraft s = new ScriptDraft(v);
     for (Node c : n.children) {
-      switch (c.keyword()) {
-        case "script" -> {
-          List<String> words = Tokenizer.quotedWords(c.line.text());
-          List<String> argv =
-              words.size() == 2 ? Tokenizer.argv(words.get(1)) : words.subList(1, words.size());
-          if (c.hasBlock() || argv.isEmpty()) {
-            v.error(c, "script needs a command");
-          } else {
-            script =
-                new Script(
-                    String.join(" ", words.subList(1, words.size())),
-                    argv,
-                    Optional.empty(),
-                    Optional.empty());
-          }
-        }
-        case "interval", "timeout" -> {
-          Duration d = v.args(c, 1, 1) ? v.timer(c, 1, false) : null;
-          if (d != null && c.keyword().equals("interval")) {
-            interval = d;
-          } else if (d != null) {
-            timeout = d;
-          }
-        }
-        case "weight" -> {
-          if (v.args(c, 1, 2)) {
-            Long w = v.signed(c, 1, -253, 253, "weight");
-            if (w != null) {
-              weight = w.intValue();
-            }
-            if (c.argc() == 2) {
-              if (c.arg(2).equals("reverse")) {
-                reverse = true;
-              } else {
-                v.error(c, "weight: expected 'reverse', got '" + c.arg(2) + "'");
-              }
-            }
-          }
-        }
-        case "rise", "fall" -> {
-          Long x = v.args(c, 1, 1) ? v.number(c, 1, 1, Values.INT32_MAX, c.keyword()) : null;
-          if (x != null && c.keyword().equals("rise")) {
-            rise = x.intValue();
-          } else if (x != null) {
-            fall = x.intValue();
-          }
-        }
-        case "user" -> {
-          if (v.args(c, 1, 2)) {
-            user = Optional.of(c.arg(1));
-            group = c.argc() == 2 ? Optional.of(c.arg(2)) : Optional.empty();
-          }
-        }
-        case "init_fail" -> {
-          if (v.args(c, 0, 0)) {
-            initFail = true;
-          }
-        }
-        default -> v.unknown(c, SCRIPT, "vrrp_script");
+      if (!SCRIPT.dispatch(s, c)) {
+        v.unknown(c, SCRIPT.known(), "vrrp_script");
       }
     }
-    if (script == null) {
+    if (s.script == null) {
       v.error(n, "vrrp_script " + name + " has no 'script'");
       return;
     }
@@ -380,20 +375,20 @@ final class VrrpParser {
           "duplicate vrrp_script '" + name + "' (first at " + scripts.get(name).location() + ")");
       return;
     }
-    script = new Script(script.command(), script.argv(), user, group);
+    Script script = new Script(s.script.command(), s.script.argv(), s.user, s.group);
     scripts.put(
         name,
         new VrrpScript(
             Values.loc(n),
             name,
             script,
-            interval,
-            timeout == null ? interval : timeout,
-            weight,
-            reverse,
-            rise,
-            fall,
-            initFail));
+            s.interval,
+            s.timeout == null ? s.interval : s.timeout,
+            s.weight,
+            s.reverse,
+            s.rise,
+            s.fall,
+            s.initFail));
   }
 
   // --- vrrp_instance ---------------------------------------------------------------------------
@@ -406,339 +401,32 @@ final class VrrpParser {
     if (!v.block(n)) {
       return null;
     }
-    String name = n.arg(1);
-    VrrpState state = null;
-    String iface = null;
-    Integer vrid = null;
-    Integer priority = null;
-    Node priorityNode = null;
-    Duration advert = Duration.ofSeconds(1);
-    Node advertNode = null;
-    Integer version = null;
-    List<VirtualAddress> vips = new ArrayList<>();
-    List<VirtualAddress> excluded = new ArrayList<>();
-    boolean preempt = true;
-    Node nopreemptNode = null;
-    Duration preemptDelay = Duration.ZERO;
-    Node preemptDelayNode = null;
-    Optional<InetAddress> unicastSrc = Optional.empty();
-    List<InetAddress> peers = new ArrayList<>();
-    Optional<String> authPass = Optional.empty();
-    Node authNode = null;
-    Duration garpDelay = globals.garpMasterDelay();
-    int garpRepeat = globals.garpMasterRepeat();
-    Optional<Duration> garpRefresh = globals.garpMasterRefresh();
-    Map<String, Script> notify = new HashMap<>();
-    List<Track> trackScripts = new ArrayList<>();
-    List<Track> trackIfs = new ArrayList<>();
-    List<Track> trackFiles = new ArrayList<>();
-    boolean accept = !globals.strict();
-    Optional<String> syncIf = Optional.empty();
+    VrrpInstanceBlock d = new VrrpInstanceBlock(this, globals, n);
     for (Node c : n.children) {
-      String k = c.keyword();
-      switch (k) {
-        case "state" -> {
-          if (v.args(c, 1, 1)) {
-            switch (c.arg(1)) {
-              case "MASTER" -> state = VrrpState.MASTER;
-              case "BACKUP" -> state = VrrpState.BACKUP;
-              default -> v.error(c, "state must be MASTER or BACKUP, not '" + c.arg(1) + "'");
-            }
-          }
-        }
-        case "interface" -> {
-          if (v.args(c, 1, 1)) {
-            if (c.arg(1).length() >= 16) {
-              v.error(c, "interface name '" + c.arg(1) + "' is longer than 15 characters");
-            } else {
-              iface = c.arg(1);
-            }
-          }
-        }
-        case "virtual_router_id" -> {
-          Long x = v.args(c, 1, 1) ? v.number(c, 1, 1, 255, "virtual_router_id") : null;
-          if (x != null) {
-            vrid = x.intValue();
-          }
-        }
-        case "priority" -> {
-          Long x = v.args(c, 1, 1) ? v.number(c, 1, 1, 255, "priority") : null;
-          if (x != null) {
-            priority = x.intValue();
-            priorityNode = c;
-          }
-        }
-        case "advert_int" -> {
-          Duration d = v.args(c, 1, 1) ? v.timer(c, 1, false) : null;
-          if (d != null && d.compareTo(Duration.ofSeconds(255)) > 0) {
-            v.error(c, "advert_int " + c.arg(1) + " is out of range 0.01..255 seconds");
-          } else if (d != null && d.compareTo(Duration.ofMillis(10)) < 0) {
-            v.error(c, "advert_int " + c.arg(1) + " is below 0.01 seconds");
-          } else if (d != null) {
-            advert = d;
-            advertNode = c;
-          }
-        }
-        case "version" -> {
-          Long x = v.args(c, 1, 1) ? v.number(c, 1, 2, 3, "version") : null;
-          if (x != null) {
-            version = x.intValue();
-          }
-        }
-        case "virtual_ipaddress", "virtual_ipaddress_excluded" -> {
-          if (v.block(c)) {
-            for (Node a : c.children) {
-              VirtualAddress va = virtualAddress(a);
-              if (va != null) {
-                (k.equals("virtual_ipaddress") ? vips : excluded).add(va);
-              }
-            }
-          }
-        }
-        case "nopreempt" -> {
-          if (v.args(c, 0, 0)) {
-            preempt = false;
-            nopreemptNode = c;
-          }
-        }
-        case "preempt" -> {
-          if (v.args(c, 0, 0)) {
-            preempt = true;
-          }
-        }
-        case "preempt_delay" -> {
-          Duration d = v.args(c, 1, 1) ? v.timer(c, 1, true) : null;
-          if (d != null && d.compareTo(Duration.ofSeconds(1000)) > 0) {
-            v.error(c, "preempt_delay " + c.arg(1) + " is out of range 0..1000 seconds");
-          } else if (d != null) {
-            preemptDelay = d;
-            preemptDelayNode = c;
-          }
-        }
-        case "unicast_src_ip", "mcast_src_ip" -> {
-          InetAddress a = v.args(c, 1, 1) ? v.address(c, 1, "address") : null;
-          if (a != null) {
-            unicastSrc = Optional.of(a);
-          }
-        }
-        case "unicast_peer" -> {
-          if (v.block(c)) {
-            for (Node p : c.children) {
-              if (p.hasBlock() || p.argc() > 0) {
-                v.error(
-                    p,
-                    "unicast_peer: one address per line (options such as min_ttl are "
-                        + "not implemented)");
-                continue;
-              }
-              InetAddress a = Values.address(p.keyword());
-              if (a == null) {
-                v.error(p, "unicast_peer: '" + p.keyword() + "' is not an IPv4 or IPv6 address");
-              } else if (peers.contains(a)) {
-                v.error(p, "unicast_peer: " + p.keyword() + " is listed twice");
-              } else {
-                peers.add(a);
-              }
-            }
-          }
-        }
-        case "authentication" -> {
-          if (v.block(c)) {
-            authNode = c;
-            authPass = authentication(c);
-          }
-        }
-        case "garp_master_delay" -> {
-          Duration d = v.args(c, 1, 1) ? seconds(c, 0, 255) : null;
-          if (d != null) {
-            garpDelay = d;
-          }
-        }
-        case "garp_master_repeat" -> {
-          Long x = v.args(c, 1, 1) ? v.number(c, 1, 1, 255, "repeat") : null;
-          if (x != null) {
-            garpRepeat = x.intValue();
-          }
-        }
-        case "garp_master_refresh" -> {
-          Duration d = v.args(c, 1, 1) ? v.timer(c, 1, true) : null;
-          if (d != null) {
-            garpRefresh = d.isZero() ? Optional.empty() : Optional.of(d);
-          }
-        }
-        case "notify_master", "notify_backup", "notify_fault", "notify_stop", "notify" ->
-            notifyScript(c, notify);
-        case "track_script" -> tracks(c, trackScripts, "track_script");
-        case "track_interface" -> tracks(c, trackIfs, "track_interface");
-        case "track_file" -> tracks(c, trackFiles, "track_file");
-        case "accept" -> {
-          if (v.args(c, 0, 0)) {
-            accept = true;
-          }
-        }
-        case "no_accept" -> {
-          if (v.args(c, 0, 0)) {
-            accept = false;
-            v.warn(
-                c,
-                "no_accept: Fairway installs no firewall rules; packets to the virtual "
-                    + "addresses are accepted as with 'accept'");
-          }
-        }
-        case "lvs_sync_daemon_interface" -> {
-          if (v.args(c, 1, 1) && syncInterface(c, 1)) {
-            syncIf = Optional.of(c.arg(1));
-            if (n.argc() == 1) {
-              syncInterfaceNodes.putIfAbsent(n.arg(1), c);
-            }
-            v.warn(
-                c,
-                "lvs_sync_daemon_interface in a vrrp_instance is deprecated (keepalived "
-                    + "says so too); use global_defs lvs_sync_daemon "
-                    + c.arg(1)
-                    + " "
-                    + n.arg(1));
-          }
-        }
-        case "smtp_alert", "dont_track_primary" ->
-            v.warn(c, "'" + k + "' is not used by Fairway; ignored");
-        default -> {
-          if (REFUSED.containsKey(k)) {
-            v.error(c, "'" + k + "' is not supported: " + REFUSED.get(k));
-          } else {
-            v.unknown(c, INSTANCE, "vrrp_instance");
-          }
-        }
+      if (!VrrpInstanceBlock.TABLE.dispatch(d, c)) {
+        v.unknown(c, VrrpInstanceBlock.TABLE.known(), "vrrp_instance");
       }
     }
-    boolean ok = true;
-    if (iface == null) {
-      v.error(n, "vrrp_instance " + name + " has no 'interface'");
-      ok = false;
+    return build(d);
+  }
+
+  private VrrpInstance build(VrrpInstanceBlock d) {
+    Node n = d.n;
+    if (d.iface == null) {
+      d.error(n, "vrrp_instance " + d.name + " has no 'interface'");
     }
-    if (vrid == null) {
-      v.error(n, "vrrp_instance " + name + " has no 'virtual_router_id'");
-      ok = false;
+    if (d.vrid == null) {
+      d.error(n, "vrrp_instance " + d.name + " has no 'virtual_router_id'");
     }
-    // The family is the virtual addresses'; all of them must agree (keepalived refuses a mix).
-    AddressFamily family = null;
-    for (VirtualAddress a : vips) {
-      AddressFamily f = AddressFamily.of(a.address());
-      if (family == null) {
-        family = f;
-      } else if (f != family) {
-        v.error(
-            lineOf(n, a.location()),
-            "virtual_ipaddress "
-                + Addresses.format(a.address())
-                + ": IPv4 and IPv6 addresses cannot be mixed in one vrrp_instance (use "
-                + "virtual_ipaddress_excluded, or a second instance)");
-        ok = false;
-      }
-    }
-    if (family == null && unicastSrc.isPresent()) {
-      family = AddressFamily.of(unicastSrc.get());
-    }
-    if (family == null) {
-      family = AddressFamily.INET;
-    }
-    for (InetAddress p : peers) {
-      if (AddressFamily.of(p) != family) {
-        v.error(
-            n,
-            "unicast_peer "
-                + Addresses.format(p)
-                + " is not of the instance's family "
-                + family.keyword());
-        ok = false;
-      }
-    }
-    if (unicastSrc.isPresent() && AddressFamily.of(unicastSrc.get()) != family) {
-      v.error(
-          n,
-          "unicast_src_ip "
-              + Addresses.format(unicastSrc.get())
-              + " is not of the instance's family "
-              + family.keyword());
-      ok = false;
-    }
-    int ver = version != null ? version : family == AddressFamily.INET6 ? 3 : globals.version();
-    if (family == AddressFamily.INET6 && ver == 2) {
-      v.error(n, "vrrp_instance " + name + ": VRRPv2 carries IPv4 only; IPv6 needs version 3");
-      ok = false;
-    }
-    if (authPass.isPresent() && ver == 3) {
-      v.error(
-          authNode,
-          "authentication is VRRPv2 only (RFC 5798 removed it); drop it or use " + "version 2");
-      ok = false;
-    }
-    if (globals.strict() && authPass.isPresent()) {
-      v.error(authNode, "vrrp_strict forbids authentication");
-      ok = false;
-    }
-    if (globals.strict() && !peers.isEmpty()) {
-      v.error(n, "vrrp_strict forbids unicast_peer");
-      ok = false;
-    }
-    if (ver == 2 && advert.toNanos() % 1_000_000_000L != 0) {
-      v.error(
-          advertNode, "advert_int " + advertNode.arg(1) + ": VRRPv2 advertises whole " + "seconds");
-      ok = false;
-    } else if (ver == 3 && advert.toNanos() % 10_000_000L != 0) {
-      v.error(
-          advertNode,
-          "advert_int " + advertNode.arg(1) + ": VRRPv3 advertises in units of " + "10 ms");
-      ok = false;
-    }
-    if (vips.size() > 255) {
-      v.error(
-          n,
-          "vrrp_instance "
-              + name
-              + " has "
-              + vips.size()
-              + " virtual_ipaddress; an advert"
-              + " carries at most 255 (use virtual_ipaddress_excluded)");
-      ok = false;
-    }
-    // keepalived derives whichever of state and priority is missing from the other.
-    int prio =
-        priority != null ? priority : state == VrrpState.MASTER ? VrrpInstance.OWNER_PRIORITY : 100;
-    if (state == null) {
-      state = prio == VrrpInstance.OWNER_PRIORITY ? VrrpState.MASTER : VrrpState.BACKUP;
-    }
-    if (prio == VrrpInstance.OWNER_PRIORITY && state == VrrpState.BACKUP) {
-      v.error(
-          priorityNode,
-          "priority 255 is the address owner, which is always MASTER; "
-              + "use state MASTER or a priority of 254 or less");
-      ok = false;
-    }
-    if (!preempt && state == VrrpState.MASTER) {
-      v.warn(
-          nopreemptNode,
-          "nopreempt does not work with state MASTER; keepalived clears it "
-              + "(use state BACKUP)");
-      preempt = true;
-    }
-    if (!preemptDelay.isZero() && state == VrrpState.MASTER) {
-      v.warn(
-          preemptDelayNode,
-          "preempt_delay does not work with state MASTER; keepalived "
-              + "clears it (use state BACKUP)");
-      preemptDelay = Duration.ZERO;
-    }
-    if (!preemptDelay.isZero() && !preempt) {
-      v.warn(preemptDelayNode, "preempt_delay does nothing with nopreempt; keepalived clears it");
-      preemptDelay = Duration.ZERO;
-    }
-    for (Track t : trackScripts) {
+    AddressFamily family = VrrpInstanceBlock.family(d);
+    int ver = version(d, family);
+    int prio = VrrpInstanceBlock.roles(d);
+    for (Track t : d.trackScripts) {
       if (!scripts.containsKey(t.name())) {
-        v.error(
+        d.error(
             n,
             "vrrp_instance "
-                + name
+                + d.name
                 + ": track_script '"
                 + t.name()
                 + "' is not a "
@@ -746,48 +434,87 @@ final class VrrpParser {
                 + Keywords.suggest(t.name(), scripts.keySet())
                     .map(s -> " (did you mean '" + s + "'?)")
                     .orElse(""));
-        ok = false;
       }
     }
-    if (!ok) {
+    if (!d.ok) {
       return null;
     }
     Notify nf =
         new Notify(
-            Optional.ofNullable(notify.get("notify_master")),
-            Optional.ofNullable(notify.get("notify_backup")),
-            Optional.ofNullable(notify.get("notify_fault")),
-            Optional.ofNullable(notify.get("notify_stop")),
-            Optional.ofNullable(notify.get("notify")));
+            Optional.ofNullable(d.notify.get("notify_master")),
+            Optional.ofNullable(d.notify.get("notify_backup")),
+            Optional.ofNullable(d.notify.get("notify_fault")),
+            Optional.ofNullable(d.notify.get("notify_stop")),
+            Optional.ofNullable(d.notify.get("notify")));
     return new VrrpInstance(
         Values.loc(n),
-        name,
-        state,
-        iface,
-        vrid,
+        d.name,
+        d.state,
+        d.iface,
+        d.vrid,
         prio,
-        advert,
+        d.advert,
         ver,
         family,
-        vips,
-        excluded,
-        preempt,
-        preemptDelay,
-        unicastSrc,
-        peers,
-        authPass,
-        garpDelay,
-        garpRepeat,
-        garpRefresh,
+        d.vips,
+        d.excluded,
+        d.preempt,
+        d.preemptDelay,
+        d.unicastSrc,
+        d.peers,
+        d.authPass,
+        d.garpDelay,
+        d.garpRepeat,
+        d.garpRefresh,
         nf,
-        trackScripts,
-        trackIfs,
-        trackFiles,
-        accept,
-        syncIf);
+        d.trackScripts,
+        d.trackIfs,
+        d.trackFiles,
+        d.accept,
+        d.syncIf);
   }
 
-  private static Node lineOf(Node parent, Location at) {
+  /** The VRRP version, and what it and vrrp_strict refuse. */
+  private int version(VrrpInstanceBlock d, AddressFamily family) {
+    Node n = d.n;
+    int ver = d.version != null ? d.version : family == AddressFamily.INET6 ? 3 : globals.version();
+    if (family == AddressFamily.INET6 && ver == 2) {
+      d.error(n, "vrrp_instance " + d.name + ": VRRPv2 carries IPv4 only; IPv6 needs version 3");
+    }
+    if (d.authPass.isPresent() && ver == 3) {
+      d.error(
+          d.authNode,
+          "authentication is VRRPv2 only (RFC 5798 removed it); drop it or use " + "version 2");
+    }
+    if (globals.strict() && d.authPass.isPresent()) {
+      d.error(d.authNode, "vrrp_strict forbids authentication");
+    }
+    if (globals.strict() && !d.peers.isEmpty()) {
+      d.error(n, "vrrp_strict forbids unicast_peer");
+    }
+    Node advertNode = d.advertNode;
+    if (ver == 2 && d.advert.toNanos() % 1_000_000_000L != 0) {
+      d.error(
+          advertNode, "advert_int " + advertNode.arg(1) + ": VRRPv2 advertises whole " + "seconds");
+    } else if (ver == 3 && d.advert.toNanos() % 10_000_000L != 0) {
+      d.error(
+          advertNode,
+          "advert_int " + advertNode.arg(1) + ": VRRPv3 advertises in units of " + "10 ms");
+    }
+    if (d.vips.size() > 255) {
+      d.error(
+          n,
+          "vrrp_instance "
+              + d.name
+              + " has "
+              + d.vips.size()
+              + " virtual_ipaddress; an advert"
+              + " carries at most 255 (use virtual_ipaddress_excluded)");
+    }
+    return ver;
+  }
+
+  static Node lineOf(Node parent, Location at) {
     for (Node c : parent.children) {
       if (c.children != null) {
         for (Node a : c.children) {
@@ -800,7 +527,7 @@ final class VrrpParser {
     return parent;
   }
 
-  private Optional<String> authentication(Node c) {
+  Optional<String> authentication(Node c) {
     String type = null;
     String pass = null;
     for (Node a : c.children) {
@@ -844,7 +571,7 @@ final class VrrpParser {
     return "PASS".equals(type) && pass != null ? Optional.of(pass) : Optional.empty();
   }
 
-  private VirtualAddress virtualAddress(Node a) {
+  VirtualAddress virtualAddress(Node a) {
     if (a.hasBlock()) {
       v.error(a, "a virtual address does not take a { } block");
       return null;
@@ -934,7 +661,7 @@ final class VrrpParser {
     }
   }
 
-  private void notifyScript(Node c, Map<String, Script> into) {
+  void notifyScript(Node c, Map<String, Script> into) {
     Script s = v.script(c);
     if (s == null) {
       return;
@@ -947,7 +674,7 @@ final class VrrpParser {
   }
 
   /** {@code track_X { NAME [weight N [reverse]] ... }}. */
-  private void tracks(Node c, List<Track> into, String what) {
+  void tracks(Node c, List<Track> into, String what) {
     if (!v.block(c)) {
       return;
     }
@@ -1150,7 +877,7 @@ final class VrrpParser {
   /**
    * The sync daemon's interface name as keepalived checks it (shorter than IP_VS_IFNAME_MAXLEN).
    */
-  private boolean syncInterface(Node n, int i) {
+  boolean syncInterface(Node n, int i) {
     if (n.arg(i).getBytes(java.nio.charset.StandardCharsets.UTF_8).length > 15) {
       v.error(
           n, n.keyword() + ": interface name '" + n.arg(i) + "' is longer than 15 " + "characters");
