@@ -405,6 +405,9 @@ final class ConfigWriter {
 
   private void tls(io.fairway.config.model.TlsSettings t) {
     if (!t.enabled()) {
+      if (!t.alpn().isEmpty()) {
+        line("alpn " + String.join(" ", t.alpn())); // a plain listener's h2c
+      }
       return;
     }
     open("tls");

@@ -51,6 +51,36 @@ final class TlsParser {
     return new TlsSettings(certs, protocols, alpn, tickets);
   }
 
+  /**
+   * A virtual server's {@code alpn} line outside its {@code tls} block: the protocols of a plain
+   * HTTP listener, where {@code h2} is h2c (prior knowledge and {@code Upgrade: h2c}).
+   */
+  static List<String> alpn(Node c, Values v) {
+    return words(c, v, ALPN, List.of());
+  }
+
+  /**
+   * The settings of a plain listener whose virtual server names {@code alpn} outside a {@code tls}
+   * block: no certificate, the protocols as written. {@code alpn} there needs {@code lb_kind HTTP}
+   * and no {@code tls} block (whose own {@code alpn} line says it for TLS).
+   */
+  static TlsSettings plain(
+      Node alpnNode, List<String> alpn, Node tlsNode, ForwardingMethod m, Values v) {
+    if (tlsNode != null) {
+      v.error(
+          alpnNode,
+          "alpn: this virtual_server has a tls block (line "
+              + tlsNode.line.line()
+              + "); write alpn inside it");
+      return null;
+    }
+    if (m != ForwardingMethod.HTTP) {
+      v.error(alpnNode, "alpn outside a tls block (h2c) needs lb_kind HTTP, not " + m);
+      return null;
+    }
+    return new TlsSettings(List.of(), TlsSettings.DEFAULT_PROTOCOLS, alpn, Optional.empty());
+  }
+
   /** The userspace data plane terminates TLS; the kernel's IPVS cannot. */
   static void checkForwarding(Node block, ForwardingMethod m, Values v) {
     if (m != ForwardingMethod.HTTP && m != ForwardingMethod.PROXY) {

@@ -73,6 +73,8 @@ final class VirtualServerBlock {
   final List<AccessLogs.Entry> accessLogs = new ArrayList<>();
   Node tlsNode;
   TlsSettings tls = TlsSettings.NONE;
+  Node alpnNode;
+  List<String> alpn = List.of();
   final List<Node> rsNodes = new ArrayList<>();
   final List<Node> dnsNodes = new ArrayList<>();
   final List<Node> groupNodes = new ArrayList<>();
@@ -230,6 +232,13 @@ final class VirtualServerBlock {
             b.tlsNode = n;
             b.tls = TlsParser.parse(n, b.v);
           }
+        });
+    // Outside a tls block: h2c beside HTTP/1.1 on the plain listener (checked in build).
+    t.on(
+        "alpn",
+        (b, n) -> {
+          b.alpnNode = n;
+          b.alpn = TlsParser.alpn(n, b.v);
         });
   }
 

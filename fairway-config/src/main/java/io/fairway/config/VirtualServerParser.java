@@ -16,6 +16,7 @@ import io.fairway.config.model.Scheduler;
 import io.fairway.config.model.SchedulerFlag;
 import io.fairway.config.model.ShardParam;
 import io.fairway.config.model.SorryServer;
+import io.fairway.config.model.TlsSettings;
 import io.fairway.config.model.TrackFile;
 import io.fairway.config.model.VirtualServer;
 import io.fairway.config.model.VirtualServerGroup;
@@ -124,6 +125,13 @@ final class VirtualServerParser {
     if (b.tlsNode != null) {
       TlsParser.checkForwarding(b.tlsNode, forwarding.method(), v);
     }
+    TlsSettings tls = b.tls;
+    if (b.alpnNode != null) {
+      TlsSettings plain = TlsParser.plain(b.alpnNode, b.alpn, b.tlsNode, forwarding.method(), v);
+      if (plain != null) {
+        tls = plain;
+      }
+    }
     checkFlags(b, scheduler, protocol);
     if (b.hashBalance != null && scheduler != Scheduler.MH && scheduler != Scheduler.SHARD) {
       v.error(
@@ -214,7 +222,7 @@ final class VirtualServerParser {
         new ProxySettings(
             b.proxyTimeouts,
             b.httpForwarded,
-            b.tls,
+            tls,
             b.proxyProtocolNode == null ? ProxyProtocol.NONE : new ProxyProtocol(true, null)),
         layout,
         new AccessLogs(b.accessLogs),

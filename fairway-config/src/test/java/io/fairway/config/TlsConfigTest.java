@@ -122,4 +122,31 @@ class TlsConfigTest {
     assertThat(error("virtual_server 127.0.0.1 443 {\n    lb_kind NAT\n", cert(a)))
         .startsWith("test.conf:3: tls needs lb_kind HTTP or PROXY");
   }
+
+  static String plainError(String text) {
+    ConfigException e = catchThrowableOfType(() -> Fixtures.parse(text), ConfigException.class);
+    assertThat(e).isNotNull();
+    return e.getMessage();
+  }
+
+  @Test
+  void alpnOutsideATlsBlockIsH2cOnThePlainListenerAndDumpedBack() {
+    String text = "virtual_server 127.0.0.1 80 {\n    lb_kind HTTP\n    alpn h2 http/1.1\n" + RS;
+    TlsSettings t = Fixtures.parse(text).config().virtualServers().get(0).proxy().tls();
+    assertThat(t.enabled()).isFalse();
+    assertThat(t.alpn()).containsExactly("h2", "http/1.1");
+    String dump = KeepalivedConfig.dump(Fixtures.parse(text).config());
+    assertThat(dump).contains("alpn h2 http/1.1").doesNotContain("tls {");
+    assertThat(Fixtures.parse(dump).config().virtualServers().get(0).proxy().tls()).isEqualTo(t);
+  }
+
+  @Test
+  void alpnOutsideATlsBlockIsRefusedWhereItCannotMeanH2c() {
+    assertThat(plainError(HEAD + "    alpn h2\n    tls {\n" + cert(a) + "    }\n" + RS))
+        .startsWith("test.conf:3: alpn: this virtual_server has a tls block (line 4)");
+    assertThat(plainError("virtual_server 127.0.0.1 80 {\n    lb_kind NAT\n    alpn h2\n" + RS))
+        .startsWith("test.conf:3: alpn outside a tls block (h2c) needs lb_kind HTTP");
+    assertThat(plainError("virtual_server 127.0.0.1 80 {\n    lb_kind HTTP\n    alpn h3\n" + RS))
+        .startsWith("test.conf:3: alpn: unknown 'h3'");
+  }
 }

@@ -119,6 +119,30 @@ class Http2Test {
   }
 
   @Test
+  void upgradeToH2cOnABodilessFirstRequestOnly() throws Exception {
+    ExternalPrograms.require("curl", "/usr/bin/curl");
+    Proxy p = start(h2c());
+    String base = "http://127.0.0.1:" + p.vip().getPort();
+    // curl --http2 on http:// asks Upgrade: h2c with HTTP2-Settings in its first request.
+    assertThat(run("curl", "-sS", "-i", "--http2", base + "/headers"))
+        .contains("HTTP/1.1 101")
+        .contains("HTTP/2 200")
+        .contains("x-backend: b1")
+        .contains("host: 127.0.0.1:" + p.vip().getPort())
+        .doesNotContain("http2-settings")
+        .contains("exit=0");
+    assertThat(p.table().h2Stats().connections()).isEqualTo(1);
+    assertThat(p.table().h2Stats().streams()).isEqualTo(1);
+    // With a body the upgrade is ignored: answered over HTTP/1.1 (RFC 9110 7.8).
+    assertThat(run("curl", "-sS", "-i", "--http2", "--data-binary", "abc", base + "/echo"))
+        .doesNotContain("101")
+        .contains("HTTP/1.1 200")
+        .contains("abc")
+        .contains("exit=0");
+    assertThat(p.table().h2Stats().connections()).isEqualTo(1);
+  }
+
+  @Test
   void largeBodiesBothWaysThroughTheWindows() throws Exception {
     ExternalPrograms.require("curl", "/usr/bin/curl");
     Proxy p = start(h2c());

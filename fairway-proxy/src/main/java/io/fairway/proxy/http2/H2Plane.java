@@ -3,14 +3,17 @@ package io.fairway.proxy.http2;
 import io.fairway.proxy.ProxyOptions;
 import io.fairway.proxy.RateLimitedLog;
 import io.fairway.proxy.table.VirtualService;
+import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2Exception;
+import io.netty.handler.codec.http2.Http2FrameCodec;
 import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2MultiplexHandler;
+import io.netty.handler.codec.http2.Http2ServerUpgradeCodec;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.handler.timeout.IdleStateEvent;
@@ -54,11 +57,27 @@ public final class H2Plane {
    */
   public static void install(
       ChannelPipeline p, VirtualService vs, ProxyOptions options, H2Stats stats) {
+    p.addLast(codec(options));
+    p.addLast(behindCodec(vs, options, stats));
+  }
+
+  /**
+   * The handlers that take over a connection upgraded by {@code Upgrade: h2c} (RFC 7540 3.2): the
+   * codec answers the HTTP/1.1 request as stream 1 once the 101 went out.
+   */
+  static Http2ServerUpgradeCodec upgradeCodec(
+      VirtualService vs, ProxyOptions options, H2Stats stats) {
+    return new Http2ServerUpgradeCodec(codec(options), behindCodec(vs, options, stats));
+  }
+
+  /** Netty's frame codec with Fairway's limits and the stream-state rules it lacks. */
+  static Http2FrameCodec codec(ProxyOptions options) {
     Http2Settings settings =
         Http2Settings.defaultSettings()
             .maxConcurrentStreams(MAX_CONCURRENT_STREAMS)
             .maxHeaderListSize(options.maxHeaderSize());
-    p.addLast(
+    StreamStateGuard guard = new StreamStateGuard();
+    Http2FrameCodec codec =
         Http2FrameCodecBuilder.forServer()
             .initialSettings(settings)
             .validateHeaders(true)
@@ -66,18 +85,27 @@ public final class H2Plane {
             .encoderEnforceMaxQueuedControlFrames(MAX_QUEUED_CONTROL_FRAMES)
             .decoderEnforceMaxConsecutiveEmptyDataFrames(MAX_EMPTY_DATA_FRAMES)
             .decoderEnforceMaxSmallContinuationFrames(MAX_SMALL_CONTINUATIONS)
-            .build());
-    p.addLast(
-        new Http2MultiplexHandler(
-            new ChannelInitializer<Http2StreamChannel>() {
-              @Override
-              protected void initChannel(Http2StreamChannel ch) {
-                ch.pipeline().addLast(new H2Stream(vs, options, stats, warnings));
-              }
-            }));
+            .frameLogger(guard)
+            .build();
+    guard.watch(codec.connection());
+    return codec;
+  }
+
+  /** What follows the codec: a child channel per stream, the idle timeout, the watcher. */
+  private static ChannelHandler[] behindCodec(
+      VirtualService vs, ProxyOptions options, H2Stats stats) {
     long idle = vs.timeouts().idle().toMillis();
-    p.addLast(new IdleStateHandler(0, 0, idle, TimeUnit.MILLISECONDS));
-    p.addLast(new Watch(vs, stats));
+    return new ChannelHandler[] {
+      new Http2MultiplexHandler(
+          new ChannelInitializer<Http2StreamChannel>() {
+            @Override
+            protected void initChannel(Http2StreamChannel ch) {
+              ch.pipeline().addLast(new H2Stream(vs, options, stats, warnings));
+            }
+          }),
+      new IdleStateHandler(0, 0, idle, TimeUnit.MILLISECONDS),
+      new Watch(vs, stats)
+    };
   }
 
   /** Counts the connection and what the codec closed it for; closes it when idle. */
@@ -128,7 +156,8 @@ public final class H2Plane {
           vs.service().key(),
           "HTTP/2 connection closed (" + f + "): " + cause.getMessage(),
           "from " + ctx.channel().remoteAddress());
-      ctx.close();
+      // No close here: the codec tells this first, then sends GOAWAY with the error's code and
+      // closes; closing now would send GOAWAY(NO_ERROR) ahead of it.
     }
   }
 

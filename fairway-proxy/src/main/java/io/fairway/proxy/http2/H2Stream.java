@@ -24,6 +24,7 @@ import io.netty.handler.codec.http2.DefaultHttp2HeadersFrame;
 import io.netty.handler.codec.http2.DefaultHttp2ResetFrame;
 import io.netty.handler.codec.http2.Http2DataFrame;
 import io.netty.handler.codec.http2.Http2Error;
+import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2HeadersFrame;
 import io.netty.handler.codec.http2.Http2ResetFrame;
@@ -204,7 +205,11 @@ final class H2Stream extends ChannelInboundHandlerAdapter implements ClientSide 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
     abandon();
-    ctx.close();
+    if (!(cause instanceof Http2Exception)) {
+      ctx.close();
+    }
+    // A stream error of the codec: the multiplexer resets the stream with its error code
+    // (STREAM_CLOSED, PROTOCOL_ERROR, FLOW_CONTROL_ERROR...); closing here first would say CANCEL.
   }
 
   /** The stream is gone (reset by the client, or its connection closed). */

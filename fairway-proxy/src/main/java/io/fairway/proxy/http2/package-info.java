@@ -1,10 +1,10 @@
 /**
- * HTTP/2 toward clients: h2 chosen by ALPN on a TLS listener, h2c by prior knowledge on a plain one
- * ({@code tls { alpn h2 }} without a certificate). Each stream's request becomes an {@link
- * io.fairway.proxy.http.Exchange} of the HTTP/1.1 plane, through its {@link
- * io.fairway.proxy.http.ClientSide}, so directors, limits, the queue, retries, timeouts, counters
- * and the access log are the same for both protocols: there is no second proxy here, only a mapping
- * of frames to the exchange's request and of its response to frames.
+ * HTTP/2 toward clients: h2 chosen by ALPN on a TLS listener, h2c by prior knowledge or {@code
+ * Upgrade: h2c} on a plain one (a virtual server's {@code alpn h2} outside a {@code tls} block).
+ * Each stream's request becomes an {@link io.fairway.proxy.http.Exchange} of the HTTP/1.1 plane,
+ * through its {@link io.fairway.proxy.http.ClientSide}, so directors, limits, the queue, retries,
+ * timeouts, counters and the access log are the same for both protocols: there is no second proxy
+ * here, only a mapping of frames to the exchange's request and of its response to frames.
  *
  * <h2>Why Netty's frame codec and its multiplexer</h2>
  *
