@@ -5,6 +5,7 @@ import io.fairway.proxy.KeptEpollChannels;
 import io.fairway.proxy.ProxyOptions;
 import io.fairway.proxy.RateLimitedLog;
 import io.fairway.proxy.Transport;
+import io.fairway.proxy.accesslog.AccessRecord;
 import io.fairway.proxy.proxyprotocol.ClientAddress;
 import io.fairway.proxy.proxyprotocol.ProxyHeaderWriter;
 import io.fairway.proxy.table.Lease;
@@ -61,6 +62,9 @@ public final class TcpFrontend extends ChannelInboundHandlerAdapter {
    */
   private Set<RealServer> tried = Set.of();
 
+  /** This connection's access-log record; null when the service has no access log. */
+  private ConnectionLog record;
+
   /** What the client sent (or its FIN) before the backend connection existed; null: nothing. */
   private List<Object> early;
 
@@ -74,7 +78,18 @@ public final class TcpFrontend extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelActive(ChannelHandlerContext ctx) {
-    connect(ctx.channel());
+    Channel client = ctx.channel();
+    io.fairway.proxy.accesslog.AccessLog log = vs.accessLog();
+    if (log != io.fairway.proxy.accesslog.AccessLog.NONE) {
+      record =
+          new ConnectionLog(
+              log,
+              vs.service().key().toString(),
+              client,
+              ClientAddress.source(client),
+              clientMeter);
+    }
+    connect(client);
   }
 
   private void connect(Channel client) {
@@ -125,11 +140,29 @@ public final class TcpFrontend extends ChannelInboundHandlerAdapter {
     @Override
     public void timedOut() {
       refuse(
-          client, ca, "every server full (uthreshold or max_conns) for " + vs.timeouts().connect());
+          client,
+          ca,
+          "every server full (uthreshold or max_conns) for " + vs.timeouts().connect(),
+          AccessRecord.Termination.QUEUE_TIMEOUT);
     }
   }
 
   private void refuse(Channel client, InetSocketAddress ca, String why) {
+    // After failed connects, every server there was failed; otherwise there was none.
+    refuse(
+        client,
+        ca,
+        why,
+        tried.isEmpty()
+            ? AccessRecord.Termination.NO_SERVER
+            : AccessRecord.Termination.SERVER_FAILED);
+  }
+
+  private void refuse(
+      Channel client, InetSocketAddress ca, String why, AccessRecord.Termination cause) {
+    if (record != null && client.isActive()) {
+      record.ended(cause);
+    }
     warnings.warn(
         vs.service().key(),
         why,
@@ -139,6 +172,9 @@ public final class TcpFrontend extends ChannelInboundHandlerAdapter {
 
   private void connect(Channel client, Lease lease) {
     RealServer rs = lease.server;
+    if (record != null) {
+      record.leased(rs);
+    }
     TrafficMeter backendMeter = new TrafficMeter(SIZING);
     long splice =
         options.splices()
@@ -189,6 +225,9 @@ public final class TcpFrontend extends ChannelInboundHandlerAdapter {
           }
           clientMeter.countInto(rs.inBytes);
           backendMeter.countInto(rs.outBytes);
+          if (record != null) {
+            record.connected(backend, backendMeter);
+          }
           // Established first: a reload that changes the idle timeout after the read below finds
           // this connection (IdleWatch.retime) and so never leaves it on the old one.
           rs.established.add(client);
