@@ -81,7 +81,8 @@ final class ModelBuilder {
               "ident",
               "slow_start",
               "max_conns",
-              "send_proxy"));
+              "send_proxy",
+              "tls"));
 
   private final Diagnostics diags;
   private final Values v;

@@ -122,6 +122,8 @@ final class RealServerParser {
     Node maxConnsNode = null;
     io.fairway.config.model.ProxyProtocol.Version sendProxy = null;
     Node sendProxyNode = null;
+    Optional<io.fairway.config.model.BackendTls> tls = Optional.empty();
+    Node tlsNode = null;
     Optional<Script> up = Optional.empty();
     Optional<Script> down = Optional.empty();
     InheritedTiming timing = new InheritedTiming();
@@ -210,6 +212,10 @@ final class RealServerParser {
           sendProxy = ProxyProtocolParser.send(c, v);
           sendProxyNode = sendProxy == null ? null : c;
           break;
+        case "tls":
+          tls = BackendTlsParser.parse(c, v);
+          tlsNode = c;
+          break;
         case "inhibit_on_failure":
           {
             Boolean b = v.args(c, 0, 1) ? v.bool(c, 1) : null;
@@ -283,6 +289,15 @@ final class RealServerParser {
     if (sendProxyNode != null) {
       ProxyProtocolParser.plane(sendProxyNode, v, forwarding, vs.protocol());
     }
+    if (tlsNode != null) {
+      BackendTlsParser.checkPlane(tlsNode, forwarding.method(), v);
+      if (sendProxyNode != null
+          && sendProxy != null
+          && sendProxy != io.fairway.config.model.ProxyProtocol.Version.NONE) {
+        // The header would have to go in clear before the handshake; not built yet.
+        v.error(tlsNode, "tls with send_proxy on the same real_server is not supported yet");
+      }
+    }
     String rsName = name != null ? name : id.toString();
     if (identNode != null && vs.scheduler() != Scheduler.SHARD) {
       v.warn(identNode, "ident is only used by lb_algo shard");
@@ -310,6 +325,7 @@ final class RealServerParser {
         checkPort,
         slowStart,
         maxConns,
-        io.fairway.config.model.ProxyProtocol.sending(sendProxy));
+        io.fairway.config.model.ProxyProtocol.sending(sendProxy),
+        tls);
   }
 }
