@@ -610,6 +610,14 @@ final class ConfigWriter {
       line("max_conns " + rs.maxConns());
     }
     proxyProtocol(rs.proxyProtocol());
+    rs.tls()
+        .ifPresent(
+            t -> {
+              open("tls");
+              line("verify " + q(t.verify()));
+              t.sni().ifPresent(n -> line("sni " + q(n)));
+              close();
+            });
     rs.notifyUp().ifPresent(s -> line("notify_up " + script(s)));
     rs.notifyDown().ifPresent(s -> line("notify_down " + script(s)));
     for (Checker c : rs.checkers()) {

@@ -113,6 +113,8 @@ final class RealServerParser {
     Node thresholdNode;
     ProxyProtocol.Version sendProxy;
     Node sendProxyNode;
+    Optional<io.fairway.config.model.BackendTls> tls = Optional.empty();
+    Node tlsNode;
     Optional<Script> up = Optional.empty();
     Optional<Script> down = Optional.empty();
     final List<Node> checkerNodes = new ArrayList<>();
@@ -151,6 +153,12 @@ final class RealServerParser {
         (b, n) -> {
           b.sendProxy = ProxyProtocolParser.send(n, b.v);
           b.sendProxyNode = b.sendProxy == null ? null : n;
+        });
+    t.on(
+        "tls",
+        (b, n) -> {
+          b.tls = BackendTlsParser.parse(n, b.v);
+          b.tlsNode = n;
         });
     t.on("notify_up", (b, n) -> b.up = Optional.ofNullable(b.v.script(n)));
     t.on("notify_down", (b, n) -> b.down = Optional.ofNullable(b.v.script(n)));
@@ -244,6 +252,15 @@ final class RealServerParser {
     if (b.sendProxyNode != null) {
       ProxyProtocolParser.plane(b.sendProxyNode, v, forwarding, vs.protocol());
     }
+    if (b.tlsNode != null) {
+      BackendTlsParser.checkPlane(b.tlsNode, forwarding.method(), v);
+      if (b.sendProxyNode != null
+          && b.sendProxy != null
+          && b.sendProxy != ProxyProtocol.Version.NONE) {
+        // The header would have to go in clear before the handshake; not built yet.
+        v.error(b.tlsNode, "tls with send_proxy on the same real_server is not supported yet");
+      }
+    }
     String rsName = c.name != null ? c.name : id.toString();
     if (b.identNode != null && vs.scheduler() != Scheduler.SHARD) {
       v.warn(b.identNode, "ident is only used by lb_algo shard");
@@ -271,6 +288,7 @@ final class RealServerParser {
         checkPort,
         c.slowStart,
         c.maxConns,
-        ProxyProtocol.sending(b.sendProxy));
+        ProxyProtocol.sending(b.sendProxy),
+        b.tls);
   }
 }

@@ -38,7 +38,8 @@ class KnownKeywordsTest {
                 "ident",
                 "slow_start",
                 "max_conns",
-                "send_proxy"));
+                "send_proxy",
+                "tls"));
     listed.addAll(CheckerParser.CHECKERS);
     assertThat(RealServerParser.TABLE.known()).isEqualTo(listed);
   }

@@ -26,6 +26,8 @@ import java.util.Objects;
  *     live connections (L4) or requests (HTTP) at once and queues the rest; the kernel ignores it
  * @param proxyProtocol {@code send_proxy}: the PROXY header the userspace data plane writes on each
  *     new connection to it; the kernel ignores it
+ * @param tls {@code tls { }}: the userspace data plane re-encrypts to it, verified; empty = plain
+ *     TCP; the kernel ignores it
  */
 public record MemberPlan(
     String where,
@@ -37,9 +39,11 @@ public record MemberPlan(
     boolean inhibit,
     Duration slowStart,
     int maxConns,
-    io.fairway.config.model.ProxyProtocol proxyProtocol) {
+    io.fairway.config.model.ProxyProtocol proxyProtocol,
+    java.util.Optional<io.fairway.config.model.BackendTls> tls) {
 
   public MemberPlan {
+    tls = tls == null ? java.util.Optional.empty() : tls;
     proxyProtocol =
         proxyProtocol == null ? io.fairway.config.model.ProxyProtocol.NONE : proxyProtocol;
     slowStart = slowStart == null ? Duration.ZERO : slowStart;
@@ -64,7 +68,33 @@ public record MemberPlan(
       boolean inhibit,
       Duration slowStart,
       int maxConns) {
-    this(where, name, ident, weight, dest, checkPort, inhibit, slowStart, maxConns, null);
+    this(where, name, ident, weight, dest, checkPort, inhibit, slowStart, maxConns, null, null);
+  }
+
+  /** Without {@code tls { }}. */
+  public MemberPlan(
+      String where,
+      String name,
+      String ident,
+      double weight,
+      Dest dest,
+      int checkPort,
+      boolean inhibit,
+      Duration slowStart,
+      int maxConns,
+      io.fairway.config.model.ProxyProtocol proxyProtocol) {
+    this(
+        where,
+        name,
+        ident,
+        weight,
+        dest,
+        checkPort,
+        inhibit,
+        slowStart,
+        maxConns,
+        proxyProtocol,
+        null);
   }
 
   public InetAddress address() {

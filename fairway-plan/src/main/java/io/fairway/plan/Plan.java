@@ -221,7 +221,8 @@ public record Plan(List<ServicePlan> services, Timeouts timeouts, Optional<Sync>
                     m.inhibit(),
                     m.slowStart(),
                     m.maxConns(),
-                    m.proxyProtocol()))
+                    m.proxyProtocol(),
+                    m.tls()))
         .toList();
   }
 

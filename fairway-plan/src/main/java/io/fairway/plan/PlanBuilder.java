@@ -407,7 +407,8 @@ public final class PlanBuilder {
         rs.inhibitOnFailure(),
         slow,
         rs.maxConns(),
-        rs.proxyProtocol());
+        rs.proxyProtocol(),
+        rs.tls());
   }
 
   private static SorryPlan sorry(SorryServer s, boolean overflow) {

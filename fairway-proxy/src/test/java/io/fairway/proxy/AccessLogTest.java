@@ -16,6 +16,7 @@ import io.fairway.proxy.table.ProxyTable;
 import io.fairway.table.Service;
 import io.fairway.table.ServiceKey;
 import io.fairway.testkit.ExternalPrograms;
+import io.fairway.testkit.TestCerts;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -108,6 +109,167 @@ class AccessLogTest {
     assertThat(report.at("/general/total_requests").asInt()).isEqualTo(6);
     assertThat(report.at("/general/valid_requests").asInt()).isEqualTo(6);
     assertThat(report.at("/general/failed_requests").asInt()).isZero();
+  }
+
+  /** Reads from {@code in} until {@code n} bytes came; Awaitility bounds the caller. */
+  private static String read(java.io.InputStream in, int n) throws IOException {
+    byte[] b = in.readNBytes(n);
+    return new String(b, java.nio.charset.StandardCharsets.US_ASCII);
+  }
+
+  @Test
+  void anL4ConnectionIsOneRecordOnceBothSidesClosed() throws Exception {
+    EchoServer echo = cleanup.track(new EchoServer("e1"));
+    java.util.concurrent.atomic.AtomicReference<ListenerSpec> spec =
+        new java.util.concurrent.atomic.AtomicReference<>(ListenerSpec.tcp());
+    ProxyTable t =
+        cleanup.track(
+            new ProxyTable(
+                ProxyOptions.defaults().toBuilder().ioThreads(1).build(), k -> spec.get()));
+    AccessLogWriter json = new AccessLogWriter(dir.resolve("l4.json"), AccessLogFormat.JSON, 1024);
+    ServiceKey plain = anyPort();
+    t.addService(Service.of(plain, "rr"));
+    t.setAccessLog(plain, AccessLog.of(List.of(json)));
+    InetSocketAddress vip = t.boundAddress(plain);
+
+    // No server: closed at once.
+    try (java.net.Socket s = new java.net.Socket()) {
+      s.connect(vip, 2000);
+      s.setSoTimeout(20_000);
+      assertThat(s.getInputStream().read()).isEqualTo(-1);
+    }
+    await().atMost(Duration.ofSeconds(10)).until(() -> json.written() == 1);
+
+    // Relayed, then closed by the client: 6 bytes in, the greeting and the echo out.
+    t.addDest(plain, dest(echo.address(), 1));
+    try (java.net.Socket s = new java.net.Socket()) {
+      s.connect(vip, 2000);
+      s.setSoTimeout(20_000);
+      assertThat(read(s.getInputStream(), 3)).isEqualTo("e1\n");
+      s.getOutputStream().write("hello\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      assertThat(read(s.getInputStream(), 6)).isEqualTo("hello\n");
+    }
+    await().atMost(Duration.ofSeconds(10)).until(() -> json.written() == 2);
+
+    // Silent for the idle timeout: closed by it.
+    spec.set(
+        ListenerSpec.tcp()
+            .withTimeouts(
+                new io.fairway.config.model.ProxySettings.Timeouts(
+                    java.util.Optional.empty(),
+                    java.util.Optional.empty(),
+                    java.util.OptionalLong.empty(),
+                    java.util.Optional.empty(),
+                    java.util.Optional.empty(),
+                    java.util.Optional.empty(),
+                    java.util.Optional.of(Duration.ofMillis(300)),
+                    java.util.Optional.empty())));
+    // A table of its own: both services are on port 0 of the same address.
+    ProxyTable t2 =
+        cleanup.track(
+            new ProxyTable(
+                ProxyOptions.defaults().toBuilder().ioThreads(1).build(), k -> spec.get()));
+    ServiceKey idle = anyPort();
+    t2.addService(Service.of(idle, "rr"));
+    t2.addDest(idle, dest(echo.address(), 1));
+    t2.setAccessLog(idle, AccessLog.of(List.of(json)));
+    try (java.net.Socket s = new java.net.Socket()) {
+      s.connect(t2.boundAddress(idle), 2000);
+      s.setSoTimeout(20_000);
+      assertThat(read(s.getInputStream(), 3)).isEqualTo("e1\n");
+      assertThat(s.getInputStream().read()).isEqualTo(-1);
+    }
+    await().atMost(Duration.ofSeconds(10)).until(() -> json.written() == 3);
+    json.close();
+
+    ObjectMapper m = new ObjectMapper();
+    List<JsonNode> lines = new ArrayList<>();
+    for (String l : Files.readAllLines(dir.resolve("l4.json"))) {
+      lines.add(m.readTree(l));
+    }
+    assertThat(lines).hasSize(3);
+    JsonNode refused = lines.get(0);
+    assertThat(refused.get("termination").asText()).isEqualTo("no_server");
+    assertThat(refused.get("real_server").isNull()).isTrue();
+    assertThat(refused.get("bytes_in").asLong()).isZero();
+
+    JsonNode relayed = lines.get(1);
+    assertThat(relayed.get("termination").asText()).isEqualTo("ok");
+    assertThat(relayed.get("virtual_server").asText()).isEqualTo(plain.toString());
+    assertThat(relayed.get("real_server").asText())
+        .contains(String.valueOf(echo.address().getPort()));
+    assertThat(relayed.get("client").asText()).isEqualTo("127.0.0.1");
+    assertThat(relayed.get("client_port").asInt()).isPositive();
+    assertThat(relayed.get("method").isNull()).isTrue();
+    assertThat(relayed.get("status").isNull()).isTrue();
+    assertThat(relayed.get("bytes_in").asLong()).isEqualTo(6);
+    assertThat(relayed.get("bytes_out").asLong()).isEqualTo(9);
+    assertThat(relayed.get("retries").asInt()).isZero();
+    assertThat(relayed.get("queue_us").asLong()).isNotNegative();
+    assertThat(relayed.get("connect_us").asLong()).isNotNegative();
+    assertThat(relayed.get("total_us").asLong())
+        .isGreaterThanOrEqualTo(relayed.get("connect_us").asLong());
+
+    JsonNode timedOut = lines.get(2);
+    assertThat(timedOut.get("termination").asText()).isEqualTo("idle_timeout");
+    assertThat(timedOut.get("bytes_out").asLong()).isEqualTo(3);
+    assertThat(timedOut.get("total_us").asLong()).isGreaterThanOrEqualTo(300_000);
+  }
+
+  /**
+   * Over a tls listener, the record has the client's TLS version and the name it asked for, for
+   * HTTP (after ALPN chose HTTP/1.1) and for L4 alike.
+   */
+  @Test
+  void tlsListenersLogTheVersionAndTheServerName() throws Exception {
+    ExternalPrograms.require("openssl", "/usr/bin/openssl");
+    TestCerts.Pair a = TestCerts.make(dir, "a", TestCerts.Kind.EC_PKCS8, "a.test", "a.test");
+    HttpBackend b1 = cleanup.track(new HttpBackend("b1"));
+    AccessLogWriter json = new AccessLogWriter(dir.resolve("tls.json"), AccessLogFormat.JSON, 1024);
+    for (ListenerSpec base : List.of(ListenerSpec.http(KeySource.CLIENT), ListenerSpec.tcp())) {
+      ListenerSpec spec =
+          base.withProxy(
+              io.fairway.config.model.ProxySettings.DEFAULTS.withTls(
+                  TlsTerminationTest.settings(a)));
+      ProxyTable t =
+          cleanup.track(
+              new ProxyTable(ProxyOptions.defaults().toBuilder().ioThreads(1).build(), k -> spec));
+      ServiceKey k = anyPort();
+      t.addService(Service.of(k, "rr"));
+      t.addDest(k, dest(b1.address(), 1));
+      t.setAccessLog(k, AccessLog.of(List.of(json)));
+      Process p =
+          new ProcessBuilder(
+                  "openssl",
+                  "s_client",
+                  "-quiet",
+                  "-alpn",
+                  "http/1.1",
+                  "-servername",
+                  "a.test",
+                  "-connect",
+                  "127.0.0.1:" + t.boundAddress(k).getPort())
+              .redirectErrorStream(true)
+              .start();
+      p.getOutputStream()
+          .write(
+              "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+                  .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+      p.getOutputStream().flush();
+      String out =
+          new String(
+              p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.ISO_8859_1);
+      assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+      assertThat(out).contains("HTTP/1.1 200");
+    }
+    await().atMost(Duration.ofSeconds(10)).until(() -> json.written() == 2);
+    json.close();
+    ObjectMapper m = new ObjectMapper();
+    for (String l : Files.readAllLines(dir.resolve("tls.json"))) {
+      JsonNode r = m.readTree(l);
+      assertThat(r.get("tls_version").asText()).as(l).startsWith("TLSv1.");
+      assertThat(r.get("sni").asText()).as(l).isEqualTo("a.test");
+    }
   }
 
   private JsonNode goaccess(Path log) throws IOException, InterruptedException {

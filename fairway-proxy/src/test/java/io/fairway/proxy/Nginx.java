@@ -29,6 +29,15 @@ final class Nginx implements AutoCloseable {
 
   /** An nginx whose server block holds {@code locations} (e.g. a proxy_pass). */
   Nginx(String name, String locations) throws IOException, InterruptedException {
+    this(name, "", locations);
+  }
+
+  /**
+   * An nginx whose {@code listen} has {@code listenParameters} (e.g. {@code proxy_protocol}) and
+   * whose server block holds {@code locations}.
+   */
+  Nginx(String name, String listenParameters, String locations)
+      throws IOException, InterruptedException {
     this.name = name;
     this.port = io.fairway.testkit.FreePorts.loopback();
     this.dir = Files.createTempDirectory("fairway-nginx-");
@@ -60,6 +69,7 @@ final class Nginx implements AutoCloseable {
             + "  server {\n"
             + "    listen 127.0.0.1:"
             + port
+            + (listenParameters.isEmpty() ? "" : " " + listenParameters)
             + ";\n"
             + "    "
             + locations

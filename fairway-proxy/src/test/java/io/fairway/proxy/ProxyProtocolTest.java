@@ -186,6 +186,44 @@ class ProxyProtocolTest {
     httpBehindHaproxy("send-proxy-v2");
   }
 
+  /**
+   * nginx with {@code listen ... proxy_protocol}, answering with the address the PROXY header named
+   * ({@code $proxy_protocol_addr}) and the connection's own peer ({@code $remote_addr}).
+   */
+  private Nginx nginxWithProxyProtocol() throws Exception {
+    Nginx.require();
+    return cleanup.track(
+        new Nginx(
+            "pp",
+            "proxy_protocol",
+            "location / { default_type text/plain;"
+                + " return 200 'pp=$proxy_protocol_addr:$proxy_protocol_port"
+                + " peer=$remote_addr\\n'; }"));
+  }
+
+  @Test
+  void httpFromHaproxyToNginxWithProxyProtocolCarriesTheClientThroughBoth() throws Exception {
+    Nginx nginx = nginxWithProxyProtocol();
+    InetSocketAddress vip =
+        fairway(ListenerSpec.http(KeySource.CLIENT), nginx.address(), ProxyProtocol.Version.V1);
+    InetSocketAddress front = haproxy(vip, "send-proxy-v2");
+    String r = exchange(front, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    // HAProxy named 127.0.0.7 to Fairway (v2), Fairway named it to nginx (v1).
+    assertThat(r).startsWith("HTTP/1.1 200").contains("pp=127.0.0.7:").contains(" peer=127.0.0.1");
+  }
+
+  @Test
+  void l4ToNginxWithProxyProtocolV2NamesTheAddressTheClientsHeaderNamed() throws Exception {
+    Nginx nginx = nginxWithProxyProtocol();
+    InetSocketAddress vip = fairway(ListenerSpec.tcp(), nginx.address(), ProxyProtocol.Version.V2);
+    String r =
+        exchange(
+            vip,
+            "PROXY TCP4 192.0.2.7 127.0.0.1 40007 80\r\n"
+                + "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    assertThat(r).startsWith("HTTP/1.1 200").contains("pp=192.0.2.7:40007 peer=127.0.0.1");
+  }
+
   /** A backend that answers each connection with the first line it got, then closes. */
   private InetSocketAddress firstLineBackend() throws IOException {
     ServerSocket ss = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());

@@ -61,7 +61,10 @@ public final class DnsMember {
         checkers,
         port,
         t.slowStart(),
-        t.maxConns());
+        t.maxConns(),
+        // The template's send_proxy and tls hold for every address the name resolves to.
+        t.proxyProtocol(),
+        t.tls());
   }
 
   private static Checker retarget(

@@ -32,6 +32,8 @@ import java.util.Optional;
  *     none
  * @param proxyProtocol {@code send_proxy} (a Fairway extension): the PROXY header the userspace
  *     data plane writes on each new connection to this server; {@link ProxyProtocol#NONE} = none
+ * @param tls {@code tls { }} (a Fairway extension): the userspace data plane re-encrypts to this
+ *     server, verified; empty = plain TCP
  */
 public record RealServer(
     Location location,
@@ -49,9 +51,11 @@ public record RealServer(
     int checkPort,
     Duration slowStart,
     int maxConns,
-    ProxyProtocol proxyProtocol) {
+    ProxyProtocol proxyProtocol,
+    Optional<BackendTls> tls) {
   public RealServer {
     proxyProtocol = proxyProtocol == null ? ProxyProtocol.NONE : proxyProtocol;
+    tls = tls == null ? Optional.empty() : tls;
     checkers = List.copyOf(checkers);
     slowStart = slowStart == null ? Duration.ZERO : slowStart;
     if (maxConns < 0) {
@@ -91,7 +95,46 @@ public record RealServer(
         checkPort,
         slowStart,
         maxConns,
-        ProxyProtocol.NONE);
+        ProxyProtocol.NONE,
+        Optional.empty());
+  }
+
+  /** Without {@code tls { }}. */
+  public RealServer(
+      Location location,
+      RealServerId id,
+      String name,
+      String ident,
+      double weight,
+      Forwarding forwarding,
+      long upperThreshold,
+      long lowerThreshold,
+      boolean inhibitOnFailure,
+      Optional<Script> notifyUp,
+      Optional<Script> notifyDown,
+      List<Checker> checkers,
+      int checkPort,
+      Duration slowStart,
+      int maxConns,
+      ProxyProtocol proxyProtocol) {
+    this(
+        location,
+        id,
+        name,
+        ident,
+        weight,
+        forwarding,
+        upperThreshold,
+        lowerThreshold,
+        inhibitOnFailure,
+        notifyUp,
+        notifyDown,
+        checkers,
+        checkPort,
+        slowStart,
+        maxConns,
+        proxyProtocol,
+        Optional.empty());
   }
 
   /**

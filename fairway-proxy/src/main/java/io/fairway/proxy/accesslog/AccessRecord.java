@@ -7,7 +7,13 @@ import java.net.InetSocketAddress;
  * microseconds, -1 when the stage was never reached; text fields are {@code null} when unknown
  * (written as {@code -}).
  *
- * @param startMillis when the request's head arrived (epoch milliseconds)
+ * <p>An L4 connection's record has no method, target, protocol or status; its bytes are those read
+ * from the client's and the server's sockets, its queue time runs from the accept to the choice of
+ * a server, its connect time from there to the established connection, and its total from the
+ * accept to the close of both sides.
+ *
+ * @param startMillis when the request's head arrived, or the L4 connection was accepted (epoch
+ *     milliseconds)
  * @param client the client's address and port
  * @param virtualServer the virtual server's name
  * @param realServer the real server that answered (the last one tried), or {@code null}
@@ -48,9 +54,12 @@ public record AccessRecord(
 
   /** How a request (or connection) ended, as the log names it. */
   public enum Termination {
-    /** Answered in full. */
+    /** Answered in full; for an L4 connection, closed by either side after it was relayed. */
     OK("ok"),
-    /** The client closed or half-closed before its answer. */
+    /**
+     * The client closed or half-closed before its answer; for an L4 connection, before it had a
+     * server.
+     */
     CLIENT_CLOSED("client_closed"),
     /** The client was too slow sending its request. */
     CLIENT_TIMEOUT("client_timeout"),
@@ -65,7 +74,9 @@ public record AccessRecord(
     /** The server did not answer within first_byte (504). */
     SERVER_TIMEOUT("server_timeout"),
     /** The server switched protocols; the connection became a tunnel. */
-    UPGRADED("upgraded");
+    UPGRADED("upgraded"),
+    /** An L4 connection carried nothing either way for the idle timeout and was closed. */
+    IDLE_TIMEOUT("idle_timeout");
 
     private final String text;
 

@@ -18,8 +18,17 @@ import java.util.concurrent.TimeUnit;
 final class BackendConnect {
   private BackendConnect() {}
 
+  /**
+   * @param tls the server's TLS when the plan re-encrypts to it (its request waits in the handler
+   *     until the handshake is done, and a failed handshake fails the connection as a reset would),
+   *     or null
+   */
   static ChannelFuture open(
-      RealServer rs, EventLoop loop, ProxyOptions options, Timeouts timeouts) {
+      RealServer rs,
+      EventLoop loop,
+      ProxyOptions options,
+      Timeouts timeouts,
+      java.util.function.Supplier<io.netty.handler.ssl.SslHandler> tls) {
     int connectMillis = (int) timeouts.connect().toMillis();
     ResponseDecoder decoder = new ResponseDecoder(options.maxHeaderSize() * 2 + 4096);
     return Connector.connect(
@@ -28,6 +37,10 @@ final class BackendConnect {
         ch -> {
           ch.config().setAllocator(Transport.ALLOCATOR);
           ch.config().setConnectTimeoutMillis(connectMillis);
+          io.netty.handler.ssl.SslHandler h = tls.get();
+          if (h != null) {
+            ch.pipeline().addLast(h);
+          }
           ch.pipeline()
               .addLast(decoder)
               // Reader idle only: an idle pooled connection neither reads nor writes, and

@@ -297,7 +297,20 @@ public final class Exchange implements SlotWaiter {
       return;
     }
     long connectStart = System.nanoTime();
-    ChannelFuture f = BackendConnect.open(rs, client.eventLoop(), options, timeouts);
+    ChannelFuture f =
+        BackendConnect.open(
+            rs,
+            client.eventLoop(),
+            options,
+            timeouts,
+            () -> {
+              try {
+                return vs.backendTls(rs, io.fairway.proxy.Transport.ALLOCATOR);
+              } catch (javax.net.ssl.SSLException e) {
+                // Fails this connect (Connector): the exchange's ordinary connect failure.
+                throw new IllegalStateException("TLS to " + rs + ": " + e.getMessage(), e);
+              }
+            });
     ProxyHeaderWriter.onConnect(f, vs.sendProxy(rs), client.socket()); // before the request
     f.addListener(
         x -> {

@@ -84,6 +84,13 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter implements 
   private Channel tunnel;
 
   private InetSocketAddress clientAddress;
+
+  /**
+   * The client's TLS version and server name for the access log; {@link
+   * io.fairway.proxy.tls.TlsInfo#NONE} without.
+   */
+  private io.fairway.proxy.tls.TlsInfo tls = io.fairway.proxy.tls.TlsInfo.NONE;
+
   private byte[] clientIp;
   private boolean closed;
 
@@ -160,6 +167,8 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter implements 
     client.config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
     clientAddress = io.fairway.proxy.proxyprotocol.ClientAddress.source(client);
     clientIp = clientAddress.getAddress().getHostAddress().getBytes(StandardCharsets.ISO_8859_1);
+    // Over TLS this runs after the handshake (ALPN chose HTTP/1.1): the session is known.
+    tls = io.fairway.proxy.tls.TlsInfo.of(client);
     armHeaderTimer();
     lastActivity = System.nanoTime();
     idleTimeouts = timeouts;
@@ -307,6 +316,16 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter implements 
   @Override
   public InetSocketAddress remoteAddress() {
     return clientAddress;
+  }
+
+  @Override
+  public String tlsVersion() {
+    return tls.version();
+  }
+
+  @Override
+  public String sni() {
+    return tls.sni();
   }
 
   @Override

@@ -35,6 +35,9 @@ public final class IdleWatch implements Runnable {
   private long deadline;
   private ScheduledFuture<?> timer;
 
+  /** The timeout closed the connection (the access log says so). */
+  private boolean fired;
+
   private IdleWatch(
       Channel client, TrafficMeter cm, Channel backend, TrafficMeter bm, long timeoutNanos) {
     this.client = client;
@@ -77,6 +80,12 @@ public final class IdleWatch implements Runnable {
             });
   }
 
+  /** Whether {@code client}'s connection was closed by its idle timeout. On its event loop. */
+  static boolean timedOut(Channel client) {
+    IdleWatch w = client.attr(WATCH).get();
+    return w != null && w.fired;
+  }
+
   private void arm(long delayNanos) {
     timer = client.eventLoop().schedule(this, delayNanos, TimeUnit.NANOSECONDS);
   }
@@ -97,6 +106,7 @@ public final class IdleWatch implements Runnable {
       // sets an earlier deadline than the one a connection idle since before the reload keeps.
       arm(Math.min(left, timeoutNanos));
     } else {
+      fired = true;
       client.close();
       backend.close();
     }

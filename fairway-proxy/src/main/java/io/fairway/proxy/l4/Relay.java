@@ -61,10 +61,12 @@ public final class Relay extends ChannelInboundHandlerAdapter {
   public Relay(Channel peer, long spliceAbove) {
     this.peer = peer;
     this.peerSocket =
-        // A TLS peer's bytes must pass its pipeline's SslHandler: never straight to its socket.
+        // A TLS peer's bytes must pass its pipeline's SslHandler: never straight to its socket
+        // (a client of a tls listener, or a server re-encrypted to).
         peer instanceof AbstractEpollStreamChannel e
                 && e.fd() instanceof Socket s
                 && !io.fairway.proxy.tls.TlsHandshakes.isTls(peer)
+                && peer.pipeline().get(io.netty.handler.ssl.SslHandler.class) == null
             ? s
             : null;
     this.spliceAbove = spliceAbove;

@@ -5,6 +5,7 @@ import io.fairway.proxy.KeptEpollChannels;
 import io.fairway.proxy.ProxyOptions;
 import io.fairway.proxy.RateLimitedLog;
 import io.fairway.proxy.Transport;
+import io.fairway.proxy.accesslog.AccessRecord;
 import io.fairway.proxy.proxyprotocol.ClientAddress;
 import io.fairway.proxy.proxyprotocol.ProxyHeaderWriter;
 import io.fairway.proxy.table.Lease;
@@ -24,12 +25,14 @@ import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.channel.epoll.EpollMode;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.DuplexChannel;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import javax.net.ssl.SSLException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -61,6 +64,9 @@ public final class TcpFrontend extends ChannelInboundHandlerAdapter {
    */
   private Set<RealServer> tried = Set.of();
 
+  /** This connection's access-log record; null when the service has no access log. */
+  private ConnectionLog record;
+
   /** What the client sent (or its FIN) before the backend connection existed; null: nothing. */
   private List<Object> early;
 
@@ -74,7 +80,18 @@ public final class TcpFrontend extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelActive(ChannelHandlerContext ctx) {
-    connect(ctx.channel());
+    Channel client = ctx.channel();
+    io.fairway.proxy.accesslog.AccessLog log = vs.accessLog();
+    if (log != io.fairway.proxy.accesslog.AccessLog.NONE) {
+      record =
+          new ConnectionLog(
+              log,
+              vs.service().key().toString(),
+              client,
+              ClientAddress.source(client),
+              clientMeter);
+    }
+    connect(client);
   }
 
   private void connect(Channel client) {
@@ -125,11 +142,29 @@ public final class TcpFrontend extends ChannelInboundHandlerAdapter {
     @Override
     public void timedOut() {
       refuse(
-          client, ca, "every server full (uthreshold or max_conns) for " + vs.timeouts().connect());
+          client,
+          ca,
+          "every server full (uthreshold or max_conns) for " + vs.timeouts().connect(),
+          AccessRecord.Termination.QUEUE_TIMEOUT);
     }
   }
 
   private void refuse(Channel client, InetSocketAddress ca, String why) {
+    // After failed connects, every server there was failed; otherwise there was none.
+    refuse(
+        client,
+        ca,
+        why,
+        tried.isEmpty()
+            ? AccessRecord.Termination.NO_SERVER
+            : AccessRecord.Termination.SERVER_FAILED);
+  }
+
+  private void refuse(
+      Channel client, InetSocketAddress ca, String why, AccessRecord.Termination cause) {
+    if (record != null && client.isActive()) {
+      record.ended(cause);
+    }
     warnings.warn(
         vs.service().key(),
         why,
@@ -139,6 +174,16 @@ public final class TcpFrontend extends ChannelInboundHandlerAdapter {
 
   private void connect(Channel client, Lease lease) {
     RealServer rs = lease.server;
+    if (record != null) {
+      record.leased(rs);
+    }
+    SslHandler tls;
+    try {
+      tls = vs.backendTls(rs, Transport.ALLOCATOR);
+    } catch (SSLException e) {
+      failed(client, lease, rs, "TLS to " + rs + ": " + reason(e));
+      return;
+    }
     TrafficMeter backendMeter = new TrafficMeter(SIZING);
     long splice =
         options.splices()
@@ -146,6 +191,7 @@ public final class TcpFrontend extends ChannelInboundHandlerAdapter {
                 && c.getEpollMode() == EpollMode.LEVEL_TRIGGERED
                 // Spliced bytes bypass the pipeline, and so its TLS.
                 && !io.fairway.proxy.tls.TlsHandshakes.isTls(client)
+                && tls == null
             ? options.spliceThreshold()
             : -1;
     java.net.InetAddress to = rs.address.getAddress();
@@ -164,64 +210,99 @@ public final class TcpFrontend extends ChannelInboundHandlerAdapter {
                 cfg.setOption(EpollChannelOption.EPOLL_MODE, EpollMode.LEVEL_TRIGGERED); // spliceTo
               }
             },
-            new Relay(client, splice),
+            // With TLS, the relay to the client comes once the handshake succeeded: a failed one
+            // closes this channel, and the relay would close the client with it instead of letting
+            // the next server be tried.
+            tls != null ? tls : new Relay(client, splice),
             rs.address);
     f.addListener(
         x -> {
           if (!f.isSuccess()) {
-            lease.close();
-            if (tried.isEmpty()) {
-              tried = new HashSet<>(2);
-            }
-            tried.add(rs);
-            warnings.warn(
-                vs.service().key(), "connect to " + rs + " failed: " + reason(f.cause()), null);
-            if (client.isActive()) {
-              connect(client);
-            }
+            failed(client, lease, rs, "connect to " + rs + " failed: " + reason(f.cause()));
             return;
           }
-          Channel backend = f.channel();
-          if (!client.isActive()) {
-            lease.close();
-            backend.close();
+          if (tls == null) {
+            connected(client, lease, f.channel(), backendMeter, splice);
             return;
           }
-          clientMeter.countInto(rs.inBytes);
-          backendMeter.countInto(rs.outBytes);
-          // Established first: a reload that changes the idle timeout after the read below finds
-          // this connection (IdleWatch.retime) and so never leaves it on the old one.
-          rs.established.add(client);
-          IdleWatch.start(
-              client, clientMeter, backend, backendMeter, vs.timeouts().idle().toNanos());
-          client
-              .closeFuture()
+          // A server whose certificate does not verify is a failed connect: the next one is tried.
+          tls.handshakeFuture()
               .addListener(
-                  c -> {
-                    rs.established.remove(client);
-                    lease.close();
+                  h -> {
+                    if (h.isSuccess()) {
+                      // Added inside the handshake's completion, before the SslHandler passes on
+                      // anything it decrypted after it.
+                      f.channel().pipeline().addLast(new Relay(client, splice));
+                      connected(client, lease, f.channel(), backendMeter, splice);
+                    } else {
+                      f.channel().close();
+                      failed(
+                          client,
+                          lease,
+                          rs,
+                          "TLS handshake with " + rs + " failed: " + reason(h.cause()));
+                    }
                   });
-          boolean header = ProxyHeaderWriter.write(backend, vs.sendProxy(rs), client);
-          boolean sent = early != null || header;
-          if (early != null) {
-            for (Object m : early) {
-              backend.write(m, backend.voidPromise());
-            }
-            early = null;
-          }
-          if (inputShutdown && backend instanceof DuplexChannel) {
-            Relay.shutdownOutputAfterFlush(backend);
-          } else if (sent) {
-            backend.flush();
-          }
-          client.pipeline().addLast(new Relay(backend, splice));
-          client.pipeline().remove(this);
-          if (!inputShutdown) {
-            client.config().setAutoRead(true); // after a FIN there is nothing left to read
-          }
-          // The backend reads from the moment it is active (auto-read, EPOLLIN armed at
-          // registration): its relay to the client is there from its creation.
         });
+  }
+
+  /** A connect to {@code rs} failed: the next server is tried. */
+  private void failed(Channel client, Lease lease, RealServer rs, String why) {
+    lease.close();
+    if (tried.isEmpty()) {
+      tried = new HashSet<>(2);
+    }
+    tried.add(rs);
+    warnings.warn(vs.service().key(), why, null);
+    if (client.isActive()) {
+      connect(client);
+    }
+  }
+
+  private void connected(
+      Channel client, Lease lease, Channel backend, TrafficMeter backendMeter, long splice) {
+    RealServer rs = lease.server;
+    if (!client.isActive()) {
+      lease.close();
+      backend.close();
+      return;
+    }
+    clientMeter.countInto(rs.inBytes);
+    backendMeter.countInto(rs.outBytes);
+    if (record != null) {
+      record.connected(backend, backendMeter);
+    }
+    // Established first: a reload that changes the idle timeout after the read below finds
+    // this connection (IdleWatch.retime) and so never leaves it on the old one.
+    rs.established.add(client);
+    IdleWatch.start(client, clientMeter, backend, backendMeter, vs.timeouts().idle().toNanos());
+    client
+        .closeFuture()
+        .addListener(
+            c -> {
+              rs.established.remove(client);
+              lease.close();
+            });
+    boolean header = ProxyHeaderWriter.write(backend, vs.sendProxy(rs), client);
+    boolean sent = early != null || header;
+    if (early != null) {
+      for (Object m : early) {
+        backend.write(m, backend.voidPromise());
+      }
+      early = null;
+    }
+    if (inputShutdown && backend instanceof DuplexChannel) {
+      Relay.shutdownOutputAfterFlush(backend);
+    } else if (sent) {
+      backend.flush();
+    }
+    client.pipeline().addLast(new Relay(backend, splice));
+    client.pipeline().remove(this);
+    if (!inputShutdown) {
+      client.config().setAutoRead(true); // after a FIN there is nothing left to read
+    }
+    // The backend reads from the moment it is active (auto-read, EPOLLIN armed at
+    // registration): its relay to the client is there from its creation.
   }
 
   @Override

@@ -21,6 +21,9 @@ public final class TrafficMeter implements RecvByteBufAllocator {
 
   private long lastActivity = System.nanoTime();
 
+  /** Every byte this side read, for the connection's access-log record. */
+  private long total;
+
   /**
    * @param sizing the allocator that decides the read sizes (the channel's own)
    */
@@ -35,6 +38,11 @@ public final class TrafficMeter implements RecvByteBufAllocator {
     unclaimed = 0;
   }
 
+  /** Bytes this side has read so far (spliced ones too). On the channel's event loop. */
+  long total() {
+    return total;
+  }
+
   /** {@link System#nanoTime()} of the last read that returned data. */
   long lastActivity() {
     return lastActivity;
@@ -42,6 +50,7 @@ public final class TrafficMeter implements RecvByteBufAllocator {
 
   /** Bytes read past the allocator (the tail a splice left behind at a FIN). */
   void count(int n) {
+    total += n;
     LongAdder s = sink;
     if (s != null) {
       s.add(n);
@@ -68,6 +77,7 @@ public final class TrafficMeter implements RecvByteBufAllocator {
     public void lastBytesRead(int n) {
       if (n > 0) {
         active = true;
+        total += n;
         LongAdder s = sink;
         if (s != null) {
           s.add(n);

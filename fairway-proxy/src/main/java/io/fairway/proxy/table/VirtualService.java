@@ -423,6 +423,25 @@ public final class VirtualService {
         : m.proxyProtocol().send();
   }
 
+  /** The TLS contexts of this service's {@code real_server ... { tls { } }} blocks. */
+  private final io.fairway.proxy.tls.BackendTlsContexts backendTls =
+      new io.fairway.proxy.tls.BackendTlsContexts();
+
+  /**
+   * A TLS handler for a new connection to {@code rs} when the plan re-encrypts to it ({@code tls {
+   * }} in its real_server), else null (plain TCP).
+   *
+   * @throws javax.net.ssl.SSLException its CA file cannot be used (changed since it was checked)
+   */
+  public io.netty.handler.ssl.SslHandler backendTls(
+      RealServer rs, io.netty.buffer.ByteBufAllocator alloc) throws javax.net.ssl.SSLException {
+    MemberPlan m = spec.members().get(rs.key);
+    if (m == null || m.tls().isEmpty()) {
+      return null;
+    }
+    return backendTls.handler(m.tls().get(), rs.address, alloc);
+  }
+
   /** The plan's {@code max_conns} for a destination: 0 (none) when the plan does not know it. */
   private int maxConns(DestKey k) {
     MemberPlan m = spec.members().get(k);

@@ -1,0 +1,142 @@
+package io.fairway.proxy;
+
+import static io.fairway.proxy.Fixtures.anyPort;
+import static io.fairway.proxy.Fixtures.dest;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fairway.config.model.BackendTls;
+import io.fairway.config.model.Location;
+import io.fairway.config.model.ProxyProtocol;
+import io.fairway.plan.MemberPlan;
+import io.fairway.proxy.http.KeySource;
+import io.fairway.proxy.table.ListenerSpec;
+import io.fairway.proxy.table.Mode;
+import io.fairway.proxy.table.ProxyTable;
+import io.fairway.table.Dest;
+import io.fairway.table.Service;
+import io.fairway.table.ServiceKey;
+import io.fairway.testkit.TestCerts;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.AutoClose;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Re-encryption ({@code real_server ... { tls { verify CA sni NAME } }}) to a real nginx that
+ * serves TLS: HTTP and L4 reach it verified, with the SNI it answers by; a server whose certificate
+ * does not chain to the CA, or does not carry the name, gets nothing.
+ */
+class ReencryptionTest {
+  @AutoClose final Cleanup cleanup = new Cleanup();
+  @TempDir static Path dir;
+
+  /** The backend's certificate, self-signed: it is its own CA. */
+  static TestCerts.Pair app;
+
+  /** Another CA, which did not sign the backend's certificate. */
+  static TestCerts.Pair other;
+
+  @BeforeAll
+  static void certs() throws Exception {
+    app = TestCerts.make(dir, "app", TestCerts.Kind.EC_PKCS8, "app.internal", "app.internal");
+    other = TestCerts.make(dir, "other", TestCerts.Kind.EC_PKCS8, "other", "other");
+  }
+
+  /** nginx serving TLS with {@link #app}, answering with the protocol and the SNI it got. */
+  private Nginx nginx() throws Exception {
+    Nginx.require();
+    return cleanup.track(
+        new Nginx(
+            "tls",
+            "ssl",
+            "ssl_certificate "
+                + app.cert()
+                + "; ssl_certificate_key "
+                + app.key()
+                + "; location / { default_type text/plain;"
+                + " return 200 'tls=$ssl_protocol sni=$ssl_server_name\\n'; }"));
+  }
+
+  private InetSocketAddress fairway(Mode mode, InetSocketAddress backend, BackendTls tls)
+      throws Exception {
+    ServiceKey k = anyPort();
+    Dest d = dest(backend, 1);
+    MemberPlan m =
+        new MemberPlan(
+            "",
+            "app",
+            "app",
+            1,
+            d,
+            d.port(),
+            false,
+            Duration.ZERO,
+            0,
+            ProxyProtocol.NONE,
+            Optional.of(tls));
+    ListenerSpec spec = new ListenerSpec(mode, KeySource.CLIENT, null, Map.of(d.key(), m), null);
+    ProxyTable t =
+        cleanup.track(new ProxyTable(ProxyOptions.builder().ioThreads(1).build(), x -> spec));
+    t.addService(Service.of(k, "rr"));
+    t.addDest(k, d);
+    return t.boundAddress(k);
+  }
+
+  private static BackendTls tls(TestCerts.Pair ca, String sni) {
+    return new BackendTls(
+        new Location("test.conf", 1), ca.cert().toString(), Optional.ofNullable(sni), "d");
+  }
+
+  /** Sends a request and reads until the proxy closes. */
+  private static String get(InetSocketAddress vip) throws IOException {
+    try (Socket s = new Socket()) {
+      s.connect(vip, 5000);
+      s.setSoTimeout(20_000);
+      s.getOutputStream()
+          .write(
+              "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+                  .getBytes(StandardCharsets.ISO_8859_1));
+      return new String(s.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+    }
+  }
+
+  @Test
+  void httpReachesNginxOverVerifiedTlsWithItsSni() throws Exception {
+    Nginx n = nginx();
+    String r = get(fairway(Mode.HTTP, n.address(), tls(app, "app.internal")));
+    assertThat(r).startsWith("HTTP/1.1 200").contains("sni=app.internal").contains("tls=TLSv1.");
+  }
+
+  @Test
+  void l4ReachesNginxOverVerifiedTlsWithItsSni() throws Exception {
+    Nginx n = nginx();
+    String r = get(fairway(Mode.TCP, n.address(), tls(app, "app.internal")));
+    assertThat(r).startsWith("HTTP/1.1 200").contains("sni=app.internal").contains("tls=TLSv1.");
+  }
+
+  @Test
+  void aCertificateFromAnotherCaOrForAnotherNameGetsNoRequest() throws Exception {
+    Nginx n = nginx();
+    assertThat(get(fairway(Mode.HTTP, n.address(), tls(other, "app.internal"))))
+        .startsWith("HTTP/1.1 502");
+    assertThat(get(fairway(Mode.HTTP, n.address(), tls(app, "wrong.internal"))))
+        .startsWith("HTTP/1.1 502");
+    // L4: the only server failed its handshake, so the client's connection is closed unanswered
+    // (reset, since the request it sent was never read).
+    String l4;
+    try {
+      l4 = get(fairway(Mode.TCP, n.address(), tls(other, "app.internal")));
+    } catch (java.net.SocketException reset) {
+      l4 = "";
+    }
+    assertThat(l4).isEmpty();
+  }
+}
