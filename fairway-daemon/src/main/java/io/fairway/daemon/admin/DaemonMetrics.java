@@ -35,6 +35,7 @@ public final class DaemonMetrics {
   private volatile List<VirtualServerView> snapshot = List.of();
   private ProxyHttpMetrics http;
   private ProxyQueueMetrics queues;
+  private ProxyLimitMetrics limits;
   private ProxyProtocolMetrics proxyProtocol;
   private AccessLogMetrics accessLogs;
   private io.fairway.daemon.Daemon daemon;
@@ -159,6 +160,7 @@ public final class DaemonMetrics {
     this.daemon = d;
     this.http = new ProxyHttpMetrics(registry);
     this.queues = new ProxyQueueMetrics(registry);
+    this.limits = new ProxyLimitMetrics(registry);
     this.proxyProtocol = new ProxyProtocolMetrics(registry);
     this.accessLogs = new AccessLogMetrics(registry);
     return this;
@@ -170,6 +172,7 @@ public final class DaemonMetrics {
     if (http != null) {
       http.refresh(daemon);
       queues.refresh(daemon);
+      limits.refresh(daemon);
       proxyProtocol.refresh(daemon);
       accessLogs.refresh(daemon);
     }

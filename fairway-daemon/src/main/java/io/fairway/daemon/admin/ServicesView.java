@@ -91,7 +91,9 @@ public final class ServicesView {
    * stepped into the table, in the userspace scheduler the decimal {@code weight × f} its ramp
    * gives it ({@link io.fairway.director.SlowStart}); null otherwise. {@code http}: its HTTP
    * requests, failures and retries on the userspace proxy; null elsewhere. {@code limit}: its
-   * configured connection limit ({@code uthreshold}/{@code max_conns}), 0 for none.
+   * configured connection limit ({@code uthreshold}/{@code max_conns}), 0 for none. {@code
+   * learnedLimit}: without {@code max_conns}, the limit the userspace proxy learned from its
+   * refusals, 0 for none.
    */
   public record RealServerView(
       String name,
@@ -109,28 +111,22 @@ public final class ServicesView {
       CheckView lastCheck,
       Number slowStartWeight,
       HttpTraffic http,
-      int limit) {
+      int limit,
+      int learnedLimit) {
     RealServerView with(HttpTraffic traffic) {
-      return new RealServerView(
-          name,
-          address,
-          state,
-          adminState,
-          inTable,
-          configuredWeight,
-          effectiveWeight,
-          activeConnections,
-          inactiveConnections,
-          connectionsTotal,
-          bytesIn,
-          bytesOut,
-          lastCheck,
-          slowStartWeight,
-          traffic,
-          limit);
+      return with(lastCheck, traffic, learnedLimit);
     }
 
     RealServerView with(CheckView check) {
+      return with(check, http, learnedLimit);
+    }
+
+    RealServerView withLearnedLimit(int learned) {
+      return with(lastCheck, http, learned);
+    }
+
+    /** The one copy: the parts that are read after the table (checks, traffic, the proxy). */
+    private RealServerView with(CheckView check, HttpTraffic traffic, int learned) {
       return new RealServerView(
           name,
           address,
@@ -146,8 +142,9 @@ public final class ServicesView {
           bytesOut,
           check,
           slowStartWeight,
-          http,
-          limit);
+          traffic,
+          limit,
+          learned);
     }
   }
 
@@ -181,7 +178,8 @@ public final class ServicesView {
                   daemon.listener().health()),
               HttpTraffic.of(daemon)),
           daemon.attempts(),
-          queues(daemon));
+          queues(daemon),
+          learnedLimits(daemon));
     } catch (io.fairway.table.TableException e) {
       throw new IllegalStateException("cannot read the table: " + e.getMessage(), e);
     }
@@ -205,19 +203,51 @@ public final class ServicesView {
     return out;
   }
 
+  /**
+   * Virtual server name → real server name → the lowest learned limit in force over its services;
+   * empty unless on the userspace data plane.
+   */
+  private static Map<String, Map<String, Integer>> learnedLimits(io.fairway.daemon.Daemon daemon) {
+    Map<String, Map<String, Integer>> out = new HashMap<>();
+    if (!(daemon.applier().table() instanceof io.fairway.proxy.table.ProxyTable proxy)) {
+      return out;
+    }
+    Map<ServiceKey, Map<io.fairway.table.DestKey, io.fairway.proxy.table.LimitStats>> stats =
+        proxy.limitStats();
+    for (io.fairway.apply.VirtualServer vs : daemon.applier().config().values()) {
+      Map<String, Integer> byServer = new HashMap<>();
+      for (io.fairway.apply.RealServer rs : vs.servers().values()) {
+        for (Service s : vs.services()) {
+          io.fairway.proxy.table.LimitStats l =
+              stats.getOrDefault(s.key(), Map.of()).get(rs.dest().key());
+          if (l != null && l.learned() != 0) {
+            byServer.merge(rs.name(), l.learned(), Math::min);
+          }
+        }
+      }
+      out.put(vs.name(), byServer);
+    }
+    return out;
+  }
+
   private static List<VirtualServerView> withAttempts(
-      List<VirtualServerView> views, CheckAttempts attempts, Map<String, QueueView> queues) {
+      List<VirtualServerView> views,
+      CheckAttempts attempts,
+      Map<String, QueueView> queues,
+      Map<String, Map<String, Integer>> learned) {
     List<VirtualServerView> out = new ArrayList<>(views.size());
     for (VirtualServerView v : views) {
       List<RealServerView> servers =
           v.servers().stream()
               .map(
                   r -> {
+                    Integer l = learned.getOrDefault(v.name(), Map.of()).get(r.name());
+                    RealServerView withLimit = l == null ? r : r.withLearnedLimit(l);
                     CheckAttempts.LastAttempt a = attempts.get(v.name(), r.name());
                     CheckView c = r.lastCheck();
                     return a == null || c == null
-                        ? r
-                        : r.with(new CheckView(c.result(), c.reason(), c.since(), a));
+                        ? withLimit
+                        : withLimit.with(new CheckView(c.result(), c.reason(), c.since(), a));
                   })
               .toList();
       out.add(v.withServers(servers).with(queues.get(v.name())));
@@ -324,7 +354,8 @@ public final class ServicesView {
               check,
               slowStartWeight(rs),
               null,
-              rs.dest().upperThreshold()));
+              rs.dest().upperThreshold(),
+              0));
     }
     SorryState sorry = SorryState.of(vs, byKey, overflowing(admin, vs.name()));
     Service first = vs.services().get(0);

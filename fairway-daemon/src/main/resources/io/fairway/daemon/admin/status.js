@@ -156,7 +156,13 @@
     cell(tr, (rs.slow_start_weight != null ? rs.slow_start_weight + ' (slow start) → ' : '')
       + rs.effective_weight + ' / ' + rs.configured_weight);
     // Against its limit (uthreshold / max_conns) when it has one: how close to queueing it is.
-    cell(tr, rs.active_connections + (rs.limit ? ' / ' + rs.limit : '')).className = 'active';
+    // A learned limit (no max_conns) is marked '~': Fairway's estimate of what the server takes.
+    var limit = rs.limit ? ' / ' + rs.limit : rs.learned_limit ? ' / ~' + rs.learned_limit : '';
+    var active = cell(tr, rs.active_connections + limit);
+    active.className = 'active';
+    if (!rs.limit && rs.learned_limit) {
+      active.title = 'limit learned from the server\'s refusals';
+    }
     cell(tr, rs.connections_total);
     cell(tr, p ? fixed(p.connRate) : '').className = 'connrate';
     cell(tr, rs.http ? rs.http.requests : '').className = 'requests';

@@ -36,6 +36,8 @@ public final class Dest implements Backend {
   /** Fairway's {@code max_conns}: active connections at which it takes no new one; 0 = none. */
   private volatile int maxConns;
 
+  private volatile int learnedLimit;
+
   /**
    * Cleared when the server leaves the service: persistence templates pointing here become invalid.
    */
@@ -235,7 +237,19 @@ public final class Dest implements Backend {
    */
   public boolean overloaded() {
     int m = maxConns;
+    if (m == 0) {
+      m = learnedLimit;
+    }
     return overloaded || (m != 0 && activeConns >= m);
+  }
+
+  /**
+   * A limit on active connections that the owner of this model learned at run time (the userspace
+   * proxy learns one from a server's refusals), in force while no {@code max_conns} is configured;
+   * 0 = none. Not part of the spec: a reload does not carry it.
+   */
+  public void learnedLimit(int limit) {
+    learnedLimit = limit;
   }
 
   /** Fairway's {@code max_conns}, 0 = none. */

@@ -330,6 +330,7 @@ public final class Exchange implements SlotWaiter {
                 "connect to " + rs + " failed: " + TcpFrontend.reason(f.cause()),
                 null);
             rs.http.connectFailed();
+            l.refused();
             l.closeRequest();
             lease = null;
             server = null;
@@ -427,6 +428,9 @@ public final class Exchange implements SlotWaiter {
 
   private void responseHead(HttpHead h) {
     deadlines.responseStarted();
+    if (lease != null) {
+      lease.served();
+    }
     server.http.firstByte(System.nanoTime() - start);
     if (h.status >= 200 || h.status == 101) {
       trace.firstByte(h.status);
@@ -563,6 +567,11 @@ public final class Exchange implements SlotWaiter {
       return;
     }
     boolean reused = retries.reusedConnection();
+    if (!reused && lease != null) {
+      // A fresh connection closed before any answer: the server refused it (a pooled one closed
+      // under a request is the keep-alive race, and says nothing of its capacity).
+      lease.refused();
+    }
     boolean replayable = requestComplete && !bodyBytes && request.idempotent();
     if (retries.afterFailure(rs, replayable) == RetryState.Decision.GIVE_UP) {
       backendBroken(rs + " failed before responding: " + why);

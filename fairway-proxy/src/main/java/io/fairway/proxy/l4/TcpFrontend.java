@@ -218,6 +218,7 @@ public final class TcpFrontend extends ChannelInboundHandlerAdapter {
     f.addListener(
         x -> {
           if (!f.isSuccess()) {
+            lease.refused();
             failed(client, lease, rs, "connect to " + rs + " failed: " + reason(f.cause()));
             return;
           }
@@ -269,6 +270,7 @@ public final class TcpFrontend extends ChannelInboundHandlerAdapter {
     }
     clientMeter.countInto(rs.inBytes);
     backendMeter.countInto(rs.outBytes);
+    backendMeter.onFirstRead(lease::served);
     if (record != null) {
       record.connected(backend, backendMeter);
     }
@@ -281,6 +283,12 @@ public final class TcpFrontend extends ChannelInboundHandlerAdapter {
         .addListener(
             c -> {
               rs.established.remove(client);
+              // Nothing at all from the server, to a client that had asked something, is a
+              // refusal (a backend at capacity closes the connections it cannot serve); it
+              // teaches the server's learned limit.
+              if (backendMeter.total() == 0 && clientMeter.total() > 0) {
+                lease.refused();
+              }
               lease.close();
             });
     boolean header = ProxyHeaderWriter.write(backend, vs.sendProxy(rs), client);

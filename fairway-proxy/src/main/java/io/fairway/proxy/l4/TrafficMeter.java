@@ -24,6 +24,9 @@ public final class TrafficMeter implements RecvByteBufAllocator {
   /** Every byte this side read, for the connection's access-log record. */
   private long total;
 
+  /** Runs once, at the first byte read after it was set. */
+  private Runnable onFirstRead;
+
   /**
    * @param sizing the allocator that decides the read sizes (the channel's own)
    */
@@ -36,6 +39,18 @@ public final class TrafficMeter implements RecvByteBufAllocator {
     this.sink = sink;
     sink.add(unclaimed);
     unclaimed = 0;
+  }
+
+  /**
+   * Runs {@code r} at the first byte this side reads, or now if it has read one already. On the
+   * channel's event loop.
+   */
+  void onFirstRead(Runnable r) {
+    if (total > 0) {
+      r.run();
+    } else {
+      onFirstRead = r;
+    }
   }
 
   /** Bytes this side has read so far (spliced ones too). On the channel's event loop. */
@@ -78,6 +93,11 @@ public final class TrafficMeter implements RecvByteBufAllocator {
       if (n > 0) {
         active = true;
         total += n;
+        Runnable first = onFirstRead;
+        if (first != null) {
+          onFirstRead = null;
+          first.run();
+        }
         LongAdder s = sink;
         if (s != null) {
           s.add(n);

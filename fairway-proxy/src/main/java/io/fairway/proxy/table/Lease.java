@@ -20,12 +20,38 @@ public final class Lease implements Pick {
 
   private boolean closed;
 
+  /** The learned limit's window this lease was admitted in ({@link LearnedLimit}). */
+  private final int limitEpoch;
+
+  private boolean answered;
+
   Lease(RealServer server, Connection connection, ConnectionExpiry expiry, SlotQueue slots) {
     this.server = server;
     this.connection = connection;
     this.expiry = expiry;
     this.slots = slots;
+    this.limitEpoch = server.limitEpoch();
     server.bind();
+  }
+
+  /**
+   * The server refused this one: its connect failed, or it closed a fresh connection before sending
+   * a byte (L4) or a response (HTTP). Call before closing the lease; what it teaches is the
+   * server's limit ({@link LearnedLimit}).
+   */
+  public void refused() {
+    if (!closed && !answered) {
+      answered = true;
+      server.refused(limitEpoch);
+    }
+  }
+
+  /** The server answered this one (its first byte, or a response head). Counted once. */
+  public void served() {
+    if (!closed && !answered) {
+      answered = true;
+      server.served();
+    }
   }
 
   /**

@@ -913,6 +913,20 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
     return out;
   }
 
+  /** Every service's real servers' learned limits ({@link LearnedLimit}), by service and server. */
+  public synchronized Map<ServiceKey, Map<DestKey, LimitStats>> limitStats() {
+    Map<ServiceKey, Map<DestKey, LimitStats>> out = new LinkedHashMap<>();
+    services.forEach(
+        (k, vs) -> {
+          Map<DestKey, LimitStats> m = new LinkedHashMap<>();
+          for (RealServer rs : vs.all()) {
+            m.put(rs.key, LimitStats.of(rs));
+          }
+          out.put(k, m);
+        });
+    return out;
+  }
+
   public synchronized Map<ServiceKey, QueueStats> queueStats() {
     Map<ServiceKey, QueueStats> out = new LinkedHashMap<>();
     services.forEach((k, vs) -> out.put(k, vs.slots().stats()));

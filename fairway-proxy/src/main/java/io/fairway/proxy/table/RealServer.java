@@ -57,6 +57,9 @@ public final class RealServer implements io.fairway.director.Backend {
   /** This server in the kernel-scheduler model, when the service runs a kernel scheduler. */
   volatile io.fairway.director.sched.Dest kernelDest;
 
+  /** What it takes at once when no {@code max_conns} says so. */
+  private final LearnedLimit learned = new LearnedLimit();
+
   RealServer(Dest dest, int inactiveExpirySeconds) {
     this.dest = dest;
     this.key = dest.key();
@@ -85,6 +88,73 @@ public final class RealServer implements io.fairway.director.Backend {
       overloaded = false;
     }
     dest = d;
+    if (old.weight() == 0 && d.weight() > 0) {
+      // Back from failing its checks (or a drain): what it refused while failing is no measure.
+      learned.forget();
+      pushLimit();
+    }
+  }
+
+  /** Sets this server's place in the kernel-scheduler model, which then takes its learned limit. */
+  void kernelDest(io.fairway.director.sched.Dest kd) {
+    kernelDest = kd;
+    pushLimit();
+  }
+
+  private void pushLimit() {
+    io.fairway.director.sched.Dest kd = kernelDest;
+    if (kd != null) {
+      kd.learnedLimit(learned.limit());
+    }
+  }
+
+  /** The learned limit in force now: 0 when none is learned or {@code max_conns} is set. */
+  public int learnedLimit() {
+    return maxConns != 0 ? 0 : learned.limit();
+  }
+
+  /** For metrics: refusals seen, and picks turned away by the learned limit. */
+  public long refusals() {
+    return learned.refusals();
+  }
+
+  public long limitHits() {
+    return learned.hits();
+  }
+
+  /** The window a lease taken now belongs to ({@link LearnedLimit#epoch}). */
+  int limitEpoch() {
+    return learned.epoch();
+  }
+
+  /** This server refused a connection or request that a lease of {@code epoch} held. */
+  void refused(int epoch) {
+    if (learned.refused(epoch, active(), System.nanoTime())) {
+      pushLimit();
+    }
+  }
+
+  /** This server answered a connection or request. */
+  void served() {
+    if (learned.served(active(), System.nanoTime())) {
+      pushLimit();
+    }
+  }
+
+  /**
+   * Whether the learned limit, rather than {@code max_conns} or the thresholds, is what keeps new
+   * connections away now; counted as a hit when it is.
+   */
+  boolean heldByLearnedLimit(int activeNow) {
+    if (maxConns != 0) {
+      return false;
+    }
+    int l = learned.limit();
+    if (l != 0 && activeNow >= l) {
+      learned.hit();
+      return true;
+    }
+    return false;
   }
 
   int active() {
@@ -106,11 +176,13 @@ public final class RealServer implements io.fairway.director.Backend {
 
   /**
    * Whether new connections are kept away: by the thresholds (the kernel's OVERLOAD), or by {@code
-   * max_conns}, which counts only live connections and lets the next one in as soon as one ends.
+   * max_conns} (else the learned limit), which counts only live connections and lets the next one
+   * in as soon as one ends.
    */
   boolean overloaded() {
     int m = maxConns;
-    if (m != 0 && active() >= m) {
+    int a = active();
+    if ((m != 0 && a >= m) || heldByLearnedLimit(a)) {
       return true;
     }
     if (!overloaded) {

@@ -258,12 +258,12 @@ public final class VirtualService {
     rampVarnish(rs);
     if (kernel != null && !isSorry(rs)) {
       if (current(d.key()) != null) {
-        rs.kernelDest = kernel.add(spec(d.withWeight(0)));
+        rs.kernelDest(kernel.add(spec(d.withWeight(0))));
         live.put(rs.kernelDest, rs);
         rampKernel(rs);
         kernel.edit(spec(d));
       } else {
-        rs.kernelDest = kernel.add(spec(d));
+        rs.kernelDest(kernel.add(spec(d)));
         live.put(rs.kernelDest, rs);
       }
     }
@@ -474,7 +474,7 @@ public final class VirtualService {
       kernel.beginBatch(); // n adds, one scheduler update
       live.clear();
       for (RealServer rs : members.values()) {
-        rs.kernelDest = isSorry(rs) ? null : kernel.add(spec(rs.dest()));
+        rs.kernelDest(isSorry(rs) ? null : kernel.add(spec(rs.dest())));
         if (rs.kernelDest != null) {
           live.put(rs.kernelDest, rs);
         }
@@ -705,7 +705,14 @@ public final class VirtualService {
 
   private static boolean overloaded(RealServer rs) {
     io.fairway.director.sched.Dest kd = rs.kernelDest;
-    return kd != null ? kd.overloaded() : rs.overloaded();
+    if (kd == null) {
+      return rs.overloaded();
+    }
+    if (!kd.overloaded()) {
+      return false;
+    }
+    rs.heldByLearnedLimit(kd.activeConns()); // counts the hit
+    return true;
   }
 
   private Lease kernelPick(Pool p, InetSocketAddress client, String key) {
