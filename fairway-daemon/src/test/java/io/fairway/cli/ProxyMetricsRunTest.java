@@ -428,4 +428,85 @@ class ProxyMetricsRunTest {
     Promtool.assertClean(after, dir);
     assertThat(fairway.log()).doesNotContain("\tat ");
   }
+
+  /**
+   * A backend that keeps its first connection and closes every later one the moment it accepts it,
+   * unanswered: a server that takes one connection at once.
+   */
+  int oneAtATimeBackend() throws IOException {
+    ServerSocket backend = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+    listeners.add(backend);
+    Thread t =
+        new Thread(
+            () -> {
+              while (!backend.isClosed()) {
+                try {
+                  Socket c = backend.accept();
+                  if (accepted.isEmpty()) {
+                    accepted.add(c);
+                  } else {
+                    c.close();
+                  }
+                } catch (IOException e) {
+                  return;
+                }
+              }
+            },
+            "one-at-a-time-backend");
+    t.setDaemon(true);
+    t.start();
+    return backend.getLocalPort();
+  }
+
+  /** Connects to {@code vip} and says something, as a client with a request would. */
+  Socket ask(int vip) throws IOException {
+    Socket s = new Socket(InetAddress.getLoopbackAddress(), vip);
+    held.add(s);
+    s.getOutputStream().write("hello\n".getBytes(StandardCharsets.US_ASCII));
+    s.setSoTimeout(10_000);
+    return s;
+  }
+
+  @Test
+  void aServerThatRefusesGetsALearnedLimitThatMetricsAndTheApiShow() throws Exception {
+    int rs = oneAtATimeBackend();
+    int vip = UserspaceRunTest.freePort();
+    admin = UserspaceRunTest.freePort();
+    Path conf = dir.resolve("keepalived.conf");
+    Files.writeString(
+        conf,
+        "virtual_server 127.0.0.1 "
+            + vip
+            + " {\n    lb_algo rr\n    lb_kind PROXY\n    protocol TCP\n"
+            + "    proxy_timeouts {\n        connect 2\n    }\n"
+            + "    real_server 127.0.0.1 "
+            + rs
+            + " {\n        weight 1\n    }\n}\n");
+    start(conf);
+    assertThat(value(metrics(), "fairway_server_learned_limit", rs(rs))).isZero();
+
+    ask(vip);
+    await().atMost(Duration.ofSeconds(10)).until(() -> accepted.size() == 1);
+    Socket refused = ask(vip);
+    assertThat(refused.getInputStream().read()).as("closed unanswered").isEqualTo(-1);
+    refused.close();
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> value(metrics(), "fairway_server_refusals_total", rs(rs)) == 1);
+    String learned = metrics();
+    // Two in flight when it refused: 9/10 of that, rounded down.
+    assertThat(value(learned, "fairway_server_learned_limit", rs(rs))).isEqualTo(1);
+    Promtool.assertClean(learned, dir);
+    assertThat(get("/api/v1/services").body()).contains("\"learned_limit\":1");
+
+    ask(vip); // waits for the one slot instead of being thrown away
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> value(metrics(), "fairway_virtual_server_queue_waiting", vsl(vip)) == 1);
+    String waiting = metrics();
+    assertThat(value(waiting, "fairway_server_limit_hits_total", rs(rs))).isPositive();
+    assertThat(value(waiting, "fairway_server_refusals_total", rs(rs))).isEqualTo(1);
+    Promtool.assertClean(waiting, dir);
+    assertThat(fairway.log()).doesNotContain("\tat ");
+  }
 }
