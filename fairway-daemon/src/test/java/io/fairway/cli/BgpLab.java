@@ -516,7 +516,7 @@ final class BgpLab implements AutoCloseable {
                 "bgp-client"));
   }
 
-  private static void enter(String ns) {
+  static void enter(String ns) {
     int fd = Libc.INSTANCE.open("/run/netns/" + ns, 0);
     if (fd < 0 || Libc.INSTANCE.setns(fd, Libc.CLONE_NEWNET) != 0) {
       throw new IllegalStateException("cannot enter network namespace " + ns);

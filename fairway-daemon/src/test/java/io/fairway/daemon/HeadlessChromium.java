@@ -26,21 +26,21 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * directory. One fixture so that both tests run the page in the same browser. It lives in this
  * module's tests, not in fairway-testkit, so Selenium reaches no module that has no browser test.
  */
-final class HeadlessChromium implements AutoCloseable {
+public final class HeadlessChromium implements AutoCloseable {
   static final Path CHROMIUM = Path.of("/usr/bin/chromium");
   static final Path DRIVER = Path.of("/usr/bin/chromedriver");
 
-  final ChromeDriver driver;
+  public final ChromeDriver driver;
 
   /** Skips the calling test without chromium and chromedriver, or fails it under CI=true. */
-  static void require() {
+  public static void require() {
     ExternalPrograms.requireThat(
         Files.isExecutable(CHROMIUM) && Files.isExecutable(DRIVER),
         () -> "chromium / chromium-driver not installed (" + CHROMIUM + ", " + DRIVER + ")");
   }
 
   /** Starts a browser whose profile is {@code dir/chrome}. */
-  HeadlessChromium(Path dir) throws IOException {
+  public HeadlessChromium(Path dir) throws IOException {
     ChromeOptions o = new ChromeOptions();
     o.setBinary(CHROMIUM.toFile());
     o.addArguments(
@@ -67,7 +67,7 @@ final class HeadlessChromium implements AutoCloseable {
    * A wait polling every 100 ms. The page redraws its rows from the event stream; an element read
    * mid-redraw is just read again.
    */
-  FluentWait<WebDriver> waiting(int seconds) {
+  public FluentWait<WebDriver> waiting(int seconds) {
     return new WebDriverWait(driver, Duration.ofSeconds(seconds))
         .pollingEvery(Duration.ofMillis(100))
         .ignoring(StaleElementReferenceException.class);
@@ -79,7 +79,7 @@ final class HeadlessChromium implements AutoCloseable {
   }
 
   /** What the page's scripts logged to the console since the last call. */
-  List<LogEntry> console() {
+  public List<LogEntry> console() {
     return driver.manage().logs().get(LogType.BROWSER).getAll();
   }
 

@@ -60,6 +60,7 @@ final class StatusPage {
             "<form id=\"auth\" hidden><label>Admin token <input id=\"token\" type=\"password\" autocomplete=\"off\">")
         .append("</label> <button type=\"submit\">Use</button> <span id=\"msg\"></span></form>\n")
         .append("<p id=\"vrrp\" hidden></p>\n")
+        .append("<p id=\"announce\" hidden></p>\n")
         .append("<div id=\"services\">")
         .append(content);
     b.append(

@@ -228,6 +228,17 @@
     }).join('; ') : '';
   }
 
+  // Announcing (BGP through the routing daemon), one line: hidden when no announce_table is set.
+  var announceLine = document.getElementById('announce');
+  function announce(a) {
+    var on = a && a.configured;
+    announceLine.hidden = !on;
+    announceLine.textContent = on ? 'Announce: ' + (a.enabled ? 'on' : 'off (fairway announce off)')
+      + ', table ' + a.table + (a.addresses.length ? ': ' + a.addresses.map(function (x) {
+        return x.address + (x.announced ? ' announced' : ' withdrawn');
+      }).join('; ') : '') : '';
+  }
+
   function draw(services) {
     var frag = document.createDocumentFragment();
     if (!services.length) {
@@ -288,8 +299,8 @@
     var read = function (path) {
       return fetch(path, { credentials: 'same-origin', cache: 'no-store' }).then(function (r) { return r.json(); });
     };
-    Promise.all([read('/api/v1/services'), read('/api/v1/vrrp')])
-      .then(function (both) { draw(both[0]); vrrp(both[1]); })
+    Promise.all([read('/api/v1/services'), read('/api/v1/vrrp'), read('/api/v1/announce')])
+      .then(function (all) { draw(all[0]); vrrp(all[1]); announce(all[2]); })
       .catch(function () { })
       .finally(function () {
         pending = false;
