@@ -36,8 +36,13 @@ final class NetnsForward implements AutoCloseable {
 
   private void accept(InetSocketAddress target) {
     while (!listener.isClosed()) {
+      Socket client;
       try {
-        Socket client = listener.accept();
+        client = listener.accept();
+      } catch (IOException e) {
+        return;
+      }
+      try {
         Socket there =
             inside
                 .submit(
@@ -50,9 +55,8 @@ final class NetnsForward implements AutoCloseable {
         threads.execute(() -> copy(client, there));
         threads.execute(() -> copy(there, client));
       } catch (Exception e) {
-        if (listener.isClosed()) {
-          return;
-        }
+        // Nothing listens there (yet): the client sees its connection closed, as it would there.
+        closeQuietly(client);
       }
     }
   }

@@ -23,7 +23,8 @@ import org.openqa.selenium.WebElement;
  * --userspace} that holds a VRRP instance and announces a virtual server from a network namespace
  * of its own (VRRP needs an interface and announcing a routing table, neither of which a test may
  * take from the host). The browser stays in the test's namespace and reaches the admin listener
- * through {@link NetnsForward}. After {@code fairway announce off} the line says so.
+ * through {@link NetnsForward}. After {@code fairway announce off} the line says so; after the real
+ * server refused a connect, its active / limit cell shows the learned limit.
  */
 @Tag("netns")
 class StatusPageNetnsBrowserTest {
@@ -91,18 +92,31 @@ class StatusPageNetnsBrowserTest {
             "127.0.0.1:9107",
             "--admin-token-file",
             token.toString());
-    forward = new NetnsForward(net.a, new InetSocketAddress("127.0.0.1", 9107));
-    browser = new HeadlessChromium(dir);
-    String page = "http://127.0.0.1:" + forward.port() + "/";
     await()
         .atMost(VrrpInteropTest.START)
-        .pollInterval(Duration.ofMillis(500))
+        .pollInterval(Duration.ofMillis(200))
         .ignoreExceptions()
         .until(
-            () -> {
-              browser.driver.get(page);
-              return browser.driver.findElements(By.id("announce")).size() == 1;
-            });
+            () ->
+                Netns.sh(
+                        "ip",
+                        "netns",
+                        "exec",
+                        net.a,
+                        "curl",
+                        "-sS",
+                        "-m",
+                        "5",
+                        "-o",
+                        "/dev/null",
+                        "-w",
+                        "%{http_code}",
+                        "http://127.0.0.1:9107/readyz")
+                    .equals("200"));
+    forward = new NetnsForward(net.a, new InetSocketAddress("127.0.0.1", 9107));
+    browser = new HeadlessChromium(dir);
+    browser.driver.manage().timeouts().pageLoadTimeout(Duration.ofSeconds(30));
+    browser.driver.get("http://127.0.0.1:" + forward.port() + "/");
 
     browser
         .waiting(30)
@@ -135,6 +149,35 @@ class StatusPageNetnsBrowserTest {
                 line("announce")
                     .equals(
                         "Announce: off (fairway announce off), table 100: " + VS + " withdrawn"));
+
+    // Nothing listens on the real server's port: the refused connect teaches it a limit of one,
+    // which the active / limit column marks as learned.
+    String refused =
+        Netns.sh(
+            "ip",
+            "netns",
+            "exec",
+            net.a,
+            "curl",
+            "-sS",
+            "-m",
+            "30",
+            "-o",
+            "/dev/null",
+            "-w",
+            "%{http_code}",
+            "http://" + VS + ":8080/");
+    assertThat(refused).isEqualTo("502");
+    browser.driver.navigate().refresh();
+    browser
+        .waiting(30)
+        .until(
+            d ->
+                browser
+                    .driver
+                    .findElement(By.cssSelector("tr[data-rs='127.0.0.1:9'] td.active"))
+                    .getText()
+                    .equals("0 / ~1"));
     assertThat(browser.console()).as("the page's console").isEmpty();
   }
 }
