@@ -145,6 +145,10 @@ public final class AdminApi implements AdminRoutes, AutoCloseable {
       // so the status page reads one shape in every mode instead of an error.
       return done(AdminResponse.json(200, java.util.Map.of("instances", List.of())));
     }
+    if (p.equals(List.of("announce")) && get) {
+      // Likewise without announcing in front (AnnounceRoutes answers it when there is).
+      return done(AdminResponse.json(200, io.fairway.daemon.announce.AnnounceStatus.of(null)));
+    }
     if (p.isEmpty() || !p.get(0).equals("services")) {
       return done(notFound(r));
     }
