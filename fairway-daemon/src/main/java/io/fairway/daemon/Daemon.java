@@ -5,7 +5,6 @@ import io.fairway.apply.AdminEvent;
 import io.fairway.apply.Applier;
 import io.fairway.apply.LvsHousekeeping;
 import io.fairway.apply.OverflowWatch;
-import io.fairway.apply.QuorumRule;
 import io.fairway.apply.ServerAdmin;
 import io.fairway.apply.UnknownServerException;
 import io.fairway.check.CheckConfigException;
@@ -29,7 +28,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -179,7 +177,7 @@ public final class Daemon implements AutoCloseable {
     lvs.start(loaded.lvs());
     applier = new Applier(table, loaded.bindings());
     startAnnouncing(loaded);
-    admin = new AdminApplier(applier, quorumRules(loaded), this::adminEvent);
+    admin = new AdminApplier(applier, loaded.quorumRules(), this::adminEvent);
     for (ServerAdmin unknown : admin.restore(restoredAdmin)) {
       LOG.warn(
           "state file: {} {} is not in the configuration, its admin state {} is dropped",
@@ -338,7 +336,7 @@ public final class Daemon implements AutoCloseable {
       t.apply(loaded.plan());
     }
     try {
-      admin.replace(loaded.bindings(), quorumRules(loaded));
+      admin.replace(loaded.bindings(), loaded.quorumRules());
       return null;
     } catch (TableException | RuntimeException e) {
       if (table instanceof PlanTarget t) {
@@ -445,14 +443,6 @@ public final class Daemon implements AutoCloseable {
   /** Whether the configuration is loaded and the table installed. */
   public synchronized boolean ready() {
     return admin != null;
-  }
-
-  private static Map<String, QuorumRule> quorumRules(Loaded loaded) {
-    Map<String, QuorumRule> rules = new java.util.HashMap<>();
-    for (VirtualServerSpec s : loaded.specs()) {
-      rules.put(s.name(), new QuorumRule(s.quorum(), s.hysteresis()));
-    }
-    return rules;
   }
 
   private void adminEvent(AdminEvent e) {
