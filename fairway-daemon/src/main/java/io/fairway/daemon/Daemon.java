@@ -5,7 +5,6 @@ import io.fairway.apply.AdminEvent;
 import io.fairway.apply.Applier;
 import io.fairway.apply.LvsHousekeeping;
 import io.fairway.apply.OverflowWatch;
-import io.fairway.apply.QuorumRule;
 import io.fairway.apply.ServerAdmin;
 import io.fairway.apply.UnknownServerException;
 import io.fairway.check.CheckConfigException;
@@ -13,6 +12,8 @@ import io.fairway.check.engine.CheckEngine;
 import io.fairway.check.spec.VirtualServerSpec;
 import io.fairway.daemon.admin.EventHub;
 import io.fairway.daemon.admin.EventKind;
+import io.fairway.daemon.announce.AnnounceLifecycle;
+import io.fairway.daemon.announce.AnnounceStatus;
 import io.fairway.daemon.announce.Announcing;
 import io.fairway.daemon.announce.Routes;
 import io.fairway.daemon.announce.SloppyTcp;
@@ -21,15 +22,13 @@ import io.fairway.plan.PlanTarget;
 import io.fairway.table.ServiceEntry;
 import io.fairway.table.Table;
 import io.fairway.table.TableException;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -70,11 +69,8 @@ public final class Daemon implements AutoCloseable {
   /** Where announced routes go (the kernel's tables; tests give memory). */
   private Routes.Opener announceOpener = Routes.Opener.KERNEL;
 
-  /** Announcing by BGP (announce_table); null until {@link #start}. */
-  private volatile Announcing announcing;
-
-  /** lvs_sloppy_tcp on the kernel plane; null on the others. */
-  private SloppyTcp sloppyTcp;
+  /** Announcing by BGP (announce_table) and lvs_sloppy_tcp; null until {@link #start}. */
+  private volatile AnnounceLifecycle announce;
 
   /** The operators' settings in front of the applier; verdicts go through it. */
   private AdminApplier admin;
@@ -85,23 +81,16 @@ public final class Daemon implements AutoCloseable {
   private ApplyingListener listener;
   private CheckEngine engine;
 
-  /**
-   * The daemon's periodic work on one thread: drift repair, the overflow watch, only while a ramp
-   * runs the slow start step, and the release of verdicts held to be published together. All
-   * serialise on the applier anyway.
-   */
-  private ScheduledExecutorService timers;
+  /** The periodic work (drift repair, overflow watch, slow start); null until {@link #start}. */
+  private volatile DaemonTimers timers;
 
   /** overflow_to_sorry_server on a table that cannot overflow by itself; zero = not watched. */
   private Duration overflowInterval = Duration.ZERO;
 
-  private boolean overflowFailing;
-
-  /** Whether the slow start step is scheduled (it reschedules itself while ramps run). */
-  private final java.util.concurrent.atomic.AtomicBoolean slowStartTicking =
-      new java.util.concurrent.atomic.AtomicBoolean();
-
   private volatile int reloads;
+
+  /** One reload at a time; taken before this object's monitor, never inside it. */
+  private final Object reloading = new Object();
 
   /**
    * @param file the keepalived.conf to run
@@ -130,7 +119,7 @@ public final class Daemon implements AutoCloseable {
     // Any change of verdict, quorum, sorry server, admin or reload may change what to announce.
     events.listen(
         e -> {
-          Announcing an = announcing;
+          AnnounceLifecycle an = announce;
           if (an != null && !e.kind().equals(EventKind.ANNOUNCE.wire())) {
             an.poke();
           }
@@ -188,7 +177,7 @@ public final class Daemon implements AutoCloseable {
     lvs.start(loaded.lvs());
     applier = new Applier(table, loaded.bindings());
     startAnnouncing(loaded);
-    admin = new AdminApplier(applier, quorumRules(loaded), this::adminEvent);
+    admin = new AdminApplier(applier, loaded.quorumRules(), this::adminEvent);
     for (ServerAdmin unknown : admin.restore(restoredAdmin)) {
       LOG.warn(
           "state file: {} {} is not in the configuration, its admin state {} is dropped",
@@ -197,7 +186,7 @@ public final class Daemon implements AutoCloseable {
           unknown.state().wire());
     }
     listener = new ApplyingListener(admin, clock, events);
-    engine = engines.get().listener(listener).alsoObserver(attempts).build();
+    engine = newEngine();
     try {
       engine.start(loaded.specs());
     } catch (ApplyingListener.TableFailure e) {
@@ -205,42 +194,13 @@ public final class Daemon implements AutoCloseable {
       throw (TableException) e.getCause();
     }
     // The first pass: services whose initial state can serve (no alpha) are announced now.
-    announcing.poke();
+    announce.poke();
     LOG.info("running {} ({} virtual servers)", file, loaded.bindings().size());
-    timers =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "fairway-timers");
-              t.setDaemon(true);
-              return t;
-            });
-    Applier a = applier;
-    // Verdicts that arrive together (the first round of checks finds every dead server within
-    // seconds) are published together, the release on this thread.
-    a.coalesceVerdicts(this::later);
-    if (!driftInterval.isZero()) {
-      long ms = driftInterval.toMillis();
-      // With the applier in hand, not through this object's lock: stop() holds it while it
-      // waits for the timers.
-      Announcing an = announcing;
-      timers.scheduleWithFixedDelay(
-          () -> {
-            repairDrift(a);
-            an.poke();
-          },
-          ms,
-          ms,
-          TimeUnit.MILLISECONDS);
-    }
-    a.onRampStart(() -> startSlowStartTick(a));
-    if (a.rampsActive()) {
-      startSlowStartTick(a);
-    }
-    if (!overflowInterval.isZero()) {
-      OverflowWatch watch = new OverflowWatch(applier);
-      long us = Math.max(1, overflowInterval.toNanos() / 1000);
-      timers.scheduleWithFixedDelay(() -> watchOverflow(watch), us, us, TimeUnit.MICROSECONDS);
-    }
+    startTimers(applier);
+  }
+
+  private CheckEngine newEngine() {
+    return engines.get().listener(listener).alsoObserver(attempts).build();
   }
 
   /**
@@ -248,20 +208,20 @@ public final class Daemon implements AutoCloseable {
    * the kernel plane; nothing is announced before the first pass after the engine's initial state.
    */
   private void startAnnouncing(Loaded loaded) throws TableException {
-    announcing =
+    Announcing announcing =
         new Announcing(
             announceOpener,
             this::applierStatus,
             change -> events.publish(EventKind.ANNOUNCE, null, null, change));
-    if (table instanceof io.fairway.ipvs.kernel.IpvsKernelTable) {
-      sloppyTcp = new SloppyTcp(SloppyTcp.PROC);
-    }
+    announce =
+        new AnnounceLifecycle(
+            announcing,
+            table instanceof io.fairway.ipvs.kernel.IpvsKernelTable
+                ? new SloppyTcp(SloppyTcp.PROC)
+                : null);
     try {
-      announcing.configure(loaded.announce());
-      if (sloppyTcp != null) {
-        sloppyTcp.apply(loaded.announce().announcement().lvsSloppyTcp());
-      }
-    } catch (java.io.IOException e) {
+      announce.start(loaded.announce());
+    } catch (IOException e) {
       throw new TableException(
           TableException.Reason.OTHER,
           "announce_table "
@@ -271,71 +231,40 @@ public final class Daemon implements AutoCloseable {
     }
   }
 
+  /**
+   * Starts the periodic work with the applier in hand, not through this object's lock: {@link
+   * #stop} holds it while it waits for the timers.
+   */
+  private void startTimers(Applier a) {
+    DaemonTimers t = new DaemonTimers(a);
+    timers = t;
+    // Verdicts that arrive together (the first round of checks finds every dead server within
+    // seconds) are published together, the release on this thread.
+    a.coalesceVerdicts(t::later);
+    if (!driftInterval.isZero()) {
+      AnnounceLifecycle an = announce;
+      t.every(
+          driftInterval,
+          () -> {
+            repairDrift(a);
+            an.poke();
+          });
+    }
+    t.stepWhileRamping();
+    if (!overflowInterval.isZero()) {
+      t.watchOverflow(overflowInterval);
+    }
+  }
+
   private List<io.fairway.apply.VirtualServerStatus> applierStatus() {
     Applier a = applier;
     return a == null ? List.of() : a.status();
   }
 
-  /** Runs a task on the timer thread after a delay; throws once the timers are stopped. */
-  private void later(Duration delay, Runnable task) {
-    timers.schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS);
-  }
-
-  /** Schedules the slow start step unless it is: called under the applier's lock, never blocks. */
-  private void startSlowStartTick(Applier a) {
-    if (slowStartTicking.compareAndSet(false, true)) {
-      scheduleSlowStartTick(a);
-    }
-  }
-
-  private void scheduleSlowStartTick(Applier a) {
-    try {
-      timers.schedule(() -> stepSlowStarts(a), 50, TimeUnit.MILLISECONDS);
-    } catch (java.util.concurrent.RejectedExecutionException stopping) {
-      slowStartTicking.set(false);
-    }
-  }
-
-  /** One slow start step every 50 ms while a ramp runs; then the step stops until the next ramp. */
-  private void stepSlowStarts(Applier a) {
-    try {
-      a.stepSlowStarts();
-    } catch (TableException | RuntimeException e) {
-      // The next step retries; drift repair converges what was missed.
-      LOG.debug("slow start: {}", e.getMessage());
-    }
-    if (a.rampsActive()) {
-      scheduleSlowStartTick(a);
-      return;
-    }
-    slowStartTicking.set(false);
-    // A ramp that started between the check and the reset found the step still scheduled.
-    if (a.rampsActive() && slowStartTicking.compareAndSet(false, true)) {
-      scheduleSlowStartTick(a);
-    }
-  }
-
   /** Whether the slow start step is scheduled now (it is only while a ramp runs). */
   boolean slowStartTicking() {
-    return slowStartTicking.get();
-  }
-
-  /** One overflow reading; a failure is logged once until the table answers again. */
-  private void watchOverflow(OverflowWatch watch) {
-    try {
-      watch.poll();
-      if (overflowFailing) {
-        LOG.info("overflow watch: reading the table again");
-      }
-      overflowFailing = false;
-    } catch (TableException | RuntimeException e) {
-      if (!overflowFailing) {
-        LOG.warn(
-            "overflow watch: cannot read the table, sorry servers stay as they are: {}",
-            e.getMessage());
-      }
-      overflowFailing = true;
-    }
+    DaemonTimers t = timers;
+    return t != null && t.slowStartTicking();
   }
 
   /**
@@ -370,20 +299,45 @@ public final class Daemon implements AutoCloseable {
     }
   }
 
-  private final Object reloading = new Object();
-
   private String apply(Loaded loaded) {
     loaded.warnings().forEach(w -> LOG.warn("{}", w));
     List<VirtualServerSpec> specs = AlphaOverride.apply(loaded.specs(), this::knownVerdict);
     Plan before = plan;
-    // The new plan's settings first, so services the applier adds start with them; every table
-    // operation after this point is undone if one fails.
+    String rolledBack = replaceBindings(loaded, before);
+    if (rolledBack != null) {
+      return rolledBack;
+    }
+    listener.retain(loaded.bindings().keySet());
+    attempts.retain(loaded.bindings().keySet());
+    // What the table refuses from here on (a server's first verdict adds it) is not rolled
+    // back; it is reported, never called "reloaded".
+    List<String> refused = new ArrayList<>();
+    try {
+      lvs.reload(loaded.lvs());
+    } catch (TableException e) {
+      LOG.error("reload: lvs_timeouts: {}", e.getMessage());
+      refused.add("lvs_timeouts: " + e.getMessage());
+    }
+    refused.addAll(announce.reload(loaded.announce()));
+    plan = loaded.plan();
+    restartEngine(specs, refused);
+    reloads++;
+    return reported(loaded, before, refused);
+  }
+
+  /**
+   * The new plan's settings first, so services the applier adds start with them, then the new
+   * bindings through the admin layer (operators' settings of servers that still exist are kept).
+   *
+   * @return null when both are in place, else the refusal (the previous plan is back)
+   */
+  private String replaceBindings(Loaded loaded, Plan before) {
     if (table instanceof PlanTarget t) {
       t.apply(loaded.plan());
     }
     try {
-      // Through the admin layer: operators' settings of servers that still exist are kept.
-      admin.replace(loaded.bindings(), quorumRules(loaded));
+      admin.replace(loaded.bindings(), loaded.quorumRules());
+      return null;
     } catch (TableException | RuntimeException e) {
       if (table instanceof PlanTarget t) {
         t.apply(before);
@@ -391,22 +345,13 @@ public final class Daemon implements AutoCloseable {
       // The old engine was never closed: it keeps checking the old plan, which keeps serving.
       return refuse("the table refused the change (" + e.getMessage() + "); rolled back");
     }
-    listener.retain(loaded.bindings().keySet());
-    attempts.retain(loaded.bindings().keySet());
-    // What the table refuses from here on (a server's first verdict adds it) is not rolled
-    // back; it is reported, never called "reloaded".
-    List<String> refused = new java.util.ArrayList<>();
-    try {
-      lvs.reload(loaded.lvs());
-    } catch (TableException e) {
-      LOG.error("reload: lvs_timeouts: {}", e.getMessage());
-      refused.add("lvs_timeouts: " + e.getMessage());
-    }
-    reloadAnnouncing(loaded, refused);
-    plan = loaded.plan();
+  }
+
+  /** A new check engine for the reloaded specs, taking over the previous one's state. */
+  private void restartEngine(List<VirtualServerSpec> specs, List<String> refused) {
     CheckEngine previous = engine;
     previous.close();
-    engine = engines.get().listener(listener).alsoObserver(attempts).build();
+    engine = newEngine();
     try {
       engine.start(specs, previous);
     } catch (ApplyingListener.TableFailure e) {
@@ -417,7 +362,10 @@ public final class Daemon implements AutoCloseable {
       LOG.error("reload: a checker cannot start: {}", e.getMessage());
       refused.add("a checker cannot start: " + e.getMessage());
     }
-    reloads++;
+  }
+
+  /** Logs and publishes an applied reload; what {@link #reload} returns for it. */
+  private String reported(Loaded loaded, Plan before, List<String> refused) {
     if (!refused.isEmpty()) {
       String parts = String.join("; ", refused);
       LOG.warn(
@@ -428,42 +376,13 @@ public final class Daemon implements AutoCloseable {
       return "partially applied; not applied: " + parts;
     }
     List<String> changes = plan.changesSince(before);
-    LOG.info(
-        "reloaded {} ({} virtual servers{})",
-        file,
-        loaded.bindings().size(),
-        changes.isEmpty() ? ", plan unchanged" : ": " + String.join("; ", changes));
-    events.publish(
-        EventKind.RELOAD_OK,
-        null,
-        null,
-        "reloaded "
-            + file
-            + " ("
-            + loaded.bindings().size()
+    String what =
+        loaded.bindings().size()
             + " virtual servers"
-            + (changes.isEmpty() ? ", plan unchanged" : ": " + String.join("; ", changes))
-            + ")");
+            + (changes.isEmpty() ? ", plan unchanged" : ": " + String.join("; ", changes));
+    LOG.info("reloaded {} ({})", file, what);
+    events.publish(EventKind.RELOAD_OK, null, null, "reloaded " + file + " (" + what + ")");
     return null;
-  }
-
-  /** A reload's announce settings: a new table, services added or removed, lvs_sloppy_tcp. */
-  private void reloadAnnouncing(Loaded loaded, List<String> refused) {
-    try {
-      announcing.configure(loaded.announce());
-    } catch (java.io.IOException e) {
-      LOG.error("reload: announce_table: {}", e.getMessage());
-      refused.add("announce_table: " + e.getMessage());
-    }
-    if (sloppyTcp != null) {
-      try {
-        sloppyTcp.apply(loaded.announce().announcement().lvsSloppyTcp());
-      } catch (java.io.IOException e) {
-        LOG.error("reload: {}", e.getMessage());
-        refused.add(e.getMessage());
-      }
-    }
-    announcing.poke();
   }
 
   /** One log line, however many errors; the running configuration stays. */
@@ -526,14 +445,6 @@ public final class Daemon implements AutoCloseable {
     return admin != null;
   }
 
-  private static Map<String, QuorumRule> quorumRules(Loaded loaded) {
-    Map<String, QuorumRule> rules = new java.util.HashMap<>();
-    for (VirtualServerSpec s : loaded.specs()) {
-      rules.put(s.name(), new QuorumRule(s.quorum(), s.hysteresis()));
-    }
-    return rules;
-  }
-
   private void adminEvent(AdminEvent e) {
     EventKind k =
         switch (e.kind()) {
@@ -546,7 +457,6 @@ public final class Daemon implements AutoCloseable {
     events.publish(k, e.virtualServer(), e.realServer(), e.reason());
   }
 
-  /** Each server's last verdict and reason. */
   /** Each real server's last check attempt. */
   public io.fairway.daemon.admin.CheckAttempts attempts() {
     return attempts;
@@ -573,12 +483,13 @@ public final class Daemon implements AutoCloseable {
       return "fairway: cannot read the table: " + e.getMessage() + "\n";
     }
     return StatusFormat.render(entries, a.status(), l.health(), p)
-        + io.fairway.daemon.announce.AnnounceStatus.text(announcing);
+        + AnnounceStatus.text(announcing());
   }
 
   /** Announcing by BGP: its settings and state (null before {@link #start}). */
   public Announcing announcing() {
-    return announcing;
+    AnnounceLifecycle an = announce;
+    return an == null ? null : an.announcing();
   }
 
   /**
@@ -588,7 +499,7 @@ public final class Daemon implements AutoCloseable {
    * @return whether the setting changed
    */
   public boolean announce(boolean on) {
-    Announcing an = announcing;
+    Announcing an = announcing();
     if (an == null) {
       return false;
     }
@@ -607,11 +518,8 @@ public final class Daemon implements AutoCloseable {
    *     announce_withdraw_delay}, or zero when nothing was announced
    */
   public Duration withdrawAnnouncements() {
-    Announcing an = announcing;
-    if (an == null || !an.withdraw()) {
-      return Duration.ZERO;
-    }
-    return an.settings().announcement().withdrawDelay();
+    AnnounceLifecycle an = announce;
+    return an == null ? Duration.ZERO : an.withdraw();
   }
 
   /**
@@ -635,19 +543,11 @@ public final class Daemon implements AutoCloseable {
   }
 
   /**
-   * Removes the announced routes (with {@code -I} too: a route left behind would keep attracting
-   * traffic to a node nothing checks any more) and puts lvs_sloppy_tcp back.
+   * Removes the announced routes and puts lvs_sloppy_tcp back ({@link AnnounceLifecycle#close}).
    */
   private void stopAnnouncing() {
-    if (announcing != null) {
-      announcing.close();
-    }
-    if (sloppyTcp != null) {
-      try {
-        sloppyTcp.restore();
-      } catch (java.io.IOException e) {
-        LOG.warn("{}", e.getMessage());
-      }
+    if (announce != null) {
+      announce.close();
     }
   }
 
@@ -673,19 +573,10 @@ public final class Daemon implements AutoCloseable {
     }
   }
 
-  /**
-   * Stops drift repair, the overflow watch and the slow start step, and waits for one in progress,
-   * so shutdown's removals come last.
-   */
+  /** Stops the periodic work and waits for a task in progress, so shutdown's removals come last. */
   private void stopTimers() {
-    if (timers == null) {
-      return;
-    }
-    timers.shutdownNow();
-    try {
-      timers.awaitTermination(5, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+    if (timers != null) {
+      timers.stop();
     }
   }
 

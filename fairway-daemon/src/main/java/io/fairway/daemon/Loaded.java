@@ -1,9 +1,11 @@
 package io.fairway.daemon;
 
 import io.fairway.apply.LvsGlobals;
+import io.fairway.apply.QuorumRule;
 import io.fairway.apply.VirtualServer;
 import io.fairway.check.spec.VirtualServerSpec;
 import io.fairway.plan.Plan;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -35,6 +37,15 @@ public record Loaded(
     java.util.Objects.requireNonNull(lvs, "lvs");
     plan = plan == null ? Plan.EMPTY : plan;
     announce = announce == null ? io.fairway.daemon.announce.AnnounceSettings.NONE : announce;
+  }
+
+  /** Each virtual server's quorum and hysteresis by name, as the admin layer takes them. */
+  public Map<String, QuorumRule> quorumRules() {
+    Map<String, QuorumRule> rules = new HashMap<>();
+    for (VirtualServerSpec s : specs) {
+      rules.put(s.name(), new QuorumRule(s.quorum(), s.hysteresis()));
+    }
+    return rules;
   }
 
   /** A configuration that announces nothing. */

@@ -1,5 +1,8 @@
 package io.fairway.cli;
 
+import static io.fairway.cli.LoopbackHttp.get;
+import static io.fairway.cli.LoopbackHttp.value;
+import static io.fairway.cli.LoopbackHttp.virtualServer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -12,13 +15,6 @@ import java.net.DatagramPacket;
 import java.net.DatagramSocket;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ProxySelector;
-import java.net.ServerSocket;
-import java.net.Socket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -37,12 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class AccessLogRunTest {
   @TempDir Path dir;
-  final List<ServerSocket> listeners = new CopyOnWriteArrayList<>();
-  final HttpClient http =
-      HttpClient.newBuilder()
-          .proxy(ProxySelector.of(null))
-          .connectTimeout(Duration.ofSeconds(2))
-          .build();
+  final LoopbackHttp net = new LoopbackHttp();
   FairwayProcess fairway;
   DatagramSocket syslog;
   final List<String> syslogLines = new CopyOnWriteArrayList<>();
@@ -53,39 +44,10 @@ class AccessLogRunTest {
     if (fairway != null) {
       fairway.close();
     }
-    for (ServerSocket s : listeners) {
-      s.close();
-    }
+    net.close();
     if (syslog != null) {
       syslog.close();
     }
-  }
-
-  /** A backend that answers every request {@code 200 ok} and closes. */
-  int backend() throws IOException {
-    ServerSocket s = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-    listeners.add(s);
-    Thread t =
-        new Thread(
-            () -> {
-              while (!s.isClosed()) {
-                try (Socket c = s.accept()) {
-                  ProxyMetricsRunTest.readHead(c);
-                  c.getOutputStream()
-                      .write(
-                          "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok"
-                              .getBytes(StandardCharsets.US_ASCII));
-                } catch (IOException e) {
-                  if (s.isClosed()) {
-                    return;
-                  }
-                }
-              }
-            },
-            "backend-" + s.getLocalPort());
-    t.setDaemon(true);
-    t.start();
-    return s.getLocalPort();
   }
 
   /** A syslog server on loopback that keeps every datagram. */
@@ -112,40 +74,12 @@ class AccessLogRunTest {
     return syslog.getLocalPort();
   }
 
-  static int get(int port, String target) throws IOException {
-    try (Socket s = new Socket()) {
-      s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 3000);
-      s.setSoTimeout(10_000);
-      s.getOutputStream()
-          .write(
-              ("GET " + target + " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-                  .getBytes(StandardCharsets.US_ASCII));
-      String response = new String(s.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
-      return Integer.parseInt(response.substring(9, 12));
-    }
-  }
-
   String scrape() throws Exception {
-    return http.send(
-            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + admin + "/metrics"))
-                .timeout(Duration.ofSeconds(30))
-                .build(),
-            HttpResponse.BodyHandlers.ofString())
-        .body();
+    return net.admin(admin, "/metrics").body();
   }
 
   static List<String> lines(Path p) throws IOException {
     return Files.exists(p) ? Files.readAllLines(p) : List.of();
-  }
-
-  static String conf(int vip, int rs, String logs) {
-    return "virtual_server 127.0.0.1 "
-        + vip
-        + " {\n    lb_algo rr\n    lb_kind HTTP\n    protocol TCP\n"
-        + logs
-        + "    real_server 127.0.0.1 "
-        + rs
-        + " {\n        weight 1\n    }\n}\n";
   }
 
   void reload(Path conf, String text, String expect) throws Exception {
@@ -159,7 +93,7 @@ class AccessLogRunTest {
 
   @Test
   void requestsAreLoggedReopenedOnUsr1AndFollowReloads() throws Exception {
-    int rs = backend();
+    int rs = net.answering(LoopbackHttp.OK);
     int vip = UserspaceRunTest.freePort();
     admin = UserspaceRunTest.freePort();
     int syslogPort = syslogServer();
@@ -168,7 +102,7 @@ class AccessLogRunTest {
     Path conf = dir.resolve("keepalived.conf");
     Files.writeString(
         conf,
-        conf(
+        virtualServer(
             vip,
             rs,
             "    access_log "
@@ -218,18 +152,14 @@ class AccessLogRunTest {
     String scrape = scrape();
     Promtool.assertClean(scrape, dir);
     String label = "log=\"" + combined + "\"";
-    assertThat(
-            ProxyMetricsRunTest.value(
-                scrape, "fairway_access_log_records_total", label, "result=\"written\""))
+    assertThat(value(scrape, "fairway_access_log_records_total", label, "result=\"written\""))
         .isEqualTo(3);
-    assertThat(
-            ProxyMetricsRunTest.value(
-                scrape, "fairway_access_log_records_total", label, "result=\"dropped\""))
+    assertThat(value(scrape, "fairway_access_log_records_total", label, "result=\"dropped\""))
         .isZero();
 
     // A reload that drops the JSON log and moves the combined one: closed, and opened.
     Path moved = dir.resolve("other.log");
-    reload(conf, conf(vip, rs, "    access_log " + moved + " combined\n"), "reloaded ");
+    reload(conf, virtualServer(vip, rs, "    access_log " + moved + " combined\n"), "reloaded ");
     assertThat(fairway.log()).contains("access_log changed");
     assertThat(get(vip, "/fourth")).isEqualTo(200);
     await().atMost(Duration.ofSeconds(10)).until(() -> lines(moved).size() == 1);
@@ -238,7 +168,10 @@ class AccessLogRunTest {
 
     // An invalid reload (a log in a directory that does not exist): the running log stays.
     Path nowhere = dir.resolve("no-such-dir").resolve("a.log");
-    reload(conf, conf(vip, rs, "    access_log " + nowhere + " combined\n"), "reload refused");
+    reload(
+        conf,
+        virtualServer(vip, rs, "    access_log " + nowhere + " combined\n"),
+        "reload refused");
     assertThat(fairway.log()).contains("access_log " + nowhere + ": cannot open it for writing");
     assertThat(get(vip, "/fifth")).isEqualTo(200);
     await().atMost(Duration.ofSeconds(10)).until(() -> lines(moved).size() == 2);

@@ -1,5 +1,10 @@
 package io.fairway.cli;
 
+import static io.fairway.cli.LoopbackHttp.raw;
+import static io.fairway.cli.LoopbackHttp.readHead;
+import static io.fairway.cli.LoopbackHttp.status;
+import static io.fairway.cli.LoopbackHttp.value;
+import static io.fairway.cli.LoopbackHttp.virtualServer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -7,22 +12,13 @@ import io.fairway.daemon.Promtool;
 import io.fairway.testkit.FairwayProcess;
 import java.io.IOException;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ProxySelector;
-import java.net.ServerSocket;
 import java.net.Socket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -48,12 +44,7 @@ class ProxyMetricsRunTest {
   /** What a holding backend accepted. */
   final List<Socket> accepted = new CopyOnWriteArrayList<>();
 
-  final List<ServerSocket> listeners = new CopyOnWriteArrayList<>();
-  final HttpClient http =
-      HttpClient.newBuilder()
-          .proxy(ProxySelector.of(null))
-          .connectTimeout(Duration.ofSeconds(2))
-          .build();
+  final LoopbackHttp net = new LoopbackHttp();
   FairwayProcess fairway;
   int admin;
 
@@ -68,74 +59,23 @@ class ProxyMetricsRunTest {
     for (Socket s : accepted) {
       s.close();
     }
-    for (ServerSocket s : listeners) {
-      s.close();
-    }
+    net.close();
   }
 
   /**
-   * A backend that reads a request head and then closes ({@code answer} false: holds the connection
+   * A backend that reads a request head and then closes ({@code close} false: holds the connection
    * open and never answers).
    */
   int backend(boolean close) throws IOException {
-    ServerSocket s = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-    listeners.add(s);
-    Thread t =
-        new Thread(
-            () -> {
-              while (!s.isClosed()) {
-                try {
-                  Socket c = s.accept();
-                  readHead(c);
-                  if (close) {
-                    c.close();
-                  } else {
-                    held.add(c);
-                  }
-                } catch (IOException e) {
-                  return;
-                }
-              }
-            },
-            "backend-" + s.getLocalPort());
-    t.setDaemon(true);
-    t.start();
-    return s.getLocalPort();
-  }
-
-  /** A backend that reads a request head, answers {@code reply} and closes. */
-  int backendSaying(String reply) throws IOException {
-    ServerSocket s = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-    listeners.add(s);
-    Thread t =
-        new Thread(
-            () -> {
-              while (!s.isClosed()) {
-                try (Socket c = s.accept()) {
-                  readHead(c);
-                  c.getOutputStream().write(reply.getBytes(StandardCharsets.ISO_8859_1));
-                } catch (IOException e) {
-                  if (s.isClosed()) {
-                    return;
-                  }
-                }
-              }
-            },
-            "backend-" + s.getLocalPort());
-    t.setDaemon(true);
-    t.start();
-    return s.getLocalPort();
-  }
-
-  /** The status code the proxy answers {@code request}, sent raw on a fresh connection. */
-  static int raw(int port, String request) throws IOException {
-    try (Socket s = new Socket()) {
-      s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 3000);
-      s.setSoTimeout(10_000);
-      s.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
-      String response = new String(s.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
-      return Integer.parseInt(response.substring(9, 12));
-    }
+    return net.backend(
+        c -> {
+          readHead(c);
+          if (close) {
+            c.close();
+          } else {
+            held.add(c);
+          }
+        });
   }
 
   /** {@code fairway run --userspace} of {@code conf} with the admin listener, once it is ready. */
@@ -157,68 +97,8 @@ class ProxyMetricsRunTest {
             });
   }
 
-  static void readHead(Socket c) throws IOException {
-    var in = c.getInputStream();
-    int state = 0;
-    while (state < 4) {
-      int b = in.read();
-      if (b < 0) {
-        return;
-      }
-      state = (b == '\r' && state % 2 == 0) || (b == '\n' && state % 2 == 1) ? state + 1 : 0;
-    }
-  }
-
-  static String vs(int vip, int rs, String extra) {
-    return "virtual_server 127.0.0.1 "
-        + vip
-        + " {\n    lb_algo rr\n    lb_kind HTTP\n    protocol TCP\n"
-        + extra
-        + "    real_server 127.0.0.1 "
-        + rs
-        + " {\n        weight 1\n    }\n}\n";
-  }
-
-  /** The status code of one GET on a fresh connection. */
-  static int status(int port) throws IOException {
-    try (Socket s = new Socket()) {
-      s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 3000);
-      s.setSoTimeout(10_000);
-      s.getOutputStream()
-          .write(
-              "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
-                  .getBytes(StandardCharsets.US_ASCII));
-      String response = new String(s.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
-      return Integer.parseInt(response.substring(9, 12));
-    }
-  }
-
   HttpResponse<String> get(String path) throws IOException, InterruptedException {
-    return http.send(
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + admin + path))
-            .timeout(Duration.ofSeconds(30))
-            .GET()
-            .build(),
-        HttpResponse.BodyHandlers.ofString());
-  }
-
-  /**
-   * The value of the one series of {@code name} whose labels include every one of {@code labels}.
-   */
-  static double value(String scrape, String name, String... labels) {
-    Matcher m =
-        Pattern.compile("^" + Pattern.quote(name) + "\\{([^}]*)} (\\S+)$", Pattern.MULTILINE)
-            .matcher(scrape);
-    Double found = null;
-    while (m.find()) {
-      String ls = m.group(1);
-      if (java.util.Arrays.stream(labels).allMatch(l -> ls.contains(l))) {
-        assertThat(found).as("one series of " + name + " with " + List.of(labels)).isNull();
-        found = Double.parseDouble(m.group(2));
-      }
-    }
-    assertThat(found).as(name + " with " + List.of(labels) + " in\n" + scrape).isNotNull();
-    return found;
+    return net.admin(admin, path);
   }
 
   static String rs(int port) {
@@ -237,16 +117,16 @@ class ProxyMetricsRunTest {
     int vipA = UserspaceRunTest.freePort();
     int vipB = UserspaceRunTest.freePort();
     int vipC = UserspaceRunTest.freePort();
-    int garbage = backendSaying("HTTP/1.1 two hundred OK\r\n\r\n");
+    int garbage = net.answering("HTTP/1.1 two hundred OK\r\n\r\n");
     int vipD = UserspaceRunTest.freePort();
     admin = UserspaceRunTest.freePort();
     Path conf = dir.resolve("keepalived.conf");
     Files.writeString(
         conf,
-        vs(vipA, closer, "")
-            + vs(vipB, silent, "    proxy_timeouts {\n        first_byte 1\n    }\n")
-            + vs(vipC, refused, "")
-            + vs(vipD, garbage, ""));
+        virtualServer(vipA, closer, "")
+            + virtualServer(vipB, silent, "    proxy_timeouts {\n        first_byte 1\n    }\n")
+            + virtualServer(vipC, refused, "")
+            + virtualServer(vipD, garbage, ""));
     start(conf);
 
     for (int i = 0; i < 3; i++) {
@@ -359,34 +239,14 @@ class ProxyMetricsRunTest {
     assertThat(fairway.log()).doesNotContain("\tat ");
   }
 
-  /** A backend that accepts every connection and holds it, saying nothing. */
-  int holdingBackend() throws IOException {
-    ServerSocket backend = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-    listeners.add(backend);
-    Thread t =
-        new Thread(
-            () -> {
-              while (!backend.isClosed()) {
-                try {
-                  accepted.add(backend.accept());
-                } catch (IOException e) {
-                  return;
-                }
-              }
-            },
-            "holding-backend");
-    t.setDaemon(true);
-    t.start();
-    return backend.getLocalPort();
-  }
-
   String metrics() throws IOException, InterruptedException {
     return get("/metrics").body();
   }
 
   @Test
   void aConnectionWaitingForAFullServerIsCountedThenItsTimeout() throws Exception {
-    int rs = holdingBackend();
+    // A backend that accepts every connection and holds it, saying nothing.
+    int rs = net.backend(accepted::add);
     int vip = UserspaceRunTest.freePort();
     admin = UserspaceRunTest.freePort();
     Path conf = dir.resolve("keepalived.conf");

@@ -4,22 +4,11 @@ import static io.fairway.cli.CliRun.run;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.fairway.check.config.CheckSpecs;
-import io.fairway.check.engine.CheckEngine;
-import io.fairway.daemon.Daemon;
-import io.fairway.daemon.KeepalivedLoader;
-import io.fairway.daemon.admin.AdminApi;
-import io.fairway.daemon.admin.AdminHttpServer;
-import io.fairway.daemon.admin.AdminToken;
+import io.fairway.daemon.AdminFixture;
 import io.fairway.daemon.admin.Json;
 import io.fairway.table.MemoryTable;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import org.junit.jupiter.api.AfterEach;
@@ -32,21 +21,13 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class StatusWatchTest {
   @TempDir Path dir;
-  Daemon daemon;
-  AdminApi api;
-  AdminHttpServer server;
+  AdminFixture fixture;
   ServerSocket backend;
 
   @AfterEach
   void stop() throws Exception {
-    if (server != null) {
-      server.close();
-    }
-    if (api != null) {
-      api.close();
-    }
-    if (daemon != null) {
-      daemon.stop();
+    if (fixture != null) {
+      fixture.close();
     }
     if (backend != null) {
       backend.close();
@@ -114,58 +95,27 @@ class StatusWatchTest {
 
   @Test
   void watchDrawsFramesOverEachOtherAndIsRefusedWithoutATerminalOrAnEnd() throws Exception {
-    backend = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-    Thread accept =
-        new Thread(
-            () -> {
-              while (!backend.isClosed()) {
-                try (Socket c = backend.accept()) {
-                  c.getInputStream();
-                } catch (Exception e) {
-                  return;
+    backend = AdminFixture.tcpBackend();
+    fixture =
+        AdminFixture.in(dir, new MemoryTable())
+            .metrics(() -> null)
+            .start(
+                """
+                virtual_server 127.0.0.1 18081 {
+                    delay_loop 1
+                    lb_algo rr
+                    lb_kind NAT
+                    protocol TCP
+                    real_server 127.0.0.1 %d {
+                        weight 1
+                        TCP_CHECK {
+                            connect_timeout 1
+                        }
+                    }
                 }
-              }
-            });
-    accept.setDaemon(true);
-    accept.start();
-    Path file = dir.resolve("keepalived.conf");
-    Files.writeString(
-        file,
-        """
-        virtual_server 127.0.0.1 18081 {
-            delay_loop 1
-            lb_algo rr
-            lb_kind NAT
-            protocol TCP
-            real_server 127.0.0.1 %d {
-                weight 1
-                TCP_CHECK {
-                    connect_timeout 1
-                }
-            }
-        }
-        """
-            .formatted(backend.getLocalPort()));
-    daemon =
-        new Daemon(
-            file,
-            new KeepalivedLoader(false, CheckSpecs::from),
-            new MemoryTable(),
-            CheckEngine::builder,
-            Duration.ZERO,
-            Clock.systemUTC());
-    daemon.start();
-    AdminToken token = AdminToken.generate(dir.resolve("admin.token"));
-    api = new AdminApi(daemon, () -> {}, () -> null);
-    server =
-        AdminHttpServer.start(
-            new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
-            () -> token,
-            false,
-            Duration.ofSeconds(10),
-            api,
-            daemon.events());
-    String admin = "127.0.0.1:" + server.address().getPort();
+                """
+                    .formatted(backend.getLocalPort()));
+    String admin = fixture.admin();
     String rs = "127.0.0.1:" + backend.getLocalPort();
 
     CliRun watch = run("status", "--admin", admin, "--watch", "0.5", "--count", "3");

@@ -3,18 +3,9 @@ package io.fairway.daemon;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fairway.check.config.CheckSpecs;
-import io.fairway.check.engine.CheckEngine;
-import io.fairway.daemon.admin.AdminApi;
-import io.fairway.daemon.admin.AdminHttpServer;
 import io.fairway.daemon.admin.AdminToken;
-import io.fairway.daemon.admin.DaemonMetrics;
-import io.fairway.daemon.admin.ServicesView;
 import java.io.File;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -22,7 +13,6 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.logging.Level;
@@ -43,9 +33,7 @@ import org.openqa.selenium.logging.LogEntry;
 class StatusPageBrowserTest {
   @TempDir Path dir;
   final MapTable table = new MapTable();
-  Daemon daemon;
-  AdminApi api;
-  AdminHttpServer server;
+  AdminFixture admin;
   HeadlessChromium chrome;
   ServerSocket b1;
   ServerSocket b2;
@@ -55,14 +43,8 @@ class StatusPageBrowserTest {
     if (chrome != null) {
       chrome.close();
     }
-    if (server != null) {
-      server.close();
-    }
-    if (api != null) {
-      api.close();
-    }
-    if (daemon != null) {
-      daemon.stop();
+    if (admin != null) {
+      admin.close();
     }
     for (ServerSocket s : new ServerSocket[] {b1, b2}) {
       if (s != null) {
@@ -71,80 +53,22 @@ class StatusPageBrowserTest {
     }
   }
 
-  /** A listener that accepts and closes: enough for a TCP_CHECK. */
-  static ServerSocket listener() throws Exception {
-    ServerSocket s = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-    Thread t =
-        new Thread(
-            () -> {
-              while (!s.isClosed()) {
-                try (Socket c = s.accept()) {
-                  c.getInputStream();
-                } catch (Exception e) {
-                  return;
-                }
-              }
-            },
-            "backend-" + s.getLocalPort());
-    t.setDaemon(true);
-    t.start();
-    return s;
-  }
-
-  static String rs(int port) {
-    return """
-            real_server 127.0.0.1 %d {
-                weight 1
-                TCP_CHECK {
-                    connect_timeout 1
-                    retry 0
-                }
-            }
-        """
-        .formatted(port);
-  }
-
   @Test
   void thePageFollowsVerdictsAndDrainsThroughItsButtons() throws Exception {
     HeadlessChromium.require();
-    b1 = listener();
-    b2 = listener();
-    Path file = dir.resolve("keepalived.conf");
-    Files.writeString(
-        file,
-        """
-        virtual_server 127.0.0.1 18080 {
-            delay_loop 1
-            lb_algo rr
-            lb_kind NAT
-            protocol TCP
-        %s%s}
-        """
-            .formatted(rs(b1.getLocalPort()), rs(b2.getLocalPort())));
-    daemon =
-        new Daemon(
-            file,
-            new KeepalivedLoader(false, CheckSpecs::from),
-            table,
-            CheckEngine::builder,
-            Duration.ZERO,
-            Clock.systemUTC());
-    daemon.start();
-    AdminToken token = AdminToken.generate(dir.resolve("admin.token"));
-    api =
-        new AdminApi(
-            daemon,
-            () -> {},
-            new DaemonMetrics(() -> ServicesView.of(daemon), daemon.events())::scrape);
-    server =
-        AdminHttpServer.start(
-            new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
-            () -> token,
-            false,
-            Duration.ofSeconds(10),
-            api,
-            daemon.events());
-    String base = "http://127.0.0.1:" + server.address().getPort();
+    b1 = AdminFixture.tcpBackend();
+    b2 = AdminFixture.tcpBackend();
+    admin =
+        AdminFixture.in(dir, table)
+            .start(
+                AdminFixture.virtualServer(
+                    18080,
+                    "NAT",
+                    AdminFixture.tcpCheckedServer(b1.getLocalPort())
+                        + AdminFixture.tcpCheckedServer(b2.getLocalPort())));
+    Daemon daemon = admin.daemon;
+    AdminToken token = admin.token;
+    String base = admin.base();
     String r1 = "127.0.0.1:" + b1.getLocalPort();
     String r2 = "127.0.0.1:" + b2.getLocalPort();
 

@@ -3,13 +3,6 @@ package io.fairway.daemon;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
-import io.fairway.check.config.CheckSpecs;
-import io.fairway.check.engine.CheckEngine;
-import io.fairway.daemon.admin.AdminApi;
-import io.fairway.daemon.admin.AdminHttpServer;
-import io.fairway.daemon.admin.AdminToken;
-import io.fairway.daemon.admin.DaemonMetrics;
-import io.fairway.daemon.admin.ServicesView;
 import io.fairway.proxy.ProxyOptions;
 import io.fairway.proxy.table.ProxyTable;
 import io.fairway.testkit.FreePorts;
@@ -24,8 +17,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.time.Clock;
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -53,9 +44,7 @@ import org.openqa.selenium.logging.LogEntry;
 class StatusPageChartsBrowserTest {
   @TempDir Path dir;
   ProxyTable table;
-  Daemon daemon;
-  AdminApi api;
-  AdminHttpServer server;
+  AdminFixture admin;
   HeadlessChromium chrome;
   HttpServer b1;
   HttpServer b2;
@@ -71,14 +60,8 @@ class StatusPageChartsBrowserTest {
     if (chrome != null) {
       chrome.close();
     }
-    if (server != null) {
-      server.close();
-    }
-    if (api != null) {
-      api.close();
-    }
-    if (daemon != null) {
-      daemon.stop();
+    if (admin != null) {
+      admin.close();
     }
     if (table != null) {
       table.close();
@@ -129,43 +112,14 @@ class StatusPageChartsBrowserTest {
     b1 = backend(health1);
     b2 = backend(new AtomicInteger(200));
     int vip = FreePorts.loopback();
-    Path file = dir.resolve("keepalived.conf");
-    Files.writeString(
-        file,
-        """
-        virtual_server 127.0.0.1 %d {
-            delay_loop 1
-            lb_algo rr
-            lb_kind HTTP
-            protocol TCP
-        %s%s}
-        """
-            .formatted(vip, rs(b1.getAddress().getPort()), rs(b2.getAddress().getPort())));
     table = new ProxyTable(ProxyOptions.builder().ioThreads(1).build(), null);
-    daemon =
-        new Daemon(
-            file,
-            new KeepalivedLoader(true, CheckSpecs::from),
-            table,
-            CheckEngine::builder,
-            Duration.ZERO,
-            Clock.systemUTC());
-    daemon.start();
-    AdminToken token = AdminToken.generate(dir.resolve("admin.token"));
-    api =
-        new AdminApi(
-            daemon,
-            () -> {},
-            new DaemonMetrics(() -> ServicesView.of(daemon), daemon.events())::scrape);
-    server =
-        AdminHttpServer.start(
-            new InetSocketAddress(InetAddress.getLoopbackAddress(), 0),
-            () -> token,
-            false,
-            Duration.ofSeconds(10),
-            api,
-            daemon.events());
-    String base = "http://127.0.0.1:" + server.address().getPort();
+    admin =
+        AdminFixture.in(dir, table)
+            .userspace()
+            .start(
+                AdminFixture.virtualServer(
+                    vip, "HTTP", rs(b1.getAddress().getPort()) + rs(b2.getAddress().getPort())));
+    String base = admin.base();
     String r1 = "127.0.0.1:" + b1.getAddress().getPort();
     String r2 = "127.0.0.1:" + b2.getAddress().getPort();
 

@@ -3,26 +3,17 @@ package io.fairway.daemon;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fairway.check.config.CheckSpecs;
-import io.fairway.check.engine.CheckEngine;
-import io.fairway.daemon.admin.AdminApi;
-import io.fairway.daemon.admin.AdminHttpServer;
 import io.fairway.daemon.admin.AdminSessions;
 import io.fairway.daemon.admin.AdminToken;
-import io.fairway.daemon.admin.DaemonMetrics;
-import io.fairway.daemon.admin.ServicesView;
 import java.io.InputStream;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.ProxySelector;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -56,9 +47,7 @@ class StatusPageSessionBrowserTest {
           .connectTimeout(Duration.ofSeconds(2))
           .build();
   final AdminSessions sessions = new AdminSessions(LIFETIME, System::nanoTime);
-  Daemon daemon;
-  AdminApi api;
-  AdminHttpServer server;
+  AdminFixture admin;
   HeadlessChromium chrome;
   ServerSocket b1;
   ServerSocket b2;
@@ -69,14 +58,8 @@ class StatusPageSessionBrowserTest {
     if (chrome != null) {
       chrome.close();
     }
-    if (server != null) {
-      server.close();
-    }
-    if (api != null) {
-      api.close();
-    }
-    if (daemon != null) {
-      daemon.stop();
+    if (admin != null) {
+      admin.close();
     }
     for (ServerSocket s : new ServerSocket[] {b1, b2}) {
       if (s != null) {
@@ -97,49 +80,20 @@ class StatusPageSessionBrowserTest {
   @Test
   void theTokenBuysAReadSessionAndThePageFollowsTheStreamAcrossRenewals() throws Exception {
     HeadlessChromium.require();
-    b1 = StatusPageBrowserTest.listener();
-    b2 = StatusPageBrowserTest.listener();
-    Path file = dir.resolve("keepalived.conf");
-    Files.writeString(
-        file,
-        """
-        virtual_server 127.0.0.1 18081 {
-            delay_loop 1
-            lb_algo rr
-            lb_kind NAT
-            protocol TCP
-        %s%s}
-        """
-            .formatted(
-                StatusPageBrowserTest.rs(b1.getLocalPort()),
-                StatusPageBrowserTest.rs(b2.getLocalPort())));
-    daemon =
-        new Daemon(
-            file,
-            new KeepalivedLoader(false, CheckSpecs::from),
-            table,
-            CheckEngine::builder,
-            Duration.ZERO,
-            Clock.systemUTC());
-    daemon.start();
-    AdminToken token = AdminToken.generate(dir.resolve("admin.token"));
-    String secret = AdminToken.readToken(token.file());
-    api =
-        new AdminApi(
-            daemon,
-            () -> {},
-            new DaemonMetrics(() -> ServicesView.of(daemon), daemon.events())::scrape);
-    server =
-        AdminHttpServer.start(
-            new InetSocketAddress(InetAddress.getByName("127.0.0.2"), 0),
-            () -> token,
-            true,
-            Duration.ofSeconds(10),
-            api,
-            daemon.events(),
-            sessions);
-    int port = server.address().getPort();
-    base = "http://127.0.0.2:" + port;
+    b1 = AdminFixture.tcpBackend();
+    b2 = AdminFixture.tcpBackend();
+    admin =
+        AdminFixture.in(dir, table)
+            .readsNeedToken(InetAddress.getByName("127.0.0.2"), sessions)
+            .start(
+                AdminFixture.virtualServer(
+                    18081,
+                    "NAT",
+                    AdminFixture.tcpCheckedServer(b1.getLocalPort())
+                        + AdminFixture.tcpCheckedServer(b2.getLocalPort())));
+    String secret = AdminToken.readToken(admin.token.file());
+    int port = admin.server.address().getPort();
+    base = admin.base();
     String r1 = "127.0.0.1:" + b1.getLocalPort();
     String r2 = "127.0.0.1:" + b2.getLocalPort();
     String rs2 = "/api/v1/services/127.0.0.1%3A18081/servers/127.0.0.1%3A" + b2.getLocalPort();

@@ -1,30 +1,18 @@
 package io.fairway.proxy;
 
-import static io.fairway.proxy.Fixtures.anyPort;
-import static io.fairway.proxy.Fixtures.dest;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fairway.config.model.Location;
-import io.fairway.config.model.ProxySettings;
-import io.fairway.config.model.TlsSettings;
-import io.fairway.proxy.http.KeySource;
-import io.fairway.proxy.table.ListenerSpec;
-import io.fairway.proxy.table.ProxyTable;
-import io.fairway.table.Service;
-import io.fairway.table.ServiceKey;
 import io.fairway.testkit.ExternalPrograms;
 import io.fairway.testkit.TestCerts;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.zip.GZIPInputStream;
 import javax.xml.parsers.DocumentBuilderFactory;
@@ -180,37 +168,9 @@ class H2specTest {
     return r;
   }
 
-  static TlsSettings tls() {
-    return new TlsSettings(
-        List.of(
-            new TlsSettings.Certificate(
-                new Location("test.conf", 4), cert.cert().toString(), cert.key().toString(), "d")),
-        TlsSettings.DEFAULT_PROTOCOLS,
-        List.of(),
-        Optional.empty());
-  }
-
-  /** {@code alpn h2} on a plain listener: h2c beside HTTP/1.1. */
-  static TlsSettings h2c() {
-    return new TlsSettings(
-        List.of(), TlsSettings.DEFAULT_PROTOCOLS, List.of("h2"), Optional.empty());
-  }
-
-  InetSocketAddress start(TlsSettings t) throws Exception {
-    HttpBackend backend = cleanup.track(new HttpBackend("b1"));
-    ListenerSpec spec =
-        ListenerSpec.http(KeySource.CLIENT).withProxy(ProxySettings.DEFAULTS.withTls(t));
-    ProxyTable table =
-        cleanup.track(new ProxyTable(ProxyOptions.builder().ioThreads(1).build(), k -> spec));
-    ServiceKey k = anyPort();
-    table.addService(Service.of(k, "rr"));
-    table.addDest(k, dest(backend.address(), 1));
-    return table.boundAddress(k);
-  }
-
   @Test
   void everyDefaultCaseOverTls() throws Exception {
-    int port = start(tls()).getPort();
+    int port = H2Proxy.start(cleanup, H2Proxy.tls(cert)).vip().getPort();
     Report r = h2spec(port, true, false, "tls");
     assertThat(r.failed()).as("%s\n%s", r, r.output()).isEmpty();
     assertThat(r.passed()).as("%s", r).isEqualTo(r.tests());
@@ -219,7 +179,7 @@ class H2specTest {
 
   @Test
   void everyDefaultCaseOverH2c() throws Exception {
-    int port = start(h2c()).getPort();
+    int port = H2Proxy.start(cleanup, H2Proxy.h2c()).vip().getPort();
     Report r = h2spec(port, false, false, "h2c");
     assertThat(r.failed()).as("%s\n%s", r, r.output()).isEmpty();
     assertThat(r.passed()).as("%s", r).isEqualTo(r.tests());

@@ -1,26 +1,14 @@
 package io.fairway.proxy;
 
-import static io.fairway.proxy.Fixtures.anyPort;
-import static io.fairway.proxy.Fixtures.dest;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fairway.config.model.Location;
-import io.fairway.config.model.ProxySettings;
-import io.fairway.config.model.TlsSettings;
-import io.fairway.proxy.http.KeySource;
-import io.fairway.proxy.table.ListenerSpec;
-import io.fairway.proxy.table.ProxyTable;
 import io.fairway.proxy.tls.ServerTls;
-import io.fairway.table.Service;
-import io.fairway.table.ServiceKey;
 import io.fairway.testkit.ExternalPrograms;
 import io.fairway.testkit.TestCerts;
-import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.AutoClose;
@@ -50,36 +38,6 @@ class Http2Test {
     System.clearProperty(ServerTls.FORCE_JDK);
   }
 
-  /** {@code tls { alpn h2 }} without a certificate: a plain listener that also speaks h2c. */
-  static TlsSettings h2c() {
-    return new TlsSettings(
-        List.of(), TlsSettings.DEFAULT_PROTOCOLS, List.of("h2"), Optional.empty());
-  }
-
-  static TlsSettings tls() {
-    return new TlsSettings(
-        List.of(
-            new TlsSettings.Certificate(
-                new Location("test.conf", 4), cert.cert().toString(), cert.key().toString(), "d")),
-        TlsSettings.DEFAULT_PROTOCOLS,
-        List.of(),
-        Optional.empty());
-  }
-
-  record Proxy(ProxyTable table, InetSocketAddress vip, HttpBackend backend) {}
-
-  Proxy start(TlsSettings t) throws Exception {
-    HttpBackend backend = cleanup.track(new HttpBackend("b1"));
-    ListenerSpec spec =
-        ListenerSpec.http(KeySource.CLIENT).withProxy(ProxySettings.DEFAULTS.withTls(t));
-    ProxyTable table =
-        cleanup.track(new ProxyTable(ProxyOptions.builder().ioThreads(1).build(), k -> spec));
-    ServiceKey k = anyPort();
-    table.addService(Service.of(k, "rr"));
-    table.addDest(k, dest(backend.address(), 1));
-    return new Proxy(table, table.boundAddress(k), backend);
-  }
-
   static String run(String... cmd) throws Exception {
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
     p.getOutputStream().close();
@@ -88,15 +46,27 @@ class Http2Test {
     return out + "\nexit=" + p.exitValue();
   }
 
+  /** {@code curl -sS} with {@code args} ({@link #run}). */
+  static String curl(String... args) throws Exception {
+    List<String> cmd = new ArrayList<>(List.of("curl", "-sS"));
+    cmd.addAll(List.of(args));
+    return run(cmd.toArray(String[]::new));
+  }
+
+  /** curl over h2c by prior knowledge, the response body written to {@code out}. */
+  static String h2cTo(Path out, String... args) throws Exception {
+    List<String> cmd = new ArrayList<>(List.of("--http2-prior-knowledge", "-o", out.toString()));
+    cmd.addAll(List.of(args));
+    return curl(cmd.toArray(String[]::new));
+  }
+
   @Test
   void h2cByPriorKnowledgeAndHttp11OnTheSameListener() throws Exception {
     ExternalPrograms.require("curl", "/usr/bin/curl");
-    Proxy p = start(h2c());
-    String base = "http://127.0.0.1:" + p.vip().getPort();
+    H2Proxy p = H2Proxy.start(cleanup, H2Proxy.h2c());
+    String base = p.base();
     String h2 =
-        run(
-            "curl",
-            "-sS",
+        curl(
             "-i",
             "--http2-prior-knowledge",
             "-H",
@@ -111,9 +81,7 @@ class Http2Test {
         .contains("cookie: a=1; b=2")
         .contains("x-forwarded-for: 127.0.0.1")
         .contains("exit=0");
-    assertThat(run("curl", "-sS", "-i", "--http1.1", base + "/"))
-        .contains("HTTP/1.1 200")
-        .contains("exit=0");
+    assertThat(curl("-i", "--http1.1", base + "/")).contains("HTTP/1.1 200").contains("exit=0");
     assertThat(p.table().h2Stats().connections()).isEqualTo(1);
     assertThat(p.table().h2Stats().streams()).isEqualTo(1);
   }
@@ -121,10 +89,10 @@ class Http2Test {
   @Test
   void upgradeToH2cOnABodilessFirstRequestOnly() throws Exception {
     ExternalPrograms.require("curl", "/usr/bin/curl");
-    Proxy p = start(h2c());
-    String base = "http://127.0.0.1:" + p.vip().getPort();
+    H2Proxy p = H2Proxy.start(cleanup, H2Proxy.h2c());
+    String base = p.base();
     // curl --http2 on http:// asks Upgrade: h2c with HTTP2-Settings in its first request.
-    assertThat(run("curl", "-sS", "-i", "--http2", base + "/headers"))
+    assertThat(curl("-i", "--http2", base + "/headers"))
         .contains("HTTP/1.1 101")
         .contains("HTTP/2 200")
         .contains("x-backend: b1")
@@ -134,7 +102,7 @@ class Http2Test {
     assertThat(p.table().h2Stats().connections()).isEqualTo(1);
     assertThat(p.table().h2Stats().streams()).isEqualTo(1);
     // With a body the upgrade is ignored: answered over HTTP/1.1 (RFC 9110 7.8).
-    assertThat(run("curl", "-sS", "-i", "--http2", "--data-binary", "abc", base + "/echo"))
+    assertThat(curl("-i", "--http2", "--data-binary", "abc", base + "/echo"))
         .doesNotContain("101")
         .contains("HTTP/1.1 200")
         .contains("abc")
@@ -145,8 +113,8 @@ class Http2Test {
   @Test
   void largeBodiesBothWaysThroughTheWindows() throws Exception {
     ExternalPrograms.require("curl", "/usr/bin/curl");
-    Proxy p = start(h2c());
-    String base = "http://127.0.0.1:" + p.vip().getPort();
+    H2Proxy p = H2Proxy.start(cleanup, H2Proxy.h2c());
+    String base = p.base();
     byte[] body = new byte[3 * 1024 * 1024 + 17];
     new java.util.Random(7).nextBytes(body);
     Path in = dir.resolve("upload.bin");
@@ -154,12 +122,8 @@ class Http2Test {
     Files.write(in, body);
     // Chunked toward the backend (no content-length from curl with -T -), then length-framed.
     assertThat(
-            run(
-                "curl",
-                "-sS",
-                "--http2-prior-knowledge",
-                "-o",
-                out.toString(),
+            h2cTo(
+                out,
                 "-H",
                 "content-type: application/octet-stream",
                 "--data-binary",
@@ -167,38 +131,18 @@ class Http2Test {
                 base + "/echo"))
         .contains("exit=0");
     assertThat(Files.readAllBytes(out)).isEqualTo(body);
-    assertThat(
-            run(
-                "curl",
-                "-sS",
-                "--http2-prior-knowledge",
-                "-o",
-                out.toString(),
-                "-T",
-                in.toString(),
-                "-H",
-                "transfer-encoding:",
-                base + "/echo"))
+    assertThat(h2cTo(out, "-T", in.toString(), "-H", "transfer-encoding:", base + "/echo"))
         .contains("exit=0");
     assertThat(Files.readAllBytes(out)).isEqualTo(body);
-    assertThat(
-            run(
-                "curl",
-                "-sS",
-                "--http2-prior-knowledge",
-                "-o",
-                out.toString(),
-                "-w",
-                "%{size_download}",
-                base + "/big?kb=4096"))
+    assertThat(h2cTo(out, "-w", "%{size_download}", base + "/big?kb=4096"))
         .contains(Integer.toString(4096 * 1024));
   }
 
   @Test
   void nghttpMultiplexesStreamsOntoBackends() throws Exception {
     ExternalPrograms.require("nghttp", "/usr/bin/nghttp");
-    Proxy p = start(h2c());
-    String u = "http://127.0.0.1:" + p.vip().getPort() + "/slow?ms=";
+    H2Proxy p = H2Proxy.start(cleanup, H2Proxy.h2c());
+    String u = p.base() + "/slow?ms=";
     List<String> cmd = new ArrayList<>(List.of("nghttp", "-n", "-s"));
     for (int i = 0; i < 6; i++) {
       cmd.add(u + (400 + i)); // distinct URIs: nghttp fetches a repeated one once
@@ -220,15 +164,15 @@ class Http2Test {
     if (jdk) {
       System.setProperty(ServerTls.FORCE_JDK, "true");
     }
-    Proxy p = start(tls());
+    H2Proxy p = H2Proxy.start(cleanup, H2Proxy.tls(cert));
     String url = "https://h2.test:" + p.vip().getPort() + "/headers";
     String resolve = "h2.test:" + p.vip().getPort() + ":127.0.0.1";
     String ca = cert.cert().toString();
-    assertThat(run("curl", "-sS", "-i", "--http2", "--cacert", ca, "--resolve", resolve, url))
+    assertThat(curl("-i", "--http2", "--cacert", ca, "--resolve", resolve, url))
         .contains("HTTP/2 200")
         .contains("x-forwarded-proto: https")
         .contains("exit=0");
-    assertThat(run("curl", "-sS", "-i", "--http1.1", "--cacert", ca, "--resolve", resolve, url))
+    assertThat(curl("-i", "--http1.1", "--cacert", ca, "--resolve", resolve, url))
         .contains("HTTP/1.1 200")
         .contains("exit=0");
     assertThat(p.table().h2Stats().connections()).isEqualTo(1);

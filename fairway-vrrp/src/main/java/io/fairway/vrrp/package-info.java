@@ -6,6 +6,7 @@
  * clock we move), {@link io.fairway.vrrp.packet} encodes (pure, fuzzable), {@link
  * io.fairway.vrrp.io} touches the kernel, and {@link io.fairway.vrrp.VrrpSpeaker} sequences them on
  * one thread so that an advert, an address change and a notify script happen in the order the state
- * machine gave them.
+ * machine gave them. What it sequences (sockets, virtual addresses, tracking, scripts, the running
+ * instances) is in package-private classes beside it, one concern each.
  */
 package io.fairway.vrrp;

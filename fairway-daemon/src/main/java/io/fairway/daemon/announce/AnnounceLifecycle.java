@@ -1,0 +1,111 @@
+package io.fairway.daemon.announce;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What the daemon does about announcing at start, reload and stop: {@code announce_table} through
+ * {@link Announcing} and, on the kernel plane, {@code lvs_sloppy_tcp} through {@link SloppyTcp}.
+ *
+ * <p>Why both here: the two come from the same settings and only matter together (routers moving a
+ * connection to another node is what sloppy TCP is for), and keeping their start, reload and
+ * shutdown order in one place leaves the daemon only the wiring.
+ */
+public final class AnnounceLifecycle implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(AnnounceLifecycle.class);
+
+  private final Announcing announcing;
+
+  /** lvs_sloppy_tcp on the kernel plane; null on the others. */
+  private final SloppyTcp sloppyTcp;
+
+  /**
+   * @param announcing the routes side
+   * @param sloppyTcp the kernel plane's sysctl, or null where there is none
+   */
+  public AnnounceLifecycle(Announcing announcing, SloppyTcp sloppyTcp) {
+    this.announcing = announcing;
+    this.sloppyTcp = sloppyTcp;
+  }
+
+  /**
+   * Opens the announce table (removing the stale routes a crash left) and sets lvs_sloppy_tcp;
+   * nothing is announced before the first {@link #poke}.
+   *
+   * @throws IOException the table or the sysctl cannot be used (the message names which)
+   */
+  public void start(AnnounceSettings settings) throws IOException {
+    announcing.configure(settings);
+    if (sloppyTcp != null) {
+      sloppyTcp.apply(settings.announcement().lvsSloppyTcp());
+    }
+  }
+
+  /**
+   * A reload's settings: a new table, services added or removed, lvs_sloppy_tcp; then a pass.
+   *
+   * @return what could not be applied, one entry a problem (logged already)
+   */
+  public List<String> reload(AnnounceSettings settings) {
+    List<String> refused = new ArrayList<>();
+    try {
+      announcing.configure(settings);
+    } catch (IOException e) {
+      LOG.error("reload: announce_table: {}", e.getMessage());
+      refused.add("announce_table: " + e.getMessage());
+    }
+    if (sloppyTcp != null) {
+      try {
+        sloppyTcp.apply(settings.announcement().lvsSloppyTcp());
+      } catch (IOException e) {
+        LOG.error("reload: {}", e.getMessage());
+        refused.add(e.getMessage());
+      }
+    }
+    announcing.poke();
+    return refused;
+  }
+
+  /** Asks for a pass soon ({@link Announcing#poke}). */
+  public void poke() {
+    announcing.poke();
+  }
+
+  /** The routes side: its settings and state. */
+  public Announcing announcing() {
+    return announcing;
+  }
+
+  /**
+   * The first step of a stop: every route withdrawn, none to come back.
+   *
+   * @return how long to wait now for the routers to move new flows away: {@code
+   *     announce_withdraw_delay}, or zero when nothing was announced
+   */
+  public Duration withdraw() {
+    if (!announcing.withdraw()) {
+      return Duration.ZERO;
+    }
+    return announcing.settings().announcement().withdrawDelay();
+  }
+
+  /**
+   * Removes the announced routes (with {@code -I} too: a route left behind would keep attracting
+   * traffic to a node nothing checks any more) and puts lvs_sloppy_tcp back.
+   */
+  @Override
+  public void close() {
+    announcing.close();
+    if (sloppyTcp != null) {
+      try {
+        sloppyTcp.restore();
+      } catch (IOException e) {
+        LOG.warn("{}", e.getMessage());
+      }
+    }
+  }
+}
