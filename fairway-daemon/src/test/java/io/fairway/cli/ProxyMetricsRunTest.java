@@ -294,35 +294,21 @@ class ProxyMetricsRunTest {
    * unanswered: a server that takes one connection at once.
    */
   int oneAtATimeBackend() throws IOException {
-    ServerSocket backend = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-    listeners.add(backend);
-    Thread t =
-        new Thread(
-            () -> {
-              while (!backend.isClosed()) {
-                try {
-                  Socket c = backend.accept();
-                  if (accepted.isEmpty()) {
-                    accepted.add(c);
-                  } else {
-                    c.close();
-                  }
-                } catch (IOException e) {
-                  return;
-                }
-              }
-            },
-            "one-at-a-time-backend");
-    t.setDaemon(true);
-    t.start();
-    return backend.getLocalPort();
+    return net.backend(
+        c -> {
+          if (accepted.isEmpty()) {
+            accepted.add(c);
+          } else {
+            c.close();
+          }
+        });
   }
 
   /** Connects to {@code vip} and says something, as a client with a request would. */
   Socket ask(int vip) throws IOException {
     Socket s = new Socket(InetAddress.getLoopbackAddress(), vip);
     held.add(s);
-    s.getOutputStream().write("hello\n".getBytes(StandardCharsets.US_ASCII));
+    s.getOutputStream().write("hello\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
     s.setSoTimeout(10_000);
     return s;
   }
