@@ -3,10 +3,12 @@ package io.fairway.proxy;
 import static io.fairway.proxy.Fixtures.anyPort;
 import static io.fairway.proxy.Fixtures.dest;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.fairway.config.model.Location;
 import io.fairway.config.model.ProxySettings;
 import io.fairway.config.model.TlsSettings;
+import io.fairway.proxy.http.HttpStats;
 import io.fairway.proxy.http.KeySource;
 import io.fairway.proxy.table.ListenerSpec;
 import io.fairway.proxy.table.ProxyTable;
@@ -116,6 +118,23 @@ class Http2Test {
         .contains("exit=0");
     assertThat(p.table().h2Stats().connections()).isEqualTo(1);
     assertThat(p.table().h2Stats().streams()).isEqualTo(1);
+    // The virtual service's client connections, by protocol.
+    HttpStats.Clients clients = p.table().httpServiceStats().values().iterator().next().clients();
+    assertThat(clients.opened()[HttpStats.ClientProtocol.HTTP1.ordinal()]).isEqualTo(1);
+    assertThat(clients.opened()[HttpStats.ClientProtocol.H2.ordinal()]).isEqualTo(1);
+    await()
+        .atMost(java.time.Duration.ofSeconds(10))
+        .until(
+            () ->
+                p.table()
+                            .httpServiceStats()
+                            .values()
+                            .iterator()
+                            .next()
+                            .clients()
+                            .open()[HttpStats.ClientProtocol.H2.ordinal()]
+                        == 0
+                    && p.table().h2Stats().streamsPerConnection()[1] == 1); // bucket le="1"
   }
 
   @Test
