@@ -12,13 +12,21 @@ import io.fairway.daemon.Promtool;
 import io.fairway.testkit.FairwayProcess;
 import java.io.IOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ProxySelector;
 import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -35,6 +43,8 @@ import org.junit.jupiter.api.io.TempDir;
  *       server.
  *   <li>The queue: with its one real server at {@code max_conns}, the next connection waits and the
  *       metrics say so, then that it timed out once the proxy closed it.
+ *   <li>HTTP/1.1 and HTTP/2 apart: connections by protocol, HTTP/2's streams, a flood and a
+ *       protocol error by their counters.
  * </ul>
  */
 class ProxyMetricsRunTest {
@@ -308,7 +318,7 @@ class ProxyMetricsRunTest {
   Socket ask(int vip) throws IOException {
     Socket s = new Socket(InetAddress.getLoopbackAddress(), vip);
     held.add(s);
-    s.getOutputStream().write("hello\n".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+    s.getOutputStream().write("hello\n".getBytes(StandardCharsets.US_ASCII));
     s.setSoTimeout(10_000);
     return s;
   }
@@ -354,5 +364,91 @@ class ProxyMetricsRunTest {
     assertThat(value(waiting, "fairway_server_refusals_total", rs(rs))).isEqualTo(1);
     Promtool.assertClean(waiting, dir);
     assertThat(fairway.log()).doesNotContain("\tat ");
+  }
+
+  /** The value of {@code name}, a series without labels. */
+  static double plain(String scrape, String name) {
+    Matcher m =
+        Pattern.compile("^" + Pattern.quote(name) + " (\\S+)$", Pattern.MULTILINE).matcher(scrape);
+    assertThat(m.find()).as(name + " in\n" + scrape).isTrue();
+    return Double.parseDouble(m.group(1));
+  }
+
+  /** A frame: the 9-byte header (length, type, flags, stream id), then the payload. */
+  static byte[] frame(int type, int flags, int stream, byte... payload) {
+    byte[] f = new byte[9 + payload.length];
+    f[2] = (byte) payload.length;
+    f[3] = (byte) type;
+    f[4] = (byte) flags;
+    f[8] = (byte) stream;
+    System.arraycopy(payload, 0, f, 9, payload.length);
+    return f;
+  }
+
+  /**
+   * Sends the preface, an empty SETTINGS and {@code frames} on a fresh h2c connection; reads to its
+   * end.
+   */
+  static void h2c(int port, byte[]... frames) throws IOException {
+    try (Socket s = new Socket()) {
+      s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 3000);
+      s.setSoTimeout(10_000);
+      var out = s.getOutputStream();
+      out.write("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+      out.write(frame(4, 0, 0));
+      for (byte[] f : frames) {
+        out.write(f);
+      }
+      out.flush();
+      s.getInputStream().readAllBytes(); // until the proxy closes the connection
+    }
+  }
+
+  @Test
+  void http11AndHttp2AreCountedApart() throws Exception {
+    int backend = net.answering(LoopbackHttp.OK);
+    int vip = UserspaceRunTest.freePort();
+    admin = UserspaceRunTest.freePort();
+    Path conf = dir.resolve("keepalived.conf");
+    Files.writeString(conf, virtualServer(vip, backend, "    alpn h2 http/1.1\n"));
+    start(conf);
+
+    assertThat(status(vip)).as("HTTP/1.1").isEqualTo(200);
+    HttpResponse<String> h2 =
+        HttpClient.newBuilder()
+            .proxy(ProxySelector.of(null))
+            .version(HttpClient.Version.HTTP_2)
+            .build()
+            .send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + vip + "/"))
+                    .timeout(Duration.ofSeconds(30))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+    assertThat(h2.version()).as("Upgrade: h2c").isEqualTo(HttpClient.Version.HTTP_2);
+    assertThat(h2.statusCode()).isEqualTo(200);
+    // :method POST, :scheme http, :path / (static table), :authority x (literal).
+    byte[] post = {(byte) 0x83, (byte) 0x86, (byte) 0x84, 0x41, 0x01, 'x'};
+    byte[] empty = frame(0, 0, 1);
+    h2c(vip, frame(1, 4, 1, post), empty, empty, empty); // empty DATA frames: a flood
+    h2c(vip, frame(0, 0, 0, (byte) 'x')); // DATA on stream 0: a protocol error
+
+    String vsl = vsl(vip);
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(
+            () -> plain(get("/metrics").body(), "fairway_http2_streams_per_connection_count") >= 2);
+    String m = get("/metrics").body();
+    String conns = "fairway_http_client_connections_total";
+    assertThat(value(m, conns, vsl, "protocol=\"http/1.1\"")).isEqualTo(1);
+    assertThat(value(m, conns, vsl, "protocol=\"h2\"")).isEqualTo(3);
+    assertThat(value(m, "fairway_http2_floods_total", "kind=\"empty_frames\"")).isEqualTo(1);
+    assertThat(value(m, "fairway_http2_floods_total", "kind=\"rapid_reset\"")).isZero();
+    assertThat(plain(m, "fairway_http2_protocol_errors_total")).isEqualTo(1);
+    assertThat(plain(m, "fairway_http2_streams_total"))
+        .as("the upgraded request, the POST")
+        .isEqualTo(2);
+    assertThat(value(m, "fairway_http_client_open_connections", vsl, "protocol=\"http/1.1\""))
+        .isZero();
+    Promtool.assertClean(m, dir);
   }
 }

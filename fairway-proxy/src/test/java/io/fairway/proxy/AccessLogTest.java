@@ -272,6 +272,55 @@ class AccessLogTest {
     }
   }
 
+  /** An HTTP/2 request's record says so, with its TLS as an HTTP/1.1 one's over the same port. */
+  @Test
+  void http2RequestsAreLoggedAsHttp2() throws Exception {
+    ExternalPrograms.require("curl", "/usr/bin/curl");
+    TestCerts.Pair a = TestCerts.make(dir, "h", TestCerts.Kind.EC_PKCS8, "h.test", "h.test");
+    HttpBackend b1 = cleanup.track(new HttpBackend("b1"));
+    AccessLogWriter json = new AccessLogWriter(dir.resolve("h2.json"), AccessLogFormat.JSON, 1024);
+    ListenerSpec spec =
+        ListenerSpec.http(KeySource.CLIENT)
+            .withProxy(
+                io.fairway.config.model.ProxySettings.DEFAULTS.withTls(
+                    TlsTerminationTest.settings(a))); // ALPN: h2 http/1.1
+    ProxyTable t =
+        cleanup.track(
+            new ProxyTable(ProxyOptions.defaults().toBuilder().ioThreads(1).build(), k -> spec));
+    ServiceKey k = anyPort();
+    t.addService(Service.of(k, "rr"));
+    t.addDest(k, dest(b1.address(), 1));
+    t.setAccessLog(k, AccessLog.of(List.of(json)));
+    int port = t.boundAddress(k).getPort();
+    for (String version : List.of("--http2", "--http1.1")) {
+      assertThat(
+              TlsTerminationTest.run(
+                  "curl",
+                  "-sS",
+                  "-o",
+                  "/dev/null",
+                  "-w",
+                  "%{http_version} %{http_code}",
+                  version,
+                  "--cacert",
+                  a.cert().toString(),
+                  "--resolve",
+                  "h.test:" + port + ":127.0.0.1",
+                  "https://h.test:" + port + "/"))
+          .contains(version.equals("--http2") ? "2 200" : "1.1 200");
+    }
+    await().atMost(Duration.ofSeconds(10)).until(() -> json.written() == 2);
+    json.close();
+    ObjectMapper m = new ObjectMapper();
+    List<String> lines = Files.readAllLines(dir.resolve("h2.json"));
+    JsonNode h2 = m.readTree(lines.get(0));
+    assertThat(h2.get("protocol").asText()).isEqualTo("HTTP/2.0");
+    assertThat(h2.get("status").asInt()).isEqualTo(200);
+    assertThat(h2.get("tls_version").asText()).startsWith("TLSv1.");
+    assertThat(h2.get("sni").asText()).isEqualTo("h.test");
+    assertThat(m.readTree(lines.get(1)).get("protocol").asText()).isEqualTo("HTTP/1.1");
+  }
+
   private JsonNode goaccess(Path log) throws IOException, InterruptedException {
     Path bin = ExternalPrograms.require("goaccess", "/usr/bin/goaccess");
     Path out = dir.resolve("report.json");

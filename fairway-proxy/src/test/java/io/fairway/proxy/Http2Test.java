@@ -1,7 +1,9 @@
 package io.fairway.proxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import io.fairway.proxy.http.HttpStats;
 import io.fairway.proxy.tls.ServerTls;
 import io.fairway.testkit.ExternalPrograms;
 import io.fairway.testkit.TestCerts;
@@ -84,6 +86,23 @@ class Http2Test {
     assertThat(curl("-i", "--http1.1", base + "/")).contains("HTTP/1.1 200").contains("exit=0");
     assertThat(p.table().h2Stats().connections()).isEqualTo(1);
     assertThat(p.table().h2Stats().streams()).isEqualTo(1);
+    // The virtual service's client connections, by protocol.
+    HttpStats.Clients clients = p.table().httpServiceStats().values().iterator().next().clients();
+    assertThat(clients.opened()[HttpStats.ClientProtocol.HTTP1.ordinal()]).isEqualTo(1);
+    assertThat(clients.opened()[HttpStats.ClientProtocol.H2.ordinal()]).isEqualTo(1);
+    await()
+        .atMost(java.time.Duration.ofSeconds(10))
+        .until(
+            () ->
+                p.table()
+                            .httpServiceStats()
+                            .values()
+                            .iterator()
+                            .next()
+                            .clients()
+                            .open()[HttpStats.ClientProtocol.H2.ordinal()]
+                        == 0
+                    && p.table().h2Stats().streamsPerConnection()[1] == 1); // bucket le="1"
   }
 
   @Test

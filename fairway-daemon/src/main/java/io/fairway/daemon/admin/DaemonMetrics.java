@@ -38,6 +38,7 @@ public final class DaemonMetrics {
   private ProxyLimitMetrics limits;
   private ProxyProtocolMetrics proxyProtocol;
   private AccessLogMetrics accessLogs;
+  private Http2Metrics http2;
   private io.fairway.daemon.Daemon daemon;
 
   /**
@@ -153,8 +154,8 @@ public final class DaemonMetrics {
   }
 
   /**
-   * Adds the userspace data plane's HTTP and queue metrics, read from the daemon's proxy table at
-   * scrape (none while the daemon runs on the kernel).
+   * Adds the userspace data plane's HTTP (HTTP/2's among them) and queue metrics, read from the
+   * daemon's proxy table at scrape (none while the daemon runs on the kernel).
    */
   public DaemonMetrics withProxy(io.fairway.daemon.Daemon d) {
     this.daemon = d;
@@ -163,6 +164,7 @@ public final class DaemonMetrics {
     this.limits = new ProxyLimitMetrics(registry);
     this.proxyProtocol = new ProxyProtocolMetrics(registry);
     this.accessLogs = new AccessLogMetrics(registry);
+    this.http2 = new Http2Metrics(registry);
     return this;
   }
 
@@ -175,6 +177,7 @@ public final class DaemonMetrics {
       limits.refresh(daemon);
       proxyProtocol.refresh(daemon);
       accessLogs.refresh(daemon);
+      http2.refresh(daemon);
     }
     ByteArrayOutputStream out = new ByteArrayOutputStream(8192);
     try {

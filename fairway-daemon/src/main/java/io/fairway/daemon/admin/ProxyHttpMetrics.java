@@ -9,6 +9,7 @@ import io.fairway.table.DestKey;
 import io.fairway.table.Service;
 import io.fairway.table.ServiceKey;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.model.registry.Collector;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.ClassicHistogramBuckets;
@@ -25,8 +26,9 @@ import java.util.function.Function;
  * fairway_http_request_duration_seconds}, {@code fairway_http_backend_connect_seconds}, {@code
  * fairway_http_retries_total}, {@code fairway_http_generated_responses_total{code}} and {@code
  * fairway_http_backend_connect_failures_total}, per virtual and real server; {@code
- * fairway_http_no_server_responses_total{code}} per virtual server. The proxy counts in lock-free
- * adders ({@link HttpStats}); this reads them once per scrape and names them.
+ * fairway_http_no_server_responses_total{code}}, {@code fairway_http_client_connections_total} and
+ * {@code fairway_http_client_open_connections} (by protocol) per virtual server. The proxy counts
+ * in lock-free adders ({@link HttpStats}); this reads them once per scrape and names them.
  *
  * <p>A response the proxy makes up (502: the server failed or could not be reached, 504: it did not
  * answer in time) is counted for the server the request was scheduled to, in the class counter and
@@ -120,6 +122,7 @@ final class ProxyHttpMetrics {
                 rows.forEach(r -> cb.call(r.stats().retries(), r.virtualServer(), r.realServer())))
         .register(registry);
     errorMetrics(registry);
+    clientMetrics(registry);
     registry.register(
         histogram(
             "fairway_http_backend_first_byte_seconds",
@@ -178,6 +181,44 @@ final class ProxyHttpMetrics {
                       }
                     }))
         .register(registry);
+  }
+
+  /** Client connections per virtual server by the protocol they speak: HTTP/1.1 or h2. */
+  private void clientMetrics(PrometheusRegistry registry) {
+    CounterWithCallback.builder()
+        .name("fairway_http_client_connections")
+        .help(
+            "Client connections of the virtual server by the protocol they came to speak:"
+                + " http/1.1, or h2 (by ALPN, h2c prior knowledge or Upgrade: h2c)")
+        .labelNames("virtual_server", "protocol")
+        .callback(
+            cb ->
+                eachProtocol(
+                    (r, p) ->
+                        cb.call(
+                            r.stats().clients().opened()[p.ordinal()],
+                            r.virtualServer(),
+                            p.label())))
+        .register(registry);
+    GaugeWithCallback.builder()
+        .name("fairway_http_client_open_connections")
+        .help("Client connections of the virtual server open now, by protocol (http/1.1, h2)")
+        .labelNames("virtual_server", "protocol")
+        .callback(
+            cb ->
+                eachProtocol(
+                    (r, p) ->
+                        cb.call(
+                            r.stats().clients().open()[p.ordinal()], r.virtualServer(), p.label())))
+        .register(registry);
+  }
+
+  private void eachProtocol(java.util.function.BiConsumer<VsRow, HttpStats.ClientProtocol> f) {
+    for (VsRow r : vsRows) {
+      for (HttpStats.ClientProtocol p : HttpStats.ClientProtocol.values()) {
+        f.accept(r, p);
+      }
+    }
   }
 
   /** Index of 504 in {@link HttpStats#GENERATED_CODES}. */

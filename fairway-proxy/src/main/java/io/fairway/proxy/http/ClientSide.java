@@ -38,6 +38,14 @@ public interface ClientSide {
   /** The address the client connected to, as a Host value for a request without one. */
   byte[] hostHeader();
 
+  /**
+   * The protocol the client speaks, for the access log ({@code HTTP/2.0}); {@code null}: the
+   * request's own version ({@code HTTP/1.1} or {@code HTTP/1.0}).
+   */
+  default String protocol() {
+    return null;
+  }
+
   /** The TLS version the client speaks, for the access log; {@code null} without TLS. */
   default String tlsVersion() {
     return null;

@@ -534,6 +534,7 @@ public final class Exchange implements SlotWaiter {
               client.remoteAddress(),
               vs.service().key().toString(),
               request,
+              client.protocol(),
               retries.count(),
               client.tlsVersion(),
               client.sni()));

@@ -56,6 +56,7 @@ final class ExchangeLog {
       InetSocketAddress client,
       String virtualServer,
       HttpHead request,
+      String protocol,
       int retries,
       String tlsVersion,
       String sni) {
@@ -67,7 +68,7 @@ final class ExchangeLog {
         server == null ? null : server.name(),
         request.method(),
         request.target(),
-        request.http10 ? "HTTP/1.0" : "HTTP/1.1",
+        protocol != null ? protocol : request.http10 ? "HTTP/1.0" : "HTTP/1.1",
         status,
         bytesIn,
         bytesOut,

@@ -94,6 +94,9 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter implements 
   private byte[] clientIp;
   private boolean closed;
 
+  /** In the service's open HTTP/1.1 connections (from channelActive to channelInactive). */
+  private boolean counted;
+
   /**
    * Inside a read of the client: its channelReadComplete flushes the backend, nothing else need.
    */
@@ -169,6 +172,8 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter implements 
     clientIp = clientAddress.getAddress().getHostAddress().getBytes(StandardCharsets.ISO_8859_1);
     // Over TLS this runs after the handshake (ALPN chose HTTP/1.1): the session is known.
     tls = io.fairway.proxy.tls.TlsInfo.of(client);
+    vs.http.clientConnectionOpened(HttpStats.ClientProtocol.HTTP1);
+    counted = true;
     armHeaderTimer();
     lastActivity = System.nanoTime();
     idleTimeouts = timeouts;
@@ -605,6 +610,10 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter implements 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
     closed = true;
+    if (counted) {
+      counted = false;
+      vs.http.clientConnectionClosed(HttpStats.ClientProtocol.HTTP1);
+    }
     headerDeadline = 0;
     cancel(ticker);
     if (exchange != null) {

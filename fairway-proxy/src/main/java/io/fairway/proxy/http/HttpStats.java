@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.LongAdder;
  * request duration (request head in to response end out) and backend connect time as fixed-bucket
  * histograms, retries, failed backend connects, and the responses the proxy made up itself (502,
  * 503, 504) among the responses. A virtual service has one too, for the requests it could choose no
- * server for.
+ * server for, and its client connections by protocol (HTTP/1.1 or h2).
  *
  * <p>Built for the hot path: every record is a handful of {@link LongAdder} increments (striped, no
  * lock, no allocation once a stripe exists) and a scan of a dozen bucket bounds; nothing is
@@ -55,6 +55,26 @@ public final class HttpStats {
   private final LongAdder resets = new LongAdder();
   private final LongAdder invalidResponses = new LongAdder();
   private final Histogram firstByte = new Histogram(DURATION_BOUNDS);
+
+  /** What a client connection speaks. */
+  public enum ClientProtocol {
+    HTTP1("http/1.1"),
+    H2("h2");
+
+    private final String label;
+
+    ClientProtocol(String label) {
+      this.label = label;
+    }
+
+    /** As a metric label: the protocol's ALPN identifier. */
+    public String label() {
+      return label;
+    }
+  }
+
+  private final LongAdder[] clientConnections = adders(ClientProtocol.values().length);
+  private final LongAdder[] openClientConnections = adders(ClientProtocol.values().length);
 
   void completed(int status, long nanos) {
     if (!ENABLED) {
@@ -135,6 +155,24 @@ public final class HttpStats {
     }
   }
 
+  /**
+   * A client connection of the virtual service began speaking {@code p} (h2: after ALPN, the
+   * preface or the upgrade; a real server's counters never see one).
+   */
+  public void clientConnectionOpened(ClientProtocol p) {
+    if (ENABLED) {
+      clientConnections[p.ordinal()].increment();
+      openClientConnections[p.ordinal()].increment();
+    }
+  }
+
+  /** A connection {@link #clientConnectionOpened} counted closed. */
+  public void clientConnectionClosed(ClientProtocol p) {
+    if (ENABLED) {
+      openClientConnections[p.ordinal()].decrement();
+    }
+  }
+
   /** The counters now (each read on its own; a scrape is not a transaction). */
   public Snapshot snapshot() {
     long[] classes = new long[6];
@@ -149,6 +187,12 @@ public final class HttpStats {
     for (int i = 0; i < client.length; i++) {
       client[i] = clientErrors[i].sum();
     }
+    long[] opened = new long[clientConnections.length];
+    long[] open = new long[opened.length];
+    for (int i = 0; i < opened.length; i++) {
+      opened[i] = clientConnections[i].sum();
+      open[i] = openClientConnections[i].sum();
+    }
     return new Snapshot(
         classes,
         duration.snapshot(),
@@ -156,7 +200,20 @@ public final class HttpStats {
         retries.sum(),
         made,
         connectFailures.sum(),
-        new Errors(resets.sum(), invalidResponses.sum(), client, firstByte.snapshot()));
+        new Errors(resets.sum(), invalidResponses.sum(), client, firstByte.snapshot()),
+        new Clients(opened, open));
+  }
+
+  /**
+   * A virtual service's client connections by {@link ClientProtocol} (zeros for a real server).
+   *
+   * @param opened connections that began speaking the protocol
+   * @param open those still open
+   */
+  public record Clients(long[] opened, long[] open) {
+    Clients plus(Clients o) {
+      return new Clients(add(opened, o.opened), add(open, o.open));
+    }
   }
 
   /**
@@ -186,6 +243,7 @@ public final class HttpStats {
    * @param generated the responses the proxy generated, by {@link #GENERATED_CODES}
    * @param connectFailures backend connects that failed (refused, unreachable, timed out)
    * @param errors the other failures by cause, and the first-byte time
+   * @param clients the client connections by protocol (a virtual service's only)
    */
   public record Snapshot(
       long[] byClass,
@@ -194,7 +252,8 @@ public final class HttpStats {
       long retries,
       long[] generated,
       long connectFailures,
-      Errors errors) {
+      Errors errors,
+      Clients clients) {
     /** Both added up (one server under several services of a virtual server group). */
     public Snapshot plus(Snapshot o) {
       return new Snapshot(
@@ -204,7 +263,8 @@ public final class HttpStats {
           retries + o.retries,
           add(generated, o.generated),
           connectFailures + o.connectFailures,
-          errors.plus(o.errors));
+          errors.plus(o.errors),
+          clients.plus(o.clients));
     }
   }
 

@@ -2,13 +2,13 @@ package io.fairway.proxy.http2;
 
 import io.fairway.proxy.ProxyOptions;
 import io.fairway.proxy.RateLimitedLog;
+import io.fairway.proxy.http.HttpStats;
 import io.fairway.proxy.table.VirtualService;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
-import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2FrameCodec;
 import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
@@ -24,9 +24,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Turns a client connection into an HTTP/2 one: Netty's frame codec with Fairway's limits, a child
- * channel per stream ({@link H2Stream}), and a watcher that counts what the codec closed the
- * connection for.
+ * Turns a client connection into an HTTP/2 one: Netty's frame codec with Fairway's limits and its
+ * frame logger ({@link FrameTap}: stream-state rules, refused streams and floods counted), a child
+ * channel per stream ({@link H2Stream}), a watcher that counts the connection and its streams, and
+ * a {@link Reaper} in front of the codec for the connections it cannot close.
  */
 public final class H2Plane {
   private static final Logger log = LoggerFactory.getLogger(H2Plane.class);
@@ -38,6 +39,13 @@ public final class H2Plane {
   /** RST_STREAMs a client may send within {@link #RST_WINDOW_SECONDS} (rapid reset). */
   static final int MAX_RST_PER_WINDOW = 200;
 
+  /**
+   * RST_STREAMs other than CANCEL Fairway may send within {@link #RST_WINDOW_SECONDS}: streams
+   * refused beyond the concurrent limit and malformed requests are resets the client provokes
+   * (MadeYouReset, CVE-2025-8671), as costly to Fairway as the ones it sends itself.
+   */
+  static final int MAX_RST_SENT_PER_WINDOW = 200;
+
   static final int RST_WINDOW_SECONDS = 30;
 
   /** Control-frame answers queued for a client that does not read them (SETTINGS/PING floods). */
@@ -46,7 +54,11 @@ public final class H2Plane {
   /** DATA frames without data in a row. */
   static final int MAX_EMPTY_DATA_FRAMES = 2;
 
-  /** CONTINUATION frames below 16 KiB in a row (the 2024 CONTINUATION flood). */
+  /**
+   * CONTINUATION frames in a row whose fragment is below 8 KiB (Netty's "small") and which do not
+   * end the header block (the 2024 CONTINUATION flood); a header block beyond the header list size
+   * is refused whatever its pieces.
+   */
   static final int MAX_SMALL_CONTINUATIONS = 16;
 
   private H2Plane() {}
@@ -57,21 +69,30 @@ public final class H2Plane {
    */
   public static void install(
       ChannelPipeline p, VirtualService vs, ProxyOptions options, H2Stats stats) {
-    p.addLast(codec(options));
-    p.addLast(behindCodec(vs, options, stats));
+    Reaper reaper = new Reaper();
+    p.addLast(reaper);
+    p.addLast(codec(vs, options, stats, reaper));
+    p.addLast(behindCodec(vs, options, stats, reaper));
   }
 
   /**
    * The handlers that take over a connection upgraded by {@code Upgrade: h2c} (RFC 7540 3.2): the
    * codec answers the HTTP/1.1 request as stream 1 once the 101 went out.
+   *
+   * @param reaper already in the pipeline, in front of where the codec goes
    */
   static Http2ServerUpgradeCodec upgradeCodec(
-      VirtualService vs, ProxyOptions options, H2Stats stats) {
-    return new Http2ServerUpgradeCodec(codec(options), behindCodec(vs, options, stats));
+      VirtualService vs, ProxyOptions options, H2Stats stats, Reaper reaper) {
+    return new Http2ServerUpgradeCodec(
+        codec(vs, options, stats, reaper), behindCodec(vs, options, stats, reaper));
   }
 
-  /** Netty's frame codec with Fairway's limits and the stream-state rules it lacks. */
-  static Http2FrameCodec codec(ProxyOptions options) {
+  /**
+   * Netty's frame codec with Fairway's limits, every one set here rather than left to Netty's
+   * defaults, and the stream-state rules it lacks.
+   */
+  static Http2FrameCodec codec(
+      VirtualService vs, ProxyOptions options, H2Stats stats, Reaper reaper) {
     Http2Settings settings =
         Http2Settings.defaultSettings()
             .maxConcurrentStreams(MAX_CONCURRENT_STREAMS)
@@ -82,46 +103,63 @@ public final class H2Plane {
             .initialSettings(settings)
             .validateHeaders(true)
             .decoderEnforceMaxRstFramesPerWindow(MAX_RST_PER_WINDOW, RST_WINDOW_SECONDS)
+            .encoderEnforceMaxRstFramesPerWindow(MAX_RST_SENT_PER_WINDOW, RST_WINDOW_SECONDS)
             .encoderEnforceMaxQueuedControlFrames(MAX_QUEUED_CONTROL_FRAMES)
             .decoderEnforceMaxConsecutiveEmptyDataFrames(MAX_EMPTY_DATA_FRAMES)
             .decoderEnforceMaxSmallContinuationFrames(MAX_SMALL_CONTINUATIONS)
-            .frameLogger(guard)
+            .frameLogger(new FrameTap(guard, stats, vs.service().key(), warnings, reaper))
             .build();
     guard.watch(codec.connection());
+    // Netty applies the SETTINGS it sent only once the client acknowledges them: until then (or
+    // for ever, from a client that never does) streams would be unlimited. The limit holds from
+    // the first frame instead; a client that opened more before our SETTINGS reached it gets
+    // REFUSED_STREAM, which it may retry.
+    codec.connection().remote().maxActiveStreams(MAX_CONCURRENT_STREAMS);
     return codec;
   }
 
   /** What follows the codec: a child channel per stream, the idle timeout, the watcher. */
   private static ChannelHandler[] behindCodec(
-      VirtualService vs, ProxyOptions options, H2Stats stats) {
+      VirtualService vs, ProxyOptions options, H2Stats stats, Reaper reaper) {
     long idle = vs.timeouts().idle().toMillis();
+    Watch watch = new Watch(vs, stats, reaper);
     return new ChannelHandler[] {
       new Http2MultiplexHandler(
           new ChannelInitializer<Http2StreamChannel>() {
             @Override
             protected void initChannel(Http2StreamChannel ch) {
+              watch.streams++; // the child channels run on their connection's event loop
               ch.pipeline().addLast(new H2Stream(vs, options, stats, warnings));
             }
           }),
       new IdleStateHandler(0, 0, idle, TimeUnit.MILLISECONDS),
-      new Watch(vs, stats)
+      watch
     };
   }
 
-  /** Counts the connection and what the codec closed it for; closes it when idle. */
+  /**
+   * Counts the connection and its streams; closes it when idle. What the codec closed it for is
+   * counted by {@link FrameTap}, from its GOAWAY.
+   */
   private static final class Watch extends ChannelInboundHandlerAdapter {
     private final VirtualService vs;
     private final H2Stats stats;
+    private final Reaper reaper;
     private boolean counted;
 
-    Watch(VirtualService vs, H2Stats stats) {
+    /** Streams opened on this connection so far. */
+    long streams;
+
+    Watch(VirtualService vs, H2Stats stats, Reaper reaper) {
       this.vs = vs;
       this.stats = stats;
+      this.reaper = reaper;
     }
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
       stats.connectionOpened();
+      vs.http.clientConnectionOpened(HttpStats.ClientProtocol.H2);
       counted = true;
     }
 
@@ -129,7 +167,8 @@ public final class H2Plane {
     public void channelInactive(ChannelHandlerContext ctx) {
       if (counted) {
         counted = false;
-        stats.connectionClosed();
+        stats.connectionClosed(streams);
+        vs.http.clientConnectionClosed(HttpStats.ClientProtocol.H2);
       }
       ctx.fireChannelInactive();
     }
@@ -138,6 +177,7 @@ public final class H2Plane {
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
       if (evt instanceof IdleStateEvent) {
         ctx.close(); // the codec says GOAWAY first
+        reaper.closeSoon(); // in case the client does not read it
         return;
       }
       ctx.fireUserEventTriggered(evt);
@@ -148,38 +188,9 @@ public final class H2Plane {
       if (!(cause instanceof Http2Exception)) {
         log.debug("{}: HTTP/2 client error: {}", vs.service().key(), cause.toString());
         ctx.close();
-        return;
       }
-      H2Stats.Flood f = classify(cause);
-      stats.flood(f);
-      warnings.warn(
-          vs.service().key(),
-          "HTTP/2 connection closed (" + f + "): " + cause.getMessage(),
-          "from " + ctx.channel().remoteAddress());
-      // No close here: the codec tells this first, then sends GOAWAY with the error's code and
-      // closes; closing now would send GOAWAY(NO_ERROR) ahead of it.
+      // An Http2Exception is told here first; the codec then sends GOAWAY with the error's code
+      // and closes. Closing now would send GOAWAY(NO_ERROR) ahead of it.
     }
-  }
-
-  /** What a connection error of the codec was, by its error code and message. */
-  static H2Stats.Flood classify(Throwable cause) {
-    String m = String.valueOf(cause.getMessage());
-    if (m.contains("RST frames")) {
-      return H2Stats.Flood.RAPID_RESET;
-    }
-    if (m.contains("control frames")) {
-      return H2Stats.Flood.CONTROL_FRAMES;
-    }
-    if (m.contains("continuation") || m.contains("Header size exceeded")) {
-      return H2Stats.Flood.HEADER_LIST;
-    }
-    if (m.contains("empty data frames")) {
-      return H2Stats.Flood.EMPTY_FRAMES;
-    }
-    if (cause instanceof Http2Exception e && e.error() == Http2Error.REFUSED_STREAM
-        || m.contains("Maximum active streams")) {
-      return H2Stats.Flood.TOO_MANY_STREAMS;
-    }
-    return H2Stats.Flood.PROTOCOL;
   }
 }

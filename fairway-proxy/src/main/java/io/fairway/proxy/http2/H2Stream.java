@@ -11,6 +11,7 @@ import io.fairway.proxy.proxyprotocol.ClientAddress;
 import io.fairway.proxy.table.Lease;
 import io.fairway.proxy.table.RealServer;
 import io.fairway.proxy.table.VirtualService;
+import io.fairway.proxy.tls.TlsInfo;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
@@ -64,6 +65,7 @@ final class H2Stream extends ChannelInboundHandlerAdapter implements ClientSide 
   private Channel stream;
   private InetSocketAddress clientAddress;
   private byte[] clientIp;
+  private TlsInfo tls = TlsInfo.NONE;
   private StreamExchange exchange;
   private H2Request request;
   private ScheduledFuture<?> ticker;
@@ -86,6 +88,7 @@ final class H2Stream extends ChannelInboundHandlerAdapter implements ClientSide 
     stream = ctx.channel();
     clientAddress = ClientAddress.source(stream.parent());
     clientIp = clientAddress.getAddress().getHostAddress().getBytes(StandardCharsets.ISO_8859_1);
+    tls = TlsInfo.of(stream.parent()); // h2 by ALPN: the handshake is done before any stream
     stats.streamOpened();
   }
 
@@ -268,6 +271,21 @@ final class H2Stream extends ChannelInboundHandlerAdapter implements ClientSide 
   @Override
   public byte[] clientIp() {
     return clientIp;
+  }
+
+  @Override
+  public String protocol() {
+    return "HTTP/2.0";
+  }
+
+  @Override
+  public String tlsVersion() {
+    return tls.version();
+  }
+
+  @Override
+  public String sni() {
+    return tls.sni();
   }
 
   @Override

@@ -151,14 +151,18 @@ public final class H2cDetector extends ByteToMessageDecoder {
    */
   private void upgrade(ChannelHandlerContext ctx) {
     HttpServerCodec http = new HttpServerCodec();
+    Reaper reaper = new Reaper(); // in front of the HTTP/2 codec the upgrade puts in http's place
     ctx.pipeline()
+        .addLast(reaper)
         .addLast(http)
         .addLast(new SchemeForStreamOne())
         .addLast(
             new HttpServerUpgradeHandler(
                 http,
                 protocol ->
-                    "h2c".contentEquals(protocol) ? H2Plane.upgradeCodec(vs, options, stats) : null,
+                    "h2c".contentEquals(protocol)
+                        ? H2Plane.upgradeCodec(vs, options, stats, reaper)
+                        : null,
                 0))
         .addLast(new NotUpgraded());
   }

@@ -1,14 +1,10 @@
 package io.fairway.proxy.http2;
 
-import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http2.Http2Connection;
 import io.netty.handler.codec.http2.Http2ConnectionAdapter;
 import io.netty.handler.codec.http2.Http2Error;
 import io.netty.handler.codec.http2.Http2Exception;
-import io.netty.handler.codec.http2.Http2FrameLogger;
-import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Stream;
-import io.netty.handler.logging.LogLevel;
 import java.util.ArrayDeque;
 import java.util.LinkedHashSet;
 
@@ -26,13 +22,14 @@ import java.util.LinkedHashSet;
  * </ul>
  *
  * <p>Netty has no hook between a header block's decoding and its decoder's state checks but the
- * frame logger, which its reader calls first for every inbound frame; so this is one, logging as
- * Netty's does at TRACE, and throws the error from there, which the codec handles as if its decoder
- * had (RST_STREAM or GOAWAY with the code). A stream Fairway or the client reset is left to Netty:
- * frames racing a RST_STREAM are to be ignored, not punished. Its memory is bounded: the last 1024
- * reset ids and 64 gaps in the client's ids; a connection beyond that gets Netty's answers.
+ * frame logger, which its reader calls first for every inbound frame; so {@link FrameTap}, the
+ * frame logger, calls this, and the error thrown here is handled by the codec as if its decoder had
+ * thrown it (RST_STREAM or GOAWAY with the code). A stream Fairway or the client reset is left to
+ * Netty: frames racing a RST_STREAM are to be ignored, not punished. Its memory is bounded: the
+ * last 1024 reset ids and 64 gaps in the client's ids; a connection beyond that gets Netty's
+ * answers.
  */
-final class StreamStateGuard extends Http2FrameLogger {
+final class StreamStateGuard {
   private static final int MAX_RESET = 1024;
   private static final int MAX_GAPS = 64;
 
@@ -41,10 +38,6 @@ final class StreamStateGuard extends Http2FrameLogger {
   private final ArrayDeque<int[]> gaps = new ArrayDeque<>();
   private boolean gapsOverflowed;
   private int highest;
-
-  StreamStateGuard() {
-    super(LogLevel.TRACE, StreamStateGuard.class);
-  }
 
   /** Watches {@code c}'s streams: the ids the client opens, those reset. */
   void watch(Http2Connection c) {
@@ -83,45 +76,18 @@ final class StreamStateGuard extends Http2FrameLogger {
     reset.add(id);
   }
 
-  @Override
-  public void logRstStream(
-      Direction direction, ChannelHandlerContext ctx, int streamId, long errorCode) {
-    if (direction == Direction.INBOUND) {
-      remember(streamId);
-    }
-    super.logRstStream(direction, ctx, streamId, errorCode);
+  /** The client reset stream {@code id}. */
+  void inboundReset(int id) {
+    remember(id);
   }
 
-  @Override
-  public void logHeaders(
-      Direction direction,
-      ChannelHandlerContext ctx,
-      int streamId,
-      Http2Headers headers,
-      int padding,
-      boolean endStream) {
-    check(direction, streamId);
-    super.logHeaders(direction, ctx, streamId, headers, padding, endStream);
-  }
-
-  @Override
-  public void logHeaders(
-      Direction direction,
-      ChannelHandlerContext ctx,
-      int streamId,
-      Http2Headers headers,
-      int streamDependency,
-      short weight,
-      boolean exclusive,
-      int padding,
-      boolean endStream) {
-    check(direction, streamId);
-    super.logHeaders(
-        direction, ctx, streamId, headers, streamDependency, weight, exclusive, padding, endStream);
-  }
-
-  private void check(Direction direction, int id) {
-    if (direction != Direction.INBOUND || connection == null) {
+  /**
+   * Checks a client's HEADERS on stream {@code id}, before Netty's decoder sees them; a breach
+   * throws the stream or connection error (an {@link Http2Exception}, undeclared) for the codec to
+   * answer.
+   */
+  void inboundHeaders(int id) {
+    if (connection == null) {
       return;
     }
     if (!connection.remote().isValidStreamId(id) || connection.goAwaySent()) {

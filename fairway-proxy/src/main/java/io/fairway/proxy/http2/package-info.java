@@ -10,14 +10,18 @@
  *
  * <p>{@code Http2FrameCodec} does the protocol (HPACK, stream states, flow control windows,
  * SETTINGS, GOAWAY) and already answers the known floods when told the limits: rapid reset
- * (CVE-2023-44487), CONTINUATION floods, control frames queued faster than read, empty DATA frames.
- * {@code Http2MultiplexHandler} gives each stream a child channel, whose read switch and
- * writability are the stream's flow control: an exchange pausing reads of its "client" withholds
- * that stream's WINDOW_UPDATEs, and a stream out of window stops the backend being read, exactly as
- * the TCP connection does for HTTP/1.1, with no code of the exchange aware of streams. Driving the
- * frame codec directly would need that bookkeeping by hand; {@code
- * Http2StreamFrameToHttpObjectCodec} would turn frames into Netty's HTTP objects, which the
- * exchange (built on its own strict parser) does not use.
+ * (CVE-2023-44487), CONTINUATION floods, control frames queued faster than read, empty DATA frames,
+ * resets the client provokes (streams beyond the concurrent limit, malformed requests). What it
+ * lacks is added around it: the concurrent-stream limit from the first frame rather than from the
+ * client's SETTINGS acknowledgement, counters by kind read from the GOAWAY it sends ({@link
+ * io.fairway.proxy.http2.FrameTap}), and a close that does not wait on a client that stopped
+ * reading ({@link io.fairway.proxy.http2.Reaper}). {@code Http2MultiplexHandler} gives each stream
+ * a child channel, whose read switch and writability are the stream's flow control: an exchange
+ * pausing reads of its "client" withholds that stream's WINDOW_UPDATEs, and a stream out of window
+ * stops the backend being read, exactly as the TCP connection does for HTTP/1.1, with no code of
+ * the exchange aware of streams. Driving the frame codec directly would need that bookkeeping by
+ * hand; {@code Http2StreamFrameToHttpObjectCodec} would turn frames into Netty's HTTP objects,
+ * which the exchange (built on its own strict parser) does not use.
  *
  * <p>The backends stay HTTP/1.1: the request is mapped as RFC 9113 section 8.3 says ({@link
  * io.fairway.proxy.http2.H2Request}), then parsed by the same strict parser as an HTTP/1.1 request,
