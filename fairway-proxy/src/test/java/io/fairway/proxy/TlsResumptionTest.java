@@ -108,10 +108,13 @@ class TlsResumptionTest {
 
     List<String> first = new ArrayList<>(options);
     first.addAll(List.of("-sess_out", session.toString()));
-    assertThat(sClient(vip, first))
-        .contains("New, " + protocol)
-        .contains("HTTP/1.1 200")
-        .contains("exit=0");
+    String issued = sClient(vip, first);
+    assertThat(issued).contains("New, " + protocol).contains("HTTP/1.1 200").contains("exit=0");
+    if (tickets.isEmpty()) {
+      assertThat(issued).as("a ticket was issued").contains("TLS session ticket lifetime hint");
+    } else {
+      assertThat(issued).as("no ticket: a session id").doesNotContain("TLS session ticket:");
+    }
     assertThat(Files.size(session)).as("s_client saved a session").isPositive();
 
     List<String> second = new ArrayList<>(options);

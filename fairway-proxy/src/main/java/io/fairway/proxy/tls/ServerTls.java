@@ -131,8 +131,8 @@ public final class ServerTls {
       }
       SslContext ctx = b.build();
       if (ctx.sessionContext() instanceof OpenSslSessionContext o) {
-        // Netty turns tickets off on OpenSSL contexts unless keys are set, and BoringSSL resumes
-        // TLS 1.3 sessions by tickets only: without keys no TLS 1.3 client could resume.
+        // Without keys of ours each context seals tickets with keys of its own, and a reload,
+        // which builds new contexts, would make every ticket issued before it useless.
         o.setTicketKeys(
             s.ticketKeys().isPresent() ? ticketKeys(s.ticketKeys().get()) : ProcessTicketKeys.KEYS);
       }
