@@ -419,6 +419,7 @@ final class ConfigWriter {
       line("alpn " + String.join(" ", t.alpn()));
     }
     t.ticketKeys().ifPresent(k -> line("ticket_keys " + q(k.file())));
+    t.handshakeTimeout().ifPresent(d -> line("handshake_timeout " + time(d)));
     close();
   }
 

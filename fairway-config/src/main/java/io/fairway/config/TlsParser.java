@@ -18,7 +18,8 @@ import java.util.Set;
  * certificates still serving.
  */
 final class TlsParser {
-  static final Set<String> KEYWORDS = Set.of("certificate", "protocols", "alpn", "ticket_keys");
+  static final Set<String> KEYWORDS =
+      Set.of("certificate", "protocols", "alpn", "ticket_keys", "handshake_timeout");
   static final Set<String> PROTOCOLS = Set.of("TLSv1.2", "TLSv1.3");
   private static final Set<String> OLD_PROTOCOLS = Set.of("SSLv2", "SSLv3", "TLSv1", "TLSv1.1");
   static final Set<String> ALPN = Set.of("h2", "http/1.1");
@@ -36,19 +37,25 @@ final class TlsParser {
     List<String> protocols = TlsSettings.DEFAULT_PROTOCOLS;
     List<String> alpn = List.of();
     Optional<TlsSettings.TicketKeys> tickets = Optional.empty();
+    Optional<java.time.Duration> handshake = Optional.empty();
     for (Node c : block.children) {
       switch (c.keyword()) {
         case "certificate" -> certificate(c, v).ifPresent(certs::add);
         case "protocols" -> protocols = words(c, v, PROTOCOLS, protocols);
         case "alpn" -> alpn = words(c, v, ALPN, alpn);
         case "ticket_keys" -> tickets = ticketKeys(c, v);
+        case "handshake_timeout" -> {
+          if (v.args(c, 1, 1)) {
+            handshake = Optional.ofNullable(v.timer(c, 1, false));
+          }
+        }
         default -> v.unknown(c, KEYWORDS, "tls");
       }
     }
     if (certs.isEmpty()) {
       v.error(block, "tls: needs at least one 'certificate CRT KEY'");
     }
-    return new TlsSettings(certs, protocols, alpn, tickets);
+    return new TlsSettings(certs, protocols, alpn, tickets, handshake);
   }
 
   /**

@@ -130,12 +130,18 @@ class BackendTlsConfigTest {
   }
 
   @Test
-  void onlyTheUserspacePlaneReEncryptsAndNotWithSendProxyYet() {
+  void onlyTheUserspacePlaneReEncryptsAndWithSendProxyOnlyOverHttp() {
     String tls = "        tls { verify " + ca.cert() + " }\n";
     assertThat(error("virtual_server 127.0.0.1 80 {\n    lb_kind NAT\n", tls))
         .startsWith("test.conf:4: tls needs lb_kind HTTP or PROXY");
-    assertThat(error(HTTP, tls + "        send_proxy v2\n"))
-        .startsWith(
-            "test.conf:4: tls with send_proxy on the same real_server is not supported yet");
+    RealServer both = rs(HTTP, tls + "        send_proxy v2\n");
+    assertThat(both.tls()).isPresent();
+    assertThat(both.proxyProtocol().send())
+        .isEqualTo(io.fairway.config.model.ProxyProtocol.Version.V2);
+    assertThat(
+            error(
+                "virtual_server 127.0.0.1 80 {\n    lb_kind PROXY\n",
+                tls + "        send_proxy v1\n"))
+        .startsWith("test.conf:4: tls with send_proxy on the same real_server needs lb_kind HTTP");
   }
 }

@@ -82,11 +82,16 @@ class TlsConfigTest {
             + cert(b)
             + "        protocols TLSv1.3\n        alpn http/1.1\n        ticket_keys "
             + keys
-            + "\n    }\n"
+            + "\n        handshake_timeout 2.5\n    }\n"
             + RS;
     TlsSettings first = Fixtures.parse(text).config().virtualServers().get(0).proxy().tls();
     String dump = KeepalivedConfig.dump(Fixtures.parse(text).config());
-    assertThat(dump).contains("tls {").contains("protocols TLSv1.3").contains("ticket_keys");
+    assertThat(dump)
+        .contains("tls {")
+        .contains("protocols TLSv1.3")
+        .contains("ticket_keys")
+        .contains("handshake_timeout 2.5");
+    assertThat(first.handshakeTimeout()).contains(java.time.Duration.ofMillis(2500));
     assertThat(Fixtures.parse(dump).config().virtualServers().get(0).proxy().tls())
         .isEqualTo(first);
   }
@@ -98,6 +103,15 @@ class TlsConfigTest {
     TlsSettings before = vs(cert(p)).proxy().tls();
     TestCerts.make(d, "r", Kind.EC_PKCS8, "r.test", "r.test");
     assertThat(vs(cert(p)).proxy().tls()).isNotEqualTo(before);
+  }
+
+  @Test
+  void theHandshakeTimeoutIsOptionalAndMoreThanZero() {
+    assertThat(vs(cert(a)).proxy().tls().handshakeTimeout()).isEmpty();
+    assertThat(error(HEAD, cert(a) + "        handshake_timeout 0\n"))
+        .startsWith("test.conf:5: handshake_timeout: must be more than 0 seconds");
+    assertThat(error(HEAD, cert(a) + "        handshake_timeout soon\n"))
+        .startsWith("test.conf:5: handshake_timeout: 'soon' is not a time in seconds");
   }
 
   @Test

@@ -28,11 +28,14 @@ import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Re-encryption ({@code real_server ... { tls { verify CA sni NAME } }}) to a real nginx that
  * serves TLS: HTTP and L4 reach it verified, with the SNI it answers by; a server whose certificate
- * does not chain to the CA, or does not carry the name, gets nothing.
+ * does not chain to the CA, or does not carry the name, gets nothing; with {@code send_proxy} the
+ * PROXY header precedes the ClientHello.
  */
 class ReencryptionTest {
   @AutoClose final Cleanup cleanup = new Cleanup();
@@ -67,6 +70,12 @@ class ReencryptionTest {
 
   private InetSocketAddress fairway(Mode mode, InetSocketAddress backend, BackendTls tls)
       throws Exception {
+    return fairway(mode, backend, tls, ProxyProtocol.Version.NONE);
+  }
+
+  private InetSocketAddress fairway(
+      Mode mode, InetSocketAddress backend, BackendTls tls, ProxyProtocol.Version send)
+      throws Exception {
     ServiceKey k = anyPort();
     Dest d = dest(backend, 1);
     MemberPlan m =
@@ -80,7 +89,7 @@ class ReencryptionTest {
             false,
             Duration.ZERO,
             0,
-            ProxyProtocol.NONE,
+            ProxyProtocol.sending(send),
             Optional.of(tls));
     ListenerSpec spec = new ListenerSpec(mode, KeySource.CLIENT, null, Map.of(d.key(), m), null);
     ProxyTable t =
@@ -120,6 +129,51 @@ class ReencryptionTest {
     Nginx n = nginx();
     String r = get(fairway(Mode.TCP, n.address(), tls(app, "app.internal")));
     assertThat(r).startsWith("HTTP/1.1 200").contains("sni=app.internal").contains("tls=TLSv1.");
+  }
+
+  /**
+   * {@code send_proxy} with {@code tls} on one server: the PROXY header goes in clear before the
+   * ClientHello (the order HAProxy sends them in), which nginx's {@code listen ... ssl
+   * proxy_protocol} requires: it reads the header, then terminates TLS. nginx names the address and
+   * port the header carried, which are the test client's own; without the header the same nginx
+   * refuses the connection (502), so the header is what let the request through.
+   */
+  @ParameterizedTest
+  @EnumSource(
+      value = ProxyProtocol.Version.class,
+      names = {"V1", "V2"})
+  void sendProxyGoesInClearBeforeTheClientHello(ProxyProtocol.Version send) throws Exception {
+    Nginx.require();
+    Nginx n =
+        cleanup.track(
+            new Nginx(
+                "tls-proxy-protocol",
+                "ssl proxy_protocol",
+                "ssl_certificate "
+                    + app.cert()
+                    + "; ssl_certificate_key "
+                    + app.key()
+                    + "; location / { default_type text/plain; return 200"
+                    + " 'pp=$proxy_protocol_addr:$proxy_protocol_port tls=$ssl_protocol"
+                    + " sni=$ssl_server_name\\n'; }"));
+    InetSocketAddress vip = fairway(Mode.HTTP, n.address(), tls(app, "app.internal"), send);
+    try (Socket s = new Socket()) {
+      s.connect(vip, 5000);
+      s.setSoTimeout(20_000);
+      s.getOutputStream()
+          .write(
+              "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+                  .getBytes(StandardCharsets.ISO_8859_1));
+      String r = new String(s.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+      assertThat(r)
+          .startsWith("HTTP/1.1 200")
+          .contains("pp=127.0.0.1:" + s.getLocalPort() + " ")
+          .contains("sni=app.internal")
+          .contains("tls=TLSv1.");
+    }
+    assertThat(get(fairway(Mode.HTTP, n.address(), tls(app, "app.internal"))))
+        .as("the same nginx without a PROXY header before the ClientHello")
+        .startsWith("HTTP/1.1 502");
   }
 
   @Test

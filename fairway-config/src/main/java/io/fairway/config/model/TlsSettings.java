@@ -1,5 +1,6 @@
 package io.fairway.config.model;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -15,12 +16,16 @@ import java.util.Optional;
  * @param alpn {@code alpn}: the protocols offered by ALPN as written; empty when not written, which
  *     is {@code h2 http/1.1} for HTTP and none for L4
  * @param ticketKeys {@code ticket_keys FILE}: 48-byte session ticket keys shared by several nodes
+ * @param handshakeTimeout {@code handshake_timeout SECONDS}: how long a client has for its
+ *     ClientHello, and then again for the rest of its handshake; empty when not written (the data
+ *     plane's default)
  */
 public record TlsSettings(
     List<Certificate> certificates,
     List<String> protocols,
     List<String> alpn,
-    Optional<TicketKeys> ticketKeys) {
+    Optional<TicketKeys> ticketKeys,
+    Optional<Duration> handshakeTimeout) {
   public static final List<String> DEFAULT_PROTOCOLS = List.of("TLSv1.2", "TLSv1.3");
   public static final List<String> DEFAULT_ALPN = List.of("h2", "http/1.1");
 
@@ -33,6 +38,16 @@ public record TlsSettings(
     protocols = List.copyOf(protocols);
     alpn = List.copyOf(alpn);
     Objects.requireNonNull(ticketKeys, "ticketKeys");
+    Objects.requireNonNull(handshakeTimeout, "handshakeTimeout");
+  }
+
+  /** Settings without {@code handshake_timeout}. */
+  public TlsSettings(
+      List<Certificate> certificates,
+      List<String> protocols,
+      List<String> alpn,
+      Optional<TicketKeys> ticketKeys) {
+    this(certificates, protocols, alpn, ticketKeys, Optional.empty());
   }
 
   /** Whether the listener terminates TLS. */

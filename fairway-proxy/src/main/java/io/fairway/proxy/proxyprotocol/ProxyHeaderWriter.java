@@ -3,11 +3,13 @@ package io.fairway.proxy.proxyprotocol;
 import io.fairway.config.model.ProxyProtocol;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.haproxy.HAProxyCommand;
 import io.netty.handler.codec.haproxy.HAProxyMessage;
 import io.netty.handler.codec.haproxy.HAProxyMessageEncoder;
 import io.netty.handler.codec.haproxy.HAProxyProtocolVersion;
 import io.netty.handler.codec.haproxy.HAProxyProxiedProtocol;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.AttributeKey;
 import java.net.InetSocketAddress;
 
@@ -34,6 +36,13 @@ public final class ProxyHeaderWriter {
    * Writes (without flushing) {@code client}'s header as the first bytes of {@code backend}, a
    * connected channel. Call on its event loop.
    *
+   * <p>On a connection that re-encrypts (an {@link SslHandler} in its pipeline) the header is
+   * written under the TLS handler, in clear, as HAProxy sends it with {@code send-proxy} and {@code
+   * ssl}: the server reads it, then terminates TLS (nginx's {@code listen ... ssl proxy_protocol}).
+   * It comes before the ClientHello only when written before the handshake starts: in the connect's
+   * first listener (the handler starts it at the first flush or when the channel becomes active,
+   * both after that listener).
+   *
    * @return whether a header was written ({@code version} is not NONE)
    */
   public static boolean write(Channel backend, ProxyProtocol.Version version, Channel client) {
@@ -41,9 +50,15 @@ public final class ProxyHeaderWriter {
       return false;
     }
     HAProxyMessage m = message(version, ClientAddress.of(client));
+    ChannelHandlerContext tls = backend.pipeline().context(SslHandler.class);
+    // First in the pipeline, so below the TLS handler too: a write from its context reaches it.
     backend.pipeline().addFirst(HAProxyMessageEncoder.INSTANCE);
     try {
-      backend.write(m, backend.voidPromise());
+      if (tls != null) {
+        tls.write(m, backend.voidPromise());
+      } else {
+        backend.write(m, backend.voidPromise());
+      }
     } finally {
       backend.pipeline().remove(HAProxyMessageEncoder.INSTANCE);
     }

@@ -34,7 +34,10 @@ public final class ServerTls {
   /** Forces the JDK's provider even where BoringSSL loads (tests run both). */
   public static final String FORCE_JDK = "fairway.tls.jdk";
 
-  /** How long a client has for its ClientHello, and then for the whole handshake. */
+  /**
+   * How long a client has for its ClientHello, and then for the rest of its handshake, where the
+   * {@code tls} block has no {@code handshake_timeout}.
+   */
   public static final long HANDSHAKE_TIMEOUT_MILLIS =
       Long.getLong("fairway.tls.handshakeTimeoutMillis", 10_000);
 
@@ -44,11 +47,17 @@ public final class ServerTls {
   private final List<SslContext> contexts;
   private final Mapping<String, SslContext> mapping;
   private final SslProvider provider;
+  private final long handshakeMillis;
 
-  private ServerTls(List<SslContext> contexts, Mapping<String, SslContext> mapping, SslProvider p) {
+  private ServerTls(
+      List<SslContext> contexts,
+      Mapping<String, SslContext> mapping,
+      SslProvider p,
+      long handshakeMillis) {
     this.contexts = List.copyOf(contexts);
     this.mapping = mapping;
     this.provider = p;
+    this.handshakeMillis = handshakeMillis;
   }
 
   /** BoringSSL where netty-tcnative loads and the JDK is not forced, else the JDK's. */
@@ -87,7 +96,9 @@ public final class ServerTls {
           names.add(n, built.get(i));
         }
       }
-      return new ServerTls(built, names.build(), p);
+      long handshake =
+          s.handshakeTimeout().map(java.time.Duration::toMillis).orElse(HANDSHAKE_TIMEOUT_MILLIS);
+      return new ServerTls(built, names.build(), p, Math.max(1, handshake));
     } catch (TlsException | RuntimeException e) {
       built.forEach(ReferenceCountUtil::release);
       throw e instanceof TlsException t ? t : new TlsException(e.getMessage());
@@ -119,8 +130,11 @@ public final class ServerTls {
                 alpn));
       }
       SslContext ctx = b.build();
-      if (s.ticketKeys().isPresent() && ctx.sessionContext() instanceof OpenSslSessionContext o) {
-        o.setTicketKeys(ticketKeys(s.ticketKeys().get()));
+      if (ctx.sessionContext() instanceof OpenSslSessionContext o) {
+        // Without keys of ours each context seals tickets with keys of its own, and a reload,
+        // which builds new contexts, would make every ticket issued before it useless.
+        o.setTicketKeys(
+            s.ticketKeys().isPresent() ? ticketKeys(s.ticketKeys().get()) : ProcessTicketKeys.KEYS);
       }
       return ctx;
     } catch (SSLException | IllegalArgumentException e) {
@@ -160,6 +174,27 @@ public final class ServerTls {
     return keys;
   }
 
+  /**
+   * The ticket keys of a {@code tls} block without {@code ticket_keys}: random, made once per
+   * process and shared by every context, as {@code ticket_keys} would be, so a ticket still resumes
+   * after a reload rebuilt the contexts. Held in memory only; a restart makes new ones, as nginx
+   * does without {@code ssl_session_ticket_key}.
+   */
+  private static final class ProcessTicketKeys {
+    static final OpenSslSessionTicketKey[] KEYS = {random()};
+
+    private static OpenSslSessionTicketKey random() {
+      java.security.SecureRandom r = new java.security.SecureRandom();
+      byte[] name = new byte[OpenSslSessionTicketKey.NAME_SIZE];
+      byte[] hmac = new byte[OpenSslSessionTicketKey.HMAC_KEY_SIZE];
+      byte[] aes = new byte[OpenSslSessionTicketKey.AES_KEY_SIZE];
+      r.nextBytes(name);
+      r.nextBytes(hmac);
+      r.nextBytes(aes);
+      return new OpenSslSessionTicketKey(name, hmac, aes);
+    }
+  }
+
   /** The DNS names a certificate serves: its subjectAltName DNS entries. */
   static List<String> dnsNames(X509Certificate c) {
     Set<String> out = new LinkedHashSet<>();
@@ -179,12 +214,13 @@ public final class ServerTls {
 
   /** The first handler of a new connection: reads the SNI, then becomes the SslHandler. */
   public ChannelHandler newHandler() {
-    return new SniHandler(mapping, MAX_CLIENT_HELLO, HANDSHAKE_TIMEOUT_MILLIS) {
+    long timeout = handshakeMillis;
+    return new SniHandler(mapping, MAX_CLIENT_HELLO, timeout) {
       @Override
       protected io.netty.handler.ssl.SslHandler newSslHandler(
           SslContext context, io.netty.buffer.ByteBufAllocator allocator) {
         io.netty.handler.ssl.SslHandler h = super.newSslHandler(context, allocator);
-        h.setHandshakeTimeoutMillis(HANDSHAKE_TIMEOUT_MILLIS);
+        h.setHandshakeTimeoutMillis(timeout);
         return h;
       }
     };
