@@ -68,6 +68,20 @@ class StatusPageNetnsBrowserTest {
         + "  real_server 127.0.0.1 9 {\n    weight 1\n  }\n}\n";
   }
 
+  /** curl from inside the namespace: what it printed. */
+  String curl(String... args) throws java.io.IOException {
+    java.util.List<String> cmd =
+        new java.util.ArrayList<>(
+            java.util.List.of("ip", "netns", "exec", net.a, "curl", "-sS", "-m", "30"));
+    cmd.addAll(java.util.List.of(args));
+    return Netns.sh(cmd.toArray(String[]::new));
+  }
+
+  /** The status code of a GET from inside the namespace. */
+  String code(String url) throws java.io.IOException {
+    return curl("-o", "/dev/null", "-w", "%{http_code}", url);
+  }
+
   String line(String id) {
     WebElement e = browser.driver.findElement(By.id(id));
     return e.isDisplayed() ? e.getText() : "";
@@ -96,23 +110,7 @@ class StatusPageNetnsBrowserTest {
         .atMost(VrrpInteropTest.START)
         .pollInterval(Duration.ofMillis(200))
         .ignoreExceptions()
-        .until(
-            () ->
-                Netns.sh(
-                        "ip",
-                        "netns",
-                        "exec",
-                        net.a,
-                        "curl",
-                        "-sS",
-                        "-m",
-                        "5",
-                        "-o",
-                        "/dev/null",
-                        "-w",
-                        "%{http_code}",
-                        "http://127.0.0.1:9107/readyz")
-                    .equals("200"));
+        .until(() -> code("http://127.0.0.1:9107/readyz").equals("200"));
     forward = new NetnsForward(net.a, new InetSocketAddress("127.0.0.1", 9107));
     browser = new HeadlessChromium(dir);
     browser.driver.manage().timeouts().pageLoadTimeout(Duration.ofSeconds(30));
@@ -126,15 +124,7 @@ class StatusPageNetnsBrowserTest {
                     && line("announce").equals("Announce: on, table 100: " + VS + " announced"));
 
     String off =
-        Netns.sh(
-            "ip",
-            "netns",
-            "exec",
-            net.a,
-            "curl",
-            "-sS",
-            "-m",
-            "30",
+        curl(
             "-X",
             "POST",
             "-H",
@@ -152,21 +142,7 @@ class StatusPageNetnsBrowserTest {
 
     // Nothing listens on the real server's port: the refused connect teaches it a limit of one,
     // which the active / limit column marks as learned.
-    String refused =
-        Netns.sh(
-            "ip",
-            "netns",
-            "exec",
-            net.a,
-            "curl",
-            "-sS",
-            "-m",
-            "30",
-            "-o",
-            "/dev/null",
-            "-w",
-            "%{http_code}",
-            "http://" + VS + ":8080/");
+    String refused = code("http://" + VS + ":8080/");
     assertThat(refused).isEqualTo("502");
     browser.driver.navigate().refresh();
     browser

@@ -53,6 +53,11 @@ record H2Proxy(ProxyTable table, InetSocketAddress vip, HttpBackend backend) {
         Optional.empty());
   }
 
+  /** The table's HTTP/2 counters. */
+  io.fairway.proxy.http2.H2Stats h2() {
+    return table.h2Stats();
+  }
+
   /** The plain listener's URL without a path. */
   String base() {
     return "http://127.0.0.1:" + vip.getPort();

@@ -74,6 +74,12 @@ final class RawH2 implements AutoCloseable {
   /** The server closed or reset the connection (seen by the reader, or by a failed write). */
   final AtomicBoolean ended = new AtomicBoolean();
 
+  /**
+   * The connection was reset while this client read: the server closed with frames of this client
+   * still unread on its side, and the reset destroyed what this side had not read yet.
+   */
+  final AtomicBoolean reset = new AtomicBoolean();
+
   private RawH2(Socket socket) throws IOException {
     this.socket = socket;
     this.out = socket.getOutputStream();
@@ -225,6 +231,9 @@ final class RawH2 implements AutoCloseable {
         in.readFully(payload);
         received(hpack, type, stream, payload);
       }
+    } catch (java.net.SocketException e) {
+      reset.set(true);
+      ended.set(true);
     } catch (IOException | Http2Exception e) {
       ended.set(true);
     }
