@@ -68,6 +68,18 @@ class Http2FloodTest {
     nothingLeft(p);
   }
 
+  /**
+   * The client read at least the 200 resets the proxy sends before it gives up, unless a TCP reset
+   * overtook them: the kernel then discards what the client had not read yet, GOAWAY included, so
+   * only the proxy's own count is exact.
+   */
+  static void readAllBeforeTheEnd(RawH2 c, int resetsRead) {
+    assertThat(resetsRead).isPositive();
+    if (c.goAway.get() != -1) {
+      assertThat(resetsRead).as("resets read before GOAWAY").isGreaterThanOrEqualTo(200);
+    }
+  }
+
   /** One connection closed, for {@code f} and nothing else. */
   static void countedOnlyAs(H2Proxy p, Flood f) {
     for (Flood other : Flood.values()) {
@@ -241,10 +253,8 @@ class Http2FloodTest {
     endedWhileWriting(p, c, RawH2.ENHANCE_YOUR_CALM, Flood.RESETS_SENT);
     // Malformed ones reset with PROTOCOL_ERROR; those that come while 100 resets are still being
     // written find the concurrent limit reached and are refused.
-    System.out.println("resets received by code: " + c.resets);
     assertThat(c.resetsWith(RawH2.PROTOCOL_ERROR)).isPositive();
-    assertThat(c.resetsWith(RawH2.PROTOCOL_ERROR) + c.resetsWith(RawH2.REFUSED_STREAM))
-        .isGreaterThanOrEqualTo(200);
+    readAllBeforeTheEnd(c, c.resetsWith(RawH2.PROTOCOL_ERROR) + c.resetsWith(RawH2.REFUSED_STREAM));
     freshClientServed(p);
   }
 
@@ -266,7 +276,7 @@ class Http2FloodTest {
             i -> new byte[][] {frame(HEADERS, END_HEADERS | END_STREAM, 201 + 2 * i, slow)});
     await().atMost(BOUND).until(() -> ended || c.ended.get());
     endedWhileWriting(p, c, RawH2.ENHANCE_YOUR_CALM, Flood.RESETS_SENT);
-    assertThat(c.resetsWith(RawH2.REFUSED_STREAM)).isGreaterThanOrEqualTo(200);
+    readAllBeforeTheEnd(c, c.resetsWith(RawH2.REFUSED_STREAM));
     assertThat(p.h2().refusedStreams()).isGreaterThanOrEqualTo(200);
     assertThat(p.h2().streams()).as("streams that reached the backend side").isEqualTo(100);
     assertThat(p.backend().mostAtOnce.get()).isLessThanOrEqualTo(100);

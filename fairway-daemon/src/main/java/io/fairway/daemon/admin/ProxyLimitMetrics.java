@@ -62,9 +62,16 @@ final class ProxyLimitMetrics {
 
   /** Reads the proxy's servers, when the daemon runs on the userspace table. */
   void refresh(Daemon daemon) {
+    rows = rows(daemon);
+  }
+
+  /**
+   * Each configured real server's limit, summed over its virtual server's services; empty unless
+   * the daemon runs on the userspace table. The status page reads the same rows.
+   */
+  static List<Row> rows(Daemon daemon) {
     if (!daemon.ready() || !(daemon.applier().table() instanceof ProxyTable proxy)) {
-      rows = List.of();
-      return;
+      return List.of();
     }
     Map<ServiceKey, Map<DestKey, LimitStats>> stats = proxy.limitStats();
     List<Row> out = new ArrayList<>();
@@ -82,7 +89,7 @@ final class ProxyLimitMetrics {
         }
       }
     }
-    rows = out;
+    return out;
   }
 
   private static LimitStats plus(LimitStats a, LimitStats b) {

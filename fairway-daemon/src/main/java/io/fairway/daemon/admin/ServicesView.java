@@ -209,23 +209,11 @@ public final class ServicesView {
    */
   private static Map<String, Map<String, Integer>> learnedLimits(io.fairway.daemon.Daemon daemon) {
     Map<String, Map<String, Integer>> out = new HashMap<>();
-    if (!(daemon.applier().table() instanceof io.fairway.proxy.table.ProxyTable proxy)) {
-      return out;
-    }
-    Map<ServiceKey, Map<io.fairway.table.DestKey, io.fairway.proxy.table.LimitStats>> stats =
-        proxy.limitStats();
-    for (io.fairway.apply.VirtualServer vs : daemon.applier().config().values()) {
-      Map<String, Integer> byServer = new HashMap<>();
-      for (io.fairway.apply.RealServer rs : vs.servers().values()) {
-        for (Service s : vs.services()) {
-          io.fairway.proxy.table.LimitStats l =
-              stats.getOrDefault(s.key(), Map.of()).get(rs.dest().key());
-          if (l != null && l.learned() != 0) {
-            byServer.merge(rs.name(), l.learned(), Math::min);
-          }
-        }
+    for (ProxyLimitMetrics.Row r : ProxyLimitMetrics.rows(daemon)) {
+      if (r.stats().learned() != 0) {
+        out.computeIfAbsent(r.virtualServer(), k -> new HashMap<>())
+            .put(r.realServer(), r.stats().learned());
       }
-      out.put(vs.name(), byServer);
     }
     return out;
   }

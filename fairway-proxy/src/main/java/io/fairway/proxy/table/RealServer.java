@@ -136,6 +136,9 @@ public final class RealServer implements io.fairway.director.Backend {
 
   /** This server answered a connection or request. */
   void served() {
+    if (learned.limit() == 0) {
+      return; // nothing learned: no clock read on every answer
+    }
     if (learned.served(active(), System.nanoTime())) {
       pushLimit();
     }
