@@ -254,17 +254,6 @@ final class RealServerParser {
     }
     if (b.tlsNode != null) {
       BackendTlsParser.checkPlane(b.tlsNode, forwarding.method(), v);
-      if (b.sendProxyNode != null
-          && b.sendProxy != null
-          && b.sendProxy != ProxyProtocol.Version.NONE
-          && forwarding.method() == ForwardingMethod.PROXY) {
-        // HTTP sends the header in clear before the ClientHello; the L4 relay writes it only
-        // once the handshake is over, which no server expecting it would accept.
-        v.error(
-            b.tlsNode,
-            "tls with send_proxy on the same real_server needs lb_kind HTTP"
-                + " (not built for lb_kind PROXY yet)");
-      }
     }
     String rsName = c.name != null ? c.name : id.toString();
     if (b.identNode != null && vs.scheduler() != Scheduler.SHARD) {

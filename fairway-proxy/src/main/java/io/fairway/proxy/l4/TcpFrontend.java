@@ -223,9 +223,13 @@ public final class TcpFrontend extends ChannelInboundHandlerAdapter {
             return;
           }
           if (tls == null) {
-            connected(client, lease, f.channel(), backendMeter, splice);
+            connected(client, lease, f.channel(), backendMeter, splice, true);
             return;
           }
+          // The PROXY header goes in clear before the ClientHello, as a server that terminates
+          // TLS behind it reads them: written now, before the channel is active and the handler
+          // starts its handshake, whose first flush sends both in order.
+          ProxyHeaderWriter.write(f.channel(), vs.sendProxy(rs), client);
           // A server whose certificate does not verify is a failed connect: the next one is tried.
           tls.handshakeFuture()
               .addListener(
@@ -234,7 +238,7 @@ public final class TcpFrontend extends ChannelInboundHandlerAdapter {
                       // Added inside the handshake's completion, before the SslHandler passes on
                       // anything it decrypted after it.
                       f.channel().pipeline().addLast(new Relay(client, splice));
-                      connected(client, lease, f.channel(), backendMeter, splice);
+                      connected(client, lease, f.channel(), backendMeter, splice, false);
                     } else {
                       f.channel().close();
                       failed(
@@ -260,8 +264,17 @@ public final class TcpFrontend extends ChannelInboundHandlerAdapter {
     }
   }
 
+  /**
+   * The backend is connected (and its TLS handshake done): relays both ways. {@code writeHeader} is
+   * false where the PROXY header already went ahead of the handshake.
+   */
   private void connected(
-      Channel client, Lease lease, Channel backend, TrafficMeter backendMeter, long splice) {
+      Channel client,
+      Lease lease,
+      Channel backend,
+      TrafficMeter backendMeter,
+      long splice,
+      boolean writeHeader) {
     RealServer rs = lease.server;
     if (!client.isActive()) {
       lease.close();
@@ -291,7 +304,7 @@ public final class TcpFrontend extends ChannelInboundHandlerAdapter {
               }
               lease.close();
             });
-    boolean header = ProxyHeaderWriter.write(backend, vs.sendProxy(rs), client);
+    boolean header = writeHeader && ProxyHeaderWriter.write(backend, vs.sendProxy(rs), client);
     boolean sent = early != null || header;
     if (early != null) {
       for (Object m : early) {

@@ -146,18 +146,19 @@ public final class RealServer implements io.fairway.director.Backend {
 
   /**
    * Whether the learned limit, rather than {@code max_conns} or the thresholds, is what keeps new
-   * connections away now; counted as a hit when it is.
+   * connections away now, with {@code activeNow} on this server.
    */
   boolean heldByLearnedLimit(int activeNow) {
     if (maxConns != 0) {
       return false;
     }
     int l = learned.limit();
-    if (l != 0 && activeNow >= l) {
-      learned.hit();
-      return true;
-    }
-    return false;
+    return l != 0 && activeNow >= l;
+  }
+
+  /** A pick was turned away while the learned limit held this server ({@link #limitHits}). */
+  void limitHit() {
+    learned.hit();
   }
 
   int active() {

@@ -647,8 +647,11 @@ public final class VirtualService {
     if (!first) {
       return Pick.None.ALL_TRIED;
     }
-    if (!behind && !atCapacity()) {
-      return Pick.None.NO_SERVER;
+    if (!behind) {
+      if (!atCapacity()) {
+        return Pick.None.NO_SERVER;
+      }
+      countLimitHits();
     }
     return slots.await(
             loop, wait, () -> turn(client, key, tried, askedAlt, waiter), () -> giveUp(waiter))
@@ -708,11 +711,23 @@ public final class VirtualService {
     if (kd == null) {
       return rs.overloaded();
     }
-    if (!kd.overloaded()) {
-      return false;
+    return kd.overloaded();
+  }
+
+  /**
+   * A pick found every server full and is about to wait for a slot: one hit for each server the
+   * learned limit held. Counted here, once per pick, rather than wherever a server is asked whether
+   * it is full, which a single pick does several times.
+   */
+  private void countLimitHits() {
+    for (RealServer rs : pool.servers()) {
+      if (rs.weight() > 0) {
+        io.fairway.director.sched.Dest kd = rs.kernelDest;
+        if (rs.heldByLearnedLimit(kd == null ? rs.active() : kd.activeConns())) {
+          rs.limitHit();
+        }
+      }
     }
-    rs.heldByLearnedLimit(kd.activeConns()); // counts the hit
-    return true;
   }
 
   private Lease kernelPick(Pool p, InetSocketAddress client, String key) {

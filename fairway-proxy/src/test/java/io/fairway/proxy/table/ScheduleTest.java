@@ -130,6 +130,29 @@ class ScheduleTest {
     assertThat(vs.slots().stats()).isEqualTo(new QueueStats(0, 1, 0, 0)); // waited, then served
   }
 
+  /**
+   * A server that refused teaches a limit of one: the next pick finds it held there and queues.
+   * Asking whether the server is full happens several times for that one pick (selecting, then
+   * whether waiting helps); the hit is counted once. A newcomer queued behind it did not look.
+   */
+  @Test
+  void aPickQueuedByTheLearnedLimitIsOneHit() throws Exception {
+    vs.addDest(dest(9001, 1, 0));
+    Lease a = (Lease) schedule(new Waiter("a"));
+    RealServer rs = a.server;
+    onLoop(
+        () -> {
+          a.refused();
+          return null;
+        });
+    assertThat(rs.learnedLimit()).isEqualTo(1);
+    assertThat(rs.limitHits()).isZero();
+    assertThat(schedule(new Waiter("b"))).isEqualTo(Pick.Queued.QUEUED);
+    assertThat(rs.limitHits()).isEqualTo(1);
+    assertThat(schedule(new Waiter("c"))).isEqualTo(Pick.Queued.QUEUED);
+    assertThat(rs.limitHits()).isEqualTo(1);
+  }
+
   @Test
   void aNewcomerQueuesBehindAWaiterEvenWhenASlotIsFree() throws Exception {
     vs.addDest(dest(9001, 1, 1));
