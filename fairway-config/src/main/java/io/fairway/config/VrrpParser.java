@@ -18,6 +18,12 @@ import java.util.Set;
  * {@code global_defs}, read as keepalived 2.2's vrrp_parser.c and completed as its
  * vrrp_complete_instance() does. Where keepalived silently resets a bad value, Fairway reports an
  * error: a VRRP mistake moves addresses between machines.
+ *
+ * <p>This class is the wiring: it reads the blocks in the order their references need (globals and
+ * scripts as they come, instances once scripts are known, sync groups and the sync daemon once
+ * instances are), and checks what spans the file. Each block's keywords are in its own table
+ * ({@link VrrpGlobalsBlock}, {@link VrrpScriptBlock}, {@link VrrpInstanceBlock}, {@link
+ * SyncGroupBlock}).
  */
 final class VrrpParser {
   /** The VRRP keywords of global_defs. */
@@ -232,9 +238,8 @@ final class VrrpParser {
     return ver;
   }
 
-  // --- the whole ---------------------------------------------------------------------------
-
-  VrrpConfig build() {
+  /** The instances kept, by name: each built, then refused when its name or router id is taken. */
+  private Map<String, VrrpInstance> instances() {
     Map<String, VrrpInstance> instances = new LinkedHashMap<>();
     Map<String, VrrpInstance> byRouter = new HashMap<>();
     for (Node n : instanceNodes) {
@@ -274,6 +279,13 @@ final class VrrpParser {
       byRouter.put(key, i);
       instances.put(i.name(), i);
     }
+    return instances;
+  }
+
+  // --- the whole ---------------------------------------------------------------------------
+
+  VrrpConfig build() {
+    Map<String, VrrpInstance> instances = instances();
     Map<String, String> memberOf = new HashMap<>();
     List<SyncGroup> groups = new ArrayList<>();
     Set<String> groupNames = new java.util.HashSet<>();

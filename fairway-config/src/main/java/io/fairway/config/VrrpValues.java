@@ -111,15 +111,9 @@ final class VrrpValues {
           "'" + (slash < 0 ? word : word.substring(0, slash)) + "' is not an IPv4 or IPv6 address");
       return null;
     }
-    int max = addr instanceof Inet4Address ? 32 : 128;
-    int prefix = max;
-    if (slash >= 0) {
-      Long p = Values.parseLong(word.substring(slash + 1));
-      if (p == null || p < 0 || p > max || !word.substring(slash + 1).matches("\\d+")) {
-        v.error(a, "prefix '" + word.substring(slash + 1) + "' must be 0.." + max);
-        return null;
-      }
-      prefix = p.intValue();
+    Integer prefix = prefix(a, addr, slash < 0 ? null : word.substring(slash + 1));
+    if (prefix == null) {
+      return null;
     }
     Optional<String> dev = Optional.empty();
     Optional<String> label = Optional.empty();
@@ -166,6 +160,20 @@ final class VrrpValues {
       }
     }
     return new VirtualAddress(Values.loc(a), addr, prefix, dev, label, scope, noTrack);
+  }
+
+  /** The prefix length written after the slash, else the whole address; null when refused. */
+  private Integer prefix(Node a, InetAddress addr, String written) {
+    int max = addr instanceof Inet4Address ? 32 : 128;
+    if (written == null) {
+      return max;
+    }
+    Long p = Values.parseLong(written);
+    if (p == null || p < 0 || p > max || !written.matches("\\d+")) {
+      v.error(a, "prefix '" + written + "' must be 0.." + max);
+      return null;
+    }
+    return p.intValue();
   }
 
   private static Integer scope(String s) {
