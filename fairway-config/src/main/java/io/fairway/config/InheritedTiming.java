@@ -1,5 +1,6 @@
 package io.fairway.config;
 
+import io.fairway.config.model.CheckerTiming;
 import java.time.Duration;
 
 /**
@@ -98,5 +99,74 @@ final class InheritedTiming {
       default:
         return false;
     }
+  }
+
+  /**
+   * The timing of a checker of {@code type} whose own values are {@code own} and whose real and
+   * virtual server give {@code inherited}: its own over what it inherits, as far as its type is
+   * timed, and its log_all_failures ({@code logAll}, null when not written) over the global one.
+   */
+  static CheckerTiming forChecker(
+      InheritedTiming own,
+      InheritedTiming inherited,
+      String type,
+      Boolean logAll,
+      boolean logAllFailures) {
+    InheritedTiming t = own.over(inherited);
+    if (type.equals("FILE_CHECK") || type.equals("BFD_CHECK")) {
+      // Nothing is polled, so inherited polling values would only be noise.
+      t = own;
+      t.alpha = type.equals("BFD_CHECK") ? (own.alpha != null ? own.alpha : inherited.alpha) : null;
+    } else if (type.equals("MISC_CHECK")) {
+      t.connectTimeout = null;
+    }
+    CheckerTiming ct = t.resolve(type, logAllFailures);
+    if (logAll != null) {
+      ct =
+          new CheckerTiming(
+              ct.delayLoop(),
+              ct.connectTimeout(),
+              ct.retry(),
+              ct.delayBeforeRetry(),
+              ct.warmup(),
+              ct.alpha(),
+              logAll,
+              ct.rise());
+    }
+    return ct;
+  }
+
+  /**
+   * These values, with what is still unwritten taken from keepalived's defaults for {@code type}
+   * (retry and delay_before_retry differ by checker type).
+   */
+  CheckerTiming resolve(String type, boolean logAllFailures) {
+    Duration loop = delayLoop != null ? delayLoop : ModelBuilder.DEFAULT_DELAY_LOOP;
+    long retryDefault =
+        switch (type) {
+          case "DNS_CHECK" -> 3;
+          case "MISC_CHECK" -> 0;
+          default -> 1;
+        };
+    Duration dbrDefault =
+        switch (type) {
+          case "HTTP_GET", "SSL_GET" -> Duration.ofSeconds(3);
+          case "DNS_CHECK" -> loop;
+          default -> Duration.ofSeconds(1);
+        };
+    long retries = retry != null ? retry : retryDefault;
+    Duration dbr = delayBeforeRetry != null ? delayBeforeRetry : dbrDefault;
+    if (type.equals("DNS_CHECK") && dbr.isZero()) {
+      dbr = loop;
+    }
+    return new CheckerTiming(
+        loop,
+        connectTimeout != null ? connectTimeout : ModelBuilder.DEFAULT_CONNECT_TIMEOUT,
+        (int) Math.min(Integer.MAX_VALUE, retries),
+        dbr,
+        warmup != null ? warmup : loop,
+        alpha != null && alpha,
+        logAllFailures,
+        rise != null ? rise.intValue() : 1);
   }
 }

@@ -99,16 +99,16 @@ final class VrrpInstanceBlock {
         (d, c) -> {
           if (d.v.block(c)) {
             d.authNode = c;
-            d.authPass = d.p.authentication(c);
+            d.authPass = d.p.values.authentication(c);
           }
         });
     garp(t);
     t.on(
         List.of("notify_master", "notify_backup", "notify_fault", "notify_stop", "notify"),
-        (d, c) -> d.p.notifyScript(c, d.notify));
-    t.on("track_script", (d, c) -> d.p.tracks(c, d.trackScripts, "track_script"));
-    t.on("track_interface", (d, c) -> d.p.tracks(c, d.trackIfs, "track_interface"));
-    t.on("track_file", (d, c) -> d.p.tracks(c, d.trackFiles, "track_file"));
+        (d, c) -> d.p.values.notifyScript(c, d.notify));
+    t.on("track_script", (d, c) -> d.p.values.tracks(c, d.trackScripts, "track_script"));
+    t.on("track_interface", (d, c) -> d.p.values.tracks(c, d.trackIfs, "track_interface"));
+    t.on("track_file", (d, c) -> d.p.values.tracks(c, d.trackFiles, "track_file"));
     accept(t);
     t.on("lvs_sync_daemon_interface", VrrpInstanceBlock::syncDaemonInterface);
     t.on(
@@ -182,7 +182,7 @@ final class VrrpInstanceBlock {
   private static void virtualAddresses(VrrpInstanceBlock d, Node c) {
     if (d.v.block(c)) {
       for (Node a : c.children) {
-        VirtualAddress va = d.p.virtualAddress(a);
+        VirtualAddress va = d.p.values.virtualAddress(a);
         if (va != null) {
           (c.keyword().equals("virtual_ipaddress") ? d.vips : d.excluded).add(va);
         }
@@ -246,7 +246,7 @@ final class VrrpInstanceBlock {
     t.on(
         "garp_master_delay",
         (d, c) -> {
-          Duration s = d.v.args(c, 1, 1) ? d.p.seconds(c, 0, 255) : null;
+          Duration s = d.v.args(c, 1, 1) ? d.p.values.seconds(c, 0, 255) : null;
           if (s != null) {
             d.garpDelay = s;
           }
@@ -292,10 +292,10 @@ final class VrrpInstanceBlock {
 
   private static void syncDaemonInterface(VrrpInstanceBlock d, Node c) {
     Node n = d.n;
-    if (d.v.args(c, 1, 1) && d.p.syncInterface(c, 1)) {
+    if (d.v.args(c, 1, 1) && d.p.values.syncInterface(c, 1)) {
       d.syncIf = Optional.of(c.arg(1));
       if (n.argc() == 1) {
-        d.p.syncInterfaceNodes.putIfAbsent(n.arg(1), c);
+        d.p.syncDaemon.interfaceNodes.putIfAbsent(n.arg(1), c);
       }
       d.v.warn(
           c,
@@ -318,7 +318,7 @@ final class VrrpInstanceBlock {
         family = f;
       } else if (f != family) {
         d.error(
-            VrrpParser.lineOf(n, a.location()),
+            VrrpValues.lineOf(n, a.location()),
             "virtual_ipaddress "
                 + Addresses.format(a.address())
                 + ": IPv4 and IPv6 addresses cannot be mixed in one vrrp_instance (use "

@@ -14,5 +14,13 @@
  * keywords their meaning and produces the immutable {@link io.fairway.config.model.Config}. Errors
  * are collected, not thrown one at a time, so an operator fixes a file in one round; {@link
  * io.fairway.config.ConfigException} is the only exception that leaves the package.
+ *
+ * <p>Each block is a keyword table ({@code KeywordTable}, keepalived's {@code install_keyword}
+ * shape) because the table is at once what a keyword does and the list unknown-keyword suggestions
+ * draw from, so the two cannot drift apart; keywords several blocks share (a checker's endpoint,
+ * timing) are one table that each block includes, so they cannot come to mean different things. A
+ * parser is only wiring: it runs a block's lines through its table and checks what needs the rest
+ * of the file (names defined elsewhere, values inherited from an outer block). That keeps each
+ * block small enough to read whole, and a new keyword one entry in one table.
  */
 package io.fairway.config;
