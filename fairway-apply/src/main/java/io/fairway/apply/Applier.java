@@ -180,7 +180,11 @@ public final class Applier {
     for (RsState rs : vs.servers.values()) {
       rs.alive(initial.alive().contains(rs.config.name()));
       rs.weight(Math.max(0, initial.weights().getOrDefault(rs.config.name(), rs.weight())));
-      if ((rs.alive() && vs.mayChangeServers()) || (rs.config.inhibit() && !rs.present())) {
+    }
+    // Every verdict first: whether a backup stands by depends on the lower tiers' verdicts.
+    for (RsState rs : vs.servers.values()) {
+      if ((Tiers.serving(vs, rs) && vs.mayChangeServers())
+          || (rs.config.inhibit() && !rs.present())) {
         moves.in(vs, rs);
       }
     }
@@ -210,10 +214,26 @@ public final class Applier {
     verdict(
         () -> {
           if (vs.initialized() && vs.mayChangeServers()) {
+            Set<RsState> standing = Tiers.standing(vs);
             if (alive) {
-              moves.up(vs, rs);
+              if (!standing.contains(rs)) {
+                moves.up(vs, rs);
+              }
+              rs.alive(true);
+              // The backups this puts back in standby go out after it went in.
+              Tiers.follow(vs, standing, moves);
             } else {
-              moves.out(vs, rs, false);
+              // The backups this leaves without a lower tier go in before it goes out.
+              rs.alive(false);
+              try {
+                Tiers.follow(vs, standing, moves);
+                if (!standing.contains(rs)) {
+                  moves.out(vs, rs, false);
+                }
+              } catch (TableException e) {
+                rs.alive(true);
+                throw e;
+              }
             }
           } else if (vs.initialized()) {
             LOG.info(
@@ -245,7 +265,7 @@ public final class Applier {
         () -> {
           int old = rs.weight();
           rs.weight(clamped);
-          if (vs.initialized() && rs.present() && rs.alive() && vs.mayChangeServers()) {
+          if (vs.initialized() && rs.present() && Tiers.serving(vs, rs) && vs.mayChangeServers()) {
             // A ramping server follows its ramp towards the new target.
             int w = ramps.current(rs);
             LOG.info(
@@ -279,7 +299,7 @@ public final class Applier {
     RsState rs = vs.rs(rsName);
     if (!vs.initialized()
         || !rs.present()
-        || !rs.alive()
+        || !Tiers.serving(vs, rs)
         || !vs.mayChangeServers()
         || rs.config.slowStart().isZero()
         || (!table.ramps() && rs.weight() <= 1)) {
@@ -386,14 +406,25 @@ public final class Applier {
     }
     verdict(
         () -> {
+          Set<RsState> standing = Tiers.standing(vs);
           rs.maint(maint);
           if (!vs.initialized()) {
             return;
           }
-          if (maint && rs.present()) {
-            moves.out(vs, rs, true);
-          } else if (!maint && !rs.present() && DesiredTable.weight(vs, rs) != null) {
-            moves.in(vs, rs);
+          if (maint) {
+            if (vs.mayChangeServers()) {
+              Tiers.follow(vs, standing, moves); // backups in before it goes out
+            }
+            if (rs.present()) {
+              moves.out(vs, rs, true);
+            }
+          } else {
+            if (!rs.present() && DesiredTable.weight(vs, rs) != null) {
+              moves.in(vs, rs);
+            }
+            if (vs.mayChangeServers()) {
+              Tiers.follow(vs, standing, moves);
+            }
           }
         });
   }

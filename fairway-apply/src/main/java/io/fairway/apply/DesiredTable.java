@@ -23,7 +23,7 @@ final class DesiredTable {
     if (rs.maint()) {
       return null;
     }
-    boolean serving = rs.alive() && !vs.sorryServing();
+    boolean serving = Tiers.serving(vs, rs) && !vs.sorryServing();
     if (serving) {
       return rs.ramping() ? rs.written() : rs.weight();
     }

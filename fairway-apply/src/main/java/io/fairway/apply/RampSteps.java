@@ -113,7 +113,7 @@ final class RampSteps {
         continue;
       }
       for (RsState rs : vs.servers.values()) {
-        if (!rs.ramping() || !rs.present() || !rs.alive()) {
+        if (!rs.ramping() || !rs.present() || !Tiers.serving(vs, rs)) {
           continue;
         }
         int w = current(rs);

@@ -13,8 +13,12 @@ import java.util.Objects;
  * @param weight the configured weight, restored when the server comes back
  * @param slowStart {@code slow_start}: when the server comes up after start its weight is stepped
  *     up to the target over this time ({@link SlowStart}); zero = off
+ * @param tier its backup tier ({@link Tiers}): 0 serves whenever it is up; a higher tier is a
+ *     backup, kept out of the table while any server of a lower tier is up (an SRV answer's higher
+ *     priorities)
  */
-public record RealServer(String name, Dest dest, boolean inhibit, int weight, Duration slowStart) {
+public record RealServer(
+    String name, Dest dest, boolean inhibit, int weight, Duration slowStart, int tier) {
   public RealServer {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(dest, "dest");
@@ -25,6 +29,14 @@ public record RealServer(String name, Dest dest, boolean inhibit, int weight, Du
     if (slowStart.isNegative()) {
       throw new IllegalArgumentException("slow start must be >= 0: " + slowStart);
     }
+    if (tier < 0) {
+      throw new IllegalArgumentException("tier must be >= 0: " + tier);
+    }
+  }
+
+  /** In tier 0: never a backup. */
+  public RealServer(String name, Dest dest, boolean inhibit, int weight, Duration slowStart) {
+    this(name, dest, inhibit, weight, slowStart, 0);
   }
 
   /** Without slow start. */

@@ -27,7 +27,7 @@ final class ServerMoves {
     if (rs.maint()) {
       return;
     }
-    boolean serving = rs.alive() && vs.mayChangeServers();
+    boolean serving = Tiers.serving(vs, rs) && vs.mayChangeServers();
     if (!serving) {
       ramps.stop(vs, rs);
     }

@@ -40,7 +40,7 @@ final class SorryMoves {
   void swap(VsState vs, boolean up) throws TableException {
     if (up && vs.sorryServing()) {
       for (RsState rs : vs.servers.values()) {
-        if (rs.alive()) {
+        if (Tiers.serving(vs, rs)) {
           moves.in(vs, rs);
         }
       }
@@ -48,7 +48,7 @@ final class SorryMoves {
     } else if (!up && !vs.sorryServing()) {
       in(vs);
       for (RsState rs : vs.servers.values()) {
-        if (rs.alive()) {
+        if (Tiers.serving(vs, rs)) {
           moves.out(vs, rs, false);
         }
       }

@@ -14,7 +14,7 @@ final class StatusView {
     for (VsState vs : vss) {
       List<VirtualServerStatus.RealServerStatus> servers = new ArrayList<>();
       for (RsState rs : vs.servers.values()) {
-        servers.add(server(rs, ramps));
+        servers.add(server(vs, rs, ramps));
       }
       out.add(
           new VirtualServerStatus(
@@ -29,7 +29,8 @@ final class StatusView {
     return out;
   }
 
-  private static VirtualServerStatus.RealServerStatus server(RsState rs, RampSteps ramps) {
+  private static VirtualServerStatus.RealServerStatus server(
+      VsState vs, RsState rs, RampSteps ramps) {
     long now = ramps.now();
     boolean rampingNow = ramps.showing(rs, now);
     return new VirtualServerStatus.RealServerStatus(
@@ -41,6 +42,7 @@ final class StatusView {
         rs.config.inhibit(),
         rampingNow && !ramps.inTable() ? Math.max(1, ramps.current(rs)) : 0,
         rampingNow ? Duration.ofNanos(Math.max(0, now - rs.rampStart())) : Duration.ZERO,
-        rampingNow ? rs.config.slowStart() : Duration.ZERO);
+        rampingNow ? rs.config.slowStart() : Duration.ZERO,
+        Tiers.standby(vs, rs));
   }
 }

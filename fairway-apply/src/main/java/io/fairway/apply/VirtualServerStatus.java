@@ -44,6 +44,8 @@ public record VirtualServerStatus(
    *     own scheduler
    * @param rampElapsed while its slow start runs, how far into it the server is; zero otherwise
    * @param rampDuration while its slow start runs, its length ({@code slow_start}); zero otherwise
+   * @param standby a backup (a higher SRV priority) kept out of the table because a server of a
+   *     lower tier is up ({@code Tiers})
    */
   public record RealServerStatus(
       String name,
@@ -54,11 +56,36 @@ public record VirtualServerStatus(
       boolean inhibit,
       int rampWeight,
       Duration rampElapsed,
-      Duration rampDuration) {
+      Duration rampDuration,
+      boolean standby) {
 
     public RealServerStatus {
       rampElapsed = rampElapsed == null ? Duration.ZERO : rampElapsed;
       rampDuration = rampDuration == null ? Duration.ZERO : rampDuration;
+    }
+
+    /** Not a standing-by backup. */
+    public RealServerStatus(
+        String name,
+        Dest dest,
+        boolean alive,
+        boolean present,
+        int weight,
+        boolean inhibit,
+        int rampWeight,
+        Duration rampElapsed,
+        Duration rampDuration) {
+      this(
+          name,
+          dest,
+          alive,
+          present,
+          weight,
+          inhibit,
+          rampWeight,
+          rampElapsed,
+          rampDuration,
+          false);
     }
 
     /** A server that is not ramping. */

@@ -140,6 +140,20 @@ public final class PickCommand implements Callable<Integer> {
     return r.config();
   }
 
+  /**
+   * A backup (a higher SRV priority of real_server_dns) is not picked while a server of a lower
+   * tier is up, as the applier keeps it out of the table.
+   */
+  private static void standby(ServicePlan v, Balancer b, List<String> down) {
+    for (var m : v.members()) {
+      boolean lowerUp =
+          v.members().stream().anyMatch(o -> o.tier() < m.tier() && !down.contains(o.name()));
+      if (lowerUp) {
+        b.setUp(m.name(), false);
+      }
+    }
+  }
+
   private int fail(String message) {
     spec.commandLine().getErr().println("fairway: " + message);
     return Main.EXIT_USAGE;
@@ -208,6 +222,10 @@ public final class PickCommand implements Callable<Integer> {
                 + String.join(", ", b.servers())
                 + ")");
       }
+    }
+    standby(v, b, down);
+    if (allUp != null) {
+      standby(v, allUp, List.of());
     }
     List<RampView> ramps = new ArrayList<>();
     for (String r : ramping) {

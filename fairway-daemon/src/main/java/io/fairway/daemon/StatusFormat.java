@@ -91,7 +91,7 @@ final class StatusFormat {
             if (rs != null) {
               shown.put(rs.name(), true);
               Health hh = h.get(rs.name());
-              state = rs.alive() ? "up" : "down";
+              state = rs.standby() ? "backup" : rs.alive() ? "up" : "down";
               reason = rs.name() + (hh == null ? "" : ": " + hh.reason()) + rampNote(rs);
             } else if (vs.sorryServer() != null && sameHost(vs.sorryServer(), d.dest())) {
               // The weight read back tells overflow (overflow_to_sorry_server raised it because
@@ -122,7 +122,7 @@ final class StatusFormat {
                     "-",
                     "-",
                     "-",
-                    rs.alive() ? "up" : "down",
+                    rs.standby() ? "backup" : rs.alive() ? "up" : "down",
                     rs.name()
                         + (hh == null ? "" : ": " + hh.reason())
                         + missing(vs, rs, entry != null)));
@@ -142,6 +142,9 @@ final class StatusFormat {
       VirtualServerStatus vs, RealServerStatus rs, boolean serviceInTable) {
     if (!rs.alive()) {
       return "";
+    }
+    if (rs.standby()) {
+      return " (standby: a server of a lower SRV priority is up)";
     }
     if (!serviceInTable) {
       return " (not in the table: its service is not)";

@@ -61,7 +61,8 @@ final class TableBinding {
       List<RealServer> servers = new ArrayList<>();
       for (MemberPlan m : sp.members()) {
         servers.add(
-            new RealServer(m.name(), m.dest(), m.inhibit(), m.tableWeight(), m.slowStart()));
+            new RealServer(
+                m.name(), m.dest(), m.inhibit(), m.tableWeight(), m.slowStart(), m.tier()));
       }
       Dest sorry = sp.sorry().map(s -> s.dest()).orElse(null);
       boolean sorryInhibit = sp.sorry().map(s -> s.inhibit()).orElse(false);

@@ -28,6 +28,8 @@ import java.util.Objects;
  *     new connection to it; the kernel ignores it
  * @param tls {@code tls { }}: the userspace data plane re-encrypts to it, verified; empty = plain
  *     TCP; the kernel ignores it
+ * @param tier its backup tier (0 unless a higher SRV priority of {@code real_server_dns}): the
+ *     applier keeps it out while a lower tier has a server up
  */
 public record MemberPlan(
     String where,
@@ -40,7 +42,36 @@ public record MemberPlan(
     Duration slowStart,
     int maxConns,
     io.fairway.config.model.ProxyProtocol proxyProtocol,
-    java.util.Optional<io.fairway.config.model.BackendTls> tls) {
+    java.util.Optional<io.fairway.config.model.BackendTls> tls,
+    int tier) {
+
+  /** In tier 0. */
+  public MemberPlan(
+      String where,
+      String name,
+      String ident,
+      double weight,
+      Dest dest,
+      int checkPort,
+      boolean inhibit,
+      Duration slowStart,
+      int maxConns,
+      io.fairway.config.model.ProxyProtocol proxyProtocol,
+      java.util.Optional<io.fairway.config.model.BackendTls> tls) {
+    this(
+        where,
+        name,
+        ident,
+        weight,
+        dest,
+        checkPort,
+        inhibit,
+        slowStart,
+        maxConns,
+        proxyProtocol,
+        tls,
+        0);
+  }
 
   public MemberPlan {
     tls = tls == null ? java.util.Optional.empty() : tls;

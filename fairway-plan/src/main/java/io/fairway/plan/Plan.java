@@ -222,7 +222,8 @@ public record Plan(List<ServicePlan> services, Timeouts timeouts, Optional<Sync>
                     m.slowStart(),
                     m.maxConns(),
                     m.proxyProtocol(),
-                    m.tls()))
+                    m.tls(),
+                    m.tier()))
         .toList();
   }
 

@@ -408,7 +408,8 @@ public final class PlanBuilder {
         slow,
         rs.maxConns(),
         rs.proxyProtocol(),
-        rs.tls());
+        rs.tls(),
+        rs.tier());
   }
 
   private static SorryPlan sorry(SorryServer s, boolean overflow) {

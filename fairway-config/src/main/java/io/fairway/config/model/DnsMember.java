@@ -36,6 +36,21 @@ public final class DnsMember {
       String name,
       int srvWeight,
       boolean drained) {
+    return of(block, address, port, name, srvWeight, drained, 0);
+  }
+
+  /**
+   * The real server for one answer, in a backup tier: {@code tier} > 0 for a higher SRV priority,
+   * kept out of the table while a server of a lower tier is up.
+   */
+  public static RealServer of(
+      DnsDiscovery block,
+      InetAddress address,
+      int port,
+      String name,
+      int srvWeight,
+      boolean drained,
+      int tier) {
     RealServer t = block.template();
     // DR and TUN keep the service's port (keepalived's rule); everything else takes the answer's.
     boolean forced = t.forwarding().method().isKernel() && t.id().port() != block.placeholderPort();
@@ -64,7 +79,8 @@ public final class DnsMember {
         t.maxConns(),
         // The template's send_proxy and tls hold for every address the name resolves to.
         t.proxyProtocol(),
-        t.tls());
+        t.tls(),
+        tier);
   }
 
   private static Checker retarget(

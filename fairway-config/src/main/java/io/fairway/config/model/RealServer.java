@@ -34,6 +34,9 @@ import java.util.Optional;
  *     data plane writes on each new connection to this server; {@link ProxyProtocol#NONE} = none
  * @param tls {@code tls { }} (a Fairway extension): the userspace data plane re-encrypts to this
  *     server, verified; empty = plain TCP
+ * @param tier its backup tier: 0 for every written server; for one from a {@code real_server_dns}
+ *     SRV answer, 0 for the lowest priority that resolves and 1, 2, ... for the higher ones, which
+ *     stand by while a lower tier has a server up
  */
 public record RealServer(
     Location location,
@@ -52,7 +55,8 @@ public record RealServer(
     Duration slowStart,
     int maxConns,
     ProxyProtocol proxyProtocol,
-    Optional<BackendTls> tls) {
+    Optional<BackendTls> tls,
+    int tier) {
   public RealServer {
     proxyProtocol = proxyProtocol == null ? ProxyProtocol.NONE : proxyProtocol;
     tls = tls == null ? Optional.empty() : tls;
@@ -61,6 +65,49 @@ public record RealServer(
     if (maxConns < 0) {
       throw new IllegalArgumentException("max_conns must be >= 0: " + maxConns);
     }
+    if (tier < 0) {
+      throw new IllegalArgumentException("tier must be >= 0: " + tier);
+    }
+  }
+
+  /** In tier 0, as every written real server. */
+  public RealServer(
+      Location location,
+      RealServerId id,
+      String name,
+      String ident,
+      double weight,
+      Forwarding forwarding,
+      long upperThreshold,
+      long lowerThreshold,
+      boolean inhibitOnFailure,
+      Optional<Script> notifyUp,
+      Optional<Script> notifyDown,
+      List<Checker> checkers,
+      int checkPort,
+      Duration slowStart,
+      int maxConns,
+      ProxyProtocol proxyProtocol,
+      Optional<BackendTls> tls) {
+    this(
+        location,
+        id,
+        name,
+        ident,
+        weight,
+        forwarding,
+        upperThreshold,
+        lowerThreshold,
+        inhibitOnFailure,
+        notifyUp,
+        notifyDown,
+        checkers,
+        checkPort,
+        slowStart,
+        maxConns,
+        proxyProtocol,
+        tls,
+        0);
   }
 
   public RealServer(

@@ -93,7 +93,9 @@ public final class ServicesView {
    * requests, failures and retries on the userspace proxy; null elsewhere. {@code limit}: its
    * configured connection limit ({@code uthreshold}/{@code max_conns}), 0 for none. {@code
    * learnedLimit}: without {@code max_conns}, the limit the userspace proxy learned from its
-   * refusals, 0 for none.
+   * refusals, 0 for none. {@code standby}: a backup (a higher SRV priority of {@code
+   * real_server_dns}) kept out of the table while a server of a lower tier is up; its {@code state}
+   * is then {@code backup}.
    */
   public record RealServerView(
       String name,
@@ -112,7 +114,8 @@ public final class ServicesView {
       Number slowStartWeight,
       HttpTraffic http,
       int limit,
-      int learnedLimit) {
+      int learnedLimit,
+      boolean standby) {
     RealServerView with(HttpTraffic traffic) {
       return with(lastCheck, traffic, learnedLimit);
     }
@@ -144,7 +147,8 @@ public final class ServicesView {
           slowStartWeight,
           traffic,
           limit,
-          learned);
+          learned,
+          standby);
     }
   }
 
@@ -320,7 +324,9 @@ public final class ServicesView {
       String state =
           a.state() == AdminState.MAINT
               ? "maint"
-              : !view.checkerAlive() ? "down" : a.state() == AdminState.DRAIN ? "drain" : "up";
+              : !view.checkerAlive()
+                  ? "down"
+                  : a.state() == AdminState.DRAIN ? "drain" : rs.standby() ? "backup" : "up";
       CheckView check =
           h == null
               ? null
@@ -343,7 +349,8 @@ public final class ServicesView {
               slowStartWeight(rs),
               null,
               rs.dest().upperThreshold(),
-              0));
+              0,
+              rs.standby()));
     }
     SorryState sorry = SorryState.of(vs, byKey, overflowing(admin, vs.name()));
     Service first = vs.services().get(0);

@@ -39,16 +39,24 @@ public record Answer(Outcome outcome, List<Member> members, Duration ttl, String
    * @param address where it is
    * @param port its port
    * @param weight the SRV weight (0 for A/AAAA)
+   * @param tier 0 for the lowest SRV priority that has an address (and for A/AAAA); 1, 2, ... for
+   *     the higher priorities that do, in order: backups (RFC 2782)
    */
-  public record Member(String name, InetAddress address, int port, int weight)
+  public record Member(String name, InetAddress address, int port, int weight, int tier)
       implements Comparable<Member> {
+    /** In tier 0. */
+    public Member(String name, InetAddress address, int port, int weight) {
+      this(name, address, port, weight, 0);
+    }
+
     @Override
     public int compareTo(Member o) {
       int c = java.util.Arrays.compareUnsigned(address.getAddress(), o.address.getAddress());
       if (c == 0) {
         c = Integer.compare(port, o.port);
       }
-      return c != 0 ? c : name.compareTo(o.name);
+      c = c != 0 ? c : name.compareTo(o.name);
+      return c != 0 ? c : Integer.compare(tier, o.tier);
     }
   }
 }

@@ -215,13 +215,21 @@ public final class Discovery {
         List<Answer.Member> ms = s == null ? List.of() : s.members();
         if (ms.size() > d.maxServers()) {
           LOG.warn(
-              "{}: real_server_dns {} answered {} servers; only the first {} (in address order)"
-                  + " are used (max_servers)",
+              "{}: real_server_dns {} answered {} servers; only the first {} (lowest tiers, then"
+                  + " address order) are used (max_servers)",
               d.location(),
               d.name(),
               ms.size(),
               d.maxServers());
-          ms = ms.subList(0, d.maxServers());
+          // The lowest tiers first (a backup is cut before a server it stands in for).
+          ms =
+              ms.stream()
+                  .sorted(
+                      java.util.Comparator.comparingInt(Answer.Member::tier)
+                          .thenComparing(java.util.Comparator.naturalOrder()))
+                  .limit(d.maxServers())
+                  .sorted()
+                  .toList();
         }
         List<String> used = add(d, ms, false, reals, ids, names);
         List<Answer.Member> gone =
@@ -260,7 +268,7 @@ public final class Discovery {
       if (m.address().getAddress().length != d.template().id().address().getAddress().length) {
         continue; // the other family than the virtual server's
       }
-      RealServer rs = DnsMember.of(d, m.address(), port, name, m.weight(), drained);
+      RealServer rs = DnsMember.of(d, m.address(), port, name, m.weight(), drained, m.tier());
       if (ids.add(rs.id()) && names.add(rs.name())) {
         reals.add(rs);
         added.add(rs.name());

@@ -167,9 +167,10 @@ public final class DnsResolver implements AutoCloseable {
   }
 
   /**
-   * SRV: every target resolved to its addresses, then the lowest priority that has one (RFC 2782:
-   * the lowest-numbered priority the client can reach); the higher ones are used only while no
-   * target of a lower one resolves.
+   * SRV: every target resolved to its addresses, each priority that has one a tier (RFC 2782: the
+   * lowest-numbered priority the client can reach serves): tier 0 the lowest such priority, tier 1
+   * the next, and so on. The applier keeps a higher tier out of the table while a lower one has a
+   * server up by its verdict ({@code io.fairway.apply.Tiers}).
    */
   private void addresses(
       DnsNameResolver r, DnsDiscovery block, Records recs, CompletableFuture<Answer> out) {
@@ -210,11 +211,18 @@ public final class DnsResolver implements AutoCloseable {
                 }
               }
               r.close();
+              List<Answer.Member> all = new ArrayList<>();
+              int tier = 0;
+              for (List<Answer.Member> ms : byPriority.values()) {
+                for (Answer.Member m : ms) {
+                  all.add(new Answer.Member(m.name(), m.address(), m.port(), m.weight(), tier));
+                }
+                tier++;
+              }
               out.complete(
                   byPriority.isEmpty()
                       ? Answer.failed("no SRV target resolved to an address")
-                      : new Answer(
-                          Answer.Outcome.FOUND, byPriority.firstEntry().getValue(), ttl, ""));
+                      : new Answer(Answer.Outcome.FOUND, all, ttl, ""));
             });
   }
 

@@ -174,16 +174,26 @@ class BindDiscoveryTest {
                 + "        hold 0\n    }\n"); // a server that leaves is removed at once
     Discovery d = discovery(Clock.systemUTC());
     d.refresh(c).join();
-    // Priority 0 is in use (main1 resolves; main2 has no address yet): the spare is not.
-    assertThat(names(d.expand(c))).containsExactly("main1.pool.test:8081");
+    // Priority 0 is in use (main1 resolves; main2 has no address yet): the spare is its backup,
+    // tier 1, which the applier keeps out of the table while main1 is up.
+    assertThat(tiers(d.expand(c)))
+        .containsExactly("main1.pool.test:8081=0", "spare.pool.test:8089=1");
 
     named.update("update delete main1.pool.test A");
     assertThat(d.refresh(c).join()).isTrue();
-    assertThat(names(d.expand(c))).containsExactly("spare.pool.test:8089");
+    assertThat(tiers(d.expand(c))).containsExactly("spare.pool.test:8089=0");
 
     named.update("update add main2.pool.test 1 A 127.0.0.52");
     assertThat(d.refresh(c).join()).isTrue();
-    assertThat(names(d.expand(c))).containsExactly("main2.pool.test:8082");
+    assertThat(tiers(d.expand(c)))
+        .containsExactly("main2.pool.test:8082=0", "spare.pool.test:8089=1");
+  }
+
+  /** Each real server's name and backup tier. */
+  static List<String> tiers(Config c) {
+    return c.virtualServers().get(0).realServers().stream()
+        .map(rs -> rs.name() + "=" + rs.tier())
+        .toList();
   }
 
   @Test

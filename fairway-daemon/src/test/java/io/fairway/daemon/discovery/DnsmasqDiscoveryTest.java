@@ -90,8 +90,11 @@ class DnsmasqDiscoveryTest {
     // dnsmasq answers once it has bound its port.
     await().atMost(Duration.ofSeconds(30)).until(() -> d.refresh(c).join());
     Config e = d.expand(c);
-    // Lowest SRV priority only; address order, not the answer's order.
-    assertThat(names(e)).containsExactly("web1.pool.test:8081", "web2.pool.test:8082");
+    // Address order, not the answer's order; the higher SRV priority as a backup tier.
+    assertThat(names(e))
+        .containsExactly("web1.pool.test:8081", "web2.pool.test:8082", "spare.pool.test:8089");
+    assertThat(e.virtualServers().get(0).realServers().stream().map(RealServer::tier))
+        .containsExactly(0, 0, 1);
     RealServer web1 = e.virtualServers().get(0).realServers().get(0);
     assertThat(web1.id().toString()).isEqualTo("127.0.0.11:8081");
     assertThat(web1.weight()).isEqualTo(5);
@@ -103,7 +106,8 @@ class DnsmasqDiscoveryTest {
     await().atMost(Duration.ofSeconds(30)).until(() -> !dnsmasq.isAlive());
     assertThat(d.refresh(c).join()).isFalse();
     assertThat(d.states().get(0).lastAnswer().outcome()).isEqualTo(Answer.Outcome.FAILED);
-    assertThat(names(d.expand(c))).containsExactly("web1.pool.test:8081", "web2.pool.test:8082");
+    assertThat(names(d.expand(c)))
+        .containsExactly("web1.pool.test:8081", "web2.pool.test:8082", "spare.pool.test:8089");
   }
 
   @Test
