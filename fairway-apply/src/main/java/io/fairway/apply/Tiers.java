@@ -33,6 +33,9 @@ final class Tiers {
 
   /** The servers of the virtual server standing by now. */
   static Set<RsState> standing(VsState vs) {
+    if (!vs.tiered) {
+      return Set.of();
+    }
     Set<RsState> out = new LinkedHashSet<>();
     for (RsState rs : vs.servers.values()) {
       if (standby(vs, rs)) {

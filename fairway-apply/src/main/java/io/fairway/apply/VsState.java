@@ -35,14 +35,25 @@ final class VsState {
 
   final VirtualServer config;
   final Map<String, RsState> servers;
+
+  /**
+   * Whether any server is above tier 0 (a backup): without one, a verdict need not look at the
+   * other servers for the backups it moves ({@link Tiers#standing}), which kept the verdict path
+   * O(1) for large pools. The servers are always those of {@link #config}.
+   */
+  final boolean tiered;
+
   private Facts facts = new Facts(false, false, false, false, Set.of());
 
   VsState(VirtualServer config) {
     this.config = config;
     this.servers = new LinkedHashMap<>();
+    boolean t = false;
     for (RealServer rs : config.servers().values()) {
       servers.put(rs.name(), new RsState(rs));
+      t |= rs.tier() > 0;
     }
+    this.tiered = t;
   }
 
   /** An independent copy, to go back to when a change fails. */
