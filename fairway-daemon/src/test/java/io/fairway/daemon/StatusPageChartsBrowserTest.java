@@ -131,6 +131,11 @@ class StatusPageChartsBrowserTest {
     assertThat(page.headers().firstValue("Content-Security-Policy").orElseThrow())
         .contains("script-src 'self'", "style-src 'self'")
         .doesNotContain("unsafe");
+    // Without the script too, the virtual server has its total row.
+    assertThat(page.body())
+        .containsPattern(
+            "<tfoot><tr class=\"total[^\"]*\"><td>total</td>"
+                + "<td class=\"state\">[0-2] / 2 up</td>");
 
     // Bounded load: 20 requests a second for at most two minutes, stopped with the test.
     load = Executors.newSingleThreadScheduledExecutor();
@@ -178,6 +183,13 @@ class StatusPageChartsBrowserTest {
     }
     assertThat(chrome.row(r1).findElements(By.cssSelector(".charts.down"))).isEmpty();
 
+    // The virtual server's total row: its servers' counters summed within one drawing of the
+    // table, its own rate and chart.
+    wait.until(d -> addsUp(browser, "requests") && addsUp(browser, "conns"));
+    wait.until(d -> rate(total(browser), "reqrate") > 0);
+    wait.until(d -> points(total(browser), "reqRate") >= 3);
+    assertThat(total(browser).findElement(By.className("state")).getText()).isEqualTo("2 / 2 up");
+
     // A check changes: the server answers 503; its row and its charts turn red, the code shows.
     health1.set(503);
     wait.until(d -> chrome.row(r1).getAttribute("class").equals("st-down"));
@@ -192,6 +204,7 @@ class StatusPageChartsBrowserTest {
     assertThat(chrome.row(r2).getAttribute("class")).isEqualTo("st-up");
     assertThat(chrome.row(r2).findElements(By.cssSelector(".charts.down"))).isEmpty();
     assertThat(chrome.row(r1).findElement(By.className("for")).getText()).matches("\\d+s");
+    wait.until(d -> total(browser).findElement(By.className("state")).getText().equals("1 / 2 up"));
 
     // At 1366×768, one row up and one down: the picture in docs/.
     wait.until(d -> points(chrome.row(r2), "reqRate") >= 8);
@@ -217,6 +230,32 @@ class StatusPageChartsBrowserTest {
                 e.getLevel().intValue() >= Level.WARNING.intValue()
                     || e.getMessage().contains("Content Security Policy"))
         .isEmpty();
+  }
+
+  /** The virtual server's total row. */
+  static WebElement total(ChromeDriver browser) {
+    return browser.findElement(By.cssSelector("table.vs tfoot tr.total"));
+  }
+
+  /**
+   * Whether the total row's {@code cls} cell is the sum of the servers' and above 0, all read in
+   * one script so no redraw falls between the reads.
+   */
+  static boolean addsUp(ChromeDriver browser, String cls) {
+    @SuppressWarnings("unchecked")
+    List<Object> cells =
+        (List<Object>)
+            browser.executeScript(
+                "var c = arguments[0], t = document.querySelector('table.vs');"
+                    + "return [t.tFoot.rows[0]].concat(Array.from(t.tBodies[0].rows)).map("
+                    + "  function (r) { return r.querySelector('.' + c).textContent; });",
+                cls);
+    long sum = 0;
+    for (Object c : cells.subList(1, cells.size())) {
+      sum += Long.parseLong(c.toString().trim());
+    }
+    long totalValue = Long.parseLong(cells.get(0).toString().trim());
+    return totalValue > 0 && totalValue == sum;
   }
 
   /** The number in a rate cell ("12.5 (max 14.0)"), or -1 while it is empty. */

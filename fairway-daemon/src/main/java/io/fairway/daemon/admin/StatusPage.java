@@ -111,32 +111,86 @@ final class StatusPage {
     }
     b.append("</tr></thead><tbody>");
     for (RealServerView rs : vs.servers()) {
-      b.append("<tr class=\"st-")
-          .append(esc(rs.state()))
-          .append("\" data-rs=\"")
-          .append(esc(rs.name()))
-          .append("\">")
-          .append(td(rs.name()))
-          .append("<td class=\"state\" title=\"")
-          .append(rs.lastCheck() == null ? "" : esc(rs.lastCheck().reason()))
-          .append("\">")
-          .append(esc(rs.state()))
-          .append("</td>")
-          .append("<td class=\"for\"></td>") // a duration goes stale: the script fills it in
-          .append(td(rs.adminState()))
-          .append(td(weight(rs)))
-          .append(td(rs.activeConnections() + (rs.limit() > 0 ? " / " + rs.limit() : "")))
-          .append(td(Long.toString(rs.connectionsTotal())))
-          .append("<td></td>") // a rate needs two reads: the script fills it in
-          .append(traffic(rs))
-          .append(td(rs.bytesIn() + " B / " + rs.bytesOut() + " B"))
-          .append("<td></td>") // the p99 too
-          .append("<td></td>") // the charts are drawn by the script
-          .append(td(rs.lastCheck() == null ? "" : attempt(rs.lastCheck())))
-          .append(td(rs.lastCheck() == null ? "" : rs.lastCheck().since()))
-          .append("</tr>");
+      b.append(row(rs));
     }
-    return b.append("</tbody></table>\n").toString();
+    b.append("</tbody>");
+    if (!vs.servers().isEmpty()) {
+      b.append(totalRow(vs.servers()));
+    }
+    return b.append("</table>\n").toString();
+  }
+
+  private static String row(RealServerView rs) {
+    StringBuilder b = new StringBuilder();
+    b.append("<tr class=\"st-")
+        .append(esc(rs.state()))
+        .append("\" data-rs=\"")
+        .append(esc(rs.name()))
+        .append("\">")
+        .append(td(rs.name()))
+        .append("<td class=\"state\" title=\"")
+        .append(rs.lastCheck() == null ? "" : esc(rs.lastCheck().reason()))
+        .append("\">")
+        .append(esc(rs.state()))
+        .append("</td>")
+        .append("<td class=\"for\"></td>") // a duration goes stale: the script fills it in
+        .append(td(rs.adminState()))
+        .append(td(weight(rs)))
+        .append(td(rs.activeConnections() + (rs.limit() > 0 ? " / " + rs.limit() : "")))
+        .append(td(Long.toString(rs.connectionsTotal())))
+        .append("<td></td>") // a rate needs two reads: the script fills it in
+        .append(traffic(rs))
+        .append(td(rs.bytesIn() + " B / " + rs.bytesOut() + " B"))
+        .append("<td></td>") // the p99 too
+        .append("<td></td>") // the charts are drawn by the script
+        .append(td(rs.lastCheck() == null ? "" : attempt(rs.lastCheck())))
+        .append(td(rs.lastCheck() == null ? "" : rs.lastCheck().since()))
+        .append("</tr>");
+    return b.toString();
+  }
+
+  /**
+   * The virtual server's own row under its servers, as HAProxy's BACKEND line: their counters
+   * summed (the script adds the rates, their maximum and the p99 of the sums).
+   */
+  static String totalRow(List<RealServerView> servers) {
+    long up = 0, effective = 0, configured = 0, active = 0, conns = 0, in = 0, out = 0;
+    long requests = 0, errors = 0, retries = 0;
+    boolean http = false;
+    for (RealServerView rs : servers) {
+      up += "up".equals(rs.state()) ? 1 : 0;
+      effective += rs.effectiveWeight();
+      configured += rs.configuredWeight();
+      active += rs.activeConnections();
+      conns += rs.connectionsTotal();
+      in += rs.bytesIn();
+      out += rs.bytesOut();
+      if (rs.http() != null) {
+        http = true;
+        requests += rs.http().requests();
+        errors += rs.http().errors();
+        retries += rs.http().retries();
+      }
+    }
+    return "<tfoot><tr class=\"total"
+        + (up == 0 ? " st-down" : "")
+        + "\"><td>total</td><td class=\"state\">"
+        + up
+        + " / "
+        + servers.size()
+        + " up</td><td></td><td></td>"
+        + td(effective + " / " + configured)
+        + td(Long.toString(active))
+        + td(Long.toString(conns))
+        + "<td></td><td class=\"requests\">"
+        + (http ? requests : "")
+        + "</td><td></td><td></td><td class=\"errors\">"
+        + (http ? errors : "")
+        + "</td><td></td><td>"
+        + (http ? retries : "")
+        + "</td>"
+        + td(in + " B / " + out + " B")
+        + "<td></td><td></td><td></td><td></td></tr></tfoot>";
   }
 
   /** The columns, as status.js draws them too. */

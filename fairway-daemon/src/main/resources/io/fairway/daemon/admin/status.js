@@ -23,8 +23,7 @@
   var COLUMNS = ['server', 'state', 'for', 'admin', 'weight', 'active / limit', 'conns', 'conn/s', 'reqs', 'req/s', 'max',
     'errors', 'err/s', 'retries', 'in / out', 'p99', 'last 5 min', 'last check', 'since'];
 
-  function sample(vs, rs) {
-    var k = vs.name + ' ' + rs.name;
+  function sample(k, rs) {
     var now = Date.now();
     var h = samples[k] || (samples[k] = { points: [], prev: null, max: 0 });
     var prev = h.prev;
@@ -141,7 +140,7 @@
   }
 
   function row(body, vs, rs) {
-    var h = sample(vs, rs);
+    var h = sample(vs.name + ' ' + rs.name, rs);
     var p = last(h);
     var tr = body.insertRow();
     tr.className = 'st-' + rs.state;
@@ -163,22 +162,81 @@
     if (!rs.limit && rs.learned_limit) {
       active.title = 'limit learned from the server\'s refusals';
     }
-    cell(tr, rs.connections_total);
+    counters(tr, h, rs);
+    cell(tr, attempt(rs.last_check)).className = 'check';
+    var since = cell(tr, rs.last_check ? local(rs.last_check.since) : '');
+    since.className = 'since';
+    since.title = rs.last_check ? rs.last_check.reason : '';
+    return tr;
+  }
+
+  // The traffic columns, from the counters and the rates between reads: a server's, or the sums.
+  function counters(tr, h, rs) {
+    var p = last(h);
+    cell(tr, rs.connections_total).className = 'conns';
     cell(tr, p ? fixed(p.connRate) : '').className = 'connrate';
     cell(tr, rs.http ? rs.http.requests : '').className = 'requests';
     cell(tr, p && p.reqRate !== null ? fixed(p.reqRate) : '').className = 'reqrate';
     cell(tr, p && p.reqRate !== null ? h.max.toFixed(1) : '').className = 'reqmax';
     cell(tr, rs.http ? rs.http.errors : '').className = 'errors';
     cell(tr, p ? fixed(p.errRate) : '').className = 'errrate';
-    cell(tr, rs.http ? rs.http.retries : '');
+    cell(tr, rs.http ? rs.http.retries : '').className = 'retries';
     cell(tr, bytes(rs.bytes_in) + ' / ' + bytes(rs.bytes_out)).className = 'bytes';
     cell(tr, p ? ms(p.p99) : '').className = 'p99';
     charts(cell(tr, ''), h, rs);
-    cell(tr, attempt(rs.last_check)).className = 'check';
-    var since = cell(tr, rs.last_check ? local(rs.last_check.since) : '');
-    since.className = 'since';
-    since.title = rs.last_check ? rs.last_check.reason : '';
-    return tr;
+  }
+
+  // The virtual server's own row under its servers (HAProxy's BACKEND line): the servers'
+  // counters summed, its rates, maximum and p99 from the sums as a server's from its own.
+  function totalRow(foot, vs, withAction) {
+    var sum = summed(vs.servers);
+    var h = sample(vs.name + ' ', sum);
+    var tr = foot.insertRow();
+    tr.className = 'total' + (sum.up ? '' : ' st-down');
+    cell(tr, 'total');
+    cell(tr, sum.up + ' / ' + vs.servers.length + ' up').className = 'state';
+    cell(tr, '');
+    cell(tr, '');
+    cell(tr, sum.effective + ' / ' + sum.configured);
+    cell(tr, sum.active_connections).className = 'active';
+    counters(tr, h, sum);
+    cell(tr, '');
+    cell(tr, '');
+    if (withAction) { cell(tr, ''); }
+  }
+
+  function summed(servers) {
+    var s = { state: 'up', up: 0, effective: 0, configured: 0, active_connections: 0, connections_total: 0,
+      bytes_in: 0, bytes_out: 0, http: null };
+    servers.forEach(function (rs) {
+      if (rs.state === 'up') { s.up++; }
+      s.effective += rs.effective_weight;
+      s.configured += rs.configured_weight;
+      s.active_connections += rs.active_connections;
+      s.connections_total += rs.connections_total;
+      s.bytes_in += rs.bytes_in;
+      s.bytes_out += rs.bytes_out;
+      if (rs.http) { s.http = addHttp(s.http, rs.http); }
+    });
+    if (!s.up) { s.state = 'down'; }
+    return s;
+  }
+
+  // Latency buckets add up only over the same bounds; a p99 is not drawn for a mix.
+  function addHttp(a, b) {
+    if (!a) {
+      return { requests: b.requests, errors: b.errors, retries: b.retries,
+        latency: b.latency ? { bounds_seconds: b.latency.bounds_seconds, total: b.latency.total.slice() } : null };
+    }
+    a.requests += b.requests;
+    a.errors += b.errors;
+    a.retries += b.retries;
+    if (a.latency && b.latency && a.latency.total.length === b.latency.total.length) {
+      a.latency.total = a.latency.total.map(function (n, i) { return n + b.latency.total[i]; });
+    } else {
+      a.latency = null;
+    }
+    return a;
   }
 
   // "2m13s": how long the server has been in its checkers' state.
@@ -281,6 +339,7 @@
           });
         }
       });
+      if (vs.servers.length) { totalRow(t.createTFoot(), vs, !!token()); }
       var wrap = document.createElement('div');
       wrap.className = 'wrap';
       wrap.appendChild(t);
