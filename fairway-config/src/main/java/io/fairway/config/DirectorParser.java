@@ -15,7 +15,8 @@ import java.util.TreeSet;
 /**
  * Fairway's director blocks inside a virtual_server ({@code shard { }}, {@code fallback { }},
  * {@code hash { }}), with Varnish's parameter names and defaults. A block must match {@code
- * lb_algo}, and a key source must be one the data plane can see.
+ * lb_algo}, and a key source must be one the data plane can see. The shard block, the one with more
+ * than one keyword, is its own keyword table ({@link ShardBlock}).
  */
 final class DirectorParser {
   /** The most alternatives an {@code alt} may ask for (more than any ring has members). */
