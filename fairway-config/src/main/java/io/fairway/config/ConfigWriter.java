@@ -435,14 +435,7 @@ final class ConfigWriter {
 
   private void virtualServer(VirtualServer vs) {
     VirtualServerId id = vs.id();
-    if (id instanceof VirtualServerId.Address a) {
-      open("virtual_server " + Addresses.format(a.address()) + " " + a.port());
-    } else if (id instanceof VirtualServerId.Fwmark f) {
-      open("virtual_server fwmark " + f.fwmark());
-      line("ip_family " + f.family().keyword());
-    } else {
-      open("virtual_server group " + q(((VirtualServerId.Group) id).name()));
-    }
+    header(id);
     if (!isDefaultName(vs)) {
       line("name " + q(vs.name()));
     }
@@ -462,30 +455,10 @@ final class ConfigWriter {
       line("protocol " + g.protocol());
     }
     vs.flags().stream().map(SchedulerFlag::keyword).sorted().forEach(this::line);
-    if (vs.persistent()) {
-      line("persistence_timeout " + vs.persistenceTimeout().toSeconds());
-    }
-    vs.persistenceGranularity().ifPresent(p -> line("persistence_granularity " + mask(p)));
-    vs.persistenceEngine().ifPresent(e -> line("persistence_engine " + q(e)));
-    if (vs.haSuspend()) {
-      line("ha_suspend");
-    }
-    line("omega " + onOff(vs.omega()));
-    line("quorum " + vs.quorum());
-    line("hysteresis " + vs.hysteresis());
-    vs.quorumUp().ifPresent(s -> line("quorum_up " + script(s)));
-    vs.quorumDown().ifPresent(s -> line("quorum_down " + script(s)));
+    persistence(vs);
+    quorum(vs);
     vs.sorryServer().ifPresent(this::sorry);
-    // Fairway extensions, written only when used (keepalived reads the dump otherwise).
-    if (vs.overflowToSorryServer()) {
-      line("overflow_to_sorry_server");
-    }
-    if (!vs.slowStart().isZero()) {
-      line("slow_start " + time(vs.slowStart()));
-    }
-    if (vs.announce()) {
-      line("announce");
-    }
+    extensions(vs);
     for (RealServer rs : vs.realServers()) {
       realServer(rs, vs.slowStart());
     }
@@ -495,6 +468,50 @@ final class ConfigWriter {
       DnsBlockWriter.lines(d, template.out.toString()).forEach(this::line);
     }
     close();
+  }
+
+  /** Opens the virtual_server block with the header line its id was read from. */
+  private void header(VirtualServerId id) {
+    if (id instanceof VirtualServerId.Address a) {
+      open("virtual_server " + Addresses.format(a.address()) + " " + a.port());
+    } else if (id instanceof VirtualServerId.Fwmark f) {
+      open("virtual_server fwmark " + f.fwmark());
+      line("ip_family " + f.family().keyword());
+    } else {
+      open("virtual_server group " + q(((VirtualServerId.Group) id).name()));
+    }
+  }
+
+  private void persistence(VirtualServer vs) {
+    if (vs.persistent()) {
+      line("persistence_timeout " + vs.persistenceTimeout().toSeconds());
+    }
+    vs.persistenceGranularity().ifPresent(p -> line("persistence_granularity " + mask(p)));
+    vs.persistenceEngine().ifPresent(e -> line("persistence_engine " + q(e)));
+    if (vs.haSuspend()) {
+      line("ha_suspend");
+    }
+  }
+
+  private void quorum(VirtualServer vs) {
+    line("omega " + onOff(vs.omega()));
+    line("quorum " + vs.quorum());
+    line("hysteresis " + vs.hysteresis());
+    vs.quorumUp().ifPresent(s -> line("quorum_up " + script(s)));
+    vs.quorumDown().ifPresent(s -> line("quorum_down " + script(s)));
+  }
+
+  /** Fairway extensions, written only when used (keepalived reads the dump otherwise). */
+  private void extensions(VirtualServer vs) {
+    if (vs.overflowToSorryServer()) {
+      line("overflow_to_sorry_server");
+    }
+    if (!vs.slowStart().isZero()) {
+      line("slow_start " + time(vs.slowStart()));
+    }
+    if (vs.announce()) {
+      line("announce");
+    }
   }
 
   /** Default names are not printed, so that keepalived can read the dump. */
@@ -668,36 +685,9 @@ final class ConfigWriter {
     } else if (c instanceof PingCheck p) {
       endpoint(p.endpoint());
     } else if (c instanceof HttpCheck h) {
-      endpoint(h.endpoint());
-      line("http_protocol " + h.httpVersion());
-      line("fast_recovery " + onOff(h.fastRecovery()));
-      if (h.ssl()) {
-        line("enable_sni " + onOff(h.enableSni()));
-      }
-      h.sniName().ifPresent(s -> line("sni_name " + q(s)));
-      // Fairway extensions: written only when used, so a plain keepalived.conf dumps as one.
-      if (h.verifyCert()) {
-        line("verify_cert");
-      }
-      h.caFile().ifPresent(f -> line("ca_file " + q(f)));
-      for (UrlCheck u : h.urls()) {
-        url(u);
-      }
+      httpCheck(h);
     } else if (c instanceof MiscCheck m) {
-      line(
-          "misc_path "
-              + script(
-                  new Script(
-                      m.script().command(),
-                      m.script().argv(),
-                      Optional.empty(),
-                      Optional.empty())));
-      m.script()
-          .user()
-          .ifPresent(
-              u -> line("user " + q(u) + m.script().group().map(g -> " " + q(g)).orElse("")));
-      line("misc_timeout " + time(m.timeout()));
-      line("misc_dynamic " + onOff(m.dynamic()));
+      miscCheck(m);
     } else if (c instanceof DnsCheck d) {
       endpoint(d.endpoint());
       line("type " + d.type());
@@ -706,13 +696,7 @@ final class ConfigWriter {
       endpoint(s.endpoint());
       line("helo_name " + q(s.heloName()));
     } else if (c instanceof UdpCheck u) {
-      endpoint(u.endpoint());
-      if (!u.payload().isEmpty()) {
-        line("payload " + u.payload());
-      }
-      u.requireReply().ifPresent(r -> line(r.isEmpty() ? "require_reply" : "require_reply " + r));
-      line("min_reply_length " + u.minReplyLength());
-      line("max_reply_length " + u.maxReplyLength());
+      udpCheck(u);
     } else if (c instanceof FileCheck f) {
       line("track_file " + q(f.trackFile()));
       line("weight " + f.weight() + (f.reverse() ? " reverse" : " noreverse"));
@@ -720,6 +704,47 @@ final class ConfigWriter {
       line("name " + q(b.name()));
     }
     close();
+  }
+
+  private void httpCheck(HttpCheck h) {
+    endpoint(h.endpoint());
+    line("http_protocol " + h.httpVersion());
+    line("fast_recovery " + onOff(h.fastRecovery()));
+    if (h.ssl()) {
+      line("enable_sni " + onOff(h.enableSni()));
+    }
+    h.sniName().ifPresent(s -> line("sni_name " + q(s)));
+    // Fairway extensions: written only when used, so a plain keepalived.conf dumps as one.
+    if (h.verifyCert()) {
+      line("verify_cert");
+    }
+    h.caFile().ifPresent(f -> line("ca_file " + q(f)));
+    for (UrlCheck u : h.urls()) {
+      url(u);
+    }
+  }
+
+  private void miscCheck(MiscCheck m) {
+    line(
+        "misc_path "
+            + script(
+                new Script(
+                    m.script().command(), m.script().argv(), Optional.empty(), Optional.empty())));
+    m.script()
+        .user()
+        .ifPresent(u -> line("user " + q(u) + m.script().group().map(g -> " " + q(g)).orElse("")));
+    line("misc_timeout " + time(m.timeout()));
+    line("misc_dynamic " + onOff(m.dynamic()));
+  }
+
+  private void udpCheck(UdpCheck u) {
+    endpoint(u.endpoint());
+    if (!u.payload().isEmpty()) {
+      line("payload " + u.payload());
+    }
+    u.requireReply().ifPresent(r -> line(r.isEmpty() ? "require_reply" : "require_reply " + r));
+    line("min_reply_length " + u.minReplyLength());
+    line("max_reply_length " + u.maxReplyLength());
   }
 
   private void url(UrlCheck u) {

@@ -5,7 +5,6 @@ import io.fairway.config.model.ForwardingMethod;
 import io.fairway.config.model.KeySource;
 import io.fairway.config.model.Scheduler;
 import io.fairway.config.model.ShardParam;
-import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
@@ -16,7 +15,8 @@ import java.util.TreeSet;
 /**
  * Fairway's director blocks inside a virtual_server ({@code shard { }}, {@code fallback { }},
  * {@code hash { }}), with Varnish's parameter names and defaults. A block must match {@code
- * lb_algo}, and a key source must be one the data plane can see.
+ * lb_algo}, and a key source must be one the data plane can see. The shard block, the one with more
+ * than one keyword, is its own keyword table ({@link ShardBlock}).
  */
 final class DirectorParser {
   /** The most alternatives an {@code alt} may ask for (more than any ring has members). */
@@ -51,164 +51,54 @@ final class DirectorParser {
     }
     Node b = blocks.get(s.keyword());
     List<Node> kids = b == null ? List.of() : b.children;
-    switch (s) {
-      case FALLBACK:
-        {
-          boolean sticky = false;
-          for (Node c : kids) {
-            if (c.keyword().equals("sticky")) {
-              Boolean x = v.args(c, 0, 1) ? v.bool(c, 1) : null;
-              if (x != null) {
-                sticky = x;
-              }
-            } else {
-              v.unknown(c, Set.of("sticky"), "fallback");
-            }
-          }
-          return new DirectorSpec.Fallback(sticky);
-        }
-      case HASH:
-        {
-          KeySource by = null;
-          for (Node c : kids) {
-            if (c.keyword().equals("by")) {
-              by =
-                  keySource(
-                      c,
-                      method,
-                      EnumSet.of(
-                          KeySource.Kind.URL,
-                          KeySource.Kind.HEADER,
-                          KeySource.Kind.COOKIE,
-                          KeySource.Kind.CLIENT_IP));
-            } else {
-              v.unknown(c, Set.of("by"), "hash");
-            }
-          }
-          if (by == null) {
-            by =
-                KeySource.of(
-                    method == ForwardingMethod.HTTP
-                        ? KeySource.Kind.URL
-                        : KeySource.Kind.CLIENT_IP);
-          }
-          return new DirectorSpec.Hash(by);
-        }
-      case SHARD:
-        return shard(kids, method);
-      default:
-        return new DirectorSpec.None();
-    }
+    return switch (s) {
+      case FALLBACK -> fallback(kids);
+      case HASH -> hash(kids, method);
+      case SHARD -> new ShardBlock(v, this, method, params).read(kids).build();
+      default -> new DirectorSpec.None();
+    };
   }
 
-  /**
-   * A shard block. Its pick arguments take Varnish's precedence: what the block sets (the VCL's
-   * {@code .backend(...)} arguments) over the associated shard_param over Varnish's defaults.
-   */
-  private DirectorSpec.Shard shard(List<Node> kids, ForwardingMethod method) {
-    int replicas = DirectorSpec.Shard.DEFAULT_REPLICAS;
-    KeySource by = null;
-    DirectorSpec.Healthy healthy = null;
-    Double warmup = null;
-    Integer alt = null;
-    Duration rampup = Duration.ZERO;
-    ShardParam associated = null;
-    Node associateNode = null;
+  /** A fallback block: {@code sticky} only. */
+  private DirectorSpec fallback(List<Node> kids) {
+    boolean sticky = false;
     for (Node c : kids) {
-      switch (c.keyword()) {
-        case "replicas":
-          if (v.args(c, 1, 1)) {
-            Long r = v.number(c, 1, 1, 100_000, "replicas");
-            if (r != null) {
-              replicas = r.intValue();
-            }
-          }
-          break;
-        case "by":
-          by = keySource(c, method, EnumSet.allOf(KeySource.Kind.class));
-          break;
-        case "healthy":
-          healthy = healthy(c);
-          break;
-        case "warmup":
-          if (v.args(c, 1, 1)) {
-            warmup = v.decimal(c, 1, 0, 1, "warmup probability");
-          }
-          break;
-        case "rampup":
-          if (v.args(c, 1, 1)) {
-            Duration d = v.timer(c, 1, true);
-            if (d != null) {
-              rampup = d;
-            }
-          }
-          break;
-        case "alt":
-          alt = alt(c);
-          break;
-        case "associate":
-          if (v.args(c, 1, 1)) {
-            associated = params.get(c.arg(1));
-            associateNode = c;
-            if (associated == null) {
-              Optional<String> s = Keywords.suggest(c.arg(1), params.keySet());
-              v.error(
-                  c,
-                  "associate: no shard_param named '"
-                      + c.arg(1)
-                      + "'"
-                      + s.map(x -> " (did you mean '" + x + "'?)").orElse("")
-                      + (params.isEmpty()
-                          ? " (define it at the top level: shard_param " + c.arg(1) + " { ... })"
-                          : ""));
-            }
-          }
-          break;
-        default:
-          v.unknown(
-              c,
-              Set.of("replicas", "by", "healthy", "warmup", "rampup", "alt", "associate"),
-              "shard");
+      if (c.keyword().equals("sticky")) {
+        Boolean x = v.args(c, 0, 1) ? v.bool(c, 1) : null;
+        if (x != null) {
+          sticky = x;
+        }
+      } else {
+        v.unknown(c, Set.of("sticky"), "fallback");
       }
     }
-    boolean rampupOn = true;
-    if (associated != null) {
-      if (by == null && associated.by().isPresent()) {
-        KeySource k = associated.by().get();
-        if (k.kind().needsHttp() && method != ForwardingMethod.HTTP) {
-          v.error(
-              associateNode,
-              "associate "
-                  + associated.name()
-                  + ": its 'by "
-                  + k
-                  + "' (at "
-                  + associated.location()
-                  + ") needs lb_kind HTTP (it is "
-                  + method
-                  + ")");
-        }
-        by = k;
+    return new DirectorSpec.Fallback(sticky);
+  }
+
+  /** A hash block: {@code by} only, from what this data plane can see. */
+  private DirectorSpec hash(List<Node> kids, ForwardingMethod method) {
+    KeySource by = null;
+    for (Node c : kids) {
+      if (c.keyword().equals("by")) {
+        by =
+            keySource(
+                c,
+                method,
+                EnumSet.of(
+                    KeySource.Kind.URL,
+                    KeySource.Kind.HEADER,
+                    KeySource.Kind.COOKIE,
+                    KeySource.Kind.CLIENT_IP));
+      } else {
+        v.unknown(c, Set.of("by"), "hash");
       }
-      healthy = healthy != null ? healthy : associated.healthy().orElse(null);
-      warmup = warmup != null ? warmup : associated.warmup().orElse(null);
-      alt = alt != null ? alt : associated.alt().orElse(null);
-      rampupOn = associated.rampup().orElse(true);
     }
     if (by == null) {
       by =
           KeySource.of(
-              method == ForwardingMethod.HTTP ? KeySource.Kind.HASH : KeySource.Kind.CLIENT_IP);
+              method == ForwardingMethod.HTTP ? KeySource.Kind.URL : KeySource.Kind.CLIENT_IP);
     }
-    return new DirectorSpec.Shard(
-        replicas,
-        by,
-        healthy == null ? DirectorSpec.Healthy.CHOSEN : healthy,
-        warmup == null ? 0 : warmup,
-        rampup,
-        alt == null ? 0 : alt,
-        rampupOn,
-        Optional.ofNullable(associated).map(ShardParam::name));
+    return new DirectorSpec.Hash(by);
   }
 
   /** {@code healthy CHOSEN|IGNORE|ALL}, or null after reporting. */

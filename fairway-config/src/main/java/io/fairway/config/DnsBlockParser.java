@@ -18,10 +18,6 @@ import java.util.regex.Pattern;
  * every discovered server copies, so the block takes exactly what a real_server takes.
  */
 final class DnsBlockParser {
-  /** The block's own keywords (beside those of a real_server). */
-  static final java.util.Set<String> OWN =
-      java.util.Set.of("type", "port", "nameserver", "refresh", "hold", "max_servers");
-
   /** The most servers one block may take from an answer. */
   static final int MAX_SERVERS = 4096;
 
@@ -80,76 +76,113 @@ final class DnsBlockParser {
     if (!v.block(n)) {
       return null;
     }
-    RecordType type = null;
-    boolean typeSeen = false;
-    Node portNode = null;
-    Integer port = null;
-    List<NameServer> nameservers = new ArrayList<>();
-    Duration refresh = DnsDiscovery.DEFAULT_REFRESH;
-    Duration hold = DnsDiscovery.DEFAULT_HOLD;
-    int max = DnsDiscovery.DEFAULT_MAX_SERVERS;
-    Node srvWeightNode = null;
-    List<Node> rest = new ArrayList<>();
+    Block b = new Block(this);
     for (Node c : n.children) {
-      switch (c.keyword()) {
-        case "type" -> {
-          typeSeen = true;
-          type = type(c);
-        }
-        case "port" -> {
-          portNode = c;
-          port = v.args(c, 1, 1) ? v.port(c, 1) : null;
-        }
-        case "nameserver" -> {
-          NameServer ns = nameserver(c);
-          if (ns != null) {
-            nameservers.add(ns);
-          }
-        }
-        case "refresh" ->
-            refresh = v.args(c, 1, 1) ? orElse(v.timer(c, 1, false), refresh) : refresh;
-        case "hold" -> hold = v.args(c, 1, 1) ? orElse(v.timer(c, 1, true), hold) : hold;
-        case "max_servers" -> {
-          Long m = v.args(c, 1, 1) ? v.number(c, 1, 1, MAX_SERVERS, "max_servers") : null;
-          max = m == null ? max : m.intValue();
-        }
-        case "weight" -> {
-          if (c.argc() == 1 && c.arg(1).equals("srv")) {
-            srvWeightNode = c;
-          } else {
-            rest.add(c);
-          }
-        }
-        default -> rest.add(c);
+      if (!Block.TABLE.dispatch(b, c)) {
+        b.rest.add(c);
       }
     }
-    if (type == null) {
-      if (typeSeen) {
+    if (b.type == null) {
+      if (b.typeSeen) {
         return null; // reported on its line
       }
       v.error(n, "real_server_dns " + name + " needs 'type SRV', 'type A' or 'type AAAA'");
       return null;
     }
-    int p = companions(n, type, portNode, port, srvWeightNode, vs);
+    int p = companions(n, b.type, b.portNode, b.port, b.srvWeightNode, vs);
     if (p < 0) {
       return null;
     }
-    int placeholderPort = type == RecordType.SRV ? DnsDiscovery.SRV_PLACEHOLDER_PORT : p;
-    RealServer template = template(n, rest, type, placeholderPort, vs);
+    int placeholderPort = b.type == RecordType.SRV ? DnsDiscovery.SRV_PLACEHOLDER_PORT : p;
+    RealServer template = template(n, b.rest, b.type, placeholderPort, vs);
     if (template == null) {
       return null;
     }
     return new DnsDiscovery(
         Values.loc(n),
         name,
-        type,
-        type == RecordType.SRV ? 0 : p,
-        nameservers,
-        refresh,
-        hold,
-        max,
-        srvWeightNode != null,
+        b.type,
+        b.type == RecordType.SRV ? 0 : p,
+        b.nameservers,
+        b.refresh,
+        b.hold,
+        b.max,
+        b.srvWeightNode != null,
         template);
+  }
+
+  /**
+   * The block's own keywords as written; every other line is kept for the real_server template.
+   * {@code weight srv} is the block's, any other weight the template's.
+   */
+  private static final class Block {
+    static final KeywordTable<Block> TABLE = table();
+
+    final DnsBlockParser p;
+    final Values v;
+    RecordType type;
+    boolean typeSeen;
+    Node portNode;
+    Integer port;
+    final List<NameServer> nameservers = new ArrayList<>();
+    Duration refresh = DnsDiscovery.DEFAULT_REFRESH;
+    Duration hold = DnsDiscovery.DEFAULT_HOLD;
+    int max = DnsDiscovery.DEFAULT_MAX_SERVERS;
+    Node srvWeightNode;
+    final List<Node> rest = new ArrayList<>();
+
+    Block(DnsBlockParser p) {
+      this.p = p;
+      this.v = p.v;
+    }
+
+    private static KeywordTable<Block> table() {
+      KeywordTable<Block> t = new KeywordTable<>();
+      t.on(
+          "type",
+          (b, c) -> {
+            b.typeSeen = true;
+            b.type = b.p.type(c);
+          });
+      t.on(
+          "port",
+          (b, c) -> {
+            b.portNode = c;
+            b.port = b.v.args(c, 1, 1) ? b.v.port(c, 1) : null;
+          });
+      t.on(
+          "nameserver",
+          (b, c) -> {
+            NameServer ns = b.p.nameserver(c);
+            if (ns != null) {
+              b.nameservers.add(ns);
+            }
+          });
+      t.on(
+          "refresh",
+          (b, c) ->
+              b.refresh =
+                  b.v.args(c, 1, 1) ? orElse(b.v.timer(c, 1, false), b.refresh) : b.refresh);
+      t.on(
+          "hold",
+          (b, c) -> b.hold = b.v.args(c, 1, 1) ? orElse(b.v.timer(c, 1, true), b.hold) : b.hold);
+      t.on(
+          "max_servers",
+          (b, c) -> {
+            Long m = b.v.args(c, 1, 1) ? b.v.number(c, 1, 1, MAX_SERVERS, "max_servers") : null;
+            b.max = m == null ? b.max : m.intValue();
+          });
+      t.unlisted(
+          "weight",
+          (b, c) -> {
+            if (c.argc() == 1 && c.arg(1).equals("srv")) {
+              b.srvWeightNode = c;
+            } else {
+              b.rest.add(c);
+            }
+          });
+      return t;
+    }
   }
 
   /**

@@ -35,73 +35,84 @@ final class ForwardingParser {
       }
       return Forwarding.of(m.get());
     }
-    Forwarding.TunnelType type = Forwarding.TunnelType.IPIP;
-    int port = 0;
-    Forwarding.TunnelChecksum csum = Forwarding.TunnelChecksum.NONE;
+    Tunnel t = new Tunnel();
     for (int i = 2; i <= c.argc(); i++) {
-      String o = c.arg(i);
-      switch (o) {
-        case "type":
-          if (i + 1 > c.argc()) {
-            v.error(c, "type needs ipip, gue or gre");
-            return null;
-          }
-          switch (c.arg(++i)) {
-            case "ipip":
-              type = Forwarding.TunnelType.IPIP;
-              break;
-            case "gue":
-              type = Forwarding.TunnelType.GUE;
-              break;
-            case "gre":
-              type = Forwarding.TunnelType.GRE;
-              break;
-            default:
-              v.error(c, "unknown tunnel type '" + c.arg(i) + "' (ipip, gue or gre)");
-              return null;
-          }
-          break;
-        case "port":
-          {
-            Long p = v.number(c, ++i, 1, 65535, "tunnel port");
-            if (p == null) {
-              return null;
-            }
-            port = p.intValue();
-            break;
-          }
-        case "nocsum":
-          csum = Forwarding.TunnelChecksum.NOCSUM;
-          break;
-        case "csum":
-          csum = Forwarding.TunnelChecksum.CSUM;
-          break;
-        case "remcsum":
-          csum = Forwarding.TunnelChecksum.REMCSUM;
-          break;
-        default:
-          v.error(c, "unknown tunnel option '" + o + "'");
-          return null;
+      i = t.option(c, i, v);
+      if (i < 0) {
+        return null;
       }
     }
-    if (type == Forwarding.TunnelType.GUE && port == 0) {
-      v.error(c, "tunnel type gue needs a port");
-      return null;
-    }
-    if (type != Forwarding.TunnelType.GUE && port != 0) {
-      v.error(c, "only tunnel type gue takes a port");
-      return null;
-    }
-    if (type == Forwarding.TunnelType.IPIP && csum != Forwarding.TunnelChecksum.NONE) {
-      v.error(c, "tunnel type ipip takes no checksum option");
-      return null;
-    }
-    if (type == Forwarding.TunnelType.GRE && csum == Forwarding.TunnelChecksum.REMCSUM) {
-      v.error(c, "tunnel type gre does not support remcsum");
-      return null;
-    }
-    return new Forwarding(ForwardingMethod.TUN, type, port, csum);
+    return t.build(c, v);
   }
 
-  /** An IPv4 netmask (contiguous) or a prefix length; stored as the prefix length. */
+  /** A TUN lb_kind's options as they are read; keepalived's defaults until one is written. */
+  private static final class Tunnel {
+    Forwarding.TunnelType type = Forwarding.TunnelType.IPIP;
+    int port;
+    Forwarding.TunnelChecksum csum = Forwarding.TunnelChecksum.NONE;
+
+    /** Reads the option at word {@code i}; the index of its last word, -1 after reporting. */
+    int option(Node c, int i, Values v) {
+      String o = c.arg(i);
+      switch (o) {
+        case "type" -> {
+          return type(c, i, v);
+        }
+        case "port" -> {
+          Long p = v.number(c, i + 1, 1, 65535, "tunnel port");
+          if (p == null) {
+            return -1;
+          }
+          port = p.intValue();
+          return i + 1;
+        }
+        case "nocsum" -> csum = Forwarding.TunnelChecksum.NOCSUM;
+        case "csum" -> csum = Forwarding.TunnelChecksum.CSUM;
+        case "remcsum" -> csum = Forwarding.TunnelChecksum.REMCSUM;
+        default -> {
+          v.error(c, "unknown tunnel option '" + o + "'");
+          return -1;
+        }
+      }
+      return i;
+    }
+
+    private int type(Node c, int i, Values v) {
+      if (i + 1 > c.argc()) {
+        v.error(c, "type needs ipip, gue or gre");
+        return -1;
+      }
+      switch (c.arg(i + 1)) {
+        case "ipip" -> type = Forwarding.TunnelType.IPIP;
+        case "gue" -> type = Forwarding.TunnelType.GUE;
+        case "gre" -> type = Forwarding.TunnelType.GRE;
+        default -> {
+          v.error(c, "unknown tunnel type '" + c.arg(i + 1) + "' (ipip, gue or gre)");
+          return -1;
+        }
+      }
+      return i + 1;
+    }
+
+    /** The tunnel, or null after reporting an option its type does not take. */
+    Forwarding build(Node c, Values v) {
+      if (type == Forwarding.TunnelType.GUE && port == 0) {
+        v.error(c, "tunnel type gue needs a port");
+        return null;
+      }
+      if (type != Forwarding.TunnelType.GUE && port != 0) {
+        v.error(c, "only tunnel type gue takes a port");
+        return null;
+      }
+      if (type == Forwarding.TunnelType.IPIP && csum != Forwarding.TunnelChecksum.NONE) {
+        v.error(c, "tunnel type ipip takes no checksum option");
+        return null;
+      }
+      if (type == Forwarding.TunnelType.GRE && csum == Forwarding.TunnelChecksum.REMCSUM) {
+        v.error(c, "tunnel type gre does not support remcsum");
+        return null;
+      }
+      return new Forwarding(ForwardingMethod.TUN, type, port, csum);
+    }
+  }
 }

@@ -2,6 +2,7 @@ package io.fairway.config;
 
 import io.fairway.config.model.CheckerTiming;
 import java.time.Duration;
+import java.util.function.BiConsumer;
 
 /**
  * Checker timing as written at one level (virtual_server, real_server or checker); null means "not
@@ -36,68 +37,80 @@ final class InheritedTiming {
     return t;
   }
 
+  /**
+   * The timing of one level as its keywords are read: a checker's own ({@code checker}, where a
+   * retry count of 0 is allowed) or a virtual or real server's.
+   */
+  record Level(InheritedTiming t, boolean checker, Values v) {}
+
+  /**
+   * The timing keywords; {@code nb_get_retry} is read but, being deprecated, not suggested. {@code
+   * fall N} is HAProxy's N consecutive failures, keepalived's retry N-1, so one block takes one of
+   * the two.
+   */
+  static final KeywordTable<Level> TABLE =
+      new KeywordTable<Level>()
+          .on("delay_loop", duration(false, (t, d) -> t.delayLoop = d))
+          .on("connect_timeout", duration(false, (t, d) -> t.connectTimeout = d))
+          .on("retry", InheritedTiming::retry)
+          .unlisted("nb_get_retry", InheritedTiming::retry)
+          .on("fall", InheritedTiming::fall)
+          .on("rise", InheritedTiming::rise)
+          .on("delay_before_retry", duration(true, (t, d) -> t.delayBeforeRetry = d))
+          .on("warmup", duration(true, (t, d) -> t.warmup = d))
+          .on("alpha", InheritedTiming::alpha);
+
   /** Handles a timing keyword; returns false if {@code n} is not one. */
   static boolean read(Node n, InheritedTiming t, boolean checker, Values v) {
-    switch (n.keyword()) {
-      case "delay_loop":
-        if (v.args(n, 1, 1)) {
-          t.delayLoop = v.timer(n, 1, false);
-        }
-        return true;
-      case "connect_timeout":
-        if (v.args(n, 1, 1)) {
-          t.connectTimeout = v.timer(n, 1, false);
-        }
-        return true;
-      case "retry":
-      case "nb_get_retry":
-        if (n.keyword().equals("nb_get_retry")) {
-          v.warn(n, "nb_get_retry is deprecated; use retry");
-        }
-        if (t.retryFromFall) {
-          v.error(n, n.keyword() + ": this block already has fall (fall N is retry N-1); keep one");
-          return true;
-        }
-        if (v.args(n, 1, 1)) {
-          t.retry = v.number(n, 1, checker ? 0 : 1, Values.UINT32_MAX, "retry count");
-        }
-        return true;
-      case "fall":
-        // HAProxy's "fall N": N consecutive failures take the checker down, keepalived's retry N-1.
-        if (t.retry != null && !t.retryFromFall) {
-          v.error(n, "fall: this block already has retry (fall N is retry N-1); keep one");
-          return true;
-        }
-        if (v.args(n, 1, 1)) {
-          Long f = v.number(n, 1, 1, Integer.MAX_VALUE, "count");
-          if (f != null) {
-            t.retry = f - 1;
-            t.retryFromFall = true;
-          }
-        }
-        return true;
-      case "rise":
-        if (v.args(n, 1, 1)) {
-          t.rise = v.number(n, 1, 1, Integer.MAX_VALUE, "count");
-        }
-        return true;
-      case "delay_before_retry":
-        if (v.args(n, 1, 1)) {
-          t.delayBeforeRetry = v.timer(n, 1, true);
-        }
-        return true;
-      case "warmup":
-        if (v.args(n, 1, 1)) {
-          t.warmup = v.timer(n, 1, true);
-        }
-        return true;
-      case "alpha":
-        if (v.args(n, 0, 1)) {
-          t.alpha = v.bool(n, 1);
-        }
-        return true;
-      default:
-        return false;
+    return TABLE.dispatch(new Level(t, checker, v), n);
+  }
+
+  /** A keyword taking one duration ({@code zeroOk}: 0 allowed); null is set after an error. */
+  private static KeywordTable.Handler<Level> duration(
+      boolean zeroOk, BiConsumer<InheritedTiming, Duration> set) {
+    return (l, n) -> {
+      if (l.v().args(n, 1, 1)) {
+        set.accept(l.t(), l.v().timer(n, 1, zeroOk));
+      }
+    };
+  }
+
+  private static void retry(Level l, Node n) {
+    Values v = l.v();
+    if (n.keyword().equals("nb_get_retry")) {
+      v.warn(n, "nb_get_retry is deprecated; use retry");
+    }
+    if (l.t().retryFromFall) {
+      v.error(n, n.keyword() + ": this block already has fall (fall N is retry N-1); keep one");
+      return;
+    }
+    if (v.args(n, 1, 1)) {
+      l.t().retry = v.number(n, 1, l.checker() ? 0 : 1, Values.UINT32_MAX, "retry count");
+    }
+  }
+
+  private static void fall(Level l, Node n) {
+    InheritedTiming t = l.t();
+    if (t.retry != null && !t.retryFromFall) {
+      l.v().error(n, "fall: this block already has retry (fall N is retry N-1); keep one");
+      return;
+    }
+    Long f = l.v().args(n, 1, 1) ? l.v().number(n, 1, 1, Integer.MAX_VALUE, "count") : null;
+    if (f != null) {
+      t.retry = f - 1;
+      t.retryFromFall = true;
+    }
+  }
+
+  private static void rise(Level l, Node n) {
+    if (l.v().args(n, 1, 1)) {
+      l.t().rise = l.v().number(n, 1, 1, Integer.MAX_VALUE, "count");
+    }
+  }
+
+  private static void alpha(Level l, Node n) {
+    if (l.v().args(n, 0, 1)) {
+      l.t().alpha = l.v().bool(n, 1);
     }
   }
 

@@ -46,6 +46,18 @@ final class KeywordTable<B> {
   }
 
   /**
+   * Registers keywords this block refuses, each with why: a line with one is an error naming it and
+   * the reason, and none is suggested (they are keepalived's, not Fairway's).
+   */
+  KeywordTable<B> refuse(Map<String, String> why, Function<B, Values> values) {
+    why.forEach(
+        (k, reason) ->
+            unlisted(
+                k, (b, n) -> values.apply(b).error(n, "'" + k + "' is not supported: " + reason)));
+    return this;
+  }
+
+  /**
    * Registers every keyword of {@code shared}, run on the part of this block's builder that {@code
    * part} picks: how keywords common to several blocks are written once.
    */

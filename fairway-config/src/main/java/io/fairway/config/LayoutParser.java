@@ -22,10 +22,10 @@ import java.util.Set;
  * members ... }} blocks, the virtual_server's own {@code members} line and {@code alt_header}. It
  * refuses what Varnish would fail on or silently get wrong: a member that names nothing, a cycle, a
  * kernel scheduler in a layer, two key sources in one virtual_server (the data plane derives one
- * key per request).
+ * key per request). Each director block's keywords are read by {@link DirectorBlock}; this class
+ * checks what spans the virtual_server (names, members, cycles, what is reached).
  */
 final class LayoutParser {
-  static final Set<String> GROUP = Set.of("lb_algo", "members", "shard", "fallback", "hash");
   private final Values v;
   private final Map<String, ShardParam> params;
 
@@ -56,6 +56,28 @@ final class LayoutParser {
     for (RealServer rs : reals) {
       servers.add(rs.name());
     }
+    Directors d = directors(groupNodes, method, servers);
+    List<String> members = topMembers(membersNode, scheduler, servers, d);
+    for (DirectorGroup g : d.groups().values()) {
+      for (String m : g.members()) {
+        if (!servers.contains(m) && !d.groups().containsKey(m)) {
+          unknownMember(d.nodes().get(g.name()), m, servers, d.groups().keySet());
+        }
+      }
+    }
+    cycles(d.groups(), d.nodes());
+    if (membersNode != null) {
+      unreached(members, membersNode, servers, d);
+    }
+    sameKey(vs, top, d.groups(), d.nodes());
+    Optional<String> altHeader = altHeader(altHeaderNode, method, top, d.groups().values());
+    return new DirectorLayout(members, List.copyOf(d.groups().values()), altHeader);
+  }
+
+  /** The director blocks read, by name, and the node each was read from (for messages). */
+  private record Directors(Map<String, DirectorGroup> groups, Map<String, Node> nodes) {}
+
+  private Directors directors(List<Node> groupNodes, ForwardingMethod method, Set<String> servers) {
     Map<String, DirectorGroup> groups = new LinkedHashMap<>();
     Map<String, Node> nodes = new LinkedHashMap<>();
     for (Node g : groupNodes) {
@@ -65,8 +87,13 @@ final class LayoutParser {
         nodes.put(d.name(), g);
       }
     }
+    return new Directors(groups, nodes);
+  }
+
+  /** The virtual_server's own members line, which only a Varnish lb_algo has. */
+  private List<String> topMembers(
+      Node membersNode, Scheduler scheduler, Set<String> servers, Directors d) {
     boolean varnish = scheduler != null && !scheduler.isKernel();
-    List<String> members = List.of();
     if (membersNode != null) {
       if (!varnish) {
         v.error(
@@ -75,52 +102,45 @@ final class LayoutParser {
                 + " fallback, random, hash or shard), not "
                 + (scheduler == null ? "unset" : scheduler.keyword()));
       }
-      members = members(membersNode, servers, groups.keySet(), null);
-    } else if (!groups.isEmpty()) {
+      return members(membersNode, servers, d.groups().keySet(), null);
+    }
+    if (!d.groups().isEmpty()) {
       v.error(
-          nodes.values().iterator().next(),
+          d.nodes().values().iterator().next(),
           "director blocks need a 'members' line in the "
               + "virtual_server naming what its lb_algo "
               + (scheduler == null ? "" : scheduler.keyword() + " ")
               + "director chooses among (directors and real servers)");
     }
-    for (DirectorGroup g : groups.values()) {
-      for (String m : g.members()) {
-        if (!servers.contains(m) && !groups.containsKey(m)) {
-          unknownMember(nodes.get(g.name()), m, servers, groups.keySet());
-        }
-      }
-    }
-    cycles(groups, nodes);
+    return List.of();
+  }
+
+  /** Warns about the directors and real servers no member line leads to: they never choose. */
+  private void unreached(List<String> members, Node membersNode, Set<String> servers, Directors d) {
     Set<String> reached = new HashSet<>();
     for (String m : members) {
-      reach(m, groups, reached);
+      reach(m, d.groups(), reached);
     }
-    if (membersNode != null) {
-      for (DirectorGroup g : groups.values()) {
-        if (!reached.contains(g.name())) {
-          v.warn(
-              nodes.get(g.name()),
-              "director "
-                  + g.name()
-                  + " is a member of no director of "
-                  + "this virtual_server: it never chooses");
-        }
-      }
-      for (String s : servers) {
-        if (!reached.contains(s)) {
-          v.warn(
-              membersNode,
-              "real_server "
-                  + s
-                  + " is in no director of this virtual_server: "
-                  + "it is checked and in the table, but never chosen");
-        }
+    for (DirectorGroup g : d.groups().values()) {
+      if (!reached.contains(g.name())) {
+        v.warn(
+            d.nodes().get(g.name()),
+            "director "
+                + g.name()
+                + " is a member of no director of "
+                + "this virtual_server: it never chooses");
       }
     }
-    sameKey(vs, top, groups, nodes);
-    Optional<String> altHeader = altHeader(altHeaderNode, method, top, groups.values());
-    return new DirectorLayout(members, List.copyOf(groups.values()), altHeader);
+    for (String s : servers) {
+      if (!reached.contains(s)) {
+        v.warn(
+            membersNode,
+            "real_server "
+                + s
+                + " is in no director of this virtual_server: "
+                + "it is checked and in the table, but never chosen");
+      }
+    }
   }
 
   private DirectorGroup group(
@@ -147,67 +167,13 @@ final class LayoutParser {
               + " members name either, so names must differ");
       return null;
     }
-    Scheduler scheduler = null;
-    Node membersNode = null;
-    Map<String, Node> blocks = new LinkedHashMap<>();
-    for (Node c : g.children) {
-      switch (c.keyword()) {
-        case "lb_algo":
-          if (v.args(c, 1, 1)) {
-            Optional<Scheduler> s = Scheduler.byKeyword(c.arg(1));
-            if (s.isEmpty() || s.get().isKernel()) {
-              v.error(
-                  c,
-                  "director "
-                      + name
-                      + ": lb_algo '"
-                      + c.arg(1)
-                      + "' is not a Varnish "
-                      + "director (round_robin, fallback, random, hash or shard); a kernel scheduler"
-                      + " cannot be layered");
-              return null;
-            }
-            scheduler = s.get();
-          }
-          break;
-        case "members":
-          membersNode = c;
-          break;
-        case "shard":
-        case "fallback":
-        case "hash":
-          if (v.block(c)) {
-            if (c.argc() > 0) {
-              v.error(c, "'" + c.keyword() + "' takes no arguments before its { } block");
-            }
-            blocks.put(c.keyword(), c);
-          }
-          break;
-        default:
-          v.unknown(c, GROUP, "director");
-      }
-    }
-    if (scheduler == null) {
-      v.error(
-          g,
-          "director "
-              + name
-              + " needs lb_algo (round_robin, fallback, random, hash or"
-              + " shard)");
+    DirectorBlock b = DirectorBlock.read(v, g);
+    if (b == null) {
       return null;
     }
-    if (membersNode == null) {
-      v.error(
-          g,
-          "director "
-              + name
-              + " needs a 'members' line (real servers or directors of"
-              + " this virtual_server, by name)");
-      return null;
-    }
-    DirectorSpec spec = new DirectorParser(v, params).director(scheduler, blocks, method);
-    List<String> members = members(membersNode, null, null, name);
-    return new DirectorGroup(Values.loc(g), name, scheduler, spec, members);
+    DirectorSpec spec = new DirectorParser(v, params).director(b.scheduler, b.blocks, method);
+    List<String> members = members(b.membersNode, null, null, name);
+    return new DirectorGroup(Values.loc(g), name, b.scheduler, spec, members);
   }
 
   /**

@@ -28,22 +28,33 @@ final class ModelBuilder {
   static final Duration DEFAULT_DELAY_LOOP = Duration.ofSeconds(60);
   static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(5);
 
-  static final Set<String> TOP =
-      Set.of(
-          "global_defs",
-          "virtual_server",
-          "virtual_server_group",
-          "track_file",
-          "vrrp_track_file",
-          "SSL",
-          "shard_param");
+  /**
+   * The top-level blocks; keepalived's VRRP blocks are read by {@link VrrpParser} and its other
+   * parts warned about, outside the table.
+   */
+  static final KeywordTable<ModelBuilder> TABLE =
+      new KeywordTable<ModelBuilder>()
+          .on("global_defs", ModelBuilder::globalDefs)
+          .on("virtual_server", (m, n) -> m.vsNodes.add(n))
+          .on("virtual_server_group", (m, n) -> new GroupParser(m.v, m.groups).group(n))
+          .on(
+              List.of("track_file", "vrrp_track_file"),
+              (m, n) -> new TrackFileParser(m.v, m.trackFiles).trackFile(n))
+          .on("SSL", ModelBuilder::ssl)
+          .on("shard_param", (m, n) -> new ShardParamParser(m.v, m.shardParams).shardParam(n));
 
   private final Diagnostics diags;
   private final Values v;
   private GlobalDefs globals = GlobalDefs.defaults();
+  private boolean sawGlobal;
+  private Optional<SslContext> ssl = Optional.empty();
   private final Map<String, VirtualServerGroup> groups = new LinkedHashMap<>();
   private final Map<String, TrackFile> trackFiles = new LinkedHashMap<>();
   private final Map<String, ShardParam> shardParams = new LinkedHashMap<>();
+
+  /** Read once the blocks they may name (groups, track files, shard params) are all known. */
+  private final List<Node> vsNodes = new ArrayList<>();
+
   private final VrrpParser vrrp;
 
   ModelBuilder(Diagnostics diags) {
@@ -61,59 +72,57 @@ final class ModelBuilder {
     return Set.copyOf(all);
   }
 
-  private void unknown(Node n, Set<String> known, String where) {
-    v.unknown(n, known, where);
-  }
-
   Config build(List<Node> top) {
-    List<Node> vsNodes = new ArrayList<>();
-    Optional<SslContext> ssl = Optional.empty();
-    boolean sawGlobal = false;
     for (Node n : top) {
-      switch (n.keyword()) {
-        case "global_defs":
-          if (v.block(n)) {
-            if (sawGlobal) {
-              v.warn(n, "second global_defs block: its settings are merged into the first");
-            }
-            sawGlobal = true;
-            globals = new GlobalDefsParser(v, vrrp).globalDefs(n, globals);
-          }
-          break;
-        case "virtual_server":
-          vsNodes.add(n);
-          break;
-        case "virtual_server_group":
-          new GroupParser(v, groups).group(n);
-          break;
-        case "track_file":
-        case "vrrp_track_file":
-          new TrackFileParser(v, trackFiles).trackFile(n);
-          break;
-        case "shard_param":
-          new ShardParamParser(v, shardParams).shardParam(n);
-          break;
-        case "SSL":
-          if (v.block(n)) {
-            ssl = Optional.of(new GlobalDefsParser(v).ssl(n));
-          }
-          break;
-        default:
-          if (VrrpParser.isTopLevel(n.keyword())) {
-            vrrp.top(n);
-          } else if (Keywords.IGNORED_TOP_BLOCKS.contains(n.keyword())
-              || Keywords.IGNORED_TOP_KEYWORDS.contains(n.keyword())) {
-            v.warn(
-                n,
-                "'" + n.keyword() + "' is keepalived's VRRP/BFD/system part; Fairway ignores it");
-          } else {
-            unknown(
-                n,
-                union(TOP, Keywords.IGNORED_TOP_BLOCKS, Keywords.IGNORED_TOP_KEYWORDS),
-                "the top level");
-          }
+      if (!TABLE.dispatch(this, n)) {
+        outside(n);
       }
     }
+    List<VirtualServer> servers = uniqueNames(virtualServers());
+    AnnounceParser.check(diags, globals.announcement(), servers);
+    return new Config(
+        globals,
+        List.copyOf(groups.values()),
+        servers,
+        List.copyOf(trackFiles.values()),
+        ssl,
+        vrrp.build(),
+        List.copyOf(shardParams.values()));
+  }
+
+  private static void globalDefs(ModelBuilder m, Node n) {
+    if (m.v.block(n)) {
+      if (m.sawGlobal) {
+        m.v.warn(n, "second global_defs block: its settings are merged into the first");
+      }
+      m.sawGlobal = true;
+      m.globals = new GlobalDefsParser(m.v, m.vrrp).globalDefs(n, m.globals);
+    }
+  }
+
+  private static void ssl(ModelBuilder m, Node n) {
+    if (m.v.block(n)) {
+      m.ssl = Optional.of(new GlobalDefsParser(m.v).ssl(n));
+    }
+  }
+
+  /** A top-level line outside the table: a VRRP block, a part Fairway ignores, or a mistake. */
+  private void outside(Node n) {
+    if (VrrpParser.isTopLevel(n.keyword())) {
+      vrrp.top(n);
+    } else if (Keywords.IGNORED_TOP_BLOCKS.contains(n.keyword())
+        || Keywords.IGNORED_TOP_KEYWORDS.contains(n.keyword())) {
+      v.warn(n, "'" + n.keyword() + "' is keepalived's VRRP/BFD/system part; Fairway ignores it");
+    } else {
+      v.unknown(
+          n,
+          union(TABLE.known(), Keywords.IGNORED_TOP_BLOCKS, Keywords.IGNORED_TOP_KEYWORDS),
+          "the top level");
+    }
+  }
+
+  /** The virtual servers, without those keepalived drops and the duplicates Fairway refuses. */
+  private List<VirtualServer> virtualServers() {
     List<VirtualServer> servers = new ArrayList<>();
     Map<VirtualServerId, VirtualServer> byId = new HashMap<>();
     VirtualServerParser vsParser =
@@ -137,16 +146,7 @@ final class ModelBuilder {
       byId.put(vs.id(), vs);
       servers.add(vs);
     }
-    servers = uniqueNames(servers);
-    AnnounceParser.check(diags, globals.announcement(), servers);
-    return new Config(
-        globals,
-        List.copyOf(groups.values()),
-        servers,
-        List.copyOf(trackFiles.values()),
-        ssl,
-        vrrp.build(),
-        List.copyOf(shardParams.values()));
+    return servers;
   }
 
   /** Default names may clash (same IP:PORT over TCP and UDP); explicit ones must not. */

@@ -467,54 +467,69 @@ final class Preprocessor {
         i++;
         continue;
       }
-      if (t.charAt(i + 1) == '{') {
-        int close = t.indexOf('}', i + 2);
-        if (close < 0) {
-          sb.append(c);
-          i++;
-          continue;
-        }
-        String inside = t.substring(i + 2, close).strip();
-        String[] parts = inside.split("[ \t]+");
-        String value = builtinOrDefinition(parts, file);
-        if (value == null) {
-          sb.append(t, i, close + 1);
-        } else {
-          String r = replace(value, file, lineNo, depth + 1);
-          if (r == null) {
-            return null;
-          }
-          sb.append(r);
-        }
-        i = close + 1;
-        continue;
-      }
-      int j = i + 1;
-      while (j < t.length()
-          && (Character.isLetterOrDigit(t.charAt(j)) && t.charAt(j) < 128 || t.charAt(j) == '_')) {
-        j++;
-      }
-      String name = t.substring(i + 1, j);
-      boolean boundary =
-          j == t.length() || isBlank(t.charAt(j)) || t.charAt(j) == ',' || t.charAt(j) == ')';
-      List<String> def =
-          name.isEmpty() || Character.isDigit(name.charAt(0)) || !boundary
-              ? null
-              : definitions.get(name);
-      if (def == null) {
-        // Undefined names stay as written, as in keepalived.
-        sb.append(t, i, j);
-        i = j;
-        continue;
-      }
-      String r = replace(String.join(" ", def), file, lineNo, depth + 1);
-      if (r == null) {
+      i =
+          t.charAt(i + 1) == '{'
+              ? braced(t, i, sb, file, lineNo, depth)
+              : named(t, i, sb, file, lineNo, depth);
+      if (i < 0) {
         return null;
       }
-      sb.append(r);
-      i = j;
     }
     return sb.toString();
+  }
+
+  /**
+   * {@code ${NAME}} or a builtin ({@code ${_ENV X}}) at {@code i}: appends its expansion, or the
+   * text as written when it names nothing; the index after it, -1 after an error.
+   */
+  private int braced(String t, int i, StringBuilder sb, String file, int lineNo, int depth) {
+    int close = t.indexOf('}', i + 2);
+    if (close < 0) {
+      sb.append('$');
+      return i + 1;
+    }
+    String inside = t.substring(i + 2, close).strip();
+    String[] parts = inside.split("[ \t]+");
+    String value = builtinOrDefinition(parts, file);
+    if (value == null) {
+      sb.append(t, i, close + 1);
+    } else {
+      String r = replace(value, file, lineNo, depth + 1);
+      if (r == null) {
+        return -1;
+      }
+      sb.append(r);
+    }
+    return close + 1;
+  }
+
+  /**
+   * {@code $NAME} at {@code i}: appends its expansion, or the text as written when the name is not
+   * defined (as in keepalived); the index after it, -1 after an error.
+   */
+  private int named(String t, int i, StringBuilder sb, String file, int lineNo, int depth) {
+    int j = i + 1;
+    while (j < t.length()
+        && (Character.isLetterOrDigit(t.charAt(j)) && t.charAt(j) < 128 || t.charAt(j) == '_')) {
+      j++;
+    }
+    String name = t.substring(i + 1, j);
+    boolean boundary =
+        j == t.length() || isBlank(t.charAt(j)) || t.charAt(j) == ',' || t.charAt(j) == ')';
+    List<String> def =
+        name.isEmpty() || Character.isDigit(name.charAt(0)) || !boundary
+            ? null
+            : definitions.get(name);
+    if (def == null) {
+      sb.append(t, i, j);
+      return j;
+    }
+    String r = replace(String.join(" ", def), file, lineNo, depth + 1);
+    if (r == null) {
+      return -1;
+    }
+    sb.append(r);
+    return j;
   }
 
   private String builtinOrDefinition(String[] parts, String file) {
@@ -582,69 +597,79 @@ final class Preprocessor {
       diags.warn(file, lineNo, keyword + " with nothing to repeat", t);
       return;
     }
+    Construct at = new Construct(file, lineNo, keyword + "(" + args + ")", t);
     if (seq) {
-      String[] a = args.split(",", -1);
-      if (a.length < 2 || a.length > 4 || !NAME.matcher(a[0].strip()).matches()) {
-        diags.error(file, lineNo, keyword + " takes (var, [start,] [step,] end)", t);
-        return;
+      Sequence s = sequence(keyword, args, file, lineNo, t);
+      if (s != null) {
+        within(at, () -> repeatSequence(s, hex, rest, at, baseDir, depth));
       }
-      long start;
-      long step;
-      long end;
-      try {
-        long[] n = new long[a.length - 1];
-        for (int k = 1; k < a.length; k++) {
-          n[k - 1] = Long.decode(a[k].strip());
-        }
-        end = n[n.length - 1];
-        start = n.length >= 2 ? n[0] : (end >= 0 ? 1 : -1);
-        step = n.length == 3 ? n[1] : (end >= start ? 1 : -1);
-      } catch (NumberFormatException e) {
-        diags.error(file, lineNo, keyword + " needs integer start, step and end", t);
-        return;
-      }
-      if (step == 0 || (step > 0 && end < start) || (step < 0 && end > start)) {
-        diags.error(file, lineNo, keyword + " never reaches its end (step " + step + ")", t);
-        return;
-      }
-      String var = a[0].strip();
-      long first = start;
-      long by = step;
-      long last = end;
-      within(
-          new Construct(file, lineNo, keyword + "(" + args + ")", t),
-          () -> {
-            for (long v = first; by > 0 ? v <= last : v >= last; v += by) {
-              String value = hex ? Long.toHexString(v) : Long.toString(v);
-              // Each round costs the text it repeats, so rounds that produce nothing (or only an
-              // error) still end, and cost what they handle.
-              if (over(budget.chargeLine(rest.length()), file, lineNo, t)) {
-                return;
-              }
-              withDefinitions(Map.of(var, value), rest, file, lineNo, baseDir, depth);
-              if (budget.exceeded() || v + by < v == by > 0) {
-                return; // budget spent, or the next value would overflow
-              }
-            }
-          });
     } else {
       List<Map<String, String>> rows = listRows(args, file, lineNo, t);
-      if (rows == null) {
+      if (rows != null) {
+        within(at, () -> repeatRows(rows, rest, at, baseDir, depth));
+      }
+    }
+  }
+
+  /** A ~SEQ's variable and the values it takes, from start by step up to and including end. */
+  private record Sequence(String var, long start, long step, long end) {}
+
+  /** {@code (var, [start,] [step,] end)}, keepalived's defaults filled in; null after reporting. */
+  private Sequence sequence(String keyword, String args, String file, int lineNo, String t) {
+    String[] a = args.split(",", -1);
+    if (a.length < 2 || a.length > 4 || !NAME.matcher(a[0].strip()).matches()) {
+      diags.error(file, lineNo, keyword + " takes (var, [start,] [step,] end)", t);
+      return null;
+    }
+    long start;
+    long step;
+    long end;
+    try {
+      long[] n = new long[a.length - 1];
+      for (int k = 1; k < a.length; k++) {
+        n[k - 1] = Long.decode(a[k].strip());
+      }
+      end = n[n.length - 1];
+      start = n.length >= 2 ? n[0] : (end >= 0 ? 1 : -1);
+      step = n.length == 3 ? n[1] : (end >= start ? 1 : -1);
+    } catch (NumberFormatException e) {
+      diags.error(file, lineNo, keyword + " needs integer start, step and end", t);
+      return null;
+    }
+    if (step == 0 || (step > 0 && end < start) || (step < 0 && end > start)) {
+      diags.error(file, lineNo, keyword + " never reaches its end (step " + step + ")", t);
+      return null;
+    }
+    return new Sequence(a[0].strip(), start, step, end);
+  }
+
+  private void repeatSequence(
+      Sequence s, boolean hex, String rest, Construct at, Path baseDir, int depth) {
+    long by = s.step();
+    for (long v = s.start(); by > 0 ? v <= s.end() : v >= s.end(); v += by) {
+      String value = hex ? Long.toHexString(v) : Long.toString(v);
+      // Each round costs the text it repeats, so rounds that produce nothing (or only an
+      // error) still end, and cost what they handle.
+      if (over(budget.chargeLine(rest.length()), at.file(), at.line(), at.text())) {
         return;
       }
-      within(
-          new Construct(file, lineNo, keyword + "(" + args + ")", t),
-          () -> {
-            for (Map<String, String> row : rows) {
-              if (over(budget.chargeLine(rest.length()), file, lineNo, t)) {
-                return;
-              }
-              withDefinitions(row, rest, file, lineNo, baseDir, depth);
-              if (budget.exceeded()) {
-                return;
-              }
-            }
-          });
+      withDefinitions(Map.of(s.var(), value), rest, at.file(), at.line(), baseDir, depth);
+      if (budget.exceeded() || v + by < v == by > 0) {
+        return; // budget spent, or the next value would overflow
+      }
+    }
+  }
+
+  private void repeatRows(
+      List<Map<String, String>> rows, String rest, Construct at, Path baseDir, int depth) {
+    for (Map<String, String> row : rows) {
+      if (over(budget.chargeLine(rest.length()), at.file(), at.line(), at.text())) {
+        return;
+      }
+      withDefinitions(row, rest, at.file(), at.line(), baseDir, depth);
+      if (budget.exceeded()) {
+        return;
+      }
     }
   }
 
@@ -757,56 +782,68 @@ final class Preprocessor {
       return;
     }
     for (int w = 1; w < words.length; w++) {
-      String pattern = words[w];
-      List<Path> matches;
-      try {
-        matches = glob(baseDir, pattern);
-      } catch (InvalidPathException
-          | IOException
-          | SecurityException
-          | java.util.regex.PatternSyntaxException e) {
-        diags.error(
-            file, lineNo, "bad include pattern '" + pattern + "': " + reason(e, null), text);
-        continue;
-      }
-      if (matches.isEmpty()) {
-        diags.error(file, lineNo, "include: no file matches '" + pattern + "'", text);
-        continue;
-      }
-      for (Path p : matches) {
-        if (!Files.isRegularFile(p)) {
-          diags.error(file, lineNo, "include: '" + p + "' is not a regular file", text);
-          continue;
-        }
-        String shown = displayName(p);
-        Construct here = new Construct(file, lineNo, "include " + pattern, text);
-        String content;
-        try {
-          constructs.addLast(here);
-          content = readFile(p, true);
-          if (content == null) {
-            over(budget.chargeInput(0, true), file, lineNo, text);
-            return;
-          }
-        } catch (IOException | SecurityException e) {
-          diags.error(file, lineNo, "include: cannot read '" + p + "': " + reason(e, p), text);
-          continue;
-        } finally {
-          constructs.removeLast();
-        }
-        Path dir = p.toAbsolutePath().getParent();
-        dirs.put(shown, dir.toString());
-        includeDepth++;
-        try {
-          within(here, () -> readText(content, shown, dir));
-        } finally {
-          includeDepth--;
-        }
-        if (budget.exceeded()) {
-          return;
-        }
+      if (!includePattern(words[w], text, file, lineNo, baseDir)) {
+        return;
       }
     }
+  }
+
+  /** The files one include pattern matches, in order; false when reading must stop. */
+  private boolean includePattern(
+      String pattern, String text, String file, int lineNo, Path baseDir) {
+    List<Path> matches;
+    try {
+      matches = glob(baseDir, pattern);
+    } catch (InvalidPathException
+        | IOException
+        | SecurityException
+        | java.util.regex.PatternSyntaxException e) {
+      diags.error(file, lineNo, "bad include pattern '" + pattern + "': " + reason(e, null), text);
+      return true;
+    }
+    if (matches.isEmpty()) {
+      diags.error(file, lineNo, "include: no file matches '" + pattern + "'", text);
+      return true;
+    }
+    for (Path p : matches) {
+      if (!Files.isRegularFile(p)) {
+        diags.error(file, lineNo, "include: '" + p + "' is not a regular file", text);
+        continue;
+      }
+      if (!includeFile(p, pattern, text, file, lineNo)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Reads one included file in place; false when the budget is spent. */
+  private boolean includeFile(Path p, String pattern, String text, String file, int lineNo) {
+    String shown = displayName(p);
+    Construct here = new Construct(file, lineNo, "include " + pattern, text);
+    String content;
+    try {
+      constructs.addLast(here);
+      content = readFile(p, true);
+      if (content == null) {
+        over(budget.chargeInput(0, true), file, lineNo, text);
+        return false;
+      }
+    } catch (IOException | SecurityException e) {
+      diags.error(file, lineNo, "include: cannot read '" + p + "': " + reason(e, p), text);
+      return true;
+    } finally {
+      constructs.removeLast();
+    }
+    Path dir = p.toAbsolutePath().getParent();
+    dirs.put(shown, dir.toString());
+    includeDepth++;
+    try {
+      within(here, () -> readText(content, shown, dir));
+    } finally {
+      includeDepth--;
+    }
+    return !budget.exceeded();
   }
 
   private static String displayName(Path p) {

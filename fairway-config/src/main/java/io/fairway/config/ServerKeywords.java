@@ -11,18 +11,6 @@ import java.util.List;
  * tables, so the two cannot read the same keyword differently.
  */
 final class ServerKeywords {
-  /** Checker timing keywords; {@code nb_get_retry} is read but, being deprecated, not suggested. */
-  static final List<String> TIMING =
-      List.of(
-          "delay_loop",
-          "connect_timeout",
-          "retry",
-          "delay_before_retry",
-          "warmup",
-          "alpha",
-          "rise",
-          "fall");
-
   /** What the shared keywords set; a block starts it from its defaults or its parent's values. */
   static final class Common {
     final Values v;
@@ -70,7 +58,7 @@ final class ServerKeywords {
 
   private static KeywordTable<Common> table() {
     KeywordTable<Common> t = new KeywordTable<>();
-    t.on(TIMING, ServerKeywords::timing).unlisted("nb_get_retry", ServerKeywords::timing);
+    t.include(InheritedTiming.TABLE, c -> new InheritedTiming.Level(c.timing, false, c.v));
     t.on(
         "name",
         (c, n) -> {
@@ -128,10 +116,6 @@ final class ServerKeywords {
       c.forwarding = f;
       c.forwardingNode = n;
     }
-  }
-
-  private static void timing(Common c, Node n) {
-    InheritedTiming.read(n, c.timing, false, c.v);
   }
 
   private static void weight(Common c, Node n) {

@@ -116,12 +116,68 @@ final class VirtualServerParser {
         v, n, new VirtualServerId.Address(a, Protocol.TCP, port), null, null);
   }
 
+  /**
+   * What the service's lb_algo, lb_kind, protocol and TLS settle to once keepalived's defaults are
+   * applied: every later check and default depends on these four.
+   */
+  private record Service(
+      Scheduler scheduler, Forwarding forwarding, Protocol protocol, TlsSettings tls) {}
+
+  /**
+   * The service's id (a fwmark takes its family from its first real server), the servers the block
+   * names or discovers, and how its director lays them out.
+   */
+  private record Pool(
+      VirtualServerId id,
+      List<RealServer> reals,
+      List<DnsDiscovery> discovery,
+      DirectorLayout layout,
+      Optional<SorryServer> sorry) {}
+
   private VirtualServer build(VirtualServerBlock b) {
-    Node n = b.node;
-    ServerKeywords.Common c = b.common;
+    Service s = service(b);
+    DirectorSpec director =
+        new DirectorParser(v, shardParams)
+            .director(s.scheduler(), b.directorBlocks, s.forwarding().method());
+    Duration persistence = persistence(b);
+    checkWeight(b, s.scheduler());
+    RealServerParser rsParser = new RealServerParser(v, trackFiles, logAllFailures);
+    RealServerParser.VsContext ctx = context(b, s);
+    checkPlanes(b, s);
+    Pool pool = pool(b, s, director, rsParser, ctx);
+    VirtualServerId id = pool.id();
+    if (pool.reals().isEmpty() && pool.discovery().isEmpty()) {
+      v.warn(
+          b.node,
+          "virtual_server "
+              + (id == null ? "" : id + " ")
+              + "has no real_server - ignored, "
+              + "as keepalived does");
+      return null;
+    }
+    if (id == null) {
+      return null;
+    }
+    return assemble(b, s, director, persistence, pool);
+  }
+
+  /** The scheduler, lb_kind and protocol with their defaults, and the checks between them. */
+  private Service service(VirtualServerBlock b) {
     Scheduler scheduler = b.scheduler != null ? b.scheduler : Scheduler.WLC;
     Forwarding forwarding = forwarding(b, scheduler);
     Protocol protocol = protocol(b, forwarding);
+    TlsSettings tls = tls(b, forwarding);
+    checkFlags(b, scheduler, protocol);
+    if (b.hashBalance != null && scheduler != Scheduler.MH && scheduler != Scheduler.SHARD) {
+      v.error(
+          b.hashBalanceNode,
+          "hash_balance_factor applies to lb_algo mh or shard, not " + scheduler.keyword());
+    }
+    return new Service(scheduler, forwarding, protocol, tls);
+  }
+
+  /** The block's tls, or the plain-text ALPN settings that replace it. */
+  private TlsSettings tls(VirtualServerBlock b, Forwarding forwarding) {
     if (b.tlsNode != null) {
       TlsParser.checkForwarding(b.tlsNode, forwarding.method(), v);
     }
@@ -132,79 +188,85 @@ final class VirtualServerParser {
         tls = plain;
       }
     }
-    checkFlags(b, scheduler, protocol);
-    if (b.hashBalance != null && scheduler != Scheduler.MH && scheduler != Scheduler.SHARD) {
-      v.error(
-          b.hashBalanceNode,
-          "hash_balance_factor applies to lb_algo mh or shard, not " + scheduler.keyword());
-    }
-    DirectorSpec director =
-        new DirectorParser(v, shardParams)
-            .director(scheduler, b.directorBlocks, forwarding.method());
-    Duration persistence = persistence(b);
+    return tls;
+  }
+
+  private void checkWeight(VirtualServerBlock b, Scheduler scheduler) {
+    ServerKeywords.Common c = b.common;
     if (c.weight != null && scheduler.isKernel() && c.weight != Math.rint(c.weight)) {
       v.error(c.weightNode, "weight must be an integer for lb_algo " + scheduler.keyword());
     }
-    int vsPort = b.addrId != null ? b.addrId.port() : 0;
-    RealServerParser rsParser = new RealServerParser(v, trackFiles, logAllFailures);
-    RealServerParser.VsContext ctx =
-        new RealServerParser.VsContext(
-            scheduler,
-            forwarding,
-            b.fwmark != null || b.groupName != null,
-            vsPort,
-            b.addrId == null ? null : AddressFamily.of(b.addrId.address()),
-            c.weight == null ? 1 : c.weight,
-            c.inhibit,
-            c.timing,
-            c.virtualhost,
-            c.slowStart,
-            c.maxConns,
-            protocol);
+  }
+
+  /** What the block's real servers inherit from it. */
+  private RealServerParser.VsContext context(VirtualServerBlock b, Service s) {
+    ServerKeywords.Common c = b.common;
+    return new RealServerParser.VsContext(
+        s.scheduler(),
+        s.forwarding(),
+        b.fwmark != null || b.groupName != null,
+        b.addrId != null ? b.addrId.port() : 0,
+        b.addrId == null ? null : AddressFamily.of(b.addrId.address()),
+        c.weight == null ? 1 : c.weight,
+        c.inhibit,
+        c.timing,
+        c.virtualhost,
+        c.slowStart,
+        c.maxConns,
+        s.protocol());
+  }
+
+  /** max_conns and proxy_protocol, which only some planes carry. */
+  private void checkPlanes(VirtualServerBlock b, Service s) {
+    ServerKeywords.Common c = b.common;
     if (c.maxConnsNode != null && c.maxConns > 0) {
-      v.maxConnsPlane(c.maxConnsNode, forwarding, protocol);
+      v.maxConnsPlane(c.maxConnsNode, s.forwarding(), s.protocol());
     }
     if (b.proxyProtocolNode != null) {
-      ProxyProtocolParser.plane(b.proxyProtocolNode, v, forwarding, protocol);
+      ProxyProtocolParser.plane(b.proxyProtocolNode, v, s.forwarding(), s.protocol());
     }
+  }
+
+  private Pool pool(
+      VirtualServerBlock b,
+      Service s,
+      DirectorSpec director,
+      RealServerParser rsParser,
+      RealServerParser.VsContext ctx) {
     List<RealServer> reals = realServers(b, rsParser, ctx);
     List<DnsDiscovery> discovery = new DnsBlockParser(v, rsParser).all(b.dnsNodes, ctx);
     DirectorLayout layout =
         new LayoutParser(v, shardParams)
             .layout(
-                n,
-                scheduler,
+                b.node,
+                s.scheduler(),
                 director,
-                forwarding.method(),
+                s.forwarding().method(),
                 b.groupNodes,
                 b.membersNode,
                 b.altHeaderNode,
                 reals);
-    VirtualServerId id = id(b, protocol, reals);
-    Optional<SorryServer> sorry = sorry(b, forwarding, rsParser, ctx, reals);
-    if (reals.isEmpty() && discovery.isEmpty()) {
-      v.warn(
-          n,
-          "virtual_server "
-              + (id == null ? "" : id + " ")
-              + "has no real_server - ignored, "
-              + "as keepalived does");
-      return null;
-    }
-    if (id == null) {
-      return null;
-    }
-    long q = quorum(b, reals);
+    VirtualServerId id = id(b, s.protocol(), reals);
+    Optional<SorryServer> sorry = sorry(b, s.forwarding(), rsParser, ctx, reals);
+    return new Pool(id, reals, discovery, layout, sorry);
+  }
+
+  /** The service, quorum and hysteresis adjusted as keepalived adjusts them. */
+  private VirtualServer assemble(
+      VirtualServerBlock b, Service s, DirectorSpec director, Duration persistence, Pool pool) {
+    ServerKeywords.Common c = b.common;
+    VirtualServerId id = pool.id();
+    long q = quorum(b, pool.reals());
     long h = hysteresis(b, q);
     checkGranularity(b);
     return new VirtualServer(
-        Values.loc(n),
+        Values.loc(b.node),
         id,
         c.name != null ? c.name : defaultName(id),
-        scheduler,
+        s.scheduler(),
         director,
         b.hashBalance == null ? 0 : b.hashBalance,
-        forwarding,
+        s.forwarding(),
         b.flags,
         persistence,
         Optional.ofNullable(b.granularity),
@@ -215,18 +277,18 @@ final class VirtualServerParser {
         h,
         b.quorumUp,
         b.quorumDown,
-        sorry,
-        reals,
+        pool.sorry(),
+        pool.reals(),
         b.overflow,
         c.slowStart,
         new ProxySettings(
             b.proxyTimeouts,
             b.httpForwarded,
-            tls,
+            s.tls(),
             b.proxyProtocolNode == null ? ProxyProtocol.NONE : new ProxyProtocol(true, null)),
-        layout,
+        pool.layout(),
         new AccessLogs(b.accessLogs),
-        discovery,
+        pool.discovery(),
         b.announce);
   }
 

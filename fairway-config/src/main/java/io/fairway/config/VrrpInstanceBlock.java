@@ -73,6 +73,54 @@ final class VrrpInstanceBlock {
     ok = false;
   }
 
+  /** keepalived instance keywords Fairway refuses, with why. */
+  private static final Map<String, String> REFUSED =
+      Map.ofEntries(
+          Map.entry(
+              "use_vmac",
+              "Fairway does not create macvlan interfaces; the virtual addresses "
+                  + "go on the instance's interface itself (drop use_vmac)"),
+          Map.entry("use_vmac_addr", "Fairway does not create macvlan interfaces"),
+          Map.entry("vmac_xmit_base", "Fairway does not create macvlan interfaces"),
+          Map.entry("use_ipvlan", "Fairway does not create ipvlan interfaces"),
+          Map.entry(
+              "auth_hmac",
+              "HMAC authentication is a keepalived extension Fairway does not " + "implement"),
+          Map.entry("virtual_routes", "Fairway does not manage routes (use static routes)"),
+          Map.entry("virtual_rules", "Fairway does not manage policy routing rules"),
+          Map.entry("track_process", "process tracking is not implemented; use a vrrp_script"),
+          Map.entry("track_bfd", "BFD is not implemented"),
+          Map.entry("vrf", "VRF is not implemented"),
+          Map.entry("native_ipv6", "not implemented"),
+          Map.entry("mcast_dst_ip", "not implemented: adverts go to 224.0.0.18 / ff02::12"),
+          Map.entry("unicast_ttl", "not implemented: adverts are sent and checked with TTL 255"),
+          Map.entry("check_unicast_src", "not implemented"),
+          Map.entry("old_unicast_checksum", "not implemented"),
+          Map.entry("v3_checksum_as_v2", "not implemented"),
+          Map.entry("strict_mode", "not implemented per instance; use global_defs vrrp_strict"),
+          Map.entry(
+              "skip_check_adv_addr",
+              "not implemented per instance; use global_defs " + "vrrp_skip_check_adv_addr"),
+          Map.entry("promote_secondaries", "not implemented"),
+          Map.entry("no_virtual_ipaddress", "not implemented"),
+          Map.entry("garp_master_refresh_repeat", "not implemented per instance"),
+          Map.entry("garp_lower_prio_delay", "not implemented"),
+          Map.entry("garp_lower_prio_repeat", "not implemented"),
+          Map.entry("down_timer_adverts", "not implemented: the master down interval is RFC's 3"),
+          Map.entry("notify_deleted", "not implemented"),
+          Map.entry("notify_master_rx_lower_pri", "not implemented"),
+          Map.entry("notify_priority_changes", "not implemented"),
+          Map.entry("lower_prio_no_advert", "not implemented per instance"),
+          Map.entry("higher_prio_send_advert", "not implemented"),
+          Map.entry("owner_ignore_adverts", "not implemented"),
+          Map.entry("unicast_fault_no_peer", "not implemented"),
+          Map.entry("track_src_ip", "not implemented"),
+          Map.entry("linkbeat_use_polling", "not implemented"),
+          Map.entry("debug", "not implemented"),
+          Map.entry("kernel_rx_buf_size", "not implemented"),
+          Map.entry("timer_expired_backup", "not implemented"),
+          Map.entry("garp_extra_if", "not implemented"));
+
   static final KeywordTable<VrrpInstanceBlock> TABLE = table();
 
   private static KeywordTable<VrrpInstanceBlock> table() {
@@ -114,8 +162,7 @@ final class VrrpInstanceBlock {
     t.on(
         List.of("smtp_alert", "dont_track_primary"),
         (d, c) -> d.v.warn(c, "'" + c.keyword() + "' is not used by Fairway; ignored"));
-    VrrpParser.REFUSED.forEach(
-        (k, why) -> t.unlisted(k, (d, c) -> d.v.error(c, "'" + k + "' is not supported: " + why)));
+    t.refuse(REFUSED, d -> d.v);
     return t;
   }
 

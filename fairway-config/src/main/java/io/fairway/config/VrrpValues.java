@@ -115,39 +115,38 @@ final class VrrpValues {
     if (prefix == null) {
       return null;
     }
+    AddressOptions o = new AddressOptions();
+    for (int i = 1; i <= a.argc(); i++) {
+      i = o.option(a, i, addr, v);
+      if (i < 0) {
+        return null;
+      }
+    }
+    return new VirtualAddress(Values.loc(a), addr, prefix, o.dev, o.label, o.scope, o.noTrack);
+  }
+
+  /** A virtual address's options ({@code dev}, {@code label}, {@code scope}, {@code no_track}). */
+  private static final class AddressOptions {
     Optional<String> dev = Optional.empty();
     Optional<String> label = Optional.empty();
-    int scope = 0;
-    boolean noTrack = false;
-    for (int i = 1; i <= a.argc(); i++) {
+    int scope;
+    boolean noTrack;
+
+    /** Reads the option at word {@code i}; the index of its last word, -1 after reporting. */
+    int option(Node a, int i, InetAddress addr, Values v) {
       String opt = a.arg(i);
       switch (opt) {
         case "dev", "label", "scope" -> {
           if (i == a.argc()) {
             v.error(a, "'" + opt + "' needs a value");
-            return null;
+            return -1;
           }
-          String val = a.arg(++i);
-          if (opt.equals("dev")) {
-            dev = Optional.of(val);
-          } else if (opt.equals("label")) {
-            if (!(addr instanceof Inet4Address)) {
-              v.error(a, "label applies to IPv4 addresses only");
-              return null;
-            }
-            label = Optional.of(val);
-          } else {
-            Integer s = scope(val);
-            if (s == null) {
-              v.error(
-                  a,
-                  "scope must be global, site, link, host, nowhere or 0..255, not '" + val + "'");
-              return null;
-            }
-            scope = s;
-          }
+          return valued(a, opt, a.arg(i + 1), addr, v) ? i + 1 : -1;
         }
-        case "no_track" -> noTrack = true;
+        case "no_track" -> {
+          noTrack = true;
+          return i;
+        }
         default -> {
           v.error(
               a,
@@ -155,11 +154,31 @@ final class VrrpValues {
                   + opt
                   + "' is not supported (dev, label, "
                   + "scope and no_track are)");
-          return null;
+          return -1;
         }
       }
     }
-    return new VirtualAddress(Values.loc(a), addr, prefix, dev, label, scope, noTrack);
+
+    private boolean valued(Node a, String opt, String val, InetAddress addr, Values v) {
+      if (opt.equals("dev")) {
+        dev = Optional.of(val);
+      } else if (opt.equals("label")) {
+        if (!(addr instanceof Inet4Address)) {
+          v.error(a, "label applies to IPv4 addresses only");
+          return false;
+        }
+        label = Optional.of(val);
+      } else {
+        Integer s = scope(val);
+        if (s == null) {
+          v.error(
+              a, "scope must be global, site, link, host, nowhere or 0..255, not '" + val + "'");
+          return false;
+        }
+        scope = s;
+      }
+      return true;
+    }
   }
 
   /** The prefix length written after the slash, else the whole address; null when refused. */

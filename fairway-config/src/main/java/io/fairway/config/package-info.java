@@ -21,6 +21,10 @@
  * timing) are one table that each block includes, so they cannot come to mean different things. A
  * parser is only wiring: it runs a block's lines through its table and checks what needs the rest
  * of the file (names defined elsewhere, values inherited from an outer block). That keeps each
- * block small enough to read whole, and a new keyword one entry in one table.
+ * block small enough to read whole, and a new keyword one entry in one table. Options written as
+ * words on one line rather than as keyword lines (a TUN lb_kind's, a virtual address's) are read by
+ * a small reader that holds what has been read so far, for the same reason. Keywords keepalived has
+ * and Fairway refuses are table entries too ({@code KeywordTable.refuse}), so a refusal names the
+ * keyword and why instead of "unknown keyword".
  */
 package io.fairway.config;

@@ -7,6 +7,7 @@ import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.LongSupplier;
 import java.util.function.UnaryOperator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The snapshot model every director shares: writers serialise on a lock, build a new immutable
@@ -52,14 +53,17 @@ public abstract class AbstractDirector<S extends AbstractDirector.State> impleme
   private final Object writeLock = new Object();
   private List<Member> members = List.of(); // guarded by writeLock
   private long version; // guarded by writeLock
+
+  @SuppressWarnings("NullAway.Init") // set by start(), which every subclass constructor ends with
   private volatile S state;
+
   private final CopyOnWriteArrayList<AbstractDirector<?>> parents = new CopyOnWriteArrayList<>();
 
   /** Slow starts by member name ({@link #ramp}); guarded by writeLock. */
   private final java.util.Map<String, Ramps.Entry> rampByName = new java.util.HashMap<>();
 
   /** The slow starts over the published snapshot; {@code null} while nobody ramps. */
-  private volatile Ramps ramps;
+  private volatile @Nullable Ramps ramps;
 
   /**
    * The class of the last backend {@link #pick(Request)} returned, which is known not to be a
@@ -69,7 +73,7 @@ public abstract class AbstractDirector<S extends AbstractDirector.State> impleme
    * for the usual case of one backend type. Racy on purpose: any value a thread sees is a class
    * that was checked, so a stale one only costs a slow-path check.
    */
-  private Class<?> plainBackendClass;
+  private @Nullable Class<?> plainBackendClass;
 
   /**
    * A director with no members yet.
@@ -78,7 +82,7 @@ public abstract class AbstractDirector<S extends AbstractDirector.State> impleme
    * @param algorithm the algorithm's configured name, e.g. {@code shard}
    * @param clock nanoseconds for health change times; {@code null} for {@link System#nanoTime()}
    */
-  protected AbstractDirector(String name, String algorithm, LongSupplier clock) {
+  protected AbstractDirector(String name, String algorithm, @Nullable LongSupplier clock) {
     if (name == null || name.isEmpty()) {
       throw new IllegalArgumentException("director name must not be empty");
     }
@@ -100,7 +104,7 @@ public abstract class AbstractDirector<S extends AbstractDirector.State> impleme
    * health changed. Throw {@link IllegalArgumentException} to refuse the change; the old state
    * stays published.
    */
-  protected abstract S derive(Snapshot snapshot, S previous);
+  protected abstract S derive(Snapshot snapshot, @Nullable S previous);
 
   /** The currently published state; read it once per pick. */
   public final S state() {
@@ -122,7 +126,7 @@ public abstract class AbstractDirector<S extends AbstractDirector.State> impleme
    * backend is itself a director is cached by class.
    */
   @Override
-  public Backend pick(Request request) {
+  public @Nullable Backend pick(Request request) {
     Backend b = choose(request);
     if (b == null || b.getClass() == plainBackendClass) {
       return b;
@@ -135,7 +139,7 @@ public abstract class AbstractDirector<S extends AbstractDirector.State> impleme
   }
 
   /** The rest of {@link Director#pick(Request)} once a pick chose a nested director. */
-  private static Backend resolve(Director nested, Request request) {
+  private static @Nullable Backend resolve(Director nested, Request request) {
     Backend b = nested;
     // Same loop and bound as Director.pick: the first choose already happened, at depth 0.
     for (int depth = 0; b instanceof Director d && depth < 64; depth++) {
@@ -217,8 +221,9 @@ public abstract class AbstractDirector<S extends AbstractDirector.State> impleme
           List<Member> l = new ArrayList<>(next.size());
           for (Member m : next) {
             Member was = old.get(m.name());
-            boolean same = was != null && was.healthy() == m.healthy();
-            l.add(m.withChanged(same ? was.changedNanos() : now));
+            l.add(
+                m.withChanged(
+                    was != null && was.healthy() == m.healthy() ? was.changedNanos() : now));
           }
           return l;
         });
@@ -329,7 +334,7 @@ public abstract class AbstractDirector<S extends AbstractDirector.State> impleme
     return r == null || r.version != s.version() || r.admit(i);
   }
 
-  private Ramps currentRamps() {
+  private @Nullable Ramps currentRamps() {
     Ramps r = ramps;
     if (r != null && r.next != Long.MAX_VALUE && now() - r.next >= 0) {
       synchronized (writeLock) {

@@ -1,6 +1,7 @@
 package io.fairway.director;
 
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Chooses one member for each new connection or request.
@@ -19,13 +20,13 @@ public interface Director extends Backend {
    * Chooses one member for this request without resolving it further: the result may itself be a
    * director. Returns {@code null} when no member qualifies (e.g. all are down).
    */
-  Backend choose(Request request);
+  @Nullable Backend choose(Request request);
 
   /**
    * Chooses a real server for this request, resolving through layered directors. Returns {@code
    * null} when there is none.
    */
-  default Backend pick(Request request) {
+  default @Nullable Backend pick(Request request) {
     Backend b = choose(request);
     // Cycles are refused when members are added, so this terminates; the bound is a safety net
     // against a custom Director that does not use AbstractDirector.

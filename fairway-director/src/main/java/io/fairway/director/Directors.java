@@ -3,6 +3,7 @@ package io.fairway.director;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A set of named backends and directors with lookup by exact name, like Varnish's {@code
@@ -19,12 +20,12 @@ public final class Directors {
   }
 
   /** The backend or director with exactly this name (case-sensitive), or {@code null}. */
-  public Backend lookup(String name) {
+  public @Nullable Backend lookup(String name) {
     return byName.get(name);
   }
 
   /** The director with exactly this name, or {@code null} if absent or not a director. */
-  public Director director(String name) {
+  public @Nullable Director director(String name) {
     return byName.get(name) instanceof Director d ? d : null;
   }
 

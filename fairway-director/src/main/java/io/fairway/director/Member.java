@@ -1,5 +1,7 @@
 package io.fairway.director;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * One member of a director as of one snapshot: which backend, with what weight, and whether it is
  * up. Immutable; a change is a new {@code Member} in a new snapshot.
@@ -22,7 +24,7 @@ public record Member(
     double weight,
     boolean healthy,
     long changedNanos,
-    String ident,
+    @Nullable String ident,
     double rampupSeconds) {
 
   public Member {

@@ -1,6 +1,7 @@
 package io.fairway.director;
 
 import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A director whose published state is just the member snapshot: round_robin, random and hash derive
@@ -21,12 +22,12 @@ public abstract class PlainDirector extends AbstractDirector<PlainDirector.Plain
    * @param algorithm the algorithm's configured name
    * @param clock nanosecond clock for health change times, {@code null} for the system clock
    */
-  protected PlainDirector(String name, String algorithm, LongSupplier clock) {
+  protected PlainDirector(String name, String algorithm, @Nullable LongSupplier clock) {
     super(name, algorithm, clock);
   }
 
   @Override
-  protected final Plain derive(Snapshot snapshot, Plain previous) {
+  protected final Plain derive(Snapshot snapshot, @Nullable Plain previous) {
     return new Plain(snapshot);
   }
 }

@@ -3,6 +3,7 @@ package io.fairway.director;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The slow starts of one director's members as of one snapshot: per member index, how far its ramp
@@ -45,7 +46,7 @@ final class Ramps {
    * The ramps of {@code byName} over this snapshot at {@code now}, or {@code null} when none is
    * running. Ramps whose time is up are removed from {@code byName}.
    */
-  static Ramps of(Snapshot s, Map<String, Entry> byName, long now) {
+  static @Nullable Ramps of(Snapshot s, Map<String, Entry> byName, long now) {
     long next = Long.MAX_VALUE;
     for (Iterator<Entry> it = byName.values().iterator(); it.hasNext(); ) {
       Entry e = it.next();

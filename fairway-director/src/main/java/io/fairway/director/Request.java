@@ -1,6 +1,7 @@
 package io.fairway.director;
 
 import java.net.InetSocketAddress;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What an algorithm may select by, for one new connection or request. Each algorithm reads only
@@ -20,23 +21,23 @@ public final class Request {
   public static final Request EMPTY = new Request(-1, null, null, null, null, 0, false, null);
 
   private final long key;
-  private final String keyString;
-  private final byte[] blob;
-  private final InetSocketAddress client;
-  private final InetSocketAddress destination;
+  private final @Nullable String keyString;
+  private final byte @Nullable [] blob;
+  private final @Nullable InetSocketAddress client;
+  private final @Nullable InetSocketAddress destination;
   private final int alt;
   private final boolean altGiven;
-  private final Params params;
+  private final @Nullable Params params;
 
   private Request(
       long key,
-      String keyString,
-      byte[] blob,
-      InetSocketAddress client,
-      InetSocketAddress destination,
+      @Nullable String keyString,
+      byte @Nullable [] blob,
+      @Nullable InetSocketAddress client,
+      @Nullable InetSocketAddress destination,
       int alt,
       boolean altGiven,
-      Params params) {
+      @Nullable Params params) {
     this.key = key;
     this.keyString = keyString;
     this.blob = blob;
@@ -64,7 +65,8 @@ public final class Request {
   }
 
   /** A request from this client to this destination, for the address-hashing schedulers. */
-  public static Request ofFlow(InetSocketAddress client, InetSocketAddress destination) {
+  public static Request ofFlow(
+      @Nullable InetSocketAddress client, @Nullable InetSocketAddress destination) {
     return new Request(-1, null, null, client, destination, 0, false, null);
   }
 
@@ -123,22 +125,22 @@ public final class Request {
   }
 
   /** The key string, or {@code null}. */
-  public String keyString() {
+  public @Nullable String keyString() {
     return keyString;
   }
 
   /** The key blob (not a copy; do not modify), or {@code null}. */
-  public byte[] blob() {
+  public byte @Nullable [] blob() {
     return blob;
   }
 
   /** The client address, or {@code null}. */
-  public InetSocketAddress client() {
+  public @Nullable InetSocketAddress client() {
     return client;
   }
 
   /** The destination address, or {@code null}. */
-  public InetSocketAddress destination() {
+  public @Nullable InetSocketAddress destination() {
     return destination;
   }
 
@@ -157,7 +159,7 @@ public final class Request {
   }
 
   /** Algorithm-specific parameters, or {@code null} for the director's defaults. */
-  public Params params() {
+  public @Nullable Params params() {
     return params;
   }
 

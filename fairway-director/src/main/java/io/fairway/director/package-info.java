@@ -29,5 +29,13 @@
  *
  * <p>The Varnish algorithms live in {@code io.fairway.director.varnish}; the kernel's in {@code
  * io.fairway.director.sched}. This module has no runtime dependencies.
+ *
+ * <p>The three packages are {@code @NullMarked}: whatever a caller may leave out (a request's key
+ * or client, a clock, a director's previous state) and whatever a pick may not find is declared
+ * {@code @Nullable}, and NullAway checks every use at compile time, because a library called from
+ * several data planes cannot rely on each caller knowing which values may be absent.
  */
+@NullMarked
 package io.fairway.director;
+
+import org.jspecify.annotations.NullMarked;

@@ -7,6 +7,7 @@ import io.fairway.director.Request;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Bounded-load consistent hashing for a director that offers alternatives (Varnish's {@code shard},
@@ -55,7 +56,8 @@ public final class BoundedLoadDirector implements Director {
     public synchronized void close() {
       if (closed) return;
       closed = true;
-      loads.get(backend).decrementAndGet();
+      // Every leased backend has a counter: open() creates it and nothing removes it.
+      java.util.Objects.requireNonNull(loads.get(backend)).decrementAndGet();
       total.decrementAndGet();
     }
   }
@@ -64,7 +66,7 @@ public final class BoundedLoadDirector implements Director {
    * Chooses under the load bound and counts the connection; null when the inner director has
    * nobody.
    */
-  public Lease open(Request request) {
+  public @Nullable Lease open(Request request) {
     Backend b = pick(request);
     if (b == null) return null;
     loads.computeIfAbsent(b, k -> new AtomicInteger()).incrementAndGet();
@@ -79,7 +81,7 @@ public final class BoundedLoadDirector implements Director {
   }
 
   @Override
-  public Backend choose(Request request) {
+  public @Nullable Backend choose(Request request) {
     List<Member> members = inner.members();
     int up = 0;
     for (Member m : members) if (m.healthy()) up++;

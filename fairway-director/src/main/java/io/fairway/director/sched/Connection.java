@@ -1,5 +1,7 @@
 package io.fairway.director.sched;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * One scheduled connection, as the data plane reports its life: {@link #established()} when the
  * handshake completes, {@link #closing()} on FIN or reset, {@link #expire()} when it is gone. The
@@ -17,7 +19,7 @@ public final class Connection {
   private final VirtualService service;
   private final Dest dest;
   private final boolean sorry;
-  private final PersistenceTemplates.Template template;
+  private final PersistenceTemplates.@Nullable Template template;
   private Dest.ConnKind kind;
   private boolean expired;
 
@@ -26,7 +28,7 @@ public final class Connection {
       Dest dest,
       boolean sorry,
       Dest.ConnKind kind,
-      PersistenceTemplates.Template template) {
+      PersistenceTemplates.@Nullable Template template) {
     this.service = service;
     this.dest = dest;
     this.sorry = sorry;

@@ -5,6 +5,7 @@ import io.fairway.director.SlowStart;
 import java.net.InetAddress;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One real server of a virtual service, with the live state the kernel keeps in {@code struct
@@ -120,7 +121,7 @@ public final class Dest implements Backend {
     return backend;
   }
 
-  void backend(Backend b) {
+  void backend(@Nullable Backend b) {
     backend = b == null ? this : b;
   }
 

@@ -61,7 +61,8 @@ public record DestSpec(
 
   /** A server with a weight and no thresholds. */
   public static DestSpec of(String ip, int port, int weight) {
-    return new DestSpec(null, Addresses.parse(ip), port, weight, 0, 0);
+    InetAddress a = Addresses.parse(ip);
+    return new DestSpec(defaultName(a, port), a, port, weight, 0, 0);
   }
 
   public DestSpec withWeight(int w) {

@@ -1,6 +1,7 @@
 package io.fairway.director.sched;
 
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code dh} (ip_vs_dh.c): a 256-bucket table holding the servers round-robin (weights do not
@@ -26,7 +27,7 @@ final class DestinationHashing implements KernelScheduler {
   }
 
   @Override
-  public Dest pick(int clientFold, int clientPort, int destinationFold) {
+  public @Nullable Dest pick(int clientFold, int clientPort, int destinationFold) {
     Dest d = buckets[KernelHash.hash32(destinationFold, SourceHashing.TAB_BITS)];
     if (d == null || !d.available() || d.weight() <= 0 || d.overloaded()) return null;
     return d;

@@ -2,6 +2,7 @@ package io.fairway.director.sched;
 
 import java.net.InetAddress;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The part of a new connection a scheduler may look at: who connects (source hashing, persistence)
@@ -13,12 +14,13 @@ import java.util.Objects;
 public final class Flow {
   private final InetAddress client;
   private final int clientPort;
-  private final InetAddress destination;
+  private final @Nullable InetAddress destination;
   private final int destinationPort;
   private final int clientFold;
   private final int destinationFold;
 
-  public Flow(InetAddress client, int clientPort, InetAddress destination, int destinationPort) {
+  public Flow(
+      InetAddress client, int clientPort, @Nullable InetAddress destination, int destinationPort) {
     this.client = Objects.requireNonNull(client, "client");
     this.clientPort = checkPort(clientPort);
     this.destination = destination;
@@ -46,7 +48,7 @@ public final class Flow {
     return clientPort;
   }
 
-  public InetAddress destination() {
+  public @Nullable InetAddress destination() {
     return destination;
   }
 

@@ -1,6 +1,7 @@
 package io.fairway.director.sched;
 
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One IPVS scheduling algorithm: picks the real server for a <em>new</em> connection, or none.
@@ -38,7 +39,7 @@ public interface KernelScheduler {
    * The server for a new connection, or {@code null} when the kernel would answer "no destination
    * available".
    */
-  default Dest schedule(Flow flow) {
+  default @Nullable Dest schedule(Flow flow) {
     return pick(flow.clientFold(), flow.clientPort(), flow.destinationFold());
   }
 
@@ -50,7 +51,7 @@ public interface KernelScheduler {
    * @param clientPort the client's source port (sh-port, mh-port)
    * @param destinationFold the packet's destination address, folded (dh)
    */
-  Dest pick(int clientFold, int clientPort, int destinationFold);
+  @Nullable Dest pick(int clientFold, int clientPort, int destinationFold);
 
   /**
    * The kernel's address fold of {@code a}: IPv4 as a number, IPv6 as the XOR of its four 32-bit

@@ -1,5 +1,7 @@
 package io.fairway.director.sched;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * {@code lc} (ip_vs_lc.c): the server with the lowest overhead, where an active connection costs
  * 256 inactive ones. Weight only matters as "zero means quiesced"; the first of equals in list
@@ -17,7 +19,7 @@ final class LeastConnection extends ListScheduler {
   }
 
   @Override
-  public Dest pick(int clientFold, int clientPort, int destinationFold) {
+  public @Nullable Dest pick(int clientFold, int clientPort, int destinationFold) {
     Dest least = null;
     long loh = 0;
     int lu = 0;

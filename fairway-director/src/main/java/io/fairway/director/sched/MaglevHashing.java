@@ -2,6 +2,7 @@ package io.fairway.director.sched;
 
 import java.util.BitSet;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code mh} (ip_vs_mh.c): Maglev consistent hashing. Each server gets a permutation of the table
@@ -138,7 +139,7 @@ final class MaglevHashing implements KernelScheduler {
   }
 
   @Override
-  public Dest pick(int clientFold, int clientPort, int destinationFold) {
+  public @Nullable Dest pick(int clientFold, int clientPort, int destinationFold) {
     State s = state;
     Dest[] lookup = s.lookup;
     int fold = clientFold;

@@ -1,5 +1,7 @@
 package io.fairway.director.sched;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * {@code nq} (ip_vs_nq.c): the first idle server (no active connection) in list order; when none is
  * idle, the {@code sed} rule.
@@ -15,7 +17,7 @@ final class NeverQueue extends ListScheduler {
   }
 
   @Override
-  public Dest pick(int clientFold, int clientPort, int destinationFold) {
+  public @Nullable Dest pick(int clientFold, int clientPort, int destinationFold) {
     Dest least = null;
     long loh = 0;
     for (Dest d : dests) {

@@ -6,6 +6,7 @@ import io.fairway.director.Member;
 import io.fairway.director.Request;
 import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Overflow to the sorry server for <em>any</em> director (Varnish's round_robin, shard, ...): when
@@ -30,7 +31,7 @@ public final class OverflowDirector implements Director {
   }
 
   @Override
-  public Backend choose(Request request) {
+  public @Nullable Backend choose(Request request) {
     Backend b = inner.pick(request);
     if (b != null) return b;
     overflowed.increment();

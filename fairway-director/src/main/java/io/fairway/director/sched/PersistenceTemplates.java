@@ -5,6 +5,7 @@ import java.net.InetAddress;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The kernel's persistence templates (ip_vs_core.c {@code ip_vs_sched_persist}, ip_vs_conn.c): one
@@ -68,7 +69,7 @@ final class PersistenceTemplates {
   }
 
   /** A valid template for this client, or null (expired ones are dropped on the way). */
-  synchronized Template lookup(Key key, long now) {
+  synchronized @Nullable Template lookup(Key key, long now) {
     Template t = templates.get(key);
     if (t == null) return null;
     if (expired(t, now)

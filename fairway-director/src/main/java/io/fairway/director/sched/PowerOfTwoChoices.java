@@ -3,6 +3,7 @@ package io.fairway.director.sched;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.IntUnaryOperator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code twos}: power-of-two-choices least connections, HAProxy 3.3's default balance algorithm.
@@ -49,7 +50,7 @@ final class PowerOfTwoChoices implements KernelScheduler {
   }
 
   @Override
-  public Dest pick(int clientFold, int clientPort, int destinationFold) {
+  public @Nullable Dest pick(int clientFold, int clientPort, int destinationFold) {
     Table t = table;
     Dest[] d = t.dests;
     long[] c = t.cumulative;

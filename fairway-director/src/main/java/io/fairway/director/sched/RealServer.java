@@ -28,7 +28,8 @@ public record RealServer(
 
   /** {@code IP:PORT} or {@code [IPv6]:PORT}, no thresholds. */
   public static RealServer parse(String ipPort) {
-    return new RealServer(null, Flows.parseHostPort(ipPort, "real server"), 0, 0);
+    InetSocketAddress a = Flows.parseHostPort(ipPort, "real server");
+    return new RealServer(DestSpec.defaultName(a.getAddress(), a.getPort()), a, 0, 0);
   }
 
   DestSpec spec(int weight) {

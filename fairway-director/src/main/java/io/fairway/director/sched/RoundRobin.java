@@ -1,6 +1,7 @@
 package io.fairway.director.sched;
 
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code rr} (ip_vs_rr.c): the next usable server after the one picked last, in list order. The
@@ -121,7 +122,7 @@ final class RoundRobin implements KernelScheduler {
   }
 
   @Override
-  public synchronized Dest pick(int clientFold, int clientPort, int destinationFold) {
+  public synchronized @Nullable Dest pick(int clientFold, int clientPort, int destinationFold) {
     Dest[] d = dests;
     int n = d.length;
     int declined = -1;

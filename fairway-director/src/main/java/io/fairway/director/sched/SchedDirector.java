@@ -9,6 +9,7 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A kernel scheduler behind the common {@link io.fairway.director.Director} entry point, so the
@@ -60,7 +61,7 @@ public final class SchedDirector extends AbstractDirector<SchedDirector.SchedSta
   }
 
   @Override
-  protected SchedState derive(Snapshot snapshot, SchedState previous) {
+  protected SchedState derive(Snapshot snapshot, @Nullable SchedState previous) {
     List<DestSpec> specs = new ArrayList<>();
     java.util.Map<String, Backend> owners = new java.util.HashMap<>();
     for (int i = 0; i < snapshot.size(); i++) {
@@ -100,7 +101,7 @@ public final class SchedDirector extends AbstractDirector<SchedDirector.SchedSta
   }
 
   /** Sets (or clears, with null) the sorry server that takes new connections nobody else can. */
-  public void setSorryServer(RealServer sorry) {
+  public void setSorryServer(@Nullable RealServer sorry) {
     Dest d = service.setSorryServer(sorry == null ? null : sorry.spec(1));
     if (d != null) d.backend(sorry);
   }
@@ -111,7 +112,7 @@ public final class SchedDirector extends AbstractDirector<SchedDirector.SchedSta
   }
 
   @Override
-  public Backend choose(Request request) {
+  public @Nullable Backend choose(Request request) {
     InetSocketAddress c = request.client();
     InetSocketAddress d = request.destination();
     Dest dest =
@@ -124,7 +125,7 @@ public final class SchedDirector extends AbstractDirector<SchedDirector.SchedSta
   }
 
   /** Schedules and counts a new connection (the data plane's entry point); null when refused. */
-  public Connection open(Request request) {
+  public @Nullable Connection open(Request request) {
     InetSocketAddress c = request.client();
     InetSocketAddress d = request.destination();
     if (c == null)

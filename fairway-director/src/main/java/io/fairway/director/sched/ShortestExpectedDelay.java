@@ -1,5 +1,7 @@
 package io.fairway.director.sched;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * {@code sed} (ip_vs_sed.c): the lowest (active + 1) / weight — the delay a new connection would
  * expect. Inactive connections are ignored.
@@ -11,7 +13,7 @@ final class ShortestExpectedDelay extends ListScheduler {
   }
 
   @Override
-  public Dest pick(int clientFold, int clientPort, int destinationFold) {
+  public @Nullable Dest pick(int clientFold, int clientPort, int destinationFold) {
     return WeightedLeastConnection.pickWeighted(dests, true);
   }
 }

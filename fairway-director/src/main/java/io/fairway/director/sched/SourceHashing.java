@@ -1,6 +1,7 @@
 package io.fairway.director.sched;
 
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code sh} (ip_vs_sh.c): a 256-bucket table filled with the servers in list order, each taking
@@ -68,7 +69,7 @@ final class SourceHashing implements KernelScheduler {
   }
 
   @Override
-  public Dest pick(int clientFold, int clientPort, int destinationFold) {
+  public @Nullable Dest pick(int clientFold, int clientPort, int destinationFold) {
     Dest[] b = buckets;
     int fold = clientFold;
     int port = usePort ? clientPort : 0;

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A virtual server as the userspace data plane sees it: its real servers with live counts, the
@@ -39,7 +40,7 @@ import java.util.function.LongSupplier;
  */
 public final class VirtualService {
   private final KernelScheduler scheduler;
-  private final PersistenceTemplates templates;
+  private final @Nullable PersistenceTemplates templates;
   private final LongSupplier clockMillis;
   private final LongSupplier nanos;
 
@@ -59,7 +60,7 @@ public final class VirtualService {
   private final java.util.LinkedHashMap<At, Dest> members = new java.util.LinkedHashMap<>();
 
   /** The changes of the batch under way, or null outside a batch. */
-  private List<MemberChange> batch;
+  private @Nullable List<MemberChange> batch;
 
   /**
    * The weight scale of the last publication (1, or {@link io.fairway.director.SlowStart#STEPS}
@@ -68,7 +69,7 @@ public final class VirtualService {
    */
   private int scale = 1;
 
-  private volatile Dest sorry;
+  private volatile @Nullable Dest sorry;
 
   /**
    * Removed servers, kept like the kernel's dest trash: re-adding the same address:port revives the
@@ -80,7 +81,7 @@ public final class VirtualService {
   private record At(InetAddress address, int port) {}
 
   public VirtualService(
-      KernelScheduler scheduler, Persistence persistence, LongSupplier clockMillis) {
+      KernelScheduler scheduler, @Nullable Persistence persistence, LongSupplier clockMillis) {
     this(scheduler, persistence, clockMillis, System::nanoTime);
   }
 
@@ -91,7 +92,7 @@ public final class VirtualService {
    */
   public VirtualService(
       KernelScheduler scheduler,
-      Persistence persistence,
+      @Nullable Persistence persistence,
       LongSupplier clockMillis,
       LongSupplier nanos) {
     this.nanos = nanos;
@@ -116,12 +117,12 @@ public final class VirtualService {
   }
 
   /** The sorry server, or null. */
-  public Dest sorryServer() {
+  public @Nullable Dest sorryServer() {
     return sorry;
   }
 
   /** Finds a real server (or the sorry server) by its printed name. */
-  public Dest byName(String name) {
+  public @Nullable Dest byName(String name) {
     for (Dest d : addOrder) if (d.name().equals(name)) return d;
     Dest s = sorry;
     return s != null && s.name().equals(name) ? s : null;
@@ -250,8 +251,8 @@ public final class VirtualService {
       // published, and this reconcile is one plain update of its own.
       flushBatch();
     }
-    boolean batched = batch != null && !ramping;
-    List<MemberChange> changes = batched ? batch : new ArrayList<>();
+    List<MemberChange> changes = batch != null && !ramping ? batch : new ArrayList<>();
+    boolean batched = changes == batch;
     for (java.util.Iterator<java.util.Map.Entry<At, Dest>> it = members.entrySet().iterator();
         it.hasNext(); ) {
       java.util.Map.Entry<At, Dest> e = it.next();
@@ -278,7 +279,7 @@ public final class VirtualService {
   }
 
   /** Sets or clears ({@code null}) the sorry server. It must not also be a real server. */
-  public synchronized Dest setSorryServer(DestSpec spec) {
+  public synchronized @Nullable Dest setSorryServer(@Nullable DestSpec spec) {
     if (spec == null) {
       sorry = null;
       return null;
@@ -293,7 +294,7 @@ public final class VirtualService {
     return sorry;
   }
 
-  private static void checkNotSorry(DestSpec real, DestSpec sorrySpec) {
+  private static void checkNotSorry(DestSpec real, @Nullable DestSpec sorrySpec) {
     if (sorrySpec != null && real.sameServer(sorrySpec.address(), sorrySpec.port())) {
       throw new IllegalArgumentException(
           "sorry_server "
@@ -302,7 +303,7 @@ public final class VirtualService {
     }
   }
 
-  private static void checkNotSorry(DestSpec real, Dest sorryDest) {
+  private static void checkNotSorry(DestSpec real, @Nullable Dest sorryDest) {
     if (sorryDest != null) checkNotSorry(real, sorryDest.spec());
   }
 
@@ -383,7 +384,7 @@ public final class VirtualService {
    * server if the client has a valid one, else the scheduler's choice, else the sorry server, else
    * {@code null} (refused).
    */
-  public Dest pick(Flow flow) {
+  public @Nullable Dest pick(Flow flow) {
     return pick(flow.client(), flow.clientFold(), flow.clientPort(), flow.destinationFold());
   }
 
@@ -391,7 +392,8 @@ public final class VirtualService {
    * {@link #pick(Flow)} on precomputed folds ({@link KernelScheduler#fold}); allocates nothing
    * without persistence.
    */
-  public Dest pick(InetAddress client, int clientFold, int clientPort, int destinationFold) {
+  public @Nullable Dest pick(
+      @Nullable InetAddress client, int clientFold, int clientPort, int destinationFold) {
     tickRamps();
     if (templates != null && client != null) {
       PersistenceTemplates.Template t =
@@ -402,7 +404,7 @@ public final class VirtualService {
     return d != null ? d : overflow();
   }
 
-  private Dest overflow() {
+  private @Nullable Dest overflow() {
     Dest s = sorry;
     return s != null && !s.overloaded() ? s : null;
   }
@@ -417,7 +419,7 @@ public final class VirtualService {
    * packet: since Linux 4.8 the kernel counts the handshake states (SYN_SENT, SYN_RECV) as active,
    * so a SYN flood shows up in lc.
    */
-  public Connection open(Flow flow) {
+  public @Nullable Connection open(Flow flow) {
     tickRamps();
     Dest.ConnKind kind = Dest.ConnKind.ACTIVE;
     long now = clockMillis.getAsLong();
@@ -447,7 +449,8 @@ public final class VirtualService {
   }
 
   void templateReleased(PersistenceTemplates.Template t) {
-    templates.release(t, clockMillis.getAsLong());
+    // A template exists only where persistence is on, so templates is set.
+    if (templates != null) templates.release(t, clockMillis.getAsLong());
   }
 
   /** Drops expired persistence templates; returns how many. */

@@ -1,5 +1,7 @@
 package io.fairway.director.sched;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * {@code fo} (ip_vs_fo.c): everything to the usable server with the highest weight; the first of
  * equals in list order. Operators use weights as priorities: the backup takes over only when the
@@ -16,7 +18,7 @@ final class WeightedFailover extends ListScheduler {
   }
 
   @Override
-  public Dest pick(int clientFold, int clientPort, int destinationFold) {
+  public @Nullable Dest pick(int clientFold, int clientPort, int destinationFold) {
     Dest best = null;
     int hw = 0;
     Dest steady = null;
@@ -33,6 +35,7 @@ final class WeightedFailover extends ListScheduler {
         hs = w;
       }
     }
-    return best == steady || steady == null || best.admit() ? best : steady;
+    // steady is one of the candidates best was chosen from, so best is set whenever steady is.
+    return best == steady || steady == null || best == null || best.admit() ? best : steady;
   }
 }

@@ -1,5 +1,7 @@
 package io.fairway.director.sched;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * {@code wlc} (ip_vs_wlc.c): the lowest overhead/weight, compared by cross-multiplication. The
  * first usable server seeds the search; later weight-0 servers are visited but can never win the
@@ -15,12 +17,12 @@ final class WeightedLeastConnection extends ListScheduler {
   }
 
   @Override
-  public Dest pick(int clientFold, int clientPort, int destinationFold) {
+  public @Nullable Dest pick(int clientFold, int clientPort, int destinationFold) {
     return pickWeighted(dests, false);
   }
 
   /** Shared by wlc and sed: they differ only in how the overhead is counted. */
-  static Dest pickWeighted(Dest[] dests, boolean sed) {
+  static @Nullable Dest pickWeighted(Dest[] dests, boolean sed) {
     int n = dests.length;
     int i = 0;
     Dest least = null;

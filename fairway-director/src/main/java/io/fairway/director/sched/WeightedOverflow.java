@@ -1,5 +1,7 @@
 package io.fairway.director.sched;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * {@code ovf} (ip_vs_ovf.c): the highest-weight server whose active connections do not exceed its
  * weight — the weight is a connection budget, and traffic overflows to the next server once it is
@@ -15,7 +17,7 @@ final class WeightedOverflow extends ListScheduler {
   }
 
   @Override
-  public Dest pick(int clientFold, int clientPort, int destinationFold) {
+  public @Nullable Dest pick(int clientFold, int clientPort, int destinationFold) {
     Dest h = null;
     Dest steady = null;
     for (Dest d : dests) {
@@ -24,6 +26,7 @@ final class WeightedOverflow extends ListScheduler {
       if (h == null || w > h.weight()) h = d;
       if (!d.ramping() && (steady == null || w > steady.weight())) steady = d;
     }
-    return h == steady || steady == null || h.admit() ? h : steady;
+    // steady is one of the candidates h was chosen from, so h is set whenever steady is.
+    return h == steady || steady == null || h == null || h.admit() ? h : steady;
   }
 }

@@ -1,6 +1,7 @@
 package io.fairway.director.sched;
 
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code wrr} (ip_vs_wrr.c): interleaved weighted round robin. Each pass admits servers whose
@@ -92,7 +93,7 @@ final class WeightedRoundRobin implements KernelScheduler {
   }
 
   @Override
-  public synchronized Dest pick(int clientFold, int clientPort, int destinationFold) {
+  public synchronized @Nullable Dest pick(int clientFold, int clientPort, int destinationFold) {
     Dest[] d = dests;
     int n = d.length;
     int dest = cl;

@@ -36,4 +36,7 @@
  * {@link io.fairway.director.sched.Connection} for the data plane's connection accounting; {@link
  * io.fairway.director.sched.LoadSnapshot} for {@code fairway pick --conns}.
  */
+@NullMarked
 package io.fairway.director.sched;
+
+import org.jspecify.annotations.NullMarked;

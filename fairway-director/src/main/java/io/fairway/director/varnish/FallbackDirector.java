@@ -9,6 +9,7 @@ import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Varnish's {@code fallback}: the first member that is up, in add order, which is how an operator
@@ -46,7 +47,7 @@ public final class FallbackDirector extends AbstractDirector<FallbackDirector.St
   }
 
   /** A fallback director; {@code sticky} as Varnish's {@code directors.fallback(sticky)}. */
-  public FallbackDirector(String name, boolean sticky, LongSupplier clock) {
+  public FallbackDirector(String name, boolean sticky, @Nullable LongSupplier clock) {
     super(name, "fallback", clock);
     this.sticky = sticky;
     start();
@@ -58,7 +59,7 @@ public final class FallbackDirector extends AbstractDirector<FallbackDirector.St
   }
 
   @Override
-  protected Sticky derive(Snapshot s, Sticky previous) {
+  protected Sticky derive(Snapshot s, @Nullable Sticky previous) {
     if (previous == null) {
       return new Sticky(s, 0);
     }
@@ -102,7 +103,7 @@ public final class FallbackDirector extends AbstractDirector<FallbackDirector.St
   }
 
   @Override
-  public Backend choose(Request request) {
+  public @Nullable Backend choose(Request request) {
     Sticky st = state();
     Snapshot s = st.snapshot();
     if (!sticky) {
@@ -131,7 +132,7 @@ public final class FallbackDirector extends AbstractDirector<FallbackDirector.St
   }
 
   /** The member the sticky cursor is on (for status output), or {@code null}. */
-  public Member current() {
+  public @Nullable Member current() {
     Sticky st = state();
     int c = st.cur.get();
     return c < st.snapshot().size() ? st.snapshot().member(c) : null;

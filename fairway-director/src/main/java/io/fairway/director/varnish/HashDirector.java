@@ -5,6 +5,7 @@ import io.fairway.director.PlainDirector;
 import io.fairway.director.Request;
 import io.fairway.director.Snapshot;
 import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Varnish's {@code hash}: {@code r = HashStrands32(key string) * 2^-32}, then the weighted walk
@@ -30,19 +31,19 @@ public final class HashDirector extends PlainDirector {
   }
 
   /** A hash director with the given clock. */
-  public HashDirector(String name, LongSupplier clock) {
+  public HashDirector(String name, @Nullable LongSupplier clock) {
     super(name, "hash", clock);
     start();
   }
 
   @Override
-  public Backend choose(Request request) {
+  public @Nullable Backend choose(Request request) {
     long h = request.hasKey() ? request.key() : VarnishHash.hash32(request.keyString());
     return chooseByHash(h);
   }
 
   /** The member for an already computed 32-bit hash ({@code 0 .. 2^32-1}). */
-  public Backend chooseByHash(long hash32) {
+  public @Nullable Backend chooseByHash(long hash32) {
     Snapshot s = state().snapshot();
     int i = s.pickWeighted(hash32 * 0x1p-32);
     return i < 0 ? null : s.backend(i);

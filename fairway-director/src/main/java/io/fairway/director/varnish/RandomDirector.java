@@ -6,6 +6,7 @@ import io.fairway.director.RandomSource;
 import io.fairway.director.Request;
 import io.fairway.director.Snapshot;
 import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Varnish's {@code random}: each up member gets {@code weight / sum(weights of up members)} of the
@@ -33,7 +34,7 @@ public final class RandomDirector extends PlainDirector {
   }
 
   /** A random director with the given random source and clock. */
-  public RandomDirector(String name, RandomSource random, LongSupplier clock) {
+  public RandomDirector(String name, @Nullable RandomSource random, @Nullable LongSupplier clock) {
     super(name, "random", clock);
     this.random = random == null ? RandomSource.threadLocal() : random;
     start();
@@ -45,7 +46,7 @@ public final class RandomDirector extends PlainDirector {
   }
 
   @Override
-  public Backend choose(Request request) {
+  public @Nullable Backend choose(Request request) {
     Snapshot s = state().snapshot();
     // Draw even when nothing is up, as Varnish does, so a seeded sequence stays in step.
     int i = s.pickWeighted(random.next31() * 0x1p-31);

@@ -6,6 +6,7 @@ import io.fairway.director.Request;
 import io.fairway.director.Snapshot;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Varnish's {@code round_robin}: members in add order, skipping those that are down; the cursor
@@ -36,7 +37,7 @@ public final class RoundRobinDirector extends PlainDirector {
   }
 
   /** A round-robin director with a given clock (nanoseconds). */
-  public RoundRobinDirector(String name, LongSupplier clock) {
+  public RoundRobinDirector(String name, @Nullable LongSupplier clock) {
     super(name, "round_robin", clock);
     start();
   }
@@ -47,7 +48,7 @@ public final class RoundRobinDirector extends PlainDirector {
   }
 
   @Override
-  public Backend choose(Request request) {
+  public @Nullable Backend choose(Request request) {
     Snapshot s = state().snapshot();
     int n = s.size();
     if (n == 0 || !s.anyUp()) {
@@ -77,7 +78,7 @@ public final class RoundRobinDirector extends PlainDirector {
   }
 
   /** {@link #choose} while a member ramps: the same walk, skipping the turns its ramp declines. */
-  private Backend chooseRamping(Snapshot s, int n) {
+  private @Nullable Backend chooseRamping(Snapshot s, int n) {
     while (true) {
       int cur = next.get();
       int i = cur < n ? cur : cur % n;

@@ -9,6 +9,7 @@ import io.fairway.director.Snapshot;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Varnish's {@code shard}: a consistent-hash ring. Each member contributes {@code trunc(replicas *
@@ -104,7 +105,11 @@ public final class ShardDirector extends AbstractDirector<ShardDirector.Ring> {
    * @param random dice for rampup and warmup ({@code null}: per-thread)
    * @param clock nanoseconds for rampup ({@code null}: {@link System#nanoTime()})
    */
-  public ShardDirector(String name, Settings settings, RandomSource random, LongSupplier clock) {
+  public ShardDirector(
+      String name,
+      @Nullable Settings settings,
+      @Nullable RandomSource random,
+      @Nullable LongSupplier clock) {
     super(name, "shard", clock);
     this.settings = settings == null ? Settings.DEFAULTS : settings;
     this.random = random == null ? RandomSource.threadLocal() : random;
@@ -117,7 +122,7 @@ public final class ShardDirector extends AbstractDirector<ShardDirector.Ring> {
   }
 
   @Override
-  protected Ring derive(Snapshot s, Ring previous) {
+  protected Ring derive(Snapshot s, @Nullable Ring previous) {
     int n = s.size();
     String[] idents = new String[n];
     int[] reps = new int[n];
@@ -140,7 +145,7 @@ public final class ShardDirector extends AbstractDirector<ShardDirector.Ring> {
   }
 
   @Override
-  public Backend choose(Request request) {
+  public @Nullable Backend choose(Request request) {
     ShardParams p = request.params() instanceof ShardParams sp ? sp : settings.defaults();
     long key = request.hasKey() ? request.key() : key(p.by(), request);
     // A request's own alt (even 0) overrides the parameter set's, as a VCL alt= argument does.
@@ -163,7 +168,7 @@ public final class ShardDirector extends AbstractDirector<ShardDirector.Ring> {
    * alternative, with these parameters ({@code p.alt()} is ignored in favour of {@code alt}).
    * Returns {@code null} when there are no members or the walk finds none.
    */
-  public Backend pick(long key, int alt, ShardParams p) {
+  public @Nullable Backend pick(long key, int alt, ShardParams p) {
     Ring st = state();
     Snapshot s = st.snapshot();
     int nb = s.size();
@@ -192,7 +197,7 @@ public final class ShardDirector extends AbstractDirector<ShardDirector.Ring> {
     return walk(st, idx, alt, warmup, p.rampup(), healthy);
   }
 
-  private Backend walk(
+  private @Nullable Backend walk(
       Ring st, int idx, int alt, double warmup, boolean rampup, ShardHealthy healthy) {
     Walk w = walks.get();
     w.reset(st, idx);
@@ -203,7 +208,7 @@ public final class ShardDirector extends AbstractDirector<ShardDirector.Ring> {
     }
   }
 
-  private Backend walkFrom(
+  private @Nullable Backend walkFrom(
       Walk w, Ring st, int alt, double warmup, boolean rampup, ShardHealthy healthy) {
     Snapshot s = st.snapshot();
     if (alt > 0 && w.next(alt - 1, healthy == ShardHealthy.ALL) == -1) {
@@ -243,7 +248,7 @@ public final class ShardDirector extends AbstractDirector<ShardDirector.Ring> {
   private static final class Walk {
     private int[] stamp = new int[0];
     private int gen;
-    private Ring st;
+    private @Nullable Ring st;
     private int idx;
     private int pickcount;
     int previous;
@@ -270,6 +275,8 @@ public final class ShardDirector extends AbstractDirector<ShardDirector.Ring> {
 
     /** {@code shard_next}, ported literally. */
     int next(int skip, boolean healthyOnly) {
+      // Set by reset() for the walk under way; cleared only after it.
+      Ring st = java.util.Objects.requireNonNull(this.st);
       Snapshot s = st.snapshot();
       ShardRing ring = st.ring;
       int nb = s.size();

@@ -3,6 +3,7 @@ package io.fairway.director.varnish;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The shard director's consistent-hash ring, built exactly as Varnish's {@code
@@ -40,7 +41,7 @@ public final class ShardRing {
    * Builds a ring for hosts with these idents and per-host replica counts (already {@code
    * trunc(replicas * weight)}); {@code previous} (may be {@code null}) lends its cached points.
    */
-  public static ShardRing build(String[] idents, int[] replicas, ShardRing previous) {
+  public static ShardRing build(String[] idents, int[] replicas, @Nullable ShardRing previous) {
     int n = idents.length;
     if (previous != null
         && Arrays.equals(previous.idents, idents)

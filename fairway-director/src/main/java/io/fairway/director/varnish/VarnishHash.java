@@ -3,6 +3,7 @@ package io.fairway.director.varnish;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Varnish's key hashing, bit for bit: the one place a Java port most easily goes wrong (which bytes
@@ -52,7 +53,7 @@ public final class VarnishHash {
   }
 
   /** {@link #hashStrands32(String...)} of a single string. */
-  public static long hash32(String s) {
+  public static long hash32(@Nullable String s) {
     Scratch sc = SCRATCH.get();
     MessageDigest md = sc.md;
     md.reset();
@@ -147,7 +148,7 @@ public final class VarnishHash {
    * Shard {@code by=BLOB}: the first 4 bytes big-endian; a shorter blob is right-aligned with
    * leading zeros; null or empty gives 0.
    */
-  public static long blobKey(byte[] blob) {
+  public static long blobKey(byte @Nullable [] blob) {
     if (blob == null) {
       return 0;
     }
