@@ -123,6 +123,43 @@ class BackupTierTest {
     assertThat(pool()).containsOnlyKeys("10.16.1.1");
   }
 
+  /**
+   * A reload (every DNS change is one) decides standing by over the whole new pool: a backup
+   * written before its tier-0 server in the configuration's order stays out.
+   */
+  @Test
+  void aReloadKeepsABackupOutWhateverTheOrderOfTheServers() throws Exception {
+    VirtualServer vs = web(tier("spare", "10.16.1.0", 1, false), tier("a", "10.16.1.1", 0, false));
+    Applier a = new Applier(table, config(vs));
+    a.init("web", up("a", "spare"));
+    table.drain();
+    a.replace(config(vs));
+    assertThat(pool()).containsOnlyKeys("10.16.1.1");
+    assertThat(table.drain()).isEmpty();
+  }
+
+  /**
+   * A new answer renumbers the tiers (the priority-0 target left the answer, so it is drained for
+   * {@code hold} at weight 0): the backup, now tier 0, keeps its verdict and goes in before the
+   * leaving server is drained — a move of tier in place, not a new server to check.
+   */
+  @Test
+  void aRenumberedBackupGoesInBeforeTheLeavingServerIsDrained() throws Exception {
+    Applier a = new Applier(table, config(pool(false)));
+    a.init("web", up("a", "spare"));
+    table.drain();
+    RealServer leaving = new RealServer("a", Dest.of(ip("10.16.1.1"), 80, 0), false, 0);
+    a.replace(config(web(leaving, tier("spare", "10.16.1.9", 0, false))));
+    assertThat(pool()).containsEntry("10.16.1.1", 0).containsEntry("10.16.1.9", 1);
+    assertThat(table.drain()).containsExactly(add("10.16.1.9", 1), set("10.16.1.1", 0));
+    assertThat(standby(a, "spare")).isFalse();
+
+    // Back to the first answer: a is tier 0 again at its weight, the spare tier 1 goes out after.
+    a.replace(config(pool(false)));
+    assertThat(pool()).containsOnlyKeys("10.16.1.1").containsEntry("10.16.1.1", 1);
+    assertThat(table.drain()).containsExactly(set("10.16.1.1", 1), del("10.16.1.9"));
+  }
+
   @Test
   void theDesiredTableAgreesForDriftRepair() throws Exception {
     Applier a = new Applier(table, config(pool(false)));
