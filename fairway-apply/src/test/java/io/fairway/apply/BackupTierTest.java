@@ -124,6 +124,65 @@ class BackupTierTest {
   }
 
   /**
+   * keepalived's quorum is the weight of the servers in the pool: a backup standing by is not, so
+   * it counts only once it serves. The engine's verdict (which counts every server up) is not taken
+   * for a tiered virtual server.
+   */
+  @Test
+  void quorumCountsABackupOnlyOnceItServes() throws Exception {
+    VirtualServer vs =
+        web(
+                tier("a", "10.16.1.1", 0, false),
+                tier("b", "10.16.1.2", 0, false),
+                new RealServer(
+                    "spare", Dest.of(ip("10.16.1.9"), 80, 2), false, 2, Duration.ZERO, 1))
+            .withSorryServer(SORRY, false);
+    List<AdminEvent> events = new java.util.ArrayList<>();
+    AdminApplier a =
+        new AdminApplier(
+            new Applier(table, config(vs)), Map.of("web", new QuorumRule(2, 0)), events::add);
+    a.init("web", up("a", "b", "spare"));
+    assertThat(pool()).containsOnlyKeys("10.16.1.1", "10.16.1.2");
+
+    // Serving weight 1 (b): below quorum 2, though a, b and the standing-by spare make 4.
+    a.setAlive("web", "a", false);
+    a.quorum("web", true); // the engine's count, with the spare: not taken
+    assertThat(pool()).containsOnlyKeys("10.16.9.9");
+    assertThat(a.applier().sorryInstalled("web")).isTrue();
+
+    // Every tier-0 server down: the spare serves, its weight 2 reaches quorum.
+    a.setAlive("web", "b", false);
+    assertThat(pool()).containsOnlyKeys("10.16.1.9").containsEntry("10.16.1.9", 2);
+    assertThat(a.applier().sorryInstalled("web")).isFalse();
+
+    // b back: the spare stands by again and quorum is b's weight alone, 1.
+    a.setAlive("web", "b", true);
+    assertThat(pool()).containsOnlyKeys("10.16.9.9");
+    assertThat(events)
+        .extracting(AdminEvent::kind)
+        .containsExactly(
+            AdminEvent.Kind.QUORUM_DOWN,
+            AdminEvent.Kind.SORRY_IN,
+            AdminEvent.Kind.QUORUM_UP,
+            AdminEvent.Kind.SORRY_OUT,
+            AdminEvent.Kind.QUORUM_DOWN,
+            AdminEvent.Kind.SORRY_IN);
+    assertThat(events.get(0).reason()).contains("serving weight 1");
+    assertThat(events.get(2).reason()).contains("serving weight 2");
+  }
+
+  @Test
+  void aTieredPoolStartsBelowQuorumWhenOnlyItsBackupsWouldReachIt() throws Exception {
+    VirtualServer vs = pool(false).withSorryServer(SORRY, false);
+    AdminApplier a =
+        new AdminApplier(
+            new Applier(table, config(vs)), Map.of("web", new QuorumRule(3, 0)), e -> {});
+    // The engine counts a, b and spare (3) and says up; serving are a and b (2).
+    a.init("web", up("a", "b", "spare"));
+    assertThat(pool()).containsOnlyKeys("10.16.9.9");
+  }
+
+  /**
    * A reload (every DNS change is one) decides standing by over the whole new pool: a backup
    * written before its tier-0 server in the configuration's order stays out.
    */
