@@ -492,14 +492,15 @@ public final class AdminApplier {
     }
 
     /**
-     * The weight of the servers that serve: those up, of the lowest tier that has one up — the
-     * servers of a higher tier stand by ({@link Tiers#standby}, the same rule over the same view).
+     * The weight of the servers that serve: those up, of the lowest tier that has one up at a
+     * weight above 0 — the servers of a higher tier stand by ({@link Tiers#standby}, the same rule
+     * over the same view; a lower tier's servers at weight 0 add nothing).
      */
     long effectiveSum() {
       int serving = Integer.MAX_VALUE;
       if (tiered) {
         for (Rs r : servers.values()) {
-          if (r.effectiveAlive()) {
+          if (r.effectiveAlive() && r.effectiveWeight() > 0) {
             serving = Math.min(serving, r.tier);
           }
         }

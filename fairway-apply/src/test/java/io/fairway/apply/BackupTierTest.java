@@ -219,6 +219,40 @@ class BackupTierTest {
     assertThat(table.drain()).containsExactly(set("10.16.1.1", 1), del("10.16.1.9"));
   }
 
+  /**
+   * A lower-tier server at weight 0 takes no new connection, so it holds no backup out: the backup
+   * goes in before the weight goes to 0, and out after it is back.
+   */
+  @Test
+  void aLowerTierServerAtWeightZeroHoldsNoBackupOut() throws Exception {
+    Applier a = new Applier(table, config(pool(false)));
+    a.init("web", up("a", "spare"));
+    table.drain();
+    a.setWeight("web", "a", 0);
+    assertThat(pool()).containsEntry("10.16.1.1", 0).containsEntry("10.16.1.9", 1);
+    assertThat(table.drain()).containsExactly(add("10.16.1.9", 1), set("10.16.1.1", 0));
+    a.setWeight("web", "a", 2);
+    assertThat(pool()).containsOnlyKeys("10.16.1.1").containsEntry("10.16.1.1", 2);
+    assertThat(table.drain()).containsExactly(set("10.16.1.1", 2), del("10.16.1.9"));
+  }
+
+  /**
+   * The tier-0 server left the answer (drained at weight 0 for hold) and the new tier-0 server is
+   * not up yet: the backup serves meanwhile, and stands by again once the new server is up.
+   */
+  @Test
+  void aBackupServesWhileTheLeavingServerIsDrainedAndItsSuccessorIsNotUp() throws Exception {
+    Applier a = new Applier(table, config(pool(false)));
+    a.init("web", up("a", "spare"));
+    RealServer leaving = new RealServer("a", Dest.of(ip("10.16.1.1"), 80, 0), false, 0);
+    a.replace(
+        config(
+            web(leaving, tier("n", "10.16.1.5", 0, false), tier("spare", "10.16.1.9", 1, false))));
+    assertThat(pool()).containsEntry("10.16.1.1", 0).containsEntry("10.16.1.9", 1).hasSize(2);
+    a.setAlive("web", "n", true);
+    assertThat(pool()).containsOnlyKeys("10.16.1.1", "10.16.1.5");
+  }
+
   @Test
   void theDesiredTableAgreesForDriftRepair() throws Exception {
     Applier a = new Applier(table, config(pool(false)));
