@@ -35,6 +35,11 @@ import org.slf4j.LoggerFactory;
  * track_file that set every weight to 0 would. When the last setting is cleared, the engine's
  * verdict is taken again.
  *
+ * <p>A virtual server with backup tiers ({@link Tiers}) has its quorum evaluated here always: the
+ * engine counts every server up by its checks, but a backup standing by serves nothing, so it
+ * counts only once no server of a lower tier is up (keepalived's quorum is the weight of the
+ * servers in the pool).
+ *
  * <p>All methods are synchronized, and call into the applier (which has its own monitor) only while
  * holding this one, so the lock order is always this, then the applier.
  *
@@ -97,7 +102,7 @@ public final class AdminApplier {
       rs(vs, n);
     }
     vs.engineQuorum = initial.quorumUp();
-    boolean q = vs.hasAdmin() ? vs.rule.next(false, vs.effectiveSum()) : vs.engineQuorum;
+    boolean q = vs.ownQuorum() ? vs.rule.next(false, vs.effectiveSum()) : vs.engineQuorum;
     vs.quorum = q;
     applier.init(vsName, new InitialState(alive, weights, q));
   }
@@ -341,7 +346,8 @@ public final class AdminApplier {
           v.servers()
               .forEach(
                   (rn, r) -> {
-                    Rs rs = new Rs(r.weight());
+                    Rs rs = new Rs(r.weight(), r.tier());
+                    vs.tiered |= r.tier() > 0;
                     Rs w = was.get(rn);
                     if (w != null) {
                       rs.checkerAlive = w.checkerAlive;
@@ -380,9 +386,9 @@ public final class AdminApplier {
   private void requorum(Vs vs, String why) throws TableException, UnknownServerException {
     String vsName = nameOf(vs);
     boolean was = vs.quorum;
-    // Without settings the engine's verdict stands and the sum is not needed: O(servers) per
-    // verdict was 10^8 steps for 10,000 servers' first round of checks.
-    boolean admin = vs.hasAdmin();
+    // Without settings or tiers the engine's verdict stands and the sum is not needed:
+    // O(servers) per verdict was 10^8 steps for 10,000 servers' first round of checks.
+    boolean admin = vs.ownQuorum();
     long sum = admin ? vs.effectiveSum() : -1;
     boolean next = admin ? vs.rule.next(was, sum) : vs.engineQuorum;
     if (next != was && sum < 0) {
@@ -453,6 +459,9 @@ public final class AdminApplier {
     boolean engineQuorum;
     boolean quorum;
 
+    /** A server is above tier 0: quorum counts only the tier that serves. */
+    boolean tiered;
+
     Vs(QuorumRule rule) {
       this.rule = rule;
     }
@@ -472,15 +481,33 @@ public final class AdminApplier {
       return admin;
     }
 
+    /** Whether quorum is evaluated here rather than taken from the engine. */
+    boolean ownQuorum() {
+      return tiered || hasAdmin();
+    }
+
     private boolean computeHasAdmin() {
       return servers.values().stream()
           .anyMatch(r -> r.state != AdminState.NONE || r.weight != null);
     }
 
+    /**
+     * The weight of the servers that serve: those up, of the lowest tier that has one up at a
+     * weight above 0 — the servers of a higher tier stand by ({@link Tiers#standby}, the same rule
+     * over the same view; a lower tier's servers at weight 0 add nothing).
+     */
     long effectiveSum() {
+      int serving = Integer.MAX_VALUE;
+      if (tiered) {
+        for (Rs r : servers.values()) {
+          if (r.effectiveAlive() && r.effectiveWeight() > 0) {
+            serving = Math.min(serving, r.tier);
+          }
+        }
+      }
       long s = 0;
       for (Rs r : servers.values()) {
-        if (r.effectiveAlive()) {
+        if (r.effectiveAlive() && (!tiered || r.tier == serving)) {
           s += r.effectiveWeight();
         }
       }
@@ -490,13 +517,15 @@ public final class AdminApplier {
 
   private static final class Rs {
     int configured;
+    final int tier;
     boolean checkerAlive;
     int checkerWeight;
     AdminState state = AdminState.NONE;
     Integer weight;
 
-    Rs(int configured) {
+    Rs(int configured, int tier) {
       this.configured = configured;
+      this.tier = tier;
       this.checkerWeight = configured;
     }
 

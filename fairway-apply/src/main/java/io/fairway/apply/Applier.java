@@ -264,7 +264,24 @@ public final class Applier {
     verdict(
         () -> {
           int old = rs.weight();
+          // To or from 0, a lower-tier server stops or starts holding the backups out.
+          boolean tiers =
+              vs.tiered
+                  && vs.initialized()
+                  && vs.mayChangeServers()
+                  && (old == 0) != (clamped == 0)
+                  && rs.alive()
+                  && !rs.maint();
+          Set<RsState> standing = tiers ? Tiers.standing(vs) : Set.of();
           rs.weight(clamped);
+          if (tiers && clamped == 0) {
+            try {
+              Tiers.follow(vs, standing, moves); // the backups in before this goes to 0
+            } catch (TableException e) {
+              rs.weight(old);
+              throw e;
+            }
+          }
           if (vs.initialized() && rs.present() && Tiers.serving(vs, rs) && vs.mayChangeServers()) {
             // A ramping server follows its ramp towards the new target.
             int w = ramps.current(rs);
@@ -282,6 +299,9 @@ public final class Applier {
               rs.weight(old);
               throw e;
             }
+          }
+          if (tiers && clamped > 0) {
+            Tiers.follow(vs, standing, moves); // the backups out once this is back
           }
         });
   }

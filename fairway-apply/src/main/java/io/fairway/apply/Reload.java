@@ -87,10 +87,32 @@ final class Reload {
     boolean dropOldSorry = reconcileSorry(old, vs, services);
     Map<DestKey, RsState> oldByKey = new HashMap<>();
     old.servers.values().forEach(rs -> oldByKey.put(rs.config.dest().key(), rs));
+    // Every server's state first, then the moves: whether a backup stands by depends on the
+    // verdicts of the lower tiers, which may come later in the configuration's order.
+    Map<RsState, RsState> was = new LinkedHashMap<>();
     for (RealServer rc : cfg.servers().values()) {
       RsState rs = new RsState(rc);
       vs.servers.put(rc.name(), rs);
-      reconcileServer(old, vs, oldByKey.get(rc.dest().key()), rs);
+      RsState w = oldByKey.get(rc.dest().key());
+      if (w != null) {
+        takeOver(vs, w, rs);
+      }
+      was.put(rs, w);
+    }
+    // Servers that go in before those that go out or are drained, so that a backup taking over
+    // from a lower tier (its tier renumbered) is in before the server it stands in for leaves.
+    Set<RsState> in = new java.util.HashSet<>();
+    for (Map.Entry<RsState, RsState> e : was.entrySet()) {
+      if (goesIn(vs, e.getValue(), e.getKey())) {
+        in.add(e.getKey());
+      }
+    }
+    for (boolean first : new boolean[] {true, false}) {
+      for (Map.Entry<RsState, RsState> e : was.entrySet()) {
+        if (in.contains(e.getKey()) == first) {
+          reconcileServer(old, vs, e.getValue(), e.getKey());
+        }
+      }
     }
     Dest oldSorry = old.config.sorryServer();
     if (dropOldSorry) {
@@ -189,8 +211,30 @@ final class Reload {
   }
 
   /**
-   * A kept real server keeps its verdict, presence, ramp and dynamic weight contribution; a new one
-   * starts down (at weight 0 if inhibit).
+   * A kept real server keeps its verdict, presence, ramp and dynamic weight contribution (its
+   * weight moved by as much as its configured weight did).
+   */
+  private void takeOver(VsState vs, RsState was, RsState rs) throws TableException {
+    RealServer rc = rs.config;
+    rs.takeOver(was.facts());
+    if (rs.ramping() && !rc.slowStart().equals(was.config.slowStart())) {
+      ramps.hand(vs, rs); // the same ramp, with its new length
+    }
+    long w = (long) was.weight() + rc.weight() - was.config.weight();
+    rs.weight((int) Math.max(0, Math.min(Integer.MAX_VALUE, w)));
+  }
+
+  /** Whether reconciling the server puts it in the table (rather than out, or leaving it). */
+  private static boolean goesIn(VsState vs, RsState was, RsState rs) {
+    if (was == null) {
+      return rs.config.inhibit();
+    }
+    return !rs.present() && DesiredTable.weight(vs, rs) != null;
+  }
+
+  /**
+   * Moves a server to where its state (taken over, {@link #takeOver}) says: a new one starts down
+   * (at weight 0 if inhibit).
    */
   private void reconcileServer(VsState old, VsState vs, RsState was, RsState rs)
       throws TableException {
@@ -201,12 +245,6 @@ final class Reload {
       }
       return;
     }
-    rs.takeOver(was.facts());
-    if (rs.ramping() && !rc.slowStart().equals(was.config.slowStart())) {
-      ramps.hand(vs, rs); // the same ramp, with its new length
-    }
-    long w = (long) was.weight() + rc.weight() - was.config.weight();
-    rs.weight((int) Math.max(0, Math.min(Integer.MAX_VALUE, w)));
     Integer want = DesiredTable.weight(vs, rs);
     Integer have = rs.present() ? DesiredTable.weight(old, was) : null;
     if (rs.present() && want == null) {

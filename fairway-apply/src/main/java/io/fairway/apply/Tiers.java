@@ -6,8 +6,10 @@ import java.util.Set;
 /**
  * Backup tiers (RFC 2782's SRV priorities): a real server of tier {@code t > 0} stands by, out of
  * the table (at weight 0 with {@code inhibit_on_failure}), while any server of a lower tier of its
- * virtual server is up by its verdict and not in maintenance; when none is, it serves as a tier-0
- * server would. Every server of tier 0 (all written ones) is never standing by.
+ * virtual server takes new connections — up by its verdict, not in maintenance, at a weight above
+ * 0; when none does, it serves as a tier-0 server would. A lower-tier server at weight 0 (drained
+ * by an operator, or left the DNS answer and drained until {@code hold} ends) takes none, so it
+ * holds no backup out. Every server of tier 0 (all written ones) is never standing by.
  */
 final class Tiers {
   private Tiers() {}
@@ -19,7 +21,7 @@ final class Tiers {
       return false;
     }
     for (RsState o : vs.servers.values()) {
-      if (o.config.tier() < t && o.alive() && !o.maint()) {
+      if (o.config.tier() < t && o.alive() && !o.maint() && o.weight() > 0) {
         return true;
       }
     }

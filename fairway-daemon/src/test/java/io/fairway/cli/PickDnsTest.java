@@ -18,7 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code fairway pick} on a virtual server whose real servers come from DNS: each block is resolved
- * once (dnsmasq answers) and the picks are among the servers of that answer.
+ * once (dnsmasq answers) and the picks are among the servers of that answer; the backup of a higher
+ * SRV priority only when every server of the lowest is down.
  */
 class PickDnsTest {
   @TempDir Path dir;
@@ -44,8 +45,11 @@ class PickDnsTest {
                 "--local=/pool.test/",
                 "--srv-host=_web._tcp.pool.test,web2.pool.test,8082,0,1",
                 "--srv-host=_web._tcp.pool.test,web1.pool.test,8081,0,1",
+                // A higher priority: a backup, tier 1.
+                "--srv-host=_web._tcp.pool.test,web3.pool.test,8083,10,1",
                 "--host-record=web1.pool.test,127.0.0.11",
-                "--host-record=web2.pool.test,127.0.0.12")
+                "--host-record=web2.pool.test,127.0.0.12",
+                "--host-record=web3.pool.test,127.0.0.13")
             .redirectErrorStream(true)
             .redirectOutput(dir.resolve("dnsmasq.log").toFile())
             .start();
@@ -74,6 +78,14 @@ class PickDnsTest {
             + port
             + "\n    }\n}\n");
     return f;
+  }
+
+  static String keys(int n) {
+    StringBuilder keys = new StringBuilder();
+    for (int i = 0; i < n; i++) {
+      keys.append("198.51.100.").append(i).append(":4000\n");
+    }
+    return keys.toString();
   }
 
   static CliRun pick(String keys, String... args) {
@@ -112,5 +124,26 @@ class PickDnsTest {
             "web1.pool.test:8081");
     assertThat(down.code()).as(down.err()).isZero();
     assertThat(down.out().lines().toList()).hasSize(200).containsOnly("web2.pool.test:8082");
+  }
+
+  @Test
+  void picksTheBackupOnlyWhenEveryServerOfTheLowerPriorityIsDown() throws Exception {
+    String f = conf().toString();
+    // One of the two priority-0 servers down: the other takes every key, the backup none.
+    CliRun one = pick(keys(200), "-f", f, "--vs", "192.0.2.10:80", "--down", "web2.pool.test:8082");
+    assertThat(one.code()).as(one.err()).isZero();
+    assertThat(one.out().lines().toList()).hasSize(200).containsOnly("web1.pool.test:8081");
+
+    CliRun both =
+        pick(
+            keys(200),
+            "-f",
+            f,
+            "--vs",
+            "192.0.2.10:80",
+            "--down",
+            "web1.pool.test:8081,web2.pool.test:8082");
+    assertThat(both.code()).as(both.err()).isZero();
+    assertThat(both.out().lines().toList()).hasSize(200).containsOnly("web3.pool.test:8083");
   }
 }

@@ -32,6 +32,9 @@ public record Answer(Outcome outcome, List<Member> members, Duration ttl, String
     return new Answer(Outcome.FAILED, List.of(), Duration.ZERO, why);
   }
 
+  /** A server of an answer by its name, address and port: what names its real server. */
+  public record Server(String name, InetAddress address, int port) {}
+
   /**
    * One server of an answer.
    *
@@ -47,6 +50,11 @@ public record Answer(Outcome outcome, List<Member> members, Duration ttl, String
     /** In tier 0. */
     public Member(String name, InetAddress address, int port, int weight) {
       this(name, address, port, weight, 0);
+    }
+
+    /** Which server it is: the same real server whatever its weight and tier. */
+    public Server server() {
+      return new Server(name, address, port);
     }
 
     @Override

@@ -173,7 +173,9 @@ public final class Discovery {
 
   /**
    * A server that left the kept answer is drained for {@code hold} before it is removed, so that
-   * its connections can finish; one that comes back is simply kept again.
+   * its connections can finish; one that comes back is simply kept again. A server is the same
+   * server whatever its tier and weight ({@link Answer.Member#server}): one whose SRV priority or
+   * weight changed has not left, it moves in place.
    */
   private static Map<Answer.Member, Instant> leaving(
       BlockState prev,
@@ -181,11 +183,23 @@ public final class Discovery {
       List<Answer.Member> kept,
       Instant now,
       Duration hold) {
-    Map<Answer.Member, Instant> out = new HashMap<>(prev == null ? Map.of() : prev.leaving());
-    before.stream().filter(m -> !kept.contains(m)).forEach(m -> out.putIfAbsent(m, now));
-    kept.forEach(out::remove);
-    out.values().removeIf(since -> !now.isBefore(since.plus(hold)));
-    return out;
+    Set<Answer.Server> still = new HashSet<>();
+    kept.forEach(m -> still.add(m.server()));
+    Map<Answer.Server, Map.Entry<Answer.Member, Instant>> out = new HashMap<>();
+    if (prev != null) {
+      prev.leaving().forEach((m, since) -> out.put(m.server(), Map.entry(m, since)));
+    }
+    for (Answer.Member m : before) {
+      if (!still.contains(m.server())) {
+        out.putIfAbsent(m.server(), Map.entry(m, now));
+      }
+    }
+    out.keySet().removeAll(still);
+    Map<Answer.Member, Instant> left = new HashMap<>();
+    out.values().stream()
+        .filter(e -> now.isBefore(e.getValue().plus(hold)))
+        .forEach(e -> left.put(e.getKey(), e.getValue()));
+    return left;
   }
 
   /**

@@ -171,22 +171,40 @@ class BindDiscoveryTest {
         config(
             "rr",
             "    real_server_dns _app._tcp.pool.test {\n        type SRV\n        NS\n"
-                + "        hold 0\n    }\n"); // a server that leaves is removed at once
-    Discovery d = discovery(Clock.systemUTC());
+                + "        hold 30\n    }\n");
+    StepClock clock = new StepClock();
+    Discovery d = discovery(clock);
     d.refresh(c).join();
     // Priority 0 is in use (main1 resolves; main2 has no address yet): the spare is its backup,
     // tier 1, which the applier keeps out of the table while main1 is up.
     assertThat(tiers(d.expand(c)))
         .containsExactly("main1.pool.test:8081=0", "spare.pool.test:8089=1");
 
+    // main1 left: drained for hold; the spare is renumbered to tier 0 in place — it did not leave.
     named.update("update delete main1.pool.test A");
     assertThat(d.refresh(c).join()).isTrue();
-    assertThat(tiers(d.expand(c))).containsExactly("spare.pool.test:8089=0");
+    assertThat(tiers(d.expand(c)))
+        .containsExactly("spare.pool.test:8089=0", "main1.pool.test:8081=0");
+    assertThat(leaving(d)).containsExactly("main1.pool.test:8081");
+    assertThat(d.states().get(0).draining()).containsExactly("main1.pool.test:8081");
 
     named.update("update add main2.pool.test 1 A 127.0.0.52");
     assertThat(d.refresh(c).join()).isTrue();
     assertThat(tiers(d.expand(c)))
+        .containsExactly(
+            "main2.pool.test:8082=0", "spare.pool.test:8089=1", "main1.pool.test:8081=0");
+    assertThat(leaving(d)).containsExactly("main1.pool.test:8081");
+
+    // After hold only main1 goes; nothing else was leaving.
+    clock.now = clock.now.plusSeconds(31);
+    assertThat(d.refresh(c).join()).isTrue();
+    assertThat(tiers(d.expand(c)))
         .containsExactly("main2.pool.test:8082=0", "spare.pool.test:8089=1");
+    assertThat(leaving(d)).isEmpty();
+  }
+
+  static List<String> leaving(Discovery d) {
+    return d.states().get(0).leaving().keySet().stream().map(Answer.Member::name).toList();
   }
 
   /** Each real server's name and backup tier. */
