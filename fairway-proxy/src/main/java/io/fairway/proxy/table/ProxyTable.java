@@ -301,7 +301,8 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
         log.info(
             "{}: now {} {}",
             e.getKey(),
-            fresh.mode(),
+            // Mode.TCP is the layer-4 relay, which also carries UDP services.
+            fresh.mode() == Mode.HTTP ? "HTTP" : "L4",
             fresh.selection() == null ? "" : fresh.selection().describe());
       }
     }
