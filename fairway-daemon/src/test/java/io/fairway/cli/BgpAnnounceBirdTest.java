@@ -53,7 +53,9 @@ class BgpAnnounceBirdTest {
         .startsWith("192.0.2.10 dev lo")
         .doesNotContain("\n");
     s.agreement();
+    long v6 = System.nanoTime();
     s.ipv6(Set.of(1, 2, 3));
+    System.out.printf("IPv6 step: %d ms%n", (System.nanoTime() - v6) / 1_000_000);
     s.realServersFail(2);
     s.announceOffAndOn(3);
     s.driftRepaired(3);
