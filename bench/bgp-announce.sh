@@ -71,6 +71,9 @@ net() {
     ip link add ${P}r$i netns $R type veth peer name eth0 netns $P$i
     ip -n $R addr add 10.98.$i.1/24 dev ${P}r$i
     ip -n $P$i addr add 10.98.$i.2/24 dev eth0
+    # for the IPv6 sessions of the example files (nothing IPv6 is announced here)
+    ip -n $R -6 addr add 2001:db8:98:$i::1/64 dev ${P}r$i nodad
+    ip -n $P$i -6 addr add 2001:db8:98:$i::2/64 dev eth0 nodad
     ip -n $R link set ${P}r$i up
     ip -n $P$i link set eth0 up
     ip -n $P$i route add default via 10.98.$i.1
@@ -186,7 +189,8 @@ ip netns exec $R python3 "$here/fairway-daemon/src/test/resources/bgp/realserver
   10.97.0.1 10.97.0.2 10.97.0.3 >"$tmp/realservers.log" 2>&1 &
 bird_in $R "$here/examples/bgp/bird-router.conf"
 for i in $(nodes); do
-  sed -e "s/10\.98\.1\./10.98.$i./g" -e "s/65101/6510$i/" "$here/examples/bgp/bird-node.conf" >"$tmp/node$i.conf"
+  sed -e "s/10\.98\.1\./10.98.$i./g" -e "s/2001:db8:98:1::/2001:db8:98:$i::/g" -e "s/65101/6510$i/g" \
+    "$here/examples/bgp/bird-node.conf" >"$tmp/node$i.conf"
   bird_in $P$i "$tmp/node$i.conf"
   start_fairway $i
 done
