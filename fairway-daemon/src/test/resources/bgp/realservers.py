@@ -1,6 +1,8 @@
 # Real servers for the BGP tests: one HTTP server per address given, each answering
-# "NAME CLIENT-ADDRESS" (the client being the Fairway node that proxied the request).
+# "NAME CLIENT-ADDRESS" (the client being the Fairway node that proxied the request). The names go
+# rs1, rs2, ... per address family, so an IPv6 server answers with its IPv4 twin's name.
 import http.server
+import socket
 import sys
 import threading
 
@@ -21,17 +23,26 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
 
 class Server(http.server.ThreadingHTTPServer):
+    address_family = socket.AF_INET
+
     def handle_error(self, request, client_address):
         # TCP_CHECK connects and resets: not worth a traceback per check.
         if not isinstance(sys.exc_info()[1], ConnectionResetError):
             super().handle_error(request, client_address)
 
 
+class Server6(Server):
+    address_family = socket.AF_INET6
+
+
 port = int(sys.argv[1])
-for i, address in enumerate(sys.argv[2:], 1):
-    server = Server((address, port), Handler)
+count = {}
+for address in sys.argv[2:]:
+    v6 = ":" in address
+    count[v6] = count.get(v6, 0) + 1
+    server = (Server6 if v6 else Server)((address, port), Handler)
     server.daemon_threads = True
-    server.name = "rs%d" % i
+    server.name = "rs%d" % count[v6]
     threading.Thread(target=server.serve_forever, daemon=True).start()
 print("ready", flush=True)
 threading.Event().wait()

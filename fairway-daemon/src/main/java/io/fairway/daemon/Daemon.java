@@ -218,16 +218,13 @@ public final class Daemon implements AutoCloseable {
             announcing,
             table instanceof io.fairway.ipvs.kernel.IpvsKernelTable
                 ? new SloppyTcp(SloppyTcp.PROC)
-                : null);
+                : null,
+            file.toString());
     try {
-      announce.start(loaded.announce());
+      announce.start(loaded.announce()).forEach(w -> LOG.warn("{}", w));
     } catch (IOException e) {
-      throw new TableException(
-          TableException.Reason.OTHER,
-          "announce_table "
-              + loaded.announce().announcement().table().orElse(-1)
-              + ": "
-              + e.getMessage());
+      // One line naming the file and the keyword; fairway run prints it as it is.
+      throw new TableException(TableException.Reason.OTHER, e.getMessage());
     }
   }
 

@@ -17,7 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Three {@code fairway run --userspace} nodes announcing 192.0.2.10 through BIRD 2 to a BIRD router
  * doing ECMP ({@link BgpLab}): the router holds a next hop per node that can serve, every URL
  * reaches the same real server through any node, and a node leaves the route when its real servers
- * fail, on {@code fairway announce off} and on SIGTERM, with no request failing once it has.
+ * fail, on {@code fairway announce off} and on SIGTERM, with no request failing once it has. The
+ * IPv6 VIP goes the same way, over IPv6 sessions: a next hop per node, every request answered.
  */
 class BgpAnnounceBirdTest {
   @TempDir Path dir;
@@ -52,6 +53,9 @@ class BgpAnnounceBirdTest {
         .startsWith("192.0.2.10 dev lo")
         .doesNotContain("\n");
     s.agreement();
+    long v6 = System.nanoTime();
+    s.ipv6(Set.of(1, 2, 3));
+    System.out.printf("IPv6 step: %d ms%n", (System.nanoTime() - v6) / 1_000_000);
     s.realServersFail(2);
     s.announceOffAndOn(3);
     s.driftRepaired(3);

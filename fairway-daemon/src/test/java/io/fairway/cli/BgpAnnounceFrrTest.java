@@ -13,7 +13,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@link BgpAnnounceBirdTest}'s network with FRR (zebra's {@code ip import-table 100}, bgpd's
  * {@code redistribute table 100}) on node 1 instead of BIRD: the table is the contract, whichever
- * daemon exports it. Node 1 is the one that fails, is turned off and is stopped.
+ * daemon exports it. Node 1 is the one that fails, is turned off and is stopped. Before the stop,
+ * the router's BIRD is replaced by FRR running examples/bgp/frr-router.conf as shipped, so the
+ * shipped router file is shown to install one next hop per node and to drop the stopped one.
  */
 class BgpAnnounceFrrTest {
   @TempDir Path dir;
@@ -24,6 +26,7 @@ class BgpAnnounceFrrTest {
     BgpLab.requirePrograms();
     ExternalPrograms.require("zebra", "/usr/lib/frr/zebra");
     ExternalPrograms.require("bgpd", "/usr/lib/frr/bgpd");
+    ExternalPrograms.require("vtysh", "/usr/bin/vtysh");
   }
 
   @AfterEach
@@ -44,6 +47,13 @@ class BgpAnnounceFrrTest {
     s.agreement();
     s.realServersFail(1);
     s.announceOffAndOn(1);
+    // The router as examples/bgp/frr-router.conf ships it, with both kinds of node behind it: one
+    // next hop per node, and node 1's goes at its SIGTERM.
+    long swap = System.nanoTime();
+    lab.routerToFrr();
+    s.awaitHops(Set.of(1, 2, 3), BgpAnnounceScenario.CHANGE);
+    System.out.printf(
+        "router on FRR with 3 next hops after %d ms%n", (System.nanoTime() - swap) / 1_000_000);
     s.sigtermUnderLoad(1);
   }
 }

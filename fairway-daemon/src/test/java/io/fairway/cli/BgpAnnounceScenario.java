@@ -16,6 +16,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
 
 /**
  * The steps the BGP tests run on a {@link BgpLab}: the router's next hops, agreement across nodes,
@@ -55,9 +56,8 @@ final class BgpAnnounceScenario {
               assertThat(lab.nextHops())
                   .as(
                       () ->
-                          "the router's next hops to the VIP; its BIRD has:\n"
-                              + lab.birdc(lab.router, "protocols")
-                              + lab.birdc(lab.router, "route", "all"))
+                          "the router's next hops to the VIP; its routing daemon has:\n"
+                              + lab.routerState())
                   .isEqualTo(nodes);
             });
   }
@@ -226,12 +226,42 @@ final class BgpAnnounceScenario {
     assertThat(lab.announces(n)).isFalse();
   }
 
+  /**
+   * The IPv6 VIP through the router: one next hop per node in {@code nodes} (those whose BIRD has
+   * the IPv6 session), and requests to it answered through each of them.
+   */
+  void ipv6(Set<Integer> nodes) throws Exception {
+    await()
+        .atMost(CHANGE)
+        .pollInterval(Duration.ofMillis(200))
+        .untilAsserted(
+            () ->
+                assertThat(lab.nextHops6())
+                    .as(() -> "the router's next hops to the IPv6 VIP; " + lab.routerState())
+                    .isEqualTo(nodes));
+    List<String> keys = new ArrayList<>();
+    for (int k = 0; k < 150; k++) {
+      keys.add("v6-" + k);
+    }
+    List<BgpLab.Reply> replies = send(BgpLab.VIP6, keys);
+    assertThat(replies.stream().filter(r -> !r.ok()).toList())
+        .as("failed requests to [%s]:80 of %d", BgpLab.VIP6, replies.size())
+        .isEmpty();
+    assertThat(replies.stream().map(BgpLab.Reply::node).collect(Collectors.toSet()))
+        .as("the nodes that answered over IPv6")
+        .isEqualTo(nodes);
+  }
+
   private List<BgpLab.Reply> send(List<String> keys) throws Exception {
+    return send(BgpLab.VIP, keys);
+  }
+
+  private List<BgpLab.Reply> send(String vip, List<String> keys) throws Exception {
     ExecutorService pool = lab.clientThreads(8);
     try {
       List<Future<BgpLab.Reply>> fs = new ArrayList<>();
       for (String k : keys) {
-        fs.add(pool.submit(() -> BgpLab.get(k)));
+        fs.add(pool.submit(() -> BgpLab.get(vip, k)));
       }
       List<BgpLab.Reply> out = new ArrayList<>();
       for (Future<BgpLab.Reply> f : fs) {

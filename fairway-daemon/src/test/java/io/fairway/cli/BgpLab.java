@@ -39,10 +39,19 @@ import java.util.regex.Pattern;
  *   client 10.99.0.2 --- 10.99.0.1 router 10.98.N.1 --- 10.98.N.2 node N (192.0.2.10 on lo)
  *                        10.97.0.1-3 real servers (lo)
  * </pre>
+ *
+ * <p>IPv6 alongside: the client 2001:db8:99::2, the router 2001:db8:99::1 and 2001:db8:98:N::1 with
+ * the real servers' twins 2001:db8:97::1-3, node N 2001:db8:98:N::2 with 2001:db8::10 on {@code
+ * lo}, a second virtual server on it, and on the BIRD nodes an IPv6 kernel protocol on table 100
+ * and an IPv6 BGP session to the router.
  */
 final class BgpLab implements AutoCloseable {
   static final int NODES = 3;
   static final String VIP = "192.0.2.10";
+
+  /** The IPv6 virtual address, announced over BGP sessions of its own (BIRD nodes only). */
+  static final String VIP6 = "2001:db8::10";
+
   static final int TABLE = 100;
   static final int ADMIN_PORT = 9107;
 
@@ -61,6 +70,12 @@ final class BgpLab implements AutoCloseable {
   private final List<String> logs = new ArrayList<>();
   private final String tag;
   private final String ip;
+
+  /** The router's BIRD, until {@link #routerToFrr} replaces it. */
+  private Process routerBird;
+
+  /** Whether the router runs FRR ({@link #routerToFrr}) rather than BIRD. */
+  private boolean routerFrr;
 
   interface Libc extends Library {
     Libc INSTANCE = Native.load("c", Libc.class);
@@ -126,15 +141,24 @@ final class BgpLab implements AutoCloseable {
     sh(ip, "netns", "exec", router, "sysctl", "-q", "-w", "net.ipv4.ip_forward=1");
     // Hash on ports too, so the client's connections spread over the next hops.
     sh(ip, "netns", "exec", router, "sysctl", "-q", "-w", "net.ipv4.fib_multipath_hash_policy=1");
+    sh(ip, "netns", "exec", router, "sysctl", "-q", "-w", "net.ipv6.conf.all.forwarding=1");
+    sh(ip, "netns", "exec", router, "sysctl", "-q", "-w", "net.ipv6.fib_multipath_hash_policy=1");
     for (int i = 1; i <= 3; i++) {
       sh(ip, "-n", router, "addr", "add", "10.97.0." + i + "/32", "dev", "lo");
+      sh(ip, "-n", router, "-6", "addr", "add", "2001:db8:97::" + i + "/128", "dev", "lo", "nodad");
     }
     link(router, "r" + "c", client, "10.99.0.1", "10.99.0.2");
+    link6(router, "r" + "c", client, "2001:db8:99::1", "2001:db8:99::2");
     sh(ip, "-n", client, "route", "add", "default", "via", "10.99.0.1");
+    sh(ip, "-n", client, "-6", "route", "add", "default", "via", "2001:db8:99::1");
     for (int i = 1; i <= NODES; i++) {
       String n = nodes.get(i - 1);
       link(router, "r" + i, n, "10.98." + i + ".1", "10.98." + i + ".2");
       sh(ip, "-n", n, "route", "add", "default", "via", "10.98." + i + ".1");
+      link6(router, "r" + i, n, "2001:db8:98:" + i + "::1", "2001:db8:98:" + i + "::2");
+      sh(ip, "-n", n, "-6", "route", "add", "default", "via", "2001:db8:98:" + i + "::1");
+      // An address: IPv6 binds only to addresses an interface holds (a local route is not one).
+      sh(ip, "-n", n, "-6", "addr", "add", VIP6 + "/128", "dev", "lo", "nodad");
       // A local route rather than an address on lo: FRR would prefer the connected route an
       // address makes over table 100's and announce nothing (BIRD does not mind either way).
       sh(ip, "-n", n, "route", "add", "local", VIP + "/32", "dev", "lo", "table", "local");
@@ -152,11 +176,19 @@ final class BgpLab implements AutoCloseable {
     sh(ip, "-n", b, "link", "set", "eth0", "up");
   }
 
+  /** IPv6 /64 addresses on the veth pair {@link #link} made, without duplicate detection's wait. */
+  private void link6(String a, String suffix, String b, String addrA, String addrB)
+      throws IOException {
+    sh(ip, "-n", a, "-6", "addr", "add", addrA + "/64", "dev", "fwb" + tag + suffix, "nodad");
+    sh(ip, "-n", b, "-6", "addr", "add", addrB + "/64", "dev", "eth0", "nodad");
+  }
+
   private void routerBird() throws Exception {
     StringBuilder c = new StringBuilder();
     c.append("router id 10.99.0.1;\n")
         .append("protocol device { scan time 1; }\n")
-        .append("protocol kernel { merge paths on; ipv4 { import none; export all; }; }\n");
+        .append("protocol kernel { merge paths on; ipv4 { import none; export all; }; }\n")
+        .append("protocol kernel { merge paths on; ipv6 { import none; export all; }; }\n");
     for (int i = 1; i <= NODES; i++) {
       c.append("protocol bgp node")
           .append(i)
@@ -169,8 +201,56 @@ final class BgpLab implements AutoCloseable {
           .append("; ")
           .append(BGP_TIMERS)
           .append(" ipv4 { import all; export none; }; }\n");
+      c.append("protocol bgp node")
+          .append(i)
+          .append("v6 { local 2001:db8:98:")
+          .append(i)
+          .append("::1 as 65000; neighbor 2001:db8:98:")
+          .append(i)
+          .append("::2 as ")
+          .append(65100 + i)
+          .append("; ")
+          .append(BGP_TIMERS)
+          .append(" ipv6 { import all; export none; }; }\n");
     }
-    bird(router, c.toString());
+    routerBird = bird(router, c.toString());
+  }
+
+  /** The router side as shipped: the lab's addresses and ASes are the file's. */
+  static final Path FRR_ROUTER_CONF = Path.of("..", "examples", "bgp", "frr-router.conf");
+
+  /**
+   * Replaces the router's BIRD by FRR (zebra and bgpd) running {@link #FRR_ROUTER_CONF} unchanged.
+   * BIRD removes its routes as it exits; the nodes' sessions then connect to bgpd.
+   */
+  void routerToFrr() throws Exception {
+    routerBird.destroy();
+    if (!routerBird.waitFor(30, TimeUnit.SECONDS)) {
+      throw new AssertionError("the router's bird did not exit on SIGTERM");
+    }
+    frr(router, Files.readString(FRR_ROUTER_CONF));
+    routerFrr = true;
+  }
+
+  /** The router's routing daemon's view, for failure messages. */
+  String routerState() {
+    if (!routerFrr) {
+      return birdc(router, "protocols") + birdc(router, "route", "all");
+    }
+    try {
+      return sh(
+          "vtysh",
+          "-N",
+          router,
+          "--vty_socket",
+          dir.resolve(router + "-frr").toString(),
+          "-c",
+          "show bgp summary",
+          "-c",
+          "show ip bgp");
+    } catch (IOException e) {
+      return "vtysh: " + e.getMessage();
+    }
   }
 
   private static final String BGP_TIMERS =
@@ -197,7 +277,21 @@ final class BgpLab implements AutoCloseable {
             + i
             + ".1 as 65000; "
             + BGP_TIMERS
-            + " ipv4 { import none; export all; next hop self; }; }\n";
+            + " ipv4 { import none; export all; next hop self; }; }\n"
+            // IPv6: the table's IPv6 routes, over a session between IPv6 addresses (an IPv6
+            // next hop for "next hop self").
+            + "protocol kernel { scan time 1; learn; kernel table "
+            + TABLE
+            + "; ipv6 { import where krt_source = 250; export none; }; }\n"
+            + "protocol bgp uplink6 { local 2001:db8:98:"
+            + i
+            + "::2 as "
+            + (65100 + i)
+            + "; neighbor 2001:db8:98:"
+            + i
+            + "::1 as 65000; "
+            + BGP_TIMERS
+            + " ipv6 { import none; export all; next hop self; }; }\n";
     bird(nodes.get(i - 1), conf);
   }
 
@@ -205,7 +299,7 @@ final class BgpLab implements AutoCloseable {
    * Starts BIRD in {@code ns} and waits for its control socket, failing with its log if it exits
    * first (a configuration error ends it at once).
    */
-  private void bird(String ns, String conf) throws Exception {
+  private Process bird(String ns, String conf) throws Exception {
     Path file = dir.resolve(ns + "-bird.conf");
     Files.writeString(file, conf);
     Path socket = dir.resolve(ns + "-bird.sock");
@@ -236,6 +330,7 @@ final class BgpLab implements AutoCloseable {
               }
               return Files.exists(socket);
             });
+    return p;
   }
 
   /** {@code birdc show ARGS} against the BIRD in {@code ns} (for failure messages). */
@@ -256,12 +351,6 @@ final class BgpLab implements AutoCloseable {
    */
   private void nodeFrr(int i) throws Exception {
     String ns = nodes.get(i - 1);
-    Path run = dir.resolve(ns + "-frr");
-    // zebra and bgpd drop to user frr, which must reach run/ through JUnit's 0700 temp dir
-    // (zebra exited on "Can't create pid lock file ... Permission denied" otherwise).
-    Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx--x--x"));
-    Files.createDirectories(run);
-    sh("chown", "frr:frr", run.toString());
     String conf =
         "frr defaults traditional\n"
             + "hostname "
@@ -270,8 +359,8 @@ final class BgpLab implements AutoCloseable {
             + "ip import-table "
             + TABLE
             + "\n"
-            // Redistributed routes have origin incomplete, BIRD's learned ones IGP; the router's
-            // BIRD merges only equal paths (origin included) into its ECMP route.
+            // Redistributed routes have origin incomplete, BIRD's learned ones IGP; the router
+            // (BIRD or FRR) merges only equal paths (origin included) into its ECMP route.
             + "route-map FAIRWAY permit 10\n"
             + " set origin igp\n"
             + "router bgp "
@@ -293,6 +382,19 @@ final class BgpLab implements AutoCloseable {
             + TABLE
             + " route-map FAIRWAY\n"
             + " exit-address-family\n";
+    frr(ns, conf);
+  }
+
+  /**
+   * zebra and bgpd in {@code ns} with configuration {@code conf}, in a run directory of their own.
+   */
+  private void frr(String ns, String conf) throws Exception {
+    Path run = dir.resolve(ns + "-frr");
+    // zebra and bgpd drop to user frr, which must reach run/ through JUnit's 0700 temp dir
+    // (zebra exited on "Can't create pid lock file ... Permission denied" otherwise).
+    Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx--x--x"));
+    Files.createDirectories(run);
+    sh("chown", "frr:frr", run.toString());
     Path file = run.resolve("frr.conf");
     Files.writeString(file, conf);
     sh("chown", "frr:frr", file.toString());
@@ -371,7 +473,10 @@ final class BgpLab implements AutoCloseable {
             "8080",
             "10.97.0.1",
             "10.97.0.2",
-            "10.97.0.3");
+            "10.97.0.3",
+            "2001:db8:97::1",
+            "2001:db8:97::2",
+            "2001:db8:97::3");
     Path log = dir.resolve("realservers.log");
     await()
         .atMost(Duration.ofSeconds(30))
@@ -394,26 +499,33 @@ final class BgpLab implements AutoCloseable {
     return p;
   }
 
-  /** The node's keepalived.conf: one shard service on the VIP over the three real servers. */
+  /**
+   * The node's keepalived.conf: a shard service over the three real servers on the VIP, and the
+   * same on the IPv6 VIP over their IPv6 twins (a virtual server's real servers are of its family).
+   */
   static String fairwayConfig(String extraGlobal) {
     StringBuilder s = new StringBuilder();
     s.append("global_defs {\n announce_table ")
         .append(TABLE)
         .append("\n announce_withdraw_delay 2\n")
         .append(extraGlobal)
-        .append("}\n")
-        .append("virtual_server ")
-        .append(VIP)
-        .append(" 80 {\n delay_loop 1\n lb_algo shard\n lb_kind HTTP\n protocol TCP\n")
-        .append(" shard {\n  by URL\n }\n announce\n");
-    for (int i = 1; i <= 3; i++) {
-      s.append(" real_server 10.97.0.")
-          .append(i)
-          .append(" 8080 {\n  name rs")
-          .append(i)
-          .append("\n  TCP_CHECK {\n   connect_timeout 1\n   retry 0\n  }\n }\n");
+        .append("}\n");
+    for (String vip : List.of(VIP, VIP6)) {
+      s.append("virtual_server ")
+          .append(vip)
+          .append(" 80 {\n delay_loop 1\n lb_algo shard\n lb_kind HTTP\n protocol TCP\n")
+          .append(" shard {\n  by URL\n }\n announce\n");
+      for (int i = 1; i <= 3; i++) {
+        s.append(" real_server ")
+            .append(vip.equals(VIP) ? "10.97.0." : "2001:db8:97::")
+            .append(i)
+            .append(" 8080 {\n  name rs")
+            .append(i)
+            .append("\n  TCP_CHECK {\n   connect_timeout 1\n   retry 0\n  }\n }\n");
+      }
+      s.append("}\n");
     }
-    return s.append("}\n").toString();
+    return s.toString();
   }
 
   /** Starts {@code fairway run --userspace} on node {@code i} (1-based). */
@@ -491,6 +603,17 @@ final class BgpLab implements AutoCloseable {
     return out;
   }
 
+  /** The nodes (1-based) the router's route to the IPv6 VIP goes through. */
+  Set<Integer> nextHops6() throws IOException {
+    String shown = sh(ip, "-n", router, "-6", "route", "show", VIP6 + "/128");
+    Set<Integer> out = new TreeSet<>();
+    Matcher m = Pattern.compile("via 2001:db8:98:(\\d+)::2").matcher(shown);
+    while (m.find()) {
+      out.add(Integer.parseInt(m.group(1)));
+    }
+    return out;
+  }
+
   /** Whether node i holds Fairway's route in table 100. */
   boolean announces(int i) throws IOException {
     return sh(ip, "-n", nodes.get(i - 1), "route", "show", "table", "" + TABLE, "proto", "250")
@@ -537,8 +660,13 @@ final class BgpLab implements AutoCloseable {
 
   /** GET /k/KEY to the VIP on a new connection; on a client thread. */
   static Reply get(String key) {
+    return get(VIP, key);
+  }
+
+  /** GET /k/KEY to {@code vip} on a new connection; on a client thread. */
+  static Reply get(String vip, String key) {
     try (Socket s = new Socket()) {
-      s.connect(new InetSocketAddress(VIP, 80), 10_000);
+      s.connect(new InetSocketAddress(vip, 80), 10_000);
       // Long: a node's first answers take seconds while three JVMs warm up on a loaded machine
       // (the first run's first 7 requests timed out at 5 s); the tests count failures, not time.
       s.setSoTimeout(30_000);
@@ -553,11 +681,15 @@ final class BgpLab implements AutoCloseable {
         return new Reply(key, -1, null, 0, "no status line: " + text);
       }
       int code = Integer.parseInt(status.group(1));
-      Matcher body = Pattern.compile("(rs\\d) 10\\.98\\.(\\d+)\\.2\\n?$").matcher(text);
+      // The node's address towards the real servers: 10.98.N.2, or 2001:db8:98:N::2 over IPv6.
+      Matcher body =
+          Pattern.compile("(rs\\d) (?:10\\.98\\.(\\d+)\\.2|2001:db8:98:(\\d+)::2)\\n?$")
+              .matcher(text);
       if (code != 200 || !body.find()) {
         return new Reply(key, code, null, 0, "answer: " + text.lines().findFirst().orElse(""));
       }
-      return new Reply(key, code, body.group(1), Integer.parseInt(body.group(2)), null);
+      String node = body.group(2) != null ? body.group(2) : body.group(3);
+      return new Reply(key, code, body.group(1), Integer.parseInt(node), null);
     } catch (IOException e) {
       return new Reply(key, -1, null, 0, e.toString());
     }

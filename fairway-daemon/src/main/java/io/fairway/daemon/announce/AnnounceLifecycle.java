@@ -23,26 +23,67 @@ public final class AnnounceLifecycle implements AutoCloseable {
   /** lvs_sloppy_tcp on the kernel plane; null on the others. */
   private final SloppyTcp sloppyTcp;
 
+  /** The configuration file, which the messages name (the keywords are in its global_defs). */
+  private final String file;
+
   /**
    * @param announcing the routes side
    * @param sloppyTcp the kernel plane's sysctl, or null where there is none
+   * @param file the configuration file, for messages
    */
-  public AnnounceLifecycle(Announcing announcing, SloppyTcp sloppyTcp) {
+  public AnnounceLifecycle(Announcing announcing, SloppyTcp sloppyTcp, String file) {
     this.announcing = announcing;
     this.sloppyTcp = sloppyTcp;
+    this.file = file;
   }
 
   /**
-   * Opens the announce table (removing the stale routes a crash left) and sets lvs_sloppy_tcp;
-   * nothing is announced before the first {@link #poke}.
+   * Opens the announce table (removing the stale routes a crash left, and making sure the table
+   * takes changes) and sets lvs_sloppy_tcp; nothing is announced before the first {@link #poke}.
    *
-   * @throws IOException the table or the sysctl cannot be used (the message names which)
+   * @return what the file asks for that this plane ignores, one line each (for the log)
+   * @throws IOException the table or the sysctl cannot be used: one line naming the file and the
+   *     keyword, for {@code fairway run} to print as it is
    */
-  public void start(AnnounceSettings settings) throws IOException {
-    announcing.configure(settings);
-    if (sloppyTcp != null) {
-      sloppyTcp.apply(settings.announcement().lvsSloppyTcp());
+  public List<String> start(AnnounceSettings settings) throws IOException {
+    try {
+      announcing.configure(settings);
+    } catch (IOException | RuntimeException e) {
+      throw new IOException(
+          file
+              + ": announce_table "
+              + settings.announcement().table().orElse(-1)
+              + " (global_defs): "
+              + oneLine(e),
+          e);
     }
+    if (sloppyTcp != null) {
+      try {
+        sloppyTcp.apply(settings.announcement().lvsSloppyTcp());
+      } catch (IOException e) {
+        // Nothing announced yet, but the stale routes are gone and the table is open.
+        announcing.close();
+        String why = oneLine(e).replaceFirst("^lvs_sloppy_tcp: ", "");
+        throw new IOException(file + ": lvs_sloppy_tcp (global_defs): " + why, e);
+      }
+    }
+    return ignored(settings);
+  }
+
+  /** lvs_sloppy_tcp is IPVS's: the userspace plane has no such sysctl to set. */
+  private List<String> ignored(AnnounceSettings settings) {
+    if (sloppyTcp == null && settings.announcement().lvsSloppyTcp()) {
+      return List.of(
+          file
+              + ": lvs_sloppy_tcp (global_defs) is ignored: it sets IPVS's sloppy_tcp sysctl, and"
+              + " this plane does not use IPVS");
+    }
+    return List.of();
+  }
+
+  private static String oneLine(Exception e) {
+    String m = e.getMessage();
+    return (m == null ? e.getClass().getSimpleName() : m).replaceAll("\\s+", " ");
   }
 
   /**
@@ -66,6 +107,7 @@ public final class AnnounceLifecycle implements AutoCloseable {
         refused.add(e.getMessage());
       }
     }
+    ignored(settings).forEach(w -> LOG.warn("reload: {}", w));
     announcing.poke();
     return refused;
   }

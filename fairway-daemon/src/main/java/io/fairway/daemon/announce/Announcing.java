@@ -61,7 +61,7 @@ public final class Announcing implements AutoCloseable {
    * A load's settings (start and reload): a new table is opened and cleared of Fairway's stale
    * routes, the old one emptied of Fairway's; the services apply from the next pass.
    *
-   * @throws IOException the table cannot be opened or read (the previous settings stay)
+   * @throws IOException the table cannot be opened, read or written (the previous settings stay)
    */
   public synchronized void configure(AnnounceSettings s) throws IOException {
     int want = s.announcement().table().orElse(-1);
@@ -74,6 +74,7 @@ public final class Announcing implements AutoCloseable {
           if (stale > 0) {
             LOG.info("announce: removed {} stale route(s) from table {}", stale, want);
           }
+          opened.checkWritable();
         } catch (IOException e) {
           opened.close();
           throw e;

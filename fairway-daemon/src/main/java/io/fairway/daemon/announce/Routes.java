@@ -22,6 +22,15 @@ public interface Routes extends AutoCloseable {
     return all.size();
   }
 
+  /**
+   * Fails unless this process may change the table. Listing needs no privilege, so a table that
+   * opens and lists may still refuse every route; finding that out at start makes it an error there
+   * instead of a warning at the first pass.
+   *
+   * @throws IOException the table refuses changes (the message says why, on one line)
+   */
+  default void checkWritable() throws IOException {}
+
   @Override
   default void close() {}
 

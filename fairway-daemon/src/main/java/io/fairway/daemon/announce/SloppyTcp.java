@@ -2,7 +2,9 @@ package io.fairway.daemon.announce;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 
 /**
@@ -50,7 +52,7 @@ public final class SloppyTcp {
     try {
       return Files.readString(file, StandardCharsets.US_ASCII).trim();
     } catch (IOException e) {
-      throw new IOException("lvs_sloppy_tcp: cannot read " + file + ": " + e, e);
+      throw new IOException("lvs_sloppy_tcp: cannot read " + file + ": " + why(e), e);
     }
   }
 
@@ -58,7 +60,20 @@ public final class SloppyTcp {
     try {
       Files.writeString(file, value + "\n", StandardCharsets.US_ASCII);
     } catch (IOException e) {
-      throw new IOException("lvs_sloppy_tcp: cannot write " + file + ": " + e, e);
+      throw new IOException("lvs_sloppy_tcp: cannot write " + file + ": " + why(e), e);
     }
+  }
+
+  /** The cause in an operator's words, on one line. */
+  private static String why(IOException e) {
+    if (e instanceof NoSuchFileException) {
+      // The directory exists only while the ip_vs module is loaded.
+      return "no such file (is the ip_vs module loaded?)";
+    }
+    if (e instanceof AccessDeniedException) {
+      return "permission denied (fairway run needs root)";
+    }
+    String m = e.getMessage();
+    return (m == null ? e.getClass().getSimpleName() : m).replaceAll("\\s+", " ");
   }
 }
