@@ -40,7 +40,11 @@ final class AnnounceParser {
             return a;
           }
           return new Announcement(
-              OptionalInt.of(t.intValue()), a.withdrawDelay(), a.lvsSloppyTcp());
+              OptionalInt.of(t.intValue()),
+              a.withdrawDelay(),
+              a.lvsSloppyTcp(),
+              Values.loc(n),
+              a.sloppyTcpAt());
         }
       case "announce_withdraw_delay":
         {
@@ -56,10 +60,12 @@ final class AnnounceParser {
                     + " seconds (a stop that waits longer looks hung)");
             return a;
           }
-          return new Announcement(a.table(), d, a.lvsSloppyTcp());
+          return new Announcement(a.table(), d, a.lvsSloppyTcp(), a.tableAt(), a.sloppyTcpAt());
         }
       default: // lvs_sloppy_tcp
-        return v.args(n, 0, 0) ? new Announcement(a.table(), a.withdrawDelay(), true) : a;
+        return v.args(n, 0, 0)
+            ? new Announcement(a.table(), a.withdrawDelay(), true, a.tableAt(), Values.loc(n))
+            : a;
     }
   }
 

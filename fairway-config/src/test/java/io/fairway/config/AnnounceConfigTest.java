@@ -32,6 +32,8 @@ class AnnounceConfigTest {
     assertThat(a.table()).isEqualTo(OptionalInt.of(100));
     assertThat(a.withdrawDelay()).isEqualTo(Duration.ofMillis(500));
     assertThat(a.lvsSloppyTcp()).isTrue();
+    assertThat(a.tableAt().line()).as("announce_table's line, for start errors").isEqualTo(2);
+    assertThat(a.sloppyTcpAt().line()).isEqualTo(4);
     assertThat(c.virtualServers().get(0).announce()).isTrue();
   }
 

@@ -14,17 +14,27 @@ import java.util.OptionalInt;
  *     node waits between withdrawing its routes and closing its listeners
  * @param lvsSloppyTcp {@code lvs_sloppy_tcp}: set IPVS's {@code sloppy_tcp} sysctl, so a TCP
  *     connection moved to this director mid-flight is taken up (kernel plane)
+ * @param tableAt where {@code announce_table} was written, for the daemon's start errors
+ * @param sloppyTcpAt where {@code lvs_sloppy_tcp} was written
  */
-public record Announcement(OptionalInt table, Duration withdrawDelay, boolean lvsSloppyTcp) {
+public record Announcement(
+    OptionalInt table,
+    Duration withdrawDelay,
+    boolean lvsSloppyTcp,
+    Location tableAt,
+    Location sloppyTcpAt) {
   public static final Duration DEFAULT_WITHDRAW_DELAY = Duration.ofSeconds(2);
 
   /** Not announcing. */
   public static final Announcement NONE =
-      new Announcement(OptionalInt.empty(), DEFAULT_WITHDRAW_DELAY, false);
+      new Announcement(
+          OptionalInt.empty(), DEFAULT_WITHDRAW_DELAY, false, Location.NONE, Location.NONE);
 
   public Announcement {
     Objects.requireNonNull(table, "table");
     Objects.requireNonNull(withdrawDelay, "withdrawDelay");
+    Objects.requireNonNull(tableAt, "tableAt");
+    Objects.requireNonNull(sloppyTcpAt, "sloppyTcpAt");
   }
 
   public boolean enabled() {

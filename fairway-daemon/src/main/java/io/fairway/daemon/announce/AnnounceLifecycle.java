@@ -1,5 +1,6 @@
 package io.fairway.daemon.announce;
 
+import io.fairway.config.model.Location;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -50,7 +51,7 @@ public final class AnnounceLifecycle implements AutoCloseable {
       announcing.configure(settings);
     } catch (IOException | RuntimeException e) {
       throw new IOException(
-          file
+          at(settings.announcement().tableAt())
               + ": announce_table "
               + settings.announcement().table().orElse(-1)
               + " (global_defs): "
@@ -64,7 +65,9 @@ public final class AnnounceLifecycle implements AutoCloseable {
         // Nothing announced yet, but the stale routes are gone and the table is open.
         announcing.close();
         String why = oneLine(e).replaceFirst("^lvs_sloppy_tcp: ", "");
-        throw new IOException(file + ": lvs_sloppy_tcp (global_defs): " + why, e);
+        throw new IOException(
+            at(settings.announcement().sloppyTcpAt()) + ": lvs_sloppy_tcp (global_defs): " + why,
+            e);
       }
     }
     return ignored(settings);
@@ -74,11 +77,16 @@ public final class AnnounceLifecycle implements AutoCloseable {
   private List<String> ignored(AnnounceSettings settings) {
     if (sloppyTcp == null && settings.announcement().lvsSloppyTcp()) {
       return List.of(
-          file
+          at(settings.announcement().sloppyTcpAt())
               + ": lvs_sloppy_tcp (global_defs) is ignored: it sets IPVS's sloppy_tcp sysctl, and"
               + " this plane does not use IPVS");
     }
     return List.of();
+  }
+
+  /** Where the keyword was written (file:line), or the file where the model has no place for it. */
+  private String at(Location where) {
+    return where.line() == 0 ? file : where.toString();
   }
 
   private static String oneLine(Exception e) {

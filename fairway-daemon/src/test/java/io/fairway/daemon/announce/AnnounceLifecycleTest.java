@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.sun.jna.Library;
 import com.sun.jna.Native;
 import io.fairway.config.model.Announcement;
+import io.fairway.config.model.Location;
 import io.fairway.testkit.ExternalPrograms;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -36,7 +37,9 @@ class AnnounceLifecycleTest {
 
   static AnnounceSettings settings(boolean sloppy) {
     return new AnnounceSettings(
-        new Announcement(OptionalInt.of(100), Duration.ofSeconds(2), sloppy), Map.of("web", A));
+        new Announcement(
+            OptionalInt.of(100), Duration.ofSeconds(2), sloppy, Location.NONE, Location.NONE),
+        Map.of("web", A));
   }
 
   static Announcing announcing(Routes.Opener opener) {
@@ -100,6 +103,27 @@ class AnnounceLifecycleTest {
     assertThatThrownBy(() -> new AnnounceLifecycle(a, null, FILE).start(settings(false)))
         .hasMessage(
             FILE + ": announce_table 100 (global_defs): netlink socket: protocol not supported");
+  }
+
+  @Test
+  void theErrorNamesTheLineOfTheKeywordWhenTheModelHasIt() {
+    Announcing a =
+        announcing(
+            t -> {
+              throw new IOException("operation not permitted");
+            });
+    AnnounceSettings at =
+        new AnnounceSettings(
+            new Announcement(
+                OptionalInt.of(100),
+                Duration.ofSeconds(2),
+                false,
+                new Location("/etc/fairway/bgp.conf", 7),
+                Location.NONE),
+            Map.of("web", A));
+    assertThatThrownBy(() -> new AnnounceLifecycle(a, null, FILE).start(at))
+        .hasMessage(
+            "/etc/fairway/bgp.conf:7: announce_table 100 (global_defs): operation not permitted");
   }
 
   @Test

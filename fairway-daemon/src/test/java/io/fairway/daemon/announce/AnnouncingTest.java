@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fairway.apply.VirtualServerStatus;
 import io.fairway.config.model.Announcement;
+import io.fairway.config.model.Location;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.time.Duration;
@@ -33,7 +34,9 @@ class AnnouncingTest {
 
   static AnnounceSettings settings(int table, Map<String, InetAddress> services) {
     return new AnnounceSettings(
-        new Announcement(OptionalInt.of(table), Duration.ofSeconds(2), false), services);
+        new Announcement(
+            OptionalInt.of(table), Duration.ofSeconds(2), false, Location.NONE, Location.NONE),
+        services);
   }
 
   @Test
