@@ -1,0 +1,189 @@
+package io.fairway.proxy;
+
+import static io.fairway.proxy.Fixtures.anyPort;
+import static io.fairway.proxy.Fixtures.dest;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fairway.config.model.BackendTls;
+import io.fairway.config.model.Location;
+import io.fairway.config.model.ProxyProtocol;
+import io.fairway.config.model.ProxySettings;
+import io.fairway.plan.MemberPlan;
+import io.fairway.proxy.http.KeySource;
+import io.fairway.proxy.table.ListenerSpec;
+import io.fairway.proxy.table.Mode;
+import io.fairway.proxy.table.ProxyTable;
+import io.fairway.table.Dest;
+import io.fairway.table.Service;
+import io.fairway.table.ServiceKey;
+import io.fairway.testkit.ExternalPrograms;
+import io.fairway.testkit.TestCerts;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AutoClose;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code real_server ... { http2 }} against a real nginx: h2c by prior knowledge, and h2 by ALPN
+ * over the server's {@code tls { }}. nginx answers with the protocol the request reached it in
+ * ({@code $server_protocol}) and the number of the connection it came on ({@code $connection}), so
+ * the tests see that HTTP/1.1 and HTTP/2 clients alike reach it over HTTP/2, and that concurrent
+ * requests share one connection.
+ */
+class H2BackendTest {
+  @AutoClose final Cleanup cleanup = new Cleanup();
+  @TempDir static Path dir;
+  static TestCerts.Pair app;
+
+  private static final String ANSWER =
+      "location / { default_type text/plain;"
+          + " return 200 'proto=$server_protocol conn=$connection uri=$request_uri"
+          + " host=$host xff=$http_x_forwarded_for\\n'; }";
+
+  @BeforeAll
+  static void certs() throws Exception {
+    app = TestCerts.make(dir, "app", TestCerts.Kind.EC_PKCS8, "app.internal", "app.internal");
+  }
+
+  /** An h2c listener of Fairway (HTTP/1.1 and h2c) in front of {@code backend} with http2. */
+  private InetSocketAddress fairway(InetSocketAddress backend, BackendTls tls) throws Exception {
+    ServiceKey k = anyPort();
+    Dest d = dest(backend, 1);
+    MemberPlan m =
+        new MemberPlan(
+            "",
+            "app",
+            "app",
+            1,
+            d,
+            d.port(),
+            false,
+            Duration.ZERO,
+            0,
+            ProxyProtocol.NONE,
+            Optional.ofNullable(tls),
+            0,
+            true);
+    ListenerSpec spec =
+        new ListenerSpec(Mode.HTTP, KeySource.CLIENT, null, Map.of(d.key(), m), null)
+            .withProxy(ProxySettings.DEFAULTS.withTls(H2Proxy.h2c()));
+    ProxyTable t =
+        cleanup.track(new ProxyTable(ProxyOptions.builder().ioThreads(1).build(), x -> spec));
+    t.addService(Service.of(k, "rr"));
+    t.addDest(k, d);
+    return t.boundAddress(k);
+  }
+
+  private Nginx h2cNginx() throws Exception {
+    Nginx.require();
+    return cleanup.track(new Nginx("h2c", "http2", ANSWER));
+  }
+
+  private static String url(InetSocketAddress vip, String path) {
+    return "http://127.0.0.1:" + vip.getPort() + path;
+  }
+
+  @Test
+  void http11AndHttp2ClientsReachAnH2cBackendOverHttp2() throws Exception {
+    ExternalPrograms.require("curl", "/usr/bin/curl");
+    InetSocketAddress vip = fairway(h2cNginx().address(), null);
+    assertThat(Http2Test.curl("-i", "--http1.1", url(vip, "/a?x=1")))
+        .startsWith("HTTP/1.1 200")
+        .contains("proto=HTTP/2.0")
+        .contains("uri=/a?x=1")
+        .contains("host=127.0.0.1")
+        .contains("xff=127.0.0.1")
+        .contains("exit=0");
+    assertThat(Http2Test.curl("-i", "--http2-prior-knowledge", url(vip, "/b")))
+        .startsWith("HTTP/2 200")
+        .contains("proto=HTTP/2.0")
+        .contains("uri=/b")
+        .contains("exit=0");
+  }
+
+  @Test
+  void concurrentRequestsShareOneBackendConnection() throws Exception {
+    ExternalPrograms.require("curl", "/usr/bin/curl");
+    ExternalPrograms.require("nghttp", "/usr/bin/nghttp");
+    InetSocketAddress vip = fairway(h2cNginx().address(), null);
+    List<CompletableFuture<String>> calls = new ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      String path = "/c" + i;
+      // HTTP/1.1 clients on connections of their own and HTTP/2 streams, all at once.
+      calls.add(CompletableFuture.supplyAsync(() -> call("--http1.1", url(vip, path))));
+    }
+    // Three streams of one client connection at once (curl 7.88 cannot reuse an h2c connection).
+    String multiplexed = Http2Test.run("nghttp", url(vip, "/m1"), url(vip, "/m2"), url(vip, "/m3"));
+    Set<String> conns = new HashSet<>(connections(multiplexed));
+    for (CompletableFuture<String> c : calls) {
+      String r = c.get();
+      assertThat(r).contains("proto=HTTP/2.0");
+      conns.addAll(connections(r));
+    }
+    assertThat(multiplexed)
+        .contains("uri=/m1")
+        .contains("uri=/m2")
+        .contains("uri=/m3")
+        .contains("proto=HTTP/2.0")
+        .contains("exit=0");
+    assertThat(conns).as("nginx's connection numbers").hasSize(1);
+  }
+
+  @Test
+  void h2OverTlsByAlpn() throws Exception {
+    ExternalPrograms.require("curl", "/usr/bin/curl");
+    Nginx.require();
+    Nginx n =
+        cleanup.track(
+            new Nginx(
+                "h2-tls",
+                "ssl http2",
+                "ssl_certificate "
+                    + app.cert()
+                    + "; ssl_certificate_key "
+                    + app.key()
+                    + "; "
+                    + ANSWER));
+    BackendTls tls =
+        new BackendTls(
+            new Location("test.conf", 1), app.cert().toString(), Optional.of("app.internal"), "d");
+    InetSocketAddress vip = fairway(n.address(), tls);
+    assertThat(Http2Test.curl("-i", "--http1.1", url(vip, "/t")))
+        .startsWith("HTTP/1.1 200")
+        .contains("proto=HTTP/2.0")
+        .contains("exit=0");
+    assertThat(Http2Test.curl("-i", "--http2-prior-knowledge", url(vip, "/t2")))
+        .startsWith("HTTP/2 200")
+        .contains("proto=HTTP/2.0");
+  }
+
+  private static String call(String... args) {
+    try {
+      return Http2Test.curl(args);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static List<String> connections(String out) {
+    List<String> c = new ArrayList<>();
+    Matcher m = Pattern.compile("conn=(\\d+)").matcher(out);
+    while (m.find()) {
+      c.add(m.group(1));
+    }
+    assertThat(c).isNotEmpty();
+    return c;
+  }
+}
