@@ -59,6 +59,12 @@ class H2BackendTest {
 
   /** An h2c listener of Fairway (HTTP/1.1 and h2c) in front of {@code backend} with http2. */
   private InetSocketAddress fairway(InetSocketAddress backend, BackendTls tls) throws Exception {
+    return fairway(cleanup, backend, tls);
+  }
+
+  /** As above, its table closed with {@code cleanup}. */
+  static InetSocketAddress fairway(Cleanup cleanup, InetSocketAddress backend, BackendTls tls)
+      throws Exception {
     ServiceKey k = anyPort();
     Dest d = dest(backend, 1);
     MemberPlan m =
