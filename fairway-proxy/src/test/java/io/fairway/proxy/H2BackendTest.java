@@ -65,30 +65,45 @@ class H2BackendTest {
   /** As above, its table closed with {@code cleanup}. */
   static InetSocketAddress fairway(Cleanup cleanup, InetSocketAddress backend, BackendTls tls)
       throws Exception {
+    return fairway(cleanup, tls, List.of(backend));
+  }
+
+  /** Several backends, all with http2 (and {@code tls} when not null), scheduled rr in order. */
+  static InetSocketAddress fairway(
+      Cleanup cleanup, BackendTls tls, List<InetSocketAddress> backends) throws Exception {
     ServiceKey k = anyPort();
-    Dest d = dest(backend, 1);
-    MemberPlan m =
-        new MemberPlan(
-            "",
-            "app",
-            "app",
-            1,
-            d,
-            d.port(),
-            false,
-            Duration.ZERO,
-            0,
-            ProxyProtocol.NONE,
-            Optional.ofNullable(tls),
-            0,
-            true);
+    Map<io.fairway.table.DestKey, MemberPlan> members = new java.util.LinkedHashMap<>();
+    List<Dest> dests = new ArrayList<>();
+    for (InetSocketAddress backend : backends) {
+      Dest d = dest(backend, 1);
+      dests.add(d);
+      String name = "app" + dests.size();
+      members.put(
+          d.key(),
+          new MemberPlan(
+              "",
+              name,
+              name,
+              1,
+              d,
+              d.port(),
+              false,
+              Duration.ZERO,
+              0,
+              ProxyProtocol.NONE,
+              Optional.ofNullable(tls),
+              0,
+              true));
+    }
     ListenerSpec spec =
-        new ListenerSpec(Mode.HTTP, KeySource.CLIENT, null, Map.of(d.key(), m), null)
+        new ListenerSpec(Mode.HTTP, KeySource.CLIENT, null, members, null)
             .withProxy(ProxySettings.DEFAULTS.withTls(H2Proxy.h2c()));
     ProxyTable t =
         cleanup.track(new ProxyTable(ProxyOptions.builder().ioThreads(1).build(), x -> spec));
     t.addService(Service.of(k, "rr"));
-    t.addDest(k, d);
+    for (Dest d : dests) {
+      t.addDest(k, d);
+    }
     return t.boundAddress(k);
   }
 
@@ -173,6 +188,31 @@ class H2BackendTest {
     assertThat(Http2Test.curl("-i", "--http2-prior-knowledge", url(vip, "/t2")))
         .startsWith("HTTP/2 200")
         .contains("proto=HTTP/2.0");
+  }
+
+  /**
+   * A backend that refuses every stream (RST_STREAM REFUSED_STREAM) beside nginx: each request,
+   * bodyless POSTs among them (a refused stream was not processed, so any method may go elsewhere),
+   * is answered by nginx, none with the 502 a backend failing under a POST gives.
+   */
+  @Test
+  void aRefusedStreamIsRetriedOnAnotherServer() throws Exception {
+    ExternalPrograms.require("curl", "/usr/bin/curl");
+    RefusingH2Server refuser = cleanup.track(new RefusingH2Server());
+    InetSocketAddress vip =
+        fairway(cleanup, null, List.of(refuser.address(), h2cNginx().address()));
+    for (int i = 0; i < 4; i++) {
+      assertThat(Http2Test.curl("-i", "--http1.1", url(vip, "/r" + i)))
+          .startsWith("HTTP/1.1 200")
+          .contains("proto=HTTP/2.0");
+    }
+    int before = refuser.refused();
+    for (int i = 0; i < 4; i++) {
+      // Not idempotent: a backend that failed under it would not be retried (502).
+      assertThat(Http2Test.curl("-i", "--http1.1", "-X", "POST", url(vip, "/post" + i)))
+          .startsWith("HTTP/1.1 200");
+    }
+    assertThat(refuser.refused()).as("POSTs the refuser refused").isGreaterThan(before);
   }
 
   private static String call(String... args) {
