@@ -71,6 +71,14 @@ class H2BackendTest {
   /** Several backends, all with http2 (and {@code tls} when not null), scheduled rr in order. */
   static InetSocketAddress fairway(
       Cleanup cleanup, BackendTls tls, List<InetSocketAddress> backends) throws Exception {
+    return front(cleanup, tls, backends).vip();
+  }
+
+  /** A table with one virtual server, for tests that also look at it (its access log). */
+  record Front(ProxyTable table, ServiceKey key, InetSocketAddress vip) {}
+
+  static Front front(Cleanup cleanup, BackendTls tls, List<InetSocketAddress> backends)
+      throws Exception {
     ServiceKey k = anyPort();
     Map<io.fairway.table.DestKey, MemberPlan> members = new java.util.LinkedHashMap<>();
     List<Dest> dests = new ArrayList<>();
@@ -104,7 +112,7 @@ class H2BackendTest {
     for (Dest d : dests) {
       t.addDest(k, d);
     }
-    return t.boundAddress(k);
+    return new Front(t, k, t.boundAddress(k));
   }
 
   private Nginx h2cNginx() throws Exception {
@@ -119,7 +127,12 @@ class H2BackendTest {
   @Test
   void http11AndHttp2ClientsReachAnH2cBackendOverHttp2() throws Exception {
     ExternalPrograms.require("curl", "/usr/bin/curl");
-    InetSocketAddress vip = fairway(h2cNginx().address(), null);
+    Front f = front(cleanup, null, List.of(h2cNginx().address()));
+    InetSocketAddress vip = f.vip();
+    io.fairway.proxy.accesslog.AccessLogWriter json =
+        new io.fairway.proxy.accesslog.AccessLogWriter(
+            dir.resolve("h2c.json"), io.fairway.proxy.accesslog.AccessLogFormat.JSON, 1024);
+    f.table().setAccessLog(f.key(), io.fairway.proxy.accesslog.AccessLog.of(List.of(json)));
     assertThat(Http2Test.curl("-i", "--http1.1", url(vip, "/a?x=1")))
         .startsWith("HTTP/1.1 200")
         .contains("proto=HTTP/2.0")
@@ -132,6 +145,16 @@ class H2BackendTest {
         .contains("proto=HTTP/2.0")
         .contains("uri=/b")
         .contains("exit=0");
+    org.awaitility.Awaitility.await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> json.written() == 2);
+    json.close();
+    String log = java.nio.file.Files.readString(dir.resolve("h2c.json"));
+    assertThat(log)
+        .contains("\"protocol\":\"HTTP/1.1\"")
+        .contains("\"protocol\":\"HTTP/2.0\"")
+        .doesNotContain("\"backend_protocol\":\"HTTP/1.1\"");
+    assertThat(log.split("\"backend_protocol\":\"HTTP/2.0\"", -1)).hasSize(3);
   }
 
   @Test

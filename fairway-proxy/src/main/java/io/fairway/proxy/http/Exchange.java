@@ -405,7 +405,7 @@ public final class Exchange implements SlotWaiter {
 
   private void attach(Channel ch) {
     state = State.FORWARD;
-    trace.connected();
+    trace.connected(ch instanceof io.netty.handler.codec.http2.Http2StreamChannel);
     backend = ch;
     HttpBackendHandler h = (HttpBackendHandler) ch.pipeline().last();
     backendHandler = h;
