@@ -148,24 +148,42 @@ class GrpcPassThroughTest {
     assertThat(r).startsWith("die=UNAVAILABLE");
   }
 
-  /** An HTTP/1.1 client that says {@code TE: trailers} gets gRPC's trailers in the chunked body. */
+  /**
+   * An HTTP/1.1 client that says {@code TE: trailers} gets gRPC's trailers in the chunked body; its
+   * own body, chunked, reaches the server as DATA (the echo comes back).
+   */
   @Test
   void anHttp11ClientWithTeTrailersGetsTheTrailers() throws Exception {
     ExternalPrograms.require("curl", "/usr/bin/curl");
     InetSocketAddress vip = fairway(server());
     Path body = dir.resolve("hello.grpc");
-    Files.write(body, new byte[] {0, 0, 0, 0, 2, 'h', 'i'});
+    byte[] message = new byte[100_000];
+    java.util.Arrays.fill(message, (byte) 'q');
+    java.io.ByteArrayOutputStream framed = new java.io.ByteArrayOutputStream();
+    framed.write(new byte[] {0, 0, 1, (byte) 0x86, (byte) 0xa0}); // 100000 bytes follow
+    framed.write(message);
+    Files.write(body, framed.toByteArray());
+    Path out = dir.resolve("echo.out");
     String r =
         Http2Test.curl(
             "-i",
             "--http1.1",
+            "-o",
+            out.toString(),
+            "-w",
+            "%{size_download}",
             "-H",
             "content-type: application/grpc",
             "-H",
             "te: trailers",
+            "-H",
+            "transfer-encoding: chunked",
             "--data-binary",
             "@" + body,
             "http://127.0.0.1:" + vip.getPort() + "/svc/Echo");
-    assertThat(r).startsWith("HTTP/1.1 200").contains("grpc-status: 0").contains("exit=0");
+    String got = Files.readString(out, StandardCharsets.ISO_8859_1);
+    assertThat(got).startsWith("HTTP/1.1 200").contains("grpc-status: 0");
+    assertThat(got).contains(new String(message, StandardCharsets.ISO_8859_1));
+    assertThat(r).contains("exit=0");
   }
 }

@@ -11,6 +11,7 @@ import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoop;
+import io.netty.handler.codec.http2.DefaultHttp2WindowUpdateFrame;
 import io.netty.handler.codec.http2.Http2FrameCodec;
 import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2GoAwayFrame;
@@ -41,8 +42,11 @@ import java.util.function.Supplier;
  * buffering encoder), not in a second connection.
  */
 final class H2Link {
-  /** The window per stream and for the connection: what a backend may send ahead of its client. */
+  /** The window per stream: what a backend may send ahead of its client on one stream. */
   private static final int WINDOW = 65_535;
+
+  /** The connection's window: what all its streams together may have in flight toward Fairway. */
+  private static final int CONNECTION_WINDOW = 1 << 20;
 
   private final Channel parent;
   private final EventLoop loop;
@@ -72,16 +76,18 @@ final class H2Link {
             ch -> {
               ch.config().setAllocator(Transport.ALLOCATOR);
               ch.config().setConnectTimeoutMillis(connectMillis);
+              // First: it sees every byte the server sends, whichever stream it is for.
+              ch.pipeline()
+                  .addLast(
+                      new IdleStateHandler(
+                          options.backendKeepAlive().toMillis(), 0, 0, TimeUnit.MILLISECONDS));
               ssl[0] = tls.get();
               if (ssl[0] != null) {
                 ch.pipeline().addLast(ssl[0]);
               }
               ch.pipeline()
                   .addLast(codec(options))
-                  .addLast(new Http2MultiplexHandler(new RefusePush()))
-                  .addLast(
-                      new IdleStateHandler(
-                          options.backendKeepAlive().toMillis(), 0, 0, TimeUnit.MILLISECONDS));
+                  .addLast(new Http2MultiplexHandler(new RefusePush()));
             },
             watch,
             rs.address);
@@ -94,7 +100,7 @@ final class H2Link {
             link.ready.tryFailure(c.cause());
           } else if (ssl[0] == null) {
             rs.http.connected(System.nanoTime() - start);
-            link.ready.trySuccess(link.parent);
+            link.up();
           } else {
             ssl[0].handshakeFuture().addListener(h -> link.handshaken(ssl[0], h, rs, start));
           }
@@ -110,8 +116,17 @@ final class H2Link {
       parent.close();
     } else {
       rs.http.connected(System.nanoTime() - start);
-      ready.trySuccess(parent);
+      up();
     }
+  }
+
+  /**
+   * The connection is usable: its window grows to {@link #CONNECTION_WINDOW}, so streams share more
+   * than one stream's window, and the waiting streams are opened.
+   */
+  private void up() {
+    parent.writeAndFlush(new DefaultHttp2WindowUpdateFrame(CONNECTION_WINDOW - WINDOW));
+    ready.trySuccess(parent);
   }
 
   private static Http2FrameCodec codec(ProxyOptions options) {
