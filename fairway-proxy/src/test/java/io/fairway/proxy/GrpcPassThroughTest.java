@@ -149,8 +149,9 @@ class GrpcPassThroughTest {
   }
 
   /**
-   * An HTTP/1.1 client that says {@code TE: trailers} gets gRPC's trailers in the chunked body; its
-   * own body, chunked, reaches the server as DATA (the echo comes back).
+   * An HTTP/1.1 client that says {@code TE: trailers} gets gRPC's trailers in the chunked body, one
+   * that does not gets the body without them; its own body, chunked or not, reaches the server as
+   * DATA (the echo comes back).
    */
   @Test
   void anHttp11ClientWithTeTrailersGetsTheTrailers() throws Exception {
@@ -185,5 +186,19 @@ class GrpcPassThroughTest {
     assertThat(got).startsWith("HTTP/1.1 200").contains("grpc-status: 0");
     assertThat(got).contains(new String(message, StandardCharsets.ISO_8859_1));
     assertThat(r).contains("exit=0");
+    // Without TE: trailers the same answer comes without them.
+    Http2Test.curl(
+        "-i",
+        "--http1.1",
+        "-o",
+        out.toString(),
+        "-H",
+        "content-type: application/grpc",
+        "--data-binary",
+        "@" + body,
+        "http://127.0.0.1:" + vip.getPort() + "/svc/Echo");
+    String without = Files.readString(out, StandardCharsets.ISO_8859_1);
+    assertThat(without).startsWith("HTTP/1.1 200").doesNotContain("grpc-status");
+    assertThat(without).contains(new String(message, StandardCharsets.ISO_8859_1));
   }
 }
