@@ -238,6 +238,41 @@ class H2BackendTest {
     assertThat(refuser.refused()).as("POSTs the refuser refused").isGreaterThan(before);
   }
 
+  /**
+   * 8 MiB from nginx through one stream, to an HTTP/1.1 and an HTTP/2 client: far beyond the
+   * stream's and the connection's windows, so it arrives whole only if Fairway reopens them as the
+   * client takes the bytes.
+   */
+  @Test
+  void aLargeBodyFlowsThroughTheStreamWindows() throws Exception {
+    ExternalPrograms.require("curl", "/usr/bin/curl");
+    Nginx.require();
+    // Where nginx's worker (nobody) may read, unlike the test's temporary directory.
+    Path root = java.nio.file.Files.createTempDirectory(Path.of("/tmp"), "fairway-www-");
+    root.toFile().setReadable(true, false);
+    root.toFile().setExecutable(true, false);
+    byte[] blob = new byte[8 << 20];
+    new java.util.Random(7).nextBytes(blob);
+    cleanup.track(
+        () -> {
+          java.nio.file.Files.deleteIfExists(root.resolve("blob"));
+          java.nio.file.Files.delete(root);
+        });
+    java.nio.file.Files.write(root.resolve("blob"), blob);
+    root.resolve("blob").toFile().setReadable(true, false);
+    Nginx n = cleanup.track(new Nginx("h2c-files", "http2", "location / { root " + root + "; }"));
+    InetSocketAddress vip = fairway(n.address(), null);
+    for (String version : List.of("--http1.1", "--http2-prior-knowledge")) {
+      Path out = dir.resolve("got" + version);
+      assertThat(
+              Http2Test.curl(
+                  version, "-o", out.toString(), "-w", "%{http_code}", url(vip, "/blob")))
+          .startsWith("200")
+          .contains("exit=0");
+      assertThat(java.nio.file.Files.mismatch(out, root.resolve("blob"))).as(version).isEqualTo(-1);
+    }
+  }
+
   private static String call(String... args) {
     try {
       return Http2Test.curl(args);
