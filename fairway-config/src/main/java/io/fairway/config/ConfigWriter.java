@@ -636,6 +636,9 @@ final class ConfigWriter {
               t.sni().ifPresent(n -> line("sni " + q(n)));
               close();
             });
+    if (rs.http2()) {
+      line("http2");
+    }
     rs.notifyUp().ifPresent(s -> line("notify_up " + script(s)));
     rs.notifyDown().ifPresent(s -> line("notify_down " + script(s)));
     for (Checker c : rs.checkers()) {

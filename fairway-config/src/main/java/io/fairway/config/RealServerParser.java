@@ -115,6 +115,7 @@ final class RealServerParser {
     Node sendProxyNode;
     Optional<io.fairway.config.model.BackendTls> tls = Optional.empty();
     Node tlsNode;
+    Node http2Node;
     Optional<Script> up = Optional.empty();
     Optional<Script> down = Optional.empty();
     final List<Node> checkerNodes = new ArrayList<>();
@@ -159,6 +160,13 @@ final class RealServerParser {
         (b, n) -> {
           b.tls = BackendTlsParser.parse(n, b.v);
           b.tlsNode = n;
+        });
+    t.on(
+        "http2",
+        (b, n) -> {
+          if (b.v.args(n, 0, 0)) {
+            b.http2Node = n;
+          }
         });
     t.on("notify_up", (b, n) -> b.up = Optional.ofNullable(b.v.script(n)));
     t.on("notify_down", (b, n) -> b.down = Optional.ofNullable(b.v.script(n)));
@@ -255,6 +263,9 @@ final class RealServerParser {
     if (b.tlsNode != null) {
       BackendTlsParser.checkPlane(b.tlsNode, forwarding.method(), v);
     }
+    if (b.http2Node != null) {
+      http2Plane(b, forwarding.method());
+    }
     String rsName = c.name != null ? c.name : id.toString();
     if (b.identNode != null && vs.scheduler() != Scheduler.SHARD) {
       v.warn(b.identNode, "ident is only used by lb_algo shard");
@@ -283,6 +294,22 @@ final class RealServerParser {
         c.slowStart,
         c.maxConns,
         ProxyProtocol.sending(b.sendProxy),
-        b.tls);
+        b.tls,
+        0,
+        b.http2Node != null);
+  }
+
+  /**
+   * HTTP/2 to a server is the HTTP proxy's (it maps requests, not bytes), and one connection
+   * carries many clients' requests, which one PROXY header at its start cannot name.
+   */
+  private void http2Plane(Block b, ForwardingMethod m) {
+    if (m != ForwardingMethod.HTTP) {
+      v.error(b.http2Node, "http2 needs lb_kind HTTP (the userspace HTTP proxy), not " + m);
+    } else if (b.sendProxyNode != null) {
+      v.error(
+          b.http2Node,
+          "http2 cannot be combined with send_proxy (one HTTP/2 connection carries many clients)");
+    }
   }
 }

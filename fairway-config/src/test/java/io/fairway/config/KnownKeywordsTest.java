@@ -39,7 +39,8 @@ class KnownKeywordsTest {
                 "slow_start",
                 "max_conns",
                 "send_proxy",
-                "tls"));
+                "tls",
+                "http2"));
     listed.addAll(CheckerParser.CHECKERS);
     assertThat(RealServerParser.TABLE.known()).isEqualTo(listed);
   }

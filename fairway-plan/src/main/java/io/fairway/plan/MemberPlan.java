@@ -30,6 +30,8 @@ import java.util.Objects;
  *     TCP; the kernel ignores it
  * @param tier its backup tier (0 unless a higher SRV priority of {@code real_server_dns}): the
  *     applier keeps it out while a lower tier has a server up
+ * @param http2 {@code http2}: the userspace data plane speaks HTTP/2 to it (h2 over {@code tls},
+ *     h2c without); the kernel ignores it
  */
 public record MemberPlan(
     String where,
@@ -43,7 +45,38 @@ public record MemberPlan(
     int maxConns,
     io.fairway.config.model.ProxyProtocol proxyProtocol,
     java.util.Optional<io.fairway.config.model.BackendTls> tls,
-    int tier) {
+    int tier,
+    boolean http2) {
+
+  /** Speaking HTTP/1.1 to it, as without {@code http2}. */
+  public MemberPlan(
+      String where,
+      String name,
+      String ident,
+      double weight,
+      Dest dest,
+      int checkPort,
+      boolean inhibit,
+      Duration slowStart,
+      int maxConns,
+      io.fairway.config.model.ProxyProtocol proxyProtocol,
+      java.util.Optional<io.fairway.config.model.BackendTls> tls,
+      int tier) {
+    this(
+        where,
+        name,
+        ident,
+        weight,
+        dest,
+        checkPort,
+        inhibit,
+        slowStart,
+        maxConns,
+        proxyProtocol,
+        tls,
+        tier,
+        false);
+  }
 
   /** In tier 0. */
   public MemberPlan(

@@ -223,7 +223,8 @@ public record Plan(List<ServicePlan> services, Timeouts timeouts, Optional<Sync>
                     m.maxConns(),
                     m.proxyProtocol(),
                     m.tls(),
-                    m.tier()))
+                    m.tier(),
+                    m.http2()))
         .toList();
   }
 

@@ -409,7 +409,8 @@ public final class PlanBuilder {
         rs.maxConns(),
         rs.proxyProtocol(),
         rs.tls(),
-        rs.tier());
+        rs.tier(),
+        rs.http2());
   }
 
   private static SorryPlan sorry(SorryServer s, boolean overflow) {

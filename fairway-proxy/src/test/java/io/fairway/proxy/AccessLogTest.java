@@ -96,6 +96,8 @@ class AccessLogTest {
     assertThat(last.get("status").asInt()).isEqualTo(200);
     assertThat(last.get("termination").asText()).isEqualTo("ok");
     assertThat(last.get("target").asText()).isEqualTo("/big?kb=5");
+    assertThat(last.get("backend_protocol").asText()).isEqualTo("HTTP/1.1");
+    assertThat(first.get("backend_protocol").isNull()).isTrue();
     assertThat(last.get("client").asText()).isEqualTo("127.0.0.1");
     assertThat(last.get("real_server").asText()).contains(String.valueOf(b1.address().getPort()));
     assertThat(last.get("bytes_out").asLong()).isGreaterThan(5 * 1024);

@@ -80,7 +80,8 @@ public final class DnsMember {
         // The template's send_proxy and tls hold for every address the name resolves to.
         t.proxyProtocol(),
         t.tls(),
-        tier);
+        tier,
+        t.http2());
   }
 
   private static Checker retarget(

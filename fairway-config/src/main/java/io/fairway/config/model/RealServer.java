@@ -37,6 +37,9 @@ import java.util.Optional;
  * @param tier its backup tier: 0 for every written server; for one from a {@code real_server_dns}
  *     SRV answer, 0 for the lowest priority that resolves and 1, 2, ... for the higher ones, which
  *     stand by while a lower tier has a server up
+ * @param http2 {@code http2} (a Fairway extension): the userspace data plane speaks HTTP/2 to this
+ *     server (h2 over its {@code tls { }}, h2c by prior knowledge without), one multiplexed
+ *     connection per event loop; false = HTTP/1.1
  */
 public record RealServer(
     Location location,
@@ -56,7 +59,8 @@ public record RealServer(
     int maxConns,
     ProxyProtocol proxyProtocol,
     Optional<BackendTls> tls,
-    int tier) {
+    int tier,
+    boolean http2) {
   public RealServer {
     proxyProtocol = proxyProtocol == null ? ProxyProtocol.NONE : proxyProtocol;
     tls = tls == null ? Optional.empty() : tls;
@@ -68,6 +72,48 @@ public record RealServer(
     if (tier < 0) {
       throw new IllegalArgumentException("tier must be >= 0: " + tier);
     }
+  }
+
+  /** Speaking HTTP/1.1 to the server, as without {@code http2}. */
+  public RealServer(
+      Location location,
+      RealServerId id,
+      String name,
+      String ident,
+      double weight,
+      Forwarding forwarding,
+      long upperThreshold,
+      long lowerThreshold,
+      boolean inhibitOnFailure,
+      Optional<Script> notifyUp,
+      Optional<Script> notifyDown,
+      List<Checker> checkers,
+      int checkPort,
+      Duration slowStart,
+      int maxConns,
+      ProxyProtocol proxyProtocol,
+      Optional<BackendTls> tls,
+      int tier) {
+    this(
+        location,
+        id,
+        name,
+        ident,
+        weight,
+        forwarding,
+        upperThreshold,
+        lowerThreshold,
+        inhibitOnFailure,
+        notifyUp,
+        notifyDown,
+        checkers,
+        checkPort,
+        slowStart,
+        maxConns,
+        proxyProtocol,
+        tls,
+        tier,
+        false);
   }
 
   /** In tier 0, as every written real server. */

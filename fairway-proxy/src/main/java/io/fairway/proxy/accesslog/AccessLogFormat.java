@@ -137,6 +137,7 @@ public enum AccessLogFormat {
       g.writeStringField("tls_version", r.tlsVersion());
       g.writeStringField("sni", r.sni());
       g.writeStringField("termination", r.termination().text());
+      g.writeStringField("backend_protocol", r.backendProtocol());
       g.writeEndObject();
     } catch (IOException e) {
       throw new UncheckedIOException(e); // a StringWriter does not fail

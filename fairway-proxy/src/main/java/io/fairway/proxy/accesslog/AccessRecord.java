@@ -31,6 +31,9 @@ import java.net.InetSocketAddress;
  * @param tlsVersion the client's TLS version, {@code null} without TLS
  * @param sni the client's TLS server name, {@code null} without TLS or SNI
  * @param termination how it ended
+ * @param backendProtocol the protocol the request went to its server in ({@code HTTP/1.1}, or
+ *     {@code HTTP/2.0} to a real server with {@code http2}); {@code null} for L4 and when no
+ *     backend was reached
  */
 public record AccessRecord(
     long startMillis,
@@ -50,7 +53,50 @@ public record AccessRecord(
     int retries,
     String tlsVersion,
     String sni,
-    Termination termination) {
+    Termination termination,
+    String backendProtocol) {
+
+  /** Without a backend protocol (L4). */
+  public AccessRecord(
+      long startMillis,
+      InetSocketAddress client,
+      String virtualServer,
+      String realServer,
+      String method,
+      String target,
+      String protocol,
+      int status,
+      long bytesIn,
+      long bytesOut,
+      long queueMicros,
+      long connectMicros,
+      long firstByteMicros,
+      long totalMicros,
+      int retries,
+      String tlsVersion,
+      String sni,
+      Termination termination) {
+    this(
+        startMillis,
+        client,
+        virtualServer,
+        realServer,
+        method,
+        target,
+        protocol,
+        status,
+        bytesIn,
+        bytesOut,
+        queueMicros,
+        connectMicros,
+        firstByteMicros,
+        totalMicros,
+        retries,
+        tlsVersion,
+        sni,
+        termination,
+        null);
+  }
 
   /** How a request (or connection) ended, as the log names it. */
   public enum Termination {

@@ -110,6 +110,12 @@ public interface ClientSide {
     }
   }
 
+  /**
+   * The trailer fields of a response from an HTTP/2 backend, before {@link #responseEnd}; only for
+   * a client that {@link #framesBodies} (an HTTP/1.1 client gets them in the chunked body).
+   */
+  default void responseTrailers(io.netty.handler.codec.http2.Http2Headers trailers) {}
+
   void flush();
 
   boolean isWritable();
@@ -128,6 +134,14 @@ public interface ClientSide {
 
   /** Sends an error page of the proxy's own, then closes. */
   void sendErrorAndClose(int status, String detail);
+
+  /**
+   * The request's own deadline ({@code grpc-timeout}) passed: a gRPC client gets status
+   * DEADLINE_EXCEEDED; others a 504, or the close when the response had started.
+   */
+  default void deadlineExceeded() {
+    sendErrorAndClose(504, "The request's deadline passed.");
+  }
 
   /** Closes once what was written is sent. */
   void close();

@@ -97,6 +97,9 @@ public final class Exchange implements SlotWaiter {
   private Channel backend;
   private HttpBackendHandler backendHandler;
 
+  /** The backend is a stream of an HTTP/2 connection ({@code http2}): it is never pooled. */
+  private boolean h2Backend;
+
   Exchange(
       ClientSide client,
       VirtualService vs,
@@ -116,6 +119,12 @@ public final class Exchange implements SlotWaiter {
     this.deadlines = new ExchangeDeadlines(timeouts);
     if (h.chunked || h.contentLength > 0) {
       deadlines.armBody(start);
+    }
+    if (client.framesBodies()) {
+      long t = GrpcTimeout.nanos(h.header("grpc-timeout"));
+      if (t > 0) {
+        deadlines.armTotal(start + t);
+      }
     }
     this.key = vs.spec().keySource().extract(h);
     this.askedAlt = RequestAlt.of(vs.spec().selection(), h);
@@ -289,6 +298,10 @@ public final class Exchange implements SlotWaiter {
     trace.leased(rs);
     server = rs;
     lease = l;
+    if (vs.http2(rs)) {
+      h2Stream(rs, l, fresh);
+      return;
+    }
     InetSocketAddress owner = ProxyHeaderWriter.owner(vs.sendProxy(rs), client.socket());
     Channel pooled = fresh ? null : rs.pool.poll(client.eventLoop(), owner);
     if (pooled != null) {
@@ -297,47 +310,76 @@ public final class Exchange implements SlotWaiter {
       return;
     }
     long connectStart = System.nanoTime();
-    ChannelFuture f =
-        BackendConnect.open(
-            rs,
-            client.eventLoop(),
-            options,
-            timeouts,
-            () -> {
-              try {
-                return vs.backendTls(rs, io.fairway.proxy.Transport.ALLOCATOR);
-              } catch (javax.net.ssl.SSLException e) {
-                // Fails this connect (Connector): the exchange's ordinary connect failure.
-                throw new IllegalStateException("TLS to " + rs + ": " + e.getMessage(), e);
-              }
-            });
+    ChannelFuture f = BackendConnect.open(rs, client.eventLoop(), options, timeouts, () -> tls(rs));
     ProxyHeaderWriter.onConnect(f, vs.sendProxy(rs), client.socket()); // before the request
     f.addListener(
         x -> {
-          if (client.closed() || state == State.DONE || lease != l) {
-            l.closeRequest();
-            f.channel().close();
-            return;
-          }
-          if (f.isSuccess()) {
+          if (f.isSuccess() && lease == l && !gone()) {
             rs.http.connected(System.nanoTime() - connectStart);
-            retries.attempt(false);
-            client.notInRead();
-            attach(f.channel());
-          } else {
-            warnings.warn(
-                vs.service().key(),
-                "connect to " + rs + " failed: " + TcpFrontend.reason(f.cause()),
-                null);
-            rs.http.connectFailed();
-            l.refused();
-            l.closeRequest();
-            lease = null;
-            server = null;
-            retries.connectFailed(rs);
-            acquire(fresh);
           }
+          connected(l, fresh, f.isSuccess() ? f.channel() : null, f.cause(), f.channel());
         });
+  }
+
+  /** A stream of the server's HTTP/2 connection on this loop ({@code http2}), opened if need be. */
+  private void h2Stream(RealServer rs, Lease l, boolean fresh) {
+    boolean https = vs.backendTlsConfigured(rs);
+    H2Link link =
+        rs.h2.get(
+            client.eventLoop(),
+            () -> H2Link.open(rs, client.eventLoop(), options, timeouts, () -> tls(rs)));
+    io.netty.util.concurrent.Future<io.netty.handler.codec.http2.Http2StreamChannel> f =
+        link.stream(
+            new io.netty.channel.ChannelInitializer<Channel>() {
+              @Override
+              protected void initChannel(Channel ch) {
+                H2ResponseReader reader = new H2ResponseReader();
+                ch.pipeline()
+                    .addLast(
+                        new H2RequestWriter(https), reader, new HttpBackendHandler(rs, reader));
+              }
+            });
+    f.addListener(
+        x -> connected(l, fresh, f.isSuccess() ? f.getNow() : null, f.cause(), f.getNow()));
+  }
+
+  private io.netty.handler.ssl.SslHandler tls(RealServer rs) {
+    try {
+      return vs.backendTls(rs, io.fairway.proxy.Transport.ALLOCATOR);
+    } catch (javax.net.ssl.SSLException e) {
+      // Fails this connect (Connector): the exchange's ordinary connect failure.
+      throw new IllegalStateException("TLS to " + rs + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * A backend connection (or HTTP/2 stream) asked for under lease {@code l} is there ({@code ch}),
+   * or failed with {@code cause}: the request goes on, or to the next server.
+   */
+  private void connected(Lease l, boolean fresh, Channel ch, Throwable cause, Channel opened) {
+    RealServer rs = l.server;
+    if (client.closed() || state == State.DONE || lease != l) {
+      l.closeRequest();
+      if (opened != null) {
+        opened.close();
+      }
+      return;
+    }
+    if (ch != null) {
+      retries.attempt(false);
+      client.notInRead();
+      attach(ch);
+      return;
+    }
+    warnings.warn(
+        vs.service().key(), "connect to " + rs + " failed: " + TcpFrontend.reason(cause), null);
+    rs.http.connectFailed();
+    l.refused();
+    l.closeRequest();
+    lease = null;
+    server = null;
+    retries.connectFailed(rs);
+    acquire(fresh);
   }
 
   /** No server at all (503), or every one failed (502). */
@@ -363,12 +405,17 @@ public final class Exchange implements SlotWaiter {
 
   private void attach(Channel ch) {
     state = State.FORWARD;
-    trace.connected();
+    trace.connected(ch instanceof io.netty.handler.codec.http2.Http2StreamChannel);
     backend = ch;
     HttpBackendHandler h = (HttpBackendHandler) ch.pipeline().last();
     backendHandler = h;
     h.exchange = this;
-    h.decoder.expect(request.isHead(), clientHttp10 || client.framesBodies(), request.upgrade);
+    h2Backend = ch instanceof io.netty.handler.codec.http2.Http2StreamChannel;
+    h.decoder.expect(
+        request.isHead(),
+        clientHttp10 || client.framesBodies(),
+        request.upgrade,
+        h2Backend && (client.framesBodies() || acceptsTrailers(request)));
     server.established.add(client.connection());
     // The kept head itself, not a duplicate: a retry rewinds it (writing moved its reader index).
     upstreamHead.readerIndex(0);
@@ -392,6 +439,12 @@ public final class Exchange implements SlotWaiter {
     }
   }
 
+  /** An HTTP/1.1 client that says {@code TE: trailers} takes them in a chunked body. */
+  private static boolean acceptsTrailers(HttpHead h) {
+    String te = h.header("te");
+    return te != null && te.toLowerCase(java.util.Locale.ROOT).contains("trailers");
+  }
+
   // ---- the response, from the backend
 
   /** The backend's current read was passed on. */
@@ -412,6 +465,8 @@ public final class Exchange implements SlotWaiter {
     } else if (msg == StrictRequestDecoder.END) {
       client.responseEnd(chunkResponse);
       finish();
+    } else if (msg instanceof ResponseTrailers t) {
+      client.responseTrailers(t.headers());
     } else if (msg instanceof Malformed m) {
       server.http.invalidResponse();
       backendBroken("malformed response from " + server + ": " + m.reason());
@@ -500,6 +555,7 @@ public final class Exchange implements SlotWaiter {
         b.config().setAutoRead(true);
       }
       if (!(reuseBackend
+          && !h2Backend
           && rs != null
           && !rs.removed()
           && rs.pool.offer(b, options.maxIdleBackendConnections()))) {
@@ -604,6 +660,38 @@ public final class Exchange implements SlotWaiter {
     acquire(true);
   }
 
+  /**
+   * The HTTP/2 backend did not process the stream (REFUSED_STREAM, or above a GOAWAY's last stream
+   * id): as a refused connection, the request goes to another server whatever its method (RFC 9113
+   * 8.7), unless body bytes went into the stream and cannot be sent again.
+   */
+  void backendRefused(String why) {
+    if (state == State.DONE || client.closed()) {
+      return;
+    }
+    if (responseStarted() || bodyBytes) {
+      backendFailed(why);
+      return;
+    }
+    RealServer rs = server;
+    Lease l = lease;
+    warnings.info(vs.service().key(), rs + ": " + why + "; retrying on another server", null);
+    rs.http.connectFailed();
+    Channel b = backend;
+    backend = null;
+    backendHandler = null;
+    server = null;
+    lease = null;
+    requestSent = false;
+    b.close();
+    l.refused();
+    l.closeRequest();
+    rs.established.remove(client.connection());
+    retries.connectFailed(rs);
+    client.notInRead();
+    acquire(false);
+  }
+
   private void backendBroken(String why) {
     warnings.warn(vs.service().key(), why, null);
     boolean answered = responseStarted();
@@ -625,6 +713,10 @@ public final class Exchange implements SlotWaiter {
    */
   boolean tick(long now) {
     ExchangeDeadlines.Expired e = deadlines.expired(now);
+    if (e == ExchangeDeadlines.Expired.TOTAL) {
+      deadlineExceeded();
+      return true;
+    }
     if (e == ExchangeDeadlines.Expired.RESPONSE) {
       if (!responseStarted()) {
         warnings.warn(
@@ -644,6 +736,22 @@ public final class Exchange implements SlotWaiter {
       return true;
     }
     return false;
+  }
+
+  /**
+   * The request's own deadline ({@code grpc-timeout}) passed: the client is told, the stream ends.
+   */
+  private void deadlineExceeded() {
+    warnings.info(
+        vs.service().key(),
+        "request deadline (grpc-timeout) exceeded" + (server != null ? " at " + server : ""),
+        request.method() + " " + request.target());
+    trace.cause = Termination.SERVER_TIMEOUT;
+    if (!responseStarted()) {
+      generated(server, 504);
+    }
+    end(false);
+    client.deadlineExceeded();
   }
 
   private void bodyTooSlow() {

@@ -13,12 +13,20 @@ final class ExchangeDeadlines {
   enum Expired {
     NONE,
     BODY,
-    RESPONSE
+    RESPONSE,
+    /** The whole exchange's own deadline (gRPC's {@code grpc-timeout}). */
+    TOTAL
   }
 
   private final Timeouts timeouts;
   private long body;
   private long response;
+  private long total;
+
+  /** The whole exchange must be over by {@code deadline} (a request's {@code grpc-timeout}). */
+  void armTotal(long deadline) {
+    total = deadline;
+  }
 
   ExchangeDeadlines(Timeouts timeouts) {
     this.timeouts = timeouts;
@@ -51,6 +59,12 @@ final class ExchangeDeadlines {
 
   /** Which deadline passed at {@code now}, the response's first; a deadline reported is cleared. */
   Expired expired(long now) {
+    if (total != 0 && now - total >= 0) {
+      total = 0;
+      response = 0;
+      body = 0;
+      return Expired.TOTAL;
+    }
     if (response != 0 && now - response >= 0) {
       response = 0;
       return Expired.RESPONSE;

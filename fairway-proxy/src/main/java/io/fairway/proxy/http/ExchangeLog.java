@@ -42,9 +42,13 @@ final class ExchangeLog {
     server = rs;
   }
 
-  /** A backend connection (pooled or new) carries the request. */
-  void connected() {
+  /** The protocol of the backend connection that carries the request (the last one tried). */
+  String backendProtocol;
+
+  /** A backend connection (pooled or new) or HTTP/2 stream carries the request. */
+  void connected(boolean h2) {
     connectedNanos = System.nanoTime();
+    backendProtocol = h2 ? "HTTP/2.0" : "HTTP/1.1";
   }
 
   void firstByte(int responseStatus) {
@@ -79,7 +83,8 @@ final class ExchangeLog {
         retries,
         tlsVersion,
         sni,
-        cause);
+        cause,
+        backendProtocol);
   }
 
   private static long micros(long from, long to) {

@@ -10,18 +10,19 @@ import io.netty.util.ReferenceCountUtil;
 /**
  * The end of a pooled backend connection: hands what the backend sends to the exchange currently
  * using the connection, and closes the connection when it misbehaves while idle. A protocol switch
- * (101) removes it: the connection then belongs to the client's tunnel.
+ * (101) removes it: the connection then belongs to the client's tunnel. On an HTTP/2 backend it
+ * ends a stream's pipeline instead ({@link H2Link}), one exchange long.
  */
 final class HttpBackendHandler extends ChannelInboundHandlerAdapter {
   private final RealServer server;
 
   /** This connection's response decoder, told by each exchange what it asked for. */
-  final ResponseDecoder decoder;
+  final ResponseExpectation decoder;
 
   /** The exchange using this connection, {@code null} while it sits idle in the pool. */
   Exchange exchange;
 
-  HttpBackendHandler(RealServer server, ResponseDecoder decoder) {
+  HttpBackendHandler(RealServer server, ResponseExpectation decoder) {
     this.server = server;
     this.decoder = decoder;
   }
@@ -72,7 +73,11 @@ final class HttpBackendHandler extends ChannelInboundHandlerAdapter {
     exchange = null;
     if (f != null) {
       server.http.backendReset();
-      f.backendFailed(TcpFrontend.reason(cause));
+      if (cause instanceof H2ResponseReader.Refused r) {
+        f.backendRefused(r.getMessage());
+      } else {
+        f.backendFailed(TcpFrontend.reason(cause));
+      }
     }
     ctx.close();
   }

@@ -14,7 +14,7 @@ import java.util.List;
  * <p>Whether a response has a body depends on the request (HEAD) as much as on the response, so the
  * exchange says what it sent through {@link #expect} before writing the request.
  */
-final class ResponseDecoder extends ByteToMessageDecoder {
+final class ResponseDecoder extends ByteToMessageDecoder implements ResponseExpectation {
   private enum State {
     HEAD,
     LENGTH,
@@ -42,9 +42,15 @@ final class ResponseDecoder extends ByteToMessageDecoder {
    * read chunked bodies ({@code dechunk}: chunked bodies are passed as their data alone), and may
    * be a 101 ({@code upgrade}: the request asked for a protocol switch). After a 101 nothing more
    * is decoded: the bytes stay in the cumulation, which goes on to the tunnel's relay when this
-   * decoder is removed.
+   * decoder is removed. A chunked body's trailers go on as they came ({@code trailers} is for
+   * backends that frame them apart).
    */
   void expect(boolean headRequest, boolean dechunk, boolean upgrade) {
+    expect(headRequest, dechunk, upgrade, false);
+  }
+
+  @Override
+  public void expect(boolean headRequest, boolean dechunk, boolean upgrade, boolean trailers) {
     this.headRequest = headRequest;
     this.dechunk = dechunk;
     this.upgrade = upgrade;

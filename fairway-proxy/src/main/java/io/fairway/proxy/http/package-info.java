@@ -22,6 +22,18 @@
  * explicit state), which reaches its client only through {@link io.fairway.proxy.http.ClientSide},
  * so that another protocol's streams (HTTP/2) can carry exchanges too.
  *
+ * <h2>HTTP/2 backends</h2>
+ *
+ * <p>A real server with {@code http2} gets each exchange as a stream of one multiplexed connection
+ * per event loop ({@link io.fairway.proxy.http.H2Link}). The stream's pipeline turns the HTTP/1.1
+ * request the exchange writes into frames ({@link io.fairway.proxy.http.H2RequestWriter}) and the
+ * frames of the response into what {@link io.fairway.proxy.http.ResponseDecoder} would have made of
+ * an HTTP/1.1 response ({@link io.fairway.proxy.http.H2ResponseReader}), so the exchange drives a
+ * stream exactly as a pooled connection: retries, deadlines, backpressure (the stream's writability
+ * and read switch are its flow-control windows), counters and the access log stay one code path.
+ * That costs a head parse per request on the way out; a second exchange written against frames
+ * would have cost a second proxy to keep in step with the first.
+ *
  * <h2>What else lives here</h2>
  *
  * <p>Where a hashing director takes its key from a request ({@link

@@ -76,6 +76,15 @@ final class H2Stream extends ChannelInboundHandlerAdapter implements ClientSide 
   private boolean responseEnded;
   private boolean closed;
 
+  /** The request is a gRPC call: failures are told as gRPC statuses in trailers. */
+  private boolean grpc;
+
+  /**
+   * The response head, held until the next write: a response that ends with its head (gRPC's
+   * trailers-only answer) goes out as one HEADERS frame with END_STREAM, as the backend sent it.
+   */
+  private Http2Headers pendingHead;
+
   H2Stream(VirtualService vs, ProxyOptions options, H2Stats stats, RateLimitedLog warnings) {
     this.vs = vs;
     this.options = options;
@@ -125,6 +134,8 @@ final class H2Stream extends ChannelInboundHandlerAdapter implements ClientSide 
       return;
     }
     requestEnded = f.isEndStream();
+    CharSequence type = f.headers().get("content-type");
+    grpc = type != null && type.toString().startsWith("application/grpc");
     try {
       exchange = StreamExchange.start(this, vs, options, request.head(), !requestEnded);
     } catch (StreamExchange.Refused e) {
@@ -317,11 +328,6 @@ final class H2Stream extends ChannelInboundHandlerAdapter implements ClientSide 
   }
 
   @Override
-  public void flush() {
-    stream.flush();
-  }
-
-  @Override
   public boolean isWritable() {
     return stream.isWritable();
   }
@@ -377,7 +383,60 @@ final class H2Stream extends ChannelInboundHandlerAdapter implements ClientSide 
       }
     }
     headSent = true;
-    write(new DefaultHttp2HeadersFrame(out));
+    pendingHead = out;
+  }
+
+  private void sendHead() {
+    if (pendingHead != null) {
+      write(new DefaultHttp2HeadersFrame(pendingHead));
+      pendingHead = null;
+    }
+  }
+
+  @Override
+  public void responseTrailers(Http2Headers trailers) {
+    sendHead();
+    Http2Headers t = new DefaultHttp2Headers(false, trailers.size());
+    for (java.util.Map.Entry<CharSequence, CharSequence> e : trailers) {
+      if (!CONNECTION_SPECIFIC.contains(e.getKey().toString())) {
+        t.add(e.getKey(), e.getValue());
+      }
+    }
+    endWith(new DefaultHttp2HeadersFrame(t, true));
+  }
+
+  private void endWith(Object lastFrame) {
+    if (!responseEnded) {
+      responseEnded = true;
+      stats.streamClosed();
+    }
+    write(lastFrame);
+  }
+
+  /** A gRPC status in trailers (or a trailers-only answer): the call fails cleanly. */
+  private void grpcStatus(int code, String message) {
+    Http2Headers t = new DefaultHttp2Headers();
+    if (!headSent) {
+      t.status("200").add("content-type", "application/grpc");
+      headSent = true;
+    }
+    sendHead();
+    t.add("grpc-status", Integer.toString(code)).add("grpc-message", message);
+    endWith(new DefaultHttp2HeadersFrame(t, true));
+    stream.flush();
+  }
+
+  @Override
+  public void deadlineExceeded() {
+    if (closed()) {
+      return;
+    }
+    if (grpc && !responseEnded) {
+      closed = true;
+      grpcStatus(4, "deadline exceeded at the proxy"); // DEADLINE_EXCEEDED
+    } else {
+      sendErrorAndClose(504, "The request's deadline passed.");
+    }
   }
 
   private static CharSequence status(int s) {
@@ -386,14 +445,28 @@ final class H2Stream extends ChannelInboundHandlerAdapter implements ClientSide 
 
   @Override
   public void responseBody(ByteBuf b, boolean chunk) {
+    sendHead();
     write(new DefaultHttp2DataFrame(b));
   }
 
   @Override
   public void responseEnd(boolean chunk) {
-    responseEnded = true;
-    stats.streamClosed();
-    write(new DefaultHttp2DataFrame(Unpooled.EMPTY_BUFFER, true));
+    if (responseEnded) {
+      return; // ended by its trailers
+    }
+    if (pendingHead != null) {
+      Http2Headers h = pendingHead;
+      pendingHead = null;
+      endWith(new DefaultHttp2HeadersFrame(h, true));
+    } else {
+      endWith(new DefaultHttp2DataFrame(Unpooled.EMPTY_BUFFER, true));
+    }
+  }
+
+  @Override
+  public void flush() {
+    sendHead();
+    stream.flush();
   }
 
   @Override
@@ -429,6 +502,12 @@ final class H2Stream extends ChannelInboundHandlerAdapter implements ClientSide 
       return;
     }
     closed = true;
+    if (grpc && headSent && !responseEnded && stream.isActive()) {
+      // The backend failed mid-call: a gRPC client gets UNAVAILABLE rather than a bare reset.
+      grpcStatus(14, "the server failed during the call");
+      return;
+    }
+    pendingHead = null;
     if (!responseEnded) {
       stream.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.CANCEL));
     } else {

@@ -23,8 +23,10 @@
  * hand; {@code Http2StreamFrameToHttpObjectCodec} would turn frames into Netty's HTTP objects,
  * which the exchange (built on its own strict parser) does not use.
  *
- * <p>The backends stay HTTP/1.1: the request is mapped as RFC 9113 section 8.3 says ({@link
+ * <p>The request is mapped to HTTP/1.1 as RFC 9113 section 8.3 says ({@link
  * io.fairway.proxy.http2.H2Request}), then parsed by the same strict parser as an HTTP/1.1 request,
- * so both protocols refuse the same things.
+ * so both protocols refuse the same things, whatever the backend speaks. A backend with {@code
+ * http2} gets it as frames again (in {@code io.fairway.proxy.http}); its trailers come back to the
+ * stream apart from the body, which is what lets gRPC's status through.
  */
 package io.fairway.proxy.http2;

@@ -754,6 +754,7 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
     if (options.keepConnectionsOnRemove()) {
       return;
     }
+    rs.h2.closeAll(); // its streams are the exchanges of the connections closed below
     int n = 0;
     for (Channel ch : rs.established) {
       ch.close();

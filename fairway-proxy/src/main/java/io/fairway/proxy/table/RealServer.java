@@ -54,6 +54,9 @@ public final class RealServer implements io.fairway.director.Backend {
   /** Idle keep-alive backend connections (HTTP), per event loop. */
   public final BackendPool pool = new BackendPool();
 
+  /** Its HTTP/2 connections ({@code http2}), one per event loop. */
+  public final io.fairway.proxy.http.H2Links h2 = new io.fairway.proxy.http.H2Links();
+
   /** This server in the kernel-scheduler model, when the service runs a kernel scheduler. */
   volatile io.fairway.director.sched.Dest kernelDest;
 

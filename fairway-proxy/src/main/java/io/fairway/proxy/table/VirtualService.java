@@ -439,7 +439,19 @@ public final class VirtualService {
     if (m == null || m.tls().isEmpty()) {
       return null;
     }
-    return backendTls.handler(m.tls().get(), rs.address, alloc);
+    return backendTls.handler(m.tls().get(), rs.address, alloc, m.http2());
+  }
+
+  /** Whether the plan re-encrypts to {@code rs} ({@code tls { }} in its real_server). */
+  public boolean backendTlsConfigured(RealServer rs) {
+    MemberPlan m = spec.members().get(rs.key);
+    return m != null && m.tls().isPresent();
+  }
+
+  /** The plan's {@code http2} for a server: HTTP/2 to it; false when the plan does not know it. */
+  public boolean http2(RealServer rs) {
+    MemberPlan m = spec.members().get(rs.key);
+    return m != null && m.http2();
   }
 
   /** The plan's {@code max_conns} for a destination: 0 (none) when the plan does not know it. */

@@ -2,6 +2,8 @@ package io.fairway.proxy.tls;
 
 import io.fairway.config.model.BackendTls;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.handler.ssl.ApplicationProtocolConfig;
+import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
@@ -24,21 +26,37 @@ import javax.net.ssl.SSLException;
 public final class BackendTlsContexts {
   private final Map<BackendTls, SslContext> contexts = new ConcurrentHashMap<>();
 
+  /** The contexts of servers with {@code http2}: the same, offering only h2 by ALPN. */
+  private final Map<BackendTls, SslContext> h2Contexts = new ConcurrentHashMap<>();
+
   /** The context of {@code t}, built once. */
   public SslContext context(BackendTls t) throws SSLException {
-    SslContext c = contexts.get(t);
+    return context(t, false);
+  }
+
+  private SslContext context(BackendTls t, boolean h2) throws SSLException {
+    Map<BackendTls, SslContext> m = h2 ? h2Contexts : contexts;
+    SslContext c = m.get(t);
     if (c != null) {
       return c;
     }
-    c =
+    SslContextBuilder b =
         SslContextBuilder.forClient()
             .sslProvider(SslProvider.JDK)
             .trustManager(new File(t.verify()))
             .protocols("TLSv1.3", "TLSv1.2")
             // Host name (or IP address) verification, as an HTTPS client does.
-            .endpointIdentificationAlgorithm("HTTPS")
-            .build();
-    SslContext before = contexts.putIfAbsent(t, c);
+            .endpointIdentificationAlgorithm("HTTPS");
+    if (h2) {
+      b.applicationProtocolConfig(
+          new ApplicationProtocolConfig(
+              ApplicationProtocolConfig.Protocol.ALPN,
+              ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
+              ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
+              ApplicationProtocolNames.HTTP_2));
+    }
+    c = b.build();
+    SslContext before = m.putIfAbsent(t, c);
     return before == null ? c : before;
   }
 
@@ -48,8 +66,15 @@ public final class BackendTlsContexts {
    */
   public SslHandler handler(BackendTls t, InetSocketAddress server, ByteBufAllocator alloc)
       throws SSLException {
+    return handler(t, server, alloc, false);
+  }
+
+  /** As above; {@code h2}: offers h2 by ALPN (the server has {@code http2}). */
+  public SslHandler handler(
+      BackendTls t, InetSocketAddress server, ByteBufAllocator alloc, boolean h2)
+      throws SSLException {
     String peer = t.sni().orElse(server.getAddress().getHostAddress());
-    SslHandler h = context(t).newHandler(alloc, peer, server.getPort());
+    SslHandler h = context(t, h2).newHandler(alloc, peer, server.getPort());
     h.setHandshakeTimeoutMillis(HANDSHAKE_TIMEOUT_MILLIS);
     return h;
   }
