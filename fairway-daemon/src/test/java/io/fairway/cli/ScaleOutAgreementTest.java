@@ -37,12 +37,12 @@ import org.junit.jupiter.api.io.TempDir;
  * Stateless agreement, the ground ECMP or anycast in front of several Fairways stands on: two
  * {@code fairway run --userspace} processes with the same configuration (only their virtual
  * addresses differ, 127.0.3.1 and 127.0.3.2, since both share this host's loopback) choose the same
- * backend for each of 4,000 flows, for mh and sh (UDP flows from 4,000 client addresses) and
- * shard (HTTP, 4,000 URLs). Then one of the five backends is removed from both files and both
- * reload: the same flows move on both, for mh and shard about 1/5 of them and nothing but what was
- * on the removed backend (plus mh's small Maglev disruption); sh rebuilds its table round-robin, as
- * the kernel's does, so much more moves there (see docs/scale-out.md). The deployment that keeps
- * sh's table: a health check fails on both nodes for a server with {@code inhibit_on_failure} (its
+ * backend for each of 4,000 flows, for mh and sh (UDP flows from 4,000 client addresses) and shard
+ * (HTTP, 4,000 URLs). Then one of the five backends is removed from both files and both reload: the
+ * same flows move on both, for mh and shard about 1/5 of them and nothing but what was on the
+ * removed backend (plus mh's small Maglev disruption); sh rebuilds its table round-robin, as the
+ * kernel's does, so much more moves there (see docs/scale-out.md). The deployment that keeps sh's
+ * table: a health check fails on both nodes for a server with {@code inhibit_on_failure} (its
  * weight goes to 0, it stays in the list) under {@code sh-fallback} or {@code mh-fallback}: exactly
  * that server's flows move, about 1/N, each where the kernel's fallback probe sends it.
  */
