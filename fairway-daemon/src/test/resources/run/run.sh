@@ -1,6 +1,7 @@
 #!/bin/sh
 # fairway run inside user-mode Linux: the no-IPVS line, status, drain / weight / maint / ready
-# through the CLI, a refused reload, a failure after it, drift repair, SIGTERM. Usage: run.sh SCENARIO_DIR
+# through the CLI, a refused reload, a failure after it, real servers from DNS (dnsmasq), drift
+# repair, SIGTERM. Usage: run.sh SCENARIO_DIR
 S=$1
 OUT=/run/out
 PY=$(cat "$S/python")
@@ -85,6 +86,34 @@ table > "$OUT/2-after-bad-reload.txt"
 kill "$(cat /run/backend-2)"
 await "! table | grep -q 10.16.1.2:80" 30
 table > "$OUT/3-after-failure.txt"
+
+# 3b. Real servers from DNS on the kernel: a reload adds a virtual server whose real servers are
+# dnsmasq's A records; one address leaves the answer and its server leaves the table; a reload
+# back to good.conf removes the virtual server.
+for a in 3 4; do
+  ip addr add 10.16.1.$a/32 dev lo
+  "$PY" -m http.server --bind 10.16.1.$a 80 > /dev/null 2>&1 &
+  echo $! > /run/backend-$a
+done
+await "listening 10.16.1.3 && listening 10.16.1.4" 60
+printf '10.16.1.3 app.fairway.test\n10.16.1.4 app.fairway.test\n' > /run/dns-hosts
+dnsmasq --keep-in-foreground --port=5353 --listen-address=127.0.0.1 --bind-interfaces --no-resolv \
+  --no-hosts --addn-hosts=/run/dns-hosts --conf-file=/dev/null --user=root --local-ttl=0 \
+  > "$OUT/dnsmasq.log" 2>&1 &
+DNS=$!
+cp "$S/dns.conf" /run/k.conf
+kill -HUP $PID
+await "[ \"\$(table | grep -c -- '-a -t 10.16.0.2:80')\" -eq 2 ]" 60
+table > "$OUT/3b-dns.txt"
+printf '10.16.1.3 app.fairway.test\n' > /run/dns-hosts
+kill -HUP $DNS
+await "! table | grep -q -- '-t 10.16.0.2:80 -r 10.16.1.4:80'" 60
+table > "$OUT/3c-dns-left.txt"
+cp "$S/good.conf" /run/k.conf
+kill -HUP $PID
+await "! table | grep -q 10.16.0.2:80" 60
+table > "$OUT/3d-dns-removed.txt"
+kill $DNS "$(cat /run/backend-3)" "$(cat /run/backend-4)"
 
 # 4. Drift: a destination deleted behind fairway's back comes back.
 ipvsadm -d -t 10.16.0.1:80 -r 10.16.1.1:80

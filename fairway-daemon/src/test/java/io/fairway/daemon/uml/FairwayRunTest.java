@@ -34,7 +34,7 @@ class FairwayRunTest {
     }
 
     Path scenario = Files.createTempDirectory("fairway-run-");
-    for (String f : List.of("good.conf", "bad.conf", "run.sh")) {
+    for (String f : List.of("good.conf", "bad.conf", "dns.conf", "run.sh")) {
       try (InputStream in = FairwayRunTest.class.getResourceAsStream("/run/" + f)) {
         Files.copy(Objects.requireNonNull(in, f), scenario.resolve(f));
       }
@@ -138,6 +138,21 @@ class FairwayRunTest {
     assertThat(lines("2-after-bad-reload.txt")).isEqualTo(BOTH);
     assertThat(r.file("run.log")).contains("reload refused").contains("k.conf:");
     assertThat(lines("3-after-failure.txt")).isEqualTo(BOTH.subList(0, 2));
+  }
+
+  @Test
+  void realServersFromDnsReachTheKernelTableAndFollowTheAnswer() {
+    List<String> dns =
+        List.of(
+            "-A -t 10.16.0.2:80 -s rr",
+            "-a -t 10.16.0.2:80 -r 10.16.1.3:80 -m -w 3",
+            "-a -t 10.16.0.2:80 -r 10.16.1.4:80 -m -w 3");
+    assertThat(lines("3b-dns.txt")).as(r.file("run.log")).containsAll(dns);
+    assertThat(lines("3c-dns-left.txt"))
+        .as("10.16.1.4 left dnsmasq's answer (hold 0)")
+        .containsAll(dns.subList(0, 2))
+        .doesNotContain(dns.get(2));
+    assertThat(lines("3d-dns-removed.txt")).isEqualTo(BOTH.subList(0, 2));
   }
 
   @Test
