@@ -48,36 +48,6 @@ public record MemberPlan(
     int tier,
     boolean http2) {
 
-  /** Speaking HTTP/1.1 to it, as without {@code http2}. */
-  public MemberPlan(
-      String where,
-      String name,
-      String ident,
-      double weight,
-      Dest dest,
-      int checkPort,
-      boolean inhibit,
-      Duration slowStart,
-      int maxConns,
-      io.fairway.config.model.ProxyProtocol proxyProtocol,
-      java.util.Optional<io.fairway.config.model.BackendTls> tls,
-      int tier) {
-    this(
-        where,
-        name,
-        ident,
-        weight,
-        dest,
-        checkPort,
-        inhibit,
-        slowStart,
-        maxConns,
-        proxyProtocol,
-        tls,
-        tier,
-        false);
-  }
-
   /** In tier 0. */
   public MemberPlan(
       String where,
@@ -103,7 +73,8 @@ public record MemberPlan(
         maxConns,
         proxyProtocol,
         tls,
-        0);
+        0,
+        false);
   }
 
   public MemberPlan {

@@ -74,48 +74,6 @@ public record RealServer(
     }
   }
 
-  /** Speaking HTTP/1.1 to the server, as without {@code http2}. */
-  public RealServer(
-      Location location,
-      RealServerId id,
-      String name,
-      String ident,
-      double weight,
-      Forwarding forwarding,
-      long upperThreshold,
-      long lowerThreshold,
-      boolean inhibitOnFailure,
-      Optional<Script> notifyUp,
-      Optional<Script> notifyDown,
-      List<Checker> checkers,
-      int checkPort,
-      Duration slowStart,
-      int maxConns,
-      ProxyProtocol proxyProtocol,
-      Optional<BackendTls> tls,
-      int tier) {
-    this(
-        location,
-        id,
-        name,
-        ident,
-        weight,
-        forwarding,
-        upperThreshold,
-        lowerThreshold,
-        inhibitOnFailure,
-        notifyUp,
-        notifyDown,
-        checkers,
-        checkPort,
-        slowStart,
-        maxConns,
-        proxyProtocol,
-        tls,
-        tier,
-        false);
-  }
-
   /** In tier 0, as every written real server. */
   public RealServer(
       Location location,
@@ -153,7 +111,8 @@ public record RealServer(
         maxConns,
         proxyProtocol,
         tls,
-        0);
+        0,
+        false);
   }
 
   public RealServer(
