@@ -3,7 +3,6 @@ package io.fairway.proxy.http;
 import io.fairway.proxy.ProxyOptions;
 import io.fairway.proxy.RateLimitedLog;
 import io.fairway.proxy.Timeouts;
-import io.fairway.proxy.Transport;
 import io.fairway.proxy.accesslog.AccessLog;
 import io.fairway.proxy.accesslog.AccessRecord.Termination;
 import io.fairway.proxy.http.StrictRequestDecoder.Malformed;
@@ -18,15 +17,9 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelInitializer;
-import io.netty.handler.codec.http2.Http2StreamChannel;
-import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
-import io.netty.util.concurrent.Future;
 import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
-import java.util.Locale;
-import javax.net.ssl.SSLException;
 
 /**
  * One request and its response: the server chosen for it, the lease, the backend connection (pooled
@@ -335,9 +328,9 @@ public final class Exchange implements SlotWaiter {
         rs.h2.get(
             client.eventLoop(),
             () -> H2Link.open(rs, client.eventLoop(), options, timeouts, () -> tls(rs)));
-    Future<Http2StreamChannel> f =
+    io.netty.util.concurrent.Future<io.netty.handler.codec.http2.Http2StreamChannel> f =
         link.stream(
-            new ChannelInitializer<Channel>() {
+            new io.netty.channel.ChannelInitializer<Channel>() {
               @Override
               protected void initChannel(Channel ch) {
                 H2ResponseReader reader = new H2ResponseReader();
@@ -350,10 +343,10 @@ public final class Exchange implements SlotWaiter {
         x -> connected(l, fresh, f.isSuccess() ? f.getNow() : null, f.cause(), f.getNow()));
   }
 
-  private SslHandler tls(RealServer rs) {
+  private io.netty.handler.ssl.SslHandler tls(RealServer rs) {
     try {
-      return vs.backendTls(rs, Transport.ALLOCATOR);
-    } catch (SSLException e) {
+      return vs.backendTls(rs, io.fairway.proxy.Transport.ALLOCATOR);
+    } catch (javax.net.ssl.SSLException e) {
       // Fails this connect (Connector): the exchange's ordinary connect failure.
       throw new IllegalStateException("TLS to " + rs + ": " + e.getMessage(), e);
     }
@@ -412,12 +405,12 @@ public final class Exchange implements SlotWaiter {
 
   private void attach(Channel ch) {
     state = State.FORWARD;
-    h2Backend = ch instanceof Http2StreamChannel;
-    trace.connected(h2Backend);
+    trace.connected(ch instanceof io.netty.handler.codec.http2.Http2StreamChannel);
     backend = ch;
     HttpBackendHandler h = (HttpBackendHandler) ch.pipeline().last();
     backendHandler = h;
     h.exchange = this;
+    h2Backend = ch instanceof io.netty.handler.codec.http2.Http2StreamChannel;
     h.decoder.expect(
         request.isHead(),
         clientHttp10 || client.framesBodies(),
@@ -449,7 +442,7 @@ public final class Exchange implements SlotWaiter {
   /** An HTTP/1.1 client that says {@code TE: trailers} takes them in a chunked body. */
   private static boolean acceptsTrailers(HttpHead h) {
     String te = h.header("te");
-    return te != null && te.toLowerCase(Locale.ROOT).contains("trailers");
+    return te != null && te.toLowerCase(java.util.Locale.ROOT).contains("trailers");
   }
 
   // ---- the response, from the backend

@@ -2,7 +2,6 @@ package io.fairway.proxy.table;
 
 import io.fairway.proxy.ProxyOptions;
 import io.fairway.proxy.http.BackendPool;
-import io.fairway.proxy.http.H2Links;
 import io.fairway.proxy.http.HttpStats;
 import io.fairway.table.Dest;
 import io.fairway.table.DestEntry;
@@ -56,7 +55,7 @@ public final class RealServer implements io.fairway.director.Backend {
   public final BackendPool pool = new BackendPool();
 
   /** Its HTTP/2 connections ({@code http2}), one per event loop. */
-  public final H2Links h2 = new H2Links();
+  public final io.fairway.proxy.http.H2Links h2 = new io.fairway.proxy.http.H2Links();
 
   /** This server in the kernel-scheduler model, when the service runs a kernel scheduler. */
   volatile io.fairway.director.sched.Dest kernelDest;
