@@ -59,6 +59,10 @@ public final class DiscoveryLoop implements AutoCloseable {
         LOG.info("real_server_dns: the answers changed; reloading");
         reload.run();
       }
+    } catch (InterruptedException e) {
+      // close() stops the timer while a resolution is awaited: the daemon is stopping.
+      Thread.currentThread().interrupt();
+      return;
     } catch (Exception e) {
       LOG.warn("real_server_dns: resolution failed: {}", e.toString());
     }
