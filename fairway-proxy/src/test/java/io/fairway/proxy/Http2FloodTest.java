@@ -48,7 +48,7 @@ class Http2FloodTest {
 
   /** The connection ended with GOAWAY({@code code}), counted as {@code f}, and nothing is left. */
   static void endedWith(H2Proxy p, RawH2 c, long code, Flood f) {
-    await().atMost(BOUND).until(() -> c.ended.get());
+    await().atMost(BOUND).until(() -> c.readDone.get());
     assertThat(c.goAway.get()).as("GOAWAY error code").isEqualTo(code);
     countedOnlyAs(p, f);
     nothingLeft(p);
@@ -60,7 +60,7 @@ class Http2FloodTest {
    * the GOAWAY before the client read it. Either way the flood is counted as {@code f}.
    */
   static void endedWhileWriting(H2Proxy p, RawH2 c, long code, Flood f) {
-    await().atMost(BOUND).until(() -> c.ended.get());
+    await().atMost(BOUND).until(() -> c.readDone.get());
     assertThat(c.goAway.get() == code || (c.goAway.get() == -1 && c.reset.get()))
         .as("GOAWAY " + code + " or a reset before it was read; was " + c.goAway.get())
         .isTrue();

@@ -80,6 +80,12 @@ final class RawH2 implements AutoCloseable {
    */
   final AtomicBoolean reset = new AtomicBoolean();
 
+  /**
+   * The reader has seen the end (EOF or reset). A failed write can mark the connection {@link
+   * #ended} first, while what the server sent before it is still unread.
+   */
+  final AtomicBoolean readDone = new AtomicBoolean();
+
   private RawH2(Socket socket) throws IOException {
     this.socket = socket;
     this.out = socket.getOutputStream();
@@ -236,6 +242,8 @@ final class RawH2 implements AutoCloseable {
       ended.set(true);
     } catch (IOException | Http2Exception e) {
       ended.set(true);
+    } finally {
+      readDone.set(true);
     }
   }
 
