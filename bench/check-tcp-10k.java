@@ -1,7 +1,7 @@
 import io.fairway.check.QuorumChanged;
 import io.fairway.check.ServerStateChanged;
 import io.fairway.check.VerdictListener;
-import io.fairway.check.VirtualServerStatus;
+import io.fairway.check.VerdictSnapshot;
 import io.fairway.check.WeightChanged;
 import io.fairway.check.engine.CheckEngine;
 import io.fairway.check.spec.CheckTiming;
@@ -60,7 +60,7 @@ public class CheckTcp10k {
         Map<String, Integer> reasons = new ConcurrentHashMap<>();
         AtomicInteger events = new AtomicInteger();
         VerdictListener l = new VerdictListener() {
-            public void initialState(VirtualServerStatus s) { }
+            public void initialState(VerdictSnapshot s) { }
             public void serverStateChanged(ServerStateChanged e) {
                 events.incrementAndGet();
                 if (!e.alive()) {

@@ -269,9 +269,9 @@ public final class AdminApplier {
    * changed — the operator edited the file, so the file wins. If the applier refuses the change,
    * nothing here changes and the exception is thrown.
    */
-  public synchronized void replace(Map<String, VirtualServer> config, Map<String, QuorumRule> rules)
-      throws TableException {
-    Map<String, VirtualServer> before = applier.config();
+  public synchronized void replace(
+      Map<String, ServiceBinding> config, Map<String, QuorumRule> rules) throws TableException {
+    Map<String, ServiceBinding> before = applier.config();
     Map<String, Map<String, Rs>> kept = new HashMap<>();
     vss.forEach((vn, vs) -> kept.put(vn, vs.servers));
     // All or nothing: a refused change puts the applier's state back (and the table to it) and
@@ -279,8 +279,8 @@ public final class AdminApplier {
     applier.replaceOrRestore(config);
     Map<String, Map<String, Rs>> old = new HashMap<>();
     for (Map.Entry<String, Map<String, Rs>> e : kept.entrySet()) {
-      VirtualServer nv = config.get(e.getKey());
-      VirtualServer ov = before.get(e.getKey());
+      ServiceBinding nv = config.get(e.getKey());
+      ServiceBinding ov = before.get(e.getKey());
       if (nv == null || ov == null) {
         continue;
       }
@@ -288,8 +288,8 @@ public final class AdminApplier {
       e.getValue()
           .forEach(
               (rn, rs) -> {
-                RealServer nr = nv.servers().get(rn);
-                RealServer or = ov.servers().get(rn);
+                ServerBinding nr = nv.servers().get(rn);
+                ServerBinding or = ov.servers().get(rn);
                 if (nr != null && or != null) {
                   if (rs.weight != null && nr.weight() != or.weight()) {
                     LOG.info(
@@ -335,7 +335,7 @@ public final class AdminApplier {
   // ---------------------------------------------------------------------------------------------
 
   private void build(
-      Map<String, VirtualServer> config,
+      Map<String, ServiceBinding> config,
       Map<String, QuorumRule> rules,
       Map<String, Map<String, Rs>> old) {
     vss.clear();

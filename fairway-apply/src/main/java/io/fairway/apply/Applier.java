@@ -59,12 +59,12 @@ public final class Applier {
    * An applier for the given virtual servers, keyed by name. Nothing is written until {@link
    * #init}.
    */
-  public Applier(Table table, Map<String, VirtualServer> vs) {
+  public Applier(Table table, Map<String, ServiceBinding> vs) {
     this(table, vs, System::nanoTime);
   }
 
   /** The same, with the clock slow start ramps are timed by (tests drive it by hand). */
-  public Applier(Table table, Map<String, VirtualServer> vs, LongSupplier nanos) {
+  public Applier(Table table, Map<String, ServiceBinding> vs, LongSupplier nanos) {
     Objects.requireNonNull(nanos, "nanos");
     this.hold = new PublicationHold(Objects.requireNonNull(table, "table"), nanos);
     this.table = new TolerantTable(table, hold);
@@ -72,7 +72,7 @@ public final class Applier {
     this.moves = new ServerMoves(this.table, ramps);
     this.sorry = new SorryMoves(this.table, moves);
     this.reload = new Reload(this.table, ramps, moves, sorry);
-    for (Map.Entry<String, VirtualServer> e : vs.entrySet()) {
+    for (Map.Entry<String, ServiceBinding> e : vs.entrySet()) {
       vss.put(e.getKey(), new VsState(e.getValue()));
     }
   }
@@ -345,7 +345,7 @@ public final class Applier {
   /**
    * Steps the weights of ramping servers to where their slow start is now: called periodically (the
    * daemon: every 50 ms). A server changes weight only when it enters a new step, so a ramp is at
-   * most {@link SlowStart#MAX_STEPS} calls per service.
+   * most {@link SlowStartSteps#MAX_STEPS} calls per service.
    *
    * @return how many servers changed weight
    */
@@ -488,8 +488,8 @@ public final class Applier {
   }
 
   /** The virtual servers as currently configured. */
-  public synchronized Map<String, VirtualServer> config() {
-    Map<String, VirtualServer> m = new LinkedHashMap<>();
+  public synchronized Map<String, ServiceBinding> config() {
+    Map<String, ServiceBinding> m = new LinkedHashMap<>();
     vss.forEach((k, v) -> m.put(k, v.config));
     return m;
   }
@@ -518,7 +518,7 @@ public final class Applier {
    * brings it in, so a failed one is not re-added by a reload. A new virtual server is registered
    * but not installed until {@link #init}.
    */
-  public synchronized void replace(Map<String, VirtualServer> newConfig) throws TableException {
+  public synchronized void replace(Map<String, ServiceBinding> newConfig) throws TableException {
     table.begin();
     try {
       reload.replace(vss, newConfig);
@@ -534,7 +534,7 @@ public final class Applier {
    * rethrown. A table still refusing during the way back is logged, and the next drift repair
    * retries.
    */
-  public synchronized void replaceOrRestore(Map<String, VirtualServer> newConfig)
+  public synchronized void replaceOrRestore(Map<String, ServiceBinding> newConfig)
       throws TableException {
     Map<String, VsState> saved = new LinkedHashMap<>();
     vss.forEach((k, v) -> saved.put(k, v.copy()));

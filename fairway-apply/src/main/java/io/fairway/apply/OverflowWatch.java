@@ -46,9 +46,9 @@ public final class OverflowWatch {
    * @return the changes made (usually none)
    */
   public List<Change> poll() throws TableException {
-    Map<String, VirtualServer> config = applier.config();
+    Map<String, ServiceBinding> config = applier.config();
     // Checked on every poll, not once: a reload may add or drop overflow_to_sorry_server.
-    if (config.values().stream().noneMatch(VirtualServer::overflow)) {
+    if (config.values().stream().noneMatch(ServiceBinding::overflow)) {
       rooms.clear();
       return List.of();
     }
@@ -58,7 +58,7 @@ public final class OverflowWatch {
     }
     List<Change> changes = new ArrayList<>();
     Map<ServiceKey, PoolRoom> kept = new HashMap<>();
-    for (VirtualServer vs : config.values()) {
+    for (ServiceBinding vs : config.values()) {
       if (!vs.overflow()) {
         continue;
       }

@@ -91,7 +91,7 @@ final class RampSteps {
     if (!rs.ramping() || table.ramps()) {
       return rs.weight();
     }
-    return SlowStart.weight(
+    return SlowStartSteps.weight(
         rs.weight(), nanos.getAsLong() - rs.rampStart(), rs.config.slowStart().toNanos());
   }
 
@@ -102,7 +102,9 @@ final class RampSteps {
     long elapsed = nanos.getAsLong() - rs.rampStart();
     long duration = rs.config.slowStart().toNanos();
     // The table's own ramp ends with its time; a stepped one also once its last step is written.
-    return table.ramps() ? elapsed >= duration : SlowStart.done(rs.weight(), elapsed, duration);
+    return table.ramps()
+        ? elapsed >= duration
+        : SlowStartSteps.done(rs.weight(), elapsed, duration);
   }
 
   /** Steps every ramping server to where its ramp is now; how many changed weight. */

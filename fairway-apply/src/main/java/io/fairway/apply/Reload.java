@@ -39,7 +39,7 @@ final class Reload {
 
   /** The services before and after, by key. */
   private record Services(Map<ServiceKey, Service> old, Map<ServiceKey, Service> now) {
-    static Services of(VirtualServer old, VirtualServer now) {
+    static Services of(ServiceBinding old, ServiceBinding now) {
       Map<ServiceKey, Service> o = new LinkedHashMap<>();
       old.services().forEach(s -> o.put(s.key(), s));
       Map<ServiceKey, Service> n = new LinkedHashMap<>();
@@ -53,7 +53,7 @@ final class Reload {
   }
 
   /** Replaces {@code vss} (name to state) with the states for {@code newConfig}. */
-  void replace(Map<String, VsState> vss, Map<String, VirtualServer> newConfig)
+  void replace(Map<String, VsState> vss, Map<String, ServiceBinding> newConfig)
       throws TableException {
     for (VsState old : List.copyOf(vss.values())) {
       if (!newConfig.containsKey(old.config.name())) {
@@ -65,7 +65,7 @@ final class Reload {
       }
     }
     Map<String, VsState> next = new LinkedHashMap<>();
-    for (Map.Entry<String, VirtualServer> e : newConfig.entrySet()) {
+    for (Map.Entry<String, ServiceBinding> e : newConfig.entrySet()) {
       VsState old = vss.get(e.getKey());
       if (old == null || !old.initialized()) {
         next.put(e.getKey(), new VsState(e.getValue()));
@@ -77,7 +77,7 @@ final class Reload {
     vss.putAll(next);
   }
 
-  private VsState reconcile(VsState old, VirtualServer cfg) throws TableException {
+  private VsState reconcile(VsState old, ServiceBinding cfg) throws TableException {
     VsState vs = new VsState(cfg);
     vs.initialized(true);
     vs.quorumUp(old.quorumUp());
@@ -90,7 +90,7 @@ final class Reload {
     // Every server's state first, then the moves: whether a backup stands by depends on the
     // verdicts of the lower tiers, which may come later in the configuration's order.
     Map<RsState, RsState> was = new LinkedHashMap<>();
-    for (RealServer rc : cfg.servers().values()) {
+    for (ServerBinding rc : cfg.servers().values()) {
       RsState rs = new RsState(rc);
       vs.servers.put(rc.name(), rs);
       RsState w = oldByKey.get(rc.dest().key());
@@ -128,7 +128,7 @@ final class Reload {
     return vs;
   }
 
-  private void services(String name, Services services, VirtualServer cfg) throws TableException {
+  private void services(String name, Services services, ServiceBinding cfg) throws TableException {
     for (ServiceKey k : services.old().keySet()) {
       if (!services.now().containsKey(k)) {
         LOG.info("{}: removing service {}", name, k);
@@ -151,7 +151,7 @@ final class Reload {
   }
 
   /** Real servers are matched by identity: address and configured port. */
-  private void removeGoneServers(VsState old, VirtualServer cfg, Services services)
+  private void removeGoneServers(VsState old, ServiceBinding cfg, Services services)
       throws TableException {
     Set<DestKey> kept = new java.util.HashSet<>();
     cfg.servers().values().forEach(rs -> kept.add(rs.dest().key()));
@@ -173,7 +173,7 @@ final class Reload {
    * @return whether the old sorry server is to be removed once the real servers are in
    */
   private boolean reconcileSorry(VsState old, VsState vs, Services services) throws TableException {
-    VirtualServer cfg = vs.config;
+    ServiceBinding cfg = vs.config;
     Dest oldSorry = old.config.sorryServer();
     Dest newSorry = cfg.sorryServer();
     if (oldSorry == null || newSorry == null || !oldSorry.key().equals(newSorry.key())) {
@@ -215,7 +215,7 @@ final class Reload {
    * weight moved by as much as its configured weight did).
    */
   private void takeOver(VsState vs, RsState was, RsState rs) throws TableException {
-    RealServer rc = rs.config;
+    ServerBinding rc = rs.config;
     rs.takeOver(was.facts());
     if (rs.ramping() && !rc.slowStart().equals(was.config.slowStart())) {
       ramps.hand(vs, rs); // the same ramp, with its new length
@@ -238,7 +238,7 @@ final class Reload {
    */
   private void reconcileServer(VsState old, VsState vs, RsState was, RsState rs)
       throws TableException {
-    RealServer rc = rs.config;
+    ServerBinding rc = rs.config;
     if (was == null) {
       if (rc.inhibit()) {
         moves.in(vs, rs);

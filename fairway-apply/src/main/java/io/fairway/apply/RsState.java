@@ -19,14 +19,14 @@ final class RsState {
   record Facts(
       boolean alive, boolean present, int weight, boolean maint, long rampStart, int written) {}
 
-  final RealServer config;
+  final ServerBinding config;
   private Facts facts;
 
-  RsState(RealServer config) {
+  RsState(ServerBinding config) {
     this(config, new Facts(false, false, config.weight(), false, -1, 0));
   }
 
-  private RsState(RealServer config, Facts facts) {
+  private RsState(ServerBinding config, Facts facts) {
     this.config = config;
     this.facts = facts;
   }

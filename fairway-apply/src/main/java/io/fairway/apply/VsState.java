@@ -33,7 +33,7 @@ final class VsState {
     }
   }
 
-  final VirtualServer config;
+  final ServiceBinding config;
   final Map<String, RsState> servers;
 
   /**
@@ -45,11 +45,11 @@ final class VsState {
 
   private Facts facts = new Facts(false, false, false, false, Set.of());
 
-  VsState(VirtualServer config) {
+  VsState(ServiceBinding config) {
     this.config = config;
     this.servers = new LinkedHashMap<>();
     boolean t = false;
-    for (RealServer rs : config.servers().values()) {
+    for (ServerBinding rs : config.servers().values()) {
       servers.put(rs.name(), new RsState(rs));
       t |= rs.tier() > 0;
     }

@@ -67,8 +67,8 @@
  *       io.fairway.apply.PoolRoom}). Raised earlier it would take connections the pool has room
  *       for; any scheduler trick would change which real server gets each connection.
  *   <li>{@code slow_start}: a server that comes up after start is stepped from a low weight to its
- *       own in a bounded number of steps ({@link io.fairway.apply.SlowStart}), because every step
- *       is a table call. A table whose scheduler ramps by itself ({@link
+ *       own in a bounded number of steps ({@link io.fairway.apply.SlowStartSteps}), because every
+ *       step is a table call. A table whose scheduler ramps by itself ({@link
  *       io.fairway.table.RampTarget}, the userspace proxy) is handed the ramp instead and gets the
  *       full weight, so rr and lc ramp too and nothing is ramped twice.
  * </ul>

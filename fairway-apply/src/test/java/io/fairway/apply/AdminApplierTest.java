@@ -28,7 +28,7 @@ class AdminApplierTest {
   final MemoryTable table = new MemoryTable();
   final List<AdminEvent> events = new ArrayList<>();
 
-  AdminApplier admin(Map<String, VirtualServer> cfg, QuorumRule rule) {
+  AdminApplier admin(Map<String, ServiceBinding> cfg, QuorumRule rule) {
     Map<String, QuorumRule> rules = new LinkedHashMap<>();
     cfg.keySet().forEach(k -> rules.put(k, rule));
     return new AdminApplier(new Applier(table, cfg), rules, events::add);
@@ -103,7 +103,7 @@ class AdminApplierTest {
 
   @Test
   void drainingBelowQuorumBringsTheSorryServerInAndReadyTakesItOut() throws Exception {
-    VirtualServer vs =
+    ServiceBinding vs =
         web(rs("a", "10.16.1.1", 1), rs("b", "10.16.1.2", 1)).withSorryServer(SORRY, false);
     AdminApplier a = admin(config(vs), new QuorumRule(2, 0));
     a.init("web", up("a", "b"));
@@ -132,7 +132,7 @@ class AdminApplierTest {
 
   @Test
   void withoutAdminSettingsTheEnginesQuorumIsPassedThrough() throws Exception {
-    VirtualServer vs = web(rs("a", "10.16.1.1", 1)).withSorryServer(SORRY, false);
+    ServiceBinding vs = web(rs("a", "10.16.1.1", 1)).withSorryServer(SORRY, false);
     AdminApplier a = admin(config(vs), new QuorumRule(5, 0));
     a.init("web", up("a"));
     // The engine said up (whatever this layer's arithmetic would say): nothing differs from

@@ -40,7 +40,7 @@ class ApplierPropertyTest {
       @ForAll("steps") List<Step> steps, @ForAll boolean sorryInhibit, @ForAll boolean startUp)
       throws Exception {
     RecordingTable table = new RecordingTable();
-    List<RealServer> servers =
+    List<ServerBinding> servers =
         List.of(
             rs("a", "10.16.1.1", 1),
             inhibit("b", "10.16.1.2", 2),
@@ -49,7 +49,8 @@ class ApplierPropertyTest {
     Applier a =
         new Applier(
             table,
-            config(web(servers.toArray(RealServer[]::new)).withSorryServer(SORRY, sorryInhibit)));
+            config(
+                web(servers.toArray(ServerBinding[]::new)).withSorryServer(SORRY, sorryInhibit)));
     a.init("web", new InitialState(startUp ? Set.of("a", "b") : Set.of(), startUp));
     check(a, table);
     for (Step s : steps) {

@@ -38,8 +38,8 @@ class ApplierReloadTest {
   @Test
   void virtualServersThatAreGoneAreRemovedAndDropped() throws Exception {
     ServiceKey otherKey = ServiceKey.of(Protocol.TCP, ip("10.16.0.2"), 443);
-    VirtualServer other =
-        VirtualServer.of("tls", Service.of(otherKey, "wlc"), List.of(rs("t", "10.16.2.1", 1)));
+    ServiceBinding other =
+        ServiceBinding.of("tls", Service.of(otherKey, "wlc"), List.of(rs("t", "10.16.2.1", 1)));
     Applier a = new Applier(table, config(web(rs("a", "10.16.1.1", 1)), other));
     a.init("web", up("a"));
     a.init("tls", up("t"));
@@ -98,8 +98,8 @@ class ApplierReloadTest {
     a.replace(
         config(
             web(
-                new RealServer("a", Dest.of(ip("10.16.1.1"), 80, 4), false, 4),
-                new RealServer("b-renamed", thresholds, false, 1))));
+                new ServerBinding("a", Dest.of(ip("10.16.1.1"), 80, 4), false, 4),
+                new ServerBinding("b-renamed", thresholds, false, 1))));
 
     // a keeps its +2: 4 + 2; b keeps its state under its new name and gets its thresholds.
     assertThat(table.drain())
@@ -113,7 +113,7 @@ class ApplierReloadTest {
     a.init("web", up("a"));
     table.drain();
     Service wlc = Service.of(WEB, "wlc");
-    a.replace(config(VirtualServer.of("web", wlc, List.of(rs("a", "10.16.1.1", 1)))));
+    a.replace(config(ServiceBinding.of("web", wlc, List.of(rs("a", "10.16.1.1", 1)))));
     assertThat(table.drain()).containsExactly(new TableOp.SetService(wlc));
   }
 
@@ -169,11 +169,11 @@ class ApplierReloadTest {
     Applier a = new Applier(table, config(web(rs("a", "10.16.1.1", 1))));
     a.init("web", up("a"));
     table.drain();
-    VirtualServer grown =
-        new VirtualServer(
+    ServiceBinding grown =
+        new ServiceBinding(
             "web",
             List.of(WEB_SVC, Service.of(second, "rr")),
-            VirtualServer.byName(List.of(rs("a", "10.16.1.1", 1))),
+            ServiceBinding.byName(List.of(rs("a", "10.16.1.1", 1))),
             null,
             false,
             List.of());
@@ -193,8 +193,8 @@ class ApplierReloadTest {
     a.init("web", up("a"));
     table.drain();
     ServiceKey k = ServiceKey.of(Protocol.UDP, ip("10.16.0.5"), 53);
-    VirtualServer dns =
-        VirtualServer.of("dns", Service.of(k, "rr"), List.of(rs("d", "10.16.3.1", 1)));
+    ServiceBinding dns =
+        ServiceBinding.of("dns", Service.of(k, "rr"), List.of(rs("d", "10.16.3.1", 1)));
     a.replace(config(web(rs("a", "10.16.1.1", 1)), dns));
     assertThat(table.drain()).isEmpty();
     a.init("dns", up("d"));

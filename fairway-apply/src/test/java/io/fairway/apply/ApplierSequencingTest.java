@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 class ApplierSequencingTest {
   final RecordingTable table = new RecordingTable();
 
-  Applier applier(VirtualServer... vss) {
+  Applier applier(ServiceBinding... vss) {
     return new Applier(table, config(vss));
   }
 
@@ -120,7 +120,7 @@ class ApplierSequencingTest {
     assertThat(table.drain()).containsExactly(new TableOp.AddService(WEB_SVC), add("10.16.1.1", 1));
   }
 
-  // VirtualServer.sorryServerInhibit: "an inhibit sorry server sits in the table from startup at
+  // ServiceBinding.sorryServerInhibit: "an inhibit sorry server sits in the table from startup at
   // weight zero, so that losing quorum raises a weight rather than inserting an entry"
 
   @Test
@@ -244,10 +244,10 @@ class ApplierSequencingTest {
         new Applier(
             table,
             config(
-                new VirtualServer(
+                new ServiceBinding(
                     "web",
                     java.util.List.of(WEB_SVC),
-                    VirtualServer.byName(java.util.List.of(rs("a", "10.16.1.1", 10))),
+                    ServiceBinding.byName(java.util.List.of(rs("a", "10.16.1.1", 10))),
                     null,
                     false,
                     java.util.List.of(tf))));
@@ -325,8 +325,8 @@ class ApplierSequencingTest {
 
   @Test
   void directRoutingDestinationsTakeTheServicePort() throws Exception {
-    RealServer dr = new RealServer("d", dr("10.16.1.5", 8080), false, 1);
-    Applier a = applier(VirtualServer.of("web", WEB_SVC, java.util.List.of(dr)));
+    ServerBinding dr = new ServerBinding("d", dr("10.16.1.5", 8080), false, 1);
+    Applier a = applier(ServiceBinding.of("web", WEB_SVC, java.util.List.of(dr)));
     a.init("web", up("d"));
     assertThat(table.weight(WEB, new io.fairway.table.DestKey(ip("10.16.1.5"), 80))).isEqualTo(1);
   }

@@ -18,11 +18,11 @@ import org.junit.jupiter.api.Test;
 class BackupTierTest {
   final RecordingTable table = new RecordingTable();
 
-  static RealServer tier(String name, String addr, int tier, boolean inhibit) {
-    return new RealServer(name, Dest.of(ip(addr), 80, 1), inhibit, 1, Duration.ZERO, tier);
+  static ServerBinding tier(String name, String addr, int tier, boolean inhibit) {
+    return new ServerBinding(name, Dest.of(ip(addr), 80, 1), inhibit, 1, Duration.ZERO, tier);
   }
 
-  static VirtualServer pool(boolean inhibit) {
+  static ServiceBinding pool(boolean inhibit) {
     return web(
         tier("a", "10.16.1.1", 0, inhibit),
         tier("b", "10.16.1.2", 0, inhibit),
@@ -130,11 +130,11 @@ class BackupTierTest {
    */
   @Test
   void quorumCountsABackupOnlyOnceItServes() throws Exception {
-    VirtualServer vs =
+    ServiceBinding vs =
         web(
                 tier("a", "10.16.1.1", 0, false),
                 tier("b", "10.16.1.2", 0, false),
-                new RealServer(
+                new ServerBinding(
                     "spare", Dest.of(ip("10.16.1.9"), 80, 2), false, 2, Duration.ZERO, 1))
             .withSorryServer(SORRY, false);
     List<AdminEvent> events = new java.util.ArrayList<>();
@@ -173,7 +173,7 @@ class BackupTierTest {
 
   @Test
   void aTieredPoolStartsBelowQuorumWhenOnlyItsBackupsWouldReachIt() throws Exception {
-    VirtualServer vs = pool(false).withSorryServer(SORRY, false);
+    ServiceBinding vs = pool(false).withSorryServer(SORRY, false);
     AdminApplier a =
         new AdminApplier(
             new Applier(table, config(vs)), Map.of("web", new QuorumRule(3, 0)), e -> {});
@@ -188,7 +188,7 @@ class BackupTierTest {
    */
   @Test
   void aReloadKeepsABackupOutWhateverTheOrderOfTheServers() throws Exception {
-    VirtualServer vs = web(tier("spare", "10.16.1.0", 1, false), tier("a", "10.16.1.1", 0, false));
+    ServiceBinding vs = web(tier("spare", "10.16.1.0", 1, false), tier("a", "10.16.1.1", 0, false));
     Applier a = new Applier(table, config(vs));
     a.init("web", up("a", "spare"));
     table.drain();
@@ -207,7 +207,7 @@ class BackupTierTest {
     Applier a = new Applier(table, config(pool(false)));
     a.init("web", up("a", "spare"));
     table.drain();
-    RealServer leaving = new RealServer("a", Dest.of(ip("10.16.1.1"), 80, 0), false, 0);
+    ServerBinding leaving = new ServerBinding("a", Dest.of(ip("10.16.1.1"), 80, 0), false, 0);
     a.replace(config(web(leaving, tier("spare", "10.16.1.9", 0, false))));
     assertThat(pool()).containsEntry("10.16.1.1", 0).containsEntry("10.16.1.9", 1);
     assertThat(table.drain()).containsExactly(add("10.16.1.9", 1), set("10.16.1.1", 0));
@@ -244,7 +244,7 @@ class BackupTierTest {
   void aBackupServesWhileTheLeavingServerIsDrainedAndItsSuccessorIsNotUp() throws Exception {
     Applier a = new Applier(table, config(pool(false)));
     a.init("web", up("a", "spare"));
-    RealServer leaving = new RealServer("a", Dest.of(ip("10.16.1.1"), 80, 0), false, 0);
+    ServerBinding leaving = new ServerBinding("a", Dest.of(ip("10.16.1.1"), 80, 0), false, 0);
     a.replace(
         config(
             web(leaving, tier("n", "10.16.1.5", 0, false), tier("spare", "10.16.1.9", 1, false))));

@@ -29,25 +29,25 @@ final class Fixtures {
   static final Service WEB_SVC = Service.of(WEB, "rr");
   static final Dest SORRY = Dest.of(ip("10.16.9.9"), 80, 1);
 
-  static RealServer rs(String name, String addr, int weight) {
-    return new RealServer(name, Dest.of(ip(addr), 80, weight), false, weight);
+  static ServerBinding rs(String name, String addr, int weight) {
+    return new ServerBinding(name, Dest.of(ip(addr), 80, weight), false, weight);
   }
 
-  static RealServer inhibit(String name, String addr, int weight) {
-    return new RealServer(name, Dest.of(ip(addr), 80, weight), true, weight);
+  static ServerBinding inhibit(String name, String addr, int weight) {
+    return new ServerBinding(name, Dest.of(ip(addr), 80, weight), true, weight);
   }
 
   static DestKey key(String addr) {
     return new DestKey(ip(addr), 80);
   }
 
-  static VirtualServer web(RealServer... servers) {
-    return VirtualServer.of("web", WEB_SVC, List.of(servers));
+  static ServiceBinding web(ServerBinding... servers) {
+    return ServiceBinding.of("web", WEB_SVC, List.of(servers));
   }
 
-  static Map<String, VirtualServer> config(VirtualServer... vss) {
-    java.util.LinkedHashMap<String, VirtualServer> m = new java.util.LinkedHashMap<>();
-    for (VirtualServer v : vss) {
+  static Map<String, ServiceBinding> config(ServiceBinding... vss) {
+    java.util.LinkedHashMap<String, ServiceBinding> m = new java.util.LinkedHashMap<>();
+    for (ServiceBinding v : vss) {
       m.put(v.name(), v);
     }
     return m;

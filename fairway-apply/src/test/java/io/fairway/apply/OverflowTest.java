@@ -22,15 +22,15 @@ import org.junit.jupiter.api.Test;
 class OverflowTest {
   final RecordingTable table = new RecordingTable();
 
-  static RealServer capped(String name, String addr, int upper, int lower) {
-    return new RealServer(
+  static ServerBinding capped(String name, String addr, int upper, int lower) {
+    return new ServerBinding(
         name,
         new Dest(ip(addr), 80, io.fairway.table.ForwardingMethod.MASQ, 1, upper, lower, null),
         false,
         1);
   }
 
-  static VirtualServer pool(boolean overflow, boolean sorryInhibit) {
+  static ServiceBinding pool(boolean overflow, boolean sorryInhibit) {
     return web(
             capped("a", "10.16.1.1", 4, 0),
             capped("b", "10.16.1.2", 4, 0),
@@ -39,7 +39,7 @@ class OverflowTest {
         .withOverflow(overflow);
   }
 
-  Applier started(VirtualServer vs) throws Exception {
+  Applier started(ServiceBinding vs) throws Exception {
     Applier a = new Applier(table, config(vs));
     a.init("web", up("a", "b", "c"));
     return a;
@@ -168,7 +168,7 @@ class OverflowTest {
 
   @Test
   void aPoolOfQuiescedServersOverflowsToo() throws Exception {
-    VirtualServer vs =
+    ServiceBinding vs =
         web(inhibit("a", "10.16.1.1", 1), inhibit("b", "10.16.1.2", 1))
             .withSorryServer(SORRY, false)
             .withOverflow(true);
@@ -187,11 +187,11 @@ class OverflowTest {
   @Test
   void eachServiceOfAGroupOverflowsOnItsOwn() throws Exception {
     ServiceKey other = ServiceKey.of(Protocol.TCP, ip("10.16.0.2"), 80);
-    VirtualServer vs =
-        new VirtualServer(
+    ServiceBinding vs =
+        new ServiceBinding(
             "web",
             List.of(WEB_SVC, Service.of(other, "rr")),
-            VirtualServer.byName(List.of(capped("a", "10.16.1.1", 4, 0))),
+            ServiceBinding.byName(List.of(capped("a", "10.16.1.1", 4, 0))),
             SORRY,
             false,
             List.of(),

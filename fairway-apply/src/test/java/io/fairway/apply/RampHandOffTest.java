@@ -69,8 +69,8 @@ class RampHandOffTest {
     }
   }
 
-  static RealServer slow(String name, String addr, int weight, int seconds) {
-    return new RealServer(
+  static ServerBinding slow(String name, String addr, int weight, int seconds) {
+    return new ServerBinding(
         name, Dest.of(ip(addr), 80, weight), false, weight, Duration.ofSeconds(seconds));
   }
 

@@ -30,9 +30,9 @@ class RefusedReloadTest {
 
   @Test
   void aRefusedReloadDuringASlowStartRampKeepsTheRamp() throws Exception {
-    RealServer a = rs("a", "10.16.1.1", 10);
-    RealServer b =
-        new RealServer("b", Dest.of(ip("10.16.1.2"), 80, 10), false, 10, Duration.ofSeconds(10));
+    ServerBinding a = rs("a", "10.16.1.1", 10);
+    ServerBinding b =
+        new ServerBinding("b", Dest.of(ip("10.16.1.2"), 80, 10), false, 10, Duration.ofSeconds(10));
     Applier applier = new Applier(table, config(web(a, b)), clock::get);
     applier.init("web", up("a"));
     applier.setAlive("web", "b", true);
@@ -59,7 +59,7 @@ class RefusedReloadTest {
 
   @Test
   void aRefusedReloadDuringAnOverflowKeepsTheSorryServerServingTheOverflow() throws Exception {
-    VirtualServer vs = OverflowTest.pool(true, false);
+    ServiceBinding vs = OverflowTest.pool(true, false);
     Applier applier = new Applier(table, config(vs));
     applier.init("web", up("a", "b", "c"));
     table.load(key("10.16.1.1"), 4, 0);
@@ -69,10 +69,10 @@ class RefusedReloadTest {
     assertThat(table.weight(WEB, SORRY.key())).isEqualTo(SORRY.weight());
 
     refuseTheNewServer();
-    RealServer c =
-        new RealServer(
+    ServerBinding c =
+        new ServerBinding(
             "d", new Dest(ip(REFUSED), 80, ForwardingMethod.MASQ, 1, 4, 0, null), true, 1);
-    VirtualServer grown =
+    ServiceBinding grown =
         web(vs.servers().get("a"), vs.servers().get("b"), vs.servers().get("c"), c)
             .withSorryServer(SORRY, false)
             .withOverflow(true);

@@ -61,15 +61,15 @@ class VerdictCoalescingTest {
   }
 
   /** A virtual server with two services (80 and 443) and {@code n} real servers. */
-  static VirtualServer pool(int n) {
-    List<RealServer> servers = new ArrayList<>();
+  static ServiceBinding pool(int n) {
+    List<ServerBinding> servers = new ArrayList<>();
     for (int i = 0; i < n; i++) {
       servers.add(Fixtures.rs("s" + i, "10.16." + (1 + i / 250) + "." + (1 + i % 250), 1));
     }
-    return new VirtualServer(
+    return new ServiceBinding(
         "web",
         List.of(WEB_SVC, Service.of(TLS, "rr")),
-        VirtualServer.byName(servers),
+        ServiceBinding.byName(servers),
         null,
         false,
         List.of());
@@ -415,7 +415,7 @@ class VerdictCoalescingTest {
     final ManualLater later = new ManualLater();
     final Applier applier;
 
-    Rig(WatchedTable table, Map<String, VirtualServer> config) {
+    Rig(WatchedTable table, Map<String, ServiceBinding> config) {
       this.table = table;
       applier = new Applier(table, config, () -> now[0]);
       applier.coalesceVerdicts(later);
@@ -423,13 +423,13 @@ class VerdictCoalescingTest {
   }
 
   /** web: a (weight 4, slow start 4 s), b, c (inhibit, at {@code cWeight}), overflow to sorry. */
-  static VirtualServer web(int cWeight) {
-    return new VirtualServer(
+  static ServiceBinding web(int cWeight) {
+    return new ServiceBinding(
             "web",
             List.of(WEB_SVC),
-            VirtualServer.byName(
+            ServiceBinding.byName(
                 List.of(
-                    new RealServer(
+                    new ServerBinding(
                         "a", Dest.of(ip("10.16.1.1"), 80, 4), false, 4, Duration.ofSeconds(4)),
                     Fixtures.rs("b", "10.16.1.2", 1),
                     Fixtures.inhibit("c", "10.16.1.3", cWeight))),
@@ -447,9 +447,9 @@ class VerdictCoalescingTest {
    */
   @Test
   void noApplierMethodThatIsNotAVerdictIsHeld() throws Exception {
-    VirtualServer api =
-        VirtualServer.of("api", Service.of(TLS, "rr"), List.of(Fixtures.rs("d", "10.16.2.1", 1)));
-    Map<String, VirtualServer> reloaded = Fixtures.config(web(5), api);
+    ServiceBinding api =
+        ServiceBinding.of("api", Service.of(TLS, "rr"), List.of(Fixtures.rs("d", "10.16.2.1", 1)));
+    Map<String, ServiceBinding> reloaded = Fixtures.config(web(5), api);
     Rig.Step nothing = r -> {};
     List<NonVerdict> methods =
         List.of(
@@ -534,7 +534,7 @@ class VerdictCoalescingTest {
     final List<AdminEvent> events = new ArrayList<>();
     final List<String> outcomes = new ArrayList<>();
 
-    Side(VirtualServer vs, boolean coalesce) {
+    Side(ServiceBinding vs, boolean coalesce) {
       table.holds = true;
       LongSupplier nanos = () -> now[0];
       applier = new Applier(table, Fixtures.config(vs), nanos);
@@ -561,19 +561,20 @@ class VerdictCoalescingTest {
   static final Map<String, QuorumRule> rules = Map.of("web", new QuorumRule(3, 1));
 
   /** The configuration with one real server's configured weight changed (a reload). */
-  static Map<String, VirtualServer> reweighed(
-      Map<String, VirtualServer> config, String rsName, int weight) {
-    VirtualServer vs = config.get("web");
-    List<RealServer> servers = new ArrayList<>();
-    for (RealServer r : vs.servers().values()) {
+  static Map<String, ServiceBinding> reweighed(
+      Map<String, ServiceBinding> config, String rsName, int weight) {
+    ServiceBinding vs = config.get("web");
+    List<ServerBinding> servers = new ArrayList<>();
+    for (ServerBinding r : vs.servers().values()) {
       int w = r.name().equals(rsName) ? Math.max(0, weight) : r.weight();
-      servers.add(new RealServer(r.name(), r.dest().withWeight(w), r.inhibit(), w, r.slowStart()));
+      servers.add(
+          new ServerBinding(r.name(), r.dest().withWeight(w), r.inhibit(), w, r.slowStart()));
     }
     return Fixtures.config(
-        new VirtualServer(
+        new ServiceBinding(
             vs.name(),
             vs.services(),
-            VirtualServer.byName(servers),
+            ServiceBinding.byName(servers),
             vs.sorryServer(),
             vs.sorryServerInhibit(),
             vs.trackedFiles(),
@@ -584,18 +585,19 @@ class VerdictCoalescingTest {
   void coalescedVerdictsEndWhereOneAtATimeEnds(
       @ForAll("steps") List<Step> steps, @ForAll boolean sorryInhibit, @ForAll boolean startUp)
       throws Exception {
-    List<RealServer> servers =
+    List<ServerBinding> servers =
         List.of(
             Fixtures.rs("a", "10.16.1.1", 1),
             Fixtures.inhibit("b", "10.16.1.2", 2),
-            new RealServer("c", Dest.of(ip("10.16.1.3"), 80, 3), false, 3, Duration.ofSeconds(4)),
+            new ServerBinding(
+                "c", Dest.of(ip("10.16.1.3"), 80, 3), false, 3, Duration.ofSeconds(4)),
             Fixtures.inhibit("d", "10.16.1.4", 1),
             Fixtures.rs("e", "10.16.1.5", 2));
-    VirtualServer vs =
-        new VirtualServer(
+    ServiceBinding vs =
+        new ServiceBinding(
                 "web",
                 List.of(WEB_SVC, Service.of(TLS, "wrr")),
-                VirtualServer.byName(servers),
+                ServiceBinding.byName(servers),
                 null,
                 false,
                 List.of())
@@ -666,7 +668,7 @@ class VerdictCoalescingTest {
   }
 
   /** Refuses every operation on the destinations of the named servers. */
-  record DestKeyMatcher(List<RealServer> servers, Set<String> names) {
+  record DestKeyMatcher(List<ServerBinding> servers, Set<String> names) {
     DestKeyMatcher {
       names = Set.copyOf(names);
     }

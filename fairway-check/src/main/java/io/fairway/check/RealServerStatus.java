@@ -1,7 +1,7 @@
 package io.fairway.check;
 
 /**
- * A real server's current verdict, as included in a {@link VirtualServerStatus}.
+ * A real server's current verdict, as included in a {@link VerdictSnapshot}.
  *
  * @param name the real server's stable name
  * @param alive whether all of its checkers are up

@@ -16,7 +16,7 @@ package io.fairway.check;
 public interface VerdictListener {
 
   /** The state at start, before any check has run; called once per virtual server. */
-  void initialState(VirtualServerStatus status);
+  void initialState(VerdictSnapshot status);
 
   /** A real server became alive or dead. Throw to refuse the transition (it will be retried). */
   void serverStateChanged(ServerStateChanged event);

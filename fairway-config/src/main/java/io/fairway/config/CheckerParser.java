@@ -1,10 +1,10 @@
 package io.fairway.config;
 
 import io.fairway.config.model.BfdCheck;
-import io.fairway.config.model.Checker;
 import io.fairway.config.model.CheckerTiming;
 import io.fairway.config.model.DnsCheck;
 import io.fairway.config.model.FileCheck;
+import io.fairway.config.model.HealthCheck;
 import io.fairway.config.model.HttpCheck;
 import io.fairway.config.model.Location;
 import io.fairway.config.model.MiscCheck;
@@ -359,7 +359,7 @@ final class CheckerParser {
     return l == null ? was : l.intValue();
   }
 
-  List<Checker> checker(
+  List<HealthCheck> checker(
       Node n, InetAddress rsAddr, int rsPort, InheritedTiming inherited, String vhost) {
     String type = n.keyword();
     if (!v.block(n)) {
@@ -392,7 +392,7 @@ final class CheckerParser {
     };
   }
 
-  private List<Checker> http(
+  private List<HealthCheck> http(
       Node n, Draft d, CheckerTiming ct, InetAddress rsAddr, int rsPort, String vhost) {
     String type = n.keyword();
     String vh = d.vhost != null ? d.vhost : vhost;
@@ -433,7 +433,7 @@ final class CheckerParser {
             d.caFile));
   }
 
-  private List<Checker> misc(Node n, Draft d, CheckerTiming ct) {
+  private List<HealthCheck> misc(Node n, Draft d, CheckerTiming ct) {
     Script misc = d.misc;
     if (misc == null) {
       v.error(n, "MISC_CHECK needs misc_path");
@@ -456,8 +456,9 @@ final class CheckerParser {
             d.dynamic));
   }
 
-  private List<Checker> smtp(Node n, Draft d, CheckerTiming ct, InetAddress rsAddr, int rsPort) {
-    List<Checker> out = new ArrayList<>();
+  private List<HealthCheck> smtp(
+      Node n, Draft d, CheckerTiming ct, InetAddress rsAddr, int rsPort) {
+    List<HealthCheck> out = new ArrayList<>();
     CheckEndpointBlock ep = d.ep;
     if (d.smtpHosts.isEmpty()) {
       out.add(new SmtpCheck(Values.loc(n), ct, ep.resolve(n, rsAddr, rsPort, true), d.helo));
@@ -474,7 +475,7 @@ final class CheckerParser {
     return out;
   }
 
-  private List<Checker> udp(Node n, Draft d, CheckerTiming ct, InetAddress rsAddr, int rsPort) {
+  private List<HealthCheck> udp(Node n, Draft d, CheckerTiming ct, InetAddress rsAddr, int rsPort) {
     if (d.minReply > d.maxReply) {
       v.error(
           n,
@@ -491,7 +492,7 @@ final class CheckerParser {
             d.maxReply));
   }
 
-  private List<Checker> file(Node n, Draft d, CheckerTiming ct) {
+  private List<HealthCheck> file(Node n, Draft d, CheckerTiming ct) {
     String trackFile = d.trackFile;
     if (trackFile == null) {
       v.error(n, "FILE_CHECK needs track_file NAME");
@@ -518,7 +519,7 @@ final class CheckerParser {
             d.reverse != null ? d.reverse : tf.reverse()));
   }
 
-  private List<Checker> bfd(Node n, Draft d, CheckerTiming ct) {
+  private List<HealthCheck> bfd(Node n, Draft d, CheckerTiming ct) {
     if (d.bfdName == null) {
       v.error(n, "BFD_CHECK needs name BFD_INSTANCE");
       return List.of();

@@ -2,7 +2,6 @@ package io.fairway.config;
 
 import io.fairway.config.model.Addresses;
 import io.fairway.config.model.BfdCheck;
-import io.fairway.config.model.Checker;
 import io.fairway.config.model.CheckerTiming;
 import io.fairway.config.model.Config;
 import io.fairway.config.model.DirectorGroup;
@@ -15,6 +14,7 @@ import io.fairway.config.model.Forwarding;
 import io.fairway.config.model.ForwardingMethod;
 import io.fairway.config.model.GlobalDefs;
 import io.fairway.config.model.GroupEntry;
+import io.fairway.config.model.HealthCheck;
 import io.fairway.config.model.HttpCheck;
 import io.fairway.config.model.MiscCheck;
 import io.fairway.config.model.PingCheck;
@@ -641,7 +641,7 @@ final class ConfigWriter {
     }
     rs.notifyUp().ifPresent(s -> line("notify_up " + script(s)));
     rs.notifyDown().ifPresent(s -> line("notify_down " + script(s)));
-    for (Checker c : rs.checkers()) {
+    for (HealthCheck c : rs.checkers()) {
       checker(c);
     }
     close();
@@ -676,7 +676,7 @@ final class ConfigWriter {
     }
   }
 
-  private void checker(Checker c) {
+  private void checker(HealthCheck c) {
     open(c.keyword());
     if (c instanceof BfdCheck) {
       line("alpha " + onOff(c.alpha()));

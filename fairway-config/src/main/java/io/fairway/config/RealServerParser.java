@@ -2,9 +2,9 @@ package io.fairway.config;
 
 import io.fairway.config.model.AddressFamily;
 import io.fairway.config.model.Addresses;
-import io.fairway.config.model.Checker;
 import io.fairway.config.model.Forwarding;
 import io.fairway.config.model.ForwardingMethod;
+import io.fairway.config.model.HealthCheck;
 import io.fairway.config.model.Protocol;
 import io.fairway.config.model.ProxyProtocol;
 import io.fairway.config.model.RealServer;
@@ -272,7 +272,7 @@ final class RealServerParser {
     }
     InheritedTiming effective = c.timing.over(vs.timing());
     String vhost = c.virtualhost != null ? c.virtualhost : vs.virtualhost();
-    List<Checker> checkers = new ArrayList<>();
+    List<HealthCheck> checkers = new ArrayList<>();
     CheckerParser checkerParser = new CheckerParser(v, trackFiles, logAllFailures);
     for (Node cn : b.checkerNodes) {
       checkers.addAll(checkerParser.checker(cn, a, checkPort, effective, vhost));

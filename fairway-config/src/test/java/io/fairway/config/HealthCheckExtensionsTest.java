@@ -3,7 +3,7 @@ package io.fairway.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import io.fairway.config.model.Checker;
+import io.fairway.config.model.HealthCheck;
 import io.fairway.config.model.HttpCheck;
 import io.fairway.config.model.RegexOption;
 import io.fairway.config.model.UrlCheck;
@@ -38,7 +38,7 @@ class HealthCheckExtensionsTest {
         + "        }\n    }\n}\n";
   }
 
-  static List<Checker> checkers(String text) {
+  static List<HealthCheck> checkers(String text) {
     return Fixtures.parse(text).config().virtualServers().get(0).realServers().get(0).checkers();
   }
 

@@ -3,7 +3,7 @@ package io.fairway.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import io.fairway.config.model.Checker;
+import io.fairway.config.model.HealthCheck;
 import io.fairway.config.model.SmtpCheck;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -18,7 +18,7 @@ class SplitBlocksTest {
       "virtual_server 10.16.0.1 25 {\n lb_algo rr\n lb_kind NAT\n protocol TCP\n"
           + " real_server 10.16.1.1 25 {\n";
 
-  private static List<Checker> checkers(String checker) {
+  private static List<HealthCheck> checkers(String checker) {
     return Fixtures.parse(VS + checker + " }\n}\n")
         .config()
         .virtualServers()
@@ -36,7 +36,7 @@ class SplitBlocksTest {
 
   @Test
   void smtpHostsStartFromTheCheckersEndpoint() {
-    List<Checker> cs =
+    List<HealthCheck> cs =
         checkers(
             "  SMTP_CHECK {\n   connect_port 2525\n   bind_port 4000\n"
                 + "   host {\n    connect_ip 10.16.1.2\n   }\n"

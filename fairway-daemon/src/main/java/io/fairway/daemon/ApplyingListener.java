@@ -8,7 +8,7 @@ import io.fairway.check.QuorumChanged;
 import io.fairway.check.RealServerStatus;
 import io.fairway.check.ServerStateChanged;
 import io.fairway.check.VerdictListener;
-import io.fairway.check.VirtualServerStatus;
+import io.fairway.check.VerdictSnapshot;
 import io.fairway.check.WeightChanged;
 import io.fairway.daemon.admin.EventHub;
 import io.fairway.daemon.admin.EventKind;
@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>After a reload a new engine announces an initial state for virtual servers the applier already
  * runs; they are reconciled rather than re-initialised (see {@link
- * #initialState(VirtualServerStatus)}).
+ * #initialState(VerdictSnapshot)}).
  */
 public final class ApplyingListener implements VerdictListener {
   private static final Logger LOG = LoggerFactory.getLogger("io.fairway.verdict");
@@ -70,7 +70,7 @@ public final class ApplyingListener implements VerdictListener {
    * update_quorum_state with init after a reload.
    */
   @Override
-  public void initialState(VirtualServerStatus status) {
+  public void initialState(VerdictSnapshot status) {
     String vs = status.name();
     try {
       Map<String, Health> h = health.computeIfAbsent(vs, k -> new ConcurrentHashMap<>());

@@ -2,7 +2,7 @@ package io.fairway.daemon;
 
 import io.fairway.apply.LvsGlobals;
 import io.fairway.apply.QuorumRule;
-import io.fairway.apply.VirtualServer;
+import io.fairway.apply.ServiceBinding;
 import io.fairway.check.spec.VirtualServerSpec;
 import io.fairway.plan.Plan;
 import java.util.HashMap;
@@ -24,7 +24,7 @@ import java.util.Map;
  * @param announce what the file says about announcing addresses by BGP
  */
 public record Loaded(
-    Map<String, VirtualServer> bindings,
+    Map<String, ServiceBinding> bindings,
     List<VirtualServerSpec> specs,
     List<String> warnings,
     LvsGlobals lvs,
@@ -50,7 +50,7 @@ public record Loaded(
 
   /** A configuration that announces nothing. */
   public Loaded(
-      Map<String, VirtualServer> bindings,
+      Map<String, ServiceBinding> bindings,
       List<VirtualServerSpec> specs,
       List<String> warnings,
       LvsGlobals lvs,
@@ -60,7 +60,7 @@ public record Loaded(
 
   /** A configuration with its global LVS keywords but no plan (tests of the table path). */
   public Loaded(
-      Map<String, VirtualServer> bindings,
+      Map<String, ServiceBinding> bindings,
       List<VirtualServerSpec> specs,
       List<String> warnings,
       LvsGlobals lvs) {
@@ -69,7 +69,7 @@ public record Loaded(
 
   /** A configuration without global LVS keywords. */
   public Loaded(
-      Map<String, VirtualServer> bindings, List<VirtualServerSpec> specs, List<String> warnings) {
+      Map<String, ServiceBinding> bindings, List<VirtualServerSpec> specs, List<String> warnings) {
     this(bindings, specs, warnings, LvsGlobals.NONE, Plan.EMPTY);
   }
 }

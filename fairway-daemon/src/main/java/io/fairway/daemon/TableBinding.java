@@ -1,8 +1,8 @@
 package io.fairway.daemon;
 
-import io.fairway.apply.RealServer;
+import io.fairway.apply.ServerBinding;
+import io.fairway.apply.ServiceBinding;
 import io.fairway.apply.TrackedFile;
-import io.fairway.apply.VirtualServer;
 import io.fairway.config.model.Config;
 import io.fairway.config.model.FileCheck;
 import io.fairway.config.model.TrackFile;
@@ -39,9 +39,9 @@ final class TableBinding {
    * @param userspace whether the table is Fairway's proxy, which also takes the Varnish director
    *     names and {@code lb_kind PROXY|HTTP}; the kernel takes neither
    */
-  static Map<String, VirtualServer> bind(Plan plan, Config config, boolean userspace)
+  static Map<String, ServiceBinding> bind(Plan plan, Config config, boolean userspace)
       throws BindingException {
-    Map<String, VirtualServer> out = new LinkedHashMap<>();
+    Map<String, ServiceBinding> out = new LinkedHashMap<>();
     for (ServicePlan sp : plan.services()) {
       String where = sp.where() + ": virtual_server " + sp.name();
       if (!userspace && !sp.lbKind().isKernel()) {
@@ -58,10 +58,10 @@ final class TableBinding {
                 + sp.selection().algorithm()
                 + " is a Varnish director, which the kernel does not have; run with --userspace");
       }
-      List<RealServer> servers = new ArrayList<>();
+      List<ServerBinding> servers = new ArrayList<>();
       for (MemberPlan m : sp.members()) {
         servers.add(
-            new RealServer(
+            new ServerBinding(
                 m.name(), m.dest(), m.inhibit(), m.tableWeight(), m.slowStart(), m.tier()));
       }
       Dest sorry = sp.sorry().map(s -> s.dest()).orElse(null);
@@ -69,10 +69,10 @@ final class TableBinding {
       boolean overflow = sp.sorry().map(s -> s.overflow()).orElse(false);
       out.put(
           sp.name(),
-          new VirtualServer(
+          new ServiceBinding(
               sp.name(),
               sp.services(),
-              VirtualServer.byName(servers),
+              ServiceBinding.byName(servers),
               sorry,
               sorryInhibit,
               tracked(config, sp.name()),
@@ -88,7 +88,7 @@ final class TableBinding {
         .ifPresent(
             vs -> {
               for (io.fairway.config.model.RealServer rs : vs.realServers()) {
-                for (io.fairway.config.model.Checker c : rs.checkers()) {
+                for (io.fairway.config.model.HealthCheck c : rs.checkers()) {
                   if (c instanceof FileCheck f) {
                     Optional<TrackFile> tf = config.trackFile(f.trackFile());
                     tracked.add(

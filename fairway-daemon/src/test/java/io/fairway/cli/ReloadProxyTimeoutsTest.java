@@ -8,7 +8,7 @@ import io.fairway.check.checker.CheckResult;
 import io.fairway.check.checker.Checker;
 import io.fairway.check.config.CheckSpecs;
 import io.fairway.check.engine.CheckEngine;
-import io.fairway.check.engine.ManualScheduler;
+import io.fairway.check.engine.ManualClock;
 import io.fairway.daemon.Daemon;
 import io.fairway.daemon.KeepalivedLoader;
 import io.fairway.proxy.ProxyOptions;
@@ -101,7 +101,7 @@ class ReloadProxyTimeoutsTest {
             table,
             () ->
                 CheckEngine.builder()
-                    .scheduler(new ManualScheduler())
+                    .scheduler(new ManualClock())
                     .checkerFactory((v, r, spec) -> up()),
             Duration.ZERO,
             Clock.systemUTC());

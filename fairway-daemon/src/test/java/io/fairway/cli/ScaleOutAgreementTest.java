@@ -5,8 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import com.sun.net.httpserver.HttpServer;
 import io.fairway.director.sched.DestSpec;
+import io.fairway.director.sched.SchedService;
 import io.fairway.director.sched.Schedulers;
-import io.fairway.director.sched.VirtualService;
 import java.io.IOException;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
@@ -526,8 +526,8 @@ class ScaleOutAgreementTest {
 
   /** Where the director library's model of the kernel's mh (4,093 slots) sends every flow. */
   List<String> maglev(List<Integer> backends) throws IOException {
-    VirtualService vs =
-        new VirtualService(Schedulers.create("mh", List.of(), new Schedulers.Options(4093, 0)));
+    SchedService vs =
+        new SchedService(Schedulers.create("mh", List.of(), new Schedulers.Options(4093, 0)));
     for (int b : backends) {
       vs.add(DestSpec.of("127.0.0.1", udp.get(b - 1).getLocalPort(), 1).withName("b" + b));
     }

@@ -8,7 +8,7 @@ import io.fairway.check.checker.CheckResult;
 import io.fairway.check.checker.Checker;
 import io.fairway.check.config.CheckSpecs;
 import io.fairway.check.engine.CheckEngine;
-import io.fairway.check.engine.ManualScheduler;
+import io.fairway.check.engine.ManualClock;
 import io.fairway.check.spec.CheckSpec;
 import io.fairway.check.spec.TcpCheckSpec;
 import io.fairway.daemon.admin.AdminApi;
@@ -52,7 +52,7 @@ import org.junit.jupiter.api.io.TempDir;
 class AdminApiTest {
   @TempDir Path dir;
   final MapTable table = new MapTable();
-  final ManualScheduler clock = new ManualScheduler();
+  final ManualClock clock = new ManualClock();
   final Map<String, Boolean> up = new ConcurrentHashMap<>();
   final HttpClient http =
       HttpClient.newBuilder()

@@ -8,7 +8,7 @@ import io.fairway.check.checker.CheckResult;
 import io.fairway.check.checker.Checker;
 import io.fairway.check.config.CheckSpecs;
 import io.fairway.check.engine.CheckEngine;
-import io.fairway.check.engine.ManualScheduler;
+import io.fairway.check.engine.ManualClock;
 import io.fairway.daemon.admin.AdminApi;
 import io.fairway.daemon.admin.AdminHttpServer;
 import io.fairway.daemon.admin.AdminToken;
@@ -94,7 +94,7 @@ class AdminSlowStartTest {
             table,
             () ->
                 CheckEngine.builder()
-                    .scheduler(new ManualScheduler())
+                    .scheduler(new ManualClock())
                     .checkerFactory(
                         (vs, rs, spec) ->
                             new Checker() {

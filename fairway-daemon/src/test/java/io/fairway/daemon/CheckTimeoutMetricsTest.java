@@ -6,7 +6,7 @@ import io.fairway.check.checker.CheckResult;
 import io.fairway.check.checker.Checker;
 import io.fairway.check.config.CheckSpecs;
 import io.fairway.check.engine.CheckEngine;
-import io.fairway.check.engine.ManualScheduler;
+import io.fairway.check.engine.ManualClock;
 import io.fairway.check.spec.TcpCheckSpec;
 import io.fairway.daemon.admin.CheckMetrics;
 import io.fairway.daemon.admin.DaemonMetrics;
@@ -58,7 +58,7 @@ class CheckTimeoutMetricsTest {
       """;
 
   @TempDir Path dir;
-  final ManualScheduler clock = new ManualScheduler();
+  final ManualClock clock = new ManualClock();
   Daemon daemon;
 
   @AfterEach

@@ -6,7 +6,7 @@ import io.fairway.check.checker.CheckResult;
 import io.fairway.check.checker.Checker;
 import io.fairway.check.config.CheckSpecs;
 import io.fairway.check.engine.CheckEngine;
-import io.fairway.check.engine.ManualScheduler;
+import io.fairway.check.engine.ManualClock;
 import io.fairway.check.spec.CheckSpec;
 import io.fairway.check.spec.TcpCheckSpec;
 import java.nio.file.Files;
@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
 class DaemonTest {
   @TempDir Path dir;
   final MapTable table = new MapTable();
-  final ManualScheduler clock = new ManualScheduler();
+  final ManualClock clock = new ManualClock();
 
   /** TCP_CHECK answers by "address:port"; missing = up. */
   final Map<String, Boolean> up = new ConcurrentHashMap<>();

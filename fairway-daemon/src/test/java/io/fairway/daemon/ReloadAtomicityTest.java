@@ -6,7 +6,7 @@ import io.fairway.check.checker.CheckResult;
 import io.fairway.check.checker.Checker;
 import io.fairway.check.config.CheckSpecs;
 import io.fairway.check.engine.CheckEngine;
-import io.fairway.check.engine.ManualScheduler;
+import io.fairway.check.engine.ManualClock;
 import io.fairway.check.spec.CheckSpec;
 import io.fairway.check.spec.TcpCheckSpec;
 import io.fairway.table.Table;
@@ -36,7 +36,7 @@ class ReloadAtomicityTest {
   /** Throws from setService while armed. */
   volatile boolean broken;
 
-  final ManualScheduler clock = new ManualScheduler();
+  final ManualClock clock = new ManualClock();
   final Map<String, Boolean> up = new ConcurrentHashMap<>();
   Daemon daemon;
 

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fairway.check.config.CheckSpecs;
 import io.fairway.check.engine.CheckEngine;
-import io.fairway.check.engine.ManualScheduler;
+import io.fairway.check.engine.ManualClock;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -26,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ReloadParseTest {
   @TempDir Path dir;
   final MapTable table = new MapTable();
-  final ManualScheduler clock = new ManualScheduler();
+  final ManualClock clock = new ManualClock();
 
   /** What the next load does instead of loading, if set. */
   final AtomicReference<Runnable> before = new AtomicReference<>();

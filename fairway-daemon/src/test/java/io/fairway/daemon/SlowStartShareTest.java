@@ -4,13 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fairway.apply.Applier;
 import io.fairway.apply.InitialState;
-import io.fairway.apply.RealServer;
-import io.fairway.apply.VirtualServer;
+import io.fairway.apply.ServerBinding;
+import io.fairway.apply.ServiceBinding;
 import io.fairway.director.sched.Connection;
 import io.fairway.director.sched.DestSpec;
 import io.fairway.director.sched.Flow;
+import io.fairway.director.sched.SchedService;
 import io.fairway.director.sched.Schedulers;
-import io.fairway.director.sched.VirtualService;
 import io.fairway.table.Dest;
 import io.fairway.table.DestKey;
 import io.fairway.table.Protocol;
@@ -45,7 +45,7 @@ class SlowStartShareTest {
 
   /** A table of one service whose destinations are a userspace scheduler's servers. */
   static final class SchedulerTable implements Table {
-    final VirtualService service = new VirtualService(Schedulers.create("wrr", List.of()));
+    final SchedService service = new SchedService(Schedulers.create("wrr", List.of()));
 
     static DestSpec spec(Dest d) {
       return new DestSpec(
@@ -89,13 +89,13 @@ class SlowStartShareTest {
   void theRampingServersShareOfNewConnectionsFollowsItsWeight() throws Exception {
     AtomicLong clock = new AtomicLong();
     SchedulerTable table = new SchedulerTable();
-    RealServer a = new RealServer("a", Dest.of(ip("10.16.1.1"), 80, 10), false, 10);
-    RealServer b =
-        new RealServer("b", Dest.of(ip("10.16.1.2"), 80, 10), false, 10, Duration.ofSeconds(10));
+    ServerBinding a = new ServerBinding("a", Dest.of(ip("10.16.1.1"), 80, 10), false, 10);
+    ServerBinding b =
+        new ServerBinding("b", Dest.of(ip("10.16.1.2"), 80, 10), false, 10, Duration.ofSeconds(10));
     Applier applier =
         new Applier(
             table,
-            Map.of("web", VirtualServer.of("web", Service.of(KEY, "wrr"), List.of(a, b))),
+            Map.of("web", ServiceBinding.of("web", Service.of(KEY, "wrr"), List.of(a, b))),
             clock::get);
     applier.init("web", new InitialState(Set.of("a"), true));
     applier.setAlive("web", "b", true);

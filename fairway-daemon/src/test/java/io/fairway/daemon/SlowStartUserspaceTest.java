@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fairway.apply.Applier;
 import io.fairway.apply.InitialState;
-import io.fairway.apply.RealServer;
-import io.fairway.apply.VirtualServer;
+import io.fairway.apply.ServerBinding;
+import io.fairway.apply.ServiceBinding;
 import io.fairway.apply.VirtualServerStatus;
 import io.fairway.plan.Selection;
 import io.fairway.proxy.ProxyOptions;
@@ -106,14 +106,14 @@ class SlowStartUserspaceTest {
         NamedBackend b = new NamedBackend("b");
         NamedBackend c = new NamedBackend("c");
         ProxyTable table = new ProxyTable(ProxyOptions.builder().ioThreads(1).build(), k -> spec)) {
-      List<RealServer> servers =
+      List<ServerBinding> servers =
           List.of(
-              new RealServer("a", Dest.of(LO, a.port(), 10), false, 10, ramp),
-              new RealServer("b", Dest.of(LO, b.port(), 10), false, 10, ramp),
-              new RealServer("c", Dest.of(LO, c.port(), 10), false, 10, ramp));
+              new ServerBinding("a", Dest.of(LO, a.port(), 10), false, 10, ramp),
+              new ServerBinding("b", Dest.of(LO, b.port(), 10), false, 10, ramp),
+              new ServerBinding("c", Dest.of(LO, c.port(), 10), false, 10, ramp));
       Applier applier =
           new Applier(
-              table, Map.of("web", VirtualServer.of("web", Service.of(key, scheduler), servers)));
+              table, Map.of("web", ServiceBinding.of("web", Service.of(key, scheduler), servers)));
       applier.init("web", new InitialState(Set.of("a", "b"), true));
       assertThat(applier.rampsActive()).as("nobody ramps at start").isFalse();
       applier.setAlive("web", "c", true);

@@ -7,7 +7,7 @@ import io.fairway.check.checker.CheckResult;
 import io.fairway.check.checker.Checker;
 import io.fairway.check.config.CheckSpecs;
 import io.fairway.check.engine.CheckEngine;
-import io.fairway.check.engine.ManualScheduler;
+import io.fairway.check.engine.ManualClock;
 import io.fairway.proxy.ProxyOptions;
 import io.fairway.proxy.table.ProxyTable;
 import io.fairway.table.ServiceEntry;
@@ -34,7 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class TruthfulReloadTest {
   @TempDir Path dir;
-  final ManualScheduler clock = new ManualScheduler();
+  final ManualClock clock = new ManualClock();
   Daemon daemon;
   Table table;
 

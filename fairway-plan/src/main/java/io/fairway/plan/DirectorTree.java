@@ -38,7 +38,8 @@ public final class DirectorTree {
 
   /**
    * The same, on a given nanosecond clock for every director of the tree ({@link
-   * Directors#create(String, Selection.Varnish, RandomSource, java.util.function.LongSupplier)}).
+   * DirectorFactory#create(String, Selection.Varnish, RandomSource,
+   * java.util.function.LongSupplier)}).
    */
   public DirectorTree(
       String name,
@@ -46,10 +47,10 @@ public final class DirectorTree {
       RandomSource random,
       java.util.function.LongSupplier clock) {
     this.selection = selection;
-    this.top = Directors.create(name, selection, random, clock);
+    this.top = DirectorFactory.create(name, selection, random, clock);
     if (selection instanceof Selection.Layered l) {
       for (Selection.Layered.Group g : l.groups()) {
-        groups.put(g.name(), Directors.create(g.name(), g.selection(), random, clock));
+        groups.put(g.name(), DirectorFactory.create(g.name(), g.selection(), random, clock));
       }
     }
   }

@@ -177,7 +177,7 @@ public final class PlanBuilder {
     }
     AbstractDirector<?> d;
     try {
-      d = Directors.create(vs.name(), (Selection.Varnish) selection, null);
+      d = DirectorFactory.create(vs.name(), (Selection.Varnish) selection, null);
     } catch (IllegalArgumentException e) {
       errors.add(where + ": " + selection.algorithm() + ": " + e.getMessage());
       return;
@@ -185,7 +185,7 @@ public final class PlanBuilder {
     for (MemberPlan m : members) {
       Backend b = m::name;
       try {
-        d.add(Directors.member(m, b, true));
+        d.add(DirectorFactory.member(m, b, true));
       } catch (IllegalArgumentException e) {
         errors.add(m.where() + ": real_server " + m.name() + ": " + e.getMessage());
       }
@@ -214,7 +214,7 @@ public final class PlanBuilder {
       tree.update(
           (d, name) -> {
             MemberPlan m = byName.get(name);
-            return m == null ? null : Directors.member(m, m::name, true);
+            return m == null ? null : DirectorFactory.member(m, m::name, true);
           });
     } catch (IllegalArgumentException e) {
       errors.add(where + ": " + e.getMessage());

@@ -51,7 +51,7 @@ public sealed interface Selection {
     }
   }
 
-  /** A Varnish director; {@link Directors} builds it. */
+  /** A Varnish director; {@link DirectorFactory} builds it. */
   sealed interface Varnish extends Selection {}
 
   /** Varnish's round_robin. */

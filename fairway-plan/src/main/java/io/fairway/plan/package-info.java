@@ -15,9 +15,9 @@
  * here with the file and line.
  *
  * <p>Placement: the plan depends on the configuration model (its input), the director library (it
- * validates and constructs directors, {@link io.fairway.plan.Directors}) and the table's value
- * types (it names the services and destinations it describes). Nothing depends back on anything
- * that runs: data planes depend on the plan and receive it through {@link
+ * validates and constructs directors, {@link io.fairway.plan.DirectorFactory}) and the table's
+ * value types (it names the services and destinations it describes). Nothing depends back on
+ * anything that runs: data planes depend on the plan and receive it through {@link
  * io.fairway.plan.PlanTarget}.
  */
 package io.fairway.plan;

@@ -92,7 +92,7 @@ class LayeredPlanTest {
     Map<String, Backend> backends = new HashMap<>();
     t.update(
         (d, name) ->
-            Directors.member(
+            DirectorFactory.member(
                 byName.get(name),
                 backends.computeIfAbsent(name, Backend::named),
                 !down.contains(name)));

@@ -29,7 +29,7 @@
  * <h2>What stays here</h2>
  *
  * <p>What every part shares and none owns: the table-wide {@link io.fairway.proxy.ProxyOptions},
- * the per-service {@link io.fairway.proxy.Timeouts} resolved from them, the choice of the
+ * the per-service {@link io.fairway.proxy.ServiceTimeouts} resolved from them, the choice of the
  * system-call layer ({@link io.fairway.proxy.Transport}: io_uring, epoll or NIO, and the epoll
  * workaround in {@link io.fairway.proxy.KeptEpollChannels}), and {@link
  * io.fairway.proxy.RateLimitedLog}, because a fault a data plane repeats per connection must not

@@ -10,7 +10,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.fairway.proxy.accesslog.AccessLog;
 import io.fairway.proxy.accesslog.AccessLogFormat;
 import io.fairway.proxy.accesslog.AccessLogWriter;
-import io.fairway.proxy.http.KeySource;
+import io.fairway.proxy.http.RequestKey;
 import io.fairway.proxy.table.ListenerSpec;
 import io.fairway.proxy.table.ProxyTable;
 import io.fairway.table.Service;
@@ -62,7 +62,7 @@ class AccessLogTest {
         cleanup.track(
             new ProxyTable(
                 ProxyOptions.defaults().toBuilder().ioThreads(2).build(),
-                k -> ListenerSpec.http(KeySource.CLIENT)));
+                k -> ListenerSpec.http(RequestKey.CLIENT)));
     ServiceKey k = anyPort();
     t.addService(Service.of(k, "rr"));
     InetSocketAddress vip = t.boundAddress(k);
@@ -228,7 +228,7 @@ class AccessLogTest {
     TestCerts.Pair a = TestCerts.make(dir, "a", TestCerts.Kind.EC_PKCS8, "a.test", "a.test");
     HttpBackend b1 = cleanup.track(new HttpBackend("b1"));
     AccessLogWriter json = new AccessLogWriter(dir.resolve("tls.json"), AccessLogFormat.JSON, 1024);
-    for (ListenerSpec base : List.of(ListenerSpec.http(KeySource.CLIENT), ListenerSpec.tcp())) {
+    for (ListenerSpec base : List.of(ListenerSpec.http(RequestKey.CLIENT), ListenerSpec.tcp())) {
       ListenerSpec spec =
           base.withProxy(
               io.fairway.config.model.ProxySettings.DEFAULTS.withTls(
@@ -282,7 +282,7 @@ class AccessLogTest {
     HttpBackend b1 = cleanup.track(new HttpBackend("b1"));
     AccessLogWriter json = new AccessLogWriter(dir.resolve("h2.json"), AccessLogFormat.JSON, 1024);
     ListenerSpec spec =
-        ListenerSpec.http(KeySource.CLIENT)
+        ListenerSpec.http(RequestKey.CLIENT)
             .withProxy(
                 io.fairway.config.model.ProxySettings.DEFAULTS.withTls(
                     TlsTerminationTest.settings(a))); // ALPN: h2 http/1.1

@@ -14,7 +14,7 @@ import io.fairway.director.sched.Flow;
 import io.fairway.director.sched.Schedulers;
 import io.fairway.director.varnish.HashDirector;
 import io.fairway.director.varnish.ShardDirector;
-import io.fairway.proxy.http.KeySource;
+import io.fairway.proxy.http.RequestKey;
 import io.fairway.proxy.table.ListenerSpec;
 import io.fairway.proxy.table.ProxyTable;
 import io.fairway.table.Service;
@@ -151,7 +151,7 @@ class DirectorDistributionTest {
   @ParameterizedTest
   @ValueSource(strings = {"round_robin", "fallback", "random"})
   void varnishDirectorsWithoutKeys(String algorithm) throws Exception {
-    InetSocketAddress vip = httpService(table(ListenerSpec.http(KeySource.CLIENT)), algorithm);
+    InetSocketAddress vip = httpService(table(ListenerSpec.http(RequestKey.CLIENT)), algorithm);
     Map<String, Integer> m = new HashMap<>();
     int n = algorithm.equals("random") ? 600 : 30;
     for (int i = 0; i < n; i++) {
@@ -172,7 +172,7 @@ class DirectorDistributionTest {
   @ParameterizedTest
   @ValueSource(strings = {"hash", "shard"})
   void hashingDirectorsSendEachUrlWhereVarnishWould(String algorithm) throws Exception {
-    InetSocketAddress vip = httpService(table(ListenerSpec.http(KeySource.URL)), algorithm);
+    InetSocketAddress vip = httpService(table(ListenerSpec.http(RequestKey.URL)), algorithm);
     var oracle = algorithm.equals("hash") ? new HashDirector("o") : new ShardDirector("o");
     List<Member> members = new ArrayList<>();
     for (int i = 0; i < 3; i++) {
@@ -200,7 +200,8 @@ class DirectorDistributionTest {
   @ParameterizedTest
   @ValueSource(strings = {"header", "cookie"})
   void shardByHeaderOrCookieKeepsAUserOnOneServer(String source) throws Exception {
-    KeySource ks = source.equals("header") ? KeySource.header("X-User") : KeySource.cookie("sid");
+    RequestKey ks =
+        source.equals("header") ? RequestKey.header("X-User") : RequestKey.cookie("sid");
     InetSocketAddress vip = httpService(table(ListenerSpec.http(ks)), "shard");
     Map<String, String> firstSeen = new HashMap<>();
     for (int round = 0; round < 3; round++) {

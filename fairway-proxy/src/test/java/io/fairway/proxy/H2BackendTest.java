@@ -9,7 +9,7 @@ import io.fairway.config.model.Location;
 import io.fairway.config.model.ProxyProtocol;
 import io.fairway.config.model.ProxySettings;
 import io.fairway.plan.MemberPlan;
-import io.fairway.proxy.http.KeySource;
+import io.fairway.proxy.http.RequestKey;
 import io.fairway.proxy.table.ListenerSpec;
 import io.fairway.proxy.table.Mode;
 import io.fairway.proxy.table.ProxyTable;
@@ -104,7 +104,7 @@ class H2BackendTest {
               true));
     }
     ListenerSpec spec =
-        new ListenerSpec(Mode.HTTP, KeySource.CLIENT, null, members, null)
+        new ListenerSpec(Mode.HTTP, RequestKey.CLIENT, null, members, null)
             .withProxy(ProxySettings.DEFAULTS.withTls(H2Proxy.h2c()));
     ProxyTable t =
         cleanup.track(new ProxyTable(ProxyOptions.builder().ioThreads(1).build(), x -> spec));

@@ -6,7 +6,7 @@ import static io.fairway.proxy.Fixtures.dest;
 import io.fairway.config.model.Location;
 import io.fairway.config.model.ProxySettings;
 import io.fairway.config.model.TlsSettings;
-import io.fairway.proxy.http.KeySource;
+import io.fairway.proxy.http.RequestKey;
 import io.fairway.proxy.table.ListenerSpec;
 import io.fairway.proxy.table.ProxyTable;
 import io.fairway.table.Service;
@@ -27,7 +27,7 @@ record H2Proxy(ProxyTable table, InetSocketAddress vip, HttpBackend backend) {
   static H2Proxy start(Cleanup cleanup, TlsSettings tls) throws Exception {
     HttpBackend backend = cleanup.track(new HttpBackend("b1"));
     ListenerSpec spec =
-        ListenerSpec.http(KeySource.CLIENT).withProxy(ProxySettings.DEFAULTS.withTls(tls));
+        ListenerSpec.http(RequestKey.CLIENT).withProxy(ProxySettings.DEFAULTS.withTls(tls));
     ProxyTable table =
         cleanup.track(new ProxyTable(ProxyOptions.builder().ioThreads(1).build(), k -> spec));
     ServiceKey k = anyPort();

@@ -6,7 +6,7 @@ import static io.fairway.proxy.Fixtures.key;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fairway.proxy.http.KeySource;
+import io.fairway.proxy.http.RequestKey;
 import io.fairway.proxy.table.ListenerSpec;
 import io.fairway.proxy.table.ProxyTable;
 import io.fairway.table.DestEntry;
@@ -43,7 +43,7 @@ class HttpByteCountersTest {
         cleanup.track(
             new ProxyTable(
                 ProxyOptions.defaults().toBuilder().ioThreads(2).build(),
-                k -> ListenerSpec.http(KeySource.CLIENT)));
+                k -> ListenerSpec.http(RequestKey.CLIENT)));
     ServiceKey k = anyPort();
     t.addService(Service.of(k, "rr"));
     t.addDest(k, dest(b1.address(), 1));

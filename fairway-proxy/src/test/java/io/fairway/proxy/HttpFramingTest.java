@@ -4,7 +4,7 @@ import static io.fairway.proxy.Fixtures.anyPort;
 import static io.fairway.proxy.Fixtures.dest;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fairway.proxy.http.KeySource;
+import io.fairway.proxy.http.RequestKey;
 import io.fairway.proxy.table.ListenerSpec;
 import io.fairway.proxy.table.ProxyTable;
 import io.fairway.table.Service;
@@ -105,7 +105,7 @@ class HttpFramingTest {
     closeables.add(0, backend);
     ProxyTable t =
         new ProxyTable(
-            ProxyOptions.builder().ioThreads(1).build(), k -> ListenerSpec.http(KeySource.CLIENT));
+            ProxyOptions.builder().ioThreads(1).build(), k -> ListenerSpec.http(RequestKey.CLIENT));
     closeables.add(0, t);
     ServiceKey k = anyPort();
     t.addService(Service.of(k, "rr"));
@@ -250,7 +250,7 @@ class HttpFramingTest {
                   .ioThreads(1)
                   .idleTimeout(java.time.Duration.ofMillis(800))
                   .build(),
-              k -> ListenerSpec.http(KeySource.CLIENT));
+              k -> ListenerSpec.http(RequestKey.CLIENT));
       closeables.add(0, t);
       ServiceKey k = anyPort();
       t.addService(Service.of(k, "rr"));

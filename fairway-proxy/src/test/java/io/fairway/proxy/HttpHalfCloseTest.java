@@ -4,7 +4,7 @@ import static io.fairway.proxy.Fixtures.anyPort;
 import static io.fairway.proxy.Fixtures.dest;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fairway.proxy.http.KeySource;
+import io.fairway.proxy.http.RequestKey;
 import io.fairway.proxy.table.ListenerSpec;
 import io.fairway.proxy.table.ProxyTable;
 import io.fairway.table.Service;
@@ -34,7 +34,7 @@ class HttpHalfCloseTest {
         cleanup.track(
             new ProxyTable(
                 ProxyOptions.builder().ioThreads(1).build(),
-                k -> ListenerSpec.http(KeySource.CLIENT)));
+                k -> ListenerSpec.http(RequestKey.CLIENT)));
     ServiceKey k = anyPort();
     t.addService(Service.of(k, "rr"));
     for (InetSocketAddress b : backends) {

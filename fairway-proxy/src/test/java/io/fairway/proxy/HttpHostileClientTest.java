@@ -5,7 +5,7 @@ import static io.fairway.proxy.Fixtures.dest;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fairway.config.model.ProxySettings;
-import io.fairway.proxy.http.KeySource;
+import io.fairway.proxy.http.RequestKey;
 import io.fairway.proxy.table.ListenerSpec;
 import io.fairway.proxy.table.ProxyTable;
 import io.fairway.table.Service;
@@ -64,7 +64,7 @@ class HttpHostileClientTest {
 
   @Test
   void aClientCannotRemoveXForwardedFor() throws Exception {
-    InetSocketAddress vip = serve(ListenerSpec.http(KeySource.CLIENT), b1.address());
+    InetSocketAddress vip = serve(ListenerSpec.http(RequestKey.CLIENT), b1.address());
     String resp =
         raw(
             vip,
@@ -80,7 +80,7 @@ class HttpHostileClientTest {
   void forwardedIsSentWhenTheServiceAsksForIt() throws Exception {
     InetSocketAddress vip =
         serve(
-            ListenerSpec.http(KeySource.CLIENT)
+            ListenerSpec.http(RequestKey.CLIENT)
                 .withProxy(new ProxySettings(ProxySettings.Timeouts.NONE, true)),
             b1.address());
     assertThat(
@@ -92,7 +92,7 @@ class HttpHostileClientTest {
 
   @Test
   void http11WithoutHostIs400AndReachesNoBackend() throws Exception {
-    InetSocketAddress vip = serve(ListenerSpec.http(KeySource.CLIENT), b1.address());
+    InetSocketAddress vip = serve(ListenerSpec.http(RequestKey.CLIENT), b1.address());
     assertThat(raw(vip, "GET / HTTP/1.1\r\nAccept: */*\r\n\r\n"))
         .startsWith("HTTP/1.1 400")
         .doesNotContain("<timeout>");
@@ -105,7 +105,7 @@ class HttpHostileClientTest {
 
   @Test
   void http09IsRefusedAtOnce() throws Exception {
-    InetSocketAddress vip = serve(ListenerSpec.http(KeySource.CLIENT), b1.address());
+    InetSocketAddress vip = serve(ListenerSpec.http(RequestKey.CLIENT), b1.address());
     // Without the check, this waits for a blank line that never comes: 15 s, then 408.
     assertThat(raw(vip, "GET /\r\n")).startsWith("HTTP/1.1 400").doesNotContain("<timeout>");
     assertThat(b1.requests).hasValue(0);
@@ -113,7 +113,7 @@ class HttpHostileClientTest {
 
   @Test
   void anAbsoluteFormTargetsHostIsTheOneTheBackendAndHashingSee() throws Exception {
-    InetSocketAddress vip = serve(ListenerSpec.http(KeySource.header("Host")), b1.address());
+    InetSocketAddress vip = serve(ListenerSpec.http(RequestKey.header("Host")), b1.address());
     String resp =
         raw(
             vip,
@@ -134,7 +134,7 @@ class HttpHostileClientTest {
         "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding:\tchunked\r\nConnection: close\r\n\r\n5\r\nhello\r\n0\r\n\r\n";
     // The premise: nginx itself refuses the tab (so a verbatim forward fails).
     assertThat(raw(n.address(), req)).startsWith("HTTP/1.1 501");
-    InetSocketAddress vip = serve(ListenerSpec.http(KeySource.CLIENT), n.address());
+    InetSocketAddress vip = serve(ListenerSpec.http(RequestKey.CLIENT), n.address());
     assertThat(raw(vip, req)).startsWith("HTTP/1.1 200").endsWith("hello");
   }
 }

@@ -6,7 +6,7 @@ import static io.fairway.proxy.Fixtures.key;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fairway.proxy.http.KeySource;
+import io.fairway.proxy.http.RequestKey;
 import io.fairway.proxy.table.ListenerSpec;
 import io.fairway.proxy.table.ProxyTable;
 import io.fairway.table.Service;
@@ -97,7 +97,7 @@ class HttpProxyTest {
 
   @Test
   void spreadsRequestsOverKeepAliveConnections() throws Exception {
-    ProxyTable t = table(ProxyOptions.defaults(), ListenerSpec.http(KeySource.CLIENT));
+    ProxyTable t = table(ProxyOptions.defaults(), ListenerSpec.http(RequestKey.CLIENT));
     InetSocketAddress vip = serve(t, anyPort(), b1, b2);
     Map<String, Integer> m = new HashMap<>();
     for (int i = 0; i < 20; i++) {
@@ -112,7 +112,7 @@ class HttpProxyTest {
   void anIpv4ServiceUsesIpv4SocketsBothWays() throws Exception {
     org.junit.jupiter.api.Assumptions.assumeTrue(
         Transport.EPOLL, "only epoll channels can be made IPv4 (Netty 4.2.18)");
-    ProxyTable t = table(ProxyOptions.defaults(), ListenerSpec.http(KeySource.CLIENT));
+    ProxyTable t = table(ProxyOptions.defaults(), ListenerSpec.http(RequestKey.CLIENT));
     InetSocketAddress vip = serve(t, anyPort(), b1);
     assertThat(get(vip, "/").statusCode()).isEqualTo(200);
     // The client's connection may be closed or kept; the listener and the pooled backend
@@ -125,7 +125,7 @@ class HttpProxyTest {
 
   @Test
   void forwardsClientAddressAndKeepsHost() throws Exception {
-    ProxyTable t = table(ProxyOptions.defaults(), ListenerSpec.http(KeySource.CLIENT));
+    ProxyTable t = table(ProxyOptions.defaults(), ListenerSpec.http(RequestKey.CLIENT));
     InetSocketAddress vip = serve(t, anyPort(), b1);
     String resp =
         raw(
@@ -140,7 +140,7 @@ class HttpProxyTest {
 
   @Test
   void streamsLargeBodiesBothWays() throws Exception {
-    ProxyTable t = table(ProxyOptions.defaults(), ListenerSpec.http(KeySource.CLIENT));
+    ProxyTable t = table(ProxyOptions.defaults(), ListenerSpec.http(RequestKey.CLIENT));
     InetSocketAddress vip = serve(t, anyPort(), b1);
     HttpResponse<byte[]> big =
         http.send(
@@ -161,7 +161,7 @@ class HttpProxyTest {
 
   @Test
   void conflictingContentLengthAndTransferEncodingIsRefused() throws Exception {
-    ProxyTable t = table(ProxyOptions.defaults(), ListenerSpec.http(KeySource.CLIENT));
+    ProxyTable t = table(ProxyOptions.defaults(), ListenerSpec.http(RequestKey.CLIENT));
     InetSocketAddress vip = serve(t, anyPort(), b1);
     String resp =
         raw(
@@ -176,7 +176,7 @@ class HttpProxyTest {
 
   @Test
   void unknownTransferEncodingIsRefused() throws Exception {
-    ProxyTable t = table(ProxyOptions.defaults(), ListenerSpec.http(KeySource.CLIENT));
+    ProxyTable t = table(ProxyOptions.defaults(), ListenerSpec.http(RequestKey.CLIENT));
     InetSocketAddress vip = serve(t, anyPort(), b1);
     String resp =
         raw(vip, "POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: xchunked\r\n\r\n0\r\n\r\n");
@@ -189,7 +189,7 @@ class HttpProxyTest {
     ProxyTable t =
         table(
             ProxyOptions.builder().maxHeaderSize(1024).build(),
-            ListenerSpec.http(KeySource.CLIENT));
+            ListenerSpec.http(RequestKey.CLIENT));
     InetSocketAddress vip = serve(t, anyPort(), b1);
     String resp = raw(vip, "GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + "a".repeat(4000) + "\r\n\r\n");
     assertThat(resp).startsWith("HTTP/1.1 431").contains("too large").doesNotContain("<timeout>");
@@ -197,7 +197,7 @@ class HttpProxyTest {
 
   @Test
   void badChunkingIsRefused() throws Exception {
-    ProxyTable t = table(ProxyOptions.defaults(), ListenerSpec.http(KeySource.CLIENT));
+    ProxyTable t = table(ProxyOptions.defaults(), ListenerSpec.http(RequestKey.CLIENT));
     InetSocketAddress vip = serve(t, anyPort(), b1);
     String resp =
         raw(
@@ -211,7 +211,7 @@ class HttpProxyTest {
     ProxyTable t =
         table(
             ProxyOptions.builder().clientHeaderTimeout(Duration.ofMillis(500)).build(),
-            ListenerSpec.http(KeySource.CLIENT));
+            ListenerSpec.http(RequestKey.CLIENT));
     InetSocketAddress vip = serve(t, anyPort(), b1);
     assertThat(raw(vip, "")).isEmpty();
     assertThat(raw(vip, "GET / HTTP/1.1\r\nHost: x\r\n")).startsWith("HTTP/1.1 408");
@@ -219,7 +219,7 @@ class HttpProxyTest {
 
   @Test
   void unreachableBackendIsSkippedThenA502() throws Exception {
-    ProxyTable t = table(ProxyOptions.defaults(), ListenerSpec.http(KeySource.CLIENT));
+    ProxyTable t = table(ProxyOptions.defaults(), ListenerSpec.http(RequestKey.CLIENT));
     ServiceKey k = anyPort();
     t.addService(Service.of(k, "rr"));
     InetSocketAddress dead = new InetSocketAddress(Fixtures.LO, Fixtures.deadPort());
@@ -238,14 +238,14 @@ class HttpProxyTest {
   void noServerIs503AndSorryServerTakesOver() throws Exception {
     HttpBackend sorry = cleanup.track(new HttpBackend("sorry"));
     ServiceKey k = anyPort();
-    ProxyTable plain = table(ProxyOptions.defaults(), ListenerSpec.http(KeySource.CLIENT));
+    ProxyTable plain = table(ProxyOptions.defaults(), ListenerSpec.http(RequestKey.CLIENT));
     plain.addService(Service.of(k, "rr"));
     assertThat(get(plain.boundAddress(k), "/").statusCode()).isEqualTo(503);
 
     ProxyTable t =
         table(
             ProxyOptions.defaults(),
-            ListenerSpec.http(KeySource.CLIENT).withSorryServer(sorry.address()));
+            ListenerSpec.http(RequestKey.CLIENT).withSorryServer(sorry.address()));
     ServiceKey k2 = anyPort();
     InetSocketAddress vip = serve(t, k2, b1);
     t.setDest(k2, dest(b1.address(), 0));
@@ -259,7 +259,7 @@ class HttpProxyTest {
     ProxyTable t =
         table(
             ProxyOptions.builder().backendResponseTimeout(Duration.ofMillis(300)).build(),
-            ListenerSpec.http(KeySource.CLIENT));
+            ListenerSpec.http(RequestKey.CLIENT));
     InetSocketAddress vip = serve(t, anyPort(), b1);
     assertThat(get(vip, "/slow?ms=2000").statusCode()).isEqualTo(504);
     assertThat(get(vip, "/").statusCode()).isEqualTo(200);
@@ -267,7 +267,7 @@ class HttpProxyTest {
 
   @Test
   void drainLetsTheKeepAliveSessionContinueOnOtherServers() throws Exception {
-    ProxyTable t = table(ProxyOptions.defaults(), ListenerSpec.http(KeySource.CLIENT));
+    ProxyTable t = table(ProxyOptions.defaults(), ListenerSpec.http(RequestKey.CLIENT));
     ServiceKey k = anyPort();
     InetSocketAddress vip = serve(t, k, b1, b2);
     try (Socket s = new Socket()) {
@@ -295,7 +295,7 @@ class HttpProxyTest {
 
   @Test
   void removalClosesAnExchangeInFlight() throws Exception {
-    ProxyTable t = table(ProxyOptions.defaults(), ListenerSpec.http(KeySource.CLIENT));
+    ProxyTable t = table(ProxyOptions.defaults(), ListenerSpec.http(RequestKey.CLIENT));
     ServiceKey k = anyPort();
     InetSocketAddress vip = serve(t, k, b1);
     try (Socket s = new Socket()) {
@@ -316,7 +316,7 @@ class HttpProxyTest {
     // A backend that closes every connection after one response without saying so: the next
     // request on the pooled connection fails, and the GET is retried on a fresh connection.
     try (RudeBackend rude = new RudeBackend()) {
-      ProxyTable t = table(ProxyOptions.defaults(), ListenerSpec.http(KeySource.CLIENT));
+      ProxyTable t = table(ProxyOptions.defaults(), ListenerSpec.http(RequestKey.CLIENT));
       ServiceKey k = anyPort();
       t.addService(Service.of(k, "rr"));
       t.addDest(k, dest(rude.address(), 1));
@@ -333,7 +333,7 @@ class HttpProxyTest {
 
   @Test
   void reloadLikeChangesUnderLoadFailNoRequest() throws Exception {
-    ProxyTable t = table(ProxyOptions.defaults(), ListenerSpec.http(KeySource.CLIENT));
+    ProxyTable t = table(ProxyOptions.defaults(), ListenerSpec.http(RequestKey.CLIENT));
     ServiceKey k = anyPort();
     InetSocketAddress vip = serve(t, k, b1, b2);
     AtomicBoolean stop = new AtomicBoolean();

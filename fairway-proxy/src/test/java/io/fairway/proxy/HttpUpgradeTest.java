@@ -6,7 +6,7 @@ import static io.fairway.proxy.Fixtures.key;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fairway.proxy.http.KeySource;
+import io.fairway.proxy.http.RequestKey;
 import io.fairway.proxy.table.ListenerSpec;
 import io.fairway.proxy.table.ProxyTable;
 import io.fairway.table.DestEntry;
@@ -46,7 +46,7 @@ class HttpUpgradeTest {
     table =
         cleanup.track(
             new ProxyTable(
-                o.toBuilder().ioThreads(1).build(), k -> ListenerSpec.http(KeySource.CLIENT)));
+                o.toBuilder().ioThreads(1).build(), k -> ListenerSpec.http(RequestKey.CLIENT)));
     key = anyPort();
     table.addService(Service.of(key, "rr"));
     for (InetSocketAddress b : backends) {

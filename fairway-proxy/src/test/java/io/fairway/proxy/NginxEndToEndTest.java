@@ -6,7 +6,7 @@ import static io.fairway.proxy.Fixtures.key;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fairway.proxy.http.KeySource;
+import io.fairway.proxy.http.RequestKey;
 import io.fairway.proxy.table.ListenerSpec;
 import io.fairway.proxy.table.Mode;
 import io.fairway.proxy.table.ProxyTable;
@@ -60,7 +60,7 @@ class NginxEndToEndTest {
 
   @Test
   void httpUnderLoadSurvivesDrainReloadAndADeadBackend() throws Exception {
-    runDrill(ListenerSpec.http(KeySource.CLIENT));
+    runDrill(ListenerSpec.http(RequestKey.CLIENT));
   }
 
   @Test

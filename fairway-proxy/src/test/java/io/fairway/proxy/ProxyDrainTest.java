@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.fairway.proxy.http.KeySource;
+import io.fairway.proxy.http.RequestKey;
 import io.fairway.proxy.table.ListenerSpec;
 import io.fairway.proxy.table.ProxyTable;
 import io.fairway.table.Service;
@@ -41,7 +41,7 @@ class ProxyDrainTest {
         cleanup.track(
             new ProxyTable(
                 ProxyOptions.builder().ioThreads(1).build(),
-                k -> ListenerSpec.http(KeySource.CLIENT)));
+                k -> ListenerSpec.http(RequestKey.CLIENT)));
     ServiceKey k = anyPort();
     t.addService(Service.of(k, "rr"));
     t.addDest(k, dest(b.address(), 1));

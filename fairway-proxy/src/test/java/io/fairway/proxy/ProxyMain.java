@@ -1,6 +1,6 @@
 package io.fairway.proxy;
 
-import io.fairway.proxy.http.KeySource;
+import io.fairway.proxy.http.RequestKey;
 import io.fairway.proxy.table.ListenerSpec;
 import io.fairway.proxy.table.PlannedLimits;
 import io.fairway.proxy.table.ProxyTable;
@@ -67,7 +67,7 @@ public final class ProxyMain {
       System.exit(2);
     }
     ListenerSpec plain =
-        args[0].equals("http") ? ListenerSpec.http(KeySource.CLIENT) : ListenerSpec.tcp();
+        args[0].equals("http") ? ListenerSpec.http(RequestKey.CLIENT) : ListenerSpec.tcp();
     int threads = Integer.getInteger("fairway.threads", 0);
     ProxyOptions options = ProxyOptions.builder().ioThreads(threads).build();
     if (args[0].equals("tcp-splice")) {

@@ -8,7 +8,7 @@ import static org.awaitility.Awaitility.await;
 import io.fairway.config.model.ProxyProtocol;
 import io.fairway.config.model.ProxySettings;
 import io.fairway.plan.MemberPlan;
-import io.fairway.proxy.http.KeySource;
+import io.fairway.proxy.http.RequestKey;
 import io.fairway.proxy.proxyprotocol.ProxyProtocolStats;
 import io.fairway.proxy.table.ListenerSpec;
 import io.fairway.proxy.table.ProxyTable;
@@ -165,7 +165,7 @@ class ProxyProtocolTest {
   private void httpBehindHaproxy(String sendProxy) throws Exception {
     HttpBackend b = cleanup.track(new HttpBackend("b1"));
     InetSocketAddress vip =
-        fairway(ListenerSpec.http(KeySource.CLIENT), b.address(), ProxyProtocol.Version.NONE);
+        fairway(ListenerSpec.http(RequestKey.CLIENT), b.address(), ProxyProtocol.Version.NONE);
     InetSocketAddress front = haproxy(vip, sendProxy);
     String r =
         exchange(front, "GET /headers HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
@@ -205,7 +205,7 @@ class ProxyProtocolTest {
   void httpFromHaproxyToNginxWithProxyProtocolCarriesTheClientThroughBoth() throws Exception {
     Nginx nginx = nginxWithProxyProtocol();
     InetSocketAddress vip =
-        fairway(ListenerSpec.http(KeySource.CLIENT), nginx.address(), ProxyProtocol.Version.V1);
+        fairway(ListenerSpec.http(RequestKey.CLIENT), nginx.address(), ProxyProtocol.Version.V1);
     InetSocketAddress front = haproxy(vip, "send-proxy-v2");
     String r = exchange(front, "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
     // HAProxy named 127.0.0.7 to Fairway (v2), Fairway named it to nginx (v1).
@@ -281,7 +281,7 @@ class ProxyProtocolTest {
             ProxyProtocol.sending(ProxyProtocol.Version.V1));
     ListenerSpec spec =
         new ListenerSpec(
-            io.fairway.proxy.table.Mode.TCP, KeySource.CLIENT, null, Map.of(d.key(), m), null);
+            io.fairway.proxy.table.Mode.TCP, RequestKey.CLIENT, null, Map.of(d.key(), m), null);
     ProxyTable t =
         cleanup.track(
             new ProxyTable(
@@ -331,7 +331,7 @@ class ProxyProtocolTest {
   void hostileHeadersAreRefusedAndCounted() throws Exception {
     HttpBackend b = cleanup.track(new HttpBackend("b1"));
     InetSocketAddress vip =
-        fairway(ListenerSpec.http(KeySource.CLIENT), b.address(), ProxyProtocol.Version.NONE);
+        fairway(ListenerSpec.http(RequestKey.CLIENT), b.address(), ProxyProtocol.Version.NONE);
     // Garbage before it: a client speaking HTTP directly.
     refused(vip, "GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
     // A v1 header that never ends: over 107 bytes without CRLF.
@@ -367,7 +367,7 @@ class ProxyProtocolTest {
   void aThousandSilentConnectionsEndAtTheDeadline() throws Exception {
     HttpBackend b = cleanup.track(new HttpBackend("b1"));
     InetSocketAddress vip =
-        fairway(ListenerSpec.http(KeySource.CLIENT), b.address(), ProxyProtocol.Version.NONE);
+        fairway(ListenerSpec.http(RequestKey.CLIENT), b.address(), ProxyProtocol.Version.NONE);
     List<Socket> silent = new ArrayList<>();
     try {
       for (int i = 0; i < 1000; i++) {

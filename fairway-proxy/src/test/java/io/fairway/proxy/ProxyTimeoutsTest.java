@@ -8,7 +8,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.fairway.config.model.ProxySettings;
 import io.fairway.proxy.Fixtures.Conn;
-import io.fairway.proxy.http.KeySource;
+import io.fairway.proxy.http.RequestKey;
 import io.fairway.proxy.table.ListenerSpec;
 import io.fairway.proxy.table.ProxyTable;
 import io.fairway.table.Service;
@@ -115,7 +115,7 @@ class ProxyTimeoutsTest {
             t.idle(),
             t.tunnel());
     InetSocketAddress vip =
-        serve(ListenerSpec.http(KeySource.CLIENT).withTimeouts(t), b1.address());
+        serve(ListenerSpec.http(RequestKey.CLIENT).withTimeouts(t), b1.address());
     try (Socket s = new Socket()) {
       s.connect(vip, 2000);
       s.setSoTimeout(30_000);
@@ -171,7 +171,7 @@ class ProxyTimeoutsTest {
   void aBodyAtAGoodRateHasAllTheTimeItNeeds() throws Exception {
     ProxySettings.Timeouts t = with("request_body", Duration.ofMillis(300));
     InetSocketAddress vip =
-        serve(ListenerSpec.http(KeySource.CLIENT).withTimeouts(t), b1.address());
+        serve(ListenerSpec.http(RequestKey.CLIENT).withTimeouts(t), b1.address());
     try (Socket s = new Socket()) {
       s.connect(vip, 2000);
       s.setSoTimeout(10_000);
@@ -214,13 +214,13 @@ class ProxyTimeoutsTest {
     Duration keepAlive = Duration.ofMillis(400);
     InetSocketAddress short1 =
         serve(
-            ListenerSpec.http(KeySource.CLIENT).withTimeouts(with("keepalive", keepAlive)),
+            ListenerSpec.http(RequestKey.CLIENT).withTimeouts(with("keepalive", keepAlive)),
             b1.address());
     ProxyTable other =
         cleanup.track(
             new ProxyTable(
                 ProxyOptions.builder().ioThreads(1).build(),
-                k -> ListenerSpec.http(KeySource.CLIENT)));
+                k -> ListenerSpec.http(RequestKey.CLIENT)));
     ServiceKey k = anyPort();
     other.addService(Service.of(k, "rr"));
     other.addDest(k, dest(b1.address(), 1));
@@ -259,7 +259,7 @@ class ProxyTimeoutsTest {
     Duration head = Duration.ofMillis(500);
     InetSocketAddress vip =
         serve(
-            ListenerSpec.http(KeySource.CLIENT).withTimeouts(with("request_head", head)),
+            ListenerSpec.http(RequestKey.CLIENT).withTimeouts(with("request_head", head)),
             b1.address());
     try (Socket s = new Socket()) {
       s.connect(vip, 2000);
@@ -283,7 +283,7 @@ class ProxyTimeoutsTest {
     Duration first = Duration.ofMillis(400);
     InetSocketAddress vip =
         serve(
-            ListenerSpec.http(KeySource.CLIENT).withTimeouts(with("first_byte", first)),
+            ListenerSpec.http(RequestKey.CLIENT).withTimeouts(with("first_byte", first)),
             b1.address());
     try (Socket s = new Socket()) {
       s.connect(vip, 2000);
@@ -323,7 +323,7 @@ class ProxyTimeoutsTest {
     // The exchange idle timeout stays at 300 s: only the tunnel's applies once it is one.
     InetSocketAddress vip =
         serve(
-            ListenerSpec.http(KeySource.CLIENT).withTimeouts(with("tunnel", tunnel)), b.address());
+            ListenerSpec.http(RequestKey.CLIENT).withTimeouts(with("tunnel", tunnel)), b.address());
     try (Socket s = new Socket()) {
       s.connect(vip, 2000);
       s.setSoTimeout(30_000);
@@ -359,7 +359,7 @@ class ProxyTimeoutsTest {
         }
         InetSocketAddress vip =
             serve(
-                ListenerSpec.http(KeySource.CLIENT).withTimeouts(with("connect", connect)),
+                ListenerSpec.http(RequestKey.CLIENT).withTimeouts(with("connect", connect)),
                 (InetSocketAddress) stuck.getLocalSocketAddress());
         try (Socket s = new Socket()) {
           s.connect(vip, 2000);
@@ -402,11 +402,11 @@ class ProxyTimeoutsTest {
             .get(0);
     ListenerSpec spec = ListenerSpec.of(sp, sp.services().get(0).key());
     assertThat(spec.forwarded()).isTrue();
-    Timeouts t = Timeouts.of(ProxyOptions.defaults(), spec.proxy().timeouts());
+    ServiceTimeouts t = ServiceTimeouts.of(ProxyOptions.defaults(), spec.proxy().timeouts());
     assertThat(t.requestBody()).isEqualTo(Duration.ofSeconds(5));
     assertThat(t.tunnel()).isEqualTo(Duration.ofHours(1));
     assertThat(t.requestHead()).isEqualTo(ProxyOptions.defaults().clientHeaderTimeout());
     assertThat(t.idle()).isEqualTo(ProxyOptions.defaults().idleTimeout());
-    assertThat(t.requestBodyMinRate()).isEqualTo(Timeouts.REQUEST_BODY_MIN_RATE);
+    assertThat(t.requestBodyMinRate()).isEqualTo(ServiceTimeouts.REQUEST_BODY_MIN_RATE);
   }
 }

@@ -8,7 +8,7 @@ import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.fairway.proxy.http.HttpFrontend;
-import io.fairway.proxy.http.KeySource;
+import io.fairway.proxy.http.RequestKey;
 import io.fairway.proxy.l4.TcpFrontend;
 import io.fairway.proxy.table.ListenerSpec;
 import io.fairway.proxy.table.ProxyTable;
@@ -148,7 +148,7 @@ class RateLimitedLogTest {
         cleanup.track(
             new ProxyTable(
                 ProxyOptions.builder().ioThreads(1).build(),
-                k -> ListenerSpec.http(KeySource.CLIENT)));
+                k -> ListenerSpec.http(RequestKey.CLIENT)));
     // An address of its own: the limiter is per service, and every other test's service is
     // 127.0.0.1:0.
     ServiceKey k =
@@ -222,7 +222,7 @@ class RateLimitedLogTest {
         cleanup.track(
             new ProxyTable(
                 ProxyOptions.builder().ioThreads(1).build(),
-                k -> ListenerSpec.http(KeySource.CLIENT).withTimeouts(head)));
+                k -> ListenerSpec.http(RequestKey.CLIENT).withTimeouts(head)));
     // An address of its own: the limiter is per service, and every other test's service is
     // 127.0.0.1:0.
     ServiceKey k =

@@ -8,7 +8,7 @@ import io.fairway.config.model.BackendTls;
 import io.fairway.config.model.Location;
 import io.fairway.config.model.ProxyProtocol;
 import io.fairway.plan.MemberPlan;
-import io.fairway.proxy.http.KeySource;
+import io.fairway.proxy.http.RequestKey;
 import io.fairway.proxy.table.ListenerSpec;
 import io.fairway.proxy.table.Mode;
 import io.fairway.proxy.table.ProxyTable;
@@ -93,7 +93,7 @@ class ReencryptionTest {
             0,
             ProxyProtocol.sending(send),
             Optional.of(tls));
-    ListenerSpec spec = new ListenerSpec(mode, KeySource.CLIENT, null, Map.of(d.key(), m), null);
+    ListenerSpec spec = new ListenerSpec(mode, RequestKey.CLIENT, null, Map.of(d.key(), m), null);
     ProxyTable t =
         cleanup.track(new ProxyTable(ProxyOptions.builder().ioThreads(1).build(), x -> spec));
     t.addService(Service.of(k, "rr"));

@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.fairway.proxy.http.KeySource;
+import io.fairway.proxy.http.RequestKey;
 import io.fairway.proxy.table.ListenerSpec;
 import io.fairway.proxy.table.PlannedLimits;
 import io.fairway.proxy.table.ProxyTable;
@@ -67,7 +67,7 @@ class ServerLimitTest {
     ProxyTable t =
         table(
             ProxyOptions.builder().connectTimeout(connect).build(),
-            ListenerSpec.http(KeySource.CLIENT));
+            ListenerSpec.http(RequestKey.CLIENT));
     return serveOneAtATime(t, anyPort(), b.address());
   }
 

@@ -5,7 +5,7 @@ import static io.fairway.proxy.Fixtures.dest;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fairway.config.model.ProxySettings;
-import io.fairway.proxy.http.KeySource;
+import io.fairway.proxy.http.RequestKey;
 import io.fairway.proxy.table.ListenerSpec;
 import io.fairway.proxy.table.ProxyTable;
 import io.fairway.proxy.tls.ServerTls;
@@ -54,7 +54,7 @@ class TlsResumptionTest {
   private InetSocketAddress listener() throws Exception {
     HttpBackend backend = cleanup.track(new HttpBackend("b1"));
     ListenerSpec spec =
-        ListenerSpec.http(KeySource.CLIENT)
+        ListenerSpec.http(RequestKey.CLIENT)
             .withProxy(ProxySettings.DEFAULTS.withTls(TlsTerminationTest.settings(a)));
     ProxyTable t =
         cleanup.track(new ProxyTable(ProxyOptions.builder().ioThreads(1).build(), k -> spec));

@@ -7,7 +7,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.fairway.config.model.ProxySettings;
 import io.fairway.config.model.TlsSettings;
-import io.fairway.proxy.http.KeySource;
+import io.fairway.proxy.http.RequestKey;
 import io.fairway.proxy.table.ListenerSpec;
 import io.fairway.proxy.table.ProxyTable;
 import io.fairway.proxy.tls.ServerTls;
@@ -88,7 +88,7 @@ class TlsSilentClientsTest {
             plain.ticketKeys(),
             Optional.of(HANDSHAKE_TIMEOUT));
     ListenerSpec spec =
-        ListenerSpec.http(KeySource.CLIENT).withProxy(ProxySettings.DEFAULTS.withTls(tls));
+        ListenerSpec.http(RequestKey.CLIENT).withProxy(ProxySettings.DEFAULTS.withTls(tls));
     ProxyTable t =
         cleanup.track(new ProxyTable(ProxyOptions.builder().ioThreads(1).build(), k -> spec));
     ServiceKey k = anyPort();

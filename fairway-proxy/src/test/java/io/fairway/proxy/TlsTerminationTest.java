@@ -8,7 +8,7 @@ import static org.awaitility.Awaitility.await;
 import io.fairway.config.model.Location;
 import io.fairway.config.model.ProxySettings;
 import io.fairway.config.model.TlsSettings;
-import io.fairway.proxy.http.KeySource;
+import io.fairway.proxy.http.RequestKey;
 import io.fairway.proxy.table.ListenerSpec;
 import io.fairway.proxy.table.ProxyTable;
 import io.fairway.proxy.tls.ServerTls;
@@ -83,7 +83,7 @@ class TlsTerminationTest {
             jdk ? io.netty.handler.ssl.SslProvider.JDK : io.netty.handler.ssl.SslProvider.OPENSSL);
     HttpBackend backend = cleanup.track(new HttpBackend("b1"));
     ListenerSpec spec =
-        ListenerSpec.http(KeySource.CLIENT)
+        ListenerSpec.http(RequestKey.CLIENT)
             .withProxy(ProxySettings.DEFAULTS.withTls(settings(a, b)));
     ProxyTable t =
         cleanup.track(new ProxyTable(ProxyOptions.builder().ioThreads(1).build(), k -> spec));

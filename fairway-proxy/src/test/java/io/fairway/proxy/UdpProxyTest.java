@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.fairway.proxy.http.KeySource;
+import io.fairway.proxy.http.RequestKey;
 import io.fairway.proxy.table.ListenerSpec;
 import io.fairway.proxy.table.ProxyTable;
 import io.fairway.table.DestEntry;
@@ -357,7 +357,7 @@ class UdpProxyTest {
     }
     ProxyTable http =
         cleanup.track(
-            new ProxyTable(ProxyOptions.defaults(), k -> ListenerSpec.http(KeySource.CLIENT)));
+            new ProxyTable(ProxyOptions.defaults(), k -> ListenerSpec.http(RequestKey.CLIENT)));
     assertThatThrownBy(() -> http.addService(Service.of(udp(LO), "rr")))
         .isInstanceOf(TableException.class)
         .hasMessageContaining("lb_kind HTTP needs protocol TCP");

@@ -1,9 +1,9 @@
 package io.fairway.vrrp;
 
 import io.fairway.config.model.vrrp.VirtualAddress;
-import io.fairway.vrrp.io.Addresses;
-import io.fairway.vrrp.io.Announcer;
+import io.fairway.vrrp.io.InterfaceAddresses;
 import io.fairway.vrrp.io.Link;
+import io.fairway.vrrp.io.NeighbourAnnouncer;
 import io.fairway.vrrp.view.DropKind;
 import java.io.Closeable;
 import java.io.IOException;
@@ -22,11 +22,12 @@ import org.slf4j.LoggerFactory;
 final class AddressControl implements Closeable {
   private static final Logger log = LoggerFactory.getLogger(AddressControl.class);
 
-  private final Addresses netlink;
-  private final Announcer announcer;
+  private final InterfaceAddresses netlink;
+  private final NeighbourAnnouncer announcer;
   private final PacketCounters counters;
 
-  private AddressControl(Addresses netlink, Announcer announcer, PacketCounters counters) {
+  private AddressControl(
+      InterfaceAddresses netlink, NeighbourAnnouncer announcer, PacketCounters counters) {
     this.netlink = netlink;
     this.announcer = announcer;
     this.counters = counters;
@@ -34,8 +35,8 @@ final class AddressControl implements Closeable {
 
   /** Opens rtnetlink and the announcing sockets. */
   static AddressControl open(PacketCounters counters) throws IOException {
-    Addresses netlink = Addresses.open();
-    return new AddressControl(netlink, Announcer.open(), counters);
+    InterfaceAddresses netlink = InterfaceAddresses.open();
+    return new AddressControl(netlink, NeighbourAnnouncer.open(), counters);
   }
 
   void add(RunningInstance in, VirtualAddress a) {

@@ -11,7 +11,7 @@ import java.util.List;
  */
 final class RunningGroup {
   final SyncGroup cfg;
-  final io.fairway.vrrp.state.SyncGroup machine;
+  final io.fairway.vrrp.state.SyncGroupState machine;
   State last;
   volatile State shown;
 
@@ -21,7 +21,7 @@ final class RunningGroup {
    */
   RunningGroup(SyncGroup cfg, List<Router> members, State last) {
     this.cfg = cfg;
-    this.machine = new io.fairway.vrrp.state.SyncGroup(cfg.name(), members);
+    this.machine = new io.fairway.vrrp.state.SyncGroupState(cfg.name(), members);
     this.last = last;
     this.shown = last;
   }

@@ -2,8 +2,8 @@ package io.fairway.apply.uml;
 
 import io.fairway.apply.Applier;
 import io.fairway.apply.InitialState;
-import io.fairway.apply.RealServer;
-import io.fairway.apply.VirtualServer;
+import io.fairway.apply.ServerBinding;
+import io.fairway.apply.ServiceBinding;
 import io.fairway.ipvs.kernel.IpvsKernelTable;
 import io.fairway.table.Dest;
 import io.fairway.table.Protocol;
@@ -33,22 +33,22 @@ public final class ApplyBatchScenario {
     Path out = Path.of(args[0]);
     int services = 10;
     int perService = 1000;
-    Map<String, VirtualServer> config = new LinkedHashMap<>();
+    Map<String, ServiceBinding> config = new LinkedHashMap<>();
     Map<String, Set<String>> alive = new LinkedHashMap<>();
     for (int s = 0; s < services; s++) {
       ServiceKey key = ServiceKey.of(Protocol.TCP, InetAddress.getByName("10.16.0." + (s + 1)), 80);
-      List<RealServer> servers = new ArrayList<>();
+      List<ServerBinding> servers = new ArrayList<>();
       Set<String> names = new HashSet<>();
       for (int i = 0; i < perService; i++) {
         InetAddress a = InetAddress.getByName("10.17." + (i / 250) + "." + (i % 250 + 1));
         String name = "s" + s + "-" + i;
-        servers.add(new RealServer(name, Dest.of(a, 80, 1), false, 1));
+        servers.add(new ServerBinding(name, Dest.of(a, 80, 1), false, 1));
         names.add(name);
       }
       String vs = "vs" + s;
       config.put(
           vs,
-          VirtualServer.of(vs, Service.of(key, "wlc"), servers)
+          ServiceBinding.of(vs, Service.of(key, "wlc"), servers)
               .withSorryServer(Dest.of(InetAddress.getByName("10.16.9.9"), 80, 1), false));
       alive.put(vs, names);
     }
@@ -109,16 +109,16 @@ public final class ApplyBatchScenario {
   private static void warmUp(Table table) throws Exception {
     for (int round = 0; round < 3; round++) {
       ServiceKey key = ServiceKey.of(Protocol.TCP, InetAddress.getByName("10.16.8.1"), 80);
-      List<RealServer> servers = new ArrayList<>();
+      List<ServerBinding> servers = new ArrayList<>();
       Set<String> names = new HashSet<>();
       for (int i = 0; i < 200; i++) {
         servers.add(
-            new RealServer(
+            new ServerBinding(
                 "w" + i, Dest.of(InetAddress.getByName("10.18.0." + (i + 1)), 80, 1), false, 1));
         names.add("w" + i);
       }
       Applier a =
-          new Applier(table, Map.of("w", VirtualServer.of("w", Service.of(key, "rr"), servers)));
+          new Applier(table, Map.of("w", ServiceBinding.of("w", Service.of(key, "rr"), servers)));
       a.init("w", new InitialState(names, true));
       a.removeAll();
     }

@@ -3,8 +3,8 @@ package io.fairway.apply.uml;
 import io.fairway.apply.Applier;
 import io.fairway.apply.Drift;
 import io.fairway.apply.InitialState;
-import io.fairway.apply.RealServer;
-import io.fairway.apply.VirtualServer;
+import io.fairway.apply.ServerBinding;
+import io.fairway.apply.ServiceBinding;
 import io.fairway.ipvs.kernel.IpvsKernelTable;
 import io.fairway.table.Dest;
 import io.fairway.table.ForwardingMethod;
@@ -50,39 +50,39 @@ public final class KernelScenario {
     }
   }
 
-  private static Map<String, VirtualServer> config(int weightA, boolean withC, boolean withD) {
-    List<RealServer> web = new ArrayList<>();
-    web.add(new RealServer("a", Dest.of(ip("10.16.1.1"), 80, weightA), false, weightA));
-    web.add(new RealServer("b", Dest.of(ip("10.16.1.2"), 80, 1), true, 1));
+  private static Map<String, ServiceBinding> config(int weightA, boolean withC, boolean withD) {
+    List<ServerBinding> web = new ArrayList<>();
+    web.add(new ServerBinding("a", Dest.of(ip("10.16.1.1"), 80, weightA), false, weightA));
+    web.add(new ServerBinding("b", Dest.of(ip("10.16.1.2"), 80, 1), true, 1));
     if (withC) {
-      web.add(new RealServer("c", Dest.of(ip("10.16.1.3"), 80, 1), false, 1));
+      web.add(new ServerBinding("c", Dest.of(ip("10.16.1.3"), 80, 1), false, 1));
     }
     if (withD) {
-      web.add(new RealServer("d", Dest.of(ip("10.16.1.4"), 8080, 1), false, 1));
+      web.add(new ServerBinding("d", Dest.of(ip("10.16.1.4"), 8080, 1), false, 1));
     }
-    Map<String, VirtualServer> m = new LinkedHashMap<>();
+    Map<String, ServiceBinding> m = new LinkedHashMap<>();
     m.put(
         "web",
-        VirtualServer.of("web", Service.of(WEB, "wrr"), web)
+        ServiceBinding.of("web", Service.of(WEB, "wrr"), web)
             .withSorryServer(Dest.of(ip("10.16.9.9"), 80, 1), false));
     // Direct routing on a fwmark service: the destination's port becomes 0.
     m.put(
         "dr",
-        VirtualServer.of(
+        ServiceBinding.of(
             "dr",
             Service.of(DR, "sh").withPersistence(60, 24),
             List.of(
-                new RealServer(
+                new ServerBinding(
                     "e",
                     new Dest(ip("10.16.2.1"), 80, ForwardingMethod.DROUTE, 3, 100, 10, null),
                     false,
                     3))));
     m.put(
         "v6",
-        VirtualServer.of(
+        ServiceBinding.of(
             "v6",
             Service.of(V6, "rr"),
-            List.of(new RealServer("f", Dest.of(ip("2001:db8::10"), 53, 1), false, 1))));
+            List.of(new ServerBinding("f", Dest.of(ip("2001:db8::10"), 53, 1), false, 1))));
     return m;
   }
 

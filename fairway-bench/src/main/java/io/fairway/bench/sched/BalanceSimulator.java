@@ -4,12 +4,12 @@ import io.fairway.director.Backend;
 import io.fairway.director.Member;
 import io.fairway.director.Request;
 import io.fairway.director.sched.BoundedLoadDirector;
-import io.fairway.director.sched.Dest;
 import io.fairway.director.sched.DestSpec;
 import io.fairway.director.sched.Flow;
 import io.fairway.director.sched.KernelScheduler;
+import io.fairway.director.sched.SchedDest;
+import io.fairway.director.sched.SchedService;
 import io.fairway.director.sched.Schedulers;
-import io.fairway.director.sched.VirtualService;
 import io.fairway.director.varnish.ShardDirector;
 import io.fairway.director.varnish.ShardParams;
 import java.net.InetAddress;
@@ -96,10 +96,10 @@ public final class BalanceSimulator {
   }
 
   private static double exactMh(int n, int table) {
-    VirtualService vs =
-        new VirtualService(Schedulers.create("mh", List.of(), new Schedulers.Options(table, 0)));
+    SchedService vs =
+        new SchedService(Schedulers.create("mh", List.of(), new Schedulers.Options(table, 0)));
     for (DestSpec d : servers(n, -1)) vs.add(d);
-    Map<Dest, Integer> slots = Schedulers.tableSlots(vs.scheduler());
+    Map<SchedDest, Integer> slots = Schedulers.tableSlots(vs.scheduler());
     int max = slots.values().stream().mapToInt(Integer::intValue).max().orElse(0);
     return max / ((double) table / n);
   }
@@ -144,7 +144,7 @@ public final class BalanceSimulator {
   private static String[] mh(int n, int table, int factor, int removed, int[] clients)
       throws Exception {
     KernelScheduler s = Schedulers.create("mh", List.of(), new Schedulers.Options(table, factor));
-    VirtualService vs = new VirtualService(s);
+    SchedService vs = new SchedService(s);
     for (DestSpec d : servers(n, removed)) vs.add(d);
     String[] out = new String[clients.length];
     for (int i = 0; i < clients.length; i++) {
@@ -153,7 +153,7 @@ public final class BalanceSimulator {
           InetAddress.getByAddress(
               new byte[] {(byte) (c >>> 24), (byte) (c >>> 16), (byte) (c >>> 8), (byte) c});
       Flow f = Flow.fromClient(a, 0);
-      Dest d = factor == 0 ? vs.pick(f) : vs.open(f).dest();
+      SchedDest d = factor == 0 ? vs.pick(f) : vs.open(f).dest();
       out[i] = d.name();
     }
     return out;

@@ -3,8 +3,8 @@ package io.fairway.bench.sched;
 import io.fairway.director.sched.DestSpec;
 import io.fairway.director.sched.Flow;
 import io.fairway.director.sched.KernelScheduler;
+import io.fairway.director.sched.SchedService;
 import io.fairway.director.sched.Schedulers;
-import io.fairway.director.sched.VirtualService;
 import java.net.InetAddress;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -69,7 +69,7 @@ public final class MaglevRemovalSimulator {
 
   private static String[] pick(int[] ports, int removed) throws Exception {
     KernelScheduler s = Schedulers.create("mh", List.of(), new Schedulers.Options(4093, 0));
-    VirtualService vs = new VirtualService(s);
+    SchedService vs = new SchedService(s);
     for (int i = 0; i < SERVERS; i++) {
       if (i != removed) {
         vs.add(DestSpec.of("127.0.0.1", ports[i], 1).withName("b" + i));

@@ -3,8 +3,8 @@ package io.fairway.bench.sched;
 import io.fairway.director.Backend;
 import io.fairway.director.Member;
 import io.fairway.director.Request;
-import io.fairway.director.sched.RealServer;
 import io.fairway.director.sched.SchedDirector;
+import io.fairway.director.sched.SchedServer;
 import io.fairway.director.sched.Schedulers;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -43,7 +43,7 @@ public class SchedDirectorBenchmark {
   public void setUp() throws Exception {
     director = new SchedDirector("vs", Schedulers.create(sched, List.of()));
     for (int k = 0; k < 100; k++) {
-      director.add(Member.of(RealServer.parse("10.1.0." + (k + 1) + ":80"), 1 + k % 5));
+      director.add(Member.of(SchedServer.parse("10.1.0." + (k + 1) + ":80"), 1 + k % 5));
     }
     Random r = new Random(3);
     requests = new Request[4096];

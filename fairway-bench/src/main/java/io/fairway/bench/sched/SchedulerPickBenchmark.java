@@ -1,12 +1,12 @@
 package io.fairway.bench.sched;
 
-import io.fairway.director.sched.Dest;
 import io.fairway.director.sched.DestSpec;
 import io.fairway.director.sched.Flow;
 import io.fairway.director.sched.KernelScheduler;
 import io.fairway.director.sched.LoadSnapshot;
+import io.fairway.director.sched.SchedDest;
+import io.fairway.director.sched.SchedService;
 import io.fairway.director.sched.Schedulers;
-import io.fairway.director.sched.VirtualService;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.ArrayList;
@@ -61,7 +61,7 @@ public class SchedulerPickBenchmark {
           .append('/')
           .append(r.nextInt(200));
     }
-    VirtualService vs = Schedulers.service(sched, List.of(), specs);
+    SchedService vs = Schedulers.service(sched, List.of(), specs);
     if (!sched.equals("ovf"))
       LoadSnapshot.parse(conns.toString()).applyTo(vs); // ovf would find all full
     scheduler = vs.scheduler();
@@ -79,7 +79,7 @@ public class SchedulerPickBenchmark {
   }
 
   @Benchmark
-  public Dest pick() {
+  public SchedDest pick() {
     return scheduler.schedule(flows[i++ & 4095]);
   }
 }

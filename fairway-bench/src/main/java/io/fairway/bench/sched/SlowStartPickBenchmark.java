@@ -4,12 +4,12 @@ import io.fairway.director.AbstractDirector;
 import io.fairway.director.Backend;
 import io.fairway.director.Member;
 import io.fairway.director.Request;
-import io.fairway.director.sched.Dest;
 import io.fairway.director.sched.DestSpec;
 import io.fairway.director.sched.Flow;
 import io.fairway.director.sched.Persistence;
+import io.fairway.director.sched.SchedDest;
+import io.fairway.director.sched.SchedService;
 import io.fairway.director.sched.Schedulers;
-import io.fairway.director.sched.VirtualService;
 import io.fairway.director.varnish.FallbackDirector;
 import io.fairway.director.varnish.RandomDirector;
 import io.fairway.director.varnish.RoundRobinDirector;
@@ -28,7 +28,7 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 
 /**
- * A pick through the path the userspace data plane takes ({@code VirtualService.pick}, a Varnish
+ * A pick through the path the userspace data plane takes ({@code SchedService.pick}, a Varnish
  * director's {@code pick}), with and without one of the servers in its slow start (a one-hour ramp,
  * so it stays ramping for the run): what slow start costs per pick, and that it allocates nothing
  * ({@code -prof gc}).
@@ -50,7 +50,7 @@ public class SlowStartPickBenchmark {
   @Param({"10", "100"})
   public int servers;
 
-  private VirtualService service;
+  private SchedService service;
   private AbstractDirector<?> director;
   private Flow[] flows;
   private int i;
@@ -61,7 +61,7 @@ public class SlowStartPickBenchmark {
     long hour = TimeUnit.HOURS.toNanos(1);
     if (Schedulers.isKnown(algorithm)) {
       service =
-          new VirtualService(
+          new SchedService(
               Schedulers.create(algorithm, List.of()),
               Persistence.NONE,
               System::currentTimeMillis,
@@ -103,7 +103,7 @@ public class SlowStartPickBenchmark {
   @Benchmark
   public Object pick() {
     if (service != null) {
-      Dest d = service.pick(flows[i++ & 4095]);
+      SchedDest d = service.pick(flows[i++ & 4095]);
       return d;
     }
     return director.pick(Request.EMPTY);

@@ -19,12 +19,12 @@ import io.fairway.check.spec.UdpCheckSpec;
 import io.fairway.check.spec.UrlSpec;
 import io.fairway.check.spec.VirtualServerSpec;
 import io.fairway.config.model.BfdCheck;
-import io.fairway.config.model.Checker;
 import io.fairway.config.model.CheckerTiming;
 import io.fairway.config.model.Config;
 import io.fairway.config.model.DnsCheck;
 import io.fairway.config.model.Endpoint;
 import io.fairway.config.model.FileCheck;
+import io.fairway.config.model.HealthCheck;
 import io.fairway.config.model.HttpCheck;
 import io.fairway.config.model.MiscCheck;
 import io.fairway.config.model.PingCheck;
@@ -78,7 +78,7 @@ public final class CheckSpecs {
     List<RealServerSpec> servers = new ArrayList<>();
     for (RealServer rs : vs.realServers()) {
       List<CheckSpec> checks = new ArrayList<>();
-      for (Checker c : rs.checkers()) {
+      for (HealthCheck c : rs.checkers()) {
         checks.add(checker(config, c, rs, validator));
       }
       ScriptSpec up = script(rs.notifyUp().orElse(null), validator, rs.location() + ": notify_up");
@@ -120,7 +120,7 @@ public final class CheckSpecs {
   }
 
   private static CheckSpec checker(
-      Config config, Checker c, RealServer rs, ScriptExecutor validator) {
+      Config config, HealthCheck c, RealServer rs, ScriptExecutor validator) {
     String where = c.location() + ": " + c.keyword();
     Endpoint ep = endpoint(c);
     try {
@@ -178,7 +178,7 @@ public final class CheckSpecs {
     return s;
   }
 
-  private static Endpoint endpoint(Checker c) {
+  private static Endpoint endpoint(HealthCheck c) {
     if (c instanceof TcpCheck k) {
       return k.endpoint();
     } else if (c instanceof HttpCheck k) {

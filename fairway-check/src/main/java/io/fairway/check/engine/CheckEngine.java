@@ -2,7 +2,7 @@ package io.fairway.check.engine;
 
 import io.fairway.check.CheckConfigException;
 import io.fairway.check.VerdictListener;
-import io.fairway.check.VirtualServerStatus;
+import io.fairway.check.VerdictSnapshot;
 import io.fairway.check.checker.Checker;
 import io.fairway.check.checker.CheckerFactory;
 import io.fairway.check.checker.NetworkCheckers;
@@ -44,7 +44,7 @@ public final class CheckEngine implements AutoCloseable {
   private final NetworkCheckers network;
   private final CheckerFactory factory;
   private final CheckObserver observer;
-  private final Scheduler scheduler;
+  private final EngineClock scheduler;
   private final boolean injectedScheduler;
   private final List<VirtualServerState> states = new ArrayList<>();
   private final List<CheckerRunner> runners = new ArrayList<>();
@@ -64,7 +64,7 @@ public final class CheckEngine implements AutoCloseable {
     } else {
       this.network = new NetworkCheckers(b.eventLoopThreads, scripts, b.tcpProbe);
       this.factory = b.factory != null ? b.factory : network;
-      this.scheduler = b.scheduler != null ? b.scheduler : new ExecutorScheduler(network.group());
+      this.scheduler = b.scheduler != null ? b.scheduler : new ExecutorClock(network.group());
     }
   }
 
@@ -144,9 +144,9 @@ public final class CheckEngine implements AutoCloseable {
     for (Pending p : pending) {
       // Real time: a checker's timers live on the event loop its I/O runs on, so nothing hops
       // threads.
-      Scheduler s =
+      EngineClock s =
           !injectedScheduler && p.checker().eventLoop() != null
-              ? new ExecutorScheduler(p.checker().eventLoop())
+              ? new ExecutorClock(p.checker().eventLoop())
               : scheduler;
       CheckerRunner r = new CheckerRunner(p.vs(), p.rs(), p.c(), p.checker(), s, observer);
       runners.add(r);
@@ -211,7 +211,7 @@ public final class CheckEngine implements AutoCloseable {
   }
 
   /** The current verdicts, one entry per virtual server in configuration order. */
-  public List<VirtualServerStatus> status() {
+  public List<VerdictSnapshot> status() {
     List<VirtualServerState> copy;
     synchronized (this) {
       copy = List.copyOf(states);
@@ -264,7 +264,7 @@ public final class CheckEngine implements AutoCloseable {
   /** Builds a {@link CheckEngine}. */
   public static final class Builder {
     private VerdictListener listener;
-    private Scheduler scheduler;
+    private EngineClock scheduler;
     private CheckerFactory factory;
     private CheckObserver observer;
     private RandomGenerator random;
@@ -287,7 +287,7 @@ public final class CheckEngine implements AutoCloseable {
     }
 
     /** Time source; defaults to real time on the event loop. */
-    public Builder scheduler(Scheduler s) {
+    public Builder scheduler(EngineClock s) {
       this.scheduler = s;
       return this;
     }

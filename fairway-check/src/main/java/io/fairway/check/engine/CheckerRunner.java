@@ -24,13 +24,13 @@ final class CheckerRunner {
   private final RealServerState rs;
   private final CheckerState state;
   private final Checker checker;
-  private final Scheduler scheduler;
+  private final EngineClock scheduler;
 
   /** Told of each attempt's outcome; null = nobody. */
   private final CheckObserver.Bound observer;
 
   private volatile boolean closed;
-  private volatile Scheduler.Cancellable next;
+  private volatile EngineClock.Cancellable next;
 
   /**
    * The part of the check the next attempt runs (an HTTP_GET's url), as the last result decided.
@@ -42,7 +42,7 @@ final class CheckerRunner {
       RealServerState rs,
       CheckerState state,
       Checker checker,
-      Scheduler scheduler,
+      EngineClock scheduler,
       CheckObserver observer) {
     this.vs = vs;
     this.rs = rs;
@@ -85,9 +85,9 @@ final class CheckerRunner {
    */
   private final class Attempt extends AtomicBoolean implements Consumer<CheckResult>, Runnable {
     private final long start = scheduler.nanoTime();
-    private volatile Scheduler.Cancellable guard;
+    private volatile EngineClock.Cancellable guard;
 
-    void guard(Scheduler.Cancellable g) {
+    void guard(EngineClock.Cancellable g) {
       guard = g;
       if (get()) { // the result came in while the guard was being scheduled
         g.cancel();
@@ -111,7 +111,7 @@ final class CheckerRunner {
       if (!compareAndSet(false, true)) {
         return;
       }
-      Scheduler.Cancellable g = guard;
+      EngineClock.Cancellable g = guard;
       if (g != null) {
         g.cancel();
       }
@@ -157,7 +157,7 @@ final class CheckerRunner {
 
   void close() {
     closed = true;
-    Scheduler.Cancellable n = next;
+    EngineClock.Cancellable n = next;
     if (n != null) {
       n.cancel();
     }

@@ -4,7 +4,7 @@ import io.fairway.check.QuorumChanged;
 import io.fairway.check.Reason;
 import io.fairway.check.ServerStateChanged;
 import io.fairway.check.VerdictListener;
-import io.fairway.check.VirtualServerStatus;
+import io.fairway.check.VerdictSnapshot;
 import io.fairway.check.WeightChanged;
 import io.fairway.check.checker.CheckResult;
 import io.fairway.check.spec.ScriptSpec;
@@ -42,7 +42,7 @@ final class VirtualServerState {
    * Start: alpha servers dead, others alive; quorum evaluated as keepalived's {@code init=true}
    * pass does.
    */
-  synchronized VirtualServerStatus init() {
+  synchronized VerdictSnapshot init() {
     long ws = weightSum();
     long thr = spec.quorum() + spec.hysteresis();
     if (ws >= thr) {
@@ -53,13 +53,13 @@ final class VirtualServerState {
       log.info("{}: starting with quorum down (weight {} < {})", spec.name(), ws, thr);
       run(spec.quorumDown());
     }
-    VirtualServerStatus status = status();
+    VerdictSnapshot status = status();
     listener.initialState(status);
     return status;
   }
 
-  synchronized VirtualServerStatus status() {
-    return new VirtualServerStatus(
+  synchronized VerdictSnapshot status() {
+    return new VerdictSnapshot(
         spec.name(), quorumUp, weightSum(), servers.stream().map(RealServerState::status).toList());
   }
 

@@ -74,7 +74,7 @@ public final class ScriptExecutor implements AutoCloseable {
 
   private static boolean isRoot() {
     try {
-      return LibC.INSTANCE.geteuid() == 0;
+      return ProcessCalls.INSTANCE.geteuid() == 0;
     } catch (UnsatisfiedLinkError e) {
       return "root".equals(System.getProperty("user.name"));
     }
@@ -238,7 +238,7 @@ public final class ScriptExecutor implements AutoCloseable {
     int pid = (int) p.pid();
     try {
       // setsid made the script a session and group leader: pgid == pid.
-      LibC.INSTANCE.kill(-pid, signal);
+      ProcessCalls.INSTANCE.kill(-pid, signal);
     } catch (UnsatisfiedLinkError e) {
       p.descendants()
           .forEach(signal == 9 ? ProcessHandle::destroyForcibly : ProcessHandle::destroy);

@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.fairway.check.QuorumChanged;
 import io.fairway.check.ServerStateChanged;
 import io.fairway.check.VerdictListener;
-import io.fairway.check.VirtualServerStatus;
+import io.fairway.check.VerdictSnapshot;
 import io.fairway.check.WeightChanged;
 import io.fairway.check.config.CheckSpecs;
 import io.fairway.check.engine.CheckEngine;
@@ -107,7 +107,7 @@ class HttpRiseFallTest {
     volatile int mark;
 
     @Override
-    public void initialState(VirtualServerStatus status) {}
+    public void initialState(VerdictSnapshot status) {}
 
     @Override
     public void serverStateChanged(ServerStateChanged e) {

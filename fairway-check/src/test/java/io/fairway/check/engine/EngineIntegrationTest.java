@@ -45,7 +45,7 @@ class EngineIntegrationTest {
             Duration.ofMillis(200),
             false,
             1);
-    Recorder rec = new Recorder(new ExecutorScheduler(null));
+    Recorder rec = new Recorder(new ExecutorClock(null));
     ServerSocket s = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
     Thread acceptor =
         new Thread(
@@ -91,7 +91,7 @@ class EngineIntegrationTest {
 
   @Test
   void rewritingATrackFileDrainsAndRestoresTheServer() throws Exception {
-    ManualScheduler clock = new ManualScheduler();
+    ManualClock clock = new ManualClock();
     Recorder rec = new Recorder(clock);
     Path f = tmp.resolve("maint");
     Files.writeString(f, "0\n");
@@ -128,7 +128,7 @@ class EngineIntegrationTest {
 
   @Test
   void aTrackFileIsReadAtLoadSoAServerInMaintenanceNeverStartsInThePool() throws Exception {
-    ManualScheduler clock = new ManualScheduler();
+    ManualClock clock = new ManualClock();
     Recorder rec = new Recorder(clock);
     Path fault = tmp.resolve("fault");
     Files.writeString(fault, "1\n");
@@ -155,7 +155,7 @@ class EngineIntegrationTest {
 
   @Test
   void miscDynamicScriptMovesTheWeight() throws Exception {
-    ManualScheduler clock = new ManualScheduler();
+    ManualClock clock = new ManualClock();
     Recorder rec = new Recorder(clock);
     Path dir = Files.createDirectories(tmp.resolve("s"));
     Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
@@ -189,7 +189,7 @@ class EngineIntegrationTest {
 
   @Test
   void quorumAndNotifyScriptsRun() throws Exception {
-    ManualScheduler clock = new ManualScheduler();
+    ManualClock clock = new ManualClock();
     Recorder rec = new Recorder(clock);
     Path dir = Files.createDirectories(tmp.resolve("n"));
     Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
@@ -248,16 +248,16 @@ class EngineIntegrationTest {
               .withOmega(omega);
       try (CheckEngine engine =
           CheckEngine.builder()
-              .listener(new Recorder(new ManualScheduler()))
-              .scheduler(new ManualScheduler())
+              .listener(new Recorder(new ManualClock()))
+              .scheduler(new ManualClock())
               .build()) {
         engine.start(List.of(vs));
       }
       assertThat(log).as("close() (a reload) runs no script").doesNotExist();
       CheckEngine engine =
           CheckEngine.builder()
-              .listener(new Recorder(new ManualScheduler()))
-              .scheduler(new ManualScheduler())
+              .listener(new Recorder(new ManualClock()))
+              .scheduler(new ManualClock())
               .build();
       engine.start(List.of(vs));
       engine.shutdown();
@@ -271,7 +271,7 @@ class EngineIntegrationTest {
 
   @Test
   void badInputIsRejectedBeforeAnythingStarts() {
-    Recorder rec = new Recorder(new ManualScheduler());
+    Recorder rec = new Recorder(new ManualClock());
     CheckTiming t = CheckTiming.of(Duration.ofSeconds(1), Duration.ofSeconds(1));
     var good =
         RealServerSpec.of("ok", 1, new TcpCheckSpec(new InetSocketAddress("127.0.0.1", 9), t));

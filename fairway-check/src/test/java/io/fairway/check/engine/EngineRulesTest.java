@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fairway.check.QuorumChanged;
 import io.fairway.check.ServerStateChanged;
-import io.fairway.check.VirtualServerStatus;
+import io.fairway.check.VerdictSnapshot;
 import io.fairway.check.WeightChanged;
 import io.fairway.check.checker.CheckResult;
 import io.fairway.check.spec.CheckSpec;
@@ -248,7 +248,7 @@ class EngineRulesTest extends ScriptedEngineFixture {
     CheckTiming alpha = T.withAlpha(true);
     checkers.set("a", false);
     start(VirtualServerSpec.of("vs", List.of(rs("a", 2, alpha)), 2, 0));
-    VirtualServerStatus s = rec.initial.get(0);
+    VerdictSnapshot s = rec.initial.get(0);
     assertThat(s.quorumUp()).isFalse();
     assertThat(s.weightSum()).isZero();
     clock.advance(Duration.ofSeconds(1));

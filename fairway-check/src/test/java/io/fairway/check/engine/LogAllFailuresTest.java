@@ -84,7 +84,7 @@ class LogAllFailuresTest {
   private List<String> failAfterPassing(Config c, AtomicInteger passed, Runnable breakIt)
       throws Exception {
     try (CheckEngine engine =
-        CheckEngine.builder().listener(new Recorder(new ExecutorScheduler(null))).build()) {
+        CheckEngine.builder().listener(new Recorder(new ExecutorClock(null))).build()) {
       engine.start(CheckSpecs.from(c));
       await().atMost(Duration.ofSeconds(15)).until(() -> passed.get() >= 2);
       breakIt.run();

@@ -4,7 +4,7 @@ import io.fairway.check.CheckEvent;
 import io.fairway.check.QuorumChanged;
 import io.fairway.check.ServerStateChanged;
 import io.fairway.check.VerdictListener;
-import io.fairway.check.VirtualServerStatus;
+import io.fairway.check.VerdictSnapshot;
 import io.fairway.check.WeightChanged;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,17 +14,17 @@ import java.util.function.Predicate;
 final class Recorder implements VerdictListener {
   record At(long nanos, CheckEvent event) {}
 
-  final List<VirtualServerStatus> initial = new ArrayList<>();
+  final List<VerdictSnapshot> initial = new ArrayList<>();
   final List<At> events = new ArrayList<>();
-  private final Scheduler clock;
+  private final EngineClock clock;
   Predicate<ServerStateChanged> refuse = e -> false;
 
-  Recorder(Scheduler clock) {
+  Recorder(EngineClock clock) {
     this.clock = clock;
   }
 
   @Override
-  public synchronized void initialState(VirtualServerStatus status) {
+  public synchronized void initialState(VerdictSnapshot status) {
     initial.add(status);
   }
 

@@ -38,9 +38,9 @@ final class ScriptedCheckers implements CheckerFactory {
   /** Which part each attempt ran, in order, as {@code "<seconds>s:<part>"}. */
   final Map<String, List<String>> ranParts = new HashMap<>();
 
-  private final Scheduler clock;
+  private final EngineClock clock;
 
-  ScriptedCheckers(Scheduler clock) {
+  ScriptedCheckers(EngineClock clock) {
     this.clock = clock;
   }
 

@@ -25,7 +25,7 @@ abstract class ScriptedEngineFixture {
   static final CheckTiming T =
       new CheckTiming(LOOP, Duration.ofSeconds(2), 1, DBR, Duration.ZERO, false, 1);
 
-  final ManualScheduler clock = new ManualScheduler();
+  final ManualClock clock = new ManualClock();
   final ScriptedCheckers checkers = new ScriptedCheckers(clock);
   final Recorder rec = new Recorder(clock);
   CheckEngine engine;

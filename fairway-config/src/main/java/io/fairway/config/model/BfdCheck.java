@@ -5,7 +5,8 @@ package io.fairway.config.model;
  *
  * @param name the {@code bfd_instance} followed
  */
-public record BfdCheck(Location location, CheckerTiming timing, String name) implements Checker {
+public record BfdCheck(Location location, CheckerTiming timing, String name)
+    implements HealthCheck {
   @Override
   public String keyword() {
     return "BFD_CHECK";

@@ -8,7 +8,7 @@ package io.fairway.config.model;
  */
 public record DnsCheck(
     Location location, CheckerTiming timing, Endpoint endpoint, String type, String name)
-    implements Checker {
+    implements HealthCheck {
   @Override
   public String keyword() {
     return "DNS_CHECK";

@@ -57,7 +57,7 @@ public final class DnsMember {
     int idPort = forced ? t.id().port() : port;
     InetAddress placeholder = t.id().address();
     int placeholderPort = block.placeholderPort();
-    List<Checker> checkers =
+    List<HealthCheck> checkers =
         t.checkers().stream()
             .map(c -> retarget(c, placeholder, placeholderPort, address, port))
             .toList();
@@ -84,8 +84,8 @@ public final class DnsMember {
         t.http2());
   }
 
-  private static Checker retarget(
-      Checker c, InetAddress from, int fromPort, InetAddress to, int toPort) {
+  private static HealthCheck retarget(
+      HealthCheck c, InetAddress from, int fromPort, InetAddress to, int toPort) {
     if (c instanceof TcpCheck t) {
       return new TcpCheck(t.location(), t.timing(), aim(t.endpoint(), from, fromPort, to, toPort));
     }

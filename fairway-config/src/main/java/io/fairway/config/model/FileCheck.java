@@ -11,7 +11,7 @@ package io.fairway.config.model;
  */
 public record FileCheck(
     Location location, CheckerTiming timing, String trackFile, int weight, boolean reverse)
-    implements Checker {
+    implements HealthCheck {
   @Override
   public String keyword() {
     return "FILE_CHECK";

@@ -30,7 +30,7 @@ public record HttpCheck(
     Optional<String> sniName,
     boolean verifyCert,
     Optional<String> caFile)
-    implements Checker {
+    implements HealthCheck {
   public HttpCheck {
     urls = List.copyOf(urls);
   }

@@ -12,7 +12,7 @@ import java.time.Duration;
  */
 public record MiscCheck(
     Location location, CheckerTiming timing, Script script, Duration timeout, boolean dynamic)
-    implements Checker {
+    implements HealthCheck {
   @Override
   public String keyword() {
     return "MISC_CHECK";

@@ -2,7 +2,7 @@ package io.fairway.config.model;
 
 /** {@code PING_CHECK}: an ICMP echo over an unprivileged ping socket. */
 public record PingCheck(Location location, CheckerTiming timing, Endpoint endpoint)
-    implements Checker {
+    implements HealthCheck {
   @Override
   public String keyword() {
     return "PING_CHECK";

@@ -6,7 +6,7 @@ package io.fairway.config.model;
  * @param heloName the HELO argument (default {@code smtpchecker.keepalived.org})
  */
 public record SmtpCheck(Location location, CheckerTiming timing, Endpoint endpoint, String heloName)
-    implements Checker {
+    implements HealthCheck {
   /** keepalived's default HELO name. */
   public static final String DEFAULT_HELO = "smtpchecker.keepalived.org";
 

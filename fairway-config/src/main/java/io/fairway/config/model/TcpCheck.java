@@ -2,7 +2,7 @@ package io.fairway.config.model;
 
 /** {@code TCP_CHECK}: success when a TCP connection completes within the connect timeout. */
 public record TcpCheck(Location location, CheckerTiming timing, Endpoint endpoint)
-    implements Checker {
+    implements HealthCheck {
   @Override
   public String keyword() {
     return "TCP_CHECK";

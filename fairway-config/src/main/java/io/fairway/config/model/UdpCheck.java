@@ -20,7 +20,7 @@ public record UdpCheck(
     Optional<String> requireReply,
     int minReplyLength,
     int maxReplyLength)
-    implements Checker {
+    implements HealthCheck {
   @Override
   public String keyword() {
     return "UDP_CHECK";

@@ -1,7 +1,7 @@
 package io.fairway.daemon.admin;
 
-import io.fairway.apply.RealServer;
-import io.fairway.apply.VirtualServer;
+import io.fairway.apply.ServerBinding;
+import io.fairway.apply.ServiceBinding;
 import io.fairway.daemon.Daemon;
 import io.fairway.proxy.http.HttpStats;
 import io.fairway.proxy.table.ProxyTable;
@@ -73,8 +73,8 @@ public record HttpTraffic(long requests, long errors, long retries, Latency late
       return out;
     }
     Map<ServiceKey, Map<DestKey, HttpStats.Snapshot>> stats = proxy.httpStats();
-    for (VirtualServer vs : daemon.applier().config().values()) {
-      for (RealServer rs : vs.servers().values()) {
+    for (ServiceBinding vs : daemon.applier().config().values()) {
+      for (ServerBinding rs : vs.servers().values()) {
         HttpStats.Snapshot sum = null;
         for (Service s : vs.services()) {
           HttpStats.Snapshot snap = stats.getOrDefault(s.key(), Map.of()).get(rs.dest().key());

@@ -1,7 +1,7 @@
 package io.fairway.daemon.admin;
 
-import io.fairway.apply.RealServer;
-import io.fairway.apply.VirtualServer;
+import io.fairway.apply.ServerBinding;
+import io.fairway.apply.ServiceBinding;
 import io.fairway.daemon.Daemon;
 import io.fairway.proxy.http.HttpStats;
 import io.fairway.proxy.table.ProxyTable;
@@ -244,8 +244,8 @@ final class ProxyHttpMetrics {
     Map<ServiceKey, HttpStats.Snapshot> byService = proxy.httpServiceStats();
     List<Row> out = new ArrayList<>();
     List<VsRow> vsOut = new ArrayList<>();
-    for (VirtualServer vs : daemon.applier().config().values()) {
-      for (RealServer rs : vs.servers().values()) {
+    for (ServiceBinding vs : daemon.applier().config().values()) {
+      for (ServerBinding rs : vs.servers().values()) {
         HttpStats.Snapshot sum = null;
         for (Service s : vs.services()) {
           HttpStats.Snapshot snap = stats.getOrDefault(s.key(), Map.of()).get(rs.dest().key());

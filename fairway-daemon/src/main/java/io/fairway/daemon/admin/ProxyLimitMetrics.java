@@ -1,7 +1,7 @@
 package io.fairway.daemon.admin;
 
-import io.fairway.apply.RealServer;
-import io.fairway.apply.VirtualServer;
+import io.fairway.apply.ServerBinding;
+import io.fairway.apply.ServiceBinding;
 import io.fairway.daemon.Daemon;
 import io.fairway.proxy.table.LimitStats;
 import io.fairway.proxy.table.ProxyTable;
@@ -75,8 +75,8 @@ final class ProxyLimitMetrics {
     }
     Map<ServiceKey, Map<DestKey, LimitStats>> stats = proxy.limitStats();
     List<Row> out = new ArrayList<>();
-    for (VirtualServer vs : daemon.applier().config().values()) {
-      for (RealServer rs : vs.servers().values()) {
+    for (ServiceBinding vs : daemon.applier().config().values()) {
+      for (ServerBinding rs : vs.servers().values()) {
         LimitStats sum = null;
         for (Service s : vs.services()) {
           LimitStats one = stats.getOrDefault(s.key(), Map.of()).get(rs.dest().key());

@@ -1,6 +1,6 @@
 package io.fairway.daemon.admin;
 
-import io.fairway.apply.VirtualServer;
+import io.fairway.apply.ServiceBinding;
 import io.fairway.daemon.Daemon;
 import io.fairway.proxy.proxyprotocol.ProxyProtocolStats;
 import io.fairway.proxy.table.ProxyTable;
@@ -52,7 +52,7 @@ final class ProxyProtocolMetrics {
     }
     Map<ServiceKey, ProxyProtocolStats.Counts> stats = proxy.proxyProtocolStats();
     List<Row> out = new ArrayList<>();
-    for (VirtualServer vs : daemon.applier().config().values()) {
+    for (ServiceBinding vs : daemon.applier().config().values()) {
       ProxyProtocolStats.Counts sum = null;
       for (Service s : vs.services()) {
         ProxyProtocolStats.Counts c = stats.get(s.key());

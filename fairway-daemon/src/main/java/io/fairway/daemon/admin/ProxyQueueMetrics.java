@@ -1,6 +1,6 @@
 package io.fairway.daemon.admin;
 
-import io.fairway.apply.VirtualServer;
+import io.fairway.apply.ServiceBinding;
 import io.fairway.daemon.Daemon;
 import io.fairway.proxy.table.ProxyTable;
 import io.fairway.proxy.table.QueueStats;
@@ -75,7 +75,7 @@ final class ProxyQueueMetrics {
     }
     Map<ServiceKey, QueueStats> stats = proxy.queueStats();
     List<Row> out = new ArrayList<>();
-    for (VirtualServer vs : daemon.applier().config().values()) {
+    for (ServiceBinding vs : daemon.applier().config().values()) {
       QueueStats sum = QueueStats.NONE;
       for (Service s : vs.services()) {
         sum = sum.plus(stats.getOrDefault(s.key(), QueueStats.NONE));

@@ -196,7 +196,7 @@ public final class ServicesView {
       return out;
     }
     Map<ServiceKey, io.fairway.proxy.table.QueueStats> stats = proxy.queueStats();
-    for (io.fairway.apply.VirtualServer vs : daemon.applier().config().values()) {
+    for (io.fairway.apply.ServiceBinding vs : daemon.applier().config().values()) {
       io.fairway.proxy.table.QueueStats sum = io.fairway.proxy.table.QueueStats.NONE;
       for (Service s : vs.services()) {
         sum = sum.plus(stats.getOrDefault(s.key(), io.fairway.proxy.table.QueueStats.NONE));
@@ -272,10 +272,10 @@ public final class ServicesView {
       Map<String, Map<String, Health>> health) {
     Map<ServiceKey, ServiceEntry> byKey = new HashMap<>();
     table.forEach(e -> byKey.put(e.service().key(), e));
-    Map<String, io.fairway.apply.VirtualServer> config = admin.applier().config();
+    Map<String, io.fairway.apply.ServiceBinding> config = admin.applier().config();
     List<VirtualServerView> out = new ArrayList<>();
     for (VirtualServerStatus vs : status) {
-      io.fairway.apply.VirtualServer c = config.get(vs.name());
+      io.fairway.apply.ServiceBinding c = config.get(vs.name());
       if (c != null) {
         out.add(one(vs, c, byKey, admin, health.getOrDefault(vs.name(), Map.of())));
       }
@@ -285,7 +285,7 @@ public final class ServicesView {
 
   private static VirtualServerView one(
       VirtualServerStatus vs,
-      io.fairway.apply.VirtualServer config,
+      io.fairway.apply.ServiceBinding config,
       Map<ServiceKey, ServiceEntry> byKey,
       AdminApplier admin,
       Map<String, Health> health) {
@@ -319,7 +319,7 @@ public final class ServicesView {
       } catch (UnknownServerException e) {
         continue; // raced a reload; the next read has it
       }
-      io.fairway.apply.RealServer rc = config.servers().get(rs.name());
+      io.fairway.apply.ServerBinding rc = config.servers().get(rs.name());
       Health h = health.get(rs.name());
       String state =
           a.state() == AdminState.MAINT

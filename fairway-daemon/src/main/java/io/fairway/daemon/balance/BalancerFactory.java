@@ -3,12 +3,12 @@ package io.fairway.daemon.balance;
 import io.fairway.director.AbstractDirector;
 import io.fairway.director.sched.DestSpec;
 import io.fairway.director.sched.Persistence;
+import io.fairway.director.sched.SchedService;
 import io.fairway.director.sched.Schedulers;
-import io.fairway.director.sched.VirtualService;
 import io.fairway.director.varnish.ShardHealthy;
 import io.fairway.director.varnish.Vrnd;
+import io.fairway.plan.DirectorFactory;
 import io.fairway.plan.DirectorTree;
-import io.fairway.plan.Directors;
 import io.fairway.plan.MemberPlan;
 import io.fairway.plan.Selection;
 import io.fairway.plan.ServicePlan;
@@ -98,7 +98,7 @@ public final class BalancerFactory {
               MemberPlan m = byName.get(name);
               return m == null
                   ? null
-                  : Directors.member(
+                  : DirectorFactory.member(
                       m, backends.computeIfAbsent(name, n -> RealServerBackend.of(m)), true);
             });
       } catch (IllegalArgumentException e) {
@@ -110,7 +110,7 @@ public final class BalancerFactory {
     AbstractDirector<?> d = tree.top();
     for (MemberPlan m : vs.members()) {
       try {
-        d.add(Directors.member(m, RealServerBackend.of(m), true));
+        d.add(DirectorFactory.member(m, RealServerBackend.of(m), true));
       } catch (IllegalArgumentException e) {
         throw new BalanceException(m.where() + ": real_server " + m.name() + ": " + e.getMessage());
       }
@@ -155,7 +155,7 @@ public final class BalancerFactory {
   private static Balancer kernel(ServicePlan vs, Selection.Kernel k) {
     String algo = k.algorithm();
     Service first = vs.services().get(0);
-    VirtualService service;
+    SchedService service;
     try {
       Persistence p = Persistence.NONE;
       if (first.timeout() > 0) {
@@ -168,7 +168,7 @@ public final class BalancerFactory {
       Schedulers.Options options =
           new Schedulers.Options(Schedulers.Options.KERNEL.mhTableSize(), k.hashBalanceFactor());
       service =
-          new VirtualService(
+          new SchedService(
               Schedulers.create(algo, k.flags(), options),
               p,
               System::currentTimeMillis,

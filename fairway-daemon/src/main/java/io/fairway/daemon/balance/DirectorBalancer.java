@@ -90,7 +90,7 @@ public final class DirectorBalancer implements Balancer {
         d,
         director.rampFraction(server),
         m.weight(),
-        io.fairway.apply.SlowStart.weight(
+        io.fairway.apply.SlowStartSteps.weight(
             (int) Math.ceil(m.weight()), elapsed.toNanos(), d.toNanos()));
   }
 

@@ -5,7 +5,7 @@ import io.fairway.director.sched.DestSpec;
 import io.fairway.director.sched.Flow;
 import io.fairway.director.sched.Flows;
 import io.fairway.director.sched.LoadSnapshot;
-import io.fairway.director.sched.VirtualService;
+import io.fairway.director.sched.SchedService;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
@@ -23,7 +23,7 @@ public final class SchedulerBalancer implements Balancer {
 
   private final String name;
   private final String algorithm;
-  private final VirtualService service;
+  private final SchedService service;
   private final Map<String, DestSpec> specs; // config order
   private final Map<String, Boolean> inhibit;
   private final Map<String, Boolean> up = new LinkedHashMap<>();
@@ -38,7 +38,7 @@ public final class SchedulerBalancer implements Balancer {
   SchedulerBalancer(
       String name,
       String algorithm,
-      VirtualService service,
+      SchedService service,
       Map<String, DestSpec> specs,
       Map<String, Boolean> inhibit,
       InetAddress vip,
@@ -85,7 +85,7 @@ public final class SchedulerBalancer implements Balancer {
       throw new BalanceException(
           "real_server " + server + " of virtual_server " + name + " has no slow_start");
     }
-    io.fairway.director.sched.Dest dest = service.byName(server);
+    io.fairway.director.sched.SchedDest dest = service.byName(server);
     if (dest == null) {
       throw new BalanceException("--ramping: real_server " + server + " is down");
     }
@@ -97,11 +97,11 @@ public final class SchedulerBalancer implements Balancer {
         d,
         dest.rampFraction(),
         w,
-        io.fairway.apply.SlowStart.weight(w, elapsed.toNanos(), d.toNanos()));
+        io.fairway.apply.SlowStartSteps.weight(w, elapsed.toNanos(), d.toNanos()));
   }
 
   /** The scheduler service, for a data plane that schedules its own flows. */
-  public VirtualService service() {
+  public SchedService service() {
     return service;
   }
 

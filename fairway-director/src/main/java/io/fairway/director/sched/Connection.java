@@ -16,18 +16,18 @@ import org.jspecify.annotations.Nullable;
  * 3/4 rule), so the next new connection can leave the sorry server and return to the pool.
  */
 public final class Connection {
-  private final VirtualService service;
-  private final Dest dest;
+  private final SchedService service;
+  private final SchedDest dest;
   private final boolean sorry;
   private final PersistenceTemplates.@Nullable Template template;
-  private Dest.ConnKind kind;
+  private SchedDest.ConnKind kind;
   private boolean expired;
 
   Connection(
-      VirtualService service,
-      Dest dest,
+      SchedService service,
+      SchedDest dest,
       boolean sorry,
-      Dest.ConnKind kind,
+      SchedDest.ConnKind kind,
       PersistenceTemplates.@Nullable Template template) {
     this.service = service;
     this.dest = dest;
@@ -37,7 +37,7 @@ public final class Connection {
   }
 
   /** The server this connection was sent to. */
-  public Dest dest() {
+  public SchedDest dest() {
     return dest;
   }
 
@@ -55,15 +55,15 @@ public final class Connection {
    */
   public synchronized void established() {
     if (expired) return;
-    dest.move(kind, Dest.ConnKind.ACTIVE);
-    kind = Dest.ConnKind.ACTIVE;
+    dest.move(kind, SchedDest.ConnKind.ACTIVE);
+    kind = SchedDest.ConnKind.ACTIVE;
   }
 
   /** FIN or RST seen: the connection still exists but counts as inactive until it expires. */
   public synchronized void closing() {
     if (expired) return;
-    dest.move(kind, Dest.ConnKind.INACTIVE);
-    kind = Dest.ConnKind.INACTIVE;
+    dest.move(kind, SchedDest.ConnKind.INACTIVE);
+    kind = SchedDest.ConnKind.INACTIVE;
   }
 
   /** The connection is gone. Idempotent. */
@@ -75,17 +75,17 @@ public final class Connection {
   }
 
   public synchronized boolean isActive() {
-    return !expired && kind == Dest.ConnKind.ACTIVE;
+    return !expired && kind == SchedDest.ConnKind.ACTIVE;
   }
 
   /**
    * Hands this closing connection's expiry to a batch: it counts as expired for this object from
-   * now on, and the caller owes its destination one {@link Dest#expireInactive(int)} when the
+   * now on, and the caller owes its destination one {@link SchedDest#expireInactive(int)} when the
    * connection's time is up. Refused (false, nothing changes) for a connection that is not inactive
    * or that holds a persistence template, whose release must happen one by one.
    */
   public synchronized boolean detachForBatchExpiry() {
-    if (expired || template != null || kind != Dest.ConnKind.INACTIVE) return false;
+    if (expired || template != null || kind != SchedDest.ConnKind.INACTIVE) return false;
     expired = true;
     return true;
   }

@@ -61,7 +61,7 @@ public record DestSpec(
 
   /** A server with a weight and no thresholds. */
   public static DestSpec of(String ip, int port, int weight) {
-    InetAddress a = Addresses.parse(ip);
+    InetAddress a = AddressFold.parse(ip);
     return new DestSpec(defaultName(a, port), a, port, weight, 0, 0);
   }
 

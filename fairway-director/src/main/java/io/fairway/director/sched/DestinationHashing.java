@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
  * destination.
  */
 final class DestinationHashing implements KernelScheduler {
-  private volatile Dest[] buckets = new Dest[SourceHashing.TAB_SIZE];
+  private volatile SchedDest[] buckets = new SchedDest[SourceHashing.TAB_SIZE];
 
   @Override
   public String name() {
@@ -18,8 +18,8 @@ final class DestinationHashing implements KernelScheduler {
   }
 
   @Override
-  public void update(List<Dest> kernelOrder) {
-    Dest[] b = new Dest[SourceHashing.TAB_SIZE];
+  public void update(List<SchedDest> kernelOrder) {
+    SchedDest[] b = new SchedDest[SourceHashing.TAB_SIZE];
     if (!kernelOrder.isEmpty()) {
       for (int i = 0; i < b.length; i++) b[i] = kernelOrder.get(i % kernelOrder.size());
     }
@@ -27,8 +27,8 @@ final class DestinationHashing implements KernelScheduler {
   }
 
   @Override
-  public @Nullable Dest pick(int clientFold, int clientPort, int destinationFold) {
-    Dest d = buckets[KernelHash.hash32(destinationFold, SourceHashing.TAB_BITS)];
+  public @Nullable SchedDest pick(int clientFold, int clientPort, int destinationFold) {
+    SchedDest d = buckets[KernelHash.hash32(destinationFold, SourceHashing.TAB_BITS)];
     if (d == null || !d.available() || d.weight() <= 0 || d.overloaded()) return null;
     return d;
   }

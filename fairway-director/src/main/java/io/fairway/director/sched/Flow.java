@@ -25,8 +25,8 @@ public final class Flow {
     this.clientPort = checkPort(clientPort);
     this.destination = destination;
     this.destinationPort = checkPort(destinationPort);
-    this.clientFold = Addresses.fold(client);
-    this.destinationFold = destination == null ? 0 : Addresses.fold(destination);
+    this.clientFold = AddressFold.fold(client);
+    this.destinationFold = destination == null ? 0 : AddressFold.fold(destination);
   }
 
   /** A flow from {@code client:clientPort} to an unspecified virtual address. */

@@ -32,7 +32,7 @@ public final class Flows {
       port = port(s.substring(s.indexOf(':') + 1), text, what);
     }
     try {
-      return new InetSocketAddress(Addresses.parse(host), port);
+      return new InetSocketAddress(AddressFold.parse(host), port);
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(
           what + " '" + text + "' is not IP, IP:PORT or [IPv6]:PORT");

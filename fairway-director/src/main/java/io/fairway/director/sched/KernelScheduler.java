@@ -22,16 +22,16 @@ public interface KernelScheduler {
    *
    * @param kernelOrder the servers in the kernel's list order (most recently added first)
    */
-  void update(List<Dest> kernelOrder);
+  void update(List<SchedDest> kernelOrder);
 
   /**
-   * Many changes at once (a batch, {@link VirtualService#beginBatch}): the list they end with, and
+   * Many changes at once (a batch, {@link SchedService#beginBatch}): the list they end with, and
    * the changes in the order they were made. It must leave the scheduler exactly as one {@link
    * #update(List)} per change would have. The default, one update on the result, is exact for every
    * scheduler whose state is a function of the list alone; rr and wrr, whose cursor and current
    * weight depend on every hook call, replay the changes.
    */
-  default void update(List<Dest> kernelOrder, List<MemberChange> changes) {
+  default void update(List<SchedDest> kernelOrder, List<MemberChange> changes) {
     update(kernelOrder);
   }
 
@@ -39,7 +39,7 @@ public interface KernelScheduler {
    * The server for a new connection, or {@code null} when the kernel would answer "no destination
    * available".
    */
-  default @Nullable Dest schedule(Flow flow) {
+  default @Nullable SchedDest schedule(Flow flow) {
     return pick(flow.clientFold(), flow.clientPort(), flow.destinationFold());
   }
 
@@ -51,7 +51,7 @@ public interface KernelScheduler {
    * @param clientPort the client's source port (sh-port, mh-port)
    * @param destinationFold the packet's destination address, folded (dh)
    */
-  @Nullable Dest pick(int clientFold, int clientPort, int destinationFold);
+  @Nullable SchedDest pick(int clientFold, int clientPort, int destinationFold);
 
   /**
    * The kernel's address fold of {@code a}: IPv4 as a number, IPv6 as the XOR of its four 32-bit
@@ -59,6 +59,6 @@ public interface KernelScheduler {
    */
   static int fold(java.net.InetAddress a) {
     // Inet4Address.hashCode() is the address itself: no copy of the bytes on the hot path.
-    return a instanceof java.net.Inet4Address ? a.hashCode() : Addresses.fold(a);
+    return a instanceof java.net.Inet4Address ? a.hashCode() : AddressFold.fold(a);
   }
 }

@@ -9,7 +9,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Slow start: a ramping server's overhead counts divided by the ramp's progress {@code f}, so it
  * holds about {@code f} times the connections of the others; compared by cross-multiplying with
- * {@link Dest#rampUnits}, which is the same for every server (100) when nobody ramps, so the
+ * {@link SchedDest#rampUnits}, which is the same for every server (100) when nobody ramps, so the
  * kernel's comparison is unchanged then.
  */
 final class LeastConnection extends ListScheduler {
@@ -19,11 +19,11 @@ final class LeastConnection extends ListScheduler {
   }
 
   @Override
-  public @Nullable Dest pick(int clientFold, int clientPort, int destinationFold) {
-    Dest least = null;
+  public @Nullable SchedDest pick(int clientFold, int clientPort, int destinationFold) {
+    SchedDest least = null;
     long loh = 0;
     int lu = 0;
-    for (Dest d : dests) {
+    for (SchedDest d : dests) {
       if (d.overloaded() || d.weight() == 0) continue;
       long doh = d.connOverhead();
       int du = d.rampUnits();

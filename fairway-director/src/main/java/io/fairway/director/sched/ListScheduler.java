@@ -7,10 +7,10 @@ import java.util.List;
  * copy of it.
  */
 abstract class ListScheduler implements KernelScheduler {
-  protected volatile Dest[] dests = new Dest[0];
+  protected volatile SchedDest[] dests = new SchedDest[0];
 
   @Override
-  public void update(List<Dest> kernelOrder) {
-    dests = kernelOrder.toArray(new Dest[0]);
+  public void update(List<SchedDest> kernelOrder) {
+    dests = kernelOrder.toArray(new SchedDest[0]);
   }
 }

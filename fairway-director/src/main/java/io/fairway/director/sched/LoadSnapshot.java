@@ -54,23 +54,23 @@ public record LoadSnapshot(Map<String, int[]> loads) {
    * Sets every server's counts (unnamed ones to zero). Unknown names are an error listing the known
    * ones.
    */
-  public void applyTo(VirtualService service) {
+  public void applyTo(SchedService service) {
     for (String name : loads.keySet()) {
       if (service.byName(name) == null) {
         StringBuilder known = new StringBuilder();
-        for (Dest d : service.dests())
+        for (SchedDest d : service.dests())
           known.append(known.length() == 0 ? "" : " ").append(d.name());
         if (service.sorryServer() != null) known.append(" ").append(service.sorryServer().name());
         throw new IllegalArgumentException(
             "--conns: no real server named '" + name + "' (known: " + known + ")");
       }
     }
-    for (Dest d : service.dests()) set(d);
+    for (SchedDest d : service.dests()) set(d);
     if (service.sorryServer() != null) set(service.sorryServer());
     // Thresholds changed the flags the scheduler reads, not its tables: nothing to rebuild.
   }
 
-  private void set(Dest d) {
+  private void set(SchedDest d) {
     int[] l = loads.getOrDefault(d.name(), new int[] {0, 0});
     d.setLoad(l[0], l[1]);
   }

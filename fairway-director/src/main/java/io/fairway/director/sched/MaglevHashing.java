@@ -30,7 +30,7 @@ final class MaglevHashing implements KernelScheduler {
   private final int balanceFactor;
   private volatile State state;
 
-  private record State(Dest[] lookup, Dest[] dests) {}
+  private record State(SchedDest[] lookup, SchedDest[] dests) {}
 
   MaglevHashing(boolean fallback, boolean usePort) {
     this(fallback, usePort, KERNEL_TABLE_SIZE, 0);
@@ -54,7 +54,7 @@ final class MaglevHashing implements KernelScheduler {
     for (int i = 0; i < PRIMES.length; i++) if (PRIMES[i] <= tableSize) idx = i;
     this.tabBits = (idx + 8) / 2;
     this.balanceFactor = balanceFactor;
-    this.state = new State(new Dest[tableSize], new Dest[0]);
+    this.state = new State(new SchedDest[tableSize], new SchedDest[0]);
   }
 
   static boolean isPrime(int n) {
@@ -77,14 +77,14 @@ final class MaglevHashing implements KernelScheduler {
   }
 
   @Override
-  public void update(List<Dest> kernelOrder) {
-    Dest[] dests = kernelOrder.toArray(new Dest[0]);
-    Dest[] lookup = new Dest[size];
+  public void update(List<SchedDest> kernelOrder) {
+    SchedDest[] dests = kernelOrder.toArray(new SchedDest[0]);
+    SchedDest[] lookup = new SchedDest[size];
     if (dests.length > size)
       throw new IllegalArgumentException("mh: more servers than table slots");
     int gcd = 0;
     int max = 0;
-    for (Dest d : dests) {
+    for (SchedDest d : dests) {
       int w = d.lastWeight();
       if (w > 0) gcd = gcd > 0 ? WeightedRoundRobin.gcd(w, gcd) : w;
       if (w > max) max = w;
@@ -97,8 +97,8 @@ final class MaglevHashing implements KernelScheduler {
       int[] skip = new int[n];
       int[] turns = new int[n];
       for (int i = 0; i < n; i++) {
-        Dest d = dests[i];
-        int fold = Addresses.fold(d.address());
+        SchedDest d = dests[i];
+        int fold = AddressFold.fold(d.address());
         perm[i] = slot(hashKey(fold, d.port(), KEY1, 0));
         skip[i] = (int) (Integer.toUnsignedLong(hashKey(fold, d.port(), KEY2, 0)) % (size - 1)) + 1;
         int lw = d.lastWeight();
@@ -134,18 +134,18 @@ final class MaglevHashing implements KernelScheduler {
     state = new State(lookup, dests);
   }
 
-  private static boolean unavailable(Dest d) {
+  private static boolean unavailable(SchedDest d) {
     return d.weight() <= 0 || d.overloaded();
   }
 
   @Override
-  public @Nullable Dest pick(int clientFold, int clientPort, int destinationFold) {
+  public @Nullable SchedDest pick(int clientFold, int clientPort, int destinationFold) {
     State s = state;
-    Dest[] lookup = s.lookup;
+    SchedDest[] lookup = s.lookup;
     int fold = clientFold;
     int port = usePort ? clientPort : 0;
     int ihash = slot(hashKey(fold, port, KEY1, 0));
-    Dest d = lookup[ihash];
+    SchedDest d = lookup[ihash];
     if (d == null) return null;
     long bound = balanceFactor == 0 ? Long.MAX_VALUE : loadBound(s.dests);
     if (!unavailable(d) && d.totalConns() < bound) return d;
@@ -167,10 +167,10 @@ final class MaglevHashing implements KernelScheduler {
    * the new connection only while its load stays under {@code ceil(factor% × (total + 1) /
    * servers)}.
    */
-  private long loadBound(Dest[] dests) {
+  private long loadBound(SchedDest[] dests) {
     long total = 1;
     int usable = 0;
-    for (Dest d : dests) {
+    for (SchedDest d : dests) {
       if (unavailable(d)) continue;
       total += d.totalConns();
       usable++;
@@ -184,7 +184,7 @@ final class MaglevHashing implements KernelScheduler {
   }
 
   /** The server owning each slot (null for empty), for the balance/disruption simulator. */
-  Dest[] lookupTable() {
+  SchedDest[] lookupTable() {
     return state.lookup.clone();
   }
 }

@@ -8,7 +8,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Slow start: a ramping server never takes the idle shortcut (it would get every connection
  * while it is idle, which is all of them at first); it competes by the sed rule with its ramped
- * {@link Dest#eweight}.
+ * {@link SchedDest#eweight}.
  */
 final class NeverQueue extends ListScheduler {
   @Override
@@ -17,10 +17,10 @@ final class NeverQueue extends ListScheduler {
   }
 
   @Override
-  public @Nullable Dest pick(int clientFold, int clientPort, int destinationFold) {
-    Dest least = null;
+  public @Nullable SchedDest pick(int clientFold, int clientPort, int destinationFold) {
+    SchedDest least = null;
     long loh = 0;
-    for (Dest d : dests) {
+    for (SchedDest d : dests) {
       if (d.overloaded() || d.weight() == 0) continue;
       long doh = d.activeConns() + 1L;
       if (d.activeConns() == 0 && !d.ramping()) return d;

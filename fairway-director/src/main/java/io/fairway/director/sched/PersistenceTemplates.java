@@ -41,12 +41,12 @@ final class PersistenceTemplates {
 
   static final class Template {
     final Key key;
-    final Dest dest;
+    final SchedDest dest;
     long deadline;
     int controlled;
     long lastRelease;
 
-    Template(Key key, Dest dest, long deadline) {
+    Template(Key key, SchedDest dest, long deadline) {
       this.key = key;
       this.dest = dest;
       this.deadline = deadline;
@@ -103,13 +103,13 @@ final class PersistenceTemplates {
 
   private void drop(Template t) {
     templates.remove(t.key);
-    t.dest.unbind(Dest.ConnKind.TEMPLATE);
+    t.dest.unbind(SchedDest.ConnKind.TEMPLATE);
   }
 
-  synchronized Template create(Key key, Dest dest, long now) {
+  synchronized Template create(Key key, SchedDest dest, long now) {
     Template t = new Template(key, dest, now + config.timeoutMillis());
     templates.put(key, t);
-    dest.bind(Dest.ConnKind.TEMPLATE);
+    dest.bind(SchedDest.ConnKind.TEMPLATE);
     return t;
   }
 

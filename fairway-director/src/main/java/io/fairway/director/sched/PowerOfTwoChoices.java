@@ -20,9 +20,9 @@ final class PowerOfTwoChoices implements KernelScheduler {
    * Servers and their running weight sums, published together so a pick never pairs one with the
    * other's size.
    */
-  private record Table(Dest[] dests, long[] cumulative) {}
+  private record Table(SchedDest[] dests, long[] cumulative) {}
 
-  private volatile Table table = new Table(new Dest[0], new long[0]);
+  private volatile Table table = new Table(new SchedDest[0], new long[0]);
 
   PowerOfTwoChoices() {
     this(bound -> ThreadLocalRandom.current().nextInt(bound));
@@ -38,8 +38,8 @@ final class PowerOfTwoChoices implements KernelScheduler {
   }
 
   @Override
-  public void update(List<Dest> kernelOrder) {
-    Dest[] d = kernelOrder.toArray(new Dest[0]);
+  public void update(List<SchedDest> kernelOrder) {
+    SchedDest[] d = kernelOrder.toArray(new SchedDest[0]);
     long[] c = new long[d.length];
     long sum = 0;
     for (int i = 0; i < d.length; i++) {
@@ -50,13 +50,13 @@ final class PowerOfTwoChoices implements KernelScheduler {
   }
 
   @Override
-  public @Nullable Dest pick(int clientFold, int clientPort, int destinationFold) {
+  public @Nullable SchedDest pick(int clientFold, int clientPort, int destinationFold) {
     Table t = table;
-    Dest[] d = t.dests;
+    SchedDest[] d = t.dests;
     long[] c = t.cumulative;
     if (d.length == 0 || c[c.length - 1] == 0) return null;
-    Dest a = draw(d, c);
-    Dest b = draw(d, c);
+    SchedDest a = draw(d, c);
+    SchedDest b = draw(d, c);
     // An overloaded or since-quiesced draw loses to anything usable; if both are unusable, fall
     // back to wlc.
     boolean aOk = a != null && !a.overloaded() && a.weight() > 0;
@@ -67,7 +67,7 @@ final class PowerOfTwoChoices implements KernelScheduler {
     return a.connOverhead() * b.eweight() <= b.connOverhead() * a.eweight() ? a : b;
   }
 
-  private Dest draw(Dest[] d, long[] c) {
+  private SchedDest draw(SchedDest[] d, long[] c) {
     long total = c[c.length - 1];
     long r =
         total <= Integer.MAX_VALUE

@@ -8,13 +8,13 @@ import org.jspecify.annotations.Nullable;
  * cursor survives membership changes the way the kernel's list pointer does: a removed cursor falls
  * back to its predecessor.
  *
- * <p>Slow start: a ramping server is admitted on a fraction of its turns ({@link Dest#admit}); a
- * declined turn goes to the next usable server, as if the ramping one were not there, and the
+ * <p>Slow start: a ramping server is admitted on a fraction of its turns ({@link SchedDest#admit});
+ * a declined turn goes to the next usable server, as if the ramping one were not there, and the
  * cursor moves past both. When nobody else is usable the ramping server takes the connection
  * anyway: a ramp never refuses.
  */
 final class RoundRobin implements KernelScheduler {
-  private Dest[] dests = new Dest[0];
+  private SchedDest[] dests = new SchedDest[0];
 
   /** Index of the server picked last; -1 is the list head (start from the first server). */
   private int cursor = -1;
@@ -25,8 +25,8 @@ final class RoundRobin implements KernelScheduler {
   }
 
   @Override
-  public synchronized void update(List<Dest> kernelOrder) {
-    Dest[] next = kernelOrder.toArray(new Dest[0]);
+  public synchronized void update(List<SchedDest> kernelOrder) {
+    SchedDest[] next = kernelOrder.toArray(new SchedDest[0]);
     int newCursor = -1;
     // Walk back from the cursor to the nearest server still present (the kernel's p->next->prev).
     for (int i = cursor; i >= 0; i--) {
@@ -46,7 +46,7 @@ final class RoundRobin implements KernelScheduler {
    * in one pass over the list.
    */
   @Override
-  public synchronized void update(List<Dest> kernelOrder, List<MemberChange> changes) {
+  public synchronized void update(List<SchedDest> kernelOrder, List<MemberChange> changes) {
     if (cursor >= 0) {
       dests = dests.clone();
       cursor = cursorAfter(changes);
@@ -60,19 +60,19 @@ final class RoundRobin implements KernelScheduler {
    * {@code dests} gets it in slot 0, so that {@link #update(List)} then finds it there.
    */
   private int cursorAfter(List<MemberChange> changes) {
-    java.util.IdentityHashMap<Dest, Integer> oldAt = new java.util.IdentityHashMap<>();
+    java.util.IdentityHashMap<SchedDest, Integer> oldAt = new java.util.IdentityHashMap<>();
     for (int i = 0; i < dests.length; i++) oldAt.put(dests[i], i);
     boolean[] gone = new boolean[dests.length];
     // Servers the batch added, oldest first (the one nearest the old list); the kernel's head is
     // the last.
-    List<Dest> added = new java.util.ArrayList<>();
-    java.util.IdentityHashMap<Dest, Integer> addedAt = new java.util.IdentityHashMap<>();
+    List<SchedDest> added = new java.util.ArrayList<>();
+    java.util.IdentityHashMap<SchedDest, Integer> addedAt = new java.util.IdentityHashMap<>();
     java.util.Set<Integer> addedGone = new java.util.HashSet<>();
     int oldCursor = cursor; // index into dests, or -1
     int newCursor = -1; // index into added, or -1; used once the cursor left the old list
     boolean inAdded = false;
     for (MemberChange c : changes) {
-      Dest d = c.dest();
+      SchedDest d = c.dest();
       if (c.kind() == MemberChange.Kind.ADD) {
         addedAt.put(d, added.size());
         added.add(d);
@@ -116,20 +116,21 @@ final class RoundRobin implements KernelScheduler {
     return 0;
   }
 
-  private static int indexOf(Dest[] a, Dest d) {
+  private static int indexOf(SchedDest[] a, SchedDest d) {
     for (int i = 0; i < a.length; i++) if (a[i] == d) return i;
     return -1;
   }
 
   @Override
-  public synchronized @Nullable Dest pick(int clientFold, int clientPort, int destinationFold) {
-    Dest[] d = dests;
+  public synchronized @Nullable SchedDest pick(
+      int clientFold, int clientPort, int destinationFold) {
+    SchedDest[] d = dests;
     int n = d.length;
     int declined = -1;
     // From the server after the cursor, around the list, ending with the cursor itself.
     for (int k = 1; k <= n; k++) {
       int i = cursor < 0 ? k - 1 : (cursor + k) % n;
-      Dest dest = d[i];
+      SchedDest dest = d[i];
       if (!dest.overloaded() && dest.weight() > 0) {
         if (dest.admit()) {
           cursor = i;

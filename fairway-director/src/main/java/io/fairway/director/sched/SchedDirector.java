@@ -16,21 +16,20 @@ import org.jspecify.annotations.Nullable;
  * data plane and {@code fairway pick} treat {@code lb_algo wlc} and Varnish's {@code shard} alike.
  *
  * <p>Mapping of the director model onto the kernel's: members are real servers in add order (their
- * backend is a {@link RealServer}, or any backend named {@code IP:PORT}); the weight must be a
+ * backend is a {@link SchedServer}, or any backend named {@code IP:PORT}); the weight must be a
  * whole number (the kernel's is an int; 0 quiesces); a member that is down is <em>removed</em> from
  * the kernel's table, as keepalived does without {@code inhibit_on_failure} (with it, keepalived
  * sets weight 0 instead — do the same through {@link #setWeight}). Connection counts live in the
  * servers and survive every change.
  *
  * <p>When the scheduler finds nobody and a sorry server is set, {@link #choose} returns the sorry
- * server: see {@link VirtualService} for the overflow rules.
+ * server: see {@link SchedService} for the overflow rules.
  */
 public final class SchedDirector extends AbstractDirector<SchedDirector.SchedState> {
-  private final VirtualService service;
+  private final SchedService service;
 
   /**
-   * Published state: the member snapshot (the servers themselves live in the {@link
-   * VirtualService}).
+   * Published state: the member snapshot (the servers themselves live in the {@link SchedService}).
    */
   public static final class SchedState extends AbstractDirector.State {
     SchedState(Snapshot s) {
@@ -47,7 +46,7 @@ public final class SchedDirector extends AbstractDirector<SchedDirector.SchedSta
   public SchedDirector(
       String name, KernelScheduler scheduler, Persistence persistence, LongSupplier clockMillis) {
     super(name, scheduler.name(), null);
-    this.service = new VirtualService(scheduler, persistence, clockMillis);
+    this.service = new SchedService(scheduler, persistence, clockMillis);
     start();
   }
 
@@ -56,7 +55,7 @@ public final class SchedDirector extends AbstractDirector<SchedDirector.SchedSta
   }
 
   /** The underlying service: counts, sorry server, persistence. */
-  public VirtualService service() {
+  public SchedService service() {
     return service;
   }
 
@@ -77,19 +76,19 @@ public final class SchedDirector extends AbstractDirector<SchedDirector.SchedSta
                 + ", got "
                 + w);
       }
-      RealServer rs = m.backend() instanceof RealServer r ? r : parse(m.backend());
+      SchedServer rs = m.backend() instanceof SchedServer r ? r : parse(m.backend());
       specs.add(rs.spec((int) w).withName(m.name()));
       owners.put(m.name(), m.backend());
     }
     service.reconcile(specs);
-    List<Dest> dests = service.dests();
-    for (Dest d : dests) d.backend(owners.get(d.name()));
+    List<SchedDest> dests = service.dests();
+    for (SchedDest d : dests) d.backend(owners.get(d.name()));
     return new SchedState(snapshot);
   }
 
-  private RealServer parse(Backend b) {
+  private SchedServer parse(Backend b) {
     try {
-      return new RealServer(b.name(), Flows.parseHostPort(b.name(), "real server"), 0, 0);
+      return new SchedServer(b.name(), Flows.parseHostPort(b.name(), "real server"), 0, 0);
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(
           "lb_algo "
@@ -101,8 +100,8 @@ public final class SchedDirector extends AbstractDirector<SchedDirector.SchedSta
   }
 
   /** Sets (or clears, with null) the sorry server that takes new connections nobody else can. */
-  public void setSorryServer(@Nullable RealServer sorry) {
-    Dest d = service.setSorryServer(sorry == null ? null : sorry.spec(1));
+  public void setSorryServer(@Nullable SchedServer sorry) {
+    SchedDest d = service.setSorryServer(sorry == null ? null : sorry.spec(1));
     if (d != null) d.backend(sorry);
   }
 
@@ -115,7 +114,7 @@ public final class SchedDirector extends AbstractDirector<SchedDirector.SchedSta
   public @Nullable Backend choose(Request request) {
     InetSocketAddress c = request.client();
     InetSocketAddress d = request.destination();
-    Dest dest =
+    SchedDest dest =
         service.pick(
             c == null ? null : c.getAddress(),
             c == null || c.getAddress() == null ? 0 : KernelScheduler.fold(c.getAddress()),

@@ -119,22 +119,22 @@ public final class Schedulers {
    * it gets under uniform hashing); empty for the other schedulers. For simulators and operators'
    * "is this balanced" checks.
    */
-  public static java.util.Map<Dest, Integer> tableSlots(KernelScheduler s) {
-    Dest[] table =
+  public static java.util.Map<SchedDest, Integer> tableSlots(KernelScheduler s) {
+    SchedDest[] table =
         s instanceof MaglevHashing m
             ? m.lookupTable()
-            : s instanceof SourceHashing h ? h.lookupTable() : new Dest[0];
-    java.util.Map<Dest, Integer> out = new java.util.LinkedHashMap<>();
-    for (Dest d : table) if (d != null) out.merge(d, 1, Integer::sum);
+            : s instanceof SourceHashing h ? h.lookupTable() : new SchedDest[0];
+    java.util.Map<SchedDest, Integer> out = new java.util.LinkedHashMap<>();
+    for (SchedDest d : table) if (d != null) out.merge(d, 1, Integer::sum);
     return out;
   }
 
   /**
    * A service using {@code name} with the given real servers, listed in the order they are added.
    */
-  public static VirtualService service(
+  public static SchedService service(
       String name, Collection<String> flags, List<DestSpec> servers) {
-    VirtualService vs = new VirtualService(create(name, flags));
+    SchedService vs = new SchedService(create(name, flags));
     for (DestSpec s : servers) vs.add(s);
     return vs;
   }

@@ -13,7 +13,7 @@ final class ShortestExpectedDelay extends ListScheduler {
   }
 
   @Override
-  public @Nullable Dest pick(int clientFold, int clientPort, int destinationFold) {
+  public @Nullable SchedDest pick(int clientFold, int clientPort, int destinationFold) {
     return WeightedLeastConnection.pickWeighted(dests, true);
   }
 }

@@ -18,7 +18,7 @@ final class SourceHashing implements KernelScheduler {
 
   private final boolean fallback;
   private final boolean usePort;
-  private volatile Dest[] buckets = new Dest[TAB_SIZE];
+  private volatile SchedDest[] buckets = new SchedDest[TAB_SIZE];
 
   SourceHashing(boolean fallback, boolean usePort) {
     this.fallback = fallback;
@@ -31,13 +31,13 @@ final class SourceHashing implements KernelScheduler {
   }
 
   @Override
-  public void update(List<Dest> kernelOrder) {
-    Dest[] b = new Dest[TAB_SIZE];
+  public void update(List<SchedDest> kernelOrder) {
+    SchedDest[] b = new SchedDest[TAB_SIZE];
     if (!kernelOrder.isEmpty()) {
       int p = 0;
       int count = 0;
       for (int i = 0; i < TAB_SIZE; i++) {
-        Dest d = kernelOrder.get(p);
+        SchedDest d = kernelOrder.get(p);
         b[i] = d;
         if (++count >= d.weight()) {
           p = (p + 1) % kernelOrder.size();
@@ -52,7 +52,7 @@ final class SourceHashing implements KernelScheduler {
     return (offset + KernelHash.hash32(port + fold, TAB_BITS)) & TAB_MASK;
   }
 
-  private static boolean unavailable(Dest d) {
+  private static boolean unavailable(SchedDest d) {
     return d.weight() <= 0 || d.overloaded();
   }
 
@@ -64,17 +64,17 @@ final class SourceHashing implements KernelScheduler {
     return hashKey(flow.clientFold(), usePort ? flow.clientPort() : 0, 0);
   }
 
-  Dest[] lookupTable() {
+  SchedDest[] lookupTable() {
     return buckets.clone();
   }
 
   @Override
-  public @Nullable Dest pick(int clientFold, int clientPort, int destinationFold) {
-    Dest[] b = buckets;
+  public @Nullable SchedDest pick(int clientFold, int clientPort, int destinationFold) {
+    SchedDest[] b = buckets;
     int fold = clientFold;
     int port = usePort ? clientPort : 0;
     int ihash = hashKey(fold, port, 0);
-    Dest d = b[ihash];
+    SchedDest d = b[ihash];
     if (d == null) return null;
     if (!unavailable(d)) return d;
     if (!fallback) return null;

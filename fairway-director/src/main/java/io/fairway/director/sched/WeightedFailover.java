@@ -8,8 +8,8 @@ import org.jspecify.annotations.Nullable;
  * primary is quiesced or full.
  *
  * <p>Slow start: weights are priorities here, so a ramp does not lower the priority; a ramping
- * winner is admitted on a fraction of its turns ({@link Dest#admit}) and a declined turn goes to
- * the best server that is not ramping.
+ * winner is admitted on a fraction of its turns ({@link SchedDest#admit}) and a declined turn goes
+ * to the best server that is not ramping.
  */
 final class WeightedFailover extends ListScheduler {
   @Override
@@ -18,12 +18,12 @@ final class WeightedFailover extends ListScheduler {
   }
 
   @Override
-  public @Nullable Dest pick(int clientFold, int clientPort, int destinationFold) {
-    Dest best = null;
+  public @Nullable SchedDest pick(int clientFold, int clientPort, int destinationFold) {
+    SchedDest best = null;
     int hw = 0;
-    Dest steady = null;
+    SchedDest steady = null;
     int hs = 0;
-    for (Dest d : dests) {
+    for (SchedDest d : dests) {
       int w = d.weight();
       if (d.overloaded()) continue;
       if (w > hw) {

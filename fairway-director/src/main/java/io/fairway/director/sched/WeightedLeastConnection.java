@@ -7,8 +7,8 @@ import org.jspecify.annotations.Nullable;
  * first usable server seeds the search; later weight-0 servers are visited but can never win the
  * comparison.
  *
- * <p>Slow start: the comparison uses {@link Dest#eweight}, so a ramping server's overhead counts
- * divided by the ramp's progress.
+ * <p>Slow start: the comparison uses {@link SchedDest#eweight}, so a ramping server's overhead
+ * counts divided by the ramp's progress.
  */
 final class WeightedLeastConnection extends ListScheduler {
   @Override
@@ -17,17 +17,17 @@ final class WeightedLeastConnection extends ListScheduler {
   }
 
   @Override
-  public @Nullable Dest pick(int clientFold, int clientPort, int destinationFold) {
+  public @Nullable SchedDest pick(int clientFold, int clientPort, int destinationFold) {
     return pickWeighted(dests, false);
   }
 
   /** Shared by wlc and sed: they differ only in how the overhead is counted. */
-  static @Nullable Dest pickWeighted(Dest[] dests, boolean sed) {
+  static @Nullable SchedDest pickWeighted(SchedDest[] dests, boolean sed) {
     int n = dests.length;
     int i = 0;
-    Dest least = null;
+    SchedDest least = null;
     for (; i < n; i++) {
-      Dest d = dests[i];
+      SchedDest d = dests[i];
       if (!d.overloaded() && d.eweight() > 0) {
         least = d;
         break;
@@ -36,7 +36,7 @@ final class WeightedLeastConnection extends ListScheduler {
     if (least == null) return null;
     long loh = overhead(least, sed);
     for (i++; i < n; i++) {
-      Dest d = dests[i];
+      SchedDest d = dests[i];
       if (d.overloaded()) continue;
       long doh = overhead(d, sed);
       if (loh * d.eweight() > doh * least.eweight()) {
@@ -47,7 +47,7 @@ final class WeightedLeastConnection extends ListScheduler {
     return least;
   }
 
-  private static long overhead(Dest d, boolean sed) {
+  private static long overhead(SchedDest d, boolean sed) {
     return sed ? d.activeConns() + 1L : d.connOverhead();
   }
 }

@@ -8,7 +8,7 @@ import org.jspecify.annotations.Nullable;
  * spent.
  *
  * <p>Slow start: as in {@code fo}, a ramping winner is admitted on a fraction of its turns ({@link
- * Dest#admit}); a declined turn goes to the best server that is not ramping.
+ * SchedDest#admit}); a declined turn goes to the best server that is not ramping.
  */
 final class WeightedOverflow extends ListScheduler {
   @Override
@@ -17,10 +17,10 @@ final class WeightedOverflow extends ListScheduler {
   }
 
   @Override
-  public @Nullable Dest pick(int clientFold, int clientPort, int destinationFold) {
-    Dest h = null;
-    Dest steady = null;
-    for (Dest d : dests) {
+  public @Nullable SchedDest pick(int clientFold, int clientPort, int destinationFold) {
+    SchedDest h = null;
+    SchedDest steady = null;
+    for (SchedDest d : dests) {
       int w = d.weight();
       if (d.overloaded() || d.activeConns() > w || w == 0) continue;
       if (h == null || w > h.weight()) h = d;

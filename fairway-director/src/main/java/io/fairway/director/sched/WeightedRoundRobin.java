@@ -9,12 +9,12 @@ import org.jspecify.annotations.Nullable;
  * from the maximum to 1. The maximum is lowered by {@code gcd - 1} so the last pass is always
  * {@code cw = 1}, as the kernel does to catch weights that changed under it.
  *
- * <p>Slow start: the passes compare {@link Dest#eweight}, the weight scaled by 100 while anybody
- * ramps and by the ramp's progress for the ramping server; a common factor changes neither the
- * gcd-reduced passes nor their order.
+ * <p>Slow start: the passes compare {@link SchedDest#eweight}, the weight scaled by 100 while
+ * anybody ramps and by the ramp's progress for the ramping server; a common factor changes neither
+ * the gcd-reduced passes nor their order.
  */
 final class WeightedRoundRobin implements KernelScheduler {
-  private Dest[] dests = new Dest[0];
+  private SchedDest[] dests = new SchedDest[0];
   private int cl = -1; // current dest index, -1 = list head
   private int cw;
   private int mw;
@@ -26,12 +26,12 @@ final class WeightedRoundRobin implements KernelScheduler {
   }
 
   @Override
-  public synchronized void update(List<Dest> kernelOrder) {
-    dests = kernelOrder.toArray(new Dest[0]);
+  public synchronized void update(List<SchedDest> kernelOrder) {
+    dests = kernelOrder.toArray(new SchedDest[0]);
     cl = -1;
     int g = 0;
     int max = 0;
-    for (Dest d : dests) {
+    for (SchedDest d : dests) {
       int w = d.eweight();
       if (w > 0) g = g > 0 ? gcd(w, g) : w;
       if (w > max) max = w;
@@ -42,14 +42,15 @@ final class WeightedRoundRobin implements KernelScheduler {
   /**
    * A batch: {@code cw} goes through the gcd and maximum weight after each change, as the kernel's
    * {@code dest_changed} hook saw them, over a count of the weights rewound from the list the batch
-   * ends with. The weights are the effective ones ({@link Dest#eweight}, as {@link #update(List)}
-   * compares), which the changes carry too. The final {@link #update(List)} repeats the last step,
-   * which changes nothing (the step is idempotent: the maximum is a multiple of the gcd).
+   * ends with. The weights are the effective ones ({@link SchedDest#eweight}, as {@link
+   * #update(List)} compares), which the changes carry too. The final {@link #update(List)} repeats
+   * the last step, which changes nothing (the step is idempotent: the maximum is a multiple of the
+   * gcd).
    */
   @Override
-  public synchronized void update(List<Dest> kernelOrder, List<MemberChange> changes) {
+  public synchronized void update(List<SchedDest> kernelOrder, List<MemberChange> changes) {
     java.util.TreeMap<Integer, Integer> weights = new java.util.TreeMap<>();
-    for (Dest d : kernelOrder) weights.merge(d.eweight(), 1, Integer::sum);
+    for (SchedDest d : kernelOrder) weights.merge(d.eweight(), 1, Integer::sum);
     for (int i = changes.size() - 1; i >= 0; i--) {
       MemberChange c = changes.get(i);
       if (c.kind() != MemberChange.Kind.DELETE) count(weights, c.weightAfter(), -1);
@@ -93,8 +94,9 @@ final class WeightedRoundRobin implements KernelScheduler {
   }
 
   @Override
-  public synchronized @Nullable Dest pick(int clientFold, int clientPort, int destinationFold) {
-    Dest[] d = dests;
+  public synchronized @Nullable SchedDest pick(
+      int clientFold, int clientPort, int destinationFold) {
+    SchedDest[] d = dests;
     int n = d.length;
     int dest = cl;
     if (mw == 0) return null;
@@ -104,7 +106,7 @@ final class WeightedRoundRobin implements KernelScheduler {
     boolean restarted = false;
     while (true) {
       for (int i = dest + 1; i < n; i++) {
-        Dest x = d[i];
+        SchedDest x = d[i];
         if (!x.overloaded() && x.eweight() >= cw) {
           cl = i;
           return x;

@@ -21,19 +21,19 @@
  *
  * <p><b>Overflow to the sorry server.</b> The kernel drops a new connection when every server is
  * full; what the operator wants is a polite "we are busy" page. {@link
- * io.fairway.director.sched.VirtualService} sends it to the {@code sorry_server} instead and goes
+ * io.fairway.director.sched.SchedService} sends it to the {@code sorry_server} instead and goes
  * back to the pool as soon as a server has room ({@link io.fairway.director.sched.OverflowDirector}
  * does the same for the Varnish directors).
  *
  * <p><b>Slow start.</b> The kernel has none (the apply layer steps weights for it); here {@link
- * io.fairway.director.sched.VirtualService#ramp} ramps a server in the scheduler itself, also for
- * rr and lc, which ignore weights ({@link io.fairway.director.SlowStart}; sh, dh and mh do not
- * ramp, it would move clients).
+ * io.fairway.director.sched.SchedService#ramp} ramps a server in the scheduler itself, also for rr
+ * and lc, which ignore weights ({@link io.fairway.director.SlowStart}; sh, dh and mh do not ramp,
+ * it would move clients).
  *
  * <p><b>Entry points.</b> {@link io.fairway.director.sched.Schedulers#create} by name and flags;
  * {@link io.fairway.director.sched.SchedDirector} on the common {@link
- * io.fairway.director.Director} API; {@link io.fairway.director.sched.VirtualService#open} and
- * {@link io.fairway.director.sched.Connection} for the data plane's connection accounting; {@link
+ * io.fairway.director.Director} API; {@link io.fairway.director.sched.SchedService#open} and {@link
+ * io.fairway.director.sched.Connection} for the data plane's connection accounting; {@link
  * io.fairway.director.sched.LoadSnapshot} for {@code fairway pick --conns}.
  */
 @NullMarked

@@ -11,8 +11,8 @@ import net.jqwik.api.Property;
 import org.junit.jupiter.api.Test;
 
 /**
- * A batch ({@link VirtualService#beginBatch}) must leave every scheduler exactly where one update
- * per change leaves it: the same connections to the same servers afterwards. rr's cursor and wrr's
+ * A batch ({@link SchedService#beginBatch}) must leave every scheduler exactly where one update per
+ * change leaves it: the same connections to the same servers afterwards. rr's cursor and wrr's
  * current weight depend on every change, which is what the replay in {@link
  * KernelScheduler#update(List, List)} is for; the rest depend on the list alone. Rounds of random
  * adds, edits and removes (with servers coming back, weights changing the gcd and the maximum,
@@ -39,10 +39,10 @@ class BatchTest {
     for (String name : SCHEDULERS) {
       Random r = new Random(seed);
       long[] now = {0};
-      VirtualService single =
-          new VirtualService(create(name, seed), Persistence.NONE, () -> 0L, () -> now[0]);
-      VirtualService batched =
-          new VirtualService(create(name, seed), Persistence.NONE, () -> 0L, () -> now[0]);
+      SchedService single =
+          new SchedService(create(name, seed), Persistence.NONE, () -> 0L, () -> now[0]);
+      SchedService batched =
+          new SchedService(create(name, seed), Persistence.NONE, () -> 0L, () -> now[0]);
       List<Connection> openSingle = new ArrayList<>();
       List<Connection> openBatched = new ArrayList<>();
       java.util.Set<String> members = new java.util.HashSet<>();
@@ -111,17 +111,17 @@ class BatchTest {
           }
 
           @Override
-          public void update(List<Dest> kernelOrder) {
+          public void update(List<SchedDest> kernelOrder) {
             sizes.add(kernelOrder.size());
             rr.update(kernelOrder);
           }
 
           @Override
-          public Dest pick(int clientFold, int clientPort, int destinationFold) {
+          public SchedDest pick(int clientFold, int clientPort, int destinationFold) {
             return rr.pick(clientFold, clientPort, destinationFold);
           }
         };
-    VirtualService vs = new VirtualService(counting);
+    SchedService vs = new SchedService(counting);
     sizes.clear();
     vs.beginBatch();
     for (int i = 0; i < 1000; i++) {
@@ -138,8 +138,8 @@ class BatchTest {
   @Test
   void aBatchDuringASlowStartHandsTheSchedulerOneUpdate() {
     List<Integer> sizes = new ArrayList<>();
-    VirtualService vs = new VirtualService(counting(sizes), Persistence.NONE, () -> 0L, () -> 0L);
-    Dest ramping = vs.add(DestSpec.of("10.9.0.1", 80, 1));
+    SchedService vs = new SchedService(counting(sizes), Persistence.NONE, () -> 0L, () -> 0L);
+    SchedDest ramping = vs.add(DestSpec.of("10.9.0.1", 80, 1));
     vs.ramp(ramping, 0, 60_000_000_000L);
     sizes.clear();
     vs.beginBatch();
@@ -161,26 +161,26 @@ class BatchTest {
       }
 
       @Override
-      public void update(List<Dest> kernelOrder) {
+      public void update(List<SchedDest> kernelOrder) {
         sizes.add(kernelOrder.size());
         wrr.update(kernelOrder);
       }
 
       @Override
-      public void update(List<Dest> kernelOrder, List<MemberChange> changes) {
+      public void update(List<SchedDest> kernelOrder, List<MemberChange> changes) {
         sizes.add(kernelOrder.size());
         wrr.update(kernelOrder, changes);
       }
 
       @Override
-      public Dest pick(int clientFold, int clientPort, int destinationFold) {
+      public SchedDest pick(int clientFold, int clientPort, int destinationFold) {
         return wrr.pick(clientFold, clientPort, destinationFold);
       }
     };
   }
 
-  private static Dest member(VirtualService vs, String address) {
-    for (Dest d : vs.dests()) {
+  private static SchedDest member(SchedService vs, String address) {
+    for (SchedDest d : vs.dests()) {
       if (d.address().getHostAddress().equals(address)) {
         return d;
       }
@@ -190,14 +190,14 @@ class BatchTest {
 
   @Test
   void aBatchStillRefusesATwiceListedServerAtOnce() {
-    VirtualService vs = new VirtualService(new RoundRobin());
+    SchedService vs = new SchedService(new RoundRobin());
     vs.beginBatch();
     vs.add(DestSpec.of("10.0.0.1", 80, 1));
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> vs.add(DestSpec.of("10.0.0.1", 80, 2)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("listed twice");
     vs.endBatch();
-    assertThat(vs.dests()).extracting(Dest::weight).containsExactly(1);
+    assertThat(vs.dests()).extracting(SchedDest::weight).containsExactly(1);
   }
 
   private static KernelScheduler create(String name, long seed) {
@@ -224,7 +224,7 @@ class BatchTest {
   }
 
   /** Removes (op 2) or edits a member; adds a server that is not one. */
-  private static void apply(VirtualService vs, Object[] c, boolean present) {
+  private static void apply(SchedService vs, Object[] c, boolean present) {
     int op = (int) c[0];
     DestSpec spec = DestSpec.of((String) c[1], 80, (int) c[2]).withThresholds((int) c[3], 0);
     if (op == 2 && present) {
@@ -254,7 +254,7 @@ class BatchTest {
     c.expire();
   }
 
-  private static List<String> names(List<Dest> dests) {
+  private static List<String> names(List<SchedDest> dests) {
     return dests.stream().map(d -> d.name() + "/" + d.weight() + "/" + d.eweight()).toList();
   }
 }

@@ -20,7 +20,7 @@ class ConcurrentAccountingTest {
   @ParameterizedTest(name = "{0}")
   @ValueSource(strings = {"rr", "wrr", "wlc", "mh", "twos"})
   void countsStayExactUnderConcurrentChange(String sched) throws Exception {
-    VirtualService vs =
+    SchedService vs =
         Schedulers.service(
             sched,
             List.of(),
@@ -29,8 +29,8 @@ class ConcurrentAccountingTest {
                     DestSpec.of("10.0.0.2", 80, 2),
                 DestSpec.of("10.0.0.3", 80, 3).withThresholds(40, 0),
                     DestSpec.of("10.0.0.4", 80, 0)));
-    Dest quiesced = vs.dests().get(3);
-    Dest sorry = vs.setSorryServer(DestSpec.of("10.0.0.9", 80, 1));
+    SchedDest quiesced = vs.dests().get(3);
+    SchedDest sorry = vs.setSorryServer(DestSpec.of("10.0.0.9", 80, 1));
     AtomicBoolean stop = new AtomicBoolean();
     ConcurrentLinkedQueue<String> problems = new ConcurrentLinkedQueue<>();
     List<Thread> workers = new ArrayList<>();
@@ -44,7 +44,7 @@ class ConcurrentAccountingTest {
                   Connection c =
                       vs.open(
                           Flow.fromClient(
-                              Addresses.parse("192.0.2." + (i % 200 + 1)), 1024 + seed));
+                              AddressFold.parse("192.0.2." + (i % 200 + 1)), 1024 + seed));
                   if (c == null) {
                     problems.add("refused although a sorry server exists");
                     continue;
@@ -78,7 +78,7 @@ class ConcurrentAccountingTest {
     stop.set(true);
     control.join(10_000);
     assertThat(problems).isEmpty();
-    for (Dest d : vs.dests()) {
+    for (SchedDest d : vs.dests()) {
       assertThat(d.activeConns()).as(d.name()).isZero();
       assertThat(d.inactiveConns()).as(d.name()).isZero();
     }

@@ -25,7 +25,7 @@ class ConsistentHashingTest {
     for (int i = 0; i < n; i++) {
       l.add(
           Flow.fromClient(
-              Addresses.parse(
+              AddressFold.parse(
                   "100." + (64 + r.nextInt(64)) + "." + r.nextInt(256) + "." + r.nextInt(256)),
               1));
     }
@@ -34,15 +34,15 @@ class ConsistentHashingTest {
 
   @Test
   void quiescingAnMhServerMovesOnlyItsOwnClients() {
-    VirtualService vs = Schedulers.service("mh", List.of("mh-fallback"), servers(10));
+    SchedService vs = Schedulers.service("mh", List.of("mh-fallback"), servers(10));
     List<Flow> cs = clients(5000);
-    Map<Flow, Dest> before = new HashMap<>();
+    Map<Flow, SchedDest> before = new HashMap<>();
     for (Flow f : cs) before.put(f, vs.pick(f));
-    Dest quiesced = vs.dests().get(3);
+    SchedDest quiesced = vs.dests().get(3);
     vs.edit(quiesced.spec().withWeight(0));
     int moved = 0;
     for (Flow f : cs) {
-      Dest now = vs.pick(f);
+      SchedDest now = vs.pick(f);
       assertThat(now).isNotSameAs(quiesced);
       if (before.get(f) != quiesced) assertThat(now).isSameAs(before.get(f));
       else moved++;
@@ -59,14 +59,13 @@ class ConsistentHashingTest {
   }
 
   private static double movedShare(int tableSize) {
-    VirtualService vs =
-        new VirtualService(
-            Schedulers.create("mh", List.of(), new Schedulers.Options(tableSize, 0)));
+    SchedService vs =
+        new SchedService(Schedulers.create("mh", List.of(), new Schedulers.Options(tableSize, 0)));
     for (DestSpec s : servers(100)) vs.add(s);
     List<Flow> cs = clients(20000);
-    Map<Flow, Dest> before = new HashMap<>();
+    Map<Flow, SchedDest> before = new HashMap<>();
     for (Flow f : cs) before.put(f, vs.pick(f));
-    Dest gone = vs.dests().get(50);
+    SchedDest gone = vs.dests().get(50);
     vs.remove(gone.address(), gone.port());
     long moved = cs.stream().filter(f -> vs.pick(f) != before.get(f)).count();
     long own = cs.stream().filter(f -> before.get(f) == gone).count();
@@ -78,7 +77,7 @@ class ConsistentHashingTest {
 
   @Test
   void mhTableSharesFollowWeights() {
-    VirtualService vs =
+    SchedService vs =
         Schedulers.service(
             "mh",
             List.of(),
@@ -86,9 +85,9 @@ class ConsistentHashingTest {
                 DestSpec.of("10.0.0.1", 80, 1),
                 DestSpec.of("10.0.0.2", 80, 2),
                 DestSpec.of("10.0.0.3", 80, 5)));
-    Dest[] table = ((MaglevHashing) vs.scheduler()).lookupTable();
-    Map<Dest, Integer> slots = new HashMap<>();
-    for (Dest d : table) slots.merge(d, 1, Integer::sum);
+    SchedDest[] table = ((MaglevHashing) vs.scheduler()).lookupTable();
+    Map<SchedDest, Integer> slots = new HashMap<>();
+    for (SchedDest d : table) slots.merge(d, 1, Integer::sum);
     assertThat(slots.values().stream().mapToInt(Integer::intValue).sum()).isEqualTo(4093);
     assertThat(slots.get(vs.dests().get(2))).isBetween(2500, 2620); // 5/8 of 4093 = 2558
     assertThat(slots.get(vs.dests().get(0))).isBetween(480, 540); // 1/8 = 512
@@ -97,7 +96,7 @@ class ConsistentHashingTest {
   @Test
   void shGivesEachServerWeightBucketsAndWeightZeroStillOneBucket() {
     SourceHashing sh = new SourceHashing(false, false);
-    VirtualService vs = new VirtualService(sh);
+    SchedService vs = new SchedService(sh);
     vs.add(DestSpec.of("10.0.0.1", 80, 3));
     vs.add(DestSpec.of("10.0.0.2", 80, 0));
     // kernel list: .2 then .1 — .2 takes 1 bucket, .1 the next 3, and so on around the 256.
@@ -111,7 +110,7 @@ class ConsistentHashingTest {
           fold = v;
           break;
         }
-      Dest d = sh.pick(fold, 0, 0);
+      SchedDest d = sh.pick(fold, 0, 0);
       if (d == null) quiesced++;
     }
     assertThat(quiesced).isEqualTo(64); // 256 / (1 + 3)
@@ -120,12 +119,12 @@ class ConsistentHashingTest {
   @Test
   void boundedLoadKeepsEveryServerUnderTheFactor() {
     KernelScheduler mh = Schedulers.create("mh", List.of(), new Schedulers.Options(4093, 125));
-    VirtualService vs = new VirtualService(mh);
+    SchedService vs = new SchedService(mh);
     for (DestSpec s : servers(20)) vs.add(s);
     List<Flow> cs = clients(4000);
     for (Flow f : cs) vs.open(f);
-    int max = vs.dests().stream().mapToInt(Dest::totalConns).max().orElseThrow();
+    int max = vs.dests().stream().mapToInt(SchedDest::totalConns).max().orElseThrow();
     assertThat(max).isLessThanOrEqualTo((int) Math.ceil(1.25 * 4000 / 20) + 1);
-    assertThat(vs.dests().stream().mapToInt(Dest::totalConns).sum()).isEqualTo(4000);
+    assertThat(vs.dests().stream().mapToInt(SchedDest::totalConns).sum()).isEqualTo(4000);
   }
 }

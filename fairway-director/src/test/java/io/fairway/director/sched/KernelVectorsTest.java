@@ -34,8 +34,8 @@ class KernelVectorsTest {
 
   private static String pick(
       String sched, List<String> flags, List<DestSpec> dests, String client, int port) {
-    VirtualService vs = Schedulers.service(sched, flags, dests);
-    Dest d = vs.pick(new Flow(Addresses.parse(client), port, null, 80));
+    SchedService vs = Schedulers.service(sched, flags, dests);
+    SchedDest d = vs.pick(new Flow(AddressFold.parse(client), port, null, 80));
     return d == null ? "none" : d.address().getHostAddress();
   }
 
@@ -133,15 +133,15 @@ class KernelVectorsTest {
             DestSpec.of("10.16.2.3", 0, 2),
             DestSpec.of("10.16.2.4", 0, 0),
             DestSpec.of("10.16.2.5", 0, 1));
-    VirtualService vs = Schedulers.service("dh", List.of(), caches);
-    Dest d = vs.pick(Flows.fromKeyLine("dh", destination));
+    SchedService vs = Schedulers.service("dh", List.of(), caches);
+    SchedDest d = vs.pick(Flows.fromKeyLine("dh", destination));
     assertThat(d.address().getHostAddress()).isEqualTo(server);
   }
 
   @Test
   void weightedRoundRobinSequenceAsTheKernelStartsIt() {
     // Servers added one by one: cw is carried through each add, so the first pass admits everyone.
-    VirtualService vs =
+    SchedService vs =
         Schedulers.service(
             "wrr",
             List.of(),
@@ -152,7 +152,7 @@ class KernelVectorsTest {
     StringBuilder seq = new StringBuilder();
     for (int i = 0; i < 12; i++) {
       seq.append(
-              vs.open(Flow.fromClient(Addresses.parse("10.17.9.10"), 40000 + i))
+              vs.open(Flow.fromClient(AddressFold.parse("10.17.9.10"), 40000 + i))
                   .dest()
                   .address()
                   .getHostAddress()
@@ -170,9 +170,9 @@ class KernelVectorsTest {
     assertThat(KernelHash.hash32(2, 32))
         .isEqualTo((int) (0x61C88647L * 2)); // the kernel multiplies in 32 bits: it wraps
     // IPv6 fold: XOR of the four words.
-    assertThat(Addresses.fold(Addresses.parse("::1"))).isEqualTo(1);
-    assertThat(Addresses.fold(Addresses.parse("1:2:3:4:5:6:7:8")))
+    assertThat(AddressFold.fold(AddressFold.parse("::1"))).isEqualTo(1);
+    assertThat(AddressFold.fold(AddressFold.parse("1:2:3:4:5:6:7:8")))
         .isEqualTo(0x00010002 ^ 0x00030004 ^ 0x00050006 ^ 0x00070008);
-    assertThat(KernelScheduler.fold(Addresses.parse("10.17.0.1"))).isEqualTo(0x0A110001);
+    assertThat(KernelScheduler.fold(AddressFold.parse("10.17.0.1"))).isEqualTo(0x0A110001);
   }
 }

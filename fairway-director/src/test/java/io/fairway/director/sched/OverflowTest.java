@@ -17,14 +17,14 @@ import org.junit.jupiter.params.provider.ValueSource;
 class OverflowTest {
 
   private static Flow client(int i) {
-    return Flow.fromClient(Addresses.parse("198.51.100." + (i % 250 + 1)), 2000 + i);
+    return Flow.fromClient(AddressFold.parse("198.51.100." + (i % 250 + 1)), 2000 + i);
   }
 
   @ParameterizedTest(name = "{0}")
   @ValueSource(strings = {"rr", "wrr", "lc", "wlc", "sed", "nq", "fo", "ovf", "sh", "mh", "twos"})
   void everySchedulerOverflowsToTheSorryServerWhenAllAreFullAndComesBackWhenOneHasRoom(
       String sched) {
-    VirtualService vs =
+    SchedService vs =
         Schedulers.service(
             sched,
             List.of(),
@@ -32,7 +32,7 @@ class OverflowTest {
                 DestSpec.of("10.0.0.1", 80, 2).withThresholds(2, 1),
                 DestSpec.of("10.0.0.2", 80, 2).withThresholds(2, 1),
                 DestSpec.of("10.0.0.3", 80, 0)));
-    Dest sorry = vs.setSorryServer(DestSpec.of("10.0.0.9", 80, 1));
+    SchedDest sorry = vs.setSorryServer(DestSpec.of("10.0.0.9", 80, 1));
     List<Connection> pool = new ArrayList<>();
     // Fill the pool; hash schedulers send a fixed client to a fixed server, so vary clients until
     // both are full.
@@ -67,16 +67,14 @@ class OverflowTest {
 
   @Test
   void withoutSorryServerTheConnectionIsRefusedAsInTheKernel() {
-    VirtualService vs =
-        Schedulers.service("wlc", List.of(), List.of(DestSpec.of("10.0.0.1", 80, 0)));
+    SchedService vs = Schedulers.service("wlc", List.of(), List.of(DestSpec.of("10.0.0.1", 80, 0)));
     assertThat(vs.open(client(1))).isNull();
     assertThat(vs.pick(client(1))).isNull();
   }
 
   @Test
   void aSorryServerThatIsAlsoARealServerIsRefused() {
-    VirtualService vs =
-        Schedulers.service("rr", List.of(), List.of(DestSpec.of("10.0.0.1", 80, 1)));
+    SchedService vs = Schedulers.service("rr", List.of(), List.of(DestSpec.of("10.0.0.1", 80, 1)));
     assertThatThrownBy(() -> vs.setSorryServer(DestSpec.of("10.0.0.1", 80, 1)))
         .hasMessageStartingWith("sorry_server 10.0.0.1:80 is also a real_server");
     vs.setSorryServer(DestSpec.of("10.0.0.9", 80, 1));
@@ -86,15 +84,15 @@ class OverflowTest {
 
   @Test
   void sourceHashingWithoutFallbackOverflowsWhenTheClientsOwnServerIsFull() {
-    VirtualService vs =
+    SchedService vs =
         Schedulers.service(
             "sh",
             List.of(),
             List.of(
                 DestSpec.of("10.0.0.1", 80, 1).withThresholds(1, 0),
                 DestSpec.of("10.0.0.2", 80, 1)));
-    Dest sorry = vs.setSorryServer(DestSpec.of("10.0.0.9", 80, 1));
-    Dest limited = vs.dests().get(0);
+    SchedDest sorry = vs.setSorryServer(DestSpec.of("10.0.0.9", 80, 1));
+    SchedDest limited = vs.dests().get(0);
     Flow f = null;
     for (int i = 0; f == null; i++) if (vs.pick(client(i)) == limited) f = client(i);
     Flow other = null;

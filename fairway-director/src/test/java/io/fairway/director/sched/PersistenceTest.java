@@ -10,15 +10,15 @@ import org.junit.jupiter.api.Test;
 /** persistence_timeout / persistence_granularity with the kernel's template expiry. */
 class PersistenceTest {
   private final AtomicLong now = new AtomicLong(1_000_000);
-  private VirtualService vs;
+  private SchedService vs;
 
   @BeforeEach
   void setUp() {
     vs = service(Persistence.seconds(300));
   }
 
-  private VirtualService service(Persistence p) {
-    VirtualService s = new VirtualService(Schedulers.create("rr", List.of()), p, now::get);
+  private SchedService service(Persistence p) {
+    SchedService s = new SchedService(Schedulers.create("rr", List.of()), p, now::get);
     s.add(DestSpec.of("10.0.0.1", 80, 1));
     s.add(DestSpec.of("10.0.0.2", 80, 1));
     s.add(DestSpec.of("10.0.0.3", 80, 1));
@@ -26,13 +26,13 @@ class PersistenceTest {
   }
 
   private static Flow from(String ip, int port) {
-    return Flow.fromClient(Addresses.parse(ip), port);
+    return Flow.fromClient(AddressFold.parse(ip), port);
   }
 
   @Test
   void aClientKeepsItsServerWhileRoundRobinMovesOthersOn() {
-    Dest first = vs.open(from("192.0.2.1", 1000)).dest();
-    Dest other = vs.open(from("192.0.2.2", 1000)).dest();
+    SchedDest first = vs.open(from("192.0.2.1", 1000)).dest();
+    SchedDest other = vs.open(from("192.0.2.2", 1000)).dest();
     assertThat(other).isNotSameAs(first);
     for (int i = 0; i < 5; i++)
       assertThat(vs.open(from("192.0.2.1", 1001 + i)).dest()).isSameAs(first);
@@ -43,7 +43,7 @@ class PersistenceTest {
   @Test
   void theTemplateExpiresOneTimeoutAfterItsLastUseWhenNoConnectionIsLeft() {
     Connection c = vs.open(from("192.0.2.1", 1000));
-    Dest first = c.dest();
+    SchedDest first = c.dest();
     c.expire();
     now.addAndGet(299_000);
     assertThat(vs.pick(from("192.0.2.1", 1))).isSameAs(first);
@@ -55,7 +55,7 @@ class PersistenceTest {
   @Test
   void whileConnectionsLiveTheTemplateIsReArmedInsteadOfExpiring() {
     Connection c = vs.open(from("192.0.2.1", 1000));
-    Dest first = c.dest();
+    SchedDest first = c.dest();
     now.addAndGet(700_000); // two timer periods with the connection still open
     assertThat(vs.pick(from("192.0.2.1", 1))).isSameAs(first);
     c.expire(); // released at t0+700 s; the timer ticks at t0+900 s
@@ -67,13 +67,13 @@ class PersistenceTest {
 
   @Test
   void quiescingKeepsStickyClientsButRemovalReschedulesThem() {
-    Dest first = vs.open(from("192.0.2.1", 1000)).dest();
+    SchedDest first = vs.open(from("192.0.2.1", 1000)).dest();
     vs.edit(first.spec().withWeight(0));
     assertThat(vs.open(from("192.0.2.1", 1001)).dest())
         .as("weight 0: existing clients continue")
         .isSameAs(first);
     vs.remove(first.address(), first.port());
-    Dest next = vs.open(from("192.0.2.1", 1002)).dest();
+    SchedDest next = vs.open(from("192.0.2.1", 1002)).dest();
     assertThat(next).isNotSameAs(first);
     assertThat(vs.open(from("192.0.2.1", 1003)).dest()).isSameAs(next);
   }
@@ -81,17 +81,17 @@ class PersistenceTest {
   @Test
   void expireQuiescentTemplateMovesStickyClientsOffAWeightZeroServer() {
     vs = service(Persistence.seconds(300).withExpireQuiescentTemplate(true));
-    Dest first = vs.open(from("192.0.2.1", 1000)).dest();
+    SchedDest first = vs.open(from("192.0.2.1", 1000)).dest();
     vs.edit(first.spec().withWeight(0));
     assertThat(vs.open(from("192.0.2.1", 1001)).dest()).isNotSameAs(first);
   }
 
   @Test
   void anOverloadedServerKeepsItsStickyClientsAsInTheKernel() {
-    VirtualService s =
-        new VirtualService(Schedulers.create("rr", List.of()), Persistence.seconds(60), now::get);
+    SchedService s =
+        new SchedService(Schedulers.create("rr", List.of()), Persistence.seconds(60), now::get);
     s.add(DestSpec.of("10.0.0.2", 80, 1));
-    Dest limited =
+    SchedDest limited =
         s.add(DestSpec.of("10.0.0.1", 80, 1).withThresholds(1, 0)); // head of the kernel list
     assertThat(s.open(from("192.0.2.1", 1)).dest()).isSameAs(limited);
     assertThat(limited.overloaded()).isTrue();
@@ -104,20 +104,20 @@ class PersistenceTest {
   @Test
   void granularityGroupsClientsByNetwork() {
     vs = service(Persistence.seconds(300).withIpv4Mask(0xffffff00).withIpv6Prefix(64));
-    Dest a = vs.open(from("192.0.2.1", 1)).dest();
+    SchedDest a = vs.open(from("192.0.2.1", 1)).dest();
     assertThat(vs.open(from("192.0.2.200", 1)).dest()).isSameAs(a);
     assertThat(vs.open(from("192.0.3.1", 1)).dest()).isNotSameAs(a);
-    Dest b = vs.open(from("2001:db8:1:2::1", 1)).dest();
+    SchedDest b = vs.open(from("2001:db8:1:2::1", 1)).dest();
     assertThat(vs.open(from("2001:db8:1:2:ffff::9", 1)).dest()).isSameAs(b);
     assertThat(vs.templateCount()).isEqualTo(3);
   }
 
   @Test
   void theSorryServerGetsNoTemplateSoClientsReturnToThePool() {
-    VirtualService s =
-        new VirtualService(Schedulers.create("rr", List.of()), Persistence.seconds(60), now::get);
+    SchedService s =
+        new SchedService(Schedulers.create("rr", List.of()), Persistence.seconds(60), now::get);
     s.add(DestSpec.of("10.0.0.1", 80, 0));
-    Dest sorry = s.setSorryServer(DestSpec.of("10.0.0.9", 80, 1));
+    SchedDest sorry = s.setSorryServer(DestSpec.of("10.0.0.9", 80, 1));
     assertThat(s.open(from("192.0.2.1", 1)).dest()).isSameAs(sorry);
     assertThat(s.templateCount()).isZero();
     s.edit(DestSpec.of("10.0.0.1", 80, 1));

@@ -15,14 +15,14 @@ class PowerOfTwoChoicesTest {
     int[] draws = {0, 1};
     AtomicInteger i = new AtomicInteger();
     PowerOfTwoChoices twos = new PowerOfTwoChoices(bound -> draws[i.getAndIncrement() % 2]);
-    VirtualService vs = new VirtualService(twos);
+    SchedService vs = new SchedService(twos);
     vs.add(DestSpec.of("10.0.0.1", 80, 1).withName("a"));
     vs.add(DestSpec.of("10.0.0.2", 80, 1).withName("b"));
     // kernel order b, a: draw 0 → b, draw 1 → a
     LoadSnapshot.parse("b=3").applyTo(vs);
-    assertThat(vs.pick(Flow.fromClient(Addresses.parse("192.0.2.1"), 1)).name()).isEqualTo("a");
+    assertThat(vs.pick(Flow.fromClient(AddressFold.parse("192.0.2.1"), 1)).name()).isEqualTo("a");
     LoadSnapshot.parse("a=3").applyTo(vs);
-    assertThat(vs.pick(Flow.fromClient(Addresses.parse("192.0.2.1"), 1)).name()).isEqualTo("b");
+    assertThat(vs.pick(Flow.fromClient(AddressFold.parse("192.0.2.1"), 1)).name()).isEqualTo("b");
   }
 
   /**
@@ -36,7 +36,7 @@ class PowerOfTwoChoicesTest {
   @Property(tries = 200)
   void underSteadyLoadItBalancesAndNeverPicksQuiescedServers(@ForAll long seed) {
     java.util.Random random = new java.util.Random(seed);
-    VirtualService vs = new VirtualService(new PowerOfTwoChoices(random::nextInt));
+    SchedService vs = new SchedService(new PowerOfTwoChoices(random::nextInt));
     for (DestSpec d :
         List.of(
             DestSpec.of("10.0.0.1", 80, 1),
@@ -45,9 +45,9 @@ class PowerOfTwoChoicesTest {
             DestSpec.of("10.0.0.4", 80, 0))) {
       vs.add(d);
     }
-    for (int k = 0; k < 3000; k++) vs.open(Flow.fromClient(Addresses.parse("192.0.2.1"), 1));
-    int max = vs.dests().subList(0, 3).stream().mapToInt(Dest::totalConns).max().orElseThrow();
-    int min = vs.dests().subList(0, 3).stream().mapToInt(Dest::totalConns).min().orElseThrow();
+    for (int k = 0; k < 3000; k++) vs.open(Flow.fromClient(AddressFold.parse("192.0.2.1"), 1));
+    int max = vs.dests().subList(0, 3).stream().mapToInt(SchedDest::totalConns).max().orElseThrow();
+    int min = vs.dests().subList(0, 3).stream().mapToInt(SchedDest::totalConns).min().orElseThrow();
     assertThat(vs.dests().get(3).totalConns()).isZero();
     assertThat(max - min).isLessThanOrEqualTo(30);
   }

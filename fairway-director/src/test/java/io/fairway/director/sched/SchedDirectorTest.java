@@ -14,18 +14,18 @@ import org.junit.jupiter.api.Test;
 class SchedDirectorTest {
 
   private static Request from(String ip, int port) {
-    return Request.ofFlow(new InetSocketAddress(Addresses.parse(ip), port), null);
+    return Request.ofFlow(new InetSocketAddress(AddressFold.parse(ip), port), null);
   }
 
   @Test
   void choosesTheSameServerAsTheServiceAndHandsBackTheCallersBackend() {
     SchedDirector d = new SchedDirector("vs", Schedulers.create("mh", List.of()));
-    RealServer a =
-        new RealServer("a", new InetSocketAddress(Addresses.parse("10.16.1.1"), 80), 0, 0);
+    SchedServer a =
+        new SchedServer("a", new InetSocketAddress(AddressFold.parse("10.16.1.1"), 80), 0, 0);
     Backend b = Backend.named("10.16.1.2:80");
     d.add(Member.of(a, 1));
     d.add(Member.of(b, 3));
-    VirtualService reference =
+    SchedService reference =
         Schedulers.service(
             "mh",
             List.of(),
@@ -33,7 +33,7 @@ class SchedDirectorTest {
     for (int i = 0; i < 200; i++) {
       String ip = "10.17." + (i / 200) + "." + (i % 200 + 1);
       Backend got = d.pick(from(ip, 1000));
-      Dest want = reference.pick(Flow.fromClient(Addresses.parse(ip), 1000));
+      SchedDest want = reference.pick(Flow.fromClient(AddressFold.parse(ip), 1000));
       assertThat(got)
           .isSameAs(
               want.port() == 80 && want.address().getHostAddress().equals("10.16.1.1") ? a : b);
@@ -51,7 +51,7 @@ class SchedDirectorTest {
       assertThat(d.pick(from("192.0.2.1", i)).name()).isEqualTo("10.0.0.2:80");
     d.setWeight("10.0.0.2:80", 0);
     assertThat(d.pick(from("192.0.2.1", 9))).isNull();
-    d.setSorryServer(RealServer.parse("10.0.0.9:80"));
+    d.setSorryServer(SchedServer.parse("10.0.0.9:80"));
     assertThat(d.pick(from("192.0.2.1", 9)).name()).isEqualTo("10.0.0.9:80");
     assertThat(d.healthy()).isTrue();
   }

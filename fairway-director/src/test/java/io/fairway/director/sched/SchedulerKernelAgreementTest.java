@@ -151,7 +151,7 @@ class SchedulerKernelAgreementTest {
   }
 
   static InetAddress ip(String s) {
-    return Addresses.parse(s);
+    return AddressFold.parse(s);
   }
 
   private void buildScenarios() throws Exception {
@@ -475,8 +475,8 @@ class SchedulerKernelAgreementTest {
     int compared = 0;
     int refused = 0;
     for (Scenario s : scenarios) {
-      VirtualService vs =
-          new VirtualService(
+      SchedService vs =
+          new SchedService(
               Schedulers.create(s.sched(), s.flags()),
               s.persistence(),
               () -> 1_000_000L); // the whole run is far shorter than the persistence timeout

@@ -19,9 +19,9 @@ class SchedulersTest {
           DestSpec.of("10.0.0.3", 80, 3).withName("c"));
 
   private static String pickWith(String sched, String conns) {
-    VirtualService vs = Schedulers.service(sched, List.of(), ABC);
+    SchedService vs = Schedulers.service(sched, List.of(), ABC);
     LoadSnapshot.parse(conns).applyTo(vs);
-    Dest d = vs.pick(Flow.fromClient(Addresses.parse("192.0.2.1"), 1));
+    SchedDest d = vs.pick(Flow.fromClient(AddressFold.parse("192.0.2.1"), 1));
     return d == null ? "none" : d.name();
   }
 
@@ -65,7 +65,7 @@ class SchedulersTest {
 
   @Test
   void connsSnapshotSetsTheOverloadFlagFromThresholds() {
-    VirtualService vs =
+    SchedService vs =
         Schedulers.service(
             "wlc",
             List.of(),
@@ -74,14 +74,15 @@ class SchedulersTest {
                 DestSpec.of("10.0.0.2", 80, 1).withThresholds(10, 0).withName("b")));
     vs.setSorryServer(DestSpec.of("10.0.0.9", 80, 1).withName("sorry"));
     LoadSnapshot.parse("a=10, b=9/1").applyTo(vs);
-    assertThat(vs.pick(Flow.fromClient(Addresses.parse("192.0.2.1"), 1)).name()).isEqualTo("sorry");
+    assertThat(vs.pick(Flow.fromClient(AddressFold.parse("192.0.2.1"), 1)).name())
+        .isEqualTo("sorry");
     LoadSnapshot.parse("a=10,b=9").applyTo(vs);
-    assertThat(vs.pick(Flow.fromClient(Addresses.parse("192.0.2.1"), 1)).name()).isEqualTo("b");
+    assertThat(vs.pick(Flow.fromClient(AddressFold.parse("192.0.2.1"), 1)).name()).isEqualTo("b");
   }
 
   @Test
   void connsSnapshotErrorsNameTheItem() {
-    VirtualService vs = Schedulers.service("lc", List.of(), ABC);
+    SchedService vs = Schedulers.service("lc", List.of(), ABC);
     assertThatThrownBy(() -> LoadSnapshot.parse("a=1,zz").applyTo(vs))
         .hasMessage("--conns: 'zz' is not NAME=N or NAME=ACTIVE/INACTIVE");
     assertThatThrownBy(() -> LoadSnapshot.parse("a=x"))
@@ -108,12 +109,12 @@ class SchedulersTest {
 
   @Test
   void roundRobinCursorSurvivesMembershipChangesLikeTheKernelsListPointer() {
-    VirtualService vs = Schedulers.service("rr", List.of(), ABC);
-    Flow f = Flow.fromClient(Addresses.parse("192.0.2.1"), 1);
+    SchedService vs = Schedulers.service("rr", List.of(), ABC);
+    Flow f = Flow.fromClient(AddressFold.parse("192.0.2.1"), 1);
     // kernel list: c b a
     assertThat(vs.pick(f).name()).isEqualTo("c");
     assertThat(vs.pick(f).name()).isEqualTo("b");
-    vs.remove(Addresses.parse("10.0.0.2"), 80); // cursor was b: falls back to c
+    vs.remove(AddressFold.parse("10.0.0.2"), 80); // cursor was b: falls back to c
     assertThat(vs.pick(f).name()).isEqualTo("a");
     vs.add(DestSpec.of("10.0.0.4", 80, 1).withName("d")); // new head: d c a
     assertThat(vs.pick(f).name()).isEqualTo("d");

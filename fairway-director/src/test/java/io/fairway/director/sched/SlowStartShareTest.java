@@ -25,9 +25,9 @@ class SlowStartShareTest {
 
   final AtomicLong clock = new AtomicLong(5 * SECOND);
 
-  VirtualService service(String sched, int... weights) {
-    VirtualService vs =
-        new VirtualService(
+  SchedService service(String sched, int... weights) {
+    SchedService vs =
+        new SchedService(
             Schedulers.create(sched, List.of()),
             Persistence.NONE,
             System::currentTimeMillis,
@@ -54,9 +54,9 @@ class SlowStartShareTest {
    * Runs 12 s of traffic with the last server ramping from the start; each connection lives {@code
    * lifeTicks} ticks. Returns, per second, {observed share, expected share} of the ramping server.
    */
-  double[][] run(VirtualService vs, int lifeTicks) {
-    List<Dest> dests = vs.dests();
-    Dest ramping = dests.get(dests.size() - 1);
+  double[][] run(SchedService vs, int lifeTicks) {
+    List<SchedDest> dests = vs.dests();
+    SchedDest ramping = dests.get(dests.size() - 1);
     vs.ramp(ramping, 0, RAMP);
     ArrayDeque<Connection[]> alive = new ArrayDeque<>();
     double[][] out = new double[12][2];
@@ -68,7 +68,7 @@ class SlowStartShareTest {
         long elapsed = (second * 10L + tick) * TICK;
         double f = SlowStart.fraction(SlowStart.units(elapsed, RAMP));
         double rest = 0;
-        for (Dest d : dests) {
+        for (SchedDest d : dests) {
           rest += d == ramping ? 0 : d.weight();
         }
         double w = f * ramping.weight();
@@ -113,7 +113,7 @@ class SlowStartShareTest {
 
   @Test
   void rrAdmitsTheRampingServerOnAGrowingFractionOfItsTurns() {
-    VirtualService vs = service("rr", 1, 1, 1);
+    SchedService vs = service("rr", 1, 1, 1);
     double[][] s = run(vs, 1);
     assertFollowsTheRamp("rr", s);
     assertThat(s[11][0]).as("after the ramp, exactly rr's third").isCloseTo(1 / 3.0, offset(0.005));
@@ -142,8 +142,8 @@ class SlowStartShareTest {
   @Test
   void withoutARampTheScheduleIsTheKernelsAndTheRampEndsWithItsTime() {
     for (String sched : List.of("rr", "wrr", "lc", "wlc", "sed", "nq", "fo", "ovf")) {
-      VirtualService plain = service(sched, 3, 2, 1);
-      VirtualService ramped = service(sched, 3, 2, 1);
+      SchedService plain = service(sched, 3, 2, 1);
+      SchedService ramped = service(sched, 3, 2, 1);
       // A ramp that has ended leaves the scheduler exactly as if there had been none.
       ramped.ramp(ramped.dests().get(2), 0, RAMP);
       clock.addAndGet(RAMP);
@@ -165,7 +165,7 @@ class SlowStartShareTest {
   @Test
   void aRampNeverRefusesWhenTheRampingServerIsTheOnlyOne() {
     for (String sched : List.of("rr", "wrr", "lc", "fo", "ovf")) {
-      VirtualService vs = service(sched, 5);
+      SchedService vs = service(sched, 5);
       vs.ramp(vs.dests().get(0), 0, RAMP);
       for (int i = 0; i < 20; i++) {
         Connection c = vs.open(flow(i));
@@ -178,8 +178,8 @@ class SlowStartShareTest {
 
   @Test
   void foHandsARecoveredPrimaryItsTrafficProgressively() {
-    VirtualService vs = service("fo", 1, 5);
-    Dest primary = vs.dests().get(1);
+    SchedService vs = service("fo", 1, 5);
+    SchedDest primary = vs.dests().get(1);
     vs.ramp(primary, 3 * SECOND, RAMP); // 30% of the way
     int toPrimary = 0;
     for (int i = 0; i < 1000; i++) {
@@ -193,8 +193,8 @@ class SlowStartShareTest {
   @Test
   void hashingSchedulersDoNotMoveClientsForARamp() {
     for (String sched : List.of("sh", "dh", "mh")) {
-      VirtualService plain = service(sched, 1, 1, 1);
-      VirtualService ramped = service(sched, 1, 1, 1);
+      SchedService plain = service(sched, 1, 1, 1);
+      SchedService ramped = service(sched, 1, 1, 1);
       ramped.ramp(ramped.dests().get(2), 0, RAMP);
       for (int i = 0; i < 300; i++) {
         assertThat(ramped.pick(flow(i)).name()).as(sched).isEqualTo(plain.pick(flow(i)).name());
@@ -204,8 +204,8 @@ class SlowStartShareTest {
 
   @Test
   void statusFiguresAreTheSchedulers() {
-    VirtualService vs = service("rr", 1, 1);
-    Dest d = vs.dests().get(1);
+    SchedService vs = service("rr", 1, 1);
+    SchedDest d = vs.dests().get(1);
     vs.ramp(d, 3_700_000_000L, RAMP);
     assertThat(d.rampUnits()).isEqualTo(37);
     assertThat(d.rampFraction()).isEqualTo(0.37);

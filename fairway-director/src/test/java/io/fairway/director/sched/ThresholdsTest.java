@@ -11,19 +11,19 @@ import org.junit.jupiter.api.Test;
 class ThresholdsTest {
 
   /** rr over one server, 10.0.0.1:80 weight 1, with these thresholds. */
-  private static VirtualService oneServer(int upper, int lower) {
+  private static SchedService oneServer(int upper, int lower) {
     return Schedulers.service(
         "rr", List.of(), List.of(DestSpec.of("10.0.0.1", 80, 1).withThresholds(upper, lower)));
   }
 
   private static Flow client(int i) {
-    return Flow.fromClient(Addresses.parse("192.0.2." + (i % 250 + 1)), 1024 + i);
+    return Flow.fromClient(AddressFold.parse("192.0.2." + (i % 250 + 1)), 1024 + i);
   }
 
   @Test
   void overloadIsSetWhenTheCountReachesTheUpperThresholdAndClearedBelowTheLowerOne() {
-    VirtualService vs = oneServer(4, 2);
-    Dest d = vs.dests().get(0);
+    SchedService vs = oneServer(4, 2);
+    SchedDest d = vs.dests().get(0);
     List<Connection> conns = new ArrayList<>();
     for (int i = 0; i < 3; i++) conns.add(vs.open(client(i)));
     assertThat(d.overloaded()).isFalse();
@@ -41,15 +41,15 @@ class ThresholdsTest {
 
   @Test
   void maxConnsCountsLiveConnectionsOnlyAndLetsTheNextInWhenOneCloses() {
-    VirtualService vs =
+    SchedService vs =
         Schedulers.service(
             "wlc",
             List.of(),
             List.of(
                 DestSpec.of("10.0.0.1", 80, 1).withMaxConns(2),
                 DestSpec.of("10.0.0.2", 80, 1).withMaxConns(1)));
-    Dest a = vs.dests().get(0);
-    Dest b = vs.dests().get(1);
+    SchedDest a = vs.dests().get(0);
+    SchedDest b = vs.dests().get(1);
     List<Connection> conns = new ArrayList<>();
     for (int i = 0; i < 3; i++) conns.add(vs.open(client(i)));
     assertThat(conns).extracting(Connection::dest).containsExactlyInAnyOrder(a, a, b);
@@ -69,8 +69,8 @@ class ThresholdsTest {
 
   @Test
   void withoutLowerThresholdTheFlagClearsBelowThreeQuarters() {
-    VirtualService vs = oneServer(8, 0);
-    Dest d = vs.dests().get(0);
+    SchedService vs = oneServer(8, 0);
+    SchedDest d = vs.dests().get(0);
     List<Connection> conns = new ArrayList<>();
     for (int i = 0; i < 8; i++) conns.add(vs.open(client(i)));
     assertThat(d.overloaded()).isTrue();
@@ -83,8 +83,8 @@ class ThresholdsTest {
 
   @Test
   void batchExpiryCountsAndClearsOverloadAsSingleExpiriesDo() {
-    VirtualService vs = oneServer(4, 2);
-    Dest d = vs.dests().get(0);
+    SchedService vs = oneServer(4, 2);
+    SchedDest d = vs.dests().get(0);
     List<Connection> closed = new ArrayList<>();
     for (int i = 0; i < 4; i++) {
       Connection c = vs.open(client(i));
@@ -109,12 +109,11 @@ class ThresholdsTest {
 
   @Test
   void onlyInactiveConnectionsWithoutATemplateCanBeExpiredInABatch() {
-    VirtualService vs =
-        Schedulers.service("rr", List.of(), List.of(DestSpec.of("10.0.0.1", 80, 1)));
+    SchedService vs = Schedulers.service("rr", List.of(), List.of(DestSpec.of("10.0.0.1", 80, 1)));
     Connection active = vs.open(client(1));
     assertThat(active.detachForBatchExpiry()).as("still active").isFalse();
-    VirtualService sticky =
-        new VirtualService(Schedulers.create("rr", List.of()), Persistence.seconds(300), () -> 0L);
+    SchedService sticky =
+        new SchedService(Schedulers.create("rr", List.of()), Persistence.seconds(300), () -> 0L);
     sticky.add(DestSpec.of("10.0.0.1", 80, 1));
     Connection withTemplate = sticky.open(client(2));
     withTemplate.closing();
@@ -125,8 +124,8 @@ class ThresholdsTest {
 
   @Test
   void inactiveConnectionsCountTowardsTheThresholdAndClosingMovesThem() {
-    VirtualService vs = oneServer(2, 0);
-    Dest d = vs.dests().get(0);
+    SchedService vs = oneServer(2, 0);
+    SchedDest d = vs.dests().get(0);
     Connection a = vs.open(client(1));
     a.closing();
     assertThat(d.activeConns()).isZero();
@@ -142,8 +141,8 @@ class ThresholdsTest {
   @Test
   void
       raisingOrRemovingTheUpperThresholdClearsTheFlagAtOnceButLoweringItWaitsForTheNextConnection() {
-    VirtualService vs = oneServer(2, 0);
-    Dest d = vs.dests().get(0);
+    SchedService vs = oneServer(2, 0);
+    SchedDest d = vs.dests().get(0);
     vs.open(client(1));
     vs.open(client(2));
     assertThat(d.overloaded()).isTrue();
@@ -170,18 +169,18 @@ class ThresholdsTest {
 
   @Test
   void aServerRemovedAndAddedBackStillCountsTheConnectionsThatOutlivedItsRemoval() {
-    VirtualService vs =
+    SchedService vs =
         Schedulers.service(
             "rr",
             List.of(),
             List.of(
                 DestSpec.of("10.0.0.1", 80, 1).withThresholds(3, 0),
                 DestSpec.of("10.0.0.2", 80, 1)));
-    Dest a = vs.dests().get(0);
+    SchedDest a = vs.dests().get(0);
     List<Connection> conns = new ArrayList<>();
     for (int i = 0; i < 4; i++) conns.add(vs.open(client(i))); // two each
     vs.remove(a.address(), a.port()); // health check failed: removed
-    Dest back = vs.add(DestSpec.of("10.0.0.1", 80, 1).withThresholds(3, 0)); // and back
+    SchedDest back = vs.add(DestSpec.of("10.0.0.1", 80, 1).withThresholds(3, 0)); // and back
     assertThat(back).as("revived, like the kernel's trash").isSameAs(a);
     assertThat(back.activeConns()).isEqualTo(2);
     vs.open(client(10));

@@ -2,9 +2,9 @@ package io.fairway.proxy.http;
 
 import io.fairway.proxy.Connector;
 import io.fairway.proxy.ProxyOptions;
-import io.fairway.proxy.Timeouts;
+import io.fairway.proxy.ServiceTimeouts;
 import io.fairway.proxy.Transport;
-import io.fairway.proxy.table.RealServer;
+import io.fairway.proxy.table.ProxyBackend;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.EventLoop;
 import io.netty.handler.timeout.IdleStateHandler;
@@ -24,10 +24,10 @@ final class BackendConnect {
    *     or null
    */
   static ChannelFuture open(
-      RealServer rs,
+      ProxyBackend rs,
       EventLoop loop,
       ProxyOptions options,
-      Timeouts timeouts,
+      ServiceTimeouts timeouts,
       java.util.function.Supplier<io.netty.handler.ssl.SslHandler> tls) {
     int connectMillis = (int) timeouts.connect().toMillis();
     ResponseDecoder decoder = new ResponseDecoder(options.maxHeaderSize() * 2 + 4096);

@@ -1,7 +1,7 @@
 package io.fairway.proxy.http;
 
 import io.fairway.proxy.table.Lease;
-import io.fairway.proxy.table.RealServer;
+import io.fairway.proxy.table.ProxyBackend;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
@@ -150,5 +150,5 @@ public interface ClientSide {
    * The server switched protocols: the connection becomes a byte tunnel to {@code backend}, which
    * then belongs to this client for good.
    */
-  void startTunnel(Channel backend, RealServer rs, Lease lease, HttpHead request);
+  void startTunnel(Channel backend, ProxyBackend rs, Lease lease, HttpHead request);
 }

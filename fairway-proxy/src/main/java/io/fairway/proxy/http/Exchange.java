@@ -2,7 +2,7 @@ package io.fairway.proxy.http;
 
 import io.fairway.proxy.ProxyOptions;
 import io.fairway.proxy.RateLimitedLog;
-import io.fairway.proxy.Timeouts;
+import io.fairway.proxy.ServiceTimeouts;
 import io.fairway.proxy.accesslog.AccessLog;
 import io.fairway.proxy.accesslog.AccessRecord.Termination;
 import io.fairway.proxy.http.StrictRequestDecoder.Malformed;
@@ -10,9 +10,9 @@ import io.fairway.proxy.l4.TcpFrontend;
 import io.fairway.proxy.proxyprotocol.ProxyHeaderWriter;
 import io.fairway.proxy.table.Lease;
 import io.fairway.proxy.table.Pick;
-import io.fairway.proxy.table.RealServer;
+import io.fairway.proxy.table.ProxyBackend;
+import io.fairway.proxy.table.ProxyService;
 import io.fairway.proxy.table.SlotWaiter;
-import io.fairway.proxy.table.VirtualService;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -53,9 +53,9 @@ public final class Exchange implements SlotWaiter {
   private static final RateLimitedLog warnings = HttpFrontend.warnings;
 
   private final ClientSide client;
-  private final VirtualService vs;
+  private final ProxyService vs;
   private final ProxyOptions options;
-  private final Timeouts timeouts;
+  private final ServiceTimeouts timeouts;
   final HttpHead request;
 
   /** When the request's head arrived (System.nanoTime). */
@@ -92,7 +92,7 @@ public final class Exchange implements SlotWaiter {
   /** What the access log says of it (see {@link ExchangeLog}). */
   private final ExchangeLog trace;
 
-  private RealServer server;
+  private ProxyBackend server;
   private Lease lease;
   private Channel backend;
   private HttpBackendHandler backendHandler;
@@ -102,9 +102,9 @@ public final class Exchange implements SlotWaiter {
 
   Exchange(
       ClientSide client,
-      VirtualService vs,
+      ProxyService vs,
       ProxyOptions options,
-      Timeouts timeouts,
+      ServiceTimeouts timeouts,
       HttpHead h,
       boolean draining) {
     this.client = client;
@@ -293,7 +293,7 @@ public final class Exchange implements SlotWaiter {
       noServer(p != Pick.None.ALL_TRIED);
       return;
     }
-    RealServer rs = l.server;
+    ProxyBackend rs = l.server;
     state = State.CONNECT;
     trace.leased(rs);
     server = rs;
@@ -322,7 +322,7 @@ public final class Exchange implements SlotWaiter {
   }
 
   /** A stream of the server's HTTP/2 connection on this loop ({@code http2}), opened if need be. */
-  private void h2Stream(RealServer rs, Lease l, boolean fresh) {
+  private void h2Stream(ProxyBackend rs, Lease l, boolean fresh) {
     boolean https = vs.backendTlsConfigured(rs);
     H2Link link =
         rs.h2.get(
@@ -343,7 +343,7 @@ public final class Exchange implements SlotWaiter {
         x -> connected(l, fresh, f.isSuccess() ? f.getNow() : null, f.cause(), f.getNow()));
   }
 
-  private io.netty.handler.ssl.SslHandler tls(RealServer rs) {
+  private io.netty.handler.ssl.SslHandler tls(ProxyBackend rs) {
     try {
       return vs.backendTls(rs, io.fairway.proxy.Transport.ALLOCATOR);
     } catch (javax.net.ssl.SSLException e) {
@@ -357,7 +357,7 @@ public final class Exchange implements SlotWaiter {
    * or failed with {@code cause}: the request goes on, or to the next server.
    */
   private void connected(Lease l, boolean fresh, Channel ch, Throwable cause, Channel opened) {
-    RealServer rs = l.server;
+    ProxyBackend rs = l.server;
     if (client.closed() || state == State.DONE || lease != l) {
       l.closeRequest();
       if (opened != null) {
@@ -529,7 +529,7 @@ public final class Exchange implements SlotWaiter {
   /** The server switched protocols: the exchange ends, its backend connection becomes a tunnel. */
   private void startTunnel() {
     Channel b = backend;
-    RealServer rs = server;
+    ProxyBackend rs = server;
     Lease l = lease;
     backendHandler.exchange = null;
     backend = null;
@@ -547,7 +547,7 @@ public final class Exchange implements SlotWaiter {
   /** Ends the exchange: releases the server, pools or closes the backend connection. */
   void end(boolean reuseBackend) {
     deadlines.responseStarted();
-    RealServer rs = server;
+    ProxyBackend rs = server;
     Channel b = backend;
     if (b != null) {
       backendHandler.exchange = null;
@@ -612,7 +612,7 @@ public final class Exchange implements SlotWaiter {
       return;
     }
     deadlines.responseStarted();
-    RealServer rs = server;
+    ProxyBackend rs = server;
     if (responseStarted()) {
       warnings.warn(
           vs.service().key(),
@@ -673,7 +673,7 @@ public final class Exchange implements SlotWaiter {
       backendFailed(why);
       return;
     }
-    RealServer rs = server;
+    ProxyBackend rs = server;
     Lease l = lease;
     warnings.info(vs.service().key(), rs + ": " + why + "; retrying on another server", null);
     rs.http.connectFailed();
@@ -777,7 +777,7 @@ public final class Exchange implements SlotWaiter {
   }
 
   /** Counts a response the proxy makes up: for the server the request went to, else the service. */
-  private void generated(RealServer rs, int status) {
+  private void generated(ProxyBackend rs, int status) {
     trace.status = status;
     (rs != null ? rs.http : vs.http).generated(status, System.nanoTime() - start);
   }

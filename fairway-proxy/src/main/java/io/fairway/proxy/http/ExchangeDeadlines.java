@@ -1,6 +1,6 @@
 package io.fairway.proxy.http;
 
-import io.fairway.proxy.Timeouts;
+import io.fairway.proxy.ServiceTimeouts;
 
 /**
  * The two deadlines of one exchange, as {@link System#nanoTime} values (0 = none): the request body
@@ -18,7 +18,7 @@ final class ExchangeDeadlines {
     TOTAL
   }
 
-  private final Timeouts timeouts;
+  private final ServiceTimeouts timeouts;
   private long body;
   private long response;
   private long total;
@@ -28,7 +28,7 @@ final class ExchangeDeadlines {
     total = deadline;
   }
 
-  ExchangeDeadlines(Timeouts timeouts) {
+  ExchangeDeadlines(ServiceTimeouts timeouts) {
     this.timeouts = timeouts;
   }
 

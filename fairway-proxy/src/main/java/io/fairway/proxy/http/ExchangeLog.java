@@ -2,7 +2,7 @@ package io.fairway.proxy.http;
 
 import io.fairway.proxy.accesslog.AccessRecord;
 import io.fairway.proxy.accesslog.AccessRecord.Termination;
-import io.fairway.proxy.table.RealServer;
+import io.fairway.proxy.table.ProxyBackend;
 import java.net.InetSocketAddress;
 
 /**
@@ -17,7 +17,7 @@ final class ExchangeLog {
   private long connectStartNanos = -1;
   private long connectedNanos = -1;
   private long firstByteNanos = -1;
-  private RealServer server;
+  private ProxyBackend server;
 
   long bytesIn;
   long bytesOut;
@@ -33,7 +33,7 @@ final class ExchangeLog {
   }
 
   /** A server was chosen (again, after a retry: the queue time is the first wait's). */
-  void leased(RealServer rs) {
+  void leased(ProxyBackend rs) {
     long now = System.nanoTime();
     if (leasedNanos < 0) {
       leasedNanos = now;

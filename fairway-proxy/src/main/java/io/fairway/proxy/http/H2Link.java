@@ -2,9 +2,9 @@ package io.fairway.proxy.http;
 
 import io.fairway.proxy.Connector;
 import io.fairway.proxy.ProxyOptions;
-import io.fairway.proxy.Timeouts;
+import io.fairway.proxy.ServiceTimeouts;
 import io.fairway.proxy.Transport;
-import io.fairway.proxy.table.RealServer;
+import io.fairway.proxy.table.ProxyBackend;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
@@ -61,10 +61,10 @@ final class H2Link {
 
   /** Connects to {@code rs} on {@code loop}; streams asked for before it is up wait for it. */
   static H2Link open(
-      RealServer rs,
+      ProxyBackend rs,
       EventLoop loop,
       ProxyOptions options,
-      Timeouts timeouts,
+      ServiceTimeouts timeouts,
       Supplier<SslHandler> tls) {
     int connectMillis = (int) timeouts.connect().toMillis();
     SslHandler[] ssl = new SslHandler[1];
@@ -108,7 +108,7 @@ final class H2Link {
     return link;
   }
 
-  private void handshaken(SslHandler ssl, Future<?> h, RealServer rs, long start) {
+  private void handshaken(SslHandler ssl, Future<?> h, ProxyBackend rs, long start) {
     if (!h.isSuccess()) {
       ready.tryFailure(h.cause());
     } else if (!ApplicationProtocolNames.HTTP_2.equals(ssl.applicationProtocol())) {

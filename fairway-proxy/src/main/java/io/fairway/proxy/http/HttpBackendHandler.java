@@ -1,7 +1,7 @@
 package io.fairway.proxy.http;
 
 import io.fairway.proxy.l4.TcpFrontend;
-import io.fairway.proxy.table.RealServer;
+import io.fairway.proxy.table.ProxyBackend;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.timeout.IdleStateEvent;
@@ -14,7 +14,7 @@ import io.netty.util.ReferenceCountUtil;
  * ends a stream's pipeline instead ({@link H2Link}), one exchange long.
  */
 final class HttpBackendHandler extends ChannelInboundHandlerAdapter {
-  private final RealServer server;
+  private final ProxyBackend server;
 
   /** This connection's response decoder, told by each exchange what it asked for. */
   final ResponseExpectation decoder;
@@ -22,7 +22,7 @@ final class HttpBackendHandler extends ChannelInboundHandlerAdapter {
   /** The exchange using this connection, {@code null} while it sits idle in the pool. */
   Exchange exchange;
 
-  HttpBackendHandler(RealServer server, ResponseExpectation decoder) {
+  HttpBackendHandler(ProxyBackend server, ResponseExpectation decoder) {
     this.server = server;
     this.decoder = decoder;
   }

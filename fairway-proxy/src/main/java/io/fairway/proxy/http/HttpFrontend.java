@@ -2,14 +2,14 @@ package io.fairway.proxy.http;
 
 import io.fairway.proxy.ProxyOptions;
 import io.fairway.proxy.RateLimitedLog;
-import io.fairway.proxy.Timeouts;
+import io.fairway.proxy.ServiceTimeouts;
 import io.fairway.proxy.http.StrictRequestDecoder.Malformed;
 import io.fairway.proxy.l4.Relay;
 import io.fairway.proxy.l4.TcpFrontend;
 import io.fairway.proxy.table.Drain;
 import io.fairway.proxy.table.Lease;
-import io.fairway.proxy.table.RealServer;
-import io.fairway.proxy.table.VirtualService;
+import io.fairway.proxy.table.ProxyBackend;
+import io.fairway.proxy.table.ProxyService;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -65,11 +65,11 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter implements 
 
   private static final long LINGER_MS = 1000;
 
-  private final VirtualService vs;
+  private final ProxyService vs;
   private final ProxyOptions options;
 
   /** This connection's timeouts: the service's as of the accept. */
-  private final Timeouts timeouts;
+  private final ServiceTimeouts timeouts;
 
   private Channel client;
   private StrictRequestDecoder decoder;
@@ -132,12 +132,12 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter implements 
    * reaches this connection with its next byte, as IPVS gives a connection the current timeout at
    * each packet; until then the deadline it had stands.
    */
-  private Timeouts idleTimeouts;
+  private ServiceTimeouts idleTimeouts;
 
   /** The request in progress, or {@code null}. */
   private Exchange exchange;
 
-  public HttpFrontend(VirtualService vs, ProxyOptions options) {
+  public HttpFrontend(ProxyService vs, ProxyOptions options) {
     this.vs = vs;
     this.options = options;
     this.timeouts = vs.timeouts();
@@ -459,7 +459,7 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter implements 
    * HTTP message (held by the decoders) goes first.
    */
   @Override
-  public void startTunnel(Channel b, RealServer rs, Lease l, HttpHead request) {
+  public void startTunnel(Channel b, ProxyBackend rs, Lease l, HttpHead request) {
     log.debug(
         "{}: {} switched protocols for {} {} from {}",
         vs.service().key(),

@@ -1,7 +1,7 @@
 package io.fairway.proxy.http;
 
 import io.fairway.plan.Selection;
-import io.fairway.proxy.table.VirtualService;
+import io.fairway.proxy.table.ProxyService;
 import java.util.Locale;
 
 /**
@@ -12,7 +12,7 @@ import java.util.Locale;
  */
 final class RequestAlt {
   /** No alt asked for. */
-  static final int NONE = VirtualService.NO_ALT;
+  static final int NONE = ProxyService.NO_ALT;
 
   /** Larger values ask for the last alternative anyway (a shard clamps to its member count). */
   static final int MAX = 65_535;

@@ -1,6 +1,6 @@
 package io.fairway.proxy.http;
 
-import io.fairway.proxy.table.RealServer;
+import io.fairway.proxy.table.ProxyBackend;
 import java.util.HashSet;
 import java.util.Set;
 
@@ -26,10 +26,10 @@ final class RetryState {
   private boolean reusedConnection;
 
   /** Empty and shared until a connect fails: most requests never retry. */
-  private Set<RealServer> tried = Set.of();
+  private Set<ProxyBackend> tried = Set.of();
 
   /** The last of {@link #tried} to fail: a 502 after every server failed is counted for it. */
-  private RealServer lastFailed;
+  private ProxyBackend lastFailed;
 
   /** Backend connections the request was sent on (or meant to be), the first included. */
   private int attempts;
@@ -44,7 +44,7 @@ final class RetryState {
   }
 
   /** Decides, and records the retry it allows, after {@code failed} broke the current attempt. */
-  Decision afterFailure(RealServer failed, boolean replayable) {
+  Decision afterFailure(ProxyBackend failed, boolean replayable) {
     if (!replayable || (reusedConnection ? retriedPooled : retriedFresh)) {
       return Decision.GIVE_UP;
     }
@@ -58,7 +58,7 @@ final class RetryState {
   }
 
   /** A server that could not be reached: not chosen again for this request. */
-  void connectFailed(RealServer rs) {
+  void connectFailed(ProxyBackend rs) {
     if (tried.isEmpty()) {
       tried = new HashSet<>(2);
     }
@@ -66,11 +66,11 @@ final class RetryState {
     lastFailed = rs;
   }
 
-  Set<RealServer> tried() {
+  Set<ProxyBackend> tried() {
     return tried;
   }
 
-  RealServer lastFailed() {
+  ProxyBackend lastFailed() {
     return lastFailed;
   }
 

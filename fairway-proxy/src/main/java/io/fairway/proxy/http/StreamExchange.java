@@ -1,7 +1,7 @@
 package io.fairway.proxy.http;
 
 import io.fairway.proxy.ProxyOptions;
-import io.fairway.proxy.table.VirtualService;
+import io.fairway.proxy.table.ProxyService;
 import io.netty.buffer.ByteBuf;
 
 /**
@@ -40,7 +40,7 @@ public final class StreamExchange {
    * @param hasBody a body follows (the head says how it is framed: Content-Length or chunked)
    */
   public static StreamExchange start(
-      ClientSide client, VirtualService vs, ProxyOptions options, byte[] head, boolean hasBody)
+      ClientSide client, ProxyService vs, ProxyOptions options, byte[] head, boolean hasBody)
       throws Refused {
     HttpHead h;
     try {
@@ -104,7 +104,7 @@ public final class StreamExchange {
   }
 
   /** Counts a response the proxy made up for a request it refused before any exchange. */
-  public static void refused(VirtualService vs, int status) {
+  public static void refused(ProxyService vs, int status) {
     vs.http.answered(status);
   }
 

@@ -37,7 +37,7 @@
  * <h2>What else lives here</h2>
  *
  * <p>Where a hashing director takes its key from a request ({@link
- * io.fairway.proxy.http.KeySource}), and the per-server HTTP state the table's real servers carry
+ * io.fairway.proxy.http.RequestKey}), and the per-server HTTP state the table's real servers carry
  * but only HTTP uses: idle backend connections ({@link io.fairway.proxy.http.BackendPool}) and
  * response counters for the metrics ({@link io.fairway.proxy.http.HttpStats}). A protocol switch
  * (WebSocket, {@code Connection: upgrade}) leaves HTTP for good: the exchange becomes two L4 relays

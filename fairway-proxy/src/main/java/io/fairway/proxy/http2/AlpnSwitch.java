@@ -1,7 +1,7 @@
 package io.fairway.proxy.http2;
 
 import io.fairway.proxy.ProxyOptions;
-import io.fairway.proxy.table.VirtualService;
+import io.fairway.proxy.table.ProxyService;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.ApplicationProtocolNegotiationHandler;
@@ -12,7 +12,7 @@ import java.util.function.Consumer;
  * handlers, HTTP/2 for {@code h2}, HTTP/1.1 for {@code http/1.1} or a client that offered nothing.
  */
 public final class AlpnSwitch extends ApplicationProtocolNegotiationHandler {
-  private final VirtualService vs;
+  private final ProxyService vs;
   private final ProxyOptions options;
   private final H2Stats stats;
   private final Consumer<ChannelHandlerContext> http1;
@@ -21,10 +21,7 @@ public final class AlpnSwitch extends ApplicationProtocolNegotiationHandler {
    * @param http1 adds the HTTP/1.1 handlers at the end of the context's pipeline
    */
   public AlpnSwitch(
-      VirtualService vs,
-      ProxyOptions options,
-      H2Stats stats,
-      Consumer<ChannelHandlerContext> http1) {
+      ProxyService vs, ProxyOptions options, H2Stats stats, Consumer<ChannelHandlerContext> http1) {
     super(ApplicationProtocolNames.HTTP_1_1);
     this.vs = vs;
     this.options = options;

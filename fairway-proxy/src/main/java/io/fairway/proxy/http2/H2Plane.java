@@ -3,7 +3,7 @@ package io.fairway.proxy.http2;
 import io.fairway.proxy.ProxyOptions;
 import io.fairway.proxy.RateLimitedLog;
 import io.fairway.proxy.http.HttpStats;
-import io.fairway.proxy.table.VirtualService;
+import io.fairway.proxy.table.ProxyService;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -68,7 +68,7 @@ public final class H2Plane {
    * preface is sent at once).
    */
   public static void install(
-      ChannelPipeline p, VirtualService vs, ProxyOptions options, H2Stats stats) {
+      ChannelPipeline p, ProxyService vs, ProxyOptions options, H2Stats stats) {
     Reaper reaper = new Reaper();
     p.addLast(reaper);
     p.addLast(codec(vs, options, stats, reaper));
@@ -82,7 +82,7 @@ public final class H2Plane {
    * @param reaper already in the pipeline, in front of where the codec goes
    */
   static Http2ServerUpgradeCodec upgradeCodec(
-      VirtualService vs, ProxyOptions options, H2Stats stats, Reaper reaper) {
+      ProxyService vs, ProxyOptions options, H2Stats stats, Reaper reaper) {
     return new Http2ServerUpgradeCodec(
         codec(vs, options, stats, reaper), behindCodec(vs, options, stats, reaper));
   }
@@ -92,7 +92,7 @@ public final class H2Plane {
    * defaults, and the stream-state rules it lacks.
    */
   static Http2FrameCodec codec(
-      VirtualService vs, ProxyOptions options, H2Stats stats, Reaper reaper) {
+      ProxyService vs, ProxyOptions options, H2Stats stats, Reaper reaper) {
     Http2Settings settings =
         Http2Settings.defaultSettings()
             .maxConcurrentStreams(MAX_CONCURRENT_STREAMS)
@@ -120,7 +120,7 @@ public final class H2Plane {
 
   /** What follows the codec: a child channel per stream, the idle timeout, the watcher. */
   private static ChannelHandler[] behindCodec(
-      VirtualService vs, ProxyOptions options, H2Stats stats, Reaper reaper) {
+      ProxyService vs, ProxyOptions options, H2Stats stats, Reaper reaper) {
     long idle = vs.timeouts().idle().toMillis();
     Watch watch = new Watch(vs, stats, reaper);
     return new ChannelHandler[] {
@@ -142,7 +142,7 @@ public final class H2Plane {
    * counted by {@link FrameTap}, from its GOAWAY.
    */
   private static final class Watch extends ChannelInboundHandlerAdapter {
-    private final VirtualService vs;
+    private final ProxyService vs;
     private final H2Stats stats;
     private final Reaper reaper;
     private boolean counted;
@@ -150,7 +150,7 @@ public final class H2Plane {
     /** Streams opened on this connection so far. */
     long streams;
 
-    Watch(VirtualService vs, H2Stats stats, Reaper reaper) {
+    Watch(ProxyService vs, H2Stats stats, Reaper reaper) {
       this.vs = vs;
       this.stats = stats;
       this.reaper = reaper;

@@ -9,8 +9,8 @@ import io.fairway.proxy.http.ResponseFraming;
 import io.fairway.proxy.http.StreamExchange;
 import io.fairway.proxy.proxyprotocol.ClientAddress;
 import io.fairway.proxy.table.Lease;
-import io.fairway.proxy.table.RealServer;
-import io.fairway.proxy.table.VirtualService;
+import io.fairway.proxy.table.ProxyBackend;
+import io.fairway.proxy.table.ProxyService;
 import io.fairway.proxy.tls.TlsInfo;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -57,7 +57,7 @@ final class H2Stream extends ChannelInboundHandlerAdapter implements ClientSide 
           "te",
           "trailer");
 
-  private final VirtualService vs;
+  private final ProxyService vs;
   private final ProxyOptions options;
   private final H2Stats stats;
   private final RateLimitedLog warnings;
@@ -85,7 +85,7 @@ final class H2Stream extends ChannelInboundHandlerAdapter implements ClientSide 
    */
   private Http2Headers pendingHead;
 
-  H2Stream(VirtualService vs, ProxyOptions options, H2Stats stats, RateLimitedLog warnings) {
+  H2Stream(ProxyService vs, ProxyOptions options, H2Stats stats, RateLimitedLog warnings) {
     this.vs = vs;
     this.options = options;
     this.stats = stats;
@@ -516,7 +516,7 @@ final class H2Stream extends ChannelInboundHandlerAdapter implements ClientSide 
   }
 
   @Override
-  public void startTunnel(Channel backend, RealServer rs, Lease lease, HttpHead request) {
+  public void startTunnel(Channel backend, ProxyBackend rs, Lease lease, HttpHead request) {
     // An HTTP/2 request never asks for a protocol switch (Upgrade is refused as malformed).
     backend.close();
     lease.close();

@@ -1,7 +1,7 @@
 package io.fairway.proxy.http2;
 
 import io.fairway.proxy.ProxyOptions;
-import io.fairway.proxy.table.VirtualService;
+import io.fairway.proxy.table.ProxyService;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
@@ -43,7 +43,7 @@ public final class H2cDetector extends ByteToMessageDecoder {
   private static final ByteBuf PREFACE = Http2CodecUtil.connectionPrefaceBuf();
   private static final byte[] HEAD_END = {'\r', '\n', '\r', '\n'};
 
-  private final VirtualService vs;
+  private final ProxyService vs;
   private final ProxyOptions options;
   private final H2Stats stats;
   private final Consumer<ChannelHandlerContext> http1;
@@ -53,10 +53,7 @@ public final class H2cDetector extends ByteToMessageDecoder {
    * @param http1 adds the HTTP/1.1 handlers after the given context's handler
    */
   public H2cDetector(
-      VirtualService vs,
-      ProxyOptions options,
-      H2Stats stats,
-      Consumer<ChannelHandlerContext> http1) {
+      ProxyService vs, ProxyOptions options, H2Stats stats, Consumer<ChannelHandlerContext> http1) {
     this.vs = vs;
     this.options = options;
     this.stats = stats;

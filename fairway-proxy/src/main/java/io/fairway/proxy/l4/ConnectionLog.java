@@ -3,7 +3,7 @@ package io.fairway.proxy.l4;
 import io.fairway.proxy.accesslog.AccessLog;
 import io.fairway.proxy.accesslog.AccessRecord;
 import io.fairway.proxy.accesslog.AccessRecord.Termination;
-import io.fairway.proxy.table.RealServer;
+import io.fairway.proxy.table.ProxyBackend;
 import io.netty.channel.Channel;
 import java.net.InetSocketAddress;
 
@@ -27,7 +27,7 @@ final class ConnectionLog {
 
   private long leasedNanos = -1;
   private long connectedNanos = -1;
-  private RealServer server;
+  private ProxyBackend server;
   private TrafficMeter backendMeter;
   private Channel backend;
   private int attempts;
@@ -57,7 +57,7 @@ final class ConnectionLog {
   }
 
   /** A server was chosen (again, after a failed connect: the queue time is the first wait's). */
-  void leased(RealServer rs) {
+  void leased(ProxyBackend rs) {
     if (leasedNanos < 0) {
       leasedNanos = System.nanoTime();
     }

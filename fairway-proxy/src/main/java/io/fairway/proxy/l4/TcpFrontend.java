@@ -10,9 +10,9 @@ import io.fairway.proxy.proxyprotocol.ClientAddress;
 import io.fairway.proxy.proxyprotocol.ProxyHeaderWriter;
 import io.fairway.proxy.table.Lease;
 import io.fairway.proxy.table.Pick;
-import io.fairway.proxy.table.RealServer;
+import io.fairway.proxy.table.ProxyBackend;
+import io.fairway.proxy.table.ProxyService;
 import io.fairway.proxy.table.SlotWaiter;
-import io.fairway.proxy.table.VirtualService;
 import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelConfig;
@@ -50,7 +50,7 @@ public final class TcpFrontend extends ChannelInboundHandlerAdapter {
   private static final RateLimitedLog warnings =
       new RateLimitedLog(log, java.time.Duration.ofSeconds(10));
 
-  private final VirtualService vs;
+  private final ProxyService vs;
   private final ProxyOptions options;
   private final TrafficMeter clientMeter;
 
@@ -62,7 +62,7 @@ public final class TcpFrontend extends ChannelInboundHandlerAdapter {
    * every connection connects at once, and its set-up's garbage is resident memory (see {@link
    * Connector}).
    */
-  private Set<RealServer> tried = Set.of();
+  private Set<ProxyBackend> tried = Set.of();
 
   /** This connection's access-log record; null when the service has no access log. */
   private ConnectionLog record;
@@ -72,7 +72,7 @@ public final class TcpFrontend extends ChannelInboundHandlerAdapter {
 
   private boolean inputShutdown;
 
-  public TcpFrontend(VirtualService vs, ProxyOptions options, TrafficMeter clientMeter) {
+  public TcpFrontend(ProxyService vs, ProxyOptions options, TrafficMeter clientMeter) {
     this.vs = vs;
     this.options = options;
     this.clientMeter = clientMeter;
@@ -101,7 +101,7 @@ public final class TcpFrontend extends ChannelInboundHandlerAdapter {
             ca,
             null,
             tried,
-            VirtualService.NO_ALT,
+            ProxyService.NO_ALT,
             client.eventLoop(),
             vs.timeouts().connect(),
             new Waiter(client, ca));
@@ -115,7 +115,7 @@ public final class TcpFrontend extends ChannelInboundHandlerAdapter {
     }
   }
 
-  /** What this connection is told if it queues for a slot ({@link VirtualService#schedule}). */
+  /** What this connection is told if it queues for a slot ({@link ProxyService#schedule}). */
   private final class Waiter implements SlotWaiter {
     private final Channel client;
     private final InetSocketAddress ca;
@@ -173,7 +173,7 @@ public final class TcpFrontend extends ChannelInboundHandlerAdapter {
   }
 
   private void connect(Channel client, Lease lease) {
-    RealServer rs = lease.server;
+    ProxyBackend rs = lease.server;
     if (record != null) {
       record.leased(rs);
     }
@@ -252,7 +252,7 @@ public final class TcpFrontend extends ChannelInboundHandlerAdapter {
   }
 
   /** A connect to {@code rs} failed: the next server is tried. */
-  private void failed(Channel client, Lease lease, RealServer rs, String why) {
+  private void failed(Channel client, Lease lease, ProxyBackend rs, String why) {
     lease.close();
     if (tried.isEmpty()) {
       tried = new HashSet<>(2);
@@ -275,7 +275,7 @@ public final class TcpFrontend extends ChannelInboundHandlerAdapter {
       TrafficMeter backendMeter,
       long splice,
       boolean writeHeader) {
-    RealServer rs = lease.server;
+    ProxyBackend rs = lease.server;
     if (!client.isActive()) {
       lease.close();
       backend.close();

@@ -1,7 +1,7 @@
 package io.fairway.proxy.table;
 
 import io.fairway.director.sched.Connection;
-import io.fairway.director.sched.Dest;
+import io.fairway.director.sched.SchedDest;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
@@ -26,7 +26,7 @@ final class ConnectionExpiry {
 
   private static final class Batch {
     final long second;
-    final Map<Dest, int[]> counts = new IdentityHashMap<>();
+    final Map<SchedDest, int[]> counts = new IdentityHashMap<>();
     final List<Connection> single = new ArrayList<>(0);
 
     Batch(long second) {

@@ -38,18 +38,18 @@ final class LayeredMembers {
 
   static void publish(
       DirectorTree tree,
-      List<RealServer> servers,
+      List<ProxyBackend> servers,
       Map<DestKey, MemberPlan> plan,
       Map<String, List<Member>> carried,
       Map<DestKey, VarnishPicker.Absent> absent) {
-    Map<DestKey, RealServer> byKey = new HashMap<>();
-    for (RealServer rs : servers) {
+    Map<DestKey, ProxyBackend> byKey = new HashMap<>();
+    for (ProxyBackend rs : servers) {
       byKey.put(rs.key, rs);
     }
     Map<String, Entry> byName = new LinkedHashMap<>();
     for (Map.Entry<DestKey, MemberPlan> e : plan.entrySet()) {
       MemberPlan mp = e.getValue();
-      RealServer rs = byKey.get(e.getKey());
+      ProxyBackend rs = byKey.get(e.getKey());
       Backend b =
           rs != null
               ? rs

@@ -11,7 +11,7 @@ import io.fairway.director.sched.Connection;
  * <p>It is also the {@link Pick} that found a server.
  */
 public final class Lease implements Pick {
-  public final RealServer server;
+  public final ProxyBackend server;
   private final Connection connection;
   private final ConnectionExpiry expiry;
 
@@ -25,7 +25,7 @@ public final class Lease implements Pick {
 
   private boolean answered;
 
-  Lease(RealServer server, Connection connection, ConnectionExpiry expiry, SlotQueue slots) {
+  Lease(ProxyBackend server, Connection connection, ConnectionExpiry expiry, SlotQueue slots) {
     this.server = server;
     this.connection = connection;
     this.expiry = expiry;

@@ -8,7 +8,7 @@ package io.fairway.proxy.table;
  * @param hits picks that found the server at its learned limit
  */
 public record LimitStats(int learned, long refusals, long hits) {
-  static LimitStats of(RealServer rs) {
+  static LimitStats of(ProxyBackend rs) {
     return new LimitStats(rs.learnedLimit(), rs.refusals(), rs.limitHits());
   }
 }

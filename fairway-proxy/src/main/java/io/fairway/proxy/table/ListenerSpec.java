@@ -6,7 +6,7 @@ import io.fairway.plan.MemberPlan;
 import io.fairway.plan.Selection;
 import io.fairway.plan.ServicePlan;
 import io.fairway.plan.SorryPlan;
-import io.fairway.proxy.http.KeySource;
+import io.fairway.proxy.http.RequestKey;
 import io.fairway.table.DestKey;
 import io.fairway.table.ServiceKey;
 import java.net.InetSocketAddress;
@@ -39,7 +39,7 @@ import java.util.Objects;
  */
 public record ListenerSpec(
     Mode mode,
-    KeySource keySource,
+    RequestKey keySource,
     Selection selection,
     Map<DestKey, MemberPlan> members,
     InetSocketAddress sorryServer,
@@ -47,7 +47,7 @@ public record ListenerSpec(
 
   public ListenerSpec {
     Objects.requireNonNull(mode, "mode");
-    keySource = keySource == null || mode == Mode.TCP ? KeySource.CLIENT : keySource;
+    keySource = keySource == null || mode == Mode.TCP ? RequestKey.CLIENT : keySource;
     // In plan order: the hash and fallback directors depend on it, and the table's order is the
     // order the checkers happened to bring servers in.
     members =
@@ -59,7 +59,7 @@ public record ListenerSpec(
 
   public ListenerSpec(
       Mode mode,
-      KeySource keySource,
+      RequestKey keySource,
       Selection selection,
       Map<DestKey, MemberPlan> members,
       InetSocketAddress sorryServer) {
@@ -83,11 +83,11 @@ public record ListenerSpec(
    * A plain L4 relay with no sorry server: the default for services the daemon did not describe.
    */
   public static ListenerSpec tcp() {
-    return new ListenerSpec(Mode.TCP, KeySource.CLIENT, null, Map.of(), null);
+    return new ListenerSpec(Mode.TCP, RequestKey.CLIENT, null, Map.of(), null);
   }
 
   /** An HTTP reverse proxy keyed as given. */
-  public static ListenerSpec http(KeySource key) {
+  public static ListenerSpec http(RequestKey key) {
     return new ListenerSpec(Mode.HTTP, key, null, Map.of(), null);
   }
 
@@ -125,12 +125,12 @@ public record ListenerSpec(
     return new ListenerSpec(mode, key(plan.key()), plan.selection(), members, sorry, plan.proxy());
   }
 
-  private static KeySource key(io.fairway.config.model.KeySource by) {
+  private static RequestKey key(io.fairway.config.model.KeySource by) {
     return switch (by.kind()) {
-      case URL, HASH -> KeySource.URL;
-      case HEADER -> KeySource.header(by.name().orElseThrow());
-      case COOKIE -> KeySource.cookie(by.name().orElseThrow());
-      default -> KeySource.CLIENT;
+      case URL, HASH -> RequestKey.URL;
+      case HEADER -> RequestKey.header(by.name().orElseThrow());
+      case COOKIE -> RequestKey.cookie(by.name().orElseThrow());
+      default -> RequestKey.CLIENT;
     };
   }
 }

@@ -1,9 +1,9 @@
 package io.fairway.proxy.table;
 
 /**
- * What {@link VirtualService#schedule} decided for a new connection (L4) or request (HTTP): a
- * {@link Lease} on a server, {@link Queued} behind the service's {@link SlotQueue}, or {@link None}
- * and why.
+ * What {@link ProxyService#schedule} decided for a new connection (L4) or request (HTTP): a {@link
+ * Lease} on a server, {@link Queued} behind the service's {@link SlotQueue}, or {@link None} and
+ * why.
  *
  * <p>A lease is a pick itself, so the usual answer costs nothing beyond the lease.
  */

@@ -123,7 +123,7 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
   /** UDP's event loops: {@link #ioGroup}, unless TCP runs on a transport UDP does not use. */
   private volatile EventLoopGroup udpGroup;
 
-  private final Map<ServiceKey, VirtualService> services = new LinkedHashMap<>();
+  private final Map<ServiceKey, ProxyService> services = new LinkedHashMap<>();
   private final ScheduledFuture<?> purger;
   private final ScheduledFuture<?> expirer;
   private final ConnectionExpiry expiry;
@@ -143,11 +143,11 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
    * whose connections are closed after that (before it, the old pool could still hand them out).
    */
   private static final class Batch {
-    final java.util.Set<VirtualService> services =
+    final java.util.Set<ProxyService> services =
         java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-    final List<RealServer> removed = new ArrayList<>();
+    final List<ProxyBackend> removed = new ArrayList<>();
 
-    VirtualService enter(VirtualService vs) {
+    ProxyService enter(ProxyService vs) {
       if (services.add(vs)) {
         vs.beginBatch();
       }
@@ -236,7 +236,7 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
         if (key.protocol() == Protocol.UDP && sp.http()) {
           return sp.where() + ": virtual_server " + sp.name() + ": lb_kind HTTP needs protocol TCP";
         }
-        if (!VirtualService.known(s.scheduler())) {
+        if (!ProxyService.known(s.scheduler())) {
           return sp.where()
               + ": virtual_server "
               + sp.name()
@@ -282,7 +282,7 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
     ProxyOptions o = withLvsTimeouts(base, plan.timeouts());
     if (!o.equals(options)) {
       options = o;
-      for (VirtualService vs : services.values()) {
+      for (ProxyService vs : services.values()) {
         vs.setOptions(o);
       }
       log.info(
@@ -294,7 +294,7 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
     Map<ServiceKey, ListenerSpec> next = new HashMap<>();
     plan.byKey().forEach((key, sp) -> next.put(key, ListenerSpec.of(sp, key)));
     planned = Map.copyOf(next);
-    for (Map.Entry<ServiceKey, VirtualService> e : services.entrySet()) {
+    for (Map.Entry<ServiceKey, ProxyService> e : services.entrySet()) {
       ListenerSpec fresh = next.get(e.getKey());
       if (fresh != null && !fresh.equals(e.getValue().spec())) {
         e.getValue().setSpec(fresh);
@@ -308,7 +308,7 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
     }
     List<Map.Entry<io.fairway.config.model.TlsSettings, Boolean>> tlsInUse =
         new java.util.ArrayList<>();
-    for (VirtualService vs : services.values()) {
+    for (ProxyService vs : services.values()) {
       tlsInUse.add(Map.entry(vs.spec().proxy().tls(), vs.spec().mode() == Mode.HTTP));
     }
     next.values().forEach(sp -> tlsInUse.add(Map.entry(sp.proxy().tls(), sp.mode() == Mode.HTTP)));
@@ -353,7 +353,7 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
    * chose for a service on port 0. {@code null} for an unknown service.
    */
   public synchronized InetSocketAddress boundAddress(ServiceKey key) {
-    VirtualService vs = services.get(key);
+    ProxyService vs = services.get(key);
     return vs == null ? null : vs.vip;
   }
 
@@ -376,7 +376,7 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
       throw new TableException(Reason.EXISTS, key + ": service already exists");
     }
     checkScheduler(service);
-    VirtualService vs = new VirtualService(service, spec, options, expiry);
+    ProxyService vs = new ProxyService(service, spec, options, expiry);
     vs.setAccessLog(plannedLog(key));
     InetSocketAddress addr = new InetSocketAddress(key.address(), key.port());
     AbstractBootstrap<?, ?> boot =
@@ -475,7 +475,7 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
         && e.getMessage().toLowerCase(java.util.Locale.ROOT).contains("assign requested address");
   }
 
-  private ServerBootstrap serverBootstrap(VirtualService vs) {
+  private ServerBootstrap serverBootstrap(ProxyService vs) {
     ServerBootstrap b = new ServerBootstrap();
     if (options.splices() && vs.spec().mode() == Mode.TCP) { // splices(): epoll only
       // spliceTo needs level-triggered channels, and the mode is fixed before registration.
@@ -509,7 +509,7 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
   }
 
   /** A UDP service: one socket on the virtual address, a flow per client (see {@link UdpRelay}). */
-  private Bootstrap datagramBootstrap(VirtualService vs) {
+  private Bootstrap datagramBootstrap(ProxyService vs) {
     return new Bootstrap()
         .group(udpGroup())
         .channel(Transport.datagramChannel())
@@ -525,7 +525,7 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
   }
 
   /** Builds an accepted connection's pipeline from the service's spec as of now. */
-  private void initClient(VirtualService vs, Channel ch) {
+  private void initClient(ProxyService vs, Channel ch) {
     drain.track(ch);
     ChannelPipeline p = ch.pipeline();
     ListenerSpec spec = vs.spec();
@@ -555,7 +555,7 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
   }
 
   /** The HTTP/1.1 handlers at the end of {@code p}. */
-  private void addHttp1(VirtualService vs, ChannelPipeline p) {
+  private void addHttp1(ProxyService vs, ChannelPipeline p) {
     HttpFrontend frontend = new HttpFrontend(vs, options);
     // HttpFrontend keeps the idle timeout itself (its ticker), so no IdleStateHandler here.
     p.addLast(new HttpFrontend.ReadMarker(frontend))
@@ -572,7 +572,7 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
    * A connection to a listener that terminates TLS: the SNI handler first; the HTTP handlers behind
    * it at once, the L4 relay only once the handshake succeeded.
    */
-  private void initTlsClient(VirtualService vs, ListenerSpec spec, Channel ch) {
+  private void initTlsClient(ProxyService vs, ListenerSpec spec, Channel ch) {
     boolean http = spec.mode() == Mode.HTTP;
     io.fairway.proxy.tls.ServerTls t;
     try {
@@ -598,7 +598,7 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
   }
 
   private static void checkScheduler(Service s) throws TableException {
-    if (!VirtualService.known(s.scheduler())) {
+    if (!ProxyService.known(s.scheduler())) {
       throw new TableException(
           Reason.NOT_FOUND, s.key() + ": unknown scheduler '" + s.scheduler() + "'");
     }
@@ -615,7 +615,7 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
 
   @Override
   public synchronized void setService(Service service) throws TableException {
-    VirtualService vs = member(service.key());
+    ProxyService vs = member(service.key());
     checkScheduler(service);
     vs.setService(service);
     ListenerSpec fresh = specFor(service.key());
@@ -626,16 +626,16 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
 
   @Override
   public synchronized void delService(ServiceKey key) throws TableException {
-    VirtualService vs = service(key);
+    ProxyService vs = service(key);
     services.remove(key);
     vs.listener.close().awaitUninterruptibly();
-    List<RealServer> all = vs.all();
+    List<ProxyBackend> all = vs.all();
     vs.beginBatch(); // n deletes, one publication
-    for (RealServer rs : all) {
+    for (ProxyBackend rs : all) {
       vs.delDest(rs.key);
     }
     vs.endBatch();
-    for (RealServer rs : all) {
+    for (ProxyBackend rs : all) {
       closeConnections(rs);
     }
     vs.persistence.clear();
@@ -691,23 +691,23 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
 
   /** Publishes each service a batch touched, then closes what its removed servers still had. */
   private void publish(Batch b) {
-    for (VirtualService vs : b.services) {
+    for (ProxyService vs : b.services) {
       vs.endBatch();
     }
-    for (RealServer rs : b.removed) {
+    for (ProxyBackend rs : b.removed) {
       closeConnections(rs);
     }
   }
 
   /** The service, in the batch under way if there is one. */
-  private VirtualService member(ServiceKey key) throws TableException {
-    VirtualService vs = service(key);
+  private ProxyService member(ServiceKey key) throws TableException {
+    ProxyService vs = service(key);
     return batch == null ? vs : batch.enter(vs);
   }
 
   @Override
   public synchronized void addDest(ServiceKey service, Dest dest) throws TableException {
-    VirtualService vs = member(service);
+    ProxyService vs = member(service);
     checkDest(service, dest);
     if (vs.hasDest(dest.key())) {
       throw new TableException(
@@ -718,7 +718,7 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
 
   @Override
   public synchronized void setDest(ServiceKey service, Dest dest) throws TableException {
-    VirtualService vs = member(service);
+    ProxyService vs = member(service);
     checkDest(service, dest);
     if (!vs.hasDest(dest.key())) {
       throw new TableException(Reason.NOT_FOUND, service + ": no destination " + dest.key());
@@ -737,11 +737,11 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
 
   @Override
   public synchronized void delDest(ServiceKey service, DestKey dest) throws TableException {
-    VirtualService vs = member(service);
+    ProxyService vs = member(service);
     if (!vs.hasDest(dest)) {
       throw new TableException(Reason.NOT_FOUND, service + ": no destination " + dest);
     }
-    RealServer rs = vs.delDest(dest);
+    ProxyBackend rs = vs.delDest(dest);
     if (batch != null) {
       batch.removed.add(rs);
     } else {
@@ -749,7 +749,7 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
     }
   }
 
-  private void closeConnections(RealServer rs) {
+  private void closeConnections(ProxyBackend rs) {
     rs.pool.closeAll();
     if (options.keepConnectionsOnRemove()) {
       return;
@@ -786,8 +786,8 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
     }
   }
 
-  private VirtualService service(ServiceKey key) throws TableException {
-    VirtualService vs = services.get(key);
+  private ProxyService service(ServiceKey key) throws TableException {
+    ProxyService vs = services.get(key);
     if (vs == null) {
       throw new TableException(Reason.NO_SERVICE, key + ": no such service");
     }
@@ -797,7 +797,7 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
   @Override
   public synchronized List<ServiceEntry> list() {
     List<ServiceEntry> out = new ArrayList<>(services.size());
-    for (VirtualService vs : services.values()) {
+    for (ProxyService vs : services.values()) {
       out.add(vs.entry());
     }
     return out;
@@ -812,13 +812,13 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
 
   private void purgeTemplates() {
     long now = System.nanoTime();
-    List<VirtualService> l;
+    List<ProxyService> l;
     synchronized (this) {
       l = new ArrayList<>(services.values());
     }
-    for (VirtualService vs : l) {
+    for (ProxyService vs : l) {
       vs.persistence.purge(now);
-      VirtualService.Pool p = vs.pool();
+      ProxyService.Pool p = vs.pool();
       if (p.kernel() != null) {
         p.kernel().expireTemplates();
       }
@@ -835,7 +835,7 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
    * @return the client connections open when it started
    */
   public synchronized int stopAccepting() {
-    for (VirtualService vs : services.values()) {
+    for (ProxyService vs : services.values()) {
       if (vs.service().key().protocol() != Protocol.UDP) {
         vs.listener.close().awaitUninterruptibly();
       }
@@ -878,7 +878,7 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
         (k, vs) -> {
           if (vs.spec().mode() == Mode.HTTP) {
             Map<DestKey, HttpStats.Snapshot> m = new LinkedHashMap<>();
-            for (RealServer rs : vs.all()) {
+            for (ProxyBackend rs : vs.all()) {
               m.put(rs.key, rs.http.snapshot());
             }
             out.put(k, m);
@@ -921,7 +921,7 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
     services.forEach(
         (k, vs) -> {
           Map<DestKey, LimitStats> m = new LinkedHashMap<>();
-          for (RealServer rs : vs.all()) {
+          for (ProxyBackend rs : vs.all()) {
             m.put(rs.key, LimitStats.of(rs));
           }
           out.put(k, m);

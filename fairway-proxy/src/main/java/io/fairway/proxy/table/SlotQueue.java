@@ -26,7 +26,7 @@ import java.util.function.BooleanSupplier;
  * (and wakes the first in line, since a slot may be free), so a slot that frees goes to whoever
  * waited longest, not to whoever asked last.
  *
- * <p>Who waits, and whether a waiter's turn serves it, is {@link VirtualService#schedule}'s to
+ * <p>Who waits, and whether a waiter's turn serves it, is {@link ProxyService#schedule}'s to
  * decide; the queue only keeps the order and the time.
  *
  * <p>Thread-safety: any thread may wake the queue; a waiter only ever runs on its own event loop.

@@ -1,7 +1,7 @@
 package io.fairway.proxy.table;
 
 /**
- * A connection (L4) or request (HTTP) that {@link VirtualService#schedule} may queue, as the queue
+ * A connection (L4) or request (HTTP) that {@link ProxyService#schedule} may queue, as the queue
  * calls it back: on its own event loop, when a slot may have freed or its wait is over. The
  * frontend does its protocol's part here; whether to go on waiting is the table's.
  */

@@ -63,15 +63,15 @@ final class VarnishPicker {
    * plan's weight for it; a weight the table changed since (a dynamic checker weight) is taken as
    * it is.
    */
-  void update(List<RealServer> servers, Map<DestKey, MemberPlan> plan) {
+  void update(List<ProxyBackend> servers, Map<DestKey, MemberPlan> plan) {
     if (tree.layered()) {
       LayeredMembers.publish(tree, servers, plan, carried, absent);
       carried = Map.of();
       return;
     }
     long now = director.now();
-    Map<DestKey, RealServer> byKey = new HashMap<>();
-    for (RealServer rs : servers) {
+    Map<DestKey, ProxyBackend> byKey = new HashMap<>();
+    for (ProxyBackend rs : servers) {
       byKey.put(rs.key, rs);
     }
     director.update(
@@ -83,7 +83,7 @@ final class VarnishPicker {
           List<Member> next = new ArrayList<>(servers.size() + plan.size());
           for (Map.Entry<DestKey, MemberPlan> e : plan.entrySet()) {
             MemberPlan mp = e.getValue();
-            RealServer rs = byKey.remove(e.getKey());
+            ProxyBackend rs = byKey.remove(e.getKey());
             Backend b =
                 rs != null ? rs : absent.computeIfAbsent(e.getKey(), k -> new Absent(mp.name()));
             boolean up = rs != null && rs.weight() > 0;
@@ -91,7 +91,7 @@ final class VarnishPicker {
                 rs == null || rs.weight() == mp.tableWeight() ? mp.weight() : rs.weight();
             next.add(member(old.get(mp.ident()), b, weight, up, mp.ident(), now));
           }
-          for (RealServer rs : servers) {
+          for (ProxyBackend rs : servers) {
             if (byKey.containsKey(rs.key)) {
               next.add(
                   member(
@@ -119,7 +119,7 @@ final class VarnishPicker {
    * A member's slow start, in the director ({@link AbstractDirector#ramp}); shard and hash do not
    * ramp there (shard has its rampup, hash would move keys).
    */
-  void ramp(RealServer rs, long elapsedNanos, long durationNanos) {
+  void ramp(ProxyBackend rs, long elapsedNanos, long durationNanos) {
     director.ramp(rs.name(), elapsedNanos, durationNanos);
   }
 
@@ -129,13 +129,13 @@ final class VarnishPicker {
    * none, so a shard takes its own (its associated shard_param's) default; 0 or more overrides it.
    * In a layered service the request resolves down the layers and the shard it reaches uses it.
    */
-  RealServer pick(InetSocketAddress client, InetSocketAddress vip, String key, int alt) {
+  ProxyBackend pick(InetSocketAddress client, InetSocketAddress vip, String key, int alt) {
     String k = key != null ? key : client.getAddress().getHostAddress();
     Request r = Request.ofFlow(client, vip).withKeyString(k);
     if (alt >= 0) {
       r = r.withAlt(alt);
     }
     Backend b = director.pick(r);
-    return b instanceof RealServer rs ? rs : null;
+    return b instanceof ProxyBackend rs ? rs : null;
   }
 }

@@ -21,17 +21,17 @@
  * io.fairway.proxy.table.SlotQueue}, up to the connect timeout, and only then is refused. A refused
  * client comes straight back; a userspace proxy pays for every such round trip, the kernel hardly
  * does. Ending leases wake the queue, so it lives here with them, and so does the decision to wait:
- * {@link io.fairway.proxy.table.VirtualService#schedule} answers the L4 and the HTTP frontend alike
+ * {@link io.fairway.proxy.table.ProxyService#schedule} answers the L4 and the HTTP frontend alike
  * with a lease, a place in the queue or a refusal and its reason ({@link
  * io.fairway.proxy.table.Pick}), and calls back the waiters it queued ({@link
  * io.fairway.proxy.table.SlotWaiter}). Which connections and requests wait, and in what order, is
  * then one rule for both; they only say how long (their connect timeout) and answer in their
- * protocol. UDP does not wait: it takes {@link io.fairway.proxy.table.VirtualService#select}'s
+ * protocol. UDP does not wait: it takes {@link io.fairway.proxy.table.ProxyService#select}'s
  * answer, and a datagram without a server is dropped.
  *
  * <h2>Why a reload keeps connections</h2>
  *
- * <p>A {@link io.fairway.proxy.table.RealServer} lives as long as its destination, and a virtual
+ * <p>A {@link io.fairway.proxy.table.ProxyBackend} lives as long as its destination, and a virtual
  * service's listener as long as its service: a weight change, a new director or a whole new plan
  * changes what new connections see, while established ones, their counters and the members that
  * stay are left as they are, as a kernel table survives {@code ipvsadm -e}.

@@ -4,7 +4,7 @@ import io.fairway.proxy.Connector;
 import io.fairway.proxy.Transport;
 import io.fairway.proxy.l4.TcpFrontend;
 import io.fairway.proxy.table.Lease;
-import io.fairway.proxy.table.RealServer;
+import io.fairway.proxy.table.ProxyBackend;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelConfig;
@@ -84,7 +84,7 @@ final class UdpFlow {
 
   /** Opens the socket to the server; datagrams that arrive meanwhile wait in order. */
   void connect(Duration timeout) {
-    RealServer rs = lease.server;
+    ProxyBackend rs = lease.server;
     int connectMillis = (int) timeout.toMillis();
     // Through Connector, as TCP's backends: this runs while the loop dispatches its epoll events.
     ChannelFuture f =

@@ -3,7 +3,7 @@ package io.fairway.proxy.udp;
 import io.fairway.proxy.ProxyOptions;
 import io.fairway.proxy.RateLimitedLog;
 import io.fairway.proxy.table.Lease;
-import io.fairway.proxy.table.VirtualService;
+import io.fairway.proxy.table.ProxyService;
 import io.fairway.table.ServiceFlag;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -51,7 +51,7 @@ public final class UdpRelay extends ChannelInboundHandlerAdapter {
   private static final RateLimitedLog warnings =
       new RateLimitedLog(log, java.time.Duration.ofSeconds(10));
 
-  private final VirtualService vs;
+  private final ProxyService vs;
   private final ProxyOptions options;
   private final AtomicInteger flowsInTable;
   private final Map<InetSocketAddress, UdpFlow> flows = new HashMap<>();
@@ -63,7 +63,7 @@ public final class UdpRelay extends ChannelInboundHandlerAdapter {
    * @param flowsInTable flows of every UDP service of the table, bounded by {@link
    *     ProxyOptions#maxUdpFlows()}
    */
-  public UdpRelay(VirtualService vs, ProxyOptions options, AtomicInteger flowsInTable) {
+  public UdpRelay(ProxyService vs, ProxyOptions options, AtomicInteger flowsInTable) {
     this.vs = vs;
     this.options = options;
     this.flowsInTable = flowsInTable;

@@ -68,12 +68,12 @@ class HeadParserTest {
             "GET / HTTP/1.1\r\nX_User^Id: a\r\nX\u007fUser~Id: b\r\n\r\n".replace("\u007f", "_"));
     assertThat(h.header("x_user^id")).isEqualTo("a");
     assertThat(h.header("x_user~id")).isEqualTo("b");
-    assertThat(new KeySource(KeySource.Kind.HEADER, "X_USER^ID").extract(h)).isEqualTo("a");
+    assertThat(new RequestKey(RequestKey.Kind.HEADER, "X_USER^ID").extract(h)).isEqualTo("a");
     assertThat(
-            new KeySource(KeySource.Kind.COOKIE, "sid")
+            new RequestKey(RequestKey.Kind.COOKIE, "sid")
                 .extract(request("GET / HTTP/1.1\r\nCookie: a=1; sid=42\r\n\r\n")))
         .isEqualTo("42");
-    assertThat(KeySource.URL.extract(request("GET /p?q=1 HTTP/1.1\r\n\r\n"))).isEqualTo("/p?q=1");
+    assertThat(RequestKey.URL.extract(request("GET /p?q=1 HTTP/1.1\r\n\r\n"))).isEqualTo("/p?q=1");
   }
 
   @Test

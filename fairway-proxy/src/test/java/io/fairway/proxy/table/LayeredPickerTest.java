@@ -64,11 +64,11 @@ class LayeredPickerTest {
     return ListenerSpec.of(sp, sp.services().get(0).key());
   }
 
-  static List<RealServer> table(ListenerSpec spec, Set<String> absent) {
-    List<RealServer> out = new ArrayList<>();
+  static List<ProxyBackend> table(ListenerSpec spec, Set<String> absent) {
+    List<ProxyBackend> out = new ArrayList<>();
     for (MemberPlan m : spec.members().values()) {
       if (!absent.contains(m.name())) {
-        out.add(new RealServer(m.dest(), 0));
+        out.add(new ProxyBackend(m.dest(), 0));
       }
     }
     return out;
@@ -88,7 +88,7 @@ class LayeredPickerTest {
     return d;
   }
 
-  static String name(RealServer rs, ListenerSpec spec) {
+  static String name(ProxyBackend rs, ListenerSpec spec) {
     return spec.members().get(rs.key).name();
   }
 

@@ -105,7 +105,7 @@ class LearnedLimitTest {
   }
 
   /** Picks from a service of two servers until nobody takes more (at most 200 tries). */
-  private static List<Lease> fill(VirtualService vs) {
+  private static List<Lease> fill(ProxyService vs) {
     List<Lease> leases = new ArrayList<>();
     for (int i = 0; i < 200; i++) {
       Lease l = MaxConnsTest.pick(vs, i);
@@ -123,7 +123,7 @@ class LearnedLimitTest {
   @ParameterizedTest
   @ValueSource(strings = {"rr", "wlc", "mh", "round_robin", "random"})
   void everySchedulerKeepsToTheLearnedLimitAndTheOtherServerTakesTheRest(String scheduler) {
-    VirtualService vs = MaxConnsTest.service(scheduler, ListenerSpec.tcp(), 9001, 9002);
+    ProxyService vs = MaxConnsTest.service(scheduler, ListenerSpec.tcp(), 9001, 9002);
     List<Lease> first = new ArrayList<>();
     for (int i = 0; i < 200 && on(first, 9001).size() < 11; i++) {
       Lease l = MaxConnsTest.pick(vs, i);
@@ -152,7 +152,7 @@ class LearnedLimitTest {
 
   @Test
   void maxConnsOverridesTheLearnedLimit() {
-    VirtualService vs = MaxConnsTest.service("rr", MaxConnsTest.spec(Map.of(9001, 20)), 9001);
+    ProxyService vs = MaxConnsTest.service("rr", MaxConnsTest.spec(Map.of(9001, 20)), 9001);
     List<Lease> leases = fill(vs);
     assertThat(leases).hasSize(20);
     leases.get(19).refused();
@@ -163,11 +163,11 @@ class LearnedLimitTest {
 
   @Test
   void aServerBackFromWeightZeroStartsWithoutALimit() {
-    VirtualService vs = MaxConnsTest.service("wlc", ListenerSpec.tcp(), 9001);
+    ProxyService vs = MaxConnsTest.service("wlc", ListenerSpec.tcp(), 9001);
     List<Lease> leases = fill(vs);
     assertThat(leases).hasSize(200);
     leases.get(0).refused();
-    RealServer rs = vs.all().iterator().next();
+    ProxyBackend rs = vs.all().iterator().next();
     assertThat(rs.learnedLimit()).isEqualTo(180);
     vs.setDest(MaxConnsTest.dest(9001, 0).withWeight(0));
     vs.setDest(MaxConnsTest.dest(9001, 0));

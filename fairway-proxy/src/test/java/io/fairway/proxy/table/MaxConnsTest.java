@@ -40,9 +40,9 @@ class MaxConnsTest {
     return PlannedLimits.of(ListenerSpec.tcp(), byDest);
   }
 
-  static VirtualService service(String scheduler, ListenerSpec spec, int... ports) {
-    VirtualService vs =
-        new VirtualService(
+  static ProxyService service(String scheduler, ListenerSpec spec, int... ports) {
+    ProxyService vs =
+        new ProxyService(
             Service.of(KEY, scheduler),
             spec,
             ProxyOptions.builder().build(),
@@ -54,7 +54,7 @@ class MaxConnsTest {
   }
 
   /** A first pick from a client address of its own (mh hashes the address alone). */
-  static Lease pick(VirtualService vs, int client) {
+  static Lease pick(ProxyService vs, int client) {
     byte[] a = {127, 1, (byte) (client >>> 8), (byte) client};
     try {
       return vs.select(new InetSocketAddress(InetAddress.getByAddress(a), 40000), null, Set.of());
@@ -66,7 +66,7 @@ class MaxConnsTest {
   @ParameterizedTest
   @ValueSource(strings = {"rr", "wlc", "mh", "round_robin", "random"})
   void eachServerTakesItsMaxThenNobodyTakesMore(String scheduler) {
-    VirtualService vs = service(scheduler, spec(Map.of(9001, 2, 9002, 3)), 9001, 9002);
+    ProxyService vs = service(scheduler, spec(Map.of(9001, 2, 9002, 3)), 9001, 9002);
     List<Lease> leases = new ArrayList<>();
     for (int i = 0; i < 200 && leases.size() < 5; i++) {
       Lease l = pick(vs, i);
@@ -87,7 +87,7 @@ class MaxConnsTest {
   @ParameterizedTest
   @ValueSource(strings = {"rr", "wlc", "round_robin"})
   void aClosedConnectionFreesItsSlotAtOnce(String scheduler) {
-    VirtualService vs = service(scheduler, spec(Map.of(9001, 1)), 9001);
+    ProxyService vs = service(scheduler, spec(Map.of(9001, 1)), 9001);
     Lease first = pick(vs, 1);
     assertThat(first).isNotNull();
     assertThat(pick(vs, 2)).isNull();
@@ -100,7 +100,7 @@ class MaxConnsTest {
   @ParameterizedTest
   @ValueSource(strings = {"rr", "round_robin"})
   void uthresholdStillCountsTheClosedConnectionUntilItExpires(String scheduler) {
-    VirtualService vs = service(scheduler, ListenerSpec.tcp());
+    ProxyService vs = service(scheduler, ListenerSpec.tcp());
     vs.addDest(dest(9001, 1));
     Lease first = pick(vs, 1);
     assertThat(first).isNotNull();
@@ -111,7 +111,7 @@ class MaxConnsTest {
   @ParameterizedTest
   @ValueSource(strings = {"rr", "round_robin"})
   void anHttpRequestHoldsItsSlotUntilItEnds(String scheduler) {
-    VirtualService vs = service(scheduler, spec(Map.of(9001, 1)), 9001);
+    ProxyService vs = service(scheduler, spec(Map.of(9001, 1)), 9001);
     Lease request = pick(vs, 1);
     assertThat(pick(vs, 1)).isNull();
     request.closeRequest();
@@ -121,7 +121,7 @@ class MaxConnsTest {
   @ParameterizedTest
   @ValueSource(strings = {"rr", "round_robin"})
   void aReloadMovesTheLimitWithoutTouchingLiveConnections(String scheduler) {
-    VirtualService vs = service(scheduler, spec(Map.of(9001, 1)), 9001);
+    ProxyService vs = service(scheduler, spec(Map.of(9001, 1)), 9001);
     Lease first = pick(vs, 1);
     assertThat(pick(vs, 2)).isNull();
     vs.setSpec(spec(Map.of(9001, 2)));

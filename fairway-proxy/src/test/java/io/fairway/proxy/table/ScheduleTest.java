@@ -24,7 +24,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@link VirtualService#schedule}, the one decision of both TCP frontends, without a socket: who is
+ * {@link ProxyService#schedule}, the one decision of both TCP frontends, without a socket: who is
  * leased a server at once, who queues (first tries only, behind anyone already waiting, or when
  * every server is at its {@code uthreshold}), who is refused and why, and what a waiter is told.
  * Everything the frontends would do on their event loop is done on one here.
@@ -37,8 +37,8 @@ class ScheduleTest {
   static final Duration LONG = Duration.ofMinutes(1);
 
   final DefaultEventLoop loop = new DefaultEventLoop();
-  final VirtualService vs =
-      new VirtualService(
+  final ProxyService vs =
+      new ProxyService(
           Service.of(ServiceKey.of(Protocol.TCP, LO, 80), "rr"),
           ListenerSpec.tcp(),
           ProxyOptions.builder().build(),
@@ -67,8 +67,8 @@ class ScheduleTest {
   }
 
   /** On the loop already. */
-  Pick schedule(Waiter w, Set<RealServer> tried, Duration wait) {
-    return vs.schedule(CLIENT, null, tried, VirtualService.NO_ALT, loop, wait, w);
+  Pick schedule(Waiter w, Set<ProxyBackend> tried, Duration wait) {
+    return vs.schedule(CLIENT, null, tried, ProxyService.NO_ALT, loop, wait, w);
   }
 
   /** A waiter that writes down what it is told, and keeps the lease it is given. */
@@ -139,7 +139,7 @@ class ScheduleTest {
   void aPickQueuedByTheLearnedLimitIsOneHit() throws Exception {
     vs.addDest(dest(9001, 1, 0));
     Lease a = (Lease) schedule(new Waiter("a"));
-    RealServer rs = a.server;
+    ProxyBackend rs = a.server;
     onLoop(
         () -> {
           a.refused();
@@ -182,7 +182,7 @@ class ScheduleTest {
     schedule(new Waiter("a"));
     schedule(new Waiter("b"));
     assertThat(onLoop(vs::atCapacity)).isTrue();
-    RealServer failed = vs.pool().servers().get(0);
+    ProxyBackend failed = vs.pool().servers().get(0);
     Pick p = onLoop(() -> schedule(new Waiter("c"), Set.of(failed), LONG));
     assertThat(p).isEqualTo(Pick.None.ALL_TRIED);
     assertThat(vs.slots().waiting()).isZero();

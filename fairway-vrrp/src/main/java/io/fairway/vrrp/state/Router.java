@@ -65,7 +65,7 @@ public final class Router {
       boolean startAsMaster,
       InetAddress localAddress) {}
 
-  /** Members of a sync group follow each other; see {@link SyncGroup}. */
+  /** Members of a sync group follow each other; see {@link SyncGroupState}. */
   interface Group {
     void followed(Router r, long now, State from, State to, List<Action> out);
 
@@ -156,7 +156,7 @@ public final class Router {
    * master it follows, its fault and a running preempt_delay carry over, so the instance neither
    * flaps nor starts a new election. The effective priority carries too; the caller recomputes it
    * from tracking ({@link #priority}), which tells the backups when it changed. The new router
-   * belongs to no sync group until a new {@link SyncGroup} takes it.
+   * belongs to no sync group until a new {@link SyncGroupState} takes it.
    */
   public Router reconfigured(Params p) {
     Router r = new Router(p);

@@ -8,23 +8,23 @@ import java.util.List;
  * the others along; one member going back to backup takes the others back; one member in fault puts
  * the whole group in fault until it recovers.
  */
-public final class SyncGroup {
+public final class SyncGroupState {
   private final String name;
   private final List<Router> members;
 
-  public SyncGroup(String name, List<Router> members) {
+  public SyncGroupState(String name, List<Router> members) {
     this.name = name;
     this.members = List.copyOf(members);
     Router.Group g =
         new Router.Group() {
           @Override
           public void followed(Router r, long now, State from, State to, List<Action> out) {
-            SyncGroup.this.followed(r, now, from, to, out);
+            SyncGroupState.this.followed(r, now, from, to, out);
           }
 
           @Override
           public void faultChanged(Router r, long now, boolean wasFaulty, List<Action> out) {
-            SyncGroup.this.faultChanged(r, now, wasFaulty, out);
+            SyncGroupState.this.faultChanged(r, now, wasFaulty, out);
           }
         };
     for (Router r : this.members) {

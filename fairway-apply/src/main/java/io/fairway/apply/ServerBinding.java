@@ -12,14 +12,14 @@ import java.util.Objects;
  * @param inhibit drain (weight 0) instead of removing on failure; see the package comment
  * @param weight the configured weight, restored when the server comes back
  * @param slowStart {@code slow_start}: when the server comes up after start its weight is stepped
- *     up to the target over this time ({@link SlowStart}); zero = off
+ *     up to the target over this time ({@link SlowStartSteps}); zero = off
  * @param tier its backup tier ({@link Tiers}): 0 serves whenever it is up; a higher tier is a
  *     backup, kept out of the table while any server of a lower tier is up (an SRV answer's higher
  *     priorities)
  */
-public record RealServer(
+public record ServerBinding(
     String name, Dest dest, boolean inhibit, int weight, Duration slowStart, int tier) {
-  public RealServer {
+  public ServerBinding {
     Objects.requireNonNull(name, "name");
     Objects.requireNonNull(dest, "dest");
     if (weight < 0) {
@@ -35,12 +35,12 @@ public record RealServer(
   }
 
   /** In tier 0: never a backup. */
-  public RealServer(String name, Dest dest, boolean inhibit, int weight, Duration slowStart) {
+  public ServerBinding(String name, Dest dest, boolean inhibit, int weight, Duration slowStart) {
     this(name, dest, inhibit, weight, slowStart, 0);
   }
 
   /** Without slow start. */
-  public RealServer(String name, Dest dest, boolean inhibit, int weight) {
+  public ServerBinding(String name, Dest dest, boolean inhibit, int weight) {
     this(name, dest, inhibit, weight, Duration.ZERO);
   }
 }

@@ -12,12 +12,12 @@ import org.jspecify.annotations.Nullable;
  * ip_vs_dest}: weight, thresholds, the OVERLOAD flag and the active / inactive / persistent
  * connection counters.
  *
- * <p>A {@code Dest} keeps its identity across reconfigurations (weight or threshold changes),
+ * <p>A {@code SchedDest} keeps its identity across reconfigurations (weight or threshold changes),
  * exactly as the kernel keeps one {@code ip_vs_dest} per address:port, so connection counts survive
  * a reload. Counters are only changed through {@link Connection} (the data plane's accounting
  * calls) and {@link LoadSnapshot} (the operator's "what if" snapshot).
  */
-public final class Dest implements Backend {
+public final class SchedDest implements Backend {
   private final String name;
   private final InetAddress address;
   private final int port;
@@ -70,8 +70,8 @@ public final class Dest implements Backend {
   /** The turn-taking schedulers' ramp credit ({@link SlowStart#credit}). */
   private volatile int rampCredit;
 
-  private static final AtomicIntegerFieldUpdater<Dest> CREDIT =
-      AtomicIntegerFieldUpdater.newUpdater(Dest.class, "rampCredit");
+  private static final AtomicIntegerFieldUpdater<SchedDest> CREDIT =
+      AtomicIntegerFieldUpdater.newUpdater(SchedDest.class, "rampCredit");
 
   /**
    * What a {@link io.fairway.director.Director} hands back for this server: the caller's own
@@ -84,14 +84,14 @@ public final class Dest implements Backend {
   private volatile int activeConns;
   private volatile int inactiveConns;
   private volatile int persistConns;
-  private static final AtomicIntegerFieldUpdater<Dest> ACTIVE =
-      AtomicIntegerFieldUpdater.newUpdater(Dest.class, "activeConns");
-  private static final AtomicIntegerFieldUpdater<Dest> INACTIVE =
-      AtomicIntegerFieldUpdater.newUpdater(Dest.class, "inactiveConns");
-  private static final AtomicIntegerFieldUpdater<Dest> PERSIST =
-      AtomicIntegerFieldUpdater.newUpdater(Dest.class, "persistConns");
+  private static final AtomicIntegerFieldUpdater<SchedDest> ACTIVE =
+      AtomicIntegerFieldUpdater.newUpdater(SchedDest.class, "activeConns");
+  private static final AtomicIntegerFieldUpdater<SchedDest> INACTIVE =
+      AtomicIntegerFieldUpdater.newUpdater(SchedDest.class, "inactiveConns");
+  private static final AtomicIntegerFieldUpdater<SchedDest> PERSIST =
+      AtomicIntegerFieldUpdater.newUpdater(SchedDest.class, "persistConns");
 
-  Dest(DestSpec spec) {
+  SchedDest(DestSpec spec) {
     this.name = spec.name();
     this.address = spec.address();
     this.port = spec.port();
@@ -104,8 +104,8 @@ public final class Dest implements Backend {
   }
 
   /** Creates a free-standing server (for tests, simulators and {@code fairway pick}). */
-  public static Dest of(DestSpec spec) {
-    return new Dest(spec);
+  public static SchedDest of(DestSpec spec) {
+    return new SchedDest(spec);
   }
 
   /** The name printed for this server: its configured name, or {@code IP:PORT}. */

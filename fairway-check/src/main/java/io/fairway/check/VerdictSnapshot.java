@@ -16,9 +16,9 @@ import java.util.List;
  * @param weightSum total clamped weight of alive servers
  * @param servers every real server, in configuration order
  */
-public record VirtualServerStatus(
+public record VerdictSnapshot(
     String name, boolean quorumUp, long weightSum, List<RealServerStatus> servers) {
-  public VirtualServerStatus {
+  public VerdictSnapshot {
     servers = List.copyOf(servers);
   }
 }

@@ -7,7 +7,7 @@ import java.time.Duration;
  * real server, the virtual server and the checker type's defaults, as keepalived resolves them), so
  * the check engine never has to look further than the checker itself.
  */
-public sealed interface Checker
+public sealed interface HealthCheck
     permits TcpCheck,
         HttpCheck,
         MiscCheck,

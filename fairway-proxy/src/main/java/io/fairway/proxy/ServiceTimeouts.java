@@ -19,7 +19,7 @@ import java.time.Duration;
  * @param idle an L4 connection or an HTTP exchange without a byte either way
  * @param tunnel an upgraded connection without a byte either way
  */
-public record Timeouts(
+public record ServiceTimeouts(
     Duration requestHead,
     Duration requestBody,
     long requestBodyMinRate,
@@ -34,8 +34,8 @@ public record Timeouts(
   /** Apache's {@code RequestReadTimeout} MinRate default. */
   static final long REQUEST_BODY_MIN_RATE = 500;
 
-  public static Timeouts of(ProxyOptions o, ProxySettings.Timeouts t) {
-    return new Timeouts(
+  public static ServiceTimeouts of(ProxyOptions o, ProxySettings.Timeouts t) {
+    return new ServiceTimeouts(
         t.requestHead().orElse(o.clientHeaderTimeout()),
         t.requestBody().orElse(REQUEST_BODY),
         t.requestBodyMinRate().orElse(REQUEST_BODY_MIN_RATE),

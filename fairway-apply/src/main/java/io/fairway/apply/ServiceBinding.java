@@ -29,16 +29,16 @@ import java.util.Objects;
  *     weight zero and takes new connections while the pool is full ({@link OverflowWatch} raises
  *     and lowers it through {@link Applier#overflow}); it needs a sorry server
  */
-public record VirtualServer(
+public record ServiceBinding(
     String name,
     List<Service> services,
-    Map<String, RealServer> servers,
+    Map<String, ServerBinding> servers,
     Dest sorryServer,
     boolean sorryServerInhibit,
     List<TrackedFile> trackedFiles,
     boolean overflow) {
 
-  public VirtualServer {
+  public ServiceBinding {
     Objects.requireNonNull(name, "name");
     services = List.copyOf(services);
     if (services.isEmpty()) {
@@ -52,10 +52,10 @@ public record VirtualServer(
   }
 
   /** Without overflow to the sorry server (keepalived's behaviour). */
-  public VirtualServer(
+  public ServiceBinding(
       String name,
       List<Service> services,
-      Map<String, RealServer> servers,
+      Map<String, ServerBinding> servers,
       Dest sorryServer,
       boolean sorryServerInhibit,
       List<TrackedFile> trackedFiles) {
@@ -71,14 +71,14 @@ public record VirtualServer(
   }
 
   /** A single-service virtual server without sorry server or tracked files. */
-  public static VirtualServer of(String name, Service service, List<RealServer> servers) {
-    return new VirtualServer(name, List.of(service), byName(servers), null, false, List.of());
+  public static ServiceBinding of(String name, Service service, List<ServerBinding> servers) {
+    return new ServiceBinding(name, List.of(service), byName(servers), null, false, List.of());
   }
 
   /** The servers keyed by name, preserving order. */
-  public static Map<String, RealServer> byName(List<RealServer> servers) {
-    Map<String, RealServer> m = new LinkedHashMap<>();
-    for (RealServer rs : servers) {
+  public static Map<String, ServerBinding> byName(List<ServerBinding> servers) {
+    Map<String, ServerBinding> m = new LinkedHashMap<>();
+    for (ServerBinding rs : servers) {
       if (m.put(rs.name(), rs) != null) {
         throw new IllegalArgumentException("duplicate real server name " + rs.name());
       }
@@ -87,14 +87,14 @@ public record VirtualServer(
   }
 
   /** This virtual server with a sorry server. */
-  public VirtualServer withSorryServer(Dest sorry, boolean inhibit) {
-    return new VirtualServer(
+  public ServiceBinding withSorryServer(Dest sorry, boolean inhibit) {
+    return new ServiceBinding(
         name, services, servers, sorry, inhibit, trackedFiles, overflow && sorry != null);
   }
 
   /** This virtual server with overflow to its sorry server on or off. */
-  public VirtualServer withOverflow(boolean on) {
-    return new VirtualServer(
+  public ServiceBinding withOverflow(boolean on) {
+    return new ServiceBinding(
         name, services, servers, sorryServer, sorryServerInhibit, trackedFiles, on);
   }
 }

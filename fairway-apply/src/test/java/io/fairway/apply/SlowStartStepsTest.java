@@ -16,12 +16,12 @@ import org.junit.jupiter.api.Test;
  * slow_start on a table of weights: the ramp's steps, and the applier stepping a server that comes
  * up after start from 1 to its weight in a bounded number of set calls, on a clock the test moves.
  */
-class SlowStartTest {
+class SlowStartStepsTest {
   final RecordingTable table = new RecordingTable();
   final AtomicLong clock = new AtomicLong(1_000_000_000L);
 
-  static RealServer slow(String name, String addr, int weight, int seconds) {
-    return new RealServer(
+  static ServerBinding slow(String name, String addr, int weight, int seconds) {
+    return new ServerBinding(
         name, Dest.of(ip(addr), 80, weight), false, weight, Duration.ofSeconds(seconds));
   }
 
@@ -29,7 +29,7 @@ class SlowStartTest {
     clock.addAndGet((long) (seconds * 1e9));
   }
 
-  Applier applier(RealServer... servers) {
+  Applier applier(ServerBinding... servers) {
     return new Applier(table, config(web(servers)), clock::get);
   }
 
@@ -38,18 +38,19 @@ class SlowStartTest {
     long d = Duration.ofSeconds(10).toNanos();
     List<Integer> w = new ArrayList<>();
     for (int t = 0; t <= 10; t++) {
-      w.add(SlowStart.weight(100, t * d / 10, d));
+      w.add(SlowStartSteps.weight(100, t * d / 10, d));
     }
     assertThat(w).containsExactly(10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 100);
-    assertThat(SlowStart.weight(3, 0, d)).isEqualTo(1);
-    assertThat(SlowStart.weight(3, d / 2, d)).isEqualTo(2);
-    assertThat(SlowStart.weight(3, d - 1, d)).isEqualTo(3);
-    assertThat(SlowStart.weight(1, 0, d)).as("nothing to ramp").isEqualTo(1);
-    assertThat(SlowStart.weight(0, 0, d)).as("quiesced stays quiesced").isZero();
-    assertThat(SlowStart.weight(7, 0, 0)).as("no slow start").isEqualTo(7);
+    assertThat(SlowStartSteps.weight(3, 0, d)).isEqualTo(1);
+    assertThat(SlowStartSteps.weight(3, d / 2, d)).isEqualTo(2);
+    assertThat(SlowStartSteps.weight(3, d - 1, d)).isEqualTo(3);
+    assertThat(SlowStartSteps.weight(1, 0, d)).as("nothing to ramp").isEqualTo(1);
+    assertThat(SlowStartSteps.weight(0, 0, d)).as("quiesced stays quiesced").isZero();
+    assertThat(SlowStartSteps.weight(7, 0, 0)).as("no slow start").isEqualTo(7);
     // Huge durations and weights do not overflow.
     long year = Duration.ofDays(365).toNanos();
-    assertThat(SlowStart.weight(Integer.MAX_VALUE, year / 2, year)).isBetween(1, Integer.MAX_VALUE);
+    assertThat(SlowStartSteps.weight(Integer.MAX_VALUE, year / 2, year))
+        .isBetween(1, Integer.MAX_VALUE);
   }
 
   @Test
@@ -149,7 +150,7 @@ class SlowStartTest {
 
   @Test
   void aServerRestoredWhenQuorumReturnsIsNotRamped() throws Exception {
-    VirtualServer vs = web(slow("a", "10.16.1.1", 10, 10)).withSorryServer(SORRY, false);
+    ServiceBinding vs = web(slow("a", "10.16.1.1", 10, 10)).withSorryServer(SORRY, false);
     Applier a = new Applier(table, config(vs), clock::get);
     a.init("web", up("a"));
     a.setAlive("web", "a", false);

@@ -9,7 +9,7 @@ import java.util.PriorityQueue;
  * a statement, not a race. Public so that consumers of the verdict API (the apply layer) can drive
  * the engine deterministically too.
  */
-public final class ManualScheduler implements Scheduler {
+public final class ManualClock implements EngineClock {
   private final PriorityQueue<Entry> queue = new PriorityQueue<>();
   private long now;
   private long sequence;
@@ -34,7 +34,7 @@ public final class ManualScheduler implements Scheduler {
 
     @Override
     public void cancel() {
-      synchronized (ManualScheduler.this) {
+      synchronized (ManualClock.this) {
         cancelled = true;
         queue.remove(this);
       }

@@ -12,11 +12,11 @@ import java.net.InetSocketAddress;
  * @param upperThreshold {@code uthreshold} (0 = none)
  * @param lowerThreshold {@code lthreshold} (0 = 3/4 of uthreshold)
  */
-public record RealServer(
+public record SchedServer(
     String name, InetSocketAddress address, int upperThreshold, int lowerThreshold)
     implements Backend {
 
-  public RealServer {
+  public SchedServer {
     if (address == null || address.getAddress() == null) {
       throw new IllegalArgumentException("real server needs a literal IP address");
     }
@@ -27,9 +27,9 @@ public record RealServer(
   }
 
   /** {@code IP:PORT} or {@code [IPv6]:PORT}, no thresholds. */
-  public static RealServer parse(String ipPort) {
+  public static SchedServer parse(String ipPort) {
     InetSocketAddress a = Flows.parseHostPort(ipPort, "real server");
-    return new RealServer(DestSpec.defaultName(a.getAddress(), a.getPort()), a, 0, 0);
+    return new SchedServer(DestSpec.defaultName(a.getAddress(), a.getPort()), a, 0, 0);
   }
 
   DestSpec spec(int weight) {

@@ -14,11 +14,11 @@ package io.fairway.apply;
  * table ramps in its scheduler instead ({@link io.fairway.table.RampTarget}). Public for {@code
  * fairway pick}, which shows what the kernel plane's table weight would be.
  */
-public final class SlowStart {
+public final class SlowStartSteps {
   /** At most this many weight changes per ramp (the first one is the install). */
   static final int MAX_STEPS = 10;
 
-  private SlowStart() {}
+  private SlowStartSteps() {}
 
   /**
    * The weight at {@code elapsed} nanoseconds into a ramp of {@code duration} towards {@code

@@ -17,8 +17,8 @@ import io.fairway.director.varnish.ShardParams;
  * plan's own validation build the same ring from the same names, idents and weights. {@link
  * DirectorTree} builds a layered one from these.
  */
-public final class Directors {
-  private Directors() {}
+public final class DirectorFactory {
+  private DirectorFactory() {}
 
   /**
    * A director with no members.

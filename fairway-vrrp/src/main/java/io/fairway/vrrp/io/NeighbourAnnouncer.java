@@ -14,7 +14,7 @@ import java.nio.ByteOrder;
  * and for the address, broadcast, over AF_PACKET) for IPv4, an unsolicited neighbour advertisement
  * (ICMPv6 type 136 with the override flag, to ff02::1, hop limit 255) for IPv6.
  */
-public final class Announcer implements Closeable {
+public final class NeighbourAnnouncer implements Closeable {
   private static final int ETH_P_ARP = 0x0806;
   private static final byte[] ALL_NODES = {
     (byte) 0xff, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1
@@ -23,12 +23,12 @@ public final class Announcer implements Closeable {
   private final int packetFd;
   private final int icmpFd;
 
-  private Announcer(int packetFd, int icmpFd) {
+  private NeighbourAnnouncer(int packetFd, int icmpFd) {
     this.packetFd = packetFd;
     this.icmpFd = icmpFd;
   }
 
-  public static Announcer open() throws IOException {
+  public static NeighbourAnnouncer open() throws IOException {
     int p;
     int i;
     try {
@@ -48,7 +48,7 @@ public final class Announcer implements Closeable {
       LibC.close(p);
       throw new IOException("ICMPv6 socket for neighbour advertisements: " + VrrpSocket.errno(e));
     }
-    return new Announcer(p, i);
+    return new NeighbourAnnouncer(p, i);
   }
 
   /** One announcement of {@code address} on {@code link}. */

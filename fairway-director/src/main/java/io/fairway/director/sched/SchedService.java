@@ -34,11 +34,11 @@ import org.jspecify.annotations.Nullable;
  * before the batch.
  *
  * <p>Batches stay on while a slow start ramps: the changes carry the weights the schedulers compare
- * (scaled and ramped, {@link Dest#eweight}), which stay put within a batch because everything that
- * moves a ramp ({@link #ramp}, a ramp's next step, removing a ramping server) first publishes what
- * the batch holds so far.
+ * (scaled and ramped, {@link SchedDest#eweight}), which stay put within a batch because everything
+ * that moves a ramp ({@link #ramp}, a ramp's next step, removing a ramping server) first publishes
+ * what the batch holds so far.
  */
-public final class VirtualService {
+public final class SchedService {
   private final KernelScheduler scheduler;
   private final @Nullable PersistenceTemplates templates;
   private final LongSupplier clockMillis;
@@ -51,13 +51,13 @@ public final class VirtualService {
   private volatile long nextRampStep = Long.MAX_VALUE;
 
   /** Servers in the order they were added (keepalived: config order), as last published. */
-  private volatile List<Dest> addOrder = List.of();
+  private volatile List<SchedDest> addOrder = List.of();
 
   /**
    * The servers now, in the order they were added, by address:port; guarded by this. The kernel's
    * list is the reverse.
    */
-  private final java.util.LinkedHashMap<At, Dest> members = new java.util.LinkedHashMap<>();
+  private final java.util.LinkedHashMap<At, SchedDest> members = new java.util.LinkedHashMap<>();
 
   /** The changes of the batch under way, or null outside a batch. */
   private @Nullable List<MemberChange> batch;
@@ -69,18 +69,18 @@ public final class VirtualService {
    */
   private int scale = 1;
 
-  private volatile @Nullable Dest sorry;
+  private volatile @Nullable SchedDest sorry;
 
   /**
    * Removed servers, kept like the kernel's dest trash: re-adding the same address:port revives the
    * same object, so connections that outlived the removal are still counted against its thresholds.
    */
-  private final java.util.Map<At, Dest> trash = new java.util.HashMap<>();
+  private final java.util.Map<At, SchedDest> trash = new java.util.HashMap<>();
 
   /** A server's address:port, the kernel's key of a destination within its service. */
   private record At(InetAddress address, int port) {}
 
-  public VirtualService(
+  public SchedService(
       KernelScheduler scheduler, @Nullable Persistence persistence, LongSupplier clockMillis) {
     this(scheduler, persistence, clockMillis, System::nanoTime);
   }
@@ -90,7 +90,7 @@ public final class VirtualService {
    * @param nanos the clock slow start ramps are timed by ({@link #ramp}); tests and {@code fairway
    *     pick} fix it
    */
-  public VirtualService(
+  public SchedService(
       KernelScheduler scheduler,
       @Nullable Persistence persistence,
       LongSupplier clockMillis,
@@ -103,7 +103,7 @@ public final class VirtualService {
     scheduler.update(List.of());
   }
 
-  public VirtualService(KernelScheduler scheduler) {
+  public SchedService(KernelScheduler scheduler) {
     this(scheduler, Persistence.NONE, System::currentTimeMillis);
   }
 
@@ -112,30 +112,30 @@ public final class VirtualService {
   }
 
   /** The real servers in the order they were added. */
-  public List<Dest> dests() {
+  public List<SchedDest> dests() {
     return addOrder;
   }
 
   /** The sorry server, or null. */
-  public @Nullable Dest sorryServer() {
+  public @Nullable SchedDest sorryServer() {
     return sorry;
   }
 
   /** Finds a real server (or the sorry server) by its printed name. */
-  public @Nullable Dest byName(String name) {
-    for (Dest d : addOrder) if (d.name().equals(name)) return d;
-    Dest s = sorry;
+  public @Nullable SchedDest byName(String name) {
+    for (SchedDest d : addOrder) if (d.name().equals(name)) return d;
+    SchedDest s = sorry;
     return s != null && s.name().equals(name) ? s : null;
   }
 
   /** Adds a real server, like the kernel's NEW_DEST (it goes to the head of the kernel's list). */
-  public synchronized Dest add(DestSpec spec) {
+  public synchronized SchedDest add(DestSpec spec) {
     At at = new At(spec.address(), spec.port());
     if (members.containsKey(at)) {
       throw new IllegalArgumentException("real_server " + spec.name() + " is listed twice");
     }
     checkNotSorry(spec, sorry);
-    Dest d = revive(spec);
+    SchedDest d = revive(spec);
     if (d.ramping()) {
       // Brought back still ramping: its scale may not be the batch's, as for a removal.
       flushBatch();
@@ -152,8 +152,8 @@ public final class VirtualService {
   }
 
   /** Changes weight/thresholds of an existing server (SET_DEST): counts are kept. */
-  public synchronized Dest edit(DestSpec spec) {
-    Dest d = members.get(new At(spec.address(), spec.port()));
+  public synchronized SchedDest edit(DestSpec spec) {
+    SchedDest d = members.get(new At(spec.address(), spec.port()));
     if (d == null) throw new IllegalArgumentException("no real_server " + spec.name());
     int before = d.eweight();
     d.update(spec);
@@ -166,7 +166,7 @@ public final class VirtualService {
    */
   public synchronized void remove(InetAddress address, int port) {
     At at = new At(address, port);
-    Dest d = members.get(at);
+    SchedDest d = members.get(at);
     if (d == null) return;
     boolean ramped = d.ramping();
     if (ramped) {
@@ -223,9 +223,9 @@ public final class VirtualService {
   }
 
   /** A new server, or the removed one with this address:port brought back with its live counts. */
-  private Dest revive(DestSpec spec) {
-    Dest old = trash.remove(new At(spec.address(), spec.port()));
-    if (old == null || old.totalConns() + old.persistConns() == 0) return new Dest(spec);
+  private SchedDest revive(DestSpec spec) {
+    SchedDest old = trash.remove(new At(spec.address(), spec.port()));
+    if (old == null || old.totalConns() + old.persistConns() == 0) return new SchedDest(spec);
     old.revive(spec);
     return old;
   }
@@ -244,8 +244,8 @@ public final class VirtualService {
       checkNotSorry(s, sorry);
     }
     boolean ramping = false;
-    for (Dest d : members.values()) ramping |= d.ramping();
-    for (Dest d : trash.values()) ramping |= d.ramping();
+    for (SchedDest d : members.values()) ramping |= d.ramping();
+    for (SchedDest d : trash.values()) ramping |= d.ramping();
     if (ramping) {
       // Removing a ramping server can change every server's scale: what the batch holds so far is
       // published, and this reconcile is one plain update of its own.
@@ -253,10 +253,10 @@ public final class VirtualService {
     }
     List<MemberChange> changes = batch != null && !ramping ? batch : new ArrayList<>();
     boolean batched = changes == batch;
-    for (java.util.Iterator<java.util.Map.Entry<At, Dest>> it = members.entrySet().iterator();
+    for (java.util.Iterator<java.util.Map.Entry<At, SchedDest>> it = members.entrySet().iterator();
         it.hasNext(); ) {
-      java.util.Map.Entry<At, Dest> e = it.next();
-      Dest d = e.getValue();
+      java.util.Map.Entry<At, SchedDest> e = it.next();
+      SchedDest d = e.getValue();
       DestSpec s = wanted.remove(e.getKey());
       if (s == null) {
         changes.add(MemberChange.delete(d, d.eweight()));
@@ -270,7 +270,7 @@ public final class VirtualService {
       }
     }
     for (java.util.Map.Entry<At, DestSpec> e : wanted.entrySet()) {
-      Dest d = revive(e.getValue());
+      SchedDest d = revive(e.getValue());
       d.weightScale(scale);
       members.put(e.getKey(), d);
       changes.add(MemberChange.add(d));
@@ -279,18 +279,18 @@ public final class VirtualService {
   }
 
   /** Sets or clears ({@code null}) the sorry server. It must not also be a real server. */
-  public synchronized @Nullable Dest setSorryServer(@Nullable DestSpec spec) {
+  public synchronized @Nullable SchedDest setSorryServer(@Nullable DestSpec spec) {
     if (spec == null) {
       sorry = null;
       return null;
     }
-    for (Dest d : members.values()) checkNotSorry(d.spec(), spec);
-    Dest current = sorry;
+    for (SchedDest d : members.values()) checkNotSorry(d.spec(), spec);
+    SchedDest current = sorry;
     if (current != null && spec.sameServer(current.address(), current.port())) {
       current.update(spec);
       return current;
     }
-    sorry = new Dest(spec);
+    sorry = new SchedDest(spec);
     return sorry;
   }
 
@@ -303,7 +303,7 @@ public final class VirtualService {
     }
   }
 
-  private static void checkNotSorry(DestSpec real, @Nullable Dest sorryDest) {
+  private static void checkNotSorry(DestSpec real, @Nullable SchedDest sorryDest) {
     if (sorryDest != null) checkNotSorry(real, sorryDest.spec());
   }
 
@@ -314,7 +314,7 @@ public final class VirtualService {
    * ramp. The hashing schedulers (sh, dh, mh) ignore ramps: a ramp could only be applied to them by
    * moving clients between servers (docs/schedulers.md).
    */
-  public synchronized void ramp(Dest d, long elapsedNanos, long durationNanos) {
+  public synchronized void ramp(SchedDest d, long elapsedNanos, long durationNanos) {
     flushBatch();
     long now = nanos.getAsLong();
     d.ramp(now - Math.max(0, elapsedNanos), durationNanos, now);
@@ -338,7 +338,7 @@ public final class VirtualService {
     // Before the weights move, so the batch's changes replay over the weights they were made at.
     flushBatch();
     boolean changed = false;
-    for (Dest d : addOrder) changed |= d.refreshRamp(now);
+    for (SchedDest d : addOrder) changed |= d.refreshRamp(now);
     if (changed) {
       publish(List.of());
     } else {
@@ -346,9 +346,9 @@ public final class VirtualService {
     }
   }
 
-  private static long nextStep(List<Dest> dests, long now) {
+  private static long nextStep(List<SchedDest> dests, long now) {
     long next = Long.MAX_VALUE;
-    for (Dest d : dests) {
+    for (SchedDest d : dests) {
       long at = d.nextRampStep(now);
       if (at != Long.MAX_VALUE && (next == Long.MAX_VALUE || at - next < 0)) next = at;
     }
@@ -361,16 +361,16 @@ public final class VirtualService {
    * the changes carry are those the list ends with.
    */
   private void publish(List<MemberChange> changes) {
-    List<Dest> next = List.copyOf(members.values());
+    List<SchedDest> next = List.copyOf(members.values());
     boolean ramping = false;
-    for (Dest d : next) ramping |= d.ramping();
+    for (SchedDest d : next) ramping |= d.ramping();
     // While anybody ramps every weight is scaled by 100, so a weight-1 server can take 1% of its
     // share.
     scale = ramping ? io.fairway.director.SlowStart.STEPS : 1;
-    for (Dest d : next) d.weightScale(scale);
+    for (SchedDest d : next) d.weightScale(scale);
     nextRampStep = ramping ? nextStep(next, nanos.getAsLong()) : Long.MAX_VALUE;
     addOrder = next;
-    List<Dest> kernel = new ArrayList<>(next);
+    List<SchedDest> kernel = new ArrayList<>(next);
     Collections.reverse(kernel);
     if (changes.size() <= 1) {
       scheduler.update(kernel);
@@ -384,7 +384,7 @@ public final class VirtualService {
    * server if the client has a valid one, else the scheduler's choice, else the sorry server, else
    * {@code null} (refused).
    */
-  public @Nullable Dest pick(Flow flow) {
+  public @Nullable SchedDest pick(Flow flow) {
     return pick(flow.client(), flow.clientFold(), flow.clientPort(), flow.destinationFold());
   }
 
@@ -392,7 +392,7 @@ public final class VirtualService {
    * {@link #pick(Flow)} on precomputed folds ({@link KernelScheduler#fold}); allocates nothing
    * without persistence.
    */
-  public @Nullable Dest pick(
+  public @Nullable SchedDest pick(
       @Nullable InetAddress client, int clientFold, int clientPort, int destinationFold) {
     tickRamps();
     if (templates != null && client != null) {
@@ -400,17 +400,17 @@ public final class VirtualService {
           templates.lookup(templates.key(client), clockMillis.getAsLong());
       if (t != null) return t.dest;
     }
-    Dest d = scheduler.pick(clientFold, clientPort, destinationFold);
+    SchedDest d = scheduler.pick(clientFold, clientPort, destinationFold);
     return d != null ? d : overflow();
   }
 
-  private @Nullable Dest overflow() {
-    Dest s = sorry;
+  private @Nullable SchedDest overflow() {
+    SchedDest s = sorry;
     return s != null && !s.overloaded() ? s : null;
   }
 
   /** True when {@code d} is this service's sorry server. */
-  public boolean isSorry(Dest d) {
+  public boolean isSorry(SchedDest d) {
     return d != null && d == sorry;
   }
 
@@ -421,10 +421,10 @@ public final class VirtualService {
    */
   public @Nullable Connection open(Flow flow) {
     tickRamps();
-    Dest.ConnKind kind = Dest.ConnKind.ACTIVE;
+    SchedDest.ConnKind kind = SchedDest.ConnKind.ACTIVE;
     long now = clockMillis.getAsLong();
     PersistenceTemplates.Template t = null;
-    Dest d;
+    SchedDest d;
     if (templates != null) {
       PersistenceTemplates.Key key = templates.key(flow.client());
       t = templates.lookup(key, now);

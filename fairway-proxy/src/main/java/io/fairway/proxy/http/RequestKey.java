@@ -15,7 +15,7 @@ import java.util.Objects;
  * @param kind what the key comes from
  * @param name the header or cookie name; {@code null} for {@link Kind#URL} and {@link Kind#CLIENT}
  */
-public record KeySource(Kind kind, String name) {
+public record RequestKey(Kind kind, String name) {
 
   /** What the key comes from. */
   public enum Kind {
@@ -29,10 +29,10 @@ public record KeySource(Kind kind, String name) {
     COOKIE
   }
 
-  public static final KeySource CLIENT = new KeySource(Kind.CLIENT, null);
-  public static final KeySource URL = new KeySource(Kind.URL, null);
+  public static final RequestKey CLIENT = new RequestKey(Kind.CLIENT, null);
+  public static final RequestKey URL = new RequestKey(Kind.URL, null);
 
-  public KeySource {
+  public RequestKey {
     Objects.requireNonNull(kind, "kind");
     boolean named = kind == Kind.HEADER || kind == Kind.COOKIE;
     if (named && (name == null || name.isBlank())) {
@@ -43,12 +43,12 @@ public record KeySource(Kind kind, String name) {
     }
   }
 
-  public static KeySource header(String name) {
-    return new KeySource(Kind.HEADER, name);
+  public static RequestKey header(String name) {
+    return new RequestKey(Kind.HEADER, name);
   }
 
-  public static KeySource cookie(String name) {
-    return new KeySource(Kind.COOKIE, name);
+  public static RequestKey cookie(String name) {
+    return new RequestKey(Kind.COOKIE, name);
   }
 
   /**
@@ -57,7 +57,7 @@ public record KeySource(Kind kind, String name) {
    *
    * @throws IllegalArgumentException with a one-line reason
    */
-  public static KeySource parse(String text) {
+  public static RequestKey parse(String text) {
     String[] w = text.trim().split("\\s+");
     int i = w.length > 0 && w[0].equalsIgnoreCase("by") ? 1 : 0;
     if (i >= w.length) {
@@ -77,7 +77,7 @@ public record KeySource(Kind kind, String name) {
         if (rest != 1) {
           throw new IllegalArgumentException("'by " + k + "' needs exactly one name");
         }
-        return new KeySource(Kind.valueOf(k), w[i + 1]);
+        return new RequestKey(Kind.valueOf(k), w[i + 1]);
       }
       default ->
           throw new IllegalArgumentException(

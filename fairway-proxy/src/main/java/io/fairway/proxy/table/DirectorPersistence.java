@@ -8,18 +8,19 @@ import java.util.concurrent.ConcurrentHashMap;
 /**
  * {@code persistence_timeout}: a client (address masked by the service's netmask) keeps going to
  * the server it was first scheduled to until it has been quiet for the timeout — the kernel's
- * persistence templates.
+ * persistence templates, for services with a Varnish director (a kernel scheduler keeps its own in
+ * the director library's {@code PersistenceTemplates}).
  *
  * <p>One deliberate difference from the kernel default ({@code expire_quiescent_template=0}): a
  * template pointing at a drained (weight 0) or removed server is not honoured, because an operator
  * who drains a server means "no new connections", persistent clients included.
  */
-final class Persistence {
+final class DirectorPersistence {
   private static final class Template {
-    final RealServer server;
+    final ProxyBackend server;
     volatile long expiresNanos;
 
-    Template(RealServer server, long expiresNanos) {
+    Template(ProxyBackend server, long expiresNanos) {
       this.server = server;
       this.expiresNanos = expiresNanos;
     }
@@ -28,12 +29,12 @@ final class Persistence {
   private final Map<InetAddress, Template> templates = new ConcurrentHashMap<>();
 
   /** The server this client sticks to, or {@code null}; refreshes the template when found. */
-  RealServer lookup(InetAddress client, int prefix, long timeoutNanos, long now) {
+  ProxyBackend lookup(InetAddress client, int prefix, long timeoutNanos, long now) {
     Template t = templates.get(mask(client, prefix));
     if (t == null || now - t.expiresNanos > 0) {
       return null;
     }
-    RealServer rs = t.server;
+    ProxyBackend rs = t.server;
     if (rs.removed() || rs.weight() == 0) {
       return null;
     }
@@ -41,7 +42,7 @@ final class Persistence {
     return rs;
   }
 
-  void record(InetAddress client, int prefix, RealServer rs, long timeoutNanos, long now) {
+  void record(InetAddress client, int prefix, ProxyBackend rs, long timeoutNanos, long now) {
     Template fresh = new Template(rs, now + timeoutNanos);
     Template old = templates.put(mask(client, prefix), fresh);
     rs.persistent.incrementAndGet();

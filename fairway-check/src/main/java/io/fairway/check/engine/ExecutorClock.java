@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
  * it wakes at most 100 times and runs about a hundred checks per wake-up. A verdict is at most one
  * tick later, which no operator can notice.
  */
-public final class ExecutorScheduler implements Scheduler {
+public final class ExecutorClock implements EngineClock {
   /** Granularity of deadlines. */
   public static final long TICK_NANOS = 10_000_000L;
 
@@ -21,7 +21,7 @@ public final class ExecutorScheduler implements Scheduler {
 
   private final ScheduledExecutorService executor;
 
-  public ExecutorScheduler(ScheduledExecutorService executor) {
+  public ExecutorClock(ScheduledExecutorService executor) {
     this.executor = executor;
   }
 

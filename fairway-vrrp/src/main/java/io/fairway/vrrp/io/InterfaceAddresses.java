@@ -17,7 +17,7 @@ import java.nio.charset.StandardCharsets;
  * netlink socket. Adding an address that is there, or removing one that is not, is not an error:
  * after a crash the kernel may still hold what the previous run added.
  */
-public final class Addresses implements Closeable {
+public final class InterfaceAddresses implements Closeable {
   static final int NETLINK_ROUTE = 0;
   static final int RTM_NEWADDR = 20;
   static final int RTM_DELADDR = 21;
@@ -36,12 +36,12 @@ public final class Addresses implements Closeable {
   private final NetlinkSocket socket;
   private int seq = 1;
 
-  private Addresses(NetlinkSocket socket) {
+  private InterfaceAddresses(NetlinkSocket socket) {
     this.socket = socket;
   }
 
-  public static Addresses open() throws IOException {
-    return new Addresses(NetlinkSocket.open(NETLINK_ROUTE, 256 * 1024, 2000));
+  public static InterfaceAddresses open() throws IOException {
+    return new InterfaceAddresses(NetlinkSocket.open(NETLINK_ROUTE, 256 * 1024, 2000));
   }
 
   /** Adds {@code a} to interface {@code ifindex}; true if it was not there yet. */

@@ -26,7 +26,7 @@ import java.util.concurrent.atomic.LongAdder;
  * {@code lthreshold} (or below 3/4 of {@code uthreshold} when there is none) — evaluated lazily at
  * pick time, which is when the kernel's expiry events would have been observed anyway.
  */
-public final class RealServer implements io.fairway.director.Backend {
+public final class ProxyBackend implements io.fairway.director.Backend {
   final DestKey key;
   public final InetSocketAddress address;
   private final String name;
@@ -58,12 +58,12 @@ public final class RealServer implements io.fairway.director.Backend {
   public final io.fairway.proxy.http.H2Links h2 = new io.fairway.proxy.http.H2Links();
 
   /** This server in the kernel-scheduler model, when the service runs a kernel scheduler. */
-  volatile io.fairway.director.sched.Dest kernelDest;
+  volatile io.fairway.director.sched.SchedDest kernelDest;
 
   /** What it takes at once when no {@code max_conns} says so. */
   private final LearnedLimit learned = new LearnedLimit();
 
-  RealServer(Dest dest, int inactiveExpirySeconds) {
+  ProxyBackend(Dest dest, int inactiveExpirySeconds) {
     this.dest = dest;
     this.key = dest.key();
     this.address = new InetSocketAddress(dest.address(), dest.port());
@@ -99,13 +99,13 @@ public final class RealServer implements io.fairway.director.Backend {
   }
 
   /** Sets this server's place in the kernel-scheduler model, which then takes its learned limit. */
-  void kernelDest(io.fairway.director.sched.Dest kd) {
+  void kernelDest(io.fairway.director.sched.SchedDest kd) {
     kernelDest = kd;
     pushLimit();
   }
 
   private void pushLimit() {
-    io.fairway.director.sched.Dest kd = kernelDest;
+    io.fairway.director.sched.SchedDest kd = kernelDest;
     if (kd != null) {
       kd.learnedLimit(learned.limit());
     }
@@ -253,7 +253,7 @@ public final class RealServer implements io.fairway.director.Backend {
 
   DestEntry entry() {
     Stats s = new Stats(connections.sum(), 0, 0, inBytes.sum(), outBytes.sum(), 0, 0, 0, 0, 0);
-    io.fairway.director.sched.Dest kd = kernelDest;
+    io.fairway.director.sched.SchedDest kd = kernelDest;
     int templates = kd != null ? kd.persistConns() : persistent.get();
     return new DestEntry(dest, active(), inactive(), templates, s);
   }

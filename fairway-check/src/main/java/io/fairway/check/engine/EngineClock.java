@@ -4,9 +4,9 @@ import java.time.Duration;
 
 /**
  * Time as the engine sees it. Injectable so that the rules that depend on time (retry spacing,
- * warmup, timeouts) are tested deterministically with {@link ManualScheduler} instead of sleeping.
+ * warmup, timeouts) are tested deterministically with {@link ManualClock} instead of sleeping.
  */
-public interface Scheduler {
+public interface EngineClock {
 
   /** Runs {@code task} once after {@code delay}. */
   Cancellable schedule(Runnable task, Duration delay);

@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
-class SyncGroupTest {
+class SyncGroupStateTest {
   static final long S = 1_000_000_000L;
 
   static Advert advert(int prio) {
@@ -18,7 +18,7 @@ class SyncGroupTest {
   void membersBecomeMasterTogetherOnlyWhenAllWantTo() {
     Router a = Lan.router("A", 100, 1, false, true, 0);
     Router b = Lan.router("B", 100, 1, false, true, 0);
-    SyncGroup g = new SyncGroup("G", List.of(a, b));
+    SyncGroupState g = new SyncGroupState("G", List.of(a, b));
     a.start(0);
     b.start(0);
     // B still hears its master: A's timer running out must not make A master alone.
@@ -38,7 +38,7 @@ class SyncGroupTest {
   void oneBackupTakesTheOthersAlong() {
     Router a = Lan.router("A", 255, 1, true, true, 0);
     Router b = Lan.router("B", 255, 1, true, true, 0);
-    new SyncGroup("G", List.of(a, b));
+    new SyncGroupState("G", List.of(a, b));
     a.start(0);
     b.start(0);
     assertThat(b.state()).isEqualTo(State.MASTER);
@@ -56,7 +56,7 @@ class SyncGroupTest {
   void oneFaultPutsTheGroupInFaultUntilItRecovers() {
     Router a = Lan.router("A", 100, 1, false, true, 0);
     Router b = Lan.router("B", 100, 1, false, true, 0);
-    SyncGroup g = new SyncGroup("G", List.of(a, b));
+    SyncGroupState g = new SyncGroupState("G", List.of(a, b));
     a.start(0);
     b.start(0);
     a.fault(S, true);

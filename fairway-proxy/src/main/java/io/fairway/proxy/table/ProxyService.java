@@ -8,7 +8,7 @@ import io.fairway.director.sched.Schedulers;
 import io.fairway.plan.MemberPlan;
 import io.fairway.plan.Selection;
 import io.fairway.proxy.ProxyOptions;
-import io.fairway.proxy.Timeouts;
+import io.fairway.proxy.ServiceTimeouts;
 import io.fairway.proxy.http.HttpStats;
 import io.fairway.proxy.l4.IdleWatch;
 import io.fairway.table.AddressFamily;
@@ -48,22 +48,22 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Writers (the table, on the apply thread) change the members under the table's lock and publish
  * an immutable {@link Pool}; event loops read the pool once per connection without locking. A
- * {@link RealServer} lives as long as its destination, so a weight change or a reload keeps its
+ * {@link ProxyBackend} lives as long as its destination, so a weight change or a reload keeps its
  * counters and its established connections.
  *
  * <p>Slow start runs in the algorithm itself: the apply layer hands each ramp over as a {@link
  * Ramp} ({@link ProxyTable#ramp}) and writes the full weight; the kernel model or the Varnish
  * director then gives the server its growing fraction of new connections (docs/schedulers.md).
  */
-public final class VirtualService {
+public final class ProxyService {
 
   /** What event loops read. Exactly one of {@code kernel} and {@code varnish} is set. */
   record Pool(
-      List<RealServer> servers,
-      RealServer sorry,
+      List<ProxyBackend> servers,
+      ProxyBackend sorry,
       boolean sorryInTable,
-      io.fairway.director.sched.VirtualService kernel,
-      Map<io.fairway.director.sched.Dest, RealServer> byKernelDest,
+      io.fairway.director.sched.SchedService kernel,
+      Map<io.fairway.director.sched.SchedDest, ProxyBackend> byKernelDest,
       VarnishPicker varnish,
       int hashBalanceFactor) {}
 
@@ -83,16 +83,16 @@ public final class VirtualService {
   private volatile io.fairway.proxy.accesslog.AccessLog accessLog =
       io.fairway.proxy.accesslog.AccessLog.NONE;
 
-  private volatile Timeouts timeouts;
+  private volatile ServiceTimeouts timeouts;
   private volatile Pool pool;
 
   /** Destinations in table order; guarded by the table's lock. */
-  private final Map<DestKey, RealServer> members = new LinkedHashMap<>();
+  private final Map<DestKey, ProxyBackend> members = new LinkedHashMap<>();
 
   /** The spec's sorry server while it is not a destination of the table. */
-  private RealServer detachedSorry;
+  private ProxyBackend detachedSorry;
 
-  private io.fairway.director.sched.VirtualService kernel;
+  private io.fairway.director.sched.SchedService kernel;
   private VarnishPicker varnish;
 
   /**
@@ -102,7 +102,7 @@ public final class VirtualService {
    * a server added there can be picked before the pool that maps it is out. Written under the
    * table's lock, read by event loops.
    */
-  private final Map<io.fairway.director.sched.Dest, RealServer> live =
+  private final Map<io.fairway.director.sched.SchedDest, ProxyBackend> live =
       new java.util.concurrent.ConcurrentHashMap<>();
 
   /** Inside {@link #beginBatch}: member changes wait for {@link #endBatch} to be published. */
@@ -120,8 +120,8 @@ public final class VirtualService {
   /** One ramp: its start in {@link System#nanoTime} and its length. */
   private record RampTimes(long start, long nanos) {}
 
-  /** Persistence for the Varnish directors (the kernel model has its own templates). */
-  final Persistence persistence = new Persistence();
+  /** DirectorPersistence for the Varnish directors (the kernel model has its own templates). */
+  final DirectorPersistence persistence = new DirectorPersistence();
 
   /**
    * Connections and requests waiting for a server under its {@code uthreshold} or {@code
@@ -135,12 +135,11 @@ public final class VirtualService {
   volatile Channel listener;
   volatile InetSocketAddress vip;
 
-  VirtualService(
-      Service service, ListenerSpec spec, ProxyOptions options, ConnectionExpiry expiry) {
+  ProxyService(Service service, ListenerSpec spec, ProxyOptions options, ConnectionExpiry expiry) {
     this.service = service;
     this.spec = spec;
     this.options = options;
-    this.timeouts = Timeouts.of(options, spec.proxy().timeouts());
+    this.timeouts = ServiceTimeouts.of(options, spec.proxy().timeouts());
     this.expiry = expiry;
     rebuildAlgorithm();
   }
@@ -178,7 +177,7 @@ public final class VirtualService {
   }
 
   /** The timeouts as of the current spec and table options. */
-  public Timeouts timeouts() {
+  public ServiceTimeouts timeouts() {
     return timeouts;
   }
 
@@ -190,7 +189,7 @@ public final class VirtualService {
   /** The table's options changed (a reload's {@code lvs_timeouts}): the timeouts follow. */
   void setOptions(ProxyOptions o) {
     options = o;
-    retime(Timeouts.of(o, spec.proxy().timeouts()));
+    retime(ServiceTimeouts.of(o, spec.proxy().timeouts()));
   }
 
   /**
@@ -198,18 +197,18 @@ public final class VirtualService {
    * changed idle timeout, which its activity from then on gets (see {@link IdleWatch}). HTTP
    * connections and UDP flows read theirs at each activity.
    */
-  private void retime(Timeouts t) {
-    Timeouts old = timeouts;
+  private void retime(ServiceTimeouts t) {
+    ServiceTimeouts old = timeouts;
     timeouts = t;
     if (t.idle().equals(old.idle())) {
       return;
     }
-    List<RealServer> servers = all();
+    List<ProxyBackend> servers = all();
     if (detachedSorry != null) {
       servers.add(detachedSorry);
     }
     long idle = t.idle().toNanos();
-    for (RealServer rs : servers) {
+    for (ProxyBackend rs : servers) {
       for (Channel ch : rs.established) {
         IdleWatch.retime(ch, idle);
       }
@@ -234,7 +233,7 @@ public final class VirtualService {
   void setSpec(ListenerSpec s) {
     ListenerSpec old = spec;
     spec = s;
-    retime(Timeouts.of(options, s.proxy().timeouts()));
+    retime(ServiceTimeouts.of(options, s.proxy().timeouts()));
     relimit();
     if (!java.util.Objects.equals(s.selection(), old.selection())
         || !java.util.Objects.equals(s.sorryServer(), old.sorryServer())) {
@@ -249,7 +248,7 @@ public final class VirtualService {
   }
 
   void addDest(Dest d) {
-    RealServer rs = new RealServer(d, (int) options.inactiveExpiry().toSeconds());
+    ProxyBackend rs = new ProxyBackend(d, (int) options.inactiveExpiry().toSeconds());
     rs.limit(maxConns(d.key()));
     members.put(d.key(), rs);
     // The director's ramp is by name and may precede the member. The kernel model's needs its
@@ -280,7 +279,7 @@ public final class VirtualService {
     } else {
       ramps.remove(k);
     }
-    RealServer rs = members.get(k);
+    ProxyBackend rs = members.get(k);
     if (rs != null) {
       RampTimes t = current(k);
       long now = System.nanoTime();
@@ -306,7 +305,7 @@ public final class VirtualService {
   }
 
   /** A kernel-model server just (re)created takes its destination's running ramp, if any. */
-  private void rampKernel(RealServer rs) {
+  private void rampKernel(ProxyBackend rs) {
     RampTimes t = kernel != null && rs.kernelDest != null ? current(rs.key) : null;
     if (t != null) {
       kernel.ramp(rs.kernelDest, System.nanoTime() - t.start(), t.nanos());
@@ -314,7 +313,7 @@ public final class VirtualService {
   }
 
   /** A Varnish director's member takes its destination's running ramp, if any (by name). */
-  private void rampVarnish(RealServer rs) {
+  private void rampVarnish(ProxyBackend rs) {
     RampTimes t = varnish != null && !isSorry(rs) ? current(rs.key) : null;
     if (t != null) {
       varnish.ramp(rs, System.nanoTime() - t.start(), t.nanos());
@@ -323,7 +322,7 @@ public final class VirtualService {
 
   /** A new spec may change members' {@code max_conns}: both models take it at once. */
   private void relimit() {
-    for (RealServer rs : members.values()) {
+    for (ProxyBackend rs : members.values()) {
       int m = maxConns(rs.key);
       if (rs.maxConns() == m) {
         continue;
@@ -336,7 +335,7 @@ public final class VirtualService {
   }
 
   void setDest(Dest d) {
-    RealServer rs = members.get(d.key());
+    ProxyBackend rs = members.get(d.key());
     rs.update(d);
     if (kernel != null && !isSorry(rs)) {
       kernel.edit(spec(d));
@@ -344,9 +343,9 @@ public final class VirtualService {
     changed();
   }
 
-  RealServer delDest(DestKey k) {
+  ProxyBackend delDest(DestKey k) {
     ramps.remove(k);
-    RealServer rs = members.remove(k);
+    ProxyBackend rs = members.remove(k);
     rs.markRemoved();
     if (kernel != null && !isSorry(rs)) {
       kernel.remove(k.address(), k.port());
@@ -390,11 +389,11 @@ public final class VirtualService {
     }
   }
 
-  List<RealServer> all() {
+  List<ProxyBackend> all() {
     return new ArrayList<>(members.values());
   }
 
-  private boolean isSorry(RealServer rs) {
+  private boolean isSorry(ProxyBackend rs) {
     InetSocketAddress s = spec.sorryServer();
     return s != null && rs.address.equals(s);
   }
@@ -416,7 +415,7 @@ public final class VirtualService {
       new io.fairway.proxy.proxyprotocol.ProxyProtocolStats();
 
   /** The plan's {@code send_proxy} for a server: NONE when the plan does not know it. */
-  public io.fairway.config.model.ProxyProtocol.Version sendProxy(RealServer rs) {
+  public io.fairway.config.model.ProxyProtocol.Version sendProxy(ProxyBackend rs) {
     MemberPlan m = spec.members().get(rs.key);
     return m == null
         ? io.fairway.config.model.ProxyProtocol.Version.NONE
@@ -434,7 +433,7 @@ public final class VirtualService {
    * @throws javax.net.ssl.SSLException its CA file cannot be used (changed since it was checked)
    */
   public io.netty.handler.ssl.SslHandler backendTls(
-      RealServer rs, io.netty.buffer.ByteBufAllocator alloc) throws javax.net.ssl.SSLException {
+      ProxyBackend rs, io.netty.buffer.ByteBufAllocator alloc) throws javax.net.ssl.SSLException {
     MemberPlan m = spec.members().get(rs.key);
     if (m == null || m.tls().isEmpty()) {
       return null;
@@ -443,13 +442,13 @@ public final class VirtualService {
   }
 
   /** Whether the plan re-encrypts to {@code rs} ({@code tls { }} in its real_server). */
-  public boolean backendTlsConfigured(RealServer rs) {
+  public boolean backendTlsConfigured(ProxyBackend rs) {
     MemberPlan m = spec.members().get(rs.key);
     return m != null && m.tls().isPresent();
   }
 
   /** The plan's {@code http2} for a server: HTTP/2 to it; false when the plan does not know it. */
-  public boolean http2(RealServer rs) {
+  public boolean http2(ProxyBackend rs) {
     MemberPlan m = spec.members().get(rs.key);
     return m != null && m.http2();
   }
@@ -477,15 +476,14 @@ public final class VirtualService {
       Selection.Kernel k = (Selection.Kernel) sel;
       KernelScheduler ks = Schedulers.create(k.algorithm(), flags(s), schedulerOptions(k));
       kernel =
-          new io.fairway.director.sched.VirtualService(
-              ks, persistence(s), System::currentTimeMillis);
+          new io.fairway.director.sched.SchedService(ks, persistence(s), System::currentTimeMillis);
       InetSocketAddress sorry = spec.sorryServer();
       if (sorry != null) {
         kernel.setSorryServer(new DestSpec(null, sorry.getAddress(), sorry.getPort(), 1, 0, 0));
       }
       kernel.beginBatch(); // n adds, one scheduler update
       live.clear();
-      for (RealServer rs : members.values()) {
+      for (ProxyBackend rs : members.values()) {
         rs.kernelDest(isSorry(rs) ? null : kernel.add(spec(rs.dest())));
         if (rs.kernelDest != null) {
           live.put(rs.kernelDest, rs);
@@ -497,7 +495,7 @@ public final class VirtualService {
       }
     }
     if (varnish != null) {
-      for (RealServer rs : members.values()) {
+      for (ProxyBackend rs : members.values()) {
         rampVarnish(rs);
       }
     }
@@ -537,16 +535,16 @@ public final class VirtualService {
       int prefix = s.netmask();
       p = p.withIpv4Mask(prefix == 0 ? 0 : (int) (0xffffffffL << (32 - prefix)));
     }
-    // Drain means "no new connections", sticky clients included (see Persistence).
+    // Drain means "no new connections", sticky clients included (see DirectorPersistence).
     return p.withExpireQuiescentTemplate(true);
   }
 
   private void republish() {
     ListenerSpec sp = spec;
     InetSocketAddress sorryAddr = sp.sorryServer();
-    List<RealServer> real = new ArrayList<>(members.size());
-    RealServer sorry = null;
-    for (RealServer rs : members.values()) {
+    List<ProxyBackend> real = new ArrayList<>(members.size());
+    ProxyBackend sorry = null;
+    for (ProxyBackend rs : members.values()) {
       if (sorryAddr != null && rs.address.equals(sorryAddr)) {
         sorry = rs;
       } else {
@@ -557,15 +555,15 @@ public final class VirtualService {
     if (sorry == null && sorryAddr != null) {
       if (detachedSorry == null || !detachedSorry.address.equals(sorryAddr)) {
         detachedSorry =
-            new RealServer(
+            new ProxyBackend(
                 Dest.of(sorryAddr.getAddress(), sorryAddr.getPort(), 1),
                 (int) options.inactiveExpiry().toSeconds());
       }
       sorry = detachedSorry;
     }
-    Map<io.fairway.director.sched.Dest, RealServer> byDest = new IdentityHashMap<>();
+    Map<io.fairway.director.sched.SchedDest, ProxyBackend> byDest = new IdentityHashMap<>();
     if (kernel != null) {
-      for (RealServer rs : real) {
+      for (ProxyBackend rs : real) {
         byDest.put(rs.kernelDest, rs);
       }
       if (kernel.sorryServer() != null && sorry != null) {
@@ -590,7 +588,7 @@ public final class VirtualService {
    *     which never retries, or an alternative that is unusable too) the first available in table
    *     order
    */
-  public Lease select(InetSocketAddress client, String key, Set<RealServer> tried) {
+  public Lease select(InetSocketAddress client, String key, Set<ProxyBackend> tried) {
     return select(client, key, tried, NO_ALT);
   }
 
@@ -599,7 +597,7 @@ public final class VirtualService {
    * askedAlt} ({@code alt_header}; {@link #NO_ALT}: the shard's own default). A retry then asks for
    * the alternative after it: {@code askedAlt + retries}.
    */
-  public Lease select(InetSocketAddress client, String key, Set<RealServer> tried, int askedAlt) {
+  public Lease select(InetSocketAddress client, String key, Set<ProxyBackend> tried, int askedAlt) {
     Pool p = pool;
     if (tried.isEmpty()) {
       return p.kernel() != null
@@ -607,17 +605,17 @@ public final class VirtualService {
           : varnishPick(p, client, key, askedAlt);
     }
     if (p.varnish() != null) {
-      RealServer alt = p.varnish().pick(client, vip, key, baseAlt(askedAlt) + tried.size());
+      ProxyBackend alt = p.varnish().pick(client, vip, key, baseAlt(askedAlt) + tried.size());
       if (alt != null && !tried.contains(alt) && alt.weight() > 0 && !overloaded(alt)) {
         return new Lease(alt, null, expiry, slots);
       }
     }
-    for (RealServer rs : p.servers()) {
+    for (ProxyBackend rs : p.servers()) {
       if (!tried.contains(rs) && rs.weight() > 0 && !overloaded(rs)) {
         return new Lease(rs, null, expiry, slots);
       }
     }
-    RealServer s = p.sorry();
+    ProxyBackend s = p.sorry();
     if (s != null && !tried.contains(s) && !s.removed()) {
       return new Lease(s, null, expiry, slots);
     }
@@ -645,7 +643,7 @@ public final class VirtualService {
   public Pick schedule(
       InetSocketAddress client,
       String key,
-      Set<RealServer> tried,
+      Set<ProxyBackend> tried,
       int askedAlt,
       EventLoop loop,
       Duration wait,
@@ -684,7 +682,7 @@ public final class VirtualService {
   private boolean turn(
       InetSocketAddress client,
       String key,
-      Set<RealServer> tried,
+      Set<ProxyBackend> tried,
       int askedAlt,
       SlotWaiter waiter) {
     if (waiter.gone()) {
@@ -710,7 +708,7 @@ public final class VirtualService {
    * by waiting.
    */
   boolean atCapacity() {
-    for (RealServer rs : pool.servers()) {
+    for (ProxyBackend rs : pool.servers()) {
       if (rs.weight() > 0 && overloaded(rs)) {
         return true;
       }
@@ -718,8 +716,8 @@ public final class VirtualService {
     return false;
   }
 
-  private static boolean overloaded(RealServer rs) {
-    io.fairway.director.sched.Dest kd = rs.kernelDest;
+  private static boolean overloaded(ProxyBackend rs) {
+    io.fairway.director.sched.SchedDest kd = rs.kernelDest;
     if (kd == null) {
       return rs.overloaded();
     }
@@ -732,9 +730,9 @@ public final class VirtualService {
    * it is full, which a single pick does several times.
    */
   private void countLimitHits() {
-    for (RealServer rs : pool.servers()) {
+    for (ProxyBackend rs : pool.servers()) {
       if (rs.weight() > 0) {
-        io.fairway.director.sched.Dest kd = rs.kernelDest;
+        io.fairway.director.sched.SchedDest kd = rs.kernelDest;
         if (rs.heldByLearnedLimit(kd == null ? rs.active() : kd.activeConns())) {
           rs.limitHit();
         }
@@ -756,7 +754,7 @@ public final class VirtualService {
     if (c == null) {
       return null;
     }
-    RealServer rs = p.byKernelDest().get(c.dest());
+    ProxyBackend rs = p.byKernelDest().get(c.dest());
     if (rs == null) {
       rs = live.get(c.dest()); // the model published ahead of the pool
     }
@@ -800,7 +798,7 @@ public final class VirtualService {
     }
     long total = 0;
     long up = 0;
-    for (RealServer rs : p.servers()) {
+    for (ProxyBackend rs : p.servers()) {
       if (rs.weight() > 0) {
         up++;
         total += rs.active() + rs.inactive();
@@ -824,20 +822,20 @@ public final class VirtualService {
     long timeout = TimeUnit.SECONDS.toNanos(s.timeout());
     InetAddress ca = client.getAddress();
     if (persistent) {
-      RealServer rs = persistence.lookup(ca, s.netmask(), timeout, now);
+      ProxyBackend rs = persistence.lookup(ca, s.netmask(), timeout, now);
       if (rs != null && p.servers().contains(rs)) {
         return new Lease(rs, null, expiry, slots);
       }
     }
-    RealServer chosen = null;
-    RealServer firstEligible = null;
+    ProxyBackend chosen = null;
+    ProxyBackend firstEligible = null;
     int n = p.servers().size();
     long bound = loadBound(p);
     int base = baseAlt(askedAlt);
     for (int i = 0; i < n && chosen == null; i++) {
       // The first pick as asked (or the shard's default); then the next alternatives, skipping
       // servers that cannot take it.
-      RealServer rs = p.varnish().pick(client, vip, key, i == 0 ? askedAlt : base + i);
+      ProxyBackend rs = p.varnish().pick(client, vip, key, i == 0 ? askedAlt : base + i);
       if (rs == null) {
         break;
       }
@@ -855,7 +853,7 @@ public final class VirtualService {
       chosen = firstEligible;
     }
     if (chosen == null) {
-      RealServer sorry = p.sorry();
+      ProxyBackend sorry = p.sorry();
       // Quorum lost (apply installed the sorry server) or overflow (every server drained or over
       // its uthreshold or max_conns): the sorry server answers instead of a refused connection.
       return sorry != null && !sorry.removed() && !sorry.overloaded()
@@ -874,7 +872,7 @@ public final class VirtualService {
     long conns = 0;
     long in = 0;
     long out = 0;
-    for (RealServer rs : members.values()) {
+    for (ProxyBackend rs : members.values()) {
       DestEntry e = rs.entry();
       dests.add(e);
       conns += e.stats().connections();

@@ -6,8 +6,8 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 
 /** Literal IP parsing (never DNS) and the kernel's address fold used by sh, dh and mh. */
-final class Addresses {
-  private Addresses() {}
+final class AddressFold {
+  private AddressFold() {}
 
   /** Parses an IPv4 or IPv6 literal, without any name lookup. */
   static InetAddress parse(String ip) {
