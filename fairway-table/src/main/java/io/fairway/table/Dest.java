@@ -2,6 +2,7 @@ package io.fairway.table;
 
 import java.net.InetAddress;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A destination (real server) of a service: identity (address and port) and the state {@code
@@ -23,7 +24,7 @@ public record Dest(
     int weight,
     int upperThreshold,
     int lowerThreshold,
-    Tunnel tunnel) {
+    @Nullable Tunnel tunnel) {
 
   public Dest {
     Objects.requireNonNull(address, "address");

@@ -2,6 +2,7 @@ package io.fairway.table;
 
 import java.util.Objects;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A virtual service: its identity and the state {@code setService} can change in place.
@@ -21,7 +22,7 @@ public record Service(
     Set<ServiceFlag> flags,
     int timeout,
     int netmask,
-    String persistenceEngine) {
+    @Nullable String persistenceEngine) {
 
   public Service {
     Objects.requireNonNull(key, "key");

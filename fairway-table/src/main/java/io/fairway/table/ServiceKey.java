@@ -2,6 +2,7 @@ package io.fairway.table;
 
 import java.net.InetAddress;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What identifies a virtual service in the table: protocol, address and port, or a firewall mark
@@ -15,7 +16,11 @@ import java.util.Objects;
  * @param fwmark the firewall mark, or 0 for an address service
  */
 public record ServiceKey(
-    AddressFamily family, Protocol protocol, InetAddress address, int port, int fwmark) {
+    AddressFamily family,
+    @Nullable Protocol protocol,
+    @Nullable InetAddress address,
+    int port,
+    int fwmark) {
 
   public ServiceKey {
     Objects.requireNonNull(family, "family");
@@ -59,6 +64,7 @@ public record ServiceKey(
     if (isFwmark()) {
       return "FWM " + fwmark + (family == AddressFamily.INET6 ? " IPv6" : "");
     }
-    return protocol + " " + Endpoints.format(address, port);
+    // Not a fwmark service, so the constructor required an address.
+    return protocol + " " + Endpoints.format(Objects.requireNonNull(address), port);
   }
 }

@@ -3,6 +3,7 @@ package io.fairway.table;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One of the kernel's IPVS connection sync daemons ({@code ipvsadm --start-daemon}): a master
@@ -23,7 +24,13 @@ import java.util.Objects;
  * @param group the multicast group; null: 224.0.0.81
  */
 public record SyncDaemon(
-    Role role, String interfaceName, int syncId, int maxLen, int port, int ttl, InetAddress group) {
+    Role role,
+    String interfaceName,
+    int syncId,
+    int maxLen,
+    int port,
+    int ttl,
+    @Nullable InetAddress group) {
 
   /** Longest interface name the kernel takes ({@code IP_VS_IFNAME_MAXLEN - 1}). */
   public static final int MAX_INTERFACE_BYTES = 15;

@@ -1,6 +1,7 @@
 package io.fairway.table;
 
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The forwarding table: what {@code ipvsadm} edits, as an interface.
@@ -46,8 +47,8 @@ public interface Table extends AutoCloseable {
    * it can; the default runs them one by one. Every operation is attempted; the result holds one
    * entry per operation, {@code null} for success.
    */
-  default List<TableException> apply(List<TableOp> ops) {
-    java.util.ArrayList<TableException> results = new java.util.ArrayList<>(ops.size());
+  default List<@Nullable TableException> apply(List<TableOp> ops) {
+    java.util.ArrayList<@Nullable TableException> results = new java.util.ArrayList<>(ops.size());
     for (TableOp op : ops) {
       try {
         op.applyTo(this);

@@ -5,6 +5,7 @@ import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.function.BiFunction;
 
@@ -156,7 +157,7 @@ public final class TableFormat {
       return String.format("%-4s %d", "FWM", k.fwmark())
           + (k.family() == AddressFamily.INET6 ? " IPv6" : "");
     }
-    return String.format("%-4s %s", k.protocol().name(), Endpoints.format(k.address(), k.port()));
+    return String.format("%-4s %s", protocol(k).name(), Endpoints.format(address(k), k.port()));
   }
 
   private static String saveService(ServiceKey k) {
@@ -164,12 +165,22 @@ public final class TableFormat {
       return "-f " + k.fwmark() + (k.family() == AddressFamily.INET6 ? " -6" : "");
     }
     String flag =
-        switch (k.protocol()) {
+        switch (protocol(k)) {
           case TCP -> "-t";
           case UDP -> "-u";
           case SCTP -> "--sctp-service";
         };
-    return flag + " " + Endpoints.format(k.address(), k.port());
+    return flag + " " + Endpoints.format(address(k), k.port());
+  }
+
+  /** The protocol of a service that is not a fwmark one, which its key's constructor required. */
+  private static Protocol protocol(ServiceKey k) {
+    return Objects.requireNonNull(k.protocol(), "protocol");
+  }
+
+  /** The address of a service that is not a fwmark one, which its key's constructor required. */
+  private static InetAddress address(ServiceKey k) {
+    return Objects.requireNonNull(k.address(), "address");
   }
 
   private static String forwardSwitch(ForwardingMethod m) {
@@ -241,11 +252,11 @@ public final class TableFormat {
     if (r != 0) {
       return r;
     }
-    r = (a.isFwmark() ? 6 : a.protocol().number()) - (b.isFwmark() ? 6 : b.protocol().number());
+    r = (a.isFwmark() ? 6 : protocol(a).number()) - (b.isFwmark() ? 6 : protocol(b).number());
     if (r != 0 || a.isFwmark()) {
       return r;
     }
-    return compareAddrPort(a.address(), a.port(), b.address(), b.port());
+    return compareAddrPort(address(a), a.port(), address(b), b.port());
   }
 
   /**

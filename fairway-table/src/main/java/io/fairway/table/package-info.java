@@ -28,4 +28,7 @@
  * implementing {@link io.fairway.table.RampTarget}, and is handed a typed {@link
  * io.fairway.table.Ramp} per destination instead of a weight stepped over time.
  */
+@NullMarked
 package io.fairway.table;
+
+import org.jspecify.annotations.NullMarked;
