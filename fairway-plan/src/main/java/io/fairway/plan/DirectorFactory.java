@@ -10,6 +10,7 @@ import io.fairway.director.varnish.RandomDirector;
 import io.fairway.director.varnish.RoundRobinDirector;
 import io.fairway.director.varnish.ShardDirector;
 import io.fairway.director.varnish.ShardParams;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Builds the Varnish director a plan describes, and its members: the one place that turns a {@link
@@ -26,7 +27,8 @@ public final class DirectorFactory {
    * @param random the random director's generator ({@code null}: a per-thread one)
    * @throws IllegalArgumentException a parameter the director library refuses
    */
-  public static AbstractDirector<?> create(String name, Selection.Varnish s, RandomSource random) {
+  public static AbstractDirector<?> create(
+      String name, Selection.Varnish s, @Nullable RandomSource random) {
     return create(name, s, random, null);
   }
 
@@ -37,8 +39,8 @@ public final class DirectorFactory {
   public static AbstractDirector<?> create(
       String name,
       Selection.Varnish s,
-      RandomSource random,
-      java.util.function.LongSupplier clock) {
+      @Nullable RandomSource random,
+      java.util.function.@Nullable LongSupplier clock) {
     if (s instanceof Selection.Layered l) {
       // The top alone; DirectorTree builds the layers under it.
       return create(name, l.top(), random, clock);

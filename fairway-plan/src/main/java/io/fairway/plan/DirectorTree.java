@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BiFunction;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The directors of one service as Varnish layers them: its own director on top, and the named
@@ -32,7 +33,7 @@ public final class DirectorTree {
    * @param random the random directors' generator ({@code null}: per-thread)
    * @throws IllegalArgumentException a parameter the director library refuses
    */
-  public DirectorTree(String name, Selection.Varnish selection, RandomSource random) {
+  public DirectorTree(String name, Selection.Varnish selection, @Nullable RandomSource random) {
     this(name, selection, random, null);
   }
 
@@ -44,8 +45,8 @@ public final class DirectorTree {
   public DirectorTree(
       String name,
       Selection.Varnish selection,
-      RandomSource random,
-      java.util.function.LongSupplier clock) {
+      @Nullable RandomSource random,
+      java.util.function.@Nullable LongSupplier clock) {
     this.selection = selection;
     this.top = DirectorFactory.create(name, selection, random, clock);
     if (selection instanceof Selection.Layered l) {
@@ -77,10 +78,10 @@ public final class DirectorTree {
    * when it gives {@code null}. Only for a layered tree; a plain director's members are the
    * caller's to publish on {@link #top()}.
    */
-  public void update(BiFunction<AbstractDirector<?>, String, Member> server) {
+  public void update(BiFunction<AbstractDirector<?>, String, @Nullable Member> server) {
     Selection.Layered l = (Selection.Layered) selection;
     for (Selection.Layered.Group g : l.groups()) {
-      publish(groups.get(g.name()), g.members(), server);
+      publish(group(g.name()), g.members(), server);
     }
     publish(top, l.members(), server);
   }
@@ -88,11 +89,11 @@ public final class DirectorTree {
   private void publish(
       AbstractDirector<?> d,
       List<Selection.Layered.Ref> refs,
-      BiFunction<AbstractDirector<?>, String, Member> server) {
+      BiFunction<AbstractDirector<?>, String, @Nullable Member> server) {
     List<Member> next = new ArrayList<>(refs.size());
     for (Selection.Layered.Ref r : refs) {
       if (r instanceof Selection.Layered.Nested n) {
-        next.add(Member.of(groups.get(n.name())));
+        next.add(Member.of(group(n.name())));
       } else {
         Member m = server.apply(d, r.name());
         if (m != null) {
@@ -103,8 +104,20 @@ public final class DirectorTree {
     d.update(cur -> next);
   }
 
+  /**
+   * A named director of the tree. The constructor built one per group, so only a {@link
+   * Selection.Layered} whose reference names no group of its own finds none.
+   */
+  private AbstractDirector<?> group(String name) {
+    AbstractDirector<?> d = groups.get(name);
+    if (d == null) {
+      throw new IllegalArgumentException("no director named " + name + " in this service");
+    }
+    return d;
+  }
+
   /** The real server a request resolves to, or {@code null}. */
-  public Backend pick(Request r) {
+  public @Nullable Backend pick(Request r) {
     return top.pick(r);
   }
 
@@ -112,8 +125,8 @@ public final class DirectorTree {
    * The directors a request passes through below the top and the real server it ends on, in order
    * ({@code [primary, b3]}); the last element is {@code null} when no server is found.
    */
-  public List<Backend> route(Request r) {
-    List<Backend> out = new ArrayList<>(3);
+  public List<@Nullable Backend> route(Request r) {
+    List<@Nullable Backend> out = new ArrayList<>(3);
     Backend b = top.choose(r);
     for (int depth = 0; b instanceof Director d && depth < 64; depth++) {
       out.add(d);

@@ -78,6 +78,8 @@ public record MemberPlan(
   }
 
   public MemberPlan {
+    // Callers outside the null-checked packages may still pass null for these three: they get the
+    // defaults, as they always did.
     tls = tls == null ? java.util.Optional.empty() : tls;
     proxyProtocol =
         proxyProtocol == null ? io.fairway.config.model.ProxyProtocol.NONE : proxyProtocol;
@@ -103,7 +105,18 @@ public record MemberPlan(
       boolean inhibit,
       Duration slowStart,
       int maxConns) {
-    this(where, name, ident, weight, dest, checkPort, inhibit, slowStart, maxConns, null, null);
+    this(
+        where,
+        name,
+        ident,
+        weight,
+        dest,
+        checkPort,
+        inhibit,
+        slowStart,
+        maxConns,
+        io.fairway.config.model.ProxyProtocol.NONE,
+        java.util.Optional.empty());
   }
 
   /** Without {@code tls { }}. */
@@ -129,7 +142,7 @@ public record MemberPlan(
         slowStart,
         maxConns,
         proxyProtocol,
-        null);
+        java.util.Optional.empty());
   }
 
   public InetAddress address() {

@@ -1,5 +1,7 @@
 package io.fairway.plan;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A data plane that reads more of the plan than the table's services and destinations carry (the
  * userspace proxy: mode, key source, director parameters, members' names, idents and decimal
@@ -12,7 +14,7 @@ public interface PlanTarget {
    *
    * @return {@code null} when it can, else the one-line reason it cannot
    */
-  String refusal(Plan plan);
+  @Nullable String refusal(Plan plan);
 
   /**
    * Runs the plan: services already running switch to their new settings at once (listeners,

@@ -20,4 +20,7 @@
  * anything that runs: data planes depend on the plan and receive it through {@link
  * io.fairway.plan.PlanTarget}.
  */
+@NullMarked
 package io.fairway.plan;
+
+import org.jspecify.annotations.NullMarked;
