@@ -24,6 +24,7 @@ import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Arrays;
+import java.util.Objects;
 
 /**
  * Encodes table operations as IPVS generic-netlink requests and decodes dump replies into the
@@ -228,8 +229,9 @@ public final class IpvsCodec {
     if (k.isFwmark()) {
       b.putU32(Ipvs.SVC_ATTR_FWMARK, k.fwmark());
     } else {
-      b.putU16(Ipvs.SVC_ATTR_PROTOCOL, k.protocol().number());
-      b.putBytes(Ipvs.SVC_ATTR_ADDR, addr16(k.address()));
+      // Not a fwmark service, so the key's constructor required both.
+      b.putU16(Ipvs.SVC_ATTR_PROTOCOL, Objects.requireNonNull(k.protocol()).number());
+      b.putBytes(Ipvs.SVC_ATTR_ADDR, addr16(Objects.requireNonNull(k.address())));
       b.putBe16(Ipvs.SVC_ATTR_PORT, k.port());
     }
   }

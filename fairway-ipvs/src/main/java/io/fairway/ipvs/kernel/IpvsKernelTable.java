@@ -25,6 +25,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.OptionalInt;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The Linux kernel's IPVS table, over generic netlink. Speaks to the {@code IPVS} family directly,
@@ -298,7 +299,7 @@ public final class IpvsKernelTable implements Table, TimeoutControl, SyncDaemonC
   }
 
   private void one(TableOp op) throws TableException {
-    TableException e = apply(List.of(op)).get(0);
+    @Nullable TableException e = apply(List.of(op)).get(0);
     if (e != null) {
       throw e;
     }
@@ -309,8 +310,8 @@ public final class IpvsKernelTable implements Table, TimeoutControl, SyncDaemonC
    * #BATCH_BYTES} bytes each) and maps every ack back to its operation.
    */
   @Override
-  public List<TableException> apply(List<TableOp> ops) {
-    TableException[] results = new TableException[ops.size()];
+  public List<@Nullable TableException> apply(List<TableOp> ops) {
+    @Nullable TableException[] results = new TableException[ops.size()];
     int i = 0;
     while (i < ops.size()) {
       builder.reset();

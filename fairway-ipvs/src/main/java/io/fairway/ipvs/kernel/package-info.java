@@ -14,4 +14,7 @@
  * <p>A kernel without IPVS (no {@code ip_vs} module, or a container without it) gets one line,
  * {@link io.fairway.ipvs.kernel.IpvsKernelTable#NO_IPVS}, pointing to the userspace data plane.
  */
+@NullMarked
 package io.fairway.ipvs.kernel;
+
+import org.jspecify.annotations.NullMarked;

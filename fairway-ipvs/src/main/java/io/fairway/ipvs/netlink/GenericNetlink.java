@@ -6,6 +6,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A generic-netlink client: family resolution, request/ack, dumps, and batches of requests whose
@@ -115,7 +116,8 @@ public final class GenericNetlink implements Closeable {
    * @return one {@link Ack} per request, in request order
    */
   public Ack[] batch(byte[] batch, int length, int firstSeq, int count) throws IOException {
-    Ack[] acks = new Ack[count];
+    // Null until its ack arrives; the ones that never do become LOST before returning.
+    @Nullable Ack[] acks = new Ack[count];
     socket.send(batch, length);
     int[] missing = {count};
     while (missing[0] > 0) {

@@ -5,6 +5,7 @@ import com.sun.jna.Native;
 import com.sun.jna.NativeLibrary;
 import com.sun.jna.Pointer;
 import java.nio.ByteBuffer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The libc socket calls of Fairway's kernel I/O, bound by JNA direct mapping (no interface proxy,
@@ -46,7 +47,7 @@ public final class LibC {
   public static native int close(int fd) throws LastErrorException;
 
   /** {@code recvmmsg(2)}: many datagrams in one system call. */
-  static native int recvmmsg(int fd, Pointer msgvec, int vlen, int flags, Pointer timeout)
+  static native int recvmmsg(int fd, Pointer msgvec, int vlen, int flags, @Nullable Pointer timeout)
       throws LastErrorException;
 
   static final int MSG_WAITFORONE = 0x10000;

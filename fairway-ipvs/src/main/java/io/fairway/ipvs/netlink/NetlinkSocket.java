@@ -8,6 +8,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A raw netlink socket. Blocking, with a receive timeout so a kernel that never answers becomes an
@@ -147,7 +148,7 @@ public final class NetlinkSocket implements Closeable {
   private static final int MMSG_LEN = 56;
   private static final int SLOT = 512;
   private static final int SLOTS = 1024;
-  private Memory many;
+  private @Nullable Memory many;
 
   /**
    * Receives up to {@value #SLOTS} small datagrams (acks) in one {@code recvmmsg} call: waits for

@@ -17,4 +17,7 @@
  * messages and on replies captured from a real one. Integers are in host byte order, as netlink
  * wants; the few network-order fields are written by explicitly named methods.
  */
+@NullMarked
 package io.fairway.ipvs.netlink;
+
+import org.jspecify.annotations.NullMarked;

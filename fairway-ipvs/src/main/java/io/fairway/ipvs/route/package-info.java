@@ -14,4 +14,7 @@
  * start and at exit only routes of that protocol in that table are touched, so a route an operator
  * or another daemon keeps in the same table is never removed.
  */
+@NullMarked
 package io.fairway.ipvs.route;
+
+import org.jspecify.annotations.NullMarked;
