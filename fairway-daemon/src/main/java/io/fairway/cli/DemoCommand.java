@@ -8,7 +8,7 @@ import io.fairway.daemon.KeepalivedLoader;
 import io.fairway.daemon.Loader;
 import io.fairway.daemon.admin.CheckMetrics;
 import io.fairway.proxy.ProxyOptions;
-import io.fairway.proxy.table.ProxyTable;
+import io.fairway.proxy.plane.ProxyTable;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.BufferedReader;
 import java.io.IOException;

@@ -14,7 +14,7 @@ import io.fairway.daemon.systemd.NativeWorkDir;
 import io.fairway.daemon.systemd.SystemdNotifier;
 import io.fairway.ipvs.kernel.IpvsKernelTable;
 import io.fairway.proxy.ProxyOptions;
-import io.fairway.proxy.table.ProxyTable;
+import io.fairway.proxy.plane.ProxyTable;
 import io.fairway.table.Table;
 import io.fairway.table.TableException;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;

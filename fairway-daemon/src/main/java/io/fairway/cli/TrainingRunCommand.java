@@ -1,6 +1,6 @@
 package io.fairway.cli;
 
-import io.fairway.proxy.table.ProxyTable;
+import io.fairway.proxy.plane.ProxyTable;
 import io.fairway.table.ServiceEntry;
 import io.fairway.table.Table;
 import io.fairway.table.TableException;

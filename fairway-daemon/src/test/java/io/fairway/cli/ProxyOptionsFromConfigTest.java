@@ -6,7 +6,7 @@ import io.fairway.check.config.CheckSpecs;
 import io.fairway.daemon.KeepalivedLoader;
 import io.fairway.plan.Plan;
 import io.fairway.proxy.ProxyOptions;
-import io.fairway.proxy.table.ProxyTable;
+import io.fairway.proxy.plane.ProxyTable;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -12,7 +12,7 @@ import io.fairway.check.engine.ManualClock;
 import io.fairway.daemon.Daemon;
 import io.fairway.daemon.KeepalivedLoader;
 import io.fairway.proxy.ProxyOptions;
-import io.fairway.proxy.table.ProxyTable;
+import io.fairway.proxy.plane.ProxyTable;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;

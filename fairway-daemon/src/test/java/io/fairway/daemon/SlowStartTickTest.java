@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.fairway.check.config.CheckSpecs;
 import io.fairway.check.engine.CheckEngine;
 import io.fairway.proxy.ProxyOptions;
-import io.fairway.proxy.table.ProxyTable;
+import io.fairway.proxy.plane.ProxyTable;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;

@@ -9,7 +9,7 @@ import io.fairway.check.config.CheckSpecs;
 import io.fairway.check.engine.CheckEngine;
 import io.fairway.check.engine.ManualClock;
 import io.fairway.proxy.ProxyOptions;
-import io.fairway.proxy.table.ProxyTable;
+import io.fairway.proxy.plane.ProxyTable;
 import io.fairway.table.ServiceEntry;
 import io.fairway.table.ServiceKey;
 import io.fairway.table.Table;

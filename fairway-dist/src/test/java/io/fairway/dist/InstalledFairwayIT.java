@@ -100,7 +100,7 @@ class InstalledFairwayIT {
         .doesNotContain("no class data sharing archive")
         .contains("tmp: \n") // the training's throwaway directory is gone
         .contains(
-            "archived: io.fairway.proxy.table.ProxyTable",
+            "archived: io.fairway.proxy.plane.ProxyTable",
             "archived: io.fairway.apply.Applier",
             "archived: io.fairway.cli.TrainingRunCommand",
             "archived: io.fairway.cli.CheckConfigCommand")

@@ -1,12 +1,11 @@
 package io.fairway.proxy;
 
-import io.fairway.proxy.table.ProxyTable;
 import java.time.Duration;
 import java.util.Objects;
 import org.slf4j.LoggerFactory;
 
 /**
- * Data-plane settings that apply to every service of a {@link ProxyTable}. Made with {@link
+ * Data-plane settings that apply to every service of a {@code ProxyTable}. Made with {@link
  * #builder()} (from the defaults) or {@link #toBuilder()} (from other options).
  *
  * @param ioThreads event-loop threads; 0 means one per core

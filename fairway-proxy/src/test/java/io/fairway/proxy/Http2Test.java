@@ -3,7 +3,7 @@ package io.fairway.proxy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fairway.proxy.http.HttpStats;
+import io.fairway.proxy.table.HttpStats;
 import io.fairway.proxy.tls.ServerTls;
 import io.fairway.testkit.ExternalPrograms;
 import io.fairway.testkit.TestCerts;

@@ -4,9 +4,9 @@ import static io.fairway.proxy.Fixtures.anyPort;
 import static io.fairway.proxy.Fixtures.dest;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fairway.proxy.http.RequestKey;
+import io.fairway.proxy.plane.ProxyTable;
 import io.fairway.proxy.table.ListenerSpec;
-import io.fairway.proxy.table.ProxyTable;
+import io.fairway.proxy.table.RequestKey;
 import io.fairway.table.Service;
 import io.fairway.table.ServiceKey;
 import java.io.ByteArrayOutputStream;

@@ -1,9 +1,9 @@
 package io.fairway.proxy;
 
-import io.fairway.proxy.http.RequestKey;
+import io.fairway.proxy.plane.ProxyTable;
 import io.fairway.proxy.table.ListenerSpec;
 import io.fairway.proxy.table.PlannedLimits;
-import io.fairway.proxy.table.ProxyTable;
+import io.fairway.proxy.table.RequestKey;
 import io.fairway.table.Dest;
 import io.fairway.table.Protocol;
 import io.fairway.table.Service;

@@ -3,7 +3,7 @@ package io.fairway.proxy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fairway.proxy.table.ProxyTable;
+import io.fairway.proxy.plane.ProxyTable;
 import io.fairway.table.Dest;
 import io.fairway.table.DestEntry;
 import io.fairway.table.DestKey;

@@ -8,9 +8,9 @@ import static org.awaitility.Awaitility.await;
 
 import io.fairway.config.model.ProxySettings;
 import io.fairway.proxy.Fixtures.Conn;
-import io.fairway.proxy.http.RequestKey;
+import io.fairway.proxy.plane.ProxyTable;
 import io.fairway.proxy.table.ListenerSpec;
-import io.fairway.proxy.table.ProxyTable;
+import io.fairway.proxy.table.RequestKey;
 import io.fairway.table.Service;
 import io.fairway.table.ServiceKey;
 import java.io.ByteArrayOutputStream;

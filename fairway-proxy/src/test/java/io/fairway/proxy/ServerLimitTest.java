@@ -6,10 +6,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.fairway.proxy.http.RequestKey;
+import io.fairway.proxy.plane.ProxyTable;
 import io.fairway.proxy.table.ListenerSpec;
 import io.fairway.proxy.table.PlannedLimits;
-import io.fairway.proxy.table.ProxyTable;
+import io.fairway.proxy.table.RequestKey;
 import io.fairway.table.Dest;
 import io.fairway.table.Service;
 import io.fairway.table.ServiceKey;

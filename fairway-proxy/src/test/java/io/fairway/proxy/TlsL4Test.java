@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fairway.config.model.ProxySettings;
+import io.fairway.proxy.plane.ProxyTable;
 import io.fairway.proxy.table.ListenerSpec;
-import io.fairway.proxy.table.ProxyTable;
 import io.fairway.proxy.tls.ServerTls;
 import io.fairway.proxy.tls.TlsStats;
 import io.fairway.table.Service;

@@ -5,9 +5,9 @@ import static io.fairway.proxy.Fixtures.dest;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fairway.config.model.ProxySettings;
-import io.fairway.proxy.http.RequestKey;
+import io.fairway.proxy.plane.ProxyTable;
 import io.fairway.proxy.table.ListenerSpec;
-import io.fairway.proxy.table.ProxyTable;
+import io.fairway.proxy.table.RequestKey;
 import io.fairway.proxy.tls.ServerTls;
 import io.fairway.table.Service;
 import io.fairway.table.ServiceKey;

@@ -7,9 +7,9 @@ import static org.awaitility.Awaitility.await;
 
 import io.fairway.config.model.ProxySettings;
 import io.fairway.config.model.TlsSettings;
-import io.fairway.proxy.http.RequestKey;
+import io.fairway.proxy.plane.ProxyTable;
 import io.fairway.proxy.table.ListenerSpec;
-import io.fairway.proxy.table.ProxyTable;
+import io.fairway.proxy.table.RequestKey;
 import io.fairway.proxy.tls.ServerTls;
 import io.fairway.proxy.tls.TlsStats;
 import io.fairway.table.Service;

@@ -6,9 +6,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.fairway.proxy.http.RequestKey;
+import io.fairway.proxy.plane.ProxyTable;
 import io.fairway.proxy.table.ListenerSpec;
-import io.fairway.proxy.table.ProxyTable;
+import io.fairway.proxy.table.RequestKey;
 import io.fairway.table.DestEntry;
 import io.fairway.table.Protocol;
 import io.fairway.table.Service;

@@ -2,7 +2,7 @@ package io.fairway.daemon.admin;
 
 import io.fairway.daemon.Daemon;
 import io.fairway.proxy.accesslog.AccessLogFiles;
-import io.fairway.proxy.table.ProxyTable;
+import io.fairway.proxy.plane.ProxyTable;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.util.List;

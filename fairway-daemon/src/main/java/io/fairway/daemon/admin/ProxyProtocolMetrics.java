@@ -2,8 +2,8 @@ package io.fairway.daemon.admin;
 
 import io.fairway.apply.ServiceBinding;
 import io.fairway.daemon.Daemon;
+import io.fairway.proxy.plane.ProxyTable;
 import io.fairway.proxy.proxyprotocol.ProxyProtocolStats;
-import io.fairway.proxy.table.ProxyTable;
 import io.fairway.table.Service;
 import io.fairway.table.ServiceKey;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;

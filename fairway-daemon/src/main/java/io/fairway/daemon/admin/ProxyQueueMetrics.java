@@ -2,7 +2,7 @@ package io.fairway.daemon.admin;
 
 import io.fairway.apply.ServiceBinding;
 import io.fairway.daemon.Daemon;
-import io.fairway.proxy.table.ProxyTable;
+import io.fairway.proxy.plane.ProxyTable;
 import io.fairway.proxy.table.QueueStats;
 import io.fairway.table.Service;
 import io.fairway.table.ServiceKey;

@@ -192,7 +192,7 @@ public final class ServicesView {
   /** Virtual server name → its queue; empty unless on the userspace data plane. */
   private static Map<String, QueueView> queues(io.fairway.daemon.Daemon daemon) {
     Map<String, QueueView> out = new HashMap<>();
-    if (!(daemon.applier().table() instanceof io.fairway.proxy.table.ProxyTable proxy)) {
+    if (!(daemon.applier().table() instanceof io.fairway.proxy.plane.ProxyTable proxy)) {
       return out;
     }
     Map<ServiceKey, io.fairway.proxy.table.QueueStats> stats = proxy.queueStats();

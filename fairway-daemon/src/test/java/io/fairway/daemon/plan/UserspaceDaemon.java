@@ -6,7 +6,7 @@ import io.fairway.daemon.Daemon;
 import io.fairway.daemon.KeepalivedLoader;
 import io.fairway.plan.ServicePlan;
 import io.fairway.proxy.ProxyOptions;
-import io.fairway.proxy.table.ProxyTable;
+import io.fairway.proxy.plane.ProxyTable;
 import io.fairway.table.ServiceKey;
 import java.io.IOException;
 import java.nio.file.Files;

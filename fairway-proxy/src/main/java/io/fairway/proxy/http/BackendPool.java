@@ -1,6 +1,8 @@
 package io.fairway.proxy.http;
 
 import io.fairway.proxy.proxyprotocol.ProxyHeaderWriter;
+import io.fairway.proxy.table.BackendAttachment;
+import io.fairway.proxy.table.ProxyBackend;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import java.net.InetSocketAddress;
@@ -21,6 +23,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * handed to that client again, as HAProxy keeps such connections private to their session.
  */
 public final class BackendPool {
+  /** A server's pool: it lives as long as the destination, kept on it by the table. */
+  private static final BackendAttachment<BackendPool> ON_SERVER =
+      BackendAttachment.of(BackendPool::new);
+
   private final Map<EventLoop, ArrayDeque<Channel>> idle = new ConcurrentHashMap<>();
 
   /** {@code send_proxy} connections by loop, then by the client their header named. */
@@ -30,6 +36,11 @@ public final class BackendPool {
   private static final class Owned {
     final Map<InetSocketAddress, ArrayDeque<Channel>> byClient = new HashMap<>();
     int size;
+  }
+
+  /** The idle connections to {@code rs}. */
+  public static BackendPool of(ProxyBackend rs) {
+    return rs.attachment(ON_SERVER);
   }
 
   /** An idle, still-open connection on this loop, or {@code null}. Call on {@code loop}. */

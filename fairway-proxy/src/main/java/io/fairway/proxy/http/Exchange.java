@@ -303,7 +303,7 @@ public final class Exchange implements SlotWaiter {
       return;
     }
     InetSocketAddress owner = ProxyHeaderWriter.owner(vs.sendProxy(rs), client.socket());
-    Channel pooled = fresh ? null : rs.pool.poll(client.eventLoop(), owner);
+    Channel pooled = fresh ? null : BackendPool.of(rs).poll(client.eventLoop(), owner);
     if (pooled != null) {
       retries.attempt(true);
       attach(pooled);
@@ -325,9 +325,10 @@ public final class Exchange implements SlotWaiter {
   private void h2Stream(ProxyBackend rs, Lease l, boolean fresh) {
     boolean https = vs.backendTlsConfigured(rs);
     H2Link link =
-        rs.h2.get(
-            client.eventLoop(),
-            () -> H2Link.open(rs, client.eventLoop(), options, timeouts, () -> tls(rs)));
+        H2Links.of(rs)
+            .get(
+                client.eventLoop(),
+                () -> H2Link.open(rs, client.eventLoop(), options, timeouts, () -> tls(rs)));
     io.netty.util.concurrent.Future<io.netty.handler.codec.http2.Http2StreamChannel> f =
         link.stream(
             new io.netty.channel.ChannelInitializer<Channel>() {
@@ -558,7 +559,7 @@ public final class Exchange implements SlotWaiter {
           && !h2Backend
           && rs != null
           && !rs.removed()
-          && rs.pool.offer(b, options.maxIdleBackendConnections()))) {
+          && BackendPool.of(rs).offer(b, options.maxIdleBackendConnections()))) {
         b.close();
       }
     }

@@ -1,5 +1,7 @@
 package io.fairway.proxy.http;
 
+import io.fairway.proxy.table.BackendAttachment;
+import io.fairway.proxy.table.ProxyBackend;
 import io.netty.channel.EventLoop;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -10,7 +12,15 @@ import java.util.function.Supplier;
  * first needs one and replaced when it closed or received a GOAWAY.
  */
 public final class H2Links {
+  /** A server's links: they live as long as the destination, kept on it by the table. */
+  private static final BackendAttachment<H2Links> ON_SERVER = BackendAttachment.of(H2Links::new);
+
   private final Map<EventLoop, H2Link> links = new ConcurrentHashMap<>();
+
+  /** The HTTP/2 connections to {@code rs}. */
+  public static H2Links of(ProxyBackend rs) {
+    return rs.attachment(ON_SERVER);
+  }
 
   /** The loop's usable connection, or a new one from {@code open}. Call on {@code loop}. */
   H2Link get(EventLoop loop, Supplier<H2Link> open) {

@@ -58,7 +58,7 @@ final class HttpBackendHandler extends ChannelInboundHandlerAdapter {
 
   @Override
   public void channelInactive(ChannelHandlerContext ctx) {
-    server.pool.remove(ctx.channel());
+    BackendPool.of(server).remove(ctx.channel());
     Exchange f = exchange;
     exchange = null;
     if (f != null) {

@@ -7,6 +7,7 @@ import io.fairway.proxy.http.StrictRequestDecoder.Malformed;
 import io.fairway.proxy.l4.Relay;
 import io.fairway.proxy.l4.TcpFrontend;
 import io.fairway.proxy.table.Drain;
+import io.fairway.proxy.table.HttpStats;
 import io.fairway.proxy.table.Lease;
 import io.fairway.proxy.table.ProxyBackend;
 import io.fairway.proxy.table.ProxyService;

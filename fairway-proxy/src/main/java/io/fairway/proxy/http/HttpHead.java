@@ -1,5 +1,8 @@
 package io.fairway.proxy.http;
 
+import io.fairway.proxy.table.RequestKey;
+import io.netty.handler.codec.http.cookie.Cookie;
+import io.netty.handler.codec.http.cookie.ServerCookieDecoder;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -11,7 +14,7 @@ import java.nio.charset.StandardCharsets;
  * map. Only the headers that decide framing and connection handling are interpreted, by {@link
  * HeadParser}; everything else is opaque bytes that were checked to be well formed.
  */
-public final class HttpHead {
+public final class HttpHead implements RequestKey.Source {
   /** Per header: name start, name end, value start, value end (trimmed), line end (after CRLF). */
   static final int NAME = 0;
 
@@ -154,7 +157,8 @@ public final class HttpHead {
     return new String(bytes, 0, methodEnd, StandardCharsets.ISO_8859_1);
   }
 
-  String target() {
+  @Override
+  public String target() {
     return new String(bytes, targetStart, targetEnd - targetStart, StandardCharsets.ISO_8859_1);
   }
 
@@ -179,7 +183,8 @@ public final class HttpHead {
    * The first value of the named header, or {@code null}. For {@code host} the request's host as
    * forwarded: an absolute-form target's authority replaces any Host header.
    */
-  String header(String lowerName) {
+  @Override
+  public String header(String lowerName) {
     if (authorityStart >= 0 && lowerName.equals("host")) {
       return new String(
           bytes, authorityStart, authorityEnd - authorityStart, StandardCharsets.ISO_8859_1);
@@ -187,6 +192,20 @@ public final class HttpHead {
     for (int i = 0; i < count; i++) {
       if (nameIs(i, lowerName)) {
         return value(i);
+      }
+    }
+    return null;
+  }
+
+  @Override
+  public String cookie(String name) {
+    for (int i = 0; i < count; i++) {
+      if (nameIs(i, "cookie")) {
+        for (Cookie c : ServerCookieDecoder.LAX.decodeAll(value(i))) {
+          if (c.name().equals(name)) {
+            return c.value();
+          }
+        }
       }
     }
     return null;

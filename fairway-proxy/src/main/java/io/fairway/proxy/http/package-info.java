@@ -36,11 +36,14 @@
  *
  * <h2>What else lives here</h2>
  *
- * <p>Where a hashing director takes its key from a request ({@link
- * io.fairway.proxy.http.RequestKey}), and the per-server HTTP state the table's real servers carry
- * but only HTTP uses: idle backend connections ({@link io.fairway.proxy.http.BackendPool}) and
- * response counters for the metrics ({@link io.fairway.proxy.http.HttpStats}). A protocol switch
- * (WebSocket, {@code Connection: upgrade}) leaves HTTP for good: the exchange becomes two L4 relays
- * ({@code io.fairway.proxy.l4}).
+ * <p>What a request head gives a hashing director as its key ({@link
+ * io.fairway.proxy.table.RequestKey} says where to look), and the per-server HTTP state the table's
+ * real servers carry but only HTTP uses: idle backend connections ({@link
+ * io.fairway.proxy.http.BackendPool}) and HTTP/2 connections ({@link
+ * io.fairway.proxy.http.H2Links}), each attached to its server ({@link
+ * io.fairway.proxy.table.BackendAttachment}) so that the table never depends on HTTP. The response
+ * counters ({@link io.fairway.proxy.table.HttpStats}) are the table's: it reads them for the
+ * metrics. A protocol switch (WebSocket, {@code Connection: upgrade}) leaves HTTP for good: the
+ * exchange becomes two L4 relays ({@code io.fairway.proxy.l4}).
  */
 package io.fairway.proxy.http;

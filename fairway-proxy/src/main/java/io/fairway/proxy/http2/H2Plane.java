@@ -2,7 +2,7 @@ package io.fairway.proxy.http2;
 
 import io.fairway.proxy.ProxyOptions;
 import io.fairway.proxy.RateLimitedLog;
-import io.fairway.proxy.http.HttpStats;
+import io.fairway.proxy.table.HttpStats;
 import io.fairway.proxy.table.ProxyService;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;

@@ -24,8 +24,8 @@ import java.net.InetSocketAddress;
 public final class ProxyHeaderWriter {
   /**
    * The client a backend connection's header named, on connections that carry one: an HTTP
-   * connection of a {@code send_proxy} server may serve only that client again (see {@link
-   * io.fairway.proxy.http.BackendPool}).
+   * connection of a {@code send_proxy} server may serve only that client again (see the HTTP
+   * frontend's {@code BackendPool}).
    */
   public static final AttributeKey<InetSocketAddress> OWNER =
       AttributeKey.valueOf("fairway.proxyHeaderOwner");

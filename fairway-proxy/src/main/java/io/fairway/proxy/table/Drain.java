@@ -29,7 +29,7 @@ public final class Drain {
   private volatile boolean draining;
 
   /** Tracks an accepted connection; one accepted while the drain starts is told too. */
-  void track(Channel ch) {
+  public void track(Channel ch) {
     clients.add(ch);
     if (draining) {
       ch.eventLoop().execute(() -> ch.pipeline().fireUserEventTriggered(EVENT));
@@ -37,7 +37,7 @@ public final class Drain {
   }
 
   /** Tells every connection to finish; returns how many there are. */
-  int start() {
+  public int start() {
     draining = true;
     int open = clients.size(); // before telling them: an idle one closes at once
     for (Channel ch : clients) {
@@ -46,12 +46,12 @@ public final class Drain {
     return open;
   }
 
-  boolean draining() {
+  public boolean draining() {
     return draining;
   }
 
   /** Client connections still open. */
-  int open() {
+  public int open() {
     return clients.size();
   }
 }

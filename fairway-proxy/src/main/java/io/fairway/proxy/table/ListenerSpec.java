@@ -6,7 +6,6 @@ import io.fairway.plan.MemberPlan;
 import io.fairway.plan.Selection;
 import io.fairway.plan.ServicePlan;
 import io.fairway.plan.SorryPlan;
-import io.fairway.proxy.http.RequestKey;
 import io.fairway.table.DestKey;
 import io.fairway.table.ServiceKey;
 import java.net.InetSocketAddress;

@@ -1,8 +1,6 @@
 package io.fairway.proxy.table;
 
 import io.fairway.proxy.ProxyOptions;
-import io.fairway.proxy.http.BackendPool;
-import io.fairway.proxy.http.HttpStats;
 import io.fairway.table.Dest;
 import io.fairway.table.DestEntry;
 import io.fairway.table.DestKey;
@@ -10,6 +8,7 @@ import io.fairway.table.Endpoints;
 import io.fairway.table.Stats;
 import io.netty.channel.Channel;
 import java.net.InetSocketAddress;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -51,11 +50,11 @@ public final class ProxyBackend implements io.fairway.director.Backend {
   /** HTTP responses, durations, connect times and retries (HTTP services). */
   public final HttpStats http = new HttpStats();
 
-  /** Idle keep-alive backend connections (HTTP), per event loop. */
-  public final BackendPool pool = new BackendPool();
-
-  /** Its HTTP/2 connections ({@code http2}), one per event loop. */
-  public final io.fairway.proxy.http.H2Links h2 = new io.fairway.proxy.http.H2Links();
+  /**
+   * The frontends' own state on this server (HTTP's idle keep-alive connections and its HTTP/2
+   * connections, per event loop), made on first use: see {@link BackendAttachment}.
+   */
+  private final Map<BackendAttachment<?>, Object> attachments = new ConcurrentHashMap<>(4);
 
   /** This server in the kernel-scheduler model, when the service runs a kernel scheduler. */
   volatile io.fairway.director.sched.SchedDest kernelDest;
@@ -69,6 +68,11 @@ public final class ProxyBackend implements io.fairway.director.Backend {
     this.address = new InetSocketAddress(dest.address(), dest.port());
     this.name = Endpoints.format(dest.address(), dest.port());
     this.inactive = new ExpiringCount(inactiveExpirySeconds);
+  }
+
+  /** The frontend's state {@code key} on this server, made now if this is its first use. */
+  public <T> T attachment(BackendAttachment<T> key) {
+    return key.cast(attachments.computeIfAbsent(key, BackendAttachment::create));
   }
 
   @Override

@@ -1,31 +1,21 @@
 package io.fairway.proxy.table;
 
-import io.fairway.director.sched.Connection;
 import io.fairway.director.sched.DestSpec;
-import io.fairway.director.sched.Flow;
-import io.fairway.director.sched.KernelScheduler;
+import io.fairway.director.sched.SchedDest;
+import io.fairway.director.sched.SchedService;
 import io.fairway.director.sched.Schedulers;
 import io.fairway.plan.MemberPlan;
 import io.fairway.plan.Selection;
 import io.fairway.proxy.ProxyOptions;
 import io.fairway.proxy.ServiceTimeouts;
-import io.fairway.proxy.http.HttpStats;
-import io.fairway.proxy.l4.IdleWatch;
-import io.fairway.table.AddressFamily;
+import io.fairway.proxy.accesslog.AccessLog;
 import io.fairway.table.Dest;
-import io.fairway.table.DestEntry;
 import io.fairway.table.DestKey;
 import io.fairway.table.Ramp;
 import io.fairway.table.Service;
-import io.fairway.table.ServiceEntry;
-import io.fairway.table.ServiceFlag;
-import io.fairway.table.Stats;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.UnknownHostException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
@@ -33,12 +23,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * One virtual service of the userspace table: its listener, its destinations and how a new
- * connection or request chooses among them.
+ * One virtual service of the userspace table: its destinations and how a new connection or request
+ * chooses among them. Its listener is the plane's ({@code io.fairway.proxy.plane}), which builds
+ * the frontends; the service knows no socket but those of the connections it counts.
  *
  * <p>Two kinds of algorithm sit behind it. The kernel's schedulers (rr, wlc, sh, mh...) run in the
  * director library's model of an IPVS service ({@code io.fairway.director.sched}), which also owns
@@ -52,8 +44,9 @@ import java.util.concurrent.TimeUnit;
  * counters and its established connections.
  *
  * <p>Slow start runs in the algorithm itself: the apply layer hands each ramp over as a {@link
- * Ramp} ({@link ProxyTable#ramp}) and writes the full weight; the kernel model or the Varnish
- * director then gives the server its growing fraction of new connections (docs/schedulers.md).
+ * Ramp} ({@code ProxyTable.ramp}, kept by {@link ServiceRamps}) and writes the full weight; the
+ * kernel model or the Varnish director then gives the server its growing fraction of new
+ * connections (docs/schedulers.md).
  */
 public final class ProxyService {
 
@@ -62,8 +55,8 @@ public final class ProxyService {
       List<ProxyBackend> servers,
       ProxyBackend sorry,
       boolean sorryInTable,
-      io.fairway.director.sched.SchedService kernel,
-      Map<io.fairway.director.sched.SchedDest, ProxyBackend> byKernelDest,
+      SchedService kernel,
+      Map<SchedDest, ProxyBackend> byKernelDest,
       VarnishPicker varnish,
       int hashBalanceFactor) {}
 
@@ -73,15 +66,11 @@ public final class ProxyService {
   /** The table's options as of its running plan ({@code lvs_timeouts}). */
   private volatile ProxyOptions options;
 
-  private final ConnectionExpiry expiry;
   private volatile Service service;
   private volatile ListenerSpec spec;
 
-  /**
-   * This service's {@code access_log}s, {@link io.fairway.proxy.accesslog.AccessLog#NONE} without.
-   */
-  private volatile io.fairway.proxy.accesslog.AccessLog accessLog =
-      io.fairway.proxy.accesslog.AccessLog.NONE;
+  /** This service's {@code access_log}s, {@link AccessLog#NONE} without. */
+  private volatile AccessLog accessLog = AccessLog.NONE;
 
   private volatile ServiceTimeouts timeouts;
   private volatile Pool pool;
@@ -92,33 +81,25 @@ public final class ProxyService {
   /** The spec's sorry server while it is not a destination of the table. */
   private ProxyBackend detachedSorry;
 
-  private io.fairway.director.sched.SchedService kernel;
+  private SchedService kernel;
   private VarnishPicker varnish;
 
   /**
    * The kernel model's servers as the table has them now, by their model object: a pick falls back
    * to it when the model chose a server the published pool does not map yet. The model publishes
-   * its own list early when a ramp moves in the middle of a batch or a {@link ProxyTable#hold}, so
-   * a server added there can be picked before the pool that maps it is out. Written under the
-   * table's lock, read by event loops.
+   * its own list early when a ramp moves in the middle of a batch or a table's {@code hold}, so a
+   * server added there can be picked before the pool that maps it is out. Written under the table's
+   * lock, read by event loops.
    */
-  private final Map<io.fairway.director.sched.SchedDest, ProxyBackend> live =
-      new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<SchedDest, ProxyBackend> live = new ConcurrentHashMap<>();
 
   /** Inside {@link #beginBatch}: member changes wait for {@link #endBatch} to be published. */
   private boolean batching;
 
   private boolean changedInBatch;
 
-  /**
-   * Slow starts handed over by the apply layer, by destination, on the {@link System#nanoTime}
-   * clock: kept while they run, so a rebuilt algorithm (a reload) ramps on where it was, and so a
-   * ramp given before its destination is added applies from the add. Guarded by the table's lock.
-   */
-  private final Map<DestKey, RampTimes> ramps = new java.util.HashMap<>();
-
-  /** One ramp: its start in {@link System#nanoTime} and its length. */
-  private record RampTimes(long start, long nanos) {}
+  /** The slow starts handed over by the apply layer. */
+  private final ServiceRamps ramps = new ServiceRamps();
 
   /** DirectorPersistence for the Varnish directors (the kernel model has its own templates). */
   final DirectorPersistence persistence = new DirectorPersistence();
@@ -132,16 +113,33 @@ public final class ProxyService {
   /** The responses to requests no server could be chosen for (503): the proxy's own. */
   public final HttpStats http = new HttpStats();
 
-  volatile Channel listener;
+  /** The address its listener is bound to, once it is ({@link ServiceTable#add}). */
   volatile InetSocketAddress vip;
 
-  ProxyService(Service service, ListenerSpec spec, ProxyOptions options, ConnectionExpiry expiry) {
+  /** Told what only the frontends can do: retime their established connections. */
+  private final Frontends frontends;
+
+  /** The event loops' side: picks from the published {@link #pool}. */
+  private final ServicePicker picker;
+
+  ProxyService(
+      Service service,
+      ListenerSpec spec,
+      ProxyOptions options,
+      ConnectionExpiry expiry,
+      Frontends frontends) {
     this.service = service;
     this.spec = spec;
     this.options = options;
     this.timeouts = ServiceTimeouts.of(options, spec.proxy().timeouts());
-    this.expiry = expiry;
+    this.frontends = Objects.requireNonNull(frontends, "frontends");
+    this.picker = new ServicePicker(this, expiry, slots, live);
     rebuildAlgorithm();
+  }
+
+  /** A service without frontends: the scheduling decision alone. */
+  ProxyService(Service service, ListenerSpec spec, ProxyOptions options, ConnectionExpiry expiry) {
+    this(service, spec, options, expiry, Frontends.NONE);
   }
 
   /** Whether the table can run this scheduler name. */
@@ -154,7 +152,7 @@ public final class ProxyService {
    * The plan's selection while the table service runs the plan's algorithm; the algorithm's
    * defaults when the table says another one (a change made behind the plan's back).
    */
-  private Selection selection() {
+  Selection selection() {
     String name = service.scheduler().toLowerCase(Locale.ROOT);
     Selection planned = spec.selection();
     return planned != null && planned.algorithm().equals(name) ? planned : Selection.defaults(name);
@@ -164,12 +162,17 @@ public final class ProxyService {
     return service;
   }
 
-  public io.fairway.proxy.accesslog.AccessLog accessLog() {
+  /** The address its listener is bound to; null until it is. */
+  public InetSocketAddress vip() {
+    return vip;
+  }
+
+  public AccessLog accessLog() {
     return accessLog;
   }
 
-  void setAccessLog(io.fairway.proxy.accesslog.AccessLog log) {
-    accessLog = log == null ? io.fairway.proxy.accesslog.AccessLog.NONE : log;
+  void setAccessLog(AccessLog log) {
+    accessLog = log == null ? AccessLog.NONE : log;
   }
 
   public ListenerSpec spec() {
@@ -194,8 +197,9 @@ public final class ProxyService {
 
   /**
    * New connections read the new timeouts at once; an established L4 connection is told of a
-   * changed idle timeout, which its activity from then on gets (see {@link IdleWatch}). HTTP
-   * connections and UDP flows read theirs at each activity.
+   * changed idle timeout, which its activity from then on gets (the L4 frontend's {@code
+   * IdleWatch}, through {@link Frontends#retime}). HTTP connections and UDP flows read theirs at
+   * each activity.
    */
   private void retime(ServiceTimeouts t) {
     ServiceTimeouts old = timeouts;
@@ -210,7 +214,7 @@ public final class ProxyService {
     long idle = t.idle().toNanos();
     for (ProxyBackend rs : servers) {
       for (Channel ch : rs.established) {
-        IdleWatch.retime(ch, idle);
+        frontends.retime(ch, idle);
       }
     }
   }
@@ -235,8 +239,8 @@ public final class ProxyService {
     spec = s;
     retime(ServiceTimeouts.of(options, s.proxy().timeouts()));
     relimit();
-    if (!java.util.Objects.equals(s.selection(), old.selection())
-        || !java.util.Objects.equals(s.sorryServer(), old.sorryServer())) {
+    if (!Objects.equals(s.selection(), old.selection())
+        || !Objects.equals(s.sorryServer(), old.sorryServer())) {
       rebuildAlgorithm();
     } else {
       changed();
@@ -256,7 +260,7 @@ public final class ProxyService {
     // connection reaches it unramped.
     rampVarnish(rs);
     if (kernel != null && !isSorry(rs)) {
-      if (current(d.key()) != null) {
+      if (ramps.current(d.key()) != null) {
         rs.kernelDest(kernel.add(spec(d.withWeight(0))));
         live.put(rs.kernelDest, rs);
         rampKernel(rs);
@@ -273,15 +277,10 @@ public final class ProxyService {
    * Starts, moves or ends ({@link Ramp#NONE}) a destination's slow start; it may not be here yet.
    */
   void ramp(DestKey k, Ramp r) {
-    if (r.active()) {
-      ramps.put(
-          k, new RampTimes(System.nanoTime() - r.elapsed().toNanos(), r.duration().toNanos()));
-    } else {
-      ramps.remove(k);
-    }
+    ramps.set(k, r);
     ProxyBackend rs = members.get(k);
     if (rs != null) {
-      RampTimes t = current(k);
+      ServiceRamps.Times t = ramps.current(k);
       long now = System.nanoTime();
       long elapsed = t == null ? 0 : now - t.start();
       long nanos = t == null ? 0 : t.nanos();
@@ -294,29 +293,19 @@ public final class ProxyService {
     }
   }
 
-  /** The destination's ramp if it is still running (an ended one is forgotten), else null. */
-  private RampTimes current(DestKey k) {
-    RampTimes t = ramps.get(k);
-    if (t != null && System.nanoTime() - t.start() >= t.nanos()) {
-      ramps.remove(k);
-      return null;
-    }
-    return t;
-  }
-
   /** A kernel-model server just (re)created takes its destination's running ramp, if any. */
   private void rampKernel(ProxyBackend rs) {
-    RampTimes t = kernel != null && rs.kernelDest != null ? current(rs.key) : null;
+    ServiceRamps.Times t = kernel != null && rs.kernelDest != null ? ramps.current(rs.key) : null;
     if (t != null) {
-      kernel.ramp(rs.kernelDest, System.nanoTime() - t.start(), t.nanos());
+      kernel.ramp(rs.kernelDest, t.elapsed(System.nanoTime()), t.nanos());
     }
   }
 
   /** A Varnish director's member takes its destination's running ramp, if any (by name). */
   private void rampVarnish(ProxyBackend rs) {
-    RampTimes t = varnish != null && !isSorry(rs) ? current(rs.key) : null;
+    ServiceRamps.Times t = varnish != null && !isSorry(rs) ? ramps.current(rs.key) : null;
     if (t != null) {
-      varnish.ramp(rs, System.nanoTime() - t.start(), t.nanos());
+      varnish.ramp(rs, t.elapsed(System.nanoTime()), t.nanos());
     }
   }
 
@@ -344,7 +333,7 @@ public final class ProxyService {
   }
 
   ProxyBackend delDest(DestKey k) {
-    ramps.remove(k);
+    ramps.forget(k);
     ProxyBackend rs = members.remove(k);
     rs.markRemoved();
     if (kernel != null && !isSorry(rs)) {
@@ -358,7 +347,7 @@ public final class ProxyService {
   }
 
   /**
-   * Starts a batch of member changes ({@link ProxyTable#apply(List)}): each costs O(1) until {@link
+   * Starts a batch of member changes ({@link ServiceTable#inBatch}): each costs O(1) until {@link
    * #endBatch}, which publishes the pool (and hands the kernel model its changes) once. Until then
    * event loops schedule over the pool as it was. Nests into nothing: a batch under way goes on.
    */
@@ -400,19 +389,8 @@ public final class ProxyService {
 
   /** The kernel model's spec of a destination: the table's settings and the plan's max_conns. */
   private DestSpec spec(Dest d) {
-    return new DestSpec(
-        null,
-        d.address(),
-        d.port(),
-        d.weight(),
-        d.upperThreshold(),
-        d.lowerThreshold(),
-        maxConns(d.key()));
+    return KernelModels.spec(d, maxConns(d.key()));
   }
-
-  /** Client connections' PROXY headers ({@code proxy_protocol accept}): what became of them. */
-  public final io.fairway.proxy.proxyprotocol.ProxyProtocolStats proxyProtocol =
-      new io.fairway.proxy.proxyprotocol.ProxyProtocolStats();
 
   /** The plan's {@code send_proxy} for a server: NONE when the plan does not know it. */
   public io.fairway.config.model.ProxyProtocol.Version sendProxy(ProxyBackend rs) {
@@ -473,14 +451,7 @@ public final class ProxyService {
       varnish = new VarnishPicker(v, varnish);
     } else {
       varnish = null;
-      Selection.Kernel k = (Selection.Kernel) sel;
-      KernelScheduler ks = Schedulers.create(k.algorithm(), flags(s), schedulerOptions(k));
-      kernel =
-          new io.fairway.director.sched.SchedService(ks, persistence(s), System::currentTimeMillis);
-      InetSocketAddress sorry = spec.sorryServer();
-      if (sorry != null) {
-        kernel.setSorryServer(new DestSpec(null, sorry.getAddress(), sorry.getPort(), 1, 0, 0));
-      }
+      kernel = KernelModels.create(s, (Selection.Kernel) sel, spec.sorryServer());
       kernel.beginBatch(); // n adds, one scheduler update
       live.clear();
       for (ProxyBackend rs : members.values()) {
@@ -500,43 +471,6 @@ public final class ProxyService {
       }
     }
     changed();
-  }
-
-  /** The kernel's mh table, bounded by {@code hash_balance_factor} when the config sets one. */
-  private static Schedulers.Options schedulerOptions(Selection.Kernel k) {
-    return k.hashBalanceFactor() == 0
-        ? Schedulers.Options.KERNEL
-        : new Schedulers.Options(Schedulers.Options.KERNEL.mhTableSize(), k.hashBalanceFactor());
-  }
-
-  private static List<String> flags(Service s) {
-    List<String> f = new ArrayList<>();
-    if (s.flags().contains(ServiceFlag.SCHED1)) {
-      f.add("flag-1");
-    }
-    if (s.flags().contains(ServiceFlag.SCHED2)) {
-      f.add("flag-2");
-    }
-    if (s.flags().contains(ServiceFlag.SCHED3)) {
-      f.add("flag-3");
-    }
-    return f;
-  }
-
-  private static io.fairway.director.sched.Persistence persistence(Service s) {
-    if (!s.flags().contains(ServiceFlag.PERSISTENT) || s.timeout() == 0) {
-      return io.fairway.director.sched.Persistence.NONE;
-    }
-    io.fairway.director.sched.Persistence p =
-        io.fairway.director.sched.Persistence.seconds(s.timeout());
-    if (s.key().family() == AddressFamily.INET6) {
-      p = p.withIpv6Prefix(Math.max(1, s.netmask()));
-    } else {
-      int prefix = s.netmask();
-      p = p.withIpv4Mask(prefix == 0 ? 0 : (int) (0xffffffffL << (32 - prefix)));
-    }
-    // Drain means "no new connections", sticky clients included (see DirectorPersistence).
-    return p.withExpireQuiescentTemplate(true);
   }
 
   private void republish() {
@@ -561,7 +495,7 @@ public final class ProxyService {
       }
       sorry = detachedSorry;
     }
-    Map<io.fairway.director.sched.SchedDest, ProxyBackend> byDest = new IdentityHashMap<>();
+    Map<SchedDest, ProxyBackend> byDest = new IdentityHashMap<>();
     if (kernel != null) {
       for (ProxyBackend rs : real) {
         byDest.put(rs.kernelDest, rs);
@@ -598,28 +532,7 @@ public final class ProxyService {
    * the alternative after it: {@code askedAlt + retries}.
    */
   public Lease select(InetSocketAddress client, String key, Set<ProxyBackend> tried, int askedAlt) {
-    Pool p = pool;
-    if (tried.isEmpty()) {
-      return p.kernel() != null
-          ? kernelPick(p, client, key)
-          : varnishPick(p, client, key, askedAlt);
-    }
-    if (p.varnish() != null) {
-      ProxyBackend alt = p.varnish().pick(client, vip, key, baseAlt(askedAlt) + tried.size());
-      if (alt != null && !tried.contains(alt) && alt.weight() > 0 && !overloaded(alt)) {
-        return new Lease(alt, null, expiry, slots);
-      }
-    }
-    for (ProxyBackend rs : p.servers()) {
-      if (!tried.contains(rs) && rs.weight() > 0 && !overloaded(rs)) {
-        return new Lease(rs, null, expiry, slots);
-      }
-    }
-    ProxyBackend s = p.sorry();
-    if (s != null && !tried.contains(s) && !s.removed()) {
-      return new Lease(s, null, expiry, slots);
-    }
-    return null;
+    return picker.select(client, key, tried, askedAlt);
   }
 
   /**
@@ -648,52 +561,7 @@ public final class ProxyService {
       EventLoop loop,
       Duration wait,
       SlotWaiter waiter) {
-    boolean first = tried.isEmpty();
-    boolean behind = first && slots.waiting() > 0;
-    Lease lease = behind ? null : select(client, key, tried, askedAlt);
-    if (lease != null) {
-      return lease;
-    }
-    if (!first) {
-      return Pick.None.ALL_TRIED;
-    }
-    if (!behind) {
-      if (!atCapacity()) {
-        return Pick.None.NO_SERVER;
-      }
-      countLimitHits();
-    }
-    return slots.await(
-            loop, wait, () -> turn(client, key, tried, askedAlt, waiter), () -> giveUp(waiter))
-        ? Pick.Queued.QUEUED
-        : Pick.None.QUEUE_FULL;
-  }
-
-  /** A queued one's time is up: refused, unless it went away meanwhile. */
-  private static boolean giveUp(SlotWaiter waiter) {
-    if (waiter.gone()) {
-      return false;
-    }
-    waiter.timedOut();
-    return true;
-  }
-
-  /** A queued one's turn: a slot may have freed. False while there still is none. */
-  private boolean turn(
-      InetSocketAddress client,
-      String key,
-      Set<ProxyBackend> tried,
-      int askedAlt,
-      SlotWaiter waiter) {
-    if (waiter.gone()) {
-      return true;
-    }
-    Lease lease = select(client, key, tried, askedAlt);
-    if (lease == null && atCapacity()) {
-      return false;
-    }
-    waiter.resume(lease != null ? lease : Pick.None.NO_SERVER);
-    return true;
+    return picker.schedule(client, key, tried, askedAlt, loop, wait, waiter);
   }
 
   /** Where {@link #schedule} queues; package-private so that nothing else decides to wait. */
@@ -708,183 +576,6 @@ public final class ProxyService {
    * by waiting.
    */
   boolean atCapacity() {
-    for (ProxyBackend rs : pool.servers()) {
-      if (rs.weight() > 0 && overloaded(rs)) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private static boolean overloaded(ProxyBackend rs) {
-    io.fairway.director.sched.SchedDest kd = rs.kernelDest;
-    if (kd == null) {
-      return rs.overloaded();
-    }
-    return kd.overloaded();
-  }
-
-  /**
-   * A pick found every server full and is about to wait for a slot: one hit for each server the
-   * learned limit held. Counted here, once per pick, rather than wherever a server is asked whether
-   * it is full, which a single pick does several times.
-   */
-  private void countLimitHits() {
-    for (ProxyBackend rs : pool.servers()) {
-      if (rs.weight() > 0) {
-        io.fairway.director.sched.SchedDest kd = rs.kernelDest;
-        if (rs.heldByLearnedLimit(kd == null ? rs.active() : kd.activeConns())) {
-          rs.limitHit();
-        }
-      }
-    }
-  }
-
-  private Lease kernelPick(Pool p, InetSocketAddress client, String key) {
-    InetAddress ca = key == null ? client.getAddress() : keyAddress(key);
-    InetSocketAddress v = vip;
-    Connection c =
-        p.kernel()
-            .open(
-                new Flow(
-                    ca,
-                    client.getPort(),
-                    v == null ? null : v.getAddress(),
-                    v == null ? 0 : v.getPort()));
-    if (c == null) {
-      return null;
-    }
-    ProxyBackend rs = p.byKernelDest().get(c.dest());
-    if (rs == null) {
-      rs = live.get(c.dest()); // the model published ahead of the pool
-    }
-    if (rs == null) {
-      // Published between the pick and this lookup: count it gone and let the caller retry.
-      c.closing();
-      c.expire();
-      return null;
-    }
-    return new Lease(rs, c, expiry, slots);
-  }
-
-  /**
-   * The key of an HTTP request as an address for the kernel's hashing schedulers (sh, mh, dh): a
-   * 32-bit hash of it in IPv4 form, so "sh by URL" spreads URLs as sh spreads clients.
-   */
-  static InetAddress keyAddress(String key) {
-    int h = key.hashCode() * 0x9E3779B1;
-    byte[] k = key.getBytes(StandardCharsets.UTF_8);
-    for (byte b : k) {
-      h = (h ^ b) * 0x01000193;
-    }
-    try {
-      return InetAddress.getByAddress(
-          new byte[] {(byte) (h >>> 24), (byte) (h >>> 16), (byte) (h >>> 8), (byte) h});
-    } catch (UnknownHostException e) {
-      throw new AssertionError(e);
-    }
-  }
-
-  /**
-   * Bounded-load consistent hashing ({@code hash_balance_factor}, as HAProxy and Envoy offer it): a
-   * server may take a new connection only while its load stays under factor% of the mean, so a hot
-   * key spills to the next server on the ring instead of melting its own. Without a factor there is
-   * no bound.
-   */
-  private long loadBound(Pool p) {
-    long factor = p.hashBalanceFactor();
-    if (factor == 0) {
-      return Long.MAX_VALUE;
-    }
-    long total = 0;
-    long up = 0;
-    for (ProxyBackend rs : p.servers()) {
-      if (rs.weight() > 0) {
-        up++;
-        total += rs.active() + rs.inactive();
-      }
-    }
-    return up == 0 ? Long.MAX_VALUE : ((total + 1) * factor + 100 * up - 1) / (100 * up);
-  }
-
-  /** The alt a first pick used: the one asked for, else the shard's own default. */
-  private int baseAlt(int askedAlt) {
-    if (askedAlt >= 0) {
-      return askedAlt;
-    }
-    return selection() instanceof Selection.Shard sh ? sh.alt() : 0;
-  }
-
-  private Lease varnishPick(Pool p, InetSocketAddress client, String key, int askedAlt) {
-    Service s = service;
-    boolean persistent = s.flags().contains(ServiceFlag.PERSISTENT) && s.timeout() > 0;
-    long now = System.nanoTime();
-    long timeout = TimeUnit.SECONDS.toNanos(s.timeout());
-    InetAddress ca = client.getAddress();
-    if (persistent) {
-      ProxyBackend rs = persistence.lookup(ca, s.netmask(), timeout, now);
-      if (rs != null && p.servers().contains(rs)) {
-        return new Lease(rs, null, expiry, slots);
-      }
-    }
-    ProxyBackend chosen = null;
-    ProxyBackend firstEligible = null;
-    int n = p.servers().size();
-    long bound = loadBound(p);
-    int base = baseAlt(askedAlt);
-    for (int i = 0; i < n && chosen == null; i++) {
-      // The first pick as asked (or the shard's default); then the next alternatives, skipping
-      // servers that cannot take it.
-      ProxyBackend rs = p.varnish().pick(client, vip, key, i == 0 ? askedAlt : base + i);
-      if (rs == null) {
-        break;
-      }
-      if (rs.weight() > 0 && !rs.overloaded()) {
-        if (firstEligible == null) {
-          firstEligible = rs;
-        }
-        if (rs.active() + rs.inactive() < bound) {
-          chosen = rs;
-        }
-      }
-    }
-    if (chosen == null) {
-      // Everybody eligible is at the bounded-load limit: the key stays where it belongs.
-      chosen = firstEligible;
-    }
-    if (chosen == null) {
-      ProxyBackend sorry = p.sorry();
-      // Quorum lost (apply installed the sorry server) or overflow (every server drained or over
-      // its uthreshold or max_conns): the sorry server answers instead of a refused connection.
-      return sorry != null && !sorry.removed() && !sorry.overloaded()
-          ? new Lease(sorry, null, expiry, slots)
-          : null;
-    }
-    if (persistent) {
-      persistence.record(ca, s.netmask(), chosen, timeout, now);
-    }
-    return new Lease(chosen, null, expiry, slots);
-  }
-
-  ServiceEntry entry() {
-    Pool p = pool;
-    List<DestEntry> dests = new ArrayList<>();
-    long conns = 0;
-    long in = 0;
-    long out = 0;
-    for (ProxyBackend rs : members.values()) {
-      DestEntry e = rs.entry();
-      dests.add(e);
-      conns += e.stats().connections();
-      in += e.stats().inBytes();
-      out += e.stats().outBytes();
-    }
-    if (p.sorry() != null && !p.sorryInTable()) {
-      DestEntry e = p.sorry().entry();
-      conns += e.stats().connections();
-      in += e.stats().inBytes();
-      out += e.stats().outBytes();
-    }
-    return new ServiceEntry(service, dests, new Stats(conns, 0, 0, in, out, 0, 0, 0, 0, 0));
+    return picker.atCapacity();
   }
 }

@@ -1,7 +1,19 @@
 /**
- * The userspace table: {@link io.fairway.proxy.table.ProxyTable}, the {@link
- * io.fairway.table.Table} the apply layer drives exactly as it drives the kernel's IPVS, and the
- * state behind it that decides which real server each new connection or request gets.
+ * The userspace table's model: the virtual services and destinations behind the plane's {@code
+ * ProxyTable} ({@code io.fairway.proxy.plane}), the {@link io.fairway.table.Table} the apply layer
+ * drives exactly as it drives the kernel's IPVS ({@link io.fairway.proxy.table.ServiceTable}), and
+ * the state that decides which real server each new connection or request gets.
+ *
+ * <h2>Why it knows no frontend</h2>
+ *
+ * <p>The frontends ({@code l4}, {@code http}, {@code http2}, {@code udp}) depend on this package;
+ * it depends on none of them, nor on the plane that builds them. Where a change here must reach
+ * their connections (a removed server, a new idle timeout) it tells the plane through {@link
+ * io.fairway.proxy.table.Frontends}; what a frontend keeps per real server (HTTP's idle
+ * connections) it attaches to the server under its own key ({@link
+ * io.fairway.proxy.table.BackendAttachment}); and what a hashing director reads of a request it
+ * asks of the request through {@link io.fairway.proxy.table.RequestKey.Source}. So a scheduling
+ * rule is tested without a socket, and a frontend changes without touching the decision.
  *
  * <h2>Why the decision is kept apart from the wire</h2>
  *

@@ -1,4 +1,4 @@
-package io.fairway.proxy.http;
+package io.fairway.proxy.table;
 
 import java.util.concurrent.atomic.LongAdder;
 
@@ -76,7 +76,7 @@ public final class HttpStats {
   private final LongAdder[] clientConnections = adders(ClientProtocol.values().length);
   private final LongAdder[] openClientConnections = adders(ClientProtocol.values().length);
 
-  void completed(int status, long nanos) {
+  public void completed(int status, long nanos) {
     if (!ENABLED) {
       return;
     }
@@ -85,13 +85,13 @@ public final class HttpStats {
     duration.record(nanos);
   }
 
-  void connected(long nanos) {
+  public void connected(long nanos) {
     if (ENABLED) {
       connect.record(nanos);
     }
   }
 
-  void retried() {
+  public void retried() {
     if (ENABLED) {
       retries.increment();
     }
@@ -101,7 +101,7 @@ public final class HttpStats {
    * A response the proxy generated (its error page) instead of relaying one: a response like any
    * other in the class counts and the duration, and counted by code.
    */
-  void generated(int status, long nanos) {
+  public void generated(int status, long nanos) {
     if (!ENABLED) {
       return;
     }
@@ -113,7 +113,7 @@ public final class HttpStats {
     }
   }
 
-  void connectFailed() {
+  public void connectFailed() {
     if (ENABLED) {
       connectFailures.increment();
     }
@@ -123,7 +123,7 @@ public final class HttpStats {
    * An error page the proxy sends a client: counted by code when it is one of {@link
    * #CLIENT_CODES}, the server-side ones being counted by {@link #generated}.
    */
-  void answered(int status) {
+  public void answered(int status) {
     if (!ENABLED) {
       return;
     }
@@ -135,21 +135,21 @@ public final class HttpStats {
   }
 
   /** The backend closed or reset a connection while an exchange was using it. */
-  void backendReset() {
+  public void backendReset() {
     if (ENABLED) {
       resets.increment();
     }
   }
 
   /** The backend sent a response the proxy could not parse. */
-  void invalidResponse() {
+  public void invalidResponse() {
     if (ENABLED) {
       invalidResponses.increment();
     }
   }
 
   /** From the request head in to the response head from the server. */
-  void firstByte(long nanos) {
+  public void firstByte(long nanos) {
     if (ENABLED) {
       firstByte.record(nanos);
     }

@@ -1,4 +1,4 @@
-package io.fairway.proxy.table;
+package io.fairway.proxy.plane;
 
 import io.fairway.table.Protocol;
 import java.io.IOException;

@@ -1,7 +1,5 @@
-package io.fairway.proxy.http;
+package io.fairway.proxy.table;
 
-import io.netty.handler.codec.http.cookie.Cookie;
-import io.netty.handler.codec.http.cookie.ServerCookieDecoder;
 import java.util.Locale;
 import java.util.Objects;
 
@@ -85,27 +83,29 @@ public record RequestKey(Kind kind, String name) {
     }
   }
 
+  /**
+   * What a key is read from: a request head, as the HTTP frontend parsed it. The table reads a key
+   * but never parses HTTP, so the head answers the three questions a key source asks.
+   */
+  public interface Source {
+    /** The request target (path and query). */
+    String target();
+
+    /** The first value of the header named {@code lowerName}, or {@code null}. */
+    String header(String lowerName);
+
+    /** The value of the cookie named {@code name} in the request's Cookie headers, or null. */
+    String cookie(String name);
+  }
+
   /** The key of this request, or {@code null} when it has none (use the client address). */
-  String extract(HttpHead request) {
-    switch (kind) {
-      case URL:
-        return request.target();
-      case HEADER:
-        return request.header(name.toLowerCase(Locale.ROOT));
-      case COOKIE:
-        for (int i = 0; i < request.count; i++) {
-          if (request.nameIs(i, "cookie")) {
-            for (Cookie c : ServerCookieDecoder.LAX.decodeAll(request.value(i))) {
-              if (c.name().equals(name)) {
-                return c.value();
-              }
-            }
-          }
-        }
-        return null;
-      default:
-        return null;
-    }
+  public String extract(Source request) {
+    return switch (kind) {
+      case URL -> request.target();
+      case HEADER -> request.header(name.toLowerCase(Locale.ROOT));
+      case COOKIE -> request.cookie(name);
+      default -> null;
+    };
   }
 
   @Override
