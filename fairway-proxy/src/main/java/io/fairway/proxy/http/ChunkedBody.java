@@ -16,6 +16,9 @@ final class ChunkedBody {
   private static final int MAX_LINE = 4096;
   private static final int MAX_TRAILERS = 16384;
 
+  /** What a step returns when it needs more bytes. */
+  private static final int MORE = -1;
+
   private enum State {
     SIZE,
     DATA,
@@ -43,75 +46,19 @@ final class ChunkedBody {
     int p = in.readerIndex();
     int w = in.writerIndex();
     int from = p;
-    loop:
     while (state != State.DONE) {
-      switch (state) {
-        case SIZE -> {
-          int lf = in.indexOf(p, Math.min(w, p + MAX_LINE), (byte) '\n');
-          if (lf < 0) {
-            if (w - p >= MAX_LINE) {
-              throw new BadMessage(badStatus, "chunk size line too long");
-            }
-            break loop;
-          }
-          long size = size(in, p, lf);
-          p = lf + 1;
-          if (size == 0) {
-            state = State.TRAILER;
-          } else {
-            remaining = size;
-            state = State.DATA;
-          }
-        }
-        case DATA -> {
-          int n = (int) Math.min(w - p, remaining);
-          if (n == 0) {
-            break loop;
-          }
-          if (!verbatim) {
-            in.readerIndex(p);
-            out.add(in.readRetainedSlice(n));
-            from = p + n;
-          }
-          p += n;
-          remaining -= n;
-          if (remaining == 0) {
-            state = State.DATA_END;
-          }
-        }
-        case DATA_END -> {
-          if (w - p < 2) {
-            if (w > p && in.getByte(p) != '\r') {
-              throw new BadMessage(badStatus, "chunk data not followed by CRLF");
-            }
-            break loop;
-          }
-          if (in.getByte(p) != '\r' || in.getByte(p + 1) != '\n') {
-            throw new BadMessage(badStatus, "chunk data not followed by CRLF");
-          }
-          p += 2;
-          state = State.SIZE;
-        }
-        case TRAILER -> {
-          int lf = in.indexOf(p, w, (byte) '\n');
-          if (lf < 0) {
-            if (trailerBytes + (w - p) > MAX_TRAILERS) {
-              throw new BadMessage(badStatus, "trailer section too large");
-            }
-            break loop;
-          }
-          trailerLine(in, p, lf);
-          trailerBytes += lf + 1 - p;
-          if (trailerBytes > MAX_TRAILERS) {
-            throw new BadMessage(badStatus, "trailer section too large");
-          }
-          if (lf - p == 1) {
-            state = State.DONE;
-          }
-          p = lf + 1;
-        }
-        default -> throw new IllegalStateException();
+      int next =
+          switch (state) {
+            case SIZE -> sizeLine(in, p, w);
+            case DATA -> data(in, p, w, out, verbatim);
+            case DATA_END -> dataEnd(in, p, w);
+            case TRAILER -> trailer(in, p, w);
+            default -> throw new IllegalStateException();
+          };
+      if (next == MORE) {
+        break;
       }
+      p = next;
     }
     if (verbatim) {
       if (p > from) {
@@ -122,6 +69,80 @@ final class ChunkedBody {
       in.readerIndex(p);
     }
     return state == State.DONE;
+  }
+
+  /** The chunk-size line at {@code p}; returns where what follows it starts, or {@link #MORE}. */
+  private int sizeLine(ByteBuf in, int p, int w) throws BadMessage {
+    int lf = in.indexOf(p, Math.min(w, p + MAX_LINE), (byte) '\n');
+    if (lf < 0) {
+      if (w - p >= MAX_LINE) {
+        throw new BadMessage(badStatus, "chunk size line too long");
+      }
+      return MORE;
+    }
+    long size = size(in, p, lf);
+    if (size == 0) {
+      state = State.TRAILER;
+    } else {
+      remaining = size;
+      state = State.DATA;
+    }
+    return lf + 1;
+  }
+
+  /**
+   * Chunk data from {@code p}, as far as it arrived; passed on as a slice unless {@code verbatim}
+   * (then the caller passes on the bytes as they are).
+   */
+  private int data(ByteBuf in, int p, int w, List<Object> out, boolean verbatim) {
+    int n = (int) Math.min(w - p, remaining);
+    if (n == 0) {
+      return MORE;
+    }
+    if (!verbatim) {
+      in.readerIndex(p);
+      out.add(in.readRetainedSlice(n));
+    }
+    remaining -= n;
+    if (remaining == 0) {
+      state = State.DATA_END;
+    }
+    return p + n;
+  }
+
+  /** The CRLF after a chunk's data. */
+  private int dataEnd(ByteBuf in, int p, int w) throws BadMessage {
+    if (w - p < 2) {
+      if (w > p && in.getByte(p) != '\r') {
+        throw new BadMessage(badStatus, "chunk data not followed by CRLF");
+      }
+      return MORE;
+    }
+    if (in.getByte(p) != '\r' || in.getByte(p + 1) != '\n') {
+      throw new BadMessage(badStatus, "chunk data not followed by CRLF");
+    }
+    state = State.SIZE;
+    return p + 2;
+  }
+
+  /** A trailer line, or the blank line ending the body. */
+  private int trailer(ByteBuf in, int p, int w) throws BadMessage {
+    int lf = in.indexOf(p, w, (byte) '\n');
+    if (lf < 0) {
+      if (trailerBytes + (w - p) > MAX_TRAILERS) {
+        throw new BadMessage(badStatus, "trailer section too large");
+      }
+      return MORE;
+    }
+    trailerLine(in, p, lf);
+    trailerBytes += lf + 1 - p;
+    if (trailerBytes > MAX_TRAILERS) {
+      throw new BadMessage(badStatus, "trailer section too large");
+    }
+    if (lf - p == 1) {
+      state = State.DONE;
+    }
+    return lf + 1;
   }
 
   /** chunk-size [ chunk-ext ] CRLF, with {@code lf} the index of the LF. */

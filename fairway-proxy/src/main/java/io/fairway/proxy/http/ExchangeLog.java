@@ -1,8 +1,10 @@
 package io.fairway.proxy.http;
 
+import io.fairway.proxy.accesslog.AccessLog;
 import io.fairway.proxy.accesslog.AccessRecord;
 import io.fairway.proxy.accesslog.AccessRecord.Termination;
 import io.fairway.proxy.table.ProxyBackend;
+import io.fairway.proxy.table.ProxyService;
 import java.net.InetSocketAddress;
 
 /**
@@ -54,6 +56,22 @@ final class ExchangeLog {
   void firstByte(int responseStatus) {
     firstByteNanos = System.nanoTime();
     status = responseStatus;
+  }
+
+  /** Writes the record to {@code vs}'s access log, if it has one. */
+  void logTo(ProxyService vs, ClientSide client, HttpHead request, int retries) {
+    AccessLog log = vs.accessLog();
+    if (log != AccessLog.NONE) {
+      log.record(
+          record(
+              client.remoteAddress(),
+              vs.service().key().toString(),
+              request,
+              client.protocol(),
+              retries,
+              client.tlsVersion(),
+              client.sni()));
+    }
   }
 
   AccessRecord record(

@@ -160,10 +160,50 @@ final class HeadParser {
   }
 
   private static void headers(HttpHead h, byte[] b, int p, int len, int status) throws BadMessage {
-    int hosts = 0;
+    FieldBlock f = new FieldBlock(h, b, p, len, status);
+    while (f.state == FieldBlock.State.FIELD_LINE) {
+      f.line();
+    }
+    f.transferEncoding();
+    f.host();
+    f.connection();
+  }
+
+  /**
+   * The scan of one header block, as a decoder would keep it: where it is ({@link State}), the
+   * position, and what the block has said so far that the checks after its end need (the Host
+   * count, the Transfer-Encoding line, the Connection count). One small method per step, so that
+   * each rule a smuggling attempt could test reads on its own.
+   */
+  private static final class FieldBlock {
+    /** Where the scan is. */
+    enum State {
+      /** At the start of a line: a field line, or the blank line ending the block. */
+      FIELD_LINE,
+      /** The blank line was read: what is left are the checks of the block as a whole. */
+      END
+    }
+
+    final HttpHead h;
+    final byte[] b;
+    final int len;
+    final int status;
+    State state = State.FIELD_LINE;
+    int p;
+    int hosts;
     int te = -1;
-    int connections = 0;
-    while (true) {
+    int connections;
+
+    FieldBlock(HttpHead h, byte[] b, int p, int len, int status) {
+      this.h = h;
+      this.b = b;
+      this.p = p;
+      this.len = len;
+      this.status = status;
+    }
+
+    /** Reads the line at {@link #p}: one field, or the end of the block. */
+    void line() throws BadMessage {
       if (p + 1 >= len) {
         throw new BadMessage(status, "truncated header block");
       }
@@ -171,7 +211,8 @@ final class HeadParser {
         if (b[p + 1] != '\n' || p + 2 != len) {
           throw new BadMessage(status, "malformed end of header block");
         }
-        break;
+        state = State.END;
+        return;
       }
       int ns = p;
       while (p < len && TCHAR[b[p] & 0xff]) {
@@ -202,35 +243,21 @@ final class HeadParser {
         ve--;
       }
       p += 2;
-      int i = add(h, ns, ne, vs, ve, p);
-      switch (ne - ns) {
+      field(add(h, ns, ne, vs, ve, p), ns, ne - ns, vs, ve);
+    }
+
+    /**
+     * Notes field {@code i}, whose name is {@code n} bytes at {@code ns}, if the proxy minds it.
+     */
+    private void field(int i, int ns, int n, int vs, int ve) throws BadMessage {
+      switch (n) {
         case 4 -> {
           if (equalsLower(b, ns, 4, "host")) {
             hosts++;
           }
         }
-        case 2 -> {
-          if (equalsLower(b, ns, 2, "te")) {
-            dropHeader(h, i);
-          }
-        }
-        case 7 -> {
-          if (equalsLower(b, ns, 7, "trailer")) {
-            dropHeader(h, i);
-          } else if (equalsLower(b, ns, 7, "upgrade")) {
-            dropHeader(h, i);
-            h.upgradeHeader = true;
-          }
-        }
-        case 10 -> {
-          if (equalsLower(b, ns, 10, "connection")) {
-            dropHeader(h, i);
-            connections++;
-            connectionTokens(h, i);
-          } else if (equalsLower(b, ns, 10, "keep-alive")) {
-            dropHeader(h, i);
-          }
-        }
+        case 2, 7, 16 -> hopByHop(i, ns, n);
+        case 10 -> connectionOrKeepAlive(i, ns);
         case 14 -> {
           if (equalsLower(b, ns, 14, "content-length")) {
             if (h.contentLength >= 0) {
@@ -250,26 +277,52 @@ final class HeadParser {
             h.lastForwardedFor = i;
           }
         }
-        case 16 -> {
-          if (equalsLower(b, ns, 16, "proxy-connection")) {
-            dropHeader(h, i);
-          }
-        }
-        case 17 -> {
-          if (equalsLower(b, ns, 17, "transfer-encoding")) {
-            if (te >= 0 && h.request) {
-              throw new BadMessage(status, "more than one Transfer-Encoding");
-            }
-            te = i;
-          } else if (h.request && equalsLower(b, ns, 17, "x-forwarded-proto")) {
-            // Fairway's own: the client cannot say which protocol it used to reach Fairway.
-            dropHeader(h, i);
-          }
-        }
+        case 17 -> transferEncodingOrProto(i, ns);
         default -> {}
       }
     }
-    if (te >= 0) {
+
+    /** TE, Trailer, Upgrade, Proxy-Connection: for this hop only. */
+    private void hopByHop(int i, int ns, int n) {
+      if (n == 2 && equalsLower(b, ns, 2, "te")) {
+        dropHeader(h, i);
+      } else if (n == 7 && equalsLower(b, ns, 7, "trailer")) {
+        dropHeader(h, i);
+      } else if (n == 7 && equalsLower(b, ns, 7, "upgrade")) {
+        dropHeader(h, i);
+        h.upgradeHeader = true;
+      } else if (n == 16 && equalsLower(b, ns, 16, "proxy-connection")) {
+        dropHeader(h, i);
+      }
+    }
+
+    private void connectionOrKeepAlive(int i, int ns) {
+      if (equalsLower(b, ns, 10, "connection")) {
+        dropHeader(h, i);
+        connections++;
+        connectionTokens(h, i);
+      } else if (equalsLower(b, ns, 10, "keep-alive")) {
+        dropHeader(h, i);
+      }
+    }
+
+    private void transferEncodingOrProto(int i, int ns) throws BadMessage {
+      if (equalsLower(b, ns, 17, "transfer-encoding")) {
+        if (te >= 0 && h.request) {
+          throw new BadMessage(status, "more than one Transfer-Encoding");
+        }
+        te = i;
+      } else if (h.request && equalsLower(b, ns, 17, "x-forwarded-proto")) {
+        // Fairway's own: the client cannot say which protocol it used to reach Fairway.
+        dropHeader(h, i);
+      }
+    }
+
+    /** The framing a Transfer-Encoding says, and that it does not meet a Content-Length. */
+    void transferEncoding() throws BadMessage {
+      if (te < 0) {
+        return;
+      }
       h.transferEncoding = true;
       h.transferEncodingHeader = h.request ? te : -1;
       int vs = h.field(te, HttpHead.VALUE);
@@ -296,19 +349,28 @@ final class HeadParser {
             "both Content-Length and Transfer-Encoding present (request smuggling attempt)");
       }
     }
-    h.hasHost = hosts > 0;
-    if (hosts > 1 && h.request) {
-      throw new BadMessage(status, "more than one Host");
-    }
-    if (h.request && h.absoluteForm()) {
-      // RFC 9112 3.2.2: the target's authority is the host; the writer sends it as Host.
-      for (int i = 0; i < h.count; i++) {
-        if (h.nameIs(i, "host")) {
-          dropHeader(h, i);
+
+    /** One Host at most on a request; an absolute-form target's authority replaces it. */
+    void host() throws BadMessage {
+      h.hasHost = hosts > 0;
+      if (hosts > 1 && h.request) {
+        throw new BadMessage(status, "more than one Host");
+      }
+      if (h.request && h.absoluteForm()) {
+        // RFC 9112 3.2.2: the target's authority is the host; the writer sends it as Host.
+        for (int i = 0; i < h.count; i++) {
+          if (h.nameIs(i, "host")) {
+            dropHeader(h, i);
+          }
         }
       }
     }
-    if (connections > 0) {
+
+    /** What the Connection headers drop, whether they ask for a switch, or only keep-alive. */
+    void connection() {
+      if (connections == 0) {
+        return;
+      }
       dropConnectionListed(h);
       if (h.request && h.connectionUpgrade && h.upgradeHeader && !h.http10) {
         // RFC 9110 7.8: a protocol switch is asked hop by hop, and this proxy passes the

@@ -103,6 +103,31 @@ final class HeadWriter {
                 + 40);
     out.writeBytes(b, 0, h.targetEnd);
     out.writeBytes(HTTP11);
+    int run = copyFields(out, h, clientIp, fwd);
+    out.writeBytes(b, run, h.length - 2 - run);
+    if (h.lastForwardedFor < 0) {
+      out.writeBytes(XFF).writeBytes(clientIp).writeBytes(CRLF);
+    }
+    if (fwd != null && h.lastForwarded < 0) {
+      out.writeBytes(FORWARDED).writeBytes(fwd).writeBytes(CRLF);
+    }
+    out.writeBytes(https ? XFP_HTTPS : XFP);
+    if (h.upgrade) {
+      out.writeBytes(UPGRADE);
+    }
+    if (authority != null) {
+      out.writeBytes(HOST).writeBytes(authority).writeBytes(CRLF);
+    }
+    return out.writeBytes(CRLF);
+  }
+
+  /**
+   * Copies the request's header lines to {@code out} as runs of the bytes received, leaving out the
+   * dropped ones, appending Fairway's hop to the last forwarding header, and rewriting the framing
+   * headers in canonical form. Returns where the last run, still to be copied, starts.
+   */
+  private static int copyFields(ByteBuf out, HttpHead h, byte[] clientIp, byte[] fwd) {
+    byte[] b = h.bytes;
     int run = h.startLineEnd; // start of a run of headers copied as they are
     for (int i = 0; i < h.count; i++) {
       int lineStart = h.field(i, HttpHead.NAME);
@@ -129,21 +154,7 @@ final class HeadWriter {
         run = h.field(i, HttpHead.LINE_END);
       }
     }
-    out.writeBytes(b, run, h.length - 2 - run);
-    if (h.lastForwardedFor < 0) {
-      out.writeBytes(XFF).writeBytes(clientIp).writeBytes(CRLF);
-    }
-    if (fwd != null && h.lastForwarded < 0) {
-      out.writeBytes(FORWARDED).writeBytes(fwd).writeBytes(CRLF);
-    }
-    out.writeBytes(https ? XFP_HTTPS : XFP);
-    if (h.upgrade) {
-      out.writeBytes(UPGRADE);
-    }
-    if (authority != null) {
-      out.writeBytes(HOST).writeBytes(authority).writeBytes(CRLF);
-    }
-    return out.writeBytes(CRLF);
+    return run;
   }
 
   /** An RFC 7239 forwarded-element for the client: an IPv6 address is quoted and bracketed. */

@@ -20,13 +20,9 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
-import io.netty.channel.socket.SocketChannel;
 import io.netty.util.ReferenceCountUtil;
-import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayDeque;
-import java.util.concurrent.TimeUnit;
+import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,14 +53,17 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Everything here runs on the client channel's event loop; backend connections are opened on the
  * same loop, so no state is shared across threads.
+ *
+ * <p>What is not about the order of requests has its own class: the timeouts ({@link
+ * ConnectionClock}), the queue of pipelined requests ({@link PipelinedRequests}), who the client is
+ * ({@link ClientPeer}), the close after an error page ({@link LingeringClose}) and the switch to a
+ * tunnel ({@link TunnelSplice}).
  */
 public final class HttpFrontend extends ChannelInboundHandlerAdapter implements ClientSide {
-  private static final Logger log = LoggerFactory.getLogger(HttpFrontend.class);
+  static final Logger log = LoggerFactory.getLogger(HttpFrontend.class);
 
   /** What a fault or a flood repeats per request: each kind once per 10 s, with counts. */
-  static final RateLimitedLog warnings = new RateLimitedLog(log, java.time.Duration.ofSeconds(10));
-
-  private static final long LINGER_MS = 1000;
+  static final RateLimitedLog warnings = new RateLimitedLog(log, Duration.ofSeconds(10));
 
   private final ProxyService vs;
   private final ProxyOptions options;
@@ -82,17 +81,9 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter implements 
   private boolean inputShutdown;
 
   /** The backend of the tunnel this connection became, or {@code null}. */
-  private Channel tunnel;
+  Channel tunnel;
 
-  private InetSocketAddress clientAddress;
-
-  /**
-   * The client's TLS version and server name for the access log; {@link
-   * io.fairway.proxy.tls.TlsInfo#NONE} without.
-   */
-  private io.fairway.proxy.tls.TlsInfo tls = io.fairway.proxy.tls.TlsInfo.NONE;
-
-  private byte[] clientIp;
+  private ClientPeer peer = ClientPeer.NONE;
   private boolean closed;
 
   /** In the service's open HTTP/1.1 connections (from channelActive to channelInactive). */
@@ -103,45 +94,17 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter implements 
    */
   private boolean inClientRead;
 
-  // Small first: an idle keep-alive connection holds these; they grow when a request pipelines.
-  private final ArrayDeque<Object> queued = new ArrayDeque<>(2);
-
-  /** The request head must be complete by then (System.nanoTime); 0 = none. */
-  private long headerDeadline;
-
-  /** Between requests of a kept-alive connection: headerDeadline is the keep-alive timeout. */
-  boolean keepAliveIdle;
-
-  private ScheduledFuture<?> ticker;
-
-  /**
-   * Set by {@link ReadMarker} when bytes arrive; tells a slow client from an idle keep-alive one.
-   */
-  boolean sawBytes;
-
-  /**
-   * Something was read from the client or the backend since the last tick. The ticker turns this
-   * into {@link #lastActivity} for the idle timeout: cheaper than an IdleStateHandler, which reads
-   * the clock on every read and allocates a promise for every write it watches.
-   */
-  boolean active;
-
-  private long lastActivity;
-
-  /**
-   * The service's idle and tunnel timeouts as of {@link #lastActivity}: a reload that changes them
-   * reaches this connection with its next byte, as IPVS gives a connection the current timeout at
-   * each packet; until then the deadline it had stands.
-   */
-  private ServiceTimeouts idleTimeouts;
+  private final PipelinedRequests queued = new PipelinedRequests();
+  private final ConnectionClock clock;
 
   /** The request in progress, or {@code null}. */
-  private Exchange exchange;
+  Exchange exchange;
 
   public HttpFrontend(ProxyService vs, ProxyOptions options) {
     this.vs = vs;
     this.options = options;
     this.timeouts = vs.timeouts();
+    this.clock = new ConnectionClock(this, vs, timeouts);
   }
 
   /** Notes that the client sent bytes, before the decoder sees them. */
@@ -154,11 +117,7 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter implements 
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-      if (!frontend.sawBytes && frontend.keepAliveIdle) {
-        frontend.nextRequestStarted();
-      }
-      frontend.sawBytes = true;
-      frontend.active = true;
+      frontend.clock.bytesArrived();
       ctx.fireChannelRead(msg);
     }
   }
@@ -169,20 +128,11 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter implements 
     decoder = ctx.pipeline().get(StrictRequestDecoder.class);
     // A FIN from the client ends its requests, not its interest in the answers.
     client.config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
-    clientAddress = io.fairway.proxy.proxyprotocol.ClientAddress.source(client);
-    clientIp = clientAddress.getAddress().getHostAddress().getBytes(StandardCharsets.ISO_8859_1);
     // Over TLS this runs after the handshake (ALPN chose HTTP/1.1): the session is known.
-    tls = io.fairway.proxy.tls.TlsInfo.of(client);
+    peer = ClientPeer.of(client);
     vs.http.clientConnectionOpened(HttpStats.ClientProtocol.HTTP1);
     counted = true;
-    armHeaderTimer();
-    lastActivity = System.nanoTime();
-    idleTimeouts = timeouts;
-    long period = Math.max(10, Math.min(1000, timeouts.shortestHttpMillis() / 4));
-    // One periodic check per connection instead of a timer per request: arming and cancelling two
-    // timers for every request costs more than this at keep-alive request rates.
-    ticker =
-        client.eventLoop().scheduleAtFixedRate(this::tick, period, period, TimeUnit.MILLISECONDS);
+    clock.start(client);
     ctx.fireChannelActive();
   }
 
@@ -209,24 +159,23 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter implements 
 
   private void onClientMessage(Object msg) {
     if (msg instanceof HttpHead h) {
-      headerDeadline = 0;
-      keepAliveIdle = false;
+      clock.headArrived();
       if (!h.http10 && !h.hasHost) {
         // RFC 9112 3.2: a server must answer 400; making one up would hide the client's bug
         // and let Fairway and the backend disagree about the host.
         warnings.warn(
             vs.service().key(),
             "bad request: HTTP/1.1 request without Host",
-            "from " + clientAddress);
+            "from " + peer.address());
         sendErrorAndClose(400, "HTTP/1.1 request without Host");
         return;
       }
       exchange = new Exchange(this, vs, options, timeouts, h, draining);
       exchange.start();
     } else if (msg instanceof Malformed m) {
-      headerDeadline = 0;
+      clock.headRefused();
       if (exchange == null) {
-        warnings.warn(vs.service().key(), "bad request: " + m.reason(), "from " + clientAddress);
+        warnings.warn(vs.service().key(), "bad request: " + m.reason(), "from " + peer.address());
         sendErrorAndClose(m.status(), m.reason());
       } else {
         exchange.abortOnBadBody(m.reason());
@@ -246,7 +195,7 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter implements 
       log.debug(
           "{}: client {} half-closed in the middle of {} {}; closing",
           vs.service().key(),
-          clientAddress,
+          peer.address(),
           e.request.method(),
           e.request.target());
       e.end(false);
@@ -257,20 +206,13 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter implements 
       log.debug(
           "{}: client {} half-closed in the middle of a pipelined request; answering the complete ones",
           vs.service().key(),
-          clientAddress);
-      Object last;
-      while ((last = queued.peekLast()) != null && last != StrictRequestDecoder.END) {
-        queued.pollLast();
-        ReferenceCountUtil.release(last);
-        if (last instanceof HttpHead) {
-          break;
-        }
-      }
+          peer.address());
+      queued.dropIncomplete();
     } else {
       log.debug(
           "{}: client {} half-closed in the middle of a request head; closing",
           vs.service().key(),
-          clientAddress);
+          peer.address());
       close();
     }
   }
@@ -285,7 +227,7 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter implements 
       if (exchange != null) {
         exchange.noKeepAlive();
       }
-      if (!closed && exchange == null && queued.isEmpty() && !sawBytes) {
+      if (!closed && exchange == null && queued.isEmpty() && !clock.sawBytes()) {
         close();
       }
       return;
@@ -321,35 +263,27 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter implements 
 
   @Override
   public InetSocketAddress remoteAddress() {
-    return clientAddress;
+    return peer.address();
   }
 
   @Override
   public String tlsVersion() {
-    return tls.version();
+    return peer.tls().version();
   }
 
   @Override
   public String sni() {
-    return tls.sni();
+    return peer.tls().sni();
   }
 
   @Override
   public byte[] clientIp() {
-    return clientIp;
+    return peer.ip();
   }
 
-  /**
-   * The address the client connected to, as a Host value for a request without one (HTTP/1.0): the
-   * backend gets HTTP/1.1, where a missing Host is an error.
-   */
   @Override
   public byte[] hostHeader() {
-    InetSocketAddress a = (InetSocketAddress) client.localAddress();
-    String ip = a.getAddress().getHostAddress();
-    String v =
-        (a.getAddress() instanceof java.net.Inet6Address ? "[" + ip + "]" : ip) + ":" + a.getPort();
-    return v.getBytes(StandardCharsets.ISO_8859_1);
+    return ClientPeer.hostHeader(client);
   }
 
   @Override
@@ -369,7 +303,7 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter implements 
 
   @Override
   public void activity() {
-    active = true;
+    clock.activity();
   }
 
   @Override
@@ -431,9 +365,7 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter implements 
       if (inputShutdown) {
         close(); // every request it sent is answered
       } else {
-        sawBytes = false;
-        keepAliveIdle = true;
-        headerDeadline = System.nanoTime() + timeouts.keepAlive().toNanos();
+        clock.awaitNextRequest();
       }
     }
   }
@@ -467,7 +399,7 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter implements 
         rs,
         request.method(),
         request.target(),
-        clientAddress);
+        peer.address());
     tunnel = b;
     // Still in rs.established (since attach): removal closes the tunnel, drain leaves it be.
     // It ends as an L4 connection ends: inactive until it expires.
@@ -477,7 +409,7 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter implements 
             f -> {
               rs.established.remove(client);
               l.close();
-              cancel(ticker);
+              clock.cancelTicker();
             });
     TunnelSplice.splice(this, client, decoder, b, inputShutdown);
     if (rs.removed() && !options.keepConnectionsOnRemove()) {
@@ -485,77 +417,14 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter implements 
     }
   }
 
-  // ---- deadlines and closing
+  // ---- closing
 
-  private void armHeaderTimer() {
-    headerDeadline = System.nanoTime() + timeouts.requestHead().toNanos();
-  }
-
-  /** The first byte of the next request on a kept-alive connection: its head has requestHead. */
-  void nextRequestStarted() {
-    keepAliveIdle = false;
-    armHeaderTimer();
-  }
-
-  private void tick() {
-    if (closed) {
-      return;
-    }
-    long now = System.nanoTime();
-    if (active) {
-      active = false;
-      lastActivity = now;
-      idleTimeouts = vs.timeouts();
-    } else if (now - lastActivity
-        >= (tunnel != null ? idleTimeouts.tunnel() : idleTimeouts.idle()).toNanos()) {
-      idleTimeout();
-      return;
-    }
-    if (tunnel != null) {
-      return;
-    }
-    if (exchange != null && exchange.tick(now)) {
-      return;
-    }
-    if (headerDeadline != 0 && now - headerDeadline >= 0) {
-      headerDeadline = 0;
-      if (exchange == null) {
-        headTimeout();
-      }
-    }
-  }
-
-  private void idleTimeout() {
-    if (exchange != null || tunnel != null) {
-      warnings.info(
-          vs.service().key(),
-          (tunnel != null
-                  ? "tunnel idle for " + idleTimeouts.tunnel()
-                  : "exchange idle for " + idleTimeouts.idle())
-              + "; closing",
-          "client " + clientAddress);
-    }
+  /** The connection timed out idle: closed now, with its tunnel if it became one. */
+  void closeNow() {
     closed = true;
     client.close();
     if (tunnel != null) {
       tunnel.close();
-    }
-  }
-
-  private void headTimeout() {
-    if (sawBytes) {
-      warnings.info(
-          vs.service().key(),
-          "client sent no complete request head within " + timeouts.requestHead() + "; 408",
-          clientAddress);
-      sendErrorAndClose(408, "The request did not arrive in time.");
-    } else {
-      log.debug(
-          "{}: idle client {} closed after {}",
-          vs.service().key(),
-          clientAddress,
-          keepAliveIdle ? timeouts.keepAlive() : timeouts.requestHead());
-      close();
     }
   }
 
@@ -566,29 +435,8 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter implements 
     }
     closed = true;
     vs.http.answered(status);
-    releaseQueued();
-    if (inputShutdown) {
-      // Nothing more can arrive, so nothing to linger for.
-      client
-          .writeAndFlush(ErrorPages.page(status, detail, true))
-          .addListener(ChannelFutureListener.CLOSE);
-      return;
-    }
-    // Lingering close, as nginx does: closing with unread request bytes in the socket makes the
-    // kernel send a reset that can destroy the error page before the client reads it. So: send
-    // the page, half-close, and drain (discard) what the client still sends for a moment.
-    client.config().setAutoRead(true);
-    client
-        .writeAndFlush(ErrorPages.page(status, detail, true))
-        .addListener(
-            f -> {
-              if (f.isSuccess() && client instanceof SocketChannel sc) {
-                sc.shutdownOutput();
-                client.eventLoop().schedule(() -> client.close(), LINGER_MS, TimeUnit.MILLISECONDS);
-              } else {
-                client.close();
-              }
-            });
+    queued.release();
+    LingeringClose.send(client, ErrorPages.page(status, detail, true), inputShutdown);
   }
 
   @Override
@@ -598,14 +446,7 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter implements 
     }
     closed = true;
     client.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
-    releaseQueued();
-  }
-
-  private void releaseQueued() {
-    Object o;
-    while ((o = queued.poll()) != null) {
-      ReferenceCountUtil.release(o);
-    }
+    queued.release();
   }
 
   @Override
@@ -615,25 +456,18 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter implements 
       counted = false;
       vs.http.clientConnectionClosed(HttpStats.ClientProtocol.HTTP1);
     }
-    headerDeadline = 0;
-    cancel(ticker);
+    clock.stop();
     if (exchange != null) {
       exchange.end(false);
     }
-    releaseQueued();
+    queued.release();
     ctx.fireChannelInactive();
   }
 
   @Override
   public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
     log.debug(
-        "{}: client {} error: {}", vs.service().key(), clientAddress, TcpFrontend.reason(cause));
+        "{}: client {} error: {}", vs.service().key(), peer.address(), TcpFrontend.reason(cause));
     ctx.close();
-  }
-
-  private static void cancel(ScheduledFuture<?> f) {
-    if (f != null) {
-      f.cancel(false);
-    }
   }
 }

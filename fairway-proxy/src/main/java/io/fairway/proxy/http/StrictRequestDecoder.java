@@ -207,56 +207,11 @@ public final class StrictRequestDecoder extends ByteToMessageDecoder {
   }
 
   private void head(ByteBuf in, List<Object> out) throws BadMessage {
-    int r = in.readerIndex();
-    int w = in.writerIndex();
-    if (scanned == 0) {
-      // RFC 9112 2.2: empty lines before a request line are ignored (some clients send a CRLF
-      // after a POST body).
-      while (w - r >= 2 && in.getByte(r) == '\r' && in.getByte(r + 1) == '\n') {
-        r += 2;
-      }
-      in.readerIndex(r);
-      if (r == w) {
-        return;
-      }
+    if (scanned == 0 && !skipEmptyLines(in)) {
+      return;
     }
-    int end = -1;
-    while (true) {
-      int lf = in.indexOf(r + scanned, w, (byte) '\n');
-      if (lf < 0) {
-        scanned = w - r;
-        break;
-      }
-      int len = lf - (r + lineStart);
-      if (lineStart == 0 && len > maxLine + 1) {
-        throw new BadMessage(414, "request line too long");
-      }
-      scanned = lf + 1 - r;
-      if (len == 0 || (len == 1 && in.getByte(lf - 1) == '\r')) {
-        end = scanned;
-        break;
-      }
-      if (lineStart == 0) {
-        firstLineEnd = scanned;
-        if (!hasVersion(in, r, lf)) {
-          // HTTP/0.9 ("GET /"): no headers follow, so waiting for the blank line would only
-          // end in a 408. Refused now, as HAProxy does.
-          throw new BadMessage(
-              400, "request line without an HTTP version (HTTP/0.9 is not supported)");
-        }
-      }
-      lineStart = scanned;
-      if (scanned - firstLineEnd > maxHeaders) {
-        break;
-      }
-    }
+    int end = headEnd(in);
     if (end < 0) {
-      if (lineStart == 0 && scanned > maxLine + 1) {
-        throw new BadMessage(414, "request line too long");
-      }
-      if (lineStart > 0 && scanned - firstLineEnd > maxHeaders) {
-        throw new BadMessage(431, "request header fields too large");
-      }
       return;
     }
     if (end - firstLineEnd > maxHeaders + 2) {
@@ -281,5 +236,63 @@ public final class StrictRequestDecoder extends ByteToMessageDecoder {
         state = State.HOLD;
       }
     }
+  }
+
+  /**
+   * RFC 9112 2.2: empty lines before a request line are ignored (some clients send a CRLF after a
+   * POST body). Returns whether anything else is readable.
+   */
+  private static boolean skipEmptyLines(ByteBuf in) {
+    int r = in.readerIndex();
+    int w = in.writerIndex();
+    while (w - r >= 2 && in.getByte(r) == '\r' && in.getByte(r + 1) == '\n') {
+      r += 2;
+    }
+    in.readerIndex(r);
+    return r != w;
+  }
+
+  /**
+   * Scans on for the blank line ending the head, checking the size limits as lines go by; returns
+   * the head's length, or -1 when it has not all arrived yet.
+   */
+  private int headEnd(ByteBuf in) throws BadMessage {
+    int r = in.readerIndex();
+    int w = in.writerIndex();
+    while (true) {
+      int lf = in.indexOf(r + scanned, w, (byte) '\n');
+      if (lf < 0) {
+        scanned = w - r;
+        break;
+      }
+      int len = lf - (r + lineStart);
+      if (lineStart == 0 && len > maxLine + 1) {
+        throw new BadMessage(414, "request line too long");
+      }
+      scanned = lf + 1 - r;
+      if (len == 0 || (len == 1 && in.getByte(lf - 1) == '\r')) {
+        return scanned;
+      }
+      if (lineStart == 0) {
+        firstLineEnd = scanned;
+        if (!hasVersion(in, r, lf)) {
+          // HTTP/0.9 ("GET /"): no headers follow, so waiting for the blank line would only
+          // end in a 408. Refused now, as HAProxy does.
+          throw new BadMessage(
+              400, "request line without an HTTP version (HTTP/0.9 is not supported)");
+        }
+      }
+      lineStart = scanned;
+      if (scanned - firstLineEnd > maxHeaders) {
+        break;
+      }
+    }
+    if (lineStart == 0 && scanned > maxLine + 1) {
+      throw new BadMessage(414, "request line too long");
+    }
+    if (lineStart > 0 && scanned - firstLineEnd > maxHeaders) {
+      throw new BadMessage(431, "request header fields too large");
+    }
+    return -1;
   }
 }

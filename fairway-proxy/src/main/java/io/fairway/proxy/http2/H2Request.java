@@ -36,16 +36,7 @@ record H2Request(byte[] head, boolean chunked) {
    * @param endStream the HEADERS frame ended the stream: there is no body
    */
   static H2Request of(Http2Headers h, boolean endStream) throws Invalid {
-    CharSequence method = h.method();
-    CharSequence path = h.path();
-    if (method == null || h.scheme() == null || path == null || path.length() == 0) {
-      throw new Invalid(0, "request without :method, :scheme or :path");
-    }
-    if ("CONNECT".contentEquals(method)) {
-      throw new Invalid(501, "CONNECT over HTTP/2 is not supported");
-    }
-    StringBuilder out = new StringBuilder(256);
-    out.append(method).append(' ').append(path).append(" HTTP/1.1\r\n");
+    StringBuilder out = requestLine(h);
     CharSequence authority = h.authority();
     if (authority != null) {
       out.append("host: ").append(authority).append("\r\n");
@@ -96,6 +87,23 @@ record H2Request(byte[] head, boolean chunked) {
     }
     out.append("\r\n");
     return new H2Request(bytes(out), chunked);
+  }
+
+  /**
+   * The request line {@code :method :path} make, after checking they (and {@code :scheme}) are
+   * there.
+   */
+  private static StringBuilder requestLine(Http2Headers h) throws Invalid {
+    CharSequence method = h.method();
+    CharSequence path = h.path();
+    if (method == null || h.scheme() == null || path == null || path.length() == 0) {
+      throw new Invalid(0, "request without :method, :scheme or :path");
+    }
+    if ("CONNECT".contentEquals(method)) {
+      throw new Invalid(501, "CONNECT over HTTP/2 is not supported");
+    }
+    StringBuilder out = new StringBuilder(256);
+    return out.append(method).append(' ').append(path).append(" HTTP/1.1\r\n");
   }
 
   /** Header values are bytes: one char each (Netty's AsciiString), anything else is refused. */
