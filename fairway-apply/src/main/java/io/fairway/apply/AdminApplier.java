@@ -277,6 +277,41 @@ public final class AdminApplier {
     // All or nothing: a refused change puts the applier's state back (and the table to it) and
     // leaves this layer as it was, so the settings still match the running configuration.
     applier.replaceOrRestore(config);
+    Map<String, Map<String, Rs>> old = surviving(kept, before, config);
+    Map<String, Boolean> quorums = new HashMap<>();
+    vss.forEach((vn, vs) -> quorums.put(vn, vs.quorum));
+    build(config, rules, old);
+    vss.forEach(
+        (vn, vs) -> {
+          Boolean q = quorums.get(vn);
+          if (q != null) {
+            vs.quorum = q;
+            vs.engineQuorum = q;
+          }
+        });
+    try {
+      for (Map.Entry<String, Vs> e : vss.entrySet()) {
+        for (Map.Entry<String, Rs> r : e.getValue().servers.entrySet()) {
+          try {
+            applier.setMaint(e.getKey(), r.getKey(), r.getValue().state == AdminState.MAINT);
+          } catch (UnknownServerException ex) {
+            throw new IllegalStateException(ex.getMessage(), ex);
+          }
+        }
+      }
+    } finally {
+      applier.publish();
+    }
+  }
+
+  /**
+   * The settings of the real servers in both configurations, an operator's weight dropped where the
+   * configured weight changed.
+   */
+  private static Map<String, Map<String, Rs>> surviving(
+      Map<String, Map<String, Rs>> kept,
+      Map<String, ServiceBinding> before,
+      Map<String, ServiceBinding> config) {
     Map<String, Map<String, Rs>> old = new HashMap<>();
     for (Map.Entry<String, Map<String, Rs>> e : kept.entrySet()) {
       ServiceBinding nv = config.get(e.getKey());
@@ -306,30 +341,7 @@ public final class AdminApplier {
               });
       old.put(e.getKey(), m);
     }
-    Map<String, Boolean> quorums = new HashMap<>();
-    vss.forEach((vn, vs) -> quorums.put(vn, vs.quorum));
-    build(config, rules, old);
-    vss.forEach(
-        (vn, vs) -> {
-          Boolean q = quorums.get(vn);
-          if (q != null) {
-            vs.quorum = q;
-            vs.engineQuorum = q;
-          }
-        });
-    try {
-      for (Map.Entry<String, Vs> e : vss.entrySet()) {
-        for (Map.Entry<String, Rs> r : e.getValue().servers.entrySet()) {
-          try {
-            applier.setMaint(e.getKey(), r.getKey(), r.getValue().state == AdminState.MAINT);
-          } catch (UnknownServerException ex) {
-            throw new IllegalStateException(ex.getMessage(), ex);
-          }
-        }
-      }
-    } finally {
-      applier.publish();
-    }
+    return old;
   }
 
   // ---------------------------------------------------------------------------------------------

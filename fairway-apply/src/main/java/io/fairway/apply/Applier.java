@@ -34,12 +34,12 @@ import org.slf4j.LoggerFactory;
  * table call goes through {@link TolerantTable}, which publishes what is held before any call made
  * outside one. A method added here is published as it is made unless it is written as a verdict.
  *
- * <p>The work is split by concern, as keepalived splits ipwrapper.c: {@link ServerMoves} (a real
- * server in and out of the table), {@link RampSteps} (slow start), {@link SorryMoves} (quorum and
- * overflow), {@link Reload} (a new configuration by difference), {@link DesiredTable} (what drift
- * repair converges to) and {@link StatusView}. The state they work on is {@link VsState} and {@link
- * RsState}, each one immutable record replaced on every change, so that a copy saved before a
- * reload restores all of it.
+ * <p>The work is split by concern, as keepalived splits ipwrapper.c: {@link Verdicts} (what a
+ * verdict moves, in which order), {@link ServerMoves} (a real server in and out of the table),
+ * {@link RampSteps} (slow start), {@link SorryMoves} (quorum and overflow), {@link Reload} (a new
+ * configuration by difference), {@link DesiredTable} (what drift repair converges to) and {@link
+ * StatusView}. The state they work on is {@link VsState} and {@link RsState}, each one immutable
+ * record replaced on every change, so that a copy saved before a reload restores all of it.
  */
 public final class Applier {
   private static final Logger LOG = LoggerFactory.getLogger(Applier.class);
@@ -54,6 +54,7 @@ public final class Applier {
   private final ServerMoves moves;
   private final SorryMoves sorry;
   private final Reload reload;
+  private final Verdicts verdicts;
 
   /**
    * An applier for the given virtual servers, keyed by name. Nothing is written until {@link
@@ -72,6 +73,7 @@ public final class Applier {
     this.moves = new ServerMoves(this.table, ramps);
     this.sorry = new SorryMoves(this.table, moves);
     this.reload = new Reload(this.table, ramps, moves, sorry);
+    this.verdicts = new Verdicts(this.table, ramps, moves, sorry);
     for (Map.Entry<String, ServiceBinding> e : vs.entrySet()) {
       vss.put(e.getKey(), new VsState(e.getValue()));
     }
@@ -160,35 +162,10 @@ public final class Applier {
     }
     table.begin();
     try {
-      initBatched(vs, initial);
+      verdicts.init(vs, initial);
     } finally {
       table.commit();
     }
-  }
-
-  private void initBatched(VsState vs, InitialState initial) throws TableException {
-    for (Service s : vs.config.services()) {
-      LOG.info("Adding service {} ({})", s.key(), vs.config.name());
-      table.addService(s);
-    }
-    vs.initialized(true);
-    vs.quorumUp(initial.quorumUp());
-    if (!vs.quorumUp() && vs.config.sorryServer() != null && !vs.sorryServing()) {
-      LOG.info("{}: starting with quorum down", vs.config.name());
-      sorry.in(vs);
-    }
-    for (RsState rs : vs.servers.values()) {
-      rs.alive(initial.alive().contains(rs.config.name()));
-      rs.weight(Math.max(0, initial.weights().getOrDefault(rs.config.name(), rs.weight())));
-    }
-    // Every verdict first: whether a backup stands by depends on the lower tiers' verdicts.
-    for (RsState rs : vs.servers.values()) {
-      if ((Tiers.serving(vs, rs) && vs.mayChangeServers())
-          || (rs.config.inhibit() && !rs.present())) {
-        moves.in(vs, rs);
-      }
-    }
-    sorry.standBy(vs);
   }
 
   /**
@@ -211,39 +188,7 @@ public final class Applier {
     if (rs.alive() == alive) {
       return;
     }
-    verdict(
-        () -> {
-          if (vs.initialized() && vs.mayChangeServers()) {
-            Set<RsState> standing = Tiers.standing(vs);
-            if (alive) {
-              if (!standing.contains(rs)) {
-                moves.up(vs, rs);
-              }
-              rs.alive(true);
-              // The backups this puts back in standby go out after it went in.
-              Tiers.follow(vs, standing, moves);
-            } else {
-              // The backups this leaves without a lower tier go in before it goes out.
-              rs.alive(false);
-              try {
-                Tiers.follow(vs, standing, moves);
-                if (!standing.contains(rs)) {
-                  moves.out(vs, rs, false);
-                }
-              } catch (TableException e) {
-                rs.alive(true);
-                throw e;
-              }
-            }
-          } else if (vs.initialized()) {
-            LOG.info(
-                "{}: {} is {} (sorry server serving, table unchanged)",
-                vsName,
-                rsName,
-                alive ? "up" : "down");
-          }
-          rs.alive(alive);
-        });
+    verdict(() -> verdicts.alive(vsName, vs, rs, alive));
   }
 
   /**
@@ -261,49 +206,7 @@ public final class Applier {
     if (clamped == rs.weight()) {
       return;
     }
-    verdict(
-        () -> {
-          int old = rs.weight();
-          // To or from 0, a lower-tier server stops or starts holding the backups out.
-          boolean tiers =
-              vs.tiered
-                  && vs.initialized()
-                  && vs.mayChangeServers()
-                  && (old == 0) != (clamped == 0)
-                  && rs.alive()
-                  && !rs.maint();
-          Set<RsState> standing = tiers ? Tiers.standing(vs) : Set.of();
-          rs.weight(clamped);
-          if (tiers && clamped == 0) {
-            try {
-              Tiers.follow(vs, standing, moves); // the backups in before this goes to 0
-            } catch (TableException e) {
-              rs.weight(old);
-              throw e;
-            }
-          }
-          if (vs.initialized() && rs.present() && Tiers.serving(vs, rs) && vs.mayChangeServers()) {
-            // A ramping server follows its ramp towards the new target.
-            int w = ramps.current(rs);
-            LOG.info(
-                "{}: weight of {} {} -> {}{}",
-                vsName,
-                rsName,
-                old,
-                clamped,
-                w == clamped ? "" : " (slow start: " + w + " now)");
-            try {
-              moves.setWeight(vs, rs, w);
-              rs.written(w);
-            } catch (TableException e) {
-              rs.weight(old);
-              throw e;
-            }
-          }
-          if (tiers && clamped > 0) {
-            Tiers.follow(vs, standing, moves); // the backups out once this is back
-          }
-        });
+    verdict(() -> verdicts.weight(vsName, vs, rs, clamped));
   }
 
   /**
@@ -317,29 +220,7 @@ public final class Applier {
       throws TableException, UnknownServerException {
     VsState vs = vs(vsName);
     RsState rs = vs.rs(rsName);
-    if (!vs.initialized()
-        || !rs.present()
-        || !Tiers.serving(vs, rs)
-        || !vs.mayChangeServers()
-        || rs.config.slowStart().isZero()
-        || (!table.ramps() && rs.weight() <= 1)) {
-      return false;
-    }
-    ramps.start(rs);
-    ramps.hand(vs, rs);
-    int w = ramps.current(rs);
-    LOG.info(
-        "{}: {} slow start over {} (weight {} of {}{})",
-        vsName,
-        rsName,
-        rs.config.slowStart(),
-        w,
-        rs.weight(),
-        table.ramps() ? ", in the scheduler" : "");
-    moves.setWeight(vs, rs, w);
-    rs.written(w);
-    ramps.mayHaveStarted(rs);
-    return true;
+    return verdicts.slowStart(vsName, vs, rs);
   }
 
   /**
@@ -395,20 +276,7 @@ public final class Applier {
     if (vs.quorumUp() == up) {
       return;
     }
-    verdict(
-        () -> {
-          vs.quorumUp(up);
-          LOG.info("{}: quorum {}", vsName, up ? "gained" : "lost");
-          if (!vs.initialized() || vs.config.sorryServer() == null) {
-            return;
-          }
-          table.begin();
-          try {
-            sorry.swap(vs, up);
-          } finally {
-            table.commit();
-          }
-        });
+    verdict(() -> verdicts.quorum(vsName, vs, up));
   }
 
   /**
@@ -424,29 +292,7 @@ public final class Applier {
     if (rs.maint() == maint) {
       return;
     }
-    verdict(
-        () -> {
-          Set<RsState> standing = Tiers.standing(vs);
-          rs.maint(maint);
-          if (!vs.initialized()) {
-            return;
-          }
-          if (maint) {
-            if (vs.mayChangeServers()) {
-              Tiers.follow(vs, standing, moves); // backups in before it goes out
-            }
-            if (rs.present()) {
-              moves.out(vs, rs, true);
-            }
-          } else {
-            if (!rs.present() && DesiredTable.weight(vs, rs) != null) {
-              moves.in(vs, rs);
-            }
-            if (vs.mayChangeServers()) {
-              Tiers.follow(vs, standing, moves);
-            }
-          }
-        });
+    verdict(() -> verdicts.maint(vs, rs, maint));
   }
 
   /**

@@ -1,8 +1,8 @@
 package io.fairway.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.fairway.daemon.Json;
 import io.fairway.daemon.admin.AdminToken;
-import io.fairway.daemon.admin.Json;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetAddress;

@@ -93,28 +93,35 @@ final class AdminListener implements AutoCloseable {
             daemon.events(),
             sessions,
             hosts);
-    Path generated = null;
-    if (tokenFile == null) {
-      generated = AdminToken.defaultFile(System.getenv(), server.address().getPort());
-      try {
-        token.set(AdminToken.generate(generated));
-        LOG.info(
-            "admin token written to {} (mode 0600; fairway server/reload read it from there)",
-            generated);
-      } catch (IOException e) {
-        // Reads still work; a read-only runtime directory must not stop the load balancer.
-        LOG.warn(
-            "cannot write the admin token to {}: {}; every admin mutation is refused (401) until"
-                + " fairway run is started with --admin-token-file",
-            generated,
-            e.getMessage());
-        generated = null;
-      }
-    }
+    Path generated = tokenFile == null ? generate(token, server.address().getPort()) : null;
     LOG.info("admin listener on {}", server.address());
     AdminListener l = new AdminListener(server, api);
     l.generated = generated;
     return l;
+  }
+
+  /**
+   * Generates the token into the runtime directory for the listener on {@code port}.
+   *
+   * @return the file written, or null when it cannot be (every mutation is then refused)
+   */
+  private static Path generate(AtomicReference<AdminToken> token, int port) {
+    Path generated = AdminToken.defaultFile(System.getenv(), port);
+    try {
+      token.set(AdminToken.generate(generated));
+      LOG.info(
+          "admin token written to {} (mode 0600; fairway server/reload read it from there)",
+          generated);
+      return generated;
+    } catch (IOException e) {
+      // Reads still work; a read-only runtime directory must not stop the load balancer.
+      LOG.warn(
+          "cannot write the admin token to {}: {}; every admin mutation is refused (401) until"
+              + " fairway run is started with --admin-token-file",
+          generated,
+          e.getMessage());
+      return null;
+    }
   }
 
   private static void save(StateFile state, Daemon daemon) {

@@ -99,10 +99,56 @@ public final class DemoCommand implements Callable<Integer> {
 
   private final List<DemoBackend> demoBackends = new ArrayList<>();
 
+  /** Set by {@link #checkOptions}. */
+  private InetSocketAddress adminAddress;
+
+  private io.fairway.daemon.admin.AdminHosts hosts;
+
   @Override
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
+    Integer usage = checkOptions(err);
+    if (usage != null) {
+      return usage;
+    }
+    int vip = port == 0 ? freePort() : port;
+    Path dir = Files.createTempDirectory("fairway-demo-");
+    Path conf = dir.resolve("keepalived.conf");
+    Running r = new Running(dir, conf);
+    try {
+      for (int i = 1; i <= backends; i++) {
+        demoBackends.add(new DemoBackend("backend-" + i));
+      }
+      Files.writeString(conf, config(vip));
+      if (!r.start(err)) {
+        return 1;
+      }
+      printWhatToTry(out, vip, conf, r.adminServer.address());
+      r.signals.add(Signals.on("INT", r.stop::countDown));
+      r.signals.add(Signals.on("TERM", r.stop::countDown));
+      Thread reader = new Thread(() -> readCommands(main.in(), out, r.stop), "demo-input");
+      r.reader = reader;
+      reader.setDaemon(true);
+      reader.start();
+      if (durationSeconds > 0) {
+        r.stop.await(durationSeconds, TimeUnit.SECONDS);
+      } else {
+        r.stop.await();
+      }
+      out.println("demo: stopping");
+      return 0;
+    } finally {
+      r.close();
+    }
+  }
+
+  /**
+   * The options picocli does not check itself; sets {@link #adminAddress} and {@link #hosts}.
+   *
+   * @return null when they are good, else the exit code (what is wrong is on {@code err})
+   */
+  private Integer checkOptions(PrintWriter err) {
     if (backends < 1 || backends > 9) {
       err.println("fairway: --backends must be 1 to 9, got " + backends);
       return Main.EXIT_USAGE;
@@ -111,41 +157,50 @@ public final class DemoCommand implements Callable<Integer> {
       err.println("fairway: --port must be 0 to 65535, got " + port);
       return Main.EXIT_USAGE;
     }
-    InetSocketAddress adminAddress;
     try {
       adminAddress = StatusCommand.parseAddress(admin);
     } catch (IllegalArgumentException e) {
       err.println("fairway: --admin: " + e.getMessage());
       return Main.EXIT_USAGE;
     }
-    io.fairway.daemon.admin.AdminHosts hosts;
     try {
       hosts = io.fairway.daemon.admin.AdminHosts.of(adminHosts);
     } catch (IllegalArgumentException e) {
       err.println("fairway: --admin-host: " + e.getMessage());
       return Main.EXIT_USAGE;
     }
-    int vip = port == 0 ? freePort() : port;
-    Path dir = Files.createTempDirectory("fairway-demo-");
-    Path conf = dir.resolve("keepalived.conf");
-    ProxyTable table = null;
-    Daemon daemon = null;
-    AdminListener adminServer = null;
-    List<Signals.Restore> signals = new ArrayList<>();
-    CountDownLatch stop = new CountDownLatch(1);
-    Thread reader = null;
-    try {
-      for (int i = 1; i <= backends; i++) {
-        demoBackends.add(new DemoBackend("backend-" + i));
-      }
-      Files.writeString(conf, config(vip));
+    return null;
+  }
+
+  /** What a running demo holds, released in order however the demo ends. */
+  private final class Running {
+    final Path dir;
+    final Path conf;
+    final List<Signals.Restore> signals = new ArrayList<>();
+    final CountDownLatch stop = new CountDownLatch(1);
+    ProxyTable table;
+    Daemon daemon;
+    AdminListener adminServer;
+    Thread reader;
+
+    Running(Path dir, Path conf) {
+      this.dir = dir;
+      this.conf = conf;
+    }
+
+    /**
+     * Starts the table, the daemon and the admin listener.
+     *
+     * @return whether all started (what failed is on {@code err})
+     */
+    boolean start(PrintWriter err) throws IOException {
       // The daemon hands the table each plan it runs (ProxyTable is a PlanTarget).
       table = new ProxyTable(ProxyOptions.builder().ioThreads(2).build(), null);
       // The same admin listener as fairway run's: the checks' metrics are wired into the engine
       // before it exists.
       PrometheusRegistry registry = new PrometheusRegistry();
       CheckMetrics checkMetrics = new CheckMetrics(registry);
-      daemon =
+      Daemon d =
           new Daemon(
               conf,
               new KeepalivedLoader(true, CheckSpecs::from),
@@ -153,13 +208,13 @@ public final class DemoCommand implements Callable<Integer> {
               () -> CheckEngine.builder().observer(checkMetrics),
               Duration.ZERO,
               Clock.systemUTC());
+      daemon = d;
       try {
-        daemon.start();
+        d.start();
       } catch (Loader.LoadException | io.fairway.table.TableException e) {
         err.println("fairway: demo: " + e.getMessage());
-        return 1;
+        return false;
       }
-      Daemon d = daemon;
       try {
         adminServer =
             AdminListener.start(
@@ -174,22 +229,12 @@ public final class DemoCommand implements Callable<Integer> {
                 UnaryOperator.identity());
       } catch (IOException | IllegalArgumentException e) {
         err.println("fairway: demo: --admin " + admin + ": " + e.getMessage());
-        return 1;
+        return false;
       }
-      printWhatToTry(out, vip, conf, adminServer.address());
-      signals.add(Signals.on("INT", stop::countDown));
-      signals.add(Signals.on("TERM", stop::countDown));
-      reader = new Thread(() -> readCommands(main.in(), out, stop), "demo-input");
-      reader.setDaemon(true);
-      reader.start();
-      if (durationSeconds > 0) {
-        stop.await(durationSeconds, TimeUnit.SECONDS);
-      } else {
-        stop.await();
-      }
-      out.println("demo: stopping");
-      return 0;
-    } finally {
+      return true;
+    }
+
+    void close() throws IOException, InterruptedException, io.fairway.table.TableException {
       stop.countDown(); // --duration ended it, or an error: tells the reader too
       signals.forEach(Signals.Restore::close);
       if (adminServer != null) {

@@ -2,7 +2,7 @@ package io.fairway.cli;
 
 import io.fairway.config.ConfigException;
 import io.fairway.config.KeepalivedConfig;
-import io.fairway.daemon.admin.Durations;
+import io.fairway.daemon.Durations;
 import io.fairway.daemon.balance.BalanceException;
 import io.fairway.daemon.balance.Balancer;
 import io.fairway.daemon.balance.BalancerFactory;
@@ -159,42 +159,98 @@ public final class PickCommand implements Callable<Integer> {
     return Main.EXIT_USAGE;
   }
 
+  /** A usage error: its message goes to standard error and {@code fairway pick} exits 2. */
+  private static final class Refused extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    Refused(String message) {
+      super(message, null, false, false);
+    }
+  }
+
+  /**
+   * The directors the keys are picked by: {@code allUp} only to count what {@code --down} moves.
+   */
+  private record Directors(ServicePlan service, Balancer picked, Balancer allUp) {}
+
+  /** What the keys got: per server its keys and all-up keys, and how many keys moved. */
+  private static final class Tally {
+    final Map<String, long[]> counts = new LinkedHashMap<>();
+    long total;
+    long moved;
+  }
+
   @Override
   public Integer call() throws IOException {
+    try {
+      return pick();
+    } catch (Refused e) {
+      return fail(e.getMessage());
+    }
+  }
+
+  private int pick() throws Refused {
     if (alt != null && alt < 0) {
-      return fail("--alt: must be 0 or more, got " + alt);
+      throw new Refused("--alt: must be 0 or more, got " + alt);
     }
-    ShardHealthy mode = null;
-    if (healthy != null) {
-      try {
-        mode = ShardHealthy.parse(healthy);
-      } catch (IllegalArgumentException e) {
-        return fail("--healthy: " + e.getMessage());
-      }
+    ShardHealthy mode = healthyMode();
+    Directors d = directors(service(), mode);
+    List<RampView> ramps = ramps(d);
+    load(d);
+    BufferedReader in = keyReader();
+    PrintWriter out = spec.commandLine().getOut();
+    Tally t = pickAll(in, d, out);
+    if (stats) {
+      printStats(out, d.service(), t.counts, t.total, d.allUp() != null, t.moved);
+      ramps.forEach(r -> out.println(describe(r)));
+    } else {
+      ramps.forEach(r -> spec.commandLine().getErr().println(describe(r)));
     }
+    out.flush();
+    return 0;
+  }
+
+  private ShardHealthy healthyMode() throws Refused {
+    if (healthy == null) {
+      return null;
+    }
+    try {
+      return ShardHealthy.parse(healthy);
+    } catch (IllegalArgumentException e) {
+      throw new Refused("--healthy: " + e.getMessage());
+    }
+  }
+
+  /** The {@code --vs} virtual server of the configuration, its DNS resolved once. */
+  private ServicePlan service() throws Refused {
     Plan plan;
     try {
       plan = PlanBuilder.build(withDns(KeepalivedConfig.parse(config).config()));
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return fail("interrupted while resolving real_server_dns");
+      throw new Refused("interrupted while resolving real_server_dns");
     } catch (ConfigException e) {
-      return fail(e.getMessage());
+      throw new Refused(e.getMessage());
     } catch (PlanException e) {
-      return fail(e.errors().get(0));
+      throw new Refused(e.errors().get(0));
     }
     ServicePlan v = plan.service(vs).orElse(null);
     if (v == null) {
       List<String> names = plan.services().stream().map(ServicePlan::name).toList();
-      return fail(
+      throw new Refused(
           "--vs: no virtual_server named '"
               + vs
               + "' in "
               + config
               + (names.isEmpty() ? "" : " (have: " + String.join(", ", names) + ")"));
     }
+    return v;
+  }
+
+  /** The directors, {@code --down} servers down and backups standing by. */
+  private Directors directors(ServicePlan v, ShardHealthy mode) throws Refused {
     if (mode != null && !BalancerFactory.hasShard(v.selection())) {
-      return fail(
+      throw new Refused(
           "--healthy applies to lb_algo shard only; virtual_server "
               + v.name()
               + " uses "
@@ -209,11 +265,11 @@ public final class PickCommand implements Callable<Integer> {
         allUp = BalancerFactory.build(v, opts);
       }
     } catch (BalanceException e) {
-      return fail(e.getMessage());
+      throw new Refused(e.getMessage());
     }
     for (String d : down) {
       if (!b.setUp(d, false)) {
-        return fail(
+        throw new Refused(
             "--down: no real_server named '"
                 + d
                 + "' in virtual_server "
@@ -227,112 +283,127 @@ public final class PickCommand implements Callable<Integer> {
     if (allUp != null) {
       standby(v, allUp, List.of());
     }
+    return new Directors(v, b, allUp);
+  }
+
+  /** {@code --ramping}: each server held where its ramp is, in both directors. */
+  private List<RampView> ramps(Directors d) throws Refused {
     List<RampView> ramps = new ArrayList<>();
     for (String r : ramping) {
       int eq = r.lastIndexOf('=');
       if (eq <= 0 || eq == r.length() - 1) {
-        return fail("--ramping: '" + r + "' is not NAME=ELAPSED (e.g. 10.0.0.2:80=3s)");
+        throw new Refused("--ramping: '" + r + "' is not NAME=ELAPSED (e.g. 10.0.0.2:80=3s)");
       }
       String server = r.substring(0, eq).strip();
       if (down.contains(server)) {
-        return fail("--ramping: " + server + " is also in --down");
+        throw new Refused("--ramping: " + server + " is also in --down");
       }
       try {
         java.time.Duration elapsed = Durations.parse(r.substring(eq + 1));
-        ramps.add(b.ramp(server, elapsed));
-        if (allUp != null) {
-          allUp.ramp(server, elapsed);
+        ramps.add(d.picked().ramp(server, elapsed));
+        if (d.allUp() != null) {
+          d.allUp().ramp(server, elapsed);
         }
       } catch (IllegalArgumentException | BalanceException e) {
-        return fail("--ramping: " + server + ": " + e.getMessage());
+        throw new Refused("--ramping: " + server + ": " + e.getMessage());
       }
     }
-    if (conns != null) {
-      try {
-        LoadSnapshot snapshot = LoadSnapshot.parse(conns);
-        if (!(b instanceof SchedulerBalancer sb)) {
-          return fail(
-              "--conns applies to the kernel schedulers; virtual_server "
-                  + v.name()
-                  + " uses "
-                  + v.selection().algorithm());
-        }
-        sb.setLoad(snapshot);
-        if (allUp instanceof SchedulerBalancer all) {
-          all.setLoad(snapshot);
-        }
-      } catch (IllegalArgumentException e) {
-        return fail(e.getMessage());
-      }
+    return ramps;
+  }
+
+  /** {@code --conns}: the connection counts a kernel scheduler's next pick sees. */
+  private void load(Directors d) throws Refused {
+    if (conns == null) {
+      return;
     }
-    BufferedReader in;
-    String source = keys.equals("-") ? "<stdin>" : keys;
+    try {
+      LoadSnapshot snapshot = LoadSnapshot.parse(conns);
+      if (!(d.picked() instanceof SchedulerBalancer sb)) {
+        throw new Refused(
+            "--conns applies to the kernel schedulers; virtual_server "
+                + d.service().name()
+                + " uses "
+                + d.service().selection().algorithm());
+      }
+      sb.setLoad(snapshot);
+      if (d.allUp() instanceof SchedulerBalancer all) {
+        all.setLoad(snapshot);
+      }
+    } catch (IllegalArgumentException e) {
+      throw new Refused(e.getMessage());
+    }
+  }
+
+  private BufferedReader keyReader() throws Refused {
     try {
       InputStream is = keys.equals("-") ? main.in() : Files.newInputStream(Path.of(keys));
-      in = new BufferedReader(new InputStreamReader(is, StandardCharsets.UTF_8), 1 << 16);
+      return new BufferedReader(new InputStreamReader(is, StandardCharsets.UTF_8), 1 << 16);
     } catch (IOException | RuntimeException e) {
-      return fail("--keys " + keys + ": cannot read (" + reason(e) + ")");
+      throw new Refused("--keys " + keys + ": cannot read (" + reason(e) + ")");
     }
-    PrintWriter out = spec.commandLine().getOut();
-    Map<String, long[]> counts = new LinkedHashMap<>();
-    for (String s : b.servers()) {
-      counts.put(s, new long[2]);
+  }
+
+  /**
+   * Picks a server for every key: one line per key on {@code out}, or with {@code --stats} only
+   * counted. What was printed before a bad key is flushed before the refusal.
+   */
+  private Tally pickAll(BufferedReader in, Directors d, PrintWriter out) throws Refused {
+    String source = keys.equals("-") ? "<stdin>" : keys;
+    Tally t = new Tally();
+    for (String s : d.picked().servers()) {
+      t.counts.put(s, new long[2]);
     }
-    counts.put("-", new long[2]);
-    long total = 0;
-    long moved = 0;
+    t.counts.put("-", new long[2]);
     StringBuilder buf = new StringBuilder(1 << 16);
     try (in) {
       String line;
       KeyLines lines = new KeyLines(in);
       while ((line = lines.next()) != null) {
-        total++;
+        t.total++;
         String name;
         String base = null;
         try {
-          name = stats ? b.pick(line) : b.route(line);
-          if (allUp != null) {
-            base = allUp.pick(line);
+          name = stats ? d.picked().pick(line) : d.picked().route(line);
+          if (d.allUp() != null) {
+            base = d.allUp().pick(line);
           }
         } catch (IllegalArgumentException e) {
           out.write(buf.toString());
           out.flush();
-          return fail(source + ":" + total + ": " + e.getMessage());
+          throw new Refused(source + ":" + t.total + ": " + e.getMessage());
         }
-        name = name == null ? "-" : name;
-        if (stats) {
-          counts.get(name)[0]++;
-          if (allUp != null) {
-            base = base == null ? "-" : base;
-            counts.get(base)[1]++;
-            if (!base.equals(name)) {
-              moved++;
-            }
-          }
-        } else {
-          buf.append(name).append('\n');
-          if (buf.length() > 60_000) {
-            out.write(buf.toString());
-            buf.setLength(0);
-          }
-        }
+        count(t, d, name == null ? "-" : name, base, buf, out);
       }
     } catch (KeyLines.TooLong e) {
       out.write(buf.toString());
       out.flush();
-      return fail(source + ":" + (total + 1) + ": " + e.getMessage());
+      throw new Refused(source + ":" + (t.total + 1) + ": " + e.getMessage());
     } catch (IOException e) {
-      return fail("--keys " + keys + ": cannot read (" + reason(e) + ")");
+      throw new Refused("--keys " + keys + ": cannot read (" + reason(e) + ")");
     }
     out.write(buf.toString());
+    return t;
+  }
+
+  /** One key's pick: counted with {@code --stats}, else one line of output. */
+  private void count(
+      Tally t, Directors d, String name, String base, StringBuilder buf, PrintWriter out) {
     if (stats) {
-      printStats(out, v, counts, total, allUp != null, moved);
-      ramps.forEach(r -> out.println(describe(r)));
+      t.counts.get(name)[0]++;
+      if (d.allUp() != null) {
+        String b = base == null ? "-" : base;
+        t.counts.get(b)[1]++;
+        if (!b.equals(name)) {
+          t.moved++;
+        }
+      }
     } else {
-      ramps.forEach(r -> spec.commandLine().getErr().println(describe(r)));
+      buf.append(name).append('\n');
+      if (buf.length() > 60_000) {
+        out.write(buf.toString());
+        buf.setLength(0);
+      }
     }
-    out.flush();
-    return 0;
   }
 
   private void printStats(

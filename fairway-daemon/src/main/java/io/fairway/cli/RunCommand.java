@@ -175,43 +175,25 @@ public final class RunCommand implements Callable<Integer> {
    */
   java.util.function.Consumer<Table> whenReady;
 
+  /** What one run wires together: what {@link #serve} starts, and stops in order. */
+  private record Parts(
+      Daemon daemon,
+      Table table,
+      VrrpRun vrrp,
+      SyncRun sync,
+      SystemdNotifier systemd,
+      StateFile state,
+      PrometheusRegistry registry,
+      io.fairway.daemon.discovery.DiscoveryLoop dns) {}
+
   @Override
   public Integer call() throws Exception {
     var err = spec.commandLine().getErr();
-    if (logFacility != null) {
-      try {
-        io.fairway.daemon.log.JournalFormat.localFacility(logFacility);
-      } catch (IllegalArgumentException e) {
-        err.println("fairway: -S: " + e.getMessage());
-        return Main.EXIT_USAGE;
-      }
-    }
-    if (logDetail) {
-      ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger("io.fairway"))
-          .setLevel(ch.qos.logback.classic.Level.DEBUG);
-    }
-    if (driftSeconds < 0) {
-      err.println("fairway: --drift-interval must be >= 0, got " + driftSeconds);
-      return Main.EXIT_USAGE;
-    }
-    if (!(graceSeconds >= 0 && graceSeconds <= 86_400)) {
-      err.println(
-          "fairway: --grace-period must be between 0 and 86400 seconds, got " + graceSeconds);
-      return Main.EXIT_USAGE;
-    }
-    if (!(overflowSeconds > 0) || overflowSeconds > 60) {
-      err.println(
-          "fairway: --overflow-interval must be above 0 and at most 60 seconds, got "
-              + overflowSeconds);
-      return Main.EXIT_USAGE;
+    Integer usage = checkOptions(err);
+    if (usage != null) {
+      return usage;
     }
     InetSocketAddress adminAddress = null;
-    try {
-      hosts = AdminHosts.of(adminHosts);
-    } catch (IllegalArgumentException e) {
-      err.println("fairway: --admin-host: " + e.getMessage());
-      return Main.EXIT_USAGE;
-    }
     if (!"off".equals(admin)) {
       try {
         adminAddress = AdminClient.parseAddress(admin, adminTokenFile != null);
@@ -246,6 +228,65 @@ public final class RunCommand implements Callable<Integer> {
       // Only VRRP blocks: no table to open (no IPVS needed unless lvs_sync_daemon), no checkers.
       return vrrp.runAlone(file, loader, adminAddress, hosts, admin, adminTokenFile, err, sync);
     }
+    Parts parts = wire(loader, vrrp, sync, dns);
+    if (parts == null) {
+      return 1;
+    }
+    return withSignals(parts, adminAddress, first.bindings().size());
+  }
+
+  /**
+   * The options that need more than picocli's parsing ({@code -S}, {@code -D}, the intervals,
+   * {@code --admin-host}).
+   *
+   * @return null when they are good, else the exit code (what is wrong is on {@code err})
+   */
+  private Integer checkOptions(java.io.PrintWriter err) {
+    if (logFacility != null) {
+      try {
+        io.fairway.daemon.log.JournalFormat.localFacility(logFacility);
+      } catch (IllegalArgumentException e) {
+        err.println("fairway: -S: " + e.getMessage());
+        return Main.EXIT_USAGE;
+      }
+    }
+    if (logDetail) {
+      ((ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger("io.fairway"))
+          .setLevel(ch.qos.logback.classic.Level.DEBUG);
+    }
+    if (driftSeconds < 0) {
+      err.println("fairway: --drift-interval must be >= 0, got " + driftSeconds);
+      return Main.EXIT_USAGE;
+    }
+    if (!(graceSeconds >= 0 && graceSeconds <= 86_400)) {
+      err.println(
+          "fairway: --grace-period must be between 0 and 86400 seconds, got " + graceSeconds);
+      return Main.EXIT_USAGE;
+    }
+    if (!(overflowSeconds > 0) || overflowSeconds > 60) {
+      err.println(
+          "fairway: --overflow-interval must be above 0 and at most 60 seconds, got "
+              + overflowSeconds);
+      return Main.EXIT_USAGE;
+    }
+    try {
+      hosts = AdminHosts.of(adminHosts);
+    } catch (IllegalArgumentException e) {
+      err.println("fairway: --admin-host: " + e.getMessage());
+      return Main.EXIT_USAGE;
+    }
+    return null;
+  }
+
+  /**
+   * Opens the table and builds the daemon over it, metrics registered and admin state restored.
+   *
+   * @return null when the table or the state file cannot be opened (said on standard error)
+   */
+  private Parts wire(
+      Loader loader, VrrpRun vrrp, SyncRun sync, io.fairway.daemon.discovery.DiscoveryLoop dns)
+      throws TableException {
+    var err = spec.commandLine().getErr();
     Table table;
     try {
       table =
@@ -254,7 +295,7 @@ public final class RunCommand implements Callable<Integer> {
               : IpvsKernelTable.open();
     } catch (TableException | IllegalStateException e) { // IllegalState: -Dfairway.proxy.transport
       err.println("fairway: " + e.getMessage());
-      return 1;
+      return null;
     }
     SystemdNotifier systemd = SystemdNotifier.fromEnvironment();
     systemd.status("applying " + file);
@@ -279,12 +320,18 @@ public final class RunCommand implements Callable<Integer> {
       } catch (IOException e) {
         err.println("fairway: --state-file: " + e.getMessage());
         table.close();
-        return 1;
+        return null;
       }
     }
     if (!userspace) {
       daemon.overflowInterval(Duration.ofNanos((long) (overflowSeconds * 1e9)));
     }
+    return new Parts(daemon, table, vrrp, sync, systemd, state, registry, dns);
+  }
+
+  /** Serves with the signals caught: TERM and INT stop, HUP reloads, USR1 reopens access logs. */
+  private int withSignals(Parts p, InetSocketAddress adminAddress, int virtualServers)
+      throws Exception {
     // SIGTERM from here on is a clean stop, even while the table is being installed (a default
     // JVM exit there would leave half a table behind and exit 143).
     // The first SIGTERM/SIGINT stops (softly on the userspace plane), a second one stops now.
@@ -294,29 +341,16 @@ public final class RunCommand implements Callable<Integer> {
         new java.util.concurrent.atomic.AtomicInteger();
     Runnable onStop = () -> (stops.incrementAndGet() == 1 ? stop : now).countDown();
     // SIGHUP is caught from here on too, and carried out once the daemon serves (DeferredSignal).
-    DeferredSignal hup = new DeferredSignal(() -> reload(daemon, vrrp, sync, systemd));
+    DeferredSignal hup = new DeferredSignal(() -> reload(p));
     // A changed DNS answer reloads as SIGHUP does, and not before the daemon serves.
-    dns.start(hup::signal);
-    try (dns;
+    p.dns().start(hup::signal);
+    try (var dns = p.dns();
         Signals.Restore term = Signals.on("TERM", onStop);
         Signals.Restore interrupt = Signals.on("INT", onStop);
         Signals.Restore hangUp = Signals.on("HUP", hup::signal);
         // logrotate's postrotate: the access logs are written to new files at their paths.
-        Signals.Restore usr1 = Signals.on("USR1", () -> reopenAccessLogs(table))) {
-      return serve(
-          daemon,
-          table,
-          vrrp,
-          sync,
-          adminAddress,
-          systemd,
-          stop,
-          now,
-          first.bindings().size(),
-          state,
-          registry,
-          hup,
-          dns);
+        Signals.Restore usr1 = Signals.on("USR1", () -> reopenAccessLogs(p.table()))) {
+      return serve(p, adminAddress, stop, now, virtualServers, hup);
     }
   }
 
@@ -332,43 +366,14 @@ public final class RunCommand implements Callable<Integer> {
    * userspace plane after a soft stop that {@code now} cuts short.
    */
   private int serve(
-      Daemon daemon,
-      Table table,
-      VrrpRun vrrp,
-      SyncRun sync,
+      Parts p,
       InetSocketAddress adminAddress,
-      SystemdNotifier systemd,
       CountDownLatch stop,
       CountDownLatch now,
       int virtualServers,
-      StateFile state,
-      PrometheusRegistry registry,
-      DeferredSignal hup,
-      io.fairway.daemon.discovery.DiscoveryLoop dns)
+      DeferredSignal hup)
       throws Exception {
-    var err = spec.commandLine().getErr();
-    try {
-      daemon.start();
-    } catch (Loader.LoadException | CheckConfigException e) {
-      err.println("fairway: " + e.getMessage());
-      table.close();
-      return 1;
-    } catch (TableException e) {
-      err.println("fairway: " + e.getMessage());
-      if (!dontRelease) {
-        daemon.stop();
-      }
-      table.close();
-      return 1;
-    }
-    try {
-      vrrp.events(daemon.events());
-      sync.start(); // the backup daemon before the instance it follows can become master
-      vrrp.start();
-    } catch (IOException e) {
-      e.getMessage().lines().forEach(l -> err.println("fairway: " + l));
-      sync.close();
-      stop(daemon, table);
+    if (!start(p)) {
       return 1;
     }
     AdminListener server = null;
@@ -378,56 +383,99 @@ public final class RunCommand implements Callable<Integer> {
     hup.open();
     if (adminAddress != null) {
       try {
-        server =
-            AdminListener.start(
-                adminAddress,
-                hosts,
-                adminTokenFile,
-                state,
-                daemon,
-                registry,
-                () ->
-                    daemon.status()
-                        + vrrp.status()
-                        + sync.status()
-                        + io.fairway.daemon.discovery.DnsStatus.text(dns.discovery().states()),
-                () -> reload(daemon, vrrp, sync, systemd),
-                routes ->
-                    new io.fairway.daemon.discovery.DnsRoutes(
-                        new AnnounceRoutes(
-                            new io.fairway.daemon.vrrp.VrrpRoutes(
-                                routes, vrrp::snapshot, sync::snapshot),
-                            daemon),
-                        dns.discovery()));
+        server = startAdmin(p, adminAddress);
       } catch (IOException | IllegalArgumentException e) {
-        err.println("fairway: --admin " + admin + ": " + e.getMessage());
-        sync.close();
-        vrrp.close();
-        stop(daemon, table);
+        spec.commandLine().getErr().println("fairway: --admin " + admin + ": " + e.getMessage());
+        p.sync().close();
+        p.vrrp().close();
+        stop(p.daemon(), p.table());
         return 1;
       }
     }
-    systemd.ready("running " + file + " (" + virtualServers + " virtual servers)");
+    p.systemd().ready("running " + file + " (" + virtualServers + " virtual servers)");
     if (whenReady != null) {
-      whenReady.accept(table);
+      whenReady.accept(p.table());
     } else {
       stop.await();
     }
     hup.close(); // a SIGHUP while stopping reloads nothing
-    withdraw(daemon, systemd, now);
-    if (table instanceof ProxyTable proxy && graceSeconds > 0) {
-      systemd.stopping(
-          "stopping: letting connections in flight finish (up to " + graceSeconds + " s)");
+    withdraw(p.daemon(), p.systemd(), now);
+    if (p.table() instanceof ProxyTable proxy && graceSeconds > 0) {
+      p.systemd()
+          .stopping(
+              "stopping: letting connections in flight finish (up to " + graceSeconds + " s)");
       SoftStop.drain(proxy, Duration.ofMillis((long) (graceSeconds * 1000)), now);
     }
-    systemd.stopping("stopping: removing what Fairway installed");
+    p.systemd().stopping("stopping: removing what Fairway installed");
     if (server != null) {
       server.close();
     }
-    sync.close(); // keepalived stops the sync daemon before the masters hand over
-    vrrp.close(); // masters hand over (priority 0) before the table goes
-    stop(daemon, table);
+    p.sync().close(); // keepalived stops the sync daemon before the masters hand over
+    p.vrrp().close(); // masters hand over (priority 0) before the table goes
+    stop(p.daemon(), p.table());
     return 0;
+  }
+
+  /**
+   * Starts the daemon, then the sync daemons and VRRP.
+   *
+   * @return whether all started; if not, what did is stopped and the reason is on standard error
+   */
+  private boolean start(Parts p) throws TableException {
+    var err = spec.commandLine().getErr();
+    Daemon daemon = p.daemon();
+    try {
+      daemon.start();
+    } catch (Loader.LoadException | CheckConfigException e) {
+      err.println("fairway: " + e.getMessage());
+      p.table().close();
+      return false;
+    } catch (TableException e) {
+      err.println("fairway: " + e.getMessage());
+      if (!dontRelease) {
+        daemon.stop();
+      }
+      p.table().close();
+      return false;
+    }
+    try {
+      p.vrrp().events(daemon.events());
+      p.sync().start(); // the backup daemon before the instance it follows can become master
+      p.vrrp().start();
+    } catch (IOException e) {
+      e.getMessage().lines().forEach(l -> err.println("fairway: " + l));
+      p.sync().close();
+      stop(daemon, p.table());
+      return false;
+    }
+    return true;
+  }
+
+  /** The admin listener: the daemon's API with VRRP's, announce's and DNS's routes around it. */
+  private AdminListener startAdmin(Parts p, InetSocketAddress adminAddress) throws IOException {
+    Daemon daemon = p.daemon();
+    VrrpRun vrrp = p.vrrp();
+    SyncRun sync = p.sync();
+    var dns = p.dns();
+    return AdminListener.start(
+        adminAddress,
+        hosts,
+        adminTokenFile,
+        p.state(),
+        daemon,
+        p.registry(),
+        () ->
+            daemon.status()
+                + vrrp.status()
+                + sync.status()
+                + io.fairway.daemon.discovery.DnsStatus.text(dns.discovery().states()),
+        () -> reload(p),
+        routes ->
+            new io.fairway.daemon.discovery.DnsRoutes(
+                new AnnounceRoutes(
+                    new io.fairway.daemon.vrrp.VrrpRoutes(routes, vrrp::snapshot, sync::snapshot),
+                    daemon),
+                dns.discovery()));
   }
 
   /**
@@ -450,13 +498,15 @@ public final class RunCommand implements Callable<Integer> {
    * the sync daemons' parts are checked first and applied last (VRRP, then the daemons that follow
    * it), so a reload either side refuses changes nothing.
    */
-  private synchronized String reload(
-      Daemon daemon, VrrpRun vrrp, SyncRun sync, SystemdNotifier systemd) {
+  private synchronized String reload(Parts p) {
+    Daemon daemon = p.daemon();
+    VrrpRun vrrp = p.vrrp();
+    SystemdNotifier systemd = p.systemd();
     systemd.reloading("reloading " + file);
     String refused;
     try {
       VrrpRun.Step step = vrrp.prepare(false);
-      SyncRun.Step syncStep = vrrp.prepareSync(step, sync);
+      SyncRun.Step syncStep = vrrp.prepareSync(step, p.sync());
       refused = daemon.reload();
       // "partially applied": the new plan is in place, with parts the table refused.
       if (refused == null || refused.startsWith("partially applied")) {

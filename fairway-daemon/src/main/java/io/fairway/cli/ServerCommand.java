@@ -1,6 +1,6 @@
 package io.fairway.cli;
 
-import io.fairway.daemon.admin.Durations;
+import io.fairway.daemon.Durations;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -2,7 +2,7 @@ package io.fairway.cli;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import io.fairway.daemon.admin.Json;
+import io.fairway.daemon.Json;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.time.Instant;

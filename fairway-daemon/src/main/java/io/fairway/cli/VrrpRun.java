@@ -5,9 +5,9 @@ import io.fairway.config.KeepalivedConfig;
 import io.fairway.config.model.Config;
 import io.fairway.config.model.TrackFile;
 import io.fairway.config.model.vrrp.VrrpInstance;
+import io.fairway.daemon.EventHub;
+import io.fairway.daemon.EventKind;
 import io.fairway.daemon.VrrpStatusFormat;
-import io.fairway.daemon.admin.EventHub;
-import io.fairway.daemon.admin.EventKind;
 import io.fairway.daemon.vrrp.VrrpEvents;
 import io.fairway.daemon.vrrp.VrrpMetrics;
 import io.fairway.daemon.vrrp.VrrpRoutes;
@@ -397,31 +397,8 @@ final class VrrpRun implements AutoCloseable {
     }
     AdminListener server = null;
     if (adminAddress != null) {
-      try {
-        daemon.start();
-        PrometheusRegistry registry = new PrometheusRegistry();
-        VrrpMetrics.register(registry, this::snapshot);
-        server =
-            AdminListener.start(
-                adminAddress,
-                hosts,
-                adminTokenFile,
-                null,
-                daemon,
-                registry,
-                () -> (status() + sync.status()).stripLeading(),
-                () -> reloadAlone(systemd, sync),
-                routes -> new VrrpRoutes(routes, this::snapshot, sync::snapshot));
-      } catch (io.fairway.daemon.Loader.LoadException | io.fairway.table.TableException e) {
-        err.println("fairway: " + e.getMessage());
-        sync.close();
-        close();
-        return 1;
-      } catch (IOException | IllegalArgumentException e) {
-        err.println("fairway: --admin " + admin + ": " + e.getMessage());
-        daemon.stop();
-        sync.close();
-        close();
+      server = adminAlone(daemon, adminAddress, hosts, admin, adminTokenFile, err, systemd, sync);
+      if (server == null) {
         return 1;
       }
     }
@@ -438,6 +415,48 @@ final class VrrpRun implements AutoCloseable {
     sync.close(); // as keepalived: the sync daemon stops before the masters hand over
     close();
     return 0;
+  }
+
+  /**
+   * The VRRP-only mode's admin listener over its empty daemon.
+   *
+   * @return null when it cannot start (said on {@code err}; what started is stopped)
+   */
+  private AdminListener adminAlone(
+      io.fairway.daemon.Daemon daemon,
+      InetSocketAddress adminAddress,
+      io.fairway.daemon.admin.AdminHosts hosts,
+      String admin,
+      Path adminTokenFile,
+      PrintWriter err,
+      io.fairway.daemon.systemd.SystemdNotifier systemd,
+      SyncRun sync) {
+    try {
+      daemon.start();
+      PrometheusRegistry registry = new PrometheusRegistry();
+      VrrpMetrics.register(registry, this::snapshot);
+      return AdminListener.start(
+          adminAddress,
+          hosts,
+          adminTokenFile,
+          null,
+          daemon,
+          registry,
+          () -> (status() + sync.status()).stripLeading(),
+          () -> reloadAlone(systemd, sync),
+          routes -> new VrrpRoutes(routes, this::snapshot, sync::snapshot));
+    } catch (io.fairway.daemon.Loader.LoadException | io.fairway.table.TableException e) {
+      err.println("fairway: " + e.getMessage());
+      sync.close();
+      close();
+      return null;
+    } catch (IOException | IllegalArgumentException e) {
+      err.println("fairway: --admin " + admin + ": " + e.getMessage());
+      daemon.stop();
+      sync.close();
+      close();
+      return null;
+    }
   }
 
   /** A VRRP-only run's reload: null when applied, else the one-line refusal. */

@@ -10,8 +10,6 @@ import io.fairway.check.ServerStateChanged;
 import io.fairway.check.VerdictListener;
 import io.fairway.check.VerdictSnapshot;
 import io.fairway.check.WeightChanged;
-import io.fairway.daemon.admin.EventHub;
-import io.fairway.daemon.admin.EventKind;
 import io.fairway.table.TableException;
 import java.time.Clock;
 import java.util.HashMap;

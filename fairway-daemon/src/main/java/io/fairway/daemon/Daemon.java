@@ -10,8 +10,6 @@ import io.fairway.apply.UnknownServerException;
 import io.fairway.check.CheckConfigException;
 import io.fairway.check.engine.CheckEngine;
 import io.fairway.check.spec.VirtualServerSpec;
-import io.fairway.daemon.admin.EventHub;
-import io.fairway.daemon.admin.EventKind;
 import io.fairway.daemon.announce.AnnounceLifecycle;
 import io.fairway.daemon.announce.AnnounceStatus;
 import io.fairway.daemon.announce.Announcing;
@@ -59,7 +57,7 @@ public final class Daemon implements AutoCloseable {
   private final EventHub events;
 
   /** Each real server's last check attempt, for the status view. */
-  private final io.fairway.daemon.admin.CheckAttempts attempts;
+  private final CheckAttempts attempts;
 
   private List<ServerAdmin> restoredAdmin = List.of();
 
@@ -115,7 +113,7 @@ public final class Daemon implements AutoCloseable {
     this.clock = clock;
     this.lvs = new LvsHousekeeping(table);
     this.events = new EventHub(clock == null ? Clock.systemUTC() : clock);
-    this.attempts = new io.fairway.daemon.admin.CheckAttempts(clock);
+    this.attempts = new CheckAttempts(clock);
     // Any change of verdict, quorum, sorry server, admin or reload may change what to announce.
     events.listen(
         e -> {
@@ -455,7 +453,7 @@ public final class Daemon implements AutoCloseable {
   }
 
   /** Each real server's last check attempt. */
-  public io.fairway.daemon.admin.CheckAttempts attempts() {
+  public CheckAttempts attempts() {
     return attempts;
   }
 

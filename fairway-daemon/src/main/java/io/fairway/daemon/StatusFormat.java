@@ -59,78 +59,93 @@ final class StatusFormat {
       Map<String, Health> h = health.getOrDefault(vs.name(), Map.of());
       for (Service configured : vs.services()) {
         ServiceEntry entry = byKey.get(configured.key());
-        Service s = entry == null ? configured : entry.service();
-        out.append(serviceLine(s));
-        out.append("  # ")
-            .append(vs.name())
-            .append(": quorum ")
-            .append(vs.quorumUp() ? "up" : "down");
-        if (vs.sorryServing()) {
-          out.append(", sorry server serving");
-        }
-        if (entry == null) {
-          out.append(", NOT IN TABLE");
-        }
-        out.append('\n');
-        plan.service(vs.name())
-            .ifPresent(
-                p ->
-                    out.append("  # ")
-                        .append(vs.name())
-                        .append(": selects by ")
-                        .append(p.selection().describe())
-                        .append(", key ")
-                        .append(p.key())
-                        .append('\n'));
+        service(out, vs, configured, entry, plan);
         Map<String, Boolean> shown = new HashMap<>();
         if (entry != null) {
           for (DestEntry d : entry.dests()) {
-            RealServerStatus rs = match(vs, d.dest());
-            String state;
-            String reason;
-            if (rs != null) {
-              shown.put(rs.name(), true);
-              Health hh = h.get(rs.name());
-              state = rs.standby() ? "backup" : rs.alive() ? "up" : "down";
-              reason = rs.name() + (hh == null ? "" : ": " + hh.reason()) + rampNote(rs);
-            } else if (vs.sorryServer() != null && sameHost(vs.sorryServer(), d.dest())) {
-              // The weight read back tells overflow (overflow_to_sorry_server raised it because
-              // the pool is full) from standing by.
-              boolean overflowing = !vs.sorryServing() && d.dest().weight() > 0;
-              state = vs.sorryServing() ? "sorry" : overflowing ? "overflow" : "idle";
-              reason =
-                  overflowing
-                      ? "sorry server (pool full: new connections overflow here)"
-                      : "sorry server";
-            } else {
-              state = "?";
-              reason = "not configured (drift)";
-            }
-            out.append(
-                destLine(d.dest(), d.activeConnections(), d.inactiveConnections(), state, reason));
+            out.append(dest(vs, d, h, shown));
           }
         }
         for (RealServerStatus rs : vs.servers()) {
           if (!shown.containsKey(rs.name())) {
-            Health hh = h.get(rs.name());
-            out.append(
-                String.format(
-                    Locale.ROOT,
-                    "  -- %-28s %-7s %-6s %-10s %-10s %-5s %s%n",
-                    Endpoints.format(rs.dest().address(), rs.dest().port()),
-                    "-",
-                    "-",
-                    "-",
-                    "-",
-                    rs.standby() ? "backup" : rs.alive() ? "up" : "down",
-                    rs.name()
-                        + (hh == null ? "" : ": " + hh.reason())
-                        + missing(vs, rs, entry != null)));
+            out.append(absent(vs, rs, h.get(rs.name()), entry != null));
           }
         }
       }
     }
     return out.toString();
+  }
+
+  /** A service's header, with its virtual server's quorum and sorry server and how it selects. */
+  private static void service(
+      StringBuilder out,
+      VirtualServerStatus vs,
+      Service configured,
+      ServiceEntry entry,
+      io.fairway.plan.Plan plan) {
+    Service s = entry == null ? configured : entry.service();
+    out.append(serviceLine(s));
+    out.append("  # ").append(vs.name()).append(": quorum ").append(vs.quorumUp() ? "up" : "down");
+    if (vs.sorryServing()) {
+      out.append(", sorry server serving");
+    }
+    if (entry == null) {
+      out.append(", NOT IN TABLE");
+    }
+    out.append('\n');
+    plan.service(vs.name())
+        .ifPresent(
+            p ->
+                out.append("  # ")
+                    .append(vs.name())
+                    .append(": selects by ")
+                    .append(p.selection().describe())
+                    .append(", key ")
+                    .append(p.key())
+                    .append('\n'));
+  }
+
+  /**
+   * A destination read back: a configured real server (noted in {@code shown}), the sorry server,
+   * or one nobody configured.
+   */
+  private static String dest(
+      VirtualServerStatus vs, DestEntry d, Map<String, Health> h, Map<String, Boolean> shown) {
+    RealServerStatus rs = match(vs, d.dest());
+    String state;
+    String reason;
+    if (rs != null) {
+      shown.put(rs.name(), true);
+      Health hh = h.get(rs.name());
+      state = rs.standby() ? "backup" : rs.alive() ? "up" : "down";
+      reason = rs.name() + (hh == null ? "" : ": " + hh.reason()) + rampNote(rs);
+    } else if (vs.sorryServer() != null && sameHost(vs.sorryServer(), d.dest())) {
+      // The weight read back tells overflow (overflow_to_sorry_server raised it because
+      // the pool is full) from standing by.
+      boolean overflowing = !vs.sorryServing() && d.dest().weight() > 0;
+      state = vs.sorryServing() ? "sorry" : overflowing ? "overflow" : "idle";
+      reason =
+          overflowing ? "sorry server (pool full: new connections overflow here)" : "sorry server";
+    } else {
+      state = "?";
+      reason = "not configured (drift)";
+    }
+    return destLine(d.dest(), d.activeConnections(), d.inactiveConnections(), state, reason);
+  }
+
+  /** A configured real server that is not in the table, and why. */
+  private static String absent(
+      VirtualServerStatus vs, RealServerStatus rs, Health hh, boolean serviceInTable) {
+    return String.format(
+        Locale.ROOT,
+        "  -- %-28s %-7s %-6s %-10s %-10s %-5s %s%n",
+        Endpoints.format(rs.dest().address(), rs.dest().port()),
+        "-",
+        "-",
+        "-",
+        "-",
+        rs.standby() ? "backup" : rs.alive() ? "up" : "down",
+        rs.name() + (hh == null ? "" : ": " + hh.reason()) + missing(vs, rs, serviceInTable));
   }
 
   /**
@@ -234,8 +249,8 @@ final class StatusFormat {
         units,
         effective(rs.weight(), units),
         rs.weight(),
-        io.fairway.daemon.admin.Durations.format(rs.rampElapsed()),
-        io.fairway.daemon.admin.Durations.format(rs.rampDuration()));
+        Durations.format(rs.rampElapsed()),
+        Durations.format(rs.rampDuration()));
   }
 
   /** {@code weight × units / 100}, printed without trailing zeros. */

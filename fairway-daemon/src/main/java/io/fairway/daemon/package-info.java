@@ -17,9 +17,14 @@
  *   <li><b>Drift repair</b>: keepalived never reads the table back, so an entry deleted with {@code
  *       ipvsadm} stays deleted. Fairway reads back every few seconds, logs each difference and
  *       converges.
- *   <li><b>Status with reasons</b> ({@link io.fairway.daemon.AdminServer}): the table with each
+ *   <li><b>Status with reasons</b> (the admin package's {@code AdminServer}): the table with each
  *       server's verdict and what its checker saw, on a loopback-only endpoint because it has no
  *       authentication.
  * </ul>
+ *
+ * <p>The admin and VRRP packages build on this one, never the reverse: what the core publishes or
+ * keeps for them (the event stream and its kinds, the last check attempts, the JSON mapper and
+ * durations as the API writes them) lives here, and the admin listener is wired around a daemon
+ * from outside ({@code io.fairway.cli}).
  */
 package io.fairway.daemon;

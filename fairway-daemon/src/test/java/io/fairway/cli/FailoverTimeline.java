@@ -1,7 +1,7 @@
 package io.fairway.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.fairway.daemon.admin.Json;
+import io.fairway.daemon.Json;
 import java.io.IOException;
 import java.time.Instant;
 import java.time.LocalDateTime;

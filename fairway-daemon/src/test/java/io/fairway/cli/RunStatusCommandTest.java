@@ -3,7 +3,7 @@ package io.fairway.cli;
 import static io.fairway.cli.CliRun.run;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fairway.daemon.AdminServer;
+import io.fairway.daemon.admin.AdminServer;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fairway.daemon.AdminFixture;
-import io.fairway.daemon.admin.Json;
+import io.fairway.daemon.Json;
 import io.fairway.table.MemoryTable;
 import java.net.ServerSocket;
 import java.nio.file.Path;

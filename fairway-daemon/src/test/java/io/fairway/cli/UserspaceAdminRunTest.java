@@ -5,8 +5,8 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
+import io.fairway.daemon.Json;
 import io.fairway.daemon.Promtool;
-import io.fairway.daemon.admin.Json;
 import io.fairway.testkit.FairwayProcess;
 import java.io.IOException;
 import java.net.InetAddress;

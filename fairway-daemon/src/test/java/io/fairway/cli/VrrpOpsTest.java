@@ -6,8 +6,8 @@ import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.fairway.cli.VrrpRouterProcess.Kind;
+import io.fairway.daemon.Json;
 import io.fairway.daemon.Promtool;
-import io.fairway.daemon.admin.Json;
 import io.fairway.testkit.ExternalPrograms;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

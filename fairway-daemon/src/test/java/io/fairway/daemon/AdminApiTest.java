@@ -15,7 +15,6 @@ import io.fairway.daemon.admin.AdminApi;
 import io.fairway.daemon.admin.AdminHttpServer;
 import io.fairway.daemon.admin.AdminToken;
 import io.fairway.daemon.admin.DaemonMetrics;
-import io.fairway.daemon.admin.Json;
 import io.fairway.daemon.admin.ServicesView;
 import java.io.InputStream;
 import java.net.InetAddress;

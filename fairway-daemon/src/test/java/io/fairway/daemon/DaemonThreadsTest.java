@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.fairway.check.config.CheckSpecs;
 import io.fairway.check.engine.CheckEngine;
+import io.fairway.daemon.admin.AdminServer;
 import io.fairway.proxy.ProxyOptions;
 import io.fairway.proxy.plane.ProxyTable;
 import java.net.InetAddress;

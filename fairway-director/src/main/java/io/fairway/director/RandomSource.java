@@ -4,8 +4,9 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Where the random director and shard rampup/warmup get their dice. Injectable so that tests are
- * deterministic; {@code io.fairway.director.varnish.Vrnd} reproduces varnishd's sequence for a
- * given {@code debug.srandom} seed.
+ * deterministic; the varnish package's {@code Vrnd} reproduces varnishd's sequence for a given
+ * {@code debug.srandom} seed (named, not linked: this package stays below the directors built on
+ * it).
  */
 @FunctionalInterface
 public interface RandomSource {

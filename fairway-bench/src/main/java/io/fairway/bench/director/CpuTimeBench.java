@@ -97,6 +97,16 @@ public final class CpuTimeBench {
       reqs[i] = Request.ofKey(keys[i]);
     }
     int n = 2_000_000;
+    directors(reqs, n);
+    ShardDirector shard = shardLookup(keys, n);
+    hashing(n);
+    reconfigure();
+    Backend b = shard.pick(Request.ofKey(1));
+    System.out.println("# (sanity) key 1 -> " + b);
+  }
+
+  /** Each director at 10, 100 and 1,000 members, on one thread and on two at once. */
+  private static void directors(Request[] reqs, int n) throws Exception {
     System.out.println(
         "# thread CPU time per operation (median of 5 x " + n + "), allocated bytes per operation");
     System.out.printf(
@@ -122,7 +132,10 @@ public final class CpuTimeBench {
             two);
       }
     }
+  }
 
+  /** The shard ring's lookup against a bare binary search over the same points. */
+  private static ShardDirector shardLookup(long[] keys, int n) {
     ShardDirector shard = new ShardDirector("d");
     shard.replaceAll(Fixtures.unitMembers(1000));
     ShardRing ring = shard.state().ring();
@@ -152,7 +165,10 @@ public final class CpuTimeBench {
         pick.nsPerOp(),
         pick.nsPerOp() / bare.nsPerOp(),
         pick.bytesPerOp());
+    return shard;
+  }
 
+  private static void hashing(int n) {
     System.out.println();
     System.out.println("# key hashing (VRT_HashStrands32)");
     for (String k :
@@ -167,7 +183,10 @@ public final class CpuTimeBench {
           h.nsPerOp(),
           h.bytesPerOp());
     }
+  }
 
+  /** Building, changing and flipping the health of a 1,000-member shard. */
+  private static void reconfigure() {
     System.out.println();
     System.out.println("# shard reconfigure, 1,000 members x 67 replicas");
     var all = Fixtures.unitMembers(1000);
@@ -209,7 +228,5 @@ public final class CpuTimeBench {
         Locale.ROOT, "add or remove one member          %8.2f ms%n", change.nsPerOp() / 1e6);
     System.out.printf(
         Locale.ROOT, "health flip (ring reused)         %8.3f ms%n", flip.nsPerOp() / 1e6);
-    Backend b = shard.pick(Request.ofKey(1));
-    System.out.println("# (sanity) key 1 -> " + b);
   }
 }

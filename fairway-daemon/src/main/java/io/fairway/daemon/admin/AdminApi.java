@@ -5,6 +5,8 @@ import io.fairway.apply.AdminState;
 import io.fairway.apply.ServerAdmin;
 import io.fairway.apply.UnknownServerException;
 import io.fairway.daemon.Daemon;
+import io.fairway.daemon.Durations;
+import io.fairway.daemon.Json;
 import io.fairway.daemon.admin.ServicesView.RealServerView;
 import io.fairway.daemon.admin.ServicesView.VirtualServerView;
 import io.fairway.table.TableException;
@@ -123,18 +125,7 @@ public final class AdminApi implements AdminRoutes, AutoCloseable {
 
   private CompletableFuture<AdminResponse> api(AdminRequest r, List<String> p, boolean get) {
     if (p.equals(List.of("reload"))) {
-      if (!r.method().equals("POST")) {
-        return done(notAllowed(r, "POST"));
-      }
-      if (!r.authorized()) {
-        return done(unauthorized());
-      }
-      String refused = reload.get();
-      adminChanged.run();
-      return done(
-          refused == null
-              ? AdminResponse.json(200, new Reload("ok", null))
-              : AdminResponse.json(422, new Reload("refused", refused)));
+      return done(reload(r));
     }
     if (!get && !r.authorized()) {
       // Before any lookup: a 404 would list the names to someone without the token.
@@ -171,6 +162,27 @@ public final class AdminApi implements AdminRoutes, AutoCloseable {
                           + String.join(
                               ", ", all.stream().map(VirtualServerView::name).toList()))));
     }
+    return virtualServer(r, p, get, vs);
+  }
+
+  /** {@code POST /api/v1/reload}: SIGHUP's path. */
+  private AdminResponse reload(AdminRequest r) {
+    if (!r.method().equals("POST")) {
+      return notAllowed(r, "POST");
+    }
+    if (!r.authorized()) {
+      return unauthorized();
+    }
+    String refused = reload.get();
+    adminChanged.run();
+    return refused == null
+        ? AdminResponse.json(200, new Reload("ok", null))
+        : AdminResponse.json(422, new Reload("refused", refused));
+  }
+
+  /** {@code /api/v1/services/VS} and below: the virtual server, its real servers, their actions. */
+  private CompletableFuture<AdminResponse> virtualServer(
+      AdminRequest r, List<String> p, boolean get, VirtualServerView vs) {
     if (p.size() == 2) {
       return done(get ? AdminResponse.json(200, vs) : notAllowed(r, "GET"));
     }
@@ -196,7 +208,12 @@ public final class AdminApi implements AdminRoutes, AutoCloseable {
     if (p.size() == 4) {
       return done(get ? AdminResponse.json(200, rs) : notAllowed(r, "GET"));
     }
-    String action = p.get(4);
+    return change(r, vs, rs, p.get(4));
+  }
+
+  /** {@code POST .../servers/RS/state} or {@code .../weight}: an operator's change. */
+  private CompletableFuture<AdminResponse> change(
+      AdminRequest r, VirtualServerView vs, RealServerView rs, String action) {
     if (!action.equals("state") && !action.equals("weight")) {
       return done(notFound(r));
     }
@@ -233,13 +250,7 @@ public final class AdminApi implements AdminRoutes, AutoCloseable {
   record Changed(ServerAdmin admin, RealServerView server) {}
 
   private CompletableFuture<AdminResponse> setState(String vs, String rs, StateBody body) {
-    AdminState state =
-        switch (body.state() == null ? "" : body.state()) {
-          case "drain" -> AdminState.DRAIN;
-          case "maint" -> AdminState.MAINT;
-          case "ready" -> AdminState.NONE;
-          default -> null;
-        };
+    AdminState state = state(body.state());
     if (state == null) {
       return done(
           AdminResponse.error(
@@ -271,6 +282,24 @@ public final class AdminApi implements AdminRoutes, AutoCloseable {
     if (!wait) {
       return done(changed(vs, rs, 200));
     }
+    return waitIdle(vs, rs, timeout);
+  }
+
+  /** The admin state a body's {@code state} names, or null. */
+  private static AdminState state(String name) {
+    return switch (name == null ? "" : name) {
+      case "drain" -> AdminState.DRAIN;
+      case "maint" -> AdminState.MAINT;
+      case "ready" -> AdminState.NONE;
+      default -> null;
+    };
+  }
+
+  /**
+   * {@code "wait":true}: answers once the drained server has no active connection, or 408 after
+   * {@code timeout}; polled off the work pool so a long wait holds no worker.
+   */
+  private CompletableFuture<AdminResponse> waitIdle(String vs, String rs, Duration timeout) {
     CompletableFuture<AdminResponse> answer = new CompletableFuture<>();
     long deadline = System.nanoTime() + timeout.toNanos();
     Duration t = timeout;

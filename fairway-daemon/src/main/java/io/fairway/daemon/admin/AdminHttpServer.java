@@ -1,5 +1,6 @@
 package io.fairway.daemon.admin;
 
+import io.fairway.daemon.EventHub;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -277,74 +278,80 @@ public final class AdminHttpServer implements AutoCloseable {
           new AdminRequest(
               req.method().name(), path, target.query(), body, authorized, tokenForReads);
       if (tokenForReads && !authorized && session <= 0) {
-        boolean get = req.method().equals(HttpMethod.GET) || req.method().equals(HttpMethod.HEAD);
-        if (get && path.isEmpty()) {
-          send(
-              ctx, StatusPage.locked(), keepAlive); // the form and the script, nothing of the state
-        } else if (get
-            && path.size() == 2
-            && path.get(0).equals("static")
-            && StatusPage.ASSETS.contains(path.get(1))) {
-          send(ctx, StatusPage.asset(path.get(1)), keepAlive);
-        } else {
-          send(
-              ctx,
-              AdminResponse.error(
-                  401,
-                  "this admin listener needs 'Authorization: Bearer TOKEN' on every request"
-                      + " (a browser: a session from POST /api/v1/session)"),
-              keepAlive);
-        }
+        sendLocked(ctx, req, path, keepAlive);
         return;
       }
       routes
           .handle(r)
           .whenComplete(
               (resp, ex) ->
-                  ctx.executor()
-                      .execute(
-                          () -> {
-                            if (ex != null) {
-                              LOG.warn(
-                                  "admin {} /{}: {}",
-                                  r.method(),
-                                  String.join("/", path),
-                                  ex.toString());
-                              send(
-                                  ctx,
-                                  AdminResponse.error(500, "internal error: " + ex.getMessage()),
-                                  false);
-                            } else if (resp.eventStream()) {
-                              HttpResponse head =
-                                  new DefaultHttpResponse(
-                                      HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
-                              head.headers()
-                                  .set(
-                                      HttpHeaderNames.CONTENT_TYPE,
-                                      "text/event-stream; charset=utf-8")
-                                  .set(HttpHeaderNames.CACHE_CONTROL, "no-store")
-                                  .set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
-                              ctx.writeAndFlush(head);
-                              events.subscribe(ctx.channel());
-                              if (session > 0) {
-                                // A stream read on a session ends with it; the page reconnects with
-                                // a renewed one.
-                                ctx.channel()
-                                    .eventLoop()
-                                    .schedule(
-                                        () -> {
-                                          ctx.writeAndFlush(
-                                                  io.netty.handler.codec.http.LastHttpContent
-                                                      .EMPTY_LAST_CONTENT)
-                                              .addListener(ChannelFutureListener.CLOSE);
-                                        },
-                                        session,
-                                        java.util.concurrent.TimeUnit.NANOSECONDS);
-                              }
-                            } else {
-                              send(ctx, resp, keepAlive);
-                            }
-                          }));
+                  ctx.executor().execute(() -> answer(ctx, r, resp, ex, session, keepAlive)));
+    }
+
+    /**
+     * What a listener that needs the token for reads shows without it: the status page's login form
+     * and its assets, and otherwise 401.
+     */
+    private static void sendLocked(
+        ChannelHandlerContext ctx, FullHttpRequest req, List<String> path, boolean keepAlive) {
+      boolean get = req.method().equals(HttpMethod.GET) || req.method().equals(HttpMethod.HEAD);
+      if (get && path.isEmpty()) {
+        send(ctx, StatusPage.locked(), keepAlive); // the form and the script, nothing of the state
+      } else if (get
+          && path.size() == 2
+          && path.get(0).equals("static")
+          && StatusPage.ASSETS.contains(path.get(1))) {
+        send(ctx, StatusPage.asset(path.get(1)), keepAlive);
+      } else {
+        send(
+            ctx,
+            AdminResponse.error(
+                401,
+                "this admin listener needs 'Authorization: Bearer TOKEN' on every request"
+                    + " (a browser: a session from POST /api/v1/session)"),
+            keepAlive);
+      }
+    }
+
+    /** Sends what the routes answered, on the channel's event loop. */
+    private void answer(
+        ChannelHandlerContext ctx,
+        AdminRequest r,
+        AdminResponse resp,
+        Throwable ex,
+        long session,
+        boolean keepAlive) {
+      if (ex != null) {
+        LOG.warn("admin {} /{}: {}", r.method(), String.join("/", r.path()), ex.toString());
+        send(ctx, AdminResponse.error(500, "internal error: " + ex.getMessage()), false);
+      } else if (resp.eventStream()) {
+        stream(ctx, session);
+      } else {
+        send(ctx, resp, keepAlive);
+      }
+    }
+
+    /** Opens {@code GET /api/v1/events}: chunked, each event one Server-Sent Event. */
+    private void stream(ChannelHandlerContext ctx, long session) {
+      HttpResponse head = new DefaultHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK);
+      head.headers()
+          .set(HttpHeaderNames.CONTENT_TYPE, "text/event-stream; charset=utf-8")
+          .set(HttpHeaderNames.CACHE_CONTROL, "no-store")
+          .set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
+      ctx.writeAndFlush(head);
+      events.subscribe(ctx.channel());
+      if (session > 0) {
+        // A stream read on a session ends with it; the page reconnects with a renewed one.
+        ctx.channel()
+            .eventLoop()
+            .schedule(
+                () -> {
+                  ctx.writeAndFlush(io.netty.handler.codec.http.LastHttpContent.EMPTY_LAST_CONTENT)
+                      .addListener(ChannelFutureListener.CLOSE);
+                },
+                session,
+                java.util.concurrent.TimeUnit.NANOSECONDS);
+      }
     }
 
     /** The answer to a request with no, several or a foreign {@code Host}; null when it is fine. */

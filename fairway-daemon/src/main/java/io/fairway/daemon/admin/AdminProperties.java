@@ -1,5 +1,6 @@
 package io.fairway.daemon.admin;
 
+import io.fairway.daemon.Durations;
 import java.time.Duration;
 
 /**

@@ -1,5 +1,6 @@
 package io.fairway.daemon.admin;
 
+import io.fairway.daemon.Json;
 import java.nio.charset.StandardCharsets;
 
 /**

@@ -2,6 +2,7 @@ package io.fairway.daemon.admin;
 
 import io.fairway.check.engine.CheckObserver;
 import io.fairway.check.spec.CheckSpec;
+import io.fairway.daemon.CheckAttempts;
 import io.prometheus.metrics.core.datapoints.CounterDataPoint;
 import io.prometheus.metrics.core.datapoints.DistributionDataPoint;
 import io.prometheus.metrics.core.metrics.Counter;
@@ -51,7 +52,7 @@ public final class CheckMetrics implements CheckObserver {
    */
   @Override
   public Bound bind(String virtualServer, String realServer, CheckSpec spec) {
-    String kind = kind(spec);
+    String kind = CheckAttempts.kind(spec);
     DistributionDataPoint d = duration.labelValues(virtualServer, realServer, kind);
     // Atomic: a MISC or PING checker may answer on another thread than the one that timed it out.
     AtomicReferenceArray<CounterDataPoint> byOutcome =
@@ -70,19 +71,12 @@ public final class CheckMetrics implements CheckObserver {
   @Override
   public void observed(
       String virtualServer, String realServer, CheckSpec spec, Outcome outcome, long nanos) {
-    String kind = kind(spec);
+    String kind = CheckAttempts.kind(spec);
     duration.labelValues(virtualServer, realServer, kind).observe(nanos / 1e9);
     results.labelValues(virtualServer, realServer, kind, label(outcome)).inc();
   }
 
   private static String label(Outcome outcome) {
     return outcome.name().toLowerCase(Locale.ROOT);
-  }
-
-  /** {@code TcpCheckSpec} is {@code tcp}. */
-  static String kind(CheckSpec spec) {
-    String n = spec.getClass().getSimpleName();
-    return (n.endsWith("CheckSpec") ? n.substring(0, n.length() - "CheckSpec".length()) : n)
-        .toLowerCase(Locale.ROOT);
   }
 }

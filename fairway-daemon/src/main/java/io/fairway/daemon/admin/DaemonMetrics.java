@@ -1,5 +1,7 @@
 package io.fairway.daemon.admin;
 
+import io.fairway.daemon.EventHub;
+import io.fairway.daemon.EventKind;
 import io.fairway.daemon.admin.ServicesView.RealServerView;
 import io.fairway.daemon.admin.ServicesView.VirtualServerView;
 import io.prometheus.metrics.core.metrics.Counter;
@@ -72,15 +74,22 @@ public final class DaemonMetrics {
                 "When the configuration was last loaded successfully (start or reload), Unix time")
             .register(registry);
     lastReload.set(Instant.now().getEpochSecond());
-    events.listen(
-        e -> {
-          if (e.kind().equals(EventKind.RELOAD_OK.wire())) {
-            reloads.labelValues("ok").inc();
-            lastReload.set(Instant.parse(e.time()).toEpochMilli() / 1000.0);
-          } else if (e.kind().equals(EventKind.RELOAD_REFUSED.wire())) {
-            reloads.labelValues("refused").inc();
-          }
-        });
+    events.listen(this::countReload);
+    serverMetrics();
+    virtualServerMetrics();
+  }
+
+  private void countReload(EventHub.Event e) {
+    if (e.kind().equals(EventKind.RELOAD_OK.wire())) {
+      reloads.labelValues("ok").inc();
+      lastReload.set(Instant.parse(e.time()).toEpochMilli() / 1000.0);
+    } else if (e.kind().equals(EventKind.RELOAD_REFUSED.wire())) {
+      reloads.labelValues("refused").inc();
+    }
+  }
+
+  /** Per real server, read from the scrape's snapshot. */
+  private void serverMetrics() {
     serverGauge(
         "fairway_server_up",
         "1 when the checkers say the real server is up, else 0",
@@ -129,6 +138,10 @@ public final class DaemonMetrics {
         "fairway_server_sent_bytes",
         "Bytes from the real server to clients (forwarder's counter)",
         RealServerView::bytesOut);
+  }
+
+  /** Per virtual server: quorum and the sorry server. */
+  private void virtualServerMetrics() {
     vsGauge(
         "fairway_virtual_server_quorum_up",
         "1 when the virtual server has quorum",

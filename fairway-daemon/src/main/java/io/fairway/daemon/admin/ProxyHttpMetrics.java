@@ -49,6 +49,15 @@ final class ProxyHttpMetrics {
   private volatile List<VsRow> vsRows = List.of();
 
   ProxyHttpMetrics(PrometheusRegistry registry) {
+    responseMetrics(registry);
+    retryMetrics(registry);
+    errorMetrics(registry);
+    clientMetrics(registry);
+    histograms(registry);
+  }
+
+  /** Responses by class and the proxy's own by code, per real server and with none chosen. */
+  private void responseMetrics(PrometheusRegistry registry) {
     CounterWithCallback.builder()
         .name("fairway_http_responses")
         .help(
@@ -102,6 +111,10 @@ final class ProxyHttpMetrics {
                       }
                     }))
         .register(registry);
+  }
+
+  /** Connections that failed and requests retried, per real server. */
+  private void retryMetrics(PrometheusRegistry registry) {
     CounterWithCallback.builder()
         .name("fairway_http_backend_connect_failures")
         .help(
@@ -121,8 +134,10 @@ final class ProxyHttpMetrics {
             cb ->
                 rows.forEach(r -> cb.call(r.stats().retries(), r.virtualServer(), r.realServer())))
         .register(registry);
-    errorMetrics(registry);
-    clientMetrics(registry);
+  }
+
+  /** The latency histograms per real server. */
+  private void histograms(PrometheusRegistry registry) {
     registry.register(
         histogram(
             "fairway_http_backend_first_byte_seconds",

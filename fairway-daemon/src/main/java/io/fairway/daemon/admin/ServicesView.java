@@ -6,6 +6,7 @@ import io.fairway.apply.ServerAdmin;
 import io.fairway.apply.UnknownServerException;
 import io.fairway.apply.VirtualServerStatus;
 import io.fairway.apply.VirtualServerStatus.RealServerStatus;
+import io.fairway.daemon.CheckAttempts;
 import io.fairway.daemon.Health;
 import io.fairway.table.Dest;
 import io.fairway.table.DestEntry;
@@ -291,66 +292,10 @@ public final class ServicesView {
       Map<String, Health> health) {
     List<RealServerView> servers = new ArrayList<>();
     for (RealServerStatus rs : vs.servers()) {
-      long active = 0;
-      long inactive = 0;
-      long conns = 0;
-      long in = 0;
-      long outB = 0;
-      for (Service s : vs.services()) {
-        ServiceEntry e = byKey.get(s.key());
-        if (e == null) {
-          continue;
-        }
-        for (DestEntry d : e.dests()) {
-          if (sameHost(rs.dest(), d.dest())) {
-            active += d.activeConnections();
-            inactive += d.inactiveConnections();
-            conns += d.stats().connections();
-            in += d.stats().inBytes();
-            outB += d.stats().outBytes();
-          }
-        }
+      RealServerView v = server(vs, rs, config, byKey, admin, health.get(rs.name()));
+      if (v != null) {
+        servers.add(v);
       }
-      ServerAdmin a;
-      AdminApplier.CheckerView view;
-      try {
-        a = admin.admin(vs.name(), rs.name());
-        view = admin.checkerView(vs.name(), rs.name());
-      } catch (UnknownServerException e) {
-        continue; // raced a reload; the next read has it
-      }
-      io.fairway.apply.ServerBinding rc = config.servers().get(rs.name());
-      Health h = health.get(rs.name());
-      String state =
-          a.state() == AdminState.MAINT
-              ? "maint"
-              : !view.checkerAlive()
-                  ? "down"
-                  : a.state() == AdminState.DRAIN ? "drain" : rs.standby() ? "backup" : "up";
-      CheckView check =
-          h == null
-              ? null
-              : new CheckView(h.alive() ? "up" : "down", h.reason(), h.since().toString());
-      servers.add(
-          new RealServerView(
-              rs.name(),
-              Endpoints.format(rs.dest().address(), rs.dest().port()),
-              state,
-              a.state().wire(),
-              rs.present(),
-              rc == null ? rs.weight() : rc.weight(),
-              view.effectiveWeight(),
-              active,
-              inactive,
-              conns,
-              in,
-              outB,
-              check,
-              slowStartWeight(rs),
-              null,
-              rs.dest().upperThreshold(),
-              0,
-              rs.standby()));
     }
     SorryState sorry = SorryState.of(vs, byKey, overflowing(admin, vs.name()));
     Service first = vs.services().get(0);
@@ -373,6 +318,83 @@ public final class ServicesView {
         sorry.connectionsTotal(),
         servers,
         null);
+  }
+
+  /** One real server's traffic read back, summed over the services of its virtual server. */
+  private record Traffic(long active, long inactive, long conns, long in, long out) {
+    static Traffic of(
+        VirtualServerStatus vs, RealServerStatus rs, Map<ServiceKey, ServiceEntry> byKey) {
+      long active = 0;
+      long inactive = 0;
+      long conns = 0;
+      long in = 0;
+      long outB = 0;
+      for (Service s : vs.services()) {
+        ServiceEntry e = byKey.get(s.key());
+        if (e == null) {
+          continue;
+        }
+        for (DestEntry d : e.dests()) {
+          if (sameHost(rs.dest(), d.dest())) {
+            active += d.activeConnections();
+            inactive += d.inactiveConnections();
+            conns += d.stats().connections();
+            in += d.stats().inBytes();
+            outB += d.stats().outBytes();
+          }
+        }
+      }
+      return new Traffic(active, inactive, conns, in, outB);
+    }
+  }
+
+  /** One real server's view; null when a reload raced the read (the next read has it). */
+  private static RealServerView server(
+      VirtualServerStatus vs,
+      RealServerStatus rs,
+      io.fairway.apply.ServiceBinding config,
+      Map<ServiceKey, ServiceEntry> byKey,
+      AdminApplier admin,
+      Health h) {
+    Traffic t = Traffic.of(vs, rs, byKey);
+    ServerAdmin a;
+    AdminApplier.CheckerView view;
+    try {
+      a = admin.admin(vs.name(), rs.name());
+      view = admin.checkerView(vs.name(), rs.name());
+    } catch (UnknownServerException e) {
+      return null;
+    }
+    io.fairway.apply.ServerBinding rc = config.servers().get(rs.name());
+    String state =
+        a.state() == AdminState.MAINT
+            ? "maint"
+            : !view.checkerAlive()
+                ? "down"
+                : a.state() == AdminState.DRAIN ? "drain" : rs.standby() ? "backup" : "up";
+    CheckView check =
+        h == null
+            ? null
+            : new CheckView(h.alive() ? "up" : "down", h.reason(), h.since().toString());
+    return new RealServerView(
+        rs.name(),
+        Endpoints.format(rs.dest().address(), rs.dest().port()),
+        state,
+        a.state().wire(),
+        rs.present(),
+        rc == null ? rs.weight() : rc.weight(),
+        view.effectiveWeight(),
+        t.active(),
+        t.inactive(),
+        t.conns(),
+        t.in(),
+        t.out(),
+        check,
+        slowStartWeight(rs),
+        null,
+        rs.dest().upperThreshold(),
+        0,
+        rs.standby());
   }
 
   private static java.util.Set<ServiceKey> overflowing(AdminApplier admin, String vs) {

@@ -3,6 +3,7 @@ package io.fairway.daemon.admin;
 import com.fasterxml.jackson.core.type.TypeReference;
 import io.fairway.apply.AdminState;
 import io.fairway.apply.ServerAdmin;
+import io.fairway.daemon.Json;
 import java.io.IOException;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;

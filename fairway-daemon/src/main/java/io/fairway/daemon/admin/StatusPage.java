@@ -1,5 +1,6 @@
 package io.fairway.daemon.admin;
 
+import io.fairway.daemon.CheckAttempts;
 import io.fairway.daemon.admin.ServicesView.RealServerView;
 import io.fairway.daemon.admin.ServicesView.VirtualServerView;
 import java.io.IOException;

@@ -155,27 +155,7 @@ public final class BalancerFactory {
   private static Balancer kernel(ServicePlan vs, Selection.Kernel k) {
     String algo = k.algorithm();
     Service first = vs.services().get(0);
-    SchedService service;
-    try {
-      Persistence p = Persistence.NONE;
-      if (first.timeout() > 0) {
-        p = Persistence.seconds(first.timeout());
-        int bits = first.netmask();
-        if (first.key().family() == io.fairway.table.AddressFamily.INET && bits < 32) {
-          p = p.withIpv4Mask(bits <= 0 ? 0 : (int) (0xffffffffL << (32 - bits)));
-        }
-      }
-      Schedulers.Options options =
-          new Schedulers.Options(Schedulers.Options.KERNEL.mhTableSize(), k.hashBalanceFactor());
-      service =
-          new SchedService(
-              Schedulers.create(algo, k.flags(), options),
-              p,
-              System::currentTimeMillis,
-              () -> FROZEN_NANOS);
-    } catch (IllegalArgumentException e) {
-      throw new BalanceException(vs.where() + ": " + e.getMessage());
-    }
+    SchedService service = schedService(vs, k, first);
     Map<String, DestSpec> specs = new LinkedHashMap<>();
     Map<String, Boolean> inhibit = new LinkedHashMap<>();
     for (MemberPlan m : vs.members()) {
@@ -212,6 +192,29 @@ public final class BalancerFactory {
     try {
       return new SchedulerBalancer(vs.name(), algo, service, specs, inhibit, vip, vport)
           .withSlowStarts(slowStarts(vs));
+    } catch (IllegalArgumentException e) {
+      throw new BalanceException(vs.where() + ": " + e.getMessage());
+    }
+  }
+
+  /** The kernel scheduler with the first service's persistence, on a frozen clock. */
+  private static SchedService schedService(ServicePlan vs, Selection.Kernel k, Service first) {
+    try {
+      Persistence p = Persistence.NONE;
+      if (first.timeout() > 0) {
+        p = Persistence.seconds(first.timeout());
+        int bits = first.netmask();
+        if (first.key().family() == io.fairway.table.AddressFamily.INET && bits < 32) {
+          p = p.withIpv4Mask(bits <= 0 ? 0 : (int) (0xffffffffL << (32 - bits)));
+        }
+      }
+      Schedulers.Options options =
+          new Schedulers.Options(Schedulers.Options.KERNEL.mhTableSize(), k.hashBalanceFactor());
+      return new SchedService(
+          Schedulers.create(k.algorithm(), k.flags(), options),
+          p,
+          System::currentTimeMillis,
+          () -> FROZEN_NANOS);
     } catch (IllegalArgumentException e) {
       throw new BalanceException(vs.where() + ": " + e.getMessage());
     }

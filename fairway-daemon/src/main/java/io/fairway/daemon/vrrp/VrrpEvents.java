@@ -1,7 +1,7 @@
 package io.fairway.daemon.vrrp;
 
 import io.fairway.config.model.Addresses;
-import io.fairway.daemon.admin.EventHub;
+import io.fairway.daemon.EventHub;
 import io.fairway.vrrp.view.VrrpTransition;
 import java.time.temporal.ChronoUnit;
 import java.util.function.Consumer;

@@ -25,6 +25,13 @@ public final class VrrpMetrics {
    * @param snapshot the running speaker's, {@link VrrpSnapshot#empty} when none runs
    */
   public static void register(PrometheusRegistry registry, Supplier<VrrpSnapshot> snapshot) {
+    instanceState(registry, snapshot);
+    instanceCounters(registry, snapshot);
+    speakerMetrics(registry, snapshot);
+  }
+
+  /** Per instance: its state, priority and since when. */
+  private static void instanceState(PrometheusRegistry registry, Supplier<VrrpSnapshot> snapshot) {
     GaugeWithCallback.builder()
         .name("fairway_vrrp_state")
         .help(
@@ -56,6 +63,11 @@ public final class VrrpMetrics {
                     .instances()
                     .forEach(i -> cb.call(i.since().toEpochMilli() / 1000.0, i.name())))
         .register(registry);
+  }
+
+  /** Per instance: transitions by the state entered, adverts sent and received. */
+  private static void instanceCounters(
+      PrometheusRegistry registry, Supplier<VrrpSnapshot> snapshot) {
     CounterWithCallback.builder()
         .name("fairway_vrrp_transitions")
         .help("VRRP state changes by the state entered")
@@ -82,6 +94,10 @@ public final class VrrpMetrics {
         .callback(
             cb -> snapshot.get().instances().forEach(i -> cb.call(i.advertsReceived(), i.name())))
         .register(registry);
+  }
+
+  /** Per sync group its state; the sockets' packets and errors. */
+  private static void speakerMetrics(PrometheusRegistry registry, Supplier<VrrpSnapshot> snapshot) {
     GaugeWithCallback.builder()
         .name("fairway_vrrp_sync_group_state")
         .help("1 for the vrrp_sync_group's current state, 0 for the others")

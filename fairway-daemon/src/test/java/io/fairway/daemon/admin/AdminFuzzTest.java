@@ -3,6 +3,8 @@ package io.fairway.daemon.admin;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
+import io.fairway.daemon.Durations;
+import io.fairway.daemon.Json;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

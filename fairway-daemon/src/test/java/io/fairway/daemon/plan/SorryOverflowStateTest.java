@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.fairway.daemon.Json;
 import io.fairway.daemon.admin.AdminApi;
 import io.fairway.daemon.admin.AdminHttpServer;
 import io.fairway.daemon.admin.AdminToken;
 import io.fairway.daemon.admin.DaemonMetrics;
-import io.fairway.daemon.admin.Json;
 import io.fairway.daemon.admin.ServicesView;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

@@ -205,7 +205,7 @@ class SyncDaemonUmlTest {
     assertThat(r.file("reload-2-status.txt"))
         .contains("IPVS sync daemon: syd1 syncid 62, follows VI_1 (MASTER): wants master")
         .contains("  kernel: " + changed.get(0));
-    var json = io.fairway.daemon.admin.Json.mapper().readTree(r.file("reload-2-vrrp.json"));
+    var json = io.fairway.daemon.Json.mapper().readTree(r.file("reload-2-vrrp.json"));
     var sync = json.get("lvs_sync_daemon");
     assertThat(sync.get("interface_name").asText()).isEqualTo("syd1");
     assertThat(sync.get("sync_id").asInt()).isEqualTo(62);
@@ -217,7 +217,7 @@ class SyncDaemonUmlTest {
     assertThat(r.file("reload-3.txt")).as(log).isEmpty();
     assertThat(r.file("reload-3-status.txt")).doesNotContain("IPVS sync daemon").contains("VI_1");
     assertThat(
-            io.fairway.daemon.admin.Json.mapper()
+            io.fairway.daemon.Json.mapper()
                 .readTree(r.file("reload-3-vrrp.json"))
                 .get("lvs_sync_daemon")
                 .isNull())

@@ -3,10 +3,10 @@ package io.fairway.daemon.vrrp;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.fairway.daemon.Json;
 import io.fairway.daemon.Promtool;
 import io.fairway.daemon.admin.AdminRequest;
 import io.fairway.daemon.admin.AdminResponse;
-import io.fairway.daemon.admin.Json;
 import io.fairway.vrrp.state.State;
 import io.fairway.vrrp.view.DropKind;
 import io.fairway.vrrp.view.GroupStatus;

@@ -1,4 +1,4 @@
-package io.fairway.daemon.admin;
+package io.fairway.daemon;
 
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -41,9 +41,9 @@ public final class EventHub {
   }
 
   /**
-   * Publishes an event of another shape than {@link Event} (VRRP's, {@code
-   * io.fairway.daemon.vrrp.VrrpEvents}) to the stream: {@code event: KIND}, {@code data: JSON of
-   * data}. Listeners are not told; they count {@link Event}s.
+   * Publishes an event of another shape than {@link Event} (VRRP's transitions) to the stream:
+   * {@code event: KIND}, {@code data: JSON of data}. Listeners are not told; they count {@link
+   * Event}s.
    */
   public void publishData(String kind, Object data) {
     String frame = "event: " + kind + "\ndata: " + Json.string(data) + "\n\n";
@@ -57,7 +57,8 @@ public final class EventHub {
     listeners.add(listener);
   }
 
-  void subscribe(Channel ch) {
+  /** Follows the stream on {@code ch} (the admin listener's {@code GET /api/v1/events}). */
+  public void subscribe(Channel ch) {
     clients.add(ch);
     ch.closeFuture().addListener(f -> clients.remove(ch));
     // A comment line, so a client knows the stream is open before the first change.

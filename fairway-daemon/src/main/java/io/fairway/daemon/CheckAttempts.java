@@ -1,4 +1,4 @@
-package io.fairway.daemon.admin;
+package io.fairway.daemon;
 
 import io.fairway.check.engine.CheckObserver;
 import io.fairway.check.spec.CheckSpec;
@@ -36,12 +36,12 @@ public final class CheckAttempts implements CheckObserver {
   @Override
   public void observed(
       String virtualServer, String realServer, CheckSpec spec, Outcome outcome, long nanos) {
-    record(virtualServer, realServer, CheckMetrics.kind(spec), outcome, nanos, null);
+    record(virtualServer, realServer, kind(spec), outcome, nanos, null);
   }
 
   @Override
   public Bound bind(String virtualServer, String realServer, CheckSpec spec) {
-    String kind = CheckMetrics.kind(spec);
+    String kind = kind(spec);
     Map<String, LastAttempt> byServer =
         last.computeIfAbsent(virtualServer, k -> new ConcurrentHashMap<>());
     return new Bound() {
@@ -81,5 +81,15 @@ public final class CheckAttempts implements CheckObserver {
   /** Forgets virtual servers that are no longer configured. */
   public void retain(Set<String> virtualServers) {
     last.keySet().retainAll(virtualServers);
+  }
+
+  /**
+   * A checker's kind as the status view and the metrics label it: {@code TcpCheckSpec} is {@code
+   * tcp}.
+   */
+  public static String kind(CheckSpec spec) {
+    String n = spec.getClass().getSimpleName();
+    return (n.endsWith("CheckSpec") ? n.substring(0, n.length() - "CheckSpec".length()) : n)
+        .toLowerCase(java.util.Locale.ROOT);
   }
 }

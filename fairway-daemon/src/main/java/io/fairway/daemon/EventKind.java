@@ -1,4 +1,4 @@
-package io.fairway.daemon.admin;
+package io.fairway.daemon;
 
 import java.util.Locale;
 

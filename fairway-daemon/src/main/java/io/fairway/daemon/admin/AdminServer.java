@@ -1,10 +1,6 @@
-package io.fairway.daemon;
+package io.fairway.daemon.admin;
 
-import io.fairway.daemon.admin.AdminApi;
-import io.fairway.daemon.admin.AdminHosts;
-import io.fairway.daemon.admin.AdminHttpServer;
-import io.fairway.daemon.admin.AdminSessions;
-import io.fairway.daemon.admin.EventHub;
+import io.fairway.daemon.EventHub;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Clock;

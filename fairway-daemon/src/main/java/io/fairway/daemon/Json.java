@@ -1,4 +1,4 @@
-package io.fairway.daemon.admin;
+package io.fairway.daemon;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.core.JsonParser;
