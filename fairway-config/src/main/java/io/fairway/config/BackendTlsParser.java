@@ -1,7 +1,7 @@
 package io.fairway.config;
 
 import io.fairway.config.model.BackendTls;
-import io.fairway.config.model.ForwardingMethod;
+import io.fairway.config.model.LbKind;
 import io.fairway.config.tls.PemFiles;
 import java.nio.file.Path;
 import java.util.Optional;
@@ -74,8 +74,8 @@ final class BackendTlsParser {
   }
 
   /** The userspace data plane re-encrypts; the kernel's IPVS forwards packets as they are. */
-  static void checkPlane(Node block, ForwardingMethod m, Values v) {
-    if (m != ForwardingMethod.HTTP && m != ForwardingMethod.PROXY) {
+  static void checkPlane(Node block, LbKind m, Values v) {
+    if (m != LbKind.HTTP && m != LbKind.PROXY) {
       v.error(block, "tls needs lb_kind HTTP or PROXY (the userspace data plane), not " + m);
     }
   }

@@ -1,7 +1,7 @@
 package io.fairway.config;
 
-import io.fairway.config.model.Addresses;
 import io.fairway.config.model.Endpoint;
+import io.fairway.config.model.base.Addresses;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.NetworkInterface;

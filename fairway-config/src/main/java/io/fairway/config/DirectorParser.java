@@ -1,8 +1,8 @@
 package io.fairway.config;
 
 import io.fairway.config.model.DirectorSpec;
-import io.fairway.config.model.ForwardingMethod;
 import io.fairway.config.model.KeySource;
+import io.fairway.config.model.LbKind;
 import io.fairway.config.model.Scheduler;
 import io.fairway.config.model.ShardParam;
 import java.util.EnumSet;
@@ -35,7 +35,7 @@ final class DirectorParser {
     this.params = params;
   }
 
-  DirectorSpec director(Scheduler s, Map<String, Node> blocks, ForwardingMethod method) {
+  DirectorSpec director(Scheduler s, Map<String, Node> blocks, LbKind method) {
     for (Map.Entry<String, Node> e : blocks.entrySet()) {
       if (!e.getKey().equals(s.keyword())) {
         v.error(
@@ -76,7 +76,7 @@ final class DirectorParser {
   }
 
   /** A hash block: {@code by} only, from what this data plane can see. */
-  private DirectorSpec hash(List<Node> kids, ForwardingMethod method) {
+  private DirectorSpec hash(List<Node> kids, LbKind method) {
     KeySource by = null;
     for (Node c : kids) {
       if (c.keyword().equals("by")) {
@@ -94,9 +94,7 @@ final class DirectorParser {
       }
     }
     if (by == null) {
-      by =
-          KeySource.of(
-              method == ForwardingMethod.HTTP ? KeySource.Kind.URL : KeySource.Kind.CLIENT_IP);
+      by = KeySource.of(method == LbKind.HTTP ? KeySource.Kind.URL : KeySource.Kind.CLIENT_IP);
     }
     return new DirectorSpec.Hash(by);
   }
@@ -123,7 +121,7 @@ final class DirectorParser {
     return a == null ? null : a.intValue();
   }
 
-  KeySource keySource(Node c, ForwardingMethod method, Set<KeySource.Kind> allowed) {
+  KeySource keySource(Node c, LbKind method, Set<KeySource.Kind> allowed) {
     if (!v.args(c, 1, 2)) {
       return null;
     }
@@ -147,7 +145,7 @@ final class DirectorParser {
           c, kind.takesName() ? "by " + kind + " needs a name" : "by " + kind + " takes no name");
       return null;
     }
-    if (kind.needsHttp() && method != ForwardingMethod.HTTP) {
+    if (kind.needsHttp() && method != LbKind.HTTP) {
       v.error(c, "by " + kind + " needs lb_kind HTTP (it is " + method + ")");
       return null;
     }

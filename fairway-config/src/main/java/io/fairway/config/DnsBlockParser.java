@@ -1,10 +1,10 @@
 package io.fairway.config;
 
-import io.fairway.config.model.AddressFamily;
 import io.fairway.config.model.DnsDiscovery;
 import io.fairway.config.model.DnsDiscovery.NameServer;
 import io.fairway.config.model.DnsDiscovery.RecordType;
 import io.fairway.config.model.RealServer;
+import io.fairway.table.AddressFamily;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;

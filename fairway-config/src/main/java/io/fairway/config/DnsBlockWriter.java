@@ -1,17 +1,17 @@
 package io.fairway.config;
 
-import io.fairway.config.model.Addresses;
 import io.fairway.config.model.DnsDiscovery;
 import io.fairway.config.model.DnsDiscovery.RecordType;
+import io.fairway.config.model.base.Addresses;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * Writes a {@code real_server_dns} block back for {@code check-config --dump}: its own keywords,
- * then its template as {@link ConfigWriter} writes a real_server's body, so both stay one format.
- * The template's checkers keep {@code connect_ip} of the unspecified address (and for SRV {@code
- * connect_port} {@value DnsDiscovery#SRV_PLACEHOLDER_PORT}), which reads back as "the discovered
- * server".
+ * then its template as {@link RealServerWriter} writes a real_server's body, so both stay one
+ * format. The template's checkers keep {@code connect_ip} of the unspecified address (and for SRV
+ * {@code connect_port} {@value DnsDiscovery#SRV_PLACEHOLDER_PORT}), which reads back as "the
+ * discovered server".
  */
 final class DnsBlockWriter {
   private static final String IN = "    ";
@@ -35,8 +35,8 @@ final class DnsBlockWriter {
     d.nameservers()
         .forEach(
             ns -> out.add(IN + "nameserver " + Addresses.format(ns.address()) + " " + ns.port()));
-    out.add(IN + "refresh " + ConfigWriter.time(d.refresh()));
-    out.add(IN + "hold " + ConfigWriter.time(d.hold()));
+    out.add(IN + "refresh " + DumpText.time(d.refresh()));
+    out.add(IN + "hold " + DumpText.time(d.hold()));
     out.add(IN + "max_servers " + d.maxServers());
     for (String l : body.subList(1, body.size())) {
       if (d.srvWeight() && l.startsWith(IN + "weight ")) {

@@ -1,7 +1,7 @@
 package io.fairway.config;
 
 import io.fairway.config.model.Forwarding;
-import io.fairway.config.model.ForwardingMethod;
+import io.fairway.config.model.LbKind;
 import java.util.List;
 import java.util.Optional;
 
@@ -15,7 +15,7 @@ final class ForwardingParser {
       v.args(c, 1, 6);
       return null;
     }
-    Optional<ForwardingMethod> m = ForwardingMethod.byKeyword(c.arg(1));
+    Optional<LbKind> m = LbKind.byKeyword(c.arg(1));
     if (m.isEmpty()) {
       v.error(
           c,
@@ -28,7 +28,7 @@ final class ForwardingParser {
               + "; known: NAT DR TUN PROXY HTTP");
       return null;
     }
-    if (m.get() != ForwardingMethod.TUN) {
+    if (m.get() != LbKind.TUN) {
       if (c.argc() > 1) {
         v.error(c, c.keyword() + " " + m.get() + " takes no options, got '" + c.arg(2) + "'");
         return null;
@@ -112,7 +112,7 @@ final class ForwardingParser {
         v.error(c, "tunnel type gre does not support remcsum");
         return null;
       }
-      return new Forwarding(ForwardingMethod.TUN, type, port, csum);
+      return new Forwarding(LbKind.TUN, type, port, csum);
     }
   }
 }

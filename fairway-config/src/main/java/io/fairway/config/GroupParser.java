@@ -1,8 +1,8 @@
 package io.fairway.config;
 
-import io.fairway.config.model.AddressFamily;
 import io.fairway.config.model.GroupEntry;
 import io.fairway.config.model.VirtualServerGroup;
+import io.fairway.table.AddressFamily;
 import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;

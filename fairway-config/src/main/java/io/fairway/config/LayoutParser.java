@@ -3,8 +3,8 @@ package io.fairway.config;
 import io.fairway.config.model.DirectorGroup;
 import io.fairway.config.model.DirectorLayout;
 import io.fairway.config.model.DirectorSpec;
-import io.fairway.config.model.ForwardingMethod;
 import io.fairway.config.model.KeySource;
+import io.fairway.config.model.LbKind;
 import io.fairway.config.model.RealServer;
 import io.fairway.config.model.Scheduler;
 import io.fairway.config.model.ShardParam;
@@ -44,7 +44,7 @@ final class LayoutParser {
       Node vs,
       Scheduler scheduler,
       DirectorSpec top,
-      ForwardingMethod method,
+      LbKind method,
       List<Node> groupNodes,
       Node membersNode,
       Node altHeaderNode,
@@ -77,7 +77,7 @@ final class LayoutParser {
   /** The director blocks read, by name, and the node each was read from (for messages). */
   private record Directors(Map<String, DirectorGroup> groups, Map<String, Node> nodes) {}
 
-  private Directors directors(List<Node> groupNodes, ForwardingMethod method, Set<String> servers) {
+  private Directors directors(List<Node> groupNodes, LbKind method, Set<String> servers) {
     Map<String, DirectorGroup> groups = new LinkedHashMap<>();
     Map<String, Node> nodes = new LinkedHashMap<>();
     for (Node g : groupNodes) {
@@ -144,7 +144,7 @@ final class LayoutParser {
   }
 
   private DirectorGroup group(
-      Node g, ForwardingMethod method, Set<String> servers, Map<String, DirectorGroup> groups) {
+      Node g, LbKind method, Set<String> servers, Map<String, DirectorGroup> groups) {
     if (!v.block(g)) {
       return null;
     }
@@ -322,14 +322,11 @@ final class LayoutParser {
   }
 
   private Optional<String> altHeader(
-      Node c,
-      ForwardingMethod method,
-      DirectorSpec top,
-      java.util.Collection<DirectorGroup> groups) {
+      Node c, LbKind method, DirectorSpec top, java.util.Collection<DirectorGroup> groups) {
     if (c == null || !v.args(c, 1, 1)) {
       return Optional.empty();
     }
-    if (method != ForwardingMethod.HTTP) {
+    if (method != LbKind.HTTP) {
       v.error(c, "alt_header reads a request header and needs lb_kind HTTP (it is " + method + ")");
       return Optional.empty();
     }

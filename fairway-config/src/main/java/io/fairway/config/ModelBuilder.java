@@ -1,6 +1,5 @@
 package io.fairway.config;
 
-import io.fairway.config.model.Addresses;
 import io.fairway.config.model.Config;
 import io.fairway.config.model.GlobalDefs;
 import io.fairway.config.model.ShardParam;
@@ -9,6 +8,7 @@ import io.fairway.config.model.TrackFile;
 import io.fairway.config.model.VirtualServer;
 import io.fairway.config.model.VirtualServerGroup;
 import io.fairway.config.model.VirtualServerId;
+import io.fairway.config.model.base.Addresses;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;

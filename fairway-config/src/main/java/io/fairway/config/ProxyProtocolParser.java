@@ -1,8 +1,8 @@
 package io.fairway.config;
 
 import io.fairway.config.model.Forwarding;
-import io.fairway.config.model.Protocol;
 import io.fairway.config.model.ProxyProtocol;
+import io.fairway.table.Protocol;
 
 /**
  * The PROXY protocol keywords (Fairway extensions): {@code proxy_protocol accept} in a {@code

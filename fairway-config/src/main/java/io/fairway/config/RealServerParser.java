@@ -1,17 +1,17 @@
 package io.fairway.config;
 
-import io.fairway.config.model.AddressFamily;
-import io.fairway.config.model.Addresses;
 import io.fairway.config.model.Forwarding;
-import io.fairway.config.model.ForwardingMethod;
 import io.fairway.config.model.HealthCheck;
-import io.fairway.config.model.Protocol;
+import io.fairway.config.model.LbKind;
 import io.fairway.config.model.ProxyProtocol;
 import io.fairway.config.model.RealServer;
 import io.fairway.config.model.RealServerId;
 import io.fairway.config.model.Scheduler;
-import io.fairway.config.model.Script;
 import io.fairway.config.model.TrackFile;
+import io.fairway.config.model.base.Addresses;
+import io.fairway.config.model.base.Script;
+import io.fairway.table.AddressFamily;
+import io.fairway.table.Protocol;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -56,8 +56,8 @@ final class RealServerParser {
    * Fairway's proxies follow the NAT rule.
    */
   int effectivePort(Node n, int written, Forwarding f, VsContext vs) {
-    ForwardingMethod m = f.method();
-    if (m == ForwardingMethod.DR || m == ForwardingMethod.TUN) {
+    LbKind m = f.method();
+    if (m == LbKind.DR || m == LbKind.TUN) {
       if (vs.fwmarkOrGroup()) {
         if (written != 0) {
           v.warn(
@@ -232,15 +232,15 @@ final class RealServerParser {
     }
     if (vs.family() != null
         && AddressFamily.of(a) != vs.family()
-        && forwarding.method() != ForwardingMethod.TUN) {
+        && forwarding.method() != LbKind.TUN) {
       v.error(
           n,
           "real_server "
               + Addresses.format(a)
               + " is "
-              + AddressFamily.of(a).keyword()
+              + Addresses.keyword(AddressFamily.of(a))
               + " but the virtual_server is "
-              + vs.family().keyword()
+              + Addresses.keyword(vs.family())
               + " (only tunnelled real servers may differ)");
     }
   }
@@ -303,8 +303,8 @@ final class RealServerParser {
    * HTTP/2 to a server is the HTTP proxy's (it maps requests, not bytes), and one connection
    * carries many clients' requests, which one PROXY header at its start cannot name.
    */
-  private void http2Plane(Block b, ForwardingMethod m) {
-    if (m != ForwardingMethod.HTTP) {
+  private void http2Plane(Block b, LbKind m) {
+    if (m != LbKind.HTTP) {
       v.error(b.http2Node, "http2 needs lb_kind HTTP (the userspace HTTP proxy), not " + m);
     } else if (b.sendProxyNode != null) {
       v.error(

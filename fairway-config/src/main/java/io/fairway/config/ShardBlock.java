@@ -1,8 +1,8 @@
 package io.fairway.config;
 
 import io.fairway.config.model.DirectorSpec;
-import io.fairway.config.model.ForwardingMethod;
 import io.fairway.config.model.KeySource;
+import io.fairway.config.model.LbKind;
 import io.fairway.config.model.ShardParam;
 import java.time.Duration;
 import java.util.EnumSet;
@@ -20,7 +20,7 @@ final class ShardBlock {
 
   private final Values v;
   private final DirectorParser parser;
-  private final ForwardingMethod method;
+  private final LbKind method;
   private final Map<String, ShardParam> params;
   private int replicas = DirectorSpec.Shard.DEFAULT_REPLICAS;
   private KeySource by;
@@ -31,8 +31,7 @@ final class ShardBlock {
   private ShardParam associated;
   private Node associateNode;
 
-  ShardBlock(
-      Values v, DirectorParser parser, ForwardingMethod method, Map<String, ShardParam> params) {
+  ShardBlock(Values v, DirectorParser parser, LbKind method, Map<String, ShardParam> params) {
     this.v = v;
     this.parser = parser;
     this.method = method;
@@ -114,9 +113,7 @@ final class ShardBlock {
       rampupOn = associated.rampup().orElse(true);
     }
     if (by == null) {
-      by =
-          KeySource.of(
-              method == ForwardingMethod.HTTP ? KeySource.Kind.HASH : KeySource.Kind.CLIENT_IP);
+      by = KeySource.of(method == LbKind.HTTP ? KeySource.Kind.HASH : KeySource.Kind.CLIENT_IP);
     }
     return new DirectorSpec.Shard(
         replicas,
@@ -135,7 +132,7 @@ final class ShardBlock {
       return;
     }
     KeySource k = associated.by().get();
-    if (k.kind().needsHttp() && method != ForwardingMethod.HTTP) {
+    if (k.kind().needsHttp() && method != LbKind.HTTP) {
       v.error(
           associateNode,
           "associate "

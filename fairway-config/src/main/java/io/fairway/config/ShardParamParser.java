@@ -1,8 +1,8 @@
 package io.fairway.config;
 
 import io.fairway.config.model.DirectorSpec;
-import io.fairway.config.model.ForwardingMethod;
 import io.fairway.config.model.KeySource;
+import io.fairway.config.model.LbKind;
 import io.fairway.config.model.ShardParam;
 import java.util.EnumSet;
 import java.util.Map;
@@ -50,7 +50,7 @@ final class ShardParamParser {
           // Any source here; the associating virtual_server checks it against its lb_kind.
           by =
               Optional.ofNullable(
-                  dp.keySource(c, ForwardingMethod.HTTP, EnumSet.allOf(KeySource.Kind.class)));
+                  dp.keySource(c, LbKind.HTTP, EnumSet.allOf(KeySource.Kind.class)));
           break;
         case "healthy":
           healthy = Optional.ofNullable(dp.healthy(c));

@@ -1,6 +1,6 @@
 package io.fairway.config;
 
-import io.fairway.config.model.Script;
+import io.fairway.config.model.base.Script;
 import io.fairway.config.model.vrrp.SyncGroup;
 import io.fairway.config.model.vrrp.Track;
 import io.fairway.config.model.vrrp.VrrpInstance;

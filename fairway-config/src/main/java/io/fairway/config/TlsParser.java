@@ -1,6 +1,6 @@
 package io.fairway.config;
 
-import io.fairway.config.model.ForwardingMethod;
+import io.fairway.config.model.LbKind;
 import io.fairway.config.model.TlsSettings;
 import io.fairway.config.tls.PemFiles;
 import java.nio.file.Path;
@@ -71,8 +71,7 @@ final class TlsParser {
    * block: no certificate, the protocols as written. {@code alpn} there needs {@code lb_kind HTTP}
    * and no {@code tls} block (whose own {@code alpn} line says it for TLS).
    */
-  static TlsSettings plain(
-      Node alpnNode, List<String> alpn, Node tlsNode, ForwardingMethod m, Values v) {
+  static TlsSettings plain(Node alpnNode, List<String> alpn, Node tlsNode, LbKind m, Values v) {
     if (tlsNode != null) {
       v.error(
           alpnNode,
@@ -81,7 +80,7 @@ final class TlsParser {
               + "); write alpn inside it");
       return null;
     }
-    if (m != ForwardingMethod.HTTP) {
+    if (m != LbKind.HTTP) {
       v.error(alpnNode, "alpn outside a tls block (h2c) needs lb_kind HTTP, not " + m);
       return null;
     }
@@ -89,8 +88,8 @@ final class TlsParser {
   }
 
   /** The userspace data plane terminates TLS; the kernel's IPVS cannot. */
-  static void checkForwarding(Node block, ForwardingMethod m, Values v) {
-    if (m != ForwardingMethod.HTTP && m != ForwardingMethod.PROXY) {
+  static void checkForwarding(Node block, LbKind m, Values v) {
+    if (m != LbKind.HTTP && m != LbKind.PROXY) {
       v.error(block, "tls needs lb_kind HTTP or PROXY (the userspace data plane), not " + m);
     }
   }

@@ -16,7 +16,7 @@ final class Tokenizer {
     int i = 0;
     int n = line.length();
     while (i < n) {
-      while (i < n && Preprocessor.isBlank(line.charAt(i))) {
+      while (i < n && LineText.isBlank(line.charAt(i))) {
         i++;
       }
       if (i >= n) {
@@ -31,7 +31,7 @@ final class Tokenizer {
         i = Math.min(n, close + 1);
       } else {
         int j = i;
-        while (j < n && !Preprocessor.isBlank(line.charAt(j)) && line.charAt(j) != '"') {
+        while (j < n && !LineText.isBlank(line.charAt(j)) && line.charAt(j) != '"') {
           j++;
         }
         words.add(line.substring(i, j));
@@ -85,7 +85,7 @@ final class Tokenizer {
           cur = new StringBuilder();
         }
         quote = c;
-      } else if (Preprocessor.isBlank(c)) {
+      } else if (LineText.isBlank(c)) {
         if (cur != null) {
           words.add(cur.toString());
           cur = null;

@@ -1,10 +1,10 @@
 package io.fairway.config;
 
-import io.fairway.config.model.AddressFamily;
 import io.fairway.config.model.Forwarding;
-import io.fairway.config.model.Location;
-import io.fairway.config.model.Protocol;
-import io.fairway.config.model.Script;
+import io.fairway.config.model.base.Location;
+import io.fairway.config.model.base.Script;
+import io.fairway.table.AddressFamily;
+import io.fairway.table.Protocol;
 import java.math.BigDecimal;
 import java.net.Inet4Address;
 import java.net.Inet6Address;

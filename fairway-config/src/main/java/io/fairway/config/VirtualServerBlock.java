@@ -1,15 +1,15 @@
 package io.fairway.config;
 
 import io.fairway.config.model.AccessLogs;
-import io.fairway.config.model.AddressFamily;
 import io.fairway.config.model.Forwarding;
-import io.fairway.config.model.Protocol;
 import io.fairway.config.model.ProxySettings;
 import io.fairway.config.model.Scheduler;
 import io.fairway.config.model.SchedulerFlag;
-import io.fairway.config.model.Script;
 import io.fairway.config.model.TlsSettings;
 import io.fairway.config.model.VirtualServerId;
+import io.fairway.config.model.base.Script;
+import io.fairway.table.AddressFamily;
+import io.fairway.table.Protocol;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.time.Duration;

@@ -1,13 +1,11 @@
 package io.fairway.config;
 
 import io.fairway.config.model.AccessLogs;
-import io.fairway.config.model.AddressFamily;
 import io.fairway.config.model.DirectorLayout;
 import io.fairway.config.model.DirectorSpec;
 import io.fairway.config.model.DnsDiscovery;
 import io.fairway.config.model.Forwarding;
-import io.fairway.config.model.ForwardingMethod;
-import io.fairway.config.model.Protocol;
+import io.fairway.config.model.LbKind;
 import io.fairway.config.model.ProxyProtocol;
 import io.fairway.config.model.ProxySettings;
 import io.fairway.config.model.RealServer;
@@ -21,6 +19,8 @@ import io.fairway.config.model.TrackFile;
 import io.fairway.config.model.VirtualServer;
 import io.fairway.config.model.VirtualServerGroup;
 import io.fairway.config.model.VirtualServerId;
+import io.fairway.table.AddressFamily;
+import io.fairway.table.Protocol;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.time.Duration;
@@ -298,7 +298,7 @@ final class VirtualServerParser {
     boolean varnish = !scheduler.isKernel();
     Forwarding forwarding = b.common.forwarding;
     if (forwarding == null) {
-      forwarding = Forwarding.of(varnish ? ForwardingMethod.PROXY : ForwardingMethod.NAT);
+      forwarding = Forwarding.of(varnish ? LbKind.PROXY : LbKind.NAT);
     } else if (varnish && forwarding.method().isKernel()) {
       v.error(
           written,

@@ -1,13 +1,13 @@
 package io.fairway.config;
 
-import io.fairway.config.model.AddressFamily;
-import io.fairway.config.model.Addresses;
-import io.fairway.config.model.Script;
+import io.fairway.config.model.base.Addresses;
+import io.fairway.config.model.base.Script;
 import io.fairway.config.model.vrrp.Track;
 import io.fairway.config.model.vrrp.VirtualAddress;
 import io.fairway.config.model.vrrp.VrrpGlobals;
 import io.fairway.config.model.vrrp.VrrpInstance;
 import io.fairway.config.model.vrrp.VrrpState;
+import io.fairway.table.AddressFamily;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -385,7 +385,7 @@ final class VrrpInstanceBlock {
             "unicast_peer "
                 + Addresses.format(p)
                 + " is not of the instance's family "
-                + family.keyword());
+                + Addresses.keyword(family));
       }
     }
     if (d.unicastSrc.isPresent() && AddressFamily.of(d.unicastSrc.get()) != family) {
@@ -394,7 +394,7 @@ final class VrrpInstanceBlock {
           "unicast_src_ip "
               + Addresses.format(d.unicastSrc.get())
               + " is not of the instance's family "
-              + family.keyword());
+              + Addresses.keyword(family));
     }
     return family;
   }

@@ -1,11 +1,11 @@
 package io.fairway.config;
 
-import io.fairway.config.model.AddressFamily;
 import io.fairway.config.model.vrrp.SyncGroup;
 import io.fairway.config.model.vrrp.Track;
 import io.fairway.config.model.vrrp.VrrpConfig;
 import io.fairway.config.model.vrrp.VrrpInstance;
 import io.fairway.config.model.vrrp.VrrpScript;
+import io.fairway.table.AddressFamily;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;

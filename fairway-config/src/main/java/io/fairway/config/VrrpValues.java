@@ -1,7 +1,7 @@
 package io.fairway.config;
 
-import io.fairway.config.model.Location;
-import io.fairway.config.model.Script;
+import io.fairway.config.model.base.Location;
+import io.fairway.config.model.base.Script;
 import io.fairway.config.model.vrrp.Notify;
 import io.fairway.config.model.vrrp.Track;
 import io.fairway.config.model.vrrp.VirtualAddress;

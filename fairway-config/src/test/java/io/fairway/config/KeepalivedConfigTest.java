@@ -2,21 +2,19 @@ package io.fairway.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fairway.config.model.AddressFamily;
 import io.fairway.config.model.BfdCheck;
 import io.fairway.config.model.Config;
 import io.fairway.config.model.DirectorSpec;
 import io.fairway.config.model.DnsCheck;
 import io.fairway.config.model.FileCheck;
 import io.fairway.config.model.Forwarding;
-import io.fairway.config.model.ForwardingMethod;
 import io.fairway.config.model.GlobalDefs;
 import io.fairway.config.model.GroupEntry;
 import io.fairway.config.model.HttpCheck;
 import io.fairway.config.model.KeySource;
+import io.fairway.config.model.LbKind;
 import io.fairway.config.model.MiscCheck;
 import io.fairway.config.model.PingCheck;
-import io.fairway.config.model.Protocol;
 import io.fairway.config.model.RealServer;
 import io.fairway.config.model.RealServerId;
 import io.fairway.config.model.Scheduler;
@@ -27,6 +25,8 @@ import io.fairway.config.model.TcpCheck;
 import io.fairway.config.model.UdpCheck;
 import io.fairway.config.model.VirtualServer;
 import io.fairway.config.model.VirtualServerId;
+import io.fairway.table.AddressFamily;
+import io.fairway.table.Protocol;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.List;
@@ -61,7 +61,7 @@ class KeepalivedConfigTest {
     assertThat(vs.id()).isEqualTo(new VirtualServerId.Address(ip("127.0.0.1"), Protocol.TCP, 8080));
     assertThat(vs.name()).isEqualTo("127.0.0.1:8080");
     assertThat(vs.scheduler()).isEqualTo(Scheduler.WRR);
-    assertThat(vs.forwarding()).isEqualTo(Forwarding.of(ForwardingMethod.NAT));
+    assertThat(vs.forwarding()).isEqualTo(Forwarding.of(LbKind.NAT));
     assertThat(vs.persistenceTimeout()).isEqualTo(Duration.ofSeconds(120));
     assertThat(vs.persistenceGranularity()).contains(24);
     assertThat(vs.omega()).isTrue();
@@ -202,10 +202,7 @@ class KeepalivedConfigTest {
     assertThat(group.forwarding())
         .isEqualTo(
             new Forwarding(
-                ForwardingMethod.TUN,
-                Forwarding.TunnelType.GUE,
-                6080,
-                Forwarding.TunnelChecksum.CSUM));
+                LbKind.TUN, Forwarding.TunnelType.GUE, 6080, Forwarding.TunnelChecksum.CSUM));
   }
 
   @Test
@@ -253,7 +250,7 @@ class KeepalivedConfigTest {
     Config c = Fixtures.load("director.conf").config();
     VirtualServer web = c.virtualServer("web").orElseThrow();
     assertThat(web.scheduler()).isEqualTo(Scheduler.SHARD);
-    assertThat(web.forwarding().method()).isEqualTo(ForwardingMethod.HTTP);
+    assertThat(web.forwarding().method()).isEqualTo(LbKind.HTTP);
     assertThat(web.hashBalanceFactor()).isEqualTo(150);
     assertThat(web.director())
         .isEqualTo(
@@ -273,7 +270,7 @@ class KeepalivedConfigTest {
 
     VirtualServer fb = c.virtualServers().get(1);
     assertThat(fb.director()).isEqualTo(new DirectorSpec.Fallback(true));
-    assertThat(fb.forwarding().method()).isEqualTo(ForwardingMethod.PROXY); // default for Varnish
+    assertThat(fb.forwarding().method()).isEqualTo(LbKind.PROXY); // default for Varnish
     assertThat(fb.id()).isEqualTo(new VirtualServerId.Address(ip("127.0.0.1"), Protocol.TCP, 8081));
 
     VirtualServer api = c.virtualServer("api").orElseThrow();

@@ -83,7 +83,7 @@ class LayeredDirectorsTest {
         .singleElement()
         .isEqualTo(
             new ShardParam(
-                io.fairway.config.model.Location.NONE,
+                io.fairway.config.model.base.Location.NONE,
                 "shared",
                 Optional.of(KeySource.of(KeySource.Kind.URL)),
                 Optional.of(DirectorSpec.Healthy.ALL),

@@ -3,7 +3,6 @@ package io.fairway.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
-import io.fairway.config.model.AddressFamily;
 import io.fairway.config.model.vrrp.SyncGroup;
 import io.fairway.config.model.vrrp.Track;
 import io.fairway.config.model.vrrp.VirtualAddress;
@@ -11,6 +10,7 @@ import io.fairway.config.model.vrrp.VrrpConfig;
 import io.fairway.config.model.vrrp.VrrpInstance;
 import io.fairway.config.model.vrrp.VrrpScript;
 import io.fairway.config.model.vrrp.VrrpState;
+import io.fairway.table.AddressFamily;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,6 +1,6 @@
 package io.fairway.daemon;
 
-import io.fairway.config.model.Addresses;
+import io.fairway.config.model.base.Addresses;
 import io.fairway.vrrp.view.InstanceStatus;
 import java.time.format.DateTimeFormatter;
 import java.util.List;

@@ -126,7 +126,7 @@ public final class PlanBuilder {
     if (services.isEmpty()) {
       errors.add(where + ": its virtual_server_group has no members");
     }
-    boolean http = vs.forwarding().method() == io.fairway.config.model.ForwardingMethod.HTTP;
+    boolean http = vs.forwarding().method() == io.fairway.config.model.LbKind.HTTP;
     if (http && services.stream().anyMatch(s -> s.key().protocol() != Protocol.TCP)) {
       errors.add(where + ": lb_kind HTTP needs protocol TCP");
     }
@@ -425,10 +425,10 @@ public final class PlanBuilder {
   private static List<ServiceKey> keys(
       Config config, VirtualServerId id, String where, List<String> errors) {
     if (id instanceof VirtualServerId.Address a) {
-      return List.of(ServiceKey.of(protocol(a.protocol()), a.address(), a.port()));
+      return List.of(ServiceKey.of(a.protocol(), a.address(), a.port()));
     }
     if (id instanceof VirtualServerId.Fwmark f) {
-      return List.of(ServiceKey.fwmark(family(f.family()), (int) f.fwmark()));
+      return List.of(ServiceKey.fwmark(f.family(), (int) f.fwmark()));
     }
     VirtualServerId.Group g = (VirtualServerId.Group) id;
     Optional<VirtualServerGroup> group = config.group(g.name());
@@ -440,10 +440,10 @@ public final class PlanBuilder {
     for (GroupEntry e : group.get().entries()) {
       if (e instanceof GroupEntry.AddressRange r) {
         for (InetAddress addr : r.addresses()) {
-          keys.add(ServiceKey.of(protocol(g.protocol()), addr, r.port()));
+          keys.add(ServiceKey.of(g.protocol(), addr, r.port()));
         }
       } else if (e instanceof GroupEntry.Fwmark f) {
-        keys.add(ServiceKey.fwmark(family(f.family()), (int) f.fwmark()));
+        keys.add(ServiceKey.fwmark(f.family(), (int) f.fwmark()));
       }
     }
     return keys;
@@ -497,15 +497,5 @@ public final class PlanBuilder {
 
   private static int clamp(long v) {
     return (int) Math.max(0, Math.min(Integer.MAX_VALUE, v));
-  }
-
-  private static Protocol protocol(io.fairway.config.model.Protocol p) {
-    return Protocol.valueOf(p.name());
-  }
-
-  private static AddressFamily family(io.fairway.config.model.AddressFamily f) {
-    return f == io.fairway.config.model.AddressFamily.INET6
-        ? AddressFamily.INET6
-        : AddressFamily.INET;
   }
 }

@@ -1,8 +1,8 @@
 package io.fairway.plan;
 
 import io.fairway.config.model.AccessLogs;
-import io.fairway.config.model.ForwardingMethod;
 import io.fairway.config.model.KeySource;
+import io.fairway.config.model.LbKind;
 import io.fairway.config.model.ProxySettings;
 import io.fairway.table.DestKey;
 import io.fairway.table.Service;
@@ -33,7 +33,7 @@ import java.util.Optional;
 public record ServicePlan(
     String where,
     String name,
-    ForwardingMethod lbKind,
+    LbKind lbKind,
     List<Service> services,
     Selection selection,
     KeySource key,
@@ -59,7 +59,7 @@ public record ServicePlan(
   public ServicePlan(
       String where,
       String name,
-      ForwardingMethod lbKind,
+      LbKind lbKind,
       List<Service> services,
       Selection selection,
       KeySource key,
@@ -85,7 +85,7 @@ public record ServicePlan(
 
   /** Whether the userspace data plane serves this as an HTTP reverse proxy. */
   public boolean http() {
-    return lbKind == ForwardingMethod.HTTP;
+    return lbKind == LbKind.HTTP;
   }
 
   /** The member whose destination in {@code service} is {@code dest}, if any. */

@@ -3,9 +3,9 @@ package io.fairway.proxy;
 import static io.fairway.proxy.Fixtures.anyPort;
 import static io.fairway.proxy.Fixtures.dest;
 
-import io.fairway.config.model.Location;
 import io.fairway.config.model.ProxySettings;
 import io.fairway.config.model.TlsSettings;
+import io.fairway.config.model.base.Location;
 import io.fairway.proxy.plane.ProxyTable;
 import io.fairway.proxy.table.ListenerSpec;
 import io.fairway.proxy.table.RequestKey;

@@ -5,8 +5,8 @@ import static io.fairway.proxy.Fixtures.dest;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fairway.config.model.BackendTls;
-import io.fairway.config.model.Location;
 import io.fairway.config.model.ProxyProtocol;
+import io.fairway.config.model.base.Location;
 import io.fairway.plan.MemberPlan;
 import io.fairway.proxy.plane.ProxyTable;
 import io.fairway.proxy.table.ListenerSpec;

@@ -5,9 +5,9 @@ import static io.fairway.proxy.Fixtures.dest;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fairway.config.model.Location;
 import io.fairway.config.model.ProxySettings;
 import io.fairway.config.model.TlsSettings;
+import io.fairway.config.model.base.Location;
 import io.fairway.proxy.plane.ProxyTable;
 import io.fairway.proxy.table.ListenerSpec;
 import io.fairway.proxy.table.RequestKey;

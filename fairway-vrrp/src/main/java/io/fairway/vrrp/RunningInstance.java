@@ -1,9 +1,9 @@
 package io.fairway.vrrp;
 
-import io.fairway.config.model.AddressFamily;
 import io.fairway.config.model.vrrp.VirtualAddress;
 import io.fairway.config.model.vrrp.VrrpInstance;
 import io.fairway.config.model.vrrp.VrrpState;
+import io.fairway.table.AddressFamily;
 import io.fairway.vrrp.io.Link;
 import io.fairway.vrrp.io.VrrpSocket;
 import io.fairway.vrrp.packet.Advert;

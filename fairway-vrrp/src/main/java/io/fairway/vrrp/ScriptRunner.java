@@ -3,7 +3,7 @@ package io.fairway.vrrp;
 import io.fairway.check.script.ScriptExecutor;
 import io.fairway.check.script.ScriptOutcome;
 import io.fairway.check.spec.ScriptSpec;
-import io.fairway.config.model.Script;
+import io.fairway.config.model.base.Script;
 import io.fairway.config.model.vrrp.Notify;
 import io.fairway.config.model.vrrp.VrrpScript;
 import io.fairway.vrrp.state.State;

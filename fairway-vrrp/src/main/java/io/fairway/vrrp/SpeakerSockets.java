@@ -1,8 +1,8 @@
 package io.fairway.vrrp;
 
-import io.fairway.config.model.AddressFamily;
 import io.fairway.config.model.vrrp.VrrpConfig;
 import io.fairway.config.model.vrrp.VrrpInstance;
+import io.fairway.table.AddressFamily;
 import io.fairway.vrrp.io.VrrpSocket;
 import io.fairway.vrrp.packet.Advert;
 import io.fairway.vrrp.packet.AdvertCodec;

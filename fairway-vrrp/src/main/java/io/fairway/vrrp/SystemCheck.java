@@ -1,11 +1,11 @@
 package io.fairway.vrrp;
 
-import io.fairway.config.model.AddressFamily;
-import io.fairway.config.model.Addresses;
+import io.fairway.config.model.base.Addresses;
 import io.fairway.config.model.vrrp.Track;
 import io.fairway.config.model.vrrp.VirtualAddress;
 import io.fairway.config.model.vrrp.VrrpConfig;
 import io.fairway.config.model.vrrp.VrrpInstance;
+import io.fairway.table.AddressFamily;
 import io.fairway.vrrp.io.Link;
 import java.net.InetAddress;
 import java.util.ArrayList;

@@ -13,7 +13,6 @@ import io.fairway.check.spec.PingCheckSpec;
 import io.fairway.check.spec.RealServerSpec;
 import io.fairway.check.spec.ScriptSpec;
 import io.fairway.check.spec.SmtpCheckSpec;
-import io.fairway.check.spec.StatusRange;
 import io.fairway.check.spec.TcpCheckSpec;
 import io.fairway.check.spec.UdpCheckSpec;
 import io.fairway.check.spec.UrlSpec;
@@ -30,13 +29,13 @@ import io.fairway.config.model.MiscCheck;
 import io.fairway.config.model.PingCheck;
 import io.fairway.config.model.RealServer;
 import io.fairway.config.model.RegexOption;
-import io.fairway.config.model.Script;
 import io.fairway.config.model.SmtpCheck;
 import io.fairway.config.model.TcpCheck;
 import io.fairway.config.model.TrackFile;
 import io.fairway.config.model.UdpCheck;
 import io.fairway.config.model.UrlCheck;
 import io.fairway.config.model.VirtualServer;
+import io.fairway.config.model.base.Script;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
@@ -199,13 +198,11 @@ public final class CheckSpecs {
       Config config, HttpCheck k, CheckSource src, CheckTiming t, String where) {
     List<UrlSpec> urls = new ArrayList<>();
     for (UrlCheck u : k.urls()) {
-      List<StatusRange> codes =
-          u.statusCodes().stream().map(r -> new StatusRange(r.from(), r.to())).toList();
       urls.add(
           new UrlSpec(
               u.path(),
               u.digest().orElse(null),
-              codes,
+              u.statusCodes(),
               u.virtualhost().orElse(null),
               u.regex().map(r -> regex(u, r)).orElse(null)));
     }

@@ -1,5 +1,6 @@
 package io.fairway.check.spec;
 
+import io.fairway.config.model.StatusRange;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
@@ -68,7 +69,7 @@ public record UrlSpec(
     }
     statusCodes =
         statusCodes == null || statusCodes.isEmpty()
-            ? List.of(StatusRange.SUCCESS)
+            ? List.of(StatusRange.DEFAULT)
             : List.copyOf(statusCodes);
   }
 

@@ -255,7 +255,7 @@ class HalfOpenTcpCheckerTest {
     while ((sum >>> 16) != 0) {
       sum = (sum & 0xffff) + (sum >>> 16);
     }
-    assertThat(SynProber.checksum(b, 0, 0)).isEqualTo((short) ~sum);
+    assertThat(RawTcpSocket.checksum(b, 0, 0)).isEqualTo((short) ~sum);
   }
 
   @Test

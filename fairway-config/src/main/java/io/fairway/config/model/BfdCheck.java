@@ -1,5 +1,7 @@
 package io.fairway.config.model;
 
+import io.fairway.config.model.base.Location;
+
 /**
  * {@code BFD_CHECK}: follows a BFD session's state instead of polling.
  *

@@ -1,5 +1,6 @@
 package io.fairway.config.model;
 
+import io.fairway.config.model.base.Location;
 import java.util.List;
 import java.util.Objects;
 

@@ -1,5 +1,7 @@
 package io.fairway.config.model;
 
+import io.fairway.config.model.base.Location;
+
 /**
  * {@code DNS_CHECK}: a UDP query; success is a reply with the same id, QR set and RCODE 0.
  *

@@ -1,5 +1,7 @@
 package io.fairway.config.model;
 
+import io.fairway.config.model.base.Location;
+
 /**
  * {@code FILE_CHECK}: follows a top-level {@code track_file}. The file's integer value times {@code
  * weight} (negated with {@code reverse}) is added to the real server's weight; with weight 0 any

@@ -13,7 +13,7 @@ import java.util.Objects;
  * @param checksum for GUE/GRE: the checksum option
  */
 public record Forwarding(
-    ForwardingMethod method, TunnelType tunnelType, int tunnelPort, TunnelChecksum checksum) {
+    LbKind method, TunnelType tunnelType, int tunnelPort, TunnelChecksum checksum) {
 
   /** The tunnel encapsulation of {@code lb_kind TUN type ...}. */
   public enum TunnelType {
@@ -38,11 +38,8 @@ public record Forwarding(
   }
 
   /** A plain method without tunnel options. */
-  public static Forwarding of(ForwardingMethod method) {
+  public static Forwarding of(LbKind method) {
     return new Forwarding(
-        method,
-        method == ForwardingMethod.TUN ? TunnelType.IPIP : TunnelType.NONE,
-        0,
-        TunnelChecksum.NONE);
+        method, method == LbKind.TUN ? TunnelType.IPIP : TunnelType.NONE, 0, TunnelChecksum.NONE);
   }
 }

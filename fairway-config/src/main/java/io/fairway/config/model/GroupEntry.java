@@ -1,5 +1,6 @@
 package io.fairway.config.model;
 
+import io.fairway.table.AddressFamily;
 import java.math.BigInteger;
 import java.net.InetAddress;
 import java.net.UnknownHostException;

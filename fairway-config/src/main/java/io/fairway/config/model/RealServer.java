@@ -1,5 +1,7 @@
 package io.fairway.config.model;
 
+import io.fairway.config.model.base.Location;
+import io.fairway.config.model.base.Script;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;

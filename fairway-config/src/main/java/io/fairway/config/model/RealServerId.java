@@ -1,5 +1,7 @@
 package io.fairway.config.model;
 
+import io.fairway.config.model.base.Addresses;
+import io.fairway.table.AddressFamily;
 import java.net.InetAddress;
 import java.util.Objects;
 

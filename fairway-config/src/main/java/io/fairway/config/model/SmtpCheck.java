@@ -1,5 +1,7 @@
 package io.fairway.config.model;
 
+import io.fairway.config.model.base.Location;
+
 /**
  * {@code SMTP_CHECK}: expects a 220 banner, sends HELO and expects 250, then QUIT.
  *

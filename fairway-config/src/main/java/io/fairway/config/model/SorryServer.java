@@ -1,5 +1,7 @@
 package io.fairway.config.model;
 
+import io.fairway.config.model.base.Location;
+
 /**
  * The server that takes the traffic while the virtual server has lost quorum ({@code sorry_server
  * IP [PORT]}, {@code sorry_server_lvs_method}). It always gets weight 1 and is never counted in the

@@ -1,5 +1,8 @@
 package io.fairway.config.model;
 
+import io.fairway.config.model.base.Addresses;
+import io.fairway.table.AddressFamily;
+import io.fairway.table.Protocol;
 import java.net.InetAddress;
 import java.util.Objects;
 
@@ -38,7 +41,7 @@ public sealed interface VirtualServerId {
 
     @Override
     public String toString() {
-      return "fwmark " + fwmark + " " + family.keyword();
+      return "fwmark " + fwmark + " " + Addresses.keyword(family);
     }
   }
 

@@ -8,8 +8,8 @@
  * differently.
  *
  * <p>Every type is a record (or an enum) and compares by value, {@link
- * io.fairway.config.model.Location} excepted: locations are always equal, so a reload that only
- * moved lines around compares equal. Identities for diffing are {@link
+ * io.fairway.config.model.base.Location} excepted: locations are always equal, so a reload that
+ * only moved lines around compares equal. Identities for diffing are {@link
  * io.fairway.config.model.VirtualServerId} and {@link io.fairway.config.model.RealServerId}.
  */
 package io.fairway.config.model;

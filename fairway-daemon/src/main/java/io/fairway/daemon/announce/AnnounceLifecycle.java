@@ -1,6 +1,6 @@
 package io.fairway.daemon.announce;
 
-import io.fairway.config.model.Location;
+import io.fairway.config.model.base.Location;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package io.fairway.daemon.vrrp;
 
-import io.fairway.config.model.Addresses;
+import io.fairway.config.model.base.Addresses;
 import io.fairway.daemon.EventHub;
 import io.fairway.vrrp.view.VrrpTransition;
 import java.time.temporal.ChronoUnit;

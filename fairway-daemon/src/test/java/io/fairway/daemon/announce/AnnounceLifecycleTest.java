@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.sun.jna.Library;
 import com.sun.jna.Native;
 import io.fairway.config.model.Announcement;
-import io.fairway.config.model.Location;
+import io.fairway.config.model.base.Location;
 import io.fairway.testkit.ExternalPrograms;
 import java.io.IOException;
 import java.net.InetAddress;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fairway.apply.VirtualServerStatus;
 import io.fairway.config.model.Announcement;
-import io.fairway.config.model.Location;
+import io.fairway.config.model.base.Location;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.time.Duration;

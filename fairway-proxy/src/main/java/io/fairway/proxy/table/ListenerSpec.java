@@ -1,6 +1,6 @@
 package io.fairway.proxy.table;
 
-import io.fairway.config.model.ForwardingMethod;
+import io.fairway.config.model.LbKind;
 import io.fairway.config.model.ProxySettings;
 import io.fairway.plan.MemberPlan;
 import io.fairway.plan.Selection;
@@ -109,7 +109,7 @@ public record ListenerSpec(
    * </ul>
    */
   public static ListenerSpec of(ServicePlan plan, ServiceKey key) {
-    Mode mode = plan.lbKind() == ForwardingMethod.HTTP ? Mode.HTTP : Mode.TCP;
+    Mode mode = plan.lbKind() == LbKind.HTTP ? Mode.HTTP : Mode.TCP;
     Map<DestKey, MemberPlan> members = new LinkedHashMap<>();
     for (MemberPlan m : plan.members()) {
       members.put(m.keyIn(key), m);

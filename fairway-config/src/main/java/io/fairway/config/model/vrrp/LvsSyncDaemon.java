@@ -1,6 +1,6 @@
 package io.fairway.config.model.vrrp;
 
-import io.fairway.config.model.Location;
+import io.fairway.config.model.base.Location;
 import java.net.InetAddress;
 import java.util.Objects;
 import java.util.Optional;

@@ -1,6 +1,6 @@
 package io.fairway.config.model.vrrp;
 
-import io.fairway.config.model.Script;
+import io.fairway.config.model.base.Script;
 import java.util.Optional;
 
 /**

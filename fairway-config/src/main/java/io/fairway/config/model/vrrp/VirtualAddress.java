@@ -1,6 +1,6 @@
 package io.fairway.config.model.vrrp;
 
-import io.fairway.config.model.Location;
+import io.fairway.config.model.base.Location;
 import java.net.InetAddress;
 import java.util.Optional;
 
@@ -32,7 +32,7 @@ public record VirtualAddress(
 
   @Override
   public String toString() {
-    return io.fairway.config.model.Addresses.format(address)
+    return io.fairway.config.model.base.Addresses.format(address)
         + "/"
         + prefixLength
         + device.map(d -> " dev " + d).orElse("");

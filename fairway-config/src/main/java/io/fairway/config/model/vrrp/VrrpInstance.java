@@ -1,7 +1,7 @@
 package io.fairway.config.model.vrrp;
 
-import io.fairway.config.model.AddressFamily;
-import io.fairway.config.model.Location;
+import io.fairway.config.model.base.Location;
+import io.fairway.table.AddressFamily;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.List;

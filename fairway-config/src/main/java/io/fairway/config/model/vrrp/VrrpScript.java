@@ -1,7 +1,7 @@
 package io.fairway.config.model.vrrp;
 
-import io.fairway.config.model.Location;
-import io.fairway.config.model.Script;
+import io.fairway.config.model.base.Location;
+import io.fairway.config.model.base.Script;
 import java.time.Duration;
 
 /**

@@ -1,4 +1,4 @@
-package io.fairway.config.model;
+package io.fairway.config.model.base;
 
 import java.util.List;
 import java.util.Optional;

@@ -1,4 +1,4 @@
-package io.fairway.config.model;
+package io.fairway.config.model.base;
 
 /**
  * Where a configuration item was written: the file (as the operator named it, or the included file)

@@ -1,5 +1,6 @@
-package io.fairway.config.model;
+package io.fairway.config.model.base;
 
+import io.fairway.table.AddressFamily;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 
@@ -18,6 +19,11 @@ public final class Addresses {
       s = compress(s);
     }
     return s;
+  }
+
+  /** {@code inet} or {@code inet6}: keepalived's word for an address family. */
+  public static String keyword(AddressFamily family) {
+    return family == AddressFamily.INET6 ? "inet6" : "inet";
   }
 
   /** {@code 10.0.0.1:80} or {@code [2001:db8::1]:80}. */

@@ -6,8 +6,12 @@ import java.util.Optional;
 /**
  * How packets reach a real server ({@code lb_kind}/{@code lvs_method}). NAT, DR and TUN are the
  * kernel's IPVS methods; PROXY and HTTP are Fairway's userspace data plane.
+ *
+ * <p>Not the table's {@code ForwardingMethod}: that is the kernel's per-destination value (MASQ,
+ * DROUTE, TUNNEL, ...), which has no userspace planes, while this also chooses the data plane. The
+ * plan maps one onto the other (PROXY and HTTP connect to the real server as NAT does).
  */
-public enum ForwardingMethod {
+public enum LbKind {
   /** IPVS masquerading (destination NAT). */
   NAT,
   /** IPVS direct routing (MAC rewrite). */
@@ -25,7 +29,7 @@ public enum ForwardingMethod {
   }
 
   /** Looks a method up, case-insensitively as keepalived does. */
-  public static Optional<ForwardingMethod> byKeyword(String keyword) {
+  public static Optional<LbKind> byKeyword(String keyword) {
     try {
       return Optional.of(valueOf(keyword.toUpperCase(Locale.ROOT)));
     } catch (IllegalArgumentException e) {
