@@ -31,7 +31,8 @@ public final class ExternalPrograms {
       }
     }
     missing(program + " is not installed (looked for " + String.join(", ", paths) + ")");
-    return null; // not reached
+    // missing() throws: it aborts or fails the test.
+    throw new AssertionError("not reached");
   }
 
   /** Skips, or under {@code CI=true} fails, the calling test unless {@code present}. */

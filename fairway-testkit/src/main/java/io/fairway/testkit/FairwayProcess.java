@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code fairway ARGS} as a child process, the way an operator or systemd runs it: from this JVM's
@@ -58,7 +59,9 @@ public final class FairwayProcess implements AutoCloseable {
     private final List<String> command;
     private final List<String> prefix = new ArrayList<>();
     private final Map<String, String> env = new LinkedHashMap<>();
-    private Path log;
+
+    /** Null until {@link #log(Path)}: a temp file then. */
+    private @Nullable Path log;
 
     private Launch(List<String> command) {
       this.command = List.copyOf(command);

@@ -18,4 +18,7 @@
  *       optional dependency here, so only modules that have it see it).
  * </ul>
  */
+@NullMarked
 package io.fairway.testkit;
+
+import org.jspecify.annotations.NullMarked;

@@ -2,6 +2,7 @@ package io.fairway.vrrp;
 
 import io.fairway.vrrp.view.DropKind;
 import java.util.EnumMap;
+import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -19,11 +20,16 @@ final class PacketCounters {
   }
 
   void count(DropKind kind) {
-    drops.get(kind).incrementAndGet();
+    of(kind).incrementAndGet();
   }
 
   void add(DropKind kind, long n) {
-    drops.get(kind).addAndGet(n);
+    of(kind).addAndGet(n);
+  }
+
+  private AtomicLong of(DropKind kind) {
+    // The constructor put a counter for every kind.
+    return Objects.requireNonNull(drops.get(kind));
   }
 
   /** One packet received from a socket, whatever became of it. */

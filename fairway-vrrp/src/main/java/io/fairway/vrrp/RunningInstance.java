@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One vrrp_instance as the speaker runs it: its configuration, its state machine, the link and
@@ -49,12 +50,15 @@ final class RunningInstance {
   final List<InetAddress> advertised;
 
   Link link;
-  VrrpSocket socket;
+
+  /** Set by {@link RunningInstances#place} as soon as the instance is placed. */
+  @Nullable VrrpSocket socket;
+
   long garpDue = NEVER;
   long garpRefreshDue = NEVER;
 
   /** The last published view, counters left at zero (they are read live). */
-  volatile InstanceStatus view;
+  volatile @Nullable InstanceStatus view;
 
   RunningInstance(VrrpInstance cfg, Router router, Link link, Counters counters) {
     this.cfg = cfg;
@@ -78,8 +82,11 @@ final class RunningInstance {
     return in;
   }
 
-  /** Where its adverts come from: unicast_src_ip, else the link's address of its family. */
-  InetAddress source() {
+  /**
+   * Where its adverts come from: unicast_src_ip, else the link's address of its family; null when
+   * the link has none.
+   */
+  @Nullable InetAddress source() {
     return sourceOf(cfg, link);
   }
 

@@ -13,7 +13,9 @@ import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.function.BiConsumer;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,7 +39,7 @@ final class RunningInstances {
     return byName.values();
   }
 
-  RunningInstance get(String name) {
+  @Nullable RunningInstance get(String name) {
     return byName.get(name);
   }
 
@@ -97,7 +99,8 @@ final class RunningInstances {
       RunningInstance old = kept.get(ni.name());
       RunningInstance in;
       if (old == null) {
-        in = RunningInstance.started(ni, links.get(ni.name()));
+        // links has every new instance's link: SystemCheck refused the configuration otherwise.
+        in = RunningInstance.started(ni, Objects.requireNonNull(links.get(ni.name())));
         started.add(in);
       } else if (diff.unchanged().contains(ni.name())) {
         in = old;
@@ -125,7 +128,9 @@ final class RunningInstances {
       in.router.leaveGroup();
     }
     for (SyncGroup g : next.syncGroups()) {
-      List<Router> members = g.members().stream().map(m -> byName.get(m).router).toList();
+      // The configuration names only its own instances as members, and all of them were placed.
+      List<Router> members =
+          g.members().stream().map(m -> Objects.requireNonNull(byName.get(m)).router).toList();
       groups.put(g.name(), new RunningGroup(g, members, before.getOrDefault(g.name(), State.INIT)));
     }
   }

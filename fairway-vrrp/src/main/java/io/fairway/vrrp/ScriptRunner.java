@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,7 +31,7 @@ final class ScriptRunner implements AutoCloseable {
    * @param scriptUser global_defs {@code script_user} (the user scripts run as by default)
    * @param executor the executor to share, or null for a private one
    */
-  ScriptRunner(Optional<String> scriptUser, ScriptExecutor executor) {
+  ScriptRunner(Optional<String> scriptUser, @Nullable ScriptExecutor executor) {
     this.scriptUser = scriptUser;
     this.ownsExecutor = executor == null;
     this.executor = executor != null ? executor : new ScriptExecutor(4, 256);

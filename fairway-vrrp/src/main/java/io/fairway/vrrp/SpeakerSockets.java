@@ -16,6 +16,7 @@ import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -92,7 +93,8 @@ final class SpeakerSockets {
 
   /** The open socket instance {@code i} of {@code c} speaks on. */
   VrrpSocket of(VrrpConfig c, VrrpInstance i) {
-    return sockets.get(Key.of(c, i));
+    // open (or prepare) opened one for every instance of c before c is placed.
+    return Objects.requireNonNull(sockets.get(Key.of(c, i)));
   }
 
   /**
@@ -123,7 +125,8 @@ final class SpeakerSockets {
                     : config.globals().mcastGroup6());
     for (InetAddress dst : to) {
       try {
-        in.socket.send(AdvertCodec.encode(ad, src, dst), src, dst);
+        // A running instance was placed, so it has its socket.
+        Objects.requireNonNull(in.socket).send(AdvertCodec.encode(ad, src, dst), src, dst);
         in.counters.sent.incrementAndGet();
       } catch (IOException e) {
         counters.count(DropKind.SEND);

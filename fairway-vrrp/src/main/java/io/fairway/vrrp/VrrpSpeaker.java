@@ -37,6 +37,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -86,21 +87,22 @@ public final class VrrpSpeaker implements Closeable {
   /** While a reload removes instances: their STOP notifies as keepalived's deletion does. */
   private boolean removing;
 
-  /** Opened by {@link #start}. */
-  private AddressControl addresses;
+  /** Opened by {@link #start}; null before (see {@link #addresses()}). */
+  private @Nullable AddressControl addresses;
 
-  private Tracking tracking;
+  private @Nullable Tracking tracking;
 
   // --- read by any thread ----------------------------------------------------------------------
   private volatile boolean running;
-  private Thread loop;
+  private @Nullable Thread loop;
 
   /**
    * @param config the VRRP part of the configuration
    * @param scriptUser global_defs {@code script_user} (the user scripts run as by default)
    * @param scripts the executor for vrrp_script and notify scripts, or null for a private one
    */
-  public VrrpSpeaker(VrrpConfig config, Optional<String> scriptUser, ScriptExecutor scripts) {
+  public VrrpSpeaker(
+      VrrpConfig config, Optional<String> scriptUser, @Nullable ScriptExecutor scripts) {
     this.initial = config;
     this.scripts = new ScriptRunner(scriptUser, scripts);
   }
@@ -147,11 +149,12 @@ public final class VrrpSpeaker implements Closeable {
     addresses = AddressControl.open(counters);
     tracking = new Tracking(LinkWatch.open(), this::now);
     running = true;
-    loop = new Thread(this::runLoop, "fairway-vrrp");
-    loop.setDaemon(true);
+    Thread t = new Thread(this::runLoop, "fairway-vrrp");
+    loop = t;
+    t.setDaemon(true);
     // The first apply runs before the loop starts, on this thread: nothing else runs yet.
     apply(initial, links, trackFilePaths);
-    loop.start();
+    t.start();
     startReceivers(opened);
   }
 
@@ -261,17 +264,17 @@ public final class VrrpSpeaker implements Closeable {
     VrrpDiff diff = VrrpDiff.of(config, next);
     Map<String, State> groupStates = instances.dropGroups();
     removeInstances(diff, now);
-    List<RunningInstance> started = instances.place(next, diff, links, sockets, addresses::move);
+    List<RunningInstance> started = instances.place(next, diff, links, sockets, addresses()::move);
     config = next;
     intake.index(next, instances.all());
     instances.rebuildGroups(next, groupStates);
-    tracking.configure(next, trackFiles, now);
+    tracking().configure(next, trackFiles, now);
     sockets.closeUnused(instances.all());
     for (RunningInstance in : started) {
       // As keepalived at startup: addresses a previous run left behind go (we are not master).
-      in.cfg.allAddresses().forEach(a -> addresses.remove(in, a));
+      in.cfg.allAddresses().forEach(a -> addresses().remove(in, a));
     }
-    tracking.forgetLinks();
+    tracking().forgetLinks();
     for (RunningInstance in : instances.all()) {
       pollTracking(in, now);
     }
@@ -290,7 +293,8 @@ public final class VrrpSpeaker implements Closeable {
   /** The instances a reload removes stop; a master hands over with priority 0. */
   private void removeInstances(VrrpDiff diff, long now) {
     for (String name : diff.removed()) {
-      RunningInstance in = instances.get(name);
+      // A removed instance is one of the running configuration's, so it is placed.
+      RunningInstance in = Objects.requireNonNull(instances.get(name));
       log.info(
           "({}) removed by the reload{}",
           name,
@@ -338,7 +342,7 @@ public final class VrrpSpeaker implements Closeable {
       next = Math.min(next, in.garpDue);
       next = Math.min(next, in.garpRefreshDue);
     }
-    for (ScriptRun s : tracking.scriptRuns()) {
+    for (ScriptRun s : tracking().scriptRuns()) {
       if (!s.inFlight) {
         next = Math.min(next, s.due);
       }
@@ -354,14 +358,14 @@ public final class VrrpSpeaker implements Closeable {
       }
       if (in.garpDue <= now) {
         in.garpDue = NEVER;
-        addresses.announce(in, in.cfg.garpMasterRepeat());
+        addresses().announce(in, in.cfg.garpMasterRepeat());
       }
       if (in.garpRefreshDue <= now) {
-        addresses.announce(in, config.globals().garpMasterRefreshRepeat());
+        addresses().announce(in, config.globals().garpMasterRefreshRepeat());
         in.garpRefreshDue = in.cfg.garpMasterRefresh().map(d -> now() + d.toNanos()).orElse(NEVER);
       }
     }
-    for (ScriptRun s : List.copyOf(tracking.scriptRuns())) {
+    for (ScriptRun s : List.copyOf(tracking().scriptRuns())) {
       if (!s.inFlight && s.due <= now) {
         runScript(s);
       }
@@ -409,16 +413,17 @@ public final class VrrpSpeaker implements Closeable {
     VrrpInstance c = in.cfg;
     Instant at = Instant.now(); // the event's time: the change, not the end of its actions
     log.info("({}) Entering {} STATE", c.name(), to);
-    in.counters.transitions.get(to).incrementAndGet();
+    // Counters has a counter for every state.
+    Objects.requireNonNull(in.counters.transitions.get(to)).incrementAndGet();
     if (to == State.MASTER) {
-      c.allAddresses().forEach(a -> addresses.add(in, a));
-      addresses.announce(in, c.garpMasterRepeat());
+      c.allAddresses().forEach(a -> addresses().add(in, a));
+      addresses().announce(in, c.garpMasterRepeat());
       in.garpDue = c.garpMasterDelay().isZero() ? NEVER : now() + c.garpMasterDelay().toNanos();
       in.garpRefreshDue = c.garpMasterRefresh().map(d -> now() + d.toNanos()).orElse(NEVER);
     } else if (from == State.MASTER) {
       in.garpDue = NEVER;
       in.garpRefreshDue = NEVER;
-      c.allAddresses().forEach(a -> addresses.remove(in, a));
+      c.allAddresses().forEach(a -> addresses().remove(in, a));
     }
     scripts.instanceChanged(
         c.name(), c.scripts(), from, to, in.router.effectivePriority(), removing, atExit);
@@ -477,7 +482,7 @@ public final class VrrpSpeaker implements Closeable {
   /** On the event thread: a vrrp_script run ended. */
   private void scriptDone(ScriptRun run, ScriptOutcome o) {
     run.inFlight = false;
-    if (!tracking.current(run)) {
+    if (!tracking().current(run)) {
       return; // a reload removed or replaced the script while it ran
     }
     boolean ok = o.ran() && o.exitCode() == 0 && !o.timedOut();
@@ -490,7 +495,7 @@ public final class VrrpSpeaker implements Closeable {
 
   /** A poll cycle: every instance's tracking, each interface read once. */
   private void pollAll(long now) {
-    tracking.newCycle();
+    tracking().newCycle();
     for (RunningInstance in : instances.all()) {
       pollTracking(in, now);
     }
@@ -498,7 +503,7 @@ public final class VrrpSpeaker implements Closeable {
 
   /** Recomputes an instance's fault and effective priority from everything it tracks. */
   private void pollTracking(RunningInstance in, long now) {
-    Tracking.Tracked t = tracking.evaluate(in.cfg, config);
+    Tracking.Tracked t = tracking().evaluate(in.cfg, config);
     t.link().ifPresent(l -> in.link = l);
     int before = in.router.effectivePriority();
     List<Action> out =
@@ -533,6 +538,15 @@ public final class VrrpSpeaker implements Closeable {
   /** Every instance now ({@link #snapshot}'s instances). */
   public List<InstanceStatus> status() {
     return snapshot().instances();
+  }
+
+  /** What {@link #start} opened: the event thread runs only after it. */
+  private AddressControl addresses() {
+    return Objects.requireNonNull(addresses, "VRRP not started");
+  }
+
+  private Tracking tracking() {
+    return Objects.requireNonNull(tracking, "VRRP not started");
   }
 
   /** Stops every instance: masters send priority 0 and drop their addresses, notify_stop runs. */

@@ -9,4 +9,7 @@
  * machine gave them. What it sequences (sockets, virtual addresses, tracking, scripts, the running
  * instances) is in package-private classes beside it, one concern each.
  */
+@NullMarked
 package io.fairway.vrrp;
+
+import org.jspecify.annotations.NullMarked;

@@ -10,6 +10,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A raw IP protocol 112 socket on one interface and family: joins the VRRP multicast group, sends
@@ -21,10 +22,13 @@ import java.net.UnknownHostException;
  * at offset 6, as keepalived) and reads the hop limit and destination from ancillary data.
  */
 public final class VrrpSocket implements Closeable {
-  /** A received message; {@code payloadOffset/Length} locate the VRRP message in {@code data}. */
+  /**
+   * A received message; {@code payloadOffset/Length} locate the VRRP message in {@code data}. The
+   * destination is null when an IPv6 message came without its packet info.
+   */
   public record Received(
       InetAddress source,
-      InetAddress destination,
+      @Nullable InetAddress destination,
       int ttl,
       byte[] data,
       int payloadOffset,
@@ -148,7 +152,7 @@ public final class VrrpSocket implements Closeable {
    *
    * @throws MalformedAdvertException for an IPv4 packet whose header does not parse
    */
-  public Received receive() throws IOException, MalformedAdvertException {
+  public @Nullable Received receive() throws IOException, MalformedAdvertException {
     if (closed) {
       return null;
     }
@@ -183,12 +187,12 @@ public final class VrrpSocket implements Closeable {
   }
 
   /** What the IPv6 control messages said (the hop limit is -1 when absent). */
-  private record Ancillary(int hops, InetAddress destination) {}
+  private record Ancillary(int hops, @Nullable InetAddress destination) {}
 
   /** Reads the control messages of the last receive; records the socket's drop count. */
   private Ancillary control(long clen) {
     int hops = -1;
-    InetAddress dst = null;
+    @Nullable InetAddress dst = null;
     long off = 0;
     while (off + 16 <= clen) {
       long len = control.getLong(off);

@@ -13,4 +13,7 @@
  * effective set, so a reload that brings VRRP to a run started without it can be refused before
  * anything changes rather than fail at the first address change.
  */
+@NullMarked
 package io.fairway.vrrp.io;
+
+import org.jspecify.annotations.NullMarked;

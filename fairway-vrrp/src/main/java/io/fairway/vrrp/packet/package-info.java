@@ -9,4 +9,7 @@
  * io.fairway.vrrp.packet.MalformedAdvertException}, which makes it safe to fuzz and to call on the
  * receive loop without a catch-all.
  */
+@NullMarked
 package io.fairway.vrrp.packet;
+
+import org.jspecify.annotations.NullMarked;

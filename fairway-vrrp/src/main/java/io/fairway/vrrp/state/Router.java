@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Predicate;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One VRRP instance's state machine (RFC 5798 section 6.4, with keepalived 2.2's choices):
@@ -41,7 +42,7 @@ public final class Router {
   private int masterPriority;
   private long since;
   private Predicate<Router> mayBecomeMaster = r -> true;
-  private Group group;
+  private @Nullable Group group;
 
   /**
    * What the machine needs of an instance.

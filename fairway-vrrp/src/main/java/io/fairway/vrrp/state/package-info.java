@@ -10,4 +10,7 @@
  * (at most one master among well-connected routers, the higher priority wins, a stopped master
  * hands over within the skew time) over thousands of schedules.
  */
+@NullMarked
 package io.fairway.vrrp.state;
+
+import org.jspecify.annotations.NullMarked;

@@ -7,4 +7,7 @@
  * read these, and none of them should reach into the speaker's event-thread state; the speaker
  * builds them, everyone else only reads.
  */
+@NullMarked
 package io.fairway.vrrp.view;
+
+import org.jspecify.annotations.NullMarked;
