@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -247,7 +248,7 @@ public final class AdminApplier {
     for (ServerAdmin a : saved) {
       Vs vs = vss.get(a.virtualServer());
       Rs rs = vs == null ? null : vs.servers.get(a.realServer());
-      if (rs == null) {
+      if (vs == null || rs == null) {
         unknown.add(a);
         continue;
       }
@@ -479,7 +480,7 @@ public final class AdminApplier {
     }
 
     /** Whether a server has a setting; null until asked after a change (verdicts change none). */
-    private Boolean admin;
+    private @Nullable Boolean admin;
 
     /** A server's state or operator's weight changed. */
     void settingsChanged() {
@@ -533,7 +534,7 @@ public final class AdminApplier {
     boolean checkerAlive;
     int checkerWeight;
     AdminState state = AdminState.NONE;
-    Integer weight;
+    @Nullable Integer weight;
 
     Rs(int configured, int tier) {
       this.configured = configured;

@@ -1,5 +1,7 @@
 package io.fairway.apply;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A change the admin layer made or caused: an operator's action, or the quorum and sorry server
  * changes that follow from the resulting table.
@@ -9,7 +11,8 @@ package io.fairway.apply;
  * @param realServer the real server, or null for a virtual-server change
  * @param reason why, for the log and the event stream
  */
-public record AdminEvent(Kind kind, String virtualServer, String realServer, String reason) {
+public record AdminEvent(
+    Kind kind, String virtualServer, @Nullable String realServer, String reason) {
   /** What changed. */
   public enum Kind {
     ADMIN,

@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -256,7 +257,7 @@ public final class Applier {
   }
 
   /** The weight a ramping real server has now, or null when it is not ramping. */
-  public synchronized Integer rampWeight(String vsName, String rsName)
+  public synchronized @Nullable Integer rampWeight(String vsName, String rsName)
       throws UnknownServerException {
     RsState rs = vs(vsName).rs(rsName);
     return rs.ramping() ? ramps.current(rs) : null;

@@ -10,6 +10,7 @@ import io.fairway.table.ServiceKey;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The table the applier's state says there should be: what drift repair converges to, and what a
@@ -19,7 +20,7 @@ final class DesiredTable {
   private DesiredTable() {}
 
   /** The weight a server should have in the table, or null when it should be absent. */
-  static Integer weight(VsState vs, RsState rs) {
+  static @Nullable Integer weight(VsState vs, RsState rs) {
     if (rs.maint()) {
       return null;
     }

@@ -2,6 +2,7 @@ package io.fairway.apply;
 
 import io.fairway.table.DestKey;
 import io.fairway.table.ServiceKey;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One difference between the table and what the applier believes, found (and converged) by drift
@@ -12,7 +13,7 @@ import io.fairway.table.ServiceKey;
  * @param dest the destination, or {@code null} for a service-level difference
  * @param detail what the table had and what it should have had, for the log
  */
-public record Drift(Kind kind, ServiceKey service, DestKey dest, String detail) {
+public record Drift(Kind kind, ServiceKey service, @Nullable DestKey dest, String detail) {
 
   /** What differed. */
   public enum Kind {

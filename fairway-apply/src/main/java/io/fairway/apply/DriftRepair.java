@@ -13,6 +13,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Converges the table to what the applier wants, after someone edited it behind Fairway's back.
@@ -86,7 +87,7 @@ final class DriftRepair {
         && Objects.equals(blankToNull(a.persistenceEngine()), blankToNull(b.persistenceEngine()));
   }
 
-  private static String blankToNull(String s) {
+  private static @Nullable String blankToNull(@Nullable String s) {
     return s == null || s.isEmpty() ? null : s;
   }
 }

@@ -5,6 +5,7 @@ import io.fairway.table.TableException;
 import io.fairway.table.TimeoutControl;
 import io.fairway.table.Timeouts;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -39,11 +40,11 @@ public final class LvsHousekeeping {
   private static final Logger LOG = LoggerFactory.getLogger(LvsHousekeeping.class);
 
   private final Table table;
-  private final TimeoutControl kernel;
+  private final @Nullable TimeoutControl kernel;
   private LvsGlobals globals = LvsGlobals.NONE;
 
   /** The timeouts found before Fairway first changed them; null until then. */
-  private Timeouts original;
+  private @Nullable Timeouts original;
 
   /** Set by {@link #stop}: a second stop (close after stop) must not flush the table again. */
   private boolean stopped;
@@ -171,10 +172,14 @@ public final class LvsHousekeeping {
   /** The given timeouts, the originals for the others (libipvs.c ipvs_set_timeout). */
   private void applyTimeouts(Timeouts given) throws TableException {
     try {
-      if (original == null) {
-        original = kernel.timeouts();
+      // Only a kernel table has timeouts: the caller asks for them only then.
+      TimeoutControl kernel = Objects.requireNonNull(this.kernel, "kernel");
+      Timeouts was = original;
+      if (was == null) {
+        was = kernel.timeouts();
+        original = was;
       }
-      Timeouts target = given.over(original);
+      Timeouts target = given.over(was);
       kernel.setTimeouts(target);
       LOG.info(
           "lvs_timeouts: tcp {} tcpfin {} udp {}", target.tcp(), target.tcpFin(), target.udp());

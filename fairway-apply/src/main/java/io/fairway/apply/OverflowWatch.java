@@ -1,5 +1,6 @@
 package io.fairway.apply;
 
+import io.fairway.table.Dest;
 import io.fairway.table.DestKey;
 import io.fairway.table.Service;
 import io.fairway.table.ServiceEntry;
@@ -69,7 +70,9 @@ public final class OverflowWatch {
         }
         PoolRoom room = rooms.computeIfAbsent(s.key(), k -> new PoolRoom());
         kept.put(s.key(), room);
-        DestKey sorryHere = FanOut.destFor(s, vs.sorryServer(), 0).key();
+        // overflow is only accepted with a sorry server to overflow to
+        Dest sorry = Objects.requireNonNull(vs.sorryServer(), "sorry server");
+        DestKey sorryHere = FanOut.destFor(s, sorry, 0).key();
         boolean full = !room.hasRoom(e.dests(), sorryHere);
         try {
           if (applier.overflow(vs.name(), s.key(), full)) {

@@ -5,6 +5,7 @@ import io.fairway.table.DestKey;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Whether a service's pool has room for a new connection, decided from the counters the kernel
@@ -59,7 +60,7 @@ final class PoolRoom {
    * The flag before this reading: SET_DEST clears it at once when the upper threshold is removed or
    * raised (__ip_vs_update_dest), so a raised threshold starts clear.
    */
-  private static boolean before(Flag f, int upper) {
+  private static boolean before(@Nullable Flag f, int upper) {
     if (f == null || !f.set()) {
       return false;
     }

@@ -5,6 +5,7 @@ import io.fairway.table.TableException;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Verdicts that arrive together are published together.
@@ -47,7 +48,7 @@ final class PublicationHold {
   private final LongSupplier nanos;
 
   /** The timer releases are scheduled on; null: no holds, every change is published at once. */
-  private Later later;
+  private @Nullable Later later;
 
   private boolean open;
 

@@ -116,6 +116,7 @@ final class Reload {
     }
     Dest oldSorry = old.config.sorryServer();
     if (dropOldSorry) {
+      Objects.requireNonNull(oldSorry, "dropped sorry server"); // only one that was there drops
       LOG.info("{}: removing sorry server {}", cfg.name(), oldSorry.key());
       for (Service s : cfg.services()) {
         if (!services.isNew(s)) {
@@ -254,7 +255,7 @@ final class Reload {
     } else if (rs.present()
         && (!sameDest(was.config.dest(), rc.dest()) || !Objects.equals(want, have))) {
       LOG.info("{}: changing {} (weight {})", vs.config.name(), rc.name(), want);
-      moves.setWeight(vs, rs, want);
+      moves.setWeight(vs, rs, Objects.requireNonNull(want, "weight")); // null went out above
     }
   }
 
@@ -274,7 +275,8 @@ final class Reload {
         }
       }
       if (vs.sorryPresent()) {
-        table.addDest(s.key(), destFor(s, vs.config.sorryServer(), SorryMoves.weight(vs, s)));
+        Dest sorry = Objects.requireNonNull(vs.config.sorryServer(), "present sorry server");
+        table.addDest(s.key(), destFor(s, sorry, SorryMoves.weight(vs, s)));
       }
     }
   }

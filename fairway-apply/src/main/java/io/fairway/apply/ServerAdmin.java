@@ -1,5 +1,7 @@
 package io.fairway.apply;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * An operator's setting on one real server.
  *
@@ -9,7 +11,7 @@ package io.fairway.apply;
  * @param weight the effective weight set with {@code weight N}, or null for the checkers' weight
  */
 public record ServerAdmin(
-    String virtualServer, String realServer, AdminState state, Integer weight) {
+    String virtualServer, String realServer, AdminState state, @Nullable Integer weight) {
   public ServerAdmin {
     if (weight != null && weight < 0) {
       throw new IllegalArgumentException("weight must be >= 0: " + weight);

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Binds a framework virtual server to its IPVS services.
@@ -33,7 +34,7 @@ public record ServiceBinding(
     String name,
     List<Service> services,
     Map<String, ServerBinding> servers,
-    Dest sorryServer,
+    @Nullable Dest sorryServer,
     boolean sorryServerInhibit,
     List<TrackedFile> trackedFiles,
     boolean overflow) {
@@ -56,7 +57,7 @@ public record ServiceBinding(
       String name,
       List<Service> services,
       Map<String, ServerBinding> servers,
-      Dest sorryServer,
+      @Nullable Dest sorryServer,
       boolean sorryServerInhibit,
       List<TrackedFile> trackedFiles) {
     this(name, services, servers, sorryServer, sorryServerInhibit, trackedFiles, false);

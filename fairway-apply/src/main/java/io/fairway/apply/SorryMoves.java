@@ -7,6 +7,7 @@ import io.fairway.table.Dest;
 import io.fairway.table.Service;
 import io.fairway.table.ServiceKey;
 import io.fairway.table.TableException;
+import java.util.Objects;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,7 +31,15 @@ final class SorryMoves {
   /** The sorry server's weight in one service: serving (quorum lost) or overflowing, else 0. */
   static int weight(VsState vs, Service s) {
     boolean on = vs.sorryServing() || vs.overflowing().contains(s.key());
-    return on ? vs.config.sorryServer().weight() : 0;
+    return on ? sorryOf(vs).weight() : 0;
+  }
+
+  /**
+   * The sorry server of a virtual server that has one: every move here is for such a virtual server
+   * (quorum lost, overflow or standing by all require one), so its absence is a bug.
+   */
+  private static Dest sorryOf(VsState vs) {
+    return Objects.requireNonNull(vs.config.sorryServer(), "sorry server");
   }
 
   /**
@@ -56,7 +65,7 @@ final class SorryMoves {
   }
 
   void in(VsState vs) throws TableException {
-    Dest sorry = vs.config.sorryServer();
+    Dest sorry = sorryOf(vs);
     LOG.info(
         "{}: {} sorry server {}",
         vs.config.name(),
@@ -78,7 +87,7 @@ final class SorryMoves {
    * servers have just come back, and the counters read while they were out say nothing about them.
    */
   void out(VsState vs, boolean force) throws TableException {
-    Dest sorry = vs.config.sorryServer();
+    Dest sorry = sorryOf(vs);
     vs.overflowing(Set.of());
     if (vs.config.sorryStandsBy() && !force) {
       LOG.info("{}: disabling sorry server {} (weight 0)", vs.config.name(), sorry.key());
@@ -96,8 +105,8 @@ final class SorryMoves {
    * does one that takes overflow, so that overflowing is a weight change.
    */
   void standBy(VsState vs) throws TableException {
-    Dest sorry = vs.config.sorryServer();
     if (vs.config.sorryStandsBy() && !vs.sorryPresent()) {
+      Dest sorry = sorryOf(vs);
       forEachService(vs, s -> table.addDest(s.key(), destFor(s, sorry, 0)));
       vs.sorryPresent(true);
     }
@@ -105,10 +114,10 @@ final class SorryMoves {
 
   /** See {@link Applier#overflow}. */
   boolean overflow(VsState vs, ServiceKey key, boolean full) throws TableException {
-    Dest sorry = vs.config.sorryServer();
     if (!vs.config.overflow() || !vs.initialized() || !vs.sorryPresent() || vs.sorryServing()) {
       return false;
     }
+    Dest sorry = sorryOf(vs);
     Service service = null;
     for (Service s : vs.config.services()) {
       if (s.key().equals(key)) {

@@ -13,6 +13,8 @@ import io.fairway.table.TableException.Reason;
 import io.fairway.table.TableOp;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * keepalived's {@code ipvs_talk} rules around a {@link Table} (ipvswrapper.c:206-227), with
@@ -44,9 +46,9 @@ final class TolerantTable {
   private final PublicationHold hold;
 
   /** The table as a {@link RampTarget}, or null when it ramps by stepped weights. */
-  private final RampTarget rampTarget;
+  private final @Nullable RampTarget rampTarget;
 
-  private List<TableOp> batch;
+  private @Nullable List<TableOp> batch;
   private int depth;
 
   TolerantTable(Table table, PublicationHold hold) {
@@ -83,7 +85,7 @@ final class TolerantTable {
     if (--depth > 0) {
       return;
     }
-    List<TableOp> ops = batch;
+    List<TableOp> ops = Objects.requireNonNull(batch, "batch"); // begin made it, depth > 0
     batch = null;
     if (ops.isEmpty()) {
       return;
@@ -135,7 +137,7 @@ final class TolerantTable {
   /** Hands a ramp to a table that ramps in its scheduler ({@link #ramps}). */
   void ramp(ServiceKey s, DestKey d, Ramp r) throws TableException {
     hold.beforeCall();
-    rampTarget.ramp(s, d, r);
+    Objects.requireNonNull(rampTarget, "ramp target").ramp(s, d, r); // ramps() said yes
   }
 
   /** Empties the whole table. */

@@ -1,5 +1,7 @@
 package io.fairway.apply;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A verdict named a virtual or real server this applier was not configured with.
  *
@@ -9,7 +11,7 @@ package io.fairway.apply;
 public final class UnknownServerException extends Exception {
   private static final long serialVersionUID = 1L;
 
-  public UnknownServerException(String vsName, String rsName) {
+  public UnknownServerException(String vsName, @Nullable String rsName) {
     super(
         "apply: unknown "
             + (rsName == null

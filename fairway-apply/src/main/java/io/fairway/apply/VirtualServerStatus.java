@@ -4,6 +4,7 @@ import io.fairway.table.Dest;
 import io.fairway.table.Service;
 import java.time.Duration;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the applier believes about one virtual server, for {@code fairway status} and logs.
@@ -21,7 +22,7 @@ public record VirtualServerStatus(
     List<Service> services,
     boolean initialized,
     boolean quorumUp,
-    Dest sorryServer,
+    @Nullable Dest sorryServer,
     boolean sorryServing,
     List<RealServerStatus> servers) {
 
@@ -103,7 +104,7 @@ public record VirtualServerStatus(
         int weight,
         boolean inhibit,
         int rampWeight) {
-      this(name, dest, alive, present, weight, inhibit, rampWeight, null, null);
+      this(name, dest, alive, present, weight, inhibit, rampWeight, Duration.ZERO, Duration.ZERO);
     }
 
     /** Whether its slow start is running. */

@@ -77,4 +77,7 @@
  * already there and a delete that finds it gone are success, and a weight change that finds no
  * destination adds it ({@link io.fairway.apply.TolerantTable}).
  */
+@NullMarked
 package io.fairway.apply;
+
+import org.jspecify.annotations.NullMarked;
