@@ -79,6 +79,13 @@ class H2BackendTest {
 
   static Front front(Cleanup cleanup, BackendTls tls, List<InetSocketAddress> backends)
       throws Exception {
+    return front(cleanup, tls, backends, ProxyOptions.builder().ioThreads(1).build());
+  }
+
+  /** As above, with the proxy's {@code options}. */
+  static Front front(
+      Cleanup cleanup, BackendTls tls, List<InetSocketAddress> backends, ProxyOptions options)
+      throws Exception {
     ServiceKey k = anyPort();
     Map<io.fairway.table.DestKey, MemberPlan> members = new java.util.LinkedHashMap<>();
     List<Dest> dests = new ArrayList<>();
@@ -106,8 +113,7 @@ class H2BackendTest {
     ListenerSpec spec =
         new ListenerSpec(Mode.HTTP, RequestKey.CLIENT, null, members, null)
             .withProxy(ProxySettings.DEFAULTS.withTls(H2Proxy.h2c()));
-    ProxyTable t =
-        cleanup.track(new ProxyTable(ProxyOptions.builder().ioThreads(1).build(), x -> spec));
+    ProxyTable t = cleanup.track(new ProxyTable(options, x -> spec));
     t.addService(Service.of(k, "rr"));
     for (Dest d : dests) {
       t.addDest(k, d);

@@ -195,8 +195,12 @@ final class RawH2 implements AutoCloseable {
 
   /** The header block of a request for {@code path} on the loopback authority. */
   static byte[] request(String method, String path) {
-    Http2Headers h =
-        new DefaultHttp2Headers().method(method).scheme("http").path(path).authority("127.0.0.1");
+    return block(
+        new DefaultHttp2Headers().method(method).scheme("http").path(path).authority("127.0.0.1"));
+  }
+
+  /** {@code h} as a header block, every field never indexed. */
+  static byte[] block(Http2Headers h) {
     ByteBuf b = Unpooled.buffer();
     try {
       new DefaultHttp2HeadersEncoder((name, value) -> true).encodeHeaders(1, h, b);

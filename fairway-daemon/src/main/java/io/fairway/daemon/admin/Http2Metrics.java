@@ -50,7 +50,7 @@ final class Http2Metrics {
     counter(
         registry,
         "fairway_http2_trailers_dropped",
-        "HTTP/2 request trailers not passed to an HTTP/1.1 backend",
+        "HTTP/2 request trailers dropped (a request with content-length has no chunked body for them)",
         H2Stats::trailersDropped);
     CounterWithCallback.builder()
         .name("fairway_http2_floods")

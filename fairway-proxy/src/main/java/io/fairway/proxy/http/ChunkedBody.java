@@ -1,7 +1,10 @@
 package io.fairway.proxy.http;
 
 import io.netty.buffer.ByteBuf;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * Follows a chunked body (RFC 9112 7.1) through the bytes as they arrive, checking its framing.
@@ -32,8 +35,27 @@ final class ChunkedBody {
   private long remaining;
   private int trailerBytes;
 
+  /** The trailer fields, name and value in turn, when they are to be kept (null otherwise). */
+  private List<String> trailers;
+
   ChunkedBody(int badStatus) {
     this.badStatus = badStatus;
+  }
+
+  /**
+   * Keeps the trailer fields as they are checked, for a next hop that frames them itself (an HTTP/2
+   * backend); the bytes passed on are the same either way.
+   */
+  ChunkedBody keepTrailers() {
+    trailers = new ArrayList<>(4);
+    return this;
+  }
+
+  /**
+   * The trailer fields read so far, lowercase name and trimmed value in turn (none unless kept).
+   */
+  List<String> trailers() {
+    return trailers == null ? List.of() : trailers;
   }
 
   /**
@@ -197,11 +219,16 @@ final class ChunkedBody {
     if (i == p || i == end || in.getByte(i) != ':') {
       throw new BadMessage(badStatus, "malformed trailer line");
     }
+    int colon = i;
     for (i++; i < end; i++) {
       byte c = in.getByte(i);
       if ((c >= 0 && c < 0x20 && c != '\t') || c == 0x7f) {
         throw new BadMessage(badStatus, "control character in a trailer");
       }
+    }
+    if (trailers != null) {
+      trailers.add(in.toString(p, colon - p, StandardCharsets.ISO_8859_1).toLowerCase(Locale.ROOT));
+      trailers.add(in.toString(colon + 1, end - colon - 1, StandardCharsets.ISO_8859_1).strip());
     }
   }
 }

@@ -19,8 +19,8 @@ import java.util.Set;
  * request it would send any backend (head as {@link HeadWriter} made it, then the body as framed by
  * that head), and this maps it to frames as RFC 9113 section 8.3 says: the request line to {@code
  * :method :scheme :path}, Host to {@code :authority}, connection-specific fields dropped, a chunked
- * body to the chunks' data in DATA frames (the framing checked as on the HTTP/1.1 plane), and the
- * end of the body to END_STREAM.
+ * body to the chunks' data in DATA frames (the framing checked as on the HTTP/1.1 plane), its
+ * trailer section to a trailing HEADERS frame, and the end of the body to END_STREAM.
  *
  * <p>Why from the HTTP/1.1 bytes rather than from the client's frames: the exchange is one code
  * path for every client and backend (retries, the queue, the counters, the forwarding headers the
@@ -89,7 +89,7 @@ final class H2RequestWriter extends ChannelOutboundHandlerAdapter {
     headSent = true;
     boolean body = h.chunked || h.contentLength > 0;
     if (h.chunked) {
-      chunked = new ChunkedBody(400);
+      chunked = new ChunkedBody(400).keepTrailers();
     } else {
       remaining = Math.max(0, h.contentLength);
     }
@@ -151,20 +151,45 @@ final class H2RequestWriter extends ChannelOutboundHandlerAdapter {
       cumulation = ctx.alloc().buffer(in.readableBytes()).writeBytes(in);
     }
     in.release();
+    Http2Headers trailers = done ? trailers(chunked.trailers()) : null;
     if (done) {
       ended = true;
-      data.add(Unpooled.EMPTY_BUFFER); // request trailers are not passed on
+      if (trailers == null) {
+        data.add(Unpooled.EMPTY_BUFFER); // an empty DATA frame carries END_STREAM
+      }
     }
-    if (data.isEmpty()) {
+    if (data.isEmpty() && trailers == null) {
       promise.trySuccess();
       return;
     }
     for (int i = 0; i < data.size(); i++) {
-      boolean last = i == data.size() - 1;
+      boolean last = i == data.size() - 1 && trailers == null;
       ctx.write(
           new DefaultHttp2DataFrame((ByteBuf) data.get(i), last && done),
           last ? promise : ctx.voidPromise());
     }
+    if (trailers != null) {
+      ctx.write(new DefaultHttp2HeadersFrame(trailers, true), promise);
+    }
+  }
+
+  /**
+   * The chunked body's trailer fields as a trailing HEADERS frame, without the fields HTTP/2 does
+   * not allow or that frame the message; null when none are left.
+   */
+  private static Http2Headers trailers(List<String> fields) {
+    Http2Headers out = null;
+    for (int i = 0; i + 1 < fields.size(); i += 2) {
+      String n = fields.get(i);
+      if (CONNECTION_SPECIFIC.contains(n) || n.equals("content-length")) {
+        continue;
+      }
+      if (out == null) {
+        out = new DefaultHttp2Headers(false, fields.size() / 2);
+      }
+      out.add(n, fields.get(i + 1));
+    }
+    return out;
   }
 
   @Override

@@ -4,6 +4,7 @@ import io.netty.handler.codec.http2.Http2Headers;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * An HTTP/2 request head as the HTTP/1.1 request a backend gets (RFC 9113 §8.3, as HAProxy maps
@@ -58,7 +59,7 @@ record H2Request(byte[] head, boolean chunked) {
           if (!"trailers".contentEquals(v)) {
             throw new Invalid(0, "te other than trailers");
           }
-          continue; // for this hop only; an HTTP/1.1 backend's trailers are not passed anyway
+          continue; // for this hop only: the next hop's own te is the writer's to say
         }
         case "host" -> {
           if (host) {
@@ -118,6 +119,71 @@ record H2Request(byte[] head, boolean chunked) {
     }
     return b.toByteArray();
   }
+
+  /**
+   * The last chunk of a chunked request carrying the client's trailers (RFC 9112 7.1.2), checked as
+   * RFC 9113 8.1 and 8.2 say a trailer section must be: no pseudo-header, no connection-specific
+   * field, no CR, LF or NUL in a value; fields that frame or route a message are left out. Both
+   * kinds of backend take it from here: an HTTP/1.1 one reads the trailer section as sent, an
+   * HTTP/2 one gets it back as a HEADERS frame.
+   */
+  static byte[] lastChunk(Http2Headers trailers) throws Invalid {
+    StringBuilder out = new StringBuilder(64).append("0\r\n");
+    for (Map.Entry<CharSequence, CharSequence> e : trailers) {
+      CharSequence name = e.getKey();
+      if (name.length() > 0 && name.charAt(0) == ':') {
+        throw new Invalid(0, "pseudo-header field in trailers");
+      }
+      String n = name.toString();
+      if (!isToken(n) || MALFORMED_IN_TRAILERS.contains(n)) {
+        throw new Invalid(0, "header field " + n + " not allowed in trailers");
+      }
+      if (DROPPED_FROM_TRAILERS.contains(n)) {
+        continue;
+      }
+      CharSequence v = e.getValue();
+      for (int i = 0; i < v.length(); i++) {
+        char c = v.charAt(i);
+        if (c == '\r' || c == '\n' || c == 0) {
+          throw new Invalid(0, "CR, LF or NUL in trailer field " + n);
+        }
+      }
+      out.append(n).append(": ").append(v).append("\r\n");
+    }
+    out.append("\r\n");
+    // The bound the HTTP/1.1 side holds a trailer section to (ChunkedBody): the size line aside.
+    if (out.length() - 3 > MAX_TRAILER_SECTION) {
+      throw new Invalid(0, "trailer section too large");
+    }
+    return bytes(out);
+  }
+
+  private static boolean isToken(String n) {
+    if (n.isEmpty()) {
+      return false;
+    }
+    for (int i = 0; i < n.length(); i++) {
+      char c = n.charAt(i);
+      boolean alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+      if (!alnum && "!#$%&'*+-.^_`|~".indexOf(c) < 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Connection-specific fields (RFC 9113 8.2.2): a trailer section carrying one is malformed. */
+  private static final Set<String> MALFORMED_IN_TRAILERS =
+      Set.of("connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "te");
+
+  /**
+   * Fields that frame or route the message (RFC 9110 6.5.1): not passed on, so that no next hop
+   * that merges trailers into the header section can be steered by them.
+   */
+  private static final Set<String> DROPPED_FROM_TRAILERS =
+      Set.of("host", "content-length", "trailer");
+
+  static final int MAX_TRAILER_SECTION = 16384;
 
   /** The chunk-size line of a chunk of {@code n} bytes. */
   static byte[] chunkSize(int n) {

@@ -127,7 +127,9 @@ public final class H2Stats {
     return malformed.sum();
   }
 
-  /** Request trailers not passed to an HTTP/1.1 backend. */
+  /**
+   * Request trailers dropped: the request had a content-length, so no chunked body to carry them.
+   */
   public long trailersDropped() {
     return trailersDropped.sum();
   }

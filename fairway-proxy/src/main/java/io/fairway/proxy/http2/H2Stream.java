@@ -119,12 +119,7 @@ final class H2Stream extends ChannelInboundHandlerAdapter implements ClientSide 
 
   private void headers(Http2HeadersFrame f) {
     if (exchange != null || request != null) {
-      // Trailers: an HTTP/1.1 backend gets none (they would need a chunked body it may not
-      // expect); they end the request.
-      if (!requestEnded) {
-        stats.countTrailersDropped();
-        endRequest();
-      }
+      trailers(f);
       return;
     }
     try {
@@ -185,10 +180,47 @@ final class H2Stream extends ChannelInboundHandlerAdapter implements ClientSide 
     }
   }
 
+  /**
+   * The request's trailers, which end it. They go on in the chunked body's last chunk, which every
+   * backend reads (an HTTP/2 one gets them back as HEADERS); a request sent with a content-length
+   * has no place for them, so they are dropped and counted.
+   */
+  private void trailers(Http2HeadersFrame f) {
+    if (exchange == null || requestEnded) {
+      return; // refused already, or past its end
+    }
+    // Trailers without END_STREAM never get here: the codec resets that stream (RFC 9113 8.1).
+    if (!request.chunked()) {
+      stats.countTrailersDropped();
+      endRequest(H2Request.LAST_CHUNK);
+      return;
+    }
+    byte[] lastChunk;
+    try {
+      lastChunk = H2Request.lastChunk(f.headers());
+    } catch (H2Request.Invalid e) {
+      malformed(e.getMessage());
+      return;
+    }
+    endRequest(lastChunk);
+  }
+
+  /** A request found malformed after its exchange began: the stream is reset and abandoned. */
+  private void malformed(String why) {
+    warnings.warn(vs.service().key(), "bad HTTP/2 request: " + why, "from " + clientAddress);
+    stats.countMalformed();
+    abandon();
+    stream.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.PROTOCOL_ERROR));
+  }
+
   private void endRequest() {
+    endRequest(H2Request.LAST_CHUNK);
+  }
+
+  private void endRequest(byte[] lastChunk) {
     requestEnded = true;
     if (request.chunked()) {
-      exchange.body(Unpooled.wrappedBuffer(H2Request.LAST_CHUNK));
+      exchange.body(Unpooled.wrappedBuffer(lastChunk));
     }
     exchange.end();
   }
