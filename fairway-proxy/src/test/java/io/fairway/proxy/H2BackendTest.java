@@ -245,6 +245,23 @@ class H2BackendTest {
   }
 
   /**
+   * A stream above the last stream id of the server's GOAWAY was not processed (RFC 9113 8.7): it
+   * is retried on another server as a refused stream is, even when the request is not idempotent.
+   */
+  @Test
+  void aStreamAboveTheGoAwaysLastStreamIsRetriedOnAnotherServer() throws Exception {
+    ExternalPrograms.require("curl", "/usr/bin/curl");
+    GoAwayH2Server goAway = cleanup.track(new GoAwayH2Server());
+    InetSocketAddress vip = fairway(cleanup, null, List.of(goAway.address(), h2cNginx().address()));
+    for (int i = 0; i < 4; i++) {
+      assertThat(Http2Test.curl("-i", "--http1.1", "-X", "POST", url(vip, "/post" + i)))
+          .startsWith("HTTP/1.1 200")
+          .contains("proto=HTTP/2.0");
+    }
+    assertThat(goAway.refused()).as("streams the GOAWAY left unprocessed").isPositive();
+  }
+
+  /**
    * 8 MiB from nginx through one stream, to an HTTP/1.1 and an HTTP/2 client: far beyond the
    * stream's and the connection's windows, so it arrives whole only if Fairway reopens them as the
    * client takes the bytes.
