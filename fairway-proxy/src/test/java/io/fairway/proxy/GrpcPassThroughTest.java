@@ -3,6 +3,7 @@ package io.fairway.proxy;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fairway.testkit.ExternalPrograms;
+import io.fairway.testkit.TestCerts;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetSocketAddress;
@@ -10,6 +11,8 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AutoClose;
@@ -83,10 +86,22 @@ class GrpcPassThroughTest {
 
   /** One call of the Python client through {@code vip}: its "NAME=STATUS:DETAIL" line. */
   private static String call(InetSocketAddress vip, String name) throws Exception {
-    Process p =
-        new ProcessBuilder(PYTHON, script.toString(), "client", "127.0.0.1:" + vip.getPort(), name)
-            .redirectErrorStream(true)
-            .start();
+    return call(vip, name, List.of());
+  }
+
+  /** As above, over TLS trusting {@code cert} for {@code host}. */
+  private static String call(InetSocketAddress vip, String name, Path cert, String host)
+      throws Exception {
+    return call(vip, name, List.of(cert.toString(), host));
+  }
+
+  private static String call(InetSocketAddress vip, String name, List<String> tls)
+      throws Exception {
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(PYTHON, script.toString(), "client", "127.0.0.1:" + vip.getPort(), name));
+    cmd.addAll(tls);
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
     p.getOutputStream().close();
     // A client left hanging is the failure this guards against: it must end well before this.
     boolean ended = p.waitFor(10, TimeUnit.SECONDS);
@@ -138,6 +153,29 @@ class GrpcPassThroughTest {
     Awaitility.await("the server saw its calls cancelled")
         .atMost(Duration.ofSeconds(5))
         .until(() -> s.output().split("slow cancelled", -1).length - 1 >= 2);
+  }
+
+  /**
+   * The same calls through a TLS listener: the gRPC client negotiates h2 by ALPN with Fairway,
+   * which speaks h2c to the server.
+   */
+  @Test
+  void callsPassThroughATlsListenerByAlpn() throws Exception {
+    Server s = server();
+    TestCerts.Pair edge =
+        TestCerts.make(dir, "edge", TestCerts.Kind.EC_PKCS8, "edge.test", "edge.test");
+    InetSocketAddress vip =
+        H2BackendTest.front(
+                cleanup,
+                null,
+                List.of(new InetSocketAddress(Fixtures.LO, s.port())),
+                ProxyOptions.builder().ioThreads(1).build(),
+                H2Proxy.tls(edge))
+            .vip();
+    assertThat(call(vip, "unary", edge.cert(), "edge.test")).endsWith("unary=OK:hello");
+    assertThat(call(vip, "stream", edge.cert(), "edge.test")).endsWith("stream=OK:0,1,2,3,4");
+    assertThat(call(vip, "deadline", edge.cert(), "edge.test"))
+        .startsWith("deadline=DEADLINE_EXCEEDED");
   }
 
   @Test

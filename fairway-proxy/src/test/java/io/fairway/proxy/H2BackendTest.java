@@ -79,12 +79,17 @@ class H2BackendTest {
 
   static Front front(Cleanup cleanup, BackendTls tls, List<InetSocketAddress> backends)
       throws Exception {
-    return front(cleanup, tls, backends, ProxyOptions.builder().ioThreads(1).build());
+    return front(
+        cleanup, tls, backends, ProxyOptions.builder().ioThreads(1).build(), H2Proxy.h2c());
   }
 
-  /** As above, with the proxy's {@code options}. */
+  /** As above, with the proxy's {@code options} and the listener's {@code tls { }}. */
   static Front front(
-      Cleanup cleanup, BackendTls tls, List<InetSocketAddress> backends, ProxyOptions options)
+      Cleanup cleanup,
+      BackendTls tls,
+      List<InetSocketAddress> backends,
+      ProxyOptions options,
+      io.fairway.config.model.TlsSettings listener)
       throws Exception {
     ServiceKey k = anyPort();
     Map<io.fairway.table.DestKey, MemberPlan> members = new java.util.LinkedHashMap<>();
@@ -112,7 +117,7 @@ class H2BackendTest {
     }
     ListenerSpec spec =
         new ListenerSpec(Mode.HTTP, RequestKey.CLIENT, null, members, null)
-            .withProxy(ProxySettings.DEFAULTS.withTls(H2Proxy.h2c()));
+            .withProxy(ProxySettings.DEFAULTS.withTls(listener));
     ProxyTable t = cleanup.track(new ProxyTable(options, x -> spec));
     t.addService(Service.of(k, "rr"));
     for (Dest d : dests) {

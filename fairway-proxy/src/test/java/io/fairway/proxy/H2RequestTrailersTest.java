@@ -170,7 +170,8 @@ class H2RequestTrailersTest {
             cleanup,
             null,
             List.of(backend.address()),
-            ProxyOptions.builder().ioThreads(1).maxHeaderSize(65536).build());
+            ProxyOptions.builder().ioThreads(1).maxHeaderSize(65536).build(),
+            H2Proxy.h2c());
     byte[] block = RawH2.block(new DefaultHttp2Headers().add("x-big", "v".repeat(20_000)));
     int half = block.length / 2; // each part within the 16 KB frame size
     try (RawH2 c = cleanup.track(RawH2.connect(big.vip(), true))) {

@@ -56,8 +56,16 @@ def serve(port):
     server.wait_for_termination()
 
 
-def call(target, name):
-    ch = grpc.insecure_channel(target)
+def channel(target, ca, host):
+    if ca is None:
+        return grpc.insecure_channel(target)
+    with open(ca, "rb") as f:
+        creds = grpc.ssl_channel_credentials(root_certificates=f.read())
+    return grpc.secure_channel(target, creds, options=[("grpc.ssl_target_name_override", host)])
+
+
+def call(target, name, ca=None, host=None):
+    ch = channel(target, ca, host)
     try:
         if name == "unary":
             r = ch.unary_unary("/svc/Echo")(b"hello", timeout=10)
@@ -83,4 +91,6 @@ if __name__ == "__main__":
     if sys.argv[1] == "server":
         serve(int(sys.argv[2]))
     else:
-        print("%s=%s" % (sys.argv[3], call(sys.argv[2], sys.argv[3])), flush=True)
+        # client TARGET NAME [CA HOST]: over TLS when a CA (and the name to check) is given
+        tls = sys.argv[4:6] if len(sys.argv) >= 6 else [None, None]
+        print("%s=%s" % (sys.argv[3], call(sys.argv[2], sys.argv[3], *tls)), flush=True)
