@@ -15,6 +15,7 @@ import java.lang.invoke.MethodType;
 import java.lang.reflect.Method;
 import java.net.InetAddress;
 import java.util.concurrent.RejectedExecutionException;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,11 +38,11 @@ public final class KeptEpollChannels {
   private static final Logger log = LoggerFactory.getLogger(KeptEpollChannels.class);
   private static final int EPOLLERR = EpollIoOps.EPOLLERR.value();
   private static final int EPOLLIN = EpollIoOps.EPOLLIN.value();
-  private static final MethodHandle SET_FLAG = setFlag();
+  private static final @Nullable MethodHandle SET_FLAG = setFlag();
 
   private KeptEpollChannels() {}
 
-  private static MethodHandle setFlag() {
+  private static @Nullable MethodHandle setFlag() {
     try {
       Method m =
           Class.forName("io.netty.channel.epoll.AbstractEpollChannel")

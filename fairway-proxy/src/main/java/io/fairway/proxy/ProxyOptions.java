@@ -126,7 +126,7 @@ public record ProxyOptions(
   public static final class Builder {
     private int ioThreads = 0;
     private Duration connectTimeout = Duration.ofSeconds(3);
-    private Duration idleTimeout = Duration.ofSeconds(300);
+    private Duration idleTimeout = Duration.ofMinutes(5);
     private Duration clientHeaderTimeout = Duration.ofSeconds(15);
     private Duration backendResponseTimeout = Duration.ofSeconds(60);
     private boolean keepConnectionsOnRemove = false;
@@ -136,7 +136,7 @@ public record ProxyOptions(
     private int maxIdleBackendConnections = 256;
     private Duration backendKeepAlive = Duration.ofSeconds(30);
     private long spliceThreshold;
-    private Duration udpTimeout = Duration.ofSeconds(300);
+    private Duration udpTimeout = Duration.ofMinutes(5);
     private int maxUdpFlows = 65536;
 
     private Builder() {

@@ -10,6 +10,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 
 /**
@@ -42,7 +43,7 @@ public final class RateLimitedLog {
   private static final class Count {
     long windowStart;
     long suppressed;
-    Object lastDetail;
+    @Nullable Object lastDetail;
 
     Count(long now) {
       windowStart = now;
@@ -73,7 +74,7 @@ public final class RateLimitedLog {
   }
 
   /** A warning {@code subject: reason[: detail]}, logged or counted. */
-  public void warn(Object subject, String reason, Object detail) {
+  public void warn(Object subject, String reason, @Nullable Object detail) {
     report(new Kind(subject, reason, false), detail);
   }
 
@@ -81,7 +82,7 @@ public final class RateLimitedLog {
    * The same at INFO level: what is normal one at a time but says something when it repeats per
    * connection (a slow client cut off, a retried request while a backend dies).
    */
-  public void info(Object subject, String reason, Object detail) {
+  public void info(Object subject, String reason, @Nullable Object detail) {
     if (log.isInfoEnabled()) {
       report(new Kind(subject, reason, true), detail);
     }
@@ -95,7 +96,7 @@ public final class RateLimitedLog {
     }
   }
 
-  private void report(Kind k, Object detail) {
+  private void report(Kind k, @Nullable Object detail) {
     long now = clock.getAsLong();
     Count c = counts.get(k);
     if (c == null) {
@@ -132,7 +133,7 @@ public final class RateLimitedLog {
       Map.Entry<Kind, Count> e = it.next();
       Count c = e.getValue();
       long suppressed;
-      Object detail;
+      @Nullable Object detail;
       synchronized (c) {
         if (now - c.windowStart < windowNanos) {
           continue;
@@ -162,7 +163,7 @@ public final class RateLimitedLog {
     }
   }
 
-  private static String line(Kind k, Object detail) {
+  private static String line(Kind k, @Nullable Object detail) {
     return k.subject() + ": " + k.reason() + (detail == null ? "" : ": " + detail);
   }
 

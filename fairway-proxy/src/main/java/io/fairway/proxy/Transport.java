@@ -25,6 +25,7 @@ import io.netty.channel.uring.IoUringServerSocketChannel;
 import io.netty.channel.uring.IoUringSocketChannel;
 import java.net.Inet4Address;
 import java.net.InetAddress;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The system-call layer under the proxy's TCP sockets: io_uring where the kernel allows it, epoll
@@ -60,7 +61,7 @@ public final class Transport {
   }
 
   /** Why the transport asked for cannot be had, or {@code null}; see {@link #requireValid()}. */
-  private static final String PROBLEM;
+  private static final @Nullable String PROBLEM;
 
   /** The TCP transport, from {@code -Dfairway.proxy.transport=auto|io_uring|epoll|nio}. */
   static final Kind KIND;

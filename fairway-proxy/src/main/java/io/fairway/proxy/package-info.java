@@ -36,4 +36,7 @@
  * and {@link io.fairway.proxy.RateLimitedLog}, because a fault a data plane repeats per connection
  * must not become a log line per connection.
  */
+@NullMarked
 package io.fairway.proxy;
+
+import org.jspecify.annotations.NullMarked;

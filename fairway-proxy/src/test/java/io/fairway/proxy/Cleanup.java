@@ -7,6 +7,8 @@ import java.util.List;
  * What a test opened (servers, tables, clients), closed after it in reverse order: a field
  * annotated {@code @AutoClose}, so every test class does not carry its own list and loop.
  */
+// close() waits for what it stops; an interrupt there fails the test like any other error.
+@SuppressWarnings("try")
 final class Cleanup implements AutoCloseable {
   private final List<AutoCloseable> open = new ArrayList<>();
 

@@ -83,12 +83,10 @@ class DirectorDistributionTest {
     ServiceKey k = anyPort();
     t.addService(Service.of(k, sched));
     List<DestSpec> specs = new ArrayList<>();
-    Map<Integer, String> nameByPort = new HashMap<>();
     for (int i = 0; i < 3; i++) {
       EchoServer e = echo.get(i);
       t.addDest(k, dest(e.address(), WEIGHTS[i]));
       specs.add(new DestSpec("b" + (i + 1), e.address().getAddress(), e.port(), WEIGHTS[i], 0, 0));
-      nameByPort.put(e.port(), e.name);
     }
     InetSocketAddress vip = t.boundAddress(k);
     var model = Schedulers.service(sched, List.of(), specs);

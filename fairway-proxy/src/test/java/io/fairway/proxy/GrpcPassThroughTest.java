@@ -50,6 +50,8 @@ class GrpcPassThroughTest {
   }
 
   /** The Python gRPC server on a loopback port, its output in {@code log}. */
+  // close() waits for what it stops; an interrupt there fails the test like any other error.
+  @SuppressWarnings("try")
   private record Server(Process process, int port, Path log) implements AutoCloseable {
     String output() throws IOException {
       return Files.readString(log);

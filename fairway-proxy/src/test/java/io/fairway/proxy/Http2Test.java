@@ -7,6 +7,7 @@ import io.fairway.proxy.table.HttpStats;
 import io.fairway.proxy.tls.ServerTls;
 import io.fairway.testkit.ExternalPrograms;
 import io.fairway.testkit.TestCerts;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -43,7 +44,7 @@ class Http2Test {
   static String run(String... cmd) throws Exception {
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
     p.getOutputStream().close();
-    String out = new String(p.getInputStream().readAllBytes());
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
     return out + "\nexit=" + p.exitValue();
   }
@@ -63,6 +64,8 @@ class Http2Test {
   }
 
   @Test
+  // The client counts are arrays indexed by ClientProtocol's ordinal, as HttpStats keeps them.
+  @SuppressWarnings("EnumOrdinal")
   void h2cByPriorKnowledgeAndHttp11OnTheSameListener() throws Exception {
     ExternalPrograms.require("curl", "/usr/bin/curl");
     H2Proxy p = H2Proxy.start(cleanup, H2Proxy.h2c());

@@ -8,6 +8,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -102,7 +103,10 @@ final class HttpBackend implements AutoCloseable {
       ex.getRequestHeaders()
           .forEach(
               (k, v) ->
-                  sb.append(k.toLowerCase()).append(": ").append(String.join(",", v)).append('\n'));
+                  sb.append(k.toLowerCase(Locale.ROOT))
+                      .append(": ")
+                      .append(String.join(",", v))
+                      .append('\n'));
       return sb.toString().getBytes(StandardCharsets.UTF_8);
     } else if (path.equals("/big") && q != null) {
       byte[] out = new byte[Integer.parseInt(q.substring(q.indexOf('=') + 1)) * 1024];

@@ -26,6 +26,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -167,7 +168,7 @@ class HttpProxyTest {
         raw(
             vip,
             "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\nGET /smuggled HTTP/1.1\r\nHost: x\r\n\r\n");
-    assertThat(resp.toLowerCase())
+    assertThat(resp.toLowerCase(Locale.ROOT))
         .startsWith("http/1.1 400")
         .contains("connection: close")
         .doesNotContain("<timeout>");
@@ -392,7 +393,7 @@ class HttpProxyTest {
     }
     int len = 0;
     for (String line : head.toString().split("\r\n")) {
-      if (line.toLowerCase().startsWith("content-length:")) {
+      if (line.toLowerCase(Locale.ROOT).startsWith("content-length:")) {
         len = Integer.parseInt(line.substring(15).trim());
       }
     }

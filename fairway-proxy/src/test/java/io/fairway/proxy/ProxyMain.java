@@ -13,6 +13,7 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -92,7 +93,8 @@ public final class ProxyMain {
     }
     System.out.println("READY " + t.boundAddress(k).getPort());
     System.out.flush();
-    BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
+    BufferedReader in =
+        new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
     String line;
     int reloads = 0;
     while ((line = in.readLine()) != null) {

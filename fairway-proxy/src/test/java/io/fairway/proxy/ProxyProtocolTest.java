@@ -227,7 +227,7 @@ class ProxyProtocolTest {
   /** A backend that answers each connection with the first line it got, then closes. */
   private InetSocketAddress firstLineBackend() throws IOException {
     ServerSocket ss = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-    cleanup.track((AutoCloseable) ss::close);
+    cleanup.track(ss);
     Thread t =
         new Thread(
             () -> {

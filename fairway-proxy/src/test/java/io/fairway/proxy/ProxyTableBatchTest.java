@@ -23,6 +23,7 @@ import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import org.junit.jupiter.api.AutoClose;
@@ -227,7 +228,7 @@ class ProxyTableBatchTest {
    * Services with their settings and destinations with theirs, in a stable order (counters left
    * out).
    */
-  private static TreeMap<String, List<String>> contents(ProxyTable t) throws TableException {
+  private static Map<String, List<String>> contents(ProxyTable t) throws TableException {
     TreeMap<String, List<String>> m = new TreeMap<>();
     for (ServiceEntry e : t.list()) {
       List<String> dests = new ArrayList<>();

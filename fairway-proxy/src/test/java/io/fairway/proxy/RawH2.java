@@ -233,7 +233,7 @@ final class RawH2 implements AutoCloseable {
       byte[] head = new byte[9];
       while (true) {
         in.readFully(head);
-        int n = (head[0] & 0xff) << 16 | (head[1] & 0xff) << 8 | head[2] & 0xff;
+        int n = ((head[0] & 0xff) << 16) | ((head[1] & 0xff) << 8) | (head[2] & 0xff);
         int type = head[3];
         int stream = ((head[5] & 0x7f) << 24) | (head[6] & 0xff) << 16 | (head[7] & 0xff) << 8;
         stream |= head[8] & 0xff;
@@ -267,10 +267,10 @@ final class RawH2 implements AutoCloseable {
   }
 
   private static long uint32(byte[] p, int at) {
-    return (p[at] & 0xffL) << 24
-        | (p[at + 1] & 0xffL) << 16
-        | (p[at + 2] & 0xffL) << 8
-        | p[at + 3] & 0xffL;
+    return ((p[at] & 0xffL) << 24)
+        | ((p[at + 1] & 0xffL) << 16)
+        | ((p[at + 2] & 0xffL) << 8)
+        | (p[at + 3] & 0xffL);
   }
 
   /**

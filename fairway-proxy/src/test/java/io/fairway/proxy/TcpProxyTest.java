@@ -20,7 +20,6 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -133,7 +132,6 @@ class TcpProxyTest {
     ProxyTable t = table(options(), null);
     ServiceKey k = anyPort();
     InetSocketAddress vip = serve(t, k, "rr", b1, b2);
-    List<Conn> first = new ArrayList<>();
     Conn onB1 = null;
     while (onB1 == null) {
       Conn c = cleanup.track(new Conn(vip));
@@ -147,7 +145,6 @@ class TcpProxyTest {
     DestEntry e = entry(t, k, b1.address());
     assertThat(e.activeConnections()).isEqualTo(1);
     assertThat(e.dest().weight()).isZero();
-    first.add(onB1);
   }
 
   @Test
@@ -333,8 +330,8 @@ class TcpProxyTest {
   @Test
   void servesAnIpv6VirtualAddress() throws Exception {
     java.net.InetAddress v6 = java.net.InetAddress.getByName("::1");
-    try (ServerSocket probe = new ServerSocket(0, 1, v6)) {
-      // ::1 is there
+    try {
+      new ServerSocket(0, 1, v6).close(); // ::1 is there
     } catch (IOException e) {
       org.junit.jupiter.api.Assumptions.assumeTrue(
           false, "no IPv6 loopback here: " + e.getMessage());

@@ -18,6 +18,7 @@ import io.fairway.table.ServiceKey;
 import io.fairway.testkit.ExternalPrograms;
 import io.fairway.testkit.TestCerts;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -66,7 +67,7 @@ class TlsTerminationTest {
   static String run(String... cmd) throws Exception {
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
     p.getOutputStream().close();
-    String out = new String(p.getInputStream().readAllBytes());
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
     return out + "\nexit=" + p.exitValue();
   }

@@ -8,17 +8,20 @@ import java.net.InetSocketAddress;
 import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A UDP backend for tests: answers every datagram with its name, a colon and the payload, from the
  * address it was sent to. {@code silent} servers count datagrams and never answer.
  */
+// close() waits for what it stops; an interrupt there fails the test like any other error.
+@SuppressWarnings("try")
 final class UdpEchoServer implements AutoCloseable {
   private final DatagramSocket socket;
   private final String name;
   private final boolean silent;
   private final Thread thread;
-  private volatile int received;
+  private final AtomicInteger received = new AtomicInteger();
 
   /** The last client address and port this server saw (the proxy's socket for the flow). */
   volatile InetSocketAddress lastPeer;
@@ -41,7 +44,7 @@ final class UdpEchoServer implements AutoCloseable {
   }
 
   int received() {
-    return received;
+    return received.get();
   }
 
   private void serve() {
@@ -51,7 +54,7 @@ final class UdpEchoServer implements AutoCloseable {
       DatagramPacket p = new DatagramPacket(buf, buf.length);
       try {
         socket.receive(p);
-        received++;
+        received.incrementAndGet();
         lastPeer = (InetSocketAddress) p.getSocketAddress();
         if (silent) {
           continue;

@@ -9,6 +9,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -87,7 +88,7 @@ final class UpgradeBackend implements AutoCloseable {
             return; // cut short
           }
         }
-        if (head.toLowerCase().contains("\r\ntransfer-encoding: chunked\r\n")) {
+        if (head.toLowerCase(Locale.ROOT).contains("\r\ntransfer-encoding: chunked\r\n")) {
           // Enough for the tests: the body is read up to its last chunk (no trailers).
           StringBuilder chunks = new StringBuilder();
           int c;
@@ -98,12 +99,12 @@ final class UpgradeBackend implements AutoCloseable {
         }
         bodies.add(body);
         completeRequests.incrementAndGet();
-        if (!refuse && head.toLowerCase().contains("\r\nupgrade:")) {
+        if (!refuse && head.toLowerCase(Locale.ROOT).contains("\r\nupgrade:")) {
           out.write(
               "HTTP/1.1 101 Switching Protocols\r\nUpgrade: echo\r\nConnection: Upgrade\r\n\r\nHELLO"
                   .getBytes(StandardCharsets.ISO_8859_1));
           out.flush();
-          echo(s, in, out);
+          echo(in, out);
           return;
         }
         out.write(
@@ -115,7 +116,7 @@ final class UpgradeBackend implements AutoCloseable {
     }
   }
 
-  private void echo(Socket s, InputStream in, OutputStream out) throws IOException {
+  private void echo(InputStream in, OutputStream out) throws IOException {
     byte[] buf = new byte[65536];
     ByteArrayOutputStream seen = new ByteArrayOutputStream();
     try {

@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The access log writers of the running plan: one per file (or syslog target) and format, shared by
@@ -56,7 +57,7 @@ public final class AccessLogFiles implements AutoCloseable {
    * Why {@code plan}'s logs cannot be written, as {@code FILE:LINE: ...}, or null. A file already
    * open is fine; a new one is created (appended to if it exists) to prove it can be.
    */
-  public String refusal(Plan plan) {
+  public @Nullable String refusal(Plan plan) {
     Map<String, String> formats = new HashMap<>();
     for (ServicePlan sp : plan.services()) {
       for (AccessLogs.Entry e : sp.accessLogs().logs()) {
@@ -134,7 +135,9 @@ public final class AccessLogFiles implements AutoCloseable {
   }
 
   private AccessLogWriter writer(AccessLogs.Entry e) {
-    AccessLogFormat f = AccessLogFormat.of(e.format().keyword());
+    AccessLogFormat f =
+        Objects.requireNonNull(
+            AccessLogFormat.of(e.format().keyword()), "the plan holds known formats only");
     return e.syslog()
         ? new AccessLogWriter(syslog.sink(), f, capacity)
         : new AccessLogWriter(Path.of(e.path()), f, capacity);

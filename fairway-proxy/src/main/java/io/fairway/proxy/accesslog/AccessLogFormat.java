@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 
 /** The two line formats of {@code access_log}. */
 public enum AccessLogFormat {
@@ -40,7 +41,7 @@ public enum AccessLogFormat {
   }
 
   /** The format a keyword names, or {@code null}. */
-  public static AccessLogFormat of(String keyword) {
+  public static @Nullable AccessLogFormat of(String keyword) {
     for (AccessLogFormat f : values()) {
       if (f.keyword.equals(keyword)) {
         return f;
@@ -81,14 +82,14 @@ public enum AccessLogFormat {
   }
 
   /** A field without spaces: the combined format separates by them. */
-  private static String token(String s) {
+  private static String token(@Nullable String s) {
     return s == null || s.isEmpty() ? "-" : clean(s).replace(' ', '_');
   }
 
   /**
    * What the client sent is not trusted to keep to one quoted field: quotes and controls escaped.
    */
-  private static String clean(String s) {
+  private static String clean(@Nullable String s) {
     if (s == null) {
       return "-";
     }

@@ -1,6 +1,7 @@
 package io.fairway.proxy.accesslog;
 
 import java.net.InetSocketAddress;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the access log says about one ended request (or L4 connection). Durations are in
@@ -39,10 +40,10 @@ public record AccessRecord(
     long startMillis,
     InetSocketAddress client,
     String virtualServer,
-    String realServer,
-    String method,
-    String target,
-    String protocol,
+    @Nullable String realServer,
+    @Nullable String method,
+    @Nullable String target,
+    @Nullable String protocol,
     int status,
     long bytesIn,
     long bytesOut,
@@ -51,20 +52,20 @@ public record AccessRecord(
     long firstByteMicros,
     long totalMicros,
     int retries,
-    String tlsVersion,
-    String sni,
+    @Nullable String tlsVersion,
+    @Nullable String sni,
     Termination termination,
-    String backendProtocol) {
+    @Nullable String backendProtocol) {
 
   /** Without a backend protocol (L4). */
   public AccessRecord(
       long startMillis,
       InetSocketAddress client,
       String virtualServer,
-      String realServer,
-      String method,
-      String target,
-      String protocol,
+      @Nullable String realServer,
+      @Nullable String method,
+      @Nullable String target,
+      @Nullable String protocol,
       int status,
       long bytesIn,
       long bytesOut,
@@ -73,8 +74,8 @@ public record AccessRecord(
       long firstByteMicros,
       long totalMicros,
       int retries,
-      String tlsVersion,
-      String sni,
+      @Nullable String tlsVersion,
+      @Nullable String sni,
       Termination termination) {
     this(
         startMillis,

@@ -8,6 +8,7 @@ import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -16,7 +17,7 @@ final class FileSink implements AccessLogWriter.Sink {
   private static final Logger log = LoggerFactory.getLogger(FileSink.class);
 
   private final Path path;
-  private Writer out;
+  private @Nullable Writer out;
 
   FileSink(Path path) {
     this.path = path;

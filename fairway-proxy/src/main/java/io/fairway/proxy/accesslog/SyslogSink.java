@@ -21,6 +21,7 @@ import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Access log lines as syslog messages (BSD format, as glibc's {@code syslog(3)} sends them,
@@ -49,8 +50,8 @@ final class SyslogSink implements AccessLogWriter.Sink {
 
   private final SyslogTarget target;
   private final String tag = "fairway[" + ProcessHandle.current().pid() + "]: ";
-  private DatagramChannel udp;
-  private Channel unix;
+  private @Nullable DatagramChannel udp;
+  private @Nullable Channel unix;
 
   SyslogSink(SyslogTarget target) {
     this.target = target;

@@ -2,6 +2,7 @@ package io.fairway.proxy.accesslog;
 
 import java.net.InetSocketAddress;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where {@code access_log syslog} sends its lines: the local syslog socket ({@code /dev/log}, which
@@ -11,7 +12,7 @@ import java.util.Objects;
  * @param socket the local datagram socket's path, or null
  * @param udp the UDP server's address, or null
  */
-public record SyslogTarget(String socket, InetSocketAddress udp) {
+public record SyslogTarget(@Nullable String socket, @Nullable InetSocketAddress udp) {
   /** The system property that chooses the target. */
   public static final String PROPERTY = "fairway.accesslog.syslog";
 

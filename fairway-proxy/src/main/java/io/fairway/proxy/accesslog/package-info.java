@@ -4,4 +4,7 @@
  * bounded queue, so that a slow disk or syslog never holds up an event loop. A full queue drops
  * records and counts them; the file is reopened on request, after logrotate moved it.
  */
+@NullMarked
 package io.fairway.proxy.accesslog;
+
+import org.jspecify.annotations.NullMarked;

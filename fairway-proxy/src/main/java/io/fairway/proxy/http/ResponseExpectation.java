@@ -7,6 +7,8 @@ package io.fairway.proxy.http;
  */
 interface ResponseExpectation {
   /**
+   * Tells the decoder what the response to the request just written may be.
+   *
    * @param headRequest the request is a HEAD: the response has no body whatever it says
    * @param dechunk the client cannot take chunk framing (HTTP/1.0, or it frames bodies itself as
    *     HTTP/2 does): body slices are the data alone

@@ -6,6 +6,7 @@ import io.fairway.proxy.accesslog.AccessRecord.Termination;
 import io.fairway.proxy.table.ProxyBackend;
 import io.netty.channel.Channel;
 import java.net.InetSocketAddress;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The access-log record of one L4 connection, noted as it goes and written once both sides are
@@ -22,14 +23,14 @@ final class ConnectionLog {
   private final TrafficMeter clientMeter;
   private final long startMillis = System.currentTimeMillis();
   private final long startNanos = System.nanoTime();
-  private final String tlsVersion;
-  private final String sni;
+  private final @Nullable String tlsVersion;
+  private final @Nullable String sni;
 
   private long leasedNanos = -1;
   private long connectedNanos = -1;
-  private ProxyBackend server;
-  private TrafficMeter backendMeter;
-  private Channel backend;
+  private @Nullable ProxyBackend server;
+  private @Nullable TrafficMeter backendMeter;
+  private @Nullable Channel backend;
   private int attempts;
 
   /** Until something else is known: the client went away before it had a server. */

@@ -2,8 +2,10 @@ package io.fairway.proxy.l4;
 
 import io.netty.channel.Channel;
 import io.netty.util.AttributeKey;
+import java.util.Objects;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Closes an established L4 connection that carried no data either way for the idle timeout.
@@ -33,7 +35,7 @@ public final class IdleWatch implements Runnable {
   private long seen;
 
   private long deadline;
-  private ScheduledFuture<?> timer;
+  private @Nullable ScheduledFuture<?> timer;
 
   /** The timeout closed the connection (the access log says so). */
   private boolean fired;
@@ -57,7 +59,9 @@ public final class IdleWatch implements Runnable {
     IdleWatch w = new IdleWatch(client, cm, backend, bm, timeoutNanos);
     client.attr(WATCH).set(w);
     w.arm(timeoutNanos);
-    client.closeFuture().addListener(f -> w.timer.cancel(false));
+    client
+        .closeFuture()
+        .addListener(f -> Objects.requireNonNull(w.timer, "armed above").cancel(false));
   }
 
   /**
@@ -74,7 +78,7 @@ public final class IdleWatch implements Runnable {
               if (w != null && client.isOpen()) {
                 w.account();
                 w.timeoutNanos = timeoutNanos;
-                w.timer.cancel(false);
+                Objects.requireNonNull(w.timer, "armed by start").cancel(false);
                 w.check();
               }
             });

@@ -15,6 +15,7 @@ import io.netty.channel.socket.DuplexChannel;
 import io.netty.channel.unix.FileDescriptor;
 import io.netty.channel.unix.Socket;
 import java.io.IOException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Moves bytes from its channel to a peer channel, one of the two halves of an L4 connection: copied
@@ -41,7 +42,7 @@ public final class Relay extends ChannelInboundHandlerAdapter {
   private final Channel peer;
 
   /** The peer's socket when it is an epoll channel, for writing without queueing; else null. */
-  private final Socket peerSocket;
+  private final @Nullable Socket peerSocket;
 
   private final long spliceAbove;
   private boolean splicing;
@@ -140,6 +141,9 @@ public final class Relay extends ChannelInboundHandlerAdapter {
     return true;
   }
 
+  // spliceTo is deprecated in Netty 4.2 with nothing to replace it: splicing is what this relay
+  // does on epoll, so the call stays until Netty offers another way to it.
+  @SuppressWarnings("deprecation")
   private void splice(ChannelHandlerContext ctx, int len) {
     if (splicing) {
       return;

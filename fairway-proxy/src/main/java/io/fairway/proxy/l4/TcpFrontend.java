@@ -21,8 +21,6 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.epoll.EpollChannelConfig;
-import io.netty.channel.epoll.EpollChannelOption;
-import io.netty.channel.epoll.EpollMode;
 import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.DuplexChannel;
 import io.netty.handler.ssl.SslHandler;
@@ -33,6 +31,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import javax.net.ssl.SSLException;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -65,10 +64,10 @@ public final class TcpFrontend extends ChannelInboundHandlerAdapter {
   private Set<ProxyBackend> tried = Set.of();
 
   /** This connection's access-log record; null when the service has no access log. */
-  private ConnectionLog record;
+  private @Nullable ConnectionLog record;
 
   /** What the client sent (or its FIN) before the backend connection existed; null: nothing. */
-  private List<Object> early;
+  private @Nullable List<Object> early;
 
   private boolean inputShutdown;
 
@@ -187,8 +186,8 @@ public final class TcpFrontend extends ChannelInboundHandlerAdapter {
     TrafficMeter backendMeter = new TrafficMeter(SIZING);
     long splice =
         options.splices()
-                && client.config() instanceof EpollChannelConfig c
-                && c.getEpollMode() == EpollMode.LEVEL_TRIGGERED
+                // spliceTo needs level-triggered channels: Netty 4.2's epoll channels all are.
+                && client.config() instanceof EpollChannelConfig
                 // Spliced bytes bypass the pipeline, and so its TLS.
                 && !io.fairway.proxy.tls.TlsHandshakes.isTls(client)
                 && tls == null
@@ -206,9 +205,6 @@ public final class TcpFrontend extends ChannelInboundHandlerAdapter {
               cfg.setConnectTimeoutMillis(connectMillis);
               cfg.setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
               cfg.setRecvByteBufAllocator(backendMeter);
-              if (splice >= 0) {
-                cfg.setOption(EpollChannelOption.EPOLL_MODE, EpollMode.LEVEL_TRIGGERED); // spliceTo
-              }
             },
             // With TLS, the relay to the client comes once the handshake succeeded: a failed one
             // closes this channel, and the relay would close the client with it instead of letting

@@ -3,6 +3,7 @@ package io.fairway.proxy.l4;
 import io.netty.channel.RecvByteBufAllocator;
 import io.netty.util.UncheckedBooleanSupplier;
 import java.util.concurrent.atomic.LongAdder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Counts what one side of an L4 connection receives, underneath the pipeline: the transport reports
@@ -14,7 +15,7 @@ import java.util.concurrent.atomic.LongAdder;
  */
 public final class TrafficMeter implements RecvByteBufAllocator {
   private final RecvByteBufAllocator sizing;
-  private LongAdder sink;
+  private @Nullable LongAdder sink;
 
   /** Bytes read before the destination was known (a client's first bytes, or its FIN). */
   private long unclaimed;
@@ -25,7 +26,7 @@ public final class TrafficMeter implements RecvByteBufAllocator {
   private long total;
 
   /** Runs once, at the first byte read after it was set. */
-  private Runnable onFirstRead;
+  private @Nullable Runnable onFirstRead;
 
   /**
    * @param sizing the allocator that decides the read sizes (the channel's own)
@@ -76,7 +77,7 @@ public final class TrafficMeter implements RecvByteBufAllocator {
   }
 
   @Override
-  public Handle newHandle() {
+  public ExtendedHandle newHandle() {
     return new Counting((ExtendedHandle) sizing.newHandle());
   }
 

@@ -14,4 +14,7 @@
  * handler, yet it must still count for the table's byte counters and keep the idle timeout ({@link
  * io.fairway.proxy.l4.IdleWatch}) from closing a busy connection.
  */
+@NullMarked
 package io.fairway.proxy.l4;
+
+import org.jspecify.annotations.NullMarked;

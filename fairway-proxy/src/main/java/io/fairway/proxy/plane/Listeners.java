@@ -5,7 +5,6 @@ import io.fairway.proxy.ProxyOptions;
 import io.fairway.proxy.Transport;
 import io.fairway.proxy.l4.TcpFrontend;
 import io.fairway.proxy.proxyprotocol.ProxyProtocolStats;
-import io.fairway.proxy.table.Mode;
 import io.fairway.proxy.table.ProxyService;
 import io.fairway.proxy.udp.UdpRelay;
 import io.fairway.table.Endpoints;
@@ -23,8 +22,6 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.WriteBufferWaterMark;
-import io.netty.channel.epoll.EpollChannelOption;
-import io.netty.channel.epoll.EpollMode;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.DatagramSocket;
@@ -34,10 +31,12 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The listening sockets of the table's services: a TCP listener whose accepted connections get
@@ -64,7 +63,7 @@ final class Listeners {
   private final EventLoopGroup ioGroup;
 
   /** UDP's event loops: {@link #ioGroup}, unless TCP runs on a transport UDP does not use. */
-  private volatile EventLoopGroup udpGroup;
+  private volatile @Nullable EventLoopGroup udpGroup;
 
   /** Live UDP flows of all services, bounded by {@link ProxyOptions#maxUdpFlows()}. */
   private final AtomicInteger udpFlows = new AtomicInteger();
@@ -150,15 +149,13 @@ final class Listeners {
 
   private ServerBootstrap serverBootstrap(ProxyService vs, ProxyProtocolStats proxyProtocol) {
     ServerBootstrap b = new ServerBootstrap();
-    if (options.get().splices() && vs.spec().mode() == Mode.TCP) { // splices(): epoll only
-      // spliceTo needs level-triggered channels, and the mode is fixed before registration.
-      // (A listener whose spec later turns into an L4 relay just copies.)
-      b.childOption(EpollChannelOption.EPOLL_MODE, EpollMode.LEVEL_TRIGGERED);
-    }
     // No TCP_NODELAY option: Netty's socket configs set it on every new socket already, and
     // setting it again costs a system call per connection.
     return b.group(ioGroup, ioGroup)
-        .channelFactory(Transport.serverChannel(vs.service().key().address()))
+        .channelFactory(
+            Transport.serverChannel(
+                Objects.requireNonNull(
+                    vs.service().key().address(), "the plane serves address services only")))
         .option(ChannelOption.SO_BACKLOG, 4096)
         .option(ChannelOption.SO_REUSEADDR, true)
         .handler(KeptEpollChannels.ACCEPTED)
@@ -191,7 +188,7 @@ final class Listeners {
         // silently share its datagrams, instead of failing with "address already in use".
         .option(ChannelOption.SO_RCVBUF, 1 << 20) // absorbs a burst while the loop is busy
         .option(
-            ChannelOption.RCVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(UdpRelay.MAX_DATAGRAM))
+            ChannelOption.RECVBUF_ALLOCATOR, new FixedRecvByteBufAllocator(UdpRelay.MAX_DATAGRAM))
         .option(
             ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 512 * 1024))
         .handler(new UdpRelay(vs, options.get(), udpFlows));
@@ -243,7 +240,10 @@ final class Listeners {
     if (m.contains("in use")) {
       why =
           "address already in use"
-              + PortOwner.describe(key.protocol(), addr.getPort())
+              + PortOwner.describe(
+                      Objects.requireNonNull(
+                          key.protocol(), "the plane serves address services only"),
+                      addr.getPort())
                   .map(w -> " (" + w + ")")
                   .orElse("");
     } else if (m.contains("assign requested address")) {

@@ -47,6 +47,7 @@ import java.util.Optional;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -134,7 +135,7 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
    * @throws IllegalStateException when {@code fairway.proxy.transport} names a transport that is
    *     not available here (or none Fairway knows)
    */
-  public ProxyTable(ProxyOptions options, Function<ServiceKey, ListenerSpec> specs) {
+  public ProxyTable(ProxyOptions options, @Nullable Function<ServiceKey, ListenerSpec> specs) {
     this.base = Objects.requireNonNull(options, "options");
     this.options = options;
     this.specs = specs == null ? k -> null : specs;
@@ -182,7 +183,7 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
   }
 
   @Override
-  public String refusal(Plan plan) {
+  public @Nullable String refusal(Plan plan) {
     for (ServicePlan sp : plan.services()) {
       for (Service s : sp.services()) {
         String why = unsupported(s, sp.http());
@@ -218,7 +219,7 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
   }
 
   /** Why this plane cannot serve the service of a plan, or null when it can. */
-  private static String unsupported(Service s, boolean http) {
+  private static @Nullable String unsupported(Service s, boolean http) {
     ServiceKey key = s.key();
     if (key.isFwmark() || key.protocol() == Protocol.SCTP) {
       return key + ": the userspace data plane serves TCP and UDP address services only";
@@ -262,7 +263,10 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
                     "{}: now {} {}",
                     key,
                     // Mode.TCP is the layer-4 relay, which also carries UDP services.
-                    fresh.mode() == Mode.HTTP ? "HTTP" : "L4",
+                    Objects.requireNonNull(fresh, "respec is false without a spec").mode()
+                            == Mode.HTTP
+                        ? "HTTP"
+                        : "L4",
                     fresh.selection() == null ? "" : fresh.selection().describe());
               }
             });
@@ -311,7 +315,7 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
    * The address a service's listener is bound to: its own address and port, or the port the system
    * chose for a service on port 0. {@code null} for an unknown service.
    */
-  public synchronized InetSocketAddress boundAddress(ServiceKey key) {
+  public synchronized @Nullable InetSocketAddress boundAddress(ServiceKey key) {
     ProxyService vs = services.find(key);
     return vs == null ? null : vs.vip();
   }

@@ -12,4 +12,7 @@
  * see only the model, and the model tells the plane what only the frontends can do through {@link
  * io.fairway.proxy.table.Frontends}.
  */
+@NullMarked
 package io.fairway.proxy.plane;
+
+import org.jspecify.annotations.NullMarked;

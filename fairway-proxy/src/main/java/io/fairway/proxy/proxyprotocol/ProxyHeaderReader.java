@@ -10,7 +10,9 @@ import io.netty.handler.codec.haproxy.HAProxyMessageDecoder;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -47,7 +49,7 @@ public final class ProxyHeaderReader extends ChannelInboundHandlerAdapter {
   private final Object service;
   private State state = State.WAITING;
   private boolean autoReadAfter;
-  private ScheduledFuture<?> timer;
+  private @Nullable ScheduledFuture<?> timer;
 
   private ProxyHeaderReader(ProxyProtocolStats stats, Duration deadline, Object service) {
     this.stats = stats;
@@ -99,7 +101,7 @@ public final class ProxyHeaderReader extends ChannelInboundHandlerAdapter {
       m.release();
     }
     state = State.ACCEPTED;
-    timer.cancel(false);
+    Objects.requireNonNull(timer, "armed in channelActive").cancel(false);
     stats.accepted.increment();
     ctx.channel().attr(ClientAddress.KEY).set(client);
     ctx.channel().config().setAutoRead(autoReadAfter);
@@ -152,7 +154,9 @@ public final class ProxyHeaderReader extends ChannelInboundHandlerAdapter {
   }
 
   private void refuse(
-      ChannelHandlerContext ctx, java.util.concurrent.atomic.LongAdder counter, String why) {
+      ChannelHandlerContext ctx,
+      java.util.concurrent.atomic.LongAdder counter,
+      @Nullable String why) {
     state = State.REFUSED;
     if (timer != null) {
       timer.cancel(false);

@@ -12,6 +12,7 @@ import io.netty.handler.codec.haproxy.HAProxyProxiedProtocol;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.AttributeKey;
 import java.net.InetSocketAddress;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code send_proxy v1|v2}: the PROXY header at the start of a new backend connection, naming the
@@ -87,7 +88,7 @@ public final class ProxyHeaderWriter {
   }
 
   /** The key a {@code send_proxy} server's idle connections are kept under for {@code client}. */
-  public static InetSocketAddress owner(ProxyProtocol.Version version, Channel client) {
+  public static @Nullable InetSocketAddress owner(ProxyProtocol.Version version, Channel client) {
     return version == ProxyProtocol.Version.NONE ? null : ClientAddress.source(client);
   }
 

@@ -19,6 +19,8 @@ public final class ProxyProtocolStats {
   }
 
   /**
+   * One service's PROXY header counts.
+   *
    * @param accepted headers read (the connection went on to its frontend)
    * @param invalid refused: not a PROXY header (garbage, a client speaking HTTP or TLS directly), a
    *     malformed one, or one over the size bound

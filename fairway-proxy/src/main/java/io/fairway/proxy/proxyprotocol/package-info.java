@@ -12,4 +12,7 @@
  * what is here is the bounds a hostile client meets (a deadline, a size limit, a counter for every
  * refusal) and the choice of what a header says.
  */
+@NullMarked
 package io.fairway.proxy.proxyprotocol;
+
+import org.jspecify.annotations.NullMarked;

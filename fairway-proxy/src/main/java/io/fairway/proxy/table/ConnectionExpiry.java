@@ -6,7 +6,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Expires closed connections after the inactive period (the kernel keeps a closed connection for
@@ -26,7 +25,8 @@ final class ConnectionExpiry {
 
   private static final class Batch {
     final long second;
-    final Map<SchedDest, int[]> counts = new IdentityHashMap<>();
+    // By identity: a model's destination objects, not equal destinations.
+    final IdentityHashMap<SchedDest, int[]> counts = new IdentityHashMap<>();
     final List<Connection> single = new ArrayList<>(0);
 
     Batch(long second) {

@@ -4,6 +4,7 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code persistence_timeout}: a client (address masked by the service's netmask) keeps going to
@@ -29,7 +30,7 @@ final class DirectorPersistence {
   private final Map<InetAddress, Template> templates = new ConcurrentHashMap<>();
 
   /** The server this client sticks to, or {@code null}; refreshes the template when found. */
-  ProxyBackend lookup(InetAddress client, int prefix, long timeoutNanos, long now) {
+  @Nullable ProxyBackend lookup(InetAddress client, int prefix, long timeoutNanos, long now) {
     Template t = templates.get(mask(client, prefix));
     if (t == null || now - t.expiresNanos > 0) {
       return null;

@@ -20,11 +20,15 @@ public final class HttpStats {
       Boolean.parseBoolean(System.getProperty("fairway.proxy.httpMetrics", "true"));
 
   /** Upper bounds of the request-duration buckets, seconds (the last bucket is +Inf). */
+  // An array the exporters index alongside each snapshot's counts; nothing writes to it.
+  @SuppressWarnings("MutablePublicArray")
   public static final double[] DURATION_BOUNDS = {
     0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
   };
 
   /** Upper bounds of the connect-time buckets, seconds. */
+  // An array the exporters index alongside each snapshot's counts; nothing writes to it.
+  @SuppressWarnings("MutablePublicArray")
   public static final double[] CONNECT_BOUNDS = {
     0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1
   };
@@ -40,6 +44,8 @@ public final class HttpStats {
   /**
    * The codes of {@link #generated}: what the proxy answers when a server fails or none is left.
    */
+  // An array the exporters index alongside each snapshot's counts; nothing writes to it.
+  @SuppressWarnings("MutablePublicArray")
   public static final int[] GENERATED_CODES = {502, 503, 504};
 
   private final LongAdder[] generated = adders(GENERATED_CODES.length);
@@ -49,6 +55,8 @@ public final class HttpStats {
    * The codes of {@link #clientErrors}: what the proxy answers a client whose request it refuses
    * (malformed, too slow, too large, unsupported), before any server is involved.
    */
+  // An array the exporters index alongside each snapshot's counts; nothing writes to it.
+  @SuppressWarnings("MutablePublicArray")
   public static final int[] CLIENT_CODES = {400, 408, 413, 414, 431, 501, 505};
 
   private final LongAdder[] clientErrors = adders(CLIENT_CODES.length);
@@ -159,6 +167,9 @@ public final class HttpStats {
    * A client connection of the virtual service began speaking {@code p} (h2: after ALPN, the
    * preface or the upgrade; a real server's counters never see one).
    */
+  // Counters in arrays by ordinal: the snapshot's long[] has the same layout, and no map lookup
+  // runs per connection.
+  @SuppressWarnings("EnumOrdinal")
   public void clientConnectionOpened(ClientProtocol p) {
     if (ENABLED) {
       clientConnections[p.ordinal()].increment();
@@ -167,6 +178,8 @@ public final class HttpStats {
   }
 
   /** A connection {@link #clientConnectionOpened} counted closed. */
+  // As clientConnectionOpened: the counters' array is by ordinal.
+  @SuppressWarnings("EnumOrdinal")
   public void clientConnectionClosed(ClientProtocol p) {
     if (ENABLED) {
       openClientConnections[p.ordinal()].decrement();
@@ -210,6 +223,9 @@ public final class HttpStats {
    * @param opened connections that began speaking the protocol
    * @param open those still open
    */
+  // Snapshots are values read once by the exporters, never compared: arrays keep the counters'
+  // layout.
+  @SuppressWarnings("ArrayRecordComponent")
   public record Clients(long[] opened, long[] open) {
     Clients plus(Clients o) {
       return new Clients(add(opened, o.opened), add(open, o.open));
@@ -225,6 +241,9 @@ public final class HttpStats {
    * @param clientErrors error pages sent to clients, by {@link #CLIENT_CODES}
    * @param firstByte request head in to the server's response head
    */
+  // Snapshots are values read once by the exporters, never compared: arrays keep the counters'
+  // layout.
+  @SuppressWarnings("ArrayRecordComponent")
   public record Errors(long resets, long invalidResponses, long[] clientErrors, Buckets firstByte) {
     Errors plus(Errors o) {
       return new Errors(
@@ -236,6 +255,8 @@ public final class HttpStats {
   }
 
   /**
+   * A service's (or a server's) HTTP counters at one moment.
+   *
    * @param byClass responses by status class: 1xx..5xx, then other (generated ones included)
    * @param duration request durations
    * @param connect backend connect times
@@ -245,6 +266,9 @@ public final class HttpStats {
    * @param errors the other failures by cause, and the first-byte time
    * @param clients the client connections by protocol (a virtual service's only)
    */
+  // Snapshots are values read once by the exporters, never compared: arrays keep the counters'
+  // layout.
+  @SuppressWarnings("ArrayRecordComponent")
   public record Snapshot(
       long[] byClass,
       Buckets duration,
@@ -272,6 +296,9 @@ public final class HttpStats {
    * A histogram's state: {@code counts[i]} observations in bucket {@code i} (not cumulative; the
    * last is above every bound), and their sum in seconds.
    */
+  // Snapshots are values read once by the exporters, never compared: arrays keep the counters'
+  // layout.
+  @SuppressWarnings("ArrayRecordComponent")
   public record Buckets(double[] bounds, long[] counts, double sumSeconds) {
     Buckets plus(Buckets o) {
       return new Buckets(bounds, add(counts, o.counts), sumSeconds + o.sumSeconds);

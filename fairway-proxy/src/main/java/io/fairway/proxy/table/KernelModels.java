@@ -13,6 +13,7 @@ import io.fairway.table.ServiceFlag;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The kernel-scheduler path's translation of the table's words into the director library's model of
@@ -24,11 +25,11 @@ final class KernelModels {
   private KernelModels() {}
 
   /** A new model of the service for its kernel scheduler, with the sorry server if any. */
-  static SchedService create(Service s, Selection.Kernel k, InetSocketAddress sorry) {
+  static SchedService create(Service s, Selection.Kernel k, @Nullable InetSocketAddress sorry) {
     KernelScheduler ks = Schedulers.create(k.algorithm(), flags(s), schedulerOptions(k));
     SchedService kernel = new SchedService(ks, persistence(s), System::currentTimeMillis);
     if (sorry != null) {
-      kernel.setSorryServer(new DestSpec(null, sorry.getAddress(), sorry.getPort(), 1, 0, 0));
+      kernel.setSorryServer(new DestSpec("", sorry.getAddress(), sorry.getPort(), 1, 0, 0));
     }
     return kernel;
   }
@@ -36,7 +37,7 @@ final class KernelModels {
   /** The kernel model's spec of a destination: the table's settings and the plan's max_conns. */
   static DestSpec spec(Dest d, int maxConns) {
     return new DestSpec(
-        null, d.address(), d.port(), d.weight(), d.upperThreshold(), d.lowerThreshold(), maxConns);
+        "", d.address(), d.port(), d.weight(), d.upperThreshold(), d.lowerThreshold(), maxConns);
   }
 
   /** The kernel's mh table, bounded by {@code hash_balance_factor} when the config sets one. */

@@ -59,7 +59,8 @@ final class LayeredMembers {
       byName.put(mp.name(), new Entry(b, weight, up, mp.ident()));
     }
     long now = tree.top().now();
-    Map<AbstractDirector<?>, Map<String, Member>> old = new IdentityHashMap<>();
+    // By identity: each director instance of the tree, however alike two of them are.
+    IdentityHashMap<AbstractDirector<?>, Map<String, Member>> old = new IdentityHashMap<>();
     tree.update(
         (d, name) -> {
           Entry e = byName.get(name);

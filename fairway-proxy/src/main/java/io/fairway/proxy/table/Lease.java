@@ -1,6 +1,7 @@
 package io.fairway.proxy.table;
 
 import io.fairway.director.sched.Connection;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One scheduled connection (L4) or request (HTTP) on a real server, from the pick until it ends.
@@ -12,7 +13,7 @@ import io.fairway.director.sched.Connection;
  */
 public final class Lease implements Pick {
   public final ProxyBackend server;
-  private final Connection connection;
+  private final @Nullable Connection connection;
   private final ConnectionExpiry expiry;
 
   /** Told when this lease ends: someone may be waiting for the slot. */
@@ -25,7 +26,11 @@ public final class Lease implements Pick {
 
   private boolean answered;
 
-  Lease(ProxyBackend server, Connection connection, ConnectionExpiry expiry, SlotQueue slots) {
+  Lease(
+      ProxyBackend server,
+      @Nullable Connection connection,
+      ConnectionExpiry expiry,
+      SlotQueue slots) {
     this.server = server;
     this.connection = connection;
     this.expiry = expiry;

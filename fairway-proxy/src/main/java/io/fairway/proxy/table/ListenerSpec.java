@@ -12,6 +12,7 @@ import java.net.InetSocketAddress;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the userspace data plane reads of a service's plan beyond its table {@code Service} value:
@@ -39,9 +40,9 @@ import java.util.Objects;
 public record ListenerSpec(
     Mode mode,
     RequestKey keySource,
-    Selection selection,
+    @Nullable Selection selection,
     Map<DestKey, MemberPlan> members,
-    InetSocketAddress sorryServer,
+    @Nullable InetSocketAddress sorryServer,
     ProxySettings proxy) {
 
   public ListenerSpec {
@@ -59,9 +60,9 @@ public record ListenerSpec(
   public ListenerSpec(
       Mode mode,
       RequestKey keySource,
-      Selection selection,
+      @Nullable Selection selection,
       Map<DestKey, MemberPlan> members,
-      InetSocketAddress sorryServer) {
+      @Nullable InetSocketAddress sorryServer) {
     this(mode, keySource, selection, members, sorryServer, ProxySettings.DEFAULTS);
   }
 
@@ -90,7 +91,7 @@ public record ListenerSpec(
     return new ListenerSpec(Mode.HTTP, key, null, Map.of(), null);
   }
 
-  public ListenerSpec withSorryServer(InetSocketAddress sorry) {
+  public ListenerSpec withSorryServer(@Nullable InetSocketAddress sorry) {
     return new ListenerSpec(mode, keySource, selection, members, sorry, proxy);
   }
 

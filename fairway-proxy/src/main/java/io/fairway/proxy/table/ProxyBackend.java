@@ -13,6 +13,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One destination of one service as the data plane sees it: its configuration (replaced in place by
@@ -57,7 +58,7 @@ public final class ProxyBackend implements io.fairway.director.Backend {
   private final Map<BackendAttachment<?>, Object> attachments = new ConcurrentHashMap<>(4);
 
   /** This server in the kernel-scheduler model, when the service runs a kernel scheduler. */
-  volatile io.fairway.director.sched.SchedDest kernelDest;
+  volatile io.fairway.director.sched.@Nullable SchedDest kernelDest;
 
   /** What it takes at once when no {@code max_conns} says so. */
   private final LearnedLimit learned = new LearnedLimit();
@@ -103,7 +104,7 @@ public final class ProxyBackend implements io.fairway.director.Backend {
   }
 
   /** Sets this server's place in the kernel-scheduler model, which then takes its learned limit. */
-  void kernelDest(io.fairway.director.sched.SchedDest kd) {
+  void kernelDest(io.fairway.director.sched.@Nullable SchedDest kd) {
     kernelDest = kd;
     pushLimit();
   }

@@ -26,6 +26,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One virtual service of the userspace table: its destinations and how a new connection or request
@@ -53,11 +54,11 @@ public final class ProxyService {
   /** What event loops read. Exactly one of {@code kernel} and {@code varnish} is set. */
   record Pool(
       List<ProxyBackend> servers,
-      ProxyBackend sorry,
+      @Nullable ProxyBackend sorry,
       boolean sorryInTable,
-      SchedService kernel,
+      @Nullable SchedService kernel,
       Map<SchedDest, ProxyBackend> byKernelDest,
-      VarnishPicker varnish,
+      @Nullable VarnishPicker varnish,
       int hashBalanceFactor) {}
 
   /** A request that asks a shard for no alt of its own: the shard's default applies. */
@@ -73,16 +74,16 @@ public final class ProxyService {
   private volatile AccessLog accessLog = AccessLog.NONE;
 
   private volatile ServiceTimeouts timeouts;
-  private volatile Pool pool;
+  private volatile @Nullable Pool pool;
 
   /** Destinations in table order; guarded by the table's lock. */
   private final Map<DestKey, ProxyBackend> members = new LinkedHashMap<>();
 
   /** The spec's sorry server while it is not a destination of the table. */
-  private ProxyBackend detachedSorry;
+  private @Nullable ProxyBackend detachedSorry;
 
-  private SchedService kernel;
-  private VarnishPicker varnish;
+  private @Nullable SchedService kernel;
+  private @Nullable VarnishPicker varnish;
 
   /**
    * The kernel model's servers as the table has them now, by their model object: a pick falls back
@@ -114,7 +115,7 @@ public final class ProxyService {
   public final HttpStats http = new HttpStats();
 
   /** The address its listener is bound to, once it is ({@link ServiceTable#add}). */
-  volatile InetSocketAddress vip;
+  volatile @Nullable InetSocketAddress vip;
 
   /** Told what only the frontends can do: retime their established connections. */
   private final Frontends frontends;
@@ -163,7 +164,7 @@ public final class ProxyService {
   }
 
   /** The address its listener is bound to; null until it is. */
-  public InetSocketAddress vip() {
+  public @Nullable InetSocketAddress vip() {
     return vip;
   }
 
@@ -220,7 +221,7 @@ public final class ProxyService {
   }
 
   Pool pool() {
-    return pool;
+    return Objects.requireNonNull(pool, "the constructor publishes the first");
   }
 
   void setService(Service s) {
@@ -297,7 +298,11 @@ public final class ProxyService {
   private void rampKernel(ProxyBackend rs) {
     ServiceRamps.Times t = kernel != null && rs.kernelDest != null ? ramps.current(rs.key) : null;
     if (t != null) {
-      kernel.ramp(rs.kernelDest, t.elapsed(System.nanoTime()), t.nanos());
+      Objects.requireNonNull(kernel, "a ramp is looked up only with a kernel model")
+          .ramp(
+              Objects.requireNonNull(rs.kernelDest, "and with the server in it"),
+              t.elapsed(System.nanoTime()),
+              t.nanos());
     }
   }
 
@@ -305,7 +310,8 @@ public final class ProxyService {
   private void rampVarnish(ProxyBackend rs) {
     ServiceRamps.Times t = varnish != null && !isSorry(rs) ? ramps.current(rs.key) : null;
     if (t != null) {
-      varnish.ramp(rs, t.elapsed(System.nanoTime()), t.nanos());
+      Objects.requireNonNull(varnish, "a ramp is looked up only with a director")
+          .ramp(rs, t.elapsed(System.nanoTime()), t.nanos());
     }
   }
 
@@ -324,7 +330,8 @@ public final class ProxyService {
   }
 
   void setDest(Dest d) {
-    ProxyBackend rs = members.get(d.key());
+    ProxyBackend rs =
+        Objects.requireNonNull(members.get(d.key()), "the table checked the destination is there");
     rs.update(d);
     if (kernel != null && !isSorry(rs)) {
       kernel.edit(spec(d));
@@ -334,7 +341,8 @@ public final class ProxyService {
 
   ProxyBackend delDest(DestKey k) {
     ramps.forget(k);
-    ProxyBackend rs = members.remove(k);
+    ProxyBackend rs =
+        Objects.requireNonNull(members.remove(k), "the table checked the destination is there");
     rs.markRemoved();
     if (kernel != null && !isSorry(rs)) {
       kernel.remove(k.address(), k.port());
@@ -410,7 +418,7 @@ public final class ProxyService {
    *
    * @throws javax.net.ssl.SSLException its CA file cannot be used (changed since it was checked)
    */
-  public io.netty.handler.ssl.SslHandler backendTls(
+  public io.netty.handler.ssl.@Nullable SslHandler backendTls(
       ProxyBackend rs, io.netty.buffer.ByteBufAllocator alloc) throws javax.net.ssl.SSLException {
     MemberPlan m = spec.members().get(rs.key);
     if (m == null || m.tls().isEmpty()) {
@@ -495,7 +503,8 @@ public final class ProxyService {
       }
       sorry = detachedSorry;
     }
-    Map<SchedDest, ProxyBackend> byDest = new IdentityHashMap<>();
+    // By identity: the kernel model's own destination objects.
+    IdentityHashMap<SchedDest, ProxyBackend> byDest = new IdentityHashMap<>();
     if (kernel != null) {
       for (ProxyBackend rs : real) {
         byDest.put(rs.kernelDest, rs);
@@ -522,7 +531,8 @@ public final class ProxyService {
    *     which never retries, or an alternative that is unusable too) the first available in table
    *     order
    */
-  public Lease select(InetSocketAddress client, String key, Set<ProxyBackend> tried) {
+  public @Nullable Lease select(
+      InetSocketAddress client, @Nullable String key, Set<ProxyBackend> tried) {
     return select(client, key, tried, NO_ALT);
   }
 
@@ -531,7 +541,8 @@ public final class ProxyService {
    * askedAlt} ({@code alt_header}; {@link #NO_ALT}: the shard's own default). A retry then asks for
    * the alternative after it: {@code askedAlt + retries}.
    */
-  public Lease select(InetSocketAddress client, String key, Set<ProxyBackend> tried, int askedAlt) {
+  public @Nullable Lease select(
+      InetSocketAddress client, @Nullable String key, Set<ProxyBackend> tried, int askedAlt) {
     return picker.select(client, key, tried, askedAlt);
   }
 
@@ -555,7 +566,7 @@ public final class ProxyService {
    */
   public Pick schedule(
       InetSocketAddress client,
-      String key,
+      @Nullable String key,
       Set<ProxyBackend> tried,
       int askedAlt,
       EventLoop loop,

@@ -2,6 +2,7 @@ package io.fairway.proxy.table;
 
 import java.util.Locale;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where an HTTP service takes the key that hashing directors (hash, shard, sh, mh...) select by.
@@ -13,7 +14,7 @@ import java.util.Objects;
  * @param kind what the key comes from
  * @param name the header or cookie name; {@code null} for {@link Kind#URL} and {@link Kind#CLIENT}
  */
-public record RequestKey(Kind kind, String name) {
+public record RequestKey(Kind kind, @Nullable String name) {
 
   /** What the key comes from. */
   public enum Kind {
@@ -92,18 +93,20 @@ public record RequestKey(Kind kind, String name) {
     String target();
 
     /** The first value of the header named {@code lowerName}, or {@code null}. */
-    String header(String lowerName);
+    @Nullable String header(String lowerName);
 
     /** The value of the cookie named {@code name} in the request's Cookie headers, or null. */
-    String cookie(String name);
+    @Nullable String cookie(String name);
   }
 
   /** The key of this request, or {@code null} when it has none (use the client address). */
-  public String extract(Source request) {
+  public @Nullable String extract(Source request) {
     return switch (kind) {
       case URL -> request.target();
-      case HEADER -> request.header(name.toLowerCase(Locale.ROOT));
-      case COOKIE -> request.cookie(name);
+      case HEADER ->
+          request.header(
+              Objects.requireNonNull(name, "a header key has a name").toLowerCase(Locale.ROOT));
+      case COOKIE -> request.cookie(Objects.requireNonNull(name, "a cookie key has a name"));
       default -> null;
     };
   }

@@ -13,8 +13,10 @@ import java.net.UnknownHostException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The event loops' side of a virtual service: which server a new connection or request gets, read
@@ -47,12 +49,13 @@ final class ServicePicker {
     this.live = live;
   }
 
-  private Lease lease(ProxyBackend rs, Connection c) {
+  private Lease lease(ProxyBackend rs, @Nullable Connection c) {
     return new Lease(rs, c, expiry, slots);
   }
 
   /** {@link ProxyService#select(InetSocketAddress, String, Set, int)}. */
-  Lease select(InetSocketAddress client, String key, Set<ProxyBackend> tried, int askedAlt) {
+  @Nullable Lease select(
+      InetSocketAddress client, @Nullable String key, Set<ProxyBackend> tried, int askedAlt) {
     ProxyService.Pool p = vs.pool();
     if (tried.isEmpty()) {
       return p.kernel() != null
@@ -80,7 +83,7 @@ final class ServicePicker {
   /** {@link ProxyService#schedule}: select, or queue for a slot, or refuse. */
   Pick schedule(
       InetSocketAddress client,
-      String key,
+      @Nullable String key,
       Set<ProxyBackend> tried,
       int askedAlt,
       EventLoop loop,
@@ -119,7 +122,7 @@ final class ServicePicker {
   /** A queued one's turn: a slot may have freed. False while there still is none. */
   private boolean turn(
       InetSocketAddress client,
-      String key,
+      @Nullable String key,
       Set<ProxyBackend> tried,
       int askedAlt,
       SlotWaiter waiter) {
@@ -168,11 +171,12 @@ final class ServicePicker {
     }
   }
 
-  private Lease kernelPick(ProxyService.Pool p, InetSocketAddress client, String key) {
+  private @Nullable Lease kernelPick(
+      ProxyService.Pool p, InetSocketAddress client, @Nullable String key) {
     InetAddress ca = key == null ? client.getAddress() : keyAddress(key);
     InetSocketAddress v = vs.vip;
     Connection c =
-        p.kernel()
+        Objects.requireNonNull(p.kernel(), "a pool has a kernel model or a director")
             .open(
                 new Flow(
                     ca,
@@ -243,8 +247,8 @@ final class ServicePicker {
     return vs.selection() instanceof Selection.Shard sh ? sh.alt() : 0;
   }
 
-  private Lease varnishPick(
-      ProxyService.Pool p, InetSocketAddress client, String key, int askedAlt) {
+  private @Nullable Lease varnishPick(
+      ProxyService.Pool p, InetSocketAddress client, @Nullable String key, int askedAlt) {
     Service s = vs.service();
     boolean persistent = s.flags().contains(ServiceFlag.PERSISTENT) && s.timeout() > 0;
     long now = System.nanoTime();
@@ -264,7 +268,9 @@ final class ServicePicker {
     for (int i = 0; i < n && chosen == null; i++) {
       // The first pick as asked (or the shard's default); then the next alternatives, skipping
       // servers that cannot take it.
-      ProxyBackend rs = p.varnish().pick(client, vs.vip, key, i == 0 ? askedAlt : base + i);
+      ProxyBackend rs =
+          Objects.requireNonNull(p.varnish(), "a pool has a kernel model or a director")
+              .pick(client, vs.vip, key, i == 0 ? askedAlt : base + i);
       if (rs == null) {
         break;
       }

@@ -4,6 +4,7 @@ import io.fairway.table.DestKey;
 import io.fairway.table.Ramp;
 import java.util.HashMap;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The slow starts the apply layer handed over to one service, by destination, on the {@link
@@ -37,7 +38,7 @@ final class ServiceRamps {
   }
 
   /** The destination's ramp if it is still running (an ended one is forgotten), else null. */
-  Times current(DestKey k) {
+  @Nullable Times current(DestKey k) {
     Times t = byDest.get(k);
     if (t != null && System.nanoTime() - t.start() >= t.nanos()) {
       byDest.remove(k);

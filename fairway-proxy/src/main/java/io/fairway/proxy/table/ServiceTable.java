@@ -22,6 +22,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,7 +44,7 @@ public final class ServiceTable {
   private final Frontends frontends;
 
   /** The batch under way ({@link #inBatch} or a {@link #hold}), or null. */
-  private Batch batch;
+  private @Nullable Batch batch;
 
   /** Whether {@link #batch} is a hold ({@link #hold}), which only {@link #release} ends. */
   private boolean held;
@@ -96,7 +97,7 @@ public final class ServiceTable {
   }
 
   /** The service, or {@code null}. */
-  public ProxyService find(ServiceKey key) {
+  public @Nullable ProxyService find(ServiceKey key) {
     return services.get(key);
   }
 
@@ -159,7 +160,7 @@ public final class ServiceTable {
   }
 
   /** A service takes {@code fresh} if it differs; whether it did. */
-  public boolean respec(ProxyService vs, ListenerSpec fresh) {
+  public boolean respec(ProxyService vs, @Nullable ListenerSpec fresh) {
     if (fresh == null || fresh.equals(vs.spec())) {
       return false;
     }
@@ -223,7 +224,7 @@ public final class ServiceTable {
       return;
     }
     held = false;
-    Batch b = batch;
+    Batch b = Objects.requireNonNull(batch, "a hold keeps a batch");
     batch = null;
     publish(b);
   }

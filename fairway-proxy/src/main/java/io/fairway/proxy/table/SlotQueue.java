@@ -4,10 +4,12 @@ import io.netty.channel.EventLoop;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.BooleanSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * New connections (L4) and requests (HTTP) of one virtual service waiting for a real server under
@@ -43,7 +45,7 @@ public final class SlotQueue {
     final EventLoop loop;
     final BooleanSupplier tryNow;
     final BooleanSupplier giveUp;
-    ScheduledFuture<?> timeout;
+    @Nullable ScheduledFuture<?> timeout;
 
     /** Given up or served; guarded by the queue's lock. */
     boolean done;
@@ -60,7 +62,7 @@ public final class SlotQueue {
   /** {@code waiters.size()}, read without the lock on every lease's end. */
   private final AtomicInteger size = new AtomicInteger();
 
-  private ScheduledFuture<?> nudger;
+  private @Nullable ScheduledFuture<?> nudger;
 
   private final LongAdder queued = new LongAdder();
   private final LongAdder timedOut = new LongAdder();
@@ -131,7 +133,7 @@ public final class SlotQueue {
   private void nudge() {
     synchronized (this) {
       if (waiters.isEmpty()) {
-        nudger.cancel(false);
+        Objects.requireNonNull(nudger, "nudge runs as the nudger").cancel(false);
         nudger = null;
         return;
       }
@@ -150,7 +152,7 @@ public final class SlotQueue {
       synchronized (this) {
         w.done = true;
       }
-      w.timeout.cancel(false);
+      Objects.requireNonNull(w.timeout, "await arms it before the loop can serve").cancel(false);
       // The slot this one took may not have been the only one.
       released();
       return;

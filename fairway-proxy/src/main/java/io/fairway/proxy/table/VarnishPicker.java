@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A Varnish director (round_robin, fallback, random, hash, shard) over a service's real servers,
@@ -36,7 +37,7 @@ final class VarnishPicker {
    * A picker for {@code selection}; members of {@code previous} that stay keep their health clock
    * (rampup), so changing a director parameter on reload does not restart a rampup.
    */
-  VarnishPicker(Selection.Varnish selection, VarnishPicker previous) {
+  VarnishPicker(Selection.Varnish selection, @Nullable VarnishPicker previous) {
     this.tree = new DirectorTree("vs", selection, null);
     this.director = tree.top();
     if (previous == null) {
@@ -107,7 +108,13 @@ final class VarnishPicker {
         });
   }
 
-  static Member member(Member was, Backend b, double weight, boolean up, String ident, long now) {
+  static Member member(
+      @Nullable Member was,
+      Backend b,
+      double weight,
+      boolean up,
+      @Nullable String ident,
+      long now) {
     if (was == null) {
       return new Member(b, weight, up, now, ident, Double.NaN);
     }
@@ -129,7 +136,8 @@ final class VarnishPicker {
    * none, so a shard takes its own (its associated shard_param's) default; 0 or more overrides it.
    * In a layered service the request resolves down the layers and the shard it reaches uses it.
    */
-  ProxyBackend pick(InetSocketAddress client, InetSocketAddress vip, String key, int alt) {
+  @Nullable ProxyBackend pick(
+      InetSocketAddress client, @Nullable InetSocketAddress vip, @Nullable String key, int alt) {
     String k = key != null ? key : client.getAddress().getHostAddress();
     Request r = Request.ofFlow(client, vip).withKeyString(k);
     if (alt >= 0) {

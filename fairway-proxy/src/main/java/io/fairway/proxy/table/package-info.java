@@ -54,4 +54,7 @@
  * event loops read once per connection or request without locking, so a busy data plane never waits
  * for the apply thread and never sees half a change.
  */
+@NullMarked
 package io.fairway.proxy.table;
+
+import org.jspecify.annotations.NullMarked;

@@ -24,6 +24,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import javax.net.ssl.SSLException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The TLS contexts of one listener's {@code tls} settings: one per certificate, the first the
@@ -82,14 +83,14 @@ public final class ServerTls {
     SslProvider p = provider();
     List<SslContext> built = new ArrayList<>();
     try {
-      DomainWildcardMappingBuilder<SslContext> names = null;
       List<List<String>> dns = new ArrayList<>();
       for (TlsSettings.Certificate c : s.certificates()) {
         PemFiles.KeyPair kp = load(c);
         built.add(context(s, kp, p, http));
         dns.add(dnsNames(kp.leaf()));
       }
-      names = new DomainWildcardMappingBuilder<>(built.get(0));
+      DomainWildcardMappingBuilder<SslContext> names =
+          new DomainWildcardMappingBuilder<>(built.get(0));
       // Added last to first, so that a name two certificates share goes to the earlier one.
       for (int i = built.size() - 1; i >= 0; i--) {
         for (String n : dns.get(i)) {
@@ -238,7 +239,7 @@ public final class ServerTls {
   public static final class TlsException extends Exception {
     private static final long serialVersionUID = 1L;
 
-    public TlsException(String message) {
+    public TlsException(@Nullable String message) {
       super(message);
     }
   }

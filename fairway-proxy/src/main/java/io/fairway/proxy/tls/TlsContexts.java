@@ -3,6 +3,7 @@ package io.fairway.proxy.tls;
 import io.fairway.config.model.TlsSettings;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * The built contexts of every TLS setting the running plan uses. A plan's settings are built when
@@ -38,7 +39,7 @@ public final class TlsContexts {
       prepare(s, http);
       t = built.get(new Key(s, http));
     }
-    return t;
+    return Objects.requireNonNull(t, "prepare built it");
   }
 
   /** Keeps the contexts of these settings and releases the others. */

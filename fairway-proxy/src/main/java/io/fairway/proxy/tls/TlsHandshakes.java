@@ -8,6 +8,7 @@ import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.handler.ssl.SslHandshakeTimeoutException;
 import java.nio.channels.ClosedChannelException;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Follows one connection's handshake, behind the {@link ServerTls#newHandler SNI handler}: counts
@@ -16,14 +17,14 @@ import java.util.function.Supplier;
  */
 public final class TlsHandshakes extends ChannelInboundHandlerAdapter {
   private final TlsStats stats;
-  private final Supplier<ChannelHandler> afterHandshake;
+  private final @Nullable Supplier<ChannelHandler> afterHandshake;
   private boolean done;
 
   /**
    * @param afterHandshake the handler to add (and tell the channel is active) once the handshake
    *     succeeded; null when the next handlers are there already (HTTP)
    */
-  public TlsHandshakes(TlsStats stats, Supplier<ChannelHandler> afterHandshake) {
+  public TlsHandshakes(TlsStats stats, @Nullable Supplier<ChannelHandler> afterHandshake) {
     this.stats = stats;
     this.afterHandshake = afterHandshake;
   }

@@ -6,6 +6,7 @@ import javax.net.ssl.ExtendedSSLSession;
 import javax.net.ssl.SNIHostName;
 import javax.net.ssl.SNIServerName;
 import javax.net.ssl.SSLSession;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What the access log says about a connection's TLS: the version it speaks and the server name the
@@ -14,7 +15,7 @@ import javax.net.ssl.SSLSession;
  * @param version the protocol ({@code TLSv1.3}), or null without TLS
  * @param sni the requested host name, or null without one
  */
-public record TlsInfo(String version, String sni) {
+public record TlsInfo(@Nullable String version, @Nullable String sni) {
   /** No TLS on the connection. */
   public static final TlsInfo NONE = new TlsInfo(null, null);
 
@@ -28,7 +29,7 @@ public record TlsInfo(String version, String sni) {
     return new TlsInfo(s.getProtocol(), serverName(s));
   }
 
-  private static String serverName(SSLSession s) {
+  private static @Nullable String serverName(SSLSession s) {
     if (s instanceof ExtendedSSLSession e) {
       try {
         for (SNIServerName n : e.getRequestedServerNames()) {

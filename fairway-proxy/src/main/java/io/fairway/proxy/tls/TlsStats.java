@@ -2,6 +2,7 @@ package io.fairway.proxy.tls;
 
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.atomic.LongAdder;
 
 /** Handshake counters of a table's TLS listeners: how many succeeded, and why the others failed. */
@@ -30,7 +31,7 @@ public final class TlsStats {
   }
 
   void failed(Failure f) {
-    failed.get(f).increment();
+    Objects.requireNonNull(failed.get(f), "every Failure has a counter").increment();
   }
 
   public long handshakes() {
@@ -38,6 +39,6 @@ public final class TlsStats {
   }
 
   public long failures(Failure f) {
-    return failed.get(f).sum();
+    return Objects.requireNonNull(failed.get(f), "every Failure has a counter").sum();
   }
 }

@@ -4,4 +4,7 @@
  * so a reload with renewed certificates serves them to new handshakes while open connections keep
  * the context they started with.
  */
+@NullMarked
 package io.fairway.proxy.tls;
+
+import org.jspecify.annotations.NullMarked;

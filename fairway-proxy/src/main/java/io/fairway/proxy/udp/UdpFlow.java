@@ -23,6 +23,8 @@ import java.net.PortUnreachableException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -54,7 +56,7 @@ final class UdpFlow {
   private final Channel front;
   private final Lease lease;
   private final ArrayDeque<ByteBuf> pending = new ArrayDeque<>(2);
-  private Channel server;
+  private @Nullable Channel server;
   private boolean connected;
   private boolean closed;
   private long lastActivity = System.nanoTime();
@@ -99,15 +101,16 @@ final class UdpFlow {
             },
             new FromServer(),
             rs.address);
-    server = f.channel();
-    rs.established.add(server);
-    server.closeFuture().addListener(c -> ended());
+    Channel ch = f.channel();
+    server = ch;
+    rs.established.add(ch);
+    ch.closeFuture().addListener(c -> ended());
     f.addListener(
         x -> {
           if (!f.isSuccess()) {
             log.warn(
                 "{}: cannot open a UDP socket to {}: {}", rs, rs, TcpFrontend.reason(f.cause()));
-            server.close();
+            ch.close();
             return;
           }
           connected = true;
@@ -115,7 +118,7 @@ final class UdpFlow {
           while ((b = pending.poll()) != null) {
             send(b);
           }
-          server.flush();
+          ch.flush();
         });
   }
 
@@ -134,11 +137,12 @@ final class UdpFlow {
       }
     } else {
       send(data);
-      server.flush();
+      Objects.requireNonNull(server, "connected").flush();
     }
   }
 
   private void send(ByteBuf data) {
+    Channel server = Objects.requireNonNull(this.server, "sent only once connected");
     if (!data.isReadable()) {
       data.release();
       sendEmpty(server, null);
@@ -155,7 +159,7 @@ final class UdpFlow {
    * transports skip writing empty buffers, so it goes straight to the socket (epoll only; the NIO
    * fallback drops it).
    */
-  private void sendEmpty(Channel ch, InetSocketAddress to) {
+  private void sendEmpty(Channel ch, @Nullable InetSocketAddress to) {
     if (!(ch instanceof EpollDatagramChannel e) || !(e.fd() instanceof Socket s)) {
       return;
     }

@@ -14,10 +14,12 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,8 +58,8 @@ public final class UdpRelay extends ChannelInboundHandlerAdapter {
   private final AtomicInteger flowsInTable;
   private final Map<InetSocketAddress, UdpFlow> flows = new HashMap<>();
   private final List<UdpFlow> oneShots = new ArrayList<>();
-  private Channel front;
-  private ScheduledFuture<?> sweeper;
+  private @Nullable Channel front;
+  private @Nullable ScheduledFuture<?> sweeper;
 
   /**
    * @param flowsInTable flows of every UDP service of the table, bounded by {@link
@@ -93,7 +95,7 @@ public final class UdpRelay extends ChannelInboundHandlerAdapter {
     f.toServer(p.content());
   }
 
-  private UdpFlow open(InetSocketAddress client, boolean oneShot) {
+  private @Nullable UdpFlow open(InetSocketAddress client, boolean oneShot) {
     if (flowsInTable.get() >= options.maxUdpFlows()) {
       drop("UDP flows at maxUdpFlows; dropped a datagram from a new client", client);
       return null;
@@ -105,7 +107,13 @@ public final class UdpRelay extends ChannelInboundHandlerAdapter {
     }
     lease.toFlow();
     flowsInTable.incrementAndGet();
-    UdpFlow f = new UdpFlow(this, front, client, lease, oneShot);
+    UdpFlow f =
+        new UdpFlow(
+            this,
+            Objects.requireNonNull(front, "a datagram arrives only after channelActive"),
+            client,
+            lease,
+            oneShot);
     if (oneShot) {
       oneShots.add(f);
     } else {

@@ -11,4 +11,7 @@
  * table-wide ({@link io.fairway.proxy.ProxyOptions#maxUdpFlows()}), because each is a file
  * descriptor and a flood of client addresses must not take the process's last ones from TCP.
  */
+@NullMarked
 package io.fairway.proxy.udp;
+
+import org.jspecify.annotations.NullMarked;

@@ -9,6 +9,7 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
@@ -326,7 +327,7 @@ class HttpDecoderTest {
             .filter(
                 n ->
                     !List.of("content-length", "transfer-encoding", "host", "connection")
-                        .contains(n.toLowerCase()));
+                        .contains(n.toLowerCase(Locale.ROOT)));
     Arbitrary<String> value =
         Arbitraries.strings()
             .withCharRange(' ', '~')
@@ -406,7 +407,7 @@ class HttpDecoderTest {
     String outText = new String(out, StandardCharsets.ISO_8859_1);
     int at = 0;
     for (String line : kept) {
-      if (line.toLowerCase().startsWith("x-forwarded-for")) {
+      if (line.toLowerCase(Locale.ROOT).startsWith("x-forwarded-for")) {
         continue;
       }
       int i = outText.indexOf(line, at);

@@ -69,7 +69,7 @@ class HttpFuzzTest {
     for (int i = 0; i < in.length; i++) {
       if (in[i] == '\n') {
         int len = i - lineStart;
-        if (lineStart > 0 && (len == 0 || len == 1 && in[i - 1] == '\r')) {
+        if (lineStart > 0 && (len == 0 || (len == 1 && in[i - 1] == '\r'))) {
           return java.util.Arrays.copyOf(in, i + 1);
         }
         lineStart = i + 1;

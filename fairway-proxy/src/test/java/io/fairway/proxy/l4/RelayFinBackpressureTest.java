@@ -22,6 +22,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
@@ -139,15 +140,18 @@ class RelayFinBackpressureTest {
       b.append(ch).append('\n');
       b.append(ch.eventLoop().submit(() -> fields(ch)).get(5, TimeUnit.SECONDS)).append('\n');
     }
-    String ports = "sport = :%1$d or dport = :%1$d or sport = :%2$d or dport = :%2$d";
     Process p =
         new ProcessBuilder(
                 "ss",
                 "-tnmoi",
-                "( " + String.format(ports, s.getLocalPort(), c.getLocalPort()) + " )")
+                "( "
+                    + String.format(
+                        "sport = :%1$d or dport = :%1$d or sport = :%2$d or dport = :%2$d",
+                        s.getLocalPort(), c.getLocalPort())
+                    + " )")
             .redirectErrorStream(true)
             .start();
-    b.append(new String(p.getInputStream().readAllBytes()));
+    b.append(new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
     return b.toString();
   }
 
@@ -165,7 +169,7 @@ class RelayFinBackpressureTest {
     for (Class<?> k = ch.getClass(); k != null && k != Object.class; k = k.getSuperclass()) {
       for (Field f : k.getDeclaredFields()) {
         boolean constant = Modifier.isStatic(f.getModifiers());
-        if (!f.getType().isPrimitive() || constant && !f.getName().endsWith("_SCHEDULED")) {
+        if (!f.getType().isPrimitive() || (constant && !f.getName().endsWith("_SCHEDULED"))) {
           continue;
         }
         try {
