@@ -1,4 +1,4 @@
-import io.fairway.ipvs.uml.Uml;
+import io.fairway.testkit.uml.Uml;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -8,7 +8,7 @@ import java.util.List;
 
 /**
  * Host side of bench/check-vs-keepalived.sh: boots user-mode Linux once (the project's harness,
- * io.fairway.ipvs.uml.Uml) and runs bench/check-vs-keepalived-inside.sh inside, while sampling the
+ * io.fairway.testkit.uml.Uml) and runs bench/check-vs-keepalived-inside.sh inside, while sampling the
  * host CPU of this UML's processes every second into RESULTS/host-cpu.tsv (epoch seconds, CPU
  * seconds), so the report can give the whole machine's cost per check beside the guest's own
  * accounting.

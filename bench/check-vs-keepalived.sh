@@ -73,9 +73,9 @@ if [[ ${NETNS:-0} == 1 ]]; then
   ip netns exec "$ns" sh bench/check-vs-keepalived-inside.sh "$PWD/bench" "$jar" \
     "$(command -v java)" "$jvm" "${args[@]}" "$results" "$results/fake-ipvs.so"
 else
-  # The UML harness (io.fairway.ipvs.uml.Uml) is test code of fairway-ipvs.
-  mvn -q -B -ntp -pl fairway-ipvs -am test-compile
-  java -cp fairway-ipvs/target/test-classes:fairway-testkit/target/classes bench/check-vs-keepalived.java \
+  # The UML harness (io.fairway.testkit.uml.Uml) is in fairway-testkit.
+  mvn -q -B -ntp -pl fairway-testkit -am compile
+  java -cp fairway-testkit/target/classes bench/check-vs-keepalived.java \
     "$results" "$jar" "$jvm" "${args[@]}"
 fi
 python3 bench/check-vs-keepalived.py report "$results" | tee -a "$results/summary.txt"

@@ -131,11 +131,11 @@ public abstract class AbstractDirector<S extends AbstractDirector.State> impleme
     if (b == null || b.getClass() == plainBackendClass) {
       return b;
     }
-    if (!(b instanceof Director)) {
+    if (!(b instanceof Director d)) {
       plainBackendClass = b.getClass();
       return b;
     }
-    return resolve((Director) b, request);
+    return resolve(d, request);
   }
 
   /** The rest of {@link Director#pick(Request)} once a pick chose a nested director. */

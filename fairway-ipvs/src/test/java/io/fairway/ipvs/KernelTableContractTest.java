@@ -1,8 +1,8 @@
 package io.fairway.ipvs;
 
 import io.fairway.ipvs.kernel.IpvsKernelTable;
-import io.fairway.ipvs.uml.Uml;
 import io.fairway.table.*;
+import io.fairway.testkit.uml.Uml;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 

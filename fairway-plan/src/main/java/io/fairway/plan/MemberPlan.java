@@ -48,35 +48,6 @@ public record MemberPlan(
     int tier,
     boolean http2) {
 
-  /** In tier 0. */
-  public MemberPlan(
-      String where,
-      String name,
-      String ident,
-      double weight,
-      Dest dest,
-      int checkPort,
-      boolean inhibit,
-      Duration slowStart,
-      int maxConns,
-      io.fairway.config.model.ProxyProtocol proxyProtocol,
-      java.util.Optional<io.fairway.config.model.BackendTls> tls) {
-    this(
-        where,
-        name,
-        ident,
-        weight,
-        dest,
-        checkPort,
-        inhibit,
-        slowStart,
-        maxConns,
-        proxyProtocol,
-        tls,
-        0,
-        false);
-  }
-
   public MemberPlan {
     // Callers outside the null-checked packages may still pass null for these three: they get the
     // defaults, as they always did.
@@ -95,54 +66,128 @@ public record MemberPlan(
     }
   }
 
-  public MemberPlan(
-      String where,
-      String name,
-      String ident,
-      double weight,
-      Dest dest,
-      int checkPort,
-      boolean inhibit,
-      Duration slowStart,
-      int maxConns) {
-    this(
-        where,
-        name,
-        ident,
-        weight,
-        dest,
-        checkPort,
-        inhibit,
-        slowStart,
-        maxConns,
-        io.fairway.config.model.ProxyProtocol.NONE,
-        java.util.Optional.empty());
+  /**
+   * A builder for a member named {@code name} at {@code dest}, with the defaults of a {@code
+   * real_server} that sets nothing else: no location, its name as shard identity, the destination's
+   * weight and port, tier 0 and no slow start, limit, PROXY header, TLS or HTTP/2.
+   */
+  public static Builder builder(String name, Dest dest) {
+    return new Builder(name, dest);
   }
 
-  /** Without {@code tls { }}. */
-  public MemberPlan(
-      String where,
-      String name,
-      String ident,
-      double weight,
-      Dest dest,
-      int checkPort,
-      boolean inhibit,
-      Duration slowStart,
-      int maxConns,
-      io.fairway.config.model.ProxyProtocol proxyProtocol) {
-    this(
-        where,
-        name,
-        ident,
-        weight,
-        dest,
-        checkPort,
-        inhibit,
-        slowStart,
-        maxConns,
-        proxyProtocol,
-        java.util.Optional.empty());
+  /** A builder that starts from this member. */
+  public Builder toBuilder() {
+    return new Builder(name, dest)
+        .where(where)
+        .ident(ident)
+        .weight(weight)
+        .checkPort(checkPort)
+        .inhibit(inhibit)
+        .slowStart(slowStart)
+        .maxConns(maxConns)
+        .proxyProtocol(proxyProtocol)
+        .tls(tls)
+        .tier(tier)
+        .http2(http2);
+  }
+
+  /** Sets what differs from the defaults of {@link #builder}; the record checks the values. */
+  public static final class Builder {
+    private final String name;
+    private final Dest dest;
+    private String where = "";
+    private String ident;
+    private double weight;
+    private int checkPort;
+    private boolean inhibit;
+    private Duration slowStart = Duration.ZERO;
+    private int maxConns;
+    private io.fairway.config.model.ProxyProtocol proxyProtocol =
+        io.fairway.config.model.ProxyProtocol.NONE;
+    private java.util.Optional<io.fairway.config.model.BackendTls> tls = java.util.Optional.empty();
+    private int tier;
+    private boolean http2;
+
+    private Builder(String name, Dest dest) {
+      this.name = name;
+      this.dest = dest;
+      this.ident = name;
+      this.weight = dest.weight();
+      this.checkPort = dest.port();
+    }
+
+    /** {@code FILE:LINE} of its {@code real_server}. */
+    public Builder where(String where) {
+      this.where = where;
+      return this;
+    }
+
+    public Builder ident(String ident) {
+      this.ident = ident;
+      return this;
+    }
+
+    public Builder weight(double weight) {
+      this.weight = weight;
+      return this;
+    }
+
+    public Builder checkPort(int checkPort) {
+      this.checkPort = checkPort;
+      return this;
+    }
+
+    public Builder inhibit(boolean inhibit) {
+      this.inhibit = inhibit;
+      return this;
+    }
+
+    public Builder slowStart(Duration slowStart) {
+      this.slowStart = slowStart;
+      return this;
+    }
+
+    public Builder maxConns(int maxConns) {
+      this.maxConns = maxConns;
+      return this;
+    }
+
+    public Builder proxyProtocol(io.fairway.config.model.ProxyProtocol proxyProtocol) {
+      this.proxyProtocol = proxyProtocol;
+      return this;
+    }
+
+    public Builder tls(java.util.Optional<io.fairway.config.model.BackendTls> tls) {
+      this.tls = tls;
+      return this;
+    }
+
+    public Builder tier(int tier) {
+      this.tier = tier;
+      return this;
+    }
+
+    public Builder http2(boolean http2) {
+      this.http2 = http2;
+      return this;
+    }
+
+    public MemberPlan build() {
+      return new MemberPlan(
+          where,
+          name,
+          ident,
+          weight,
+          dest,
+          checkPort,
+          inhibit,
+          slowStart,
+          maxConns,
+          proxyProtocol,
+          tls,
+          tier,
+          http2);
+    }
   }
 
   public InetAddress address() {

@@ -208,24 +208,7 @@ public record Plan(List<ServicePlan> services, Timeouts timeouts, Optional<Sync>
   }
 
   private static List<MemberPlan> unplaced(List<MemberPlan> members) {
-    return members.stream()
-        .map(
-            m ->
-                new MemberPlan(
-                    "",
-                    m.name(),
-                    m.ident(),
-                    m.weight(),
-                    m.dest(),
-                    m.checkPort(),
-                    m.inhibit(),
-                    m.slowStart(),
-                    m.maxConns(),
-                    m.proxyProtocol(),
-                    m.tls(),
-                    m.tier(),
-                    m.http2()))
-        .toList();
+    return members.stream().map(m -> m.toBuilder().where("").build()).toList();
   }
 
   private static SorryPlan unplaced(SorryPlan s) {

@@ -5,7 +5,6 @@ import static io.fairway.proxy.Fixtures.dest;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fairway.config.model.BackendTls;
-import io.fairway.config.model.ProxyProtocol;
 import io.fairway.config.model.ProxySettings;
 import io.fairway.config.model.base.Location;
 import io.fairway.plan.MemberPlan;
@@ -100,20 +99,7 @@ class H2BackendTest {
       String name = "app" + dests.size();
       members.put(
           d.key(),
-          new MemberPlan(
-              "",
-              name,
-              name,
-              1,
-              d,
-              d.port(),
-              false,
-              Duration.ZERO,
-              0,
-              ProxyProtocol.NONE,
-              Optional.ofNullable(tls),
-              0,
-              true));
+          MemberPlan.builder(name, d).weight(1).tls(Optional.ofNullable(tls)).http2(true).build());
     }
     ListenerSpec spec =
         new ListenerSpec(Mode.HTTP, RequestKey.CLIENT, null, members, null)

@@ -70,8 +70,7 @@ class ProxyProtocolTest {
     Dest d = dest(backend, 1);
     String name = backend.getAddress().getHostAddress() + ":" + backend.getPort();
     MemberPlan m =
-        new MemberPlan(
-            "", name, name, 1, d, d.port(), false, Duration.ZERO, 0, ProxyProtocol.sending(send));
+        MemberPlan.builder(name, d).weight(1).proxyProtocol(ProxyProtocol.sending(send)).build();
     ProxySettings.Timeouts t =
         new ProxySettings.Timeouts(
             Optional.of(DEADLINE),
@@ -268,17 +267,10 @@ class ProxyProtocolTest {
     InetSocketAddress backend = firstLineBackend();
     Dest d = dest(backend, 1);
     MemberPlan m =
-        new MemberPlan(
-            "",
-            "b",
-            "b",
-            1,
-            d,
-            d.port(),
-            false,
-            Duration.ZERO,
-            0,
-            ProxyProtocol.sending(ProxyProtocol.Version.V1));
+        MemberPlan.builder("b", d)
+            .weight(1)
+            .proxyProtocol(ProxyProtocol.sending(ProxyProtocol.Version.V1))
+            .build();
     ListenerSpec spec =
         new ListenerSpec(
             io.fairway.proxy.table.Mode.TCP, RequestKey.CLIENT, null, Map.of(d.key(), m), null);

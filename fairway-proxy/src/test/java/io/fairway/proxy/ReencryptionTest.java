@@ -21,7 +21,6 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
@@ -81,18 +80,11 @@ class ReencryptionTest {
     ServiceKey k = anyPort();
     Dest d = dest(backend, 1);
     MemberPlan m =
-        new MemberPlan(
-            "",
-            "app",
-            "app",
-            1,
-            d,
-            d.port(),
-            false,
-            Duration.ZERO,
-            0,
-            ProxyProtocol.sending(send),
-            Optional.of(tls));
+        MemberPlan.builder("app", d)
+            .weight(1)
+            .proxyProtocol(ProxyProtocol.sending(send))
+            .tls(Optional.of(tls))
+            .build();
     ListenerSpec spec = new ListenerSpec(mode, RequestKey.CLIENT, null, Map.of(d.key(), m), null);
     ProxyTable t =
         cleanup.track(new ProxyTable(ProxyOptions.builder().ioThreads(1).build(), x -> spec));

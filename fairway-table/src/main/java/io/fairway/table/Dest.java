@@ -70,7 +70,7 @@ public record Dest(
               tunnel.port() == 0 ? tunnel : new Tunnel(Tunnel.Type.GRE, 0, tunnel.checksum());
           case GUE -> tunnel;
         };
-    return t == tunnel
+    return Objects.equals(t, tunnel)
         ? this
         : new Dest(address, port, forwarding, weight, upperThreshold, lowerThreshold, t);
   }

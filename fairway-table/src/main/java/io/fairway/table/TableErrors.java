@@ -67,56 +67,51 @@ public final class TableErrors {
         op instanceof TableOp.AddDest
             || op instanceof TableOp.SetDest
             || op instanceof TableOp.DelDest;
-    switch (errno) {
-      case EEXIST:
-        return "already exists";
-      case ESRCH:
-        return "no such service";
-      case ENOENT:
-        if (destOp) {
-          return "no such destination";
-        }
-        Service s =
-            op instanceof TableOp.AddService a
-                ? a.service()
-                : op instanceof TableOp.SetService e ? e.service() : null;
-        if (s != null) {
-          return "unknown scheduler \""
-              + s.scheduler()
-              + "\""
-              + (s.persistenceEngine() != null
-                  ? " or persistence engine \"" + s.persistenceEngine() + "\""
-                  : "")
-              + " (is its ip_vs_* module available?)";
-        }
-        return "not found";
-      case ERANGE:
-        {
-          Dest d =
-              op instanceof TableOp.AddDest a
-                  ? a.dest()
-                  : op instanceof TableOp.SetDest e ? e.dest() : null;
-          if (d != null && d.lowerThreshold() > d.upperThreshold()) {
-            return "lower threshold "
-                + d.lowerThreshold()
-                + " is above upper threshold "
-                + d.upperThreshold();
-          }
-          return "weight or threshold out of range";
-        }
-      case EINVAL:
-        if (destOp) {
-          return "refused: the address is not unicast, its family differs from the service's"
-              + " without tunnelling, or the request is malformed";
-        }
-        return "refused: malformed request (an IPv6 persistence prefix must be 1..128)";
-      case EAFNOSUPPORT:
-        return "address family not supported";
-      case EPERM:
-        return "permission denied: changing IPVS needs CAP_NET_ADMIN";
-      default:
-        return "failed";
+    return switch (errno) {
+      case EEXIST -> "already exists";
+      case ESRCH -> "no such service";
+      case ENOENT -> destOp ? "no such destination" : notFound(op);
+      case ERANGE -> outOfRange(op);
+      case EINVAL ->
+          destOp
+              ? "refused: the address is not unicast, its family differs from the service's"
+                  + " without tunnelling, or the request is malformed"
+              : "refused: malformed request (an IPv6 persistence prefix must be 1..128)";
+      case EAFNOSUPPORT -> "address family not supported";
+      case EPERM -> "permission denied: changing IPVS needs CAP_NET_ADMIN";
+      default -> "failed";
+    };
+  }
+
+  private static String notFound(TableOp op) {
+    Service s =
+        op instanceof TableOp.AddService a
+            ? a.service()
+            : op instanceof TableOp.SetService e ? e.service() : null;
+    if (s != null) {
+      return "unknown scheduler \""
+          + s.scheduler()
+          + "\""
+          + (s.persistenceEngine() != null
+              ? " or persistence engine \"" + s.persistenceEngine() + "\""
+              : "")
+          + " (is its ip_vs_* module available?)";
     }
+    return "not found";
+  }
+
+  private static String outOfRange(TableOp op) {
+    Dest d =
+        op instanceof TableOp.AddDest a
+            ? a.dest()
+            : op instanceof TableOp.SetDest e ? e.dest() : null;
+    if (d != null && d.lowerThreshold() > d.upperThreshold()) {
+      return "lower threshold "
+          + d.lowerThreshold()
+          + " is above upper threshold "
+          + d.upperThreshold();
+    }
+    return "weight or threshold out of range";
   }
 
   static String name(int errno) {

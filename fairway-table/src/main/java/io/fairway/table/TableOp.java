@@ -7,42 +7,49 @@ public sealed interface TableOp {
   void applyTo(Table table) throws TableException;
 
   record AddService(Service service) implements TableOp {
+    @Override
     public void applyTo(Table t) throws TableException {
       t.addService(service);
     }
   }
 
   record SetService(Service service) implements TableOp {
+    @Override
     public void applyTo(Table t) throws TableException {
       t.setService(service);
     }
   }
 
   record DelService(ServiceKey key) implements TableOp {
+    @Override
     public void applyTo(Table t) throws TableException {
       t.delService(key);
     }
   }
 
   record AddDest(ServiceKey service, Dest dest) implements TableOp {
+    @Override
     public void applyTo(Table t) throws TableException {
       t.addDest(service, dest);
     }
   }
 
   record SetDest(ServiceKey service, Dest dest) implements TableOp {
+    @Override
     public void applyTo(Table t) throws TableException {
       t.setDest(service, dest);
     }
   }
 
   record DelDest(ServiceKey service, DestKey dest) implements TableOp {
+    @Override
     public void applyTo(Table t) throws TableException {
       t.delDest(service, dest);
     }
   }
 
   record Flush() implements TableOp {
+    @Override
     public void applyTo(Table t) throws TableException {
       t.flush();
     }

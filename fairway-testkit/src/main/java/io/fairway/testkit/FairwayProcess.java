@@ -155,11 +155,19 @@ public final class FairwayProcess implements AutoCloseable {
     return process.exitValue();
   }
 
-  /** Kills it if it still runs. */
+  /**
+   * Kills it if it still runs. An interrupt while waiting for the kill leaves the thread
+   * interrupted rather than escaping close, which try-with-resources would pair with whatever the
+   * body threw.
+   */
   @Override
-  public void close() throws InterruptedException {
+  public void close() {
     if (process.isAlive()) {
-      process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+      try {
+        process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 }

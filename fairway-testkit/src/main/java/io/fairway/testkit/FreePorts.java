@@ -60,7 +60,7 @@ public final class FreePorts {
       tcp.setReuseAddress(false);
       tcp.bind(new InetSocketAddress(address, port), 1);
       try (DatagramSocket udp = new DatagramSocket(port, address)) {
-        return true;
+        return udp.isBound();
       }
     } catch (IOException e) {
       return false;

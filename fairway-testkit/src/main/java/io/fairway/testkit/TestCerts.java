@@ -1,6 +1,7 @@
 package io.fairway.testkit;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -86,7 +87,7 @@ public final class TestCerts {
 
   private static void run(String... cmd) throws IOException, InterruptedException {
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes());
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
       p.destroyForcibly();
       throw new IOException(String.join(" ", cmd) + " failed: " + out);

@@ -20,6 +20,7 @@ class FreePortsTest {
     try (ServerSocket tcp = new ServerSocket();
         DatagramSocket udp = new DatagramSocket(port, LO)) {
       tcp.bind(new InetSocketAddress(LO, port));
+      assertThat(udp.getLocalPort()).isEqualTo(port);
     }
   }
 

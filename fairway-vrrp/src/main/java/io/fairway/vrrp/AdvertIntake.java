@@ -28,7 +28,7 @@ final class AdvertIntake {
   private final AdvertSourceFilter sourceFilter = new AdvertSourceFilter();
 
   /** The running instances by socket, then virtual router id. */
-  private final Map<VrrpSocket, Map<Integer, List<RunningInstance>>> byVrid =
+  private final IdentityHashMap<VrrpSocket, Map<Integer, List<RunningInstance>>> byVrid =
       new IdentityHashMap<>();
 
   private VrrpConfig config = VrrpConfig.empty();
@@ -50,6 +50,8 @@ final class AdvertIntake {
   }
 
   /**
+   * Checks a received datagram and finds the instances its advert is for.
+   *
    * @param receivedAt when the datagram arrived (the speaker's clock)
    * @return the advert and the instances it is for; empty when it is for none
    */
@@ -58,9 +60,10 @@ final class AdvertIntake {
       counters.count(DropKind.TTL);
       return Optional.empty();
     }
+    InetAddress received = r.destination();
     InetAddress dst =
-        r.destination() != null
-            ? r.destination()
+        received != null
+            ? received
             : s.ipv4() ? config.globals().mcastGroup4() : config.globals().mcastGroup6();
     Advert a;
     try {

@@ -29,7 +29,7 @@ final class RunningInstances {
   private static final Logger log = LoggerFactory.getLogger(RunningInstances.class);
 
   private final Map<String, RunningInstance> byName = new LinkedHashMap<>();
-  private final Map<Router, RunningInstance> byRouter = new IdentityHashMap<>();
+  private final IdentityHashMap<Router, RunningInstance> byRouter = new IdentityHashMap<>();
   private final Map<String, RunningGroup> groups = new LinkedHashMap<>();
   private volatile List<RunningInstance> published = List.of();
   private volatile List<RunningGroup> publishedGroups = List.of();

@@ -17,8 +17,9 @@ import java.util.Set;
 
 /**
  * The checks of a configuration against the running system before anything changes (interfaces
- * exist, virtual addresses are not on another interface, IPv4 adverts have an address to come
- * from), so that a start or reload that cannot work is refused whole.
+ * exist, virtual addresses are not on another interface, adverts have an address to come from: an
+ * IPv4 address, or for IPv6 a link-local one), so that a start or reload that cannot work is
+ * refused whole.
  */
 final class SystemCheck {
   private SystemCheck() {}
@@ -47,22 +48,31 @@ final class SystemCheck {
       links.put(i.name(), link.get());
       checkAddresses(i, ours, problems);
       checkTrackInterfaces(i, problems);
-      if (i.family() == AddressFamily.INET
-          && link.get().ipv4().isEmpty()
-          && i.unicastSource().isEmpty()) {
-        problems.add(
-            i.location()
-                + ": vrrp_instance "
-                + i.name()
-                + ": interface "
-                + i.interfaceName()
-                + " has no IPv4 address to send adverts from");
-      }
+      checkAdvertSource(i, link.get(), problems);
     }
     if (!problems.isEmpty()) {
       throw new VrrpStartException(problems);
     }
     return links;
+  }
+
+  /** Adverts go out from the unicast source, else the interface's own address of the family. */
+  private static void checkAdvertSource(VrrpInstance i, Link link, List<String> problems) {
+    if (i.unicastSource().isPresent()) {
+      return;
+    }
+    boolean v4 = i.family() == AddressFamily.INET;
+    if (v4 ? link.ipv4().isEmpty() : link.ipv6LinkLocal().isEmpty()) {
+      problems.add(
+          i.location()
+              + ": vrrp_instance "
+              + i.name()
+              + ": interface "
+              + i.interfaceName()
+              + (v4
+                  ? " has no IPv4 address to send adverts from"
+                  : " has no IPv6 link-local address to send adverts from"));
+    }
   }
 
   private static void checkAddresses(VrrpInstance i, Set<InetAddress> ours, List<String> problems) {

@@ -94,7 +94,6 @@ public final class VrrpSpeaker implements Closeable {
 
   // --- read by any thread ----------------------------------------------------------------------
   private volatile boolean running;
-  private @Nullable Thread loop;
 
   /**
    * @param config the VRRP part of the configuration
@@ -150,7 +149,6 @@ public final class VrrpSpeaker implements Closeable {
     tracking = new Tracking(LinkWatch.open(), this::now);
     running = true;
     Thread t = new Thread(this::runLoop, "fairway-vrrp");
-    loop = t;
     t.setDaemon(true);
     // The first apply runs before the loop starts, on this thread: nothing else runs yet.
     apply(initial, links, trackFilePaths);

@@ -3,7 +3,7 @@ package io.fairway.apply.uml;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.fairway.ipvs.uml.Uml;
+import io.fairway.testkit.uml.Uml;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;

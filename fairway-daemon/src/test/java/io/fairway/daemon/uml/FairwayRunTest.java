@@ -2,8 +2,8 @@ package io.fairway.daemon.uml;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fairway.ipvs.uml.Uml;
 import io.fairway.testkit.ExternalPrograms;
+import io.fairway.testkit.uml.Uml;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

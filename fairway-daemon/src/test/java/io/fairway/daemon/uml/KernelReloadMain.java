@@ -5,7 +5,7 @@ import io.fairway.check.engine.CheckEngine;
 import io.fairway.daemon.Daemon;
 import io.fairway.daemon.KeepalivedLoader;
 import io.fairway.ipvs.kernel.IpvsKernelTable;
-import io.fairway.ipvs.uml.Uml;
+import io.fairway.testkit.uml.Uml;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

@@ -1,6 +1,6 @@
 package io.fairway.daemon.uml;
 
-import io.fairway.ipvs.uml.Uml;
+import io.fairway.testkit.uml.Uml;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;

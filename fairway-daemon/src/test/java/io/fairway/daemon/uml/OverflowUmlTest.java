@@ -2,7 +2,7 @@ package io.fairway.daemon.uml;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fairway.ipvs.uml.Uml;
+import io.fairway.testkit.uml.Uml;
 import java.io.InputStream;
 import java.io.StringReader;
 import java.nio.file.Files;

@@ -30,7 +30,16 @@ final class MaglevHashing implements KernelScheduler {
   private final int balanceFactor;
   private volatile State state;
 
-  private record State(SchedDest[] lookup, SchedDest[] dests) {}
+  /** The lookup table and the servers it was filled from, published together. */
+  private static final class State {
+    final SchedDest[] lookup;
+    final SchedDest[] dests;
+
+    State(SchedDest[] lookup, SchedDest[] dests) {
+      this.lookup = lookup;
+      this.dests = dests;
+    }
+  }
 
   MaglevHashing(boolean fallback, boolean usePort) {
     this(fallback, usePort, KERNEL_TABLE_SIZE, 0);

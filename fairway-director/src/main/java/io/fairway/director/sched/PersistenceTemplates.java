@@ -27,7 +27,14 @@ final class PersistenceTemplates {
     this.config = config;
   }
 
-  record Key(byte[] masked) {
+  /** A masked client address, compared by content. */
+  static final class Key {
+    private final byte[] masked;
+
+    Key(byte[] masked) {
+      this.masked = masked;
+    }
+
     @Override
     public boolean equals(Object o) {
       return o instanceof Key k && Arrays.equals(masked, k.masked);

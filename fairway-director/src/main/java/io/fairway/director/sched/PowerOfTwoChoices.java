@@ -20,7 +20,15 @@ final class PowerOfTwoChoices implements KernelScheduler {
    * Servers and their running weight sums, published together so a pick never pairs one with the
    * other's size.
    */
-  private record Table(SchedDest[] dests, long[] cumulative) {}
+  private static final class Table {
+    final SchedDest[] dests;
+    final long[] cumulative;
+
+    Table(SchedDest[] dests, long[] cumulative) {
+      this.dests = dests;
+      this.cumulative = cumulative;
+    }
+  }
 
   private volatile Table table = new Table(new SchedDest[0], new long[0]);
 

@@ -117,7 +117,7 @@ final class RoundRobin implements KernelScheduler {
   }
 
   private static int indexOf(SchedDest[] a, SchedDest d) {
-    for (int i = 0; i < a.length; i++) if (a[i] == d) return i;
+    for (int i = 0; i < a.length; i++) if (a[i].equals(d)) return i;
     return -1;
   }
 

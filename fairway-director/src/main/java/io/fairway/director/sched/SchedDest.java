@@ -422,7 +422,7 @@ public final class SchedDest implements Backend {
   }
 
   @Override
-  public boolean equals(Object o) {
+  public boolean equals(@Nullable Object o) {
     return this == o;
   }
 

@@ -411,7 +411,7 @@ public final class SchedService {
 
   /** True when {@code d} is this service's sorry server. */
   public boolean isSorry(SchedDest d) {
-    return d != null && d == sorry;
+    return d != null && d.equals(sorry);
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.fairway.director.sched;
 
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -36,6 +37,8 @@ final class WeightedFailover extends ListScheduler {
       }
     }
     // steady is one of the candidates best was chosen from, so best is set whenever steady is.
-    return best == steady || steady == null || best == null || best.admit() ? best : steady;
+    return Objects.equals(best, steady) || steady == null || best == null || best.admit()
+        ? best
+        : steady;
   }
 }

@@ -1,5 +1,6 @@
 package io.fairway.director.sched;
 
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -27,6 +28,6 @@ final class WeightedOverflow extends ListScheduler {
       if (!d.ramping() && (steady == null || w > steady.weight())) steady = d;
     }
     // steady is one of the candidates h was chosen from, so h is set whenever steady is.
-    return h == steady || steady == null || h == null || h.admit() ? h : steady;
+    return Objects.equals(h, steady) || steady == null || h == null || h.admit() ? h : steady;
   }
 }

@@ -1,6 +1,7 @@
 package io.fairway.director.sched;
 
 import java.util.List;
+import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -69,7 +70,7 @@ final class WeightedRoundRobin implements KernelScheduler {
     update(kernelOrder);
   }
 
-  private static void count(java.util.TreeMap<Integer, Integer> weights, int w, int delta) {
+  private static void count(Map<Integer, Integer> weights, int w, int delta) {
     weights.merge(w, delta, (a, b) -> a + b == 0 ? null : a + b);
   }
 

@@ -6,7 +6,6 @@ import io.fairway.director.Member;
 import io.fairway.director.Request;
 import io.fairway.director.Snapshot;
 import java.util.IdentityHashMap;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
@@ -65,7 +64,7 @@ public final class FallbackDirector extends AbstractDirector<FallbackDirector.St
     }
     Snapshot old = previous.snapshot();
     int cur = previous.cur.get();
-    Map<Backend, Boolean> survivors = new IdentityHashMap<>();
+    IdentityHashMap<Backend, Boolean> survivors = new IdentityHashMap<>();
     for (int i = 0; i < s.size(); i++) {
       survivors.put(s.backend(i), Boolean.TRUE);
     }

@@ -49,7 +49,7 @@ class ConcurrentAccountingTest {
                     problems.add("refused although a sorry server exists");
                     continue;
                   }
-                  if (c.dest() == quiesced) problems.add("quiesced server got a connection");
+                  if (quiesced.equals(c.dest())) problems.add("quiesced server got a connection");
                   if (i % 3 == 0) c.established();
                   open.add(c);
                   if (open.size() > 60) {

@@ -54,7 +54,7 @@ class OverflowTest {
     assertThat(vs.dests().get(2).totalConns()).as("weight 0 stays quiesced").isZero();
 
     // Drain one server below lthreshold 1: the pool takes new connections again.
-    for (Connection c : pool) if (c.dest() == vs.dests().get(0)) c.expire();
+    for (Connection c : pool) if (vs.dests().get(0).equals(c.dest())) c.expire();
     assertThat(vs.dests().get(0).overloaded()).isFalse();
     boolean backToPool = false;
     for (int i = 0; i < 300 && !backToPool; i++) {
@@ -94,9 +94,9 @@ class OverflowTest {
     SchedDest sorry = vs.setSorryServer(DestSpec.of("10.0.0.9", 80, 1));
     SchedDest limited = vs.dests().get(0);
     Flow f = null;
-    for (int i = 0; f == null; i++) if (vs.pick(client(i)) == limited) f = client(i);
+    for (int i = 0; f == null; i++) if (limited.equals(vs.pick(client(i)))) f = client(i);
     Flow other = null;
-    for (int i = 0; other == null; i++) if (vs.pick(client(i)) != limited) other = client(i);
+    for (int i = 0; other == null; i++) if (!limited.equals(vs.pick(client(i)))) other = client(i);
     assertThat(vs.open(f).dest()).isSameAs(limited);
     assertThat(vs.open(f).dest())
         .as("its own server is full: the kernel would drop it")

@@ -69,7 +69,7 @@ class SlowStartShareTest {
         double f = SlowStart.fraction(SlowStart.units(elapsed, RAMP));
         double rest = 0;
         for (SchedDest d : dests) {
-          rest += d == ramping ? 0 : d.weight();
+          rest += d.equals(ramping) ? 0 : d.weight();
         }
         double w = f * ramping.weight();
         expected += w / (w + rest) / 10;
@@ -77,7 +77,7 @@ class SlowStartShareTest {
         for (int i = 0; i < PER_TICK; i++) {
           Connection c = vs.open(flow(n++));
           opened[i] = c;
-          if (c.dest() == ramping) {
+          if (ramping.equals(c.dest())) {
             toRamping++;
           }
         }
@@ -183,7 +183,7 @@ class SlowStartShareTest {
     vs.ramp(primary, 3 * SECOND, RAMP); // 30% of the way
     int toPrimary = 0;
     for (int i = 0; i < 1000; i++) {
-      if (vs.open(flow(i)).dest() == primary) {
+      if (primary.equals(vs.open(flow(i)).dest())) {
         toPrimary++;
       }
     }

@@ -56,7 +56,7 @@ class ThresholdsTest {
     assertThat(a.overloaded()).isTrue();
     assertThat(b.overloaded()).isTrue();
     assertThat(vs.open(client(3))).as("every live slot taken, no sorry server").isNull();
-    Connection onB = conns.stream().filter(c -> c.dest() == b).findFirst().orElseThrow();
+    Connection onB = conns.stream().filter(c -> b.equals(c.dest())).findFirst().orElseThrow();
     onB.closing(); // closed, not yet expired: inactive, which uthreshold would still count
     assertThat(b.inactiveConns()).isEqualTo(1);
     assertThat(b.overloaded()).isFalse();

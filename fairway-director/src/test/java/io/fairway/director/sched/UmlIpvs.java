@@ -74,7 +74,7 @@ final class UmlIpvs {
             .redirectErrorStream(true)
             .redirectOutput(dir.resolve("console.log").toFile());
     // The harness's ptrace shim: UML 6.1 cannot start a process on AMX hosts without it.
-    pb.environment().put("LD_PRELOAD", io.fairway.ipvs.uml.Uml.xstateShim().toString());
+    pb.environment().put("LD_PRELOAD", io.fairway.testkit.uml.Uml.xstateShim().toString());
     Process p = pb.start();
     if (!p.waitFor(180, TimeUnit.SECONDS)) {
       p.destroyForcibly();

@@ -268,12 +268,12 @@ public final class IpvsCodec {
     b.putU32(Ipvs.DEST_ATTR_WEIGHT, d.weight());
     if (d.forwarding() == ForwardingMethod.TUNNEL) {
       Tunnel t = d.tunnel() == null ? Tunnel.IPIP : d.tunnel();
-      b.putU8(Ipvs.DEST_ATTR_TUN_TYPE, t.type().ordinal());
+      b.putU8(Ipvs.DEST_ATTR_TUN_TYPE, t.type().value());
       if (t.type() == Tunnel.Type.GUE) {
         b.putBe16(Ipvs.DEST_ATTR_TUN_PORT, t.port());
       }
       if (t.type() != Tunnel.Type.IPIP) {
-        b.putU16(Ipvs.DEST_ATTR_TUN_FLAGS, t.checksum().ordinal());
+        b.putU16(Ipvs.DEST_ATTR_TUN_FLAGS, t.checksum().value());
       }
     }
     b.putU32(Ipvs.DEST_ATTR_U_THRESH, d.upperThreshold());
@@ -359,11 +359,11 @@ public final class IpvsCodec {
     ForwardingMethod fwd = ForwardingMethod.ofValue(d.u32(Ipvs.DEST_ATTR_FWD_METHOD));
     Tunnel tunnel = null;
     if (fwd == ForwardingMethod.TUNNEL && d.has(Ipvs.DEST_ATTR_TUN_TYPE)) {
-      Tunnel.Type type = Tunnel.Type.values()[d.u8(Ipvs.DEST_ATTR_TUN_TYPE)];
+      Tunnel.Type type = Tunnel.Type.ofValue(d.u8(Ipvs.DEST_ATTR_TUN_TYPE));
       int port = d.has(Ipvs.DEST_ATTR_TUN_PORT) ? d.be16(Ipvs.DEST_ATTR_TUN_PORT) : 0;
       int csum = d.has(Ipvs.DEST_ATTR_TUN_FLAGS) ? d.u16(Ipvs.DEST_ATTR_TUN_FLAGS) : 0;
       Tunnel t =
-          new Tunnel(type, type == Tunnel.Type.GUE ? port : 0, Tunnel.Checksum.values()[csum]);
+          new Tunnel(type, type == Tunnel.Type.GUE ? port : 0, Tunnel.Checksum.ofValue(csum));
       // Plain IPIP is what a TUNNEL destination without tunnel settings gets: read it back as
       // null so what was written compares equal to what is read.
       tunnel = t.equals(Tunnel.IPIP) ? null : t;

@@ -144,7 +144,6 @@ public final class NetlinkSocket implements Closeable {
   private static final int IOVEC = 16;
   private static final int MSGHDR_IOV = 16;
   private static final int MSGHDR_IOVLEN = 24;
-  private static final int MSGHDR_FLAGS = 48;
   private static final int MMSG_LEN = 56;
   private static final int SLOT = 512;
   private static final int SLOTS = 1024;

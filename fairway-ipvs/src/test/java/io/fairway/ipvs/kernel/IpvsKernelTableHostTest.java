@@ -2,8 +2,8 @@ package io.fairway.ipvs.kernel;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fairway.ipvs.uml.Uml;
 import io.fairway.table.TableException;
+import io.fairway.testkit.uml.Uml;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 

@@ -3,13 +3,13 @@ package io.fairway.ipvs.kernel;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fairway.ipvs.uml.KernelScenarioMain;
-import io.fairway.ipvs.uml.Uml;
 import io.fairway.table.MemoryTable;
 import io.fairway.table.RandomOps;
 import io.fairway.table.TableContract;
 import io.fairway.table.TableException;
 import io.fairway.table.TableOp;
 import io.fairway.testkit.ExternalPrograms;
+import io.fairway.testkit.uml.Uml;
 import java.lang.reflect.Method;
 import java.nio.file.Path;
 import java.time.Duration;

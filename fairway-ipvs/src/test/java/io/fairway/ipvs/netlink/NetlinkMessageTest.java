@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
 class NetlinkMessageTest {
@@ -20,7 +21,7 @@ class NetlinkMessageTest {
     // the echoed request header (capped: header only)
     b.putInt(60).putShort((short) 0x1c).putShort((short) 5).putInt(ackedSeq).putInt(0);
     if (!extAck.isEmpty()) {
-      byte[] s = (extAck + "\0").getBytes();
+      byte[] s = (extAck + "\0").getBytes(StandardCharsets.UTF_8);
       b.putShort((short) (4 + s.length)).putShort((short) Netlink.NLMSGERR_ATTR_MSG).put(s);
       while ((b.position() & 3) != 0) {
         b.put((byte) 0);

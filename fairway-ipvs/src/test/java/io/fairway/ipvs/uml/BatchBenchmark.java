@@ -1,5 +1,6 @@
 package io.fairway.ipvs.uml;
 
+import io.fairway.testkit.uml.Uml;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -21,6 +21,7 @@ import io.fairway.table.ServiceKey;
 import io.fairway.table.TableFormat;
 import io.fairway.table.TableOp;
 import io.fairway.table.Tunnel;
+import io.fairway.testkit.uml.Uml;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.ByteBuffer;

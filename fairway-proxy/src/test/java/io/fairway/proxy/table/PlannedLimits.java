@@ -4,7 +4,6 @@ import io.fairway.plan.MemberPlan;
 import io.fairway.table.Dest;
 import io.fairway.table.DestKey;
 import io.fairway.table.Endpoints;
-import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -18,8 +17,7 @@ public final class PlannedLimits {
     maxConns.forEach(
         (d, max) -> {
           String name = Endpoints.format(d.address(), d.port());
-          members.put(
-              d.key(), new MemberPlan("", name, name, 1, d, d.port(), false, Duration.ZERO, max));
+          members.put(d.key(), MemberPlan.builder(name, d).weight(1).maxConns(max).build());
         });
     return new ListenerSpec(
         base.mode(), base.keySource(), base.selection(), members, base.sorryServer(), base.proxy());

@@ -13,20 +13,83 @@ import java.util.Optional;
  * What VRRP needs to know about an interface, read fresh each time (the JDK asks the kernel): its
  * index, whether it is up and running, its MAC, and the source address adverts go out from.
  *
- * @param name the interface name
- * @param index the ifindex
- * @param up IFF_UP and IFF_RUNNING (carrier)
- * @param mac the hardware address (empty for interfaces without one)
- * @param ipv4 the first IPv4 address that is not a virtual address
- * @param ipv6LinkLocal the first IPv6 link-local address
+ * <p>A class rather than a record: a record would compare the MAC array by reference.
  */
-public record Link(
-    String name,
-    int index,
-    boolean up,
-    byte[] mac,
-    Optional<InetAddress> ipv4,
-    Optional<InetAddress> ipv6LinkLocal) {
+public final class Link {
+  private final String name;
+  private final int index;
+  private final boolean up;
+  private final byte[] mac;
+  private final Optional<InetAddress> ipv4;
+  private final Optional<InetAddress> ipv6LinkLocal;
+
+  /**
+   * @param name the interface name
+   * @param index the ifindex
+   * @param up IFF_UP and IFF_RUNNING (carrier)
+   * @param mac the hardware address (empty for interfaces without one)
+   * @param ipv4 the first IPv4 address that is not a virtual address
+   * @param ipv6LinkLocal the first IPv6 link-local address
+   */
+  public Link(
+      String name,
+      int index,
+      boolean up,
+      byte[] mac,
+      Optional<InetAddress> ipv4,
+      Optional<InetAddress> ipv6LinkLocal) {
+    this.name = name;
+    this.index = index;
+    this.up = up;
+    this.mac = mac;
+    this.ipv4 = ipv4;
+    this.ipv6LinkLocal = ipv6LinkLocal;
+  }
+
+  /** The interface name. */
+  public String name() {
+    return name;
+  }
+
+  /** The ifindex. */
+  public int index() {
+    return index;
+  }
+
+  /** IFF_UP and IFF_RUNNING (carrier). */
+  public boolean up() {
+    return up;
+  }
+
+  /** The hardware address (empty for interfaces without one); callers do not modify it. */
+  public byte[] mac() {
+    return mac;
+  }
+
+  /** The first IPv4 address that is not a virtual address. */
+  public Optional<InetAddress> ipv4() {
+    return ipv4;
+  }
+
+  /** The first IPv6 link-local address. */
+  public Optional<InetAddress> ipv6LinkLocal() {
+    return ipv6LinkLocal;
+  }
+
+  @Override
+  public String toString() {
+    return "Link[name="
+        + name
+        + ", index="
+        + index
+        + ", up="
+        + up
+        + ", ipv4="
+        + ipv4
+        + ", ipv6LinkLocal="
+        + ipv6LinkLocal
+        + "]";
+  }
 
   /** The interface now, or empty if it does not exist. */
   public static Optional<Link> read(String name, Collection<InetAddress> exclude) {

@@ -59,7 +59,7 @@ public final class NeighbourAnnouncer implements Closeable {
     try {
       if (address instanceof Inet4Address) {
         byte[] frame = garp(link.mac(), address.getAddress());
-        byte[] ll = sockaddrLl(link.index(), link.mac());
+        byte[] ll = sockaddrLl(link.index());
         LibC.sendto(packetFd, frame, frame.length, 0, ll, ll.length);
       } else {
         Sys.setInt(icmpFd, Sys.IPPROTO_IPV6, Sys.IPV6_MULTICAST_IF, link.index());
@@ -106,7 +106,7 @@ public final class NeighbourAnnouncer implements Closeable {
     return b.array();
   }
 
-  private static byte[] sockaddrLl(int ifindex, byte[] mac) {
+  private static byte[] sockaddrLl(int ifindex) {
     ByteBuffer b = ByteBuffer.allocate(20).order(ByteOrder.nativeOrder());
     b.putShort((short) Sys.AF_PACKET);
     b.order(ByteOrder.BIG_ENDIAN).putShort((short) ETH_P_ARP);

@@ -24,15 +24,57 @@ import org.jspecify.annotations.Nullable;
 public final class VrrpSocket implements Closeable {
   /**
    * A received message; {@code payloadOffset/Length} locate the VRRP message in {@code data}. The
-   * destination is null when an IPv6 message came without its packet info.
+   * destination is null when an IPv6 message came without its packet info. A class rather than a
+   * record: a record would compare {@code data} by reference.
    */
-  public record Received(
-      InetAddress source,
-      @Nullable InetAddress destination,
-      int ttl,
-      byte[] data,
-      int payloadOffset,
-      int payloadLength) {}
+  public static final class Received {
+    private final InetAddress source;
+    private final @Nullable InetAddress destination;
+    private final int ttl;
+    private final byte[] data;
+    private final int payloadOffset;
+    private final int payloadLength;
+
+    public Received(
+        InetAddress source,
+        @Nullable InetAddress destination,
+        int ttl,
+        byte[] data,
+        int payloadOffset,
+        int payloadLength) {
+      this.source = source;
+      this.destination = destination;
+      this.ttl = ttl;
+      this.data = data;
+      this.payloadOffset = payloadOffset;
+      this.payloadLength = payloadLength;
+    }
+
+    public InetAddress source() {
+      return source;
+    }
+
+    public @Nullable InetAddress destination() {
+      return destination;
+    }
+
+    public int ttl() {
+      return ttl;
+    }
+
+    /** The datagram as read, shared with the socket's caller: not to be modified. */
+    public byte[] data() {
+      return data;
+    }
+
+    public int payloadOffset() {
+      return payloadOffset;
+    }
+
+    public int payloadLength() {
+      return payloadLength;
+    }
+  }
 
   private final int fd;
   private final boolean v4;

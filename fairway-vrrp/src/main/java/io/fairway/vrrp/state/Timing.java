@@ -12,12 +12,12 @@ public final class Timing {
    * Master_Adver_Interval) / 256.
    */
   public static long skew(int version, int priority, int masterAdvertCentis) {
-    long p = 256 - priority;
+    long p = 256L - priority;
     return version == 2 ? p * 1_000_000_000L / 256 : p * masterAdvertCentis * CENTI / 256;
   }
 
   /** Master down interval: 3 x Master_Adver_Interval + skew time. */
   public static long masterDown(int version, int priority, int masterAdvertCentis) {
-    return 3 * masterAdvertCentis * CENTI + skew(version, priority, masterAdvertCentis);
+    return 3L * masterAdvertCentis * CENTI + skew(version, priority, masterAdvertCentis);
   }
 }

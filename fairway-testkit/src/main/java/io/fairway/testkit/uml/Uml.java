@@ -1,4 +1,4 @@
-package io.fairway.ipvs.uml;
+package io.fairway.testkit.uml;
 
 import io.fairway.testkit.ExternalPrograms;
 import java.io.File;
@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Boots a user-mode Linux kernel with IPVS, runs one command inside it, and returns what it left
@@ -127,7 +128,7 @@ public final class Uml {
     byte[] source;
     try (var in = Uml.class.getResourceAsStream("/uml/xstate-shim.c")) {
       if (in == null) {
-        throw new IOException("test resource uml/xstate-shim.c is missing");
+        throw new IOException("resource uml/xstate-shim.c is missing");
       }
       source = in.readAllBytes();
     }
@@ -230,9 +231,9 @@ public final class Uml {
 
   /** Configures one boot. */
   public static final class Builder {
-    private String command;
+    private @Nullable String command;
     private Duration timeout = Duration.ofMinutes(3);
-    private Path outDir;
+    private @Nullable Path outDir;
     private List<String> modules = DEFAULT_MODULES;
     private String memory = "1G";
     private final List<String> setup = new ArrayList<>();
@@ -304,7 +305,8 @@ public final class Uml {
      * uml_switch}, see {@link #kernelArg}); {@link Running#await} waits for the halt.
      */
     public Running start() throws IOException {
-      if (command == null) {
+      String cmd = command;
+      if (cmd == null) {
         throw new IllegalStateException("no command");
       }
       Path uml = binary().orElseThrow(() -> new IOException("linux.uml not installed"));
@@ -314,7 +316,7 @@ public final class Uml {
               : Files.createTempDirectory("fairway-uml-");
       Path work = Files.createTempDirectory("fairway-uml-init-");
       Path init = work.resolve("init.sh");
-      Files.writeString(init, initScript(out), StandardCharsets.UTF_8);
+      Files.writeString(init, initScript(out, cmd), StandardCharsets.UTF_8);
       Files.setPosixFilePermissions(init, PosixFilePermissions.fromString("rwxr-xr-x"));
       Path console = out.resolve("console.txt");
       List<String> argv =
@@ -340,7 +342,7 @@ public final class Uml {
       return new Running(p, start, timeout, out, work);
     }
 
-    private String initScript(Path out) {
+    private String initScript(Path out, String cmd) {
       StringBuilder s = new StringBuilder();
       s.append("#!/bin/sh\n");
       s.append(
@@ -365,7 +367,7 @@ public final class Uml {
       s.append("} > /run/out/setup.txt 2>&1\n");
       s.append("cd /run\n");
       s.append("/bin/sh -c ")
-          .append(quote(command))
+          .append(quote(cmd))
           .append(" > /run/out/stdout.txt 2> /run/out/stderr.txt\n");
       s.append("echo $? > /run/out/exit-code\n");
       s.append("sync\n");

@@ -1,4 +1,4 @@
-package io.fairway.ipvs.uml;
+package io.fairway.testkit.uml;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
