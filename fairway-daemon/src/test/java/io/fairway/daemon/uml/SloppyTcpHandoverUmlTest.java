@@ -3,8 +3,8 @@ package io.fairway.daemon.uml;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.fairway.ipvs.uml.Uml;
 import io.fairway.testkit.ExternalPrograms;
+import io.fairway.testkit.uml.Uml;
 import java.io.InputStream;
 import java.io.StringReader;
 import java.nio.file.Files;
