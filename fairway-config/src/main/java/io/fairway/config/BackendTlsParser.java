@@ -29,7 +29,7 @@ final class BackendTlsParser {
     String digest = null;
     Optional<String> sni = Optional.empty();
     boolean failed = false;
-    for (Node c : block.children) {
+    for (Node c : block.block()) {
       // Pairs, so that the block's one-line form reads too: tls { verify CA  sni NAME }.
       if (!KEYWORDS.contains(c.keyword())) {
         v.unknown(c, KEYWORDS, "tls");

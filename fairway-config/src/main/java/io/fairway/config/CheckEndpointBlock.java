@@ -8,6 +8,7 @@ import java.net.NetworkInterface;
 import java.net.SocketException;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where a network checker connects from and to, as written: the keyword table every network
@@ -20,12 +21,12 @@ final class CheckEndpointBlock {
   static final int MAX_IFNAME = 15;
 
   final Values v;
-  InetAddress ip;
-  Integer port;
-  InetAddress bindTo;
-  Node bindToNode;
+  @Nullable InetAddress ip;
+  @Nullable Integer port;
+  @Nullable InetAddress bindTo;
+  @Nullable Node bindToNode;
   int bindPort;
-  String bindIf;
+  @Nullable String bindIf;
   long fwmark;
 
   CheckEndpointBlock(Values v) {

@@ -22,9 +22,11 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The checker blocks of a real_server. Each checker leaves here with its effective timing and
@@ -76,24 +78,24 @@ final class CheckerParser {
     final Values v;
     final InheritedTiming own = new InheritedTiming();
     final CheckEndpointBlock ep;
-    Boolean logAll;
+    @Nullable Boolean logAll;
     // HTTP_GET and SSL_GET
     String httpVersion = "1.0";
     boolean fastRecovery;
     boolean enableSni;
     Optional<String> sniName = Optional.empty();
     boolean verifyCert;
-    Node verifyNode;
+    @Nullable Node verifyNode;
     Optional<String> caFile = Optional.empty();
-    Node caNode;
-    String vhost;
+    @Nullable Node caNode;
+    @Nullable String vhost;
     final List<Node> urls = new ArrayList<>();
     // MISC_CHECK
-    Script misc;
-    Duration miscTimeout;
+    @Nullable Script misc;
+    @Nullable Duration miscTimeout;
     boolean dynamic;
-    String miscUser;
-    String miscGroup;
+    @Nullable String miscUser;
+    @Nullable String miscGroup;
     // DNS_CHECK
     String dnsType = "SOA";
     String dnsName = ".";
@@ -106,12 +108,12 @@ final class CheckerParser {
     int minReply = 0;
     int maxReply = 255;
     // FILE_CHECK
-    String trackFile;
-    Integer fileWeight;
-    Boolean reverse;
-    Node trackNode;
+    @Nullable String trackFile;
+    @Nullable Integer fileWeight;
+    @Nullable Boolean reverse;
+    @Nullable Node trackNode;
     // BFD_CHECK
-    String bfdName;
+    @Nullable String bfdName;
 
     Draft(CheckerParser p) {
       this.p = p;
@@ -143,9 +145,13 @@ final class CheckerParser {
     return Map.copyOf(m);
   }
 
+  private static KeywordTable<Draft> table(String type) {
+    return Objects.requireNonNull(TABLES.get(type), "callers pass checker keywords only");
+  }
+
   /** The keywords of a checker block of {@code type}, for suggestions. */
   static Set<String> known(String type) {
-    return TABLES.get(type).known();
+    return table(type).known();
   }
 
   /** The keywords of a url block, for suggestions. */
@@ -368,9 +374,9 @@ final class CheckerParser {
     if (n.argc() > 0) {
       v.error(n, type + " takes no arguments before its { } block");
     }
-    KeywordTable<Draft> table = TABLES.get(type);
+    KeywordTable<Draft> table = table(type);
     Draft d = new Draft(this);
-    for (Node c : n.children) {
+    for (Node c : n.block()) {
       if (!table.dispatch(d, c)) {
         v.unknown(c, table.known(), type);
       }
@@ -465,7 +471,7 @@ final class CheckerParser {
     }
     for (Node h : d.smtpHosts) {
       CheckEndpointBlock he = ep.copy();
-      for (Node c : h.children) {
+      for (Node c : h.block()) {
         if (!CheckEndpointBlock.TABLE.dispatch(he, c)) {
           v.unknown(c, ENDPOINT, "SMTP_CHECK host");
         }

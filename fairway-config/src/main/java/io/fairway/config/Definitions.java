@@ -10,6 +10,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * keepalived's {@code $NAME=value} definitions (multi-line with a trailing backslash) and their
@@ -43,7 +44,7 @@ final class Definitions {
   }
 
   /** The match of a {@code $NAME=value} line, or null when {@code t} is not a definition. */
-  static Matcher definition(String t) {
+  static @Nullable Matcher definition(String t) {
     Matcher def = t.charAt(0) == '$' ? DEFINITION.matcher(t) : null;
     return def != null && def.matches() ? def : null;
   }
@@ -169,7 +170,7 @@ final class Definitions {
     return true;
   }
 
-  private String replace(String t, String file, int lineNo, int depth) {
+  private @Nullable String replace(String t, String file, int lineNo, int depth) {
     if (depth > MAX_EXPANSION_DEPTH) {
       diags.error(
           file,
@@ -263,7 +264,7 @@ final class Definitions {
     return j;
   }
 
-  private String builtinOrDefinition(String[] parts, String file) {
+  private @Nullable String builtinOrDefinition(String[] parts, String file) {
     String name = parts[0];
     switch (name) {
       case "_PWD":
@@ -285,7 +286,7 @@ final class Definitions {
   }
 
   /** {@code ${_RANDOM [min [max]]}}, 0 to 32767 by default; null when the bounds are not. */
-  private static String random(String[] parts) {
+  private static @Nullable String random(String[] parts) {
     long min = 0;
     long max = 32767;
     try {

@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code global_defs} (the parts the checker side uses; the rest are reported as ignored) and the
@@ -18,14 +19,14 @@ import java.util.function.Consumer;
  */
 final class GlobalDefsParser {
   private final Values v;
-  private final VrrpParser vrrp;
+  private final @Nullable VrrpParser vrrp;
 
   GlobalDefsParser(Values v) {
     this(v, null);
   }
 
   /** With {@code vrrp}, the VRRP keywords go to it instead of being reported as ignored. */
-  GlobalDefsParser(Values v, VrrpParser vrrp) {
+  GlobalDefsParser(Values v, @Nullable VrrpParser vrrp) {
     this.v = v;
     this.vrrp = vrrp;
   }
@@ -105,7 +106,7 @@ final class GlobalDefsParser {
         "notification_email",
         (d, n) -> {
           if (d.v.block(n)) {
-            for (Node e : n.children) {
+            for (Node e : n.block()) {
               d.emails.addAll(e.words);
             }
           }
@@ -176,7 +177,7 @@ final class GlobalDefsParser {
 
   GlobalDefs globalDefs(Node block, GlobalDefs g) {
     Defs d = new Defs(v, vrrp, g);
-    for (Node n : block.children) {
+    for (Node n : block.block()) {
       if (!TABLE.dispatch(d, n)) {
         notHandled(d, n);
       }
@@ -261,7 +262,7 @@ final class GlobalDefsParser {
 
   SslContext ssl(Node block) {
     Map<String, String> m = new HashMap<>();
-    for (Node n : block.children) {
+    for (Node n : block.block()) {
       switch (n.keyword()) {
         case "password":
         case "ca":

@@ -14,8 +14,10 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A virtual_server's layered directors (Fairway extensions): {@code director NAME { lb_algo ...;
@@ -61,7 +63,7 @@ final class LayoutParser {
     for (DirectorGroup g : d.groups().values()) {
       for (String m : g.members()) {
         if (!servers.contains(m) && !d.groups().containsKey(m)) {
-          unknownMember(d.nodes().get(g.name()), m, servers, d.groups().keySet());
+          unknownMember(groupNode(d.nodes(), g.name()), m, servers, d.groups().keySet());
         }
       }
     }
@@ -143,7 +145,7 @@ final class LayoutParser {
     }
   }
 
-  private DirectorGroup group(
+  private @Nullable DirectorGroup group(
       Node g, LbKind method, Set<String> servers, Map<String, DirectorGroup> groups) {
     if (!v.block(g)) {
       return null;
@@ -181,7 +183,12 @@ final class LayoutParser {
    * checked now (the virtual_server's own line); a director's line is checked once every director
    * is known, since it may name one written after it.
    */
-  private List<String> members(Node c, Set<String> servers, Set<String> groups, String owner) {
+  private static Node groupNode(Map<String, Node> nodes, String name) {
+    return Objects.requireNonNull(nodes.get(name), "every director group is read from a node");
+  }
+
+  private List<String> members(
+      Node c, @Nullable Set<String> servers, @Nullable Set<String> groups, @Nullable String owner) {
     if (c.hasBlock()) {
       v.error(c, "'members' does not take a { } block");
       return List.of();
@@ -230,7 +237,7 @@ final class LayoutParser {
       List<String> cycle = findCycle(start, groups, path, new HashSet<>());
       if (cycle != null && reported.add(String.join(",", new java.util.TreeSet<>(cycle)))) {
         v.error(
-            nodes.get(start),
+            groupNode(nodes, start),
             "director "
                 + start
                 + ": its members lead back to it ("
@@ -241,7 +248,7 @@ final class LayoutParser {
   }
 
   /** A path from {@code at} that returns to its first element, or null. */
-  private static List<String> findCycle(
+  private static @Nullable List<String> findCycle(
       String at, Map<String, DirectorGroup> groups, List<String> path, Set<String> done) {
     if (!path.isEmpty() && path.get(0).equals(at)) {
       List<String> c = new ArrayList<>(path);
@@ -276,7 +283,7 @@ final class LayoutParser {
   }
 
   /** The key a hashing director takes, as the data plane derives it. */
-  static String dataPlaneKey(DirectorSpec d) {
+  static @Nullable String dataPlaneKey(DirectorSpec d) {
     KeySource k =
         d instanceof DirectorSpec.Shard s
             ? s.by()
@@ -306,7 +313,7 @@ final class LayoutParser {
         from = "director " + g.name();
       } else if (!key.equals(k)) {
         v.error(
-            nodes.get(g.name()),
+            groupNode(nodes, g.name()),
             "director "
                 + g.name()
                 + " hashes "

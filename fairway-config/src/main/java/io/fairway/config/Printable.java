@@ -1,5 +1,7 @@
 package io.fairway.config;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Makes text from a file safe to quote in a one-line message: characters a terminal does not show
  * (NUL and other controls, DEL, C1 controls, no-break and other odd spaces, zero-width and
@@ -11,7 +13,7 @@ public final class Printable {
   private Printable() {}
 
   /** {@code s} with every invisible character escaped; null stays null. */
-  public static String escape(String s) {
+  public static @Nullable String escape(String s) {
     if (s == null) {
       return null;
     }

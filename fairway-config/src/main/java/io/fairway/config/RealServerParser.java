@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.LongConsumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@code real_server} block: its own keywords, what it inherits from the virtual server, and
@@ -31,7 +32,7 @@ final class RealServerParser {
       Forwarding forwarding,
       boolean fwmarkOrGroup,
       int port,
-      AddressFamily family,
+      @Nullable AddressFamily family,
       double weight,
       boolean inhibit,
       InheritedTiming timing,
@@ -106,16 +107,16 @@ final class RealServerParser {
     /** The keywords shared with virtual_server, started from the virtual server's values. */
     final ServerKeywords.Common common;
 
-    String ident;
-    Node identNode;
+    @Nullable String ident;
+    @Nullable Node identNode;
     long upper;
     long lower;
-    Node thresholdNode;
-    ProxyProtocol.Version sendProxy;
-    Node sendProxyNode;
+    @Nullable Node thresholdNode;
+    ProxyProtocol.@Nullable Version sendProxy;
+    @Nullable Node sendProxyNode;
     Optional<io.fairway.config.model.BackendTls> tls = Optional.empty();
-    Node tlsNode;
-    Node http2Node;
+    @Nullable Node tlsNode;
+    @Nullable Node http2Node;
     Optional<Script> up = Optional.empty();
     Optional<Script> down = Optional.empty();
     final List<Node> checkerNodes = new ArrayList<>();
@@ -190,7 +191,7 @@ final class RealServerParser {
     }
   }
 
-  RealServer realServer(Node n, VsContext vs) {
+  @Nullable RealServer realServer(Node n, VsContext vs) {
     if (n.argc() < 1 || n.argc() > 2) {
       v.error(n, "expected 'real_server IP [PORT]'");
       return null;
@@ -201,7 +202,7 @@ final class RealServerParser {
       return null;
     }
     Block b = new Block(v, vs);
-    for (Node c : n.children) {
+    for (Node c : n.block()) {
       if (!TABLE.dispatch(b, c)) {
         v.unknown(c, TABLE.known(), "real_server");
       }

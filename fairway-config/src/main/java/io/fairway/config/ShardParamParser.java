@@ -44,7 +44,7 @@ final class ShardParamParser {
     Optional<Boolean> rampup = Optional.empty();
     Optional<Integer> alt = Optional.empty();
     DirectorParser dp = new DirectorParser(v);
-    for (Node c : n.children) {
+    for (Node c : n.block()) {
       switch (c.keyword()) {
         case "by":
           // Any source here; the associating virtual_server checks it against its lb_kind.

@@ -2,6 +2,7 @@ package io.fairway.config;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 /** keepalived's two ways of splitting a logical line into words. */
 final class Tokenizer {
@@ -78,7 +79,7 @@ final class Tokenizer {
         if (c == quote) {
           quote = 0;
         } else {
-          cur.append(c);
+          Objects.requireNonNull(cur, "an opening quote starts a word").append(c);
         }
       } else if (c == '"' || c == '\'') {
         if (cur == null) {

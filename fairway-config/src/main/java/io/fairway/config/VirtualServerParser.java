@@ -29,7 +29,9 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@code virtual_server} block: its header, its keyword table ({@link VirtualServerBlock}), then
@@ -60,12 +62,12 @@ final class VirtualServerParser {
     return VirtualServerBlock.TABLE.known();
   }
 
-  VirtualServer virtualServer(Node n) {
+  @Nullable VirtualServer virtualServer(Node n) {
     VirtualServerBlock b = header(n);
     if (b == null || !v.block(n)) {
       return null;
     }
-    for (Node c : n.children) {
+    for (Node c : n.block()) {
       if (!VirtualServerBlock.TABLE.dispatch(b, c)) {
         v.unknown(c, VirtualServerBlock.TABLE.known(), "virtual_server");
       }
@@ -73,7 +75,7 @@ final class VirtualServerParser {
     return build(b);
   }
 
-  private VirtualServerBlock header(Node n) {
+  private @Nullable VirtualServerBlock header(Node n) {
     if (n.argc() >= 1 && n.arg(1).equals("fwmark")) {
       if (n.argc() != 2) {
         v.error(n, "expected 'virtual_server fwmark N'");
@@ -134,7 +136,7 @@ final class VirtualServerParser {
       DirectorLayout layout,
       Optional<SorryServer> sorry) {}
 
-  private VirtualServer build(VirtualServerBlock b) {
+  private @Nullable VirtualServer build(VirtualServerBlock b) {
     Service s = service(b);
     DirectorSpec director =
         new DirectorParser(v, shardParams)
@@ -345,7 +347,7 @@ final class VirtualServerParser {
 
   private void checkFlags(VirtualServerBlock b, Scheduler scheduler, Protocol protocol) {
     for (SchedulerFlag f : b.flags) {
-      Node fn = b.flagNodes.get(f);
+      Node fn = Objects.requireNonNull(b.flagNodes.get(f), "every flag is read from a node");
       boolean sh = f == SchedulerFlag.SH_PORT || f == SchedulerFlag.SH_FALLBACK;
       boolean mh = f == SchedulerFlag.MH_PORT || f == SchedulerFlag.MH_FALLBACK;
       if (sh && scheduler != Scheduler.SH) {
@@ -539,7 +541,7 @@ final class VirtualServerParser {
     return "group:" + ((VirtualServerId.Group) id).name();
   }
 
-  static Scheduler scheduler(Values v, Node c) {
+  static @Nullable Scheduler scheduler(Values v, Node c) {
     Optional<Scheduler> s = Scheduler.byKeyword(c.arg(1));
     if (s.isEmpty()) {
       List<String> known = Arrays.stream(Scheduler.values()).map(Scheduler::keyword).toList();

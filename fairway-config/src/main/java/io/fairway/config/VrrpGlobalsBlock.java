@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The VRRP keywords of {@code global_defs} as a keyword table: each line refines the globals every
@@ -27,7 +28,7 @@ final class VrrpGlobalsBlock {
   private VrrpGlobals globals = VrrpGlobals.defaults();
 
   /** The builder of the line being read; each line is built on the globals of the lines before. */
-  private VrrpGlobals.Builder g;
+  private VrrpGlobals.@Nullable Builder g;
 
   VrrpGlobalsBlock(VrrpValues values, SyncDaemonParser syncDaemon) {
     this.v = values.v;

@@ -15,6 +15,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A vrrp_instance block as written: the keyword table, the state its handlers fill, and the checks
@@ -26,24 +27,24 @@ final class VrrpInstanceBlock {
   final Values v;
   final Node n;
   final String name;
-  VrrpState state;
-  String iface;
-  Integer vrid;
-  Integer priority;
-  Node priorityNode;
+  @Nullable VrrpState state;
+  @Nullable String iface;
+  @Nullable Integer vrid;
+  @Nullable Integer priority;
+  @Nullable Node priorityNode;
   Duration advert = Duration.ofSeconds(1);
-  Node advertNode;
-  Integer version;
+  @Nullable Node advertNode;
+  @Nullable Integer version;
   final List<VirtualAddress> vips = new ArrayList<>();
   final List<VirtualAddress> excluded = new ArrayList<>();
   boolean preempt = true;
-  Node nopreemptNode;
+  @Nullable Node nopreemptNode;
   Duration preemptDelay = Duration.ZERO;
-  Node preemptDelayNode;
+  @Nullable Node preemptDelayNode;
   Optional<InetAddress> unicastSrc = Optional.empty();
   final List<InetAddress> peers = new ArrayList<>();
   Optional<String> authPass = Optional.empty();
-  Node authNode;
+  @Nullable Node authNode;
   Duration garpDelay;
   int garpRepeat;
   Optional<Duration> garpRefresh;
@@ -228,7 +229,7 @@ final class VrrpInstanceBlock {
 
   private static void virtualAddresses(VrrpInstanceBlock d, Node c) {
     if (d.v.block(c)) {
-      for (Node a : c.children) {
+      for (Node a : c.block()) {
         VirtualAddress va = d.p.values.virtualAddress(a);
         if (va != null) {
           (c.keyword().equals("virtual_ipaddress") ? d.vips : d.excluded).add(va);
@@ -270,7 +271,7 @@ final class VrrpInstanceBlock {
     if (!d.v.block(c)) {
       return;
     }
-    for (Node p : c.children) {
+    for (Node p : c.block()) {
       if (p.hasBlock() || p.argc() > 0) {
         d.v.error(
             p,

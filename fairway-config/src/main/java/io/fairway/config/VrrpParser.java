@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code vrrp_instance}, {@code vrrp_sync_group}, {@code vrrp_script} and the VRRP keywords of
@@ -73,7 +74,7 @@ final class VrrpParser {
 
   // --- vrrp_instance ---------------------------------------------------------------------------
 
-  private VrrpInstance instance(Node n) {
+  private @Nullable VrrpInstance instance(Node n) {
     if (n.argc() != 1) {
       v.error(n, "vrrp_instance needs exactly one name");
       return null;
@@ -82,7 +83,7 @@ final class VrrpParser {
       return null;
     }
     VrrpInstanceBlock d = new VrrpInstanceBlock(this, globals.globals(), n);
-    for (Node c : n.children) {
+    for (Node c : n.block()) {
       if (!VrrpInstanceBlock.TABLE.dispatch(d, c)) {
         v.unknown(c, VrrpInstanceBlock.TABLE.known(), "vrrp_instance");
       }
@@ -90,7 +91,7 @@ final class VrrpParser {
     return build(d);
   }
 
-  private VrrpInstance build(VrrpInstanceBlock d) {
+  private @Nullable VrrpInstance build(VrrpInstanceBlock d) {
     Node n = d.n;
     if (d.iface == null) {
       d.error(n, "vrrp_instance " + d.name + " has no 'interface'");

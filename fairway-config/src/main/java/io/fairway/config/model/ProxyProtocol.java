@@ -1,5 +1,7 @@
 package io.fairway.config.model;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The PROXY protocol (HAProxy's, v1 text or v2 binary) on one virtual server or real server, a
  * Fairway extension: how a load balancer in front tells Fairway who the client is, and how Fairway
@@ -11,7 +13,7 @@ package io.fairway.config.model;
  * @param send {@code send_proxy v1|v2} on a real server: each new connection to it begins with a
  *     header naming the client
  */
-public record ProxyProtocol(boolean accept, Version send) {
+public record ProxyProtocol(boolean accept, @Nullable Version send) {
   /** Neither accepts nor sends: what keepalived.conf without the keywords means. */
   public static final ProxyProtocol NONE = new ProxyProtocol(false, Version.NONE);
 
