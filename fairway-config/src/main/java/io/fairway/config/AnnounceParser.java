@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.OptionalInt;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The announcing keywords (Fairway extensions): {@code announce_table}, {@code
@@ -70,7 +71,7 @@ final class AnnounceParser {
   }
 
   /** {@code announce} in a virtual_server: true if accepted. */
-  boolean virtualServer(Node n, VirtualServerId.Address address) {
+  boolean virtualServer(Node n, VirtualServerId.@Nullable Address address) {
     if (!v.args(n, 0, 0)) {
       return false;
     }

@@ -6,6 +6,7 @@ import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
@@ -136,7 +137,7 @@ final class CheckEndpointBlock {
       // keepalived reports this and drops the bindto; a check from another source than configured
       // could pass where traffic fails, so we refuse it.
       v.error(
-          bindToNode,
+          Objects.requireNonNull(bindToNode, "bindto was read from a node"),
           "bindto "
               + Addresses.format(bindTo)
               + " is not of the address family of "

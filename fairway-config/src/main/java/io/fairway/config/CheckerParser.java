@@ -137,7 +137,7 @@ final class CheckerParser {
         case "SMTP_CHECK" -> smtp(t);
         case "UDP_CHECK" -> udp(t);
         case "FILE_CHECK" -> file(t);
-        case "BFD_CHECK" -> t.on("name", (d, n) -> d.bfdName = word(d, n, d.bfdName));
+        case "BFD_CHECK" -> t.on("name", (d, n) -> d.bfdName = wordOrNull(d, n, d.bfdName));
         default -> {}
       }
       m.put(type, t);
@@ -215,7 +215,7 @@ final class CheckerParser {
             }
           }
         });
-    t.on("virtualhost", (d, n) -> d.vhost = word(d, n, d.vhost));
+    t.on("virtualhost", (d, n) -> d.vhost = wordOrNull(d, n, d.vhost));
     t.on("fast_recovery", (d, n) -> d.fastRecovery = flag(d, n));
     t.on("enable_sni", (d, n) -> d.enableSni = flag(d, n));
     t.on(
@@ -351,6 +351,10 @@ final class CheckerParser {
     return d.v.args(n, 1, 1) ? n.arg(1) : was;
   }
 
+  private static @Nullable String wordOrNull(Draft d, Node n, @Nullable String was) {
+    return d.v.args(n, 1, 1) ? n.arg(1) : was;
+  }
+
   /** An optional yes/no that is false unless it reads as true. */
   private static boolean flag(Draft d, Node n) {
     Boolean b = d.v.args(n, 0, 1) ? d.v.bool(n, 1) : null;
@@ -366,7 +370,7 @@ final class CheckerParser {
   }
 
   List<HealthCheck> checker(
-      Node n, InetAddress rsAddr, int rsPort, InheritedTiming inherited, String vhost) {
+      Node n, InetAddress rsAddr, int rsPort, InheritedTiming inherited, @Nullable String vhost) {
     String type = n.keyword();
     if (!v.block(n)) {
       return List.of();
@@ -399,7 +403,7 @@ final class CheckerParser {
   }
 
   private List<HealthCheck> http(
-      Node n, Draft d, CheckerTiming ct, InetAddress rsAddr, int rsPort, String vhost) {
+      Node n, Draft d, CheckerTiming ct, InetAddress rsAddr, int rsPort, @Nullable String vhost) {
     String type = n.keyword();
     String vh = d.vhost != null ? d.vhost : vhost;
     List<UrlCheck> us = new ArrayList<>();
@@ -411,7 +415,8 @@ final class CheckerParser {
     }
     if (!type.equals("SSL_GET") && (d.verifyNode != null || d.caNode != null)) {
       v.error(
-          d.verifyNode != null ? d.verifyNode : d.caNode,
+          Objects.requireNonNull(
+              d.verifyNode != null ? d.verifyNode : d.caNode, "one of them is set"),
           "verify_cert and ca_file apply to SSL_GET only; HTTP_GET has no certificate");
     }
     if (d.caNode != null && !d.verifyCert) {
@@ -508,7 +513,7 @@ final class CheckerParser {
     if (tf == null) {
       Optional<String> s = Keywords.suggest(trackFile, trackFiles.keySet());
       v.error(
-          d.trackNode,
+          Objects.requireNonNull(d.trackNode, "track_file was read from a node"),
           "track_file '"
               + trackFile
               + "' is not defined (define it at the top "

@@ -193,9 +193,9 @@ final class DnsBlockParser {
   private int companions(
       Node n,
       RecordType type,
-      Node portNode,
-      Integer port,
-      Node srvWeight,
+      @Nullable Node portNode,
+      @Nullable Integer port,
+      @Nullable Node srvWeight,
       RealServerParser.VsContext vs) {
     if (type == RecordType.SRV) {
       if (portNode != null) {
@@ -288,7 +288,7 @@ final class DnsBlockParser {
     return numeric ? null : name;
   }
 
-  private static <T> T orElse(T value, T fallback) {
+  private static <T> T orElse(@Nullable T value, T fallback) {
     return value != null ? value : fallback;
   }
 }

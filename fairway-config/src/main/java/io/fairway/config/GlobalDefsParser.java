@@ -34,7 +34,7 @@ final class GlobalDefsParser {
   /** What global_defs sets, started from the values before the block (an earlier global_defs). */
   private static final class Defs {
     final Values v;
-    final VrrpParser vrrp;
+    final @Nullable VrrpParser vrrp;
     Optional<String> routerId;
     final List<String> emails;
     Optional<String> from;
@@ -53,7 +53,7 @@ final class GlobalDefsParser {
     boolean security;
     Announcement announce;
 
-    Defs(Values v, VrrpParser vrrp, GlobalDefs g) {
+    Defs(Values v, @Nullable VrrpParser vrrp, GlobalDefs g) {
       this.v = v;
       this.vrrp = vrrp;
       routerId = g.routerId();

@@ -124,7 +124,7 @@ final class InheritedTiming {
       InheritedTiming own,
       InheritedTiming inherited,
       String type,
-      Boolean logAll,
+      @Nullable Boolean logAll,
       boolean logAllFailures) {
     InheritedTiming t = own.over(inherited);
     if (type.equals("FILE_CHECK") || type.equals("BFD_CHECK")) {

@@ -48,8 +48,8 @@ final class LayoutParser {
       DirectorSpec top,
       LbKind method,
       List<Node> groupNodes,
-      Node membersNode,
-      Node altHeaderNode,
+      @Nullable Node membersNode,
+      @Nullable Node altHeaderNode,
       List<RealServer> reals) {
     if (groupNodes.isEmpty() && membersNode == null && altHeaderNode == null) {
       return DirectorLayout.NONE;
@@ -94,7 +94,7 @@ final class LayoutParser {
 
   /** The virtual_server's own members line, which only a Varnish lb_algo has. */
   private List<String> topMembers(
-      Node membersNode, Scheduler scheduler, Set<String> servers, Directors d) {
+      @Nullable Node membersNode, Scheduler scheduler, Set<String> servers, Directors d) {
     boolean varnish = scheduler != null && !scheduler.isKernel();
     if (membersNode != null) {
       if (!varnish) {
@@ -126,7 +126,7 @@ final class LayoutParser {
     for (DirectorGroup g : d.groups().values()) {
       if (!reached.contains(g.name())) {
         v.warn(
-            d.nodes().get(g.name()),
+            groupNode(d.nodes(), g.name()),
             "director "
                 + g.name()
                 + " is a member of no director of "
@@ -173,9 +173,13 @@ final class LayoutParser {
     if (b == null) {
       return null;
     }
-    DirectorSpec spec = new DirectorParser(v, params).director(b.scheduler, b.blocks, method);
-    List<String> members = members(b.membersNode, null, null, name);
-    return new DirectorGroup(Values.loc(g), name, b.scheduler, spec, members);
+    Scheduler scheduler =
+        Objects.requireNonNull(b.scheduler, "read() refuses a director without one");
+    Node membersNode =
+        Objects.requireNonNull(b.membersNode, "read() refuses a director without one");
+    DirectorSpec spec = new DirectorParser(v, params).director(scheduler, b.blocks, method);
+    List<String> members = members(membersNode, null, null, name);
+    return new DirectorGroup(Values.loc(g), name, scheduler, spec, members);
   }
 
   /**
@@ -208,7 +212,9 @@ final class LayoutParser {
         v.error(c, "members: director " + owner + " cannot be a member of itself");
         continue;
       }
-      if (servers != null && !servers.contains(m) && !groups.contains(m)) {
+      if (servers != null
+          && !servers.contains(m)
+          && !Objects.requireNonNull(groups, "groups come with servers").contains(m)) {
         unknownMember(c, m, servers, groups);
         continue;
       }
@@ -329,7 +335,10 @@ final class LayoutParser {
   }
 
   private Optional<String> altHeader(
-      Node c, LbKind method, DirectorSpec top, java.util.Collection<DirectorGroup> groups) {
+      @Nullable Node c,
+      LbKind method,
+      DirectorSpec top,
+      java.util.Collection<DirectorGroup> groups) {
     if (c == null || !v.args(c, 1, 1)) {
       return Optional.empty();
     }

@@ -13,7 +13,7 @@ public final class Printable {
   private Printable() {}
 
   /** {@code s} with every invisible character escaped; null stays null. */
-  public static @Nullable String escape(String s) {
+  public static @Nullable String escape(@Nullable String s) {
     if (s == null) {
       return null;
     }

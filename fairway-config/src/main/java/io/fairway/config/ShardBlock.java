@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
@@ -129,13 +130,15 @@ final class ShardBlock {
 
   /** The shard_param's key source when the block has none, if this data plane can see it. */
   private void inheritBy() {
+    ShardParam associated =
+        Objects.requireNonNull(this.associated, "called with an associated shard_param");
     if (by != null || associated.by().isEmpty()) {
       return;
     }
     KeySource k = associated.by().get();
     if (k.kind().needsHttp() && method != LbKind.HTTP) {
       v.error(
-          associateNode,
+          Objects.requireNonNull(associateNode, "associate was read from a node"),
           "associate "
               + associated.name()
               + ": its 'by "

@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -139,7 +140,8 @@ final class SyncGroupBlock {
     } else if (memberOf.containsKey(word)) {
       v.error(m, "vrrp_instance " + word + " is already in vrrp_sync_group " + memberOf.get(word));
       ok = false;
-    } else if (members.contains(word)) {
+    } else if (Objects.requireNonNull(members, "members are read after 'group' opens them")
+        .contains(word)) {
       v.error(m, "vrrp_sync_group " + name + ": '" + word + "' is listed twice");
       ok = false;
     } else {

@@ -73,7 +73,7 @@ final class TlsParser {
    * and no {@code tls} block (whose own {@code alpn} line says it for TLS).
    */
   static @Nullable TlsSettings plain(
-      Node alpnNode, List<String> alpn, Node tlsNode, LbKind m, Values v) {
+      Node alpnNode, List<String> alpn, @Nullable Node tlsNode, LbKind m, Values v) {
     if (tlsNode != null) {
       v.error(
           alpnNode,

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
@@ -135,7 +136,7 @@ final class UrlBlock {
   }
 
   /** The url block {@code n}, its virtualhost defaulting to {@code vhost}; null when refused. */
-  static @Nullable UrlCheck read(Values v, Node n, String vhost) {
+  static @Nullable UrlCheck read(Values v, Node n, @Nullable String vhost) {
     if (n.argc() > 0) {
       v.error(n, "url takes no arguments before its { } block");
     }
@@ -196,7 +197,7 @@ final class UrlBlock {
     }
     if (u.maxOffset.isPresent() && u.minOffset > u.maxOffset.getAsLong()) {
       v.error(
-          u.maxNode,
+          Objects.requireNonNull(u.maxNode, "max_offset was read from a node"),
           "regex_max_offset "
               + u.maxOffset.getAsLong()
               + " is below regex_min_offset "

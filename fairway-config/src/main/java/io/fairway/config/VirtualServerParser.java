@@ -172,7 +172,7 @@ final class VirtualServerParser {
     checkFlags(b, scheduler, protocol);
     if (b.hashBalance != null && scheduler != Scheduler.MH && scheduler != Scheduler.SHARD) {
       v.error(
-          b.hashBalanceNode,
+          Objects.requireNonNull(b.hashBalanceNode, "hash_balance_factor was read from a node"),
           "hash_balance_factor applies to lb_algo mh or shard, not " + scheduler.keyword());
     }
     return new Service(scheduler, forwarding, protocol, tls);
@@ -196,7 +196,9 @@ final class VirtualServerParser {
   private void checkWeight(VirtualServerBlock b, Scheduler scheduler) {
     ServerKeywords.Common c = b.common;
     if (c.weight != null && scheduler.isKernel() && c.weight != Math.rint(c.weight)) {
-      v.error(c.weightNode, "weight must be an integer for lb_algo " + scheduler.keyword());
+      v.error(
+          Objects.requireNonNull(c.weightNode, "weight was read from a node"),
+          "weight must be an integer for lb_algo " + scheduler.keyword());
     }
   }
 
@@ -287,7 +289,9 @@ final class VirtualServerParser {
             b.proxyTimeouts,
             b.httpForwarded,
             s.tls(),
-            b.proxyProtocolNode == null ? ProxyProtocol.NONE : new ProxyProtocol(true, null)),
+            b.proxyProtocolNode == null
+                ? ProxyProtocol.NONE
+                : new ProxyProtocol(true, ProxyProtocol.Version.NONE)),
         pool.layout(),
         new AccessLogs(b.accessLogs),
         pool.discovery(),
@@ -303,7 +307,7 @@ final class VirtualServerParser {
       forwarding = Forwarding.of(varnish ? LbKind.PROXY : LbKind.NAT);
     } else if (varnish && forwarding.method().isKernel()) {
       v.error(
-          written,
+          Objects.requireNonNull(written, "lb_kind was read from a node"),
           "lb_algo "
               + scheduler.keyword()
               + " is a Varnish director and "
@@ -334,7 +338,9 @@ final class VirtualServerParser {
         protocol = Protocol.TCP;
       }
     } else if (b.fwmark != null) {
-      v.warn(b.protocolNode, "protocol is ignored for a fwmark virtual_server");
+      v.warn(
+          Objects.requireNonNull(b.protocolNode, "protocol was read from a node"),
+          "protocol is ignored for a fwmark virtual_server");
       protocol = Protocol.TCP;
     }
     if (userspace && protocol != Protocol.TCP) {
@@ -441,7 +447,9 @@ final class VirtualServerParser {
     if (b.addrId != null) {
       return new VirtualServerId.Address(b.addrId.address(), protocol, b.addrId.port());
     }
-    return new VirtualServerId.Group(b.groupName, protocol);
+    return new VirtualServerId.Group(
+        Objects.requireNonNull(b.groupName, "a virtual_server without an address names a group"),
+        protocol);
   }
 
   private Optional<SorryServer> sorry(
@@ -476,7 +484,7 @@ final class VirtualServerParser {
     }
     if (b.overflow && sn == null) {
       v.error(
-          b.overflowNode,
+          Objects.requireNonNull(b.overflowNode, "overflow_to_sorry_server was read from a node"),
           "overflow_to_sorry_server needs a sorry_server in the same "
               + "virtual_server (there is nowhere to overflow to)");
     }

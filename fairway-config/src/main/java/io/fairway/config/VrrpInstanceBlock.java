@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 
@@ -412,27 +413,28 @@ final class VrrpInstanceBlock {
     }
     if (prio == VrrpInstance.OWNER_PRIORITY && d.state == VrrpState.BACKUP) {
       d.error(
-          d.priorityNode,
+          Objects.requireNonNull(d.priorityNode, "priority 255 is only ever written"),
           "priority 255 is the address owner, which is always MASTER; "
               + "use state MASTER or a priority of 254 or less");
     }
     if (!d.preempt && d.state == VrrpState.MASTER) {
       d.v.warn(
-          d.nopreemptNode,
+          Objects.requireNonNull(d.nopreemptNode, "preempt is only ever cleared by nopreempt"),
           "nopreempt does not work with state MASTER; keepalived clears it "
               + "(use state BACKUP)");
       d.preempt = true;
     }
     if (!d.preemptDelay.isZero() && d.state == VrrpState.MASTER) {
       d.v.warn(
-          d.preemptDelayNode,
+          Objects.requireNonNull(d.preemptDelayNode, "a preempt_delay was written"),
           "preempt_delay does not work with state MASTER; keepalived "
               + "clears it (use state BACKUP)");
       d.preemptDelay = Duration.ZERO;
     }
     if (!d.preemptDelay.isZero() && !d.preempt) {
       d.v.warn(
-          d.preemptDelayNode, "preempt_delay does nothing with nopreempt; keepalived clears it");
+          Objects.requireNonNull(d.preemptDelayNode, "a preempt_delay was written"),
+          "preempt_delay does nothing with nopreempt; keepalived clears it");
       d.preemptDelay = Duration.ZERO;
     }
     return prio;

@@ -3,7 +3,6 @@ package io.fairway.config.model;
 import io.fairway.config.model.base.Location;
 import java.util.Objects;
 import java.util.Optional;
-import org.jspecify.annotations.Nullable;
 
 /**
  * A real server's {@code tls { }} block (a Fairway extension): the userspace data plane speaks TLS
@@ -17,8 +16,7 @@ import org.jspecify.annotations.Nullable;
  * @param digest a digest of the CA file's contents when the configuration was read: a changed file
  *     at the same path is a changed setting
  */
-public record BackendTls(
-    Location location, String verify, Optional<String> sni, @Nullable String digest) {
+public record BackendTls(Location location, String verify, Optional<String> sni, String digest) {
   public BackendTls {
     Objects.requireNonNull(verify, "verify");
     Objects.requireNonNull(sni, "sni");

@@ -13,7 +13,7 @@ import org.jspecify.annotations.Nullable;
  * @param send {@code send_proxy v1|v2} on a real server: each new connection to it begins with a
  *     header naming the client
  */
-public record ProxyProtocol(boolean accept, @Nullable Version send) {
+public record ProxyProtocol(boolean accept, Version send) {
   /** Neither accepts nor sends: what keepalived.conf without the keywords means. */
   public static final ProxyProtocol NONE = new ProxyProtocol(false, Version.NONE);
 
@@ -33,7 +33,7 @@ public record ProxyProtocol(boolean accept, @Nullable Version send) {
     send = send == null ? Version.NONE : send;
   }
 
-  public static ProxyProtocol sending(Version v) {
-    return new ProxyProtocol(false, v);
+  public static ProxyProtocol sending(@Nullable Version v) {
+    return new ProxyProtocol(false, v == null ? Version.NONE : v);
   }
 }
