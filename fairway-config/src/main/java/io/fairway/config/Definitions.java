@@ -110,12 +110,7 @@ final class Definitions {
     if (t.indexOf('$') < 0) {
       return produced(t, file, lineNo, sink);
     }
-    if (depth > MAX_EXPANSION_DEPTH) {
-      diags.error(
-          file,
-          lineNo,
-          "definition expands into itself (more than " + MAX_EXPANSION_DEPTH + " levels)",
-          t);
+    if (tooDeep(t, file, lineNo, depth)) {
       return false;
     }
     String trimmed = t.strip();
@@ -170,13 +165,25 @@ final class Definitions {
     return true;
   }
 
+  /**
+   * Whether an expansion has gone deeper than any real definition needs, reported once here for
+   * both ways a definition recurses: through the lines of a multi-line definition and through the
+   * words of a line.
+   */
+  private boolean tooDeep(String t, String file, int lineNo, int depth) {
+    if (depth <= MAX_EXPANSION_DEPTH) {
+      return false;
+    }
+    diags.error(
+        file,
+        lineNo,
+        "definition expands into itself (more than " + MAX_EXPANSION_DEPTH + " levels)",
+        t);
+    return true;
+  }
+
   private @Nullable String replace(String t, String file, int lineNo, int depth) {
-    if (depth > MAX_EXPANSION_DEPTH) {
-      diags.error(
-          file,
-          lineNo,
-          "definition expands into itself (more than " + MAX_EXPANSION_DEPTH + " levels)",
-          t);
+    if (tooDeep(t, file, lineNo, depth)) {
       return null;
     }
     StringBuilder sb = new StringBuilder();
@@ -239,7 +246,7 @@ final class Definitions {
   private int named(String t, int i, StringBuilder sb, String file, int lineNo, int depth) {
     int j = i + 1;
     while (j < t.length()
-        && (Character.isLetterOrDigit(t.charAt(j)) && t.charAt(j) < 128 || t.charAt(j) == '_')) {
+        && ((Character.isLetterOrDigit(t.charAt(j)) && t.charAt(j) < 128) || t.charAt(j) == '_')) {
       j++;
     }
     String name = t.substring(i + 1, j);
@@ -267,21 +274,28 @@ final class Definitions {
   private @Nullable String builtinOrDefinition(String[] parts, String file) {
     String name = parts[0];
     switch (name) {
-      case "_PWD":
+      case "_PWD" -> {
         return dirs.getOrDefault(file, ".");
-      case "_INSTANCE":
+      }
+      case "_INSTANCE" -> {
         return options.configId();
-      case "_HASH":
+      }
+      case "_HASH" -> {
         return "#";
-      case "_BANG":
+      }
+      case "_BANG" -> {
         return "!";
-      case "_ENV":
+      }
+      case "_ENV" -> {
         return parts.length > 1 ? options.environment().getOrDefault(parts[1], "") : "";
-      case "_RANDOM":
+      }
+      case "_RANDOM" -> {
         return random(parts);
-      default:
+      }
+      default -> {
         List<String> def = definitions.get(name);
         return def == null ? null : String.join(" ", def);
+      }
     }
   }
 

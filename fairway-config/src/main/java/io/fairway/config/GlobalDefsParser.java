@@ -264,16 +264,14 @@ final class GlobalDefsParser {
     Map<String, String> m = new HashMap<>();
     for (Node n : block.block()) {
       switch (n.keyword()) {
-        case "password":
-        case "ca":
-        case "certificate":
-        case "key":
+        case "password", "ca", "certificate", "key" -> {
           if (v.args(n, 1, 1)) {
             m.put(n.keyword(), n.arg(1));
           }
-          break;
-        default:
+        }
+        default -> {
           v.unknown(n, Set.of("password", "ca", "certificate", "key"), "SSL");
+        }
       }
     }
     return new SslContext(

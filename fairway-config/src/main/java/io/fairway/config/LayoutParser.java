@@ -71,7 +71,7 @@ final class LayoutParser {
     if (membersNode != null) {
       unreached(members, membersNode, servers, d);
     }
-    sameKey(vs, top, d.groups(), d.nodes());
+    sameKey(top, d.groups(), d.nodes());
     Optional<String> altHeader = altHeader(altHeaderNode, method, top, d.groups().values());
     return new DirectorLayout(members, List.copyOf(d.groups().values()), altHeader);
   }
@@ -306,7 +306,7 @@ final class LayoutParser {
   }
 
   private void sameKey(
-      Node vs, DirectorSpec top, Map<String, DirectorGroup> groups, Map<String, Node> nodes) {
+      DirectorSpec top, Map<String, DirectorGroup> groups, Map<String, Node> nodes) {
     String key = dataPlaneKey(top);
     String from = "the virtual_server's director";
     for (DirectorGroup g : groups.values()) {

@@ -42,18 +42,20 @@ public final class Printable {
     }
     switch (Character.getType(c)) {
       case Character.SPACE_SEPARATOR,
-      Character.LINE_SEPARATOR,
-      Character.PARAGRAPH_SEPARATOR,
-      Character.FORMAT,
-      Character.CONTROL,
-      Character.UNASSIGNED,
-      Character.PRIVATE_USE,
-      Character.SURROGATE:
+          Character.LINE_SEPARATOR,
+          Character.PARAGRAPH_SEPARATOR,
+          Character.FORMAT,
+          Character.CONTROL,
+          Character.UNASSIGNED,
+          Character.PRIVATE_USE,
+          Character.SURROGATE -> {
         // A surrogate pair is visible; a lone one (from a bad decode) is not, but pairs are
         // rare enough in keepalived.conf that showing both halves escaped is fine.
         return true;
-      default:
+      }
+      default -> {
         return false;
+      }
     }
   }
 }

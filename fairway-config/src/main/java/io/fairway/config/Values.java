@@ -210,18 +210,17 @@ final class Values {
       return Boolean.TRUE;
     }
     switch (n.arg(i).toLowerCase(Locale.ROOT)) {
-      case "on":
-      case "true":
-      case "yes":
+      case "on", "true", "yes" -> {
         return Boolean.TRUE;
-      case "off":
-      case "false":
-      case "no":
+      }
+      case "off", "false", "no" -> {
         return Boolean.FALSE;
-      default:
+      }
+      default -> {
         error(
             n, n.keyword() + ": '" + n.arg(i) + "' is not a boolean (on/off, true/false, yes/no)");
         return null;
+      }
     }
   }
 
@@ -307,13 +306,16 @@ final class Values {
 
   @Nullable AddressFamily family(Node n, String s) {
     switch (s) {
-      case "inet":
+      case "inet" -> {
         return AddressFamily.INET;
-      case "inet6":
+      }
+      case "inet6" -> {
         return AddressFamily.INET6;
-      default:
+      }
+      default -> {
         error(n, "'" + s + "' is not an address family (inet or inet6)");
         return null;
+      }
     }
   }
 
@@ -347,6 +349,4 @@ final class Values {
         words.size() > 2 ? Optional.of(words.get(2)) : Optional.empty(),
         words.size() > 3 ? Optional.of(words.get(3)) : Optional.empty());
   }
-
-  /** keepalived's real server port rules, extended to the userspace data plane. */
 }

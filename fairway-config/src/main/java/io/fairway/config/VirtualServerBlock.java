@@ -31,7 +31,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class VirtualServerBlock {
   static final long MAX_PERSISTENCE_SECONDS = 31L * 24 * 3600;
-  static final Duration DEFAULT_PERSISTENCE = Duration.ofSeconds(360);
+  static final Duration DEFAULT_PERSISTENCE = Duration.ofMinutes(6);
 
   final Values v;
   final Node node;

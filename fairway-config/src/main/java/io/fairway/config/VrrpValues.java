@@ -198,20 +198,25 @@ final class VrrpValues {
 
   private static @Nullable Integer scope(String s) {
     switch (s) {
-      case "global":
-      case "universe":
+      case "global", "universe" -> {
         return 0;
-      case "site":
+      }
+      case "site" -> {
         return 200;
-      case "link":
+      }
+      case "link" -> {
         return 253;
-      case "host":
+      }
+      case "host" -> {
         return 254;
-      case "nowhere":
+      }
+      case "nowhere" -> {
         return 255;
-      default:
+      }
+      default -> {
         Long x = Values.parseLong(s);
         return x != null && x >= 0 && x <= 255 ? x.intValue() : null;
+      }
     }
   }
 
