@@ -44,7 +44,7 @@ public record UdpCheckSpec(
   public UdpCheckSpec(
       InetSocketAddress target,
       String payloadHex,
-      String requireReply,
+      @Nullable String requireReply,
       int minReplyLength,
       int maxReplyLength,
       CheckTiming timing) {
