@@ -21,4 +21,7 @@
  *       quorum - hysteresis}.
  * </ul>
  */
+@NullMarked
 package io.fairway.check;
+
+import org.jspecify.annotations.NullMarked;

@@ -2,13 +2,14 @@ package io.fairway.config;
 
 import io.fairway.config.model.AccessLogs;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /** {@code access_log PATH combined|json} in a virtual_server (a Fairway extension). */
 final class AccessLogParser {
   private AccessLogParser() {}
 
   /** The line's entry, or {@code null} after reporting what is wrong with it. */
-  static AccessLogs.Entry parse(Node c, Values v, List<AccessLogs.Entry> earlier) {
+  static AccessLogs.@Nullable Entry parse(Node c, Values v, List<AccessLogs.Entry> earlier) {
     if (!v.args(c, 2, 2)) {
       return null;
     }

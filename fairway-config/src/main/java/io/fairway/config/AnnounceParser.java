@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.OptionalInt;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The announcing keywords (Fairway extensions): {@code announce_table}, {@code
@@ -29,48 +30,48 @@ final class AnnounceParser {
   /** One of {@link #GLOBAL}, applied to {@code a}. */
   Announcement global(Node n, Announcement a) {
     switch (n.keyword()) {
-      case "announce_table":
-        {
-          Long t = v.args(n, 1, 1) ? v.number(n, 1, 1, Values.INT32_MAX, "table") : null;
-          if (t == null) {
-            return a;
-          }
-          if (t >= 253 && t <= 255) {
-            v.error(n, "announce_table " + t + " is the kernel's own (default, main or local)");
-            return a;
-          }
-          return new Announcement(
-              OptionalInt.of(t.intValue()),
-              a.withdrawDelay(),
-              a.lvsSloppyTcp(),
-              Values.loc(n),
-              a.sloppyTcpAt());
+      case "announce_table" -> {
+        Long t = v.args(n, 1, 1) ? v.number(n, 1, 1, Values.INT32_MAX, "table") : null;
+        if (t == null) {
+          return a;
         }
-      case "announce_withdraw_delay":
-        {
-          Duration d = v.args(n, 1, 1) ? v.timer(n, 1, true) : null;
-          if (d == null) {
-            return a;
-          }
-          if (d.toSeconds() > MAX_WITHDRAW_DELAY_SECONDS) {
-            v.error(
-                n,
-                "announce_withdraw_delay: at most "
-                    + MAX_WITHDRAW_DELAY_SECONDS
-                    + " seconds (a stop that waits longer looks hung)");
-            return a;
-          }
-          return new Announcement(a.table(), d, a.lvsSloppyTcp(), a.tableAt(), a.sloppyTcpAt());
+        if (t >= 253 && t <= 255) {
+          v.error(n, "announce_table " + t + " is the kernel's own (default, main or local)");
+          return a;
         }
-      default: // lvs_sloppy_tcp
+        return new Announcement(
+            OptionalInt.of(t.intValue()),
+            a.withdrawDelay(),
+            a.lvsSloppyTcp(),
+            Values.loc(n),
+            a.sloppyTcpAt());
+      }
+      case "announce_withdraw_delay" -> {
+        Duration d = v.args(n, 1, 1) ? v.timer(n, 1, true) : null;
+        if (d == null) {
+          return a;
+        }
+        if (d.toSeconds() > MAX_WITHDRAW_DELAY_SECONDS) {
+          v.error(
+              n,
+              "announce_withdraw_delay: at most "
+                  + MAX_WITHDRAW_DELAY_SECONDS
+                  + " seconds (a stop that waits longer looks hung)");
+          return a;
+        }
+        return new Announcement(a.table(), d, a.lvsSloppyTcp(), a.tableAt(), a.sloppyTcpAt());
+      }
+      default -> // lvs_sloppy_tcp
+      {
         return v.args(n, 0, 0)
             ? new Announcement(a.table(), a.withdrawDelay(), true, a.tableAt(), Values.loc(n))
             : a;
+      }
     }
   }
 
   /** {@code announce} in a virtual_server: true if accepted. */
-  boolean virtualServer(Node n, VirtualServerId.Address address) {
+  boolean virtualServer(Node n, VirtualServerId.@Nullable Address address) {
     if (!v.args(n, 0, 0)) {
       return false;
     }

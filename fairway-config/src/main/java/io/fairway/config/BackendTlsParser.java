@@ -4,6 +4,7 @@ import io.fairway.config.model.BackendTls;
 import io.fairway.config.model.LbKind;
 import io.fairway.config.tls.PemFiles;
 import java.nio.file.Path;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
@@ -29,7 +30,7 @@ final class BackendTlsParser {
     String digest = null;
     Optional<String> sni = Optional.empty();
     boolean failed = false;
-    for (Node c : block.children) {
+    for (Node c : block.block()) {
       // Pairs, so that the block's one-line form reads too: tls { verify CA  sni NAME }.
       if (!KEYWORDS.contains(c.keyword())) {
         v.unknown(c, KEYWORDS, "tls");
@@ -70,7 +71,12 @@ final class BackendTlsParser {
       }
       return Optional.empty();
     }
-    return Optional.of(new BackendTls(Values.loc(block), verify, sni, digest));
+    return Optional.of(
+        new BackendTls(
+            Values.loc(block),
+            verify,
+            sni,
+            Objects.requireNonNull(digest, "a readable verify file has a digest")));
   }
 
   /** The userspace data plane re-encrypts; the kernel's IPVS forwards packets as they are. */

@@ -1,5 +1,7 @@
 package io.fairway.config;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Counts what the preprocessor produces against {@link ParseLimits}, as it produces it: the first
  * charge past a limit returns the limit's description and every later one fails too, so expansion
@@ -14,14 +16,14 @@ final class Budget {
   private int includes;
   private long expandedBytes;
   private long words;
-  private String exceeded;
+  private @Nullable String exceeded;
 
   Budget(ParseLimits limits) {
     this.limits = limits;
   }
 
   /** Null if the file of {@code bytes} bytes may still be read, else the limit it breaks. */
-  String chargeInput(long bytes, boolean included) {
+  @Nullable String chargeInput(long bytes, boolean included) {
     if (exceeded == null && included && ++includes > limits.includes()) {
       exceeded = "the limit of " + limits.includes() + " included files";
     }
@@ -40,7 +42,7 @@ final class Budget {
    * Null if a produced line of {@code chars} characters (plus a newline, and at least {@link
    * #LINE_MIN} bytes) fits, else the limit it breaks.
    */
-  String chargeLine(int chars) {
+  @Nullable String chargeLine(int chars) {
     // Every line counts, an empty one too, at least LINE_MIN bytes: handling a line costs
     // about that much whatever its length, and expansion that produces nothing must still end
     // soon (2^30 empty lines stop after 700,000 of them, not 16 million).
@@ -52,7 +54,7 @@ final class Budget {
   }
 
   /** Null if {@code n} more words fit, else the limit they break. */
-  String chargeWords(int n) {
+  @Nullable String chargeWords(int n) {
     if (exceeded == null && (words += n) > limits.words()) {
       exceeded = "the limit of " + String.format("%,d", limits.words()) + " words";
     }

@@ -1,6 +1,7 @@
 package io.fairway.config;
 
 import java.util.ArrayDeque;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The preprocessor's {@link Budget} with the constructs (includes, definitions, repeaters) being
@@ -41,7 +42,7 @@ final class BudgetGuard {
    * error names the outermost construct being expanded (the line the operator wrote) and the limit,
    * or the current line when nothing is being expanded.
    */
-  boolean over(String limit, String file, int lineNo, String text) {
+  boolean over(@Nullable String limit, String file, int lineNo, String text) {
     if (limit == null) {
       return false;
     }

@@ -6,8 +6,10 @@ import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.NetworkInterface;
 import java.net.SocketException;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where a network checker connects from and to, as written: the keyword table every network
@@ -20,12 +22,12 @@ final class CheckEndpointBlock {
   static final int MAX_IFNAME = 15;
 
   final Values v;
-  InetAddress ip;
-  Integer port;
-  InetAddress bindTo;
-  Node bindToNode;
+  @Nullable InetAddress ip;
+  @Nullable Integer port;
+  @Nullable InetAddress bindTo;
+  @Nullable Node bindToNode;
   int bindPort;
-  String bindIf;
+  @Nullable String bindIf;
   long fwmark;
 
   CheckEndpointBlock(Values v) {
@@ -135,7 +137,7 @@ final class CheckEndpointBlock {
       // keepalived reports this and drops the bindto; a check from another source than configured
       // could pass where traffic fails, so we refuse it.
       v.error(
-          bindToNode,
+          Objects.requireNonNull(bindToNode, "bindto was read from a node"),
           "bindto "
               + Addresses.format(bindTo)
               + " is not of the address family of "

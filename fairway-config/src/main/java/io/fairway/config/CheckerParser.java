@@ -22,9 +22,11 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The checker blocks of a real_server. Each checker leaves here with its effective timing and
@@ -76,24 +78,24 @@ final class CheckerParser {
     final Values v;
     final InheritedTiming own = new InheritedTiming();
     final CheckEndpointBlock ep;
-    Boolean logAll;
+    @Nullable Boolean logAll;
     // HTTP_GET and SSL_GET
     String httpVersion = "1.0";
     boolean fastRecovery;
     boolean enableSni;
     Optional<String> sniName = Optional.empty();
     boolean verifyCert;
-    Node verifyNode;
+    @Nullable Node verifyNode;
     Optional<String> caFile = Optional.empty();
-    Node caNode;
-    String vhost;
+    @Nullable Node caNode;
+    @Nullable String vhost;
     final List<Node> urls = new ArrayList<>();
     // MISC_CHECK
-    Script misc;
-    Duration miscTimeout;
+    @Nullable Script misc;
+    @Nullable Duration miscTimeout;
     boolean dynamic;
-    String miscUser;
-    String miscGroup;
+    @Nullable String miscUser;
+    @Nullable String miscGroup;
     // DNS_CHECK
     String dnsType = "SOA";
     String dnsName = ".";
@@ -106,12 +108,12 @@ final class CheckerParser {
     int minReply = 0;
     int maxReply = 255;
     // FILE_CHECK
-    String trackFile;
-    Integer fileWeight;
-    Boolean reverse;
-    Node trackNode;
+    @Nullable String trackFile;
+    @Nullable Integer fileWeight;
+    @Nullable Boolean reverse;
+    @Nullable Node trackNode;
     // BFD_CHECK
-    String bfdName;
+    @Nullable String bfdName;
 
     Draft(CheckerParser p) {
       this.p = p;
@@ -135,7 +137,7 @@ final class CheckerParser {
         case "SMTP_CHECK" -> smtp(t);
         case "UDP_CHECK" -> udp(t);
         case "FILE_CHECK" -> file(t);
-        case "BFD_CHECK" -> t.on("name", (d, n) -> d.bfdName = word(d, n, d.bfdName));
+        case "BFD_CHECK" -> t.on("name", (d, n) -> d.bfdName = wordOrNull(d, n, d.bfdName));
         default -> {}
       }
       m.put(type, t);
@@ -143,9 +145,13 @@ final class CheckerParser {
     return Map.copyOf(m);
   }
 
+  private static KeywordTable<Draft> table(String type) {
+    return Objects.requireNonNull(TABLES.get(type), "callers pass checker keywords only");
+  }
+
   /** The keywords of a checker block of {@code type}, for suggestions. */
   static Set<String> known(String type) {
-    return TABLES.get(type).known();
+    return table(type).known();
   }
 
   /** The keywords of a url block, for suggestions. */
@@ -209,7 +215,7 @@ final class CheckerParser {
             }
           }
         });
-    t.on("virtualhost", (d, n) -> d.vhost = word(d, n, d.vhost));
+    t.on("virtualhost", (d, n) -> d.vhost = wordOrNull(d, n, d.vhost));
     t.on("fast_recovery", (d, n) -> d.fastRecovery = flag(d, n));
     t.on("enable_sni", (d, n) -> d.enableSni = flag(d, n));
     t.on(
@@ -345,6 +351,10 @@ final class CheckerParser {
     return d.v.args(n, 1, 1) ? n.arg(1) : was;
   }
 
+  private static @Nullable String wordOrNull(Draft d, Node n, @Nullable String was) {
+    return d.v.args(n, 1, 1) ? n.arg(1) : was;
+  }
+
   /** An optional yes/no that is false unless it reads as true. */
   private static boolean flag(Draft d, Node n) {
     Boolean b = d.v.args(n, 0, 1) ? d.v.bool(n, 1) : null;
@@ -360,7 +370,7 @@ final class CheckerParser {
   }
 
   List<HealthCheck> checker(
-      Node n, InetAddress rsAddr, int rsPort, InheritedTiming inherited, String vhost) {
+      Node n, InetAddress rsAddr, int rsPort, InheritedTiming inherited, @Nullable String vhost) {
     String type = n.keyword();
     if (!v.block(n)) {
       return List.of();
@@ -368,9 +378,9 @@ final class CheckerParser {
     if (n.argc() > 0) {
       v.error(n, type + " takes no arguments before its { } block");
     }
-    KeywordTable<Draft> table = TABLES.get(type);
+    KeywordTable<Draft> table = table(type);
     Draft d = new Draft(this);
-    for (Node c : n.children) {
+    for (Node c : n.block()) {
       if (!table.dispatch(d, c)) {
         v.unknown(c, table.known(), type);
       }
@@ -393,7 +403,7 @@ final class CheckerParser {
   }
 
   private List<HealthCheck> http(
-      Node n, Draft d, CheckerTiming ct, InetAddress rsAddr, int rsPort, String vhost) {
+      Node n, Draft d, CheckerTiming ct, InetAddress rsAddr, int rsPort, @Nullable String vhost) {
     String type = n.keyword();
     String vh = d.vhost != null ? d.vhost : vhost;
     List<UrlCheck> us = new ArrayList<>();
@@ -405,7 +415,8 @@ final class CheckerParser {
     }
     if (!type.equals("SSL_GET") && (d.verifyNode != null || d.caNode != null)) {
       v.error(
-          d.verifyNode != null ? d.verifyNode : d.caNode,
+          Objects.requireNonNull(
+              d.verifyNode != null ? d.verifyNode : d.caNode, "one of them is set"),
           "verify_cert and ca_file apply to SSL_GET only; HTTP_GET has no certificate");
     }
     if (d.caNode != null && !d.verifyCert) {
@@ -465,7 +476,7 @@ final class CheckerParser {
     }
     for (Node h : d.smtpHosts) {
       CheckEndpointBlock he = ep.copy();
-      for (Node c : h.children) {
+      for (Node c : h.block()) {
         if (!CheckEndpointBlock.TABLE.dispatch(he, c)) {
           v.unknown(c, ENDPOINT, "SMTP_CHECK host");
         }
@@ -502,7 +513,7 @@ final class CheckerParser {
     if (tf == null) {
       Optional<String> s = Keywords.suggest(trackFile, trackFiles.keySet());
       v.error(
-          d.trackNode,
+          Objects.requireNonNull(d.trackNode, "track_file was read from a node"),
           "track_file '"
               + trackFile
               + "' is not defined (define it at the top "

@@ -1,6 +1,7 @@
 package io.fairway.config;
 
 import java.util.List;
+import java.util.Objects;
 import java.util.stream.Collectors;
 
 /**
@@ -20,6 +21,12 @@ public final class ConfigException extends RuntimeException {
   }
 
   /** The errors, in file order (at least one). */
+  /** The errors, one formatted line each; never null, as the constructor always sets it. */
+  @Override
+  public String getMessage() {
+    return Objects.requireNonNull(super.getMessage(), "the constructor sets the message");
+  }
+
   public List<Diagnostic> errors() {
     return errors;
   }

@@ -10,6 +10,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * keepalived's {@code $NAME=value} definitions (multi-line with a trailing backslash) and their
@@ -43,7 +44,7 @@ final class Definitions {
   }
 
   /** The match of a {@code $NAME=value} line, or null when {@code t} is not a definition. */
-  static Matcher definition(String t) {
+  static @Nullable Matcher definition(String t) {
     Matcher def = t.charAt(0) == '$' ? DEFINITION.matcher(t) : null;
     return def != null && def.matches() ? def : null;
   }
@@ -109,12 +110,7 @@ final class Definitions {
     if (t.indexOf('$') < 0) {
       return produced(t, file, lineNo, sink);
     }
-    if (depth > MAX_EXPANSION_DEPTH) {
-      diags.error(
-          file,
-          lineNo,
-          "definition expands into itself (more than " + MAX_EXPANSION_DEPTH + " levels)",
-          t);
+    if (tooDeep(t, file, lineNo, depth)) {
       return false;
     }
     String trimmed = t.strip();
@@ -169,13 +165,25 @@ final class Definitions {
     return true;
   }
 
-  private String replace(String t, String file, int lineNo, int depth) {
-    if (depth > MAX_EXPANSION_DEPTH) {
-      diags.error(
-          file,
-          lineNo,
-          "definition expands into itself (more than " + MAX_EXPANSION_DEPTH + " levels)",
-          t);
+  /**
+   * Whether an expansion has gone deeper than any real definition needs, reported once here for
+   * both ways a definition recurses: through the lines of a multi-line definition and through the
+   * words of a line.
+   */
+  private boolean tooDeep(String t, String file, int lineNo, int depth) {
+    if (depth <= MAX_EXPANSION_DEPTH) {
+      return false;
+    }
+    diags.error(
+        file,
+        lineNo,
+        "definition expands into itself (more than " + MAX_EXPANSION_DEPTH + " levels)",
+        t);
+    return true;
+  }
+
+  private @Nullable String replace(String t, String file, int lineNo, int depth) {
+    if (tooDeep(t, file, lineNo, depth)) {
       return null;
     }
     StringBuilder sb = new StringBuilder();
@@ -238,7 +246,7 @@ final class Definitions {
   private int named(String t, int i, StringBuilder sb, String file, int lineNo, int depth) {
     int j = i + 1;
     while (j < t.length()
-        && (Character.isLetterOrDigit(t.charAt(j)) && t.charAt(j) < 128 || t.charAt(j) == '_')) {
+        && ((Character.isLetterOrDigit(t.charAt(j)) && t.charAt(j) < 128) || t.charAt(j) == '_')) {
       j++;
     }
     String name = t.substring(i + 1, j);
@@ -263,29 +271,36 @@ final class Definitions {
     return j;
   }
 
-  private String builtinOrDefinition(String[] parts, String file) {
+  private @Nullable String builtinOrDefinition(String[] parts, String file) {
     String name = parts[0];
     switch (name) {
-      case "_PWD":
+      case "_PWD" -> {
         return dirs.getOrDefault(file, ".");
-      case "_INSTANCE":
+      }
+      case "_INSTANCE" -> {
         return options.configId();
-      case "_HASH":
+      }
+      case "_HASH" -> {
         return "#";
-      case "_BANG":
+      }
+      case "_BANG" -> {
         return "!";
-      case "_ENV":
+      }
+      case "_ENV" -> {
         return parts.length > 1 ? options.environment().getOrDefault(parts[1], "") : "";
-      case "_RANDOM":
+      }
+      case "_RANDOM" -> {
         return random(parts);
-      default:
+      }
+      default -> {
         List<String> def = definitions.get(name);
         return def == null ? null : String.join(" ", def);
+      }
     }
   }
 
   /** {@code ${_RANDOM [min [max]]}}, 0 to 32767 by default; null when the bounds are not. */
-  private static String random(String[] parts) {
+  private static @Nullable String random(String[] parts) {
     long min = 0;
     long max = 32767;
     try {

@@ -1,5 +1,7 @@
 package io.fairway.config;
 
+import java.util.Objects;
+
 /**
  * A message about the configuration, tied to the file and line it is about.
  *
@@ -24,14 +26,18 @@ public record Diagnostic(String file, int line, Severity severity, String messag
    * Printable}).
    */
   public String format() {
-    String where = Printable.escape(line > 0 ? file + ":" + line : file);
+    String where = escaped(line > 0 ? file + ":" + line : file);
     String prefix = severity == Severity.WARNING ? "warning: " : "";
     String shown = text == null || text.isBlank() ? "" : "  | " + oneLine(text.strip());
     return where + ": " + prefix + oneLine(message) + shown;
   }
 
+  private static String escaped(String s) {
+    return Objects.requireNonNull(Printable.escape(s), "escaping keeps a string a string");
+  }
+
   private static String oneLine(String s) {
-    String t = Printable.escape(s);
+    String t = escaped(s);
     return t.length() > 200 ? t.substring(0, 197) + "..." : t;
   }
 

@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@code director NAME { lb_algo ...; members ...; shard|fallback|hash { } }} block as written:
@@ -20,8 +21,8 @@ final class DirectorBlock {
 
   private final Values v;
   private final String name;
-  Scheduler scheduler;
-  Node membersNode;
+  @Nullable Scheduler scheduler;
+  @Nullable Node membersNode;
   final Map<String, Node> blocks = new LinkedHashMap<>();
 
   /** Set when a line makes the rest of the block meaningless (a kernel lb_algo). */
@@ -33,9 +34,9 @@ final class DirectorBlock {
   }
 
   /** The block, or null after reporting why it cannot be a director. */
-  static DirectorBlock read(Values v, Node g) {
+  static @Nullable DirectorBlock read(Values v, Node g) {
     DirectorBlock b = new DirectorBlock(v, g.arg(1));
-    for (Node c : g.children) {
+    for (Node c : g.block()) {
       if (!TABLE.dispatch(b, c)) {
         v.unknown(c, TABLE.known(), "director");
       }

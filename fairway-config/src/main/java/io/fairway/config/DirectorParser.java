@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Fairway's director blocks inside a virtual_server ({@code shard { }}, {@code fallback { }},
@@ -50,7 +51,7 @@ final class DirectorParser {
       }
     }
     Node b = blocks.get(s.keyword());
-    List<Node> kids = b == null ? List.of() : b.children;
+    List<Node> kids = b == null ? List.of() : b.block();
     return switch (s) {
       case FALLBACK -> fallback(kids);
       case HASH -> hash(kids, method);
@@ -100,7 +101,7 @@ final class DirectorParser {
   }
 
   /** {@code healthy CHOSEN|IGNORE|ALL}, or null after reporting. */
-  DirectorSpec.Healthy healthy(Node c) {
+  DirectorSpec.@Nullable Healthy healthy(Node c) {
     if (!v.args(c, 1, 1)) {
       return null;
     }
@@ -113,7 +114,7 @@ final class DirectorParser {
   }
 
   /** {@code alt N}, or null after reporting. */
-  Integer alt(Node c) {
+  @Nullable Integer alt(Node c) {
     if (!v.args(c, 1, 1)) {
       return null;
     }
@@ -121,7 +122,7 @@ final class DirectorParser {
     return a == null ? null : a.intValue();
   }
 
-  KeySource keySource(Node c, LbKind method, Set<KeySource.Kind> allowed) {
+  @Nullable KeySource keySource(Node c, LbKind method, Set<KeySource.Kind> allowed) {
     if (!v.args(c, 1, 2)) {
       return null;
     }

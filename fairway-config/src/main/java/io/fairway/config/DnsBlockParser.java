@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@code real_server_dns NAME { ... }} block (a Fairway extension). Its own keywords are read
@@ -63,7 +64,7 @@ final class DnsBlockParser {
   }
 
   /** The block, or null after reporting why not. */
-  DnsDiscovery parse(Node n, RealServerParser.VsContext vs) {
+  @Nullable DnsDiscovery parse(Node n, RealServerParser.VsContext vs) {
     if (n.argc() != 1) {
       v.error(n, "expected 'real_server_dns NAME { ... }'");
       return null;
@@ -77,7 +78,7 @@ final class DnsBlockParser {
       return null;
     }
     Block b = new Block(this);
-    for (Node c : n.children) {
+    for (Node c : n.block()) {
       if (!Block.TABLE.dispatch(b, c)) {
         b.rest.add(c);
       }
@@ -120,15 +121,15 @@ final class DnsBlockParser {
 
     final DnsBlockParser p;
     final Values v;
-    RecordType type;
+    @Nullable RecordType type;
     boolean typeSeen;
-    Node portNode;
-    Integer port;
+    @Nullable Node portNode;
+    @Nullable Integer port;
     final List<NameServer> nameservers = new ArrayList<>();
     Duration refresh = DnsDiscovery.DEFAULT_REFRESH;
     Duration hold = DnsDiscovery.DEFAULT_HOLD;
     int max = DnsDiscovery.DEFAULT_MAX_SERVERS;
-    Node srvWeightNode;
+    @Nullable Node srvWeightNode;
     final List<Node> rest = new ArrayList<>();
 
     Block(DnsBlockParser p) {
@@ -192,9 +193,9 @@ final class DnsBlockParser {
   private int companions(
       Node n,
       RecordType type,
-      Node portNode,
-      Integer port,
-      Node srvWeight,
+      @Nullable Node portNode,
+      @Nullable Integer port,
+      @Nullable Node srvWeight,
       RealServerParser.VsContext vs) {
     if (type == RecordType.SRV) {
       if (portNode != null) {
@@ -228,7 +229,7 @@ final class DnsBlockParser {
    * The real server every answer copies: the block's other lines read as a real_server's, at the
    * unspecified address of the family asked for (so the family rules apply to it as written).
    */
-  private RealServer template(
+  private @Nullable RealServer template(
       Node n, List<Node> rest, RecordType type, int port, RealServerParser.VsContext vs) {
     AddressFamily family =
         type == RecordType.AAAA
@@ -240,7 +241,7 @@ final class DnsBlockParser {
     return rs.realServer(t, vs);
   }
 
-  private RecordType type(Node c) {
+  private @Nullable RecordType type(Node c) {
     if (!v.args(c, 1, 1)) {
       return null;
     }
@@ -252,7 +253,7 @@ final class DnsBlockParser {
     }
   }
 
-  private NameServer nameserver(Node c) {
+  private @Nullable NameServer nameserver(Node c) {
     if (!v.args(c, 1, 2)) {
       return null;
     }
@@ -272,7 +273,7 @@ final class DnsBlockParser {
    * The name without its trailing dot, or null if it is not a DNS name: labels of letters, digits,
    * '-' and '_' (SRV's service labels), 1..63 characters, 253 in all, not all-numeric (an address).
    */
-  static String dnsName(String s) {
+  static @Nullable String dnsName(String s) {
     String name = s.endsWith(".") ? s.substring(0, s.length() - 1) : s;
     if (name.isEmpty() || name.length() > 253 || Values.address(name) != null) {
       return null;
@@ -287,7 +288,7 @@ final class DnsBlockParser {
     return numeric ? null : name;
   }
 
-  private static <T> T orElse(T value, T fallback) {
+  private static <T> T orElse(@Nullable T value, T fallback) {
     return value != null ? value : fallback;
   }
 }

@@ -17,9 +17,9 @@ public final class FileErrors {
       return "permission denied (EACCES)";
     }
     if (e instanceof java.nio.file.NotDirectoryException
-        || e instanceof java.nio.file.FileSystemException f
+        || (e instanceof java.nio.file.FileSystemException f
             && f.getReason() != null
-            && f.getReason().contains("Not a directory")) {
+            && f.getReason().contains("Not a directory"))) {
       return "a part of the path is not a directory (ENOTDIR)";
     }
     if (e instanceof java.nio.file.FileSystemException f
@@ -28,7 +28,7 @@ public final class FileErrors {
       return "too many levels of symbolic links (ELOOP)";
     }
     if ("is a directory".equals(e.getMessage())
-        || e.getMessage() != null && e.getMessage().contains("Is a directory")) {
+        || (e.getMessage() != null && e.getMessage().contains("Is a directory"))) {
       return "it is a directory (EISDIR)";
     }
     if (e instanceof java.nio.file.FileSystemException f && f.getReason() != null) {

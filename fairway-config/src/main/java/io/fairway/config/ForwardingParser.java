@@ -4,13 +4,14 @@ import io.fairway.config.model.Forwarding;
 import io.fairway.config.model.LbKind;
 import java.util.List;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /** {@code lb_kind}, {@code lvs_method} and {@code sorry_server_lvs_method} with tunnel options. */
 final class ForwardingParser {
   private ForwardingParser() {}
 
   /** {@code lb_kind NAT|DR|TUN [type ipip|gue|gre] [port N] [nocsum|csum|remcsum]|PROXY|HTTP}. */
-  static Forwarding parse(Node c, Values v) {
+  static @Nullable Forwarding parse(Node c, Values v) {
     if (c.hasBlock() || c.argc() < 1) {
       v.args(c, 1, 6);
       return null;
@@ -95,7 +96,7 @@ final class ForwardingParser {
     }
 
     /** The tunnel, or null after reporting an option its type does not take. */
-    Forwarding build(Node c, Values v) {
+    @Nullable Forwarding build(Node c, Values v) {
       if (type == Forwarding.TunnelType.GUE && port == 0) {
         v.error(c, "tunnel type gue needs a port");
         return null;

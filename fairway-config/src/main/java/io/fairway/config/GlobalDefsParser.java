@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code global_defs} (the parts the checker side uses; the rest are reported as ignored) and the
@@ -18,14 +19,14 @@ import java.util.function.Consumer;
  */
 final class GlobalDefsParser {
   private final Values v;
-  private final VrrpParser vrrp;
+  private final @Nullable VrrpParser vrrp;
 
   GlobalDefsParser(Values v) {
     this(v, null);
   }
 
   /** With {@code vrrp}, the VRRP keywords go to it instead of being reported as ignored. */
-  GlobalDefsParser(Values v, VrrpParser vrrp) {
+  GlobalDefsParser(Values v, @Nullable VrrpParser vrrp) {
     this.v = v;
     this.vrrp = vrrp;
   }
@@ -33,7 +34,7 @@ final class GlobalDefsParser {
   /** What global_defs sets, started from the values before the block (an earlier global_defs). */
   private static final class Defs {
     final Values v;
-    final VrrpParser vrrp;
+    final @Nullable VrrpParser vrrp;
     Optional<String> routerId;
     final List<String> emails;
     Optional<String> from;
@@ -52,7 +53,7 @@ final class GlobalDefsParser {
     boolean security;
     Announcement announce;
 
-    Defs(Values v, VrrpParser vrrp, GlobalDefs g) {
+    Defs(Values v, @Nullable VrrpParser vrrp, GlobalDefs g) {
       this.v = v;
       this.vrrp = vrrp;
       routerId = g.routerId();
@@ -105,7 +106,7 @@ final class GlobalDefsParser {
         "notification_email",
         (d, n) -> {
           if (d.v.block(n)) {
-            for (Node e : n.children) {
+            for (Node e : n.block()) {
               d.emails.addAll(e.words);
             }
           }
@@ -176,7 +177,7 @@ final class GlobalDefsParser {
 
   GlobalDefs globalDefs(Node block, GlobalDefs g) {
     Defs d = new Defs(v, vrrp, g);
-    for (Node n : block.children) {
+    for (Node n : block.block()) {
       if (!TABLE.dispatch(d, n)) {
         notHandled(d, n);
       }
@@ -261,18 +262,16 @@ final class GlobalDefsParser {
 
   SslContext ssl(Node block) {
     Map<String, String> m = new HashMap<>();
-    for (Node n : block.children) {
+    for (Node n : block.block()) {
       switch (n.keyword()) {
-        case "password":
-        case "ca":
-        case "certificate":
-        case "key":
+        case "password", "ca", "certificate", "key" -> {
           if (v.args(n, 1, 1)) {
             m.put(n.keyword(), n.arg(1));
           }
-          break;
-        default:
+        }
+        default -> {
           v.unknown(n, Set.of("password", "ca", "certificate", "key"), "SSL");
+        }
       }
     }
     return new SslContext(

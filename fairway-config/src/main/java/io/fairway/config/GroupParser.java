@@ -9,6 +9,7 @@ import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code virtual_server_group NAME { ... }}: addresses, ranges ({@code 10.0.0.1-10}, {@code
@@ -32,7 +33,7 @@ final class GroupParser {
       return;
     }
     List<GroupEntry> entries = new ArrayList<>();
-    for (Node e : n.children) {
+    for (Node e : n.block()) {
       if (e.hasBlock()) {
         v.error(e, "virtual_server_group entries do not take a { } block");
         continue;
@@ -55,7 +56,7 @@ final class GroupParser {
       }
     }
     if (v4 && v6) {
-      for (Node e : n.children) {
+      for (Node e : n.block()) {
         if (e.keyword().equals("fwmark") && e.argc() == 1) {
           v.error(
               e,
@@ -73,7 +74,7 @@ final class GroupParser {
     groups.put(n.arg(1), new VirtualServerGroup(Values.loc(n), n.arg(1), entries));
   }
 
-  private GroupEntry groupEntry(Node e) {
+  private @Nullable GroupEntry groupEntry(Node e) {
     List<String> w = e.words;
     if (w.get(0).equals("fwmark")) {
       return fwmark(e);
@@ -104,7 +105,7 @@ final class GroupParser {
   }
 
   /** {@code fwmark N [inet|inet6]}. */
-  private GroupEntry fwmark(Node e) {
+  private @Nullable GroupEntry fwmark(Node e) {
     List<String> w = e.words;
     if (w.size() < 2 || w.size() > 3) {
       v.error(e, "expected 'fwmark N [inet|inet6]'");
@@ -119,7 +120,7 @@ final class GroupParser {
   }
 
   /** {@code IP/PREFIX} or {@code IP-LAST} (a prefix when the spec has both). */
-  private GroupEntry range(Node e, String spec, int port) {
+  private @Nullable GroupEntry range(Node e, String spec, int port) {
     try {
       int slash = spec.indexOf('/');
       return slash >= 0 ? prefix(e, spec, slash, port) : dashRange(e, spec, port);
@@ -129,7 +130,7 @@ final class GroupParser {
     }
   }
 
-  private GroupEntry prefix(Node e, String spec, int slash, int port)
+  private @Nullable GroupEntry prefix(Node e, String spec, int slash, int port)
       throws java.net.UnknownHostException {
     InetAddress base = Values.address(spec.substring(0, slash));
     Long plen = Values.parseLong(spec.substring(slash + 1));
@@ -150,7 +151,8 @@ final class GroupParser {
     return new GroupEntry.AddressRange(base, InetAddress.getByAddress(last), port);
   }
 
-  private GroupEntry dashRange(Node e, String spec, int port) throws java.net.UnknownHostException {
+  private @Nullable GroupEntry dashRange(Node e, String spec, int port)
+      throws java.net.UnknownHostException {
     int dash = spec.indexOf('-');
     InetAddress first = Values.address(spec.substring(0, dash));
     String end = spec.substring(dash + 1);
@@ -186,7 +188,7 @@ final class GroupParser {
    * A range's short end, keepalived's last octet (IPv4) or last hex group (IPv6) replacing the
    * first address's; null after reporting.
    */
-  private InetAddress rangeEnd(Node e, InetAddress first, String end)
+  private @Nullable InetAddress rangeEnd(Node e, InetAddress first, String end)
       throws java.net.UnknownHostException {
     byte[] b = first.getAddress();
     if (first instanceof Inet4Address) {

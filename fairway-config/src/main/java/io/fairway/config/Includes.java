@@ -9,6 +9,8 @@ import java.nio.file.Path;
 import java.nio.file.PathMatcher;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * keepalived's {@code include}: each word a glob(3) pattern relative to the including file's
@@ -45,7 +47,7 @@ final class Includes {
    * The file's text, or null when it has more bytes than the budget has left. Reads at most one
    * byte past what is left, so a huge file, {@code /dev/zero} or a fifo cannot fill the heap.
    */
-  String readFile(Path file, boolean included) throws IOException {
+  @Nullable String readFile(Path file, boolean included) throws IOException {
     if (Files.isDirectory(file)) {
       throw new IOException("is a directory");
     }
@@ -131,7 +133,9 @@ final class Includes {
     } finally {
       guard.leave();
     }
-    Path dir = p.toAbsolutePath().getParent();
+    Path dir =
+        Objects.requireNonNull(
+            p.toAbsolutePath().getParent(), "a file that could be read has a directory");
     definitions.directory(shown, dir.toString());
     includeDepth++;
     try {

@@ -3,6 +3,7 @@ package io.fairway.config;
 import io.fairway.config.model.CheckerTiming;
 import java.time.Duration;
 import java.util.function.BiConsumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Checker timing as written at one level (virtual_server, real_server or checker); null means "not
@@ -10,15 +11,15 @@ import java.util.function.BiConsumer;
  * each level is kept apart until the checker is built.
  */
 final class InheritedTiming {
-  Duration delayLoop;
-  Duration connectTimeout;
-  Long retry;
-  Duration delayBeforeRetry;
-  Duration warmup;
-  Boolean alpha;
+  @Nullable Duration delayLoop;
+  @Nullable Duration connectTimeout;
+  @Nullable Long retry;
+  @Nullable Duration delayBeforeRetry;
+  @Nullable Duration warmup;
+  @Nullable Boolean alpha;
 
   /** Fairway extension (HAProxy's rise): consecutive successes before a down checker comes up. */
-  Long rise;
+  @Nullable Long rise;
 
   /**
    * True when {@link #retry} came from {@code fall N} (= retry N-1), to refuse both in one block.
@@ -123,7 +124,7 @@ final class InheritedTiming {
       InheritedTiming own,
       InheritedTiming inherited,
       String type,
-      Boolean logAll,
+      @Nullable Boolean logAll,
       boolean logAllFailures) {
     InheritedTiming t = own.over(inherited);
     if (type.equals("FILE_CHECK") || type.equals("BFD_CHECK")) {

@@ -14,8 +14,10 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A virtual_server's layered directors (Fairway extensions): {@code director NAME { lb_algo ...;
@@ -46,8 +48,8 @@ final class LayoutParser {
       DirectorSpec top,
       LbKind method,
       List<Node> groupNodes,
-      Node membersNode,
-      Node altHeaderNode,
+      @Nullable Node membersNode,
+      @Nullable Node altHeaderNode,
       List<RealServer> reals) {
     if (groupNodes.isEmpty() && membersNode == null && altHeaderNode == null) {
       return DirectorLayout.NONE;
@@ -61,7 +63,7 @@ final class LayoutParser {
     for (DirectorGroup g : d.groups().values()) {
       for (String m : g.members()) {
         if (!servers.contains(m) && !d.groups().containsKey(m)) {
-          unknownMember(d.nodes().get(g.name()), m, servers, d.groups().keySet());
+          unknownMember(groupNode(d.nodes(), g.name()), m, servers, d.groups().keySet());
         }
       }
     }
@@ -69,7 +71,7 @@ final class LayoutParser {
     if (membersNode != null) {
       unreached(members, membersNode, servers, d);
     }
-    sameKey(vs, top, d.groups(), d.nodes());
+    sameKey(top, d.groups(), d.nodes());
     Optional<String> altHeader = altHeader(altHeaderNode, method, top, d.groups().values());
     return new DirectorLayout(members, List.copyOf(d.groups().values()), altHeader);
   }
@@ -92,7 +94,7 @@ final class LayoutParser {
 
   /** The virtual_server's own members line, which only a Varnish lb_algo has. */
   private List<String> topMembers(
-      Node membersNode, Scheduler scheduler, Set<String> servers, Directors d) {
+      @Nullable Node membersNode, Scheduler scheduler, Set<String> servers, Directors d) {
     boolean varnish = scheduler != null && !scheduler.isKernel();
     if (membersNode != null) {
       if (!varnish) {
@@ -124,7 +126,7 @@ final class LayoutParser {
     for (DirectorGroup g : d.groups().values()) {
       if (!reached.contains(g.name())) {
         v.warn(
-            d.nodes().get(g.name()),
+            groupNode(d.nodes(), g.name()),
             "director "
                 + g.name()
                 + " is a member of no director of "
@@ -143,7 +145,7 @@ final class LayoutParser {
     }
   }
 
-  private DirectorGroup group(
+  private @Nullable DirectorGroup group(
       Node g, LbKind method, Set<String> servers, Map<String, DirectorGroup> groups) {
     if (!v.block(g)) {
       return null;
@@ -171,9 +173,13 @@ final class LayoutParser {
     if (b == null) {
       return null;
     }
-    DirectorSpec spec = new DirectorParser(v, params).director(b.scheduler, b.blocks, method);
-    List<String> members = members(b.membersNode, null, null, name);
-    return new DirectorGroup(Values.loc(g), name, b.scheduler, spec, members);
+    Scheduler scheduler =
+        Objects.requireNonNull(b.scheduler, "read() refuses a director without one");
+    Node membersNode =
+        Objects.requireNonNull(b.membersNode, "read() refuses a director without one");
+    DirectorSpec spec = new DirectorParser(v, params).director(scheduler, b.blocks, method);
+    List<String> members = members(membersNode, null, null, name);
+    return new DirectorGroup(Values.loc(g), name, scheduler, spec, members);
   }
 
   /**
@@ -181,7 +187,12 @@ final class LayoutParser {
    * checked now (the virtual_server's own line); a director's line is checked once every director
    * is known, since it may name one written after it.
    */
-  private List<String> members(Node c, Set<String> servers, Set<String> groups, String owner) {
+  private static Node groupNode(Map<String, Node> nodes, String name) {
+    return Objects.requireNonNull(nodes.get(name), "every director group is read from a node");
+  }
+
+  private List<String> members(
+      Node c, @Nullable Set<String> servers, @Nullable Set<String> groups, @Nullable String owner) {
     if (c.hasBlock()) {
       v.error(c, "'members' does not take a { } block");
       return List.of();
@@ -201,7 +212,9 @@ final class LayoutParser {
         v.error(c, "members: director " + owner + " cannot be a member of itself");
         continue;
       }
-      if (servers != null && !servers.contains(m) && !groups.contains(m)) {
+      if (servers != null
+          && !servers.contains(m)
+          && !Objects.requireNonNull(groups, "groups come with servers").contains(m)) {
         unknownMember(c, m, servers, groups);
         continue;
       }
@@ -230,7 +243,7 @@ final class LayoutParser {
       List<String> cycle = findCycle(start, groups, path, new HashSet<>());
       if (cycle != null && reported.add(String.join(",", new java.util.TreeSet<>(cycle)))) {
         v.error(
-            nodes.get(start),
+            groupNode(nodes, start),
             "director "
                 + start
                 + ": its members lead back to it ("
@@ -241,7 +254,7 @@ final class LayoutParser {
   }
 
   /** A path from {@code at} that returns to its first element, or null. */
-  private static List<String> findCycle(
+  private static @Nullable List<String> findCycle(
       String at, Map<String, DirectorGroup> groups, List<String> path, Set<String> done) {
     if (!path.isEmpty() && path.get(0).equals(at)) {
       List<String> c = new ArrayList<>(path);
@@ -276,7 +289,7 @@ final class LayoutParser {
   }
 
   /** The key a hashing director takes, as the data plane derives it. */
-  static String dataPlaneKey(DirectorSpec d) {
+  static @Nullable String dataPlaneKey(DirectorSpec d) {
     KeySource k =
         d instanceof DirectorSpec.Shard s
             ? s.by()
@@ -293,7 +306,7 @@ final class LayoutParser {
   }
 
   private void sameKey(
-      Node vs, DirectorSpec top, Map<String, DirectorGroup> groups, Map<String, Node> nodes) {
+      DirectorSpec top, Map<String, DirectorGroup> groups, Map<String, Node> nodes) {
     String key = dataPlaneKey(top);
     String from = "the virtual_server's director";
     for (DirectorGroup g : groups.values()) {
@@ -306,7 +319,7 @@ final class LayoutParser {
         from = "director " + g.name();
       } else if (!key.equals(k)) {
         v.error(
-            nodes.get(g.name()),
+            groupNode(nodes, g.name()),
             "director "
                 + g.name()
                 + " hashes "
@@ -322,7 +335,10 @@ final class LayoutParser {
   }
 
   private Optional<String> altHeader(
-      Node c, LbKind method, DirectorSpec top, java.util.Collection<DirectorGroup> groups) {
+      @Nullable Node c,
+      LbKind method,
+      DirectorSpec top,
+      java.util.Collection<DirectorGroup> groups) {
     if (c == null || !v.args(c, 1, 1)) {
       return Optional.empty();
     }

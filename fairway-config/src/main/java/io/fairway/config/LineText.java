@@ -4,6 +4,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The text rules of one configuration line as keepalived's lib/parser.c applies them: what a blank
@@ -81,7 +82,7 @@ final class LineText {
    * the line, {@code \#}/{@code \!} are literal, trailing blanks go. Returns null after reporting
    * an unterminated quote (keepalived 2.2.7 crashes on one; we say where it is).
    */
-  static String decomment(String raw, String file, int lineNo, Diagnostics diags) {
+  static @Nullable String decomment(String raw, String file, int lineNo, Diagnostics diags) {
     StringBuilder sb = new StringBuilder(raw.length());
     boolean inQuote = false;
     int i = 0;

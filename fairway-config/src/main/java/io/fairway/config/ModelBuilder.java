@@ -17,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 
@@ -159,7 +160,7 @@ final class ModelBuilder {
     Map<String, VirtualServer> seen = new HashMap<>();
     for (VirtualServer vs : servers) {
       VirtualServer r = vs;
-      if (count.get(vs.name()) > 1
+      if (Objects.requireNonNull(count.get(vs.name()), "every server was counted") > 1
           && vs.id() instanceof VirtualServerId.Address a
           && vs.name().equals(defaultName(a))) {
         r = withName(vs, vs.name() + "/" + a.protocol().name().toLowerCase(Locale.ROOT));

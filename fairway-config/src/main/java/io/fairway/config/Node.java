@@ -2,6 +2,8 @@ package io.fairway.config;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A keyword line and, if the next logical line opened a block, the lines inside it. The parser
@@ -13,7 +15,7 @@ final class Node {
   final List<String> words;
 
   /** Null when the keyword has no block. */
-  List<Node> children;
+  @Nullable List<Node> children;
 
   Node(Preprocessor.Line line, List<String> words) {
     this.line = line;
@@ -26,6 +28,11 @@ final class Node {
 
   boolean hasBlock() {
     return children != null;
+  }
+
+  /** The lines of this node's block, for callers that have checked it has one. */
+  List<Node> block() {
+    return Objects.requireNonNull(children, "the caller checked that the node opens a block");
   }
 
   int argc() {

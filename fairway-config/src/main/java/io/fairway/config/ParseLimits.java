@@ -12,7 +12,8 @@ package io.fairway.config;
  * (measured in docs/config.md, "Limits").
  *
  * @param inputBytes bytes read from files: the file itself and everything it includes
- * @param includes files read through {@code include} (an include that fans out re-reads files)
+ * @param includes files read through {@code include PATH} lines (an include that fans out re-reads
+ *     files)
  * @param expandedBytes bytes of logical lines produced, one newline each, after definitions and
  *     repeaters: roughly the size of {@code check-config --dump}'s input if written out
  * @param words words (and braces) in the produced lines: what the block tree and model hold

@@ -4,7 +4,9 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.regex.Matcher;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Turns keepalived.conf files into logical lines, as keepalived's lib/parser.c does before any
@@ -65,7 +67,11 @@ final class Preprocessor {
           "");
       return out;
     }
-    readText(text, displayName, file.toAbsolutePath().getParent());
+    readText(
+        text,
+        displayName,
+        Objects.requireNonNull(
+            file.toAbsolutePath().getParent(), "a file that could be read has a directory"));
     return out;
   }
 
@@ -102,7 +108,7 @@ final class Preprocessor {
   }
 
   /** {@code @ID rest} keeps rest only on the host whose config id is ID; {@code @^ID} elsewhere. */
-  private String conditional(String t) {
+  private @Nullable String conditional(String t) {
     while (t.startsWith("@")) {
       int sp = 1;
       while (sp < t.length() && !LineText.isBlank(t.charAt(sp))) {
@@ -199,7 +205,7 @@ final class Preprocessor {
     out.add(new Line(file, lineNo, s));
   }
 
-  void registerTopDir(String displayName, Path dir) {
+  void registerTopDir(String displayName, @Nullable Path dir) {
     if (dir != null) {
       definitions.directory(displayName, dir.toString());
     }

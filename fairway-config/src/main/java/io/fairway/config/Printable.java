@@ -1,5 +1,7 @@
 package io.fairway.config;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Makes text from a file safe to quote in a one-line message: characters a terminal does not show
  * (NUL and other controls, DEL, C1 controls, no-break and other odd spaces, zero-width and
@@ -11,7 +13,7 @@ public final class Printable {
   private Printable() {}
 
   /** {@code s} with every invisible character escaped; null stays null. */
-  public static String escape(String s) {
+  public static @Nullable String escape(@Nullable String s) {
     if (s == null) {
       return null;
     }
@@ -40,18 +42,20 @@ public final class Printable {
     }
     switch (Character.getType(c)) {
       case Character.SPACE_SEPARATOR,
-      Character.LINE_SEPARATOR,
-      Character.PARAGRAPH_SEPARATOR,
-      Character.FORMAT,
-      Character.CONTROL,
-      Character.UNASSIGNED,
-      Character.PRIVATE_USE,
-      Character.SURROGATE:
+          Character.LINE_SEPARATOR,
+          Character.PARAGRAPH_SEPARATOR,
+          Character.FORMAT,
+          Character.CONTROL,
+          Character.UNASSIGNED,
+          Character.PRIVATE_USE,
+          Character.SURROGATE -> {
         // A surrogate pair is visible; a lone one (from a bad decode) is not, but pairs are
         // rare enough in keepalived.conf that showing both halves escaped is fine.
         return true;
-      default:
+      }
+      default -> {
         return false;
+      }
     }
   }
 }

@@ -3,6 +3,7 @@ package io.fairway.config;
 import io.fairway.config.model.Forwarding;
 import io.fairway.config.model.ProxyProtocol;
 import io.fairway.table.Protocol;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The PROXY protocol keywords (Fairway extensions): {@code proxy_protocol accept} in a {@code
@@ -14,7 +15,7 @@ final class ProxyProtocolParser {
   private ProxyProtocolParser() {}
 
   /** {@code proxy_protocol accept}: true, or null after an error at its line. */
-  static Boolean accept(Node n, Values v) {
+  static @Nullable Boolean accept(Node n, Values v) {
     if (!v.args(n, 1, 1)) {
       return null;
     }
@@ -26,7 +27,7 @@ final class ProxyProtocolParser {
   }
 
   /** {@code send_proxy v1|v2}: the version, or null after an error at its line. */
-  static ProxyProtocol.Version send(Node n, Values v) {
+  static ProxyProtocol.@Nullable Version send(Node n, Values v) {
     if (!v.args(n, 1, 1)) {
       return null;
     }

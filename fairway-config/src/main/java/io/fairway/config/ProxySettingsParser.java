@@ -29,7 +29,7 @@ final class ProxySettingsParser {
   static ProxySettings.Timeouts timeouts(Node block, Values v) {
     Map<String, Duration> t = new HashMap<>();
     OptionalLong rate = OptionalLong.empty();
-    for (Node c : block.children) {
+    for (Node c : block.block()) {
       String k = c.keyword();
       if (!TIMEOUTS.contains(k)) {
         v.unknown(c, TIMEOUTS, "proxy_timeouts");

@@ -17,8 +17,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.function.LongConsumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@code real_server} block: its own keywords, what it inherits from the virtual server, and
@@ -31,11 +33,11 @@ final class RealServerParser {
       Forwarding forwarding,
       boolean fwmarkOrGroup,
       int port,
-      AddressFamily family,
+      @Nullable AddressFamily family,
       double weight,
       boolean inhibit,
       InheritedTiming timing,
-      String virtualhost,
+      @Nullable String virtualhost,
       Duration slowStart,
       int maxConns,
       Protocol protocol) {}
@@ -106,16 +108,16 @@ final class RealServerParser {
     /** The keywords shared with virtual_server, started from the virtual server's values. */
     final ServerKeywords.Common common;
 
-    String ident;
-    Node identNode;
+    @Nullable String ident;
+    @Nullable Node identNode;
     long upper;
     long lower;
-    Node thresholdNode;
-    ProxyProtocol.Version sendProxy;
-    Node sendProxyNode;
+    @Nullable Node thresholdNode;
+    ProxyProtocol.@Nullable Version sendProxy;
+    @Nullable Node sendProxyNode;
     Optional<io.fairway.config.model.BackendTls> tls = Optional.empty();
-    Node tlsNode;
-    Node http2Node;
+    @Nullable Node tlsNode;
+    @Nullable Node http2Node;
     Optional<Script> up = Optional.empty();
     Optional<Script> down = Optional.empty();
     final List<Node> checkerNodes = new ArrayList<>();
@@ -190,7 +192,7 @@ final class RealServerParser {
     }
   }
 
-  RealServer realServer(Node n, VsContext vs) {
+  @Nullable RealServer realServer(Node n, VsContext vs) {
     if (n.argc() < 1 || n.argc() > 2) {
       v.error(n, "expected 'real_server IP [PORT]'");
       return null;
@@ -201,7 +203,7 @@ final class RealServerParser {
       return null;
     }
     Block b = new Block(v, vs);
-    for (Node c : n.children) {
+    for (Node c : n.block()) {
       if (!TABLE.dispatch(b, c)) {
         v.unknown(c, TABLE.known(), "real_server");
       }
@@ -210,9 +212,14 @@ final class RealServerParser {
     return build(n, a, written, b, vs);
   }
 
+  /** A real server's block starts from its virtual server's forwarding, so it always has one. */
+  private static Forwarding forwarding(ServerKeywords.Common c) {
+    return Objects.requireNonNull(c.forwarding, "a real server inherits its forwarding");
+  }
+
   /** The checks that need the whole block and its virtual server. */
   private void check(Node n, InetAddress a, Block b, VsContext vs) {
-    Forwarding forwarding = b.common.forwarding;
+    Forwarding forwarding = forwarding(b.common);
     if (b.common.forwardingNode != null
         && vs.forwarding() != null
         && forwarding.method().isKernel() != vs.forwarding().method().isKernel()) {
@@ -225,7 +232,7 @@ final class RealServerParser {
     }
     if (b.lower > b.upper) {
       v.error(
-          b.thresholdNode,
+          Objects.requireNonNull(b.thresholdNode, "thresholds were read from a node"),
           b.upper == 0
               ? "lthreshold " + b.lower + " without uthreshold (the kernel rejects it)"
               : "lthreshold " + b.lower + " is above uthreshold " + b.upper);
@@ -247,7 +254,7 @@ final class RealServerParser {
 
   private RealServer build(Node n, InetAddress a, int written, Block b, VsContext vs) {
     ServerKeywords.Common c = b.common;
-    Forwarding forwarding = c.forwarding;
+    Forwarding forwarding = forwarding(c);
     int port = effectivePort(n, written, forwarding, vs);
     int checkPort = forwarding.method().isKernel() ? checkPort(written, vs) : port;
     if (!forwarding.method().isKernel() && port == 0) {
@@ -282,7 +289,7 @@ final class RealServerParser {
         id,
         rsName,
         b.ident != null ? b.ident : rsName,
-        c.weight,
+        Objects.requireNonNull(c.weight, "a real server inherits its weight"),
         forwarding,
         b.upper,
         b.lower,
@@ -304,11 +311,12 @@ final class RealServerParser {
    * carries many clients' requests, which one PROXY header at its start cannot name.
    */
   private void http2Plane(Block b, LbKind m) {
+    Node http2Node = Objects.requireNonNull(b.http2Node, "called when http2 was written");
     if (m != LbKind.HTTP) {
-      v.error(b.http2Node, "http2 needs lb_kind HTTP (the userspace HTTP proxy), not " + m);
+      v.error(http2Node, "http2 needs lb_kind HTTP (the userspace HTTP proxy), not " + m);
     } else if (b.sendProxyNode != null) {
       v.error(
-          b.http2Node,
+          http2Node,
           "http2 cannot be combined with send_proxy (one HTTP/2 connection carries many clients)");
     }
   }

@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * keepalived's repeaters: {@code ~SEQ(var, [start,] [step,] end) line}, {@code ~SEQx(...)} (the
@@ -82,7 +83,8 @@ final class Repeaters {
   }
 
   /** {@code (var, [start,] [step,] end)}, keepalived's defaults filled in; null after reporting. */
-  private Sequence sequence(String keyword, String args, String file, int lineNo, String t) {
+  private @Nullable Sequence sequence(
+      String keyword, String args, String file, int lineNo, String t) {
     String[] a = args.split(",", -1);
     if (a.length < 2 || a.length > 4 || !NAME.matcher(a[0].strip()).matches()) {
       diags.error(file, lineNo, keyword + " takes (var, [start,] [step,] end)", t);
@@ -163,7 +165,8 @@ final class Repeaters {
   }
 
   /** {@code var, v1, v2} or {@code {a,b}, {1,2}, {3,4}}. */
-  private List<Map<String, String>> listRows(String args, String file, int lineNo, String t) {
+  private @Nullable List<Map<String, String>> listRows(
+      String args, String file, int lineNo, String t) {
     List<List<String>> groups = listGroups(args.strip(), file, lineNo, t);
     if (groups == null) {
       return null;
@@ -195,7 +198,7 @@ final class Repeaters {
   }
 
   /** The variables' group, then each value group; null after reporting. */
-  private List<List<String>> listGroups(String s, String file, int lineNo, String t) {
+  private @Nullable List<List<String>> listGroups(String s, String file, int lineNo, String t) {
     List<List<String>> groups = new ArrayList<>();
     if (!s.startsWith("{")) {
       for (String v : splitList(s)) {

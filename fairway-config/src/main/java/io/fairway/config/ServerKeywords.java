@@ -4,6 +4,7 @@ import io.fairway.config.model.Forwarding;
 import io.fairway.config.model.Scheduler;
 import java.time.Duration;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The keywords a virtual_server and a real_server share (its own value in a real_server, the
@@ -20,25 +21,25 @@ final class ServerKeywords {
      * server), so a decimal weight is refused on its own line; null in a virtual_server, which
      * checks once its lb_algo is known.
      */
-    final Scheduler scheduler;
+    final @Nullable Scheduler scheduler;
 
     final InheritedTiming timing = new InheritedTiming();
-    String name;
-    Double weight;
-    Node weightNode;
-    Forwarding forwarding;
-    Node forwardingNode;
+    @Nullable String name;
+    @Nullable Double weight;
+    @Nullable Node weightNode;
+    @Nullable Forwarding forwarding;
+    @Nullable Node forwardingNode;
     boolean inhibit;
     Duration slowStart;
     int maxConns;
-    Node maxConnsNode;
-    String virtualhost;
+    @Nullable Node maxConnsNode;
+    @Nullable String virtualhost;
 
     Common(
         Values v,
-        Scheduler scheduler,
-        Double weight,
-        Forwarding forwarding,
+        @Nullable Scheduler scheduler,
+        @Nullable Double weight,
+        @Nullable Forwarding forwarding,
         boolean inhibit,
         Duration slowStart,
         int maxConns) {

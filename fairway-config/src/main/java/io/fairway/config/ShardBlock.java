@@ -8,7 +8,9 @@ import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@code shard { }} block as written: its keyword table and the state its handlers fill. Its pick
@@ -23,13 +25,13 @@ final class ShardBlock {
   private final LbKind method;
   private final Map<String, ShardParam> params;
   private int replicas = DirectorSpec.Shard.DEFAULT_REPLICAS;
-  private KeySource by;
-  private DirectorSpec.Healthy healthy;
-  private Double warmup;
-  private Integer alt;
+  private @Nullable KeySource by;
+  private DirectorSpec.@Nullable Healthy healthy;
+  private @Nullable Double warmup;
+  private @Nullable Integer alt;
   private Duration rampup = Duration.ZERO;
-  private ShardParam associated;
-  private Node associateNode;
+  private @Nullable ShardParam associated;
+  private @Nullable Node associateNode;
 
   ShardBlock(Values v, DirectorParser parser, LbKind method, Map<String, ShardParam> params) {
     this.v = v;
@@ -128,13 +130,15 @@ final class ShardBlock {
 
   /** The shard_param's key source when the block has none, if this data plane can see it. */
   private void inheritBy() {
+    ShardParam associated =
+        Objects.requireNonNull(this.associated, "called with an associated shard_param");
     if (by != null || associated.by().isEmpty()) {
       return;
     }
     KeySource k = associated.by().get();
     if (k.kind().needsHttp() && method != LbKind.HTTP) {
       v.error(
-          associateNode,
+          Objects.requireNonNull(associateNode, "associate was read from a node"),
           "associate "
               + associated.name()
               + ": its 'by "

@@ -44,32 +44,33 @@ final class ShardParamParser {
     Optional<Boolean> rampup = Optional.empty();
     Optional<Integer> alt = Optional.empty();
     DirectorParser dp = new DirectorParser(v);
-    for (Node c : n.children) {
+    for (Node c : n.block()) {
       switch (c.keyword()) {
-        case "by":
+        case "by" -> {
           // Any source here; the associating virtual_server checks it against its lb_kind.
           by =
               Optional.ofNullable(
                   dp.keySource(c, LbKind.HTTP, EnumSet.allOf(KeySource.Kind.class)));
-          break;
-        case "healthy":
+        }
+        case "healthy" -> {
           healthy = Optional.ofNullable(dp.healthy(c));
-          break;
-        case "warmup":
+        }
+        case "warmup" -> {
           if (v.args(c, 1, 1)) {
             warmup = Optional.ofNullable(v.decimal(c, 1, 0, 1, "warmup probability"));
           }
-          break;
-        case "rampup":
+        }
+        case "rampup" -> {
           if (v.args(c, 0, 1)) {
             rampup = Optional.ofNullable(v.bool(c, 1));
           }
-          break;
-        case "alt":
+        }
+        case "alt" -> {
           alt = Optional.ofNullable(dp.alt(c));
-          break;
-        default:
+        }
+        default -> {
           v.unknown(c, KEYWORDS, "shard_param");
+        }
       }
     }
     params.put(name, new ShardParam(Values.loc(n), name, by, healthy, warmup, rampup, alt));

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The IPVS sync daemon, from global_defs {@code lvs_sync_daemon} or an instance's deprecated {@code
@@ -82,8 +83,8 @@ final class SyncDaemonParser {
 
   /** The options of one {@code lvs_sync_daemon} line as written. */
   private static final class Draft {
-    String instance;
-    Integer id;
+    @Nullable String instance;
+    @Nullable Integer id;
     OptionalInt maxLen = OptionalInt.empty();
     OptionalInt port = OptionalInt.empty();
     OptionalInt ttl = OptionalInt.empty();
@@ -91,7 +92,7 @@ final class SyncDaemonParser {
     boolean ok = true;
   }
 
-  private LvsSyncDaemon line(
+  private @Nullable LvsSyncDaemon line(
       Node n, Map<String, VrrpInstance> instances, List<Node> instanceNodes) {
     if (!v.args(n, 1, Integer.MAX_VALUE) || !values.syncInterface(n, 1)) {
       return null;

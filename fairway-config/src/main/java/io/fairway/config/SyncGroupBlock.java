@@ -8,6 +8,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A vrrp_sync_group block as written: the keyword table and the state its handlers fill. A group is
@@ -20,7 +22,7 @@ final class SyncGroupBlock {
   private final String name;
   private final Map<String, VrrpInstance> instances;
   private final Map<String, String> memberOf;
-  private List<String> members;
+  private @Nullable List<String> members;
   private final Map<String, Script> notify = new HashMap<>();
   private final List<Track> trackScripts = new ArrayList<>();
 
@@ -56,7 +58,7 @@ final class SyncGroupBlock {
    * The sync group {@code n}, its members taken from {@code instances} and recorded in {@code
    * memberOf}; null when it is refused (and said why).
    */
-  static SyncGroup read(
+  static @Nullable SyncGroup read(
       VrrpValues values,
       Node n,
       Map<String, VrrpInstance> instances,
@@ -70,7 +72,7 @@ final class SyncGroupBlock {
       return null;
     }
     SyncGroupBlock g = new SyncGroupBlock(values, n.arg(1), instances, memberOf);
-    for (Node c : n.children) {
+    for (Node c : n.block()) {
       if (!TABLE.dispatch(g, c)) {
         g.unknown(c);
       }
@@ -114,7 +116,7 @@ final class SyncGroupBlock {
       return;
     }
     g.members = new ArrayList<>();
-    for (Node m : c.children) {
+    for (Node m : c.block()) {
       for (String word : m.words) {
         g.member(m, word);
       }
@@ -138,7 +140,8 @@ final class SyncGroupBlock {
     } else if (memberOf.containsKey(word)) {
       v.error(m, "vrrp_instance " + word + " is already in vrrp_sync_group " + memberOf.get(word));
       ok = false;
-    } else if (members.contains(word)) {
+    } else if (Objects.requireNonNull(members, "members are read after 'group' opens them")
+        .contains(word)) {
       v.error(m, "vrrp_sync_group " + name + ": '" + word + "' is listed twice");
       ok = false;
     } else {

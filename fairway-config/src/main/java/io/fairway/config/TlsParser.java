@@ -10,6 +10,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Parses a virtual server's {@code tls { }} block (a Fairway extension). Every certificate and key
@@ -38,7 +39,7 @@ final class TlsParser {
     List<String> alpn = List.of();
     Optional<TlsSettings.TicketKeys> tickets = Optional.empty();
     Optional<java.time.Duration> handshake = Optional.empty();
-    for (Node c : block.children) {
+    for (Node c : block.block()) {
       switch (c.keyword()) {
         case "certificate" -> certificate(c, v).ifPresent(certs::add);
         case "protocols" -> protocols = words(c, v, PROTOCOLS, protocols);
@@ -71,7 +72,8 @@ final class TlsParser {
    * block: no certificate, the protocols as written. {@code alpn} there needs {@code lb_kind HTTP}
    * and no {@code tls} block (whose own {@code alpn} line says it for TLS).
    */
-  static TlsSettings plain(Node alpnNode, List<String> alpn, Node tlsNode, LbKind m, Values v) {
+  static @Nullable TlsSettings plain(
+      Node alpnNode, List<String> alpn, @Nullable Node tlsNode, LbKind m, Values v) {
     if (tlsNode != null) {
       v.error(
           alpnNode,

@@ -2,6 +2,7 @@ package io.fairway.config;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 /** keepalived's two ways of splitting a logical line into words. */
 final class Tokenizer {
@@ -78,7 +79,7 @@ final class Tokenizer {
         if (c == quote) {
           quote = 0;
         } else {
-          cur.append(c);
+          Objects.requireNonNull(cur, "an opening quote starts a word").append(c);
         }
       } else if (c == '"' || c == '\'') {
         if (cur == null) {
@@ -107,49 +108,57 @@ final class Tokenizer {
   private static int escape(String s, int i, StringBuilder out) {
     char c = s.charAt(i);
     switch (c) {
-      case 'a':
+      case 'a' -> {
         out.append('\u0007');
         return i;
-      case 'b':
+      }
+      case 'b' -> {
         out.append('\b');
         return i;
-      case 'E':
+      }
+      case 'E' -> {
         out.append('\u001b');
         return i;
-      case 'f':
+      }
+      case 'f' -> {
         out.append('\f');
         return i;
-      case 'n':
+      }
+      case 'n' -> {
         out.append('\n');
         return i;
-      case 'r':
+      }
+      case 'r' -> {
         out.append('\r');
         return i;
-      case 't':
+      }
+      case 't' -> {
         out.append('\t');
         return i;
-      case 'v':
+      }
+      case 'v' -> {
         out.append('\u000b');
         return i;
-      case 'x':
-        {
-          int j = i + 1;
-          int v = 0;
-          while (j < s.length() && j < i + 3 && Character.digit(s.charAt(j), 16) >= 0) {
-            v = v * 16 + Character.digit(s.charAt(j), 16);
-            j++;
-          }
-          out.append((char) v);
-          return j - 1;
+      }
+      case 'x' -> {
+        int j = i + 1;
+        int v = 0;
+        while (j < s.length() && j < i + 3 && Character.digit(s.charAt(j), 16) >= 0) {
+          v = v * 16 + Character.digit(s.charAt(j), 16);
+          j++;
         }
-      case 'c':
+        out.append((char) v);
+        return j - 1;
+      }
+      case 'c' -> {
         if (i + 1 < s.length()) {
           out.append((char) (s.charAt(i + 1) & 0x1f));
           return i + 1;
         }
         out.append(c);
         return i;
-      default:
+      }
+      default -> {
         if (c >= '0' && c <= '7') {
           int j = i;
           int v = 0;
@@ -162,6 +171,7 @@ final class Tokenizer {
         }
         out.append(c);
         return i;
+      }
     }
   }
 }

@@ -3,6 +3,7 @@ package io.fairway.config;
 import io.fairway.config.model.TrackFile;
 import java.util.Map;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Top-level {@code track_file NAME { file; weight; init_file }} blocks, which FILE_CHECK follows by
@@ -30,7 +31,7 @@ final class TrackFileParser {
     }
     String name = n.arg(1);
     Block b = new Block(v);
-    for (Node c : n.children) {
+    for (Node c : n.block()) {
       if (!Block.TABLE.dispatch(b, c)) {
         v.unknown(c, Block.TABLE.known(), "track_file");
       }
@@ -56,7 +57,7 @@ final class TrackFileParser {
             .on("init_file", Block::initFile);
 
     final Values v;
-    String file;
+    @Nullable String file;
     int weight = 1;
     boolean reverse;
     Optional<Long> init = Optional.empty();

@@ -7,11 +7,13 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@code url} block of HTTP_GET or SSL_GET as written: the keyword table, the state its handlers
@@ -20,17 +22,17 @@ import java.util.regex.PatternSyntaxException;
  */
 final class UrlBlock {
   final Values v;
-  String path;
+  @Nullable String path;
   Optional<String> digest = Optional.empty();
   final List<StatusRange> codes = new ArrayList<>();
-  String vhost;
+  @Nullable String vhost;
   Optional<String> regex = Optional.empty();
-  Node regexNode;
+  @Nullable Node regexNode;
   boolean noMatch;
   final Set<RegexOption> options = EnumSet.noneOf(RegexOption.class);
   long minOffset;
   OptionalLong maxOffset = OptionalLong.empty();
-  Node maxNode;
+  @Nullable Node maxNode;
 
   private UrlBlock(Values v) {
     this.v = v;
@@ -134,12 +136,12 @@ final class UrlBlock {
   }
 
   /** The url block {@code n}, its virtualhost defaulting to {@code vhost}; null when refused. */
-  static UrlCheck read(Values v, Node n, String vhost) {
+  static @Nullable UrlCheck read(Values v, Node n, @Nullable String vhost) {
     if (n.argc() > 0) {
       v.error(n, "url takes no arguments before its { } block");
     }
     UrlBlock u = new UrlBlock(v);
-    for (Node c : n.children) {
+    for (Node c : n.block()) {
       if (!TABLE.dispatch(u, c)) {
         v.unknown(c, TABLE.known(), "url");
       }
@@ -195,7 +197,7 @@ final class UrlBlock {
     }
     if (u.maxOffset.isPresent() && u.minOffset > u.maxOffset.getAsLong()) {
       v.error(
-          u.maxNode,
+          Objects.requireNonNull(u.maxNode, "max_offset was read from a node"),
           "regex_max_offset "
               + u.maxOffset.getAsLong()
               + " is below regex_min_offset "
@@ -229,7 +231,7 @@ final class UrlBlock {
     }
   }
 
-  private StatusRange status(Node c, String s) {
+  private @Nullable StatusRange status(Node c, String s) {
     String[] p = s.split("-", -1);
     if (p.length > 2) {
       v.error(c, "status_code: '" + s + "' is not CODE or FROM-TO");

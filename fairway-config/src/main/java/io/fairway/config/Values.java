@@ -16,6 +16,7 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Readers for keepalived's value types. Each returns null after reporting the error at the node, so
@@ -48,7 +49,7 @@ final class Values {
   }
 
   /** A literal IPv4 or IPv6 address; never a host name (and never a DNS lookup). */
-  static InetAddress address(String s) {
+  static @Nullable InetAddress address(String s) {
     try {
       if (IPV4.matcher(s).matches()) {
         return InetAddress.getByName(s);
@@ -63,7 +64,7 @@ final class Values {
     return null;
   }
 
-  InetAddress address(Node n, int i, String what) {
+  @Nullable InetAddress address(Node n, int i, String what) {
     if (i > n.argc()) {
       error(n, n.keyword() + ": missing " + what);
       return null;
@@ -76,7 +77,7 @@ final class Values {
   }
 
   /** An unsigned integer in [min, max] (decimal, or 0x hex as strtoul with base 0 would). */
-  Long number(Node n, int i, long min, long max, String what) {
+  @Nullable Long number(Node n, int i, long min, long max, String what) {
     if (i > n.argc()) {
       error(n, n.keyword() + ": missing " + what);
       return null;
@@ -94,7 +95,7 @@ final class Values {
     return v;
   }
 
-  static Long parseLong(String s) {
+  static @Nullable Long parseLong(String s) {
     try {
       if (DEC_LONG.matcher(s).matches()) {
         return Long.parseLong(s);
@@ -108,13 +109,13 @@ final class Values {
     return null;
   }
 
-  Integer port(Node n, int i) {
+  @Nullable Integer port(Node n, int i) {
     Long v = number(n, i, 0, 65535, "port");
     return v == null ? null : v.intValue();
   }
 
   /** A TIMER: decimal seconds with up to 6 decimals. */
-  Duration timer(Node n, int i, boolean allowZero) {
+  @Nullable Duration timer(Node n, int i, boolean allowZero) {
     if (i > n.argc()) {
       error(n, n.keyword() + ": missing a time in seconds");
       return null;
@@ -141,7 +142,7 @@ final class Values {
    * {@code slow_start DURATION}: a TIMER, 0 = off. A negative value gets its own words, since "not
    * a time" would leave the operator guessing what is wrong with {@code -5}.
    */
-  Duration slowStart(Node n) {
+  @Nullable Duration slowStart(Node n) {
     if (!args(n, 1, 1)) {
       return null;
     }
@@ -153,7 +154,7 @@ final class Values {
   }
 
   /** {@code max_conns N}: live connections (L4) or requests (HTTP) a server takes, 0 = no limit. */
-  Integer maxConns(Node n) {
+  @Nullable Integer maxConns(Node n) {
     if (!args(n, 1, 1)) {
       return null;
     }
@@ -179,7 +180,7 @@ final class Values {
   }
 
   /** A decimal (weights, warmup). */
-  Double decimal(Node n, int i, double min, double max, String what) {
+  @Nullable Double decimal(Node n, int i, double min, double max, String what) {
     if (i > n.argc()) {
       error(n, n.keyword() + ": missing " + what);
       return null;
@@ -204,23 +205,22 @@ final class Values {
   }
 
   /** {@code on|off|true|false|yes|no}; a bare keyword means true. */
-  Boolean bool(Node n, int i) {
+  @Nullable Boolean bool(Node n, int i) {
     if (i > n.argc()) {
       return Boolean.TRUE;
     }
     switch (n.arg(i).toLowerCase(Locale.ROOT)) {
-      case "on":
-      case "true":
-      case "yes":
+      case "on", "true", "yes" -> {
         return Boolean.TRUE;
-      case "off":
-      case "false":
-      case "no":
+      }
+      case "off", "false", "no" -> {
         return Boolean.FALSE;
-      default:
+      }
+      default -> {
         error(
             n, n.keyword() + ": '" + n.arg(i) + "' is not a boolean (on/off, true/false, yes/no)");
         return null;
+      }
     }
   }
 
@@ -287,7 +287,7 @@ final class Values {
             + s.map(x -> " (did you mean '" + x + "'?)").orElse(""));
   }
 
-  Long signed(Node n, int i, long min, long max, String what) {
+  @Nullable Long signed(Node n, int i, long min, long max, String what) {
     if (i > n.argc()) {
       error(n, n.keyword() + ": missing " + what);
       return null;
@@ -304,19 +304,22 @@ final class Values {
     return x;
   }
 
-  AddressFamily family(Node n, String s) {
+  @Nullable AddressFamily family(Node n, String s) {
     switch (s) {
-      case "inet":
+      case "inet" -> {
         return AddressFamily.INET;
-      case "inet6":
+      }
+      case "inet6" -> {
         return AddressFamily.INET6;
-      default:
+      }
+      default -> {
         error(n, "'" + s + "' is not an address family (inet or inet6)");
         return null;
+      }
     }
   }
 
-  Script script(Node c) {
+  @Nullable Script script(Node c) {
     if (c.hasBlock()) {
       error(c, "'" + c.keyword() + "' does not take a { } block");
       return null;
@@ -346,6 +349,4 @@ final class Values {
         words.size() > 2 ? Optional.of(words.get(2)) : Optional.empty(),
         words.size() > 3 ? Optional.of(words.get(3)) : Optional.empty());
   }
-
-  /** keepalived's real server port rules, extended to the userspace data plane. */
 }

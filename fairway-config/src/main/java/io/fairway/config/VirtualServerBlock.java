@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A virtual_server block as written: the keyword table and the state its handlers fill, before
@@ -30,59 +31,63 @@ import java.util.function.Consumer;
  */
 final class VirtualServerBlock {
   static final long MAX_PERSISTENCE_SECONDS = 31L * 24 * 3600;
-  static final Duration DEFAULT_PERSISTENCE = Duration.ofSeconds(360);
+  static final Duration DEFAULT_PERSISTENCE = Duration.ofMinutes(6);
 
   final Values v;
   final Node node;
 
   /** Exactly one of these three names the service (from the block's header line). */
-  final VirtualServerId.Address addrId;
+  final VirtualServerId.@Nullable Address addrId;
 
-  final Long fwmark;
-  final String groupName;
+  final @Nullable Long fwmark;
+  final @Nullable String groupName;
 
   final ServerKeywords.Common common;
-  Scheduler scheduler;
-  Duration persistence;
-  Integer granularity;
-  Node granularityNode;
+  @Nullable Scheduler scheduler;
+  @Nullable Duration persistence;
+  @Nullable Integer granularity;
+  @Nullable Node granularityNode;
   Optional<String> engine = Optional.empty();
-  Protocol protocol;
-  Node protocolNode;
+  @Nullable Protocol protocol;
+  @Nullable Node protocolNode;
   final Set<SchedulerFlag> flags = EnumSet.noneOf(SchedulerFlag.class);
   final Map<SchedulerFlag, Node> flagNodes = new HashMap<>();
-  AddressFamily ipFamily;
+  @Nullable AddressFamily ipFamily;
   boolean omega;
-  Long quorum;
-  Long hysteresis;
+  @Nullable Long quorum;
+  @Nullable Long hysteresis;
   Optional<Script> quorumUp = Optional.empty();
   Optional<Script> quorumDown = Optional.empty();
-  Node sorryNode;
+  @Nullable Node sorryNode;
   boolean sorryInhibit;
-  Forwarding sorryForwarding;
+  @Nullable Forwarding sorryForwarding;
   boolean overflow;
-  Node overflowNode;
+  @Nullable Node overflowNode;
   boolean announce;
   boolean haSuspend;
   final Map<String, Node> directorBlocks = new LinkedHashMap<>();
-  Integer hashBalance;
-  Node hashBalanceNode;
+  @Nullable Integer hashBalance;
+  @Nullable Node hashBalanceNode;
   ProxySettings.Timeouts proxyTimeouts = ProxySettings.Timeouts.NONE;
-  Node proxyProtocolNode;
+  @Nullable Node proxyProtocolNode;
   boolean httpForwarded;
   final List<AccessLogs.Entry> accessLogs = new ArrayList<>();
-  Node tlsNode;
+  @Nullable Node tlsNode;
   TlsSettings tls = TlsSettings.NONE;
-  Node alpnNode;
+  @Nullable Node alpnNode;
   List<String> alpn = List.of();
   final List<Node> rsNodes = new ArrayList<>();
   final List<Node> dnsNodes = new ArrayList<>();
   final List<Node> groupNodes = new ArrayList<>();
-  Node membersNode;
-  Node altHeaderNode;
+  @Nullable Node membersNode;
+  @Nullable Node altHeaderNode;
 
   VirtualServerBlock(
-      Values v, Node node, VirtualServerId.Address addrId, Long fwmark, String groupName) {
+      Values v,
+      Node node,
+      VirtualServerId.@Nullable Address addrId,
+      @Nullable Long fwmark,
+      @Nullable String groupName) {
     this.v = v;
     this.node = node;
     this.addrId = addrId;
@@ -333,7 +338,7 @@ final class VirtualServerBlock {
     }
   }
 
-  private static Integer granularity(Values v, Node c) {
+  private static @Nullable Integer granularity(Values v, Node c) {
     String s = c.arg(1);
     InetAddress mask = Values.address(s);
     if (mask instanceof Inet4Address) {

@@ -29,7 +29,9 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@code virtual_server} block: its header, its keyword table ({@link VirtualServerBlock}), then
@@ -60,12 +62,12 @@ final class VirtualServerParser {
     return VirtualServerBlock.TABLE.known();
   }
 
-  VirtualServer virtualServer(Node n) {
+  @Nullable VirtualServer virtualServer(Node n) {
     VirtualServerBlock b = header(n);
     if (b == null || !v.block(n)) {
       return null;
     }
-    for (Node c : n.children) {
+    for (Node c : n.block()) {
       if (!VirtualServerBlock.TABLE.dispatch(b, c)) {
         v.unknown(c, VirtualServerBlock.TABLE.known(), "virtual_server");
       }
@@ -73,7 +75,7 @@ final class VirtualServerParser {
     return build(b);
   }
 
-  private VirtualServerBlock header(Node n) {
+  private @Nullable VirtualServerBlock header(Node n) {
     if (n.argc() >= 1 && n.arg(1).equals("fwmark")) {
       if (n.argc() != 2) {
         v.error(n, "expected 'virtual_server fwmark N'");
@@ -134,7 +136,7 @@ final class VirtualServerParser {
       DirectorLayout layout,
       Optional<SorryServer> sorry) {}
 
-  private VirtualServer build(VirtualServerBlock b) {
+  private @Nullable VirtualServer build(VirtualServerBlock b) {
     Service s = service(b);
     DirectorSpec director =
         new DirectorParser(v, shardParams)
@@ -170,7 +172,7 @@ final class VirtualServerParser {
     checkFlags(b, scheduler, protocol);
     if (b.hashBalance != null && scheduler != Scheduler.MH && scheduler != Scheduler.SHARD) {
       v.error(
-          b.hashBalanceNode,
+          Objects.requireNonNull(b.hashBalanceNode, "hash_balance_factor was read from a node"),
           "hash_balance_factor applies to lb_algo mh or shard, not " + scheduler.keyword());
     }
     return new Service(scheduler, forwarding, protocol, tls);
@@ -194,7 +196,9 @@ final class VirtualServerParser {
   private void checkWeight(VirtualServerBlock b, Scheduler scheduler) {
     ServerKeywords.Common c = b.common;
     if (c.weight != null && scheduler.isKernel() && c.weight != Math.rint(c.weight)) {
-      v.error(c.weightNode, "weight must be an integer for lb_algo " + scheduler.keyword());
+      v.error(
+          Objects.requireNonNull(c.weightNode, "weight was read from a node"),
+          "weight must be an integer for lb_algo " + scheduler.keyword());
     }
   }
 
@@ -285,7 +289,9 @@ final class VirtualServerParser {
             b.proxyTimeouts,
             b.httpForwarded,
             s.tls(),
-            b.proxyProtocolNode == null ? ProxyProtocol.NONE : new ProxyProtocol(true, null)),
+            b.proxyProtocolNode == null
+                ? ProxyProtocol.NONE
+                : new ProxyProtocol(true, ProxyProtocol.Version.NONE)),
         pool.layout(),
         new AccessLogs(b.accessLogs),
         pool.discovery(),
@@ -301,7 +307,7 @@ final class VirtualServerParser {
       forwarding = Forwarding.of(varnish ? LbKind.PROXY : LbKind.NAT);
     } else if (varnish && forwarding.method().isKernel()) {
       v.error(
-          written,
+          Objects.requireNonNull(written, "lb_kind was read from a node"),
           "lb_algo "
               + scheduler.keyword()
               + " is a Varnish director and "
@@ -332,7 +338,9 @@ final class VirtualServerParser {
         protocol = Protocol.TCP;
       }
     } else if (b.fwmark != null) {
-      v.warn(b.protocolNode, "protocol is ignored for a fwmark virtual_server");
+      v.warn(
+          Objects.requireNonNull(b.protocolNode, "protocol was read from a node"),
+          "protocol is ignored for a fwmark virtual_server");
       protocol = Protocol.TCP;
     }
     if (userspace && protocol != Protocol.TCP) {
@@ -345,7 +353,7 @@ final class VirtualServerParser {
 
   private void checkFlags(VirtualServerBlock b, Scheduler scheduler, Protocol protocol) {
     for (SchedulerFlag f : b.flags) {
-      Node fn = b.flagNodes.get(f);
+      Node fn = Objects.requireNonNull(b.flagNodes.get(f), "every flag is read from a node");
       boolean sh = f == SchedulerFlag.SH_PORT || f == SchedulerFlag.SH_FALLBACK;
       boolean mh = f == SchedulerFlag.MH_PORT || f == SchedulerFlag.MH_FALLBACK;
       if (sh && scheduler != Scheduler.SH) {
@@ -439,7 +447,9 @@ final class VirtualServerParser {
     if (b.addrId != null) {
       return new VirtualServerId.Address(b.addrId.address(), protocol, b.addrId.port());
     }
-    return new VirtualServerId.Group(b.groupName, protocol);
+    return new VirtualServerId.Group(
+        Objects.requireNonNull(b.groupName, "a virtual_server without an address names a group"),
+        protocol);
   }
 
   private Optional<SorryServer> sorry(
@@ -474,7 +484,7 @@ final class VirtualServerParser {
     }
     if (b.overflow && sn == null) {
       v.error(
-          b.overflowNode,
+          Objects.requireNonNull(b.overflowNode, "overflow_to_sorry_server was read from a node"),
           "overflow_to_sorry_server needs a sorry_server in the same "
               + "virtual_server (there is nowhere to overflow to)");
     }
@@ -539,7 +549,7 @@ final class VirtualServerParser {
     return "group:" + ((VirtualServerId.Group) id).name();
   }
 
-  static Scheduler scheduler(Values v, Node c) {
+  static @Nullable Scheduler scheduler(Values v, Node c) {
     Optional<Scheduler> s = Scheduler.byKeyword(c.arg(1));
     if (s.isEmpty()) {
       List<String> known = Arrays.stream(Scheduler.values()).map(Scheduler::keyword).toList();

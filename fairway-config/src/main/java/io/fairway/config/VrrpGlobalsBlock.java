@@ -5,8 +5,10 @@ import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The VRRP keywords of {@code global_defs} as a keyword table: each line refines the globals every
@@ -27,7 +29,7 @@ final class VrrpGlobalsBlock {
   private VrrpGlobals globals = VrrpGlobals.defaults();
 
   /** The builder of the line being read; each line is built on the globals of the lines before. */
-  private VrrpGlobals.Builder g;
+  private VrrpGlobals.@Nullable Builder g;
 
   VrrpGlobalsBlock(VrrpValues values, SyncDaemonParser syncDaemon) {
     this.v = values.v;
@@ -55,6 +57,10 @@ final class VrrpGlobalsBlock {
     globals = g.build();
   }
 
+  private VrrpGlobals.Builder g() {
+    return Objects.requireNonNull(g, "line() sets the builder before a keyword is read");
+  }
+
   private static KeywordTable<VrrpGlobalsBlock> table() {
     KeywordTable<VrrpGlobalsBlock> t = new KeywordTable<>();
     t.on("lvs_sync_daemon", (b, n) -> b.syncDaemon.add(n));
@@ -63,7 +69,7 @@ final class VrrpGlobalsBlock {
         (b, n) -> {
           Long x = b.v.args(n, 1, 1) ? b.v.number(n, 1, 2, 3, "version") : null;
           if (x != null) {
-            b.g.version(x.intValue());
+            b.g().version(x.intValue());
           }
         });
     garp(t);
@@ -77,7 +83,7 @@ final class VrrpGlobalsBlock {
         (b, n) -> {
           Duration d = b.v.args(n, 1, 1) ? b.values.seconds(n, 0, 3600) : null;
           if (d != null) {
-            b.g.startupDelay(Optional.of(d));
+            b.g().startupDelay(Optional.of(d));
           }
         });
     return t;
@@ -89,7 +95,7 @@ final class VrrpGlobalsBlock {
         (b, n) -> {
           Duration d = b.v.args(n, 1, 1) ? b.values.seconds(n, 0, 255) : null;
           if (d != null) {
-            b.g.garpMasterDelay(d);
+            b.g().garpMasterDelay(d);
           }
         });
     t.on(
@@ -97,7 +103,7 @@ final class VrrpGlobalsBlock {
         (b, n) -> {
           Long x = b.v.args(n, 1, 1) ? b.v.number(n, 1, 1, 255, "repeat") : null;
           if (x != null) {
-            b.g.garpMasterRepeat(x.intValue());
+            b.g().garpMasterRepeat(x.intValue());
           }
         });
     t.on(
@@ -105,7 +111,7 @@ final class VrrpGlobalsBlock {
         (b, n) -> {
           Duration d = b.v.args(n, 1, 1) ? b.v.timer(n, 1, true) : null;
           if (d != null) {
-            b.g.garpMasterRefresh(d.isZero() ? Optional.empty() : Optional.of(d));
+            b.g().garpMasterRefresh(d.isZero() ? Optional.empty() : Optional.of(d));
           }
         });
     t.on(
@@ -113,7 +119,7 @@ final class VrrpGlobalsBlock {
         (b, n) -> {
           Long x = b.v.args(n, 1, 1) ? b.v.number(n, 1, 1, 255, "repeat") : null;
           if (x != null) {
-            b.g.garpMasterRefreshRepeat(x.intValue());
+            b.g().garpMasterRefreshRepeat(x.intValue());
           }
         });
   }
@@ -123,9 +129,9 @@ final class VrrpGlobalsBlock {
     if (d != null && d.isZero()) {
       b.v.error(n, n.keyword() + ": must be more than 0 seconds (keepalived refuses 0)");
     } else if (d != null && n.keyword().equals("vrrp_garp_interval")) {
-      b.g.garpInterval(d);
+      b.g().garpInterval(d);
     } else if (d != null) {
-      b.g.gnaInterval(d);
+      b.g().gnaInterval(d);
     }
   }
 
@@ -133,9 +139,9 @@ final class VrrpGlobalsBlock {
     Boolean on = b.v.args(n, 0, 1) ? b.v.bool(n, 1) : null;
     if (on != null) {
       switch (n.keyword()) {
-        case "vrrp_lower_prio_no_advert" -> b.g.lowerPrioNoAdvert(on);
-        case "vrrp_skip_check_adv_addr" -> b.g.skipCheckAdvAddr(on);
-        default -> b.g.strict(on);
+        case "vrrp_lower_prio_no_advert" -> b.g().lowerPrioNoAdvert(on);
+        case "vrrp_skip_check_adv_addr" -> b.g().skipCheckAdvAddr(on);
+        default -> b.g().strict(on);
       }
     }
   }
@@ -153,9 +159,9 @@ final class VrrpGlobalsBlock {
               + (four ? "4" : "6")
               + " multicast address");
     } else if (a != null && four) {
-      b.g.mcastGroup4(a);
+      b.g().mcastGroup4(a);
     } else if (a != null) {
-      b.g.mcastGroup6(a);
+      b.g().mcastGroup6(a);
     }
   }
 }

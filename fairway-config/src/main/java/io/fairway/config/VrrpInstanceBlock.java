@@ -14,7 +14,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A vrrp_instance block as written: the keyword table, the state its handlers fill, and the checks
@@ -26,24 +28,24 @@ final class VrrpInstanceBlock {
   final Values v;
   final Node n;
   final String name;
-  VrrpState state;
-  String iface;
-  Integer vrid;
-  Integer priority;
-  Node priorityNode;
+  @Nullable VrrpState state;
+  @Nullable String iface;
+  @Nullable Integer vrid;
+  @Nullable Integer priority;
+  @Nullable Node priorityNode;
   Duration advert = Duration.ofSeconds(1);
-  Node advertNode;
-  Integer version;
+  @Nullable Node advertNode;
+  @Nullable Integer version;
   final List<VirtualAddress> vips = new ArrayList<>();
   final List<VirtualAddress> excluded = new ArrayList<>();
   boolean preempt = true;
-  Node nopreemptNode;
+  @Nullable Node nopreemptNode;
   Duration preemptDelay = Duration.ZERO;
-  Node preemptDelayNode;
+  @Nullable Node preemptDelayNode;
   Optional<InetAddress> unicastSrc = Optional.empty();
   final List<InetAddress> peers = new ArrayList<>();
   Optional<String> authPass = Optional.empty();
-  Node authNode;
+  @Nullable Node authNode;
   Duration garpDelay;
   int garpRepeat;
   Optional<Duration> garpRefresh;
@@ -228,7 +230,7 @@ final class VrrpInstanceBlock {
 
   private static void virtualAddresses(VrrpInstanceBlock d, Node c) {
     if (d.v.block(c)) {
-      for (Node a : c.children) {
+      for (Node a : c.block()) {
         VirtualAddress va = d.p.values.virtualAddress(a);
         if (va != null) {
           (c.keyword().equals("virtual_ipaddress") ? d.vips : d.excluded).add(va);
@@ -270,7 +272,7 @@ final class VrrpInstanceBlock {
     if (!d.v.block(c)) {
       return;
     }
-    for (Node p : c.children) {
+    for (Node p : c.block()) {
       if (p.hasBlock() || p.argc() > 0) {
         d.v.error(
             p,
@@ -411,27 +413,28 @@ final class VrrpInstanceBlock {
     }
     if (prio == VrrpInstance.OWNER_PRIORITY && d.state == VrrpState.BACKUP) {
       d.error(
-          d.priorityNode,
+          Objects.requireNonNull(d.priorityNode, "priority 255 is only ever written"),
           "priority 255 is the address owner, which is always MASTER; "
               + "use state MASTER or a priority of 254 or less");
     }
     if (!d.preempt && d.state == VrrpState.MASTER) {
       d.v.warn(
-          d.nopreemptNode,
+          Objects.requireNonNull(d.nopreemptNode, "preempt is only ever cleared by nopreempt"),
           "nopreempt does not work with state MASTER; keepalived clears it "
               + "(use state BACKUP)");
       d.preempt = true;
     }
     if (!d.preemptDelay.isZero() && d.state == VrrpState.MASTER) {
       d.v.warn(
-          d.preemptDelayNode,
+          Objects.requireNonNull(d.preemptDelayNode, "a preempt_delay was written"),
           "preempt_delay does not work with state MASTER; keepalived "
               + "clears it (use state BACKUP)");
       d.preemptDelay = Duration.ZERO;
     }
     if (!d.preemptDelay.isZero() && !d.preempt) {
       d.v.warn(
-          d.preemptDelayNode, "preempt_delay does nothing with nopreempt; keepalived clears it");
+          Objects.requireNonNull(d.preemptDelayNode, "a preempt_delay was written"),
+          "preempt_delay does nothing with nopreempt; keepalived clears it");
       d.preemptDelay = Duration.ZERO;
     }
     return prio;

@@ -11,7 +11,9 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code vrrp_instance}, {@code vrrp_sync_group}, {@code vrrp_script} and the VRRP keywords of
@@ -73,7 +75,7 @@ final class VrrpParser {
 
   // --- vrrp_instance ---------------------------------------------------------------------------
 
-  private VrrpInstance instance(Node n) {
+  private @Nullable VrrpInstance instance(Node n) {
     if (n.argc() != 1) {
       v.error(n, "vrrp_instance needs exactly one name");
       return null;
@@ -82,7 +84,7 @@ final class VrrpParser {
       return null;
     }
     VrrpInstanceBlock d = new VrrpInstanceBlock(this, globals.globals(), n);
-    for (Node c : n.children) {
+    for (Node c : n.block()) {
       if (!VrrpInstanceBlock.TABLE.dispatch(d, c)) {
         v.unknown(c, VrrpInstanceBlock.TABLE.known(), "vrrp_instance");
       }
@@ -90,7 +92,7 @@ final class VrrpParser {
     return build(d);
   }
 
-  private VrrpInstance build(VrrpInstanceBlock d) {
+  private @Nullable VrrpInstance build(VrrpInstanceBlock d) {
     Node n = d.n;
     if (d.iface == null) {
       d.error(n, "vrrp_instance " + d.name + " has no 'interface'");
@@ -122,9 +124,9 @@ final class VrrpParser {
     return new VrrpInstance(
         Values.loc(n),
         d.name,
-        d.state,
-        d.iface,
-        d.vrid,
+        Objects.requireNonNull(d.state, "roles() sets the state"),
+        Objects.requireNonNull(d.iface, "d.ok: a missing interface was reported"),
+        Objects.requireNonNull(d.vrid, "d.ok: a missing virtual_router_id was reported"),
         prio,
         d.advert,
         ver,
@@ -159,20 +161,23 @@ final class VrrpParser {
     }
     if (d.authPass.isPresent() && ver == 3) {
       d.error(
-          d.authNode,
+          Objects.requireNonNull(d.authNode, "authentication was read from a node"),
           "authentication is VRRPv2 only (RFC 5798 removed it); drop it or use " + "version 2");
     }
     if (globals.globals().strict() && d.authPass.isPresent()) {
-      d.error(d.authNode, "vrrp_strict forbids authentication");
+      d.error(
+          Objects.requireNonNull(d.authNode, "authentication was read from a node"),
+          "vrrp_strict forbids authentication");
     }
     if (globals.globals().strict() && !d.peers.isEmpty()) {
       d.error(n, "vrrp_strict forbids unicast_peer");
     }
-    Node advertNode = d.advertNode;
     if (ver == 2 && d.advert.toNanos() % 1_000_000_000L != 0) {
+      Node advertNode = Objects.requireNonNull(d.advertNode, "the default advert_int is whole");
       d.error(
           advertNode, "advert_int " + advertNode.arg(1) + ": VRRPv2 advertises whole " + "seconds");
     } else if (ver == 3 && d.advert.toNanos() % 10_000_000L != 0) {
+      Node advertNode = Objects.requireNonNull(d.advertNode, "the default advert_int is whole");
       d.error(
           advertNode,
           "advert_int " + advertNode.arg(1) + ": VRRPv3 advertises in units of " + "10 ms");

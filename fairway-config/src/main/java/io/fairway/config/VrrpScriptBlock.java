@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A vrrp_script block as written: the keyword table and the state its handlers fill. Scripts are
@@ -14,9 +15,9 @@ import java.util.Set;
  */
 final class VrrpScriptBlock {
   final Values v;
-  Script script;
+  @Nullable Script script;
   Duration interval = Duration.ofSeconds(1);
-  Duration timeout;
+  @Nullable Duration timeout;
   int weight;
   boolean reverse;
   int rise = 1;
@@ -121,7 +122,7 @@ final class VrrpScriptBlock {
     }
     String name = n.arg(1);
     VrrpScriptBlock s = new VrrpScriptBlock(v);
-    for (Node c : n.children) {
+    for (Node c : n.block()) {
       if (!TABLE.dispatch(s, c)) {
         v.unknown(c, TABLE.known(), "vrrp_script");
       }

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Values that several VRRP blocks write the same way (timers in seconds, notify scripts, track
@@ -25,7 +26,7 @@ final class VrrpValues {
     this.v = v;
   }
 
-  Duration seconds(Node n, long min, long max) {
+  @Nullable Duration seconds(Node n, long min, long max) {
     Duration d = v.timer(n, 1, true);
     if (d == null) {
       return null;
@@ -41,9 +42,9 @@ final class VrrpValues {
   // --- vrrp_script -----------------------------------------------------------------------------
 
   static Node lineOf(Node parent, Location at) {
-    for (Node c : parent.children) {
+    for (Node c : parent.block()) {
       if (c.children != null) {
-        for (Node a : c.children) {
+        for (Node a : c.block()) {
           if (a.line.line() == at.line() && a.line.file().equals(at.file())) {
             return a;
           }
@@ -56,7 +57,7 @@ final class VrrpValues {
   Optional<String> authentication(Node c) {
     String type = null;
     String pass = null;
-    for (Node a : c.children) {
+    for (Node a : c.block()) {
       switch (a.keyword()) {
         case "auth_type" -> {
           if (v.args(a, 1, 1)) {
@@ -97,7 +98,7 @@ final class VrrpValues {
     return "PASS".equals(type) && pass != null ? Optional.of(pass) : Optional.empty();
   }
 
-  VirtualAddress virtualAddress(Node a) {
+  @Nullable VirtualAddress virtualAddress(Node a) {
     if (a.hasBlock()) {
       v.error(a, "a virtual address does not take a { } block");
       return null;
@@ -182,7 +183,7 @@ final class VrrpValues {
   }
 
   /** The prefix length written after the slash, else the whole address; null when refused. */
-  private Integer prefix(Node a, InetAddress addr, String written) {
+  private @Nullable Integer prefix(Node a, InetAddress addr, @Nullable String written) {
     int max = addr instanceof Inet4Address ? 32 : 128;
     if (written == null) {
       return max;
@@ -195,22 +196,27 @@ final class VrrpValues {
     return p.intValue();
   }
 
-  private static Integer scope(String s) {
+  private static @Nullable Integer scope(String s) {
     switch (s) {
-      case "global":
-      case "universe":
+      case "global", "universe" -> {
         return 0;
-      case "site":
+      }
+      case "site" -> {
         return 200;
-      case "link":
+      }
+      case "link" -> {
         return 253;
-      case "host":
+      }
+      case "host" -> {
         return 254;
-      case "nowhere":
+      }
+      case "nowhere" -> {
         return 255;
-      default:
+      }
+      default -> {
         Long x = Values.parseLong(s);
         return x != null && x >= 0 && x <= 255 ? x.intValue() : null;
+      }
     }
   }
 
@@ -231,7 +237,7 @@ final class VrrpValues {
     if (!v.block(c)) {
       return;
     }
-    for (Node t : c.children) {
+    for (Node t : c.block()) {
       if (t.hasBlock()) {
         v.error(t, what + ": an entry does not take a { } block");
         continue;

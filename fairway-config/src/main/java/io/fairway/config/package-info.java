@@ -27,4 +27,7 @@
  * and Fairway refuses are table entries too ({@code KeywordTable.refuse}), so a refusal names the
  * keyword and why instead of "unknown keyword".
  */
+@NullMarked
 package io.fairway.config;
+
+import org.jspecify.annotations.NullMarked;

@@ -53,7 +53,7 @@ class AccessLogConfigTest {
       })
   void badLinesNameFileAndLine(String line, String message) {
     ConfigException e =
-        catchThrowableOfType(() -> Fixtures.parse(HEAD + line + "\n" + RS), ConfigException.class);
+        catchThrowableOfType(ConfigException.class, () -> Fixtures.parse(HEAD + line + "\n" + RS));
     assertThat(e).isNotNull();
     assertThat(e.getMessage()).startsWith("test.conf:" + message);
   }
@@ -62,12 +62,12 @@ class AccessLogConfigTest {
   void theSameFileTwiceIsRefused() {
     ConfigException e =
         catchThrowableOfType(
+            ConfigException.class,
             () ->
                 Fixtures.parse(
                     HEAD
                         + "    access_log /var/log/a.log combined\n    access_log /var/log/a.log json\n"
-                        + RS),
-            ConfigException.class);
+                        + RS));
     assertThat(e.getMessage())
         .startsWith("test.conf:4: access_log: /var/log/a.log is already this virtual server's log");
   }

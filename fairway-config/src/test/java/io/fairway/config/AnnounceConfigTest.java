@@ -85,7 +85,7 @@ class AnnounceConfigTest {
   }
 
   private static String error(String text) {
-    ConfigException e = catchThrowableOfType(() -> Fixtures.parse(text), ConfigException.class);
+    ConfigException e = catchThrowableOfType(ConfigException.class, () -> Fixtures.parse(text));
     assertThat(e).as("an error for:\n" + text).isNotNull();
     return e.getMessage();
   }

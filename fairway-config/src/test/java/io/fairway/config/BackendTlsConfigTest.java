@@ -9,7 +9,6 @@ import io.fairway.testkit.TestCerts;
 import io.fairway.testkit.TestCerts.Kind;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Optional;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -41,7 +40,7 @@ class BackendTlsConfigTest {
 
   static String error(String head, String inRealServer) {
     ConfigException e =
-        catchThrowableOfType(() -> Fixtures.parse(text(head, inRealServer)), ConfigException.class);
+        catchThrowableOfType(ConfigException.class, () -> Fixtures.parse(text(head, inRealServer)));
     assertThat(e).isNotNull();
     return e.getMessage();
   }
@@ -61,8 +60,8 @@ class BackendTlsConfigTest {
                     "virtual_server 127.0.0.1 80 {\n    lb_kind PROXY\n",
                     "        tls { verify " + ca.cert() + " }\n")
                 .tls()
-                .map(BackendTls::sni))
-        .contains(Optional.empty());
+                .map(b -> b.sni().isPresent()))
+        .contains(false);
   }
 
   @Test

@@ -2,6 +2,7 @@ package io.fairway.config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -38,7 +39,8 @@ class BombTest {
     if (!done) {
       p.destroyForcibly();
     }
-    List<String> out = new String(p.getInputStream().readAllBytes()).lines().toList();
+    List<String> out =
+        new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).lines().toList();
     return new Run(done ? p.exitValue() : -1, out);
   }
 

@@ -40,8 +40,8 @@ class BudgetTest {
   static ConfigException refused(String text) {
     ConfigException e =
         catchThrowableOfType(
-            () -> KeepalivedConfig.parse("bomb.conf", text, Path.of("."), OPTIONS),
-            ConfigException.class);
+            ConfigException.class,
+            () -> KeepalivedConfig.parse("bomb.conf", text, Path.of("."), OPTIONS));
     assertThat(e).as("expected a ConfigException").isNotNull();
     return e;
   }
@@ -99,7 +99,7 @@ class BudgetTest {
     Files.writeString(dir.resolve("f20.conf"), "global_defs {\n}\n");
     ConfigException e =
         catchThrowableOfType(
-            () -> KeepalivedConfig.parse(dir.resolve("f0.conf"), OPTIONS), ConfigException.class);
+            ConfigException.class, () -> KeepalivedConfig.parse(dir.resolve("f0.conf"), OPTIONS));
     assertThat(e.errors()).hasSize(1);
     assertThat(e.getMessage())
         .startsWith(
@@ -112,7 +112,7 @@ class BudgetTest {
     Path big = dir.resolve("big.conf");
     Files.writeString(big, "# padding\n".repeat(10_000));
     ConfigException e =
-        catchThrowableOfType(() -> KeepalivedConfig.parse(big, OPTIONS), ConfigException.class);
+        catchThrowableOfType(ConfigException.class, () -> KeepalivedConfig.parse(big, OPTIONS));
     assertThat(e.getMessage())
         .isEqualTo(
             big + ": cannot read file: it is larger than the limit of 64 KiB read from files");
@@ -122,7 +122,7 @@ class BudgetTest {
   void devZeroIsReadOnlyUpToTheBudget() {
     ConfigException e =
         catchThrowableOfType(
-            () -> KeepalivedConfig.parse(Path.of("/dev/zero"), OPTIONS), ConfigException.class);
+            ConfigException.class, () -> KeepalivedConfig.parse(Path.of("/dev/zero"), OPTIONS));
     assertThat(e.getMessage())
         .isEqualTo(
             "/dev/zero: cannot read file: it is larger than the limit of 64 KiB read from files");

@@ -70,7 +70,7 @@ class CheckerSourceTest {
       String name, String rs, String check, int line, String message) {
     ConfigException e =
         catchThrowableOfType(
-            () -> Fixtures.parse(conf(rs, check.replace("\\n", "\n"))), ConfigException.class);
+            ConfigException.class, () -> Fixtures.parse(conf(rs, check.replace("\\n", "\n"))));
     assertThat(e).as("expected a ConfigException").isNotNull();
     assertThat(e.errors())
         .anySatisfy(

@@ -12,6 +12,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Bad input is one error per problem, naming file and line, never another exception. */
 class ErrorsTest {
@@ -329,7 +330,7 @@ class ErrorsTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("badConfigs")
   void oneLineErrorWithFileAndLine(String name, String text, int line, String message) {
-    ConfigException e = catchThrowableOfType(() -> Fixtures.parse(text), ConfigException.class);
+    ConfigException e = catchThrowableOfType(ConfigException.class, () -> Fixtures.parse(text));
     assertThat(e).as("expected a ConfigException").isNotNull();
     assertThat(e.errors()).isNotEmpty();
     assertThat(e.errors())
@@ -348,11 +349,27 @@ class ErrorsTest {
   void errorsShowTheOffendingText() {
     ConfigException e =
         catchThrowableOfType(
-            () -> Fixtures.parse(VS + RS + "        wieght 2\n    }\n}\n"), ConfigException.class);
+            ConfigException.class, () -> Fixtures.parse(VS + RS + "        wieght 2\n    }\n}\n"));
     assertThat(e.getMessage())
         .isEqualTo(
             "test.conf:4: unknown keyword 'wieght' in real_server "
                 + "(did you mean 'weight'?)  | wieght 2");
+  }
+
+  /** A definition that uses itself, in a line's words or alone as one of its own lines. */
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "$A=x $A\nglobal_defs {\n    router_id $A\n}\n",
+        "$A=\\\n$A\\\nx\nglobal_defs {\n$A\n}\n"
+      })
+  void aSelfExpandingDefinitionIsReportedOnce(String text) {
+    ConfigException e = catchThrowableOfType(ConfigException.class, () -> Fixtures.parse(text));
+    assertThat(e).as("expected a ConfigException").isNotNull();
+    assertThat(e.errors())
+        .filteredOn(d -> d.message().contains("definition expands into itself"))
+        .singleElement()
+        .satisfies(d -> assertThat(d.line()).isEqualTo(text.startsWith("$A=x") ? 3 : 5));
   }
 
   @Test
@@ -385,13 +402,13 @@ class ErrorsTest {
   void severalErrorsAreAllReported() {
     ConfigException e =
         catchThrowableOfType(
+            ConfigException.class,
             () ->
                 Fixtures.parse(
                     VS
                         + "    lb_algo nope\n"
                         + RS
-                        + "        weight x\n        lthreshold 3\n    }\n}\n"),
-            ConfigException.class);
+                        + "        weight x\n        lthreshold 3\n    }\n}\n"));
     assertThat(e.errors()).extracting(Diagnostic::line).containsExactly(3, 5, 6);
   }
 }

@@ -71,13 +71,13 @@ class HealthCheckExtensionsTest {
   void badRiseAndFallNameFileAndLine(String line, String message) {
     ConfigException e =
         catchThrowableOfType(
+            ConfigException.class,
             () ->
                 Fixtures.parse(
                     conf("", "", "TCP_CHECK", "            " + line + "\n", "")
                         .replace(
                             "            url {\n                path /health\n            }\n",
-                            "")),
-            ConfigException.class);
+                            "")));
     assertThat(e).isNotNull();
     assertThat(e.getMessage()).startsWith("test.conf:5: " + message);
   }
@@ -86,8 +86,8 @@ class HealthCheckExtensionsTest {
   void fallAndRetryInOneBlockIsAnError() {
     ConfigException e =
         catchThrowableOfType(
-            () -> Fixtures.parse(conf("    retry 2\n    fall 3\n", "", "HTTP_GET", "", "")),
-            ConfigException.class);
+            ConfigException.class,
+            () -> Fixtures.parse(conf("    retry 2\n    fall 3\n", "", "HTTP_GET", "", "")));
     assertThat(e.getMessage()).startsWith("test.conf:4: fall: this block already has retry");
     // ...but a fall below a retry is the nearest level winning, as for every timing keyword.
     assertThat(http(conf("    retry 2\n", "", "HTTP_GET", "    fall 3\n", "")).timing().retry())
@@ -113,8 +113,8 @@ class HealthCheckExtensionsTest {
         .isFalse();
     ConfigException e =
         catchThrowableOfType(
-            () -> Fixtures.parse(conf("", "", "HTTP_GET", "            verify_cert\n", "")),
-            ConfigException.class);
+            ConfigException.class,
+            () -> Fixtures.parse(conf("", "", "HTTP_GET", "            verify_cert\n", "")));
     assertThat(e.getMessage()).startsWith("test.conf:5: verify_cert and ca_file apply to SSL_GET");
   }
 
@@ -150,6 +150,7 @@ class HealthCheckExtensionsTest {
   void badRegexSettingsNameFileAndLine(String line, int at, String message) {
     ConfigException e =
         catchThrowableOfType(
+            ConfigException.class,
             () ->
                 Fixtures.parse(
                     conf(
@@ -159,8 +160,7 @@ class HealthCheckExtensionsTest {
                         "",
                         "                regex ok\n                regex_min_offset 5\n                "
                             + line
-                            + "\n")),
-            ConfigException.class);
+                            + "\n")));
     assertThat(e).isNotNull();
     assertThat(e.getMessage()).startsWith("test.conf:" + (at + 2) + ": " + message);
   }
@@ -169,10 +169,10 @@ class HealthCheckExtensionsTest {
   void aRegexJavaCannotCompileIsAnErrorAtItsLine() {
     ConfigException e =
         catchThrowableOfType(
+            ConfigException.class,
             () ->
                 Fixtures.parse(
-                    conf("", "", "HTTP_GET", "", "                regex \"(unclosed\"\n")),
-            ConfigException.class);
+                    conf("", "", "HTTP_GET", "", "                regex \"(unclosed\"\n")));
     assertThat(e.getMessage()).startsWith("test.conf:7: regex: Unclosed group");
     // extended mode lets blanks and # comments into a pattern: compiled with the options.
     assertThat(

@@ -62,7 +62,7 @@ class KeepalivedConfigTest {
     assertThat(vs.name()).isEqualTo("127.0.0.1:8080");
     assertThat(vs.scheduler()).isEqualTo(Scheduler.WRR);
     assertThat(vs.forwarding()).isEqualTo(Forwarding.of(LbKind.NAT));
-    assertThat(vs.persistenceTimeout()).isEqualTo(Duration.ofSeconds(120));
+    assertThat(vs.persistenceTimeout()).isEqualTo(Duration.ofMinutes(2));
     assertThat(vs.persistenceGranularity()).contains(24);
     assertThat(vs.omega()).isTrue();
     // weights 3 + 2 + 1 = 6 >= quorum 5: no capping; hysteresis 1 stays.
@@ -194,7 +194,7 @@ class KeepalivedConfigTest {
     VirtualServer fw = c.virtualServers().get(0);
     assertThat(fw.id()).isEqualTo(new VirtualServerId.Fwmark(42, AddressFamily.INET));
     assertThat(fw.name()).isEqualTo("fwmark:42");
-    assertThat(fw.persistenceTimeout()).isEqualTo(Duration.ofSeconds(360)); // bare keyword
+    assertThat(fw.persistenceTimeout()).isEqualTo(Duration.ofMinutes(6)); // bare keyword
     assertThat(fw.realServers()).extracting(rs -> rs.id().port()).containsOnly(0);
     assertThat(fw.quorum()).isEqualTo(1);
     VirtualServer group = c.virtualServers().get(1);
@@ -372,9 +372,9 @@ class KeepalivedConfigTest {
         }
         """);
     Config c = r.config();
-    assertThat(c.globalDefs().lvsTimeoutTcp()).contains(Duration.ofSeconds(900));
-    assertThat(c.globalDefs().lvsTimeoutTcpFin()).contains(Duration.ofSeconds(120));
-    assertThat(c.globalDefs().lvsTimeoutUdp()).contains(Duration.ofSeconds(300));
+    assertThat(c.globalDefs().lvsTimeoutTcp()).contains(Duration.ofMinutes(15));
+    assertThat(c.globalDefs().lvsTimeoutTcpFin()).contains(Duration.ofMinutes(2));
+    assertThat(c.globalDefs().lvsTimeoutUdp()).contains(Duration.ofMinutes(5));
     assertThat(c.globalDefs().lvsFlush()).isTrue();
     assertThat(c.globalDefs().lvsFlushOnStop()).isEqualTo(GlobalDefs.FlushOnStop.NONE);
     assertThat(c.ssl().orElseThrow().ca()).contains("/etc/ssl/ca.pem");

@@ -8,7 +8,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -19,7 +22,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class KeepalivedCrossCheckTest {
 
-  static Path keepalived() {
+  static @Nullable Path keepalived() {
     for (String dir : List.of("/usr/sbin", "/sbin", "/usr/local/sbin")) {
       Path p = Path.of(dir, "keepalived");
       if (Files.isExecutable(p)) {
@@ -31,11 +34,13 @@ class KeepalivedCrossCheckTest {
 
   /** Runs {@code keepalived -t} and returns its complaints (lines that are not notices). */
   static List<String> complaints(Path file) throws Exception {
-    Path bin = keepalived();
+    Path bin = Objects.requireNonNull(keepalived(), "callers run only where keepalived is");
     Process p =
         new ProcessBuilder(
                 bin.toString(), "-t", "-f", file.getFileName().toString(), "-i", "testhost")
-            .directory(file.getParent().toFile())
+            .directory(
+                Objects.requireNonNull(file.getParent(), "a fixture file is in a directory")
+                    .toFile())
             .redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.PIPE)
             .start();
@@ -49,7 +54,7 @@ class KeepalivedCrossCheckTest {
             l ->
                 l.contains("Unknown keyword")
                     || l.contains("not found")
-                    || l.toLowerCase().contains("invalid")
+                    || l.toLowerCase(Locale.ROOT).contains("invalid")
                     || l.contains("removing")
                     || l.contains("ignoring")
                     || l.contains("Missing"))

@@ -326,7 +326,7 @@ class LayeredDirectorsTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("badConfigs")
   void oneLineErrorWithFileAndLine(String name, String text, int line, String message) {
-    ConfigException e = catchThrowableOfType(() -> Fixtures.parse(text), ConfigException.class);
+    ConfigException e = catchThrowableOfType(ConfigException.class, () -> Fixtures.parse(text));
     assertThat(e).as("expected a ConfigException").isNotNull();
     assertThat(e.errors())
         .anySatisfy(

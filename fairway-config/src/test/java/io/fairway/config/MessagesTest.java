@@ -16,7 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 class MessagesTest {
 
   static String error(String text) {
-    ConfigException e = catchThrowableOfType(() -> Fixtures.parse(text), ConfigException.class);
+    ConfigException e = catchThrowableOfType(ConfigException.class, () -> Fixtures.parse(text));
     assertThat(e).as("expected a ConfigException").isNotNull();
     return e.getMessage();
   }
@@ -32,7 +32,7 @@ class MessagesTest {
   void aNoBreakSpaceAndControlsAreShownEscaped() {
     String m = error("virtual_server 10.0.0.1 80 {\n  lb_algo\u00a0rr\n  \u001b[31mweight 1\n}\n");
     assertThat(m).contains("'lb_algo\\u00a0rr'").contains("\\u001b[31mweight");
-    assertThat(m.chars().filter(c -> c < 0x20 && c != '\n' || c == 0xa0)).isEmpty();
+    assertThat(m.chars().filter(c -> (c < 0x20 && c != '\n') || c == 0xa0)).isEmpty();
   }
 
   @Test
@@ -98,7 +98,7 @@ class MessagesTest {
   static String fileError(Path f) {
     ConfigException e =
         catchThrowableOfType(
-            () -> KeepalivedConfig.parse(f, Fixtures.OPTIONS), ConfigException.class);
+            ConfigException.class, () -> KeepalivedConfig.parse(f, Fixtures.OPTIONS));
     assertThat(e).as("expected a ConfigException").isNotNull();
     return e.getMessage();
   }

@@ -54,7 +54,7 @@ class ProxyProtocolConfigTest {
   }
 
   private static void error(String text, int line, String message) {
-    ConfigException e = catchThrowableOfType(() -> Fixtures.parse(text), ConfigException.class);
+    ConfigException e = catchThrowableOfType(ConfigException.class, () -> Fixtures.parse(text));
     assertThat(e).as("expected a ConfigException").isNotNull();
     assertThat(e.errors())
         .anySatisfy(

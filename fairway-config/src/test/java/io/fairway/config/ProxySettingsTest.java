@@ -39,7 +39,7 @@ class ProxySettingsTest {
     assertThat(t.connect()).contains(Duration.ofMillis(250));
     assertThat(t.firstByte()).contains(Duration.ofSeconds(20));
     assertThat(t.keepAlive()).contains(Duration.ofSeconds(7));
-    assertThat(t.idle()).contains(Duration.ofSeconds(120));
+    assertThat(t.idle()).contains(Duration.ofMinutes(2));
     assertThat(t.tunnel()).contains(Duration.ofHours(1));
     VirtualServer some = vs("    proxy_timeouts {\n        idle 10\n    }\n");
     assertThat(some.proxy().timeouts().idle()).contains(Duration.ofSeconds(10));
@@ -75,8 +75,8 @@ class ProxySettingsTest {
   void badValuesNameFileAndLine(String line, String message) {
     ConfigException e =
         catchThrowableOfType(
-            () -> Fixtures.parse(HEAD + "    proxy_timeouts {\n" + line + "\n    }\n" + RS),
-            ConfigException.class);
+            ConfigException.class,
+            () -> Fixtures.parse(HEAD + "    proxy_timeouts {\n" + line + "\n    }\n" + RS));
     assertThat(e).isNotNull();
     assertThat(e.getMessage()).startsWith("test.conf:" + message);
   }

@@ -159,7 +159,7 @@ class RealServerDnsTest {
   @MethodSource("bad")
   void badInputIsOneLineNamingFileAndLine(String block, int line, String message) {
     ConfigException e =
-        catchThrowableOfType(() -> Fixtures.parse(VS + block + "}\n"), ConfigException.class);
+        catchThrowableOfType(ConfigException.class, () -> Fixtures.parse(VS + block + "}\n"));
     assertThat(e).isNotNull();
     assertThat(e.errors()).hasSize(1);
     assertThat(e.errors().get(0).line()).isEqualTo(line);

@@ -29,7 +29,7 @@ class SplitBlocksTest {
   }
 
   private static String error(String text) {
-    ConfigException e = catchThrowableOfType(() -> Fixtures.parse(text), ConfigException.class);
+    ConfigException e = catchThrowableOfType(ConfigException.class, () -> Fixtures.parse(text));
     assertThat(e).isNotNull();
     return e.getMessage();
   }

@@ -172,7 +172,7 @@ class SyncDaemonConfigTest {
   @ParameterizedTest
   @MethodSource("refused")
   void badInputIsOneFileLineLine(String text, int line, String message) {
-    ConfigException e = catchThrowableOfType(() -> Fixtures.parse(text), ConfigException.class);
+    ConfigException e = catchThrowableOfType(ConfigException.class, () -> Fixtures.parse(text));
     assertThat(e).as("refused").isNotNull();
     assertThat(e.getMessage().lines().filter(l -> l.startsWith("test.conf:")))
         .as(e.getMessage())
@@ -186,7 +186,7 @@ class SyncDaemonConfigTest {
     String text =
         "global_defs {\n lvs_sync_daemon eth1 VI_1\n}\n"
             + "vrrp_instance VI_1 {\n interface eth0\n}\n";
-    ConfigException e = catchThrowableOfType(() -> Fixtures.parse(text), ConfigException.class);
+    ConfigException e = catchThrowableOfType(ConfigException.class, () -> Fixtures.parse(text));
     assertThat(e.getMessage())
         .contains("has no 'virtual_router_id'")
         .doesNotContain("is not a vrrp_instance");

@@ -44,8 +44,8 @@ class TlsConfigTest {
   static String error(String head, String block) {
     ConfigException e =
         catchThrowableOfType(
-            () -> Fixtures.parse(head + "    tls {\n" + block + "    }\n" + RS),
-            ConfigException.class);
+            ConfigException.class,
+            () -> Fixtures.parse(head + "    tls {\n" + block + "    }\n" + RS));
     assertThat(e).isNotNull();
     return e.getMessage();
   }
@@ -138,7 +138,7 @@ class TlsConfigTest {
   }
 
   static String plainError(String text) {
-    ConfigException e = catchThrowableOfType(() -> Fixtures.parse(text), ConfigException.class);
+    ConfigException e = catchThrowableOfType(ConfigException.class, () -> Fixtures.parse(text));
     assertThat(e).isNotNull();
     return e.getMessage();
   }

@@ -16,6 +16,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -275,7 +276,7 @@ class VrrpConfigTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("bad")
   void badInputIsOneFileLineError(String name, String text, int line, String message) {
-    ConfigException e = catchThrowableOfType(() -> Fixtures.parse(text), ConfigException.class);
+    ConfigException e = catchThrowableOfType(ConfigException.class, () -> Fixtures.parse(text));
     assertThat(e).as(name).isNotNull();
     assertThat(e.getMessage()).contains("test.conf:" + line + ": ").contains(message);
     assertThat(e.getMessage().lines().filter(l -> l.contains(message))).hasSize(1);
@@ -299,10 +300,10 @@ class VrrpConfigTest {
   void keepalivedSslGetSampleIsRefusedForItsAuthTypeAh() throws Exception {
     ConfigException e =
         catchThrowableOfType(
+            ConfigException.class,
             () ->
                 KeepalivedConfig.parse(
-                    SAMPLES.resolve("keepalived.conf.SSL_GET"), Fixtures.OPTIONS),
-            ConfigException.class);
+                    SAMPLES.resolve("keepalived.conf.SSL_GET"), Fixtures.OPTIONS));
     assertThat(e.getMessage())
         .contains(
             "keepalived.conf.SSL_GET:20: auth_type AH is not "
@@ -320,7 +321,7 @@ class VrrpConfigTest {
     // keepalived 2.2.7 -t on this sample: "Unknown keyword 'VI_2'" (it then runs without the
     // group).
     String text = Files.readString(SAMPLES.resolve("keepalived.conf.vrrp.lvs_syncd"));
-    ConfigException e = catchThrowableOfType(() -> Fixtures.parse(text), ConfigException.class);
+    ConfigException e = catchThrowableOfType(ConfigException.class, () -> Fixtures.parse(text));
     assertThat(e.getMessage())
         .contains(
             "test.conf:4: vrrp_sync_group VG1: instance names go " + "inside 'group { ... }'");
@@ -354,7 +355,7 @@ class VrrpConfigTest {
   }
 
   static InetAddress addr(String s) {
-    return Values.address(s);
+    return Objects.requireNonNull(Values.address(s), "test addresses are literals");
   }
 
   @SuppressWarnings("unused")

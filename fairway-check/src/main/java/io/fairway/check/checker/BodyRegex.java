@@ -5,6 +5,7 @@ import io.netty.buffer.ByteBuf;
 import java.nio.charset.StandardCharsets;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * keepalived's url {@code regex} over a response body with java.util.regex.
@@ -45,7 +46,7 @@ final class BodyRegex {
   }
 
   /** {@code null} if the body passes, else why it does not. */
-  String check(ByteBuf body) {
+  @Nullable String check(ByteBuf body) {
     String text = body.toString(spec.utf() ? StandardCharsets.UTF_8 : StandardCharsets.ISO_8859_1);
     Boolean found = find(text);
     if (found == null) {
@@ -70,7 +71,7 @@ final class BodyRegex {
   }
 
   /** Whether a match starts within the offsets; {@code null} if the step budget ran out first. */
-  Boolean find(String text) {
+  @Nullable Boolean find(String text) {
     int len = text.length();
     if (spec.minOffset() > len) {
       return false;

@@ -2,6 +2,7 @@ package io.fairway.check.checker;
 
 import java.time.Duration;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One running checker. {@link #check} starts one attempt and must not block: network checkers run
@@ -30,7 +31,7 @@ public interface Checker extends AutoCloseable {
    * The event loop this checker's I/O runs on, if any. The engine schedules the checker's timers on
    * the same loop, so an attempt, its callbacks and its next run never hop between threads.
    */
-  default java.util.concurrent.ScheduledExecutorService eventLoop() {
+  default java.util.concurrent.@Nullable ScheduledExecutorService eventLoop() {
     return null;
   }
 

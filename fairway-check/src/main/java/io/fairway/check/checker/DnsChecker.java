@@ -31,7 +31,6 @@ import java.util.function.Consumer;
  * id and RCODE NOERROR, as keepalived decides it (the answer count is not looked at).
  */
 final class DnsChecker implements Checker {
-  private final DnsCheckSpec spec;
   private final InetSocketAddress target;
   private final Bootstrap bootstrap;
   private final InetSocketAddress local;
@@ -44,7 +43,6 @@ final class DnsChecker implements Checker {
       InetSocketAddress target,
       EventLoopGroup group,
       Class<? extends DatagramChannel> channel) {
-    this.spec = spec;
     this.target = target;
     this.timeout = spec.timing().connectTimeout();
     this.type = recordType(spec);
@@ -125,7 +123,7 @@ final class DnsChecker implements Checker {
         return; // not ours: keep waiting for the real answer until the timeout
       }
       DatagramClose.later(ctx.channel());
-      if (res.code() == DnsResponseCode.NOERROR) {
+      if (DnsResponseCode.NOERROR.equals(res.code())) {
         finish(
             CheckResult.ok(
                 type.name()

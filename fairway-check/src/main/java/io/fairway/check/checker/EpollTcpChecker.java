@@ -15,8 +15,10 @@ import java.io.IOException;
 import java.net.Inet6Address;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * TCP_CHECK on Linux with a bare non-blocking socket instead of a Netty channel: connect, one
@@ -78,10 +80,10 @@ final class EpollTcpChecker implements Checker {
 
   private final IoEventLoop loop;
   private final InetSocketAddress target;
-  private final InetSocketAddress source;
+  private final @Nullable InetSocketAddress source;
 
   /** bind_if/fwmark to set on each socket, or null. */
-  private final CheckSource options;
+  private final @Nullable CheckSource options;
 
   private final Duration timeout;
   private final long timeoutNanos;
@@ -118,7 +120,10 @@ final class EpollTcpChecker implements Checker {
    *     bindto/bind_port; null to let the kernel choose
    */
   EpollTcpChecker(
-      InetSocketAddress target, InetSocketAddress source, Duration timeout, IoEventLoop loop) {
+      InetSocketAddress target,
+      @Nullable InetSocketAddress source,
+      Duration timeout,
+      IoEventLoop loop) {
     this(target, source, null, timeout, loop);
   }
 
@@ -127,8 +132,8 @@ final class EpollTcpChecker implements Checker {
    */
   EpollTcpChecker(
       InetSocketAddress target,
-      InetSocketAddress source,
-      CheckSource options,
+      @Nullable InetSocketAddress source,
+      @Nullable CheckSource options,
       Duration timeout,
       IoEventLoop loop) {
     this.loop = loop;
@@ -214,7 +219,7 @@ final class EpollTcpChecker implements Checker {
   }
 
   /** The outcome if the handshake is over, or null while it is still in progress. */
-  private CheckResult settled(Socket socket, long begin) throws IOException {
+  private @Nullable CheckResult settled(Socket socket, long begin) throws IOException {
     // Reading TCP_INFO into an int copies its first four bytes; tcpi_state is the first, the low
     // byte on the little-endian machines Netty's native epoll ships for (x86_64, aarch64).
     int state = socket.getIntOpt(IPPROTO_TCP, TCP_INFO) & 0xff;
@@ -294,8 +299,8 @@ final class EpollTcpChecker implements Checker {
     private final Socket socket;
     private final long begin;
     private final Consumer<CheckResult> done;
-    private IoRegistration registration;
-    private Future<?> timer;
+    private @Nullable IoRegistration registration;
+    private @Nullable Future<?> timer;
     private boolean finished;
 
     Pending(Socket socket, long begin, Consumer<CheckResult> done) {
@@ -342,7 +347,7 @@ final class EpollTcpChecker implements Checker {
         r = CheckResult.fail(Failures.describe(e, timeout));
       }
       if (r != null) { // null: a stale wake-up, the handshake is still pending
-        timer.cancel(false);
+        Objects.requireNonNull(timer, "armed when the connect started").cancel(false);
         finish(r);
       }
     }

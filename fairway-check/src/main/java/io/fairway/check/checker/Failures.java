@@ -5,6 +5,8 @@ import io.netty.handler.timeout.ReadTimeoutException;
 import java.net.ConnectException;
 import java.net.PortUnreachableException;
 import java.time.Duration;
+import java.util.Locale;
+import java.util.Objects;
 
 /** Turns exceptions into the short sentences an operator reads in a verdict reason. */
 final class Failures {
@@ -21,10 +23,12 @@ final class Failures {
       return "port unreachable (ICMP)";
     }
     if (t instanceof SocketOptions.SourceException) {
-      return t.getMessage();
+      return Objects.requireNonNull(t.getMessage(), "a SourceException always says why");
     }
     String m = t.getMessage();
-    if (t instanceof ConnectException && m != null && m.toLowerCase().contains("refused")) {
+    if (t instanceof ConnectException
+        && m != null
+        && m.toLowerCase(Locale.ROOT).contains("refused")) {
       return "connection refused";
     }
     Throwable root = t;

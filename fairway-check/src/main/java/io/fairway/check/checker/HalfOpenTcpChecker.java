@@ -13,6 +13,7 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * TCP_CHECK as a half-open probe ({@code fairway run --tcp-check=half-open}): a SYN from a raw
@@ -77,7 +78,7 @@ final class HalfOpenTcpChecker implements Checker {
    * it can. bind_port, bind_if and fwmark are options of a socket of the check's own, which the
    * shared raw socket cannot carry per probe.
    */
-  static String unsupported(
+  static @Nullable String unsupported(
       InetSocketAddress target,
       CheckSource from,
       EventLoop loop,

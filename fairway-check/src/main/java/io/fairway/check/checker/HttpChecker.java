@@ -36,11 +36,13 @@ import java.security.cert.CertificateException;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLParameters;
+import org.jspecify.annotations.Nullable;
 
 /**
  * HTTP_GET / SSL_GET: each url is fetched on its own connection; a url passes when it answers with
@@ -63,7 +65,7 @@ final class HttpChecker implements Checker {
   private final HttpCheckSpec spec;
   private final InetSocketAddress target;
   private final Bootstrap bootstrap;
-  private final SslContext ssl;
+  private final @Nullable SslContext ssl;
   private final Duration timeout;
   private final BodyRegex[] regexes;
 
@@ -187,6 +189,7 @@ final class HttpChecker implements Checker {
   }
 
   private SslHandler sslHandler(Channel ch, UrlSpec url) {
+    SslContext ssl = Objects.requireNonNull(this.ssl, "only a TLS check makes a handler");
     SslHandler h;
     if (spec.sniName() != null) {
       h = ssl.newHandler(ch.alloc(), spec.sniName(), target.getPort());

@@ -30,10 +30,10 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -61,9 +61,9 @@ public final class NetworkCheckers implements CheckerFactory, AutoCloseable {
   private final ProberOpener opener;
 
   /** A loop's prober, or why it has none: opened once per loop. */
-  private record LoopProber(SynProber prober, String whyNot) {}
+  private record LoopProber(@Nullable SynProber prober, @Nullable String whyNot) {}
 
-  private final Map<EventLoop, LoopProber> probers = new IdentityHashMap<>();
+  private final IdentityHashMap<EventLoop, LoopProber> probers = new IdentityHashMap<>();
 
   /** Fallback reasons already logged: one line each, not one per check. */
   private final Set<String> fallbacks = ConcurrentHashMap.newKeySet();
@@ -102,7 +102,7 @@ public final class NetworkCheckers implements CheckerFactory, AutoCloseable {
     String where = vs.name() + " " + rs.name() + " " + spec.describe();
     EventLoop loop = group.next();
     Checker network = network(spec, loop, where);
-    return network != null ? new Pinned(network, loop) : other(vs, rs, spec, where);
+    return network != null ? new Pinned(network, loop) : other(rs, spec, where);
   }
 
   /** A network checker bound to one event loop for its whole life. */
@@ -133,7 +133,7 @@ public final class NetworkCheckers implements CheckerFactory, AutoCloseable {
     }
   }
 
-  private Checker network(CheckSpec spec, EventLoop group, String where) {
+  private @Nullable Checker network(CheckSpec spec, EventLoop group, String where) {
     try {
       return networkChecker(spec, group, where);
     } catch (IllegalArgumentException e) {
@@ -141,7 +141,7 @@ public final class NetworkCheckers implements CheckerFactory, AutoCloseable {
     }
   }
 
-  private Checker networkChecker(CheckSpec spec, EventLoop group, String where) {
+  private @Nullable Checker networkChecker(CheckSpec spec, EventLoop group, String where) {
     if (spec instanceof TcpCheckSpec s) {
       return tcp(s, group, where);
     } else if (spec instanceof HttpCheckSpec s) {
@@ -189,7 +189,7 @@ public final class NetworkCheckers implements CheckerFactory, AutoCloseable {
         });
   }
 
-  private Checker other(VirtualServerSpec vs, RealServerSpec rs, CheckSpec spec, String where) {
+  private Checker other(RealServerSpec rs, CheckSpec spec, String where) {
     if (spec instanceof PingCheckSpec s) {
       return pinger.checker(s, where);
     } else if (spec instanceof MiscCheckSpec s) {

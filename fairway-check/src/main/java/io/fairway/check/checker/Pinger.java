@@ -20,6 +20,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
@@ -83,7 +84,11 @@ final class Pinger implements AutoCloseable {
   private record Key(boolean v6, CheckSource source) {}
 
   private record Pending(
-      byte[] target, long sentAt, long deadline, Consumer<CheckResult> done, Duration timeout) {}
+      InetAddress target,
+      long sentAt,
+      long deadline,
+      Consumer<CheckResult> done,
+      Duration timeout) {}
 
   private final Map<Key, Socket> sockets = new HashMap<>();
   private boolean closed;
@@ -117,7 +122,9 @@ final class Pinger implements AutoCloseable {
         try {
           s = socket(key);
         } catch (SocketOptions.SourceException e) {
-          done.accept(CheckResult.fail(e.getMessage()));
+          done.accept(
+              CheckResult.fail(
+                  Objects.requireNonNull(e.getMessage(), "a SourceException always says why")));
           return;
         }
         s.send(spec, done);
@@ -308,8 +315,7 @@ final class Pinger implements AutoCloseable {
       int seq = sequence.incrementAndGet() & 0xffff;
       long now = System.nanoTime();
       InetAddress target = spec.target();
-      pending.put(
-          seq, new Pending(target.getAddress(), now, now + timeout.toNanos(), done, timeout));
+      pending.put(seq, new Pending(target, now, now + timeout.toNanos(), done, timeout));
       Memory pkt = new Memory(16);
       pkt.clear();
       // echo request; the kernel sets id and checksum
@@ -343,7 +349,9 @@ final class Pinger implements AutoCloseable {
           int seq = ((buf.getByte(6) & 0xff) << 8) | (buf.getByte(7) & 0xff);
           Pending p = pending.get(seq);
           byte[] sender = v6 ? from.getByteArray(8, 16) : from.getByteArray(4, 4);
-          if (p != null && Arrays.equals(p.target(), sender) && pending.remove(seq, p)) {
+          if (p != null
+              && Arrays.equals(p.target().getAddress(), sender)
+              && pending.remove(seq, p)) {
             long micros = (System.nanoTime() - p.sentAt()) / 1000;
             p.done().accept(CheckResult.ok("echo reply in " + micros / 1000.0 + " ms"));
           }

@@ -8,6 +8,7 @@ import io.netty.channel.unix.FileDescriptor;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The half-open TCP_CHECK's raw IPv4 socket: {@code IP_HDRINCL}, a classic BPF filter that keeps
@@ -62,7 +63,8 @@ final class RawTcpSocket {
 
     static native long sendto(int fd, Pointer buf, long len, int flags, Pointer addr, int addrLen);
 
-    static native int recvmmsg(int fd, Pointer msgs, int vlen, int flags, Pointer timeout);
+    static native int recvmmsg(
+        int fd, Pointer msgs, int vlen, int flags, @Nullable Pointer timeout);
 
     static native int close(int fd);
   }
@@ -257,7 +259,8 @@ final class RawTcpSocket {
 
   /** The TCP checksum over the pseudo-header and the 20-byte header at offset 20. */
   static short checksum(ByteBuffer b, int src, int dst) {
-    long sum = (src >>> 16) + (src & 0xffff) + (dst >>> 16) + (dst & 0xffff) + IPPROTO_TCP + 20;
+    long sum =
+        (long) (src >>> 16) + (src & 0xffff) + (dst >>> 16) + (dst & 0xffff) + IPPROTO_TCP + 20;
     for (int i = 20; i < SYN_LENGTH; i += 2) {
       sum += b.getShort(i) & 0xffff;
     }

@@ -17,10 +17,12 @@ import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The half-open TCP_CHECK's machinery for one event loop: one raw IPv4 socket that sends every SYN
@@ -100,7 +102,7 @@ final class SynProber implements EpollIoHandle {
   /** The same probes by target address and port, for a second check of the same target. */
   private final LongObjectHashMap<Probe> byTarget = new LongObjectHashMap<>();
 
-  private IoRegistration registration;
+  private @Nullable IoRegistration registration;
   private boolean draining;
 
   /**
@@ -113,7 +115,7 @@ final class SynProber implements EpollIoHandle {
     try {
       reserved = LinuxSocket.newSocketStream(false);
       reserved.bind(new InetSocketAddress(InetAddress.getByAddress(new byte[4]), 0));
-      port = ((InetSocketAddress) reserved.localAddress()).getPort();
+      port = reserved.localAddress().getPort();
     } catch (IOException | RuntimeException e) {
       throw new Unavailable("cannot reserve a source port: " + e.getMessage());
     }
@@ -212,7 +214,7 @@ final class SynProber implements EpollIoHandle {
       return;
     }
     Probe p = new Probe(checker, source, begin, done);
-    Probe primary = byTarget.get(checker.key);
+    @Nullable Probe primary = byTarget.get(checker.key);
     if (primary != null && primary.source == source) {
       primary.join(p);
       p.schedule();
@@ -291,14 +293,14 @@ final class SynProber implements EpollIoHandle {
     int isn;
     long retransmitAt;
     long rto = FIRST_RTO_NANOS;
-    Future<?> timer;
+    @Nullable Future<?> timer;
     boolean finished;
 
     /** Checks that joined this probe, or null. */
-    List<Probe> joined;
+    @Nullable List<Probe> joined;
 
     /** The probe this one joined, or null. */
-    Probe primary;
+    @Nullable Probe primary;
 
     Probe(HalfOpenTcpChecker checker, int source, long begin, Consumer<CheckResult> done) {
       this.checker = checker;
@@ -344,26 +346,30 @@ final class SynProber implements EpollIoHandle {
     }
 
     /** The answer: null for a SYN-ACK, else the failure. Ends this probe and all that joined it. */
-    void answered(CheckResult failure) {
+    void answered(@Nullable CheckResult failure) {
       forget();
       complete(failure);
       if (joined != null) {
         for (Probe p : joined) {
           if (!p.finished) {
-            p.timer.cancel(false);
+            Objects.requireNonNull(p.timer, "a joined probe has its own timeout").cancel(false);
             p.complete(failure);
           }
         }
       }
     }
 
-    private void complete(CheckResult failure) {
+    private void complete(@Nullable CheckResult failure) {
       finished = true;
       if (timer != null && primary == null) {
         timer.cancel(false);
       }
       if (failure != null) {
-        if (failure != REFUSED) { // a reset came back along the route: it still holds
+        // REFUSED is the very instance a reset is answered with; identity, not the words, is
+        // what tells a reset from any other failure.
+        @SuppressWarnings("ReferenceEquality")
+        boolean reset = failure == REFUSED;
+        if (!reset) { // a reset came back along the route: it still holds
           checker.forgetSource();
         }
         done.accept(failure);
@@ -390,7 +396,7 @@ final class SynProber implements EpollIoHandle {
       long now = System.nanoTime();
       if (primary != null) {
         // A joined check's own timeout.
-        primary.joined.remove(this);
+        Objects.requireNonNull(primary.joined, "a primary holds its joined probes").remove(this);
         complete(checker.timedOut);
         return;
       }
@@ -414,7 +420,7 @@ final class SynProber implements EpollIoHandle {
           if (p.finished) {
             continue;
           }
-          p.timer.cancel(false);
+          Objects.requireNonNull(p.timer, "a joined probe has its own timeout").cancel(false);
           p.primary = null;
           if (next == null) {
             next = p;

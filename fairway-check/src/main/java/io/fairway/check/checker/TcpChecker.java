@@ -13,6 +13,7 @@ import io.netty.channel.epoll.EpollSocketChannel;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * TCP_CHECK: success when a connection completes within connect_timeout; the connection is closed
@@ -27,7 +28,7 @@ final class TcpChecker implements Checker {
   private static final ChannelHandler NOTHING = new Nothing();
   private final Bootstrap bootstrap;
   private final InetSocketAddress target;
-  private final InetSocketAddress source;
+  private final @Nullable InetSocketAddress source;
   private final Duration timeout;
 
   /**
@@ -67,7 +68,7 @@ final class TcpChecker implements Checker {
 
   TcpChecker(
       InetSocketAddress target,
-      InetSocketAddress source,
+      @Nullable InetSocketAddress source,
       Duration timeout,
       EventLoopGroup group,
       Class<? extends Channel> channel) {

@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.HexFormat;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * UDP_CHECK, as keepalived does it. The socket is connected so the kernel reports an ICMP
@@ -101,7 +102,7 @@ final class UdpChecker implements Checker {
       this.done = new FirstResult(done);
     }
 
-    void finish(Channel ch, CheckResult r) {
+    void finish(@Nullable Channel ch, CheckResult r) {
       if (ch != null) {
         // Not ch.close(): this may run inside the epoll read loop, which would then read a freed
         // fd.

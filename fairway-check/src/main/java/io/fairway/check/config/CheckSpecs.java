@@ -42,6 +42,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Turns a parsed {@code keepalived.conf} into the engine's specs, checking at load what can be
@@ -78,7 +80,7 @@ public final class CheckSpecs {
     for (RealServer rs : vs.realServers()) {
       List<CheckSpec> checks = new ArrayList<>();
       for (HealthCheck c : rs.checkers()) {
-        checks.add(checker(config, c, rs, validator));
+        checks.add(checker(config, c, validator));
       }
       ScriptSpec up = script(rs.notifyUp().orElse(null), validator, rs.location() + ": notify_up");
       ScriptSpec down =
@@ -93,7 +95,8 @@ public final class CheckSpecs {
         .withOmega(vs.omega());
   }
 
-  private static ScriptSpec script(Script s, ScriptExecutor validator, String where) {
+  private static @Nullable ScriptSpec script(
+      @Nullable Script s, ScriptExecutor validator, String where) {
     if (s == null) {
       return null;
     }
@@ -118,8 +121,7 @@ public final class CheckSpecs {
     return new InetSocketAddress(e.address(), e.port());
   }
 
-  private static CheckSpec checker(
-      Config config, HealthCheck c, RealServer rs, ScriptExecutor validator) {
+  private static CheckSpec checker(Config config, HealthCheck c, ScriptExecutor validator) {
     String where = c.location() + ": " + c.keyword();
     Endpoint ep = endpoint(c);
     try {
@@ -136,7 +138,9 @@ public final class CheckSpecs {
       } else if (c instanceof HttpCheck k) {
         return http(config, k, src, t, where);
       } else if (c instanceof MiscCheck k) {
-        ScriptSpec s = script(k.script(), validator, where);
+        ScriptSpec s =
+            Objects.requireNonNull(
+                script(k.script(), validator, where), "a MISC_CHECK always has a script");
         return new MiscCheckSpec(s, k.timeout(), k.dynamic(), t);
       } else if (c instanceof DnsCheck k) {
         return new DnsCheckSpec(target(k.endpoint()), src, k.type(), k.name(), t);
@@ -177,7 +181,7 @@ public final class CheckSpecs {
     return s;
   }
 
-  private static Endpoint endpoint(HealthCheck c) {
+  private static @Nullable Endpoint endpoint(HealthCheck c) {
     if (c instanceof TcpCheck k) {
       return k.endpoint();
     } else if (c instanceof HttpCheck k) {

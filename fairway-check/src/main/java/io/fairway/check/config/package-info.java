@@ -5,4 +5,7 @@
  * {@code keepalived.conf} mistake (a missing script, an unreadable track file, a keyword Fairway
  * does not implement) becomes a one-line error with {@code file:line}, before any check runs.
  */
+@NullMarked
 package io.fairway.check.config;
+
+import org.jspecify.annotations.NullMarked;

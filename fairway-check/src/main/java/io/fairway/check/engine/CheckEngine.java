@@ -17,6 +17,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.random.RandomGenerator;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The health-check engine: runs every checker of every real server and publishes verdicts to one
@@ -41,9 +42,9 @@ public final class CheckEngine implements AutoCloseable {
   private final VerdictListener listener;
   private final RandomGenerator random;
   private final ScriptExecutor scripts;
-  private final NetworkCheckers network;
+  private final @Nullable NetworkCheckers network;
   private final CheckerFactory factory;
-  private final CheckObserver observer;
+  private final @Nullable CheckObserver observer;
   private final EngineClock scheduler;
   private final boolean injectedScheduler;
   private final List<VirtualServerState> states = new ArrayList<>();
@@ -92,7 +93,8 @@ public final class CheckEngine implements AutoCloseable {
    *
    * @param previous the engine this one replaces, already closed; {@code null} for a cold start
    */
-  public synchronized void start(List<VirtualServerSpec> virtualServers, CheckEngine previous) {
+  public synchronized void start(
+      List<VirtualServerSpec> virtualServers, @Nullable CheckEngine previous) {
     if (started) {
       throw new IllegalStateException("already started");
     }
@@ -263,11 +265,11 @@ public final class CheckEngine implements AutoCloseable {
 
   /** Builds a {@link CheckEngine}. */
   public static final class Builder {
-    private VerdictListener listener;
-    private EngineClock scheduler;
-    private CheckerFactory factory;
-    private CheckObserver observer;
-    private RandomGenerator random;
+    private @Nullable VerdictListener listener;
+    private @Nullable EngineClock scheduler;
+    private @Nullable CheckerFactory factory;
+    private @Nullable CheckObserver observer;
+    private @Nullable RandomGenerator random;
     private int eventLoopThreads = 1;
     private int scriptThreads = 4;
     private TcpProbe tcpProbe = TcpProbe.CONNECT;

@@ -5,6 +5,7 @@ import io.fairway.check.checker.Checker;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,10 +28,10 @@ final class CheckerRunner {
   private final EngineClock scheduler;
 
   /** Told of each attempt's outcome; null = nobody. */
-  private final CheckObserver.Bound observer;
+  private final CheckObserver.@Nullable Bound observer;
 
   private volatile boolean closed;
-  private volatile EngineClock.Cancellable next;
+  private volatile EngineClock.@Nullable Cancellable next;
 
   /**
    * The part of the check the next attempt runs (an HTTP_GET's url), as the last result decided.
@@ -43,7 +44,7 @@ final class CheckerRunner {
       CheckerState state,
       Checker checker,
       EngineClock scheduler,
-      CheckObserver observer) {
+      @Nullable CheckObserver observer) {
     this.vs = vs;
     this.rs = rs;
     this.state = state;
@@ -85,7 +86,7 @@ final class CheckerRunner {
    */
   private final class Attempt extends AtomicBoolean implements Consumer<CheckResult>, Runnable {
     private final long start = scheduler.nanoTime();
-    private volatile EngineClock.Cancellable guard;
+    private volatile EngineClock.@Nullable Cancellable guard;
 
     void guard(EngineClock.Cancellable g) {
       guard = g;

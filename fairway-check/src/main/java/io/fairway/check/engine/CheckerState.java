@@ -5,6 +5,7 @@ import io.fairway.check.spec.CheckTiming;
 import io.fairway.check.spec.FileCheckSpec;
 import io.fairway.check.spec.HttpCheckSpec;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One checker's up/down state and retry counters: keepalived's {@code tcp_epilog} plus the {@code
@@ -54,7 +55,7 @@ final class CheckerState {
   final boolean logAllFailures;
 
   /** HTTP_GET/SSL_GET's walk over its urls, or {@code null} for a checker with a single probe. */
-  private final UrlCycle urls;
+  private final @Nullable UrlCycle urls;
 
   boolean up;
   boolean hasRun;

@@ -10,6 +10,7 @@ import io.fairway.check.checker.CheckResult;
 import io.fairway.check.spec.ScriptSpec;
 import io.fairway.check.spec.VirtualServerSpec;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -198,7 +199,7 @@ final class VirtualServerState {
     }
   }
 
-  private java.util.concurrent.CompletableFuture<?> run(ScriptSpec script) {
+  private java.util.concurrent.CompletableFuture<?> run(@Nullable ScriptSpec script) {
     if (script != null && scripts != null) {
       return scripts.notify(script, spec.name());
     }

@@ -7,4 +7,7 @@
  * apart" — are about time, and a test that sleeps to check them is slow and flaky. With {@link
  * io.fairway.check.engine.ManualClock} they are exact.
  */
+@NullMarked
 package io.fairway.check.engine;
+
+import org.jspecify.annotations.NullMarked;

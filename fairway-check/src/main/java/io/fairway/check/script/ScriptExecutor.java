@@ -15,6 +15,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -145,7 +146,7 @@ public final class ScriptExecutor implements AutoCloseable {
   }
 
   /** The user to switch to, or {@code null} to run as ourselves. */
-  private String runAs(ScriptSpec s) {
+  private @Nullable String runAs(ScriptSpec s) {
     if (!root) {
       return null;
     }

@@ -1,5 +1,7 @@
 package io.fairway.check.script;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * How a script ended.
  *
@@ -7,7 +9,7 @@ package io.fairway.check.script;
  * @param timedOut it outlived its timeout and its process group was killed
  * @param error why it could not run at all, or {@code null}
  */
-public record ScriptOutcome(int exitCode, boolean timedOut, String error) {
+public record ScriptOutcome(int exitCode, boolean timedOut, @Nullable String error) {
 
   public boolean ran() {
     return error == null && !timedOut;

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Looks users and groups up in /etc/passwd and /etc/group (local accounts, as keepalived's script
@@ -14,7 +15,7 @@ final class Users {
 
   private Users() {}
 
-  static Account lookup(String name) {
+  static @Nullable Account lookup(String name) {
     for (String line : lines(Path.of("/etc/passwd"))) {
       String[] f = line.split(":");
       if (f.length >= 4 && (f[0].equals(name) || f[2].equals(name))) {
@@ -24,7 +25,7 @@ final class Users {
     return null;
   }
 
-  static Integer group(String name) {
+  static @Nullable Integer group(String name) {
     for (String line : lines(Path.of("/etc/group"))) {
       String[] f = line.split(":");
       if (f.length >= 3 && (f[0].equals(name) || f[2].equals(name))) {

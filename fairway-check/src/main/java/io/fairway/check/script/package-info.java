@@ -3,4 +3,7 @@
  * group killed on timeout, dropped privileges. Apart from the checkers because notify scripts use
  * it too.
  */
+@NullMarked
 package io.fairway.check.script;
+
+import org.jspecify.annotations.NullMarked;

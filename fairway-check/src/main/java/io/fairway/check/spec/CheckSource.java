@@ -3,6 +3,7 @@ package io.fairway.check.spec;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Where a network check leaves from: keepalived's {@code bindto}, {@code bind_port}, {@code
@@ -17,7 +18,8 @@ import java.net.InetSocketAddress;
  *     {@code null}
  * @param fwmark the SO_MARK put on every packet of the check ({@code fwmark}), 0 for none
  */
-public record CheckSource(InetAddress address, int port, String bindInterface, long fwmark) {
+public record CheckSource(
+    @Nullable InetAddress address, int port, @Nullable String bindInterface, long fwmark) {
   /** No source constraints: the kernel picks address, port and route. */
   public static final CheckSource NONE = new CheckSource(null, 0, null, 0);
 
@@ -54,7 +56,7 @@ public record CheckSource(InetAddress address, int port, String bindInterface, l
    * @throws IllegalArgumentException if {@code bindto} is of another address family than {@code
    *     target}
    */
-  public InetSocketAddress localAddress(InetAddress target) {
+  public @Nullable InetSocketAddress localAddress(InetAddress target) {
     if (address == null && port == 0) {
       return null;
     }

@@ -4,6 +4,7 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code HTTP_GET} ({@code tls == false}) or {@code SSL_GET} ({@code tls == true}): every url must
@@ -35,10 +36,10 @@ public record HttpCheckSpec(
     InetSocketAddress target,
     boolean tls,
     List<UrlSpec> urls,
-    String virtualHost,
-    String sniName,
+    @Nullable String virtualHost,
+    @Nullable String sniName,
     boolean verifyCertificate,
-    Path caFile,
+    @Nullable Path caFile,
     boolean http11,
     CheckSource source,
     CheckTiming timing,
@@ -99,16 +100,16 @@ public record HttpCheckSpec(
     private CheckTiming timing;
     private boolean tls;
     private List<UrlSpec> urls = List.of();
-    private String virtualHost;
-    private String sniName;
+    private @Nullable String virtualHost;
+    private @Nullable String sniName;
     private boolean verifyCertificate;
-    private Path caFile;
+    private @Nullable Path caFile;
     private boolean http11;
     private CheckSource source = CheckSource.NONE;
     private boolean fastRecovery;
 
     /** Null: follow {@link #http11}, as {@code http_protocol 1.0} and {@code 1.1} do. */
-    private Boolean connectionClose;
+    private @Nullable Boolean connectionClose;
 
     private Builder(InetSocketAddress target, CheckTiming timing) {
       this.target = target;
@@ -140,12 +141,12 @@ public record HttpCheckSpec(
       return urls(List.of(u));
     }
 
-    public Builder virtualHost(String host) {
+    public Builder virtualHost(@Nullable String host) {
       this.virtualHost = host;
       return this;
     }
 
-    public Builder sniName(String name) {
+    public Builder sniName(@Nullable String name) {
       this.sniName = name;
       return this;
     }
@@ -155,7 +156,7 @@ public record HttpCheckSpec(
       return this;
     }
 
-    public Builder caFile(Path file) {
+    public Builder caFile(@Nullable Path file) {
       this.caFile = file;
       return this;
     }
@@ -183,6 +184,8 @@ public record HttpCheckSpec(
     }
 
     /**
+     * The spec, with the defaults for what was not set.
+     *
      * @throws IllegalArgumentException no url was given
      */
     public HttpCheckSpec build() {

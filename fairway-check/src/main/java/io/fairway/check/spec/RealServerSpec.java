@@ -2,6 +2,7 @@ package io.fairway.check.spec;
 
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A real server as the check engine sees it.
@@ -13,7 +14,11 @@ import java.util.Objects;
  * @param notifyDown script run when the server becomes dead, or {@code null}
  */
 public record RealServerSpec(
-    String name, int weight, List<CheckSpec> checkers, ScriptSpec notifyUp, ScriptSpec notifyDown) {
+    String name,
+    int weight,
+    List<CheckSpec> checkers,
+    @Nullable ScriptSpec notifyUp,
+    @Nullable ScriptSpec notifyDown) {
   public RealServerSpec {
     Objects.requireNonNull(name, "name");
     checkers = List.copyOf(checkers);

@@ -1,6 +1,7 @@
 package io.fairway.check.spec;
 
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A script to run: MISC_CHECK's {@code misc_path}, {@code notify_up}/{@code notify_down}, {@code
@@ -14,7 +15,7 @@ import java.util.List;
  * @param user the user to run as, or {@code null} for the default script user
  * @param group the group to run as, or {@code null} for the user's primary group
  */
-public record ScriptSpec(List<String> argv, String user, String group) {
+public record ScriptSpec(List<String> argv, @Nullable String user, @Nullable String group) {
   public ScriptSpec {
     argv = List.copyOf(argv);
     if (argv.isEmpty()) {

@@ -2,6 +2,7 @@ package io.fairway.check.spec;
 
 import java.net.InetSocketAddress;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code UDP_CHECK}: send {@code payload}. Without {@code requireReply}, silence until the timeout
@@ -18,7 +19,7 @@ public record UdpCheckSpec(
     InetSocketAddress target,
     CheckSource source,
     String payloadHex,
-    String requireReply,
+    @Nullable String requireReply,
     int minReplyLength,
     int maxReplyLength,
     CheckTiming timing)
@@ -43,7 +44,7 @@ public record UdpCheckSpec(
   public UdpCheckSpec(
       InetSocketAddress target,
       String payloadHex,
-      String requireReply,
+      @Nullable String requireReply,
       int minReplyLength,
       int maxReplyLength,
       CheckTiming timing) {

@@ -4,6 +4,7 @@ import io.fairway.config.model.StatusRange;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One {@code url { }} block of an HTTP_GET/SSL_GET checker.
@@ -15,7 +16,11 @@ import java.util.Objects;
  * @param regex a regular expression the body must (or must not) match, or {@code null}
  */
 public record UrlSpec(
-    String path, String digest, List<StatusRange> statusCodes, String virtualHost, Regex regex) {
+    String path,
+    @Nullable String digest,
+    List<StatusRange> statusCodes,
+    @Nullable String virtualHost,
+    @Nullable Regex regex) {
 
   /**
    * keepalived's url {@code regex} with its options, in java.util.regex terms.
@@ -52,7 +57,11 @@ public record UrlSpec(
     }
   }
 
-  public UrlSpec(String path, String digest, List<StatusRange> statusCodes, String virtualHost) {
+  public UrlSpec(
+      String path,
+      @Nullable String digest,
+      List<StatusRange> statusCodes,
+      @Nullable String virtualHost) {
     this(path, digest, statusCodes, virtualHost, null);
   }
 

@@ -3,6 +3,7 @@ package io.fairway.check.spec;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A virtual server as the check engine sees it: its real servers and quorum settings.
@@ -25,8 +26,8 @@ public record VirtualServerSpec(
     List<RealServerSpec> realServers,
     long quorum,
     long hysteresis,
-    ScriptSpec quorumUp,
-    ScriptSpec quorumDown,
+    @Nullable ScriptSpec quorumUp,
+    @Nullable ScriptSpec quorumDown,
     boolean hasSorryServer,
     boolean omega) {
   public VirtualServerSpec {
@@ -63,8 +64,8 @@ public record VirtualServerSpec(
       List<RealServerSpec> realServers,
       long quorum,
       long hysteresis,
-      ScriptSpec quorumUp,
-      ScriptSpec quorumDown,
+      @Nullable ScriptSpec quorumUp,
+      @Nullable ScriptSpec quorumDown,
       boolean hasSorryServer) {
     this(name, realServers, quorum, hysteresis, quorumUp, quorumDown, hasSorryServer, false);
   }
@@ -81,7 +82,7 @@ public record VirtualServerSpec(
     return new VirtualServerSpec(name, realServers, q, h, null, null, false, false);
   }
 
-  public VirtualServerSpec withScripts(ScriptSpec up, ScriptSpec down) {
+  public VirtualServerSpec withScripts(@Nullable ScriptSpec up, @Nullable ScriptSpec down) {
     return new VirtualServerSpec(
         name, realServers, quorum, hysteresis, up, down, hasSorryServer, omega);
   }

@@ -8,4 +8,7 @@
  * that mean the same on both sides, such as {@link io.fairway.config.model.StatusRange}, are the
  * model's own rather than a copy.
  */
+@NullMarked
 package io.fairway.check.spec;
+
+import org.jspecify.annotations.NullMarked;

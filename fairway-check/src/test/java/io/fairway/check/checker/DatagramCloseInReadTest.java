@@ -101,11 +101,15 @@ class DatagramCloseInReadTest {
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
       socket.close();
       // The JDK releases the descriptor only when the blocked receive returns: leave nothing
       // behind.
-      thread.join(2000);
+      try {
+        thread.join(2000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 

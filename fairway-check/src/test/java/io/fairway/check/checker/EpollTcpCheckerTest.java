@@ -19,6 +19,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -45,7 +46,7 @@ class EpollTcpCheckerTest {
   static void start() {
     assumeTrue(Epoll.isAvailable(), "native epoll is not available here");
     group = new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
-    loop = (IoEventLoop) group.next();
+    loop = group.next();
   }
 
   @AfterAll
@@ -99,9 +100,13 @@ class EpollTcpCheckerTest {
     }
 
     @Override
-    public void close() throws Exception {
+    public void close() throws IOException {
       server.close();
-      thread.join(2000);
+      try {
+        thread.join(2000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 
@@ -136,7 +141,9 @@ class EpollTcpCheckerTest {
     CheckResult refused = once(c);
     assertThat(refused.success()).isFalse();
     assertThat(refused.observation()).isEqualTo("connection refused");
-    try (Acceptor back = new Acceptor(new InetSocketAddress(target.getAddress(), port))) {
+    // Held, not used: a listener on the port is what the next attempt finds.
+    Acceptor back = new Acceptor(new InetSocketAddress(target.getAddress(), port));
+    try (back) {
       CheckResult again = once(c);
       assertThat(again.success()).as(again.observation()).isTrue();
     }
@@ -151,7 +158,7 @@ class EpollTcpCheckerTest {
   @Test
   void theLoopKeepsOneSocketForItsChecksAndEveryProbeHasAPortOfItsOwn() throws Exception {
     var own = new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
-    IoEventLoop l = (IoEventLoop) own.next();
+    IoEventLoop l = own.next();
     java.util.Set<Long> kept;
     try (Acceptor a = new Acceptor();
         java.net.Socket closed = Programs.refusingPort()) {
@@ -208,23 +215,26 @@ class EpollTcpCheckerTest {
    */
   @Test
   void aHandshakeThatNeverCompletesTimesOut() throws Exception {
-    try (ServerSocket full = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
-        Backlog filled = Backlog.fill(at(full))) {
-      Duration timeout = Duration.ofMillis(300);
-      var c = new EpollTcpChecker(at(full), null, timeout, loop);
-      long t0 = System.nanoTime();
-      CheckResult r = once(c);
-      long ms = (System.nanoTime() - t0) / 1_000_000;
-      assertThat(r.success()).isFalse();
-      assertThat(r.observation()).isEqualTo("connect timed out after 300 ms");
-      // At the timeout, not before; after it only by scheduling (2 s, this suite's margin for a
-      // loaded machine), still well before the 3 s a connect would give up on by default.
-      assertThat(ms).isBetween(timeout.toMillis() - 10, timeout.toMillis() + 2000);
-      // The checker's own socket, not the process's descriptor count: another thread may open a
-      // file meanwhile (a repeated run under load saw 60 descriptors against 59).
-      long left = synSent(full.getLocalPort());
-      ExternalPrograms.requireThat(left >= 0, () -> "ss (iproute2) is not installed");
-      assertThat(left).as("the timed-out socket is closed (SYN_SENT to the full port)").isZero();
+    try (ServerSocket full = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      // Held, not used: the full queue is what makes the handshake hang.
+      Backlog filled = Backlog.fill(at(full));
+      try (filled) {
+        Duration timeout = Duration.ofMillis(300);
+        var c = new EpollTcpChecker(at(full), null, timeout, loop);
+        long t0 = System.nanoTime();
+        CheckResult r = once(c);
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        assertThat(r.success()).isFalse();
+        assertThat(r.observation()).isEqualTo("connect timed out after 300 ms");
+        // At the timeout, not before; after it only by scheduling (2 s, this suite's margin for a
+        // loaded machine), still well before the 3 s a connect would give up on by default.
+        assertThat(ms).isBetween(timeout.toMillis() - 10, timeout.toMillis() + 2000);
+        // The checker's own socket, not the process's descriptor count: another thread may open a
+        // file meanwhile (a repeated run under load saw 60 descriptors against 59).
+        long left = synSent(full.getLocalPort());
+        ExternalPrograms.requireThat(left >= 0, () -> "ss (iproute2) is not installed");
+        assertThat(left).as("the timed-out socket is closed (SYN_SENT to the full port)").isZero();
+      }
     }
   }
 
@@ -374,7 +384,7 @@ class EpollTcpCheckerTest {
     } catch (IOException e) {
       return -1;
     }
-    String out = new String(p.getInputStream().readAllBytes());
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     if (p.waitFor() != 0) {
       return -1;
     }

@@ -10,6 +10,7 @@ import io.fairway.check.spec.UrlSpec;
 import io.fairway.config.model.StatusRange;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -18,6 +19,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -151,7 +153,8 @@ class HttpCheckerTest {
   }
 
   static String md5(String s) throws Exception {
-    return HexFormat.of().formatHex(MessageDigest.getInstance("MD5").digest(s.getBytes()));
+    return HexFormat.of()
+        .formatHex(MessageDigest.getInstance("MD5").digest(s.getBytes(StandardCharsets.UTF_8)));
   }
 
   @Test
@@ -344,7 +347,7 @@ class HttpCheckerTest {
 
   static final CheckTiming SLOW_OK = CheckTiming.of(Duration.ofSeconds(1), Duration.ofSeconds(8));
 
-  static HttpCheckSpec verifying(String sni, Path ca, UrlSpec url) {
+  static HttpCheckSpec verifying(@Nullable String sni, Path ca, UrlSpec url) {
     return HttpCheckSpec.builder(new InetSocketAddress("127.0.0.1", https), SLOW_OK)
         .tls(true)
         .urls(url)

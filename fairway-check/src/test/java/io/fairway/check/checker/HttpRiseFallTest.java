@@ -190,8 +190,9 @@ class HttpRiseFallTest {
     Files.writeString(page, "up\n");
     Listener l = new Listener();
     int start = log().size(); // other tests share the log
-    try (CheckEngine engine =
-        start(l, "      rise 3\n      fall 2\n      url {\n        path /toggle.html\n      }")) {
+    CheckEngine engine =
+        start(l, "      rise 3\n      fall 2\n      url {\n        path /toggle.html\n      }");
+    try (engine) {
       await()
           .atMost(Duration.ofSeconds(20))
           .until(
@@ -232,7 +233,8 @@ class HttpRiseFallTest {
     Files.deleteIfExists(page);
     Listener l = new Listener();
     l.mark = log().size();
-    try (CheckEngine engine = start(l, "      retry 0\n" + THREE_URLS)) {
+    CheckEngine engine = start(l, "      retry 0\n" + THREE_URLS);
+    try (engine) {
       await().atMost(Duration.ofSeconds(20)).until(() -> !l.verdicts.isEmpty());
       assertThat(l.verdicts.get(0).alive()).isFalse();
       // One url per run: /a, then /mid.html a delay_loop later; its failure is final on the first
@@ -269,7 +271,8 @@ class HttpRiseFallTest {
     Files.deleteIfExists(page);
     Listener l = new Listener();
     l.mark = log().size();
-    try (CheckEngine engine = start(l, "      retry 0\n      fast_recovery\n" + THREE_URLS, "3")) {
+    CheckEngine engine = start(l, "      retry 0\n      fast_recovery\n" + THREE_URLS, "3");
+    try (engine) {
       await().atMost(Duration.ofSeconds(20)).until(() -> !l.verdicts.isEmpty());
       // The first walk does not wait between urls either.
       List<String> first = l.verdicts.get(0).timedLog();

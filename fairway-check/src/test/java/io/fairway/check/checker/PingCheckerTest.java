@@ -11,8 +11,10 @@ import io.fairway.check.spec.CheckSource;
 import io.fairway.check.spec.CheckTiming;
 import io.fairway.check.spec.PingCheckSpec;
 import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -34,7 +36,8 @@ class PingCheckerTest {
       return h.once(spec);
     } catch (CheckConfigException e) {
       assumeTrue(
-          !e.getMessage().contains("ping_group_range"),
+          !Objects.requireNonNull(e.getMessage(), "a config error says why")
+              .contains("ping_group_range"),
           "ICMP ping sockets not allowed here: " + e.getMessage());
       throw e;
     }
@@ -232,7 +235,7 @@ class PingCheckerTest {
 
   static void run(String... cmd) throws Exception {
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes());
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(p.waitFor(10, TimeUnit.SECONDS)).isTrue();
     assertThat(p.exitValue()).as(String.join(" ", cmd) + ": " + out).isZero();
   }

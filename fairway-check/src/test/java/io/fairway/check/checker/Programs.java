@@ -25,7 +25,7 @@ final class Programs {
       }
     }
     ExternalPrograms.missing(name + " is not installed (CI installs it via .ci/run)");
-    return null; // not reached
+    throw new IllegalStateException("not reached: missing() throws");
   }
 
   static void requireRoot(String why) {

@@ -18,6 +18,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -101,7 +102,7 @@ class ProtocolCheckersTest {
     Process p = Programs.start(log, smtpd.toString(), "-d", "-f", conf.toString());
     try {
       Programs.awaitTcp(port, p, log);
-      CheckResult r = harness.once(new SmtpCheckSpec(local(port), null, T));
+      CheckResult r = harness.once(new SmtpCheckSpec(local(port), SmtpCheckSpec.DEFAULT_HELO, T));
       assertThat(r.success()).as(r.observation()).isTrue();
       assertThat(Programs.tail(log)).contains("smtp connected");
     } finally {
@@ -117,7 +118,7 @@ class ProtocolCheckersTest {
           new Thread(
               () -> {
                 try (var c = s.accept()) {
-                  c.getOutputStream().write("554 go away\r\n".getBytes());
+                  c.getOutputStream().write("554 go away\r\n".getBytes(StandardCharsets.US_ASCII));
                   c.getOutputStream().flush();
                   c.getInputStream().read();
                 } catch (Exception ignored) {
@@ -125,7 +126,8 @@ class ProtocolCheckersTest {
                 }
               });
       t.start();
-      CheckResult r = harness.once(new SmtpCheckSpec(local(s.getLocalPort()), null, T));
+      CheckResult r =
+          harness.once(new SmtpCheckSpec(local(s.getLocalPort()), SmtpCheckSpec.DEFAULT_HELO, T));
       assertThat(r.success()).isFalse();
       assertThat(r.observation()).isEqualTo("greeting \"554 go away\", expected 220");
       t.join(2000);
@@ -166,12 +168,13 @@ class ProtocolCheckersTest {
                 }
               })
           .until(
-              () ->
-                  (last[0] = harness.once(new DnsCheckSpec(local(port), "A", "www.check.test", T)))
-                      .success());
+              () -> {
+                last[0] = harness.once(new DnsCheckSpec(local(port), "A", "www.check.test", T));
+                return last[0].success();
+              });
       CheckResult ok = last[0];
       assertThat(ok.observation()).isEqualTo("A www.check.test.: NOERROR, 1 answer(s)");
-      CheckResult refused = harness.once(new DnsCheckSpec(local(port), "SOA", null, T));
+      CheckResult refused = harness.once(new DnsCheckSpec(local(port), "SOA", ".", T));
       assertThat(refused.success()).isFalse();
       assertThat(refused.observation()).startsWith("SOA .: ").contains("Refused(5)");
     } finally {
@@ -183,7 +186,7 @@ class ProtocolCheckersTest {
 
   @Test
   void unknownDnsTypeIsALoadError() {
-    assertThatThrownBy(() -> harness.create(new DnsCheckSpec(local(53), "BOGUS", null, T), 1))
+    assertThatThrownBy(() -> harness.create(new DnsCheckSpec(local(53), "BOGUS", ".", T), 1))
         .isInstanceOf(CheckConfigException.class)
         .hasMessageContaining("unknown DNS record type BOGUS");
   }

@@ -35,6 +35,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
@@ -62,7 +63,7 @@ class SourceBindingTest {
     }
   }
 
-  static CheckSource from(InetAddress a, int port) {
+  static CheckSource from(@Nullable InetAddress a, int port) {
     return new CheckSource(a, port, null, 0);
   }
 
@@ -162,7 +163,11 @@ class SourceBindingTest {
                 out.flush();
               });
       var spec =
-          new SmtpCheckSpec(new InetSocketAddress(LO1, s.getLocalPort()), from(LO2, port), null, T);
+          new SmtpCheckSpec(
+              new InetSocketAddress(LO1, s.getLocalPort()),
+              from(LO2, port),
+              SmtpCheckSpec.DEFAULT_HELO,
+              T);
       assertThat(spec.describe())
           .isEqualTo("SMTP_CHECK 127.0.0.1:" + s.getLocalPort() + " from 127.0.0.2:" + port);
       CheckResult r = harness.once(spec);
@@ -279,8 +284,9 @@ class SourceBindingTest {
 
   @Test
   void aBindPortInUseFailsTheCheckWithTheReasonAndTheNextAttemptRunsAgain() throws Exception {
-    try (UdpServer echo = echo();
-        DatagramSocket squatter = new DatagramSocket(0, LO2)) {
+    // Closed in the middle, to free the port, so not a try resource.
+    DatagramSocket squatter = new DatagramSocket(0, LO2);
+    try (UdpServer echo = echo()) {
       var spec =
           new UdpCheckSpec(
               echo.address(), from(LO2, squatter.getLocalPort()), "cafe", "cafe", 0, 255, T);
@@ -294,6 +300,8 @@ class SourceBindingTest {
       CheckResult again = CheckerHarness.once(c);
       assertThat(again.success()).as(again.observation()).isTrue();
       assertThat(echo.seen().getAddress()).isEqualTo(LO2);
+    } finally {
+      squatter.close();
     }
   }
 

@@ -17,11 +17,13 @@ import io.fairway.config.KeepalivedConfig;
 import io.fairway.config.ParseOptions;
 import io.fairway.config.model.Config;
 import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -43,14 +45,17 @@ class CheckSpecsTest {
 
   @Test
   void convertsVirtualServersRealServersAndCheckers() throws Exception {
-    String text = new String(getClass().getResourceAsStream("/checks.conf").readAllBytes());
+    String text =
+        new String(
+            getClass().getResourceAsStream("/checks.conf").readAllBytes(), StandardCharsets.UTF_8);
     List<VirtualServerSpec> specs = CheckSpecs.from(parse(text));
     assertThat(specs).hasSize(1);
     VirtualServerSpec vs = specs.get(0);
     assertThat(vs.quorum()).isEqualTo(2);
     assertThat(vs.hysteresis()).isEqualTo(1);
     assertThat(vs.hasSorryServer()).isTrue();
-    assertThat(vs.quorumUp().argv()).containsExactly(dir.resolve("check.sh").toString(), "up");
+    assertThat(Objects.requireNonNull(vs.quorumUp(), "quorum_up is configured").argv())
+        .containsExactly(dir.resolve("check.sh").toString(), "up");
     assertThat(vs.realServers())
         .extracting(RealServerSpec::name)
         .containsExactly("127.0.0.1:8080", "127.0.0.2:8080");
@@ -255,7 +260,7 @@ class CheckSpecsTest {
     assertThat(http.verifyCertificate()).isTrue();
     assertThat(http.caFile()).isEqualTo(dir.resolve("ca.pem"));
     var r = http.urls().get(0).regex();
-    assertThat(r.pattern()).isEqualTo("ok|fine");
+    assertThat(Objects.requireNonNull(r, "the url has a regex").pattern()).isEqualTo("ok|fine");
     assertThat(r.flags()).isEqualTo(java.util.regex.Pattern.CASE_INSENSITIVE);
     assertThat(r.firstLine()).isTrue();
     assertThat(r.utf()).isFalse();

@@ -159,7 +159,7 @@ class EngineRulesTest extends ScriptedEngineFixture {
     startOne(rs("a", 1, T.withAlpha(true)));
     clock.advance(Duration.ofSeconds(30));
     assertThat(rec.events).isEmpty();
-    assertThat(engine.status().get(0).servers().get(0).alive()).isFalse();
+    assertThat(engine().status().get(0).servers().get(0).alive()).isFalse();
   }
 
   @Test
@@ -284,7 +284,7 @@ class EngineRulesTest extends ScriptedEngineFixture {
     assertThat(rec.of(QuorumChanged.class))
         .extracting(QuorumChanged::up)
         .containsExactly(false, true);
-    assertThat(engine.status().get(0).servers().get(0).weight()).isEqualTo(Integer.MAX_VALUE);
+    assertThat(engine().status().get(0).servers().get(0).weight()).isEqualTo(Integer.MAX_VALUE);
   }
 
   @Test
@@ -295,10 +295,12 @@ class EngineRulesTest extends ScriptedEngineFixture {
     checkers.set("a", CheckResult.ok("exit 5").withWeightDelta(-7));
     checkers.set("b", CheckResult.ok("exit 5").withWeightDelta(-7));
     clock.advance(Duration.ofSeconds(1));
-    assertThat(engine.status().get(0).servers()).extracting(s -> s.weight()).containsExactly(3, 3);
+    assertThat(engine().status().get(0).servers())
+        .extracting(s -> s.weight())
+        .containsExactly(3, 3);
 
-    engine.close();
-    CheckEngine previous = engine;
+    CheckEngine previous = engine();
+    previous.close();
     Recorder after = new Recorder(clock);
     engine = newEngine(after);
     // a's checker checks the same thing (only its timing changed); b's checks another port.
@@ -356,7 +358,7 @@ class EngineRulesTest extends ScriptedEngineFixture {
     rec.refuse = e -> true;
     startOne(rs("a", 1, T.withRetry(2)));
     clock.advance(Duration.ofSeconds(1));
-    assertThat(engine.status().get(0).servers().get(0).alive()).isTrue();
+    assertThat(engine().status().get(0).servers().get(0).alive()).isTrue();
     rec.refuse = e -> false;
     clock.advance(LOOP); // next failure proposes DOWN again at once (no new retry sequence)
     assertThat(states()).singleElement().extracting(ServerStateChanged::alive).isEqualTo(false);

@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -48,7 +49,7 @@ class HttpUrlRulesTest extends ScriptedEngineFixture {
         .toList();
   }
 
-  List<String> ran() {
+  @Nullable List<String> ran() {
     return checkers.ranParts.get("a");
   }
 

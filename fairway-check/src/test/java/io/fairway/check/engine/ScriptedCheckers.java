@@ -70,7 +70,10 @@ final class ScriptedCheckers implements CheckerFactory {
       public void check(Consumer<CheckResult> done) {
         ranAt.computeIfAbsent(key, k -> new ArrayList<>()).add(clock.nanoTime());
         CheckResult r = answer.get(key);
-        if (r != NEVER) {
+        // NEVER is a sentinel instance: identity, not an equal result, means "does not answer".
+        @SuppressWarnings("ReferenceEquality")
+        boolean answers = r != NEVER;
+        if (answers) {
           done.accept(r);
         }
       }

@@ -6,7 +6,9 @@ import io.fairway.check.spec.CheckTiming;
 import io.fairway.check.spec.VirtualServerSpec;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.Random;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 
 /**
@@ -28,7 +30,7 @@ abstract class ScriptedEngineFixture {
   final ManualClock clock = new ManualClock();
   final ScriptedCheckers checkers = new ScriptedCheckers(clock);
   final Recorder rec = new Recorder(clock);
-  CheckEngine engine;
+  @Nullable CheckEngine engine;
 
   @AfterEach
   void closeEngine() {
@@ -54,6 +56,11 @@ abstract class ScriptedEngineFixture {
   void start(VirtualServerSpec... vs) {
     engine = newEngine(rec);
     engine.start(List.of(vs));
+  }
+
+  /** The engine {@link #start} started. */
+  CheckEngine engine() {
+    return Objects.requireNonNull(engine, "start() was called");
   }
 
   /** The server state changes recorded so far. */

@@ -1,5 +1,7 @@
 package io.fairway.config.model;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The PROXY protocol (HAProxy's, v1 text or v2 binary) on one virtual server or real server, a
  * Fairway extension: how a load balancer in front tells Fairway who the client is, and how Fairway
@@ -31,7 +33,7 @@ public record ProxyProtocol(boolean accept, Version send) {
     send = send == null ? Version.NONE : send;
   }
 
-  public static ProxyProtocol sending(Version v) {
-    return new ProxyProtocol(false, v);
+  public static ProxyProtocol sending(@Nullable Version v) {
+    return new ProxyProtocol(false, v == null ? Version.NONE : v);
   }
 }

@@ -12,4 +12,7 @@
  * only moved lines around compares equal. Identities for diffing are {@link
  * io.fairway.config.model.VirtualServerId} and {@link io.fairway.config.model.RealServerId}.
  */
+@NullMarked
 package io.fairway.config.model;
+
+import org.jspecify.annotations.NullMarked;

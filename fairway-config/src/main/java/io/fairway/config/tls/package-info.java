@@ -4,4 +4,7 @@
  * {@code check-config} and at every reload), before any data plane sees it. The data plane builds
  * its TLS contexts from what this package returns, so both read the files the same way.
  */
+@NullMarked
 package io.fairway.config.tls;
+
+import org.jspecify.annotations.NullMarked;

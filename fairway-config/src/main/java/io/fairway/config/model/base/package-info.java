@@ -9,4 +9,7 @@
  * the latter (in {@code Config}). Kept in either half they would make the two packages depend on
  * each other; here, below both, each dependency runs one way.
  */
+@NullMarked
 package io.fairway.config.model.base;
+
+import org.jspecify.annotations.NullMarked;

@@ -22,7 +22,7 @@ import java.util.OptionalInt;
  * @param syncId {@code id} 0..255; default the instance's virtual_router_id for {@code
  *     lvs_sync_daemon INTERFACE INSTANCE}, 0 otherwise (also 0 for {@code
  *     lvs_sync_daemon_interface}, as keepalived 2.2.7 sets it)
- * @param maxLen {@code maxlen} 1..65507 (UDP payload); empty: the kernel's
+ * @param maxLen {@code maxlen N}, N in 1..65507 (UDP payload); empty: the kernel's
  * @param port {@code port} 1..65535; empty: the kernel's 8848
  * @param ttl {@code ttl} 1..255; empty: the kernel's 1
  * @param group {@code group}, a multicast address; empty: the kernel's 224.0.0.81

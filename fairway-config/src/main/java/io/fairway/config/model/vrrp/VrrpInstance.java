@@ -22,7 +22,7 @@ import java.util.Optional;
  * @param family the family of the virtual addresses (and so of the adverts)
  * @param virtualAddresses {@code virtual_ipaddress} (carried in adverts)
  * @param excludedAddresses {@code virtual_ipaddress_excluded} (added, not advertised)
- * @param preempt false with {@code nopreempt}
+ * @param preempt false when the block has a nopreempt line
  * @param preemptDelay {@code preempt_delay} (zero: none)
  * @param unicastSource {@code unicast_src_ip} (or {@code mcast_src_ip}), if given
  * @param unicastPeers {@code unicast_peer { }}; empty means multicast

@@ -8,4 +8,7 @@
  * {@link io.fairway.config.model}, every type is an immutable record compared by value (locations
  * always compare equal).
  */
+@NullMarked
 package io.fairway.config.model.vrrp;
+
+import org.jspecify.annotations.NullMarked;
