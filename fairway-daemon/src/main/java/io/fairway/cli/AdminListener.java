@@ -14,6 +14,7 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -105,7 +106,7 @@ final class AdminListener implements AutoCloseable {
    *
    * @return the file written, or null when it cannot be (every mutation is then refused)
    */
-  private static Path generate(AtomicReference<AdminToken> token, int port) {
+  private static @Nullable Path generate(AtomicReference<AdminToken> token, int port) {
     Path generated = AdminToken.defaultFile(System.getenv(), port);
     try {
       token.set(AdminToken.generate(generated));

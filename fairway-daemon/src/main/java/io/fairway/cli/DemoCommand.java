@@ -30,6 +30,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -148,7 +149,7 @@ public final class DemoCommand implements Callable<Integer> {
    *
    * @return null when they are good, else the exit code (what is wrong is on {@code err})
    */
-  private Integer checkOptions(PrintWriter err) {
+  private @Nullable Integer checkOptions(PrintWriter err) {
     if (backends < 1 || backends > 9) {
       err.println("fairway: --backends must be 1 to 9, got " + backends);
       return Main.EXIT_USAGE;

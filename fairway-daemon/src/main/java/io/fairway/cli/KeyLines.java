@@ -2,6 +2,7 @@ package io.fairway.cli;
 
 import java.io.IOException;
 import java.io.Reader;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The lines of {@code fairway pick --keys}, each at most {@link #MAX_KEY} characters: a longer line
@@ -33,7 +34,7 @@ final class KeyLines {
    *
    * @throws TooLong the line passed {@link #MAX_KEY} (the message names its number)
    */
-  String next() throws IOException {
+  @Nullable String next() throws IOException {
     line.setLength(0);
     int c;
     boolean any = false;

@@ -1,7 +1,10 @@
 package io.fairway.cli;
 
+import java.io.BufferedWriter;
 import java.io.InputStream;
+import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
+import java.nio.charset.Charset;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -64,9 +67,15 @@ public final class Main implements Runnable {
     LeakDetection.configure();
     // Before JNA or Netty load a native library: where they may unpack it.
     io.fairway.daemon.systemd.NativeWorkDir.configure();
+    // The platform's default charset: what the command's output has always been written in.
+    Charset platform = Charset.defaultCharset();
     System.exit(
         execute(
-            args, System.in, new PrintWriter(System.out, true), new PrintWriter(System.err, true)));
+            args,
+            System.in,
+            new PrintWriter(new BufferedWriter(new OutputStreamWriter(System.out, platform)), true),
+            new PrintWriter(
+                new BufferedWriter(new OutputStreamWriter(System.err, platform)), true)));
   }
 
   /**

@@ -30,6 +30,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -210,7 +211,7 @@ public final class PickCommand implements Callable<Integer> {
     return 0;
   }
 
-  private ShardHealthy healthyMode() throws Refused {
+  private @Nullable ShardHealthy healthyMode() throws Refused {
     if (healthy == null) {
       return null;
     }

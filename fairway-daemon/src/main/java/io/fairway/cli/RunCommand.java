@@ -27,6 +27,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -241,7 +242,7 @@ public final class RunCommand implements Callable<Integer> {
    *
    * @return null when they are good, else the exit code (what is wrong is on {@code err})
    */
-  private Integer checkOptions(java.io.PrintWriter err) {
+  private @Nullable Integer checkOptions(java.io.PrintWriter err) {
     if (logFacility != null) {
       try {
         io.fairway.daemon.log.JournalFormat.localFacility(logFacility);
@@ -283,7 +284,7 @@ public final class RunCommand implements Callable<Integer> {
    *
    * @return null when the table or the state file cannot be opened (said on standard error)
    */
-  private Parts wire(
+  private @Nullable Parts wire(
       Loader loader, VrrpRun vrrp, SyncRun sync, io.fairway.daemon.discovery.DiscoveryLoop dns)
       throws TableException {
     var err = spec.commandLine().getErr();
@@ -330,6 +331,8 @@ public final class RunCommand implements Callable<Integer> {
   }
 
   /** Serves with the signals caught: TERM and INT stop, HUP reloads, USR1 reopens access logs. */
+  // The resources are the handlers and the DNS loop, held while serving: closing them is the point.
+  @SuppressWarnings("try")
   private int withSignals(Parts p, InetSocketAddress adminAddress, int virtualServers)
       throws Exception {
     // SIGTERM from here on is a clean stop, even while the table is being installed (a default

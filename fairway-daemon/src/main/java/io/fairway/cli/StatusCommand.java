@@ -107,7 +107,7 @@ public final class StatusCommand implements Callable<Integer> {
       err.println("fairway: --count: N must be from 1 to 100000, not " + count);
       return Main.EXIT_USAGE;
     }
-    if (watch != null && count == null && System.console() == null) {
+    if (watch != null && count == null && !onTerminal()) {
       // Without an end and without a screen to redraw, the output would grow without bound.
       err.println(
           "fairway: --watch redraws a terminal and runs until Ctrl-C; not on a terminal, give"
@@ -129,5 +129,12 @@ public final class StatusCommand implements Callable<Integer> {
   /** {@code HOST:PORT} or {@code [V6]:PORT}, numeric and loopback. */
   static InetSocketAddress parseAddress(String s) {
     return AdminClient.parseAddress(s, false);
+  }
+
+  /** Whether standard input and output are a terminal. */
+  // The release is 17, where a null console means exactly that (Console.isTerminal is JDK 22's).
+  @SuppressWarnings("SystemConsoleNull")
+  private static boolean onTerminal() {
+    return System.console() != null;
   }
 }

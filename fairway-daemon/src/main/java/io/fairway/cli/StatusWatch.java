@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalTime;
 import java.time.temporal.ChronoUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The read loop behind {@code --rates} (one frame from two reads a second apart) and {@code
@@ -24,11 +25,14 @@ final class StatusWatch {
   }
 
   /**
+   * Prints the frames.
+   *
    * @param every null: one {@code --rates} frame; else the {@code --watch} interval
    * @param frames with {@code --watch}: how many frames, null until interrupted
    * @return the exit code
    */
-  int run(Duration every, Integer frames) throws AdminClient.Failure, InterruptedException {
+  int run(@Nullable Duration every, @Nullable Integer frames)
+      throws AdminClient.Failure, InterruptedException {
     Read previous = read();
     if (every == null) {
       Thread.sleep(1000); // the window of the rates: the pacing of the command, not a wait
@@ -56,7 +60,7 @@ final class StatusWatch {
     return title
         + (before == null ? "" : " (rates over " + elapsed.toMillis() / 1000.0 + " s)")
         + "   "
-        + LocalTime.now().truncatedTo(ChronoUnit.SECONDS)
+        + LocalTime.now(java.time.ZoneId.systemDefault()).truncatedTo(ChronoUnit.SECONDS)
         + "\n\n"
         + StatusRates.render(
             before == null ? null : before.body(), after.body(), elapsed, after.at());

@@ -12,6 +12,7 @@ import java.net.SocketException;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -122,10 +123,10 @@ final class SyncRun implements AutoCloseable {
   /** The reload's part, checked against the running system; applied after the rest. */
   interface Step {
     /**
-     * @return null when applied, else what the kernel refused (one line; the rest of the reload
-     *     stays applied)
+     * Applies the step: null when applied, else what the kernel refused (one line; the rest of the
+     * reload stays applied).
      */
-    String apply();
+    @Nullable String apply();
 
     void abandon();
   }
@@ -193,7 +194,7 @@ final class SyncRun implements AutoCloseable {
   }
 
   /** A reload added lvs_sync_daemon: the daemons start in the followed instance's role now. */
-  private String startByReload(Plan.Sync p) {
+  private @Nullable String startByReload(Plan.Sync p) {
     Map<String, State> now;
     synchronized (this) {
       now = Map.copyOf(states);
@@ -220,10 +221,10 @@ final class SyncRun implements AutoCloseable {
     return null;
   }
 
-  private static Step step(java.util.function.Supplier<String> apply, Runnable abandon) {
+  private static Step step(java.util.function.Supplier<@Nullable String> apply, Runnable abandon) {
     return new Step() {
       @Override
-      public String apply() {
+      public @Nullable String apply() {
         return apply.get();
       }
 

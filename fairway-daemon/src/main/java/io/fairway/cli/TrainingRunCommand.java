@@ -7,6 +7,7 @@ import io.fairway.table.TableException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.Writer;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -70,7 +71,7 @@ public final class TrainingRunCommand implements Callable<Integer> {
           PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
       Files.writeString(token, "training\n");
       // fairway.service runs check-config before every start (ExecStartPre): its classes too.
-      java.io.PrintWriter discard = new java.io.PrintWriter(OutputStream.nullOutputStream());
+      java.io.PrintWriter discard = new java.io.PrintWriter(Writer.nullWriter());
       Main.execute(
           new String[] {"check-config", "--dump", "-f", conf.toString()}, discard, discard);
       RunCommand run = new RunCommand();

@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -70,7 +71,7 @@ final class VrrpRun implements AutoCloseable {
     speaker = startSpeaker(config);
   }
 
-  private VrrpSpeaker startSpeaker(Config c) throws IOException {
+  private @Nullable VrrpSpeaker startSpeaker(Config c) throws IOException {
     if (!c.vrrp().isPresent()) {
       return null;
     }
@@ -169,7 +170,7 @@ final class VrrpRun implements AutoCloseable {
   private static final SyncRun.Step NO_SYNC =
       new SyncRun.Step() {
         @Override
-        public String apply() {
+        public @Nullable String apply() {
           return null;
         }
 
@@ -422,7 +423,7 @@ final class VrrpRun implements AutoCloseable {
    *
    * @return null when it cannot start (said on {@code err}; what started is stopped)
    */
-  private AdminListener adminAlone(
+  private @Nullable AdminListener adminAlone(
       io.fairway.daemon.Daemon daemon,
       InetSocketAddress adminAddress,
       io.fairway.daemon.admin.AdminHosts hosts,

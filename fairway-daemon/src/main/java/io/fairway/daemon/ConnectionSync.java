@@ -17,6 +17,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -180,7 +181,7 @@ public final class ConnectionSync implements AutoCloseable {
     }
   }
 
-  private synchronized String applyReload(Plan.Sync next) {
+  private synchronized @Nullable String applyReload(Plan.Sync next) {
     if (closed) {
       return null;
     }
@@ -243,11 +244,11 @@ public final class ConnectionSync implements AutoCloseable {
    *
    * @return null, or the last refusal
    */
-  private String converge() {
+  private @Nullable String converge() {
     return converge(wanted());
   }
 
-  private String converge(Set<Role> want) {
+  private @Nullable String converge(Set<Role> want) {
     if (closed) {
       return null;
     }

@@ -27,7 +27,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -85,7 +87,7 @@ public final class Daemon implements AutoCloseable {
   /** overflow_to_sorry_server on a table that cannot overflow by itself; zero = not watched. */
   private Duration overflowInterval = Duration.ZERO;
 
-  private volatile int reloads;
+  private final AtomicInteger reloads = new AtomicInteger();
 
   /** One reload at a time; taken before this object's monitor, never inside it. */
   private final Object reloading = new Object();
@@ -316,7 +318,7 @@ public final class Daemon implements AutoCloseable {
     refused.addAll(announce.reload(loaded.announce()));
     plan = loaded.plan();
     restartEngine(specs, refused);
-    reloads++;
+    reloads.incrementAndGet();
     return reported(loaded, before, refused);
   }
 
@@ -326,7 +328,7 @@ public final class Daemon implements AutoCloseable {
    *
    * @return null when both are in place, else the refusal (the previous plan is back)
    */
-  private String replaceBindings(Loaded loaded, Plan before) {
+  private @Nullable String replaceBindings(Loaded loaded, Plan before) {
     if (table instanceof PlanTarget t) {
       t.apply(loaded.plan());
     }
@@ -360,7 +362,7 @@ public final class Daemon implements AutoCloseable {
   }
 
   /** Logs and publishes an applied reload; what {@link #reload} returns for it. */
-  private String reported(Loaded loaded, Plan before, List<String> refused) {
+  private @Nullable String reported(Loaded loaded, Plan before, List<String> refused) {
     if (!refused.isEmpty()) {
       String parts = String.join("; ", refused);
       LOG.warn(
@@ -395,10 +397,10 @@ public final class Daemon implements AutoCloseable {
 
   /** How many reloads were applied. */
   public int reloads() {
-    return reloads;
+    return reloads.get();
   }
 
-  private Boolean knownVerdict(String vs, String rs) {
+  private @Nullable Boolean knownVerdict(String vs, String rs) {
     try {
       return admin.alive(vs, rs);
     } catch (UnknownServerException e) {

@@ -23,7 +23,7 @@ public final class Json {
   private static final ObjectMapper MAPPER =
       new ObjectMapper()
           .setPropertyNamingStrategy(PropertyNamingStrategies.SNAKE_CASE)
-          .setSerializationInclusion(JsonInclude.Include.ALWAYS)
+          .setDefaultPropertyInclusion(JsonInclude.Include.ALWAYS)
           .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
           .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 

@@ -14,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.function.Function;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Loads a keepalived.conf: parsed once, planned once ({@link PlanBuilder}), the plan bound to the
@@ -87,11 +88,12 @@ public final class KeepalivedLoader implements Loader {
   }
 
   /** Null if the file opens for reading, else why not ({@code ... (ENOENT)}). */
-  private static String unreadable(Path file) {
+  private static @Nullable String unreadable(Path file) {
     if (Files.isDirectory(file)) {
       return "it is a directory (EISDIR)";
     }
-    try (var in = Files.newByteChannel(file)) {
+    try {
+      Files.newByteChannel(file).close();
       return null;
     } catch (java.io.IOException | SecurityException e) {
       return FileErrors.why(e);

@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Renders {@code fairway status}: the table as {@code ipvsadm -Ln} shows it, read back from the
@@ -213,7 +214,7 @@ final class StatusFormat {
         reason);
   }
 
-  private static RealServerStatus match(VirtualServerStatus vs, Dest d) {
+  private static @Nullable RealServerStatus match(VirtualServerStatus vs, Dest d) {
     for (RealServerStatus rs : vs.servers()) {
       if (sameHost(rs.dest(), d)) {
         return rs;

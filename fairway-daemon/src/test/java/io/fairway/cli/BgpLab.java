@@ -565,6 +565,9 @@ final class BgpLab implements AutoCloseable {
   }
 
   /** {@code fairway ARGS --admin ... --admin-token-file ...} against node i; its exit code. */
+  // FairwayProcess (the test kit's) waits for its process in close(): an interrupt there ends the
+  // test, which is what it should do.
+  @SuppressWarnings("try")
   int fairwayCli(int i, String... args) throws Exception {
     List<String> a = new ArrayList<>(List.of(args));
     a.addAll(
@@ -707,7 +710,15 @@ final class BgpLab implements AutoCloseable {
 
   /** Every process and namespace goes; the daemons' logs are printed. */
   @Override
-  public void close() throws Exception {
+  public void close() throws IOException {
+    try {
+      closeAll();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt(); // the caller's to see
+    }
+  }
+
+  private void closeAll() throws IOException, InterruptedException {
     for (FairwayProcess fw : fairways) {
       fw.close();
     }

@@ -15,10 +15,8 @@ final class BridgedNetns implements AutoCloseable {
   final String a;
   final String b;
   final String c;
-  private final String tag;
 
   private BridgedNetns(String tag) {
-    this.tag = tag;
     this.a = "vrrpops-" + tag + "-a";
     this.b = "vrrpops-" + tag + "-b";
     this.c = "vrrpops-" + tag + "-c";

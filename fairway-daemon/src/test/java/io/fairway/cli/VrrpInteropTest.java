@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fairway.cli.VrrpRouterProcess.Kind;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -494,7 +495,7 @@ class VrrpInteropTest extends VrrpLab {
                   "1",
                   url)
               .start();
-      String code = new String(p.getInputStream().readAllBytes()).trim();
+      String code = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
       p.waitFor();
       return code.equals("200");
     } catch (Exception e) {

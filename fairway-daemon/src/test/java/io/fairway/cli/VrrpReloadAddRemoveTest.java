@@ -117,7 +117,7 @@ class VrrpReloadAddRemoveTest extends VrrpLab {
   void aReloadAddsVrrpToAVirtualServerRunAndAnotherTakesItAway() throws Exception {
     Path out = dir.resolve("notify-a.log");
     Path script = notifyScript("notify-a", out);
-    VrrpRouterProcess b = startB();
+    startB(); // the backup on the other side; closed with the others after the test
     String servers = globals() + virtualServer();
     String withVrrp = servers + instance("VI_1", 51, 150, "MASTER", notifies(script), VIP);
     VrrpRouterProcess a = start(Kind.FAIRWAY, net.a, servers, "--userspace", "--grace-period", "0");
@@ -176,7 +176,7 @@ class VrrpReloadAddRemoveTest extends VrrpLab {
 
   @Test
   void aVrrpOnlyRunReloadedToNoVrrpHandsOverKeepsRunningAndTakesVrrpBack() throws Exception {
-    VrrpRouterProcess b = startB();
+    startB(); // the backup on the other side; closed with the others after the test
     String withVrrp = globals() + instance("VI_1", 51, 150, "MASTER", "", VIP);
     VrrpRouterProcess a = start(Kind.FAIRWAY, net.a, withVrrp, "--admin", "127.0.0.1:9107");
     awaitHolds(net.a, START);

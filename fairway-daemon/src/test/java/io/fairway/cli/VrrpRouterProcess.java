@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 
 /** One VRRP router of a test, keepalived 2.2.7 or {@code fairway run}, inside a namespace. */
@@ -49,7 +50,7 @@ final class VrrpRouterProcess implements AutoCloseable {
       throws IOException {
     Path conf = dir.resolve(ns + ".conf");
     Files.writeString(conf, config);
-    Path log = dir.resolve(ns + "-" + kind.name().toLowerCase() + ".log");
+    Path log = dir.resolve(ns + "-" + kind.name().toLowerCase(Locale.ROOT) + ".log");
     List<String> cmd;
     if (kind == Kind.KEEPALIVED) {
       // Fresh pid files per start: after a kill -9 keepalived may take a stale one for a
@@ -164,9 +165,13 @@ final class VrrpRouterProcess implements AutoCloseable {
   }
 
   @Override
-  public void close() throws IOException, InterruptedException {
+  public void close() throws IOException {
     if (process.isAlive()) {
-      kill9();
+      try {
+        kill9();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt(); // the caller's to see
+      }
     }
   }
 }

@@ -135,7 +135,7 @@ class ConnectionSyncTest {
   void aRefusedStartNamesTheKeywordAndLeavesNothingRunning() {
     k.refuseStart = "IPVS start master sync daemon on eth0: no such interface (ENODEV)";
     ConnectionSync s = new ConnectionSync(plan(Optional.empty()), k);
-    TableException e = catchThrowableOfType(s::start, TableException.class);
+    TableException e = catchThrowableOfType(TableException.class, s::start);
     assertThat(e.getMessage())
         .isEqualTo(
             "k.conf:3: lvs_sync_daemon: IPVS start master sync "

@@ -72,9 +72,13 @@ class SlowStartUserspaceTest {
     }
 
     @Override
-    public void close() throws Exception {
+    public void close() throws IOException {
       socket.close();
-      thread.join(5_000);
+      try {
+        thread.join(5_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt(); // the caller's to see
+      }
     }
   }
 

@@ -3,4 +3,7 @@
  * package ships, generated from the live command tree): kept in their own module and package so
  * nothing at run time depends on them.
  */
+@NullMarked
 package io.fairway.dist;
+
+import org.jspecify.annotations.NullMarked;

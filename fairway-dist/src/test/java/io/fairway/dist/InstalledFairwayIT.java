@@ -29,7 +29,12 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class InstalledFairwayIT {
   @TempDir Path dir;
+
+  // Started by each test before use; stopped after each when started.
+  @SuppressWarnings("NullAway.Init")
   HttpServer backend;
+
+  @SuppressWarnings("NullAway.Init") // as backend
   FairwayProcess fairway;
 
   @AfterEach

@@ -27,6 +27,9 @@ public final class CpuTimeBench {
 
   private static final com.sun.management.ThreadMXBean MX =
       (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+
+  // A blackhole: written so the JIT cannot drop the measured work, and never read on purpose.
+  @SuppressWarnings("UnusedVariable")
   private static volatile Object sink;
 
   private CpuTimeBench() {}

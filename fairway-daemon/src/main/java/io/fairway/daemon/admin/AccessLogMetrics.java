@@ -27,8 +27,8 @@ final class AccessLogMetrics {
             cb ->
                 rows.forEach(
                     r -> {
-                      cb.call(r.written(), r.log(), r.format().keyword(), "written");
-                      cb.call(r.dropped(), r.log(), r.format().keyword(), "dropped");
+                      cb.call((double) r.written(), r.log(), r.format().keyword(), "written");
+                      cb.call((double) r.dropped(), r.log(), r.format().keyword(), "dropped");
                     }))
         .register(registry);
   }

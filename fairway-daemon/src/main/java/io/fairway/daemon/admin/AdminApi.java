@@ -18,6 +18,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The routes of the admin listener over a running {@link Daemon}.
@@ -245,9 +246,9 @@ public final class AdminApi implements AdminRoutes, AutoCloseable {
 
   record Ready(boolean ready) {}
 
-  record Reload(String result, String reason) {}
+  record Reload(String result, @Nullable String reason) {}
 
-  record Changed(ServerAdmin admin, RealServerView server) {}
+  record Changed(ServerAdmin admin, @Nullable RealServerView server) {}
 
   private CompletableFuture<AdminResponse> setState(String vs, String rs, StateBody body) {
     AdminState state = state(body.state());
@@ -286,7 +287,7 @@ public final class AdminApi implements AdminRoutes, AutoCloseable {
   }
 
   /** The admin state a body's {@code state} names, or null. */
-  private static AdminState state(String name) {
+  private static @Nullable AdminState state(@Nullable String name) {
     return switch (name == null ? "" : name) {
       case "drain" -> AdminState.DRAIN;
       case "maint" -> AdminState.MAINT;
@@ -356,7 +357,7 @@ public final class AdminApi implements AdminRoutes, AutoCloseable {
     }
   }
 
-  private RealServerView server(String vs, String rs) {
+  private @Nullable RealServerView server(String vs, String rs) {
     return services().stream()
         .filter(v -> v.name().equals(vs))
         .flatMap(v -> v.servers().stream())

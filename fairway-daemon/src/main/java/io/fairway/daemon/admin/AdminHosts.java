@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Which {@code Host} headers the admin listener answers: the address the client connected to (an IP
@@ -97,7 +98,7 @@ public final class AdminHosts {
    * The host of a {@code Host} header, lower-case, without port, brackets or a trailing dot; null
    * when it is not one host.
    */
-  static String hostPart(String header) {
+  static @Nullable String hostPart(@Nullable String header) {
     if (header == null) {
       return null;
     }

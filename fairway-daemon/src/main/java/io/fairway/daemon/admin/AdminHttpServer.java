@@ -39,6 +39,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -355,7 +356,7 @@ public final class AdminHttpServer implements AutoCloseable {
     }
 
     /** The answer to a request with no, several or a foreign {@code Host}; null when it is fine. */
-    private AdminResponse refusedHost(ChannelHandlerContext ctx, FullHttpRequest req) {
+    private @Nullable AdminResponse refusedHost(ChannelHandlerContext ctx, FullHttpRequest req) {
       List<String> given = req.headers().getAll(HttpHeaderNames.HOST);
       if (given.size() != 1) {
         return AdminResponse.error(
@@ -422,7 +423,7 @@ public final class AdminHttpServer implements AutoCloseable {
     }
 
     /** This listener's session cookie in the request, or null. */
-    private static String cookie(ChannelHandlerContext ctx, FullHttpRequest req) {
+    private static @Nullable String cookie(ChannelHandlerContext ctx, FullHttpRequest req) {
       String header = req.headers().get(HttpHeaderNames.COOKIE);
       if (header == null) {
         return null;

@@ -2,6 +2,7 @@ package io.fairway.daemon.admin;
 
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One request as the routes see it.
@@ -14,6 +15,8 @@ import java.util.Map;
  * @param authorized whether it carried the admin token (the header: a session cookie never counts)
  * @param readsNeedToken whether this listener's reads need the token or a session (non-loopback)
  */
+// A byte[] body is carried, never compared: reference equality of the record is never asked for.
+@SuppressWarnings("ArrayRecordComponent")
 public record AdminRequest(
     String method,
     List<String> path,
@@ -37,7 +40,7 @@ public record AdminRequest(
   }
 
   /** A query parameter's first value, or null. */
-  public String param(String name) {
+  public @Nullable String param(String name) {
     List<String> v = query.get(name);
     return v == null || v.isEmpty() ? null : v.get(0);
   }

@@ -2,11 +2,14 @@ package io.fairway.daemon.admin;
 
 import io.fairway.daemon.Json;
 import java.nio.charset.StandardCharsets;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One answer: a status, a content type and a body; or, for {@link #eventStream()}, the start of a
  * Server-Sent Events stream that the {@link EventHub} keeps feeding.
  */
+// A byte[] body is carried, never compared: reference equality of the record is never asked for.
+@SuppressWarnings("ArrayRecordComponent")
 public record AdminResponse(int status, String contentType, byte[] body, boolean eventStream) {
   static final String JSON = "application/json";
 
@@ -15,8 +18,8 @@ public record AdminResponse(int status, String contentType, byte[] body, boolean
   }
 
   /** A one-line JSON error: {@code {"error":"...","status":N}}. */
-  public static AdminResponse error(int status, String message) {
-    return json(status, new Error(message, status));
+  public static AdminResponse error(int status, @Nullable String message) {
+    return json(status, new ErrorBody(message, status));
   }
 
   public static AdminResponse text(int status, String text) {
@@ -33,5 +36,5 @@ public record AdminResponse(int status, String contentType, byte[] body, boolean
     return new AdminResponse(200, "text/event-stream", new byte[0], true);
   }
 
-  record Error(String error, int status) {}
+  record ErrorBody(@Nullable String error, int status) {}
 }

@@ -10,6 +10,7 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.LongSupplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Short-lived read sessions for the status page on a listener whose reads need the token (a
@@ -24,7 +25,7 @@ import java.util.function.LongSupplier;
  */
 public final class AdminSessions {
   /** How long a session lasts: the page renews at half of it. */
-  public static final Duration DEFAULT_LIFETIME = Duration.ofSeconds(900);
+  public static final Duration DEFAULT_LIFETIME = Duration.ofMinutes(15);
 
   /** {@code -Dfairway.admin.sessionSeconds}, bounded ({@link AdminProperties}). */
   static final String LIFETIME_PROPERTY = "fairway.admin.sessionSeconds";
@@ -88,7 +89,7 @@ public final class AdminSessions {
    * How long the session {@code id} is still valid, in nanoseconds; 0 when it is not (unknown,
    * expired, null).
    */
-  public synchronized long remainingNanos(String id) {
+  public synchronized long remainingNanos(@Nullable String id) {
     if (id == null || id.length() != 64) {
       return 0;
     }

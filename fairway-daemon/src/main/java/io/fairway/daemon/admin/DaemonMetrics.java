@@ -16,6 +16,7 @@ import java.io.IOException;
 import java.time.Instant;
 import java.util.List;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code GET /metrics}: Prometheus text format through prometheus-metrics.
@@ -35,13 +36,9 @@ public final class DaemonMetrics {
   private final Counter reloads;
   private final Gauge lastReload;
   private volatile List<VirtualServerView> snapshot = List.of();
-  private ProxyHttpMetrics http;
-  private ProxyQueueMetrics queues;
-  private ProxyLimitMetrics limits;
-  private ProxyProtocolMetrics proxyProtocol;
-  private AccessLogMetrics accessLogs;
-  private Http2Metrics http2;
-  private io.fairway.daemon.Daemon daemon;
+
+  /** The userspace data plane's metrics; null while the daemon runs on the kernel. */
+  private @Nullable ProxyMetrics proxy;
 
   /**
    * @param services the runtime view, read once per scrape
@@ -73,7 +70,7 @@ public final class DaemonMetrics {
             .help(
                 "When the configuration was last loaded successfully (start or reload), Unix time")
             .register(registry);
-    lastReload.set(Instant.now().getEpochSecond());
+    lastReload.set((double) Instant.now().getEpochSecond());
     events.listen(this::countReload);
     serverMetrics();
     virtualServerMetrics();
@@ -162,7 +159,8 @@ public final class DaemonMetrics {
         .name("fairway_virtual_server_sorry_server_connections")
         .help("Connections scheduled to the sorry server (quorum loss and overflow alike)")
         .labelNames(VS)
-        .callback(cb -> snapshot.forEach(v -> cb.call(v.sorryConnectionsTotal(), v.name())))
+        .callback(
+            cb -> snapshot.forEach(v -> cb.call((double) v.sorryConnectionsTotal(), v.name())))
         .register(registry);
   }
 
@@ -171,26 +169,42 @@ public final class DaemonMetrics {
    * daemon's proxy table at scrape (none while the daemon runs on the kernel).
    */
   public DaemonMetrics withProxy(io.fairway.daemon.Daemon d) {
-    this.daemon = d;
-    this.http = new ProxyHttpMetrics(registry);
-    this.queues = new ProxyQueueMetrics(registry);
-    this.limits = new ProxyLimitMetrics(registry);
-    this.proxyProtocol = new ProxyProtocolMetrics(registry);
-    this.accessLogs = new AccessLogMetrics(registry);
-    this.http2 = new Http2Metrics(registry);
+    this.proxy =
+        new ProxyMetrics(
+            d,
+            new ProxyHttpMetrics(registry),
+            new ProxyQueueMetrics(registry),
+            new ProxyLimitMetrics(registry),
+            new ProxyProtocolMetrics(registry),
+            new AccessLogMetrics(registry),
+            new Http2Metrics(registry));
     return this;
   }
 
-  /** One scrape in the Prometheus text format. */
-  public synchronized AdminResponse scrape() {
-    snapshot = services.get();
-    if (http != null) {
+  /** The proxy's metric families, registered together and read from the daemon's table. */
+  private record ProxyMetrics(
+      io.fairway.daemon.Daemon daemon,
+      ProxyHttpMetrics http,
+      ProxyQueueMetrics queues,
+      ProxyLimitMetrics limits,
+      ProxyProtocolMetrics proxyProtocol,
+      AccessLogMetrics accessLogs,
+      Http2Metrics http2) {
+    void refresh() {
       http.refresh(daemon);
       queues.refresh(daemon);
       limits.refresh(daemon);
       proxyProtocol.refresh(daemon);
       accessLogs.refresh(daemon);
       http2.refresh(daemon);
+    }
+  }
+
+  /** One scrape in the Prometheus text format. */
+  public synchronized AdminResponse scrape() {
+    snapshot = services.get();
+    if (proxy != null) {
+      proxy.refresh();
     }
     ByteArrayOutputStream out = new ByteArrayOutputStream(8192);
     try {

@@ -34,6 +34,8 @@ public record HttpTraffic(long requests, long errors, long retries, Latency late
    * @param connectBoundsSeconds upper bounds of {@code connect}'s buckets
    * @param connect new backend connections' connect time
    */
+  // Histogram columns copied out of the proxy's counters and rendered; never compared.
+  @SuppressWarnings("ArrayRecordComponent")
   public record Latency(
       double[] boundsSeconds,
       long[] total,

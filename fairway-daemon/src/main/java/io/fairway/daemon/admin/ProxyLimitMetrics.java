@@ -48,7 +48,8 @@ final class ProxyLimitMetrics {
         .labelNames(LABELS)
         .callback(
             cb ->
-                rows.forEach(r -> cb.call(r.stats().refusals(), r.virtualServer(), r.realServer())))
+                rows.forEach(
+                    r -> cb.call((double) r.stats().refusals(), r.virtualServer(), r.realServer())))
         .register(registry);
     CounterWithCallback.builder()
         .name("fairway_server_limit_hits")
@@ -56,7 +57,9 @@ final class ProxyLimitMetrics {
             "Picks that found the real server at its learned limit (the client waited in the queue)")
         .labelNames(LABELS)
         .callback(
-            cb -> rows.forEach(r -> cb.call(r.stats().hits(), r.virtualServer(), r.realServer())))
+            cb ->
+                rows.forEach(
+                    r -> cb.call((double) r.stats().hits(), r.virtualServer(), r.realServer())))
         .register(registry);
   }
 

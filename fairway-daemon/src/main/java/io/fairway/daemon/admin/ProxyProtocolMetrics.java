@@ -36,10 +36,10 @@ final class ProxyProtocolMetrics {
                 rows.forEach(
                     r -> {
                       ProxyProtocolStats.Counts c = r.counts();
-                      cb.call(c.accepted(), r.virtualServer(), "accepted");
-                      cb.call(c.invalid(), r.virtualServer(), "invalid");
-                      cb.call(c.timedOut(), r.virtualServer(), "timeout");
-                      cb.call(c.closed(), r.virtualServer(), "closed");
+                      cb.call((double) c.accepted(), r.virtualServer(), "accepted");
+                      cb.call((double) c.invalid(), r.virtualServer(), "invalid");
+                      cb.call((double) c.timedOut(), r.virtualServer(), "timeout");
+                      cb.call((double) c.closed(), r.virtualServer(), "closed");
                     }))
         .register(registry);
   }

@@ -7,6 +7,7 @@ import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Closes a connection whose next request does not arrive complete in time: from connect, and again
@@ -17,7 +18,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class RequestTimeout extends ChannelDuplexHandler {
   private final long nanos;
-  private ScheduledFuture<?> timer;
+  private @Nullable ScheduledFuture<?> timer;
 
   RequestTimeout(Duration timeout) {
     this.nanos = timeout.toNanos();

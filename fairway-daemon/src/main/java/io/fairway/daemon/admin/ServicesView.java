@@ -19,6 +19,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The runtime API's view of the virtual servers: what the applier believes, what the checkers said
@@ -36,12 +38,12 @@ public final class ServicesView {
       String protocol,
       String scheduler,
       String quorum,
-      String sorryServer,
+      @Nullable String sorryServer,
       String sorryServerState,
       long sorryActiveConnections,
       long sorryConnectionsTotal,
       List<RealServerView> servers,
-      QueueView queue) {
+      @Nullable QueueView queue) {
     VirtualServerView withServers(List<RealServerView> s) {
       return new VirtualServerView(
           name,
@@ -58,7 +60,7 @@ public final class ServicesView {
           queue);
     }
 
-    VirtualServerView with(QueueView q) {
+    VirtualServerView with(@Nullable QueueView q) {
       return new VirtualServerView(
           name,
           address,
@@ -111,9 +113,9 @@ public final class ServicesView {
       long connectionsTotal,
       long bytesIn,
       long bytesOut,
-      CheckView lastCheck,
-      Number slowStartWeight,
-      HttpTraffic http,
+      @Nullable CheckView lastCheck,
+      @Nullable Number slowStartWeight,
+      @Nullable HttpTraffic http,
       int limit,
       int learnedLimit,
       boolean standby) {
@@ -130,7 +132,8 @@ public final class ServicesView {
     }
 
     /** The one copy: the parts that are read after the table (checks, traffic, the proxy). */
-    private RealServerView with(CheckView check, HttpTraffic traffic, int learned) {
+    private RealServerView with(
+        @Nullable CheckView check, @Nullable HttpTraffic traffic, int learned) {
       return new RealServerView(
           name,
           address,
@@ -158,7 +161,7 @@ public final class ServicesView {
    * saw, how long it took, when; null before the first or without the daemon's record of them).
    */
   public record CheckView(
-      String result, String reason, String since, CheckAttempts.LastAttempt lastAttempt) {
+      String result, String reason, String since, CheckAttempts.@Nullable LastAttempt lastAttempt) {
     public CheckView(String result, String reason, String since) {
       this(result, reason, since, null);
     }
@@ -309,7 +312,10 @@ public final class ServicesView {
         vs.services().stream().map(s -> s.key().toString()).toList(),
         first.key().isFwmark()
             ? "fwmark"
-            : first.key().protocol().name().toLowerCase(java.util.Locale.ROOT),
+            : Objects.requireNonNull(
+                    first.key().protocol(), "a service that is not a fwmark has a protocol")
+                .name()
+                .toLowerCase(java.util.Locale.ROOT),
         first.scheduler(),
         vs.quorumUp() ? "up" : "down",
         sorryAt,
@@ -349,13 +355,13 @@ public final class ServicesView {
   }
 
   /** One real server's view; null when a reload raced the read (the next read has it). */
-  private static RealServerView server(
+  private static @Nullable RealServerView server(
       VirtualServerStatus vs,
       RealServerStatus rs,
       io.fairway.apply.ServiceBinding config,
       Map<ServiceKey, ServiceEntry> byKey,
       AdminApplier admin,
-      Health h) {
+      @Nullable Health h) {
     Traffic t = Traffic.of(vs, rs, byKey);
     ServerAdmin a;
     AdminApplier.CheckerView view;
@@ -406,7 +412,11 @@ public final class ServicesView {
   }
 
   private static String address(ServiceKey k) {
-    return k.isFwmark() ? "fwmark " + k.fwmark() : Endpoints.format(k.address(), k.port());
+    return k.isFwmark()
+        ? "fwmark " + k.fwmark()
+        : Endpoints.format(
+            Objects.requireNonNull(k.address(), "a service that is not a fwmark has an address"),
+            k.port());
   }
 
   /** Same address, and same port unless the port is the service's (DR/TUN). */
@@ -416,7 +426,7 @@ public final class ServicesView {
   }
 
   /** What {@code slow_start_weight} says: see {@link RealServerView}. */
-  public static Number slowStartWeight(VirtualServerStatus.RealServerStatus rs) {
+  public static @Nullable Number slowStartWeight(VirtualServerStatus.RealServerStatus rs) {
     if (!rs.ramping()) {
       return null;
     }

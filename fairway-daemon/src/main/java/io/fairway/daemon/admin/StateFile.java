@@ -13,6 +13,7 @@ import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code --state-file}: the operators' admin settings, so a drained or maint server stays so across
@@ -31,7 +32,7 @@ public final class StateFile {
   }
 
   /** One entry as stored. */
-  record Entry(String virtualServer, String realServer, String state, Integer weight) {}
+  record Entry(String virtualServer, String realServer, String state, @Nullable Integer weight) {}
 
   record Content(int version, List<Entry> servers) {}
 

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code GET /}: one table per virtual server, rendered on the server so it reads without
@@ -276,12 +277,13 @@ final class StatusPage {
     }
   }
 
-  static String esc(String s) {
+  static String esc(@Nullable String s) {
     if (s == null) {
       return "";
     }
     StringBuilder b = new StringBuilder(s.length());
-    for (char c : s.toCharArray()) {
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
       switch (c) {
         case '<' -> b.append("&lt;");
         case '>' -> b.append("&gt;");

@@ -19,4 +19,7 @@
  * the status page trades the token for a short-lived read-only session cookie ({@link
  * io.fairway.daemon.admin.AdminSessions}: HttpOnly, SameSite=Strict, reads only).
  */
+@NullMarked
 package io.fairway.daemon.admin;
+
+import org.jspecify.annotations.NullMarked;

@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,7 +23,7 @@ public final class AnnounceLifecycle implements AutoCloseable {
   private final Announcing announcing;
 
   /** lvs_sloppy_tcp on the kernel plane; null on the others. */
-  private final SloppyTcp sloppyTcp;
+  private final @Nullable SloppyTcp sloppyTcp;
 
   /** The configuration file, which the messages name (the keywords are in its global_defs). */
   private final String file;
@@ -32,7 +33,7 @@ public final class AnnounceLifecycle implements AutoCloseable {
    * @param sloppyTcp the kernel plane's sysctl, or null where there is none
    * @param file the configuration file, for messages
    */
-  public AnnounceLifecycle(Announcing announcing, SloppyTcp sloppyTcp, String file) {
+  public AnnounceLifecycle(Announcing announcing, @Nullable SloppyTcp sloppyTcp, String file) {
     this.announcing = announcing;
     this.sloppyTcp = sloppyTcp;
     this.file = file;

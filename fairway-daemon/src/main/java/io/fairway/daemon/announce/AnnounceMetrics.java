@@ -10,6 +10,8 @@ public final class AnnounceMetrics {
   private AnnounceMetrics() {}
 
   /**
+   * Registers the announcement gauges.
+   *
    * @param announcing the daemon's, read at each scrape (null before it starts)
    */
   public static void register(PrometheusRegistry registry, Supplier<Announcing> announcing) {

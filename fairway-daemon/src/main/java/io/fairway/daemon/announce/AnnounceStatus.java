@@ -3,6 +3,7 @@ package io.fairway.daemon.announce;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Announcing as the operator sees it: in {@code fairway status}, {@code GET /api/v1/announce} and
@@ -29,7 +30,7 @@ public record AnnounceStatus(
   }
 
   /** The state now; not configured before the daemon starts. */
-  public static AnnounceStatus of(Announcing a) {
+  public static AnnounceStatus of(@Nullable Announcing a) {
     if (a == null) {
       return new AnnounceStatus(false, true, -1, 0, List.of());
     }

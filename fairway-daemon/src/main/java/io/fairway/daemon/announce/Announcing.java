@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,8 +39,8 @@ public final class Announcing implements AutoCloseable {
           });
 
   private int table = -1;
-  private Routes routes;
-  private Announcer announcer;
+  private @Nullable Routes routes;
+  private @Nullable Announcer announcer;
   private AnnounceSettings settings = AnnounceSettings.NONE;
   private boolean enabled = true;
   private boolean stopping;

@@ -6,6 +6,7 @@ import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code lvs_sloppy_tcp} on the kernel plane: IPVS's {@code net.ipv4.vs.sloppy_tcp}, which lets a
@@ -19,7 +20,7 @@ public final class SloppyTcp {
   private final Path file;
 
   /** The value before Fairway set it, or null while Fairway has not. */
-  private String found;
+  private @Nullable String found;
 
   public SloppyTcp(Path file) {
     this.file = file;

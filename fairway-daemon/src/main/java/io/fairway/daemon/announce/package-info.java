@@ -8,4 +8,7 @@
  * single concern (the service table) and lets the rule "announce while every announcing service on
  * the address can serve" be tested without a kernel.
  */
+@NullMarked
 package io.fairway.daemon.announce;
+
+import org.jspecify.annotations.NullMarked;

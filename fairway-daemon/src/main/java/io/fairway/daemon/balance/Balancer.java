@@ -1,6 +1,7 @@
 package io.fairway.daemon.balance;
 
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One virtual server's selection: which real server a key goes to, with real servers marked up or
@@ -28,7 +29,7 @@ public interface Balancer {
    * {@code IP:PORT}; round_robin, fallback, random and the other kernel schedulers ignore it (each
    * key is one more connection).
    */
-  String pick(String key);
+  @Nullable String pick(String key);
 
   /**
    * What-if slow start: the real server is {@code elapsed} into its ramp ({@code slow_start}; for
@@ -45,7 +46,7 @@ public interface Balancer {
    * directors the key passes through and the server, {@code primary/b3}; {@code null} when none is
    * chosen.
    */
-  default String route(String key) {
+  default @Nullable String route(String key) {
     return pick(key);
   }
 }

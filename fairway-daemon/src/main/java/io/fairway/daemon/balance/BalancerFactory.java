@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Builds the {@link Balancer} for a planned service: its selection and its members (name, ident,
@@ -36,7 +37,7 @@ public final class BalancerFactory {
    * @param alt shard alternative to return, as a request's {@code alt} (it overrides an associated
    *     shard_param's); negative: none asked for, the shard's own default
    */
-  public record Options(Long seed, ShardHealthy healthy, int alt) {
+  public record Options(@Nullable Long seed, @Nullable ShardHealthy healthy, int alt) {
     /** No overrides. */
     public static final Options NONE = new Options(null, null, -1);
   }
@@ -182,7 +183,10 @@ public final class BalancerFactory {
     if (vs.sorry().isPresent() && vs.sorry().get().overflow()) {
       Dest ss = vs.sorry().get().dest();
       try {
-        service.setSorryServer(new DestSpec(null, ss.address(), ss.port(), 1, 0, 0));
+        // Nameless, as the proxy's kernel model makes it: a sorry server is no real server.
+        @SuppressWarnings("NullAway")
+        DestSpec sorry = new DestSpec(null, ss.address(), ss.port(), 1, 0, 0);
+        service.setSorryServer(sorry);
       } catch (IllegalArgumentException e) {
         throw new BalanceException(vs.sorry().get().where() + ": " + e.getMessage());
       }

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A virtual server balanced by one of the Varnish directors, or by several layered ({@code director
@@ -25,7 +26,7 @@ public final class DirectorBalancer implements Balancer {
   private final Map<String, Duration> slowStarts;
 
   /** shard's rampup, or {@code null} for the other directors. */
-  private final Duration rampup;
+  private final @Nullable Duration rampup;
 
   DirectorBalancer(
       String name,
@@ -34,7 +35,7 @@ public final class DirectorBalancer implements Balancer {
       boolean hashesKey,
       int alt,
       Map<String, Duration> slowStarts,
-      Duration rampup) {
+      @Nullable Duration rampup) {
     this.name = name;
     this.tree = tree;
     this.servers = List.copyOf(servers);
@@ -160,7 +161,7 @@ public final class DirectorBalancer implements Balancer {
   }
 
   @Override
-  public String pick(String key) {
+  public @Nullable String pick(String key) {
     Backend b = tree.pick(request(key));
     return b == null ? null : b.name();
   }
@@ -170,7 +171,7 @@ public final class DirectorBalancer implements Balancer {
    * primary/b3} ({@code primary/-} when that director finds none); else as {@link #pick}.
    */
   @Override
-  public String route(String key) {
+  public @Nullable String route(String key) {
     if (!tree.layered()) {
       return pick(key);
     }

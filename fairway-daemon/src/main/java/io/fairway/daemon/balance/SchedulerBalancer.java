@@ -12,6 +12,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A virtual server balanced by a kernel scheduler. Each key is one new connection that stays open,
@@ -27,10 +29,10 @@ public final class SchedulerBalancer implements Balancer {
   private final Map<String, DestSpec> specs; // config order
   private final Map<String, Boolean> inhibit;
   private final Map<String, Boolean> up = new LinkedHashMap<>();
-  private final InetAddress vip;
+  private final @Nullable InetAddress vip;
   private final int vport;
   private final Flow anonymous;
-  private LoadSnapshot load;
+  private @Nullable LoadSnapshot load;
   private Map<String, java.time.Duration> slowStarts = Map.of();
 
   private static final java.util.Set<String> HASHING = java.util.Set.of("sh", "dh", "mh");
@@ -41,7 +43,7 @@ public final class SchedulerBalancer implements Balancer {
       SchedService service,
       Map<String, DestSpec> specs,
       Map<String, Boolean> inhibit,
-      InetAddress vip,
+      @Nullable InetAddress vip,
       int vport) {
     this.name = name;
     this.algorithm = algorithm;
@@ -133,9 +135,9 @@ public final class SchedulerBalancer implements Balancer {
   private void reconcile() {
     List<DestSpec> l = new ArrayList<>();
     for (Map.Entry<String, DestSpec> e : specs.entrySet()) {
-      if (up.get(e.getKey())) {
+      if (Objects.requireNonNull(up.get(e.getKey()), "every server has a state")) {
         l.add(e.getValue());
-      } else if (inhibit.get(e.getKey())) {
+      } else if (Objects.requireNonNull(inhibit.get(e.getKey()), "every server has a setting")) {
         l.add(e.getValue().withWeight(0));
       }
     }
@@ -153,7 +155,7 @@ public final class SchedulerBalancer implements Balancer {
   }
 
   @Override
-  public String pick(String key) {
+  public @Nullable String pick(String key) {
     Flow f;
     try {
       f = flow(key);

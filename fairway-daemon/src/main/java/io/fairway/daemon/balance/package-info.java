@@ -8,4 +8,7 @@
  * that does not fit) are reported here, as one line naming the file and line, before any traffic is
  * balanced with a half-built table.
  */
+@NullMarked
 package io.fairway.daemon.balance;
+
+import org.jspecify.annotations.NullMarked;

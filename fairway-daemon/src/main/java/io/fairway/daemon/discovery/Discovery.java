@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,7 +58,7 @@ public final class Discovery {
   public record BlockState(
       String key,
       List<Answer.Member> members,
-      Instant lastFound,
+      @Nullable Instant lastFound,
       Instant lastResolution,
       Answer lastAnswer,
       String location,
@@ -178,7 +179,7 @@ public final class Discovery {
    * weight changed has not left, it moves in place.
    */
   private static Map<Answer.Member, Instant> leaving(
-      BlockState prev,
+      @Nullable BlockState prev,
       List<Answer.Member> before,
       List<Answer.Member> kept,
       Instant now,

@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,7 +29,7 @@ public final class DiscoveryLoop implements AutoCloseable {
             t.setDaemon(true);
             return t;
           });
-  private volatile Config parsed;
+  private volatile @Nullable Config parsed;
   private volatile Runnable reload = () -> {};
 
   /** The blocks' last resolutions. */

@@ -16,6 +16,8 @@ public final class DnsMetrics {
   private DnsMetrics() {}
 
   /**
+   * Registers the DNS discovery counters and gauges.
+   *
    * @param discovery the running daemon's, whose states are read at every scrape
    */
   public static void register(PrometheusRegistry registry, Supplier<Discovery> discovery) {

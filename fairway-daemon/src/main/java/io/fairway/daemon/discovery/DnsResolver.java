@@ -28,6 +28,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Asks a block's name servers (else those of {@code /etc/resolv.conf}) for its records on one event
@@ -75,7 +76,7 @@ public final class DnsResolver implements AutoCloseable {
                   out.complete(recs.answer);
                   r.close();
                 } else {
-                  addresses(r, block, recs, out);
+                  addresses(r, recs, out);
                 }
               } catch (RuntimeException e) {
                 out.complete(Answer.failed("unreadable answer: " + oneLine(e)));
@@ -111,7 +112,7 @@ public final class DnsResolver implements AutoCloseable {
 
   /** The records of an answer: SRV targets still to be resolved, or the answer itself. */
   private static final class Records {
-    Answer answer;
+    @Nullable Answer answer;
     final List<int[]> srv = new ArrayList<>(); // priority, weight, port
     final List<String> targets = new ArrayList<>();
     long ttl = Long.MAX_VALUE;
@@ -119,11 +120,11 @@ public final class DnsResolver implements AutoCloseable {
 
   private static Records read(DnsResponse resp, DnsRecordType type) {
     Records out = new Records();
-    if (resp.code() == DnsResponseCode.NXDOMAIN) {
+    if (resp.code().equals(DnsResponseCode.NXDOMAIN)) {
       out.answer = Answer.gone("NXDOMAIN");
       return out;
     }
-    if (resp.code() != DnsResponseCode.NOERROR) {
+    if (!resp.code().equals(DnsResponseCode.NOERROR)) {
       out.answer = Answer.failed(resp.code().toString());
       return out;
     }
@@ -136,7 +137,7 @@ public final class DnsResolver implements AutoCloseable {
       }
       out.ttl = Math.min(out.ttl, rec.timeToLive());
       ByteBuf c = raw.content().duplicate();
-      if (type == DnsRecordType.SRV) {
+      if (type.equals(DnsRecordType.SRV)) {
         int priority = c.readUnsignedShort();
         int weight = c.readUnsignedShort();
         int port = c.readUnsignedShort();
@@ -155,7 +156,7 @@ public final class DnsResolver implements AutoCloseable {
       }
     }
     Duration ttl = Duration.ofSeconds(out.ttl == Long.MAX_VALUE ? 0 : out.ttl);
-    if (type != DnsRecordType.SRV) {
+    if (!type.equals(DnsRecordType.SRV)) {
       out.answer =
           members.isEmpty()
               ? Answer.gone("no " + type.name() + " record")
@@ -172,8 +173,7 @@ public final class DnsResolver implements AutoCloseable {
    * the next, and so on. The applier keeps a higher tier out of the table while a lower one has a
    * server up by its verdict ({@code io.fairway.apply.Tiers}).
    */
-  private void addresses(
-      DnsNameResolver r, DnsDiscovery block, Records recs, CompletableFuture<Answer> out) {
+  private void addresses(DnsNameResolver r, Records recs, CompletableFuture<Answer> out) {
     List<CompletableFuture<List<Answer.Member>>> parts = new ArrayList<>();
     for (int i = 0; i < recs.srv.size(); i++) {
       int[] s = recs.srv.get(i);

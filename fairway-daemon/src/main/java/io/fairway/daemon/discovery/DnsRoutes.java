@@ -6,6 +6,7 @@ import io.fairway.daemon.admin.AdminRoutes;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code GET /api/v1/dns} (every {@code real_server_dns} block's last resolution) in front of the
@@ -87,7 +88,7 @@ public final class DnsRoutes implements AdminRoutes {
     return b.append("</tbody></table>\n").toString();
   }
 
-  private static String esc(String s) {
+  private static String esc(@Nullable String s) {
     if (s == null) {
       return "";
     }

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The last resolution of every {@code real_server_dns} block as {@code fairway status} prints it
@@ -42,11 +43,11 @@ public final class DnsStatus {
       String name,
       String type,
       String location,
-      String lastResolution,
+      @Nullable String lastResolution,
       String result,
       int answers,
       String error,
-      String lastFound,
+      @Nullable String lastFound,
       List<String> servers,
       int kept,
       List<String> draining,
@@ -130,7 +131,7 @@ public final class DnsStatus {
     return o.name().toLowerCase(Locale.ROOT);
   }
 
-  private static String iso(Instant t) {
+  private static @Nullable String iso(@Nullable Instant t) {
     return t == null ? null : t.toString();
   }
 

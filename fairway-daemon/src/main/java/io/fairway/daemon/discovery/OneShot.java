@@ -29,6 +29,8 @@ public final class OneShot {
   }
 
   /**
+   * Resolves the configuration's DNS-discovered servers once.
+   *
    * @param timeout how long one query may take; the whole resolution is bounded by a multiple of it
    */
   public static Resolved resolve(Config config, Duration timeout) throws InterruptedException {

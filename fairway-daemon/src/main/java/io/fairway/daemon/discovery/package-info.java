@@ -4,4 +4,7 @@
  * answer goes through the same reload-by-difference path as an edited file (checked first, drained
  * before removal) and nothing in apply knows where a server came from.
  */
+@NullMarked
 package io.fairway.daemon.discovery;
+
+import org.jspecify.annotations.NullMarked;

@@ -8,4 +8,7 @@
  * <p>The setup is code ({@link io.fairway.daemon.log.LogConfigurator}), not a logback.xml: the XML
  * route costs a noticeable part of the start-up.
  */
+@NullMarked
 package io.fairway.daemon.log;
+
+import org.jspecify.annotations.NullMarked;

@@ -2,6 +2,7 @@ package io.fairway.daemon.systemd;
 
 import java.io.IOException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,13 +18,13 @@ import org.slf4j.LoggerFactory;
 public final class SystemdNotifier {
   private static final Logger LOG = LoggerFactory.getLogger(SystemdNotifier.class);
 
-  private final String socket;
+  private final @Nullable String socket;
   private final AtomicBoolean warned = new AtomicBoolean();
 
   /**
    * @param socket {@code NOTIFY_SOCKET}'s value, or null for none
    */
-  public SystemdNotifier(String socket) {
+  public SystemdNotifier(@Nullable String socket) {
     this.socket = socket == null || socket.isEmpty() ? null : socket;
   }
 

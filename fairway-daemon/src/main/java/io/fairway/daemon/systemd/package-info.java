@@ -17,4 +17,7 @@
  *       systemd gives the service is the place for them.
  * </ul>
  */
+@NullMarked
 package io.fairway.daemon.systemd;
+
+import org.jspecify.annotations.NullMarked;

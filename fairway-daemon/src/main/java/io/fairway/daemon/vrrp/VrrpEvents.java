@@ -5,6 +5,7 @@ import io.fairway.daemon.EventHub;
 import io.fairway.vrrp.view.VrrpTransition;
 import java.time.temporal.ChronoUnit;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Each VRRP state change on the event stream: {@code event: vrrp_master} (or {@code vrrp_backup},
@@ -23,12 +24,12 @@ public final class VrrpEvents implements Consumer<VrrpTransition> {
   public record Event(
       String time,
       String kind,
-      String instance,
-      String syncGroup,
+      @Nullable String instance,
+      @Nullable String syncGroup,
       String from,
       String to,
       int priority,
-      String master,
+      @Nullable String master,
       String reason) {}
 
   public static Event of(VrrpTransition t) {

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 
 /** {@code GET /api/v1/vrrp}'s shape: the snapshot with states in lower case, addresses as text. */
 public final class VrrpJson {
@@ -26,7 +27,7 @@ public final class VrrpJson {
       List<Group> syncGroups,
       long packetsReceived,
       Map<String, Long> errors,
-      SyncDaemons lvsSyncDaemon) {}
+      @Nullable SyncDaemons lvsSyncDaemon) {}
 
   /**
    * {@code lvs_sync_daemon}: the settings (0 and null: the kernel's default), whom the daemons
@@ -40,17 +41,23 @@ public final class VrrpJson {
       int maxLen,
       int port,
       int ttl,
-      String group,
-      String follows,
-      String instanceState,
+      @Nullable String group,
+      @Nullable String follows,
+      @Nullable String instanceState,
       List<String> wants,
       List<KernelDaemon> kernel,
-      String kernelError,
-      String lastError) {}
+      @Nullable String kernelError,
+      @Nullable String lastError) {}
 
   /** One daemon as the kernel reports it ({@code ipvsadm -L --daemon}), every field filled in. */
   public record KernelDaemon(
-      String role, String interfaceName, int syncId, int maxLen, int port, int ttl, String group) {}
+      String role,
+      String interfaceName,
+      int syncId,
+      int maxLen,
+      int port,
+      int ttl,
+      @Nullable String group) {}
 
   /** One instance. */
   public record Instance(
@@ -61,11 +68,11 @@ public final class VrrpJson {
       String state,
       int priority,
       int basePriority,
-      String master,
+      @Nullable String master,
       int masterPriority,
       String since,
       List<String> virtualAddresses,
-      String syncGroup,
+      @Nullable String syncGroup,
       long advertsSent,
       long advertsReceived,
       Map<String, Long> transitions) {}

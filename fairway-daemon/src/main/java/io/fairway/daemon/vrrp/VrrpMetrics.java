@@ -8,6 +8,7 @@ import io.fairway.vrrp.view.VrrpSnapshot;
 import io.prometheus.metrics.core.metrics.CounterWithCallback;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.util.Objects;
 import java.util.function.Supplier;
 
 /**
@@ -22,6 +23,8 @@ public final class VrrpMetrics {
   private VrrpMetrics() {}
 
   /**
+   * Registers the VRRP metrics.
+   *
    * @param snapshot the running speaker's, {@link VrrpSnapshot#empty} when none runs
    */
   public static void register(PrometheusRegistry registry, Supplier<VrrpSnapshot> snapshot) {
@@ -85,14 +88,23 @@ public final class VrrpMetrics {
         .name("fairway_vrrp_adverts_sent")
         .help("VRRP adverts the instance sent (priority 0 hand-overs included)")
         .labelNames(INSTANCE)
-        .callback(cb -> snapshot.get().instances().forEach(i -> cb.call(i.advertsSent(), i.name())))
+        .callback(
+            cb ->
+                snapshot
+                    .get()
+                    .instances()
+                    .forEach(i -> cb.call((double) i.advertsSent(), i.name())))
         .register(registry);
     CounterWithCallback.builder()
         .name("fairway_vrrp_adverts_received")
         .help("VRRP adverts for the instance that passed every check")
         .labelNames(INSTANCE)
         .callback(
-            cb -> snapshot.get().instances().forEach(i -> cb.call(i.advertsReceived(), i.name())))
+            cb ->
+                snapshot
+                    .get()
+                    .instances()
+                    .forEach(i -> cb.call((double) i.advertsReceived(), i.name())))
         .register(registry);
   }
 
@@ -114,7 +126,7 @@ public final class VrrpMetrics {
     CounterWithCallback.builder()
         .name("fairway_vrrp_packets_received")
         .help("Packets the VRRP sockets received, before any check")
-        .callback(cb -> cb.call(snapshot.get().packetsReceived()))
+        .callback(cb -> cb.call((double) snapshot.get().packetsReceived()))
         .register(registry);
     CounterWithCallback.builder()
         .name("fairway_vrrp_errors")
@@ -125,7 +137,9 @@ public final class VrrpMetrics {
             cb -> {
               VrrpSnapshot s = snapshot.get();
               for (DropKind k : DropKind.values()) {
-                cb.call(s.errors().get(k), k.wire());
+                cb.call(
+                    Objects.requireNonNull(s.errors().get(k), "a snapshot has every kind"),
+                    k.wire());
               }
             })
         .register(registry);

@@ -8,4 +8,7 @@
  * and go across reloads; these classes take the speaker through a supplier and wrap whatever admin
  * routes and registry the mode has, so the admin layer does not need to know VRRP exists.
  */
+@NullMarked
 package io.fairway.daemon.vrrp;
+
+import org.jspecify.annotations.NullMarked;

@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -34,7 +35,7 @@ class AdminSessionsTest {
     assertThat(sessions.remainingNanos("")).isZero();
     assertThat(sessions.remainingNanos(id.substring(1))).isZero();
     assertThat(sessions.remainingNanos("0".repeat(64))).isZero();
-    assertThat(sessions.remainingNanos(id.toUpperCase())).isZero();
+    assertThat(sessions.remainingNanos(id.toUpperCase(Locale.ROOT))).isZero();
   }
 
   @Test

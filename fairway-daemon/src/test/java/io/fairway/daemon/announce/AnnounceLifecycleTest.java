@@ -10,6 +10,7 @@ import io.fairway.config.model.base.Location;
 import io.fairway.testkit.ExternalPrograms;
 import java.io.IOException;
 import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -204,7 +205,7 @@ class AnnounceLifecycleTest {
 
   static String sh(String... cmd) throws Exception {
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes());
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
       throw new IOException(String.join(" ", cmd) + ": " + out);
     }

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.OptionalInt;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
@@ -43,11 +44,11 @@ class AnnouncingTest {
   void staleRoutesGoAtStartAndNothingIsAnnouncedBeforeThePass() throws Exception {
     tables.computeIfAbsent(100, k -> new AnnouncerTest.MemoryRoutes()).add(STALE);
     announcing.configure(settings(100, Map.of("web", A)));
-    assertThat(tables.get(100).held).isEmpty();
+    assertThat(table(100).held).isEmpty();
     assertThat(announcing.view()).containsExactly(Map.entry("192.0.2.10", false));
     assertThat(announcing.reconcile()).containsExactly("announced 192.0.2.10");
     assertThat(events).containsExactly("announced 192.0.2.10");
-    assertThat(tables.get(100).held).containsExactly(A);
+    assertThat(table(100).held).containsExactly(A);
   }
 
   @Test
@@ -55,9 +56,9 @@ class AnnouncingTest {
     announcing.configure(settings(100, Map.of("web", A)));
     announcing.reconcile();
     announcing.configure(settings(101, Map.of("web", A)));
-    assertThat(tables.get(100).held).as("the old table emptied").isEmpty();
+    assertThat(table(100).held).as("the old table emptied").isEmpty();
     announcing.reconcile();
-    assertThat(tables.get(101).held).containsExactly(A);
+    assertThat(table(101).held).containsExactly(A);
     announcing.configure(settings(101, Map.of()));
     assertThat(announcing.reconcile()).containsExactly("withdrew 192.0.2.10");
     announcing.configure(new AnnounceSettings(Announcement.NONE, Map.of()));
@@ -70,16 +71,16 @@ class AnnouncingTest {
     announcing.configure(settings(100, Map.of("web", A)));
     announcing.reconcile();
     assertThat(announcing.enabled(false)).isTrue();
-    assertThat(tables.get(100).held).isEmpty();
+    assertThat(table(100).held).isEmpty();
     announcing.configure(settings(102, Map.of("web", A)));
     announcing.reconcile();
-    assertThat(tables.get(102).held).isEmpty();
+    assertThat(table(102).held).isEmpty();
     assertThat(announcing.enabled(true)).isTrue();
-    assertThat(tables.get(102).held).containsExactly(A);
+    assertThat(table(102).held).containsExactly(A);
     assertThat(announcing.withdraw()).as("something was announced").isTrue();
-    assertThat(tables.get(102).held).isEmpty();
+    assertThat(table(102).held).isEmpty();
     announcing.enabled(true);
-    assertThat(tables.get(102).held).as("no route comes back while stopping").isEmpty();
+    assertThat(table(102).held).as("no route comes back while stopping").isEmpty();
     assertThat(announcing.withdraw()).as("nothing left to wait for").isFalse();
     announcing.close();
   }
@@ -88,9 +89,9 @@ class AnnouncingTest {
   void closeRemovesEveryRouteOfTheTable() throws Exception {
     announcing.configure(settings(100, Map.of("web", A)));
     announcing.reconcile();
-    tables.get(100).add(STALE);
+    table(100).add(STALE);
     announcing.close();
-    assertThat(tables.get(100).held).isEmpty();
+    assertThat(table(100).held).isEmpty();
   }
 
   @Test
@@ -110,7 +111,11 @@ class AnnouncingTest {
     assertThatThrownBy(() -> failing.configure(settings(200, Map.of("web", A))))
         .hasMessage("netlink: EPERM");
     assertThat(failing.table()).isEqualTo(100);
-    assertThat(tables.get(100).held).containsExactly(A);
+    assertThat(table(100).held).containsExactly(A);
     failing.close();
+  }
+
+  private AnnouncerTest.MemoryRoutes table(int number) {
+    return Objects.requireNonNull(tables.get(number), "table " + number + " was never opened");
   }
 }

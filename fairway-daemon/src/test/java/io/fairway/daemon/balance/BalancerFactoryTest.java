@@ -10,6 +10,7 @@ import io.fairway.plan.Plan;
 import io.fairway.plan.PlanBuilder;
 import java.net.InetAddress;
 import java.nio.file.Path;
+import java.util.Objects;
 import org.junit.jupiter.api.Test;
 
 class BalancerFactoryTest {
@@ -36,7 +37,10 @@ class BalancerFactoryTest {
     assertThat(d.state().ring().size()).isEqualTo(37 + 74 + 55 + 37);
     Backend picked = d.pick(Request.ofString("/x"));
     assertThat(picked).isInstanceOf(RealServerBackend.class);
-    assertThat(((RealServerBackend) picked).member().address())
+    assertThat(
+            ((RealServerBackend) Objects.requireNonNull(picked, "checked above"))
+                .member()
+                .address())
         .isEqualTo(InetAddress.getByName("127.0.0.1"));
   }
 

@@ -29,7 +29,11 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class DnsStatusTest {
   @TempDir Path dir;
+
+  // Started by each test that needs it, before any use; closed after each when started.
+  @SuppressWarnings("NullAway.Init")
   Named named;
+
   final DnsResolver resolver = new DnsResolver(Duration.ofSeconds(2));
 
   @AfterEach

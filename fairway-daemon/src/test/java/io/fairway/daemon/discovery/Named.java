@@ -131,7 +131,11 @@ public final class Named implements AutoCloseable {
   }
 
   @Override
-  public void close() throws InterruptedException {
-    stop();
+  public void close() {
+    try {
+      stop();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt(); // the caller's to see; the process is not waited for
+    }
   }
 }

@@ -56,7 +56,7 @@ final class UserspaceDaemon implements AutoCloseable {
   }
 
   @Override
-  public void close() throws Exception {
+  public void close() throws io.fairway.table.TableException {
     daemon.stop();
     table.close();
   }

@@ -172,10 +172,14 @@ final class Varnishd implements AutoCloseable {
   }
 
   @Override
-  public void close() throws Exception {
+  public void close() {
     process.destroy();
-    if (!process.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)) {
-      process.destroyForcibly();
+    try {
+      if (!process.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)) {
+        process.destroyForcibly();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt(); // the caller's to see; the process is not waited for
     }
   }
 }

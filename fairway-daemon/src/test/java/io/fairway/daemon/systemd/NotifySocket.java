@@ -90,9 +90,13 @@ public final class NotifySocket implements AutoCloseable {
   }
 
   @Override
-  public void close() throws InterruptedException {
+  public void close() {
     closed = true;
-    reader.join(5000);
+    try {
+      reader.join(5000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt(); // the caller's to see; the socket closes anyway
+    }
     LibC.INSTANCE.close(fd);
   }
 }
