@@ -4,6 +4,11 @@ import com.sun.jna.Library;
 import com.sun.jna.Native;
 import com.sun.jna.Pointer;
 import java.io.IOException;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.math.BigInteger;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -51,25 +56,24 @@ final class Signals {
    * the JVM lives on (run in-process, as tests and {@code fairway demo} do) closes the result:
    * otherwise the JVM's own Ctrl-C and SIGTERM handling would stay replaced by a dead command's.
    */
-  @SuppressWarnings("sunapi")
   static Restore on(String name, Runnable action) {
-    sun.misc.Signal signal = new sun.misc.Signal(name);
-    if (OURS.contains(name) && ignored(signal.getNumber())) {
-      takeBack(name, signal.getNumber());
+    Object signal = SunSignal.named(name);
+    int number = SunSignal.number(signal);
+    if (OURS.contains(name) && ignored(number)) {
+      takeBack(name, number);
     }
-    sun.misc.SignalHandler previous =
-        sun.misc.Signal.handle(
+    Object previous =
+        SunSignal.handle(
             signal,
-            s -> {
-              Thread t = new Thread(action, "fairway-SIG" + name);
-              // Whatever escapes the action (a bug) is one log line, not a stack trace on stderr.
-              t.setUncaughtExceptionHandler(
-                  (th, e) ->
-                      org.slf4j.LoggerFactory.getLogger(Signals.class)
-                          .error("{}: {}", th.getName(), e.toString()));
-              t.start();
-            });
-    return () -> sun.misc.Signal.handle(signal, previous);
+            SunSignal.handler(
+                () -> {
+                  Thread t = new Thread(action, "fairway-SIG" + name);
+                  // Whatever escapes the action (a bug) is one log line, not a stack trace.
+                  t.setUncaughtExceptionHandler(
+                      (th, e) -> LOG.error("{}: {}", th.getName(), e.toString()));
+                  t.start();
+                }));
+    return () -> SunSignal.handle(signal, previous);
   }
 
   /** Whether this process ignores signal {@code number} ({@code SigIgn} of /proc/self/status). */
@@ -112,6 +116,85 @@ final class Signals {
           e.getMessage(),
           name,
           name.equals("HUP") ? "; reload with `fairway reload`" : "");
+    }
+  }
+
+  /**
+   * {@code sun.misc.Signal} and {@code SignalHandler}, reached by reflection: javac warns on every
+   * direct use of them, a warning no annotation silences when compiling with {@code --release}, and
+   * the build fails on warnings. The package is exported by jdk.unsupported, so reflection needs no
+   * opening. Signals and handlers are passed around as the objects they are.
+   */
+  static final class SunSignal {
+    private static final Class<?> SIGNAL;
+    private static final Class<?> HANDLER;
+    private static final Constructor<?> NEW;
+    private static final Method HANDLE;
+    private static final Method RAISE;
+    private static final Method NUMBER;
+
+    static {
+      try {
+        SIGNAL = Class.forName("sun.misc.Signal");
+        HANDLER = Class.forName("sun.misc.SignalHandler");
+        NEW = SIGNAL.getConstructor(String.class);
+        HANDLE = SIGNAL.getMethod("handle", SIGNAL, HANDLER);
+        RAISE = SIGNAL.getMethod("raise", SIGNAL);
+        NUMBER = SIGNAL.getMethod("getNumber");
+      } catch (ReflectiveOperationException e) {
+        throw new ExceptionInInitializerError(e);
+      }
+    }
+
+    private SunSignal() {}
+
+    /** {@code new Signal(name)}; an unknown name throws IllegalArgumentException, as there. */
+    static Object named(String name) {
+      return call(() -> NEW.newInstance(name));
+    }
+
+    static int number(Object signal) {
+      return (Integer) call(() -> NUMBER.invoke(signal));
+    }
+
+    /** {@code Signal.handle}: installs {@code handler}, returns the one it replaced. */
+    static Object handle(Object signal, Object handler) {
+      return call(() -> HANDLE.invoke(null, signal, handler));
+    }
+
+    static void raise(Object signal) {
+      call(() -> RAISE.invoke(null, signal));
+    }
+
+    /** A {@code SignalHandler} that runs {@code action}. */
+    static Object handler(Runnable action) {
+      InvocationHandler h =
+          (proxy, method, args) ->
+              switch (method.getName()) {
+                case "handle" -> {
+                  action.run();
+                  yield null;
+                }
+                case "equals" -> proxy == args[0];
+                case "hashCode" -> System.identityHashCode(proxy);
+                default -> "SignalHandler(" + action + ")";
+              };
+      return Proxy.newProxyInstance(HANDLER.getClassLoader(), new Class<?>[] {HANDLER}, h);
+    }
+
+    private interface Call {
+      Object run() throws ReflectiveOperationException;
+    }
+
+    private static Object call(Call c) {
+      try {
+        return c.run();
+      } catch (InvocationTargetException e) {
+        Throwable cause = e.getCause();
+        throw cause instanceof RuntimeException r ? r : new IllegalStateException(cause);
+      } catch (ReflectiveOperationException e) {
+        throw new IllegalStateException(e);
+      }
     }
   }
 }

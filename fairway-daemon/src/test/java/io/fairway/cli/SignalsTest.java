@@ -1,12 +1,11 @@
 package io.fairway.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
-import sun.misc.Signal;
-import sun.misc.SignalHandler;
 
 /** A command's signal handler runs its action and, once closed, gives the signal back. */
 class SignalsTest {
@@ -14,21 +13,27 @@ class SignalsTest {
   @Test
   void handlesTheSignalAndRestoresThePreviousHandler() throws Exception {
     // SIGWINCH: harmless to raise in the test JVM, and nobody else's.
-    Signal winch = new Signal("WINCH");
-    SignalHandler previous = s -> {};
-    SignalHandler original = Signal.handle(winch, previous);
+    Object winch = Signals.SunSignal.named("WINCH");
+    Object previous = Signals.SunSignal.handler(() -> {});
+    Object original = Signals.SunSignal.handle(winch, previous);
     try {
       CountDownLatch ran = new CountDownLatch(1);
       Signals.Restore restore = Signals.on("WINCH", ran::countDown);
-      Signal.raise(winch);
+      Signals.SunSignal.raise(winch);
       assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
 
       restore.close();
 
-      assertThat(Signal.handle(winch, original)).isSameAs(previous);
+      assertThat(Signals.SunSignal.handle(winch, original)).isSameAs(previous);
     } finally {
-      Signal.handle(winch, original);
+      Signals.SunSignal.handle(winch, original);
     }
+  }
+
+  @Test
+  void anUnknownSignalNameIsRefusedAsTheJdkRefusesIt() {
+    assertThatThrownBy(() -> Signals.SunSignal.named("NOSUCH"))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test

@@ -140,7 +140,7 @@ public final class AdminFixture implements AutoCloseable {
   }
 
   @Override
-  public void close() throws Exception {
+  public void close() {
     try {
       server.close();
     } finally {

@@ -59,7 +59,7 @@ final class GoAwayH2Server implements AutoCloseable {
       boolean wentAway = false;
       while (true) {
         in.readFully(head);
-        int n = (head[0] & 0xff) << 16 | (head[1] & 0xff) << 8 | head[2] & 0xff;
+        int n = ((head[0] & 0xff) << 16) | ((head[1] & 0xff) << 8) | (head[2] & 0xff);
         in.readFully(new byte[n]);
         int type = head[3];
         if (type == SETTINGS && (head[4] & ACK) == 0) {

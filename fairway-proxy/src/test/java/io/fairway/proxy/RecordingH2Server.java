@@ -33,8 +33,8 @@ import java.util.concurrent.TimeUnit;
  * body, and its trailing HEADERS (null when there were none); it answers 200 once the request ends.
  */
 final class RecordingH2Server implements AutoCloseable {
-  /** A request as the server saw it. */
-  record Received(Http2Headers headers, byte[] body, Http2Headers trailers) {}
+  /** A request as the server saw it, its body as ISO-8859-1 text. */
+  record Received(Http2Headers headers, String body, Http2Headers trailers) {}
 
   private final EventLoopGroup group =
       new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
@@ -50,7 +50,8 @@ final class RecordingH2Server implements AutoCloseable {
                 new ChannelInitializer<Channel>() {
                   @Override
                   protected void initChannel(Channel ch) {
-                    ch.pipeline().addLast(Http2FrameCodecBuilder.forServer().build(), new Record());
+                    ch.pipeline()
+                        .addLast(Http2FrameCodecBuilder.forServer().build(), new Recorder());
                   }
                 })
             .bind(Fixtures.LO, 0)
@@ -59,7 +60,7 @@ final class RecordingH2Server implements AutoCloseable {
   }
 
   /** Per connection: the requests in progress, by stream. */
-  private final class Record extends ChannelInboundHandlerAdapter {
+  private final class Recorder extends ChannelInboundHandlerAdapter {
     private final Map<Http2FrameStream, Http2Headers> heads = new HashMap<>();
     private final Map<Http2FrameStream, ByteArrayOutputStream> bodies = new HashMap<>();
 
@@ -92,7 +93,9 @@ final class RecordingH2Server implements AutoCloseable {
     }
 
     private void end(ChannelHandlerContext ctx, Http2FrameStream s, Http2Headers trailers) {
-      received.add(new Received(heads.remove(s), bodies.remove(s).toByteArray(), trailers));
+      received.add(
+          new Received(
+              heads.remove(s), bodies.remove(s).toString(StandardCharsets.ISO_8859_1), trailers));
       Http2Headers ok = new DefaultHttp2Headers().status("200");
       ctx.write(new DefaultHttp2HeadersFrame(ok).stream(s));
       ctx.writeAndFlush(

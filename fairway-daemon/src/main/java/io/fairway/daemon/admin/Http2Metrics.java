@@ -119,7 +119,7 @@ final class Http2Metrics {
                 .help("Streams each closed HTTP/2 connection carried");
         H2Stats s = stats;
         if (s != null) {
-          long[] bounds = H2Stats.STREAMS_BOUNDS;
+          long[] bounds = H2Stats.streamsBounds();
           double[] upper = new double[bounds.length + 1];
           for (int i = 0; i < bounds.length; i++) {
             upper[i] = bounds[i];

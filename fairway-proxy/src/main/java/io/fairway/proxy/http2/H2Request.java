@@ -12,11 +12,29 @@ import java.util.Set;
  * Host header), the cookie fields are rejoined with "; " into one line, and a body of unknown
  * length goes chunked. Connection-specific fields make the request malformed (§8.2.2): they are
  * refused, not dropped.
- *
- * @param head the HTTP/1.1 head, ending with its blank line
- * @param chunked the body (if any) goes out chunked: the stream frames its DATA as chunks
  */
-record H2Request(byte[] head, boolean chunked) {
+final class H2Request {
+  private final byte[] head;
+  private final boolean chunked;
+
+  /**
+   * @param head the HTTP/1.1 head, ending with its blank line
+   * @param chunked the body (if any) goes out chunked: the stream frames its DATA as chunks
+   */
+  H2Request(byte[] head, boolean chunked) {
+    this.head = head;
+    this.chunked = chunked;
+  }
+
+  /** The HTTP/1.1 head, ending with its blank line; the exchange owns it from here. */
+  byte[] head() {
+    return head;
+  }
+
+  /** The body (if any) goes out chunked: the stream frames its DATA as chunks. */
+  boolean chunked() {
+    return chunked;
+  }
 
   /** Why a request cannot go on: a stream error (malformed, §8.1.1) or an HTTP status to answer. */
   static final class Invalid extends Exception {

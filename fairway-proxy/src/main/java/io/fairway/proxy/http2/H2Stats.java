@@ -1,5 +1,7 @@
 package io.fairway.proxy.http2;
 
+import java.util.EnumMap;
+import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -45,7 +47,12 @@ public final class H2Stats {
    * Upper bounds of the streams-per-connection buckets; the last bucket is above every bound.
    * SETTINGS_MAX_CONCURRENT_STREAMS bounds streams at once, not over a connection's life.
    */
-  public static final long[] STREAMS_BOUNDS = {0, 1, 2, 5, 10, 20, 50, 100, 1000, 10000};
+  private static final long[] STREAMS_BOUNDS = {0, 1, 2, 5, 10, 20, 50, 100, 1000, 10000};
+
+  /** {@link #STREAMS_BOUNDS}, a copy. */
+  public static long[] streamsBounds() {
+    return STREAMS_BOUNDS.clone();
+  }
 
   private final LongAdder connections = new LongAdder();
   private final LongAdder open = new LongAdder();
@@ -54,7 +61,10 @@ public final class H2Stats {
   private final LongAdder refused = new LongAdder();
   private final LongAdder malformed = new LongAdder();
   private final LongAdder trailersDropped = new LongAdder();
-  private final LongAdder[] floods = adders(Flood.values().length);
+
+  /** Filled once here and only read after: safe to share between event loops. */
+  private final Map<Flood, LongAdder> floods = floodAdders();
+
   private final LongAdder[] perConnection = adders(STREAMS_BOUNDS.length + 1);
   private final LongAdder perConnectionSum = new LongAdder();
 
@@ -95,8 +105,16 @@ public final class H2Stats {
     trailersDropped.increment();
   }
 
+  private static Map<Flood, LongAdder> floodAdders() {
+    Map<Flood, LongAdder> m = new EnumMap<>(Flood.class);
+    for (Flood f : Flood.values()) {
+      m.put(f, new LongAdder());
+    }
+    return m;
+  }
+
   void flood(Flood f) {
-    floods[f.ordinal()].increment();
+    floods.get(f).increment();
   }
 
   /** HTTP/2 connections accepted (h2 by ALPN or h2c). */
@@ -136,7 +154,7 @@ public final class H2Stats {
 
   /** Connections closed with GOAWAY for {@code f}. */
   public long floods(Flood f) {
-    return floods[f.ordinal()].sum();
+    return floods.get(f).sum();
   }
 
   /**
