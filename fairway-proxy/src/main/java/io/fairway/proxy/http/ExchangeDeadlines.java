@@ -28,6 +28,11 @@ final class ExchangeDeadlines {
     total = deadline;
   }
 
+  /** The whole exchange's deadline, 0 for none. */
+  long total() {
+    return total;
+  }
+
   ExchangeDeadlines(ServiceTimeouts timeouts) {
     this.timeouts = timeouts;
   }

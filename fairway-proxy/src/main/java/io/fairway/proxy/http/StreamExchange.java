@@ -86,6 +86,14 @@ public final class StreamExchange {
     exchange.clientWritabilityChanged(writable);
   }
 
+  /**
+   * The request's own deadline (gRPC's {@code grpc-timeout}) as a {@link System#nanoTime} value, 0
+   * for none: the stream sets a timer for it, since the periodic tick may come up to a second late.
+   */
+  public long ownDeadline() {
+    return exchange.deadlines.total();
+  }
+
   /** Checks the exchange's deadlines; true when one passed and the client was answered. */
   public boolean tick(long now) {
     return exchange.tick(now);

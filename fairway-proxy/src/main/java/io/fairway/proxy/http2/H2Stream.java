@@ -70,6 +70,9 @@ final class H2Stream extends ChannelInboundHandlerAdapter implements ClientSide 
   private H2Request request;
   private ScheduledFuture<?> ticker;
 
+  /** The request's own deadline, to the nanosecond; the ticker alone may be a second late. */
+  private ScheduledFuture<?> deadlineTimer;
+
   private boolean inRead;
   private boolean requestEnded;
   private boolean headSent;
@@ -141,6 +144,13 @@ final class H2Stream extends ChannelInboundHandlerAdapter implements ClientSide 
       long period = Math.max(10, Math.min(1000, vs.timeouts().shortestHttpMillis() / 4));
       ticker =
           stream.eventLoop().scheduleAtFixedRate(this::tick, period, period, TimeUnit.MILLISECONDS);
+      long deadline = exchange.ownDeadline();
+      if (deadline != 0) {
+        deadlineTimer =
+            stream
+                .eventLoop()
+                .schedule(this::tick, deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+      }
     }
   }
 
@@ -261,10 +271,7 @@ final class H2Stream extends ChannelInboundHandlerAdapter implements ClientSide 
   /** The stream is gone (reset by the client, or its connection closed). */
   private void abandon() {
     closed = true;
-    if (ticker != null) {
-      ticker.cancel(false);
-      ticker = null;
-    }
+    stopTimers();
     if (exchange != null) {
       exchange.abandon();
     }
@@ -274,11 +281,20 @@ final class H2Stream extends ChannelInboundHandlerAdapter implements ClientSide 
     }
   }
 
+  private void stopTimers() {
+    if (ticker != null) {
+      ticker.cancel(false);
+      ticker = null;
+    }
+    if (deadlineTimer != null) {
+      deadlineTimer.cancel(false);
+      deadlineTimer = null;
+    }
+  }
+
   private void tick() {
     if (exchange == null || exchange.done()) {
-      if (ticker != null) {
-        ticker.cancel(false);
-      }
+      stopTimers();
       return;
     }
     exchange.tick(System.nanoTime());
@@ -378,10 +394,7 @@ final class H2Stream extends ChannelInboundHandlerAdapter implements ClientSide 
 
   @Override
   public void ended(Exchange e) {
-    if (ticker != null) {
-      ticker.cancel(false);
-      ticker = null;
-    }
+    stopTimers();
   }
 
   @Override
