@@ -8,10 +8,10 @@ import io.fairway.table.Endpoints;
 import io.fairway.table.Stats;
 import io.netty.channel.Channel;
 import java.net.InetSocketAddress;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.atomic.LongAdder;
 import org.jspecify.annotations.Nullable;
 
@@ -55,7 +55,8 @@ public final class ProxyBackend implements io.fairway.director.Backend {
    * The frontends' own state on this server (HTTP's idle keep-alive connections and its HTTP/2
    * connections, per event loop), made on first use: see {@link BackendAttachment}.
    */
-  private final Map<BackendAttachment<?>, Object> attachments = new ConcurrentHashMap<>(4);
+  private final AtomicReferenceArray<@Nullable Object> attachments =
+      new AtomicReferenceArray<>(BackendAttachment.SLOTS);
 
   /** This server in the kernel-scheduler model, when the service runs a kernel scheduler. */
   volatile io.fairway.director.sched.@Nullable SchedDest kernelDest;
@@ -73,7 +74,18 @@ public final class ProxyBackend implements io.fairway.director.Backend {
 
   /** The frontend's state {@code key} on this server, made now if this is its first use. */
   public <T> T attachment(BackendAttachment<T> key) {
-    return key.cast(attachments.computeIfAbsent(key, BackendAttachment::create));
+    Object state = attachments.get(key.slot);
+    return key.cast(state != null ? state : firstUse(key));
+  }
+
+  /** Makes the state once, however many event loops ask for it at the same time. */
+  private synchronized Object firstUse(BackendAttachment<?> key) {
+    Object state = attachments.get(key.slot);
+    if (state == null) {
+      state = key.create();
+      attachments.set(key.slot, state);
+    }
+    return state;
   }
 
   @Override
