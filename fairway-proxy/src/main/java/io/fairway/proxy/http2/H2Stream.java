@@ -158,7 +158,7 @@ final class H2Stream extends ChannelInboundHandlerAdapter implements ClientSide 
     warnings.warn(vs.service().key(), "bad HTTP/2 request: " + why, "from " + clientAddress);
     if (status == 0) {
       stats.countMalformed();
-      closed = true;
+      abandon(); // ends the exchange too, when the request was found malformed after it began
       stream.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.PROTOCOL_ERROR));
     } else {
       StreamExchange.refused(vs, status);
@@ -209,18 +209,10 @@ final class H2Stream extends ChannelInboundHandlerAdapter implements ClientSide 
     try {
       lastChunk = H2Request.lastChunk(f.headers());
     } catch (H2Request.Invalid e) {
-      malformed(e.getMessage());
+      refuse(0, e.getMessage());
       return;
     }
     endRequest(lastChunk);
-  }
-
-  /** A request found malformed after its exchange began: the stream is reset and abandoned. */
-  private void malformed(String why) {
-    warnings.warn(vs.service().key(), "bad HTTP/2 request: " + why, "from " + clientAddress);
-    stats.countMalformed();
-    abandon();
-    stream.writeAndFlush(new DefaultHttp2ResetFrame(Http2Error.PROTOCOL_ERROR));
   }
 
   private void endRequest() {
