@@ -98,31 +98,9 @@ public final class CheckEngine implements AutoCloseable {
     if (started) {
       throw new IllegalStateException("already started");
     }
-    var names = new HashSet<String>();
-    for (VirtualServerSpec vs : virtualServers) {
-      if (!names.add(vs.name())) {
-        throw new CheckConfigException("duplicate virtual server " + vs.name());
-      }
-    }
-    record Pending(VirtualServerState vs, RealServerState rs, CheckerState c, Checker checker) {}
-    List<Pending> pending = new ArrayList<>();
+    requireUniqueNames(virtualServers);
     List<VirtualServerState> created = new ArrayList<>();
-    try {
-      for (VirtualServerSpec vsSpec : virtualServers) {
-        VirtualServerState vs = new VirtualServerState(vsSpec, listener, scripts);
-        validateScripts(vsSpec);
-        created.add(vs);
-        for (RealServerState rs : vs.servers) {
-          for (CheckerState c : rs.checkers) {
-            Checker checker = factory.create(vsSpec, rs.spec, c.spec);
-            pending.add(new Pending(vs, rs, c, checker));
-          }
-        }
-      }
-    } catch (RuntimeException e) {
-      pending.forEach(p -> p.checker().close());
-      throw e;
-    }
+    List<Pending> pending = createCheckers(virtualServers, created);
     if (previous != null) {
       inheritWeights(created, previous);
     }
@@ -143,17 +121,58 @@ public final class CheckEngine implements AutoCloseable {
       pending.forEach(p -> p.checker().close());
       throw e;
     }
-    for (Pending p : pending) {
-      // Real time: a checker's timers live on the event loop its I/O runs on, so nothing hops
-      // threads.
-      EngineClock s =
-          !injectedScheduler && p.checker().eventLoop() != null
-              ? new ExecutorClock(p.checker().eventLoop())
-              : scheduler;
-      CheckerRunner r = new CheckerRunner(p.vs(), p.rs(), p.c(), p.checker(), s, observer);
-      runners.add(r);
-      r.start(firstDelay(p.c().spec));
+    pending.forEach(this::run);
+  }
+
+  /** A checker made for a real server's checker state, not yet running. */
+  private record Pending(
+      VirtualServerState vs, RealServerState rs, CheckerState c, Checker checker) {}
+
+  private static void requireUniqueNames(List<VirtualServerSpec> virtualServers) {
+    var names = new HashSet<String>();
+    for (VirtualServerSpec vs : virtualServers) {
+      if (!names.add(vs.name())) {
+        throw new CheckConfigException("duplicate virtual server " + vs.name());
+      }
     }
+  }
+
+  /**
+   * Makes every checker before any runs, so one that cannot work refuses the whole start: the ones
+   * already made are closed then.
+   */
+  private List<Pending> createCheckers(
+      List<VirtualServerSpec> virtualServers, List<VirtualServerState> created) {
+    List<Pending> pending = new ArrayList<>();
+    try {
+      for (VirtualServerSpec vsSpec : virtualServers) {
+        VirtualServerState vs = new VirtualServerState(vsSpec, listener, scripts);
+        validateScripts(vsSpec);
+        created.add(vs);
+        for (RealServerState rs : vs.servers) {
+          for (CheckerState c : rs.checkers) {
+            Checker checker = factory.create(vsSpec, rs.spec, c.spec);
+            pending.add(new Pending(vs, rs, c, checker));
+          }
+        }
+      }
+    } catch (RuntimeException e) {
+      pending.forEach(p -> p.checker().close());
+      throw e;
+    }
+    return pending;
+  }
+
+  private void run(Pending p) {
+    // Real time: a checker's timers live on the event loop its I/O runs on, so nothing hops
+    // threads.
+    EngineClock s =
+        !injectedScheduler && p.checker().eventLoop() != null
+            ? new ExecutorClock(p.checker().eventLoop())
+            : scheduler;
+    CheckerRunner r = new CheckerRunner(p.vs(), p.rs(), p.c(), p.checker(), s, observer);
+    runners.add(r);
+    r.start(firstDelay(p.c().spec));
   }
 
   private static void inheritWeights(List<VirtualServerState> created, CheckEngine previous) {

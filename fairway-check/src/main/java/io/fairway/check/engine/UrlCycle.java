@@ -67,51 +67,13 @@ final class UrlCycle {
       Duration delayLoop,
       Duration delayBeforeRetry) {
     boolean first = !c.hasRun;
-    Verdict verdict = Verdict.STAY;
+    Verdict verdict;
     Duration delay;
     if (success) {
-      cursor++;
-      c.retryIt = 0;
-      if (cursor == urls && failed < 0) {
-        // Every url passed in one walk.
-        cursor = 0;
-        if (!c.up) {
-          c.riseCount++;
-          if (c.riseCount >= rise) {
-            c.riseCount = 0;
-            verdict = Verdict.UP;
-          }
-        }
-        c.hasRun = true;
-      } else if (failed >= 0) {
-        // The failing url passes: check them all again from the first.
-        failed = -1;
-        cursor = 0;
-      }
-      delay = delayLoop;
-      if (verdict == Verdict.STAY && !c.up && c.riseCount > 0 && cursor == 0) {
-        // The rise extension: the next passing cycle of a down checker starts at the retry pace, as
-        // the next
-        // success of a single-probe checker does.
-        delay = delayBeforeRetry;
-      }
-      if (!c.hasRun) {
-        // keepalived pre-sets the count while the first walk is under way: the first failure is
-        // final.
-        c.retryIt = retry;
-      }
+      verdict = passed(c, retry, rise);
+      delay = delayAfterPass(c, verdict, delayLoop, delayBeforeRetry);
     } else {
-      c.riseCount = 0;
-      if (c.up || !c.hasRun) {
-        c.hasRun = true;
-        c.retryIt++;
-        if (c.retryIt > retry) {
-          if (c.up) {
-            verdict = Verdict.DOWN;
-          }
-          failed = cursor;
-        }
-      }
+      verdict = failedOnce(c, retry);
       // A down checker's failure changes nothing but the delay.
       delay = failed >= 0 ? max(delayBeforeRetry, delayLoop) : delayBeforeRetry;
     }
@@ -120,10 +82,63 @@ final class UrlCycle {
       delay = Duration.ZERO;
     }
     // keepalived only announces a first run when a complete walk reports the state
-    // (update_svr_checker_state);
-    // a first failure goes through timeout_epilog, which has already marked the checker as run.
+    // (update_svr_checker_state); a first failure goes through timeout_epilog, which has already
+    // marked the checker as run.
     boolean firstRun = first && c.hasRun && success;
     return new Step(verdict, delay, firstRun, cursor);
+  }
+
+  private Verdict passed(CheckerState c, int retry, int rise) {
+    Verdict verdict = Verdict.STAY;
+    cursor++;
+    c.retryIt = 0;
+    if (cursor == urls && failed < 0) {
+      // Every url passed in one walk.
+      cursor = 0;
+      if (!c.up) {
+        c.riseCount++;
+        if (c.riseCount >= rise) {
+          c.riseCount = 0;
+          verdict = Verdict.UP;
+        }
+      }
+      c.hasRun = true;
+    } else if (failed >= 0) {
+      // The failing url passes: check them all again from the first.
+      failed = -1;
+      cursor = 0;
+    }
+    if (!c.hasRun) {
+      // keepalived pre-sets the count while the first walk is under way: the first failure is
+      // final.
+      c.retryIt = retry;
+    }
+    return verdict;
+  }
+
+  private Duration delayAfterPass(
+      CheckerState c, Verdict verdict, Duration delayLoop, Duration delayBeforeRetry) {
+    if (verdict == Verdict.STAY && !c.up && c.riseCount > 0 && cursor == 0) {
+      // The rise extension: the next passing cycle of a down checker starts at the retry pace,
+      // as the next success of a single-probe checker does.
+      return delayBeforeRetry;
+    }
+    return delayLoop;
+  }
+
+  private Verdict failedOnce(CheckerState c, int retry) {
+    c.riseCount = 0;
+    if (c.up || !c.hasRun) {
+      c.hasRun = true;
+      c.retryIt++;
+      if (c.retryIt > retry) {
+        failed = cursor;
+        if (c.up) {
+          return Verdict.DOWN;
+        }
+      }
+    }
+    return Verdict.STAY;
   }
 
   private static Duration max(Duration a, Duration b) {
