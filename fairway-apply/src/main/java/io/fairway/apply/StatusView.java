@@ -1,5 +1,6 @@
 package io.fairway.apply;
 
+import io.fairway.table.Ramp;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -41,8 +42,9 @@ final class StatusView {
         rs.weight(),
         rs.config.inhibit(),
         rampingNow && !ramps.inTable() ? Math.max(1, ramps.current(rs)) : 0,
-        rampingNow ? Duration.ofNanos(Math.max(0, now - rs.rampStart())) : Duration.ZERO,
-        rampingNow ? rs.config.slowStart() : Duration.ZERO,
+        rampingNow
+            ? new Ramp(Duration.ofNanos(Math.max(0, now - rs.rampStart())), rs.config.slowStart())
+            : Ramp.NONE,
         Tiers.standby(vs, rs));
   }
 }

@@ -1,8 +1,8 @@
 package io.fairway.apply;
 
 import io.fairway.table.Dest;
+import io.fairway.table.Ramp;
 import io.fairway.table.Service;
-import java.time.Duration;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 
@@ -43,8 +43,8 @@ public record VirtualServerStatus(
    * @param rampWeight while its slow start runs as weights stepped in the table (the kernel), the
    *     weight it has there now (at least 1); 0 when it is not ramping or the table ramps in its
    *     own scheduler
-   * @param rampElapsed while its slow start runs, how far into it the server is; zero otherwise
-   * @param rampDuration while its slow start runs, its length ({@code slow_start}); zero otherwise
+   * @param ramp while its slow start runs, how far into it the server is and its length ({@code
+   *     slow_start}); {@link Ramp#NONE} otherwise
    * @param standby a backup (a higher SRV priority) kept out of the table because a server of a
    *     lower tier is up ({@code Tiers})
    */
@@ -56,65 +56,17 @@ public record VirtualServerStatus(
       int weight,
       boolean inhibit,
       int rampWeight,
-      Duration rampElapsed,
-      Duration rampDuration,
+      Ramp ramp,
       boolean standby) {
-
-    public RealServerStatus {
-      rampElapsed = rampElapsed == null ? Duration.ZERO : rampElapsed;
-      rampDuration = rampDuration == null ? Duration.ZERO : rampDuration;
-    }
-
-    /** Not a standing-by backup. */
-    public RealServerStatus(
-        String name,
-        Dest dest,
-        boolean alive,
-        boolean present,
-        int weight,
-        boolean inhibit,
-        int rampWeight,
-        Duration rampElapsed,
-        Duration rampDuration) {
-      this(
-          name,
-          dest,
-          alive,
-          present,
-          weight,
-          inhibit,
-          rampWeight,
-          rampElapsed,
-          rampDuration,
-          false);
-    }
-
-    /** A server that is not ramping. */
-    public RealServerStatus(
-        String name, Dest dest, boolean alive, boolean present, int weight, boolean inhibit) {
-      this(name, dest, alive, present, weight, inhibit, 0);
-    }
-
-    /** A server whose ramp is a stepped table weight. */
-    public RealServerStatus(
-        String name,
-        Dest dest,
-        boolean alive,
-        boolean present,
-        int weight,
-        boolean inhibit,
-        int rampWeight) {
-      this(name, dest, alive, present, weight, inhibit, rampWeight, Duration.ZERO, Duration.ZERO);
-    }
 
     /** Whether its slow start is running. */
     public boolean ramping() {
-      return rampWeight > 0 || !rampDuration.isZero();
+      return rampWeight > 0 || !ramp.duration().isZero();
     }
 
     /** Whether it ramps in the table's scheduler rather than by a stepped weight. */
     public boolean rampsInScheduler() {
-      return rampWeight == 0 && !rampDuration.isZero();
+      return rampWeight == 0 && !ramp.duration().isZero();
     }
   }
 }

@@ -243,15 +243,15 @@ final class StatusFormat {
     }
     int units =
         io.fairway.director.SlowStart.units(
-            rs.rampElapsed().toNanos(), rs.rampDuration().toNanos());
+            rs.ramp().elapsed().toNanos(), rs.ramp().duration().toNanos());
     return String.format(
         java.util.Locale.ROOT,
         " (slow start: %d%% of its share, weight %s of %d, %s of %s)",
         units,
         effective(rs.weight(), units),
         rs.weight(),
-        Durations.format(rs.rampElapsed()),
-        Durations.format(rs.rampDuration()));
+        Durations.format(rs.ramp().elapsed()),
+        Durations.format(rs.ramp().duration()));
   }
 
   /** {@code weight × units / 100}, printed without trailing zeros. */

@@ -146,7 +146,7 @@ class SlowStartUserspaceTest {
       assertThat(applier.stepSlowStarts()).as("nothing stepped in the table").isZero();
       VirtualServerStatus.RealServerStatus cs = applier.status().get(0).servers().get(2);
       assertThat(cs.rampsInScheduler()).isTrue();
-      assertThat(cs.rampDuration()).isEqualTo(ramp);
+      assertThat(cs.ramp().duration()).isEqualTo(ramp);
       assertThat(StatusFormat.rampNote(cs))
           .startsWith(" (slow start: 1% of its share, weight 0.1 of 10, ");
       assertThat(io.fairway.daemon.admin.ServicesView.slowStartWeight(cs))

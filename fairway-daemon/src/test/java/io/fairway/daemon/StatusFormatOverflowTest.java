@@ -7,6 +7,7 @@ import io.fairway.apply.VirtualServerStatus.RealServerStatus;
 import io.fairway.table.Dest;
 import io.fairway.table.DestEntry;
 import io.fairway.table.Protocol;
+import io.fairway.table.Ramp;
 import io.fairway.table.Service;
 import io.fairway.table.ServiceEntry;
 import io.fairway.table.ServiceKey;
@@ -46,8 +47,8 @@ class StatusFormatOverflowTest {
             sorry,
             false,
             List.of(
-                new RealServerStatus("a", a, true, true, 10, false),
-                new RealServerStatus("b", b, true, true, 10, false, 3)));
+                new RealServerStatus("a", a, true, true, 10, false, 0, Ramp.NONE, false),
+                new RealServerStatus("b", b, true, true, 10, false, 3, Ramp.NONE, false)));
 
     String out = StatusFormat.render(table, List.of(vs), Map.of());
     assertThat(out)

@@ -435,7 +435,7 @@ public final class ServicesView {
     }
     int units =
         io.fairway.director.SlowStart.units(
-            rs.rampElapsed().toNanos(), rs.rampDuration().toNanos());
+            rs.ramp().elapsed().toNanos(), rs.ramp().duration().toNanos());
     return rs.weight() * (double) units / io.fairway.director.SlowStart.STEPS;
   }
 }
