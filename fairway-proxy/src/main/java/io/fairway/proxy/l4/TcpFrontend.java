@@ -354,7 +354,7 @@ public final class TcpFrontend extends ChannelInboundHandlerAdapter {
     ctx.close();
   }
 
-  public static String reason(Throwable t) {
+  public static String reason(@Nullable Throwable t) {
     if (t == null) {
       return "unknown";
     }
