@@ -20,6 +20,7 @@ import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.Future;
 import java.net.InetSocketAddress;
 import javax.net.ssl.SSLException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Gets an {@link Exchange} its backend: a server from the service's scheduler (or a place in its
@@ -39,7 +40,9 @@ final class BackendDialer implements SlotWaiter {
   private final ProxyService vs;
   private final ProxyOptions options;
   private final ServiceTimeouts timeouts;
-  private final String key;
+
+  /** The request's scheduling key, or {@code null}: the client address stands for it. */
+  private final @Nullable String key;
 
   /** The shard alt this request asks for ({@code alt_header}), or {@link RequestAlt#NONE}. */
   private final int askedAlt;
@@ -155,7 +158,7 @@ final class BackendDialer implements SlotWaiter {
         y -> connected(l, fresh, f.isSuccess() ? f.getNow() : null, f.cause(), f.getNow()));
   }
 
-  private SslHandler tls(ProxyBackend rs) {
+  private @Nullable SslHandler tls(ProxyBackend rs) {
     try {
       return vs.backendTls(rs, Transport.ALLOCATOR);
     } catch (SSLException e) {
@@ -168,7 +171,12 @@ final class BackendDialer implements SlotWaiter {
    * A backend connection (or HTTP/2 stream) asked for under lease {@code l} is there ({@code ch}),
    * or failed with {@code cause}: the request goes on, or to the next server.
    */
-  private void connected(Lease l, boolean fresh, Channel ch, Throwable cause, Channel opened) {
+  private void connected(
+      Lease l,
+      boolean fresh,
+      @Nullable Channel ch,
+      @Nullable Throwable cause,
+      @Nullable Channel opened) {
     ProxyBackend rs = l.server;
     if (client.closed() || x.state() == Exchange.State.DONE || x.lease != l) {
       l.closeRequest();

@@ -10,6 +10,7 @@ import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Idle keep-alive connections to one backend, one stack per event loop.
@@ -44,7 +45,7 @@ public final class BackendPool {
   }
 
   /** An idle, still-open connection on this loop, or {@code null}. Call on {@code loop}. */
-  Channel poll(EventLoop loop) {
+  @Nullable Channel poll(EventLoop loop) {
     return poll(loop, null);
   }
 
@@ -52,7 +53,7 @@ public final class BackendPool {
    * An idle, still-open connection on this loop that may serve {@code owner} ({@code null}: a
    * server without {@code send_proxy}), or {@code null}. Call on {@code loop}.
    */
-  Channel poll(EventLoop loop, InetSocketAddress owner) {
+  @Nullable Channel poll(EventLoop loop, @Nullable InetSocketAddress owner) {
     if (owner != null) {
       return pollOwned(loop, owner);
     }
@@ -69,9 +70,12 @@ public final class BackendPool {
     return null;
   }
 
-  private Channel pollOwned(EventLoop loop, InetSocketAddress owner) {
+  private @Nullable Channel pollOwned(EventLoop loop, InetSocketAddress owner) {
     Owned o = owned.get(loop);
-    ArrayDeque<Channel> q = o == null ? null : o.byClient.get(owner);
+    if (o == null) {
+      return null;
+    }
+    ArrayDeque<Channel> q = o.byClient.get(owner);
     if (q == null) {
       return null;
     }
@@ -117,7 +121,7 @@ public final class BackendPool {
     if (owner != null) {
       Owned o = owned.get(ch.eventLoop());
       ArrayDeque<Channel> q = o == null ? null : o.byClient.get(owner);
-      if (q != null && q.remove(ch)) {
+      if (o != null && q != null && q.remove(ch)) {
         o.size--;
         if (q.isEmpty()) {
           o.byClient.remove(owner);

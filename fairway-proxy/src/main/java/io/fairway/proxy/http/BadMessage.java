@@ -8,8 +8,14 @@ package io.fairway.proxy.http;
 final class BadMessage extends Exception {
   final int status;
 
+  /**
+   * The message, kept apart from {@link #getMessage}, which may be null for all the compiler knows.
+   */
+  final String reason;
+
   BadMessage(int status, String reason) {
     super(reason, null, false, false);
     this.status = status;
+    this.reason = reason;
   }
 }

@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Follows a chunked body (RFC 9112 7.1) through the bytes as they arrive, checking its framing.
@@ -36,7 +37,7 @@ final class ChunkedBody {
   private int trailerBytes;
 
   /** The trailer fields, name and value in turn, when they are to be kept (null otherwise). */
-  private List<String> trailers;
+  private @Nullable List<String> trailers;
 
   ChunkedBody(int badStatus) {
     this.badStatus = badStatus;

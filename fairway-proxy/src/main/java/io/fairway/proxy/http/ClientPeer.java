@@ -6,6 +6,7 @@ import io.netty.channel.Channel;
 import java.net.Inet6Address;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Who a client connection is, as its exchanges and the access log see it: its address (the one a
@@ -16,11 +17,13 @@ final class ClientPeer {
   /** Before the connection is active: nothing known. */
   static final ClientPeer NONE = new ClientPeer(null, null, TlsInfo.NONE);
 
-  private final InetSocketAddress address;
-  private final byte[] ip;
+  /** Null only in {@link #NONE}. */
+  private final @Nullable InetSocketAddress address;
+
+  private final byte @Nullable [] ip;
   private final TlsInfo tls;
 
-  private ClientPeer(InetSocketAddress address, byte[] ip, TlsInfo tls) {
+  private ClientPeer(@Nullable InetSocketAddress address, byte @Nullable [] ip, TlsInfo tls) {
     this.address = address;
     this.ip = ip;
     this.tls = tls;
@@ -34,12 +37,13 @@ final class ClientPeer {
         TlsInfo.of(client));
   }
 
-  InetSocketAddress address() {
+  /** The client's address; null before the connection is active. */
+  @Nullable InetSocketAddress address() {
     return address;
   }
 
-  /** The client's address as X-Forwarded-For text (shared: not to be changed). */
-  byte[] ip() {
+  /** The client's address as X-Forwarded-For text (shared: not to be changed); null before. */
+  byte @Nullable [] ip() {
     return ip;
   }
 

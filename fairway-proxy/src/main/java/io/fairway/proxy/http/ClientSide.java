@@ -8,6 +8,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import java.net.InetSocketAddress;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What an {@link Exchange} may do to the client it answers. The HTTP/1.1 connection implements it
@@ -42,17 +43,17 @@ public interface ClientSide {
    * The protocol the client speaks, for the access log ({@code HTTP/2.0}); {@code null}: the
    * request's own version ({@code HTTP/1.1} or {@code HTTP/1.0}).
    */
-  default String protocol() {
+  default @Nullable String protocol() {
     return null;
   }
 
   /** The TLS version the client speaks, for the access log; {@code null} without TLS. */
-  default String tlsVersion() {
+  default @Nullable String tlsVersion() {
     return null;
   }
 
   /** The server name the client asked for in its TLS handshake; {@code null} without. */
-  default String sni() {
+  default @Nullable String sni() {
     return null;
   }
 

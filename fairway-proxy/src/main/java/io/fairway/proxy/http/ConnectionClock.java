@@ -5,6 +5,7 @@ import io.fairway.proxy.table.ProxyService;
 import io.netty.channel.Channel;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The timeouts of one HTTP/1.1 client connection: the idle (or tunnel) timeout, the time a request
@@ -29,7 +30,7 @@ final class ConnectionClock {
   /** Between requests of a kept-alive connection: headerDeadline is the keep-alive timeout. */
   private boolean keepAliveIdle;
 
-  private ScheduledFuture<?> ticker;
+  private @Nullable ScheduledFuture<?> ticker;
 
   /**
    * Set by {@link HttpFrontend.ReadMarker} when bytes arrive; tells a slow client from an idle
@@ -57,13 +58,13 @@ final class ConnectionClock {
     this.frontend = frontend;
     this.vs = vs;
     this.timeouts = timeouts;
+    this.idleTimeouts = timeouts;
   }
 
   /** The connection is open: the first request head has {@code request_head} from now. */
   void start(Channel client) {
     armHeaderTimer();
     lastActivity = System.nanoTime();
-    idleTimeouts = timeouts;
     long period = Math.max(10, Math.min(1000, timeouts.shortestHttpMillis() / 4));
     ticker =
         client.eventLoop().scheduleAtFixedRate(this::tick, period, period, TimeUnit.MILLISECONDS);

@@ -13,6 +13,8 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.handler.codec.http2.Http2StreamChannel;
 import java.util.Locale;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One request and its response: the server chosen for it, the lease, the backend connection (pooled
@@ -77,10 +79,15 @@ public final class Exchange {
   final RequestForwarder forwarder;
   final BackendDialer dialer;
 
-  ProxyBackend server;
-  Lease lease;
-  private Channel backend;
-  private HttpBackendHandler backendHandler;
+  /** Set by {@link #leased} with {@link #lease}; null while there is none. */
+  @Nullable ProxyBackend server;
+
+  @Nullable Lease lease;
+
+  /** Set by {@link #attach} with {@link #backendHandler}; null while no backend carries it. */
+  private @Nullable Channel backend;
+
+  private @Nullable HttpBackendHandler backendHandler;
 
   /** The backend is a stream of an HTTP/2 connection ({@code http2}): it is never pooled. */
   private boolean h2Backend;
@@ -214,8 +221,9 @@ public final class Exchange {
         clientHttp10 || client.framesBodies(),
         request.upgrade,
         h2Backend && (client.framesBodies() || acceptsTrailers(request)));
-    server.established.add(client.connection());
-    forwarder.sendOn(ch, server);
+    ProxyBackend rs = Objects.requireNonNull(server, "a connection is attached once leased");
+    rs.established.add(client.connection());
+    forwarder.sendOn(ch, rs);
   }
 
   /** An HTTP/1.1 client that says {@code TE: trailers} takes them in a chunked body. */
@@ -228,7 +236,7 @@ public final class Exchange {
    * Lets go of the backend that failed, for a retry: the request is to go out again. Returns the
    * connection, for the caller to close.
    */
-  Channel detachBackend() {
+  @Nullable Channel detachBackend() {
     Channel b = backend;
     backend = null;
     backendHandler = null;
@@ -251,7 +259,7 @@ public final class Exchange {
   void onBackendMessage(Object msg) {
     client.activity();
     if (msg instanceof HttpHead h) {
-      server.outBytes.add(h.length);
+      servingServer().outBytes.add(h.length);
       trace.bytesOut += h.length;
       responseHead(h);
     } else if (msg == StrictRequestDecoder.END) {
@@ -260,17 +268,26 @@ public final class Exchange {
     } else if (msg instanceof ResponseTrailers t) {
       client.responseTrailers(t.headers());
     } else if (msg instanceof Malformed m) {
-      server.http.invalidResponse();
-      backendBroken("malformed response from " + server + ": " + m.reason());
+      ProxyBackend rs = servingServer();
+      rs.http.invalidResponse();
+      backendBroken("malformed response from " + rs + ": " + m.reason());
     } else {
       ByteBuf b = (ByteBuf) msg;
-      server.outBytes.add(b.readableBytes());
+      servingServer().outBytes.add(b.readableBytes());
       trace.bytesOut += b.readableBytes();
       client.responseBody(b, chunkResponse);
       if (!client.isWritable()) {
-        backend.config().setAutoRead(false);
+        Objects.requireNonNull(backend, "the response comes from it").config().setAutoRead(false);
       }
     }
+  }
+
+  /**
+   * The server whose connection is answering: the backend's handler passes nothing on unless this
+   * exchange is attached to it, and an exchange is attached only once leased.
+   */
+  private ProxyBackend servingServer() {
+    return Objects.requireNonNull(server, "a response comes under a lease");
   }
 
   private void responseHead(HttpHead h) {
@@ -278,7 +295,7 @@ public final class Exchange {
     if (lease != null) {
       lease.served();
     }
-    server.http.firstByte(System.nanoTime() - start);
+    servingServer().http.firstByte(System.nanoTime() - start);
     if (h.status >= 200 || h.status == 101) {
       trace.firstByte(h.status);
     }
@@ -320,10 +337,11 @@ public final class Exchange {
 
   /** The server switched protocols: the exchange ends, its backend connection becomes a tunnel. */
   private void startTunnel() {
-    Channel b = backend;
-    ProxyBackend rs = server;
-    Lease l = lease;
-    backendHandler.exchange = null;
+    // The 101 came from the attached connection, under the exchange's lease.
+    Channel b = Objects.requireNonNull(backend, "attached");
+    ProxyBackend rs = Objects.requireNonNull(server, "leased");
+    Lease l = Objects.requireNonNull(lease, "leased");
+    Objects.requireNonNull(backendHandler, "attached with the backend").exchange = null;
     backend = null;
     backendHandler = null;
     server = null;
@@ -342,7 +360,7 @@ public final class Exchange {
     ProxyBackend rs = server;
     Channel b = backend;
     if (b != null) {
-      backendHandler.exchange = null;
+      Objects.requireNonNull(backendHandler, "attached with the backend").exchange = null;
       if (!b.config().isAutoRead()) {
         b.config().setAutoRead(true);
       }
@@ -408,7 +426,7 @@ public final class Exchange {
   }
 
   /** Counts a response the proxy makes up: for the server the request went to, else the service. */
-  void generated(ProxyBackend rs, int status) {
+  void generated(@Nullable ProxyBackend rs, int status) {
     trace.status = status;
     (rs != null ? rs.http : vs.http).generated(status, System.nanoTime() - start);
   }

@@ -6,6 +6,7 @@ import io.fairway.proxy.accesslog.AccessRecord.Termination;
 import io.fairway.proxy.table.ProxyBackend;
 import io.fairway.proxy.table.ProxyService;
 import java.net.InetSocketAddress;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What one exchange's access-log record needs, noted as it goes: the moments it got a server, a
@@ -19,7 +20,7 @@ final class ExchangeLog {
   private long connectStartNanos = -1;
   private long connectedNanos = -1;
   private long firstByteNanos = -1;
-  private ProxyBackend server;
+  private @Nullable ProxyBackend server;
 
   long bytesIn;
   long bytesOut;
@@ -45,7 +46,7 @@ final class ExchangeLog {
   }
 
   /** The protocol of the backend connection that carries the request (the last one tried). */
-  String backendProtocol;
+  @Nullable String backendProtocol;
 
   /** A backend connection (pooled or new) or HTTP/2 stream carries the request. */
   void connected(boolean h2) {
@@ -78,10 +79,10 @@ final class ExchangeLog {
       InetSocketAddress client,
       String virtualServer,
       HttpHead request,
-      String protocol,
+      @Nullable String protocol,
       int retries,
-      String tlsVersion,
-      String sni) {
+      @Nullable String tlsVersion,
+      @Nullable String sni) {
     long end = System.nanoTime();
     return new AccessRecord(
         startMillis,

@@ -5,6 +5,7 @@ import io.fairway.proxy.accesslog.AccessRecord.Termination;
 import io.fairway.proxy.table.Lease;
 import io.fairway.proxy.table.ProxyBackend;
 import io.netty.channel.Channel;
+import java.util.Objects;
 
 /**
  * What an {@link Exchange} does when its backend fails under it. Before any answer, a request that
@@ -26,7 +27,8 @@ final class Failover {
       return;
     }
     x.deadlines.responseStarted();
-    ProxyBackend rs = x.server;
+    // Called by the attached connection's handler: the exchange is leased, until it ends.
+    ProxyBackend rs = Objects.requireNonNull(x.server, "a backend fails under a lease");
     if (x.responseStarted()) {
       warnings.warn(
           x.vs.service().key(),
@@ -61,7 +63,7 @@ final class Failover {
     if (b != null) {
       b.close();
     }
-    x.lease.closeRequest();
+    Objects.requireNonNull(x.lease, "leased with the server").closeRequest();
     x.lease = null;
     rs.established.remove(x.client.connection());
     x.client.notInRead();
@@ -83,11 +85,12 @@ final class Failover {
       backendFailed(x, why);
       return;
     }
-    ProxyBackend rs = x.server;
-    Lease l = x.lease;
+    // A stream of the attached connection was refused: leased, and attached.
+    ProxyBackend rs = Objects.requireNonNull(x.server, "a stream is refused under a lease");
+    Lease l = Objects.requireNonNull(x.lease, "leased with the server");
     warnings.info(x.vs.service().key(), rs + ": " + why + "; retrying on another server", null);
     rs.http.connectFailed();
-    Channel b = x.detachBackend();
+    Channel b = Objects.requireNonNull(x.detachBackend(), "the refused stream");
     x.lease = null;
     b.close();
     l.refused();

@@ -1,5 +1,7 @@
 package io.fairway.proxy.http;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * gRPC's {@code grpc-timeout} request field: at most 8 digits and a unit (H M S m u n), the time
  * the client gives the whole call. The exchange takes it as its own deadline, so a call that cannot
@@ -9,7 +11,7 @@ final class GrpcTimeout {
   private GrpcTimeout() {}
 
   /** The timeout in nanoseconds, or 0 when absent or malformed (then it is ignored). */
-  static long nanos(String v) {
+  static long nanos(@Nullable String v) {
     if (v == null || v.length() < 2 || v.length() > 9) {
       return 0;
     }

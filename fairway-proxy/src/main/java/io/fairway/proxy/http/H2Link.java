@@ -26,8 +26,10 @@ import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.Promise;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One multiplexed HTTP/2 connection to a real server ({@code http2}), on one event loop: h2 by ALPN
@@ -171,12 +173,14 @@ final class H2Link {
 
   /** The connection's own events: GOAWAY (no new streams), idle without streams, errors. */
   private static final class Watch extends ChannelInboundHandlerAdapter {
-    H2Link link;
+    /** Set as the connect starts, on the loop: before anything is read, not before a close. */
+    @Nullable H2Link link;
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
       if (msg instanceof Http2GoAwayFrame) {
-        link.goingAway = true; // the streams above its last id were told by the multiplexer
+        // The streams above its last id were told by the multiplexer.
+        Objects.requireNonNull(link, "set before the first read").goingAway = true;
       }
       ReferenceCountUtil.release(msg);
     }

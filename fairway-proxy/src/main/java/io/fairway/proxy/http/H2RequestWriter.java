@@ -13,6 +13,7 @@ import io.netty.handler.codec.http2.Http2Headers;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The request side of an exchange's HTTP/2 stream to a backend: the exchange writes the HTTP/1.1
@@ -42,8 +43,8 @@ final class H2RequestWriter extends ChannelOutboundHandlerAdapter {
   private final boolean https;
   private boolean headSent;
   private long remaining;
-  private ChunkedBody chunked;
-  private ByteBuf cumulation;
+  private @Nullable ChunkedBody chunked;
+  private @Nullable ByteBuf cumulation;
   private boolean ended;
 
   /**
@@ -68,7 +69,7 @@ final class H2RequestWriter extends ChannelOutboundHandlerAdapter {
       if (!headSent) {
         head(ctx, b, promise);
       } else if (chunked != null) {
-        chunks(ctx, b, promise);
+        chunks(ctx, chunked, b, promise);
       } else {
         long n = Math.min(remaining, b.readableBytes());
         remaining -= n;
@@ -134,7 +135,8 @@ final class H2RequestWriter extends ChannelOutboundHandlerAdapter {
   }
 
   /** Chunked body bytes: their data go on as DATA frames, the last chunk ends the stream. */
-  private void chunks(ChannelHandlerContext ctx, ByteBuf b, ChannelPromise promise)
+  private void chunks(
+      ChannelHandlerContext ctx, ChunkedBody chunked, ByteBuf b, ChannelPromise promise)
       throws BadMessage {
     ByteBuf in = b;
     if (cumulation != null) {
@@ -177,7 +179,7 @@ final class H2RequestWriter extends ChannelOutboundHandlerAdapter {
    * The chunked body's trailer fields as a trailing HEADERS frame, without the fields HTTP/2 does
    * not allow or that frame the message; null when none are left.
    */
-  private static Http2Headers trailers(List<String> fields) {
+  private static @Nullable Http2Headers trailers(List<String> fields) {
     Http2Headers out = null;
     for (int i = 0; i + 1 < fields.size(); i += 2) {
       String n = fields.get(i);

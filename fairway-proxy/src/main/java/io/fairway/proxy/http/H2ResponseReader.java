@@ -32,8 +32,12 @@ final class H2ResponseReader extends ChannelInboundHandlerAdapter implements Res
   static final class Refused extends Exception {
     private static final long serialVersionUID = 1L;
 
+    /** The message, never null (unlike {@link #getMessage} as the compiler sees it). */
+    final String reason;
+
     Refused(String why) {
       super(why, null, false, false);
+      this.reason = why;
     }
   }
 
@@ -118,7 +122,7 @@ final class H2ResponseReader extends ChannelInboundHandlerAdapter implements Res
     try {
       ctx.fireChannelRead(HeadParser.parseResponse(bytes, bytes.length));
     } catch (BadMessage e) {
-      malformed(ctx, e.getMessage());
+      malformed(ctx, e.reason);
     }
   }
 

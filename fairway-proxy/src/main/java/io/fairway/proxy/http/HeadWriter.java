@@ -3,6 +3,7 @@ package io.fairway.proxy.http;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.nio.charset.StandardCharsets;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Writes the heads the proxy forwards, by copying byte ranges of the heads it received.
@@ -49,7 +50,8 @@ final class HeadWriter {
     return request(alloc, h, clientIp, null, false);
   }
 
-  static ByteBuf request(ByteBufAllocator alloc, HttpHead h, byte[] clientIp, byte[] host) {
+  static ByteBuf request(
+      ByteBufAllocator alloc, HttpHead h, byte[] clientIp, byte @Nullable [] host) {
     return request(alloc, h, clientIp, host, false);
   }
 
@@ -67,7 +69,11 @@ final class HeadWriter {
    * @param forwarded also append an RFC 7239 {@code Forwarded: for=...;proto=http}
    */
   static ByteBuf request(
-      ByteBufAllocator alloc, HttpHead h, byte[] clientIp, byte[] host, boolean forwarded) {
+      ByteBufAllocator alloc,
+      HttpHead h,
+      byte[] clientIp,
+      byte @Nullable [] host,
+      boolean forwarded) {
     return request(alloc, h, clientIp, host, forwarded, false);
   }
 
@@ -79,7 +85,7 @@ final class HeadWriter {
       ByteBufAllocator alloc,
       HttpHead h,
       byte[] clientIp,
-      byte[] host,
+      byte @Nullable [] host,
       boolean forwarded,
       boolean https) {
     byte[] b = h.bytes;
@@ -126,7 +132,7 @@ final class HeadWriter {
    * dropped ones, appending Fairway's hop to the last forwarding header, and rewriting the framing
    * headers in canonical form. Returns where the last run, still to be copied, starts.
    */
-  private static int copyFields(ByteBuf out, HttpHead h, byte[] clientIp, byte[] fwd) {
+  private static int copyFields(ByteBuf out, HttpHead h, byte[] clientIp, byte @Nullable [] fwd) {
     byte[] b = h.bytes;
     int run = h.startLineEnd; // start of a run of headers copied as they are
     for (int i = 0; i < h.count; i++) {

@@ -6,6 +6,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.timeout.IdleStateEvent;
 import io.netty.util.ReferenceCountUtil;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The end of a pooled backend connection: hands what the backend sends to the exchange currently
@@ -20,7 +21,7 @@ final class HttpBackendHandler extends ChannelInboundHandlerAdapter {
   final ResponseExpectation decoder;
 
   /** The exchange using this connection, {@code null} while it sits idle in the pool. */
-  Exchange exchange;
+  @Nullable Exchange exchange;
 
   HttpBackendHandler(ProxyBackend server, ResponseExpectation decoder) {
     this.server = server;
@@ -74,7 +75,7 @@ final class HttpBackendHandler extends ChannelInboundHandlerAdapter {
     if (f != null) {
       server.http.backendReset();
       if (cause instanceof H2ResponseReader.Refused r) {
-        f.backendRefused(r.getMessage());
+        f.backendRefused(r.reason);
       } else {
         f.backendFailed(TcpFrontend.reason(cause));
       }

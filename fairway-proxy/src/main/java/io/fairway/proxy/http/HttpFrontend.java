@@ -23,6 +23,8 @@ import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.util.ReferenceCountUtil;
 import java.net.InetSocketAddress;
 import java.time.Duration;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -71,8 +73,8 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter implements 
   /** This connection's timeouts: the service's as of the accept. */
   private final ServiceTimeouts timeouts;
 
-  private Channel client;
-  private StrictRequestDecoder decoder;
+  private final Channel client;
+  private final StrictRequestDecoder decoder;
 
   /** The table is stopping softly: finish the exchange under way, then close. */
   private boolean draining;
@@ -81,7 +83,7 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter implements 
   private boolean inputShutdown;
 
   /** The backend of the tunnel this connection became, or {@code null}. */
-  Channel tunnel;
+  @Nullable Channel tunnel;
 
   private ClientPeer peer = ClientPeer.NONE;
   private boolean closed;
@@ -98,11 +100,18 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter implements 
   private final ConnectionClock clock;
 
   /** The request in progress, or {@code null}. */
-  Exchange exchange;
+  @Nullable Exchange exchange;
 
-  public HttpFrontend(ProxyService vs, ProxyOptions options) {
+  /**
+   * @param client the client connection, whose pipeline this frontend ends
+   * @param decoder the request decoder in front of it in that pipeline
+   */
+  public HttpFrontend(
+      ProxyService vs, ProxyOptions options, Channel client, StrictRequestDecoder decoder) {
     this.vs = vs;
     this.options = options;
+    this.client = client;
+    this.decoder = decoder;
     this.timeouts = vs.timeouts();
     this.clock = new ConnectionClock(this, vs, timeouts);
   }
@@ -124,8 +133,6 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter implements 
 
   @Override
   public void channelActive(ChannelHandlerContext ctx) {
-    client = ctx.channel();
-    decoder = ctx.pipeline().get(StrictRequestDecoder.class);
     // A FIN from the client ends its requests, not its interest in the answers.
     client.config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
     // Over TLS this runs after the handshake (ALPN chose HTTP/1.1): the session is known.
@@ -263,22 +270,22 @@ public final class HttpFrontend extends ChannelInboundHandlerAdapter implements 
 
   @Override
   public InetSocketAddress remoteAddress() {
-    return peer.address();
+    return Objects.requireNonNull(peer.address(), "exchanges start once the connection is active");
   }
 
   @Override
-  public String tlsVersion() {
+  public @Nullable String tlsVersion() {
     return peer.tls().version();
   }
 
   @Override
-  public String sni() {
+  public @Nullable String sni() {
     return peer.tls().sni();
   }
 
   @Override
   public byte[] clientIp() {
-    return peer.ip();
+    return Objects.requireNonNull(peer.ip(), "exchanges start once the connection is active");
   }
 
   @Override

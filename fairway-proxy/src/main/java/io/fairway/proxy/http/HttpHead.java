@@ -4,6 +4,7 @@ import io.fairway.proxy.table.RequestKey;
 import io.netty.handler.codec.http.cookie.Cookie;
 import io.netty.handler.codec.http.cookie.ServerCookieDecoder;
 import java.nio.charset.StandardCharsets;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One parsed HTTP/1.x message head (request or response), kept as the bytes that arrived plus the
@@ -184,7 +185,7 @@ public final class HttpHead implements RequestKey.Source {
    * forwarded: an absolute-form target's authority replaces any Host header.
    */
   @Override
-  public String header(String lowerName) {
+  public @Nullable String header(String lowerName) {
     if (authorityStart >= 0 && lowerName.equals("host")) {
       return new String(
           bytes, authorityStart, authorityEnd - authorityStart, StandardCharsets.ISO_8859_1);
@@ -198,7 +199,7 @@ public final class HttpHead implements RequestKey.Source {
   }
 
   @Override
-  public String cookie(String name) {
+  public @Nullable String cookie(String name) {
     for (int i = 0; i < count; i++) {
       if (nameIs(i, "cookie")) {
         for (Cookie c : ServerCookieDecoder.LAX.decodeAll(value(i))) {

@@ -3,6 +3,7 @@ package io.fairway.proxy.http;
 import io.fairway.plan.Selection;
 import io.fairway.proxy.table.ProxyService;
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The shard {@code alt} an HTTP request asks for in the service's {@code alt_header}, as a VCL's
@@ -20,7 +21,7 @@ final class RequestAlt {
   private RequestAlt() {}
 
   /** The alt the request asks for, or {@link #NONE}. */
-  static int of(Selection selection, HttpHead request) {
+  static int of(@Nullable Selection selection, HttpHead request) {
     if (selection == null || selection.altHeader().isEmpty()) {
       return NONE;
     }
@@ -28,7 +29,7 @@ final class RequestAlt {
     return parse(v);
   }
 
-  static int parse(String v) {
+  static int parse(@Nullable String v) {
     if (v == null) {
       return NONE;
     }

@@ -6,6 +6,8 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.util.ReferenceCountUtil;
 import java.util.ArrayDeque;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The request's way to the backend: its rewritten head, then its body as it arrives, held while
@@ -23,7 +25,7 @@ final class RequestForwarder {
   private final ExchangeLog trace;
 
   /** The request head as the backend gets it, kept until the exchange ends for a retry. */
-  private ByteBuf upstreamHead;
+  private @Nullable ByteBuf upstreamHead;
 
   /** Body slices and END received before the backend connection exists. */
   private final ArrayDeque<Object> pendingBody = new ArrayDeque<>(2);
@@ -84,7 +86,7 @@ final class RequestForwarder {
    * A body slice of the request, or its END; {@code backend} is {@code null} while the connection
    * is not there yet.
    */
-  void part(Object msg, Channel backend, ProxyBackend server) {
+  void part(Object msg, @Nullable Channel backend, @Nullable ProxyBackend server) {
     if (msg == StrictRequestDecoder.END) {
       complete = true;
       deadlines.bodyComplete();
@@ -101,7 +103,7 @@ final class RequestForwarder {
         client.pauseReading(); // until the backend connection exists
       }
     } else {
-      writeBody(msg, backend, server);
+      writeBody(msg, backend, Objects.requireNonNull(server, "a backend is attached once leased"));
     }
   }
 
@@ -128,10 +130,11 @@ final class RequestForwarder {
   /** Sends the head, and what arrived of the body, on a backend connection just attached. */
   void sendOn(Channel ch, ProxyBackend server) {
     // The kept head itself, not a duplicate: a retry rewinds it (writing moved its reader index).
-    upstreamHead.readerIndex(0);
-    server.inBytes.add(upstreamHead.readableBytes());
-    trace.bytesIn += upstreamHead.readableBytes();
-    ch.write(upstreamHead.retain(), ch.voidPromise());
+    ByteBuf head = Objects.requireNonNull(upstreamHead, "kept until the exchange ends");
+    head.readerIndex(0);
+    server.inBytes.add(head.readableBytes());
+    trace.bytesIn += head.readableBytes();
+    ch.write(head.retain(), ch.voidPromise());
     Object m;
     while ((m = pendingBody.poll()) != null) {
       writeBody(m, ch, server);

@@ -4,6 +4,8 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import java.util.List;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Splits what a backend sends into responses, as {@link StrictRequestDecoder} does for requests: an
@@ -28,7 +30,10 @@ final class ResponseDecoder extends ByteToMessageDecoder implements ResponseExpe
   private State state = State.HEAD;
   private int scanned;
   private long remaining;
-  private ChunkedBody chunked;
+
+  /** Set with state CHUNKED, for that body only. */
+  private @Nullable ChunkedBody chunked;
+
   private boolean headRequest;
   private boolean dechunk;
   private boolean upgrade;
@@ -68,7 +73,7 @@ final class ResponseDecoder extends ByteToMessageDecoder implements ResponseExpe
           }
         }
         case CHUNKED -> {
-          if (chunked.decode(in, out, !dechunk)) {
+          if (Objects.requireNonNull(chunked, "set with state CHUNKED").decode(in, out, !dechunk)) {
             out.add(StrictRequestDecoder.END);
             chunked = null;
             state = State.HEAD;
@@ -81,7 +86,7 @@ final class ResponseDecoder extends ByteToMessageDecoder implements ResponseExpe
     } catch (BadMessage e) {
       state = State.BAD;
       in.skipBytes(in.readableBytes());
-      out.add(new StrictRequestDecoder.Malformed(e.status, e.getMessage()));
+      out.add(new StrictRequestDecoder.Malformed(e.status, e.reason));
     }
   }
 

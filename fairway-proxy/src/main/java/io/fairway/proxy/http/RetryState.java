@@ -3,6 +3,7 @@ package io.fairway.proxy.http;
 import io.fairway.proxy.table.ProxyBackend;
 import java.util.HashSet;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The retry policy of one request and what it has used up. A pooled connection the backend closed
@@ -29,7 +30,7 @@ final class RetryState {
   private Set<ProxyBackend> tried = Set.of();
 
   /** The last of {@link #tried} to fail: a 502 after every server failed is counted for it. */
-  private ProxyBackend lastFailed;
+  private @Nullable ProxyBackend lastFailed;
 
   /** Backend connections the request was sent on (or meant to be), the first included. */
   private int attempts;
@@ -70,7 +71,7 @@ final class RetryState {
     return tried;
   }
 
-  ProxyBackend lastFailed() {
+  @Nullable ProxyBackend lastFailed() {
     return lastFailed;
   }
 

@@ -22,14 +22,21 @@ public final class StreamExchange {
   public static final class Refused extends Exception {
     private static final long serialVersionUID = 1L;
     private final int status;
+    private final String reason;
 
     Refused(int status, String reason) {
       super(reason, null, false, false);
       this.status = status;
+      this.reason = reason;
     }
 
     public int status() {
       return status;
+    }
+
+    /** The message, never null (unlike {@link #getMessage} as the compiler sees it). */
+    public String reason() {
+      return reason;
     }
   }
 
@@ -46,7 +53,7 @@ public final class StreamExchange {
     try {
       h = HeadParser.parseRequest(head, head.length);
     } catch (BadMessage e) {
-      throw new Refused(e.status, e.getMessage());
+      throw new Refused(e.status, e.reason);
     }
     Exchange e = new Exchange(client, vs, options, vs.timeouts(), h, false);
     StreamExchange s = new StreamExchange(e);

@@ -6,6 +6,8 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import java.util.List;
+import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Splits what a client sends into requests: an {@link HttpHead}, then the body as {@link ByteBuf}
@@ -67,16 +69,20 @@ public final class StrictRequestDecoder extends ByteToMessageDecoder {
   private int lineStart;
   private int firstLineEnd;
   private long remaining;
-  private ChunkedBody chunked;
+
+  /** Set with state CHUNKED, for that body only. */
+  private @Nullable ChunkedBody chunked;
 
   /** The request whose body is being decoded asked for a protocol switch. */
   private boolean holdAfterBody;
 
   /** What was held when the input ended (the cumulation is released then). */
-  private ByteBuf heldAtEof;
+  private @Nullable ByteBuf heldAtEof;
 
   private boolean inputEnded;
-  private ChannelHandlerContext ctx;
+
+  /** Set in {@link #handlerAdded}: the frontend can resume this decoder only once it is added. */
+  private @Nullable ChannelHandlerContext ctx;
 
   public StrictRequestDecoder(ProxyOptions o) {
     this.maxLine = o.maxInitialLineLength();
@@ -100,7 +106,7 @@ public final class StrictRequestDecoder extends ByteToMessageDecoder {
           }
         }
         case CHUNKED -> {
-          if (chunked.decode(in, out, true)) {
+          if (Objects.requireNonNull(chunked, "set with state CHUNKED").decode(in, out, true)) {
             out.add(END);
             chunked = null;
             state = holdAfterBody ? State.HOLD : State.HEAD;
@@ -112,7 +118,7 @@ public final class StrictRequestDecoder extends ByteToMessageDecoder {
     } catch (BadMessage e) {
       state = State.BAD;
       in.skipBytes(in.readableBytes());
-      out.add(new Malformed(e.status, e.getMessage()));
+      out.add(new Malformed(e.status, e.reason));
     }
   }
 
@@ -146,19 +152,20 @@ public final class StrictRequestDecoder extends ByteToMessageDecoder {
     if (state != State.HOLD) {
       return;
     }
+    ChannelHandlerContext c = Objects.requireNonNull(ctx, "added before it can hold");
     state = State.HEAD;
     ByteBuf held = heldAtEof;
     heldAtEof = null;
     try {
-      channelRead(ctx, held != null ? held : Unpooled.EMPTY_BUFFER);
+      channelRead(c, held != null ? held : Unpooled.EMPTY_BUFFER);
     } catch (Exception e) {
-      ctx.fireExceptionCaught(e);
+      c.fireExceptionCaught(e);
       return;
     }
     if (inputEnded && state != State.BAD) {
       ByteBuf rest = internalBuffer();
       if (state != State.HEAD || rest.isReadable()) {
-        ctx.fireChannelRead(TRUNCATED);
+        c.fireChannelRead(TRUNCATED);
       }
     }
   }
@@ -167,7 +174,7 @@ public final class StrictRequestDecoder extends ByteToMessageDecoder {
    * The bytes held when the client's input ended, for the tunnel (the caller owns them), or {@code
    * null}. Bytes held before that are passed on when this decoder is removed.
    */
-  ByteBuf takeHeldAtEof() {
+  @Nullable ByteBuf takeHeldAtEof() {
     ByteBuf b = heldAtEof;
     heldAtEof = null;
     return b;

@@ -46,4 +46,7 @@
  * metrics. A protocol switch (WebSocket, {@code Connection: upgrade}) leaves HTTP for good: the
  * exchange becomes two L4 relays ({@code io.fairway.proxy.l4}).
  */
+@NullMarked
 package io.fairway.proxy.http;
+
+import org.jspecify.annotations.NullMarked;

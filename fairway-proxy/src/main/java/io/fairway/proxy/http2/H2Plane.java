@@ -129,7 +129,7 @@ public final class H2Plane {
             @Override
             protected void initChannel(Http2StreamChannel ch) {
               watch.streams++; // the child channels run on their connection's event loop
-              ch.pipeline().addLast(new H2Stream(vs, options, stats, warnings));
+              ch.pipeline().addLast(new H2Stream(vs, options, stats, warnings, ch));
             }
           }),
       new IdleStateHandler(0, 0, idle, TimeUnit.MILLISECONDS),

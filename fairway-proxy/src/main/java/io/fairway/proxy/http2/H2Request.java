@@ -43,9 +43,13 @@ final class H2Request {
     /** 0: a malformed request, reset with PROTOCOL_ERROR; otherwise the status to answer. */
     final int status;
 
+    /** The message, never null (unlike {@link #getMessage} as the compiler sees it). */
+    final String reason;
+
     Invalid(int status, String reason) {
       super(reason, null, false, false);
       this.status = status;
+      this.reason = reason;
     }
   }
 

@@ -2,6 +2,7 @@ package io.fairway.proxy.http2;
 
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -105,6 +106,10 @@ public final class H2Stats {
     trailersDropped.increment();
   }
 
+  private static LongAdder flood(Map<Flood, LongAdder> floods, Flood f) {
+    return Objects.requireNonNull(floods.get(f), "one for every kind");
+  }
+
   private static Map<Flood, LongAdder> floodAdders() {
     Map<Flood, LongAdder> m = new EnumMap<>(Flood.class);
     for (Flood f : Flood.values()) {
@@ -114,7 +119,7 @@ public final class H2Stats {
   }
 
   void flood(Flood f) {
-    floods.get(f).increment();
+    flood(floods, f).increment();
   }
 
   /** HTTP/2 connections accepted (h2 by ALPN or h2c). */
@@ -154,7 +159,7 @@ public final class H2Stats {
 
   /** Connections closed with GOAWAY for {@code f}. */
   public long floods(Flood f) {
-    return floods.get(f).sum();
+    return flood(floods, f).sum();
   }
 
   /**

@@ -29,12 +29,15 @@ import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2HeadersFrame;
 import io.netty.handler.codec.http2.Http2ResetFrame;
+import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * One HTTP/2 stream, a child channel of {@link io.netty.handler.codec.http2.Http2MultiplexHandler}:
@@ -62,16 +65,21 @@ final class H2Stream extends ChannelInboundHandlerAdapter implements ClientSide 
   private final H2Stats stats;
   private final RateLimitedLog warnings;
 
-  private Channel stream;
-  private InetSocketAddress clientAddress;
-  private byte[] clientIp;
-  private TlsInfo tls = TlsInfo.NONE;
-  private StreamExchange exchange;
-  private H2Request request;
-  private ScheduledFuture<?> ticker;
+  private final Channel stream;
+  private final InetSocketAddress clientAddress;
+  private final byte[] clientIp;
+  private final TlsInfo tls;
+
+  /** Set once, by the request's HEADERS; null until then, and after a refused one. */
+  private @Nullable StreamExchange exchange;
+
+  /** Set once, by the request's HEADERS, before {@link #exchange}; null until then. */
+  private @Nullable H2Request request;
+
+  private @Nullable ScheduledFuture<?> ticker;
 
   /** The request's own deadline, to the nanosecond; the ticker alone may be a second late. */
-  private ScheduledFuture<?> deadlineTimer;
+  private @Nullable ScheduledFuture<?> deadlineTimer;
 
   private boolean inRead;
   private boolean requestEnded;
@@ -86,21 +94,30 @@ final class H2Stream extends ChannelInboundHandlerAdapter implements ClientSide 
    * The response head, held until the next write: a response that ends with its head (gRPC's
    * trailers-only answer) goes out as one HEADERS frame with END_STREAM, as the backend sent it.
    */
-  private Http2Headers pendingHead;
+  private @Nullable Http2Headers pendingHead;
 
-  H2Stream(ProxyService vs, ProxyOptions options, H2Stats stats, RateLimitedLog warnings) {
+  /**
+   * @param stream the stream's child channel, whose pipeline this handler ends
+   */
+  H2Stream(
+      ProxyService vs,
+      ProxyOptions options,
+      H2Stats stats,
+      RateLimitedLog warnings,
+      Http2StreamChannel stream) {
     this.vs = vs;
     this.options = options;
     this.stats = stats;
     this.warnings = warnings;
+    this.stream = stream;
+    this.clientAddress = ClientAddress.source(stream.parent());
+    this.clientIp =
+        clientAddress.getAddress().getHostAddress().getBytes(StandardCharsets.ISO_8859_1);
+    this.tls = TlsInfo.of(stream.parent()); // h2 by ALPN: the handshake is done before any stream
   }
 
   @Override
   public void handlerAdded(ChannelHandlerContext ctx) {
-    stream = ctx.channel();
-    clientAddress = ClientAddress.source(stream.parent());
-    clientIp = clientAddress.getAddress().getHostAddress().getBytes(StandardCharsets.ISO_8859_1);
-    tls = TlsInfo.of(stream.parent()); // h2 by ALPN: the handshake is done before any stream
     stats.streamOpened();
   }
 
@@ -128,7 +145,7 @@ final class H2Stream extends ChannelInboundHandlerAdapter implements ClientSide 
     try {
       request = H2Request.of(f.headers(), f.isEndStream());
     } catch (H2Request.Invalid e) {
-      refuse(e.status, e.getMessage());
+      refuse(e.status, e.reason);
       return;
     }
     requestEnded = f.isEndStream();
@@ -137,7 +154,7 @@ final class H2Stream extends ChannelInboundHandlerAdapter implements ClientSide 
     try {
       exchange = StreamExchange.start(this, vs, options, request.head(), !requestEnded);
     } catch (StreamExchange.Refused e) {
-      refuse(e.status(), e.getMessage());
+      refuse(e.status(), e.reason());
       return;
     }
     if (!exchange.done()) {
@@ -167,12 +184,14 @@ final class H2Stream extends ChannelInboundHandlerAdapter implements ClientSide 
   }
 
   private void data(Http2DataFrame d) {
-    if (exchange == null || requestEnded) {
+    StreamExchange x = exchange;
+    if (x == null || requestEnded) {
       return;
     }
+    H2Request r = startedRequest();
     ByteBuf content = d.content();
     if (content.isReadable()) {
-      if (request.chunked()) {
+      if (r.chunked()) {
         ByteBuf c =
             stream
                 .alloc()
@@ -180,13 +199,13 @@ final class H2Stream extends ChannelInboundHandlerAdapter implements ClientSide 
                 .writeBytes(H2Request.chunkSize(content.readableBytes()))
                 .writeBytes(content)
                 .writeBytes(H2Request.CRLF);
-        exchange.body(c);
+        x.body(c);
       } else {
-        exchange.body(content.retain());
+        x.body(content.retain());
       }
     }
     if (d.isEndStream()) {
-      endRequest();
+      endRequest(x, r, H2Request.LAST_CHUNK);
     }
   }
 
@@ -196,35 +215,38 @@ final class H2Stream extends ChannelInboundHandlerAdapter implements ClientSide 
    * has no place for them, so they are dropped and counted.
    */
   private void trailers(Http2HeadersFrame f) {
-    if (exchange == null || requestEnded) {
+    StreamExchange x = exchange;
+    if (x == null || requestEnded) {
       return; // refused already, or past its end
     }
+    H2Request r = startedRequest();
     // Trailers without END_STREAM never get here: the codec resets that stream (RFC 9113 8.1).
-    if (!request.chunked()) {
+    if (!r.chunked()) {
       stats.countTrailersDropped();
-      endRequest(H2Request.LAST_CHUNK);
+      endRequest(x, r, H2Request.LAST_CHUNK);
       return;
     }
     byte[] lastChunk;
     try {
       lastChunk = H2Request.lastChunk(f.headers());
     } catch (H2Request.Invalid e) {
-      refuse(0, e.getMessage());
+      refuse(0, e.reason);
       return;
     }
-    endRequest(lastChunk);
+    endRequest(x, r, lastChunk);
   }
 
-  private void endRequest() {
-    endRequest(H2Request.LAST_CHUNK);
+  /** The request an exchange was started for: {@link #request} is set before the exchange. */
+  private H2Request startedRequest() {
+    return Objects.requireNonNull(request, "an exchange starts from a mapped request");
   }
 
-  private void endRequest(byte[] lastChunk) {
+  private void endRequest(StreamExchange x, H2Request r, byte[] lastChunk) {
     requestEnded = true;
-    if (request.chunked()) {
-      exchange.body(Unpooled.wrappedBuffer(lastChunk));
+    if (r.chunked()) {
+      x.body(Unpooled.wrappedBuffer(lastChunk));
     }
-    exchange.end();
+    x.end();
   }
 
   @Override
@@ -330,12 +352,12 @@ final class H2Stream extends ChannelInboundHandlerAdapter implements ClientSide 
   }
 
   @Override
-  public String tlsVersion() {
+  public @Nullable String tlsVersion() {
     return tls.version();
   }
 
   @Override
-  public String sni() {
+  public @Nullable String sni() {
     return tls.sni();
   }
 

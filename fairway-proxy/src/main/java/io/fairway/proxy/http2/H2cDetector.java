@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The first handler of a plain listener that also speaks h2c: the client's first bytes tell whether
@@ -47,7 +48,7 @@ public final class H2cDetector extends ByteToMessageDecoder {
   private final ProxyOptions options;
   private final H2Stats stats;
   private final Consumer<ChannelHandlerContext> http1;
-  private ScheduledFuture<?> deadline;
+  private @Nullable ScheduledFuture<?> deadline;
 
   /**
    * @param http1 adds the HTTP/1.1 handlers after the given context's handler

@@ -5,6 +5,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Sits in front of the HTTP/2 codec and sees its connection closed properly: with what the codec
@@ -22,7 +23,7 @@ final class Reaper extends ChannelOutboundHandlerAdapter {
   /** From giving up to closing the socket regardless. */
   static final long GRACE_MILLIS = 1000;
 
-  private ChannelHandlerContext ctx;
+  private @Nullable ChannelHandlerContext ctx;
   private boolean armed;
 
   @Override

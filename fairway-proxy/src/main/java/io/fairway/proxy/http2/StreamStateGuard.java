@@ -7,6 +7,7 @@ import io.netty.handler.codec.http2.Http2Exception;
 import io.netty.handler.codec.http2.Http2Stream;
 import java.util.ArrayDeque;
 import java.util.LinkedHashSet;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The stream-state rules for a client's HEADERS that Netty's decoder answers with a weaker error
@@ -33,7 +34,9 @@ final class StreamStateGuard {
   private static final int MAX_RESET = 1024;
   private static final int MAX_GAPS = 64;
 
-  private Http2Connection connection;
+  /** Null until {@link #watch}: frames before that are left to Netty. */
+  private @Nullable Http2Connection connection;
+
   private final LinkedHashSet<Integer> reset = new LinkedHashSet<>();
   private final ArrayDeque<int[]> gaps = new ArrayDeque<>();
   private boolean gapsOverflowed;

@@ -29,4 +29,7 @@
  * http2} gets it as frames again (in {@code io.fairway.proxy.http}); its trailers come back to the
  * stream apart from the body, which is what lets gRPC's status through.
  */
+@NullMarked
 package io.fairway.proxy.http2;
+
+import org.jspecify.annotations.NullMarked;

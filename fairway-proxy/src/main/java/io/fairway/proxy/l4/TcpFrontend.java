@@ -25,6 +25,7 @@ import io.netty.channel.socket.ChannelInputShutdownEvent;
 import io.netty.channel.socket.DuplexChannel;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.Future;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -184,67 +185,97 @@ public final class TcpFrontend extends ChannelInboundHandlerAdapter {
       return;
     }
     TrafficMeter backendMeter = new TrafficMeter(SIZING);
-    long splice =
-        options.splices()
-                // spliceTo needs level-triggered channels: Netty 4.2's epoll channels all are.
-                && client.config() instanceof EpollChannelConfig
-                // Spliced bytes bypass the pipeline, and so its TLS.
-                && !io.fairway.proxy.tls.TlsHandshakes.isTls(client)
-                && tls == null
-            ? options.spliceThreshold()
-            : -1;
+    long splice = spliceThreshold(client, tls);
+    ChannelFuture f = open(client, rs, tls, backendMeter, splice);
+    f.addListener(x -> opened(client, lease, f, tls, backendMeter, splice));
+  }
+
+  /** The bytes after which the relay splices instead of copying, or -1: it never does. */
+  private long spliceThreshold(Channel client, @Nullable SslHandler tls) {
+    return options.splices()
+            // spliceTo needs level-triggered channels: Netty 4.2's epoll channels all are.
+            && client.config() instanceof EpollChannelConfig
+            // Spliced bytes bypass the pipeline, and so its TLS.
+            && !io.fairway.proxy.tls.TlsHandshakes.isTls(client)
+            && tls == null
+        ? options.spliceThreshold()
+        : -1;
+  }
+
+  /** Starts the connect to {@code rs}, its pipeline ending in {@code tls} or else the relay. */
+  private ChannelFuture open(
+      Channel client,
+      ProxyBackend rs,
+      @Nullable SslHandler tls,
+      TrafficMeter backendMeter,
+      long splice) {
     java.net.InetAddress to = rs.address.getAddress();
     int connectMillis = (int) vs.timeouts().connect().toMillis();
-    ChannelFuture f =
-        Connector.connect(
-            client.eventLoop(),
-            Transport.EPOLL ? KeptEpollChannels.sockets(to) : Transport.socketChannel(to),
-            ch -> {
-              ChannelConfig cfg = ch.config();
-              cfg.setAllocator(Transport.ALLOCATOR);
-              cfg.setConnectTimeoutMillis(connectMillis);
-              cfg.setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
-              cfg.setRecvByteBufAllocator(backendMeter);
-            },
-            // With TLS, the relay to the client comes once the handshake succeeded: a failed one
-            // closes this channel, and the relay would close the client with it instead of letting
-            // the next server be tried.
-            tls != null ? tls : new Relay(client, splice),
-            rs.address);
-    f.addListener(
-        x -> {
-          if (!f.isSuccess()) {
-            lease.refused();
-            failed(client, lease, rs, "connect to " + rs + " failed: " + reason(f.cause()));
-            return;
-          }
-          if (tls == null) {
-            connected(client, lease, f.channel(), backendMeter, splice, true);
-            return;
-          }
-          // The PROXY header goes in clear before the ClientHello, as a server that terminates
-          // TLS behind it reads them: written now, before the channel is active and the handler
-          // starts its handshake, whose first flush sends both in order.
-          ProxyHeaderWriter.write(f.channel(), vs.sendProxy(rs), client);
-          // A server whose certificate does not verify is a failed connect: the next one is tried.
-          tls.handshakeFuture()
-              .addListener(
-                  h -> {
-                    if (h.isSuccess()) {
-                      // Added inside the handshake's completion, before the SslHandler passes on
-                      // anything it decrypted after it.
-                      f.channel().pipeline().addLast(new Relay(client, splice));
-                      connected(client, lease, f.channel(), backendMeter, splice, false);
-                    } else {
-                      f.channel().close();
-                      failed(
-                          client,
-                          lease,
-                          rs,
-                          "TLS handshake with " + rs + " failed: " + reason(h.cause()));
-                    }
-                  });
-        });
+    return Connector.connect(
+        client.eventLoop(),
+        Transport.EPOLL ? KeptEpollChannels.sockets(to) : Transport.socketChannel(to),
+        ch -> {
+          ChannelConfig cfg = ch.config();
+          cfg.setAllocator(Transport.ALLOCATOR);
+          cfg.setConnectTimeoutMillis(connectMillis);
+          cfg.setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
+          cfg.setRecvByteBufAllocator(backendMeter);
+        },
+        // With TLS, the relay to the client comes once the handshake succeeded: a failed one
+        // closes this channel, and the relay would close the client with it instead of letting
+        // the next server be tried.
+        tls != null ? tls : new Relay(client, splice),
+        rs.address);
+  }
+
+  /**
+   * The connect {@code f} under {@code lease} is done: a failed one tries the next server, a plain
+   * one relays, one with TLS first sends the PROXY header and waits for the handshake.
+   */
+  private void opened(
+      Channel client,
+      Lease lease,
+      ChannelFuture f,
+      @Nullable SslHandler tls,
+      TrafficMeter backendMeter,
+      long splice) {
+    ProxyBackend rs = lease.server;
+    if (!f.isSuccess()) {
+      lease.refused();
+      failed(client, lease, rs, "connect to " + rs + " failed: " + reason(f.cause()));
+      return;
+    }
+    if (tls == null) {
+      connected(client, lease, f.channel(), backendMeter, splice, true);
+      return;
+    }
+    // The PROXY header goes in clear before the ClientHello, as a server that terminates TLS behind
+    // it reads them: written now, before the channel is active and the handler starts its
+    // handshake, whose first flush sends both in order.
+    ProxyHeaderWriter.write(f.channel(), vs.sendProxy(rs), client);
+    // A server whose certificate does not verify is a failed connect: the next one is tried.
+    tls.handshakeFuture()
+        .addListener(h -> handshaken(client, lease, f.channel(), h, backendMeter, splice));
+  }
+
+  /** The TLS handshake {@code h} with the backend is done: the relay starts, or the next server. */
+  private void handshaken(
+      Channel client,
+      Lease lease,
+      Channel backend,
+      Future<?> h,
+      TrafficMeter backendMeter,
+      long splice) {
+    if (h.isSuccess()) {
+      // Added inside the handshake's completion, before the SslHandler passes on anything it
+      // decrypted after it.
+      backend.pipeline().addLast(new Relay(client, splice));
+      connected(client, lease, backend, backendMeter, splice, false);
+    } else {
+      backend.close();
+      ProxyBackend rs = lease.server;
+      failed(client, lease, rs, "TLS handshake with " + rs + " failed: " + reason(h.cause()));
+    }
   }
 
   /** A connect to {@code rs} failed: the next server is tried. */
@@ -354,7 +385,7 @@ public final class TcpFrontend extends ChannelInboundHandlerAdapter {
     ctx.close();
   }
 
-  public static String reason(Throwable t) {
+  public static String reason(@Nullable Throwable t) {
     if (t == null) {
       return "unknown";
     }

@@ -107,10 +107,9 @@ final class ClientPipelines {
   /** The HTTP/1.1 handlers at the end of {@code p}. */
   private void addHttp1(ProxyService vs, ChannelPipeline p) {
     ProxyOptions o = options.get();
-    HttpFrontend frontend = new HttpFrontend(vs, o);
+    StrictRequestDecoder decoder = new StrictRequestDecoder(o);
+    HttpFrontend frontend = new HttpFrontend(vs, o, p.channel(), decoder);
     // HttpFrontend keeps the idle timeout itself (its ticker), so no IdleStateHandler here.
-    p.addLast(new HttpFrontend.ReadMarker(frontend))
-        .addLast(new StrictRequestDecoder(o))
-        .addLast(frontend);
+    p.addLast(new HttpFrontend.ReadMarker(frontend)).addLast(decoder).addLast(frontend);
   }
 }

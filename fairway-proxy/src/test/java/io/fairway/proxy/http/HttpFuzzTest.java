@@ -90,7 +90,7 @@ class HttpFuzzTest {
       h = request ? HeadParser.parseRequest(b, b.length) : HeadParser.parseResponse(b, b.length);
     } catch (BadMessage e) {
       assertThat(request ? REQUEST_STATUSES : RESPONSE_STATUSES).contains(e.status);
-      assertOneLine(e.getMessage());
+      assertOneLine(e.reason);
       return;
     }
     alloc(before, b.length);
@@ -262,7 +262,7 @@ class HttpFuzzTest {
           done = body.decode(cumulation, out, verbatim);
         } catch (BadMessage e) {
           assertThat(e.status).isEqualTo(400);
-          assertOneLine(e.getMessage());
+          assertOneLine(e.reason);
           return;
         }
         assertThat(cumulation.readerIndex()).isGreaterThanOrEqualTo(r);
