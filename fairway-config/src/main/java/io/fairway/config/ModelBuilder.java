@@ -184,33 +184,7 @@ final class ModelBuilder {
   }
 
   private static VirtualServer withName(VirtualServer s, String name) {
-    return new VirtualServer(
-        s.location(),
-        s.id(),
-        name,
-        s.scheduler(),
-        s.director(),
-        s.hashBalanceFactor(),
-        s.forwarding(),
-        s.flags(),
-        s.persistenceTimeout(),
-        s.persistenceGranularity(),
-        s.persistenceEngine(),
-        s.haSuspend(),
-        s.omega(),
-        s.quorum(),
-        s.hysteresis(),
-        s.quorumUp(),
-        s.quorumDown(),
-        s.sorryServer(),
-        s.realServers(),
-        s.overflowToSorryServer(),
-        s.slowStart(),
-        s.proxy(),
-        s.layout(),
-        s.accessLogs(),
-        s.discovery(),
-        s.announce());
+    return s.toBuilder().name(name).build();
   }
 
   static String defaultName(VirtualServerId.Address a) {

@@ -1,12 +1,15 @@
 package io.fairway.config;
 
+import io.fairway.config.model.BackendSettings;
 import io.fairway.config.model.Forwarding;
 import io.fairway.config.model.HealthCheck;
 import io.fairway.config.model.LbKind;
+import io.fairway.config.model.NotifyScripts;
 import io.fairway.config.model.ProxyProtocol;
 import io.fairway.config.model.RealServer;
 import io.fairway.config.model.RealServerId;
 import io.fairway.config.model.Scheduler;
+import io.fairway.config.model.Thresholds;
 import io.fairway.config.model.TrackFile;
 import io.fairway.config.model.base.Addresses;
 import io.fairway.config.model.base.Script;
@@ -284,26 +287,23 @@ final class RealServerParser {
     for (Node cn : b.checkerNodes) {
       checkers.addAll(checkerParser.checker(cn, a, checkPort, effective, vhost));
     }
-    return new RealServer(
-        Values.loc(n),
-        id,
-        rsName,
-        b.ident != null ? b.ident : rsName,
-        Objects.requireNonNull(c.weight, "a real server inherits its weight"),
-        forwarding,
-        b.upper,
-        b.lower,
-        c.inhibit,
-        b.up,
-        b.down,
-        checkers,
-        checkPort,
-        c.slowStart,
-        c.maxConns,
-        ProxyProtocol.sending(b.sendProxy),
-        b.tls,
-        0,
-        b.http2Node != null);
+    return RealServer.builder()
+        .location(Values.loc(n))
+        .id(id)
+        .name(rsName)
+        .ident(b.ident != null ? b.ident : rsName)
+        .weight(Objects.requireNonNull(c.weight, "a real server inherits its weight"))
+        .forwarding(forwarding)
+        .thresholds(new Thresholds(b.upper, b.lower))
+        .inhibitOnFailure(c.inhibit)
+        .notifyScripts(new NotifyScripts(b.up, b.down))
+        .checkers(checkers)
+        .checkPort(checkPort)
+        .slowStart(c.slowStart)
+        .backend(
+            new BackendSettings(
+                c.maxConns, ProxyProtocol.sending(b.sendProxy), b.tls, b.http2Node != null))
+        .build();
   }
 
   /**

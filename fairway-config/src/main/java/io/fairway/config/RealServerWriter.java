@@ -43,22 +43,23 @@ final class RealServerWriter {
     }
     out.line("weight " + number(rs.weight()));
     out.line("lvs_method " + forwarding(rs.forwarding()));
-    if (rs.upperThreshold() != 0) {
-      out.line("uthreshold " + rs.upperThreshold());
+    if (rs.thresholds().upper() != 0) {
+      out.line("uthreshold " + rs.thresholds().upper());
     }
-    if (rs.lowerThreshold() != 0) {
-      out.line("lthreshold " + rs.lowerThreshold());
+    if (rs.thresholds().lower() != 0) {
+      out.line("lthreshold " + rs.thresholds().lower());
     }
     out.line("inhibit_on_failure " + onOff(rs.inhibitOnFailure()));
     // Written when it differs from what it would inherit (an explicit 0 under a VS default too).
     if (!rs.slowStart().equals(inheritedSlowStart)) {
       out.line("slow_start " + time(rs.slowStart()));
     }
-    if (rs.maxConns() != 0) {
-      out.line("max_conns " + rs.maxConns());
+    if (rs.backend().maxConns() != 0) {
+      out.line("max_conns " + rs.backend().maxConns());
     }
-    proxy.proxyProtocol(rs.proxyProtocol());
-    rs.tls()
+    proxy.proxyProtocol(rs.backend().proxyProtocol());
+    rs.backend()
+        .tls()
         .ifPresent(
             t -> {
               out.open("tls");
@@ -66,11 +67,11 @@ final class RealServerWriter {
               t.sni().ifPresent(n -> out.line("sni " + q(n)));
               out.close();
             });
-    if (rs.http2()) {
+    if (rs.backend().http2()) {
       out.line("http2");
     }
-    rs.notifyUp().ifPresent(s -> out.line("notify_up " + script(s)));
-    rs.notifyDown().ifPresent(s -> out.line("notify_down " + script(s)));
+    rs.notifyScripts().up().ifPresent(s -> out.line("notify_up " + script(s)));
+    rs.notifyScripts().down().ifPresent(s -> out.line("notify_down " + script(s)));
     for (HealthCheck c : rs.checkers()) {
       checkers.write(c);
     }

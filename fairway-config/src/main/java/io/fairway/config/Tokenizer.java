@@ -107,71 +107,64 @@ final class Tokenizer {
   /** Appends the escape starting at {@code i} (after the backslash); returns its last index. */
   private static int escape(String s, int i, StringBuilder out) {
     char c = s.charAt(i);
-    switch (c) {
-      case 'a' -> {
-        out.append('\u0007');
-        return i;
-      }
-      case 'b' -> {
-        out.append('\b');
-        return i;
-      }
-      case 'E' -> {
-        out.append('\u001b');
-        return i;
-      }
-      case 'f' -> {
-        out.append('\f');
-        return i;
-      }
-      case 'n' -> {
-        out.append('\n');
-        return i;
-      }
-      case 'r' -> {
-        out.append('\r');
-        return i;
-      }
-      case 't' -> {
-        out.append('\t');
-        return i;
-      }
-      case 'v' -> {
-        out.append('\u000b');
-        return i;
-      }
-      case 'x' -> {
-        int j = i + 1;
-        int v = 0;
-        while (j < s.length() && j < i + 3 && Character.digit(s.charAt(j), 16) >= 0) {
-          v = v * 16 + Character.digit(s.charAt(j), 16);
-          j++;
-        }
-        out.append((char) v);
-        return j - 1;
-      }
-      case 'c' -> {
-        if (i + 1 < s.length()) {
-          out.append((char) (s.charAt(i + 1) & 0x1f));
-          return i + 1;
-        }
-        out.append(c);
-        return i;
-      }
-      default -> {
-        if (c >= '0' && c <= '7') {
-          int j = i;
-          int v = 0;
-          while (j < s.length() && j < i + 3 && s.charAt(j) >= '0' && s.charAt(j) <= '7') {
-            v = v * 8 + (s.charAt(j) - '0');
-            j++;
-          }
-          out.append((char) (v & 0xff));
-          return j - 1;
-        }
-        out.append(c);
-        return i;
-      }
+    int letter = letterEscape(c);
+    if (letter >= 0) {
+      out.append((char) letter);
+      return i;
     }
+    if (c == 'x') {
+      return hexEscape(s, i, out);
+    }
+    if (c == 'c' && i + 1 < s.length()) {
+      out.append((char) (s.charAt(i + 1) & 0x1f));
+      return i + 1;
+    }
+    if (c >= '0' && c <= '7') {
+      return octalEscape(s, i, out);
+    }
+    // \C stands for C, a trailing \c included.
+    out.append(c);
+    return i;
+  }
+
+  /** The character a one-letter escape ({@code \n}, {@code \t}, ...) stands for, -1 for others. */
+  private static int letterEscape(char c) {
+    return switch (c) {
+      case 'a' -> '\u0007';
+      case 'b' -> '\b';
+      case 'E' -> '\u001b';
+      case 'f' -> '\f';
+      case 'n' -> '\n';
+      case 'r' -> '\r';
+      case 't' -> '\t';
+      case 'v' -> '\u000b';
+      default -> -1;
+    };
+  }
+
+  /** {@code \xHH}, at most two hex digits (none gives NUL); {@code i} is at the x. */
+  private static int hexEscape(String s, int i, StringBuilder out) {
+    int j = i + 1;
+    int v = 0;
+    while (j < s.length() && j < i + 3 && Character.digit(s.charAt(j), 16) >= 0) {
+      v = v * 16 + Character.digit(s.charAt(j), 16);
+      j++;
+    }
+    out.append((char) v);
+    return j - 1;
+  }
+
+  /**
+   * {@code \NNN}, at most three octal digits, the value kept to a byte; {@code i} is at the first.
+   */
+  private static int octalEscape(String s, int i, StringBuilder out) {
+    int j = i;
+    int v = 0;
+    while (j < s.length() && j < i + 3 && s.charAt(j) >= '0' && s.charAt(j) <= '7') {
+      v = v * 8 + (s.charAt(j) - '0');
+      j++;
+    }
+    out.append((char) (v & 0xff));
+    return j - 1;
   }
 }

@@ -6,13 +6,17 @@ import io.fairway.config.model.DirectorSpec;
 import io.fairway.config.model.DnsDiscovery;
 import io.fairway.config.model.Forwarding;
 import io.fairway.config.model.LbKind;
+import io.fairway.config.model.PersistenceSettings;
 import io.fairway.config.model.ProxyProtocol;
 import io.fairway.config.model.ProxySettings;
+import io.fairway.config.model.Quorum;
 import io.fairway.config.model.RealServer;
 import io.fairway.config.model.RealServerId;
 import io.fairway.config.model.Scheduler;
 import io.fairway.config.model.SchedulerFlag;
+import io.fairway.config.model.Scheduling;
 import io.fairway.config.model.ShardParam;
+import io.fairway.config.model.SorryPolicy;
 import io.fairway.config.model.SorryServer;
 import io.fairway.config.model.TlsSettings;
 import io.fairway.config.model.TrackFile;
@@ -263,39 +267,38 @@ final class VirtualServerParser {
     long q = quorum(b, pool.reals());
     long h = hysteresis(b, q);
     checkGranularity(b);
-    return new VirtualServer(
-        Values.loc(b.node),
-        id,
-        c.name != null ? c.name : defaultName(id),
-        s.scheduler(),
-        director,
-        b.hashBalance == null ? 0 : b.hashBalance,
-        s.forwarding(),
-        b.flags,
-        persistence,
-        Optional.ofNullable(b.granularity),
-        b.engine,
-        b.haSuspend,
-        b.omega,
-        q,
-        h,
-        b.quorumUp,
-        b.quorumDown,
-        pool.sorry(),
-        pool.reals(),
-        b.overflow,
-        c.slowStart,
-        new ProxySettings(
-            b.proxyTimeouts,
-            b.httpForwarded,
-            s.tls(),
-            b.proxyProtocolNode == null
-                ? ProxyProtocol.NONE
-                : new ProxyProtocol(true, ProxyProtocol.Version.NONE)),
-        pool.layout(),
-        new AccessLogs(b.accessLogs),
-        pool.discovery(),
-        b.announce);
+    return VirtualServer.builder()
+        .location(Values.loc(b.node))
+        .id(id)
+        .name(c.name != null ? c.name : defaultName(id))
+        .scheduling(
+            new Scheduling(
+                s.scheduler(),
+                director,
+                b.hashBalance == null ? 0 : b.hashBalance,
+                b.flags,
+                pool.layout()))
+        .forwarding(s.forwarding())
+        .persistence(
+            new PersistenceSettings(persistence, Optional.ofNullable(b.granularity), b.engine))
+        .haSuspend(b.haSuspend)
+        .omega(b.omega)
+        .quorum(new Quorum(q, h, b.quorumUp, b.quorumDown))
+        .sorry(new SorryPolicy(pool.sorry(), b.overflow))
+        .realServers(pool.reals())
+        .slowStart(c.slowStart)
+        .proxy(
+            new ProxySettings(
+                b.proxyTimeouts,
+                b.httpForwarded,
+                s.tls(),
+                b.proxyProtocolNode == null
+                    ? ProxyProtocol.NONE
+                    : new ProxyProtocol(true, ProxyProtocol.Version.NONE)))
+        .accessLogs(new AccessLogs(b.accessLogs))
+        .discovery(pool.discovery())
+        .announce(b.announce)
+        .build();
   }
 
   /** lb_kind's default and its fit with the scheduler and the header. */

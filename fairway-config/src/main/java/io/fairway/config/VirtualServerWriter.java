@@ -42,11 +42,11 @@ final class VirtualServerWriter {
     if (!isDefaultName(vs)) {
       out.line("name " + q(vs.name()));
     }
-    out.line("lb_algo " + vs.scheduler().keyword());
-    directors.director(vs.director());
-    directors.layout(vs.layout());
-    if (vs.hashBalanceFactor() != 0) {
-      out.line("hash_balance_factor " + vs.hashBalanceFactor());
+    out.line("lb_algo " + vs.scheduling().scheduler().keyword());
+    directors.director(vs.scheduling().director());
+    directors.layout(vs.scheduling().layout());
+    if (vs.scheduling().hashBalanceFactor() != 0) {
+      out.line("hash_balance_factor " + vs.scheduling().hashBalanceFactor());
     }
     out.line("lb_kind " + forwarding(vs.forwarding()));
     proxy.proxySettings(vs.proxy());
@@ -57,10 +57,10 @@ final class VirtualServerWriter {
     } else if (id instanceof VirtualServerId.Group g) {
       out.line("protocol " + g.protocol());
     }
-    vs.flags().stream().map(SchedulerFlag::keyword).sorted().forEach(out::line);
+    vs.scheduling().flags().stream().map(SchedulerFlag::keyword).sorted().forEach(out::line);
     persistence(vs);
     quorum(vs);
-    vs.sorryServer().ifPresent(this::sorry);
+    vs.sorry().server().ifPresent(this::sorry);
     extensions(vs);
     for (RealServer rs : vs.realServers()) {
       realServers.write(rs, vs.slowStart());
@@ -87,10 +87,10 @@ final class VirtualServerWriter {
 
   private void persistence(VirtualServer vs) {
     if (vs.persistent()) {
-      out.line("persistence_timeout " + vs.persistenceTimeout().toSeconds());
+      out.line("persistence_timeout " + vs.persistence().timeout().toSeconds());
     }
-    vs.persistenceGranularity().ifPresent(p -> out.line("persistence_granularity " + mask(p)));
-    vs.persistenceEngine().ifPresent(e -> out.line("persistence_engine " + q(e)));
+    vs.persistence().granularity().ifPresent(p -> out.line("persistence_granularity " + mask(p)));
+    vs.persistence().engine().ifPresent(e -> out.line("persistence_engine " + q(e)));
     if (vs.haSuspend()) {
       out.line("ha_suspend");
     }
@@ -98,15 +98,15 @@ final class VirtualServerWriter {
 
   private void quorum(VirtualServer vs) {
     out.line("omega " + onOff(vs.omega()));
-    out.line("quorum " + vs.quorum());
-    out.line("hysteresis " + vs.hysteresis());
-    vs.quorumUp().ifPresent(s -> out.line("quorum_up " + script(s)));
-    vs.quorumDown().ifPresent(s -> out.line("quorum_down " + script(s)));
+    out.line("quorum " + vs.quorum().quorum());
+    out.line("hysteresis " + vs.quorum().hysteresis());
+    vs.quorum().up().ifPresent(s -> out.line("quorum_up " + script(s)));
+    vs.quorum().down().ifPresent(s -> out.line("quorum_down " + script(s)));
   }
 
   /** Fairway extensions, written only when used (keepalived reads the dump otherwise). */
   private void extensions(VirtualServer vs) {
-    if (vs.overflowToSorryServer()) {
+    if (vs.sorry().overflow()) {
       out.line("overflow_to_sorry_server");
     }
     if (!vs.slowStart().isZero()) {

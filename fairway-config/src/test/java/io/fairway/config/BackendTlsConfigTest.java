@@ -49,16 +49,18 @@ class BackendTlsConfigTest {
   void verifyAndSniAreRead() {
     BackendTls t =
         rs(HTTP, "        tls { verify " + ca.cert() + "  sni app.internal }\n")
+            .backend()
             .tls()
             .orElseThrow();
     assertThat(t.verify()).isEqualTo(ca.cert().toString());
     assertThat(t.sni()).contains("app.internal");
     assertThat(t.location().line()).isEqualTo(4);
-    assertThat(rs(HTTP, "").tls()).isEmpty();
+    assertThat(rs(HTTP, "").backend().tls()).isEmpty();
     assertThat(
             rs(
                     "virtual_server 127.0.0.1 80 {\n    lb_kind PROXY\n",
                     "        tls { verify " + ca.cert() + " }\n")
+                .backend()
                 .tls()
                 .map(b -> b.sni().isPresent()))
         .contains(false);
@@ -75,8 +77,16 @@ class BackendTlsConfigTest {
     RealServer first = Fixtures.parse(text).config().virtualServers().get(0).realServers().get(0);
     String dump = KeepalivedConfig.dump(Fixtures.parse(text).config());
     assertThat(dump).contains("verify " + ca.cert()).contains("sni app.internal");
-    assertThat(Fixtures.parse(dump).config().virtualServers().get(0).realServers().get(0).tls())
-        .isEqualTo(first.tls());
+    assertThat(
+            Fixtures.parse(dump)
+                .config()
+                .virtualServers()
+                .get(0)
+                .realServers()
+                .get(0)
+                .backend()
+                .tls())
+        .isEqualTo(first.backend().tls());
   }
 
   @Test
@@ -108,7 +118,9 @@ class BackendTlsConfigTest {
             443,
             "127.0.0.5:443",
             0);
-    assertThat(rs.tls()).isEqualTo(vs.discovery().get(0).template().tls()).isPresent();
+    assertThat(rs.backend().tls())
+        .isEqualTo(vs.discovery().get(0).template().backend().tls())
+        .isPresent();
     io.fairway.config.model.VirtualServer proxied =
         Fixtures.parse(
                 HTTP
@@ -124,6 +136,7 @@ class BackendTlsConfigTest {
                     443,
                     "127.0.0.5:443",
                     0)
+                .backend()
                 .proxyProtocol()
                 .send())
         .isEqualTo(io.fairway.config.model.ProxyProtocol.Version.V2);
@@ -136,8 +149,8 @@ class BackendTlsConfigTest {
         .startsWith("test.conf:4: tls needs lb_kind HTTP or PROXY");
     for (String head : List.of(HTTP, "virtual_server 127.0.0.1 80 {\n    lb_kind PROXY\n")) {
       RealServer both = rs(head, tls + "        send_proxy v2\n");
-      assertThat(both.tls()).isPresent();
-      assertThat(both.proxyProtocol().send())
+      assertThat(both.backend().tls()).isPresent();
+      assertThat(both.backend().proxyProtocol().send())
           .isEqualTo(io.fairway.config.model.ProxyProtocol.Version.V2);
     }
   }

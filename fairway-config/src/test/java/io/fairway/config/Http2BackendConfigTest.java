@@ -11,8 +11,8 @@ class Http2BackendConfigTest {
 
   @Test
   void http2IsReadAndOffByDefault() {
-    assertThat(BackendTlsConfigTest.rs(HTTP, "        http2\n").http2()).isTrue();
-    assertThat(BackendTlsConfigTest.rs(HTTP, "").http2()).isFalse();
+    assertThat(BackendTlsConfigTest.rs(HTTP, "        http2\n").backend().http2()).isTrue();
+    assertThat(BackendTlsConfigTest.rs(HTTP, "").backend().http2()).isFalse();
   }
 
   @Test
@@ -21,7 +21,7 @@ class Http2BackendConfigTest {
     String dump = KeepalivedConfig.dump(Fixtures.parse(text).config());
     assertThat(dump).contains("http2");
     RealServer again = Fixtures.parse(dump).config().virtualServers().get(0).realServers().get(0);
-    assertThat(again.http2()).isTrue();
+    assertThat(again.backend().http2()).isTrue();
   }
 
   @Test

@@ -60,27 +60,27 @@ class KeepalivedConfigTest {
     VirtualServer vs = c.virtualServers().get(0);
     assertThat(vs.id()).isEqualTo(new VirtualServerId.Address(ip("127.0.0.1"), Protocol.TCP, 8080));
     assertThat(vs.name()).isEqualTo("127.0.0.1:8080");
-    assertThat(vs.scheduler()).isEqualTo(Scheduler.WRR);
+    assertThat(vs.scheduling().scheduler()).isEqualTo(Scheduler.WRR);
     assertThat(vs.forwarding()).isEqualTo(Forwarding.of(LbKind.NAT));
-    assertThat(vs.persistenceTimeout()).isEqualTo(Duration.ofMinutes(2));
-    assertThat(vs.persistenceGranularity()).contains(24);
+    assertThat(vs.persistence().timeout()).isEqualTo(Duration.ofMinutes(2));
+    assertThat(vs.persistence().granularity()).contains(24);
     assertThat(vs.omega()).isTrue();
     // weights 3 + 2 + 1 = 6 >= quorum 5: no capping; hysteresis 1 stays.
-    assertThat(vs.quorum()).isEqualTo(5);
-    assertThat(vs.hysteresis()).isEqualTo(1);
-    assertThat(vs.quorumUp().orElseThrow().argv())
+    assertThat(vs.quorum().quorum()).isEqualTo(5);
+    assertThat(vs.quorum().hysteresis()).isEqualTo(1);
+    assertThat(vs.quorum().up().orElseThrow().argv())
         .containsExactly("/usr/local/bin/quorum.sh", "up", "web");
-    assertThat(vs.sorryServer().orElseThrow().id())
+    assertThat(vs.sorry().server().orElseThrow().id())
         .isEqualTo(new RealServerId(ip("127.0.0.9"), 8080));
-    assertThat(vs.sorryServer().orElseThrow().inhibit()).isTrue();
+    assertThat(vs.sorry().server().orElseThrow().inhibit()).isTrue();
 
     RealServer rs1 = vs.realServers().get(0);
     assertThat(rs1.id()).isEqualTo(new RealServerId(ip("127.0.0.2"), 9001));
     assertThat(rs1.weight()).isEqualTo(3.0);
     assertThat(rs1.inhibitOnFailure()).isTrue();
-    assertThat(rs1.upperThreshold()).isEqualTo(1000);
-    assertThat(rs1.lowerThreshold()).isEqualTo(800);
-    assertThat(rs1.notifyDown().orElseThrow().user()).contains("nobody");
+    assertThat(rs1.thresholds().upper()).isEqualTo(1000);
+    assertThat(rs1.thresholds().lower()).isEqualTo(800);
+    assertThat(rs1.notifyScripts().down().orElseThrow().user()).contains("nobody");
 
     HttpCheck http = (HttpCheck) rs1.checkers().get(0);
     assertThat(http.ssl()).isFalse();
@@ -165,10 +165,10 @@ class KeepalivedConfigTest {
         .containsExactly(new RealServerId(ip("::1"), 8443), new RealServerId(ip("::2"), 8443));
     assertThat(r.warnings()).extracting(Diagnostic::line).contains(12);
     VirtualServer udp = r.config().virtualServers().get(1);
-    assertThat(udp.flags())
+    assertThat(udp.scheduling().flags())
         .containsExactlyInAnyOrder(
             SchedulerFlag.SH_PORT, SchedulerFlag.SH_FALLBACK, SchedulerFlag.OPS);
-    assertThat(udp.flagBits()).isEqualTo(0x8 | 0x10 | 0x4);
+    assertThat(udp.scheduling().flagBits()).isEqualTo(0x8 | 0x10 | 0x4);
     assertThat(udp.realServers().get(0).id().port()).isEqualTo(53); // NAT: takes the VS port
   }
 
@@ -194,9 +194,9 @@ class KeepalivedConfigTest {
     VirtualServer fw = c.virtualServers().get(0);
     assertThat(fw.id()).isEqualTo(new VirtualServerId.Fwmark(42, AddressFamily.INET));
     assertThat(fw.name()).isEqualTo("fwmark:42");
-    assertThat(fw.persistenceTimeout()).isEqualTo(Duration.ofMinutes(6)); // bare keyword
+    assertThat(fw.persistence().timeout()).isEqualTo(Duration.ofMinutes(6)); // bare keyword
     assertThat(fw.realServers()).extracting(rs -> rs.id().port()).containsOnly(0);
-    assertThat(fw.quorum()).isEqualTo(1);
+    assertThat(fw.quorum().quorum()).isEqualTo(1);
     VirtualServer group = c.virtualServers().get(1);
     assertThat(group.id()).isEqualTo(new VirtualServerId.Group("WEB", Protocol.TCP));
     assertThat(group.forwarding())
@@ -218,13 +218,13 @@ class KeepalivedConfigTest {
                     + "  real_server 10.0.0.2 81 {\n  }\n}\n")
             .config();
     VirtualServer vs = c.virtualServers().get(0);
-    assertThat(vs.overflowToSorryServer()).isTrue();
+    assertThat(vs.sorry().overflow()).isTrue();
     assertThat(vs.slowStart()).isEqualTo(Duration.ofSeconds(30));
     assertThat(vs.realServers())
         .extracting(RealServer::slowStart)
         .containsExactly(Duration.ofSeconds(30), Duration.ofMillis(2500), Duration.ZERO);
     VirtualServer plain = c.virtualServers().get(1);
-    assertThat(plain.overflowToSorryServer()).isFalse();
+    assertThat(plain.sorry().overflow()).isFalse();
     assertThat(plain.slowStart()).isZero();
     assertThat(plain.realServers().get(0).slowStart()).isZero();
 
@@ -249,10 +249,10 @@ class KeepalivedConfigTest {
   void directorExtensions() throws Exception {
     Config c = Fixtures.load("director.conf").config();
     VirtualServer web = c.virtualServer("web").orElseThrow();
-    assertThat(web.scheduler()).isEqualTo(Scheduler.SHARD);
+    assertThat(web.scheduling().scheduler()).isEqualTo(Scheduler.SHARD);
     assertThat(web.forwarding().method()).isEqualTo(LbKind.HTTP);
-    assertThat(web.hashBalanceFactor()).isEqualTo(150);
-    assertThat(web.director())
+    assertThat(web.scheduling().hashBalanceFactor()).isEqualTo(150);
+    assertThat(web.scheduling().director())
         .isEqualTo(
             new DirectorSpec.Shard(
                 100,
@@ -266,22 +266,22 @@ class KeepalivedConfigTest {
             org.assertj.core.groups.Tuple.tuple("b1", "node-1", 1.5),
             org.assertj.core.groups.Tuple.tuple("b2", "b2", 0.5));
     // quorum is capped to the (integer part of the) weight sum, 1 + 0 = 1
-    assertThat(web.quorum()).isEqualTo(1);
+    assertThat(web.quorum().quorum()).isEqualTo(1);
 
     VirtualServer fb = c.virtualServers().get(1);
-    assertThat(fb.director()).isEqualTo(new DirectorSpec.Fallback(true));
+    assertThat(fb.scheduling().director()).isEqualTo(new DirectorSpec.Fallback(true));
     assertThat(fb.forwarding().method()).isEqualTo(LbKind.PROXY); // default for Varnish
     assertThat(fb.id()).isEqualTo(new VirtualServerId.Address(ip("127.0.0.1"), Protocol.TCP, 8081));
 
     VirtualServer api = c.virtualServer("api").orElseThrow();
-    assertThat(api.director())
+    assertThat(api.scheduling().director())
         .isEqualTo(
             new DirectorSpec.Hash(new KeySource(KeySource.Kind.COOKIE, Optional.of("session"))));
 
     VirtualServer proxy = c.virtualServers().get(3);
-    assertThat(proxy.scheduler()).isEqualTo(Scheduler.WLC);
-    assertThat(proxy.director()).isEqualTo(new DirectorSpec.None());
-    assertThat(proxy.realServers().get(0).upperThreshold()).isEqualTo(100);
+    assertThat(proxy.scheduling().scheduler()).isEqualTo(Scheduler.WLC);
+    assertThat(proxy.scheduling().director()).isEqualTo(new DirectorSpec.None());
+    assertThat(proxy.realServers().get(0).thresholds().upper()).isEqualTo(100);
   }
 
   @Test
@@ -417,9 +417,9 @@ class KeepalivedConfigTest {
                 + "  real_server 10.0.0.2 81 {\n  }\n}\n");
     Config c = r.config();
     assertThat(c.virtualServers().get(0).realServers())
-        .extracting(RealServer::maxConns)
+        .extracting(rs -> rs.backend().maxConns())
         .containsExactly(100, 10, 0);
-    assertThat(c.virtualServers().get(1).realServers().get(0).maxConns()).isZero();
+    assertThat(c.virtualServers().get(1).realServers().get(0).backend().maxConns()).isZero();
     assertThat(r.warnings()).isEmpty(); // the userspace plane honours it: nothing to warn of
     String dump = KeepalivedConfig.dump(c);
     assertThat(dump).contains("max_conns 100").contains("max_conns 10");
@@ -439,7 +439,7 @@ class KeepalivedConfigTest {
               assertThat(d.line()).isEqualTo(5);
               assertThat(d.message()).contains("max_conns is honoured by the userspace data plane");
             });
-    assertThat(kernel.config().virtualServers().get(0).realServers().get(0).maxConns())
+    assertThat(kernel.config().virtualServers().get(0).realServers().get(0).backend().maxConns())
         .isEqualTo(10); // kept for --userspace, which runs a NAT file on the proxy
     ParseResult udp =
         Fixtures.parse(

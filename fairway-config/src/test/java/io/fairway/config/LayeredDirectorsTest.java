@@ -52,12 +52,12 @@ class LayeredDirectorsTest {
   @Test
   void aFallbackOverTwoShardsIsTheModel() {
     VirtualServer vs = parse(FALLBACK).virtualServer("web").orElseThrow();
-    assertThat(vs.scheduler()).isEqualTo(Scheduler.FALLBACK);
-    assertThat(vs.layout().members()).containsExactly("primary", "spare");
-    assertThat(vs.layout().groups())
+    assertThat(vs.scheduling().scheduler()).isEqualTo(Scheduler.FALLBACK);
+    assertThat(vs.scheduling().layout().members()).containsExactly("primary", "spare");
+    assertThat(vs.scheduling().layout().groups())
         .extracting(DirectorGroup::name)
         .containsExactly("primary", "spare");
-    DirectorGroup primary = vs.layout().group("primary").orElseThrow();
+    DirectorGroup primary = vs.scheduling().layout().group("primary").orElseThrow();
     assertThat(primary.scheduler()).isEqualTo(Scheduler.SHARD);
     assertThat(primary.members()).containsExactly("b1", "b2");
     assertThat(((DirectorSpec.Shard) primary.director()).replicas()).isEqualTo(25);
@@ -90,7 +90,8 @@ class LayeredDirectorsTest {
                 Optional.empty(),
                 Optional.of(false),
                 Optional.of(1)));
-    DirectorSpec.Shard a = (DirectorSpec.Shard) c.virtualServer("a").orElseThrow().director();
+    DirectorSpec.Shard a =
+        (DirectorSpec.Shard) c.virtualServer("a").orElseThrow().scheduling().director();
     // What the set says, over Varnish's defaults (by HASH, CHOSEN, alt 0, rampup on).
     assertThat(a)
         .isEqualTo(
@@ -104,12 +105,14 @@ class LayeredDirectorsTest {
                 false,
                 Optional.of("shared")));
     // The service's own setting over the set's.
-    DirectorSpec.Shard b = (DirectorSpec.Shard) c.virtualServer("b").orElseThrow().director();
+    DirectorSpec.Shard b =
+        (DirectorSpec.Shard) c.virtualServer("b").orElseThrow().scheduling().director();
     assertThat(b.healthy()).isEqualTo(DirectorSpec.Healthy.CHOSEN);
     assertThat(b.alt()).isEqualTo(1);
     assertThat(b.replicas()).isEqualTo(25);
-    assertThat(c.virtualServer("b").orElseThrow().layout().altHeader()).contains("X-Alt");
-    assertThat(c.virtualServer("b").orElseThrow().layout().layered()).isFalse();
+    assertThat(c.virtualServer("b").orElseThrow().scheduling().layout().altHeader())
+        .contains("X-Alt");
+    assertThat(c.virtualServer("b").orElseThrow().scheduling().layout().layered()).isFalse();
   }
 
   @Test
@@ -121,7 +124,8 @@ class LayeredDirectorsTest {
                 + SERVERS
                 + "}\n"
                 + PARAMS);
-    assertThat(((DirectorSpec.Shard) c.virtualServer("a").orElseThrow().director()).alt())
+    assertThat(
+            ((DirectorSpec.Shard) c.virtualServer("a").orElseThrow().scheduling().director()).alt())
         .isEqualTo(1);
   }
 
@@ -136,7 +140,8 @@ class LayeredDirectorsTest {
                 + SERVERS
                 + "}\n");
     VirtualServer vs = c.virtualServer("web").orElseThrow();
-    assertThat(vs.layout().group("outer").orElseThrow().members()).containsExactly("inner", "b3");
+    assertThat(vs.scheduling().layout().group("outer").orElseThrow().members())
+        .containsExactly("inner", "b3");
   }
 
   @Test
@@ -350,7 +355,7 @@ class LayeredDirectorsTest {
                     + "}\n")
             .virtualServers()
             .get(0);
-    assertThat(vs.layout().layered()).isFalse();
-    assertThat(vs.layout().groups()).isEqualTo(List.of());
+    assertThat(vs.scheduling().layout().layered()).isFalse();
+    assertThat(vs.scheduling().layout().groups()).isEqualTo(List.of());
   }
 }

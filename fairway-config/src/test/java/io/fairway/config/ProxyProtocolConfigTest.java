@@ -31,7 +31,7 @@ class ProxyProtocolConfigTest {
     VirtualServer vs = r.config().virtualServers().get(0);
     assertThat(vs.proxy().proxyProtocol().accept()).isTrue();
     assertThat(vs.realServers())
-        .extracting(rs -> rs.proxyProtocol().send())
+        .extracting(rs -> rs.backend().proxyProtocol().send())
         .containsExactly(
             ProxyProtocol.Version.V2, ProxyProtocol.Version.V1, ProxyProtocol.Version.NONE);
     String dump = KeepalivedConfig.dump(r.config());
@@ -50,7 +50,8 @@ class ProxyProtocolConfigTest {
             .virtualServers()
             .get(0);
     assertThat(vs.proxy().proxyProtocol()).isEqualTo(ProxyProtocol.NONE);
-    assertThat(vs.realServers()).allMatch(rs -> rs.proxyProtocol().equals(ProxyProtocol.NONE));
+    assertThat(vs.realServers())
+        .allMatch(rs -> rs.backend().proxyProtocol().equals(ProxyProtocol.NONE));
   }
 
   private static void error(String text, int line, String message) {

@@ -137,10 +137,10 @@ class SyntaxTest {
             .config()
             .virtualServers()
             .get(0);
-    assertThat(vs.quorumUp().orElseThrow().argv()).containsExactly("/bin/echo", "a b", "c\tx");
-    assertThat(vs.quorumUp().orElseThrow().user()).contains("root");
-    assertThat(vs.quorumUp().orElseThrow().group()).contains("wheel");
-    assertThat(vs.quorumDown().orElseThrow().argv()).containsExactly("/bin/echo", "q");
+    assertThat(vs.quorum().up().orElseThrow().argv()).containsExactly("/bin/echo", "a b", "c\tx");
+    assertThat(vs.quorum().up().orElseThrow().user()).contains("root");
+    assertThat(vs.quorum().up().orElseThrow().group()).contains("wheel");
+    assertThat(vs.quorum().down().orElseThrow().argv()).containsExactly("/bin/echo", "q");
   }
 
   @Test
@@ -151,11 +151,11 @@ class SyntaxTest {
                 + " real_server 127.0.0.2 80 { weight 3 }\n real_server 127.0.0.3 80 { weight 2 }\n}\n"
                 + "virtual_server 127.0.0.1 0 {\n protocol TCP\n real_server 127.0.0.2 80 { }\n}\n");
     VirtualServer a = r.config().virtualServers().get(0);
-    assertThat(a.quorum()).isEqualTo(5);
-    assertThat(a.hysteresis()).isEqualTo(4);
+    assertThat(a.quorum().quorum()).isEqualTo(5);
+    assertThat(a.quorum().hysteresis()).isEqualTo(4);
     assertThat(a.id().toString()).startsWith("UDP"); // keepalived's default, with a warning
     VirtualServer b = r.config().virtualServers().get(1);
-    assertThat(b.persistenceTimeout().toSeconds()).isEqualTo(360);
+    assertThat(b.persistence().timeout().toSeconds()).isEqualTo(360);
     assertThat(r.warnings())
         .extracting(Diagnostic::message)
         .anyMatch(m -> m.contains("defaulting to UDP"))

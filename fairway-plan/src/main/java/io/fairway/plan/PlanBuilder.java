@@ -136,7 +136,7 @@ public final class PlanBuilder {
     for (RealServer rs : vs.realServers()) {
       members.add(member(vs, rs));
     }
-    Optional<SorryPlan> sorry = vs.sorryServer().map(s -> sorry(s, vs.overflowToSorryServer()));
+    Optional<SorryPlan> sorry = vs.sorry().server().map(s -> sorry(s, vs.sorry().overflow()));
     validate(vs, where, selection, members, errors);
     return new ServicePlan(
         vs.location().toString(),
@@ -147,8 +147,8 @@ public final class PlanBuilder {
         key,
         members,
         sorry,
-        vs.quorum(),
-        vs.hysteresis(),
+        vs.quorum().quorum(),
+        vs.quorum().hysteresis(),
         vs.proxy(),
         vs.accessLogs());
   }
@@ -222,8 +222,13 @@ public final class PlanBuilder {
   }
 
   private static Selection selection(VirtualServer vs) {
-    Selection own = selection(vs, vs.scheduler(), vs.director(), vs.hashBalanceFactor());
-    DirectorLayout layout = vs.layout();
+    Selection own =
+        selection(
+            vs,
+            vs.scheduling().scheduler(),
+            vs.scheduling().director(),
+            vs.scheduling().hashBalanceFactor());
+    DirectorLayout layout = vs.scheduling().layout();
     if (!layout.layered()) {
       if (own instanceof Selection.Shard sh && layout.altHeader().isPresent()) {
         return new Selection.Shard(
@@ -300,13 +305,14 @@ public final class PlanBuilder {
       case SHARD -> shard(spec, hashBalanceFactor, slowStart(vs));
       default -> {
         List<String> flags = new ArrayList<>();
-        for (SchedulerFlag f : vs.flags()) {
+        for (SchedulerFlag f : vs.scheduling().flags()) {
           if (f != SchedulerFlag.OPS) {
             flags.add(f.keyword());
           }
         }
         flags.sort(null);
-        yield new Selection.Kernel(vs.scheduler().keyword(), flags, vs.hashBalanceFactor());
+        yield new Selection.Kernel(
+            vs.scheduling().scheduler().keyword(), flags, vs.scheduling().hashBalanceFactor());
       }
     };
   }
@@ -366,8 +372,8 @@ public final class PlanBuilder {
    */
   private static KeySource key(VirtualServer vs) {
     List<DirectorSpec> specs = new ArrayList<>();
-    specs.add(vs.director());
-    for (DirectorGroup g : vs.layout().groups()) {
+    specs.add(vs.scheduling().director());
+    for (DirectorGroup g : vs.scheduling().layout().groups()) {
       specs.add(g.director());
     }
     for (DirectorSpec d : specs) {
@@ -389,12 +395,12 @@ public final class PlanBuilder {
             rs.id().port(),
             rs.forwarding(),
             tableWeight,
-            clamp(rs.upperThreshold()),
-            clamp(rs.lowerThreshold()));
+            clamp(rs.thresholds().upper()),
+            clamp(rs.thresholds().lower()));
     // shard ramps in the director (Varnish's rampup, which slow_start sets): no weight steps.
     boolean shardRamps =
-        vs.scheduler() == io.fairway.config.model.Scheduler.SHARD
-            || vs.layout().groups().stream()
+        vs.scheduling().scheduler() == io.fairway.config.model.Scheduler.SHARD
+            || vs.scheduling().layout().groups().stream()
                 .anyMatch(g -> g.scheduler() == io.fairway.config.model.Scheduler.SHARD);
     java.time.Duration slow = shardRamps ? java.time.Duration.ZERO : rs.slowStart();
     return new MemberPlan(
@@ -406,11 +412,11 @@ public final class PlanBuilder {
         rs.checkPort(),
         rs.inhibitOnFailure(),
         slow,
-        rs.maxConns(),
-        rs.proxyProtocol(),
-        rs.tls(),
+        rs.backend().maxConns(),
+        rs.backend().proxyProtocol(),
+        rs.backend().tls(),
         rs.tier(),
-        rs.http2());
+        rs.backend().http2());
   }
 
   private static SorryPlan sorry(SorryServer s, boolean overflow) {
@@ -451,19 +457,19 @@ public final class PlanBuilder {
 
   private static Service tableService(VirtualServer vs, ServiceKey key) {
     int full = key.family() == AddressFamily.INET6 ? 128 : 32;
-    Set<ServiceFlag> flags = new HashSet<>(ServiceFlag.fromBits(vs.flagBits()));
-    int timeout = (int) vs.persistenceTimeout().toSeconds();
+    Set<ServiceFlag> flags = new HashSet<>(ServiceFlag.fromBits(vs.scheduling().flagBits()));
+    int timeout = (int) vs.persistence().timeout().toSeconds();
     if (timeout > 0) {
       flags.add(ServiceFlag.PERSISTENT);
     }
-    int netmask = timeout > 0 ? vs.persistenceGranularity().orElse(full) : full;
+    int netmask = timeout > 0 ? vs.persistence().granularity().orElse(full) : full;
     return new Service(
         key,
-        vs.scheduler().keyword(),
+        vs.scheduling().scheduler().keyword(),
         flags,
         timeout,
         netmask,
-        vs.persistenceEngine().orElse(null));
+        vs.persistence().engine().orElse(null));
   }
 
   /** A destination as the table takes it. */

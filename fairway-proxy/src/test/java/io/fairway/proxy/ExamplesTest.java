@@ -31,7 +31,7 @@ class ExamplesTest {
       VirtualServer vs = r.config().virtualServers().get(0);
       // "fallback-layered.conf": the algorithm of its virtual_server's own director.
       String algo = f.getFileName().toString().replace(".conf", "").replaceFirst("-.*", "");
-      assertThat(vs.scheduler().keyword()).as(f.toString()).isEqualTo(algo);
+      assertThat(vs.scheduling().scheduler().keyword()).as(f.toString()).isEqualTo(algo);
       Plan plan = PlanBuilder.build(r.config());
       ServicePlan sp = plan.services().get(0);
       ListenerSpec spec = ListenerSpec.of(sp, sp.services().get(0).key());

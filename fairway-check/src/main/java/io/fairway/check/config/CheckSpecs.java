@@ -82,16 +82,19 @@ public final class CheckSpecs {
       for (HealthCheck c : rs.checkers()) {
         checks.add(checker(config, c, validator));
       }
-      ScriptSpec up = script(rs.notifyUp().orElse(null), validator, rs.location() + ": notify_up");
+      ScriptSpec up =
+          script(rs.notifyScripts().up().orElse(null), validator, rs.location() + ": notify_up");
       ScriptSpec down =
-          script(rs.notifyDown().orElse(null), validator, rs.location() + ": notify_down");
+          script(
+              rs.notifyScripts().down().orElse(null), validator, rs.location() + ": notify_down");
       servers.add(new RealServerSpec(rs.name(), rs.intWeight(), checks, up, down));
     }
-    VirtualServerSpec spec = VirtualServerSpec.of(vs.name(), servers, vs.quorum(), vs.hysteresis());
+    VirtualServerSpec spec =
+        VirtualServerSpec.of(vs.name(), servers, vs.quorum().quorum(), vs.quorum().hysteresis());
     return spec.withScripts(
-            script(vs.quorumUp().orElse(null), validator, vs.location() + ": quorum_up"),
-            script(vs.quorumDown().orElse(null), validator, vs.location() + ": quorum_down"))
-        .withSorryServer(vs.sorryServer().isPresent())
+            script(vs.quorum().up().orElse(null), validator, vs.location() + ": quorum_up"),
+            script(vs.quorum().down().orElse(null), validator, vs.location() + ": quorum_down"))
+        .withSorryServer(vs.sorry().server().isPresent())
         .withOmega(vs.omega());
   }
 

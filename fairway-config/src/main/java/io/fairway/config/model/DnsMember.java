@@ -61,27 +61,18 @@ public final class DnsMember {
         t.checkers().stream()
             .map(c -> retarget(c, placeholder, placeholderPort, address, port))
             .toList();
-    return new RealServer(
-        block.location(),
-        new RealServerId(address, idPort),
-        name,
-        name,
-        drained ? 0 : block.srvWeight() ? Math.max(1, srvWeight) : t.weight(),
-        t.forwarding(),
-        t.upperThreshold(),
-        t.lowerThreshold(),
-        t.inhibitOnFailure(),
-        t.notifyUp(),
-        t.notifyDown(),
-        checkers,
-        port,
-        t.slowStart(),
-        t.maxConns(),
-        // The template's send_proxy and tls hold for every address the name resolves to.
-        t.proxyProtocol(),
-        t.tls(),
-        tier,
-        t.http2());
+    // The template's settings (send_proxy and tls among them) hold for every address the name
+    // resolves to.
+    return t.toBuilder()
+        .location(block.location())
+        .id(new RealServerId(address, idPort))
+        .name(name)
+        .ident(name)
+        .weight(drained ? 0 : block.srvWeight() ? Math.max(1, srvWeight) : t.weight())
+        .checkers(checkers)
+        .checkPort(port)
+        .tier(tier)
+        .build();
   }
 
   private static HealthCheck retarget(

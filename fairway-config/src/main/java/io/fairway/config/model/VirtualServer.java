@@ -1,47 +1,36 @@
 package io.fairway.config.model;
 
 import io.fairway.config.model.base.Location;
-import io.fairway.config.model.base.Script;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
-import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A {@code virtual_server} with keepalived's defaults and load-time adjustments applied (quorum
  * capped to the weight sum, hysteresis to quorum-1, persistence forced for port 0, real server
- * ports filled in, duplicate real servers dropped).
+ * ports filled in, duplicate real servers dropped). Built by {@link #builder()}; its related
+ * keywords are grouped in small records ({@link Scheduling}, {@link PersistenceSettings}, {@link
+ * Quorum}, {@link SorryPolicy}, {@link ProxySettings}).
  *
+ * @param location where the block was written
  * @param id the service's identity across reloads
  * @param name {@code name} (a Fairway extension); default {@code IP:PORT}, {@code fwmark:N} or
  *     {@code group:NAME}
- * @param scheduler {@code lb_algo} (default wlc)
- * @param director the Varnish director's parameters, {@link DirectorSpec.None} otherwise
- * @param hashBalanceFactor bounded-load factor in percent for mh/shard ({@code
- *     hash_balance_factor}); 0 = off, otherwise above 100
+ * @param scheduling {@code lb_algo}, its flags and parameters, and the Varnish director's
  * @param forwarding {@code lb_kind} (default NAT; PROXY for Varnish directors)
- * @param flags scheduler flags ({@code flag-N}, {@code sh-port}, {@code ops}, ...)
- * @param persistenceTimeout {@code persistence_timeout}; zero when not persistent
- * @param persistenceGranularity netmask prefix length of {@code persistence_granularity}, if set
- * @param persistenceEngine {@code persistence_engine}, if set
+ * @param persistence {@code persistence_timeout}, {@code persistence_granularity}, {@code
+ *     persistence_engine}
  * @param haSuspend suspend checkers while the address is not local ({@code ha_suspend})
  * @param omega run notify_down/quorum_down scripts at shutdown too
- * @param quorum minimum weight sum of alive real servers (effective: capped to the weight sum)
- * @param hysteresis quorum hysteresis (effective: at most quorum - 1)
- * @param quorumUp script run when quorum is gained
- * @param quorumDown script run when quorum is lost
- * @param sorryServer the server used while quorum is lost
+ * @param quorum {@code quorum}, {@code hysteresis}, {@code quorum_up}, {@code quorum_down}
+ * @param sorry {@code sorry_server} and {@code overflow_to_sorry_server}
  * @param realServers the real servers, in file order
- * @param overflowToSorryServer {@code overflow_to_sorry_server} (a Fairway extension): new
- *     connections go to the sorry server while every real server is over its {@code uthreshold} or
- *     quiesced, on the kernel's IPVS and on the userspace plane alike; off, both refuse them as the
- *     kernel does
  * @param slowStart {@code slow_start} at virtual_server level (a Fairway extension), the default of
  *     its real servers; {@link Duration#ZERO} when not given
  * @param proxy the userspace data plane's settings ({@code proxy_timeouts}, {@code http_forwarded};
  *     Fairway extensions)
- * @param layout the director's layering: named directors, the members of the virtual_server's
- *     director, the {@code alt_header} (Fairway extensions); {@link DirectorLayout#NONE} without
  * @param accessLogs {@code access_log} lines (a Fairway extension); {@link AccessLogs#NONE} without
  * @param discovery its {@code real_server_dns} blocks (a Fairway extension), in file order; the
  *     servers they found are not in the file's model but in the one the daemon derives from it
@@ -52,141 +41,57 @@ public record VirtualServer(
     Location location,
     VirtualServerId id,
     String name,
-    Scheduler scheduler,
-    DirectorSpec director,
-    int hashBalanceFactor,
+    Scheduling scheduling,
     Forwarding forwarding,
-    Set<SchedulerFlag> flags,
-    Duration persistenceTimeout,
-    Optional<Integer> persistenceGranularity,
-    Optional<String> persistenceEngine,
+    PersistenceSettings persistence,
     boolean haSuspend,
     boolean omega,
-    long quorum,
-    long hysteresis,
-    Optional<Script> quorumUp,
-    Optional<Script> quorumDown,
-    Optional<SorryServer> sorryServer,
+    Quorum quorum,
+    SorryPolicy sorry,
     List<RealServer> realServers,
-    boolean overflowToSorryServer,
     Duration slowStart,
     ProxySettings proxy,
-    DirectorLayout layout,
     AccessLogs accessLogs,
     List<DnsDiscovery> discovery,
     boolean announce) {
   public VirtualServer {
-    java.util.Objects.requireNonNull(proxy, "proxy");
-    accessLogs = accessLogs == null ? AccessLogs.NONE : accessLogs;
-    discovery = discovery == null ? List.of() : List.copyOf(discovery);
-    layout = layout == null ? DirectorLayout.NONE : layout;
-    flags = Set.copyOf(flags);
+    Objects.requireNonNull(scheduling, "scheduling");
+    Objects.requireNonNull(persistence, "persistence");
+    Objects.requireNonNull(quorum, "quorum");
+    Objects.requireNonNull(sorry, "sorry");
+    Objects.requireNonNull(proxy, "proxy");
+    Objects.requireNonNull(accessLogs, "accessLogs");
+    Objects.requireNonNull(slowStart, "slowStart");
+    discovery = List.copyOf(discovery);
     realServers = List.copyOf(realServers);
-    slowStart = slowStart == null ? Duration.ZERO : slowStart;
   }
 
-  /** Without access logs, {@code real_server_dns} or announcing. */
-  public VirtualServer(
-      Location location,
-      VirtualServerId id,
-      String name,
-      Scheduler scheduler,
-      DirectorSpec director,
-      int hashBalanceFactor,
-      Forwarding forwarding,
-      Set<SchedulerFlag> flags,
-      Duration persistenceTimeout,
-      Optional<Integer> persistenceGranularity,
-      Optional<String> persistenceEngine,
-      boolean haSuspend,
-      boolean omega,
-      long quorum,
-      long hysteresis,
-      Optional<Script> quorumUp,
-      Optional<Script> quorumDown,
-      Optional<SorryServer> sorryServer,
-      List<RealServer> realServers,
-      boolean overflowToSorryServer,
-      Duration slowStart,
-      ProxySettings proxy,
-      DirectorLayout layout) {
-    this(
-        location,
-        id,
-        name,
-        scheduler,
-        director,
-        hashBalanceFactor,
-        forwarding,
-        flags,
-        persistenceTimeout,
-        persistenceGranularity,
-        persistenceEngine,
-        haSuspend,
-        omega,
-        quorum,
-        hysteresis,
-        quorumUp,
-        quorumDown,
-        sorryServer,
-        realServers,
-        overflowToSorryServer,
-        slowStart,
-        proxy,
-        layout,
-        AccessLogs.NONE,
-        List.of(),
-        false);
+  /**
+   * A builder with keepalived's defaults for everything but the location, id, name and forwarding.
+   */
+  public static Builder builder() {
+    return new Builder();
   }
 
-  /** Without layering. */
-  public VirtualServer(
-      Location location,
-      VirtualServerId id,
-      String name,
-      Scheduler scheduler,
-      DirectorSpec director,
-      int hashBalanceFactor,
-      Forwarding forwarding,
-      Set<SchedulerFlag> flags,
-      Duration persistenceTimeout,
-      Optional<Integer> persistenceGranularity,
-      Optional<String> persistenceEngine,
-      boolean haSuspend,
-      boolean omega,
-      long quorum,
-      long hysteresis,
-      Optional<Script> quorumUp,
-      Optional<Script> quorumDown,
-      Optional<SorryServer> sorryServer,
-      List<RealServer> realServers,
-      boolean overflowToSorryServer,
-      Duration slowStart,
-      ProxySettings proxy) {
-    this(
-        location,
-        id,
-        name,
-        scheduler,
-        director,
-        hashBalanceFactor,
-        forwarding,
-        flags,
-        persistenceTimeout,
-        persistenceGranularity,
-        persistenceEngine,
-        haSuspend,
-        omega,
-        quorum,
-        hysteresis,
-        quorumUp,
-        quorumDown,
-        sorryServer,
-        realServers,
-        overflowToSorryServer,
-        slowStart,
-        proxy,
-        DirectorLayout.NONE);
+  /** A builder holding this virtual server's settings, to change some of them. */
+  public Builder toBuilder() {
+    return new Builder()
+        .location(location)
+        .id(id)
+        .name(name)
+        .scheduling(scheduling)
+        .forwarding(forwarding)
+        .persistence(persistence)
+        .haSuspend(haSuspend)
+        .omega(omega)
+        .quorum(quorum)
+        .sorry(sorry)
+        .realServers(realServers)
+        .slowStart(slowStart)
+        .proxy(proxy)
+        .accessLogs(accessLogs)
+        .discovery(discovery)
+        .announce(announce);
   }
 
   /**
@@ -194,38 +99,12 @@ public record VirtualServer(
    * beside the written ones.
    */
   public VirtualServer withRealServers(List<RealServer> servers) {
-    return new VirtualServer(
-        location,
-        id,
-        name,
-        scheduler,
-        director,
-        hashBalanceFactor,
-        forwarding,
-        flags,
-        persistenceTimeout,
-        persistenceGranularity,
-        persistenceEngine,
-        haSuspend,
-        omega,
-        quorum,
-        hysteresis,
-        quorumUp,
-        quorumDown,
-        sorryServer,
-        servers,
-        overflowToSorryServer,
-        slowStart,
-        proxy,
-        layout,
-        accessLogs,
-        discovery,
-        announce);
+    return toBuilder().realServers(servers).build();
   }
 
   /** True if persistence is on. */
   public boolean persistent() {
-    return !persistenceTimeout.isZero();
+    return persistence.on();
   }
 
   /** The real server with this id, if any. */
@@ -233,12 +112,129 @@ public record VirtualServer(
     return realServers.stream().filter(rs -> rs.id().equals(rsId)).findFirst();
   }
 
-  /** The OR of the IP_VS_SVC_F_* bits of {@link #flags()} (persistence not included). */
-  public int flagBits() {
-    int bits = 0;
-    for (SchedulerFlag f : flags) {
-      bits |= f.bits();
+  /**
+   * Collects a virtual server's parts; location, id, name and forwarding have no default, the rest
+   * start at keepalived's (or, for Fairway's extensions, at "none").
+   */
+  public static final class Builder {
+    private @Nullable Location location;
+    private @Nullable VirtualServerId id;
+    private @Nullable String name;
+    private Scheduling scheduling = Scheduling.DEFAULT;
+    private @Nullable Forwarding forwarding;
+    private PersistenceSettings persistence = PersistenceSettings.NONE;
+    private boolean haSuspend;
+    private boolean omega;
+    private Quorum quorum = Quorum.DEFAULT;
+    private SorryPolicy sorry = SorryPolicy.NONE;
+    private List<RealServer> realServers = List.of();
+    private Duration slowStart = Duration.ZERO;
+    private ProxySettings proxy = ProxySettings.DEFAULTS;
+    private AccessLogs accessLogs = AccessLogs.NONE;
+    private List<DnsDiscovery> discovery = List.of();
+    private boolean announce;
+
+    private Builder() {}
+
+    public Builder location(Location location) {
+      this.location = location;
+      return this;
     }
-    return bits;
+
+    public Builder id(VirtualServerId id) {
+      this.id = id;
+      return this;
+    }
+
+    public Builder name(String name) {
+      this.name = name;
+      return this;
+    }
+
+    public Builder scheduling(Scheduling scheduling) {
+      this.scheduling = scheduling;
+      return this;
+    }
+
+    public Builder forwarding(Forwarding forwarding) {
+      this.forwarding = forwarding;
+      return this;
+    }
+
+    public Builder persistence(PersistenceSettings persistence) {
+      this.persistence = persistence;
+      return this;
+    }
+
+    public Builder haSuspend(boolean haSuspend) {
+      this.haSuspend = haSuspend;
+      return this;
+    }
+
+    public Builder omega(boolean omega) {
+      this.omega = omega;
+      return this;
+    }
+
+    public Builder quorum(Quorum quorum) {
+      this.quorum = quorum;
+      return this;
+    }
+
+    public Builder sorry(SorryPolicy sorry) {
+      this.sorry = sorry;
+      return this;
+    }
+
+    public Builder realServers(List<RealServer> realServers) {
+      this.realServers = realServers;
+      return this;
+    }
+
+    public Builder slowStart(Duration slowStart) {
+      this.slowStart = slowStart;
+      return this;
+    }
+
+    public Builder proxy(ProxySettings proxy) {
+      this.proxy = proxy;
+      return this;
+    }
+
+    public Builder accessLogs(AccessLogs accessLogs) {
+      this.accessLogs = accessLogs;
+      return this;
+    }
+
+    public Builder discovery(List<DnsDiscovery> discovery) {
+      this.discovery = discovery;
+      return this;
+    }
+
+    public Builder announce(boolean announce) {
+      this.announce = announce;
+      return this;
+    }
+
+    /** The virtual server; location, id, name and forwarding must have been set. */
+    public VirtualServer build() {
+      return new VirtualServer(
+          Objects.requireNonNull(location, "location"),
+          Objects.requireNonNull(id, "id"),
+          Objects.requireNonNull(name, "name"),
+          scheduling,
+          Objects.requireNonNull(forwarding, "forwarding"),
+          persistence,
+          haSuspend,
+          omega,
+          quorum,
+          sorry,
+          realServers,
+          slowStart,
+          proxy,
+          accessLogs,
+          discovery,
+          announce);
+    }
   }
 }
