@@ -113,7 +113,7 @@ public final class LvsHousekeeping {
    * At shutdown: removes what {@code lvs_flush_on_stop} says, then puts the timeouts back. Both are
    * attempted; the first failure is rethrown.
    */
-  public synchronized void stop(Applier applier) throws TableException {
+  public synchronized void stop(@Nullable Applier applier) throws TableException {
     if (stopped) {
       return;
     }

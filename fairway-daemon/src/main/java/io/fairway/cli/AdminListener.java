@@ -33,7 +33,7 @@ final class AdminListener implements AutoCloseable {
   private final AdminApi api;
 
   /** The token file this listener generated, removed at close; null when given. */
-  private Path generated;
+  private @Nullable Path generated;
 
   private AdminListener(AdminHttpServer server, AdminApi api) {
     this.server = server;
@@ -54,8 +54,8 @@ final class AdminListener implements AutoCloseable {
   static AdminListener start(
       InetSocketAddress address,
       AdminHosts hosts,
-      Path tokenFile,
-      StateFile state,
+      @Nullable Path tokenFile,
+      @Nullable StateFile state,
       Daemon daemon,
       io.prometheus.metrics.model.registry.PrometheusRegistry registry,
       java.util.function.Supplier<String> status,
@@ -125,7 +125,7 @@ final class AdminListener implements AutoCloseable {
     }
   }
 
-  private static void save(StateFile state, Daemon daemon) {
+  private static void save(@Nullable StateFile state, Daemon daemon) {
     if (state == null) {
       return;
     }

@@ -26,6 +26,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -100,10 +101,13 @@ public final class DemoCommand implements Callable<Integer> {
 
   private final List<DemoBackend> demoBackends = new ArrayList<>();
 
-  /** Set by {@link #checkOptions}. */
-  private InetSocketAddress adminAddress;
+  /** Why the options' values are set once the demo starts: {@link #checkOptions} ran first. */
+  private static final String CHECKED = "checkOptions set it";
 
-  private io.fairway.daemon.admin.AdminHosts hosts;
+  /** Set by {@link #checkOptions}. */
+  private @Nullable InetSocketAddress adminAddress;
+
+  private io.fairway.daemon.admin.@Nullable AdminHosts hosts;
 
   @Override
   public Integer call() throws Exception {
@@ -125,7 +129,7 @@ public final class DemoCommand implements Callable<Integer> {
       if (!r.start(err)) {
         return 1;
       }
-      printWhatToTry(out, vip, conf, r.adminServer.address());
+      printWhatToTry(out, vip, conf, Objects.requireNonNull(r.adminServer, "it started").address());
       r.signals.add(Signals.on("INT", r.stop::countDown));
       r.signals.add(Signals.on("TERM", r.stop::countDown));
       Thread reader = new Thread(() -> readCommands(main.in(), out, r.stop), "demo-input");
@@ -179,10 +183,11 @@ public final class DemoCommand implements Callable<Integer> {
     final Path conf;
     final List<Signals.Restore> signals = new ArrayList<>();
     final CountDownLatch stop = new CountDownLatch(1);
-    ProxyTable table;
-    Daemon daemon;
-    AdminListener adminServer;
-    Thread reader;
+    // Null until start makes each; close releases what there is.
+    @Nullable ProxyTable table;
+    @Nullable Daemon daemon;
+    @Nullable AdminListener adminServer;
+    @Nullable Thread reader;
 
     Running(Path dir, Path conf) {
       this.dir = dir;
@@ -219,8 +224,8 @@ public final class DemoCommand implements Callable<Integer> {
       try {
         adminServer =
             AdminListener.start(
-                adminAddress,
-                hosts,
+                Objects.requireNonNull(adminAddress, CHECKED),
+                Objects.requireNonNull(hosts, CHECKED),
                 null,
                 null,
                 d,
@@ -406,7 +411,7 @@ public final class DemoCommand implements Callable<Integer> {
   static final class DemoBackend {
     final String name;
     final int port;
-    private HttpServer server;
+    private @Nullable HttpServer server;
 
     DemoBackend(String name) throws IOException {
       this.name = name;

@@ -29,6 +29,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.Callable;
 import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
@@ -167,15 +168,23 @@ public final class PickCommand implements Callable<Integer> {
     Refused(String message) {
       super(message, null, false, false);
     }
+
+    @Override
+    public String getMessage() {
+      return Objects.requireNonNull(super.getMessage(), "the constructor sets it");
+    }
   }
 
   /**
    * The directors the keys are picked by: {@code allUp} only to count what {@code --down} moves.
    */
-  private record Directors(ServicePlan service, Balancer picked, Balancer allUp) {}
+  private record Directors(ServicePlan service, Balancer picked, @Nullable Balancer allUp) {}
 
   /** What the keys got: per server its keys and all-up keys, and how many keys moved. */
   private static final class Tally {
+    /** Why a pick has a count: pickAll starts one for every server and for none ({@code -}). */
+    static final String COUNTED = "every server and - are counted";
+
     final Map<String, long[]> counts = new LinkedHashMap<>();
     long total;
     long moved;
@@ -249,7 +258,7 @@ public final class PickCommand implements Callable<Integer> {
   }
 
   /** The directors, {@code --down} servers down and backups standing by. */
-  private Directors directors(ServicePlan v, ShardHealthy mode) throws Refused {
+  private Directors directors(ServicePlan v, @Nullable ShardHealthy mode) throws Refused {
     if (mode != null && !BalancerFactory.hasShard(v.selection())) {
       throw new Refused(
           "--healthy applies to lb_algo shard only; virtual_server "
@@ -266,7 +275,7 @@ public final class PickCommand implements Callable<Integer> {
         allUp = BalancerFactory.build(v, opts);
       }
     } catch (BalanceException e) {
-      throw new Refused(e.getMessage());
+      throw new Refused(String.valueOf(e.getMessage()));
     }
     for (String d : down) {
       if (!b.setUp(d, false)) {
@@ -331,7 +340,7 @@ public final class PickCommand implements Callable<Integer> {
         all.setLoad(snapshot);
       }
     } catch (IllegalArgumentException e) {
-      throw new Refused(e.getMessage());
+      throw new Refused(String.valueOf(e.getMessage()));
     }
   }
 
@@ -388,12 +397,17 @@ public final class PickCommand implements Callable<Integer> {
 
   /** One key's pick: counted with {@code --stats}, else one line of output. */
   private void count(
-      Tally t, Directors d, String name, String base, StringBuilder buf, PrintWriter out) {
+      Tally t,
+      Directors d,
+      String name,
+      @Nullable String base,
+      StringBuilder buf,
+      PrintWriter out) {
     if (stats) {
-      t.counts.get(name)[0]++;
+      Objects.requireNonNull(t.counts.get(name), Tally.COUNTED)[0]++;
       if (d.allUp() != null) {
         String b = base == null ? "-" : base;
-        t.counts.get(b)[1]++;
+        Objects.requireNonNull(t.counts.get(b), Tally.COUNTED)[1]++;
         if (!b.equals(name)) {
           t.moved++;
         }

@@ -25,6 +25,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import org.jspecify.annotations.Nullable;
@@ -174,7 +175,7 @@ public final class RunCommand implements Callable<Integer> {
    * SIGTERM would stop it; null (the command line) waits for the signal. For {@link
    * TrainingRunCommand}.
    */
-  java.util.function.Consumer<Table> whenReady;
+  java.util.function.@Nullable Consumer<Table> whenReady;
 
   /** What one run wires together: what {@link #serve} starts, and stops in order. */
   private record Parts(
@@ -183,7 +184,7 @@ public final class RunCommand implements Callable<Integer> {
       VrrpRun vrrp,
       SyncRun sync,
       SystemdNotifier systemd,
-      StateFile state,
+      @Nullable StateFile state,
       PrometheusRegistry registry,
       io.fairway.daemon.discovery.DiscoveryLoop dns) {}
 
@@ -333,7 +334,7 @@ public final class RunCommand implements Callable<Integer> {
   /** Serves with the signals caught: TERM and INT stop, HUP reloads, USR1 reopens access logs. */
   // The resources are the handlers and the DNS loop, held while serving: closing them is the point.
   @SuppressWarnings("try")
-  private int withSignals(Parts p, InetSocketAddress adminAddress, int virtualServers)
+  private int withSignals(Parts p, @Nullable InetSocketAddress adminAddress, int virtualServers)
       throws Exception {
     // SIGTERM from here on is a clean stop, even while the table is being installed (a default
     // JVM exit there would leave half a table behind and exit 143).
@@ -370,7 +371,7 @@ public final class RunCommand implements Callable<Integer> {
    */
   private int serve(
       Parts p,
-      InetSocketAddress adminAddress,
+      @Nullable InetSocketAddress adminAddress,
       CountDownLatch stop,
       CountDownLatch now,
       int virtualServers,
@@ -446,7 +447,9 @@ public final class RunCommand implements Callable<Integer> {
       p.sync().start(); // the backup daemon before the instance it follows can become master
       p.vrrp().start();
     } catch (IOException e) {
-      e.getMessage().lines().forEach(l -> err.println("fairway: " + l));
+      Objects.requireNonNull(e.getMessage(), "VRRP's and the sync daemons' errors say why")
+          .lines()
+          .forEach(l -> err.println("fairway: " + l));
       p.sync().close();
       stop(daemon, p.table());
       return false;
@@ -501,7 +504,7 @@ public final class RunCommand implements Callable<Integer> {
    * the sync daemons' parts are checked first and applied last (VRRP, then the daemons that follow
    * it), so a reload either side refuses changes nothing.
    */
-  private synchronized String reload(Parts p) {
+  private synchronized @Nullable String reload(Parts p) {
     Daemon daemon = p.daemon();
     VrrpRun vrrp = p.vrrp();
     SystemdNotifier systemd = p.systemd();

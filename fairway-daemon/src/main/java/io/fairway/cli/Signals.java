@@ -13,6 +13,7 @@ import java.math.BigInteger;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,7 +49,7 @@ final class Signals {
   interface LibC extends Library {
     LibC INSTANCE = Native.load("c", LibC.class);
 
-    Pointer signal(int signum, Pointer handler);
+    @Nullable Pointer signal(int signum, @Nullable Pointer handler);
   }
 
   /**

@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 
 /**
  * {@code fairway status --rates} and {@code --watch}: the status page's per-server columns as text,
@@ -26,7 +27,7 @@ final class StatusRates {
    * @param elapsed the time between the two reads
    * @param now the later read's time, for the "for" column
    */
-  static String render(JsonNode before, JsonNode after, Duration elapsed, Instant now) {
+  static String render(@Nullable JsonNode before, JsonNode after, Duration elapsed, Instant now) {
     Map<String, JsonNode> prev = new HashMap<>();
     if (before != null) {
       for (JsonNode vs : before) {
@@ -80,7 +81,7 @@ final class StatusRates {
     return b.toString();
   }
 
-  private static String row(JsonNode rs, JsonNode prev, double seconds, Instant now) {
+  private static String row(JsonNode rs, @Nullable JsonNode prev, double seconds, Instant now) {
     JsonNode http = rs.path("http");
     boolean hasHttp = http.isObject();
     JsonNode check = rs.path("last_check");
@@ -105,7 +106,7 @@ final class StatusRates {
   }
 
   /** The counter's growth per second, one decimal; blank without an earlier read or on a reset. */
-  static String rate(JsonNode now, JsonNode then, String field, double seconds) {
+  static String rate(JsonNode now, @Nullable JsonNode then, String field, double seconds) {
     if (then == null || !then.has(field) || seconds <= 0) {
       return "";
     }

@@ -54,7 +54,7 @@ final class StatusWatch {
     return 0;
   }
 
-  private static String frame(Read before, Read after, String title) {
+  private static String frame(@Nullable Read before, Read after, String title) {
     Duration elapsed =
         before == null ? Duration.ZERO : Duration.ofNanos(after.nanos() - before.nanos());
     return title

@@ -11,6 +11,7 @@ import java.net.NetworkInterface;
 import java.net.SocketException;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -28,8 +29,8 @@ final class SyncRun implements AutoCloseable {
 
   private volatile Optional<Plan.Sync> plan;
   private final boolean userspace;
-  private IpvsKernelTable kernel;
-  private volatile ConnectionSync sync;
+  private @Nullable IpvsKernelTable kernel;
+  private volatile @Nullable ConnectionSync sync;
 
   /** Every VRRP instance's last state but STOP: what daemons a reload adds start from. */
   private final Map<String, State> states = new HashMap<>();
@@ -115,9 +116,8 @@ final class SyncRun implements AutoCloseable {
   }
 
   private static String named(Plan.Sync p, TableException e) {
-    return e.getMessage().startsWith(p.where())
-        ? e.getMessage()
-        : p.where() + ": lvs_sync_daemon: " + e.getMessage();
+    String m = Objects.requireNonNull(e.getMessage(), "a TableException says why");
+    return m.startsWith(p.where()) ? m : p.where() + ": lvs_sync_daemon: " + m;
   }
 
   /** The reload's part, checked against the running system; applied after the rest. */
@@ -199,7 +199,8 @@ final class SyncRun implements AutoCloseable {
     synchronized (this) {
       now = Map.copyOf(states);
     }
-    ConnectionSync s = new ConnectionSync(p, kernel, now);
+    ConnectionSync s =
+        new ConnectionSync(p, Objects.requireNonNull(kernel, "prepare opened it"), now);
     try {
       s.start();
     } catch (TableException e) {

@@ -22,6 +22,7 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import org.jspecify.annotations.Nullable;
@@ -36,10 +37,13 @@ import org.slf4j.LoggerFactory;
 final class VrrpRun implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(VrrpRun.class);
 
+  /** Why a failed start or prepare has a message: each names the keyword or the socket's error. */
+  private static final String SAYS_WHY = "VRRP's and the sync daemons' errors say why";
+
   private final Path file;
   private Config config;
-  private volatile VrrpSpeaker speaker;
-  private EventHub events;
+  private volatile @Nullable VrrpSpeaker speaker;
+  private @Nullable EventHub events;
   private final java.util.List<VrrpSpeaker.StateListener> listeners = new java.util.ArrayList<>();
 
   private VrrpRun(Path file, Config config) {
@@ -163,7 +167,7 @@ final class VrrpRun implements AutoCloseable {
       return sync.prepare(io.fairway.plan.PlanBuilder.sync(step.config().get()));
     } catch (io.fairway.plan.PlanException | IOException e) {
       step.abandon();
-      throw refuse(e.getMessage());
+      throw refuse(Objects.requireNonNull(e.getMessage(), SAYS_WHY));
     }
   }
 
@@ -182,7 +186,7 @@ final class VrrpRun implements AutoCloseable {
    * A reload's result with the sync daemons' refusal added: the rest is applied, so it is {@code
    * partially applied}, never a refusal.
    */
-  static String withSync(String result, String syncRefusal) {
+  static @Nullable String withSync(@Nullable String result, @Nullable String syncRefusal) {
     if (syncRefusal == null) {
       return result;
     }
@@ -197,6 +201,11 @@ final class VrrpRun implements AutoCloseable {
 
     Refused(String oneLine) {
       super(oneLine, null, false, false);
+    }
+
+    @Override
+    public String getMessage() {
+      return Objects.requireNonNull(super.getMessage(), "the constructor sets it");
     }
   }
 
@@ -244,7 +253,7 @@ final class VrrpRun implements AutoCloseable {
     try {
       p = running.prepare(next.vrrp(), trackFiles(next));
     } catch (IOException e) {
-      throw refuse(e.getMessage());
+      throw refuse(Objects.requireNonNull(e.getMessage(), SAYS_WHY));
     }
     boolean none = !next.vrrp().isPresent() && config.vrrp().isPresent();
     return step(
@@ -278,7 +287,7 @@ final class VrrpRun implements AutoCloseable {
       p = idle.prepare(next.vrrp(), trackFiles(next));
     } catch (IOException e) {
       idle.close();
-      throw refuse(e.getMessage());
+      throw refuse(Objects.requireNonNull(e.getMessage(), SAYS_WHY));
     }
     return step(
         next,
@@ -362,10 +371,10 @@ final class VrrpRun implements AutoCloseable {
   int runAlone(
       Path file,
       io.fairway.daemon.Loader loader,
-      InetSocketAddress adminAddress,
+      @Nullable InetSocketAddress adminAddress,
       io.fairway.daemon.admin.AdminHosts hosts,
       String admin,
-      Path adminTokenFile,
+      @Nullable Path adminTokenFile,
       PrintWriter err,
       SyncRun sync)
       throws InterruptedException {
@@ -392,7 +401,9 @@ final class VrrpRun implements AutoCloseable {
       sync.start();
       start();
     } catch (IOException e) {
-      e.getMessage().lines().forEach(l -> err.println("fairway: " + l));
+      Objects.requireNonNull(e.getMessage(), SAYS_WHY)
+          .lines()
+          .forEach(l -> err.println("fairway: " + l));
       sync.close();
       return 1;
     }
@@ -428,7 +439,7 @@ final class VrrpRun implements AutoCloseable {
       InetSocketAddress adminAddress,
       io.fairway.daemon.admin.AdminHosts hosts,
       String admin,
-      Path adminTokenFile,
+      @Nullable Path adminTokenFile,
       PrintWriter err,
       io.fairway.daemon.systemd.SystemdNotifier systemd,
       SyncRun sync) {
@@ -461,7 +472,7 @@ final class VrrpRun implements AutoCloseable {
   }
 
   /** A VRRP-only run's reload: null when applied, else the one-line refusal. */
-  private synchronized String reloadAlone(
+  private synchronized @Nullable String reloadAlone(
       io.fairway.daemon.systemd.SystemdNotifier systemd, SyncRun sync) {
     systemd.reloading("reloading " + file);
     try {

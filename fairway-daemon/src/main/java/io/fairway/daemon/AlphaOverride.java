@@ -5,6 +5,7 @@ import io.fairway.check.spec.RealServerSpec;
 import io.fairway.check.spec.VirtualServerSpec;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Carries verdicts across a reload by choosing where a restarted check engine starts.
@@ -22,7 +23,7 @@ final class AlphaOverride {
 
   /** Verdicts the applier holds for kept servers: {@code null} for a server it does not know. */
   interface Verdicts {
-    Boolean alive(String virtualServer, String realServer);
+    @Nullable Boolean alive(String virtualServer, String realServer);
   }
 
   static List<VirtualServerSpec> apply(List<VirtualServerSpec> specs, Verdicts verdicts) {

@@ -15,6 +15,7 @@ import java.time.Clock;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
@@ -33,6 +34,8 @@ import org.slf4j.LoggerFactory;
  * #initialState(VerdictSnapshot)}).
  */
 public final class ApplyingListener implements VerdictListener {
+  private static final String TABLE_SAYS_WHY = "a TableException says why";
+
   private static final Logger LOG = LoggerFactory.getLogger("io.fairway.verdict");
 
   /** The applier behind the operators' admin settings: verdicts are recorded as the checkers'. */
@@ -129,7 +132,7 @@ public final class ApplyingListener implements VerdictListener {
           e.realServer(),
           e.alive() ? "UP" : "DOWN",
           ex.getMessage());
-      throw new TableFailure(ex.getMessage(), ex);
+      throw new TableFailure(Objects.requireNonNull(ex.getMessage(), TABLE_SAYS_WHY), ex);
     } catch (UnknownServerException ex) {
       throw new IllegalStateException(ex.getMessage(), ex);
     }
@@ -156,7 +159,7 @@ public final class ApplyingListener implements VerdictListener {
           e.realServer(),
           e.weight(),
           ex.getMessage());
-      throw new TableFailure(ex.getMessage(), ex);
+      throw new TableFailure(Objects.requireNonNull(ex.getMessage(), TABLE_SAYS_WHY), ex);
     } catch (UnknownServerException ex) {
       throw new IllegalStateException(ex.getMessage(), ex);
     }

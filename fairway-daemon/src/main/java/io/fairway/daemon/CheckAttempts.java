@@ -6,6 +6,7 @@ import java.time.Clock;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Each real server's last check attempt, whichever of its checkers ran last: what it saw (the code,
@@ -47,7 +48,7 @@ public final class CheckAttempts implements CheckObserver {
     return new Bound() {
       @Override
       public void observed(Outcome outcome, long nanos) {
-        observed(outcome, nanos, null);
+        byServer.put(realServer, attempt(kind, outcome, nanos, null));
       }
 
       @Override
@@ -58,12 +59,18 @@ public final class CheckAttempts implements CheckObserver {
   }
 
   private void record(
-      String vs, String rs, String kind, Outcome outcome, long nanos, String observation) {
+      String vs,
+      String rs,
+      String kind,
+      Outcome outcome,
+      long nanos,
+      @Nullable String observation) {
     last.computeIfAbsent(vs, k -> new ConcurrentHashMap<>())
         .put(rs, attempt(kind, outcome, nanos, observation));
   }
 
-  private LastAttempt attempt(String kind, Outcome outcome, long nanos, String observation) {
+  private LastAttempt attempt(
+      String kind, Outcome outcome, long nanos, @Nullable String observation) {
     return new LastAttempt(
         kind,
         outcome.name().toLowerCase(java.util.Locale.ROOT),
@@ -73,7 +80,7 @@ public final class CheckAttempts implements CheckObserver {
   }
 
   /** The last attempt on a real server, or null before its first. */
-  public LastAttempt get(String virtualServer, String realServer) {
+  public @Nullable LastAttempt get(String virtualServer, String realServer) {
     Map<String, LastAttempt> m = last.get(virtualServer);
     return m == null ? null : m.get(realServer);
   }

@@ -64,12 +64,13 @@ public final class ConnectionSync implements AutoCloseable {
   /** The daemons this object started and has not stopped (what exit stops), with their settings. */
   private final Set<Role> started = EnumSet.noneOf(Role.class);
 
-  private Plan.Sync startedWith;
+  /** The settings the started daemons run with; null until one is started. */
+  private Plan.@Nullable Sync startedWith;
 
   /** Every instance's last state but STOP, so a reload that follows another one knows its role. */
   private final Map<String, State> states = new HashMap<>();
 
-  private String lastError;
+  private @Nullable String lastError;
   private boolean closed;
 
   public ConnectionSync(Plan.Sync plan, SyncDaemonControl kernel) {
@@ -191,10 +192,12 @@ public final class ConnectionSync implements AutoCloseable {
       return null; // moved, or unchanged: the daemons stay
     }
     String error = null;
-    if (!started.isEmpty() && !startedWith.sameDaemons(next)) {
+    Plan.Sync running = startedWith;
+    if (!started.isEmpty()
+        && !Objects.requireNonNull(running, "set when a daemon starts").sameDaemons(next)) {
       LOG.info(
           "lvs_sync_daemon: the reload changed the daemons: {} -> {}; restarting them",
-          describe(startedWith),
+          describe(running),
           describe(next));
       // keepalived's checker stops master then backup; the order does not matter to the kernel.
       for (Role r : List.of(Role.MASTER, Role.BACKUP)) {
@@ -353,7 +356,8 @@ public final class ConnectionSync implements AutoCloseable {
     try {
       running = List.copyOf(kernel.syncDaemons());
     } catch (TableException e) {
-      kernelError = Optional.of(e.getMessage());
+      kernelError =
+          Optional.of(Objects.requireNonNull(e.getMessage(), "a TableException says why"));
     }
     return new SyncStatus(
         plan,

@@ -63,26 +63,29 @@ public final class Daemon implements AutoCloseable {
 
   private List<ServerAdmin> restoredAdmin = List.of();
 
-  /** Volatile: the announcing thread reads its status without this object's lock. */
-  private volatile Applier applier;
+  /**
+   * Volatile: the announcing thread reads its status without this object's lock. Null until {@link
+   * #start}, as are the admin layer, the listener and the engine.
+   */
+  private volatile @Nullable Applier applier;
 
   /** Where announced routes go (the kernel's tables; tests give memory). */
   private Routes.Opener announceOpener = Routes.Opener.KERNEL;
 
   /** Announcing by BGP (announce_table) and lvs_sloppy_tcp; null until {@link #start}. */
-  private volatile AnnounceLifecycle announce;
+  private volatile @Nullable AnnounceLifecycle announce;
 
   /** The operators' settings in front of the applier; verdicts go through it. */
-  private AdminApplier admin;
+  private @Nullable AdminApplier admin;
 
   /** The plan being run; what a failed reload goes back to. */
   private Plan plan = Plan.EMPTY;
 
-  private ApplyingListener listener;
-  private CheckEngine engine;
+  private @Nullable ApplyingListener listener;
+  private @Nullable CheckEngine engine;
 
   /** The periodic work (drift repair, overflow watch, slow start); null until {@link #start}. */
-  private volatile DaemonTimers timers;
+  private volatile @Nullable DaemonTimers timers;
 
   /** overflow_to_sorry_server on a table that cannot overflow by itself; zero = not watched. */
   private Duration overflowInterval = Duration.ZERO;
@@ -91,6 +94,9 @@ public final class Daemon implements AutoCloseable {
 
   /** One reload at a time; taken before this object's monitor, never inside it. */
   private final Object reloading = new Object();
+
+  /** Why the parts {@link #start} makes are there: a reload or a read of them comes after it. */
+  private static final String STARTED = "the daemon is started";
 
   /**
    * @param file the keepalived.conf to run
@@ -176,7 +182,7 @@ public final class Daemon implements AutoCloseable {
     // keepalived's order: timeouts, then lvs_flush, then the first service.
     lvs.start(loaded.lvs());
     applier = new Applier(table, loaded.bindings());
-    startAnnouncing(loaded);
+    AnnounceLifecycle an = startAnnouncing(loaded);
     admin = new AdminApplier(applier, loaded.quorumRules(), this::adminEvent);
     for (ServerAdmin unknown : admin.restore(restoredAdmin)) {
       LOG.warn(
@@ -186,7 +192,7 @@ public final class Daemon implements AutoCloseable {
           unknown.state().wire());
     }
     listener = new ApplyingListener(admin, clock, events);
-    engine = newEngine();
+    engine = newEngine(listener);
     try {
       engine.start(loaded.specs());
     } catch (ApplyingListener.TableFailure e) {
@@ -194,52 +200,57 @@ public final class Daemon implements AutoCloseable {
       throw (TableException) e.getCause();
     }
     // The first pass: services whose initial state can serve (no alpha) are announced now.
-    announce.poke();
+    an.poke();
     LOG.info("running {} ({} virtual servers)", file, loaded.bindings().size());
-    startTimers(applier);
+    startTimers(applier, an);
   }
 
-  private CheckEngine newEngine() {
-    return engines.get().listener(listener).alsoObserver(attempts).build();
+  private CheckEngine newEngine(ApplyingListener l) {
+    return engines.get().listener(l).alsoObserver(attempts).build();
   }
 
   /**
    * Opens the announce table (removing the stale routes a crash left) and sets lvs_sloppy_tcp on
    * the kernel plane; nothing is announced before the first pass after the engine's initial state.
+   *
+   * @return the lifecycle, also kept in {@link #announce}
    */
-  private void startAnnouncing(Loaded loaded) throws TableException {
+  private AnnounceLifecycle startAnnouncing(Loaded loaded) throws TableException {
     Announcing announcing =
         new Announcing(
             announceOpener,
             this::applierStatus,
             change -> events.publish(EventKind.ANNOUNCE, null, null, change));
-    announce =
+    AnnounceLifecycle an =
         new AnnounceLifecycle(
             announcing,
             table instanceof io.fairway.ipvs.kernel.IpvsKernelTable
                 ? new SloppyTcp(SloppyTcp.PROC)
                 : null,
             file.toString());
+    announce = an;
     try {
-      announce.start(loaded.announce()).forEach(w -> LOG.warn("{}", w));
+      an.start(loaded.announce()).forEach(w -> LOG.warn("{}", w));
     } catch (IOException e) {
       // One line naming the file and the keyword; fairway run prints it as it is.
-      throw new TableException(TableException.Reason.OTHER, e.getMessage());
+      throw new TableException(
+          TableException.Reason.OTHER,
+          Objects.requireNonNull(e.getMessage(), "start's errors name the file and the keyword"));
     }
+    return an;
   }
 
   /**
    * Starts the periodic work with the applier in hand, not through this object's lock: {@link
    * #stop} holds it while it waits for the timers.
    */
-  private void startTimers(Applier a) {
+  private void startTimers(Applier a, AnnounceLifecycle an) {
     DaemonTimers t = new DaemonTimers(a);
     timers = t;
     // Verdicts that arrive together (the first round of checks finds every dead server within
     // seconds) are published together, the release on this thread.
     a.coalesceVerdicts(t::later);
     if (!driftInterval.isZero()) {
-      AnnounceLifecycle an = announce;
       t.every(
           driftInterval,
           () -> {
@@ -272,7 +283,7 @@ public final class Daemon implements AutoCloseable {
    *     changed), or {@code partially applied; not applied: ...} when the table refused what the
    *     new servers' first verdicts asked (the rest is in place)
    */
-  public String reload() {
+  public @Nullable String reload() {
     // One reload at a time, but the parse runs outside the daemon's lock: status, drift repair
     // and the check engine's verdicts go on while a large (or hostile) file is read.
     synchronized (reloading) {
@@ -296,7 +307,7 @@ public final class Daemon implements AutoCloseable {
     }
   }
 
-  private String apply(Loaded loaded) {
+  private @Nullable String apply(Loaded loaded) {
     loaded.warnings().forEach(w -> LOG.warn("{}", w));
     List<VirtualServerSpec> specs = AlphaOverride.apply(loaded.specs(), this::knownVerdict);
     Plan before = plan;
@@ -304,7 +315,7 @@ public final class Daemon implements AutoCloseable {
     if (rolledBack != null) {
       return rolledBack;
     }
-    listener.retain(loaded.bindings().keySet());
+    Objects.requireNonNull(listener, STARTED).retain(loaded.bindings().keySet());
     attempts.retain(loaded.bindings().keySet());
     // What the table refuses from here on (a server's first verdict adds it) is not rolled
     // back; it is reported, never called "reloaded".
@@ -315,7 +326,7 @@ public final class Daemon implements AutoCloseable {
       LOG.error("reload: lvs_timeouts: {}", e.getMessage());
       refused.add("lvs_timeouts: " + e.getMessage());
     }
-    refused.addAll(announce.reload(loaded.announce()));
+    refused.addAll(Objects.requireNonNull(announce, STARTED).reload(loaded.announce()));
     plan = loaded.plan();
     restartEngine(specs, refused);
     reloads.incrementAndGet();
@@ -333,7 +344,7 @@ public final class Daemon implements AutoCloseable {
       t.apply(loaded.plan());
     }
     try {
-      admin.replace(loaded.bindings(), loaded.quorumRules());
+      Objects.requireNonNull(admin, STARTED).replace(loaded.bindings(), loaded.quorumRules());
       return null;
     } catch (TableException | RuntimeException e) {
       if (table instanceof PlanTarget t) {
@@ -346,9 +357,9 @@ public final class Daemon implements AutoCloseable {
 
   /** A new check engine for the reloaded specs, taking over the previous one's state. */
   private void restartEngine(List<VirtualServerSpec> specs, List<String> refused) {
-    CheckEngine previous = engine;
+    CheckEngine previous = Objects.requireNonNull(engine, STARTED);
     previous.close();
-    engine = newEngine();
+    engine = newEngine(Objects.requireNonNull(listener, STARTED));
     try {
       engine.start(specs, previous);
     } catch (ApplyingListener.TableFailure e) {
@@ -402,7 +413,7 @@ public final class Daemon implements AutoCloseable {
 
   private @Nullable Boolean knownVerdict(String vs, String rs) {
     try {
-      return admin.alive(vs, rs);
+      return Objects.requireNonNull(admin, STARTED).alive(vs, rs);
     } catch (UnknownServerException e) {
       return null;
     }
@@ -429,12 +440,12 @@ public final class Daemon implements AutoCloseable {
 
   /** The applier (for status and tests). */
   public synchronized Applier applier() {
-    return applier;
+    return Objects.requireNonNull(applier, STARTED);
   }
 
   /** The operators' drain / maint / ready / weight in front of the applier. */
   public synchronized AdminApplier admin() {
-    return admin;
+    return Objects.requireNonNull(admin, STARTED);
   }
 
   /** Whether the configuration is loaded and the table installed. */
@@ -460,7 +471,7 @@ public final class Daemon implements AutoCloseable {
   }
 
   public synchronized ApplyingListener listener() {
-    return listener;
+    return Objects.requireNonNull(listener, STARTED);
   }
 
   /** What {@code fairway status} prints. */
@@ -469,8 +480,8 @@ public final class Daemon implements AutoCloseable {
     ApplyingListener l;
     Plan p;
     synchronized (this) {
-      a = applier;
-      l = listener;
+      a = Objects.requireNonNull(applier, STARTED);
+      l = Objects.requireNonNull(listener, STARTED);
       p = plan;
     }
     List<ServiceEntry> entries;
@@ -484,7 +495,7 @@ public final class Daemon implements AutoCloseable {
   }
 
   /** Announcing by BGP: its settings and state (null before {@link #start}). */
-  public Announcing announcing() {
+  public @Nullable Announcing announcing() {
     AnnounceLifecycle an = announce;
     return an == null ? null : an.announcing();
   }

@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Fans events out to every {@code GET /api/v1/events} client as Server-Sent Events ({@code event:
@@ -28,10 +29,15 @@ public final class EventHub {
 
   /** One event: what kind, about what, and why. */
   public record Event(
-      String time, String kind, String virtualServer, String realServer, String reason) {}
+      String time,
+      String kind,
+      @Nullable String virtualServer,
+      @Nullable String realServer,
+      String reason) {}
 
   /** Publishes an event now ({@code realServer} null for a virtual-server event). */
-  public void publish(EventKind kind, String virtualServer, String realServer, String reason) {
+  public void publish(
+      EventKind kind, @Nullable String virtualServer, @Nullable String realServer, String reason) {
     Event e = new Event(clock.instant().toString(), kind.wire(), virtualServer, realServer, reason);
     listeners.forEach(l -> l.accept(e));
     String frame = "event: " + e.kind() + "\ndata: " + Json.string(e) + "\n\n";

@@ -13,6 +13,7 @@ import io.fairway.plan.PlanException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Objects;
 import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
@@ -69,7 +70,8 @@ public final class KeepalivedLoader implements Loader {
     try {
       plan = PlanBuilder.build(config);
     } catch (PlanException e) {
-      throw new LoadException(e.getMessage(), e);
+      throw new LoadException(
+          Objects.requireNonNull(e.getMessage(), "a PlanException joins its errors"), e);
     }
     try {
       return new Loaded(
@@ -80,7 +82,7 @@ public final class KeepalivedLoader implements Loader {
           plan,
           io.fairway.daemon.announce.AnnounceSettings.of(config));
     } catch (TableBinding.BindingException | io.fairway.check.CheckConfigException e) {
-      throw new LoadException(e.getMessage(), e);
+      throw new LoadException(Objects.requireNonNull(e.getMessage(), "both are made with why"), e);
     } catch (RuntimeException e) {
       // A spec refusing a value the parser let through; name the file at least.
       throw new LoadException(file + ": " + e.getMessage(), e);

@@ -55,7 +55,7 @@ public record Loaded(
       List<String> warnings,
       LvsGlobals lvs,
       Plan plan) {
-    this(bindings, specs, warnings, lvs, plan, null);
+    this(bindings, specs, warnings, lvs, plan, io.fairway.daemon.announce.AnnounceSettings.NONE);
   }
 
   /** A configuration with its global LVS keywords but no plan (tests of the table path). */

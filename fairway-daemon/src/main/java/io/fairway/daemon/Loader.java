@@ -24,5 +24,10 @@ public interface Loader {
     public LoadException(String message, Throwable cause) {
       super(message, cause);
     }
+
+    @Override
+    public String getMessage() {
+      return java.util.Objects.requireNonNull(super.getMessage(), "the constructors set it");
+    }
   }
 }

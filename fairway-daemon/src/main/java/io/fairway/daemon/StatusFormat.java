@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -82,7 +83,7 @@ final class StatusFormat {
       StringBuilder out,
       VirtualServerStatus vs,
       Service configured,
-      ServiceEntry entry,
+      @Nullable ServiceEntry entry,
       io.fairway.plan.Plan plan) {
     Service s = entry == null ? configured : entry.service();
     out.append(serviceLine(s));
@@ -136,7 +137,7 @@ final class StatusFormat {
 
   /** A configured real server that is not in the table, and why. */
   private static String absent(
-      VirtualServerStatus vs, RealServerStatus rs, Health hh, boolean serviceInTable) {
+      VirtualServerStatus vs, RealServerStatus rs, @Nullable Health hh, boolean serviceInTable) {
     return String.format(
         Locale.ROOT,
         "  -- %-28s %-7s %-6s %-10s %-10s %-5s %s%n",
@@ -184,8 +185,9 @@ final class StatusFormat {
           String.format(
               Locale.ROOT,
               "%-4s %s",
-              k.protocol().name(),
-              Endpoints.format(k.address(), k.port())));
+              Objects.requireNonNull(k.protocol(), "not a fwmark: a protocol").name(),
+              Endpoints.format(
+                  Objects.requireNonNull(k.address(), "not a fwmark: an address"), k.port())));
     }
     b.append(' ').append(s.scheduler());
     if (s.flags().contains(ServiceFlag.PERSISTENT)) {

@@ -27,4 +27,7 @@
  * durations as the API writes them) lives here, and the admin listener is wired around a daemon
  * from outside ({@code io.fairway.cli}).
  */
+@NullMarked
 package io.fairway.daemon;
+
+import org.jspecify.annotations.NullMarked;

@@ -34,8 +34,14 @@ import org.junit.jupiter.api.io.TempDir;
 class AccessLogRunTest {
   @TempDir Path dir;
   final LoopbackHttp net = new LoopbackHttp();
+
+  // Started by each test that needs it, before any use; closed after each when started.
+  @SuppressWarnings("NullAway.Init")
   FairwayProcess fairway;
+
+  @SuppressWarnings("NullAway.Init")
   DatagramSocket syslog;
+
   final List<String> syslogLines = new CopyOnWriteArrayList<>();
   int admin;
 

@@ -19,6 +19,9 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class BgpAnnounceFrrTest {
   @TempDir Path dir;
+
+  // Started by each test that needs it, before any use; closed after each when started.
+  @SuppressWarnings("NullAway.Init")
   private BgpLab lab;
 
   @BeforeAll

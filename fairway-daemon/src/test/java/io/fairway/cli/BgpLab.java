@@ -26,6 +26,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The BGP tests' network, all in namespaces of its own: a router running BIRD 2 with one eBGP
@@ -72,6 +73,8 @@ final class BgpLab implements AutoCloseable {
   private final String ip;
 
   /** The router's BIRD, until {@link #routerToFrr} replaces it. */
+  // Started by start() right after the constructor, before any use.
+  @SuppressWarnings("NullAway.Init")
   private Process routerBird;
 
   /** Whether the router runs FRR ({@link #routerToFrr}) rather than BIRD. */
@@ -655,7 +658,8 @@ final class BgpLab implements AutoCloseable {
    *
    * @param node the node (1-based) that proxied it, 0 when it failed
    */
-  record Reply(String key, int status, String realServer, int node, String error) {
+  record Reply(
+      String key, int status, @Nullable String realServer, int node, @Nullable String error) {
     boolean ok() {
       return status == 200 && error == null;
     }

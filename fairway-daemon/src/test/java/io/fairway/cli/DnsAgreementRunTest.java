@@ -58,7 +58,11 @@ class DnsAgreementRunTest {
           .proxy(ProxySelector.of(null))
           .connectTimeout(Duration.ofSeconds(5))
           .build();
+
+  // Started by each test that needs it, before any use; closed after each when started.
+  @SuppressWarnings("NullAway.Init")
   Named named;
+
   int shardPort;
   int hashPort;
   int mhPort;

@@ -16,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -160,6 +161,6 @@ final class LoopbackHttp implements AutoCloseable {
       }
     }
     assertThat(found).as(name + " with " + List.of(labels) + " in\n" + scrape).isNotNull();
-    return found;
+    return Objects.requireNonNull(found, "asserted above");
   }
 }

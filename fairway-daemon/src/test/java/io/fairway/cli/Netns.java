@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -108,7 +109,7 @@ final class Netns implements AutoCloseable {
       // state from here on.
       for (String[] s : sides) {
         String own = s[2].substring(0, s[2].indexOf('/'));
-        WATCHES.get(s[0]).awaitHolds(own, 10_000);
+        Objects.requireNonNull(WATCHES.get(s[0]), "watched above").awaitHolds(own, 10_000);
       }
     } catch (IOException | RuntimeException e) {
       n.close();

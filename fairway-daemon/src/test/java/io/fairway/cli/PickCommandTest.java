@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Random;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -79,7 +80,13 @@ class PickCommandTest {
     CliRun r = run(String.join("\n", keys) + "\n", "-f", conf(), "--vs", "web");
     assertThat(r.code()).as(r.err()).isZero();
     List<String> expected =
-        keys.stream().map(k -> d.pick(Request.ofKey(VarnishHash.hash32(k))).name()).toList();
+        keys.stream()
+            .map(
+                k ->
+                    Objects.requireNonNull(
+                            d.pick(Request.ofKey(VarnishHash.hash32(k))), "every server is up")
+                        .name())
+            .toList();
     assertThat(r.lines()).isEqualTo(expected);
     assertThat(Set(r.lines())).containsExactlyInAnyOrder("b0", "b1", "b2", "b3");
   }

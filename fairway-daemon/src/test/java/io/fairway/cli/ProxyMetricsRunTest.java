@@ -55,7 +55,11 @@ class ProxyMetricsRunTest {
   final List<Socket> accepted = new CopyOnWriteArrayList<>();
 
   final LoopbackHttp net = new LoopbackHttp();
+
+  // Started by each test that needs it, before any use; closed after each when started.
+  @SuppressWarnings("NullAway.Init")
   FairwayProcess fairway;
+
   int admin;
 
   @AfterEach

@@ -32,8 +32,15 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ReloadProxyTimeoutsTest {
   @TempDir Path dir;
+
+  // Started by each test that needs it, before any use; closed after each when started.
+  @SuppressWarnings("NullAway.Init")
   HttpServer backend;
+
+  @SuppressWarnings("NullAway.Init")
   Daemon daemon;
+
+  @SuppressWarnings("NullAway.Init")
   ProxyTable table;
 
   @AfterEach

@@ -22,6 +22,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -533,7 +534,11 @@ class ScaleOutAgreementTest {
     }
     List<String> out = new ArrayList<>();
     for (int i = 0; i < FLOWS; i++) {
-      out.add(vs.pick(io.fairway.director.sched.Flow.fromClient(source(i), 0)).name());
+      out.add(
+          Objects.requireNonNull(
+                  vs.pick(io.fairway.director.sched.Flow.fromClient(source(i), 0)),
+                  "every server is up")
+              .name());
     }
     return out;
   }

@@ -18,6 +18,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.Executors;
 import org.junit.jupiter.api.AfterEach;
@@ -32,7 +33,12 @@ import org.junit.jupiter.api.io.TempDir;
 class SrvBackupRunTest {
   @TempDir Path dir;
   final Map<String, HttpServer> backends = new HashMap<>();
+
+  // Started by each test that needs it, before any use; closed after each when started.
+  @SuppressWarnings("NullAway.Init")
   FairwayProcess fairway;
+
+  @SuppressWarnings("NullAway.Init")
   Named named;
 
   @AfterEach
@@ -126,12 +132,15 @@ class SrvBackupRunTest {
     await()
         .atMost(Duration.ofSeconds(30))
         .ignoreExceptions()
-        .until(() -> states(admin).get(spare).equals("backup/true"));
+        .until(
+            () ->
+                Objects.requireNonNull(states(admin).get(spare), "awaited in the table above")
+                    .equals("backup/true"));
     assertThat(states(admin)).containsEntry(main, "up/false");
     assertThat(served(vip, 20)).containsExactly("main");
 
     // The priority-0 server fails its check: the backup comes in.
-    backends.remove("main").stop(0);
+    Objects.requireNonNull(backends.remove("main"), "started above").stop(0);
     await()
         .atMost(Duration.ofSeconds(60))
         .ignoreExceptions()

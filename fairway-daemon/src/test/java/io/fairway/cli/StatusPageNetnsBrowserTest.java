@@ -31,9 +31,18 @@ class StatusPageNetnsBrowserTest {
   static final String VS = "192.0.2.10";
 
   @TempDir Path dir;
+
+  // Started by each test that needs it, before any use; closed after each when started.
+  @SuppressWarnings("NullAway.Init")
   Netns net;
+
+  @SuppressWarnings("NullAway.Init")
   VrrpRouterProcess router;
+
+  @SuppressWarnings("NullAway.Init")
   NetnsForward forward;
+
+  @SuppressWarnings("NullAway.Init")
   HeadlessChromium browser;
 
   @BeforeAll

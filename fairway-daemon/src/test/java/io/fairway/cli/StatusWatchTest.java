@@ -21,7 +21,12 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class StatusWatchTest {
   @TempDir Path dir;
+
+  // Started by each test that needs it, before any use; closed after each when started.
+  @SuppressWarnings("NullAway.Init")
   AdminFixture fixture;
+
+  @SuppressWarnings("NullAway.Init")
   ServerSocket backend;
 
   @AfterEach

@@ -21,6 +21,9 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class SyncUserspaceRunTest {
   @TempDir Path dir;
+
+  // Started by each test that needs it, before any use; closed after each when started.
+  @SuppressWarnings("NullAway.Init")
   FairwayProcess fairway;
 
   @AfterEach

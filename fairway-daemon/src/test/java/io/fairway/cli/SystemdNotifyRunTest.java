@@ -27,7 +27,12 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class SystemdNotifyRunTest {
   @TempDir Path dir;
+
+  // Started by each test that needs it, before any use; closed after each when started.
+  @SuppressWarnings("NullAway.Init")
   HttpServer backend;
+
+  @SuppressWarnings("NullAway.Init")
   FairwayProcess fairway;
 
   @AfterEach

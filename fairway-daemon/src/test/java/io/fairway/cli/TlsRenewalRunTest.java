@@ -35,7 +35,12 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class TlsRenewalRunTest {
   @TempDir Path dir;
+
+  // Started by each test that needs it, before any use; closed after each when started.
+  @SuppressWarnings("NullAway.Init")
   HttpServer backend;
+
+  @SuppressWarnings("NullAway.Init")
   FairwayProcess fairway;
 
   @AfterEach

@@ -25,6 +25,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -51,7 +52,11 @@ class UserspaceAdminRunTest {
           .proxy(ProxySelector.of(null))
           .connectTimeout(Duration.ofSeconds(2))
           .build();
+
+  // Started by each test that needs it, before any use; closed after each when started.
+  @SuppressWarnings("NullAway.Init")
   FairwayProcess fairway;
+
   int admin;
 
   @AfterEach
@@ -60,6 +65,11 @@ class UserspaceAdminRunTest {
       fairway.close();
     }
     backends.forEach(b -> b.stop(0));
+  }
+
+  /** Requests backend {@code name} answered so far. */
+  long hitsOf(String name) {
+    return Objects.requireNonNull(hits.get(name), "backend() counts each backend").get();
   }
 
   int backend(String name) throws IOException {
@@ -195,7 +205,7 @@ class UserspaceAdminRunTest {
         .atMost(Duration.ofSeconds(30))
         .until(
             () -> {
-              if (hits.get("b1").get() > 0 && hits.get("b2").get() > 0) {
+              if (hitsOf("b1") > 0 && hitsOf("b2") > 0) {
                 return true;
               }
               UserspaceRunTest.get(vip); // one request more: the servers are hit by traffic
@@ -234,15 +244,15 @@ class UserspaceAdminRunTest {
     // weight 0, not removal), new connections go to b2 only, and drain --wait answers once wrk's
     // connections are gone. wrk sees no error.
     Process load = wrk(vip, "10s");
-    long atStart = hits.get("b1").get();
-    await().atMost(Duration.ofSeconds(10)).until(() -> hits.get("b1").get() > atStart + 50);
+    long atStart = hitsOf("b1");
+    await().atMost(Duration.ofSeconds(10)).until(() -> hitsOf("b1") > atStart + 50);
     CliRun drain = cli("server", "drain", vs, b1);
     assertThat(drain.code()).as(drain.err()).isZero();
-    long b1AtDrain = hits.get("b1").get();
+    long b1AtDrain = hitsOf("b1");
     for (int i = 0; i < 20; i++) {
       assertThat(UserspaceRunTest.get(vip)).as("a new connection after the drain").isEqualTo("b2");
     }
-    await().atMost(Duration.ofSeconds(10)).until(() -> hits.get("b1").get() > b1AtDrain + 50);
+    await().atMost(Duration.ofSeconds(10)).until(() -> hitsOf("b1") > b1AtDrain + 50);
     assertThat(server(b1).get("active_connections").asInt())
         .as("wrk's connections to b1 continue")
         .isPositive();
@@ -265,13 +275,13 @@ class UserspaceAdminRunTest {
     assertThat(cli("server", "maint", vs, b1).code()).isZero();
     assertThat(server(b1).get("in_table").asBoolean()).isFalse();
     assertThat(cli("server", "ready", vs, b1).code()).isZero();
-    long b1Ready = hits.get("b1").get();
+    long b1Ready = hitsOf("b1");
     await()
         .atMost(Duration.ofSeconds(10))
         .until(
             () -> {
               UserspaceRunTest.get(vip);
-              return hits.get("b1").get() > b1Ready;
+              return hitsOf("b1") > b1Ready;
             });
 
     // drain --wait with a connection open to the server: 408 at the timeout, exit 1.

@@ -41,8 +41,14 @@ class UserspaceDnsRunTest {
           .proxy(ProxySelector.of(null))
           .connectTimeout(Duration.ofSeconds(2))
           .build();
+
+  // Started by each test that needs it, before any use; closed after each when started.
+  @SuppressWarnings("NullAway.Init")
   FairwayProcess fairway;
+
+  @SuppressWarnings("NullAway.Init")
   Named named;
+
   int admin;
 
   @AfterEach

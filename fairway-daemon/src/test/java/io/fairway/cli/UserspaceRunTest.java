@@ -31,6 +31,9 @@ import org.junit.jupiter.api.io.TempDir;
 class UserspaceRunTest {
   @TempDir Path dir;
   final List<HttpServer> backends = new ArrayList<>();
+
+  // Started by each test that needs it, before any use; closed after each when started.
+  @SuppressWarnings("NullAway.Init")
   FairwayProcess fairway;
 
   @AfterEach

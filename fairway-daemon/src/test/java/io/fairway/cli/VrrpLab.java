@@ -25,7 +25,8 @@ abstract class VrrpLab {
   Netns net;
   final List<VrrpRouterProcess> routers = new ArrayList<>();
 
-  /** Set by a test that checks overlaps; stopped after it. */
+  /** Set by a test that checks overlaps, before it reads it; stopped after it. */
+  @SuppressWarnings("NullAway.Init")
   Monitor monitor;
 
   @BeforeAll

@@ -30,7 +30,12 @@ class VrrpOnlyAdminTest {
   static final String ADMIN = "http://127.0.0.1:9107";
 
   @TempDir Path dir;
+
+  // Started by each test that needs it, before any use; closed after each when started.
+  @SuppressWarnings("NullAway.Init")
   Netns net;
+
+  @SuppressWarnings("NullAway.Init")
   VrrpRouterProcess router;
 
   @BeforeAll

@@ -16,9 +16,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -188,7 +190,7 @@ class VrrpOpsTest {
 
   // --- the admin API from inside a namespace ---------------------------------------------------
 
-  static String curl(String ns, String path) {
+  static @Nullable String curl(String ns, String path) {
     try {
       // Not a timing claim: the first request to a JVM that has not served one yet loads the
       // admin listener's classes, which took more than 2 s beside another suite (2026-12-02).
@@ -205,7 +207,7 @@ class VrrpOpsTest {
   }
 
   /** {@code GET /api/v1/vrrp} in {@code ns}, or null while nothing answers. */
-  static JsonNode vrrp(String ns) throws IOException {
+  static @Nullable JsonNode vrrp(String ns) throws IOException {
     String body = curl(ns, "/api/v1/vrrp");
     if (body == null) {
       return null;
@@ -214,7 +216,12 @@ class VrrpOpsTest {
     return n.path("instances").isEmpty() ? null : n;
   }
 
-  static JsonNode instanceIn(String ns, String name) throws IOException {
+  /** {@link #instanceIn} of an instance the test saw running. */
+  static JsonNode running(String ns, String name) throws IOException {
+    return Objects.requireNonNull(instanceIn(ns, name), "the test saw it running");
+  }
+
+  static @Nullable JsonNode instanceIn(String ns, String name) throws IOException {
     JsonNode all = vrrp(ns);
     if (all == null) {
       return null;
@@ -263,7 +270,7 @@ class VrrpOpsTest {
                   && ib.get("adverts_received").asLong() > 0
                   && "10.99.0.1".equals(ib.path("master").asText());
             });
-    JsonNode ia = instanceIn(net.a, "VI_1");
+    JsonNode ia = running(net.a, "VI_1");
     assertThat(ia.get("priority").asInt()).isEqualTo(150);
     assertThat(ia.get("master").asText()).isEqualTo("10.99.0.1");
     assertThat(ia.get("interface_name").asText()).isEqualTo("eth0");
@@ -271,11 +278,11 @@ class VrrpOpsTest {
     assertThat(ia.get("adverts_sent").asLong()).isPositive();
     assertThat(ia.get("transitions").get("master").asLong()).isEqualTo(1);
     assertThat(java.time.Instant.parse(ia.get("since").asText())).isBefore(java.time.Instant.now());
-    JsonNode ib = instanceIn(net.b, "VI_1");
+    JsonNode ib = running(net.b, "VI_1");
     assertThat(ib.get("master_priority").asInt()).isEqualTo(150);
     assertThat(ib.get("priority").asInt()).isEqualTo(100);
 
-    String metricsA = curl(net.a, "/metrics");
+    String metricsA = Objects.requireNonNull(curl(net.a, "/metrics"), "A's admin answers");
     assertThat(metricsA)
         .contains("fairway_vrrp_state{instance=\"VI_1\",state=\"master\"} 1")
         .contains("fairway_vrrp_state{instance=\"VI_1\",state=\"backup\"} 0")
@@ -284,7 +291,7 @@ class VrrpOpsTest {
         .contains("fairway_vrrp_errors_total{kind=\"checksum\"} 0")
         .containsPattern("fairway_vrrp_adverts_sent_total\\{instance=\"VI_1\"} [1-9]");
     Promtool.assertClean(metricsA, dir);
-    String metricsB = curl(net.b, "/metrics");
+    String metricsB = Objects.requireNonNull(curl(net.b, "/metrics"), "B's admin answers");
     assertThat(metricsB)
         .contains("fairway_vrrp_state{instance=\"VI_1\",state=\"backup\"} 1")
         .containsPattern("fairway_vrrp_adverts_received_total\\{instance=\"VI_1\"} [1-9]");
@@ -328,8 +335,8 @@ class VrrpOpsTest {
   void aReloadAppliesByDifference() throws Exception {
     long t = System.nanoTime();
     int eventsBefore = events(net.a).length();
-    JsonNode a1 = instanceIn(net.a, "VI_1");
-    JsonNode b1 = instanceIn(net.b, "VI_1");
+    JsonNode a1 = running(net.a, "VI_1");
+    JsonNode b1 = running(net.b, "VI_1");
 
     // B: VI_1's priority changes (it stays backup, its election timer runs on), VI_2 is added
     // and, with no peer for it yet, becomes master.
@@ -338,7 +345,7 @@ class VrrpOpsTest {
         .atMost(Duration.ofSeconds(10))
         .pollInterval(Duration.ofMillis(100))
         .until(() -> Netns.holds(net.b, VIP2));
-    JsonNode b2 = instanceIn(net.b, "VI_1");
+    JsonNode b2 = running(net.b, "VI_1");
     assertThat(b2.get("priority").asInt()).isEqualTo(110);
     assertThat(b2.get("state").asText()).isEqualTo("backup");
     assertThat(b2.get("since").asText())
@@ -357,7 +364,7 @@ class VrrpOpsTest {
         .atMost(Duration.ofSeconds(10))
         .pollInterval(Duration.ofMillis(50))
         .until(() -> Netns.holds(net.a, VIP2) && !Netns.holds(net.b, VIP2));
-    JsonNode a2 = instanceIn(net.a, "VI_1");
+    JsonNode a2 = running(net.a, "VI_1");
     assertThat(a2.get("since").asText()).isEqualTo(a1.get("since").asText());
     assertThat(a2.get("transitions")).isEqualTo(a1.get("transitions"));
     assertThat(a2.get("virtual_addresses").toString()).contains(VIP3);
@@ -398,7 +405,7 @@ class VrrpOpsTest {
     // Priority 0 honoured: before B's master down timer could have fired (see
     // VrrpInteropTest.PRIORITY_ZERO_TAKEOVER); the milliseconds are the wire test's below.
     assertThat(handOver).isLessThan(MASTER_DOWN_B.minusSeconds(1));
-    JsonNode a3 = instanceIn(net.a, "VI_1");
+    JsonNode a3 = running(net.a, "VI_1");
     assertThat(a3.get("since").asText()).isEqualTo(a1.get("since").asText());
     assertThat(instanceIn(net.a, "VI_2")).isNull();
 
@@ -694,7 +701,7 @@ class VrrpOpsTest {
 
   Process startNginx() throws IOException {
     Path n = Files.createDirectories(dir.resolve("nginx/logs"));
-    Path root = n.getParent();
+    Path root = Objects.requireNonNull(n.getParent(), "nginx/logs is under nginx");
     String conf =
         "worker_processes 1;\nerror_log "
             + n

@@ -38,6 +38,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -163,7 +164,7 @@ class AdminApiTest {
         HttpResponse.BodyHandlers.ofString());
   }
 
-  HttpResponse<String> post(String path, String body, String bearer) throws Exception {
+  HttpResponse<String> post(String path, String body, @Nullable String bearer) throws Exception {
     HttpRequest.Builder b =
         HttpRequest.newBuilder(base.resolve(path))
             .timeout(Duration.ofSeconds(5))

@@ -25,6 +25,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -114,7 +115,12 @@ class AdminHostileTest {
    * connection closed without an answer fails the test.
    */
   static Answer raw(
-      InetSocketAddress to, String method, String target, String host, String extra, String body)
+      InetSocketAddress to,
+      String method,
+      String target,
+      @Nullable String host,
+      String extra,
+      @Nullable String body)
       throws Exception {
     try (Socket s = new Socket()) {
       s.connect(to, 2000);
@@ -144,11 +150,11 @@ class AdminHostileTest {
     }
   }
 
-  Answer get(String target, String host) throws Exception {
+  Answer get(String target, @Nullable String host) throws Exception {
     return raw(server.address(), "GET", target, host, "", null);
   }
 
-  Answer post(String target, String body, String bearer) throws Exception {
+  Answer post(String target, String body, @Nullable String bearer) throws Exception {
     String host = "127.0.0.1:" + server.address().getPort();
     return raw(
         server.address(),

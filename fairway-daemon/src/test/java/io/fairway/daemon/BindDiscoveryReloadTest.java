@@ -25,9 +25,17 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class BindDiscoveryReloadTest {
   @TempDir Path dir;
+
+  // Started by each test that needs it, before any use; closed after each when started.
+  @SuppressWarnings("NullAway.Init")
   Named named;
+
+  @SuppressWarnings("NullAway.Init")
   Daemon daemon;
+
+  @SuppressWarnings("NullAway.Init")
   DiscoveryLoop dns;
+
   final MapTable table = new MapTable();
 
   @AfterEach

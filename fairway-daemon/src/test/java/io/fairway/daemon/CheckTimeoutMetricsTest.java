@@ -17,6 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -59,6 +60,9 @@ class CheckTimeoutMetricsTest {
 
   @TempDir Path dir;
   final ManualClock clock = new ManualClock();
+
+  // Started by each test that needs it, before any use; closed after each when started.
+  @SuppressWarnings("NullAway.Init")
   Daemon daemon;
 
   @AfterEach
@@ -150,7 +154,9 @@ class CheckTimeoutMetricsTest {
     assertThat(
             value(scrape, "fairway_check_duration_seconds_bucket{" + answering + ",le=\"0.001\"}"))
         .isEqualTo(1);
-    assertThat(daemon.listener().health().get("10.16.0.1:80").get("10.16.1.2:80").alive())
+    var byServer =
+        Objects.requireNonNull(daemon.listener().health().get("10.16.0.1:80"), "checked above");
+    assertThat(Objects.requireNonNull(byServer.get("10.16.1.2:80"), "checked above").alive())
         .isFalse();
     Promtool.assertClean(scrape, dir);
   }

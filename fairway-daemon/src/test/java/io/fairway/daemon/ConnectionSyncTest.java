@@ -16,6 +16,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -29,7 +30,7 @@ class ConnectionSyncTest {
   static final class Kernel implements SyncDaemonControl {
     final List<String> calls = new ArrayList<>();
     final Map<Role, SyncDaemon> running = new EnumMap<>(Role.class);
-    String refuseStart;
+    @Nullable String refuseStart;
 
     @Override
     public synchronized List<SyncDaemon> syncDaemons() {

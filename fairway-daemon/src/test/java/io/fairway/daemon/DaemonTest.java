@@ -36,6 +36,8 @@ class DaemonTest {
   /** Dynamic weight contributions by "address:port", as misc_dynamic would report them. */
   final Map<String, Long> weights = new ConcurrentHashMap<>();
 
+  // Started by each test that needs it, before any use; closed after each when started.
+  @SuppressWarnings("NullAway.Init")
   Daemon daemon;
 
   Daemon daemon(String conf) throws Exception {

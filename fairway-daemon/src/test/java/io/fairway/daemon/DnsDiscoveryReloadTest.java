@@ -23,9 +23,17 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class DnsDiscoveryReloadTest {
   @TempDir Path dir;
+
+  // Started by each test that needs it, before any use; closed after each when started.
+  @SuppressWarnings("NullAway.Init")
   Process dnsmasq;
+
+  @SuppressWarnings("NullAway.Init")
   Daemon daemon;
+
+  @SuppressWarnings("NullAway.Init")
   DiscoveryLoop dns;
+
   final MapTable table = new MapTable();
 
   @AfterEach

@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.logging.Level;
 import org.openqa.selenium.By;
 import org.openqa.selenium.StaleElementReferenceException;
@@ -76,6 +77,11 @@ public final class HeadlessChromium implements AutoCloseable {
   /** The status page's row of real server {@code rs} (ip:port). */
   WebElement row(String rs) {
     return driver.findElement(By.cssSelector("tr[data-rs='" + rs + "']"));
+  }
+
+  /** The class of {@link #row}: the server's state ({@code st-up}, {@code st-down}, ...). */
+  String rowClass(String rs) {
+    return Objects.requireNonNull(row(rs).getAttribute("class"), "every row has its state's class");
   }
 
   /** What the page's scripts logged to the console since the last call. */

@@ -14,12 +14,16 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeSet;
 
 /** An in-memory table with the kernel's EEXIST/ENOENT/ESRCH answers, rendered like ipvsadm -Sn. */
 final class MapTable implements Table {
   final Map<ServiceKey, Service> services = new LinkedHashMap<>();
   final Map<ServiceKey, Map<DestKey, Dest>> dests = new LinkedHashMap<>();
+
+  /** Why a service has a map of dests: adding the service makes it. */
+  private static final String HAS_DESTS = "addService made it";
 
   @Override
   public synchronized void addService(Service s) throws TableException {
@@ -85,7 +89,7 @@ final class MapTable implements Table {
                 out.add(
                     new ServiceEntry(
                         s,
-                        dests.get(s.key()).values().stream()
+                        Objects.requireNonNull(dests.get(s.key()), HAS_DESTS).values().stream()
                             .map(d -> new DestEntry(d, 0, 0, 0, Stats.ZERO))
                             .toList(),
                         Stats.ZERO)));
@@ -104,7 +108,9 @@ final class MapTable implements Table {
     services.forEach(
         (k, s) -> {
           out.add(k + " " + s.scheduler());
-          dests.get(k).values().forEach(d -> out.add(k + " -> " + d.key() + " w=" + d.weight()));
+          Objects.requireNonNull(dests.get(k), HAS_DESTS)
+              .values()
+              .forEach(d -> out.add(k + " -> " + d.key() + " w=" + d.weight()));
         });
     return List.copyOf(out);
   }

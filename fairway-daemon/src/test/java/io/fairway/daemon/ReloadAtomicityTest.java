@@ -38,6 +38,9 @@ class ReloadAtomicityTest {
 
   final ManualClock clock = new ManualClock();
   final Map<String, Boolean> up = new ConcurrentHashMap<>();
+
+  // Started by each test that needs it, before any use; closed after each when started.
+  @SuppressWarnings("NullAway.Init")
   Daemon daemon;
 
   final Table table =

@@ -31,6 +31,8 @@ class ReloadParseTest {
   /** What the next load does instead of loading, if set. */
   final AtomicReference<Runnable> before = new AtomicReference<>();
 
+  // Started by each test that needs it, before any use; closed after each when started.
+  @SuppressWarnings("NullAway.Init")
   Daemon daemon;
 
   static final String CONF =

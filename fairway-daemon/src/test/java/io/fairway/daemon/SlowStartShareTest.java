@@ -22,6 +22,7 @@ import java.net.InetAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -49,7 +50,7 @@ class SlowStartShareTest {
 
     static DestSpec spec(Dest d) {
       return new DestSpec(
-          null, d.address(), d.port(), d.weight(), d.upperThreshold(), d.lowerThreshold());
+          "", d.address(), d.port(), d.weight(), d.upperThreshold(), d.lowerThreshold());
     }
 
     @Override
@@ -108,7 +109,7 @@ class SlowStartShareTest {
       for (int tick = 0; tick < 10; tick++) {
         applier.stepSlowStarts();
         for (int i = 0; i < 40; i++, n++) {
-          Connection c = table.service.open(flow);
+          Connection c = Objects.requireNonNull(table.service.open(flow), "its servers are up");
           if (c.dest().name().equals("10.16.1.2:80")) {
             toB++;
           }

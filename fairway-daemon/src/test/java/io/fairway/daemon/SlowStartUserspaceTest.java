@@ -29,7 +29,9 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -103,7 +105,7 @@ class SlowStartUserspaceTest {
         "round_robin", ListenerSpec.tcp().withSelection(new Selection.RoundRobin()));
   }
 
-  void rampsThroughTheListener(String scheduler, ListenerSpec spec) throws Exception {
+  void rampsThroughTheListener(String scheduler, @Nullable ListenerSpec spec) throws Exception {
     ServiceKey key = ServiceKey.of(Protocol.TCP, LO, 0);
     Duration ramp = Duration.ofMinutes(10);
     try (NamedBackend a = new NamedBackend("a");
@@ -123,15 +125,16 @@ class SlowStartUserspaceTest {
       applier.setAlive("web", "c", true);
       assertThat(applier.rampsInTable()).isTrue();
 
-      InetSocketAddress vip = table.boundAddress(key);
+      InetSocketAddress vip = Objects.requireNonNull(table.boundAddress(key), "the service is up");
       Map<String, Integer> seen = new HashMap<>();
       for (int i = 0; i < 300; i++) {
         seen.merge(ask(vip), 1, Integer::sum);
       }
       // c is about 0.2% into its ramp: weight 1% of its share, so 1 or 2 of 300.
       assertThat(seen.getOrDefault("c", 0)).as("c, ramping").isBetween(1, 6);
-      assertThat(seen.get("a") + seen.get("b") + seen.getOrDefault("c", 0)).isEqualTo(300);
-      assertThat(Math.abs(seen.get("a") - seen.get("b")))
+      assertThat(seen.getOrDefault("a", 0) + seen.getOrDefault("b", 0) + seen.getOrDefault("c", 0))
+          .isEqualTo(300);
+      assertThat(Math.abs(seen.getOrDefault("a", 0) - seen.getOrDefault("b", 0)))
           .as("a and b share evenly")
           .isLessThanOrEqualTo(1);
 

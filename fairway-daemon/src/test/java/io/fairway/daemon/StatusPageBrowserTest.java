@@ -33,9 +33,18 @@ import org.openqa.selenium.logging.LogEntry;
 class StatusPageBrowserTest {
   @TempDir Path dir;
   final MapTable table = new MapTable();
+
+  // Started by each test that needs it, before any use; closed after each when started.
+  @SuppressWarnings("NullAway.Init")
   AdminFixture admin;
+
+  @SuppressWarnings("NullAway.Init")
   HeadlessChromium chrome;
+
+  @SuppressWarnings("NullAway.Init")
   ServerSocket b1;
+
+  @SuppressWarnings("NullAway.Init")
   ServerSocket b2;
 
   @AfterEach
@@ -90,10 +99,7 @@ class StatusPageBrowserTest {
 
     var wait = chrome.waiting(10);
     wait.until(d -> d.findElements(By.cssSelector("tr[data-rs]")).size() == 2);
-    wait.until(
-        d ->
-            chrome.row(r1).getAttribute("class").equals("st-up")
-                && chrome.row(r2).getAttribute("class").equals("st-up"));
+    wait.until(d -> chrome.rowClass(r1).equals("st-up") && chrome.rowClass(r2).equals("st-up"));
     assertThat(browser.findElements(By.cssSelector("button.act")))
         .as("no token, no buttons")
         .isEmpty();
@@ -102,7 +108,7 @@ class StatusPageBrowserTest {
     browser.executeScript("window.notReloaded = true;");
     b1.close();
     try {
-      chrome.waiting(3).until(d -> chrome.row(r1).getAttribute("class").equals("st-down"));
+      chrome.waiting(3).until(d -> chrome.rowClass(r1).equals("st-down"));
     } catch (RuntimeException e) {
       System.err.println("status at the timeout: " + daemon.status());
       chrome.console().forEach(l -> System.err.println("console: " + l));
@@ -126,7 +132,7 @@ class StatusPageBrowserTest {
               chrome.row(r2).findElement(By.cssSelector("button[data-action=drain]")).click();
               return true;
             });
-    wait.until(d -> chrome.row(r2).getAttribute("class").equals("st-drain"));
+    wait.until(d -> chrome.rowClass(r2).equals("st-drain"));
     await()
         .atMost(Duration.ofSeconds(3))
         .until(() -> table.lines().contains("TCP 127.0.0.1:18080 -> " + r2 + " w=0"));

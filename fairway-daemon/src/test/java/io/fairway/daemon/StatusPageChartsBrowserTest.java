@@ -18,6 +18,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -43,12 +44,26 @@ import org.openqa.selenium.logging.LogEntry;
  */
 class StatusPageChartsBrowserTest {
   @TempDir Path dir;
+
+  // Started by each test that needs it, before any use; closed after each when started.
+  @SuppressWarnings("NullAway.Init")
   ProxyTable table;
+
+  @SuppressWarnings("NullAway.Init")
   AdminFixture admin;
+
+  @SuppressWarnings("NullAway.Init")
   HeadlessChromium chrome;
+
+  @SuppressWarnings("NullAway.Init")
   HttpServer b1;
+
+  @SuppressWarnings("NullAway.Init")
   HttpServer b2;
+
+  @SuppressWarnings("NullAway.Init")
   ScheduledExecutorService load;
+
   final AtomicInteger health1 = new AtomicInteger(200);
 
   @AfterEach
@@ -163,10 +178,7 @@ class StatusPageChartsBrowserTest {
     browser.manage().window().setSize(new Dimension(1366, 768));
     browser.get(base + "/");
     var wait = chrome.waiting(20);
-    wait.until(
-        d ->
-            chrome.row(r1).getAttribute("class").equals("st-up")
-                && chrome.row(r2).getAttribute("class").equals("st-up"));
+    wait.until(d -> chrome.rowClass(r1).equals("st-up") && chrome.rowClass(r2).equals("st-up"));
 
     // Traffic: the request rate, the p99 and the charts move; the last check shows the code.
     for (String rs : List.of(r1, r2)) {
@@ -192,7 +204,7 @@ class StatusPageChartsBrowserTest {
 
     // A check changes: the server answers 503; its row and its charts turn red, the code shows.
     health1.set(503);
-    wait.until(d -> chrome.row(r1).getAttribute("class").equals("st-down"));
+    wait.until(d -> chrome.rowClass(r1).equals("st-down"));
     wait.until(d -> !chrome.row(r1).findElements(By.cssSelector(".charts.down")).isEmpty());
     wait.until(
         d ->
@@ -245,11 +257,13 @@ class StatusPageChartsBrowserTest {
     @SuppressWarnings("unchecked")
     List<Object> cells =
         (List<Object>)
-            browser.executeScript(
-                "var c = arguments[0], t = document.querySelector('table.vs');"
-                    + "return [t.tFoot.rows[0]].concat(Array.from(t.tBodies[0].rows)).map("
-                    + "  function (r) { return r.querySelector('.' + c).textContent; });",
-                cls);
+            Objects.requireNonNull(
+                browser.executeScript(
+                    "var c = arguments[0], t = document.querySelector('table.vs');"
+                        + "return [t.tFoot.rows[0]].concat(Array.from(t.tBodies[0].rows)).map("
+                        + "  function (r) { return r.querySelector('.' + c).textContent; });",
+                    cls),
+                "the script returns a list");
     long sum = 0;
     for (Object c : cells.subList(1, cells.size())) {
       sum += Long.parseLong(c.toString().trim());

@@ -16,6 +16,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
@@ -47,10 +48,22 @@ class StatusPageSessionBrowserTest {
           .connectTimeout(Duration.ofSeconds(2))
           .build();
   final AdminSessions sessions = new AdminSessions(LIFETIME, System::nanoTime);
+
+  // Started by each test that needs it, before any use; closed after each when started.
+  @SuppressWarnings("NullAway.Init")
   AdminFixture admin;
+
+  @SuppressWarnings("NullAway.Init")
   HeadlessChromium chrome;
+
+  @SuppressWarnings("NullAway.Init")
   ServerSocket b1;
+
+  @SuppressWarnings("NullAway.Init")
   ServerSocket b2;
+
+  // Set by each test from the fixture it starts, before any use.
+  @SuppressWarnings("NullAway.Init")
   String base;
 
   @AfterEach
@@ -190,12 +203,10 @@ class StatusPageSessionBrowserTest {
     browser.findElement(By.cssSelector("#auth button")).click();
     waiting(10).until(d -> d.findElements(By.cssSelector("tr[data-rs]")).size() == 2);
     waiting(10)
-        .until(
-            d ->
-                chrome.row(r1).getAttribute("class").equals("st-up")
-                    && chrome.row(r2).getAttribute("class").equals("st-up"));
-    Cookie c = browser.manage().getCookieNamed(AdminSessions.cookieName(port));
-    assertThat(c).isNotNull();
+        .until(d -> chrome.rowClass(r1).equals("st-up") && chrome.rowClass(r2).equals("st-up"));
+    Cookie found = browser.manage().getCookieNamed(AdminSessions.cookieName(port));
+    assertThat(found).isNotNull();
+    Cookie c = Objects.requireNonNull(found, "asserted above");
     assertThat(c.isHttpOnly()).isTrue();
     assertThat(c.getValue()).isNotEqualTo(secret);
     assertThat(browser.executeScript("return document.cookie;"))
@@ -206,7 +217,7 @@ class StatusPageSessionBrowserTest {
     // Past the first session's end (its stream closed) and two renewals: still live.
     await().atMost(Duration.ofSeconds(20)).until(() -> sessions.minted() >= mintedBefore + 3);
     b1.close();
-    waiting(10).until(d -> chrome.row(r1).getAttribute("class").equals("st-down"));
+    waiting(10).until(d -> chrome.rowClass(r1).equals("st-down"));
     assertThat(browser.executeScript("return window.notReloaded === true;")).isEqualTo(true);
 
     // The buttons go with the header, as on loopback.
@@ -216,7 +227,7 @@ class StatusPageSessionBrowserTest {
               chrome.row(r2).findElement(By.cssSelector("button[data-action=drain]")).click();
               return true;
             });
-    waiting(10).until(d -> chrome.row(r2).getAttribute("class").equals("st-drain"));
+    waiting(10).until(d -> chrome.rowClass(r2).equals("st-drain"));
     await()
         .atMost(Duration.ofSeconds(3))
         .until(() -> table.lines().contains("TCP 127.0.0.1:18081 -> " + r2 + " w=0"));

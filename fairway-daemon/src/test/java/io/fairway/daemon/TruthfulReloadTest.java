@@ -35,7 +35,12 @@ import org.junit.jupiter.api.io.TempDir;
 class TruthfulReloadTest {
   @TempDir Path dir;
   final ManualClock clock = new ManualClock();
+
+  // Started by each test that needs it, before any use; closed after each when started.
+  @SuppressWarnings("NullAway.Init")
   Daemon daemon;
+
+  @SuppressWarnings("NullAway.Init")
   Table table;
 
   @AfterEach

@@ -13,6 +13,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CyclicBarrier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The same measurements as the JMH benchmarks, in <em>thread CPU time</em> and allocated bytes per
@@ -30,7 +31,7 @@ public final class CpuTimeBench {
 
   // A blackhole: written so the JIT cannot drop the measured work, and never read on purpose.
   @SuppressWarnings("UnusedVariable")
-  private static volatile Object sink;
+  private static volatile @Nullable Object sink;
 
   private CpuTimeBench() {}
 
@@ -38,7 +39,7 @@ public final class CpuTimeBench {
   record Result(double nsPerOp, double bytesPerOp) {}
 
   interface Op {
-    Object run(int i);
+    @Nullable Object run(int i);
   }
 
   /** Median of 5 rounds of {@code n} operations, after warming up. */

@@ -4,6 +4,7 @@ import io.fairway.director.AbstractDirector;
 import io.fairway.director.Backend;
 import io.fairway.director.Request;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -55,7 +56,7 @@ public class DirectorPickBench {
   }
 
   @Benchmark
-  public Backend pick(Shared s, Cursor c) {
+  public @Nullable Backend pick(Shared s, Cursor c) {
     return s.d.pick(s.requests[c.i++ & 4095]);
   }
 }

@@ -6,6 +6,7 @@ import io.fairway.director.varnish.ShardParams;
 import io.fairway.director.varnish.ShardRing;
 import java.util.Arrays;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -54,7 +55,7 @@ public class ShardLookupBench {
   }
 
   @Benchmark
-  public Backend shardPick() {
+  public @Nullable Backend shardPick() {
     return shard.pick(keys[i++ & 4095], 0, ShardParams.DEFAULTS);
   }
 

@@ -16,6 +16,7 @@ import java.net.InetAddress;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.SplittableRandom;
 
 /**
@@ -31,6 +32,8 @@ import java.util.SplittableRandom;
  * io.fairway.bench.sched.BalanceSimulator [keys]}
  */
 public final class BalanceSimulator {
+  private static final String ALL_UP = "every server is up, so one is picked";
+
   private BalanceSimulator() {}
 
   interface Picker {
@@ -153,8 +156,8 @@ public final class BalanceSimulator {
           InetAddress.getByAddress(
               new byte[] {(byte) (c >>> 24), (byte) (c >>> 16), (byte) (c >>> 8), (byte) c});
       Flow f = Flow.fromClient(a, 0);
-      SchedDest d = factor == 0 ? vs.pick(f) : vs.open(f).dest();
-      out[i] = d.name();
+      SchedDest d = factor == 0 ? vs.pick(f) : Objects.requireNonNull(vs.open(f), ALL_UP).dest();
+      out[i] = Objects.requireNonNull(d, ALL_UP).name();
     }
     return out;
   }
@@ -164,7 +167,10 @@ public final class BalanceSimulator {
     for (DestSpec d : servers(n, removed)) sd.add(Member.of(Backend.named(d.name())));
     String[] out = new String[clients.length];
     for (int i = 0; i < clients.length; i++) {
-      out[i] = sd.pick(Integer.toUnsignedLong(clients[i]), 0, ShardParams.DEFAULTS).name();
+      out[i] =
+          Objects.requireNonNull(
+                  sd.pick(Integer.toUnsignedLong(clients[i]), 0, ShardParams.DEFAULTS), ALL_UP)
+              .name();
     }
     return out;
   }
@@ -175,7 +181,10 @@ public final class BalanceSimulator {
     BoundedLoadDirector bl = new BoundedLoadDirector(sd, factor);
     String[] out = new String[clients.length];
     for (int i = 0; i < clients.length; i++) {
-      out[i] = bl.open(Request.ofKey(Integer.toUnsignedLong(clients[i]))).backend().name();
+      out[i] =
+          Objects.requireNonNull(bl.open(Request.ofKey(Integer.toUnsignedLong(clients[i]))), ALL_UP)
+              .backend()
+              .name();
     }
     return out;
   }

@@ -9,6 +9,7 @@ import java.net.InetAddress;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.SplittableRandom;
 
@@ -80,7 +81,11 @@ public final class MaglevRemovalSimulator {
       InetAddress a =
           InetAddress.getByAddress(
               new byte[] {127, 0, (byte) (10 + c / 250), (byte) (c % 250 + 1)});
-      out[c] = vs.pick(Flow.fromClient(a, 0)).name();
+      out[c] =
+          Objects.requireNonNull(
+                  vs.pick(Flow.fromClient(a, 0)),
+                  "every server is up with weight 1, so one is picked")
+              .name();
     }
     return out;
   }

@@ -11,6 +11,7 @@ import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Mode;
@@ -56,7 +57,7 @@ public class SchedDirectorBenchmark {
   }
 
   @Benchmark
-  public Backend pick() {
+  public @Nullable Backend pick() {
     return director.pick(requests[i++ & 4095]);
   }
 }

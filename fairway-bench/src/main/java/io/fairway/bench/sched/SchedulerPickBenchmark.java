@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Mode;
@@ -79,7 +80,7 @@ public class SchedulerPickBenchmark {
   }
 
   @Benchmark
-  public SchedDest pick() {
+  public @Nullable SchedDest pick() {
     return scheduler.schedule(flows[i++ & 4095]);
   }
 }

@@ -16,8 +16,10 @@ import io.fairway.director.varnish.RoundRobinDirector;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.List;
+import java.util.Objects;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Mode;
@@ -50,8 +52,9 @@ public class SlowStartPickBenchmark {
   @Param({"10", "100"})
   public int servers;
 
-  private SchedService service;
-  private AbstractDirector<?> director;
+  // One of the two, by whether the algorithm names a kernel scheduler or a director.
+  private @Nullable SchedService service;
+  private @Nullable AbstractDirector<?> director;
   private Flow[] flows;
   private int i;
 
@@ -101,11 +104,12 @@ public class SlowStartPickBenchmark {
   }
 
   @Benchmark
-  public Object pick() {
+  public @Nullable Object pick() {
     if (service != null) {
       SchedDest d = service.pick(flows[i++ & 4095]);
       return d;
     }
-    return director.pick(Request.EMPTY);
+    return Objects.requireNonNull(director, "setUp made a director, not a scheduler")
+        .pick(Request.EMPTY);
   }
 }

@@ -48,7 +48,7 @@ public record AnnounceStatus(
   }
 
   /** The lines {@code fairway status} ends with; none when not announcing. */
-  public static String text(Announcing a) {
+  public static String text(@Nullable Announcing a) {
     AnnounceStatus s = of(a);
     if (!s.configured()) {
       return "";
