@@ -8,76 +8,16 @@
 #   [ROUNDS=2] [WARMUP=2] [PREWARM=8] bench/proxy-h2.sh [DURATION_SECONDS=8]
 set -euo pipefail
 source "$(dirname "$0")/proxy-lib.sh"
+source "$(dirname "$0")/tls-peers.sh"
 DUR=${1:-8}
 ROUNDS=${ROUNDS:-2}
 WARMUP=${WARMUP:-2}
 for b in h2load haproxy /usr/sbin/nginx openssl java; do command -v "$b" >/dev/null || { echo "missing $b" >&2; exit 1; }; done
 ulimit -n "$(ulimit -Hn)"
 
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=bench.test \
-  -addext subjectAltName=DNS:bench.test -keyout "$WORK/key.pem" -out "$WORK/cert.pem" 2>/dev/null
-cat "$WORK/cert.pem" "$WORK/key.pem" >"$WORK/both.pem"
-
-JAR="$ROOT/fairway-daemon/target/fairway.jar"
-if [[ ! -f $JAR ]]; then (cd "$ROOT" && mvn -q -B -ntp -DskipTests package >&2); fi
-
 B1=$(free_port); start_nginx b1 "$B1"
 B2=$(free_port); start_nginx b2 "$B2"
-declare -A PORT PID
-
-P=$(free_port); PORT[haproxy]=$P
-{
-  haproxy_globals
-  printf 'listen h2\n  bind 127.0.0.1:%s ssl crt %s alpn h2,http/1.1\n  mode http\n  option http-keep-alive\n  http-reuse safe\n  balance roundrobin\n' "$P" "$WORK/both.pem"
-  printf '  server n1 127.0.0.1:%s\n  server n2 127.0.0.1:%s\n' "$B1" "$B2"
-} >"$WORK/haproxy.cfg"
-haproxy -f "$WORK/haproxy.cfg" -db 2>"$WORK/haproxy.err" &
-PID[haproxy]=$!; PIDS+=("${PID[haproxy]}"); wait_port "$P"
-
-P=$(free_port); PORT[nginx]=$P; dir="$WORK/nginx-h2"; mkdir -p "$dir/logs"
-cat >"$dir/nginx.conf" <<CONF
-worker_processes 2;
-error_log $dir/logs/error.log warn;
-pid $dir/nginx.pid;
-events { worker_connections 8192; }
-http {
-  access_log off;
-  client_body_temp_path $dir/body; proxy_temp_path $dir/proxy;
-  fastcgi_temp_path $dir/fcgi; uwsgi_temp_path $dir/uwsgi; scgi_temp_path $dir/scgi;
-  keepalive_requests 1000000;
-  upstream b { server 127.0.0.1:$B1; server 127.0.0.1:$B2; keepalive 64; }
-  server {
-    listen 127.0.0.1:$P ssl http2;
-    ssl_certificate $WORK/cert.pem; ssl_certificate_key $WORK/key.pem;
-    ssl_protocols TLSv1.2 TLSv1.3;
-    location / { proxy_pass http://b; proxy_http_version 1.1; proxy_set_header Connection ""; }
-  }
-}
-CONF
-/usr/sbin/nginx -p "$dir" -c "$dir/nginx.conf" -g 'daemon off;' &
-PID[nginx]=$!; PIDS+=("${PID[nginx]}"); wait_port "$P"
-
-P=$(free_port); PORT[fairway]=$P
-cat >"$WORK/keepalived.conf" <<CONF
-virtual_server 127.0.0.1 $P {
-    lb_algo rr
-    lb_kind HTTP
-    protocol TCP
-    tls {
-        certificate $WORK/cert.pem $WORK/key.pem
-    }
-    real_server 127.0.0.1 $B1 {
-        weight 1
-    }
-    real_server 127.0.0.1 $B2 {
-        weight 1
-    }
-}
-CONF
-# shellcheck disable=SC2046
-FAIRWAY_RUNTIME_DIR="$WORK/run" java $(fairway_jvm_opts) -jar "$JAR" run --userspace -f "$WORK/keepalived.conf" \
-  >"$WORK/fairway.out" 2>&1 &
-PID[fairway]=$!; PIDS+=("${PID[fairway]}"); wait_port "$P" 60
+start_tls_peers h2,http/1.1 "$B1" "$B2"
 
 # h2load: one thread per core; the shape's clients and streams; a fixed duration after a warm-up.
 h2_run() { # url seconds clients streams log -> "rps p99_ms errors requests"
@@ -110,9 +50,6 @@ for ((round = 1; round <= ROUNDS; round++)); do
     for t in $TARGETS; do measure "$t" "$shape"; done
   done
 done
-median() {
-  awk -v c="$1" 'NF { print $c }' | sort -g | awk '{ v[NR] = $1 } END { printf "%.3f\n", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
 printf '# h2 over TLS (ALPN h2): ECDSA P-256, h2load -t2, %d s after %d s warm-up, median of %d rounds, %s, loadavg %s\n' \
   "$DUR" "$WARMUP" "$ROUNDS" "$(date -u +%FT%TZ)" "$(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-10s %-10s %10s %10s %14s\n' target conns×str req/s p99-ms cpu-us/req

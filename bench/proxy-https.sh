@@ -8,6 +8,7 @@
 #   [ROUNDS=2] [WARMUP=3] [PREWARM=10] [CONNS=64] bench/proxy-https.sh [DURATION_SECONDS=8]
 set -euo pipefail
 source "$(dirname "$0")/proxy-lib.sh"
+source "$(dirname "$0")/tls-peers.sh"
 DUR=${1:-8}
 ROUNDS=${ROUNDS:-2}
 WARMUP=${WARMUP:-3}
@@ -15,72 +16,9 @@ CONNS=${CONNS:-64}
 for b in wrk haproxy /usr/sbin/nginx openssl java; do command -v "$b" >/dev/null || { echo "missing $b" >&2; exit 1; }; done
 ulimit -n "$(ulimit -Hn)"
 
-# One certificate for all three, as a site would have: ECDSA P-256 (what most sites serve now).
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=bench.test \
-  -addext subjectAltName=DNS:bench.test -keyout "$WORK/key.pem" -out "$WORK/cert.pem" 2>/dev/null
-cat "$WORK/cert.pem" "$WORK/key.pem" >"$WORK/both.pem"
-
-JAR="$ROOT/fairway-daemon/target/fairway.jar"
-if [[ ! -f $JAR ]]; then (cd "$ROOT" && mvn -q -B -ntp -DskipTests package >&2); fi
-
 B1=$(free_port); start_nginx b1 "$B1"
 B2=$(free_port); start_nginx b2 "$B2"
-declare -A PORT PID
-
-P=$(free_port); PORT[haproxy]=$P
-{
-  haproxy_globals
-  printf 'listen https\n  bind 127.0.0.1:%s ssl crt %s alpn http/1.1\n  mode http\n  option http-keep-alive\n  http-reuse safe\n  balance roundrobin\n' "$P" "$WORK/both.pem"
-  printf '  server n1 127.0.0.1:%s\n  server n2 127.0.0.1:%s\n' "$B1" "$B2"
-} >"$WORK/haproxy.cfg"
-haproxy -f "$WORK/haproxy.cfg" -db 2>"$WORK/haproxy.err" &
-PID[haproxy]=$!; PIDS+=("${PID[haproxy]}"); wait_port "$P"
-
-P=$(free_port); PORT[nginx]=$P; dir="$WORK/nginx-tls"; mkdir -p "$dir/logs"
-cat >"$dir/nginx.conf" <<CONF
-worker_processes 2;
-error_log $dir/logs/error.log warn;
-pid $dir/nginx.pid;
-events { worker_connections 8192; }
-http {
-  access_log off;
-  client_body_temp_path $dir/body; proxy_temp_path $dir/proxy;
-  fastcgi_temp_path $dir/fcgi; uwsgi_temp_path $dir/uwsgi; scgi_temp_path $dir/scgi;
-  keepalive_requests 1000000;
-  upstream b { server 127.0.0.1:$B1; server 127.0.0.1:$B2; keepalive 64; }
-  server {
-    listen 127.0.0.1:$P ssl;
-    ssl_certificate $WORK/cert.pem; ssl_certificate_key $WORK/key.pem;
-    ssl_protocols TLSv1.2 TLSv1.3;
-    location / { proxy_pass http://b; proxy_http_version 1.1; proxy_set_header Connection ""; }
-  }
-}
-CONF
-/usr/sbin/nginx -p "$dir" -c "$dir/nginx.conf" -g 'daemon off;' &
-PID[nginx]=$!; PIDS+=("${PID[nginx]}"); wait_port "$P"
-
-P=$(free_port); PORT[fairway]=$P
-cat >"$WORK/keepalived.conf" <<CONF
-virtual_server 127.0.0.1 $P {
-    lb_algo rr
-    lb_kind HTTP
-    protocol TCP
-    tls {
-        certificate $WORK/cert.pem $WORK/key.pem
-        alpn http/1.1
-    }
-    real_server 127.0.0.1 $B1 {
-        weight 1
-    }
-    real_server 127.0.0.1 $B2 {
-        weight 1
-    }
-}
-CONF
-# shellcheck disable=SC2046
-FAIRWAY_RUNTIME_DIR="$WORK/run" java $(fairway_jvm_opts) -jar "$JAR" run --userspace -f "$WORK/keepalived.conf" \
-  >"$WORK/fairway.out" 2>&1 &
-PID[fairway]=$!; PIDS+=("${PID[fairway]}"); wait_port "$P" 60
+start_tls_peers http/1.1 "$B1" "$B2"
 
 TARGETS="haproxy nginx fairway"
 declare -A R
@@ -101,9 +39,6 @@ for ((round = 1; round <= ROUNDS; round++)); do
     for t in $TARGETS; do measure "$t" "$shape"; done
   done
 done
-median() {
-  awk -v c="$1" 'NF { print $c }' | sort -g | awk '{ v[NR] = $1 } END { printf "%.3f\n", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
 printf '# https: ECDSA P-256, wrk -t%s -c%d, %d s, median of %d rounds, %s, loadavg %s\n' \
   "${WRK_THREADS:-2}" "$CONNS" "$DUR" "$ROUNDS" "$(date -u +%FT%TZ)" "$(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-10s %-10s %10s %10s %14s\n' target shape req/s p99-ms cpu-us/req

@@ -31,18 +31,6 @@ export NGINX_WORKER_CONNECTIONS=$((N + 100)) HAPROXY_MAXCONN=$((N + 100)) NGINX_
 B1=$(free_port); B2=$(free_port)
 start_nginx n1 "$B1"; start_nginx n2 "$B2"
 
-pids_of() { # pid -> the pid and its children (nginx's workers)
-  echo "$1" $(cat /proc/"$1"/task/*/children 2>/dev/null)
-}
-kb() { # field pid... -> sum of that field (kB) of /proc/PID/smaps_rollup (Pss, Rss)
-  local f=$1 p t=0; shift
-  for p in "$@"; do t=$((t + $(awk -v f="$f:" '$1 == f { print $2 }' "/proc/$p/smaps_rollup"))); done
-  echo "$t"
-}
-live_heap() { # pid -> the Java heap in use after a full GC, in kB: what the connections retain
-  jcmd "$1" GC.run >/dev/null
-  jcmd "$1" GC.heap_info | awk '/garbage-first heap|heap total/ { for (i = 1; i < NF; i++) if ($i == "used") { v = $(i + 1); sub(/K,?$/, "", v); print v; exit } }'
-}
 netty() { # fairway port -> "direct_bytes live_buffers" from the test main's `mem` command
   fairway_cmd mem
   local deadline=$((SECONDS + 5)) n0 n

@@ -182,6 +182,20 @@ CLK_TCK=$(getconf CLK_TCK)
 
 fairway_cmd() { echo "$*" >&7; }
 
+# Memory readings for the idle-connection benchmarks (proxy-idle-memory*.sh).
+pids_of() { # pid -> the pid and its children (nginx's workers)
+  echo "$1" $(cat /proc/"$1"/task/*/children 2>/dev/null)
+}
+kb() { # field pid... -> sum of that field (kB) of /proc/PID/smaps_rollup (Pss, Rss)
+  local f=$1 p t=0; shift
+  for p in "$@"; do t=$((t + $(awk -v f="$f:" '$1 == f { print $2 }' "/proc/$p/smaps_rollup"))); done
+  echo "$t"
+}
+live_heap() { # pid -> the Java heap in use after a full GC, in kB: what the connections retain
+  jcmd "$1" GC.run >/dev/null
+  jcmd "$1" GC.heap_info | awk '/garbage-first heap|heap total/ { for (i = 1; i < NF; i++) if ($i == "used") { v = $(i + 1); sub(/K,?$/, "", v); print v; exit } }'
+}
+
 # wrk_run URL SECONDS CONNECTIONS -> prints "rps p50 p90 p99 errors non2xx requests bytes"
 # (WRK_HEADER="Name: value" adds a request header, e.g. "Connection: close")
 # (latencies in ms)
