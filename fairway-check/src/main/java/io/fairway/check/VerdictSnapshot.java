@@ -17,7 +17,7 @@ import java.util.List;
  * @param servers every real server, in configuration order
  */
 public record VerdictSnapshot(
-    String name, boolean quorumUp, long weightSum, List<RealServerStatus> servers) {
+    String name, boolean quorumUp, long weightSum, List<RealServerVerdict> servers) {
   public VerdictSnapshot {
     servers = List.copyOf(servers);
   }

@@ -5,7 +5,7 @@ import io.fairway.apply.Applier;
 import io.fairway.apply.InitialState;
 import io.fairway.apply.UnknownServerException;
 import io.fairway.check.QuorumChanged;
-import io.fairway.check.RealServerStatus;
+import io.fairway.check.RealServerVerdict;
 import io.fairway.check.ServerStateChanged;
 import io.fairway.check.VerdictListener;
 import io.fairway.check.VerdictSnapshot;
@@ -78,7 +78,7 @@ public final class ApplyingListener implements VerdictListener {
       if (!applier.initialized(vs)) {
         Set<String> alive = new HashSet<>();
         Map<String, Integer> weights = new HashMap<>();
-        for (RealServerStatus rs : status.servers()) {
+        for (RealServerVerdict rs : status.servers()) {
           if (rs.alive()) {
             alive.add(rs.name());
           }
@@ -99,7 +99,7 @@ public final class ApplyingListener implements VerdictListener {
             status.quorumUp() ? "up" : "down");
         return;
       }
-      for (RealServerStatus rs : status.servers()) {
+      for (RealServerVerdict rs : status.servers()) {
         applier.setWeight(vs, rs.name(), rs.weight());
         if (rs.alive() != applier.alive(vs, rs.name())) {
           applier.setAlive(vs, rs.name(), rs.alive());
@@ -111,7 +111,7 @@ public final class ApplyingListener implements VerdictListener {
                 rs.alive() ? "reload: up" : "reload: waiting for the first check",
                 clock.instant()));
       }
-      h.keySet().retainAll(status.servers().stream().map(RealServerStatus::name).toList());
+      h.keySet().retainAll(status.servers().stream().map(RealServerVerdict::name).toList());
       applier.quorum(vs, status.quorumUp());
     } catch (TableException e) {
       throw new TableFailure(vs + ": " + e.getMessage(), e);

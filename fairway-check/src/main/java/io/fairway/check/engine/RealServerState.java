@@ -1,6 +1,6 @@
 package io.fairway.check.engine;
 
-import io.fairway.check.RealServerStatus;
+import io.fairway.check.RealServerVerdict;
 import io.fairway.check.spec.RealServerSpec;
 import java.util.List;
 
@@ -49,7 +49,7 @@ final class RealServerState {
     return (int) Math.max(0, Math.min(Integer.MAX_VALUE, w));
   }
 
-  RealServerStatus status() {
-    return new RealServerStatus(spec.name(), alive, weight());
+  RealServerVerdict status() {
+    return new RealServerVerdict(spec.name(), alive, weight());
   }
 }

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.fairway.check.CheckConfigException;
 import io.fairway.check.QuorumChanged;
+import io.fairway.check.RealServerVerdict;
 import io.fairway.check.ServerStateChanged;
 import io.fairway.check.WeightChanged;
 import io.fairway.check.spec.CheckTiming;
@@ -145,8 +146,7 @@ class EngineIntegrationTest {
       engine.start(List.of(VirtualServerSpec.of("vs", List.of(down, zero), 1, 0)));
       assertThat(rec.initial.get(0).servers())
           .containsExactly(
-              new io.fairway.check.RealServerStatus("down", false, 5),
-              new io.fairway.check.RealServerStatus("zero", true, 0));
+              new RealServerVerdict("down", false, 5), new RealServerVerdict("zero", true, 0));
       assertThat(rec.initial.get(0).quorumUp()).isFalse();
       Files.writeString(fault, "0\n");
       clock.advance(Duration.ofSeconds(3));

@@ -7,4 +7,4 @@ package io.fairway.check;
  * @param alive whether all of its checkers are up
  * @param weight its effective weight, clamped to {@code [0, Integer.MAX_VALUE]}
  */
-public record RealServerStatus(String name, boolean alive, int weight) {}
+public record RealServerVerdict(String name, boolean alive, int weight) {}
