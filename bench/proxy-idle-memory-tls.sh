@@ -5,7 +5,7 @@
 # a TLS 1.3 handshake and one request, then stay connected, silent; the script reads each proxy's
 # PSS before and after and scales the growth to 10,000 connections (PSS, RSS and the live heap as
 # bench/proxy-idle-memory.sh reads them). Every peer's idle and keep-alive timeouts are raised to
-# 600 s so that none closes a connection while the others are opened. Bounded: about N / 100 + 30 s
+# 600 s so that none closes a connection while the others are opened. Bounded: N / 20 + 60 s at most
 # per target (the clients' handshakes are the slow part).
 #   [MODE=https|h2] [N=4000] [WARM=0] [TARGETS="haproxy nginx fairway"] bench/proxy-idle-memory-tls.sh
 # WARM=n first opens and closes n connections (handshake and one request each) before the first
