@@ -7,9 +7,9 @@
 #   bench/ipvs-batch.sh [services] [dests-per-service] [rounds]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mvn -q -B -ntp -pl fairway-ipvs -am test-compile
-mvn -q -B -ntp -pl fairway-ipvs dependency:build-classpath -Dmdep.includeScope=test \
+# One reactor build, so the classpath names the modules' target/classes (fairway-netlink, fairway-os,
+# fairway-testkit's UML harness), not installed jars a clean clone does not have.
+mvn -q -B -ntp -pl fairway-ipvs -am test-compile dependency:build-classpath -Dmdep.includeScope=test \
   -Dmdep.outputFile=target/ipvs-bench.classpath >/dev/null
-# fairway-testkit's own classes (the UML harness) first: the classpath file names its installed jar.
 cp="$(cd fairway-ipvs && realpath -m target/classes):$(cd fairway-ipvs && realpath -m target/test-classes):$(realpath -m fairway-testkit/target/classes):$(cat fairway-ipvs/target/ipvs-bench.classpath)"
 exec java -cp "$cp" io.fairway.ipvs.uml.BatchBenchmark "${1:-10}" "${2:-1000}" "${3:-2}"

@@ -1,8 +1,6 @@
 package io.fairway.cli;
 
-import com.sun.jna.Library;
-import com.sun.jna.Native;
-import com.sun.jna.Pointer;
+import io.fairway.os.LibC;
 import java.io.IOException;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationHandler;
@@ -13,7 +11,6 @@ import java.math.BigInteger;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Set;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,13 +40,6 @@ final class Signals {
   interface Restore extends AutoCloseable {
     @Override
     void close();
-  }
-
-  /** libc's {@code signal(2)}: only used to put an ignored signal back to {@code SIG_DFL}. */
-  interface LibC extends Library {
-    LibC INSTANCE = Native.load("c", LibC.class);
-
-    @Nullable Pointer signal(int signum, @Nullable Pointer handler);
   }
 
   /**
@@ -106,7 +96,7 @@ final class Signals {
 
   private static void takeBack(String name, int number) {
     try {
-      LibC.INSTANCE.signal(number, null); // SIG_DFL, so that the JVM may install its handler
+      LibC.signal(number, null); // SIG_DFL, so that the JVM may install its handler
       LOG.info(
           "SIG{} was ignored by whoever started fairway (nohup?); fairway handles it anyway", name);
     } catch (LinkageError e) {

@@ -1,11 +1,11 @@
 package io.fairway.vrrp;
 
-import io.fairway.check.script.ScriptExecutor;
-import io.fairway.check.script.ScriptOutcome;
-import io.fairway.check.spec.ScriptSpec;
 import io.fairway.config.model.base.Script;
 import io.fairway.config.model.vrrp.Notify;
 import io.fairway.config.model.vrrp.VrrpScript;
+import io.fairway.os.script.ScriptExecutor;
+import io.fairway.os.script.ScriptOutcome;
+import io.fairway.os.script.ScriptSpec;
 import io.fairway.vrrp.state.State;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,10 +1,10 @@
 package io.fairway.vrrp;
 
-import io.fairway.check.script.ScriptExecutor;
-import io.fairway.check.script.ScriptOutcome;
 import io.fairway.config.model.vrrp.SyncGroup;
 import io.fairway.config.model.vrrp.VrrpConfig;
 import io.fairway.config.model.vrrp.VrrpInstance;
+import io.fairway.os.script.ScriptExecutor;
+import io.fairway.os.script.ScriptOutcome;
 import io.fairway.vrrp.io.Link;
 import io.fairway.vrrp.io.LinkWatch;
 import io.fairway.vrrp.io.VrrpSocket;

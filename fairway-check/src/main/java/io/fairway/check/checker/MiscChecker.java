@@ -1,8 +1,8 @@
 package io.fairway.check.checker;
 
-import io.fairway.check.script.ScriptExecutor;
-import io.fairway.check.script.ScriptOutcome;
 import io.fairway.check.spec.MiscCheckSpec;
+import io.fairway.os.script.ScriptExecutor;
+import io.fairway.os.script.ScriptOutcome;
 import java.time.Duration;
 import java.util.function.Consumer;
 

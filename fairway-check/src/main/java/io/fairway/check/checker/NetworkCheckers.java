@@ -1,7 +1,6 @@
 package io.fairway.check.checker;
 
 import io.fairway.check.CheckConfigException;
-import io.fairway.check.script.ScriptExecutor;
 import io.fairway.check.spec.CheckSpec;
 import io.fairway.check.spec.DnsCheckSpec;
 import io.fairway.check.spec.FileCheckSpec;
@@ -13,6 +12,8 @@ import io.fairway.check.spec.SmtpCheckSpec;
 import io.fairway.check.spec.TcpCheckSpec;
 import io.fairway.check.spec.UdpCheckSpec;
 import io.fairway.check.spec.VirtualServerSpec;
+import io.fairway.os.script.ScriptExecutor;
+import io.fairway.os.script.ScriptRejectedException;
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
@@ -193,7 +194,11 @@ public final class NetworkCheckers implements CheckerFactory, AutoCloseable {
     if (spec instanceof PingCheckSpec s) {
       return pinger.checker(s, where);
     } else if (spec instanceof MiscCheckSpec s) {
-      scripts.validate(s.script(), where);
+      try {
+        scripts.validate(s.script(), where);
+      } catch (ScriptRejectedException e) {
+        throw new CheckConfigException(e.reason());
+      }
       return new MiscChecker(s, rs.weight(), scripts);
     } else if (spec instanceof FileCheckSpec s) {
       return FileChecker.open(s, where);

@@ -1,13 +1,11 @@
 package io.fairway.check.checker;
 
 import com.sun.jna.LastErrorException;
-import com.sun.jna.Library;
 import com.sun.jna.Memory;
-import com.sun.jna.Native;
-import com.sun.jna.Pointer;
 import io.fairway.check.CheckConfigException;
 import io.fairway.check.spec.CheckSource;
 import io.fairway.check.spec.PingCheckSpec;
+import io.fairway.os.LibC;
 import java.io.IOException;
 import java.net.Inet6Address;
 import java.net.InetAddress;
@@ -46,11 +44,8 @@ final class Pinger implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Pinger.class);
   private static final int AF_INET = 2;
   private static final int AF_INET6 = 10;
-  private static final int SOCK_DGRAM = 2;
   private static final int IPPROTO_ICMP = 1;
   private static final int IPPROTO_ICMPV6 = 58;
-  private static final int SOL_SOCKET = 1;
-  private static final int SO_RCVTIMEO = 20;
   private static final int EACCES = 13;
   private static final int SHUT_RDWR = 2;
   private static final int ICMP_ECHO = 8;
@@ -59,27 +54,6 @@ final class Pinger implements AutoCloseable {
   private static final int ICMPV6_ECHO_REPLY = 129;
   private static final int SOCKADDR_IN6 = 28;
   private static final Path GROUP_RANGE = Path.of("/proc/sys/net/ipv4/ping_group_range");
-
-  interface C extends Library {
-    C INSTANCE = Native.load("c", C.class);
-
-    int socket(int domain, int type, int protocol) throws LastErrorException;
-
-    int setsockopt(int fd, int level, int name, Pointer value, int len) throws LastErrorException;
-
-    int bind(int fd, Pointer addr, int addrLen) throws LastErrorException;
-
-    long sendto(int fd, Pointer buf, long len, int flags, Pointer addr, int addrLen)
-        throws LastErrorException;
-
-    long recvfrom(int fd, Pointer buf, long len, int flags, Pointer addr, Pointer addrLen);
-
-    int close(int fd);
-
-    int shutdown(int fd, int how);
-
-    int getegid();
-  }
 
   private record Key(boolean v6, CheckSource source) {}
 
@@ -154,11 +128,11 @@ final class Pinger implements AutoCloseable {
    */
   private static void checkAllowed(boolean v6, String where) {
     try {
-      C.INSTANCE.close(openSocket(v6));
+      LibC.Quiet.close(openSocket(v6));
     } catch (LastErrorException e) {
       if (e.getErrorCode() == EACCES && widenGroupRange()) {
         try {
-          C.INSTANCE.close(openSocket(v6));
+          LibC.Quiet.close(openSocket(v6));
           return;
         } catch (LastErrorException again) {
           e = again;
@@ -171,7 +145,7 @@ final class Pinger implements AutoCloseable {
               + " ping socket ("
               + SocketOptions.reason(e.getErrorCode())
               + "); allow our group in net.ipv4.ping_group_range");
-    } catch (UnsatisfiedLinkError e) {
+    } catch (LinkageError e) {
       throw new CheckConfigException(
           where + ": ICMP ping sockets need Linux libc: " + e.getMessage());
     }
@@ -180,15 +154,15 @@ final class Pinger implements AutoCloseable {
   private static int openSocket(boolean v6) {
     int s =
         v6
-            ? C.INSTANCE.socket(AF_INET6, SOCK_DGRAM, IPPROTO_ICMPV6)
-            : C.INSTANCE.socket(AF_INET, SOCK_DGRAM, IPPROTO_ICMP);
+            ? LibC.socket(AF_INET6, LibC.SOCK_DGRAM, IPPROTO_ICMPV6)
+            : LibC.socket(AF_INET, LibC.SOCK_DGRAM, IPPROTO_ICMP);
     Memory tv = new Memory(16);
     tv.setLong(0, 0);
     tv.setLong(8, 100_000); // 100 ms: how often the receiver wakes to expire unanswered requests
     try {
-      C.INSTANCE.setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, tv, 16);
+      LibC.setsockopt(s, LibC.SOL_SOCKET, LibC.SO_RCVTIMEO, tv, 16);
     } catch (LastErrorException e) {
-      C.INSTANCE.close(s);
+      LibC.Quiet.close(s);
       throw e;
     }
     return s;
@@ -196,7 +170,7 @@ final class Pinger implements AutoCloseable {
 
   private static boolean widenGroupRange() {
     try {
-      int gid = C.INSTANCE.getegid();
+      int gid = LibC.getegid();
       String line;
       // Not Files.readString: it trusts procfs's size of 0 and returns a truncated read.
       try (var r = Files.newBufferedReader(GROUP_RANGE)) {
@@ -281,7 +255,7 @@ final class Pinger implements AutoCloseable {
             bind = InetAddress.getByAddress(new byte[v6 ? 16 : 4]);
           }
           try {
-            C.INSTANCE.bind(s, sockaddr(bind, source.port(), 0), v6 ? SOCKADDR_IN6 : 16);
+            LibC.bind(s, sockaddr(bind, source.port(), 0), v6 ? SOCKADDR_IN6 : 16);
           } catch (LastErrorException e) {
             String host =
                 bind instanceof Inet6Address v6
@@ -297,7 +271,7 @@ final class Pinger implements AutoCloseable {
           }
         }
       } catch (RuntimeException | java.net.UnknownHostException e) {
-        C.INSTANCE.close(s);
+        LibC.Quiet.close(s);
         if (e instanceof SocketOptions.SourceException se) {
           throw se;
         }
@@ -325,7 +299,7 @@ final class Pinger implements AutoCloseable {
       pkt.setLong(8, now);
       Memory sa = sockaddr(target, 0, scopeId(target, source));
       try {
-        C.INSTANCE.sendto(fd, pkt, 16, 0, sa, v6 ? SOCKADDR_IN6 : 16);
+        LibC.sendto(fd, pkt, 16, 0, sa, v6 ? SOCKADDR_IN6 : 16);
       } catch (LastErrorException e) {
         Pending p = pending.remove(seq);
         if (p != null) {
@@ -344,7 +318,7 @@ final class Pinger implements AutoCloseable {
       int reply = v6 ? ICMPV6_ECHO_REPLY : ICMP_ECHOREPLY;
       while (!closed) {
         fromLen.setInt(0, SOCKADDR_IN6);
-        long n = C.INSTANCE.recvfrom(fd, buf, 1500, 0, from, fromLen);
+        long n = LibC.Quiet.recvfrom(fd, buf, 1500, 0, from, fromLen);
         if (n >= 8 && (buf.getByte(0) & 0xff) == reply) {
           int seq = ((buf.getByte(6) & 0xff) << 8) | (buf.getByte(7) & 0xff);
           Pending p = pending.get(seq);
@@ -378,7 +352,7 @@ final class Pinger implements AutoCloseable {
       // Wakes a receiver blocked in recvfrom at once (on a datagram socket the call reports
       // ENOTCONN, but
       // it does wake the reader) instead of at the next SO_RCVTIMEO tick.
-      C.INSTANCE.shutdown(fd, SHUT_RDWR);
+      LibC.Quiet.shutdown(fd, SHUT_RDWR);
       try {
         receiver.join(1000);
       } catch (InterruptedException e) {
@@ -393,7 +367,7 @@ final class Pinger implements AutoCloseable {
         log.warn("ping receiver {} did not stop; leaving its socket open", receiver.getName());
         return;
       }
-      C.INSTANCE.close(fd);
+      LibC.Quiet.close(fd);
     }
   }
 

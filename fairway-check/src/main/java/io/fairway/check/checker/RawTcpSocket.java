@@ -2,13 +2,12 @@ package io.fairway.check.checker;
 
 import com.sun.jna.Memory;
 import com.sun.jna.Native;
-import com.sun.jna.Platform;
 import com.sun.jna.Pointer;
+import io.fairway.os.LibC;
 import io.netty.channel.unix.FileDescriptor;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The half-open TCP_CHECK's raw IPv4 socket: {@code IP_HDRINCL}, a classic BPF filter that keeps
@@ -21,18 +20,11 @@ import org.jspecify.annotations.Nullable;
  */
 final class RawTcpSocket {
   private static final int AF_INET = 2;
-  private static final int SOCK_RAW = 3;
-  private static final int SOCK_NONBLOCK = 04000;
-  private static final int SOCK_CLOEXEC = 02000000;
   private static final int IPPROTO_IP = 0;
   static final int IPPROTO_TCP = 6;
   private static final int IP_HDRINCL = 3;
-  private static final int SOL_SOCKET = 1;
   private static final int SO_ATTACH_FILTER = 26;
-  private static final int SO_RCVBUF = 8;
-  private static final int SO_RCVBUFFORCE = 33;
   private static final int RCVBUF = 4 << 20;
-  private static final int MSG_DONTWAIT = 0x40;
   private static final int EPERM = 1;
 
   static final int TCP_SYN = 0x02;
@@ -50,26 +42,8 @@ final class RawTcpSocket {
   private static final int SYN_LENGTH = 40;
 
   /** libc by direct mapping: these run thousands of times a second. */
-  static final class Libc {
-    static {
-      Native.register(Platform.C_LIBRARY_NAME);
-    }
-
-    private Libc() {}
-
-    static native int socket(int domain, int type, int protocol);
-
-    static native int setsockopt(int fd, int level, int name, Pointer value, int len);
-
-    static native long sendto(int fd, Pointer buf, long len, int flags, Pointer addr, int addrLen);
-
-    static native int recvmmsg(
-        int fd, Pointer msgs, int vlen, int flags, @Nullable Pointer timeout);
-
-    static native int close(int fd);
-  }
-
   private final int port;
+
   private final FileDescriptor raw;
 
   private final Memory out = new Memory(SYN_LENGTH);
@@ -93,8 +67,10 @@ final class RawTcpSocket {
     this.port = port;
     int fd;
     try {
-      fd = Libc.socket(AF_INET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_TCP);
-    } catch (UnsatisfiedLinkError e) {
+      fd =
+          LibC.Quiet.socket(
+              AF_INET, LibC.SOCK_RAW | LibC.SOCK_NONBLOCK | LibC.SOCK_CLOEXEC, IPPROTO_TCP);
+    } catch (LinkageError e) {
       throw new SynProber.Unavailable("no raw socket: needs Linux libc (" + e.getMessage() + ")");
     }
     if (fd < 0) {
@@ -129,8 +105,8 @@ final class RawTcpSocket {
     // hundred. Beyond rmem_max only as root (SO_RCVBUFFORCE); a smaller buffer still works.
     Memory size = new Memory(4);
     size.setInt(0, RCVBUF);
-    if (Libc.setsockopt(raw.intValue(), SOL_SOCKET, SO_RCVBUFFORCE, size, 4) < 0) {
-      Libc.setsockopt(raw.intValue(), SOL_SOCKET, SO_RCVBUF, size, 4);
+    if (LibC.Quiet.setsockopt(raw.intValue(), LibC.SOL_SOCKET, LibC.SO_RCVBUFFORCE, size, 4) < 0) {
+      LibC.Quiet.setsockopt(raw.intValue(), LibC.SOL_SOCKET, LibC.SO_RCVBUF, size, 4);
     }
   }
 
@@ -145,7 +121,7 @@ final class RawTcpSocket {
 
   private void setOption(int level, int name, Pointer value, int len, String what)
       throws SynProber.Unavailable {
-    if (Libc.setsockopt(raw.intValue(), level, name, value, len) < 0) {
+    if (LibC.Quiet.setsockopt(raw.intValue(), level, name, value, len) < 0) {
       throw new SynProber.Unavailable(what + ": " + SocketOptions.reason(Native.getLastError()));
     }
   }
@@ -184,7 +160,7 @@ final class RawTcpSocket {
     fprog.clear();
     fprog.setShort(0, (short) program.length);
     fprog.setPointer(8, filter);
-    setOption(SOL_SOCKET, SO_ATTACH_FILTER, fprog, 16, "SO_ATTACH_FILTER");
+    setOption(LibC.SOL_SOCKET, SO_ATTACH_FILTER, fprog, 16, "SO_ATTACH_FILTER");
   }
 
   /** One mmsghdr per slot, each with one iovec over its slot of {@link #in}. */
@@ -209,7 +185,7 @@ final class RawTcpSocket {
    * level-triggered epoll reports the queue again).
    */
   int receive() {
-    int n = Libc.recvmmsg(raw.intValue(), msgs, BATCH, MSG_DONTWAIT, null);
+    int n = LibC.Quiet.recvmmsg(raw.intValue(), msgs, BATCH, LibC.MSG_DONTWAIT, null);
     return Math.max(n, 0);
   }
 
@@ -247,12 +223,12 @@ final class RawTcpSocket {
     b.putShort(36, checksum(b, src, dst));
     toBuf.putShort(2, (short) dport);
     toBuf.putInt(4, dst);
-    long sent = Libc.sendto(raw.intValue(), out, SYN_LENGTH, 0, to, 16);
+    long sent = LibC.Quiet.sendto(raw.intValue(), out, SYN_LENGTH, 0, to, 16);
     if (sent != SYN_LENGTH) {
       // A raw TCP socket is told of every ICMP error about any TCP segment of the host (an
       // unreachable, a "fragmentation needed" for someone else's connection): the kernel keeps it
       // as a pending socket error and fails the next send with it, once. Not this probe's error.
-      sent = Libc.sendto(raw.intValue(), out, SYN_LENGTH, 0, to, 16);
+      sent = LibC.Quiet.sendto(raw.intValue(), out, SYN_LENGTH, 0, to, 16);
     }
     return sent == SYN_LENGTH ? 0 : Native.getLastError();
   }

@@ -1,11 +1,10 @@
 package io.fairway.check.checker;
 
 import com.sun.jna.LastErrorException;
-import com.sun.jna.Library;
 import com.sun.jna.Memory;
-import com.sun.jna.Native;
 import com.sun.jna.Pointer;
 import io.fairway.check.spec.CheckSource;
+import io.fairway.os.LibC;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -15,21 +14,6 @@ import java.nio.charset.StandardCharsets;
  * socket_bind_connect} does.
  */
 final class SocketOptions {
-  static final int SOL_SOCKET = 1;
-  static final int SO_BINDTODEVICE = 25;
-  static final int SO_MARK = 36;
-
-  interface C extends Library {
-    C INSTANCE = Native.load("c", C.class);
-
-    int setsockopt(int fd, int level, int name, Pointer value, int len) throws LastErrorException;
-
-    int getsockopt(int fd, int level, int name, Pointer value, Pointer len)
-        throws LastErrorException;
-
-    String strerror(int errno);
-  }
-
   private SocketOptions() {}
 
   /**
@@ -41,23 +25,23 @@ final class SocketOptions {
     if (source.fwmark() != 0) {
       Memory v = new Memory(4);
       v.setInt(0, (int) source.fwmark());
-      set(fd, SO_MARK, v, 4, "fwmark " + source.fwmark());
+      set(fd, LibC.SO_MARK, v, 4, "fwmark " + source.fwmark());
     }
     if (source.bindInterface() != null) {
       byte[] name = source.bindInterface().getBytes(StandardCharsets.US_ASCII);
       Memory v = new Memory(name.length + 1);
       v.clear();
       v.write(0, name, 0, name.length);
-      set(fd, SO_BINDTODEVICE, v, name.length + 1, "bind_if " + source.bindInterface());
+      set(fd, LibC.SO_BINDTODEVICE, v, name.length + 1, "bind_if " + source.bindInterface());
     }
   }
 
   private static void set(int fd, int option, Pointer value, int len, String what) {
     try {
-      C.INSTANCE.setsockopt(fd, SOL_SOCKET, option, value, len);
+      LibC.setsockopt(fd, LibC.SOL_SOCKET, option, value, len);
     } catch (LastErrorException e) {
       throw new SourceException(what + ": " + reason(e.getErrorCode()));
-    } catch (UnsatisfiedLinkError e) {
+    } catch (LinkageError e) {
       throw new SourceException(what + ": needs Linux libc (" + e.getMessage() + ")");
     }
   }
@@ -66,8 +50,8 @@ final class SocketOptions {
   static String reason(int errno) {
     String s;
     try {
-      s = C.INSTANCE.strerror(errno);
-    } catch (UnsatisfiedLinkError e) {
+      s = LibC.strerror(errno);
+    } catch (LinkageError e) {
       s = "errno " + errno;
     }
     return switch (errno) {
@@ -82,7 +66,7 @@ final class SocketOptions {
     Memory v = new Memory(4);
     Memory len = new Memory(4);
     len.setInt(0, 4);
-    C.INSTANCE.getsockopt(fd, SOL_SOCKET, SO_MARK, v, len);
+    LibC.getsockopt(fd, LibC.SOL_SOCKET, LibC.SO_MARK, v, len);
     return v.getInt(0);
   }
 
@@ -92,7 +76,7 @@ final class SocketOptions {
     v.clear();
     Memory len = new Memory(4);
     len.setInt(0, 16);
-    C.INSTANCE.getsockopt(fd, SOL_SOCKET, SO_BINDTODEVICE, v, len);
+    LibC.getsockopt(fd, LibC.SOL_SOCKET, LibC.SO_BINDTODEVICE, v, len);
     return v.getString(0, StandardCharsets.US_ASCII.name());
   }
 

@@ -1,7 +1,6 @@
 package io.fairway.check.config;
 
 import io.fairway.check.CheckConfigException;
-import io.fairway.check.script.ScriptExecutor;
 import io.fairway.check.spec.CheckSource;
 import io.fairway.check.spec.CheckSpec;
 import io.fairway.check.spec.CheckTiming;
@@ -11,7 +10,6 @@ import io.fairway.check.spec.HttpCheckSpec;
 import io.fairway.check.spec.MiscCheckSpec;
 import io.fairway.check.spec.PingCheckSpec;
 import io.fairway.check.spec.RealServerSpec;
-import io.fairway.check.spec.ScriptSpec;
 import io.fairway.check.spec.SmtpCheckSpec;
 import io.fairway.check.spec.TcpCheckSpec;
 import io.fairway.check.spec.UdpCheckSpec;
@@ -36,6 +34,9 @@ import io.fairway.config.model.UdpCheck;
 import io.fairway.config.model.UrlCheck;
 import io.fairway.config.model.VirtualServer;
 import io.fairway.config.model.base.Script;
+import io.fairway.os.script.ScriptExecutor;
+import io.fairway.os.script.ScriptRejectedException;
+import io.fairway.os.script.ScriptSpec;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
@@ -69,6 +70,8 @@ public final class CheckSpecs {
         out.add(virtualServer(config, vs, validator));
       }
       return out;
+    } catch (ScriptRejectedException e) {
+      throw new CheckConfigException(e.reason());
     } finally {
       validator.close();
     }

@@ -7,10 +7,11 @@ import io.fairway.check.checker.Checker;
 import io.fairway.check.checker.CheckerFactory;
 import io.fairway.check.checker.NetworkCheckers;
 import io.fairway.check.checker.TcpProbe;
-import io.fairway.check.script.ScriptExecutor;
 import io.fairway.check.spec.CheckSpec;
 import io.fairway.check.spec.RealServerSpec;
 import io.fairway.check.spec.VirtualServerSpec;
+import io.fairway.os.script.ScriptExecutor;
+import io.fairway.os.script.ScriptRejectedException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -203,20 +204,25 @@ public final class CheckEngine implements AutoCloseable {
     }
   }
 
+  /** The scripts a virtual server runs besides its checkers, checked at load as theirs are. */
   private void validateScripts(VirtualServerSpec vs) {
-    if (vs.quorumUp() != null) {
-      scripts.validate(vs.quorumUp(), vs.name() + " quorum_up");
-    }
-    if (vs.quorumDown() != null) {
-      scripts.validate(vs.quorumDown(), vs.name() + " quorum_down");
-    }
-    for (RealServerSpec rs : vs.realServers()) {
-      if (rs.notifyUp() != null) {
-        scripts.validate(rs.notifyUp(), vs.name() + " " + rs.name() + " notify_up");
+    try {
+      if (vs.quorumUp() != null) {
+        scripts.validate(vs.quorumUp(), vs.name() + " quorum_up");
       }
-      if (rs.notifyDown() != null) {
-        scripts.validate(rs.notifyDown(), vs.name() + " " + rs.name() + " notify_down");
+      if (vs.quorumDown() != null) {
+        scripts.validate(vs.quorumDown(), vs.name() + " quorum_down");
       }
+      for (RealServerSpec rs : vs.realServers()) {
+        if (rs.notifyUp() != null) {
+          scripts.validate(rs.notifyUp(), vs.name() + " " + rs.name() + " notify_up");
+        }
+        if (rs.notifyDown() != null) {
+          scripts.validate(rs.notifyDown(), vs.name() + " " + rs.name() + " notify_down");
+        }
+      }
+    } catch (ScriptRejectedException e) {
+      throw new CheckConfigException(e.reason());
     }
   }
 

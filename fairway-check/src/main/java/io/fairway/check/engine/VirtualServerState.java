@@ -7,8 +7,8 @@ import io.fairway.check.VerdictListener;
 import io.fairway.check.VerdictSnapshot;
 import io.fairway.check.WeightChanged;
 import io.fairway.check.checker.CheckResult;
-import io.fairway.check.spec.ScriptSpec;
 import io.fairway.check.spec.VirtualServerSpec;
+import io.fairway.os.script.ScriptSpec;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -26,13 +26,13 @@ final class VirtualServerState {
   final VirtualServerSpec spec;
   final List<RealServerState> servers;
   private final VerdictListener listener;
-  private final io.fairway.check.script.ScriptExecutor scripts;
+  private final io.fairway.os.script.ScriptExecutor scripts;
   private boolean quorumUp;
 
   VirtualServerState(
       VirtualServerSpec spec,
       VerdictListener listener,
-      io.fairway.check.script.ScriptExecutor scripts) {
+      io.fairway.os.script.ScriptExecutor scripts) {
     this.spec = spec;
     this.servers = spec.realServers().stream().map(RealServerState::new).toList();
     this.listener = listener;

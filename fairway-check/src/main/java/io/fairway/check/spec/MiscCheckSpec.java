@@ -1,5 +1,6 @@
 package io.fairway.check.spec;
 
+import io.fairway.os.script.ScriptSpec;
 import java.time.Duration;
 import java.util.Objects;
 

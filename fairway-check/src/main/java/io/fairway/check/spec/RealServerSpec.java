@@ -1,5 +1,6 @@
 package io.fairway.check.spec;
 
+import io.fairway.os.script.ScriptSpec;
 import java.util.List;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;

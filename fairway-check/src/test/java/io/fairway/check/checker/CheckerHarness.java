@@ -1,9 +1,9 @@
 package io.fairway.check.checker;
 
-import io.fairway.check.script.ScriptExecutor;
 import io.fairway.check.spec.CheckSpec;
 import io.fairway.check.spec.RealServerSpec;
 import io.fairway.check.spec.VirtualServerSpec;
+import io.fairway.os.script.ScriptExecutor;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;

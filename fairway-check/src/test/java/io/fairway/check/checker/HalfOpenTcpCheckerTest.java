@@ -7,10 +7,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.fairway.check.script.ScriptExecutor;
 import io.fairway.check.spec.CheckSource;
 import io.fairway.check.spec.CheckTiming;
 import io.fairway.check.spec.TcpCheckSpec;
+import io.fairway.os.script.ScriptExecutor;
 import io.fairway.testkit.ExternalPrograms;
 import io.netty.channel.EventLoop;
 import io.netty.channel.IoEventLoop;

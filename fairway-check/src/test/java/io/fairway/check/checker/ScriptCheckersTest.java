@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.fairway.check.CheckConfigException;
-import io.fairway.check.script.ScriptOutcome;
 import io.fairway.check.spec.CheckTiming;
 import io.fairway.check.spec.FileCheckSpec;
 import io.fairway.check.spec.MiscCheckSpec;
-import io.fairway.check.spec.ScriptSpec;
+import io.fairway.os.script.ScriptOutcome;
+import io.fairway.os.script.ScriptSpec;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -170,7 +170,7 @@ class ScriptCheckersTest {
   void aSaturatedScriptPoolFailsChecksInsteadOfQueueingForever() throws Exception {
     Path dir = Programs.openDir(tmp, "pool");
     Path slow = Programs.script(dir, "slow.sh", "sleep 1");
-    try (var pool = new io.fairway.check.script.ScriptExecutor(1, 1)) {
+    try (var pool = new io.fairway.os.script.ScriptExecutor(1, 1)) {
       var running = pool.run(ScriptSpec.of(slow.toString()), Duration.ofSeconds(5));
       var queued = pool.run(ScriptSpec.of(slow.toString()), Duration.ofSeconds(5));
       var rejected = pool.run(ScriptSpec.of(slow.toString()), Duration.ofSeconds(5));

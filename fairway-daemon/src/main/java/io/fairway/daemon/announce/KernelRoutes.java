@@ -1,9 +1,9 @@
 package io.fairway.daemon.announce;
 
-import io.fairway.ipvs.netlink.Errno;
-import io.fairway.ipvs.netlink.NetlinkException;
 import io.fairway.ipvs.route.HostRoute;
 import io.fairway.ipvs.route.RouteTable;
+import io.fairway.netlink.NetlinkException;
+import io.fairway.os.Errno;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.util.LinkedHashSet;

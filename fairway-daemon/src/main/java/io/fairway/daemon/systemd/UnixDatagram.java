@@ -1,8 +1,7 @@
 package io.fairway.daemon.systemd;
 
 import com.sun.jna.LastErrorException;
-import com.sun.jna.Library;
-import com.sun.jna.Native;
+import io.fairway.os.LibC;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -18,24 +17,9 @@ import java.nio.charset.StandardCharsets;
  */
 public final class UnixDatagram {
   private static final int AF_UNIX = 1;
-  private static final int SOCK_DGRAM = 2;
-  private static final int SOCK_CLOEXEC = 02000000;
-  private static final int MSG_NOSIGNAL = 0x4000;
 
   /** {@code sizeof(sun_path)} on Linux. */
   static final int SUN_PATH_MAX = 108;
-
-  /** The libc calls; {@code size_t} and {@code ssize_t} are {@code long} on 64-bit Linux. */
-  interface LibC extends Library {
-    LibC INSTANCE = Native.load("c", LibC.class);
-
-    int socket(int domain, int type, int protocol) throws LastErrorException;
-
-    long sendto(int fd, byte[] buf, long len, int flags, byte[] addr, int addrLen)
-        throws LastErrorException;
-
-    int close(int fd);
-  }
 
   private UnixDatagram() {}
 
@@ -48,19 +32,18 @@ public final class UnixDatagram {
   public static void send(String address, String message) throws IOException {
     byte[] addr = sockaddr(address);
     byte[] data = message.getBytes(StandardCharsets.UTF_8);
-    LibC c = LibC.INSTANCE;
     int fd;
     try {
-      fd = c.socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+      fd = LibC.socket(AF_UNIX, LibC.SOCK_DGRAM | LibC.SOCK_CLOEXEC, 0);
     } catch (LastErrorException e) {
       throw new IOException("socket(AF_UNIX, SOCK_DGRAM): errno " + e.getErrorCode(), e);
     }
     try {
-      c.sendto(fd, data, data.length, MSG_NOSIGNAL, addr, addr.length);
+      LibC.sendto(fd, data, data.length, LibC.MSG_NOSIGNAL, addr, addr.length);
     } catch (LastErrorException e) {
       throw new IOException("sendto " + address + ": errno " + e.getErrorCode(), e);
     } finally {
-      c.close(fd);
+      LibC.Quiet.close(fd);
     }
   }
 

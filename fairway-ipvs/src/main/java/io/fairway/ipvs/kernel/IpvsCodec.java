@@ -1,9 +1,9 @@
 package io.fairway.ipvs.kernel;
 
-import io.fairway.ipvs.netlink.Attributes;
-import io.fairway.ipvs.netlink.MalformedMessageException;
-import io.fairway.ipvs.netlink.MessageBuilder;
-import io.fairway.ipvs.netlink.Netlink;
+import io.fairway.netlink.Attributes;
+import io.fairway.netlink.MalformedMessageException;
+import io.fairway.netlink.MessageBuilder;
+import io.fairway.netlink.Netlink;
 import io.fairway.table.AddressFamily;
 import io.fairway.table.Dest;
 import io.fairway.table.DestEntry;

@@ -1,11 +1,11 @@
 package io.fairway.ipvs.kernel;
 
-import io.fairway.ipvs.netlink.Attributes;
-import io.fairway.ipvs.netlink.GenericNetlink;
-import io.fairway.ipvs.netlink.MalformedMessageException;
-import io.fairway.ipvs.netlink.MessageBuilder;
-import io.fairway.ipvs.netlink.NetlinkException;
-import io.fairway.ipvs.netlink.NetlinkMessage;
+import io.fairway.netlink.Attributes;
+import io.fairway.netlink.GenericNetlink;
+import io.fairway.netlink.MalformedMessageException;
+import io.fairway.netlink.MessageBuilder;
+import io.fairway.netlink.NetlinkException;
+import io.fairway.netlink.NetlinkMessage;
 import io.fairway.table.Dest;
 import io.fairway.table.DestEntry;
 import io.fairway.table.DestKey;

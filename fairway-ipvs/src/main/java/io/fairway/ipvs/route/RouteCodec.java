@@ -1,9 +1,9 @@
 package io.fairway.ipvs.route;
 
-import io.fairway.ipvs.netlink.Attributes;
-import io.fairway.ipvs.netlink.MalformedMessageException;
-import io.fairway.ipvs.netlink.Netlink;
-import io.fairway.ipvs.netlink.NetlinkMessage;
+import io.fairway.netlink.Attributes;
+import io.fairway.netlink.MalformedMessageException;
+import io.fairway.netlink.Netlink;
+import io.fairway.netlink.NetlinkMessage;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;

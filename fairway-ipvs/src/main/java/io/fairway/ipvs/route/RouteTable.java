@@ -1,10 +1,10 @@
 package io.fairway.ipvs.route;
 
-import io.fairway.ipvs.netlink.Errno;
-import io.fairway.ipvs.netlink.GenericNetlink;
-import io.fairway.ipvs.netlink.NetlinkException;
-import io.fairway.ipvs.netlink.NetlinkMessage;
-import io.fairway.ipvs.netlink.NetlinkSocket;
+import io.fairway.netlink.GenericNetlink;
+import io.fairway.netlink.NetlinkException;
+import io.fairway.netlink.NetlinkMessage;
+import io.fairway.netlink.NetlinkSocket;
+import io.fairway.os.Errno;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.InetAddress;

@@ -5,8 +5,8 @@
  * daemon already on the machine (BIRD's {@code protocol kernel { kernel table N; learn; }}, FRR's
  * {@code ip import-table N}) exports it over BGP. No BGP speaker lives in the JVM.
  *
- * <p>Why here, beside {@code io.fairway.ipvs.netlink} and not inside it: the socket and wire codec
- * are shared, but rtnetlink routes have nothing to do with IPVS; the package only borrows the
+ * <p>Why here, beside {@code io.fairway.netlink} and not inside it: the socket and wire codec are
+ * shared, but rtnetlink routes have nothing to do with IPVS; the package only borrows the
  * transport. Why rtnetlink and not {@code ip route}: the announcer repairs drift on the table's
  * cadence and lists the table each time, and one dump over a kept socket costs less than a process.
  *

@@ -2,11 +2,11 @@ package io.fairway.ipvs.kernel;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.fairway.ipvs.netlink.Attributes;
-import io.fairway.ipvs.netlink.MessageBuilder;
-import io.fairway.ipvs.netlink.Netlink;
-import io.fairway.ipvs.netlink.NetlinkMessage;
 import io.fairway.ipvs.uml.KernelScenarioMain;
+import io.fairway.netlink.Attributes;
+import io.fairway.netlink.MessageBuilder;
+import io.fairway.netlink.Netlink;
+import io.fairway.netlink.NetlinkMessage;
 import io.fairway.table.AddressFamily;
 import io.fairway.table.Dest;
 import io.fairway.table.DestEntry;

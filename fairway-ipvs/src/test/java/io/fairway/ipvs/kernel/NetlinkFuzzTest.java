@@ -3,9 +3,9 @@ package io.fairway.ipvs.kernel;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.code_intelligence.jazzer.junit.FuzzTest;
-import io.fairway.ipvs.netlink.Attributes;
-import io.fairway.ipvs.netlink.MalformedMessageException;
-import io.fairway.ipvs.netlink.NetlinkMessage;
+import io.fairway.netlink.Attributes;
+import io.fairway.netlink.MalformedMessageException;
+import io.fairway.netlink.NetlinkMessage;
 import io.fairway.table.AddressFamily;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;

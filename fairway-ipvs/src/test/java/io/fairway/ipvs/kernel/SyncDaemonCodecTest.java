@@ -3,11 +3,11 @@ package io.fairway.ipvs.kernel;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
-import io.fairway.ipvs.netlink.Attributes;
-import io.fairway.ipvs.netlink.MalformedMessageException;
-import io.fairway.ipvs.netlink.MessageBuilder;
-import io.fairway.ipvs.netlink.Netlink;
-import io.fairway.ipvs.netlink.NetlinkMessage;
+import io.fairway.netlink.Attributes;
+import io.fairway.netlink.MalformedMessageException;
+import io.fairway.netlink.MessageBuilder;
+import io.fairway.netlink.Netlink;
+import io.fairway.netlink.NetlinkMessage;
 import io.fairway.table.SyncDaemon;
 import java.io.ByteArrayOutputStream;
 import java.net.InetAddress;

@@ -5,11 +5,11 @@ import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass
 import io.fairway.ipvs.KernelTableContractTest;
 import io.fairway.ipvs.kernel.IpvsCodec;
 import io.fairway.ipvs.kernel.IpvsKernelTable;
-import io.fairway.ipvs.netlink.GenericNetlink;
-import io.fairway.ipvs.netlink.MessageBuilder;
-import io.fairway.ipvs.netlink.Netlink;
-import io.fairway.ipvs.netlink.NetlinkMessage;
-import io.fairway.ipvs.netlink.NetlinkSocket;
+import io.fairway.netlink.GenericNetlink;
+import io.fairway.netlink.MessageBuilder;
+import io.fairway.netlink.Netlink;
+import io.fairway.netlink.NetlinkMessage;
+import io.fairway.netlink.NetlinkSocket;
 import io.fairway.table.AddressFamily;
 import io.fairway.table.Dest;
 import io.fairway.table.ForwardingMethod;
@@ -359,7 +359,7 @@ public final class KernelScenarioMain {
       ByteBuffer got;
       try {
         got = sock.receive();
-      } catch (io.fairway.ipvs.netlink.NetlinkTimeoutException e) {
+      } catch (io.fairway.netlink.NetlinkTimeoutException e) {
         lines.add("! timeout");
         return lines;
       }

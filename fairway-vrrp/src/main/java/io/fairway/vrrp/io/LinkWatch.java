@@ -1,6 +1,6 @@
 package io.fairway.vrrp.io;
 
-import io.fairway.ipvs.netlink.LibC;
+import io.fairway.os.LibC;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.InetAddress;

@@ -1,7 +1,7 @@
 package io.fairway.vrrp.io;
 
 import com.sun.jna.LastErrorException;
-import io.fairway.ipvs.netlink.LibC;
+import io.fairway.os.LibC;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.Inet4Address;

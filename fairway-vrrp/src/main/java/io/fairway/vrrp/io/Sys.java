@@ -1,13 +1,12 @@
 package io.fairway.vrrp.io;
 
-import io.fairway.ipvs.netlink.LibC;
+import io.fairway.os.LibC;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
  * The libc constants and structures only VRRP uses (x86_64/aarch64 Linux values). The calls, and
- * the socket constants netlink uses too, are fairway-ipvs's {@link LibC}: one binding, which
- * rtnetlink here goes through already.
+ * the socket constants other modules use too, are fairway-os's {@link LibC}, Fairway's one binding.
  */
 final class Sys {
   private Sys() {}
@@ -16,7 +15,6 @@ final class Sys {
   static final int AF_INET6 = 10;
   static final int AF_PACKET = 17;
 
-  static final int SO_BINDTODEVICE = 25;
   static final int SO_RXQ_OVFL = 40;
 
   static final int IPPROTO_IP = 0;
@@ -62,7 +60,7 @@ final class Sys {
     byte[] name = new byte[16];
     byte[] b = ifname.getBytes(java.nio.charset.StandardCharsets.US_ASCII);
     System.arraycopy(b, 0, name, 0, Math.min(15, b.length));
-    LibC.setsockopt(fd, LibC.SOL_SOCKET, SO_BINDTODEVICE, name, name.length);
+    LibC.setsockopt(fd, LibC.SOL_SOCKET, LibC.SO_BINDTODEVICE, name, name.length);
   }
 
   static final int SOCK_DGRAM = 2;

@@ -2,7 +2,7 @@ package io.fairway.vrrp.io;
 
 import com.sun.jna.LastErrorException;
 import com.sun.jna.Memory;
-import io.fairway.ipvs.netlink.LibC;
+import io.fairway.os.LibC;
 import io.fairway.vrrp.packet.AdvertCodec;
 import io.fairway.vrrp.packet.Ipv4Datagram;
 import io.fairway.vrrp.packet.MalformedAdvertException;
@@ -158,7 +158,7 @@ public final class VrrpSocket implements Closeable {
   }
 
   static String errno(LastErrorException e) {
-    return io.fairway.ipvs.netlink.Errno.name(e.getErrorCode());
+    return io.fairway.os.Errno.name(e.getErrorCode());
   }
 
   /** Sends one VRRP message from {@code source} to {@code destination}. */
@@ -213,7 +213,7 @@ public final class VrrpSocket implements Closeable {
       if (errno == Sys.EAGAIN || errno == Sys.EINTR || closed) {
         return null;
       }
-      throw new IOException("receiving VRRP: " + io.fairway.ipvs.netlink.Errno.name(errno));
+      throw new IOException("receiving VRRP: " + io.fairway.os.Errno.name(errno));
     }
     byte[] data = buf.getByteArray(0, (int) n);
     long clen = msg.getLong(40);

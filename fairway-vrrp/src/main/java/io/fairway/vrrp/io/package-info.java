@@ -1,9 +1,8 @@
 /**
  * The kernel side of VRRP: raw IP protocol 112 sockets (multicast 224.0.0.18 / ff02::12 or
  * unicast), virtual addresses over rtnetlink, gratuitous ARP over AF_PACKET and unsolicited
- * neighbour advertisements over ICMPv6, all through fairway-ipvs's JNA libc binding ({@link
- * io.fairway.ipvs.netlink.LibC}; this module depends on that package for rtnetlink anyway, so a
- * second binding of the same calls here would only drift).
+ * neighbour advertisements over ICMPv6, all through fairway-os's libc binding ({@link
+ * io.fairway.os.LibC}, Fairway's only one, so a call is declared once for every module).
  *
  * <p>Why JNA and not java.net: the JDK has no raw sockets, cannot read the received TTL or hop
  * limit (RFC 3768/5798 require 255, which proves the sender is on the link), cannot send an
