@@ -2,10 +2,9 @@ package io.fairway.cli;
 
 import static org.awaitility.Awaitility.await;
 
-import com.sun.jna.Library;
-import com.sun.jna.Native;
 import io.fairway.testkit.ExternalPrograms;
 import io.fairway.testkit.FairwayProcess;
+import io.fairway.testkit.ThreadNetns;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -79,17 +78,6 @@ final class BgpLab implements AutoCloseable {
 
   /** Whether the router runs FRR ({@link #routerToFrr}) rather than BIRD. */
   private boolean routerFrr;
-
-  interface Libc extends Library {
-    Libc INSTANCE = Native.load("c", Libc.class);
-    int CLONE_NEWNET = 0x40000000;
-
-    int open(String path, int flags);
-
-    int setns(int fd, int nstype);
-
-    int close(int fd);
-  }
 
   private BgpLab(Path dir) {
     this.dir = dir;
@@ -646,11 +634,7 @@ final class BgpLab implements AutoCloseable {
   }
 
   static void enter(String ns) {
-    int fd = Libc.INSTANCE.open("/run/netns/" + ns, 0);
-    if (fd < 0 || Libc.INSTANCE.setns(fd, Libc.CLONE_NEWNET) != 0) {
-      throw new IllegalStateException("cannot enter network namespace " + ns);
-    }
-    Libc.INSTANCE.close(fd);
+    ThreadNetns.enter(ns);
   }
 
   /**

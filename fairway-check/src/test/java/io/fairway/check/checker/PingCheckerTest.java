@@ -4,12 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import com.sun.jna.Library;
-import com.sun.jna.Native;
 import io.fairway.check.CheckConfigException;
 import io.fairway.check.spec.CheckSource;
 import io.fairway.check.spec.CheckTiming;
 import io.fairway.check.spec.PingCheckSpec;
+import io.fairway.testkit.ThreadNetns;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -89,17 +88,6 @@ class PingCheckerTest {
         .hasMessage(
             "vs rs PING_CHECK ::1 from 127.0.0.2: bindto 127.0.0.2 is not of the target's"
                 + " address family");
-  }
-
-  interface Ns extends Library {
-    Ns INSTANCE = Native.load("c", Ns.class);
-    int CLONE_NEWNET = 0x40000000;
-
-    int open(String path, int flags);
-
-    int setns(int fd, int nstype);
-
-    int close(int fd);
   }
 
   /**
@@ -217,12 +205,12 @@ class PingCheckerTest {
     Thread t =
         new Thread(
             () -> {
-              int fd = Ns.INSTANCE.open("/run/netns/" + ns, 0);
-              if (fd < 0 || Ns.INSTANCE.setns(fd, Ns.CLONE_NEWNET) != 0) {
-                result.completeExceptionally(new IllegalStateException("cannot enter netns " + ns));
+              try {
+                ThreadNetns.enter(ns);
+              } catch (IllegalStateException e) {
+                result.completeExceptionally(e);
                 return;
               }
-              Ns.INSTANCE.close(fd);
               try (CheckerHarness inside = new CheckerHarness()) {
                 result.complete(body.run(inside));
               } catch (Exception e) {

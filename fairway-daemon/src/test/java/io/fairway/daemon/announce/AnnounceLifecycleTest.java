@@ -3,11 +3,10 @@ package io.fairway.daemon.announce;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.sun.jna.Library;
-import com.sun.jna.Native;
 import io.fairway.config.model.Announcement;
 import io.fairway.config.model.base.Location;
 import io.fairway.testkit.ExternalPrograms;
+import io.fairway.testkit.ThreadNetns;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
@@ -212,23 +211,6 @@ class AnnounceLifecycleTest {
     return out;
   }
 
-  interface Libc extends Library {
-    Libc INSTANCE = Native.load("c", Libc.class);
-    int CLONE_NEWNET = 0x40000000;
-    int CAPABILITY_VERSION_3 = 0x20080522;
-    int CAP_NET_ADMIN = 12;
-
-    int open(String path, int flags);
-
-    int setns(int fd, int nstype);
-
-    int close(int fd);
-
-    int capget(int[] header, int[] data);
-
-    int capset(int[] header, int[] data);
-  }
-
   /**
    * Runs {@code task} on a thread of its own in namespace {@code ns}, without CAP_NET_ADMIN in its
    * effective set if {@code dropNetAdmin} (capabilities and namespaces are per thread, and the
@@ -240,21 +222,9 @@ class AnnounceLifecycleTest {
         new Thread(
             () -> {
               try {
-                int fd = Libc.INSTANCE.open("/run/netns/" + ns, 0);
-                if (fd < 0 || Libc.INSTANCE.setns(fd, Libc.CLONE_NEWNET) != 0) {
-                  throw new IllegalStateException("cannot enter network namespace " + ns);
-                }
-                Libc.INSTANCE.close(fd);
+                ThreadNetns.enter(ns);
                 if (dropNetAdmin) {
-                  int[] header = {Libc.CAPABILITY_VERSION_3, 0};
-                  int[] data = new int[6]; // effective, permitted, inheritable; twice
-                  if (Libc.INSTANCE.capget(header, data) != 0) {
-                    throw new IllegalStateException("capget failed");
-                  }
-                  data[0] &= ~(1 << Libc.CAP_NET_ADMIN);
-                  if (Libc.INSTANCE.capset(header, data) != 0) {
-                    throw new IllegalStateException("capset failed");
-                  }
+                  ThreadNetns.dropNetAdmin();
                 }
                 result.complete(task.call());
               } catch (Throwable e) {

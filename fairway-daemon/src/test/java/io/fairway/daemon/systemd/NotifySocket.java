@@ -1,8 +1,7 @@
 package io.fairway.daemon.systemd;
 
 import com.sun.jna.LastErrorException;
-import com.sun.jna.Library;
-import com.sun.jna.Native;
+import io.fairway.os.LibC;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -17,22 +16,6 @@ import java.util.function.Consumer;
  * reads the next (so a test can look at the world at the moment a message arrived).
  */
 public final class NotifySocket implements AutoCloseable {
-  interface LibC extends Library {
-    LibC INSTANCE = Native.load("c", LibC.class);
-
-    int socket(int domain, int type, int protocol) throws LastErrorException;
-
-    int bind(int fd, byte[] addr, int len) throws LastErrorException;
-
-    long recv(int fd, byte[] buf, long len, int flags) throws LastErrorException;
-
-    int setsockopt(int fd, int level, int name, byte[] value, int len) throws LastErrorException;
-
-    int close(int fd);
-  }
-
-  private static final int SOL_SOCKET = 1;
-  private static final int SO_RCVTIMEO = 20;
   private static final int EAGAIN = 11;
 
   private final String address;
@@ -44,33 +27,34 @@ public final class NotifySocket implements AutoCloseable {
   /** Binds {@code address} (a path, or {@code @name} in the abstract namespace). */
   public NotifySocket(String address, Consumer<String> onMessage) throws IOException {
     this.address = address;
-    LibC c = LibC.INSTANCE;
-    fd = c.socket(1, 2, 0);
+    fd = LibC.socket(1, LibC.SOCK_DGRAM, 0);
     try {
-      c.bind(fd, UnixDatagram.sockaddr(address), UnixDatagram.sockaddr(address).length);
+      LibC.bind(fd, UnixDatagram.sockaddr(address), UnixDatagram.sockaddr(address).length);
       // Wake up every 200 ms to notice close().
       ByteBuffer tv = ByteBuffer.allocate(16).order(ByteOrder.nativeOrder());
       tv.putLong(0).putLong(200_000);
-      c.setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, tv.array(), 16);
+      LibC.setsockopt(fd, LibC.SOL_SOCKET, LibC.SO_RCVTIMEO, tv.array(), 16);
     } catch (LastErrorException e) {
-      c.close(fd);
+      LibC.Quiet.close(fd);
       throw new IOException("bind " + address + ": errno " + e.getErrorCode(), e);
     }
     reader =
         new Thread(
             () -> {
-              byte[] buf = new byte[4096];
+              ByteBuffer buf = ByteBuffer.allocateDirect(4096);
               while (!closed) {
                 long n;
                 try {
-                  n = c.recv(fd, buf, buf.length, 0);
+                  n = LibC.recv(fd, buf, buf.capacity(), 0);
                 } catch (LastErrorException e) {
                   if (e.getErrorCode() == EAGAIN) {
                     continue;
                   }
                   return;
                 }
-                String m = new String(buf, 0, (int) n, StandardCharsets.UTF_8);
+                byte[] bytes = new byte[(int) n];
+                buf.get(0, bytes);
+                String m = new String(bytes, StandardCharsets.UTF_8);
                 onMessage.accept(m);
                 messages.add(m);
               }
@@ -97,6 +81,6 @@ public final class NotifySocket implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt(); // the caller's to see; the socket closes anyway
     }
-    LibC.INSTANCE.close(fd);
+    LibC.Quiet.close(fd);
   }
 }

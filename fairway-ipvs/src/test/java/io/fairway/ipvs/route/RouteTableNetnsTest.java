@@ -3,10 +3,9 @@ package io.fairway.ipvs.route;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.sun.jna.Library;
-import com.sun.jna.Native;
-import io.fairway.ipvs.netlink.NetlinkException;
+import io.fairway.netlink.NetlinkException;
 import io.fairway.testkit.ExternalPrograms;
+import io.fairway.testkit.ThreadNetns;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.charset.StandardCharsets;
@@ -26,17 +25,6 @@ class RouteTableNetnsTest {
   private static final int TABLE = 100;
   private String ns;
   private String ip;
-
-  interface Ns extends Library {
-    Ns INSTANCE = Native.load("c", Ns.class);
-    int CLONE_NEWNET = 0x40000000;
-
-    int open(String path, int flags);
-
-    int setns(int fd, int nstype);
-
-    int close(int fd);
-  }
 
   @BeforeEach
   void namespace() throws Exception {
@@ -161,12 +149,12 @@ class RouteTableNetnsTest {
     Thread t =
         new Thread(
             () -> {
-              int fd = Ns.INSTANCE.open("/run/netns/" + ns, 0);
-              if (fd < 0 || Ns.INSTANCE.setns(fd, Ns.CLONE_NEWNET) != 0) {
-                result.completeExceptionally(new IllegalStateException("cannot enter " + ns));
+              try {
+                ThreadNetns.enter(ns);
+              } catch (IllegalStateException e) {
+                result.completeExceptionally(e);
                 return;
               }
-              Ns.INSTANCE.close(fd);
               try {
                 result.complete(body.run());
               } catch (Throwable e) {
