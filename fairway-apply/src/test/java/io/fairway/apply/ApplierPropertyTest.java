@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fairway.table.Dest;
 import io.fairway.table.DestKey;
+import io.fairway.testkit.RecordingTable;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;

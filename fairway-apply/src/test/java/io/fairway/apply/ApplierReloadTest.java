@@ -9,6 +9,7 @@ import io.fairway.table.Protocol;
 import io.fairway.table.Service;
 import io.fairway.table.ServiceKey;
 import io.fairway.table.TableOp;
+import io.fairway.testkit.RecordingTable;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

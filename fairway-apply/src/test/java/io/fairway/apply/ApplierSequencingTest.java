@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fairway.table.TableOp;
+import io.fairway.testkit.RecordingTable;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 

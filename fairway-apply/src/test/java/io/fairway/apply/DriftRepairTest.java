@@ -7,6 +7,7 @@ import io.fairway.table.Dest;
 import io.fairway.table.Protocol;
 import io.fairway.table.Service;
 import io.fairway.table.ServiceKey;
+import io.fairway.testkit.RecordingTable;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

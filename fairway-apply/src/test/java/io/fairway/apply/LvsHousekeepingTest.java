@@ -19,6 +19,7 @@ import io.fairway.table.TableOp;
 import io.fairway.table.TimeoutControl;
 import io.fairway.table.Timeouts;
 import io.fairway.testkit.FaultyTable;
+import io.fairway.testkit.RecordingTable;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;

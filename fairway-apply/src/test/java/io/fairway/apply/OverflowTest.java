@@ -10,6 +10,7 @@ import io.fairway.table.Service;
 import io.fairway.table.ServiceKey;
 import io.fairway.table.Stats;
 import io.fairway.table.TableOp;
+import io.fairway.testkit.RecordingTable;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

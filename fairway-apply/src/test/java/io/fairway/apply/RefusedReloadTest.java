@@ -8,6 +8,7 @@ import io.fairway.table.Dest;
 import io.fairway.table.ForwardingMethod;
 import io.fairway.table.TableException;
 import io.fairway.table.TableOp;
+import io.fairway.testkit.RecordingTable;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fairway.table.Dest;
 import io.fairway.table.TableOp;
+import io.fairway.testkit.RecordingTable;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -18,6 +18,7 @@ import io.fairway.table.ServiceKey;
 import io.fairway.table.Table;
 import io.fairway.table.TableException;
 import io.fairway.table.TableOp;
+import io.fairway.testkit.RecordingTable;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;

@@ -16,6 +16,7 @@ import io.fairway.daemon.admin.AdminHttpServer;
 import io.fairway.daemon.admin.AdminToken;
 import io.fairway.daemon.admin.DaemonMetrics;
 import io.fairway.daemon.admin.ServicesView;
+import io.fairway.testkit.RecordingTable;
 import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -51,7 +52,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class AdminApiTest {
   @TempDir Path dir;
-  final MapTable table = new MapTable();
+  final RecordingTable table = new RecordingTable();
   final ManualClock clock = new ManualClock();
   final Map<String, Boolean> up = new ConcurrentHashMap<>();
   final HttpClient http =

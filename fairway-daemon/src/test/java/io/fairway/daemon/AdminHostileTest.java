@@ -13,6 +13,7 @@ import io.fairway.daemon.admin.AdminHttpServer;
 import io.fairway.daemon.admin.AdminToken;
 import io.fairway.daemon.admin.DaemonMetrics;
 import io.fairway.daemon.admin.ServicesView;
+import io.fairway.testkit.RecordingTable;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.net.InetAddress;
@@ -38,7 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class AdminHostileTest {
   @TempDir Path dir;
-  final MapTable table = new MapTable();
+  final RecordingTable table = new RecordingTable();
   Daemon daemon;
   AdminHttpServer server;
   AdminApi api;

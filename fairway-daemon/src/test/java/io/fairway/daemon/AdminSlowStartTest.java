@@ -14,6 +14,7 @@ import io.fairway.daemon.admin.AdminHttpServer;
 import io.fairway.daemon.admin.AdminToken;
 import io.fairway.daemon.admin.DaemonMetrics;
 import io.fairway.daemon.admin.ServicesView;
+import io.fairway.testkit.RecordingTable;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ProxySelector;
@@ -69,7 +70,7 @@ class AdminSlowStartTest {
       Pattern.compile("TCP 10\\.16\\.0\\.1:80 -> 10\\.16\\.1\\.2:80 w=(\\d+)");
 
   @TempDir Path dir;
-  final MapTable table = new MapTable();
+  final RecordingTable table = new RecordingTable();
   final HttpClient http =
       HttpClient.newBuilder()
           .proxy(ProxySelector.of(null))

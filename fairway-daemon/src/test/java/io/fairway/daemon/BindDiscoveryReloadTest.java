@@ -9,6 +9,7 @@ import io.fairway.daemon.discovery.Answer;
 import io.fairway.daemon.discovery.DiscoveryLoop;
 import io.fairway.daemon.discovery.DnsStatus;
 import io.fairway.daemon.discovery.Named;
+import io.fairway.testkit.RecordingTable;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -36,7 +37,7 @@ class BindDiscoveryReloadTest {
   @SuppressWarnings("NullAway.Init")
   DiscoveryLoop dns;
 
-  final MapTable table = new MapTable();
+  final RecordingTable table = new RecordingTable();
 
   @AfterEach
   void stop() throws Exception {

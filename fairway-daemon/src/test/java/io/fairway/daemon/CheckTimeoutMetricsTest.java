@@ -11,6 +11,7 @@ import io.fairway.check.spec.TcpCheckSpec;
 import io.fairway.daemon.admin.CheckMetrics;
 import io.fairway.daemon.admin.DaemonMetrics;
 import io.fairway.daemon.admin.ServicesView;
+import io.fairway.testkit.RecordingTable;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -90,7 +91,7 @@ class CheckTimeoutMetricsTest {
         new Daemon(
             file,
             new KeepalivedLoader(false, CheckSpecs::from),
-            new MapTable(),
+            new RecordingTable(),
             () ->
                 CheckEngine.builder()
                     .scheduler(clock)

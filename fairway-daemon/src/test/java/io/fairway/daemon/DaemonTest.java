@@ -9,6 +9,7 @@ import io.fairway.check.engine.CheckEngine;
 import io.fairway.check.engine.ManualClock;
 import io.fairway.check.spec.CheckSpec;
 import io.fairway.check.spec.TcpCheckSpec;
+import io.fairway.testkit.RecordingTable;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -27,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class DaemonTest {
   @TempDir Path dir;
-  final MapTable table = new MapTable();
+  final RecordingTable table = new RecordingTable();
   final ManualClock clock = new ManualClock();
 
   /** TCP_CHECK answers by "address:port"; missing = up. */

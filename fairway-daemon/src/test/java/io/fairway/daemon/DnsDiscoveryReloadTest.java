@@ -8,6 +8,7 @@ import io.fairway.check.engine.CheckEngine;
 import io.fairway.daemon.discovery.DiscoveryLoop;
 import io.fairway.testkit.ExternalPrograms;
 import io.fairway.testkit.FreePorts;
+import io.fairway.testkit.RecordingTable;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -34,7 +35,7 @@ class DnsDiscoveryReloadTest {
   @SuppressWarnings("NullAway.Init")
   DiscoveryLoop dns;
 
-  final MapTable table = new MapTable();
+  final RecordingTable table = new RecordingTable();
 
   @AfterEach
   void stop() throws Exception {

@@ -12,6 +12,7 @@ import io.fairway.check.spec.TcpCheckSpec;
 import io.fairway.table.Table;
 import io.fairway.table.TableOp;
 import io.fairway.testkit.FaultyTable;
+import io.fairway.testkit.RecordingTable;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -31,7 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ReloadAtomicityTest {
   @TempDir Path dir;
-  final MapTable map = new MapTable();
+  final RecordingTable map = new RecordingTable();
 
   /** Throws from setService while armed. */
   volatile boolean broken;

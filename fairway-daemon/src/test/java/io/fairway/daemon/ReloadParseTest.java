@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fairway.check.config.CheckSpecs;
 import io.fairway.check.engine.CheckEngine;
 import io.fairway.check.engine.ManualClock;
+import io.fairway.testkit.RecordingTable;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -25,7 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ReloadParseTest {
   @TempDir Path dir;
-  final MapTable table = new MapTable();
+  final RecordingTable table = new RecordingTable();
   final ManualClock clock = new ManualClock();
 
   /** What the next load does instead of loading, if set. */

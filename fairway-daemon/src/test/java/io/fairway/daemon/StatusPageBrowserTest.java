@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fairway.daemon.admin.AdminToken;
+import io.fairway.testkit.RecordingTable;
 import java.io.File;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -32,7 +33,7 @@ import org.openqa.selenium.logging.LogEntry;
  */
 class StatusPageBrowserTest {
   @TempDir Path dir;
-  final MapTable table = new MapTable();
+  final RecordingTable table = new RecordingTable();
 
   // Started by each test that needs it, before any use; closed after each when started.
   @SuppressWarnings("NullAway.Init")

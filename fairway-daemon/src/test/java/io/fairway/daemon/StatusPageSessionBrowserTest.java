@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.fairway.daemon.admin.AdminSessions;
 import io.fairway.daemon.admin.AdminToken;
+import io.fairway.testkit.RecordingTable;
 import java.io.InputStream;
 import java.net.InetAddress;
 import java.net.ProxySelector;
@@ -41,7 +42,7 @@ class StatusPageSessionBrowserTest {
   static final Duration LIFETIME = Duration.ofSeconds(4);
 
   @TempDir Path dir;
-  final MapTable table = new MapTable();
+  final RecordingTable table = new RecordingTable();
   final HttpClient http =
       HttpClient.newBuilder()
           .proxy(ProxySelector.of(null))

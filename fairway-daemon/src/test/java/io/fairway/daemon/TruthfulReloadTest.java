@@ -16,6 +16,7 @@ import io.fairway.table.Table;
 import io.fairway.table.TableException;
 import io.fairway.table.TableOp;
 import io.fairway.testkit.FaultyTable;
+import io.fairway.testkit.RecordingTable;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -147,7 +148,7 @@ class TruthfulReloadTest {
   @Test
   void statusDoesNotInventASorryServerForAServiceMissingFromTheTable() throws Exception {
     int a = freePort();
-    MapTable t = new MapTable();
+    RecordingTable t = new RecordingTable();
     daemon(t, vs(a, 9001)).start();
     // Removed behind Fairway's back (ipvsadm -D, or a table that lost it): drift, not a sorry
     // server.
@@ -167,7 +168,7 @@ class TruthfulReloadTest {
         ServiceKey.of(io.fairway.table.Protocol.TCP, InetAddress.getLoopbackAddress(), b);
     // A table that refuses to add one service, as a full or failing forwarder might.
     Table t =
-        new FaultyTable(new MapTable()) {
+        new FaultyTable(new RecordingTable()) {
           @Override
           protected void fault(TableOp op) throws TableException {
             if (op instanceof TableOp.AddService add && add.service().key().equals(refused)) {

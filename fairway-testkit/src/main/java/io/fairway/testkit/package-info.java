@@ -15,7 +15,11 @@
  *       between the check and the program's bind;
  *   <li>{@link io.fairway.testkit.FaultyTable}: a table that fails the changes a test names, for
  *       the tests of start, reload and shutdown on a table that refuses (fairway-table is an
- *       optional dependency here, so only modules that have it see it).
+ *       optional dependency here, so only modules that have it see it);
+ *   <li>{@link io.fairway.testkit.RecordingTable}: a table with the kernel's answers that records
+ *       every change, batch and publication, for the tests that check what was written and in what
+ *       order (apply's sequencing tests, the daemon's reload and admin tests);
+ *   <li>{@link io.fairway.testkit.ThreadNetns}: a test thread enters a network namespace.
  * </ul>
  */
 @NullMarked
