@@ -6,13 +6,13 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.ChannelPromise;
+import io.netty.handler.codec.http.HttpHeaderValidationUtil;
 import io.netty.handler.codec.http2.DefaultHttp2DataFrame;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.DefaultHttp2HeadersFrame;
 import io.netty.handler.codec.http2.Http2Headers;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -28,17 +28,15 @@ import org.jspecify.annotations.Nullable;
  * head gains), and the head it writes is already the checked, rewritten request.
  */
 final class H2RequestWriter extends ChannelOutboundHandlerAdapter {
-  /** Fields that mean something for one HTTP/1.1 connection only (RFC 9113 8.2.2). */
-  private static final Set<String> CONNECTION_SPECIFIC =
-      Set.of(
-          "connection",
-          "keep-alive",
-          "proxy-connection",
-          "transfer-encoding",
-          "upgrade",
-          "te",
-          "trailer",
-          "host");
+  /**
+   * Fields that mean something for one HTTP/1.1 connection only (RFC 9113 8.2.2, in Netty's list),
+   * {@code trailer}, and {@code host}, which HTTP/2 carries as {@code :authority}.
+   */
+  private static boolean notForwarded(String name) {
+    return HttpHeaderValidationUtil.isConnectionHeader(name, false)
+        || name.equals("trailer")
+        || name.equals("host");
+  }
 
   private final boolean https;
   private boolean headSent;
@@ -111,7 +109,7 @@ final class H2RequestWriter extends ChannelOutboundHandlerAdapter {
         continue;
       }
       String n = h.lowerName(i);
-      if (!CONNECTION_SPECIFIC.contains(n)) {
+      if (!notForwarded(n)) {
         out.add(n, h.value(i));
       }
     }
@@ -183,7 +181,7 @@ final class H2RequestWriter extends ChannelOutboundHandlerAdapter {
     Http2Headers out = null;
     for (int i = 0; i + 1 < fields.size(); i += 2) {
       String n = fields.get(i);
-      if (CONNECTION_SPECIFIC.contains(n) || n.equals("content-length")) {
+      if (notForwarded(n) || n.equals("content-length")) {
         continue;
       }
       if (out == null) {

@@ -1,5 +1,6 @@
 package io.fairway.proxy.http2;
 
+import io.netty.handler.codec.http.HttpHeaderValidationUtil;
 import io.netty.handler.codec.http2.Http2Headers;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
@@ -157,7 +158,9 @@ final class H2Request {
         throw new Invalid(0, "pseudo-header field in trailers");
       }
       String n = name.toString();
-      if (!isToken(n) || MALFORMED_IN_TRAILERS.contains(n)) {
+      if (n.isEmpty()
+          || HttpHeaderValidationUtil.validateToken(n) != -1
+          || HttpHeaderValidationUtil.isConnectionHeader(n, false)) {
         throw new Invalid(0, "header field " + n + " not allowed in trailers");
       }
       if (DROPPED_FROM_TRAILERS.contains(n)) {
@@ -179,24 +182,6 @@ final class H2Request {
     }
     return bytes(out);
   }
-
-  private static boolean isToken(String n) {
-    if (n.isEmpty()) {
-      return false;
-    }
-    for (int i = 0; i < n.length(); i++) {
-      char c = n.charAt(i);
-      boolean alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-      if (!alnum && "!#$%&'*+-.^_`|~".indexOf(c) < 0) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  /** Connection-specific fields (RFC 9113 8.2.2): a trailer section carrying one is malformed. */
-  private static final Set<String> MALFORMED_IN_TRAILERS =
-      Set.of("connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "te");
 
   /**
    * Fields that frame or route the message (RFC 9110 6.5.1): not passed on, so that no next hop

@@ -19,6 +19,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoop;
+import io.netty.handler.codec.http.HttpHeaderValidationUtil;
 import io.netty.handler.codec.http2.DefaultHttp2DataFrame;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.DefaultHttp2HeadersFrame;
@@ -30,12 +31,12 @@ import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2HeadersFrame;
 import io.netty.handler.codec.http2.Http2ResetFrame;
 import io.netty.handler.codec.http2.Http2StreamChannel;
+import io.netty.util.AsciiString;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
@@ -49,16 +50,14 @@ import org.jspecify.annotations.Nullable;
  * up is not writable, which stops reading the backend.
  */
 final class H2Stream extends ChannelInboundHandlerAdapter implements ClientSide {
-  /** Response fields an HTTP/2 message must not carry (RFC 9113 8.2.2). */
-  private static final Set<String> CONNECTION_SPECIFIC =
-      Set.of(
-          "connection",
-          "keep-alive",
-          "proxy-connection",
-          "transfer-encoding",
-          "upgrade",
-          "te",
-          "trailer");
+  /**
+   * Response fields an HTTP/2 message must not carry (RFC 9113 8.2.2, in Netty's list), and {@code
+   * trailer}, which announces HTTP/1.1 trailers an HTTP/2 response frames by itself.
+   */
+  private static boolean hopByHop(CharSequence name) {
+    return HttpHeaderValidationUtil.isConnectionHeader(name, false)
+        || AsciiString.contentEqualsIgnoreCase(name, "trailer");
+  }
 
   private final ProxyService vs;
   private final ProxyOptions options;
@@ -437,7 +436,7 @@ final class H2Stream extends ChannelInboundHandlerAdapter implements ClientSide 
         continue;
       }
       String n = h.lowerName(i);
-      if (!CONNECTION_SPECIFIC.contains(n)) {
+      if (!hopByHop(n)) {
         out.add(n, h.headerValue(i));
       }
     }
@@ -457,7 +456,7 @@ final class H2Stream extends ChannelInboundHandlerAdapter implements ClientSide 
     sendHead();
     Http2Headers t = new DefaultHttp2Headers(false, trailers.size());
     for (java.util.Map.Entry<CharSequence, CharSequence> e : trailers) {
-      if (!CONNECTION_SPECIFIC.contains(e.getKey().toString())) {
+      if (!hopByHop(e.getKey())) {
         t.add(e.getKey(), e.getValue());
       }
     }
