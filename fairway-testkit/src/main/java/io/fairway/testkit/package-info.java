@@ -10,6 +10,9 @@
  *       tests from going around it);
  *   <li>{@link io.fairway.testkit.FairwayProcess}: {@code fairway ...} as a child process, from the
  *       test classpath or an installed tree, with its log, signals and exit;
+ *   <li>{@link io.fairway.testkit.Varnishd}: a real varnishd on loopback running a test's VCL, the
+ *       oracle the Varnish directors (fairway-director) and the data plane (fairway-daemon) are
+ *       compared with, started, awaited and stopped one way, its log in failure messages;
  *   <li>{@link io.fairway.testkit.FreePorts}: ports for programs a test starts, chosen below the
  *       kernel's ephemeral range, where another suite's outgoing connections cannot take them
  *       between the check and the program's bind;

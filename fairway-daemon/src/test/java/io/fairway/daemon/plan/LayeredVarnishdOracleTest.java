@@ -3,6 +3,7 @@ package io.fairway.daemon.plan;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.fairway.testkit.Varnishd;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -74,9 +75,9 @@ class LayeredVarnishdOracleTest {
 
   @BeforeAll
   static void start(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
-    String bin = Varnishd.require();
+    Path bin = Varnishd.require();
     backends = new Backends(BACKENDS, SICK);
-    varnishd = new Varnishd(bin, dir, vcl());
+    varnishd = Varnishd.start(bin, dir, vcl(), VarnishOracle.PING);
     fairway = new UserspaceDaemon(dir.resolve("keepalived.conf"), conf());
     await("checkers and probes settled")
         .atMost(Duration.ofSeconds(30))
@@ -96,7 +97,7 @@ class LayeredVarnishdOracleTest {
     for (int i = 0; i < BACKENDS; i++) {
       want.add(!SICK.contains("b" + i));
     }
-    return varnishd.health().equals(want);
+    return VarnishOracle.health(varnishd).equals(want);
   }
 
   @AfterAll
@@ -154,7 +155,7 @@ class LayeredVarnishdOracleTest {
                 () -> {
                   if (setup.equals("fb")) {
                     for (Ask a : mine) {
-                      viaVarnish.put(a, body(client, varnishd.port, a, setup));
+                      viaVarnish.put(a, body(client, varnishd.port(), a, setup));
                     }
                   } else {
                     for (int i = 0; i < mine.size(); i += BATCH) {
@@ -226,7 +227,7 @@ class LayeredVarnishdOracleTest {
           .append("    name ")
           .append(m)
           .append('\n')
-          .append(Varnishd.HTTP_GET)
+          .append(VarnishOracle.HTTP_GET)
           .append("  }\n");
     }
     return c.toString();
@@ -268,7 +269,7 @@ class LayeredVarnishdOracleTest {
 
   static String vcl() {
     StringBuilder v = new StringBuilder("vcl 4.1;\nimport directors;\nimport std;\n\n");
-    v.append(Varnishd.PROBE);
+    v.append(VarnishOracle.PROBE);
     for (int i = 0; i < BACKENDS; i++) {
       v.append("backend b")
           .append(i)
@@ -294,7 +295,7 @@ class LayeredVarnishdOracleTest {
     for (int i = 0; i < BACKENDS; i++) {
       probed.add("b" + i);
     }
-    v.append(Varnishd.recvPingAndHealth(probed));
+    v.append(VarnishOracle.recvPingAndHealth(probed));
     v.append(
         "  if (req.http.x-svc == \"fb\") {\n    set req.backend_hint = fb.backend();\n"
             + "    return (pass);\n  }\n");

@@ -3,6 +3,7 @@ package io.fairway.daemon.plan;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.fairway.testkit.Varnishd;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -91,9 +92,9 @@ class ProxyVarnishdOracleTest {
 
   @BeforeAll
   static void start(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
-    String bin = Varnishd.require();
+    Path bin = Varnishd.require();
     backends = new Backends(BACKENDS, SICK);
-    varnishd = new Varnishd(bin, dir, vcl());
+    varnishd = Varnishd.start(bin, dir, vcl(), VarnishOracle.PING);
     fairway = new UserspaceDaemon(dir.resolve("keepalived.conf"), conf());
     // Both sides agree on health before anything is compared: Fairway's checkers took the sick
     // servers out, varnishd's probes marked exactly them sick.
@@ -119,7 +120,7 @@ class ProxyVarnishdOracleTest {
     for (int i = 0; i < BACKENDS; i++) {
       want.add(!SICK.contains("b" + i));
     }
-    return varnishd.health().equals(want);
+    return VarnishOracle.health(varnishd).equals(want);
   }
 
   @AfterAll
@@ -268,7 +269,7 @@ class ProxyVarnishdOracleTest {
           c.append("    ident ").append(m.ident()).append('\n');
         }
         if (s.checked()) {
-          c.append(Varnishd.HTTP_GET);
+          c.append(VarnishOracle.HTTP_GET);
         }
         c.append("  }\n");
       }
@@ -279,7 +280,7 @@ class ProxyVarnishdOracleTest {
 
   static String vcl() {
     StringBuilder v = new StringBuilder("vcl 4.1;\nimport directors;\nimport std;\n\n");
-    v.append(Varnishd.PROBE);
+    v.append(VarnishOracle.PROBE);
     for (int i = 0; i < BACKENDS; i++) {
       int port = backends.port("b" + i);
       v.append("backend b")
@@ -321,7 +322,7 @@ class ProxyVarnishdOracleTest {
     for (int i = 0; i < BACKENDS; i++) {
       probed.add("p" + i);
     }
-    v.append(Varnishd.recvPingAndHealth(probed));
+    v.append(VarnishOracle.recvPingAndHealth(probed));
     for (Setup s : SETUPS) {
       v.append("  if (req.http.x-mode == \"").append(s.name()).append("\") {\n");
       for (int k = 0; k < BATCH; k++) {

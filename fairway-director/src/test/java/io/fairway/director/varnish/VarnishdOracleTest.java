@@ -5,22 +5,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.fairway.director.Backend;
 import io.fairway.director.Member;
 import io.fairway.director.Request;
-import io.fairway.testkit.ExternalPrograms;
-import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
+import io.fairway.testkit.Varnishd;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -70,23 +65,7 @@ class VarnishdOracleTest {
           Set.of("b0", "b1", "b2", "b3", "b5", "b6"));
 
   @TempDir static Path dir;
-  static Process varnishd;
-  static int httpPort;
-  static int adminPort;
-  static HttpClient http;
-
-  static String varnishdPath() {
-    for (String p : List.of("/usr/sbin/varnishd", "/usr/local/sbin/varnishd")) {
-      if (Files.isExecutable(Path.of(p))) {
-        return p;
-      }
-    }
-    return null;
-  }
-
-  static int freePort() throws IOException {
-    return io.fairway.testkit.FreePorts.loopback();
-  }
+  static Varnishd varnishd;
 
   static String vcl() {
     StringBuilder v = new StringBuilder("vcl 4.1;\nimport directors;\n\n");
@@ -148,99 +127,30 @@ class VarnishdOracleTest {
       }
       v.append(" + vh.backend(req.http.k").append(k).append(");\n");
     }
-    v.append("  return (synth(200));\n}\n\nsub vcl_synth {\n");
-    for (int k = 0; k < KEYS_PER_REQUEST; k++) {
-      v.append("  set resp.http.r").append(k).append(" = req.http.r").append(k).append(";\n");
-    }
-    v.append("  return (deliver);\n}\n");
+    v.append("  return (synth(200));\n}\n\n").append(Varnishd.synthAnswers(KEYS_PER_REQUEST));
     return v.toString();
   }
 
   @BeforeAll
   static void startVarnishd() throws Exception {
-    String bin = varnishdPath();
-    ExternalPrograms.requireThat(
-        bin != null, () -> "varnishd is not installed (Debian package varnish)");
-    Files.writeString(dir.resolve("oracle.vcl"), vcl());
-    Files.writeString(dir.resolve("secret"), "fairway-oracle-secret\n");
-    httpPort = freePort();
-    adminPort = freePort();
-    List<String> cmd =
-        new ArrayList<>(
-            List.of(
-                bin,
-                "-F",
-                "-n",
-                dir.resolve("work").toString(),
-                "-a",
-                "127.0.0.1:" + httpPort,
-                "-T",
-                "127.0.0.1:" + adminPort,
-                "-S",
-                dir.resolve("secret").toString(),
-                "-f",
-                dir.resolve("oracle.vcl").toString(),
-                "-s",
-                "malloc,16m",
-                "-p",
-                "thread_pools=1",
-                "-p",
-                "thread_pool_min=5"));
-    // As root varnishd wants to drop privileges to its own users; none is simpler in a test.
-    if ("root".equals(System.getProperty("user.name"))) {
-      cmd.addAll(1, List.of("-j", "none"));
-    }
-    varnishd =
-        new ProcessBuilder(cmd)
-            .redirectErrorStream(true)
-            .redirectOutput(dir.resolve("varnishd.log").toFile())
-            .start();
-    http =
-        HttpClient.newBuilder()
-            .version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(2))
-            .build();
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-    while (true) {
-      if (!varnishd.isAlive()) {
-        throw new IllegalStateException(
-            "varnishd exited: " + Files.readString(dir.resolve("varnishd.log")));
-      }
-      try {
-        HttpResponse<String> r = http.send(get(List.of("x")), HttpResponse.BodyHandlers.ofString());
-        if (r.statusCode() == 200) {
-          break;
-        }
-      } catch (IOException notYet) {
-        // still starting
-      }
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException(
-            "varnishd did not answer within 60 s: "
-                + Files.readString(dir.resolve("varnishd.log")));
-      }
-      Thread.sleep(100);
-    }
+    // Every request answers 200: the VCL resolves the directors for the keys it was given.
+    varnishd = Varnishd.start(Varnishd.require(), dir, vcl(), Map.of("k0", "x"));
   }
 
   @AfterAll
-  static void stopVarnishd() throws Exception {
+  static void stopVarnishd() {
     if (varnishd != null) {
-      varnishd.destroy();
-      if (!varnishd.waitFor(10, TimeUnit.SECONDS)) {
-        varnishd.destroyForcibly();
-      }
+      varnishd.close();
     }
   }
 
-  static HttpRequest get(List<String> keys) {
-    HttpRequest.Builder b =
-        HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + "/"))
-            .timeout(Duration.ofSeconds(10));
+  /** Headers {@code k0..k<n-1>}: the keys varnishd's directors resolve. */
+  static Map<String, String> keyHeaders(List<String> keys) {
+    Map<String, String> h = new LinkedHashMap<>();
     for (int k = 0; k < keys.size(); k++) {
-      b.header("k" + k, keys.get(k));
+      h.put("k" + k, keys.get(k));
     }
-    return b.GET().build();
+    return h;
   }
 
   /**
@@ -251,25 +161,13 @@ class VarnishdOracleTest {
     List<Process> ps = new ArrayList<>();
     for (Spec s : SPECS) {
       ps.add(
-          admProcess("backend.set_health", s.name(), sick.contains(s.name()) ? "sick" : "healthy"));
+          varnishd.varnishadm(
+              "backend.set_health", s.name(), sick.contains(s.name()) ? "sick" : "healthy"));
     }
     for (Process p : ps) {
       String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       assertThat(p.waitFor()).as("varnishadm: %s", out).isZero();
     }
-  }
-
-  static Process admProcess(String... command) throws IOException {
-    List<String> cmd =
-        new ArrayList<>(
-            List.of(
-                "varnishadm",
-                "-T",
-                "127.0.0.1:" + adminPort,
-                "-S",
-                dir.resolve("secret").toString()));
-    cmd.addAll(List.of(command));
-    return new ProcessBuilder(cmd).redirectErrorStream(true).start();
   }
 
   static List<String> randomKeys(int n, long seed) {
@@ -313,7 +211,7 @@ class VarnishdOracleTest {
       for (int i = 0; i < keys.size(); i += KEYS_PER_REQUEST) {
         List<String> batch = keys.subList(i, Math.min(keys.size(), i + KEYS_PER_REQUEST));
         batches.add(batch);
-        inFlight.add(http.sendAsync(get(batch), HttpResponse.BodyHandlers.ofString()));
+        inFlight.add(varnishd.askAsync(keyHeaders(batch)));
         if (inFlight.size() >= 8) {
           compared +=
               check(shard, hash, sick, batches.remove(0), inFlight.remove(0).join(), mismatches);
@@ -339,18 +237,11 @@ class VarnishdOracleTest {
     for (String b : sick) {
       mine.setHealthy(b, false);
     }
-    Process seed = admProcess("debug.srandom", "4242");
+    Process seed = varnishd.varnishadm("debug.srandom", "4242");
     assertThat(seed.waitFor()).isZero();
     List<String> theirs = new ArrayList<>();
     for (int i = 0; i < 125; i++) { // one request at a time: draws must stay in order
-      HttpRequest r =
-          HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + "/"))
-              .header("x-mode", "random")
-              .timeout(Duration.ofSeconds(10))
-              .GET()
-              .build();
-      String line =
-          http.send(r, HttpResponse.BodyHandlers.ofString()).headers().firstValue("r0").orElse("");
+      String line = varnishd.ask(Map.of("x-mode", "random")).headers().firstValue("r0").orElse("");
       List<String> got = List.of(line.split(",", -1));
       theirs.addAll(got.subList(0, KEYS_PER_REQUEST));
     }
@@ -377,24 +268,15 @@ class VarnishdOracleTest {
     Set<String> sick = Set.of("b2");
     setHealth(sick);
     mine.setHealthy("b2", false);
-    Process seed = admProcess("debug.srandom", "77");
+    Process seed = varnishd.varnishadm("debug.srandom", "77");
     assertThat(seed.waitFor()).isZero();
     List<String> keys = randomKeys(KEYS_PER_REQUEST * 100, 99L);
     List<String> theirs = new ArrayList<>();
     for (int i = 0; i < keys.size(); i += KEYS_PER_REQUEST) {
       List<String> batch = keys.subList(i, i + KEYS_PER_REQUEST);
-      HttpRequest.Builder b =
-          HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + httpPort + "/"))
-              .header("x-mode", "warmup")
-              .timeout(Duration.ofSeconds(10));
-      for (int k = 0; k < batch.size(); k++) {
-        b.header("k" + k, batch.get(k));
-      }
-      String line =
-          http.send(b.GET().build(), HttpResponse.BodyHandlers.ofString())
-              .headers()
-              .firstValue("r0")
-              .orElse("");
+      Map<String, String> headers = keyHeaders(batch);
+      headers.put("x-mode", "warmup");
+      String line = varnishd.ask(headers).headers().firstValue("r0").orElse("");
       theirs.addAll(List.of(line.split(",", -1)).subList(0, KEYS_PER_REQUEST));
     }
     List<String> ours = new ArrayList<>();
