@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.sun.net.httpserver.HttpServer;
 import io.fairway.daemon.Json;
 import io.fairway.daemon.discovery.Named;
 import io.fairway.testkit.FairwayProcess;
+import io.fairway.testkit.HttpBackend;
 import java.io.IOException;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
@@ -48,7 +48,7 @@ class DnsAgreementRunTest {
   static final String[] NODES = {"127.0.4.1", "127.0.4.2"};
 
   @TempDir Path dir;
-  final List<HttpServer> http = new ArrayList<>();
+  final List<HttpBackend> http = new ArrayList<>();
   final List<DatagramSocket> udp = new ArrayList<>();
   final FairwayProcess[] fairway = new FairwayProcess[2];
   final int[] admin = new int[2];
@@ -77,7 +77,7 @@ class DnsAgreementRunTest {
     if (named != null) {
       named.close();
     }
-    http.forEach(h -> h.stop(0));
+    http.forEach(HttpBackend::close);
     udp.forEach(DatagramSocket::close);
   }
 
@@ -109,10 +109,8 @@ class DnsAgreementRunTest {
   String zone() throws IOException {
     StringBuilder z = new StringBuilder("web IN A 127.0.0.1\n");
     for (int i = 1; i <= BACKENDS; i++) {
-      http.add(ScaleOutAgreementTest.httpBackend("b" + i));
-      z.append("_web._tcp IN SRV 0 1 ")
-          .append(http.get(i - 1).getAddress().getPort())
-          .append(" web\n");
+      http.add(new HttpBackend("b" + i));
+      z.append("_web._tcp IN SRV 0 1 ").append(http.get(i - 1).port()).append(" web\n");
       z.append("udp IN A 127.0.0.").append(20 + i).append('\n');
     }
     return z.toString();

@@ -3,11 +3,8 @@ package io.fairway.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.sun.net.httpserver.HttpServer;
 import io.fairway.testkit.FairwayProcess;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
+import io.fairway.testkit.HttpBackend;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -29,7 +26,7 @@ class ReloadBombRunTest {
 
   // Started by each test that needs it, before any use; closed after each when started.
   @SuppressWarnings("NullAway.Init")
-  HttpServer backend;
+  HttpBackend backend;
 
   @SuppressWarnings("NullAway.Init")
   FairwayProcess fairway;
@@ -40,25 +37,16 @@ class ReloadBombRunTest {
       fairway.close();
     }
     if (backend != null) {
-      backend.stop(0);
+      backend.close();
     }
   }
 
   @Test
   void aBombReloadIsRefusedWhileRequestsKeepSucceeding() throws Exception {
-    backend = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
-    backend.createContext(
-        "/",
-        ex -> {
-          byte[] body = "b1".getBytes(StandardCharsets.UTF_8);
-          ex.sendResponseHeaders(200, body.length);
-          ex.getResponseBody().write(body);
-          ex.close();
-        });
-    backend.start();
+    backend = new HttpBackend("b1");
     int vip = UserspaceRunTest.freePort();
     Path conf = dir.resolve("keepalived.conf");
-    Files.writeString(conf, UserspaceRunTest.conf(vip, backend.getAddress().getPort()));
+    Files.writeString(conf, UserspaceRunTest.conf(vip, backend.port()));
     fairway =
         FairwayProcess.fromTestClasspath("-Xmx128m")
             .log(dir.resolve("fairway.log"))

@@ -3,10 +3,10 @@ package io.fairway.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.sun.net.httpserver.HttpServer;
 import io.fairway.director.sched.DestSpec;
 import io.fairway.director.sched.SchedService;
 import io.fairway.director.sched.Schedulers;
+import io.fairway.testkit.HttpBackend;
 import java.io.IOException;
 import java.net.DatagramPacket;
 import java.net.DatagramSocket;
@@ -57,7 +57,7 @@ class ScaleOutAgreementTest {
 
   static final String[] NODES = {"127.0.3.1", "127.0.3.2"};
   @TempDir static Path dir;
-  final List<HttpServer> http = new ArrayList<>();
+  final List<HttpBackend> http = new ArrayList<>();
   final List<DatagramSocket> udp = new ArrayList<>();
   final List<java.net.ServerSocket> health = new ArrayList<>();
   final Process[] fairway = new Process[2];
@@ -70,7 +70,7 @@ class ScaleOutAgreementTest {
   @BeforeAll
   void start() throws Exception {
     for (int b = 1; b <= BACKENDS; b++) {
-      http.add(httpBackend("b" + b));
+      http.add(new HttpBackend("b" + b));
       udp.add(udpBackend("b" + b));
       health.add(healthPort("b" + b));
     }
@@ -125,7 +125,7 @@ class ScaleOutAgreementTest {
         }
       }
     }
-    http.forEach(h -> h.stop(0));
+    http.forEach(HttpBackend::close);
     udp.forEach(DatagramSocket::close);
     for (java.net.ServerSocket h : health) {
       h.close();
@@ -187,7 +187,7 @@ class ScaleOutAgreementTest {
         .append(" {\n lb_algo shard\n lb_kind HTTP\n protocol TCP\n shard {\n  by URL\n }\n");
     for (int b : backends) {
       s.append(" real_server 127.0.0.1 ")
-          .append(http.get(b - 1).getAddress().getPort())
+          .append(http.get(b - 1).port())
           .append(" {\n  name b")
           .append(b)
           .append("\n }\n");
@@ -583,22 +583,6 @@ class ScaleOutAgreementTest {
                 .build(),
             HttpResponse.BodyHandlers.ofString());
     return r.statusCode() == 200 ? r.body() : "HTTP " + r.statusCode();
-  }
-
-  static HttpServer httpBackend(String name) throws IOException {
-    HttpServer s =
-        HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
-    s.createContext(
-        "/",
-        ex -> {
-          byte[] body = name.getBytes(StandardCharsets.US_ASCII);
-          ex.sendResponseHeaders(200, body.length);
-          ex.getResponseBody().write(body);
-          ex.close();
-        });
-    s.setExecutor(null);
-    s.start();
-    return s;
   }
 
   static DatagramSocket udpBackend(String name) throws IOException {

@@ -4,14 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.sun.net.httpserver.HttpServer;
 import io.fairway.daemon.Json;
 import io.fairway.daemon.discovery.Named;
 import io.fairway.testkit.FairwayProcess;
+import io.fairway.testkit.HttpBackend;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -20,7 +17,6 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.Executors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -32,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class SrvBackupRunTest {
   @TempDir Path dir;
-  final Map<String, HttpServer> backends = new HashMap<>();
+  final Map<String, HttpBackend> backends = new HashMap<>();
 
   // Started by each test that needs it, before any use; closed after each when started.
   @SuppressWarnings("NullAway.Init")
@@ -49,24 +45,13 @@ class SrvBackupRunTest {
     if (named != null) {
       named.close();
     }
-    backends.values().forEach(b -> b.stop(0));
+    backends.values().forEach(HttpBackend::close);
   }
 
   int backend(String name) throws IOException {
-    HttpServer s =
-        HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
-    s.createContext(
-        "/",
-        ex -> {
-          byte[] body = name.getBytes(StandardCharsets.UTF_8);
-          ex.sendResponseHeaders(200, body.length);
-          ex.getResponseBody().write(body);
-          ex.close();
-        });
-    s.setExecutor(Executors.newFixedThreadPool(2));
-    s.start();
-    backends.put(name, s);
-    return s.getAddress().getPort();
+    HttpBackend b = new HttpBackend(name);
+    backends.put(name, b);
+    return b.port();
   }
 
   Set<String> served(int vip, int n) {
@@ -140,7 +125,7 @@ class SrvBackupRunTest {
     assertThat(served(vip, 20)).containsExactly("main");
 
     // The priority-0 server fails its check: the backup comes in.
-    Objects.requireNonNull(backends.remove("main"), "started above").stop(0);
+    Objects.requireNonNull(backends.remove("main"), "started above").close();
     await()
         .atMost(Duration.ofSeconds(60))
         .ignoreExceptions()

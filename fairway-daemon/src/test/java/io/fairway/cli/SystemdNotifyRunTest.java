@@ -3,12 +3,9 @@ package io.fairway.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.sun.net.httpserver.HttpServer;
 import io.fairway.daemon.systemd.NotifySocket;
 import io.fairway.testkit.FairwayProcess;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
+import io.fairway.testkit.HttpBackend;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -30,7 +27,7 @@ class SystemdNotifyRunTest {
 
   // Started by each test that needs it, before any use; closed after each when started.
   @SuppressWarnings("NullAway.Init")
-  HttpServer backend;
+  HttpBackend backend;
 
   @SuppressWarnings("NullAway.Init")
   FairwayProcess fairway;
@@ -41,25 +38,16 @@ class SystemdNotifyRunTest {
       fairway.close();
     }
     if (backend != null) {
-      backend.stop(0);
+      backend.close();
     }
   }
 
   @Test
   void readyAfterTheTableIsAppliedReloadingAroundSighupStoppingAtSigterm() throws Exception {
-    backend = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
-    backend.createContext(
-        "/",
-        ex -> {
-          byte[] body = "b1".getBytes(StandardCharsets.UTF_8);
-          ex.sendResponseHeaders(200, body.length);
-          ex.getResponseBody().write(body);
-          ex.close();
-        });
-    backend.start();
+    backend = new HttpBackend("b1");
     int vip = UserspaceRunTest.freePort();
     Path conf = dir.resolve("keepalived.conf");
-    Files.writeString(conf, UserspaceRunTest.conf(vip, backend.getAddress().getPort()));
+    Files.writeString(conf, UserspaceRunTest.conf(vip, backend.port()));
 
     // What the virtual server answered at the moment each message arrived (before the next one
     // is read): "b1" once traffic flows, "" before.

@@ -3,8 +3,8 @@ package io.fairway.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.sun.net.httpserver.HttpServer;
 import io.fairway.testkit.FairwayProcess;
+import io.fairway.testkit.HttpBackend;
 import io.fairway.testkit.TestCerts;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -38,7 +38,7 @@ class TlsRenewalRunTest {
 
   // Started by each test that needs it, before any use; closed after each when started.
   @SuppressWarnings("NullAway.Init")
-  HttpServer backend;
+  HttpBackend backend;
 
   @SuppressWarnings("NullAway.Init")
   FairwayProcess fairway;
@@ -49,22 +49,13 @@ class TlsRenewalRunTest {
       fairway.close();
     }
     if (backend != null) {
-      backend.stop(0);
+      backend.close();
     }
   }
 
   int backend() throws IOException {
-    backend = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
-    backend.createContext(
-        "/",
-        ex -> {
-          byte[] body = "b1".getBytes(StandardCharsets.UTF_8);
-          ex.sendResponseHeaders(200, body.length);
-          ex.getResponseBody().write(body);
-          ex.close();
-        });
-    backend.start();
-    return backend.getAddress().getPort();
+    backend = new HttpBackend("b1");
+    return backend.port();
   }
 
   static String conf(int vip, TestCerts.Pair cert, int backend) {

@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.sun.net.httpserver.HttpServer;
 import io.fairway.daemon.Json;
 import io.fairway.daemon.Promtool;
 import io.fairway.testkit.FairwayProcess;
+import io.fairway.testkit.HttpBackend;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -27,9 +27,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
@@ -45,8 +43,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class UserspaceAdminRunTest {
   @TempDir Path dir;
-  final List<HttpServer> backends = new ArrayList<>();
-  final Map<String, AtomicLong> hits = new ConcurrentHashMap<>();
+  final Map<String, HttpBackend> backends = new ConcurrentHashMap<>();
   final HttpClient http =
       HttpClient.newBuilder()
           .proxy(ProxySelector.of(null))
@@ -64,32 +61,20 @@ class UserspaceAdminRunTest {
     if (fairway != null) {
       fairway.close();
     }
-    backends.forEach(b -> b.stop(0));
+    backends.values().forEach(HttpBackend::close);
   }
 
   /** Requests backend {@code name} answered so far. */
   long hitsOf(String name) {
-    return Objects.requireNonNull(hits.get(name), "backend() counts each backend").get();
+    return Objects.requireNonNull(backends.get(name), "backend() counts each backend")
+        .requests
+        .get();
   }
 
   int backend(String name) throws IOException {
-    HttpServer s =
-        HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 128);
-    AtomicLong n = new AtomicLong();
-    hits.put(name, n);
-    s.createContext(
-        "/",
-        ex -> {
-          n.incrementAndGet();
-          byte[] body = name.getBytes(StandardCharsets.UTF_8);
-          ex.sendResponseHeaders(200, body.length);
-          ex.getResponseBody().write(body);
-          ex.close();
-        });
-    s.setExecutor(Executors.newFixedThreadPool(4));
-    s.start();
-    backends.add(s);
-    return s.getAddress().getPort();
+    HttpBackend b = new HttpBackend(name);
+    backends.put(name, b);
+    return b.port();
   }
 
   void startFairway(Path conf, Path state) throws Exception {

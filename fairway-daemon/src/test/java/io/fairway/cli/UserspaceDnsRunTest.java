@@ -4,26 +4,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.sun.net.httpserver.HttpServer;
 import io.fairway.daemon.Json;
 import io.fairway.daemon.Promtool;
 import io.fairway.daemon.discovery.Named;
 import io.fairway.testkit.FairwayProcess;
+import io.fairway.testkit.HttpBackend;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.ProxySelector;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Executors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -35,7 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class UserspaceDnsRunTest {
   @TempDir Path dir;
-  final List<HttpServer> backends = new ArrayList<>();
+  final List<HttpBackend> backends = new ArrayList<>();
   final HttpClient http =
       HttpClient.newBuilder()
           .proxy(ProxySelector.of(null))
@@ -59,24 +55,13 @@ class UserspaceDnsRunTest {
     if (named != null) {
       named.close();
     }
-    backends.forEach(b -> b.stop(0));
+    backends.forEach(HttpBackend::close);
   }
 
   int backend(String name) throws IOException {
-    HttpServer s =
-        HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
-    s.createContext(
-        "/",
-        ex -> {
-          byte[] body = name.getBytes(StandardCharsets.UTF_8);
-          ex.sendResponseHeaders(200, body.length);
-          ex.getResponseBody().write(body);
-          ex.close();
-        });
-    s.setExecutor(Executors.newFixedThreadPool(2));
-    s.start();
-    backends.add(s);
-    return s.getAddress().getPort();
+    HttpBackend b = new HttpBackend(name);
+    backends.add(b);
+    return b.port();
   }
 
   HttpResponse<String> get(String path) throws IOException, InterruptedException {

@@ -3,8 +3,8 @@ package io.fairway.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import com.sun.net.httpserver.HttpServer;
 import io.fairway.testkit.FairwayProcess;
+import io.fairway.testkit.HttpBackend;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -30,7 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class UserspaceRunTest {
   @TempDir Path dir;
-  final List<HttpServer> backends = new ArrayList<>();
+  final List<HttpBackend> backends = new ArrayList<>();
 
   // Started by each test that needs it, before any use; closed after each when started.
   @SuppressWarnings("NullAway.Init")
@@ -41,23 +41,13 @@ class UserspaceRunTest {
     if (fairway != null) {
       fairway.close();
     }
-    backends.forEach(b -> b.stop(0));
+    backends.forEach(HttpBackend::close);
   }
 
   int backend(String name) throws IOException {
-    HttpServer s =
-        HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 16);
-    s.createContext(
-        "/",
-        ex -> {
-          byte[] body = name.getBytes(StandardCharsets.UTF_8);
-          ex.sendResponseHeaders(200, body.length);
-          ex.getResponseBody().write(body);
-          ex.close();
-        });
-    s.start();
-    backends.add(s);
-    return s.getAddress().getPort();
+    HttpBackend b = new HttpBackend(name);
+    backends.add(b);
+    return b.port();
   }
 
   static int freePort() throws IOException {

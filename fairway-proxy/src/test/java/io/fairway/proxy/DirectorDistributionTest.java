@@ -19,6 +19,8 @@ import io.fairway.proxy.table.ListenerSpec;
 import io.fairway.proxy.table.RequestKey;
 import io.fairway.table.Service;
 import io.fairway.table.ServiceKey;
+import io.fairway.testkit.EchoServer;
+import io.fairway.testkit.HttpBackend;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.net.InetAddress;

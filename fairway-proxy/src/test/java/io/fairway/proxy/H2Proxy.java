@@ -11,6 +11,7 @@ import io.fairway.proxy.table.ListenerSpec;
 import io.fairway.proxy.table.RequestKey;
 import io.fairway.table.Service;
 import io.fairway.table.ServiceKey;
+import io.fairway.testkit.HttpBackend;
 import io.fairway.testkit.TestCerts;
 import java.net.InetSocketAddress;
 import java.util.List;

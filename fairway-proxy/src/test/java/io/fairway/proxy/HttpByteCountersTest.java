@@ -13,6 +13,7 @@ import io.fairway.table.DestEntry;
 import io.fairway.table.Service;
 import io.fairway.table.ServiceKey;
 import io.fairway.table.Stats;
+import io.fairway.testkit.HttpBackend;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;

@@ -17,6 +17,7 @@ import io.fairway.table.DestKey;
 import io.fairway.table.Service;
 import io.fairway.table.ServiceKey;
 import io.fairway.testkit.ExternalPrograms;
+import io.fairway.testkit.HttpBackend;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

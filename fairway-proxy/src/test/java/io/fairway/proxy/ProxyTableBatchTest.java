@@ -14,6 +14,7 @@ import io.fairway.table.ServiceEntry;
 import io.fairway.table.ServiceKey;
 import io.fairway.table.TableException;
 import io.fairway.table.TableOp;
+import io.fairway.testkit.EchoServer;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;

@@ -13,6 +13,8 @@ import io.fairway.proxy.table.ListenerSpec;
 import io.fairway.proxy.table.RequestKey;
 import io.fairway.table.Service;
 import io.fairway.table.ServiceKey;
+import io.fairway.testkit.EchoServer;
+import io.fairway.testkit.HttpBackend;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;

@@ -15,6 +15,7 @@ import io.fairway.table.Protocol;
 import io.fairway.table.Service;
 import io.fairway.table.ServiceKey;
 import io.fairway.table.TableException;
+import io.fairway.testkit.EchoServer;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;

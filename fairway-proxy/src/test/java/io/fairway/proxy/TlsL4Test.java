@@ -12,6 +12,7 @@ import io.fairway.proxy.tls.ServerTls;
 import io.fairway.proxy.tls.TlsStats;
 import io.fairway.table.Service;
 import io.fairway.table.ServiceKey;
+import io.fairway.testkit.HttpBackend;
 import io.fairway.testkit.TestCerts;
 import java.net.InetSocketAddress;
 import java.net.Socket;

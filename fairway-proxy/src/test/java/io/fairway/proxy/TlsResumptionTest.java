@@ -12,6 +12,7 @@ import io.fairway.proxy.tls.ServerTls;
 import io.fairway.table.Service;
 import io.fairway.table.ServiceKey;
 import io.fairway.testkit.ExternalPrograms;
+import io.fairway.testkit.HttpBackend;
 import io.fairway.testkit.TestCerts;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;

@@ -15,6 +15,7 @@ import io.fairway.proxy.tls.TlsStats;
 import io.fairway.table.Service;
 import io.fairway.table.ServiceKey;
 import io.fairway.testkit.ExternalPrograms;
+import io.fairway.testkit.HttpBackend;
 import io.fairway.testkit.TestCerts;
 import io.netty.buffer.PooledByteBufAllocator;
 import java.io.IOException;

@@ -16,6 +16,7 @@ import io.fairway.proxy.tls.TlsStats;
 import io.fairway.table.Service;
 import io.fairway.table.ServiceKey;
 import io.fairway.testkit.ExternalPrograms;
+import io.fairway.testkit.HttpBackend;
 import io.fairway.testkit.TestCerts;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;

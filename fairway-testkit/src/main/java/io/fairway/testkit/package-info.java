@@ -16,6 +16,10 @@
  *   <li>{@link io.fairway.testkit.FreePorts}: ports for programs a test starts, chosen below the
  *       kernel's ephemeral range, where another suite's outgoing connections cannot take them
  *       between the check and the program's bind;
+ *   <li>{@link io.fairway.testkit.HttpBackend} and {@link io.fairway.testkit.EchoServer}: loopback
+ *       backends that say which one answered (an HTTP body or a TCP greeting of their name), the
+ *       ones most tests of the proxy and of {@code fairway run --userspace} need, so no module
+ *       carries its own copy;
  *   <li>{@link io.fairway.testkit.FaultyTable}: a table that fails the changes a test names, for
  *       the tests of start, reload and shutdown on a table that refuses (fairway-table is an
  *       optional dependency here, so only modules that have it see it);

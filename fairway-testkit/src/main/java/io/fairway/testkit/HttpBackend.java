@@ -1,4 +1,4 @@
-package io.fairway.proxy;
+package io.fairway.testkit;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
@@ -7,6 +7,7 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -17,17 +18,17 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A small JDK HTTP backend on loopback: answers with its name, and on {@code /headers} with the
- * request headers it received; {@code /slow?ms=N} waits first, {@code /big?kb=N} sends N KiB.
+ * A small JDK HTTP backend on loopback, 200 to everything with an {@code X-Backend} header of its
+ * name: the body is its name, and on {@code /headers} the request headers it received (one {@code
+ * name: value} line each), on {@code /echo} the request body; {@code /slow?ms=N} waits first,
+ * {@code /big?kb=N} sends N KiB. A HEAD gets no body.
+ *
+ * <p>Its counters are public fields so a test can await or assert them directly. TCP_NODELAY for
+ * the JDK server is the surefire configuration's {@code sun.net.httpserver.nodelay} (read once per
+ * JVM): without it every keep-alive answer waits for a delayed ACK.
  */
-final class HttpBackend implements AutoCloseable {
-  static {
-    // Without it the JDK server's header and body writes meet Nagle and delayed ACKs: 40 ms a
-    // request.
-    System.setProperty("sun.net.httpserver.nodelay", "true");
-  }
-
-  final String name;
+public final class HttpBackend implements AutoCloseable {
+  public final String name;
   private final HttpServer server;
   private final ExecutorService pool =
       Executors.newCachedThreadPool(
@@ -36,20 +37,27 @@ final class HttpBackend implements AutoCloseable {
             t.setDaemon(true);
             return t;
           });
-  final AtomicInteger requests = new AtomicInteger();
+
+  /** Requests received. */
+  public final AtomicInteger requests = new AtomicInteger();
 
   /**
    * Requests being worked on (received, not yet answering), and the most at once. A request leaves
    * before its answer is written, so a request the proxy sends only after that answer can never
    * overlap it here, however late this thread runs afterwards.
    */
-  final AtomicInteger working = new AtomicInteger();
+  public final AtomicInteger working = new AtomicInteger();
 
-  final AtomicInteger mostAtOnce = new AtomicInteger();
-  final List<Map<String, List<String>>> seenHeaders = new CopyOnWriteArrayList<>();
-  final Map<String, Integer> byPath = new ConcurrentHashMap<>();
+  public final AtomicInteger mostAtOnce = new AtomicInteger();
 
-  HttpBackend(String name) throws IOException {
+  /** The headers of each request, in the order they came. */
+  public final List<Map<String, List<String>>> seenHeaders = new CopyOnWriteArrayList<>();
+
+  /** Requests by path. */
+  public final Map<String, Integer> byPath = new ConcurrentHashMap<>();
+
+  /** Starts a backend on a loopback port the kernel picks. */
+  public HttpBackend(String name) throws IOException {
     this.name = name;
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 200);
     server.setExecutor(pool);
@@ -57,11 +65,11 @@ final class HttpBackend implements AutoCloseable {
     server.start();
   }
 
-  int port() {
+  public int port() {
     return server.getAddress().getPort();
   }
 
-  InetSocketAddress address() {
+  public InetSocketAddress address() {
     return server.getAddress();
   }
 
@@ -110,7 +118,7 @@ final class HttpBackend implements AutoCloseable {
       return sb.toString().getBytes(StandardCharsets.UTF_8);
     } else if (path.equals("/big") && q != null) {
       byte[] out = new byte[Integer.parseInt(q.substring(q.indexOf('=') + 1)) * 1024];
-      java.util.Arrays.fill(out, (byte) 'x');
+      Arrays.fill(out, (byte) 'x');
       return out;
     } else if (path.equals("/echo")) {
       return body;

@@ -1,4 +1,4 @@
-package io.fairway.proxy;
+package io.fairway.testkit;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -12,14 +12,22 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** A loopback TCP backend that greets each connection with its name, then echoes. */
-final class EchoServer implements AutoCloseable {
-  final String name;
+/**
+ * A loopback TCP backend that greets each connection with its name and a newline, then echoes what
+ * it reads until the peer closes; each connection on its own thread.
+ */
+public final class EchoServer implements AutoCloseable {
+  public final String name;
   private final ServerSocket server;
-  final AtomicInteger accepted = new AtomicInteger();
-  final Set<Socket> open = ConcurrentHashMap.newKeySet();
 
-  EchoServer(String name) throws IOException {
+  /** Connections accepted. */
+  public final AtomicInteger accepted = new AtomicInteger();
+
+  /** Connections open now (closed with this server). */
+  public final Set<Socket> open = ConcurrentHashMap.newKeySet();
+
+  /** Starts a backend on a loopback port the kernel picks. */
+  public EchoServer(String name) throws IOException {
     this.name = name;
     this.server = new ServerSocket(0, 200, InetAddress.getLoopbackAddress());
     Thread t = new Thread(this::acceptLoop, "echo-" + name);
@@ -27,11 +35,11 @@ final class EchoServer implements AutoCloseable {
     t.start();
   }
 
-  int port() {
+  public int port() {
     return server.getLocalPort();
   }
 
-  InetSocketAddress address() {
+  public InetSocketAddress address() {
     return new InetSocketAddress(InetAddress.getLoopbackAddress(), port());
   }
 
