@@ -54,20 +54,35 @@ defaults
 CFG
 }
 
+# nginx_main DIR WORKERS CONNECTIONS: the top of every bench nginx.conf (its logs and pid in DIR).
+nginx_main() {
+  cat <<CONF
+worker_processes $2;
+error_log $1/logs/error.log warn;
+pid $1/nginx.pid;
+events { worker_connections $3; }
+CONF
+}
+
+# nginx_http_common DIR: the lines every bench nginx's http block starts with: no access log, its
+# temporary files in DIR, keep-alive connections that serve a whole run.
+nginx_http_common() {
+  cat <<CONF
+  access_log off;
+  client_body_temp_path $1/body; proxy_temp_path $1/proxy;
+  fastcgi_temp_path $1/fcgi; uwsgi_temp_path $1/uwsgi; scgi_temp_path $1/scgi;
+  keepalive_requests 1000000;
+CONF
+}
+
 # start_nginx NAME PORT -> pid in NGINX_PID
 start_nginx() {
   local name=$1 port=$2 dir="$WORK/nginx-$1"
   mkdir -p "$dir/logs"
   cat >"$dir/nginx.conf" <<CONF
-worker_processes 1;
-error_log $dir/logs/error.log warn;
-pid $dir/nginx.pid;
-events { worker_connections ${NGINX_WORKER_CONNECTIONS:-4096}; }
+$(nginx_main "$dir" 1 "${NGINX_WORKER_CONNECTIONS:-4096}")
 http {
-  access_log off;
-  client_body_temp_path $dir/body; proxy_temp_path $dir/proxy;
-  fastcgi_temp_path $dir/fcgi; uwsgi_temp_path $dir/uwsgi; scgi_temp_path $dir/scgi;
-  keepalive_requests 1000000;
+$(nginx_http_common "$dir")
   keepalive_timeout 120s;
   sendfile on;
   server {
@@ -119,21 +134,13 @@ start_nginx_proxy() {
   mkdir -p "$dir/logs"
   {
     [[ $mode == tcp ]] && echo "load_module /usr/lib/nginx/modules/ngx_stream_module.so;"
-    cat <<CONF
-worker_processes 2;
-error_log $dir/logs/error.log warn;
-pid $dir/nginx.pid;
-events { worker_connections ${NGINX_PROXY_WORKER_CONNECTIONS:-8192}; }
-CONF
+    nginx_main "$dir" 2 "${NGINX_PROXY_WORKER_CONNECTIONS:-8192}"
     if [[ $mode == tcp ]]; then
       printf 'stream {\n  upstream b {\n%s  }\n  server { listen 127.0.0.1:%s; proxy_pass b; }\n}\n' "$servers" "$port"
     else
       cat <<CONF
 http {
-  access_log off;
-  client_body_temp_path $dir/body; proxy_temp_path $dir/proxy;
-  fastcgi_temp_path $dir/fcgi; uwsgi_temp_path $dir/uwsgi; scgi_temp_path $dir/scgi;
-  keepalive_requests 1000000;
+$(nginx_http_common "$dir")
   upstream b {
 $servers    keepalive 64;
   }

@@ -54,15 +54,9 @@ start_tls_nginx() {
   [[ $1 == h2* ]] && h2=" http2"
   [[ -n ${TLS_IDLE:-} ]] && idle="keepalive_timeout ${TLS_IDLE}s;"
   cat >"$dir/nginx.conf" <<CONF
-worker_processes 2;
-error_log $dir/logs/error.log warn;
-pid $dir/nginx.pid;
-events { worker_connections ${NGINX_PROXY_WORKER_CONNECTIONS:-8192}; }
+$(nginx_main "$dir" 2 "${NGINX_PROXY_WORKER_CONNECTIONS:-8192}")
 http {
-  access_log off;
-  client_body_temp_path $dir/body; proxy_temp_path $dir/proxy;
-  fastcgi_temp_path $dir/fcgi; uwsgi_temp_path $dir/uwsgi; scgi_temp_path $dir/scgi;
-  keepalive_requests 1000000;
+$(nginx_http_common "$dir")
   $idle
   upstream b { server 127.0.0.1:$2; server 127.0.0.1:$3; keepalive 64; }
   server {
