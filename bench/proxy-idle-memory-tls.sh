@@ -108,12 +108,7 @@ for t in $TARGETS; do
   # python itself in the background, so that killing $C ends the held connections
   python3 -c "$CLIENT" "$P" "$N" "$MODE" hold "$WORK/clients-$P.ready" &
   C=$!
-  deadline=$((SECONDS + N / 20 + 60))
-  until [[ -e $WORK/clients-$P.ready ]]; do
-    kill -0 "$C" 2>/dev/null || { echo "$t: the clients failed" >&2; exit 1; }
-    ((SECONDS < deadline)) || { echo "$t: $N connections not served within $((N / 20 + 60)) s" >&2; exit 1; }
-    sleep 0.2
-  done
+  wait_clients "$WORK/clients-$P.ready" "$C" $((N / 20 + 60)) "$t" "$N"
   sleep 2 # let the proxy settle (buffers returned after the response)
   read -r -a procs <<<"$(pids_of "$PID_T")"
   p1=$(kb Pss "${procs[@]}"); r1=$(kb Rss "${procs[@]}")

@@ -101,12 +101,7 @@ for t in $TARGETS; do
   p0=$(kb Pss "${procs[@]}"); r0=$(kb Rss "${procs[@]}")
   clients "$P" "$N" &
   C=$!
-  deadline=$((SECONDS + 60))
-  until [[ -e $WORK/clients-$P.ready ]]; do
-    kill -0 "$C" 2>/dev/null || { echo "$t: the clients failed" >&2; exit 1; }
-    ((SECONDS < deadline)) || { echo "$t: $N connections not served within 60 s" >&2; exit 1; }
-    sleep 0.2
-  done
+  wait_clients "$WORK/clients-$P.ready" "$C" 60 "$t" "$N"
   sleep 2 # let the proxy settle (buffers returned after the response)
   read -r -a procs <<<"$(pids_of "$PID")"
   p1=$(kb Pss "${procs[@]}"); r1=$(kb Rss "${procs[@]}")

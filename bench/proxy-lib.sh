@@ -54,6 +54,17 @@ defaults
 CFG
 }
 
+# wait_clients READY PID SECONDS NAME N: waits until the holding clients (process PID) create file
+# READY, their N connections open; exits the script when they die or SECONDS pass.
+wait_clients() {
+  local deadline=$((SECONDS + $3))
+  until [[ -e $1 ]]; do
+    kill -0 "$2" 2>/dev/null || { echo "$4: the clients failed" >&2; exit 1; }
+    ((SECONDS < deadline)) || { echo "$4: $5 connections not served within $3 s" >&2; exit 1; }
+    sleep 0.2
+  done
+}
+
 # nginx_main DIR WORKERS CONNECTIONS: the top of every bench nginx.conf (its logs and pid in DIR).
 nginx_main() {
   cat <<CONF
