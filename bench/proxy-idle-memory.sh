@@ -11,6 +11,9 @@
 # code cache), which is not memory per connection; WARM=0 (the default) is the cold reading.
 # HISTO=PREFIX writes Fairway's class histogram (jcmd GC.class_histogram) with the N connections
 # open to PREFIX-TARGET.txt: which objects the live heap per connection is made of.
+# NMT=PREFIX runs Fairway with native memory tracking and writes what each JVM area (heap, code,
+# compiler, threads, Netty's direct memory under "Other") grew by while the N connections opened
+# to PREFIX-TARGET.txt: whether the growth is per connection or the JIT's one-time cost.
 #
 # PSS (proportional set size, /proc/PID/smaps_rollup) is the fair figure across the three: nginx
 # runs a master and two workers that share pages, which RSS would count three times. It is summed
@@ -81,7 +84,7 @@ for t in $TARGETS; do
   P=$(free_port)
   case $t in
     fairway-*)
-      FAIRWAY_JAVA_OPTS="$(fairway_jvm_opts) -Dfairway.proxy.transport=${t#fairway-}" \
+      FAIRWAY_JAVA_OPTS="$(fairway_jvm_opts)${NMT:+ -XX:NativeMemoryTracking=summary} -Dfairway.proxy.transport=${t#fairway-}" \
         start_fairway "${FMODE:-tcp}" "$P" rr "127.0.0.1:$B1" "127.0.0.1:$B2"
       PID=$FAIRWAY_PID ;;
     haproxy)
@@ -99,6 +102,7 @@ for t in $TARGETS; do
   h0=-; [[ $t == fairway-* ]] && h0=$(live_heap "$PID")
   read -r -a procs <<<"$(pids_of "$PID")"
   p0=$(kb Pss "${procs[@]}"); r0=$(kb Rss "${procs[@]}")
+  [[ -n ${NMT:-} && $t == fairway-* ]] && jcmd "$PID" VM.native_memory baseline >/dev/null
   clients "$P" "$N" &
   C=$!
   wait_clients "$WORK/clients-$P.ready" "$C" 60 "$t" "$N"
@@ -110,6 +114,7 @@ for t in $TARGETS; do
     heap=$(bc -l <<<"($(live_heap "$PID")-$h0)/1024*10000/$N" | xargs printf '%.1f MB')
     # What the live heap holds, with the connections open.
     [[ -n ${HISTO:-} ]] && jcmd "$PID" GC.class_histogram >"$HISTO-$t.txt"
+    [[ -n ${NMT:-} ]] && jcmd "$PID" VM.native_memory summary.diff scale=KB >"$NMT-$t.txt"
     direct=$(netty "$P" | awk '{ printf "%.1f (%d live buffers)", $1 / 1048576, $2 }')
   fi
   printf '%-17s %10.1f %10.1f %10.1f %14.1f %14.1f %16s %s\n' "$t" "$(bc -l <<<"$p1/1024")" "$(bc -l <<<"$r1/1024")" \
