@@ -5,7 +5,8 @@
 # 10 connections x 10 concurrent streams, and 100 connections x 1 stream. Prints req/s, p99 (from
 # h2load's per-request log) and each proxy's CPU per request, and Fairway's ratios to both.
 # Bounded: ROUNDS x 3 targets x 2 shapes x (WARMUP + DURATION) s, plus PREWARM per target.
-#   [ROUNDS=2] [WARMUP=2] [PREWARM=8] bench/proxy-h2.sh [DURATION_SECONDS=8]
+#   [ROUNDS=2] [WARMUP=2] [PREWARM=8] [FAIRWAY_B=DIR] bench/proxy-h2.sh [DURATION_SECONDS=8]
+# FAIRWAY_B=DIR also runs that checkout's Fairway (tls-peers.sh): an A/B of two commits in one sitting.
 set -euo pipefail
 source "$(dirname "$0")/proxy-lib.sh"
 source "$(dirname "$0")/tls-peers.sh"
@@ -32,8 +33,8 @@ h2_run() { # url seconds clients streams log -> "rps p99_ms errors requests"
   echo "$rps $p99 $((reqs - ok)) $ok"
 }
 
-TARGETS="haproxy nginx fairway"
-SHAPES="10x10 100x1"
+TARGETS=$(tls_targets)
+SHAPES=${SHAPES:-10x10 100x1}
 declare -A R
 measure() { # target shape
   local t=$1 c=${2%x*} m=${2#*x} url="https://127.0.0.1:${PORT[$1]}/" c0 c1 line
@@ -52,13 +53,4 @@ for ((round = 1; round <= ROUNDS; round++)); do
 done
 printf '# h2 over TLS (ALPN h2): ECDSA P-256, h2load -t2, %d s after %d s warm-up, median of %d rounds, %s, loadavg %s\n' \
   "$DUR" "$WARMUP" "$ROUNDS" "$(date -u +%FT%TZ)" "$(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-10s %-10s %10s %10s %14s\n' target conns×str req/s p99-ms cpu-us/req
-for shape in $SHAPES; do
-  for t in $TARGETS; do
-    v=${R[$t $shape]}
-    printf '%-10s %-10s %10.0f %10.2f %14.1f\n' "$t" "$shape" "$(median 1 <<<"$v")" "$(median 2 <<<"$v")" "$(median 3 <<<"$v")"
-  done
-  f=$(median 1 <<<"${R[fairway $shape]}")
-  printf '# %s: fairway/haproxy %.2f x req/s, fairway/nginx %.2f x req/s\n' "$shape" \
-    "$(bc -l <<<"$f / $(median 1 <<<"${R[haproxy $shape]}")")" "$(bc -l <<<"$f / $(median 1 <<<"${R[nginx $shape]}")")"
-done
+tls_report 'conns×str' $SHAPES

@@ -5,7 +5,8 @@
 # then requests) and a connection per request (a full TLS 1.3 handshake each: wrk does not resume
 # sessions). Prints req/s, p99 and each proxy's CPU per request, and Fairway's ratios to both.
 # Bounded: ROUNDS x 3 targets x 2 shapes x (WARMUP + DURATION) s, plus PREWARM per target.
-#   [ROUNDS=2] [WARMUP=3] [PREWARM=10] [CONNS=64] bench/proxy-https.sh [DURATION_SECONDS=8]
+#   [ROUNDS=2] [WARMUP=3] [PREWARM=10] [CONNS=64] [FAIRWAY_B=DIR] bench/proxy-https.sh [DURATION_SECONDS=8]
+# FAIRWAY_B=DIR also runs that checkout's Fairway (tls-peers.sh): an A/B of two commits in one sitting.
 set -euo pipefail
 source "$(dirname "$0")/proxy-lib.sh"
 source "$(dirname "$0")/tls-peers.sh"
@@ -20,7 +21,7 @@ B1=$(free_port); start_nginx b1 "$B1"
 B2=$(free_port); start_nginx b2 "$B2"
 start_tls_peers http/1.1 "$B1" "$B2"
 
-TARGETS="haproxy nginx fairway"
+TARGETS=$(tls_targets)
 declare -A R
 measure() { # target shape -> appends "rps p99 cpu_us_per_request"
   local t=$1 shape=$2 url="https://127.0.0.1:${PORT[$1]}/" c0 c1 line
@@ -41,13 +42,4 @@ for ((round = 1; round <= ROUNDS; round++)); do
 done
 printf '# https: ECDSA P-256, wrk -t%s -c%d, %d s, median of %d rounds, %s, loadavg %s\n' \
   "${WRK_THREADS:-2}" "$CONNS" "$DUR" "$ROUNDS" "$(date -u +%FT%TZ)" "$(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-10s %-10s %10s %10s %14s\n' target shape req/s p99-ms cpu-us/req
-for shape in keepalive close; do
-  for t in $TARGETS; do
-    v=${R[$t $shape]}
-    printf '%-10s %-10s %10.0f %10.2f %14.1f\n' "$t" "$shape" "$(median 1 <<<"$v")" "$(median 2 <<<"$v")" "$(median 3 <<<"$v")"
-  done
-  f=$(median 1 <<<"${R[fairway $shape]}")
-  printf '# %s: fairway/haproxy %.2f x req/s, fairway/nginx %.2f x req/s\n' "$shape" \
-    "$(bc -l <<<"$f / $(median 1 <<<"${R[haproxy $shape]}")")" "$(bc -l <<<"$f / $(median 1 <<<"${R[nginx $shape]}")")"
-done
+tls_report shape keepalive close

@@ -10,10 +10,12 @@ make_cert() {
   cat "$WORK/cert.pem" "$WORK/key.pem" >"$WORK/both.pem"
 }
 
-# fairway_jar -> JAR, the packaged daemon, built from this checkout when it is not there yet
+# fairway_jar [ROOT] -> JAR, the packaged daemon of that checkout (this one by default), built
+# when it is not there yet
 fairway_jar() {
-  JAR="$ROOT/fairway-daemon/target/fairway.jar"
-  if [[ ! -f $JAR ]]; then (cd "$ROOT" && mvn -q -B -ntp -DskipTests package >&2); fi
+  local root=${1:-$ROOT}
+  JAR="$root/fairway-daemon/target/fairway.jar"
+  if [[ ! -f $JAR ]]; then (cd "$root" && mvn -q -B -ntp -DskipTests package >&2); fi
 }
 
 # median COLUMN < lines -> the median of that column
@@ -25,14 +27,25 @@ median() {
 # PORT[target] and pids in PID[target] (target: haproxy, nginx, fairway). ALPN is "http/1.1" or
 # "h2,http/1.1". TLS_IDLE=SECONDS raises every idle and keep-alive timeout to that (the idle
 # memory benchmark holds silent connections longer than the defaults keep them).
+# FAIRWAY_B=DIR (another checkout, e.g. a `git worktree` of the commit to compare with) adds the
+# target fairway-b, that checkout's daemon with the same configuration: an A/B in one sitting.
 declare -gA PORT PID
 start_tls_peers() {
   local alpn=$1 b1=$2 b2=$3
   make_cert
-  fairway_jar
   start_tls_haproxy "$alpn" "$b1" "$b2"
   start_tls_nginx "$alpn" "$b1" "$b2"
-  start_tls_fairway "$alpn" "$b1" "$b2"
+  fairway_jar
+  start_tls_fairway fairway "$alpn" "$b1" "$b2"
+  if [[ -n ${FAIRWAY_B:-} ]]; then
+    fairway_jar "$FAIRWAY_B"
+    start_tls_fairway fairway-b "$alpn" "$b1" "$b2"
+  fi
+}
+
+# tls_targets -> the targets start_tls_peers started, in order
+tls_targets() {
+  echo "haproxy nginx fairway${FAIRWAY_B:+ fairway-b}"
 }
 
 start_tls_haproxy() {
@@ -71,11 +84,12 @@ CONF
   PID[nginx]=$!; PIDS+=("${PID[nginx]}"); wait_port "$p"
 }
 
+# start_tls_fairway NAME ALPN BACKEND_PORT BACKEND_PORT: the daemon in $JAR as target NAME
 start_tls_fairway() {
-  local p timeouts=""
-  p=$(free_port); PORT[fairway]=$p
+  local name=$1 p timeouts=""; shift
+  p=$(free_port); PORT[$name]=$p
   [[ -n ${TLS_IDLE:-} ]] && printf -v timeouts 'proxy_timeouts {\n        keepalive %s\n        idle %s\n    }' "$TLS_IDLE" "$TLS_IDLE"
-  cat >"$WORK/keepalived.conf" <<CONF
+  cat >"$WORK/$name.conf" <<CONF
 virtual_server 127.0.0.1 $p {
     lb_algo rr
     lb_kind HTTP
@@ -94,7 +108,26 @@ virtual_server 127.0.0.1 $p {
 }
 CONF
   # shellcheck disable=SC2046
-  FAIRWAY_RUNTIME_DIR="$WORK/run" java $(fairway_jvm_opts) -jar "$JAR" run --userspace -f "$WORK/keepalived.conf" \
-    >"$WORK/fairway.out" 2>&1 &
-  PID[fairway]=$!; PIDS+=("${PID[fairway]}"); wait_port "$p" 60
+  FAIRWAY_RUNTIME_DIR="$WORK/run-$name" java $(fairway_jvm_opts) -jar "$JAR" run --userspace -f "$WORK/$name.conf" --admin "127.0.0.1:$(free_port)" \
+    >"$WORK/$name.out" 2>&1 &
+  PID[$name]=$!; PIDS+=("${PID[$name]}"); wait_port "$p" 60
+}
+
+# tls_report COLUMN_NAME SHAPE... -> a row per target and shape from R["target shape"] (lines of
+# "rps p99 cpu_us_per_request", one per round; medians printed), and Fairway's ratios to the peers
+# (and to fairway-b, with FAIRWAY_B)
+tls_report() {
+  local col=$1 shape t v f; shift
+  printf '%-10s %-10s %10s %10s %14s\n' target "$col" req/s p99-ms cpu-us/req
+  for shape in "$@"; do
+    for t in $(tls_targets); do
+      v=${R[$t $shape]}
+      printf '%-10s %-10s %10.0f %10.2f %14.1f\n' "$t" "$shape" "$(median 1 <<<"$v")" "$(median 2 <<<"$v")" "$(median 3 <<<"$v")"
+    done
+    f=$(median 1 <<<"${R[fairway $shape]}")
+    printf '# %s: fairway/haproxy %.2f x req/s, fairway/nginx %.2f x req/s' "$shape" \
+      "$(bc -l <<<"$f / $(median 1 <<<"${R[haproxy $shape]}")")" "$(bc -l <<<"$f / $(median 1 <<<"${R[nginx $shape]}")")"
+    [[ -n ${FAIRWAY_B:-} ]] && printf ', fairway/fairway-b %.2f x req/s' "$(bc -l <<<"$f / $(median 1 <<<"${R[fairway-b $shape]}")")"
+    printf '\n'
+  done
 }
