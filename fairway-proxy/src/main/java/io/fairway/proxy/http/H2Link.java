@@ -88,6 +88,7 @@ final class H2Link {
                 ch.pipeline().addLast(ssl[0]);
               }
               ch.pipeline()
+                  .addLast(H2Flushes.handler())
                   .addLast(codec(options))
                   .addLast(new Http2MultiplexHandler(new RefusePush()));
             },

@@ -2,6 +2,7 @@ package io.fairway.proxy.http2;
 
 import io.fairway.proxy.ProxyOptions;
 import io.fairway.proxy.RateLimitedLog;
+import io.fairway.proxy.http.H2Flushes;
 import io.fairway.proxy.table.HttpStats;
 import io.fairway.proxy.table.ProxyService;
 import io.netty.channel.ChannelHandler;
@@ -70,6 +71,7 @@ public final class H2Plane {
   public static void install(
       ChannelPipeline p, ProxyService vs, ProxyOptions options, H2Stats stats) {
     Reaper reaper = new Reaper();
+    p.addLast(H2Flushes.handler());
     p.addLast(reaper);
     p.addLast(codec(vs, options, stats, reaper));
     p.addLast(behindCodec(vs, options, stats, reaper));
