@@ -5,7 +5,7 @@
 # then requests) and a connection per request (a full TLS 1.3 handshake each: wrk does not resume
 # sessions). Prints req/s, p99 and each proxy's CPU per request, and Fairway's ratios to both.
 # Bounded: ROUNDS x 3 targets x 2 shapes x (WARMUP + DURATION) s, plus PREWARM per target.
-#   [ROUNDS=2] [WARMUP=3] [PREWARM=10] [CONNS=64] [FAIRWAY_B=DIR] bench/proxy-https.sh [DURATION_SECONDS=8]
+#   [ROUNDS=2] [WARMUP=3] [PREWARM=10] [CONNS=64] [SHAPES="keepalive close"] [FAIRWAY_B=DIR] bench/proxy-https.sh [DURATION_SECONDS=8]
 # FAIRWAY_B=DIR also runs that checkout's Fairway (tls-peers.sh): an A/B of two commits in one sitting.
 set -euo pipefail
 source "$(dirname "$0")/proxy-lib.sh"
@@ -22,6 +22,7 @@ B2=$(free_port); start_nginx b2 "$B2"
 start_tls_peers http/1.1 "$B1" "$B2"
 
 TARGETS=$(tls_targets)
+SHAPES=${SHAPES:-keepalive close}
 declare -A R
 measure() { # target shape -> appends "rps p99 cpu_us_per_request"
   local t=$1 shape=$2 url="https://127.0.0.1:${PORT[$1]}/" c0 c1 line
@@ -36,10 +37,10 @@ measure() { # target shape -> appends "rps p99 cpu_us_per_request"
 }
 for t in $TARGETS; do wrk_run "https://127.0.0.1:${PORT[$t]}/" "${PREWARM:-10}" "$CONNS" >/dev/null; done
 for ((round = 1; round <= ROUNDS; round++)); do
-  for shape in keepalive close; do
+  for shape in $SHAPES; do
     for t in $TARGETS; do measure "$t" "$shape"; done
   done
 done
 printf '# https: ECDSA P-256, wrk -t%s -c%d, %d s, median of %d rounds, %s, loadavg %s\n' \
   "${WRK_THREADS:-2}" "$CONNS" "$DUR" "$ROUNDS" "$(date -u +%FT%TZ)" "$(cut -d' ' -f1-3 /proc/loadavg)"
-tls_report shape keepalive close
+tls_report shape $SHAPES
