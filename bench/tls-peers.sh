@@ -29,6 +29,7 @@ median() {
 # memory benchmark holds silent connections longer than the defaults keep them).
 # FAIRWAY_B=DIR (another checkout, e.g. a `git worktree` of the commit to compare with) adds the
 # target fairway-b, that checkout's daemon with the same configuration: an A/B in one sitting.
+# FAIRWAY_B_JAVA_OPTS gives fairway-b other JVM flags (FAIRWAY_B=. for an A/B of flags alone).
 declare -gA PORT PID
 start_tls_peers() {
   local alpn=$1 b1=$2 b2=$3
@@ -107,8 +108,10 @@ virtual_server 127.0.0.1 $p {
     }
 }
 CONF
-  # shellcheck disable=SC2046
-  FAIRWAY_RUNTIME_DIR="$WORK/run-$name" java $(fairway_jvm_opts) -jar "$JAR" run --userspace -f "$WORK/$name.conf" --admin "127.0.0.1:$(free_port)" \
+  local opts; opts=$(fairway_jvm_opts)
+  if [[ $name == fairway-b && -n ${FAIRWAY_B_JAVA_OPTS:-} ]]; then opts=$FAIRWAY_B_JAVA_OPTS; fi
+  # shellcheck disable=SC2086
+  FAIRWAY_RUNTIME_DIR="$WORK/run-$name" java $opts -jar "$JAR" run --userspace -f "$WORK/$name.conf" --admin "127.0.0.1:$(free_port)" \
     >"$WORK/$name.out" 2>&1 &
   PID[$name]=$!; PIDS+=("${PID[$name]}"); wait_port "$p" 60
 }
