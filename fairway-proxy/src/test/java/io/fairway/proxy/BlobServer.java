@@ -1,16 +1,13 @@
 package io.fairway.proxy;
 
+import io.fairway.testkit.LoopbackServer;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStream;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -20,19 +17,15 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link #sent} is what its writes have handed to the kernel so far.
  */
 final class BlobServer implements AutoCloseable {
-  private final ServerSocket server;
+  private final LoopbackServer server;
   final AtomicLong sent = new AtomicLong();
-  private final Set<Socket> open = ConcurrentHashMap.newKeySet();
 
   BlobServer() throws IOException {
-    server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-    Thread t = new Thread(this::acceptLoop, "blob");
-    t.setDaemon(true);
-    t.start();
+    server = new LoopbackServer("blob", 50, this::serve);
   }
 
   InetSocketAddress address() {
-    return new InetSocketAddress(InetAddress.getLoopbackAddress(), server.getLocalPort());
+    return server.address();
   }
 
   /** Byte i of every blob: not periodic in any power of two, so a lost or repeated chunk shows. */
@@ -60,56 +53,33 @@ final class BlobServer implements AutoCloseable {
     return off;
   }
 
-  private void acceptLoop() {
-    while (!server.isClosed()) {
-      try {
-        Socket s = server.accept();
-        open.add(s);
-        Thread t = new Thread(() -> serve(s), "blob-conn");
-        t.setDaemon(true);
-        t.start();
-      } catch (IOException e) {
-        return;
-      }
-    }
-  }
-
-  private void serve(Socket s) {
-    try (s) {
-      BufferedReader in =
-          new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.US_ASCII));
-      OutputStream out = s.getOutputStream();
-      byte[] buf = new byte[16384];
-      String line;
-      while ((line = in.readLine()) != null) {
-        String[] w = line.trim().split(" ");
-        long n = Long.parseLong(w[0]);
-        for (long off = 0; off < n; ) {
-          int len = (int) Math.min(buf.length, n - off);
-          for (int i = 0; i < len; i++) {
-            buf[i] = pattern(off + i);
-          }
-          out.write(buf, 0, len);
-          off += len;
-          sent.addAndGet(len);
+  private void serve(Socket s) throws IOException {
+    BufferedReader in =
+        new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.US_ASCII));
+    OutputStream out = s.getOutputStream();
+    byte[] buf = new byte[16384];
+    String line;
+    while ((line = in.readLine()) != null) {
+      String[] w = line.trim().split(" ");
+      long n = Long.parseLong(w[0]);
+      for (long off = 0; off < n; ) {
+        int len = (int) Math.min(buf.length, n - off);
+        for (int i = 0; i < len; i++) {
+          buf[i] = pattern(off + i);
         }
-        out.flush();
-        if (w.length > 1 && w[1].equals("close")) {
-          break;
-        }
+        out.write(buf, 0, len);
+        off += len;
+        sent.addAndGet(len);
       }
-    } catch (IOException | RuntimeException e) {
-      // the test closed it
-    } finally {
-      open.remove(s);
+      out.flush();
+      if (w.length > 1 && w[1].equals("close")) {
+        break;
+      }
     }
   }
 
   @Override
   public void close() throws IOException {
     server.close();
-    for (Socket s : open) {
-      s.close();
-    }
   }
 }

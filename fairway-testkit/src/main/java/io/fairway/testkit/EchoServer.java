@@ -3,13 +3,10 @@ package io.fairway.testkit;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -18,70 +15,45 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class EchoServer implements AutoCloseable {
   public final String name;
-  private final ServerSocket server;
+  private final LoopbackServer server;
 
   /** Connections accepted. */
-  public final AtomicInteger accepted = new AtomicInteger();
+  public final AtomicInteger accepted;
 
   /** Connections open now (closed with this server). */
-  public final Set<Socket> open = ConcurrentHashMap.newKeySet();
+  public final Set<Socket> open;
 
   /** Starts a backend on a loopback port the kernel picks. */
   public EchoServer(String name) throws IOException {
     this.name = name;
-    this.server = new ServerSocket(0, 200, InetAddress.getLoopbackAddress());
-    Thread t = new Thread(this::acceptLoop, "echo-" + name);
-    t.setDaemon(true);
-    t.start();
+    this.server = new LoopbackServer("echo-" + name, 200, this::serve);
+    this.accepted = server.accepted;
+    this.open = server.open;
   }
 
   public int port() {
-    return server.getLocalPort();
+    return server.port();
   }
 
   public InetSocketAddress address() {
-    return new InetSocketAddress(InetAddress.getLoopbackAddress(), port());
+    return server.address();
   }
 
-  private void acceptLoop() {
-    while (!server.isClosed()) {
-      try {
-        Socket s = server.accept();
-        accepted.incrementAndGet();
-        open.add(s);
-        Thread t = new Thread(() -> serve(s), "echo-conn-" + name);
-        t.setDaemon(true);
-        t.start();
-      } catch (IOException e) {
-        return;
-      }
-    }
-  }
-
-  private void serve(Socket s) {
-    try (s) {
-      OutputStream out = s.getOutputStream();
-      out.write((name + "\n").getBytes(StandardCharsets.US_ASCII));
+  private void serve(Socket s) throws IOException {
+    OutputStream out = s.getOutputStream();
+    out.write((name + "\n").getBytes(StandardCharsets.US_ASCII));
+    out.flush();
+    InputStream in = s.getInputStream();
+    byte[] buf = new byte[8192];
+    int n;
+    while ((n = in.read(buf)) > 0) {
+      out.write(buf, 0, n);
       out.flush();
-      InputStream in = s.getInputStream();
-      byte[] buf = new byte[8192];
-      int n;
-      while ((n = in.read(buf)) > 0) {
-        out.write(buf, 0, n);
-        out.flush();
-      }
-    } catch (IOException e) {
-      // the test closed it
-    } finally {
-      open.remove(s);
     }
   }
 
   @Override
   public void close() throws IOException {
     server.close();
-    for (Socket s : open) {
-      s.close();
-    }
   }
 }

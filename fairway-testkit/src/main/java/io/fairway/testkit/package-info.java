@@ -20,6 +20,9 @@
  *       backends that say which one answered (an HTTP body or a TCP greeting of their name), the
  *       ones most tests of the proxy and of {@code fairway run --userspace} need, so no module
  *       carries its own copy;
+ *   <li>{@link io.fairway.testkit.LoopbackServer}: the accept loop, thread per connection and
+ *       closing of a loopback TCP backend, for backends that differ only in what they do with a
+ *       connection ({@code EchoServer}, the proxy tests' bulk-transfer one);
  *   <li>{@link io.fairway.testkit.FaultyTable}: a table that fails the changes a test names, for
  *       the tests of start, reload and shutdown on a table that refuses (fairway-table is an
  *       optional dependency here, so only modules that have it see it);
