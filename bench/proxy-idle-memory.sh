@@ -6,6 +6,9 @@
 # io_uring reads by handing the kernel a buffer in advance, so an idle connection could pin one;
 # the live-buffer column says whether it does. Bounded: about 25 s per target.
 #   [FMODE=tcp|http] [N=8000] [WARM=0] [TARGETS="fairway-io_uring fairway-epoll haproxy nginx"] bench/proxy-idle-memory.sh
+# SETTLE=s (default 2) is how long the connections stay idle before the second reading: a JVM
+# returns the heap that connection set-up touched only at its next collection (G1's periodic
+# collection when it is idle), so a longer SETTLE reads what an idle connection keeps.
 # WARM=n first opens and closes n connections (one request each) before the first reading, for
 # every target alike: a JVM's first connections also grow its JIT's memory (compiler arenas,
 # code cache), which is not memory per connection; WARM=0 (the default) is the cold reading.
@@ -42,7 +45,7 @@ netty() { # fairway port -> "direct_bytes live_buffers" from the test main's `me
   awk '/^MEM/ { v = $3 " " $5 } END { print v }' "$WORK/fairway-$1.out"
 }
 clients() { # port n -> opens n connections (source addresses spread over 127.0.1.0/24), one request each, then idle
-  python3 - "$1" "$2" "$WORK/clients-$1.ready" <<'PY'
+  python3 - "$1" "$2" "$WORK/clients-$1.ready" "$((15 + ${SETTLE:-2}))" <<'PY'
 import socket, sys, time
 port, n, ready = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 socks = []
@@ -56,7 +59,7 @@ for s in socks:
     if not s.recv(4096):
         sys.exit("a connection closed before its response")
 open(ready, "w").close()
-time.sleep(15)
+time.sleep(float(sys.argv[4]))
 PY
 }
 
@@ -78,7 +81,7 @@ for start in range(0, n, 1000):
 PY
 }
 
-printf '# %s, %s, N=%d idle %s connections, WARM=%d, loadavg %s\n' "$(date -u +%FT%TZ)" "$(nproc) cores" "$N" "${FMODE:-tcp}" "${WARM:-0}" "$(cut -d' ' -f1-3 /proc/loadavg)"
+printf '# %s, %s, N=%d idle %s connections, WARM=%d, SETTLE=%s, loadavg %s\n' "$(date -u +%FT%TZ)" "$(nproc) cores" "$N" "${FMODE:-tcp}" "${WARM:-0}" "${SETTLE:-2}" "$(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-17s %10s %10s %10s %14s %14s %16s %s\n' target "PSS MB" "RSS MB" "+PSS MB" "+PSS/10k MB" "+RSS/10k MB" "+live heap/10k" "direct MB"
 for t in $TARGETS; do
   P=$(free_port)
@@ -106,7 +109,7 @@ for t in $TARGETS; do
   clients "$P" "$N" &
   C=$!
   wait_clients "$WORK/clients-$P.ready" "$C" 60 "$t" "$N"
-  sleep 2 # let the proxy settle (buffers returned after the response)
+  sleep "${SETTLE:-2}" # let the proxy settle (buffers returned after the response)
   read -r -a procs <<<"$(pids_of "$PID")"
   p1=$(kb Pss "${procs[@]}"); r1=$(kb Rss "${procs[@]}")
   direct=- heap=-

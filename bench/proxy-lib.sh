@@ -196,6 +196,14 @@ cpu_ticks() {
   done
   echo "$total"
 }
+# cpu_sys_ticks PID -> the part of cpu_ticks the kernel spent on the process's behalf (stime)
+cpu_sys_ticks() {
+  local p total=0
+  for p in "$1" $(cat /proc/"$1"/task/*/children 2>/dev/null); do
+    total=$((total + $(awk '{ print $15 }' "/proc/$p/stat" 2>/dev/null || echo 0)))
+  done
+  echo "$total"
+}
 CLK_TCK=$(getconf CLK_TCK)
 
 fairway_cmd() { echo "$*" >&7; }

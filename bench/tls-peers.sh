@@ -116,17 +116,49 @@ CONF
   PID[$name]=$!; PIDS+=("${PID[$name]}"); wait_port "$p" 60
 }
 
+# machine_ticks -> the clock ticks every CPU of the machine spent busy (user, nice, system, irq,
+# softirq, steal), from /proc/stat
+machine_ticks() {
+  awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat
+}
+
+# round_line PROXY_TICKS PROXY_SYS_TICKS MACHINE_TICKS REQUESTS WINDOW_SECONDS LOAD_SECONDS ->
+# "cpu_us_per_request rest_us_per_request busy_percent sys_us_per_request": the proxy's CPU per
+# request, what the rest of the machine (the load generator, the backends, the kernel outside the
+# proxy) spent per request, how busy all CPUs were, and the part of the proxy's CPU spent in the
+# kernel. The ticks were read around WINDOW_SECONDS, REQUESTS counted over LOAD_SECONDS of it (a
+# load generator's own warm-up is in the window, not in its count), so ticks are scaled by
+# LOAD_SECONDS / WINDOW_SECONDS.
+round_line() {
+  awk -v p="$1" -v k="$2" -v m="$3" -v r="$4" -v w="$5" -v l="$6" -v hz="$CLK_TCK" -v n="$(nproc)" 'BEGIN {
+    if (r <= 0 || w <= 0) { print "0 0 0 0"; exit }
+    f = (l < w) ? l / w : 1
+    printf "%.1f %.1f %.0f %.1f", f * p / hz * 1e6 / r, f * (m - p) / hz * 1e6 / r, 100 * m / hz / (w * n), f * k / hz * 1e6 / r }'
+}
+
 # tls_report COLUMN_NAME SHAPE... -> a row per target and shape from R["target shape"] (lines of
-# "rps p99 cpu_us_per_request", one per round; medians printed), and Fairway's ratios to the peers
-# (and to fairway-b, with FAIRWAY_B)
+# "rps p99 cpu_us_per_request rest_us_per_request busy_percent sys_us_per_request", one per round;
+# medians printed), and Fairway's ratios to the peers (and to fairway-b, with FAIRWAY_B). When all
+# CPUs are busy, a proxy's req/s is the machine shared out over (its CPU + the rest) per request,
+# so one more line: the multiple of each peer's req/s that a proxy costing nothing would reach
+# beside that peer's rest, and the CPU per request Fairway would need, beside its own rest, for
+# 1.2x both (negative: out of reach on this machine).
 tls_report() {
   local col=$1 shape t v f; shift
-  printf '%-10s %-10s %10s %10s %14s\n' target "$col" req/s p99-ms cpu-us/req
+  printf '%-10s %-10s %10s %10s %14s %14s %6s %14s\n' target "$col" req/s p99-ms cpu-us/req rest-us/req busy% sys-us/req
   for shape in "$@"; do
     for t in $(tls_targets); do
       v=${R[$t $shape]}
-      printf '%-10s %-10s %10.0f %10.2f %14.1f\n' "$t" "$shape" "$(median 1 <<<"$v")" "$(median 2 <<<"$v")" "$(median 3 <<<"$v")"
+      printf '%-10s %-10s %10.0f %10.2f %14.1f %14.1f %6.0f %14.1f\n' "$t" "$shape" "$(median 1 <<<"$v")" "$(median 2 <<<"$v")" \
+        "$(median 3 <<<"$v")" "$(median 4 <<<"$v")" "$(median 5 <<<"$v")" "$(median 6 <<<"$v")"
     done
+    local hp hr np nr fr
+    hp=$(median 3 <<<"${R[haproxy $shape]}"); hr=$(median 4 <<<"${R[haproxy $shape]}")
+    np=$(median 3 <<<"${R[nginx $shape]}"); nr=$(median 4 <<<"${R[nginx $shape]}")
+    fr=$(median 4 <<<"${R[fairway $shape]}")
+    printf '# %s: a proxy costing 0 us would reach %.2f x haproxy, %.2f x nginx req/s here; 1.2 x both needs fairway <= %.1f us per request (it took %.1f)\n' \
+      "$shape" "$(bc -l <<<"($hp + $hr) / $hr")" "$(bc -l <<<"($np + $nr) / $nr")" \
+      "$(bc -l <<<"m = ($hp + $hr) / 1.2; if (($np + $nr) / 1.2 < m) m = ($np + $nr) / 1.2; m - $fr")" "$(median 3 <<<"${R[fairway $shape]}")"
     f=$(median 1 <<<"${R[fairway $shape]}")
     printf '# %s: fairway/haproxy %.2f x req/s, fairway/nginx %.2f x req/s' "$shape" \
       "$(bc -l <<<"$f / $(median 1 <<<"${R[haproxy $shape]}")")" "$(bc -l <<<"$f / $(median 1 <<<"${R[nginx $shape]}")")"
