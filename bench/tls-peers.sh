@@ -152,6 +152,10 @@ tls_report() {
       printf '%-10s %-10s %10.0f %10.2f %14.1f %14.1f %6.0f %14.1f\n' "$t" "$shape" "$(median 1 <<<"$v")" "$(median 2 <<<"$v")" \
         "$(median 3 <<<"$v")" "$(median 4 <<<"$v")" "$(median 5 <<<"$v")" "$(median 6 <<<"$v")"
     done
+    for t in $(tls_targets); do
+      printf '# %s %s, each round (req/s @ CPU us per request):%s\n' "$t" "$shape" \
+        "$(awk 'NF { printf " %.0f@%.1f", $1, $3 }' <<<"${R[$t $shape]}")"
+    done
     local hp hr np nr fr
     hp=$(median 3 <<<"${R[haproxy $shape]}"); hr=$(median 4 <<<"${R[haproxy $shape]}")
     np=$(median 3 <<<"${R[nginx $shape]}"); nr=$(median 4 <<<"${R[nginx $shape]}")

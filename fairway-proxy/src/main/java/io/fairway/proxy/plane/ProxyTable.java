@@ -449,13 +449,9 @@ public final class ProxyTable implements Table, PlanTarget, RampTarget {
     }
   }
 
-  private void purgeTemplates() {
-    long now = System.nanoTime();
-    List<ProxyService> l;
-    synchronized (this) {
-      l = new ArrayList<>(services.byKey().values());
-    }
-    ServiceTable.purgeTemplates(l, now);
+  /** Runs on an event loop, so it takes no lock (see {@link ServiceTable#purgeTemplates}). */
+  void purgeTemplates() {
+    services.purgeTemplates(System.nanoTime());
   }
 
   /**

@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -40,6 +41,14 @@ public final class ServiceTable {
   private static final Logger log = LoggerFactory.getLogger(ServiceTable.class);
 
   private final Map<ServiceKey, ProxyService> services = new LinkedHashMap<>();
+
+  /**
+   * The same services for {@link #purgeTemplates}, which runs on an event loop and so must not take
+   * the owner's lock: the owner holds it while it waits for an event loop (a listener's bind or
+   * close), and an event loop waiting for it in turn would never get there.
+   */
+  private final Map<ServiceKey, ProxyService> purgeable = new ConcurrentHashMap<>();
+
   private final ConnectionExpiry expiry;
   private final Frontends frontends;
 
@@ -123,6 +132,7 @@ public final class ServiceTable {
   public void add(ProxyService vs, InetSocketAddress vip) {
     vs.vip = vip;
     services.put(vs.service().key(), vs);
+    purgeable.put(vs.service().key(), vs);
   }
 
   /**
@@ -133,6 +143,7 @@ public final class ServiceTable {
   public ProxyService remove(ServiceKey key) throws TableException {
     ProxyService vs = service(key);
     services.remove(key);
+    purgeable.remove(key);
     return vs;
   }
 
@@ -320,11 +331,11 @@ public final class ServiceTable {
   }
 
   /**
-   * Forgets expired persistence templates of {@code services}, a copy taken under the owner's lock:
-   * the templates have their own locking, and event loops need not wait for the sweep.
+   * Forgets the services' expired persistence templates. Safe from any thread without the owner's
+   * lock: the templates have their own locking, and the services are read from a concurrent map.
    */
-  public static void purgeTemplates(List<ProxyService> services, long now) {
-    for (ProxyService vs : services) {
+  public void purgeTemplates(long now) {
+    for (ProxyService vs : purgeable.values()) {
       vs.persistence.purge(now);
       ProxyService.Pool p = vs.pool();
       if (p.kernel() != null) {
