@@ -89,7 +89,9 @@ import org.slf4j.LoggerFactory;
  * frontend.
  *
  * <p>Thread-safety: table operations are serialised on this object; connections are handled on
- * Netty event loops that read immutable snapshots.
+ * Netty event loops that read immutable snapshots. An operation holds this object's lock while it
+ * waits for an event loop (a listener's bind or close), so nothing that runs on an event loop may
+ * take that lock: it would wait for the operation that waits for it.
  */
 public final class ProxyTable implements Table, PlanTarget, RampTarget {
   private static final Logger log = LoggerFactory.getLogger(ProxyTable.class);
