@@ -5,7 +5,9 @@
 # 10 connections x 10 concurrent streams, and 100 connections x 1 stream. Prints req/s, p99 (from
 # h2load's per-request log) and each proxy's CPU per request, and Fairway's ratios to both.
 # Bounded: ROUNDS x 3 targets x 2 shapes x (WARMUP + DURATION) s, plus PREWARM per target.
-#   [ROUNDS=2] [WARMUP=2] [PREWARM=8] [FAIRWAY_B=DIR] bench/proxy-h2.sh [DURATION_SECONDS=8]
+#   [ROUNDS=2] [WARMUP=2] [PREWARM=30] [FAIRWAY_B=DIR] bench/proxy-h2.sh [DURATION_SECONDS=8]
+# PREWARM runs 10x10 through each target first, long enough for Fairway's JIT to have compiled the
+# h2 path before the first measured round (docs/benchmarks.md, HTTP/2).
 # FAIRWAY_B=DIR also runs that checkout's Fairway (tls-peers.sh): an A/B of two commits in one sitting.
 set -euo pipefail
 source "$(dirname "$0")/proxy-lib.sh"
@@ -45,7 +47,7 @@ measure() { # target shape
   ((failed == 0)) || echo "# $t $2: $failed requests failed" >&2
   R[$t $2]+="$rps $p99 $(round_line $((c1 - c0)) $((k1 - k0)) $((m1 - m0)) "$reqs" "$(bc -l <<<"$s1 - $s0")" "$DUR")"$'\n'
 }
-for t in $TARGETS; do h2_run "https://127.0.0.1:${PORT[$t]}/" "${PREWARM:-8}" 10 10 "$WORK/prewarm" >/dev/null; done
+for t in $TARGETS; do h2_run "https://127.0.0.1:${PORT[$t]}/" "${PREWARM:-30}" 10 10 "$WORK/prewarm" >/dev/null; done
 for ((round = 1; round <= ROUNDS; round++)); do
   for shape in $SHAPES; do
     for t in $TARGETS; do measure "$t" "$shape"; done
