@@ -187,23 +187,17 @@ start_fairway() {
   wait_port "$port"
 }
 
-# cpu_ticks PID -> user+system CPU time of the process and its live children so far (nginx's
-# workers), in clock ticks
+# cpu_ticks PID [FIELDS] -> user+system CPU time of the process and its live children so far
+# (nginx's workers), in clock ticks; FIELDS, an awk sum of /proc/PID/stat fields, picks another part
 cpu_ticks() {
   local p total=0
   for p in "$1" $(cat /proc/"$1"/task/*/children 2>/dev/null); do
-    total=$((total + $(awk '{ print $14 + $15 }' "/proc/$p/stat" 2>/dev/null || echo 0)))
+    total=$((total + $(awk "{ print ${2:-\$14 + \$15} }" "/proc/$p/stat" 2>/dev/null || echo 0)))
   done
   echo "$total"
 }
 # cpu_sys_ticks PID -> the part of cpu_ticks the kernel spent on the process's behalf (stime)
-cpu_sys_ticks() {
-  local p total=0
-  for p in "$1" $(cat /proc/"$1"/task/*/children 2>/dev/null); do
-    total=$((total + $(awk '{ print $15 }' "/proc/$p/stat" 2>/dev/null || echo 0)))
-  done
-  echo "$total"
-}
+cpu_sys_ticks() { cpu_ticks "$1" '$15'; }
 CLK_TCK=$(getconf CLK_TCK)
 
 fairway_cmd() { echo "$*" >&7; }
