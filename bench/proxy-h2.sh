@@ -39,13 +39,12 @@ TARGETS=$(tls_targets)
 SHAPES=${SHAPES:-10x10 100x1}
 declare -A R
 measure() { # target shape
-  local k0 k1 m0 m1 s0 s1 t=$1 c=${2%x*} m=${2#*x} url="https://127.0.0.1:${PORT[$1]}/" c0 c1 line
-  c0=$(cpu_ticks "${PID[$t]}"); k0=$(cpu_sys_ticks "${PID[$t]}"); m0=$(machine_ticks); s0=$EPOCHREALTIME
+  local t=$1 c=${2%x*} m=${2#*x} url="https://127.0.0.1:${PORT[$1]}/" start line
+  start=$(round_start "${PID[$t]}")
   line=$(h2_run "$url" "$DUR" "$c" "$m" "$WORK/log-$t-$2")
-  c1=$(cpu_ticks "${PID[$t]}"); k1=$(cpu_sys_ticks "${PID[$t]}"); m1=$(machine_ticks); s1=$EPOCHREALTIME
   read -r rps p99 failed reqs <<<"$line"
   ((failed == 0)) || echo "# $t $2: $failed requests failed" >&2
-  R[$t $2]+="$rps $p99 $(round_line $((c1 - c0)) $((k1 - k0)) $((m1 - m0)) "$reqs" "$(bc -l <<<"$s1 - $s0")" "$DUR")"$'\n'
+  R[$t $2]+="$rps $p99 $(round_end "$start" "${PID[$t]}" "$reqs" "$DUR")"$'\n'
 }
 for t in $TARGETS; do h2_run "https://127.0.0.1:${PORT[$t]}/" "${PREWARM:-30}" 10 10 "$WORK/prewarm" >/dev/null; done
 for ((round = 1; round <= ROUNDS; round++)); do

@@ -24,16 +24,15 @@ start_tls_peers http/1.1 "$B1" "$B2"
 TARGETS=$(tls_targets)
 SHAPES=${SHAPES:-keepalive close}
 declare -A R
-measure() { # target shape -> appends "rps p99 cpu_us_per_request"
-  local k0 k1 m0 m1 s0 s1 t=$1 shape=$2 url="https://127.0.0.1:${PORT[$1]}/" c0 c1 line
+measure() { # target shape -> appends "rps p99" and round_end's figures
+  local t=$1 shape=$2 url="https://127.0.0.1:${PORT[$1]}/" start line
   if [[ $shape == close ]]; then export WRK_HEADER="Connection: close"; else unset WRK_HEADER; fi
   wrk_run "$url" "$WARMUP" "$CONNS" >/dev/null
-  c0=$(cpu_ticks "${PID[$t]}"); k0=$(cpu_sys_ticks "${PID[$t]}"); m0=$(machine_ticks); s0=$EPOCHREALTIME
+  start=$(round_start "${PID[$t]}")
   line=$(wrk_run "$url" "$DUR" "$CONNS")
-  c1=$(cpu_ticks "${PID[$t]}"); k1=$(cpu_sys_ticks "${PID[$t]}"); m1=$(machine_ticks); s1=$EPOCHREALTIME
   read -r rps _ _ p99 err non2xx reqs _ <<<"$line"
   ((err + non2xx == 0)) || echo "# $t $shape: $err socket errors, $non2xx non-2xx" >&2
-  R[$t $shape]+="$rps $p99 $(round_line $((c1 - c0)) $((k1 - k0)) $((m1 - m0)) "$reqs" "$(bc -l <<<"$s1 - $s0")" "$DUR")"$'\n'
+  R[$t $shape]+="$rps $p99 $(round_end "$start" "${PID[$t]}" "$reqs" "$DUR")"$'\n'
 }
 for t in $TARGETS; do wrk_run "https://127.0.0.1:${PORT[$t]}/" "${PREWARM:-10}" "$CONNS" >/dev/null; done
 for ((round = 1; round <= ROUNDS; round++)); do

@@ -25,6 +25,7 @@
 set -euo pipefail
 source "$(dirname "$0")/proxy-lib.sh"
 N=${N:-8000}
+SETTLE=${SETTLE:-2}
 TARGETS=${TARGETS:-fairway-io_uring fairway-epoll haproxy nginx}
 ulimit -n "$(ulimit -Hn)"
 # The proxy holds two descriptors per L4 connection, and the client's side must fit in the same
@@ -45,7 +46,7 @@ netty() { # fairway port -> "direct_bytes live_buffers" from the test main's `me
   awk '/^MEM/ { v = $3 " " $5 } END { print v }' "$WORK/fairway-$1.out"
 }
 clients() { # port n -> opens n connections (source addresses spread over 127.0.1.0/24), one request each, then idle
-  python3 - "$1" "$2" "$WORK/clients-$1.ready" "$((15 + ${SETTLE:-2}))" <<'PY'
+  python3 - "$1" "$2" "$WORK/clients-$1.ready" "$((15 + SETTLE))" <<'PY'
 import socket, sys, time
 port, n, ready = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 socks = []
@@ -81,7 +82,7 @@ for start in range(0, n, 1000):
 PY
 }
 
-printf '# %s, %s, N=%d idle %s connections, WARM=%d, SETTLE=%s, loadavg %s\n' "$(date -u +%FT%TZ)" "$(nproc) cores" "$N" "${FMODE:-tcp}" "${WARM:-0}" "${SETTLE:-2}" "$(cut -d' ' -f1-3 /proc/loadavg)"
+printf '# %s, %s, N=%d idle %s connections, WARM=%d, SETTLE=%s, loadavg %s\n' "$(date -u +%FT%TZ)" "$(nproc) cores" "$N" "${FMODE:-tcp}" "${WARM:-0}" "$SETTLE" "$(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-17s %10s %10s %10s %14s %14s %16s %s\n' target "PSS MB" "RSS MB" "+PSS MB" "+PSS/10k MB" "+RSS/10k MB" "+live heap/10k" "direct MB"
 for t in $TARGETS; do
   P=$(free_port)
@@ -109,7 +110,7 @@ for t in $TARGETS; do
   clients "$P" "$N" &
   C=$!
   wait_clients "$WORK/clients-$P.ready" "$C" 60 "$t" "$N"
-  sleep "${SETTLE:-2}" # let the proxy settle (buffers returned after the response)
+  sleep "$SETTLE" # let the proxy settle (buffers returned after the response)
   read -r -a procs <<<"$(pids_of "$PID")"
   p1=$(kb Pss "${procs[@]}"); r1=$(kb Rss "${procs[@]}")
   direct=- heap=-

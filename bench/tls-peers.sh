@@ -122,6 +122,20 @@ machine_ticks() {
   awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat
 }
 
+# round_start PID -> what round_end counts from: the proxy's ticks, its kernel ticks, the machine's
+# busy ticks and the time
+round_start() {
+  echo "$(cpu_ticks "$1") $(cpu_sys_ticks "$1") $(machine_ticks) $EPOCHREALTIME"
+}
+
+# round_end START PID REQUESTS LOAD_SECONDS -> round_line's figures for the round since START
+round_end() {
+  local c0 k0 m0 s0
+  read -r c0 k0 m0 s0 <<<"$1"
+  round_line $(($(cpu_ticks "$2") - c0)) $(($(cpu_sys_ticks "$2") - k0)) $(($(machine_ticks) - m0)) \
+    "$3" "$(bc -l <<<"$EPOCHREALTIME - $s0")" "$4"
+}
+
 # round_line PROXY_TICKS PROXY_SYS_TICKS MACHINE_TICKS REQUESTS WINDOW_SECONDS LOAD_SECONDS ->
 # "cpu_us_per_request rest_us_per_request busy_percent sys_us_per_request": the proxy's CPU per
 # request, what the rest of the machine (the load generator, the backends, the kernel outside the
