@@ -7,7 +7,9 @@
 # Bounded: ROUNDS x 3 targets x 2 shapes x (WARMUP + DURATION) s, plus PREWARM per target.
 #   [ROUNDS=2] [WARMUP=2] [PREWARM=30] [FAIRWAY_B=DIR] bench/proxy-h2.sh [DURATION_SECONDS=8]
 # PREWARM runs 10x10 through each target first, long enough for Fairway's JIT to have compiled the
-# h2 path before the first measured round (docs/benchmarks.md, HTTP/2).
+# h2 path before the first measured round (docs/benchmarks.md, HTTP/2), in runs of 10 s: h2load's
+# connections close at the end of each, as they do after every measured round, and the JIT has
+# seen that happen before the first round.
 # FAIRWAY_B=DIR also runs that checkout's Fairway (tls-peers.sh): an A/B of two commits in one sitting.
 set -euo pipefail
 source "$(dirname "$0")/proxy-lib.sh"
@@ -46,7 +48,12 @@ measure() { # target shape
   ((failed == 0)) || echo "# $t $2: $failed requests failed" >&2
   R[$t $2]+="$rps $p99 $(round_end "$start" "${PID[$t]}" "$reqs" "$DUR")"$'\n'
 }
-for t in $TARGETS; do h2_run "https://127.0.0.1:${PORT[$t]}/" "${PREWARM:-30}" 10 10 "$WORK/prewarm" >/dev/null; done
+PREWARM=${PREWARM:-30}
+for t in $TARGETS; do
+  for ((s = 0; s < PREWARM; s += 10)); do
+    h2_run "https://127.0.0.1:${PORT[$t]}/" "$((PREWARM - s < 10 ? PREWARM - s : 10))" 10 10 "$WORK/prewarm" >/dev/null
+  done
+done
 for ((round = 1; round <= ROUNDS; round++)); do
   for shape in $SHAPES; do
     for t in $TARGETS; do measure "$t" "$shape"; done

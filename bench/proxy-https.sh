@@ -34,7 +34,13 @@ measure() { # target shape -> appends "rps p99" and round_end's figures
   ((err + non2xx == 0)) || echo "# $t $shape: $err socket errors, $non2xx non-2xx" >&2
   R[$t $shape]+="$rps $p99 $(round_end "$start" "${PID[$t]}" "$reqs" "$DUR")"$'\n'
 }
-for t in $TARGETS; do wrk_run "https://127.0.0.1:${PORT[$t]}/" "${PREWARM:-10}" "$CONNS" >/dev/null; done
+# PREWARM runs each shape through each target before the first round: a connection per request
+# takes code paths (handshakes, connection set-up and close) that keep-alive hardly runs, and
+# Fairway's JIT compiles them only under that load.
+for shape in $SHAPES; do
+  if [[ $shape == close ]]; then export WRK_HEADER="Connection: close"; else unset WRK_HEADER; fi
+  for t in $TARGETS; do wrk_run "https://127.0.0.1:${PORT[$t]}/" "${PREWARM:-10}" "$CONNS" >/dev/null; done
+done
 for ((round = 1; round <= ROUNDS; round++)); do
   for shape in $SHAPES; do
     for t in $TARGETS; do measure "$t" "$shape"; done
