@@ -4,7 +4,7 @@
 # the same two plain-HTTP nginx backends, in one run. Keep-alive (one handshake per connection,
 # then requests) and a connection per request (a full TLS 1.3 handshake each: wrk does not resume
 # sessions). Prints req/s, p99 and each proxy's CPU per request, and Fairway's ratios to both.
-# Bounded: ROUNDS x 3 targets x 2 shapes x (WARMUP + DURATION) s, plus PREWARM per target.
+# Bounded: ROUNDS x 3 targets x 2 shapes x (WARMUP + DURATION) s, plus PREWARM per target and shape.
 #   [ROUNDS=2] [WARMUP=3] [PREWARM=10] [CONNS=64] [SHAPES="keepalive close"] [FAIRWAY_B=DIR] bench/proxy-https.sh [DURATION_SECONDS=8]
 # FAIRWAY_B=DIR also runs that checkout's Fairway (tls-peers.sh): an A/B of two commits in one sitting.
 set -euo pipefail
@@ -24,9 +24,12 @@ start_tls_peers http/1.1 "$B1" "$B2"
 TARGETS=$(tls_targets)
 SHAPES=${SHAPES:-keepalive close}
 declare -A R
+use_shape() { # shape -> wrk's header for it
+  if [[ $1 == close ]]; then export WRK_HEADER="Connection: close"; else unset WRK_HEADER; fi
+}
 measure() { # target shape -> appends "rps p99" and round_end's figures
   local t=$1 shape=$2 url="https://127.0.0.1:${PORT[$1]}/" start line
-  if [[ $shape == close ]]; then export WRK_HEADER="Connection: close"; else unset WRK_HEADER; fi
+  use_shape "$shape"
   wrk_run "$url" "$WARMUP" "$CONNS" >/dev/null
   start=$(round_start "${PID[$t]}")
   line=$(wrk_run "$url" "$DUR" "$CONNS")
@@ -38,7 +41,7 @@ measure() { # target shape -> appends "rps p99" and round_end's figures
 # takes code paths (handshakes, connection set-up and close) that keep-alive hardly runs, and
 # Fairway's JIT compiles them only under that load.
 for shape in $SHAPES; do
-  if [[ $shape == close ]]; then export WRK_HEADER="Connection: close"; else unset WRK_HEADER; fi
+  use_shape "$shape"
   for t in $TARGETS; do wrk_run "https://127.0.0.1:${PORT[$t]}/" "${PREWARM:-10}" "$CONNS" >/dev/null; done
 done
 for ((round = 1; round <= ROUNDS; round++)); do
