@@ -27,10 +27,9 @@ sleep "${IDLE:-20}" # the idle period under test, not a synchronisation
 printf '# Fairway alone, h2load -t2 -c10 -m10: %s s of prewarm in %s runs, %s s idle, %s, loadavg %s\n' \
   "$PREWARM" "$BURSTS" "${IDLE:-20}" "$(date -u +%FT%TZ)" "$(cut -d' ' -f1-3 /proc/loadavg)"
 for ((i = 1; i <= ${RUNS:-3}; i++)); do
-  c0=$(cpu_ticks "$pid"); k0=$(cpu_sys_ticks "$pid")
+  start=$(round_start "$pid")
   out=$(h2load -t2 -c10 -m10 -D"$DUR" "$url" 2>&1)
-  c1=$(cpu_ticks "$pid"); k1=$(cpu_sys_ticks "$pid")
   reqs=$(awk '/^requests:/ { gsub(",", ""); print $8 }' <<<"$out")
-  awk -v i="$i" -v r="$reqs" -v d="$DUR" -v c=$((c1 - c0)) -v k=$((k1 - k0)) -v hz="$CLK_TCK" \
-    'BEGIN { printf "run %d: %d req/s, %.1f us CPU per request, %.1f of it system\n", i, r / d, c * 1e6 / hz / r, k * 1e6 / hz / r }'
+  read -r cpu _ _ sys <<<"$(round_end "$start" "$pid" "$reqs" "$DUR")"
+  echo "run $i: $((reqs / DUR)) req/s, $cpu us CPU per request, $sys of it system"
 done
